@@ -1,0 +1,148 @@
+/**
+ * The ApiError family: every error a request can end with, mapped to a Kubernetes `Status` object in
+ * exactly one place (`toStatus`). Reasons and messages follow kube-apiserver's wording so that clients
+ * (kubectl, client-go's `apierrors.Is*`) classify them the same way.
+ */
+
+/** One entry of `Status.details.causes`. */
+export interface StatusCause {
+  reason?: string;
+  message?: string;
+  field?: string;
+}
+
+/** `Status.details`. */
+export interface StatusDetails {
+  name?: string;
+  group?: string;
+  kind?: string;
+  uid?: string;
+  causes?: StatusCause[];
+  retryAfterSeconds?: number;
+}
+
+/** The `metav1.Status` wire object. */
+export interface StatusObject {
+  kind: 'Status';
+  apiVersion: 'v1';
+  metadata: Record<string, never>;
+  status: 'Failure' | 'Success';
+  message?: string;
+  reason?: string;
+  details?: StatusDetails;
+  code: number;
+}
+
+/** An error that becomes a `Status` response with `code` as its HTTP status. */
+export class ApiError extends Error {
+  readonly code: number;
+  readonly reason: string;
+  readonly details: StatusDetails | undefined;
+  /** Extra response headers (for example Retry-After). */
+  readonly headers: Record<string, string>;
+
+  constructor(code: number, reason: string, message: string, details?: StatusDetails, headers: Record<string, string> = {}) {
+    super(message);
+    this.name = 'ApiError';
+    this.code = code;
+    this.reason = reason;
+    this.details = details;
+    this.headers = headers;
+  }
+
+  /** The `Status` object for this error. */
+  toStatus(): StatusObject {
+    const status: StatusObject = {
+      kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure',
+      message: this.message, reason: this.reason, code: this.code,
+    };
+    if (this.details && Object.keys(this.details).length > 0) status.details = this.details;
+    if (status.reason === '') delete status.reason;
+    return status;
+  }
+}
+
+/** Names the object an error is about, as kube-apiserver's `qualifiedResource` does ("pods", "deployments.apps"). */
+export interface QualifiedResource {
+  group: string;
+  resource: string;
+}
+
+function qualified(r: QualifiedResource): string {
+  return r.group ? `${r.resource}.${r.group}` : r.resource;
+}
+
+export function notFound(r: QualifiedResource, name: string): ApiError {
+  return new ApiError(404, 'NotFound', `${qualified(r)} "${name}" not found`, { name, group: r.group || undefined, kind: r.resource });
+}
+
+export function alreadyExists(r: QualifiedResource, name: string): ApiError {
+  return new ApiError(409, 'AlreadyExists', `${qualified(r)} "${name}" already exists`, { name, group: r.group || undefined, kind: r.resource });
+}
+
+/** 409 Conflict; `detail` is the reason text after the colon. */
+export function conflict(r: QualifiedResource, name: string, detail: string): ApiError {
+  return new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${qualified(r)} "${name}": ${detail}`, { name, group: r.group || undefined, kind: r.resource });
+}
+
+/** The conflict kube-apiserver reports for a stale resourceVersion precondition. */
+export function staleConflict(r: QualifiedResource, name: string): ApiError {
+  return conflict(r, name, 'the object has been modified; please apply your changes to the latest version and try again');
+}
+
+export function badRequest(message: string, details?: StatusDetails): ApiError {
+  return new ApiError(400, 'BadRequest', message, details);
+}
+
+/** 422 Invalid, with one cause per field error. */
+export function invalid(kind: string, group: string, name: string, causes: StatusCause[]): ApiError {
+  const qualifiedKind = group ? `${kind}.${group}` : kind;
+  const summary = causes.map((c) => (c.field ? `${c.field}: ${c.message ?? ''}` : c.message ?? '')).join(', ');
+  const message = causes.length === 1
+    ? `${qualifiedKind} "${name}" is invalid: ${summary}`
+    : `${qualifiedKind} "${name}" is invalid: [${summary}]`;
+  return new ApiError(422, 'Invalid', message, { name, group: group || undefined, kind, causes });
+}
+
+export function methodNotAllowed(message = 'the server does not allow this method on the requested resource'): ApiError {
+  return new ApiError(405, 'MethodNotAllowed', message, {});
+}
+
+export function forbidden(r: QualifiedResource, name: string, detail: string): ApiError {
+  const target = name ? `${qualified(r)} "${name}"` : qualified(r);
+  return new ApiError(403, 'Forbidden', `${target} is forbidden: ${detail}`, { name: name || undefined, group: r.group || undefined, kind: r.resource });
+}
+
+export function gone(message: string): ApiError {
+  return new ApiError(410, 'Expired', message, {});
+}
+
+export function tooLarge(message = 'the server has received a request that is too large'): ApiError {
+  return new ApiError(413, 'RequestEntityTooLarge', `Request entity too large: ${message}`, {});
+}
+
+export function unsupportedMediaType(contentType: string, supported: string[]): ApiError {
+  return new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${supported.join(', ')}`, {}, {});
+}
+
+export function notAcceptable(supported: string[]): ApiError {
+  return new ApiError(406, 'NotAcceptable', `only the following media types are accepted: ${supported.join(', ')}`, {});
+}
+
+export function internalError(err: unknown): ApiError {
+  const detail = err instanceof Error ? err.message : String(err);
+  return new ApiError(500, 'InternalError', `Internal error occurred: ${detail}`, { causes: [{ message: detail }] });
+}
+
+export function serviceUnavailable(message: string, retryAfterSeconds = 1): ApiError {
+  return new ApiError(503, 'ServiceUnavailable', message, { retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) });
+}
+
+export function timeout(message: string, retryAfterSeconds = 1): ApiError {
+  return new ApiError(504, 'Timeout', message, { retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) });
+}
+
+/** Any thrown value as an ApiError; unknown faults become 500 InternalError. */
+export function asApiError(err: unknown): ApiError {
+  return err instanceof ApiError ? err : internalError(err);
+}

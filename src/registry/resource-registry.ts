@@ -1,0 +1,72 @@
+import { readSchemaJson } from '../schema/schema-files.js';
+import type { GroupInfo, ResourceInfo } from './resource-types.js';
+
+interface ResourcesFile {
+  groups: GroupInfo[];
+  resources: ResourceInfo[];
+}
+
+/**
+ * The set of served API groups, versions and resources. Built-in types come from the generated
+ * schema facts; custom resources are added and removed at run time.
+ */
+export class ResourceRegistry {
+  private readonly byPath = new Map<string, ResourceInfo>();
+  private readonly groupMap = new Map<string, GroupInfo>();
+
+  constructor(groups: GroupInfo[], resources: ResourceInfo[]) {
+    for (const g of groups) this.groupMap.set(g.name, { name: g.name, versions: [...g.versions] });
+    for (const r of resources) this.add(r);
+  }
+
+  /** The registry of every built-in type of the Kubernetes API. */
+  static builtIn(): ResourceRegistry {
+    const file = readSchemaJson('resources.json') as ResourcesFile;
+    return new ResourceRegistry(file.groups, file.resources);
+  }
+
+  /** Adds or replaces a resource (and its group/version when new). */
+  add(info: ResourceInfo): void {
+    this.byPath.set(`${info.group}/${info.version}/${info.resource}`, info);
+    const g = this.groupMap.get(info.group);
+    if (!g) this.groupMap.set(info.group, { name: info.group, versions: [info.version] });
+    else if (!g.versions.includes(info.version)) g.versions.push(info.version);
+  }
+
+  /** The resource served at /GROUP/VERSION/RESOURCE, if any. */
+  get(group: string, version: string, resource: string): ResourceInfo | undefined {
+    return this.byPath.get(`${group}/${version}/${resource}`);
+  }
+
+  /** Whether GROUP/VERSION is served. */
+  hasGroupVersion(group: string, version: string): boolean {
+    return this.groupMap.get(group)?.versions.includes(version) ?? false;
+  }
+
+  /** Served groups in discovery order (core group first). */
+  groups(): GroupInfo[] {
+    return [...this.groupMap.values()];
+  }
+
+  group(name: string): GroupInfo | undefined {
+    return this.groupMap.get(name);
+  }
+
+  /** Resources of one group/version, sorted by name. */
+  resourcesOf(group: string, version: string): ResourceInfo[] {
+    return [...this.byPath.values()]
+      .filter((r) => r.group === group && r.version === version)
+      .sort((a, b) => a.resource.localeCompare(b.resource));
+  }
+
+  /** Every served resource of every version. */
+  all(): ResourceInfo[] {
+    return [...this.byPath.values()];
+  }
+
+  /** The kind-level resource info (storage lookups) for `kind` in group/version. */
+  byKind(group: string, version: string, kind: string): ResourceInfo | undefined {
+    for (const r of this.byPath.values()) if (r.group === group && r.version === version && r.kind === kind) return r;
+    return undefined;
+  }
+}

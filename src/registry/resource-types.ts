@@ -1,0 +1,43 @@
+/** Static description of one served resource of one group/version (from schema/resources.json). */
+export interface SubresourceInfo {
+  /** Kind of the subresource's body (e.g. `Scale`). */
+  kind: string;
+  group: string;
+  version: string;
+  verbs: string[];
+}
+
+export interface ResourceInfo {
+  group: string;
+  version: string;
+  /** Plural lowercase name used in paths. */
+  resource: string;
+  kind: string;
+  namespaced: boolean;
+  verbs: string[];
+  singularName: string;
+  shortNames: string[];
+  categories: string[];
+  /** OpenAPI definition name of the kind (e.g. `io.k8s.api.core.v1.Pod`), or '' for virtual types. */
+  definition: string;
+  subresources: Record<string, SubresourceInfo>;
+}
+
+export interface GroupInfo {
+  name: string;
+  /** Served versions, preferred first. */
+  versions: string[];
+}
+
+/** `group/version` as it appears in `apiVersion` (`v1` for the core group). */
+export function apiVersionOf(group: string, version: string): string {
+  return group ? `${group}/${version}` : version;
+}
+
+/**
+ * Identifies a stored resource type: group + resource, across versions and namespaces. One
+ * resourceVersion counter and one change history exist per storage type.
+ */
+export function storageTypeOf(info: { group: string; resource: string }): string {
+  return info.group ? `${info.resource}.${info.group}` : info.resource;
+}

@@ -1,0 +1,124 @@
+/**
+ * The storage contract: the only seam between the API layer and persistence. The memory and Redis
+ * backends implement it with identical observable behaviour, checked by one conformance suite.
+ *
+ * Objects are grouped by storage type (group + resource, see `storageTypeOf`); each type has its own
+ * resourceVersion counter, so versions are comparable only within a type. Keys within a type are
+ * `namespace/name` for namespaced objects and `name` for cluster-scoped ones; lists return items in
+ * key byte order (as etcd does), which is namespace, then name.
+ */
+
+/** One stored object as the backend returns it. */
+export interface StoredObject {
+  /** `namespace/name` or `name`. */
+  readonly key: string;
+  /** Decimal resourceVersion of the object's last write. */
+  readonly resourceVersion: string;
+  /** The object's JSON, with `metadata.resourceVersion` equal to `resourceVersion`. */
+  readonly json: string;
+}
+
+export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+/** One change of a storage type, as delivered by `watch`. Shared by every listener: never mutate. */
+export interface ChangeEvent {
+  readonly type: ChangeType;
+  readonly key: string;
+  /** The version this change produced. Strictly increasing within a type. */
+  readonly resourceVersion: string;
+  /**
+   * The object after the change. For DELETED: the last state of the object with
+   * `metadata.resourceVersion` set to the deletion's version, as kube-apiserver sends it.
+   */
+  readonly json: string;
+  /** The object before the change (MODIFIED and DELETED), for selector transitions and snapshots. */
+  readonly prevJson?: string;
+}
+
+export interface ListOptions {
+  /** Only objects of this namespace (keys starting with `namespace/`). */
+  namespace?: string;
+  /** Only keys strictly after this one (continuation of a chunked list). */
+  afterKey?: string;
+  /** At most this many items; `hasMore` tells whether more exist. */
+  limit?: number;
+  /**
+   * Serve the collection exactly as it was at this version (Exact and Continuation reads).
+   * Throws `StorageError('Gone')` when the backend no longer keeps that version, and
+   * `StorageError('TooLarge')` when the version is newer than the type's current version.
+   */
+  resourceVersion?: string;
+  /** Optional filter applied before `limit` counts items. */
+  filter?: (obj: StoredObject) => boolean;
+}
+
+export interface ListResult {
+  items: StoredObject[];
+  /** The version the collection was read at. */
+  resourceVersion: string;
+  /** Whether matching items exist after the last returned one. */
+  hasMore: boolean;
+  /** How many items (before filtering) remain after the last returned one, when known. */
+  remaining?: number;
+}
+
+/** Receives changes in resourceVersion order, each exactly once. */
+export type ChangeListener = (event: ChangeEvent) => void;
+
+export type StorageErrorCode = 'NotFound' | 'AlreadyExists' | 'Conflict' | 'Gone' | 'TooLarge' | 'Unavailable';
+
+/** A storage failure; the API layer maps it to a Kubernetes error in `storageErrorToApi`. */
+export class StorageError extends Error {
+  readonly code: StorageErrorCode;
+  /** For `Conflict`: the object's current version; for `Gone`: the oldest version still kept. */
+  readonly resourceVersion: string | undefined;
+
+  constructor(code: StorageErrorCode, message: string, resourceVersion?: string) {
+    super(message);
+    this.name = 'StorageError';
+    this.code = code;
+    this.resourceVersion = resourceVersion;
+  }
+}
+
+export interface Storage {
+  /**
+   * Stores `object` under `key` if no object has that key. Sets `metadata.resourceVersion` to the
+   * new version. Throws `AlreadyExists`.
+   */
+  create(type: string, key: string, object: Record<string, unknown>): Promise<StoredObject>;
+
+  /** The current object, or undefined. */
+  get(type: string, key: string): Promise<StoredObject | undefined>;
+
+  /**
+   * Compare-and-swap update: replaces the object when its current version equals
+   * `expectedResourceVersion`. Throws `NotFound`, or `Conflict` when the version differs.
+   */
+  update(type: string, key: string, object: Record<string, unknown>, expectedResourceVersion: string): Promise<StoredObject>;
+
+  /**
+   * Removes the object, when its current version equals `expectedResourceVersion` if given.
+   * Returns the removed object with the deletion's version. Throws `NotFound` or `Conflict`.
+   */
+  delete(type: string, key: string, expectedResourceVersion?: string): Promise<StoredObject>;
+
+  /** A consistent snapshot of the collection (or one page of it). */
+  list(type: string, options?: ListOptions): Promise<ListResult>;
+
+  /** The newest version of the type ("0" before its first write... never less than any stored object). */
+  currentResourceVersion(type: string): Promise<string>;
+
+  /**
+   * Delivers every change of `type` after `fromResourceVersion`, in order and exactly once, then live
+   * changes until `signal` aborts. Rejects with `Gone` when history no longer reaches back to
+   * `fromResourceVersion`. Resolves once the listener is registered (history replayed or queued).
+   */
+  watch(type: string, fromResourceVersion: string, listener: ChangeListener, signal: AbortSignal): Promise<void>;
+
+  /** Whether the backend can serve requests (readyz storage check). */
+  ready(): Promise<boolean>;
+
+  /** Releases connections and timers. */
+  close(): Promise<void>;
+}
