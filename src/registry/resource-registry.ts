@@ -13,6 +13,8 @@ interface ResourcesFile {
 export class ResourceRegistry {
   private readonly byPath = new Map<string, ResourceInfo>();
   private readonly groupMap = new Map<string, GroupInfo>();
+  /** Increases on every change, so derived documents (discovery, OpenAPI) can be cached by it. */
+  generation = 0;
 
   constructor(groups: GroupInfo[], resources: ResourceInfo[]) {
     for (const g of groups) this.groupMap.set(g.name, { name: g.name, versions: [...g.versions] });
@@ -27,10 +29,22 @@ export class ResourceRegistry {
 
   /** Adds or replaces a resource (and its group/version when new). */
   add(info: ResourceInfo): void {
+    this.generation++;
     this.byPath.set(`${info.group}/${info.version}/${info.resource}`, info);
     const g = this.groupMap.get(info.group);
     if (!g) this.groupMap.set(info.group, { name: info.group, versions: [info.version] });
     else if (!g.versions.includes(info.version)) g.versions.push(info.version);
+  }
+
+  /** Stops serving GROUP/VERSION/RESOURCE (and the group/version when nothing is left in it). */
+  remove(group: string, version: string, resource: string): void {
+    if (!this.byPath.delete(`${group}/${version}/${resource}`)) return;
+    this.generation++;
+    if (this.resourcesOf(group, version).length > 0) return;
+    const g = this.groupMap.get(group);
+    if (!g) return;
+    g.versions = g.versions.filter((v) => v !== version);
+    if (g.versions.length === 0) this.groupMap.delete(group);
   }
 
   /** The resource served at /GROUP/VERSION/RESOURCE, if any. */
