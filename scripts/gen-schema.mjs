@@ -44,6 +44,11 @@ const CATEGORY_API_EXTENSIONS = new Set([
   'admissionregistration.k8s.io/mutatingadmissionpolicybindings',
 ]);
 
+const CONNECT_KINDS = {
+  'pods/attach': 'PodAttachOptions', 'pods/exec': 'PodExecOptions', 'pods/portforward': 'PodPortForwardOptions',
+  'pods/proxy': 'PodProxyOptions', 'nodes/proxy': 'NodeProxyOptions', 'services/proxy': 'ServiceProxyOptions',
+};
+
 const ACTION_TO_VERB = {
   get: 'get', list: 'list', post: 'create', put: 'update', patch: 'patch', delete: 'delete',
   deletecollection: 'deletecollection', connect: 'connect',
@@ -78,7 +83,11 @@ for (const [path, item] of Object.entries(openapi.paths)) {
     if (subresourceRaw) {
       const sub = subresourceRaw.replace(/\/$/, '');
       const s = (r.subresources[sub] ??= { verbs: new Set(), kind: gvk.kind ?? '', group: gvk.group ?? '', version: gvk.version ?? '' });
-      if (action === 'connect') s.verbs.add(method === 'get' ? 'get' : 'create');
+      if (action === 'connect') {
+        // Connect subresources map HTTP methods to verbs and use their own options kinds (kube's discovery).
+        s.verbs.add({ get: 'get', post: 'create', put: 'update', patch: 'patch', delete: 'delete' }[method] ?? 'get');
+        s.kind = CONNECT_KINDS[`${resource}/${sub}`] ?? s.kind;
+      }
       else s.verbs.add(ACTION_TO_VERB[action] ?? action);
       if (namespacedPath) r.namespaced = true;
       continue;

@@ -1,0 +1,31 @@
+import type { Obj } from '../handlers/object-util.js';
+import type { ResourceInfo } from '../registry/resource-types.js';
+
+/** What an admission plugin sees of a write. */
+export interface AdmissionAttributes {
+  operation: 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
+  info: ResourceInfo;
+  namespace: string;
+  name: string;
+  subresource: string;
+  object: Obj | undefined;
+  oldObject: Obj | undefined;
+  dryRun: boolean;
+}
+
+/** An admission plugin: mutates `attrs.object` in place (mutating phase) or throws an ApiError. */
+export interface AdmissionPlugin {
+  readonly name: string;
+  admit?(attrs: AdmissionAttributes): Promise<void>;
+  validate?(attrs: AdmissionAttributes): Promise<void>;
+}
+
+/** The admission chain: every mutating plugin in order, then every validating plugin in order. */
+export class Admission {
+  constructor(private readonly plugins: AdmissionPlugin[]) {}
+
+  async run(attrs: AdmissionAttributes): Promise<void> {
+    for (const p of this.plugins) if (p.admit) await p.admit(attrs);
+    for (const p of this.plugins) if (p.validate) await p.validate(attrs);
+  }
+}

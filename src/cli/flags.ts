@@ -1,0 +1,133 @@
+import { parseDuration } from './duration.js';
+import { parseFeatureGates, type FeatureGates } from '../server/feature-gates.js';
+
+/** Everything the command line configures. */
+export interface ServerConfig {
+  bindAddress: string;
+  port: number;
+  storage: 'memory' | 'redis';
+  featureGates: FeatureGates;
+  livezGracePeriodMs: number;
+  shutdownDelayMs: number;
+  watchCacheHistoryMs: number;
+  minRequestTimeoutSeconds: number;
+  writeKubeconfig: string | undefined;
+  workers: number;
+  redisUrl: string;
+  redisCluster: string[];
+  redisSentinels: string[];
+  redisSentinelName: string;
+  redisWaitReplicas: number;
+  logLevel: 'debug' | 'info' | 'warn' | 'error';
+}
+
+interface FlagSpec {
+  name: string;
+  help: string;
+  default: string;
+  apply: (c: ServerConfig, v: string) => void;
+}
+
+function int(name: string, v: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (!/^\d+$/.test(v)) throw new Error(`invalid argument "${v}" for "--${name}" flag: must be an integer`);
+  const n = Number(v);
+  if (n < min || n > max) throw new Error(`invalid argument "${v}" for "--${name}" flag: must be between ${min} and ${max}`);
+  return n;
+}
+
+function duration(name: string, v: string): number {
+  try {
+    return parseDuration(v);
+  } catch (err) {
+    throw new Error(`invalid argument "${v}" for "--${name}" flag: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+function list(v: string): string[] {
+  return v.split(',').map((s) => s.trim()).filter((s) => s !== '');
+}
+
+const FLAGS: FlagSpec[] = [
+  { name: 'bind-address', default: '127.0.0.1', help: 'The IP address on which to listen.', apply: (c, v) => { c.bindAddress = v; } },
+  { name: 'port', default: '8080', help: 'The port on which to serve plain HTTP.', apply: (c, v) => { c.port = int('port', v, 0, 65535); } },
+  {
+    name: 'storage', default: 'memory', help: 'Storage backend: memory (embedded, single process) or redis.',
+    apply: (c, v) => {
+      if (v !== 'memory' && v !== 'redis') throw new Error(`invalid argument "${v}" for "--storage" flag: must be "memory" or "redis"`);
+      c.storage = v;
+    },
+  },
+  {
+    name: 'feature-gates', default: '', help: 'Comma-separated key=value pairs of feature gates (APIResponseCompression, CBORServingAndStorage, WatchList, AllowUnsafeMalformedObjectDeletion, ...).',
+    apply: (c, v) => {
+      try {
+        c.featureGates = parseFeatureGates(v);
+      } catch (err) {
+        throw new Error(`invalid argument "${v}" for "--feature-gates" flag: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    },
+  },
+  { name: 'livez-grace-period', default: '0s', help: 'Time after start during which /livez treats unfinished start-up work as healthy.', apply: (c, v) => { c.livezGracePeriodMs = duration('livez-grace-period', v); } },
+  { name: 'shutdown-delay-duration', default: '0s', help: 'Time to keep serving after SIGTERM while /readyz fails, so load balancers drain.', apply: (c, v) => { c.shutdownDelayMs = duration('shutdown-delay-duration', v); } },
+  { name: 'watch-cache-history', default: '5m', help: 'How long change history is kept for watches, exact reads and continue tokens.', apply: (c, v) => { c.watchCacheHistoryMs = duration('watch-cache-history', v); } },
+  { name: 'min-request-timeout', default: '1800', help: 'Minimum seconds a watch without timeoutSeconds stays open (randomised up to twice this).', apply: (c, v) => { c.minRequestTimeoutSeconds = int('min-request-timeout', v, 1); } },
+  { name: 'write-kubeconfig', default: '', help: 'Write a kubeconfig for this server to PATH once it listens.', apply: (c, v) => { c.writeKubeconfig = v === '' ? undefined : v; } },
+  {
+    name: 'workers', default: '1', help: 'Worker processes sharing the port (auto = one per core); more than 1 requires --storage=redis.',
+    apply: (c, v) => { c.workers = v === 'auto' ? -1 : int('workers', v, 1, 256); },
+  },
+  { name: 'redis-url', default: 'redis://127.0.0.1:6379', help: 'Redis URL (redis:// or rediss://, with password) for --storage=redis.', apply: (c, v) => { c.redisUrl = v; } },
+  { name: 'redis-cluster', default: '', help: 'Comma-separated host:port seed nodes of a Redis Cluster.', apply: (c, v) => { c.redisCluster = list(v); } },
+  { name: 'redis-sentinels', default: '', help: 'Comma-separated host:port Sentinel addresses.', apply: (c, v) => { c.redisSentinels = list(v); } },
+  { name: 'redis-sentinel-name', default: 'mymaster', help: 'Name of the Sentinel-monitored master.', apply: (c, v) => { c.redisSentinelName = v; } },
+  { name: 'redis-wait-replicas', default: '0', help: 'Acknowledge a write only after this many replicas have it (WAIT).', apply: (c, v) => { c.redisWaitReplicas = int('redis-wait-replicas', v, 0); } },
+  {
+    name: 'log-level', default: 'info', help: 'Log level: debug, info, warn, error.',
+    apply: (c, v) => {
+      if (v !== 'debug' && v !== 'info' && v !== 'warn' && v !== 'error') throw new Error(`invalid argument "${v}" for "--log-level" flag: must be debug, info, warn or error`);
+      c.logLevel = v;
+    },
+  },
+];
+
+/** The configuration with every flag at its default. */
+export function defaultConfig(): ServerConfig {
+  const c = {} as ServerConfig;
+  for (const f of FLAGS) f.apply(c, f.default);
+  return c;
+}
+
+/** Usage text for `--help`. */
+export function usage(): string {
+  const lines = ['Usage: capstan [flags]', '', 'A Kubernetes-compatible API server.', '', 'Flags:'];
+  for (const f of FLAGS) lines.push(`      --${f.name}${f.default !== '' ? ` (default "${f.default}")` : ''}`, `          ${f.help}`);
+  lines.push('  -h, --help', '          Show this help.');
+  return `${lines.join('\n')}\n`;
+}
+
+export type ParsedArgs = { help: true } | { help: false; config: ServerConfig };
+
+/** Parses `--flag=value` and `--flag value`; throws a one-line error for unknown flags or bad values. */
+export function parseArgs(argv: string[]): ParsedArgs {
+  const config = defaultConfig();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '-h' || arg === '--help') return { help: true };
+    if (!arg.startsWith('--')) throw new Error(`unexpected argument "${arg}"`);
+    const eq = arg.indexOf('=');
+    const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
+    const spec = FLAGS.find((f) => f.name === name);
+    if (!spec) throw new Error(`unknown flag: --${name}`);
+    let value: string;
+    if (eq >= 0) value = arg.slice(eq + 1);
+    else {
+      const next = argv[i + 1];
+      if (next === undefined) throw new Error(`flag needs an argument: --${name}`);
+      value = next;
+      i++;
+    }
+    spec.apply(config, value);
+  }
+  if (config.workers === -1) config.workers = 0; // resolved to the core count by the launcher
+  return { help: false, config };
+}

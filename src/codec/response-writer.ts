@@ -1,0 +1,85 @@
+import type { Response } from 'express';
+import { dump as yamlDump } from 'js-yaml';
+import { asApiError, type ApiError } from '../api/errors.js';
+import type { OutputFormat } from './negotiation.js';
+import { toPartialObjectMetadata, toTable, type IncludeObject } from './representations.js';
+
+type Obj = Record<string, unknown>;
+
+/** Serialises a value in the negotiated encoding. */
+function encode(value: unknown, format: OutputFormat): string {
+  if (format.encoding === 'yaml') return yamlDump(value, { lineWidth: -1, noRefs: true, sortKeys: true });
+  return format.pretty ? `${JSON.stringify(value, null, 2)}\n` : `${JSON.stringify(value)}\n`;
+}
+
+/**
+ * Writes one object. `json` is the stored JSON text (sent as is for plain JSON, so the common path
+ * never re-serialises) or an already-built value.
+ */
+export function writeObject(res: Response, status: number, json: string | Obj, format: OutputFormat, includeObject: IncludeObject = 'Metadata'): void {
+  res.status(status);
+  res.setHeader('Content-Type', format.contentType);
+  if (format.representation === 'object' && format.encoding === 'json' && !format.pretty && typeof json === 'string') {
+    res.end(`${json}\n`);
+    return;
+  }
+  const obj = typeof json === 'string' ? (JSON.parse(json) as Obj) : json;
+  let out: unknown = obj;
+  if (format.representation === 'PartialObjectMetadata') out = toPartialObjectMetadata(obj);
+  else if (format.representation === 'Table') {
+    const meta = (obj.metadata ?? {}) as Obj;
+    out = toTable([obj], { resourceVersion: meta.resourceVersion ?? '' }, includeObject);
+  }
+  res.end(encode(out, format));
+}
+
+export interface ListEnvelope {
+  kind: string;
+  apiVersion: string;
+  metadata: Obj;
+}
+
+/**
+ * Writes a collection. Plain JSON is streamed item by item from the stored JSON texts, so memory per
+ * request stays bounded by one chunk whatever the collection size.
+ */
+export function writeList(res: Response, envelope: ListEnvelope, items: string[], format: OutputFormat, includeObject: IncludeObject = 'Metadata'): void {
+  res.status(200);
+  res.setHeader('Content-Type', format.contentType);
+  if (format.representation === 'object' && format.encoding === 'json' && !format.pretty) {
+    const head = `{"kind":${JSON.stringify(envelope.kind)},"apiVersion":${JSON.stringify(envelope.apiVersion)},"metadata":${JSON.stringify(envelope.metadata)},"items":[`;
+    let chunk = head;
+    for (let i = 0; i < items.length; i++) {
+      chunk += i === 0 ? items[i] : `,${items[i]}`;
+      if (chunk.length >= 64 * 1024) {
+        res.write(chunk);
+        chunk = '';
+      }
+    }
+    res.end(`${chunk}]}\n`);
+    return;
+  }
+  const objects = items.map((i) => JSON.parse(i) as Obj);
+  let out: unknown;
+  if (format.representation === 'Table') out = toTable(objects, envelope.metadata, includeObject);
+  else if (format.representation === 'PartialObjectMetadataList') {
+    out = { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: envelope.metadata, items: objects.map(toPartialObjectMetadata) };
+  } else out = { ...envelope, items: objects };
+  res.end(encode(out, format));
+}
+
+/** Writes an error as a `Status` object with its headers; logs real server faults. */
+export function writeError(res: Response, err: unknown): void {
+  const apiError: ApiError = asApiError(err);
+  if (apiError.code >= 500 && apiError.code !== 503 && apiError.code !== 504) {
+    console.error(JSON.stringify({ level: 'error', msg: 'request failed', error: err instanceof Error ? err.stack : String(err) }));
+  }
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  for (const [k, v] of Object.entries(apiError.headers)) res.setHeader(k, v);
+  res.status(apiError.code);
+  res.setHeader('Content-Type', 'application/json');
+  res.end(`${JSON.stringify(apiError.toStatus())}\n`);
+}

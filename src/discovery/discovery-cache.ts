@@ -1,0 +1,35 @@
+import type { ResourceRegistry } from '../registry/resource-registry.js';
+
+/** The registry's change counter: every add/remove increases it, so it keys derived documents. */
+export function registryGeneration(registry: ResourceRegistry): number {
+  return registry.generation;
+}
+
+/**
+ * Memoises values derived from the registry. Everything is dropped as soon as the registry's
+ * generation moves, so a document is never served from a registry state older than the request.
+ * Keys are bounded by the number of discovery paths times formats.
+ */
+export class GenerationCache<V> {
+  private generation = -1;
+  private readonly entries = new Map<string, V>();
+
+  constructor(private readonly registry: ResourceRegistry) {}
+
+  /**
+   * The cached value for `key` at the current generation, built by `build` on a miss. An undefined
+   * result is not stored, so lookups of unknown paths cannot grow the cache.
+   */
+  get(key: string, build: () => V): V {
+    const current = registryGeneration(this.registry);
+    if (current !== this.generation) {
+      this.entries.clear();
+      this.generation = current;
+    }
+    const hit = this.entries.get(key);
+    if (hit !== undefined) return hit;
+    const value = build();
+    if (value !== undefined) this.entries.set(key, value);
+    return value;
+  }
+}

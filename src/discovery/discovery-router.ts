@@ -1,0 +1,164 @@
+import { createHash } from 'node:crypto';
+import express, { type Request, type Response } from 'express';
+import { dump } from 'js-yaml';
+import { notAcceptable } from '../api/errors.js';
+import type { ResourceRegistry } from '../registry/resource-registry.js';
+import { GenerationCache } from './discovery-cache.js';
+import {
+  aggregatedDiscoveryDocument, apiGroupDocument, apiGroupListDocument, apiResourceListDocument,
+  apiVersionsDocument, type IsCustomResource,
+} from './discovery-documents.js';
+import { DISCOVERY_MEDIA_TYPES, negotiateDiscovery, wantsPretty, type DiscoveryFormat } from './discovery-negotiation.js';
+import type { APIGroupDiscoveryList } from './discovery-types.js';
+import type { VersionInfo } from './version-info.js';
+
+export type { VersionInfo } from './version-info.js';
+export { DEFAULT_VERSION_INFO, defaultVersionInfo } from './version-info.js';
+
+/** Options of {@link discoveryRouter}. */
+export interface DiscoveryRouterOptions {
+  /** The `/version` document. */
+  version: VersionInfo;
+  /**
+   * `host:port` reported in `/api` `serverAddressByClientCIDRs` (kube's advertise address). Default:
+   * the local address and port of the connection the request came in on.
+   */
+  serverAddress?: string;
+  /** Custom resources get explicit group/version in aggregated `responseKind`, as kube's CRD handler does. */
+  isCustomResource?: IsCustomResource;
+}
+
+interface Encoded {
+  body: Buffer;
+}
+
+/** Go's `http.NotFound` body, which kube-apiserver returns for unknown discovery paths. */
+export function writeNotFoundText(res: Response): void {
+  writeText(res, 404, '404 page not found\n', true);
+}
+
+function writeText(res: Response, status: number, text: string, nosniff: boolean): void {
+  const body = Buffer.from(text, 'utf8');
+  res.status(status);
+  res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+  if (nosniff) res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Content-Length', String(body.length));
+  res.end(body);
+}
+
+/** Writes bytes directly (not `res.send`), so Express adds no ETag of its own. */
+function writeBody(res: Response, status: number, contentType: string, body: Buffer): void {
+  res.status(status);
+  res.setHeader('Content-Type', contentType);
+  res.setHeader('Content-Length', String(body.length));
+  res.end(body);
+}
+
+/** Encodes as kube's serializers do: compact JSON with a newline, indented JSON without, YAML with sorted keys. */
+function encode(value: unknown, format: Pick<DiscoveryFormat, 'encoding' | 'pretty'>): Buffer {
+  if (format.encoding === 'yaml') return Buffer.from(dump(value, { sortKeys: true, lineWidth: -1, noRefs: true }), 'utf8');
+  return Buffer.from(format.pretty ? JSON.stringify(value, null, 2) : `${JSON.stringify(value)}\n`, 'utf8');
+}
+
+function queryOf(req: Request): URLSearchParams {
+  const q = req.originalUrl.indexOf('?');
+  return new URLSearchParams(q < 0 ? '' : req.originalUrl.slice(q + 1));
+}
+
+function localServerAddress(req: Request): string {
+  let host = req.socket.localAddress ?? '127.0.0.1';
+  if (host.startsWith('::ffff:')) host = host.slice('::ffff:'.length);
+  const port = req.socket.localPort ?? 0;
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+/** kube answers an unacceptable Accept with an indented Status (its WriteRawJSON path). */
+function writeNotAcceptable(res: Response): void {
+  const status = notAcceptable(DISCOVERY_MEDIA_TYPES).toStatus();
+  writeBody(res, 406, 'application/json', Buffer.from(JSON.stringify(status, null, 2), 'utf8'));
+}
+
+/**
+ * Serves `/version`, `/api`, `/api/VERSION`, `/apis`, `/apis/GROUP` and `/apis/GROUP/VERSION` as
+ * kube-apiserver 1.36 does. Documents are derived from the registry on request and cached per
+ * registry generation, so resources added or removed at run time show up on the next request.
+ * `/api` and `/apis` answer the aggregated apidiscovery.k8s.io/v2 document when the Accept header
+ * asks for it first, with an ETag (`If-None-Match` gives 304), `Vary: Accept` and
+ * `Cache-Control: public`. Unknown groups and versions get kube's `404 page not found` text.
+ */
+export function discoveryRouter(registry: ResourceRegistry, options: DiscoveryRouterOptions): express.Router {
+  const router = express.Router();
+  const cache = new GenerationCache<Encoded | undefined>(registry);
+  const etags = new GenerationCache<string>(registry);
+  const aggregated = new GenerationCache<APIGroupDiscoveryList>(registry);
+  const versionBody = Buffer.from(JSON.stringify(options.version, null, 2), 'utf8');
+
+  /** Serves one document, negotiating plain vs aggregated and the encoding. */
+  function serve(req: Request, res: Response, path: string, allowAggregated: boolean, build: () => unknown, variant = ''): void {
+    const format = negotiateDiscovery(req.get('accept'), allowAggregated, wantsPretty(queryOf(req), req.get('user-agent')));
+    if (!format) {
+      writeNotAcceptable(res);
+      return;
+    }
+    if (format.aggregated) {
+      serveAggregated(req, res, path, format);
+      return;
+    }
+    const key = `${path}|${variant}|${format.encoding}|${format.pretty ? 'pretty' : 'compact'}`;
+    const encoded = cache.get(key, () => {
+      const doc = build();
+      return doc === undefined ? undefined : { body: encode(doc, format) };
+    });
+    if (!encoded) {
+      writeNotFoundText(res);
+      return;
+    }
+    writeBody(res, 200, format.contentType, encoded.body);
+  }
+
+  function serveAggregated(req: Request, res: Response, path: string, format: DiscoveryFormat): void {
+    const doc = aggregated.get(path, () => aggregatedDiscoveryDocument(registry, path === '/api', options.isCustomResource));
+    // One ETag per document whatever the encoding: Vary: Accept keeps caches from mixing encodings.
+    const etag = etags.get(path, () => `"${createHash('sha512').update(JSON.stringify(doc)).digest('hex').toUpperCase()}"`);
+    res.setHeader('ETag', etag);
+    res.setHeader('Vary', 'Accept');
+    res.setHeader('Cache-Control', 'public');
+    if (req.get('if-none-match') === etag) {
+      res.status(304).end();
+      return;
+    }
+    const key = `${path}|aggregated|${format.encoding}|${format.pretty ? 'pretty' : 'compact'}`;
+    const encoded = cache.get(key, () => ({ body: encode(doc, format) }));
+    writeBody(res, 200, format.contentType, encoded?.body ?? encode(doc, format));
+  }
+
+  router.get('/version', (_req, res) => {
+    writeBody(res, 200, 'application/json', versionBody);
+  });
+
+  router.get('/api', (req, res) => {
+    const address = options.serverAddress ?? localServerAddress(req);
+    serve(req, res, '/api', true, () => apiVersionsDocument(registry, address), address);
+  });
+
+  router.get('/api/:version', (req, res) => {
+    const { version } = req.params;
+    serve(req, res, `/api/${version}`, false, () => apiResourceListDocument(registry, '', version));
+  });
+
+  router.get('/apis', (req, res) => {
+    serve(req, res, '/apis', true, () => apiGroupListDocument(registry));
+  });
+
+  router.get('/apis/:group', (req, res) => {
+    const { group } = req.params;
+    serve(req, res, `/apis/${group}`, false, () => apiGroupDocument(registry, group));
+  });
+
+  router.get('/apis/:group/:version', (req, res) => {
+    const { group, version } = req.params;
+    serve(req, res, `/apis/${group}/${version}`, false, () => apiResourceListDocument(registry, group, version));
+  });
+
+  return router;
+}

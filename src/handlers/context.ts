@@ -1,0 +1,85 @@
+import type { Request, Response } from 'express';
+import { alreadyExists, ApiError, notFound, serviceUnavailable, staleConflict, gone, timeout } from '../api/errors.js';
+import type { RequestInfo } from '../api/request-info.js';
+import type { ResourceRegistry } from '../registry/resource-registry.js';
+import { apiVersionOf, storageTypeOf, type ResourceInfo } from '../registry/resource-types.js';
+import { StorageError, type Storage } from '../storage/storage.js';
+import type { Admission } from '../admission/admission.js';
+import type { FeatureGates } from '../server/feature-gates.js';
+
+/** Server-wide collaborators every handler may use. */
+export interface ApiServices {
+  registry: ResourceRegistry;
+  storage: Storage;
+  admission: Admission;
+  featureGates: FeatureGates;
+  /** Change history window in ms (continue tokens and watch history). */
+  historyMs: number;
+  /** Minimum request timeout in seconds; watches without timeoutSeconds end after a random 1-2x of it. */
+  minRequestTimeoutSeconds: number;
+  /** Signal that fires when the server starts shutting down (ends watches). */
+  shutdownSignal: AbortSignal;
+}
+
+/** A served type and the request info naming one object or collection of it (no HTTP attached). */
+export interface ResourceTarget {
+  services: ApiServices;
+  info: ResourceInfo;
+  ri: RequestInfo;
+  /** Storage type: group + resource. */
+  type: string;
+  /** `apiVersion` of objects served at this path. */
+  apiVersion: string;
+}
+
+/** One request against a resource path, resolved to its served type. */
+export interface ResourceRequest extends ResourceTarget {
+  query: URLSearchParams;
+  req: Request;
+  res: Response;
+}
+
+/** A target for server-internal work (controllers, bootstrap) on `info`. */
+export function makeTarget(services: ApiServices, info: ResourceInfo, namespace: string, name: string): ResourceTarget {
+  return {
+    services, info, type: storageTypeOf(info), apiVersion: apiVersionOf(info.group, info.version),
+    ri: { group: info.group, version: info.version, namespace, resource: info.resource, name, subresource: '', verb: 'delete' },
+  };
+}
+
+export function makeResourceRequest(services: ApiServices, info: ResourceInfo, ri: RequestInfo, req: Request, res: Response, query: URLSearchParams): ResourceRequest {
+  return { services, info, ri, type: storageTypeOf(info), apiVersion: apiVersionOf(info.group, info.version), query, req, res };
+}
+
+/** Maps storage failures to Kubernetes errors about `name` of the request's resource: the one place this happens. */
+export function storageErrorToApi(err: unknown, r: ResourceTarget, name: string): unknown {
+  if (!(err instanceof StorageError)) return err;
+  const qr = { group: r.info.group, resource: r.info.resource };
+  switch (err.code) {
+    case 'NotFound': return notFound(qr, name);
+    case 'AlreadyExists': return alreadyExists(qr, name);
+    case 'Conflict': return staleConflict(qr, name);
+    case 'Gone': return gone(err.message);
+    case 'TooLarge': return timeout('Too large resource version', 1);
+    case 'Unavailable': return serviceUnavailable(err.message, 1);
+  }
+}
+
+/** Runs a storage call, mapping its failures with `storageErrorToApi`. */
+export async function withStorage<T>(r: ResourceTarget, name: string, op: () => Promise<T>): Promise<T> {
+  try {
+    return await op();
+  } catch (err) {
+    throw storageErrorToApi(err, r, name);
+  }
+}
+
+/** `dryRun` query values: absent, or `All`; anything else is 400 as kube reports it. */
+export function isDryRun(query: URLSearchParams): boolean {
+  const values = query.getAll('dryRun');
+  if (values.length === 0) return false;
+  for (const v of values) {
+    if (v !== 'All') throw new ApiError(400, 'BadRequest', `Invalid dry run value: ${v}`, {});
+  }
+  return true;
+}

@@ -1,0 +1,98 @@
+import { ApiError, badRequest, notFound } from '../api/errors.js';
+import { negotiateOutput } from '../codec/negotiation.js';
+import type { IncludeObject } from '../codec/representations.js';
+import { writeList, writeObject } from '../codec/response-writer.js';
+import { StorageError } from '../storage/storage.js';
+import { storageErrorToApi, withStorage, type ResourceRequest } from './context.js';
+import { decodeContinue, encodeContinue, expiredContinue } from './continue-token.js';
+import { objectKey, withApiVersion, type Obj } from './object-util.js';
+import { getSemantic, listSemantic, waitForResourceVersion, type ReadSemantic } from './read-consistency.js';
+import { toScale } from './scale.js';
+import { selectionFor } from './selection.js';
+
+const READABLE_SUBRESOURCES = new Set(['', 'status', 'scale', 'ephemeralcontainers', 'resize', 'approval']);
+
+function includeObjectParam(query: URLSearchParams): IncludeObject {
+  const v = query.get('includeObject');
+  if (v === null || v === '' || v === 'Metadata') return 'Metadata';
+  if (v === 'None' || v === 'Object') return v;
+  throw badRequest(`includeObject: Unsupported value: "${v}": supported values: "Metadata", "None", "Object"`);
+}
+
+/** GET of one object (or of its status/scale view). */
+export async function handleGet(r: ResourceRequest): Promise<void> {
+  if (!READABLE_SUBRESOURCES.has(r.ri.subresource)) throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
+  const format = negotiateOutput(r.req.headers.accept, 'object', r.query.get('pretty') === 'true');
+  const semantic = getSemantic(r.query);
+  if (semantic.kind === 'NotOlderThan') await waitForResourceVersion(r, semantic.resourceVersion);
+  const key = objectKey(r.info.namespaced ? r.ri.namespace : '', r.ri.name);
+  const stored = await withStorage(r, r.ri.name, () => r.services.storage.get(r.type, key));
+  if (!stored) throw notFound({ group: r.info.group, resource: r.info.resource }, r.ri.name);
+  if (r.ri.subresource === 'scale') {
+    writeObject(r.res, 200, toScale(r, JSON.parse(stored.json) as Obj), format);
+    return;
+  }
+  writeObject(r.res, 200, withApiVersion(stored.json, r.apiVersion), format, includeObjectParam(r.query));
+}
+
+function parseLimit(query: URLSearchParams): number | undefined {
+  const raw = query.get('limit');
+  if (raw === null || raw === '') return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n)) throw badRequest(`limit: Invalid value: "${raw}": must be an integer`);
+  return n > 0 ? n : undefined;
+}
+
+/** LIST of a collection: consistent, optionally chunked with `limit`/`continue`, filtered by selectors. */
+export async function handleList(r: ResourceRequest): Promise<void> {
+  if (r.ri.subresource !== '') throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
+  const format = negotiateOutput(r.req.headers.accept, 'list', r.query.get('pretty') === 'true');
+  const includeObject = includeObjectParam(r.query);
+  const limit = parseLimit(r.query);
+  const selection = selectionFor(r);
+  const continueToken = r.query.get('continue') ?? '';
+  let listRv: string | undefined;
+  let afterKey: string | undefined;
+  if (continueToken !== '') {
+    const rv = r.query.get('resourceVersion') ?? '';
+    if (rv !== '' && rv !== '0') throw badRequest('specifying resource version is not allowed when using continue');
+    if ((r.query.get('resourceVersionMatch') ?? '') !== '') throw badRequest('resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided');
+    const state = decodeContinue(continueToken);
+    if (Date.now() - state.issuedAt > r.services.historyMs) throw expiredContinue();
+    listRv = state.resourceVersion;
+    afterKey = state.startAfter;
+  } else {
+    const semantic: ReadSemantic = listSemantic(r.query, limit !== undefined);
+    if (semantic.kind === 'NotOlderThan') await waitForResourceVersion(r, semantic.resourceVersion);
+    if (semantic.kind === 'Exact') listRv = semantic.resourceVersion;
+  }
+  let result;
+  try {
+    result = await r.services.storage.list(r.type, {
+      namespace: r.info.namespaced && r.ri.namespace !== '' ? r.ri.namespace : undefined,
+      afterKey,
+      limit,
+      resourceVersion: listRv,
+      filter: selection.matchesStored,
+    });
+  } catch (err) {
+    if (err instanceof StorageError && err.code === 'Gone') {
+      if (continueToken !== '') throw expiredContinue();
+      throw new ApiError(410, 'Expired', `too old resource version: ${listRv ?? ''} (${err.resourceVersion ?? ''})`, {});
+    }
+    if (err instanceof StorageError && err.code === 'TooLarge' && listRv !== undefined) {
+      await waitForResourceVersion(r, listRv);
+      result = await withStorage(r, '', () => r.services.storage.list(r.type, {
+        namespace: r.info.namespaced && r.ri.namespace !== '' ? r.ri.namespace : undefined, afterKey, limit, resourceVersion: listRv, filter: selection.matchesStored,
+      }));
+    } else throw storageErrorToApi(err, r, '');
+  }
+  const metadata: Obj = { resourceVersion: result.resourceVersion };
+  const last = result.items[result.items.length - 1];
+  if (result.hasMore && last) {
+    metadata.continue = encodeContinue({ resourceVersion: result.resourceVersion, startAfter: last.key, issuedAt: continueToken !== '' ? decodeContinue(continueToken).issuedAt : Date.now() });
+    if (!selection.active && result.remaining !== undefined) metadata.remainingItemCount = result.remaining;
+  }
+  const items = result.items.map((i) => withApiVersion(i.json, r.apiVersion));
+  writeList(r.res, { kind: `${r.info.kind}List`, apiVersion: r.apiVersion, metadata }, items, format, includeObject);
+}

@@ -1,0 +1,28 @@
+import { compileSelectors } from '../selectors/compile-selectors.js';
+import type { StoredObject } from '../storage/storage.js';
+import type { ResourceRequest } from './context.js';
+import type { Obj } from './object-util.js';
+
+/** The label and field selectors of a list, watch or deletecollection request. */
+export interface Selection {
+  /** Whether any selector narrows the collection. */
+  active: boolean;
+  matches(obj: Obj): boolean;
+  /** `matches` over stored JSON; undefined when nothing is selected out (no parsing needed). */
+  matchesStored: ((obj: StoredObject) => boolean) | undefined;
+}
+
+/**
+ * Compiles the request's `labelSelector` and `fieldSelector` (400 on bad syntax or unsupported
+ * fields, before storage is touched). `name` adds `metadata.name=<name>` (watch on one object's path).
+ */
+export function selectionFor(r: ResourceRequest, name = ''): Selection {
+  const labelSelector = r.query.get('labelSelector') ?? '';
+  let fieldSelector = r.query.get('fieldSelector') ?? '';
+  if (name !== '') fieldSelector = fieldSelector ? `${fieldSelector},metadata.name=${name}` : `metadata.name=${name}`;
+  if (labelSelector.trim() === '' && fieldSelector.trim() === '') {
+    return { active: false, matches: () => true, matchesStored: undefined };
+  }
+  const matches = compileSelectors(r.info.group, r.info.resource, labelSelector, fieldSelector);
+  return { active: true, matches, matchesStored: (s) => matches(JSON.parse(s.json) as Obj) };
+}

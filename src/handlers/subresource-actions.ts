@@ -1,0 +1,105 @@
+import { randomBytes } from 'node:crypto';
+import { ApiError, badRequest, conflict, methodNotAllowed, notFound } from '../api/errors.js';
+import { negotiateOutput } from '../codec/negotiation.js';
+import { writeObject } from '../codec/response-writer.js';
+import { StorageError } from '../storage/storage.js';
+import { isDryRun, storageErrorToApi, withStorage, type ResourceRequest } from './context.js';
+import { decodeObject } from './decode-object.js';
+import { deleteObject } from './delete.js';
+import { isObject, metadataOf, nowTimestamp, objectKey, stringField, type Obj } from './object-util.js';
+
+/** Subresources that perform an action instead of reading or writing a view of the object. */
+const ACTIONS = new Set(['eviction', 'binding', 'token', 'log', 'exec', 'attach', 'portforward', 'proxy']);
+
+export function isActionSubresource(subresource: string): boolean {
+  return ACTIONS.has(subresource.split('/')[0] as string);
+}
+
+function success(code: number): Obj {
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code };
+}
+
+/**
+ * Pod eviction and binding, service account tokens; the streaming subresources of a real node
+ * (log, exec, attach, portforward, proxy) have no kubelet behind them here and answer 400.
+ */
+export async function handleSubresourceAction(r: ResourceRequest): Promise<void> {
+  const sub = r.ri.subresource.split('/')[0] as string;
+  const format = negotiateOutput(r.req.headers.accept, 'object', r.query.get('pretty') === 'true');
+  const qr = { group: r.info.group, resource: r.info.resource };
+  const key = objectKey(r.info.namespaced ? r.ri.namespace : '', r.ri.name);
+  const stored = await withStorage(r, r.ri.name, () => r.services.storage.get(r.type, key));
+  if (!stored) throw notFound(qr, r.ri.name);
+  const obj = JSON.parse(stored.json) as Obj;
+  switch (sub) {
+    case 'eviction': {
+      if (r.ri.verb !== 'create') throw methodNotAllowed();
+      const body = await decodeObject(r, 'Eviction', 'policy/v1');
+      const dryRun = isDryRun(r.query) || (isObject(body.deleteOptions) && Array.isArray(body.deleteOptions.dryRun) && body.deleteOptions.dryRun.includes('All'));
+      await deleteObject(r, r.ri.name, { dryRun });
+      writeObject(r.res, 201, success(201), format);
+      return;
+    }
+    case 'binding': {
+      if (r.ri.verb !== 'create') throw methodNotAllowed();
+      const body = await decodeObject(r, 'Binding', 'v1');
+      const target = isObject(body.target) ? stringField(body.target, 'name') : '';
+      if (target === '') throw new ApiError(422, 'Invalid', `Binding "${r.ri.name}" is invalid: target.name: Required value`, {});
+      const spec = isObject(obj.spec) ? obj.spec : {};
+      const current = stringField(spec, 'nodeName');
+      if (current !== '') throw conflict(qr, r.ri.name, `pod ${r.ri.name} is already assigned to node "${current}"`);
+      if (isDryRun(r.query)) {
+        writeObject(r.res, 201, success(201), format);
+        return;
+      }
+      spec.nodeName = target;
+      obj.spec = spec;
+      const status = isObject(obj.status) ? obj.status : {};
+      const conditions = Array.isArray(status.conditions) ? status.conditions.filter((c) => !(isObject(c) && c.type === 'PodScheduled')) : [];
+      conditions.push({ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: nowTimestamp() });
+      status.conditions = conditions;
+      obj.status = status;
+      try {
+        await r.services.storage.update(r.type, key, obj, stored.resourceVersion);
+      } catch (err) {
+        if (err instanceof StorageError && err.code === 'Conflict') throw conflict(qr, r.ri.name, 'the object has been modified; please apply your changes to the latest version and try again');
+        throw storageErrorToApi(err, r, r.ri.name);
+      }
+      writeObject(r.res, 201, success(201), format);
+      return;
+    }
+    case 'token': {
+      if (r.ri.verb !== 'create') throw methodNotAllowed();
+      const body = await decodeObject(r, 'TokenRequest', 'authentication.k8s.io/v1');
+      const spec = isObject(body.spec) ? body.spec : {};
+      const seconds = typeof spec.expirationSeconds === 'number' ? spec.expirationSeconds : 3600;
+      if (seconds < 600) throw new ApiError(422, 'Invalid', `TokenRequest.authentication.k8s.io "${r.ri.name}" is invalid: spec.expirationSeconds: Invalid value: ${seconds}: may not specify a duration less than 10 minutes`, {});
+      const expiration = new Date(Date.now() + seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+      const meta = metadataOf(obj);
+      const claims = {
+        aud: Array.isArray(spec.audiences) ? spec.audiences : ['https://kubernetes.default.svc'],
+        exp: Math.floor(Date.now() / 1000) + seconds,
+        iat: Math.floor(Date.now() / 1000),
+        iss: 'https://kubernetes.default.svc',
+        sub: `system:serviceaccount:${r.ri.namespace}:${r.ri.name}`,
+        'kubernetes.io': { namespace: r.ri.namespace, serviceaccount: { name: r.ri.name, uid: meta.uid } },
+      };
+      const encode = (v: unknown): string => Buffer.from(JSON.stringify(v)).toString('base64url');
+      const token = `${encode({ alg: 'none', typ: 'JWT' })}.${encode(claims)}.${randomBytes(16).toString('base64url')}`;
+      writeObject(r.res, 201, {
+        kind: 'TokenRequest', apiVersion: 'authentication.k8s.io/v1',
+        metadata: { name: r.ri.name, namespace: r.ri.namespace, creationTimestamp: null },
+        spec: { ...spec, audiences: claims.aud, expirationSeconds: seconds },
+        status: { token, expirationTimestamp: expiration },
+      }, format);
+      return;
+    }
+    default: {
+      if (r.info.resource === 'pods') {
+        const node = isObject(obj.spec) ? stringField(obj.spec, 'nodeName') : '';
+        if (node === '') throw badRequest(`pod ${r.ri.name} does not have a host assigned`);
+      }
+      throw badRequest(`${sub} is not supported: Capstan serves the API only; no kubelet or container runtime is connected`);
+    }
+  }
+}

@@ -1,0 +1,177 @@
+import { ApiError, badRequest, conflict, methodNotAllowed, notFound, staleConflict } from '../api/errors.js';
+import { negotiateOutput } from '../codec/negotiation.js';
+import { writeObject } from '../codec/response-writer.js';
+import { readBody } from '../codec/request-body.js';
+import { StorageError, type StoredObject } from '../storage/storage.js';
+import {
+  allowsCreateOnUpdate, prepareForFinalize, prepareForStatusUpdate, prepareForUpdate,
+} from '../strategy/resource-strategy.js';
+import { isDryRun, storageErrorToApi, withStorage, type ResourceRequest } from './context.js';
+import { createObject } from './create.js';
+import { decodeObject } from './decode-object.js';
+import { canonicalize, isObject, jsonEqual, metadataOf, objectKey, stringField, withApiVersion, type Obj } from './object-util.js';
+import { patchObject } from './patching.js';
+import { fromScale, SCALE_API_VERSION, toScale } from './scale.js';
+import { validateUpdate } from './validate-object.js';
+
+/** Subresources written through PUT/PATCH, and how each maps onto the stored object. */
+const WRITABLE_SUBRESOURCES = new Set(['', 'status', 'scale', 'finalize', 'approval', 'ephemeralcontainers', 'resize']);
+
+/** The object a write's body speaks about: the stored object itself, or its Scale view. */
+function viewOf(r: ResourceRequest, stored: Obj): Obj {
+  return r.ri.subresource === 'scale' ? toScale(r, stored) : stored;
+}
+
+/**
+ * Computes the object to store from the stored one and the request's new view, applying the
+ * subresource's rules (status keeps spec, scale changes only replicas, finalize only spec.finalizers)
+ * and the main resource's (status kept, generation bumped on spec change, system metadata kept).
+ */
+function merge(r: ResourceRequest, next: Obj, old: Obj): Obj {
+  const sub = r.ri.subresource;
+  let result: Obj;
+  if (sub === 'status' || sub === 'approval') result = prepareForStatusUpdate(r.info, next, old);
+  else if (sub === 'finalize') result = prepareForFinalize(next, old);
+  else if (sub === 'scale') {
+    result = fromScale(next, old);
+    prepareForUpdate(r.info, result, old);
+  } else {
+    result = canonicalize(next, r.info.kind, r.apiVersion);
+    const meta = metadataOf(result);
+    const oldMeta = metadataOf(old);
+    if (stringField(meta, 'uid') === '') meta.uid = oldMeta.uid;
+    meta.creationTimestamp = oldMeta.creationTimestamp;
+    if (oldMeta.deletionTimestamp !== undefined) meta.deletionTimestamp = oldMeta.deletionTimestamp;
+    else delete meta.deletionTimestamp;
+    if (oldMeta.deletionGracePeriodSeconds !== undefined) meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
+    else delete meta.deletionGracePeriodSeconds;
+    delete meta.selfLink;
+    prepareForUpdate(r.info, result, old);
+  }
+  return canonicalize(result, r.info.kind, r.apiVersion);
+}
+
+interface UpdateOutcome {
+  json: string;
+  created: boolean;
+}
+
+/**
+ * The guaranteed-update loop shared by PUT and PATCH. `compute` turns the current stored object into
+ * the request's new view and reports whether the request pinned a resourceVersion; unpinned writes
+ * retry on conflicts, pinned ones answer 409.
+ */
+async function updateLoop(
+  r: ResourceRequest,
+  dryRun: boolean,
+  compute: (current: Obj) => Promise<{ next: Obj; pinnedVersion: string }> | { next: Obj; pinnedVersion: string },
+  onMissing: () => Promise<UpdateOutcome>,
+): Promise<UpdateOutcome> {
+  const name = r.ri.name;
+  const key = objectKey(r.info.namespaced ? r.ri.namespace : '', name);
+  const qr = { group: r.info.group, resource: r.info.resource };
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const stored: StoredObject | undefined = await withStorage(r, name, () => r.services.storage.get(r.type, key));
+    if (!stored) return onMissing();
+    const current = JSON.parse(stored.json) as Obj;
+    const { next, pinnedVersion } = await compute(structuredClone(current));
+    if (pinnedVersion !== '' && pinnedVersion !== stored.resourceVersion) throw staleConflict(qr, name);
+    const nextMeta = metadataOf(next);
+    const uid = stringField(nextMeta, 'uid');
+    if (r.ri.subresource === '' && uid !== '' && uid !== stringField(metadataOf(current), 'uid')) {
+      throw conflict(qr, name, `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${stringField(metadataOf(current), 'uid')}`);
+    }
+    const result = merge(r, next, current);
+    metadataOf(result).resourceVersion = stored.resourceVersion;
+    validateUpdate(r, result, current);
+    await r.services.admission.run({
+      operation: 'UPDATE', info: r.info, namespace: r.ri.namespace, name, subresource: r.ri.subresource,
+      object: result, oldObject: current, dryRun,
+    });
+    const resultMeta = metadataOf(result);
+    const finalizers = Array.isArray(resultMeta.finalizers) ? resultMeta.finalizers : [];
+    const removeNow = resultMeta.deletionTimestamp !== undefined && finalizers.length === 0
+      && (resultMeta.deletionGracePeriodSeconds === undefined || resultMeta.deletionGracePeriodSeconds === 0);
+    if (jsonEqual(result, current)) return { json: stored.json, created: false };
+    if (dryRun) return { json: JSON.stringify(result), created: false };
+    try {
+      if (removeNow) {
+        await r.services.storage.update(r.type, key, result, stored.resourceVersion);
+        const removed = await r.services.storage.delete(r.type, key);
+        return { json: removed.json, created: false };
+      }
+      const updated = await r.services.storage.update(r.type, key, result, stored.resourceVersion);
+      return { json: updated.json, created: false };
+    } catch (err) {
+      if (err instanceof StorageError && err.code === 'Conflict' && pinnedVersion === '') continue;
+      if (err instanceof StorageError && err.code === 'NotFound' && pinnedVersion === '') continue;
+      throw storageErrorToApi(err, r, name);
+    }
+  }
+  throw new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${r.info.resource} "${name}": too many concurrent updates, please retry`, { name, kind: r.info.resource });
+}
+
+function checkSubresource(r: ResourceRequest): void {
+  if (!WRITABLE_SUBRESOURCES.has(r.ri.subresource)) throw methodNotAllowed();
+  if (r.ri.name === '') throw methodNotAllowed();
+}
+
+/** PUT: replaces the object (or subresource view); 409 on a stale resourceVersion. */
+export async function handleUpdate(r: ResourceRequest): Promise<void> {
+  checkSubresource(r);
+  const format = negotiateOutput(r.req.headers.accept, 'object', r.query.get('pretty') === 'true');
+  const dryRun = isDryRun(r.query);
+  const isScale = r.ri.subresource === 'scale';
+  const body = isScale ? await decodeObject(r, 'Scale', SCALE_API_VERSION) : await decodeObject(r);
+  const bodyMeta = metadataOf(body);
+  const bodyName = stringField(bodyMeta, 'name');
+  if (bodyName !== '' && bodyName !== r.ri.name) {
+    throw badRequest(`the name of the object (${bodyName}) does not match the name on the URL (${r.ri.name})`);
+  }
+  if (bodyName === '') bodyMeta.name = r.ri.name;
+  const bodyNs = stringField(bodyMeta, 'namespace');
+  if (r.info.namespaced && bodyNs !== '' && bodyNs !== r.ri.namespace) {
+    throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  }
+  const pinned = stringField(bodyMeta, 'resourceVersion');
+  const outcome = await updateLoop(r, dryRun, () => ({ next: structuredClone(body), pinnedVersion: pinned }), async () => {
+    if (r.ri.subresource === '' && allowsCreateOnUpdate(r.info)) {
+      delete bodyMeta.resourceVersion;
+      return { json: await createObject(r, body, dryRun), created: true };
+    }
+    throw notFound({ group: r.info.group, resource: r.info.resource }, r.ri.name);
+  });
+  respond(r, outcome, format);
+}
+
+/** PATCH: applies a JSON, merge or strategic merge patch to the current object and stores the result. */
+export async function handlePatch(r: ResourceRequest): Promise<void> {
+  checkSubresource(r);
+  const format = negotiateOutput(r.req.headers.accept, 'object', r.query.get('pretty') === 'true');
+  const dryRun = isDryRun(r.query);
+  const contentType = r.req.headers['content-type'] ?? '';
+  const body = await readBody(r.req);
+  const outcome = await updateLoop(r, dryRun, (current) => {
+    const view = viewOf(r, current);
+    const viewRv = stringField(metadataOf(view), 'resourceVersion');
+    const patched = patchObject(r, contentType, view, body);
+    if (!isObject(patched)) throw badRequest('the patched object is not an object');
+    const patchedMeta = metadataOf(patched);
+    const patchedRv = stringField(patchedMeta, 'resourceVersion');
+    if (stringField(patchedMeta, 'name') !== r.ri.name) {
+      throw badRequest(`the name of the object (${stringField(patchedMeta, 'name')}) does not match the name on the URL (${r.ri.name})`);
+    }
+    return { next: patched, pinnedVersion: patchedRv === viewRv ? '' : patchedRv };
+  }, async () => {
+    throw notFound({ group: r.info.group, resource: r.info.resource }, r.ri.name);
+  });
+  respond(r, outcome, format);
+}
+
+function respond(r: ResourceRequest, outcome: UpdateOutcome, format: ReturnType<typeof negotiateOutput>): void {
+  if (r.ri.subresource === 'scale') {
+    writeObject(r.res, outcome.created ? 201 : 200, toScale(r, JSON.parse(outcome.json) as Obj), format);
+    return;
+  }
+  writeObject(r.res, outcome.created ? 201 : 200, withApiVersion(outcome.json, r.apiVersion), format);
+}

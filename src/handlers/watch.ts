@@ -1,0 +1,172 @@
+import { ApiError, badRequest } from '../api/errors.js';
+import { isTrue } from '../api/request-info.js';
+import { negotiateOutput } from '../codec/negotiation.js';
+import { compareResourceVersions } from '../storage/resource-version.js';
+import { StorageError, type ChangeEvent } from '../storage/storage.js';
+import { bookmarkLine, encodedLine, errorLine, objectLine, parsedObjects, type WatchEventType } from '../watch/event-encoding.js';
+import { storageErrorToApi, type ResourceRequest } from './context.js';
+import { parseResourceVersionParam, waitForResourceVersion } from './read-consistency.js';
+import { selectionFor } from './selection.js';
+
+/** A watcher whose unsent backlog exceeds this many bytes is closed; the client resumes from its last version. */
+export const MAX_WATCH_BACKLOG_BYTES = 16 * 1024 * 1024;
+
+/** How often an otherwise idle watch gets a BOOKMARK (with jitter), when bookmarks are allowed. */
+export const BOOKMARK_INTERVAL_MS = 60_000;
+
+interface WatchParams {
+  resourceVersion: string | undefined;
+  sendInitialEvents: boolean | undefined;
+  allowBookmarks: boolean;
+  timeoutMs: number;
+}
+
+function parseParams(r: ResourceRequest): WatchParams {
+  const rv = parseResourceVersionParam(r.query);
+  const match = r.query.get('resourceVersionMatch') ?? '';
+  const sieRaw = r.query.get('sendInitialEvents');
+  const sendInitialEvents = sieRaw === null || sieRaw === '' ? undefined : isTrue(sieRaw);
+  const allowBookmarks = isTrue(r.query.get('allowWatchBookmarks'));
+  if (sendInitialEvents !== undefined) {
+    if (!r.services.featureGates.WatchList) throw badRequest('sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled');
+    if (match !== 'NotOlderThan') throw badRequest(`resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan`);
+    if (sendInitialEvents && !allowBookmarks) throw badRequest('allowWatchBookmarks: Forbidden: sendInitialEvents requires setting allowWatchBookmarks to true');
+  } else if (match !== '') {
+    throw badRequest('resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
+  }
+  const ts = r.query.get('timeoutSeconds');
+  let timeoutMs: number;
+  if (ts !== null && ts !== '') {
+    const n = Number(ts);
+    if (!Number.isInteger(n) || n < 0) throw badRequest(`timeoutSeconds: Invalid value: "${ts}": must be a non-negative integer`);
+    timeoutMs = n * 1000;
+  } else {
+    const min = r.services.minRequestTimeoutSeconds;
+    timeoutMs = Math.round((min + Math.random() * min) * 1000);
+  }
+  return { resourceVersion: rv, sendInitialEvents, allowBookmarks, timeoutMs };
+}
+
+/**
+ * WATCH: a chunked stream of JSON events, one per line, flushed per event. Starts with synthetic
+ * ADDED events when asked (rv unset or "0", or sendInitialEvents=true), then delivers every change
+ * after its start version exactly once and in order. Ends on timeout, client disconnect, server
+ * shutdown, or when the client falls too far behind.
+ */
+export async function handleWatch(r: ResourceRequest): Promise<void> {
+  if (r.ri.subresource !== '') throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
+  if (!r.info.verbs.includes('watch')) throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
+  negotiateOutput(r.req.headers.accept, 'watch');
+  const params = parseParams(r);
+  const selection = selectionFor(r, r.ri.name);
+  const nsPrefix = r.info.namespaced && r.ri.namespace !== '' ? `${r.ri.namespace}/` : '';
+  const storage = r.services.storage;
+  const res = r.res;
+
+  const abort = new AbortController();
+  const signal = abort.signal;
+  const stop = (): void => abort.abort();
+  r.req.on('close', stop);
+  r.res.on('close', stop);
+  r.services.shutdownSignal.addEventListener('abort', stop, { once: true });
+
+  // Decide the start point and the initial state.
+  let startRv: string;
+  let initial: string[] = [];
+  const synthetic = params.sendInitialEvents ?? (params.resourceVersion === undefined || params.resourceVersion === '0');
+  try {
+    if (synthetic) {
+      if (params.resourceVersion !== undefined && params.resourceVersion !== '0') await waitForResourceVersion(r, params.resourceVersion);
+      const listed = await storage.list(r.type, {
+        namespace: nsPrefix ? r.ri.namespace : undefined,
+        filter: selection.matchesStored,
+      });
+      startRv = listed.resourceVersion;
+      initial = listed.items.map((i) => objectLine('ADDED', i.json, r.apiVersion));
+    } else if (params.resourceVersion === undefined || params.resourceVersion === '0') {
+      startRv = await storage.currentResourceVersion(r.type);
+    } else {
+      startRv = params.resourceVersion;
+    }
+  } catch (err) {
+    throw storageErrorToApi(err, r, r.ri.name);
+  }
+
+  res.status(200);
+  res.setHeader('Content-Type', 'application/json');
+  res.setHeader('Cache-Control', 'no-cache, private');
+  res.flushHeaders();
+
+  let lastRv = startRv;
+  let closed = false;
+  const finish = (): void => {
+    if (closed) return;
+    closed = true;
+    abort.abort();
+    clearTimeout(timeoutTimer);
+    clearTimeout(bookmarkTimer);
+    r.services.shutdownSignal.removeEventListener('abort', stop);
+    res.end();
+  };
+  signal.addEventListener('abort', finish, { once: true });
+
+  const write = (line: string): void => {
+    if (closed) return;
+    res.write(line);
+    if (res.writableLength > MAX_WATCH_BACKLOG_BYTES) finish();
+  };
+
+  const sendBookmark = (annotations?: Record<string, string>): void => {
+    if (params.allowBookmarks) write(bookmarkLine(r.info.kind, r.apiVersion, lastRv, annotations));
+  };
+
+  const timeoutTimer = setTimeout(() => {
+    sendBookmark();
+    finish();
+  }, params.timeoutMs);
+  let bookmarkTimer: NodeJS.Timeout | undefined;
+  const scheduleBookmark = (): void => {
+    if (!params.allowBookmarks || closed) return;
+    bookmarkTimer = setTimeout(() => {
+      sendBookmark();
+      scheduleBookmark();
+    }, BOOKMARK_INTERVAL_MS * (0.75 + Math.random() * 0.25));
+  };
+
+  for (const line of initial) write(line);
+  if (params.sendInitialEvents === true) sendBookmark({ 'k8s.io/initial-events-end': 'true' });
+  scheduleBookmark();
+  if (signal.aborted) finish();
+
+  const onEvent = (event: ChangeEvent): void => {
+    if (closed) return;
+    if (compareResourceVersions(event.resourceVersion, lastRv) > 0) lastRv = event.resourceVersion;
+    if (nsPrefix && !event.key.startsWith(nsPrefix)) return;
+    let type: WatchEventType | undefined = event.type;
+    if (selection.active) {
+      const { current, previous } = parsedObjects(event);
+      const now = selection.matches(current);
+      const before = previous !== undefined && selection.matches(previous);
+      if (event.type === 'ADDED') type = now ? 'ADDED' : undefined;
+      else if (event.type === 'DELETED') type = before ? 'DELETED' : undefined;
+      else type = now && before ? 'MODIFIED' : now ? 'ADDED' : before ? 'DELETED' : undefined;
+    }
+    if (type !== undefined) write(encodedLine(event, type, r.apiVersion));
+  };
+
+  try {
+    await storage.watch(r.type, startRv, onEvent, signal);
+  } catch (err) {
+    if (err instanceof StorageError && err.code === 'Gone') {
+      write(errorLine({
+        kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure',
+        message: `too old resource version: ${startRv} (${err.resourceVersion ?? ''})`, reason: 'Expired', code: 410,
+      }));
+    } else {
+      const apiErr = storageErrorToApi(err, r, r.ri.name);
+      const status = apiErr instanceof ApiError ? apiErr.toStatus() : { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: String(apiErr), reason: 'InternalError', code: 500 };
+      write(errorLine(status as unknown as Record<string, unknown>));
+    }
+    finish();
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * Small helpers over parsed JSON values shared by the patch engines. All of them treat their inputs as
+ * immutable and never assign through a key that could reach `Object.prototype` (`__proto__`).
+ */
+
+/** A parsed JSON object. */
+export type JsonObject = Record<string, unknown>;
+
+/** True for a plain JSON object (not null, not an array). */
+export function isJsonObject(v: unknown): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Sets an own enumerable property, also for keys such as `__proto__` that plain assignment would not create. */
+export function setOwn(obj: JsonObject, key: string, value: unknown): void {
+  if (key === '__proto__') {
+    Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  } else {
+    obj[key] = value;
+  }
+}
+
+/** Own-property membership (never consults the prototype chain). */
+export function hasOwn(obj: JsonObject, key: string): boolean {
+  return Object.prototype.hasOwnProperty.call(obj, key);
+}
+
+/** A deep copy of a JSON value; the copy shares nothing with the input. */
+export function cloneJson<T>(v: T): T {
+  if (Array.isArray(v)) return v.map((x: unknown) => cloneJson(x)) as T;
+  if (isJsonObject(v)) {
+    const out: JsonObject = {};
+    for (const k of Object.keys(v)) setOwn(out, k, cloneJson(v[k]));
+    return out as T;
+  }
+  return v;
+}
+
+/** Structural equality of two JSON values (object key order is irrelevant). */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((x, i) => jsonEqual(x, b[i]));
+  }
+  if (isJsonObject(a)) {
+    if (!isJsonObject(b)) return false;
+    const ka = Object.keys(a);
+    if (ka.length !== Object.keys(b).length) return false;
+    return ka.every((k) => hasOwn(b, k) && jsonEqual(a[k], b[k]));
+  }
+  return false;
+}
+
+/** Go's `encoding/json` name for the JSON kind of a value, as used in its unmarshal errors. */
+export function goJsonKind(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  switch (typeof v) {
+    case 'object': return 'object';
+    case 'string': return 'string';
+    case 'number': return 'number';
+    case 'boolean': return 'bool';
+    default: return 'unknown';
+  }
+}
+
+/**
+ * The Go dynamic type a value has after kube decodes JSON into `interface{}` (integers keep int64,
+ * other numbers are float64). Strategic merge patch compares these types, so it is reproduced here.
+ */
+export function goTypeName(v: unknown): string {
+  if (v === null || v === undefined) return 'nil';
+  if (Array.isArray(v)) return '[]interface {}';
+  switch (typeof v) {
+    case 'object': return 'map[string]interface {}';
+    case 'string': return 'string';
+    case 'number': return Number.isInteger(v) ? 'int64' : 'float64';
+    case 'boolean': return 'bool';
+    default: return 'unknown';
+  }
+}
+
+function goFloat(n: number): string {
+  if (Number.isNaN(n)) return 'NaN';
+  if (!Number.isFinite(n)) return n > 0 ? '+Inf' : '-Inf';
+  if (n === 0) return Object.is(n, -0) ? '-0' : '0';
+  const [mantissa = '', expPart = '0'] = n.toExponential().split('e');
+  const exp = Number(expPart);
+  // Go's %v on float64 is %g with the shortest digits, switching to exponent form at exp < -4 || exp >= 6.
+  if (exp < -4 || exp >= 6) {
+    const sign = exp < 0 ? '-' : '+';
+    const digits = String(Math.abs(exp)).padStart(2, '0');
+    return `${mantissa}e${sign}${digits}`;
+  }
+  return String(n);
+}
+
+/**
+ * Formats a JSON value like Go's `fmt.Sprintf("%v", v)` on the decoded `interface{}` value (maps print
+ * as `map[k:v ...]` with sorted keys, slices as `[a b]`, nil as `<nil>`), so error texts match kube's.
+ */
+export function goFormat(v: unknown): string {
+  if (v === null || v === undefined) return '<nil>';
+  if (Array.isArray(v)) return `[${v.map(goFormat).join(' ')}]`;
+  if (isJsonObject(v)) {
+    const keys = Object.keys(v).sort();
+    return `map[${keys.map((k) => `${k}:${goFormat(v[k])}`).join(' ')}]`;
+  }
+  if (typeof v === 'number') return Number.isInteger(v) && Math.abs(v) < 1e21 ? String(v) : goFloat(v);
+  return String(v);
+}
+
+/** Like Go's `%s` on an `interface{}`: strings print as-is, other values as `%!s(type=value)`. */
+export function goFormatS(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (v === null || v === undefined) return '%!s(<nil>)';
+  if (typeof v === 'number' || typeof v === 'boolean') return `%!s(${goTypeName(v)}=${goFormat(v)})`;
+  return goFormat(v);
+}

@@ -1,0 +1,36 @@
+import { ApiError, badRequest } from '../api/errors.js';
+
+/**
+ * The errors kube-apiserver's PATCH handler produces while applying a patch body, in one place so the
+ * three patch engines report identical statuses for identical failures.
+ */
+
+/**
+ * 422 Invalid as `NewGenericServerResponse(422, ...)` builds it: kube discards the underlying text and
+ * answers with a fixed message. The detailed reason is kept as the error's `cause` for logs and tests.
+ */
+export function patchUnprocessable(detail: string): ApiError {
+  const err = new ApiError(422, 'Invalid', 'the server rejected our request due to an error in our request', {});
+  Object.defineProperty(err, 'cause', { value: new Error(detail), enumerable: false, configurable: true, writable: true });
+  return err;
+}
+
+/** 400 BadRequest with kube's message text. */
+export function patchBadRequest(message: string): ApiError {
+  return badRequest(message);
+}
+
+/**
+ * A failure kube does not map to a Status (a plain Go error): the response is 500 with no reason and
+ * the error text as message, exactly as `ErrorToAPIStatus` renders unknown errors.
+ */
+export function patchUnmapped(message: string): ApiError {
+  return new ApiError(500, '', message);
+}
+
+/** The detailed reason attached by `patchUnprocessable`, if any. */
+export function patchErrorDetail(err: unknown): string | undefined {
+  if (!(err instanceof Error)) return undefined;
+  const cause: unknown = err.cause;
+  return cause instanceof Error ? cause.message : undefined;
+}

@@ -1,0 +1,245 @@
+/**
+ * Which field labels each built-in type accepts in a field selector and how an object's values for
+ * them are read. Two layers, as in kube-apiserver: the per-kind field-label conversion (which
+ * labels are accepted, aliases, the 400 message) and the registry's GetAttrs/ToSelectableFields
+ * (the values matched). A label accepted but never set (pods' status.podIPs) reads as "".
+ */
+import { goQuote } from '../validation/field-errors.js';
+
+/** The field-selector contract of one resource type. */
+export interface FieldSelectorSpec {
+  /** Labels accepted as written in a selector (aliases included). */
+  readonly supported: readonly string[];
+  /** The canonical label for `label`, or undefined when the type does not support it. */
+  convert(label: string): string | undefined;
+  /** kube's error text for an unsupported label (the message of the 400). */
+  unsupportedMessage(label: string): string;
+  /** The object's selectable fields, keyed by canonical label. */
+  fieldsOf(obj: Record<string, unknown>): Record<string, string>;
+}
+
+type Obj = Record<string, unknown>;
+
+function get(obj: unknown, path: string): unknown {
+  let cur = obj;
+  for (const p of path.split('.')) {
+    if (typeof cur !== 'object' || cur === null || Array.isArray(cur)) return undefined;
+    cur = (cur as Obj)[p];
+  }
+  return cur;
+}
+
+/** A string field, "" when absent. */
+function s(obj: unknown, path: string): string {
+  const v = get(obj, path);
+  return typeof v === 'string' ? v : '';
+}
+
+/** A boolean field printed as Go's strconv.FormatBool, "false" when absent. */
+function b(obj: unknown, path: string): string {
+  return get(obj, path) === true ? 'true' : 'false';
+}
+
+/** An integer field printed in decimal, "0" when absent. */
+function n(obj: unknown, path: string): string {
+  const v = get(obj, path);
+  return typeof v === 'number' && Number.isFinite(v) ? String(Math.trunc(v)) : '0';
+}
+
+function metaFields(obj: Obj, namespaced: boolean): Record<string, string> {
+  const fields: Record<string, string> = { 'metadata.name': s(obj, 'metadata.name') };
+  if (namespaced) fields['metadata.namespace'] = s(obj, 'metadata.namespace');
+  return fields;
+}
+
+interface SpecInput {
+  /** Labels accepted unchanged. */
+  accepted: string[];
+  /** Accepted labels rewritten to a canonical one. */
+  aliases?: Record<string, string>;
+  reject: (label: string) => string;
+  /** Whether metadata.namespace is in the object's field set. */
+  namespaced: boolean;
+  extra?: (obj: Obj) => Record<string, string>;
+}
+
+function makeSpec(input: SpecInput): FieldSelectorSpec {
+  const map = new Map<string, string>(input.accepted.map((l) => [l, l]));
+  for (const [from, to] of Object.entries(input.aliases ?? {})) map.set(from, to);
+  return {
+    supported: [...map.keys()],
+    convert: (label) => map.get(label),
+    unsupportedMessage: input.reject,
+    fieldsOf: (obj) => ({ ...(input.extra ? input.extra(obj) : {}), ...metaFields(obj, input.namespaced) }),
+  };
+}
+
+const notSupported = (label: string): string => `field label not supported: ${label}`;
+
+/** runtime.DefaultMetaV1FieldSelectorConversion: the fallback for kinds without their own conversion. */
+function defaultSpec(namespaced: boolean): FieldSelectorSpec {
+  return makeSpec({
+    accepted: ['metadata.name', 'metadata.namespace'],
+    namespaced,
+    reject: (label) => `${goQuote(label)} is not a known field selector: only "metadata.name", "metadata.namespace"`,
+  });
+}
+
+/** Core and events.k8s.io events share storage; read either wire shape. */
+function eventFields(obj: Obj): Record<string, string> {
+  const ref = get(obj, 'involvedObject') ?? get(obj, 'regarding');
+  const reporting = s(obj, 'reportingComponent') || s(obj, 'reportingController');
+  const source = s(obj, 'source.component') || s(obj, 'deprecatedSource.component') || reporting;
+  return {
+    'involvedObject.kind': s(ref, 'kind'),
+    'involvedObject.namespace': s(ref, 'namespace'),
+    'involvedObject.name': s(ref, 'name'),
+    'involvedObject.uid': s(ref, 'uid'),
+    'involvedObject.apiVersion': s(ref, 'apiVersion'),
+    'involvedObject.resourceVersion': s(ref, 'resourceVersion'),
+    'involvedObject.fieldPath': s(ref, 'fieldPath'),
+    'reason': s(obj, 'reason'),
+    'reportingComponent': reporting,
+    'source': source,
+    'type': s(obj, 'type'),
+  };
+}
+
+const EVENT_LABELS = [
+  'involvedObject.kind', 'involvedObject.namespace', 'involvedObject.name', 'involvedObject.uid',
+  'involvedObject.apiVersion', 'involvedObject.resourceVersion', 'involvedObject.fieldPath',
+  'reason', 'reportingComponent', 'source', 'type',
+];
+
+function podFields(obj: Obj): Record<string, string> {
+  const podIPs = get(obj, 'status.podIPs');
+  const first: unknown = Array.isArray(podIPs) ? podIPs[0] : undefined;
+  return {
+    'spec.nodeName': s(obj, 'spec.nodeName'),
+    'spec.restartPolicy': s(obj, 'spec.restartPolicy'),
+    'spec.schedulerName': s(obj, 'spec.schedulerName'),
+    'spec.serviceAccountName': s(obj, 'spec.serviceAccountName'),
+    'spec.hostNetwork': b(obj, 'spec.hostNetwork'),
+    'status.phase': s(obj, 'status.phase'),
+    'status.podIP': s(first, 'ip') || s(obj, 'status.podIP'),
+    'status.nominatedNodeName': s(obj, 'status.nominatedNodeName'),
+  };
+}
+
+type Factory = (version: string) => FieldSelectorSpec;
+
+const TABLE: Record<string, Factory> = {
+  'pods': () => makeSpec({
+    accepted: ['metadata.name', 'metadata.namespace', 'spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName',
+      'spec.serviceAccountName', 'spec.hostNetwork', 'status.phase', 'status.podIP', 'status.podIPs', 'status.nominatedNodeName'],
+    aliases: { 'spec.host': 'spec.nodeName' },
+    namespaced: true, reject: notSupported, extra: podFields,
+  }),
+  'nodes': () => makeSpec({
+    accepted: ['metadata.name', 'spec.unschedulable'], namespaced: false, reject: notSupported,
+    extra: (o) => ({ 'spec.unschedulable': b(o, 'spec.unschedulable') }),
+  }),
+  'replicationcontrollers': () => makeSpec({
+    accepted: ['metadata.name', 'metadata.namespace', 'status.replicas'], namespaced: true, reject: notSupported,
+    extra: (o) => ({ 'status.replicas': n(o, 'status.replicas') }),
+  }),
+  'events': () => makeSpec({
+    accepted: [...EVENT_LABELS, 'metadata.namespace', 'metadata.name'], namespaced: true, reject: notSupported, extra: eventFields,
+  }),
+  'namespaces': () => makeSpec({
+    accepted: ['status.phase', 'metadata.name'], namespaced: false, reject: notSupported,
+    extra: (o) => ({ 'status.phase': s(o, 'status.phase') }),
+  }),
+  'secrets': () => makeSpec({
+    accepted: ['type', 'metadata.namespace', 'metadata.name'], namespaced: true, reject: notSupported,
+    extra: (o) => ({ type: s(o, 'type') }),
+  }),
+  'services': () => makeSpec({
+    accepted: ['metadata.namespace', 'metadata.name', 'spec.clusterIP', 'spec.type'], namespaced: true, reject: notSupported,
+    extra: (o) => ({ 'spec.clusterIP': s(o, 'spec.clusterIP'), 'spec.type': s(o, 'spec.type') }),
+  }),
+  'events.k8s.io/events': () => makeSpec({
+    accepted: ['reason', 'source', 'type', 'metadata.namespace', 'metadata.name'],
+    aliases: {
+      'regarding.kind': 'involvedObject.kind', 'regarding.namespace': 'involvedObject.namespace',
+      'regarding.name': 'involvedObject.name', 'regarding.uid': 'involvedObject.uid',
+      'regarding.apiVersion': 'involvedObject.apiVersion', 'regarding.resourceVersion': 'involvedObject.resourceVersion',
+      'regarding.fieldPath': 'involvedObject.fieldPath', 'reportingController': 'reportingComponent',
+    },
+    namespaced: true, reject: notSupported, extra: eventFields,
+  }),
+  'batch/jobs': () => makeSpec({
+    accepted: ['metadata.name', 'metadata.namespace', 'status.successful'], namespaced: true,
+    reject: (label) => `field label ${goQuote(label)} not supported for batchv1.Job`,
+    extra: (o) => ({ 'status.successful': n(o, 'status.succeeded') }),
+  }),
+  'certificates.k8s.io/certificatesigningrequests': () => makeSpec({
+    accepted: ['metadata.name', 'spec.signerName'], namespaced: false, reject: notSupported,
+    extra: (o) => ({ 'spec.signerName': s(o, 'spec.signerName') }),
+  }),
+  'certificates.k8s.io/clustertrustbundles': () => makeSpec({
+    accepted: ['metadata.name', 'spec.signerName'], namespaced: false, reject: notSupported,
+    extra: (o) => ({ 'spec.signerName': s(o, 'spec.signerName') }),
+  }),
+  'certificates.k8s.io/podcertificaterequests': () => makeSpec({
+    accepted: ['metadata.name', 'spec.signerName', 'spec.podName', 'spec.nodeName'], namespaced: true, reject: notSupported,
+    extra: (o) => ({ 'spec.signerName': s(o, 'spec.signerName'), 'spec.podName': s(o, 'spec.podName'), 'spec.nodeName': s(o, 'spec.nodeName') }),
+  }),
+  'resource.k8s.io/resourceslices': (version) => makeSpec({
+    accepted: ['metadata.name', 'spec.nodeName', 'spec.driver'], namespaced: false,
+    reject: (label) => `field label not supported for resource.k8s.io/${version}, Kind=ResourceSlice: ${label}`,
+    extra: (o) => ({ 'spec.nodeName': s(o, 'spec.nodeName'), 'spec.driver': s(o, 'spec.driver') }),
+  }),
+};
+
+/** Built-in cluster-scoped resources, for the field set of types using the default conversion. */
+const CLUSTER_SCOPED = new Set([
+  'componentstatuses', 'namespaces', 'nodes', 'persistentvolumes',
+  'admissionregistration.k8s.io/mutatingadmissionpolicies', 'admissionregistration.k8s.io/mutatingadmissionpolicybindings',
+  'admissionregistration.k8s.io/mutatingwebhookconfigurations', 'admissionregistration.k8s.io/validatingadmissionpolicies',
+  'admissionregistration.k8s.io/validatingadmissionpolicybindings', 'admissionregistration.k8s.io/validatingwebhookconfigurations',
+  'apiextensions.k8s.io/customresourcedefinitions', 'apiregistration.k8s.io/apiservices',
+  'flowcontrol.apiserver.k8s.io/flowschemas', 'flowcontrol.apiserver.k8s.io/prioritylevelconfigurations',
+  'internal.apiserver.k8s.io/storageversions', 'networking.k8s.io/ingressclasses', 'networking.k8s.io/ipaddresses',
+  'networking.k8s.io/servicecidrs', 'node.k8s.io/runtimeclasses', 'rbac.authorization.k8s.io/clusterrolebindings',
+  'rbac.authorization.k8s.io/clusterroles', 'resource.k8s.io/deviceclasses', 'resource.k8s.io/devicetaintrules',
+  'resource.k8s.io/resourcepoolstatusrequests', 'scheduling.k8s.io/priorityclasses', 'storage.k8s.io/csidrivers',
+  'storage.k8s.io/csinodes', 'storage.k8s.io/storageclasses', 'storage.k8s.io/volumeattachments',
+  'storage.k8s.io/volumeattributesclasses', 'storagemigration.k8s.io/storageversionmigrations',
+]);
+
+/**
+ * The field-selector contract kube-apiserver 1.36 registers for `resource` in `group` ('' for
+ * core). Types without their own conversion accept only metadata.name and metadata.namespace, with
+ * kube's generic message. `version` only matters for kinds whose message names it (ResourceSlice).
+ * `namespaced` overrides the built-in scope table for types it does not know.
+ */
+export function fieldSelectorFor(group: string, resource: string, version = 'v1', namespaced?: boolean): FieldSelectorSpec {
+  const key = group ? `${group}/${resource}` : resource;
+  const factory = TABLE[key];
+  if (factory) return factory(version);
+  return defaultSpec(namespaced ?? !CLUSTER_SCOPED.has(key));
+}
+
+/**
+ * The contract of a custom resource: metadata.name, metadata.namespace when namespaced, and the
+ * CRD's `selectableFields` (JSON paths such as `.spec.color`); anything else is
+ * `field label not supported: <label>`.
+ */
+export function customResourceFieldSelector(namespaced: boolean, selectableFields: readonly string[] = []): FieldSelectorSpec {
+  const labels = selectableFields.map((p) => (p.startsWith('.') ? p.slice(1) : p));
+  return makeSpec({
+    accepted: ['metadata.name', ...(namespaced ? ['metadata.namespace'] : []), ...labels],
+    namespaced,
+    reject: notSupported,
+    extra: (obj) => {
+      const out: Record<string, string> = {};
+      for (const label of labels) {
+        const v = get(obj, label);
+        if (typeof v === 'string') out[label] = v;
+        else if (typeof v === 'boolean' || typeof v === 'number') out[label] = String(v);
+      }
+      return out;
+    },
+  });
+}

@@ -1,0 +1,121 @@
+import compression from 'compression';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { NamespaceLifecycle } from '../admission/namespace-lifecycle.js';
+import { Admission } from '../admission/admission.js';
+import type { ServerConfig } from '../cli/flags.js';
+import { writeError } from '../codec/response-writer.js';
+import { DEFAULT_VERSION_INFO, discoveryRouter } from '../discovery/discovery-router.js';
+import type { ApiServices } from '../handlers/context.js';
+import { resourceHandler } from '../handlers/resource-router.js';
+import { HealthChecks } from '../health/health-checks.js';
+import { healthRouter } from '../health/health-router.js';
+import { NamespaceController } from '../namespace/namespace-controller.js';
+import { openapiRouter } from '../openapi/openapi-router.js';
+import { ResourceRegistry } from '../registry/resource-registry.js';
+import type { Storage } from '../storage/storage.js';
+import { bootstrapCluster } from './bootstrap.js';
+
+/** A running Capstan API server. */
+export interface CapstanServer {
+  app: Express;
+  http: Server;
+  services: ApiServices;
+  health: HealthChecks;
+  /** `http://host:port` the server listens on. */
+  url: string;
+  /** Graceful shutdown: readyz fails, waits the shutdown delay, ends watches, drains, closes storage. */
+  close(): Promise<void>;
+}
+
+/** Compression applies to get and list responses, never to watch streams (they must flush per event). */
+function compressionFilter(req: Request, res: Response): boolean {
+  const q = req.query as Record<string, unknown>;
+  if (q.watch === 'true' || q.watch === '1' || req.path.includes('/watch/')) return false;
+  return compression.filter(req, res);
+}
+
+/**
+ * Builds the Express app and HTTP server over `storage`: discovery, OpenAPI, health, and every resource
+ * path. Runs bootstrap (system namespaces) as a post-start hook, and the namespace controller when
+ * `runControllers` is set (one process per storage).
+ */
+export async function startServer(config: ServerConfig, storage: Storage, options: { runControllers?: boolean } = {}): Promise<CapstanServer> {
+  const registry = ResourceRegistry.builtIn();
+  const shutdown = new AbortController();
+  const services: ApiServices = {
+    registry,
+    storage,
+    admission: new Admission([new NamespaceLifecycle(storage)]),
+    featureGates: config.featureGates,
+    historyMs: config.watchCacheHistoryMs,
+    minRequestTimeoutSeconds: config.minRequestTimeoutSeconds,
+    shutdownSignal: shutdown.signal,
+  };
+  const health = new HealthChecks({ livezGracePeriodMs: config.livezGracePeriodMs });
+  health.addStorageChecks(async () => {
+    if (!(await storage.ready())) throw new Error('storage is not reachable');
+  });
+  const bootstrapHook = health.addPostStartHook('start-capstan-bootstrap');
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  app.use((_req: Request, res: Response, next: NextFunction) => {
+    res.setHeader('Cache-Control', 'no-cache, private');
+    next();
+  });
+  if (config.featureGates.APIResponseCompression) app.use(compression({ filter: compressionFilter, threshold: 128 * 1024 }));
+  app.use(healthRouter(health));
+  app.use(discoveryRouter(registry, { version: DEFAULT_VERSION_INFO }));
+  app.use(openapiRouter());
+  app.use(resourceHandler(services));
+  app.use((_req: Request, res: Response) => {
+    res.status(404).type('text/plain').send('404 page not found\n');
+  });
+  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => writeError(res, err));
+
+  const http = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, app);
+  const connections = new Set<import('node:net').Socket>();
+  http.on('connection', (socket) => {
+    connections.add(socket);
+    socket.on('close', () => connections.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(config.port, config.bindAddress, () => resolve());
+  });
+  const address = http.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${host}:${address.port}`;
+
+  let controller: NamespaceController | undefined;
+  await bootstrapCluster(storage, address.port);
+  if (options.runControllers !== false) {
+    controller = new NamespaceController(services);
+    await controller.start();
+  }
+  bootstrapHook.done();
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      health.startShutdown();
+      if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
+      controller?.stop();
+      shutdown.abort();
+      await new Promise<void>((resolve) => {
+        http.close(() => resolve());
+        http.closeIdleConnections();
+        setTimeout(() => {
+          for (const s of connections) s.destroy();
+        }, 5000).unref();
+      });
+      await storage.close();
+    })();
+    return closing;
+  };
+  return { app, http, services, health, url, close };
+}

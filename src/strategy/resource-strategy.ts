@@ -1,0 +1,165 @@
+import type { ResourceInfo } from '../registry/resource-types.js';
+import { isObject, jsonEqual, metadataOf, type Obj } from '../handlers/object-util.js';
+
+/**
+ * Per-type behaviour of writes, after kube-apiserver's registry strategies: which types split spec and
+ * status, which track `metadata.generation`, what create resets, and what status writes may change.
+ */
+
+/** Types whose strategy sets `generation` although they have no status subresource. */
+const GENERATION_WITHOUT_STATUS = new Set([
+  'admissionregistration.k8s.io/validatingwebhookconfigurations',
+  'admissionregistration.k8s.io/mutatingwebhookconfigurations',
+  'networking.k8s.io/networkpolicies',
+  'resource.k8s.io/deviceclasses',
+]);
+
+/** Types with a status subresource that do not track generation (kube's strategies leave it unset). */
+const STATUS_WITHOUT_GENERATION = new Set([
+  '/nodes', '/namespaces', '/persistentvolumes', '/persistentvolumeclaims', '/resourcequotas', '/services',
+  'certificates.k8s.io/certificatesigningrequests', 'apiregistration.k8s.io/apiservices',
+]);
+
+/** Types kube lets PUT create when the object is missing (AllowCreateOnUpdate). */
+const CREATE_ON_UPDATE = new Set(['/endpoints', '/events', 'events.k8s.io/events', 'coordination.k8s.io/leases', '/limitranges']);
+
+/** Status writes of these types may also change labels and annotations. */
+const STATUS_UPDATES_METADATA = new Set(['/pods', '/nodes']);
+
+/** Types whose DELETE answers with the deleted object rather than a Success Status. */
+const RETURNS_DELETED_OBJECT = new Set(['/pods', '/services', '/namespaces', 'apiextensions.k8s.io/customresourcedefinitions']);
+
+function id(info: Pick<ResourceInfo, 'group' | 'resource'>): string {
+  return `${info.group}/${info.resource}`;
+}
+
+export function hasStatusSubresource(info: ResourceInfo): boolean {
+  return 'status' in info.subresources;
+}
+
+export function tracksGeneration(info: ResourceInfo): boolean {
+  if (info.custom === true) return true;
+  if (GENERATION_WITHOUT_STATUS.has(id(info))) return true;
+  return hasStatusSubresource(info) && !STATUS_WITHOUT_GENERATION.has(id(info));
+}
+
+export function allowsCreateOnUpdate(info: ResourceInfo): boolean {
+  return CREATE_ON_UPDATE.has(id(info));
+}
+
+export function returnsDeletedObject(info: ResourceInfo): boolean {
+  return info.custom === true || RETURNS_DELETED_OBJECT.has(id(info));
+}
+
+/** Everything but metadata and status: a change here bumps generation. */
+function specPart(obj: Obj): Obj {
+  const out: Obj = {};
+  for (const [k, v] of Object.entries(obj)) if (k !== 'metadata' && k !== 'status' && k !== 'kind' && k !== 'apiVersion') out[k] = v;
+  return out;
+}
+
+function podQosClass(pod: Obj): string {
+  const spec = isObject(pod.spec) ? pod.spec : {};
+  const containers = [...(Array.isArray(spec.containers) ? spec.containers : []), ...(Array.isArray(spec.initContainers) ? spec.initContainers : [])];
+  let any = false;
+  let guaranteed = containers.length > 0;
+  for (const c of containers) {
+    const res = isObject(c) && isObject(c.resources) ? c.resources : {};
+    const requests = isObject(res.requests) ? res.requests : {};
+    const limits = isObject(res.limits) ? res.limits : {};
+    if (Object.keys(requests).length > 0 || Object.keys(limits).length > 0) any = true;
+    for (const r of ['cpu', 'memory']) {
+      if (limits[r] === undefined) guaranteed = false;
+      else if (requests[r] !== undefined && requests[r] !== limits[r]) guaranteed = false;
+    }
+  }
+  if (!any) return 'BestEffort';
+  return guaranteed ? 'Guaranteed' : 'Burstable';
+}
+
+/** Resets what a create may not set, as each type's PrepareForCreate does. */
+export function prepareForCreate(info: ResourceInfo, obj: Obj): void {
+  const meta = metadataOf(obj);
+  if (tracksGeneration(info)) meta.generation = 1;
+  else delete meta.generation;
+  if (!hasStatusSubresource(info)) return;
+  switch (id(info)) {
+    case '/nodes':
+      return;
+    case '/pods':
+      obj.status = { phase: 'Pending', qosClass: podQosClass(obj) };
+      return;
+    case '/namespaces': {
+      obj.status = { phase: 'Active' };
+      const spec = isObject(obj.spec) ? obj.spec : {};
+      const finalizers = Array.isArray(spec.finalizers) ? spec.finalizers : [];
+      if (!finalizers.includes('kubernetes')) spec.finalizers = [...finalizers, 'kubernetes'];
+      obj.spec = spec;
+      return;
+    }
+    case '/persistentvolumes':
+    case '/persistentvolumeclaims':
+      obj.status = { phase: 'Pending' };
+      return;
+    case '/services':
+      obj.status = { loadBalancer: {} };
+      return;
+    default:
+      if (info.custom === true && !info.subresources.status) return;
+      delete obj.status;
+  }
+}
+
+/**
+ * Prepares a write to the main resource: keeps the stored status where the type has a status
+ * subresource, and bumps generation when anything outside metadata and status changed.
+ */
+export function prepareForUpdate(info: ResourceInfo, next: Obj, old: Obj): void {
+  if (hasStatusSubresource(info)) {
+    if (old.status === undefined) delete next.status;
+    else next.status = old.status;
+  }
+  if (id(info) === '/namespaces') {
+    // spec.finalizers changes only through /finalize.
+    next.spec = old.spec;
+  }
+  const meta = metadataOf(next);
+  const oldMeta = metadataOf(old);
+  if (tracksGeneration(info)) {
+    const oldGen = typeof oldMeta.generation === 'number' ? oldMeta.generation : 1;
+    meta.generation = jsonEqual(specPart(next), specPart(old)) ? oldGen : oldGen + 1;
+  } else if (oldMeta.generation !== undefined) meta.generation = oldMeta.generation;
+  else delete meta.generation;
+}
+
+/**
+ * Prepares a write to the status subresource: the result is the stored object with only the new
+ * status (and, for pods and nodes, labels and annotations) taken from the request.
+ */
+export function prepareForStatusUpdate(info: ResourceInfo, next: Obj, old: Obj): Obj {
+  const result: Obj = structuredClone(old);
+  if (next.status === undefined) delete result.status;
+  else result.status = next.status;
+  const meta = metadataOf(result);
+  const nextMeta = metadataOf(next);
+  meta.resourceVersion = nextMeta.resourceVersion;
+  if (STATUS_UPDATES_METADATA.has(id(info))) {
+    if (nextMeta.labels === undefined) delete meta.labels;
+    else meta.labels = nextMeta.labels;
+    if (nextMeta.annotations === undefined) delete meta.annotations;
+    else meta.annotations = nextMeta.annotations;
+  }
+  return result;
+}
+
+/** Prepares a `namespaces/NAME/finalize` write: only `spec.finalizers` changes. */
+export function prepareForFinalize(next: Obj, old: Obj): Obj {
+  const result: Obj = structuredClone(old);
+  const spec = isObject(result.spec) ? result.spec : {};
+  const nextSpec = isObject(next.spec) ? next.spec : {};
+  if (nextSpec.finalizers === undefined) delete spec.finalizers;
+  else spec.finalizers = nextSpec.finalizers;
+  result.spec = spec;
+  metadataOf(result).resourceVersion = metadataOf(next).resourceVersion;
+  return result;
+}
