@@ -35,6 +35,8 @@ export function negotiateOutput(accept: string | undefined, target: Target, pret
   for (const m of candidates) {
     const encoding = encodingOf(m.type);
     if (!encoding) continue;
+    // Watch streams are JSON (or protobuf) frames; kube serves no YAML watch.
+    if (target === 'watch' && encoding === 'yaml') continue;
     const as = m.params.as;
     if (as === undefined) {
       const contentType = encoding === 'yaml' ? 'application/yaml' : 'application/json';

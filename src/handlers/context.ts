@@ -19,6 +19,12 @@ export interface ApiServices {
   minRequestTimeoutSeconds: number;
   /** Signal that fires when the server starts shutting down (ends watches). */
   shutdownSignal: AbortSignal;
+  /** Clock in ms (continue-token issue and expiry); replaceable in tests. */
+  now: () => number;
+  /** Period of BOOKMARK events on otherwise quiet watches that allow them. */
+  bookmarkIntervalMs: number;
+  /** A watcher whose unsent backlog exceeds this many bytes is closed. */
+  maxWatchBacklogBytes: number;
 }
 
 /** A served type and the request info naming one object or collection of it (no HTTP attached). */

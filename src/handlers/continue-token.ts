@@ -15,6 +15,9 @@ export interface ContinueState {
   issuedAt: number;
 }
 
+/** How long a continue token stays valid (kube-apiserver's default with etcd compaction every 5 minutes). */
+export const CONTINUE_TOKEN_LIFETIME_MS = 5 * 60 * 1000;
+
 let tokenKey: Buffer = randomBytes(32);
 
 /** Sets the signing key (workers of one deployment must share it so pages can move between them). */
@@ -59,5 +62,5 @@ export function decodeContinue(token: string): ContinueState {
 
 /** 410 Gone for an expired token or one whose version left the history, with kube's wording. */
 export function expiredContinue(): ApiError {
-  return new ApiError(410, 'Expired', 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.', {});
+  return new ApiError(410, 'Expired', 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.', {});
 }

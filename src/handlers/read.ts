@@ -4,7 +4,7 @@ import type { IncludeObject } from '../codec/representations.js';
 import { writeList, writeObject } from '../codec/response-writer.js';
 import { StorageError } from '../storage/storage.js';
 import { storageErrorToApi, withStorage, type ResourceRequest } from './context.js';
-import { decodeContinue, encodeContinue, expiredContinue } from './continue-token.js';
+import { CONTINUE_TOKEN_LIFETIME_MS, decodeContinue, encodeContinue, expiredContinue } from './continue-token.js';
 import { objectKey, withApiVersion, type Obj } from './object-util.js';
 import { getSemantic, listSemantic, waitForResourceVersion, type ReadSemantic } from './read-consistency.js';
 import { toScale } from './scale.js';
@@ -58,7 +58,7 @@ export async function handleList(r: ResourceRequest): Promise<void> {
     if (rv !== '' && rv !== '0') throw badRequest('specifying resource version is not allowed when using continue');
     if ((r.query.get('resourceVersionMatch') ?? '') !== '') throw badRequest('resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided');
     const state = decodeContinue(continueToken);
-    if (Date.now() - state.issuedAt > r.services.historyMs) throw expiredContinue();
+    if (r.services.now() - state.issuedAt > CONTINUE_TOKEN_LIFETIME_MS) throw expiredContinue();
     listRv = state.resourceVersion;
     afterKey = state.startAfter;
   } else {
@@ -90,7 +90,7 @@ export async function handleList(r: ResourceRequest): Promise<void> {
   const metadata: Obj = { resourceVersion: result.resourceVersion };
   const last = result.items[result.items.length - 1];
   if (result.hasMore && last) {
-    metadata.continue = encodeContinue({ resourceVersion: result.resourceVersion, startAfter: last.key, issuedAt: continueToken !== '' ? decodeContinue(continueToken).issuedAt : Date.now() });
+    metadata.continue = encodeContinue({ resourceVersion: result.resourceVersion, startAfter: last.key, issuedAt: continueToken !== '' ? decodeContinue(continueToken).issuedAt : r.services.now() });
     if (!selection.active && result.remaining !== undefined) metadata.remainingItemCount = result.remaining;
   }
   const items = result.items.map((i) => withApiVersion(i.json, r.apiVersion));

@@ -8,12 +8,6 @@ import { storageErrorToApi, type ResourceRequest } from './context.js';
 import { parseResourceVersionParam, waitForResourceVersion } from './read-consistency.js';
 import { selectionFor } from './selection.js';
 
-/** A watcher whose unsent backlog exceeds this many bytes is closed; the client resumes from its last version. */
-export const MAX_WATCH_BACKLOG_BYTES = 16 * 1024 * 1024;
-
-/** How often an otherwise idle watch gets a BOOKMARK (with jitter), when bookmarks are allowed. */
-export const BOOKMARK_INTERVAL_MS = 60_000;
-
 interface WatchParams {
   resourceVersion: string | undefined;
   sendInitialEvents: boolean | undefined;
@@ -56,7 +50,8 @@ function parseParams(r: ResourceRequest): WatchParams {
 export async function handleWatch(r: ResourceRequest): Promise<void> {
   if (r.ri.subresource !== '') throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
   if (!r.info.verbs.includes('watch')) throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
-  negotiateOutput(r.req.headers.accept, 'watch');
+  const format = negotiateOutput(r.req.headers.accept, 'watch');
+  const representation = format.representation;
   const params = parseParams(r);
   const selection = selectionFor(r, r.ri.name);
   const nsPrefix = r.info.namespaced && r.ri.namespace !== '' ? `${r.ri.namespace}/` : '';
@@ -82,7 +77,7 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
         filter: selection.matchesStored,
       });
       startRv = listed.resourceVersion;
-      initial = listed.items.map((i) => objectLine('ADDED', i.json, r.apiVersion));
+      initial = listed.items.map((i) => objectLine('ADDED', i.json, r.apiVersion, representation));
     } else if (params.resourceVersion === undefined || params.resourceVersion === '0') {
       startRv = await storage.currentResourceVersion(r.type);
     } else {
@@ -93,7 +88,7 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
   }
 
   res.status(200);
-  res.setHeader('Content-Type', 'application/json');
+  res.setHeader('Content-Type', format.contentType);
   res.setHeader('Cache-Control', 'no-cache, private');
   res.flushHeaders();
 
@@ -113,7 +108,7 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
   const write = (line: string): void => {
     if (closed) return;
     res.write(line);
-    if (res.writableLength > MAX_WATCH_BACKLOG_BYTES) finish();
+    if (res.writableLength > r.services.maxWatchBacklogBytes) finish();
   };
 
   const sendBookmark = (annotations?: Record<string, string>): void => {
@@ -130,7 +125,7 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
     bookmarkTimer = setTimeout(() => {
       sendBookmark();
       scheduleBookmark();
-    }, BOOKMARK_INTERVAL_MS * (0.75 + Math.random() * 0.25));
+    }, r.services.bookmarkIntervalMs * (0.75 + Math.random() * 0.25));
   };
 
   for (const line of initial) write(line);
@@ -151,17 +146,22 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
       else if (event.type === 'DELETED') type = before ? 'DELETED' : undefined;
       else type = now && before ? 'MODIFIED' : now ? 'ADDED' : before ? 'DELETED' : undefined;
     }
-    if (type !== undefined) write(encodedLine(event, type, r.apiVersion));
+    if (type !== undefined) write(encodedLine(event, type, r.apiVersion, representation));
   };
 
+  const goneLine = (err: StorageError, from: string): string => errorLine({
+    kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure',
+    message: `too old resource version: ${from} (${err.resourceVersion ?? ''})`, reason: 'Expired', code: 410,
+  });
+  const onStorageError = (err: StorageError): void => {
+    write(goneLine(err, lastRv));
+    finish();
+  };
   try {
-    await storage.watch(r.type, startRv, onEvent, signal);
+    await storage.watch(r.type, startRv, onEvent, signal, onStorageError);
   } catch (err) {
     if (err instanceof StorageError && err.code === 'Gone') {
-      write(errorLine({
-        kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure',
-        message: `too old resource version: ${startRv} (${err.resourceVersion ?? ''})`, reason: 'Expired', code: 410,
-      }));
+      write(goneLine(err, startRv));
     } else {
       const apiErr = storageErrorToApi(err, r, r.ri.name);
       const status = apiErr instanceof ApiError ? apiErr.toStatus() : { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: String(apiErr), reason: 'InternalError', code: 500 };

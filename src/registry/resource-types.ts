@@ -21,6 +21,8 @@ export interface ResourceInfo {
   /** OpenAPI definition name of the kind (e.g. `io.k8s.api.core.v1.Pod`), or '' for virtual types. */
   definition: string;
   subresources: Record<string, SubresourceInfo>;
+  /** True for types defined by a CustomResourceDefinition. */
+  custom?: boolean;
 }
 
 export interface GroupInfo {

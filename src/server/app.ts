@@ -41,7 +41,16 @@ function compressionFilter(req: Request, res: Response): boolean {
  * path. Runs bootstrap (system namespaces) as a post-start hook, and the namespace controller when
  * `runControllers` is set (one process per storage).
  */
-export async function startServer(config: ServerConfig, storage: Storage, options: { runControllers?: boolean } = {}): Promise<CapstanServer> {
+export interface StartOptions {
+  /** Run the namespace controller in this process (default true; one process per storage should). */
+  runControllers?: boolean;
+  /** Clock for continue tokens (tests). */
+  now?: () => number;
+  bookmarkIntervalMs?: number;
+  maxWatchBacklogBytes?: number;
+}
+
+export async function startServer(config: ServerConfig, storage: Storage, options: StartOptions = {}): Promise<CapstanServer> {
   const registry = ResourceRegistry.builtIn();
   const shutdown = new AbortController();
   const services: ApiServices = {
@@ -52,6 +61,9 @@ export async function startServer(config: ServerConfig, storage: Storage, option
     historyMs: config.watchCacheHistoryMs,
     minRequestTimeoutSeconds: config.minRequestTimeoutSeconds,
     shutdownSignal: shutdown.signal,
+    now: options.now ?? Date.now,
+    bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
+    maxWatchBacklogBytes: options.maxWatchBacklogBytes ?? 16 * 1024 * 1024,
   };
   const health = new HealthChecks({ livezGracePeriodMs: config.livezGracePeriodMs });
   health.addStorageChecks(async () => {

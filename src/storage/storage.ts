@@ -113,8 +113,10 @@ export interface Storage {
    * Delivers every change of `type` after `fromResourceVersion`, in order and exactly once, then live
    * changes until `signal` aborts. Rejects with `Gone` when history no longer reaches back to
    * `fromResourceVersion`. Resolves once the listener is registered (history replayed or queued).
+   * `onError` is called at most once if the backend later cannot deliver every change (for example
+   * the history was trimmed past changes a lagging reader had not read); the watch is over then.
    */
-  watch(type: string, fromResourceVersion: string, listener: ChangeListener, signal: AbortSignal): Promise<void>;
+  watch(type: string, fromResourceVersion: string, listener: ChangeListener, signal: AbortSignal, onError?: (err: StorageError) => void): Promise<void>;
 
   /** Whether the backend can serve requests (readyz storage check). */
   ready(): Promise<boolean>;

@@ -1,5 +1,7 @@
 import type { ChangeEvent } from '../storage/storage.js';
 import { withApiVersion, type Obj } from '../handlers/object-util.js';
+import type { Representation } from '../codec/negotiation.js';
+import { toPartialObjectMetadata, toTable } from '../codec/representations.js';
 
 /**
  * Encodes each change once per (event type, apiVersion) and shares the bytes across all watchers;
@@ -10,17 +12,20 @@ const parsedCache = new WeakMap<ChangeEvent, { current: Obj; previous: Obj | und
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
-/** The JSON line (`{"type":...,"object":...}\n`) for `event` delivered as `type` at `apiVersion`. */
-export function encodedLine(event: ChangeEvent, type: WatchEventType, apiVersion: string): string {
+/**
+ * The JSON line (`{"type":...,"object":...}\n`) for `event` delivered as `type` at `apiVersion`, in
+ * the watch's representation (the object, a one-row Table, or PartialObjectMetadata).
+ */
+export function encodedLine(event: ChangeEvent, type: WatchEventType, apiVersion: string, representation: Representation = 'object'): string {
   let byKey = lineCache.get(event);
   if (!byKey) {
     byKey = new Map();
     lineCache.set(event, byKey);
   }
-  const k = `${type} ${apiVersion}`;
+  const k = `${type} ${apiVersion} ${representation}`;
   let line = byKey.get(k);
   if (line === undefined) {
-    line = `{"type":"${type}","object":${withApiVersion(event.json, apiVersion)}}\n`;
+    line = objectLine(type, event.json, apiVersion, representation);
     byKey.set(k, line);
   }
   return line;
@@ -39,9 +44,16 @@ export function parsedObjects(event: ChangeEvent): { current: Obj; previous: Obj
   return parsed;
 }
 
-/** A line for an object that is not a stored change (synthetic ADDED of initial state). */
-export function objectLine(type: WatchEventType, json: string, apiVersion: string): string {
-  return `{"type":"${type}","object":${withApiVersion(json, apiVersion)}}\n`;
+/** A line for one object (synthetic ADDED of initial state, or a change) in a representation. */
+export function objectLine(type: WatchEventType, json: string, apiVersion: string, representation: Representation = 'object'): string {
+  const objectJson = withApiVersion(json, apiVersion);
+  if (representation === 'object') return `{"type":"${type}","object":${objectJson}}\n`;
+  const obj = JSON.parse(objectJson) as Obj;
+  const meta = (typeof obj.metadata === 'object' && obj.metadata !== null ? obj.metadata : {}) as Obj;
+  const out = representation === 'Table'
+    ? toTable([obj], { resourceVersion: meta.resourceVersion ?? '' })
+    : toPartialObjectMetadata(obj);
+  return `${JSON.stringify({ type, object: out })}\n`;
 }
 
 /** A BOOKMARK line: only kind, apiVersion and metadata.resourceVersion (plus annotations when given). */

@@ -1,0 +1,67 @@
+#!lua
+--[[
+create-4.lua: stores a new object when its key is absent, as one atomic step (check, version,
+object, index, change event, history trim).
+
+KEYS[1]  counter   string: the type's current resourceVersion (absent means 1)
+KEYS[2]  objects   hash:   object key -> "<rv>:<offset>:<json>" (offset = bytes before the rv in json)
+KEYS[3]  index     zset:   object keys, score 0, for byte-ordered ranges
+KEYS[4]  stream    stream: change events, id "<rv>-0"
+ARGV[1]  object key ("namespace/name" or "name")
+ARGV[2]  object JSON up to and including the opening quote of metadata.resourceVersion
+ARGV[3]  object JSON from the closing quote of metadata.resourceVersion on
+ARGV[4]  history window in milliseconds (events older than now - window are trimmed)
+ARGV[5]  most events kept in the stream
+
+Returns  {"ok", rv}            the object was stored at version rv
+         {"AlreadyExists"}     an object with that key exists; nothing was written
+
+Stream entry fields: t (ms, server time), e ("ADDED"), k (key), o (object JSON).
+The JSON is never decoded: the new version is spliced between ARGV[2] and ARGV[3].
+]]
+
+local function next_version(counter)
+  local current = redis.call('GET', counter)
+  if not current then current = '1' end
+  return string.format('%d', tonumber(current) + 1)
+end
+
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
+-- Drops the oldest events while they are older than the window (the count cap is applied by XADD).
+local function trim_by_age(stream, now, window)
+  local cutoff = now - window
+  local last_old = nil
+  local start = '-'
+  for _ = 1, 10000 do
+    local head = redis.call('XRANGE', stream, start, '+', 'COUNT', 1)
+    if #head == 0 then break end
+    local id = head[1][1]
+    if tonumber(head[1][2][2]) >= cutoff then break end
+    last_old = id
+    start = '(' .. id
+  end
+  if last_old then
+    -- Ids are "<rv>-0", so MINID "<rv>-1" removes exactly the entries up to and including rv.
+    redis.call('XTRIM', stream, 'MINID', (string.gsub(last_old, '-0$', '-1')))
+  end
+end
+
+local key = ARGV[1]
+if redis.call('HEXISTS', KEYS[2], key) == 1 then
+  return {'AlreadyExists'}
+end
+
+local rv = next_version(KEYS[1])
+local now = now_ms()
+local json = ARGV[2] .. rv .. ARGV[3]
+-- Trimming first, then XADD: after XADD only plain writes follow, which cannot fail halfway.
+trim_by_age(KEYS[4], now, tonumber(ARGV[4]))
+redis.call('XADD', KEYS[4], 'MAXLEN', ARGV[5], rv .. '-0', 't', now, 'e', 'ADDED', 'k', key, 'o', json)
+redis.call('SET', KEYS[1], rv)
+redis.call('HSET', KEYS[2], key, rv .. ':' .. #ARGV[2] .. ':' .. json)
+redis.call('ZADD', KEYS[3], 0, key)
+return {'ok', rv}

@@ -1,0 +1,77 @@
+#!lua
+--[[
+delete-4.lua: removes an object, optionally only at an expected version, as one atomic step
+(check, version, object, index, change event, history trim).
+
+KEYS[1]  counter   string: the type's current resourceVersion (absent means 1)
+KEYS[2]  objects   hash:   object key -> "<rv>:<offset>:<json>" (offset = bytes before the rv in json)
+KEYS[3]  index     zset:   object keys
+KEYS[4]  stream    stream: change events, id "<rv>-0"
+ARGV[1]  object key
+ARGV[2]  "1" when ARGV[3] must equal the object's version, "0" for an unconditional delete
+ARGV[3]  expected current resourceVersion (ignored when ARGV[2] is "0")
+ARGV[4]  history window in milliseconds
+ARGV[5]  most events kept in the stream
+
+Returns  {"ok", rv, tombstone}   removed at version rv; tombstone is the last JSON of the object
+                                 with metadata.resourceVersion replaced by rv
+         {"NotFound"}            no object has that key; nothing was written
+         {"Conflict", current}   the object is at version current; nothing was written
+
+Stream entry fields: t, e ("DELETED"), k, o (tombstone JSON), p (last JSON), pr (last rv).
+]]
+
+local function next_version(counter)
+  local current = redis.call('GET', counter)
+  if not current then current = '1' end
+  return string.format('%d', tonumber(current) + 1)
+end
+
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
+local function trim_by_age(stream, now, window)
+  local cutoff = now - window
+  local last_old = nil
+  local start = '-'
+  for _ = 1, 10000 do
+    local head = redis.call('XRANGE', stream, start, '+', 'COUNT', 1)
+    if #head == 0 then break end
+    local id = head[1][1]
+    if tonumber(head[1][2][2]) >= cutoff then break end
+    last_old = id
+    start = '(' .. id
+  end
+  if last_old then
+    redis.call('XTRIM', stream, 'MINID', (string.gsub(last_old, '-0$', '-1')))
+  end
+end
+
+local key = ARGV[1]
+local stored = redis.call('HGET', KEYS[2], key)
+if not stored then
+  return {'NotFound'}
+end
+local sep1 = string.find(stored, ':', 1, true)
+local sep2 = string.find(stored, ':', sep1 + 1, true)
+local current_rv = string.sub(stored, 1, sep1 - 1)
+if ARGV[2] == '1' and current_rv ~= ARGV[3] then
+  return {'Conflict', current_rv}
+end
+local offset = tonumber(string.sub(stored, sep1 + 1, sep2 - 1))
+local previous = string.sub(stored, sep2 + 1)
+
+local rv = next_version(KEYS[1])
+local now = now_ms()
+-- The stored offset locates metadata.resourceVersion, so no JSON is decoded to rewrite it.
+local tombstone = string.sub(previous, 1, offset) .. rv .. string.sub(previous, offset + #current_rv + 1)
+-- Trimming first, then XADD: after XADD only plain writes follow, which cannot fail halfway.
+trim_by_age(KEYS[4], now, tonumber(ARGV[4]))
+redis.call('XADD', KEYS[4], 'MAXLEN', ARGV[5], rv .. '-0', 't', now, 'e', 'DELETED', 'k', key,
+  'o', tombstone, 'p', previous, 'pr', current_rv)
+redis.call('SET', KEYS[1], rv)
+redis.call('HDEL', KEYS[2], key)
+redis.call('ZREM', KEYS[3], key)
+return {'ok', rv, tombstone}

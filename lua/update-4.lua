@@ -1,0 +1,74 @@
+#!lua
+--[[
+update-4.lua: compare-and-swap replace of an existing object, as one atomic step (check, version,
+object, change event, history trim).
+
+KEYS[1]  counter   string: the type's current resourceVersion (absent means 1)
+KEYS[2]  objects   hash:   object key -> "<rv>:<offset>:<json>" (offset = bytes before the rv in json)
+KEYS[3]  index     zset:   object keys (unchanged by an update; passed so every key is declared)
+KEYS[4]  stream    stream: change events, id "<rv>-0"
+ARGV[1]  object key
+ARGV[2]  expected current resourceVersion of the object
+ARGV[3]  new object JSON up to and including the opening quote of metadata.resourceVersion
+ARGV[4]  new object JSON from the closing quote of metadata.resourceVersion on
+ARGV[5]  history window in milliseconds
+ARGV[6]  most events kept in the stream
+
+Returns  {"ok", rv}              the object was replaced at version rv
+         {"NotFound"}            no object has that key; nothing was written
+         {"Conflict", current}   the object is at version current; nothing was written
+
+Stream entry fields: t, e ("MODIFIED"), k, o (new JSON), p (previous JSON), pr (previous rv).
+]]
+
+local function next_version(counter)
+  local current = redis.call('GET', counter)
+  if not current then current = '1' end
+  return string.format('%d', tonumber(current) + 1)
+end
+
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
+local function trim_by_age(stream, now, window)
+  local cutoff = now - window
+  local last_old = nil
+  local start = '-'
+  for _ = 1, 10000 do
+    local head = redis.call('XRANGE', stream, start, '+', 'COUNT', 1)
+    if #head == 0 then break end
+    local id = head[1][1]
+    if tonumber(head[1][2][2]) >= cutoff then break end
+    last_old = id
+    start = '(' .. id
+  end
+  if last_old then
+    redis.call('XTRIM', stream, 'MINID', (string.gsub(last_old, '-0$', '-1')))
+  end
+end
+
+local key = ARGV[1]
+local stored = redis.call('HGET', KEYS[2], key)
+if not stored then
+  return {'NotFound'}
+end
+local sep1 = string.find(stored, ':', 1, true)
+local sep2 = string.find(stored, ':', sep1 + 1, true)
+local current_rv = string.sub(stored, 1, sep1 - 1)
+if current_rv ~= ARGV[2] then
+  return {'Conflict', current_rv}
+end
+local previous = string.sub(stored, sep2 + 1)
+
+local rv = next_version(KEYS[1])
+local now = now_ms()
+local json = ARGV[3] .. rv .. ARGV[4]
+-- Trimming first, then XADD: after XADD only plain writes follow, which cannot fail halfway.
+trim_by_age(KEYS[4], now, tonumber(ARGV[5]))
+redis.call('XADD', KEYS[4], 'MAXLEN', ARGV[6], rv .. '-0', 't', now, 'e', 'MODIFIED', 'k', key,
+  'o', json, 'p', previous, 'pr', current_rv)
+redis.call('SET', KEYS[1], rv)
+redis.call('HSET', KEYS[2], key, rv .. ':' .. #ARGV[3] .. ':' .. json)
+return {'ok', rv}

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Installs what the test suite needs beyond npm packages, on a fresh Debian machine:
+# redis-server (tests spawn their own servers on free ports). kubectl and Go are part of the image.
+set -euo pipefail
+if ! command -v redis-server >/dev/null 2>&1; then
+  echo "redis-server not found: installing it from Debian's packages" >&2
+  SUDO=""
+  if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq redis-server >/dev/null
+fi
+redis-server --version >&2

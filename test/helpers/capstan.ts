@@ -1,0 +1,108 @@
+/**
+ * Capstan servers for tests: in-process (fast, over real HTTP on a free port) or as a spawned
+ * `capstan` process (for flags, signals and start-up timing). Each test owns and stops its servers.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { defaultConfig, type ServerConfig } from '../../src/cli/flags.js';
+import { kubeconfigFor } from '../../src/cli/kubeconfig.js';
+import { startServer, type CapstanServer, type StartOptions } from '../../src/server/app.js';
+import { MemoryStorage } from '../../src/storage/memory-storage.js';
+import type { Storage } from '../../src/storage/storage.js';
+
+/** Path of the compiled `capstan` entry point. */
+export const CAPSTAN_MAIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src', 'main.js');
+
+export interface TestServer {
+  url: string;
+  server: CapstanServer;
+  /** A kubeconfig file pointing at the server. */
+  kubeconfig: string;
+  stop(): Promise<void>;
+}
+
+/** Starts an in-process server on 127.0.0.1 and a free port over `storage` (memory by default). */
+export async function startTestServer(overrides: Partial<ServerConfig> = {}, storage?: Storage, options: StartOptions = {}): Promise<TestServer> {
+  const config: ServerConfig = { ...defaultConfig(), port: 0, ...overrides };
+  const store = storage ?? new MemoryStorage({ historyMs: config.watchCacheHistoryMs });
+  const server = await startServer(config, store, options);
+  const dir = mkdtempSync(join(tmpdir(), 'capstan-kc-'));
+  const kubeconfig = join(dir, 'kubeconfig');
+  writeFileSync(kubeconfig, kubeconfigFor(server.url));
+  return {
+    url: server.url,
+    server,
+    kubeconfig,
+    stop: async () => {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface CapstanProcess {
+  child: ChildProcess;
+  url: string;
+  /** Everything written to stderr so far. */
+  stderr(): string;
+  /** Sends SIGTERM and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Spawns `node dist/src/main.js` with `args` (plus `--port` when not given) and waits until it serves. */
+export async function spawnCapstan(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CapstanProcess> {
+  const child = spawn(process.execPath, [CAPSTAN_MAIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr?.on('data', (d: Buffer) => { err += d.toString(); });
+  child.stdout?.resume();
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`capstan did not start: ${err}`)), 20_000);
+    const onData = (): void => {
+      const m = /"msg":"serving","url":"([^"]+)"/.exec(err);
+      if (m) {
+        clearTimeout(timer);
+        child.stderr?.off('data', onData);
+        resolve(m[1] as string);
+      }
+    };
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`capstan exited with ${String(code)}: ${err}`));
+    });
+  });
+  return {
+    child,
+    url,
+    stderr: () => err,
+    stop: (signal = 'SIGTERM') => new Promise((resolve) => {
+      if (child.exitCode !== null) {
+        resolve(child.exitCode);
+        return;
+      }
+      child.once('exit', (code) => resolve(code));
+      child.kill(signal);
+    }),
+  };
+}
+
+/** A unique lowercase name for test-owned objects. */
+export function uniqueName(prefix = 't'): string {
+  return `${prefix}-${Math.random().toString(36).slice(2, 8)}`;
+}
+
+/** fetch() against a test server returning status, headers and the parsed JSON (or text) body. */
+export async function api(url: string, path: string, init: RequestInit = {}): Promise<{ status: number; headers: Headers; body: any; text: string }> {
+  const res = await fetch(`${url}${path}`, init);
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // not JSON
+  }
+  return { status: res.status, headers: res.headers, body, text };
+}

@@ -1,0 +1,4 @@
+import { MemoryStorage } from '../../src/storage/memory-storage.js';
+import { describeStorageConformance } from './conformance.js';
+
+describeStorageConformance('memory', async (options) => new MemoryStorage(options));

@@ -1,0 +1,234 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Redis } from 'ioredis';
+import { RedisStorage, type RedisStorageOptions } from '../../src/storage/redis-storage.js';
+import { typeKeys } from '../../src/storage/redis-keys.js';
+import { startRedis, startRedisSentinel, type RedisServer } from '../helpers/redis-process.js';
+import { describeStorageConformance, freshType, obj, Recorder, rejectsWith } from './conformance.js';
+
+let server: RedisServer | undefined;
+const quiet = (): void => undefined;
+
+before(async () => {
+  server = await startRedis();
+});
+after(async () => {
+  await server?.stop();
+});
+
+function url(): string {
+  if (!server) throw new Error('redis-server not started');
+  return server.url;
+}
+
+async function connect(extra: Partial<RedisStorageOptions> = {}): Promise<RedisStorage> {
+  return RedisStorage.connect({ url: url(), historyMs: 60_000, onError: quiet, ...extra });
+}
+
+describeStorageConformance('redis standalone', (options) => connect(options));
+
+describe('redis storage specifics', () => {
+  test('a second instance (another worker) sees the first one\'s writes, in order, and can CAS them', async () => {
+    const one = await connect();
+    const two = await connect();
+    const stop = new AbortController();
+    try {
+      const t = freshType();
+      const r = new Recorder();
+      await two.watch(t, '1', r.listener, stop.signal);
+      const created = await Promise.all(Array.from({ length: 20 }, (_, i) => one.create(t, `ns/k${i}`, obj(`k${i}`, 'ns'))));
+      await r.until(20);
+      assert.deepEqual(r.versions(), Array.from({ length: 20 }, (_, i) => String(i + 2)));
+      assert.deepEqual((await two.list(t)).items.length, 20);
+      const first = created[0];
+      assert.ok(first);
+      const updated = await two.update(t, first.key, obj('k0', 'ns', { by: 'two' }), first.resourceVersion);
+      await rejectsWith(one.update(t, first.key, obj('k0', 'ns'), first.resourceVersion), 'Conflict', updated.resourceVersion);
+      assert.deepEqual(await one.get(t, first.key), updated);
+      await r.until(21);
+      assert.equal(r.events[20]?.json, updated.json);
+    } finally {
+      stop.abort();
+      await one.close();
+      await two.close();
+    }
+  });
+
+  test('watchers replaying from Redis while writes continue get every change once, in order', async () => {
+    const writer = await connect();
+    const reader = await connect({ watchCacheSize: 4 });
+    const late = await connect();
+    const stop = new AbortController();
+    try {
+      const t = freshType();
+      for (let i = 0; i < 30; i++) await writer.create(t, `k${i}`, obj(`k${i}`));
+      const watchers: { from: number; r: Recorder }[] = [];
+      const join = async (s: RedisStorage, back: number): Promise<void> => {
+        const from = Math.max(1, Number(await s.currentResourceVersion(t)) - back);
+        const r = new Recorder();
+        await s.watch(t, String(from), r.listener, stop.signal);
+        watchers.push({ from, r });
+      };
+      await join(reader, 0);
+      const writes = (async () => {
+        for (let i = 0; i < 60; i++) {
+          const k = `k${i % 30}`;
+          const current = await writer.get(t, k);
+          await writer.update(t, k, obj(k, undefined, { i }), current?.resourceVersion ?? '');
+        }
+      })();
+      // Older than the reader's 4-event cache: replayed with XRANGE while live events are held back.
+      const joins = Array.from({ length: 8 }, async (_, j) => {
+        await new Promise((r) => setTimeout(r, j * 3));
+        await join(j % 2 === 0 ? reader : late, 20 + j);
+      });
+      await Promise.all([writes, ...joins]);
+      const final = Number(await writer.currentResourceVersion(t));
+      assert.equal(final, 91);
+      for (const { from, r } of watchers) {
+        await r.until(final - from);
+        await new Promise((res) => setTimeout(res, 10));
+        assert.deepEqual(r.versions(), Array.from({ length: final - from }, (_, i) => String(from + 1 + i)));
+      }
+    } finally {
+      stop.abort();
+      await Promise.all([writer.close(), reader.close(), late.close()]);
+    }
+  });
+
+  test('JSON is stored byte-exact: empty arrays and objects, and bigint values with all digits', async () => {
+    const s = await connect();
+    const raw = new Redis(url());
+    try {
+      const t = freshType();
+      const o = { metadata: { name: 'big' }, spec: { items: [], map: {}, big: 9007199254740993n, neg: -12345678901234567890n, f: 1.5 } };
+      const created = await s.create(t, 'big', o);
+      const expected = '{"metadata":{"name":"big","resourceVersion":"2"},"spec":{"items":[],"map":{},"big":9007199254740993,"neg":-12345678901234567890,"f":1.5}}';
+      assert.equal(created.json, expected);
+      assert.equal((await s.get(t, 'big'))?.json, expected);
+      const stored = await raw.hget(typeKeys('capstan:', t).objects, 'big');
+      assert.equal(stored, `2:${expected.indexOf('"2"') + 1}:${expected}`);
+      const gone = await s.delete(t, 'big');
+      assert.equal(gone.json, expected.replace('"resourceVersion":"2"', '"resourceVersion":"3"'));
+      const r = new Recorder();
+      const stop = new AbortController();
+      await s.watch(t, '1', r.listener, stop.signal);
+      await r.until(2);
+      stop.abort();
+      assert.equal(r.events[0]?.json, expected);
+      assert.equal(r.events[1]?.prevJson, expected);
+      // A user string that looks like the rv field does not confuse the splice.
+      const tricky = await s.create(t, 'tricky', { metadata: { name: 'tricky', annotations: { a: '"resourceVersion":"7"' } }, spec: { claimRef: { resourceVersion: '7' } } });
+      const dead = await s.delete(t, 'tricky');
+      assert.equal(dead.json, tricky.json.replace('"resourceVersion":"4"', `"resourceVersion":"${dead.resourceVersion}"`));
+      assert.match(dead.json, /"claimRef":\{"resourceVersion":"7"\}/);
+    } finally {
+      raw.disconnect();
+      await s.close();
+    }
+  });
+
+  test('keys of a type share one hash tag; scripts are loaded once and survive SCRIPT FLUSH', async () => {
+    const s = await connect({ keyPrefix: 'iso:' });
+    const raw = new Redis(url());
+    try {
+      const t = freshType();
+      await s.create(t, 'a', obj('a'));
+      const keys = (await raw.keys(`iso:{${t}}*`)).sort();
+      assert.deepEqual(keys, [`iso:{${t}}:changes`, `iso:{${t}}:index`, `iso:{${t}}:objects`, `iso:{${t}}:rv`]);
+      await raw.script('FLUSH');
+      assert.equal((await s.create(t, 'b', obj('b'))).resourceVersion, '3');
+    } finally {
+      raw.disconnect();
+      await s.close();
+    }
+  });
+
+  test('acknowledged writes survive kill -9 of an AOF (appendfsync always) server; Unavailable while it is down', async () => {
+    const aof = await startRedis({ appendOnly: true });
+    const s = await RedisStorage.connect({ url: aof.url, historyMs: 60_000, onError: quiet, commandTimeoutMs: 1000 });
+    try {
+      const t = freshType();
+      const acknowledged = [];
+      for (let i = 0; i < 50; i++) acknowledged.push(await s.create(t, `k${String(i).padStart(2, '0')}`, obj(`k${i}`, undefined, { list: [] })));
+      await aof.kill9();
+      assert.equal(await s.ready(), false);
+      await rejectsWith(s.create(t, 'during', obj('during')), 'Unavailable');
+      await rejectsWith(s.get(t, 'k00'), 'Unavailable');
+      await aof.restart();
+      for (let i = 0; i < 100 && !(await s.ready()); i++) await new Promise((r) => setTimeout(r, 50));
+      assert.equal(await s.ready(), true);
+      const listed = await s.list(t);
+      assert.deepEqual(listed.items, acknowledged);
+      assert.equal(listed.resourceVersion, '51');
+      const r = new Recorder();
+      const stop = new AbortController();
+      await s.watch(t, '1', r.listener, stop.signal);
+      await r.until(50);
+      stop.abort();
+      assert.equal(r.events.length, 50);
+      assert.equal((await s.create(t, 'after', obj('after'))).resourceVersion, '52');
+    } finally {
+      await s.close();
+      await aof.stop();
+    }
+  });
+
+  test('waitReplicas: writes resolve once a replica has them; Unavailable when no replica acknowledges', async () => {
+    const primary = await startRedis({ args: ['--repl-diskless-sync-delay', '0'] });
+    const replica = await startRedis();
+    const raw = new Redis(replica.url);
+    const s = await RedisStorage.connect({ url: primary.url, historyMs: 60_000, onError: quiet, waitReplicas: 1, waitTimeoutMs: 300 });
+    try {
+      const t = freshType();
+      await rejectsWith(s.create(t, 'lonely', obj('lonely')), 'Unavailable');
+      await raw.replicaof('127.0.0.1', primary.port);
+      for (let i = 0; i < 100; i++) {
+        const info = await raw.info('replication');
+        if (info.includes('master_link_status:up')) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const created = await s.create(t, 'a', obj('a'));
+      const copy = await raw.hget(typeKeys('capstan:', t).objects, 'a');
+      assert.ok(copy?.endsWith(created.json));
+      const onReplica = await RedisStorage.connect({ url: replica.url, historyMs: 60_000, onError: quiet });
+      try {
+        const error = await rejectsWith(onReplica.create(t, 'b', obj('b')), 'Unavailable');
+        assert.match(error.message, /READONLY/);
+        assert.deepEqual(await onReplica.get(t, 'a'), created);
+      } finally {
+        await onReplica.close();
+      }
+    } finally {
+      raw.disconnect();
+      await s.close();
+      await replica.stop();
+      await primary.stop();
+    }
+  });
+
+  test('connects through Sentinel to the monitored master', async () => {
+    if (!server) throw new Error('redis-server not started');
+    const sentinel = await startRedisSentinel(server.port, 'capstan');
+    const s = await RedisStorage.connect({ sentinels: [{ host: sentinel.host, port: sentinel.port }], sentinelName: 'capstan', historyMs: 60_000, onError: quiet });
+    const direct = await connect();
+    try {
+      const t = freshType();
+      const created = await s.create(t, 'a', obj('a'));
+      assert.deepEqual(await direct.get(t, 'a'), created);
+    } finally {
+      await s.close();
+      await direct.close();
+      await sentinel.stop();
+    }
+  });
+
+  test('connect fails with Unavailable when nothing listens; ready() and close()', async () => {
+    await rejectsWith(RedisStorage.connect({ url: 'redis://127.0.0.1:1', historyMs: 1000, onError: quiet, commandTimeoutMs: 300 }), 'Unavailable');
+    const s = await connect();
+    assert.equal(await s.ready(), true);
+    await s.close();
+    assert.equal(await s.ready(), false);
+    await rejectsWith(s.get(freshType(), 'x'), 'Unavailable');
+  });
+});
