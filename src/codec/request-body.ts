@@ -54,9 +54,15 @@ function assertNoForbiddenKeys(value: unknown): void {
   }
 }
 
-/** Summarises a body for error messages the way kube does (first bytes, then "..."). */
-function summarize(text: string, max = 30): string {
-  return text.length > max ? `${text.slice(0, max)} ...` : text;
+/**
+ * Summarises a body for decode errors as kube's summarizeData does: `<empty>`, the first bytes of a
+ * JSON object as text, anything else as hex, with " ..." when cut.
+ */
+function summarize(body: Buffer, max = 30): string {
+  if (body.length === 0) return '<empty>';
+  const head = body.subarray(0, max);
+  const shown = body[0] === 0x7b ? head.toString('utf8') : head.toString('hex');
+  return body.length > max ? `${shown} ...` : shown;
 }
 
 /**
@@ -72,7 +78,7 @@ export function decodeBody(contentTypeHeader: string | undefined, body: Buffer, 
     } catch (err) {
       if (err instanceof ApiError) throw err;
       const detail = err instanceof Error ? err.message : String(err);
-      throw badRequest(`the object provided is unrecognized (must be of type ${intoKind}): couldn't get version/kind; json parse error: ${detail} (${summarize(text)})`);
+      throw badRequest(`the object provided is unrecognized (must be of type ${intoKind}): couldn't get version/kind; json parse error: ${detail} (${summarize(body)})`);
     }
   }
   if (type === 'application/yaml' || type === 'text/yaml' || type === 'application/x-yaml') {
@@ -81,7 +87,7 @@ export function decodeBody(contentTypeHeader: string | undefined, body: Buffer, 
       value = yamlLoad(text);
     } catch (err) {
       const detail = err instanceof Error ? err.message.split('\n')[0] : String(err);
-      throw badRequest(`the object provided is unrecognized (must be of type ${intoKind}): yaml: ${detail} (${summarize(text)})`);
+      throw badRequest(`the object provided is unrecognized (must be of type ${intoKind}): yaml: ${detail} (${summarize(body)})`);
     }
     assertNoForbiddenKeys(value);
     return toJsonValue(value);

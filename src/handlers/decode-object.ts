@@ -1,7 +1,49 @@
-import { badRequest } from '../api/errors.js';
+import { ApiError, badRequest } from '../api/errors.js';
 import { decodeBody, readBody } from '../codec/request-body.js';
+import { schemaForDefinition } from '../schema/openapi-schema.js';
+import { pruneUnknownFields } from '../strategy/unknown-fields.js';
 import { isObject, type Obj } from './object-util.js';
 import type { ResourceRequest } from './context.js';
+
+const FIELD_VALIDATION = new Set(['Ignore', 'Warn', 'Strict']);
+
+/** The request's `fieldValidation` (kube's default is Warn); 400 for other values, as kube answers. */
+export function fieldValidationOf(r: ResourceRequest): 'Ignore' | 'Warn' | 'Strict' {
+  const v = r.query.get('fieldValidation') ?? 'Warn';
+  if (v === '') return 'Warn';
+  if (!FIELD_VALIDATION.has(v)) {
+    throw badRequest(`fieldValidation must be one of "Ignore", "Warn", or "Strict", got ${JSON.stringify(v)}`);
+  }
+  return v as 'Ignore' | 'Warn' | 'Strict';
+}
+
+/**
+ * Drops fields the type does not declare, as typed decoding does: with fieldValidation=Strict they
+ * fail the request (400 `strict decoding error: unknown field "..."`, prefixed by `prefix`), with Warn
+ * each becomes a `Warning` header, with Ignore they vanish silently. Types without a schema (custom
+ * resources, virtual types) are left alone.
+ */
+export function handleUnknownFields(r: ResourceRequest, obj: Obj, definition: string, prefix: string): void {
+  const mode = fieldValidationOf(r);
+  if (r.info.custom === true || definition === '') return;
+  const schema = schemaForDefinition(definition);
+  if (!schema) return;
+  const unknown = pruneUnknownFields(obj, schema);
+  if (unknown.length === 0) return;
+  if (mode === 'Strict') {
+    throw new ApiError(400, 'BadRequest', `${prefix}strict decoding error: ${unknown.map((f) => `unknown field ${JSON.stringify(f)}`).join(', ')}`);
+  }
+  if (mode === 'Warn' && !r.res.headersSent) {
+    for (const f of unknown) r.res.append('Warning', `299 - ${JSON.stringify(`unknown field ${JSON.stringify(f)}`)}`);
+  }
+}
+
+const SCALE_DEFINITION = 'io.k8s.api.autoscaling.v1.Scale';
+
+/** The OpenAPI definition a write's body is decoded as (Scale for the scale subresource). */
+export function bodyDefinition(r: ResourceRequest): string {
+  return r.ri.subresource === 'scale' ? SCALE_DEFINITION : r.info.definition;
+}
 
 /**
  * Reads and decodes a create/update body for the request's type: it must be an object whose
@@ -27,6 +69,8 @@ export async function decodeObject(r: ResourceRequest, expectedKind = r.info.kin
   if (kind && kind !== expectedKind) {
     throw badRequest(`${kind} in version "${versionOf(expectedApiVersion)}" cannot be handled as a ${expectedKind}: converting (${kind}) to (${expectedKind}): unknown conversion`);
   }
+  const definition = expectedKind === 'Scale' ? SCALE_DEFINITION : expectedKind === r.info.kind ? r.info.definition : '';
+  handleUnknownFields(r, value, definition, `${expectedKind} in version "${versionOf(expectedApiVersion)}" cannot be handled as a ${expectedKind}: `);
   return value;
 }
 

@@ -8,7 +8,7 @@ import {
 } from '../strategy/resource-strategy.js';
 import { isDryRun, storageErrorToApi, withStorage, type ResourceRequest } from './context.js';
 import { createObject } from './create.js';
-import { decodeObject } from './decode-object.js';
+import { bodyDefinition, decodeObject, handleUnknownFields } from './decode-object.js';
 import { canonicalize, isObject, jsonEqual, metadataOf, objectKey, stringField, withApiVersion, type Obj } from './object-util.js';
 import { patchObject } from './patching.js';
 import { fromScale, SCALE_API_VERSION, toScale } from './scale.js';
@@ -156,6 +156,7 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
     const viewRv = stringField(metadataOf(view), 'resourceVersion');
     const patched = patchObject(r, contentType, view, body);
     if (!isObject(patched)) throw badRequest('the patched object is not an object');
+    handleUnknownFields(r, patched, bodyDefinition(r), '');
     const patchedMeta = metadataOf(patched);
     const patchedRv = stringField(patchedMeta, 'resourceVersion');
     if (stringField(patchedMeta, 'name') !== r.ri.name) {

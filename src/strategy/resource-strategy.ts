@@ -77,11 +77,42 @@ function podQosClass(pod: Obj): string {
   return guaranteed ? 'Guaranteed' : 'Burstable';
 }
 
+/**
+ * kube's namespace defaulting and Canonicalize: every namespace carries
+ * `kubernetes.io/metadata.name=<name>`, whatever the client sent, so selectors can match by name.
+ */
+function setNamespaceNameLabel(ns: Obj): void {
+  const meta = metadataOf(ns);
+  const name = typeof meta.name === 'string' ? meta.name : '';
+  if (name === '') return;
+  const labels = isObject(meta.labels) ? meta.labels : {};
+  labels['kubernetes.io/metadata.name'] = name;
+  meta.labels = labels;
+}
+
+/**
+ * What kube's v1 Secret decoding does to every written Secret: `stringData` entries overwrite `data`
+ * (base64-encoded) and are never stored, and an empty `type` defaults to Opaque.
+ */
+function convertSecret(secret: Obj): void {
+  const stringData = secret.stringData;
+  if (isObject(stringData)) {
+    const data = isObject(secret.data) ? secret.data : {};
+    for (const [k, v] of Object.entries(stringData)) {
+      if (typeof v === 'string') data[k] = Buffer.from(v, 'utf8').toString('base64');
+    }
+    if (Object.keys(data).length > 0) secret.data = data;
+  }
+  delete secret.stringData;
+  if (typeof secret.type !== 'string' || secret.type === '') secret.type = 'Opaque';
+}
+
 /** Resets what a create may not set, as each type's PrepareForCreate does. */
 export function prepareForCreate(info: ResourceInfo, obj: Obj): void {
   const meta = metadataOf(obj);
   if (tracksGeneration(info)) meta.generation = 1;
   else delete meta.generation;
+  if (id(info) === '/secrets') convertSecret(obj);
   if (!hasStatusSubresource(info)) return;
   switch (id(info)) {
     case '/nodes':
@@ -90,6 +121,7 @@ export function prepareForCreate(info: ResourceInfo, obj: Obj): void {
       obj.status = { phase: 'Pending', qosClass: podQosClass(obj) };
       return;
     case '/namespaces': {
+      setNamespaceNameLabel(obj);
       obj.status = { phase: 'Active' };
       const spec = isObject(obj.spec) ? obj.spec : {};
       const finalizers = Array.isArray(spec.finalizers) ? spec.finalizers : [];
@@ -119,9 +151,11 @@ export function prepareForUpdate(info: ResourceInfo, next: Obj, old: Obj): void 
     if (old.status === undefined) delete next.status;
     else next.status = old.status;
   }
+  if (id(info) === '/secrets') convertSecret(next);
   if (id(info) === '/namespaces') {
     // spec.finalizers changes only through /finalize.
     next.spec = old.spec;
+    setNamespaceNameLabel(next);
   }
   const meta = metadataOf(next);
   const oldMeta = metadataOf(old);
@@ -157,7 +191,9 @@ export function prepareForFinalize(next: Obj, old: Obj): Obj {
   const result: Obj = structuredClone(old);
   const spec = isObject(result.spec) ? result.spec : {};
   const nextSpec = isObject(next.spec) ? next.spec : {};
-  if (nextSpec.finalizers === undefined) delete spec.finalizers;
+  // Go drops an empty finalizers list (omitempty), so [] reads back as absent.
+  if (nextSpec.finalizers === undefined || nextSpec.finalizers === null
+    || (Array.isArray(nextSpec.finalizers) && nextSpec.finalizers.length === 0)) delete spec.finalizers;
   else spec.finalizers = nextSpec.finalizers;
   result.spec = spec;
   metadataOf(result).resourceVersion = metadataOf(next).resourceVersion;

@@ -1,0 +1,157 @@
+/**
+ * SPEC 4.5: chunked lists on every backend: consistent pages under concurrent writes, ordering,
+ * remainingItemCount, tamper-evident and expiring continue tokens.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { allBackends } from '../helpers/backends.js';
+import { api, startTestServer, type TestServer } from '../helpers/capstan.js';
+
+function cmBody(name: string, labels: Record<string, string> = {}): string {
+  return JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels }, data: { v: name } });
+}
+
+async function post(url: string, ns: string, name: string, labels: Record<string, string> = {}): Promise<any> {
+  const r = await api(url, `/api/v1/namespaces/${ns}/configmaps`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: cmBody(name, labels) });
+  assert.equal(r.status, 201, r.text);
+  return r.body;
+}
+
+async function mkNamespace(url: string, name: string): Promise<void> {
+  const r = await api(url, '/api/v1/namespaces', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }) });
+  assert.equal(r.status, 201, r.text);
+}
+
+/** Follows continue tokens from `path`; returns every page. */
+async function allPages(url: string, path: string, between?: (page: number) => Promise<void>): Promise<any[]> {
+  const pages: any[] = [];
+  let cont = '';
+  for (let i = 0; i < 1000; i++) {
+    const sep = path.includes('?') ? '&' : '?';
+    const r = await api(url, `${path}${cont ? `${sep}continue=${encodeURIComponent(cont)}` : ''}`);
+    assert.equal(r.status, 200, r.text);
+    pages.push(r.body);
+    cont = r.body.metadata.continue ?? '';
+    if (!cont) break;
+    if (between) await between(i);
+  }
+  return pages;
+}
+
+for (const backend of allBackends()) {
+  describe(`chunked lists (${backend.name})`, () => {
+    let s: TestServer;
+    let clock = Date.now();
+    before(async () => {
+      s = await startTestServer({}, await backend.open(), { now: () => clock });
+      await mkNamespace(s.url, 'chunk-a');
+      await mkNamespace(s.url, 'chunk-b');
+      for (let i = 0; i < 12; i++) {
+        await post(s.url, i % 2 === 0 ? 'chunk-b' : 'chunk-a', `cm-${String(i).padStart(2, '0')}`, { parity: i % 2 === 0 ? 'even' : 'odd' });
+      }
+    });
+    after(async () => {
+      await s.stop();
+      await backend.stop();
+    });
+
+    test('pages hold at most limit items, share one resourceVersion, and ignore later writes', async () => {
+      const path = '/api/v1/namespaces/chunk-a/configmaps?limit=2';
+      let extra = 0;
+      const pages = await allPages(s.url, path, async (i) => {
+        // Writes between pages: a new object, a modification and a deletion must not show up.
+        await post(s.url, 'chunk-a', `zz-late-${i}`);
+        extra++;
+        if (i === 0) {
+          const del = await api(s.url, '/api/v1/namespaces/chunk-a/configmaps/cm-11', { method: 'DELETE' });
+          assert.equal(del.status, 200);
+        }
+      });
+      const rvs = new Set(pages.map((p) => p.metadata.resourceVersion));
+      assert.equal(rvs.size, 1, 'every page has the first page\'s resourceVersion');
+      for (const p of pages) assert.ok(p.items.length <= 2);
+      const names = pages.flatMap((p) => p.items.map((i: any) => i.metadata.name));
+      assert.deepEqual(names, ['cm-01', 'cm-03', 'cm-05', 'cm-07', 'cm-09', 'cm-11']);
+      assert.ok(extra >= 2);
+      const after = await api(s.url, '/api/v1/namespaces/chunk-a/configmaps');
+      const now = after.body.items.map((i: any) => i.metadata.name);
+      assert.ok(!now.includes('cm-11') && now.includes('zz-late-0'), 'the writes did happen');
+    });
+
+    test('remainingItemCount while chunking, omitted on the last page and with selectors', async () => {
+      const pages = await allPages(s.url, '/api/v1/namespaces/chunk-b/configmaps?limit=4');
+      assert.equal(pages.length, 2);
+      assert.equal(pages[0].metadata.remainingItemCount, 2);
+      assert.equal(pages[1].metadata.remainingItemCount, undefined);
+      assert.equal(pages[1].metadata.continue, undefined);
+      const sel = await api(s.url, '/api/v1/namespaces/chunk-b/configmaps?limit=2&labelSelector=parity%3Deven');
+      assert.ok(sel.body.metadata.continue);
+      assert.equal(sel.body.metadata.remainingItemCount, undefined);
+      const full = await api(s.url, '/api/v1/namespaces/chunk-b/configmaps');
+      assert.equal(full.body.metadata.remainingItemCount, undefined);
+      assert.equal(full.body.metadata.continue, undefined);
+    });
+
+    test('items are ordered by namespace, then name, across namespaces', async () => {
+      const pages = await allPages(s.url, '/api/v1/configmaps?limit=5');
+      const keys = pages.flatMap((p) => p.items.map((i: any) => `${i.metadata.namespace}/${i.metadata.name}`));
+      const sorted = [...keys].sort((a, b) => (Buffer.from(a) < Buffer.from(b) ? -1 : 1));
+      assert.deepEqual(keys, sorted);
+      assert.ok(keys.indexOf('chunk-a/cm-01') < keys.indexOf('chunk-b/cm-00'));
+    });
+
+    test('a modified continue token is 400, never another collection\'s data', async () => {
+      const first = await api(s.url, '/api/v1/namespaces/chunk-a/configmaps?limit=1');
+      const token: string = first.body.metadata.continue;
+      const tampered = [
+        token.slice(0, 5) + (token[5] === 'A' ? 'B' : 'A') + token.slice(6),
+        token.split('.')[0] as string,
+        'not-a-token',
+        Buffer.from(JSON.stringify({ v: 1, rv: '1', start: 'chunk-b/', t: clock })).toString('base64url') + '.x',
+      ];
+      for (const t of tampered) {
+        const r = await api(s.url, `/api/v1/namespaces/chunk-a/configmaps?limit=1&continue=${encodeURIComponent(t)}`);
+        assert.equal(r.status, 400, t);
+        assert.equal(r.body.reason, 'BadRequest');
+        assert.match(r.body.message, /continue key is not valid/);
+      }
+    });
+
+    test('a continue token expires after 5 minutes: 410 Expired', async () => {
+      const first = await api(s.url, '/api/v1/namespaces/chunk-a/configmaps?limit=1');
+      const token = encodeURIComponent(first.body.metadata.continue);
+      clock += 4 * 60 * 1000;
+      const ok = await api(s.url, `/api/v1/namespaces/chunk-a/configmaps?limit=1&continue=${token}`);
+      assert.equal(ok.status, 200);
+      clock += 2 * 60 * 1000;
+      const expired = await api(s.url, `/api/v1/namespaces/chunk-a/configmaps?limit=1&continue=${token}`);
+      assert.equal(expired.status, 410);
+      assert.equal(expired.body.reason, 'Expired');
+      assert.match(expired.body.message, /continue parameter is too old/);
+    });
+  });
+
+  describe(`chunked lists past the history window (${backend.name})`, () => {
+    let s: TestServer;
+    before(async () => {
+      s = await startTestServer({}, await backend.open({ historyMaxEvents: 5 }));
+      for (let i = 0; i < 4; i++) await post(s.url, 'default', `h-${i}`);
+    });
+    after(async () => {
+      await s.stop();
+      await backend.stop();
+    });
+
+    test('a continue token or Exact list whose version left the history is 410 Gone', async () => {
+      const first = await api(s.url, '/api/v1/namespaces/default/configmaps?limit=1');
+      const rv = first.body.metadata.resourceVersion;
+      for (let i = 0; i < 10; i++) await post(s.url, 'default', `later-${i}`);
+      const cont = await api(s.url, `/api/v1/namespaces/default/configmaps?limit=1&continue=${encodeURIComponent(first.body.metadata.continue)}`);
+      assert.equal(cont.status, 410);
+      assert.equal(cont.body.reason, 'Expired');
+      const exact = await api(s.url, `/api/v1/namespaces/default/configmaps?resourceVersion=${rv}&resourceVersionMatch=Exact`);
+      assert.equal(exact.status, 410);
+      assert.equal(exact.body.reason, 'Expired');
+    });
+  });
+}

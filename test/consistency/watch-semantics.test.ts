@@ -1,0 +1,234 @@
+/**
+ * SPEC 4.6 and 6: watch ordering and exactly-once delivery, start points, selectors, 410, bookmarks,
+ * streaming lists and slow readers, on every storage backend.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { allBackends } from '../helpers/backends.js';
+import { api, startTestServer, uniqueName, type TestServer } from '../helpers/capstan.js';
+import { openWatch, type WatchEvent } from '../helpers/watch-client.js';
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+async function mkNamespace(url: string): Promise<string> {
+  const name = uniqueName('w');
+  const r = await api(url, '/api/v1/namespaces', { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify({ metadata: { name } }) });
+  assert.equal(r.status, 201, r.text);
+  return name;
+}
+
+async function create(url: string, ns: string, name: string, labels: Record<string, string> = {}, data: Record<string, string> = {}): Promise<any> {
+  const r = await api(url, `/api/v1/namespaces/${ns}/configmaps`, { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify({ metadata: { name, labels }, data }) });
+  assert.equal(r.status, 201, r.text);
+  return r.body;
+}
+
+async function patch(url: string, ns: string, name: string, body: unknown): Promise<any> {
+  const r = await api(url, `/api/v1/namespaces/${ns}/configmaps/${name}`, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json' }, body: JSON.stringify(body) });
+  assert.equal(r.status, 200, r.text);
+  return r.body;
+}
+
+async function del(url: string, ns: string, name: string): Promise<void> {
+  const r = await api(url, `/api/v1/namespaces/${ns}/configmaps/${name}`, { method: 'DELETE' });
+  assert.equal(r.status, 200, r.text);
+}
+
+function summary(events: WatchEvent[]): Array<[string, string]> {
+  return events.map((e) => [e.type, e.object.metadata.name as string]);
+}
+
+for (const backend of allBackends()) {
+  describe(`watch (${backend.name})`, () => {
+    let s: TestServer;
+    before(async () => {
+      s = await startTestServer({}, await backend.open(), { bookmarkIntervalMs: 300, maxWatchBacklogBytes: 256 * 1024 });
+    });
+    after(async () => {
+      await s.stop();
+      await backend.stop();
+    });
+
+    test('events arrive in resourceVersion order, each exactly once, under concurrent writes', async () => {
+      const ns = await mkNamespace(s.url);
+      const list = await api(s.url, `/api/v1/namespaces/${ns}/configmaps`);
+      const w = await openWatch(s.url, `/api/v1/namespaces/${ns}/configmaps?watch=1&resourceVersion=${list.body.metadata.resourceVersion}`);
+      assert.equal(w.status, 200);
+      assert.match(String(w.headers['content-type']), /application\/json/);
+      assert.equal(w.headers['transfer-encoding'], 'chunked');
+      const acknowledged: string[] = [];
+      const names = Array.from({ length: 40 }, (_, i) => `c-${i}`);
+      await Promise.all(names.map(async (n) => {
+        acknowledged.push((await create(s.url, ns, n)).metadata.resourceVersion);
+        acknowledged.push((await patch(s.url, ns, n, { data: { x: '1' } })).metadata.resourceVersion);
+      }));
+      await Promise.all(names.slice(0, 10).map(async (n) => del(s.url, ns, n)));
+      const total = names.length * 2 + 10;
+      const events = await w.waitFor((e) => e.length >= total, 10_000);
+      w.close();
+      assert.equal(events.length, total);
+      const rvs = events.map((e) => BigInt(e.object.metadata.resourceVersion));
+      for (let i = 1; i < rvs.length; i++) assert.ok((rvs[i] as bigint) > (rvs[i - 1] as bigint), 'strictly increasing');
+      const seen = new Set(events.map((e) => e.object.metadata.resourceVersion as string));
+      for (const rv of acknowledged) assert.ok(seen.has(rv), `acknowledged write ${rv} delivered`);
+      assert.equal(events.filter((e) => e.type === 'DELETED').length, 10);
+    });
+
+    test('a watch from version V delivers every change after V and nothing at or before it', async () => {
+      const ns = await mkNamespace(s.url);
+      const a = await create(s.url, ns, 'a');
+      await create(s.url, ns, 'b');
+      await patch(s.url, ns, 'a', { data: { k: 'v' } });
+      const w = await openWatch(s.url, `/api/v1/namespaces/${ns}/configmaps?watch=true&resourceVersion=${a.metadata.resourceVersion}`);
+      const events = await w.waitFor((e) => e.length >= 2);
+      await new Promise((r) => setTimeout(r, 100));
+      w.close();
+      assert.deepEqual(summary(events), [['ADDED', 'b'], ['MODIFIED', 'a']]);
+    });
+
+    test('rv unset and "0" begin with synthetic ADDED events for the current state', async () => {
+      const ns = await mkNamespace(s.url);
+      await create(s.url, ns, 'p');
+      await create(s.url, ns, 'q');
+      for (const q of ['', '&resourceVersion=0']) {
+        const w = await openWatch(s.url, `/api/v1/namespaces/${ns}/configmaps?watch=1${q}`);
+        await w.waitFor((e) => e.length >= 2);
+        await create(s.url, ns, `r${q ? '0' : ''}`);
+        const events = await w.waitFor((e) => e.length >= 3);
+        w.close();
+        assert.deepEqual(summary(events).slice(0, 2), [['ADDED', 'p'], ['ADDED', 'q']]);
+        assert.equal(events[2]?.type, 'ADDED');
+      }
+    });
+
+    test('selectors apply to watches: leaving the selection is DELETED, entering is ADDED', async () => {
+      const ns = await mkNamespace(s.url);
+      const list = await api(s.url, `/api/v1/namespaces/${ns}/configmaps`);
+      const w = await openWatch(s.url, `/api/v1/namespaces/${ns}/configmaps?watch=1&labelSelector=color%3Dblue&resourceVersion=${list.body.metadata.resourceVersion}`);
+      await create(s.url, ns, 'x', { color: 'red' });
+      await patch(s.url, ns, 'x', { metadata: { labels: { color: 'blue' } } });
+      await patch(s.url, ns, 'x', { data: { more: '1' } });
+      await patch(s.url, ns, 'x', { metadata: { labels: { color: 'red' } } });
+      await del(s.url, ns, 'x');
+      await create(s.url, ns, 'y', { color: 'blue' });
+      const events = await w.waitFor((e) => e.length >= 4);
+      await new Promise((r) => setTimeout(r, 100));
+      w.close();
+      assert.deepEqual(summary(events), [['ADDED', 'x'], ['MODIFIED', 'x'], ['DELETED', 'x'], ['ADDED', 'y']]);
+      const field = await openWatch(s.url, `/api/v1/namespaces/${ns}/configmaps?watch=1&fieldSelector=metadata.name%3Dy`);
+      const fe = await field.waitFor((e) => e.length >= 1);
+      field.close();
+      assert.deepEqual(summary(fe), [['ADDED', 'y']]);
+    });
+
+    test('a watch on one object\'s path sees only that object', async () => {
+      const ns = await mkNamespace(s.url);
+      const one = await create(s.url, ns, 'one');
+      const w = await openWatch(s.url, `/api/v1/namespaces/${ns}/configmaps/one?watch=1&resourceVersion=${one.metadata.resourceVersion}`);
+      await create(s.url, ns, 'two');
+      await patch(s.url, ns, 'one', { data: { a: 'b' } });
+      const events = await w.waitFor((e) => e.length >= 1);
+      await new Promise((r) => setTimeout(r, 100));
+      w.close();
+      assert.deepEqual(summary(events), [['MODIFIED', 'one']]);
+    });
+
+    test('bookmarks carry only kind, apiVersion and metadata.resourceVersion; timeoutSeconds ends the stream cleanly', async () => {
+      const ns = await mkNamespace(s.url);
+      const c = await create(s.url, ns, 'bm');
+      const w = await openWatch(s.url, `/api/v1/namespaces/${ns}/configmaps?watch=1&allowWatchBookmarks=true&timeoutSeconds=1&resourceVersion=${c.metadata.resourceVersion}`);
+      await w.ended;
+      const bookmarks = w.events.filter((e) => e.type === 'BOOKMARK');
+      assert.ok(bookmarks.length >= 1, 'a bookmark before the timeout closes the watch');
+      for (const b of bookmarks) {
+        assert.deepEqual(Object.keys(b.object).sort(), ['apiVersion', 'kind', 'metadata']);
+        assert.equal(b.object.kind, 'ConfigMap');
+        assert.equal(b.object.apiVersion, 'v1');
+        assert.deepEqual(Object.keys(b.object.metadata), ['resourceVersion']);
+        assert.ok(BigInt(b.object.metadata.resourceVersion) >= BigInt(c.metadata.resourceVersion));
+      }
+      const noBookmarks = await openWatch(s.url, `/api/v1/namespaces/${ns}/configmaps?watch=1&timeoutSeconds=1&resourceVersion=${c.metadata.resourceVersion}`);
+      await noBookmarks.ended;
+      assert.equal(noBookmarks.events.filter((e) => e.type === 'BOOKMARK').length, 0);
+    });
+
+    test('streaming list: initial ADDED events, then a BOOKMARK marked initial-events-end, then changes', async () => {
+      const ns = await mkNamespace(s.url);
+      await create(s.url, ns, 's1');
+      await create(s.url, ns, 's2');
+      const w = await openWatch(s.url, `/api/v1/namespaces/${ns}/configmaps?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`);
+      const initial = await w.waitFor((e) => e.some((x) => x.type === 'BOOKMARK'));
+      assert.deepEqual(summary(initial.slice(0, 2)), [['ADDED', 's1'], ['ADDED', 's2']]);
+      const bookmark = initial[2] as WatchEvent;
+      assert.equal(bookmark.type, 'BOOKMARK');
+      assert.deepEqual(bookmark.object.metadata.annotations, { 'k8s.io/initial-events-end': 'true' });
+      const list = await api(s.url, `/api/v1/namespaces/${ns}/configmaps`);
+      assert.ok(BigInt(bookmark.object.metadata.resourceVersion) >= BigInt(list.body.items[1].metadata.resourceVersion));
+      await create(s.url, ns, 's3');
+      const all = await w.waitFor((e) => e.some((x) => x.type === 'ADDED' && x.object.metadata.name === 's3'));
+      w.close();
+      assert.equal(all.filter((e) => e.type === 'ADDED').length, 3);
+    });
+
+    test('streaming list parameter combinations are validated with 400', async () => {
+      const base = '/api/v1/namespaces/default/configmaps?watch=1';
+      const cases = [
+        `${base}&sendInitialEvents=true&allowWatchBookmarks=true`,
+        `${base}&sendInitialEvents=true&resourceVersionMatch=Exact&allowWatchBookmarks=true&resourceVersion=1`,
+        `${base}&sendInitialEvents=true&resourceVersionMatch=NotOlderThan`,
+        `${base}&resourceVersionMatch=NotOlderThan&resourceVersion=1`,
+      ];
+      for (const path of cases) {
+        const r = await api(s.url, path);
+        assert.equal(r.status, 400, path);
+        assert.equal(r.body.reason, 'BadRequest', path);
+      }
+    });
+
+    test('a slow reader is closed when its backlog passes the bound; writers and other watchers are unaffected', async () => {
+      const ns = await mkNamespace(s.url);
+      const list = await api(s.url, `/api/v1/namespaces/${ns}/configmaps`);
+      const from = list.body.metadata.resourceVersion;
+      const slow = await openWatch(s.url, `/api/v1/namespaces/${ns}/configmaps?watch=1&resourceVersion=${from}`);
+      slow.pause();
+      const fast = await openWatch(s.url, `/api/v1/namespaces/${ns}/configmaps?watch=1&resourceVersion=${from}`);
+      const big = 'x'.repeat(64 * 1024);
+      const started = Date.now();
+      // Enough bytes to fill the kernel's socket buffers on both ends (several MiB on loopback).
+      for (let i = 0; i < 300; i++) await create(s.url, ns, `big-${i}`, {}, { big });
+      assert.ok(Date.now() - started < 30_000, 'writes are not blocked by the slow reader');
+      const got = await fast.waitFor((e) => e.length >= 300, 15_000);
+      assert.equal(got.length, 300);
+      fast.close();
+      slow.resume();
+      await slow.ended;
+      assert.ok(slow.events.length < 300, `the slow watcher was cut off (got ${slow.events.length})`);
+    });
+  });
+
+  describe(`watch past the history window (${backend.name})`, () => {
+    let s: TestServer;
+    before(async () => {
+      s = await startTestServer({}, await backend.open({ historyMaxEvents: 5 }));
+    });
+    after(async () => {
+      await s.stop();
+      await backend.stop();
+    });
+
+    test('a start version older than the history: ERROR event with a 410 Expired Status, then the stream ends', async () => {
+      const first = await create(s.url, 'default', uniqueName('old'));
+      for (let i = 0; i < 10; i++) await create(s.url, 'default', uniqueName('n'));
+      const w = await openWatch(s.url, `/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${first.metadata.resourceVersion}`);
+      await w.ended;
+      assert.equal(w.status, 200);
+      assert.equal(w.events.length, 1);
+      const e = w.events[0] as WatchEvent;
+      assert.equal(e.type, 'ERROR');
+      assert.equal(e.object.kind, 'Status');
+      assert.equal(e.object.code, 410);
+      assert.equal(e.object.reason, 'Expired');
+      assert.match(e.object.message, /^too old resource version: \d+ \(\d+\)$/);
+    });
+  });
+}

@@ -1,0 +1,229 @@
+/**
+ * The real `capstan` process: --help, flag errors, health endpoints (verbose, exclude, single checks),
+ * SIGTERM with --shutdown-delay-duration, and --write-kubeconfig used by kubectl as is.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { api, CAPSTAN_MAIN, spawnCapstan, type CapstanProcess } from '../helpers/capstan.js';
+import { kubectlFor } from './kubectl.js';
+
+/** Runs capstan to completion (for flag errors and --help). */
+function runCapstan(args: string[], timeoutMs = 10_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CAPSTAN_MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`capstan ${args.join(' ')} did not exit: ${stderr}`)); }, timeoutMs);
+    child.on('exit', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
+  });
+}
+
+async function waitReady(url: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    const r = await fetch(`${url}/readyz`).catch(() => undefined);
+    if (r?.status === 200) return;
+    await new Promise((res) => setTimeout(res, 25));
+  }
+  throw new Error('never ready');
+}
+
+describe('command line', { concurrency: true }, () => {
+  test('--help lists every flag of the issue and exits 0', async () => {
+    const r = await runCapstan(['--help']);
+    assert.equal(r.code, 0, r.stderr);
+    const text = r.stdout + r.stderr;
+    for (const flag of ['--bind-address', '--port', '--storage', '--feature-gates', '--livez-grace-period',
+      '--shutdown-delay-duration', '--watch-cache-history', '--write-kubeconfig', '--help']) {
+      assert.ok(text.includes(flag), `${flag} in --help`);
+    }
+    assert.match(text, /--bind-address.*127\.0\.0\.1/);
+    assert.match(text, /--port.*8080/);
+    assert.match(text, /--watch-cache-history.*5m/);
+  });
+
+  const bad: Array<[string[], RegExp]> = [
+    [['--bogus'], /unknown flag: --bogus/],
+    [['--port', 'abc'], /invalid argument "abc" for "--port"/],
+    [['--port=70000'], /invalid argument "70000" for "--port"/],
+    [['--storage', 'etcd'], /invalid argument "etcd" for "--storage"/],
+    [['--watch-cache-history', 'soon'], /invalid argument "soon" for "--watch-cache-history"/],
+    [['--shutdown-delay-duration=5x'], /invalid argument "5x" for "--shutdown-delay-duration"/],
+    [['--livez-grace-period', '-'], /invalid argument "-" for "--livez-grace-period"/],
+    [['--feature-gates', 'NoSuchGate=true'], /invalid argument "NoSuchGate=true" for "--feature-gates"/],
+    [['--feature-gates', 'WatchList=maybe'], /--feature-gates/],
+  ];
+  for (const [args, reason] of bad) {
+    test(`${args.join(' ')} exits non-zero with a one-line reason`, async () => {
+      const r = await runCapstan(['--port', '0', ...args]);
+      assert.notEqual(r.code, 0);
+      assert.notEqual(r.code, null);
+      const lines = r.stderr.trim().split('\n');
+      assert.equal(lines.length, 1, `one line, got: ${r.stderr}`);
+      assert.match(lines[0] ?? '', reason);
+      assert.equal(r.stdout, '');
+    });
+  }
+});
+
+describe('health endpoints', { concurrency: true }, () => {
+  let proc: CapstanProcess;
+  before(async () => {
+    proc = await spawnCapstan(['--port', '0']);
+    await waitReady(proc.url);
+  });
+  after(async () => {
+    await proc.stop();
+  });
+
+  for (const path of ['/healthz', '/livez', '/readyz']) {
+    test(`${path} answers 200 ok`, async () => {
+      const r = await api(proc.url, path);
+      assert.equal(r.status, 200);
+      assert.equal(r.text, 'ok');
+      assert.match(r.headers.get('content-type') ?? '', /^text\/plain/);
+    });
+  }
+
+  test('/readyz?verbose lists every check and ends with "readyz check passed"', async () => {
+    const r = await api(proc.url, '/readyz?verbose');
+    assert.equal(r.status, 200);
+    const lines = r.text.trim().split('\n');
+    assert.equal(lines[lines.length - 1], 'readyz check passed');
+    const checks = lines.slice(0, -1);
+    for (const l of checks) assert.match(l, /^\[\+\][\w/-]+ ok$/);
+    const names = checks.map((l) => l.slice(3, -3));
+    for (const n of ['ping', 'log', 'shutdown']) assert.ok(names.includes(n), `${n} in ${names.join(',')}`);
+    assert.ok(names.some((n) => n.startsWith('poststarthook/')), 'a poststarthook check');
+    assert.ok(names.length >= 5, 'a storage check too');
+  });
+
+  test('/livez?verbose ends with "livez check passed" and has no shutdown check', async () => {
+    const r = await api(proc.url, '/livez?verbose');
+    assert.equal(r.status, 200);
+    const lines = r.text.trim().split('\n');
+    assert.equal(lines[lines.length - 1], 'livez check passed');
+    assert.ok(lines.includes('[+]ping ok'));
+    assert.ok(!lines.includes('[+]shutdown ok'));
+  });
+
+  test('/healthz?verbose ends with "healthz check passed"', async () => {
+    const r = await api(proc.url, '/healthz?verbose');
+    assert.equal(r.status, 200);
+    assert.match(r.text, /\[\+\]ping ok\n/);
+    assert.match(r.text, /healthz check passed\n?$/);
+  });
+
+  test('?exclude=<check> reports the check as excluded', async () => {
+    const r = await api(proc.url, '/readyz?verbose&exclude=ping&exclude=log');
+    assert.equal(r.status, 200);
+    assert.match(r.text, /^\[\+\]ping excluded: ok$/m);
+    assert.match(r.text, /^\[\+\]log excluded: ok$/m);
+    assert.match(r.text, /^\[\+\]shutdown ok$/m);
+  });
+
+  test('/livez/<check> and /readyz/<check> run one check; an unknown check is 404', async () => {
+    for (const path of ['/livez/ping', '/readyz/ping', '/readyz/shutdown', '/livez/log', '/healthz/ping']) {
+      const r = await api(proc.url, path);
+      assert.equal(r.status, 200, path);
+      assert.equal(r.text, 'ok', path);
+    }
+    assert.equal((await api(proc.url, '/readyz/no-such-check')).status, 404);
+  });
+});
+
+describe('process lifecycle', { concurrency: true }, () => {
+  test('SIGTERM: readyz fails during --shutdown-delay-duration while requests are still served, then exit 0', async () => {
+    const proc = await spawnCapstan(['--port', '0', '--shutdown-delay-duration=2s']);
+    await waitReady(proc.url);
+    const started = Date.now();
+    const exited = new Promise<number | null>((resolve) => proc.child.once('exit', (code) => resolve(code)));
+    proc.child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 200));
+    const ready = await api(proc.url, '/readyz?verbose');
+    assert.equal(ready.status, 500, ready.text);
+    assert.match(ready.text, /^\[-\]shutdown failed: reason withheld$/m);
+    assert.match(ready.text, /readyz check failed\n?$/);
+    const plain = await api(proc.url, '/readyz');
+    assert.equal(plain.status, 500);
+    const live = await api(proc.url, '/livez');
+    assert.equal(live.status, 200, 'livez stays healthy while draining');
+    const served = await api(proc.url, '/api/v1/namespaces/default');
+    assert.equal(served.status, 200, 'API requests are still served during the delay');
+    const code = await exited;
+    assert.equal(code, 0, proc.stderr());
+    assert.ok(Date.now() - started >= 1800, 'waited for the shutdown delay');
+  });
+
+  test('SIGTERM without a delay exits 0 promptly', async () => {
+    const proc = await spawnCapstan(['--port', '0']);
+    await waitReady(proc.url);
+    const started = Date.now();
+    assert.equal(await proc.stop('SIGTERM'), 0, proc.stderr());
+    assert.ok(Date.now() - started < 5000);
+  });
+
+  test('SIGTERM ends an open watch cleanly', async () => {
+    const proc = await spawnCapstan(['--port', '0']);
+    await waitReady(proc.url);
+    const res = await fetch(`${proc.url}/api/v1/namespaces?watch=1`);
+    assert.equal(res.status, 200);
+    const reader = res.body?.getReader();
+    assert.ok(reader);
+    await reader.read();
+    const code = proc.stop('SIGTERM');
+    // The stream ends (no hang) and the process exits 0.
+    for (;;) {
+      const { done } = await reader.read().catch(() => ({ done: true }));
+      if (done) break;
+    }
+    assert.equal(await code, 0, proc.stderr());
+  });
+
+  test('--write-kubeconfig writes a file kubectl uses as is', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'capstan-wk-'));
+    const path = join(dir, 'kubeconfig');
+    const proc = await spawnCapstan(['--port', '0', '--write-kubeconfig', path]);
+    try {
+      await waitReady(proc.url);
+      const text = readFileSync(path, 'utf8');
+      assert.ok(text.includes(proc.url), text);
+      const k = kubectlFor(path);
+      const out = await k.ok(['get', 'ns', 'default', '-o', 'name']);
+      assert.equal(out.trim(), 'namespace/default');
+      const ctx = await k.ok(['config', 'current-context']);
+      assert.ok(ctx.trim().length > 0);
+      const server = await k.ok(['config', 'view', '-o', 'jsonpath={.clusters[0].cluster.server}']);
+      assert.equal(server, proc.url);
+    } finally {
+      assert.equal(await proc.stop(), 0);
+    }
+  });
+
+  test('--bind-address and --port are honoured', async () => {
+    const proc = await spawnCapstan(['--bind-address', '127.0.0.1', '--port', '0']);
+    try {
+      assert.match(proc.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+      await waitReady(proc.url);
+    } finally {
+      await proc.stop();
+    }
+  });
+
+  test('a port already in use exits non-zero with a one-line reason', async () => {
+    const first = await spawnCapstan(['--port', '0']);
+    try {
+      const port = new URL(first.url).port;
+      const r = await runCapstan(['--port', port]);
+      assert.notEqual(r.code, 0);
+      assert.match(r.stderr, /EADDRINUSE|address already in use/);
+    } finally {
+      await first.stop();
+    }
+  });
+});
