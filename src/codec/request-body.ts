@@ -2,12 +2,14 @@ import type { Request } from 'express';
 import { load as yamlLoad } from 'js-yaml';
 import { ApiError, badRequest, tooLarge, unsupportedMediaType } from '../api/errors.js';
 import { parseMediaType } from './media-type.js';
+import { parseJsonSafely } from './safe-json.js';
+import { decodeProtobufObject, PROTOBUF_MEDIA_TYPE } from './protobuf/protobuf-codec.js';
 
 /** kube-apiserver's limit on request bodies (3 MiB). */
 export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
 
-/** Media types accepted for create and update bodies. */
-export const BODY_MEDIA_TYPES = ['application/json', 'application/yaml'];
+/** Media types accepted for create and update bodies of built-in types. */
+export const BODY_MEDIA_TYPES = ['application/json', 'application/yaml', PROTOBUF_MEDIA_TYPE];
 
 /**
  * Reads the whole request body, failing with 413 as soon as it exceeds `limit` bytes, so a huge body
@@ -28,19 +30,6 @@ export async function readBody(req: Request, limit = MAX_REQUEST_BODY_BYTES): Pr
     chunks.push(buf);
   }
   return Buffer.concat(chunks);
-}
-
-const FORBIDDEN_KEYS = /"(__proto__|constructor|prototype)"\s*:/;
-
-/** JSON.parse that refuses prototype-polluting keys with 400. */
-export function parseJsonSafely(text: string): unknown {
-  if (!FORBIDDEN_KEYS.test(text)) return JSON.parse(text) as unknown;
-  return JSON.parse(text, (key, value: unknown) => {
-    if (key === '__proto__' || key === 'constructor' || key === 'prototype') {
-      throw new ApiError(400, 'BadRequest', `invalid field name "${key}"`);
-    }
-    return value;
-  }) as unknown;
 }
 
 function assertNoForbiddenKeys(value: unknown): void {
@@ -69,8 +58,11 @@ function summarize(body: Buffer, max = 30): string {
  * Decodes a create/update body by its Content-Type (JSON when absent). `intoKind` names the
  * expected kind for error messages. Returns the parsed value (not yet checked to be an object).
  */
-export function decodeBody(contentTypeHeader: string | undefined, body: Buffer, intoKind: string, accepted = BODY_MEDIA_TYPES): unknown {
+export function decodeBody(contentTypeHeader: string | undefined, body: Buffer, intoKind: string, accepted = BODY_MEDIA_TYPES, intoApiVersion?: string): unknown {
   const type = contentTypeHeader ? parseMediaType(contentTypeHeader).type : 'application/json';
+  if (type === PROTOBUF_MEDIA_TYPE && accepted.includes(PROTOBUF_MEDIA_TYPE)) {
+    return decodeProtobufObject(body, { apiVersion: intoApiVersion, kind: intoKind }).object;
+  }
   const text = body.toString('utf8');
   if (type === 'application/json' || type === '*/*') {
     try {

@@ -3,6 +3,26 @@ import { dump as yamlDump } from 'js-yaml';
 import { asApiError, type ApiError } from '../api/errors.js';
 import type { OutputFormat } from './negotiation.js';
 import { toPartialObjectMetadata, toTable, type IncludeObject } from './representations.js';
+import { encodeProtobufList, encodeProtobufObject, ProtobufUnsupportedError } from './protobuf/protobuf-codec.js';
+
+/** Sends `value` as Protobuf; false (nothing sent) when its kind has no protobuf message. */
+function sendProtobuf(res: Response, format: OutputFormat, encode: () => Buffer): boolean {
+  let bytes: Buffer;
+  try {
+    bytes = encode();
+  } catch (err) {
+    if (err instanceof ProtobufUnsupportedError) return false;
+    throw err;
+  }
+  res.setHeader('Content-Type', format.contentType);
+  res.end(bytes);
+  return true;
+}
+
+function asJson(format: OutputFormat): OutputFormat {
+  const contentType = format.representation === 'object' ? 'application/json' : format.contentType.replace('application/vnd.kubernetes.protobuf', 'application/json');
+  return { ...format, encoding: 'json', contentType };
+}
 
 type Obj = Record<string, unknown>;
 
@@ -24,6 +44,12 @@ export function writeObject(res: Response, status: number, json: string | Obj, f
     return;
   }
   const obj = typeof json === 'string' ? (JSON.parse(json) as Obj) : json;
+  if (format.encoding === 'protobuf') {
+    const value = format.representation === 'PartialObjectMetadata' ? toPartialObjectMetadata(obj) : obj;
+    if (sendProtobuf(res, format, () => encodeProtobufObject(value))) return;
+    format = asJson(format);
+    res.setHeader('Content-Type', format.contentType);
+  }
   let out: unknown = obj;
   if (format.representation === 'PartialObjectMetadata') out = toPartialObjectMetadata(obj);
   else if (format.representation === 'Table') {
@@ -60,6 +86,14 @@ export function writeList(res: Response, envelope: ListEnvelope, items: string[]
     return;
   }
   const objects = items.map((i) => JSON.parse(i) as Obj);
+  if (format.encoding === 'protobuf') {
+    const sent = format.representation === 'PartialObjectMetadataList'
+      ? sendProtobuf(res, format, () => encodeProtobufList('PartialObjectMetadataList', 'meta.k8s.io/v1', envelope.metadata, objects.map(toPartialObjectMetadata)))
+      : sendProtobuf(res, format, () => encodeProtobufList(envelope.kind, envelope.apiVersion, envelope.metadata, objects));
+    if (sent) return;
+    format = asJson(format);
+    res.setHeader('Content-Type', format.contentType);
+  }
   let out: unknown;
   if (format.representation === 'Table') out = toTable(objects, envelope.metadata, includeObject);
   else if (format.representation === 'PartialObjectMetadataList') {

@@ -1,6 +1,8 @@
 import type { Request, Response } from 'express';
 import { alreadyExists, ApiError, notFound, serviceUnavailable, staleConflict, gone, timeout } from '../api/errors.js';
 import type { RequestInfo } from '../api/request-info.js';
+import { negotiateOutput, type OutputFormat } from '../codec/negotiation.js';
+import { hasProtobufMessage } from '../codec/protobuf/protobuf-codec.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
 import { apiVersionOf, storageTypeOf, type ResourceInfo } from '../registry/resource-types.js';
 import { StorageError, type Storage } from '../storage/storage.js';
@@ -78,6 +80,21 @@ export async function withStorage<T>(r: ResourceTarget, name: string, op: () => 
   } catch (err) {
     throw storageErrorToApi(err, r, name);
   }
+}
+
+/** Whether objects of the request's type can be served as Protobuf (built-in types with a message). */
+export function supportsProtobuf(r: ResourceTarget, kind = r.info.kind, apiVersion = r.apiVersion): boolean {
+  return r.info.custom !== true && hasProtobufMessage(apiVersion, kind);
+}
+
+/** The response format of a request answering with an object or a list (Accept, `pretty`). */
+export function outputFor(r: ResourceRequest, target: 'object' | 'list', kind = r.info.kind, apiVersion = r.apiVersion): OutputFormat {
+  return negotiateOutput(r.req.headers.accept, target, r.query.get('pretty') === 'true', supportsProtobuf(r, kind, apiVersion));
+}
+
+/** The kind and apiVersion a request's body and answer have: Scale for the scale subresource. */
+export function scaleKind(r: ResourceRequest): [string, string] {
+  return r.ri.subresource === 'scale' ? ['Scale', 'autoscaling/v1'] : [r.info.kind, r.apiVersion];
 }
 
 /** `dryRun` query values: absent, or `All`; anything else is 400 as kube reports it. */

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { alreadyExists, badRequest, methodNotAllowed } from '../api/errors.js';
-import { negotiateOutput } from '../codec/negotiation.js';
 import { writeObject } from '../codec/response-writer.js';
 import { prepareForCreate } from '../strategy/resource-strategy.js';
-import { isDryRun, withStorage, type ResourceRequest } from './context.js';
+import { isDryRun, withStorage, type ResourceRequest, outputFor, scaleKind } from './context.js';
 import { decodeObject } from './decode-object.js';
 import { canonicalize, metadataOf, nowTimestamp, objectKey, stringField, type Obj } from './object-util.js';
 import { generateName, validateCreate } from './validate-object.js';
@@ -14,7 +13,7 @@ import { generateName, validateCreate } from './validate-object.js';
  */
 export async function handleCreate(r: ResourceRequest): Promise<void> {
   if (r.ri.name !== '') throw methodNotAllowed();
-  const format = negotiateOutput(r.req.headers.accept, 'object', r.query.get('pretty') === 'true');
+  const format = outputFor(r, 'object', ...scaleKind(r));
   const dryRun = isDryRun(r.query);
   const obj = await decodeObject(r);
   const created = await createObject(r, obj, dryRun);

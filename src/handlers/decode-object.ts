@@ -1,5 +1,6 @@
 import { ApiError, badRequest } from '../api/errors.js';
-import { decodeBody, readBody } from '../codec/request-body.js';
+import { BODY_MEDIA_TYPES, decodeBody, readBody } from '../codec/request-body.js';
+import { PROTOBUF_MEDIA_TYPE } from '../codec/protobuf/protobuf-codec.js';
 import { schemaForDefinition } from '../schema/openapi-schema.js';
 import { pruneUnknownFields } from '../strategy/unknown-fields.js';
 import { isObject, type Obj } from './object-util.js';
@@ -52,7 +53,8 @@ export function bodyDefinition(r: ResourceRequest): string {
  */
 export async function decodeObject(r: ResourceRequest, expectedKind = r.info.kind, expectedApiVersion = r.apiVersion): Promise<Obj> {
   const body = await readBody(r.req);
-  const value = decodeBody(r.req.headers['content-type'], body, expectedKind);
+  const accepted = r.info.custom === true ? BODY_MEDIA_TYPES.filter((t) => t !== PROTOBUF_MEDIA_TYPE) : BODY_MEDIA_TYPES;
+  const value = decodeBody(r.req.headers['content-type'], body, expectedKind, accepted, expectedApiVersion);
   if (!isObject(value)) {
     throw badRequest(`the object provided is unrecognized (must be of type ${expectedKind}): couldn't get version/kind; json parse error: json: cannot unmarshal ${Array.isArray(value) ? 'array' : typeof value} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`);
   }

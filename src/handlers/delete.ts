@@ -1,10 +1,9 @@
 import { ApiError, badRequest, conflict, methodNotAllowed, notFound } from '../api/errors.js';
 import { decodeBody, readBody } from '../codec/request-body.js';
-import { negotiateOutput } from '../codec/negotiation.js';
 import { writeList, writeObject } from '../codec/response-writer.js';
 import { StorageError, type StoredObject } from '../storage/storage.js';
 import { returnsDeletedObject } from '../strategy/resource-strategy.js';
-import { isDryRun, storageErrorToApi, withStorage, type ResourceRequest, type ResourceTarget } from './context.js';
+import { isDryRun, storageErrorToApi, withStorage, type ResourceRequest, type ResourceTarget, outputFor, scaleKind } from './context.js';
 import { isObject, metadataOf, objectKey, stringField, withApiVersion, type Obj } from './object-util.js';
 import { selectionFor } from './selection.js';
 
@@ -137,7 +136,7 @@ export async function deleteObject(r: ResourceTarget, name: string, opts: Delete
 /** DELETE of one object. */
 export async function handleDelete(r: ResourceRequest): Promise<void> {
   if (r.ri.subresource !== '') throw methodNotAllowed();
-  const format = negotiateOutput(r.req.headers.accept, 'object', r.query.get('pretty') === 'true');
+  const format = outputFor(r, 'object', ...scaleKind(r));
   const opts = await readDeleteOptions(r);
   const outcome = await deleteObject(r, r.ri.name, opts);
   const obj = JSON.parse(outcome.json) as Obj;
@@ -151,7 +150,7 @@ export async function handleDelete(r: ResourceRequest): Promise<void> {
 /** DELETE of a collection: deletes every selected object, answering the list of what was deleted. */
 export async function handleDeleteCollection(r: ResourceRequest): Promise<void> {
   if (r.ri.subresource !== '') throw methodNotAllowed();
-  const format = negotiateOutput(r.req.headers.accept, 'list', r.query.get('pretty') === 'true');
+  const format = outputFor(r, 'list');
   const opts = await readDeleteOptions(r);
   const selection = selectionFor(r);
   const listed = await withStorage(r, '', () => r.services.storage.list(r.type, {

@@ -1,6 +1,6 @@
 import { badRequest, unsupportedMediaType } from '../api/errors.js';
 import { parseMediaType } from '../codec/media-type.js';
-import { parseJsonSafely } from '../codec/request-body.js';
+import { parseJsonSafely } from '../codec/safe-json.js';
 import { applyPatch } from '../patch/apply-patch.js';
 import { schemaForDefinition } from '../schema/openapi-schema.js';
 import type { ResourceRequest } from './context.js';

@@ -1,9 +1,8 @@
 import { ApiError, badRequest, notFound } from '../api/errors.js';
-import { negotiateOutput } from '../codec/negotiation.js';
 import type { IncludeObject } from '../codec/representations.js';
 import { writeList, writeObject } from '../codec/response-writer.js';
 import { StorageError } from '../storage/storage.js';
-import { storageErrorToApi, withStorage, type ResourceRequest } from './context.js';
+import { storageErrorToApi, withStorage, type ResourceRequest, outputFor, scaleKind } from './context.js';
 import { CONTINUE_TOKEN_LIFETIME_MS, decodeContinue, encodeContinue, expiredContinue } from './continue-token.js';
 import { objectKey, withApiVersion, type Obj } from './object-util.js';
 import { getSemantic, listSemantic, waitForResourceVersion, type ReadSemantic } from './read-consistency.js';
@@ -22,7 +21,7 @@ function includeObjectParam(query: URLSearchParams): IncludeObject {
 /** GET of one object (or of its status/scale view). */
 export async function handleGet(r: ResourceRequest): Promise<void> {
   if (!READABLE_SUBRESOURCES.has(r.ri.subresource)) throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
-  const format = negotiateOutput(r.req.headers.accept, 'object', r.query.get('pretty') === 'true');
+  const format = outputFor(r, 'object', ...scaleKind(r));
   const semantic = getSemantic(r.query);
   if (semantic.kind === 'NotOlderThan') await waitForResourceVersion(r, semantic.resourceVersion);
   const key = objectKey(r.info.namespaced ? r.ri.namespace : '', r.ri.name);
@@ -46,7 +45,7 @@ function parseLimit(query: URLSearchParams): number | undefined {
 /** LIST of a collection: consistent, optionally chunked with `limit`/`continue`, filtered by selectors. */
 export async function handleList(r: ResourceRequest): Promise<void> {
   if (r.ri.subresource !== '') throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
-  const format = negotiateOutput(r.req.headers.accept, 'list', r.query.get('pretty') === 'true');
+  const format = outputFor(r, 'list');
   const includeObject = includeObjectParam(r.query);
   const limit = parseLimit(r.query);
   const selection = selectionFor(r);

@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { ApiError, badRequest, conflict, methodNotAllowed, notFound } from '../api/errors.js';
-import { negotiateOutput } from '../codec/negotiation.js';
 import { writeObject } from '../codec/response-writer.js';
 import { StorageError } from '../storage/storage.js';
-import { isDryRun, storageErrorToApi, withStorage, type ResourceRequest } from './context.js';
+import { isDryRun, storageErrorToApi, withStorage, type ResourceRequest, outputFor, scaleKind } from './context.js';
 import { decodeObject } from './decode-object.js';
 import { deleteObject } from './delete.js';
 import { isObject, metadataOf, nowTimestamp, objectKey, stringField, type Obj } from './object-util.js';
@@ -25,7 +24,7 @@ function success(code: number): Obj {
  */
 export async function handleSubresourceAction(r: ResourceRequest): Promise<void> {
   const sub = r.ri.subresource.split('/')[0] as string;
-  const format = negotiateOutput(r.req.headers.accept, 'object', r.query.get('pretty') === 'true');
+  const format = outputFor(r, 'object', ...scaleKind(r));
   const qr = { group: r.info.group, resource: r.info.resource };
   const key = objectKey(r.info.namespaced ? r.ri.namespace : '', r.ri.name);
   const stored = await withStorage(r, r.ri.name, () => r.services.storage.get(r.type, key));

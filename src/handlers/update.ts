@@ -1,12 +1,12 @@
+import type { OutputFormat } from '../codec/negotiation.js';
 import { ApiError, badRequest, conflict, methodNotAllowed, notFound, staleConflict } from '../api/errors.js';
-import { negotiateOutput } from '../codec/negotiation.js';
 import { writeObject } from '../codec/response-writer.js';
 import { readBody } from '../codec/request-body.js';
 import { StorageError, type StoredObject } from '../storage/storage.js';
 import {
   allowsCreateOnUpdate, prepareForFinalize, prepareForStatusUpdate, prepareForUpdate,
 } from '../strategy/resource-strategy.js';
-import { isDryRun, storageErrorToApi, withStorage, type ResourceRequest } from './context.js';
+import { isDryRun, storageErrorToApi, withStorage, type ResourceRequest, outputFor, scaleKind } from './context.js';
 import { createObject } from './create.js';
 import { bodyDefinition, decodeObject, handleUnknownFields } from './decode-object.js';
 import { canonicalize, isObject, jsonEqual, metadataOf, objectKey, stringField, withApiVersion, type Obj } from './object-util.js';
@@ -119,7 +119,7 @@ function checkSubresource(r: ResourceRequest): void {
 /** PUT: replaces the object (or subresource view); 409 on a stale resourceVersion. */
 export async function handleUpdate(r: ResourceRequest): Promise<void> {
   checkSubresource(r);
-  const format = negotiateOutput(r.req.headers.accept, 'object', r.query.get('pretty') === 'true');
+  const format = outputFor(r, 'object', ...scaleKind(r));
   const dryRun = isDryRun(r.query);
   const isScale = r.ri.subresource === 'scale';
   const body = isScale ? await decodeObject(r, 'Scale', SCALE_API_VERSION) : await decodeObject(r);
@@ -147,7 +147,7 @@ export async function handleUpdate(r: ResourceRequest): Promise<void> {
 /** PATCH: applies a JSON, merge or strategic merge patch to the current object and stores the result. */
 export async function handlePatch(r: ResourceRequest): Promise<void> {
   checkSubresource(r);
-  const format = negotiateOutput(r.req.headers.accept, 'object', r.query.get('pretty') === 'true');
+  const format = outputFor(r, 'object', ...scaleKind(r));
   const dryRun = isDryRun(r.query);
   const contentType = r.req.headers['content-type'] ?? '';
   const body = await readBody(r.req);
@@ -169,7 +169,7 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
   respond(r, outcome, format);
 }
 
-function respond(r: ResourceRequest, outcome: UpdateOutcome, format: ReturnType<typeof negotiateOutput>): void {
+function respond(r: ResourceRequest, outcome: UpdateOutcome, format: OutputFormat): void {
   if (r.ri.subresource === 'scale') {
     writeObject(r.res, outcome.created ? 201 : 200, toScale(r, JSON.parse(outcome.json) as Obj), format);
     return;

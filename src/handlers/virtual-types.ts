@@ -1,7 +1,6 @@
 import { badRequest, methodNotAllowed } from '../api/errors.js';
-import { negotiateOutput } from '../codec/negotiation.js';
 import { writeObject } from '../codec/response-writer.js';
-import { isDryRun, type ResourceRequest } from './context.js';
+import { isDryRun, type ResourceRequest, outputFor, scaleKind } from './context.js';
 import { decodeObject } from './decode-object.js';
 import { isObject, metadataOf, type Obj } from './object-util.js';
 
@@ -18,7 +17,7 @@ export function isVirtualType(r: ResourceRequest): boolean {
 
 export async function handleVirtualCreate(r: ResourceRequest): Promise<void> {
   if (r.ri.verb !== 'create' || r.ri.name !== '') throw methodNotAllowed();
-  const format = negotiateOutput(r.req.headers.accept, 'object', r.query.get('pretty') === 'true');
+  const format = outputFor(r, 'object', ...scaleKind(r));
   isDryRun(r.query);
   const obj: Obj = await decodeObject(r);
   obj.kind = r.info.kind;

@@ -3,8 +3,8 @@ import { isTrue } from '../api/request-info.js';
 import { negotiateOutput } from '../codec/negotiation.js';
 import { compareResourceVersions } from '../storage/resource-version.js';
 import { StorageError, type ChangeEvent } from '../storage/storage.js';
-import { bookmarkLine, encodedLine, errorLine, objectLine, parsedObjects, type WatchEventType } from '../watch/event-encoding.js';
-import { storageErrorToApi, type ResourceRequest } from './context.js';
+import { bookmarkFrame, encodedEvent, errorFrame, objectFrame, parsedObjects, type WatchEncoding, type WatchEventType } from '../watch/event-encoding.js';
+import { storageErrorToApi, supportsProtobuf, type ResourceRequest } from './context.js';
 import { parseResourceVersionParam, waitForResourceVersion } from './read-consistency.js';
 import { selectionFor } from './selection.js';
 
@@ -50,8 +50,8 @@ function parseParams(r: ResourceRequest): WatchParams {
 export async function handleWatch(r: ResourceRequest): Promise<void> {
   if (r.ri.subresource !== '') throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
   if (!r.info.verbs.includes('watch')) throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
-  const format = negotiateOutput(r.req.headers.accept, 'watch');
-  const representation = format.representation;
+  const format = negotiateOutput(r.req.headers.accept, 'watch', false, supportsProtobuf(r));
+  const encoding: WatchEncoding = { representation: format.representation, protobuf: format.encoding === 'protobuf' };
   const params = parseParams(r);
   const selection = selectionFor(r, r.ri.name);
   const nsPrefix = r.info.namespaced && r.ri.namespace !== '' ? `${r.ri.namespace}/` : '';
@@ -67,7 +67,7 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
 
   // Decide the start point and the initial state.
   let startRv: string;
-  let initial: string[] = [];
+  let initial: Array<string | Buffer> = [];
   const synthetic = params.sendInitialEvents ?? (params.resourceVersion === undefined || params.resourceVersion === '0');
   try {
     if (synthetic) {
@@ -77,7 +77,7 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
         filter: selection.matchesStored,
       });
       startRv = listed.resourceVersion;
-      initial = listed.items.map((i) => objectLine('ADDED', i.json, r.apiVersion, representation));
+      initial = listed.items.map((i) => objectFrame('ADDED', i.json, r.apiVersion, encoding));
     } else if (params.resourceVersion === undefined || params.resourceVersion === '0') {
       startRv = await storage.currentResourceVersion(r.type);
     } else {
@@ -105,14 +105,14 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
   };
   signal.addEventListener('abort', finish, { once: true });
 
-  const write = (line: string): void => {
+  const write = (line: string | Buffer): void => {
     if (closed) return;
     res.write(line);
     if (res.writableLength > r.services.maxWatchBacklogBytes) finish();
   };
 
   const sendBookmark = (annotations?: Record<string, string>): void => {
-    if (params.allowBookmarks) write(bookmarkLine(r.info.kind, r.apiVersion, lastRv, annotations));
+    if (params.allowBookmarks) write(bookmarkFrame(r.info.kind, r.apiVersion, lastRv, encoding, annotations));
   };
 
   const timeoutTimer = setTimeout(() => {
@@ -146,13 +146,13 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
       else if (event.type === 'DELETED') type = before ? 'DELETED' : undefined;
       else type = now && before ? 'MODIFIED' : now ? 'ADDED' : before ? 'DELETED' : undefined;
     }
-    if (type !== undefined) write(encodedLine(event, type, r.apiVersion, representation));
+    if (type !== undefined) write(encodedEvent(event, type, r.apiVersion, encoding));
   };
 
-  const goneLine = (err: StorageError, from: string): string => errorLine({
+  const goneLine = (err: StorageError, from: string): string | Buffer => errorFrame({
     kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure',
     message: `too old resource version: ${from} (${err.resourceVersion ?? ''})`, reason: 'Expired', code: 410,
-  });
+  }, encoding);
   const onStorageError = (err: StorageError): void => {
     write(goneLine(err, lastRv));
     finish();
@@ -165,7 +165,7 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
     } else {
       const apiErr = storageErrorToApi(err, r, r.ri.name);
       const status = apiErr instanceof ApiError ? apiErr.toStatus() : { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: String(apiErr), reason: 'InternalError', code: 500 };
-      write(errorLine(status as unknown as Record<string, unknown>));
+      write(errorFrame(status as unknown as Record<string, unknown>, encoding));
     }
     finish();
   }

@@ -1,34 +1,42 @@
 import type { ChangeEvent } from '../storage/storage.js';
 import { withApiVersion, type Obj } from '../handlers/object-util.js';
 import type { Representation } from '../codec/negotiation.js';
+import { encodeProtobufWatchFrame } from '../codec/protobuf/protobuf-codec.js';
 import { toPartialObjectMetadata, toTable } from '../codec/representations.js';
 
 /**
- * Encodes each change once per (event type, apiVersion) and shares the bytes across all watchers;
- * parses each change's objects once for selector matching. Caches live as long as the event does.
+ * Watch event frames: JSON lines (`{"type":...,"object":...}\n`) or length-delimited Protobuf
+ * `WatchEvent` frames. Each change is encoded once per (event type, apiVersion, representation,
+ * encoding) and the bytes are shared across all watchers; each change's objects are parsed once for
+ * selector matching. Caches live as long as the event does.
  */
-const lineCache = new WeakMap<ChangeEvent, Map<string, string>>();
+const frameCache = new WeakMap<ChangeEvent, Map<string, string | Buffer>>();
 const parsedCache = new WeakMap<ChangeEvent, { current: Obj; previous: Obj | undefined }>();
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
-/**
- * The JSON line (`{"type":...,"object":...}\n`) for `event` delivered as `type` at `apiVersion`, in
- * the watch's representation (the object, a one-row Table, or PartialObjectMetadata).
- */
-export function encodedLine(event: ChangeEvent, type: WatchEventType, apiVersion: string, representation: Representation = 'object'): string {
-  let byKey = lineCache.get(event);
+/** How a watch's events are written. */
+export interface WatchEncoding {
+  representation: Representation;
+  protobuf: boolean;
+}
+
+export const JSON_OBJECTS: WatchEncoding = { representation: 'object', protobuf: false };
+
+/** The frame for `event` delivered as `type` at `apiVersion`. */
+export function encodedEvent(event: ChangeEvent, type: WatchEventType, apiVersion: string, encoding: WatchEncoding = JSON_OBJECTS): string | Buffer {
+  let byKey = frameCache.get(event);
   if (!byKey) {
     byKey = new Map();
-    lineCache.set(event, byKey);
+    frameCache.set(event, byKey);
   }
-  const k = `${type} ${apiVersion} ${representation}`;
-  let line = byKey.get(k);
-  if (line === undefined) {
-    line = objectLine(type, event.json, apiVersion, representation);
-    byKey.set(k, line);
+  const k = `${type} ${apiVersion} ${encoding.representation} ${encoding.protobuf ? 'pb' : 'json'}`;
+  let frame = byKey.get(k);
+  if (frame === undefined) {
+    frame = objectFrame(type, event.json, apiVersion, encoding);
+    byKey.set(k, frame);
   }
-  return line;
+  return frame;
 }
 
 /** The parsed objects of a change (shared: callers must not mutate them). */
@@ -44,26 +52,31 @@ export function parsedObjects(event: ChangeEvent): { current: Obj; previous: Obj
   return parsed;
 }
 
-/** A line for one object (synthetic ADDED of initial state, or a change) in a representation. */
-export function objectLine(type: WatchEventType, json: string, apiVersion: string, representation: Representation = 'object'): string {
+function frame(type: string, object: Obj, encoding: WatchEncoding): string | Buffer {
+  return encoding.protobuf ? encodeProtobufWatchFrame(type, object) : `${JSON.stringify({ type, object })}\n`;
+}
+
+/** A frame for one object (synthetic ADDED of initial state, or a change) in the watch's encoding. */
+export function objectFrame(type: WatchEventType, json: string, apiVersion: string, encoding: WatchEncoding = JSON_OBJECTS): string | Buffer {
   const objectJson = withApiVersion(json, apiVersion);
-  if (representation === 'object') return `{"type":"${type}","object":${objectJson}}\n`;
+  if (encoding.representation === 'object' && !encoding.protobuf) return `{"type":"${type}","object":${objectJson}}\n`;
   const obj = JSON.parse(objectJson) as Obj;
+  if (encoding.representation === 'object') return frame(type, obj, encoding);
   const meta = (typeof obj.metadata === 'object' && obj.metadata !== null ? obj.metadata : {}) as Obj;
-  const out = representation === 'Table'
+  const out = encoding.representation === 'Table'
     ? toTable([obj], { resourceVersion: meta.resourceVersion ?? '' })
     : toPartialObjectMetadata(obj);
-  return `${JSON.stringify({ type, object: out })}\n`;
+  return frame(type, out, encoding);
 }
 
-/** A BOOKMARK line: only kind, apiVersion and metadata.resourceVersion (plus annotations when given). */
-export function bookmarkLine(kind: string, apiVersion: string, resourceVersion: string, annotations?: Record<string, string>): string {
+/** A BOOKMARK: only kind, apiVersion and metadata.resourceVersion (plus annotations when given). */
+export function bookmarkFrame(kind: string, apiVersion: string, resourceVersion: string, encoding: WatchEncoding, annotations?: Record<string, string>): string | Buffer {
   const metadata: Obj = { resourceVersion };
   if (annotations) metadata.annotations = annotations;
-  return `${JSON.stringify({ type: 'BOOKMARK', object: { kind, apiVersion, metadata } })}\n`;
+  return frame('BOOKMARK', { kind, apiVersion, metadata }, encoding);
 }
 
-/** An ERROR line carrying a Status. */
-export function errorLine(status: Obj): string {
-  return `${JSON.stringify({ type: 'ERROR', object: status })}\n`;
+/** An ERROR event carrying a Status. */
+export function errorFrame(status: Obj, encoding: WatchEncoding): string | Buffer {
+  return frame('ERROR', status, encoding);
 }

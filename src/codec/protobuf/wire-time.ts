@@ -1,0 +1,123 @@
+import { int64ForWire, int64ToBigInt, int64ToNumber } from './wire-int64.js';
+
+/**
+ * The wire forms of `meta.v1.Time`, `meta.v1.MicroTime` ({seconds, nanos}) and `meta.v1.Duration`
+ * ({duration: int64 nanoseconds}) and their JSON strings, following Go's formatting: Time is RFC 3339
+ * in UTC with whole seconds, MicroTime has exactly six fractional digits, Duration is Go's
+ * `time.Duration.String()` ("1h2m3s", "1.5s", "300ms", "0s").
+ */
+
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|z|[+-]\d{2}:\d{2})$/;
+
+/** {seconds, nanos} of an RFC 3339 timestamp, or undefined when TEXT is not one. */
+export function parseTimestamp(text: string): { seconds: number | string; nanos: number } | undefined {
+  const m = RFC3339.exec(text);
+  if (!m) return undefined;
+  const [, y, mo, d, h, mi, s, frac, zone] = m;
+  const date = new Date(0);
+  date.setUTCFullYear(Number(y), Number(mo) - 1, Number(d));
+  date.setUTCHours(Number(h), Number(mi), Number(s), 0);
+  let seconds = Math.floor(date.getTime() / 1000);
+  if (Number.isNaN(seconds)) return undefined;
+  if (zone !== undefined && zone !== 'Z' && zone !== 'z') {
+    const sign = zone.startsWith('-') ? -1 : 1;
+    seconds -= sign * (Number(zone.slice(1, 3)) * 3600 + Number(zone.slice(4, 6)) * 60);
+  }
+  const nanos = frac === undefined ? 0 : Number(frac.padEnd(9, '0'));
+  return { seconds: int64ForWire(seconds), nanos };
+}
+
+function pad(n: number, width: number): string {
+  return String(n).padStart(width, '0');
+}
+
+/**
+ * The JSON string of a wire timestamp; undefined for the zero time, which Go writes as `null` and kube's
+ * JSON objects therefore omit. FRACTION_DIGITS is 0 for Time, 6 for MicroTime.
+ */
+export function formatTimestamp(secondsValue: unknown, nanosValue: unknown, fractionDigits: 0 | 6): string | undefined {
+  const seconds = int64ToNumber(secondsValue);
+  const nanos = typeof nanosValue === 'number' ? nanosValue : 0;
+  if (seconds === 0 && nanos === 0) return undefined;
+  const date = new Date(seconds * 1000);
+  if (Number.isNaN(date.getTime())) return undefined;
+  const base = `${pad(date.getUTCFullYear(), 4)}-${pad(date.getUTCMonth() + 1, 2)}-${pad(date.getUTCDate(), 2)}` +
+    `T${pad(date.getUTCHours(), 2)}:${pad(date.getUTCMinutes(), 2)}:${pad(date.getUTCSeconds(), 2)}`;
+  if (fractionDigits === 0) return `${base}Z`;
+  return `${base}.${pad(Math.floor(nanos / 1000), 6)}Z`;
+}
+
+const NS = 1n;
+const US = 1000n;
+const MS = 1000_000n;
+const SEC = 1000_000_000n;
+
+/** Go's `fmtFrac`: the integer part of V / 10^PREC and its fraction without trailing zeros. */
+function fracParts(v: bigint, prec: number): { int: bigint; frac: string } {
+  const scale = 10n ** BigInt(prec);
+  const int = v / scale;
+  const frac = (v % scale).toString().padStart(prec, '0').replace(/0+$/, '');
+  return { int, frac };
+}
+
+/** Go's `time.Duration.String()` of a wire duration in nanoseconds. */
+export function formatDuration(value: unknown): string {
+  let ns = int64ToBigInt(value);
+  const neg = ns < 0n;
+  if (neg) ns = -ns;
+  let out: string;
+  if (ns < SEC) {
+    if (ns === 0n) return '0s';
+    if (ns < US) out = `${ns}ns`;
+    else {
+      const { int, frac } = fracParts(ns, ns < MS ? 3 : 6);
+      out = `${int}${frac ? `.${frac}` : ''}${ns < MS ? 'µs' : 'ms'}`;
+    }
+  } else {
+    const { int: secs, frac } = fracParts(ns, 9);
+    out = `${secs % 60n}${frac ? `.${frac}` : ''}s`;
+    const mins = secs / 60n;
+    if (mins > 0n) {
+      out = `${mins % 60n}m${out}`;
+      const hours = mins / 60n;
+      if (hours > 0n) out = `${hours}h${out}`;
+    }
+  }
+  return neg ? `-${out}` : out;
+}
+
+const UNITS: Record<string, bigint> = {
+  ns: NS, us: US, 'µs': US, 'μs': US, ms: MS, s: SEC, m: 60n * SEC, h: 3600n * SEC,
+};
+
+/** Nanoseconds of a Go duration string ("1h2m3.5s", "-300ms", "0"), or undefined when malformed. */
+export function parseDuration(text: string): bigint | undefined {
+  let s = text;
+  let neg = false;
+  if (s.startsWith('-') || s.startsWith('+')) {
+    neg = s.startsWith('-');
+    s = s.slice(1);
+  }
+  if (s === '0') return 0n;
+  if (s === '') return undefined;
+  const part = /^(\d*)(?:\.(\d*))?(ns|us|µs|μs|ms|s|m|h)/;
+  let total = 0n;
+  while (s !== '') {
+    const m = part.exec(s);
+    if (!m || (m[1] === '' && (m[2] ?? '') === '')) return undefined;
+    const unit = UNITS[m[3] ?? ''];
+    if (unit === undefined) return undefined;
+    const whole = BigInt(m[1] === '' ? '0' : m[1] ?? '0');
+    const fracText = m[2] ?? '';
+    const frac = fracText === '' ? 0n : (BigInt(fracText) * unit) / 10n ** BigInt(fracText.length);
+    total += whole * unit + frac;
+    s = s.slice(m[0].length);
+  }
+  return neg ? -total : total;
+}
+
+/** The wire value (`Duration.duration`) for a JSON duration string, or undefined when malformed. */
+export function durationForWire(text: string): number | string | undefined {
+  const ns = parseDuration(text);
+  return ns === undefined ? undefined : int64ForWire(ns);
+}
