@@ -10,3 +10,6 @@ if ! command -v redis-server >/dev/null 2>&1; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq redis-server >/dev/null
 fi
 redis-server --version >&2
+# The client-go informer test drives Capstan with a small client-go program: build it once (cached
+# by source hash; the first build downloads client-go from the Go module proxy, a few minutes).
+bash "$(dirname "$0")/build-go-informer.sh" >/dev/null

@@ -1,0 +1,39 @@
+/** What a scenario reports: named metrics with units and optional goals, plus free-form notes. */
+
+export type Unit = 'ms' | 's' | 'ops/s' | 'events/s' | 'bytes' | 'bytes/s' | 'B/obj' | 'count' | 'ratio' | 'text';
+
+export interface Goal {
+  /** The value must be below (`<`) or above (`>`) `value`. */
+  op: '<' | '>';
+  value: number;
+}
+
+export interface Metric {
+  name: string;
+  /** null when not measured (for example after an error). */
+  value: number | null;
+  unit: Unit;
+  goal?: Goal;
+  /** For unit 'text': the value to print. */
+  text?: string;
+  /** Whether a larger value is better (for the change against a baseline). */
+  higherIsBetter?: boolean;
+}
+
+export interface ScenarioResult {
+  metrics: Metric[];
+  notes: string[];
+  error?: string;
+}
+
+/** Shorthand constructors. */
+export const metric = (name: string, value: number | null, unit: Unit, extra: Partial<Metric> = {}): Metric => ({
+  name, value: value === null || Number.isFinite(value) ? value : null, unit, ...extra,
+});
+export const textMetric = (name: string, text: string): Metric => ({ name, value: null, unit: 'text', text });
+
+/** Whether `m` meets its goal (undefined when there is no goal or value). */
+export function meetsGoal(m: Metric): boolean | undefined {
+  if (!m.goal || m.value === null) return undefined;
+  return m.goal.op === '<' ? m.value < m.goal.value : m.value > m.goal.value;
+}

@@ -1,0 +1,115 @@
+/**
+ * `npm run bench`: spawns capstan and measures it from outside over HTTP on 127.0.0.1, one fresh
+ * server per scenario and target. Prints one table per scenario (targets side by side), optionally
+ * writes JSON (`--json FILE`) and compares with an earlier JSON file (`--baseline FILE`).
+ * Every child process is killed on exit, error or interrupt.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import type { ScenarioResult } from './metrics.js';
+import { parseBenchArgs, USAGE, type BenchOptions, type ScenarioName } from './options.js';
+import { CAPSTAN_MAIN, installCleanupHandlers, killAllChildren } from './processes.js';
+import { crudScenario } from './scenario-crud.js';
+import { informerStartScenario } from './scenario-informer-start.js';
+import { listScenario } from './scenario-list.js';
+import { memoryScenario } from './scenario-memory.js';
+import type { Scenario } from './scenario.js';
+import { startupScenario } from './scenario-startup.js';
+import { watchFanoutScenario } from './scenario-watch-fanout.js';
+import { renderTable } from './table.js';
+
+const SCENARIOS: Record<ScenarioName, Scenario> = {
+  startup: startupScenario,
+  crud: crudScenario,
+  list: listScenario,
+  memory: memoryScenario,
+  'watch-fanout': watchFanoutScenario,
+  'informer-start': informerStartScenario,
+};
+
+/** The JSON written by --json (and read by --baseline). */
+export interface BenchReport {
+  version: 1;
+  date: string;
+  host: { node: string; cpus: number; cpuModel: string; memoryBytes: number };
+  options: BenchOptions;
+  /** scenario -> target -> result */
+  results: Record<string, Record<string, ScenarioResult>>;
+}
+
+function loadBaseline(file: string): BenchReport {
+  const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
+  if (typeof parsed !== 'object' || parsed === null || (parsed as { version?: unknown }).version !== 1 || typeof (parsed as { results?: unknown }).results !== 'object') {
+    throw new Error(`${file} is not a bench --json report`);
+  }
+  return parsed as BenchReport;
+}
+
+async function main(): Promise<number> {
+  let options: BenchOptions | undefined;
+  try {
+    options = parseBenchArgs(process.argv.slice(2));
+  } catch (err) {
+    process.stderr.write(`bench: ${err instanceof Error ? err.message : String(err)}\n\n${USAGE}`);
+    return 2;
+  }
+  if (!options) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  installCleanupHandlers();
+  if (!existsSync(CAPSTAN_MAIN)) {
+    process.stderr.write(`bench: ${CAPSTAN_MAIN} not found; build first (npm run build)\n`);
+    return 2;
+  }
+  const baseline = options.baselineFile !== undefined ? loadBaseline(options.baselineFile) : undefined;
+  const report: BenchReport = {
+    version: 1,
+    date: new Date().toISOString(),
+    host: { node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryBytes: totalmem() },
+    options,
+    results: {},
+  };
+  process.stdout.write(`capstan bench ${report.date}  node ${report.host.node}, ${report.host.cpus} x ${report.host.cpuModel}, ${(report.host.memoryBytes / 1024 ** 3).toFixed(0)} GiB\n`);
+  process.stdout.write(`targets: ${options.targets.join(', ')}; scenarios: ${options.only.join(', ')}${options.quick ? ' (quick)' : ''}\n`);
+  process.stdout.write('"!" marks a value that misses its goal; server and client share this host.\n\n');
+
+  let errors = 0;
+  const started = performance.now();
+  for (const name of options.only) {
+    const scenario = SCENARIOS[name];
+    const byTarget: { target: string; result: ScenarioResult; baseline?: ScenarioResult }[] = [];
+    for (const target of options.targets) {
+      process.stderr.write(`bench: ${name} [${target}]\n`);
+      const t0 = performance.now();
+      let result: ScenarioResult;
+      try {
+        result = await scenario.run(target, options);
+      } catch (err) {
+        errors++;
+        result = { metrics: [], notes: [], error: err instanceof Error ? err.message : String(err) };
+      }
+      if (result.error !== undefined && result.metrics.length > 0) errors++;
+      process.stderr.write(`bench: ${name} [${target}] took ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
+      (report.results[name] ??= {})[target] = result;
+      const base = baseline?.results[name]?.[target];
+      byTarget.push(base ? { target, result, baseline: base } : { target, result });
+    }
+    process.stdout.write(`${renderTable(scenario.title, byTarget)}\n`);
+  }
+  process.stdout.write(`total ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+  if (options.jsonFile !== undefined) {
+    writeFileSync(options.jsonFile, `${JSON.stringify(report, null, 2)}\n`);
+    process.stdout.write(`results written to ${options.jsonFile}\n`);
+  }
+  return errors > 0 ? 1 : 0;
+}
+
+main().then((code) => {
+  killAllChildren();
+  process.exit(code);
+}, (err: unknown) => {
+  process.stderr.write(`bench: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  killAllChildren();
+  process.exit(1);
+});

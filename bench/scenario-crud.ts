@@ -1,0 +1,91 @@
+/** crud: creates, GETs and PUT updates of ~1 KiB ConfigMaps with a fixed number of requests in flight. */
+import { CM_PATH, bulkCreate, configMapBody, p50p99 } from './fixtures.js';
+import { HttpClient, runPool } from './http-client.js';
+import { metric, type Metric } from './metrics.js';
+import { log, withTarget, type Scenario } from './scenario.js';
+
+const PHASE_TIMEOUT_MS = 120_000;
+
+interface Phase {
+  ok: number;
+  failed: number;
+  seconds: number;
+  latencies: number[];
+  firstError: string | undefined;
+}
+
+function phaseMetrics(label: string, p: Phase): Metric[] {
+  const { p50, p99 } = p50p99(p.latencies);
+  return [
+    metric(`${label}/s`, p.ok / p.seconds, 'ops/s', { higherIsBetter: true }),
+    metric(`${label} p50`, p50, 'ms'),
+    metric(`${label} p99`, p99, 'ms'),
+  ];
+}
+
+async function timedPhase(count: number, concurrency: number, expect: number, send: (i: number) => Promise<{ status: number; ms: number; body: string }>): Promise<Phase> {
+  const latencies: number[] = [];
+  let ok = 0;
+  let failed = 0;
+  let firstError: string | undefined;
+  const t0 = performance.now();
+  await runPool(count, concurrency, t0 + PHASE_TIMEOUT_MS, async (i) => {
+    try {
+      const res = await send(i);
+      if (res.status === expect) {
+        ok++;
+        latencies.push(res.ms);
+      } else {
+        failed++;
+        firstError ??= `HTTP ${res.status}: ${res.body.slice(0, 300)}`;
+      }
+    } catch (err) {
+      failed++;
+      firstError ??= err instanceof Error ? err.message : String(err);
+    }
+  });
+  return { ok, failed, seconds: (performance.now() - t0) / 1000, latencies, firstError };
+}
+
+export const crudScenario: Scenario = {
+  name: 'crud',
+  title: 'crud: ConfigMap create / get / update (PUT with resourceVersion)',
+  async run(target, options) {
+    return withTarget(target, options, async (t) => {
+      const client = new HttpClient(t.server.url, options.concurrency);
+      try {
+        const n = options.crudOps;
+        const c = options.concurrency;
+        // Warm-up so the JIT and the connection pool are not part of the numbers.
+        await bulkCreate(client, { prefix: 'warm', count: 500, bytes: options.payloadBytes, concurrency: c, timeoutMs: 30_000 });
+        log(`crud: ${n} creates`);
+        const created = await bulkCreate(client, { prefix: 'crud', count: n, bytes: options.payloadBytes, concurrency: c, timeoutMs: PHASE_TIMEOUT_MS, keepLatencies: true });
+        t.assertAlive();
+        const creates: Phase = { ok: created.created, failed: created.failed, seconds: created.seconds, latencies: created.latencies, firstError: created.firstError };
+        log(`crud: ${n} gets`);
+        const gets = await timedPhase(n, c, 200, (i) => client.request('GET', `${CM_PATH}/crud-${i}`, { discardBody: true }));
+        t.assertAlive();
+        log(`crud: ${n} updates`);
+        const updates = await timedPhase(n, c, 200, (i) => {
+          const rv = created.resourceVersions[i];
+          if (rv === undefined) return Promise.resolve({ status: 0, ms: 0, body: `crud-${i} was not created` });
+          return client.request('PUT', `${CM_PATH}/crud-${i}`, { body: configMapBody(`crud-${i}`, options.payloadBytes, i + 1, {}, rv) });
+        });
+        t.assertAlive();
+        const errors = [creates, gets, updates].map((p) => p.firstError).filter((e): e is string => e !== undefined);
+        return {
+          metrics: [
+            ...phaseMetrics('create', creates),
+            ...phaseMetrics('get', gets),
+            ...phaseMetrics('update', updates),
+            metric('failed requests', creates.failed + gets.failed + updates.failed, 'count', { goal: { op: '<', value: 1 } }),
+          ],
+          notes: [`${n} ops per phase, ${c} in flight, ${options.payloadBytes} B data per ConfigMap, after 500 warm-up creates`,
+            ...errors.slice(0, 2).map((e) => `first error: ${e}`)],
+        };
+      } finally {
+        client.close();
+      }
+    });
+  },
+};

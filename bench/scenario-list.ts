@@ -1,0 +1,92 @@
+/**
+ * list: a full LIST of N ConfigMaps (median of 5) and its size, a paged LIST (limit=500, following
+ * continue tokens; median of 3), and the server's peak RSS growth during a full list against the
+ * size of the JSON it sends.
+ */
+import { CM_PATH, bulkCreate } from './fixtures.js';
+import { HttpClient } from './http-client.js';
+import { metric } from './metrics.js';
+import { median } from './stats.js';
+import { log, sleep, withTarget, type Scenario } from './scenario.js';
+
+const PAGE = 500;
+
+interface ListBody {
+  metadata?: { continue?: string; resourceVersion?: string };
+  items?: unknown[];
+}
+
+export const listScenario: Scenario = {
+  name: 'list',
+  title: 'list: LIST of ConfigMaps (full and limit=500 pages)',
+  async run(target, options) {
+    return withTarget(target, options, async (t) => {
+      const client = new HttpClient(t.server.url, options.concurrency);
+      try {
+        const n = options.listObjects;
+        log(`list: creating ${n} ConfigMaps`);
+        const created = await bulkCreate(client, { prefix: 'list', count: n, bytes: options.payloadBytes, concurrency: options.concurrency, timeoutMs: 300_000 });
+        if (created.created !== n) throw new Error(`only ${created.created} of ${n} ConfigMaps were created: ${created.firstError ?? ''}`);
+        t.assertAlive();
+        await sleep(500);
+
+        const fullTimes: number[] = [];
+        const growths: number[] = [];
+        let bytes = 0;
+        let items = -1;
+        for (let i = 0; i < 5; i++) {
+          const before = t.rss.reset();
+          const res = await client.request('GET', CM_PATH, { discardBody: i > 0, timeoutMs: 120_000 });
+          const peak = t.rss.peakSinceReset();
+          t.assertAlive();
+          if (res.status !== 200) throw new Error(`LIST: HTTP ${res.status}: ${res.body.slice(0, 300)}`);
+          if (i === 0) items = ((JSON.parse(res.body) as ListBody).items ?? []).length;
+          fullTimes.push(res.ms);
+          growths.push(Math.max(0, peak - before));
+          bytes = res.bytes;
+          await sleep(200);
+        }
+        if (items !== n) throw new Error(`LIST returned ${items} items, expected ${n}`);
+
+        const pagedTimes: number[] = [];
+        let pages = 0;
+        let pagedItems = 0;
+        for (let run = 0; run < 3; run++) {
+          let token = '';
+          pages = 0;
+          pagedItems = 0;
+          const t0 = performance.now();
+          for (let guard = 0; guard < Math.ceil(n / PAGE) + 10; guard++) {
+            const q = `?limit=${PAGE}${token ? `&continue=${encodeURIComponent(token)}` : ''}`;
+            const res = await client.request('GET', `${CM_PATH}${q}`, { timeoutMs: 60_000 });
+            if (res.status !== 200) throw new Error(`paged LIST: HTTP ${res.status}: ${res.body.slice(0, 300)}`);
+            const body = JSON.parse(res.body) as ListBody;
+            pages++;
+            pagedItems += (body.items ?? []).length;
+            token = body.metadata?.continue ?? '';
+            if (token === '') break;
+          }
+          pagedTimes.push(performance.now() - t0);
+          if (token !== '') throw new Error(`paged LIST did not finish within ${pages} pages`);
+          if (pagedItems !== n) throw new Error(`paged LIST returned ${pagedItems} items, expected ${n}`);
+        }
+        t.assertAlive();
+        const growth = Math.max(...growths);
+        return {
+          metrics: [
+            metric('full LIST time, median of 5', median(fullTimes), 'ms'),
+            metric('full LIST response size', bytes, 'bytes'),
+            metric('full LIST throughput', bytes / (median(fullTimes) / 1000), 'bytes/s', { higherIsBetter: true }),
+            metric(`paged LIST (limit=${PAGE}) total, median of 3`, median(pagedTimes), 'ms'),
+            metric('paged LIST pages', pages, 'count'),
+            metric('peak RSS growth during full LIST (max of 5)', growth, 'bytes'),
+            metric('RSS growth / JSON size', growth / bytes, 'ratio', { goal: { op: '<', value: 2 } }),
+          ],
+          notes: [`${n} ConfigMaps of ${options.payloadBytes} B data`],
+        };
+      } finally {
+        client.close();
+      }
+    });
+  },
+};

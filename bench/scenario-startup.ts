@@ -1,0 +1,44 @@
+/** startup: spawn to first `/readyz` 200, polled every 5 ms; median of several starts. */
+import { metric } from './metrics.js';
+import { processTree, treeMemory } from './proc-memory.js';
+import { median } from './stats.js';
+import { startBackend, startTargetServer } from './target.js';
+import { sleep, type Scenario } from './scenario.js';
+
+export const startupScenario: Scenario = {
+  name: 'startup',
+  title: 'startup: process spawn -> first /readyz 200 (poll every 5 ms)',
+  async run(target, options) {
+    const redis = await startBackend(target);
+    const ready: number[] = [];
+    const serving: number[] = [];
+    let idleRss = Number.NaN;
+    try {
+      for (let i = 0; i < options.startups; i++) {
+        const server = await startTargetServer(target, redis, options.serverNodeArgs, 5);
+        try {
+          ready.push(server.readyMs);
+          serving.push(server.servingMs);
+          if (i === options.startups - 1) {
+            await sleep(1000);
+            idleRss = treeMemory(processTree(server.pid)).rss;
+          }
+        } finally {
+          await server.stop();
+        }
+      }
+    } finally {
+      await redis?.stop();
+    }
+    return {
+      metrics: [
+        metric('spawn -> /readyz 200, median', median(ready), 'ms', { goal: { op: '<', value: 500 } }),
+        metric('spawn -> /readyz 200, min', Math.min(...ready), 'ms'),
+        metric('spawn -> /readyz 200, max', Math.max(...ready), 'ms'),
+        metric('spawn -> "serving" log, median', median(serving), 'ms'),
+        metric('idle RSS 1 s after ready', idleRss, 'bytes'),
+      ],
+      notes: [`${options.startups} starts`],
+    };
+  },
+};

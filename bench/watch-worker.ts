@@ -1,0 +1,319 @@
+/**
+ * A worker thread holding many watch streams on 127.0.0.1, so that receiving and checking events is
+ * spread over several cores. Two modes:
+ * - fanout: every watcher counts events, checks resourceVersions strictly increase and records the
+ *   delivery latency of each event (from the write's acknowledgement, shared by the writer through
+ *   a SharedArrayBuffer indexed by sequence number, and from the send time carried in the object).
+ * - informer: every watcher counts the initial ADDED lines without parsing them and notes when the
+ *   BOOKMARK with `k8s.io/initial-events-end` arrives.
+ * Protocol: posts `started` once every watcher has its response headers (or failed), `progress`
+ * every 250 ms, and `result` after the parent posts `stop`.
+ */
+import { Agent, request, type ClientRequest, type IncomingMessage } from 'node:http';
+import { parentPort, workerData } from 'node:worker_threads';
+import { newHistogram, nowMs, recordLatency } from './stats.js';
+
+export interface WatchWorkerConfig {
+  mode: 'fanout' | 'informer';
+  port: number;
+  /** Request path including the query string. */
+  path: string;
+  count: number;
+  connectTimeoutMs: number;
+  /** fanout: acknowledgement time (nowMs) of write #seq, 0 until acknowledged. */
+  ackTimes?: SharedArrayBuffer;
+}
+
+export interface WatchWorkerStarted {
+  type: 'started';
+  connected: number;
+  failed: number;
+  firstError: string | undefined;
+}
+
+export interface WatchWorkerProgress {
+  type: 'progress';
+  events: number;
+  /** Fewest events received by a watcher whose stream is still open (Infinity when none is open). */
+  minAlive: number;
+  ended: number;
+  /** informer: watchers that have seen the initial-events-end bookmark. */
+  done: number;
+}
+
+export interface WatchWorkerResult {
+  type: 'result';
+  watchers: number;
+  failedToStart: number;
+  endedEarly: number;
+  events: number;
+  /**
+   * Per watcher: events of acknowledged writes received (fanout) or initial events before the
+   * bookmark (informer).
+   */
+  counts: number[];
+  /** fanout: events of writes the writer never saw acknowledged (timed out); not errors. */
+  unackedEvents: number;
+  /** fanout: events whose resourceVersion was not above the previous one (duplicates or reordering). */
+  notIncreasing: number;
+  /** fanout: events received before their write was acknowledged (latency counted as 0). */
+  beforeAck: number;
+  histAck: number[];
+  histSend: number[];
+  firstRecv: number;
+  lastRecv: number;
+  /** informer: nowMs() of each watcher's initial-events-end bookmark (NaN when not received). */
+  bookmarkAt: number[];
+  errorLines: number;
+  firstError: string | undefined;
+  /** nowMs() when this worker began opening its watchers. */
+  openedAt: number;
+}
+
+interface Watcher {
+  req: ClientRequest | undefined;
+  res: IncomingMessage | undefined;
+  count: number;
+  /** fanout: events whose write was never acknowledged (known only at the end). */
+  unacked: number;
+  lastRv: number;
+  ended: boolean;
+  stopped: boolean;
+  text: string;
+  bookmarkAt: number;
+  carry: Buffer;
+}
+
+const config = workerData as WatchWorkerConfig;
+const port = parentPort;
+if (!port) throw new Error('watch-worker must run as a worker thread');
+
+const ackTimes = config.ackTimes ? new Float64Array(config.ackTimes) : new Float64Array(0);
+const histAck = newHistogram();
+const histSend = newHistogram();
+const watchers: Watcher[] = [];
+let events = 0;
+let notIncreasing = 0;
+let beforeAck = 0;
+let errorLines = 0;
+let firstRecv = Number.NaN;
+let lastRecv = Number.NaN;
+let firstError: string | undefined;
+/** fanout: (seq, receive time, watcher index) triples waiting for the writer's acknowledgement. */
+let pending: number[] = [];
+const BOOKMARK_MARK = Buffer.from('initial-events-end');
+const RV_KEY = '"resourceVersion":"';
+const SEQ_KEY = '"bench-seq":"';
+const T_KEY = '"bench-t":"';
+
+function noteError(msg: string): void {
+  firstError ??= msg;
+}
+
+function fieldAfter(line: string, key: string): string | undefined {
+  const i = line.indexOf(key);
+  if (i < 0) return undefined;
+  const start = i + key.length;
+  const end = line.indexOf('"', start);
+  return end < 0 ? undefined : line.slice(start, end);
+}
+
+function onFanoutLine(w: Watcher, index: number, line: string, recv: number): void {
+  if (line.startsWith('{"type":"ADDED"') || line.startsWith('{"type":"MODIFIED"')) {
+    let rv = Number(fieldAfter(line, RV_KEY));
+    let seq = Number(fieldAfter(line, SEQ_KEY));
+    let sent = Number(fieldAfter(line, T_KEY));
+    if (!Number.isFinite(rv) || !Number.isFinite(seq) || !Number.isFinite(sent)) {
+      try {
+        const ev = JSON.parse(line) as { object?: { metadata?: { resourceVersion?: string }; data?: Record<string, string> } };
+        rv = Number(ev.object?.metadata?.resourceVersion);
+        seq = Number(ev.object?.data?.['bench-seq']);
+        sent = Number(ev.object?.data?.['bench-t']);
+      } catch {
+        noteError(`unparseable event: ${line.slice(0, 200)}`);
+        return;
+      }
+    }
+    w.count++;
+    events++;
+    if (Number.isNaN(firstRecv)) firstRecv = recv;
+    lastRecv = recv;
+    if (!(rv > w.lastRv)) notIncreasing++;
+    else w.lastRv = rv;
+    if (Number.isFinite(sent)) recordLatency(histSend, recv - sent);
+    if (Number.isInteger(seq) && seq >= 0 && seq < ackTimes.length) {
+      const ack = ackTimes[seq] ?? 0;
+      if (ack > 0) recordLatency(histAck, recv - ack);
+      else pending.push(seq, recv, index);
+    }
+  } else if (line.startsWith('{"type":"ERROR"')) {
+    errorLines++;
+    noteError(`watch ERROR event: ${line.slice(0, 300)}`);
+  } else if (!line.startsWith('{"type":"BOOKMARK"') && line.trim() !== '') {
+    noteError(`unexpected watch line: ${line.slice(0, 200)}`);
+  }
+}
+
+/** Events that arrived before the writer saw its response: latency from ack is counted as 0. */
+function resolvePending(final: boolean): void {
+  if (pending.length === 0) return;
+  const keep: number[] = [];
+  for (let i = 0; i < pending.length; i += 3) {
+    const seq = pending[i] as number;
+    const recv = pending[i + 1] as number;
+    const index = pending[i + 2] as number;
+    const ack = ackTimes[seq] ?? 0;
+    if (ack > 0) {
+      if (recv < ack) beforeAck++;
+      recordLatency(histAck, recv - ack);
+    } else if (!final) keep.push(seq, recv, index);
+    else {
+      const w = watchers[index];
+      if (w) w.unacked++;
+    }
+  }
+  pending = keep;
+}
+
+function onInformerChunk(w: Watcher, chunk: Buffer, recv: number): void {
+  if (!Number.isNaN(w.bookmarkAt)) return;
+  let at = chunk.indexOf(BOOKMARK_MARK);
+  if (at < 0 && w.carry.length > 0) {
+    const edge = Buffer.concat([w.carry, chunk.subarray(0, BOOKMARK_MARK.length)]);
+    if (edge.indexOf(BOOKMARK_MARK) >= 0) at = 0;
+  }
+  const limit = at < 0 ? chunk.length : at;
+  let lines = 0;
+  for (let i = chunk.indexOf(10); i >= 0 && i < limit; i = chunk.indexOf(10, i + 1)) lines++;
+  w.count += lines;
+  events += lines;
+  if (Number.isNaN(firstRecv)) firstRecv = recv;
+  lastRecv = recv;
+  if (at >= 0) w.bookmarkAt = recv;
+  else w.carry = Buffer.from(chunk.subarray(Math.max(0, chunk.length - BOOKMARK_MARK.length)));
+}
+
+function open(w: Watcher, index: number, agent: Agent): Promise<boolean> {
+  return new Promise((resolve) => {
+    let settled = false;
+    const settle = (ok: boolean): void => {
+      if (!settled) {
+        settled = true;
+        clearTimeout(timer);
+        resolve(ok);
+      }
+    };
+    const req = request({ host: '127.0.0.1', port: config.port, path: config.path, agent, headers: { accept: 'application/json' } }, (res) => {
+      w.res = res;
+      if (res.statusCode !== 200) {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => { if (body.length < 500) body += c; });
+        res.once('end', () => noteError(`watch HTTP ${String(res.statusCode)}: ${body.slice(0, 300)}`));
+        w.ended = true;
+        settle(false);
+        return;
+      }
+      settle(true);
+      if (config.mode === 'fanout') {
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          const recv = nowMs();
+          w.text += chunk;
+          let start = 0;
+          for (let nl = w.text.indexOf('\n'); nl >= 0; nl = w.text.indexOf('\n', start)) {
+            onFanoutLine(w, index, w.text.slice(start, nl), recv);
+            start = nl + 1;
+          }
+          if (start > 0) w.text = w.text.slice(start);
+        });
+      } else {
+        res.on('data', (chunk: Buffer) => onInformerChunk(w, chunk, nowMs()));
+      }
+      const ended = (): void => {
+        if (!w.stopped && !w.ended) {
+          w.ended = true;
+          noteError('a watch stream ended before the benchmark closed it');
+        }
+      };
+      res.once('end', ended);
+      res.once('close', ended);
+      res.once('error', ended);
+    });
+    w.req = req;
+    const timer = setTimeout(() => {
+      noteError(`watch not started within ${config.connectTimeoutMs} ms`);
+      w.ended = true;
+      settle(false);
+    }, config.connectTimeoutMs);
+    req.once('error', (e) => {
+      if (!w.stopped) noteError(`watch request failed: ${e.message}`);
+      w.ended = true;
+      settle(false);
+    });
+    req.end();
+  });
+}
+
+async function main(): Promise<void> {
+  // Several agents, none limiting sockets: one connection per watch stream.
+  const agents = Array.from({ length: Math.max(1, Math.ceil(config.count / 250)) }, () => new Agent({ keepAlive: false, maxSockets: Infinity }));
+  for (let i = 0; i < config.count; i++) {
+    watchers.push({ req: undefined, res: undefined, count: 0, unacked: 0, lastRv: 0, ended: false, stopped: false, text: '', bookmarkAt: Number.NaN, carry: Buffer.alloc(0) });
+  }
+  const openedAt = nowMs();
+  const outcomes = await Promise.all(watchers.map((w, i) => open(w, i, agents[i % agents.length] as Agent)));
+  const connected = outcomes.filter((ok) => ok).length;
+  const started: WatchWorkerStarted = { type: 'started', connected, failed: outcomes.length - connected, firstError };
+  port?.postMessage(started);
+
+  const progress = setInterval(() => {
+    resolvePending(false);
+    let minAlive = Infinity;
+    let ended = 0;
+    let done = 0;
+    for (const w of watchers) {
+      if (w.ended) ended++;
+      else if (w.count < minAlive) minAlive = w.count;
+      if (!Number.isNaN(w.bookmarkAt)) done++;
+    }
+    const msg: WatchWorkerProgress = { type: 'progress', events, minAlive, ended, done };
+    port?.postMessage(msg);
+  }, 250);
+
+  port?.on('message', (msg: unknown) => {
+    if (typeof msg !== 'object' || msg === null || (msg as { type?: unknown }).type !== 'stop') return;
+    clearInterval(progress);
+    let endedEarly = 0;
+    for (const w of watchers) {
+      if (w.ended && w.res !== undefined && w.res.statusCode === 200) endedEarly++;
+      w.stopped = true;
+      w.req?.destroy();
+    }
+    resolvePending(true);
+    for (const a of agents) a.destroy();
+    const result: WatchWorkerResult = {
+      type: 'result',
+      watchers: watchers.length,
+      failedToStart: outcomes.length - connected,
+      endedEarly,
+      events,
+      counts: watchers.map((w) => w.count - w.unacked),
+      unackedEvents: watchers.reduce((s, w) => s + w.unacked, 0),
+      notIncreasing,
+      beforeAck,
+      histAck: Array.from(histAck),
+      histSend: Array.from(histSend),
+      firstRecv,
+      lastRecv,
+      bookmarkAt: watchers.map((w) => w.bookmarkAt),
+      errorLines,
+      firstError,
+      openedAt,
+    };
+    port?.postMessage(result);
+    port?.close();
+  });
+}
+
+void main();
