@@ -1,12 +1,16 @@
 #!/usr/bin/env node
-import { writeFileSync } from 'node:fs';
+import cluster from 'node:cluster';
+import { availableParallelism } from 'node:os';
 import { parseArgs, usage } from './cli/flags.js';
-import { kubeconfigFor } from './cli/kubeconfig.js';
-import { startServer } from './server/app.js';
-import { MemoryStorage } from './storage/memory-storage.js';
-import type { Storage } from './storage/storage.js';
+import { runPrimary } from './cluster/primary.js';
+import { runServerProcess } from './cluster/server-process.js';
+import { logger } from './logging/logger.js';
 
-/** The `capstan` command: parses flags, opens storage, serves until SIGTERM/SIGINT. */
+/**
+ * The `capstan` command: parses flags, then either serves in this process (`--workers 1`, the
+ * default: no cluster module, fastest start), or becomes the cluster primary that forks the workers
+ * (`--workers N`, `auto` = one per core). Workers re-run this file and go straight to serving.
+ */
 async function main(): Promise<void> {
   let parsed;
   try {
@@ -20,35 +24,21 @@ async function main(): Promise<void> {
     return;
   }
   const config = parsed.config;
+  logger.setLevel(config.logLevel);
   if (config.storage === 'memory' && config.workers !== 1) {
     process.stderr.write('Error: --workers greater than 1 requires --storage=redis: the memory store lives in one process\n');
     process.exit(2);
   }
-  let storage: Storage;
-  if (config.storage === 'memory') {
-    storage = new MemoryStorage({ historyMs: config.watchCacheHistoryMs });
-  } else {
-    const { openRedisStorage } = await import('./storage/open-redis.js');
-    storage = await openRedisStorage(config);
+  const workers = config.workers === 0 ? availableParallelism() : config.workers;
+  if (cluster.isPrimary && workers > 1) {
+    runPrimary(config, { workers });
+    return;
   }
-  const server = await startServer(config, storage);
-  if (config.writeKubeconfig) writeFileSync(config.writeKubeconfig, kubeconfigFor(server.url));
-  process.stderr.write(`${JSON.stringify({ level: 'info', msg: 'serving', url: server.url, storage: config.storage })}\n`);
-  let stopping = false;
-  const stop = (signal: string): void => {
-    if (stopping) return;
-    stopping = true;
-    process.stderr.write(`${JSON.stringify({ level: 'info', msg: 'shutting down', signal })}\n`);
-    server.close().then(() => process.exit(0), (err: unknown) => {
-      process.stderr.write(`${JSON.stringify({ level: 'error', msg: 'shutdown failed', error: String(err) })}\n`);
-      process.exit(1);
-    });
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  await runServerProcess(config);
 }
 
 main().catch((err: unknown) => {
+  logger.error('fatal', { error: err });
   process.stderr.write(`Error: ${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(1);
 });

@@ -133,6 +133,8 @@ export async function handleUpdate(r: ResourceRequest): Promise<void> {
   if (r.info.namespaced && bodyNs !== '' && bodyNs !== r.ri.namespace) {
     throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
   }
+  // kube fills a missing namespace from the request (EnsureObjectNamespaceMatchesRequestNamespace).
+  if (r.info.namespaced && bodyNs === '') bodyMeta.namespace = r.ri.namespace;
   const pinned = stringField(bodyMeta, 'resourceVersion');
   const outcome = await updateLoop(r, dryRun, () => ({ next: structuredClone(body), pinnedVersion: pinned }), async () => {
     if (r.ri.subresource === '' && allowsCreateOnUpdate(r.info)) {

@@ -2,11 +2,16 @@ import { ApiError, badRequest } from '../api/errors.js';
 import { isTrue } from '../api/request-info.js';
 import { negotiateOutput } from '../codec/negotiation.js';
 import { compareResourceVersions } from '../storage/resource-version.js';
-import { StorageError, type ChangeEvent } from '../storage/storage.js';
+import { StorageError, type ChangeEvent, type StoredObject } from '../storage/storage.js';
+import { WatchWriter } from '../watch/watch-writer.js';
+import { recordWatchDropped, recordWatchEventSent } from '../metrics/metrics.js';
 import { bookmarkFrame, encodedEvent, errorFrame, objectFrame, parsedObjects, type WatchEncoding, type WatchEventType } from '../watch/event-encoding.js';
 import { storageErrorToApi, supportsProtobuf, type ResourceRequest } from './context.js';
 import { parseResourceVersionParam, waitForResourceVersion } from './read-consistency.js';
 import { selectionFor } from './selection.js';
+
+/** Initial events are handed to the socket in chunks of about this size, waiting for it to drain. */
+const INITIAL_CHUNK_BYTES = 256 * 1024;
 
 interface WatchParams {
   resourceVersion: string | undefined;
@@ -67,17 +72,17 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
 
   // Decide the start point and the initial state.
   let startRv: string;
-  let initial: Array<string | Buffer> = [];
+  let initial: StoredObject[] = [];
   const synthetic = params.sendInitialEvents ?? (params.resourceVersion === undefined || params.resourceVersion === '0');
   try {
     if (synthetic) {
-      if (params.resourceVersion !== undefined && params.resourceVersion !== '0') await waitForResourceVersion(r, params.resourceVersion);
+      if (params.resourceVersion !== undefined && params.resourceVersion !== '0') await waitForResourceVersion(r, params.resourceVersion, params.timeoutMs);
       const listed = await storage.list(r.type, {
         namespace: nsPrefix ? r.ri.namespace : undefined,
         filter: selection.matchesStored,
       });
       startRv = listed.resourceVersion;
-      initial = listed.items.map((i) => objectFrame('ADDED', i.json, r.apiVersion, encoding));
+      initial = listed.items;
     } else if (params.resourceVersion === undefined || params.resourceVersion === '0') {
       startRv = await storage.currentResourceVersion(r.type);
     } else {
@@ -94,6 +99,11 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
 
   let lastRv = startRv;
   let closed = false;
+  const metricResource = r.info.resource;
+  const out = new WatchWriter(res, r.services.maxWatchBacklogBytes, () => {
+    recordWatchDropped(metricResource);
+    finish();
+  });
   const finish = (): void => {
     if (closed) return;
     closed = true;
@@ -101,14 +111,15 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
     clearTimeout(timeoutTimer);
     clearTimeout(bookmarkTimer);
     r.services.shutdownSignal.removeEventListener('abort', stop);
+    out.end();
     res.end();
   };
   signal.addEventListener('abort', finish, { once: true });
 
-  const write = (line: string | Buffer): void => {
+  const write = (frame: string | Buffer): void => {
     if (closed) return;
-    res.write(line);
-    if (res.writableLength > r.services.maxWatchBacklogBytes) finish();
+    out.push(frame);
+    recordWatchEventSent(metricResource);
   };
 
   const sendBookmark = (annotations?: Record<string, string>): void => {
@@ -128,7 +139,13 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
     }, r.services.bookmarkIntervalMs * (0.75 + Math.random() * 0.25));
   };
 
-  for (const line of initial) write(line);
+  // Initial state streams with backpressure: at most about one socket buffer per watcher in memory.
+  for (const item of initial) {
+    if (closed) return;
+    write(objectFrame('ADDED', item.json, r.apiVersion, encoding));
+    if (out.queuedBytes >= INITIAL_CHUNK_BYTES) await out.ready();
+  }
+  initial = [];
   if (params.sendInitialEvents === true) sendBookmark({ 'k8s.io/initial-events-end': 'true' });
   scheduleBookmark();
   if (signal.aborted) finish();

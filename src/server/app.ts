@@ -6,6 +6,11 @@ import { NamespaceLifecycle } from '../admission/namespace-lifecycle.js';
 import { Admission } from '../admission/admission.js';
 import type { ServerConfig } from '../cli/flags.js';
 import { writeError } from '../codec/response-writer.js';
+import { errorLogger, requestLogger } from '../logging/request-logger.js';
+import { metricsMiddleware, metricsRouter } from '../metrics/metrics-router.js';
+import { setStorageObjectsCollector } from '../metrics/metrics.js';
+import { storageTypeOf } from '../registry/resource-types.js';
+import { isTrue } from '../api/request-info.js';
 import { DEFAULT_VERSION_INFO, discoveryRouter } from '../discovery/discovery-router.js';
 import type { ApiServices } from '../handlers/context.js';
 import { resourceHandler } from '../handlers/resource-router.js';
@@ -30,10 +35,9 @@ export interface CapstanServer {
 }
 
 /** Compression applies to get and list responses, never to watch streams (they must flush per event). */
-function compressionFilter(req: Request, res: Response): boolean {
+function isWatchRequest(req: Request): boolean {
   const q = req.query as Record<string, unknown>;
-  if (q.watch === 'true' || q.watch === '1' || req.path.includes('/watch/')) return false;
-  return compression.filter(req, res);
+  return isTrue(typeof q.watch === 'string' ? q.watch : undefined) || req.path.includes('/watch/');
 }
 
 /**
@@ -65,6 +69,14 @@ export async function startServer(config: ServerConfig, storage: Storage, option
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
     maxWatchBacklogBytes: options.maxWatchBacklogBytes ?? 16 * 1024 * 1024,
   };
+  setStorageObjectsCollector(async () => {
+    const counts: Record<string, number> = {};
+    for (const info of registry.all()) {
+      const type = storageTypeOf(info);
+      if (counts[type] === undefined && info.verbs.includes('list')) counts[type] = await storage.count(type);
+    }
+    return counts;
+  });
   const health = new HealthChecks({ livezGracePeriodMs: config.livezGracePeriodMs });
   health.addStorageChecks(async () => {
     if (!(await storage.ready())) throw new Error('storage is not reachable');
@@ -75,18 +87,26 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
+  app.use(requestLogger());
+  app.use(metricsMiddleware({ isServed: (g, v, r) => registry.get(g, v, r) !== undefined }));
   app.use((_req: Request, res: Response, next: NextFunction) => {
     res.setHeader('Cache-Control', 'no-cache, private');
     next();
   });
-  if (config.featureGates.APIResponseCompression) app.use(compression({ filter: compressionFilter, threshold: 128 * 1024 }));
+  if (config.featureGates.APIResponseCompression) {
+    const compress = compression({ threshold: 128 * 1024 });
+    // Watch streams bypass the middleware entirely: it would wrap every event write.
+    app.use((req: Request, res: Response, next: NextFunction) => (isWatchRequest(req) ? next() : compress(req, res, next)));
+  }
   app.use(healthRouter(health));
+  app.use(metricsRouter());
   app.use(discoveryRouter(registry, { version: DEFAULT_VERSION_INFO }));
   app.use(openapiRouter());
   app.use(resourceHandler(services));
   app.use((_req: Request, res: Response) => {
     res.status(404).type('text/plain').send('404 page not found\n');
   });
+  app.use(errorLogger());
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => writeError(res, err));
 
   const http = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, app);

@@ -261,6 +261,10 @@ export class MemoryStorage implements Storage {
     signal.addEventListener('abort', () => s.watchers.delete(watcher), { once: true });
   }
 
+  async count(type: string): Promise<number> {
+    return this.types.get(type)?.objects.size ?? 0;
+  }
+
   async ready(): Promise<boolean> {
     return true;
   }

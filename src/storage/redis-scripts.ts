@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { observeRedisCommand } from '../metrics/metrics.js';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -76,10 +77,16 @@ export function scriptArgs(script: LuaScript, keys: readonly string[], args: rea
  */
 export async function runScript(client: RedisClient, script: LuaScript, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
   const rest = scriptArgs(script, keys, args);
+  const started = performance.now();
   try {
-    return await client.call('EVALSHA', [script.sha, ...rest]);
+    const reply = await client.call('EVALSHA', [script.sha, ...rest]);
+    observeRedisCommand(script.name, (performance.now() - started) / 1000);
+    return reply;
   } catch (err) {
-    if (!isNoScript(err)) throw err;
+    if (!isNoScript(err)) {
+      observeRedisCommand(script.name, (performance.now() - started) / 1000, err);
+      throw err;
+    }
     return client.call('EVAL', [script.source, ...rest]);
   }
 }

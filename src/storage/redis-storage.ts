@@ -414,6 +414,14 @@ export class RedisStorage implements Storage {
     }
   }
 
+  async count(type: string): Promise<number> {
+    try {
+      return Number(await this.client.call('ZCARD', [this.keys(type).index]));
+    } catch (err) {
+      throw unavailable(err);
+    }
+  }
+
   async ready(): Promise<boolean> {
     if (this.closed || this.client.status !== 'ready') return false;
     let timer: NodeJS.Timeout | undefined;

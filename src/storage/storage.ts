@@ -118,6 +118,9 @@ export interface Storage {
    */
   watch(type: string, fromResourceVersion: string, listener: ChangeListener, signal: AbortSignal, onError?: (err: StorageError) => void): Promise<void>;
 
+  /** How many objects of `type` are stored now (metrics). */
+  count(type: string): Promise<number>;
+
   /** Whether the backend can serve requests (readyz storage check). */
   ready(): Promise<boolean>;
 

@@ -1,0 +1,127 @@
+import cluster, { type Worker } from 'node:cluster';
+import { writeFileSync } from 'node:fs';
+import type { ServerConfig } from '../cli/flags.js';
+import { kubeconfigFor } from '../cli/kubeconfig.js';
+import { logger } from '../logging/logger.js';
+import { servePrimaryMetrics } from '../metrics/cluster-aggregation.js';
+import { isListeningMessage, WORKER_INDEX_ENV } from './messages.js';
+import { RestartPolicy, type RestartPolicyOptions } from './restart-policy.js';
+
+/** Extra time past the shutdown delay a worker gets to drain before the primary kills it. */
+const DRAIN_GRACE_MS = 60_000;
+
+interface Slot {
+  index: number;
+  worker: Worker | undefined;
+  startedAt: number;
+  restartTimer: NodeJS.Timeout | undefined;
+}
+
+/** Options of {@link runPrimary}. */
+export interface PrimaryOptions {
+  workers: number;
+  restart?: RestartPolicyOptions;
+}
+
+/**
+ * The cluster primary: forks `workers` workers (round-robin connection distribution over one shared
+ * port), each in a slot whose index it keeps across restarts (`CAPSTAN_WORKER_INDEX`; slot 0 runs
+ * the controllers). Prints the `serving` line once every slot has listened. Restarts crashed
+ * workers with exponential backoff and gives up (exit 1, after stopping the rest) when crashes come
+ * in a burst. On SIGTERM/SIGINT it forwards SIGTERM to every worker, waits for all of them, and
+ * exits 0 when each exited 0. Resolves never: the process ends through `process.exit`.
+ */
+export function runPrimary(config: ServerConfig, options: PrimaryOptions): void {
+  cluster.schedulingPolicy = cluster.SCHED_RR;
+  const policy = new RestartPolicy(options.restart);
+  const slots: Slot[] = [];
+  const workerSlot = new Map<Worker, Slot>();
+  const listened = new Set<number>();
+  let announced = false;
+  let stopping = false;
+  let exitCode = 0;
+
+  const liveWorkers = (): Worker[] => slots.flatMap((s) => (s.worker !== undefined && !s.worker.isDead() ? [s.worker] : []));
+  servePrimaryMetrics(liveWorkers);
+
+  const fork = (slot: Slot): void => {
+    slot.restartTimer = undefined;
+    const worker = cluster.fork({ [WORKER_INDEX_ENV]: String(slot.index) });
+    slot.worker = worker;
+    slot.startedAt = Date.now();
+    workerSlot.set(worker, slot);
+    worker.on('message', (msg: unknown) => {
+      if (!isListeningMessage(msg)) return;
+      listened.add(slot.index);
+      if (!announced && listened.size === options.workers) {
+        announced = true;
+        if (config.writeKubeconfig) writeFileSync(config.writeKubeconfig, kubeconfigFor(msg.url));
+        logger.announce('serving', { url: msg.url, storage: config.storage, workers: options.workers });
+      } else if (announced) {
+        logger.info('worker restarted', { worker: slot.index, pid: worker.process.pid });
+      }
+    });
+  };
+
+  const finishIfAllExited = (): void => {
+    if (liveWorkers().length > 0) return;
+    logger.announce('all workers exited', { code: exitCode });
+    process.exit(exitCode);
+  };
+
+  const stopAll = (reason: string, code: number): void => {
+    if (code !== 0) exitCode = code;
+    if (stopping) return;
+    stopping = true;
+    logger.announce('shutting down', { signal: reason, workers: liveWorkers().length });
+    for (const slot of slots) {
+      if (slot.restartTimer !== undefined) clearTimeout(slot.restartTimer);
+      slot.restartTimer = undefined;
+    }
+    for (const worker of liveWorkers()) worker.process.kill('SIGTERM');
+    setTimeout(() => {
+      const left = liveWorkers();
+      logger.error('workers did not drain in time; killing them', { workers: left.map((w) => w.process.pid) });
+      exitCode = 1;
+      for (const worker of left) worker.process.kill('SIGKILL');
+    }, config.shutdownDelayMs + DRAIN_GRACE_MS).unref();
+    finishIfAllExited();
+  };
+
+  cluster.on('exit', (worker: Worker, code: number | null, signal: string | null) => {
+    const slot = workerSlot.get(worker);
+    workerSlot.delete(worker);
+    if (slot === undefined) return;
+    if (slot.worker === worker) slot.worker = undefined;
+    if (stopping) {
+      if (code !== 0) {
+        exitCode = 1;
+        logger.warn('worker exited during shutdown', { worker: slot.index, pid: worker.process.pid, code, signal });
+      }
+      finishIfAllExited();
+      return;
+    }
+    const uptimeMs = Date.now() - slot.startedAt;
+    const decision = policy.onCrash(slot.index, uptimeMs, Date.now());
+    if (decision.action === 'give-up') {
+      logger.error('workers are crashing repeatedly; giving up', {
+        worker: slot.index, code, signal, crashes: decision.crashesInWindow, windowSeconds: decision.windowMs / 1000,
+      });
+      stopAll('crash loop', 1);
+      return;
+    }
+    logger.warn('worker exited unexpectedly; restarting', {
+      worker: slot.index, pid: worker.process.pid, code, signal, uptimeMs, restartInMs: decision.delayMs, consecutiveCrashes: decision.consecutive,
+    });
+    slot.restartTimer = setTimeout(() => fork(slot), decision.delayMs);
+  });
+
+  process.on('SIGTERM', () => stopAll('SIGTERM', 0));
+  process.on('SIGINT', () => stopAll('SIGINT', 0));
+
+  for (let index = 0; index < options.workers; index++) {
+    const slot: Slot = { index, worker: undefined, startedAt: 0, restartTimer: undefined };
+    slots.push(slot);
+    fork(slot);
+  }
+}

@@ -1,0 +1,89 @@
+import cluster from 'node:cluster';
+import { writeFileSync } from 'node:fs';
+import type { ServerConfig } from '../cli/flags.js';
+import { kubeconfigFor } from '../cli/kubeconfig.js';
+import { logger } from '../logging/logger.js';
+import { startServer, type CapstanServer } from '../server/app.js';
+import { MemoryStorage } from '../storage/memory-storage.js';
+import type { Storage } from '../storage/storage.js';
+import { workerIndexFromEnv, type ListeningMessage } from './messages.js';
+
+/** Opens the storage backend the flags select. */
+export async function openStorage(config: ServerConfig): Promise<Storage> {
+  if (config.storage === 'memory') return new MemoryStorage({ historyMs: config.watchCacheHistoryMs });
+  const { openRedisStorage } = await import('../storage/open-redis.js');
+  return openRedisStorage(config);
+}
+
+/** Logs a fatal error with its stack and exits 1 (a worker is then restarted by the primary). */
+function installCrashHandlers(): void {
+  process.on('uncaughtException', (err: unknown) => {
+    logger.error('uncaught exception', { error: err });
+    process.exit(1);
+  });
+  process.on('unhandledRejection', (reason: unknown) => {
+    logger.error('unhandled promise rejection', { error: reason });
+    process.exit(1);
+  });
+}
+
+/**
+ * Graceful stop on SIGTERM/SIGINT (and, in a worker, on losing the primary): readyz fails, the
+ * shutdown delay passes, watches end, in-flight requests drain, storage closes, exit 0 (1 when the
+ * shutdown itself fails). A signal during start-up exits 0 at once: nothing is served yet. Repeated
+ * signals do not restart the sequence. Installed before start-up so no signal meets Node's default
+ * handler (which would end the process with a signal status instead of 0).
+ */
+function installShutdown(): { serving(server: CapstanServer): void } {
+  let server: CapstanServer | undefined;
+  let stopping = false;
+  const close = (target: CapstanServer): void => {
+    target.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error('shutdown failed', { error: err });
+        process.exit(1);
+      },
+    );
+  };
+  const stop = (reason: string): void => {
+    if (stopping) return;
+    stopping = true;
+    logger.announce('shutting down', { signal: reason });
+    if (server === undefined) process.exit(0);
+    else close(server);
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  if (cluster.isWorker) process.on('disconnect', () => stop('primary disconnected'));
+  return {
+    serving(started) {
+      server = started;
+    },
+  };
+}
+
+/**
+ * Runs one serving process: the whole server (`--workers 1`) or one cluster worker. Only the single
+ * process and worker slot 0 run controllers, so one namespace controller acts on the shared store
+ * (a restarted slot-0 worker takes it back). The single process prints the `serving` line; a worker
+ * tells the primary, which prints it once every worker listens.
+ */
+export async function runServerProcess(config: ServerConfig): Promise<CapstanServer> {
+  installCrashHandlers();
+  const index = cluster.isWorker ? workerIndexFromEnv() : 0;
+  if (cluster.isWorker) logger.addBaseFields({ worker: index, pid: process.pid });
+  const shutdown = installShutdown();
+  const storage = await openStorage(config);
+  const server = await startServer(config, storage, { runControllers: index === 0 });
+  shutdown.serving(server);
+  if (cluster.isWorker) {
+    logger.debug('worker listening', { url: server.url });
+    const message: ListeningMessage = { type: 'capstan:listening', url: server.url, index };
+    process.send?.(message);
+  } else {
+    if (config.writeKubeconfig) writeFileSync(config.writeKubeconfig, kubeconfigFor(server.url));
+    logger.announce('serving', { url: server.url, storage: config.storage });
+  }
+  return server;
+}

@@ -1,0 +1,101 @@
+/**
+ * Structured JSON logs on stderr, one object per line: `{"level","msg",...fields,"ts"}`. Keys come in
+ * that order so line-oriented tools (and tests waiting for `"msg":"serving","url":...`) can match the
+ * message and its first field. Lines under the configured level are dropped before any formatting.
+ */
+
+/** Log levels, most verbose first (the `--log-level` values). */
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+
+/** Extra structured fields of a log line; `Error` values are expanded to name, message and stack. */
+export type LogFields = Record<string, unknown>;
+
+/** Where lines go; replaceable so a test can capture them. */
+export type LogSink = (line: string) => void;
+
+/** An `Error` as plain fields (stack included); other thrown values as their string form. */
+export function serializeError(err: unknown): LogFields {
+  if (err instanceof Error) {
+    const out: LogFields = { name: err.name, message: err.message };
+    if (err.stack !== undefined) out.stack = err.stack;
+    const cause = (err as { cause?: unknown }).cause;
+    if (cause !== undefined) out.cause = serializeError(cause);
+    return out;
+  }
+  return { message: String(err) };
+}
+
+function replacer(_key: string, value: unknown): unknown {
+  if (value instanceof Error) return serializeError(value);
+  if (typeof value === 'bigint') return value.toString();
+  return value;
+}
+
+/** A level-filtered JSON line logger. Never throws: an unserialisable field is logged as its string form. */
+export class Logger {
+  private rank: number;
+
+  constructor(
+    level: LogLevel = 'info',
+    private sink: LogSink = (line) => { process.stderr.write(line); },
+    private readonly base: LogFields = {},
+  ) {
+    this.rank = RANK[level];
+  }
+
+  /** Changes the minimum level; applies to this logger and every child made from it afterwards. */
+  setLevel(level: LogLevel): void {
+    this.rank = RANK[level];
+  }
+
+  /** True when a line at `level` would be written (lets callers skip building expensive fields). */
+  enabled(level: LogLevel): boolean {
+    return RANK[level] >= this.rank;
+  }
+
+  /** Replaces the output; returns the previous sink. */
+  setSink(sink: LogSink): LogSink {
+    const previous = this.sink;
+    this.sink = sink;
+    return previous;
+  }
+
+  /** Adds `fields` to every line written from now on (e.g. the worker index). */
+  addBaseFields(fields: LogFields): void {
+    Object.assign(this.base, fields);
+  }
+
+  log(level: LogLevel, msg: string, fields: LogFields = {}): void {
+    if (RANK[level] < this.rank) return;
+    this.write(level, msg, fields);
+  }
+
+  /**
+   * An `info` line written whatever the level: lifecycle lines (`serving`, `shutting down`) that
+   * scripts and tests wait for must not disappear under `--log-level=warn`.
+   */
+  announce(msg: string, fields: LogFields = {}): void {
+    this.write('info', msg, fields);
+  }
+
+  private write(level: LogLevel, msg: string, fields: LogFields): void {
+    const record: LogFields = { level, msg, ...fields, ...this.base, ts: new Date().toISOString() };
+    let line: string;
+    try {
+      line = JSON.stringify(record, replacer);
+    } catch {
+      line = JSON.stringify({ level, msg, fields: String(fields), ts: record.ts });
+    }
+    this.sink(`${line}\n`);
+  }
+
+  debug(msg: string, fields?: LogFields): void { this.log('debug', msg, fields); }
+  info(msg: string, fields?: LogFields): void { this.log('info', msg, fields); }
+  warn(msg: string, fields?: LogFields): void { this.log('warn', msg, fields); }
+  error(msg: string, fields?: LogFields): void { this.log('error', msg, fields); }
+}
+
+/** The process-wide logger; `main` sets its level from `--log-level`. */
+export const logger = new Logger();

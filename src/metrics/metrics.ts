@@ -1,0 +1,134 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { RequestLabels } from './request-labels.js';
+
+/**
+ * Capstan's Prometheus metrics, in one registry per process. In a cluster each worker keeps its own
+ * values and the primary sums them on scrape (see cluster-aggregation.ts); every metric states how it
+ * aggregates, so per-process gauges that describe shared state (object counts) are not multiplied by
+ * the number of workers.
+ */
+export const metricsRegistry = new Registry();
+
+const REQUEST_LABELS = ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'] as const;
+
+/** kube-apiserver's `apiserver_request_duration_seconds` buckets. */
+export const REQUEST_DURATION_BUCKETS = [
+  0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60,
+];
+
+/** Buckets for single Redis commands: sub-millisecond to a few seconds. */
+const REDIS_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
+export const requestTotal = new Counter({
+  name: 'apiserver_request_total',
+  help: 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.',
+  labelNames: [...REQUEST_LABELS, 'code'],
+  registers: [metricsRegistry],
+});
+
+export const requestDuration = new Histogram({
+  name: 'apiserver_request_duration_seconds',
+  help: 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.',
+  labelNames: REQUEST_LABELS,
+  buckets: REQUEST_DURATION_BUCKETS,
+  registers: [metricsRegistry],
+});
+
+export const longRunningRequests = new Gauge({
+  name: 'apiserver_longrunning_requests',
+  help: 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.',
+  labelNames: ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'],
+  aggregator: 'sum',
+  registers: [metricsRegistry],
+});
+
+const watchEventsSent = new Counter({
+  name: 'apiserver_watch_events_total',
+  help: 'Number of events sent in watch clients, by resource.',
+  labelNames: ['resource'],
+  registers: [metricsRegistry],
+});
+
+const watchersDropped = new Counter({
+  name: 'apiserver_terminated_watchers_total',
+  help: 'Counter of watchers closed due to unresponsiveness (too far behind), by resource.',
+  labelNames: ['resource'],
+  registers: [metricsRegistry],
+});
+
+const redisCommandDuration = new Histogram({
+  name: 'capstan_redis_request_duration_seconds',
+  help: 'Latency of Redis commands (and Lua scripts, by script name) issued by Capstan, in seconds.',
+  labelNames: ['command'],
+  buckets: REDIS_BUCKETS,
+  registers: [metricsRegistry],
+});
+
+const redisCommandErrors = new Counter({
+  name: 'capstan_redis_request_errors_total',
+  help: 'Redis commands that failed (connection errors, timeouts, OOM, READONLY, script errors), by command.',
+  labelNames: ['command'],
+  registers: [metricsRegistry],
+});
+
+type StorageObjectsCollector = () => Promise<Record<string, number>>;
+let storageObjectsCollector: StorageObjectsCollector | undefined;
+
+new Gauge({
+  name: 'apiserver_storage_objects',
+  help: 'Number of stored objects at the time of last check split by kind ("resource.group", or "resource" for the core group).',
+  labelNames: ['resource'],
+  // Every worker reads the same shared store: the cluster value is one worker's answer, not the sum.
+  aggregator: 'max',
+  registers: [metricsRegistry],
+  async collect() {
+    this.reset();
+    if (storageObjectsCollector === undefined) return;
+    try {
+      const counts = await storageObjectsCollector();
+      for (const [resource, count] of Object.entries(counts)) this.set({ resource }, count);
+    } catch {
+      // The storage is unreachable: report no counts rather than failing the whole scrape
+      // (readyz reports the outage).
+    }
+  },
+});
+
+/** Sets the source of `apiserver_storage_objects`: resource ("pods", "deployments.apps") to count, read on each scrape. */
+export function setStorageObjectsCollector(fn: StorageObjectsCollector | undefined): void {
+  storageObjectsCollector = fn;
+}
+
+/** Counts one watch event written to a client of `resource` (group-qualified as in storage objects). */
+export function recordWatchEventSent(resource: string, count = 1): void {
+  watchEventsSent.inc({ resource }, count);
+}
+
+/** Counts one watcher closed by the server because it fell too far behind. */
+export function recordWatchDropped(resource: string): void {
+  watchersDropped.inc({ resource });
+}
+
+/** Records one Redis command (or script) taking `seconds`; `error` set (any value but undefined/false) counts a failure. */
+export function observeRedisCommand(command: string, seconds: number, error?: unknown): void {
+  const labels = { command: command.toLowerCase() };
+  redisCommandDuration.observe(labels, seconds);
+  if (error !== undefined && error !== false && error !== null) redisCommandErrors.inc(labels);
+}
+
+/** Records a finished request (counter and, for non-long-running requests, the latency histogram). */
+export function recordRequest(labels: RequestLabels, code: number, seconds: number, longRunning: boolean): void {
+  requestTotal.inc({ ...labels, code: String(code) });
+  // kube observes watch latency too, but a watch's duration is its timeout: keep it out of the
+  // histogram so latency SLOs are not skewed by streams that are open by design.
+  if (!longRunning) requestDuration.observe(labels, seconds);
+}
+
+let defaultsStarted = false;
+
+/** Starts Node's default metrics (event-loop lag, heap, GC, CPU, handles) once per process. */
+export function startDefaultMetrics(): void {
+  if (defaultsStarted) return;
+  defaultsStarted = true;
+  collectDefaultMetrics({ register: metricsRegistry });
+}

@@ -1,0 +1,93 @@
+import { parseRequestInfo, type RequestInfo } from '../api/request-info.js';
+
+/**
+ * How kube-apiserver labels a request in its metrics (endpoints/metrics CleanVerb/CleanScope):
+ * - verb: the HTTP method upper-cased, GET on a collection is `LIST`, a watch is `WATCH`, a PATCH with
+ *   the apply content type is `APPLY`; unknown methods are `other`;
+ * - scope: `resource` for a named object or a create, `namespace` inside a namespace, `cluster` for
+ *   other resource requests, '' for non-resource paths;
+ * - non-resource paths (health, discovery, OpenAPI, /metrics) have empty group/version/resource and
+ *   the path as `subresource`.
+ */
+export interface RequestLabels {
+  verb: string;
+  dry_run: string;
+  group: string;
+  version: string;
+  resource: string;
+  subresource: string;
+  scope: string;
+  component: 'apiserver';
+}
+
+const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'CONNECT']);
+
+/** Splits `originalUrl` into path and query without trusting it to be a full URL. */
+export function splitUrl(originalUrl: string): { path: string; query: URLSearchParams } {
+  const q = originalUrl.indexOf('?');
+  return q < 0
+    ? { path: originalUrl, query: new URLSearchParams() }
+    : { path: originalUrl.slice(0, q), query: new URLSearchParams(originalUrl.slice(q + 1)) };
+}
+
+function scopeOf(info: RequestInfo): string {
+  if (info.name !== '' || info.verb === 'create') return 'resource';
+  if (info.namespace !== '') return 'namespace';
+  return 'cluster';
+}
+
+function verbOf(method: string, info: RequestInfo | undefined, contentType: string): string {
+  const upper = method.toUpperCase();
+  if (!KNOWN_METHODS.has(upper)) return 'other';
+  if (info === undefined) return upper;
+  if (info.verb === 'watch') return 'WATCH';
+  if (info.verb === 'list') return 'LIST';
+  if (upper === 'PATCH' && contentType.toLowerCase().startsWith('application/apply-patch')) return 'APPLY';
+  return upper;
+}
+
+/** The parsed request info and the metric labels of one request. */
+export interface LabelledRequest {
+  info: RequestInfo | undefined;
+  labels: RequestLabels;
+}
+
+/**
+ * Labels a request. `isServed(group, version, resource)` (optional) keeps label cardinality bounded:
+ * resource requests for types that are not served are labelled like a non-resource 404.
+ */
+export function labelRequest(
+  method: string,
+  originalUrl: string,
+  contentType: string,
+  isServed?: (group: string, version: string, resource: string) => boolean,
+): LabelledRequest {
+  const { path, query } = splitUrl(originalUrl);
+  let info = parseRequestInfo(method, path, query);
+  if (info !== undefined && isServed !== undefined && !isServed(info.group, info.version, info.resource)) info = undefined;
+  const dryRun = query.getAll('dryRun').includes('All') ? 'All' : '';
+  if (info === undefined) {
+    return {
+      info,
+      labels: { verb: verbOf(method, undefined, contentType), dry_run: dryRun, group: '', version: '', resource: '', subresource: path, scope: '', component: 'apiserver' },
+    };
+  }
+  return {
+    info,
+    labels: {
+      verb: verbOf(method, info, contentType),
+      dry_run: dryRun,
+      group: info.group,
+      version: info.version,
+      resource: info.resource,
+      subresource: info.subresource,
+      scope: scopeOf(info),
+      component: 'apiserver',
+    },
+  };
+}
+
+/** True for requests that stay open (watches), which kube tracks in the long-running gauge. */
+export function isLongRunning(info: RequestInfo | undefined): boolean {
+  return info?.verb === 'watch';
+}
