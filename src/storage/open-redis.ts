@@ -1,4 +1,5 @@
 import type { ServerConfig } from '../cli/flags.js';
+import { setTokenKey } from '../handlers/continue-token.js';
 import { RedisStorage } from './redis-storage.js';
 import type { Storage } from './storage.js';
 
@@ -12,9 +13,11 @@ function hostPort(value: string, flag: string): { host: string; port: number } {
 /** Opens the Redis backend configured by the command line (standalone URL, Cluster seeds or Sentinel). */
 export async function openRedisStorage(config: ServerConfig): Promise<Storage> {
   const url = new URL(config.redisUrl);
-  const password = url.password !== '' ? decodeURIComponent(url.password) : undefined;
+  // The password comes from the URL, or from CAPSTAN_REDIS_PASSWORD (the Helm chart's Secret) so it
+  // need not appear in process arguments.
+  const password = url.password !== '' ? decodeURIComponent(url.password) : process.env.CAPSTAN_REDIS_PASSWORD || undefined;
   const tls = url.protocol === 'rediss:';
-  return RedisStorage.connect({
+  const storage = await RedisStorage.connect({
     url: config.redisUrl,
     clusterNodes: config.redisCluster.length > 0 ? config.redisCluster.map((n) => hostPort(n, '--redis-cluster')) : undefined,
     sentinels: config.redisSentinels.length > 0 ? config.redisSentinels.map((n) => hostPort(n, '--redis-sentinels')) : undefined,
@@ -24,4 +27,7 @@ export async function openRedisStorage(config: ServerConfig): Promise<Storage> {
     waitReplicas: config.redisWaitReplicas,
     historyMs: config.watchCacheHistoryMs,
   });
+  // Every worker and pod on this Redis signs continue tokens with the same key.
+  setTokenKey(await storage.sharedSecret('continue-token-key'));
+  return storage;
 }

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import { splitAroundResourceVersion } from './redis-json.js';
 import { parseStoredValue, typeKeys, type TypeKeys } from './redis-keys.js';
@@ -411,6 +412,22 @@ export class RedisStorage implements Storage {
         throw watchGone(after, oldest);
       }
       deliver(events);
+    }
+  }
+
+  /**
+   * A random secret shared by every server on this Redis (created on first use), e.g. the key
+   * that signs continue tokens so a chunked list can continue on any worker or pod.
+   */
+  async sharedSecret(name: string): Promise<Buffer> {
+    const key = `${this.prefix}{secrets}:${name}`;
+    try {
+      await this.client.call('SET', [key, randomBytes(32).toString('base64'), 'NX']);
+      const value = await this.client.call('GET', [key]);
+      if (typeof value !== 'string' || value === '') throw new Error(`secret ${name} is missing`);
+      return Buffer.from(value, 'base64');
+    } catch (err) {
+      throw unavailable(err);
     }
   }
 

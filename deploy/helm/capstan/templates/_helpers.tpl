@@ -82,8 +82,8 @@ app.kubernetes.io/component: redis
 {{- end }}
 
 {{/*
-The --redis-url value. The password is never written into the manifest: Kubernetes expands
-$(CAPSTAN_REDIS_PASSWORD) from the container's environment, which reads it from the Secret.
+The --redis-url value, without the password: Capstan reads it from CAPSTAN_REDIS_PASSWORD (set
+from the Secret), so it appears neither in the manifest nor in the process arguments.
 */}}
 {{- define "capstan.redisUrl" -}}
 {{- $url := .Values.redis.url }}
@@ -99,11 +99,7 @@ $(CAPSTAN_REDIS_PASSWORD) from the container's environment, which reads it from 
 {{- if .Values.redis.tls.enabled }}
 {{- $scheme = "rediss" }}
 {{- end }}
-{{- if include "capstan.redisPasswordEnabled" . }}
-{{- printf "%s://:$(CAPSTAN_REDIS_PASSWORD)@%s" $scheme $rest }}
-{{- else }}
 {{- printf "%s://%s" $scheme $rest }}
-{{- end }}
 {{- end }}
 
 {{/* The container's command-line flags. */}}
