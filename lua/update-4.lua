@@ -21,33 +21,7 @@ Returns  {"ok", rv}              the object was replaced at version rv
 Stream entry fields: t, e ("MODIFIED"), k, o (new JSON), p (previous JSON), pr (previous rv).
 ]]
 
-local function next_version(counter)
-  local current = redis.call('GET', counter)
-  if not current then current = '1' end
-  return string.format('%d', tonumber(current) + 1)
-end
-
-local function now_ms()
-  local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
-
-local function trim_by_age(stream, now, window)
-  local cutoff = now - window
-  local last_old = nil
-  local start = '-'
-  for _ = 1, 10000 do
-    local head = redis.call('XRANGE', stream, start, '+', 'COUNT', 1)
-    if #head == 0 then break end
-    local id = head[1][1]
-    if tonumber(head[1][2][2]) >= cutoff then break end
-    last_old = id
-    start = '(' .. id
-  end
-  if last_old then
-    redis.call('XTRIM', stream, 'MINID', (string.gsub(last_old, '-0$', '-1')))
-  end
-end
+-- @include history.lua
 
 local key = ARGV[1]
 local stored = redis.call('HGET', KEYS[2], key)

@@ -39,6 +39,17 @@ function luaDir(): string {
   throw new Error('lua/ scripts not found next to the Capstan installation');
 }
 
+/** Replaces each `-- @include NAME` line with lua/lib/NAME, so scripts share helpers yet stay one EVAL each. */
+async function inlineIncludes(dir: string, source: string): Promise<string> {
+  const parts = source.split(/^-- @include ([\w.-]+)$/m);
+  let out = parts[0] as string;
+  for (let i = 1; i < parts.length; i += 2) {
+    out += await readFile(join(dir, 'lib', parts[i] as string), 'utf8');
+    out += parts[i + 1] ?? '';
+  }
+  return out;
+}
+
 let cached: Promise<StorageScripts> | undefined;
 
 /** Reads every script once per process; later calls share the result. */
@@ -46,7 +57,7 @@ export function loadScripts(): Promise<StorageScripts> {
   cached ??= (async () => {
     const dir = luaDir();
     const load = async (file: string): Promise<LuaScript> => {
-      const source = await readFile(join(dir, file), 'utf8');
+      const source = await inlineIncludes(dir, await readFile(join(dir, file), 'utf8'));
       const keyCount = Number(/-(\d+)\.lua$/.exec(file)?.[1] ?? '0');
       return { name: file, source, sha: createHash('sha1').update(source).digest('hex'), keyCount };
     };
