@@ -170,5 +170,5 @@ export async function handleDeleteCollection(r: ResourceRequest): Promise<void> 
       throw err;
     }
   }
-  writeList(r.res, { kind: `${r.info.kind}List`, apiVersion: r.apiVersion, metadata: { resourceVersion: listed.resourceVersion } }, deleted, format);
+  await writeList(r.res, { kind: `${r.info.kind}List`, apiVersion: r.apiVersion, metadata: { resourceVersion: listed.resourceVersion } }, deleted, format);
 }

@@ -93,5 +93,5 @@ export async function handleList(r: ResourceRequest): Promise<void> {
     if (!selection.active && result.remaining !== undefined) metadata.remainingItemCount = result.remaining;
   }
   const items = result.items.map((i) => withApiVersion(i.json, r.apiVersion));
-  writeList(r.res, { kind: `${r.info.kind}List`, apiVersion: r.apiVersion, metadata }, items, format, includeObject);
+  await writeList(r.res, { kind: `${r.info.kind}List`, apiVersion: r.apiVersion, metadata }, items, format, includeObject);
 }

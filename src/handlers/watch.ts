@@ -5,7 +5,7 @@ import { compareResourceVersions } from '../storage/resource-version.js';
 import { StorageError, type ChangeEvent, type StoredObject } from '../storage/storage.js';
 import { WatchWriter } from '../watch/watch-writer.js';
 import { recordWatchDropped, recordWatchEventSent } from '../metrics/metrics.js';
-import { bookmarkFrame, encodedEvent, errorFrame, objectFrame, parsedObjects, type WatchEncoding, type WatchEventType } from '../watch/event-encoding.js';
+import { bookmarkFrame, encodedEvent, encodingKey, errorFrame, objectFrame, parsedObjects, type WatchEncoding, type WatchEventType } from '../watch/event-encoding.js';
 import { storageErrorToApi, supportsProtobuf, type ResourceRequest } from './context.js';
 import { parseResourceVersionParam, waitForResourceVersion } from './read-consistency.js';
 import { selectionFor } from './selection.js';
@@ -57,6 +57,7 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
   if (!r.info.verbs.includes('watch')) throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
   const format = negotiateOutput(r.req.headers.accept, 'watch', false, supportsProtobuf(r));
   const encoding: WatchEncoding = { representation: format.representation, protobuf: format.encoding === 'protobuf' };
+  const frameKey = encodingKey(r.apiVersion, encoding);
   const params = parseParams(r);
   const selection = selectionFor(r, r.ri.name);
   const nsPrefix = r.info.namespaced && r.ri.namespace !== '' ? `${r.ri.namespace}/` : '';
@@ -103,7 +104,7 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
   const out = new WatchWriter(res, r.services.maxWatchBacklogBytes, () => {
     recordWatchDropped(metricResource);
     finish();
-  });
+  }, (frames) => recordWatchEventSent(metricResource, frames));
   const finish = (): void => {
     if (closed) return;
     closed = true;
@@ -117,9 +118,7 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
   signal.addEventListener('abort', finish, { once: true });
 
   const write = (frame: string | Buffer): void => {
-    if (closed) return;
-    out.push(frame);
-    recordWatchEventSent(metricResource);
+    if (!closed) out.push(frame);
   };
 
   const sendBookmark = (annotations?: Record<string, string>): void => {
@@ -163,7 +162,7 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
       else if (event.type === 'DELETED') type = before ? 'DELETED' : undefined;
       else type = now && before ? 'MODIFIED' : now ? 'ADDED' : before ? 'DELETED' : undefined;
     }
-    if (type !== undefined) write(encodedEvent(event, type, r.apiVersion, encoding));
+    if (type !== undefined) write(encodedEvent(event, type, r.apiVersion, encoding, frameKey));
   };
 
   const goneLine = (err: StorageError, from: string): string | Buffer => errorFrame({

@@ -105,13 +105,8 @@ export class MemoryStorage implements Storage {
     const at = this.now();
     s.history.push({ event, at });
     this.trim(s, at);
-    for (const w of s.watchers) {
-      if (w.signal.aborted) {
-        s.watchers.delete(w);
-        continue;
-      }
-      w.listener(event);
-    }
+    // Aborted watchers remove themselves (abort listener in `watch`), so the hot loop only calls.
+    for (const w of s.watchers) w.listener(event);
   }
 
   private trim(s: TypeState, at: number): void {

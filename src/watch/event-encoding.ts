@@ -10,7 +10,8 @@ import { toPartialObjectMetadata, toTable } from '../codec/representations.js';
  * encoding) and the bytes are shared across all watchers; each change's objects are parsed once for
  * selector matching. Caches live as long as the event does.
  */
-const frameCache = new WeakMap<ChangeEvent, Map<string, string | Buffer>>();
+type FramesByType = Partial<Record<WatchEventType, string | Buffer>>;
+const frameCache = new WeakMap<ChangeEvent, Map<string, FramesByType>>();
 const parsedCache = new WeakMap<ChangeEvent, { current: Obj; previous: Obj | undefined }>();
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -23,18 +24,27 @@ export interface WatchEncoding {
 
 export const JSON_OBJECTS: WatchEncoding = { representation: 'object', protobuf: false };
 
-/** The frame for `event` delivered as `type` at `apiVersion`. */
-export function encodedEvent(event: ChangeEvent, type: WatchEventType, apiVersion: string, encoding: WatchEncoding = JSON_OBJECTS): string | Buffer {
+/** Identifies a watch's (apiVersion, encoding) pair; compute once per watch with `encodingKey`. */
+export function encodingKey(apiVersion: string, encoding: WatchEncoding): string {
+  return `${apiVersion} ${encoding.representation} ${encoding.protobuf ? 'pb' : 'json'}`;
+}
+
+/** The frame for `event` delivered as `type` at `apiVersion`; `key` is `encodingKey(apiVersion, encoding)`. */
+export function encodedEvent(event: ChangeEvent, type: WatchEventType, apiVersion: string, encoding: WatchEncoding, key: string): string | Buffer {
   let byKey = frameCache.get(event);
   if (!byKey) {
     byKey = new Map();
     frameCache.set(event, byKey);
   }
-  const k = `${type} ${apiVersion} ${encoding.representation} ${encoding.protobuf ? 'pb' : 'json'}`;
-  let frame = byKey.get(k);
+  let frames = byKey.get(key);
+  if (!frames) {
+    frames = {};
+    byKey.set(key, frames);
+  }
+  let frame = frames[type];
   if (frame === undefined) {
     frame = objectFrame(type, event.json, apiVersion, encoding);
-    byKey.set(k, frame);
+    frames[type] = frame;
   }
   return frame;
 }

@@ -23,6 +23,8 @@ export class WatchWriter {
   private pending: Array<string | Buffer> = [];
   private pendingBytes = 0;
   private waitingForDrain = false;
+  /** Bytes the socket still held when it last refused more (0 after `drain`). */
+  private socketBacklog = 0;
   private closed = false;
   private readonly drainWaiters: Array<() => void> = [];
 
@@ -30,9 +32,12 @@ export class WatchWriter {
     private readonly res: Response,
     private readonly maxBacklogBytes: number,
     private readonly onOverflow: () => void,
+    /** Told how many frames each flush handed to the socket (metrics). */
+    private readonly onWritten: (frames: number) => void = () => undefined,
   ) {
     res.on('drain', () => {
       this.waitingForDrain = false;
+      this.socketBacklog = 0;
       if (this.pending.length > 0) this.schedule();
       for (const w of this.drainWaiters.splice(0)) w();
     });
@@ -46,9 +51,9 @@ export class WatchWriter {
     if (this.closed) return;
     this.pending.push(frame);
     this.pendingBytes += frame.length;
-    if (this.pendingBytes + this.res.writableLength > this.maxBacklogBytes) {
-      this.close();
-      this.onOverflow();
+    // The socket's own buffer is checked when it pushes back (flush), not per frame: it is costly.
+    if (this.pendingBytes + this.socketBacklog > this.maxBacklogBytes) {
+      this.overflow();
       return;
     }
     this.schedule();
@@ -63,7 +68,17 @@ export class WatchWriter {
     const data = typeof frames[0] === 'string' && frames.every((f) => typeof f === 'string')
       ? (frames as string[]).join('')
       : Buffer.concat(frames.map((f) => (typeof f === 'string' ? Buffer.from(f) : f)));
-    if (!this.res.write(data)) this.waitingForDrain = true;
+    this.onWritten(frames.length);
+    if (!this.res.write(data)) {
+      this.waitingForDrain = true;
+      this.socketBacklog = this.res.writableLength;
+      if (this.socketBacklog > this.maxBacklogBytes) this.overflow();
+    }
+  }
+
+  private overflow(): void {
+    this.close();
+    this.onOverflow();
   }
 
   /**
