@@ -1,7 +1,14 @@
 /**
- * Server-side representations of objects: `PartialObjectMetadata(List)` and the default `Table`
- * (Name and Created At columns) of meta.k8s.io/v1.
+ * Server-side representations of objects: `PartialObjectMetadata(List)` and the `Table` of
+ * meta.k8s.io/v1, with kube-apiserver's per-type columns (src/codec/printers) or, for types
+ * without a printer, the default Name and Created At columns.
  */
+import { DEFAULT_COLUMNS } from './printers/columns.js';
+import { printerForObject } from './printers/registry.js';
+import type { TableColumn, TablePrinter } from './printers/types.js';
+
+export type { TableColumn, TablePrinter } from './printers/types.js';
+export { tableFor, tableForKind, printerForList, printerForObject } from './printers/registry.js';
 
 type Obj = Record<string, unknown>;
 
@@ -14,33 +21,45 @@ export function toPartialObjectMetadata(obj: Obj): Obj {
   return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: metadataOf(obj) };
 }
 
-/** A column of a Table. */
-export interface TableColumn {
-  name: string;
-  type: string;
-  format: string;
-  description: string;
-  priority: number;
-}
-
-const DEFAULT_COLUMNS: TableColumn[] = [
-  { name: 'Name', type: 'string', format: 'name', description: 'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names', priority: 0 },
-  { name: 'Created At', type: 'date', format: '', description: 'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata', priority: 0 },
-];
-
 /** `includeObject` query parameter of Table requests. */
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
 
-/** A Table for `objects`; `listMeta` carries the list's resourceVersion and continue token. */
-export function toTable(objects: Obj[], listMeta: Obj, includeObject: IncludeObject = 'Metadata'): Obj {
+/** Options of `toTable` beyond the objects themselves. */
+export interface TableOptions {
+  /** Omit column definitions (`columnDefinitions: null`), as kube does after a watch's first event. */
+  noHeaders?: boolean;
+  /** The time ages are computed against (ms since the epoch); defaults to now. */
+  now?: number;
+}
+
+const defaultPrinter: TablePrinter = {
+  columns: DEFAULT_COLUMNS,
+  row: (o) => {
+    const meta = metadataOf(o);
+    return { cells: [meta.name ?? '', meta.creationTimestamp ?? null] };
+  },
+};
+
+/**
+ * A Table for `objects`; `listMeta` carries the list's resourceVersion and continue token.
+ * `printer` is the type's printer (see `tableFor`); when omitted it is found from the first
+ * object's apiVersion and kind, and types without one get the default Name/Created At table.
+ */
+export function toTable(objects: Obj[], listMeta: Obj, includeObject: IncludeObject = 'Metadata', printer?: TablePrinter, options: TableOptions = {}): Obj {
+  const first = objects[0];
+  const p = printer ?? (first ? printerForObject(first) : undefined) ?? defaultPrinter;
+  const now = options.now ?? Date.now();
+  const ordered = p.sort ? p.sort(objects) : objects;
+  const columns: TableColumn[] | null = options.noHeaders ? null : p.columns;
   return {
     kind: 'Table',
     apiVersion: 'meta.k8s.io/v1',
     metadata: listMeta,
-    columnDefinitions: DEFAULT_COLUMNS,
-    rows: objects.map((o) => {
-      const meta = metadataOf(o);
-      const row: Obj = { cells: [meta.name ?? '', meta.creationTimestamp ?? null] };
+    columnDefinitions: columns,
+    rows: ordered.map((o) => {
+      const printed = p.row(o, now);
+      const row: Obj = { cells: printed.cells };
+      if (printed.conditions) row.conditions = printed.conditions;
       if (includeObject === 'Object') row.object = o;
       else if (includeObject === 'Metadata') row.object = toPartialObjectMetadata(o);
       return row;

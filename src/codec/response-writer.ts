@@ -2,7 +2,7 @@ import type { Response } from 'express';
 import { dump as yamlDump } from 'js-yaml';
 import { asApiError, type ApiError } from '../api/errors.js';
 import type { OutputFormat } from './negotiation.js';
-import { toPartialObjectMetadata, toTable, type IncludeObject } from './representations.js';
+import { printerForList, toPartialObjectMetadata, toTable, type IncludeObject } from './representations.js';
 import { encodeProtobufList, encodeProtobufObject, ProtobufUnsupportedError } from './protobuf/protobuf-codec.js';
 
 /** Sends `value` as Protobuf; false (nothing sent) when its kind has no protobuf message. */
@@ -59,6 +59,16 @@ export function writeObject(res: Response, status: number, json: string | Obj, f
   res.end(encode(out, format));
 }
 
+/** Resolves true when the response can take more data, false when the client went away. */
+function drained(res: Response): Promise<boolean> {
+  return new Promise((resolve) => {
+    const onDrain = (): void => { res.off('close', onClose); resolve(true); };
+    const onClose = (): void => { res.off('drain', onDrain); resolve(false); };
+    res.once('drain', onDrain);
+    res.once('close', onClose);
+  });
+}
+
 export interface ListEnvelope {
   kind: string;
   apiVersion: string;
@@ -66,10 +76,10 @@ export interface ListEnvelope {
 }
 
 /**
- * Writes a collection. Plain JSON is streamed item by item from the stored JSON texts, so memory per
- * request stays bounded by one chunk whatever the collection size.
+ * Writes a collection. Plain JSON is streamed in chunks from the stored JSON texts, waiting for the
+ * socket to drain, so memory per request stays bounded by one chunk whatever the collection size.
  */
-export function writeList(res: Response, envelope: ListEnvelope, items: string[], format: OutputFormat, includeObject: IncludeObject = 'Metadata'): void {
+export async function writeList(res: Response, envelope: ListEnvelope, items: string[], format: OutputFormat, includeObject: IncludeObject = 'Metadata'): Promise<void> {
   res.status(200);
   res.setHeader('Content-Type', format.contentType);
   if (format.representation === 'object' && format.encoding === 'json' && !format.pretty) {
@@ -78,7 +88,8 @@ export function writeList(res: Response, envelope: ListEnvelope, items: string[]
     for (let i = 0; i < items.length; i++) {
       chunk += i === 0 ? items[i] : `,${items[i]}`;
       if (chunk.length >= 64 * 1024) {
-        res.write(chunk);
+        // Respect backpressure so a slow client holds at most one chunk plus the socket's buffer.
+        if (!res.write(chunk) && !(await drained(res))) return;
         chunk = '';
       }
     }
@@ -95,7 +106,7 @@ export function writeList(res: Response, envelope: ListEnvelope, items: string[]
     res.setHeader('Content-Type', format.contentType);
   }
   let out: unknown;
-  if (format.representation === 'Table') out = toTable(objects, envelope.metadata, includeObject);
+  if (format.representation === 'Table') out = toTable(objects, envelope.metadata, includeObject, printerForList(envelope.apiVersion, envelope.kind));
   else if (format.representation === 'PartialObjectMetadataList') {
     out = { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: envelope.metadata, items: objects.map(toPartialObjectMetadata) };
   } else out = { ...envelope, items: objects };

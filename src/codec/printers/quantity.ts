@@ -1,0 +1,103 @@
+/**
+ * kube's canonical `resource.Quantity` string ("1024Mi" prints as "1Gi", "0.5" as "500m",
+ * "1000" as "1k"), so capacities and quota cells read as kube-apiserver prints them. Values are
+ * exact (BigInt); precision finer than nano is rounded up, as kube does when parsing.
+ */
+
+const BINARY: Record<string, number> = { Ki: 1, Mi: 2, Gi: 3, Ti: 4, Pi: 5, Ei: 6 };
+const DECIMAL: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
+const DECIMAL_SUFFIX: Record<number, string> = { [-9]: 'n', [-6]: 'u', [-3]: 'm', 0: '', 3: 'k', 6: 'M', 9: 'G', 12: 'T', 15: 'P', 18: 'E' };
+const BINARY_SUFFIX = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'];
+
+type Format = 'BinarySI' | 'DecimalSI' | 'DecimalExponent';
+
+/** value = mantissa * 10^scale */
+interface Exact {
+  mantissa: bigint;
+  scale: number;
+}
+
+const QUANTITY_RE = /^([+-]?)(\d*)(?:\.(\d*))?(?:([eE][+-]?\d+)|(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]))?$/;
+
+function parse(text: string): { value: Exact; format: Format } | undefined {
+  const m = QUANTITY_RE.exec(text.trim());
+  if (!m) return undefined;
+  const [, sign = '', whole = '', frac = '', exp, suffix = ''] = m;
+  if (whole === '' && frac === '') return undefined;
+  let mantissa = BigInt(`${whole}${frac}` || '0');
+  let scale = -frac.length;
+  let format: Format = 'DecimalSI';
+  if (exp !== undefined) {
+    scale += Number(exp.slice(1));
+    format = 'DecimalExponent';
+  } else if (BINARY[suffix] !== undefined) {
+    mantissa *= 1024n ** BigInt(BINARY[suffix] ?? 0);
+    format = 'BinarySI';
+  } else {
+    scale += DECIMAL[suffix] ?? 0;
+  }
+  if (sign === '-') mantissa = -mantissa;
+  return { value: roundUpToNano({ mantissa, scale }), format };
+}
+
+function roundUpToNano(v: Exact): Exact {
+  if (v.scale >= -9) return v;
+  const div = 10n ** BigInt(-9 - v.scale);
+  let q = v.mantissa / div;
+  if (v.mantissa % div !== 0n && v.mantissa > 0n) q += 1n;
+  return { mantissa: q, scale: -9 };
+}
+
+function abs(n: bigint): bigint {
+  return n < 0n ? -n : n;
+}
+
+/** The integer value when exact, else undefined. */
+function asInteger(v: Exact): bigint | undefined {
+  if (v.scale >= 0) return v.mantissa * 10n ** BigInt(v.scale);
+  const div = 10n ** BigInt(-v.scale);
+  return v.mantissa % div === 0n ? v.mantissa / div : undefined;
+}
+
+function decimalString(v: Exact, format: Format): string {
+  if (v.mantissa === 0n) return '0';
+  let { mantissa, scale } = v;
+  while (mantissa % 10n === 0n) {
+    mantissa /= 10n;
+    scale += 1;
+  }
+  const rem = ((scale % 3) + 3) % 3;
+  mantissa *= 10n ** BigInt(rem);
+  scale -= rem;
+  if (format === 'DecimalExponent') return scale === 0 ? `${mantissa}` : `${mantissa}e${scale}`;
+  const suffix = DECIMAL_SUFFIX[scale];
+  return suffix === undefined ? `${mantissa}e${scale}` : `${mantissa}${suffix}`;
+}
+
+/** The canonical form of a quantity; text that does not parse is returned unchanged. */
+export function canonicalQuantity(text: string): string {
+  const parsed = parse(text);
+  if (!parsed) return text;
+  const { value } = parsed;
+  let format = parsed.format;
+  let integer: bigint | undefined;
+  if (format === 'BinarySI') {
+    integer = asInteger(value);
+    if (integer === undefined || abs(integer) < 1024n) format = 'DecimalSI';
+  }
+  if (format !== 'BinarySI' || integer === undefined) return decimalString(value, format);
+  if (integer === 0n) return '0';
+  let exponent = 0;
+  while (integer % 1024n === 0n && exponent < BINARY_SUFFIX.length - 1) {
+    integer /= 1024n;
+    exponent += 1;
+  }
+  return `${integer}${BINARY_SUFFIX[exponent] ?? ''}`;
+}
+
+/** A quantity-valued field printed canonically; `fallback` when absent. */
+export function quantityOf(value: unknown, fallback = ''): string {
+  if (typeof value === 'string') return canonicalQuantity(value);
+  if (typeof value === 'number' && Number.isFinite(value)) return canonicalQuantity(String(value));
+  return fallback;
+}
