@@ -20,7 +20,8 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { kubeconfigFor } from '../../src/cli/kubeconfig.js';
-import { MemoryStorage } from '../../src/storage/memory-storage.js';
+import type { Storage } from '../../src/storage/storage.js';
+import { allBackends } from '../helpers/backends.js';
 import { api, startTestServer, type TestServer } from '../helpers/capstan.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
@@ -145,7 +146,7 @@ interface Env {
   close(): Promise<void>;
 }
 
-async function startEnv(storage?: MemoryStorage): Promise<Env> {
+async function startEnv(storage: Storage): Promise<Env> {
   const server = await startTestServer({}, storage);
   const proxy = await startTcpProxy(server.url);
   const dir = mkdtempSync(join(tmpdir(), 'capstan-informer-'));
@@ -285,7 +286,7 @@ const MODES = [
 
 let binaryPromise: Promise<string> | undefined;
 
-for (const { mode, env: clientEnv } of MODES) describe(`client-go SharedInformer stays in sync with Capstan: ${mode}`, () => {
+for (const backend of allBackends()) for (const { mode, env: clientEnv } of MODES) describe(`client-go SharedInformer stays in sync with Capstan (${backend.name}): ${mode}`, () => {
   let binary = '';
   const cleanups: (() => Promise<void>)[] = [];
 
@@ -296,10 +297,11 @@ for (const { mode, env: clientEnv } of MODES) describe(`client-go SharedInformer
 
   after(async () => {
     for (const c of cleanups.reverse()) await c();
+    await backend.stop();
   });
 
-  async function setup(opts: { storage?: MemoryStorage; args?: string[]; preexisting?: string[] } = {}): Promise<{ env: Env; inf: GoInformer; writer: Writer }> {
-    const env = await startEnv(opts.storage);
+  async function setup(opts: { historyMaxEvents?: number; args?: string[]; preexisting?: string[] } = {}): Promise<{ env: Env; inf: GoInformer; writer: Writer }> {
+    const env = await startEnv(await backend.open({ historyMaxEvents: opts.historyMaxEvents }));
     cleanups.push(() => env.close());
     const writer = new Writer(env.server.url);
     for (const name of opts.preexisting ?? []) await writer.create(name);
@@ -411,9 +413,8 @@ for (const { mode, env: clientEnv } of MODES) describe(`client-go SharedInformer
   });
 
   test('410 relist: history overrun while the client is cut off; it relists, sees deletions, ends in sync', async (t) => {
-    const storage = new MemoryStorage({ historyMs: 300_000, historyMaxEvents: 20 });
     const pre = ['k0', 'k1', 'k2', 'k3', 'k4', 'k5', 'k6', 'k7'];
-    const { env, inf, writer } = await setup({ storage, preexisting: pre });
+    const { env, inf, writer } = await setup({ historyMaxEvents: 20, preexisting: pre });
     const url = env.server.url;
     // One event after the initial list, so the watch is established and has a version of its own.
     const marker = await writer.update('k0');

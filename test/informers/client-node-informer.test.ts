@@ -22,7 +22,8 @@ import { join } from 'node:path';
 import type { Informer, ObjectCache, V1ConfigMap, V1ConfigMapList } from '@kubernetes/client-node';
 import type { ServerConfig } from '../../src/cli/flags.js';
 import { kubeconfigFor } from '../../src/cli/kubeconfig.js';
-import { MemoryStorage } from '../../src/storage/memory-storage.js';
+import type { Storage } from '../../src/storage/storage.js';
+import { allBackends } from '../helpers/backends.js';
 import { api, startTestServer, type TestServer } from '../helpers/capstan.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
@@ -134,7 +135,7 @@ function json(method: string, body: unknown, contentType = 'application/json'): 
   return { method, headers: { 'content-type': contentType }, body: JSON.stringify(body) };
 }
 
-async function startEnv(config: Partial<ServerConfig>, storage?: MemoryStorage): Promise<Env> {
+async function startEnv(config: Partial<ServerConfig>, storage: Storage): Promise<Env> {
   const server = await startTestServer(config, storage);
   const proxy = await startTcpProxy(server.url);
   const dir = mkdtempSync(join(tmpdir(), 'capstan-informer-'));
@@ -242,7 +243,7 @@ function configMapRequests(proxy: TcpProxy, since = 0): { target: string; list: 
 
 // ---------------------------------------------------------------------------------------------
 
-describe('@kubernetes/client-node informer stays in sync with Capstan', () => {
+for (const backend of allBackends()) describe(`@kubernetes/client-node informer stays in sync with Capstan (${backend.name})`, () => {
   const cleanups: (() => Promise<void>)[] = [];
 
   before(async () => {
@@ -251,10 +252,11 @@ describe('@kubernetes/client-node informer stays in sync with Capstan', () => {
 
   after(async () => {
     for (const c of cleanups.reverse()) await c();
+    await backend.stop();
   });
 
-  async function setup(opts: { config?: Partial<ServerConfig>; storage?: MemoryStorage; preexisting?: string[] } = {}): Promise<{ env: Env; inf: NodeInformer; writer: Writer }> {
-    const env = await startEnv(opts.config ?? {}, opts.storage);
+  async function setup(opts: { config?: Partial<ServerConfig>; historyMaxEvents?: number; preexisting?: string[] } = {}): Promise<{ env: Env; inf: NodeInformer; writer: Writer }> {
+    const env = await startEnv(opts.config ?? {}, await backend.open({ historyMaxEvents: opts.historyMaxEvents }));
     cleanups.push(() => env.close());
     const writer = new Writer(env.server.url);
     for (const name of opts.preexisting ?? []) await writer.create(name);
@@ -358,9 +360,8 @@ describe('@kubernetes/client-node informer stays in sync with Capstan', () => {
   });
 
   test('410 relist: history overrun while the client is cut off; it relists, sees deletions, ends in sync', async (t) => {
-    const storage = new MemoryStorage({ historyMs: 300_000, historyMaxEvents: 20 });
     const pre = ['k0', 'k1', 'k2', 'k3', 'k4', 'k5', 'k6', 'k7'];
-    const { env, inf, writer } = await setup({ storage, preexisting: pre });
+    const { env, inf, writer } = await setup({ historyMaxEvents: 20, preexisting: pre });
     const url = env.server.url;
     const marker = await writer.update('k0');
     await inf.waitFor('marker update', () => inf.events.some((e) => e.rv === marker.rv));
