@@ -56,8 +56,14 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
   if (r.ri.subresource !== '') throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
   if (!r.info.verbs.includes('watch')) throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
   const format = negotiateOutput(r.req.headers.accept, 'watch', false, supportsProtobuf(r));
-  const encoding: WatchEncoding = { representation: format.representation, protobuf: format.encoding === 'protobuf' };
-  const frameKey = encodingKey(r.apiVersion, encoding);
+  let encoding: WatchEncoding = { representation: format.representation, protobuf: format.encoding === 'protobuf' };
+  let frameKey = encodingKey(r.apiVersion, encoding);
+  /** After the first Table event, the rest carry no column definitions. */
+  const headersSent = (): void => {
+    if (encoding.representation !== 'Table' || encoding.noHeaders === true) return;
+    encoding = { ...encoding, noHeaders: true };
+    frameKey = encodingKey(r.apiVersion, encoding);
+  };
   const params = parseParams(r);
   const selection = selectionFor(r, r.ri.name);
   const nsPrefix = r.info.namespaced && r.ri.namespace !== '' ? `${r.ri.namespace}/` : '';
@@ -142,6 +148,7 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
   for (const item of initial) {
     if (closed) return;
     write(objectFrame('ADDED', item.json, r.apiVersion, encoding));
+    headersSent();
     if (out.queuedBytes >= INITIAL_CHUNK_BYTES) await out.ready();
   }
   initial = [];
@@ -162,7 +169,9 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
       else if (event.type === 'DELETED') type = before ? 'DELETED' : undefined;
       else type = now && before ? 'MODIFIED' : now ? 'ADDED' : before ? 'DELETED' : undefined;
     }
-    if (type !== undefined) write(encodedEvent(event, type, r.apiVersion, encoding, frameKey));
+    if (type === undefined) return;
+    write(encodedEvent(event, type, r.apiVersion, encoding, frameKey));
+    headersSent();
   };
 
   const goneLine = (err: StorageError, from: string): string | Buffer => errorFrame({

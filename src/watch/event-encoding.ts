@@ -20,13 +20,15 @@ export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 export interface WatchEncoding {
   representation: Representation;
   protobuf: boolean;
+  /** Tables after a watch's first one omit their column definitions, as kube sends them. */
+  noHeaders?: boolean;
 }
 
 export const JSON_OBJECTS: WatchEncoding = { representation: 'object', protobuf: false };
 
 /** Identifies a watch's (apiVersion, encoding) pair; compute once per watch with `encodingKey`. */
 export function encodingKey(apiVersion: string, encoding: WatchEncoding): string {
-  return `${apiVersion} ${encoding.representation} ${encoding.protobuf ? 'pb' : 'json'}`;
+  return `${apiVersion} ${encoding.representation} ${encoding.protobuf ? 'pb' : 'json'}${encoding.noHeaders === true ? ' nh' : ''}`;
 }
 
 /** The frame for `event` delivered as `type` at `apiVersion`; `key` is `encodingKey(apiVersion, encoding)`. */
@@ -74,7 +76,7 @@ export function objectFrame(type: WatchEventType, json: string, apiVersion: stri
   if (encoding.representation === 'object') return frame(type, obj, encoding);
   const meta = (typeof obj.metadata === 'object' && obj.metadata !== null ? obj.metadata : {}) as Obj;
   const out = encoding.representation === 'Table'
-    ? toTable([obj], { resourceVersion: meta.resourceVersion ?? '' })
+    ? toTable([obj], { resourceVersion: meta.resourceVersion ?? '' }, 'Metadata', undefined, { noHeaders: encoding.noHeaders === true })
     : toPartialObjectMetadata(obj);
   return frame(type, out, encoding);
 }

@@ -170,6 +170,24 @@ for (const backend of allBackends()) {
       assert.equal(all.filter((e) => e.type === 'ADDED').length, 3);
     });
 
+    test('Table watches: one-row Tables, column definitions only on the first event', async () => {
+      const ns = await mkNamespace(s.url);
+      await create(s.url, ns, 'ta');
+      const w = await openWatch(s.url, `/api/v1/namespaces/${ns}/configmaps?watch=1`, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json' });
+      assert.match(String(w.headers['content-type']), /as=Table/);
+      await w.waitFor((e) => e.length >= 1);
+      await create(s.url, ns, 'tb');
+      const events = await w.waitFor((e) => e.length >= 2);
+      w.close();
+      const [first, second] = events as [WatchEvent, WatchEvent];
+      assert.equal(first.object.kind, 'Table');
+      assert.ok(Array.isArray(first.object.columnDefinitions) && first.object.columnDefinitions.length > 0);
+      assert.equal(first.object.rows.length, 1);
+      assert.equal(first.object.rows[0].cells[0], 'ta');
+      assert.equal(second.object.columnDefinitions, null);
+      assert.equal(second.object.rows[0].cells[0], 'tb');
+    });
+
     test('streaming list parameter combinations are validated with 400', async () => {
       const base = '/api/v1/namespaces/default/configmaps?watch=1';
       const cases = [
