@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defaultConfig, type ServerConfig } from '../../src/cli/flags.js';
 import { kubeconfigFor } from '../../src/cli/kubeconfig.js';
+import { logger } from '../../src/logging/logger.js';
 import { startServer, type CapstanServer, type StartOptions } from '../../src/server/app.js';
 import { MemoryStorage } from '../../src/storage/memory-storage.js';
 import type { Storage } from '../../src/storage/storage.js';
@@ -26,7 +27,9 @@ export interface TestServer {
 
 /** Starts an in-process server on 127.0.0.1 and a free port over `storage` (memory by default). */
 export async function startTestServer(overrides: Partial<ServerConfig> = {}, storage?: Storage, options: StartOptions = {}): Promise<TestServer> {
-  const config: ServerConfig = { ...defaultConfig(), port: 0, ...overrides };
+  // Request logs would flood the test runner's output: in-process servers log warnings and errors only.
+  const config: ServerConfig = { ...defaultConfig(), port: 0, logLevel: 'warn', ...overrides };
+  logger.setLevel(config.logLevel);
   const store = storage ?? new MemoryStorage({ historyMs: config.watchCacheHistoryMs });
   const server = await startServer(config, store, options);
   const dir = mkdtempSync(join(tmpdir(), 'capstan-kc-'));
