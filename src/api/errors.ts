@@ -1,3 +1,5 @@
+import { StorageError } from '../storage/storage.js';
+
 /**
  * The ApiError family: every error a request can end with, mapped to a Kubernetes `Status` object in
  * exactly one place (`toStatus`). Reasons and messages follow kube-apiserver's wording so that clients
@@ -142,7 +144,26 @@ export function timeout(message: string, retryAfterSeconds = 1): ApiError {
   return new ApiError(504, 'Timeout', message, { retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) });
 }
 
-/** Any thrown value as an ApiError; unknown faults become 500 InternalError. */
+/** 504 for a write whose outcome is unknown (it may still be applied), as kube reports storage timeouts. */
+export function writeTimeout(): ApiError {
+  return new ApiError(504, 'Timeout', 'Timeout: request did not complete within requested timeout - context deadline exceeded', { retryAfterSeconds: 1 }, { 'Retry-After': '1' });
+}
+
+/**
+ * Any thrown value as an ApiError. Storage failures that reached here without a resource to name
+ * (for example from admission) still get their meaning: unavailable is 503, unknown outcome 504.
+ * Other faults become 500 InternalError.
+ */
 export function asApiError(err: unknown): ApiError {
-  return err instanceof ApiError ? err : internalError(err);
+  if (err instanceof ApiError) return err;
+  if (err instanceof StorageError) {
+    switch (err.code) {
+      case 'Unavailable': return serviceUnavailable(err.message, 1);
+      case 'Timeout': return writeTimeout();
+      case 'Gone': return gone(err.message);
+      case 'TooLarge': return timeout('Too large resource version', 1);
+      default: break;
+    }
+  }
+  return internalError(err);
 }

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { alreadyExists, ApiError, notFound, serviceUnavailable, staleConflict, gone, timeout } from '../api/errors.js';
+import { alreadyExists, ApiError, notFound, serviceUnavailable, staleConflict, gone, timeout, writeTimeout } from '../api/errors.js';
 import type { RequestInfo } from '../api/request-info.js';
 import { negotiateOutput, type OutputFormat } from '../codec/negotiation.js';
 import { hasProtobufMessage } from '../codec/protobuf/protobuf-codec.js';
@@ -70,6 +70,7 @@ export function storageErrorToApi(err: unknown, r: ResourceTarget, name: string)
     case 'Gone': return gone(err.message);
     case 'TooLarge': return timeout('Too large resource version', 1);
     case 'Unavailable': return serviceUnavailable(err.message, 1);
+    case 'Timeout': return writeTimeout();
   }
 }
 

@@ -228,6 +228,8 @@ export class RedisStorage implements Storage {
 
   private async run(script: (s: StorageScripts) => LuaScript, keys: TypeKeys, args: (string | number)[], write: boolean): Promise<unknown[]> {
     if (this.closed) throw new StorageError('Unavailable', 'storage is closed');
+    // A write is only sent on a live connection, so a failure before sending is a clean Unavailable.
+    if (write && this.client.status !== 'ready') throw new StorageError('Unavailable', `storage unavailable: connection is ${this.client.status}`);
     try {
       const s = script(await this.scripts);
       const keyList = s.keyCount === 2 ? [keys.counter, keys.stream] : [keys.counter, keys.objects, keys.index, keys.stream];
@@ -241,6 +243,12 @@ export class RedisStorage implements Storage {
       }
       return result;
     } catch (err) {
+      // A Redis error reply (READONLY, OOM, NOSCRIPT...) is a definite refusal; anything else after
+      // sending (timeout, connection lost) leaves the write's outcome unknown.
+      if (write && !(err instanceof StorageError) && !(err instanceof Error && err.name === 'ReplyError')) {
+        const message = err instanceof Error ? err.message : String(err);
+        throw new StorageError('Timeout', `write outcome unknown: ${message}`);
+      }
       throw unavailable(err);
     }
   }

@@ -65,7 +65,11 @@ export interface ListResult {
 /** Receives changes in resourceVersion order, each exactly once. */
 export type ChangeListener = (event: ChangeEvent) => void;
 
-export type StorageErrorCode = 'NotFound' | 'AlreadyExists' | 'Conflict' | 'Gone' | 'TooLarge' | 'Unavailable';
+/**
+ * `Unavailable`: nothing was done (the backend could not be reached). `Timeout`: a write was sent
+ * but its outcome is unknown (it may have been applied), as with a connection lost mid-command.
+ */
+export type StorageErrorCode = 'NotFound' | 'AlreadyExists' | 'Conflict' | 'Gone' | 'TooLarge' | 'Unavailable' | 'Timeout';
 
 /** A storage failure; the API layer maps it to a Kubernetes error in `storageErrorToApi`. */
 export class StorageError extends Error {
