@@ -7,22 +7,15 @@ import assert from 'node:assert/strict';
 import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { api, startTestServer, uniqueName, type TestServer } from '../helpers/capstan.js';
-import { kubectlFor, type Kubectl } from './kubectl.js';
+import { api, uniqueName, type TestServer } from '../helpers/capstan.js';
+import { startKubectlEnv, type Kubectl } from './kubectl.js';
 
 let srv: TestServer;
 let k: Kubectl;
 let ns: string;
 
 before(async () => {
-  srv = await startTestServer();
-  k = kubectlFor(srv.kubeconfig);
-  ns = uniqueName('apply');
-  const r = await api(srv.url, '/api/v1/namespaces', {
-    method: 'POST', headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }),
-  });
-  assert.equal(r.status, 201, r.text);
+  ({ srv, k, ns } = await startKubectlEnv('apply'));
 });
 
 after(async () => {

@@ -4,8 +4,8 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { api, startTestServer, uniqueName, type TestServer } from '../helpers/capstan.js';
-import { kubectlFor, type Kubectl } from './kubectl.js';
+import { uniqueName, type TestServer } from '../helpers/capstan.js';
+import { startKubectlEnv, type Kubectl } from './kubectl.js';
 
 let srv: TestServer;
 let k: Kubectl;
@@ -16,14 +16,7 @@ function configMap(name: string, labels: Record<string, string> = {}, data: Reco
 }
 
 before(async () => {
-  srv = await startTestServer();
-  k = kubectlFor(srv.kubeconfig);
-  ns = uniqueName('basics');
-  const r = await api(srv.url, '/api/v1/namespaces', {
-    method: 'POST', headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }),
-  });
-  assert.equal(r.status, 201, r.text);
+  ({ srv, k, ns } = await startKubectlEnv('basics'));
 });
 
 after(async () => {

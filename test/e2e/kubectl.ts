@@ -2,10 +2,12 @@
  * Runs the real kubectl against a test server: every call gets the server's kubeconfig and a private
  * discovery cache, so tests never read or write the user's ~/.kube.
  */
+import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { api, startTestServer, uniqueName, type TestServer } from '../helpers/capstan.js';
 
 export interface KubectlResult {
   code: number | null;
@@ -91,4 +93,24 @@ export function kubectlFor(kubeconfig: string): Kubectl {
       };
     },
   };
+}
+
+/** A test server, a kubectl bound to it and a namespace of its own. */
+export interface KubectlEnv {
+  srv: TestServer;
+  k: Kubectl;
+  ns: string;
+}
+
+/** Starts a test server and a kubectl for it, and creates a namespace named uniquely after `prefix` (asserting 201). */
+export async function startKubectlEnv(prefix: string): Promise<KubectlEnv> {
+  const srv = await startTestServer();
+  const k = kubectlFor(srv.kubeconfig);
+  const ns = uniqueName(prefix);
+  const r = await api(srv.url, '/api/v1/namespaces', {
+    method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }),
+  });
+  assert.equal(r.status, 201, r.text);
+  return { srv, k, ns };
 }

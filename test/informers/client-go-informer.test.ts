@@ -14,20 +14,20 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { kubeconfigFor } from '../../src/cli/kubeconfig.js';
-import type { Storage } from '../../src/storage/storage.js';
 import { allBackends } from '../helpers/backends.js';
-import { api, startTestServer, type TestServer } from '../helpers/capstan.js';
-import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
+import type { TcpProxy } from '../helpers/tcp-proxy.js';
+import {
+  NS, checkPerObjectOrder, churn, configMapRequests, cutEvery20th, listItems, overrunWhileCutOff, seedWriter, sleep, startEnv, summary, markStart, waitForEqualStore, writeMarker, writePhases,
+  type Writer,
+  type ConfigMapRequest, type Env, type Item, type Write,
+} from './informer-fixtures.js';
 
 const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const BUILD_SCRIPT = join(REPO, 'scripts', 'build-go-informer.sh');
-const NS = 'informers';
 const BUILD_TIMEOUT_MS = 9 * 60_000;
 
 // ---------------------------------------------------------------------------------------------
@@ -58,7 +58,6 @@ async function buildGoInformer(): Promise<string> {
 // ---------------------------------------------------------------------------------------------
 // The running informer
 
-interface Item { name: string; rv: string }
 interface InformerEvent { event: 'add' | 'update' | 'delete'; name: string; rv: string; oldRv?: string; tombstone?: boolean }
 type Line = InformerEvent | { event: 'synced' } | { event: 'dump'; items?: Item[] } | { event: 'watchError'; error: string };
 
@@ -132,100 +131,12 @@ class GoInformer {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Server, proxy and writes
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-interface Env {
-  server: TestServer;
-  proxy: TcpProxy;
-  /** A kubeconfig pointing at the proxy. */
-  kubeconfig: string;
-  close(): Promise<void>;
-}
-
-async function startEnv(storage: Storage): Promise<Env> {
-  const server = await startTestServer({}, storage);
-  const proxy = await startTcpProxy(server.url);
-  const dir = mkdtempSync(join(tmpdir(), 'capstan-informer-'));
-  const kubeconfig = join(dir, 'kubeconfig');
-  writeFileSync(kubeconfig, kubeconfigFor(proxy.url));
-  const ns = await api(server.url, '/api/v1/namespaces', json('POST', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } }));
-  assert.equal(ns.status, 201, ns.text);
-  return {
-    server, proxy, kubeconfig,
-    close: async () => {
-      await proxy.close();
-      await server.stop();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-function json(method: string, body: unknown, contentType = 'application/json'): RequestInit {
-  return { method, headers: { 'content-type': contentType }, body: JSON.stringify(body) };
-}
-
-/** A write as acknowledged by the server. */
-interface Write { type: 'add' | 'update' | 'delete'; name: string; rv: string }
-
-/** Writes ConfigMaps directly to the server (not through the proxy) and remembers what it did. */
-class Writer {
-  readonly writes: Write[] = [];
-  private n = 0;
-  constructor(private readonly url: string, private readonly ns = NS) {}
-
-  async create(name: string): Promise<Write> {
-    const r = await api(this.url, `/api/v1/namespaces/${this.ns}/configmaps`,
-      json('POST', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { n: String(this.n++) } }));
-    assert.equal(r.status, 201, `create ${name}: ${r.text}`);
-    return this.record('add', name, r.body.metadata.resourceVersion as string);
-  }
-
-  async update(name: string): Promise<Write> {
-    const r = await api(this.url, `/api/v1/namespaces/${this.ns}/configmaps/${name}`,
-      json('PATCH', { data: { n: String(this.n++) } }, 'application/merge-patch+json'));
-    assert.equal(r.status, 200, `update ${name}: ${r.text}`);
-    return this.record('update', name, r.body.metadata.resourceVersion as string);
-  }
-
-  async delete(name: string): Promise<Write> {
-    const r = await api(this.url, `/api/v1/namespaces/${this.ns}/configmaps/${name}`, { method: 'DELETE' });
-    assert.equal(r.status, 200, `delete ${name}: ${r.text}`);
-    // The DELETED event carries the deletion's version, which the response does not tell.
-    return this.record('delete', name, '');
-  }
-
-  private record(type: Write['type'], name: string, rv: string): Write {
-    const w = { type, name, rv };
-    if (this.ns === NS) this.writes.push(w);
-    return w;
-  }
-}
-
-/** The namespace's ConfigMaps by a direct LIST, sorted by name. */
-async function listItems(url: string): Promise<{ items: Item[]; resourceVersion: string }> {
-  const r = await api(url, `/api/v1/namespaces/${NS}/configmaps`);
-  assert.equal(r.status, 200, r.text);
-  const items = (r.body.items as { metadata: { name: string; resourceVersion: string } }[])
-    .map((i) => ({ name: i.metadata.name, rv: i.metadata.resourceVersion }))
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return { items, resourceVersion: r.body.metadata.resourceVersion as string };
-}
+// Checks
 
 /** Waits until the informer's store equals a LIST (names and resourceVersions), else fails with the diff. */
-async function assertInSync(inf: GoInformer, url: string, phase: string, timeoutMs = 15_000): Promise<Item[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const [store, listed] = [await inf.dump(), (await listItems(url)).items];
-    if (JSON.stringify(store) === JSON.stringify(listed)) return store;
-    if (Date.now() > deadline) {
-      assert.deepEqual(store, listed, `${phase}: informer store differs from LIST; stderr tail:\n${inf.stderr().slice(-3000)}`);
-    }
-    await sleep(100);
-  }
+function assertInSync(inf: GoInformer, url: string, phase: string, timeoutMs = 15_000): Promise<Item[]> {
+  return waitForEqualStore(async () => ({ store: await inf.dump(), listed: (await listItems(url)).items }),
+    () => `${phase}: informer store differs from LIST; stderr tail:\n${inf.stderr().slice(-3000)}`, timeoutMs);
 }
 
 /**
@@ -237,39 +148,20 @@ function isResync(e: InformerEvent): boolean {
   return e.event === 'update' && e.oldRv === e.rv;
 }
 
-/** Per object, callbacks come in strictly increasing resourceVersion order; an object is added before it changes. */
+/** Per object, callbacks come in strictly increasing resourceVersion order (resyncs left out); an object is added before it changes. */
 function assertPerObjectOrder(all: InformerEvent[]): void {
-  const last = new Map<string, { rv: bigint; deleted: boolean }>();
-  const events = all.filter((e) => !isResync(e));
-  for (const [i, e] of events.entries()) {
-    const rv = BigInt(e.rv);
-    const prev = last.get(e.name);
-    const where = `event #${i} ${JSON.stringify(e)} after ${prev ? `rv ${prev.rv}${prev.deleted ? ' (deleted)' : ''}` : 'nothing'}`;
-    if (e.event === 'add') assert.ok(prev === undefined || prev.deleted, `add of a live object: ${where}`);
-    else assert.ok(prev !== undefined && !prev.deleted, `${e.event} of an unknown object: ${where}`);
-    if (prev !== undefined) {
-      // A tombstone from a relist carries the last version the informer knew, not the deletion's.
-      if (e.event === 'delete' && e.tombstone === true) assert.ok(rv >= prev.rv, `tombstone older than the object: ${where}`);
-      else assert.ok(rv > prev.rv, `resourceVersion not increasing: ${where}`);
-    }
-    last.set(e.name, { rv, deleted: e.event === 'delete' });
-  }
+  // A tombstone from a relist carries the last version the informer knew, not the deletion's.
+  checkPerObjectOrder(all.filter((e) => !isResync(e)), (e) => e.tombstone === true, 'tombstone');
 }
 
-/** Callbacks as comparable (type, name, rv) triples; deletes without their version. */
-function summary(events: readonly (InformerEvent | Write)[]): string[] {
-  return events.map((e) => ('event' in e ? `${e.event} ${e.name} ${e.event === 'delete' ? '' : e.rv}` : `${e.type} ${e.name} ${e.type === 'delete' ? '' : e.rv}`));
-}
-
-function isList(target: string): boolean {
-  const q = new URL(target, 'http://x').searchParams;
+/** A streaming list is a watch with sendInitialEvents=true. */
+function isList(q: URLSearchParams): boolean {
   return q.get('watch') !== 'true' || q.get('sendInitialEvents') === 'true';
 }
 
-function configMapRequests(proxy: TcpProxy, since = 0): { target: string; list: boolean; rv: string | null; at: number }[] {
-  return proxy.requests()
-    .filter((r) => r.at >= since && r.method === 'GET' && r.target.startsWith(`/api/v1/namespaces/${NS}/configmaps`))
-    .map((r) => ({ target: r.target, list: isList(r.target), rv: new URL(r.target, 'http://x').searchParams.get('resourceVersion'), at: r.at }));
+/** The GETs of NS's ConfigMaps through `proxy` from `since` on, with their times. */
+function seenRequests(proxy: TcpProxy, since = 0): ConfigMapRequest[] {
+  return configMapRequests(proxy, since, isList, true);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -303,10 +195,7 @@ for (const backend of allBackends()) for (const { mode, env: clientEnv } of MODE
   async function setup(opts: { historyMaxEvents?: number; args?: string[]; preexisting?: string[] } = {}): Promise<{ env: Env; inf: GoInformer; writer: Writer }> {
     const env = await startEnv(await backend.open({ historyMaxEvents: opts.historyMaxEvents }));
     cleanups.push(() => env.close());
-    const writer = new Writer(env.server.url);
-    for (const name of opts.preexisting ?? []) await writer.create(name);
-    // Objects of another namespace must never reach a namespaced informer.
-    await new Writer(env.server.url, 'default').create('elsewhere');
+    const writer = await seedWriter(env.server.url, opts.preexisting);
     const inf = GoInformer.start(binary, env.kubeconfig, opts.args, clientEnv);
     cleanups.push(() => inf.stop());
     await inf.waitFor('initial sync', () => inf.synced);
@@ -332,50 +221,25 @@ for (const backend of allBackends()) for (const { mode, env: clientEnv } of MODE
       await assertInSync(inf, url, `after ${name}`);
     };
 
-    await phase('creates', async () => {
-      await Promise.all(['new-1', 'new-2', 'new-3', 'new-4', 'new-5'].map((n) => writer.create(n)));
-      // Concurrent creates are acknowledged in any order; the watch delivers them in version order.
-      return writer.writes.slice(-5).sort((a, b) => Number(a.rv) - Number(b.rv));
-    });
-    await phase('updates', async () => {
-      const out: Write[] = [];
-      for (const n of [...pre, 'new-1', 'new-2']) out.push(await writer.update(n));
-      return out;
-    });
-    await phase('deletes', async () => {
-      const out: Write[] = [];
-      for (const n of ['pre-a', 'new-3', 'pre-e']) out.push(await writer.delete(n));
-      return out;
-    });
-    await phase('re-create of a deleted name', async () => [await writer.create('pre-a'), await writer.update('pre-a')]);
+    await writePhases(writer, pre, phase);
 
     assertPerObjectOrder(inf.events);
     // The list is served once; everything after it comes from the watch.
-    const lists = configMapRequests(env.proxy).filter((r) => r.list);
-    assert.equal(lists.length, 1, `one initial list expected: ${JSON.stringify(configMapRequests(env.proxy))}`);
+    const lists = seenRequests(env.proxy).filter((r) => r.list);
+    assert.equal(lists.length, 1, `one initial list expected: ${JSON.stringify(seenRequests(env.proxy))}`);
   });
 
   test('server-side watch timeouts: the informer re-watches from its last resourceVersion and misses nothing', async () => {
     const { env, inf, writer } = await setup({ preexisting: ['a', 'b', 'c'], args: ['--watch-timeout=1'] });
-    const start = inf.events.length;
-    const since = Date.now();
-    const before = writer.writes.length;
-    const names = ['a', 'b', 'c', 'd', 'e'];
-    for (let i = 0; i < 36; i++) {
-      const name = names[i % names.length] as string;
-      const live = new Set((await listItems(env.server.url)).items.map((x) => x.name));
-      if (!live.has(name)) await writer.create(name);
-      else if (i % 7 === 6) await writer.delete(name);
-      else await writer.update(name);
-      await sleep(100);
-    }
+    const { start, before, since } = markStart(inf, writer);
+    await churn(writer, ['a', 'b', 'c', 'd', 'e'], 36, 7, () => sleep(100));
     await assertInSync(inf, env.server.url, 'after writes across watch timeouts');
     await sleep(300);
     const events = inf.events.slice(start);
     assert.deepEqual(summary(events), summary(writer.writes.slice(before)), 'every write seen exactly once, in order');
     assertPerObjectOrder(inf.events);
 
-    const requests = configMapRequests(env.proxy, since);
+    const requests = seenRequests(env.proxy, since);
     const rewatches = requests.filter((r) => !r.list);
     assert.ok(rewatches.length >= 2, `the server should have ended watches after 1 s: ${JSON.stringify(requests)}`);
     for (const r of rewatches) assert.ok(r.rv !== null && r.rv !== '' && r.rv !== '0', `re-watch without a resourceVersion: ${r.target}`);
@@ -385,28 +249,13 @@ for (const backend of allBackends()) for (const { mode, env: clientEnv } of MODE
   test('cut connections while writes continue: re-watch from the last resourceVersion, no duplicate or missed event', async () => {
     const { env, inf, writer } = await setup({ preexisting: ['a', 'b', 'c', 'd'] });
     await sleep(1100); // client-go relists when a watch dies younger than 1 s without events
-    const start = inf.events.length;
-    const before = writer.writes.length;
-    const since = Date.now();
-    const names = ['a', 'b', 'c', 'd', 'e', 'f'];
-    for (let i = 0; i < 60; i++) {
-      const name = names[i % names.length] as string;
-      const live = new Set((await listItems(env.server.url)).items.map((x) => x.name));
-      if (!live.has(name)) await writer.create(name);
-      else if (i % 11 === 10) await writer.delete(name);
-      else await writer.update(name);
-      if (i % 20 === 19) {
-        env.proxy.cutAll();
-        await sleep(1200);
-      } else {
-        await sleep(15);
-      }
-    }
+    const { start, before, since } = markStart(inf, writer);
+    await churn(writer, ['a', 'b', 'c', 'd', 'e', 'f'], 60, 11, cutEvery20th(env.proxy, 1200));
     await assertInSync(inf, env.server.url, 'after cuts');
     await sleep(300);
     const events = inf.events.slice(start);
     assertPerObjectOrder(inf.events);
-    const requests = configMapRequests(env.proxy, since);
+    const requests = seenRequests(env.proxy, since);
     assert.ok(requests.filter((r) => !r.list).length >= 3, `a re-watch after each cut: ${JSON.stringify(requests)}`);
     assert.deepEqual(requests.filter((r) => r.list), [], 'watches resumed from their resourceVersion, without relisting');
     assert.deepEqual(summary(events), summary(writer.writes.slice(before)), 'every write seen exactly once, in order');
@@ -417,24 +266,11 @@ for (const backend of allBackends()) for (const { mode, env: clientEnv } of MODE
     const { env, inf, writer } = await setup({ historyMaxEvents: 20, preexisting: pre });
     const url = env.server.url;
     // One event after the initial list, so the watch is established and has a version of its own.
-    const marker = await writer.update('k0');
-    await inf.waitFor('marker update', () => inf.events.some((e) => e.rv === marker.rv));
+    const lastRv = await writeMarker(inf, writer);
     await sleep(1100);
-    const lastRv = marker.rv;
 
-    env.proxy.pause('hold');
-    const since = Date.now();
     const deleted = ['k1', 'k2', 'k3'];
-    for (const n of deleted) await writer.delete(n);
-    for (const n of ['n0', 'n1', 'n2', 'n3']) await writer.create(n);
-    await writer.delete('n3'); // created and deleted while cut off: never seen at all
-    for (let i = writer.writes.length; i < 58; i++) await writer.update(['k4', 'k5', 'n0', 'n1'][i % 4] as string);
-    // The informer's version has left the history: a watch from it is 410 Expired.
-    const expired = await api(url, `/api/v1/namespaces/${NS}/configmaps?watch=true&resourceVersion=${lastRv}&timeoutSeconds=1`);
-    assert.match(expired.text, /"code":410/, `watch from ${lastRv} after 50 writes should be Expired: ${expired.text}`);
-
-    const from = inf.events.length;
-    env.proxy.resume();
+    const { since, from } = await overrunWhileCutOff(env, writer, inf, deleted, lastRv);
     await assertInSync(inf, url, 'after 410 relist', 20_000);
     const events = inf.events.slice(from);
     assertPerObjectOrder(inf.events);
@@ -446,7 +282,7 @@ for (const backend of allBackends()) for (const { mode, env: clientEnv } of MODE
     for (const n of ['n0', 'n1', 'n2']) assert.ok(events.some((e) => e.event === 'add' && e.name === n), `add of ${n}`);
 
     // What happened on the wire: the resumed watch from the old version, then a fresh list.
-    const requests = configMapRequests(env.proxy, since);
+    const requests = seenRequests(env.proxy, since);
     t.diagnostic(`requests after the pause: ${requests.map((r) => r.target).join(' | ')}`);
     const rewatch = requests.findIndex((r) => !r.list && r.rv === lastRv);
     assert.ok(rewatch >= 0, `a re-watch from ${lastRv}: ${JSON.stringify(requests)}`);

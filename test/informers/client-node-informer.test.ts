@@ -16,18 +16,15 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Informer, ObjectCache, V1ConfigMap, V1ConfigMapList } from '@kubernetes/client-node';
 import type { ServerConfig } from '../../src/cli/flags.js';
-import { kubeconfigFor } from '../../src/cli/kubeconfig.js';
-import type { Storage } from '../../src/storage/storage.js';
 import { allBackends } from '../helpers/backends.js';
-import { api, startTestServer, type TestServer } from '../helpers/capstan.js';
-import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
-
-const NS = 'informers';
+import type { TcpProxy } from '../helpers/tcp-proxy.js';
+import {
+  NS, byName, checkPerObjectOrder, churn, configMapRequests, cutEvery20th, listItems, overrunWhileCutOff, seedWriter, sleep, startEnv, summary, markStart, waitForEqualStore, writeMarker, writePhases,
+  type Writer,
+  type ConfigMapRequest, type Env, type Item, type Write,
+} from './informer-fixtures.js';
 
 type ClientNode = typeof import('@kubernetes/client-node');
 /** Loaded in `before`, so that a client-node that cannot load on this Node.js fails with a clear reason. */
@@ -44,21 +41,12 @@ async function loadClientNode(): Promise<ClientNode> {
   }
 }
 
-interface Item { name: string; rv: string }
 interface InformerEvent {
   event: 'add' | 'update' | 'delete';
   name: string;
   rv: string;
   /** Reported by a (re)list rather than by a watch event. */
   fromList: boolean;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-function byName(a: Item, b: Item): number {
-  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -122,123 +110,25 @@ class NodeInformer {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Server, proxy and writes
-
-interface Env {
-  server: TestServer;
-  proxy: TcpProxy;
-  kubeconfig: string;
-  close(): Promise<void>;
-}
-
-function json(method: string, body: unknown, contentType = 'application/json'): RequestInit {
-  return { method, headers: { 'content-type': contentType }, body: JSON.stringify(body) };
-}
-
-async function startEnv(config: Partial<ServerConfig>, storage: Storage): Promise<Env> {
-  const server = await startTestServer(config, storage);
-  const proxy = await startTcpProxy(server.url);
-  const dir = mkdtempSync(join(tmpdir(), 'capstan-informer-'));
-  const kubeconfig = join(dir, 'kubeconfig');
-  writeFileSync(kubeconfig, kubeconfigFor(proxy.url));
-  const ns = await api(server.url, '/api/v1/namespaces', json('POST', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } }));
-  assert.equal(ns.status, 201, ns.text);
-  return {
-    server, proxy, kubeconfig,
-    close: async () => {
-      await proxy.close();
-      await server.stop();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-interface Write { type: 'add' | 'update' | 'delete'; name: string; rv: string }
-
-/** Writes ConfigMaps directly to the server (not through the proxy) and remembers what it did. */
-class Writer {
-  readonly writes: Write[] = [];
-  private n = 0;
-  constructor(private readonly url: string, private readonly ns = NS) {}
-
-  async create(name: string): Promise<Write> {
-    const r = await api(this.url, `/api/v1/namespaces/${this.ns}/configmaps`,
-      json('POST', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { n: String(this.n++) } }));
-    assert.equal(r.status, 201, `create ${name}: ${r.text}`);
-    return this.record('add', name, r.body.metadata.resourceVersion as string);
-  }
-
-  async update(name: string): Promise<Write> {
-    const r = await api(this.url, `/api/v1/namespaces/${this.ns}/configmaps/${name}`,
-      json('PATCH', { data: { n: String(this.n++) } }, 'application/merge-patch+json'));
-    assert.equal(r.status, 200, `update ${name}: ${r.text}`);
-    return this.record('update', name, r.body.metadata.resourceVersion as string);
-  }
-
-  async delete(name: string): Promise<Write> {
-    const r = await api(this.url, `/api/v1/namespaces/${this.ns}/configmaps/${name}`, { method: 'DELETE' });
-    assert.equal(r.status, 200, `delete ${name}: ${r.text}`);
-    return this.record('delete', name, '');
-  }
-
-  private record(type: Write['type'], name: string, rv: string): Write {
-    const w = { type, name, rv };
-    if (this.ns === NS) this.writes.push(w);
-    return w;
-  }
-}
-
-async function listItems(url: string): Promise<Item[]> {
-  const r = await api(url, `/api/v1/namespaces/${NS}/configmaps`);
-  assert.equal(r.status, 200, r.text);
-  return (r.body.items as { metadata: { name: string; resourceVersion: string } }[])
-    .map((i) => ({ name: i.metadata.name, rv: i.metadata.resourceVersion }))
-    .sort(byName);
-}
+// Checks
 
 /** Waits until the informer's cache equals a LIST (names and resourceVersions), else fails with the diff. */
 async function assertInSync(inf: NodeInformer, url: string, phase: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const listed = await listItems(url);
-    const store = inf.dump();
-    if (JSON.stringify(store) === JSON.stringify(listed)) return;
-    if (Date.now() > deadline) {
-      assert.deepEqual(store, listed, `${phase}: informer cache differs from LIST; errors: ${inf.errors.map(String).join('; ')}`);
-    }
-    await sleep(100);
-  }
+  await waitForEqualStore(async () => {
+    const listed = (await listItems(url)).items;
+    return { store: inf.dump(), listed };
+  }, () => `${phase}: informer cache differs from LIST; errors: ${inf.errors.map(String).join('; ')}`, timeoutMs);
 }
 
 /** Per object, callbacks in strictly increasing resourceVersion order; added before changed. */
 function assertPerObjectOrder(events: InformerEvent[]): void {
-  const last = new Map<string, { rv: bigint; deleted: boolean }>();
-  for (const [i, e] of events.entries()) {
-    const rv = BigInt(e.rv);
-    const prev = last.get(e.name);
-    const where = `event #${i} ${JSON.stringify(e)} after ${prev ? `rv ${prev.rv}${prev.deleted ? ' (deleted)' : ''}` : 'nothing'}`;
-    if (e.event === 'add') assert.ok(prev === undefined || prev.deleted, `add of a live object: ${where}`);
-    else assert.ok(prev !== undefined && !prev.deleted, `${e.event} of an unknown object: ${where}`);
-    if (prev !== undefined) {
-      // A delete found by a relist carries the last state the informer knew.
-      if (e.event === 'delete' && e.fromList) assert.ok(rv >= prev.rv, `relist delete older than the object: ${where}`);
-      else assert.ok(rv > prev.rv, `resourceVersion not increasing: ${where}`);
-    }
-    last.set(e.name, { rv, deleted: e.event === 'delete' });
-  }
+  // A delete found by a relist carries the last state the informer knew.
+  checkPerObjectOrder(events, (e) => e.fromList, 'relist delete');
 }
 
-function summary(events: readonly (InformerEvent | Write)[]): string[] {
-  return events.map((e) => ('event' in e ? `${e.event} ${e.name} ${e.event === 'delete' ? '' : e.rv}` : `${e.type} ${e.name} ${e.type === 'delete' ? '' : e.rv}`));
-}
-
-function configMapRequests(proxy: TcpProxy, since = 0): { target: string; list: boolean; rv: string | null }[] {
-  return proxy.requests()
-    .filter((r) => r.at >= since && r.method === 'GET' && r.target.startsWith(`/api/v1/namespaces/${NS}/configmaps`))
-    .map((r) => {
-      const q = new URL(r.target, 'http://x').searchParams;
-      return { target: r.target, list: q.get('watch') !== 'true', rv: q.get('resourceVersion') };
-    });
+/** The GETs of NS's ConfigMaps through `proxy` from `since` on; client-node lists with a plain GET. */
+function seenRequests(proxy: TcpProxy, since = 0): ConfigMapRequest[] {
+  return configMapRequests(proxy, since, (q) => q.get('watch') !== 'true');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -256,11 +146,9 @@ for (const backend of allBackends()) describe(`@kubernetes/client-node informer 
   });
 
   async function setup(opts: { config?: Partial<ServerConfig>; historyMaxEvents?: number; preexisting?: string[] } = {}): Promise<{ env: Env; inf: NodeInformer; writer: Writer }> {
-    const env = await startEnv(opts.config ?? {}, await backend.open({ historyMaxEvents: opts.historyMaxEvents }));
+    const env = await startEnv(await backend.open({ historyMaxEvents: opts.historyMaxEvents }), opts.config ?? {});
     cleanups.push(() => env.close());
-    const writer = new Writer(env.server.url);
-    for (const name of opts.preexisting ?? []) await writer.create(name);
-    await new Writer(env.server.url, 'default').create('elsewhere');
+    const writer = await seedWriter(env.server.url, opts.preexisting);
     const inf = new NodeInformer(env.kubeconfig);
     cleanups.push(() => inf.stop());
     await inf.start();
@@ -283,47 +171,22 @@ for (const backend of allBackends()) describe(`@kubernetes/client-node informer 
       assert.deepEqual(summary(inf.events.slice(from)), summary(done), `${name}: callbacks`);
       await assertInSync(inf, url, `after ${name}`);
     };
-    await phase('creates', async () => {
-      await Promise.all(['new-1', 'new-2', 'new-3', 'new-4', 'new-5'].map((n) => writer.create(n)));
-      // Concurrent creates are acknowledged in any order; the watch delivers them in version order.
-      return writer.writes.slice(-5).sort((a, b) => Number(a.rv) - Number(b.rv));
-    });
-    await phase('updates', async () => {
-      const out: Write[] = [];
-      for (const n of [...pre, 'new-1', 'new-2']) out.push(await writer.update(n));
-      return out;
-    });
-    await phase('deletes', async () => {
-      const out: Write[] = [];
-      for (const n of ['pre-a', 'new-3', 'pre-e']) out.push(await writer.delete(n));
-      return out;
-    });
-    await phase('re-create of a deleted name', async () => [await writer.create('pre-a'), await writer.update('pre-a')]);
+    await writePhases(writer, pre, phase);
 
     assertPerObjectOrder(inf.events);
     assert.deepEqual(inf.errors, []);
-    assert.equal(configMapRequests(env.proxy).filter((r) => r.list).length, 1, 'one list, then the watch');
+    assert.equal(seenRequests(env.proxy).filter((r) => r.list).length, 1, 'one list, then the watch');
   });
 
   test('server-side watch timeouts: the informer re-watches from its last resourceVersion and misses nothing', async () => {
     const { env, inf, writer } = await setup({ config: { minRequestTimeoutSeconds: 1 }, preexisting: ['a', 'b', 'c'] });
-    const start = inf.events.length;
-    const before = writer.writes.length;
-    const since = Date.now();
-    const names = ['a', 'b', 'c', 'd', 'e'];
-    for (let i = 0; i < 40; i++) {
-      const name = names[i % names.length] as string;
-      const live = new Set((await listItems(env.server.url)).map((x) => x.name));
-      if (!live.has(name)) await writer.create(name);
-      else if (i % 7 === 6) await writer.delete(name);
-      else await writer.update(name);
-      await sleep(100);
-    }
+    const { start, before, since } = markStart(inf, writer);
+    await churn(writer, ['a', 'b', 'c', 'd', 'e'], 40, 7, () => sleep(100));
     await assertInSync(inf, env.server.url, 'after writes across watch timeouts');
     await sleep(300);
     assert.deepEqual(summary(inf.events.slice(start)), summary(writer.writes.slice(before)), 'every write seen exactly once, in order');
     assertPerObjectOrder(inf.events);
-    const requests = configMapRequests(env.proxy, since);
+    const requests = seenRequests(env.proxy, since);
     const rewatches = requests.filter((r) => !r.list);
     assert.ok(rewatches.length >= 2, `the server should have ended watches after 1-2 s: ${JSON.stringify(requests)}`);
     for (const r of rewatches) assert.ok(r.rv !== null && r.rv !== '' && r.rv !== '0', `re-watch without a resourceVersion: ${r.target}`);
@@ -333,28 +196,13 @@ for (const backend of allBackends()) describe(`@kubernetes/client-node informer 
 
   test('cut connections while writes continue: re-watch from the last resourceVersion, no duplicate or missed event', async () => {
     const { env, inf, writer } = await setup({ preexisting: ['a', 'b', 'c', 'd'] });
-    const start = inf.events.length;
-    const before = writer.writes.length;
-    const since = Date.now();
-    const names = ['a', 'b', 'c', 'd', 'e', 'f'];
-    for (let i = 0; i < 60; i++) {
-      const name = names[i % names.length] as string;
-      const live = new Set((await listItems(env.server.url)).map((x) => x.name));
-      if (!live.has(name)) await writer.create(name);
-      else if (i % 11 === 10) await writer.delete(name);
-      else await writer.update(name);
-      if (i % 20 === 19) {
-        env.proxy.cutAll();
-        await sleep(300);
-      } else {
-        await sleep(15);
-      }
-    }
+    const { start, before, since } = markStart(inf, writer);
+    await churn(writer, ['a', 'b', 'c', 'd', 'e', 'f'], 60, 11, cutEvery20th(env.proxy, 300));
     await assertInSync(inf, env.server.url, 'after cuts');
     await sleep(300);
     assertPerObjectOrder(inf.events);
     assert.deepEqual(summary(inf.events.slice(start)), summary(writer.writes.slice(before)), 'every write seen exactly once, in order');
-    const requests = configMapRequests(env.proxy, since);
+    const requests = seenRequests(env.proxy, since);
     assert.ok(requests.filter((r) => !r.list).length >= 3, `a re-watch after each cut: ${JSON.stringify(requests)}`);
     assert.deepEqual(requests.filter((r) => r.list), [], 'watches resumed from their resourceVersion, without relisting');
   });
@@ -363,22 +211,10 @@ for (const backend of allBackends()) describe(`@kubernetes/client-node informer 
     const pre = ['k0', 'k1', 'k2', 'k3', 'k4', 'k5', 'k6', 'k7'];
     const { env, inf, writer } = await setup({ historyMaxEvents: 20, preexisting: pre });
     const url = env.server.url;
-    const marker = await writer.update('k0');
-    await inf.waitFor('marker update', () => inf.events.some((e) => e.rv === marker.rv));
-    const lastRv = marker.rv;
+    const lastRv = await writeMarker(inf, writer);
 
-    env.proxy.pause('hold');
-    const since = Date.now();
     const deleted = ['k1', 'k2', 'k3'];
-    for (const n of deleted) await writer.delete(n);
-    for (const n of ['n0', 'n1', 'n2', 'n3']) await writer.create(n);
-    await writer.delete('n3');
-    for (let i = writer.writes.length; i < 58; i++) await writer.update(['k4', 'k5', 'n0', 'n1'][i % 4] as string);
-    const expired = await api(url, `/api/v1/namespaces/${NS}/configmaps?watch=true&resourceVersion=${lastRv}&timeoutSeconds=1`);
-    assert.match(expired.text, /"code":410/, `watch from ${lastRv} after 50 writes should be Expired: ${expired.text}`);
-
-    const from = inf.events.length;
-    env.proxy.resume();
+    const { since, from } = await overrunWhileCutOff(env, writer, inf, deleted, lastRv);
     await assertInSync(inf, url, 'after 410 relist', 20_000);
     await sleep(200);
     const events = inf.events.slice(from);
@@ -391,7 +227,7 @@ for (const backend of allBackends()) describe(`@kubernetes/client-node informer 
     assert.deepEqual(events.filter((e) => e.event === 'add').map((e) => e.name).sort(), ['n0', 'n1', 'n2']);
     assert.deepEqual(events.filter((e) => e.event === 'update').map((e) => e.name).sort(), ['k4', 'k5'], 'only changed objects are updates');
 
-    const requests = configMapRequests(env.proxy, since);
+    const requests = seenRequests(env.proxy, since);
     t.diagnostic(`requests after the pause: ${requests.map((r) => r.target).join(' | ')}`);
     const rewatch = requests.findIndex((r) => !r.list && r.rv === lastRv);
     assert.ok(rewatch >= 0, `a re-watch from ${lastRv}: ${JSON.stringify(requests)}`);
