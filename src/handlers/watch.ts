@@ -102,7 +102,9 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
   res.status(200);
   res.setHeader('Content-Type', format.contentType);
   res.setHeader('Cache-Control', 'no-cache, private');
-  res.flushHeaders();
+  // A watch from a given version sends its headers once storage accepted it, so a storage outage
+  // is an HTTP error (503) rather than a 200 stream with an ERROR event.
+  if (synthetic) res.flushHeaders();
 
   let lastRv = startRv;
   let closed = false;
@@ -184,7 +186,17 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
   };
   try {
     await storage.watch(r.type, startRv, onEvent, signal, onStorageError);
+    if (!res.headersSent && !closed) res.flushHeaders();
   } catch (err) {
+    if (!res.headersSent && !(err instanceof StorageError && err.code === 'Gone')) {
+      // Nothing was sent yet: end this watch's timers and answer with the error itself.
+      closed = true;
+      clearTimeout(timeoutTimer);
+      clearTimeout(bookmarkTimer);
+      r.services.shutdownSignal.removeEventListener('abort', stop);
+      abort.abort();
+      throw storageErrorToApi(err, r, r.ri.name);
+    }
     if (err instanceof StorageError && err.code === 'Gone') {
       write(goneLine(err, startRv));
     } else {

@@ -30,17 +30,11 @@ function retryable(s: { status: number; retryAfter?: string; kind?: string }): b
 }
 
 /**
- * A watch that cannot start because Redis is out: a retryable Status, either as the HTTP answer or
- * (what Capstan does: the response headers are already sent when the history lookup fails) as the
- * single ERROR event of a 200 stream, which client-go's reflector backs off on and retries.
+ * A watch that cannot start because Redis is out answers with a retryable Status as its HTTP
+ * response (503/504 with Retry-After), as kube-apiserver does when storage is unavailable.
  */
 function refusedWatch(a: { status: number; retryAfter?: string; kind?: string; text: string } | undefined): boolean {
-  if (a === undefined) return false;
-  if (a.status !== 200) return retryable(a);
-  const lines = a.text.split('\n').filter((l) => l.trim() !== '');
-  if (lines.length !== 1) return false;
-  const event = JSON.parse(lines[0] ?? '') as { type?: string; object?: { kind?: string; code?: number } };
-  return event.type === 'ERROR' && event.object?.kind === 'Status' && (event.object.code === 503 || event.object.code === 504);
+  return a !== undefined && a.status !== 200 && retryable(a);
 }
 
 async function outage(t: TestContext, env: RedisWorkers, ns: string, fault: Fault): Promise<void> {
