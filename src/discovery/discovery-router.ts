@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { writeNotFoundPage, writePlainText } from '../codec/plain-text.js';
 import express, { type Request, type Response } from 'express';
 import { dump } from 'js-yaml';
 import { notAcceptable } from '../api/errors.js';
@@ -33,18 +34,9 @@ interface Encoded {
 }
 
 /** Go's `http.NotFound` body, which kube-apiserver returns for unknown discovery paths. */
-export function writeNotFoundText(res: Response): void {
-  writeText(res, 404, '404 page not found\n', true);
-}
+/** kube's plain-text 404 (kept under this name for callers of the discovery router). */
+export const writeNotFoundText = writeNotFoundPage;
 
-function writeText(res: Response, status: number, text: string, nosniff: boolean): void {
-  const body = Buffer.from(text, 'utf8');
-  res.status(status);
-  res.setHeader('Content-Type', 'text/plain; charset=utf-8');
-  if (nosniff) res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('Content-Length', String(body.length));
-  res.end(body);
-}
 
 /** Writes bytes directly (not `res.send`), so Express adds no ETag of its own. */
 function writeBody(res: Response, status: number, contentType: string, body: Buffer): void {

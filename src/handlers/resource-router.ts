@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError, methodNotAllowed } from '../api/errors.js';
 import { parseRequestInfo } from '../api/request-info.js';
+import { writeNotFoundPage } from '../codec/plain-text.js';
 import { writeError } from '../codec/response-writer.js';
 import { makeResourceRequest, type ApiServices, type ResourceRequest } from './context.js';
 import { handleCreate } from './create.js';
@@ -10,10 +11,6 @@ import { handleSubresourceAction, isActionSubresource } from './subresource-acti
 import { handlePatch, handleUpdate } from './update.js';
 import { handleVirtualCreate, isVirtualType } from './virtual-types.js';
 import { handleWatch } from './watch.js';
-
-function notFoundPage(res: Response): void {
-  res.status(404).type('text/plain').send('404 page not found\n');
-}
 
 /** Verbs a type must support for each request verb (from the served resource's verb list). */
 const VERB_REQUIREMENT: Record<string, string> = {
@@ -61,15 +58,15 @@ export function resourceHandler(services: ApiServices) {
     if (!info) {
       if (services.registry.hasGroupVersion(ri.group, ri.version)) {
         writeError(res, new ApiError(404, 'NotFound', 'the server could not find the requested resource', {}));
-      } else notFoundPage(res);
+      } else writeNotFoundPage(res);
       return;
     }
     if (info.namespaced === false && ri.namespace !== '') {
-      notFoundPage(res);
+      writeNotFoundPage(res);
       return;
     }
     if (info.namespaced && ri.namespace === '' && ri.verb !== 'list' && ri.verb !== 'watch') {
-      notFoundPage(res);
+      writeNotFoundPage(res);
       return;
     }
     const r = makeResourceRequest(services, info, ri, req, res, url.searchParams);

@@ -1,4 +1,5 @@
 import express, { type Request, type Response } from 'express';
+import { writeNotFoundPage, writePlainText } from '../codec/plain-text.js';
 import type { HealthChecks, HealthEndpoint, HealthReport } from './health-checks.js';
 
 /**
@@ -14,14 +15,6 @@ import type { HealthChecks, HealthEndpoint, HealthReport } from './health-checks
 
 const PATH = /^\/(healthz|livez|readyz)(?:\/(.*))?$/;
 
-function write(res: Response, status: number, text: string, nosniff: boolean): void {
-  const body = Buffer.from(text, 'utf8');
-  res.status(status);
-  res.setHeader('Content-Type', 'text/plain; charset=utf-8');
-  if (nosniff) res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('Content-Length', String(body.length));
-  res.end(body);
-}
 
 /** The verbose listing lines of a report (each ending with a newline). */
 export function formatChecks(report: HealthReport): string {
@@ -47,29 +40,29 @@ async function serveRoot(checks: HealthChecks, endpoint: HealthEndpoint, req: Re
   const report = await checks.run(endpoint, query.getAll('exclude'));
   const listing = formatChecks(report);
   if (!report.healthy) {
-    write(res, 500, `${listing}${endpoint} check failed\n`, true);
+    writePlainText(res, 500, `${listing}${endpoint} check failed\n`, true);
     return;
   }
   // kube treats the mere presence of `verbose` as verbose, whatever its value.
   if (!query.has('verbose')) {
-    write(res, 200, 'ok', true);
+    writePlainText(res, 200, 'ok', true);
     return;
   }
-  write(res, 200, `${listing}${endpoint} check passed\n`, true);
+  writePlainText(res, 200, `${listing}${endpoint} check passed\n`, true);
 }
 
 async function serveOne(checks: HealthChecks, endpoint: HealthEndpoint, name: string, res: Response): Promise<void> {
   const outcome = await checks.runOne(endpoint, name);
   if (!outcome) {
-    write(res, 404, '404 page not found\n', true);
+    writeNotFoundPage(res);
     return;
   }
   if (outcome.reason !== undefined) {
-    write(res, 500, `internal server error: ${outcome.reason}\n`, true);
+    writePlainText(res, 500, `internal server error: ${outcome.reason}\n`, true);
     return;
   }
   // kube writes the bare `ok` and lets Go sniff the type, so no nosniff header here.
-  write(res, 200, 'ok', false);
+  writePlainText(res, 200, 'ok', false);
 }
 
 function isEndpoint(value: string | undefined): value is HealthEndpoint {

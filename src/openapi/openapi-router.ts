@@ -1,4 +1,5 @@
 import { Router, type Request, type Response } from 'express';
+import { writeNotFoundPage } from '../codec/plain-text.js';
 import { sendCachedDocument } from './cached-document.js';
 import { chooseOffer, type MediaOffer } from './openapi-accept.js';
 import { sharedOpenApiService, v3DocumentUrl, type OpenApiService } from './openapi-service.js';
@@ -20,12 +21,6 @@ const V2_OFFERS: readonly MediaOffer[] = [
 const V3_OFFERS: readonly MediaOffer[] = [{ type: 'application', subtype: 'json' }];
 
 const ONE_YEAR_MS = 365 * 24 * 60 * 60 * 1000;
-
-function notFound(res: Response): void {
-  // A path the server has no handler for: Go's mux answers in plain text.
-  res.status(404).type('text/plain; charset=utf-8').setHeader('X-Content-Type-Options', 'nosniff');
-  res.end('404 page not found\n');
-}
 
 async function serveV2(service: OpenApiService, req: Request, res: Response): Promise<void> {
   res.vary('Accept');
@@ -58,7 +53,7 @@ function serveV3Document(service: OpenApiService, req: Request, res: Response): 
   const key = keyParam(req);
   const doc = service.v3Document(key);
   if (doc === undefined) {
-    notFound(res);
+    writeNotFoundPage(res);
     return;
   }
   const hash = req.query['hash'];

@@ -172,21 +172,10 @@ function schema(src: JsonObject): Pb {
     ['title', 'title', 'string'],
     ['description', 'description', 'string'],
     ['default', 'default', 'any'],
-    ['multipleOf', 'multiple_of', 'number'],
-    ['maximum', 'maximum', 'number'],
-    ['exclusiveMaximum', 'exclusive_maximum', 'bool'],
-    ['minimum', 'minimum', 'number'],
-    ['exclusiveMinimum', 'exclusive_minimum', 'bool'],
-    ['maxLength', 'max_length', 'number'],
-    ['minLength', 'min_length', 'number'],
-    ['pattern', 'pattern', 'string'],
-    ['maxItems', 'max_items', 'number'],
-    ['minItems', 'min_items', 'number'],
-    ['uniqueItems', 'unique_items', 'bool'],
+    ...VALIDATION_RULES,
     ['maxProperties', 'max_properties', 'number'],
     ['minProperties', 'min_properties', 'number'],
     ['required', 'required', 'strings'],
-    ['enum', 'enum', 'anys'],
   ]);
   const additional = src['additionalProperties'];
   if (typeof additional === 'boolean') out['additional_properties'] = { boolean: additional };

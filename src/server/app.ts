@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { NamespaceLifecycle } from '../admission/namespace-lifecycle.js';
 import { Admission } from '../admission/admission.js';
 import type { ServerConfig } from '../cli/flags.js';
+import { writeNotFoundPage } from '../codec/plain-text.js';
 import { writeError } from '../codec/response-writer.js';
 import { errorLogger, requestLogger } from '../logging/request-logger.js';
 import { metricsMiddleware, metricsRouter } from '../metrics/metrics-router.js';
@@ -103,9 +104,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   app.use(discoveryRouter(registry, { version: DEFAULT_VERSION_INFO }));
   app.use(openapiRouter());
   app.use(resourceHandler(services));
-  app.use((_req: Request, res: Response) => {
-    res.status(404).type('text/plain').send('404 page not found\n');
-  });
+  app.use((_req: Request, res: Response) => writeNotFoundPage(res));
   app.use(errorLogger());
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => writeError(res, err));
 

@@ -4,7 +4,7 @@
  */
 import { ageColumn, col, nameColumn, templateColumns } from './columns.js';
 import { age, containerCells, formatLabelSelector, formatLabels, labelSelectorString, nameOf } from './format.js';
-import { replicasOf } from './core.js';
+import { replicaCountPrinter, replicasOf } from './core.js';
 import type { Obj, PrinterEntry, TablePrinter } from './types.js';
 import { num, obj, objs, path, str, strMap } from './values.js';
 
@@ -30,24 +30,7 @@ const deploymentPrinter: TablePrinter = {
   },
 };
 
-const replicaSetPrinter: TablePrinter = {
-  columns: [
-    nameColumn(),
-    col('Desired', 'integer', 'Number of desired replicas.'),
-    col('Current', 'integer', 'Number of current replicas.'),
-    col('Ready', 'integer', 'Number of ready replicas.'),
-    ageColumn(),
-    ...templateColumns(true),
-  ],
-  row(rs, now) {
-    const spec = obj(rs, 'spec');
-    const status = obj(rs, 'status');
-    const [names, images] = containerCells(path(spec, 'template', 'spec'));
-    return {
-      cells: [nameOf(rs), replicasOf(spec), num(status, 'replicas'), num(status, 'readyReplicas'), age(rs, now), names, images, formatLabelSelector(spec.selector)],
-    };
-  },
-};
+const replicaSetPrinter = replicaCountPrinter((spec) => formatLabelSelector(spec.selector));
 
 const statefulSetPrinter: TablePrinter = {
   columns: [nameColumn(), col('Ready', 'string', 'Number of the pod with ready state'), ageColumn(), ...templateColumns(false)],

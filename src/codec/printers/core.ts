@@ -278,24 +278,32 @@ const podTemplatePrinter: TablePrinter = {
   },
 };
 
-const replicationControllerPrinter: TablePrinter = {
-  columns: [
-    nameColumn(),
-    col('Desired', 'integer', 'Number of desired replicas.'),
-    col('Current', 'integer', 'Number of current replicas.'),
-    col('Ready', 'integer', 'Number of ready replicas.'),
-    ageColumn(),
-    ...templateColumns(true),
-  ],
-  row(rc, now) {
-    const spec = obj(rc, 'spec');
-    const status = obj(rc, 'status');
-    const [names, images] = containerCells(path(spec, 'template', 'spec'));
-    return {
-      cells: [nameOf(rc), replicasOf(spec), num(status, 'replicas'), num(status, 'readyReplicas'), age(rc, now), names, images, formatLabels(strMap(spec, 'selector'))],
-    };
-  },
-};
+/**
+ * The columns kube prints for types that keep a count of pod replicas (ReplicationController,
+ * ReplicaSet); they differ only in how the selector is written.
+ */
+export function replicaCountPrinter(selectorCell: (spec: Obj) => string): TablePrinter {
+  return {
+    columns: [
+      nameColumn(),
+      col('Desired', 'integer', 'Number of desired replicas.'),
+      col('Current', 'integer', 'Number of current replicas.'),
+      col('Ready', 'integer', 'Number of ready replicas.'),
+      ageColumn(),
+      ...templateColumns(true),
+    ],
+    row(o, now) {
+      const spec = obj(o, 'spec');
+      const status = obj(o, 'status');
+      const [names, images] = containerCells(path(spec, 'template', 'spec'));
+      return {
+        cells: [nameOf(o), replicasOf(spec), num(status, 'replicas'), num(status, 'readyReplicas'), age(o, now), names, images, selectorCell(spec)],
+      };
+    },
+  };
+}
+
+const replicationControllerPrinter = replicaCountPrinter((spec) => formatLabels(strMap(spec, 'selector')));
 
 const componentStatusPrinter: TablePrinter = {
   columns: [
