@@ -31,7 +31,7 @@ async function main(): Promise<void> {
   }
   const workers = config.workers === 0 ? availableParallelism() : config.workers;
   if (cluster.isPrimary && workers > 1) {
-    runPrimary(config, { workers });
+    await runPrimary(config, { workers });
     return;
   }
   await runServerProcess(config);

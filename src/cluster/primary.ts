@@ -4,7 +4,8 @@ import type { ServerConfig } from '../cli/flags.js';
 import { kubeconfigFor } from '../cli/kubeconfig.js';
 import { logger } from '../logging/logger.js';
 import { servePrimaryMetrics } from '../metrics/cluster-aggregation.js';
-import { isListeningMessage, WORKER_INDEX_ENV } from './messages.js';
+import { ConnectionDistributor } from './connection-distributor.js';
+import { isReadyMessage, LISTEN_PORT_ENV, LISTEN_URL_ENV, WORKER_INDEX_ENV } from './messages.js';
 import { RestartPolicy, type RestartPolicyOptions } from './restart-policy.js';
 
 /** Extra time past the shutdown delay a worker gets to drain before the primary kills it. */
@@ -24,39 +25,47 @@ export interface PrimaryOptions {
 }
 
 /**
- * The cluster primary: forks `workers` workers (round-robin connection distribution over one shared
- * port), each in a slot whose index it keeps across restarts (`CAPSTAN_WORKER_INDEX`; slot 0 runs
- * the controllers). Prints the `serving` line once every slot has listened. Restarts crashed
- * workers with exponential backoff and gives up (exit 1, after stopping the rest) when crashes come
- * in a burst. On SIGTERM/SIGINT it forwards SIGTERM to every worker, waits for all of them, and
- * exits 0 when each exited 0. Resolves never: the process ends through `process.exit`.
+ * The cluster primary: binds the port itself and hands each connection to the next ready worker
+ * (see ConnectionDistributor: a connection is never lost to a worker that dies while taking it),
+ * forks `workers` workers, each in a slot whose index it keeps across restarts
+ * (`CAPSTAN_WORKER_INDEX`; slot 0 runs the controllers). Prints the `serving` line once every slot
+ * is ready. Restarts crashed workers with exponential backoff and gives up (exit 1, after stopping
+ * the rest) when crashes come in a burst. On SIGTERM/SIGINT it forwards SIGTERM to every worker,
+ * keeps handing out connections until the workers drain, waits for all of them, and exits 0 when
+ * each exited 0. Resolves once the workers are forked (the process ends through `process.exit`);
+ * rejects when the port cannot be bound.
  */
-export function runPrimary(config: ServerConfig, options: PrimaryOptions): void {
-  cluster.schedulingPolicy = cluster.SCHED_RR;
+export async function runPrimary(config: ServerConfig, options: PrimaryOptions): Promise<void> {
   const policy = new RestartPolicy(options.restart);
   const slots: Slot[] = [];
   const workerSlot = new Map<Worker, Slot>();
-  const listened = new Set<number>();
+  const ready = new Set<number>();
   let announced = false;
   let stopping = false;
   let exitCode = 0;
+  let distributor: ConnectionDistributor | undefined;
 
   const liveWorkers = (): Worker[] => slots.flatMap((s) => (s.worker !== undefined && !s.worker.isDead() ? [s.worker] : []));
   servePrimaryMetrics(liveWorkers);
 
   const fork = (slot: Slot): void => {
     slot.restartTimer = undefined;
-    const worker = cluster.fork({ [WORKER_INDEX_ENV]: String(slot.index) });
+    const listener = distributor;
+    if (listener === undefined) throw new Error('workers are forked only once the port is bound');
+    const worker = cluster.fork({
+      [WORKER_INDEX_ENV]: String(slot.index), [LISTEN_URL_ENV]: listener.url, [LISTEN_PORT_ENV]: String(listener.port),
+    });
     slot.worker = worker;
     slot.startedAt = Date.now();
     workerSlot.set(worker, slot);
     worker.on('message', (msg: unknown) => {
-      if (!isListeningMessage(msg)) return;
-      listened.add(slot.index);
-      if (!announced && listened.size === options.workers) {
+      if (!isReadyMessage(msg)) return;
+      listener.addWorker(worker);
+      ready.add(slot.index);
+      if (!announced && ready.size === options.workers) {
         announced = true;
-        if (config.writeKubeconfig) writeFileSync(config.writeKubeconfig, kubeconfigFor(msg.url));
-        logger.announce('serving', { url: msg.url, storage: config.storage, workers: options.workers });
+        if (config.writeKubeconfig) writeFileSync(config.writeKubeconfig, kubeconfigFor(listener.url));
+        logger.announce('serving', { url: listener.url, storage: config.storage, workers: options.workers });
       } else if (announced) {
         logger.info('worker restarted', { worker: slot.index, pid: worker.process.pid });
       }
@@ -78,6 +87,7 @@ export function runPrimary(config: ServerConfig, options: PrimaryOptions): void 
       if (slot.restartTimer !== undefined) clearTimeout(slot.restartTimer);
       slot.restartTimer = undefined;
     }
+    distributor?.shutdown();
     for (const worker of liveWorkers()) worker.process.kill('SIGTERM');
     setTimeout(() => {
       const left = liveWorkers();
@@ -119,6 +129,8 @@ export function runPrimary(config: ServerConfig, options: PrimaryOptions): void 
   process.on('SIGTERM', () => stopAll('SIGTERM', 0));
   process.on('SIGINT', () => stopAll('SIGINT', 0));
 
+  distributor = await ConnectionDistributor.listen(config.port, config.bindAddress);
+  if (stopping) return;
   for (let index = 0; index < options.workers; index++) {
     const slot: Slot = { index, worker: undefined, startedAt: 0, restartTimer: undefined };
     slots.push(slot);

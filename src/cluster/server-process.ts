@@ -6,7 +6,8 @@ import { logger } from '../logging/logger.js';
 import { startServer, type CapstanServer } from '../server/app.js';
 import { MemoryStorage } from '../storage/memory-storage.js';
 import type { Storage } from '../storage/storage.js';
-import { workerIndexFromEnv, type ListeningMessage } from './messages.js';
+import { ConnectionReceiver } from './connection-receiver.js';
+import { listenerFromEnv, workerIndexFromEnv, type ReadyMessage } from './messages.js';
 
 /** Opens the storage backend the flags select. */
 export async function openStorage(config: ServerConfig): Promise<Storage> {
@@ -64,22 +65,37 @@ function installShutdown(): { serving(server: CapstanServer): void } {
 }
 
 /**
- * Runs one serving process: the whole server (`--workers 1`) or one cluster worker. Only the single
- * process and worker slot 0 run controllers, so one namespace controller acts on the shared store
- * (a restarted slot-0 worker takes it back). The single process prints the `serving` line; a worker
- * tells the primary, which prints it once every worker listens.
+ * Runs one serving process: the whole server (`--workers 1`, binding the port itself) or one
+ * cluster worker (serving the connections the primary accepts and hands over; it binds nothing).
+ * Only the single process and worker slot 0 run controllers, so one namespace controller acts on
+ * the shared store (a restarted slot-0 worker takes it back). The single process prints the
+ * `serving` line; a worker tells the primary it is ready, and the primary prints the line once
+ * every worker is.
  */
 export async function runServerProcess(config: ServerConfig): Promise<CapstanServer> {
   installCrashHandlers();
   const index = cluster.isWorker ? workerIndexFromEnv() : 0;
   if (cluster.isWorker) logger.addBaseFields({ worker: index, pid: process.pid });
   const shutdown = installShutdown();
+  const listener = cluster.isWorker ? listenerFromEnv() : undefined;
+  if (cluster.isWorker && listener === undefined) {
+    throw new Error('a cluster worker needs the primary\'s listener (CAPSTAN_LISTEN_URL, CAPSTAN_LISTEN_PORT)');
+  }
+  const receiver = listener === undefined ? undefined : new ConnectionReceiver();
   const storage = await openStorage(config);
-  const server = await startServer(config, storage, { runControllers: index === 0 });
+  const server = await startServer(config, storage, {
+    runControllers: index === 0,
+    handedConnections: listener === undefined || receiver === undefined ? undefined : {
+      ...listener,
+      onDraining: () => receiver.drain(),
+      onClosed: () => receiver.close(),
+    },
+  });
   shutdown.serving(server);
-  if (cluster.isWorker) {
-    logger.debug('worker listening', { url: server.url });
-    const message: ListeningMessage = { type: 'capstan:listening', url: server.url, index };
+  if (receiver !== undefined) {
+    receiver.serve(server.http);
+    logger.debug('worker ready', { url: server.url });
+    const message: ReadyMessage = { type: 'capstan:ready', url: server.url, index };
     process.send?.(message);
   } else {
     if (config.writeKubeconfig) writeFileSync(config.writeKubeconfig, kubeconfigFor(server.url));

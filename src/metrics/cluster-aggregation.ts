@@ -3,8 +3,8 @@ import { AggregatorRegistry } from 'prom-client';
 import { metricsRegistry } from './metrics.js';
 
 /**
- * Cluster-wide /metrics over IPC. With round-robin connection balancing any worker may receive the
- * scrape, and the primary owns no HTTP port, so the worker that receives it asks the primary, which
+ * Cluster-wide /metrics over IPC. The primary hands each connection to the next worker, so any
+ * worker may receive the scrape, and the primary serves no HTTP itself, so that worker asks it, which
  * collects every worker's metrics as JSON (its own registry, not prom-client's global one), sums
  * them with prom-client's AggregatorRegistry.aggregate (each metric's `aggregator` decides how), and
  * sends the text back. A worker that does not answer within the per-worker timeout (starting up,

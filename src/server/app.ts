@@ -29,7 +29,7 @@ export interface CapstanServer {
   http: Server;
   services: ApiServices;
   health: HealthChecks;
-  /** `http://host:port` the server listens on. */
+  /** `http://host:port` clients reach the server at (the primary's listener when connections are handed in). */
   url: string;
   /** Graceful shutdown: readyz fails, waits the shutdown delay, ends watches, drains, closes storage. */
   close(): Promise<void>;
@@ -53,6 +53,24 @@ export interface StartOptions {
   now?: () => number;
   bookmarkIntervalMs?: number;
   maxWatchBacklogBytes?: number;
+  /**
+   * Serve connections handed in by a cluster primary that owns the listening socket, instead of
+   * binding `config.port`. The HTTP server then never listens; its caller injects each socket
+   * (`http.emit('connection', socket)`).
+   */
+  handedConnections?: HandedConnections;
+}
+
+/** The primary's listener, for a server whose connections are handed in (see StartOptions). */
+export interface HandedConnections {
+  /** `http://host:port` of the primary's listener: the server's URL. */
+  url: string;
+  /** Port of the primary's listener (announced in the `kubernetes` Service). */
+  port: number;
+  /** Called once the shutdown delay is over, as the server starts draining: send no new connections. */
+  onDraining?(): void;
+  /** Called once every connection has closed: the server takes no more connections. */
+  onClosed?(): void;
 }
 
 export async function startServer(config: ServerConfig, storage: Storage, options: StartOptions = {}): Promise<CapstanServer> {
@@ -109,21 +127,43 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => writeError(res, err));
 
   const http = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, app);
+  const handed = options.handedConnections;
   const connections = new Set<import('node:net').Socket>();
+  let onNoConnections: (() => void) | undefined;
   http.on('connection', (socket) => {
     connections.add(socket);
-    socket.on('close', () => connections.delete(socket));
+    socket.on('close', () => {
+      connections.delete(socket);
+      if (connections.size === 0) onNoConnections?.();
+    });
   });
-  await new Promise<void>((resolve, reject) => {
-    http.once('error', reject);
-    http.listen(config.port, config.bindAddress, () => resolve());
+  // Once draining, every response closes its connection (as kube-apiserver's Go server does during
+  // shutdown) instead of leaving it idle until it is destroyed.
+  let draining = false;
+  http.prependListener('request', (_req, res) => {
+    if (draining) res.setHeader('Connection', 'close');
   });
-  const address = http.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `http://${host}:${address.port}`;
+  let url: string;
+  let port: number;
+  if (handed === undefined) {
+    await new Promise<void>((resolve, reject) => {
+      http.once('error', reject);
+      http.listen(config.port, config.bindAddress, () => resolve());
+    });
+    const address = http.address() as AddressInfo;
+    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    url = `http://${host}:${address.port}`;
+    port = address.port;
+  } else {
+    // Node starts tracking connections (idle ones closed on shutdown, the headers timeout) when a
+    // server starts listening; this one never binds, so it is started here.
+    http.emit('listening');
+    url = handed.url;
+    port = handed.port;
+  }
 
   let controller: NamespaceController | undefined;
-  await bootstrapCluster(storage, address.port);
+  await bootstrapCluster(storage, port);
   if (options.runControllers !== false) {
     controller = new NamespaceController(services);
     await controller.start();
@@ -135,10 +175,24 @@ export async function startServer(config: ServerConfig, storage: Storage, option
     closing ??= (async () => {
       health.startShutdown();
       if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
+      draining = true;
+      handed?.onDraining?.();
       controller?.stop();
       shutdown.abort();
       await new Promise<void>((resolve) => {
-        http.close(() => resolve());
+        if (handed === undefined) {
+          http.close(() => resolve());
+        } else {
+          // A server that never listened reports closed at once; drained means no connection left.
+          // Connections handed in while draining count too, until the last one closes.
+          onNoConnections = () => {
+            onNoConnections = undefined;
+            handed.onClosed?.();
+            resolve();
+          };
+          http.close();
+          if (connections.size === 0) onNoConnections();
+        }
         http.closeIdleConnections();
         setTimeout(() => {
           for (const s of connections) s.destroy();

@@ -69,7 +69,7 @@ export async function spawnCluster(script: string, args: string[], env: NodeJS.P
   };
 }
 
-/** One request on its own connection (no keep-alive), so round-robin can send it to any worker. */
+/** One request on its own connection (no keep-alive), so the primary can hand it to any worker. */
 export function freshRequest(url: string, path: string, init: { method?: string; body?: string; headers?: Record<string, string>; timeoutMs?: number } = {}): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const req = request(`${url}${path}`, { method: init.method ?? 'GET', agent: false, timeout: init.timeoutMs ?? 10_000, headers: { connection: 'close', ...init.headers } }, (res) => {
@@ -103,8 +103,8 @@ export function requestLines(stderr: string): Record<string, unknown>[] {
 }
 
 /**
- * Like freshRequest, retried (up to `attempts`) when the connection fails or times out: a connection
- * the cluster handed to a worker at the instant it was killed is lost, as a client would see it.
+ * Like freshRequest, retried (up to `attempts`) when the connection fails or times out: a request a
+ * worker is processing at the instant it is killed is lost, as a client would see it.
  */
 export async function requestWithRetry(url: string, path: string, attempts = 3): Promise<{ status: number; text: string }> {
   let last: unknown;

@@ -39,7 +39,7 @@ if (parsed.help) throw new Error('no --help in the fixture');
 const config = parsed.config;
 if (cluster.isPrimary) {
   const restart = process.env.FIXTURE_RESTART ? JSON.parse(process.env.FIXTURE_RESTART) as RestartPolicyOptions : undefined;
-  runPrimary(config, { workers: Number(process.env.FIXTURE_WORKERS ?? '2'), restart });
+  await runPrimary(config, { workers: Number(process.env.FIXTURE_WORKERS ?? '2'), restart });
 } else {
   if (process.env.FIXTURE_CRASH_ON_START === '1') throw new Error('fixture: crashing on start as asked');
   const server = await runServerProcess(config);

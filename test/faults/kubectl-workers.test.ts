@@ -1,7 +1,7 @@
 /**
  * kubectl against `capstan --storage=redis --workers 2`: every kubectl invocation is a new
- * connection, so the cluster's round-robin spreads them over both workers; `kubectl get -w` stays on
- * one worker and must still see the changes made through the other; namespace deletion must
+ * connection, so the primary's round-robin spreads them over both workers; `kubectl get -w` stays
+ * on one worker and must still see the changes made through the other; namespace deletion must
  * complete although only worker 0 runs the namespace controller.
  */
 import { after, before, describe, test } from 'node:test';
