@@ -10,6 +10,7 @@ export interface ServerConfig {
   livezGracePeriodMs: number;
   shutdownDelayMs: number;
   watchCacheHistoryMs: number;
+  watchCache: boolean;
   minRequestTimeoutSeconds: number;
   writeKubeconfig: string | undefined;
   workers: number;
@@ -43,6 +44,12 @@ function duration(name: string, v: string): number {
   }
 }
 
+function bool(name: string, v: string): boolean {
+  if (v === 'true') return true;
+  if (v === 'false') return false;
+  throw new Error(`invalid argument "${v}" for "--${name}" flag: must be true or false`);
+}
+
 function list(v: string): string[] {
   return v.split(',').map((s) => s.trim()).filter((s) => s !== '');
 }
@@ -70,6 +77,7 @@ const FLAGS: FlagSpec[] = [
   { name: 'livez-grace-period', default: '0s', help: 'Time after start during which /livez treats unfinished start-up work as healthy.', apply: (c, v) => { c.livezGracePeriodMs = duration('livez-grace-period', v); } },
   { name: 'shutdown-delay-duration', default: '0s', help: 'Time to keep serving after SIGTERM while /readyz fails, so load balancers drain.', apply: (c, v) => { c.shutdownDelayMs = duration('shutdown-delay-duration', v); } },
   { name: 'watch-cache-history', default: '5m', help: 'How long change history is kept for watches, exact reads and continue tokens.', apply: (c, v) => { c.watchCacheHistoryMs = duration('watch-cache-history', v); } },
+  { name: 'watch-cache', default: 'true', help: 'With --storage=redis, serve lists from a per-process cache kept current by the change stream (false: read every list from Redis).', apply: (c, v) => { c.watchCache = bool('watch-cache', v); } },
   { name: 'min-request-timeout', default: '1800', help: 'Minimum seconds a watch without timeoutSeconds stays open (randomised up to twice this).', apply: (c, v) => { c.minRequestTimeoutSeconds = int('min-request-timeout', v, 1); } },
   { name: 'write-kubeconfig', default: '', help: 'Write a kubeconfig for this server to PATH once it listens.', apply: (c, v) => { c.writeKubeconfig = v === '' ? undefined : v; } },
   {

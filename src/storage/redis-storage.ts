@@ -3,6 +3,7 @@ import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis'
 import { splitAroundResourceVersion } from './redis-json.js';
 import { parseStoredValue, typeKeys, type TypeKeys } from './redis-keys.js';
 import { loadScripts, runScript, runScriptAndWait, type LuaScript, type RedisClient, type StorageScripts } from './redis-scripts.js';
+import { ListCache } from './redis-list-cache.js';
 import { parseStreamEntry, WatchHub, watchGone } from './redis-watch-hub.js';
 import { compareResourceVersions, isResourceVersion } from './resource-version.js';
 import {
@@ -35,6 +36,10 @@ export interface RedisStorageOptions {
   commandTimeoutMs?: number;
   /** Recent changes each type's watch reader keeps in process (default 4096). */
   watchCacheSize?: number;
+  /** Serve lists from a per-process cache kept current by the change stream (default true). */
+  listCache?: boolean;
+  /** How long a consistent list waits for that cache to catch up before reading Redis (default 3000 ms). */
+  listCacheCatchUpMs?: number;
   /** Receives failures that have no caller to report to (watch reader retries, listener errors). */
   onError?: (message: string, err: unknown) => void;
 }
@@ -162,6 +167,7 @@ export class RedisStorage implements Storage {
   private readonly historyMax: number;
   private readonly hubs = new Map<string, WatchHub>();
   private readonly onError: (message: string, err: unknown) => void;
+  private readonly listCache: ListCache | undefined;
   private closed = false;
 
   constructor(options: RedisStorageOptions) {
@@ -174,6 +180,13 @@ export class RedisStorage implements Storage {
     this.client.on('error', () => undefined);
     this.scripts = loadScripts();
     this.scripts.catch(() => undefined);
+    this.listCache = options.listCache === false ? undefined : new ListCache({
+      readPage: (type, o) => this.readStore(type, o),
+      subscribe: (type, after, listener, signal, onError) => this.watch(type, after, listener, signal, onError),
+      currentResourceVersion: (type) => this.currentResourceVersion(type),
+    }, {
+      historyMs: options.historyMs, historyMaxEvents: this.historyMax, catchUpTimeoutMs: options.listCacheCatchUpMs, onError: this.onError,
+    });
   }
 
   /** Creates the storage and waits until scripts are loaded and Redis answers. */
@@ -300,11 +313,22 @@ export class RedisStorage implements Storage {
     return { key, resourceVersion: replyString(reply[1], 'delete'), json: replyString(reply[2], 'delete') };
   }
 
+  /**
+   * Served from the list cache when it can (see ListCache for when), else read from Redis: both
+   * give the same consistent snapshot.
+   */
   async list(type: string, options: ListOptions = {}): Promise<ListResult> {
     const requested = options.resourceVersion;
     if (requested !== undefined && !isResourceVersion(requested)) {
       throw new StorageError('TooLarge', `resource version ${requested} is not a valid resource version`);
     }
+    const cached = await this.listCache?.list(type, options);
+    return cached ?? this.readStore(type, options);
+  }
+
+  /** A list read from Redis itself, consistent through one version however many reads it takes. */
+  private async readStore(type: string, options: ListOptions): Promise<ListResult> {
+    const requested = options.resourceVersion;
     const keys = this.keys(type);
     try {
       return await this.collect(keys, options, requested ?? '', false);
@@ -463,6 +487,7 @@ export class RedisStorage implements Storage {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.listCache?.close();
     const hubs = [...this.hubs.values()];
     this.hubs.clear();
     await Promise.all(hubs.map((h) => h.close()));

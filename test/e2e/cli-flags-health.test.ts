@@ -39,7 +39,7 @@ describe('command line', { concurrency: true }, () => {
     assert.equal(r.code, 0, r.stderr);
     const text = r.stdout + r.stderr;
     for (const flag of ['--bind-address', '--port', '--storage', '--feature-gates', '--livez-grace-period',
-      '--shutdown-delay-duration', '--watch-cache-history', '--write-kubeconfig', '--help']) {
+      '--shutdown-delay-duration', '--watch-cache-history', '--watch-cache', '--write-kubeconfig', '--help']) {
       assert.ok(text.includes(flag), `${flag} in --help`);
     }
     assert.match(text, /--bind-address.*127\.0\.0\.1/);
@@ -53,6 +53,7 @@ describe('command line', { concurrency: true }, () => {
     [['--port=70000'], /invalid argument "70000" for "--port"/],
     [['--storage', 'etcd'], /invalid argument "etcd" for "--storage"/],
     [['--watch-cache-history', 'soon'], /invalid argument "soon" for "--watch-cache-history"/],
+    [['--watch-cache=maybe'], /invalid argument "maybe" for "--watch-cache"/],
     [['--shutdown-delay-duration=5x'], /invalid argument "5x" for "--shutdown-delay-duration"/],
     [['--livez-grace-period', '-'], /invalid argument "-" for "--livez-grace-period"/],
     [['--feature-gates', 'NoSuchGate=true'], /invalid argument "NoSuchGate=true" for "--feature-gates"/],

@@ -1,0 +1,178 @@
+import { compareResourceVersions } from './resource-version.js';
+import { StorageError, type ChangeEvent, type ChangeListener, type ListOptions, type ListResult, type StoredObject } from './storage.js';
+import { VersionedCollection, type HistoryLimits } from './versioned-collection.js';
+
+/** What the cache reads from the store behind it. */
+export interface ListCacheSource {
+  /** One page of the type read from the store itself (at `options.resourceVersion` when set). */
+  readPage(type: string, options: ListOptions): Promise<ListResult>;
+  /** Delivers the type's changes after `after` in order, exactly once (the store's watch). */
+  subscribe(type: string, after: string, listener: ChangeListener, signal: AbortSignal, onError: (err: StorageError) => void): Promise<void>;
+  /** The type's newest version in the store. */
+  currentResourceVersion(type: string): Promise<string>;
+}
+
+export interface ListCacheOptions extends HistoryLimits {
+  /** How long a consistent list waits for the cache to catch up before the store is read (ms). */
+  catchUpTimeoutMs?: number;
+  /** Objects read per page while a type's cache is first filled. */
+  fillPageSize?: number;
+  now?: () => number;
+  onError: (message: string, err: unknown) => void;
+}
+
+/** One type's objects, kept current from the store's change stream. */
+class TypeReplica {
+  readonly stop = new AbortController();
+  private readonly waiters = new Set<{ rv: string; done: (caughtUp: boolean) => void }>();
+
+  constructor(readonly collection: VersionedCollection, private readonly now: () => number) {}
+
+  readonly apply = (event: ChangeEvent): void => {
+    // Replays can overlap what the fill read; anything not newer is already in.
+    if (compareResourceVersions(event.resourceVersion, this.collection.resourceVersion) <= 0) return;
+    this.collection.apply(event, this.now());
+    for (const w of this.waiters) {
+      if (compareResourceVersions(w.rv, event.resourceVersion) <= 0) w.done(true);
+    }
+  };
+
+  /** Resolves true once the replica has reached `rv`, false after `timeoutMs` or when dropped. */
+  caughtUpTo(rv: string, timeoutMs: number): Promise<boolean> {
+    if (compareResourceVersions(rv, this.collection.resourceVersion) <= 0) return Promise.resolve(true);
+    if (this.stop.signal.aborted) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const waiter = {
+        rv,
+        done: (caughtUp: boolean): void => {
+          clearTimeout(timer);
+          this.waiters.delete(waiter);
+          resolve(caughtUp);
+        },
+      };
+      const timer = setTimeout(() => waiter.done(false), timeoutMs);
+      this.waiters.add(waiter);
+    });
+  }
+
+  dispose(): void {
+    this.stop.abort();
+    for (const w of [...this.waiters]) w.done(false);
+  }
+}
+
+/**
+ * The per-process cache that serves lists of the Redis backend (kube-apiserver's watch cache):
+ * for each type listed, a full copy of its objects and recent history, filled once with paged
+ * reads at one version and then kept current by the process's reader of the type's change stream.
+ *
+ * Guarantees: a list without a version is served only once the cache has caught up to the
+ * version the store had when the list arrived (so it sees every write acknowledged before it, from
+ * any process); a list at a version is served only when that version lies within the cache's own
+ * history. Otherwise `list` answers undefined and the caller reads the store: a cache that lags
+ * (reader cut off from Redis), lost changes to history trimming, or sees the store's version go
+ * backwards (data loss) is never served from, and the last two are rebuilt on the next list.
+ */
+export class ListCache {
+  private readonly replicas = new Map<string, Promise<TypeReplica | undefined>>();
+  /** The replicas whose fill has finished, by type. */
+  private readonly filled = new Map<string, TypeReplica>();
+  private readonly now: () => number;
+  private closed = false;
+
+  constructor(private readonly source: ListCacheSource, private readonly options: ListCacheOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  /** A page served from the cache, or undefined when the caller must read the store instead. */
+  async list(type: string, options: ListOptions): Promise<ListResult | undefined> {
+    const replica = await this.replica(type);
+    if (!replica || replica.stop.signal.aborted) return undefined;
+    const requested = options.resourceVersion;
+    let target: string;
+    if (requested === undefined) {
+      const before = replica.collection.resourceVersion;
+      target = await this.source.currentResourceVersion(type);
+      if (compareResourceVersions(target, before) < 0) {
+        this.drop(type, replica, `the store's version of ${type} went back from ${before} to ${target}; rebuilding its list cache`);
+        return undefined;
+      }
+    } else {
+      if (compareResourceVersions(requested, replica.collection.oldestResourceVersion) < 0) return undefined;
+      target = requested;
+      if (compareResourceVersions(target, replica.collection.resourceVersion) > 0) {
+        // The store decides TooLarge for a version it has not reached.
+        const current = await this.source.currentResourceVersion(type);
+        if (compareResourceVersions(target, current) > 0) return undefined;
+      }
+    }
+    if (!(await replica.caughtUpTo(target, this.options.catchUpTimeoutMs ?? 3000))) return undefined;
+    try {
+      return replica.collection.list(options);
+    } catch (err) {
+      if (err instanceof StorageError && (err.code === 'Gone' || err.code === 'TooLarge')) return undefined;
+      throw err;
+    }
+  }
+
+  /** Stops every type's stream subscription and drops the cached objects. */
+  close(): void {
+    this.closed = true;
+    const pending = [...this.replicas.values()];
+    this.replicas.clear();
+    this.filled.clear();
+    for (const p of pending) void p.then((r) => r?.dispose());
+  }
+
+  private replica(type: string): Promise<TypeReplica | undefined> {
+    if (this.closed) return Promise.resolve(undefined);
+    let pending = this.replicas.get(type);
+    if (!pending) {
+      pending = this.fill(type).catch((err: unknown) => {
+        // Not cached this time (store unavailable, history moved during the fill): the next list retries.
+        this.replicas.delete(type);
+        if (!(err instanceof StorageError)) this.options.onError(`filling the list cache of ${type} failed`, err);
+        return undefined;
+      });
+      this.replicas.set(type, pending);
+    }
+    return pending;
+  }
+
+  /** Reads the whole type page by page at one version, then follows the stream from there. */
+  private async fill(type: string): Promise<TypeReplica> {
+    const items: StoredObject[] = [];
+    let at: string | undefined;
+    let afterKey: string | undefined;
+    for (;;) {
+      const page = await this.source.readPage(type, { limit: this.options.fillPageSize ?? 1000, afterKey, resourceVersion: at });
+      at = page.resourceVersion;
+      for (const item of page.items) items.push(item);
+      if (!page.hasMore) break;
+      afterKey = page.items[page.items.length - 1]?.key;
+    }
+    const replica = new TypeReplica(new VersionedCollection(at, this.options, items), this.now);
+    try {
+      await this.source.subscribe(type, at, replica.apply, replica.stop.signal, (err) => {
+        this.drop(type, replica, `the list cache of ${type} missed changes (${err.message}); rebuilding it on the next list`);
+      });
+    } catch (err) {
+      replica.dispose();
+      throw err;
+    }
+    // Dropped while subscribing (changes lost already): not kept, so the next list fills again.
+    if (replica.stop.signal.aborted) throw new StorageError('Gone', `the list cache of ${type} missed changes while filling`);
+    if (this.closed) replica.dispose();
+    else this.filled.set(type, replica);
+    return replica;
+  }
+
+  private drop(type: string, replica: TypeReplica, why: string): void {
+    replica.dispose();
+    if (this.filled.get(type) === replica) {
+      this.filled.delete(type);
+      this.replicas.delete(type);
+    }
+    this.options.onError(why, undefined);
+  }
+}
