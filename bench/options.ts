@@ -3,7 +3,7 @@
  * and a smaller one for `--quick`; explicit flags override both.
  */
 
-export const SCENARIO_NAMES = ['startup', 'crud', 'list', 'memory', 'watch-fanout', 'informer-start'] as const;
+export const SCENARIO_NAMES = ['startup', 'crud', 'list', 'memory', 'watch-fanout', 'watch-fanout-many', 'informer-start'] as const;
 export type ScenarioName = typeof SCENARIO_NAMES[number];
 
 export const TARGET_NAMES = ['memory', 'redis', 'redis-workers2'] as const;
@@ -29,6 +29,9 @@ export interface BenchOptions {
   memoryConcurrency: number;
   watchers: number;
   writeRate: number;
+  /** Watchers and write rate of `watch-fanout-many`. */
+  manyWatchers: number;
+  manyWriteRate: number;
   watchSeconds: number;
   /** Bytes of padding in each watch-fanout write (besides sequence number and timestamp). */
   watchPayload: number;
@@ -65,6 +68,8 @@ Sizes (defaults full / quick):
   --memory-concurrency N  concurrent creates for memory (128)
   --watchers W         watchers for watch-fanout (1000)
   --rate R             writes per second for watch-fanout (200)
+  --many-watchers W    watchers for watch-fanout-many (5000)
+  --many-rate R        writes per second for watch-fanout-many (100)
   --duration D         seconds of writes for watch-fanout (60 / 10)
   --watch-payload B    padding bytes per watch-fanout write (256)
   --watch-threads N    client worker threads holding watchers (2)
@@ -123,7 +128,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions | undefine
     flags.set(name, value);
   }
   const known = new Set(['--only', '--target', '--targets', '--json', '--baseline', '--startups', '--crud-ops', '--concurrency',
-    '--list-objects', '--objects', '--watchers', '--rate', '--duration', '--watch-payload', '--watch-threads', '--informers',
+    '--list-objects', '--objects', '--watchers', '--rate', '--many-watchers', '--many-rate', '--duration', '--watch-payload', '--watch-threads', '--informers',
     '--informer-objects', '--payload', '--max-server-rss-mb', '--memory-concurrency', '--server-node-args']);
   for (const name of flags.keys()) if (!known.has(name)) throw new Error(`unknown option ${name} (see --help)`);
   if (flags.has('--target') && flags.has('--targets')) throw new Error('use either --target or --targets');
@@ -147,6 +152,8 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions | undefine
     memoryConcurrency: int('--memory-concurrency', 128, 128),
     watchers: int('--watchers', 1000, 1000),
     writeRate: int('--rate', 200, 200),
+    manyWatchers: int('--many-watchers', 5000, 5000),
+    manyWriteRate: int('--many-rate', 100, 100),
     watchSeconds: int('--duration', 60, 10),
     watchPayload: flags.has('--watch-payload') ? nonNegativeInt('--watch-payload', flags.get('--watch-payload')) : 256,
     watchThreads: int('--watch-threads', 2, 2),

@@ -15,7 +15,7 @@ import { listScenario } from './scenario-list.js';
 import { memoryScenario } from './scenario-memory.js';
 import type { Scenario } from './scenario.js';
 import { startupScenario } from './scenario-startup.js';
-import { watchFanoutScenario } from './scenario-watch-fanout.js';
+import { watchFanoutManyScenario, watchFanoutScenario } from './scenario-watch-fanout.js';
 import { renderTable } from './table.js';
 
 const SCENARIOS: Record<ScenarioName, Scenario> = {
@@ -24,6 +24,7 @@ const SCENARIOS: Record<ScenarioName, Scenario> = {
   list: listScenario,
   memory: memoryScenario,
   'watch-fanout': watchFanoutScenario,
+  'watch-fanout-many': watchFanoutManyScenario,
   'informer-start': informerStartScenario,
 };
 

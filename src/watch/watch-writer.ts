@@ -1,16 +1,35 @@
+import type { Socket } from 'node:net';
 import type { Response } from 'express';
 
-/** How long frames of a watch may wait to be written together (bounds syscalls per watcher). */
-export const WATCH_FLUSH_DELAY_MS = 5;
+const CRLF = Buffer.from('\r\n');
 
-const scheduled = new Set<WatchWriter>();
+/** How long frames of a watch may wait to be written together with few watchers open. */
+export const WATCH_FLUSH_DELAY_MS = 5;
+/** The longest wait, reached with many watchers (bounds the added delivery latency). */
+export const WATCH_FLUSH_MAX_DELAY_MS = 50;
+/** Open watchers per millisecond of delay: the wait grows with the number of sockets to write. */
+const WATCHERS_PER_DELAY_MS = 100;
+
+/** Writers waiting for the next flush (each at most once: see `WatchWriter.isScheduled`). */
+let scheduled: WatchWriter[] = [];
 let timer: NodeJS.Timeout | undefined;
+let openWriters = 0;
 
 function flushAll(): void {
   timer = undefined;
-  const writers = [...scheduled];
-  scheduled.clear();
-  for (const w of writers) w.flush();
+  const writers = scheduled;
+  scheduled = [];
+  for (const w of writers) w.flushScheduled();
+}
+
+/**
+ * The batching window for the current number of open watches: 5 ms up to 500 watchers, 10 ms at
+ * 1,000, growing to 50 ms at 5,000 and beyond. Each flush costs one socket write per watcher with frames, so with many
+ * watchers a longer window puts several events in one write instead of spending the CPU on
+ * syscalls (the cost that saturates the process first).
+ */
+export function flushDelayMs(watchers: number): number {
+  return Math.min(WATCH_FLUSH_MAX_DELAY_MS, Math.max(WATCH_FLUSH_DELAY_MS, Math.round(watchers / WATCHERS_PER_DELAY_MS)));
 }
 
 /**
@@ -27,6 +46,11 @@ export class WatchWriter {
   private socketBacklog = 0;
   private closed = false;
   private readonly drainWaiters: Array<() => void> = [];
+  private readonly socket: Socket | undefined;
+  /** In `scheduled` for the next flush. */
+  private isScheduled = false;
+  /** Chunks go straight to the socket from now on (see `writeChunk`). */
+  private direct = false;
 
   constructor(
     private readonly res: Response,
@@ -35,18 +59,25 @@ export class WatchWriter {
     /** Told how many frames each flush handed to the socket (metrics). */
     private readonly onWritten: (frames: number) => void = () => undefined,
   ) {
-    res.on('drain', () => {
-      this.waitingForDrain = false;
-      this.socketBacklog = 0;
-      if (this.pending.length > 0) this.schedule();
-      for (const w of this.drainWaiters.splice(0)) w();
-    });
+    openWriters++;
+    res.on('drain', this.onDrain);
+    // Direct chunk writes (see `writeChunk`) make the socket, not the response, emit `drain`.
+    this.socket = res.socket ?? undefined;
+    this.socket?.on('drain', this.onDrain);
     res.on('close', () => {
       this.close();
     });
   }
 
-  /** Queues a frame; it is written within WATCH_FLUSH_DELAY_MS unless the socket is backed up. */
+  private readonly onDrain = (): void => {
+    if (!this.waitingForDrain && this.drainWaiters.length === 0) return;
+    this.waitingForDrain = false;
+    this.socketBacklog = 0;
+    if (this.pending.length > 0) this.schedule();
+    for (const w of this.drainWaiters.splice(0)) w();
+  };
+
+  /** Queues a frame; it is written within the flush window unless the socket is backed up. */
   push(frame: string | Buffer): void {
     if (this.closed) return;
     this.pending.push(frame);
@@ -59,21 +90,48 @@ export class WatchWriter {
     this.schedule();
   }
 
+  /** Called by the shared flush timer. */
+  flushScheduled(): void {
+    this.isScheduled = false;
+    this.flush();
+  }
+
   /** Writes everything queued now (unless the socket asked to wait for `drain`). */
   flush(): void {
     if (this.closed || this.waitingForDrain || this.pending.length === 0) return;
     const frames = this.pending;
     this.pending = [];
     this.pendingBytes = 0;
-    const data = typeof frames[0] === 'string' && frames.every((f) => typeof f === 'string')
-      ? (frames as string[]).join('')
-      : Buffer.concat(frames.map((f) => (typeof f === 'string' ? Buffer.from(f) : f)));
+    const data = frames.length === 1 ? frames[0] as string | Buffer
+      : typeof frames[0] === 'string' && frames.every((f) => typeof f === 'string')
+        ? (frames as string[]).join('')
+        : Buffer.concat(frames.map((f) => (typeof f === 'string' ? Buffer.from(f) : f)));
     this.onWritten(frames.length);
-    if (!this.res.write(data)) {
+    if (!this.writeChunk(data)) {
       this.waitingForDrain = true;
       this.socketBacklog = this.res.writableLength;
       if (this.socketBacklog > this.maxBacklogBytes) this.overflow();
     }
+  }
+
+  /**
+   * Writes one piece of the body. Once the headers are out and nothing of the response waits
+   * outside the socket, the HTTP/1.1 chunk (`<size>\r\n<data>\r\n`) goes to the socket as one
+   * write, exactly the bytes `res.write` would produce, without its per-write corking (four
+   * buffered writes and a `writev` per chunk, the main cost with thousands of watchers). `end()`
+   * on the response still writes the last chunk. Until then `res.write` frames it.
+   */
+  private writeChunk(data: string | Buffer): boolean {
+    const res = this.res;
+    const socket = this.socket;
+    if (!this.direct) {
+      // Once true it stays true: after the switch nothing else writes to the response until `end()`.
+      this.direct = socket !== undefined && res.socket === socket && res.headersSent && res.chunkedEncoding
+        && res.writableLength === socket.writableLength;
+    }
+    if (!this.direct || socket === undefined) return res.write(data);
+    if (typeof data === 'string') return socket.write(`${Buffer.byteLength(data).toString(16)}\r\n${data}\r\n`);
+    return socket.write(Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, CRLF]));
   }
 
   private overflow(): void {
@@ -107,14 +165,18 @@ export class WatchWriter {
   }
 
   private close(): void {
+    if (this.closed) return;
+    openWriters--;
     this.closed = true;
-    scheduled.delete(this);
+    // The socket outlives the response when the connection is kept alive.
+    this.socket?.off('drain', this.onDrain);
     for (const w of this.drainWaiters.splice(0)) w();
   }
 
   private schedule(): void {
-    if (this.waitingForDrain || scheduled.has(this)) return;
-    scheduled.add(this);
-    timer ??= setTimeout(flushAll, WATCH_FLUSH_DELAY_MS);
+    if (this.waitingForDrain || this.isScheduled) return;
+    this.isScheduled = true;
+    scheduled.push(this);
+    timer ??= setTimeout(flushAll, flushDelayMs(openWriters));
   }
 }
