@@ -3,6 +3,7 @@ import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis'
 import { splitAroundResourceVersion } from './redis-json.js';
 import { parseStoredValue, typeKeys, type TypeKeys } from './redis-keys.js';
 import { loadScripts, runScript, runScriptAndWait, type LuaScript, type RedisClient, type StorageScripts } from './redis-scripts.js';
+import { FreshReads } from './fresh-reads.js';
 import { ListCache } from './redis-list-cache.js';
 import { parseStreamEntry, WatchHub, watchGone } from './redis-watch-hub.js';
 import { compareResourceVersions, isResourceVersion } from './resource-version.js';
@@ -168,6 +169,12 @@ export class RedisStorage implements Storage {
   private readonly hubs = new Map<string, WatchHub>();
   private readonly onError: (message: string, err: unknown) => void;
   private readonly listCache: ListCache | undefined;
+  /** Concurrent reads of a type's counter, and of its history bounds, share one round trip. */
+  private readonly counterReads = new FreshReads<string>(async (type) => {
+    const value = await this.command('GET', [this.keys(type).counter]);
+    return value === null ? '1' : replyString(value, 'GET');
+  });
+  private readonly historyReads = new FreshReads<{ current: string; oldest: string }>((type) => this.historyBounds(this.keys(type)));
   private closed = false;
 
   constructor(options: RedisStorageOptions) {
@@ -390,9 +397,9 @@ export class RedisStorage implements Storage {
     return { items, resourceVersion: options.resourceVersion ?? version, hasMore, remaining: hasMore ? remaining : undefined };
   }
 
+  /** Read after the call (concurrent callers share one GET, see FreshReads). */
   async currentResourceVersion(type: string): Promise<string> {
-    const value = await this.command('GET', [this.keys(type).counter]);
-    return value === null ? '1' : replyString(value, 'GET');
+    return this.counterReads.get(type);
   }
 
   /** The type's current version and the oldest version its history reaches back to. */
@@ -402,11 +409,10 @@ export class RedisStorage implements Storage {
   }
 
   async watch(type: string, fromResourceVersion: string, listener: ChangeListener, signal: AbortSignal, onError?: (err: StorageError) => void): Promise<void> {
-    const keys = this.keys(type);
-    const { current, oldest } = await this.historyBounds(keys);
+    const { current, oldest } = await this.historyReads.get(type);
     if (compareResourceVersions(fromResourceVersion, oldest) < 0) throw watchGone(fromResourceVersion, oldest);
     if (signal.aborted) return;
-    const hub = this.hub(type, keys, current);
+    const hub = this.hub(type, this.keys(type), current);
     await hub.subscribe(fromResourceVersion, listener, signal, onError);
   }
 
