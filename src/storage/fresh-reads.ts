@@ -24,8 +24,8 @@ function waiting<T>(): Waiting<T> {
  * Coalesces concurrent reads of a changing value (a type's current resourceVersion) without
  * serving anyone a stale one: every caller gets the result of a read that started after it asked,
  * so the value is at least as new as it was at the call. At most one read per key runs at a time;
- * callers arriving meanwhile share the one read that starts when it ends. A thousand informers
- * starting together then cost two round trips, not a thousand.
+ * callers arriving meanwhile share the one read that starts when it succeeds, or fail with it when
+ * it fails. A thousand informers starting together then cost two round trips, not a thousand.
  */
 export class FreshReads<T> {
   private readonly slots = new Map<string, Slot<T>>();
@@ -46,14 +46,19 @@ export class FreshReads<T> {
   private run(key: string, slot: Slot<T>): Promise<T> {
     slot.running = true;
     const result = this.read(key);
-    const next = (): void => {
+    const settle = (failure: { err: unknown } | undefined): void => {
       slot.running = false;
       const queued = slot.queued;
       slot.queued = undefined;
       if (queued === undefined) this.slots.delete(key);
-      else this.run(key, slot).then(queued.resolve, queued.reject);
+      // A failed read fails its waiters too (the store is unreachable: asking again would only
+      // make them wait a second timeout); after a success they get a read of their own.
+      else if (failure !== undefined) {
+        this.slots.delete(key);
+        queued.reject(failure.err);
+      } else this.run(key, slot).then(queued.resolve, queued.reject);
     };
-    result.then(next, next);
+    result.then(() => settle(undefined), (err: unknown) => settle({ err }));
     return result;
   }
 }

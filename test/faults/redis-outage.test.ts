@@ -96,6 +96,7 @@ async function outage(t: TestContext, env: RedisWorkers, ns: string, fault: Faul
     check(attempts.some((a) => a.status === 503 || a.status === 504), 'no write failed while Redis was out');
     check(attempts.some((a) => acknowledged(a) && a.startedAt > upAt), 'no write succeeded after Redis came back');
     const failedLists = lists.samples.filter((s) => s.status !== 200);
+    t.diagnostic(`LIST probes during the outage: ${lists.samples.filter((s) => s.at + s.ms >= downAt && s.at <= upAt).map((s) => `${s.status} after ${s.ms} ms`).join(', ')}`);
     check(failedLists.length > 0, 'no LIST failed while Redis was out');
     for (const s of failedLists.filter((x) => !retryable(x))) problems.push(`LIST failed without a retryable Status: ${JSON.stringify(s)}`);
     check(lists.samples.every((s) => s.ms < 11_000), 'a LIST hung');

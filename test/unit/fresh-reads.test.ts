@@ -54,20 +54,23 @@ test('callers arriving during a read share the next read, which sees newer value
   assert.equal(await fourth, 3);
 });
 
-test('keys are independent, and a failure reaches only the callers of that read', async () => {
+test('keys are independent; a failed read fails the callers waiting for the next one too', async () => {
   const source = new ManualSource();
   const reads = new FreshReads(source.read);
   const a1 = reads.get('a');
   const b1 = reads.get('b');
   assert.deepEqual(source.started.map((s) => s.key), ['a', 'b']);
   const a2 = reads.get('a');
-  source.value = 7;
   source.started[0]?.reject(new Error('connection lost'));
   await assert.rejects(a1, /connection lost/);
-  await tick();
+  await assert.rejects(a2, /connection lost/, 'no second wait for an unreachable store');
+  assert.equal(source.started.length, 2, 'no read started for the failed waiters');
+  source.started[1]?.resolve();
+  assert.equal(await b1, 0, 'b is not affected');
+  // After the failure the key is idle: the next caller reads afresh.
+  source.value = 7;
+  const a3 = reads.get('a');
   assert.equal(source.started.length, 3);
   source.started[2]?.resolve();
-  source.started[1]?.resolve();
-  assert.equal(await a2, 7, 'the queued caller got the next, successful read');
-  assert.equal(await b1, 0, 'b read before the change');
+  assert.equal(await a3, 7);
 });
