@@ -28,14 +28,10 @@ local stored = redis.call('HGET', KEYS[2], key)
 if not stored then
   return {'NotFound'}
 end
-local sep1 = string.find(stored, ':', 1, true)
-local sep2 = string.find(stored, ':', sep1 + 1, true)
-local current_rv = string.sub(stored, 1, sep1 - 1)
+local current_rv, offset, previous = split_stored(stored)
 if ARGV[2] == '1' and current_rv ~= ARGV[3] then
   return {'Conflict', current_rv}
 end
-local offset = tonumber(string.sub(stored, sep1 + 1, sep2 - 1))
-local previous = string.sub(stored, sep2 + 1)
 
 local rv = next_version(KEYS[1])
 local now = now_ms()

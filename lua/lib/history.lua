@@ -31,3 +31,10 @@ local function trim_by_age(stream, now, window)
   end
 end
 
+
+-- Splits a stored hash value "<rv>:<offset>:<json>" into rv, offset (number) and json.
+local function split_stored(stored)
+  local sep1 = string.find(stored, ':', 1, true)
+  local sep2 = string.find(stored, ':', sep1 + 1, true)
+  return string.sub(stored, 1, sep1 - 1), tonumber(string.sub(stored, sep1 + 1, sep2 - 1)), string.sub(stored, sep2 + 1)
+end
