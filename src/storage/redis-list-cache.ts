@@ -71,7 +71,8 @@ class TypeReplica {
  * any process); a list at a version is served only when that version lies within the cache's own
  * history. Otherwise `list` answers undefined and the caller reads the store: a cache that lags
  * (reader cut off from Redis), lost changes to history trimming, or sees the store's version go
- * backwards (data loss) is never served from, and the last two are rebuilt on the next list.
+ * backwards (data loss) is never served from, and the last two are rebuilt on the next list. A fill
+ * that fails because the store is unreachable fails the list with that error.
  */
 export class ListCache {
   private readonly replicas = new Map<string, Promise<TypeReplica | undefined>>();
@@ -129,8 +130,11 @@ export class ListCache {
     let pending = this.replicas.get(type);
     if (!pending) {
       pending = this.fill(type).catch((err: unknown) => {
-        // Not cached this time (store unavailable, history moved during the fill): the next list retries.
+        // Not cached this time; the next list fills again.
         this.replicas.delete(type);
+        // An unreachable store fails the list itself: reading it once more would only wait a second timeout.
+        if (err instanceof StorageError && (err.code === 'Unavailable' || err.code === 'Timeout')) throw err;
+        // History that moved on during the fill: the list reads the store directly this time.
         if (!(err instanceof StorageError)) this.options.onError(`filling the list cache of ${type} failed`, err);
         return undefined;
       });

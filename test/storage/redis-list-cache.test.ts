@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { Redis } from 'ioredis';
 import { RedisStorage, type RedisStorageOptions } from '../../src/storage/redis-storage.js';
 import { startRedis, type RedisServer } from '../helpers/redis-process.js';
-import { describeStorageConformance, freshType, obj } from './conformance.js';
+import { describeStorageConformance, freshType, obj, rejectsWith } from './conformance.js';
 
 let server: RedisServer | undefined;
 let raw: Redis | undefined;
@@ -165,6 +165,24 @@ describe('redis list cache', () => {
       const listed = await s.list(t);
       assert.deepEqual(listed.items.map((o) => o.key), ['ns/new']);
       assert.equal(listed.resourceVersion, '2');
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('a list whose cache cannot be filled because Redis does not answer fails after one timeout', async () => {
+    const s = await connect({ commandTimeoutMs: 400 });
+    try {
+      const t = freshType();
+      await s.create(t, 'ns/a', obj('a', 'ns'));
+      // Every client's commands wait while Redis is paused, as with a frozen server.
+      await redis().call('CLIENT', 'PAUSE', '1500', 'ALL');
+      const started = Date.now();
+      await rejectsWith(s.list(t), 'Unavailable');
+      const took = Date.now() - started;
+      assert.ok(took < 750, `failed after ${took} ms: one command timeout, not a second read of Redis`);
+      await sleep(1600);
+      assert.deepEqual((await s.list(t)).items.map((o) => o.key), ['ns/a'], 'the next list fills the cache');
     } finally {
       await s.close();
     }
