@@ -103,7 +103,8 @@ export function invalid(kind: string, group: string, name: string, causes: Statu
   const message = causes.length === 1
     ? `${qualifiedKind} "${name}" is invalid: ${summary}`
     : `${qualifiedKind} "${name}" is invalid: [${summary}]`;
-  return new ApiError(422, 'Invalid', message, { name, group: group || undefined, kind, causes });
+  // Go omits empty details fields (a patch's 422 names no kind or object).
+  return new ApiError(422, 'Invalid', message, { name: name || undefined, group: group || undefined, kind: kind || undefined, causes });
 }
 
 export function methodNotAllowed(message = 'the server does not allow this method on the requested resource'): ApiError {
@@ -162,6 +163,7 @@ export function asApiError(err: unknown): ApiError {
       case 'Timeout': return writeTimeout();
       case 'Gone': return gone(err.message);
       case 'TooLarge': return timeout('Too large resource version', 1);
+      case 'ObjectTooLarge': return tooLarge(err.message);
       default: break;
     }
   }

@@ -1,5 +1,6 @@
 import { parseDuration } from './duration.js';
 import { parseFeatureGates, type FeatureGates } from '../server/feature-gates.js';
+import type { Limits } from '../api/limits.js';
 
 /** Everything the command line configures. */
 export interface ServerConfig {
@@ -20,6 +21,8 @@ export interface ServerConfig {
   redisSentinelName: string;
   redisWaitReplicas: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** Request and object limits (see src/api/limits.ts). */
+  limits: Limits;
 }
 
 interface FlagSpec {
@@ -89,6 +92,26 @@ const FLAGS: FlagSpec[] = [
   { name: 'redis-sentinels', default: '', help: 'Comma-separated host:port Sentinel addresses.', apply: (c, v) => { c.redisSentinels = list(v); } },
   { name: 'redis-sentinel-name', default: 'mymaster', help: 'Name of the Sentinel-monitored master.', apply: (c, v) => { c.redisSentinelName = v; } },
   { name: 'redis-wait-replicas', default: '0', help: 'Acknowledge a write only after this many replicas have it (WAIT).', apply: (c, v) => { c.redisWaitReplicas = int('redis-wait-replicas', v, 0); } },
+  {
+    name: 'max-request-body-bytes', default: '3145728', help: 'Largest request body accepted, in bytes (413 above).',
+    apply: (c, v) => { c.limits = { ...c.limits, maxRequestBodyBytes: int('max-request-body-bytes', v, 1024) }; },
+  },
+  {
+    name: 'max-object-size-bytes', default: '1572864', help: 'Largest object stored, in bytes of its JSON form (413 above; etcd\'s default request limit).',
+    apply: (c, v) => { c.limits = { ...c.limits, maxObjectBytes: int('max-object-size-bytes', v, 1024) }; },
+  },
+  {
+    name: 'max-nesting-depth', default: '1000', help: 'Deepest nesting of objects and arrays accepted in a request body, any media type (400 above).',
+    apply: (c, v) => { c.limits = { ...c.limits, maxNestingDepth: int('max-nesting-depth', v, 32, 1000) }; },
+  },
+  {
+    name: 'max-json-patch-operations', default: '10000', help: 'Most operations accepted in one JSON patch (413 above).',
+    apply: (c, v) => { c.limits = { ...c.limits, maxJsonPatchOperations: int('max-json-patch-operations', v, 1) }; },
+  },
+  {
+    name: 'max-json-patch-copy-bytes', default: '3145728', help: 'Most bytes the copy operations of one JSON patch may add (422 above).',
+    apply: (c, v) => { c.limits = { ...c.limits, maxJsonPatchCopyBytes: int('max-json-patch-copy-bytes', v, 0) }; },
+  },
   {
     name: 'log-level', default: 'info', help: 'Log level: debug, info, warn, error.',
     apply: (c, v) => {

@@ -11,7 +11,7 @@ import { listenerFromEnv, workerIndexFromEnv, type ReadyMessage } from './messag
 
 /** Opens the storage backend the flags select. */
 export async function openStorage(config: ServerConfig): Promise<Storage> {
-  if (config.storage === 'memory') return new MemoryStorage({ historyMs: config.watchCacheHistoryMs });
+  if (config.storage === 'memory') return new MemoryStorage({ historyMs: config.watchCacheHistoryMs, maxObjectBytes: config.limits.maxObjectBytes });
   const { openRedisStorage } = await import('../storage/open-redis.js');
   return openRedisStorage(config);
 }

@@ -1,12 +1,18 @@
 import type { Request } from 'express';
-import { load as yamlLoad } from 'js-yaml';
 import { ApiError, badRequest, tooLarge, unsupportedMediaType } from '../api/errors.js';
+import { ForbiddenKeyError, JsonSyntaxError, readJson, type DuplicateField, type ParsedJson } from './json-text.js';
 import { parseMediaType } from './media-type.js';
-import { parseJsonSafely } from './safe-json.js';
 import { decodeProtobufObject, PROTOBUF_MEDIA_TYPE } from './protobuf/protobuf-codec.js';
+import { DEFAULT_LIMITS, type Limits } from '../api/limits.js';
+import { assertPlainJsonValue } from './value-limits.js';
+import { readYaml, YamlDecodeError } from './yaml-text.js';
 
-/** kube-apiserver's limit on request bodies (3 MiB). */
-export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
+/**
+ * The one decoder for request bodies: reads the bytes under the body size limit and turns them into a
+ * JSON value by media type (JSON, YAML, Protobuf), enforcing the decode limits for every media type
+ * (nesting depth, YAML alias expansion, forbidden keys) before any other work sees the value. Errors are
+ * 400/413/415 `Status` answers worded as kube-apiserver words them.
+ */
 
 /** Media types accepted for create and update bodies of built-in types. */
 export const BODY_MEDIA_TYPES = ['application/json', 'application/yaml', PROTOBUF_MEDIA_TYPE];
@@ -15,7 +21,7 @@ export const BODY_MEDIA_TYPES = ['application/json', 'application/yaml', PROTOBU
  * Reads the whole request body, failing with 413 as soon as it exceeds `limit` bytes, so a huge body
  * never sits in memory.
  */
-export async function readBody(req: Request, limit = MAX_REQUEST_BODY_BYTES): Promise<Buffer> {
+export async function readBody(req: Request, limit = DEFAULT_LIMITS.maxRequestBodyBytes): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(`limit is ${limit}`);
   const chunks: Buffer[] = [];
@@ -32,70 +38,95 @@ export async function readBody(req: Request, limit = MAX_REQUEST_BODY_BYTES): Pr
   return Buffer.concat(chunks);
 }
 
-function assertNoForbiddenKeys(value: unknown): void {
-  if (Array.isArray(value)) {
-    for (const v of value) assertNoForbiddenKeys(v);
-  } else if (typeof value === 'object' && value !== null) {
-    for (const k of Object.keys(value)) {
-      if (k === '__proto__' || k === 'constructor' || k === 'prototype') throw new ApiError(400, 'BadRequest', `invalid field name "${k}"`);
-      assertNoForbiddenKeys((value as Record<string, unknown>)[k]);
-    }
-  }
-}
-
 /**
  * Summarises a body for decode errors as kube's summarizeData does: `<empty>`, the first bytes of a
  * JSON object as text, anything else as hex, with " ..." when cut.
  */
-function summarize(body: Buffer, max = 30): string {
+export function summarizeBody(body: Buffer, max = 30): string {
   if (body.length === 0) return '<empty>';
   const head = body.subarray(0, max);
   const shown = body[0] === 0x7b ? head.toString('utf8') : head.toString('hex');
   return body.length > max ? `${shown} ...` : shown;
 }
 
+/** A decoded body and what strict field validation needs to know about how it was written. */
+export interface DecodedBody {
+  value: unknown;
+  format: 'json' | 'yaml' | 'protobuf';
+  /** JSON bodies: keys repeated in one object, in document order. */
+  jsonDuplicates: DuplicateField[];
+  /** YAML bodies: repeated keys in go-yaml's strict wording (`line 5: key "x" already set in map`). */
+  yamlDuplicates: string[];
+  /** JSON bodies: literal text of numbers JavaScript cannot hold as written. */
+  numberLiteral: (container: object, key: string | number) => string | undefined;
+  /** The body as text (JSON and YAML), for locating fields in rare strict-validation reports. */
+  text: string;
+}
+
+const NO_LITERALS = (): undefined => undefined;
+
+function literalLookup(parsed: ParsedJson): DecodedBody['numberLiteral'] {
+  const table = parsed.numberLiterals;
+  if (table === undefined) return NO_LITERALS;
+  return (container, key) => table.get(container)?.get(key);
+}
+
+function forbidden(err: ForbiddenKeyError): ApiError {
+  return badRequest(err.message);
+}
+
+/**
+ * Decodes JSON text with the decode limits: 400 with Go's syntax error in kube's "couldn't get
+ * version/kind" wording for malformed input (as kube's first decoding step reports it).
+ */
+export function decodeJsonText(text: string, body: Buffer, intoKind: string, limits: Limits): ParsedJson {
+  try {
+    return readJson(text, { maxDepth: limits.maxNestingDepth });
+  } catch (err) {
+    if (err instanceof ForbiddenKeyError) throw forbidden(err);
+    if (err instanceof JsonSyntaxError) {
+      throw badRequest(`the object provided is unrecognized (must be of type ${intoKind}): couldn't get version/kind; json parse error: ${err.message} (${summarizeBody(body)})`);
+    }
+    throw err;
+  }
+}
+
 /**
  * Decodes a create/update body by its Content-Type (JSON when absent). `intoKind` names the
  * expected kind for error messages. Returns the parsed value (not yet checked to be an object).
  */
-export function decodeBody(contentTypeHeader: string | undefined, body: Buffer, intoKind: string, accepted = BODY_MEDIA_TYPES, intoApiVersion?: string): unknown {
+export function decodeBody(
+  contentTypeHeader: string | undefined, body: Buffer, intoKind: string, accepted = BODY_MEDIA_TYPES,
+  intoApiVersion?: string, limits: Limits = DEFAULT_LIMITS,
+): DecodedBody {
   const type = contentTypeHeader ? parseMediaType(contentTypeHeader).type : 'application/json';
   if (type === PROTOBUF_MEDIA_TYPE && accepted.includes(PROTOBUF_MEDIA_TYPE)) {
-    return decodeProtobufObject(body, { apiVersion: intoApiVersion, kind: intoKind }).object;
-  }
-  const text = body.toString('utf8');
-  if (type === 'application/json' || type === '*/*') {
+    const value = decodeProtobufObject(body, { apiVersion: intoApiVersion, kind: intoKind }).object;
     try {
-      return parseJsonSafely(text);
+      assertPlainJsonValue(value, limits.maxNestingDepth);
     } catch (err) {
-      if (err instanceof ApiError) throw err;
-      const detail = err instanceof Error ? err.message : String(err);
-      throw badRequest(`the object provided is unrecognized (must be of type ${intoKind}): couldn't get version/kind; json parse error: ${detail} (${summarize(body)})`);
+      if (err instanceof ForbiddenKeyError) throw forbidden(err);
+      throw badRequest(`the object provided is unrecognized (must be of type ${intoKind}): ${err instanceof Error ? err.message : String(err)}`);
     }
+    return { value, format: 'protobuf', jsonDuplicates: [], yamlDuplicates: [], numberLiteral: NO_LITERALS, text: '' };
+  }
+  if (type === 'application/json' || type === '*/*') {
+    const text = body.toString('utf8');
+    const parsed = decodeJsonText(text, body, intoKind, limits);
+    return { value: parsed.value, format: 'json', jsonDuplicates: parsed.duplicates, yamlDuplicates: [], numberLiteral: literalLookup(parsed), text };
   }
   if (type === 'application/yaml' || type === 'text/yaml' || type === 'application/x-yaml') {
-    let value: unknown;
+    const text = body.toString('utf8');
     try {
-      value = yamlLoad(text);
+      const parsed = readYaml(text, { maxDepth: limits.maxNestingDepth });
+      return { value: parsed.value, format: 'yaml', jsonDuplicates: [], yamlDuplicates: parsed.duplicates, numberLiteral: NO_LITERALS, text };
     } catch (err) {
-      const detail = err instanceof Error ? err.message.split('\n')[0] : String(err);
-      throw badRequest(`the object provided is unrecognized (must be of type ${intoKind}): yaml: ${detail} (${summarize(body)})`);
+      if (err instanceof ForbiddenKeyError) throw forbidden(err);
+      if (err instanceof YamlDecodeError) {
+        throw badRequest(`the object provided is unrecognized (must be of type ${intoKind}): yaml: ${err.message} (${summarizeBody(body)})`);
+      }
+      throw err;
     }
-    assertNoForbiddenKeys(value);
-    return toJsonValue(value);
   }
   throw unsupportedMediaType(type, accepted);
-}
-
-/** YAML values JSON cannot carry (dates, binary) become their JSON form, as sigs.k8s.io/yaml converts. */
-function toJsonValue(value: unknown): unknown {
-  if (value instanceof Date) return value.toISOString().replace('.000Z', 'Z');
-  if (Array.isArray(value)) return value.map(toJsonValue);
-  if (value instanceof Uint8Array) return Buffer.from(value).toString('base64');
-  if (typeof value === 'object' && value !== null) {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = toJsonValue(v);
-    return out;
-  }
-  return value;
 }

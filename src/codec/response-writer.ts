@@ -1,9 +1,10 @@
 import type { Response } from 'express';
-import { dump as yamlDump } from 'js-yaml';
 import { asApiError, type ApiError } from '../api/errors.js';
 import type { OutputFormat } from './negotiation.js';
+import { parseAccept } from './media-type.js';
 import { printerForList, toPartialObjectMetadata, toTable, type IncludeObject } from './representations.js';
 import { encodeProtobufList, encodeProtobufObject, ProtobufUnsupportedError } from './protobuf/protobuf-codec.js';
+import { toYaml } from './yaml-writer.js';
 
 /** Sends `value` as Protobuf; false (nothing sent) when its kind has no protobuf message. */
 function sendProtobuf(res: Response, format: OutputFormat, encode: () => Buffer): boolean {
@@ -28,7 +29,7 @@ type Obj = Record<string, unknown>;
 
 /** Serialises a value in the negotiated encoding. */
 function encode(value: unknown, format: OutputFormat): string {
-  if (format.encoding === 'yaml') return yamlDump(value, { lineWidth: -1, noRefs: true, sortKeys: true });
+  if (format.encoding === 'yaml') return toYaml(value);
   return format.pretty ? `${JSON.stringify(value, null, 2)}\n` : `${JSON.stringify(value)}\n`;
 }
 
@@ -125,6 +126,30 @@ export function writeError(res: Response, err: unknown): void {
   }
   for (const [k, v] of Object.entries(apiError.headers)) res.setHeader(k, v);
   res.status(apiError.code);
+  const status = apiError.toStatus() as unknown as Obj;
+  const encoding = errorEncoding(res.req?.headers.accept);
+  if (encoding === 'protobuf' && sendProtobuf(res, { encoding, representation: 'object', contentType: PROTOBUF_TYPE, pretty: false }, () => encodeProtobufObject(status))) return;
+  if (encoding === 'yaml') {
+    res.setHeader('Content-Type', 'application/yaml');
+    res.end(toYaml(status));
+    return;
+  }
   res.setHeader('Content-Type', 'application/json');
-  res.end(`${JSON.stringify(apiError.toStatus())}\n`);
+  res.end(`${JSON.stringify(status)}\n`);
+}
+
+const PROTOBUF_TYPE = 'application/vnd.kubernetes.protobuf';
+
+/**
+ * The encoding of an error `Status`, negotiated as kube-apiserver negotiates it: the client's most
+ * preferred of JSON, YAML and Protobuf (representation parameters such as `as=Table` ignored), JSON
+ * when it accepts none of them.
+ */
+function errorEncoding(accept: string | undefined): 'json' | 'yaml' | 'protobuf' {
+  for (const m of parseAccept(accept)) {
+    if (m.type === 'application/json' || m.type === '*/*' || m.type === 'application/*') return 'json';
+    if (m.type === 'application/yaml') return 'yaml';
+    if (m.type === PROTOBUF_TYPE) return 'protobuf';
+  }
+  return 'json';
 }

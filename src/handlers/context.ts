@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { alreadyExists, ApiError, notFound, serviceUnavailable, staleConflict, gone, timeout, writeTimeout } from '../api/errors.js';
+import { alreadyExists, notFound, serviceUnavailable, staleConflict, gone, timeout, tooLarge, writeTimeout } from '../api/errors.js';
 import type { RequestInfo } from '../api/request-info.js';
 import { negotiateOutput, type OutputFormat } from '../codec/negotiation.js';
 import { hasProtobufMessage } from '../codec/protobuf/protobuf-codec.js';
@@ -8,6 +8,8 @@ import { apiVersionOf, storageTypeOf, type ResourceInfo } from '../registry/reso
 import { StorageError, type Storage } from '../storage/storage.js';
 import type { Admission } from '../admission/admission.js';
 import type { FeatureGates } from '../server/feature-gates.js';
+import type { Limits } from '../api/limits.js';
+import { writeOptionsFrom, type WriteOptions } from '../api/request-options.js';
 
 /** Server-wide collaborators every handler may use. */
 export interface ApiServices {
@@ -15,6 +17,8 @@ export interface ApiServices {
   storage: Storage;
   admission: Admission;
   featureGates: FeatureGates;
+  /** Bounds on request bodies, stored objects and patches. */
+  limits: Limits;
   /** Change history window in ms (continue tokens and watch history). */
   historyMs: number;
   /** Minimum request timeout in seconds; watches without timeoutSeconds end after a random 1-2x of it. */
@@ -51,7 +55,7 @@ export interface ResourceRequest extends ResourceTarget {
 export function makeTarget(services: ApiServices, info: ResourceInfo, namespace: string, name: string): ResourceTarget {
   return {
     services, info, type: storageTypeOf(info), apiVersion: apiVersionOf(info.group, info.version),
-    ri: { group: info.group, version: info.version, namespace, resource: info.resource, name, subresource: '', verb: 'delete' },
+    ri: { group: info.group, version: info.version, namespace, resource: info.resource, name, subresource: '', subpath: [], verb: 'delete' },
   };
 }
 
@@ -69,6 +73,7 @@ export function storageErrorToApi(err: unknown, r: ResourceTarget, name: string)
     case 'Conflict': return staleConflict(qr, name);
     case 'Gone': return gone(err.message);
     case 'TooLarge': return timeout('Too large resource version', 1);
+    case 'ObjectTooLarge': return tooLarge(err.message);
     case 'Unavailable': return serviceUnavailable(err.message, 1);
     case 'Timeout': return writeTimeout();
   }
@@ -98,12 +103,19 @@ export function scaleKind(r: ResourceRequest): [string, string] {
   return r.ri.subresource === 'scale' ? ['Scale', 'autoscaling/v1'] : [r.info.kind, r.apiVersion];
 }
 
-/** `dryRun` query values: absent, or `All`; anything else is 400 as kube reports it. */
-export function isDryRun(query: URLSearchParams): boolean {
-  const values = query.getAll('dryRun');
-  if (values.length === 0) return false;
-  for (const v of values) {
-    if (v !== 'All') throw new ApiError(400, 'BadRequest', `Invalid dry run value: ${v}`, {});
+const writeOptionsCache = new WeakMap<ResourceRequest, WriteOptions>();
+
+/**
+ * The request's create, update or patch options (`dryRun`, `fieldManager`, `fieldValidation`,
+ * `force`), validated once per request as kube-apiserver validates them (422 on the options kind).
+ */
+export function writeOptionsOf(r: ResourceRequest): WriteOptions {
+  let options = writeOptionsCache.get(r);
+  if (options === undefined) {
+    const kind = r.ri.verb === 'create' ? 'CreateOptions' : r.ri.verb === 'patch' ? 'PatchOptions' : 'UpdateOptions';
+    const isApply = (r.req.headers['content-type'] ?? '').startsWith('application/apply-patch');
+    options = writeOptionsFrom(r.query, kind, kind === 'PatchOptions' && isApply);
+    writeOptionsCache.set(r, options);
   }
-  return true;
+  return options;
 }

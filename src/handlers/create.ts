@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { alreadyExists, badRequest, methodNotAllowed } from '../api/errors.js';
 import { writeObject } from '../codec/response-writer.js';
 import { prepareForCreate } from '../strategy/resource-strategy.js';
-import { isDryRun, withStorage, type ResourceRequest, outputFor, scaleKind } from './context.js';
+import { withStorage, writeOptionsOf, type ResourceRequest, outputFor, scaleKind } from './context.js';
 import { decodeObject } from './decode-object.js';
 import { canonicalize, metadataOf, nowTimestamp, objectKey, stringField, type Obj } from './object-util.js';
 import { generateName, validateCreate } from './validate-object.js';
@@ -14,7 +14,7 @@ import { generateName, validateCreate } from './validate-object.js';
 export async function handleCreate(r: ResourceRequest): Promise<void> {
   if (r.ri.name !== '') throw methodNotAllowed();
   const format = outputFor(r, 'object', ...scaleKind(r));
-  const dryRun = isDryRun(r.query);
+  const dryRun = writeOptionsOf(r).dryRun;
   const obj = await decodeObject(r);
   const created = await createObject(r, obj, dryRun);
   writeObject(r.res, 201, created, format);

@@ -1,42 +1,76 @@
 import { ApiError, badRequest } from '../api/errors.js';
-import { BODY_MEDIA_TYPES, decodeBody, readBody } from '../codec/request-body.js';
+import { readJson } from '../codec/json-text.js';
+import { BODY_MEDIA_TYPES, decodeBody, readBody, type DecodedBody } from '../codec/request-body.js';
 import { PROTOBUF_MEDIA_TYPE } from '../codec/protobuf/protobuf-codec.js';
-import { schemaForDefinition } from '../schema/openapi-schema.js';
-import { pruneUnknownFields } from '../strategy/unknown-fields.js';
+import { decodeInto, TypedDecodeError } from '../codec/typed-decode.js';
+import { schemaForDefinition, schemaForKind, type SchemaNode } from '../schema/openapi-schema.js';
 import { isObject, type Obj } from './object-util.js';
-import type { ResourceRequest } from './context.js';
+import { writeOptionsOf, type ResourceRequest } from './context.js';
+import type { FieldValidation } from '../api/request-options.js';
 
-const FIELD_VALIDATION = new Set(['Ignore', 'Warn', 'Strict']);
+/** The request's `fieldValidation` (kube's default is Warn; other values fail the options with 422). */
+export function fieldValidationOf(r: ResourceRequest): FieldValidation {
+  return writeOptionsOf(r).fieldValidation;
+}
 
-/** The request's `fieldValidation` (kube's default is Warn); 400 for other values, as kube answers. */
-export function fieldValidationOf(r: ResourceRequest): 'Ignore' | 'Warn' | 'Strict' {
-  const v = r.query.get('fieldValidation') ?? 'Warn';
-  if (v === '') return 'Warn';
-  if (!FIELD_VALIDATION.has(v)) {
-    throw badRequest(`fieldValidation must be one of "Ignore", "Warn", or "Strict", got ${JSON.stringify(v)}`);
-  }
-  return v as 'Ignore' | 'Warn' | 'Strict';
+/** Adds `warnings` as `Warning: 299 - "..."` headers, as kube-apiserver sends them. */
+export function addWarnings(r: ResourceRequest, warnings: string[]): void {
+  if (r.res.headersSent) return;
+  for (const w of warnings) r.res.append('Warning', `299 - ${JSON.stringify(w)}`);
 }
 
 /**
- * Drops fields the type does not declare, as typed decoding does: with fieldValidation=Strict they
- * fail the request (400 `strict decoding error: unknown field "..."`, prefixed by `prefix`), with Warn
- * each becomes a `Warning` header, with Ignore they vanish silently. Types without a schema (custom
- * resources, virtual types) are left alone.
+ * Reports what strict decoding found (repeated keys, undeclared fields): with fieldValidation=Strict
+ * they fail the request (400 `strict decoding error: ...`, after `prefix`), with Warn each becomes a
+ * `Warning` header, with Ignore they vanish. JSON findings come in document order, YAML's repeated keys
+ * first (as go-yaml reports them in one error), as kube-apiserver orders them.
+ */
+export function reportStrictFindings(r: ResourceRequest, decoded: DecodedBody | undefined, unknownFields: string[], prefix: string): void {
+  const mode = fieldValidationOf(r);
+  if (mode === 'Ignore') return;
+  const unknown = unknownFields.map((f) => `unknown field ${JSON.stringify(f)}`);
+  let findings: string[];
+  let strictItems: string[];
+  if (decoded !== undefined && decoded.yamlDuplicates.length > 0) {
+    findings = [...decoded.yamlDuplicates, ...unknown];
+    strictItems = [`yaml: unmarshal errors:\n  ${decoded.yamlDuplicates.join('\n  ')}`, ...unknown];
+  } else if (decoded !== undefined && decoded.jsonDuplicates.length > 0) {
+    const dups = decoded.jsonDuplicates.map((d) => ({ offset: d.offset, text: `duplicate field ${JSON.stringify(d.path)}` }));
+    let located = unknownFields.map((f) => ({ offset: Number.MAX_SAFE_INTEGER, text: `unknown field ${JSON.stringify(f)}` }));
+    if (unknownFields.length > 0) {
+      // Rare: both kinds of findings. Read the text once more to put them in document order.
+      const offsets = new Map<string, number>();
+      readJson(decoded.text, { maxDepth: Number.MAX_SAFE_INTEGER, keyOffsets: offsets });
+      located = unknownFields.map((f) => ({ offset: offsets.get(f) ?? Number.MAX_SAFE_INTEGER, text: `unknown field ${JSON.stringify(f)}` }));
+    }
+    findings = [...dups, ...located].sort((a, b) => a.offset - b.offset).map((x) => x.text);
+    strictItems = findings;
+  } else {
+    findings = unknown;
+    strictItems = unknown;
+  }
+  if (findings.length === 0) return;
+  if (mode === 'Strict') throw new ApiError(400, 'BadRequest', `${prefix}strict decoding error: ${strictItems.join(', ')}`);
+  addWarnings(r, findings);
+}
+
+/**
+ * Drops fields the type does not declare from an object built by a patch, reporting them as strict
+ * decoding does (see reportStrictFindings). Types without a schema are left alone.
  */
 export function handleUnknownFields(r: ResourceRequest, obj: Obj, definition: string, prefix: string): void {
-  const mode = fieldValidationOf(r);
+  fieldValidationOf(r);
   if (r.info.custom === true || definition === '') return;
   const schema = schemaForDefinition(definition);
   if (!schema) return;
-  const unknown = pruneUnknownFields(obj, schema);
-  if (unknown.length === 0) return;
-  if (mode === 'Strict') {
-    throw new ApiError(400, 'BadRequest', `${prefix}strict decoding error: ${unknown.map((f) => `unknown field ${JSON.stringify(f)}`).join(', ')}`);
+  let unknownFields: string[];
+  try {
+    unknownFields = decodeInto(obj, schema).unknownFields;
+  } catch (err) {
+    if (err instanceof TypedDecodeError) throw badRequest(`${prefix}${err.message}`);
+    throw err;
   }
-  if (mode === 'Warn' && !r.res.headersSent) {
-    for (const f of unknown) r.res.append('Warning', `299 - ${JSON.stringify(`unknown field ${JSON.stringify(f)}`)}`);
-  }
+  reportStrictFindings(r, undefined, unknownFields, prefix);
 }
 
 const SCALE_DEFINITION = 'io.k8s.api.autoscaling.v1.Scale';
@@ -46,17 +80,39 @@ export function bodyDefinition(r: ResourceRequest): string {
   return r.ri.subresource === 'scale' ? SCALE_DEFINITION : r.info.definition;
 }
 
+function versionOf(apiVersion: string): string {
+  const i = apiVersion.lastIndexOf('/');
+  return i < 0 ? apiVersion : apiVersion.slice(i + 1);
+}
+
+function groupOf(apiVersion: string): string {
+  const i = apiVersion.lastIndexOf('/');
+  return i < 0 ? '' : apiVersion.slice(0, i);
+}
+
+/** The schema a body of `kind` in `apiVersion` decodes into at this endpoint, if Capstan knows it. */
+function bodySchema(r: ResourceRequest, kind: string, apiVersion: string): SchemaNode | undefined {
+  if (r.info.custom === true) return undefined;
+  if (kind === 'Scale') return schemaForDefinition(SCALE_DEFINITION);
+  if (kind === r.info.kind && apiVersion === r.apiVersion) return r.info.definition === '' ? undefined : schemaForDefinition(r.info.definition);
+  return schemaForKind(groupOf(apiVersion), versionOf(apiVersion), kind);
+}
+
 /**
  * Reads and decodes a create/update body for the request's type: it must be an object whose
  * `apiVersion` and `kind`, when present, name the served version and kind (400 otherwise, with
- * kube-apiserver's messages). Missing `apiVersion`/`kind` default to the path's.
+ * kube-apiserver's messages); missing `apiVersion`/`kind` default to the path's. The object is then
+ * decoded into its kind (type errors answer 400 as kube's decoder words them; undeclared fields are
+ * dropped and reported per fieldValidation).
  */
 export async function decodeObject(r: ResourceRequest, expectedKind = r.info.kind, expectedApiVersion = r.apiVersion): Promise<Obj> {
-  const body = await readBody(r.req);
+  const limits = r.services.limits;
+  const body = await readBody(r.req, limits.maxRequestBodyBytes);
   const accepted = r.info.custom === true ? BODY_MEDIA_TYPES.filter((t) => t !== PROTOBUF_MEDIA_TYPE) : BODY_MEDIA_TYPES;
-  const value = decodeBody(r.req.headers['content-type'], body, expectedKind, accepted, expectedApiVersion);
+  const decoded = decodeBody(r.req.headers['content-type'], body, expectedKind, accepted, expectedApiVersion, limits);
+  const value = decoded.value;
   if (!isObject(value)) {
-    throw badRequest(`the object provided is unrecognized (must be of type ${expectedKind}): couldn't get version/kind; json parse error: json: cannot unmarshal ${Array.isArray(value) ? 'array' : typeof value} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`);
+    throw badRequest(`the object provided is unrecognized (must be of type ${expectedKind}): couldn't get version/kind; json parse error: json: cannot unmarshal ${value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value === 'boolean' ? 'bool' : typeof value} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`);
   }
   const kind = value.kind;
   const apiVersion = value.apiVersion;
@@ -71,12 +127,19 @@ export async function decodeObject(r: ResourceRequest, expectedKind = r.info.kin
   if (kind && kind !== expectedKind) {
     throw badRequest(`${kind} in version "${versionOf(expectedApiVersion)}" cannot be handled as a ${expectedKind}: converting (${kind}) to (${expectedKind}): unknown conversion`);
   }
-  const definition = expectedKind === 'Scale' ? SCALE_DEFINITION : expectedKind === r.info.kind ? r.info.definition : '';
-  handleUnknownFields(r, value, definition, `${expectedKind} in version "${versionOf(expectedApiVersion)}" cannot be handled as a ${expectedKind}: `);
+  const prefix = `${expectedKind} in version "${versionOf(expectedApiVersion)}" cannot be handled as a ${expectedKind}: `;
+  const schema = bodySchema(r, expectedKind, expectedApiVersion);
+  if (schema === undefined) {
+    fieldValidationOf(r);
+    return value;
+  }
+  let unknownFields: string[];
+  try {
+    unknownFields = decodeInto(value, schema, decoded.numberLiteral).unknownFields;
+  } catch (err) {
+    if (err instanceof TypedDecodeError) throw badRequest(`${prefix}${err.message}`);
+    throw err;
+  }
+  reportStrictFindings(r, decoded, unknownFields, prefix);
   return value;
-}
-
-function versionOf(apiVersion: string): string {
-  const i = apiVersion.lastIndexOf('/');
-  return i < 0 ? apiVersion : apiVersion.slice(i + 1);
 }

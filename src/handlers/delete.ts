@@ -1,9 +1,12 @@
-import { ApiError, badRequest, conflict, methodNotAllowed, notFound } from '../api/errors.js';
+import { ApiError, badRequest, conflict, invalid, methodNotAllowed, notFound, type StatusCause } from '../api/errors.js';
+import { dryRunCauses, listOptionsFrom, queryInt64, queryOptionalBool } from '../api/request-options.js';
 import { decodeBody, readBody } from '../codec/request-body.js';
+import { decodeInto, TypedDecodeError } from '../codec/typed-decode.js';
+import { schemaForDefinition } from '../schema/openapi-schema.js';
 import { writeList, writeObject } from '../codec/response-writer.js';
 import { StorageError, type StoredObject } from '../storage/storage.js';
 import { returnsDeletedObject } from '../strategy/resource-strategy.js';
-import { isDryRun, storageErrorToApi, withStorage, type ResourceRequest, type ResourceTarget, outputFor, scaleKind } from './context.js';
+import { storageErrorToApi, withStorage, type ResourceRequest, type ResourceTarget, outputFor, scaleKind } from './context.js';
 import { isObject, metadataOf, objectKey, stringField, withApiVersion, type Obj } from './object-util.js';
 import { selectionFor } from './selection.js';
 
@@ -11,38 +14,91 @@ import { selectionFor } from './selection.js';
 export interface DeleteOptions {
   gracePeriodSeconds?: number;
   propagationPolicy?: string;
+  orphanDependents?: boolean;
   preconditions?: { uid?: string; resourceVersion?: string };
   dryRun: boolean;
+  ignoreStoreReadErrorWithClusterBreakingPotential?: boolean;
 }
 
-const PROPAGATION_POLICIES = new Set(['Orphan', 'Background', 'Foreground']);
+const PROPAGATION_POLICIES = ['Foreground', 'Background', 'Orphan'];
+const DELETE_OPTIONS_DEFINITION = 'io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions';
 
-/** Reads DeleteOptions from the body (JSON or YAML) and the query; query values win, as in kube. */
+/** DeleteOptions from a request body: decoded into the type (400 for type errors, as kube's decoder says). */
+function bodyDeleteOptions(r: ResourceRequest, body: Buffer): Obj {
+  const decoded = decodeBody(r.req.headers['content-type'], body, 'DeleteOptions', undefined, 'meta.k8s.io/v1', r.services.limits);
+  const value = decoded.value;
+  if (!isObject(value)) {
+    throw badRequest('the object provided is unrecognized (must be of type DeleteOptions): couldn\'t get version/kind; json parse error: json: cannot unmarshal ' +
+      `${Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value === 'boolean' ? 'bool' : typeof value} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`);
+  }
+  if (value.kind !== undefined && value.kind !== 'DeleteOptions') {
+    throw badRequest(`${String(value.kind)} in version "v1" cannot be handled as a DeleteOptions: no kind "${String(value.kind)}" is registered for version "meta.k8s.io/v1"`);
+  }
+  const schema = schemaForDefinition(DELETE_OPTIONS_DEFINITION);
+  if (schema !== undefined) {
+    try {
+      decodeInto(value, schema, decoded.numberLiteral);
+    } catch (err) {
+      if (err instanceof TypedDecodeError) throw badRequest(err.message);
+      throw err;
+    }
+  }
+  return value;
+}
+
+/** DeleteOptions from the query (used only when the request has no body, as kube reads them). */
+function queryDeleteOptions(query: URLSearchParams): Obj {
+  const out: Obj = {};
+  const grace = queryInt64(query, 'gracePeriodSeconds');
+  if (grace !== undefined) out.gracePeriodSeconds = grace;
+  const orphan = queryOptionalBool(query, 'orphanDependents');
+  if (orphan !== undefined) out.orphanDependents = orphan;
+  const policy = query.get('propagationPolicy');
+  if (policy !== null) out.propagationPolicy = policy;
+  const dryRun = query.getAll('dryRun');
+  if (dryRun.length > 0) out.dryRun = dryRun;
+  const ignore = queryOptionalBool(query, 'ignoreStoreReadErrorWithClusterBreakingPotential');
+  if (ignore !== undefined) out.ignoreStoreReadErrorWithClusterBreakingPotential = ignore;
+  return out;
+}
+
+/** kube's DeleteOptions validation: 422 on DeleteOptions.meta.k8s.io with one cause per problem. */
+function validateDeleteOptions(o: Obj): void {
+  const causes: StatusCause[] = [];
+  const policy = typeof o.propagationPolicy === 'string' ? o.propagationPolicy : undefined;
+  if (o.orphanDependents !== undefined && o.orphanDependents !== null && policy !== undefined) {
+    causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(policy)}: orphanDependents and deletionPropagation cannot be both set`, field: 'propagationPolicy' });
+  }
+  if (policy !== undefined && !PROPAGATION_POLICIES.includes(policy)) {
+    causes.push({ reason: 'FieldValueNotSupported', message: `Unsupported value: ${JSON.stringify(policy)}: supported values: "Foreground", "Background", "Orphan", "nil"`, field: 'propagationPolicy' });
+  }
+  const dryRun = Array.isArray(o.dryRun) ? o.dryRun.filter((v): v is string => typeof v === 'string') : [];
+  causes.push(...dryRunCauses(dryRun));
+  if (o.ignoreStoreReadErrorWithClusterBreakingPotential === true) {
+    const field = 'ignoreStoreReadErrorWithClusterBreakingPotential';
+    const clash = (detail: string): void => { causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: true: cannot be set together with .${detail}`, field }); };
+    if (dryRun.length > 0) clash('dryRun');
+    if (policy !== undefined) clash('propagationPolicy');
+    if (o.orphanDependents !== undefined && o.orphanDependents !== null) clash('orphanDependents');
+    if (o.gracePeriodSeconds !== undefined && o.gracePeriodSeconds !== null) clash('gracePeriodSeconds');
+    if (o.preconditions !== undefined && o.preconditions !== null) clash('preconditions');
+  }
+  if (causes.length > 0) throw invalid('DeleteOptions', 'meta.k8s.io', '', causes);
+}
+
+/**
+ * Reads DeleteOptions as kube-apiserver does: from the body when there is one (JSON, YAML or protobuf),
+ * otherwise from the query; then validates them (422).
+ */
 async function readDeleteOptions(r: ResourceRequest): Promise<DeleteOptions> {
-  const body = await readBody(r.req);
-  let opts: Obj = {};
-  if (body.length > 0) {
-    const value = decodeBody(r.req.headers['content-type'], body, 'DeleteOptions');
-    if (!isObject(value)) throw badRequest('the object provided is unrecognized (must be of type DeleteOptions)');
-    if (value.kind !== undefined && value.kind !== 'DeleteOptions') {
-      throw badRequest(`${String(value.kind)} in version "v1" cannot be handled as a DeleteOptions`);
-    }
-    opts = value;
-  }
-  const out: DeleteOptions = { dryRun: isDryRun(r.query) || (Array.isArray(opts.dryRun) && opts.dryRun.includes('All')) };
-  const grace = r.query.get('gracePeriodSeconds') ?? opts.gracePeriodSeconds;
-  if (grace !== undefined && grace !== null) {
-    const n = Number(grace);
-    if (!Number.isInteger(n)) throw badRequest(`gracePeriodSeconds: Invalid value: "${String(grace)}": must be an integer`);
-    out.gracePeriodSeconds = n;
-  }
-  const policy = r.query.get('propagationPolicy') ?? opts.propagationPolicy;
-  if (policy !== undefined && policy !== null) {
-    if (typeof policy !== 'string' || !PROPAGATION_POLICIES.has(policy)) {
-      throw new ApiError(422, 'Invalid', `DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "${String(policy)}": supported values: "Foreground", "Background", "Orphan", "nil"`, {});
-    }
-    out.propagationPolicy = policy;
-  }
+  const body = await readBody(r.req, r.services.limits.maxRequestBodyBytes);
+  const opts = body.length > 0 ? bodyDeleteOptions(r, body) : queryDeleteOptions(r.query);
+  validateDeleteOptions(opts);
+  const out: DeleteOptions = { dryRun: Array.isArray(opts.dryRun) && opts.dryRun.length > 0 };
+  if (typeof opts.gracePeriodSeconds === 'number') out.gracePeriodSeconds = opts.gracePeriodSeconds;
+  if (typeof opts.propagationPolicy === 'string') out.propagationPolicy = opts.propagationPolicy;
+  if (typeof opts.orphanDependents === 'boolean') out.orphanDependents = opts.orphanDependents;
+  if (opts.ignoreStoreReadErrorWithClusterBreakingPotential === true) out.ignoreStoreReadErrorWithClusterBreakingPotential = true;
   if (isObject(opts.preconditions)) {
     const p = opts.preconditions;
     out.preconditions = {
@@ -151,8 +207,9 @@ export async function handleDelete(r: ResourceRequest): Promise<void> {
 export async function handleDeleteCollection(r: ResourceRequest): Promise<void> {
   if (r.ri.subresource !== '') throw methodNotAllowed();
   const format = outputFor(r, 'list');
+  const listOpts = listOptionsFrom(r.query, false, r.services.featureGates.WatchList);
   const opts = await readDeleteOptions(r);
-  const selection = selectionFor(r);
+  const selection = selectionFor(r, listOpts);
   const listed = await withStorage(r, '', () => r.services.storage.list(r.type, {
     namespace: r.info.namespaced && r.ri.namespace !== '' ? r.ri.namespace : undefined,
     filter: selection.matchesStored,

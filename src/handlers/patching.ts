@@ -1,9 +1,13 @@
-import { badRequest, unsupportedMediaType } from '../api/errors.js';
+import { badRequest, invalid, unsupportedMediaType } from '../api/errors.js';
+import { ForbiddenKeyError, type DuplicateField } from '../codec/json-text.js';
+import { decodeInto, TypedDecodeError } from '../codec/typed-decode.js';
 import { parseMediaType } from '../codec/media-type.js';
-import { parseJsonSafely } from '../codec/safe-json.js';
-import { applyPatch } from '../patch/apply-patch.js';
+import { assertPlainJsonValue, NestingDepthError } from '../codec/value-limits.js';
+import { applyPatch, decodePatchBody, STRATEGIC_MERGE_PATCH_TYPE } from '../patch/apply-patch.js';
+import { goFormat } from '../patch/json-value.js';
 import { schemaForDefinition } from '../schema/openapi-schema.js';
 import type { ResourceRequest } from './context.js';
+import { addWarnings, fieldValidationOf } from './decode-object.js';
 
 /** PATCH media types kube-apiserver accepts (server-side apply has its own issue). */
 export const PATCH_MEDIA_TYPES = [
@@ -12,20 +16,78 @@ export const PATCH_MEDIA_TYPES = [
 
 const SCALE_DEFINITION = 'io.k8s.api.autoscaling.v1.Scale';
 
+/** A patch body read once per request and applied on every retry of the update loop. */
+export interface RequestPatch {
+  type: string;
+  patch: unknown;
+  /** Keys the body repeats, reported with the patched object's findings. */
+  duplicates: DuplicateField[];
+}
+
 /**
- * Applies the request's patch body to `view` (the stored object or its Scale view) and returns the
- * patched value. 415 for media types other than the three patch types.
+ * Reads the request's patch body: 415 for media types other than the three patch types; the body is
+ * decoded under the request limits (nesting, forbidden keys).
  */
-export function patchObject(r: ResourceRequest, contentTypeHeader: string, view: unknown, body: Buffer): unknown {
+export function readPatch(r: ResourceRequest, contentTypeHeader: string, body: Buffer): RequestPatch {
   const type = parseMediaType(contentTypeHeader).type;
   if (!PATCH_MEDIA_TYPES.includes(type)) throw unsupportedMediaType(type, [...PATCH_MEDIA_TYPES, 'application/apply-patch+yaml']);
-  let patch: unknown;
-  try {
-    patch = parseJsonSafely(body.toString('utf8'));
-  } catch (err) {
-    throw badRequest(`error decoding patch: ${err instanceof Error ? err.message : String(err)}`);
-  }
+  const { patch, duplicates } = decodePatchBody(body, type, fieldValidationOf(r), r.services.limits.maxNestingDepth);
+  return { type, patch, duplicates };
+}
+
+/** kube's 422 for a patch whose result cannot be decoded: the field is `patch`, the value the patch or its result. */
+function patchInvalid(value: string, detail: string): Error {
+  return invalid('', '', '', [{ reason: 'FieldValueInvalid', field: 'patch', message: `Invalid value: ${JSON.stringify(value)}: ${detail}` }]);
+}
+
+/**
+ * Decodes a patched object into its kind as kube-apiserver does after applying a patch: type errors
+ * answer 422 naming the patch (a strategic merge patch's map in Go's `%+v` form, otherwise the patched
+ * JSON) in the converter's or the JSON decoder's words; keys the patch repeated and fields the kind does
+ * not declare are dropped and reported per fieldValidation (Warn: warnings; Strict: the same 422 with
+ * `strict decoding error: ...`). Types without a schema are left alone.
+ */
+export function decodePatchedObject(r: ResourceRequest, patch: RequestPatch, patched: Record<string, unknown>): void {
+  const mode = fieldValidationOf(r);
   const definition = r.ri.subresource === 'scale' ? SCALE_DEFINITION : r.info.definition;
   const schema = r.info.custom === true || definition === '' ? undefined : schemaForDefinition(definition);
-  return applyPatch(type, view, patch, schema);
+  const smp = patch.type === STRATEGIC_MERGE_PATCH_TYPE;
+  const valueText = (): string => (smp ? goFormat(patch.patch) : JSON.stringify(patched));
+  const before = mode === 'Strict' && !smp ? valueText() : undefined;
+  let unknownFields: string[] = [];
+  if (schema !== undefined) {
+    try {
+      unknownFields = decodeInto(patched, schema, undefined, smp ? 'unstructured' : 'json').unknownFields;
+    } catch (err) {
+      if (err instanceof TypedDecodeError) throw patchInvalid(before ?? valueText(), err.message);
+      throw err;
+    }
+  }
+  if (mode === 'Ignore') return;
+  const findings = [
+    ...patch.duplicates.map((d) => `duplicate field ${JSON.stringify(d.path)}`),
+    ...unknownFields.map((f) => `unknown field ${JSON.stringify(f)}`),
+  ];
+  if (findings.length === 0) return;
+  if (mode === 'Strict') throw patchInvalid(before ?? valueText(), `strict decoding error: ${findings.join(', ')}`);
+  addWarnings(r, findings);
+}
+
+/**
+ * Applies the request's patch to `view` (the stored object or its Scale view) and returns the patched
+ * value, checked against the nesting limit and the forbidden keys like any decoded body.
+ */
+export function patchObject(r: ResourceRequest, patch: RequestPatch, view: unknown): unknown {
+  const definition = r.ri.subresource === 'scale' ? SCALE_DEFINITION : r.info.definition;
+  const schema = r.info.custom === true || definition === '' ? undefined : schemaForDefinition(definition);
+  const limits = r.services.limits;
+  const patched = applyPatch(patch.type, view, patch.patch, schema, { fieldValidation: fieldValidationOf(r), limits });
+  try {
+    assertPlainJsonValue(patched, limits.maxNestingDepth);
+  } catch (err) {
+    if (err instanceof ForbiddenKeyError) throw badRequest(err.message);
+    if (err instanceof NestingDepthError) throw badRequest(`the patched object is nested too deeply: ${err.message}`);
+    throw err;
+  }
+  return patched;
 }

@@ -1,5 +1,6 @@
-import { ApiError, badRequest, timeout } from '../api/errors.js';
-import { compareResourceVersions, isResourceVersion } from '../storage/resource-version.js';
+import { ApiError, timeout } from '../api/errors.js';
+import { queryResourceVersion, type ListOptions } from '../api/request-options.js';
+import { compareResourceVersions } from '../storage/resource-version.js';
 import type { ResourceRequest } from './context.js';
 
 /** How a read picks its version (SPEC 4.9). */
@@ -12,46 +13,37 @@ export type ReadSemantic =
 /** How long a read waits for a resourceVersion newer than the server has seen before 504. */
 export const TOO_LARGE_WAIT_MS = 3000;
 
-function invalidListOptions(field: string, value: string, detail: string): ApiError {
-  return new ApiError(400, 'BadRequest', `${field}: Invalid value: "${value}": ${detail}`, {});
-}
-
-/** Parses `resourceVersion` (400 when it is not a decimal number). */
-export function parseResourceVersionParam(query: URLSearchParams): string | undefined {
-  const rv = query.get('resourceVersion');
-  if (rv === null || rv === '') return undefined;
-  if (!isResourceVersion(rv)) throw invalidListOptions('resourceVersion', rv, 'must be a decimal number');
-  return rv;
-}
-
-/** The semantic of a get: unset = Most Recent, "0" = Any, other = Not older than. */
+/** The semantic of a get: unset = Most Recent, "0" = Any, other = Not older than (400 for a malformed version). */
 export function getSemantic(query: URLSearchParams): ReadSemantic {
-  const rv = parseResourceVersionParam(query);
+  const rv = queryResourceVersion(query);
   if (rv === undefined) return { kind: 'MostRecent' };
   if (rv === '0') return { kind: 'Any' };
   return { kind: 'NotOlderThan', resourceVersion: rv };
 }
 
-/** The semantic of a list without a continue token, per the 4.9 table; 400 for invalid combinations. */
-export function listSemantic(query: URLSearchParams, hasLimit: boolean): ReadSemantic {
-  const rv = parseResourceVersionParam(query);
-  const match = query.get('resourceVersionMatch') ?? '';
-  if (match !== '' && rv === undefined) {
-    throw badRequest('resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided');
-  }
-  switch (match) {
-    case '':
-      if (rv === undefined) return { kind: 'MostRecent' };
-      if (rv === '0') return { kind: 'Any' };
-      return hasLimit ? { kind: 'Exact', resourceVersion: rv } : { kind: 'NotOlderThan', resourceVersion: rv };
+/**
+ * The semantic of a list without a continue token, per the 4.9 table. `opts` were validated by
+ * listOptionsFrom, so only the version itself is checked here (400 as kube's storage words it).
+ */
+export function listSemantic(opts: ListOptions): ReadSemantic {
+  const rv = listResourceVersion(opts);
+  const hasLimit = opts.limit > 0;
+  switch (opts.resourceVersionMatch) {
     case 'Exact':
-      if (rv === '0') throw badRequest('resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"');
       return { kind: 'Exact', resourceVersion: rv as string };
     case 'NotOlderThan':
       return rv === '0' ? { kind: 'Any' } : { kind: 'NotOlderThan', resourceVersion: rv as string };
     default:
-      throw badRequest(`resourceVersionMatch: Unsupported value: "${match}": supported values: "Exact", "NotOlderThan", ""`);
+      if (rv === undefined) return { kind: 'MostRecent' };
+      if (rv === '0') return { kind: 'Any' };
+      return hasLimit ? { kind: 'Exact', resourceVersion: rv } : { kind: 'NotOlderThan', resourceVersion: rv };
   }
+}
+
+/** A list or watch's `resourceVersion` in canonical form (400 "invalid resource version: ..." when malformed). */
+export function listResourceVersion(opts: ListOptions): string | undefined {
+  if (opts.resourceVersion === undefined) return undefined;
+  return queryResourceVersion(new URLSearchParams({ resourceVersion: opts.resourceVersion }), 'invalid resource version: ');
 }
 
 /**

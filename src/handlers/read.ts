@@ -1,5 +1,7 @@
 import { ApiError, badRequest, notFound } from '../api/errors.js';
 import type { IncludeObject } from '../codec/representations.js';
+import type { OutputFormat } from '../codec/negotiation.js';
+import { listOptionsFrom } from '../api/request-options.js';
 import { writeList, writeObject } from '../codec/response-writer.js';
 import { StorageError } from '../storage/storage.js';
 import { storageErrorToApi, withStorage, type ResourceRequest, outputFor, scaleKind } from './context.js';
@@ -11,11 +13,13 @@ import { selectionFor } from './selection.js';
 
 const READABLE_SUBRESOURCES = new Set(['', 'status', 'scale', 'ephemeralcontainers', 'resize', 'approval']);
 
-function includeObjectParam(query: URLSearchParams): IncludeObject {
+/** `includeObject` of Table output (400 as kube's Table conversion answers); ignored for other output. */
+function includeObjectParam(query: URLSearchParams, format: OutputFormat): IncludeObject {
   const v = query.get('includeObject');
   if (v === null || v === '' || v === 'Metadata') return 'Metadata';
   if (v === 'None' || v === 'Object') return v;
-  throw badRequest(`includeObject: Unsupported value: "${v}": supported values: "Metadata", "None", "Object"`);
+  if (format.representation !== 'Table') return 'Metadata';
+  throw badRequest(`Unable to convert to Table as requested: includeObject: Invalid value: ${JSON.stringify(v)}: must be 'Metadata', 'Object', 'None', or empty`);
 }
 
 /** GET of one object (or of its status/scale view). */
@@ -31,37 +35,29 @@ export async function handleGet(r: ResourceRequest): Promise<void> {
     writeObject(r.res, 200, toScale(r, JSON.parse(stored.json) as Obj), format);
     return;
   }
-  writeObject(r.res, 200, withApiVersion(stored.json, r.apiVersion), format, includeObjectParam(r.query));
-}
-
-function parseLimit(query: URLSearchParams): number | undefined {
-  const raw = query.get('limit');
-  if (raw === null || raw === '') return undefined;
-  const n = Number(raw);
-  if (!Number.isInteger(n)) throw badRequest(`limit: Invalid value: "${raw}": must be an integer`);
-  return n > 0 ? n : undefined;
+  writeObject(r.res, 200, withApiVersion(stored.json, r.apiVersion), format, includeObjectParam(r.query, format));
 }
 
 /** LIST of a collection: consistent, optionally chunked with `limit`/`continue`, filtered by selectors. */
 export async function handleList(r: ResourceRequest): Promise<void> {
   if (r.ri.subresource !== '') throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
+  const opts = listOptionsFrom(r.query, false, r.services.featureGates.WatchList);
   const format = outputFor(r, 'list');
-  const includeObject = includeObjectParam(r.query);
-  const limit = parseLimit(r.query);
-  const selection = selectionFor(r);
-  const continueToken = r.query.get('continue') ?? '';
+  const includeObject = includeObjectParam(r.query, format);
+  const limit = opts.limit > 0 ? opts.limit : undefined;
+  const selection = selectionFor(r, opts);
+  const continueToken = opts.continue;
   let listRv: string | undefined;
   let afterKey: string | undefined;
   if (continueToken !== '') {
-    const rv = r.query.get('resourceVersion') ?? '';
+    const rv = opts.resourceVersion ?? '';
     if (rv !== '' && rv !== '0') throw badRequest('specifying resource version is not allowed when using continue');
-    if ((r.query.get('resourceVersionMatch') ?? '') !== '') throw badRequest('resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided');
     const state = decodeContinue(continueToken);
     if (r.services.now() - state.issuedAt > CONTINUE_TOKEN_LIFETIME_MS) throw expiredContinue();
     listRv = state.resourceVersion;
     afterKey = state.startAfter;
   } else {
-    const semantic: ReadSemantic = listSemantic(r.query, limit !== undefined);
+    const semantic: ReadSemantic = listSemantic(opts);
     if (semantic.kind === 'NotOlderThan') await waitForResourceVersion(r, semantic.resourceVersion);
     if (semantic.kind === 'Exact') listRv = semantic.resourceVersion;
   }

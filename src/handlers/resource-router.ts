@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
-import { ApiError, methodNotAllowed } from '../api/errors.js';
-import { parseRequestInfo } from '../api/request-info.js';
+import { ApiError, badRequest, methodNotAllowed } from '../api/errors.js';
+import { decodePath, parseRequestInfo, splitPath, type RequestInfo } from '../api/request-info.js';
 import { writeNotFoundPage } from '../codec/plain-text.js';
 import { writeError } from '../codec/response-writer.js';
 import { makeResourceRequest, type ApiServices, type ResourceRequest } from './context.js';
@@ -18,12 +18,46 @@ const VERB_REQUIREMENT: Record<string, string> = {
   delete: 'delete', deletecollection: 'deletecollection',
 };
 
+/** kube-apiserver's answer for a resource path no route serves. */
+function routeNotFound(): ApiError {
+  return new ApiError(404, 'NotFound', 'the server could not find the requested resource', {});
+}
+
+/** Names kube refuses as path segments: `.`, `..`, and anything with `/` or `%` (IsPathSegmentName). */
+function pathSegmentProblems(value: string): string[] {
+  if (value === '.' || value === '..') return [`may not be '${value}'`];
+  const problems: string[] = [];
+  if (value.includes('/')) problems.push("may not contain '/'");
+  if (value.includes('%')) problems.push("may not contain '%'");
+  return problems;
+}
+
+/**
+ * The path checks kube-apiserver's routes and storage make before any handler work: extra segments
+ * route only for proxy subresources (404 otherwise), and the name and namespace must be usable path
+ * segments (400, as kube's storage key functions answer; kube answers a `.` or `..` namespace with a
+ * 500, Capstan with a 400 of the same form).
+ */
+function checkPath(ri: RequestInfo): void {
+  if (ri.resource === '' || (ri.name === '' && ri.subresource !== '')) throw routeNotFound();
+  if (ri.subpath.length > 0 && ri.subresource !== 'proxy') throw routeNotFound();
+  if (ri.namespace !== '') {
+    const problems = pathSegmentProblems(ri.namespace);
+    if (problems.length > 0) throw badRequest(`Namespace parameter invalid: ${JSON.stringify(ri.namespace)}: ${problems.join(';')}`);
+  }
+  if (ri.name !== '') {
+    const problems = pathSegmentProblems(ri.name);
+    if (problems.length > 0) throw badRequest(`Name parameter invalid: ${JSON.stringify(ri.name)}: ${problems.join(';')}`);
+  }
+}
+
 async function dispatch(r: ResourceRequest): Promise<void> {
   const verb = r.ri.verb;
+  checkPath(r.ri);
   if (isVirtualType(r)) return handleVirtualCreate(r);
   if (r.ri.subresource !== '') {
-    const sub = r.info.subresources[r.ri.subresource.split('/')[0] as string];
-    if (!sub) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource', {});
+    const sub = r.info.subresources[r.ri.subresource];
+    if (!sub) throw routeNotFound();
     if (isActionSubresource(r.ri.subresource)) return handleSubresourceAction(r);
     if (!sub.verbs.includes(VERB_REQUIREMENT[verb] ?? '')) throw methodNotAllowed();
   } else if (!r.info.verbs.includes(VERB_REQUIREMENT[verb] ?? '')) {
@@ -43,22 +77,40 @@ async function dispatch(r: ResourceRequest): Promise<void> {
 }
 
 /**
+ * Whether kube-apiserver answers an unroutable path with a `Status` 404 rather than its plain-text page:
+ * everything under `/api/` and under a served group's `/apis/GROUP/` is routed by its API handlers.
+ */
+function underApiRoot(services: ApiServices, path: string): boolean {
+  const parts = splitPath(path);
+  if (parts[0] === 'api') return parts.length > 1;
+  return parts[0] === 'apis' && parts.length > 2 && services.registry.group(parts[1] as string) !== undefined;
+}
+
+/**
  * Express middleware for every resource path (`/api/v1/...`, `/apis/G/V/...`): resolves the path to a
- * served type and runs the verb's handler. Unknown groups, versions and types get kube's 404.
+ * served type and runs the verb's handler. The path is read raw from the request line (never resolved
+ * against dot segments or backslashes). Unknown groups, versions and types get kube's 404.
  */
 export function resourceHandler(services: ApiServices) {
   return (req: Request, res: Response, next: NextFunction): void => {
-    const url = new URL(req.originalUrl, 'http://localhost');
-    const ri = parseRequestInfo(req.method, url.pathname, url.searchParams);
+    const target = req.originalUrl;
+    const q = target.indexOf('?');
+    const rawPath = q < 0 ? target : target.slice(0, q);
+    const query = new URLSearchParams(q < 0 ? '' : target.slice(q + 1));
+    const path = decodePath(rawPath);
+    if (path === undefined) {
+      next();
+      return;
+    }
+    const ri = parseRequestInfo(req.method, path, query);
     if (!ri) {
       next();
       return;
     }
     const info = services.registry.get(ri.group, ri.version, ri.resource);
     if (!info) {
-      if (services.registry.hasGroupVersion(ri.group, ri.version)) {
-        writeError(res, new ApiError(404, 'NotFound', 'the server could not find the requested resource', {}));
-      } else writeNotFoundPage(res);
+      if (underApiRoot(services, path)) writeError(res, routeNotFound());
+      else writeNotFoundPage(res);
       return;
     }
     if (info.namespaced === false && ri.namespace !== '') {
@@ -69,7 +121,21 @@ export function resourceHandler(services: ApiServices) {
       writeNotFoundPage(res);
       return;
     }
-    const r = makeResourceRequest(services, info, ri, req, res, url.searchParams);
+    const r = makeResourceRequest(services, info, ri, req, res, query);
     dispatch(r).catch((err: unknown) => writeError(res, err));
+  };
+}
+
+/**
+ * The last handler: a path nothing served. Under the API roots it is kube's `Status` 404, elsewhere
+ * Go's plain-text `404 page not found`.
+ */
+export function notFoundHandler(services: ApiServices) {
+  return (req: Request, res: Response): void => {
+    const target = req.originalUrl;
+    const q = target.indexOf('?');
+    const path = decodePath(q < 0 ? target : target.slice(0, q));
+    if (path !== undefined && underApiRoot(services, path)) writeError(res, routeNotFound());
+    else writeNotFoundPage(res);
   };
 }

@@ -1,5 +1,6 @@
 import { compileSelectors } from '../selectors/compile-selectors.js';
 import type { StoredObject } from '../storage/storage.js';
+import type { ListOptions } from '../api/request-options.js';
 import type { ResourceRequest } from './context.js';
 import type { Obj } from './object-util.js';
 
@@ -13,12 +14,12 @@ export interface Selection {
 }
 
 /**
- * Compiles the request's `labelSelector` and `fieldSelector` (400 on bad syntax or unsupported
- * fields, before storage is touched). `name` adds `metadata.name=<name>` (watch on one object's path).
+ * Compiles a request's label and field selectors (400 on bad syntax or unsupported fields, before
+ * storage is touched). `name` adds `metadata.name=<name>` (watch on one object's path).
  */
-export function selectionFor(r: ResourceRequest, name = ''): Selection {
-  const labelSelector = r.query.get('labelSelector') ?? '';
-  let fieldSelector = r.query.get('fieldSelector') ?? '';
+export function selectionFor(r: ResourceRequest, selectors: Pick<ListOptions, 'labelSelector' | 'fieldSelector'>, name = ''): Selection {
+  const labelSelector = selectors.labelSelector;
+  let fieldSelector = selectors.fieldSelector;
   if (name !== '') fieldSelector = fieldSelector ? `${fieldSelector},metadata.name=${name}` : `metadata.name=${name}`;
   if (labelSelector.trim() === '' && fieldSelector.trim() === '') {
     return { active: false, matches: () => true, matchesStored: undefined };

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { ApiError, badRequest, conflict, methodNotAllowed, notFound } from '../api/errors.js';
 import { writeObject } from '../codec/response-writer.js';
 import { StorageError } from '../storage/storage.js';
-import { isDryRun, storageErrorToApi, withStorage, type ResourceRequest, outputFor, scaleKind } from './context.js';
+import { storageErrorToApi, withStorage, writeOptionsOf, type ResourceRequest, outputFor, scaleKind } from './context.js';
 import { decodeObject } from './decode-object.js';
 import { deleteObject } from './delete.js';
 import { isObject, metadataOf, nowTimestamp, objectKey, stringField, type Obj } from './object-util.js';
@@ -34,7 +34,7 @@ export async function handleSubresourceAction(r: ResourceRequest): Promise<void>
     case 'eviction': {
       if (r.ri.verb !== 'create') throw methodNotAllowed();
       const body = await decodeObject(r, 'Eviction', 'policy/v1');
-      const dryRun = isDryRun(r.query) || (isObject(body.deleteOptions) && Array.isArray(body.deleteOptions.dryRun) && body.deleteOptions.dryRun.includes('All'));
+      const dryRun = writeOptionsOf(r).dryRun || (isObject(body.deleteOptions) && Array.isArray(body.deleteOptions.dryRun) && body.deleteOptions.dryRun.includes('All'));
       await deleteObject(r, r.ri.name, { dryRun });
       writeObject(r.res, 201, success(201), format);
       return;
@@ -47,7 +47,7 @@ export async function handleSubresourceAction(r: ResourceRequest): Promise<void>
       const spec = isObject(obj.spec) ? obj.spec : {};
       const current = stringField(spec, 'nodeName');
       if (current !== '') throw conflict(qr, r.ri.name, `pod ${r.ri.name} is already assigned to node "${current}"`);
-      if (isDryRun(r.query)) {
+      if (writeOptionsOf(r).dryRun) {
         writeObject(r.res, 201, success(201), format);
         return;
       }

@@ -6,11 +6,11 @@ import { StorageError, type StoredObject } from '../storage/storage.js';
 import {
   allowsCreateOnUpdate, prepareForFinalize, prepareForStatusUpdate, prepareForUpdate,
 } from '../strategy/resource-strategy.js';
-import { isDryRun, storageErrorToApi, withStorage, type ResourceRequest, outputFor, scaleKind } from './context.js';
+import { storageErrorToApi, withStorage, writeOptionsOf, type ResourceRequest, outputFor, scaleKind } from './context.js';
 import { createObject } from './create.js';
-import { bodyDefinition, decodeObject, handleUnknownFields } from './decode-object.js';
+import { decodeObject } from './decode-object.js';
 import { canonicalize, isObject, jsonEqual, metadataOf, objectKey, stringField, withApiVersion, type Obj } from './object-util.js';
-import { patchObject } from './patching.js';
+import { decodePatchedObject, patchObject, readPatch } from './patching.js';
 import { fromScale, SCALE_API_VERSION, toScale } from './scale.js';
 import { validateUpdate } from './validate-object.js';
 
@@ -120,7 +120,7 @@ function checkSubresource(r: ResourceRequest): void {
 export async function handleUpdate(r: ResourceRequest): Promise<void> {
   checkSubresource(r);
   const format = outputFor(r, 'object', ...scaleKind(r));
-  const dryRun = isDryRun(r.query);
+  const dryRun = writeOptionsOf(r).dryRun;
   const isScale = r.ri.subresource === 'scale';
   const body = isScale ? await decodeObject(r, 'Scale', SCALE_API_VERSION) : await decodeObject(r);
   const bodyMeta = metadataOf(body);
@@ -150,15 +150,16 @@ export async function handleUpdate(r: ResourceRequest): Promise<void> {
 export async function handlePatch(r: ResourceRequest): Promise<void> {
   checkSubresource(r);
   const format = outputFor(r, 'object', ...scaleKind(r));
-  const dryRun = isDryRun(r.query);
+  const dryRun = writeOptionsOf(r).dryRun;
   const contentType = r.req.headers['content-type'] ?? '';
-  const body = await readBody(r.req);
+  const body = await readBody(r.req, r.services.limits.maxRequestBodyBytes);
+  const patch = readPatch(r, contentType, body);
   const outcome = await updateLoop(r, dryRun, (current) => {
     const view = viewOf(r, current);
     const viewRv = stringField(metadataOf(view), 'resourceVersion');
-    const patched = patchObject(r, contentType, view, body);
+    const patched = patchObject(r, patch, view);
     if (!isObject(patched)) throw badRequest('the patched object is not an object');
-    handleUnknownFields(r, patched, bodyDefinition(r), '');
+    decodePatchedObject(r, patch, patched);
     const patchedMeta = metadataOf(patched);
     const patchedRv = stringField(patchedMeta, 'resourceVersion');
     if (stringField(patchedMeta, 'name') !== r.ri.name) {

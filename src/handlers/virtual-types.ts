@@ -1,6 +1,6 @@
 import { badRequest, methodNotAllowed } from '../api/errors.js';
 import { writeObject } from '../codec/response-writer.js';
-import { isDryRun, type ResourceRequest, outputFor, scaleKind } from './context.js';
+import { writeOptionsOf, type ResourceRequest, outputFor, scaleKind } from './context.js';
 import { decodeObject } from './decode-object.js';
 import { isObject, metadataOf, type Obj } from './object-util.js';
 
@@ -18,7 +18,7 @@ export function isVirtualType(r: ResourceRequest): boolean {
 export async function handleVirtualCreate(r: ResourceRequest): Promise<void> {
   if (r.ri.verb !== 'create' || r.ri.name !== '') throw methodNotAllowed();
   const format = outputFor(r, 'object', ...scaleKind(r));
-  isDryRun(r.query);
+  writeOptionsOf(r);
   const obj: Obj = await decodeObject(r);
   obj.kind = r.info.kind;
   obj.apiVersion = r.apiVersion;

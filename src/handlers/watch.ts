@@ -1,5 +1,5 @@
-import { ApiError, badRequest } from '../api/errors.js';
-import { isTrue } from '../api/request-info.js';
+import { ApiError } from '../api/errors.js';
+import { listOptionsFrom, type ListOptions } from '../api/request-options.js';
 import { negotiateOutput } from '../codec/negotiation.js';
 import { compareResourceVersions } from '../storage/resource-version.js';
 import { StorageError, type ChangeEvent, type StoredObject } from '../storage/storage.js';
@@ -7,7 +7,7 @@ import { WatchWriter } from '../watch/watch-writer.js';
 import { recordWatchDropped, recordWatchEventSent } from '../metrics/metrics.js';
 import { bookmarkFrame, encodedEvent, encodingKey, errorFrame, objectFrame, parsedObjects, type WatchEncoding, type WatchEventType } from '../watch/event-encoding.js';
 import { storageErrorToApi, supportsProtobuf, type ResourceRequest } from './context.js';
-import { parseResourceVersionParam, waitForResourceVersion } from './read-consistency.js';
+import { listResourceVersion, waitForResourceVersion } from './read-consistency.js';
 import { selectionFor } from './selection.js';
 
 /** Initial events are handed to the socket in chunks of about this size, waiting for it to drain. */
@@ -20,30 +20,18 @@ interface WatchParams {
   timeoutMs: number;
 }
 
-function parseParams(r: ResourceRequest): WatchParams {
-  const rv = parseResourceVersionParam(r.query);
-  const match = r.query.get('resourceVersionMatch') ?? '';
-  const sieRaw = r.query.get('sendInitialEvents');
-  const sendInitialEvents = sieRaw === null || sieRaw === '' ? undefined : isTrue(sieRaw);
-  const allowBookmarks = isTrue(r.query.get('allowWatchBookmarks'));
-  if (sendInitialEvents !== undefined) {
-    if (!r.services.featureGates.WatchList) throw badRequest('sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled');
-    if (match !== 'NotOlderThan') throw badRequest(`resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan`);
-    if (sendInitialEvents && !allowBookmarks) throw badRequest('allowWatchBookmarks: Forbidden: sendInitialEvents requires setting allowWatchBookmarks to true');
-  } else if (match !== '') {
-    throw badRequest('resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
-  }
-  const ts = r.query.get('timeoutSeconds');
+function parseParams(r: ResourceRequest, opts: ListOptions): WatchParams {
+  const rv = listResourceVersion(opts);
   let timeoutMs: number;
-  if (ts !== null && ts !== '') {
-    const n = Number(ts);
-    if (!Number.isInteger(n) || n < 0) throw badRequest(`timeoutSeconds: Invalid value: "${ts}": must be a non-negative integer`);
-    timeoutMs = n * 1000;
+  // As kube-apiserver: timeoutSeconds ends the watch after that long (at once when negative); zero or
+  // absent means the server's randomised minimum request timeout.
+  if (opts.timeoutSeconds !== undefined && opts.timeoutSeconds !== 0) {
+    timeoutMs = Math.max(0, Math.min(opts.timeoutSeconds, 2_000_000)) * 1000;
   } else {
     const min = r.services.minRequestTimeoutSeconds;
     timeoutMs = Math.round((min + Math.random() * min) * 1000);
   }
-  return { resourceVersion: rv, sendInitialEvents, allowBookmarks, timeoutMs };
+  return { resourceVersion: rv, sendInitialEvents: opts.sendInitialEvents, allowBookmarks: opts.allowWatchBookmarks, timeoutMs };
 }
 
 /**
@@ -64,8 +52,9 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
     encoding = { ...encoding, noHeaders: true };
     frameKey = encodingKey(r.apiVersion, encoding);
   };
-  const params = parseParams(r);
-  const selection = selectionFor(r, r.ri.name);
+  const opts = listOptionsFrom(r.query, true, r.services.featureGates.WatchList);
+  const params = parseParams(r, opts);
+  const selection = selectionFor(r, opts, r.ri.name);
   const nsPrefix = r.info.namespaced && r.ri.namespace !== '' ? `${r.ri.namespace}/` : '';
   const storage = r.services.storage;
   const res = r.res;

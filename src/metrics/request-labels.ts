@@ -1,4 +1,4 @@
-import { parseRequestInfo, type RequestInfo } from '../api/request-info.js';
+import { decodePath, parseRequestInfo, type RequestInfo } from '../api/request-info.js';
 
 /**
  * How kube-apiserver labels a request in its metrics (endpoints/metrics CleanVerb/CleanScope):
@@ -63,7 +63,8 @@ export function labelRequest(
   isServed?: (group: string, version: string, resource: string) => boolean,
 ): LabelledRequest {
   const { path, query } = splitUrl(originalUrl);
-  let info = parseRequestInfo(method, path, query);
+  const decoded = decodePath(path);
+  let info = decoded === undefined ? undefined : parseRequestInfo(method, decoded, query);
   if (info !== undefined && isServed !== undefined && !isServed(info.group, info.version, info.resource)) info = undefined;
   const dryRun = query.getAll('dryRun').includes('All') ? 'All' : '';
   if (info === undefined) {

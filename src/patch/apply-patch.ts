@@ -1,6 +1,9 @@
-import { internalError, unsupportedMediaType } from '../api/errors.js';
+import { badRequest, internalError, unsupportedMediaType } from '../api/errors.js';
+import { DEFAULT_LIMITS, type Limits } from '../api/limits.js';
+import { ForbiddenKeyError, JsonSyntaxError, readJson, type DuplicateField } from '../codec/json-text.js';
 import type { SchemaNode } from '../schema/openapi-schema.js';
 import { applyJsonPatch } from './json-patch.js';
+import { PatchDepthError } from './json-value.js';
 import { applyMergePatch } from './merge-patch.js';
 import { patchBadRequest } from './patch-errors.js';
 import { applyStrategicMergePatch } from './strategic-merge-patch.js';
@@ -38,32 +41,41 @@ export interface ApplyPatchOptions {
   fieldValidation?: string;
   /** Accepted media types; defaults to BUILTIN_PATCH_TYPES with a schema and CUSTOM_RESOURCE_PATCH_TYPES without. */
   supportedTypes?: readonly string[];
+  /** Nesting, JSON patch operation and copy limits (defaults: DEFAULT_LIMITS). */
+  limits?: Pick<Limits, 'maxNestingDepth' | 'maxJsonPatchOperations' | 'maxJsonPatchCopyBytes'>;
 }
 
-/** Go's `encoding/json` wording for a body that does not parse (best effort on V8's message). */
-function syntaxErrorMessage(text: string, err: unknown): string {
-  if (text.trim() === '') return 'unexpected end of JSON input';
-  const msg = err instanceof Error ? err.message : '';
-  const pos = /position (\d+)/.exec(msg);
-  if (pos?.[1] !== undefined) {
-    const ch = text.charAt(Number(pos[1]));
-    if (ch !== '') return `invalid character '${ch}' looking for beginning of value`;
-  }
-  return 'unexpected end of JSON input';
+/** A patch body read from its bytes. */
+export interface DecodedPatch {
+  patch: unknown;
+  /** Keys repeated within one object of the body, for strict field validation. */
+  duplicates: DuplicateField[];
 }
 
-function parseBody(body: unknown, type: string, strict: boolean): unknown {
-  if (!(body instanceof Uint8Array)) return body;
+/**
+ * Reads a patch body (JSON for every patch type) under the nesting limit, with the error wording
+ * kube-apiserver uses for each patch type and validation level: 400 in every case.
+ */
+export function decodePatchBody(body: Uint8Array, type: string, fieldValidation: string | undefined, maxDepth = DEFAULT_LIMITS.maxNestingDepth): DecodedPatch {
+  const strict = fieldValidation === 'Strict' || fieldValidation === 'Warn';
   const text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
   try {
-    return JSON.parse(text) as unknown;
+    const parsed = readJson(text, { maxDepth });
+    return { patch: parsed.value, duplicates: parsed.duplicates };
   } catch (err) {
-    const detail = syntaxErrorMessage(text, err);
+    if (err instanceof ForbiddenKeyError) throw badRequest(err.message);
+    if (!(err instanceof JsonSyntaxError)) throw err;
+    const detail = err.message;
     if (type === MERGE_PATCH_TYPE && !strict) throw patchBadRequest('Invalid JSON Patch');
     if (type === JSON_PATCH_TYPE && strict) throw patchBadRequest(`error decoding patch: ${detail}`);
     if (type === MERGE_PATCH_TYPE) throw patchBadRequest(`error decoding patch: ${detail}`);
     throw patchBadRequest(detail);
   }
+}
+
+function parseBody(body: unknown, type: string, options: ApplyPatchOptions): unknown {
+  if (!(body instanceof Uint8Array)) return body;
+  return decodePatchBody(body, type, options.fieldValidation, options.limits?.maxNestingDepth).patch;
 }
 
 /**
@@ -84,14 +96,22 @@ export function applyPatch(
   const supported = options.supportedTypes ?? (schema ? BUILTIN_PATCH_TYPES : CUSTOM_RESOURCE_PATCH_TYPES);
   const type = patchTypeFromContentType(contentType, supported);
   const strict = options.fieldValidation === 'Strict' || options.fieldValidation === 'Warn';
-  switch (type) {
-    case JSON_PATCH_TYPE:
-      return applyJsonPatch(original, parseBody(body, type, strict), { strictDecoding: strict });
-    case MERGE_PATCH_TYPE:
-      return applyMergePatch(original, parseBody(body, type, strict), { strictDecoding: strict });
-    case STRATEGIC_MERGE_PATCH_TYPE:
-      return applyStrategicMergePatch(original, parseBody(body, type, strict), schema, { strictDecoding: strict });
-    default:
-      throw internalError(new Error(`${type}: unimplemented patch type`));
+  const limits = options.limits ?? DEFAULT_LIMITS;
+  try {
+    switch (type) {
+      case JSON_PATCH_TYPE:
+        return applyJsonPatch(original, parseBody(body, type, options), {
+          strictDecoding: strict, maxOperations: limits.maxJsonPatchOperations, maxCopyBytes: limits.maxJsonPatchCopyBytes,
+        });
+      case MERGE_PATCH_TYPE:
+        return applyMergePatch(original, parseBody(body, type, options), { strictDecoding: strict });
+      case STRATEGIC_MERGE_PATCH_TYPE:
+        return applyStrategicMergePatch(original, parseBody(body, type, options), schema, { strictDecoding: strict });
+      default:
+        throw internalError(new Error(`${type}: unimplemented patch type`));
+    }
+  } catch (err) {
+    if (err instanceof PatchDepthError) throw badRequest(`the patched object is nested too deeply: ${err.message}`);
+    throw err;
   }
 }

@@ -11,16 +11,23 @@ import { patchBadRequest, patchUnprocessable } from './patch-errors.js';
  * - `add`/`remove` on the root path "" fail.
  *
  * Failures while applying yield 422 Invalid with kube's fixed message; a body that is not a list of
- * operations yields 400 BadRequest; more than 10000 operations yield 413.
+ * operations yields 400 BadRequest; more than 10000 operations yield 413. Copies may add at most 3 MiB
+ * in all (kube's bound): a patch of repeated copies cannot build a huge document.
  */
 
 /** kube-apiserver's limit on operations in one JSON patch. */
 export const MAX_JSON_PATCH_OPERATIONS = 10000;
 
-/** Options mirroring the PATCH request's `fieldValidation` query parameter. */
+/** kube-apiserver's default bound on what `copy` operations may add to a document (JSONPatchMaxCopyBytes). */
+export const MAX_JSON_PATCH_COPY_BYTES = 3 * 1024 * 1024;
+
 export interface JsonPatchOptions {
   /** Strict or Warn field validation: kube decodes the body strictly first, which changes decode errors. */
   strictDecoding?: boolean;
+  /** Most operations accepted (default MAX_JSON_PATCH_OPERATIONS); 413 above. */
+  maxOperations?: number;
+  /** Most bytes (JSON form) that copy operations may add together (default MAX_JSON_PATCH_COPY_BYTES); 422 above. */
+  maxCopyBytes?: number;
 }
 
 /** An applied-operation failure; its text follows evanphx/json-patch and travels as the 422's cause. */
@@ -156,6 +163,9 @@ function valueOf(op: JsonObject): { present: boolean; value: unknown } {
 
 interface DocRef {
   doc: Container;
+  /** Bytes added by copy operations so far, and the bound on them. */
+  copied: number;
+  maxCopyBytes: number;
 }
 
 function wrap(prefix: string, e: unknown): OpError {
@@ -269,6 +279,12 @@ function opCopy(ref: DocRef, op: JsonObject): void {
   if (p.value === undefined) throw new OpError(`copy operation failed to decode path: ${MISSING}`);
   const target = findObject(ref.doc, p.value);
   if (!target) throw new OpError(`copy operation does not apply: doc is missing destination path: ${p.value}: ${MISSING}`);
+  // Counted before copying, as the library kube uses does, so repeated copies cannot grow a document
+  // past the bound (each doubling copy would otherwise build gigabytes from a small patch).
+  ref.copied += Buffer.byteLength(JSON.stringify(value === undefined ? null : value));
+  if (ref.maxCopyBytes > 0 && ref.copied > ref.maxCopyBytes) {
+    throw new OpError(`Unable to complete the copy, the accumulated size increase of copy is ${ref.copied}, exceeding the limit ${ref.maxCopyBytes}`);
+  }
   try {
     add(target.con, target.key, value === undefined ? null : cloneJson(value));
   } catch (e) {
@@ -312,14 +328,15 @@ function decodeOperations(body: unknown, strict: boolean): (JsonObject | null)[]
  */
 export function applyJsonPatch(original: unknown, patchBody: unknown, options: JsonPatchOptions = {}): unknown {
   const ops = decodeOperations(patchBody, options.strictDecoding === true);
-  if (ops.length > MAX_JSON_PATCH_OPERATIONS) {
-    throw tooLarge(`The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${ops.length}`);
+  const maxOperations = options.maxOperations ?? MAX_JSON_PATCH_OPERATIONS;
+  if (ops.length > maxOperations) {
+    throw tooLarge(`The allowed maximum operations in a JSON patch is ${maxOperations}, got ${ops.length}`);
   }
   const start = cloneJson(original);
   if (!Array.isArray(start) && !isJsonObject(start)) {
     throw patchUnprocessable('invalid state detected');
   }
-  const ref: DocRef = { doc: start };
+  const ref: DocRef = { doc: start, copied: 0, maxCopyBytes: options.maxCopyBytes ?? MAX_JSON_PATCH_COPY_BYTES };
   for (const op of ops) {
     const kind = op !== null && typeof op.op === 'string' ? op.op : 'unknown';
     try {

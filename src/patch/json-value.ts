@@ -25,31 +25,58 @@ export function hasOwn(obj: JsonObject, key: string): boolean {
   return Object.prototype.hasOwnProperty.call(obj, key);
 }
 
-/** A deep copy of a JSON value; the copy shares nothing with the input. */
-export function cloneJson<T>(v: T): T {
-  if (Array.isArray(v)) return v.map((x: unknown) => cloneJson(x)) as T;
+/**
+ * Nesting the patch engines walk at most. Values deeper than this (only a patch that nests a document
+ * into itself again and again can build one) fail with PatchDepthError instead of exhausting the stack.
+ */
+export const MAX_WALK_DEPTH = 2000;
+
+/** A value too deeply nested for the patch engines to copy or compare. */
+export class PatchDepthError extends Error {
+  constructor() {
+    super(`exceeded max depth of ${MAX_WALK_DEPTH}`);
+    this.name = 'PatchDepthError';
+  }
+}
+
+function cloneAt<T>(v: T, depth: number): T {
+  if (Array.isArray(v)) {
+    if (depth > MAX_WALK_DEPTH) throw new PatchDepthError();
+    return v.map((x: unknown) => cloneAt(x, depth + 1)) as T;
+  }
   if (isJsonObject(v)) {
+    if (depth > MAX_WALK_DEPTH) throw new PatchDepthError();
     const out: JsonObject = {};
-    for (const k of Object.keys(v)) setOwn(out, k, cloneJson(v[k]));
+    for (const k of Object.keys(v)) setOwn(out, k, cloneAt(v[k], depth + 1));
     return out as T;
   }
   return v;
 }
 
-/** Structural equality of two JSON values (object key order is irrelevant). */
-export function jsonEqual(a: unknown, b: unknown): boolean {
+/** A deep copy of a JSON value; the copy shares nothing with the input. Throws PatchDepthError past MAX_WALK_DEPTH. */
+export function cloneJson<T>(v: T): T {
+  return cloneAt(v, 1);
+}
+
+function equalAt(a: unknown, b: unknown, depth: number): boolean {
   if (a === b) return true;
+  if (depth > MAX_WALK_DEPTH) throw new PatchDepthError();
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
-    return a.every((x, i) => jsonEqual(x, b[i]));
+    return a.every((x, i) => equalAt(x, b[i], depth + 1));
   }
   if (isJsonObject(a)) {
     if (!isJsonObject(b)) return false;
     const ka = Object.keys(a);
     if (ka.length !== Object.keys(b).length) return false;
-    return ka.every((k) => hasOwn(b, k) && jsonEqual(a[k], b[k]));
+    return ka.every((k) => hasOwn(b, k) && equalAt(a[k], b[k], depth + 1));
   }
   return false;
+}
+
+/** Structural equality of two JSON values (object key order is irrelevant). Throws PatchDepthError past MAX_WALK_DEPTH. */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  return equalAt(a, b, 1);
 }
 
 /** Go's `encoding/json` name for the JSON kind of a value, as used in its unmarshal errors. */

@@ -21,11 +21,13 @@ export function patchBadRequest(message: string): ApiError {
 }
 
 /**
- * A failure kube does not map to a Status (a plain Go error): the response is 500 with no reason and
- * the error text as message, exactly as `ErrorToAPIStatus` renders unknown errors.
+ * A patch the strategic merge library refuses with a plain error (a list item without its merge key, an
+ * unknown `$patch` value, a `$setElementOrder` list that does not match): kube-apiserver passes the
+ * library's text through unmapped, which makes it a 500 with no reason. The fault is the client's, so
+ * Capstan answers 400 BadRequest with the same text.
  */
-export function patchUnmapped(message: string): ApiError {
-  return new ApiError(500, '', message);
+export function patchRejected(message: string): ApiError {
+  return badRequest(message);
 }
 
 /** The detailed reason attached by `patchUnprocessable`, if any. */

@@ -4,7 +4,7 @@ import { goSliceStable } from './go-stable-sort.js';
 import {
   cloneJson, goFormat, goFormatS, goJsonKind, goTypeName, hasOwn, isJsonObject, setOwn, type JsonObject,
 } from './json-value.js';
-import { patchBadRequest, patchUnmapped, patchUnprocessable } from './patch-errors.js';
+import { patchBadRequest, patchRejected, patchUnprocessable } from './patch-errors.js';
 
 /**
  * Strategic merge patch, applied the way kube-apiserver applies it to built-in types
@@ -24,16 +24,16 @@ import { patchBadRequest, patchUnmapped, patchUnprocessable } from './patch-erro
  *   in it are left for the decoder to drop as unknown fields;
  * - fields without schema (unknown to the OpenAPI document) merge like JSON merge patch.
  *
- * Errors use kube's mapping: malformed directives 400 BadRequest, lists of lists 422 Invalid, anything
- * else (missing merge keys, bad `$patch` values, `$setElementOrder` mismatches) 500 with the library's
- * text, as kube-apiserver returns them.
+ * Errors use kube's mapping: malformed directives 400 BadRequest, lists of lists 422 Invalid. Anything
+ * else (missing merge keys, bad `$patch` values, `$setElementOrder` mismatches) keeps the library's
+ * text but answers 400 BadRequest where kube-apiserver answers 500 (see patchRejected).
  */
 
-type ErrorKind = 'badRequest' | 'unprocessable' | 'unmapped';
+type ErrorKind = 'badRequest' | 'unprocessable' | 'rejected';
 
 class SmpError extends Error {
   readonly kind: ErrorKind;
-  constructor(message: string, kind: ErrorKind = 'unmapped') {
+  constructor(message: string, kind: ErrorKind = 'rejected') {
     super(message);
     this.kind = kind;
   }
@@ -463,7 +463,7 @@ function toApiError(e: SmpError): ApiError {
   switch (e.kind) {
     case 'badRequest': return patchBadRequest(e.message);
     case 'unprocessable': return patchUnprocessable(e.message);
-    default: return patchUnmapped(e.message);
+    default: return patchRejected(e.message);
   }
 }
 

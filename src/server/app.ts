@@ -5,16 +5,15 @@ import type { AddressInfo } from 'node:net';
 import { NamespaceLifecycle } from '../admission/namespace-lifecycle.js';
 import { Admission } from '../admission/admission.js';
 import type { ServerConfig } from '../cli/flags.js';
-import { writeNotFoundPage } from '../codec/plain-text.js';
 import { writeError } from '../codec/response-writer.js';
 import { errorLogger, requestLogger } from '../logging/request-logger.js';
 import { metricsMiddleware, metricsRouter } from '../metrics/metrics-router.js';
 import { setStorageObjectsCollector } from '../metrics/metrics.js';
 import { storageTypeOf } from '../registry/resource-types.js';
-import { isTrue } from '../api/request-info.js';
+import { queryBool } from '../api/request-options.js';
 import { DEFAULT_VERSION_INFO, discoveryRouter } from '../discovery/discovery-router.js';
 import type { ApiServices } from '../handlers/context.js';
-import { resourceHandler } from '../handlers/resource-router.js';
+import { notFoundHandler, resourceHandler } from '../handlers/resource-router.js';
 import { HealthChecks } from '../health/health-checks.js';
 import { healthRouter } from '../health/health-router.js';
 import { NamespaceController } from '../namespace/namespace-controller.js';
@@ -22,6 +21,7 @@ import { openapiRouter } from '../openapi/openapi-router.js';
 import { ResourceRegistry } from '../registry/resource-registry.js';
 import type { Storage } from '../storage/storage.js';
 import { bootstrapCluster } from './bootstrap.js';
+import { acceptRequest, installClientErrorHandler, MAX_HEADER_BYTES } from './http-framing.js';
 
 /** A running Capstan API server. */
 export interface CapstanServer {
@@ -37,8 +37,9 @@ export interface CapstanServer {
 
 /** Compression applies to get and list responses, never to watch streams (they must flush per event). */
 function isWatchRequest(req: Request): boolean {
-  const q = req.query as Record<string, unknown>;
-  return isTrue(typeof q.watch === 'string' ? q.watch : undefined) || req.path.includes('/watch/');
+  const q = req.originalUrl.indexOf('?');
+  const watchParam = q >= 0 && queryBool(new URLSearchParams(req.originalUrl.slice(q + 1)), 'watch');
+  return watchParam || req.path.includes('/watch/');
 }
 
 /**
@@ -81,6 +82,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
     storage,
     admission: new Admission([new NamespaceLifecycle(storage)]),
     featureGates: config.featureGates,
+    limits: config.limits,
     historyMs: config.watchCacheHistoryMs,
     minRequestTimeoutSeconds: config.minRequestTimeoutSeconds,
     shutdownSignal: shutdown.signal,
@@ -122,11 +124,14 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   app.use(discoveryRouter(registry, { version: DEFAULT_VERSION_INFO }));
   app.use(openapiRouter());
   app.use(resourceHandler(services));
-  app.use((_req: Request, res: Response) => writeNotFoundPage(res));
+  app.use(notFoundHandler(services));
   app.use(errorLogger());
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => writeError(res, err));
 
-  const http = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, app);
+  const http = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0, maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
+    if (acceptRequest(req, res)) app(req, res);
+  });
+  installClientErrorHandler(http);
   const handed = options.handedConnections;
   const connections = new Set<import('node:net').Socket>();
   let onNoConnections: (() => void) | undefined;

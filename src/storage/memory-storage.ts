@@ -1,6 +1,6 @@
 import { compareResourceVersions } from './resource-version.js';
 import {
-  StorageError, type ChangeEvent, type ChangeListener, type ListOptions, type ListResult, type Storage, type StoredObject,
+  DEFAULT_MAX_OBJECT_BYTES, objectTooLarge, StorageError, type ChangeEvent, type ChangeListener, type ListOptions, type ListResult, type Storage, type StoredObject,
 } from './storage.js';
 import { VersionedCollection, type HistoryLimits } from './versioned-collection.js';
 
@@ -11,6 +11,8 @@ export interface MemoryStorageOptions {
   historyMaxEvents?: number;
   /** Clock, replaceable in tests. */
   now?: () => number;
+  /** Largest object stored, in bytes of its JSON (default DEFAULT_MAX_OBJECT_BYTES). */
+  maxObjectBytes?: number;
 }
 
 interface Watcher {
@@ -42,10 +44,23 @@ export class MemoryStorage implements Storage {
   private readonly types = new Map<string, TypeState>();
   private readonly limits: HistoryLimits;
   private readonly now: () => number;
+  private readonly maxObjectBytes: number;
 
   constructor(options: MemoryStorageOptions) {
     this.limits = { historyMs: options.historyMs, historyMaxEvents: options.historyMaxEvents ?? 1_000_000 };
     this.now = options.now ?? Date.now;
+    this.maxObjectBytes = options.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES;
+  }
+
+  /** The stored JSON of a write, refused when bigger than the object limit. */
+  private serialize(object: Record<string, unknown>, rv: string): string {
+    const json = withResourceVersion(object, rv);
+    // String length is a lower bound of the byte length: only long strings need the exact count.
+    if (json.length * 3 > this.maxObjectBytes) {
+      const size = Buffer.byteLength(json);
+      if (size > this.maxObjectBytes) throw objectTooLarge(size, this.maxObjectBytes);
+    }
+    return json;
   }
 
   private state(type: string): TypeState {
@@ -73,7 +88,7 @@ export class MemoryStorage implements Storage {
     const s = this.state(type);
     if (s.collection.get(key)) throw new StorageError('AlreadyExists', `${key} already exists`);
     const rv = this.nextVersion(s);
-    const stored: StoredObject = { key, resourceVersion: rv, json: withResourceVersion(object, rv) };
+    const stored: StoredObject = { key, resourceVersion: rv, json: this.serialize(object, rv) };
     this.record(s, { type: 'ADDED', key, resourceVersion: rv, json: stored.json });
     return stored;
   }
@@ -90,7 +105,7 @@ export class MemoryStorage implements Storage {
       throw new StorageError('Conflict', `${key} is at ${current.resourceVersion}`, current.resourceVersion);
     }
     const rv = this.nextVersion(s);
-    const stored: StoredObject = { key, resourceVersion: rv, json: withResourceVersion(object, rv) };
+    const stored: StoredObject = { key, resourceVersion: rv, json: this.serialize(object, rv) };
     this.record(s, { type: 'MODIFIED', key, resourceVersion: rv, json: stored.json, prevJson: current.json });
     return stored;
   }

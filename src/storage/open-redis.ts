@@ -26,6 +26,7 @@ export async function openRedisStorage(config: ServerConfig): Promise<Storage> {
     tls,
     waitReplicas: config.redisWaitReplicas,
     historyMs: config.watchCacheHistoryMs,
+    maxObjectBytes: config.limits.maxObjectBytes,
     listCache: config.watchCache,
   });
   // Every worker and pod on this Redis signs continue tokens with the same key.

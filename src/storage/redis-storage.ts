@@ -8,7 +8,7 @@ import { ListCache } from './redis-list-cache.js';
 import { parseStreamEntry, WatchHub, watchGone } from './redis-watch-hub.js';
 import { compareResourceVersions, isResourceVersion } from './resource-version.js';
 import {
-  StorageError, type ChangeEvent, type ChangeListener, type ListOptions, type ListResult, type Storage, type StoredObject,
+  DEFAULT_MAX_OBJECT_BYTES, objectTooLarge, StorageError, type ChangeEvent, type ChangeListener, type ListOptions, type ListResult, type Storage, type StoredObject,
 } from './storage.js';
 
 /** Where the Redis deployment is (standalone URL, Sentinel or Cluster) and how history is kept. */
@@ -25,6 +25,8 @@ export interface RedisStorageOptions {
   tls?: boolean;
   /** How long change history is kept, in milliseconds (watch and snapshot window). */
   historyMs: number;
+  /** Largest object stored, in bytes of its JSON (default DEFAULT_MAX_OBJECT_BYTES). */
+  maxObjectBytes?: number;
   /** Most events kept per type, whatever their age. */
   historyMaxEvents?: number;
   /** After each write, wait until this many replicas acknowledged it (WAIT); 0 disables. */
@@ -286,8 +288,19 @@ export class RedisStorage implements Storage {
     return [this.options.historyMs, this.historyMax];
   }
 
+  /** The stored JSON of a write around its resourceVersion, refused when bigger than the object limit. */
+  private serialize(object: Record<string, unknown>): { before: string; after: string } {
+    const split = splitAroundResourceVersion(object);
+    const max = this.options.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES;
+    if ((split.before.length + split.after.length) * 3 > max) {
+      const size = Buffer.byteLength(split.before) + Buffer.byteLength(split.after);
+      if (size > max) throw objectTooLarge(size, max);
+    }
+    return split;
+  }
+
   async create(type: string, key: string, object: Record<string, unknown>): Promise<StoredObject> {
-    const { before, after } = splitAroundResourceVersion(object);
+    const { before, after } = this.serialize(object);
     const reply = await this.run((s) => s.create, this.keys(type), [key, before, after, ...this.history()], true);
     const failure = scriptFailure(reply, key);
     if (failure) throw failure;
@@ -304,7 +317,7 @@ export class RedisStorage implements Storage {
   }
 
   async update(type: string, key: string, object: Record<string, unknown>, expectedResourceVersion: string): Promise<StoredObject> {
-    const { before, after } = splitAroundResourceVersion(object);
+    const { before, after } = this.serialize(object);
     const reply = await this.run((s) => s.update, this.keys(type), [key, expectedResourceVersion, before, after, ...this.history()], true);
     const failure = scriptFailure(reply, key);
     if (failure) throw failure;

@@ -68,8 +68,18 @@ export type ChangeListener = (event: ChangeEvent) => void;
 /**
  * `Unavailable`: nothing was done (the backend could not be reached). `Timeout`: a write was sent
  * but its outcome is unknown (it may have been applied), as with a connection lost mid-command.
+ * `TooLarge`: a requested resourceVersion is newer than the type's. `ObjectTooLarge`: a write's
+ * object is bigger than the backend stores (nothing was written).
  */
-export type StorageErrorCode = 'NotFound' | 'AlreadyExists' | 'Conflict' | 'Gone' | 'TooLarge' | 'Unavailable' | 'Timeout';
+export type StorageErrorCode = 'NotFound' | 'AlreadyExists' | 'Conflict' | 'Gone' | 'TooLarge' | 'ObjectTooLarge' | 'Unavailable' | 'Timeout';
+
+/** Default bound on a stored object's JSON size: etcd's default request limit (1.5 MiB). */
+export const DEFAULT_MAX_OBJECT_BYTES = 1536 * 1024;
+
+/** The refusal of a write whose object serialises to `size` bytes, more than `limit`. */
+export function objectTooLarge(size: number, limit: number): StorageError {
+  return new StorageError('ObjectTooLarge', `object is ${size} bytes, more than the storage limit of ${limit} bytes`);
+}
 
 /** A storage failure; the API layer maps it to a Kubernetes error in `storageErrorToApi`. */
 export class StorageError extends Error {
@@ -88,7 +98,8 @@ export class StorageError extends Error {
 export interface Storage {
   /**
    * Stores `object` under `key` if no object has that key. Sets `metadata.resourceVersion` to the
-   * new version. Throws `AlreadyExists`.
+   * new version. Throws `AlreadyExists`, or `ObjectTooLarge` (as update does) when the object's JSON is
+   * bigger than the backend's object limit.
    */
   create(type: string, key: string, object: Record<string, unknown>): Promise<StoredObject>;
 

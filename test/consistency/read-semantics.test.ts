@@ -74,13 +74,23 @@ for (const backend of allBackends()) {
       assert.equal(r.status, 200);
     });
 
-    test('malformed resourceVersion is 400 on get, list and watch', async () => {
-      for (const path of [`${CM}/x?resourceVersion=abc`, `${CM}?resourceVersion=01`, `${CM}?watch=1&resourceVersion=-5`]) {
+    test('malformed resourceVersion is 400 on get, list and watch (kube parses it as a decimal uint64)', async () => {
+      const cases: Array<[string, string]> = [
+        [`${CM}/x?resourceVersion=abc`, 'resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax'],
+        [`${CM}?resourceVersion=%2B5`, 'invalid resource version: resourceVersion: Invalid value: "+5": strconv.ParseUint: parsing "+5": invalid syntax'],
+        [`${CM}?watch=1&resourceVersion=-5`, 'invalid resource version: resourceVersion: Invalid value: "-5": strconv.ParseUint: parsing "-5": invalid syntax'],
+        [`${CM}?resourceVersion=99999999999999999999`, 'invalid resource version: resourceVersion: Invalid value: "99999999999999999999": strconv.ParseUint: parsing "99999999999999999999": value out of range'],
+      ];
+      for (const [path, message] of cases) {
         const r = await api(s.url, path);
         assert.equal(r.status, 400, path);
         assert.equal(r.body.kind, 'Status');
         assert.equal(r.body.reason, 'BadRequest');
+        assert.equal(r.body.message, message, path);
       }
+      // Leading zeros parse, as strconv.ParseUint reads them.
+      const padded = await api(s.url, `${CM}?resourceVersion=01`);
+      assert.equal(padded.status, 200, padded.text);
     });
 
     test('list Most Recent / Any / Not older than without limit', async () => {
@@ -122,7 +132,7 @@ for (const backend of allBackends()) {
       }
     });
 
-    test('invalid combinations are 400 with Kubernetes messages', async () => {
+    test('invalid combinations are 422 on ListOptions with Kubernetes messages', async () => {
       const cases: Array<[string, RegExp]> = [
         ['resourceVersionMatch=Exact', /resourceVersionMatch is forbidden unless resourceVersion is provided/],
         ['resourceVersionMatch=NotOlderThan', /resourceVersionMatch is forbidden unless resourceVersion is provided/],
@@ -133,8 +143,9 @@ for (const backend of allBackends()) {
       ];
       for (const [q, message] of cases) {
         const r = await api(s.url, `${CM}?${q}`);
-        assert.equal(r.status, 400, q);
-        assert.equal(r.body.reason, 'BadRequest', q);
+        assert.equal(r.status, 422, q);
+        assert.equal(r.body.reason, 'Invalid', q);
+        assert.equal(r.body.details.kind, 'ListOptions', q);
         assert.match(r.body.message, message, q);
       }
       const page = await api(s.url, `${CM}?limit=1`);

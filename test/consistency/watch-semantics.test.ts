@@ -121,10 +121,13 @@ for (const backend of allBackends()) {
       assert.deepEqual(summary(fe), [['ADDED', 'y']]);
     });
 
-    test('a watch on one object\'s path sees only that object', async () => {
+    test('a watch on one object\'s /watch/ path sees only that object; ?watch=1 on an object path is a plain get', async () => {
       const ns = await mkNamespace(s.url);
       const one = await create(s.url, ns, 'one');
-      const w = await openWatch(s.url, `/api/v1/namespaces/${ns}/configmaps/one?watch=1&resourceVersion=${one.metadata.resourceVersion}`);
+      const get = await api(s.url, `/api/v1/namespaces/${ns}/configmaps/one?watch=1`);
+      assert.equal(get.status, 200);
+      assert.equal(get.body.kind, 'ConfigMap');
+      const w = await openWatch(s.url, `/api/v1/watch/namespaces/${ns}/configmaps/one?resourceVersion=${one.metadata.resourceVersion}`);
       await create(s.url, ns, 'two');
       await patch(s.url, ns, 'one', { data: { a: 'b' } });
       const events = await w.waitFor((e) => e.length >= 1);
@@ -188,18 +191,21 @@ for (const backend of allBackends()) {
       assert.equal(second.object.rows[0].cells[0], 'tb');
     });
 
-    test('streaming list parameter combinations are validated with 400', async () => {
+    test('streaming list parameter combinations answer 422 on ListOptions, as kube-apiserver validates them', async () => {
       const base = '/api/v1/namespaces/default/configmaps?watch=1';
-      const cases = [
-        `${base}&sendInitialEvents=true&allowWatchBookmarks=true`,
-        `${base}&sendInitialEvents=true&resourceVersionMatch=Exact&allowWatchBookmarks=true&resourceVersion=1`,
-        `${base}&sendInitialEvents=true&resourceVersionMatch=NotOlderThan`,
-        `${base}&resourceVersionMatch=NotOlderThan&resourceVersion=1`,
+      const cases: Array<[string, RegExp]> = [
+        [`${base}&sendInitialEvents=true&allowWatchBookmarks=true`, /^ListOptions\.meta\.k8s\.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan$/],
+        [`${base}&sendInitialEvents=true&resourceVersionMatch=Exact&allowWatchBookmarks=true&resourceVersion=1`,
+          /^ListOptions\.meta\.k8s\.io "" is invalid: \[resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan, resourceVersionMatch: Unsupported value: "Exact": supported values: "NotOlderThan"\]$/],
+        [`${base}&resourceVersionMatch=NotOlderThan&resourceVersion=1`, /^ListOptions\.meta\.k8s\.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided$/],
       ];
-      for (const path of cases) {
+      for (const [path, message] of cases) {
         const r = await api(s.url, path);
-        assert.equal(r.status, 400, path);
-        assert.equal(r.body.reason, 'BadRequest', path);
+        assert.equal(r.status, 422, path);
+        assert.equal(r.body.reason, 'Invalid', path);
+        assert.equal(r.body.details.kind, 'ListOptions', path);
+        assert.equal(r.body.details.group, 'meta.k8s.io', path);
+        assert.match(r.body.message, message, path);
       }
     });
 

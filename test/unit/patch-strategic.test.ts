@@ -230,16 +230,16 @@ describe('strategic merge patch: errors as kube-apiserver reports them', () => {
   test('lists of lists are 422', () => {
     const original = { ...deployment(), metadata: { name: 'web', finalizers: [] } };
     expectError(() => smp({ metadata: { finalizers: [['x']] } }, original), 422, 'Invalid', 'the server rejected our request due to an error in our request');
-    expectError(() => smp({ metadata: { finalizers: [['x']] } }), 500, '', 'list element types are not identical: [[f1 f2] [[x]]]');
+    expectError(() => smp({ metadata: { finalizers: [['x']] } }), 400, 'BadRequest', 'list element types are not identical: [[f1 f2] [[x]]]');
   });
-  test('missing merge key, bad $patch values and order mismatches are 500 with the library text', () => {
-    expectError(() => smp(tmpl({ containers: [{ image: 'x' }] })), 500, '', 'map: map[image:x] does not contain declared merge key: name');
-    expectError(() => smp({ metadata: { labels: { $patch: 'bogus' } } }), 500, '', 'unknown patch type: bogus in map: map[$patch:bogus]');
-    expectError(() => smp(tmpl({ containers: [{ name: 'app', $patch: 'merge' }] })), 500, '', 'merging lists cannot yet be specified in the patch');
+  test('missing merge key, bad $patch values and order mismatches are 400 with the library text (kube answers 500)', () => {
+    expectError(() => smp(tmpl({ containers: [{ image: 'x' }] })), 400, 'BadRequest', 'map: map[image:x] does not contain declared merge key: name');
+    expectError(() => smp({ metadata: { labels: { $patch: 'bogus' } } }), 400, 'BadRequest', 'unknown patch type: bogus in map: map[$patch:bogus]');
+    expectError(() => smp(tmpl({ containers: [{ name: 'app', $patch: 'merge' }] })), 400, 'BadRequest', 'merging lists cannot yet be specified in the patch');
     expectError(() => smp(tmpl({
       '$setElementOrder/containers': [{ name: 'app' }, { name: 'sidecar' }],
       containers: [{ name: 'sidecar', image: 'x' }, { name: 'app', image: 'y' }],
-    })), 500, '', /^The order in patch list:\n/);
+    })), 400, 'BadRequest', /^The order in patch list:\n/);
   });
 });
 

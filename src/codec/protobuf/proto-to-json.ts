@@ -1,5 +1,6 @@
 import { badRequest } from '../../api/errors.js';
-import { parseJsonSafely } from '../safe-json.js';
+import { DEFAULT_LIMITS } from '../../api/limits.js';
+import { ForbiddenKeyError, JsonSyntaxError, readJson } from '../json-text.js';
 import { formatDuration, formatTimestamp } from './wire-time.js';
 import { int64ToNumber } from './wire-int64.js';
 import type { FieldPlan, MessagePlan, ValuePlan } from './message-plan.js';
@@ -52,9 +53,10 @@ function rawJson(bytes: unknown): unknown {
   }
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('utf8');
   try {
-    return parseJsonSafely(text);
+    return readJson(text, { maxDepth: DEFAULT_LIMITS.maxNestingDepth }).value;
   } catch (err) {
-    if (err instanceof SyntaxError) throw new ProtobufContentError(`embedded raw data is not valid JSON: ${text.slice(0, 30)}`);
+    if (err instanceof JsonSyntaxError) throw new ProtobufContentError(`embedded raw data is not valid JSON: ${err.message}`);
+    if (err instanceof ForbiddenKeyError) throw badRequest(err.message);
     throw err;
   }
 }

@@ -1,0 +1,362 @@
+import type { SchemaNode } from '../schema/openapi-schema.js';
+
+/**
+ * Decoding a JSON value "into the kind", as kube-apiserver's typed decoder does with Go structs: every
+ * field the schema does not declare is dropped (and reported for strict field validation), and every
+ * value of the wrong JSON type fails the request with the error Go's `encoding/json` gives
+ * (`json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32`),
+ * including the types with their own decoders (Quantity, IntOrString, Time, MicroTime, base64 bytes).
+ *
+ * Like Go's decoder, a plain type mismatch is remembered and decoding goes on (the first one in document
+ * order is reported at the end); a failure inside a type's own decoder (a bad Quantity or time) stops
+ * at once and wins. Recursion is bounded by the body decoder's nesting limit.
+ */
+
+/** A body that cannot be decoded into its kind; `message` is Go's error text. */
+export class TypedDecodeError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TypedDecodeError';
+  }
+}
+
+/** What decoding left behind when it succeeded. */
+export interface TypedDecodeOutcome {
+  /** Paths of dropped fields as Go's strict decoding prints them (`spec.containers[0].foo`), in document order. */
+  unknownFields: string[];
+}
+
+/** How the literal text of a number is found (see ParsedJson.numberLiterals). */
+export type NumberLiteralLookup = (container: object, key: string | number) => string | undefined;
+
+type Obj = Record<string, unknown>;
+
+const QUANTITY = 'io.k8s.apimachinery.pkg.api.resource.Quantity';
+const INT_OR_STRING = 'io.k8s.apimachinery.pkg.util.intstr.IntOrString';
+const TIME = 'io.k8s.apimachinery.pkg.apis.meta.v1.Time';
+const MICRO_TIME = 'io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime';
+/** Types that keep whatever JSON they are given. */
+const OPAQUE = new Set([
+  'io.k8s.apimachinery.pkg.runtime.RawExtension',
+  'io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1',
+  'io.k8s.apimachinery.pkg.apis.meta.v1.Patch',
+  'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSON',
+  'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrArray',
+  'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrBool',
+  'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrStringArray',
+]);
+
+const QUANTITY_PATTERN = /^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$/;
+const QUANTITY_ERROR = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+
+/** The Go type name a schema decodes into, as Go's errors print it (`v1.Container`, `[]string`, `int32`). */
+export function goTypeName(schema: SchemaNode): string {
+  const def = schema.definition;
+  if (def !== undefined) {
+    const parts = def.split('.');
+    const name = parts[parts.length - 1] as string;
+    const pkg = parts[parts.length - 2] as string;
+    return `${pkg}.${name}`;
+  }
+  switch (schema.type()) {
+    case 'integer': return schema.format() === 'int32' ? 'int32' : 'int64';
+    case 'number': return schema.format() === 'float' ? 'float32' : 'float64';
+    case 'boolean': return 'bool';
+    case 'string': return schema.format() === 'byte' ? '[]uint8' : 'string';
+    case 'array': {
+      const items = schema.items();
+      return `[]${items ? goTypeName(items) : 'interface {}'}`;
+    }
+    case 'object': {
+      const values = schema.additionalProperties();
+      if (values) return `map[string]${goTypeName(values)}`;
+      return 'struct {}';
+    }
+    default: return 'interface {}';
+  }
+}
+
+/** Go's name for the JSON kind of a value in "cannot unmarshal <kind> into". */
+function jsonKind(v: unknown): string {
+  if (Array.isArray(v)) return 'array';
+  switch (typeof v) {
+    case 'string': return 'string';
+    case 'number': return 'number';
+    case 'boolean': return 'bool';
+    default: return 'object';
+  }
+}
+
+function isObj(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function isBase64Char(c: number): boolean {
+  return (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c === 0x2b || c === 0x2f;
+}
+
+function isNewline(c: number): boolean {
+  return c === 0x0a || c === 0x0d;
+}
+
+/**
+ * Go's `base64.StdEncoding` decoding check (newlines skipped, padding required): the offset Go's
+ * `illegal base64 data at input byte N` names, or -1 when the text decodes.
+ */
+export function base64ErrorOffset(s: string): number {
+  const n = s.length;
+  let si = 0;
+  for (;;) {
+    let j = 0;
+    while (j < 4) {
+      if (si === n) return j === 0 ? -1 : si - j;
+      const c = s.charCodeAt(si++);
+      if (isNewline(c)) continue;
+      if (isBase64Char(c)) {
+        j++;
+        continue;
+      }
+      if (c !== 0x3d) return si - 1;
+      // Padding: only after two or three characters of a quantum, and it ends the input.
+      if (j < 2) return si - 1;
+      if (j === 2) {
+        while (si < n && isNewline(s.charCodeAt(si))) si++;
+        if (si === n) return n;
+        if (s.charCodeAt(si) !== 0x3d) return si - 1;
+        si++;
+      }
+      while (si < n && isNewline(s.charCodeAt(si))) si++;
+      return si < n ? si : -1;
+    }
+  }
+}
+
+function intRange(format: string | undefined): [number, number] {
+  return format === 'int32' ? [-2147483648, 2147483647] : [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER];
+}
+
+interface Context {
+  /** Innermost Go struct holding the current field (without package). */
+  struct: string;
+  /** JSON field names from the root, without indices: Go's error field path. */
+  fields: string[];
+  /** Path with indices for unknown-field reports. */
+  path: string;
+}
+
+/**
+ * Whose words a type error is reported in: Go's `encoding/json` (request bodies, merge and JSON
+ * patches) or kube's unstructured converter (strategic merge patches, which kube applies to maps and
+ * converts to the typed object without JSON in between).
+ */
+export type DecodeWording = 'json' | 'unstructured';
+
+/** Go's UnmarshalTypeError text, with the field context Go's decoder adds. */
+function mismatchMessage(ctx: Context, value: unknown, type: string, literal?: string): string {
+  const what = literal !== undefined ? `number ${literal}` : jsonKind(value);
+  const into = ctx.fields.length > 0 ? `Go struct field ${ctx.struct}.${ctx.fields.join('.')}` : 'Go value';
+  return `json: cannot unmarshal ${what} into ${into} of type ${type}`;
+}
+
+/** The Go kind of a value in an unstructured map (JSON numbers: int64 when integral, else float64). */
+function unstructuredKind(v: unknown): string {
+  if (Array.isArray(v)) return 'slice';
+  switch (typeof v) {
+    case 'string': return 'string';
+    case 'number': return Number.isInteger(v) ? 'int64' : 'float64';
+    case 'boolean': return 'bool';
+    default: return 'map';
+  }
+}
+
+/** The unstructured converter's refusal to put `value` into a scalar of Go kind `dest`, or undefined when it converts. */
+function scalarConversionError(value: unknown, dest: string): string | undefined {
+  const src = unstructuredKind(value);
+  if (src === dest) return undefined;
+  const numeric = (k: string): boolean => k === 'int32' || k === 'int64' || k === 'float32' || k === 'float64';
+  if (src === 'int64' && numeric(dest)) return undefined;
+  if (src === 'float64' && numeric(dest)) {
+    if (dest.startsWith('float') || Number.isInteger(value)) return undefined;
+    return `cannot convert float64 to ${dest}`;
+  }
+  if (src === 'int64' && dest === 'string') return 'cannot convert int64 to string';
+  return `unrecognized type: ${dest}`;
+}
+
+class Decoder {
+  firstError: string | undefined;
+  readonly unknown: string[] = [];
+
+  constructor(private readonly literal: NumberLiteralLookup | undefined, private readonly wording: DecodeWording) {}
+
+  private save(message: string): void {
+    // The unstructured converter stops at its first error; Go's JSON decoder goes on and reports the first.
+    if (this.wording === 'unstructured') throw new TypedDecodeError(message);
+    this.firstError ??= message;
+  }
+
+  /** A value of the wrong JSON type for a scalar field of Go kind `kind` (named type `type`). */
+  private scalarMismatch(ctx: Context, value: unknown, type: string, kind: string, literal?: string): void {
+    if (this.wording === 'unstructured') {
+      const err = scalarConversionError(value, kind);
+      if (err !== undefined) this.save(err);
+      return;
+    }
+    this.save(mismatchMessage(ctx, value, type, literal));
+  }
+
+  /** A value that is not an object or array where a struct, map or slice is expected. */
+  private shapeMismatch(ctx: Context, value: unknown, schema: SchemaNode, shape: 'struct' | 'map' | 'slice'): void {
+    if (this.wording === 'unstructured') {
+      const src = unstructuredKind(value);
+      this.save(shape === 'struct' ? `cannot restore struct from: ${src}` : `cannot restore ${shape} from ${src}`);
+      return;
+    }
+    this.save(mismatchMessage(ctx, value, goTypeName(schema)));
+  }
+
+  private numberText(container: object, key: string | number, value: number): string {
+    return this.literal?.(container, key) ?? String(value);
+  }
+
+  /** Decodes `container[key]` as `schema`, dropping undeclared fields below it. */
+  value(container: Obj | unknown[], key: string | number, schema: SchemaNode, ctx: Context): void {
+    const v = (container as Record<string | number, unknown>)[key];
+    if (v === null || v === undefined) return;
+    const def = schema.definition;
+    if (def !== undefined && OPAQUE.has(def)) return;
+    if (schema.preservesUnknownFields() && schema.propertyNames().length === 0) return;
+    if (def === QUANTITY) return this.quantity(v);
+    if (def === INT_OR_STRING || schema.isIntOrString()) return this.intOrString(container, key, v, ctx);
+    if (def === TIME || def === MICRO_TIME) return this.time(v, ctx);
+    switch (schema.type()) {
+      case 'object':
+      case undefined: {
+        const values = schema.propertyNames().length === 0 ? schema.additionalProperties() : undefined;
+        if (!isObj(v)) {
+          this.shapeMismatch(ctx, v, schema, values ? 'map' : 'struct');
+          return;
+        }
+        if (values) return this.map(v, values, ctx);
+        return this.struct(v, schema, ctx);
+      }
+      case 'array': {
+        if (!Array.isArray(v)) {
+          this.shapeMismatch(ctx, v, schema, 'slice');
+          return;
+        }
+        const items = schema.items();
+        if (!items) return;
+        for (let i = 0; i < v.length; i++) this.value(v, i, items, { ...ctx, path: `${ctx.path}[${i}]` });
+        return;
+      }
+      case 'string':
+        if (schema.format() === 'byte') return this.bytes(v, ctx, schema);
+        if (typeof v !== 'string') this.scalarMismatch(ctx, v, goTypeName(schema), 'string');
+        return;
+      case 'boolean':
+        if (typeof v !== 'boolean') this.scalarMismatch(ctx, v, 'bool', 'bool');
+        return;
+      case 'integer': {
+        const type = goTypeName(schema);
+        if (typeof v !== 'number') {
+          this.scalarMismatch(ctx, v, type, type);
+          return;
+        }
+        const text = this.numberText(container, key, v);
+        const [min, max] = intRange(schema.format());
+        if (this.wording === 'unstructured') this.scalarMismatch(ctx, v, type, type);
+        else if (!/^-?\d+$/.test(text) || !Number.isInteger(v) || v < min || v > max) this.scalarMismatch(ctx, v, type, type, text);
+        return;
+      }
+      case 'number': {
+        const type = goTypeName(schema);
+        if (typeof v !== 'number') this.scalarMismatch(ctx, v, type, type);
+        else if (!Number.isFinite(v)) this.scalarMismatch(ctx, v, type, type, this.numberText(container, key, v));
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  private struct(obj: Obj, schema: SchemaNode, ctx: Context): void {
+    const name = goTypeName(schema);
+    const struct = name.slice(name.indexOf('.') + 1);
+    for (const k of Object.keys(obj)) {
+      const child = schema.property(k);
+      const path = ctx.path === '' ? k : `${ctx.path}.${k}`;
+      if (!child) {
+        this.unknown.push(path);
+        delete obj[k];
+        continue;
+      }
+      this.value(obj, k, child, { struct, fields: [...ctx.fields, k], path });
+    }
+  }
+
+  private map(obj: Obj, values: SchemaNode, ctx: Context): void {
+    for (const k of Object.keys(obj)) this.value(obj, k, values, { ...ctx, path: `${ctx.path}.${k}` });
+  }
+
+  private bytes(v: unknown, ctx: Context, schema: SchemaNode): void {
+    if (typeof v !== 'string') {
+      if (this.wording === 'unstructured') this.save(`cannot restore slice from ${unstructuredKind(v)}`);
+      else this.save(mismatchMessage(ctx, v, goTypeName(schema)));
+      return;
+    }
+    const at = base64ErrorOffset(v);
+    if (at < 0) return;
+    const err = `illegal base64 data at input byte ${at}`;
+    this.save(this.wording === 'unstructured' ? `error decoding from json: ${err}` : err);
+  }
+
+  private quantity(v: unknown): void {
+    if (typeof v === 'number') return;
+    if (typeof v === 'string' && QUANTITY_PATTERN.test(v.trim()) && v.trim() !== '') return;
+    throw new TypedDecodeError(QUANTITY_ERROR);
+  }
+
+  private intOrString(container: Obj | unknown[], key: string | number, v: unknown, ctx: Context): void {
+    if (typeof v === 'string') return;
+    if (typeof v !== 'number') {
+      this.hard(ctx, v, 'int32');
+      return;
+    }
+    const text = this.numberText(container, key, v);
+    if (!/^-?\d+$/.test(text) || !Number.isInteger(v) || v < -2147483648 || v > 2147483647) this.hard(ctx, v, 'int32', text);
+  }
+
+  private time(v: unknown, ctx: Context): void {
+    if (typeof v !== 'string') {
+      this.hard(ctx, v, 'string');
+      return;
+    }
+    if (!RFC3339.test(v)) {
+      throw new TypedDecodeError(`parsing time ${JSON.stringify(v)} as "2006-01-02T15:04:05Z07:00": cannot parse ${JSON.stringify(v)} as "2006"`);
+    }
+  }
+
+  /**
+   * A mismatch inside a type's own JSON decoder (IntOrString, Time): reported at once. Go's decoder adds
+   * the field's context to it; the unstructured converter, which calls that decoder on its own, does not.
+   */
+  private hard(ctx: Context, value: unknown, type: string, literal?: string): never {
+    const context = this.wording === 'json' ? ctx : { ...ctx, fields: [] };
+    throw new TypedDecodeError(mismatchMessage(context, value, type, literal));
+  }
+}
+
+/**
+ * Decodes `obj` (a parsed body) into the type `schema` describes, in place: unknown fields are removed
+ * and returned; a type error throws TypedDecodeError worded as `wording` says.
+ */
+export function decodeInto(obj: Obj, schema: SchemaNode, literal?: NumberLiteralLookup, wording: DecodeWording = 'json'): TypedDecodeOutcome {
+  const decoder = new Decoder(literal, wording);
+  const name = goTypeName(schema);
+  const root = { value: obj };
+  decoder.value(root as unknown as Obj, 'value', schema, { struct: name.slice(name.indexOf('.') + 1), fields: [], path: '' });
+  if (decoder.firstError !== undefined) throw new TypedDecodeError(decoder.firstError);
+  return { unknownFields: decoder.unknown };
+}

@@ -1,0 +1,69 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { decodePath } from '../api/request-info.js';
+
+/**
+ * The HTTP layer's own refusals, as Go's net/http (kube-apiserver's server) makes them: a request it
+ * cannot parse gets a plain-text `400 Bad Request` (or `431 Request Header Fields Too Large`) and the
+ * connection is closed; nothing reaches the API handlers.
+ */
+
+/** kube-apiserver's limit on request line plus headers (Go's http.DefaultMaxHeaderBytes). */
+export const MAX_HEADER_BYTES = 1 << 20;
+
+function plainStatus(status: number, text: string): string {
+  const body = `${status} ${text}`;
+  return `HTTP/1.1 ${status} ${text}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n${body}`;
+}
+
+/** Answers a request the HTTP parser refused, then closes the connection. */
+function onClientError(err: Error & { code?: string }, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const reply = err.code === 'HPE_HEADER_OVERFLOW' ? plainStatus(431, 'Request Header Fields Too Large') : plainStatus(400, 'Bad Request');
+  socket.end(reply);
+}
+
+function refuse(res: ServerResponse, text = 'Bad Request'): void {
+  const body = `400 ${text}`;
+  res.shouldKeepAlive = false;
+  res.writeHead(400, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' });
+  res.end(body);
+}
+
+/**
+ * Checks what Node's parser lets through but Go's does not, before the app sees the request:
+ * HTTP/0.9 request lines (no version), request targets that are neither a path nor an absolute URL,
+ * and paths with malformed percent-escapes. An absolute-form target (`GET http://host/path`) is
+ * served as its path, as Go serves it. Returns false when the request was answered here.
+ */
+export function acceptRequest(req: IncomingMessage, res: ServerResponse): boolean {
+  if (req.httpVersionMajor < 1) {
+    refuse(res);
+    return false;
+  }
+  let target = req.url ?? '';
+  const absolute = /^https?:\/\/[^/?#]*/i.exec(target);
+  if (absolute !== null) {
+    target = target.slice(absolute[0].length);
+    if (!target.startsWith('/')) target = `/${target}`;
+    req.url = target;
+  }
+  if (!target.startsWith('/') && !(target === '*' && req.method === 'OPTIONS')) {
+    refuse(res);
+    return false;
+  }
+  const q = target.indexOf('?');
+  if (decodePath(q < 0 ? target : target.slice(0, q)) === undefined) {
+    refuse(res);
+    return false;
+  }
+  return true;
+}
+
+/** Installs Go's answers for connections whose requests Node's HTTP parser refuses. */
+export function installClientErrorHandler(server: Server): void {
+  server.on('clientError', onClientError);
+}
