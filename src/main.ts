@@ -4,6 +4,7 @@ import { availableParallelism } from 'node:os';
 import { parseArgs, usage } from './cli/flags.js';
 import { runPrimary } from './cluster/primary.js';
 import { runServerProcess } from './cluster/server-process.js';
+import { StartupError } from './cli/startup-error.js';
 import { logger } from './logging/logger.js';
 
 /**
@@ -29,7 +30,7 @@ async function main(): Promise<void> {
     process.stderr.write('Error: --workers greater than 1 requires --storage=redis: the memory store lives in one process\n');
     process.exit(2);
   }
-  const workers = config.workers === 0 ? availableParallelism() : config.workers;
+  const workers = config.workers < 1 ? availableParallelism() : config.workers;
   if (cluster.isPrimary && workers > 1) {
     await runPrimary(config, { workers });
     return;
@@ -38,7 +39,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  logger.error('fatal', { error: err });
+  // Start-up failed: one line naming what failed (the stack only when debugging).
+  if (!(err instanceof StartupError)) logger.debug('start-up failed', { error: err });
   process.stderr.write(`Error: ${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(1);
 });

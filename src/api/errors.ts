@@ -1,3 +1,4 @@
+import { logger } from '../logging/logger.js';
 import { StorageError } from '../storage/storage.js';
 
 /**
@@ -141,6 +142,15 @@ export function serviceUnavailable(message: string, retryAfterSeconds = 1): ApiE
   return new ApiError(503, 'ServiceUnavailable', message, { retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) });
 }
 
+/**
+ * 503 for storage that cannot be reached. The client gets kube's generic words for the condition;
+ * the backend's own description (a client library's wording) goes to the log only.
+ */
+export function storageUnavailable(err: StorageError): ApiError {
+  logger.warn('storage unavailable', { detail: err.message });
+  return serviceUnavailable('the server is currently unable to handle the request', 1);
+}
+
 export function timeout(message: string, retryAfterSeconds = 1): ApiError {
   return new ApiError(504, 'Timeout', message, { retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) });
 }
@@ -159,7 +169,7 @@ export function asApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   if (err instanceof StorageError) {
     switch (err.code) {
-      case 'Unavailable': return serviceUnavailable(err.message, 1);
+      case 'Unavailable': return storageUnavailable(err);
       case 'Timeout': return writeTimeout();
       case 'Gone': return gone(err.message);
       case 'TooLarge': return timeout('Too large resource version', 1);

@@ -15,6 +15,8 @@ export interface ServerConfig {
   minRequestTimeoutSeconds: number;
   writeKubeconfig: string | undefined;
   workers: number;
+  /** With workers: how long a worker may take to claim a handed connection before it is stalled. */
+  workerClaimTimeoutMs: number;
   redisUrl: string;
   redisCluster: string[];
   redisSentinels: string[];
@@ -86,6 +88,10 @@ const FLAGS: FlagSpec[] = [
   {
     name: 'workers', default: '1', help: 'Worker processes sharing the port (auto = one per core); more than 1 requires --storage=redis.',
     apply: (c, v) => { c.workers = v === 'auto' ? -1 : int('workers', v, 1, 256); },
+  },
+  {
+    name: 'worker-claim-timeout', default: '2s', help: 'With --workers: a worker that takes longer than this to claim a new connection (its event loop is blocked) gets no more until it answers, and the connection goes to another worker.',
+    apply: (c, v) => { c.workerClaimTimeoutMs = duration('worker-claim-timeout', v); if (c.workerClaimTimeoutMs < 10) throw new Error(`invalid argument "${v}" for "--worker-claim-timeout" flag: must be at least 10ms`); },
   },
   { name: 'redis-url', default: 'redis://127.0.0.1:6379', help: 'Redis URL (redis:// or rediss://, with password) for --storage=redis.', apply: (c, v) => { c.redisUrl = v; } },
   { name: 'redis-cluster', default: '', help: 'Comma-separated host:port seed nodes of a Redis Cluster.', apply: (c, v) => { c.redisCluster = list(v); } },

@@ -2,24 +2,22 @@ import type { Worker } from 'node:cluster';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { logger } from '../logging/logger.js';
 import {
-  isConnectionRefusedMessage, isConnectionTakenMessage, isDrainingMessage, type ConnectionMessage,
+  isConnectionClaimMessage, isConnectionRefusedMessage, isDrainingMessage, isWorkerConnectionMessage,
+  type ConnectionGrantMessage, type ConnectionMessage, type PingMessage,
 } from './messages.js';
 
 /** Options of {@link ConnectionDistributor}. */
 export interface DistributorOptions {
   /**
-   * A hand-off a live worker has not acknowledged for this long is given up: the primary closes its
-   * copy (the worker keeps its own if the socket reached it). Guards against a socket lost inside
-   * Node's IPC layer without the worker dying, which would otherwise stay open for ever.
+   * A worker that has not claimed a connection handed to it for this long is stalled (stopped, or
+   * its event loop blocked): everything it has not claimed goes to other workers, and it receives
+   * nothing more until it answers again.
    */
-  handoffTimeoutMs?: number;
-  /** A connection handed this many times without being taken is closed (only a broken cluster gets there). */
+  claimTimeoutMs?: number;
+  /** A connection handed this many times without being served is answered 503 and closed. */
   maxHandoffs?: number;
-  /**
-   * A worker with this many unacknowledged hand-offs (stopped, or its event loop blocked) is passed
-   * over while another ready worker has fewer.
-   */
-  maxUnacknowledged?: number;
+  /** A worker with this many unclaimed hand-offs is passed over while another ready worker has fewer. */
+  maxUnclaimed?: number;
 }
 
 interface Handoff {
@@ -39,22 +37,35 @@ interface Waiting {
 const CHANNEL_POLL_MS = 10;
 const CHANNEL_WAIT_MS = 2000;
 
+/** What a client gets on a connection no worker could take (the server is still unread). */
+const UNAVAILABLE_BODY = JSON.stringify({
+  kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure',
+  message: 'the server is currently unable to handle the request', reason: 'ServiceUnavailable', code: 503,
+});
+const UNAVAILABLE_RESPONSE = 'HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n'
+  + `Content-Length: ${Buffer.byteLength(UNAVAILABLE_BODY)}\r\nRetry-After: 1\r\nConnection: close\r\n\r\n${UNAVAILABLE_BODY}`;
+
 /**
  * The primary's listener and connection hand-off. Replaces the cluster module's round-robin, which
- * leaves a connection open and unanswered when the worker it was handed to dies before taking it.
+ * leaves a connection open and unanswered when the worker it was handed to dies or stalls before
+ * taking it.
  *
  * Guarantees:
  * - The primary accepts with reading paused, so it never reads a byte of any connection.
  * - Each connection goes to the next ready worker in turn (consecutive connections alternate over
- *   the ready workers), passing over a worker that has not acknowledged `maxUnacknowledged`
- *   hand-offs while another has not. Only workers added with {@link addWorker} (they reported
- *   ready) receive connections, and none after they report draining.
- * - The primary keeps its own copy of every handed socket until the worker acknowledges it. The
- *   worker acknowledges before it first reads from the socket, so when the worker exits, its send
- *   fails or its IPC channel closes without an acknowledgement, the socket is unread and is handed
- *   to another worker: the client never notices.
- * - No socket is left without an owner: with no worker to take it, it waits for one (a restart);
- *   after {@link shutdown}, once no worker serves, the listener closes and such sockets are closed.
+ *   the ready workers), passing over a worker that holds `maxUnclaimed` unclaimed hand-offs while
+ *   another does not. Only workers added with {@link addWorker} (they reported ready) receive
+ *   connections, and none after they report draining.
+ * - A worker serves a connection only after the primary grants its claim, and the primary grants
+ *   only while the hand-off is still that worker's. Until then the primary keeps its own copy, and
+ *   nothing has been read from the socket, so a connection is never lost and never read by two
+ *   workers: when the worker exits, its send fails or its channel closes unclaimed, or it does not
+ *   claim within `claimTimeoutMs`, the connection is handed to another worker.
+ * - A worker that let a claim time out is stalled: it receives no connection until it sends a
+ *   message again (it is pinged), so one blocked event loop never holds up other clients.
+ * - No socket is left without an owner: with no worker to take it, it waits for one (a restart, or
+ *   a stalled worker coming back); after {@link shutdown}, once no worker serves, the listener
+ *   closes and such sockets are closed. A socket handed `maxHandoffs` times is answered 503.
  */
 export class ConnectionDistributor {
   /** `http://host:port` of the listener. */
@@ -63,25 +74,26 @@ export class ConnectionDistributor {
   private readonly ready: Worker[] = [];
   private readonly draining = new Set<Worker>();
   private readonly known = new WeakSet<Worker>();
+  private readonly stalled = new Set<Worker>();
   private readonly pending = new Map<number, Handoff>();
-  private readonly unacknowledged = new Map<Worker, number>();
+  private readonly unclaimed = new Map<Worker, number>();
   private waiting: Waiting[] = [];
   private cursor = 0;
   private nextId = 0;
   private shuttingDown = false;
   private closed = false;
-  private readonly handoffTimeoutMs: number;
+  private readonly claimTimeoutMs: number;
   private readonly maxHandoffs: number;
-  private readonly maxUnacknowledged: number;
+  private readonly maxUnclaimed: number;
 
   private constructor(private readonly server: Server, options: DistributorOptions) {
     const address = server.address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     this.url = `http://${host}:${address.port}`;
     this.port = address.port;
-    this.handoffTimeoutMs = options.handoffTimeoutMs ?? 30_000;
+    this.claimTimeoutMs = options.claimTimeoutMs ?? 2000;
     this.maxHandoffs = options.maxHandoffs ?? 8;
-    this.maxUnacknowledged = options.maxUnacknowledged ?? 8;
+    this.maxUnclaimed = options.maxUnclaimed ?? 8;
     server.on('connection', (socket: Socket) => {
       // The worker sees the same error on its copy; the primary's copy only waits.
       socket.on('error', () => undefined);
@@ -126,9 +138,24 @@ export class ConnectionDistributor {
   }
 
   private onMessage(worker: Worker, msg: unknown): void {
-    if (isConnectionTakenMessage(msg)) {
+    if (!isWorkerConnectionMessage(msg)) return;
+    this.answers(worker);
+    if (isConnectionClaimMessage(msg)) {
       const handoff = this.take(msg.id, worker);
-      handoff?.socket.destroy();
+      if (handoff === undefined) {
+        // Handed to another worker after this one stalled: it closes its copy unread.
+        this.sendGrant(worker, msg.id, false, () => undefined);
+        return;
+      }
+      this.sendGrant(worker, msg.id, true, (err) => {
+        if (err === null) {
+          handoff.socket.destroy();
+          return;
+        }
+        // The grant never left: the worker cannot serve the connection, which is still unread.
+        this.stopSending(worker);
+        this.hand(handoff.socket, handoff.handoffs);
+      });
     } else if (isConnectionRefusedMessage(msg)) {
       // A draining worker refuses once its server has closed: it is sent nothing more.
       const handoff = this.take(msg.id, worker);
@@ -138,6 +165,45 @@ export class ConnectionDistributor {
       this.removeReady(worker);
       if (!worker.isDead()) this.draining.add(worker);
       this.closeIfIdle();
+    }
+  }
+
+  private sendGrant(worker: Worker, id: number, granted: boolean, done: (err: Error | null) => void): void {
+    const message: ConnectionGrantMessage = { type: 'capstan:connection-grant', id, granted };
+    try {
+      worker.send(message, undefined, {}, (err: Error | null) => done(err));
+    } catch (err) {
+      done(err instanceof Error ? err : new Error(String(err)));
+    }
+  }
+
+  /** `worker` sent a message, so its event loop runs: a stalled worker receives connections again. */
+  private answers(worker: Worker): void {
+    if (!this.stalled.delete(worker)) return;
+    logger.info('a stalled worker answers again; handing it connections', { pid: worker.process.pid });
+    this.flushWaiting();
+  }
+
+  /**
+   * `worker` let a claim time out: it receives nothing more until it answers, and every hand-off it
+   * has not claimed goes to another worker (it closes its copies unread when it wakes).
+   */
+  private stall(worker: Worker): void {
+    if (this.stalled.has(worker)) return;
+    this.stalled.add(worker);
+    const orphans = [...this.pending.values()].filter((h) => h.worker === worker);
+    logger.warn('a worker did not claim its connections in time; handing them to other workers', {
+      pid: worker.process.pid, claimTimeoutMs: this.claimTimeoutMs, connections: orphans.length,
+    });
+    const ping: PingMessage = { type: 'capstan:ping' };
+    try {
+      worker.send(ping, undefined, {}, () => undefined);
+    } catch {
+      // Its channel is closed: 'disconnect' or 'exit' follows.
+    }
+    for (const handoff of orphans) {
+      this.untrack(handoff);
+      this.hand(handoff.socket, handoff.handoffs);
     }
   }
 
@@ -151,27 +217,31 @@ export class ConnectionDistributor {
 
   private track(handoff: Handoff): void {
     this.pending.set(handoff.id, handoff);
-    this.unacknowledged.set(handoff.worker, (this.unacknowledged.get(handoff.worker) ?? 0) + 1);
+    this.unclaimed.set(handoff.worker, (this.unclaimed.get(handoff.worker) ?? 0) + 1);
   }
 
   private untrack(handoff: Handoff): void {
     this.pending.delete(handoff.id);
     clearTimeout(handoff.timer);
-    const left = (this.unacknowledged.get(handoff.worker) ?? 1) - 1;
-    if (left > 0) this.unacknowledged.set(handoff.worker, left);
-    else this.unacknowledged.delete(handoff.worker);
+    const left = (this.unclaimed.get(handoff.worker) ?? 1) - 1;
+    if (left > 0) this.unclaimed.set(handoff.worker, left);
+    else this.unclaimed.delete(handoff.worker);
   }
 
   /** The next worker to receive a connection, or undefined when none can. */
   private pick(): Worker | undefined {
-    const n = this.ready.length;
-    if (n > 0) {
+    const candidates = this.ready.filter((w) => !this.stalled.has(w));
+    if (candidates.length > 0) {
+      // Turn order is over `ready`; the cursor moves past the chosen worker.
+      const n = this.ready.length;
       if (this.cursor >= n) this.cursor = 0;
-      let chosen = this.cursor;
+      let chosen = -1;
       for (let k = 0; k < n; k++) {
         const i = (this.cursor + k) % n;
-        const worker = this.ready[i];
-        if (worker !== undefined && (this.unacknowledged.get(worker) ?? 0) < this.maxUnacknowledged) {
+        const worker = this.ready[i] as Worker;
+        if (this.stalled.has(worker)) continue;
+        if (chosen < 0) chosen = i;
+        if ((this.unclaimed.get(worker) ?? 0) < this.maxUnclaimed) {
           chosen = i;
           break;
         }
@@ -182,7 +252,7 @@ export class ConnectionDistributor {
     // Shutting down with every worker draining: a connection re-handed from a worker that died is
     // still answered by one that drains (with `Connection: close`).
     if (this.shuttingDown) {
-      for (const worker of this.draining) if (!worker.isDead() && worker.isConnected()) return worker;
+      for (const worker of this.draining) if (!worker.isDead() && worker.isConnected() && !this.stalled.has(worker)) return worker;
     }
     return undefined;
   }
@@ -190,8 +260,8 @@ export class ConnectionDistributor {
   private hand(socket: Socket, handoffs: number): void {
     if (socket.destroyed) return;
     if (handoffs >= this.maxHandoffs) {
-      logger.error('closing a connection no worker took', { handoffs });
-      socket.destroy();
+      logger.error('answering 503 on a connection no worker took', { handoffs });
+      answerUnavailable(socket);
       return;
     }
     const worker = this.pick();
@@ -205,7 +275,7 @@ export class ConnectionDistributor {
       return;
     }
     const id = ++this.nextId;
-    const timer = setTimeout(() => this.expire(id), this.handoffTimeoutMs);
+    const timer = setTimeout(() => this.expire(id), this.claimTimeoutMs);
     timer.unref();
     this.track({ id, socket, worker, handoffs: handoffs + 1, timer });
     const message: ConnectionMessage = { type: 'capstan:connection', id };
@@ -224,15 +294,10 @@ export class ConnectionDistributor {
     }
   }
 
-  /** A live worker never acknowledged hand-off `id`: give up the primary's copy (see handoffTimeoutMs). */
+  /** Hand-off `id` was not claimed in time: its worker is stalled. */
   private expire(id: number): void {
     const handoff = this.pending.get(id);
-    if (handoff === undefined) return;
-    this.untrack(handoff);
-    logger.warn('a worker did not acknowledge a connection in time; closing the primary copy', {
-      pid: handoff.worker.process.pid, timeoutMs: this.handoffTimeoutMs,
-    });
-    handoff.socket.destroy();
+    if (handoff !== undefined) this.stall(handoff.worker);
   }
 
   private removeReady(worker: Worker): void {
@@ -246,11 +311,12 @@ export class ConnectionDistributor {
   private stopSending(worker: Worker): void {
     this.removeReady(worker);
     this.draining.delete(worker);
+    this.stalled.delete(worker);
     this.closeIfIdle();
   }
 
   /**
-   * `worker` exited or its IPC channel closed. Acknowledgements it wrote before dying may still sit
+   * `worker` exited or its IPC channel closed. Claims it wrote before dying may still sit
    * unread in the channel, so its pending hand-offs are re-handed only once the channel has reached
    * its end (Node emits no 'disconnect' for a channel with a handle in flight, hence the poll).
    */
@@ -285,4 +351,10 @@ export class ConnectionDistributor {
     this.server.close();
     this.flushWaiting();
   }
+}
+
+/** Writes a 503 `Status` on a connection nothing has read from, then closes it. */
+function answerUnavailable(socket: Socket): void {
+  socket.end(UNAVAILABLE_RESPONSE);
+  socket.setTimeout(5000, () => socket.destroy());
 }

@@ -2,11 +2,12 @@ import type { Server } from 'node:http';
 import { Socket } from 'node:net';
 import { logger } from '../logging/logger.js';
 import {
-  isConnectionMessage, type ConnectionRefusedMessage, type ConnectionTakenMessage, type DrainingMessage,
+  isConnectionGrantMessage, isConnectionMessage, isPingMessage,
+  type ConnectionClaimMessage, type ConnectionRefusedMessage, type DrainingMessage, type PongMessage,
 } from './messages.js';
 
 /** Sends `message` to the primary; a closed channel (the primary is gone) is not an error here. */
-function tell(message: ConnectionTakenMessage | ConnectionRefusedMessage | DrainingMessage): void {
+function tell(message: ConnectionClaimMessage | ConnectionRefusedMessage | DrainingMessage | PongMessage): void {
   const send = process.send?.bind(process);
   if (send === undefined) return;
   send(message, undefined, {}, (err: Error | null) => {
@@ -15,35 +16,92 @@ function tell(message: ConnectionTakenMessage | ConnectionRefusedMessage | Drain
 }
 
 /**
+ * The libuv handle under a socket Node built from a handle passed over IPC. Node starts reading such
+ * a socket as it builds it; the fields below are how net.Socket itself stops and restarts reading.
+ */
+interface StreamHandle {
+  reading: boolean;
+  readStart(): number;
+  readStop(): number;
+}
+
+function streamHandle(socket: Socket): StreamHandle | undefined {
+  const handle = (socket as unknown as { _handle?: Partial<StreamHandle> | null })._handle;
+  return handle && typeof handle.readStart === 'function' && typeof handle.readStop === 'function' ? handle as StreamHandle : undefined;
+}
+
+/** Stops the socket from reading (synchronously, before the event loop could read a byte). */
+function holdUnread(socket: Socket): void {
+  const handle = streamHandle(socket);
+  if (handle?.reading === true) {
+    handle.reading = false;
+    handle.readStop();
+  }
+}
+
+/** Lets a socket held by {@link holdUnread} read again. */
+function releaseReading(socket: Socket): void {
+  const handle = streamHandle(socket);
+  if (handle !== undefined && !handle.reading && !socket.destroyed) {
+    handle.reading = true;
+    const err = handle.readStart();
+    if (err !== 0) socket.destroy(new Error(`cannot read from a handed connection (errno ${err})`));
+  }
+}
+
+/**
  * The worker side of the primary's {@link ConnectionDistributor}. Guarantees:
- * - Every socket handed over is either served by the HTTP server and acknowledged
- *   (`capstan:connection-taken`), or refused (`capstan:connection-refused`, the primary hands it to
- *   another worker) once this worker's server has closed or when the message came without a socket.
- * - The acknowledgement is written in the same event-loop turn as the socket arrives, before the
- *   worker's first read from it: a socket the primary re-hands because this worker died unacknowledged
- *   has had nothing consumed.
- * - Sockets still on their way after {@link drain} are served (the server then answers with
- *   `Connection: close`).
+ * - A socket handed over is held unread and claimed (`capstan:connection-claim`); it is served by
+ *   the HTTP server only when the primary grants the claim, and closed unread when the primary
+ *   denies it (it had given up on this worker and handed the connection to another). So a
+ *   connection is read by exactly one worker, however late a stalled worker wakes up.
+ * - A socket arriving after {@link close}, or a message without its socket, is refused
+ *   (`capstan:connection-refused`): the primary hands it to another worker.
+ * - A ping from the primary is answered (it asks after this worker stopped claiming in time).
+ * - Sockets granted after {@link drain} are served (the server then answers with `Connection: close`).
  */
 export class ConnectionReceiver {
   private server: Server | undefined;
   private closed = false;
+  private readonly held = new Map<number, Socket>();
 
   /** Starts serving handed connections with `server` (which must not listen itself). Call once. */
   serve(server: Server): void {
     if (this.server !== undefined) throw new Error('ConnectionReceiver.serve called twice');
     this.server = server;
     process.on('message', (msg: unknown, handle: unknown) => {
+      if (isPingMessage(msg)) {
+        tell({ type: 'capstan:pong' });
+        return;
+      }
+      if (isConnectionGrantMessage(msg)) {
+        this.granted(server, msg.id, msg.granted);
+        return;
+      }
       if (!isConnectionMessage(msg)) return;
       if (this.closed || !(handle instanceof Socket)) {
         if (handle instanceof Socket) handle.destroy();
         tell({ type: 'capstan:connection-refused', id: msg.id });
         return;
       }
-      server.emit('connection', handle);
-      handle.resume();
-      tell({ type: 'capstan:connection-taken', id: msg.id });
+      holdUnread(handle);
+      this.held.set(msg.id, handle);
+      tell({ type: 'capstan:connection-claim', id: msg.id });
     });
+  }
+
+  private granted(server: Server, id: number, granted: boolean): void {
+    const socket = this.held.get(id);
+    if (socket === undefined) return;
+    this.held.delete(id);
+    if (!granted) {
+      // Closes this process's descriptor only: the worker the primary chose instead keeps its own.
+      socket.destroy();
+      return;
+    }
+    server.emit('connection', socket);
+    releaseReading(socket);
+    socket.resume();
   }
 
   /** The server starts draining: the primary sends no new connections to this worker. */

@@ -24,18 +24,42 @@ export interface ConnectionMessage {
 }
 
 /**
- * Worker to primary: the worker owns connection `id` now (sent before the worker first reads from
- * it), so the primary closes its own copy.
+ * Worker to primary: connection `id` arrived and the worker holds it unread; it serves it only once
+ * the primary grants it (the primary may have handed it to another worker meanwhile).
  */
-export interface ConnectionTakenMessage {
-  type: 'capstan:connection-taken';
+export interface ConnectionClaimMessage {
+  type: 'capstan:connection-claim';
   id: number;
+}
+
+/**
+ * Primary to worker, answering a claim: `granted` true means the worker owns connection `id` now
+ * (the primary has closed its own copy); false means it went to another worker, so the claimant
+ * closes its copy without reading from it.
+ */
+export interface ConnectionGrantMessage {
+  type: 'capstan:connection-grant';
+  id: number;
+  granted: boolean;
 }
 
 /** Worker to primary: connection `id` arrived without its socket; the primary hands it elsewhere. */
 export interface ConnectionRefusedMessage {
   type: 'capstan:connection-refused';
   id: number;
+}
+
+/**
+ * Primary to worker: are you running? Sent to a worker that stopped claiming its connections; any
+ * message back ({@link PongMessage} at the latest) shows its event loop runs again.
+ */
+export interface PingMessage {
+  type: 'capstan:ping';
+}
+
+/** Worker to primary, answering {@link PingMessage}. */
+export interface PongMessage {
+  type: 'capstan:pong';
 }
 
 /**
@@ -60,14 +84,29 @@ export function isConnectionMessage(value: unknown): value is ConnectionMessage 
   return m?.type === 'capstan:connection' && typeof m.id === 'number';
 }
 
-export function isConnectionTakenMessage(value: unknown): value is ConnectionTakenMessage {
+export function isConnectionClaimMessage(value: unknown): value is ConnectionClaimMessage {
   const m = record(value);
-  return m?.type === 'capstan:connection-taken' && typeof m.id === 'number';
+  return m?.type === 'capstan:connection-claim' && typeof m.id === 'number';
+}
+
+export function isConnectionGrantMessage(value: unknown): value is ConnectionGrantMessage {
+  const m = record(value);
+  return m?.type === 'capstan:connection-grant' && typeof m.id === 'number' && typeof m.granted === 'boolean';
 }
 
 export function isConnectionRefusedMessage(value: unknown): value is ConnectionRefusedMessage {
   const m = record(value);
   return m?.type === 'capstan:connection-refused' && typeof m.id === 'number';
+}
+
+export function isPingMessage(value: unknown): value is PingMessage {
+  return record(value)?.type === 'capstan:ping';
+}
+
+/** Any message a worker sends about connections (each one shows its event loop is running). */
+export function isWorkerConnectionMessage(value: unknown): boolean {
+  const type = record(value)?.type;
+  return type === 'capstan:connection-claim' || type === 'capstan:connection-refused' || type === 'capstan:draining' || type === 'capstan:pong';
 }
 
 export function isDrainingMessage(value: unknown): value is DrainingMessage {

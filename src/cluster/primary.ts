@@ -2,6 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { writeFileSync } from 'node:fs';
 import type { ServerConfig } from '../cli/flags.js';
 import { kubeconfigFor } from '../cli/kubeconfig.js';
+import { listenOrExplain } from '../cli/startup-error.js';
 import { logger } from '../logging/logger.js';
 import { servePrimaryMetrics } from '../metrics/cluster-aggregation.js';
 import { ConnectionDistributor } from './connection-distributor.js';
@@ -33,7 +34,8 @@ export interface PrimaryOptions {
  * the rest) when crashes come in a burst. On SIGTERM/SIGINT it forwards SIGTERM to every worker,
  * keeps handing out connections until the workers drain, waits for all of them, and exits 0 when
  * each exited 0. Resolves once the workers are forked (the process ends through `process.exit`);
- * rejects when the port cannot be bound.
+ * rejects with a StartupError when the port cannot be bound or, with `--storage=redis`, Redis
+ * cannot be reached (checked once here, so workers do not crash-loop on it).
  */
 export async function runPrimary(config: ServerConfig, options: PrimaryOptions): Promise<void> {
   const policy = new RestartPolicy(options.restart);
@@ -129,7 +131,13 @@ export async function runPrimary(config: ServerConfig, options: PrimaryOptions):
   process.on('SIGTERM', () => stopAll('SIGTERM', 0));
   process.on('SIGINT', () => stopAll('SIGINT', 0));
 
-  distributor = await ConnectionDistributor.listen(config.port, config.bindAddress);
+  if (config.storage === 'redis') {
+    // Workers would each fail the same way and crash-loop: say once, before forking, why not.
+    const { openRedisStorage } = await import('../storage/open-redis.js');
+    await (await openRedisStorage(config)).close();
+  }
+  distributor = await listenOrExplain(config.bindAddress, config.port,
+    () => ConnectionDistributor.listen(config.port, config.bindAddress, { claimTimeoutMs: config.workerClaimTimeoutMs }));
   if (stopping) return;
   for (let index = 0; index < options.workers; index++) {
     const slot: Slot = { index, worker: undefined, startedAt: 0, restartTimer: undefined };

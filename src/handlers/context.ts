@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { alreadyExists, notFound, serviceUnavailable, staleConflict, gone, timeout, tooLarge, writeTimeout } from '../api/errors.js';
+import { alreadyExists, notFound, storageUnavailable, staleConflict, gone, timeout, tooLarge, writeTimeout } from '../api/errors.js';
 import type { RequestInfo } from '../api/request-info.js';
 import { negotiateOutput, type OutputFormat } from '../codec/negotiation.js';
 import { hasProtobufMessage } from '../codec/protobuf/protobuf-codec.js';
@@ -74,7 +74,7 @@ export function storageErrorToApi(err: unknown, r: ResourceTarget, name: string)
     case 'Gone': return gone(err.message);
     case 'TooLarge': return timeout('Too large resource version', 1);
     case 'ObjectTooLarge': return tooLarge(err.message);
-    case 'Unavailable': return serviceUnavailable(err.message, 1);
+    case 'Unavailable': return storageUnavailable(err);
     case 'Timeout': return writeTimeout();
   }
 }

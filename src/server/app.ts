@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { NamespaceLifecycle } from '../admission/namespace-lifecycle.js';
 import { Admission } from '../admission/admission.js';
+import { listenOrExplain } from '../cli/startup-error.js';
 import type { ServerConfig } from '../cli/flags.js';
 import { writeError } from '../codec/response-writer.js';
 import { errorLogger, requestLogger } from '../logging/request-logger.js';
@@ -151,10 +152,13 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   let url: string;
   let port: number;
   if (handed === undefined) {
-    await new Promise<void>((resolve, reject) => {
+    await listenOrExplain(config.bindAddress, config.port, () => new Promise<void>((resolve, reject) => {
       http.once('error', reject);
-      http.listen(config.port, config.bindAddress, () => resolve());
-    });
+      http.listen(config.port, config.bindAddress, () => {
+        http.off('error', reject);
+        resolve();
+      });
+    }));
     const address = http.address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     url = `http://${host}:${address.port}`;

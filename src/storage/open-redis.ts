@@ -1,4 +1,5 @@
 import type { ServerConfig } from '../cli/flags.js';
+import { redactUrl, StartupError } from '../cli/startup-error.js';
 import { setTokenKey } from '../handlers/continue-token.js';
 import { RedisStorage } from './redis-storage.js';
 import type { Storage } from './storage.js';
@@ -6,13 +7,29 @@ import type { Storage } from './storage.js';
 function hostPort(value: string, flag: string): { host: string; port: number } {
   const i = value.lastIndexOf(':');
   const port = Number(value.slice(i + 1));
-  if (i <= 0 || !Number.isInteger(port) || port <= 0 || port > 65535) throw new Error(`invalid ${flag} address "${value}": want host:port`);
+  if (i <= 0 || !Number.isInteger(port) || port <= 0 || port > 65535) throw new StartupError(`invalid ${flag} address "${value}": want host:port`);
   return { host: value.slice(0, i), port };
 }
 
-/** Opens the Redis backend configured by the command line (standalone URL, Cluster seeds or Sentinel). */
+/** Which Redis the flags name, for messages: the URL (password hidden), the Cluster seeds or the Sentinels. */
+function describeTarget(config: ServerConfig): string {
+  if (config.redisCluster.length > 0) return `Redis Cluster ${config.redisCluster.join(',')}`;
+  if (config.redisSentinels.length > 0) return `Redis master "${config.redisSentinelName}" through Sentinels ${config.redisSentinels.join(',')}`;
+  return `Redis at ${redactUrl(config.redisUrl)}`;
+}
+
+/**
+ * Opens the Redis backend configured by the command line (standalone URL, Cluster seeds or
+ * Sentinel). Rejects with a StartupError naming the Redis and the reason when it cannot be reached.
+ */
 export async function openRedisStorage(config: ServerConfig): Promise<Storage> {
-  const url = new URL(config.redisUrl);
+  let url: URL;
+  try {
+    url = new URL(config.redisUrl);
+  } catch {
+    throw new StartupError(`invalid --redis-url "${redactUrl(config.redisUrl)}": not a URL`);
+  }
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new StartupError(`invalid --redis-url "${redactUrl(config.redisUrl)}": the scheme must be redis:// or rediss://`);
   // The password comes from the URL, or from CAPSTAN_REDIS_PASSWORD (the Helm chart's Secret) so it
   // need not appear in process arguments.
   const password = url.password !== '' ? decodeURIComponent(url.password) : process.env.CAPSTAN_REDIS_PASSWORD || undefined;
@@ -28,6 +45,9 @@ export async function openRedisStorage(config: ServerConfig): Promise<Storage> {
     historyMs: config.watchCacheHistoryMs,
     maxObjectBytes: config.limits.maxObjectBytes,
     listCache: config.watchCache,
+  }).catch((err: unknown) => {
+    const reason = (err instanceof Error ? err.message : String(err)).replace(/^cannot reach Redis: /, '');
+    throw new StartupError(`cannot reach ${describeTarget(config)}: ${reason}`);
   });
   // Every worker and pod on this Redis signs continue tokens with the same key.
   setTokenKey(await storage.sharedSecret('continue-token-key'));

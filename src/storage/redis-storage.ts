@@ -90,6 +90,21 @@ function unavailable(err: unknown): StorageError {
   return new StorageError('Unavailable', `storage unavailable: ${message}`);
 }
 
+/** A connection failure in a person's words (`connection refused`), or the error's own message. */
+function connectionProblem(err: unknown): string {
+  const e = err as NodeJS.ErrnoException | undefined;
+  switch (e?.code) {
+    case 'ECONNREFUSED': return 'connection refused';
+    case 'ENOTFOUND': case 'EAI_AGAIN': return 'host not found';
+    case 'ETIMEDOUT': return 'connection timed out';
+    case 'EHOSTUNREACH': case 'ENETUNREACH': return 'host unreachable';
+    default: break;
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  if (/NOAUTH|WRONGPASS|invalid password|invalid username-password/i.test(message)) return 'authentication failed';
+  return message;
+}
+
 function reconnectDelay(attempt: number): number {
   return Math.min(attempt * 50, 500);
 }
@@ -201,12 +216,18 @@ export class RedisStorage implements Storage {
   /** Creates the storage and waits until scripts are loaded and Redis answers. */
   static async connect(options: RedisStorageOptions): Promise<RedisStorage> {
     const storage = new RedisStorage(options);
+    // ioredis reports why it cannot connect only as 'error' events; the failed command says less.
+    let connectError: unknown;
+    const onError = (err: unknown): void => { connectError = err; };
+    storage.client.on('error', onError);
     try {
       await storage.scripts;
       await storage.client.call('PING');
     } catch (err) {
       await storage.close();
-      throw unavailable(err);
+      throw new StorageError('Unavailable', `cannot reach Redis: ${connectionProblem(connectError ?? err)}`);
+    } finally {
+      storage.client.off('error', onError);
     }
     return storage;
   }

@@ -89,6 +89,13 @@ test('the image builds (opt-in: CAPSTAN_DOCKER_BUILD=1 and a Docker daemon that 
     return;
   }
   execFileSync('docker', ['build', '-t', 'capstan:test', ROOT], { stdio: 'inherit', timeout: 600_000 });
+  const config = JSON.parse(execFileSync('docker', ['image', 'inspect', '--format', '{{json .Config}}', 'capstan:test'], { encoding: 'utf8' })) as {
+    User?: string; Entrypoint?: string[]; Healthcheck?: { Test?: string[] }; Env?: string[];
+  };
+  assert.ok(config.User !== undefined && config.User !== '' && config.User !== 'root' && config.User !== '0', `runs as a non-root user (${String(config.User)})`);
+  assert.ok(config.Entrypoint?.some((a) => a.includes('tini')), `tini is PID 1: ${JSON.stringify(config.Entrypoint)}`);
+  assert.ok(config.Healthcheck?.Test?.join(' ').includes('/livez'), `the health check probes /livez: ${JSON.stringify(config.Healthcheck)}`);
+  assert.ok(config.Env?.includes('NODE_ENV=production'), JSON.stringify(config.Env));
 });
 
 // ---- the image's contents, run without Docker ----

@@ -67,8 +67,12 @@ describe('helm chart deploy/helm/capstan', { timeout: 20 * 60_000 }, () => {
 
   test('helm lint passes with default and full-featured values', async (t) => {
     if (skipReason) return t.skip(skipReason);
-    await helmRun(['lint', '--strict', CHART]);
-    await helmRun(['lint', '--strict', CHART, '--set', 'redis.bundled.enabled=true', '--set', 'autoscaling.enabled=true', '--set', 'serviceMonitor.enabled=true', '--set', 'redis.tls.enabled=true', '--set', 'redis.tls.caSecret=redis-ca']);
+    const plain = await helmRun(['lint', '--strict', CHART]);
+    assert.match(plain, /1 chart\(s\) linted, 0 chart\(s\) failed/);
+    assert.doesNotMatch(plain, /\[(WARNING|ERROR)\]/, plain);
+    const full = await helmRun(['lint', '--strict', CHART, '--set', 'redis.bundled.enabled=true', '--set', 'autoscaling.enabled=true', '--set', 'serviceMonitor.enabled=true', '--set', 'redis.tls.enabled=true', '--set', 'redis.tls.caSecret=redis-ca']);
+    assert.match(full, /1 chart\(s\) linted, 0 chart\(s\) failed/);
+    assert.doesNotMatch(full, /\[(WARNING|ERROR)\]/, full);
   });
 
   test('default values: Deployment, Service, PodDisruptionBudget, ServiceAccount', async (t) => {

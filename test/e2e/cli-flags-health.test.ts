@@ -8,6 +8,9 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { availableParallelism } from 'node:os';
+import { freePort, startRedis } from '../helpers/redis-process.js';
+import { startRedisWorkers } from '../helpers/redis-workers.js';
 import { api, CAPSTAN_MAIN, spawnCapstan, type CapstanProcess } from '../helpers/capstan.js';
 import { kubectlFor } from './kubectl.js';
 
@@ -216,13 +219,41 @@ describe('process lifecycle', { concurrency: true }, () => {
     }
   });
 
-  test('a port already in use exits non-zero with a one-line reason', async () => {
+  test('a Redis that cannot be reached: exit 1 with one line naming it (password hidden), single process and workers', async () => {
+    const port = await freePort();
+    for (const extra of [[], ['--workers', '2']]) {
+      const r = await runCapstan(['--port', '0', '--storage=redis', '--redis-url', `redis://capstan:s3cret@127.0.0.1:${port}`, ...extra], 60_000);
+      assert.equal(r.code, 1, r.stderr);
+      assert.equal(r.stderr, `Error: cannot reach Redis at redis://capstan:xxxxx@127.0.0.1:${port}: connection refused\n`);
+      assert.equal(r.stdout, '');
+    }
+    const scheme = await runCapstan(['--port', '0', '--storage=redis', '--redis-url', 'http://127.0.0.1:6379']);
+    assert.equal(scheme.code, 1);
+    assert.equal(scheme.stderr, 'Error: invalid --redis-url "http://127.0.0.1:6379": the scheme must be redis:// or rediss://\n');
+  });
+
+  test('--workers auto forks one worker per core', async () => {
+    const cores = availableParallelism();
+    const env = await startRedisWorkers({ workers: 0, args: [] }).catch((err: unknown) => { throw err; });
+    try {
+      assert.equal(env.cap.workerPids().length, cores);
+    } finally {
+      await env.stop();
+    }
+  });
+
+  test('a port already in use exits 1 with a one-line reason, single process and workers', async () => {
+    const redis = await startRedis();
+    after(() => redis.stop());
     const first = await spawnCapstan(['--port', '0']);
     try {
       const port = new URL(first.url).port;
-      const r = await runCapstan(['--port', port]);
-      assert.notEqual(r.code, 0);
-      assert.match(r.stderr, /EADDRINUSE|address already in use/);
+      for (const extra of [[], ['--storage=redis', '--redis-url', redis.url, '--workers', '2']]) {
+        const r = await runCapstan(['--port', port, ...extra], 60_000);
+        assert.equal(r.code, 1, r.stderr);
+        assert.equal(r.stderr, `Error: cannot listen on 127.0.0.1:${port}: address already in use\n`);
+        assert.equal(r.stdout, '');
+      }
     } finally {
       await first.stop();
     }

@@ -154,3 +154,34 @@ describe('Redis outages under --workers 2', () => {
     }
   });
 });
+
+test('while Redis is down, 503 answers speak kube\'s words, not the Redis client\'s', { timeout: 90_000 }, async () => {
+  const env = await startRedisWorkers({ redis: { appendOnly: true } });
+  try {
+    await createNamespace(env.url, 'words');
+    await env.redis.kill9();
+    const answers = [];
+    for (const [method, path, body] of [
+      ['POST', '/api/v1/namespaces/words/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } }],
+      ['GET', '/api/v1/namespaces/words/configmaps/x', undefined],
+    ] as const) {
+      const r = await fresh(env.url, path, { method, body, timeoutMs: 30_000 });
+      answers.push({ method, status: r.status, text: r.text });
+      if (r.status === 503) {
+        assert.equal(r.body?.kind, 'Status', r.text);
+        assert.equal(r.body?.reason, 'ServiceUnavailable', r.text);
+        assert.equal(r.body?.message, 'the server is currently unable to handle the request', r.text);
+        assert.equal(r.headers['retry-after'], '1');
+      } else {
+        assert.equal(r.status, 504, r.text);
+        assert.equal(r.body?.reason, 'Timeout', r.text);
+      }
+      assert.doesNotMatch(r.text, /maxRetriesPerRequest|ioredis|Redis|ECONNREFUSED|Connection is closed/i);
+    }
+    assert.ok(answers.some((a) => a.status === 503), `a request failed 503: ${JSON.stringify(answers)}`);
+    // The detail is for the operator, in the log.
+    await env.cap.waitForLog(/"msg":"storage unavailable","detail":"[^"]+"/, 10_000);
+  } finally {
+    await env.stop();
+  }
+});

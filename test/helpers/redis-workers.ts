@@ -26,6 +26,7 @@ export interface RedisWorkersOptions {
   redis?: RedisServerOptions;
   /** Extra capstan flags, e.g. ['--watch-cache-history=2s']. */
   args?: string[];
+  /** Worker count (default 2); 0 passes `--workers auto`. */
   workers?: number;
 }
 
@@ -36,7 +37,7 @@ export async function startRedisWorkers(options: RedisWorkersOptions = {}): Prom
   try {
     const port = await freePort();
     cap = await spawnCluster(CAPSTAN_MAIN, [
-      '--storage=redis', '--redis-url', redis.url, '--workers', String(options.workers ?? 2), '--port', String(port),
+      '--storage=redis', '--redis-url', redis.url, '--workers', options.workers === 0 ? 'auto' : String(options.workers ?? 2), '--port', String(port),
       ...(options.args ?? []),
     ]);
   } catch (err) {

@@ -95,7 +95,11 @@ describe('protobuf conversion plans', () => {
       for (const n of ns.nestedArray) {
         if (n && typeof n === 'object' && 'fieldsArray' in n && 'fullName' in n) {
           const name = String((n as { fullName: string }).fullName).slice(1);
-          assert.ok(plan(name).fields.length >= 0);
+          const p = plan(name);
+          // One field plan per proto field, in descriptor order, each bound to a JSON member or inlined.
+          const protoFields = (n as unknown as { fieldsArray: Array<{ name: string }> }).fieldsArray.map((f) => f.name);
+          assert.deepEqual(p.fields.map((f) => f.protoName), protoFields, name);
+          for (const f of p.fields) assert.ok(f.jsonName !== '' || f.inline !== undefined, `${name}.${f.protoName} has a JSON name or is inline`);
           count++;
         }
         if (n && typeof n === 'object' && 'nestedArray' in n) visit(n as { nestedArray: unknown[] });
