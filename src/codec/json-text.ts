@@ -14,6 +14,8 @@
  * The reader never recurses: work and stack use are linear in the input whatever its shape.
  */
 
+import { goQuote } from './go-quote.js';
+
 /** Keys refused in every decoded body: assigning them to a plain object would reach its prototype. */
 export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
@@ -28,7 +30,7 @@ export class JsonSyntaxError extends Error {
 /** A body that uses a key the server refuses (see FORBIDDEN_KEYS). */
 export class ForbiddenKeyError extends Error {
   constructor(readonly key: string) {
-    super(`invalid field name ${JSON.stringify(key)}`);
+    super(`invalid field name ${goQuote(key)}`);
     this.name = 'ForbiddenKeyError';
   }
 }

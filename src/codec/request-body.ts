@@ -5,7 +5,7 @@ import { parseMediaType } from './media-type.js';
 import { decodeProtobufObject, PROTOBUF_MEDIA_TYPE } from './protobuf/protobuf-codec.js';
 import { DEFAULT_LIMITS, type Limits } from '../api/limits.js';
 import { assertPlainJsonValue } from './value-limits.js';
-import { readYaml, YamlDecodeError } from './yaml-text.js';
+import { readYaml, yamlBodyText, YamlDecodeError } from './yaml-text.js';
 
 /**
  * The one decoder for request bodies: reads the bytes under the body size limit and turns them into a
@@ -116,8 +116,9 @@ export function decodeBody(
     return { value: parsed.value, format: 'json', jsonDuplicates: parsed.duplicates, yamlDuplicates: [], numberLiteral: literalLookup(parsed), text };
   }
   if (type === 'application/yaml' || type === 'text/yaml' || type === 'application/x-yaml') {
-    const text = body.toString('utf8');
+    let text = '';
     try {
+      text = yamlBodyText(body);
       const parsed = readYaml(text, { maxDepth: limits.maxNestingDepth });
       return { value: parsed.value, format: 'yaml', jsonDuplicates: [], yamlDuplicates: parsed.duplicates, numberLiteral: NO_LITERALS, text };
     } catch (err) {

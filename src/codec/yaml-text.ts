@@ -278,6 +278,49 @@ function parseFailure(err: unknown, maxDepth: number): YamlDecodeError {
   return new YamlDecodeError(err instanceof Error ? err.message.split('\n')[0] ?? '' : String(err));
 }
 
+/**
+ * The text of a YAML body, read as go-yaml reads bytes: UTF-16 when it starts with a UTF-16 byte
+ * order mark, otherwise UTF-8 that must be valid and printable. Throws YamlDecodeError with
+ * go-yaml's reader wording (`invalid leading UTF-8 octet`, `control characters are not allowed`).
+ */
+export function yamlBodyText(body: Buffer): string {
+  if (body.length >= 2 && body[0] === 0xff && body[1] === 0xfe) return checkPrintable(body.subarray(2).toString('utf16le'));
+  if (body.length >= 2 && body[0] === 0xfe && body[1] === 0xff) {
+    const swapped = Buffer.from(body.subarray(2, body.length - (body.length % 2)));
+    return checkPrintable(swapped.swap16().toString('utf16le'));
+  }
+  checkUtf8(body);
+  const text = body.toString('utf8');
+  return checkPrintable(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+}
+
+function checkUtf8(body: Buffer): void {
+  for (let i = 0; i < body.length;) {
+    const b = body[i] as number;
+    const width = b < 0x80 ? 1 : (b & 0xe0) === 0xc0 ? 2 : (b & 0xf0) === 0xe0 ? 3 : (b & 0xf8) === 0xf0 ? 4 : 0;
+    if (width === 0) throw new YamlDecodeError('invalid leading UTF-8 octet');
+    if (i + width > body.length) throw new YamlDecodeError('incomplete UTF-8 octet sequence');
+    let value = width === 1 ? b : width === 2 ? b & 0x1f : width === 3 ? b & 0x0f : b & 0x07;
+    for (let k = 1; k < width; k++) {
+      const t = body[i + k] as number;
+      if ((t & 0xc0) !== 0x80) throw new YamlDecodeError('invalid trailing UTF-8 octet');
+      value = (value << 6) + (t & 0x3f);
+    }
+    const shortest = value < 0x80 ? 1 : value < 0x800 ? 2 : value < 0x10000 ? 3 : 4;
+    if (width !== shortest) throw new YamlDecodeError('invalid length of a UTF-8 sequence');
+    if ((value >= 0xd800 && value <= 0xdfff) || value > 0x10ffff) throw new YamlDecodeError('invalid Unicode character');
+    i += width;
+  }
+}
+
+/** go-yaml accepts tab, line breaks, printable ASCII, NEL and the printable Unicode planes only. */
+function checkPrintable(text: string): string {
+  if (/[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\ud800-\udbff\udc00-\udfff]/.test(text)) {
+    throw new YamlDecodeError('control characters are not allowed');
+  }
+  return text;
+}
+
 /** Reads the first YAML document of `text`. Throws YamlDecodeError or ForbiddenKeyError. */
 export function readYaml(text: string, options: YamlReadOptions): ParsedYaml {
   let events: Event[];

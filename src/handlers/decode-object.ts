@@ -1,4 +1,5 @@
 import { ApiError, badRequest } from '../api/errors.js';
+import { goQuote, warningHeaderValue } from '../codec/go-quote.js';
 import { readJson } from '../codec/json-text.js';
 import { BODY_MEDIA_TYPES, decodeBody, readBody, type DecodedBody } from '../codec/request-body.js';
 import { PROTOBUF_MEDIA_TYPE } from '../codec/protobuf/protobuf-codec.js';
@@ -16,7 +17,7 @@ export function fieldValidationOf(r: ResourceRequest): FieldValidation {
 /** Adds `warnings` as `Warning: 299 - "..."` headers, as kube-apiserver sends them. */
 export function addWarnings(r: ResourceRequest, warnings: string[]): void {
   if (r.res.headersSent) return;
-  for (const w of warnings) r.res.append('Warning', `299 - ${JSON.stringify(w)}`);
+  for (const w of warnings) r.res.append('Warning', warningHeaderValue(w));
 }
 
 /**
@@ -28,20 +29,20 @@ export function addWarnings(r: ResourceRequest, warnings: string[]): void {
 export function reportStrictFindings(r: ResourceRequest, decoded: DecodedBody | undefined, unknownFields: string[], prefix: string): void {
   const mode = fieldValidationOf(r);
   if (mode === 'Ignore') return;
-  const unknown = unknownFields.map((f) => `unknown field ${JSON.stringify(f)}`);
+  const unknown = unknownFields.map((f) => `unknown field ${goQuote(f)}`);
   let findings: string[];
   let strictItems: string[];
   if (decoded !== undefined && decoded.yamlDuplicates.length > 0) {
     findings = [...decoded.yamlDuplicates, ...unknown];
     strictItems = [`yaml: unmarshal errors:\n  ${decoded.yamlDuplicates.join('\n  ')}`, ...unknown];
   } else if (decoded !== undefined && decoded.jsonDuplicates.length > 0) {
-    const dups = decoded.jsonDuplicates.map((d) => ({ offset: d.offset, text: `duplicate field ${JSON.stringify(d.path)}` }));
-    let located = unknownFields.map((f) => ({ offset: Number.MAX_SAFE_INTEGER, text: `unknown field ${JSON.stringify(f)}` }));
+    const dups = decoded.jsonDuplicates.map((d) => ({ offset: d.offset, text: `duplicate field ${goQuote(d.path)}` }));
+    let located = unknownFields.map((f) => ({ offset: Number.MAX_SAFE_INTEGER, text: `unknown field ${goQuote(f)}` }));
     if (unknownFields.length > 0) {
       // Rare: both kinds of findings. Read the text once more to put them in document order.
       const offsets = new Map<string, number>();
       readJson(decoded.text, { maxDepth: Number.MAX_SAFE_INTEGER, keyOffsets: offsets });
-      located = unknownFields.map((f) => ({ offset: offsets.get(f) ?? Number.MAX_SAFE_INTEGER, text: `unknown field ${JSON.stringify(f)}` }));
+      located = unknownFields.map((f) => ({ offset: offsets.get(f) ?? Number.MAX_SAFE_INTEGER, text: `unknown field ${goQuote(f)}` }));
     }
     findings = [...dups, ...located].sort((a, b) => a.offset - b.offset).map((x) => x.text);
     strictItems = findings;

@@ -1,3 +1,4 @@
+import { goQuote } from '../codec/go-quote.js';
 import { badRequest, invalid, unsupportedMediaType } from '../api/errors.js';
 import { ForbiddenKeyError, type DuplicateField } from '../codec/json-text.js';
 import { decodeInto, TypedDecodeError } from '../codec/typed-decode.js';
@@ -40,6 +41,37 @@ function patchInvalid(value: string, detail: string): Error {
   return invalid('', '', '', [{ reason: 'FieldValueInvalid', field: 'patch', message: `Invalid value: ${JSON.stringify(value)}: ${detail}` }]);
 }
 
+/** The name `encoding/json` gives a JSON value's type in "cannot unmarshal X" errors. */
+function jsonTypeName(value: unknown): string {
+  if (Array.isArray(value)) return 'array';
+  if (value === null) return 'null';
+  if (typeof value === 'object') return 'object';
+  return typeof value === 'boolean' ? 'bool' : typeof value;
+}
+
+/**
+ * Why a JSON or merge patch that rewrote `apiVersion` or `kind` cannot be decoded, in kube's words,
+ * or undefined when the patched object keeps its type (a version of the same group that serves the
+ * kind is accepted: kube converts it). Strategic merge patches never change the type: they are
+ * applied field by field to the typed object.
+ */
+function typeChangeProblem(r: ResourceRequest, patched: Record<string, unknown>): string | undefined {
+  const target = r.ri.subresource === 'scale' ? { apiVersion: 'autoscaling/v1', kind: 'Scale', group: 'autoscaling' } : { apiVersion: r.apiVersion, kind: r.info.kind, group: r.info.group };
+  for (const field of ['apiVersion', 'kind'] as const) {
+    const value = patched[field];
+    if (value !== undefined && value !== null && typeof value !== 'string') {
+      return `couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonTypeName(value)} into Go struct field .${field} of type string`;
+    }
+  }
+  const apiVersion = typeof patched.apiVersion === 'string' && patched.apiVersion !== '' ? patched.apiVersion : target.apiVersion;
+  const kind = typeof patched.kind === 'string' && patched.kind !== '' ? patched.kind : target.kind;
+  if (apiVersion === target.apiVersion && kind === target.kind) return undefined;
+  const slash = apiVersion.indexOf('/');
+  const group = slash < 0 ? '' : apiVersion.slice(0, slash);
+  const sameKindInGroup = kind === target.kind && group === target.group;
+  return sameKindInGroup ? undefined : `no kind ${goQuote(kind)} is registered for version ${goQuote(apiVersion)} in scheme "pkg/runtime/scheme.go:111"`;
+}
+
 /**
  * Decodes a patched object into its kind as kube-apiserver does after applying a patch: type errors
  * answer 422 naming the patch (a strategic merge patch's map in Go's `%+v` form, otherwise the patched
@@ -54,6 +86,10 @@ export function decodePatchedObject(r: ResourceRequest, patch: RequestPatch, pat
   const smp = patch.type === STRATEGIC_MERGE_PATCH_TYPE;
   const valueText = (): string => (smp ? goFormat(patch.patch) : JSON.stringify(patched));
   const before = mode === 'Strict' && !smp ? valueText() : undefined;
+  if (!smp && r.info.custom !== true) {
+    const problem = typeChangeProblem(r, patched);
+    if (problem !== undefined) throw patchInvalid(JSON.stringify(patched), problem);
+  }
   let unknownFields: string[] = [];
   if (schema !== undefined) {
     try {
@@ -65,8 +101,8 @@ export function decodePatchedObject(r: ResourceRequest, patch: RequestPatch, pat
   }
   if (mode === 'Ignore') return;
   const findings = [
-    ...patch.duplicates.map((d) => `duplicate field ${JSON.stringify(d.path)}`),
-    ...unknownFields.map((f) => `unknown field ${JSON.stringify(f)}`),
+    ...patch.duplicates.map((d) => `duplicate field ${goQuote(d.path)}`),
+    ...unknownFields.map((f) => `unknown field ${goQuote(f)}`),
   ];
   if (findings.length === 0) return;
   if (mode === 'Strict') throw patchInvalid(before ?? valueText(), `strict decoding error: ${findings.join(', ')}`);

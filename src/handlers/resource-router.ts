@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError, badRequest, methodNotAllowed } from '../api/errors.js';
 import { decodePath, parseRequestInfo, splitPath, type RequestInfo } from '../api/request-info.js';
+import type { ResourceInfo } from '../registry/resource-types.js';
 import { writeNotFoundPage } from '../codec/plain-text.js';
 import { writeError } from '../codec/response-writer.js';
 import { makeResourceRequest, type ApiServices, type ResourceRequest } from './context.js';
@@ -38,9 +39,11 @@ function pathSegmentProblems(value: string): string[] {
  * segments (400, as kube's storage key functions answer; kube answers a `.` or `..` namespace with a
  * 500, Capstan with a 400 of the same form).
  */
-function checkPath(ri: RequestInfo): void {
+function checkPath(ri: RequestInfo, info: ResourceInfo): void {
   if (ri.resource === '' || (ri.name === '' && ri.subresource !== '')) throw routeNotFound();
   if (ri.subpath.length > 0 && ri.subresource !== 'proxy') throw routeNotFound();
+  // Routing comes first: a subresource the type does not serve is 404 whatever the name.
+  if (ri.subresource !== '' && info.subresources[ri.subresource] === undefined) throw routeNotFound();
   if (ri.namespace !== '') {
     const problems = pathSegmentProblems(ri.namespace);
     if (problems.length > 0) throw badRequest(`Namespace parameter invalid: ${JSON.stringify(ri.namespace)}: ${problems.join(';')}`);
@@ -53,7 +56,7 @@ function checkPath(ri: RequestInfo): void {
 
 async function dispatch(r: ResourceRequest): Promise<void> {
   const verb = r.ri.verb;
-  checkPath(r.ri);
+  checkPath(r.ri, r.info);
   if (isVirtualType(r)) return handleVirtualCreate(r);
   if (r.ri.subresource !== '') {
     const sub = r.info.subresources[r.ri.subresource];

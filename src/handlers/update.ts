@@ -116,6 +116,12 @@ function checkSubresource(r: ResourceRequest): void {
   if (r.ri.name === '') throw methodNotAllowed();
 }
 
+/** The object's name must be the URL's, as kube-apiserver checks a PUT body and a patched object. */
+function checkName(r: ResourceRequest, name: string): void {
+  if (name === '') throw badRequest(`the name of the object (${r.ri.name} based on URL) was undeterminable: name must be provided`);
+  if (name !== r.ri.name) throw badRequest(`the name of the object (${name}) does not match the name on the URL (${r.ri.name})`);
+}
+
 /** PUT: replaces the object (or subresource view); 409 on a stale resourceVersion. */
 export async function handleUpdate(r: ResourceRequest): Promise<void> {
   checkSubresource(r);
@@ -124,11 +130,7 @@ export async function handleUpdate(r: ResourceRequest): Promise<void> {
   const isScale = r.ri.subresource === 'scale';
   const body = isScale ? await decodeObject(r, 'Scale', SCALE_API_VERSION) : await decodeObject(r);
   const bodyMeta = metadataOf(body);
-  const bodyName = stringField(bodyMeta, 'name');
-  if (bodyName !== '' && bodyName !== r.ri.name) {
-    throw badRequest(`the name of the object (${bodyName}) does not match the name on the URL (${r.ri.name})`);
-  }
-  if (bodyName === '') bodyMeta.name = r.ri.name;
+  checkName(r, stringField(bodyMeta, 'name'));
   const bodyNs = stringField(bodyMeta, 'namespace');
   if (r.info.namespaced && bodyNs !== '' && bodyNs !== r.ri.namespace) {
     throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
@@ -162,9 +164,7 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
     decodePatchedObject(r, patch, patched);
     const patchedMeta = metadataOf(patched);
     const patchedRv = stringField(patchedMeta, 'resourceVersion');
-    if (stringField(patchedMeta, 'name') !== r.ri.name) {
-      throw badRequest(`the name of the object (${stringField(patchedMeta, 'name')}) does not match the name on the URL (${r.ri.name})`);
-    }
+    checkName(r, stringField(patchedMeta, 'name'));
     return { next: patched, pinnedVersion: patchedRv === viewRv ? '' : patchedRv };
   }, async () => {
     throw notFound({ group: r.info.group, resource: r.info.resource }, r.ri.name);

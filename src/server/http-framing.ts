@@ -16,14 +16,38 @@ function plainStatus(status: number, text: string): string {
   return `HTTP/1.1 ${status} ${text}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n${body}`;
 }
 
-/** Answers a request the HTTP parser refused, then closes the connection. */
+/** The response a socket is still writing, if any (Node keeps it on the socket while it is in flight). */
+function inFlightResponse(socket: Socket): ServerResponse | undefined {
+  const res = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+  return res !== null && res !== undefined && !res.writableFinished ? res : undefined;
+}
+
+/**
+ * Answers a request the HTTP parser refused, then closes the connection. When the bytes that fail
+ * to parse follow a request still being answered (a client that sent a body the headers did not
+ * announce), that answer goes out first and the 400 after it, in order, as Go's server, which reads
+ * the next request only after answering the current one, sends them.
+ */
 function onClientError(err: Error & { code?: string }, socket: Socket): void {
   if (err.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
   }
   const reply = err.code === 'HPE_HEADER_OVERFLOW' ? plainStatus(431, 'Request Header Fields Too Large') : plainStatus(400, 'Bad Request');
-  socket.end(reply);
+  const pending = inFlightResponse(socket);
+  // The parse error is in the body of the request being answered (it ended early): refuse it now.
+  if (pending === undefined || (pending as ServerResponse & { req?: IncomingMessage }).req?.complete === false) {
+    socket.end(reply);
+    return;
+  }
+  const after = (): void => {
+    if (socket.writable) socket.end(reply);
+    else socket.destroy();
+  };
+  pending.once('finish', after);
+  pending.once('close', () => {
+    if (!pending.writableFinished) socket.destroy();
+  });
 }
 
 function refuse(res: ServerResponse, text = 'Bad Request'): void {

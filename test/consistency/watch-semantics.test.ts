@@ -42,7 +42,7 @@ for (const backend of allBackends()) {
   describe(`watch (${backend.name})`, () => {
     let s: TestServer;
     before(async () => {
-      s = await startTestServer({}, await backend.open(), { bookmarkIntervalMs: 300, maxWatchBacklogBytes: 256 * 1024 });
+      s = await startTestServer({}, await backend.open(), { bookmarkIntervalMs: 300, maxWatchBacklogBytes: 2 * 1024 * 1024 });
     });
     after(async () => {
       await s.stop();

@@ -85,6 +85,11 @@ function laughs(levels: number, name = 'laughs'): string {
   return lines.join('\n');
 }
 
+/** `text` as a literal in a regular expression. */
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
 for (const spec of targets) {
   describe(`hostile input (${spec.name})`, () => {
     let t: Target;
@@ -265,6 +270,41 @@ for (const spec of targets) {
       assert.equal(pod.status, 201, pod.text);
       const eviction = await send(t.url, 'POST', `/api/v1/namespaces/${ns}/pods/evictee/eviction`, '{"metadata":5}');
       assertStatus(eviction, 400, 'BadRequest', 'Eviction in version "v1" cannot be handled as a Eviction: json: cannot unmarshal number into Go struct field Eviction.metadata of type v1.ObjectMeta');
+    });
+
+    test('fuzz findings answer as kube does: odd field names in warnings, bad YAML text, kind-changing patches, nameless PUT, dot names', async () => {
+      // An unknown field whose name holds a control character and a non-ASCII letter: the Warning
+      // header quotes it as Go's %q does (UTF-8 bytes as they are, \x01 escaped), never a 500.
+      const warned = await new Promise<{ status: number; warning: string }>((resolve, reject) => {
+        const { hostname, port } = new URL(t.url);
+        const body = Buffer.from('{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"odd-field"},"f\u00fc\\u0001":1}');
+        const req = request({ host: hostname, port: Number(port), method: 'POST', path: cms(ns), headers: { 'content-type': 'application/json' } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, warning: Buffer.from(res.rawHeaders[res.rawHeaders.findIndex((h) => h.toLowerCase() === 'warning') + 1] ?? '', 'latin1').toString('utf8') }));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+      assert.deepEqual(warned, { status: 201, warning: '299 - "unknown field \\"f\u00fc\\\\x01\\""' });
+
+      const yaml = (text: Buffer): Promise<ApiResult> => api(t.url, cms(ns), { method: 'POST', headers: { 'content-type': 'application/yaml', accept: 'application/json' }, body: new Uint8Array(text) });
+      const bom = await yaml(Buffer.from('\ufeffapiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: with-bom\n'));
+      assert.equal(bom.status, 201, bom.text);
+      const prefix = 'the object provided is unrecognized (must be of type ConfigMap): yaml: ';
+      assertStatus(await yaml(Buffer.from('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: \xff\n', 'latin1')), 400, 'BadRequest', new RegExp(`^${escape(prefix)}invalid leading UTF-8 octet \\(`));
+      assertStatus(await yaml(Buffer.from('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\x01\n')), 400, 'BadRequest', new RegExp(`^${escape(prefix)}control characters are not allowed \\(`));
+
+      // A merge patch that changes the kind: 422 with the scheme's words; a kind of the wrong type: the decoder's.
+      const merge = (patch: string): Promise<ApiResult> => send(t.url, 'PATCH', `${cms(ns)}/odd-field`, patch, 'application/merge-patch+json');
+      assertStatus(await merge('{"kind":"Secret"}'), 422, 'Invalid', /^ "" is invalid: patch: Invalid value: ".*": no kind "Secret" is registered for version "v1" in scheme "pkg\/runtime\/scheme\.go:111"$/);
+      assertStatus(await merge('{"kind":5}'), 422, 'Invalid', /: couldn't get version\/kind; json parse error: json: cannot unmarshal number into Go struct field \.kind of type string$/);
+
+      // PUT of an object without a name: kube's "undeterminable" 400, not a mismatch.
+      assertStatus(await send(t.url, 'PUT', `${cms(ns)}/odd-field`, '{"apiVersion":"v1","kind":"ConfigMap","metadata":{}}'), 400, 'BadRequest',
+        'the name of the object (odd-field based on URL) was undeterminable: name must be provided');
+
+      // An unknown subresource is 404 before the name (here ".") is judged.
+      assertStatus(await rawPath(t.url, 'GET', `${cms(ns)}/./plain`), 404, 'NotFound', 'the server could not find the requested resource');
     });
 
     test('a request line without an HTTP version, or a malformed escape, is Go\'s plain 400', async () => {
