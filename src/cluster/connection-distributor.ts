@@ -26,6 +26,12 @@ interface Handoff {
   worker: Worker;
   handoffs: number;
   timer: NodeJS.Timeout;
+  /**
+   * The worker claimed it and the grant is on its way. Node queues a message behind an unacknowledged
+   * handle and drops the queue when the worker dies, so until the grant's send completes the worker
+   * may never see it: the hand-off stays here and goes to another worker if this one is lost.
+   */
+  granting?: boolean;
 }
 
 interface Waiting {
@@ -57,10 +63,11 @@ const UNAVAILABLE_RESPONSE = 'HTTP/1.1 503 Service Unavailable\r\nContent-Type: 
  *   another does not. Only workers added with {@link addWorker} (they reported ready) receive
  *   connections, and none after they report draining.
  * - A worker serves a connection only after the primary grants its claim, and the primary grants
- *   only while the hand-off is still that worker's. Until then the primary keeps its own copy, and
- *   nothing has been read from the socket, so a connection is never lost and never read by two
- *   workers: when the worker exits, its send fails or its channel closes unclaimed, or it does not
- *   claim within `claimTimeoutMs`, the connection is handed to another worker.
+ *   only while the hand-off is still that worker's. Until the grant has been sent the primary keeps
+ *   its own copy, and nothing has been read from the socket, so a connection is never lost and never
+ *   read by two workers: when the worker exits before the grant left (unclaimed, or the grant still
+ *   queued behind a handle), its send fails, or it does not claim within `claimTimeoutMs`, the
+ *   connection is handed to another worker.
  * - A worker that let a claim time out is stalled: it receives no connection until it sends a
  *   message again (it is pinged), so one blocked event loop never holds up other clients.
  * - No socket is left without an owner: with no worker to take it, it waits for one (a restart, or
@@ -141,13 +148,16 @@ export class ConnectionDistributor {
     if (!isWorkerConnectionMessage(msg)) return;
     this.answers(worker);
     if (isConnectionClaimMessage(msg)) {
-      const handoff = this.take(msg.id, worker);
-      if (handoff === undefined) {
+      const handoff = this.pending.get(msg.id);
+      if (handoff === undefined || handoff.worker !== worker || handoff.granting === true) {
         // Handed to another worker after this one stalled: it closes its copy unread.
         this.sendGrant(worker, msg.id, false, () => undefined);
         return;
       }
+      this.markGranting(handoff);
       this.sendGrant(worker, msg.id, true, (err) => {
+        if (this.pending.get(handoff.id) !== handoff) return; // the worker was lost first; handed on
+        this.untrack(handoff);
         if (err === null) {
           handoff.socket.destroy();
           return;
@@ -191,7 +201,7 @@ export class ConnectionDistributor {
   private stall(worker: Worker): void {
     if (this.stalled.has(worker)) return;
     this.stalled.add(worker);
-    const orphans = [...this.pending.values()].filter((h) => h.worker === worker);
+    const orphans = [...this.pending.values()].filter((h) => h.worker === worker && h.granting !== true);
     logger.warn('a worker did not claim its connections in time; handing them to other workers', {
       pid: worker.process.pid, claimTimeoutMs: this.claimTimeoutMs, connections: orphans.length,
     });
@@ -220,12 +230,24 @@ export class ConnectionDistributor {
     this.unclaimed.set(handoff.worker, (this.unclaimed.get(handoff.worker) ?? 0) + 1);
   }
 
+  /** `handoff` was claimed: it no longer counts as unclaimed nor can expire, but stays pending. */
+  private markGranting(handoff: Handoff): void {
+    clearTimeout(handoff.timer);
+    this.countUnclaimed(handoff.worker);
+    handoff.granting = true;
+  }
+
   private untrack(handoff: Handoff): void {
     this.pending.delete(handoff.id);
     clearTimeout(handoff.timer);
-    const left = (this.unclaimed.get(handoff.worker) ?? 1) - 1;
-    if (left > 0) this.unclaimed.set(handoff.worker, left);
-    else this.unclaimed.delete(handoff.worker);
+    if (handoff.granting !== true) this.countUnclaimed(handoff.worker);
+  }
+
+  /** One fewer unclaimed hand-off on `worker`. */
+  private countUnclaimed(worker: Worker): void {
+    const left = (this.unclaimed.get(worker) ?? 1) - 1;
+    if (left > 0) this.unclaimed.set(worker, left);
+    else this.unclaimed.delete(worker);
   }
 
   /** The next worker to receive a connection, or undefined when none can. */
@@ -330,6 +352,7 @@ export class ConnectionDistributor {
       }
       const orphans = [...this.pending.values()].filter((h) => h.worker === worker);
       if (orphans.length === 0) return;
+      // Unclaimed ones were never read; a grant whose send never completed never reached the worker.
       logger.warn('re-handing connections a worker did not take before it exited', { pid: worker.process.pid, connections: orphans.length });
       for (const handoff of orphans) {
         this.take(handoff.id, worker);

@@ -106,6 +106,8 @@ test('no connection hangs when it reaches a worker as the worker is killed', { t
   }));
   const hung = results.filter((r) => r.error?.includes('got no response'));
   t.diagnostic(`${results.length} requests, ${results.filter((r) => !r.ok).length} failed, ${hung.length} hung for ${HUNG_MS} ms`);
+  // On failure, the primary's and workers' lines other than request lines say where the connections went.
+  if (hung.length > 0) t.diagnostic(env.cap.stderr().split('\n').filter((l) => !l.includes('"msg":"request"')).slice(-40).join('\n'));
   assert.equal(hung.length, 0, `${hung.length} connections were left open without an answer`);
   // Only requests the killed worker had already taken may fail, and only as a lost connection.
   const other = results.filter((r) => !r.ok && !/socket hang up|ECONNRESET/.test(r.error ?? ''));

@@ -105,7 +105,7 @@ export function fresh(url: string, path: string, init: FreshInit = {}): Promise<
       });
     });
     req.on('error', reject);
-    req.on('timeout', () => req.destroy(new Error(`${method} ${path} got no response within ${init.timeoutMs ?? 15_000}ms`)));
+    req.on('timeout', () => req.destroy(new Error(`${method} ${path} got no response within ${init.timeoutMs ?? 15_000}ms (local port ${req.socket?.localPort})`)));
     req.end(payload);
   });
 }
