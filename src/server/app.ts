@@ -8,6 +8,7 @@ import { listenOrExplain } from '../cli/startup-error.js';
 import type { ServerConfig } from '../cli/flags.js';
 import { writeError } from '../codec/response-writer.js';
 import { errorLogger, requestLogger } from '../logging/request-logger.js';
+import { logger } from '../logging/logger.js';
 import { metricsMiddleware, metricsRouter } from '../metrics/metrics-router.js';
 import { setStorageObjectsCollector } from '../metrics/metrics.js';
 import { storageTypeOf } from '../registry/resource-types.js';
@@ -22,7 +23,7 @@ import { openapiRouter } from '../openapi/openapi-router.js';
 import { ResourceRegistry } from '../registry/resource-registry.js';
 import type { Storage } from '../storage/storage.js';
 import { bootstrapCluster } from './bootstrap.js';
-import { acceptRequest, installClientErrorHandler, MAX_HEADER_BYTES } from './http-framing.js';
+import { acceptRequest, installClientErrorHandler, lingerOnEarlyAnswer, MAX_HEADER_BYTES } from './http-framing.js';
 
 /** A running Capstan API server. */
 export interface CapstanServer {
@@ -109,7 +110,8 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
-  app.use(requestLogger());
+  // In a terminal (text lines) request lines are detail, shown at --log-level=debug; JSON logs carry them at info.
+  app.use(requestLogger({ level: logger.format === 'text' ? 'debug' : 'info' }));
   app.use(metricsMiddleware({ isServed: (g, v, r) => registry.get(g, v, r) !== undefined }));
   app.use((_req: Request, res: Response, next: NextFunction) => {
     res.setHeader('Cache-Control', 'no-cache, private');
@@ -130,6 +132,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => writeError(res, err));
 
   const http = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0, maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
+    lingerOnEarlyAnswer(req);
     if (acceptRequest(req, res)) app(req, res);
   });
   installClientErrorHandler(http);

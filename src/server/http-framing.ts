@@ -87,6 +87,45 @@ export function acceptRequest(req: IncomingMessage, res: ServerResponse): boolea
   return true;
 }
 
+/** How long a closing connection keeps reading a request body it answered early (Go's rstAvoidanceDelay). */
+const LINGER_MS = 500;
+
+const CURRENT_REQUEST = Symbol('capstan.currentRequest');
+
+type LingeringSocket = Socket & { [CURRENT_REQUEST]?: IncomingMessage };
+
+/**
+ * Closes a connection whose request body has not all arrived (it was answered early, e.g. 413) the
+ * way Go's server does: the response is followed by a FIN, the rest of the body is read and dropped
+ * for up to {@link LINGER_MS}, then the socket is destroyed. Closing at once would make the kernel
+ * answer the client's unread bytes with a reset, and a client still writing its body would see a
+ * broken pipe instead of the answer.
+ */
+function lingeringClose(socket: Socket): void {
+  socket.end();
+  const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
+  socket.once('end', () => socket.destroy());
+  socket.resume();
+}
+
+/**
+ * Call for every request before it is handled: when its connection closes after the answer while
+ * the request body is still arriving, the close lingers (see {@link lingeringClose}).
+ */
+export function lingerOnEarlyAnswer(req: IncomingMessage): void {
+  const socket = req.socket as LingeringSocket;
+  if (!(CURRENT_REQUEST in socket)) {
+    const destroySoon = socket.destroySoon.bind(socket);
+    socket.destroySoon = (): void => {
+      if (socket[CURRENT_REQUEST]?.complete === false && !socket.destroyed) lingeringClose(socket);
+      else destroySoon();
+    };
+  }
+  socket[CURRENT_REQUEST] = req;
+}
+
 /** Installs Go's answers for connections whose requests Node's HTTP parser refuses. */
 export function installClientErrorHandler(server: Server): void {
   server.on('clientError', onClientError);

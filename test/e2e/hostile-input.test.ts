@@ -307,6 +307,43 @@ for (const spec of targets) {
       assertStatus(await rawPath(t.url, 'GET', `${cms(ns)}/./plain`), 404, 'NotFound', 'the server could not find the requested resource');
     });
 
+    test('a body over the limit is answered 413 while it is still being sent, and the close lingers so the client reads the answer', async () => {
+      const { hostname, port } = new URL(t.url);
+      const declared = 3 * 1024 * 1024 + 100;
+      const outcome = await new Promise<{ reply: string; error?: string; wroteAfterAnswer: number }>((resolve) => {
+        const socket = connect(Number(port), hostname);
+        let reply = '';
+        let wroteAfterAnswer = 0;
+        let answered = false;
+        socket.on('data', (d: Buffer) => {
+          reply += d.toString();
+          if (answered || !reply.includes('\r\n\r\n')) return;
+          answered = true;
+          // The answer came before the body was sent: the client goes on sending, as a client that
+          // does not read while it writes does. The server must keep reading (and dropping) it.
+          const chunk = Buffer.alloc(64 * 1024, 'x');
+          const more = (): void => {
+            while (wroteAfterAnswer < 256 * 1024) {
+              wroteAfterAnswer += chunk.length;
+              if (!socket.write(chunk)) {
+                socket.once('drain', more);
+                return;
+              }
+            }
+            socket.end();
+          };
+          more();
+        });
+        socket.on('error', (err: NodeJS.ErrnoException) => resolve({ reply, error: err.code ?? err.message, wroteAfterAnswer }));
+        socket.on('close', () => resolve({ reply, wroteAfterAnswer }));
+        socket.write(`PUT ${cms(ns)}/big HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${declared}\r\nConnection: close\r\n\r\n{"apiVersion":"v1",`);
+      });
+      assert.match(outcome.reply, /^HTTP\/1\.1 413 /);
+      assert.match(outcome.reply, /"reason":"RequestEntityTooLarge"/);
+      assert.equal(outcome.error, undefined, `the server reset the connection while the client was still sending (${outcome.wroteAfterAnswer} bytes after the answer)`);
+      assert.equal(outcome.wroteAfterAnswer, 256 * 1024);
+    });
+
     test('a request line without an HTTP version, or a malformed escape, is Go\'s plain 400', async () => {
       const { hostname, port } = new URL(t.url);
       for (const request of [`GET ${cms(ns)}\r\n\r\n`, `GET /api/v1/namespaces/%zz HTTP/1.1\r\nHost: x\r\n\r\n`]) {
