@@ -5,6 +5,7 @@ import { parseArgs, usage } from './cli/flags.js';
 import { runPrimary } from './cluster/primary.js';
 import { runServerProcess } from './cluster/server-process.js';
 import { StartupError } from './cli/startup-error.js';
+import { checkKubeconfigPath } from './cli/serving-banner.js';
 import { logger } from './logging/logger.js';
 
 /**
@@ -26,10 +27,12 @@ async function main(): Promise<void> {
   }
   const config = parsed.config;
   logger.setLevel(config.logLevel);
+  logger.setFormat(config.logFormat === 'auto' ? (process.stderr.isTTY ? 'text' : 'json') : config.logFormat);
   if (config.storage === 'memory' && config.workers !== 1) {
     process.stderr.write('Error: --workers greater than 1 requires --storage=redis: the memory store lives in one process\n');
     process.exit(2);
   }
+  if (cluster.isPrimary) checkKubeconfigPath(config);
   const workers = config.workers < 1 ? availableParallelism() : config.workers;
   if (cluster.isPrimary && workers > 1) {
     await runPrimary(config, { workers });

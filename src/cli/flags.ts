@@ -23,6 +23,8 @@ export interface ServerConfig {
   redisSentinelName: string;
   redisWaitReplicas: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** `auto`: text when stderr is a terminal, JSON otherwise (resolved by `main`). */
+  logFormat: 'auto' | 'json' | 'text';
   /** Request and object limits (see src/api/limits.ts). */
   limits: Limits;
 }
@@ -123,6 +125,13 @@ const FLAGS: FlagSpec[] = [
     apply: (c, v) => {
       if (v !== 'debug' && v !== 'info' && v !== 'warn' && v !== 'error') throw new Error(`invalid argument "${v}" for "--log-level" flag: must be debug, info, warn or error`);
       c.logLevel = v;
+    },
+  },
+  {
+    name: 'log-format', default: 'auto', help: 'Log line format: json, text, or auto (text when stderr is a terminal, where request lines are logged only at --log-level=debug; json otherwise).',
+    apply: (c, v) => {
+      if (v !== 'auto' && v !== 'json' && v !== 'text') throw new Error(`invalid argument "${v}" for "--log-format" flag: must be auto, json or text`);
+      c.logFormat = v;
     },
   },
 ];

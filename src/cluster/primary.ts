@@ -1,7 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
-import { writeFileSync } from 'node:fs';
 import type { ServerConfig } from '../cli/flags.js';
-import { kubeconfigFor } from '../cli/kubeconfig.js';
+import { announceServing } from '../cli/serving-banner.js';
 import { listenOrExplain } from '../cli/startup-error.js';
 import { logger } from '../logging/logger.js';
 import { servePrimaryMetrics } from '../metrics/cluster-aggregation.js';
@@ -66,8 +65,7 @@ export async function runPrimary(config: ServerConfig, options: PrimaryOptions):
       ready.add(slot.index);
       if (!announced && ready.size === options.workers) {
         announced = true;
-        if (config.writeKubeconfig) writeFileSync(config.writeKubeconfig, kubeconfigFor(listener.url));
-        logger.announce('serving', { url: listener.url, storage: config.storage, workers: options.workers });
+        announceServing(config, listener.url, { workers: options.workers });
       } else if (announced) {
         logger.info('worker restarted', { worker: slot.index, pid: worker.process.pid });
       }

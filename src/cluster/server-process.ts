@@ -1,7 +1,6 @@
 import cluster from 'node:cluster';
-import { writeFileSync } from 'node:fs';
 import type { ServerConfig } from '../cli/flags.js';
-import { kubeconfigFor } from '../cli/kubeconfig.js';
+import { announceServing } from '../cli/serving-banner.js';
 import { logger } from '../logging/logger.js';
 import { startServer, type CapstanServer } from '../server/app.js';
 import { MemoryStorage } from '../storage/memory-storage.js';
@@ -98,8 +97,7 @@ export async function runServerProcess(config: ServerConfig): Promise<CapstanSer
     const message: ReadyMessage = { type: 'capstan:ready', url: server.url, index };
     process.send?.(message);
   } else {
-    if (config.writeKubeconfig) writeFileSync(config.writeKubeconfig, kubeconfigFor(server.url));
-    logger.announce('serving', { url: server.url, storage: config.storage });
+    announceServing(config, server.url);
   }
   return server;
 }

@@ -1,7 +1,10 @@
 /**
- * Structured JSON logs on stderr, one object per line: `{"level","msg",...fields,"ts"}`. Keys come in
- * that order so line-oriented tools (and tests waiting for `"msg":"serving","url":...`) can match the
- * message and its first field. Lines under the configured level are dropped before any formatting.
+ * Logs on stderr, one line per record, in one of two formats (`--log-format`):
+ * - `json`: `{"level","msg",...fields,"ts"}`. Keys come in that order so line-oriented tools (and
+ *   tests waiting for `"msg":"serving","url":...`) can match the message and its first field.
+ * - `text`: `2026-11-24T19:10:17.123Z info  serving url=http://127.0.0.1:8080 storage=memory`, for a
+ *   person at a terminal; values with spaces or quotes are JSON-quoted, errors show their message.
+ * Lines under the configured level are dropped before any formatting.
  */
 
 /** Log levels, most verbose first (the `--log-level` values). */
@@ -11,6 +14,9 @@ const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 4
 
 /** Extra structured fields of a log line; `Error` values are expanded to name, message and stack. */
 export type LogFields = Record<string, unknown>;
+
+/** Line formats (the `--log-format` values, `auto` resolved). */
+export type LogFormat = 'json' | 'text';
 
 /** Where lines go; replaceable so a test can capture them. */
 export type LogSink = (line: string) => void;
@@ -33,9 +39,29 @@ function replacer(_key: string, value: unknown): unknown {
   return value;
 }
 
-/** A level-filtered JSON line logger. Never throws: an unserialisable field is logged as its string form. */
+/** `key=value` for a text line: bare when the value is a plain word, JSON-quoted otherwise. */
+function textValue(value: unknown): string {
+  if (value instanceof Error) return textValue(value.message);
+  if (typeof value === 'string') return /^[\w.:/@+,=-]*$/.test(value) && value !== '' ? value : JSON.stringify(value);
+  try {
+    return JSON.stringify(value, replacer) ?? String(value);
+  } catch {
+    return JSON.stringify(String(value));
+  }
+}
+
+function textLine(level: LogLevel, msg: string, fields: LogFields): string {
+  const parts = [new Date().toISOString(), level.padEnd(5), msg];
+  for (const [key, value] of Object.entries(fields)) {
+    if (value !== undefined) parts.push(`${key}=${textValue(value)}`);
+  }
+  return `${parts.join(' ')}\n`;
+}
+
+/** A level-filtered line logger (JSON or text). Never throws: an unserialisable field is logged as its string form. */
 export class Logger {
   private rank: number;
+  private lineFormat: LogFormat = 'json';
 
   constructor(
     level: LogLevel = 'info',
@@ -48,6 +74,16 @@ export class Logger {
   /** Changes the minimum level; applies to this logger and every child made from it afterwards. */
   setLevel(level: LogLevel): void {
     this.rank = RANK[level];
+  }
+
+  /** Changes the line format of this logger. */
+  setFormat(format: LogFormat): void {
+    this.lineFormat = format;
+  }
+
+  /** The line format in use. */
+  get format(): LogFormat {
+    return this.lineFormat;
   }
 
   /** True when a line at `level` would be written (lets callers skip building expensive fields). */
@@ -81,6 +117,10 @@ export class Logger {
   }
 
   private write(level: LogLevel, msg: string, fields: LogFields): void {
+    if (this.lineFormat === 'text') {
+      this.sink(textLine(level, msg, { ...fields, ...this.base }));
+      return;
+    }
     const record: LogFields = { level, msg, ...fields, ...this.base, ts: new Date().toISOString() };
     let line: string;
     try {

@@ -1,0 +1,66 @@
+import { accessSync, constants, statSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { ServerConfig } from './flags.js';
+import { kubeconfigFor } from './kubeconfig.js';
+import { describeSocketError, StartupError } from './startup-error.js';
+import { logger, type LogFields } from '../logging/logger.js';
+
+/**
+ * What is printed once the server listens: with JSON logs the `serving` line (URL, storage, kubeconfig
+ * path) that scripts wait for; with text logs (a terminal) a short banner for a person instead,
+ * saying how to connect and what Capstan does not do (run controllers). The kubeconfig is written here, so the banner never names a file that
+ * is not there.
+ */
+
+/**
+ * Fails at start-up, before anything listens, when `--write-kubeconfig` names a file that cannot be
+ * written (a directory, a missing or read-only folder): one line, exit 1.
+ */
+export function checkKubeconfigPath(config: ServerConfig): void {
+  if (config.writeKubeconfig === undefined) return;
+  const path = resolve(config.writeKubeconfig);
+  try {
+    if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+    accessSync(dirname(path), constants.W_OK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'EISDIR' ? 'it is a directory' : code === 'ENOENT' ? 'no such directory' : describeSocketError(err);
+    throw new StartupError(`cannot write kubeconfig to ${path}: ${why}`);
+  }
+}
+
+/** Writes the kubeconfig (when asked), then logs `serving` or, with text logs, prints the banner. */
+export function announceServing(config: ServerConfig, url: string, fields: LogFields = {}): void {
+  let kubeconfig: string | undefined;
+  if (config.writeKubeconfig !== undefined) {
+    const path = resolve(config.writeKubeconfig);
+    try {
+      writeFileSync(path, kubeconfigFor(url));
+      kubeconfig = path;
+    } catch (err) {
+      logger.error('cannot write kubeconfig', { path, error: describeSocketError(err) });
+    }
+  }
+  if (logger.format === 'text') {
+    process.stderr.write(bannerText(config, url, kubeconfig));
+    return;
+  }
+  logger.announce('serving', { url, storage: config.storage, ...fields, ...(kubeconfig !== undefined ? { kubeconfig } : {}) });
+}
+
+/** The human banner: where the API is, how to point kubectl at it, what does not happen here. */
+export function bannerText(config: ServerConfig, url: string, kubeconfig: string | undefined): string {
+  const store = config.storage === 'memory' ? 'embedded in-memory store: objects are lost when it stops' : 'Redis store';
+  const lines = ['', `Capstan is serving the Kubernetes API at ${url} (${store}).`];
+  if (kubeconfig !== undefined) {
+    lines.push(`Kubeconfig written to ${kubeconfig}. In another terminal:`, `  export KUBECONFIG=${kubeconfig}`, '  kubectl get namespaces');
+  } else {
+    lines.push('In another terminal:', `  kubectl --server ${url} get namespaces`, '(or start with --write-kubeconfig PATH and export KUBECONFIG=PATH)');
+  }
+  lines.push(
+    'No controllers run here: Deployments, ReplicaSets, Jobs and the like are stored, but no Pods are created or run.',
+    'Request lines are logged with --log-level=debug. Press Ctrl-C to stop.',
+    '',
+  );
+  return `${lines.join('\n')}\n`;
+}
