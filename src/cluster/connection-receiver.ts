@@ -64,6 +64,8 @@ export class ConnectionReceiver {
   private server: Server | undefined;
   private closed = false;
   private readonly held = new Map<number, Socket>();
+  /** Set by {@link close} while claims are outstanding; called when the last one is answered. */
+  private settled: (() => void) | undefined;
 
   /** Starts serving handed connections with `server` (which must not listen itself). Call once. */
   serve(server: Server): void {
@@ -97,11 +99,12 @@ export class ConnectionReceiver {
     if (!granted) {
       // Closes this process's descriptor only: the worker the primary chose instead keeps its own.
       socket.destroy();
-      return;
+    } else {
+      server.emit('connection', socket);
+      releaseReading(socket);
+      socket.resume();
     }
-    server.emit('connection', socket);
-    releaseReading(socket);
-    socket.resume();
+    if (this.held.size === 0) this.settled?.();
   }
 
   /** The server starts draining: the primary sends no new connections to this worker. */
@@ -109,8 +112,22 @@ export class ConnectionReceiver {
     tell({ type: 'capstan:draining' });
   }
 
-  /** The server has closed: every connection still arriving is refused and goes to another worker. */
-  close(): void {
+  /**
+   * The server has closed: every connection still arriving is refused and goes to another worker.
+   * Resolves once no claimed connection awaits the primary's answer (at most `settleMs`): one the
+   * primary grants meanwhile is served, since the primary has already let go of it.
+   */
+  close(settleMs = 5000): Promise<void> {
     this.closed = true;
+    if (this.held.size === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, settleMs);
+      timer.unref();
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.settled = done;
+    });
   }
 }

@@ -72,8 +72,12 @@ export interface HandedConnections {
   port: number;
   /** Called once the shutdown delay is over, as the server starts draining: send no new connections. */
   onDraining?(): void;
-  /** Called once every connection has closed: the server takes no more connections. */
-  onClosed?(): void;
+  /**
+   * Called once every connection has closed: the server takes no more connections. May return a
+   * promise that settles once connections already on their way (claimed, not yet granted) have
+   * arrived or been refused; those that arrive are served before the server counts as closed.
+   */
+  onClosed?(): void | Promise<void>;
 }
 
 export async function startServer(config: ServerConfig, storage: Storage, options: StartOptions = {}): Promise<CapstanServer> {
@@ -197,11 +201,14 @@ export async function startServer(config: ServerConfig, storage: Storage, option
         } else {
           // A server that never listened reports closed at once; drained means no connection left.
           // Connections handed in while draining count too, until the last one closes.
-          onNoConnections = () => {
+          const closed = async (): Promise<void> => {
             onNoConnections = undefined;
-            handed.onClosed?.();
-            resolve();
+            await handed.onClosed?.();
+            // A connection granted while closing is served first; then the server is closed.
+            if (connections.size === 0) resolve();
+            else onNoConnections = () => resolve();
           };
+          onNoConnections = () => { void closed(); };
           http.close();
           if (connections.size === 0) onNoConnections();
         }

@@ -19,6 +19,8 @@ import { requestLines } from './cluster-process.js';
 interface Outcome {
   path: string;
   status?: number;
+  /** The body of an answer other than 200, for failure messages. */
+  text?: string;
   error?: string;
   /** When the request started and how long it took, ms. */
   startedAt: number;
@@ -29,7 +31,7 @@ interface Outcome {
 function get(url: string, path: string, timeoutMs = 60_000): Promise<Outcome> {
   const started = Date.now();
   return fresh(url, path, { timeoutMs }).then(
-    (r: FreshResponse) => ({ path, status: r.status, startedAt: started, ms: Date.now() - started }),
+    (r: FreshResponse) => ({ path, status: r.status, text: r.status === 200 ? undefined : r.text, startedAt: started, ms: Date.now() - started }),
     (err: unknown) => ({ path, error: err instanceof Error ? err.message : String(err), startedAt: started, ms: Date.now() - started }),
   );
 }
@@ -214,7 +216,8 @@ test('SIGTERM under a stream of fresh connections: answered during the shutdown 
     assert.ok(afterTerm.length > 0, 'requests started after SIGTERM are answered during the shutdown delay');
     // Every request either got its answer or found the listener closed; one caught in the kernel's
     // accept queue at the instant the listener closes is reset (as with any server closing its listener).
-    assert.ok(outcomes.every((o) => o.status === 200 || /ECONNREFUSED|ECONNRESET|socket hang up/.test(o.error ?? '')), JSON.stringify(kinds));
+    assert.ok(outcomes.every((o) => o.status === 200 || /ECONNREFUSED|ECONNRESET|socket hang up/.test(o.error ?? '')),
+      `${JSON.stringify(kinds)} ${outcomes.filter((o) => o.text !== undefined).map((o) => o.text).join(' ')}`);
     const firstRefused = outcomes.findIndex((o) => o.status === undefined);
     assert.ok(outcomes.slice(0, firstRefused).every((o) => o.status === 200), 'until the listener closed, every request was answered 200');
     assert.match(env.cap.stderr(), /"msg":"all workers exited","code":0/);

@@ -178,17 +178,20 @@ describe('redis storage specifics', () => {
     const primary = await startRedis({ args: ['--repl-diskless-sync-delay', '0'] });
     const replica = await startRedis();
     const raw = new Redis(replica.url);
+    // Without a replica the write times out (a short bound: this is the failure being tested); with
+    // one, WAIT returns as soon as the replica acknowledges, so a long bound costs nothing and holds
+    // however slowly a loaded machine runs.
     const s = await RedisStorage.connect({ url: primary.url, historyMs: 60_000, onError: quiet, waitReplicas: 1, waitTimeoutMs: 300 });
+    const patient = await RedisStorage.connect({ url: primary.url, historyMs: 60_000, onError: quiet, waitReplicas: 1, waitTimeoutMs: 60_000 });
     try {
       const t = freshType();
       await rejectsWith(s.create(t, 'lonely', obj('lonely')), 'Unavailable');
       await raw.replicaof('127.0.0.1', primary.port);
-      for (let i = 0; i < 100; i++) {
-        const info = await raw.info('replication');
-        if (info.includes('master_link_status:up')) break;
-        await new Promise((r) => setTimeout(r, 50));
+      // Waits for the replication link, polling the replica's own report of it.
+      while (!(await raw.info('replication')).includes('master_link_status:up')) {
+        await new Promise((r) => setTimeout(r, 20));
       }
-      const created = await s.create(t, 'a', obj('a'));
+      const created = await patient.create(t, 'a', obj('a'));
       const copy = await raw.hget(typeKeys('capstan:', t).objects, 'a');
       assert.ok(copy?.endsWith(created.json));
       const onReplica = await RedisStorage.connect({ url: replica.url, historyMs: 60_000, onError: quiet });
@@ -202,6 +205,7 @@ describe('redis storage specifics', () => {
     } finally {
       raw.disconnect();
       await s.close();
+      await patient.close();
       await replica.stop();
       await primary.stop();
     }
