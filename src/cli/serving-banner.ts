@@ -8,7 +8,7 @@ import { logger, type LogFields } from '../logging/logger.js';
 /**
  * What is printed once the server listens: with JSON logs the `serving` line (URL, storage, kubeconfig
  * path) that scripts wait for; with text logs (a terminal) a short banner for a person instead,
- * saying how to connect and what Capstan does not do (run controllers). The kubeconfig is written here, so the banner never names a file that
+ * saying how to connect and what Capstan does not do (run workload controllers). The kubeconfig is written here, so the banner never names a file that
  * is not there.
  */
 
@@ -58,7 +58,7 @@ export function bannerText(config: ServerConfig, url: string, kubeconfig: string
     lines.push('In another terminal:', `  kubectl --server ${url} get namespaces`, '(or start with --write-kubeconfig PATH and export KUBECONFIG=PATH)');
   }
   lines.push(
-    'No controllers run here: Deployments, ReplicaSets, Jobs and the like are stored, but no Pods are created or run.',
+    'Only the namespace controller runs here: Deployments, ReplicaSets, Jobs and the like are stored, but no Pods are created or run.',
     'Request lines are logged with --log-level=debug. Press Ctrl-C to stop.',
     '',
   );
