@@ -209,6 +209,54 @@ describe('process lifecycle', { concurrency: true }, () => {
     }
   });
 
+  test('the JSON serving line names the kubeconfig it wrote', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'capstan-wk-')), 'kubeconfig');
+    const proc = await spawnCapstan(['--port', '0', '--write-kubeconfig', path, '--log-format', 'json']);
+    try {
+      const line = proc.stderr().split('\n').find((l) => l.includes('"msg":"serving"')) ?? '';
+      assert.deepEqual({ ...JSON.parse(line), ts: undefined }, { level: 'info', msg: 'serving', url: proc.url, storage: 'memory', kubeconfig: path, ts: undefined });
+    } finally {
+      assert.equal(await proc.stop(), 0);
+    }
+  });
+
+  test('--log-format text: a banner says how to connect; request lines only at --log-level=debug', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'capstan-wk-')), 'kubeconfig');
+    for (const level of ['info', 'debug']) {
+      const child = spawn(process.execPath, [CAPSTAN_MAIN, '--port', '0', '--log-format', 'text', '--log-level', level, '--write-kubeconfig', path], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stderr.on('data', (d: Buffer) => {
+          stderr += d.toString();
+          const m = /Capstan is serving the Kubernetes API at (http:\/\/[^ ]+) \(embedded in-memory store/.exec(stderr);
+          if (m !== null && stderr.includes('Press Ctrl-C to stop.\n')) resolve(m[1] as string);
+        });
+        child.once('exit', (code) => reject(new Error(`exited ${String(code)}: ${stderr}`)));
+      });
+      assert.ok(stderr.includes(`Kubeconfig written to ${path}. In another terminal:\n  export KUBECONFIG=${path}\n  kubectl get namespaces\n`), stderr);
+      assert.ok(!stderr.includes('{"level"'), 'no JSON lines in text mode');
+      const r = await fetch(`${url}/api/v1/namespaces/default`);
+      assert.equal(r.status, 200);
+      await r.text();
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      child.kill('SIGTERM');
+      assert.equal(await exited, 0);
+      const requestLine = /^\S+Z debug request method=GET path=\/api\/v1\/namespaces\/default verb=get resource=namespaces name=default status=200 durationMs=/m;
+      if (level === 'info') assert.doesNotMatch(stderr, / request method=/, 'request lines are quiet at info');
+      else assert.match(stderr, requestLine);
+      assert.match(stderr, /^\S+Z info  shutting down signal=SIGTERM$/m);
+    }
+  });
+
+  test('a kubeconfig path that cannot be written: exit 1 before listening, one line', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'capstan-wk-'));
+    const missing = await runCapstan(['--port', '0', '--write-kubeconfig', join(dir, 'no', 'such', 'kubeconfig')]);
+    assert.deepEqual(missing, { code: 1, stdout: '', stderr: `Error: cannot write kubeconfig to ${join(dir, 'no', 'such', 'kubeconfig')}: no such directory\n` });
+    const directory = await runCapstan(['--port', '0', '--write-kubeconfig', dir]);
+    assert.deepEqual(directory, { code: 1, stdout: '', stderr: `Error: cannot write kubeconfig to ${dir}: it is a directory\n` });
+    assert.deepEqual(await runCapstan(['--log-format', 'xml']), { code: 2, stdout: '', stderr: 'Error: invalid argument "xml" for "--log-format" flag: must be auto, json or text\n' });
+  });
+
   test('--bind-address and --port are honoured', async () => {
     const proc = await spawnCapstan(['--bind-address', '127.0.0.1', '--port', '0']);
     try {
