@@ -159,8 +159,8 @@ const GROUP_ORDER = [
   '', 'apiregistration.k8s.io', 'apps', 'events.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io',
   'autoscaling', 'batch', 'certificates.k8s.io', 'networking.k8s.io', 'policy', 'rbac.authorization.k8s.io',
   'storage.k8s.io', 'admissionregistration.k8s.io', 'apiextensions.k8s.io', 'scheduling.k8s.io',
-  'coordination.k8s.io', 'node.k8s.io', 'discovery.k8s.io', 'flowcontrol.apiserver.k8s.io',
-  'internal.apiserver.k8s.io', 'resource.k8s.io', 'storagemigration.k8s.io',
+  'coordination.k8s.io', 'node.k8s.io', 'discovery.k8s.io', 'resource.k8s.io', 'flowcontrol.apiserver.k8s.io',
+  'internal.apiserver.k8s.io', 'storagemigration.k8s.io',
 ];
 const groupList = [...groups.entries()]
   .filter(([g, vs]) => resourceList.some((r) => r.group === g && vs.has(r.version)))

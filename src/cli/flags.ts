@@ -1,6 +1,8 @@
 import { parseDuration } from './duration.js';
 import { parseFeatureGates, type FeatureGates } from '../server/feature-gates.js';
 import type { Limits } from '../api/limits.js';
+import { ResourceRegistry } from '../registry/resource-registry.js';
+import { parseRuntimeConfig, type RuntimeConfig } from '../registry/runtime-config.js';
 
 /** Everything the command line configures. */
 export interface ServerConfig {
@@ -8,6 +10,8 @@ export interface ServerConfig {
   port: number;
   storage: 'memory' | 'redis';
   featureGates: FeatureGates;
+  /** Which built-in API versions and resources are served (`--runtime-config`). */
+  runtimeConfig: RuntimeConfig;
   livezGracePeriodMs: number;
   shutdownDelayMs: number;
   watchCacheHistoryMs: number;
@@ -78,6 +82,16 @@ const FLAGS: FlagSpec[] = [
         c.featureGates = parseFeatureGates(v);
       } catch (err) {
         throw new Error(`invalid argument "${v}" for "--feature-gates" flag: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    },
+  },
+  {
+    name: 'runtime-config', default: '', help: 'Comma-separated key=value pairs turning API versions on or off, as kube-apiserver\'s: api/all, api/ga, api/beta, api/alpha, GROUP/VERSION or GROUP/VERSION/RESOURCE (v1 for the core group). By default every GA version is served and no alpha or beta one.',
+    apply: (c, v) => {
+      try {
+        c.runtimeConfig = parseRuntimeConfig(v, ResourceRegistry.isBuiltInGroupVersion, ResourceRegistry.isBuiltInGroup);
+      } catch (err) {
+        throw new Error(`invalid argument "${v}" for "--runtime-config" flag: ${err instanceof Error ? err.message : String(err)}`);
       }
     },
   },

@@ -4,6 +4,7 @@ import { CachedDocument, sha512Hex } from './cached-document.js';
 import { isJsonObject, type JsonObject } from './json-value.js';
 import { encodeOpenApiV2Protobuf } from './openapi-v2-protobuf.js';
 import { buildV3Document, groupPathsByV3Key } from './openapi-v3-convert.js';
+import { pruneUnservedPaths } from './served-paths.js';
 
 /**
  * Paths and definitions that extend the built-in OpenAPI v2 document, e.g. what a custom resource
@@ -45,8 +46,18 @@ export class OpenApiService {
   private readonly v3Docs = new Map<string, CachedDocument>();
   private v3IndexDoc: CachedDocument | undefined;
 
-  /** @param loadBase reads the built-in Swagger 2.0 document's JSON bytes (schema/openapi-v2.json by default). */
-  constructor(private readonly loadBase: () => Buffer = () => readFileSync(schemaPath('openapi-v2.json'))) {}
+  /** Whether the built-in document lost paths to `servesPath` (then its bytes are not served as they are). */
+  private pruned = false;
+
+  /**
+   * @param loadBase reads the built-in Swagger 2.0 document's JSON bytes (schema/openapi-v2.json by default).
+   * @param servesPath which of the built-in document's paths this server serves (all by default); the
+   *   others, and the definitions only they use, are left out (see `--runtime-config`).
+   */
+  constructor(
+    private readonly loadBase: () => Buffer = () => readFileSync(schemaPath('openapi-v2.json')),
+    private readonly servesPath?: (path: string) => boolean,
+  ) {}
 
   /** Adds or replaces the contribution ID; see the class comment. */
   setContribution(id: string, contribution: OpenApiContribution): void {
@@ -95,6 +106,7 @@ export class OpenApiService {
     if (this.merged) return this.merged;
     const parsed: unknown = JSON.parse(this.base().toString('utf8'));
     if (!isJsonObject(parsed)) throw new Error('schema/openapi-v2.json is not a JSON object');
+    if (this.servesPath !== undefined) this.pruned = pruneUnservedPaths(parsed, this.servesPath);
     if (this.contributions.size > 0) {
       const paths: JsonObject = { ...(isJsonObject(parsed['paths']) ? parsed['paths'] : {}) };
       const definitions: JsonObject = { ...(isJsonObject(parsed['definitions']) ? parsed['definitions'] : {}) };
@@ -109,10 +121,11 @@ export class OpenApiService {
     return parsed;
   }
 
-  /** /openapi/v2 as JSON. Without contributions these are the schema file's bytes as they are. */
+  /** /openapi/v2 as JSON. Without contributions or pruned paths these are the schema file's bytes as they are. */
   v2Json(): CachedDocument {
     if (!this.v2JsonDoc) {
-      const bytes = this.contributions.size === 0 ? this.base() : Buffer.from(JSON.stringify(this.v2Document()));
+      const doc = this.v2Document();
+      const bytes = this.contributions.size === 0 && !this.pruned ? this.base() : Buffer.from(JSON.stringify(doc));
       this.v2JsonDoc = CachedDocument.of(bytes, this.lastModified);
     }
     return this.v2JsonDoc;
@@ -203,13 +216,19 @@ function sortKeys(obj: JsonObject): JsonObject {
   return Object.fromEntries(Object.entries(obj).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
-let shared: OpenApiService | undefined;
+const shared = new Map<string, OpenApiService>();
 
 /**
- * The process-wide service that `openapiRouter()` serves by default; code that registers custom
- * resources adds their contributions here.
+ * The process-wide service of one set of served built-in paths (`key` names the set, e.g. the
+ * `--runtime-config` text; `servesPath` is used when the set is first asked for): the one
+ * `openapiRouter()` serves by default has every path. Code that registers custom resources adds
+ * their contributions to the service of its server.
  */
-export function sharedOpenApiService(): OpenApiService {
-  shared ??= new OpenApiService();
-  return shared;
+export function sharedOpenApiService(key = '*', servesPath?: (path: string) => boolean): OpenApiService {
+  let service = shared.get(key);
+  if (service === undefined) {
+    service = new OpenApiService(undefined, servesPath);
+    shared.set(key, service);
+  }
+  return service;
 }

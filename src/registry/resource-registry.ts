@@ -1,9 +1,18 @@
 import { readSchemaJson } from '../schema/schema-files.js';
 import type { GroupInfo, ResourceInfo } from './resource-types.js';
+import { DEFAULT_RUNTIME_CONFIG, servesResource, type RuntimeConfig } from './runtime-config.js';
 
 interface ResourcesFile {
   groups: GroupInfo[];
   resources: ResourceInfo[];
+}
+
+let builtInFile: ResourcesFile | undefined;
+
+/** schema/resources.json, read once: every built-in group, version and resource. */
+function builtInResources(): ResourcesFile {
+  builtInFile ??= readSchemaJson('resources.json') as ResourcesFile;
+  return builtInFile;
 }
 
 /**
@@ -21,10 +30,28 @@ export class ResourceRegistry {
     for (const r of resources) this.add(r);
   }
 
-  /** The registry of every built-in type of the Kubernetes API. */
-  static builtIn(): ResourceRegistry {
-    const file = readSchemaJson('resources.json') as ResourcesFile;
-    return new ResourceRegistry(file.groups, file.resources);
+  /**
+   * The registry of the built-in types of the Kubernetes API that `config` serves (by default, as
+   * kube-apiserver 1.36: every GA version, no alpha or beta one). Preferred versions keep their order.
+   */
+  static builtIn(config: RuntimeConfig = DEFAULT_RUNTIME_CONFIG): ResourceRegistry {
+    const file = builtInResources();
+    // Each registry gets its own copies: nothing served by one server is shared with another.
+    const resources = file.resources.filter((r) => servesResource(config, r.group, r.version, r.resource)).map((r) => structuredClone(r));
+    const groups = file.groups
+      .map((g) => ({ name: g.name, versions: g.versions.filter((v) => resources.some((r) => r.group === g.name && r.version === v)) }))
+      .filter((g) => g.versions.length > 0);
+    return new ResourceRegistry(groups, resources);
+  }
+
+  /** Whether GROUP/VERSION is a built-in group version at all, served or not (for `--runtime-config`). */
+  static isBuiltInGroupVersion(group: string, version: string): boolean {
+    return builtInResources().groups.some((g) => g.name === group && g.versions.includes(version));
+  }
+
+  /** Whether GROUP is a built-in group at all, served or not (for `--runtime-config`). */
+  static isBuiltInGroup(group: string): boolean {
+    return builtInResources().groups.some((g) => g.name === group);
   }
 
   /** Adds or replaces a resource (and its group/version when new). */

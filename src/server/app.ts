@@ -19,7 +19,8 @@ import { notFoundHandler, resourceHandler } from '../handlers/resource-router.js
 import { HealthChecks } from '../health/health-checks.js';
 import { healthRouter } from '../health/health-router.js';
 import { NamespaceController } from '../namespace/namespace-controller.js';
-import { openapiRouter } from '../openapi/openapi-router.js';
+import { openapiRouter, sharedOpenApiService } from '../openapi/openapi-router.js';
+import { servedPathFilter } from '../openapi/served-paths.js';
 import { ResourceRegistry } from '../registry/resource-registry.js';
 import type { Storage } from '../storage/storage.js';
 import { bootstrapCluster } from './bootstrap.js';
@@ -81,7 +82,7 @@ export interface HandedConnections {
 }
 
 export async function startServer(config: ServerConfig, storage: Storage, options: StartOptions = {}): Promise<CapstanServer> {
-  const registry = ResourceRegistry.builtIn();
+  const registry = ResourceRegistry.builtIn(config.runtimeConfig);
   const shutdown = new AbortController();
   const services: ApiServices = {
     registry,
@@ -129,7 +130,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   app.use(healthRouter(health));
   app.use(metricsRouter());
   app.use(discoveryRouter(registry, { version: DEFAULT_VERSION_INFO }));
-  app.use(openapiRouter());
+  app.use(openapiRouter(sharedOpenApiService(`runtime-config:${config.runtimeConfig.text}`, servedPathFilter(registry))));
   app.use(resourceHandler(services));
   app.use(notFoundHandler(services));
   app.use(errorLogger());
