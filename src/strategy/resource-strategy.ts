@@ -1,5 +1,6 @@
 import type { ResourceInfo } from '../registry/resource-types.js';
 import { isObject, jsonEqual, metadataOf, type Obj } from '../handlers/object-util.js';
+import { applyDefaults } from './defaults.js';
 
 /**
  * Per-type behaviour of writes, after kube-apiserver's registry strategies: which types split spec and
@@ -91,8 +92,8 @@ function setNamespaceNameLabel(ns: Obj): void {
 }
 
 /**
- * What kube's v1 Secret decoding does to every written Secret: `stringData` entries overwrite `data`
- * (base64-encoded) and are never stored, and an empty `type` defaults to Opaque.
+ * What kube's v1 Secret conversion does to every written Secret: `stringData` entries overwrite `data`
+ * (base64-encoded) and are never stored. (The Opaque type default is in defaults.ts.)
  */
 function convertSecret(secret: Obj): void {
   const stringData = secret.stringData;
@@ -104,11 +105,11 @@ function convertSecret(secret: Obj): void {
     if (Object.keys(data).length > 0) secret.data = data;
   }
   delete secret.stringData;
-  if (typeof secret.type !== 'string' || secret.type === '') secret.type = 'Opaque';
 }
 
 /** Resets what a create may not set, as each type's PrepareForCreate does. */
 export function prepareForCreate(info: ResourceInfo, obj: Obj): void {
+  applyDefaults(info, obj);
   const meta = metadataOf(obj);
   if (tracksGeneration(info)) meta.generation = 1;
   else delete meta.generation;
@@ -147,6 +148,7 @@ export function prepareForCreate(info: ResourceInfo, obj: Obj): void {
  * subresource, and bumps generation when anything outside metadata and status changed.
  */
 export function prepareForUpdate(info: ResourceInfo, next: Obj, old: Obj): void {
+  applyDefaults(info, next);
   if (hasStatusSubresource(info)) {
     if (old.status === undefined) delete next.status;
     else next.status = old.status;

@@ -1,0 +1,119 @@
+// Command goldens runs kube-apiserver 1.36's own defaulting (the SetDefaults_* functions registered in
+// its scheme, with 1.36's default feature gates) over Capstan's corpus of objects and writes what
+// kube makes of each: the oracle Capstan's defaulting tests compare with.
+//
+// Usage (from the project root, `npm run gen:goldens`):
+//
+//	go run ./tools/goldens test/fixtures/defaulting test/golden/defaulting
+//
+// Every corpus file is JSON: {"cases": [{"name": "...", "object": {...}}, ...]}, each object a
+// complete versioned object (apiVersion and kind set). The golden file of the same name holds
+// {"cases": [{"name": "...", "defaulted": {...}}]}: the object decoded into its versioned Go type
+// (so unknown fields are dropped, as kube's decoder drops them), defaulted, and encoded as JSON.
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
+
+	_ "k8s.io/kubernetes/pkg/apis/admissionregistration/install"
+	_ "k8s.io/kubernetes/pkg/apis/apiserverinternal/install"
+	_ "k8s.io/kubernetes/pkg/apis/apps/install"
+	_ "k8s.io/kubernetes/pkg/apis/authentication/install"
+	_ "k8s.io/kubernetes/pkg/apis/authorization/install"
+	_ "k8s.io/kubernetes/pkg/apis/autoscaling/install"
+	_ "k8s.io/kubernetes/pkg/apis/batch/install"
+	_ "k8s.io/kubernetes/pkg/apis/certificates/install"
+	_ "k8s.io/kubernetes/pkg/apis/coordination/install"
+	_ "k8s.io/kubernetes/pkg/apis/core/install"
+	_ "k8s.io/kubernetes/pkg/apis/discovery/install"
+	_ "k8s.io/kubernetes/pkg/apis/events/install"
+	_ "k8s.io/kubernetes/pkg/apis/flowcontrol/install"
+	_ "k8s.io/kubernetes/pkg/apis/networking/install"
+	_ "k8s.io/kubernetes/pkg/apis/node/install"
+	_ "k8s.io/kubernetes/pkg/apis/policy/install"
+	_ "k8s.io/kubernetes/pkg/apis/rbac/install"
+	_ "k8s.io/kubernetes/pkg/apis/resource/install"
+	_ "k8s.io/kubernetes/pkg/apis/scheduling/install"
+	_ "k8s.io/kubernetes/pkg/apis/storage/install"
+	_ "k8s.io/kubernetes/pkg/apis/storagemigration/install"
+)
+
+type corpusCase struct {
+	Name   string          `json:"name"`
+	Object json.RawMessage `json:"object"`
+}
+
+type goldenCase struct {
+	Name      string          `json:"name"`
+	Defaulted json.RawMessage `json:"defaulted"`
+}
+
+func defaulted(raw []byte) ([]byte, error) {
+	obj, _, err := legacyscheme.Codecs.UniversalDeserializer().Decode(raw, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	legacyscheme.Scheme.Default(obj)
+	return json.Marshal(obj)
+}
+
+func run(corpusDir, goldenDir string) error {
+	files, err := filepath.Glob(filepath.Join(corpusDir, "*.json"))
+	if err != nil {
+		return err
+	}
+	sort.Strings(files)
+	if err := os.MkdirAll(goldenDir, 0o755); err != nil {
+		return err
+	}
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return err
+		}
+		var corpus struct {
+			Cases []corpusCase `json:"cases"`
+		}
+		if err := json.Unmarshal(data, &corpus); err != nil {
+			return fmt.Errorf("%s: %w", file, err)
+		}
+		out := struct {
+			Cases []goldenCase `json:"cases"`
+		}{Cases: []goldenCase{}}
+		for _, c := range corpus.Cases {
+			d, err := defaulted(c.Object)
+			if err != nil {
+				return fmt.Errorf("%s, case %q: %w", file, c.Name, err)
+			}
+			out.Cases = append(out.Cases, goldenCase{Name: c.Name, Defaulted: d})
+		}
+		encoded, err := json.MarshalIndent(out, "", "  ")
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(goldenDir, filepath.Base(file))
+		if err := os.WriteFile(target, append(encoded, '\n'), 0o644); err != nil {
+			return err
+		}
+		fmt.Printf("%s: %d cases\n", strings.TrimPrefix(target, "./"), len(out.Cases))
+	}
+	return nil
+}
+
+func main() {
+	if len(os.Args) != 3 {
+		fmt.Fprintln(os.Stderr, "usage: goldens CORPUS_DIR GOLDEN_DIR")
+		os.Exit(2)
+	}
+	if err := run(os.Args[1], os.Args[2]); err != nil {
+		fmt.Fprintln(os.Stderr, "goldens:", err)
+		os.Exit(1)
+	}
+}
