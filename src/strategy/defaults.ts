@@ -1,5 +1,6 @@
 import type { ResourceInfo } from '../registry/resource-types.js';
-import { isObject, type Obj } from '../handlers/object-util.js';
+import { isObject, metadataOf, type Obj } from '../handlers/object-util.js';
+import { defaultClaimSpec, defaultPod, defaultPodTemplateSpec } from './pod-defaults.js';
 
 /**
  * kube-apiserver 1.36's defaulting (the `SetDefaults_*` functions of its scheme) for the types listed
@@ -11,7 +12,8 @@ import { isObject, type Obj } from '../handlers/object-util.js';
  * tools/goldens; `npm run gen:goldens`), which test/e2e/defaulting.test.ts compares with.
  */
 
-type Defaulter = (obj: Obj) => void;
+/** Fills kube's defaults into `obj`, written in `version` of its resource. */
+type Defaulter = (obj: Obj, version: string) => void;
 
 function objectAt(parent: Obj, key: string): Obj | undefined {
   const v = parent[key];
@@ -77,17 +79,218 @@ function defaultEndpoints(endpoints: Obj): void {
   }
 }
 
-function defaultPersistentVolumeClaimSpec(spec: Obj): void {
-  defaultPointer(spec, 'volumeMode', 'Filesystem');
-}
-
+/** A PVC (also a StatefulSet's claim template): spec defaults, status phase Pending; Go writes both structs. */
 function defaultPersistentVolumeClaim(pvc: Obj): void {
   const spec = objectAt(pvc, 'spec') ?? {};
   pvc.spec = spec;
-  defaultPersistentVolumeClaimSpec(spec);
+  defaultClaimSpec(spec);
   const status = objectAt(pvc, 'status') ?? {};
   pvc.status = status;
   defaultString(status, 'phase', 'Pending');
+}
+
+/** The `spec` of a workload, created when absent (Go writes the struct). */
+function specOf(obj: Obj): Obj {
+  const spec = objectAt(obj, 'spec') ?? {};
+  obj.spec = spec;
+  return spec;
+}
+
+/** The pod template at `spec.template`, defaulted (Go writes the struct even when absent). */
+function defaultTemplateAt(spec: Obj): Obj {
+  const template = objectAt(spec, 'template') ?? {};
+  spec.template = template;
+  defaultPodTemplateSpec(template);
+  return template;
+}
+
+function labelsOf(obj: Obj | undefined): Obj | undefined {
+  const labels = obj === undefined ? undefined : objectAt(obj, 'metadata')?.labels;
+  return isObject(labels) ? labels : undefined;
+}
+
+function isEmptyMap(v: unknown): boolean {
+  return !isObject(v) || Object.keys(v).length === 0;
+}
+
+function defaultDeployment(d: Obj): void {
+  const spec = specOf(d);
+  defaultPointer(spec, 'replicas', 1);
+  const strategy = objectAt(spec, 'strategy') ?? {};
+  spec.strategy = strategy;
+  defaultString(strategy, 'type', 'RollingUpdate');
+  if (strategy.type === 'RollingUpdate') {
+    const rollingUpdate = objectAt(strategy, 'rollingUpdate') ?? {};
+    strategy.rollingUpdate = rollingUpdate;
+    defaultPointer(rollingUpdate, 'maxUnavailable', '25%');
+    defaultPointer(rollingUpdate, 'maxSurge', '25%');
+  }
+  defaultPointer(spec, 'revisionHistoryLimit', 10);
+  defaultPointer(spec, 'progressDeadlineSeconds', 600);
+  defaultTemplateAt(spec);
+}
+
+function defaultReplicaSet(rs: Obj): void {
+  const spec = specOf(rs);
+  defaultPointer(spec, 'replicas', 1);
+  defaultTemplateAt(spec);
+}
+
+function defaultDaemonSet(ds: Obj): void {
+  const spec = specOf(ds);
+  const strategy = objectAt(spec, 'updateStrategy') ?? {};
+  spec.updateStrategy = strategy;
+  defaultString(strategy, 'type', 'RollingUpdate');
+  if (strategy.type === 'RollingUpdate') {
+    const rollingUpdate = objectAt(strategy, 'rollingUpdate') ?? {};
+    strategy.rollingUpdate = rollingUpdate;
+    defaultPointer(rollingUpdate, 'maxUnavailable', 1);
+    defaultPointer(rollingUpdate, 'maxSurge', 0);
+  }
+  defaultPointer(spec, 'revisionHistoryLimit', 10);
+  defaultTemplateAt(spec);
+}
+
+/** StatefulSet defaults (MaxUnavailableStatefulSet is off in 1.36: no maxUnavailable), its template and claim templates. */
+function defaultStatefulSet(ss: Obj): void {
+  const spec = specOf(ss);
+  defaultString(spec, 'podManagementPolicy', 'OrderedReady');
+  const strategy = objectAt(spec, 'updateStrategy') ?? {};
+  spec.updateStrategy = strategy;
+  if (unsetOrEmpty(strategy.type)) {
+    strategy.type = 'RollingUpdate';
+    if (objectAt(strategy, 'rollingUpdate') === undefined) strategy.rollingUpdate = {};
+  }
+  const rollingUpdate = objectAt(strategy, 'rollingUpdate');
+  if (strategy.type === 'RollingUpdate' && rollingUpdate !== undefined) defaultPointer(rollingUpdate, 'partition', 0);
+  const retention = objectAt(spec, 'persistentVolumeClaimRetentionPolicy') ?? {};
+  spec.persistentVolumeClaimRetentionPolicy = retention;
+  defaultString(retention, 'whenDeleted', 'Retain');
+  defaultString(retention, 'whenScaled', 'Retain');
+  defaultPointer(spec, 'replicas', 1);
+  defaultPointer(spec, 'revisionHistoryLimit', 10);
+  defaultTemplateAt(spec);
+  for (const claim of objectsAt(spec, 'volumeClaimTemplates')) {
+    if (!isObject(claim.metadata)) claim.metadata = {};
+    defaultPersistentVolumeClaim(claim);
+  }
+}
+
+function unsetOrEmpty(v: unknown): boolean {
+  return v === undefined || v === null || v === '';
+}
+
+/** A pod failure policy's pod-condition patterns match status True by default. */
+function defaultPodFailurePolicy(jobSpec: Obj): void {
+  for (const rule of objectsAt(objectAt(jobSpec, 'podFailurePolicy'), 'rules')) {
+    for (const pattern of objectsAt(rule, 'onPodConditions')) defaultString(pattern, 'status', 'True');
+  }
+}
+
+/** Job defaults (JobPodReplacementPolicy is on in 1.36); the Job takes its template's labels when it has none. */
+function defaultJob(job: Obj): void {
+  const spec = specOf(job);
+  if (unsetOrEmpty(spec.completions) && unsetOrEmpty(spec.parallelism)) {
+    spec.completions = 1;
+    spec.parallelism = 1;
+  }
+  defaultPointer(spec, 'parallelism', 1);
+  if (unsetOrEmpty(spec.backoffLimit)) spec.backoffLimit = unsetOrEmpty(spec.backoffLimitPerIndex) ? 6 : 2147483647;
+  const templateLabels = labelsOf(objectAt(spec, 'template'));
+  const meta = metadataOf(job);
+  if (templateLabels !== undefined && isEmptyMap(meta.labels)) meta.labels = { ...templateLabels };
+  defaultPointer(spec, 'completionMode', 'NonIndexed');
+  defaultPointer(spec, 'suspend', false);
+  defaultPointer(spec, 'podReplacementPolicy', unsetOrEmpty(spec.podFailurePolicy) ? 'TerminatingOrFailed' : 'Failed');
+  defaultPointer(spec, 'manualSelector', false);
+  defaultPodFailurePolicy(spec);
+  defaultTemplateAt(spec);
+}
+
+/** CronJob defaults; its job template gets only pod-spec defaults (and Go writes its metadata). */
+function defaultCronJob(cj: Obj): void {
+  const spec = specOf(cj);
+  defaultString(spec, 'concurrencyPolicy', 'Allow');
+  defaultPointer(spec, 'suspend', false);
+  defaultPointer(spec, 'successfulJobsHistoryLimit', 3);
+  defaultPointer(spec, 'failedJobsHistoryLimit', 1);
+  const jobTemplate = objectAt(spec, 'jobTemplate') ?? {};
+  spec.jobTemplate = jobTemplate;
+  if (!isObject(jobTemplate.metadata)) jobTemplate.metadata = {};
+  const jobSpec = objectAt(jobTemplate, 'spec') ?? {};
+  jobTemplate.spec = jobSpec;
+  defaultPodFailurePolicy(jobSpec);
+  defaultTemplateAt(jobSpec);
+}
+
+/** A ReplicationController takes selector and labels from its template when it has none; replicas 1. */
+function defaultReplicationController(rc: Obj): void {
+  const spec = specOf(rc);
+  const template = objectAt(spec, 'template');
+  const labels = labelsOf(template);
+  if (labels !== undefined) {
+    if (isEmptyMap(spec.selector)) spec.selector = { ...labels };
+    const meta = metadataOf(rc);
+    if (isEmptyMap(meta.labels)) meta.labels = { ...labels };
+  }
+  defaultPointer(spec, 'replicas', 1);
+  if (template !== undefined) defaultPodTemplateSpec(template);
+}
+
+/** HPA scaling rules: kube's rules for the direction, with each field the client set kept. */
+function scalingRules(from: unknown, defaults: Obj): Obj {
+  if (!isObject(from)) return defaults;
+  const rules: Obj = { ...defaults };
+  for (const key of ['selectPolicy', 'stabilizationWindowSeconds', 'policies', 'tolerance']) {
+    if (from[key] !== undefined && from[key] !== null) rules[key] = from[key];
+  }
+  return rules;
+}
+
+/**
+ * autoscaling/v2: minReplicas 1, a CPU utilization target of 80% when no metric is given, and a
+ * given `behavior` completed with kube's scale-up and scale-down rules. autoscaling/v1 defaults
+ * only minReplicas (its CPU default is applied in kube's conversion, which Capstan does not do yet).
+ */
+function defaultHorizontalPodAutoscaler(hpa: Obj, version: string): void {
+  const spec = specOf(hpa);
+  defaultPointer(spec, 'minReplicas', 1);
+  if (version === 'v1') return;
+  const metrics = Array.isArray(spec.metrics) ? spec.metrics : [];
+  if (metrics.length === 0) {
+    spec.metrics = [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } }];
+  }
+  const behavior = objectAt(spec, 'behavior');
+  if (behavior !== undefined) {
+    behavior.scaleUp = scalingRules(behavior.scaleUp, {
+      stabilizationWindowSeconds: 0, selectPolicy: 'Max',
+      policies: [{ type: 'Pods', value: 4, periodSeconds: 15 }, { type: 'Percent', value: 100, periodSeconds: 15 }],
+    });
+    behavior.scaleDown = scalingRules(behavior.scaleDown, { selectPolicy: 'Max', policies: [{ type: 'Percent', value: 100, periodSeconds: 15 }] });
+  }
+}
+
+/** Container limit items: the default limit is the max, the default request the default limit, else the min. */
+function defaultLimitRange(lr: Obj): void {
+  for (const item of objectsAt(objectAt(lr, 'spec'), 'limits')) {
+    if (item.type !== 'Container') continue;
+    const fallback = (target: string, ...sources: string[]): void => {
+      const out = objectAt(item, target) ?? {};
+      for (const source of sources) {
+        for (const [name, quantity] of Object.entries(objectAt(item, source) ?? {})) if (!(name in out)) out[name] = quantity;
+      }
+      // Go makes the maps; an empty one is dropped when written (omitempty).
+      if (Object.keys(out).length > 0) item[target] = out;
+    };
+    fallback('default', 'max');
+    fallback('defaultRequest', 'default', 'min');
+  }
+}
+
+function defaultPodTemplate(pt: Obj): void {
+  const template = objectAt(pt, 'template') ?? {};
+  pt.template = template;
+  defaultPodTemplateSpec(template);
 }
 
 function defaultPriorityClass(pc: Obj): void {
@@ -123,7 +326,18 @@ function defaultSecret(secret: Obj): void {
 
 /** Defaulting functions by `group/resource` (the core group is empty). */
 const DEFAULTERS: Record<string, Defaulter> = {
+  '/pods': defaultPod,
+  '/podtemplates': defaultPodTemplate,
+  '/replicationcontrollers': defaultReplicationController,
+  'apps/deployments': defaultDeployment,
+  'apps/replicasets': defaultReplicaSet,
+  'apps/statefulsets': defaultStatefulSet,
+  'apps/daemonsets': defaultDaemonSet,
+  'batch/jobs': defaultJob,
+  'batch/cronjobs': defaultCronJob,
   '/services': defaultService,
+  '/limitranges': defaultLimitRange,
+  'autoscaling/horizontalpodautoscalers': defaultHorizontalPodAutoscaler,
   '/endpoints': defaultEndpoints,
   '/persistentvolumeclaims': defaultPersistentVolumeClaim,
   '/secrets': defaultSecret,
@@ -138,7 +352,7 @@ export function hasDefaults(info: Pick<ResourceInfo, 'group' | 'resource'>): boo
   return `${info.group}/${info.resource}` in DEFAULTERS;
 }
 
-/** Applies kube's defaults for the object's type in place (nothing for types without defaults). */
-export function applyDefaults(info: Pick<ResourceInfo, 'group' | 'resource'>, obj: Obj): void {
-  DEFAULTERS[`${info.group}/${info.resource}`]?.(obj);
+/** Applies kube's defaults for the object's type and version in place (nothing for types without defaults). */
+export function applyDefaults(info: Pick<ResourceInfo, 'group' | 'version' | 'resource'>, obj: Obj): void {
+  DEFAULTERS[`${info.group}/${info.resource}`]?.(obj, info.version);
 }
