@@ -1,3 +1,4 @@
+import { canonicalQuantity } from './printers/quantity.js';
 import type { SchemaNode } from '../schema/openapi-schema.js';
 
 /**
@@ -227,7 +228,7 @@ class Decoder {
     const def = schema.definition;
     if (def !== undefined && OPAQUE.has(def)) return;
     if (schema.preservesUnknownFields() && schema.propertyNames().length === 0) return;
-    if (def === QUANTITY) return this.quantity(v);
+    if (def === QUANTITY) return this.quantity(container, key, v);
     if (def === INT_OR_STRING || schema.isIntOrString()) return this.intOrString(container, key, v, ctx);
     if (def === TIME || def === MICRO_TIME) return this.time(v, ctx);
     switch (schema.type()) {
@@ -312,10 +313,13 @@ class Decoder {
     this.save(this.wording === 'unstructured' ? `error decoding from json: ${err}` : err);
   }
 
-  private quantity(v: unknown): void {
-    if (typeof v === 'number') return;
-    if (typeof v === 'string' && QUANTITY_PATTERN.test(v.trim()) && v.trim() !== '') return;
-    throw new TypedDecodeError(QUANTITY_ERROR);
+  /** A Quantity is stored in kube's canonical form ("1000m" is "1", "1024Mi" is "1Gi"), as Go re-encodes it. */
+  private quantity(container: Obj | unknown[], key: string | number, v: unknown): void {
+    let text: string;
+    if (typeof v === 'number') text = this.numberText(container, key, v);
+    else if (typeof v === 'string' && QUANTITY_PATTERN.test(v.trim()) && v.trim() !== '') text = v;
+    else throw new TypedDecodeError(QUANTITY_ERROR);
+    (container as Record<string | number, unknown>)[key] = canonicalQuantity(text);
   }
 
   private intOrString(container: Obj | unknown[], key: string | number, v: unknown, ctx: Context): void {

@@ -1,6 +1,6 @@
 import type { ResourceInfo } from '../registry/resource-types.js';
 import { isObject, metadataOf, type Obj } from '../handlers/object-util.js';
-import { defaultClaimSpec, defaultPod, defaultPodTemplateSpec } from './pod-defaults.js';
+import { defaultClaimSpec, defaultPod, defaultPodTemplateSpec, roundResourceList } from './pod-defaults.js';
 
 /**
  * kube-apiserver 1.36's defaulting (the `SetDefaults_*` functions of its scheme) for the types listed
@@ -285,6 +285,17 @@ function defaultLimitRange(lr: Obj): void {
     fallback('default', 'max');
     fallback('defaultRequest', 'default', 'min');
   }
+  for (const item of objectsAt(objectAt(lr, 'spec'), 'limits')) {
+    for (const list of ['max', 'min', 'default', 'defaultRequest', 'maxLimitRequestRatio']) roundResourceList(item[list]);
+  }
+}
+
+/** Every quantity of a quota rounded up to a multiple of 1m. */
+function defaultResourceQuota(rq: Obj): void {
+  roundResourceList(objectAt(rq, 'spec')?.hard);
+  const status = objectAt(rq, 'status');
+  roundResourceList(status?.hard);
+  roundResourceList(status?.used);
 }
 
 function defaultPodTemplate(pt: Obj): void {
@@ -337,6 +348,7 @@ const DEFAULTERS: Record<string, Defaulter> = {
   'batch/cronjobs': defaultCronJob,
   '/services': defaultService,
   '/limitranges': defaultLimitRange,
+  '/resourcequotas': defaultResourceQuota,
   'autoscaling/horizontalpodautoscalers': defaultHorizontalPodAutoscaler,
   '/endpoints': defaultEndpoints,
   '/persistentvolumeclaims': defaultPersistentVolumeClaim,

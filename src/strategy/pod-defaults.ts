@@ -1,4 +1,5 @@
 import { isObject, type Obj } from '../handlers/object-util.js';
+import { roundUpToMilli } from '../codec/printers/quantity.js';
 import { imageTag } from './image-reference.js';
 
 /**
@@ -8,8 +9,8 @@ import { imageTag } from './image-reference.js';
  * Pod-only defaults (requests from limits, service links, host-network ports) are in {@link defaultPod}.
  *
  * Also written here, because Go's encoder always writes them: a container's `resources: {}`, a
- * template's `metadata: {}` and a resource field selector's `divisor: "0"`. Not done yet: the rounding of resource quantities to milli-units and
- * pod-level `spec.resources` request defaults (both need quantity arithmetic).
+ * template's `metadata: {}` and a resource field selector's `divisor: "0"`. Not done yet: pod-level
+ * `spec.resources` request defaults (they need quantity arithmetic over the containers).
  */
 
 function objectAt(parent: Obj, key: string): Obj | undefined {
@@ -43,6 +44,20 @@ function defaultNumber(obj: Obj, key: string, value: number): void {
 
 function defaultFieldRef(ref: Obj | undefined): void {
   if (ref !== undefined) defaultString(ref, 'apiVersion', 'v1');
+}
+
+/** kube's SetDefaults_ResourceList: every quantity of the list rounded up to a multiple of 1m. */
+export function roundResourceList(list: unknown): void {
+  if (!isObject(list)) return;
+  for (const [name, quantity] of Object.entries(list)) {
+    if (typeof quantity === 'string') list[name] = roundUpToMilli(quantity);
+  }
+}
+
+/** The limits and requests of a ResourceRequirements (or VolumeResourceRequirements). */
+function roundResources(resources: Obj): void {
+  roundResourceList(resources.limits);
+  roundResourceList(resources.requests);
 }
 
 /** A resource field selector's divisor is a Quantity struct: Go writes its zero value as "0". */
@@ -85,6 +100,7 @@ function defaultContainer(container: Obj): void {
     if (fileKeyRef !== undefined) defaultPointer(fileKeyRef, 'optional', false);
   }
   if (!isObject(container.resources)) container.resources = {};
+  roundResources(container.resources as Obj);
   defaultProbe(objectAt(container, 'livenessProbe'));
   defaultProbe(objectAt(container, 'readinessProbe'));
   defaultProbe(objectAt(container, 'startupProbe'));
@@ -170,6 +186,7 @@ function defaultVolume(volume: Obj): void {
 export function defaultClaimSpec(spec: Obj): void {
   defaultPointer(spec, 'volumeMode', 'Filesystem');
   if (!isObject(spec.resources)) spec.resources = {};
+  roundResources(spec.resources as Obj);
 }
 
 /** SetDefaults_PodSpec and everything nested in a pod spec. */
@@ -179,6 +196,8 @@ export function defaultPodSpec(spec: Obj): void {
   defaultPointer(spec, 'securityContext', {});
   defaultPointer(spec, 'terminationGracePeriodSeconds', 30);
   defaultString(spec, 'schedulerName', 'default-scheduler');
+  roundResourceList(spec.overhead);
+  if (isObject(spec.resources)) roundResources(spec.resources);
   for (const volume of objectsAt(spec, 'volumes')) defaultVolume(volume);
   for (const key of ['initContainers', 'containers', 'ephemeralContainers']) {
     for (const container of objectsAt(spec, key)) defaultContainer(container);

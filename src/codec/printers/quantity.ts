@@ -77,9 +77,29 @@ function decimalString(v: Exact, format: Format): string {
 /** The canonical form of a quantity; text that does not parse is returned unchanged. */
 export function canonicalQuantity(text: string): string {
   const parsed = parse(text);
-  if (!parsed) return text;
-  const { value } = parsed;
-  let format = parsed.format;
+  return parsed === undefined ? text : canonicalOf(parsed.value, parsed.format);
+}
+
+/**
+ * The quantity rounded up to a multiple of 1m (kube's defaulting of resource lists: "1n" is "1m",
+ * "1.0001" is "1001m"), in canonical form; text that does not parse is returned unchanged.
+ */
+export function roundUpToMilli(text: string): string {
+  const parsed = parse(text);
+  if (parsed === undefined) return text;
+  let { mantissa, scale } = parsed.value;
+  if (scale < -3) {
+    const div = 10n ** BigInt(-3 - scale);
+    let q = mantissa / div;
+    if (mantissa % div !== 0n && mantissa > 0n) q += 1n;
+    mantissa = q;
+    scale = -3;
+  }
+  return canonicalOf({ mantissa, scale }, parsed.format);
+}
+
+function canonicalOf(value: Exact, parsedFormat: Format): string {
+  let format = parsedFormat;
   let integer: bigint | undefined;
   if (format === 'BinarySI') {
     integer = asInteger(value);
