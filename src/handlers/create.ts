@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { alreadyExists, badRequest, methodNotAllowed } from '../api/errors.js';
 import { writeObject } from '../codec/response-writer.js';
 import { prepareForCreate } from '../strategy/resource-strategy.js';
+import { shapeStoredObject } from '../codec/go-shape.js';
 import { withStorage, writeOptionsOf, type ResourceRequest, outputFor, scaleKind } from './context.js';
 import { decodeObject } from './decode-object.js';
 import { canonicalize, metadataOf, nowTimestamp, objectKey, stringField, type Obj } from './object-util.js';
@@ -44,6 +45,7 @@ export async function createObject(r: ResourceRequest, input: Obj, dryRun: boole
   meta.resourceVersion = '';
   const obj = canonicalize(input, r.info.kind, r.apiVersion);
   prepareForCreate(r.info, obj);
+  shapeStoredObject(obj, r.info);
   const name = stringField(metadataOf(obj), 'name');
   await r.services.admission.run({
     operation: 'CREATE', info: r.info, namespace: r.ri.namespace, name, subresource: '', object: obj, oldObject: undefined, dryRun,

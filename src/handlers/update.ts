@@ -1,3 +1,4 @@
+import { shapeStoredObject } from '../codec/go-shape.js';
 import type { OutputFormat } from '../codec/negotiation.js';
 import { ApiError, badRequest, conflict, methodNotAllowed, notFound, staleConflict } from '../api/errors.js';
 import { writeObject } from '../codec/response-writer.js';
@@ -48,6 +49,7 @@ function merge(r: ResourceRequest, next: Obj, old: Obj): Obj {
     delete meta.selfLink;
     prepareForUpdate(r.info, result, old);
   }
+  shapeStoredObject(result, r.info);
   return canonicalize(result, r.info.kind, r.apiVersion);
 }
 

@@ -111,7 +111,7 @@ describe('status subresource', { concurrency: true }, () => {
   test('PUT /status keeps the stored spec; PUT on the main resource keeps the stored status', async () => {
     const path = `/apis/apps/v1/namespaces/${ns}/deployments`;
     const created = await rest.create(path, { ...deployment('split', 2), status: { replicas: 99 } });
-    assert.equal(created.status, undefined, 'status set on create is dropped');
+    assert.deepEqual(created.status, {}, 'status set on create is reset to the empty status kube writes');
 
     const statusPut = await rest.put(`${path}/split/status`, { ...created, spec: { ...created.spec, replicas: 7 }, status: { replicas: 2, readyReplicas: 1 } });
     assert.equal(statusPut.status, 200, statusPut.text);

@@ -4,7 +4,12 @@ go 1.26.0
 
 godebug default=go1.26
 
-require k8s.io/kubernetes v1.36.4
+require (
+	k8s.io/apiextensions-apiserver v0.0.0
+	k8s.io/apimachinery v0.36.4
+	k8s.io/kube-aggregator v0.0.0
+	k8s.io/kubernetes v1.36.4
+)
 
 require (
 	github.com/beorn7/perks v1.0.1 // indirect
@@ -34,8 +39,6 @@ require (
 	google.golang.org/protobuf v1.36.12-0.20260120151049-f2248ac996af // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	k8s.io/api v0.36.4 // indirect
-	k8s.io/apiextensions-apiserver v0.0.0 // indirect
-	k8s.io/apimachinery v0.36.4 // indirect
 	k8s.io/apiserver v0.36.4 // indirect
 	k8s.io/client-go v0.36.4 // indirect
 	k8s.io/component-base v0.36.4 // indirect

@@ -1,10 +1,13 @@
 // Command goldens runs kube-apiserver 1.36's own defaulting (the SetDefaults_* functions registered in
 // its scheme, with 1.36's default feature gates) over Capstan's corpus of objects and writes what
-// kube makes of each: the oracle Capstan's defaulting tests compare with.
+// kube makes of each: the oracle Capstan's defaulting tests compare with. With `shape`, it writes
+// instead how Go's JSON encoder writes each field of the API's types (see shape.go), which the
+// server reads at run time to store objects in the shape kube-apiserver stores them.
 //
 // Usage (from the project root, `npm run gen:goldens`):
 //
 //	go run ./tools/goldens test/fixtures/defaulting test/golden/defaulting
+//	go run ./tools/goldens shape schema/go-shape.txt
 //
 // Every corpus file is JSON: {"cases": [{"name": "...", "object": {...}}, ...]}, each object a
 // complete versioned object (apiVersion and kind set). The golden file of the same name holds
@@ -108,6 +111,13 @@ func run(corpusDir, goldenDir string) error {
 }
 
 func main() {
+	if len(os.Args) == 3 && os.Args[1] == "shape" {
+		if err := writeShape(os.Args[2]); err != nil {
+			fmt.Fprintln(os.Stderr, "goldens:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if len(os.Args) != 3 {
 		fmt.Fprintln(os.Stderr, "usage: goldens CORPUS_DIR GOLDEN_DIR")
 		os.Exit(2)
