@@ -65,9 +65,9 @@ export function forbiddenField(field: string, detail = ''): StatusCause {
   return cause('FieldValueForbidden', field, detail ? `Forbidden: ${detail}` : 'Forbidden');
 }
 
-/** field.TooLong: `Too long: must have at most <max> bytes` (the value itself is never printed). */
+/** field.TooLong: `Too long: may not be more than <max> bytes` (the value itself is never printed). */
 export function tooLongField(field: string, maxBytes: number): StatusCause {
-  return cause('FieldValueTooLong', field, `Too long: must have at most ${maxBytes} bytes`);
+  return cause('FieldValueTooLong', field, `Too long: may not be more than ${maxBytes} ${maxBytes === 1 ? 'byte' : 'bytes'}`);
 }
 
 /** field.NotSupported: `Unsupported value: <value>[: supported values: "a", "b"]`. */

@@ -208,8 +208,8 @@ describe('metadata validation', { concurrency: true }, () => {
     const atLimit = await rest.post(`/api/v1/namespaces/${ns}/configmaps`, cm({ name: 'ann-ok', annotations: { [key]: 'x'.repeat(limit - key.length) } }));
     assert.equal(atLimit.status, 201, atLimit.text.slice(0, 300));
     const over = await rest.post(`/api/v1/namespaces/${ns}/configmaps`, cm({ name: 'ann-big', annotations: { [key]: 'x'.repeat(limit - key.length + 1) } }));
-    assertStatus(over, 422, 'Invalid', `ConfigMap "ann-big" is invalid: metadata.annotations: Too long: must have at most ${limit} bytes`);
-    assert.deepEqual(over.body.details.causes, [{ reason: 'FieldValueTooLong', message: `Too long: must have at most ${limit} bytes`, field: 'metadata.annotations' }]);
+    assertStatus(over, 422, 'Invalid', `ConfigMap "ann-big" is invalid: metadata.annotations: Too long: may not be more than ${limit} bytes`);
+    assert.deepEqual(over.body.details.causes, [{ reason: 'FieldValueTooLong', message: `Too long: may not be more than ${limit} bytes`, field: 'metadata.annotations' }]);
   });
 
   test('the name cannot change on update', async () => {

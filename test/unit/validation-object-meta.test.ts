@@ -110,7 +110,7 @@ describe('validateObjectMeta on create', () => {
     assert.deepEqual(validateObjectMeta({ name: 'a', namespace: 'n', annotations: ok }, pods), []);
     const tooBig = { a: 'x'.repeat(262144) };
     assert.deepEqual(validateObjectMeta({ name: 'a', namespace: 'n', annotations: tooBig }, pods), [
-      { reason: 'FieldValueTooLong', field: 'metadata.annotations', message: 'Too long: must have at most 262144 bytes' },
+      { reason: 'FieldValueTooLong', field: 'metadata.annotations', message: 'Too long: may not be more than 262144 bytes' },
     ]);
   });
 

@@ -8,6 +8,7 @@
 //
 //	go run ./tools/goldens test/fixtures/defaulting test/golden/defaulting
 //	go run ./tools/goldens shape schema/go-shape.txt
+//	go run ./tools/goldens validate test/fixtures/validation test/golden/validation
 //
 // Every corpus file is JSON: {"cases": [{"name": "...", "object": {...}}, ...]}, each object a
 // complete versioned object (apiVersion and kind set). The golden file of the same name holds
@@ -111,6 +112,13 @@ func run(corpusDir, goldenDir string) error {
 }
 
 func main() {
+	if len(os.Args) == 4 && os.Args[1] == "validate" {
+		if err := runValidation(os.Args[2], os.Args[3]); err != nil {
+			fmt.Fprintln(os.Stderr, "goldens:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if len(os.Args) == 3 && os.Args[1] == "shape" {
 		if err := writeShape(os.Args[2]); err != nil {
 			fmt.Fprintln(os.Stderr, "goldens:", err)
