@@ -1,17 +1,28 @@
 import { invalid, type StatusCause } from '../api/errors.js';
 import { validateConfigMap, validateSecret } from '../validation/config-data.js';
+import { validateLease } from '../validation/lease.js';
+import { validatePriorityClass } from '../validation/priority-class.js';
+import { validateClusterRole, validateClusterRoleBinding, validateRole, validateRoleBinding } from '../validation/rbac.js';
 import { generateNameFrom } from '../validation/generate-name.js';
 import { nameRuleFor } from '../validation/name-rules.js';
 import { validateObjectMeta } from '../validation/object-meta.js';
 import type { ResourceRequest } from './context.js';
 import { metadataOf, stringField, type Obj } from './object-util.js';
 
-/** The kind's own checks (ConfigMaps and Secrets so far); other kinds have only their metadata checked. */
+/** The kind's own checks by `group/resource` (so far these); other kinds have only their metadata checked. */
+const KIND_VALIDATORS: Record<string, (obj: Obj, old: Obj | undefined) => StatusCause[]> = {
+  '/configmaps': validateConfigMap,
+  '/secrets': validateSecret,
+  'scheduling.k8s.io/priorityclasses': validatePriorityClass,
+  'coordination.k8s.io/leases': (obj) => validateLease(obj),
+  'rbac.authorization.k8s.io/roles': (obj) => validateRole(obj),
+  'rbac.authorization.k8s.io/clusterroles': (obj) => validateClusterRole(obj),
+  'rbac.authorization.k8s.io/rolebindings': validateRoleBinding,
+  'rbac.authorization.k8s.io/clusterrolebindings': validateClusterRoleBinding,
+};
+
 function validateKind(info: ResourceRequest['info'], obj: Obj, old: Obj | undefined): StatusCause[] {
-  if (info.group !== '') return [];
-  if (info.resource === 'configmaps') return validateConfigMap(obj, old);
-  if (info.resource === 'secrets') return validateSecret(obj, old);
-  return [];
+  return KIND_VALIDATORS[`${info.group}/${info.resource}`]?.(obj, old) ?? [];
 }
 
 /** The validation step of writes: 422 Invalid with one cause per field error. */

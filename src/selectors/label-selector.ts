@@ -4,7 +4,7 @@
  * `k>n`, `k<n`, joined by commas. Requirements are ANDed.
  */
 import { badRequest } from '../api/errors.js';
-import { aggregateText, causeText, goStringSlice, invalidField } from '../validation/field-errors.js';
+import { aggregateText, causeText, goJson, invalidField } from '../validation/field-errors.js';
 import { isLabelKey, isLabelValue } from '../validation/string-formats.js';
 
 export type LabelOperator = 'in' | 'notin' | '=' | '==' | '!=' | 'exists' | '!' | 'gt' | 'lt';
@@ -223,7 +223,7 @@ function newRequirement(key: string, operator: LabelOperator, values: string[]):
     });
   }
   if ((operator === 'in' || operator === 'notin') && values.length === 0) {
-    errs.push(causeText(invalidField('values', goStringSlice(values), "for 'in', 'notin' operators, values set can't be empty")));
+    errs.push(causeText(invalidField('values', goJson(values), "for 'in', 'notin' operators, values set can't be empty")));
   }
   values.forEach((v, i) => {
     const valueErrs = isLabelValue(v);

@@ -298,6 +298,16 @@ function defaultResourceQuota(rq: Obj): void {
   roundResourceList(status?.used);
 }
 
+/** A binding's role reference is in the RBAC group unless it says otherwise; users and groups too. */
+function defaultRoleBinding(binding: Obj): void {
+  const roleRef = objectAt(binding, 'roleRef') ?? {};
+  binding.roleRef = roleRef;
+  defaultString(roleRef, 'apiGroup', 'rbac.authorization.k8s.io');
+  for (const subject of objectsAt(binding, 'subjects')) {
+    if (subject.kind === 'User' || subject.kind === 'Group') defaultString(subject, 'apiGroup', 'rbac.authorization.k8s.io');
+  }
+}
+
 function defaultPodTemplate(pt: Obj): void {
   const template = objectAt(pt, 'template') ?? {};
   pt.template = template;
@@ -348,6 +358,8 @@ const DEFAULTERS: Record<string, Defaulter> = {
   'batch/cronjobs': defaultCronJob,
   '/services': defaultService,
   '/limitranges': defaultLimitRange,
+  'rbac.authorization.k8s.io/rolebindings': defaultRoleBinding,
+  'rbac.authorization.k8s.io/clusterrolebindings': defaultRoleBinding,
   '/resourcequotas': defaultResourceQuota,
   'autoscaling/horizontalpodautoscalers': defaultHorizontalPodAutoscaler,
   '/endpoints': defaultEndpoints,

@@ -33,9 +33,18 @@ export function goQuote(s: string): string {
   return out + '"';
 }
 
-/** Go's `%#v` of a []string, as kube prints list-valued bad values. */
+/** Go's `%#v` of a []string, as kube formats lists inside detail messages. */
 export function goStringSlice(values: readonly string[]): { goSyntax: string } {
   return { goSyntax: `[]string{${values.map(goQuote).join(', ')}}` };
+}
+
+/**
+ * A bad value that is not a plain string, number or bool, as kube 1.36's field errors print it: Go's
+ * json.Marshal (which escapes <, > and & as \u003c, \u003e, \u0026, and U+2028/U+2029).
+ */
+export function goJson(value: unknown): { goSyntax: string } {
+  const text = JSON.stringify(value) ?? 'null';
+  return { goSyntax: text.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) };
 }
 
 function printValue(value: BadValue): string {

@@ -5,7 +5,7 @@
  */
 import type { StatusCause } from '../api/errors.js';
 import {
-  forbiddenField, goQuote, goStringSlice, invalidField, requiredField, tooLongField, type BadValue,
+  forbiddenField, goJson, goQuote, goStringSlice, invalidField, requiredField, tooLongField, type BadValue,
 } from './field-errors.js';
 import { validateName, validatePathSegment, type NameRule } from './name-rules.js';
 import { byteLength, isDNS1123Label, isLabelKey, isLabelValue } from './string-formats.js';
@@ -91,7 +91,7 @@ export function validateFinalizers(finalizers: unknown, standardFinalizers: bool
     for (const msg of isLabelKey(f)) errs.push(invalidField(fieldPath, f, msg));
   }
   if (list.includes('orphan') && list.includes('foregroundDeletion')) {
-    errs.push(invalidField(fieldPath, goStringSlice(list), 'finalizer orphan and foregroundDeletion cannot be both set'));
+    errs.push(invalidField(fieldPath, goJson(list), 'finalizer orphan and foregroundDeletion cannot be both set'));
   }
   if (standardFinalizers) {
     list.forEach((f, i) => {
@@ -114,11 +114,12 @@ function parseApiVersion(apiVersion: string): { group: string; version: string }
   return undefined;
 }
 
-function goOwnerReference(ref: Meta): string {
-  const ptr = (v: unknown): string => (typeof v === 'boolean' ? `(*bool)(${v})` : '(*bool)(nil)');
-  return `v1.OwnerReference{APIVersion:${goQuote(str(ref, 'apiVersion'))}, Kind:${goQuote(str(ref, 'kind'))}, `
-    + `Name:${goQuote(str(ref, 'name'))}, UID:${goQuote(str(ref, 'uid'))}, Controller:${ptr(ref['controller'])}, `
-    + `BlockOwnerDeletion:${ptr(ref['blockOwnerDeletion'])}}`;
+/** An owner reference as json.Marshal writes a metav1.OwnerReference (json tags, pointers omitted when nil). */
+function ownerReferenceJson(ref: Meta): Record<string, unknown> {
+  const out: Record<string, unknown> = { apiVersion: str(ref, 'apiVersion'), kind: str(ref, 'kind'), name: str(ref, 'name'), uid: str(ref, 'uid') };
+  if (typeof ref['controller'] === 'boolean') out.controller = ref['controller'];
+  if (typeof ref['blockOwnerDeletion'] === 'boolean') out.blockOwnerDeletion = ref['blockOwnerDeletion'];
+  return out;
 }
 
 /** ValidateOwnerReferences: apiVersion has a version, kind/name/uid non-empty, at most one controller, no Event owners. */
@@ -136,13 +137,12 @@ export function validateOwnerReferences(ownerReferences: unknown, fieldPath = 'm
     if (str(ref, 'name') === '') errs.push(invalidField(`${fieldPath}.name`, '', 'must not be empty'));
     if (str(ref, 'uid') === '') errs.push(invalidField(`${fieldPath}.uid`, '', 'must not be empty'));
     if (gv !== undefined && gv.group === '' && version === 'v1' && kind === 'Event') {
-      errs.push(invalidField(fieldPath, { goSyntax: goOwnerReference(ref) }, '/v1, Kind=Event is disallowed from being an owner'));
+      errs.push(invalidField(fieldPath, goJson(ownerReferenceJson(ref)), '/v1, Kind=Event is disallowed from being an owner'));
     }
     if (ref['controller'] === true) {
       const current = `${kind}/${str(ref, 'name')}`;
       if (firstController !== '') {
-        const all = `[]v1.OwnerReference{${refs.map(goOwnerReference).join(', ')}}`;
-        errs.push(invalidField(fieldPath, { goSyntax: all },
+        errs.push(invalidField(fieldPath, goJson(refs.map(ownerReferenceJson)),
           `Only one reference can have Controller set to true. Found "true" in references for ${firstController} and ${current}`));
       } else {
         firstController = current;

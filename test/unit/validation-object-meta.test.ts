@@ -120,7 +120,7 @@ describe('validateObjectMeta on create', () => {
       { reason: 'FieldValueInvalid', field: 'metadata.finalizers[0]', message: 'Invalid value: "cleanup": name is neither a standard finalizer name nor is it fully qualified' },
     ]);
     assert.deepEqual(validateObjectMeta({ name: 'a', namespace: 'n', finalizers: ['orphan', 'foregroundDeletion'] }, pods), [
-      { reason: 'FieldValueInvalid', field: 'metadata.finalizers', message: 'Invalid value: []string{"orphan", "foregroundDeletion"}: finalizer orphan and foregroundDeletion cannot be both set' },
+      { reason: 'FieldValueInvalid', field: 'metadata.finalizers', message: 'Invalid value: ["orphan","foregroundDeletion"]: finalizer orphan and foregroundDeletion cannot be both set' },
     ]);
     const bad = validateObjectMeta({ name: 'a', namespace: 'n', finalizers: ['example.com/-x'] }, pods);
     assert.equal(bad[0]?.field, 'metadata.finalizers');
@@ -148,6 +148,21 @@ describe('validateObjectMeta on create', () => {
       ['metadata.ownerReferences.uid', 'must not be empty'],
       ['metadata.ownerReferences', 'Only one reference can have Controller set to true. Found "true" in references for ReplicaSet/r1 and ReplicaSet/r2'],
       ['metadata.ownerReferences', '/v1, Kind=Event is disallowed from being an owner'],
+    ]);
+  });
+
+  test('owner references in field errors are printed as JSON, as kube-apiserver 1.36 prints them', () => {
+    const causes = validateObjectMeta({
+      name: 'o', namespace: 'n',
+      ownerReferences: [
+        { apiVersion: 'v1', kind: 'Event', name: 'e', uid: 'u1', controller: true },
+        { apiVersion: 'apps/v1', kind: 'Deployment', name: 'd', uid: 'u2', controller: true, blockOwnerDeletion: false },
+      ],
+    }, pods);
+    // The reference's answer for the same object, cause by cause.
+    assert.deepEqual(causes.map((c) => c.message), [
+      'Invalid value: {"apiVersion":"v1","kind":"Event","name":"e","uid":"u1","controller":true}: /v1, Kind=Event is disallowed from being an owner',
+      'Invalid value: [{"apiVersion":"v1","kind":"Event","name":"e","uid":"u1","controller":true},{"apiVersion":"apps/v1","kind":"Deployment","name":"d","uid":"u2","controller":true,"blockOwnerDeletion":false}]: Only one reference can have Controller set to true. Found "true" in references for Event/e and Deployment/d',
     ]);
   });
 

@@ -15,8 +15,14 @@ import (
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	"k8s.io/kubernetes/pkg/registry/coordination/lease"
 	"k8s.io/kubernetes/pkg/registry/core/configmap"
 	"k8s.io/kubernetes/pkg/registry/core/secret"
+	"k8s.io/kubernetes/pkg/registry/rbac/clusterrole"
+	"k8s.io/kubernetes/pkg/registry/rbac/clusterrolebinding"
+	"k8s.io/kubernetes/pkg/registry/rbac/role"
+	"k8s.io/kubernetes/pkg/registry/rbac/rolebinding"
+	"k8s.io/kubernetes/pkg/registry/scheduling/priorityclass"
 )
 
 // strategy is what kube-apiserver's registry runs on a write of one kind.
@@ -27,8 +33,14 @@ type strategy interface {
 
 // strategies by kind: the registry strategies whose create and update checks the goldens record.
 var strategies = map[string]strategy{
-	"ConfigMap": configmap.Strategy,
-	"Secret":    secret.Strategy,
+	"ConfigMap":          configmap.Strategy,
+	"Secret":             secret.Strategy,
+	"PriorityClass":      priorityclass.Strategy,
+	"Lease":              lease.Strategy,
+	"Role":               role.Strategy,
+	"ClusterRole":        clusterrole.Strategy,
+	"RoleBinding":        rolebinding.Strategy,
+	"ClusterRoleBinding": clusterrolebinding.Strategy,
 }
 
 type validationCase struct {
@@ -84,6 +96,10 @@ func validateCase(c validationCase) (json.RawMessage, error) {
 	}
 	// As the generic registry store does before its checks: the request's namespace, and on create
 	// the system fields (uid, creation time); an update keeps the stored object's.
+	if !st.NamespaceScoped() {
+		ns = ""
+		ctx = genericapirequest.WithNamespace(context.Background(), "")
+	}
 	objMeta.SetNamespace(ns)
 	if len(c.Old) == 0 {
 		rest.FillObjectMetaSystemFields(objMeta)

@@ -1,0 +1,120 @@
+import type { StatusCause } from '../api/errors.js';
+import { goJson, invalidField, notSupportedField, requiredField } from './field-errors.js';
+import { validatePathSegment } from './name-rules.js';
+import { isDNS1123Subdomain } from './string-formats.js';
+
+/**
+ * kube-apiserver 1.36's RBAC validation beyond metadata (checked against test/golden/validation/):
+ * policy rules (verbs, api groups and resources, non-resource URLs only in cluster roles and never
+ * mixed with resources), aggregation rules, role references (group, kind, name; immutable on
+ * update) and subjects. kube 1.36 prints list and struct values of field errors as JSON.
+ */
+
+type Obj = Record<string, unknown>;
+
+const RBAC_GROUP = 'rbac.authorization.k8s.io';
+
+function objectAt(parent: Obj, key: string): Obj {
+  const v = parent[key];
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : {};
+}
+
+function list(v: unknown): unknown[] {
+  return Array.isArray(v) ? v : [];
+}
+
+function str(v: unknown): string {
+  return typeof v === 'string' ? v : '';
+}
+
+function rulesCauses(rules: unknown, namespaced: boolean): StatusCause[] {
+  const causes: StatusCause[] = [];
+  list(rules).forEach((raw, i) => {
+    const rule = typeof raw === 'object' && raw !== null ? (raw as Obj) : {};
+    const path = `rules[${i}]`;
+    if (list(rule.verbs).length === 0) causes.push(requiredField(`${path}.verbs`, 'verbs must contain at least one value'));
+    const urls = list(rule.nonResourceURLs);
+    if (urls.length > 0) {
+      const value = goJson(urls);
+      if (namespaced) causes.push(invalidField(`${path}.nonResourceURLs`, value, 'namespaced rules cannot apply to non-resource URLs'));
+      if (list(rule.apiGroups).length > 0 || list(rule.resources).length > 0 || list(rule.resourceNames).length > 0) {
+        causes.push(invalidField(`${path}.nonResourceURLs`, value, 'rules cannot apply to both regular resources and non-resource URLs'));
+      }
+      return;
+    }
+    if (list(rule.apiGroups).length === 0) causes.push(requiredField(`${path}.apiGroups`, 'resource rules must supply at least one api group'));
+    if (list(rule.resources).length === 0) causes.push(requiredField(`${path}.resources`, 'resource rules must supply at least one resource'));
+  });
+  return causes;
+}
+
+export function validateRole(role: Obj): StatusCause[] {
+  return rulesCauses(role.rules, true);
+}
+
+export function validateClusterRole(role: Obj): StatusCause[] {
+  const causes = rulesCauses(role.rules, false);
+  const aggregation = role.aggregationRule;
+  if (typeof aggregation === 'object' && aggregation !== null && list((aggregation as Obj).clusterRoleSelectors).length === 0) {
+    causes.push(requiredField('aggregationRule.clusterRoleSelectors', 'at least one clusterRoleSelector required if aggregationRule is non-nil'));
+  }
+  return causes;
+}
+
+function subjectCauses(subjects: unknown, namespaced: boolean): StatusCause[] {
+  const causes: StatusCause[] = [];
+  list(subjects).forEach((raw, i) => {
+    const subject = typeof raw === 'object' && raw !== null ? (raw as Obj) : {};
+    const path = `subjects[${i}]`;
+    const name = str(subject.name);
+    const apiGroup = str(subject.apiGroup);
+    if (name === '') causes.push(requiredField(`${path}.name`));
+    switch (subject.kind) {
+      case 'ServiceAccount':
+        if (name !== '') for (const msg of isDNS1123Subdomain(name)) causes.push(invalidField(`${path}.name`, name, msg));
+        if (apiGroup !== '') causes.push(notSupportedField(`${path}.apiGroup`, apiGroup, ['']));
+        if (!namespaced && str(subject.namespace) === '') causes.push(requiredField(`${path}.namespace`));
+        break;
+      case 'User':
+      case 'Group':
+        if (apiGroup !== RBAC_GROUP) causes.push(notSupportedField(`${path}.apiGroup`, apiGroup, [RBAC_GROUP]));
+        break;
+      default:
+        causes.push(notSupportedField(`${path}.kind`, str(subject.kind), ['ServiceAccount', 'User', 'Group']));
+    }
+  });
+  return causes;
+}
+
+/** The role reference as kube prints it in "cannot change roleRef" (internal field names, JSON). */
+function roleRefValue(ref: Obj): { goSyntax: string } {
+  return goJson({ APIGroup: str(ref.apiGroup), Kind: str(ref.kind), Name: str(ref.name) });
+}
+
+function bindingCauses(binding: Obj, old: Obj | undefined, namespaced: boolean): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const ref = objectAt(binding, 'roleRef');
+  const group = str(ref.apiGroup);
+  if (group !== RBAC_GROUP) causes.push(notSupportedField('roleRef.apiGroup', group, [RBAC_GROUP]));
+  const kinds = namespaced ? ['Role', 'ClusterRole'] : ['ClusterRole'];
+  if (!kinds.includes(str(ref.kind))) causes.push(notSupportedField('roleRef.kind', str(ref.kind), kinds));
+  const name = str(ref.name);
+  if (name === '') causes.push(requiredField('roleRef.name'));
+  else for (const msg of validatePathSegment(name, false)) causes.push(invalidField('roleRef.name', name, msg));
+  causes.push(...subjectCauses(binding.subjects, namespaced));
+  if (old !== undefined) {
+    const oldRef = objectAt(old, 'roleRef');
+    if (str(oldRef.apiGroup) !== group || str(oldRef.kind) !== str(ref.kind) || str(oldRef.name) !== name) {
+      causes.push(invalidField('roleRef', roleRefValue(ref), 'cannot change roleRef'));
+    }
+  }
+  return causes;
+}
+
+export function validateRoleBinding(binding: Obj, old?: Obj): StatusCause[] {
+  return bindingCauses(binding, old, true);
+}
+
+export function validateClusterRoleBinding(binding: Obj, old?: Obj): StatusCause[] {
+  return bindingCauses(binding, old, false);
+}
