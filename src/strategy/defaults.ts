@@ -1,5 +1,6 @@
 import type { ResourceInfo } from '../registry/resource-types.js';
 import { isObject, metadataOf, type Obj } from '../handlers/object-util.js';
+import { defaultPointer, defaultString, objectAt, objectsAt, unsetOrEmpty } from './field-defaults.js';
 import { defaultClaimSpec, defaultPod, defaultPodTemplateSpec, roundResourceList } from './pod-defaults.js';
 
 /**
@@ -14,26 +15,6 @@ import { defaultClaimSpec, defaultPod, defaultPodTemplateSpec, roundResourceList
 
 /** Fills kube's defaults into `obj`, written in `version` of its resource. */
 type Defaulter = (obj: Obj, version: string) => void;
-
-function objectAt(parent: Obj, key: string): Obj | undefined {
-  const v = parent[key];
-  return isObject(v) ? v : undefined;
-}
-
-function objectsAt(parent: Obj | undefined, key: string): Obj[] {
-  const v = parent?.[key];
-  return Array.isArray(v) ? v.filter(isObject) : [];
-}
-
-/** Sets `obj[key] = value` when the field is absent or null (a Go nil pointer). */
-function defaultPointer(obj: Obj, key: string, value: unknown): void {
-  if (obj[key] === undefined || obj[key] === null) obj[key] = value;
-}
-
-/** Sets `obj[key] = value` when the field is absent, null or "" (a Go string's zero value). */
-function defaultString(obj: Obj, key: string, value: string): void {
-  if (obj[key] === undefined || obj[key] === null || obj[key] === '') obj[key] = value;
-}
 
 /**
  * Session affinity None (ClientIP gets a 3-hour timeout), type ClusterIP, ports TCP with the target
@@ -174,10 +155,6 @@ function defaultStatefulSet(ss: Obj): void {
     if (!isObject(claim.metadata)) claim.metadata = {};
     defaultPersistentVolumeClaim(claim);
   }
-}
-
-function unsetOrEmpty(v: unknown): boolean {
-  return v === undefined || v === null || v === '';
 }
 
 /** A pod failure policy's pod-condition patterns match status True by default. */

@@ -1,5 +1,6 @@
 import { isObject, type Obj } from '../handlers/object-util.js';
 import { roundUpToMilli } from '../codec/printers/quantity.js';
+import { defaultNumber, defaultPointer, defaultString, objectAt, objectsAt, unset } from './field-defaults.js';
 import { imageTag } from './image-reference.js';
 
 /**
@@ -12,35 +13,6 @@ import { imageTag } from './image-reference.js';
  * template's `metadata: {}` and a resource field selector's `divisor: "0"`. Not done yet: pod-level
  * `spec.resources` request defaults (they need quantity arithmetic over the containers).
  */
-
-function objectAt(parent: Obj, key: string): Obj | undefined {
-  const v = parent[key];
-  return isObject(v) ? v : undefined;
-}
-
-function objectsAt(parent: Obj | undefined, key: string): Obj[] {
-  const v = parent?.[key];
-  return Array.isArray(v) ? v.filter(isObject) : [];
-}
-
-function unset(v: unknown): boolean {
-  return v === undefined || v === null;
-}
-
-/** A Go string's zero value ("" or absent) gets `value`. */
-function defaultString(obj: Obj, key: string, value: string): void {
-  if (unset(obj[key]) || obj[key] === '') obj[key] = value;
-}
-
-/** A Go pointer (absent or null) gets `value`. */
-function defaultPointer(obj: Obj, key: string, value: unknown): void {
-  if (unset(obj[key])) obj[key] = value;
-}
-
-/** A Go integer's zero value (0 or absent) gets `value`. */
-function defaultNumber(obj: Obj, key: string, value: number): void {
-  if (unset(obj[key]) || obj[key] === 0) obj[key] = value;
-}
 
 function defaultFieldRef(ref: Obj | undefined): void {
   if (ref !== undefined) defaultString(ref, 'apiVersion', 'v1');
