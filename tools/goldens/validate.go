@@ -23,6 +23,7 @@ import (
 	"k8s.io/kubernetes/pkg/registry/rbac/role"
 	"k8s.io/kubernetes/pkg/registry/rbac/rolebinding"
 	"k8s.io/kubernetes/pkg/registry/scheduling/priorityclass"
+	"k8s.io/kubernetes/pkg/registry/storage/storageclass"
 )
 
 // strategy is what kube-apiserver's registry runs on a write of one kind.
@@ -41,6 +42,7 @@ var strategies = map[string]strategy{
 	"ClusterRole":        clusterrole.Strategy,
 	"RoleBinding":        rolebinding.Strategy,
 	"ClusterRoleBinding": clusterrolebinding.Strategy,
+	"StorageClass":       storageclass.Strategy,
 }
 
 type validationCase struct {

@@ -1,0 +1,69 @@
+import type { StatusCause } from '../api/errors.js';
+import { goJson, invalidField, notSupportedField, requiredField, tooLongField } from './field-errors.js';
+import { isLabelKey } from './string-formats.js';
+
+/**
+ * kube-apiserver 1.36's StorageClass validation beyond metadata (checked against
+ * test/golden/validation/): a qualified provisioner name (checked in lower case), at most 512
+ * parameters and 256 KiB of them, no empty parameter key, the reclaim policy and binding mode enums,
+ * and on update none of parameters, provisioner, reclaim policy or binding mode may change.
+ * Not checked yet: `allowedTopologies` (label keys and values of its terms).
+ */
+
+type Obj = Record<string, unknown>;
+
+const MAX_PARAMETERS = 512;
+const MAX_PARAMETER_BYTES = 256 * 1024;
+
+function str(v: unknown): string {
+  return typeof v === 'string' ? v : '';
+}
+
+function stringMap(v: unknown): Record<string, string> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, string>) : {};
+}
+
+/** A map as Go's json.Marshal writes it: keys sorted. */
+function sortedMap(map: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.keys(map).sort().map((k) => [k, map[k] ?? '']));
+}
+
+function immutable(field: string, next: unknown, old: unknown, value: Parameters<typeof invalidField>[1]): StatusCause[] {
+  return JSON.stringify(next) === JSON.stringify(old) ? [] : [invalidField(field, value, 'field is immutable')];
+}
+
+export function validateStorageClass(sc: Obj, old?: Obj): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const parameters = stringMap(sc.parameters);
+  if (old !== undefined) {
+    const oldParameters = stringMap(old.parameters);
+    causes.push(...immutable('parameters', sortedMap(parameters), sortedMap(oldParameters), goJson(sortedMap(parameters))));
+    causes.push(...immutable('provisioner', str(sc.provisioner), str(old.provisioner), str(sc.provisioner)));
+    causes.push(...immutable('reclaimPolicy', sc.reclaimPolicy ?? null, old.reclaimPolicy ?? null, goJson(sc.reclaimPolicy ?? null)));
+    causes.push(...immutable('volumeBindingMode', sc.volumeBindingMode ?? null, old.volumeBindingMode ?? null, goJson(sc.volumeBindingMode ?? null)));
+    return causes;
+  }
+  const provisioner = str(sc.provisioner);
+  if (provisioner === '') causes.push(requiredField('provisioner'));
+  else for (const msg of isLabelKey(provisioner.toLowerCase())) causes.push(invalidField('provisioner', provisioner.toLowerCase(), msg));
+  const keys = Object.keys(parameters);
+  if (keys.length > MAX_PARAMETERS) {
+    causes.push(tooLongField('parameters', MAX_PARAMETERS));
+  } else {
+    let size = 0;
+    for (const key of keys) {
+      if (key === '') causes.push(invalidField('parameters', key, 'field can not be empty.'));
+      size += Buffer.byteLength(key) + Buffer.byteLength(parameters[key] ?? '');
+    }
+    if (size > MAX_PARAMETER_BYTES) causes.push(tooLongField('parameters', MAX_PARAMETER_BYTES));
+  }
+  const reclaimPolicy = str(sc.reclaimPolicy);
+  if (reclaimPolicy !== '' && reclaimPolicy !== 'Delete' && reclaimPolicy !== 'Retain') {
+    causes.push(notSupportedField('reclaimPolicy', reclaimPolicy, ['Delete', 'Retain']));
+  }
+  if (sc.volumeBindingMode === undefined || sc.volumeBindingMode === null) causes.push(requiredField('volumeBindingMode'));
+  else if (sc.volumeBindingMode !== 'Immediate' && sc.volumeBindingMode !== 'WaitForFirstConsumer') {
+    causes.push(notSupportedField('volumeBindingMode', str(sc.volumeBindingMode), ['Immediate', 'WaitForFirstConsumer']));
+  }
+  return causes;
+}
