@@ -152,7 +152,6 @@ function defaultStatefulSet(ss: Obj): void {
   defaultPointer(spec, 'revisionHistoryLimit', 10);
   defaultTemplateAt(spec);
   for (const claim of objectsAt(spec, 'volumeClaimTemplates')) {
-    if (!isObject(claim.metadata)) claim.metadata = {};
     defaultPersistentVolumeClaim(claim);
   }
 }
@@ -184,7 +183,7 @@ function defaultJob(job: Obj): void {
   defaultTemplateAt(spec);
 }
 
-/** CronJob defaults; its job template gets only pod-spec defaults (and Go writes its metadata). */
+/** CronJob defaults; its job template gets only pod-spec defaults. */
 function defaultCronJob(cj: Obj): void {
   const spec = specOf(cj);
   defaultString(spec, 'concurrencyPolicy', 'Allow');
@@ -193,7 +192,6 @@ function defaultCronJob(cj: Obj): void {
   defaultPointer(spec, 'failedJobsHistoryLimit', 1);
   const jobTemplate = objectAt(spec, 'jobTemplate') ?? {};
   spec.jobTemplate = jobTemplate;
-  if (!isObject(jobTemplate.metadata)) jobTemplate.metadata = {};
   const jobSpec = objectAt(jobTemplate, 'spec') ?? {};
   jobTemplate.spec = jobSpec;
   defaultPodFailurePolicy(jobSpec);

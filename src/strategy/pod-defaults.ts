@@ -9,8 +9,9 @@ import { imageTag } from './image-reference.js';
  * ephemeral too), their ports, env field references, probes and lifecycle handlers, and volumes.
  * Pod-only defaults (requests from limits, service links, host-network ports) are in {@link defaultPod}.
  *
- * Also written here, because Go's encoder always writes them: a container's `resources: {}`, a
- * template's `metadata: {}` and a resource field selector's `divisor: "0"`. Not done yet: pod-level
+ * Also written here, because Go's encoder always writes it and the shape table leaves types with their
+ * own JSON form alone: a resource field selector's `divisor: "0"` (a Quantity). Empty structs Go
+ * writes (`resources: {}`, template `metadata: {}`) come from the stored-object shape (go-shape.ts). Not done yet: pod-level
  * `spec.resources` request defaults (they need quantity arithmetic over the containers).
  */
 
@@ -26,8 +27,9 @@ export function roundResourceList(list: unknown): void {
   }
 }
 
-/** The limits and requests of a ResourceRequirements (or VolumeResourceRequirements). */
-function roundResources(resources: Obj): void {
+/** The limits and requests of a ResourceRequirements (or VolumeResourceRequirements), when present. */
+function roundResources(resources: unknown): void {
+  if (!isObject(resources)) return;
   roundResourceList(resources.limits);
   roundResourceList(resources.requests);
 }
@@ -71,8 +73,7 @@ function defaultContainer(container: Obj): void {
     const fileKeyRef = objectAt(from, 'fileKeyRef');
     if (fileKeyRef !== undefined) defaultPointer(fileKeyRef, 'optional', false);
   }
-  if (!isObject(container.resources)) container.resources = {};
-  roundResources(container.resources as Obj);
+  roundResources(container.resources);
   defaultProbe(objectAt(container, 'livenessProbe'));
   defaultProbe(objectAt(container, 'readinessProbe'));
   defaultProbe(objectAt(container, 'startupProbe'));
@@ -143,7 +144,6 @@ function defaultVolume(volume: Obj): void {
   }
   const claimTemplate = objectAt(objectAt(volume, 'ephemeral') ?? {}, 'volumeClaimTemplate');
   if (claimTemplate !== undefined) {
-    if (!isObject(claimTemplate.metadata)) claimTemplate.metadata = {};
     const spec = objectAt(claimTemplate, 'spec') ?? {};
     claimTemplate.spec = spec;
     defaultClaimSpec(spec);
@@ -154,11 +154,10 @@ function defaultVolume(volume: Obj): void {
   }
 }
 
-/** A PersistentVolumeClaimSpec: volumeMode Filesystem; its `resources` struct is always written. */
+/** A PersistentVolumeClaimSpec: volumeMode Filesystem, resource lists rounded. */
 export function defaultClaimSpec(spec: Obj): void {
   defaultPointer(spec, 'volumeMode', 'Filesystem');
-  if (!isObject(spec.resources)) spec.resources = {};
-  roundResources(spec.resources as Obj);
+  roundResources(spec.resources);
 }
 
 /** SetDefaults_PodSpec and everything nested in a pod spec. */
@@ -169,16 +168,15 @@ export function defaultPodSpec(spec: Obj): void {
   defaultPointer(spec, 'terminationGracePeriodSeconds', 30);
   defaultString(spec, 'schedulerName', 'default-scheduler');
   roundResourceList(spec.overhead);
-  if (isObject(spec.resources)) roundResources(spec.resources);
+  roundResources(spec.resources);
   for (const volume of objectsAt(spec, 'volumes')) defaultVolume(volume);
   for (const key of ['initContainers', 'containers', 'ephemeralContainers']) {
     for (const container of objectsAt(spec, key)) defaultContainer(container);
   }
 }
 
-/** A pod template (`{metadata, spec}`): its metadata is always written, its spec defaulted. */
+/** A pod template (`{metadata, spec}`): its spec defaulted. */
 export function defaultPodTemplateSpec(template: Obj): void {
-  if (!isObject(template.metadata)) template.metadata = {};
   const spec = objectAt(template, 'spec') ?? {};
   template.spec = spec;
   defaultPodSpec(spec);
