@@ -4,6 +4,7 @@ import { validateLease } from '../validation/lease.js';
 import { validatePriorityClass } from '../validation/priority-class.js';
 import { validateClusterRole, validateClusterRoleBinding, validateRole, validateRoleBinding } from '../validation/rbac.js';
 import { validateStorageClass } from '../validation/storage-class.js';
+import { validateIngressClass } from '../validation/ingress-class.js';
 import { generateNameFrom } from '../validation/generate-name.js';
 import { nameRuleFor } from '../validation/name-rules.js';
 import { validateObjectMeta } from '../validation/object-meta.js';
@@ -21,6 +22,7 @@ const KIND_VALIDATORS: Record<string, (obj: Obj, old: Obj | undefined) => Status
   'rbac.authorization.k8s.io/rolebindings': validateRoleBinding,
   'rbac.authorization.k8s.io/clusterrolebindings': validateClusterRoleBinding,
   'storage.k8s.io/storageclasses': validateStorageClass,
+  'networking.k8s.io/ingressclasses': validateIngressClass,
 };
 
 function validateKind(info: ResourceRequest['info'], obj: Obj, old: Obj | undefined): StatusCause[] {

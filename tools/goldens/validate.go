@@ -18,6 +18,7 @@ import (
 	"k8s.io/kubernetes/pkg/registry/coordination/lease"
 	"k8s.io/kubernetes/pkg/registry/core/configmap"
 	"k8s.io/kubernetes/pkg/registry/core/secret"
+	"k8s.io/kubernetes/pkg/registry/networking/ingressclass"
 	"k8s.io/kubernetes/pkg/registry/rbac/clusterrole"
 	"k8s.io/kubernetes/pkg/registry/rbac/clusterrolebinding"
 	"k8s.io/kubernetes/pkg/registry/rbac/role"
@@ -43,6 +44,7 @@ var strategies = map[string]strategy{
 	"RoleBinding":        rolebinding.Strategy,
 	"ClusterRoleBinding": clusterrolebinding.Strategy,
 	"StorageClass":       storageclass.Strategy,
+	"IngressClass":       ingressclass.Strategy,
 }
 
 type validationCase struct {
