@@ -94,18 +94,25 @@ function isEmptyMap(v: unknown): boolean {
   return !isObject(v) || Object.keys(v).length === 0;
 }
 
+/**
+ * A Deployment's or DaemonSet's update strategy at `spec[key]`: RollingUpdate unless set, and a
+ * rolling update gets its maxUnavailable and maxSurge defaults.
+ */
+function defaultRollingUpdate(spec: Obj, key: string, maxUnavailable: string | number, maxSurge: string | number): void {
+  const strategy = objectAt(spec, key) ?? {};
+  spec[key] = strategy;
+  defaultString(strategy, 'type', 'RollingUpdate');
+  if (strategy.type !== 'RollingUpdate') return;
+  const rollingUpdate = objectAt(strategy, 'rollingUpdate') ?? {};
+  strategy.rollingUpdate = rollingUpdate;
+  defaultPointer(rollingUpdate, 'maxUnavailable', maxUnavailable);
+  defaultPointer(rollingUpdate, 'maxSurge', maxSurge);
+}
+
 function defaultDeployment(d: Obj): void {
   const spec = specOf(d);
   defaultPointer(spec, 'replicas', 1);
-  const strategy = objectAt(spec, 'strategy') ?? {};
-  spec.strategy = strategy;
-  defaultString(strategy, 'type', 'RollingUpdate');
-  if (strategy.type === 'RollingUpdate') {
-    const rollingUpdate = objectAt(strategy, 'rollingUpdate') ?? {};
-    strategy.rollingUpdate = rollingUpdate;
-    defaultPointer(rollingUpdate, 'maxUnavailable', '25%');
-    defaultPointer(rollingUpdate, 'maxSurge', '25%');
-  }
+  defaultRollingUpdate(spec, 'strategy', '25%', '25%');
   defaultPointer(spec, 'revisionHistoryLimit', 10);
   defaultPointer(spec, 'progressDeadlineSeconds', 600);
   defaultTemplateAt(spec);
@@ -119,15 +126,7 @@ function defaultReplicaSet(rs: Obj): void {
 
 function defaultDaemonSet(ds: Obj): void {
   const spec = specOf(ds);
-  const strategy = objectAt(spec, 'updateStrategy') ?? {};
-  spec.updateStrategy = strategy;
-  defaultString(strategy, 'type', 'RollingUpdate');
-  if (strategy.type === 'RollingUpdate') {
-    const rollingUpdate = objectAt(strategy, 'rollingUpdate') ?? {};
-    strategy.rollingUpdate = rollingUpdate;
-    defaultPointer(rollingUpdate, 'maxUnavailable', 1);
-    defaultPointer(rollingUpdate, 'maxSurge', 0);
-  }
+  defaultRollingUpdate(spec, 'updateStrategy', 1, 0);
   defaultPointer(spec, 'revisionHistoryLimit', 10);
   defaultTemplateAt(spec);
 }

@@ -20,9 +20,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
-	"sort"
-	"strings"
 
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 
@@ -68,47 +65,13 @@ func defaulted(raw []byte) ([]byte, error) {
 	return json.Marshal(obj)
 }
 
+func (c corpusCase) caseName() string { return c.Name }
+
 func run(corpusDir, goldenDir string) error {
-	files, err := filepath.Glob(filepath.Join(corpusDir, "*.json"))
-	if err != nil {
-		return err
-	}
-	sort.Strings(files)
-	if err := os.MkdirAll(goldenDir, 0o755); err != nil {
-		return err
-	}
-	for _, file := range files {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			return err
-		}
-		var corpus struct {
-			Cases []corpusCase `json:"cases"`
-		}
-		if err := json.Unmarshal(data, &corpus); err != nil {
-			return fmt.Errorf("%s: %w", file, err)
-		}
-		out := struct {
-			Cases []goldenCase `json:"cases"`
-		}{Cases: []goldenCase{}}
-		for _, c := range corpus.Cases {
-			d, err := defaulted(c.Object)
-			if err != nil {
-				return fmt.Errorf("%s, case %q: %w", file, c.Name, err)
-			}
-			out.Cases = append(out.Cases, goldenCase{Name: c.Name, Defaulted: d})
-		}
-		encoded, err := json.MarshalIndent(out, "", "  ")
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(goldenDir, filepath.Base(file))
-		if err := os.WriteFile(target, append(encoded, '\n'), 0o644); err != nil {
-			return err
-		}
-		fmt.Printf("%s: %d cases\n", strings.TrimPrefix(target, "./"), len(out.Cases))
-	}
-	return nil
+	return transformCorpus(corpusDir, goldenDir, func(c corpusCase) (goldenCase, error) {
+		d, err := defaulted(c.Object)
+		return goldenCase{Name: c.Name, Defaulted: d}, err
+	})
 }
 
 func main() {

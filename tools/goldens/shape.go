@@ -37,38 +37,7 @@ func writeShape(out string) error {
 		if customJSON(t) {
 			return
 		}
-		var fields []string
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
-			if !f.IsExported() {
-				continue
-			}
-			name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if name == "-" {
-				continue
-			}
-			if f.Anonymous && name == "" {
-				// Inlined (e.g. TypeMeta, EphemeralContainerCommon): its fields belong to this type.
-				visit(f.Type)
-				continue
-			}
-			if name == "" {
-				name = f.Name
-			}
-			visit(f.Type)
-			if code := classify(f.Type, opts); code != "" {
-				fields = append(fields, name+":"+code)
-			}
-		}
-		// Inlined structs add their fields to the including type's definition as well.
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
-			if tag, _, _ := strings.Cut(f.Tag.Get("json"), ","); f.Anonymous && tag == "" {
-				for _, g := range inlinedFields(f.Type) {
-					fields = append(fields, g)
-				}
-			}
-		}
+		fields := fieldCodes(t, visit)
 		if len(fields) > 0 {
 			sort.Strings(fields)
 			lines[definitionName(t)] = strings.Join(fields, " ")
@@ -103,8 +72,9 @@ func writeShape(out string) error {
 	return os.WriteFile(out, []byte(b.String()), 0o644)
 }
 
-// inlinedFields are the entries an anonymous (inlined) struct contributes to its includer.
-func inlinedFields(t reflect.Type) []string {
+// fieldCodes are the "name:code" entries of struct t's JSON fields, the fields of inlined (anonymous,
+// untagged) structs included, as Go's encoder flattens them; visit is called on every field's type.
+func fieldCodes(t reflect.Type, visit func(reflect.Type)) []string {
 	var out []string
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
@@ -112,8 +82,21 @@ func inlinedFields(t reflect.Type) []string {
 			continue
 		}
 		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" || name == "" {
+		if name == "-" {
 			continue
+		}
+		visit(f.Type)
+		if f.Anonymous && name == "" {
+			// Inlined (e.g. TypeMeta, EphemeralContainerCommon): its fields belong to this type.
+			embedded := f.Type
+			if embedded.Kind() == reflect.Pointer {
+				embedded = embedded.Elem()
+			}
+			out = append(out, fieldCodes(embedded, visit)...)
+			continue
+		}
+		if name == "" {
+			name = f.Name
 		}
 		if code := classify(f.Type, opts); code != "" {
 			out = append(out, name+":"+code)

@@ -4,12 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
-	"sort"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
@@ -61,14 +59,24 @@ type validationGolden struct {
 }
 
 // internal decodes a versioned object, defaults it and converts it to the internal version, as
-// kube-apiserver's request decoding does.
-func internal(raw []byte) (runtime.Object, error) {
-	obj, gvk, err := legacyscheme.Codecs.UniversalDeserializer().Decode(raw, nil, nil)
+// kube-apiserver's request decoding does; it returns the object and its metadata, in the request's
+// namespace (the generic registry store sets it before its checks).
+func internal(raw []byte, namespace string) (runtime.Object, metav1.Object, error) {
+	versioned, gvk, err := legacyscheme.Codecs.UniversalDeserializer().Decode(raw, nil, nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	legacyscheme.Scheme.Default(obj)
-	return legacyscheme.Scheme.UnsafeConvertToVersion(obj, schema.GroupVersion{Group: gvk.Group, Version: runtime.APIVersionInternal})
+	legacyscheme.Scheme.Default(versioned)
+	obj, err := legacyscheme.Scheme.UnsafeConvertToVersion(versioned, schema.GroupVersion{Group: gvk.Group, Version: runtime.APIVersionInternal})
+	if err != nil {
+		return nil, nil, err
+	}
+	objMeta, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, nil, err
+	}
+	objMeta.SetNamespace(namespace)
+	return obj, objMeta, nil
 }
 
 func validateCase(c validationCase) (json.RawMessage, error) {
@@ -89,35 +97,24 @@ func validateCase(c validationCase) (json.RawMessage, error) {
 	if ns == "" {
 		ns = "default"
 	}
-	ctx := genericapirequest.WithNamespace(context.Background(), ns)
-	obj, err := internal(c.Object)
-	if err != nil {
-		return nil, err
-	}
-	objMeta, err := meta.Accessor(obj)
-	if err != nil {
-		return nil, err
-	}
-	// As the generic registry store does before its checks: the request's namespace, and on create
-	// the system fields (uid, creation time); an update keeps the stored object's.
 	if !st.NamespaceScoped() {
 		ns = ""
-		ctx = genericapirequest.WithNamespace(context.Background(), "")
 	}
-	objMeta.SetNamespace(ns)
+	ctx := genericapirequest.WithNamespace(context.Background(), ns)
+	obj, objMeta, err := internal(c.Object, ns)
+	if err != nil {
+		return nil, err
+	}
+	// As the generic registry store does: a create gets the system fields (uid, creation time); an
+	// update keeps the stored object's.
 	if len(c.Old) == 0 {
 		rest.FillObjectMetaSystemFields(objMeta)
 		err = rest.BeforeCreate(st, ctx, obj)
 	} else {
-		old, oerr := internal(c.Old)
+		old, oldMeta, oerr := internal(c.Old, ns)
 		if oerr != nil {
 			return nil, oerr
 		}
-		oldMeta, oerr := meta.Accessor(old)
-		if oerr != nil {
-			return nil, oerr
-		}
-		oldMeta.SetNamespace(ns)
 		rest.FillObjectMetaSystemFields(oldMeta)
 		objMeta.SetUID(oldMeta.GetUID())
 		err = rest.BeforeUpdate(st, ctx, obj, old)
@@ -132,45 +129,11 @@ func validateCase(c validationCase) (json.RawMessage, error) {
 	return json.Marshal(status.Status())
 }
 
+func (c validationCase) caseName() string { return c.Name }
+
 func runValidation(corpusDir, goldenDir string) error {
-	files, err := filepath.Glob(filepath.Join(corpusDir, "*.json"))
-	if err != nil {
-		return err
-	}
-	sort.Strings(files)
-	if err := os.MkdirAll(goldenDir, 0o755); err != nil {
-		return err
-	}
-	for _, file := range files {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			return err
-		}
-		var corpus struct {
-			Cases []validationCase `json:"cases"`
-		}
-		if err := json.Unmarshal(data, &corpus); err != nil {
-			return fmt.Errorf("%s: %w", file, err)
-		}
-		out := struct {
-			Cases []validationGolden `json:"cases"`
-		}{Cases: []validationGolden{}}
-		for _, c := range corpus.Cases {
-			status, err := validateCase(c)
-			if err != nil {
-				return fmt.Errorf("%s, case %q: %w", file, c.Name, err)
-			}
-			out.Cases = append(out.Cases, validationGolden{Name: c.Name, Status: status})
-		}
-		encoded, err := json.MarshalIndent(out, "", "  ")
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(goldenDir, filepath.Base(file))
-		if err := os.WriteFile(target, append(encoded, '\n'), 0o644); err != nil {
-			return err
-		}
-		fmt.Printf("%s: %d cases\n", target, len(out.Cases))
-	}
-	return nil
+	return transformCorpus(corpusDir, goldenDir, func(c validationCase) (validationGolden, error) {
+		status, err := validateCase(c)
+		return validationGolden{Name: c.Name, Status: status}, err
+	})
 }
