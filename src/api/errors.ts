@@ -100,8 +100,10 @@ export function badRequest(message: string, details?: StatusDetails): ApiError {
 /** 422 Invalid, with one cause per field error. */
 export function invalid(kind: string, group: string, name: string, causes: StatusCause[]): ApiError {
   const qualifiedKind = group ? `${kind}.${group}` : kind;
-  const summary = causes.map((c) => (c.field ? `${c.field}: ${c.message ?? ''}` : c.message ?? '')).join(', ');
-  const message = causes.length === 1
+  // kube's aggregate error lists each distinct text once (the causes keep every error).
+  const texts = [...new Set(causes.map((c) => (c.field ? `${c.field}: ${c.message ?? ''}` : c.message ?? '')))];
+  const summary = texts.join(', ');
+  const message = texts.length === 1
     ? `${qualifiedKind} "${name}" is invalid: ${summary}`
     : `${qualifiedKind} "${name}" is invalid: [${summary}]`;
   // Go omits empty details fields (a patch's 422 names no kind or object).

@@ -5,6 +5,11 @@ import { validatePriorityClass } from '../validation/priority-class.js';
 import { validateClusterRole, validateClusterRoleBinding, validateRole, validateRoleBinding } from '../validation/rbac.js';
 import { validateStorageClass } from '../validation/storage-class.js';
 import { validateIngressClass } from '../validation/ingress-class.js';
+import { validateCronJob, validateJob } from '../validation/jobs.js';
+import { validatePod } from '../validation/pod-spec.js';
+import {
+  validateDaemonSet, validateDeployment, validatePodTemplate, validateReplicaSet, validateReplicationController, validateStatefulSet,
+} from '../validation/workloads.js';
 import { generateNameFrom } from '../validation/generate-name.js';
 import { nameRuleFor } from '../validation/name-rules.js';
 import { validateObjectMeta } from '../validation/object-meta.js';
@@ -23,6 +28,15 @@ const KIND_VALIDATORS: Record<string, (obj: Obj, old: Obj | undefined) => Status
   'rbac.authorization.k8s.io/clusterrolebindings': validateClusterRoleBinding,
   'storage.k8s.io/storageclasses': validateStorageClass,
   'networking.k8s.io/ingressclasses': validateIngressClass,
+  '/pods': validatePod,
+  '/podtemplates': (obj) => validatePodTemplate(obj),
+  '/replicationcontrollers': (obj) => validateReplicationController(obj),
+  'apps/deployments': validateDeployment,
+  'apps/replicasets': validateReplicaSet,
+  'apps/statefulsets': validateStatefulSet,
+  'apps/daemonsets': validateDaemonSet,
+  'batch/jobs': validateJob,
+  'batch/cronjobs': validateCronJob,
 };
 
 function validateKind(info: ResourceRequest['info'], obj: Obj, old: Obj | undefined): StatusCause[] {

@@ -1,3 +1,4 @@
+import { generateJobSelector } from './job-selector.js';
 import type { ResourceInfo } from '../registry/resource-types.js';
 import { isObject, jsonEqual, metadataOf, type Obj } from '../handlers/object-util.js';
 import { applyDefaults } from './defaults.js';
@@ -114,6 +115,7 @@ export function prepareForCreate(info: ResourceInfo, obj: Obj): void {
   if (tracksGeneration(info)) meta.generation = 1;
   else delete meta.generation;
   if (id(info) === '/secrets') convertSecret(obj);
+  if (id(info) === 'batch/jobs') generateJobSelector(obj);
   if (!hasStatusSubresource(info)) return;
   switch (id(info)) {
     case '/nodes':

@@ -17,7 +17,7 @@ const CONFIG_KEY_MESSAGE = "a valid config key must consist of alphanumeric char
 const IMMUTABLE = 'field is immutable when `immutable` is set';
 
 /** validation.IsConfigMapKey: the problems with a data key, in kube's order. */
-function configKeyProblems(key: string): string[] {
+export function configKeyProblems(key: string): string[] {
   const problems: string[] = [];
   if (key.length > 253) problems.push('must be no more than 253 characters');
   if (!CONFIG_KEY.test(key)) problems.push(CONFIG_KEY_MESSAGE);

@@ -86,6 +86,16 @@ export function notSupportedField(field: string, value: BadValue, supported: rea
   return cause('FieldValueNotSupported', field, detail ? `${body}: ${detail}` : body);
 }
 
+/** field.Duplicate: `Duplicate value: <value>`. */
+export function duplicateField(field: string, value: BadValue): StatusCause {
+  return cause('FieldValueDuplicate', field, `Duplicate value: ${printValue(value)}`);
+}
+
+/** field.NotFound: `Not found: <value>`. */
+export function notFoundField(field: string, value: BadValue): StatusCause {
+  return cause('FieldValueNotFound', field, `Not found: ${printValue(value)}`);
+}
+
 /** `field: message` as kube's field.Error.Error() prints one cause. */
 export function causeText(c: StatusCause): string {
   return c.field ? `${c.field}: ${c.message ?? ''}` : (c.message ?? '');

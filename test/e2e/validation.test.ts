@@ -37,8 +37,17 @@ after(async () => {
   await srv?.stop();
 });
 
+/**
+ * kube appends a diff of its internal Go structs to a refused pod spec update (`pod updates may not
+ * change fields other than ...\n<diff>`); Capstan writes its own list of changed fields there, so
+ * such messages are compared up to the end of their first line.
+ */
+function firstLine(message: string | undefined): string | undefined {
+  return message?.split('\n')[0];
+}
+
 function sortedCauses(causes: Cause[] | undefined): string[] {
-  return (causes ?? []).map((c) => JSON.stringify([c.reason, c.field, c.message])).sort();
+  return (causes ?? []).map((c) => JSON.stringify([c.reason, c.field, firstLine(c.message)])).sort();
 }
 
 test('every validation corpus file has goldens for the same cases', () => {
@@ -88,7 +97,8 @@ test('writes are accepted or refused as kube-apiserver 1.36 does, with its cause
       assert.equal(answer.status, expected.code, `${what}: ${answer.text.slice(0, 500)}`);
       assert.equal(answer.body.reason, expected.reason, what);
       assert.deepEqual(sortedCauses(answer.body.details?.causes), sortedCauses(expected.details?.causes), what);
-      if ((expected.details?.causes ?? []).length <= 1) assert.equal(answer.body.message, expected.message, what);
+      if (expected.message.includes('\n')) assert.equal(firstLine(answer.body.message as string), firstLine(expected.message), what);
+      else if ((expected.details?.causes ?? []).length <= 1) assert.equal(answer.body.message, expected.message, what);
       else assert.equal((answer.body.message as string).length, expected.message.length, `${what}: ${answer.body.message}`);
     }
   }

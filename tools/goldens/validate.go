@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -13,8 +14,17 @@ import (
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	"k8s.io/kubernetes/pkg/registry/apps/daemonset"
+	"k8s.io/kubernetes/pkg/registry/apps/deployment"
+	"k8s.io/kubernetes/pkg/registry/apps/replicaset"
+	"k8s.io/kubernetes/pkg/registry/apps/statefulset"
+	"k8s.io/kubernetes/pkg/registry/batch/cronjob"
+	"k8s.io/kubernetes/pkg/registry/batch/job"
 	"k8s.io/kubernetes/pkg/registry/coordination/lease"
 	"k8s.io/kubernetes/pkg/registry/core/configmap"
+	"k8s.io/kubernetes/pkg/registry/core/pod"
+	"k8s.io/kubernetes/pkg/registry/core/podtemplate"
+	"k8s.io/kubernetes/pkg/registry/core/replicationcontroller"
 	"k8s.io/kubernetes/pkg/registry/core/secret"
 	"k8s.io/kubernetes/pkg/registry/networking/ingressclass"
 	"k8s.io/kubernetes/pkg/registry/rbac/clusterrole"
@@ -33,16 +43,25 @@ type strategy interface {
 
 // strategies by kind: the registry strategies whose create and update checks the goldens record.
 var strategies = map[string]strategy{
-	"ConfigMap":          configmap.Strategy,
-	"Secret":             secret.Strategy,
-	"PriorityClass":      priorityclass.Strategy,
-	"Lease":              lease.Strategy,
-	"Role":               role.Strategy,
-	"ClusterRole":        clusterrole.Strategy,
-	"RoleBinding":        rolebinding.Strategy,
-	"ClusterRoleBinding": clusterrolebinding.Strategy,
-	"StorageClass":       storageclass.Strategy,
-	"IngressClass":       ingressclass.Strategy,
+	"ConfigMap":             configmap.Strategy,
+	"Secret":                secret.Strategy,
+	"PriorityClass":         priorityclass.Strategy,
+	"Lease":                 lease.Strategy,
+	"Role":                  role.Strategy,
+	"ClusterRole":           clusterrole.Strategy,
+	"RoleBinding":           rolebinding.Strategy,
+	"ClusterRoleBinding":    clusterrolebinding.Strategy,
+	"StorageClass":          storageclass.Strategy,
+	"IngressClass":          ingressclass.Strategy,
+	"Pod":                   pod.Strategy,
+	"PodTemplate":           podtemplate.Strategy,
+	"ReplicationController": replicationcontroller.Strategy,
+	"Deployment":            deployment.Strategy,
+	"ReplicaSet":            replicaset.Strategy,
+	"StatefulSet":           statefulset.Strategy,
+	"DaemonSet":             daemonset.Strategy,
+	"Job":                   job.Strategy,
+	"CronJob":               cronjob.Strategy,
 }
 
 type validationCase struct {
@@ -81,8 +100,9 @@ func internal(raw []byte, namespace string) (runtime.Object, metav1.Object, erro
 
 func validateCase(c validationCase) (json.RawMessage, error) {
 	var head struct {
-		Kind     string `json:"kind"`
-		Metadata struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+		Metadata   struct {
 			Namespace string `json:"namespace"`
 		} `json:"metadata"`
 	}
@@ -101,6 +121,19 @@ func validateCase(c validationCase) (json.RawMessage, error) {
 		ns = ""
 	}
 	ctx := genericapirequest.WithNamespace(context.Background(), ns)
+	// Declarative validation identifies the request by its RequestInfo, as the API server's filters set it.
+	gv, err := schema.ParseGroupVersion(head.APIVersion)
+	if err != nil {
+		return nil, err
+	}
+	verb := "create"
+	if len(c.Old) > 0 {
+		verb = "update"
+	}
+	ctx = genericapirequest.WithRequestInfo(ctx, &genericapirequest.RequestInfo{
+		IsResourceRequest: true, Verb: verb, APIGroup: gv.Group, APIVersion: gv.Version,
+		Namespace: ns, Resource: plural(head.Kind), Name: "",
+	})
 	obj, objMeta, err := internal(c.Object, ns)
 	if err != nil {
 		return nil, err
@@ -127,6 +160,15 @@ func validateCase(c validationCase) (json.RawMessage, error) {
 		return nil, err
 	}
 	return json.Marshal(status.Status())
+}
+
+// plural is the resource name of a corpus kind (every kind of the corpus forms it regularly).
+func plural(kind string) string {
+	lower := strings.ToLower(kind)
+	if strings.HasSuffix(lower, "s") {
+		return lower + "es"
+	}
+	return lower + "s"
 }
 
 func (c validationCase) caseName() string { return c.Name }

@@ -121,3 +121,34 @@ export function quantityOf(value: unknown, fallback = ''): string {
   if (typeof value === 'number' && Number.isFinite(value)) return canonicalQuantity(String(value));
   return fallback;
 }
+
+function atScale(v: Exact, scale: number): bigint {
+  return v.scale >= scale ? v.mantissa * 10n ** BigInt(v.scale - scale) : v.mantissa / 10n ** BigInt(scale - v.scale);
+}
+
+/** Compares two quantities by value (-1, 0, 1); undefined when either does not parse. */
+export function compareQuantities(a: string, b: string): number | undefined {
+  const pa = parse(a);
+  const pb = parse(b);
+  if (pa === undefined || pb === undefined) return undefined;
+  const scale = Math.min(pa.value.scale, pb.value.scale);
+  const x = atScale(pa.value, scale);
+  const y = atScale(pb.value, scale);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/** Whether the quantity is a whole number (its value in milli-units is a multiple of 1000, as kube checks). */
+export function isWholeQuantity(text: string): boolean {
+  const parsed = parse(text);
+  if (parsed === undefined) return false;
+  const { mantissa, scale } = parsed.value;
+  let milli: bigint;
+  if (scale >= -3) milli = mantissa * 10n ** BigInt(scale + 3);
+  else {
+    // Values finer than 1m are rounded up to 1m first, as Quantity.MilliValue does.
+    const div = 10n ** BigInt(-3 - scale);
+    milli = mantissa / div;
+    if (mantissa % div !== 0n && mantissa > 0n) milli += 1n;
+  }
+  return milli % 1000n === 0n;
+}

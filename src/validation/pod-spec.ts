@@ -1,0 +1,245 @@
+/**
+ * kube 1.36's validation of Pods and of the pod specs inside templates (ValidatePodSpec,
+ * ValidatePodTemplateSpec, ValidatePodCreate and ValidatePodUpdate), checked against
+ * test/golden/validation/. A pod spec is validated after defaulting, as kube does, so fields kube
+ * defaults (policies, grace period, probe thresholds) are only missing when the client set them null.
+ *
+ * On update a Pod may change only its container images, a lower activeDeadlineSeconds, added
+ * tolerations and a negative grace period to 1; anything else is `spec: Forbidden` with kube's first
+ * line. kube appends a diff of its internal Go structs to that message; Capstan appends its own list
+ * of the changed fields instead.
+ *
+ * Not checked yet: affinity, topology spread constraints, DNS config, host aliases, sysctls, seccomp
+ * and AppArmor profiles, pod-level resources, resource claims, ephemeral volumes' claim templates.
+ */
+import type { StatusCause } from '../api/errors.js';
+import { jsonEqual } from '../handlers/object-util.js';
+import { forbiddenField, invalidField, notSupportedField, requiredField } from './field-errors.js';
+import { validateContainerImagesForPod, validateInitContainers, validatePodSecurityContext, validateRegularContainers } from './containers.js';
+import { validateAnnotations, validateLabels } from './object-meta.js';
+import { isDNS1123Label, isDNS1123Subdomain, isLabelKey, isLabelValue } from './string-formats.js';
+import { INT32_MAX, inclusiveRangeError } from './value-formats.js';
+import { validateVolumes } from './volumes.js';
+import { list, num, numOrUndefined, obj, objOrUndefined, objects, str, type Obj } from './value-access.js';
+
+const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'];
+const DNS_POLICIES = ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None'];
+const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
+const OS_NAMES = ['linux', 'windows'];
+const PREEMPTION_POLICIES = ['PreemptLowerPriority', 'Never'];
+const UPDATABLE_POD_SPEC_FIELDS = [
+  '`spec.containers[*].image`',
+  '`spec.initContainers[*].image`',
+  '`spec.activeDeadlineSeconds`',
+  '`spec.tolerations` (only additions to existing tolerations)',
+  '`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)',
+];
+
+/** Whether a spec belongs to a Pod itself (stricter host-port and image checks) or to a template. */
+export interface PodSpecOptions {
+  resourceIsPod: boolean;
+}
+
+function enumCauses(field: string, value: string, supported: readonly string[]): StatusCause[] {
+  if (value === '') return [requiredField(field)];
+  return supported.includes(value) ? [] : [notSupportedField(field, value, supported)];
+}
+
+function nameCauses(field: string, value: unknown, check: (v: string) => string[]): StatusCause[] {
+  const name = str(value);
+  return name === '' ? [] : check(name).map((msg) => invalidField(field, name, msg));
+}
+
+/** ValidateTolerations. */
+export function validateTolerations(tolerations: unknown, field: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  objects(tolerations).forEach((t, i) => {
+    const at = `${field}[${i}]`;
+    const key = str(t.key);
+    const operator = str(t.operator);
+    const value = str(t.value);
+    const effect = str(t.effect);
+    if (key !== '') causes.push(...isLabelKey(key).map((msg) => invalidField(`${at}.key`, key, msg)));
+    if (key === '' && operator !== 'Exists') {
+      causes.push(invalidField(`${at}.operator`, operator, 'operator must be Exists when `key` is empty, which means "match all values and all keys"'));
+    }
+    if (numOrUndefined(t.tolerationSeconds) !== undefined && effect !== 'NoExecute') {
+      causes.push(invalidField(`${at}.effect`, effect, "effect must be 'NoExecute' when `tolerationSeconds` is set"));
+    }
+    if (operator === 'Equal' || operator === '') {
+      const problems = isLabelValue(value);
+      if (problems.length > 0) causes.push(invalidField(`${at}.operator`, value, problems.join(';')));
+    } else if (operator === 'Exists') {
+      if (value !== '') causes.push(invalidField(`${at}.operator`, value, "value must be empty when `operator` is 'Exists'"));
+    } else if (operator === 'Lt' || operator === 'Gt') {
+      causes.push(notSupportedField(`${at}.operator`, operator, ['Equal', 'Exists', 'Lt', 'Gt']));
+    } else {
+      causes.push(notSupportedField(`${at}.operator`, operator, ['Equal', 'Exists']));
+    }
+    if (effect !== '' && !TAINT_EFFECTS.includes(effect)) causes.push(notSupportedField(`${at}.effect`, effect, TAINT_EFFECTS));
+  });
+  return causes;
+}
+
+/** validatePodHostNetworkDeps: with hostNetwork, host ports equal container ports (0 allowed in templates). */
+function hostNetworkCauses(spec: Obj, field: string, opts: PodSpecOptions): StatusCause[] {
+  if (spec.hostNetwork !== true) return [];
+  return objects(spec.containers).flatMap((c, ci) => objects(c.ports).flatMap((p, pi) => {
+    const hostPort = num(p.hostPort);
+    return (opts.resourceIsPod || hostPort !== 0) && hostPort !== num(p.containerPort)
+      ? [invalidField(`${field}.containers[${ci}].ports[${pi}].hostPort`, hostPort, 'must match `containerPort` when `hostNetwork` is true')]
+      : [];
+  }));
+}
+
+/** ValidatePodSpec at `field` (`spec`, `spec.template.spec`, ...). */
+export function validatePodSpec(specValue: unknown, field: string, opts: PodSpecOptions): StatusCause[] {
+  const spec = obj(specValue);
+  const causes: StatusCause[] = [];
+  if (numOrUndefined(spec.terminationGracePeriodSeconds) === undefined) causes.push(requiredField(`${field}.terminationGracePeriodSeconds`));
+  const volumes = validateVolumes(spec.volumes, `${field}.volumes`);
+  causes.push(...volumes.causes);
+  causes.push(...validateRegularContainers(spec.containers, volumes.names, `${field}.containers`));
+  causes.push(...validateInitContainers(spec.initContainers, spec.containers, volumes.names, `${field}.initContainers`));
+  causes.push(...hostNetworkCauses(spec, field, opts));
+  causes.push(...enumCauses(`${field}.restartPolicy`, str(spec.restartPolicy), RESTART_POLICIES));
+  causes.push(...enumCauses(`${field}.dnsPolicy`, str(spec.dnsPolicy), DNS_POLICIES));
+  causes.push(...validateLabels(spec.nodeSelector, `${field}.nodeSelector`));
+  causes.push(...validatePodSecurityContext(objOrUndefined(spec.securityContext), `${field}.securityContext`));
+  causes.push(...nameCauses(`${field}.serviceAccountName`, spec.serviceAccountName, isDNS1123Subdomain));
+  causes.push(...nameCauses(`${field}.nodeName`, spec.nodeName, isDNS1123Subdomain));
+  const deadline = numOrUndefined(spec.activeDeadlineSeconds);
+  if (deadline !== undefined && (deadline < 1 || deadline > INT32_MAX)) {
+    causes.push(invalidField(`${field}.activeDeadlineSeconds`, deadline, inclusiveRangeError(1, INT32_MAX)));
+  }
+  causes.push(...nameCauses(`${field}.hostname`, spec.hostname, isDNS1123Label));
+  causes.push(...nameCauses(`${field}.subdomain`, spec.subdomain, isDNS1123Label));
+  causes.push(...validateTolerations(spec.tolerations, `${field}.tolerations`));
+  causes.push(...nameCauses(`${field}.priorityClassName`, spec.priorityClassName, isDNS1123Subdomain));
+  if (typeof spec.runtimeClassName === 'string') causes.push(...isDNS1123Subdomain(spec.runtimeClassName).map((msg) => invalidField(`${field}.runtimeClassName`, spec.runtimeClassName as string, msg)));
+  if (typeof spec.preemptionPolicy === 'string') causes.push(...enumCauses(`${field}.preemptionPolicy`, spec.preemptionPolicy, PREEMPTION_POLICIES));
+  const os = objOrUndefined(spec.os);
+  if (os !== undefined) {
+    const name = str(os.name);
+    if (name === '') causes.push(requiredField(`${field}.os.name`));
+    else if (!OS_NAMES.includes(name)) causes.push(notSupportedField(`${field}.os`, name, OS_NAMES));
+  }
+  return causes;
+}
+
+/** ValidatePodTemplateSpec: template labels and annotations, and its pod spec. */
+export function validatePodTemplateSpec(templateValue: unknown, field: string): StatusCause[] {
+  const template = obj(templateValue);
+  const meta = obj(template.metadata);
+  const causes = [
+    ...validateLabels(meta.labels, `${field}.labels`),
+    ...validateAnnotations(meta.annotations, `${field}.annotations`),
+    ...validatePodSpec(template.spec, `${field}.spec`, { resourceIsPod: false }),
+  ];
+  if (list(obj(template.spec).ephemeralContainers).length > 0) {
+    causes.push(forbiddenField(`${field}.spec.ephemeralContainers`, 'ephemeral containers not allowed in pod template'));
+  }
+  return causes;
+}
+
+/** ValidateContainerUpdates: the same number of containers, each with an image. */
+function containerUpdateCauses(next: unknown, old: unknown, field: string): { causes: StatusCause[]; stop: boolean } {
+  const nextList = objects(next);
+  if (nextList.length !== list(old).length) return { causes: [forbiddenField(field, 'pod updates may not add or remove containers')], stop: true };
+  const causes: StatusCause[] = [];
+  nextList.forEach((c, i) => {
+    const image = str(c.image);
+    if (image === '') causes.push(requiredField(`${field}[${i}].image`));
+    if (image.trim() !== image) causes.push(invalidField(`${field}[${i}].image`, image, 'must not have leading or trailing whitespace'));
+  });
+  return { causes, stop: false };
+}
+
+/** validateOnlyAddedTolerations: every old toleration is still there (its tolerationSeconds may change). */
+function tolerationUpdateCauses(next: unknown, old: unknown, field: string): StatusCause[] {
+  const nextList = objects(next);
+  for (const o of objects(old)) {
+    const kept = nextList.some((n) => jsonEqual({ ...o, tolerationSeconds: n.tolerationSeconds }, n));
+    if (!kept) return [forbiddenField(field, 'existing toleration can not be modified except its tolerationSeconds')];
+  }
+  return validateTolerations(next, field);
+}
+
+/** The spec as kube compares it on update: the fields a Pod may change taken from the stored spec. */
+function withUpdatableFieldsFrom(next: Obj, old: Obj): Obj {
+  const munged: Obj = { ...next };
+  for (const key of ['containers', 'initContainers'] as const) {
+    const oldList = objects(old[key]);
+    if (Array.isArray(next[key])) munged[key] = objects(next[key]).map((c, i) => ({ ...c, image: oldList[i]?.image }));
+  }
+  for (const key of ['activeDeadlineSeconds', 'schedulingGates', 'tolerations'] as const) {
+    if (old[key] === undefined) delete munged[key];
+    else munged[key] = old[key];
+  }
+  const oldGrace = numOrUndefined(old.terminationGracePeriodSeconds);
+  if (oldGrace !== undefined && oldGrace < 0 && next.terminationGracePeriodSeconds === 1) munged.terminationGracePeriodSeconds = oldGrace;
+  return munged;
+}
+
+/** The changed top-level spec fields, one per line, as the detail of the `spec: Forbidden` error. */
+function changedFields(next: Obj, old: Obj): string {
+  const keys = [...new Set([...Object.keys(old), ...Object.keys(next)])].sort();
+  return keys
+    .filter((k) => !jsonEqual(next[k], old[k]))
+    .map((k) => `  spec.${k}: ${JSON.stringify(old[k] ?? null)} -> ${JSON.stringify(next[k] ?? null)}`)
+    .join('\n');
+}
+
+/** The spec rules of ValidatePodUpdate beyond validating the new spec. */
+function podSpecUpdateCauses(next: Obj, old: Obj): StatusCause[] {
+  const causes: StatusCause[] = [];
+  for (const key of ['containers', 'initContainers'] as const) {
+    const result = containerUpdateCauses(next[key], old[key], `spec.${key}`);
+    causes.push(...result.causes);
+    if (result.stop) return causes;
+  }
+  const deadline = numOrUndefined(next.activeDeadlineSeconds);
+  const oldDeadline = numOrUndefined(old.activeDeadlineSeconds);
+  if (deadline !== undefined) {
+    if (deadline < 0 || deadline > INT32_MAX) return [...causes, invalidField('spec.activeDeadlineSeconds', deadline, inclusiveRangeError(0, INT32_MAX))];
+    if (oldDeadline !== undefined && oldDeadline < deadline) {
+      return [...causes, invalidField('spec.activeDeadlineSeconds', deadline, 'must be less than or equal to previous value')];
+    }
+  } else if (oldDeadline !== undefined) {
+    causes.push(invalidField('spec.activeDeadlineSeconds', null, 'must not update from a positive integer to nil value'));
+  }
+  causes.push(...tolerationUpdateCauses(next.tolerations, old.tolerations, 'spec.tolerations'));
+  if (jsonEqual(next, old)) return causes;
+  const munged = withUpdatableFieldsFrom(next, old);
+  if (!jsonEqual(munged, old)) {
+    causes.push(forbiddenField('spec', `pod updates may not change fields other than ${UPDATABLE_POD_SPEC_FIELDS.join(',')}\n${changedFields(munged, old)}`));
+  }
+  return causes;
+}
+
+/** A Pod's own checks beyond its metadata: ValidatePodCreate, or ValidatePodUpdate given the stored Pod. */
+export function validatePod(pod: Obj, old?: Obj): StatusCause[] {
+  const spec = obj(pod.spec);
+  const causes = [
+    ...validatePodSpec(spec, 'spec', { resourceIsPod: true }),
+    ...validateContainerImagesForPod(spec.containers, 'spec.containers'),
+    ...validateContainerImagesForPod(spec.initContainers, 'spec.initContainers'),
+  ];
+  if (str(spec.serviceAccountName) === '') {
+    objects(spec.volumes).forEach((v, vi) => {
+      objects(obj(v.projected).sources).forEach((s, si) => {
+        if (objOrUndefined(s.serviceAccountToken) !== undefined) {
+          causes.push(forbiddenField(`spec.volumes[${vi}].projected.sources[${si}].serviceAccountToken`, 'must not be specified when serviceAccountName is not set'));
+        }
+      });
+    });
+  }
+  if (old === undefined) {
+    if (list(spec.ephemeralContainers).length > 0) causes.push(forbiddenField('spec.ephemeralContainers', 'cannot be set on create'));
+    if (str(spec.nodeName) !== '' && list(spec.schedulingGates).length > 0) {
+      causes.push(forbiddenField('spec.nodeName', 'cannot be set until all schedulingGates have been cleared'));
+    }
+    return causes;
+  }
+  return [...causes, ...podSpecUpdateCauses(spec, obj(old.spec))];
+}
