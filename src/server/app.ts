@@ -2,7 +2,10 @@ import compression from 'compression';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { DefaultTolerationSeconds } from '../admission/default-toleration-seconds.js';
 import { NamespaceLifecycle } from '../admission/namespace-lifecycle.js';
+import { PriorityAdmission } from '../admission/priority.js';
+import { ServiceAccountAdmission } from '../admission/service-account.js';
 import { Admission } from '../admission/admission.js';
 import { listenOrExplain } from '../cli/startup-error.js';
 import type { ServerConfig } from '../cli/flags.js';
@@ -19,6 +22,7 @@ import { notFoundHandler, resourceHandler } from '../handlers/resource-router.js
 import { HealthChecks } from '../health/health-checks.js';
 import { healthRouter } from '../health/health-router.js';
 import { NamespaceController } from '../namespace/namespace-controller.js';
+import { DefaultServiceAccounts } from '../namespace/default-service-accounts.js';
 import { openapiRouter, sharedOpenApiService } from '../openapi/openapi-router.js';
 import { servedPathFilter } from '../openapi/served-paths.js';
 import { ResourceRegistry } from '../registry/resource-registry.js';
@@ -87,7 +91,10 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   const services: ApiServices = {
     registry,
     storage,
-    admission: new Admission([new NamespaceLifecycle(storage)]),
+    // kube-apiserver's default plugins that act on stored objects, in its order.
+    admission: new Admission([
+      new NamespaceLifecycle(storage), new ServiceAccountAdmission(storage), new PriorityAdmission(storage), new DefaultTolerationSeconds(),
+    ]),
     featureGates: config.featureGates,
     limits: config.limits,
     historyMs: config.watchCacheHistoryMs,
@@ -180,10 +187,13 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   }
 
   let controller: NamespaceController | undefined;
+  let serviceAccounts: DefaultServiceAccounts | undefined;
   await bootstrapCluster(storage, port);
   if (options.runControllers !== false) {
     controller = new NamespaceController(services);
     await controller.start();
+    serviceAccounts = new DefaultServiceAccounts(storage, (error) => logger.warn('cannot create a default ServiceAccount', { error }));
+    await serviceAccounts.start();
   }
   bootstrapHook.done();
 
@@ -195,6 +205,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
       draining = true;
       handed?.onDraining?.();
       controller?.stop();
+      serviceAccounts?.stop();
       shutdown.abort();
       await new Promise<void>((resolve) => {
         if (handed === undefined) {

@@ -19,15 +19,26 @@ async function createIfAbsent(storage: Storage, type: string, key: string, obj: 
   }
 }
 
+/** The PriorityClasses kube-apiserver's scheduling bootstrap creates (name, value, description). */
+const SYSTEM_PRIORITY_CLASSES: ReadonlyArray<readonly [string, number, string]> = [
+  ['system-cluster-critical', 2000000000, 'Used for system critical pods that must run in the cluster, but can be moved to another node if necessary.'],
+  ['system-node-critical', 2000001000, 'Used for system critical pods that must not be moved from their current node.'],
+];
+
 /**
- * Creates what a fresh kube-apiserver has: the system namespaces and the `default/kubernetes`
- * Service. Idempotent, so every worker may run it at start.
+ * Creates what a fresh kube-apiserver has: the system namespaces, the `default/kubernetes` Service
+ * and the system PriorityClasses. Idempotent, so every worker may run it at start.
  */
 export async function bootstrapCluster(storage: Storage, advertisePort: number): Promise<void> {
   for (const name of SYSTEM_NAMESPACES) {
     await createIfAbsent(storage, 'namespaces', name, systemObject('Namespace', 'v1', {
       name, labels: { 'kubernetes.io/metadata.name': name },
     }, { spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } }));
+  }
+  for (const [name, value, description] of SYSTEM_PRIORITY_CLASSES) {
+    await createIfAbsent(storage, 'priorityclasses.scheduling.k8s.io', name, systemObject('PriorityClass', 'scheduling.k8s.io/v1', {
+      name, generation: 1,
+    }, { value, description, preemptionPolicy: 'PreemptLowerPriority' }));
   }
   await createIfAbsent(storage, 'services', 'default/kubernetes', systemObject('Service', 'v1', {
     name: 'kubernetes', namespace: 'default', labels: { component: 'apiserver', provider: 'kubernetes' },

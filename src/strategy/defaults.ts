@@ -173,7 +173,9 @@ function defaultJob(job: Obj): void {
   if (unsetOrEmpty(spec.backoffLimit)) spec.backoffLimit = unsetOrEmpty(spec.backoffLimitPerIndex) ? 6 : 2147483647;
   const templateLabels = labelsOf(objectAt(spec, 'template'));
   const meta = metadataOf(job);
-  if (templateLabels !== undefined && isEmptyMap(meta.labels)) meta.labels = { ...templateLabels };
+  // kube assigns the template's map itself, so the selector labels the Job strategy adds to the template
+  // on create (job-selector.ts) appear on the Job too; sharing the object here does the same.
+  if (templateLabels !== undefined && isEmptyMap(meta.labels)) meta.labels = templateLabels;
   defaultPointer(spec, 'completionMode', 'NonIndexed');
   defaultPointer(spec, 'suspend', false);
   defaultPointer(spec, 'podReplacementPolicy', unsetOrEmpty(spec.podFailurePolicy) ? 'TerminatingOrFailed' : 'Failed');
