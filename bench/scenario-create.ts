@@ -17,7 +17,7 @@ import { log, sleep, type Scenario } from './scenario.js';
 
 const PHASE_TIMEOUT_MS = 180_000;
 const CLEANUP_TIMEOUT_MS = 120_000;
-const WARM_UP = 200;
+const WARM_UP = 500;
 
 interface Kind {
   /** Row name prefix, e.g. "Deployment". */
