@@ -142,7 +142,7 @@ function parseUrlTarget(flags: ReadonlyMap<string, string>): UrlTarget | undefin
   const url = flags.get('--url');
   const dependent = ['--token', '--url-label', '--server-pids', '--server-pgid', '--server-comms'].filter((f) => flags.has(f));
   if (url === undefined) {
-    if (dependent.length > 0) throw new Error(`${dependent.join(', ')} need --url`);
+    if (dependent.length > 0) throw new Error(`${dependent.join(', ')} ${dependent.length > 1 ? 'need' : 'needs'} --url`);
     return undefined;
   }
   let parsed: URL;
