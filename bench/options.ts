@@ -6,7 +6,7 @@
 export const SCENARIO_NAMES = ['startup', 'crud', 'create', 'list', 'memory', 'watch-fanout', 'watch-fanout-many', 'informer-start'] as const;
 export type ScenarioName = typeof SCENARIO_NAMES[number];
 /** Scenarios that can measure a server given by URL (they clean up what they create). */
-export const URL_SCENARIOS: readonly ScenarioName[] = ['create'];
+export const URL_SCENARIOS: readonly ScenarioName[] = ['crud', 'create'];
 
 export const TARGET_NAMES = ['memory', 'redis', 'redis-workers2', 'url'] as const;
 export type TargetName = typeof TARGET_NAMES[number];
@@ -93,7 +93,7 @@ A server given by URL (target "url"; runs only the scenarios ${URL_SCENARIOS.joi
 
 Sizes (defaults full / quick):
   --startups N         server starts for startup (5 / 3)
-  --crud-ops N         creates, gets and updates each for crud (10000 / 2000)
+  --crud-ops N         creates, gets and updates each for crud (10000 / 2000; 2000 / 1000 against --url)
   --create-ops N       creates per kind (ConfigMap, Deployment, Pod) for create (3000 / 1000)
   --concurrency N      concurrent requests for crud and setup (64)
   --list-objects N     ConfigMaps for list (10000 / 10000)
@@ -213,7 +213,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions | undefine
     jsonFile: flags.get('--json'),
     baselineFile: flags.get('--baseline'),
     startups: int('--startups', 5, 3),
-    crudOps: int('--crud-ops', 10_000, 2_000),
+    crudOps: int('--crud-ops', targets.includes('url') ? 2_000 : 10_000, targets.includes('url') ? 1_000 : 2_000),
     createOps: int('--create-ops', 3_000, 1_000),
     concurrency: int('--concurrency', 64, 64),
     listObjects: int('--list-objects', 10_000, 10_000),

@@ -10,13 +10,13 @@ import type { Endpoint } from './endpoint.js';
 import { withEndpoint } from './endpoint.js';
 import { configMapBody, p50p99 } from './fixtures.js';
 import { runPool, type HttpClient } from './http-client.js';
-import { deploymentBody, namespaceBody, podBody, serviceAccountBody } from './manifests.js';
+import { deploymentBody, podBody } from './manifests.js';
 import { metric, type OperationRow, type ScenarioResult } from './metrics.js';
 import type { BenchOptions } from './options.js';
 import { log, sleep, type Scenario } from './scenario.js';
+import { createScratchNamespace, deleteScratchNamespace, scratchNamespaceName } from './scratch-namespace.js';
 
 const PHASE_TIMEOUT_MS = 180_000;
-const CLEANUP_TIMEOUT_MS = 120_000;
 const WARM_UP = 500;
 
 interface Kind {
@@ -35,34 +35,6 @@ export const CREATE_KINDS: readonly Kind[] = [
 
 /** Row name of a kind's create. */
 export const createRowName = (kind: string): string => `${kind} create`;
-
-async function expectStatus(client: HttpClient, method: string, path: string, body: string | undefined, accepted: number[]): Promise<void> {
-  const res = await client.request(method, path, body !== undefined ? { body } : {});
-  if (!accepted.includes(res.status)) throw new Error(`${method} ${path}: HTTP ${res.status}: ${res.body.slice(0, 300)}`);
-}
-
-/** Creates namespace `ns` with its default ServiceAccount (kube-apiserver's Pod admission needs it; 409 when a controller made it first). */
-async function createNamespace(client: HttpClient, ns: string): Promise<void> {
-  await expectStatus(client, 'POST', '/api/v1/namespaces', namespaceBody(ns), [201]);
-  await expectStatus(client, 'POST', `/api/v1/namespaces/${ns}/serviceaccounts`, serviceAccountBody(), [201, 409]);
-}
-
-/** Deletes the objects of `collection` and namespace `ns`, then waits until the namespace is gone; returns a problem or undefined. */
-async function deleteNamespace(client: HttpClient, ns: string, collection: string): Promise<string | undefined> {
-  try {
-    await expectStatus(client, 'DELETE', collection, undefined, [200]);
-    await expectStatus(client, 'DELETE', `/api/v1/namespaces/${ns}`, undefined, [200, 202]);
-    const deadline = performance.now() + CLEANUP_TIMEOUT_MS;
-    while (performance.now() < deadline) {
-      const res = await client.request('GET', `/api/v1/namespaces/${ns}`, { discardBody: true });
-      if (res.status === 404) return undefined;
-      await sleep(250);
-    }
-    return `namespace ${ns} still exists ${CLEANUP_TIMEOUT_MS / 1000} s after its deletion`;
-  } catch (err) {
-    return `cleanup of ${ns}: ${err instanceof Error ? err.message : String(err)}`;
-  }
-}
 
 interface Created {
   row: OperationRow;
@@ -153,15 +125,15 @@ export const createScenario: Scenario = {
       try {
         const run = Date.now().toString(36);
         for (const kind of CREATE_KINDS) {
-          const ns = `bench-${kind.kind.toLowerCase()}-${run}`;
+          const ns = scratchNamespaceName(kind.kind, run);
           log(`create: ${options.createOps} ${kind.kind}s in ${ns}`);
-          await createNamespace(client, ns);
+          await createScratchNamespace(client, ns);
           let created: Created | undefined;
           try {
             created = await measureCreates(e, client, kind, ns, options);
           } finally {
             log(`create: deleting ${ns}`);
-            const problem = await deleteNamespace(client, ns, kind.path(ns));
+            const problem = await deleteScratchNamespace(client, ns, [kind.path(ns)]);
             if (problem !== undefined) problems.push(problem);
           }
           rows.push(created.row);
