@@ -72,7 +72,8 @@ async function main(): Promise<number> {
     version: 1,
     date: new Date().toISOString(),
     host: { node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryBytes: totalmem() },
-    options,
+    // The bearer token stays out of the file.
+    options: options.urlTarget?.token !== undefined ? { ...options, urlTarget: { ...options.urlTarget, token: '(redacted)' } } : options,
     results: {},
   };
   process.stdout.write(`capstan bench ${report.date}  node ${report.host.node}, ${report.host.cpus} x ${report.host.cpuModel}, ${(report.host.memoryBytes / 1024 ** 3).toFixed(0)} GiB\n`);
