@@ -4,6 +4,9 @@ import { percentile } from './stats.js';
 
 export const CM_PATH = '/api/v1/namespaces/default/configmaps';
 
+/** The ConfigMap collection of namespace `ns`. */
+export const configMapsPath = (ns: string): string => `/api/v1/namespaces/${ns}/configmaps`;
+
 const POOL_SIZE = 1 << 16;
 const CHARS = 'abcdefghijklmnopqrstuvwxyz0123456789';
 let pool = '';
@@ -27,11 +30,11 @@ export function payload(bytes: number, seed: number): string {
 }
 
 /** A ConfigMap JSON body named `name` with `bytes` of data (plus `extra` data keys). */
-export function configMapBody(name: string, bytes: number, seed: number, extra: Record<string, string> = {}, resourceVersion?: string): string {
+export function configMapBody(name: string, bytes: number, seed: number, extra: Record<string, string> = {}, resourceVersion?: string, namespace = 'default'): string {
   const metadata: Record<string, string> = { name };
   // Updates carry the namespace as kubectl and client-go send it (the object came from a GET).
   if (resourceVersion !== undefined) {
-    metadata.namespace = 'default';
+    metadata.namespace = namespace;
     metadata.resourceVersion = resourceVersion;
   }
   return JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata, data: { ...extra, payload: payload(bytes, seed) } });
@@ -54,6 +57,8 @@ export interface BulkResult {
 export async function bulkCreate(client: HttpClient, options: {
   prefix: string; count: number; bytes: number; concurrency: number; timeoutMs: number; progressEvery?: number; label?: string;
   keepLatencies?: boolean;
+  /** The ConfigMap collection to create in (default: namespace `default`). */
+  path?: string;
 }): Promise<BulkResult> {
   const latencies: number[] = [];
   const resourceVersions: string[] = [];
@@ -64,7 +69,7 @@ export async function bulkCreate(client: HttpClient, options: {
   let lastProgress = t0;
   await runPool(options.count, options.concurrency, t0 + options.timeoutMs, async (i) => {
     try {
-      const res = await client.request('POST', CM_PATH, { body: configMapBody(`${options.prefix}-${i}`, options.bytes, i) });
+      const res = await client.request('POST', options.path ?? CM_PATH, { body: configMapBody(`${options.prefix}-${i}`, options.bytes, i) });
       if (res.status === 201) {
         created++;
         if (options.keepLatencies) latencies.push(res.ms);

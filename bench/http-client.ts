@@ -1,8 +1,18 @@
 /**
  * HTTP to the server under test: keep-alive requests with per-request latency, and a bounded
- * concurrency pool. Only 127.0.0.1 is ever contacted.
+ * concurrency pool. Servers the benchmark spawns are contacted on 127.0.0.1 only; a server given by
+ * URL (`--url`) may be HTTPS with a bearer token, and its certificate is not verified (reference
+ * servers use self-signed ones) — for that target only.
  */
 import { Agent, request } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+
+/** How to reach a server given by URL: bearer token and whether its TLS certificate is checked. */
+export interface ServerAccess {
+  token?: string;
+  /** Accept any certificate (self-signed reference servers). Only for targets given by --url. */
+  insecureTls?: boolean;
+}
 
 export interface HttpResponse {
   status: number;
@@ -22,16 +32,27 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
-/** A keep-alive client for one server on 127.0.0.1 (up to `maxSockets` connections). */
+/**
+ * A keep-alive client for one server (up to `maxSockets` connections). Without `access` the server
+ * must be plain HTTP on 127.0.0.1 (one the benchmark spawned).
+ */
 export class HttpClient {
-  private readonly agent: Agent;
+  private readonly agent: Agent | HttpsAgent;
+  private readonly send: typeof request;
+  private readonly host: string;
+  private readonly token: string | undefined;
   readonly port: number;
 
-  constructor(baseUrl: string, maxSockets = 64) {
+  constructor(baseUrl: string, maxSockets = 64, access?: ServerAccess) {
     const u = new URL(baseUrl);
-    if (u.hostname !== '127.0.0.1') throw new Error(`refusing to benchmark ${baseUrl}: only 127.0.0.1 is allowed`);
-    this.port = Number(u.port);
-    this.agent = new Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets });
+    if (access === undefined && u.hostname !== '127.0.0.1') throw new Error(`refusing to benchmark ${baseUrl}: only 127.0.0.1 is allowed`);
+    const https = u.protocol === 'https:';
+    this.host = u.hostname.replace(/^\[|\]$/g, '');
+    this.port = Number(u.port !== '' ? u.port : https ? 443 : 80);
+    this.token = access?.token;
+    const agentOptions = { keepAlive: true, maxSockets, maxFreeSockets: maxSockets };
+    this.agent = https ? new HttpsAgent({ ...agentOptions, rejectUnauthorized: access?.insecureTls !== true }) : new Agent(agentOptions);
+    this.send = https ? httpsRequest : request;
   }
 
   /** Sends one request; rejects on network errors and timeouts, not on HTTP error statuses. */
@@ -39,12 +60,13 @@ export class HttpClient {
     const timeoutMs = options.timeoutMs ?? 60_000;
     return new Promise((resolve, reject) => {
       const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
+      if (this.token !== undefined) headers.authorization = `Bearer ${this.token}`;
       if (options.body !== undefined) {
         headers['content-type'] = 'application/json';
         headers['content-length'] = String(Buffer.byteLength(options.body));
       }
       const t0 = performance.now();
-      const req = request({ host: '127.0.0.1', port: this.port, method, path, agent: this.agent, headers }, (res) => {
+      const req = this.send({ host: this.host, port: this.port, method, path, agent: this.agent, headers }, (res) => {
         const chunks: Buffer[] = [];
         let bytes = 0;
         res.on('data', (c: Buffer) => {

@@ -20,8 +20,23 @@ export interface Metric {
   higherIsBetter?: boolean;
 }
 
+/** One measured operation (e.g. "Deployment create"): throughput, server CPU per operation, latency. */
+export interface OperationRow {
+  operation: string;
+  /** Successful operations per second. */
+  opsPerSecond: number;
+  /** Server CPU (all its processes) per successful operation in ms; null when not measured. */
+  cpuMsPerOp: number | null;
+  p50Ms: number;
+  p99Ms: number;
+  ok: number;
+  failed: number;
+}
+
 export interface ScenarioResult {
   metrics: Metric[];
+  /** Per-operation rows, printed as their own table (scenario | target | ops/s | CPU ms/op | p50/p99). */
+  operations?: OperationRow[];
   notes: string[];
   error?: string;
 }

@@ -3,15 +3,36 @@
  * and a smaller one for `--quick`; explicit flags override both.
  */
 
-export const SCENARIO_NAMES = ['startup', 'crud', 'list', 'memory', 'watch-fanout', 'watch-fanout-many', 'informer-start'] as const;
+export const SCENARIO_NAMES = ['startup', 'crud', 'create', 'list', 'memory', 'watch-fanout', 'watch-fanout-many', 'informer-start'] as const;
 export type ScenarioName = typeof SCENARIO_NAMES[number];
+/** Scenarios that can measure a server given by URL (they clean up what they create). */
+export const URL_SCENARIOS: readonly ScenarioName[] = ['crud', 'create'];
 
-export const TARGET_NAMES = ['memory', 'redis', 'redis-workers2'] as const;
+export const TARGET_NAMES = ['memory', 'redis', 'redis-workers2', 'url'] as const;
 export type TargetName = typeof TARGET_NAMES[number];
+/** The targets the benchmark starts itself (all but `url`). */
+export type BuiltinTargetName = Exclude<TargetName, 'url'>;
+
+/** A server the benchmark does not start: any Kubernetes API server, given by --url. */
+export interface UrlTarget {
+  url: string;
+  /** Bearer token (--token); undefined sends no Authorization header. */
+  token: string | undefined;
+  /** Column name in the tables (--url-label). */
+  label: string;
+  /** Processes whose CPU counts as the server's (--server-pids). */
+  pids: number[];
+  /** Every process of this group counts as the server's (--server-pgid), rescanned at each reading. */
+  pgid: number | undefined;
+  /** When set, only processes with these command names count (--server-comms), e.g. kube-apiserver,etcd. */
+  comms: string[] | undefined;
+}
 
 export interface BenchOptions {
   only: ScenarioName[];
   targets: TargetName[];
+  /** The `url` target, when --url is given. */
+  urlTarget: UrlTarget | undefined;
   quick: boolean;
   jsonFile: string | undefined;
   baselineFile: string | undefined;
@@ -19,6 +40,8 @@ export interface BenchOptions {
   startups: number;
   /** Operations per phase of `crud`. */
   crudOps: number;
+  /** Creates per object kind of `create`. */
+  createOps: number;
   /** Concurrent requests of `crud`, `list` setup and `informer-start` setup. */
   concurrency: number;
   /** ConfigMaps listed by `list`. */
@@ -49,19 +72,29 @@ export interface BenchOptions {
 
 export const USAGE = `Usage: npm run bench -- [options]
 
-Spawns capstan (node dist/src/main.js) and measures it over HTTP on 127.0.0.1.
+Spawns capstan (node dist/src/main.js) and measures it over HTTP on 127.0.0.1, or measures any
+Kubernetes API server given by URL (for example the reference kube-apiserver).
 
 Scenarios: ${SCENARIO_NAMES.join(', ')}
-  --only a,b           run only these scenarios (default: all)
+  --only a,b           run only these scenarios (default: all; with only a url target: ${URL_SCENARIOS.join(', ')})
   --quick              shortened run (smaller sizes, watch-fanout for 10 s)
-  --target T           one target: memory (default), redis, redis-workers2
-  --targets a,b        several targets, printed side by side
+  --target T           one target: memory (default), redis, redis-workers2, url
+  --targets a,b        several targets, printed side by side (e.g. memory,redis,url)
+
+A server given by URL (target "url"; runs only the scenarios ${URL_SCENARIOS.join(', ')}):
+  --url URL            e.g. https://127.0.0.1:6443 (a self-signed certificate is accepted)
+  --token T            bearer token
+  --url-label NAME     its column name (default: url)
+  --server-pids A,B    processes whose CPU counts as the server's (kube-apiserver, etcd)
+  --server-pgid N      all processes of this process group count (what kube-up.sh prints)
+  --server-comms a,b   with --server-pgid: only these command names (e.g. kube-apiserver,etcd)
   --json FILE          also write the results as JSON
   --baseline FILE      compare with a previous --json file (adds the change in %)
 
 Sizes (defaults full / quick):
   --startups N         server starts for startup (5 / 3)
-  --crud-ops N         creates, gets and updates each for crud (10000 / 2000)
+  --crud-ops N         creates, gets and updates each for crud (10000 / 2000; 2000 / 1000 against --url)
+  --create-ops N       creates per kind (ConfigMap, Deployment, Pod) for create (3000 / 1000)
   --concurrency N      concurrent requests for crud and setup (64)
   --list-objects N     ConfigMaps for list (10000 / 10000)
   --objects N          ConfigMaps for memory (100000 / 20000)
@@ -104,6 +137,35 @@ function listOf<T extends string>(flag: string, allowed: readonly T[], v: string
   return [...new Set(items)];
 }
 
+/** The url target from --url, --token, --url-label, --server-pids, --server-pgid, --server-comms. */
+function parseUrlTarget(flags: ReadonlyMap<string, string>): UrlTarget | undefined {
+  const url = flags.get('--url');
+  const dependent = ['--token', '--url-label', '--server-pids', '--server-pgid', '--server-comms'].filter((f) => flags.has(f));
+  if (url === undefined) {
+    if (dependent.length > 0) throw new Error(`${dependent.join(', ')} ${dependent.length > 1 ? 'need' : 'needs'} --url`);
+    return undefined;
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new Error(`--url: not a URL: ${url}`);
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new Error(`--url must be http or https, got ${url}`);
+  const pidsFlag = flags.get('--server-pids');
+  const pids = pidsFlag === undefined ? [] : pidsFlag.split(',').filter((p) => p.trim() !== '').map((p) => positiveInt('--server-pids', p.trim()));
+  const comms = flags.get('--server-comms')?.split(',').map((c) => c.trim()).filter((c) => c !== '');
+  if (comms !== undefined && !flags.has('--server-pgid')) throw new Error('--server-comms filters --server-pgid; give --server-pgid too');
+  return {
+    url: url.replace(/\/+$/, ''),
+    token: flags.get('--token'),
+    label: flags.get('--url-label') ?? 'url',
+    pids,
+    pgid: flags.has('--server-pgid') ? positiveInt('--server-pgid', flags.get('--server-pgid')) : undefined,
+    comms,
+  };
+}
+
 /** Parses argv (without node and script); returns undefined when help was asked for. */
 export function parseBenchArgs(argv: readonly string[]): BenchOptions | undefined {
   const flags = new Map<string, string>();
@@ -129,23 +191,30 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions | undefine
   }
   const known = new Set(['--only', '--target', '--targets', '--json', '--baseline', '--startups', '--crud-ops', '--concurrency',
     '--list-objects', '--objects', '--watchers', '--rate', '--many-watchers', '--many-rate', '--duration', '--watch-payload', '--watch-threads', '--informers',
-    '--informer-objects', '--payload', '--max-server-rss-mb', '--memory-concurrency', '--server-node-args']);
+    '--informer-objects', '--payload', '--max-server-rss-mb', '--memory-concurrency', '--server-node-args',
+    '--create-ops', '--url', '--token', '--url-label', '--server-pids', '--server-pgid', '--server-comms']);
   for (const name of flags.keys()) if (!known.has(name)) throw new Error(`unknown option ${name} (see --help)`);
   if (flags.has('--target') && flags.has('--targets')) throw new Error('use either --target or --targets');
 
   const int = (flag: string, full: number, short: number): number => (flags.has(flag) ? positiveInt(flag, flags.get(flag)) : quick ? short : full);
-  const only = flags.has('--only') ? listOf('--only', SCENARIO_NAMES, flags.get('--only')) : [...SCENARIO_NAMES];
   const targetFlag = flags.get('--targets') ?? flags.get('--target');
-  const targets = targetFlag !== undefined ? listOf(flags.has('--targets') ? '--targets' : '--target', TARGET_NAMES, targetFlag) : ['memory' as const];
+  const defaultTargets: TargetName[] = flags.has('--url') ? ['url'] : ['memory'];
+  const targets = targetFlag !== undefined ? listOf(flags.has('--targets') ? '--targets' : '--target', TARGET_NAMES, targetFlag) : defaultTargets;
   if (flags.has('--target') && targets.length > 1) throw new Error('--target takes one target; use --targets for several');
+  const urlTarget = parseUrlTarget(flags);
+  if (targets.includes('url') && urlTarget === undefined) throw new Error('target url needs --url');
+  const onlyUrl = targets.every((t) => t === 'url');
+  const only = flags.has('--only') ? listOf('--only', SCENARIO_NAMES, flags.get('--only')) : onlyUrl ? [...URL_SCENARIOS] : [...SCENARIO_NAMES];
   return {
     only: SCENARIO_NAMES.filter((s) => only.includes(s)),
     targets,
+    urlTarget,
     quick,
     jsonFile: flags.get('--json'),
     baselineFile: flags.get('--baseline'),
     startups: int('--startups', 5, 3),
-    crudOps: int('--crud-ops', 10_000, 2_000),
+    crudOps: int('--crud-ops', targets.includes('url') ? 2_000 : 10_000, targets.includes('url') ? 1_000 : 2_000),
+    createOps: int('--create-ops', 3_000, 1_000),
     concurrency: int('--concurrency', 64, 64),
     listObjects: int('--list-objects', 10_000, 10_000),
     memoryObjects: int('--objects', 100_000, 20_000),

@@ -1,14 +1,17 @@
 /**
  * `npm run bench`: spawns capstan and measures it from outside over HTTP on 127.0.0.1, one fresh
- * server per scenario and target. Prints one table per scenario (targets side by side), optionally
+ * server per scenario and target; a server given by --url (target `url`) is measured as it is, by
+ * the scenarios that clean up after themselves. Prints one table per scenario (targets side by side), optionally
  * writes JSON (`--json FILE`) and compares with an earlier JSON file (`--baseline FILE`).
  * Every child process is killed on exit, error or interrupt.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import type { ScenarioResult } from './metrics.js';
-import { parseBenchArgs, USAGE, type BenchOptions, type ScenarioName } from './options.js';
+import { targetLabel } from './endpoint.js';
+import { parseBenchArgs, URL_SCENARIOS, USAGE, type BenchOptions, type ScenarioName } from './options.js';
 import { CAPSTAN_MAIN, installCleanupHandlers, killAllChildren } from './processes.js';
+import { createScenario } from './scenario-create.js';
 import { crudScenario } from './scenario-crud.js';
 import { informerStartScenario } from './scenario-informer-start.js';
 import { listScenario } from './scenario-list.js';
@@ -21,6 +24,7 @@ import { renderTable } from './table.js';
 const SCENARIOS: Record<ScenarioName, Scenario> = {
   startup: startupScenario,
   crud: crudScenario,
+  create: createScenario,
   list: listScenario,
   memory: memoryScenario,
   'watch-fanout': watchFanoutScenario,
@@ -34,7 +38,7 @@ export interface BenchReport {
   date: string;
   host: { node: string; cpus: number; cpuModel: string; memoryBytes: number };
   options: BenchOptions;
-  /** scenario -> target -> result */
+  /** scenario -> target label -> result */
   results: Record<string, Record<string, ScenarioResult>>;
 }
 
@@ -59,7 +63,7 @@ async function main(): Promise<number> {
     return 0;
   }
   installCleanupHandlers();
-  if (!existsSync(CAPSTAN_MAIN)) {
+  if (options.targets.some((t) => t !== 'url') && !existsSync(CAPSTAN_MAIN)) {
     process.stderr.write(`bench: ${CAPSTAN_MAIN} not found; build first (npm run build)\n`);
     return 2;
   }
@@ -68,11 +72,13 @@ async function main(): Promise<number> {
     version: 1,
     date: new Date().toISOString(),
     host: { node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryBytes: totalmem() },
-    options,
+    // The bearer token stays out of the file.
+    options: options.urlTarget?.token !== undefined ? { ...options, urlTarget: { ...options.urlTarget, token: '(redacted)' } } : options,
     results: {},
   };
   process.stdout.write(`capstan bench ${report.date}  node ${report.host.node}, ${report.host.cpus} x ${report.host.cpuModel}, ${(report.host.memoryBytes / 1024 ** 3).toFixed(0)} GiB\n`);
-  process.stdout.write(`targets: ${options.targets.join(', ')}; scenarios: ${options.only.join(', ')}${options.quick ? ' (quick)' : ''}\n`);
+  const urlNote = options.urlTarget ? ` (${options.urlTarget.label} = ${options.urlTarget.url})` : '';
+  process.stdout.write(`targets: ${options.targets.map((t) => targetLabel(t, options)).join(', ')}${urlNote}; scenarios: ${options.only.join(', ')}${options.quick ? ' (quick)' : ''}\n`);
   process.stdout.write('"!" marks a value that misses its goal; server and client share this host.\n\n');
 
   let errors = 0;
@@ -80,12 +86,17 @@ async function main(): Promise<number> {
   for (const name of options.only) {
     const scenario = SCENARIOS[name];
     const byTarget: { target: string; result: ScenarioResult; baseline?: ScenarioResult }[] = [];
-    for (const target of options.targets) {
+    for (const targetName of options.targets) {
+      const target = targetLabel(targetName, options);
+      if (targetName === 'url' && !URL_SCENARIOS.includes(name)) {
+        byTarget.push({ target, result: { metrics: [], notes: [`not run: ${name} needs a server the benchmark starts itself`] } });
+        continue;
+      }
       process.stderr.write(`bench: ${name} [${target}]\n`);
       const t0 = performance.now();
       let result: ScenarioResult;
       try {
-        result = await scenario.run(target, options);
+        result = await scenario.run(targetName, options);
       } catch (err) {
         errors++;
         result = { metrics: [], notes: [], error: err instanceof Error ? err.message : String(err) };
@@ -96,7 +107,8 @@ async function main(): Promise<number> {
       const base = baseline?.results[name]?.[target];
       byTarget.push(base ? { target, result, baseline: base } : { target, result });
     }
-    process.stdout.write(`${renderTable(scenario.title, byTarget)}\n`);
+    const summary = scenario.summarize?.(byTarget) ?? [];
+    process.stdout.write(`${renderTable(scenario.title, byTarget)}${summary.map((l) => `${l}\n`).join('')}\n`);
   }
   process.stdout.write(`total ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
   if (options.jsonFile !== undefined) {

@@ -1,8 +1,15 @@
-/** crud: creates, GETs and PUT updates of ~1 KiB ConfigMaps with a fixed number of requests in flight. */
-import { CM_PATH, bulkCreate, configMapBody, p50p99 } from './fixtures.js';
-import { HttpClient, runPool } from './http-client.js';
-import { metric, type Metric } from './metrics.js';
-import { log, withTarget, type Scenario } from './scenario.js';
+/**
+ * crud: creates, GETs and PUT updates of ~1 KiB ConfigMaps with a fixed number of requests in flight,
+ * with the server CPU (all its processes) each phase spent per request. Runs in a scratch namespace
+ * that is deleted afterwards, so it can also measure a shared server given by --url.
+ */
+import { withEndpoint } from './endpoint.js';
+import { bulkCreate, configMapBody, configMapsPath, p50p99 } from './fixtures.js';
+import { runPool } from './http-client.js';
+import { metric, type Metric, type OperationRow } from './metrics.js';
+import type { CpuMeter } from './proc-cpu.js';
+import { log, type Scenario } from './scenario.js';
+import { createScratchNamespace, deleteScratchNamespace, scratchNamespaceName } from './scratch-namespace.js';
 
 const PHASE_TIMEOUT_MS = 120_000;
 
@@ -12,6 +19,24 @@ interface Phase {
   seconds: number;
   latencies: number[];
   firstError: string | undefined;
+  /** Server CPU during the phase, ms (undefined when not measured). */
+  cpuMs?: number;
+}
+
+function operationRow(operation: string, p: Phase): OperationRow {
+  const { p50, p99 } = p50p99(p.latencies);
+  return {
+    operation, opsPerSecond: p.ok / p.seconds, cpuMsPerOp: p.cpuMs !== undefined && p.ok > 0 ? p.cpuMs / p.ok : null,
+    p50Ms: p50, p99Ms: p99, ok: p.ok, failed: p.failed,
+  };
+}
+
+/** Runs `phase` and adds the server CPU it took. */
+async function withCpu(cpu: CpuMeter, phase: () => Promise<Phase>): Promise<Phase> {
+  const stop = cpu.available() ? cpu.start() : undefined;
+  const p = await phase();
+  const used = stop?.();
+  return used !== undefined ? { ...p, cpuMs: used.totalMs } : p;
 }
 
 function phaseMetrics(label: string, p: Phase): Metric[] {
@@ -51,28 +76,40 @@ export const crudScenario: Scenario = {
   name: 'crud',
   title: 'crud: ConfigMap create / get / update (PUT with resourceVersion)',
   async run(target, options) {
-    return withTarget(target, options, async (t) => {
-      const client = new HttpClient(t.server.url, options.concurrency);
+    return withEndpoint(target, options, async (t) => {
+      const client = t.client(options.concurrency);
+      const ns = scratchNamespaceName('crud');
+      const path = configMapsPath(ns);
+      let cleanedUp = false;
       try {
         const n = options.crudOps;
         const c = options.concurrency;
+        await createScratchNamespace(client, ns);
         // Warm-up so the JIT and the connection pool are not part of the numbers.
-        await bulkCreate(client, { prefix: 'warm', count: 500, bytes: options.payloadBytes, concurrency: c, timeoutMs: 30_000 });
+        await bulkCreate(client, { prefix: 'warm', count: 500, bytes: options.payloadBytes, concurrency: c, timeoutMs: 30_000, path });
         log(`crud: ${n} creates`);
-        const created = await bulkCreate(client, { prefix: 'crud', count: n, bytes: options.payloadBytes, concurrency: c, timeoutMs: PHASE_TIMEOUT_MS, keepLatencies: true });
-        t.assertAlive();
-        const creates: Phase = { ok: created.created, failed: created.failed, seconds: created.seconds, latencies: created.latencies, firstError: created.firstError };
-        log(`crud: ${n} gets`);
-        const gets = await timedPhase(n, c, 200, (i) => client.request('GET', `${CM_PATH}/crud-${i}`, { discardBody: true }));
-        t.assertAlive();
-        log(`crud: ${n} updates`);
-        const updates = await timedPhase(n, c, 200, (i) => {
-          const rv = created.resourceVersions[i];
-          if (rv === undefined) return Promise.resolve({ status: 0, ms: 0, body: `crud-${i} was not created` });
-          return client.request('PUT', `${CM_PATH}/crud-${i}`, { body: configMapBody(`crud-${i}`, options.payloadBytes, i + 1, {}, rv) });
+        let resourceVersions: string[] = [];
+        const creates = await withCpu(t.cpu, async () => {
+          const created = await bulkCreate(client, { prefix: 'crud', count: n, bytes: options.payloadBytes, concurrency: c, timeoutMs: PHASE_TIMEOUT_MS, keepLatencies: true, path });
+          resourceVersions = created.resourceVersions;
+          return { ok: created.created, failed: created.failed, seconds: created.seconds, latencies: created.latencies, firstError: created.firstError };
         });
         t.assertAlive();
+        log(`crud: ${n} gets`);
+        const gets = await withCpu(t.cpu, () => timedPhase(n, c, 200, (i) => client.request('GET', `${path}/crud-${i}`, { discardBody: true })));
+        t.assertAlive();
+        log(`crud: ${n} updates`);
+        const updates = await withCpu(t.cpu, () => timedPhase(n, c, 200, (i) => {
+          const rv = resourceVersions[i];
+          if (rv === undefined) return Promise.resolve({ status: 0, ms: 0, body: `crud-${i} was not created` });
+          return client.request('PUT', `${path}/crud-${i}`, { body: configMapBody(`crud-${i}`, options.payloadBytes, i + 1, {}, rv, ns) });
+        }));
+        t.assertAlive();
+        log(`crud: deleting ${ns}`);
+        const cleanupProblem = await deleteScratchNamespace(client, ns, [path]);
+        cleanedUp = true;
         const errors = [creates, gets, updates].map((p) => p.firstError).filter((e): e is string => e !== undefined);
+        if (cleanupProblem !== undefined) errors.push(cleanupProblem);
         return {
           metrics: [
             ...phaseMetrics('create', creates),
@@ -80,9 +117,13 @@ export const crudScenario: Scenario = {
             ...phaseMetrics('update', updates),
             metric('failed requests', creates.failed + gets.failed + updates.failed, 'count', { goal: { op: '<', value: 1 } }),
           ],
-          notes: [`${n} ops per phase, ${c} in flight, ${options.payloadBytes} B data per ConfigMap, after 500 warm-up creates`,
+          operations: [operationRow('ConfigMap create', creates), operationRow('ConfigMap get', gets), operationRow('ConfigMap update', updates)],
+          notes: [`${n} ops per phase, ${c} in flight, ${options.payloadBytes} B data per ConfigMap, after 500 warm-up creates; server CPU: ${t.cpuScope}`,
             ...errors.slice(0, 2).map((e) => `first error: ${e}`)],
         };
+      } catch (err) {
+        if (!cleanedUp) await deleteScratchNamespace(client, ns, [path]);
+        throw err;
       } finally {
         client.close();
       }

@@ -2,13 +2,14 @@
 import { metric } from './metrics.js';
 import { processTree, treeMemory } from './proc-memory.js';
 import { median } from './stats.js';
-import { startBackend, startTargetServer } from './target.js';
+import { builtinTarget, startBackend, startTargetServer } from './target.js';
 import { sleep, type Scenario } from './scenario.js';
 
 export const startupScenario: Scenario = {
   name: 'startup',
   title: 'startup: process spawn -> first /readyz 200 (poll every 5 ms)',
-  async run(target, options) {
+  async run(name, options) {
+    const target = builtinTarget(name);
     const redis = await startBackend(target);
     const ready: number[] = [];
     const serving: number[] = [];

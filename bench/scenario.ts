@@ -1,18 +1,20 @@
 /** The shape every scenario shares, and helpers for running one against a fresh target. */
 import type { ScenarioResult } from './metrics.js';
 import type { BenchOptions, ScenarioName, TargetName } from './options.js';
-import { startTarget, type RunningTarget } from './target.js';
+import { builtinTarget, startTarget, type RunningTarget } from './target.js';
 
 export interface Scenario {
   name: ScenarioName;
   title: string;
   /** Runs against `target`, starting and stopping whatever it needs; throws on failure. */
   run(target: TargetName, options: BenchOptions): Promise<ScenarioResult>;
+  /** Lines printed under the scenario's tables, comparing rows of one target (optional). */
+  summarize?(byTarget: ReadonlyArray<{ target: string; result: ScenarioResult }>): string[];
 }
 
-/** Starts `name`, runs `body`, and always stops the processes. */
+/** Starts `name` (a target the benchmark starts; throws for `url`), runs `body`, and always stops the processes. */
 export async function withTarget<T>(name: TargetName, options: BenchOptions, body: (t: RunningTarget) => Promise<T>): Promise<T> {
-  const target = await startTarget(name, options);
+  const target = await startTarget(builtinTarget(name), options);
   try {
     return await body(target);
   } finally {

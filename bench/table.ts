@@ -1,5 +1,5 @@
 /** Plain-text tables: one per scenario, one column per target, values with units and goal marks. */
-import { meetsGoal, type Metric, type ScenarioResult, type Unit } from './metrics.js';
+import { meetsGoal, type Metric, type OperationRow, type ScenarioResult, type Unit } from './metrics.js';
 
 /** Formats a number in `unit` for people. */
 export function formatValue(value: number | null, unit: Unit, text?: string): string {
@@ -43,6 +43,43 @@ function change(value: number | null, base: number | null | undefined): string {
   return ` (${pct >= 0 ? '+' : ''}${pct.toFixed(0)}%)`;
 }
 
+/** Header, dashes and rows in aligned columns: the first `leftColumns` left-aligned, the rest right-aligned. */
+function alignColumns(header: string[], rows: string[][], leftColumns: number): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]): string => cells.map((c, i) => (i < leftColumns ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ').trimEnd();
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)];
+}
+
+/**
+ * The per-operation rows of all targets, grouped by operation so that each target sits beside the
+ * others: operation | target | ops/s | server CPU ms/op | p50 / p99 | failed. Empty when no target
+ * reported operations.
+ */
+export function renderOperationRows(byTarget: ReadonlyArray<{ target: string; result: ScenarioResult }>): string[] {
+  const order: string[] = [];
+  for (const { result } of byTarget) for (const r of result.operations ?? []) if (!order.includes(r.operation)) order.push(r.operation);
+  if (order.length === 0) return [];
+  const rows: string[][] = [];
+  for (const operation of order) {
+    for (const { target, result } of byTarget) {
+      const r: OperationRow | undefined = result.operations?.find((x) => x.operation === operation);
+      if (!r) {
+        rows.push([operation, target, result.error !== undefined ? 'error' : '', '', '', '']);
+        continue;
+      }
+      rows.push([
+        operation,
+        target,
+        formatValue(r.opsPerSecond, 'ops/s'),
+        r.cpuMsPerOp === null ? 'n/a' : r.cpuMsPerOp.toFixed(2),
+        `${formatValue(r.p50Ms, 'ms')} / ${formatValue(r.p99Ms, 'ms')}`,
+        String(r.failed),
+      ]);
+    }
+  }
+  return alignColumns(['operation', 'target', 'throughput', 'server CPU ms/op', 'latency p50 / p99', 'failed'], rows, 2);
+}
+
 /** Renders one scenario's results for several targets side by side. */
 export function renderTable(
   title: string,
@@ -76,10 +113,9 @@ export function renderTable(
     rows.push(row);
   }
   if (names.length === 0) rows.push(['(no results)', '', ...byTarget.map((t) => (t.result.error !== undefined ? 'error' : ''))]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]): string => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ').trimEnd();
-  const out = [`== ${title}`, line(header), widths.map((w) => '-'.repeat(w)).join('  ')];
-  for (const r of rows) out.push(line(r));
+  const out = [`== ${title}`, ...alignColumns(header, rows, 2)];
+  const operations = renderOperationRows(byTarget);
+  if (operations.length > 0) out.push('', ...operations);
   for (const { target, result } of byTarget) {
     const prefix = byTarget.length > 1 ? `[${target}] ` : '';
     for (const note of result.notes) out.push(`  ${prefix}${note}`);

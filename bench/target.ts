@@ -1,18 +1,28 @@
 /**
  * A target is one way of running the server under test: `memory` (embedded store), `redis`
  * (--storage=redis against a redis-server spawned here) or `redis-workers2` (the same with two
- * worker processes). Each scenario starts a fresh target and stops it afterwards.
+ * worker processes). Each scenario starts a fresh target and stops it afterwards. The `url` target
+ * is a server the benchmark neither starts nor stops (see endpoint.ts).
  */
-import type { BenchOptions, TargetName } from './options.js';
+import type { BenchOptions, BuiltinTargetName, TargetName } from './options.js';
+import { cpuMeter, type CpuMeter } from './proc-cpu.js';
 import { spawnRedis, spawnServer, type RedisProcess, type ServerProcess } from './processes.js';
-import { startRssSampler, type RssSampler } from './proc-memory.js';
+import { processTree, startRssSampler, type RssSampler } from './proc-memory.js';
+
+/** `name` as a target the benchmark starts; throws for `url`, which it cannot start. */
+export function builtinTarget(name: TargetName): BuiltinTargetName {
+  if (name === 'url') throw new Error('this scenario needs a server the benchmark starts itself; it does not run against --url');
+  return name;
+}
 
 export interface RunningTarget {
-  readonly name: TargetName;
+  readonly name: BuiltinTargetName;
   readonly server: ServerProcess;
   readonly redis: RedisProcess | undefined;
   /** RSS of the server's process tree, sampled every 50 ms. */
   readonly rss: RssSampler;
+  /** CPU of the server's process tree (primary and workers) and of its redis-server. */
+  readonly cpu: CpuMeter;
   /** Why the server is gone (exited, or killed for exceeding the memory ceiling); undefined while it runs. */
   deathReason(): string | undefined;
   /** Throws `deathReason()` when the server is gone. */
@@ -21,7 +31,7 @@ export interface RunningTarget {
 }
 
 /** Server flags for a target (besides --port and --bind-address). */
-export function targetArgs(name: TargetName, redisUrl: string | undefined): string[] {
+export function targetArgs(name: BuiltinTargetName, redisUrl: string | undefined): string[] {
   switch (name) {
     case 'memory':
       return [];
@@ -33,12 +43,12 @@ export function targetArgs(name: TargetName, redisUrl: string | undefined): stri
 }
 
 /** Starts Redis when the target needs it. */
-export async function startBackend(name: TargetName): Promise<RedisProcess | undefined> {
+export async function startBackend(name: BuiltinTargetName): Promise<RedisProcess | undefined> {
   return name === 'memory' ? undefined : spawnRedis();
 }
 
 /** Spawns the server for `name` against `redis` (when given) and explains start-up failures. */
-export async function startTargetServer(name: TargetName, redis: RedisProcess | undefined, nodeArgs: string[], pollMs = 5): Promise<ServerProcess> {
+export async function startTargetServer(name: BuiltinTargetName, redis: RedisProcess | undefined, nodeArgs: string[], pollMs = 5): Promise<ServerProcess> {
   try {
     return await spawnServer(targetArgs(name, redis?.url), { pollMs, label: `target ${name}`, nodeArgs });
   } catch (err) {
@@ -49,7 +59,7 @@ export async function startTargetServer(name: TargetName, redis: RedisProcess | 
 }
 
 /** Starts the backend and the server for `name`, with an RSS sampler enforcing --max-server-rss-mb. */
-export async function startTarget(name: TargetName, options: BenchOptions): Promise<RunningTarget> {
+export async function startTarget(name: BuiltinTargetName, options: BenchOptions): Promise<RunningTarget> {
   const redis = await startBackend(name);
   let server: ServerProcess;
   try {
@@ -75,6 +85,7 @@ export async function startTarget(name: TargetName, options: BenchOptions): Prom
     server,
     redis,
     rss,
+    cpu: cpuMeter(() => [...processTree(server.pid), ...(redis ? [redis.pid] : [])]),
     deathReason,
     assertAlive: () => {
       const reason = deathReason();
