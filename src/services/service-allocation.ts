@@ -1,0 +1,322 @@
+import { internalError, invalid, type StatusCause } from '../api/errors.js';
+import { metadataOf, stringField, type Obj } from '../handlers/object-util.js';
+import type { Storage } from '../storage/storage.js';
+import { AllocationError, ClusterIpAllocator, type ServiceRef } from './cluster-ip-allocator.js';
+import { clusterIPChangeCauses, goValue, initIPFamilyFields, invalidCause, keepAllocatedValues, normalizeClusterIPs } from './cluster-ip-fields.js';
+import type { IpRange } from './ip-range.js';
+import { NodePortAllocator } from './node-port-allocator.js';
+import type { PortRange } from './port-range.js';
+import {
+  allocatesNodePorts, clusterIPOf, hasNodePorts, healthCheckPortOf, isHeadless, needsClusterIP, needsHealthCheckPort,
+  nodePortOf, nodePortsHeld, orderSpecFields, portsOf, serviceType, specOf, stringList,
+} from './service-spec.js';
+
+/**
+ * The one entry point of Service address allocation, called by the write path: cluster IPs and node
+ * ports are reserved when a Service is created or changes type, kept across updates, and released when
+ * it is deleted or no longer needs them, with kube-apiserver 1.36's rules and 422 messages (its
+ * pkg/registry/core/service/storage/alloc.go). Reservations are atomic in storage (see the allocators),
+ * a write that fails after reserving gives its reservations back, and releases an update implies happen
+ * only once the update is stored. A dry-run reserves and releases nothing, and reports the placeholder
+ * values kube's dry-run allocators report.
+ */
+
+/** The Service address ranges of this server and the allocators over them. */
+export class ServiceNetwork {
+  readonly clusterIPs: ClusterIpAllocator;
+  readonly nodePorts: NodePortAllocator;
+
+  constructor(storage: Storage, clusterIPRange: IpRange, nodePortRange: PortRange) {
+    this.clusterIPs = new ClusterIpAllocator(storage, clusterIPRange);
+    this.nodePorts = new NodePortAllocator(storage, nodePortRange);
+  }
+}
+
+/** Where a write happens: the server's ranges, the type written, and the request's namespace. */
+export interface AllocationTarget {
+  services: { serviceNetwork: ServiceNetwork };
+  info: { group: string; resource: string };
+  ri: { namespace: string; subresource: string };
+}
+
+function isServiceWrite(r: AllocationTarget): boolean {
+  return r.info.group === '' && r.info.resource === 'services' && r.ri.subresource === '';
+}
+
+/** The reservations of one write: undone if the write fails, its deferred releases done if it succeeds. */
+class Reservations {
+  private readonly ips: string[] = [];
+  private readonly ports: number[] = [];
+  private readonly ipsToRelease: string[] = [];
+  private readonly portsToRelease: number[] = [];
+
+  constructor(private readonly network: ServiceNetwork, private readonly owner: ServiceRef, private readonly dryRun: boolean) {}
+
+  /** Reserves the requested cluster IP, or any free one when `requested` is empty; returns the address. */
+  async clusterIP(requested: string, spec: Obj, name: string): Promise<string> {
+    const allocator = this.network.clusterIPs;
+    try {
+      if (requested === '') {
+        if (this.dryRun) return allocator.dryRunAddress();
+        const ip = await allocator.allocateNext(this.owner);
+        this.ips.push(ip);
+        return ip;
+      }
+      if (this.dryRun) allocator.checkDryRun(requested);
+      else {
+        await allocator.allocate(requested, this.owner);
+        this.ips.push(requested);
+      }
+      return requested;
+    } catch (err) {
+      if (!(err instanceof AllocationError)) throw err;
+      const ips = stringList(spec, 'clusterIPs');
+      if (requested === '' && err.reason === 'Full') throw internalError(`failed to allocate a serviceIP for Service ${JSON.stringify(name)}: ${err.message}`);
+      const detail = requested === '' ? `failed to allocate IP: ${err.message}` : `failed to allocate IP ${requested}: ${err.message}`;
+      throw invalid('Service', '', name, [invalidCause('spec.clusterIPs', ips, detail)]);
+    }
+  }
+
+  /** Reserves the requested node port (kube's dry-run checks only that nobody holds it). */
+  async nodePort(port: number): Promise<void> {
+    if (this.dryRun) {
+      if (this.ports.includes(port) || await this.network.nodePorts.isAllocated(port)) throw new AllocationError('Allocated', 'provided port is already allocated');
+      this.ports.push(port);
+      return;
+    }
+    await this.network.nodePorts.allocate(port, this.owner);
+    this.ports.push(port);
+  }
+
+  /** Reserves any free node port; a dry-run reports kube's placeholder (one above 32768 or the last one it gave). */
+  async nextNodePort(): Promise<number> {
+    if (this.dryRun) {
+      const port = this.ports.length === 0 ? 32769 : Math.max(...this.ports) + 1;
+      this.ports.push(port);
+      return port;
+    }
+    try {
+      const port = await this.network.nodePorts.allocateNext(this.owner);
+      this.ports.push(port);
+      return port;
+    } catch (err) {
+      if (err instanceof AllocationError) throw internalError(`failed to allocate a nodePort: ${err.message}`);
+      throw err;
+    }
+  }
+
+  releaseIPLater(ip: string): void {
+    this.ipsToRelease.push(ip);
+  }
+
+  releasePortLater(port: number): void {
+    this.portsToRelease.push(port);
+  }
+
+  async commit(): Promise<void> {
+    if (this.dryRun) return;
+    for (const ip of this.ipsToRelease) await this.network.clusterIPs.release(ip);
+    for (const port of this.portsToRelease) await this.network.nodePorts.release(port);
+  }
+
+  async revert(): Promise<void> {
+    if (this.dryRun) return;
+    for (const ip of this.ips) await this.network.clusterIPs.release(ip);
+    for (const port of this.ports) await this.network.nodePorts.release(port);
+  }
+}
+
+function throwIfAny(name: string, causes: StatusCause[]): void {
+  if (causes.length > 0) throw invalid('Service', '', name, causes);
+}
+
+/** kube's allocClusterIPs: the IPv4 address of a Service that needs one, requested or free. */
+async function allocateClusterIP(res: Reservations, spec: Obj, name: string): Promise<void> {
+  if (!needsClusterIP(spec) || isHeadless(spec)) return;
+  const requested = stringList(spec, 'clusterIPs')[0] ?? '';
+  const ip = await res.clusterIP(requested, spec, name);
+  spec.clusterIPs = [ip, ...stringList(spec, 'clusterIPs').slice(1)];
+  spec.clusterIP = ip;
+}
+
+function nodePortInvalid(name: string, index: number, port: number, err: unknown): unknown {
+  if (!(err instanceof AllocationError)) return err;
+  return invalid('Service', '', name, [invalidCause(`spec.ports[${index}].nodePort`, port, err.message)]);
+}
+
+/** kube's initNodePorts (create): requested ports reserved, others allocated; one node port per service port number. */
+async function allocateNodePorts(res: Reservations, spec: Obj, name: string): Promise<void> {
+  if (!hasNodePorts(spec)) return;
+  const byServicePort = new Map<unknown, number>();
+  const ports = portsOf(spec);
+  for (const [i, port] of ports.entries()) {
+    if (nodePortOf(port) === 0 && !allocatesNodePorts(spec)) continue;
+    const shared = byServicePort.get(port.port) ?? 0;
+    if (shared === 0) {
+      const requested = ports.slice(i).find((p) => p.port === port.port && nodePortOf(p) !== 0);
+      const wanted = requested === undefined ? 0 : nodePortOf(requested);
+      if (wanted !== 0) {
+        try {
+          await res.nodePort(wanted);
+        } catch (err) {
+          throw nodePortInvalid(name, i, wanted, err);
+        }
+        port.nodePort = wanted;
+      } else port.nodePort = await res.nextNodePort();
+      byServicePort.set(port.port, nodePortOf(port));
+    } else if (nodePortOf(port) !== shared) {
+      if (nodePortOf(port) === 0) port.nodePort = shared;
+      else {
+        try {
+          await res.nodePort(nodePortOf(port));
+        } catch (err) {
+          throw nodePortInvalid(name, i, nodePortOf(port), err);
+        }
+      }
+    }
+  }
+}
+
+/** kube's allocHealthCheckNodePort: the requested health check port, or any free one. */
+async function allocateHealthCheckPort(res: Reservations, spec: Obj): Promise<void> {
+  const wanted = healthCheckPortOf(spec);
+  if (wanted === 0) {
+    spec.healthCheckNodePort = await res.nextNodePort();
+    return;
+  }
+  try {
+    await res.nodePort(wanted);
+  } catch (err) {
+    if (err instanceof AllocationError) throw internalError(`failed to allocate requested HealthCheck NodePort ${wanted}: ${err.message}`);
+    throw err;
+  }
+}
+
+async function allocateForCreate(res: Reservations, spec: Obj, name: string): Promise<void> {
+  normalizeClusterIPs(spec, undefined);
+  throwIfAny(name, initIPFamilyFields(spec, undefined));
+  await allocateClusterIP(res, spec, name);
+  await allocateNodePorts(res, spec, name);
+  if (needsHealthCheckPort(spec)) await allocateHealthCheckPort(res, spec);
+}
+
+/** kube's updateClusterIPs for a single-stack cluster: allocate when leaving ExternalName, release when entering it. */
+async function updateClusterIP(res: Reservations, spec: Obj, old: Obj, name: string): Promise<void> {
+  if (serviceType(old) === 'ExternalName' && serviceType(spec) !== 'ExternalName') {
+    await allocateClusterIP(res, spec, name);
+    return;
+  }
+  if (isHeadless(old)) return;
+  if (serviceType(old) !== 'ExternalName' && serviceType(spec) === 'ExternalName') {
+    for (const ip of stringList(old, 'clusterIPs')) res.releaseIPLater(ip);
+  }
+}
+
+/** kube's txnUpdateNodePorts: release on leaving NodePort/LoadBalancer, reserve new or changed ports. */
+async function updateNodePorts(res: Reservations, spec: Obj, old: Obj, name: string): Promise<void> {
+  const oldPorts = nodePortsHeld(old);
+  if (hasNodePorts(old) && (serviceType(spec) === 'ExternalName' || serviceType(spec) === 'ClusterIP')) {
+    for (const p of oldPorts) res.releasePortLater(p);
+  }
+  if (hasNodePorts(spec)) {
+    const reserved = new Set<number>();
+    for (const [i, port] of portsOf(spec).entries()) {
+      const wanted = nodePortOf(port);
+      if (wanted === 0 && !allocatesNodePorts(spec)) continue;
+      if (wanted !== 0) {
+        if (!oldPorts.includes(wanted) && !reserved.has(wanted)) {
+          try {
+            await res.nodePort(wanted);
+          } catch (err) {
+            throw nodePortInvalid(name, i, wanted, err);
+          }
+          reserved.add(wanted);
+        }
+      } else port.nodePort = await res.nextNodePort();
+    }
+    const nowHeld = nodePortsHeld(spec);
+    for (const p of oldPorts) if (!nowHeld.includes(p)) res.releasePortLater(p);
+  }
+  const hadCheck = needsHealthCheckPort(old);
+  const needsCheck = needsHealthCheckPort(spec);
+  if (!hadCheck && needsCheck) await allocateHealthCheckPort(res, spec);
+  else if (hadCheck && !needsCheck && healthCheckPortOf(old) !== 0) res.releasePortLater(healthCheckPortOf(old));
+}
+
+/**
+ * What kube's strategy drops when a type change leaves a field without meaning (dropTypeDependentFields,
+ * the allocated fields): cluster IPs and families when becoming ExternalName, node ports when leaving
+ * NodePort/LoadBalancer, the health check port when no longer needed; each only when the request left
+ * it as it was stored.
+ */
+function dropReleasedFields(spec: Obj, old: Obj): void {
+  const same = (a: unknown, b: unknown): boolean => goValue(a) === goValue(b);
+  if (needsClusterIP(old) && !needsClusterIP(spec)) {
+    if (clusterIPOf(spec) === clusterIPOf(old) && same(spec.clusterIPs, old.clusterIPs)) {
+      delete spec.clusterIP;
+      delete spec.clusterIPs;
+    }
+    if (same(spec.ipFamilies, old.ipFamilies)) delete spec.ipFamilies;
+    if (same(spec.ipFamilyPolicy, old.ipFamilyPolicy)) delete spec.ipFamilyPolicy;
+  }
+  const sortedPorts = (s: Obj): string => JSON.stringify([...new Set(nodePortsHeld(s))].sort((a, b) => a - b));
+  if (hasNodePorts(old) && !hasNodePorts(spec) && sortedPorts(spec) === sortedPorts(old)) {
+    for (const port of portsOf(spec)) delete port.nodePort;
+  }
+  if (needsHealthCheckPort(old) && !needsHealthCheckPort(spec) && healthCheckPortOf(spec) === healthCheckPortOf(old)) {
+    delete spec.healthCheckNodePort;
+  }
+}
+
+async function allocateForUpdate(res: Reservations, spec: Obj, old: Obj, name: string): Promise<void> {
+  keepAllocatedValues(spec, old);
+  normalizeClusterIPs(spec, old);
+  throwIfAny(name, initIPFamilyFields(spec, old));
+  await updateClusterIP(res, spec, old, name);
+  await updateNodePorts(res, spec, old, name);
+  dropReleasedFields(spec, old);
+  throwIfAny(name, clusterIPChangeCauses(spec, old));
+}
+
+/**
+ * Runs one write of `obj` (created when `old` is undefined, else replacing `old`) with the Service's
+ * addresses allocated first: fills `spec.clusterIP(s)`, `ipFamilies`, `ipFamilyPolicy` and node ports
+ * into `obj`, then calls `write`. When `write` throws or resolves to undefined (nothing was stored, for
+ * example a conflict the caller retries), every reservation is given back; when it resolves to a value,
+ * addresses the update no longer uses are released. Throws 422 (kube's causes) for addresses that
+ * cannot be had, 500 when a range is full. Any other type is written untouched.
+ */
+export async function withServiceAllocation<T>(
+  r: AllocationTarget, obj: Obj, old: Obj | undefined, dryRun: boolean, write: () => Promise<T>,
+): Promise<T> {
+  if (!isServiceWrite(r)) return write();
+  const name = stringField(metadataOf(obj), 'name');
+  const owner = { namespace: r.ri.namespace, name };
+  const res = new Reservations(r.services.serviceNetwork, owner, dryRun);
+  const spec = specOf(obj);
+  let result: T;
+  try {
+    if (old === undefined) await allocateForCreate(res, spec, name);
+    else await allocateForUpdate(res, spec, specOf(structuredClone(old)), name);
+    orderSpecFields(obj);
+    result = await write();
+  } catch (err) {
+    await res.revert();
+    throw err;
+  }
+  if (result === undefined) await res.revert();
+  else await res.commit();
+  return result;
+}
+
+/** Releases everything a removed Service held (kube's releaseAllocatedResources); call after a real delete. */
+export async function releaseServiceAllocation(r: AllocationTarget, removed: Obj): Promise<void> {
+  if (!isServiceWrite(r)) return;
+  const spec = specOf(removed);
+  const network = r.services.serviceNetwork;
+  if (needsClusterIP(spec) && !isHeadless(spec)) {
+    for (const ip of stringList(spec, 'clusterIPs')) await network.clusterIPs.release(ip);
+  }
+  for (const port of nodePortsHeld(spec)) await network.nodePorts.release(port);
+  if (needsHealthCheckPort(spec) && healthCheckPortOf(spec) > 0) await network.nodePorts.release(healthCheckPortOf(spec));
+}
