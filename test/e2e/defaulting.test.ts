@@ -26,9 +26,28 @@ interface GoldenFile { cases: Array<{ name: string; defaulted: Obj }> }
 const files = readdirSync(CORPUS).filter((f) => f.endsWith('.json')).sort();
 const read = <T>(dir: string, file: string): T => JSON.parse(readFileSync(join(dir, file), 'utf8')) as T;
 
-/** The object without what the server and strategies own; labels stay (a Job or RC may take its template's). */
+/** Service fields the allocator fills (test/e2e/service-allocation.test.ts), which scheme defaulting does not. */
+const ALLOCATED_SERVICE_FIELDS = ['clusterIP', 'clusterIPs', 'ipFamilies', 'ipFamilyPolicy', 'healthCheckNodePort'];
+
+function withoutAllocatedFields(obj: Obj): Obj {
+  if (obj.kind !== 'Service' || typeof obj.spec !== 'object' || obj.spec === null) return obj;
+  const spec: Obj = { ...(obj.spec as Obj) };
+  for (const field of ALLOCATED_SERVICE_FIELDS) delete spec[field];
+  if (Array.isArray(spec.ports)) {
+    spec.ports = (spec.ports as Obj[]).map((p) => {
+      const { nodePort: _n, ...port } = p;
+      return port;
+    });
+  }
+  return { ...obj, spec };
+}
+
+/**
+ * The object without what the server and strategies own (and a Service's allocated addresses); labels
+ * stay (a Job or RC may take its template's).
+ */
 function defaultedPart(obj: Obj): Obj {
-  const { metadata, status: _s, ...rest } = obj;
+  const { metadata, status: _s, ...rest } = withoutAllocatedFields(obj);
   const labels = (metadata as Obj | undefined)?.labels;
   return labels === undefined ? rest : { ...rest, labels };
 }
