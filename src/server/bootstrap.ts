@@ -57,7 +57,7 @@ export async function bootstrapCluster(storage: Storage, endpoint: AdvertisedEnd
     name: 'kubernetes',
   }, {
     spec: { cidrs: [clusterIPRange.text] },
-    status: { conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: nowTimestamp(), reason: '', message: 'Kubernetes Service CIDR is ready' }] },
+    status: { conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: nowTimestamp(), reason: '', message: 'Kubernetes default Service CIDR is ready' }] },
   }));
   const serviceIP = formatIPv4(firstServiceAddress(clusterIPRange));
   const owner = { namespace: 'default', name: 'kubernetes' };

@@ -86,6 +86,16 @@ describe('cluster IPs', () => {
     assert.ok(!(await ipAddressNames()).includes('1.2.3.4'));
   });
 
+  test('a create refused by storage (name taken) gives back what it reserved', async () => {
+    const name = uniqueName('svc');
+    await rest.create(SERVICES, service(name, { clusterIP: '10.96.206.1' }));
+    const duplicate = await rest.post(SERVICES, service(name, { clusterIP: '10.96.206.2', type: 'NodePort', ports: [{ port: 80, nodePort: 30780 }] }));
+    assertStatus(duplicate, 409, 'AlreadyExists', `services "${name}" already exists`);
+    assert.ok(!(await ipAddressNames()).includes('10.96.206.2'));
+    const reuse = await rest.create(SERVICES, service(uniqueName('svc'), { clusterIP: '10.96.206.2', type: 'NodePort', ports: [{ port: 80, nodePort: 30780 }] }));
+    assert.equal(reuse.spec.ports[0].nodePort, 30780);
+  });
+
   test('the cluster IP may not change once set', async () => {
     const name = uniqueName('svc');
     await rest.create(SERVICES, service(name, { clusterIP: '10.96.201.1' }));
