@@ -3,7 +3,7 @@ import { parseFeatureGates, type FeatureGates } from '../server/feature-gates.js
 import type { Limits } from '../api/limits.js';
 import { ResourceRegistry } from '../registry/resource-registry.js';
 import { parseRuntimeConfig, type RuntimeConfig } from '../registry/runtime-config.js';
-import { parseIpRange, type IpRange } from '../services/ip-range.js';
+import { ipv4Problem, parseIpRange, type IpRange } from '../services/ip-range.js';
 import { parsePortRange, type PortRange } from '../services/port-range.js';
 
 /** Everything the command line configures. */
@@ -33,6 +33,8 @@ export interface ServerConfig {
   logFormat: 'auto' | 'json' | 'text';
   /** Request and object limits (see src/api/limits.ts). */
   limits: Limits;
+  /** The address announced in the `kubernetes` Endpoints ('' = derived from the bind address). */
+  advertiseAddress: string;
   /** Addresses Services get their cluster IPs from. */
   serviceClusterIPRange: IpRange;
   /** Ports NodePort and LoadBalancer Services get their node ports from. */
@@ -148,6 +150,13 @@ const FLAGS: FlagSpec[] = [
   {
     name: 'max-json-patch-copy-bytes', default: '3145728', help: 'Most bytes the copy operations of one JSON patch may add (422 above).',
     apply: (c, v) => { c.limits = { ...c.limits, maxJsonPatchCopyBytes: int('max-json-patch-copy-bytes', v, 0) }; },
+  },
+  {
+    name: 'advertise-address', default: '', help: 'IPv4 address announced to the cluster in the Endpoints and EndpointSlice of the default/kubernetes Service (default: the bind address, or the host\'s first non-loopback address when bound to 0.0.0.0). A loopback address is not announced, as kube-apiserver cannot store it there.',
+    apply: (c, v) => {
+      if (v !== '' && ipv4Problem(v) !== undefined) throw new Error(`invalid argument "${v}" for "--advertise-address" flag: ${ipv4Problem(v) ?? ''}`);
+      c.advertiseAddress = v;
+    },
   },
   {
     name: 'service-cluster-ip-range', default: '10.96.0.0/12', help: 'IPv4 CIDR range Services get their cluster IPs from; its first address goes to the default/kubernetes Service.',

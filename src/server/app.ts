@@ -182,7 +182,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   }
 
   let controller: NamespaceController | undefined;
-  await bootstrapCluster(storage, { address: advertiseAddressFor(config.bindAddress), port }, config.serviceClusterIPRange);
+  await bootstrapCluster(storage, { address: config.advertiseAddress || advertiseAddressFor(config.bindAddress), port }, config.serviceClusterIPRange);
   if (options.runControllers !== false) {
     controller = new NamespaceController(services);
     await controller.start();

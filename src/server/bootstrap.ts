@@ -44,7 +44,8 @@ export function advertiseAddressFor(bindAddress: string): string {
 /**
  * Creates what a fresh kube-apiserver has: the system namespaces; the ServiceCIDR `kubernetes` over
  * the cluster IP range; the `default/kubernetes` Service on the range's first address (reserved by
- * its IPAddress object like any Service's) with port 443 named https; and its Endpoints and
+ * its IPAddress object like any Service's) with port 443 named https; and, unless the advertised
+ * address is a loopback one (kube cannot store those in Endpoints either), its Endpoints and
  * EndpointSlice pointing at this server. Idempotent, so every worker may run it at start.
  */
 export async function bootstrapCluster(storage: Storage, endpoint: AdvertisedEndpoint, clusterIPRange: IpRange): Promise<void> {
@@ -72,6 +73,8 @@ export async function bootstrapCluster(storage: Storage, endpoint: AdvertisedEnd
     },
     status: { loadBalancer: {} },
   }));
+  // kube's validation refuses loopback endpoint addresses, so kube-apiserver advertising one writes none.
+  if (endpoint.address.startsWith('127.')) return;
   await createIfAbsent(storage, 'endpoints', 'default/kubernetes', systemObject('Endpoints', 'v1', {
     name: 'kubernetes', namespace: 'default', labels: { 'endpointslice.kubernetes.io/skip-mirror': 'true' },
   }, {

@@ -63,6 +63,7 @@ describe('command line', { concurrency: true }, () => {
     [['--livez-grace-period', '-'], /invalid argument "-" for "--livez-grace-period"/],
     [['--feature-gates', 'NoSuchGate=true'], /invalid argument "NoSuchGate=true" for "--feature-gates"/],
     [['--feature-gates', 'WatchList=maybe'], /--feature-gates/],
+    [['--advertise-address', 'host'], /invalid argument "host" for "--advertise-address" flag: must be a valid IP address/],
     [['--service-cluster-ip-range', '10.96.0.0'], /invalid argument "10.96.0.0" for "--service-cluster-ip-range" flag: invalid CIDR address: 10.96.0.0/],
     [['--service-cluster-ip-range=10.96.0.0/31'], /invalid argument "10.96.0.0\/31" for "--service-cluster-ip-range"/],
     [['--service-cluster-ip-range=fd00::/108'], /--service-cluster-ip-range" flag: only IPv4 ranges are supported/],

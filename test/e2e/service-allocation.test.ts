@@ -225,7 +225,7 @@ describe('dry-run', () => {
 });
 
 describe('bootstrap', () => {
-  test('the kubernetes Service holds the first address, with its Endpoints, EndpointSlice and ServiceCIDR', async () => {
+  test('the kubernetes Service holds the first address; a loopback server announces no Endpoints (as kube)', async () => {
     const port = Number(new URL(srv.url).port);
     const svc = await rest.get(`${SERVICES}/kubernetes`);
     assert.equal(svc.status, 200, svc.text);
@@ -234,22 +234,36 @@ describe('bootstrap', () => {
     const ip = await rest.get(`${IP_ADDRESSES}/10.96.0.1`);
     assert.equal(ip.status, 200, ip.text);
     assert.deepEqual(ip.body.spec.parentRef, { resource: 'services', namespace: 'default', name: 'kubernetes' });
-    const endpoints = await rest.get('/api/v1/namespaces/default/endpoints/kubernetes');
-    assert.equal(endpoints.status, 200, endpoints.text);
-    assert.deepEqual(endpoints.body.subsets, [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ name: 'https', port, protocol: 'TCP' }] }]);
-    const slice = await rest.get('/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/kubernetes');
-    assert.equal(slice.status, 200, slice.text);
-    assert.equal(slice.body.addressType, 'IPv4');
-    assert.equal(slice.body.metadata.labels['kubernetes.io/service-name'], 'kubernetes');
-    assert.deepEqual(slice.body.endpoints, [{ addresses: ['127.0.0.1'], conditions: { ready: true } }]);
-    assert.deepEqual(slice.body.ports, [{ name: 'https', protocol: 'TCP', port }]);
     const cidr = await rest.get('/apis/networking.k8s.io/v1/servicecidrs/kubernetes');
     assert.equal(cidr.status, 200, cidr.text);
     assert.deepEqual(cidr.body.spec.cidrs, ['10.96.0.0/12']);
+    assert.deepEqual(cidr.body.status.conditions.map((c: Record<string, string>) => [c.type, c.status, c.reason, c.message]), [['Ready', 'True', '', 'Kubernetes default Service CIDR is ready']]);
+    assert.equal((await rest.get('/api/v1/namespaces/default/endpoints/kubernetes')).status, 404);
+    assert.equal((await rest.get('/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/kubernetes')).status, 404);
     // Nobody else may have the kubernetes Service's address.
     const name = uniqueName('svc');
     const taken = await rest.post(SERVICES, service(name, { clusterIP: '10.96.0.1' }));
     assertStatus(taken, 422, 'Invalid', /provided IP is already allocated/);
+  });
+
+  test('with --advertise-address, the Endpoints and EndpointSlice point at that address and the server port', async () => {
+    const advertised = await startTestServer({ advertiseAddress: '192.0.2.10' });
+    try {
+      const r = restFor(advertised.url);
+      const port = Number(new URL(advertised.url).port);
+      const endpoints = await r.get('/api/v1/namespaces/default/endpoints/kubernetes');
+      assert.equal(endpoints.status, 200, endpoints.text);
+      assert.deepEqual(endpoints.body.metadata.labels, { 'endpointslice.kubernetes.io/skip-mirror': 'true' });
+      assert.deepEqual(endpoints.body.subsets, [{ addresses: [{ ip: '192.0.2.10' }], ports: [{ name: 'https', port, protocol: 'TCP' }] }]);
+      const slice = await r.get('/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/kubernetes');
+      assert.equal(slice.status, 200, slice.text);
+      assert.equal(slice.body.addressType, 'IPv4');
+      assert.deepEqual(slice.body.metadata.labels, { 'kubernetes.io/service-name': 'kubernetes' });
+      assert.deepEqual(slice.body.endpoints, [{ addresses: ['192.0.2.10'], conditions: { ready: true } }]);
+      assert.deepEqual(slice.body.ports, [{ name: 'https', protocol: 'TCP', port }]);
+    } finally {
+      await advertised.stop();
+    }
   });
 });
 
