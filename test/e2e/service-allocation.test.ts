@@ -132,6 +132,19 @@ describe('cluster IPs', () => {
     assert.equal(again.spec.clusterIP, '10.96.202.9');
   });
 
+  test('a Service held by a finalizer keeps its address until the finalizer is removed', async () => {
+    const name = uniqueName('svc');
+    await rest.create(SERVICES, { ...service(name, { clusterIP: '10.96.207.7' }), metadata: { name, finalizers: ['example.com/hold'] } });
+    const deleting = await rest.del(`${SERVICES}/${name}`);
+    assert.equal(deleting.status, 200, deleting.text);
+    assert.ok(deleting.body.metadata.deletionTimestamp !== undefined, deleting.text);
+    assert.ok((await ipAddressNames()).includes('10.96.207.7'));
+    const released = await rest.patch(`${SERVICES}/${name}`, { metadata: { finalizers: null } });
+    assert.equal(released.status, 200, released.text);
+    assert.equal((await rest.get(`${SERVICES}/${name}`)).status, 404);
+    assert.ok(!(await ipAddressNames()).includes('10.96.207.7'));
+  });
+
   test('changing to ExternalName releases the address; changing back allocates one', async () => {
     const name = uniqueName('svc');
     await rest.create(SERVICES, service(name, { clusterIP: '10.96.203.3' }));
