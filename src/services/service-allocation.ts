@@ -198,6 +198,7 @@ async function allocateForCreate(res: Reservations, spec: Obj, name: string): Pr
   await allocateClusterIP(res, spec, name);
   await allocateNodePorts(res, spec, name);
   if (needsHealthCheckPort(spec)) await allocateHealthCheckPort(res, spec);
+  throwIfAny(name, nodePortTypeCauses(spec));
 }
 
 /** kube's updateClusterIPs for a single-stack cluster: allocate when leaving ExternalName, release when entering it. */
@@ -259,7 +260,7 @@ function dropReleasedFields(spec: Obj, old: Obj): void {
     if (same(spec.ipFamilies, old.ipFamilies)) delete spec.ipFamilies;
     if (same(spec.ipFamilyPolicy, old.ipFamilyPolicy)) delete spec.ipFamilyPolicy;
   }
-  const sortedPorts = (s: Obj): string => JSON.stringify([...new Set(nodePortsHeld(s))].sort((a, b) => a - b));
+  const sortedPorts = (s: Obj): string => JSON.stringify([...new Set(portsOf(s).map(nodePortOf).filter((p) => p !== 0))].sort((a, b) => a - b));
   if (hasNodePorts(old) && !hasNodePorts(spec) && sortedPorts(spec) === sortedPorts(old)) {
     for (const port of portsOf(spec)) delete port.nodePort;
   }
@@ -275,7 +276,18 @@ async function allocateForUpdate(res: Reservations, spec: Obj, old: Obj, name: s
   await updateClusterIP(res, spec, old, name);
   await updateNodePorts(res, spec, old, name);
   dropReleasedFields(spec, old);
-  throwIfAny(name, clusterIPChangeCauses(spec, old));
+  throwIfAny(name, [...nodePortTypeCauses(spec), ...clusterIPChangeCauses(spec, old)]);
+}
+
+/**
+ * kube's validation that a ClusterIP Service names no node port: such a port would be stored without
+ * being reserved (kube's ValidateService words it so).
+ */
+function nodePortTypeCauses(spec: Obj): StatusCause[] {
+  if (serviceType(spec) !== 'ClusterIP') return [];
+  return portsOf(spec).flatMap((port, i) => (nodePortOf(port) === 0 ? [] : [{
+    reason: 'FieldValueForbidden', field: `spec.ports[${i}].nodePort`, message: "Forbidden: may not be used when `type` is 'ClusterIP'",
+  }]));
 }
 
 /**

@@ -73,8 +73,13 @@ export function healthCheckPortOf(spec: Obj): number {
   return typeof spec.healthCheckNodePort === 'number' ? spec.healthCheckNodePort : 0;
 }
 
-/** The node ports a Service holds (its ports' non-zero nodePorts). */
+/**
+ * The node ports a Service holds: its ports' non-zero nodePorts when its type has node ports. A
+ * nodePort written on another type was never reserved, so it is never released either (it may be
+ * another Service's).
+ */
 export function nodePortsHeld(spec: Obj): number[] {
+  if (!hasNodePorts(spec)) return [];
   return portsOf(spec).map(nodePortOf).filter((p) => p !== 0);
 }
 

@@ -191,6 +191,19 @@ describe('node ports', () => {
     assert.ok(!(await ipAddressNames()).includes('10.96.204.4'));
   });
 
+  test('a ClusterIP Service may not name a node port; a node port on an ExternalName Service is never released', async () => {
+    const name = uniqueName('svc');
+    const forbidden = await rest.post(SERVICES, service(name, { ports: [{ port: 80, nodePort: 30781 }] }));
+    assertStatus(forbidden, 422, 'Invalid', `Service "${name}" is invalid: spec.ports[0].nodePort: Forbidden: may not be used when \`type\` is 'ClusterIP'`);
+    const holder = uniqueName('svc');
+    await rest.create(SERVICES, service(holder, { type: 'NodePort', ports: [{ port: 80, nodePort: 30782 }] }));
+    const external = uniqueName('svc');
+    await rest.create(SERVICES, { apiVersion: 'v1', kind: 'Service', metadata: { name: external }, spec: { type: 'ExternalName', externalName: 'e.example.com', ports: [{ port: 80, nodePort: 30782 }] } });
+    assert.equal((await rest.del(`${SERVICES}/${external}`)).status, 200);
+    const stillHeld = await rest.post(SERVICES, service(uniqueName('svc'), { type: 'NodePort', ports: [{ port: 80, nodePort: 30782 }] }));
+    assertStatus(stillHeld, 422, 'Invalid', /provided port is already allocated/);
+  });
+
   test('leaving NodePort releases the node ports; deleting releases them too', async () => {
     const name = uniqueName('svc');
     await rest.create(SERVICES, service(name, { type: 'NodePort', ports: [{ port: 80, nodePort: 30778 }] }));
