@@ -4,7 +4,7 @@ import { storageTypeOf } from '../registry/resource-types.js';
 import { StorageError, type Storage } from '../storage/storage.js';
 import { reserveFreeSlot } from './free-slot-probe.js';
 import {
-  firstServiceAddress, formatIPv4, holdsServiceAddress, lastServiceAddress, parseIPv4, staticBandSize, type IpRange,
+  firstServiceAddress, formatIPv4, holdsServiceAddress, ipv4Problem, lastServiceAddress, parseIPv4, staticBandSize, type IpRange,
 } from './ip-range.js';
 
 /**
@@ -62,8 +62,7 @@ export class ClusterIpAllocator {
    * allocator looks no further, so an address already held passes).
    */
   checkDryRun(ip: string): void {
-    const address = parseIPv4(ip);
-    if (!holdsServiceAddress(this.range, address)) {
+    if (!this.holds(ip)) {
       throw new AllocationError('NotInRange', `the provided IP (${ip}) is not in the valid range. The range of valid IPs is ${this.range.text}`);
     }
   }
@@ -91,8 +90,13 @@ export class ClusterIpAllocator {
     }
   }
 
+  /** Whether `ip` is an IPv4 address the range may hand out (anything else, even malformed, is not). */
+  private holds(ip: string): boolean {
+    return ipv4Problem(ip) === undefined && holdsServiceAddress(this.range, parseIPv4(ip));
+  }
+
   private checkInRange(ip: string): void {
-    if (!holdsServiceAddress(this.range, parseIPv4(ip))) {
+    if (!this.holds(ip)) {
       // kube 1.36 finds no ServiceCIDR holding the address.
       throw new AllocationError('NotInRange', 'the provided network does not match the current range');
     }
