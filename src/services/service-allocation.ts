@@ -1,5 +1,6 @@
 import { internalError, invalid, type StatusCause } from '../api/errors.js';
 import { metadataOf, stringField, type Obj } from '../handlers/object-util.js';
+import { logger } from '../logging/logger.js';
 import type { Storage } from '../storage/storage.js';
 import { AllocationError, ClusterIpAllocator, type ServiceRef } from './cluster-ip-allocator.js';
 import { clusterIPChangeCauses, goValue, initIPFamilyFields, invalidCause, keepAllocatedValues, normalizeClusterIPs } from './cluster-ip-fields.js';
@@ -313,22 +314,41 @@ export async function withServiceAllocation<T>(
     orderSpecFields(obj);
     result = await write();
   } catch (err) {
-    await res.revert();
+    await settle('give back the reservations of a failed write', owner, () => res.revert());
     throw err;
   }
-  if (result === undefined) await res.revert();
-  else await res.commit();
+  if (result === undefined) await settle('give back the reservations of a retried write', owner, () => res.revert());
+  else await settle('release addresses an update no longer uses', owner, () => res.commit());
   return result;
 }
 
-/** Releases everything a removed Service held (kube's releaseAllocatedResources); call after a real delete. */
+/**
+ * Runs the clean-up after a write. Its failure (storage unreachable) must not change the write's
+ * answer, which is decided already; it is logged, and the address stays held (kube-apiserver's
+ * allocators do the same: "problems should be fixed by an eventual reconciliation").
+ */
+async function settle(what: string, owner: ServiceRef, step: () => Promise<void>): Promise<void> {
+  try {
+    await step();
+  } catch (err) {
+    logger.warn(`could not ${what}`, { service: `${owner.namespace}/${owner.name}`, error: err instanceof Error ? err.message : String(err) });
+  }
+}
+
+/**
+ * Releases everything a removed Service held (kube's releaseAllocatedResources); call after a real
+ * delete. Never throws: the delete is done, and a release that fails is logged (see `settle`).
+ */
 export async function releaseServiceAllocation(r: AllocationTarget, removed: Obj): Promise<void> {
   if (!isServiceWrite(r)) return;
   const spec = specOf(removed);
   const network = r.services.serviceNetwork;
-  if (needsClusterIP(spec) && !isHeadless(spec)) {
-    for (const ip of stringList(spec, 'clusterIPs')) await network.clusterIPs.release(ip);
-  }
-  for (const port of nodePortsHeld(spec)) await network.nodePorts.release(port);
-  if (needsHealthCheckPort(spec) && healthCheckPortOf(spec) > 0) await network.nodePorts.release(healthCheckPortOf(spec));
+  const owner = { namespace: r.ri.namespace, name: stringField(metadataOf(removed), 'name') };
+  await settle('release the addresses of a deleted Service', owner, async () => {
+    if (needsClusterIP(spec) && !isHeadless(spec)) {
+      for (const ip of stringList(spec, 'clusterIPs')) await network.clusterIPs.release(ip);
+    }
+    for (const port of nodePortsHeld(spec)) await network.nodePorts.release(port);
+    if (needsHealthCheckPort(spec) && healthCheckPortOf(spec) > 0) await network.nodePorts.release(healthCheckPortOf(spec));
+  });
 }
