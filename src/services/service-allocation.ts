@@ -1,16 +1,15 @@
 import { internalError, invalid, type StatusCause } from '../api/errors.js';
 import { metadataOf, stringField, type Obj } from '../handlers/object-util.js';
 import { logger } from '../logging/logger.js';
-import type { Storage } from '../storage/storage.js';
-import { AllocationError, ClusterIpAllocator, type ServiceRef } from './cluster-ip-allocator.js';
+import { AllocationError, type ServiceRef } from './cluster-ip-allocator.js';
 import { clusterIPChangeCauses, goValue, initIPFamilyFields, invalidCause, keepAllocatedValues, normalizeClusterIPs } from './cluster-ip-fields.js';
-import type { IpRange } from './ip-range.js';
-import { NodePortAllocator } from './node-port-allocator.js';
-import type { PortRange } from './port-range.js';
+import { Reservations, type ServiceNetwork } from './reservations.js';
 import {
   allocatesNodePorts, clusterIPOf, hasNodePorts, healthCheckPortOf, isHeadless, needsClusterIP, needsHealthCheckPort,
   nodePortOf, nodePortsHeld, orderSpecFields, portsOf, serviceType, specOf, stringList,
 } from './service-spec.js';
+
+export { ServiceNetwork } from './reservations.js';
 
 /**
  * The one entry point of Service address allocation, called by the write path: cluster IPs and node
@@ -22,17 +21,6 @@ import {
  * values kube's dry-run allocators report.
  */
 
-/** The Service address ranges of this server and the allocators over them. */
-export class ServiceNetwork {
-  readonly clusterIPs: ClusterIpAllocator;
-  readonly nodePorts: NodePortAllocator;
-
-  constructor(storage: Storage, clusterIPRange: IpRange, nodePortRange: PortRange) {
-    this.clusterIPs = new ClusterIpAllocator(storage, clusterIPRange);
-    this.nodePorts = new NodePortAllocator(storage, nodePortRange);
-  }
-}
-
 /** Where a write happens: the server's ranges, the type written, and the request's namespace. */
 export interface AllocationTarget {
   services: { serviceNetwork: ServiceNetwork };
@@ -42,89 +30,6 @@ export interface AllocationTarget {
 
 function isServiceWrite(r: AllocationTarget): boolean {
   return r.info.group === '' && r.info.resource === 'services' && r.ri.subresource === '';
-}
-
-/** The reservations of one write: undone if the write fails, its deferred releases done if it succeeds. */
-class Reservations {
-  private readonly ips: string[] = [];
-  private readonly ports: number[] = [];
-  private readonly ipsToRelease: string[] = [];
-  private readonly portsToRelease: number[] = [];
-
-  constructor(private readonly network: ServiceNetwork, private readonly owner: ServiceRef, private readonly dryRun: boolean) {}
-
-  /** Reserves the requested cluster IP, or any free one when `requested` is empty; returns the address. */
-  async clusterIP(requested: string, spec: Obj, name: string): Promise<string> {
-    const allocator = this.network.clusterIPs;
-    try {
-      if (requested === '') {
-        if (this.dryRun) return allocator.dryRunAddress();
-        const ip = await allocator.allocateNext(this.owner);
-        this.ips.push(ip);
-        return ip;
-      }
-      if (this.dryRun) allocator.checkDryRun(requested);
-      else {
-        await allocator.allocate(requested, this.owner);
-        this.ips.push(requested);
-      }
-      return requested;
-    } catch (err) {
-      if (!(err instanceof AllocationError)) throw err;
-      const ips = stringList(spec, 'clusterIPs');
-      if (requested === '' && err.reason === 'Full') throw internalError(`failed to allocate a serviceIP for Service ${JSON.stringify(name)}: ${err.message}`);
-      const detail = requested === '' ? `failed to allocate IP: ${err.message}` : `failed to allocate IP ${requested}: ${err.message}`;
-      throw invalid('Service', '', name, [invalidCause('spec.clusterIPs', ips, detail)]);
-    }
-  }
-
-  /** Reserves the requested node port (kube's dry-run checks only that nobody holds it). */
-  async nodePort(port: number): Promise<void> {
-    if (this.dryRun) {
-      if (this.ports.includes(port) || await this.network.nodePorts.isAllocated(port)) throw new AllocationError('Allocated', 'provided port is already allocated');
-      this.ports.push(port);
-      return;
-    }
-    await this.network.nodePorts.allocate(port, this.owner);
-    this.ports.push(port);
-  }
-
-  /** Reserves any free node port; a dry-run reports kube's placeholder (one above 32768 or the last one it gave). */
-  async nextNodePort(): Promise<number> {
-    if (this.dryRun) {
-      const port = this.ports.length === 0 ? 32769 : Math.max(...this.ports) + 1;
-      this.ports.push(port);
-      return port;
-    }
-    try {
-      const port = await this.network.nodePorts.allocateNext(this.owner);
-      this.ports.push(port);
-      return port;
-    } catch (err) {
-      if (err instanceof AllocationError) throw internalError(`failed to allocate a nodePort: ${err.message}`);
-      throw err;
-    }
-  }
-
-  releaseIPLater(ip: string): void {
-    this.ipsToRelease.push(ip);
-  }
-
-  releasePortLater(port: number): void {
-    this.portsToRelease.push(port);
-  }
-
-  async commit(): Promise<void> {
-    if (this.dryRun) return;
-    for (const ip of this.ipsToRelease) await this.network.clusterIPs.release(ip);
-    for (const port of this.portsToRelease) await this.network.nodePorts.release(port);
-  }
-
-  async revert(): Promise<void> {
-    if (this.dryRun) return;
-    for (const ip of this.ips) await this.network.clusterIPs.release(ip);
-    for (const port of this.ports) await this.network.nodePorts.release(port);
-  }
 }
 
 function throwIfAny(name: string, causes: StatusCause[]): void {
