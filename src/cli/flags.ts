@@ -3,6 +3,8 @@ import { parseFeatureGates, type FeatureGates } from '../server/feature-gates.js
 import type { Limits } from '../api/limits.js';
 import { ResourceRegistry } from '../registry/resource-registry.js';
 import { parseRuntimeConfig, type RuntimeConfig } from '../registry/runtime-config.js';
+import { ipv4Problem, parseIpRange, type IpRange } from '../services/ip-range.js';
+import { parsePortRange, type PortRange } from '../services/port-range.js';
 
 /** Everything the command line configures. */
 export interface ServerConfig {
@@ -31,6 +33,12 @@ export interface ServerConfig {
   logFormat: 'auto' | 'json' | 'text';
   /** Request and object limits (see src/api/limits.ts). */
   limits: Limits;
+  /** The address announced in the `kubernetes` Endpoints ('' = derived from the bind address). */
+  advertiseAddress: string;
+  /** Addresses Services get their cluster IPs from. */
+  serviceClusterIPRange: IpRange;
+  /** Ports NodePort and LoadBalancer Services get their node ports from. */
+  serviceNodePortRange: PortRange;
 }
 
 interface FlagSpec {
@@ -59,6 +67,15 @@ function bool(name: string, v: string): boolean {
   if (v === 'true') return true;
   if (v === 'false') return false;
   throw new Error(`invalid argument "${v}" for "--${name}" flag: must be true or false`);
+}
+
+/** Runs a flag value parser, reporting its failure as the flag's invalid argument. */
+function parsed<T>(name: string, v: string, parse: (text: string) => T): T {
+  try {
+    return parse(v);
+  } catch (err) {
+    throw new Error(`invalid argument "${v}" for "--${name}" flag: ${err instanceof Error ? err.message : String(err)}`);
+  }
 }
 
 function list(v: string): string[] {
@@ -133,6 +150,21 @@ const FLAGS: FlagSpec[] = [
   {
     name: 'max-json-patch-copy-bytes', default: '3145728', help: 'Most bytes the copy operations of one JSON patch may add (422 above).',
     apply: (c, v) => { c.limits = { ...c.limits, maxJsonPatchCopyBytes: int('max-json-patch-copy-bytes', v, 0) }; },
+  },
+  {
+    name: 'advertise-address', default: '', help: 'IPv4 address announced to the cluster in the Endpoints and EndpointSlice of the default/kubernetes Service (default: the bind address, or the host\'s first non-loopback address when bound to 0.0.0.0). A loopback address is not announced, as kube-apiserver cannot store it there.',
+    apply: (c, v) => {
+      if (v !== '' && ipv4Problem(v) !== undefined) throw new Error(`invalid argument "${v}" for "--advertise-address" flag: ${ipv4Problem(v) ?? ''}`);
+      c.advertiseAddress = v;
+    },
+  },
+  {
+    name: 'service-cluster-ip-range', default: '10.96.0.0/12', help: 'IPv4 CIDR range Services get their cluster IPs from; its first address goes to the default/kubernetes Service.',
+    apply: (c, v) => { c.serviceClusterIPRange = parsed('service-cluster-ip-range', v, parseIpRange); },
+  },
+  {
+    name: 'service-node-port-range', default: '30000-32767', help: 'Range of ports (FIRST-LAST, inclusive) NodePort and LoadBalancer Services get their node ports from.',
+    apply: (c, v) => { c.serviceNodePortRange = parsed('service-node-port-range', v, parsePortRange); },
   },
   {
     name: 'log-level', default: 'info', help: 'Log level: debug, info, warn, error.',

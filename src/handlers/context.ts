@@ -10,6 +10,7 @@ import type { Admission } from '../admission/admission.js';
 import type { FeatureGates } from '../server/feature-gates.js';
 import type { Limits } from '../api/limits.js';
 import { writeOptionsFrom, type WriteOptions } from '../api/request-options.js';
+import type { ServiceNetwork } from '../services/service-allocation.js';
 
 /** Server-wide collaborators every handler may use. */
 export interface ApiServices {
@@ -31,6 +32,8 @@ export interface ApiServices {
   bookmarkIntervalMs: number;
   /** A watcher whose unsent backlog exceeds this many bytes is closed. */
   maxWatchBacklogBytes: number;
+  /** Service cluster IP and node port ranges, and the allocators over them. */
+  serviceNetwork: ServiceNetwork;
 }
 
 /** A served type and the request info naming one object or collection of it (no HTTP attached). */

@@ -7,6 +7,7 @@ import { withStorage, writeOptionsOf, type ResourceRequest, outputFor, scaleKind
 import { decodeObject } from './decode-object.js';
 import { canonicalize, metadataOf, nowTimestamp, objectKey, stringField, type Obj } from './object-util.js';
 import { generateName, validateCreate } from './validate-object.js';
+import { withServiceAllocation } from '../services/service-allocation.js';
 
 /**
  * POST to a collection: decodes, fills system metadata, runs admission and validation, and stores
@@ -50,14 +51,16 @@ export async function createObject(r: ResourceRequest, input: Obj, dryRun: boole
   await r.services.admission.run({
     operation: 'CREATE', info: r.info, namespace: r.ri.namespace, name, subresource: '', object: obj, oldObject: undefined, dryRun,
   });
-  validateCreate(r, obj);
   const key = objectKey(r.info.namespaced ? r.ri.namespace : '', name);
-  if (dryRun) {
-    const existing = await withStorage(r, name, () => r.services.storage.get(r.type, key));
-    if (existing) throw alreadyExists({ group: r.info.group, resource: r.info.resource }, name);
-    delete metadataOf(obj).resourceVersion;
-    return JSON.stringify(obj);
-  }
-  const stored = await withStorage(r, name, () => r.services.storage.create(r.type, key, obj));
-  return stored.json;
+  return withServiceAllocation(r, obj, undefined, dryRun, async () => {
+    validateCreate(r, obj);
+    if (dryRun) {
+      const existing = await withStorage(r, name, () => r.services.storage.get(r.type, key));
+      if (existing) throw alreadyExists({ group: r.info.group, resource: r.info.resource }, name);
+      delete metadataOf(obj).resourceVersion;
+      return JSON.stringify(obj);
+    }
+    const stored = await withStorage(r, name, () => r.services.storage.create(r.type, key, obj));
+    return stored.json;
+  });
 }

@@ -9,6 +9,7 @@ import { returnsDeletedObject } from '../strategy/resource-strategy.js';
 import { storageErrorToApi, withStorage, type ResourceRequest, type ResourceTarget, outputFor, scaleKind } from './context.js';
 import { isObject, metadataOf, objectKey, stringField, withApiVersion, type Obj } from './object-util.js';
 import { selectionFor } from './selection.js';
+import { releaseServiceAllocation } from '../services/service-allocation.js';
 
 /** The parts of DeleteOptions Capstan acts on. */
 export interface DeleteOptions {
@@ -161,6 +162,7 @@ export async function deleteObject(r: ResourceTarget, name: string, opts: Delete
       if (opts.dryRun) return { json: stored.json, removed: true };
       try {
         const removed = await r.services.storage.delete(r.type, key, stored.resourceVersion);
+        await releaseServiceAllocation(r, obj);
         return { json: removed.json, removed: true };
       } catch (err) {
         if (err instanceof StorageError && (err.code === 'Conflict')) continue;

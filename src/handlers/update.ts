@@ -14,6 +14,7 @@ import { canonicalize, isObject, jsonEqual, metadataOf, objectKey, stringField, 
 import { decodePatchedObject, patchObject, readPatch } from './patching.js';
 import { fromScale, SCALE_API_VERSION, toScale } from './scale.js';
 import { validateUpdate } from './validate-object.js';
+import { releaseServiceAllocation, withServiceAllocation } from '../services/service-allocation.js';
 
 /** Subresources written through PUT/PATCH, and how each maps onto the stored object. */
 const WRITABLE_SUBRESOURCES = new Set(['', 'status', 'scale', 'finalize', 'approval', 'ephemeralcontainers', 'resize']);
@@ -85,30 +86,35 @@ async function updateLoop(
     }
     const result = merge(r, next, current);
     metadataOf(result).resourceVersion = stored.resourceVersion;
-    validateUpdate(r, result, current);
-    await r.services.admission.run({
-      operation: 'UPDATE', info: r.info, namespace: r.ri.namespace, name, subresource: r.ri.subresource,
-      object: result, oldObject: current, dryRun,
-    });
-    const resultMeta = metadataOf(result);
-    const finalizers = Array.isArray(resultMeta.finalizers) ? resultMeta.finalizers : [];
-    const removeNow = resultMeta.deletionTimestamp !== undefined && finalizers.length === 0
-      && (resultMeta.deletionGracePeriodSeconds === undefined || resultMeta.deletionGracePeriodSeconds === 0);
-    if (jsonEqual(result, current)) return { json: stored.json, created: false };
-    if (dryRun) return { json: JSON.stringify(result), created: false };
-    try {
-      if (removeNow) {
-        await r.services.storage.update(r.type, key, result, stored.resourceVersion);
-        const removed = await r.services.storage.delete(r.type, key);
-        return { json: removed.json, created: false };
+    // undefined: a concurrent write got in first; the loop retries.
+    const outcome = await withServiceAllocation(r, result, current, dryRun, async (): Promise<UpdateOutcome | undefined> => {
+      validateUpdate(r, result, current);
+      await r.services.admission.run({
+        operation: 'UPDATE', info: r.info, namespace: r.ri.namespace, name, subresource: r.ri.subresource,
+        object: result, oldObject: current, dryRun,
+      });
+      const resultMeta = metadataOf(result);
+      const finalizers = Array.isArray(resultMeta.finalizers) ? resultMeta.finalizers : [];
+      const removeNow = resultMeta.deletionTimestamp !== undefined && finalizers.length === 0
+        && (resultMeta.deletionGracePeriodSeconds === undefined || resultMeta.deletionGracePeriodSeconds === 0);
+      if (jsonEqual(result, current)) return { json: stored.json, created: false };
+      if (dryRun) return { json: JSON.stringify(result), created: false };
+      try {
+        if (removeNow) {
+          await r.services.storage.update(r.type, key, result, stored.resourceVersion);
+          const removed = await r.services.storage.delete(r.type, key);
+          await releaseServiceAllocation(r, result);
+          return { json: removed.json, created: false };
+        }
+        const updated = await r.services.storage.update(r.type, key, result, stored.resourceVersion);
+        return { json: updated.json, created: false };
+      } catch (err) {
+        if (err instanceof StorageError && err.code === 'Conflict' && pinnedVersion === '') return undefined;
+        if (err instanceof StorageError && err.code === 'NotFound' && pinnedVersion === '') return undefined;
+        throw storageErrorToApi(err, r, name);
       }
-      const updated = await r.services.storage.update(r.type, key, result, stored.resourceVersion);
-      return { json: updated.json, created: false };
-    } catch (err) {
-      if (err instanceof StorageError && err.code === 'Conflict' && pinnedVersion === '') continue;
-      if (err instanceof StorageError && err.code === 'NotFound' && pinnedVersion === '') continue;
-      throw storageErrorToApi(err, r, name);
-    }
+    });
+    if (outcome !== undefined) return outcome;
   }
   throw new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${r.info.resource} "${name}": too many concurrent updates, please retry`, { name, kind: r.info.resource });
 }

@@ -27,7 +27,8 @@ import { openapiRouter, sharedOpenApiService } from '../openapi/openapi-router.j
 import { servedPathFilter } from '../openapi/served-paths.js';
 import { ResourceRegistry } from '../registry/resource-registry.js';
 import type { Storage } from '../storage/storage.js';
-import { bootstrapCluster } from './bootstrap.js';
+import { advertiseAddressFor, bootstrapCluster } from './bootstrap.js';
+import { ServiceNetwork } from '../services/service-allocation.js';
 import { acceptRequest, installClientErrorHandler, lingerOnEarlyAnswer, MAX_HEADER_BYTES } from './http-framing.js';
 
 /** A running Capstan API server. */
@@ -103,6 +104,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
     now: options.now ?? Date.now,
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
     maxWatchBacklogBytes: options.maxWatchBacklogBytes ?? 16 * 1024 * 1024,
+    serviceNetwork: new ServiceNetwork(storage, config.serviceClusterIPRange, config.serviceNodePortRange),
   };
   setStorageObjectsCollector(async () => {
     const counts: Record<string, number> = {};
@@ -188,7 +190,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
 
   let controller: NamespaceController | undefined;
   let serviceAccounts: DefaultServiceAccounts | undefined;
-  await bootstrapCluster(storage, port);
+  await bootstrapCluster(storage, { address: config.advertiseAddress || advertiseAddressFor(config.bindAddress), port }, config.serviceClusterIPRange);
   if (options.runControllers !== false) {
     controller = new NamespaceController(services);
     await controller.start();

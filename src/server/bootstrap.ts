@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { canonicalize, nowTimestamp, type Obj } from '../handlers/object-util.js';
+import { networkInterfaces } from 'node:os';
 import { StorageError, type Storage } from '../storage/storage.js';
+import { IP_ADDRESS_TYPE, ipAddressObject } from '../services/cluster-ip-allocator.js';
+import { firstServiceAddress, formatIPv4, ipv4Problem, type IpRange } from '../services/ip-range.js';
 
 /** Namespaces every cluster has. */
 export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
@@ -25,11 +28,34 @@ const SYSTEM_PRIORITY_CLASSES: ReadonlyArray<readonly [string, number, string]> 
   ['system-node-critical', 2000001000, 'Used for system critical pods that must not be moved from their current node.'],
 ];
 
+/** Where clients inside the cluster reach this server: the `kubernetes` Service's endpoint. */
+export interface AdvertisedEndpoint {
+  address: string;
+  port: number;
+}
+
 /**
- * Creates what a fresh kube-apiserver has: the system namespaces, the `default/kubernetes` Service
- * and the system PriorityClasses. Idempotent, so every worker may run it at start.
+ * The address the server announces in the `kubernetes` Endpoints: the bind address when it is one
+ * IPv4 address, else (bound to every address) the host's first non-loopback IPv4 address, as
+ * kube-apiserver picks its default --advertise-address; 127.0.0.1 when the host has none.
  */
-export async function bootstrapCluster(storage: Storage, advertisePort: number): Promise<void> {
+export function advertiseAddressFor(bindAddress: string): string {
+  if (ipv4Problem(bindAddress) === undefined && bindAddress !== '0.0.0.0') return bindAddress;
+  for (const addresses of Object.values(networkInterfaces())) {
+    for (const a of addresses ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
+  }
+  return '127.0.0.1';
+}
+
+/**
+ * Creates what a fresh kube-apiserver has: the system namespaces; the ServiceCIDR `kubernetes` over
+ * the cluster IP range; the `default/kubernetes` Service on the range's first address (reserved by
+ * its IPAddress object like any Service's) with port 443 named https; and, unless the advertised
+ * address is a loopback one (kube cannot store those in Endpoints either), its Endpoints and
+ * EndpointSlice pointing at this server; and the system PriorityClasses. Idempotent, so every worker
+ * may run it at start.
+ */
+export async function bootstrapCluster(storage: Storage, endpoint: AdvertisedEndpoint, clusterIPRange: IpRange): Promise<void> {
   for (const name of SYSTEM_NAMESPACES) {
     await createIfAbsent(storage, 'namespaces', name, systemObject('Namespace', 'v1', {
       name, labels: { 'kubernetes.io/metadata.name': name },
@@ -40,14 +66,37 @@ export async function bootstrapCluster(storage: Storage, advertisePort: number):
       name, generation: 1,
     }, { value, description, preemptionPolicy: 'PreemptLowerPriority' }));
   }
+  await createIfAbsent(storage, 'servicecidrs.networking.k8s.io', 'kubernetes', systemObject('ServiceCIDR', 'networking.k8s.io/v1', {
+    name: 'kubernetes',
+  }, {
+    spec: { cidrs: [clusterIPRange.text] },
+    status: { conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: nowTimestamp(), reason: '', message: 'Kubernetes default Service CIDR is ready' }] },
+  }));
+  const serviceIP = formatIPv4(firstServiceAddress(clusterIPRange));
+  const owner = { namespace: 'default', name: 'kubernetes' };
+  await createIfAbsent(storage, IP_ADDRESS_TYPE, serviceIP, ipAddressObject(serviceIP, owner));
   await createIfAbsent(storage, 'services', 'default/kubernetes', systemObject('Service', 'v1', {
     name: 'kubernetes', namespace: 'default', labels: { component: 'apiserver', provider: 'kubernetes' },
   }, {
     spec: {
-      ports: [{ name: 'https', protocol: 'TCP', port: 443, targetPort: advertisePort }],
-      clusterIP: '10.96.0.1', clusterIPs: ['10.96.0.1'], type: 'ClusterIP', sessionAffinity: 'None',
+      ports: [{ name: 'https', protocol: 'TCP', port: 443, targetPort: endpoint.port }],
+      clusterIP: serviceIP, clusterIPs: [serviceIP], type: 'ClusterIP', sessionAffinity: 'None',
       ipFamilies: ['IPv4'], ipFamilyPolicy: 'SingleStack', internalTrafficPolicy: 'Cluster',
     },
     status: { loadBalancer: {} },
+  }));
+  // kube's validation refuses loopback endpoint addresses, so kube-apiserver advertising one writes none.
+  if (endpoint.address.startsWith('127.')) return;
+  await createIfAbsent(storage, 'endpoints', 'default/kubernetes', systemObject('Endpoints', 'v1', {
+    name: 'kubernetes', namespace: 'default', labels: { 'endpointslice.kubernetes.io/skip-mirror': 'true' },
+  }, {
+    subsets: [{ addresses: [{ ip: endpoint.address }], ports: [{ name: 'https', port: endpoint.port, protocol: 'TCP' }] }],
+  }));
+  await createIfAbsent(storage, 'endpointslices.discovery.k8s.io', 'default/kubernetes', systemObject('EndpointSlice', 'discovery.k8s.io/v1', {
+    name: 'kubernetes', namespace: 'default', generation: 1, labels: { 'kubernetes.io/service-name': 'kubernetes' },
+  }, {
+    addressType: 'IPv4',
+    endpoints: [{ addresses: [endpoint.address], conditions: { ready: true } }],
+    ports: [{ name: 'https', protocol: 'TCP', port: endpoint.port }],
   }));
 }

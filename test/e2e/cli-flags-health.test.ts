@@ -48,6 +48,8 @@ describe('command line', { concurrency: true }, () => {
     assert.match(text, /--bind-address.*127\.0\.0\.1/);
     assert.match(text, /--port.*8080/);
     assert.match(text, /--watch-cache-history.*5m/);
+    assert.match(text, /--service-cluster-ip-range.*10\.96\.0\.0\/12/);
+    assert.match(text, /--service-node-port-range.*30000-32767/);
   });
 
   const bad: Array<[string[], RegExp]> = [
@@ -61,6 +63,12 @@ describe('command line', { concurrency: true }, () => {
     [['--livez-grace-period', '-'], /invalid argument "-" for "--livez-grace-period"/],
     [['--feature-gates', 'NoSuchGate=true'], /invalid argument "NoSuchGate=true" for "--feature-gates"/],
     [['--feature-gates', 'WatchList=maybe'], /--feature-gates/],
+    [['--advertise-address', 'host'], /invalid argument "host" for "--advertise-address" flag: must be a valid IP address/],
+    [['--service-cluster-ip-range', '10.96.0.0'], /invalid argument "10.96.0.0" for "--service-cluster-ip-range" flag: invalid CIDR address: 10.96.0.0/],
+    [['--service-cluster-ip-range=10.96.0.0/31'], /invalid argument "10.96.0.0\/31" for "--service-cluster-ip-range"/],
+    [['--service-cluster-ip-range=fd00::/108'], /--service-cluster-ip-range" flag: only IPv4 ranges are supported/],
+    [['--service-node-port-range', '32767-30000'], /invalid argument "32767-30000" for "--service-node-port-range"/],
+    [['--service-node-port-range=ports'], /invalid argument "ports" for "--service-node-port-range" flag: unable to parse port range: ports/],
   ];
   for (const [args, reason] of bad) {
     test(`${args.join(' ')} exits non-zero with a one-line reason`, async () => {

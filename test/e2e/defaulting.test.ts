@@ -89,9 +89,29 @@ function withoutPodAdmission(obj: Obj, input: Obj): Obj {
   return copy;
 }
 
-/** The object without what the server and strategies own; labels stay (a Job or RC may take its template's). */
+/** Service fields the allocator fills (test/e2e/service-allocation.test.ts), which scheme defaulting does not. */
+const ALLOCATED_SERVICE_FIELDS = ['clusterIP', 'clusterIPs', 'ipFamilies', 'ipFamilyPolicy', 'healthCheckNodePort'];
+
+function withoutAllocatedFields(obj: Obj): Obj {
+  if (obj.kind !== 'Service' || typeof obj.spec !== 'object' || obj.spec === null) return obj;
+  const spec: Obj = { ...(obj.spec as Obj) };
+  for (const field of ALLOCATED_SERVICE_FIELDS) delete spec[field];
+  if (Array.isArray(spec.ports)) {
+    spec.ports = (spec.ports as Obj[]).map((p) => {
+      const { nodePort: _n, ...port } = p;
+      return port;
+    });
+  }
+  return { ...obj, spec };
+}
+
+/**
+ * The object without what the server and strategies own (a Service's allocated addresses, a Job's
+ * generated selector, a Pod's admission additions); labels stay (a Job or RC may take its template's).
+ */
 function defaultedPart(obj: Obj, input?: Obj): Obj {
-  const { metadata, status: _s, ...rest } = input === undefined ? obj : withoutPodAdmission(withoutGeneratedJobSelector(obj), input);
+  const own = withoutAllocatedFields(obj);
+  const { metadata, status: _s, ...rest } = input === undefined ? own : withoutPodAdmission(withoutGeneratedJobSelector(own), input);
   const labels = (metadata as Obj | undefined)?.labels;
   return labels === undefined ? rest : { ...rest, labels };
 }
