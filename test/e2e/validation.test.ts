@@ -91,7 +91,10 @@ test('writes are accepted or refused as kube-apiserver 1.36 does, with its cause
       // Cluster-scoped objects share one space: the old object of an update goes once the case is done.
       if (clusterScoped && c.old !== undefined) await api(srv.url, `${base}/${name}`, { method: 'DELETE' });
       if (expected === null) {
-        assert.equal(answer.status, c.old === undefined ? 201 : 200, `${what}: ${answer.text.slice(0, 500)}`);
+        // A create of an object the server bootstraps (system PriorityClasses) meets the stored one: 409
+        // comes after validation, in kube as in Capstan, so it too says the object is valid.
+        const accepted = answer.status === (c.old === undefined ? 201 : 200) || (c.old === undefined && answer.body.reason === 'AlreadyExists');
+        assert.ok(accepted, `${what}: ${answer.status} ${answer.text.slice(0, 500)}`);
         continue;
       }
       assert.equal(answer.status, expected.code, `${what}: ${answer.text.slice(0, 500)}`);
