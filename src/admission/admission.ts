@@ -20,12 +20,24 @@ export interface AdmissionPlugin {
   validate?(attrs: AdmissionAttributes): Promise<void>;
 }
 
-/** The admission chain: every mutating plugin in order, then every validating plugin in order. */
+/**
+ * The admission chain. Writes call it as kube-apiserver does: every mutating plugin in order (`admit`),
+ * then the object's own validation, then every validating plugin in order (`validate`); `run` does both
+ * phases where there is no object to validate in between (deletes).
+ */
 export class Admission {
   constructor(private readonly plugins: AdmissionPlugin[]) {}
 
-  async run(attrs: AdmissionAttributes): Promise<void> {
+  async admit(attrs: AdmissionAttributes): Promise<void> {
     for (const p of this.plugins) if (p.admit) await p.admit(attrs);
+  }
+
+  async validate(attrs: AdmissionAttributes): Promise<void> {
     for (const p of this.plugins) if (p.validate) await p.validate(attrs);
+  }
+
+  async run(attrs: AdmissionAttributes): Promise<void> {
+    await this.admit(attrs);
+    await this.validate(attrs);
   }
 }

@@ -48,12 +48,14 @@ export async function createObject(r: ResourceRequest, input: Obj, dryRun: boole
   prepareForCreate(r.info, obj);
   shapeStoredObject(obj, r.info);
   const name = stringField(metadataOf(obj), 'name');
-  await r.services.admission.run({
-    operation: 'CREATE', info: r.info, namespace: r.ri.namespace, name, subresource: '', object: obj, oldObject: undefined, dryRun,
-  });
+  const attrs = {
+    operation: 'CREATE' as const, info: r.info, namespace: r.ri.namespace, name, subresource: '', object: obj, oldObject: undefined, dryRun,
+  };
+  await r.services.admission.admit(attrs);
   const key = objectKey(r.info.namespaced ? r.ri.namespace : '', name);
   return withServiceAllocation(r, obj, undefined, dryRun, async () => {
     validateCreate(r, obj);
+    await r.services.admission.validate(attrs);
     if (dryRun) {
       const existing = await withStorage(r, name, () => r.services.storage.get(r.type, key));
       if (existing) throw alreadyExists({ group: r.info.group, resource: r.info.resource }, name);

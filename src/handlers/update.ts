@@ -88,11 +88,13 @@ async function updateLoop(
     metadataOf(result).resourceVersion = stored.resourceVersion;
     // undefined: a concurrent write got in first; the loop retries.
     const outcome = await withServiceAllocation(r, result, current, dryRun, async (): Promise<UpdateOutcome | undefined> => {
-      validateUpdate(r, result, current);
-      await r.services.admission.run({
-        operation: 'UPDATE', info: r.info, namespace: r.ri.namespace, name, subresource: r.ri.subresource,
+      const attrs = {
+        operation: 'UPDATE' as const, info: r.info, namespace: r.ri.namespace, name, subresource: r.ri.subresource,
         object: result, oldObject: current, dryRun,
-      });
+      };
+      await r.services.admission.admit(attrs);
+      validateUpdate(r, result, current);
+      await r.services.admission.validate(attrs);
       const resultMeta = metadataOf(result);
       const finalizers = Array.isArray(resultMeta.finalizers) ? resultMeta.finalizers : [];
       const removeNow = resultMeta.deletionTimestamp !== undefined && finalizers.length === 0

@@ -160,8 +160,22 @@ export function defaultClaimSpec(spec: Obj): void {
   roundResources(spec.resources);
 }
 
+/**
+ * What kube's v1 conversion does to every pod spec it decodes and encodes: the deprecated
+ * `serviceAccount` names the account when `serviceAccountName` does not, and is written back as a copy
+ * of `serviceAccountName`.
+ */
+function mirrorServiceAccount(spec: Obj): void {
+  if ((spec.serviceAccountName === undefined || spec.serviceAccountName === '') && typeof spec.serviceAccount === 'string' && spec.serviceAccount !== '') {
+    spec.serviceAccountName = spec.serviceAccount;
+  }
+  if (typeof spec.serviceAccountName === 'string' && spec.serviceAccountName !== '') spec.serviceAccount = spec.serviceAccountName;
+  else delete spec.serviceAccount;
+}
+
 /** SetDefaults_PodSpec and everything nested in a pod spec. */
 export function defaultPodSpec(spec: Obj): void {
+  mirrorServiceAccount(spec);
   defaultString(spec, 'dnsPolicy', 'ClusterFirst');
   defaultString(spec, 'restartPolicy', 'Always');
   defaultPointer(spec, 'securityContext', {});
