@@ -3,6 +3,7 @@ import { alreadyExists, badRequest, methodNotAllowed } from '../api/errors.js';
 import { writeObject } from '../codec/response-writer.js';
 import { prepareForCreate } from '../strategy/resource-strategy.js';
 import { shapeStoredObject } from '../codec/go-shape.js';
+import { servedJson, toStorageVersion } from '../conversion/version-conversion.js';
 import { withStorage, writeOptionsOf, type ResourceRequest, outputFor, scaleKind } from './context.js';
 import { decodeObject } from './decode-object.js';
 import { canonicalize, metadataOf, nowTimestamp, objectKey, stringField, type Obj } from './object-util.js';
@@ -18,10 +19,13 @@ export async function handleCreate(r: ResourceRequest): Promise<void> {
   const dryRun = writeOptionsOf(r).dryRun;
   const obj = await decodeObject(r);
   const created = await createObject(r, obj, dryRun);
-  writeObject(r.res, 201, created, format);
+  writeObject(r.res, 201, servedJson(created, r.apiVersion), format);
 }
 
-/** The shared create path (also used by PUT on types that allow create-on-update). Returns JSON text. */
+/**
+ * The shared create path (also used by PUT on types that allow create-on-update). `input` is in the
+ * request's version; returns the JSON text of the object in its storage version.
+ */
 export async function createObject(r: ResourceRequest, input: Obj, dryRun: boolean): Promise<string> {
   const meta = metadataOf(input);
   const ns = stringField(meta, 'namespace');
@@ -55,9 +59,10 @@ export async function createObject(r: ResourceRequest, input: Obj, dryRun: boole
   if (dryRun) {
     const existing = await withStorage(r, name, () => r.services.storage.get(r.type, key));
     if (existing) throw alreadyExists({ group: r.info.group, resource: r.info.resource }, name);
-    delete metadataOf(obj).resourceVersion;
-    return JSON.stringify(obj);
+    const wouldStore = toStorageVersion(obj, r.info);
+    delete metadataOf(wouldStore).resourceVersion;
+    return JSON.stringify(wouldStore);
   }
-  const stored = await withStorage(r, name, () => r.services.storage.create(r.type, key, obj));
+  const stored = await withStorage(r, name, () => r.services.storage.create(r.type, key, toStorageVersion(obj, r.info)));
   return stored.json;
 }
