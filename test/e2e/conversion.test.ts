@@ -224,6 +224,20 @@ describe('HorizontalPodAutoscaler: autoscaling/v1 <-> autoscaling/v2', () => {
     }
   });
 
+  test('Table output prints the same Targets in both versions (v1 from its annotations)', async () => {
+    const name = uniqueName('hpa');
+    await rest.create(hpaV2(), v2Hpa(name));
+    const accept = { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' };
+    const cells: string[] = [];
+    for (const path of [hpaV1(), hpaV2()]) {
+      const r = await rest.get(`${path}/${name}`, accept);
+      assert.equal(r.status, 200, r.text);
+      const columns = (r.body.columnDefinitions as Array<{ name: string }>).map((c) => c.name);
+      cells.push(String(r.body.rows[0].cells[columns.indexOf('Targets')]));
+    }
+    assert.deepEqual(cells, ['memory: <unknown>/100Mi, cpu: <unknown>/50%', 'memory: <unknown>/100Mi, cpu: <unknown>/50%']);
+  });
+
   test('kubectl reads a v2-only HPA through its preferred version', async () => {
     const name = uniqueName('hpa');
     await rest.create(hpaV2(), v2Hpa(name));
