@@ -347,6 +347,8 @@ describe('Event: core/v1 and events.k8s.io/v1 share one store', () => {
     assert.deepEqual(await names(`${coreEvents()}?fieldSelector=involvedObject.name%3Dtarget-b`), [viaNew]);
     assert.deepEqual(await names(`${newEvents()}?fieldSelector=reportingController%3Dc`), [viaNew]);
     assertStatus(await rest.get(`${newEvents()}?fieldSelector=involvedObject.name%3Dtarget-a`), 400, 'BadRequest', 'field label not supported: involvedObject.name');
+    assertStatus(await rest.get(`${newEvents()}?fieldSelector=source%3Dc`), 400, 'BadRequest', 'field label not supported: source');
+    assert.deepEqual(await names(`${coreEvents()}?fieldSelector=source%3Dc`), [viaNew], 'core falls back to the reporting controller');
   });
 
   test('kubectl events shows events written through either API', async () => {
