@@ -238,6 +238,14 @@ describe('HorizontalPodAutoscaler: autoscaling/v1 <-> autoscaling/v2', () => {
     assert.deepEqual(cells, ['memory: <unknown>/100Mi, cpu: <unknown>/50%', 'memory: <unknown>/100Mi, cpu: <unknown>/50%']);
   });
 
+  test('discovery gives both versions the storage version hash of autoscaling/v2', async () => {
+    for (const path of ['/apis/autoscaling/v1', '/apis/autoscaling/v2']) {
+      const r = await rest.get(path);
+      const hpa = (r.body.resources as Array<{ name: string; storageVersionHash?: string }>).find((x) => x.name === 'horizontalpodautoscalers');
+      assert.equal(hpa?.storageVersionHash, 'qwQve8ut294=', path);
+    }
+  });
+
   test('kubectl reads a v2-only HPA through its preferred version', async () => {
     const name = uniqueName('hpa');
     await rest.create(hpaV2(), v2Hpa(name));
@@ -349,6 +357,16 @@ describe('Event: core/v1 and events.k8s.io/v1 share one store', () => {
     assertStatus(await rest.get(`${newEvents()}?fieldSelector=involvedObject.name%3Dtarget-a`), 400, 'BadRequest', 'field label not supported: involvedObject.name');
     assertStatus(await rest.get(`${newEvents()}?fieldSelector=source%3Dc`), 400, 'BadRequest', 'field label not supported: source');
     assert.deepEqual(await names(`${coreEvents()}?fieldSelector=source%3Dc`), [viaNew], 'core falls back to the reporting controller');
+  });
+
+  test('discovery gives both APIs\' events the storage version hash of core v1 Event, as kube does', async () => {
+    const hashOf = async (path: string): Promise<unknown> => {
+      const r = await rest.get(path);
+      assert.equal(r.status, 200, r.text);
+      return (r.body.resources as Array<{ name: string; storageVersionHash?: string }>).find((x) => x.name === 'events')?.storageVersionHash;
+    };
+    assert.equal(await hashOf('/api/v1'), 'r2yiGXH7wu8=');
+    assert.equal(await hashOf('/apis/events.k8s.io/v1'), 'r2yiGXH7wu8=');
   });
 
   test('kubectl events shows events written through either API', async () => {
