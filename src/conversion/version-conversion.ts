@@ -75,6 +75,17 @@ export function storageVersionOf(info: { group: string; version: string; kind: s
 }
 
 /**
+ * `info` moved to its storage version when its kind converts and the request's version is another
+ * (for the strategy steps kube runs on its internal object), otherwise undefined.
+ */
+export function storageInfoOf<T extends { group: string; version: string; kind: string; custom?: boolean }>(info: T): T | undefined {
+  const storageVersion = storageVersionOf(info);
+  const own = info.group ? `${info.group}/${info.version}` : info.version;
+  if (storageVersion === undefined || storageVersion === own) return undefined;
+  return { ...info, ...splitApiVersion(storageVersion) };
+}
+
+/**
  * The object to store for `obj`, an object of `info`'s kind and version (custom resources and kinds
  * without a conversion are returned as they are).
  */

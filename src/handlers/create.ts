@@ -3,7 +3,8 @@ import { alreadyExists, badRequest, methodNotAllowed } from '../api/errors.js';
 import { writeObject } from '../codec/response-writer.js';
 import { prepareForCreate } from '../strategy/resource-strategy.js';
 import { shapeStoredObject } from '../codec/go-shape.js';
-import { servedJson, toStorageVersion } from '../conversion/version-conversion.js';
+import { servedJson, storageInfoOf, toStorageVersion } from '../conversion/version-conversion.js';
+import type { ResourceInfo } from '../registry/resource-types.js';
 import { withStorage, writeOptionsOf, type ResourceRequest, outputFor, scaleKind } from './context.js';
 import { decodeObject } from './decode-object.js';
 import { canonicalize, metadataOf, nowTimestamp, objectKey, stringField, type Obj } from './object-util.js';
@@ -59,10 +60,24 @@ export async function createObject(r: ResourceRequest, input: Obj, dryRun: boole
   if (dryRun) {
     const existing = await withStorage(r, name, () => r.services.storage.get(r.type, key));
     if (existing) throw alreadyExists({ group: r.info.group, resource: r.info.resource }, name);
-    const wouldStore = toStorageVersion(obj, r.info);
+    const wouldStore = storedForCreate(r.info, obj);
     delete metadataOf(wouldStore).resourceVersion;
     return JSON.stringify(wouldStore);
   }
-  const stored = await withStorage(r, name, () => r.services.storage.create(r.type, key, toStorageVersion(obj, r.info)));
+  const stored = await withStorage(r, name, () => r.services.storage.create(r.type, key, storedForCreate(r.info, obj)));
   return stored.json;
+}
+
+/**
+ * The object a create stores: `obj` in its storage version. For a kind stored in another version
+ * than the request's, the create preparation runs again there, as kube runs it on its internal
+ * object: what converted into the status (an autoscaling/v1 HPA's round-trip annotations) is reset.
+ */
+function storedForCreate(info: ResourceInfo, obj: Obj): Obj {
+  const stored = toStorageVersion(obj, info);
+  const storageInfo = storageInfoOf(info);
+  if (storageInfo === undefined) return stored;
+  prepareForCreate(storageInfo, stored);
+  shapeStoredObject(stored, storageInfo);
+  return stored;
 }

@@ -168,6 +168,48 @@ describe('HorizontalPodAutoscaler: autoscaling/v1 <-> autoscaling/v2', () => {
     assert.equal(v2.body.spec.behavior, undefined);
   });
 
+  test('created in v1 with every round-trip annotation: v2 as kube-apiserver 1.36 stores it (status reset on create)', async () => {
+    const name = uniqueName('hpa');
+    const created = await rest.create(hpaV1(), {
+      apiVersion: 'autoscaling/v1', kind: 'HorizontalPodAutoscaler',
+      metadata: {
+        name,
+        annotations: {
+          [METRICS]: '[{"type":"Pods","pods":{"metricName":"qps","targetAverageValue":"1k"}},{"type":"Object","object":{"target":{"kind":"Service","name":"s"},'
+            + '"metricName":"hits","targetValue":"0","averageValue":"500m"}},{"type":"External","external":{"metricName":"queue","targetValue":"1500m"}}]',
+          [BEHAVIOR]: '{"scaleUp":{"stabilizationWindowSeconds":30,"policies":[{"type":"Pods","value":2,"periodSeconds":20}]}}',
+          [CONDITIONS]: '[{"type":"AbleToScale","status":"True"}]',
+          [CURRENT_METRICS]: '[{"type":"Resource","resource":{"name":"cpu","currentAverageUtilization":10}}]',
+        },
+      },
+      spec: { scaleTargetRef: { kind: 'Deployment', name: 'web', apiVersion: 'apps/v1' }, maxReplicas: 4, targetCPUUtilizationPercentage: 65 },
+    });
+    // The reference's answers, field for field (metadata aside).
+    assert.deepEqual(created.metadata.annotations, {
+      [BEHAVIOR]: '{"ScaleUp":{"StabilizationWindowSeconds":30,"SelectPolicy":"Max","Policies":[{"Type":"Pods","Value":2,"PeriodSeconds":20}],"Tolerance":null},'
+        + '"ScaleDown":{"StabilizationWindowSeconds":null,"SelectPolicy":"Max","Policies":[{"Type":"Percent","Value":100,"PeriodSeconds":15}],"Tolerance":null}}',
+      [METRICS]: '[{"type":"Pods","pods":{"metricName":"qps","targetAverageValue":"1k"}},{"type":"Object","object":{"target":{"kind":"Service","name":"s"},'
+        + '"metricName":"hits","targetValue":"0","averageValue":"500m"}},{"type":"External","external":{"metricName":"queue","targetValue":"1500m"}}]',
+    });
+    assert.deepEqual(created.status, { currentReplicas: 0, desiredReplicas: 0 });
+    const v2 = await rest.get(`${hpaV2()}/${name}`);
+    assert.deepEqual(v2.body.spec, {
+      scaleTargetRef: { kind: 'Deployment', name: 'web', apiVersion: 'apps/v1' }, minReplicas: 1, maxReplicas: 4,
+      metrics: [
+        { type: 'Pods', pods: { metric: { name: 'qps' }, target: { type: 'AverageValue', averageValue: '1k' } } },
+        { type: 'Object', object: { describedObject: { kind: 'Service', name: 's' }, target: { type: 'AverageValue', averageValue: '500m' }, metric: { name: 'hits' } } },
+        { type: 'External', external: { metric: { name: 'queue' }, target: { type: 'Value', value: '1500m' } } },
+        cpuMetric(65),
+      ],
+      behavior: {
+        scaleUp: { stabilizationWindowSeconds: 30, selectPolicy: 'Max', policies: [{ type: 'Pods', value: 2, periodSeconds: 20 }] },
+        scaleDown: { selectPolicy: 'Max', policies: [{ type: 'Percent', value: 100, periodSeconds: 15 }] },
+      },
+    });
+    assert.deepEqual(v2.body.status, { desiredReplicas: 0, currentMetrics: null });
+    assert.equal(v2.body.metadata.annotations, undefined);
+  });
+
   test('annotations Go could not decode are ignored, never a server error', async () => {
     const name = uniqueName('hpa');
     const r = await rest.post(hpaV1(), {
