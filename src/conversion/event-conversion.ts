@@ -5,7 +5,8 @@
  * deprecatedSource <-> source, deprecatedFirstTimestamp/deprecatedLastTimestamp/deprecatedCount <->
  * firstTimestamp/lastTimestamp/count, reportingController <-> reportingComponent; every other field
  * (eventTime, series, action, reason, related, reportingInstance, type) keeps its name. Nothing is
- * lost either way. Fields come out in the target Go type's order; inputs are not modified.
+ * lost either way. Fields come out in the target Go type's order, with the times Go always writes
+ * (null when unset); inputs are not modified.
  */
 
 type Obj = Record<string, unknown>;
@@ -27,9 +28,23 @@ const EVENTS_ORDER = [
 const CORE_TO_EVENTS = new Map(CORE_FIELDS);
 const EVENTS_TO_CORE = new Map(CORE_FIELDS.map(([core, events]) => [events, core]));
 
-/** Copies the fields of `from` named in `order` (after renaming with `rename`) in that order. */
-function renamed(from: Obj, apiVersion: string, rename: ReadonlyMap<string, string>, order: readonly string[]): Obj {
+const CORE_ORDER = CORE_FIELDS.map(([core]) => core);
+const CORE_TO_CORE = new Map(CORE_ORDER.map((f) => [f, f]));
+
+/**
+ * Time fields Go always writes (struct-typed `metav1.Time`/`MicroTime`, not pointers): a zero time
+ * marshals as null, so kube shows `"eventTime": null` on an event that has none.
+ */
+const CORE_TIMES = ['firstTimestamp', 'lastTimestamp', 'eventTime'];
+const EVENTS_TIMES = ['eventTime', 'deprecatedFirstTimestamp', 'deprecatedLastTimestamp'];
+
+/**
+ * Copies the fields of `from` named in `order` (after renaming with `rename`) in that order; the
+ * `times` that are unset come out as null.
+ */
+function renamed(from: Obj, apiVersion: string, rename: ReadonlyMap<string, string>, order: readonly string[], times: readonly string[]): Obj {
   const fields: Obj = {};
+  for (const key of times) fields[key] = null;
   for (const [key, value] of Object.entries(from)) {
     const target = rename.get(key);
     if (target !== undefined && value !== undefined) fields[target] = structuredClone(value);
@@ -41,10 +56,15 @@ function renamed(from: Obj, apiVersion: string, rename: ReadonlyMap<string, stri
 
 /** A core/v1 Event as an events.k8s.io/v1 Event. */
 export function coreEventToEventsV1(event: Obj): Obj {
-  return renamed(event, 'events.k8s.io/v1', CORE_TO_EVENTS, EVENTS_ORDER);
+  return renamed(event, 'events.k8s.io/v1', CORE_TO_EVENTS, EVENTS_ORDER, EVENTS_TIMES);
 }
 
 /** An events.k8s.io/v1 Event as a core/v1 Event. */
 export function eventsV1ToCoreEvent(event: Obj): Obj {
-  return renamed(event, 'v1', EVENTS_TO_CORE, CORE_FIELDS.map(([core]) => core));
+  return renamed(event, 'v1', EVENTS_TO_CORE, CORE_ORDER, CORE_TIMES);
+}
+
+/** A core/v1 Event as kube stores and serves it: Go's field order, unset times as null. */
+export function coreEventAsStored(event: Obj): Obj {
+  return renamed(event, 'v1', CORE_TO_CORE, CORE_ORDER, CORE_TIMES);
 }

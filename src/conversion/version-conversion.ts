@@ -13,7 +13,7 @@
  */
 import { canonicalize, withApiVersion, type Obj } from '../handlers/object-util.js';
 import { shapeStoredObject } from '../codec/go-shape.js';
-import { coreEventToEventsV1, eventsV1ToCoreEvent } from './event-conversion.js';
+import { coreEventAsStored, coreEventToEventsV1, eventsV1ToCoreEvent } from './event-conversion.js';
 import { hpaV1ToV2, hpaV2ToV1, hpaV2ToV2 } from './hpa-conversion.js';
 
 /** How the objects of one kind move between its served versions and its storage version. */
@@ -41,7 +41,7 @@ const CONVERSIONS: readonly KindConversion[] = [
     kind: 'Event',
     storageVersion: 'v1',
     versions: ['v1', 'events.k8s.io/v1'],
-    toStorage: (obj, from) => (from === 'events.k8s.io/v1' ? eventsV1ToCoreEvent(obj) : obj),
+    toStorage: (obj, from) => (from === 'events.k8s.io/v1' ? eventsV1ToCoreEvent(obj) : coreEventAsStored(obj)),
     fromStorage: (obj, to) => (to === 'events.k8s.io/v1' ? coreEventToEventsV1(obj) : obj),
   },
 ];
