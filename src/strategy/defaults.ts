@@ -211,12 +211,13 @@ function defaultReplicationController(rc: Obj): void {
   if (template !== undefined) defaultPodTemplateSpec(template);
 }
 
-/** HPA scaling rules: kube's rules for the direction, with each field the client set kept. */
+/** HPA scaling rules: kube's rules for the direction, with each field the client set kept (in Go's field order). */
 function scalingRules(from: unknown, defaults: Obj): Obj {
-  if (!isObject(from)) return defaults;
-  const rules: Obj = { ...defaults };
-  for (const key of ['selectPolicy', 'stabilizationWindowSeconds', 'policies', 'tolerance']) {
-    if (from[key] !== undefined && from[key] !== null) rules[key] = from[key];
+  const rules: Obj = {};
+  for (const key of ['stabilizationWindowSeconds', 'selectPolicy', 'policies', 'tolerance']) {
+    const own = isObject(from) ? from[key] : undefined;
+    const value = own !== undefined && own !== null ? own : defaults[key];
+    if (value !== undefined) rules[key] = value;
   }
   return rules;
 }

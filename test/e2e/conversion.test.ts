@@ -87,6 +87,9 @@ describe('HorizontalPodAutoscaler: autoscaling/v1 <-> autoscaling/v2', () => {
   test('created in v2 with a memory metric and behavior: v1 holds them in kube\'s annotations; a v1 update keeping them changes nothing else', async () => {
     const name = uniqueName('hpa');
     const created = await rest.create(hpaV2(), v2Hpa(name));
+    // The reference's stored behavior, in Go's field order.
+    assert.deepEqual(Object.keys(created.spec.behavior.scaleDown), ['stabilizationWindowSeconds', 'selectPolicy', 'policies']);
+    assert.deepEqual(Object.keys(created.spec.behavior.scaleUp), ['stabilizationWindowSeconds', 'selectPolicy', 'policies']);
     const v1 = await rest.get(`${hpaV1()}/${name}`);
     assert.equal(v1.status, 200, v1.text);
     assert.equal(v1.body.spec.targetCPUUtilizationPercentage, 50);
