@@ -171,6 +171,26 @@ describe('HorizontalPodAutoscaler: autoscaling/v1 <-> autoscaling/v2', () => {
     assert.equal(v2.body.spec.behavior, undefined);
   });
 
+  test('a v1 status write takes the status from the request\'s annotations and leaves the spec, as kube-apiserver does', async () => {
+    const name = uniqueName('hpa');
+    const created = await rest.create(hpaV2(), v2Hpa(name));
+    const conditions = [{ type: 'AbleToScale', status: 'True', lastTransitionTime: '2024-01-01T00:00:00Z', reason: 'ReadyForNewScale' }];
+    const seeded = await rest.put(`${hpaV2()}/${name}/status`, { ...created, status: { currentReplicas: 2, desiredReplicas: 3, currentMetrics: null, conditions } });
+    assert.equal(seeded.status, 200, seeded.text);
+    const v1 = (await rest.get(`${hpaV1()}/${name}`)).body;
+    v1.metadata.annotations[CURRENT_METRICS] = '[{"type":"Resource","resource":{"name":"memory","currentAverageValue":"90Mi"}}]';
+    delete v1.metadata.annotations[CONDITIONS];
+    v1.status.currentCPUUtilizationPercentage = 33;
+    v1.status.desiredReplicas = 5;
+    v1.spec.maxReplicas = 9;
+    const put = await rest.put(`${hpaV1()}/${name}/status`, v1);
+    assert.equal(put.status, 200, put.text);
+    const v2 = (await rest.get(`${hpaV2()}/${name}`)).body;
+    // The reference's answer: the annotation's metrics win over the v1 CPU field; conditions go with their annotation.
+    assert.deepEqual(v2.status, { currentReplicas: 2, desiredReplicas: 5, currentMetrics: [{ type: 'Resource', resource: { name: 'memory', current: { averageValue: '90Mi' } } }] });
+    assert.deepEqual(v2.spec, created.spec);
+  });
+
   test('created in v1 with every round-trip annotation: v2 as kube-apiserver 1.36 stores it (status reset on create)', async () => {
     const name = uniqueName('hpa');
     const created = await rest.create(hpaV1(), {
