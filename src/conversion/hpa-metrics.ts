@@ -19,6 +19,16 @@ function isZeroQuantity(q: string): boolean {
   return canonicalQuantity(q) === '0';
 }
 
+/**
+ * A quantity of a stored (v2) object: canonical when it parses, otherwise as stored. Reading what
+ * storage holds never fails, whatever an older writer let through.
+ */
+function storedQuantity(v: unknown): string | undefined {
+  if (typeof v === 'string') return canonicalQuantity(v);
+  if (typeof v === 'number' && Number.isFinite(v)) return canonicalQuantity(String(v));
+  return undefined;
+}
+
 function str(o: Obj, name: string): string {
   return goString(goField(o, name)) ?? '';
 }
@@ -116,16 +126,16 @@ const V2_SPEC_TO_V1: Record<Source, (o: Obj) => Obj> = {
     const target = goObject(goField(o, 'target')) ?? {};
     const metric = goObject(goField(o, 'metric')) ?? {};
     const out: Obj = {
-      target: crossVersionRef(goField(o, 'describedObject')), metricName: str(metric, 'name'), targetValue: goQuantity(goField(target, 'value')) ?? ZERO,
+      target: crossVersionRef(goField(o, 'describedObject')), metricName: str(metric, 'name'), targetValue: storedQuantity(goField(target, 'value')) ?? ZERO,
     };
     put(out, 'selector', goLabelSelector(goField(metric, 'selector')));
-    put(out, 'averageValue', goQuantity(goField(target, 'averageValue')));
+    put(out, 'averageValue', storedQuantity(goField(target, 'averageValue')));
     return out;
   },
   pods(o) {
     const target = goObject(goField(o, 'target')) ?? {};
     const metric = goObject(goField(o, 'metric')) ?? {};
-    const out: Obj = { metricName: str(metric, 'name'), targetAverageValue: goQuantity(goField(target, 'averageValue')) ?? ZERO };
+    const out: Obj = { metricName: str(metric, 'name'), targetAverageValue: storedQuantity(goField(target, 'averageValue')) ?? ZERO };
     put(out, 'selector', goLabelSelector(goField(metric, 'selector')));
     return out;
   },
@@ -140,8 +150,8 @@ const V2_SPEC_TO_V1: Record<Source, (o: Obj) => Obj> = {
     const metric = goObject(goField(o, 'metric')) ?? {};
     const out: Obj = { metricName: str(metric, 'name') };
     put(out, 'metricSelector', goLabelSelector(goField(metric, 'selector')));
-    put(out, 'targetValue', goQuantity(goField(target, 'value')));
-    put(out, 'targetAverageValue', goQuantity(goField(target, 'averageValue')));
+    put(out, 'targetValue', storedQuantity(goField(target, 'value')));
+    put(out, 'targetAverageValue', storedQuantity(goField(target, 'averageValue')));
     return out;
   },
 };
@@ -150,7 +160,7 @@ function v1ResourceSource(o: Obj, withContainer: boolean): Obj {
   const target = goObject(goField(o, 'target')) ?? {};
   const out: Obj = { name: str(o, 'name') };
   put(out, 'targetAverageUtilization', goInt32(goField(target, 'averageUtilization')));
-  put(out, 'targetAverageValue', goQuantity(goField(target, 'averageValue')));
+  put(out, 'targetAverageValue', storedQuantity(goField(target, 'averageValue')));
   if (withContainer) out.container = str(o, 'container');
   return out;
 }
@@ -204,16 +214,16 @@ const V2_STATUS_TO_V1: Record<Source, (o: Obj) => Obj> = {
     const current = goObject(goField(o, 'current')) ?? {};
     const metric = goObject(goField(o, 'metric')) ?? {};
     const out: Obj = {
-      target: crossVersionRef(goField(o, 'describedObject')), metricName: str(metric, 'name'), currentValue: goQuantity(goField(current, 'value')) ?? ZERO,
+      target: crossVersionRef(goField(o, 'describedObject')), metricName: str(metric, 'name'), currentValue: storedQuantity(goField(current, 'value')) ?? ZERO,
     };
     put(out, 'selector', goLabelSelector(goField(metric, 'selector')));
-    put(out, 'averageValue', goQuantity(goField(current, 'averageValue')));
+    put(out, 'averageValue', storedQuantity(goField(current, 'averageValue')));
     return out;
   },
   pods(o) {
     const current = goObject(goField(o, 'current')) ?? {};
     const metric = goObject(goField(o, 'metric')) ?? {};
-    const out: Obj = { metricName: str(metric, 'name'), currentAverageValue: goQuantity(goField(current, 'averageValue')) ?? ZERO };
+    const out: Obj = { metricName: str(metric, 'name'), currentAverageValue: storedQuantity(goField(current, 'averageValue')) ?? ZERO };
     put(out, 'selector', goLabelSelector(goField(metric, 'selector')));
     return out;
   },
@@ -228,8 +238,8 @@ const V2_STATUS_TO_V1: Record<Source, (o: Obj) => Obj> = {
     const metric = goObject(goField(o, 'metric')) ?? {};
     const out: Obj = { metricName: str(metric, 'name') };
     put(out, 'metricSelector', goLabelSelector(goField(metric, 'selector')));
-    out.currentValue = goQuantity(goField(current, 'value')) ?? ZERO;
-    put(out, 'currentAverageValue', goQuantity(goField(current, 'averageValue')));
+    out.currentValue = storedQuantity(goField(current, 'value')) ?? ZERO;
+    put(out, 'currentAverageValue', storedQuantity(goField(current, 'averageValue')));
     return out;
   },
 };
@@ -238,7 +248,7 @@ function v1ResourceStatus(o: Obj, withContainer: boolean): Obj {
   const current = goObject(goField(o, 'current')) ?? {};
   const out: Obj = { name: str(o, 'name') };
   put(out, 'currentAverageUtilization', goInt32(goField(current, 'averageUtilization')));
-  out.currentAverageValue = goQuantity(goField(current, 'averageValue')) ?? ZERO;
+  out.currentAverageValue = storedQuantity(goField(current, 'averageValue')) ?? ZERO;
   if (withContainer) out.container = str(o, 'container');
   return out;
 }

@@ -254,6 +254,19 @@ describe(`on ${backend.name} storage`, () => {
       assert.equal(v2.body.status.conditions, undefined);
     });
 
+    test('whatever v2 stored, reading it in v1 is never a server error', async () => {
+      const name = uniqueName('hpa');
+      const body = v2Hpa(name) as { spec: { metrics: unknown[] } };
+      body.spec.metrics = [{ type: 'Pods', pods: { metric: { name: 'qps' }, target: { type: 'AverageValue', averageValue: '1..5' } } }];
+      const created = await rest.post(hpaV2(), body);
+      assert.ok(created.status === 201 || created.status === 400, created.text);
+      if (created.status !== 201) return;
+      const v1 = await rest.get(`${hpaV1()}/${name}`);
+      assert.equal(v1.status, 200, v1.text);
+      const list = await rest.get(hpaV1());
+      assert.equal(list.status, 200, list.text);
+    });
+
     test('round-trip annotations sent in v2 are dropped, as kube drops them', async () => {
       const name = uniqueName('hpa');
       const body = v2Hpa(name) as { metadata: { annotations: Record<string, string> } };
