@@ -13,6 +13,7 @@
  */
 import { canonicalize, withApiVersion, type Obj } from '../handlers/object-util.js';
 import { shapeStoredObject } from '../codec/go-shape.js';
+import { logger } from '../logging/logger.js';
 import { coreEventAsStored, coreEventToEventsV1, eventsV1ToCoreEvent } from './event-conversion.js';
 import { hpaV1ToV2, hpaV2ToV1, hpaV2ToV2 } from './hpa-conversion.js';
 
@@ -104,9 +105,16 @@ export function servedObject(stored: Obj, apiVersion: string): Obj {
   if (from === apiVersion) return stored;
   const conversion = conversionFor(kind, from);
   if (conversion === undefined || !conversion.versions.includes(apiVersion)) return { ...stored, apiVersion };
-  // An object kept in another served version (written before its kind converted) goes through the hub.
-  const hub = from === conversion.storageVersion ? stored : conversion.toStorage(stored, from);
-  return hub.apiVersion === apiVersion ? hub : finish(conversion.fromStorage(hub, apiVersion), kind, apiVersion);
+  try {
+    // An object kept in another served version (written before its kind converted) goes through the hub.
+    const hub = from === conversion.storageVersion ? stored : conversion.toStorage(stored, from);
+    return hub.apiVersion === apiVersion ? hub : finish(conversion.fromStorage(hub, apiVersion), kind, apiVersion);
+  } catch (err) {
+    // Serving must not fail on what storage holds (a throw here would end a watch stream for every
+    // watcher of the type): the object goes out relabelled, and the fault is logged to be fixed.
+    logger.error('version conversion failed', { kind, from, to: apiVersion, error: err });
+    return { ...stored, apiVersion };
+  }
 }
 
 const HEAD = /^\{"kind":"([^"\\]*)","apiVersion":"([^"\\]*)"/;
