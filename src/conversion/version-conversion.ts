@@ -130,3 +130,15 @@ export function servedJson(json: string, apiVersion: string): string {
   if (conversion === undefined || !conversion.versions.includes(apiVersion)) return withApiVersion(json, apiVersion);
   return JSON.stringify(servedObject(JSON.parse(json) as Obj, apiVersion));
 }
+
+/**
+ * The JSON an answer in `representation` is built from. Metadata-only answers (PartialObjectMetadata
+ * and Tables that do not embed the whole object) come from the stored object, as kube builds them
+ * from its internal object, in which an autoscaling/v1 HPA's round-trip annotations are no metadata
+ * and printers see every metric; full objects are served at `apiVersion`.
+ */
+export function servedJsonFor(json: string, apiVersion: string, representation: string, includeObject = 'Metadata'): string {
+  const metadataOnly = representation === 'PartialObjectMetadata' || representation === 'PartialObjectMetadataList'
+    || (representation === 'Table' && includeObject !== 'Object');
+  return metadataOnly ? json : servedJson(json, apiVersion);
+}

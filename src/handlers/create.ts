@@ -3,7 +3,7 @@ import { alreadyExists, badRequest, methodNotAllowed } from '../api/errors.js';
 import { writeObject } from '../codec/response-writer.js';
 import { prepareForCreate } from '../strategy/resource-strategy.js';
 import { shapeStoredObject } from '../codec/go-shape.js';
-import { servedJson, storageInfoOf, toStorageVersion } from '../conversion/version-conversion.js';
+import { servedJsonFor, storageInfoOf, toStorageVersion } from '../conversion/version-conversion.js';
 import type { ResourceInfo } from '../registry/resource-types.js';
 import { withStorage, writeOptionsOf, type ResourceRequest, outputFor, scaleKind } from './context.js';
 import { decodeObject } from './decode-object.js';
@@ -20,7 +20,7 @@ export async function handleCreate(r: ResourceRequest): Promise<void> {
   const dryRun = writeOptionsOf(r).dryRun;
   const obj = await decodeObject(r);
   const created = await createObject(r, obj, dryRun);
-  writeObject(r.res, 201, servedJson(created, r.apiVersion), format);
+  writeObject(r.res, 201, servedJsonFor(created, r.apiVersion, format.representation), format);
 }
 
 /**

@@ -11,7 +11,7 @@ import { storageErrorToApi, withStorage, writeOptionsOf, type ResourceRequest, o
 import { createObject } from './create.js';
 import { decodeObject } from './decode-object.js';
 import { canonicalize, isObject, jsonEqual, metadataOf, objectKey, stringField, type Obj } from './object-util.js';
-import { servedJson, servedObject, storageVersionOf, toStorageVersion } from '../conversion/version-conversion.js';
+import { servedJsonFor, servedObject, storageVersionOf, toStorageVersion } from '../conversion/version-conversion.js';
 import { decodePatchedObject, patchObject, readPatch } from './patching.js';
 import { fromScale, SCALE_API_VERSION, toScale } from './scale.js';
 import { validateUpdate } from './validate-object.js';
@@ -220,5 +220,5 @@ function respond(r: ResourceRequest, outcome: UpdateOutcome, format: OutputForma
     writeObject(r.res, outcome.created ? 201 : 200, toScale(r, JSON.parse(outcome.json) as Obj), format);
     return;
   }
-  writeObject(r.res, outcome.created ? 201 : 200, servedJson(outcome.json, r.apiVersion), format);
+  writeObject(r.res, outcome.created ? 201 : 200, servedJsonFor(outcome.json, r.apiVersion, format.representation), format);
 }

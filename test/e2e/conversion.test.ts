@@ -323,6 +323,22 @@ describe(`on ${backend.name} storage`, () => {
       assert.deepEqual(cells, ['memory: <unknown>/100Mi, cpu: <unknown>/50%', 'memory: <unknown>/100Mi, cpu: <unknown>/50%']);
     });
 
+    test('metadata-only answers carry no round-trip annotations (the reference builds them from its internal object)', async () => {
+      const name = uniqueName('hpa');
+      await rest.create(hpaV2(), v2Hpa(name));
+      const partial = await rest.get(`${hpaV1()}/${name}`, { accept: 'application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io' });
+      assert.equal(partial.status, 200, partial.text);
+      assert.equal(partial.body.kind, 'PartialObjectMetadata');
+      assert.deepEqual(partial.body.metadata.annotations, { team: 'a' });
+      const table = await rest.get(`${hpaV1()}?labelSelector=`, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' });
+      const row = (table.body.rows as Array<{ object: { metadata: { name: string; annotations?: unknown } } }>).find((x) => x.object.metadata.name === name);
+      assert.deepEqual(row?.object.metadata.annotations, { team: 'a' });
+      // With the whole object, the row holds it in the request's version.
+      const full = await rest.get(`${hpaV1()}/${name}?includeObject=Object`, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' });
+      assert.equal(full.body.rows[0].object.apiVersion, 'autoscaling/v1');
+      assert.equal(full.body.rows[0].object.metadata.annotations[METRICS], MEMORY_METRICS_ANNOTATION);
+    });
+
     test('discovery gives both versions the storage version hash of autoscaling/v2', async () => {
       for (const path of ['/apis/autoscaling/v1', '/apis/autoscaling/v2']) {
         const r = await rest.get(path);
