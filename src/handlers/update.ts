@@ -5,7 +5,7 @@ import { writeObject } from '../codec/response-writer.js';
 import { readBody } from '../codec/request-body.js';
 import { StorageError, type StoredObject } from '../storage/storage.js';
 import {
-  allowsCreateOnUpdate, hasStatusSubresource, prepareForFinalize, prepareForStatusUpdate, prepareForUpdate, tracksGeneration,
+  allowsCreateOnUpdate, hasStatusSubresource, prepareForFinalize, prepareForStatusUpdate, prepareForUpdate,
 } from '../strategy/resource-strategy.js';
 import { storageErrorToApi, withStorage, writeOptionsOf, type ResourceRequest, outputFor, scaleKind } from './context.js';
 import { createObject } from './create.js';
@@ -54,19 +54,12 @@ function merge(r: ResourceRequest, next: Obj, old: Obj): Obj {
   return canonicalize(result, r.info.kind, r.apiVersion);
 }
 
-/** Everything but metadata, status and the type: what a generation counts. */
-function specPart(obj: Obj): Obj {
-  const out: Obj = {};
-  for (const [k, v] of Object.entries(obj)) if (k !== 'metadata' && k !== 'status' && k !== 'kind' && k !== 'apiVersion') out[k] = v;
-  return out;
-}
-
 /**
  * For a kind stored in another version than the request's, what the write may change is decided
  * again on the storage version, as kube's strategies decide it on the internal object: part of an
  * autoscaling/v1 HPA's spec and status lives in annotations there. A main-resource write keeps the
- * stored status and bumps generation on a spec change; a status write takes only the status of the
- * request's object converted. Other writes are returned as they are.
+ * stored status; a status write takes only the status of the request's object converted. Other
+ * writes are returned as they are.
  */
 function settleInStorageVersion(r: ResourceRequest, next: Obj, toStore: Obj, stored: Obj): Obj {
   const storageVersion = storageVersionOf(r.info);
@@ -78,11 +71,6 @@ function settleInStorageVersion(r: ResourceRequest, next: Obj, toStore: Obj, sto
   if (hasStatusSubresource(r.info)) {
     if (stored.status === undefined) delete toStore.status;
     else toStore.status = stored.status;
-  }
-  if (tracksGeneration(r.info)) {
-    const oldGeneration = metadataOf(stored).generation;
-    const base = typeof oldGeneration === 'number' ? oldGeneration : 1;
-    metadataOf(toStore).generation = jsonEqual(specPart(toStore), specPart(stored)) ? base : base + 1;
   }
   return toStore;
 }
