@@ -5,11 +5,12 @@
  * versions share one schema).
  *
  * Handlers work on objects in the request's version and call:
- * - `toStorageVersion` on the object they are about to store (create, update, patch, apply),
- * - `servedObject` / `servedJson` on what they read (get, list, watch events, write responses and
- *   the current object a patch or update applies to).
+ * - `toStorageVersion` on the object they are about to store (create, update, patch),
+ * - `servedObject` on the stored object a patch or update applies to,
+ * - `servedJsonFor` on what they answer (get, list, watch events, write responses), which builds
+ *   metadata-only answers from the stored object, as kube builds them from its internal one.
  * Converted objects come out canonical (kind, apiVersion, metadata first) and in the shape Go's
- * encoder gives the target version's type.
+ * encoder gives the target version's type; serving never throws on what storage holds.
  */
 import { canonicalize, withApiVersion, type Obj } from '../handlers/object-util.js';
 import { shapeStoredObject } from '../codec/go-shape.js';
@@ -50,11 +51,6 @@ const CONVERSIONS: readonly KindConversion[] = [
 /** The conversion of `kind` that serves `apiVersion`, if the kind has one. */
 export function conversionFor(kind: string, apiVersion: string): KindConversion | undefined {
   return CONVERSIONS.find((c) => c.kind === kind && c.versions.includes(apiVersion));
-}
-
-/** Every kind with a conversion and its versions (for discovery of what converts, and reports). */
-export function convertedKinds(): ReadonlyArray<Pick<KindConversion, 'kind' | 'storageVersion' | 'versions'>> {
-  return CONVERSIONS;
 }
 
 function splitApiVersion(apiVersion: string): { group: string; version: string } {
