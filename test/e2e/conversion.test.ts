@@ -254,6 +254,28 @@ describe(`on ${backend.name} storage`, () => {
       assert.equal(v2.body.status.conditions, undefined);
     });
 
+    test('hostile round-trip annotations never cause a server error', async () => {
+      const values = [
+        '[null]', '[{"type":"Object","object":null}]', '[{"type":"Object","object":{"target":"str"}}]', '[{"type":"Pods","pods":{"targetAverageValue":12}}]',
+        '[{"type":"External","external":{"metricSelector":{"matchExpressions":[null,{"values":[1]}]}}}]', '[{"type":"Resource","resource":{"targetAverageUtilization":1e12}}]',
+        '{"ScaleUp":{"Policies":[null]}}', '{"ScaleUp":[]}', '{"scaleup":{"tolerance":"0.05"},"SCALEDOWN":{"selectpolicy":"Disabled"}}', '[[[[[[[[[[]]]]]]]]]]',
+        '{"__proto__":{"x":1}}', '"text"', '1e400', '',
+      ];
+      for (const value of values) {
+        const name = uniqueName('hpa');
+        const annotations = { [METRICS]: value, [BEHAVIOR]: value, [CURRENT_METRICS]: value, [CONDITIONS]: value };
+        const created = await rest.post(hpaV1(), { metadata: { name, annotations }, spec: { scaleTargetRef: { kind: 'Deployment', name: 'web' }, maxReplicas: 2 } });
+        assert.ok(created.status === 201 || (created.status >= 400 && created.status < 500), `${value}: ${created.text}`);
+        if (created.status !== 201) continue;
+        for (const path of [`${hpaV1()}/${name}`, `${hpaV2()}/${name}`]) {
+          const r = await rest.get(path);
+          assert.equal(r.status, 200, `${value}: ${r.text}`);
+        }
+        const put = await rest.put(`${hpaV1()}/${name}`, { ...created.body, metadata: { ...created.body.metadata, annotations } });
+        assert.ok(put.status === 200 || (put.status >= 400 && put.status < 500), `${value}: ${put.text}`);
+      }
+    });
+
     test('whatever v2 stored, reading it in v1 is never a server error', async () => {
       const name = uniqueName('hpa');
       const body = v2Hpa(name) as { spec: { metrics: unknown[] } };
