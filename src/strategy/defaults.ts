@@ -225,7 +225,7 @@ function scalingRules(from: unknown, defaults: Obj): Obj {
 /**
  * autoscaling/v2: minReplicas 1, a CPU utilization target of 80% when no metric is given, and a
  * given `behavior` completed with kube's scale-up and scale-down rules. autoscaling/v1 defaults
- * only minReplicas (its CPU default is applied in kube's conversion, which Capstan does not do yet).
+ * only minReplicas: its CPU default is applied in the conversion to v2 (src/conversion), as kube does.
  */
 function defaultHorizontalPodAutoscaler(hpa: Obj, version: string): void {
   const spec = specOf(hpa);
