@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
 import { apiVersionOf, type ResourceInfo } from '../registry/resource-types.js';
+import { storageVersionOf } from '../conversion/version-conversion.js';
 import type {
   APIGroup, APIGroupDiscovery, APIGroupDiscoveryList, APIGroupList, APIResource, APIResourceDiscovery,
   APIResourceList, APISubresourceDiscovery, APIVersions, GroupVersionKind, ServerAddressByClientCIDR,
@@ -30,11 +31,17 @@ function isPersisted(info: ResourceInfo): boolean {
 }
 
 /**
- * The storage version of a resource is taken as the most preferred version of its group that serves
- * a resource of the same name, so every served version reports one hash, as in kube.
+ * The storage version of a resource: the one its conversion names (events.k8s.io events are stored
+ * as core v1 Events), otherwise the most preferred version of its group that serves a resource of
+ * the same name, so every served version reports one hash, as in kube.
  */
 function storageHashOf(registry: ResourceRegistry, info: ResourceInfo): string | undefined {
   if (!isPersisted(info)) return undefined;
+  const converted = storageVersionOf(info);
+  if (converted !== undefined) {
+    const slash = converted.lastIndexOf('/');
+    return storageVersionHash(slash < 0 ? '' : converted.slice(0, slash), converted.slice(slash + 1), info.kind);
+  }
   const versions = registry.group(info.group)?.versions ?? [info.version];
   for (const v of versions) {
     const stored = registry.get(info.group, v, info.resource);

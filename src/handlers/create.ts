@@ -3,6 +3,8 @@ import { alreadyExists, badRequest, methodNotAllowed } from '../api/errors.js';
 import { writeObject } from '../codec/response-writer.js';
 import { prepareForCreate } from '../strategy/resource-strategy.js';
 import { shapeStoredObject } from '../codec/go-shape.js';
+import { servedJsonFor, storageInfoOf, toStorageVersion } from '../conversion/version-conversion.js';
+import type { ResourceInfo } from '../registry/resource-types.js';
 import { withStorage, writeOptionsOf, type ResourceRequest, outputFor, scaleKind } from './context.js';
 import { decodeObject } from './decode-object.js';
 import { canonicalize, metadataOf, nowTimestamp, objectKey, stringField, type Obj } from './object-util.js';
@@ -19,10 +21,13 @@ export async function handleCreate(r: ResourceRequest): Promise<void> {
   const dryRun = writeOptionsOf(r).dryRun;
   const obj = await decodeObject(r);
   const created = await createObject(r, obj, dryRun);
-  writeObject(r.res, 201, created, format);
+  writeObject(r.res, 201, servedJsonFor(created, r.apiVersion, format.representation), format);
 }
 
-/** The shared create path (also used by PUT on types that allow create-on-update). Returns JSON text. */
+/**
+ * The shared create path (also used by PUT on types that allow create-on-update). `input` is in the
+ * request's version; returns the JSON text of the object in its storage version.
+ */
 export async function createObject(r: ResourceRequest, input: Obj, dryRun: boolean): Promise<string> {
   const meta = metadataOf(input);
   const ns = stringField(meta, 'namespace');
@@ -59,10 +64,25 @@ export async function createObject(r: ResourceRequest, input: Obj, dryRun: boole
     if (dryRun) {
       const existing = await withStorage(r, name, () => r.services.storage.get(r.type, key));
       if (existing) throw alreadyExists({ group: r.info.group, resource: r.info.resource }, name);
-      delete metadataOf(obj).resourceVersion;
-      return JSON.stringify(obj);
+      const wouldStore = storedForCreate(r.info, obj);
+      delete metadataOf(wouldStore).resourceVersion;
+      return JSON.stringify(wouldStore);
     }
-    const stored = await withStorage(r, name, () => r.services.storage.create(r.type, key, obj));
+    const stored = await withStorage(r, name, () => r.services.storage.create(r.type, key, storedForCreate(r.info, obj)));
     return stored.json;
   });
+}
+
+/**
+ * The object a create stores: `obj` in its storage version. For a kind stored in another version
+ * than the request's, the create preparation runs again there, as kube runs it on its internal
+ * object: what converted into the status (an autoscaling/v1 HPA's round-trip annotations) is reset.
+ */
+function storedForCreate(info: ResourceInfo, obj: Obj): Obj {
+  const stored = toStorageVersion(obj, info);
+  const storageInfo = storageInfoOf(info);
+  if (storageInfo === undefined) return stored;
+  prepareForCreate(storageInfo, stored);
+  shapeStoredObject(stored, storageInfo);
+  return stored;
 }

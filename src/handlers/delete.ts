@@ -7,7 +7,8 @@ import { writeList, writeObject } from '../codec/response-writer.js';
 import { StorageError, type StoredObject } from '../storage/storage.js';
 import { returnsDeletedObject } from '../strategy/resource-strategy.js';
 import { storageErrorToApi, withStorage, type ResourceRequest, type ResourceTarget, outputFor, scaleKind } from './context.js';
-import { isObject, metadataOf, objectKey, stringField, withApiVersion, type Obj } from './object-util.js';
+import { isObject, metadataOf, objectKey, stringField, type Obj } from './object-util.js';
+import { servedJsonFor } from '../conversion/version-conversion.js';
 import { selectionFor } from './selection.js';
 import { releaseServiceAllocation } from '../services/service-allocation.js';
 
@@ -202,7 +203,7 @@ export async function handleDelete(r: ResourceRequest): Promise<void> {
     writeObject(r.res, 200, successStatus(r, obj), { ...format, representation: 'object' });
     return;
   }
-  writeObject(r.res, 200, withApiVersion(outcome.json, r.apiVersion), format);
+  writeObject(r.res, 200, servedJsonFor(outcome.json, r.apiVersion, format.representation), format);
 }
 
 /** DELETE of a collection: deletes every selected object, answering the list of what was deleted. */
@@ -223,7 +224,7 @@ export async function handleDeleteCollection(r: ResourceRequest): Promise<void> 
     const scoped: ResourceRequest = { ...r, ri: { ...r.ri, namespace: ns, name } };
     try {
       const outcome = await deleteObject(scoped, name, opts);
-      deleted.push(withApiVersion(outcome.json, r.apiVersion));
+      deleted.push(servedJsonFor(outcome.json, r.apiVersion, format.representation));
     } catch (err) {
       if (err instanceof ApiError && err.code === 404) continue;
       throw err;

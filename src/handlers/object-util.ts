@@ -49,8 +49,9 @@ export function canonicalize(obj: Obj, kind: string, apiVersion: string): Obj {
 }
 
 /**
- * Serves stored JSON at another version of the same resource by replacing the leading
- * `"apiVersion"` (see `canonicalize`). Objects are not converted field by field.
+ * Relabels stored JSON with another `apiVersion` by replacing the leading `"apiVersion"` (see
+ * `canonicalize`), without parsing. Fields are not converted: serve objects with
+ * `servedJson` (src/conversion), which uses this for kinds whose versions share one schema.
  */
 export function withApiVersion(json: string, apiVersion: string): string {
   const m = /^\{"kind":"[^"]*","apiVersion":"([^"]*)"/.exec(json);

@@ -6,7 +6,8 @@ import { writeList, writeObject } from '../codec/response-writer.js';
 import { StorageError } from '../storage/storage.js';
 import { storageErrorToApi, withStorage, type ResourceRequest, outputFor, scaleKind } from './context.js';
 import { CONTINUE_TOKEN_LIFETIME_MS, decodeContinue, encodeContinue, expiredContinue } from './continue-token.js';
-import { objectKey, withApiVersion, type Obj } from './object-util.js';
+import { objectKey, type Obj } from './object-util.js';
+import { servedJsonFor } from '../conversion/version-conversion.js';
 import { getSemantic, listSemantic, waitForResourceVersion, type ReadSemantic } from './read-consistency.js';
 import { toScale } from './scale.js';
 import { selectionFor } from './selection.js';
@@ -35,7 +36,8 @@ export async function handleGet(r: ResourceRequest): Promise<void> {
     writeObject(r.res, 200, toScale(r, JSON.parse(stored.json) as Obj), format);
     return;
   }
-  writeObject(r.res, 200, withApiVersion(stored.json, r.apiVersion), format, includeObjectParam(r.query, format));
+  const includeObject = includeObjectParam(r.query, format);
+  writeObject(r.res, 200, servedJsonFor(stored.json, r.apiVersion, format.representation, includeObject), format, includeObject);
 }
 
 /** LIST of a collection: consistent, optionally chunked with `limit`/`continue`, filtered by selectors. */
@@ -88,6 +90,6 @@ export async function handleList(r: ResourceRequest): Promise<void> {
     metadata.continue = encodeContinue({ resourceVersion: result.resourceVersion, startAfter: last.key, issuedAt: continueToken !== '' ? decodeContinue(continueToken).issuedAt : r.services.now() });
     if (!selection.active && result.remaining !== undefined) metadata.remainingItemCount = result.remaining;
   }
-  const items = result.items.map((i) => withApiVersion(i.json, r.apiVersion));
+  const items = result.items.map((i) => servedJsonFor(i.json, r.apiVersion, format.representation, includeObject));
   await writeList(r.res, { kind: `${r.info.kind}List`, apiVersion: r.apiVersion, metadata }, items, format, includeObject);
 }

@@ -5,12 +5,13 @@ import { writeObject } from '../codec/response-writer.js';
 import { readBody } from '../codec/request-body.js';
 import { StorageError, type StoredObject } from '../storage/storage.js';
 import {
-  allowsCreateOnUpdate, prepareForFinalize, prepareForStatusUpdate, prepareForUpdate,
+  allowsCreateOnUpdate, hasStatusSubresource, prepareForFinalize, prepareForStatusUpdate, prepareForUpdate,
 } from '../strategy/resource-strategy.js';
 import { storageErrorToApi, withStorage, writeOptionsOf, type ResourceRequest, outputFor, scaleKind } from './context.js';
 import { createObject } from './create.js';
 import { decodeObject } from './decode-object.js';
-import { canonicalize, isObject, jsonEqual, metadataOf, objectKey, stringField, withApiVersion, type Obj } from './object-util.js';
+import { canonicalize, isObject, jsonEqual, metadataOf, objectKey, stringField, type Obj } from './object-util.js';
+import { servedJsonFor, servedObject, storageVersionOf, toStorageVersion } from '../conversion/version-conversion.js';
 import { decodePatchedObject, patchObject, readPatch } from './patching.js';
 import { fromScale, SCALE_API_VERSION, toScale } from './scale.js';
 import { validateUpdate } from './validate-object.js';
@@ -54,7 +55,29 @@ function merge(r: ResourceRequest, next: Obj, old: Obj): Obj {
   return canonicalize(result, r.info.kind, r.apiVersion);
 }
 
+/**
+ * For a kind stored in another version than the request's, what the write may change is decided
+ * again on the storage version, as kube's strategies decide it on the internal object: part of an
+ * autoscaling/v1 HPA's spec and status lives in annotations there. A main-resource write keeps the
+ * stored status; a status write takes only the status of the request's object converted. Other
+ * writes are returned as they are.
+ */
+function settleInStorageVersion(r: ResourceRequest, next: Obj, toStore: Obj, stored: Obj): Obj {
+  const storageVersion = storageVersionOf(r.info);
+  if (storageVersion === undefined || storageVersion === r.apiVersion) return toStore;
+  if (r.ri.subresource === 'status') {
+    return prepareForStatusUpdate(r.info, toStorageVersion(canonicalize(next, r.info.kind, r.apiVersion), r.info), stored);
+  }
+  if (r.ri.subresource !== '') return toStore;
+  if (hasStatusSubresource(r.info)) {
+    if (stored.status === undefined) delete toStore.status;
+    else toStore.status = stored.status;
+  }
+  return toStore;
+}
+
 interface UpdateOutcome {
+  /** The object after the write, in its storage version. */
   json: string;
   created: boolean;
 }
@@ -76,7 +99,9 @@ async function updateLoop(
   for (let attempt = 0; attempt < 20; attempt++) {
     const stored: StoredObject | undefined = await withStorage(r, name, () => r.services.storage.get(r.type, key));
     if (!stored) return onMissing();
-    const current = JSON.parse(stored.json) as Obj;
+    const storedObj = JSON.parse(stored.json) as Obj;
+    // Updates and patches apply to the object in the request's version; it is stored converted back.
+    const current = servedObject(storedObj, r.apiVersion);
     const { next, pinnedVersion } = await compute(structuredClone(current));
     if (pinnedVersion !== '' && pinnedVersion !== stored.resourceVersion) throw staleConflict(qr, name);
     const nextMeta = metadataOf(next);
@@ -99,16 +124,20 @@ async function updateLoop(
       const finalizers = Array.isArray(resultMeta.finalizers) ? resultMeta.finalizers : [];
       const removeNow = resultMeta.deletionTimestamp !== undefined && finalizers.length === 0
         && (resultMeta.deletionGracePeriodSeconds === undefined || resultMeta.deletionGracePeriodSeconds === 0);
-      if (jsonEqual(result, current)) return { json: stored.json, created: false };
-      if (dryRun) return { json: JSON.stringify(result), created: false };
+      const toStore = settleInStorageVersion(r, next, toStorageVersion(result, r.info), storedObj);
+      metadataOf(toStore).resourceVersion = stored.resourceVersion;
+      // As kube compares what it would write with what is stored: a write that changes nothing is no
+      // write (the version label of kinds whose versions share one schema does not count).
+      if (jsonEqual({ ...toStore, apiVersion: storedObj.apiVersion }, storedObj)) return { json: stored.json, created: false };
+      if (dryRun) return { json: JSON.stringify(toStore), created: false };
       try {
         if (removeNow) {
-          await r.services.storage.update(r.type, key, result, stored.resourceVersion);
+          await r.services.storage.update(r.type, key, toStore, stored.resourceVersion);
           const removed = await r.services.storage.delete(r.type, key);
           await releaseServiceAllocation(r, result);
           return { json: removed.json, created: false };
         }
-        const updated = await r.services.storage.update(r.type, key, result, stored.resourceVersion);
+        const updated = await r.services.storage.update(r.type, key, toStore, stored.resourceVersion);
         return { json: updated.json, created: false };
       } catch (err) {
         if (err instanceof StorageError && err.code === 'Conflict' && pinnedVersion === '') return undefined;
@@ -187,5 +216,5 @@ function respond(r: ResourceRequest, outcome: UpdateOutcome, format: OutputForma
     writeObject(r.res, outcome.created ? 201 : 200, toScale(r, JSON.parse(outcome.json) as Obj), format);
     return;
   }
-  writeObject(r.res, outcome.created ? 201 : 200, withApiVersion(outcome.json, r.apiVersion), format);
+  writeObject(r.res, outcome.created ? 201 : 200, servedJsonFor(outcome.json, r.apiVersion, format.representation), format);
 }

@@ -1,3 +1,5 @@
+import { storageResourceOf } from '../conversion/cohabitation.js';
+
 /** Static description of one served resource of one group/version (from schema/resources.json). */
 export interface SubresourceInfo {
   /** Kind of the subresource's body (e.g. `Scale`). */
@@ -38,8 +40,10 @@ export function apiVersionOf(group: string, version: string): string {
 
 /**
  * Identifies a stored resource type: group + resource, across versions and namespaces. One
- * resourceVersion counter and one change history exist per storage type.
+ * resourceVersion counter and one change history exist per storage type. A resource kube serves
+ * from another's store (events.k8s.io events: core events) has that resource's type.
  */
 export function storageTypeOf(info: { group: string; resource: string }): string {
-  return info.group ? `${info.resource}.${info.group}` : info.resource;
+  const { group, resource } = storageResourceOf(info.group, info.resource);
+  return group ? `${resource}.${group}` : resource;
 }

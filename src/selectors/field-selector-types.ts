@@ -85,7 +85,10 @@ function defaultSpec(namespaced: boolean): FieldSelectorSpec {
   });
 }
 
-/** Core and events.k8s.io events share storage; read either wire shape. */
+/**
+ * kube's ToSelectableFields of an Event. Both APIs' events are stored as core/v1 Events (see
+ * src/conversion); the events.k8s.io names are read too, for objects not in storage form.
+ */
 function eventFields(obj: Obj): Record<string, string> {
   const ref = get(obj, 'involvedObject') ?? get(obj, 'regarding');
   const reporting = s(obj, 'reportingComponent') || s(obj, 'reportingController');
@@ -158,8 +161,9 @@ const TABLE: Record<string, Factory> = {
     accepted: ['metadata.namespace', 'metadata.name', 'spec.clusterIP', 'spec.type'], namespaced: true, reject: notSupported,
     extra: (o) => ({ 'spec.clusterIP': s(o, 'spec.clusterIP'), 'spec.type': s(o, 'spec.type') }),
   }),
+  // kube's events.k8s.io/v1 label mapping has no `source` (core's label for deprecatedSource).
   'events.k8s.io/events': () => makeSpec({
-    accepted: ['reason', 'source', 'type', 'metadata.namespace', 'metadata.name'],
+    accepted: ['reason', 'type', 'metadata.namespace', 'metadata.name'],
     aliases: {
       'regarding.kind': 'involvedObject.kind', 'regarding.namespace': 'involvedObject.namespace',
       'regarding.name': 'involvedObject.name', 'regarding.uid': 'involvedObject.uid',

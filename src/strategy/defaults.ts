@@ -213,12 +213,13 @@ function defaultReplicationController(rc: Obj): void {
   if (template !== undefined) defaultPodTemplateSpec(template);
 }
 
-/** HPA scaling rules: kube's rules for the direction, with each field the client set kept. */
+/** HPA scaling rules: kube's rules for the direction, with each field the client set kept (in Go's field order). */
 function scalingRules(from: unknown, defaults: Obj): Obj {
-  if (!isObject(from)) return defaults;
-  const rules: Obj = { ...defaults };
-  for (const key of ['selectPolicy', 'stabilizationWindowSeconds', 'policies', 'tolerance']) {
-    if (from[key] !== undefined && from[key] !== null) rules[key] = from[key];
+  const rules: Obj = {};
+  for (const key of ['stabilizationWindowSeconds', 'selectPolicy', 'policies', 'tolerance']) {
+    const own = isObject(from) ? from[key] : undefined;
+    const value = own !== undefined && own !== null ? own : defaults[key];
+    if (value !== undefined) rules[key] = value;
   }
   return rules;
 }
@@ -226,7 +227,7 @@ function scalingRules(from: unknown, defaults: Obj): Obj {
 /**
  * autoscaling/v2: minReplicas 1, a CPU utilization target of 80% when no metric is given, and a
  * given `behavior` completed with kube's scale-up and scale-down rules. autoscaling/v1 defaults
- * only minReplicas (its CPU default is applied in kube's conversion, which Capstan does not do yet).
+ * only minReplicas: its CPU default is applied in the conversion to v2 (src/conversion), as kube does.
  */
 function defaultHorizontalPodAutoscaler(hpa: Obj, version: string): void {
   const spec = specOf(hpa);

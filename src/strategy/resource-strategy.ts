@@ -20,6 +20,7 @@ const GENERATION_WITHOUT_STATUS = new Set([
 const STATUS_WITHOUT_GENERATION = new Set([
   '/nodes', '/namespaces', '/persistentvolumes', '/persistentvolumeclaims', '/resourcequotas', '/services',
   'certificates.k8s.io/certificatesigningrequests', 'apiregistration.k8s.io/apiservices',
+  'autoscaling/horizontalpodautoscalers',
 ]);
 
 /** Types kube lets PUT create when the object is missing (AllowCreateOnUpdate). */

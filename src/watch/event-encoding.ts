@@ -1,5 +1,6 @@
 import type { ChangeEvent } from '../storage/storage.js';
-import { withApiVersion, type Obj } from '../handlers/object-util.js';
+import type { Obj } from '../handlers/object-util.js';
+import { servedJsonFor } from '../conversion/version-conversion.js';
 import type { Representation } from '../codec/negotiation.js';
 import { encodeProtobufWatchFrame } from '../codec/protobuf/protobuf-codec.js';
 import { toPartialObjectMetadata, toTable } from '../codec/representations.js';
@@ -70,7 +71,7 @@ function frame(type: string, object: Obj, encoding: WatchEncoding): string | Buf
 
 /** A frame for one object (synthetic ADDED of initial state, or a change) in the watch's encoding. */
 export function objectFrame(type: WatchEventType, json: string, apiVersion: string, encoding: WatchEncoding = JSON_OBJECTS): string | Buffer {
-  const objectJson = withApiVersion(json, apiVersion);
+  const objectJson = servedJsonFor(json, apiVersion, encoding.representation);
   if (encoding.representation === 'object' && !encoding.protobuf) return `{"type":"${type}","object":${objectJson}}\n`;
   const obj = JSON.parse(objectJson) as Obj;
   if (encoding.representation === 'object') return frame(type, obj, encoding);

@@ -12,6 +12,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
+import { servedObject, toStorageVersion } from '../../src/conversion/version-conversion.js';
 import { hasDefaults } from '../../src/strategy/defaults.js';
 import { api, startTestServer, type TestServer } from '../helpers/capstan.js';
 
@@ -124,6 +125,18 @@ after(async () => {
   await srv?.stop();
 });
 
+/**
+ * What the server answers for a golden: the object after its trip through storage, which for kinds
+ * stored in another version is kube's conversion there and back (an autoscaling/v1 HPA without a
+ * CPU target reads back with kube's 80%, set in conversion rather than in defaulting).
+ */
+function afterStorageRoundTrip(obj: Obj): Obj {
+  const apiVersion = String(obj.apiVersion ?? '');
+  const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') as [string, string] : ['', apiVersion];
+  const stored = toStorageVersion(structuredClone(obj), { group, version, kind: String(obj.kind ?? '') });
+  return servedObject(stored, apiVersion);
+}
+
 /** The collection path and resource name serving `apiVersion`/`kind` on the test server. */
 async function collectionOf(apiVersion: string, kind: string): Promise<{ path: string; group: string; resource: string }> {
   const base = apiVersion === 'v1' ? '/api/v1' : `/apis/${apiVersion}`;
@@ -158,7 +171,7 @@ test('objects of every defaulted type are stored as kube defaults them, on creat
       const body = { ...c.object, metadata: { ...(c.object.metadata as Obj), name } };
       const created = await api(srv.url, path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
       assert.equal(created.status, 201, `${file} "${c.name}": ${created.text}`);
-      const expected = defaultedPart(golden.cases[i]?.defaulted ?? {});
+      const expected = defaultedPart(afterStorageRoundTrip(golden.cases[i]?.defaulted ?? {}));
       if (!defaulted) {
         if (isDeepStrictEqual(defaultedPart(created.body as Obj, c.object), expected)) matched++;
         continue;

@@ -113,7 +113,7 @@ describe('field selectors per type', () => {
     const e = (sel: string): boolean => compileFieldSelector('events.k8s.io', 'events', sel)(modern);
     assert.equal(e('regarding.kind=Pod,regarding.name=p'), true);
     assert.equal(e('reportingController=kubelet,type=Warning,reason=Killing'), true);
-    assert.equal(e('source=kubelet'), true);
+    rejects(() => compileFieldSelector('events.k8s.io', 'events', 'source=kubelet'), 'field label not supported: source');
     rejects(() => compileFieldSelector('events.k8s.io', 'events', 'involvedObject.name=p'), 'field label not supported: involvedObject.name');
   });
 

@@ -2,21 +2,20 @@
  * Printers of autoscaling (horizontal pod autoscalers in v1 and v2, the scale subresource) and
  * policy (pod disruption budgets).
  */
+import { hpaV1ToV2 } from '../../conversion/hpa-conversion.js';
 import { ageColumn, col, CREATION_TIMESTAMP_DESCRIPTION, NAME_DESCRIPTION, nameColumn } from './columns.js';
 import { age, nameOf } from './format.js';
 import { quantityOf } from './quantity.js';
 import type { Obj, PrinterEntry, TablePrinter } from './types.js';
 import { intOrString, num, obj, objs, optNum, optObj, str } from './values.js';
 
-/** The HPA's metrics in autoscaling/v2 form: v1's CPU target converted, kube's 80% CPU default applied. */
+/**
+ * The HPA's metrics in autoscaling/v2 form, as kube prints them from its internal object: an
+ * autoscaling/v1 object is converted (CPU target, round-trip annotations, kube's 80% CPU default).
+ */
 function hpaMetrics(hpa: Obj): { specs: Obj[]; statuses: Obj[] } {
-  const spec = obj(hpa, 'spec');
-  const status = obj(hpa, 'status');
-  if (Array.isArray(spec.metrics) && spec.metrics.length > 0) return { specs: objs(spec, 'metrics'), statuses: objs(status, 'currentMetrics') };
-  const target = optNum(spec, 'targetCPUUtilizationPercentage') ?? 80;
-  const current = optNum(status, 'currentCPUUtilizationPercentage');
-  const statuses: Obj[] = current === undefined ? [] : [{ type: 'Resource', resource: { name: 'cpu', current: { averageUtilization: current } } }];
-  return { specs: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: target } } }], statuses };
+  const v2 = Array.isArray(obj(hpa, 'spec').metrics) ? hpa : hpaV1ToV2(hpa);
+  return { specs: objs(obj(v2, 'spec'), 'metrics'), statuses: objs(obj(v2, 'status'), 'currentMetrics') };
 }
 
 function utilization(v: Obj): string | undefined {
