@@ -1,7 +1,8 @@
 /**
  * What kube's Job strategy does on create unless `spec.manualSelector` is true: the pod template gets
  * the job-name and controller-uid labels (legacy and `batch.kubernetes.io/` forms, where not already
- * set) and the selector gets `batch.kubernetes.io/controller-uid: <uid>`, so a Job's pods are its own.
+ * set) and the selector gets `batch.kubernetes.io/controller-uid: <uid>`, so a Job's pods are its own;
+ * a Job without labels of its own carries its template's.
  */
 import { isObject, metadataOf, stringField, type Obj } from '../handlers/object-util.js';
 
@@ -26,4 +27,8 @@ export function generateJobSelector(job: Obj): void {
   }
   const matchLabels = objectIn(objectIn(spec, 'selector'), 'matchLabels');
   if (matchLabels['batch.kubernetes.io/controller-uid'] === undefined) matchLabels['batch.kubernetes.io/controller-uid'] = uid;
+  // kube defaults the Job again when it reads it back from storage: a Job without labels takes its
+  // template's, generated ones included.
+  const own = meta.labels;
+  if (!isObject(own) || Object.keys(own).length === 0) meta.labels = { ...labels };
 }
