@@ -1,3 +1,4 @@
+import type { AuthorizationMode } from '../auth/authorizer.js';
 import { parseDuration } from './duration.js';
 import { parseFeatureGates, type FeatureGates } from '../server/feature-gates.js';
 import type { Limits } from '../api/limits.js';
@@ -39,6 +40,8 @@ export interface ServerConfig {
   serviceClusterIPRange: IpRange;
   /** Ports NodePort and LoadBalancer Services get their node ports from. */
   serviceNodePortRange: PortRange;
+  /** How requests of users outside `system:masters` are authorized (`--authorization-mode`). */
+  authorizationMode: AuthorizationMode;
 }
 
 interface FlagSpec {
@@ -84,6 +87,14 @@ function list(v: string): string[] {
 
 const FLAGS: FlagSpec[] = [
   { name: 'bind-address', default: '127.0.0.1', help: 'The IP address on which to listen.', apply: (c, v) => { c.bindAddress = v; } },
+  {
+    name: 'authorization-mode', default: 'AlwaysAllow',
+    help: 'How requests are authorized: AlwaysAllow or AlwaysDeny (members of system:masters are always allowed, as in kube-apiserver).',
+    apply: (c, v) => {
+      if (v !== 'AlwaysAllow' && v !== 'AlwaysDeny') throw new Error(`invalid argument "${v}" for "--authorization-mode" flag: must be "AlwaysAllow" or "AlwaysDeny"`);
+      c.authorizationMode = v;
+    },
+  },
   { name: 'port', default: '8080', help: 'The port on which to serve plain HTTP.', apply: (c, v) => { c.port = int('port', v, 0, 65535); } },
   {
     name: 'storage', default: 'memory', help: 'Storage backend: memory (embedded, single process) or redis.',

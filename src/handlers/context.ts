@@ -1,3 +1,5 @@
+import { requestUser } from '../auth/auth-filter.js';
+import type { User } from '../auth/user.js';
 import type { Request, Response } from 'express';
 import { alreadyExists, notFound, storageUnavailable, staleConflict, gone, timeout, tooLarge, writeTimeout } from '../api/errors.js';
 import type { RequestInfo } from '../api/request-info.js';
@@ -52,6 +54,8 @@ export interface ResourceRequest extends ResourceTarget {
   query: URLSearchParams;
   req: Request;
   res: Response;
+  /** Who sent the request (established by the auth filter). */
+  user: User;
 }
 
 /** A target for server-internal work (controllers, bootstrap) on `info`. */
@@ -63,7 +67,7 @@ export function makeTarget(services: ApiServices, info: ResourceInfo, namespace:
 }
 
 export function makeResourceRequest(services: ApiServices, info: ResourceInfo, ri: RequestInfo, req: Request, res: Response, query: URLSearchParams): ResourceRequest {
-  return { services, info, ri, type: storageTypeOf(info), apiVersion: apiVersionOf(info.group, info.version), query, req, res };
+  return { services, info, ri, type: storageTypeOf(info), apiVersion: apiVersionOf(info.group, info.version), query, req, res, user: requestUser(res) };
 }
 
 /** Maps storage failures to Kubernetes errors about `name` of the request's resource: the one place this happens. */

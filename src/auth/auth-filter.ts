@@ -1,0 +1,64 @@
+import type { NextFunction, Request, Response } from 'express';
+import { ApiError, forbidden } from '../api/errors.js';
+import { decodePath, parseRequestInfo } from '../api/request-info.js';
+import { writeError } from '../codec/response-writer.js';
+import type { Authenticator } from './authenticator.js';
+import { forbiddenMessage, type AuthorizationAttributes, type Authorizer } from './authorizer.js';
+import { ADMIN_USER, type User } from './user.js';
+
+/** The user the auth filter established for this request (the administrator before the filter runs). */
+export function requestUser(res: Response): User {
+  return (res.locals.user as User | undefined) ?? ADMIN_USER;
+}
+
+/** kube's Go-style escaping of the forbidden message (its sanitizer: &, <, >). */
+function sanitize(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+function attributesOf(req: Request, user: User): AuthorizationAttributes {
+  const target = req.originalUrl;
+  const q = target.indexOf('?');
+  const rawPath = q < 0 ? target : target.slice(0, q);
+  const path = decodePath(rawPath) ?? rawPath;
+  const ri = parseRequestInfo(req.method, path, new URLSearchParams(q < 0 ? '' : target.slice(q + 1)));
+  if (ri === undefined) {
+    return {
+      user, verb: req.method.toLowerCase(), resourceRequest: false, apiGroup: '', apiVersion: '', namespace: '', resource: '', subresource: '', name: '', path,
+    };
+  }
+  return {
+    user, verb: ri.verb === 'unknown' ? req.method.toLowerCase() : ri.verb, resourceRequest: true,
+    apiGroup: ri.group, apiVersion: ri.version, namespace: ri.namespace, resource: ri.resource, subresource: ri.subresource, name: ri.name, path,
+  };
+}
+
+/**
+ * The authentication and authorization stages of every request, before any handler: an
+ * unauthenticated request is answered 401, a refused one 403 with kube's message
+ * (`<resource> "<name>" is forbidden: User "u" cannot <verb> resource ...`); an allowed one goes on
+ * with its user in `res.locals.user`.
+ */
+export function authFilter(authenticator: Authenticator, authorizer: Authorizer) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    void (async () => {
+      const user = await authenticator.authenticate(req);
+      if (user === undefined) {
+        writeError(res, new ApiError(401, 'Unauthorized', 'Unauthorized', {}));
+        return;
+      }
+      res.locals.user = user;
+      const attrs = attributesOf(req, user);
+      const decision = await authorizer.authorize(attrs);
+      if (!decision.allowed) {
+        const message = sanitize(forbiddenMessage(attrs));
+        const detail = decision.reason === '' ? message : `${message}: ${decision.reason}`;
+        writeError(res, attrs.resourceRequest
+          ? forbidden({ group: attrs.apiGroup, resource: attrs.resource }, attrs.name, detail)
+          : new ApiError(403, 'Forbidden', `forbidden: ${detail}`, {}));
+        return;
+      }
+      next();
+    })().catch(next);
+  };
+}
