@@ -7,6 +7,7 @@ import { validateStorageClass } from '../validation/storage-class.js';
 import { validateIngressClass } from '../validation/ingress-class.js';
 import { validateCronJob, validateJob } from '../validation/jobs.js';
 import { validatePod } from '../validation/pod-spec.js';
+import { validateService } from '../validation/service.js';
 import {
   validateDaemonSet, validateDeployment, validatePodTemplate, validateReplicaSet, validateReplicationController, validateStatefulSet,
 } from '../validation/workloads.js';
@@ -29,6 +30,7 @@ const KIND_VALIDATORS: Record<string, (obj: Obj, old: Obj | undefined) => Status
   'storage.k8s.io/storageclasses': validateStorageClass,
   'networking.k8s.io/ingressclasses': validateIngressClass,
   '/pods': validatePod,
+  '/services': validateService,
   '/podtemplates': (obj) => validatePodTemplate(obj),
   '/replicationcontrollers': (obj) => validateReplicationController(obj),
   'apps/deployments': validateDeployment,

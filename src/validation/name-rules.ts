@@ -13,7 +13,7 @@ export type NameRuleKind =
   | 'dns1123-subdomain'
   /** NameIsDNSLabel: namespaces, statefulsets. */
   | 'dns1123-label'
-  /** NameIsDNS1035Label: services. */
+  /** NameIsDNS1035Label (services before RelaxedServiceNameValidation). */
   | 'dns1035-label'
   /** Only the path-segment check: RBAC types, core events. */
   | 'path-segment'
@@ -56,7 +56,8 @@ const GENERIC_META_GROUPS = new Set(['admissionregistration.k8s.io', 'apiextensi
 
 const SPECIAL: Record<string, NameRuleKind> = {
   'namespaces': 'dns1123-label',
-  'services': 'dns1035-label',
+  // RelaxedServiceNameValidation is on in 1.36: Service names are DNS-1123 labels (they may start with a digit).
+  'services': 'dns1123-label',
   'events': 'path-segment',
   'apps/statefulsets': 'dns1123-label',
   'batch/cronjobs': 'cronjob',

@@ -17,7 +17,7 @@ describe('nameRuleFor', () => {
     ['', 'nodes', 'dns1123-subdomain'],
     ['', 'serviceaccounts', 'dns1123-subdomain'],
     ['', 'namespaces', 'dns1123-label'],
-    ['', 'services', 'dns1035-label'],
+    ['', 'services', 'dns1123-label'],
     ['', 'events', 'path-segment'],
     ['events.k8s.io', 'events', 'dns1123-subdomain'],
     ['apps', 'statefulsets', 'dns1123-label'],

@@ -26,6 +26,7 @@ import (
 	"k8s.io/kubernetes/pkg/registry/core/podtemplate"
 	"k8s.io/kubernetes/pkg/registry/core/replicationcontroller"
 	"k8s.io/kubernetes/pkg/registry/core/secret"
+	"k8s.io/kubernetes/pkg/registry/core/service"
 	"k8s.io/kubernetes/pkg/registry/networking/ingressclass"
 	"k8s.io/kubernetes/pkg/registry/rbac/clusterrole"
 	"k8s.io/kubernetes/pkg/registry/rbac/clusterrolebinding"
@@ -54,6 +55,7 @@ var strategies = map[string]strategy{
 	"StorageClass":          storageclass.Strategy,
 	"IngressClass":          ingressclass.Strategy,
 	"Pod":                   pod.Strategy,
+	"Service":               service.Strategy,
 	"PodTemplate":           podtemplate.Strategy,
 	"ReplicationController": replicationcontroller.Strategy,
 	"Deployment":            deployment.Strategy,
