@@ -6,6 +6,7 @@ import { validateClusterRole, validateClusterRoleBinding, validateRole, validate
 import { validateStorageClass } from '../validation/storage-class.js';
 import { validateIngressClass } from '../validation/ingress-class.js';
 import { validateCronJob, validateJob } from '../validation/jobs.js';
+import { validatePodDisruptionBudget } from '../validation/disruption-budget.js';
 import { validatePod } from '../validation/pod-spec.js';
 import {
   validateDaemonSet, validateDeployment, validatePodTemplate, validateReplicaSet, validateReplicationController, validateStatefulSet,
@@ -37,6 +38,7 @@ const KIND_VALIDATORS: Record<string, (obj: Obj, old: Obj | undefined) => Status
   'apps/daemonsets': validateDaemonSet,
   'batch/jobs': validateJob,
   'batch/cronjobs': validateCronJob,
+  'policy/poddisruptionbudgets': (obj) => validatePodDisruptionBudget(obj),
 };
 
 function validateKind(info: ResourceRequest['info'], obj: Obj, old: Obj | undefined): StatusCause[] {

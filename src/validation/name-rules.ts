@@ -54,10 +54,14 @@ const BUILT_IN_GROUPS = new Set([
 /** Groups whose validation uses apimachinery's generic ObjectMeta checks (no finalizer-name rule). */
 const GENERIC_META_GROUPS = new Set(['admissionregistration.k8s.io', 'apiextensions.k8s.io', 'apiregistration.k8s.io']);
 
+/** Built-in types whose strategy validates no metadata itself, leaving only the registry's generic checks. */
+const GENERIC_META_TYPES = new Set(['policy/poddisruptionbudgets']);
+
 const SPECIAL: Record<string, NameRuleKind> = {
   'namespaces': 'dns1123-label',
   'services': 'dns1035-label',
   'events': 'path-segment',
+  'policy/poddisruptionbudgets': 'path-segment',
   'apps/statefulsets': 'dns1123-label',
   'batch/cronjobs': 'cronjob',
   'rbac.authorization.k8s.io/roles': 'path-segment',
@@ -76,7 +80,8 @@ export function nameRuleFor(group: string, resource: string): NameRule {
   if (!BUILT_IN_GROUPS.has(group)) return { kind: 'dns1123-subdomain', standardFinalizers: false };
   const kind = SPECIAL[group ? `${group}/${resource}` : resource];
   // Core events are validated by legacyValidateEvent, which leaves metadata to the generic checks.
-  const standardFinalizers = !GENERIC_META_GROUPS.has(group) && !(group === '' && resource === 'events');
+  const standardFinalizers = !GENERIC_META_GROUPS.has(group) && !(group === '' && resource === 'events')
+    && !GENERIC_META_TYPES.has(`${group}/${resource}`);
   if (kind === undefined) return standardFinalizers ? SUBDOMAIN : { kind: 'dns1123-subdomain', standardFinalizers };
   return { kind, standardFinalizers };
 }

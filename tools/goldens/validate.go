@@ -27,6 +27,7 @@ import (
 	"k8s.io/kubernetes/pkg/registry/core/replicationcontroller"
 	"k8s.io/kubernetes/pkg/registry/core/secret"
 	"k8s.io/kubernetes/pkg/registry/networking/ingressclass"
+	"k8s.io/kubernetes/pkg/registry/policy/poddisruptionbudget"
 	"k8s.io/kubernetes/pkg/registry/rbac/clusterrole"
 	"k8s.io/kubernetes/pkg/registry/rbac/clusterrolebinding"
 	"k8s.io/kubernetes/pkg/registry/rbac/role"
@@ -62,6 +63,7 @@ var strategies = map[string]strategy{
 	"DaemonSet":             daemonset.Strategy,
 	"Job":                   job.Strategy,
 	"CronJob":               cronjob.Strategy,
+	"PodDisruptionBudget":   poddisruptionbudget.Strategy,
 }
 
 type validationCase struct {
