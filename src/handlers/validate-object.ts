@@ -7,6 +7,7 @@ import { validateStorageClass } from '../validation/storage-class.js';
 import { validateIngressClass } from '../validation/ingress-class.js';
 import { validateCronJob, validateJob } from '../validation/jobs.js';
 import { validatePodDisruptionBudget } from '../validation/disruption-budget.js';
+import { validateHorizontalPodAutoscaler } from '../validation/autoscaler.js';
 import { validatePod } from '../validation/pod-spec.js';
 import {
   validateDaemonSet, validateDeployment, validatePodTemplate, validateReplicaSet, validateReplicationController, validateStatefulSet,
@@ -39,6 +40,7 @@ const KIND_VALIDATORS: Record<string, (obj: Obj, old: Obj | undefined) => Status
   'batch/jobs': validateJob,
   'batch/cronjobs': validateCronJob,
   'policy/poddisruptionbudgets': (obj) => validatePodDisruptionBudget(obj),
+  'autoscaling/horizontalpodautoscalers': validateHorizontalPodAutoscaler,
 };
 
 function validateKind(info: ResourceRequest['info'], obj: Obj, old: Obj | undefined): StatusCause[] {

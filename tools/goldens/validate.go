@@ -18,6 +18,7 @@ import (
 	"k8s.io/kubernetes/pkg/registry/apps/deployment"
 	"k8s.io/kubernetes/pkg/registry/apps/replicaset"
 	"k8s.io/kubernetes/pkg/registry/apps/statefulset"
+	"k8s.io/kubernetes/pkg/registry/autoscaling/horizontalpodautoscaler"
 	"k8s.io/kubernetes/pkg/registry/batch/cronjob"
 	"k8s.io/kubernetes/pkg/registry/batch/job"
 	"k8s.io/kubernetes/pkg/registry/coordination/lease"
@@ -44,26 +45,27 @@ type strategy interface {
 
 // strategies by kind: the registry strategies whose create and update checks the goldens record.
 var strategies = map[string]strategy{
-	"ConfigMap":             configmap.Strategy,
-	"Secret":                secret.Strategy,
-	"PriorityClass":         priorityclass.Strategy,
-	"Lease":                 lease.Strategy,
-	"Role":                  role.Strategy,
-	"ClusterRole":           clusterrole.Strategy,
-	"RoleBinding":           rolebinding.Strategy,
-	"ClusterRoleBinding":    clusterrolebinding.Strategy,
-	"StorageClass":          storageclass.Strategy,
-	"IngressClass":          ingressclass.Strategy,
-	"Pod":                   pod.Strategy,
-	"PodTemplate":           podtemplate.Strategy,
-	"ReplicationController": replicationcontroller.Strategy,
-	"Deployment":            deployment.Strategy,
-	"ReplicaSet":            replicaset.Strategy,
-	"StatefulSet":           statefulset.Strategy,
-	"DaemonSet":             daemonset.Strategy,
-	"Job":                   job.Strategy,
-	"CronJob":               cronjob.Strategy,
-	"PodDisruptionBudget":   poddisruptionbudget.Strategy,
+	"ConfigMap":               configmap.Strategy,
+	"Secret":                  secret.Strategy,
+	"PriorityClass":           priorityclass.Strategy,
+	"Lease":                   lease.Strategy,
+	"Role":                    role.Strategy,
+	"ClusterRole":             clusterrole.Strategy,
+	"RoleBinding":             rolebinding.Strategy,
+	"ClusterRoleBinding":      clusterrolebinding.Strategy,
+	"StorageClass":            storageclass.Strategy,
+	"IngressClass":            ingressclass.Strategy,
+	"Pod":                     pod.Strategy,
+	"PodTemplate":             podtemplate.Strategy,
+	"ReplicationController":   replicationcontroller.Strategy,
+	"Deployment":              deployment.Strategy,
+	"ReplicaSet":              replicaset.Strategy,
+	"StatefulSet":             statefulset.Strategy,
+	"DaemonSet":               daemonset.Strategy,
+	"Job":                     job.Strategy,
+	"CronJob":                 cronjob.Strategy,
+	"PodDisruptionBudget":     poddisruptionbudget.Strategy,
+	"HorizontalPodAutoscaler": horizontalpodautoscaler.Strategy,
 }
 
 type validationCase struct {
