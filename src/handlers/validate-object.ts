@@ -8,6 +8,8 @@ import { validateIngressClass } from '../validation/ingress-class.js';
 import { validateCronJob, validateJob } from '../validation/jobs.js';
 import { validatePodDisruptionBudget } from '../validation/disruption-budget.js';
 import { validateHorizontalPodAutoscaler } from '../validation/autoscaler.js';
+import { validateLimitRange } from '../validation/limit-range.js';
+import { validateResourceQuota } from '../validation/resource-quota.js';
 import { validatePod } from '../validation/pod-spec.js';
 import {
   validateDaemonSet, validateDeployment, validatePodTemplate, validateReplicaSet, validateReplicationController, validateStatefulSet,
@@ -41,6 +43,8 @@ const KIND_VALIDATORS: Record<string, (obj: Obj, old: Obj | undefined) => Status
   'batch/cronjobs': validateCronJob,
   'policy/poddisruptionbudgets': (obj) => validatePodDisruptionBudget(obj),
   'autoscaling/horizontalpodautoscalers': validateHorizontalPodAutoscaler,
+  '/limitranges': (obj) => validateLimitRange(obj),
+  '/resourcequotas': validateResourceQuota,
 };
 
 function validateKind(info: ResourceRequest['info'], obj: Obj, old: Obj | undefined): StatusCause[] {

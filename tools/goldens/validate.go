@@ -23,9 +23,11 @@ import (
 	"k8s.io/kubernetes/pkg/registry/batch/job"
 	"k8s.io/kubernetes/pkg/registry/coordination/lease"
 	"k8s.io/kubernetes/pkg/registry/core/configmap"
+	"k8s.io/kubernetes/pkg/registry/core/limitrange"
 	"k8s.io/kubernetes/pkg/registry/core/pod"
 	"k8s.io/kubernetes/pkg/registry/core/podtemplate"
 	"k8s.io/kubernetes/pkg/registry/core/replicationcontroller"
+	"k8s.io/kubernetes/pkg/registry/core/resourcequota"
 	"k8s.io/kubernetes/pkg/registry/core/secret"
 	"k8s.io/kubernetes/pkg/registry/networking/ingressclass"
 	"k8s.io/kubernetes/pkg/registry/policy/poddisruptionbudget"
@@ -66,6 +68,8 @@ var strategies = map[string]strategy{
 	"CronJob":                 cronjob.Strategy,
 	"PodDisruptionBudget":     poddisruptionbudget.Strategy,
 	"HorizontalPodAutoscaler": horizontalpodautoscaler.Strategy,
+	"LimitRange":              limitrange.Strategy,
+	"ResourceQuota":           resourcequota.Strategy,
 }
 
 type validationCase struct {
