@@ -13,7 +13,7 @@
 import type { StatusCause } from '../api/errors.js';
 import { compareQuantities, quantityOf } from '../codec/printers/quantity.js';
 import { forbiddenField, goJson, invalidField, notSupportedField, requiredField } from './field-errors.js';
-import { resourceNameCauses } from './resource-requirements.js';
+import { validateContainerResourceName } from './resource-names.js';
 import { isDNS1123Label, isPathSegmentName } from './string-formats.js';
 import { isSet, numOrUndefined, obj, objOrUndefined, objects, str, type Obj } from './value-access.js';
 
@@ -137,7 +137,7 @@ function validateContainerResourceSource(src: Obj, field: string): StatusCause[]
   const causes: StatusCause[] = [];
   const name = str(src.name);
   if (name === '') causes.push(requiredField(`${field}.name`, 'must specify a resource name'));
-  else causes.push(...resourceNameCauses(name, `${field}.name`));
+  else causes.push(...validateContainerResourceName(name, `${field}.name`));
   const container = str(src.container);
   if (container === '') causes.push(requiredField(`${field}.container`, 'must specify a container'));
   else causes.push(...isDNS1123Label(container).map((msg) => invalidField(`${field}.container`, container, msg)));

@@ -30,8 +30,8 @@ const isNative = (name: string): boolean => !name.includes('/') || name.includes
 const isExtended = (name: string): boolean => !isNative(name) && !name.startsWith('requests.') && isLabelKey(`requests.${name}`).length === 0;
 const overcommitAllowed = (name: string): boolean => isNative(name) && !isHugePages(name);
 
-/** ValidateContainerResourceName: a qualified name, standard for containers when unprefixed. */
-export function resourceNameCauses(name: string, field: string): StatusCause[] {
+/** validateContainerResourceName: a qualified name, standard for containers when unprefixed. */
+function resourceNameCauses(name: string, field: string): StatusCause[] {
   const qualified = isLabelKey(name).map((msg) => invalidField(field, name, msg));
   if (qualified.length > 0) return qualified;
   const causes: StatusCause[] = [];
