@@ -10,13 +10,14 @@ import { validatePodDisruptionBudget } from '../validation/disruption-budget.js'
 import { validateHorizontalPodAutoscaler } from '../validation/autoscaler.js';
 import { validateLimitRange } from '../validation/limit-range.js';
 import { validateResourceQuota } from '../validation/resource-quota.js';
+import { validateNamespace } from '../validation/namespace.js';
 import { validatePod } from '../validation/pod-spec.js';
 import {
   validateDaemonSet, validateDeployment, validatePodTemplate, validateReplicaSet, validateReplicationController, validateStatefulSet,
 } from '../validation/workloads.js';
 import { generateNameFrom } from '../validation/generate-name.js';
 import { nameRuleFor } from '../validation/name-rules.js';
-import { validateObjectMeta } from '../validation/object-meta.js';
+import { repeatedUpdateCauses, validateObjectMeta, type UpdateMetaPasses } from '../validation/object-meta.js';
 import type { ResourceRequest } from './context.js';
 import { metadataOf, stringField, type Obj } from './object-util.js';
 
@@ -45,6 +46,20 @@ const KIND_VALIDATORS: Record<string, (obj: Obj, old: Obj | undefined) => Status
   'autoscaling/horizontalpodautoscalers': validateHorizontalPodAutoscaler,
   '/limitranges': (obj) => validateLimitRange(obj),
   '/resourcequotas': validateResourceQuota,
+  '/namespaces': (obj) => validateNamespace(obj),
+};
+
+/**
+ * The core metadata validators each kind's update validation runs, for the kinds whose repeated
+ * update causes have been checked against kube (others report each metadata problem once).
+ */
+const UPDATE_META_PASSES: Record<string, UpdateMetaPasses> = {
+  'policy/poddisruptionbudgets': { objectMeta: false, objectMetaUpdate: false },
+  'autoscaling/horizontalpodautoscalers': { objectMeta: false, objectMetaUpdate: true },
+  '/limitranges': { objectMeta: true, objectMetaUpdate: false },
+  '/resourcequotas': { objectMeta: false, objectMetaUpdate: true },
+  '/namespaces': { objectMeta: true, objectMetaUpdate: true },
+  '/serviceaccounts': { objectMeta: true, objectMetaUpdate: true },
 };
 
 function validateKind(info: ResourceRequest['info'], obj: Obj, old: Obj | undefined): StatusCause[] {
@@ -53,14 +68,17 @@ function validateKind(info: ResourceRequest['info'], obj: Obj, old: Obj | undefi
 
 /** The validation step of writes: 422 Invalid with one cause per field error. */
 function check(r: ResourceRequest, obj: Obj, isCreate: boolean, old?: Obj): void {
+  const metaOptions = {
+    namespaced: r.info.namespaced,
+    nameRule: nameRuleFor(r.info.group, r.info.resource),
+    isCreate,
+    old: old?.metadata,
+    object: obj,
+  };
+  const passes = isCreate ? undefined : UPDATE_META_PASSES[`${r.info.group}/${r.info.resource}`];
   const causes = [
-    ...validateObjectMeta(obj.metadata, {
-      namespaced: r.info.namespaced,
-      nameRule: nameRuleFor(r.info.group, r.info.resource),
-      isCreate,
-      old: old?.metadata,
-      object: obj,
-    }),
+    ...validateObjectMeta(obj.metadata, metaOptions),
+    ...(passes === undefined ? [] : repeatedUpdateCauses(obj.metadata, metaOptions, passes)),
     ...validateKind(r.info, obj, old),
   ];
   if (causes.length > 0) {

@@ -95,8 +95,16 @@ function field(obj: Record<string, unknown> | undefined, path: string[]): string
   return typeof cur === 'string' ? cur : '';
 }
 
+/**
+ * kube checks names with util/validation, whose length error says "characters" where the content
+ * checks (labels, other fields) say "bytes"; the limit is the same byte count.
+ */
+function inCharacters(problems: string[]): string[] {
+  return problems.map((p) => p.replace(/^must be no more than (\d+) bytes$/, 'must be no more than $1 characters'));
+}
+
 function subdomain(name: string, prefix: boolean): string[] {
-  return isDNS1123Subdomain(prefix ? maskTrailingDash(name) : name);
+  return inCharacters(isDNS1123Subdomain(prefix ? maskTrailingDash(name) : name));
 }
 
 function canonicalIP(name: string): string[] {
@@ -122,9 +130,9 @@ export function validateName(rule: NameRuleKind, name: string, prefix: boolean, 
     case 'dns1123-subdomain':
       return subdomain(name, prefix);
     case 'dns1123-label':
-      return isDNS1123Label(prefix ? maskTrailingDash(name) : name);
+      return inCharacters(isDNS1123Label(prefix ? maskTrailingDash(name) : name));
     case 'dns1035-label':
-      return isDNS1035Label(prefix ? maskTrailingDash(name) : name);
+      return inCharacters(isDNS1035Label(prefix ? maskTrailingDash(name) : name));
     case 'path-segment':
       // kube's ValidateRBACName ignores prefix: a generateName is checked as a whole name.
       return isPathSegmentName(name);

@@ -24,7 +24,7 @@ interface CorpusFile { cases: Array<{ name: string; object: Obj; old?: Obj }> }
 interface GoldenFile { cases: Array<{ name: string; status: KubeStatus | null }> }
 
 /** Kinds of the corpus without a namespace. */
-const CLUSTER_SCOPED = new Set(['PriorityClass', 'ClusterRole', 'ClusterRoleBinding', 'StorageClass', 'IngressClass']);
+const CLUSTER_SCOPED = new Set(['PriorityClass', 'ClusterRole', 'ClusterRoleBinding', 'StorageClass', 'IngressClass', 'Namespace']);
 
 const files = readdirSync(CORPUS).filter((f) => f.endsWith('.json')).sort();
 const read = <T>(dir: string, file: string): T => JSON.parse(readFileSync(join(dir, file), 'utf8')) as T;

@@ -24,11 +24,13 @@ import (
 	"k8s.io/kubernetes/pkg/registry/coordination/lease"
 	"k8s.io/kubernetes/pkg/registry/core/configmap"
 	"k8s.io/kubernetes/pkg/registry/core/limitrange"
+	"k8s.io/kubernetes/pkg/registry/core/namespace"
 	"k8s.io/kubernetes/pkg/registry/core/pod"
 	"k8s.io/kubernetes/pkg/registry/core/podtemplate"
 	"k8s.io/kubernetes/pkg/registry/core/replicationcontroller"
 	"k8s.io/kubernetes/pkg/registry/core/resourcequota"
 	"k8s.io/kubernetes/pkg/registry/core/secret"
+	"k8s.io/kubernetes/pkg/registry/core/serviceaccount"
 	"k8s.io/kubernetes/pkg/registry/networking/ingressclass"
 	"k8s.io/kubernetes/pkg/registry/policy/poddisruptionbudget"
 	"k8s.io/kubernetes/pkg/registry/rbac/clusterrole"
@@ -70,6 +72,8 @@ var strategies = map[string]strategy{
 	"HorizontalPodAutoscaler": horizontalpodautoscaler.Strategy,
 	"LimitRange":              limitrange.Strategy,
 	"ResourceQuota":           resourcequota.Strategy,
+	"Namespace":               namespace.Strategy,
+	"ServiceAccount":          serviceaccount.Strategy,
 }
 
 type validationCase struct {
