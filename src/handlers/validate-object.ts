@@ -11,6 +11,7 @@ import { validateHorizontalPodAutoscaler } from '../validation/autoscaler.js';
 import { validateLimitRange } from '../validation/limit-range.js';
 import { validateResourceQuota } from '../validation/resource-quota.js';
 import { validateNamespace } from '../validation/namespace.js';
+import { validateEvent } from '../validation/event.js';
 import { validatePod } from '../validation/pod-spec.js';
 import {
   validateDaemonSet, validateDeployment, validatePodTemplate, validateReplicaSet, validateReplicationController, validateStatefulSet,
@@ -47,6 +48,7 @@ const KIND_VALIDATORS: Record<string, (obj: Obj, old: Obj | undefined) => Status
   '/limitranges': (obj) => validateLimitRange(obj),
   '/resourcequotas': validateResourceQuota,
   '/namespaces': (obj) => validateNamespace(obj),
+  '/events': (obj) => validateEvent(obj),
 };
 
 /**
@@ -60,6 +62,7 @@ const UPDATE_META_PASSES: Record<string, UpdateMetaPasses> = {
   '/resourcequotas': { objectMeta: false, objectMetaUpdate: true },
   '/namespaces': { objectMeta: true, objectMetaUpdate: true },
   '/serviceaccounts': { objectMeta: true, objectMetaUpdate: true },
+  '/events': { objectMeta: false, objectMetaUpdate: false },
 };
 
 function validateKind(info: ResourceRequest['info'], obj: Obj, old: Obj | undefined): StatusCause[] {

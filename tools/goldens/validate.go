@@ -23,6 +23,7 @@ import (
 	"k8s.io/kubernetes/pkg/registry/batch/job"
 	"k8s.io/kubernetes/pkg/registry/coordination/lease"
 	"k8s.io/kubernetes/pkg/registry/core/configmap"
+	"k8s.io/kubernetes/pkg/registry/core/event"
 	"k8s.io/kubernetes/pkg/registry/core/limitrange"
 	"k8s.io/kubernetes/pkg/registry/core/namespace"
 	"k8s.io/kubernetes/pkg/registry/core/pod"
@@ -74,6 +75,7 @@ var strategies = map[string]strategy{
 	"ResourceQuota":           resourcequota.Strategy,
 	"Namespace":               namespace.Strategy,
 	"ServiceAccount":          serviceaccount.Strategy,
+	"Event":                   event.Strategy,
 }
 
 type validationCase struct {
