@@ -11,7 +11,7 @@ import { validateHorizontalPodAutoscaler } from '../validation/autoscaler.js';
 import { validateLimitRange } from '../validation/limit-range.js';
 import { validateResourceQuota } from '../validation/resource-quota.js';
 import { validateNamespace } from '../validation/namespace.js';
-import { validateEvent } from '../validation/event.js';
+import { validateCoreEvent, validateEventsEvent } from '../validation/event.js';
 import { validatePod } from '../validation/pod-spec.js';
 import {
   validateDaemonSet, validateDeployment, validatePodTemplate, validateReplicaSet, validateReplicationController, validateStatefulSet,
@@ -48,7 +48,8 @@ const KIND_VALIDATORS: Record<string, (obj: Obj, old: Obj | undefined) => Status
   '/limitranges': (obj) => validateLimitRange(obj),
   '/resourcequotas': validateResourceQuota,
   '/namespaces': (obj) => validateNamespace(obj),
-  '/events': (obj) => validateEvent(obj),
+  '/events': (obj) => validateCoreEvent(obj),
+  'events.k8s.io/events': validateEventsEvent,
 };
 
 /**
@@ -63,7 +64,11 @@ const UPDATE_META_PASSES: Record<string, UpdateMetaPasses> = {
   '/namespaces': { objectMeta: true, objectMetaUpdate: true },
   '/serviceaccounts': { objectMeta: true, objectMetaUpdate: true },
   '/events': { objectMeta: false, objectMetaUpdate: false },
+  'events.k8s.io/events': { objectMeta: false, objectMetaUpdate: true },
 };
+
+/** Resources served by another group's store: kube names that store's kind in the Invalid status. */
+const STORE_GROUP: Record<string, string> = { 'events.k8s.io/events': '' };
 
 function validateKind(info: ResourceRequest['info'], obj: Obj, old: Obj | undefined): StatusCause[] {
   return KIND_VALIDATORS[`${info.group}/${info.resource}`]?.(obj, old) ?? [];
@@ -86,7 +91,7 @@ function check(r: ResourceRequest, obj: Obj, isCreate: boolean, old?: Obj): void
   ];
   if (causes.length > 0) {
     const meta = metadataOf(obj);
-    throw invalid(r.info.kind, r.info.group, stringField(meta, 'name') || stringField(meta, 'generateName'), causes);
+    throw invalid(r.info.kind, STORE_GROUP[`${r.info.group}/${r.info.resource}`] ?? r.info.group, stringField(meta, 'name') || stringField(meta, 'generateName'), causes);
   }
 }
 
