@@ -22,8 +22,11 @@ import { repeatedUpdateCauses, validateObjectMeta, type UpdateMetaPasses } from 
 import type { ResourceRequest } from './context.js';
 import { metadataOf, stringField, type Obj } from './object-util.js';
 
-/** The kind's own checks by `group/resource` (so far these); other kinds have only their metadata checked. */
-const KIND_VALIDATORS: Record<string, (obj: Obj, old: Obj | undefined) => StatusCause[]> = {
+/**
+ * The kind's own checks by `group/resource` (so far these); other kinds have only their metadata
+ * checked. `subresource` names the subresource a write goes to ('' for the object itself).
+ */
+const KIND_VALIDATORS: Record<string, (obj: Obj, old: Obj | undefined, subresource: string) => StatusCause[]> = {
   '/configmaps': validateConfigMap,
   '/secrets': validateSecret,
   'scheduling.k8s.io/priorityclasses': validatePriorityClass,
@@ -47,7 +50,7 @@ const KIND_VALIDATORS: Record<string, (obj: Obj, old: Obj | undefined) => Status
   'autoscaling/horizontalpodautoscalers': validateHorizontalPodAutoscaler,
   '/limitranges': (obj) => validateLimitRange(obj),
   '/resourcequotas': validateResourceQuota,
-  '/namespaces': (obj) => validateNamespace(obj),
+  '/namespaces': (obj, _old, subresource) => validateNamespace(obj, subresource),
   '/events': (obj) => validateCoreEvent(obj),
   'events.k8s.io/events': validateEventsEvent,
 };
@@ -70,8 +73,8 @@ const UPDATE_META_PASSES: Record<string, UpdateMetaPasses> = {
 /** Resources served by another group's store: kube names that store's kind in the Invalid status. */
 const STORE_GROUP: Record<string, string> = { 'events.k8s.io/events': '' };
 
-function validateKind(info: ResourceRequest['info'], obj: Obj, old: Obj | undefined): StatusCause[] {
-  return KIND_VALIDATORS[`${info.group}/${info.resource}`]?.(obj, old) ?? [];
+function validateKind(r: ResourceRequest, obj: Obj, old: Obj | undefined): StatusCause[] {
+  return KIND_VALIDATORS[`${r.info.group}/${r.info.resource}`]?.(obj, old, r.ri.subresource) ?? [];
 }
 
 /** The validation step of writes: 422 Invalid with one cause per field error. */
@@ -87,7 +90,7 @@ function check(r: ResourceRequest, obj: Obj, isCreate: boolean, old?: Obj): void
   const causes = [
     ...validateObjectMeta(obj.metadata, metaOptions),
     ...(passes === undefined ? [] : repeatedUpdateCauses(obj.metadata, metaOptions, passes)),
-    ...validateKind(r.info, obj, old),
+    ...validateKind(r, obj, old),
   ];
   if (causes.length > 0) {
     const meta = metadataOf(obj);

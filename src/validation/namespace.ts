@@ -2,8 +2,9 @@
  * kube-apiserver 1.36's Namespace validation beyond metadata (ValidateNamespace), checked against
  * test/golden/validation/: each `spec.finalizers` entry is a qualified name, and one without a '/'
  * must be a standard finalizer ("kubernetes", "orphan", "foregroundDeletion"). An update cannot change
- * spec.finalizers (the strategy keeps the stored ones, so they are valid), nor status. Not checked
- * yet: the finalize and status subresources' own validation.
+ * spec.finalizers (the strategy keeps the stored ones, so they are valid), nor status; the finalize
+ * subresource, which does change them, checks the same rules and names each entry by its index.
+ * Not checked yet: the status subresource's phase rules.
  */
 import type { StatusCause } from '../api/errors.js';
 import { invalidField } from './field-errors.js';
@@ -12,16 +13,21 @@ import { list, obj, str, type Obj } from './value-access.js';
 
 const STANDARD_FINALIZERS = new Set(['kubernetes', 'orphan', 'foregroundDeletion']);
 
-/** validateFinalizerName for one spec finalizer (kube names the list, not the entry). */
-function finalizerCauses(name: string): StatusCause[] {
-  const causes = isLabelKey(name).map((msg) => invalidField('spec.finalizers', name, msg));
+/** validateFinalizerName for one spec finalizer, reported at `field`. */
+function finalizerCauses(name: string, field: string): StatusCause[] {
+  const causes = isLabelKey(name).map((msg) => invalidField(field, name, msg));
   if (!name.includes('/') && !STANDARD_FINALIZERS.has(name)) {
-    causes.push(invalidField('spec.finalizers', name, 'name is neither a standard finalizer name nor is it fully qualified'));
+    causes.push(invalidField(field, name, 'name is neither a standard finalizer name nor is it fully qualified'));
   }
   return causes;
 }
 
-/** ValidateNamespace's spec checks, on create and update alike. */
-export function validateNamespace(ns: Obj): StatusCause[] {
-  return list(obj(ns.spec).finalizers).map(str).flatMap(finalizerCauses);
+/**
+ * ValidateNamespace's spec checks on create and update (kube names the list, not the entry), or
+ * ValidateNamespaceFinalizeUpdate's for a write to the finalize subresource (each entry by index).
+ */
+export function validateNamespace(ns: Obj, subresource = ''): StatusCause[] {
+  const finalizers = list(obj(ns.spec).finalizers).map(str);
+  if (subresource === 'finalize') return finalizers.flatMap((f, i) => finalizerCauses(f, `spec.finalizers[${i}]`));
+  return finalizers.flatMap((f) => finalizerCauses(f, 'spec.finalizers'));
 }

@@ -108,3 +108,26 @@ test('writes are accepted or refused as kube-apiserver 1.36 does, with its cause
   }
   assert.ok(n >= 30, `${n} cases`);
 });
+
+/**
+ * The namespace finalize subresource is the one write that changes spec.finalizers; kube checks each
+ * entry there and names it by its index (answer taken from kube-apiserver 1.36: PUT .../finalize with
+ * ["kubernetes", "bad one"]).
+ */
+test('a namespace finalize write with a bad finalizer name is refused as kube-apiserver 1.36 refuses it', async () => {
+  const name = `validation-finalize-${Date.now()}`;
+  const created = await api(srv.url, '/api/v1/namespaces', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }) });
+  assert.equal(created.status, 201, created.text);
+  const body = { apiVersion: 'v1', kind: 'Namespace', metadata: { name }, spec: { finalizers: ['kubernetes', 'bad one'] } };
+  const answer = await api(srv.url, `/api/v1/namespaces/${name}/finalize`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  assert.equal(answer.status, 422, answer.text);
+  const qualified = "Invalid value: \"bad one\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+  const standard = 'Invalid value: "bad one": name is neither a standard finalizer name nor is it fully qualified';
+  assert.deepEqual(sortedCauses(answer.body.details?.causes), sortedCauses([
+    { reason: 'FieldValueInvalid', field: 'spec.finalizers[1]', message: qualified },
+    { reason: 'FieldValueInvalid', field: 'spec.finalizers[1]', message: standard },
+  ]));
+  assert.equal(answer.body.message, `Namespace "${name}" is invalid: [spec.finalizers[1]: ${qualified}, spec.finalizers[1]: ${standard}]`);
+  const accepted = await api(srv.url, `/api/v1/namespaces/${name}/finalize`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...body, spec: { finalizers: ['kubernetes', 'example.com/cleanup'] } }) });
+  assert.equal(accepted.status, 200, accepted.text);
+});
