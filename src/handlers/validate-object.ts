@@ -6,11 +6,11 @@ import { validateClusterRole, validateClusterRoleBinding, validateRole, validate
 import { validateStorageClass } from '../validation/storage-class.js';
 import { validateIngressClass } from '../validation/ingress-class.js';
 import { validateCronJob, validateJob } from '../validation/jobs.js';
-import { validatePodDisruptionBudget } from '../validation/disruption-budget.js';
-import { validateHorizontalPodAutoscaler } from '../validation/autoscaler.js';
+import { validatePodDisruptionBudget, validatePodDisruptionBudgetStatus } from '../validation/disruption-budget.js';
+import { validateHorizontalPodAutoscaler, validateHorizontalPodAutoscalerStatus } from '../validation/autoscaler.js';
 import { validateLimitRange } from '../validation/limit-range.js';
-import { validateResourceQuota } from '../validation/resource-quota.js';
-import { validateNamespace } from '../validation/namespace.js';
+import { validateResourceQuota, validateResourceQuotaStatus } from '../validation/resource-quota.js';
+import { validateNamespace, validateNamespaceStatus } from '../validation/namespace.js';
 import { validateCoreEvent, validateEventsEvent } from '../validation/event.js';
 import { validatePod } from '../validation/pod-spec.js';
 import {
@@ -46,11 +46,11 @@ const KIND_VALIDATORS: Record<string, (obj: Obj, old: Obj | undefined, subresour
   'apps/daemonsets': validateDaemonSet,
   'batch/jobs': validateJob,
   'batch/cronjobs': validateCronJob,
-  'policy/poddisruptionbudgets': (obj) => validatePodDisruptionBudget(obj),
-  'autoscaling/horizontalpodautoscalers': validateHorizontalPodAutoscaler,
+  'policy/poddisruptionbudgets': (obj, _old, sub) => (sub === 'status' ? validatePodDisruptionBudgetStatus(obj) : validatePodDisruptionBudget(obj)),
+  'autoscaling/horizontalpodautoscalers': (obj, old, sub) => (sub === 'status' ? validateHorizontalPodAutoscalerStatus(obj) : validateHorizontalPodAutoscaler(obj, old)),
   '/limitranges': (obj) => validateLimitRange(obj),
-  '/resourcequotas': validateResourceQuota,
-  '/namespaces': (obj, _old, subresource) => validateNamespace(obj, subresource),
+  '/resourcequotas': (obj, old, sub) => (sub === 'status' ? validateResourceQuotaStatus(obj) : validateResourceQuota(obj, old)),
+  '/namespaces': (obj, _old, sub) => (sub === 'status' ? validateNamespaceStatus(obj) : validateNamespace(obj, sub)),
   '/events': (obj) => validateCoreEvent(obj),
   'events.k8s.io/events': validateEventsEvent,
 };

@@ -8,14 +8,15 @@
  * Update checks are the create checks, except that an unchanged target kind and apiVersion are not
  * re-parsed and a stored minReplicas of 0 keeps 0 allowed (HPAScaleToZero is off). Not checked yet:
  * the update leniency for object metrics whose stored apiVersion was already invalid (Capstan never
- * stores one), status writes.
+ * stores one). Status writes check only that the replica counts are not negative.
  */
 import type { StatusCause } from '../api/errors.js';
 import { compareQuantities, quantityOf } from '../codec/printers/quantity.js';
 import { forbiddenField, goJson, invalidField, notSupportedField, requiredField } from './field-errors.js';
 import { validateContainerResourceName } from './resource-names.js';
 import { isDNS1123Label, isPathSegmentName } from './string-formats.js';
-import { isSet, numOrUndefined, obj, objOrUndefined, objects, str, type Obj } from './value-access.js';
+import { nonNegative } from './value-formats.js';
+import { isSet, num, numOrUndefined, obj, objOrUndefined, objects, str, type Obj } from './value-access.js';
 
 const MAX_PERIOD_SECONDS = 1800;
 const MAX_STABILIZATION_WINDOW_SECONDS = 3600;
@@ -270,4 +271,10 @@ export function validateHorizontalPodAutoscaler(hpa: Obj, old?: Obj): StatusCaus
     causes.push(...validateScalingRules(behavior.scaleUp, 'spec.behavior.scaleUp'), ...validateScalingRules(behavior.scaleDown, 'spec.behavior.scaleDown'));
   }
   return causes;
+}
+
+/** ValidateHorizontalPodAutoscalerStatusUpdate: current and desired replicas not negative. */
+export function validateHorizontalPodAutoscalerStatus(hpa: Obj): StatusCause[] {
+  const status = obj(hpa.status);
+  return [...nonNegative('status.currentReplicas', num(status.currentReplicas)), ...nonNegative('status.desiredReplicas', num(status.desiredReplicas))];
 }

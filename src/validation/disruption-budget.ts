@@ -3,13 +3,16 @@
  * test/golden/validation/: at most one of minAvailable and maxUnavailable, each a non-negative int or a
  * percent of at most 100%, a valid label selector (strict label values) and a known unhealthy pod
  * eviction policy. Create and update run the same checks: every spec field may change.
+ * Status writes (policy/v1) check the conditions and that the counts are not negative.
  * Not checked: kube lets an update keep invalid selector label values the stored object already had
- * (Capstan never stores such an object, so the case cannot arise), and status writes.
+ * (Capstan never stores such an object, so the case cannot arise).
  */
 import type { StatusCause } from '../api/errors.js';
+import { validateConditions } from './conditions.js';
 import { goJson, invalidField, notSupportedField } from './field-errors.js';
 import { selectorValue, validateLabelSelector } from './label-selector.js';
-import { isSet, obj, objOrUndefined, str, type Obj } from './value-access.js';
+import { nonNegative } from './value-formats.js';
+import { isSet, num, obj, objOrUndefined, str, type Obj } from './value-access.js';
 import { notMoreThan100Percent, positiveIntOrPercent } from './workloads.js';
 
 const EVICTION_POLICIES = ['AlwaysAllow', 'IfHealthyBudget'];
@@ -44,6 +47,16 @@ export function validatePodDisruptionBudget(pdb: Obj): StatusCause[] {
   causes.push(...validateLabelSelector(spec.selector, 'spec.selector'));
   if (typeof spec.unhealthyPodEvictionPolicy === 'string' && !EVICTION_POLICIES.includes(spec.unhealthyPodEvictionPolicy)) {
     causes.push(notSupportedField('spec.unhealthyPodEvictionPolicy', str(spec.unhealthyPodEvictionPolicy), EVICTION_POLICIES));
+  }
+  return causes;
+}
+
+/** ValidatePodDisruptionBudgetStatusUpdate for policy/v1: valid conditions, counts not negative. */
+export function validatePodDisruptionBudgetStatus(pdb: Obj): StatusCause[] {
+  const status = obj(pdb.status);
+  const causes = validateConditions(status.conditions, 'status.conditions');
+  for (const key of ['disruptionsAllowed', 'currentHealthy', 'desiredHealthy', 'expectedPods']) {
+    causes.push(...nonNegative(`status.${key}`, num(status[key])));
   }
   return causes;
 }

@@ -4,7 +4,8 @@
  * must be a standard finalizer ("kubernetes", "orphan", "foregroundDeletion"). An update cannot change
  * spec.finalizers (the strategy keeps the stored ones, so they are valid), nor status; the finalize
  * subresource, which does change them, checks the same rules and names each entry by its index.
- * Not checked yet: the status subresource's phase rules.
+ * Status writes check the phase against deletion: Active unless deletionTimestamp is set, then
+ * Terminating (an empty phase reads as Active, kube's default).
  */
 import type { StatusCause } from '../api/errors.js';
 import { invalidField } from './field-errors.js';
@@ -30,4 +31,13 @@ export function validateNamespace(ns: Obj, subresource = ''): StatusCause[] {
   const finalizers = list(obj(ns.spec).finalizers).map(str);
   if (subresource === 'finalize') return finalizers.flatMap((f, i) => finalizerCauses(f, `spec.finalizers[${i}]`));
   return finalizers.flatMap((f) => finalizerCauses(f, 'spec.finalizers'));
+}
+
+/** ValidateNamespaceStatusUpdate's phase rule (kube names the field `status.Phase`). */
+export function validateNamespaceStatus(ns: Obj): StatusCause[] {
+  const phase = str(obj(ns.status).phase) || 'Active';
+  if (str(obj(ns.metadata).deletionTimestamp) === '') {
+    return phase === 'Active' ? [] : [invalidField('status.Phase', phase, "may only be 'Active' if `deletionTimestamp` is empty")];
+  }
+  return phase === 'Terminating' ? [] : [invalidField('status.Phase', phase, "may only be 'Terminating' if `deletionTimestamp` is not empty")];
 }

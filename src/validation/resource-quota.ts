@@ -3,8 +3,8 @@
  * test/golden/validation/: hard limits (resource names known to quota, quantities non-negative and
  * whole for counted resources), scopes (known, fitting every hard resource, not contradicting each
  * other) and the scope selector (known scopes, operators and values), and on update unchanged scopes.
- * Status is not checked: create drops it and update keeps the stored one (status writes are not
- * validated yet).
+ * Create drops status and update keeps the stored one; status writes check status.hard and
+ * status.used as spec.hard is checked.
  */
 import type { StatusCause } from '../api/errors.js';
 import { FIELD_IMMUTABLE } from './object-meta.js';
@@ -110,12 +110,8 @@ function validateScopeSelector(spec: Obj, hard: readonly string[]): StatusCause[
 /** ValidateResourceQuotaSpec, plus (on update) ValidateResourceQuotaUpdate's unchanged scopes. */
 export function validateResourceQuota(rq: Obj, old?: Obj): StatusCause[] {
   const spec = obj(rq.spec);
-  const hardList = obj(spec.hard);
-  const hard = Object.keys(hardList).sort();
-  const causes = hard.flatMap((k) => [
-    ...validateQuotaResourceName(k, `spec.hard[${k}]`),
-    ...validateResourceQuantity(k, hardList[k], `spec.hard[${k}]`),
-  ]);
+  const hard = Object.keys(obj(spec.hard)).sort();
+  const causes = resourceListCauses(spec.hard, 'spec.hard');
   causes.push(...validateScopes(spec, hard), ...validateScopeSelector(spec, hard));
   if (old !== undefined) {
     const next = new Set(list(spec.scopes).map(str));
@@ -126,3 +122,18 @@ export function validateResourceQuota(rq: Obj, old?: Obj): StatusCause[] {
   return causes;
 }
 
+
+/** The resource names and quantities of one resource list at `field`. */
+function resourceListCauses(resources: unknown, field: string): StatusCause[] {
+  const list = obj(resources);
+  return Object.keys(list).sort().flatMap((k) => [
+    ...validateQuotaResourceName(k, `${field}[${k}]`),
+    ...validateResourceQuantity(k, list[k], `${field}[${k}]`),
+  ]);
+}
+
+/** ValidateResourceQuotaStatusUpdate: status.hard and status.used (the resourceVersion is always set here). */
+export function validateResourceQuotaStatus(rq: Obj): StatusCause[] {
+  const status = obj(rq.status);
+  return [...resourceListCauses(status.hard, 'status.hard'), ...resourceListCauses(status.used, 'status.used')];
+}

@@ -3,7 +3,8 @@
  * 1.36's registry strategies (rest.BeforeCreate / BeforeUpdate, run by tools/goldens) answer for each
  * write of test/fixtures/validation/: null for a valid write, else the 422 Status. Each case is sent
  * through the API (creates with dryRun=All; updates create the old object, then PUT the new one) and
- * the answer must be kube's: the same code, reason and causes. kube lists the causes of a map's keys
+ * the answer must be kube's: the same code, reason and causes. A case with `subresource` writes the
+ * new object to that subresource of the old one. kube lists the causes of a map's keys
  * in Go's random map order, so several causes are compared as a set (and the message by its parts).
  */
 import { after, before, test } from 'node:test';
@@ -20,7 +21,7 @@ const GOLDEN = join(ROOT, 'test', 'golden', 'validation');
 type Obj = Record<string, unknown>;
 interface Cause { reason?: string; message?: string; field?: string }
 interface KubeStatus { code: number; reason: string; message: string; details?: { causes?: Cause[] } }
-interface CorpusFile { cases: Array<{ name: string; object: Obj; old?: Obj }> }
+interface CorpusFile { cases: Array<{ name: string; object: Obj; old?: Obj; subresource?: string }> }
 interface GoldenFile { cases: Array<{ name: string; status: KubeStatus | null }> }
 
 /** Kinds of the corpus without a namespace. */
@@ -86,7 +87,7 @@ test('writes are accepted or refused as kube-apiserver 1.36 does, with its cause
         const stored = await api(srv.url, base, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...c.old, metadata: oldMeta }) });
         assert.equal(stored.status, 201, `${file} "${c.name}" old object: ${stored.text}`);
         const rv = (stored.body.metadata as Obj).resourceVersion;
-        answer = await api(srv.url, `${base}/${name}`, {
+        answer = await api(srv.url, `${base}/${name}${c.subresource === undefined ? '' : `/${c.subresource}`}`, {
           method: 'PUT', headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ ...c.object, metadata: { ...(c.object.metadata as Obj), resourceVersion: rv } }),
         });

@@ -80,11 +80,21 @@ var strategies = map[string]strategy{
 	"Event":                   event.Strategy,
 }
 
+// statusStrategies by kind: the strategies of the status subresource, for cases that write it.
+var statusStrategies = map[string]strategy{
+	"PodDisruptionBudget":     poddisruptionbudget.StatusStrategy,
+	"HorizontalPodAutoscaler": horizontalpodautoscaler.StatusStrategy,
+	"ResourceQuota":           resourcequota.StatusStrategy,
+	"Namespace":               namespace.StatusStrategy,
+}
+
 type validationCase struct {
 	Name   string          `json:"name"`
 	Object json.RawMessage `json:"object"`
 	// Old, when set, makes the case an update of Old to Object.
 	Old json.RawMessage `json:"old,omitempty"`
+	// Subresource "status" makes an update a write to the status subresource.
+	Subresource string `json:"subresource,omitempty"`
 }
 
 type validationGolden struct {
@@ -126,6 +136,11 @@ func validateCase(c validationCase) (json.RawMessage, error) {
 		return nil, err
 	}
 	st, ok := strategies[head.Kind]
+	if c.Subresource == "status" && len(c.Old) > 0 {
+		st, ok = statusStrategies[head.Kind]
+	} else if c.Subresource != "" {
+		return nil, fmt.Errorf("subresource %q needs an update case of a kind with a status strategy", c.Subresource)
+	}
 	if !ok {
 		return nil, fmt.Errorf("no strategy for kind %q", head.Kind)
 	}
@@ -148,7 +163,7 @@ func validateCase(c validationCase) (json.RawMessage, error) {
 	}
 	ctx = genericapirequest.WithRequestInfo(ctx, &genericapirequest.RequestInfo{
 		IsResourceRequest: true, Verb: verb, APIGroup: gv.Group, APIVersion: gv.Version,
-		Namespace: ns, Resource: plural(head.Kind), Name: "",
+		Namespace: ns, Resource: plural(head.Kind), Subresource: c.Subresource, Name: "",
 	})
 	obj, objMeta, err := internal(c.Object, ns)
 	if err != nil {
