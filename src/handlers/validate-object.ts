@@ -6,6 +6,12 @@ import { validateClusterRole, validateClusterRoleBinding, validateRole, validate
 import { validateStorageClass } from '../validation/storage-class.js';
 import { validateIngressClass } from '../validation/ingress-class.js';
 import { validateCronJob, validateJob } from '../validation/jobs.js';
+import { validatePodDisruptionBudget, validatePodDisruptionBudgetStatus } from '../validation/disruption-budget.js';
+import { validateHorizontalPodAutoscaler, validateHorizontalPodAutoscalerStatus } from '../validation/autoscaler.js';
+import { validateLimitRange } from '../validation/limit-range.js';
+import { validateResourceQuota, validateResourceQuotaStatus } from '../validation/resource-quota.js';
+import { validateNamespace, validateNamespaceStatus } from '../validation/namespace.js';
+import { validateCoreEvent, validateEventsEvent } from '../validation/event.js';
 import { validatePod } from '../validation/pod-spec.js';
 import { validateService } from '../validation/service.js';
 import {
@@ -13,12 +19,15 @@ import {
 } from '../validation/workloads.js';
 import { generateNameFrom } from '../validation/generate-name.js';
 import { nameRuleFor } from '../validation/name-rules.js';
-import { validateObjectMeta } from '../validation/object-meta.js';
+import { repeatedUpdateCauses, validateObjectMeta, type UpdateMetaPasses } from '../validation/object-meta.js';
 import type { ResourceRequest } from './context.js';
 import { metadataOf, stringField, type Obj } from './object-util.js';
 
-/** The kind's own checks by `group/resource` (so far these); other kinds have only their metadata checked. */
-const KIND_VALIDATORS: Record<string, (obj: Obj, old: Obj | undefined) => StatusCause[]> = {
+/**
+ * The kind's own checks by `group/resource` (so far these); other kinds have only their metadata
+ * checked. `subresource` names the subresource a write goes to ('' for the object itself).
+ */
+const KIND_VALIDATORS: Record<string, (obj: Obj, old: Obj | undefined, subresource: string) => StatusCause[]> = {
   '/configmaps': validateConfigMap,
   '/secrets': validateSecret,
   'scheduling.k8s.io/priorityclasses': validatePriorityClass,
@@ -39,27 +48,55 @@ const KIND_VALIDATORS: Record<string, (obj: Obj, old: Obj | undefined) => Status
   'apps/daemonsets': validateDaemonSet,
   'batch/jobs': validateJob,
   'batch/cronjobs': validateCronJob,
+  'policy/poddisruptionbudgets': (obj, _old, sub) => (sub === 'status' ? validatePodDisruptionBudgetStatus(obj) : validatePodDisruptionBudget(obj)),
+  'autoscaling/horizontalpodautoscalers': (obj, old, sub) => (sub === 'status' ? validateHorizontalPodAutoscalerStatus(obj) : validateHorizontalPodAutoscaler(obj, old)),
+  '/limitranges': (obj) => validateLimitRange(obj),
+  '/resourcequotas': (obj, old, sub) => (sub === 'status' ? validateResourceQuotaStatus(obj) : validateResourceQuota(obj, old)),
+  '/namespaces': (obj, _old, sub) => (sub === 'status' ? validateNamespaceStatus(obj) : validateNamespace(obj, sub)),
+  '/events': (obj) => validateCoreEvent(obj),
+  'events.k8s.io/events': validateEventsEvent,
 };
 
-function validateKind(info: ResourceRequest['info'], obj: Obj, old: Obj | undefined): StatusCause[] {
-  return KIND_VALIDATORS[`${info.group}/${info.resource}`]?.(obj, old) ?? [];
+/**
+ * The core metadata validators each kind's update validation runs, for the kinds whose repeated
+ * update causes have been checked against kube (others report each metadata problem once).
+ */
+const UPDATE_META_PASSES: Record<string, UpdateMetaPasses> = {
+  'policy/poddisruptionbudgets': { objectMeta: false, objectMetaUpdate: false },
+  'autoscaling/horizontalpodautoscalers': { objectMeta: false, objectMetaUpdate: true },
+  '/limitranges': { objectMeta: true, objectMetaUpdate: false },
+  '/resourcequotas': { objectMeta: false, objectMetaUpdate: true },
+  '/namespaces': { objectMeta: true, objectMetaUpdate: true },
+  '/serviceaccounts': { objectMeta: true, objectMetaUpdate: true },
+  '/events': { objectMeta: false, objectMetaUpdate: false },
+  'events.k8s.io/events': { objectMeta: false, objectMetaUpdate: true },
+};
+
+/** Resources served by another group's store: kube names that store's kind in the Invalid status. */
+const STORE_GROUP: Record<string, string> = { 'events.k8s.io/events': '' };
+
+function validateKind(r: ResourceRequest, obj: Obj, old: Obj | undefined): StatusCause[] {
+  return KIND_VALIDATORS[`${r.info.group}/${r.info.resource}`]?.(obj, old, r.ri.subresource) ?? [];
 }
 
 /** The validation step of writes: 422 Invalid with one cause per field error. */
 function check(r: ResourceRequest, obj: Obj, isCreate: boolean, old?: Obj): void {
+  const metaOptions = {
+    namespaced: r.info.namespaced,
+    nameRule: nameRuleFor(r.info.group, r.info.resource),
+    isCreate,
+    old: old?.metadata,
+    object: obj,
+  };
+  const passes = isCreate ? undefined : UPDATE_META_PASSES[`${r.info.group}/${r.info.resource}`];
   const causes = [
-    ...validateObjectMeta(obj.metadata, {
-      namespaced: r.info.namespaced,
-      nameRule: nameRuleFor(r.info.group, r.info.resource),
-      isCreate,
-      old: old?.metadata,
-      object: obj,
-    }),
-    ...validateKind(r.info, obj, old),
+    ...validateObjectMeta(obj.metadata, metaOptions),
+    ...(passes === undefined ? [] : repeatedUpdateCauses(obj.metadata, metaOptions, passes)),
+    ...validateKind(r, obj, old),
   ];
   if (causes.length > 0) {
     const meta = metadataOf(obj);
-    throw invalid(r.info.kind, r.info.group, stringField(meta, 'name') || stringField(meta, 'generateName'), causes);
+    throw invalid(r.info.kind, STORE_GROUP[`${r.info.group}/${r.info.resource}`] ?? r.info.group, stringField(meta, 'name') || stringField(meta, 'generateName'), causes);
   }
 }
 

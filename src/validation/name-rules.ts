@@ -54,11 +54,15 @@ const BUILT_IN_GROUPS = new Set([
 /** Groups whose validation uses apimachinery's generic ObjectMeta checks (no finalizer-name rule). */
 const GENERIC_META_GROUPS = new Set(['admissionregistration.k8s.io', 'apiextensions.k8s.io', 'apiregistration.k8s.io']);
 
+/** Built-in types whose strategy validates no metadata itself, leaving only the registry's generic checks. */
+const GENERIC_META_TYPES = new Set(['policy/poddisruptionbudgets']);
+
 const SPECIAL: Record<string, NameRuleKind> = {
   'namespaces': 'dns1123-label',
   // RelaxedServiceNameValidation is on in 1.36: Service names are DNS-1123 labels (they may start with a digit).
   'services': 'dns1123-label',
   'events': 'path-segment',
+  'policy/poddisruptionbudgets': 'path-segment',
   'apps/statefulsets': 'dns1123-label',
   'batch/cronjobs': 'cronjob',
   'rbac.authorization.k8s.io/roles': 'path-segment',
@@ -77,7 +81,8 @@ export function nameRuleFor(group: string, resource: string): NameRule {
   if (!BUILT_IN_GROUPS.has(group)) return { kind: 'dns1123-subdomain', standardFinalizers: false };
   const kind = SPECIAL[group ? `${group}/${resource}` : resource];
   // Core events are validated by legacyValidateEvent, which leaves metadata to the generic checks.
-  const standardFinalizers = !GENERIC_META_GROUPS.has(group) && !(group === '' && resource === 'events');
+  const standardFinalizers = !GENERIC_META_GROUPS.has(group) && !(group === '' && resource === 'events')
+    && !GENERIC_META_TYPES.has(`${group}/${resource}`);
   if (kind === undefined) return standardFinalizers ? SUBDOMAIN : { kind: 'dns1123-subdomain', standardFinalizers };
   return { kind, standardFinalizers };
 }
@@ -91,8 +96,16 @@ function field(obj: Record<string, unknown> | undefined, path: string[]): string
   return typeof cur === 'string' ? cur : '';
 }
 
+/**
+ * kube checks names with util/validation, whose length error says "characters" where the content
+ * checks (labels, other fields) say "bytes"; the limit is the same byte count.
+ */
+function inCharacters(problems: string[]): string[] {
+  return problems.map((p) => p.replace(/^must be no more than (\d+) bytes$/, 'must be no more than $1 characters'));
+}
+
 function subdomain(name: string, prefix: boolean): string[] {
-  return isDNS1123Subdomain(prefix ? maskTrailingDash(name) : name);
+  return inCharacters(isDNS1123Subdomain(prefix ? maskTrailingDash(name) : name));
 }
 
 function canonicalIP(name: string): string[] {
@@ -118,9 +131,9 @@ export function validateName(rule: NameRuleKind, name: string, prefix: boolean, 
     case 'dns1123-subdomain':
       return subdomain(name, prefix);
     case 'dns1123-label':
-      return isDNS1123Label(prefix ? maskTrailingDash(name) : name);
+      return inCharacters(isDNS1123Label(prefix ? maskTrailingDash(name) : name));
     case 'dns1035-label':
-      return isDNS1035Label(prefix ? maskTrailingDash(name) : name);
+      return inCharacters(isDNS1035Label(prefix ? maskTrailingDash(name) : name));
     case 'path-segment':
       // kube's ValidateRBACName ignores prefix: a generateName is checked as a whole name.
       return isPathSegmentName(name);

@@ -292,3 +292,38 @@ export function validateObjectMeta(metaInput: unknown, opts: ObjectMetaOptions):
   return errs;
 }
 
+
+/** Which of core's metadata validators a kind's own update validation runs (beyond the registry's generic ones). */
+export interface UpdateMetaPasses {
+  /** core ValidateObjectMeta on the new object (the type's name rule, the common checks, standard finalizers). */
+  objectMeta: boolean;
+  /** core ValidateObjectMetaUpdate (immutable fields, labels and the like, standard finalizers). */
+  objectMetaUpdate: boolean;
+}
+
+/**
+ * The metadata causes kube reports more than once on update, beyond those validateObjectMeta
+ * returns: the registry's generic update check repeats labels, annotations, owner references and
+ * managed fields, and each core metadata validator the kind's update runs repeats its own checks
+ * (kube keeps the duplicates in `details.causes`). Only the multiplicity matters to clients that read
+ * causes as a set; the message deduplicates them.
+ */
+export function repeatedUpdateCauses(metaInput: unknown, opts: ObjectMetaOptions, passes: UpdateMetaPasses): StatusCause[] {
+  const meta = asRecord(metaInput);
+  const shared = (): StatusCause[] => [
+    ...validateLabels(meta['labels']), ...validateAnnotations(meta['annotations']),
+    ...validateOwnerReferences(meta['ownerReferences']), ...validateManagedFields(meta['managedFields']),
+  ];
+  const errs = shared();
+  let standardFinalizerPasses = opts.nameRule.standardFinalizers ? -1 : 0;
+  if (passes.objectMetaUpdate) {
+    errs.push(...updateErrors(meta, asRecord(opts.old), { ...opts, requireResourceVersion: false }), ...shared());
+    standardFinalizerPasses += 1;
+  }
+  if (passes.objectMeta) {
+    errs.push(...nameErrors(meta, (n, p) => validateName(opts.nameRule.kind, n, p, opts.object)), ...validateCommon(meta, opts));
+    standardFinalizerPasses += 1;
+  }
+  for (let i = 0; i < standardFinalizerPasses; i++) errs.push(...kubeFinalizerErrors(meta));
+  return errs;
+}

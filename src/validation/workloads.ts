@@ -22,8 +22,8 @@ function intOrStringJson(v: unknown): number | string {
   return typeof v === 'string' || typeof v === 'number' ? v : 0;
 }
 
-/** ValidatePositiveIntOrPercent. */
-function positiveIntOrPercent(v: unknown, field: string): StatusCause[] {
+/** ValidatePositiveIntOrPercent: a non-negative int or a valid percent string. */
+export function positiveIntOrPercent(v: unknown, field: string): StatusCause[] {
   if (typeof v === 'string') return percentProblems(v).map((msg) => invalidField(field, v, msg));
   return nonNegative(field, typeof v === 'number' ? v : 0);
 }
@@ -35,7 +35,8 @@ function intOrPercentValue(v: unknown): number {
   return 0;
 }
 
-function notMoreThan100Percent(v: unknown, field: string): StatusCause[] {
+/** IsNotMoreThan100Percent: a valid percent string is at most 100% (ints are not checked). */
+export function notMoreThan100Percent(v: unknown, field: string): StatusCause[] {
   return typeof v === 'string' && percentProblems(v).length === 0 && Number(v.slice(0, -1)) > 100
     ? [invalidField(field, v, 'must not be greater than 100%')] : [];
 }

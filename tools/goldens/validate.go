@@ -18,16 +18,23 @@ import (
 	"k8s.io/kubernetes/pkg/registry/apps/deployment"
 	"k8s.io/kubernetes/pkg/registry/apps/replicaset"
 	"k8s.io/kubernetes/pkg/registry/apps/statefulset"
+	"k8s.io/kubernetes/pkg/registry/autoscaling/horizontalpodautoscaler"
 	"k8s.io/kubernetes/pkg/registry/batch/cronjob"
 	"k8s.io/kubernetes/pkg/registry/batch/job"
 	"k8s.io/kubernetes/pkg/registry/coordination/lease"
 	"k8s.io/kubernetes/pkg/registry/core/configmap"
+	"k8s.io/kubernetes/pkg/registry/core/event"
+	"k8s.io/kubernetes/pkg/registry/core/limitrange"
+	"k8s.io/kubernetes/pkg/registry/core/namespace"
 	"k8s.io/kubernetes/pkg/registry/core/pod"
 	"k8s.io/kubernetes/pkg/registry/core/podtemplate"
 	"k8s.io/kubernetes/pkg/registry/core/replicationcontroller"
+	"k8s.io/kubernetes/pkg/registry/core/resourcequota"
 	"k8s.io/kubernetes/pkg/registry/core/secret"
 	"k8s.io/kubernetes/pkg/registry/core/service"
+	"k8s.io/kubernetes/pkg/registry/core/serviceaccount"
 	"k8s.io/kubernetes/pkg/registry/networking/ingressclass"
+	"k8s.io/kubernetes/pkg/registry/policy/poddisruptionbudget"
 	"k8s.io/kubernetes/pkg/registry/rbac/clusterrole"
 	"k8s.io/kubernetes/pkg/registry/rbac/clusterrolebinding"
 	"k8s.io/kubernetes/pkg/registry/rbac/role"
@@ -64,6 +71,23 @@ var strategies = map[string]strategy{
 	"DaemonSet":             daemonset.Strategy,
 	"Job":                   job.Strategy,
 	"CronJob":               cronjob.Strategy,
+
+	// Policy, autoscaling, quota, namespace, service account and event kinds.
+	"PodDisruptionBudget":     poddisruptionbudget.Strategy,
+	"HorizontalPodAutoscaler": horizontalpodautoscaler.Strategy,
+	"LimitRange":              limitrange.Strategy,
+	"ResourceQuota":           resourcequota.Strategy,
+	"Namespace":               namespace.Strategy,
+	"ServiceAccount":          serviceaccount.Strategy,
+	"Event":                   event.Strategy,
+}
+
+// statusStrategies by kind: the strategies of the status subresource, for cases that write it.
+var statusStrategies = map[string]strategy{
+	"PodDisruptionBudget":     poddisruptionbudget.StatusStrategy,
+	"HorizontalPodAutoscaler": horizontalpodautoscaler.StatusStrategy,
+	"ResourceQuota":           resourcequota.StatusStrategy,
+	"Namespace":               namespace.StatusStrategy,
 }
 
 type validationCase struct {
@@ -71,6 +95,8 @@ type validationCase struct {
 	Object json.RawMessage `json:"object"`
 	// Old, when set, makes the case an update of Old to Object.
 	Old json.RawMessage `json:"old,omitempty"`
+	// Subresource "status" makes an update a write to the status subresource.
+	Subresource string `json:"subresource,omitempty"`
 }
 
 type validationGolden struct {
@@ -112,6 +138,11 @@ func validateCase(c validationCase) (json.RawMessage, error) {
 		return nil, err
 	}
 	st, ok := strategies[head.Kind]
+	if c.Subresource == "status" && len(c.Old) > 0 {
+		st, ok = statusStrategies[head.Kind]
+	} else if c.Subresource != "" {
+		return nil, fmt.Errorf("subresource %q needs an update case of a kind with a status strategy", c.Subresource)
+	}
 	if !ok {
 		return nil, fmt.Errorf("no strategy for kind %q", head.Kind)
 	}
@@ -134,7 +165,7 @@ func validateCase(c validationCase) (json.RawMessage, error) {
 	}
 	ctx = genericapirequest.WithRequestInfo(ctx, &genericapirequest.RequestInfo{
 		IsResourceRequest: true, Verb: verb, APIGroup: gv.Group, APIVersion: gv.Version,
-		Namespace: ns, Resource: plural(head.Kind), Name: "",
+		Namespace: ns, Resource: plural(head.Kind), Subresource: c.Subresource, Name: "",
 	})
 	obj, objMeta, err := internal(c.Object, ns)
 	if err != nil {

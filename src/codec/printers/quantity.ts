@@ -152,3 +152,18 @@ export function isWholeQuantity(text: string): boolean {
   }
   return milli % 1000n === 0n;
 }
+
+/**
+ * The quantity in milli-units rounded up, as Quantity.MilliValue reports it; undefined when it does
+ * not parse. (Go saturates at the int64 range; values that large are not clamped here.)
+ */
+export function milliValueOf(text: string): bigint | undefined {
+  const parsed = parse(text);
+  if (parsed === undefined) return undefined;
+  const { mantissa, scale } = parsed.value;
+  if (scale >= -3) return mantissa * 10n ** BigInt(scale + 3);
+  const div = 10n ** BigInt(-3 - scale);
+  let milli = mantissa / div;
+  if (mantissa % div !== 0n && mantissa > 0n) milli += 1n;
+  return milli;
+}

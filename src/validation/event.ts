@@ -1,0 +1,187 @@
+/**
+ * kube-apiserver 1.36's Event validation beyond metadata, checked against test/golden/validation/.
+ * Both APIs store the same object and kube picks the rules by the request's API version.
+ *
+ * Core v1 (legacyValidateEvent, the only check kube runs for writes through /api/v1): an event
+ * without `eventTime` (the older recorder style) must name an involved object in its own namespace
+ * (or none, in the default namespace). An event with `eventTime` needs reportingComponent (a
+ * qualified name), reportingInstance, action and reason, within kube's length limits, and an involved
+ * object namespace unless it lives in default or kube-system. Create and update run the same checks:
+ * through v1 nothing is immutable. Not checked yet: the event namespace's own format (a request
+ * namespace always passes).
+ *
+ * events.k8s.io/v1 adds: eventTime required, type Normal or Warning, the deprecated* fields unset,
+ * a series of at least 2 with a lastObservedTime, and on update every field but the series (and
+ * metadata) immutable. Errors name the fields as core's Event names them (involvedObject, message,
+ * source, firstTimestamp, lastTimestamp, count), as kube reports them.
+ */
+import type { StatusCause } from '../api/errors.js';
+import { goJson, invalidField, requiredField, type BadValue } from './field-errors.js';
+import { FIELD_IMMUTABLE } from './object-meta.js';
+import { byteLength, isLabelKey } from './string-formats.js';
+import { num, obj, objOrUndefined, str, type Obj } from './value-access.js';
+
+const REPORTING_INSTANCE_LIMIT = 128;
+const ACTION_LIMIT = 128;
+const REASON_LIMIT = 128;
+const NOTE_LIMIT = 1024;
+
+/** A required text field with a length limit (kube prints "" as the bad value of an over-long one). */
+function limitedText(value: string, field: string, limit: number, required: boolean): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (required && value === '') causes.push(requiredField(field));
+  if (byteLength(value) > limit) causes.push(invalidField(field, '', `can have at most ${limit} characters`));
+  return causes;
+}
+
+/** The internal Event's fields an events.k8s.io/v1 Event carries, under core's names. */
+interface CoreView {
+  namespace: string;
+  involvedObject: Obj;
+  eventTime: string;
+  reportingController: string;
+  reportingInstance: string;
+  action: string;
+  reason: string;
+  message: string;
+}
+
+/** legacyValidateEvent: `controllerField` is the name the request's API gives the reporting controller. */
+function legacyCauses(event: CoreView, controllerField: string): StatusCause[] {
+  const namespace = event.namespace;
+  const involvedNamespace = str(event.involvedObject.namespace);
+  const mismatch = (): StatusCause => invalidField('involvedObject.namespace', involvedNamespace, 'does not match event.namespace');
+  const causes: StatusCause[] = [];
+  if (event.eventTime === '') {
+    if (involvedNamespace === '' ? namespace !== '' && namespace !== 'default' : namespace !== involvedNamespace) causes.push(mismatch());
+    return causes;
+  }
+  if (involvedNamespace === '' && namespace !== 'default' && namespace !== 'kube-system') causes.push(mismatch());
+  const component = event.reportingController;
+  if (component === '') causes.push(requiredField(controllerField));
+  causes.push(...isLabelKey(component).map((msg) => invalidField(controllerField, component, msg)));
+  causes.push(...limitedText(event.reportingInstance, 'reportingInstance', REPORTING_INSTANCE_LIMIT, true));
+  causes.push(...limitedText(event.action, 'action', ACTION_LIMIT, true));
+  causes.push(...limitedText(event.reason, 'reason', REASON_LIMIT, true));
+  causes.push(...limitedText(event.message, 'message', NOTE_LIMIT, false));
+  return causes;
+}
+
+/** A timestamp, or "" when unset (Go's zero time). */
+function time(v: unknown): string {
+  return typeof v === 'string' ? v : '';
+}
+
+/** A core v1 Event as the legacy rules read it. */
+function coreView(event: Obj): CoreView {
+  return {
+    namespace: str(obj(event.metadata).namespace), involvedObject: obj(event.involvedObject), eventTime: time(event.eventTime),
+    reportingController: str(event.reportingComponent), reportingInstance: str(event.reportingInstance),
+    action: str(event.action), reason: str(event.reason), message: str(event.message),
+  };
+}
+
+/** An events.k8s.io/v1 Event under core's field names. */
+function eventsView(event: Obj): CoreView {
+  return {
+    namespace: str(obj(event.metadata).namespace), involvedObject: obj(event.regarding), eventTime: time(event.eventTime),
+    reportingController: str(event.reportingController), reportingInstance: str(event.reportingInstance),
+    action: str(event.action), reason: str(event.reason), message: str(event.note),
+  };
+}
+
+/** legacyValidateEvent for a request through core v1: nothing more, on create and update. */
+export function validateCoreEvent(event: Obj): StatusCause[] {
+  return legacyCauses(coreView(event), 'reportingComponent');
+}
+
+/** validateV1EventSeries. */
+function seriesCauses(event: Obj): StatusCause[] {
+  const series = objOrUndefined(event.series);
+  if (series === undefined) return [];
+  const causes: StatusCause[] = [];
+  if (num(series.count) < 2) causes.push(invalidField('series.count', '', 'should be at least 2'));
+  if (time(series.lastObservedTime) === '') causes.push(requiredField('series.lastObservedTime'));
+  return causes;
+}
+
+/** ValidateEventCreate's checks for events.k8s.io/v1 (metadata is checked generically). */
+function eventsCreateCauses(event: Obj): StatusCause[] {
+  const causes = [...legacyCauses(eventsView(event), 'reportingController'), ...seriesCauses(event)];
+  if (time(event.eventTime) === '') causes.push(requiredField('eventTime'));
+  const type = str(event.type);
+  if (type !== 'Normal' && type !== 'Warning') causes.push(invalidField('type', '', `has invalid value: ${type}`));
+  if (time(event.deprecatedFirstTimestamp) !== '') causes.push(invalidField('firstTimestamp', '', 'needs to be unset'));
+  if (time(event.deprecatedLastTimestamp) !== '') causes.push(invalidField('lastTimestamp', '', 'needs to be unset'));
+  if (num(event.deprecatedCount) !== 0) causes.push(invalidField('count', '', 'needs to be unset'));
+  const source = obj(event.deprecatedSource);
+  if (str(source.component) !== '' || str(source.host) !== '') causes.push(invalidField('source', '', 'needs to be unset'));
+  return causes;
+}
+
+/** The internal ObjectReference as Go's JSON prints it (no JSON tags: Go field names); null when absent. */
+function referenceValue(v: unknown): Obj | null {
+  const ref = objOrUndefined(v);
+  if (ref === undefined) return null;
+  return {
+    Kind: str(ref.kind), Namespace: str(ref.namespace), Name: str(ref.name), UID: str(ref.uid),
+    APIVersion: str(ref.apiVersion), ResourceVersion: str(ref.resourceVersion), FieldPath: str(ref.fieldPath),
+  };
+}
+
+/** A metav1.Time as its JSON prints it (RFC 3339 in UTC, whole seconds; null when unset). */
+function timeValue(v: unknown): string | null {
+  const t = time(v);
+  if (t === '') return null;
+  const d = new Date(t);
+  return Number.isNaN(d.getTime()) ? t : `${d.toISOString().slice(0, 19)}Z`;
+}
+
+/** A metav1.MicroTime as its JSON prints it (UTC, six fractional digits; null when unset). */
+function microTimeValue(v: unknown): string | null {
+  const t = time(v);
+  if (t === '') return null;
+  const d = new Date(t);
+  if (Number.isNaN(d.getTime())) return t;
+  const fraction = (/\.(\d+)/.exec(t)?.[1] ?? '').slice(0, 6).padEnd(6, '0');
+  return `${d.toISOString().slice(0, 19)}.${fraction}Z`;
+}
+
+/** ValidateEventUpdate's checks for events.k8s.io/v1: the create rules that still apply, and immutability. */
+function eventsUpdateCauses(event: Obj, old: Obj): StatusCause[] {
+  const causes = legacyCauses(eventsView(event), 'reportingController');
+  const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+  const seriesOf = (e: Obj): unknown => {
+    const s = objOrUndefined(e.series);
+    return s === undefined ? null : [num(s.count), microTimeValue(s.lastObservedTime)];
+  };
+  if (!same(seriesOf(event), seriesOf(old))) causes.push(...seriesCauses(event));
+  const immutable = (field: string, pick: (e: Obj) => unknown, print: (v: unknown) => BadValue): void => {
+    const next = pick(event);
+    if (!same(next, pick(old))) causes.push(invalidField(field, print(next), FIELD_IMMUTABLE));
+  };
+  const asJson = (v: unknown): BadValue => goJson(v);
+  const asText = (v: unknown): BadValue => str(v);
+  const asTime = (v: unknown): BadValue => goJson(v);
+  immutable('involvedObject', (e) => referenceValue(e.regarding) ?? referenceValue({}), asJson);
+  immutable('reason', (e) => str(e.reason), asText);
+  immutable('message', (e) => str(e.note), asText);
+  immutable('source', (e) => ({ Component: str(obj(e.deprecatedSource).component), Host: str(obj(e.deprecatedSource).host) }), asJson);
+  immutable('firstTimestamp', (e) => timeValue(e.deprecatedFirstTimestamp), asTime);
+  immutable('lastTimestamp', (e) => timeValue(e.deprecatedLastTimestamp), asTime);
+  immutable('count', (e) => num(e.deprecatedCount), (v) => num(v));
+  // kube checks the reason twice.
+  immutable('reason', (e) => str(e.reason), asText);
+  immutable('type', (e) => str(e.type), asText);
+  immutable('eventTime', (e) => microTimeValue(e.eventTime), asTime);
+  immutable('action', (e) => str(e.action), asText);
+  immutable('related', (e) => referenceValue(e.related), asJson);
+  immutable('reportingController', (e) => str(e.reportingController), asText);
+  immutable('reportingInstance', (e) => str(e.reportingInstance), asText);
+  return causes;
+}
+
+/** ValidateEventCreate / ValidateEventUpdate for an events.k8s.io/v1 request (`old` set on update). */
+export function validateEventsEvent(event: Obj, old?: Obj): StatusCause[] {
+  return old === undefined ? eventsCreateCauses(event) : eventsUpdateCauses(event, old);
+}
