@@ -5,6 +5,7 @@ import { validatePriorityClass } from '../validation/priority-class.js';
 import { validateClusterRole, validateClusterRoleBinding, validateRole, validateRoleBinding } from '../validation/rbac.js';
 import { validateStorageClass } from '../validation/storage-class.js';
 import { validateIngressClass } from '../validation/ingress-class.js';
+import { validateNetworkPolicy } from '../validation/network-policy.js';
 import { validateCronJob, validateJob } from '../validation/jobs.js';
 import { validatePod } from '../validation/pod-spec.js';
 import {
@@ -37,6 +38,7 @@ const KIND_VALIDATORS: Record<string, (obj: Obj, old: Obj | undefined) => Status
   'apps/daemonsets': validateDaemonSet,
   'batch/jobs': validateJob,
   'batch/cronjobs': validateCronJob,
+  'networking.k8s.io/networkpolicies': validateNetworkPolicy,
 };
 
 function validateKind(info: ResourceRequest['info'], obj: Obj, old: Obj | undefined): StatusCause[] {

@@ -22,11 +22,18 @@ import (
 	"k8s.io/kubernetes/pkg/registry/batch/job"
 	"k8s.io/kubernetes/pkg/registry/coordination/lease"
 	"k8s.io/kubernetes/pkg/registry/core/configmap"
+	"k8s.io/kubernetes/pkg/registry/core/endpoint"
+	"k8s.io/kubernetes/pkg/registry/core/node"
+	"k8s.io/kubernetes/pkg/registry/core/persistentvolume"
+	"k8s.io/kubernetes/pkg/registry/core/persistentvolumeclaim"
 	"k8s.io/kubernetes/pkg/registry/core/pod"
 	"k8s.io/kubernetes/pkg/registry/core/podtemplate"
 	"k8s.io/kubernetes/pkg/registry/core/replicationcontroller"
 	"k8s.io/kubernetes/pkg/registry/core/secret"
+	"k8s.io/kubernetes/pkg/registry/discovery/endpointslice"
+	"k8s.io/kubernetes/pkg/registry/networking/ingress"
 	"k8s.io/kubernetes/pkg/registry/networking/ingressclass"
+	"k8s.io/kubernetes/pkg/registry/networking/networkpolicy"
 	"k8s.io/kubernetes/pkg/registry/rbac/clusterrole"
 	"k8s.io/kubernetes/pkg/registry/rbac/clusterrolebinding"
 	"k8s.io/kubernetes/pkg/registry/rbac/role"
@@ -62,6 +69,13 @@ var strategies = map[string]strategy{
 	"DaemonSet":             daemonset.Strategy,
 	"Job":                   job.Strategy,
 	"CronJob":               cronjob.Strategy,
+	"NetworkPolicy":         networkpolicy.Strategy,
+	"Ingress":               ingress.Strategy,
+	"PersistentVolumeClaim": persistentvolumeclaim.Strategy,
+	"PersistentVolume":      persistentvolume.Strategy,
+	"Endpoints":             endpoint.Strategy,
+	"EndpointSlice":         endpointslice.Strategy,
+	"Node":                  node.Strategy,
 }
 
 type validationCase struct {
@@ -162,8 +176,17 @@ func validateCase(c validationCase) (json.RawMessage, error) {
 	return json.Marshal(status.Status())
 }
 
-// plural is the resource name of a corpus kind (every kind of the corpus forms it regularly).
+// irregularPlurals are the resource names of corpus kinds that do not add "s" or "es" to the kind.
+var irregularPlurals = map[string]string{
+	"NetworkPolicy": "networkpolicies",
+	"Endpoints":     "endpoints",
+}
+
+// plural is the resource name of a corpus kind.
 func plural(kind string) string {
+	if p, ok := irregularPlurals[kind]; ok {
+		return p
+	}
 	lower := strings.ToLower(kind)
 	if strings.HasSuffix(lower, "s") {
 		return lower + "es"
