@@ -6,6 +6,7 @@ import { validateClusterRole, validateClusterRoleBinding, validateRole, validate
 import { validateStorageClass } from '../validation/storage-class.js';
 import { validateIngressClass } from '../validation/ingress-class.js';
 import { validateNetworkPolicy } from '../validation/network-policy.js';
+import { validateIngress } from '../validation/ingress.js';
 import { validateCronJob, validateJob } from '../validation/jobs.js';
 import { validatePod } from '../validation/pod-spec.js';
 import {
@@ -39,6 +40,7 @@ const KIND_VALIDATORS: Record<string, (obj: Obj, old: Obj | undefined) => Status
   'batch/jobs': validateJob,
   'batch/cronjobs': validateCronJob,
   'networking.k8s.io/networkpolicies': validateNetworkPolicy,
+  'networking.k8s.io/ingresses': validateIngress,
 };
 
 function validateKind(info: ResourceRequest['info'], obj: Obj, old: Obj | undefined): StatusCause[] {
