@@ -7,6 +7,7 @@ import { validateStorageClass } from '../validation/storage-class.js';
 import { validateIngressClass } from '../validation/ingress-class.js';
 import { validateNetworkPolicy } from '../validation/network-policy.js';
 import { validateIngress } from '../validation/ingress.js';
+import { validatePersistentVolumeClaim } from '../validation/persistent-volume-claim.js';
 import { validateCronJob, validateJob } from '../validation/jobs.js';
 import { validatePod } from '../validation/pod-spec.js';
 import {
@@ -41,6 +42,7 @@ const KIND_VALIDATORS: Record<string, (obj: Obj, old: Obj | undefined) => Status
   'batch/cronjobs': validateCronJob,
   'networking.k8s.io/networkpolicies': validateNetworkPolicy,
   'networking.k8s.io/ingresses': validateIngress,
+  '/persistentvolumeclaims': validatePersistentVolumeClaim,
 };
 
 function validateKind(info: ResourceRequest['info'], obj: Obj, old: Obj | undefined): StatusCause[] {
