@@ -8,6 +8,7 @@ import { validateIngressClass } from '../validation/ingress-class.js';
 import { validateNetworkPolicy } from '../validation/network-policy.js';
 import { validateIngress } from '../validation/ingress.js';
 import { validatePersistentVolumeClaim } from '../validation/persistent-volume-claim.js';
+import { validatePersistentVolume } from '../validation/persistent-volume.js';
 import { validateCronJob, validateJob } from '../validation/jobs.js';
 import { validatePod } from '../validation/pod-spec.js';
 import {
@@ -43,6 +44,7 @@ const KIND_VALIDATORS: Record<string, (obj: Obj, old: Obj | undefined) => Status
   'networking.k8s.io/networkpolicies': validateNetworkPolicy,
   'networking.k8s.io/ingresses': validateIngress,
   '/persistentvolumeclaims': validatePersistentVolumeClaim,
+  '/persistentvolumes': validatePersistentVolume,
 };
 
 function validateKind(info: ResourceRequest['info'], obj: Obj, old: Obj | undefined): StatusCause[] {

@@ -27,7 +27,7 @@ interface GoldenFile { cases: Array<{ name: string; status: KubeStatus | null }>
 const IRREGULAR_PLURALS: Record<string, string> = { NetworkPolicy: 'networkpolicies', Endpoints: 'endpoints' };
 
 /** Kinds of the corpus without a namespace. */
-const CLUSTER_SCOPED = new Set(['PriorityClass', 'ClusterRole', 'ClusterRoleBinding', 'StorageClass', 'IngressClass']);
+const CLUSTER_SCOPED = new Set(['PriorityClass', 'ClusterRole', 'ClusterRoleBinding', 'StorageClass', 'IngressClass', 'PersistentVolume', 'Node']);
 
 const files = readdirSync(CORPUS).filter((f) => f.endsWith('.json')).sort();
 const read = <T>(dir: string, file: string): T => JSON.parse(readFileSync(join(dir, file), 'utf8')) as T;

@@ -152,3 +152,14 @@ export function isWholeQuantity(text: string): boolean {
   }
   return milli % 1000n === 0n;
 }
+
+/** Quantity.Value(): the amount as a whole number, rounded away from zero; undefined when it does not parse. */
+export function quantityIntegerValue(text: string): bigint | undefined {
+  const parsed = parse(text);
+  if (parsed === undefined) return undefined;
+  const { mantissa, scale } = parsed.value;
+  if (scale >= 0) return mantissa * 10n ** BigInt(scale);
+  const div = 10n ** BigInt(-scale);
+  const q = mantissa / div;
+  return mantissa % div === 0n ? q : q + (mantissa < 0n ? -1n : 1n);
+}
