@@ -9,6 +9,7 @@ import { validateNetworkPolicy } from '../validation/network-policy.js';
 import { validateIngress } from '../validation/ingress.js';
 import { validatePersistentVolumeClaim } from '../validation/persistent-volume-claim.js';
 import { validatePersistentVolume } from '../validation/persistent-volume.js';
+import { validateEndpoints } from '../validation/endpoints.js';
 import { validateCronJob, validateJob } from '../validation/jobs.js';
 import { validatePod } from '../validation/pod-spec.js';
 import {
@@ -45,6 +46,7 @@ const KIND_VALIDATORS: Record<string, (obj: Obj, old: Obj | undefined) => Status
   'networking.k8s.io/ingresses': validateIngress,
   '/persistentvolumeclaims': validatePersistentVolumeClaim,
   '/persistentvolumes': validatePersistentVolume,
+  '/endpoints': validateEndpoints,
 };
 
 function validateKind(info: ResourceRequest['info'], obj: Obj, old: Obj | undefined): StatusCause[] {

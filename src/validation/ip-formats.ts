@@ -135,3 +135,28 @@ export function cidrContains(cidr: ParsedCIDR, ip: IPBytes): boolean {
   const masked = maskBytes(candidate, cidr.bits);
   return masked.every((b, i) => b === cidr.network[i]);
 }
+
+/**
+ * ValidateEndpointIP's problems: a parsable address that is not unspecified, loopback, link-local
+ * unicast or link-local multicast (Go's net.IP classification, IPv4-mapped addresses read as IPv4).
+ */
+export function endpointIPProblems(value: string): string[] {
+  const ip = parseIP(value);
+  if (ip === undefined) return ['must be a valid IP address'];
+  const v4 = asIPv4(ip);
+  const problems: string[] = [];
+  if (v4 !== undefined) {
+    const [a = 0, b = 0, c = 0] = v4;
+    if (v4.every((x) => x === 0)) problems.push(`may not be unspecified (${value})`);
+    if (a === 127) problems.push('may not be in the loopback range (127.0.0.0/8, ::1/128)');
+    if (a === 169 && b === 254) problems.push('may not be in the link-local range (169.254.0.0/16, fe80::/10)');
+    if (a === 224 && b === 0 && c === 0) problems.push('may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)');
+    return problems;
+  }
+  const [a = 0, b = 0] = ip;
+  if (ip.every((x) => x === 0)) problems.push(`may not be unspecified (${value})`);
+  if (ip.slice(0, 15).every((x) => x === 0) && ip[15] === 1) problems.push('may not be in the loopback range (127.0.0.0/8, ::1/128)');
+  if (a === 0xfe && (b & 0xc0) === 0x80) problems.push('may not be in the link-local range (169.254.0.0/16, fe80::/10)');
+  if (a === 0xff && (b & 0x0f) === 0x02) problems.push('may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)');
+  return problems;
+}
