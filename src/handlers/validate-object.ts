@@ -10,6 +10,7 @@ import { validateIngress } from '../validation/ingress.js';
 import { validatePersistentVolumeClaim } from '../validation/persistent-volume-claim.js';
 import { validatePersistentVolume } from '../validation/persistent-volume.js';
 import { validateEndpoints } from '../validation/endpoints.js';
+import { validateEndpointSlice } from '../validation/endpoint-slice.js';
 import { validateCronJob, validateJob } from '../validation/jobs.js';
 import { validatePod } from '../validation/pod-spec.js';
 import {
@@ -47,6 +48,7 @@ const KIND_VALIDATORS: Record<string, (obj: Obj, old: Obj | undefined) => Status
   '/persistentvolumeclaims': validatePersistentVolumeClaim,
   '/persistentvolumes': validatePersistentVolume,
   '/endpoints': validateEndpoints,
+  'discovery.k8s.io/endpointslices': validateEndpointSlice,
 };
 
 function validateKind(info: ResourceRequest['info'], obj: Obj, old: Obj | undefined): StatusCause[] {

@@ -160,3 +160,30 @@ export function endpointIPProblems(value: string): string[] {
   if (a === 0xff && (b & 0x0f) === 0x02) problems.push('may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)');
   return problems;
 }
+
+/** Go's net.IP.String() of a 16-byte IPv6 address: RFC 5952 (lower-case hex, longest zero run of 2+ groups as '::'). */
+export function formatIPv6(ip: IPBytes): string {
+  const groups: number[] = [];
+  for (let i = 0; i < 16; i += 2) groups.push(((ip[i] ?? 0) << 8) | (ip[i + 1] ?? 0));
+  let bestStart = -1;
+  let bestLen = 0;
+  for (let i = 0; i < 8;) {
+    if (groups[i] !== 0) { i++; continue; }
+    let j = i;
+    while (j < 8 && groups[j] === 0) j++;
+    if (j - i > bestLen && j - i >= 2) { bestStart = i; bestLen = j - i; }
+    i = j;
+  }
+  const hex = (gs: number[]): string => gs.map((g) => g.toString(16)).join(':');
+  if (bestStart < 0) return hex(groups);
+  return `${hex(groups.slice(0, bestStart))}::${hex(groups.slice(bestStart + bestLen))}`;
+}
+
+/** IsValidIP (for new fields): strict parsing, and the address in canonical form. */
+export function strictIPProblems(value: string): string[] {
+  const problems = legacyIPProblems(value);
+  if (problems.length > 0) return problems;
+  const ip = parseIP(value) ?? [];
+  const canonical = ip.length === 4 ? ip.join('.') : formatIPv6(ip);
+  return canonical === value ? [] : [`must be in canonical form ("${canonical}")`];
+}
