@@ -11,6 +11,7 @@ import { validatePersistentVolumeClaim } from '../validation/persistent-volume-c
 import { validatePersistentVolume } from '../validation/persistent-volume.js';
 import { validateEndpoints } from '../validation/endpoints.js';
 import { validateEndpointSlice } from '../validation/endpoint-slice.js';
+import { validateNode } from '../validation/node.js';
 import { validateCronJob, validateJob } from '../validation/jobs.js';
 import { validatePod } from '../validation/pod-spec.js';
 import {
@@ -49,6 +50,7 @@ const KIND_VALIDATORS: Record<string, (obj: Obj, old: Obj | undefined) => Status
   '/persistentvolumes': validatePersistentVolume,
   '/endpoints': validateEndpoints,
   'discovery.k8s.io/endpointslices': validateEndpointSlice,
+  '/nodes': validateNode,
 };
 
 function validateKind(info: ResourceRequest['info'], obj: Obj, old: Obj | undefined): StatusCause[] {
