@@ -51,7 +51,7 @@ describe('validateName', () => {
     assert.deepEqual(validateName('dns1123-label', 'my-ns', false), []);
     assert.deepEqual(validateName('dns1123-label', 'My_ns', false), [LABEL_MSG]);
     assert.deepEqual(validateName('dns1123-label', 'a.b', false), ['must not contain dots']);
-    assert.deepEqual(validateName('dns1123-label', 'x'.repeat(64), false), ['must be no more than 63 bytes']);
+    assert.deepEqual(validateName('dns1123-label', 'x'.repeat(64), false), ['must be no more than 63 characters']);
   });
 
   test('DNS-1035 label (services)', () => {

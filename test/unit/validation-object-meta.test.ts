@@ -35,10 +35,10 @@ describe('validateObjectMeta on create', () => {
     assert.equal(status.message, `Pod "Foo_" is invalid: metadata.name: Invalid value: "Foo_": ${SUBDOMAIN_MSG}`);
   });
 
-  test('too long subdomain reports bytes', () => {
+  test('too long subdomain reports characters, as util/validation words it', () => {
     const name = 'a'.repeat(254);
     const causes = validateObjectMeta({ name, namespace: 'default' }, pods);
-    assert.deepEqual(causes.map((c) => c.message), [`Invalid value: "${name}": must be no more than 253 bytes`]);
+    assert.deepEqual(causes.map((c) => c.message), [`Invalid value: "${name}": must be no more than 253 characters`]);
   });
 
   test('name required unless generated', () => {
