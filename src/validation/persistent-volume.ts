@@ -2,13 +2,13 @@
  * kube-apiserver 1.36's PersistentVolume validation beyond metadata (checked against
  * test/golden/validation/): access modes, a capacity of exactly a positive `storage`, the reclaim
  * policy, required node affinity, exactly one volume source (hostPath, nfs, local and csi checked
- * field by field; local needs node affinity), no Recycle of a hostPath '/', class names, volume mode,
+ * field by field here, the in-tree sources in pv-sources.ts; local needs node affinity), no Recycle of a hostPath '/', class names, volume mode,
  * and mount options only for the source types that take them. On update kube validates the new
  * volume twice (so every spec error is reported twice, as here), keeps the volume source immutable
  * (a CSI controllerExpandSecretRef may be added), and the volume mode and node affinity (beta
  * topology labels may move to their GA names).
- * Not checked yet: the fields of the other (cloud and legacy) volume sources; PersistentVolume
- * defaults are not applied by Capstan, so an absent volumeMode reads as kube's default Filesystem.
+ * In-tree cloud and legacy sources are checked by pv-sources.ts. PersistentVolume defaults are not
+ * applied by Capstan, so an absent volumeMode reads as kube's default Filesystem.
  */
 import type { StatusCause } from '../api/errors.js';
 import { compareQuantities, quantityIntegerValue } from '../codec/printers/quantity.js';
@@ -20,6 +20,7 @@ import { changedSpecFields, semanticEqual } from './semantic-equal.js';
 import { isDNS1123Label, isDNS1123Subdomain } from './string-formats.js';
 import { obj, objOrUndefined, objects, str, type Obj } from './value-access.js';
 import { sourceCauses } from './volumes.js';
+import { legacySourceCauses } from './pv-sources.js';
 
 const RECLAIM_POLICIES = ['Delete', 'Recycle', 'Retain'];
 const MOUNT_OPTIONS_ANNOTATION = 'volume.beta.kubernetes.io/mount-options';
@@ -75,7 +76,7 @@ function csiCauses(csi: Obj, at: string): StatusCause[] {
   return causes;
 }
 
-function ownSourceCauses(key: string, source: Obj, at: string): StatusCause[] {
+function ownSourceCauses(key: string, source: Obj, pvName: string, at: string): StatusCause[] {
   switch (key) {
     case 'hostPath':
     case 'nfs':
@@ -88,7 +89,7 @@ function ownSourceCauses(key: string, source: Obj, at: string): StatusCause[] {
     case 'csi':
       return csiCauses(source, at);
     default:
-      return [];
+      return legacySourceCauses(key, source, pvName, at);
   }
 }
 
@@ -104,7 +105,7 @@ function cleansToRoot(p: string): boolean {
   return p.startsWith('/') && p.split('/').every((part) => part === '' || part === '.' || part === '..');
 }
 
-function specCauses(spec: Obj): StatusCause[] {
+function specCauses(spec: Obj, pvName: string): StatusCause[] {
   const causes: StatusCause[] = [];
   const modes = Array.isArray(spec.accessModes) ? spec.accessModes.map(str) : [];
   if (modes.length === 0) causes.push(requiredField('spec.accessModes'));
@@ -145,7 +146,7 @@ function specCauses(spec: Obj): StatusCause[] {
       continue;
     }
     count++;
-    causes.push(...ownSourceCauses(key, source, `spec.${checkedAt}`));
+    causes.push(...ownSourceCauses(key, source, pvName, `spec.${checkedAt}`));
     if (key === 'local' && affinity === undefined) causes.push(requiredField('spec.nodeAffinity', 'Local volume requires node affinity'));
   }
   if (count === 0) causes.push(requiredField('spec', 'must specify a volume type'));
@@ -225,7 +226,7 @@ function updateCauses(spec: Obj, oldSpec: Obj): StatusCause[] {
 /** A PersistentVolume's own checks (create, or update given the stored volume). */
 export function validatePersistentVolume(pv: Obj, old?: Obj): StatusCause[] {
   const spec = obj(pv.spec);
-  const causes = specCauses(spec);
+  const causes = specCauses(spec, str(obj(pv.metadata).name));
   const mountOptions = mountOptionCauses(pv, spec);
   if (old === undefined) return [...causes, ...mountOptions];
   return [...causes, ...mountOptions, ...causes, ...updateCauses(spec, obj(old.spec))];
