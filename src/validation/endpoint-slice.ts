@@ -5,8 +5,8 @@
  * 1..100 addresses of the slice's type (IPv4 in legacy form, IPv6 strict and canonical, both routable;
  * FQDNs), DNS-subdomain node names, DNS-label hostnames, and zone and node hints (at most 8 each,
  * unique, valid). An update that leaves the endpoints unchanged is not refused for them.
- * Capstan applies no EndpointSlice defaults yet, so an absent port name reads as "" and an absent
- * protocol as TCP, kube's defaults. deprecatedTopology is not validated: kube drops it on v1 writes.
+ * An absent port name reads as "" and an absent protocol as TCP, the defaults objects arrive with.
+ * deprecatedTopology is not validated: kube drops it on v1 writes (Capstan does not drop it yet).
  */
 import type { StatusCause } from '../api/errors.js';
 import { duplicateField, invalidField, notSupportedField, requiredField } from './field-errors.js';

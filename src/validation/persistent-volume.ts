@@ -7,8 +7,8 @@
  * volume twice (so every spec error is reported twice, as here), keeps the volume source immutable
  * (a CSI controllerExpandSecretRef may be added), and the volume mode and node affinity (beta
  * topology labels may move to their GA names).
- * In-tree cloud and legacy sources are checked by pv-sources.ts. PersistentVolume defaults are not
- * applied by Capstan, so an absent volumeMode reads as kube's default Filesystem.
+ * In-tree cloud and legacy sources are checked by pv-sources.ts. An absent volumeMode reads as its
+ * default, Filesystem, so a volume stored before defaulting compares as kube's would.
  */
 import type { StatusCause } from '../api/errors.js';
 import { compareQuantities, quantityIntegerValue } from '../codec/printers/quantity.js';

@@ -3,7 +3,7 @@
  * fields of each, partition and LUN ranges, iSCSI qualified names, Fibre Channel targets, Azure disk
  * caching modes, kinds and URIs, and flex volume options outside the kubernetes.io and k8s.io
  * namespaces. Values kube defaults before validating (an Azure disk's kind Shared and caching mode
- * ReadWrite) are read as their defaults when absent, since Capstan does not default PVs yet.
+ * ReadWrite) also read as their defaults when absent.
  * Not checked yet: quobyte, photonPersistentDisk, portworxVolume, scaleIO, storageos and flocker fields.
  */
 import type { StatusCause } from '../api/errors.js';
