@@ -2,6 +2,7 @@ import { generateJobSelector } from './job-selector.js';
 import type { ResourceInfo } from '../registry/resource-types.js';
 import { isObject, jsonEqual, metadataOf, type Obj } from '../handlers/object-util.js';
 import { applyDefaults } from './defaults.js';
+import { fillDataSources, prepareClaimDataSources } from './claim-data-sources.js';
 
 /**
  * Per-type behaviour of writes, after kube-apiserver's registry strategies: which types split spec and
@@ -116,6 +117,7 @@ export function prepareForCreate(info: ResourceInfo, obj: Obj): void {
   else delete meta.generation;
   if (id(info) === '/secrets') convertSecret(obj);
   if (id(info) === 'batch/jobs') generateJobSelector(obj);
+  if (id(info) === '/persistentvolumeclaims' && isObject(obj.spec)) prepareClaimDataSources(obj.spec);
   if (!hasStatusSubresource(info)) return;
   switch (id(info)) {
     case '/nodes':
@@ -156,6 +158,12 @@ export function prepareForUpdate(info: ResourceInfo, next: Obj, old: Obj): void 
     else next.status = old.status;
   }
   if (id(info) === '/secrets') convertSecret(next);
+  if (id(info) === '/persistentvolumeclaims' && isObject(next.spec)) {
+    const oldSpec = isObject(old.spec) ? old.spec : undefined;
+    prepareClaimDataSources(next.spec, oldSpec);
+    // kube also normalizes the stored claim's data sources, so objects saved before compare alike.
+    if (oldSpec !== undefined) fillDataSources(oldSpec);
+  }
   if (id(info) === '/namespaces') {
     // spec.finalizers changes only through /finalize.
     next.spec = old.spec;

@@ -6,9 +6,7 @@
  * beta storage-class annotation into storageClassName, and (for bound claims) storage requests and
  * the volume attributes class; storage requests never below status.capacity; the beta storage-class
  * annotation unchanged.
- * Data sources are validated as kube's strategy normalizes them (legacy dataSource kinds other than a
- * PVC or VolumeSnapshot are ignored, cross-namespace dataSourceRefs are dropped — that gate is off —
- * and dataSource and dataSourceRef fill each other); Capstan does not store that normalization yet.
+ * Data sources arrive as the strategy prepares them (src/strategy/claim-data-sources.ts).
  * Not checked yet: the relaxed rules kube keeps for claims stored with an invalid selector or API group.
  */
 import type { StatusCause } from '../api/errors.js';
@@ -25,30 +23,6 @@ export const VOLUME_MODES = ['Block', 'Filesystem'];
 /** kube passes a *field.Path as the bad value here, which Go's JSON prints as `{}`. */
 const FIELD_PATH_VALUE = { goSyntax: '{}' };
 const BETA_CLASS_ANNOTATION = 'volume.beta.kubernetes.io/storage-class';
-
-/** The claim spec with its data sources as kube's strategy leaves them before validation. */
-function normalizedSpec(spec: Obj, oldSpec: Obj | undefined): Obj {
-  const out: Obj = { ...spec };
-  const oldInUse = oldSpec !== undefined && (objOrUndefined(oldSpec.dataSourceRef) !== undefined || objOrUndefined(oldSpec.dataSource) !== undefined);
-  let ref = objOrUndefined(out.dataSourceRef);
-  if (ref !== undefined && str(ref.namespace) !== '' && !(oldSpec !== undefined && objOrUndefined(oldSpec.dataSourceRef) !== undefined)) {
-    delete out.dataSourceRef;
-    ref = undefined;
-  }
-  let source = objOrUndefined(out.dataSource);
-  if (!oldInUse && ref === undefined && source !== undefined) {
-    const group = str(source.apiGroup);
-    const kind = str(source.kind);
-    if (!((kind === 'PersistentVolumeClaim' && group === '') || (kind === 'VolumeSnapshot' && group === 'snapshot.storage.k8s.io'))) {
-      delete out.dataSource;
-      source = undefined;
-    }
-  }
-  const copyRef = (from: Obj): Obj => ({ kind: from.kind, name: from.name, ...(typeof from.apiGroup === 'string' ? { apiGroup: from.apiGroup } : {}) });
-  if (source !== undefined && ref === undefined) out.dataSourceRef = copyRef(source);
-  else if (ref !== undefined && source === undefined && str(ref.namespace) === '') out.dataSource = copyRef(ref);
-  return out;
-}
 
 function dataSourceCauses(source: Obj, at: string, isRef: boolean): StatusCause[] {
   const causes: StatusCause[] = [];
@@ -69,10 +43,7 @@ function storageRequest(spec: Obj): string | undefined {
   return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined;
 }
 
-/**
- * ValidatePersistentVolumeClaimSpec at `path` (also used for claim templates); `spec` is the claim
- * spec as normalized by the strategy.
- */
+/** ValidatePersistentVolumeClaimSpec at `path` (also used for StatefulSet claim templates). */
 export function validateClaimSpec(spec: Obj, path: string): StatusCause[] {
   const causes: StatusCause[] = [];
   const modes = Array.isArray(spec.accessModes) ? spec.accessModes.map(str) : [];
@@ -166,9 +137,8 @@ function claimUpdateCauses(pvc: Obj, spec: Obj, old: Obj, oldSpec: Obj): StatusC
 
 /** A PersistentVolumeClaim's own checks (create, or update given the stored claim). */
 export function validatePersistentVolumeClaim(pvc: Obj, old?: Obj): StatusCause[] {
-  const oldSpec = old === undefined ? undefined : normalizedSpec(obj(old.spec), undefined);
-  const spec = normalizedSpec(obj(pvc.spec), oldSpec);
+  const spec = obj(pvc.spec);
   const causes = validateClaimSpec(spec, 'spec');
-  if (old !== undefined && oldSpec !== undefined) causes.push(...claimUpdateCauses({ ...pvc, status: old.status }, spec, old, oldSpec));
+  if (old !== undefined) causes.push(...claimUpdateCauses({ ...pvc, status: old.status }, spec, old, obj(old.spec)));
   return causes;
 }
