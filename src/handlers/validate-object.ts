@@ -5,6 +5,13 @@ import { validatePriorityClass } from '../validation/priority-class.js';
 import { validateClusterRole, validateClusterRoleBinding, validateRole, validateRoleBinding } from '../validation/rbac.js';
 import { validateStorageClass } from '../validation/storage-class.js';
 import { validateIngressClass } from '../validation/ingress-class.js';
+import { validateNetworkPolicy } from '../validation/network-policy.js';
+import { validateIngress } from '../validation/ingress.js';
+import { validatePersistentVolumeClaim } from '../validation/persistent-volume-claim.js';
+import { validatePersistentVolume } from '../validation/persistent-volume.js';
+import { validateEndpoints } from '../validation/endpoints.js';
+import { validateEndpointSlice } from '../validation/endpoint-slice.js';
+import { validateNode } from '../validation/node.js';
 import { validateCronJob, validateJob } from '../validation/jobs.js';
 import { validatePodDisruptionBudget, validatePodDisruptionBudgetStatus } from '../validation/disruption-budget.js';
 import { validateHorizontalPodAutoscaler, validateHorizontalPodAutoscalerStatus } from '../validation/autoscaler.js';
@@ -55,6 +62,13 @@ const KIND_VALIDATORS: Record<string, (obj: Obj, old: Obj | undefined, subresour
   '/namespaces': (obj, _old, sub) => (sub === 'status' ? validateNamespaceStatus(obj) : validateNamespace(obj, sub)),
   '/events': (obj) => validateCoreEvent(obj),
   'events.k8s.io/events': validateEventsEvent,
+  'networking.k8s.io/networkpolicies': validateNetworkPolicy,
+  'networking.k8s.io/ingresses': validateIngress,
+  '/persistentvolumeclaims': validatePersistentVolumeClaim,
+  '/persistentvolumes': validatePersistentVolume,
+  '/endpoints': validateEndpoints,
+  'discovery.k8s.io/endpointslices': validateEndpointSlice,
+  '/nodes': validateNode,
 };
 
 /**

@@ -1,6 +1,6 @@
 import type { ResourceInfo } from '../registry/resource-types.js';
 import { isObject, metadataOf, type Obj } from '../handlers/object-util.js';
-import { defaultPointer, defaultString, objectAt, objectsAt, unsetOrEmpty } from './field-defaults.js';
+import { defaultPointer, defaultString, objectAt, objectsAt, unset, unsetOrEmpty } from './field-defaults.js';
 import { defaultClaimSpec, defaultPod, defaultPodTemplateSpec, roundResourceList } from './pod-defaults.js';
 
 /**
@@ -313,6 +313,60 @@ function defaultNetworkPolicy(np: Obj): void {
   }
 }
 
+/**
+ * Reclaim policy Retain, volume mode Filesystem, status phase Pending (Go writes the struct), capacity
+ * rounded up to 1m, and the defaults of the in-tree sources (hostPath type "", RBD pool, user and
+ * keyring, iSCSI interface, Azure disk caching, fsType, readOnly and kind, ScaleIO mode and fsType).
+ */
+function defaultPersistentVolume(pv: Obj): void {
+  const spec = specOf(pv);
+  const status = objectAt(pv, 'status') ?? {};
+  pv.status = status;
+  defaultString(status, 'phase', 'Pending');
+  defaultString(spec, 'persistentVolumeReclaimPolicy', 'Retain');
+  defaultPointer(spec, 'volumeMode', 'Filesystem');
+  roundResourceList(spec.capacity);
+  const hostPath = objectAt(spec, 'hostPath');
+  if (hostPath !== undefined) defaultPointer(hostPath, 'type', '');
+  const rbd = objectAt(spec, 'rbd');
+  if (rbd !== undefined) {
+    defaultString(rbd, 'pool', 'rbd');
+    defaultString(rbd, 'user', 'admin');
+    defaultString(rbd, 'keyring', '/etc/ceph/keyring');
+  }
+  const iscsi = objectAt(spec, 'iscsi');
+  if (iscsi !== undefined) defaultString(iscsi, 'iscsiInterface', 'default');
+  const azureDisk = objectAt(spec, 'azureDisk');
+  if (azureDisk !== undefined) {
+    defaultPointer(azureDisk, 'cachingMode', 'ReadWrite');
+    defaultPointer(azureDisk, 'fsType', 'ext4');
+    defaultPointer(azureDisk, 'readOnly', false);
+    defaultPointer(azureDisk, 'kind', 'Shared');
+  }
+  const scaleIO = objectAt(spec, 'scaleIO');
+  if (scaleIO !== undefined) {
+    defaultString(scaleIO, 'storageMode', 'ThinProvisioned');
+    defaultString(scaleIO, 'fsType', 'xfs');
+  }
+}
+
+/** Every port of an EndpointSlice is named ("" when unnamed) and TCP unless it says otherwise. */
+function defaultEndpointSlice(slice: Obj): void {
+  for (const port of objectsAt(slice, 'ports')) {
+    defaultPointer(port, 'name', '');
+    defaultPointer(port, 'protocol', 'TCP');
+  }
+}
+
+/** A node's allocatable resources are its capacity unless reported; both rounded up to 1m. */
+function defaultNode(node: Obj): void {
+  const status = objectAt(node, 'status');
+  if (status === undefined) return;
+  if (unset(status.allocatable) && isObject(status.capacity)) status.allocatable = { ...status.capacity };
+  roundResourceList(status.capacity);
+  roundResourceList(status.allocatable);
+}
+
 function defaultIngressClass(ic: Obj): void {
   const parameters = objectAt(objectAt(ic, 'spec') ?? {}, 'parameters');
   if (parameters !== undefined) defaultPointer(parameters, 'scope', 'Cluster');
@@ -346,6 +400,9 @@ const DEFAULTERS: Record<string, Defaulter> = {
   'storage.k8s.io/storageclasses': defaultStorageClass,
   'networking.k8s.io/networkpolicies': defaultNetworkPolicy,
   'networking.k8s.io/ingressclasses': defaultIngressClass,
+  '/persistentvolumes': defaultPersistentVolume,
+  'discovery.k8s.io/endpointslices': defaultEndpointSlice,
+  '/nodes': defaultNode,
 };
 
 /** Whether Capstan applies kube's defaulting to objects of this resource. */

@@ -2,6 +2,7 @@ import { generateJobSelector } from './job-selector.js';
 import type { ResourceInfo } from '../registry/resource-types.js';
 import { isObject, jsonEqual, metadataOf, type Obj } from '../handlers/object-util.js';
 import { applyDefaults } from './defaults.js';
+import { fillDataSources, prepareClaimDataSources } from './claim-data-sources.js';
 
 /**
  * Per-type behaviour of writes, after kube-apiserver's registry strategies: which types split spec and
@@ -14,6 +15,7 @@ const GENERATION_WITHOUT_STATUS = new Set([
   'admissionregistration.k8s.io/mutatingwebhookconfigurations',
   'networking.k8s.io/networkpolicies',
   'resource.k8s.io/deviceclasses',
+  'discovery.k8s.io/endpointslices',
 ]);
 
 /** Types with a status subresource that do not track generation (kube's strategies leave it unset). */
@@ -109,6 +111,17 @@ function convertSecret(secret: Obj): void {
   delete secret.stringData;
 }
 
+/**
+ * kube drops an EndpointSlice's per-endpoint deprecatedTopology on discovery.k8s.io/v1 writes (the
+ * only version served); a node name kept there by an older version is moved to nodeName only when
+ * the stored slice had it, which no v1-written slice has.
+ */
+function dropDeprecatedTopology(slice: Obj): void {
+  for (const endpoint of Array.isArray(slice.endpoints) ? slice.endpoints : []) {
+    if (isObject(endpoint)) delete endpoint.deprecatedTopology;
+  }
+}
+
 /** Resets what a create may not set, as each type's PrepareForCreate does. */
 export function prepareForCreate(info: ResourceInfo, obj: Obj): void {
   applyDefaults(info, obj);
@@ -117,6 +130,8 @@ export function prepareForCreate(info: ResourceInfo, obj: Obj): void {
   else delete meta.generation;
   if (id(info) === '/secrets') convertSecret(obj);
   if (id(info) === 'batch/jobs') generateJobSelector(obj);
+  if (id(info) === '/persistentvolumeclaims' && isObject(obj.spec)) prepareClaimDataSources(obj.spec);
+  if (id(info) === 'discovery.k8s.io/endpointslices') dropDeprecatedTopology(obj);
   if (!hasStatusSubresource(info)) return;
   switch (id(info)) {
     case '/nodes':
@@ -157,6 +172,14 @@ export function prepareForUpdate(info: ResourceInfo, next: Obj, old: Obj): void 
     else next.status = old.status;
   }
   if (id(info) === '/secrets') convertSecret(next);
+  if (id(info) === '/persistentvolumeclaims' && isObject(next.spec)) {
+    const oldSpec = isObject(old.spec) ? old.spec : undefined;
+    prepareClaimDataSources(next.spec, oldSpec);
+    // kube also normalizes the stored claim's data sources, so objects saved before compare alike.
+    if (oldSpec !== undefined) fillDataSources(oldSpec);
+  }
+  // Writes through discovery.k8s.io/v1 drop deprecatedTopology, unless they leave the endpoints as they were.
+  if (id(info) === 'discovery.k8s.io/endpointslices' && !jsonEqual(next.endpoints, old.endpoints)) dropDeprecatedTopology(next);
   if (id(info) === '/namespaces') {
     // spec.finalizers changes only through /finalize.
     next.spec = old.spec;
@@ -166,7 +189,9 @@ export function prepareForUpdate(info: ResourceInfo, next: Obj, old: Obj): void 
   const oldMeta = metadataOf(old);
   if (tracksGeneration(info)) {
     const oldGen = typeof oldMeta.generation === 'number' ? oldMeta.generation : 1;
-    meta.generation = jsonEqual(specPart(next), specPart(old)) ? oldGen : oldGen + 1;
+    // An EndpointSlice's labels count as its spec (kube bumps its generation when they change).
+    const labelsChanged = id(info) === 'discovery.k8s.io/endpointslices' && !jsonEqual(meta.labels, oldMeta.labels);
+    meta.generation = jsonEqual(specPart(next), specPart(old)) && !labelsChanged ? oldGen : oldGen + 1;
   } else if (oldMeta.generation !== undefined) meta.generation = oldMeta.generation;
   else delete meta.generation;
 }

@@ -45,7 +45,7 @@ function resourceNameCauses(name: string, field: string): StatusCause[] {
 }
 
 /** ValidateResourceQuantityValue: non-negative, and whole for integer resources. */
-function quantityCauses(name: string, quantity: string, field: string): StatusCause[] {
+export function quantityCauses(name: string, quantity: string, field: string): StatusCause[] {
   const causes: StatusCause[] = [];
   if (compareQuantities(quantity, '0') === -1) causes.push(invalidField(field, quantity, 'must be greater than or equal to 0'));
   if ((INTEGER_RESOURCES.has(name) || isExtended(name)) && !isWholeQuantity(quantity)) causes.push(invalidField(field, quantity, 'must be an integer'));

@@ -27,9 +27,15 @@ export function byteLength(s: string): number {
   return Buffer.byteLength(s, 'utf8');
 }
 
-/** kube's MaxLenError. */
-export function maxLenError(length: number): string {
-  return `must be no more than ${length} bytes`;
+/**
+ * How a length limit is worded: apimachinery's util/validation (DNS names, port names) says
+ * "characters", its newer api/validate/content package (label keys and values) says "bytes".
+ */
+export type LengthUnit = 'characters' | 'bytes';
+
+/** kube's MaxLenError (content's by default; util/validation's with 'characters'). */
+export function maxLenError(length: number, unit: LengthUnit = 'bytes'): string {
+  return `must be no more than ${length} ${unit}`;
 }
 
 /** kube's RegexError, including its doubled space between examples. */
@@ -49,9 +55,9 @@ export function emptyError(): string {
 }
 
 /** IsDNS1123Label: a lowercase RFC 1123 label of at most 63 bytes. */
-export function isDNS1123Label(value: string): string[] {
+export function isDNS1123Label(value: string, unit: LengthUnit = 'characters'): string[] {
   const errs: string[] = [];
-  if (byteLength(value) > DNS1123_LABEL_MAX_LENGTH) errs.push(maxLenError(DNS1123_LABEL_MAX_LENGTH));
+  if (byteLength(value) > DNS1123_LABEL_MAX_LENGTH) errs.push(maxLenError(DNS1123_LABEL_MAX_LENGTH, unit));
   if (!DNS1123_LABEL_RE.test(value)) {
     if (DNS1123_SUBDOMAIN_RE.test(value)) errs.push('must not contain dots');
     else {
@@ -64,9 +70,9 @@ export function isDNS1123Label(value: string): string[] {
 }
 
 /** IsDNS1123Subdomain: a lowercase RFC 1123 subdomain of at most 253 bytes. */
-export function isDNS1123Subdomain(value: string): string[] {
+export function isDNS1123Subdomain(value: string, unit: LengthUnit = 'characters'): string[] {
   const errs: string[] = [];
-  if (byteLength(value) > DNS1123_SUBDOMAIN_MAX_LENGTH) errs.push(maxLenError(DNS1123_SUBDOMAIN_MAX_LENGTH));
+  if (byteLength(value) > DNS1123_SUBDOMAIN_MAX_LENGTH) errs.push(maxLenError(DNS1123_SUBDOMAIN_MAX_LENGTH, unit));
   if (!DNS1123_SUBDOMAIN_RE.test(value)) {
     errs.push(regexError(
       "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
@@ -76,9 +82,9 @@ export function isDNS1123Subdomain(value: string): string[] {
 }
 
 /** IsDNS1035Label: a label that starts with a letter, at most 63 bytes. */
-export function isDNS1035Label(value: string): string[] {
+export function isDNS1035Label(value: string, unit: LengthUnit = 'characters'): string[] {
   const errs: string[] = [];
-  if (byteLength(value) > DNS1123_LABEL_MAX_LENGTH) errs.push(maxLenError(DNS1123_LABEL_MAX_LENGTH));
+  if (byteLength(value) > DNS1123_LABEL_MAX_LENGTH) errs.push(maxLenError(DNS1123_LABEL_MAX_LENGTH, unit));
   if (!DNS1035_LABEL_RE.test(value)) {
     errs.push(regexError(
       "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
@@ -101,7 +107,7 @@ export function isLabelKey(value: string): string[] {
     const prefix = parts[0] ?? '';
     name = parts[1] ?? '';
     if (prefix.length === 0) errs.push(`prefix part ${emptyError()}`);
-    else errs.push(...isDNS1123Subdomain(prefix).map((m) => `prefix part ${m}`));
+    else errs.push(...isDNS1123Subdomain(prefix, 'bytes').map((m) => `prefix part ${m}`));
   } else {
     return [`a valid label key ${regexError(
       "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",

@@ -5,7 +5,7 @@
  */
 import type { StatusCause } from '../api/errors.js';
 import { invalidField } from './field-errors.js';
-import { maxLenError, regexError } from './string-formats.js';
+import { regexError } from './string-formats.js';
 
 export const INT32_MAX = 2147483647;
 
@@ -24,10 +24,13 @@ export function portNumberProblems(port: number): string[] {
   return port >= 1 && port <= 65535 ? [] : [inclusiveRangeError(1, 65535)];
 }
 
-/** IsValidPortName: an IANA_SVC_NAME (at most 15 characters, lower-case letters, digits and single hyphens). */
+/**
+ * IsValidPortName: an IANA_SVC_NAME (at most 15 characters, lower-case letters, digits and single
+ * hyphens). util/validation words its length limit in characters, not bytes as the content package does.
+ */
 export function portNameProblems(name: string): string[] {
   const errs: string[] = [];
-  if (name.length > 15) errs.push(maxLenError(15));
+  if (Buffer.byteLength(name, 'utf8') > 15) errs.push('must be no more than 15 characters');
   if (!/^[-a-z0-9]+$/.test(name)) errs.push('must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)');
   if (!/[a-z]/.test(name)) errs.push('must contain at least one letter (a-z)');
   if (name.includes('--')) errs.push('must not contain consecutive hyphens');

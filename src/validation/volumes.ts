@@ -58,8 +58,8 @@ function keyToPathCauses(items: unknown, field: string): StatusCause[] {
   });
 }
 
-/** The checks of one source's own fields. */
-function sourceCauses(key: string, source: Obj, field: string): StatusCause[] {
+/** The checks of one volume source's own fields (pod volumes; PersistentVolumes share hostPath and nfs). */
+export function sourceCauses(key: string, source: Obj, field: string): StatusCause[] {
   switch (key) {
     case 'emptyDir': {
       const limit = source.sizeLimit;

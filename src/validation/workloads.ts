@@ -6,6 +6,7 @@
  * fields an update may change.
  */
 import type { StatusCause } from '../api/errors.js';
+import { validateClaimSpec } from './persistent-volume-claim.js';
 import { jsonEqual } from '../handlers/object-util.js';
 import { forbiddenField, goJson, invalidField, notSupportedField, requiredField } from './field-errors.js';
 import { labelsValue, selectorConverts, selectorMatches, selectorValue, selectsEverything, validateLabelSelector } from './label-selector.js';
@@ -167,12 +168,7 @@ function statefulSetSpecCauses(spec: Obj, isUpdate: boolean): StatusCause[] {
     }
   }
   const claims = objects(spec.volumeClaimTemplates);
-  if (!isUpdate) {
-    claims.forEach((c, i) => {
-      const requests = obj(obj(obj(c.spec).resources).requests);
-      if (typeof requests.storage !== 'string') causes.push(requiredField(`spec.volumeClaimTemplates[${i}].spec.resources[storage]`));
-    });
-  }
+  if (!isUpdate) claims.forEach((c, i) => causes.push(...validateClaimSpec(obj(c.spec), `spec.volumeClaimTemplates[${i}].spec`)));
   causes.push(...nonNegative('spec.replicas', numOrUndefined(spec.replicas)));
   causes.push(...nonNegative('spec.minReadySeconds', numOrUndefined(spec.minReadySeconds)));
   const ordinals = objOrUndefined(spec.ordinals);

@@ -23,9 +23,13 @@ import (
 	"k8s.io/kubernetes/pkg/registry/batch/job"
 	"k8s.io/kubernetes/pkg/registry/coordination/lease"
 	"k8s.io/kubernetes/pkg/registry/core/configmap"
+	"k8s.io/kubernetes/pkg/registry/core/endpoint"
 	"k8s.io/kubernetes/pkg/registry/core/event"
 	"k8s.io/kubernetes/pkg/registry/core/limitrange"
 	"k8s.io/kubernetes/pkg/registry/core/namespace"
+	"k8s.io/kubernetes/pkg/registry/core/node"
+	"k8s.io/kubernetes/pkg/registry/core/persistentvolume"
+	"k8s.io/kubernetes/pkg/registry/core/persistentvolumeclaim"
 	"k8s.io/kubernetes/pkg/registry/core/pod"
 	"k8s.io/kubernetes/pkg/registry/core/podtemplate"
 	"k8s.io/kubernetes/pkg/registry/core/replicationcontroller"
@@ -33,7 +37,10 @@ import (
 	"k8s.io/kubernetes/pkg/registry/core/secret"
 	"k8s.io/kubernetes/pkg/registry/core/service"
 	"k8s.io/kubernetes/pkg/registry/core/serviceaccount"
+	"k8s.io/kubernetes/pkg/registry/discovery/endpointslice"
+	"k8s.io/kubernetes/pkg/registry/networking/ingress"
 	"k8s.io/kubernetes/pkg/registry/networking/ingressclass"
+	"k8s.io/kubernetes/pkg/registry/networking/networkpolicy"
 	"k8s.io/kubernetes/pkg/registry/policy/poddisruptionbudget"
 	"k8s.io/kubernetes/pkg/registry/rbac/clusterrole"
 	"k8s.io/kubernetes/pkg/registry/rbac/clusterrolebinding"
@@ -71,6 +78,13 @@ var strategies = map[string]strategy{
 	"DaemonSet":             daemonset.Strategy,
 	"Job":                   job.Strategy,
 	"CronJob":               cronjob.Strategy,
+	"NetworkPolicy":         networkpolicy.Strategy,
+	"Ingress":               ingress.Strategy,
+	"PersistentVolumeClaim": persistentvolumeclaim.Strategy,
+	"PersistentVolume":      persistentvolume.Strategy,
+	"Endpoints":             endpoint.Strategy,
+	"EndpointSlice":         endpointslice.Strategy,
+	"Node":                  node.Strategy,
 
 	// Policy, autoscaling, quota, namespace, service account and event kinds.
 	"PodDisruptionBudget":     poddisruptionbudget.Strategy,
@@ -195,8 +209,17 @@ func validateCase(c validationCase) (json.RawMessage, error) {
 	return json.Marshal(status.Status())
 }
 
-// plural is the resource name of a corpus kind (every kind of the corpus forms it regularly).
+// irregularPlurals are the resource names of corpus kinds that do not add "s" or "es" to the kind.
+var irregularPlurals = map[string]string{
+	"NetworkPolicy": "networkpolicies",
+	"Endpoints":     "endpoints",
+}
+
+// plural is the resource name of a corpus kind.
 func plural(kind string) string {
+	if p, ok := irregularPlurals[kind]; ok {
+		return p
+	}
 	lower := strings.ToLower(kind)
 	if strings.HasSuffix(lower, "s") {
 		return lower + "es"

@@ -167,3 +167,14 @@ export function milliValueOf(text: string): bigint | undefined {
   if (mantissa % div !== 0n && mantissa > 0n) milli += 1n;
   return milli;
 }
+
+/** Quantity.Value(): the amount as a whole number, rounded away from zero; undefined when it does not parse. */
+export function quantityIntegerValue(text: string): bigint | undefined {
+  const parsed = parse(text);
+  if (parsed === undefined) return undefined;
+  const { mantissa, scale } = parsed.value;
+  if (scale >= 0) return mantissa * 10n ** BigInt(scale);
+  const div = 10n ** BigInt(-scale);
+  const q = mantissa / div;
+  return mantissa % div === 0n ? q : q + (mantissa < 0n ? -1n : 1n);
+}
