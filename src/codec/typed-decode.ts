@@ -1,4 +1,4 @@
-import { canonicalQuantity } from './printers/quantity.js';
+import { canonicalQuantity, isQuantity } from './printers/quantity.js';
 import type { SchemaNode } from '../schema/openapi-schema.js';
 
 /**
@@ -49,6 +49,18 @@ const OPAQUE = new Set([
 
 const QUANTITY_PATTERN = /^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$/;
 const QUANTITY_ERROR = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+const QUANTITY_SUFFIX_ERROR = "unable to parse quantity's suffix";
+
+/**
+ * Why kube's ParseQuantity refuses text that its regular expression lets through: a number part with
+ * more than one '.' is the wrong format ("1..5"); anything else left over is a suffix it cannot read
+ * ("1e", "1Ki5"). Undefined when the text parses.
+ */
+function quantityParseError(text: string): string | undefined {
+  if (isQuantity(text)) return undefined;
+  const numberPart = /^[+-]?\d*(?:\.\d*)?/.exec(text)?.[0] ?? '';
+  return /^[eEinumkKMGTP]*[-+]?[0-9]*$/.test(text.slice(numberPart.length)) ? QUANTITY_SUFFIX_ERROR : QUANTITY_ERROR;
+}
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
 /** The Go type name a schema decodes into, as Go's errors print it (`v1.Container`, `[]string`, `int32`). */
@@ -317,8 +329,11 @@ class Decoder {
   private quantity(container: Obj | unknown[], key: string | number, v: unknown): void {
     let text: string;
     if (typeof v === 'number') text = this.numberText(container, key, v);
-    else if (typeof v === 'string' && QUANTITY_PATTERN.test(v.trim()) && v.trim() !== '') text = v;
-    else throw new TypedDecodeError(QUANTITY_ERROR);
+    else if (typeof v === 'string' && QUANTITY_PATTERN.test(v.trim()) && v.trim() !== '') {
+      const problem = quantityParseError(v.trim());
+      if (problem !== undefined) throw new TypedDecodeError(problem);
+      text = v;
+    } else throw new TypedDecodeError(QUANTITY_ERROR);
     (container as Record<string | number, unknown>)[key] = canonicalQuantity(text);
   }
 

@@ -31,7 +31,7 @@ before(async () => {
   });
   await post(`/api/v1/namespaces/${ns}/services`, {
     apiVersion: 'v1', kind: 'Service', metadata: { name: 'svc' },
-    spec: { type: 'ClusterIP', clusterIP: '10.96.0.77', ports: [{ port: 80, protocol: 'TCP' }, { port: 53, protocol: 'UDP', name: 'dns' }], selector: { app: 'web' } },
+    spec: { type: 'ClusterIP', clusterIP: '10.96.0.77', ports: [{ port: 80, protocol: 'TCP', name: 'http' }, { port: 53, protocol: 'UDP', name: 'dns' }], selector: { app: 'web' } },
   });
   await post(`/api/v1/namespaces/${ns}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm1' }, data: { a: '1', b: '2' } });
 });

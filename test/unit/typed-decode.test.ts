@@ -42,6 +42,10 @@ test('type errors are worded as Go\'s encoding/json words them (reference answer
     [SERVICE, '{"spec":{"ports":[{"port":80,"targetPort":1.5}]}}', 'json: cannot unmarshal number 1.5 into Go struct field ServicePort.spec.ports.targetPort of type int32'],
     [SERVICE, '{"spec":{"ports":[{"port":80,"targetPort":{}}]}}', 'json: cannot unmarshal object into Go struct field ServicePort.spec.ports.targetPort of type int32'],
     [POD, '{"spec":{"containers":[{"name":"c","resources":{"limits":{"cpu":"abc"}}}]}}', "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"],
+    // Let through by the regular expression, refused by ParseQuantity (answers checked on the reference).
+    [POD, '{"spec":{"containers":[{"name":"c","resources":{"limits":{"cpu":"1..5"}}}]}}', "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"],
+    [POD, '{"spec":{"containers":[{"name":"c","resources":{"limits":{"cpu":"1e"}}}]}}', "unable to parse quantity's suffix"],
+    [POD, '{"spec":{"containers":[{"name":"c","resources":{"limits":{"cpu":"1Ki5"}}}]}}', "unable to parse quantity's suffix"],
     [POD, '{"metadata":{"creationTimestamp":"x"}}', 'parsing time "x" as "2006-01-02T15:04:05Z07:00": cannot parse "x" as "2006"'],
     [POD, '{"metadata":{"creationTimestamp":5}}', 'json: cannot unmarshal number into Go struct field ObjectMeta.metadata.creationTimestamp of type string'],
     [POD, '{"spec":{"containers":{}}}', 'json: cannot unmarshal object into Go struct field PodSpec.spec.containers of type []v1.Container'],

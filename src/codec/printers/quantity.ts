@@ -178,3 +178,8 @@ export function quantityIntegerValue(text: string): bigint | undefined {
   const q = mantissa / div;
   return mantissa % div === 0n ? q : q + (mantissa < 0n ? -1n : 1n);
 }
+
+/** Whether the text parses as a Quantity at all (kube's ParseQuantity succeeding). */
+export function isQuantity(text: string): boolean {
+  return parse(text) !== undefined;
+}
