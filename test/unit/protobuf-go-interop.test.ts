@@ -39,6 +39,13 @@ const GO_EMPTY_STRUCTS: Record<string, string[]> = {
   service: ['status'],
   event: ['deprecatedSource'],
   status: ['metadata'],
+  statefulset: ['spec.template.spec.containers.0.resources'],
+  job: ['spec.template.metadata', 'spec.template.spec.containers.0.resources'],
+  networkpolicy: ['spec.podSelector'],
+  ingress: ['status'],
+  'watch-modified-deployment': ['spec.template.spec.containers.0.resources'],
+  'watch-deleted-pod': ['spec.containers.0.resources', 'status'],
+  'watch-error-status': ['metadata'],
 };
 
 type Obj = Record<string, unknown>;
