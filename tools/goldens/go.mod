@@ -5,6 +5,7 @@ go 1.26.0
 godebug default=go1.26
 
 require (
+	k8s.io/api v0.36.4
 	k8s.io/apiextensions-apiserver v0.0.0
 	k8s.io/apimachinery v0.36.4
 	k8s.io/apiserver v0.36.4
@@ -87,7 +88,6 @@ require (
 	gopkg.in/go-jose/go-jose.v2 v2.6.3 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
-	k8s.io/api v0.36.4 // indirect
 	k8s.io/client-go v0.36.4 // indirect
 	k8s.io/component-base v0.36.4 // indirect
 	k8s.io/component-helpers v0.0.0 // indirect

@@ -2,13 +2,17 @@
 // its scheme, with 1.36's default feature gates) over Capstan's corpus of objects and writes what
 // kube makes of each: the oracle Capstan's defaulting tests compare with. With `shape`, it writes
 // instead how Go's JSON encoder writes each field of the API's types (see shape.go), which the
-// server reads at run time to store objects in the shape kube-apiserver stores them.
+// server reads at run time to store objects in the shape kube-apiserver stores them. With `presence`,
+// it writes the protobuf codec's table of Go pointer and always-written fields (see presence.go); with
+// `protobuf`, the bytes apimachinery's protobuf serializer writes for a corpus (see protobuf.go).
 //
 // Usage (from the project root, `npm run gen:goldens`):
 //
 //	go run ./tools/goldens test/fixtures/defaulting test/golden/defaulting
 //	go run ./tools/goldens shape schema/go-shape.txt
 //	go run ./tools/goldens validate test/fixtures/validation test/golden/validation
+//	go run ./tools/goldens presence src/codec/protobuf/go-field-presence.ts
+//	go run ./tools/goldens protobuf test/fixtures/protobuf test/golden/protobuf
 //
 // Every corpus file is JSON: {"cases": [{"name": "...", "object": {...}}, ...]}, each object a
 // complete versioned object (apiVersion and kind set). The golden file of the same name holds
@@ -77,6 +81,20 @@ func run(corpusDir, goldenDir string) error {
 func main() {
 	if len(os.Args) == 4 && os.Args[1] == "validate" {
 		if err := runValidation(os.Args[2], os.Args[3]); err != nil {
+			fmt.Fprintln(os.Stderr, "goldens:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if len(os.Args) == 4 && os.Args[1] == "protobuf" {
+		if err := runProtobuf(os.Args[2], os.Args[3]); err != nil {
+			fmt.Fprintln(os.Stderr, "goldens:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if len(os.Args) == 3 && os.Args[1] == "presence" {
+		if err := writePresence(os.Args[2]); err != nil {
 			fmt.Fprintln(os.Stderr, "goldens:", err)
 			os.Exit(1)
 		}
