@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -206,7 +207,46 @@ func validateCase(c validationCase) (json.RawMessage, error) {
 	if !ok {
 		return nil, err
 	}
-	return json.Marshal(status.Status())
+	return json.Marshal(stableInvalid(status.Status()))
+}
+
+// stableInvalid orders a 422's causes by field and message and rebuilds its message from them the
+// way kube aggregates field errors (each distinct text once, several in brackets). kube lists the
+// errors of map entries in Go's random map order; this keeps regenerated goldens identical.
+func stableInvalid(st metav1.Status) metav1.Status {
+	if st.Reason != metav1.StatusReasonInvalid || st.Details == nil || len(st.Details.Causes) < 2 {
+		return st
+	}
+	causes := append([]metav1.StatusCause(nil), st.Details.Causes...)
+	sort.SliceStable(causes, func(i, j int) bool {
+		if causes[i].Field != causes[j].Field {
+			return causes[i].Field < causes[j].Field
+		}
+		return causes[i].Message < causes[j].Message
+	})
+	st.Details.Causes = causes
+	prefix, _, found := strings.Cut(st.Message, " is invalid: ")
+	if !found {
+		return st
+	}
+	var texts []string
+	seen := map[string]bool{}
+	for _, c := range causes {
+		text := c.Message
+		if c.Field != "" {
+			text = c.Field + ": " + c.Message
+		}
+		if !seen[text] {
+			seen[text] = true
+			texts = append(texts, text)
+		}
+	}
+	joined := texts[0]
+	if len(texts) > 1 {
+		joined = "[" + strings.Join(texts, ", ") + "]"
+	}
+	st.Message = prefix + " is invalid: " + joined
+	return st
 }
 
 // irregularPlurals are the resource names of corpus kinds that do not add "s" or "es" to the kind.
