@@ -350,6 +350,37 @@ function defaultPersistentVolume(pv: Obj): void {
   }
 }
 
+/** SetDefaults_CSIDriver: attach required, no pod info, persistent volumes, fsGroup by fs type, no capacity tracking. */
+function defaultCSIDriver(driver: Obj): void {
+  const spec = specOf(driver);
+  defaultPointer(spec, 'attachRequired', true);
+  defaultPointer(spec, 'podInfoOnMount', false);
+  defaultPointer(spec, 'storageCapacity', false);
+  defaultPointer(spec, 'fsGroupPolicy', 'ReadWriteOnceWithFSType');
+  if (unsetOrEmpty(spec.volumeLifecycleModes)) spec.volumeLifecycleModes = ['Persistent'];
+  defaultPointer(spec, 'requiresRepublish', false);
+  defaultPointer(spec, 'seLinuxMount', false);
+}
+
+/**
+ * SetDefaults_ValidatingWebhook / MutatingWebhook: fail closed, equivalent-version matching, selectors
+ * matching everything, a 10 s timeout, service port 443, rules for all scopes; mutating webhooks are
+ * not re-invoked.
+ */
+function defaultWebhooks(config: Obj, mutating: boolean): void {
+  for (const hook of objectsAt(config, 'webhooks')) {
+    defaultPointer(hook, 'failurePolicy', 'Fail');
+    defaultPointer(hook, 'matchPolicy', 'Equivalent');
+    defaultPointer(hook, 'namespaceSelector', {});
+    defaultPointer(hook, 'objectSelector', {});
+    defaultPointer(hook, 'timeoutSeconds', 10);
+    if (mutating) defaultPointer(hook, 'reinvocationPolicy', 'Never');
+    const service = objectAt(objectAt(hook, 'clientConfig') ?? {}, 'service');
+    if (service !== undefined) defaultPointer(service, 'port', 443);
+    for (const rule of objectsAt(hook, 'rules')) defaultPointer(rule, 'scope', '*');
+  }
+}
+
 /** Every port of an EndpointSlice is named ("" when unnamed) and TCP unless it says otherwise. */
 function defaultEndpointSlice(slice: Obj): void {
   for (const port of objectsAt(slice, 'ports')) {
@@ -389,6 +420,9 @@ const DEFAULTERS: Record<string, Defaulter> = {
   'batch/cronjobs': defaultCronJob,
   '/services': defaultService,
   '/limitranges': defaultLimitRange,
+  'storage.k8s.io/csidrivers': defaultCSIDriver,
+  'admissionregistration.k8s.io/mutatingwebhookconfigurations': (obj) => defaultWebhooks(obj, true),
+  'admissionregistration.k8s.io/validatingwebhookconfigurations': (obj) => defaultWebhooks(obj, false),
   'rbac.authorization.k8s.io/rolebindings': defaultRoleBinding,
   'rbac.authorization.k8s.io/clusterrolebindings': defaultRoleBinding,
   '/resourcequotas': defaultResourceQuota,

@@ -1,5 +1,5 @@
 import type { StatusCause } from '../api/errors.js';
-import { goJson, invalidField, notSupportedField, requiredField, tooLongField } from './field-errors.js';
+import { duplicateField, goJson, invalidField, notSupportedField, requiredField, tooLongField } from './field-errors.js';
 import { isLabelKey } from './string-formats.js';
 
 /**
@@ -7,7 +7,8 @@ import { isLabelKey } from './string-formats.js';
  * test/golden/validation/): a qualified provisioner name (checked in lower case), at most 512
  * parameters and 256 KiB of them, no empty parameter key, the reclaim policy and binding mode enums,
  * and on update none of parameters, provisioner, reclaim policy or binding mode may change.
- * Not checked yet: `allowedTopologies` (label keys and values of its terms).
+ * `allowedTopologies` terms are checked as kube checks them (label keys, values required and unique, one
+ * expression per key, no two equal terms).
  */
 
 type Obj = Record<string, unknown>;
@@ -65,5 +66,54 @@ export function validateStorageClass(sc: Obj, old?: Obj): StatusCause[] {
   else if (sc.volumeBindingMode !== 'Immediate' && sc.volumeBindingMode !== 'WaitForFirstConsumer') {
     causes.push(notSupportedField('volumeBindingMode', str(sc.volumeBindingMode), ['Immediate', 'WaitForFirstConsumer']));
   }
+  return [...causes, ...allowedTopologyCauses(sc.allowedTopologies)];
+}
+
+/** A term as a comparable key -> sorted values map (kube's raw topology form). */
+function rawTerm(term: unknown): Map<string, string> {
+  const raw = new Map<string, string>();
+  const expressions = (term as { matchLabelExpressions?: unknown } | null)?.matchLabelExpressions;
+  for (const e of Array.isArray(expressions) ? expressions : []) {
+    const req = (e ?? {}) as { key?: unknown; values?: unknown };
+    const values = Array.isArray(req.values) ? [...new Set(req.values.map(str))].sort() : [];
+    raw.set(str(req.key), JSON.stringify(values));
+  }
+  return raw;
+}
+
+function sameRaw(a: Map<string, string>, b: Map<string, string>): boolean {
+  return a.size === b.size && [...a].every(([k, v]) => b.get(k) === v);
+}
+
+/**
+ * validateAllowedTopologies. Faithful to kube, which compares each term with a list that starts with
+ * one empty term per entry: a term without expressions is reported as a duplicate that many times.
+ */
+function allowedTopologyCauses(topologies: unknown): StatusCause[] {
+  if (!Array.isArray(topologies) || topologies.length === 0) return [];
+  const causes: StatusCause[] = [];
+  const seen: Array<Map<string, string>> = topologies.map(() => new Map());
+  topologies.forEach((term, i) => {
+    const at = `allowedTopologies[${i}].matchLabelExpressions`;
+    const keys = new Set<string>();
+    const expressions = (term as { matchLabelExpressions?: unknown } | null)?.matchLabelExpressions;
+    (Array.isArray(expressions) ? expressions : []).forEach((e, j) => {
+      const req = (e ?? {}) as { key?: unknown; values?: unknown };
+      const values = Array.isArray(req.values) ? req.values.map(str) : [];
+      if (values.length === 0) causes.push(requiredField(`${at}[${j}].values`));
+      const unique = new Set<string>();
+      values.forEach((v, k) => {
+        if (unique.has(v)) causes.push(duplicateField(`${at}[${j}].values[${k}]`, v));
+        unique.add(v);
+      });
+      const key = str(req.key);
+      causes.push(...isLabelKey(key).map((msg) => invalidField(`${at}[${j}].key`, key, msg)));
+      if (keys.has(key)) causes.push(duplicateField(`${at}[${j}].key`, key));
+      keys.add(key);
+    });
+    const raw = rawTerm(term);
+    for (const other of seen) if (sameRaw(raw, other)) causes.push(duplicateField(at, ''));
+    seen.push(raw);
+  });
   return causes;
 }
