@@ -25,7 +25,11 @@ function stringMap(v: unknown): Record<string, string> {
 
 /** A map as Go's json.Marshal writes it: keys sorted. */
 function sortedMap(map: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.keys(map).sort().map((k) => [k, map[k] ?? '']));
+  return Object.fromEntries(
+    Object.keys(map)
+      .sort()
+      .map((k) => [k, map[k] ?? '']),
+  );
 }
 
 function immutable(field: string, next: unknown, old: unknown, value: Parameters<typeof invalidField>[1]): StatusCause[] {
