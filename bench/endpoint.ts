@@ -45,7 +45,7 @@ function describeUrlScope(target: UrlTarget): string {
 
 /** The display name of a target. */
 export function targetLabel(name: TargetName, options: BenchOptions): string {
-  return name === 'url' ? options.urlTarget?.label ?? 'url' : name;
+  return name === 'url' ? (options.urlTarget?.label ?? 'url') : name;
 }
 
 /** Runs `body` against `name`: a fresh server for the built-in targets, the given server for `url`. */
@@ -61,11 +61,13 @@ export async function withEndpoint<T>(name: TargetName, options: BenchOptions, b
       assertAlive: () => undefined,
     });
   }
-  return withTarget(name, options, (t) => body({
-    label: name,
-    client: (maxSockets) => new HttpClient(t.server.url, maxSockets),
-    cpu: t.cpu,
-    cpuScope: `capstan primary and workers${t.redis ? ' + redis-server' : ''}`,
-    assertAlive: () => t.assertAlive(),
-  }));
+  return withTarget(name, options, (t) =>
+    body({
+      label: name,
+      client: (maxSockets) => new HttpClient(t.server.url, maxSockets),
+      cpu: t.cpu,
+      cpuScope: `capstan primary and workers${t.redis ? ' + redis-server' : ''}`,
+      assertAlive: () => t.assertAlive(),
+    }),
+  );
 }

@@ -1,5 +1,5 @@
 /** ConfigMap bodies of a given size and bulk creation of them through the API. */
-import { HttpClient, runPool } from './http-client.js';
+import { type HttpClient, runPool } from './http-client.js';
 import { percentile } from './stats.js';
 
 export const CM_PATH = '/api/v1/namespaces/default/configmaps';
@@ -15,7 +15,7 @@ let pool = '';
 export function payload(bytes: number, seed: number): string {
   if (pool === '') {
     const parts: string[] = [];
-    for (let i = 0; i < POOL_SIZE; i++) parts.push(CHARS[Math.floor(Math.random() * CHARS.length)] as string);
+    for (let i = 0; i < POOL_SIZE; i++) parts.push(CHARS[Math.floor(Math.random() * CHARS.length)]);
     pool = parts.join('');
   }
   if (bytes <= 0) return '';
@@ -30,7 +30,14 @@ export function payload(bytes: number, seed: number): string {
 }
 
 /** A ConfigMap JSON body named `name` with `bytes` of data (plus `extra` data keys). */
-export function configMapBody(name: string, bytes: number, seed: number, extra: Record<string, string> = {}, resourceVersion?: string, namespace = 'default'): string {
+export function configMapBody(
+  name: string,
+  bytes: number,
+  seed: number,
+  extra: Record<string, string> = {},
+  resourceVersion?: string,
+  namespace = 'default',
+): string {
   const metadata: Record<string, string> = { name };
   // Updates carry the namespace as kubectl and client-go send it (the object came from a GET).
   if (resourceVersion !== undefined) {
@@ -54,12 +61,21 @@ export interface BulkResult {
  * Creates `count` ConfigMaps `${prefix}-${i}` with `concurrency` requests in flight, giving up new
  * requests after `timeoutMs`. Prints progress to stderr every `progressEvery` objects when set.
  */
-export async function bulkCreate(client: HttpClient, options: {
-  prefix: string; count: number; bytes: number; concurrency: number; timeoutMs: number; progressEvery?: number; label?: string;
-  keepLatencies?: boolean;
-  /** The ConfigMap collection to create in (default: namespace `default`). */
-  path?: string;
-}): Promise<BulkResult> {
+export async function bulkCreate(
+  client: HttpClient,
+  options: {
+    prefix: string;
+    count: number;
+    bytes: number;
+    concurrency: number;
+    timeoutMs: number;
+    progressEvery?: number;
+    label?: string;
+    keepLatencies?: boolean;
+    /** The ConfigMap collection to create in (default: namespace `default`). */
+    path?: string;
+  },
+): Promise<BulkResult> {
   const latencies: number[] = [];
   const resourceVersions: string[] = [];
   let created = 0;
@@ -74,7 +90,7 @@ export async function bulkCreate(client: HttpClient, options: {
         created++;
         if (options.keepLatencies) latencies.push(res.ms);
         const m = /"resourceVersion":"(\d+)"/.exec(res.body);
-        if (m) resourceVersions[i] = m[1] as string;
+        if (m) resourceVersions[i] = m[1];
       } else {
         failed++;
         firstError ??= `HTTP ${res.status}: ${res.body.slice(0, 300)}`;

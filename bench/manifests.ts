@@ -13,23 +13,28 @@ function appLabels(name: string): Record<string, string> {
 /** The pod spec both kinds share: one web container reading its config from a ConfigMap volume. */
 function podSpec(): Record<string, unknown> {
   return {
-    containers: [{
-      name: 'web',
-      image: 'registry.example.com/team/web:1.27.3',
-      imagePullPolicy: 'IfNotPresent',
-      args: ['--config=/etc/web/config.yaml', '--log-level=info'],
-      ports: [{ name: 'http', containerPort: 8080, protocol: 'TCP' }, { name: 'metrics', containerPort: 9090 }],
-      env: [
-        { name: 'LOG_FORMAT', value: 'json' },
-        { name: 'GOMAXPROCS', value: '2' },
-        { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
-        { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
-      ],
-      resources: { requests: { cpu: '250m', memory: '256Mi' }, limits: { cpu: '1', memory: '512Mi' } },
-      readinessProbe: { httpGet: { path: '/readyz', port: 'http' }, initialDelaySeconds: 5, periodSeconds: 10 },
-      livenessProbe: { httpGet: { path: '/healthz', port: 8080 }, initialDelaySeconds: 15, periodSeconds: 20, failureThreshold: 3 },
-      volumeMounts: [{ name: 'config', mountPath: '/etc/web', readOnly: true }],
-    }],
+    containers: [
+      {
+        name: 'web',
+        image: 'registry.example.com/team/web:1.27.3',
+        imagePullPolicy: 'IfNotPresent',
+        args: ['--config=/etc/web/config.yaml', '--log-level=info'],
+        ports: [
+          { name: 'http', containerPort: 8080, protocol: 'TCP' },
+          { name: 'metrics', containerPort: 9090 },
+        ],
+        env: [
+          { name: 'LOG_FORMAT', value: 'json' },
+          { name: 'GOMAXPROCS', value: '2' },
+          { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+          { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+        ],
+        resources: { requests: { cpu: '250m', memory: '256Mi' }, limits: { cpu: '1', memory: '512Mi' } },
+        readinessProbe: { httpGet: { path: '/readyz', port: 'http' }, initialDelaySeconds: 5, periodSeconds: 10 },
+        livenessProbe: { httpGet: { path: '/healthz', port: 8080 }, initialDelaySeconds: 15, periodSeconds: 20, failureThreshold: 3 },
+        volumeMounts: [{ name: 'config', mountPath: '/etc/web', readOnly: true }],
+      },
+    ],
     volumes: [{ name: 'config', configMap: { name: 'web-config', items: [{ key: 'config.yaml', path: 'config.yaml' }] } }],
     terminationGracePeriodSeconds: 30,
   };

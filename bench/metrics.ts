@@ -43,7 +43,10 @@ export interface ScenarioResult {
 
 /** Shorthand constructors. */
 export const metric = (name: string, value: number | null, unit: Unit, extra: Partial<Metric> = {}): Metric => ({
-  name, value: value === null || Number.isFinite(value) ? value : null, unit, ...extra,
+  name,
+  value: value === null || Number.isFinite(value) ? value : null,
+  unit,
+  ...extra,
 });
 export const textMetric = (name: string, text: string): Metric => ({ name, value: null, unit: 'text', text });
 

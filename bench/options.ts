@@ -4,12 +4,12 @@
  */
 
 export const SCENARIO_NAMES = ['startup', 'crud', 'create', 'list', 'memory', 'watch-fanout', 'watch-fanout-many', 'informer-start'] as const;
-export type ScenarioName = typeof SCENARIO_NAMES[number];
+export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 /** Scenarios that can measure a server given by URL (they clean up what they create). */
 export const URL_SCENARIOS: readonly ScenarioName[] = ['crud', 'create'];
 
 export const TARGET_NAMES = ['memory', 'redis', 'redis-workers2', 'url'] as const;
-export type TargetName = typeof TARGET_NAMES[number];
+export type TargetName = (typeof TARGET_NAMES)[number];
 /** The targets the benchmark starts itself (all but `url`). */
 export type BuiltinTargetName = Exclude<TargetName, 'url'>;
 
@@ -132,7 +132,11 @@ function oneOf<T extends string>(flag: string, allowed: readonly T[], v: string)
 
 function listOf<T extends string>(flag: string, allowed: readonly T[], v: string | undefined): T[] {
   if (v === undefined) throw new Error(`${flag} needs a value`);
-  const items = v.split(',').map((s) => s.trim()).filter((s) => s !== '').map((s) => oneOf(flag, allowed, s));
+  const items = v
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
+    .map((s) => oneOf(flag, allowed, s));
   if (items.length === 0) throw new Error(`${flag} needs at least one value`);
   return [...new Set(items)];
 }
@@ -153,8 +157,18 @@ function parseUrlTarget(flags: ReadonlyMap<string, string>): UrlTarget | undefin
   }
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new Error(`--url must be http or https, got ${url}`);
   const pidsFlag = flags.get('--server-pids');
-  const pids = pidsFlag === undefined ? [] : pidsFlag.split(',').filter((p) => p.trim() !== '').map((p) => positiveInt('--server-pids', p.trim()));
-  const comms = flags.get('--server-comms')?.split(',').map((c) => c.trim()).filter((c) => c !== '');
+  const pids =
+    pidsFlag === undefined
+      ? []
+      : pidsFlag
+          .split(',')
+          .filter((p) => p.trim() !== '')
+          .map((p) => positiveInt('--server-pids', p.trim()));
+  const comms = flags
+    .get('--server-comms')
+    ?.split(',')
+    .map((c) => c.trim())
+    .filter((c) => c !== '');
   if (comms !== undefined && !flags.has('--server-pgid')) throw new Error('--server-comms filters --server-pgid; give --server-pgid too');
   return {
     url: url.replace(/\/+$/, ''),
@@ -171,7 +185,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions | undefine
   const flags = new Map<string, string>();
   let quick = false;
   for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
+    const arg = argv[i];
     if (arg === '-h' || arg === '--help') return undefined;
     if (arg === '--quick') {
       quick = true;
@@ -189,10 +203,38 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions | undefine
     if (value === undefined) throw new Error(`${name} needs a value`);
     flags.set(name, value);
   }
-  const known = new Set(['--only', '--target', '--targets', '--json', '--baseline', '--startups', '--crud-ops', '--concurrency',
-    '--list-objects', '--objects', '--watchers', '--rate', '--many-watchers', '--many-rate', '--duration', '--watch-payload', '--watch-threads', '--informers',
-    '--informer-objects', '--payload', '--max-server-rss-mb', '--memory-concurrency', '--server-node-args',
-    '--create-ops', '--url', '--token', '--url-label', '--server-pids', '--server-pgid', '--server-comms']);
+  const known = new Set([
+    '--only',
+    '--target',
+    '--targets',
+    '--json',
+    '--baseline',
+    '--startups',
+    '--crud-ops',
+    '--concurrency',
+    '--list-objects',
+    '--objects',
+    '--watchers',
+    '--rate',
+    '--many-watchers',
+    '--many-rate',
+    '--duration',
+    '--watch-payload',
+    '--watch-threads',
+    '--informers',
+    '--informer-objects',
+    '--payload',
+    '--max-server-rss-mb',
+    '--memory-concurrency',
+    '--server-node-args',
+    '--create-ops',
+    '--url',
+    '--token',
+    '--url-label',
+    '--server-pids',
+    '--server-pgid',
+    '--server-comms',
+  ]);
   for (const name of flags.keys()) if (!known.has(name)) throw new Error(`unknown option ${name} (see --help)`);
   if (flags.has('--target') && flags.has('--targets')) throw new Error('use either --target or --targets');
 

@@ -29,7 +29,10 @@ export function parseProcStat(text: string): ProcStat | undefined {
   if (open < 0 || close < open) return undefined;
   const pid = Number(text.slice(0, open).trim());
   // rest[0] is field 3 (state), so field n is rest[n - 3].
-  const rest = text.slice(close + 2).trim().split(/\s+/);
+  const rest = text
+    .slice(close + 2)
+    .trim()
+    .split(/\s+/);
   const field = (n: number): number => Number(rest[n - 3]);
   const stat = { pid, comm: text.slice(open + 1, close), pgid: field(5), utime: field(14), stime: field(15) };
   if (![stat.pid, stat.pgid, stat.utime, stat.stime].every(Number.isFinite)) return undefined;

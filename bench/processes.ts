@@ -135,7 +135,10 @@ export interface ServerProcess {
  * and resolves once `/readyz` answers 200. Rejects with the server's stderr when it exits or does
  * not become ready within `timeoutMs`.
  */
-export async function spawnServer(extraArgs: string[], options: { pollMs?: number; timeoutMs?: number; label?: string; nodeArgs?: string[] } = {}): Promise<ServerProcess> {
+export async function spawnServer(
+  extraArgs: string[],
+  options: { pollMs?: number; timeoutMs?: number; label?: string; nodeArgs?: string[] } = {},
+): Promise<ServerProcess> {
   const pollMs = options.pollMs ?? 5;
   const timeoutMs = options.timeoutMs ?? 30_000;
   const port = await freePort();
@@ -152,14 +155,18 @@ export async function spawnServer(extraArgs: string[], options: { pollMs?: numbe
       const m = /"msg":"serving","url":"([^"]+)"/.exec(err.text());
       if (m) {
         servingMs = performance.now() - t0;
-        url = m[1] as string;
+        url = m[1];
       }
     }
   });
   let exitInfo = '';
-  child.once('exit', (code, signal) => { exitInfo = signal !== null ? `killed by ${signal}` : `exited with code ${String(code)}`; });
+  child.once('exit', (code, signal) => {
+    exitInfo = signal !== null ? `killed by ${signal}` : `exited with code ${String(code)}`;
+  });
   let spawnError: Error | undefined;
-  child.once('error', (e) => { spawnError = e; });
+  child.once('error', (e) => {
+    spawnError = e;
+  });
   const label = options.label ?? 'capstan';
   const fail = async (why: string): Promise<never> => {
     await stopChild(child, 1000);
@@ -239,14 +246,32 @@ export interface RedisProcess {
 /** Starts `redis-server --port P --save '' --appendonly no` on 127.0.0.1 and waits for PING. */
 export async function spawnRedis(): Promise<RedisProcess> {
   const port = await freePort();
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'no',
-    '--daemonize', 'no', '--logfile', '', '--loglevel', 'warning'];
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--protected-mode',
+    'no',
+    '--daemonize',
+    'no',
+    '--logfile',
+    '',
+    '--loglevel',
+    'warning',
+  ];
   const child = spawnTracked(REDIS_SERVER, args, PROJECT_ROOT);
   const err = tail(4096);
   child.stderr?.on('data', (d: Buffer) => err.push(d));
   child.stdout?.on('data', (d: Buffer) => err.push(d));
   let spawnError: Error | undefined;
-  child.once('error', (e) => { spawnError = e; });
+  child.once('error', (e) => {
+    spawnError = e;
+  });
   const deadline = Date.now() + 10_000;
   for (let i = 0; i < 10_000; i++) {
     if (spawnError) {

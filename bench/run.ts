@@ -44,7 +44,12 @@ export interface BenchReport {
 
 function loadBaseline(file: string): BenchReport {
   const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
-  if (typeof parsed !== 'object' || parsed === null || (parsed as { version?: unknown }).version !== 1 || typeof (parsed as { results?: unknown }).results !== 'object') {
+  if (
+    typeof parsed !== 'object' ||
+    parsed === null ||
+    (parsed as { version?: unknown }).version !== 1 ||
+    typeof (parsed as { results?: unknown }).results !== 'object'
+  ) {
     throw new Error(`${file} is not a bench --json report`);
   }
   return parsed as BenchReport;
@@ -76,9 +81,13 @@ async function main(): Promise<number> {
     options: options.urlTarget?.token !== undefined ? { ...options, urlTarget: { ...options.urlTarget, token: '(redacted)' } } : options,
     results: {},
   };
-  process.stdout.write(`capstan bench ${report.date}  node ${report.host.node}, ${report.host.cpus} x ${report.host.cpuModel}, ${(report.host.memoryBytes / 1024 ** 3).toFixed(0)} GiB\n`);
+  process.stdout.write(
+    `capstan bench ${report.date}  node ${report.host.node}, ${report.host.cpus} x ${report.host.cpuModel}, ${(report.host.memoryBytes / 1024 ** 3).toFixed(0)} GiB\n`,
+  );
   const urlNote = options.urlTarget ? ` (${options.urlTarget.label} = ${options.urlTarget.url})` : '';
-  process.stdout.write(`targets: ${options.targets.map((t) => targetLabel(t, options)).join(', ')}${urlNote}; scenarios: ${options.only.join(', ')}${options.quick ? ' (quick)' : ''}\n`);
+  process.stdout.write(
+    `targets: ${options.targets.map((t) => targetLabel(t, options)).join(', ')}${urlNote}; scenarios: ${options.only.join(', ')}${options.quick ? ' (quick)' : ''}\n`,
+  );
   process.stdout.write('"!" marks a value that misses its goal; server and client share this host.\n\n');
 
   let errors = 0;
@@ -118,11 +127,14 @@ async function main(): Promise<number> {
   return errors > 0 ? 1 : 0;
 }
 
-main().then((code) => {
-  killAllChildren();
-  process.exit(code);
-}, (err: unknown) => {
-  process.stderr.write(`bench: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
-  killAllChildren();
-  process.exit(1);
-});
+main().then(
+  (code) => {
+    killAllChildren();
+    process.exit(code);
+  },
+  (err: unknown) => {
+    process.stderr.write(`bench: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    killAllChildren();
+    process.exit(1);
+  },
+);

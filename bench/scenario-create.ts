@@ -110,7 +110,11 @@ async function measureCreates(e: Endpoint, client: HttpClient, kind: Kind, ns: s
 }
 
 function formatByComm(byComm: Map<string, number>, ops: number): string {
-  return [...byComm].filter(([, ms]) => ms > 0).sort((a, b) => b[1] - a[1]).map(([comm, ms]) => `${comm} ${(ms / ops).toFixed(2)}`).join(', ');
+  return [...byComm]
+    .filter(([, ms]) => ms > 0)
+    .sort((a, b) => b[1] - a[1])
+    .map(([comm, ms]) => `${comm} ${(ms / ops).toFixed(2)}`)
+    .join(', ');
 }
 
 export const createScenario: Scenario = {
@@ -120,7 +124,9 @@ export const createScenario: Scenario = {
     return withEndpoint(target, options, async (e): Promise<ScenarioResult> => {
       const client = e.client(options.concurrency);
       const rows: OperationRow[] = [];
-      const notes: string[] = [`${options.createOps} creates per kind after ${WARM_UP} warm-up creates, ${options.concurrency} in flight; server CPU: ${e.cpuScope}`];
+      const notes: string[] = [
+        `${options.createOps} creates per kind after ${WARM_UP} warm-up creates, ${options.concurrency} in flight; server CPU: ${e.cpuScope}`,
+      ];
       const problems: string[] = [];
       try {
         const run = Date.now().toString(36);
@@ -147,7 +153,14 @@ export const createScenario: Scenario = {
         client.close();
       }
       return {
-        metrics: [metric('failed requests', rows.reduce((n, r) => n + r.failed, 0), 'count', { goal: { op: '<', value: 1 } })],
+        metrics: [
+          metric(
+            'failed requests',
+            rows.reduce((n, r) => n + r.failed, 0),
+            'count',
+            { goal: { op: '<', value: 1 } },
+          ),
+        ],
         operations: rows,
         notes: [...notes, ...problems.slice(0, 4)],
       };

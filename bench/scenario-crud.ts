@@ -26,8 +26,13 @@ interface Phase {
 function operationRow(operation: string, p: Phase): OperationRow {
   const { p50, p99 } = p50p99(p.latencies);
   return {
-    operation, opsPerSecond: p.ok / p.seconds, cpuMsPerOp: p.cpuMs !== undefined && p.ok > 0 ? p.cpuMs / p.ok : null,
-    p50Ms: p50, p99Ms: p99, ok: p.ok, failed: p.failed,
+    operation,
+    opsPerSecond: p.ok / p.seconds,
+    cpuMsPerOp: p.cpuMs !== undefined && p.ok > 0 ? p.cpuMs / p.ok : null,
+    p50Ms: p50,
+    p99Ms: p99,
+    ok: p.ok,
+    failed: p.failed,
   };
 }
 
@@ -41,14 +46,15 @@ async function withCpu(cpu: CpuMeter, phase: () => Promise<Phase>): Promise<Phas
 
 function phaseMetrics(label: string, p: Phase): Metric[] {
   const { p50, p99 } = p50p99(p.latencies);
-  return [
-    metric(`${label}/s`, p.ok / p.seconds, 'ops/s', { higherIsBetter: true }),
-    metric(`${label} p50`, p50, 'ms'),
-    metric(`${label} p99`, p99, 'ms'),
-  ];
+  return [metric(`${label}/s`, p.ok / p.seconds, 'ops/s', { higherIsBetter: true }), metric(`${label} p50`, p50, 'ms'), metric(`${label} p99`, p99, 'ms')];
 }
 
-async function timedPhase(count: number, concurrency: number, expect: number, send: (i: number) => Promise<{ status: number; ms: number; body: string }>): Promise<Phase> {
+async function timedPhase(
+  count: number,
+  concurrency: number,
+  expect: number,
+  send: (i: number) => Promise<{ status: number; ms: number; body: string }>,
+): Promise<Phase> {
   const latencies: number[] = [];
   let ok = 0;
   let failed = 0;
@@ -90,7 +96,15 @@ export const crudScenario: Scenario = {
         log(`crud: ${n} creates`);
         let resourceVersions: string[] = [];
         const creates = await withCpu(t.cpu, async () => {
-          const created = await bulkCreate(client, { prefix: 'crud', count: n, bytes: options.payloadBytes, concurrency: c, timeoutMs: PHASE_TIMEOUT_MS, keepLatencies: true, path });
+          const created = await bulkCreate(client, {
+            prefix: 'crud',
+            count: n,
+            bytes: options.payloadBytes,
+            concurrency: c,
+            timeoutMs: PHASE_TIMEOUT_MS,
+            keepLatencies: true,
+            path,
+          });
           resourceVersions = created.resourceVersions;
           return { ok: created.created, failed: created.failed, seconds: created.seconds, latencies: created.latencies, firstError: created.firstError };
         });
@@ -99,11 +113,13 @@ export const crudScenario: Scenario = {
         const gets = await withCpu(t.cpu, () => timedPhase(n, c, 200, (i) => client.request('GET', `${path}/crud-${i}`, { discardBody: true })));
         t.assertAlive();
         log(`crud: ${n} updates`);
-        const updates = await withCpu(t.cpu, () => timedPhase(n, c, 200, (i) => {
-          const rv = resourceVersions[i];
-          if (rv === undefined) return Promise.resolve({ status: 0, ms: 0, body: `crud-${i} was not created` });
-          return client.request('PUT', `${path}/crud-${i}`, { body: configMapBody(`crud-${i}`, options.payloadBytes, i + 1, {}, rv, ns) });
-        }));
+        const updates = await withCpu(t.cpu, () =>
+          timedPhase(n, c, 200, (i) => {
+            const rv = resourceVersions[i];
+            if (rv === undefined) return Promise.resolve({ status: 0, ms: 0, body: `crud-${i} was not created` });
+            return client.request('PUT', `${path}/crud-${i}`, { body: configMapBody(`crud-${i}`, options.payloadBytes, i + 1, {}, rv, ns) });
+          }),
+        );
         t.assertAlive();
         log(`crud: deleting ${ns}`);
         const cleanupProblem = await deleteScratchNamespace(client, ns, [path]);
@@ -118,8 +134,10 @@ export const crudScenario: Scenario = {
             metric('failed requests', creates.failed + gets.failed + updates.failed, 'count', { goal: { op: '<', value: 1 } }),
           ],
           operations: [operationRow('ConfigMap create', creates), operationRow('ConfigMap get', gets), operationRow('ConfigMap update', updates)],
-          notes: [`${n} ops per phase, ${c} in flight, ${options.payloadBytes} B data per ConfigMap, after 500 warm-up creates; server CPU: ${t.cpuScope}`,
-            ...errors.slice(0, 2).map((e) => `first error: ${e}`)],
+          notes: [
+            `${n} ops per phase, ${c} in flight, ${options.payloadBytes} B data per ConfigMap, after 500 warm-up creates; server CPU: ${t.cpuScope}`,
+            ...errors.slice(0, 2).map((e) => `first error: ${e}`),
+          ],
         };
       } catch (err) {
         if (!cleanedUp) await deleteScratchNamespace(client, ns, [path]);

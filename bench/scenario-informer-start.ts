@@ -22,7 +22,13 @@ export const informerStartScenario: Scenario = {
       const client = new HttpClient(t.server.url, options.concurrency);
       try {
         log(`informer-start: creating ${n} ConfigMaps`);
-        const created = await bulkCreate(client, { prefix: 'inf', count: n, bytes: options.payloadBytes, concurrency: options.concurrency, timeoutMs: 300_000 });
+        const created = await bulkCreate(client, {
+          prefix: 'inf',
+          count: n,
+          bytes: options.payloadBytes,
+          concurrency: options.concurrency,
+          timeoutMs: 300_000,
+        });
         if (created.created !== n) throw new Error(`only ${created.created} of ${n} ConfigMaps were created: ${created.firstError ?? ''}`);
       } finally {
         client.close();
@@ -74,10 +80,18 @@ export const informerStartScenario: Scenario = {
             metric('watchers dropped (stream ended early)', ended, 'count', { goal: { op: '<', value: 1 } }),
             metric('server RSS before', before, 'bytes'),
             metric('server peak RSS', peak, 'bytes'),
-            metric('initial events received (sum)', counts.reduce((s, c) => s + c, 0), 'count'),
+            metric(
+              'initial events received (sum)',
+              counts.reduce((s, c) => s + c, 0),
+              'count',
+            ),
             metric('time waited', elapsed, 'ms'),
           ],
-          ...(died !== undefined ? { error: died } : received < W ? { error: `only ${received} of ${W} watchers got the bookmark within ${TIMEOUT_MS / 1000} s` } : {}),
+          ...(died !== undefined
+            ? { error: died }
+            : received < W
+              ? { error: `only ${received} of ${W} watchers got the bookmark within ${TIMEOUT_MS / 1000} s` }
+              : {}),
           notes: [
             `W=${W} watchers on ${Math.min(options.watchThreads, W)} client worker threads, N=${n} ConfigMaps of ${options.payloadBytes} B data`,
             ...(problem ? [`first watcher problem: ${problem}`] : []),

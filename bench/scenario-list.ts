@@ -25,7 +25,13 @@ export const listScenario: Scenario = {
       try {
         const n = options.listObjects;
         log(`list: creating ${n} ConfigMaps`);
-        const created = await bulkCreate(client, { prefix: 'list', count: n, bytes: options.payloadBytes, concurrency: options.concurrency, timeoutMs: 300_000 });
+        const created = await bulkCreate(client, {
+          prefix: 'list',
+          count: n,
+          bytes: options.payloadBytes,
+          concurrency: options.concurrency,
+          timeoutMs: 300_000,
+        });
         if (created.created !== n) throw new Error(`only ${created.created} of ${n} ConfigMaps were created: ${created.firstError ?? ''}`);
         t.assertAlive();
         await sleep(500);

@@ -17,8 +17,13 @@ export const memoryScenario: Scenario = {
         const redisEmpty = t.redis ? await t.redis.usedMemory() : Number.NaN;
         log(`memory: creating ${n} ConfigMaps, ${options.memoryConcurrency} in flight`);
         const created = await bulkCreate(client, {
-          prefix: 'mem', count: n, bytes: options.payloadBytes, concurrency: options.memoryConcurrency, timeoutMs: 900_000,
-          progressEvery: Math.max(1000, Math.round(n / 10)), label: 'memory',
+          prefix: 'mem',
+          count: n,
+          bytes: options.payloadBytes,
+          concurrency: options.memoryConcurrency,
+          timeoutMs: 900_000,
+          progressEvery: Math.max(1000, Math.round(n / 10)),
+          label: 'memory',
         });
         t.assertAlive();
         if (created.created === 0) throw new Error(`no ConfigMap was created: ${created.firstError ?? ''}`);

@@ -89,7 +89,9 @@ function fanoutScenario(name: ScenarioName, title: string, load: (o: BenchOption
               if (now - lastReport > 5000) {
                 lastReport = now;
                 const p = pool.progress();
-                log(`watch-fanout: ${((now - t0) / 1000).toFixed(0)} s, ${acked} writes acked, ${p.events} events delivered, slowest watcher ${p.minAlive}, ${p.ended} ended`);
+                log(
+                  `watch-fanout: ${((now - t0) / 1000).toFixed(0)} s, ${acked} writes acked, ${p.events} events delivered, slowest watcher ${p.minAlive}, ${p.ended} ended`,
+                );
               }
               await sleep(2);
             }
@@ -196,8 +198,14 @@ function fanoutScenario(name: ScenarioName, title: string, load: (o: BenchOption
   };
 }
 
-export const watchFanoutScenario = fanoutScenario('watch-fanout', 'watch-fanout: W watchers, writer at R creates/s for D s', (o) => ({ watchers: o.watchers, rate: o.writeRate }));
+export const watchFanoutScenario = fanoutScenario('watch-fanout', 'watch-fanout: W watchers, writer at R creates/s for D s', (o) => ({
+  watchers: o.watchers,
+  rate: o.writeRate,
+}));
 
 /** The issue's many-watchers target: 5,000 watchers served at 100 writes/s with none dropped. */
-export const watchFanoutManyScenario = fanoutScenario('watch-fanout-many', 'watch-fanout-many: W watchers (default 5,000), writer at R creates/s (default 100) for D s', (o) => ({ watchers: o.manyWatchers, rate: o.manyWriteRate }));
-
+export const watchFanoutManyScenario = fanoutScenario(
+  'watch-fanout-many',
+  'watch-fanout-many: W watchers (default 5,000), writer at R creates/s (default 100) for D s',
+  (o) => ({ watchers: o.manyWatchers, rate: o.manyWriteRate }),
+);

@@ -8,7 +8,7 @@ export function percentile(values: readonly number[], q: number): number {
   if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
   const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
-  return sorted[rank] as number;
+  return sorted[rank];
 }
 
 /** The median of `values`; NaN when empty. */

@@ -46,7 +46,11 @@ function change(value: number | null, base: number | null | undefined): string {
 /** Header, dashes and rows in aligned columns: the first `leftColumns` left-aligned, the rest right-aligned. */
 function alignColumns(header: string[], rows: string[][], leftColumns: number): string[] {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]): string => cells.map((c, i) => (i < leftColumns ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ').trimEnd();
+  const line = (cells: string[]): string =>
+    cells
+      .map((c, i) => (i < leftColumns ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)];
 }
 
@@ -81,10 +85,7 @@ export function renderOperationRows(byTarget: ReadonlyArray<{ target: string; re
 }
 
 /** Renders one scenario's results for several targets side by side. */
-export function renderTable(
-  title: string,
-  byTarget: ReadonlyArray<{ target: string; result: ScenarioResult; baseline?: ScenarioResult }>,
-): string {
+export function renderTable(title: string, byTarget: ReadonlyArray<{ target: string; result: ScenarioResult; baseline?: ScenarioResult }>): string {
   const names: string[] = [];
   const templates = new Map<string, Metric>();
   for (const { result } of byTarget) {

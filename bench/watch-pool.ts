@@ -27,12 +27,19 @@ export function startWatchPool(base: Omit<WatchWorkerConfig, 'count'>, total: nu
     let onStarted: (s: WatchWorkerStarted) => void = () => undefined;
     let onResult: (r: WatchWorkerResult) => void = () => undefined;
     let onFail: (e: Error) => void = () => undefined;
-    startedList.push(new Promise((resolve, reject) => { onStarted = resolve; onFail = reject; }));
-    results.push(new Promise((resolve, reject) => {
-      onResult = resolve;
-      worker.once('error', reject);
-      worker.once('exit', (code) => reject(new Error(`watch worker exited with ${code} before reporting`)));
-    }));
+    startedList.push(
+      new Promise((resolve, reject) => {
+        onStarted = resolve;
+        onFail = reject;
+      }),
+    );
+    results.push(
+      new Promise((resolve, reject) => {
+        onResult = resolve;
+        worker.once('error', reject);
+        worker.once('exit', (code) => reject(new Error(`watch worker exited with ${code} before reporting`)));
+      }),
+    );
     results[i]?.catch(() => undefined);
     startedList[i]?.catch(() => undefined);
     worker.once('error', (e) => onFail(e));
@@ -70,7 +77,9 @@ export function startWatchPool(base: Omit<WatchWorkerConfig, 'count'>, total: nu
     stop: async (timeoutMs = 30_000) => {
       for (const w of workers) w.postMessage({ type: 'stop' });
       let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error('watch workers did not report in time')), timeoutMs); });
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('watch workers did not report in time')), timeoutMs);
+      });
       try {
         return await Promise.race([Promise.all(results), timeout]);
       } finally {

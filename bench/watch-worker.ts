@@ -159,9 +159,9 @@ function resolvePending(final: boolean): void {
   if (pending.length === 0) return;
   const keep: number[] = [];
   for (let i = 0; i < pending.length; i += 3) {
-    const seq = pending[i] as number;
-    const recv = pending[i + 1] as number;
-    const index = pending[i + 2] as number;
+    const seq = pending[i];
+    const recv = pending[i + 1];
+    const index = pending[i + 2];
     const ack = ackTimes[seq] ?? 0;
     if (ack > 0) {
       if (recv < ack) beforeAck++;
@@ -208,7 +208,9 @@ function open(w: Watcher, index: number, agent: Agent): Promise<boolean> {
       if (res.statusCode !== 200) {
         let body = '';
         res.setEncoding('utf8');
-        res.on('data', (c: string) => { if (body.length < 500) body += c; });
+        res.on('data', (c: string) => {
+          if (body.length < 500) body += c;
+        });
         res.once('end', () => noteError(`watch HTTP ${String(res.statusCode)}: ${body.slice(0, 300)}`));
         w.ended = true;
         settle(false);
@@ -259,10 +261,21 @@ async function main(): Promise<void> {
   // Several agents, none limiting sockets: one connection per watch stream.
   const agents = Array.from({ length: Math.max(1, Math.ceil(config.count / 250)) }, () => new Agent({ keepAlive: false, maxSockets: Infinity }));
   for (let i = 0; i < config.count; i++) {
-    watchers.push({ req: undefined, res: undefined, count: 0, unacked: 0, lastRv: 0, ended: false, stopped: false, text: '', bookmarkAt: Number.NaN, carry: Buffer.alloc(0) });
+    watchers.push({
+      req: undefined,
+      res: undefined,
+      count: 0,
+      unacked: 0,
+      lastRv: 0,
+      ended: false,
+      stopped: false,
+      text: '',
+      bookmarkAt: Number.NaN,
+      carry: Buffer.alloc(0),
+    });
   }
   const openedAt = nowMs();
-  const outcomes = await Promise.all(watchers.map((w, i) => open(w, i, agents[i % agents.length] as Agent)));
+  const outcomes = await Promise.all(watchers.map((w, i) => open(w, i, agents[i % agents.length])));
   const connected = outcomes.filter((ok) => ok).length;
   const started: WatchWorkerStarted = { type: 'started', connected, failed: outcomes.length - connected, firstError };
   port?.postMessage(started);

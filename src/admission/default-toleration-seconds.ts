@@ -21,14 +21,15 @@ export class DefaultTolerationSeconds implements AdmissionPlugin {
     if (pod === undefined) return;
     const spec = podSpecOf(pod);
     const tolerations = objects(spec.tolerations);
-    const tolerates = (key: string): boolean => tolerations.some((t) => {
-      const k = typeof t.key === 'string' ? t.key : '';
-      const effect = typeof t.effect === 'string' ? t.effect : '';
-      return (k === key || k === '') && (effect === 'NoExecute' || effect === '');
-    });
+    const tolerates = (key: string): boolean =>
+      tolerations.some((t) => {
+        const k = typeof t.key === 'string' ? t.key : '';
+        const effect = typeof t.effect === 'string' ? t.effect : '';
+        return (k === key || k === '') && (effect === 'NoExecute' || effect === '');
+      });
     const added = [NOT_READY, UNREACHABLE]
       .filter((key) => !tolerates(key))
       .map((key) => ({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: DEFAULT_SECONDS }));
-    if (added.length > 0) spec.tolerations = [...(Array.isArray(spec.tolerations) ? spec.tolerations : []), ...added];
+    if (added.length > 0) spec.tolerations = [...(Array.isArray(spec.tolerations) ? (spec.tolerations as unknown[]) : []), ...added];
   }
 }

@@ -42,7 +42,11 @@ export class PriorityAdmission implements AdmissionPlugin {
     if (className === '') {
       const pc = await this.globalDefault();
       if (pc === undefined) return { className: '', value: 0, preemptionPolicy: 'PreemptLowerPriority' };
-      return { className: str((pc.metadata as Obj | undefined)?.name), value: Number(pc.value), preemptionPolicy: typeof pc.preemptionPolicy === 'string' ? pc.preemptionPolicy : undefined };
+      return {
+        className: str((pc.metadata as Obj | undefined)?.name),
+        value: Number(pc.value),
+        preemptionPolicy: typeof pc.preemptionPolicy === 'string' ? pc.preemptionPolicy : undefined,
+      };
     }
     const stored = await this.storage.get(PRIORITY_CLASSES, className);
     if (stored === undefined) throw forbidden({ group: '', resource: 'pods' }, a.name, `no PriorityClass with name ${className} was found`);
@@ -65,14 +69,20 @@ export class PriorityAdmission implements AdmissionPlugin {
     if (p.className === '') delete spec.priorityClassName;
     else spec.priorityClassName = p.className;
     if (typeof spec.priority === 'number' && spec.priority !== p.value) {
-      throw forbidden({ group: '', resource: 'pods' }, a.name,
-        `the integer value of priority (${spec.priority}) must not be provided in pod spec; priority admission controller computed ${p.value} from the given PriorityClass name`);
+      throw forbidden(
+        { group: '', resource: 'pods' },
+        a.name,
+        `the integer value of priority (${spec.priority}) must not be provided in pod spec; priority admission controller computed ${p.value} from the given PriorityClass name`,
+      );
     }
     spec.priority = p.value;
     if (p.preemptionPolicy !== undefined) {
       if (typeof spec.preemptionPolicy === 'string' && spec.preemptionPolicy !== p.preemptionPolicy) {
-        throw forbidden({ group: '', resource: 'pods' }, a.name,
-          `the string value of PreemptionPolicy (${spec.preemptionPolicy}) must not be provided in pod spec; priority admission controller computed ${p.preemptionPolicy} from the given PriorityClass name`);
+        throw forbidden(
+          { group: '', resource: 'pods' },
+          a.name,
+          `the string value of PreemptionPolicy (${spec.preemptionPolicy}) must not be provided in pod spec; priority admission controller computed ${p.preemptionPolicy} from the given PriorityClass name`,
+        );
       }
       spec.preemptionPolicy = p.preemptionPolicy;
     }
@@ -84,7 +94,11 @@ export class PriorityAdmission implements AdmissionPlugin {
     const current = await this.globalDefault();
     const currentName = str((current?.metadata as Obj | undefined)?.name);
     if (current !== undefined && (a.operation === 'CREATE' || currentName !== a.name)) {
-      throw forbidden({ group: 'scheduling.k8s.io', resource: 'priorityclasses' }, a.name, `PriorityClass ${currentName} is already marked as default. Only one default can exist`);
+      throw forbidden(
+        { group: 'scheduling.k8s.io', resource: 'priorityclasses' },
+        a.name,
+        `PriorityClass ${currentName} is already marked as default. Only one default can exist`,
+      );
     }
   }
 }

@@ -37,7 +37,10 @@ function tokenVolume(name: string): Obj {
 export class ServiceAccountAdmission implements AdmissionPlugin {
   readonly name = 'ServiceAccount';
 
-  constructor(private readonly storage: Storage, private readonly sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))) {}
+  constructor(
+    private readonly storage: Storage,
+    private readonly sleep = (ms: number) => new Promise((r) => setTimeout(r, ms)),
+  ) {}
 
   private async account(namespace: string, name: string): Promise<Obj | undefined> {
     const attempts = name === 'default' ? DEFAULT_ACCOUNT_ATTEMPTS : 1;
@@ -66,8 +69,12 @@ export class ServiceAccountAdmission implements AdmissionPlugin {
     if (account === undefined) {
       throw forbidden({ group: '', resource: 'pods' }, a.name, `error looking up service account ${a.namespace}/${name}: serviceaccount "${name}" not found`);
     }
-    const automount = typeof spec.automountServiceAccountToken === 'boolean' ? spec.automountServiceAccountToken
-      : typeof account.automountServiceAccountToken === 'boolean' ? account.automountServiceAccountToken : true;
+    const automount =
+      typeof spec.automountServiceAccountToken === 'boolean'
+        ? spec.automountServiceAccountToken
+        : typeof account.automountServiceAccountToken === 'boolean'
+          ? account.automountServiceAccountToken
+          : true;
     if (automount) mountToken(spec);
     if (objects(spec.imagePullSecrets).length === 0 && objects(account.imagePullSecrets).length > 0) {
       spec.imagePullSecrets = objects(account.imagePullSecrets).map((s) => ({ name: str(s.name) }));

@@ -56,8 +56,13 @@ export class ApiError extends Error {
   /** The `Status` object for this error. */
   toStatus(): StatusObject {
     const status: StatusObject = {
-      kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure',
-      message: this.message, reason: this.reason, code: this.code,
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: this.message,
+      reason: this.reason,
+      code: this.code,
     };
     if (this.details && Object.keys(this.details).length > 0) status.details = this.details;
     if (status.reason === '') delete status.reason;
@@ -85,7 +90,11 @@ export function alreadyExists(r: QualifiedResource, name: string): ApiError {
 
 /** 409 Conflict; `detail` is the reason text after the colon. */
 export function conflict(r: QualifiedResource, name: string, detail: string): ApiError {
-  return new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${qualified(r)} "${name}": ${detail}`, { name, group: r.group || undefined, kind: r.resource });
+  return new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${qualified(r)} "${name}": ${detail}`, {
+    name,
+    group: r.group || undefined,
+    kind: r.resource,
+  });
 }
 
 /** The conflict kube-apiserver reports for a stale resourceVersion precondition. */
@@ -101,11 +110,9 @@ export function badRequest(message: string, details?: StatusDetails): ApiError {
 export function invalid(kind: string, group: string, name: string, causes: StatusCause[]): ApiError {
   const qualifiedKind = group ? `${kind}.${group}` : kind;
   // kube's aggregate error lists each distinct text once (the causes keep every error).
-  const texts = [...new Set(causes.map((c) => (c.field ? `${c.field}: ${c.message ?? ''}` : c.message ?? '')))];
+  const texts = [...new Set(causes.map((c) => (c.field ? `${c.field}: ${c.message ?? ''}` : (c.message ?? ''))))];
   const summary = texts.join(', ');
-  const message = texts.length === 1
-    ? `${qualifiedKind} "${name}" is invalid: ${summary}`
-    : `${qualifiedKind} "${name}" is invalid: [${summary}]`;
+  const message = texts.length === 1 ? `${qualifiedKind} "${name}" is invalid: ${summary}` : `${qualifiedKind} "${name}" is invalid: [${summary}]`;
   // Go omits empty details fields (a patch's 422 names no kind or object).
   return new ApiError(422, 'Invalid', message, { name: name || undefined, group: group || undefined, kind: kind || undefined, causes });
 }
@@ -128,7 +135,13 @@ export function tooLarge(message = 'the server has received a request that is to
 }
 
 export function unsupportedMediaType(contentType: string, supported: string[]): ApiError {
-  return new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${supported.join(', ')}`, {}, {});
+  return new ApiError(
+    415,
+    'UnsupportedMediaType',
+    `the body of the request was in an unknown format - accepted media types include: ${supported.join(', ')}`,
+    {},
+    {},
+  );
 }
 
 export function notAcceptable(supported: string[]): ApiError {
@@ -159,7 +172,13 @@ export function timeout(message: string, retryAfterSeconds = 1): ApiError {
 
 /** 504 for a write whose outcome is unknown (it may still be applied), as kube reports storage timeouts. */
 export function writeTimeout(): ApiError {
-  return new ApiError(504, 'Timeout', 'Timeout: request did not complete within requested timeout - context deadline exceeded', { retryAfterSeconds: 1 }, { 'Retry-After': '1' });
+  return new ApiError(
+    504,
+    'Timeout',
+    'Timeout: request did not complete within requested timeout - context deadline exceeded',
+    { retryAfterSeconds: 1 },
+    { 'Retry-After': '1' },
+  );
 }
 
 /**
@@ -171,12 +190,18 @@ export function asApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   if (err instanceof StorageError) {
     switch (err.code) {
-      case 'Unavailable': return storageUnavailable(err);
-      case 'Timeout': return writeTimeout();
-      case 'Gone': return gone(err.message);
-      case 'TooLarge': return timeout('Too large resource version', 1);
-      case 'ObjectTooLarge': return tooLarge(err.message);
-      default: break;
+      case 'Unavailable':
+        return storageUnavailable(err);
+      case 'Timeout':
+        return writeTimeout();
+      case 'Gone':
+        return gone(err.message);
+      case 'TooLarge':
+        return timeout('Too large resource version', 1);
+      case 'ObjectTooLarge':
+        return tooLarge(err.message);
+      default:
+        break;
     }
   }
   return internalError(err);

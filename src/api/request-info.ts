@@ -41,7 +41,7 @@ export function decodePath(rawPath: string): string | undefined {
   const bytes: number[] = [];
   const raw = Buffer.from(rawPath, 'utf8');
   for (let i = 0; i < raw.length; i++) {
-    const b = raw[i] as number;
+    const b = raw[i];
     if (b === 0x25) {
       bytes.push(parseInt(raw.subarray(i + 1, i + 3).toString('latin1'), 16));
       i += 2;
@@ -64,11 +64,11 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
   let rest: string[];
   if (parts[0] === 'api' && parts.length >= 3) {
     group = '';
-    version = parts[1] as string;
+    version = parts[1];
     rest = parts.slice(2);
   } else if (parts[0] === 'apis' && parts.length >= 4) {
-    group = parts[1] as string;
-    version = parts[2] as string;
+    group = parts[1];
+    version = parts[2];
     rest = parts.slice(3);
   } else {
     return undefined;
@@ -80,8 +80,8 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
   }
   let namespace = '';
   if (rest[0] === 'namespaces' && rest.length > 1) {
-    namespace = rest[1] as string;
-    if (rest.length > 2 && !NAMESPACE_SUBRESOURCES.has(rest[2] as string)) {
+    namespace = rest[1];
+    if (rest.length > 2 && !NAMESPACE_SUBRESOURCES.has(rest[2])) {
       rest = rest.slice(2);
     } else {
       // `/namespaces/NAME[/status|/finalize]`: the namespace object itself.
@@ -90,7 +90,7 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
     }
   }
   if (rest.length === 0) return undefined;
-  const resource = rest[0] as string;
+  const resource = rest[0];
   const name = rest[1] ?? '';
   const subresource = rest[2] ?? '';
   const subpath = rest.slice(3);
@@ -101,11 +101,20 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
       // `watch` turns only collection reads into watches; a named object is watched through /watch/.
       verb = name !== '' ? (watchPath ? 'watch' : 'get') : watchPath || queryBool(query, 'watch') ? 'watch' : 'list';
       break;
-    case 'POST': verb = 'create'; break;
-    case 'PUT': verb = 'update'; break;
-    case 'PATCH': verb = 'patch'; break;
-    case 'DELETE': verb = name ? 'delete' : 'deletecollection'; break;
-    default: verb = 'unknown';
+    case 'POST':
+      verb = 'create';
+      break;
+    case 'PUT':
+      verb = 'update';
+      break;
+    case 'PATCH':
+      verb = 'patch';
+      break;
+    case 'DELETE':
+      verb = name ? 'delete' : 'deletecollection';
+      break;
+    default:
+      verb = 'unknown';
   }
   return { group, version, namespace, resource, name, subresource, subpath, verb };
 }

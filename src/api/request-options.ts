@@ -1,4 +1,4 @@
-import { ApiError, badRequest, invalid, type StatusCause } from './errors.js';
+import { type ApiError, badRequest, invalid, type StatusCause } from './errors.js';
 
 /**
  * Query parameters -> request options, the way kube-apiserver's parameter codec converts them and its
@@ -85,7 +85,11 @@ function forbidden(field: string, detail: string): StatusCause {
 }
 
 function notSupported(field: string, value: string, supported: string[]): StatusCause {
-  return { reason: 'FieldValueNotSupported', message: `Unsupported value: ${value}: supported values: ${supported.map((s) => JSON.stringify(s)).join(', ')}`, field };
+  return {
+    reason: 'FieldValueNotSupported',
+    message: `Unsupported value: ${value}: supported values: ${supported.map((s) => JSON.stringify(s)).join(', ')}`,
+    field,
+  };
 }
 
 /**
@@ -116,10 +120,12 @@ function listCauses(opts: ListOptions): StatusCause[] {
   const causes: StatusCause[] = [];
   const match = opts.resourceVersionMatch;
   if (match !== '') {
-    if (opts.resourceVersion === undefined) causes.push(forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
+    if (opts.resourceVersion === undefined)
+      causes.push(forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
     if (opts.continue !== '') causes.push(forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
     if (match !== 'Exact' && match !== 'NotOlderThan') causes.push(notSupported('resourceVersionMatch', JSON.stringify(match), ['Exact', 'NotOlderThan', '']));
-    if (match === 'Exact' && opts.resourceVersion === '0') causes.push(forbidden('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
+    if (match === 'Exact' && opts.resourceVersion === '0')
+      causes.push(forbidden('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
   }
   if (opts.sendInitialEvents !== undefined) causes.push(forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for list'));
   return causes;
@@ -133,7 +139,8 @@ function watchCauses(opts: ListOptions, watchListEnabled: boolean): StatusCause[
     if (!watchListEnabled) causes.push(forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled'));
   }
   if (match !== '') {
-    if (opts.sendInitialEvents === undefined) causes.push(forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'));
+    if (opts.sendInitialEvents === undefined)
+      causes.push(forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'));
     if (match !== 'NotOlderThan') causes.push(notSupported('resourceVersionMatch', JSON.stringify(match), ['NotOlderThan']));
     if (opts.continue !== '') causes.push(forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
   }
@@ -174,7 +181,11 @@ function fieldManagerCauses(manager: string): StatusCause[] {
   for (const ch of manager) {
     if (!isPrintable(ch)) {
       const code = (ch.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0');
-      causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(manager)}: invalid character U+${code} (at position ${byte})`, field: 'fieldManager' });
+      causes.push({
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: ${JSON.stringify(manager)}: invalid character U+${code} (at position ${byte})`,
+        field: 'fieldManager',
+      });
     }
     byte += Buffer.byteLength(ch);
   }
@@ -192,7 +203,8 @@ export function writeOptionsFrom(query: URLSearchParams, kind: 'CreateOptions' |
   const force = kind === 'PatchOptions' ? queryOptionalBool(query, 'force') : undefined;
   const causes: StatusCause[] = [];
   if (kind === 'PatchOptions') {
-    if (isApply && fieldManager === '') causes.push({ reason: 'FieldValueRequired', message: 'Required value: is required for apply patch', field: 'fieldManager' });
+    if (isApply && fieldManager === '')
+      causes.push({ reason: 'FieldValueRequired', message: 'Required value: is required for apply patch', field: 'fieldManager' });
     if (!isApply && force !== undefined) causes.push(forbidden('force', 'may not be specified for non-apply patch'));
   }
   causes.push(...fieldManagerCauses(fieldManager));

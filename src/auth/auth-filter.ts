@@ -24,12 +24,29 @@ function attributesOf(req: Request, user: User): AuthorizationAttributes {
   const ri = parseRequestInfo(req.method, path, new URLSearchParams(q < 0 ? '' : target.slice(q + 1)));
   if (ri === undefined) {
     return {
-      user, verb: req.method.toLowerCase(), resourceRequest: false, apiGroup: '', apiVersion: '', namespace: '', resource: '', subresource: '', name: '', path,
+      user,
+      verb: req.method.toLowerCase(),
+      resourceRequest: false,
+      apiGroup: '',
+      apiVersion: '',
+      namespace: '',
+      resource: '',
+      subresource: '',
+      name: '',
+      path,
     };
   }
   return {
-    user, verb: ri.verb === 'unknown' ? req.method.toLowerCase() : ri.verb, resourceRequest: true,
-    apiGroup: ri.group, apiVersion: ri.version, namespace: ri.namespace, resource: ri.resource, subresource: ri.subresource, name: ri.name, path,
+    user,
+    verb: ri.verb === 'unknown' ? req.method.toLowerCase() : ri.verb,
+    resourceRequest: true,
+    apiGroup: ri.group,
+    apiVersion: ri.version,
+    namespace: ri.namespace,
+    resource: ri.resource,
+    subresource: ri.subresource,
+    name: ri.name,
+    path,
   };
 }
 
@@ -53,9 +70,12 @@ export function authFilter(authenticator: Authenticator, authorizer: Authorizer)
       if (!decision.allowed) {
         const message = sanitize(forbiddenMessage(attrs));
         const detail = decision.reason === '' ? message : `${message}: ${decision.reason}`;
-        writeError(res, attrs.resourceRequest
-          ? forbidden({ group: attrs.apiGroup, resource: attrs.resource }, attrs.name, detail)
-          : new ApiError(403, 'Forbidden', `forbidden: ${detail}`, {}));
+        writeError(
+          res,
+          attrs.resourceRequest
+            ? forbidden({ group: attrs.apiGroup, resource: attrs.resource }, attrs.name, detail)
+            : new ApiError(403, 'Forbidden', `forbidden: ${detail}`, {}),
+        );
         return;
       }
       next();

@@ -15,4 +15,4 @@ export const ADMIN_USER: User = Object.freeze({
   uid: '',
   groups: ['system:masters', 'system:authenticated'],
   extra: {},
-}) as User;
+});

@@ -82,29 +82,52 @@ function parsed<T>(name: string, v: string, parse: (text: string) => T): T {
 }
 
 function list(v: string): string[] {
-  return v.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  return v
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 }
 
 const FLAGS: FlagSpec[] = [
-  { name: 'bind-address', default: '127.0.0.1', help: 'The IP address on which to listen.', apply: (c, v) => { c.bindAddress = v; } },
   {
-    name: 'authorization-mode', default: 'AlwaysAllow',
+    name: 'bind-address',
+    default: '127.0.0.1',
+    help: 'The IP address on which to listen.',
+    apply: (c, v) => {
+      c.bindAddress = v;
+    },
+  },
+  {
+    name: 'authorization-mode',
+    default: 'AlwaysAllow',
     help: 'How requests are authorized: AlwaysAllow or AlwaysDeny (members of system:masters are always allowed, as in kube-apiserver).',
     apply: (c, v) => {
-      if (v !== 'AlwaysAllow' && v !== 'AlwaysDeny') throw new Error(`invalid argument "${v}" for "--authorization-mode" flag: must be "AlwaysAllow" or "AlwaysDeny"`);
+      if (v !== 'AlwaysAllow' && v !== 'AlwaysDeny')
+        throw new Error(`invalid argument "${v}" for "--authorization-mode" flag: must be "AlwaysAllow" or "AlwaysDeny"`);
       c.authorizationMode = v;
     },
   },
-  { name: 'port', default: '8080', help: 'The port on which to serve plain HTTP.', apply: (c, v) => { c.port = int('port', v, 0, 65535); } },
   {
-    name: 'storage', default: 'memory', help: 'Storage backend: memory (embedded, single process) or redis.',
+    name: 'port',
+    default: '8080',
+    help: 'The port on which to serve plain HTTP.',
+    apply: (c, v) => {
+      c.port = int('port', v, 0, 65535);
+    },
+  },
+  {
+    name: 'storage',
+    default: 'memory',
+    help: 'Storage backend: memory (embedded, single process) or redis.',
     apply: (c, v) => {
       if (v !== 'memory' && v !== 'redis') throw new Error(`invalid argument "${v}" for "--storage" flag: must be "memory" or "redis"`);
       c.storage = v;
     },
   },
   {
-    name: 'feature-gates', default: '', help: 'Comma-separated key=value pairs of feature gates (APIResponseCompression, CBORServingAndStorage, WatchList, AllowUnsafeMalformedObjectDeletion, ...).',
+    name: 'feature-gates',
+    default: '',
+    help: 'Comma-separated key=value pairs of feature gates (APIResponseCompression, CBORServingAndStorage, WatchList, AllowUnsafeMalformedObjectDeletion, ...).',
     apply: (c, v) => {
       try {
         c.featureGates = parseFeatureGates(v);
@@ -114,78 +137,205 @@ const FLAGS: FlagSpec[] = [
     },
   },
   {
-    name: 'runtime-config', default: '', help: 'Comma-separated key=value pairs turning API versions on or off, as kube-apiserver\'s: api/all, api/ga, api/beta, api/alpha, GROUP/VERSION or GROUP/VERSION/RESOURCE (v1 for the core group). By default every GA version is served and no alpha or beta one.',
+    name: 'runtime-config',
+    default: '',
+    help: "Comma-separated key=value pairs turning API versions on or off, as kube-apiserver's: api/all, api/ga, api/beta, api/alpha, GROUP/VERSION or GROUP/VERSION/RESOURCE (v1 for the core group). By default every GA version is served and no alpha or beta one.",
     apply: (c, v) => {
       try {
-        c.runtimeConfig = parseRuntimeConfig(v, ResourceRegistry.isBuiltInGroupVersion, ResourceRegistry.isBuiltInGroup);
+        c.runtimeConfig = parseRuntimeConfig(
+          v,
+          (g, ver) => ResourceRegistry.isBuiltInGroupVersion(g, ver),
+          (g) => ResourceRegistry.isBuiltInGroup(g),
+        );
       } catch (err) {
         throw new Error(`invalid argument "${v}" for "--runtime-config" flag: ${err instanceof Error ? err.message : String(err)}`);
       }
     },
   },
-  { name: 'livez-grace-period', default: '0s', help: 'Time after start during which /livez treats unfinished start-up work as healthy.', apply: (c, v) => { c.livezGracePeriodMs = duration('livez-grace-period', v); } },
-  { name: 'shutdown-delay-duration', default: '0s', help: 'Time to keep serving after SIGTERM while /readyz fails, so load balancers drain.', apply: (c, v) => { c.shutdownDelayMs = duration('shutdown-delay-duration', v); } },
-  { name: 'watch-cache-history', default: '5m', help: 'How long change history is kept for watches, exact reads and continue tokens.', apply: (c, v) => { c.watchCacheHistoryMs = duration('watch-cache-history', v); } },
-  { name: 'watch-cache', default: 'true', help: 'With --storage=redis, serve lists from a per-process cache kept current by the change stream (false: read every list from Redis).', apply: (c, v) => { c.watchCache = bool('watch-cache', v); } },
-  { name: 'min-request-timeout', default: '1800', help: 'Minimum seconds a watch without timeoutSeconds stays open (randomised up to twice this).', apply: (c, v) => { c.minRequestTimeoutSeconds = int('min-request-timeout', v, 1); } },
-  { name: 'write-kubeconfig', default: '', help: 'Write a kubeconfig for this server to PATH once it listens.', apply: (c, v) => { c.writeKubeconfig = v === '' ? undefined : v; } },
   {
-    name: 'workers', default: '1', help: 'Worker processes sharing the port (auto = one per core); more than 1 requires --storage=redis.',
-    apply: (c, v) => { c.workers = v === 'auto' ? -1 : int('workers', v, 1, 256); },
+    name: 'livez-grace-period',
+    default: '0s',
+    help: 'Time after start during which /livez treats unfinished start-up work as healthy.',
+    apply: (c, v) => {
+      c.livezGracePeriodMs = duration('livez-grace-period', v);
+    },
   },
   {
-    name: 'worker-claim-timeout', default: '2s', help: 'With --workers: a worker that takes longer than this to claim a new connection (its event loop is blocked) gets no more until it answers, and the connection goes to another worker.',
-    apply: (c, v) => { c.workerClaimTimeoutMs = duration('worker-claim-timeout', v); if (c.workerClaimTimeoutMs < 10) throw new Error(`invalid argument "${v}" for "--worker-claim-timeout" flag: must be at least 10ms`); },
-  },
-  { name: 'redis-url', default: 'redis://127.0.0.1:6379', help: 'Redis URL (redis:// or rediss://, with password) for --storage=redis.', apply: (c, v) => { c.redisUrl = v; } },
-  { name: 'redis-cluster', default: '', help: 'Comma-separated host:port seed nodes of a Redis Cluster.', apply: (c, v) => { c.redisCluster = list(v); } },
-  { name: 'redis-sentinels', default: '', help: 'Comma-separated host:port Sentinel addresses.', apply: (c, v) => { c.redisSentinels = list(v); } },
-  { name: 'redis-sentinel-name', default: 'mymaster', help: 'Name of the Sentinel-monitored master.', apply: (c, v) => { c.redisSentinelName = v; } },
-  { name: 'redis-wait-replicas', default: '0', help: 'Acknowledge a write only after this many replicas have it (WAIT).', apply: (c, v) => { c.redisWaitReplicas = int('redis-wait-replicas', v, 0); } },
-  {
-    name: 'max-request-body-bytes', default: '3145728', help: 'Largest request body accepted, in bytes (413 above).',
-    apply: (c, v) => { c.limits = { ...c.limits, maxRequestBodyBytes: int('max-request-body-bytes', v, 1024) }; },
+    name: 'shutdown-delay-duration',
+    default: '0s',
+    help: 'Time to keep serving after SIGTERM while /readyz fails, so load balancers drain.',
+    apply: (c, v) => {
+      c.shutdownDelayMs = duration('shutdown-delay-duration', v);
+    },
   },
   {
-    name: 'max-object-size-bytes', default: '1572864', help: 'Largest object stored, in bytes of its JSON form (413 above; etcd\'s default request limit).',
-    apply: (c, v) => { c.limits = { ...c.limits, maxObjectBytes: int('max-object-size-bytes', v, 1024) }; },
+    name: 'watch-cache-history',
+    default: '5m',
+    help: 'How long change history is kept for watches, exact reads and continue tokens.',
+    apply: (c, v) => {
+      c.watchCacheHistoryMs = duration('watch-cache-history', v);
+    },
   },
   {
-    name: 'max-nesting-depth', default: '1000', help: 'Deepest nesting of objects and arrays accepted in a request body, any media type (400 above).',
-    apply: (c, v) => { c.limits = { ...c.limits, maxNestingDepth: int('max-nesting-depth', v, 32, 1000) }; },
+    name: 'watch-cache',
+    default: 'true',
+    help: 'With --storage=redis, serve lists from a per-process cache kept current by the change stream (false: read every list from Redis).',
+    apply: (c, v) => {
+      c.watchCache = bool('watch-cache', v);
+    },
   },
   {
-    name: 'max-json-patch-operations', default: '10000', help: 'Most operations accepted in one JSON patch (413 above).',
-    apply: (c, v) => { c.limits = { ...c.limits, maxJsonPatchOperations: int('max-json-patch-operations', v, 1) }; },
+    name: 'min-request-timeout',
+    default: '1800',
+    help: 'Minimum seconds a watch without timeoutSeconds stays open (randomised up to twice this).',
+    apply: (c, v) => {
+      c.minRequestTimeoutSeconds = int('min-request-timeout', v, 1);
+    },
   },
   {
-    name: 'max-json-patch-copy-bytes', default: '3145728', help: 'Most bytes the copy operations of one JSON patch may add (422 above).',
-    apply: (c, v) => { c.limits = { ...c.limits, maxJsonPatchCopyBytes: int('max-json-patch-copy-bytes', v, 0) }; },
+    name: 'write-kubeconfig',
+    default: '',
+    help: 'Write a kubeconfig for this server to PATH once it listens.',
+    apply: (c, v) => {
+      c.writeKubeconfig = v === '' ? undefined : v;
+    },
   },
   {
-    name: 'advertise-address', default: '', help: 'IPv4 address announced to the cluster in the Endpoints and EndpointSlice of the default/kubernetes Service (default: the bind address, or the host\'s first non-loopback address when bound to 0.0.0.0). A loopback address is not announced, as kube-apiserver cannot store it there.',
+    name: 'workers',
+    default: '1',
+    help: 'Worker processes sharing the port (auto = one per core); more than 1 requires --storage=redis.',
+    apply: (c, v) => {
+      c.workers = v === 'auto' ? -1 : int('workers', v, 1, 256);
+    },
+  },
+  {
+    name: 'worker-claim-timeout',
+    default: '2s',
+    help: 'With --workers: a worker that takes longer than this to claim a new connection (its event loop is blocked) gets no more until it answers, and the connection goes to another worker.',
+    apply: (c, v) => {
+      c.workerClaimTimeoutMs = duration('worker-claim-timeout', v);
+      if (c.workerClaimTimeoutMs < 10) throw new Error(`invalid argument "${v}" for "--worker-claim-timeout" flag: must be at least 10ms`);
+    },
+  },
+  {
+    name: 'redis-url',
+    default: 'redis://127.0.0.1:6379',
+    help: 'Redis URL (redis:// or rediss://, with password) for --storage=redis.',
+    apply: (c, v) => {
+      c.redisUrl = v;
+    },
+  },
+  {
+    name: 'redis-cluster',
+    default: '',
+    help: 'Comma-separated host:port seed nodes of a Redis Cluster.',
+    apply: (c, v) => {
+      c.redisCluster = list(v);
+    },
+  },
+  {
+    name: 'redis-sentinels',
+    default: '',
+    help: 'Comma-separated host:port Sentinel addresses.',
+    apply: (c, v) => {
+      c.redisSentinels = list(v);
+    },
+  },
+  {
+    name: 'redis-sentinel-name',
+    default: 'mymaster',
+    help: 'Name of the Sentinel-monitored master.',
+    apply: (c, v) => {
+      c.redisSentinelName = v;
+    },
+  },
+  {
+    name: 'redis-wait-replicas',
+    default: '0',
+    help: 'Acknowledge a write only after this many replicas have it (WAIT).',
+    apply: (c, v) => {
+      c.redisWaitReplicas = int('redis-wait-replicas', v, 0);
+    },
+  },
+  {
+    name: 'max-request-body-bytes',
+    default: '3145728',
+    help: 'Largest request body accepted, in bytes (413 above).',
+    apply: (c, v) => {
+      c.limits = { ...c.limits, maxRequestBodyBytes: int('max-request-body-bytes', v, 1024) };
+    },
+  },
+  {
+    name: 'max-object-size-bytes',
+    default: '1572864',
+    help: "Largest object stored, in bytes of its JSON form (413 above; etcd's default request limit).",
+    apply: (c, v) => {
+      c.limits = { ...c.limits, maxObjectBytes: int('max-object-size-bytes', v, 1024) };
+    },
+  },
+  {
+    name: 'max-nesting-depth',
+    default: '1000',
+    help: 'Deepest nesting of objects and arrays accepted in a request body, any media type (400 above).',
+    apply: (c, v) => {
+      c.limits = { ...c.limits, maxNestingDepth: int('max-nesting-depth', v, 32, 1000) };
+    },
+  },
+  {
+    name: 'max-json-patch-operations',
+    default: '10000',
+    help: 'Most operations accepted in one JSON patch (413 above).',
+    apply: (c, v) => {
+      c.limits = { ...c.limits, maxJsonPatchOperations: int('max-json-patch-operations', v, 1) };
+    },
+  },
+  {
+    name: 'max-json-patch-copy-bytes',
+    default: '3145728',
+    help: 'Most bytes the copy operations of one JSON patch may add (422 above).',
+    apply: (c, v) => {
+      c.limits = { ...c.limits, maxJsonPatchCopyBytes: int('max-json-patch-copy-bytes', v, 0) };
+    },
+  },
+  {
+    name: 'advertise-address',
+    default: '',
+    help: "IPv4 address announced to the cluster in the Endpoints and EndpointSlice of the default/kubernetes Service (default: the bind address, or the host's first non-loopback address when bound to 0.0.0.0). A loopback address is not announced, as kube-apiserver cannot store it there.",
     apply: (c, v) => {
       if (v !== '' && ipv4Problem(v) !== undefined) throw new Error(`invalid argument "${v}" for "--advertise-address" flag: ${ipv4Problem(v) ?? ''}`);
       c.advertiseAddress = v;
     },
   },
   {
-    name: 'service-cluster-ip-range', default: '10.96.0.0/12', help: 'IPv4 CIDR range Services get their cluster IPs from; its first address goes to the default/kubernetes Service.',
-    apply: (c, v) => { c.serviceClusterIPRange = parsed('service-cluster-ip-range', v, parseIpRange); },
-  },
-  {
-    name: 'service-node-port-range', default: '30000-32767', help: 'Range of ports (FIRST-LAST, inclusive) NodePort and LoadBalancer Services get their node ports from.',
-    apply: (c, v) => { c.serviceNodePortRange = parsed('service-node-port-range', v, parsePortRange); },
-  },
-  {
-    name: 'log-level', default: 'info', help: 'Log level: debug, info, warn, error.',
+    name: 'service-cluster-ip-range',
+    default: '10.96.0.0/12',
+    help: 'IPv4 CIDR range Services get their cluster IPs from; its first address goes to the default/kubernetes Service.',
     apply: (c, v) => {
-      if (v !== 'debug' && v !== 'info' && v !== 'warn' && v !== 'error') throw new Error(`invalid argument "${v}" for "--log-level" flag: must be debug, info, warn or error`);
+      c.serviceClusterIPRange = parsed('service-cluster-ip-range', v, parseIpRange);
+    },
+  },
+  {
+    name: 'service-node-port-range',
+    default: '30000-32767',
+    help: 'Range of ports (FIRST-LAST, inclusive) NodePort and LoadBalancer Services get their node ports from.',
+    apply: (c, v) => {
+      c.serviceNodePortRange = parsed('service-node-port-range', v, parsePortRange);
+    },
+  },
+  {
+    name: 'log-level',
+    default: 'info',
+    help: 'Log level: debug, info, warn, error.',
+    apply: (c, v) => {
+      if (v !== 'debug' && v !== 'info' && v !== 'warn' && v !== 'error')
+        throw new Error(`invalid argument "${v}" for "--log-level" flag: must be debug, info, warn or error`);
       c.logLevel = v;
     },
   },
   {
-    name: 'log-format', default: 'auto', help: 'Log line format: json, text, or auto (text when stderr is a terminal, where request lines are logged only at --log-level=debug; json otherwise).',
+    name: 'log-format',
+    default: 'auto',
+    help: 'Log line format: json, text, or auto (text when stderr is a terminal, where request lines are logged only at --log-level=debug; json otherwise).',
     apply: (c, v) => {
       if (v !== 'auto' && v !== 'json' && v !== 'text') throw new Error(`invalid argument "${v}" for "--log-format" flag: must be auto, json or text`);
       c.logFormat = v;
@@ -214,7 +364,7 @@ export type ParsedArgs = { help: true } | { help: false; config: ServerConfig };
 export function parseArgs(argv: string[]): ParsedArgs {
   const config = defaultConfig();
   for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
+    const arg = argv[i];
     if (arg === '-h' || arg === '--help') return { help: true };
     if (!arg.startsWith('--')) throw new Error(`unexpected argument "${arg}"`);
     const eq = arg.indexOf('=');

@@ -14,14 +14,24 @@ export class StartupError extends Error {
 export function describeSocketError(err: unknown): string {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   switch (code) {
-    case 'EADDRINUSE': return 'address already in use';
-    case 'EADDRNOTAVAIL': return 'address not available on this machine';
-    case 'EACCES': return 'permission denied';
-    case 'ECONNREFUSED': return 'connection refused';
-    case 'ENOTFOUND': case 'EAI_AGAIN': return 'host not found';
-    case 'ETIMEDOUT': return 'connection timed out';
-    case 'EHOSTUNREACH': case 'ENETUNREACH': return 'host unreachable';
-    default: return err instanceof Error ? err.message : String(err);
+    case 'EADDRINUSE':
+      return 'address already in use';
+    case 'EADDRNOTAVAIL':
+      return 'address not available on this machine';
+    case 'EACCES':
+      return 'permission denied';
+    case 'ECONNREFUSED':
+      return 'connection refused';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'host not found';
+    case 'ETIMEDOUT':
+      return 'connection timed out';
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return 'host unreachable';
+    default:
+      return err instanceof Error ? err.message : String(err);
   }
 }
 

@@ -2,8 +2,13 @@ import type { Worker } from 'node:cluster';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { logger } from '../logging/logger.js';
 import {
-  isConnectionClaimMessage, isConnectionRefusedMessage, isDrainingMessage, isWorkerConnectionMessage,
-  type ConnectionGrantMessage, type ConnectionMessage, type PingMessage,
+  isConnectionClaimMessage,
+  isConnectionRefusedMessage,
+  isDrainingMessage,
+  isWorkerConnectionMessage,
+  type ConnectionGrantMessage,
+  type ConnectionMessage,
+  type PingMessage,
 } from './messages.js';
 
 /** Options of {@link ConnectionDistributor}. */
@@ -45,11 +50,17 @@ const CHANNEL_WAIT_MS = 2000;
 
 /** What a client gets on a connection no worker could take (the server is still unread). */
 const UNAVAILABLE_BODY = JSON.stringify({
-  kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure',
-  message: 'the server is currently unable to handle the request', reason: 'ServiceUnavailable', code: 503,
+  kind: 'Status',
+  apiVersion: 'v1',
+  metadata: {},
+  status: 'Failure',
+  message: 'the server is currently unable to handle the request',
+  reason: 'ServiceUnavailable',
+  code: 503,
 });
-const UNAVAILABLE_RESPONSE = 'HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n'
-  + `Content-Length: ${Buffer.byteLength(UNAVAILABLE_BODY)}\r\nRetry-After: 1\r\nConnection: close\r\n\r\n${UNAVAILABLE_BODY}`;
+const UNAVAILABLE_RESPONSE =
+  'HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n' +
+  `Content-Length: ${Buffer.byteLength(UNAVAILABLE_BODY)}\r\nRetry-After: 1\r\nConnection: close\r\n\r\n${UNAVAILABLE_BODY}`;
 
 /**
  * The primary's listener and connection hand-off. Replaces the cluster module's round-robin, which
@@ -93,7 +104,10 @@ export class ConnectionDistributor {
   private readonly maxHandoffs: number;
   private readonly maxUnclaimed: number;
 
-  private constructor(private readonly server: Server, options: DistributorOptions) {
+  private constructor(
+    private readonly server: Server,
+    options: DistributorOptions,
+  ) {
     const address = server.address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     this.url = `http://${host}:${address.port}`;
@@ -203,7 +217,9 @@ export class ConnectionDistributor {
     this.stalled.add(worker);
     const orphans = [...this.pending.values()].filter((h) => h.worker === worker && h.granting !== true);
     logger.warn('a worker did not claim its connections in time; handing them to other workers', {
-      pid: worker.process.pid, claimTimeoutMs: this.claimTimeoutMs, connections: orphans.length,
+      pid: worker.process.pid,
+      claimTimeoutMs: this.claimTimeoutMs,
+      connections: orphans.length,
     });
     const ping: PingMessage = { type: 'capstan:ping' };
     try {
@@ -260,7 +276,7 @@ export class ConnectionDistributor {
       let chosen = -1;
       for (let k = 0; k < n; k++) {
         const i = (this.cursor + k) % n;
-        const worker = this.ready[i] as Worker;
+        const worker = this.ready[i];
         if (this.stalled.has(worker)) continue;
         if (chosen < 0) chosen = i;
         if ((this.unclaimed.get(worker) ?? 0) < this.maxUnclaimed) {

@@ -2,8 +2,13 @@ import type { Server } from 'node:http';
 import { Socket } from 'node:net';
 import { logger } from '../logging/logger.js';
 import {
-  isConnectionGrantMessage, isConnectionMessage, isPingMessage,
-  type ConnectionClaimMessage, type ConnectionRefusedMessage, type DrainingMessage, type PongMessage,
+  isConnectionGrantMessage,
+  isConnectionMessage,
+  isPingMessage,
+  type ConnectionClaimMessage,
+  type ConnectionRefusedMessage,
+  type DrainingMessage,
+  type PongMessage,
 } from './messages.js';
 
 /** Sends `message` to the primary; a closed channel (the primary is gone) is not an error here. */
@@ -27,7 +32,7 @@ interface StreamHandle {
 
 function streamHandle(socket: Socket): StreamHandle | undefined {
   const handle = (socket as unknown as { _handle?: Partial<StreamHandle> | null })._handle;
-  return handle && typeof handle.readStart === 'function' && typeof handle.readStop === 'function' ? handle as StreamHandle : undefined;
+  return handle && typeof handle.readStart === 'function' && typeof handle.readStop === 'function' ? (handle as StreamHandle) : undefined;
 }
 
 /** Stops the socket from reading (synchronously, before the event loop could read a byte). */

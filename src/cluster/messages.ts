@@ -71,7 +71,7 @@ export interface DrainingMessage {
 }
 
 function record(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null ? value as Record<string, unknown> : undefined;
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
 }
 
 export function isReadyMessage(value: unknown): value is ReadyMessage {

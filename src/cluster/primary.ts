@@ -54,7 +54,9 @@ export async function runPrimary(config: ServerConfig, options: PrimaryOptions):
     const listener = distributor;
     if (listener === undefined) throw new Error('workers are forked only once the port is bound');
     const worker = cluster.fork({
-      [WORKER_INDEX_ENV]: String(slot.index), [LISTEN_URL_ENV]: listener.url, [LISTEN_PORT_ENV]: String(listener.port),
+      [WORKER_INDEX_ENV]: String(slot.index),
+      [LISTEN_URL_ENV]: listener.url,
+      [LISTEN_PORT_ENV]: String(listener.port),
     });
     slot.worker = worker;
     slot.startedAt = Date.now();
@@ -115,13 +117,23 @@ export async function runPrimary(config: ServerConfig, options: PrimaryOptions):
     const decision = policy.onCrash(slot.index, uptimeMs, Date.now());
     if (decision.action === 'give-up') {
       logger.error('workers are crashing repeatedly; giving up', {
-        worker: slot.index, code, signal, crashes: decision.crashesInWindow, windowSeconds: decision.windowMs / 1000,
+        worker: slot.index,
+        code,
+        signal,
+        crashes: decision.crashesInWindow,
+        windowSeconds: decision.windowMs / 1000,
       });
       stopAll('crash loop', 1);
       return;
     }
     logger.warn('worker exited unexpectedly; restarting', {
-      worker: slot.index, pid: worker.process.pid, code, signal, uptimeMs, restartInMs: decision.delayMs, consecutiveCrashes: decision.consecutive,
+      worker: slot.index,
+      pid: worker.process.pid,
+      code,
+      signal,
+      uptimeMs,
+      restartInMs: decision.delayMs,
+      consecutiveCrashes: decision.consecutive,
     });
     slot.restartTimer = setTimeout(() => fork(slot), decision.delayMs);
   });
@@ -134,8 +146,9 @@ export async function runPrimary(config: ServerConfig, options: PrimaryOptions):
     const { openRedisStorage } = await import('../storage/open-redis.js');
     await (await openRedisStorage(config)).close();
   }
-  distributor = await listenOrExplain(config.bindAddress, config.port,
-    () => ConnectionDistributor.listen(config.port, config.bindAddress, { claimTimeoutMs: config.workerClaimTimeoutMs }));
+  distributor = await listenOrExplain(config.bindAddress, config.port, () =>
+    ConnectionDistributor.listen(config.port, config.bindAddress, { claimTimeoutMs: config.workerClaimTimeoutMs }),
+  );
   if (stopping) return;
   for (let index = 0; index < options.workers; index++) {
     const slot: Slot = { index, worker: undefined, startedAt: 0, restartTimer: undefined };

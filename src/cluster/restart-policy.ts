@@ -13,9 +13,7 @@ export interface RestartPolicyOptions {
 }
 
 /** What to do after a worker exits unexpectedly. */
-export type RestartDecision =
-  | { action: 'restart'; delayMs: number; consecutive: number }
-  | { action: 'give-up'; crashesInWindow: number; windowMs: number };
+export type RestartDecision = { action: 'restart'; delayMs: number; consecutive: number } | { action: 'give-up'; crashesInWindow: number; windowMs: number };
 
 export class RestartPolicy {
   private readonly baseDelayMs: number;

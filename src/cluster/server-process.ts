@@ -78,17 +78,20 @@ export async function runServerProcess(config: ServerConfig): Promise<CapstanSer
   const shutdown = installShutdown();
   const listener = cluster.isWorker ? listenerFromEnv() : undefined;
   if (cluster.isWorker && listener === undefined) {
-    throw new Error('a cluster worker needs the primary\'s listener (CAPSTAN_LISTEN_URL, CAPSTAN_LISTEN_PORT)');
+    throw new Error("a cluster worker needs the primary's listener (CAPSTAN_LISTEN_URL, CAPSTAN_LISTEN_PORT)");
   }
   const receiver = listener === undefined ? undefined : new ConnectionReceiver();
   const storage = await openStorage(config);
   const server = await startServer(config, storage, {
     runControllers: index === 0,
-    handedConnections: listener === undefined || receiver === undefined ? undefined : {
-      ...listener,
-      onDraining: () => receiver.drain(),
-      onClosed: () => receiver.close(),
-    },
+    handedConnections:
+      listener === undefined || receiver === undefined
+        ? undefined
+        : {
+            ...listener,
+            onDraining: () => receiver.drain(),
+            onClosed: () => receiver.close(),
+          },
   });
   shutdown.serving(server);
   if (receiver !== undefined) {

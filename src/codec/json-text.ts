@@ -21,7 +21,10 @@ export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constr
 
 /** A body that is not valid JSON; `message` is Go's `encoding/json` syntax error text. */
 export class JsonSyntaxError extends Error {
-  constructor(message: string, readonly offset: number) {
+  constructor(
+    message: string,
+    readonly offset: number,
+  ) {
     super(message);
     this.name = 'JsonSyntaxError';
   }
@@ -86,7 +89,7 @@ interface Frame {
 /** Go's strconv.Quote of one character, in single quotes, as `encoding/json` prints an offending byte. */
 export function goQuoteChar(ch: string): string {
   if (ch === "'") return "'\\''";
-  if (ch === '"') return '\'"\'';
+  if (ch === '"') return "'\"'";
   const quoted = JSON.stringify(ch);
   let inner = quoted.slice(1, -1);
   const code = ch.charCodeAt(0);
@@ -177,14 +180,30 @@ export function readJson(text: string, options: JsonReadOptions): ParsedJson {
       if (i >= n) fail('in string escape code', i);
       const e = text.charAt(i);
       switch (e) {
-        case '"': out += '"'; break;
-        case '\\': out += '\\'; break;
-        case '/': out += '/'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
+        case '"':
+          out += '"';
+          break;
+        case '\\':
+          out += '\\';
+          break;
+        case '/':
+          out += '/';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
+        case 'n':
+          out += '\n';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 't':
+          out += '\t';
+          break;
         case 'u': {
           let code = 0;
           for (let k = 1; k <= 4; k++) {
@@ -255,7 +274,7 @@ export function readJson(text: string, options: JsonReadOptions): ParsedJson {
         const where = Array.isArray(top.container) ? top.container.length : (top.key as string);
         numberLiterals ??= new Map();
         let inContainer = numberLiterals.get(top.container);
-        if (inContainer === undefined) numberLiterals.set(top.container, inContainer = new Map());
+        if (inContainer === undefined) numberLiterals.set(top.container, (inContainer = new Map<string | number, string>()));
         inContainer.set(where, literal);
       }
     }
@@ -324,7 +343,7 @@ export function readJson(text: string, options: JsonReadOptions): ParsedJson {
         value = (stack.pop() as Frame).container;
         opened = false;
       } else {
-        readKey(stack[stack.length - 1] as Frame);
+        readKey(stack[stack.length - 1]);
         continue;
       }
     } else if (c === 0x5b) {

@@ -29,7 +29,8 @@ export function parseMediaType(value: string): MediaType {
 /** Parses an Accept header into media types, highest quality first (stable for equal quality). */
 export function parseAccept(header: string | undefined): MediaType[] {
   if (!header || header.trim() === '') return [{ type: '*/*', params: {}, q: 1 }];
-  return header.split(',')
+  return header
+    .split(',')
     .map((part) => part.trim())
     .filter((part) => part !== '')
     .map(parseMediaType)

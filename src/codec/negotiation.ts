@@ -54,9 +54,12 @@ export function negotiateOutput(accept: string | undefined, target: Target, pret
     if (m.params.g !== 'meta.k8s.io' || m.params.v !== 'v1') continue;
     if (target === 'watch' && as !== 'PartialObjectMetadata' && as !== 'Table') continue;
     const wanted: Representation | undefined =
-      as === 'Table' ? 'Table'
-        : as === 'PartialObjectMetadata' && target !== 'list' ? 'PartialObjectMetadata'
-          : as === 'PartialObjectMetadataList' && target === 'list' ? 'PartialObjectMetadataList'
+      as === 'Table'
+        ? 'Table'
+        : as === 'PartialObjectMetadata' && target !== 'list'
+          ? 'PartialObjectMetadata'
+          : as === 'PartialObjectMetadataList' && target === 'list'
+            ? 'PartialObjectMetadataList'
             : undefined;
     if (!wanted) continue;
     const base = encoding === 'protobuf' && target === 'watch' ? `${PROTOBUF};stream=watch` : baseType(encoding);

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { ApiError, badRequest, tooLarge, unsupportedMediaType } from '../api/errors.js';
+import { type ApiError, badRequest, tooLarge, unsupportedMediaType } from '../api/errors.js';
 import { ForbiddenKeyError, JsonSyntaxError, readJson, type DuplicateField, type ParsedJson } from './json-text.js';
 import { parseMediaType } from './media-type.js';
 import { decodeProtobufObject, PROTOBUF_MEDIA_TYPE } from './protobuf/protobuf-codec.js';
@@ -85,7 +85,9 @@ export function decodeJsonText(text: string, body: Buffer, intoKind: string, lim
   } catch (err) {
     if (err instanceof ForbiddenKeyError) throw forbidden(err);
     if (err instanceof JsonSyntaxError) {
-      throw badRequest(`the object provided is unrecognized (must be of type ${intoKind}): couldn't get version/kind; json parse error: ${err.message} (${summarizeBody(body)})`);
+      throw badRequest(
+        `the object provided is unrecognized (must be of type ${intoKind}): couldn't get version/kind; json parse error: ${err.message} (${summarizeBody(body)})`,
+      );
     }
     throw err;
   }
@@ -96,8 +98,12 @@ export function decodeJsonText(text: string, body: Buffer, intoKind: string, lim
  * expected kind for error messages. Returns the parsed value (not yet checked to be an object).
  */
 export function decodeBody(
-  contentTypeHeader: string | undefined, body: Buffer, intoKind: string, accepted = BODY_MEDIA_TYPES,
-  intoApiVersion?: string, limits: Limits = DEFAULT_LIMITS,
+  contentTypeHeader: string | undefined,
+  body: Buffer,
+  intoKind: string,
+  accepted = BODY_MEDIA_TYPES,
+  intoApiVersion?: string,
+  limits: Limits = DEFAULT_LIMITS,
 ): DecodedBody {
   const type = contentTypeHeader ? parseMediaType(contentTypeHeader).type : 'application/json';
   if (type === PROTOBUF_MEDIA_TYPE && accepted.includes(PROTOBUF_MEDIA_TYPE)) {

@@ -21,7 +21,8 @@ function sendProtobuf(res: Response, format: OutputFormat, encode: () => Buffer)
 }
 
 function asJson(format: OutputFormat): OutputFormat {
-  const contentType = format.representation === 'object' ? 'application/json' : format.contentType.replace('application/vnd.kubernetes.protobuf', 'application/json');
+  const contentType =
+    format.representation === 'object' ? 'application/json' : format.contentType.replace('application/vnd.kubernetes.protobuf', 'application/json');
   return { ...format, encoding: 'json', contentType };
 }
 
@@ -63,8 +64,14 @@ export function writeObject(res: Response, status: number, json: string | Obj, f
 /** Resolves true when the response can take more data, false when the client went away. */
 function drained(res: Response): Promise<boolean> {
   return new Promise((resolve) => {
-    const onDrain = (): void => { res.off('close', onClose); resolve(true); };
-    const onClose = (): void => { res.off('drain', onDrain); resolve(false); };
+    const onDrain = (): void => {
+      res.off('close', onClose);
+      resolve(true);
+    };
+    const onClose = (): void => {
+      res.off('drain', onDrain);
+      resolve(false);
+    };
     res.once('drain', onDrain);
     res.once('close', onClose);
   });
@@ -80,7 +87,13 @@ export interface ListEnvelope {
  * Writes a collection. Plain JSON is streamed in chunks from the stored JSON texts, waiting for the
  * socket to drain, so memory per request stays bounded by one chunk whatever the collection size.
  */
-export async function writeList(res: Response, envelope: ListEnvelope, items: string[], format: OutputFormat, includeObject: IncludeObject = 'Metadata'): Promise<void> {
+export async function writeList(
+  res: Response,
+  envelope: ListEnvelope,
+  items: string[],
+  format: OutputFormat,
+  includeObject: IncludeObject = 'Metadata',
+): Promise<void> {
   res.status(200);
   res.setHeader('Content-Type', format.contentType);
   if (format.representation === 'object' && format.encoding === 'json' && !format.pretty) {
@@ -99,9 +112,12 @@ export async function writeList(res: Response, envelope: ListEnvelope, items: st
   }
   const objects = items.map((i) => JSON.parse(i) as Obj);
   if (format.encoding === 'protobuf') {
-    const sent = format.representation === 'PartialObjectMetadataList'
-      ? sendProtobuf(res, format, () => encodeProtobufList('PartialObjectMetadataList', 'meta.k8s.io/v1', envelope.metadata, objects.map(toPartialObjectMetadata)))
-      : sendProtobuf(res, format, () => encodeProtobufList(envelope.kind, envelope.apiVersion, envelope.metadata, objects));
+    const sent =
+      format.representation === 'PartialObjectMetadataList'
+        ? sendProtobuf(res, format, () =>
+            encodeProtobufList('PartialObjectMetadataList', 'meta.k8s.io/v1', envelope.metadata, objects.map(toPartialObjectMetadata)),
+          )
+        : sendProtobuf(res, format, () => encodeProtobufList(envelope.kind, envelope.apiVersion, envelope.metadata, objects));
     if (sent) return;
     format = asJson(format);
     res.setHeader('Content-Type', format.contentType);
@@ -128,7 +144,11 @@ export function writeError(res: Response, err: unknown): void {
   res.status(apiError.code);
   const status = apiError.toStatus() as unknown as Obj;
   const encoding = errorEncoding(res.req?.headers.accept);
-  if (encoding === 'protobuf' && sendProtobuf(res, { encoding, representation: 'object', contentType: PROTOBUF_TYPE, pretty: false }, () => encodeProtobufObject(status))) return;
+  if (
+    encoding === 'protobuf' &&
+    sendProtobuf(res, { encoding, representation: 'object', contentType: PROTOBUF_TYPE, pretty: false }, () => encodeProtobufObject(status))
+  )
+    return;
   if (encoding === 'yaml') {
     res.setHeader('Content-Type', 'application/yaml');
     res.end(toYaml(status));

@@ -68,15 +68,19 @@ export function goTypeName(schema: SchemaNode): string {
   const def = schema.definition;
   if (def !== undefined) {
     const parts = def.split('.');
-    const name = parts[parts.length - 1] as string;
-    const pkg = parts[parts.length - 2] as string;
+    const name = parts[parts.length - 1];
+    const pkg = parts[parts.length - 2];
     return `${pkg}.${name}`;
   }
   switch (schema.type()) {
-    case 'integer': return schema.format() === 'int32' ? 'int32' : 'int64';
-    case 'number': return schema.format() === 'float' ? 'float32' : 'float64';
-    case 'boolean': return 'bool';
-    case 'string': return schema.format() === 'byte' ? '[]uint8' : 'string';
+    case 'integer':
+      return schema.format() === 'int32' ? 'int32' : 'int64';
+    case 'number':
+      return schema.format() === 'float' ? 'float32' : 'float64';
+    case 'boolean':
+      return 'bool';
+    case 'string':
+      return schema.format() === 'byte' ? '[]uint8' : 'string';
     case 'array': {
       const items = schema.items();
       return `[]${items ? goTypeName(items) : 'interface {}'}`;
@@ -86,7 +90,8 @@ export function goTypeName(schema: SchemaNode): string {
       if (values) return `map[string]${goTypeName(values)}`;
       return 'struct {}';
     }
-    default: return 'interface {}';
+    default:
+      return 'interface {}';
   }
 }
 
@@ -94,10 +99,14 @@ export function goTypeName(schema: SchemaNode): string {
 function jsonKind(v: unknown): string {
   if (Array.isArray(v)) return 'array';
   switch (typeof v) {
-    case 'string': return 'string';
-    case 'number': return 'number';
-    case 'boolean': return 'bool';
-    default: return 'object';
+    case 'string':
+      return 'string';
+    case 'number':
+      return 'number';
+    case 'boolean':
+      return 'bool';
+    default:
+      return 'object';
   }
 }
 
@@ -176,10 +185,14 @@ function mismatchMessage(ctx: Context, value: unknown, type: string, literal?: s
 function unstructuredKind(v: unknown): string {
   if (Array.isArray(v)) return 'slice';
   switch (typeof v) {
-    case 'string': return 'string';
-    case 'number': return Number.isInteger(v) ? 'int64' : 'float64';
-    case 'boolean': return 'bool';
-    default: return 'map';
+    case 'string':
+      return 'string';
+    case 'number':
+      return Number.isInteger(v) ? 'int64' : 'float64';
+    case 'boolean':
+      return 'bool';
+    default:
+      return 'map';
   }
 }
 
@@ -201,7 +214,10 @@ class Decoder {
   firstError: string | undefined;
   readonly unknown: string[] = [];
 
-  constructor(private readonly literal: NumberLiteralLookup | undefined, private readonly wording: DecodeWording) {}
+  constructor(
+    private readonly literal: NumberLiteralLookup | undefined,
+    private readonly wording: DecodeWording,
+  ) {}
 
   private save(message: string): void {
     // The unstructured converter stops at its first error; Go's JSON decoder goes on and reports the first.
@@ -375,7 +391,7 @@ export function decodeInto(obj: Obj, schema: SchemaNode, literal?: NumberLiteral
   const decoder = new Decoder(literal, wording);
   const name = goTypeName(schema);
   const root = { value: obj };
-  decoder.value(root as unknown as Obj, 'value', schema, { struct: name.slice(name.indexOf('.') + 1), fields: [], path: '' });
+  decoder.value(root, 'value', schema, { struct: name.slice(name.indexOf('.') + 1), fields: [], path: '' });
   if (decoder.firstError !== undefined) throw new TypedDecodeError(decoder.firstError);
   return { unknownFields: decoder.unknown };
 }

@@ -1,7 +1,4 @@
-import {
-  constructFromEvents, EVENT_ID, getScalarValue, parseEvents, SCALAR_STYLE, YAML11_SCHEMA, YAMLException,
-  type Event, type ScalarEvent,
-} from 'js-yaml';
+import { constructFromEvents, EVENT_ID, getScalarValue, parseEvents, SCALAR_STYLE, YAML11_SCHEMA, YAMLException, type Event, type ScalarEvent } from 'js-yaml';
 import { FORBIDDEN_KEYS, ForbiddenKeyError } from './json-text.js';
 
 /**
@@ -39,7 +36,12 @@ export interface YamlReadOptions {
   maxDepth: number;
 }
 
-const enum Kind { Map, Seq, Scalar, Alias }
+const enum Kind {
+  Map,
+  Seq,
+  Scalar,
+  Alias,
+}
 
 interface YamlNode {
   kind: Kind;
@@ -57,7 +59,7 @@ function allowedAliasRatio(decodes: number): number {
   const low = 400_000;
   const high = 4_000_000;
   if (decodes <= low) return 0.99;
-  if (decodes >= high) return 0.10;
+  if (decodes >= high) return 0.1;
   return 0.99 - 0.89 * ((decodes - low) / (high - low));
 }
 
@@ -76,7 +78,7 @@ function firstDocument(events: Event[]): Event[] {
   if (events[0]?.type !== EVENT_ID.DOCUMENT) return [];
   let depth = 0;
   for (let i = 1; i < events.length; i++) {
-    const e = events[i] as Event;
+    const e = events[i];
     if (e.type === EVENT_ID.SEQUENCE || e.type === EVENT_ID.MAPPING) depth++;
     else if (e.type === EVENT_ID.POP) {
       if (depth === 0) return events.slice(0, i + 1);
@@ -92,7 +94,7 @@ function buildNodes(text: string, events: Event[]): YamlNode[] {
   const anchors = new Map<string, number>();
   const open: number[] = [];
   for (let i = 1; i < events.length; i++) {
-    const e = events[i] as Event;
+    const e = events[i];
     if (e.type === EVENT_ID.POP) {
       open.pop();
       continue;
@@ -115,7 +117,7 @@ function buildNodes(text: string, events: Event[]): YamlNode[] {
     }
     nodes.push(node);
     const parent = open[open.length - 1];
-    if (parent !== undefined) (nodes[parent] as YamlNode).children.push(index);
+    if (parent !== undefined) nodes[parent].children.push(index);
     if (node.kind === Kind.Map || node.kind === Kind.Seq) open.push(index);
   }
   return nodes;
@@ -155,14 +157,14 @@ function checkKeys(text: string, events: Event[], nodes: YamlNode[]): string[] {
   const scalarIndex = new Map<number, ScalarEvent>();
   let s = 0;
   nodes.forEach((n, i) => {
-    if (n.kind === Kind.Scalar) scalarIndex.set(i, scalarEvents[s++] as ScalarEvent);
+    if (n.kind === Kind.Scalar) scalarIndex.set(i, scalarEvents[s++]);
   });
   const keyOf = (i: number): { raw: string; form: string } => {
-    let n = nodes[i] as YamlNode;
+    let n = nodes[i];
     let index = i;
     if (n.kind === Kind.Alias) {
       index = n.target;
-      n = nodes[index] as YamlNode;
+      n = nodes[index];
     }
     if (n.kind !== Kind.Scalar) throw new YamlDecodeError(`invalid map key: only scalar keys are supported (line ${lineOf(text, n.offset)})`);
     const event = scalarIndex.get(index) as ScalarEvent;
@@ -174,11 +176,11 @@ function checkKeys(text: string, events: Event[], nodes: YamlNode[]): string[] {
     if (n.kind !== Kind.Map) continue;
     const seen = new Set<string>();
     for (let k = 0; k + 1 < n.children.length; k += 2) {
-      const keyIndex = n.children[k] as number;
+      const keyIndex = n.children[k];
       const { raw, form } = keyOf(keyIndex);
       if (FORBIDDEN_KEYS.has(raw)) throw new ForbiddenKeyError(raw);
       if (raw === '<<') continue;
-      if (seen.has(form)) duplicates.push(`line ${lineOf(text, (nodes[keyIndex] as YamlNode).offset)}: key ${form} already set in map`);
+      if (seen.has(form)) duplicates.push(`line ${lineOf(text, nodes[keyIndex].offset)}: key ${form} already set in map`);
       seen.add(form);
     }
   }
@@ -211,7 +213,7 @@ function checkExpansion(nodes: YamlNode[], maxDepth: number): void {
       continue;
     }
     const index = step.visit;
-    const node = nodes[index] as YamlNode;
+    const node = nodes[index];
     decodes++;
     if (aliasDepth > 0) aliased++;
     if (aliased > 100 && decodes > 1000 && aliased / decodes > allowedAliasRatio(decodes)) {
@@ -228,7 +230,7 @@ function checkExpansion(nodes: YamlNode[], maxDepth: number): void {
     depth++;
     if (depth > maxDepth) throw new YamlDecodeError(`exceeded max depth of ${maxDepth}`);
     steps.push({ leaveContainer: true });
-    for (let c = node.children.length - 1; c >= 0; c--) steps.push({ visit: node.children[c] as number });
+    for (let c = node.children.length - 1; c >= 0; c--) steps.push({ visit: node.children[c] });
   }
 }
 
@@ -275,7 +277,7 @@ function parseFailure(err: unknown, maxDepth: number): YamlDecodeError {
     if (/maxDepth/.test(err.reason)) return new YamlDecodeError(`${line}exceeded max depth of ${maxDepth}`);
     return new YamlDecodeError(`${line}${err.reason}`);
   }
-  return new YamlDecodeError(err instanceof Error ? err.message.split('\n')[0] ?? '' : String(err));
+  return new YamlDecodeError(err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err));
 }
 
 /**
@@ -296,13 +298,13 @@ export function yamlBodyText(body: Buffer): string {
 
 function checkUtf8(body: Buffer): void {
   for (let i = 0; i < body.length;) {
-    const b = body[i] as number;
+    const b = body[i];
     const width = b < 0x80 ? 1 : (b & 0xe0) === 0xc0 ? 2 : (b & 0xf0) === 0xe0 ? 3 : (b & 0xf8) === 0xf0 ? 4 : 0;
     if (width === 0) throw new YamlDecodeError('invalid leading UTF-8 octet');
     if (i + width > body.length) throw new YamlDecodeError('incomplete UTF-8 octet sequence');
     let value = width === 1 ? b : width === 2 ? b & 0x1f : width === 3 ? b & 0x0f : b & 0x07;
     for (let k = 1; k < width; k++) {
-      const t = body[i + k] as number;
+      const t = body[i + k];
       if ((t & 0xc0) !== 0x80) throw new YamlDecodeError('invalid trailing UTF-8 octet');
       value = (value << 6) + (t & 0x3f);
     }

@@ -19,7 +19,12 @@ const BEST_INDENT = 2;
 /** go-yaml writes a mapping key longer than this (or spanning lines) as an explicit `? key`. */
 const MAX_SIMPLE_KEY_BYTES = 128;
 
-const enum Style { Plain, Single, Double, Literal }
+const enum Style {
+  Plain,
+  Single,
+  Double,
+  Literal,
+}
 
 function isObj(v: unknown): v is Obj {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -31,15 +36,57 @@ function isBreak(c: number): boolean {
 
 /** go-yaml's is_printable, on code points. */
 function isPrintable(c: number): boolean {
-  return c === 0x0a || (c >= 0x20 && c <= 0x7e) || c === 0x85 || (c >= 0xa0 && c <= 0xd7ff)
-    || (c >= 0xe000 && c <= 0xfffd && c !== 0xfeff) || (c >= 0x10000 && c <= 0x10ffff);
+  return (
+    c === 0x0a ||
+    (c >= 0x20 && c <= 0x7e) ||
+    c === 0x85 ||
+    (c >= 0xa0 && c <= 0xd7ff) ||
+    (c >= 0xe000 && c <= 0xfffd && c !== 0xfeff) ||
+    (c >= 0x10000 && c <= 0x10ffff)
+  );
 }
 
 const BOOL_OR_NULL = new Set([
-  'y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON',
-  'n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF',
-  '', '~', 'null', 'Null', 'NULL', '.nan', '.NaN', '.NAN', '.inf', '.Inf', '.INF',
-  '+.inf', '+.Inf', '+.INF', '-.inf', '-.Inf', '-.INF', '<<',
+  'y',
+  'Y',
+  'yes',
+  'Yes',
+  'YES',
+  'true',
+  'True',
+  'TRUE',
+  'on',
+  'On',
+  'ON',
+  'n',
+  'N',
+  'no',
+  'No',
+  'NO',
+  'false',
+  'False',
+  'FALSE',
+  'off',
+  'Off',
+  'OFF',
+  '',
+  '~',
+  'null',
+  'Null',
+  'NULL',
+  '.nan',
+  '.NaN',
+  '.NAN',
+  '.inf',
+  '.Inf',
+  '.INF',
+  '+.inf',
+  '+.Inf',
+  '+.INF',
+  '-.inf',
+  '-.Inf',
+  '-.INF',
+  '<<',
 ]);
 const YAML_FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
 const GO_INT = /^[-+]?(0[xX][0-9a-fA-F]+|0[oO]?[0-7]*|[1-9][0-9]*|0[bB][01]+)$/;
@@ -100,11 +147,26 @@ function analyze(s: string): ScalarAnalysis {
     const followedByWhitespace = next === undefined || next === 0x20 || next === 0x09 || isBreak(next);
     if (i === 0) {
       switch (c) {
-        case 0x23: case 0x2c: case 0x5b: case 0x5d: case 0x7b: case 0x7d: case 0x26: case 0x2a:
-        case 0x21: case 0x7c: case 0x3e: case 0x27: case 0x22: case 0x25: case 0x40: case 0x60:
+        case 0x23:
+        case 0x2c:
+        case 0x5b:
+        case 0x5d:
+        case 0x7b:
+        case 0x7d:
+        case 0x26:
+        case 0x2a:
+        case 0x21:
+        case 0x7c:
+        case 0x3e:
+        case 0x27:
+        case 0x22:
+        case 0x25:
+        case 0x40:
+        case 0x60:
           blockIndicators = true;
           break;
-        case 0x3f: case 0x3a:
+        case 0x3f:
+        case 0x3a:
           if (followedByWhitespace) blockIndicators = true;
           break;
         case 0x2d:
@@ -159,8 +221,8 @@ function goKeyLess(a: string, b: string): boolean {
   const isLetter = (ch: string): boolean => /\p{L}/u.test(ch);
   const isDigit = (ch: string | undefined): boolean => ch !== undefined && ch >= '0' && ch <= '9';
   for (let i = 0; i < ar.length && i < br.length; i++) {
-    const x = ar[i] as string;
-    const y = br[i] as string;
+    const x = ar[i];
+    const y = br[i];
     if (x === y) continue;
     const xl = isLetter(x);
     const yl = isLetter(y);
@@ -178,9 +240,9 @@ function goKeyLess(a: string, b: string): boolean {
       }
     }
     let ai = i;
-    for (; ai < ar.length && isDigit(ar[ai]); ai++) an = an * 10n + BigInt((ar[ai] as string).charCodeAt(0) - 48);
+    for (; ai < ar.length && isDigit(ar[ai]); ai++) an = an * 10n + BigInt(ar[ai].charCodeAt(0) - 48);
     let bi = i;
-    for (; bi < br.length && isDigit(br[bi]); bi++) bn = bn * 10n + BigInt((br[bi] as string).charCodeAt(0) - 48);
+    for (; bi < br.length && isDigit(br[bi]); bi++) bn = bn * 10n + BigInt(br[bi].charCodeAt(0) - 48);
     if (an !== bn) return an < bn;
     if (ai !== bi) return ai < bi;
     return (x.codePointAt(0) as number) < (y.codePointAt(0) as number);
@@ -189,7 +251,9 @@ function goKeyLess(a: string, b: string): boolean {
 }
 
 function sortedKeys(obj: Obj): string[] {
-  return Object.keys(obj).filter((k) => obj[k] !== undefined).sort((a, b) => (goKeyLess(a, b) ? -1 : goKeyLess(b, a) ? 1 : 0));
+  return Object.keys(obj)
+    .filter((k) => obj[k] !== undefined)
+    .sort((a, b) => (goKeyLess(a, b) ? -1 : goKeyLess(b, a) ? 1 : 0));
 }
 
 /** The text of a number as go-yaml prints the value Go decoded from the JSON number. */
@@ -267,6 +331,8 @@ class Emitter {
     if (typeof v === 'string') return this.string(v, simpleKey);
     if (Array.isArray(v)) return this.sequence(v, inMapping);
     if (isObj(v)) return this.mapping(v);
+    // Only booleans and bigints are left here.
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string
     return this.string(String(v), simpleKey);
   }
 
@@ -289,10 +355,18 @@ class Emitter {
     this.increaseIndent(true, false);
     const allowBreaks = !simpleKey;
     switch (style) {
-      case Style.Plain: this.quoted(s, '', allowBreaks); break;
-      case Style.Single: this.quoted(s, "'", allowBreaks); break;
-      case Style.Double: this.quoted(s, '"', allowBreaks); break;
-      case Style.Literal: this.literal(s); break;
+      case Style.Plain:
+        this.quoted(s, '', allowBreaks);
+        break;
+      case Style.Single:
+        this.quoted(s, "'", allowBreaks);
+        break;
+      case Style.Double:
+        this.quoted(s, '"', allowBreaks);
+        break;
+      case Style.Literal:
+        this.literal(s);
+        break;
     }
     this.decreaseIndent();
   }
@@ -325,9 +399,10 @@ class Emitter {
       } else if (c === 0x20) {
         flush();
         const nextIsSpace = s.charCodeAt(i + 1) === 0x20;
-        const fold = quote === '"'
-          ? allowBreaks && !spaces && this.column > BEST_WIDTH && !atEdge
-          : allowBreaks && !spaces && this.column > BEST_WIDTH && !nextIsSpace && (quote === '' || !atEdge);
+        const fold =
+          quote === '"'
+            ? allowBreaks && !spaces && this.column > BEST_WIDTH && !atEdge
+            : allowBreaks && !spaces && this.column > BEST_WIDTH && !nextIsSpace && (quote === '' || !atEdge);
         if (fold) {
           this.writeIndent();
           if (quote === '"' && nextIsSpace) this.put('\\');
@@ -413,21 +488,36 @@ class Emitter {
 /** go-yaml's double-quoted escape for one code point (without the backslash). */
 function escapeFor(c: number): string {
   switch (c) {
-    case 0x00: return '0';
-    case 0x07: return 'a';
-    case 0x08: return 'b';
-    case 0x09: return 't';
-    case 0x0a: return 'n';
-    case 0x0b: return 'v';
-    case 0x0c: return 'f';
-    case 0x0d: return 'r';
-    case 0x1b: return 'e';
-    case 0x22: return '"';
-    case 0x5c: return '\\';
-    case 0x85: return 'N';
-    case 0xa0: return '_';
-    case 0x2028: return 'L';
-    case 0x2029: return 'P';
+    case 0x00:
+      return '0';
+    case 0x07:
+      return 'a';
+    case 0x08:
+      return 'b';
+    case 0x09:
+      return 't';
+    case 0x0a:
+      return 'n';
+    case 0x0b:
+      return 'v';
+    case 0x0c:
+      return 'f';
+    case 0x0d:
+      return 'r';
+    case 0x1b:
+      return 'e';
+    case 0x22:
+      return '"';
+    case 0x5c:
+      return '\\';
+    case 0x85:
+      return 'N';
+    case 0xa0:
+      return '_';
+    case 0x2028:
+      return 'L';
+    case 0x2029:
+      return 'P';
     default:
       if (c <= 0xff) return `x${c.toString(16).toUpperCase().padStart(2, '0')}`;
       if (c <= 0xffff) return `u${c.toString(16).toUpperCase().padStart(4, '0')}`;

@@ -13,16 +13,38 @@ type Obj = Record<string, unknown>;
 
 /** core/v1 field -> events.k8s.io/v1 field, in core/v1's Go field order. */
 const CORE_FIELDS: ReadonlyArray<readonly [string, string]> = [
-  ['involvedObject', 'regarding'], ['reason', 'reason'], ['message', 'note'], ['source', 'deprecatedSource'],
-  ['firstTimestamp', 'deprecatedFirstTimestamp'], ['lastTimestamp', 'deprecatedLastTimestamp'], ['count', 'deprecatedCount'],
-  ['type', 'type'], ['eventTime', 'eventTime'], ['series', 'series'], ['action', 'action'], ['related', 'related'],
-  ['reportingComponent', 'reportingController'], ['reportingInstance', 'reportingInstance'],
+  ['involvedObject', 'regarding'],
+  ['reason', 'reason'],
+  ['message', 'note'],
+  ['source', 'deprecatedSource'],
+  ['firstTimestamp', 'deprecatedFirstTimestamp'],
+  ['lastTimestamp', 'deprecatedLastTimestamp'],
+  ['count', 'deprecatedCount'],
+  ['type', 'type'],
+  ['eventTime', 'eventTime'],
+  ['series', 'series'],
+  ['action', 'action'],
+  ['related', 'related'],
+  ['reportingComponent', 'reportingController'],
+  ['reportingInstance', 'reportingInstance'],
 ];
 
 /** events.k8s.io/v1's Go field order. */
 const EVENTS_ORDER = [
-  'eventTime', 'series', 'reportingController', 'reportingInstance', 'action', 'reason', 'regarding', 'related', 'note', 'type',
-  'deprecatedSource', 'deprecatedFirstTimestamp', 'deprecatedLastTimestamp', 'deprecatedCount',
+  'eventTime',
+  'series',
+  'reportingController',
+  'reportingInstance',
+  'action',
+  'reason',
+  'regarding',
+  'related',
+  'note',
+  'type',
+  'deprecatedSource',
+  'deprecatedFirstTimestamp',
+  'deprecatedLastTimestamp',
+  'deprecatedCount',
 ];
 
 const CORE_TO_EVENTS = new Map(CORE_FIELDS);

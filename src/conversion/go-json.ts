@@ -33,7 +33,7 @@ export function goObject(v: unknown): Obj | undefined {
 export function goArray(v: unknown): unknown[] | undefined {
   if (v === undefined || v === null) return undefined;
   if (!Array.isArray(v)) throw new GoDecodeError('expected an array');
-  return v;
+  return v as unknown[];
 }
 
 /** A string: undefined for absent or null. */

@@ -26,8 +26,12 @@ export const CONDITIONS_ANNOTATION = 'autoscaling.alpha.kubernetes.io/conditions
 
 /** Every annotation kube drops when an HPA enters or leaves its internal form. */
 const ROUND_TRIP_ANNOTATIONS = [
-  METRICS_ANNOTATION, BEHAVIOR_ANNOTATION, CURRENT_METRICS_ANNOTATION, CONDITIONS_ANNOTATION,
-  'autoscaling.alpha.kubernetes.io/scale-down-tolerance', 'autoscaling.alpha.kubernetes.io/scale-up-tolerance',
+  METRICS_ANNOTATION,
+  BEHAVIOR_ANNOTATION,
+  CURRENT_METRICS_ANNOTATION,
+  CONDITIONS_ANNOTATION,
+  'autoscaling.alpha.kubernetes.io/scale-down-tolerance',
+  'autoscaling.alpha.kubernetes.io/scale-up-tolerance',
 ];
 
 /** kube's CPU utilization target for an HPA that names no metric. */
@@ -83,7 +87,11 @@ function crossVersionRef(raw: unknown): Obj {
 /** A condition in the JSON both versions share (a zero time marshals as null). */
 function condition(raw: unknown): Obj {
   const c = goObject(raw) ?? {};
-  const out: Obj = { type: goString(goField(c, 'type')) ?? '', status: goString(goField(c, 'status')) ?? '', lastTransitionTime: goTime(goField(c, 'lastTransitionTime')) };
+  const out: Obj = {
+    type: goString(goField(c, 'type')) ?? '',
+    status: goString(goField(c, 'status')) ?? '',
+    lastTransitionTime: goTime(goField(c, 'lastTransitionTime')),
+  };
   const reason = goString(goField(c, 'reason'));
   if (reason !== undefined && reason !== '') out.reason = reason;
   const message = goString(goField(c, 'message'));
@@ -108,10 +116,15 @@ function fromAnnotation<T>(annotations: Obj, key: string, convert: (decoded: unk
 function internalRules(raw: unknown): Obj | null {
   if (!isObj(raw)) return null;
   const policies = Array.isArray(raw.policies)
-    ? raw.policies.map((p) => (isObj(p) ? { Type: p.type ?? '', Value: p.value ?? 0, PeriodSeconds: p.periodSeconds ?? 0 } : { Type: '', Value: 0, PeriodSeconds: 0 }))
+    ? raw.policies.map((p) =>
+        isObj(p) ? { Type: p.type ?? '', Value: p.value ?? 0, PeriodSeconds: p.periodSeconds ?? 0 } : { Type: '', Value: 0, PeriodSeconds: 0 },
+      )
     : null;
   return {
-    StabilizationWindowSeconds: raw.stabilizationWindowSeconds ?? null, SelectPolicy: raw.selectPolicy ?? null, Policies: policies, Tolerance: raw.tolerance ?? null,
+    StabilizationWindowSeconds: raw.stabilizationWindowSeconds ?? null,
+    SelectPolicy: raw.selectPolicy ?? null,
+    Policies: policies,
+    Tolerance: raw.tolerance ?? null,
   };
 }
 
@@ -125,7 +138,11 @@ function v2Rules(raw: unknown): Obj | undefined {
   if (policies !== undefined && policies.length > 0) {
     out.policies = policies.map((p) => {
       const policy = goObject(p) ?? {};
-      return { type: goString(goField(policy, 'Type')) ?? '', value: goInt32(goField(policy, 'Value')) ?? 0, periodSeconds: goInt32(goField(policy, 'PeriodSeconds')) ?? 0 };
+      return {
+        type: goString(goField(policy, 'Type')) ?? '',
+        value: goInt32(goField(policy, 'Value')) ?? 0,
+        periodSeconds: goInt32(goField(policy, 'PeriodSeconds')) ?? 0,
+      };
     });
   }
   put(out, 'tolerance', goQuantity(goField(rules, 'Tolerance')));
@@ -216,9 +233,10 @@ export function hpaV1ToV2(v1: Obj): Obj {
   put(v2Status, 'lastScaleTime', status.lastScaleTime ?? undefined);
   v2Status.currentReplicas = status.currentReplicas ?? 0;
   v2Status.desiredReplicas = status.desiredReplicas ?? 0;
-  v2Status.currentMetrics = typeof status.currentCPUUtilizationPercentage === 'number'
-    ? [{ type: 'Resource', resource: { name: 'cpu', current: { averageUtilization: status.currentCPUUtilizationPercentage } } }]
-    : null;
+  v2Status.currentMetrics =
+    typeof status.currentCPUUtilizationPercentage === 'number'
+      ? [{ type: 'Resource', resource: { name: 'cpu', current: { averageUtilization: status.currentCPUUtilizationPercentage } } }]
+      : null;
   const currentMetrics = fromAnnotation(annotations, CURRENT_METRICS_ANNOTATION, (d) => (goArray(d) ?? []).map(v1MetricStatusToV2));
   if (currentMetrics !== undefined) v2Status.currentMetrics = currentMetrics;
   const conditions = fromAnnotation(annotations, CONDITIONS_ANNOTATION, (d) => (goArray(d) ?? []).map(condition));

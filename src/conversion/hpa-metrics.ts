@@ -71,7 +71,7 @@ function metricValueStatus(value: string | undefined, averageValue: string | und
 
 /** The sources of a metric spec or status, in the Go types' field order. */
 const SOURCES = ['object', 'pods', 'resource', 'containerResource', 'external'] as const;
-type Source = typeof SOURCES[number];
+type Source = (typeof SOURCES)[number];
 
 function convertSources(raw: unknown, convert: Record<Source, (o: Obj) => Obj>): Obj {
   const m = goObject(raw) ?? {};
@@ -90,10 +90,15 @@ const V1_SPEC_TO_V2: Record<Source, (o: Obj) => Obj> = {
     const targetValue = goQuantity(goField(o, 'targetValue')) ?? ZERO;
     const averageValue = goQuantity(goField(o, 'averageValue'));
     // v1 cannot leave targetValue out: a zero one next to an average value means "not set".
-    const target = averageValue === undefined
-      ? metricTarget('Value', targetValue, undefined, undefined)
-      : metricTarget('AverageValue', isZeroQuantity(targetValue) ? undefined : targetValue, averageValue, undefined);
-    return { describedObject: crossVersionRef(goField(o, 'target')), target, metric: metricIdentifier(str(o, 'metricName'), goLabelSelector(goField(o, 'selector'))) };
+    const target =
+      averageValue === undefined
+        ? metricTarget('Value', targetValue, undefined, undefined)
+        : metricTarget('AverageValue', isZeroQuantity(targetValue) ? undefined : targetValue, averageValue, undefined);
+    return {
+      describedObject: crossVersionRef(goField(o, 'target')),
+      target,
+      metric: metricIdentifier(str(o, 'metricName'), goLabelSelector(goField(o, 'selector'))),
+    };
   },
   pods(o) {
     return {
@@ -126,7 +131,9 @@ const V2_SPEC_TO_V1: Record<Source, (o: Obj) => Obj> = {
     const target = goObject(goField(o, 'target')) ?? {};
     const metric = goObject(goField(o, 'metric')) ?? {};
     const out: Obj = {
-      target: crossVersionRef(goField(o, 'describedObject')), metricName: str(metric, 'name'), targetValue: storedQuantity(goField(target, 'value')) ?? ZERO,
+      target: crossVersionRef(goField(o, 'describedObject')),
+      metricName: str(metric, 'name'),
+      targetValue: storedQuantity(goField(target, 'value')) ?? ZERO,
     };
     put(out, 'selector', goLabelSelector(goField(metric, 'selector')));
     put(out, 'averageValue', storedQuantity(goField(target, 'averageValue')));
@@ -214,7 +221,9 @@ const V2_STATUS_TO_V1: Record<Source, (o: Obj) => Obj> = {
     const current = goObject(goField(o, 'current')) ?? {};
     const metric = goObject(goField(o, 'metric')) ?? {};
     const out: Obj = {
-      target: crossVersionRef(goField(o, 'describedObject')), metricName: str(metric, 'name'), currentValue: storedQuantity(goField(current, 'value')) ?? ZERO,
+      target: crossVersionRef(goField(o, 'describedObject')),
+      metricName: str(metric, 'name'),
+      currentValue: storedQuantity(goField(current, 'value')) ?? ZERO,
     };
     put(out, 'selector', goLabelSelector(goField(metric, 'selector')));
     put(out, 'averageValue', storedQuantity(goField(current, 'averageValue')));

@@ -122,7 +122,7 @@ const HEAD = /^\{"kind":"([^"\\]*)","apiVersion":"([^"\\]*)"/;
 export function servedJson(json: string, apiVersion: string): string {
   const head = HEAD.exec(json);
   if (head === null || head[2] === apiVersion) return json;
-  const conversion = conversionFor(head[1] as string, head[2] as string);
+  const conversion = conversionFor(head[1], head[2]);
   if (conversion === undefined || !conversion.versions.includes(apiVersion)) return withApiVersion(json, apiVersion);
   return JSON.stringify(servedObject(JSON.parse(json) as Obj, apiVersion));
 }
@@ -134,7 +134,7 @@ export function servedJson(json: string, apiVersion: string): string {
  * and printers see every metric; full objects are served at `apiVersion`.
  */
 export function servedJsonFor(json: string, apiVersion: string, representation: string, includeObject = 'Metadata'): string {
-  const metadataOnly = representation === 'PartialObjectMetadata' || representation === 'PartialObjectMetadataList'
-    || (representation === 'Table' && includeObject !== 'Object');
+  const metadataOnly =
+    representation === 'PartialObjectMetadata' || representation === 'PartialObjectMetadataList' || (representation === 'Table' && includeObject !== 'Object');
   return metadataOnly ? json : servedJson(json, apiVersion);
 }

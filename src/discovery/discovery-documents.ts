@@ -3,8 +3,17 @@ import type { ResourceRegistry } from '../registry/resource-registry.js';
 import { apiVersionOf, type ResourceInfo } from '../registry/resource-types.js';
 import { storageVersionOf } from '../conversion/version-conversion.js';
 import type {
-  APIGroup, APIGroupDiscovery, APIGroupDiscoveryList, APIGroupList, APIResource, APIResourceDiscovery,
-  APIResourceList, APISubresourceDiscovery, APIVersions, GroupVersionKind, ServerAddressByClientCIDR,
+  APIGroup,
+  APIGroupDiscovery,
+  APIGroupDiscoveryList,
+  APIGroupList,
+  APIResource,
+  APIResourceDiscovery,
+  APIResourceList,
+  APISubresourceDiscovery,
+  APIVersions,
+  GroupVersionKind,
+  ServerAddressByClientCIDR,
 } from './discovery-types.js';
 
 /**
@@ -157,7 +166,8 @@ function groupDiscovery(registry: ResourceRegistry, name: string, isCustom: IsCu
   const versions = g.versions
     .map((version) => ({
       version,
-      resources: registry.resourcesOf(name, version)
+      resources: registry
+        .resourcesOf(name, version)
         .sort((a, b) => byName(a.resource, b.resource))
         .map((info) => resourceDiscovery(info, isCustom(info))),
     }))
@@ -172,7 +182,12 @@ function groupDiscovery(registry: ResourceRegistry, name: string, isCustom: IsCu
  * only) or `/apis` (every named group, in the registry's priority order).
  */
 export function aggregatedDiscoveryDocument(registry: ResourceRegistry, core: boolean, isCustom: IsCustomResource = builtIn): APIGroupDiscoveryList {
-  const names = core ? [''] : registry.groups().map((g) => g.name).filter((n) => n !== '');
+  const names = core
+    ? ['']
+    : registry
+        .groups()
+        .map((g) => g.name)
+        .filter((n) => n !== '');
   const items: APIGroupDiscovery[] = [];
   for (const name of names) {
     const item = groupDiscovery(registry, name, isCustom);

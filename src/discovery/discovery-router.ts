@@ -1,13 +1,17 @@
 import { createHash } from 'node:crypto';
-import { writeNotFoundPage, writePlainText } from '../codec/plain-text.js';
+import { writeNotFoundPage } from '../codec/plain-text.js';
 import express, { type Request, type Response } from 'express';
 import { dump } from 'js-yaml';
 import { notAcceptable } from '../api/errors.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
 import { GenerationCache } from './discovery-cache.js';
 import {
-  aggregatedDiscoveryDocument, apiGroupDocument, apiGroupListDocument, apiResourceListDocument,
-  apiVersionsDocument, type IsCustomResource,
+  aggregatedDiscoveryDocument,
+  apiGroupDocument,
+  apiGroupListDocument,
+  apiResourceListDocument,
+  apiVersionsDocument,
+  type IsCustomResource,
 } from './discovery-documents.js';
 import { DISCOVERY_MEDIA_TYPES, negotiateDiscovery, wantsPretty, type DiscoveryFormat } from './discovery-negotiation.js';
 import type { APIGroupDiscoveryList } from './discovery-types.js';
@@ -36,7 +40,6 @@ interface Encoded {
 /** Go's `http.NotFound` body, which kube-apiserver returns for unknown discovery paths. */
 /** kube's plain-text 404 (kept under this name for callers of the discovery router). */
 export const writeNotFoundText = writeNotFoundPage;
-
 
 /** Writes bytes directly (not `res.send`), so Express adds no ETag of its own. */
 function writeBody(res: Response, status: number, contentType: string, body: Buffer): void {

@@ -24,10 +24,14 @@ export interface VersionInfo {
 /** Node's `process.arch` spelled as Go's GOARCH, since clients compare `platform` with that form. */
 function goArch(arch: string): string {
   switch (arch) {
-    case 'x64': return 'amd64';
-    case 'ia32': return '386';
-    case 'ppc64': return 'ppc64le';
-    default: return arch;
+    case 'x64':
+      return 'amd64';
+    case 'ia32':
+      return '386';
+    case 'ppc64':
+      return 'ppc64le';
+    default:
+      return arch;
   }
 }
 

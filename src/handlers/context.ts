@@ -61,12 +61,22 @@ export interface ResourceRequest extends ResourceTarget {
 /** A target for server-internal work (controllers, bootstrap) on `info`. */
 export function makeTarget(services: ApiServices, info: ResourceInfo, namespace: string, name: string): ResourceTarget {
   return {
-    services, info, type: storageTypeOf(info), apiVersion: apiVersionOf(info.group, info.version),
+    services,
+    info,
+    type: storageTypeOf(info),
+    apiVersion: apiVersionOf(info.group, info.version),
     ri: { group: info.group, version: info.version, namespace, resource: info.resource, name, subresource: '', subpath: [], verb: 'delete' },
   };
 }
 
-export function makeResourceRequest(services: ApiServices, info: ResourceInfo, ri: RequestInfo, req: Request, res: Response, query: URLSearchParams): ResourceRequest {
+export function makeResourceRequest(
+  services: ApiServices,
+  info: ResourceInfo,
+  ri: RequestInfo,
+  req: Request,
+  res: Response,
+  query: URLSearchParams,
+): ResourceRequest {
   return { services, info, ri, type: storageTypeOf(info), apiVersion: apiVersionOf(info.group, info.version), query, req, res, user: requestUser(res) };
 }
 
@@ -75,14 +85,22 @@ export function storageErrorToApi(err: unknown, r: ResourceTarget, name: string)
   if (!(err instanceof StorageError)) return err;
   const qr = { group: r.info.group, resource: r.info.resource };
   switch (err.code) {
-    case 'NotFound': return notFound(qr, name);
-    case 'AlreadyExists': return alreadyExists(qr, name);
-    case 'Conflict': return staleConflict(qr, name);
-    case 'Gone': return gone(err.message);
-    case 'TooLarge': return timeout('Too large resource version', 1);
-    case 'ObjectTooLarge': return tooLarge(err.message);
-    case 'Unavailable': return storageUnavailable(err);
-    case 'Timeout': return writeTimeout();
+    case 'NotFound':
+      return notFound(qr, name);
+    case 'AlreadyExists':
+      return alreadyExists(qr, name);
+    case 'Conflict':
+      return staleConflict(qr, name);
+    case 'Gone':
+      return gone(err.message);
+    case 'TooLarge':
+      return timeout('Too large resource version', 1);
+    case 'ObjectTooLarge':
+      return tooLarge(err.message);
+    case 'Unavailable':
+      return storageUnavailable(err);
+    case 'Timeout':
+      return writeTimeout();
   }
 }
 

@@ -62,5 +62,10 @@ export function decodeContinue(token: string): ContinueState {
 
 /** 410 Gone for an expired token or one whose version left the history, with kube's wording. */
 export function expiredContinue(): ApiError {
-  return new ApiError(410, 'Expired', 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.', {});
+  return new ApiError(
+    410,
+    'Expired',
+    'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.',
+    {},
+  );
 }

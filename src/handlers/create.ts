@@ -54,7 +54,14 @@ export async function createObject(r: ResourceRequest, input: Obj, dryRun: boole
   shapeStoredObject(obj, r.info);
   const name = stringField(metadataOf(obj), 'name');
   const attrs = {
-    operation: 'CREATE' as const, info: r.info, namespace: r.ri.namespace, name, subresource: '', object: obj, oldObject: undefined, dryRun,
+    operation: 'CREATE' as const,
+    info: r.info,
+    namespace: r.ri.namespace,
+    name,
+    subresource: '',
+    object: obj,
+    oldObject: undefined,
+    dryRun,
   };
   await r.services.admission.admit(attrs);
   const key = objectKey(r.info.namespaced ? r.ri.namespace : '', name);

@@ -113,20 +113,28 @@ export async function decodeObject(r: ResourceRequest, expectedKind = r.info.kin
   const decoded = decodeBody(r.req.headers['content-type'], body, expectedKind, accepted, expectedApiVersion, limits);
   const value = decoded.value;
   if (!isObject(value)) {
-    throw badRequest(`the object provided is unrecognized (must be of type ${expectedKind}): couldn't get version/kind; json parse error: json: cannot unmarshal ${value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value === 'boolean' ? 'bool' : typeof value} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`);
+    throw badRequest(
+      `the object provided is unrecognized (must be of type ${expectedKind}): couldn't get version/kind; json parse error: json: cannot unmarshal ${value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value === 'boolean' ? 'bool' : typeof value} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
+    );
   }
   const kind = value.kind;
   const apiVersion = value.apiVersion;
-  if (kind !== undefined && typeof kind !== 'string') throw badRequest(`the object provided is unrecognized (must be of type ${expectedKind}): kind must be a string`);
-  if (apiVersion !== undefined && typeof apiVersion !== 'string') throw badRequest(`the object provided is unrecognized (must be of type ${expectedKind}): apiVersion must be a string`);
+  if (kind !== undefined && typeof kind !== 'string')
+    throw badRequest(`the object provided is unrecognized (must be of type ${expectedKind}): kind must be a string`);
+  if (apiVersion !== undefined && typeof apiVersion !== 'string')
+    throw badRequest(`the object provided is unrecognized (must be of type ${expectedKind}): apiVersion must be a string`);
   if (apiVersion && apiVersion !== expectedApiVersion) {
     if (kind && kind !== expectedKind) {
-      throw badRequest(`${kind} in version "${versionOf(apiVersion)}" cannot be handled as a ${expectedKind}: no kind "${kind}" is registered for version "${apiVersion}" in scheme "capstan"`);
+      throw badRequest(
+        `${kind} in version "${versionOf(apiVersion)}" cannot be handled as a ${expectedKind}: no kind "${kind}" is registered for version "${apiVersion}" in scheme "capstan"`,
+      );
     }
     throw badRequest(`the API version in the data (${apiVersion}) does not match the expected API version (${expectedApiVersion})`);
   }
   if (kind && kind !== expectedKind) {
-    throw badRequest(`${kind} in version "${versionOf(expectedApiVersion)}" cannot be handled as a ${expectedKind}: converting (${kind}) to (${expectedKind}): unknown conversion`);
+    throw badRequest(
+      `${kind} in version "${versionOf(expectedApiVersion)}" cannot be handled as a ${expectedKind}: converting (${kind}) to (${expectedKind}): unknown conversion`,
+    );
   }
   const prefix = `${expectedKind} in version "${versionOf(expectedApiVersion)}" cannot be handled as a ${expectedKind}: `;
   const schema = bodySchema(r, expectedKind, expectedApiVersion);

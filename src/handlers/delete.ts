@@ -30,11 +30,15 @@ function bodyDeleteOptions(r: ResourceRequest, body: Buffer): Obj {
   const decoded = decodeBody(r.req.headers['content-type'], body, 'DeleteOptions', undefined, 'meta.k8s.io/v1', r.services.limits);
   const value = decoded.value;
   if (!isObject(value)) {
-    throw badRequest('the object provided is unrecognized (must be of type DeleteOptions): couldn\'t get version/kind; json parse error: json: cannot unmarshal ' +
-      `${Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value === 'boolean' ? 'bool' : typeof value} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`);
+    throw badRequest(
+      "the object provided is unrecognized (must be of type DeleteOptions): couldn't get version/kind; json parse error: json: cannot unmarshal " +
+        `${Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value === 'boolean' ? 'bool' : typeof value} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
+    );
   }
   if (value.kind !== undefined && value.kind !== 'DeleteOptions') {
-    throw badRequest(`${String(value.kind)} in version "v1" cannot be handled as a DeleteOptions: no kind "${String(value.kind)}" is registered for version "meta.k8s.io/v1"`);
+    throw badRequest(
+      `${JSON.stringify(value.kind)?.replace(/^"|"$/g, '') ?? ''} in version "v1" cannot be handled as a DeleteOptions: no kind "${JSON.stringify(value.kind)?.replace(/^"|"$/g, '') ?? ''}" is registered for version "meta.k8s.io/v1"`,
+    );
   }
   const schema = schemaForDefinition(DELETE_OPTIONS_DEFINITION);
   if (schema !== undefined) {
@@ -69,16 +73,26 @@ function validateDeleteOptions(o: Obj): void {
   const causes: StatusCause[] = [];
   const policy = typeof o.propagationPolicy === 'string' ? o.propagationPolicy : undefined;
   if (o.orphanDependents !== undefined && o.orphanDependents !== null && policy !== undefined) {
-    causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(policy)}: orphanDependents and deletionPropagation cannot be both set`, field: 'propagationPolicy' });
+    causes.push({
+      reason: 'FieldValueInvalid',
+      message: `Invalid value: ${JSON.stringify(policy)}: orphanDependents and deletionPropagation cannot be both set`,
+      field: 'propagationPolicy',
+    });
   }
   if (policy !== undefined && !PROPAGATION_POLICIES.includes(policy)) {
-    causes.push({ reason: 'FieldValueNotSupported', message: `Unsupported value: ${JSON.stringify(policy)}: supported values: "Foreground", "Background", "Orphan", "nil"`, field: 'propagationPolicy' });
+    causes.push({
+      reason: 'FieldValueNotSupported',
+      message: `Unsupported value: ${JSON.stringify(policy)}: supported values: "Foreground", "Background", "Orphan", "nil"`,
+      field: 'propagationPolicy',
+    });
   }
   const dryRun = Array.isArray(o.dryRun) ? o.dryRun.filter((v): v is string => typeof v === 'string') : [];
   causes.push(...dryRunCauses(dryRun));
   if (o.ignoreStoreReadErrorWithClusterBreakingPotential === true) {
     const field = 'ignoreStoreReadErrorWithClusterBreakingPotential';
-    const clash = (detail: string): void => { causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: true: cannot be set together with .${detail}`, field }); };
+    const clash = (detail: string): void => {
+      causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: true: cannot be set together with .${detail}`, field });
+    };
     if (dryRun.length > 0) clash('dryRun');
     if (policy !== undefined) clash('propagationPolicy');
     if (o.orphanDependents !== undefined && o.orphanDependents !== null) clash('orphanDependents');
@@ -151,10 +165,21 @@ export async function deleteObject(r: ResourceTarget, name: string, opts: Delete
       throw conflict(qr, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${String(meta.uid)}`);
     }
     if (pre?.resourceVersion !== undefined && pre.resourceVersion !== stored.resourceVersion) {
-      throw conflict(qr, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${stored.resourceVersion}`);
+      throw conflict(
+        qr,
+        name,
+        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${stored.resourceVersion}`,
+      );
     }
     await r.services.admission.run({
-      operation: 'DELETE', info: r.info, namespace: r.ri.namespace, name, subresource: '', object: undefined, oldObject: obj, dryRun: opts.dryRun,
+      operation: 'DELETE',
+      info: r.info,
+      namespace: r.ri.namespace,
+      name,
+      subresource: '',
+      object: undefined,
+      oldObject: obj,
+      dryRun: opts.dryRun,
     });
     const finalizers = Array.isArray(meta.finalizers) ? meta.finalizers : [];
     const grace = gracefulSeconds(r, obj, opts);
@@ -166,7 +191,7 @@ export async function deleteObject(r: ResourceTarget, name: string, opts: Delete
         await releaseServiceAllocation(r, obj);
         return { json: removed.json, removed: true };
       } catch (err) {
-        if (err instanceof StorageError && (err.code === 'Conflict')) continue;
+        if (err instanceof StorageError && err.code === 'Conflict') continue;
         throw storageErrorToApi(err, r, name);
       }
     }
@@ -213,10 +238,12 @@ export async function handleDeleteCollection(r: ResourceRequest): Promise<void> 
   const listOpts = listOptionsFrom(r.query, false, r.services.featureGates.WatchList);
   const opts = await readDeleteOptions(r);
   const selection = selectionFor(r, listOpts);
-  const listed = await withStorage(r, '', () => r.services.storage.list(r.type, {
-    namespace: r.info.namespaced && r.ri.namespace !== '' ? r.ri.namespace : undefined,
-    filter: selection.matchesStored,
-  }));
+  const listed = await withStorage(r, '', () =>
+    r.services.storage.list(r.type, {
+      namespace: r.info.namespaced && r.ri.namespace !== '' ? r.ri.namespace : undefined,
+      filter: selection.matchesStored,
+    }),
+  );
   const deleted: string[] = [];
   for (const item of listed.items) {
     const name = stringField(metadataOf(JSON.parse(item.json) as Obj), 'name');

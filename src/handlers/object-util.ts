@@ -24,8 +24,20 @@ export function objectKey(namespace: string, name: string): string {
 
 /** kube-apiserver's metadata field order, so stored and served objects read as kube's do. */
 const METADATA_ORDER = [
-  'name', 'generateName', 'namespace', 'selfLink', 'uid', 'resourceVersion', 'generation', 'creationTimestamp',
-  'deletionTimestamp', 'deletionGracePeriodSeconds', 'labels', 'annotations', 'ownerReferences', 'finalizers',
+  'name',
+  'generateName',
+  'namespace',
+  'selfLink',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'labels',
+  'annotations',
+  'ownerReferences',
+  'finalizers',
   'managedFields',
 ];
 
@@ -56,8 +68,8 @@ export function canonicalize(obj: Obj, kind: string, apiVersion: string): Obj {
 export function withApiVersion(json: string, apiVersion: string): string {
   const m = /^\{"kind":"[^"]*","apiVersion":"([^"]*)"/.exec(json);
   if (!m || m[1] === apiVersion) return json;
-  const start = m[0].length - (m[1] as string).length - 1;
-  return `${json.slice(0, start)}${apiVersion}${json.slice(start + (m[1] as string).length)}`;
+  const start = m[0].length - m[1].length - 1;
+  return `${json.slice(0, start)}${apiVersion}${json.slice(start + m[1].length)}`;
 }
 
 /** RFC 3339 timestamp with second precision, as kube writes metav1.Time. */
@@ -71,7 +83,9 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
   if (Array.isArray(a) !== Array.isArray(b)) return false;
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((v, i) => jsonEqual(v, b[i]));
-  const ao = a as Obj, bo = b as Obj;
-  const ak = Object.keys(ao).filter((k) => ao[k] !== undefined), bk = Object.keys(bo).filter((k) => bo[k] !== undefined);
+  const ao = a as Obj,
+    bo = b as Obj;
+  const ak = Object.keys(ao).filter((k) => ao[k] !== undefined),
+    bk = Object.keys(bo).filter((k) => bo[k] !== undefined);
   return ak.length === bk.length && ak.every((k) => jsonEqual(ao[k], bo[k]));
 }

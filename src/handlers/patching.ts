@@ -11,9 +11,7 @@ import type { ResourceRequest } from './context.js';
 import { addWarnings, fieldValidationOf } from './decode-object.js';
 
 /** PATCH media types kube-apiserver accepts (server-side apply has its own issue). */
-export const PATCH_MEDIA_TYPES = [
-  'application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json',
-];
+export const PATCH_MEDIA_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
 
 const SCALE_DEFINITION = 'io.k8s.api.autoscaling.v1.Scale';
 
@@ -56,7 +54,10 @@ function jsonTypeName(value: unknown): string {
  * applied field by field to the typed object.
  */
 function typeChangeProblem(r: ResourceRequest, patched: Record<string, unknown>): string | undefined {
-  const target = r.ri.subresource === 'scale' ? { apiVersion: 'autoscaling/v1', kind: 'Scale', group: 'autoscaling' } : { apiVersion: r.apiVersion, kind: r.info.kind, group: r.info.group };
+  const target =
+    r.ri.subresource === 'scale'
+      ? { apiVersion: 'autoscaling/v1', kind: 'Scale', group: 'autoscaling' }
+      : { apiVersion: r.apiVersion, kind: r.info.kind, group: r.info.group };
   for (const field of ['apiVersion', 'kind'] as const) {
     const value = patched[field];
     if (value !== undefined && value !== null && typeof value !== 'string') {
@@ -100,10 +101,7 @@ export function decodePatchedObject(r: ResourceRequest, patch: RequestPatch, pat
     }
   }
   if (mode === 'Ignore') return;
-  const findings = [
-    ...patch.duplicates.map((d) => `duplicate field ${goQuote(d.path)}`),
-    ...unknownFields.map((f) => `unknown field ${goQuote(f)}`),
-  ];
+  const findings = [...patch.duplicates.map((d) => `duplicate field ${goQuote(d.path)}`), ...unknownFields.map((f) => `unknown field ${goQuote(f)}`)];
   if (findings.length === 0) return;
   if (mode === 'Strict') throw patchInvalid(before ?? valueText(), `strict decoding error: ${findings.join(', ')}`);
   addWarnings(r, findings);

@@ -5,10 +5,7 @@ import type { ResourceRequest } from './context.js';
 
 /** How a read picks its version (SPEC 4.9). */
 export type ReadSemantic =
-  | { kind: 'MostRecent' }
-  | { kind: 'Any' }
-  | { kind: 'NotOlderThan'; resourceVersion: string }
-  | { kind: 'Exact'; resourceVersion: string };
+  { kind: 'MostRecent' } | { kind: 'Any' } | { kind: 'NotOlderThan'; resourceVersion: string } | { kind: 'Exact'; resourceVersion: string };
 
 /** How long a read waits for a resourceVersion newer than the server has seen before 504. */
 export const TOO_LARGE_WAIT_MS = 3000;
@@ -57,7 +54,13 @@ export async function waitForResourceVersion(r: ResourceRequest, rv: string, wai
     if (compareResourceVersions(current, rv) >= 0) return current;
     if (Date.now() >= deadline) {
       const err = timeout(`Too large resource version: ${rv}, current: ${current}`, 1);
-      throw new ApiError(504, 'Timeout', err.message, { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 }, { 'Retry-After': '1' });
+      throw new ApiError(
+        504,
+        'Timeout',
+        err.message,
+        { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 },
+        { 'Retry-After': '1' },
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 25));
   }

@@ -20,12 +20,15 @@ function includeObjectParam(query: URLSearchParams, format: OutputFormat): Inclu
   if (v === null || v === '' || v === 'Metadata') return 'Metadata';
   if (v === 'None' || v === 'Object') return v;
   if (format.representation !== 'Table') return 'Metadata';
-  throw badRequest(`Unable to convert to Table as requested: includeObject: Invalid value: ${JSON.stringify(v)}: must be 'Metadata', 'Object', 'None', or empty`);
+  throw badRequest(
+    `Unable to convert to Table as requested: includeObject: Invalid value: ${JSON.stringify(v)}: must be 'Metadata', 'Object', 'None', or empty`,
+  );
 }
 
 /** GET of one object (or of its status/scale view). */
 export async function handleGet(r: ResourceRequest): Promise<void> {
-  if (!READABLE_SUBRESOURCES.has(r.ri.subresource)) throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
+  if (!READABLE_SUBRESOURCES.has(r.ri.subresource))
+    throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
   const format = outputFor(r, 'object', ...scaleKind(r));
   const semantic = getSemantic(r.query);
   if (semantic.kind === 'NotOlderThan') await waitForResourceVersion(r, semantic.resourceVersion);
@@ -79,15 +82,25 @@ export async function handleList(r: ResourceRequest): Promise<void> {
     }
     if (err instanceof StorageError && err.code === 'TooLarge' && listRv !== undefined) {
       await waitForResourceVersion(r, listRv);
-      result = await withStorage(r, '', () => r.services.storage.list(r.type, {
-        namespace: r.info.namespaced && r.ri.namespace !== '' ? r.ri.namespace : undefined, afterKey, limit, resourceVersion: listRv, filter: selection.matchesStored,
-      }));
+      result = await withStorage(r, '', () =>
+        r.services.storage.list(r.type, {
+          namespace: r.info.namespaced && r.ri.namespace !== '' ? r.ri.namespace : undefined,
+          afterKey,
+          limit,
+          resourceVersion: listRv,
+          filter: selection.matchesStored,
+        }),
+      );
     } else throw storageErrorToApi(err, r, '');
   }
   const metadata: Obj = { resourceVersion: result.resourceVersion };
   const last = result.items[result.items.length - 1];
   if (result.hasMore && last) {
-    metadata.continue = encodeContinue({ resourceVersion: result.resourceVersion, startAfter: last.key, issuedAt: continueToken !== '' ? decodeContinue(continueToken).issuedAt : r.services.now() });
+    metadata.continue = encodeContinue({
+      resourceVersion: result.resourceVersion,
+      startAfter: last.key,
+      issuedAt: continueToken !== '' ? decodeContinue(continueToken).issuedAt : r.services.now(),
+    });
     if (!selection.active && result.remaining !== undefined) metadata.remainingItemCount = result.remaining;
   }
   const items = result.items.map((i) => servedJsonFor(i.json, r.apiVersion, format.representation, includeObject));

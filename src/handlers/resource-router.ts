@@ -15,8 +15,14 @@ import { handleWatch } from './watch.js';
 
 /** Verbs a type must support for each request verb (from the served resource's verb list). */
 const VERB_REQUIREMENT: Record<string, string> = {
-  get: 'get', list: 'list', watch: 'watch', create: 'create', update: 'update', patch: 'patch',
-  delete: 'delete', deletecollection: 'deletecollection',
+  get: 'get',
+  list: 'list',
+  watch: 'watch',
+  create: 'create',
+  update: 'update',
+  patch: 'patch',
+  delete: 'delete',
+  deletecollection: 'deletecollection',
 };
 
 /** kube-apiserver's answer for a resource path no route serves. */
@@ -67,15 +73,24 @@ async function dispatch(r: ResourceRequest): Promise<void> {
     throw methodNotAllowed();
   }
   switch (verb) {
-    case 'get': return handleGet(r);
-    case 'list': return handleList(r);
-    case 'watch': return handleWatch(r);
-    case 'create': return handleCreate(r);
-    case 'update': return handleUpdate(r);
-    case 'patch': return handlePatch(r);
-    case 'delete': return handleDelete(r);
-    case 'deletecollection': return handleDeleteCollection(r);
-    default: throw methodNotAllowed();
+    case 'get':
+      return handleGet(r);
+    case 'list':
+      return handleList(r);
+    case 'watch':
+      return handleWatch(r);
+    case 'create':
+      return handleCreate(r);
+    case 'update':
+      return handleUpdate(r);
+    case 'patch':
+      return handlePatch(r);
+    case 'delete':
+      return handleDelete(r);
+    case 'deletecollection':
+      return handleDeleteCollection(r);
+    default:
+      throw methodNotAllowed();
   }
 }
 
@@ -86,7 +101,7 @@ async function dispatch(r: ResourceRequest): Promise<void> {
 function underApiRoot(services: ApiServices, path: string): boolean {
   const parts = splitPath(path);
   if (parts[0] === 'api') return parts.length > 1;
-  return parts[0] === 'apis' && parts.length > 2 && services.registry.group(parts[1] as string) !== undefined;
+  return parts[0] === 'apis' && parts.length > 2 && services.registry.group(parts[1]) !== undefined;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { badRequest, invalid } from '../api/errors.js';
 import type { ResourceRequest } from './context.js';
-import { isObject, metadataOf, type Obj } from './object-util.js';
+import { isObject, metadataOf, stringField, type Obj } from './object-util.js';
 
 /** The `scale` subresource speaks autoscaling/v1 Scale for every scalable built-in type. */
 export const SCALE_API_VERSION = 'autoscaling/v1';
@@ -8,7 +8,11 @@ export const SCALE_API_VERSION = 'autoscaling/v1';
 /** Renders a label selector object (matchLabels, matchExpressions) or an RC's map as a selector string. */
 function selectorString(selector: unknown, isMap: boolean): string {
   if (!isObject(selector)) return '';
-  if (isMap) return Object.entries(selector).map(([k, v]) => `${k}=${String(v)}`).sort().join(',');
+  if (isMap)
+    return Object.entries(selector)
+      .map(([k, v]) => `${k}=${String(v)}`)
+      .sort()
+      .join(',');
   const parts: string[] = [];
   if (isObject(selector.matchLabels)) {
     for (const [k, v] of Object.entries(selector.matchLabels).sort(([a], [b]) => a.localeCompare(b))) parts.push(`${k}=${String(v)}`);
@@ -16,12 +20,20 @@ function selectorString(selector: unknown, isMap: boolean): string {
   if (Array.isArray(selector.matchExpressions)) {
     for (const e of selector.matchExpressions) {
       if (!isObject(e)) continue;
-      const values = Array.isArray(e.values) ? [...e.values].map(String).sort() : [];
+      const values = Array.isArray(e.values) ? (e.values as unknown[]).map((x) => String(x as string)).sort() : [];
       switch (e.operator) {
-        case 'In': parts.push(`${String(e.key)} in (${values.join(',')})`); break;
-        case 'NotIn': parts.push(`${String(e.key)} notin (${values.join(',')})`); break;
-        case 'Exists': parts.push(String(e.key)); break;
-        case 'DoesNotExist': parts.push(`!${String(e.key)}`); break;
+        case 'In':
+          parts.push(`${String(e.key)} in (${values.join(',')})`);
+          break;
+        case 'NotIn':
+          parts.push(`${String(e.key)} notin (${values.join(',')})`);
+          break;
+        case 'Exists':
+          parts.push(String(e.key));
+          break;
+        case 'DoesNotExist':
+          parts.push(`!${String(e.key)}`);
+          break;
       }
     }
   }
@@ -50,10 +62,12 @@ export function fromScale(scale: Obj, old: Obj): Obj {
   const spec = isObject(scale.spec) ? scale.spec : {};
   const replicas = spec.replicas ?? 0;
   if (typeof replicas !== 'number' || !Number.isInteger(replicas)) {
-    throw badRequest(`Scale in version "v1" cannot be handled as a Scale: json: cannot unmarshal ${typeof replicas} into Go struct field ScaleSpec.spec.replicas of type int32`);
+    throw badRequest(
+      `Scale in version "v1" cannot be handled as a Scale: json: cannot unmarshal ${typeof replicas} into Go struct field ScaleSpec.spec.replicas of type int32`,
+    );
   }
   if (replicas < 0) {
-    throw invalid('Scale', 'autoscaling', String(metadataOf(old).name ?? ''), [
+    throw invalid('Scale', 'autoscaling', stringField(metadataOf(old), 'name'), [
       { reason: 'FieldValueInvalid', message: `Invalid value: ${replicas}: must be greater than or equal to 0`, field: 'spec.replicas' },
     ]);
   }

@@ -11,7 +11,7 @@ import { isObject, metadataOf, nowTimestamp, objectKey, stringField, type Obj } 
 const ACTIONS = new Set(['eviction', 'binding', 'token', 'log', 'exec', 'attach', 'portforward', 'proxy']);
 
 export function isActionSubresource(subresource: string): boolean {
-  return ACTIONS.has(subresource.split('/')[0] as string);
+  return ACTIONS.has(subresource.split('/')[0]);
 }
 
 function success(code: number): Obj {
@@ -23,7 +23,7 @@ function success(code: number): Obj {
  * (log, exec, attach, portforward, proxy) have no kubelet behind them here and answer 400.
  */
 export async function handleSubresourceAction(r: ResourceRequest): Promise<void> {
-  const sub = r.ri.subresource.split('/')[0] as string;
+  const sub = r.ri.subresource.split('/')[0];
   const format = outputFor(r, 'object', ...scaleKind(r));
   const qr = { group: r.info.group, resource: r.info.resource };
   const key = objectKey(r.info.namespaced ? r.ri.namespace : '', r.ri.name);
@@ -34,7 +34,8 @@ export async function handleSubresourceAction(r: ResourceRequest): Promise<void>
     case 'eviction': {
       if (r.ri.verb !== 'create') throw methodNotAllowed();
       const body = await decodeObject(r, 'Eviction', 'policy/v1');
-      const dryRun = writeOptionsOf(r).dryRun || (isObject(body.deleteOptions) && Array.isArray(body.deleteOptions.dryRun) && body.deleteOptions.dryRun.includes('All'));
+      const dryRun =
+        writeOptionsOf(r).dryRun || (isObject(body.deleteOptions) && Array.isArray(body.deleteOptions.dryRun) && body.deleteOptions.dryRun.includes('All'));
       await deleteObject(r, r.ri.name, { dryRun });
       writeObject(r.res, 201, success(201), format);
       return;
@@ -61,7 +62,8 @@ export async function handleSubresourceAction(r: ResourceRequest): Promise<void>
       try {
         await r.services.storage.update(r.type, key, obj, stored.resourceVersion);
       } catch (err) {
-        if (err instanceof StorageError && err.code === 'Conflict') throw conflict(qr, r.ri.name, 'the object has been modified; please apply your changes to the latest version and try again');
+        if (err instanceof StorageError && err.code === 'Conflict')
+          throw conflict(qr, r.ri.name, 'the object has been modified; please apply your changes to the latest version and try again');
         throw storageErrorToApi(err, r, r.ri.name);
       }
       writeObject(r.res, 201, success(201), format);
@@ -72,7 +74,13 @@ export async function handleSubresourceAction(r: ResourceRequest): Promise<void>
       const body = await decodeObject(r, 'TokenRequest', 'authentication.k8s.io/v1');
       const spec = isObject(body.spec) ? body.spec : {};
       const seconds = typeof spec.expirationSeconds === 'number' ? spec.expirationSeconds : 3600;
-      if (seconds < 600) throw new ApiError(422, 'Invalid', `TokenRequest.authentication.k8s.io "${r.ri.name}" is invalid: spec.expirationSeconds: Invalid value: ${seconds}: may not specify a duration less than 10 minutes`, {});
+      if (seconds < 600)
+        throw new ApiError(
+          422,
+          'Invalid',
+          `TokenRequest.authentication.k8s.io "${r.ri.name}" is invalid: spec.expirationSeconds: Invalid value: ${seconds}: may not specify a duration less than 10 minutes`,
+          {},
+        );
       const expiration = new Date(Date.now() + seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
       const meta = metadataOf(obj);
       const claims = {
@@ -85,12 +93,18 @@ export async function handleSubresourceAction(r: ResourceRequest): Promise<void>
       };
       const encode = (v: unknown): string => Buffer.from(JSON.stringify(v)).toString('base64url');
       const token = `${encode({ alg: 'none', typ: 'JWT' })}.${encode(claims)}.${randomBytes(16).toString('base64url')}`;
-      writeObject(r.res, 201, {
-        kind: 'TokenRequest', apiVersion: 'authentication.k8s.io/v1',
-        metadata: { name: r.ri.name, namespace: r.ri.namespace, creationTimestamp: null },
-        spec: { ...spec, audiences: claims.aud, expirationSeconds: seconds },
-        status: { token, expirationTimestamp: expiration },
-      }, format);
+      writeObject(
+        r.res,
+        201,
+        {
+          kind: 'TokenRequest',
+          apiVersion: 'authentication.k8s.io/v1',
+          metadata: { name: r.ri.name, namespace: r.ri.namespace, creationTimestamp: null },
+          spec: { ...spec, audiences: claims.aud, expirationSeconds: seconds },
+          status: { token, expirationTimestamp: expiration },
+        },
+        format,
+      );
       return;
     }
     default: {

@@ -4,9 +4,7 @@ import { ApiError, badRequest, conflict, methodNotAllowed, notFound, staleConfli
 import { writeObject } from '../codec/response-writer.js';
 import { readBody } from '../codec/request-body.js';
 import { StorageError, type StoredObject } from '../storage/storage.js';
-import {
-  allowsCreateOnUpdate, hasStatusSubresource, prepareForFinalize, prepareForStatusUpdate, prepareForUpdate,
-} from '../strategy/resource-strategy.js';
+import { allowsCreateOnUpdate, hasStatusSubresource, prepareForFinalize, prepareForStatusUpdate, prepareForUpdate } from '../strategy/resource-strategy.js';
 import { storageErrorToApi, withStorage, writeOptionsOf, type ResourceRequest, outputFor, scaleKind } from './context.js';
 import { createObject } from './create.js';
 import { decodeObject } from './decode-object.js';
@@ -114,16 +112,24 @@ async function updateLoop(
     // undefined: a concurrent write got in first; the loop retries.
     const outcome = await withServiceAllocation(r, result, current, dryRun, async (): Promise<UpdateOutcome | undefined> => {
       const attrs = {
-        operation: 'UPDATE' as const, info: r.info, namespace: r.ri.namespace, name, subresource: r.ri.subresource,
-        object: result, oldObject: current, dryRun,
+        operation: 'UPDATE' as const,
+        info: r.info,
+        namespace: r.ri.namespace,
+        name,
+        subresource: r.ri.subresource,
+        object: result,
+        oldObject: current,
+        dryRun,
       };
       await r.services.admission.admit(attrs);
       validateUpdate(r, result, current);
       await r.services.admission.validate(attrs);
       const resultMeta = metadataOf(result);
       const finalizers = Array.isArray(resultMeta.finalizers) ? resultMeta.finalizers : [];
-      const removeNow = resultMeta.deletionTimestamp !== undefined && finalizers.length === 0
-        && (resultMeta.deletionGracePeriodSeconds === undefined || resultMeta.deletionGracePeriodSeconds === 0);
+      const removeNow =
+        resultMeta.deletionTimestamp !== undefined &&
+        finalizers.length === 0 &&
+        (resultMeta.deletionGracePeriodSeconds === undefined || resultMeta.deletionGracePeriodSeconds === 0);
       const toStore = settleInStorageVersion(r, next, toStorageVersion(result, r.info), storedObj);
       metadataOf(toStore).resourceVersion = stored.resourceVersion;
       // As kube compares what it would write with what is stored: a write that changes nothing is no
@@ -147,7 +153,10 @@ async function updateLoop(
     });
     if (outcome !== undefined) return outcome;
   }
-  throw new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${r.info.resource} "${name}": too many concurrent updates, please retry`, { name, kind: r.info.resource });
+  throw new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${r.info.resource} "${name}": too many concurrent updates, please retry`, {
+    name,
+    kind: r.info.resource,
+  });
 }
 
 function checkSubresource(r: ResourceRequest): void {
@@ -177,13 +186,18 @@ export async function handleUpdate(r: ResourceRequest): Promise<void> {
   // kube fills a missing namespace from the request (EnsureObjectNamespaceMatchesRequestNamespace).
   if (r.info.namespaced && bodyNs === '') bodyMeta.namespace = r.ri.namespace;
   const pinned = stringField(bodyMeta, 'resourceVersion');
-  const outcome = await updateLoop(r, dryRun, () => ({ next: structuredClone(body), pinnedVersion: pinned }), async () => {
-    if (r.ri.subresource === '' && allowsCreateOnUpdate(r.info)) {
-      delete bodyMeta.resourceVersion;
-      return { json: await createObject(r, body, dryRun), created: true };
-    }
-    throw notFound({ group: r.info.group, resource: r.info.resource }, r.ri.name);
-  });
+  const outcome = await updateLoop(
+    r,
+    dryRun,
+    () => ({ next: structuredClone(body), pinnedVersion: pinned }),
+    async () => {
+      if (r.ri.subresource === '' && allowsCreateOnUpdate(r.info)) {
+        delete bodyMeta.resourceVersion;
+        return { json: await createObject(r, body, dryRun), created: true };
+      }
+      throw notFound({ group: r.info.group, resource: r.info.resource }, r.ri.name);
+    },
+  );
   respond(r, outcome, format);
 }
 
@@ -195,19 +209,24 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
   const contentType = r.req.headers['content-type'] ?? '';
   const body = await readBody(r.req, r.services.limits.maxRequestBodyBytes);
   const patch = readPatch(r, contentType, body);
-  const outcome = await updateLoop(r, dryRun, (current) => {
-    const view = viewOf(r, current);
-    const viewRv = stringField(metadataOf(view), 'resourceVersion');
-    const patched = patchObject(r, patch, view);
-    if (!isObject(patched)) throw badRequest('the patched object is not an object');
-    decodePatchedObject(r, patch, patched);
-    const patchedMeta = metadataOf(patched);
-    const patchedRv = stringField(patchedMeta, 'resourceVersion');
-    checkName(r, stringField(patchedMeta, 'name'));
-    return { next: patched, pinnedVersion: patchedRv === viewRv ? '' : patchedRv };
-  }, async () => {
-    throw notFound({ group: r.info.group, resource: r.info.resource }, r.ri.name);
-  });
+  const outcome = await updateLoop(
+    r,
+    dryRun,
+    (current) => {
+      const view = viewOf(r, current);
+      const viewRv = stringField(metadataOf(view), 'resourceVersion');
+      const patched = patchObject(r, patch, view);
+      if (!isObject(patched)) throw badRequest('the patched object is not an object');
+      decodePatchedObject(r, patch, patched);
+      const patchedMeta = metadataOf(patched);
+      const patchedRv = stringField(patchedMeta, 'resourceVersion');
+      checkName(r, stringField(patchedMeta, 'name'));
+      return { next: patched, pinnedVersion: patchedRv === viewRv ? '' : patchedRv };
+    },
+    async () => {
+      throw notFound({ group: r.info.group, resource: r.info.resource }, r.ri.name);
+    },
+  );
   respond(r, outcome, format);
 }
 

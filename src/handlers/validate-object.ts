@@ -22,7 +22,12 @@ import { validateCoreEvent, validateEventsEvent } from '../validation/event.js';
 import { validatePod } from '../validation/pod-spec.js';
 import { validateService } from '../validation/service.js';
 import {
-  validateDaemonSet, validateDeployment, validatePodTemplate, validateReplicaSet, validateReplicationController, validateStatefulSet,
+  validateDaemonSet,
+  validateDeployment,
+  validatePodTemplate,
+  validateReplicaSet,
+  validateReplicationController,
+  validateStatefulSet,
 } from '../validation/workloads.js';
 import { generateNameFrom } from '../validation/generate-name.js';
 import { nameRuleFor } from '../validation/name-rules.js';
@@ -56,7 +61,8 @@ const KIND_VALIDATORS: Record<string, (obj: Obj, old: Obj | undefined, subresour
   'batch/jobs': validateJob,
   'batch/cronjobs': validateCronJob,
   'policy/poddisruptionbudgets': (obj, _old, sub) => (sub === 'status' ? validatePodDisruptionBudgetStatus(obj) : validatePodDisruptionBudget(obj)),
-  'autoscaling/horizontalpodautoscalers': (obj, old, sub) => (sub === 'status' ? validateHorizontalPodAutoscalerStatus(obj) : validateHorizontalPodAutoscaler(obj, old)),
+  'autoscaling/horizontalpodautoscalers': (obj, old, sub) =>
+    sub === 'status' ? validateHorizontalPodAutoscalerStatus(obj) : validateHorizontalPodAutoscaler(obj, old),
   '/limitranges': (obj) => validateLimitRange(obj),
   '/resourcequotas': (obj, old, sub) => (sub === 'status' ? validateResourceQuotaStatus(obj) : validateResourceQuota(obj, old)),
   '/namespaces': (obj, _old, sub) => (sub === 'status' ? validateNamespaceStatus(obj) : validateNamespace(obj, sub)),
@@ -110,7 +116,12 @@ function check(r: ResourceRequest, obj: Obj, isCreate: boolean, old?: Obj): void
   ];
   if (causes.length > 0) {
     const meta = metadataOf(obj);
-    throw invalid(r.info.kind, STORE_GROUP[`${r.info.group}/${r.info.resource}`] ?? r.info.group, stringField(meta, 'name') || stringField(meta, 'generateName'), causes);
+    throw invalid(
+      r.info.kind,
+      STORE_GROUP[`${r.info.group}/${r.info.resource}`] ?? r.info.group,
+      stringField(meta, 'name') || stringField(meta, 'generateName'),
+      causes,
+    );
   }
 }
 

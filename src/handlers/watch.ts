@@ -5,7 +5,16 @@ import { compareResourceVersions } from '../storage/resource-version.js';
 import { StorageError, type ChangeEvent, type StoredObject } from '../storage/storage.js';
 import { WatchWriter } from '../watch/watch-writer.js';
 import { recordWatchDropped, recordWatchEventSent } from '../metrics/metrics.js';
-import { bookmarkFrame, encodedEvent, encodingKey, errorFrame, objectFrame, parsedObjects, type WatchEncoding, type WatchEventType } from '../watch/event-encoding.js';
+import {
+  bookmarkFrame,
+  encodedEvent,
+  encodingKey,
+  errorFrame,
+  objectFrame,
+  parsedObjects,
+  type WatchEncoding,
+  type WatchEventType,
+} from '../watch/event-encoding.js';
 import { storageErrorToApi, supportsProtobuf, type ResourceRequest } from './context.js';
 import { listResourceVersion, waitForResourceVersion } from './read-consistency.js';
 import { selectionFor } from './selection.js';
@@ -98,10 +107,15 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
   let lastRv = startRv;
   let closed = false;
   const metricResource = r.info.resource;
-  const out = new WatchWriter(res, r.services.maxWatchBacklogBytes, () => {
-    recordWatchDropped(metricResource);
-    finish();
-  }, (frames) => recordWatchEventSent(metricResource, frames));
+  const out = new WatchWriter(
+    res,
+    r.services.maxWatchBacklogBytes,
+    () => {
+      recordWatchDropped(metricResource);
+      finish();
+    },
+    (frames) => recordWatchEventSent(metricResource, frames),
+  );
   const finish = (): void => {
     if (closed) return;
     closed = true;
@@ -129,10 +143,13 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
   let bookmarkTimer: NodeJS.Timeout | undefined;
   const scheduleBookmark = (): void => {
     if (!params.allowBookmarks || closed) return;
-    bookmarkTimer = setTimeout(() => {
-      sendBookmark();
-      scheduleBookmark();
-    }, r.services.bookmarkIntervalMs * (0.75 + Math.random() * 0.25));
+    bookmarkTimer = setTimeout(
+      () => {
+        sendBookmark();
+        scheduleBookmark();
+      },
+      r.services.bookmarkIntervalMs * (0.75 + Math.random() * 0.25),
+    );
   };
 
   // Initial state streams with backpressure: at most about one socket buffer per watcher in memory.
@@ -165,10 +182,19 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
     headersSent();
   };
 
-  const goneLine = (err: StorageError, from: string): string | Buffer => errorFrame({
-    kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure',
-    message: `too old resource version: ${from} (${err.resourceVersion ?? ''})`, reason: 'Expired', code: 410,
-  }, encoding);
+  const goneLine = (err: StorageError, from: string): string | Buffer =>
+    errorFrame(
+      {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: `too old resource version: ${from} (${err.resourceVersion ?? ''})`,
+        reason: 'Expired',
+        code: 410,
+      },
+      encoding,
+    );
   const onStorageError = (err: StorageError): void => {
     write(goneLine(err, lastRv));
     finish();
@@ -190,7 +216,10 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
       write(goneLine(err, startRv));
     } else {
       const apiErr = storageErrorToApi(err, r, r.ri.name);
-      const status = apiErr instanceof ApiError ? apiErr.toStatus() : { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: String(apiErr), reason: 'InternalError', code: 500 };
+      const status =
+        apiErr instanceof ApiError
+          ? apiErr.toStatus()
+          : { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: String(apiErr), reason: 'InternalError', code: 500 };
       write(errorFrame(status as unknown as Record<string, unknown>, encoding));
     }
     finish();

@@ -77,14 +77,23 @@ function reasonOf(err: unknown): string {
  * endpoint (kube bounds its etcd check with `--etcd-healthcheck-timeout`, 2 s by default).
  */
 export function withTimeout(fn: HealthCheckFn, timeoutMs: number): HealthCheckFn {
-  return () => new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs}ms`)), timeoutMs);
-    timer.unref();
-    Promise.resolve().then(fn).then(
-      () => { clearTimeout(timer); resolve(); },
-      (err: unknown) => { clearTimeout(timer); reject(err instanceof Error ? err : new Error(String(err))); },
-    );
-  });
+  return () =>
+    new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs}ms`)), timeoutMs);
+      timer.unref();
+      Promise.resolve()
+        .then(fn)
+        .then(
+          () => {
+            clearTimeout(timer);
+            resolve();
+          },
+          (err: unknown) => {
+            clearTimeout(timer);
+            reject(err instanceof Error ? err : new Error(String(err)));
+          },
+        );
+    });
 }
 
 /** The registry of named checks; see the module comment for the semantics. */
@@ -127,7 +136,11 @@ export class HealthChecks {
     this.addBootSequenceCheck(`poststarthook/${name}`, () => {
       if (!finished) throw new Error('not finished');
     });
-    return { done: () => { finished = true; } };
+    return {
+      done: () => {
+        finished = true;
+      },
+    };
   }
 
   /**
@@ -161,11 +174,13 @@ export class HealthChecks {
   async run(endpoint: HealthEndpoint, exclude: readonly string[] = []): Promise<HealthReport> {
     const excluded = new Set(exclude);
     const checks = this.checksOf(endpoint);
-    const results = await Promise.all(checks.map(async (c): Promise<CheckResult> => {
-      if (excluded.has(c.name)) return { name: c.name, status: 'excluded' };
-      const reason = await this.evaluate(c, endpoint);
-      return reason === undefined ? { name: c.name, status: 'ok' } : { name: c.name, status: 'failed', reason };
-    }));
+    const results = await Promise.all(
+      checks.map(async (c): Promise<CheckResult> => {
+        if (excluded.has(c.name)) return { name: c.name, status: 'excluded' };
+        const reason = await this.evaluate(c, endpoint);
+        return reason === undefined ? { name: c.name, status: 'ok' } : { name: c.name, status: 'failed', reason };
+      }),
+    );
     const known = new Set(checks.map((c) => c.name));
     const unmatchedExcludes = [...excluded].filter((n) => !known.has(n)).sort();
     if (unmatchedExcludes.length > 0) {

@@ -15,7 +15,6 @@ import type { HealthChecks, HealthEndpoint, HealthReport } from './health-checks
 
 const PATH = /^\/(healthz|livez|readyz)(?:\/(.*))?$/;
 
-
 /** The verbose listing lines of a report (each ending with a newline). */
 export function formatChecks(report: HealthReport): string {
   let out = '';

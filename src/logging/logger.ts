@@ -65,7 +65,9 @@ export class Logger {
 
   constructor(
     level: LogLevel = 'info',
-    private sink: LogSink = (line) => { process.stderr.write(line); },
+    private sink: LogSink = (line) => {
+      process.stderr.write(line);
+    },
     private readonly base: LogFields = {},
   ) {
     this.rank = RANK[level];
@@ -126,15 +128,23 @@ export class Logger {
     try {
       line = JSON.stringify(record, replacer);
     } catch {
-      line = JSON.stringify({ level, msg, fields: String(fields), ts: record.ts });
+      line = JSON.stringify({ level, msg, fields: '[unserializable fields]', ts: record.ts });
     }
     this.sink(`${line}\n`);
   }
 
-  debug(msg: string, fields?: LogFields): void { this.log('debug', msg, fields); }
-  info(msg: string, fields?: LogFields): void { this.log('info', msg, fields); }
-  warn(msg: string, fields?: LogFields): void { this.log('warn', msg, fields); }
-  error(msg: string, fields?: LogFields): void { this.log('error', msg, fields); }
+  debug(msg: string, fields?: LogFields): void {
+    this.log('debug', msg, fields);
+  }
+  info(msg: string, fields?: LogFields): void {
+    this.log('info', msg, fields);
+  }
+  warn(msg: string, fields?: LogFields): void {
+    this.log('warn', msg, fields);
+  }
+  error(msg: string, fields?: LogFields): void {
+    this.log('error', msg, fields);
+  }
 }
 
 /** The process-wide logger; `main` sets its level from `--log-level`. */

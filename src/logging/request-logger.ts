@@ -84,4 +84,3 @@ export function errorLogger(logger: Logger = defaultLogger): (err: unknown, req:
     next(err);
   };
 }
-

@@ -27,8 +27,7 @@ interface Message {
 }
 
 function isMessage(value: unknown, type: string): value is Message & Record<string, unknown> {
-  return typeof value === 'object' && value !== null && (value as { type?: unknown }).type === type
-    && typeof (value as { id?: unknown }).id === 'number';
+  return typeof value === 'object' && value !== null && (value as { type?: unknown }).type === type && typeof (value as { id?: unknown }).id === 'number';
 }
 
 let nextId = 0;
@@ -70,8 +69,14 @@ export function requestClusterMetrics(): Promise<string> {
       reject(new Error('timed out waiting for the primary to aggregate metrics'));
     }, REQUEST_TIMEOUT_MS);
     pendingRequests.set(id, {
-      resolve: (text) => { clearTimeout(timer); resolve(text); },
-      reject: (err) => { clearTimeout(timer); reject(err); },
+      resolve: (text) => {
+        clearTimeout(timer);
+        resolve(text);
+      },
+      reject: (err) => {
+        clearTimeout(timer);
+        reject(err);
+      },
     });
     send({ type: METRICS_REQUEST, id });
   });
@@ -122,8 +127,12 @@ export function servePrimaryMetrics(workers: () => Worker[]): void {
   cluster.on('message', (worker: Worker, msg: unknown) => {
     if (!isMessage(msg, METRICS_REQUEST)) return;
     aggregateWorkerMetrics(workers()).then(
-      (text) => { if (worker.isConnected()) worker.send({ type: METRICS_RESPONSE, id: msg.id, text }); },
-      (err: unknown) => { if (worker.isConnected()) worker.send({ type: METRICS_RESPONSE, id: msg.id, error: String(err) }); },
+      (text) => {
+        if (worker.isConnected()) worker.send({ type: METRICS_RESPONSE, id: msg.id, text });
+      },
+      (err: unknown) => {
+        if (worker.isConnected()) worker.send({ type: METRICS_RESPONSE, id: msg.id, error: String(err) });
+      },
     );
   });
 }

@@ -49,7 +49,15 @@ export function metricsMiddleware(options: MetricsMiddlewareOptions = {}): (req:
     const started = process.hrtime.bigint();
     const { labels, info } = labelRequest(req.method, req.originalUrl, req.headers['content-type'] ?? '', options.isServed);
     const longRunning = isLongRunning(info);
-    const gaugeLabels = { verb: labels.verb, group: labels.group, version: labels.version, resource: labels.resource, subresource: labels.subresource, scope: labels.scope, component: labels.component };
+    const gaugeLabels = {
+      verb: labels.verb,
+      group: labels.group,
+      version: labels.version,
+      resource: labels.resource,
+      subresource: labels.subresource,
+      scope: labels.scope,
+      component: labels.component,
+    };
     if (longRunning) longRunningRequests.inc(gaugeLabels);
     let done = false;
     const finish = (): void => {

@@ -25,9 +25,7 @@ const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 
 /** Splits `originalUrl` into path and query without trusting it to be a full URL. */
 export function splitUrl(originalUrl: string): { path: string; query: URLSearchParams } {
   const q = originalUrl.indexOf('?');
-  return q < 0
-    ? { path: originalUrl, query: new URLSearchParams() }
-    : { path: originalUrl.slice(0, q), query: new URLSearchParams(originalUrl.slice(q + 1)) };
+  return q < 0 ? { path: originalUrl, query: new URLSearchParams() } : { path: originalUrl.slice(0, q), query: new URLSearchParams(originalUrl.slice(q + 1)) };
 }
 
 function scopeOf(info: RequestInfo): string {
@@ -70,7 +68,16 @@ export function labelRequest(
   if (info === undefined) {
     return {
       info,
-      labels: { verb: verbOf(method, undefined, contentType), dry_run: dryRun, group: '', version: '', resource: '', subresource: path, scope: '', component: 'apiserver' },
+      labels: {
+        verb: verbOf(method, undefined, contentType),
+        dry_run: dryRun,
+        group: '',
+        version: '',
+        resource: '',
+        subresource: path,
+        scope: '',
+        component: 'apiserver',
+      },
     };
   }
   return {

@@ -12,13 +12,21 @@ export class DefaultServiceAccounts {
   private readonly abort = new AbortController();
   private queue: Promise<void> = Promise.resolve();
 
-  constructor(private readonly storage: Storage, private readonly onError: (err: unknown) => void = () => undefined) {}
+  constructor(
+    private readonly storage: Storage,
+    private readonly onError: (err: unknown) => void = () => undefined,
+  ) {}
 
   async start(): Promise<void> {
     const existing = await this.storage.list('namespaces');
-    await this.storage.watch('namespaces', existing.resourceVersion, (e) => {
-      if (e.type === 'ADDED') this.enqueue(e.json);
-    }, this.abort.signal);
+    await this.storage.watch(
+      'namespaces',
+      existing.resourceVersion,
+      (e) => {
+        if (e.type === 'ADDED') this.enqueue(e.json);
+      },
+      this.abort.signal,
+    );
     for (const item of existing.items) this.enqueue(item.json);
     await this.queue;
   }
@@ -39,9 +47,13 @@ export class DefaultServiceAccounts {
     if (name === '' || meta.deletionTimestamp !== undefined) return;
     const key = `${name}/default`;
     if (await this.storage.get('serviceaccounts', key)) return;
-    const account = canonicalize({
-      metadata: { name: 'default', namespace: name, uid: randomUUID(), creationTimestamp: nowTimestamp() },
-    }, 'ServiceAccount', 'v1');
+    const account = canonicalize(
+      {
+        metadata: { name: 'default', namespace: name, uid: randomUUID(), creationTimestamp: nowTimestamp() },
+      },
+      'ServiceAccount',
+      'v1',
+    );
     try {
       await this.storage.create('serviceaccounts', key, account);
     } catch (err) {

@@ -30,9 +30,14 @@ export class NamespaceController {
 
   async start(): Promise<void> {
     const current = await this.services.storage.currentResourceVersion('namespaces');
-    await this.services.storage.watch('namespaces', current, (e) => {
-      if (e.type !== 'DELETED' && e.json.includes('"deletionTimestamp"')) this.kick();
-    }, this.abort.signal);
+    await this.services.storage.watch(
+      'namespaces',
+      current,
+      (e) => {
+        if (e.type !== 'DELETED' && e.json.includes('"deletionTimestamp"')) this.kick();
+      },
+      this.abort.signal,
+    );
     this.kick();
   }
 
@@ -61,7 +66,9 @@ export class NamespaceController {
         try {
           await this.finalize(item.key, ns);
         } catch (err) {
-          console.error(JSON.stringify({ level: 'error', msg: 'namespace cleanup failed', namespace: item.key, error: err instanceof Error ? err.message : String(err) }));
+          console.error(
+            JSON.stringify({ level: 'error', msg: 'namespace cleanup failed', namespace: item.key, error: err instanceof Error ? err.message : String(err) }),
+          );
         }
       }
     } catch (err) {
@@ -87,7 +94,7 @@ export class NamespaceController {
     return [...seen.values()];
   }
 
-  private async finalize(name: string, ns: Obj): Promise<void> {
+  private async finalize(name: string, _ns: Obj): Promise<void> {
     const remaining: Remaining = { resources: new Map(), finalizers: new Map() };
     for (const info of this.namespacedTypes()) {
       const type = storageTypeOf(info);
@@ -95,7 +102,7 @@ export class NamespaceController {
       for (const item of listed.items) {
         const obj = JSON.parse(item.json) as Obj;
         const meta = metadataOf(obj);
-        const objName = String(meta.name ?? '');
+        const objName = typeof meta.name === 'string' ? meta.name : '';
         const qualified = info.group ? `${info.resource}.${info.group}` : info.resource;
         try {
           const outcome = await deleteObject(makeTarget(this.services, info, name, objName), objName, { dryRun: false, gracePeriodSeconds: 0 });
@@ -150,14 +157,19 @@ export class NamespaceController {
 
 function stripTimes(conditions: unknown): unknown {
   if (!Array.isArray(conditions)) return conditions;
-  return conditions.map((c) => (isObject(c) ? { ...c, lastTransitionTime: undefined } : c));
+  return (conditions as unknown[]).map((c) => (isObject(c) ? { ...c, lastTransitionTime: undefined } : c));
 }
 
 /** The five conditions kube's namespace controller maintains while deleting content. */
 function buildConditions(remaining: Remaining): Obj[] {
   const now = nowTimestamp();
-  const cond = (type: string, ok: boolean, reason: string, message: string): Obj =>
-    ({ type, status: ok ? 'False' : 'True', lastTransitionTime: now, reason, message });
+  const cond = (type: string, ok: boolean, reason: string, message: string): Obj => ({
+    type,
+    status: ok ? 'False' : 'True',
+    lastTransitionTime: now,
+    reason,
+    message,
+  });
   const resources = [...remaining.resources.entries()].sort(([a], [b]) => a.localeCompare(b));
   const finalizers = [...remaining.finalizers.entries()].sort(([a], [b]) => a.localeCompare(b));
   return [
@@ -165,10 +177,20 @@ function buildConditions(remaining: Remaining): Obj[] {
     cond('NamespaceDeletionGroupVersionParsingFailure', true, 'ParsedGroupVersions', 'All legacy kube types successfully parsed'),
     cond('NamespaceDeletionContentFailure', true, 'ContentDeleted', 'All content successfully deleted, may be waiting on finalization'),
     resources.length > 0
-      ? cond('NamespaceContentRemaining', false, 'SomeResourcesRemain', `Some resources are remaining: ${resources.map(([r, n]) => `${r} has ${n} resource instances`).join(', ')}`)
+      ? cond(
+          'NamespaceContentRemaining',
+          false,
+          'SomeResourcesRemain',
+          `Some resources are remaining: ${resources.map(([r, n]) => `${r} has ${n} resource instances`).join(', ')}`,
+        )
       : cond('NamespaceContentRemaining', true, 'ContentRemoved', 'All content successfully removed'),
     finalizers.length > 0
-      ? cond('NamespaceFinalizersRemaining', false, 'SomeFinalizersRemain', `Some content in the namespace has finalizers remaining: ${finalizers.map(([f, n]) => `${f} in ${n} resource instances`).join(', ')}`)
+      ? cond(
+          'NamespaceFinalizersRemaining',
+          false,
+          'SomeFinalizersRemain',
+          `Some content in the namespace has finalizers remaining: ${finalizers.map(([f, n]) => `${f} in ${n} resource instances`).join(', ')}`,
+        )
       : cond('NamespaceFinalizersRemaining', true, 'ContentHasNoFinalizers', 'All content-preserving finalizers have been removed'),
   ];
 }

@@ -27,9 +27,7 @@ async function documentMessage(): Promise<protobuf.Type> {
   if (documentType === undefined) {
     const [{ default: pb }, yaml] = await Promise.all([import('protobufjs'), import('js-yaml')]);
     dump = yaml.dump;
-    documentType = pb.Root.fromJSON(readSchemaJson('openapi-v2-protobuf.json') as protobuf.INamespace).lookupType(
-      'openapi.v2.Document',
-    );
+    documentType = pb.Root.fromJSON(readSchemaJson('openapi-v2-protobuf.json') as protobuf.INamespace).lookupType('openapi.v2.Document');
   }
   return documentType;
 }
@@ -149,7 +147,13 @@ const VALIDATION_RULES: readonly Rule[] = [
 ];
 
 function externalDocs(src: JsonObject): Pb {
-  return withExtensions(src, copy(src, [['description', 'description', 'string'], ['url', 'url', 'string']]));
+  return withExtensions(
+    src,
+    copy(src, [
+      ['description', 'description', 'string'],
+      ['url', 'url', 'string'],
+    ]),
+  );
 }
 
 function xml(src: JsonObject): Pb {
@@ -221,7 +225,14 @@ function nonBodyParameter(src: JsonObject, allowEmpty: boolean): Pb {
     ['name', 'name', 'string'],
   ]);
   if (allowEmpty) copy(src, [['allowEmptyValue', 'allow_empty_value', 'bool']], out);
-  copy(src, [['type', 'type', 'string'], ['format', 'format', 'string']], out);
+  copy(
+    src,
+    [
+      ['type', 'type', 'string'],
+      ['format', 'format', 'string'],
+    ],
+    out,
+  );
   setIf(out, 'items', optionalObject(src['items'], primitivesItems));
   copy(src, [['collectionFormat', 'collection_format', 'string'], ['default', 'default', 'any'], ...VALIDATION_RULES], out);
   return withExtensions(src, out);
@@ -252,7 +263,10 @@ function parameter(src: JsonObject): Pb {
 }
 
 function jsonReference(src: JsonObject): Pb {
-  return copy(src, [['$ref', '_ref', 'string'], ['description', 'description', 'string']]);
+  return copy(src, [
+    ['$ref', '_ref', 'string'],
+    ['description', 'description', 'string'],
+  ]);
 }
 
 function parametersItem(src: JsonObject): Pb {
@@ -260,7 +274,10 @@ function parametersItem(src: JsonObject): Pb {
 }
 
 function header(src: JsonObject): Pb {
-  const out = copy(src, [['type', 'type', 'string'], ['format', 'format', 'string']]);
+  const out = copy(src, [
+    ['type', 'type', 'string'],
+    ['format', 'format', 'string'],
+  ]);
   setIf(out, 'items', optionalObject(src['items'], primitivesItems));
   copy(src, [['collectionFormat', 'collection_format', 'string'], ['default', 'default', 'any'], ...VALIDATION_RULES], out);
   copy(src, [['description', 'description', 'string']], out);
@@ -334,7 +351,14 @@ function operation(src: JsonObject): Pb {
   );
   if (Array.isArray(src['parameters'])) out['parameters'] = objects(src['parameters']).map(parametersItem);
   setIf(out, 'responses', optionalObject(src['responses'], responses));
-  copy(src, [['schemes', 'schemes', 'strings'], ['deprecated', 'deprecated', 'bool']], out);
+  copy(
+    src,
+    [
+      ['schemes', 'schemes', 'strings'],
+      ['deprecated', 'deprecated', 'bool'],
+    ],
+    out,
+  );
   if (Array.isArray(src['security'])) out['security'] = objects(src['security']).map(securityRequirement);
   return withExtensions(src, out);
 }
@@ -364,7 +388,10 @@ function oauth2Scopes(src: unknown): Pb {
 
 function securityDefinitionsItem(src: JsonObject): Pb {
   const common = (extra: readonly Rule[]): Pb => {
-    const out = copy(src, [['type', 'type', 'string'], ['flow', 'flow', 'string']]);
+    const out = copy(src, [
+      ['type', 'type', 'string'],
+      ['flow', 'flow', 'string'],
+    ]);
     out['scopes'] = oauth2Scopes(src['scopes']);
     copy(src, [...extra, ['description', 'description', 'string']], out);
     return withExtensions(src, out);
@@ -374,7 +401,13 @@ function securityDefinitionsItem(src: JsonObject): Pb {
   switch (src['type']) {
     case 'basic':
       return {
-        basic_authentication_security: withExtensions(src, copy(src, [['type', 'type', 'string'], ['description', 'description', 'string']])),
+        basic_authentication_security: withExtensions(
+          src,
+          copy(src, [
+            ['type', 'type', 'string'],
+            ['description', 'description', 'string'],
+          ]),
+        ),
       };
     case 'apiKey':
       return {
@@ -413,19 +446,37 @@ function info(src: JsonObject): Pb {
     out,
     'contact',
     optionalObject(src['contact'], (c) =>
-      withExtensions(c, copy(c, [['name', 'name', 'string'], ['url', 'url', 'string'], ['email', 'email', 'string']])),
+      withExtensions(
+        c,
+        copy(c, [
+          ['name', 'name', 'string'],
+          ['url', 'url', 'string'],
+          ['email', 'email', 'string'],
+        ]),
+      ),
     ),
   );
   setIf(
     out,
     'license',
-    optionalObject(src['license'], (l) => withExtensions(l, copy(l, [['name', 'name', 'string'], ['url', 'url', 'string']]))),
+    optionalObject(src['license'], (l) =>
+      withExtensions(
+        l,
+        copy(l, [
+          ['name', 'name', 'string'],
+          ['url', 'url', 'string'],
+        ]),
+      ),
+    ),
   );
   return withExtensions(src, out);
 }
 
 function tag(src: JsonObject): Pb {
-  const out = copy(src, [['name', 'name', 'string'], ['description', 'description', 'string']]);
+  const out = copy(src, [
+    ['name', 'name', 'string'],
+    ['description', 'description', 'string'],
+  ]);
   setIf(out, 'external_docs', optionalObject(src['externalDocs'], externalDocs));
   return withExtensions(src, out);
 }

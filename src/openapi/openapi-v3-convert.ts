@@ -85,7 +85,7 @@ export function convertSchema(src: JsonObject): JsonObject {
   const ref = out['$ref'];
   if (typeof ref === 'string' && Object.keys(out).length > 1) {
     delete out['$ref'];
-    const existing = Array.isArray(out['allOf']) ? out['allOf'] : [];
+    const existing = Array.isArray(out['allOf']) ? (out['allOf'] as unknown[]) : [];
     return { allOf: [{ $ref: ref }, ...existing], ...withoutKey(out, 'allOf') };
   }
   return out;

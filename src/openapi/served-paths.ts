@@ -18,18 +18,18 @@ export function servedPathFilter(registry: ResourceRegistry): (path: string) => 
       group = '';
       rest = segs.slice(1);
     } else if (segs[0] === 'apis' && segs.length >= 2) {
-      group = segs[1] as string;
+      group = segs[1];
       if (segs.length === 2) return registry.group(group) !== undefined;
       rest = segs.slice(2);
     } else {
       return true;
     }
-    const version = rest[0] as string;
+    const version = rest[0];
     if (!registry.hasGroupVersion(group, version)) return false;
     let tail = rest.slice(1);
     if (tail[0] === 'watch') tail = tail.slice(1);
     if (tail.length === 0) return true;
-    const resource = tail[0] === 'namespaces' && tail[1] === '{namespace}' && tail.length >= 3 ? tail[2] as string : tail[0] as string;
+    const resource = tail[0] === 'namespaces' && tail[1] === '{namespace}' && tail.length >= 3 ? tail[2] : tail[0];
     return registry.get(group, version, resource) !== undefined;
   };
 }
@@ -40,7 +40,7 @@ function referencedDefinitions(value: unknown, definitions: JsonObject, into = n
   while (stack.length > 0) {
     const v = stack.pop();
     if (Array.isArray(v)) {
-      stack.push(...v);
+      stack.push(...(v as unknown[]));
     } else if (isJsonObject(v)) {
       for (const [k, child] of Object.entries(v)) {
         if (k === '$ref' && typeof child === 'string' && child.startsWith('#/definitions/')) {

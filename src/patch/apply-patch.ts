@@ -86,13 +86,7 @@ function parseBody(body: unknown, type: string, options: ApplyPatchOptions): unk
  * Server-side apply types are accepted by the media type check but must be handled by the caller.
  * Throws ApiError with kube-apiserver's status for every failure.
  */
-export function applyPatch(
-  contentType: string,
-  original: unknown,
-  body: unknown,
-  schema: SchemaNode | undefined,
-  options: ApplyPatchOptions = {},
-): unknown {
+export function applyPatch(contentType: string, original: unknown, body: unknown, schema: SchemaNode | undefined, options: ApplyPatchOptions = {}): unknown {
   const supported = options.supportedTypes ?? (schema ? BUILTIN_PATCH_TYPES : CUSTOM_RESOURCE_PATCH_TYPES);
   const type = patchTypeFromContentType(contentType, supported);
   const strict = options.fieldValidation === 'Strict' || options.fieldValidation === 'Warn';
@@ -101,7 +95,9 @@ export function applyPatch(
     switch (type) {
       case JSON_PATCH_TYPE:
         return applyJsonPatch(original, parseBody(body, type, options), {
-          strictDecoding: strict, maxOperations: limits.maxJsonPatchOperations, maxCopyBytes: limits.maxJsonPatchCopyBytes,
+          strictDecoding: strict,
+          maxOperations: limits.maxJsonPatchOperations,
+          maxCopyBytes: limits.maxJsonPatchCopyBytes,
         });
       case MERGE_PATCH_TYPE:
         return applyMergePatch(original, parseBody(body, type, options), { strictDecoding: strict });

@@ -5,10 +5,10 @@
  * Go's keeps list order identical to kube-apiserver's in those cases too.
  */
 export function goSliceStable<T>(data: T[], less: (a: T, b: T) => boolean): void {
-  const lessAt = (i: number, j: number): boolean => less(data[i] as T, data[j] as T);
+  const lessAt = (i: number, j: number): boolean => less(data[i], data[j]);
   const swap = (i: number, j: number): void => {
-    const t = data[i] as T;
-    data[i] = data[j] as T;
+    const t = data[i];
+    data[i] = data[j];
     data[j] = t;
   };
 

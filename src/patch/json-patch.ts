@@ -342,13 +342,26 @@ export function applyJsonPatch(original: unknown, patchBody: unknown, options: J
     try {
       const o = op ?? {};
       switch (kind) {
-        case 'add': opAdd(ref, o); break;
-        case 'remove': opRemove(ref, o); break;
-        case 'replace': opReplace(ref, o); break;
-        case 'move': opMove(ref, o); break;
-        case 'test': opTest(ref, o); break;
-        case 'copy': opCopy(ref, o); break;
-        default: throw new OpError(`Unexpected kind: ${kind}`);
+        case 'add':
+          opAdd(ref, o);
+          break;
+        case 'remove':
+          opRemove(ref, o);
+          break;
+        case 'replace':
+          opReplace(ref, o);
+          break;
+        case 'move':
+          opMove(ref, o);
+          break;
+        case 'test':
+          opTest(ref, o);
+          break;
+        case 'copy':
+          opCopy(ref, o);
+          break;
+        default:
+          throw new OpError(`Unexpected kind: ${kind}`);
       }
     } catch (e) {
       if (e instanceof OpError) throw patchUnprocessable(e.message);

@@ -84,11 +84,16 @@ export function goJsonKind(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'array';
   switch (typeof v) {
-    case 'object': return 'object';
-    case 'string': return 'string';
-    case 'number': return 'number';
-    case 'boolean': return 'bool';
-    default: return 'unknown';
+    case 'object':
+      return 'object';
+    case 'string':
+      return 'string';
+    case 'number':
+      return 'number';
+    case 'boolean':
+      return 'bool';
+    default:
+      return 'unknown';
   }
 }
 
@@ -100,11 +105,16 @@ export function goTypeName(v: unknown): string {
   if (v === null || v === undefined) return 'nil';
   if (Array.isArray(v)) return '[]interface {}';
   switch (typeof v) {
-    case 'object': return 'map[string]interface {}';
-    case 'string': return 'string';
-    case 'number': return Number.isInteger(v) ? 'int64' : 'float64';
-    case 'boolean': return 'bool';
-    default: return 'unknown';
+    case 'object':
+      return 'map[string]interface {}';
+    case 'string':
+      return 'string';
+    case 'number':
+      return Number.isInteger(v) ? 'int64' : 'float64';
+    case 'boolean':
+      return 'bool';
+    default:
+      return 'unknown';
   }
 }
 
@@ -135,6 +145,8 @@ export function goFormat(v: unknown): string {
     return `map[${keys.map((k) => `${k}:${goFormat(v[k])}`).join(' ')}]`;
   }
   if (typeof v === 'number') return Number.isInteger(v) && Math.abs(v) < 1e21 ? String(v) : goFloat(v);
+  // Only booleans are left here.
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string
   return String(v);
 }
 

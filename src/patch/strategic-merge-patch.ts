@@ -1,9 +1,7 @@
 import type { ApiError } from '../api/errors.js';
 import type { SchemaNode } from '../schema/openapi-schema.js';
 import { goSliceStable } from './go-stable-sort.js';
-import {
-  cloneJson, goFormat, goFormatS, goJsonKind, goTypeName, hasOwn, isJsonObject, setOwn, type JsonObject,
-} from './json-value.js';
+import { cloneJson, goFormat, goFormatS, goJsonKind, goTypeName, hasOwn, isJsonObject, setOwn, type JsonObject } from './json-value.js';
 import { patchBadRequest, patchRejected, patchUnprocessable } from './patch-errors.js';
 
 /**
@@ -74,8 +72,10 @@ interface FieldMeta {
 
 function extractStrategy(strategies: string[]): string {
   switch (strategies.length) {
-    case 0: return '';
-    case 1: return strategies[0] === 'retainKeys' ? '' : strategies[0] ?? '';
+    case 0:
+      return '';
+    case 1:
+      return strategies[0] === 'retainKeys' ? '' : (strategies[0] ?? '');
     case 2:
       if (strategies[0] === 'retainKeys') return strategies[1] ?? '';
       if (strategies[1] === 'retainKeys') return strategies[0] ?? '';
@@ -221,7 +221,14 @@ function mergeSortedSlice(left: unknown[], right: unknown[], serverOrder: unknow
   return out;
 }
 
-function normalizeElementOrder(patch: unknown[], serverOnly: unknown[], patchOrder: unknown[], serverOrder: unknown[], mergeKey: string, kind: ElementKind): unknown[] {
+function normalizeElementOrder(
+  patch: unknown[],
+  serverOnly: unknown[],
+  patchOrder: unknown[],
+  serverOrder: unknown[],
+  mergeKey: string,
+  kind: ElementKind,
+): unknown[] {
   const sortedPatch = normalizeSliceOrder(patch, patchOrder, mergeKey, kind);
   const sortedServer = normalizeSliceOrder(serverOnly, serverOrder, mergeKey, kind);
   return mergeSortedSlice(sortedServer, sortedPatch, serverOrder, mergeKey, kind);
@@ -405,9 +412,7 @@ function mergePatchIntoOriginal(original: JsonObject, patch: JsonObject, schema:
     else if (foundOriginal && foundPatch) merged = mergeSliceHandler(originalList, patchList, meta, false);
     else continue;
 
-    const { inBy, rest } = meta.mergeKey === ''
-      ? partitionPrimitives(merged, setOrder)
-      : partitionMaps(merged, setOrder, meta.mergeKey);
+    const { inBy, rest } = meta.mergeKey === '' ? partitionPrimitives(merged, setOrder) : partitionMaps(merged, setOrder, meta.mergeKey);
     const kind = sliceElementKind(originalList, patchList);
     setOwn(original, field, normalizeElementOrder(inBy, rest, setOrder, originalList, meta.mergeKey, kind));
     delete patch[field];
@@ -461,9 +466,12 @@ export interface StrategicMergePatchOptions {
 
 function toApiError(e: SmpError): ApiError {
   switch (e.kind) {
-    case 'badRequest': return patchBadRequest(e.message);
-    case 'unprocessable': return patchUnprocessable(e.message);
-    default: return patchRejected(e.message);
+    case 'badRequest':
+      return patchBadRequest(e.message);
+    case 'unprocessable':
+      return patchUnprocessable(e.message);
+    default:
+      return patchRejected(e.message);
   }
 }
 

@@ -95,9 +95,7 @@ export class ResourceRegistry {
 
   /** Resources of one group/version, sorted by name. */
   resourcesOf(group: string, version: string): ResourceInfo[] {
-    return [...this.byPath.values()]
-      .filter((r) => r.group === group && r.version === version)
-      .sort((a, b) => a.resource.localeCompare(b.resource));
+    return [...this.byPath.values()].filter((r) => r.group === group && r.version === version).sort((a, b) => a.resource.localeCompare(b.resource));
   }
 
   /** Every served resource of every version. */

@@ -55,7 +55,10 @@ export function parseRuntimeConfig(text: string, known: (group: string, version:
   const levels = new Map<VersionLevel, boolean>();
   const groupVersions = new Map<string, boolean>();
   const resources = new Map<string, boolean>();
-  for (const entry of text.split(',').map((e) => e.trim()).filter((e) => e !== '')) {
+  for (const entry of text
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '')) {
     const eq = entry.indexOf('=');
     const key = (eq < 0 ? entry : entry.slice(0, eq)).trim();
     const raw = eq < 0 ? 'true' : entry.slice(eq + 1).trim();
@@ -70,7 +73,8 @@ export function parseRuntimeConfig(text: string, known: (group: string, version:
     const parts = key.split('/');
     if (parts.length > 3) throw new Error(`runtime-config invalid key ${key}`);
     // `v1` and `api/v1` name the core group; `api/v1/pods` one of its resources.
-    const [group, version, resource] = parts.length === 1 ? ['', parts[0] as string, undefined] : parts[0] === 'api' ? ['', parts[1] as string, parts[2]] : [parts[0] as string, parts[1] as string, parts[2]];
+    const [group, version, resource] =
+      parts.length === 1 ? ['', parts[0], undefined] : parts[0] === 'api' ? ['', parts[1], parts[2]] : [parts[0], parts[1], parts[2]];
     const groupVersion = group === '' ? version : `${group}/${version}`;
     if (!exists(group)) throw new Error(`unknown api groups ${groupVersion}`);
     if (version === '' || !known(group, version)) throw new Error(`group version ${groupVersion} that has not been registered`);
@@ -86,7 +90,12 @@ export function parseRuntimeConfig(text: string, known: (group: string, version:
  * Capstan has none of these gates, so, like kube-apiserver without them, it accepts them in
  * `--runtime-config` (even `api/all=true`) and does not serve them.
  */
-const GATED_GROUP_VERSIONS = new Set(['certificates.k8s.io/v1beta1', 'certificates.k8s.io/v1alpha1', 'scheduling.k8s.io/v1alpha2', 'storagemigration.k8s.io/v1beta1']);
+const GATED_GROUP_VERSIONS = new Set([
+  'certificates.k8s.io/v1beta1',
+  'certificates.k8s.io/v1alpha1',
+  'scheduling.k8s.io/v1alpha2',
+  'storagemigration.k8s.io/v1beta1',
+]);
 
 /** Whether GROUP/VERSION is served under `config` (some of its resources may still be turned off). */
 export function servesGroupVersion(config: RuntimeConfig, group: string, version: string): boolean {

@@ -212,6 +212,8 @@ export class SchemaNode {
    * the segment "*" / "[]") select list items. Returns undefined as soon as a segment has no schema.
    */
   walk(path: readonly (string | number)[]): SchemaNode | undefined {
+    // The walk starts at this node and moves down; `node` is the cursor, not a saved `this`.
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
     let node: SchemaNode | undefined = this;
     for (const seg of path) {
       if (!node) return undefined;

@@ -101,17 +101,25 @@ function eventFields(obj: Obj): Record<string, string> {
     'involvedObject.apiVersion': s(ref, 'apiVersion'),
     'involvedObject.resourceVersion': s(ref, 'resourceVersion'),
     'involvedObject.fieldPath': s(ref, 'fieldPath'),
-    'reason': s(obj, 'reason'),
-    'reportingComponent': reporting,
-    'source': source,
-    'type': s(obj, 'type'),
+    reason: s(obj, 'reason'),
+    reportingComponent: reporting,
+    source: source,
+    type: s(obj, 'type'),
   };
 }
 
 const EVENT_LABELS = [
-  'involvedObject.kind', 'involvedObject.namespace', 'involvedObject.name', 'involvedObject.uid',
-  'involvedObject.apiVersion', 'involvedObject.resourceVersion', 'involvedObject.fieldPath',
-  'reason', 'reportingComponent', 'source', 'type',
+  'involvedObject.kind',
+  'involvedObject.namespace',
+  'involvedObject.name',
+  'involvedObject.uid',
+  'involvedObject.apiVersion',
+  'involvedObject.resourceVersion',
+  'involvedObject.fieldPath',
+  'reason',
+  'reportingComponent',
+  'source',
+  'type',
 ];
 
 function podFields(obj: Obj): Record<string, string> {
@@ -132,84 +140,156 @@ function podFields(obj: Obj): Record<string, string> {
 type Factory = (version: string) => FieldSelectorSpec;
 
 const TABLE: Record<string, Factory> = {
-  'pods': () => makeSpec({
-    accepted: ['metadata.name', 'metadata.namespace', 'spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName',
-      'spec.serviceAccountName', 'spec.hostNetwork', 'status.phase', 'status.podIP', 'status.podIPs', 'status.nominatedNodeName'],
-    aliases: { 'spec.host': 'spec.nodeName' },
-    namespaced: true, reject: notSupported, extra: podFields,
-  }),
-  'nodes': () => makeSpec({
-    accepted: ['metadata.name', 'spec.unschedulable'], namespaced: false, reject: notSupported,
-    extra: (o) => ({ 'spec.unschedulable': b(o, 'spec.unschedulable') }),
-  }),
-  'replicationcontrollers': () => makeSpec({
-    accepted: ['metadata.name', 'metadata.namespace', 'status.replicas'], namespaced: true, reject: notSupported,
-    extra: (o) => ({ 'status.replicas': n(o, 'status.replicas') }),
-  }),
-  'events': () => makeSpec({
-    accepted: [...EVENT_LABELS, 'metadata.namespace', 'metadata.name'], namespaced: true, reject: notSupported, extra: eventFields,
-  }),
-  'namespaces': () => makeSpec({
-    accepted: ['status.phase', 'metadata.name'], namespaced: false, reject: notSupported,
-    extra: (o) => ({ 'status.phase': s(o, 'status.phase') }),
-  }),
-  'secrets': () => makeSpec({
-    accepted: ['type', 'metadata.namespace', 'metadata.name'], namespaced: true, reject: notSupported,
-    extra: (o) => ({ type: s(o, 'type') }),
-  }),
-  'services': () => makeSpec({
-    accepted: ['metadata.namespace', 'metadata.name', 'spec.clusterIP', 'spec.type'], namespaced: true, reject: notSupported,
-    extra: (o) => ({ 'spec.clusterIP': s(o, 'spec.clusterIP'), 'spec.type': s(o, 'spec.type') }),
-  }),
+  pods: () =>
+    makeSpec({
+      accepted: [
+        'metadata.name',
+        'metadata.namespace',
+        'spec.nodeName',
+        'spec.restartPolicy',
+        'spec.schedulerName',
+        'spec.serviceAccountName',
+        'spec.hostNetwork',
+        'status.phase',
+        'status.podIP',
+        'status.podIPs',
+        'status.nominatedNodeName',
+      ],
+      aliases: { 'spec.host': 'spec.nodeName' },
+      namespaced: true,
+      reject: notSupported,
+      extra: podFields,
+    }),
+  nodes: () =>
+    makeSpec({
+      accepted: ['metadata.name', 'spec.unschedulable'],
+      namespaced: false,
+      reject: notSupported,
+      extra: (o) => ({ 'spec.unschedulable': b(o, 'spec.unschedulable') }),
+    }),
+  replicationcontrollers: () =>
+    makeSpec({
+      accepted: ['metadata.name', 'metadata.namespace', 'status.replicas'],
+      namespaced: true,
+      reject: notSupported,
+      extra: (o) => ({ 'status.replicas': n(o, 'status.replicas') }),
+    }),
+  events: () =>
+    makeSpec({
+      accepted: [...EVENT_LABELS, 'metadata.namespace', 'metadata.name'],
+      namespaced: true,
+      reject: notSupported,
+      extra: eventFields,
+    }),
+  namespaces: () =>
+    makeSpec({
+      accepted: ['status.phase', 'metadata.name'],
+      namespaced: false,
+      reject: notSupported,
+      extra: (o) => ({ 'status.phase': s(o, 'status.phase') }),
+    }),
+  secrets: () =>
+    makeSpec({
+      accepted: ['type', 'metadata.namespace', 'metadata.name'],
+      namespaced: true,
+      reject: notSupported,
+      extra: (o) => ({ type: s(o, 'type') }),
+    }),
+  services: () =>
+    makeSpec({
+      accepted: ['metadata.namespace', 'metadata.name', 'spec.clusterIP', 'spec.type'],
+      namespaced: true,
+      reject: notSupported,
+      extra: (o) => ({ 'spec.clusterIP': s(o, 'spec.clusterIP'), 'spec.type': s(o, 'spec.type') }),
+    }),
   // kube's events.k8s.io/v1 label mapping has no `source` (core's label for deprecatedSource).
-  'events.k8s.io/events': () => makeSpec({
-    accepted: ['reason', 'type', 'metadata.namespace', 'metadata.name'],
-    aliases: {
-      'regarding.kind': 'involvedObject.kind', 'regarding.namespace': 'involvedObject.namespace',
-      'regarding.name': 'involvedObject.name', 'regarding.uid': 'involvedObject.uid',
-      'regarding.apiVersion': 'involvedObject.apiVersion', 'regarding.resourceVersion': 'involvedObject.resourceVersion',
-      'regarding.fieldPath': 'involvedObject.fieldPath', 'reportingController': 'reportingComponent',
-    },
-    namespaced: true, reject: notSupported, extra: eventFields,
-  }),
-  'batch/jobs': () => makeSpec({
-    accepted: ['metadata.name', 'metadata.namespace', 'status.successful'], namespaced: true,
-    reject: (label) => `field label ${goQuote(label)} not supported for batchv1.Job`,
-    extra: (o) => ({ 'status.successful': n(o, 'status.succeeded') }),
-  }),
-  'certificates.k8s.io/certificatesigningrequests': () => makeSpec({
-    accepted: ['metadata.name', 'spec.signerName'], namespaced: false, reject: notSupported,
-    extra: (o) => ({ 'spec.signerName': s(o, 'spec.signerName') }),
-  }),
-  'certificates.k8s.io/clustertrustbundles': () => makeSpec({
-    accepted: ['metadata.name', 'spec.signerName'], namespaced: false, reject: notSupported,
-    extra: (o) => ({ 'spec.signerName': s(o, 'spec.signerName') }),
-  }),
-  'certificates.k8s.io/podcertificaterequests': () => makeSpec({
-    accepted: ['metadata.name', 'spec.signerName', 'spec.podName', 'spec.nodeName'], namespaced: true, reject: notSupported,
-    extra: (o) => ({ 'spec.signerName': s(o, 'spec.signerName'), 'spec.podName': s(o, 'spec.podName'), 'spec.nodeName': s(o, 'spec.nodeName') }),
-  }),
-  'resource.k8s.io/resourceslices': (version) => makeSpec({
-    accepted: ['metadata.name', 'spec.nodeName', 'spec.driver'], namespaced: false,
-    reject: (label) => `field label not supported for resource.k8s.io/${version}, Kind=ResourceSlice: ${label}`,
-    extra: (o) => ({ 'spec.nodeName': s(o, 'spec.nodeName'), 'spec.driver': s(o, 'spec.driver') }),
-  }),
+  'events.k8s.io/events': () =>
+    makeSpec({
+      accepted: ['reason', 'type', 'metadata.namespace', 'metadata.name'],
+      aliases: {
+        'regarding.kind': 'involvedObject.kind',
+        'regarding.namespace': 'involvedObject.namespace',
+        'regarding.name': 'involvedObject.name',
+        'regarding.uid': 'involvedObject.uid',
+        'regarding.apiVersion': 'involvedObject.apiVersion',
+        'regarding.resourceVersion': 'involvedObject.resourceVersion',
+        'regarding.fieldPath': 'involvedObject.fieldPath',
+        reportingController: 'reportingComponent',
+      },
+      namespaced: true,
+      reject: notSupported,
+      extra: eventFields,
+    }),
+  'batch/jobs': () =>
+    makeSpec({
+      accepted: ['metadata.name', 'metadata.namespace', 'status.successful'],
+      namespaced: true,
+      reject: (label) => `field label ${goQuote(label)} not supported for batchv1.Job`,
+      extra: (o) => ({ 'status.successful': n(o, 'status.succeeded') }),
+    }),
+  'certificates.k8s.io/certificatesigningrequests': () =>
+    makeSpec({
+      accepted: ['metadata.name', 'spec.signerName'],
+      namespaced: false,
+      reject: notSupported,
+      extra: (o) => ({ 'spec.signerName': s(o, 'spec.signerName') }),
+    }),
+  'certificates.k8s.io/clustertrustbundles': () =>
+    makeSpec({
+      accepted: ['metadata.name', 'spec.signerName'],
+      namespaced: false,
+      reject: notSupported,
+      extra: (o) => ({ 'spec.signerName': s(o, 'spec.signerName') }),
+    }),
+  'certificates.k8s.io/podcertificaterequests': () =>
+    makeSpec({
+      accepted: ['metadata.name', 'spec.signerName', 'spec.podName', 'spec.nodeName'],
+      namespaced: true,
+      reject: notSupported,
+      extra: (o) => ({ 'spec.signerName': s(o, 'spec.signerName'), 'spec.podName': s(o, 'spec.podName'), 'spec.nodeName': s(o, 'spec.nodeName') }),
+    }),
+  'resource.k8s.io/resourceslices': (version) =>
+    makeSpec({
+      accepted: ['metadata.name', 'spec.nodeName', 'spec.driver'],
+      namespaced: false,
+      reject: (label) => `field label not supported for resource.k8s.io/${version}, Kind=ResourceSlice: ${label}`,
+      extra: (o) => ({ 'spec.nodeName': s(o, 'spec.nodeName'), 'spec.driver': s(o, 'spec.driver') }),
+    }),
 };
 
 /** Built-in cluster-scoped resources, for the field set of types using the default conversion. */
 const CLUSTER_SCOPED = new Set([
-  'componentstatuses', 'namespaces', 'nodes', 'persistentvolumes',
-  'admissionregistration.k8s.io/mutatingadmissionpolicies', 'admissionregistration.k8s.io/mutatingadmissionpolicybindings',
-  'admissionregistration.k8s.io/mutatingwebhookconfigurations', 'admissionregistration.k8s.io/validatingadmissionpolicies',
-  'admissionregistration.k8s.io/validatingadmissionpolicybindings', 'admissionregistration.k8s.io/validatingwebhookconfigurations',
-  'apiextensions.k8s.io/customresourcedefinitions', 'apiregistration.k8s.io/apiservices',
-  'flowcontrol.apiserver.k8s.io/flowschemas', 'flowcontrol.apiserver.k8s.io/prioritylevelconfigurations',
-  'internal.apiserver.k8s.io/storageversions', 'networking.k8s.io/ingressclasses', 'networking.k8s.io/ipaddresses',
-  'networking.k8s.io/servicecidrs', 'node.k8s.io/runtimeclasses', 'rbac.authorization.k8s.io/clusterrolebindings',
-  'rbac.authorization.k8s.io/clusterroles', 'resource.k8s.io/deviceclasses', 'resource.k8s.io/devicetaintrules',
-  'resource.k8s.io/resourcepoolstatusrequests', 'scheduling.k8s.io/priorityclasses', 'storage.k8s.io/csidrivers',
-  'storage.k8s.io/csinodes', 'storage.k8s.io/storageclasses', 'storage.k8s.io/volumeattachments',
-  'storage.k8s.io/volumeattributesclasses', 'storagemigration.k8s.io/storageversionmigrations',
+  'componentstatuses',
+  'namespaces',
+  'nodes',
+  'persistentvolumes',
+  'admissionregistration.k8s.io/mutatingadmissionpolicies',
+  'admissionregistration.k8s.io/mutatingadmissionpolicybindings',
+  'admissionregistration.k8s.io/mutatingwebhookconfigurations',
+  'admissionregistration.k8s.io/validatingadmissionpolicies',
+  'admissionregistration.k8s.io/validatingadmissionpolicybindings',
+  'admissionregistration.k8s.io/validatingwebhookconfigurations',
+  'apiextensions.k8s.io/customresourcedefinitions',
+  'apiregistration.k8s.io/apiservices',
+  'flowcontrol.apiserver.k8s.io/flowschemas',
+  'flowcontrol.apiserver.k8s.io/prioritylevelconfigurations',
+  'internal.apiserver.k8s.io/storageversions',
+  'networking.k8s.io/ingressclasses',
+  'networking.k8s.io/ipaddresses',
+  'networking.k8s.io/servicecidrs',
+  'node.k8s.io/runtimeclasses',
+  'rbac.authorization.k8s.io/clusterrolebindings',
+  'rbac.authorization.k8s.io/clusterroles',
+  'resource.k8s.io/deviceclasses',
+  'resource.k8s.io/devicetaintrules',
+  'resource.k8s.io/resourcepoolstatusrequests',
+  'scheduling.k8s.io/priorityclasses',
+  'storage.k8s.io/csidrivers',
+  'storage.k8s.io/csinodes',
+  'storage.k8s.io/storageclasses',
+  'storage.k8s.io/volumeattachments',
+  'storage.k8s.io/volumeattributesclasses',
+  'storagemigration.k8s.io/storageversionmigrations',
 ]);
 
 /**

@@ -102,7 +102,7 @@ export function parseFieldSelectorFor(spec: FieldSelectorSpec, selector: string)
 /** Whether every requirement holds for the object's selectable fields (a missing field reads as ""). */
 export function fieldRequirementsMatch(requirements: readonly FieldRequirement[], fields: Record<string, string>): boolean {
   return requirements.every((r) => {
-    const actual = Object.prototype.hasOwnProperty.call(fields, r.field) ? fields[r.field] ?? '' : '';
+    const actual = Object.prototype.hasOwnProperty.call(fields, r.field) ? (fields[r.field] ?? '') : '';
     return r.operator === '=' ? actual === r.value : actual !== r.value;
   });
 }

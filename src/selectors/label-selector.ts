@@ -21,16 +21,43 @@ export type Labels = Record<string, string> | undefined;
 
 export type LabelMatcher = (labels: Labels) => boolean;
 
-enum Tok { Error, End, ClosedPar, Comma, DoesNotExist, DoubleEquals, Equals, GreaterThan, Identifier, In, LessThan, NotEquals, NotIn, OpenPar }
+enum Tok {
+  Error,
+  End,
+  ClosedPar,
+  Comma,
+  DoesNotExist,
+  DoubleEquals,
+  Equals,
+  GreaterThan,
+  Identifier,
+  In,
+  LessThan,
+  NotEquals,
+  NotIn,
+  OpenPar,
+}
 
 const STRING_TO_TOKEN: ReadonlyMap<string, Tok> = new Map([
-  [')', Tok.ClosedPar], [',', Tok.Comma], ['!', Tok.DoesNotExist], ['==', Tok.DoubleEquals], ['=', Tok.Equals],
-  ['>', Tok.GreaterThan], ['in', Tok.In], ['<', Tok.LessThan], ['!=', Tok.NotEquals], ['notin', Tok.NotIn], ['(', Tok.OpenPar],
+  [')', Tok.ClosedPar],
+  [',', Tok.Comma],
+  ['!', Tok.DoesNotExist],
+  ['==', Tok.DoubleEquals],
+  ['=', Tok.Equals],
+  ['>', Tok.GreaterThan],
+  ['in', Tok.In],
+  ['<', Tok.LessThan],
+  ['!=', Tok.NotEquals],
+  ['notin', Tok.NotIn],
+  ['(', Tok.OpenPar],
 ]);
 
 const BINARY_OPERATORS = 'in, notin, =, ==, !=, gt, lt';
 
-interface Item { tok: Tok; lit: string }
+interface Item {
+  tok: Tok;
+  lit: string;
+}
 
 const isWhitespace = (ch: string): boolean => ch === ' ' || ch === '\t' || ch === '\r' || ch === '\n';
 const isSpecial = (ch: string): boolean => '=!(),><'.includes(ch);
@@ -83,7 +110,9 @@ class Parser {
     return item;
   }
 
-  private lookahead(values: boolean): Item { return this.at(0, values); }
+  private lookahead(values: boolean): Item {
+    return this.at(0, values);
+  }
 
   private consume(values: boolean): Item {
     const item = this.at(0, values);
@@ -139,14 +168,22 @@ class Parser {
   private parseOperator(): LabelOperator {
     const { tok, lit } = this.consume(false);
     switch (tok) {
-      case Tok.In: return 'in';
-      case Tok.Equals: return '=';
-      case Tok.DoubleEquals: return '==';
-      case Tok.GreaterThan: return 'gt';
-      case Tok.LessThan: return 'lt';
-      case Tok.NotIn: return 'notin';
-      case Tok.NotEquals: return '!=';
-      default: throw new SelectorSyntaxError(`found '${lit}', expected: ${BINARY_OPERATORS}`);
+      case Tok.In:
+        return 'in';
+      case Tok.Equals:
+        return '=';
+      case Tok.DoubleEquals:
+        return '==';
+      case Tok.GreaterThan:
+        return 'gt';
+      case Tok.LessThan:
+        return 'lt';
+      case Tok.NotIn:
+        return 'notin';
+      case Tok.NotEquals:
+        return '!=';
+      default:
+        throw new SelectorSyntaxError(`found '${lit}', expected: ${BINARY_OPERATORS}`);
     }
   }
 
@@ -215,7 +252,7 @@ function newRequirement(key: string, operator: LabelOperator, values: string[]):
   const errs: string[] = [];
   const keyErrs = isLabelKey(key);
   if (keyErrs.length > 0) errs.push(causeText(invalidField('key', key, keyErrs.join('; '))));
-  if ((operator === 'gt' || operator === 'lt')) {
+  if (operator === 'gt' || operator === 'lt') {
     values.forEach((v, i) => {
       if (parseInt64(v) === undefined) {
         errs.push(causeText(invalidField(`values[${i}]`, v, "for 'Gt', 'Lt' operators, the value must be an integer")));
@@ -252,15 +289,19 @@ export function requirementMatches(r: LabelRequirement, labels: Labels): boolean
   const has = labels !== undefined && Object.prototype.hasOwnProperty.call(labels, r.key);
   const value = has && labels !== undefined ? labels[r.key] : undefined;
   switch (r.operator) {
-    case 'in': case '=': case '==':
+    case 'in':
+    case '=':
+    case '==':
       return value !== undefined && r.values.includes(value);
-    case 'notin': case '!=':
+    case 'notin':
+    case '!=':
       return value === undefined || !r.values.includes(value);
     case 'exists':
       return has;
     case '!':
       return !has;
-    case 'gt': case 'lt': {
+    case 'gt':
+    case 'lt': {
       if (value === undefined || r.values.length !== 1) return false;
       const actual = parseInt64(value);
       const bound = parseInt64(r.values[0] ?? '');
@@ -272,17 +313,26 @@ export function requirementMatches(r: LabelRequirement, labels: Labels): boolean
 
 /** The canonical string form of requirements, as kube's Selector.String() prints it. */
 export function labelSelectorString(requirements: readonly LabelRequirement[]): string {
-  return requirements.map((r) => {
-    switch (r.operator) {
-      case 'exists': return r.key;
-      case '!': return `!${r.key}`;
-      case 'in': return `${r.key} in (${r.values.join(',')})`;
-      case 'notin': return `${r.key} notin (${r.values.join(',')})`;
-      case 'gt': return `${r.key}>${r.values.join(',')}`;
-      case 'lt': return `${r.key}<${r.values.join(',')}`;
-      default: return `${r.key}${r.operator}${r.values.join(',')}`;
-    }
-  }).join(',');
+  return requirements
+    .map((r) => {
+      switch (r.operator) {
+        case 'exists':
+          return r.key;
+        case '!':
+          return `!${r.key}`;
+        case 'in':
+          return `${r.key} in (${r.values.join(',')})`;
+        case 'notin':
+          return `${r.key} notin (${r.values.join(',')})`;
+        case 'gt':
+          return `${r.key}>${r.values.join(',')}`;
+        case 'lt':
+          return `${r.key}<${r.values.join(',')}`;
+        default:
+          return `${r.key}${r.operator}${r.values.join(',')}`;
+      }
+    })
+    .join(',');
 }
 
 /**

@@ -4,7 +4,7 @@ import { authorizerFor } from '../auth/authorizer.js';
 import compression from 'compression';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { DefaultTolerationSeconds } from '../admission/default-toleration-seconds.js';
 import { NamespaceLifecycle } from '../admission/namespace-lifecycle.js';
 import { PriorityAdmission } from '../admission/priority.js';
@@ -99,7 +99,10 @@ export async function startServer(config: ServerConfig, storage: Storage, option
     storage,
     // kube-apiserver's default plugins that act on stored objects, in its order.
     admission: new Admission([
-      new NamespaceLifecycle(storage), new ServiceAccountAdmission(storage), new PriorityAdmission(storage), new DefaultTolerationSeconds(),
+      new NamespaceLifecycle(storage),
+      new ServiceAccountAdmission(storage),
+      new PriorityAdmission(storage),
+      new DefaultTolerationSeconds(),
     ]),
     featureGates: config.featureGates,
     limits: config.limits,
@@ -157,7 +160,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   });
   installClientErrorHandler(http);
   const handed = options.handedConnections;
-  const connections = new Set<import('node:net').Socket>();
+  const connections = new Set<Socket>();
   let onNoConnections: (() => void) | undefined;
   http.on('connection', (socket) => {
     connections.add(socket);
@@ -175,13 +178,18 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   let url: string;
   let port: number;
   if (handed === undefined) {
-    await listenOrExplain(config.bindAddress, config.port, () => new Promise<void>((resolve, reject) => {
-      http.once('error', reject);
-      http.listen(config.port, config.bindAddress, () => {
-        http.off('error', reject);
-        resolve();
-      });
-    }));
+    await listenOrExplain(
+      config.bindAddress,
+      config.port,
+      () =>
+        new Promise<void>((resolve, reject) => {
+          http.once('error', reject);
+          http.listen(config.port, config.bindAddress, () => {
+            http.off('error', reject);
+            resolve();
+          });
+        }),
+    );
     const address = http.address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     url = `http://${host}:${address.port}`;
@@ -228,7 +236,9 @@ export async function startServer(config: ServerConfig, storage: Storage, option
             if (connections.size === 0) resolve();
             else onNoConnections = () => resolve();
           };
-          onNoConnections = () => { void closed(); };
+          onNoConnections = () => {
+            void closed();
+          };
           http.close();
           if (connections.size === 0) onNoConnections();
         }

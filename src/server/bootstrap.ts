@@ -57,46 +57,122 @@ export function advertiseAddressFor(bindAddress: string): string {
  */
 export async function bootstrapCluster(storage: Storage, endpoint: AdvertisedEndpoint, clusterIPRange: IpRange): Promise<void> {
   for (const name of SYSTEM_NAMESPACES) {
-    await createIfAbsent(storage, 'namespaces', name, systemObject('Namespace', 'v1', {
-      name, labels: { 'kubernetes.io/metadata.name': name },
-    }, { spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } }));
+    await createIfAbsent(
+      storage,
+      'namespaces',
+      name,
+      systemObject(
+        'Namespace',
+        'v1',
+        {
+          name,
+          labels: { 'kubernetes.io/metadata.name': name },
+        },
+        { spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } },
+      ),
+    );
   }
   for (const [name, value, description] of SYSTEM_PRIORITY_CLASSES) {
-    await createIfAbsent(storage, 'priorityclasses.scheduling.k8s.io', name, systemObject('PriorityClass', 'scheduling.k8s.io/v1', {
-      name, generation: 1,
-    }, { value, description, preemptionPolicy: 'PreemptLowerPriority' }));
+    await createIfAbsent(
+      storage,
+      'priorityclasses.scheduling.k8s.io',
+      name,
+      systemObject(
+        'PriorityClass',
+        'scheduling.k8s.io/v1',
+        {
+          name,
+          generation: 1,
+        },
+        { value, description, preemptionPolicy: 'PreemptLowerPriority' },
+      ),
+    );
   }
-  await createIfAbsent(storage, 'servicecidrs.networking.k8s.io', 'kubernetes', systemObject('ServiceCIDR', 'networking.k8s.io/v1', {
-    name: 'kubernetes',
-  }, {
-    spec: { cidrs: [clusterIPRange.text] },
-    status: { conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: nowTimestamp(), reason: '', message: 'Kubernetes default Service CIDR is ready' }] },
-  }));
+  await createIfAbsent(
+    storage,
+    'servicecidrs.networking.k8s.io',
+    'kubernetes',
+    systemObject(
+      'ServiceCIDR',
+      'networking.k8s.io/v1',
+      {
+        name: 'kubernetes',
+      },
+      {
+        spec: { cidrs: [clusterIPRange.text] },
+        status: {
+          conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: nowTimestamp(), reason: '', message: 'Kubernetes default Service CIDR is ready' }],
+        },
+      },
+    ),
+  );
   const serviceIP = formatIPv4(firstServiceAddress(clusterIPRange));
   const owner = { namespace: 'default', name: 'kubernetes' };
   await createIfAbsent(storage, IP_ADDRESS_TYPE, serviceIP, ipAddressObject(serviceIP, owner));
-  await createIfAbsent(storage, 'services', 'default/kubernetes', systemObject('Service', 'v1', {
-    name: 'kubernetes', namespace: 'default', labels: { component: 'apiserver', provider: 'kubernetes' },
-  }, {
-    spec: {
-      ports: [{ name: 'https', protocol: 'TCP', port: 443, targetPort: endpoint.port }],
-      clusterIP: serviceIP, clusterIPs: [serviceIP], type: 'ClusterIP', sessionAffinity: 'None',
-      ipFamilies: ['IPv4'], ipFamilyPolicy: 'SingleStack', internalTrafficPolicy: 'Cluster',
-    },
-    status: { loadBalancer: {} },
-  }));
+  await createIfAbsent(
+    storage,
+    'services',
+    'default/kubernetes',
+    systemObject(
+      'Service',
+      'v1',
+      {
+        name: 'kubernetes',
+        namespace: 'default',
+        labels: { component: 'apiserver', provider: 'kubernetes' },
+      },
+      {
+        spec: {
+          ports: [{ name: 'https', protocol: 'TCP', port: 443, targetPort: endpoint.port }],
+          clusterIP: serviceIP,
+          clusterIPs: [serviceIP],
+          type: 'ClusterIP',
+          sessionAffinity: 'None',
+          ipFamilies: ['IPv4'],
+          ipFamilyPolicy: 'SingleStack',
+          internalTrafficPolicy: 'Cluster',
+        },
+        status: { loadBalancer: {} },
+      },
+    ),
+  );
   // kube's validation refuses loopback endpoint addresses, so kube-apiserver advertising one writes none.
   if (endpoint.address.startsWith('127.')) return;
-  await createIfAbsent(storage, 'endpoints', 'default/kubernetes', systemObject('Endpoints', 'v1', {
-    name: 'kubernetes', namespace: 'default', labels: { 'endpointslice.kubernetes.io/skip-mirror': 'true' },
-  }, {
-    subsets: [{ addresses: [{ ip: endpoint.address }], ports: [{ name: 'https', port: endpoint.port, protocol: 'TCP' }] }],
-  }));
-  await createIfAbsent(storage, 'endpointslices.discovery.k8s.io', 'default/kubernetes', systemObject('EndpointSlice', 'discovery.k8s.io/v1', {
-    name: 'kubernetes', namespace: 'default', generation: 1, labels: { 'kubernetes.io/service-name': 'kubernetes' },
-  }, {
-    addressType: 'IPv4',
-    endpoints: [{ addresses: [endpoint.address], conditions: { ready: true } }],
-    ports: [{ name: 'https', protocol: 'TCP', port: endpoint.port }],
-  }));
+  await createIfAbsent(
+    storage,
+    'endpoints',
+    'default/kubernetes',
+    systemObject(
+      'Endpoints',
+      'v1',
+      {
+        name: 'kubernetes',
+        namespace: 'default',
+        labels: { 'endpointslice.kubernetes.io/skip-mirror': 'true' },
+      },
+      {
+        subsets: [{ addresses: [{ ip: endpoint.address }], ports: [{ name: 'https', port: endpoint.port, protocol: 'TCP' }] }],
+      },
+    ),
+  );
+  await createIfAbsent(
+    storage,
+    'endpointslices.discovery.k8s.io',
+    'default/kubernetes',
+    systemObject(
+      'EndpointSlice',
+      'discovery.k8s.io/v1',
+      {
+        name: 'kubernetes',
+        namespace: 'default',
+        generation: 1,
+        labels: { 'kubernetes.io/service-name': 'kubernetes' },
+      },
+      {
+        addressType: 'IPv4',
+        endpoints: [{ addresses: [endpoint.address], conditions: { ready: true } }],
+        ports: [{ name: 'https', protocol: 'TCP', port: endpoint.port }],
+      },
+    ),
+  );
 }

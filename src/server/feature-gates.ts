@@ -17,11 +17,17 @@ export type FeatureGates = Readonly<Record<string, boolean>>;
 /** Parses a `--feature-gates` value; throws with a one-line reason on unknown gates or bad values. */
 export function parseFeatureGates(value: string): FeatureGates {
   const gates: Record<string, boolean> = { ...KNOWN_GATES };
-  for (const part of value.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+  for (const part of value
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '')) {
     const eq = part.indexOf('=');
     if (eq < 0) throw new Error(`missing bool value for ${part}`);
     const name = part.slice(0, eq).trim();
-    const raw = part.slice(eq + 1).trim().toLowerCase();
+    const raw = part
+      .slice(eq + 1)
+      .trim()
+      .toLowerCase();
     if (!(name in KNOWN_GATES)) throw new Error(`unrecognized feature gate: ${name}`);
     if (raw !== 'true' && raw !== 'false') throw new Error(`invalid value of ${name}=${raw}, err: strconv.ParseBool: parsing "${raw}": invalid syntax`);
     gates[name] = raw === 'true';

@@ -3,9 +3,7 @@ import { canonicalize, nowTimestamp, type Obj } from '../handlers/object-util.js
 import { storageTypeOf } from '../registry/resource-types.js';
 import { StorageError, type Storage } from '../storage/storage.js';
 import { reserveFreeSlot } from './free-slot-probe.js';
-import {
-  firstServiceAddress, formatIPv4, holdsServiceAddress, ipv4Problem, lastServiceAddress, parseIPv4, staticBandSize, type IpRange,
-} from './ip-range.js';
+import { firstServiceAddress, formatIPv4, holdsServiceAddress, ipv4Problem, lastServiceAddress, parseIPv4, staticBandSize, type IpRange } from './ip-range.js';
 
 /**
  * Service cluster IPs, reserved as kube-apiserver 1.36's MultiCIDRServiceAllocator reserves them: one
@@ -28,7 +26,10 @@ export interface ServiceRef {
 
 /** Why an address could not be reserved, in kube's words (the allocators' error texts). */
 export class AllocationError extends Error {
-  constructor(readonly reason: 'NotInRange' | 'Allocated' | 'Full', message: string) {
+  constructor(
+    readonly reason: 'NotInRange' | 'Allocated' | 'Full',
+    message: string,
+  ) {
     super(message);
     this.name = 'AllocationError';
   }
@@ -36,17 +37,26 @@ export class AllocationError extends Error {
 
 /** The IPAddress object kube stores for `ip` held by `owner`. */
 export function ipAddressObject(ip: string, owner: ServiceRef): Obj {
-  return canonicalize({
-    metadata: {
-      name: ip, uid: randomUUID(), creationTimestamp: nowTimestamp(),
-      labels: { 'ipaddress.kubernetes.io/ip-family': 'IPv4', 'ipaddress.kubernetes.io/managed-by': MANAGED_BY },
+  return canonicalize(
+    {
+      metadata: {
+        name: ip,
+        uid: randomUUID(),
+        creationTimestamp: nowTimestamp(),
+        labels: { 'ipaddress.kubernetes.io/ip-family': 'IPv4', 'ipaddress.kubernetes.io/managed-by': MANAGED_BY },
+      },
+      spec: { parentRef: { resource: 'services', namespace: owner.namespace, name: owner.name } },
     },
-    spec: { parentRef: { resource: 'services', namespace: owner.namespace, name: owner.name } },
-  }, 'IPAddress', 'networking.k8s.io/v1');
+    'IPAddress',
+    'networking.k8s.io/v1',
+  );
 }
 
 export class ClusterIpAllocator {
-  constructor(private readonly storage: Storage, readonly range: IpRange) {}
+  constructor(
+    private readonly storage: Storage,
+    readonly range: IpRange,
+  ) {}
 
   /**
    * Reserves the requested `ip` for `owner`. Throws AllocationError `NotInRange` when the address is

@@ -3,8 +3,18 @@ import type { StatusCause } from '../api/errors.js';
 import type { Obj } from '../handlers/object-util.js';
 import { ipv4Problem } from './ip-range.js';
 import {
-  allocatesNodePorts, clusterIPOf, healthCheckPortOf, isHeadless, needsClusterIP, needsHealthCheckPort, nodePortOf,
-  policyOf, portsOf, serviceType, setStringList, stringList,
+  allocatesNodePorts,
+  clusterIPOf,
+  healthCheckPortOf,
+  isHeadless,
+  needsClusterIP,
+  needsHealthCheckPort,
+  nodePortOf,
+  policyOf,
+  portsOf,
+  serviceType,
+  setStringList,
+  stringList,
 } from './service-spec.js';
 
 /**
@@ -62,8 +72,16 @@ export function keepAllocatedValues(spec: Obj, old: Obj): void {
   }
   const keepsNodePorts = (s: Obj): boolean => serviceType(s) === 'NodePort' || (serviceType(s) === 'LoadBalancer' && allocatesNodePorts(s));
   if (keepsNodePorts(old) && keepsNodePorts(spec)) {
-    const newPorts = new Set(portsOf(spec).map(nodePortOf).filter((p) => p !== 0));
-    const used = new Set(portsOf(old).map(nodePortOf).filter((p) => p !== 0 && newPorts.has(p)));
+    const newPorts = new Set(
+      portsOf(spec)
+        .map(nodePortOf)
+        .filter((p) => p !== 0),
+    );
+    const used = new Set(
+      portsOf(old)
+        .map(nodePortOf)
+        .filter((p) => p !== 0 && newPorts.has(p)),
+    );
     const byName = new Map<string, number>();
     for (const p of portsOf(old)) byName.set(typeof p.name === 'string' ? p.name : '', nodePortOf(p));
     for (const p of portsOf(spec)) {
@@ -102,7 +120,11 @@ function clusterIPFieldCauses(spec: Obj, old: Obj | undefined): StatusCause[] {
   const seen = new Set<string>();
   for (const [i, family] of stringList(spec, 'ipFamilies').entries()) {
     if (family !== 'IPv4' && family !== 'IPv6') {
-      causes.push({ reason: 'FieldValueNotSupported', field: `spec.ipFamilies[${i}]`, message: `Unsupported value: ${JSON.stringify(family)}: supported values: "IPv4", "IPv6"` });
+      causes.push({
+        reason: 'FieldValueNotSupported',
+        field: `spec.ipFamilies[${i}]`,
+        message: `Unsupported value: ${JSON.stringify(family)}: supported values: "IPv4", "IPv6"`,
+      });
     }
     if (seen.has(family)) causes.push({ reason: 'FieldValueDuplicate', field: `spec.ipFamilies[${i}]`, message: `Duplicate value: ${JSON.stringify(family)}` });
     seen.add(family);
@@ -110,7 +132,8 @@ function clusterIPFieldCauses(spec: Obj, old: Obj | undefined): StatusCause[] {
   const policy = policyOf(spec);
   if (policy !== undefined && !['PreferDualStack', 'RequireDualStack', 'SingleStack'].includes(policy)) {
     causes.push({
-      reason: 'FieldValueNotSupported', field: 'spec.ipFamilyPolicy',
+      reason: 'FieldValueNotSupported',
+      field: 'spec.ipFamilyPolicy',
       message: `Unsupported value: ${JSON.stringify(policy)}: supported values: "PreferDualStack", "RequireDualStack", "SingleStack"`,
     });
   }
@@ -133,15 +156,17 @@ function clusterIPFieldCauses(spec: Obj, old: Obj | undefined): StatusCause[] {
   }
   if (ips.length > 2) causes.push(invalidCause('spec.clusterIPs', ips, 'may only hold up to 2 values'));
   if (badIPs) return causes;
-  if (ips.length > 1 && (ips.length !== 2 || isIPv6(ips[0] as string) === isIPv6(ips[1] as string))) {
+  if (ips.length > 1 && (ips.length !== 2 || isIPv6(ips[0]) === isIPv6(ips[1]))) {
     causes.push(invalidCause('spec.clusterIPs', ips, 'may specify no more than one IP for each IP family'));
   }
   const families = stringList(spec, 'ipFamilies');
   if (!isHeadless(spec)) {
     for (const [i, value] of ips.entries()) {
       if (i >= families.length) break;
-      if (families[i] === 'IPv4' && isIPv6(value)) causes.push(invalidCause(`spec.clusterIPs[${i}]`, value, `expected an IPv4 value as indicated by \`ipFamilies[${i}]\``));
-      if (families[i] === 'IPv6' && !isIPv6(value)) causes.push(invalidCause(`spec.clusterIPs[${i}]`, value, `expected an IPv6 value as indicated by \`ipFamilies[${i}]\``));
+      if (families[i] === 'IPv4' && isIPv6(value))
+        causes.push(invalidCause(`spec.clusterIPs[${i}]`, value, `expected an IPv4 value as indicated by \`ipFamilies[${i}]\``));
+      if (families[i] === 'IPv6' && !isIPv6(value))
+        causes.push(invalidCause(`spec.clusterIPs[${i}]`, value, `expected an IPv6 value as indicated by \`ipFamilies[${i}]\``));
     }
   }
   return causes;
@@ -155,7 +180,8 @@ function clusterIPFieldCauses(spec: Obj, old: Obj | undefined): StatusCause[] {
  */
 export function initIPFamilyFields(spec: Obj, old: Obj | undefined): StatusCause[] {
   if (serviceType(spec) === 'ExternalName') return [];
-  const headlessSelectorless = clusterIPOf(spec) === 'None' && !(typeof spec.selector === 'object' && spec.selector !== null && Object.keys(spec.selector).length > 0);
+  const headlessSelectorless =
+    clusterIPOf(spec) === 'None' && !(typeof spec.selector === 'object' && spec.selector !== null && Object.keys(spec.selector).length > 0);
   if (policyOf(spec) === undefined) {
     if (old !== undefined && policyOf(old) !== undefined) spec.ipFamilyPolicy = old.ipFamilyPolicy;
     else spec.ipFamilyPolicy = headlessSelectorless ? 'RequireDualStack' : 'SingleStack';
@@ -173,15 +199,19 @@ export function initIPFamilyFields(spec: Obj, old: Obj | undefined): StatusCause
       if (JSON.stringify(oldIps) === JSON.stringify(ips) && ips.length > 1) spec.clusterIPs = ips.slice(0, 1);
       if (JSON.stringify(oldFamilies) === JSON.stringify(families) && families.length > 1) spec.ipFamilies = families.slice(0, 1);
     } else {
-      if (ips.length > 0 && ips.length < oldIps.length) causes.push(invalidCause('spec.ipFamilyPolicy', policy, "must be 'SingleStack' to release the secondary cluster IP"));
-      if (families.length > 0 && families.length < oldFamilies.length) causes.push(invalidCause('spec.ipFamilyPolicy', policy, "must be 'SingleStack' to release the secondary IP family"));
+      if (ips.length > 0 && ips.length < oldIps.length)
+        causes.push(invalidCause('spec.ipFamilyPolicy', policy, "must be 'SingleStack' to release the secondary cluster IP"));
+      if (families.length > 0 && families.length < oldFamilies.length)
+        causes.push(invalidCause('spec.ipFamilyPolicy', policy, "must be 'SingleStack' to release the secondary IP family"));
     }
   }
   const currentIps = stringList(spec, 'clusterIPs');
   const currentFamilies = stringList(spec, 'ipFamilies');
   if (policy === 'SingleStack') {
-    if (currentIps.length === 2) causes.push(invalidCause('spec.ipFamilyPolicy', policy, "must be 'RequireDualStack' or 'PreferDualStack' when multiple cluster IPs are specified"));
-    if (currentFamilies.length === 2) causes.push(invalidCause('spec.ipFamilyPolicy', policy, "must be 'RequireDualStack' or 'PreferDualStack' when multiple IP families are specified"));
+    if (currentIps.length === 2)
+      causes.push(invalidCause('spec.ipFamilyPolicy', policy, "must be 'RequireDualStack' or 'PreferDualStack' when multiple cluster IPs are specified"));
+    if (currentFamilies.length === 2)
+      causes.push(invalidCause('spec.ipFamilyPolicy', policy, "must be 'RequireDualStack' or 'PreferDualStack' when multiple IP families are specified"));
   }
   for (const [i, value] of currentIps.entries()) {
     if (value === 'None') break;

@@ -28,7 +28,7 @@ export function parseIPv4(text: string): number {
   const problem = ipv4Problem(text);
   if (problem !== undefined) throw new Error(`invalid IPv4 address "${text}": ${problem}`);
   const parts = text.split('.').map(Number);
-  return (((parts[0] as number) << 24) >>> 0) + ((parts[1] as number) << 16) + ((parts[2] as number) << 8) + (parts[3] as number);
+  return ((parts[0] << 24) >>> 0) + (parts[1] << 16) + (parts[2] << 8) + parts[3];
 }
 
 export function formatIPv4(address: number): string {

@@ -20,7 +20,10 @@ function nodePortRecord(port: number, owner: ServiceRef): Obj {
 }
 
 export class NodePortAllocator {
-  constructor(private readonly storage: Storage, readonly range: PortRange) {}
+  constructor(
+    private readonly storage: Storage,
+    readonly range: PortRange,
+  ) {}
 
   /**
    * Reserves the requested `port` for `owner`. Throws AllocationError `NotInRange` (with the valid

@@ -33,7 +33,11 @@ export class Reservations {
   private readonly ipsToRelease: string[] = [];
   private readonly portsToRelease: number[] = [];
 
-  constructor(private readonly network: ServiceNetwork, private readonly owner: ServiceRef, private readonly dryRun: boolean) {}
+  constructor(
+    private readonly network: ServiceNetwork,
+    private readonly owner: ServiceRef,
+    private readonly dryRun: boolean,
+  ) {}
 
   /** Reserves the requested cluster IP, or any free one when `requested` is empty; returns the address. */
   async clusterIP(requested: string, spec: Obj, name: string): Promise<string> {
@@ -63,7 +67,8 @@ export class Reservations {
   /** Reserves the requested node port (kube's dry-run checks only that nobody holds it). */
   async nodePort(port: number): Promise<void> {
     if (this.dryRun) {
-      if (this.ports.includes(port) || await this.network.nodePorts.isAllocated(port)) throw new AllocationError('Allocated', 'provided port is already allocated');
+      if (this.ports.includes(port) || (await this.network.nodePorts.isAllocated(port)))
+        throw new AllocationError('Allocated', 'provided port is already allocated');
       this.ports.push(port);
       return;
     }
@@ -108,4 +113,3 @@ export class Reservations {
     for (const port of this.ports) await this.network.nodePorts.release(port);
   }
 }
-

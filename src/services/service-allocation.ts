@@ -5,8 +5,20 @@ import { AllocationError, type ServiceRef } from './cluster-ip-allocator.js';
 import { clusterIPChangeCauses, goValue, initIPFamilyFields, invalidCause, keepAllocatedValues, normalizeClusterIPs } from './cluster-ip-fields.js';
 import { Reservations, type ServiceNetwork } from './reservations.js';
 import {
-  allocatesNodePorts, clusterIPOf, hasNodePorts, healthCheckPortOf, isHeadless, needsClusterIP, needsHealthCheckPort,
-  nodePortOf, nodePortsHeld, orderSpecFields, portsOf, serviceType, specOf, stringList,
+  allocatesNodePorts,
+  clusterIPOf,
+  hasNodePorts,
+  healthCheckPortOf,
+  isHeadless,
+  needsClusterIP,
+  needsHealthCheckPort,
+  nodePortOf,
+  nodePortsHeld,
+  orderSpecFields,
+  portsOf,
+  serviceType,
+  specOf,
+  stringList,
 } from './service-spec.js';
 
 export { ServiceNetwork } from './reservations.js';
@@ -166,7 +178,16 @@ function dropReleasedFields(spec: Obj, old: Obj): void {
     if (same(spec.ipFamilies, old.ipFamilies)) delete spec.ipFamilies;
     if (same(spec.ipFamilyPolicy, old.ipFamilyPolicy)) delete spec.ipFamilyPolicy;
   }
-  const sortedPorts = (s: Obj): string => JSON.stringify([...new Set(portsOf(s).map(nodePortOf).filter((p) => p !== 0))].sort((a, b) => a - b));
+  const sortedPorts = (s: Obj): string =>
+    JSON.stringify(
+      [
+        ...new Set(
+          portsOf(s)
+            .map(nodePortOf)
+            .filter((p) => p !== 0),
+        ),
+      ].sort((a, b) => a - b),
+    );
   if (hasNodePorts(old) && !hasNodePorts(spec) && sortedPorts(spec) === sortedPorts(old)) {
     for (const port of portsOf(spec)) delete port.nodePort;
   }
@@ -191,9 +212,17 @@ async function allocateForUpdate(res: Reservations, spec: Obj, old: Obj, name: s
  */
 function nodePortTypeCauses(spec: Obj): StatusCause[] {
   if (serviceType(spec) !== 'ClusterIP') return [];
-  return portsOf(spec).flatMap((port, i) => (nodePortOf(port) === 0 ? [] : [{
-    reason: 'FieldValueForbidden', field: `spec.ports[${i}].nodePort`, message: "Forbidden: may not be used when `type` is 'ClusterIP'",
-  }]));
+  return portsOf(spec).flatMap((port, i) =>
+    nodePortOf(port) === 0
+      ? []
+      : [
+          {
+            reason: 'FieldValueForbidden',
+            field: `spec.ports[${i}].nodePort`,
+            message: "Forbidden: may not be used when `type` is 'ClusterIP'",
+          },
+        ],
+  );
 }
 
 /**
@@ -204,9 +233,7 @@ function nodePortTypeCauses(spec: Obj): StatusCause[] {
  * addresses the update no longer uses are released. Throws 422 (kube's causes) for addresses that
  * cannot be had, 500 when a range is full. Any other type is written untouched.
  */
-export async function withServiceAllocation<T>(
-  r: AllocationTarget, obj: Obj, old: Obj | undefined, dryRun: boolean, write: () => Promise<T>,
-): Promise<T> {
+export async function withServiceAllocation<T>(r: AllocationTarget, obj: Obj, old: Obj | undefined, dryRun: boolean, write: () => Promise<T>): Promise<T> {
   if (!isServiceWrite(r)) return write();
   const name = stringField(metadataOf(obj), 'name');
   const owner = { namespace: r.ri.namespace, name };

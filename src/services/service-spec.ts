@@ -80,15 +80,33 @@ export function healthCheckPortOf(spec: Obj): number {
  */
 export function nodePortsHeld(spec: Obj): number[] {
   if (!hasNodePorts(spec)) return [];
-  return portsOf(spec).map(nodePortOf).filter((p) => p !== 0);
+  return portsOf(spec)
+    .map(nodePortOf)
+    .filter((p) => p !== 0);
 }
 
 /** ServiceSpec fields in the order of kube's Go struct, so the stored JSON reads as kube's. */
 const SPEC_ORDER = [
-  'ports', 'selector', 'clusterIP', 'clusterIPs', 'type', 'externalIPs', 'sessionAffinity', 'loadBalancerIP',
-  'loadBalancerSourceRanges', 'externalName', 'externalTrafficPolicy', 'healthCheckNodePort', 'publishNotReadyAddresses',
-  'sessionAffinityConfig', 'ipFamilies', 'ipFamilyPolicy', 'allocateLoadBalancerNodePorts', 'loadBalancerClass',
-  'internalTrafficPolicy', 'trafficDistribution',
+  'ports',
+  'selector',
+  'clusterIP',
+  'clusterIPs',
+  'type',
+  'externalIPs',
+  'sessionAffinity',
+  'loadBalancerIP',
+  'loadBalancerSourceRanges',
+  'externalName',
+  'externalTrafficPolicy',
+  'healthCheckNodePort',
+  'publishNotReadyAddresses',
+  'sessionAffinityConfig',
+  'ipFamilies',
+  'ipFamilyPolicy',
+  'allocateLoadBalancerNodePorts',
+  'loadBalancerClass',
+  'internalTrafficPolicy',
+  'trafficDistribution',
 ];
 const PORT_ORDER = ['name', 'protocol', 'appProtocol', 'port', 'targetPort', 'nodePort'];
 
@@ -102,6 +120,6 @@ function ordered(obj: Obj, order: string[]): Obj {
 /** Puts the spec's fields (and its ports' fields) back in kube's order after allocation added some. */
 export function orderSpecFields(svc: Obj): void {
   const spec = ordered(specOf(svc), SPEC_ORDER);
-  if (Array.isArray(spec.ports)) spec.ports = spec.ports.map((p) => (isObject(p) ? ordered(p, PORT_ORDER) : p));
+  if (Array.isArray(spec.ports)) spec.ports = (spec.ports as unknown[]).map((p) => (isObject(p) ? ordered(p, PORT_ORDER) : p));
   svc.spec = spec;
 }

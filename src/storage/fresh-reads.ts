@@ -58,7 +58,10 @@ export class FreshReads<T> {
         queued.reject(failure.err);
       } else this.run(key, slot).then(queued.resolve, queued.reject);
     };
-    result.then(() => settle(undefined), (err: unknown) => settle({ err }));
+    result.then(
+      () => settle(undefined),
+      (err: unknown) => settle({ err }),
+    );
     return result;
   }
 }

@@ -1,6 +1,14 @@
 import { compareResourceVersions } from './resource-version.js';
 import {
-  DEFAULT_MAX_OBJECT_BYTES, objectTooLarge, StorageError, type ChangeEvent, type ChangeListener, type ListOptions, type ListResult, type Storage, type StoredObject,
+  DEFAULT_MAX_OBJECT_BYTES,
+  objectTooLarge,
+  StorageError,
+  type ChangeEvent,
+  type ChangeListener,
+  type ListOptions,
+  type ListResult,
+  type Storage,
+  type StoredObject,
 } from './storage.js';
 import { VersionedCollection, type HistoryLimits } from './versioned-collection.js';
 
@@ -141,9 +149,12 @@ export class MemoryStorage implements Storage {
     for (const event of s.collection.changesAfter(fromResourceVersion)) listener(event);
     // A start version newer than the type's current one delivers only changes after it.
     const watcher: Watcher = {
-      listener: compareResourceVersions(fromResourceVersion, s.collection.resourceVersion) > 0
-        ? (e) => { if (compareResourceVersions(e.resourceVersion, fromResourceVersion) > 0) listener(e); }
-        : listener,
+      listener:
+        compareResourceVersions(fromResourceVersion, s.collection.resourceVersion) > 0
+          ? (e) => {
+              if (compareResourceVersions(e.resourceVersion, fromResourceVersion) > 0) listener(e);
+            }
+          : listener,
       signal,
     };
     s.watchers.add(watcher);

@@ -29,7 +29,8 @@ export async function openRedisStorage(config: ServerConfig): Promise<Storage> {
   } catch {
     throw new StartupError(`invalid --redis-url "${redactUrl(config.redisUrl)}": not a URL`);
   }
-  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new StartupError(`invalid --redis-url "${redactUrl(config.redisUrl)}": the scheme must be redis:// or rediss://`);
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:')
+    throw new StartupError(`invalid --redis-url "${redactUrl(config.redisUrl)}": the scheme must be redis:// or rediss://`);
   // The password comes from the URL, or from CAPSTAN_REDIS_PASSWORD (the Helm chart's Secret) so it
   // need not appear in process arguments.
   const password = url.password !== '' ? decodeURIComponent(url.password) : process.env.CAPSTAN_REDIS_PASSWORD || undefined;

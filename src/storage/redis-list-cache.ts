@@ -26,7 +26,10 @@ class TypeReplica {
   readonly stop = new AbortController();
   private readonly waiters = new Set<{ rv: string; done: (caughtUp: boolean) => void }>();
 
-  constructor(readonly collection: VersionedCollection, private readonly now: () => number) {}
+  constructor(
+    readonly collection: VersionedCollection,
+    private readonly now: () => number,
+  ) {}
 
   readonly apply = (event: ChangeEvent): void => {
     // Replays can overlap what the fill read; anything not newer is already in.
@@ -81,7 +84,10 @@ export class ListCache {
   private readonly now: () => number;
   private closed = false;
 
-  constructor(private readonly source: ListCacheSource, private readonly options: ListCacheOptions) {
+  constructor(
+    private readonly source: ListCacheSource,
+    private readonly options: ListCacheOptions,
+  ) {
     this.now = options.now ?? Date.now;
   }
 

@@ -42,9 +42,9 @@ function luaDir(): string {
 /** Replaces each `-- @include NAME` line with lua/lib/NAME, so scripts share helpers yet stay one EVAL each. */
 async function inlineIncludes(dir: string, source: string): Promise<string> {
   const parts = source.split(/^-- @include ([\w.-]+)$/m);
-  let out = parts[0] as string;
+  let out = parts[0];
   for (let i = 1; i < parts.length; i += 2) {
-    out += await readFile(join(dir, 'lib', parts[i] as string), 'utf8');
+    out += await readFile(join(dir, 'lib', parts[i]), 'utf8');
     out += parts[i + 1] ?? '';
   }
   return out;
@@ -108,12 +108,22 @@ export async function runScript(client: RedisClient, script: LuaScript, keys: re
  * and how many replicas acknowledged.
  */
 export async function runScriptAndWait(
-  client: RedisClient, script: LuaScript, keys: readonly string[], args: readonly (string | number)[], replicas: number, timeoutMs: number,
+  client: RedisClient,
+  script: LuaScript,
+  keys: readonly string[],
+  args: readonly (string | number)[],
+  replicas: number,
+  timeoutMs: number,
 ): Promise<{ reply: unknown; acknowledged: number }> {
   const rest = scriptArgs(script, keys, args);
   for (const command of ['evalsha', 'eval'] as const) {
     const first = command === 'evalsha' ? script.sha : script.source;
-    const results = await client.pipeline([[command, first, ...rest], ['wait', replicas, timeoutMs]]).exec();
+    const results = await client
+      .pipeline([
+        [command, first, ...rest],
+        ['wait', replicas, timeoutMs],
+      ])
+      .exec();
     if (results === null) throw new Error('pipeline aborted');
     const [scriptResult, waitResult] = results;
     if (!scriptResult || !waitResult) throw new Error('pipeline returned too few replies');

@@ -8,7 +8,15 @@ import { ListCache } from './redis-list-cache.js';
 import { parseStreamEntry, WatchHub, watchGone } from './redis-watch-hub.js';
 import { compareResourceVersions, isResourceVersion } from './resource-version.js';
 import {
-  DEFAULT_MAX_OBJECT_BYTES, objectTooLarge, StorageError, type ChangeEvent, type ChangeListener, type ListOptions, type ListResult, type Storage, type StoredObject,
+  DEFAULT_MAX_OBJECT_BYTES,
+  objectTooLarge,
+  StorageError,
+  type ChangeEvent,
+  type ChangeListener,
+  type ListOptions,
+  type ListResult,
+  type Storage,
+  type StoredObject,
 } from './storage.js';
 
 /** Where the Redis deployment is (standalone URL, Sentinel or Cluster) and how history is kept. */
@@ -73,13 +81,20 @@ function scriptFailure(reply: unknown[], subject: string): StorageError | undefi
   const code = reply[0];
   const detail = reply[1] === undefined ? '' : replyString(reply[1], 'script');
   switch (code) {
-    case 'ok': return undefined;
-    case 'AlreadyExists': return new StorageError('AlreadyExists', `${subject} already exists`);
-    case 'NotFound': return new StorageError('NotFound', `${subject} not found`);
-    case 'Conflict': return new StorageError('Conflict', `${subject} is at ${detail}`, detail);
-    case 'Gone': return new StorageError('Gone', `resource version ${subject} is older than the history kept`, detail);
-    case 'TooLarge': return new StorageError('TooLarge', `resource version ${subject} is newer than ${detail}`);
-    default: return new StorageError('Unavailable', `unexpected script reply ${String(code)}`);
+    case 'ok':
+      return undefined;
+    case 'AlreadyExists':
+      return new StorageError('AlreadyExists', `${subject} already exists`);
+    case 'NotFound':
+      return new StorageError('NotFound', `${subject} not found`);
+    case 'Conflict':
+      return new StorageError('Conflict', `${subject} is at ${detail}`, detail);
+    case 'Gone':
+      return new StorageError('Gone', `resource version ${subject} is older than the history kept`, detail);
+    case 'TooLarge':
+      return new StorageError('TooLarge', `resource version ${subject} is newer than ${detail}`);
+    default:
+      return new StorageError('Unavailable', `unexpected script reply ${String(code)}`);
   }
 }
 
@@ -94,11 +109,18 @@ function unavailable(err: unknown): StorageError {
 function connectionProblem(err: unknown): string {
   const e = err as NodeJS.ErrnoException | undefined;
   switch (e?.code) {
-    case 'ECONNREFUSED': return 'connection refused';
-    case 'ENOTFOUND': case 'EAI_AGAIN': return 'host not found';
-    case 'ETIMEDOUT': return 'connection timed out';
-    case 'EHOSTUNREACH': case 'ENETUNREACH': return 'host unreachable';
-    default: break;
+    case 'ECONNREFUSED':
+      return 'connection refused';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'host not found';
+    case 'ETIMEDOUT':
+      return 'connection timed out';
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return 'host unreachable';
+    default:
+      break;
   }
   const message = err instanceof Error ? err.message : String(err);
   if (/NOAUTH|WRONGPASS|invalid password|invalid username-password/i.test(message)) return 'authentication failed';
@@ -204,13 +226,22 @@ export class RedisStorage implements Storage {
     this.client.on('error', () => undefined);
     this.scripts = loadScripts();
     this.scripts.catch(() => undefined);
-    this.listCache = options.listCache === false ? undefined : new ListCache({
-      readPage: (type, o) => this.readStore(type, o),
-      subscribe: (type, after, listener, signal, onError) => this.watch(type, after, listener, signal, onError),
-      currentResourceVersion: (type) => this.currentResourceVersion(type),
-    }, {
-      historyMs: options.historyMs, historyMaxEvents: this.historyMax, catchUpTimeoutMs: options.listCacheCatchUpMs, onError: this.onError,
-    });
+    this.listCache =
+      options.listCache === false
+        ? undefined
+        : new ListCache(
+            {
+              readPage: (type, o) => this.readStore(type, o),
+              subscribe: (type, after, listener, signal, onError) => this.watch(type, after, listener, signal, onError),
+              currentResourceVersion: (type) => this.currentResourceVersion(type),
+            },
+            {
+              historyMs: options.historyMs,
+              historyMaxEvents: this.historyMax,
+              catchUpTimeoutMs: options.listCacheCatchUpMs,
+              onError: this.onError,
+            },
+          );
   }
 
   /** Creates the storage and waits until scripts are loaded and Redis answers. */
@@ -218,7 +249,9 @@ export class RedisStorage implements Storage {
     const storage = new RedisStorage(options);
     // ioredis reports why it cannot connect only as 'error' events; the failed command says less.
     let connectError: unknown;
-    const onError = (err: unknown): void => { connectError = err; };
+    const onError = (err: unknown): void => {
+      connectError = err;
+    };
     storage.client.on('error', onError);
     try {
       await storage.scripts;
@@ -245,12 +278,21 @@ export class RedisStorage implements Storage {
     };
     if (o.clusterNodes && o.clusterNodes.length > 0) {
       const clusterOptions: ClusterOptions = {
-        redisOptions: common, maxRedirections: 16, retryDelayOnFailover: 200, clusterRetryStrategy: reconnectDelay,
+        redisOptions: common,
+        maxRedirections: 16,
+        retryDelayOnFailover: 200,
+        clusterRetryStrategy: reconnectDelay,
       };
       return new Cluster(o.clusterNodes, clusterOptions);
     }
     if (o.sentinels && o.sentinels.length > 0) {
-      return new Redis({ ...common, sentinels: o.sentinels, name: o.sentinelName ?? 'mymaster', sentinelPassword: o.password, enableTLSForSentinelMode: o.tls === true });
+      return new Redis({
+        ...common,
+        sentinels: o.sentinels,
+        name: o.sentinelName ?? 'mymaster',
+        sentinelPassword: o.password,
+        enableTLSForSentinelMode: o.tls === true,
+      });
     }
     return new Redis(o.url ?? 'redis://127.0.0.1:6379', common);
   }
@@ -258,9 +300,10 @@ export class RedisStorage implements Storage {
   /** A connection for one blocking reader: no command timeout shorter than its BLOCK. */
   private createReaderClient(): RedisClient {
     const override = { commandTimeout: undefined, maxRetriesPerRequest: null };
-    const client = this.client instanceof Cluster
-      ? this.client.duplicate(undefined, { redisOptions: { ...this.client.options.redisOptions, ...override } })
-      : this.client.duplicate(override);
+    const client =
+      this.client instanceof Cluster
+        ? this.client.duplicate(undefined, { redisOptions: { ...this.client.options.redisOptions, ...override } })
+        : this.client.duplicate(override);
     client.on('error', () => undefined);
     return client;
   }
@@ -515,7 +558,9 @@ export class RedisStorage implements Storage {
     if (this.closed || this.client.status !== 'ready') return false;
     let timer: NodeJS.Timeout | undefined;
     try {
-      const timeout = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error('timeout')), 1000); });
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('timeout')), 1000);
+      });
       return (await Promise.race([this.client.call('PING'), timeout])) === 'PONG';
     } catch {
       return false;
@@ -538,4 +583,3 @@ export class RedisStorage implements Storage {
     }
   }
 }
-

@@ -157,7 +157,7 @@ export class WatchHub {
     if (!first || compareResourceVersions(first.resourceVersion, successor(after)) > 0) return undefined;
     const events: ChangeEvent[] = [];
     for (let i = this.cacheStart; i < this.cache.length; i++) {
-      const event = this.cache[i] as ChangeEvent;
+      const event = this.cache[i];
       if (compareResourceVersions(event.resourceVersion, after) > 0) events.push(event);
     }
     return events;
@@ -215,7 +215,14 @@ export class WatchHub {
         this.options.onError(`watch reader of ${this.options.stream} failed; retrying`, err);
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, backoff);
-          signal.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
+          signal.addEventListener(
+            'abort',
+            () => {
+              clearTimeout(timer);
+              resolve();
+            },
+            { once: true },
+          );
         });
         backoff = Math.min(backoff * 2, 2000);
       }

@@ -20,10 +20,11 @@ function byteOrder(a: string, b: string): number {
 
 /** First index in sorted `keys` whose key is > `bound` (or >= `bound` when `inclusive`). */
 function lowerBound(keys: string[], bound: string, inclusive: boolean): number {
-  let lo = 0, hi = keys.length;
+  let lo = 0,
+    hi = keys.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    const k = keys[mid] as string;
+    const k = keys[mid];
     if (inclusive ? k < bound : k <= bound) lo = mid + 1;
     else hi = mid;
   }
@@ -58,7 +59,11 @@ export class VersionedCollection {
    * An empty collection at `version`, or one holding `items` as they were at `version` (a
    * snapshot read elsewhere). History starts there: nothing older can be rebuilt.
    */
-  constructor(version: string, private readonly limits: HistoryLimits, items: Iterable<StoredObject> = []) {
+  constructor(
+    version: string,
+    private readonly limits: HistoryLimits,
+    items: Iterable<StoredObject> = [],
+  ) {
     this.version = version;
     this.oldest = version;
     for (const item of items) this.objects.set(item.key, item);
@@ -87,7 +92,7 @@ export class VersionedCollection {
   changesAfter(after: string): ChangeEvent[] {
     const events: ChangeEvent[] = [];
     for (let i = this.historyStart; i < this.history.length; i++) {
-      const { event } = this.history[i] as TimedEvent;
+      const { event } = this.history[i];
       if (compareResourceVersions(event.resourceVersion, after) > 0) events.push(event);
     }
     return events;
@@ -113,8 +118,8 @@ export class VersionedCollection {
   private trim(now: number): void {
     const h = this.history;
     let start = this.historyStart;
-    while (start < h.length && (now - (h[start] as TimedEvent).at > this.limits.historyMs || h.length - start > this.limits.historyMaxEvents)) {
-      this.oldest = (h[start] as TimedEvent).event.resourceVersion;
+    while (start < h.length && (now - h[start].at > this.limits.historyMs || h.length - start > this.limits.historyMaxEvents)) {
+      this.oldest = h[start].event.resourceVersion;
       start++;
     }
     if (start > 1024 && start * 2 > h.length) {
@@ -154,16 +159,20 @@ export class VersionedCollection {
     const limit = options.limit !== undefined && options.limit > 0 ? options.limit : Infinity;
     let i = start;
     for (; i < end && items.length < limit; i++) {
-      const obj = lookup(keys[i] as string);
+      const obj = lookup(keys[i]);
       if (obj && (!options.filter || options.filter(obj))) items.push(obj);
     }
     let hasMore = false;
     if (i < end) {
       if (!options.filter) hasMore = true;
-      else for (let j = i; j < end; j++) {
-        const obj = lookup(keys[j] as string);
-        if (obj && options.filter(obj)) { hasMore = true; break; }
-      }
+      else
+        for (let j = i; j < end; j++) {
+          const obj = lookup(keys[j]);
+          if (obj && options.filter(obj)) {
+            hasMore = true;
+            break;
+          }
+        }
     }
     return { items, resourceVersion: options.resourceVersion ?? current, hasMore, remaining: hasMore ? end - i : undefined };
   }
@@ -176,7 +185,7 @@ export class VersionedCollection {
     }
     const overrides = new Map<string, StoredObject | undefined>();
     for (let i = this.history.length - 1; i >= this.historyStart; i--) {
-      const e = (this.history[i] as TimedEvent).event;
+      const e = this.history[i].event;
       if (compareResourceVersions(e.resourceVersion, rv) <= 0) break;
       if (e.type === 'ADDED') overrides.set(e.key, undefined);
       else {

@@ -35,7 +35,8 @@ export function prepareClaimDataSources(spec: Obj, oldSpec?: Obj): void {
   const source = isObject(spec.dataSource) ? spec.dataSource : undefined;
   if (!inUse && !isObject(spec.dataSourceRef) && source !== undefined) {
     const group = typeof source.apiGroup === 'string' ? source.apiGroup : '';
-    const pvcOrSnapshot = (source.kind === 'PersistentVolumeClaim' && group === '') || (source.kind === 'VolumeSnapshot' && group === 'snapshot.storage.k8s.io');
+    const pvcOrSnapshot =
+      (source.kind === 'PersistentVolumeClaim' && group === '') || (source.kind === 'VolumeSnapshot' && group === 'snapshot.storage.k8s.io');
     if (!pvcOrSnapshot) delete spec.dataSource;
   }
   fillDataSources(spec);

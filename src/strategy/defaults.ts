@@ -240,8 +240,12 @@ function defaultHorizontalPodAutoscaler(hpa: Obj, version: string): void {
   const behavior = objectAt(spec, 'behavior');
   if (behavior !== undefined) {
     behavior.scaleUp = scalingRules(behavior.scaleUp, {
-      stabilizationWindowSeconds: 0, selectPolicy: 'Max',
-      policies: [{ type: 'Pods', value: 4, periodSeconds: 15 }, { type: 'Percent', value: 100, periodSeconds: 15 }],
+      stabilizationWindowSeconds: 0,
+      selectPolicy: 'Max',
+      policies: [
+        { type: 'Pods', value: 4, periodSeconds: 15 },
+        { type: 'Percent', value: 100, periodSeconds: 15 },
+      ],
     });
     behavior.scaleDown = scalingRules(behavior.scaleDown, { selectPolicy: 'Max', policies: [{ type: 'Percent', value: 100, periodSeconds: 15 }] });
   }

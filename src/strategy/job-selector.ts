@@ -22,7 +22,12 @@ export function generateJobSelector(job: Obj): void {
   const uid = stringField(meta, 'uid');
   const name = stringField(meta, 'name');
   const labels = objectIn(objectIn(objectIn(spec, 'template'), 'metadata'), 'labels');
-  for (const [key, value] of [['job-name', name], ['batch.kubernetes.io/job-name', name], ['controller-uid', uid], ['batch.kubernetes.io/controller-uid', uid]] as const) {
+  for (const [key, value] of [
+    ['job-name', name],
+    ['batch.kubernetes.io/job-name', name],
+    ['controller-uid', uid],
+    ['batch.kubernetes.io/controller-uid', uid],
+  ] as const) {
     if (labels[key] === undefined) labels[key] = value;
   }
   const matchLabels = objectIn(objectIn(spec, 'selector'), 'matchLabels');

@@ -20,8 +20,14 @@ const GENERATION_WITHOUT_STATUS = new Set([
 
 /** Types with a status subresource that do not track generation (kube's strategies leave it unset). */
 const STATUS_WITHOUT_GENERATION = new Set([
-  '/nodes', '/namespaces', '/persistentvolumes', '/persistentvolumeclaims', '/resourcequotas', '/services',
-  'certificates.k8s.io/certificatesigningrequests', 'apiregistration.k8s.io/apiservices',
+  '/nodes',
+  '/namespaces',
+  '/persistentvolumes',
+  '/persistentvolumeclaims',
+  '/resourcequotas',
+  '/services',
+  'certificates.k8s.io/certificatesigningrequests',
+  'apiregistration.k8s.io/apiservices',
   'autoscaling/horizontalpodautoscalers',
 ]);
 
@@ -65,7 +71,10 @@ function specPart(obj: Obj): Obj {
 
 function podQosClass(pod: Obj): string {
   const spec = isObject(pod.spec) ? pod.spec : {};
-  const containers = [...(Array.isArray(spec.containers) ? spec.containers : []), ...(Array.isArray(spec.initContainers) ? spec.initContainers : [])];
+  const containers = [
+    ...(Array.isArray(spec.containers) ? (spec.containers as unknown[]) : []),
+    ...(Array.isArray(spec.initContainers) ? (spec.initContainers as unknown[]) : []),
+  ];
   let any = false;
   let guaranteed = containers.length > 0;
   for (const c of containers) {
@@ -143,7 +152,7 @@ export function prepareForCreate(info: ResourceInfo, obj: Obj): void {
       setNamespaceNameLabel(obj);
       obj.status = { phase: 'Active' };
       const spec = isObject(obj.spec) ? obj.spec : {};
-      const finalizers = Array.isArray(spec.finalizers) ? spec.finalizers : [];
+      const finalizers = Array.isArray(spec.finalizers) ? (spec.finalizers as unknown[]) : [];
       if (!finalizers.includes('kubernetes')) spec.finalizers = [...finalizers, 'kubernetes'];
       obj.spec = spec;
       return;
@@ -222,8 +231,8 @@ export function prepareForFinalize(next: Obj, old: Obj): Obj {
   const spec = isObject(result.spec) ? result.spec : {};
   const nextSpec = isObject(next.spec) ? next.spec : {};
   // Go drops an empty finalizers list (omitempty), so [] reads back as absent.
-  if (nextSpec.finalizers === undefined || nextSpec.finalizers === null
-    || (Array.isArray(nextSpec.finalizers) && nextSpec.finalizers.length === 0)) delete spec.finalizers;
+  if (nextSpec.finalizers === undefined || nextSpec.finalizers === null || (Array.isArray(nextSpec.finalizers) && nextSpec.finalizers.length === 0))
+    delete spec.finalizers;
   else spec.finalizers = nextSpec.finalizers;
   result.spec = spec;
   metadataOf(result).resourceVersion = metadataOf(next).resourceVersion;

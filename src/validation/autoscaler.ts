@@ -167,11 +167,20 @@ function validateMetric(metric: Obj, field: string, opts: ReferenceOptions): Sta
     const src = obj(metric[first.key]);
     const at = `${field}.${first.key}`;
     switch (first.key) {
-      case 'object': causes.push(...validateObjectSource(src, at, opts)); break;
-      case 'external': causes.push(...validateExternalSource(src, at)); break;
-      case 'pods': causes.push(...validatePodsSource(src, at)); break;
-      case 'resource': causes.push(...validateResourceSource(src, at)); break;
-      default: causes.push(...validateContainerResourceSource(src, at));
+      case 'object':
+        causes.push(...validateObjectSource(src, at, opts));
+        break;
+      case 'external':
+        causes.push(...validateExternalSource(src, at));
+        break;
+      case 'pods':
+        causes.push(...validatePodsSource(src, at));
+        break;
+      case 'resource':
+        causes.push(...validateResourceSource(src, at));
+        break;
+      default:
+        causes.push(...validateContainerResourceSource(src, at));
     }
   }
   const expected = SOURCES.find((s) => s.type === type);
@@ -261,10 +270,12 @@ export function validateHorizontalPodAutoscaler(hpa: Obj, old?: Obj): StatusCaus
   const ref = obj(spec.scaleTargetRef);
   const oldRef = oldSpec === undefined ? undefined : obj(oldSpec.scaleTargetRef);
   const unchangedTarget = oldRef !== undefined && str(oldRef.apiVersion) === str(ref.apiVersion) && str(oldRef.kind) === str(ref.kind);
-  causes.push(...validateReference(ref, 'spec.scaleTargetRef', {
-    allowInvalidApiVersion: unchangedTarget,
-    allowEmptyGroup: !unchangedTarget && str(ref.kind) === 'ReplicationController',
-  }));
+  causes.push(
+    ...validateReference(ref, 'spec.scaleTargetRef', {
+      allowInvalidApiVersion: unchangedTarget,
+      allowEmptyGroup: !unchangedTarget && str(ref.kind) === 'ReplicationController',
+    }),
+  );
   causes.push(...validateMetrics(spec, { allowEmptyGroup: true, allowInvalidApiVersion: false }));
   const behavior = objOrUndefined(spec.behavior);
   if (behavior !== undefined) {

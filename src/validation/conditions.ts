@@ -16,7 +16,13 @@ const REASON_FMT = '[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?';
 const REASON_RE = new RegExp(`^${REASON_FMT}$`);
 const REASON_ERROR = regexError(
   "a condition reason must start with alphabetic character, optionally followed by a string of alphanumeric characters or '_,:', and must end with an alphanumeric character or '_'",
-  REASON_FMT, 'my_name', 'MY_NAME', 'MyName', 'ReasonA,ReasonB', 'ReasonA:ReasonB');
+  REASON_FMT,
+  'my_name',
+  'MY_NAME',
+  'MyName',
+  'ReasonA,ReasonB',
+  'ReasonA:ReasonB',
+);
 
 /** ValidateConditions at `field`. */
 export function validateConditions(conditions: unknown, field: string): StatusCause[] {

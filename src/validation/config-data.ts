@@ -13,7 +13,8 @@ type Obj = Record<string, unknown>;
 /** kube's MaxSecretSize, which bounds ConfigMap data too. */
 const MAX_DATA_BYTES = 1024 * 1024;
 const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/;
-const CONFIG_KEY_MESSAGE = "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')";
+const CONFIG_KEY_MESSAGE =
+  "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')";
 const IMMUTABLE = 'field is immutable when `immutable` is set';
 
 /** validation.IsConfigMapKey: the problems with a data key, in kube's order. */

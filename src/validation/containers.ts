@@ -17,9 +17,26 @@ import { num, numOrUndefined, objOrUndefined, objects, str, type Obj } from './v
 const PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
 const PULL_POLICIES = ['Always', 'IfNotPresent', 'Never'];
 const TERMINATION_MESSAGE_POLICIES = ['File', 'FallbackToLogsOnError'];
-const ENV_FIELD_PATHS = ['metadata.name', 'metadata.namespace', 'metadata.uid', 'spec.nodeName', 'spec.serviceAccountName', 'status.hostIP', 'status.hostIPs', 'status.podIP', 'status.podIPs'];
+const ENV_FIELD_PATHS = [
+  'metadata.name',
+  'metadata.namespace',
+  'metadata.uid',
+  'spec.nodeName',
+  'spec.serviceAccountName',
+  'status.hostIP',
+  'status.hostIPs',
+  'status.podIP',
+  'status.podIPs',
+];
 /** Field labels a pod's downward API can convert at all (ConvertDownwardAPIFieldLabel). */
-const DOWNWARD_FIELD_LABELS = new Set([...ENV_FIELD_PATHS, 'metadata.annotations', 'metadata.labels', 'spec.restartPolicy', 'spec.schedulerName', 'status.phase']);
+const DOWNWARD_FIELD_LABELS = new Set([
+  ...ENV_FIELD_PATHS,
+  'metadata.annotations',
+  'metadata.labels',
+  'spec.restartPolicy',
+  'spec.schedulerName',
+  'status.phase',
+]);
 const RESOURCE_FIELD_PATHS = ['limits.cpu', 'limits.ephemeral-storage', 'limits.memory', 'requests.cpu', 'requests.ephemeral-storage', 'requests.memory'];
 const SCHEMES = ['HTTP', 'HTTPS'];
 
@@ -68,7 +85,8 @@ function fieldRefCauses(ref: Obj, field: string): StatusCause[] {
   const path = str(ref.fieldPath);
   if (path === '') return [requiredField(`${field}.fieldPath`)];
   const subscripted = /^(metadata\.(?:annotations|labels))\['(.*)'\]$/.exec(path);
-  if (str(ref.apiVersion) !== 'v1') return [invalidField(`${field}.fieldPath`, path, `error converting fieldPath: unsupported pod version: ${str(ref.apiVersion)}`)];
+  if (str(ref.apiVersion) !== 'v1')
+    return [invalidField(`${field}.fieldPath`, path, `error converting fieldPath: unsupported pod version: ${str(ref.apiVersion)}`)];
   if (subscripted === null && !DOWNWARD_FIELD_LABELS.has(path)) {
     return [invalidField(`${field}.fieldPath`, path, `error converting fieldPath: field label not supported: ${path}`)];
   }
@@ -95,7 +113,10 @@ function valueFromCauses(env: Obj, field: string): StatusCause[] {
   const causes: StatusCause[] = [];
   let sources = 0;
   const fieldRef = objOrUndefined(from.fieldRef);
-  if (fieldRef !== undefined) { sources += 1; causes.push(...fieldRefCauses(fieldRef, `${field}.fieldRef`)); }
+  if (fieldRef !== undefined) {
+    sources += 1;
+    causes.push(...fieldRefCauses(fieldRef, `${field}.fieldRef`));
+  }
   const resourceRef = objOrUndefined(from.resourceFieldRef);
   if (resourceRef !== undefined) {
     sources += 1;
@@ -107,10 +128,14 @@ function valueFromCauses(env: Obj, field: string): StatusCause[] {
   }
   for (const key of ['configMapKeyRef', 'secretKeyRef'] as const) {
     const ref = objOrUndefined(from[key]);
-    if (ref !== undefined) { sources += 1; causes.push(...keySelectorCauses(ref, `${field}.${key}`)); }
+    if (ref !== undefined) {
+      sources += 1;
+      causes.push(...keySelectorCauses(ref, `${field}.${key}`));
+    }
   }
   if (objOrUndefined(from.fileKeyRef) !== undefined) sources += 1;
-  if (sources === 0) causes.push(invalidField(field, '', 'must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef`, `secretKeyRef` or `fileKeyRef`'));
+  if (sources === 0)
+    causes.push(invalidField(field, '', 'must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef`, `secretKeyRef` or `fileKeyRef`'));
   else if (str(env.value) !== '') causes.push(invalidField(field, '', 'may not be specified when `value` is not empty'));
   else if (sources > 1) causes.push(invalidField(field, '', 'may not have more than one field specified at a time'));
   return causes;
@@ -158,7 +183,10 @@ function handlerCauses(handler: Obj, field: string, kinds: readonly string[]): S
   for (const kind of kinds) {
     const action = objOrUndefined(handler[kind]);
     if (action === undefined) continue;
-    if (count > 0) { causes.push(forbiddenField(`${field}.${kind}`, 'may not specify more than 1 handler type')); continue; }
+    if (count > 0) {
+      causes.push(forbiddenField(`${field}.${kind}`, 'may not specify more than 1 handler type'));
+      continue;
+    }
     count += 1;
     const at = `${field}.${kind}`;
     if (kind === 'exec' && (!Array.isArray(action.command) || action.command.length === 0)) causes.push(requiredField(`${at}.command`));
@@ -182,8 +210,10 @@ function probeCauses(probe: Obj, field: string, kind: 'liveness' | 'readiness' |
   }
   const grace = numOrUndefined(probe.terminationGracePeriodSeconds);
   if (grace !== undefined && grace <= 0) causes.push(invalidField(`${field}.terminationGracePeriodSeconds`, grace, 'must be greater than 0'));
-  if (kind !== 'readiness' && num(probe.successThreshold) !== 1) causes.push(invalidField(`${field}.successThreshold`, num(probe.successThreshold), 'must be 1'));
-  if (kind === 'readiness' && grace !== undefined) causes.push(invalidField(`${field}.terminationGracePeriodSeconds`, grace, 'must not be set for readinessProbes'));
+  if (kind !== 'readiness' && num(probe.successThreshold) !== 1)
+    causes.push(invalidField(`${field}.successThreshold`, num(probe.successThreshold), 'must be 1'));
+  if (kind === 'readiness' && grace !== undefined)
+    causes.push(invalidField(`${field}.terminationGracePeriodSeconds`, grace, 'must not be set for readinessProbes'));
   return causes;
 }
 
@@ -269,7 +299,8 @@ export function validateInitContainers(initContainers: unknown, regular: unknown
     if (sidecar) causes.push(...probesAndLifecycle(container, at));
     else {
       for (const key of ['lifecycle', 'livenessProbe', 'readinessProbe', 'startupProbe']) {
-        if (objOrUndefined(container[key]) !== undefined) causes.push(forbiddenField(`${at}.${key}`, 'may not be set for init containers without restartPolicy=Always'));
+        if (objOrUndefined(container[key]) !== undefined)
+          causes.push(forbiddenField(`${at}.${key}`, 'may not be set for init containers without restartPolicy=Always'));
       }
     }
   });

@@ -14,7 +14,11 @@ interface Bounds {
 const MONTHS = { jan: 1, feb: 2, mar: 3, apr: 4, may: 5, jun: 6, jul: 7, aug: 8, sep: 9, oct: 10, nov: 11, dec: 12 };
 const DAYS = { sun: 0, mon: 1, tue: 2, wed: 3, thu: 4, fri: 5, sat: 6 };
 const FIELDS: Bounds[] = [
-  { min: 0, max: 59 }, { min: 0, max: 23 }, { min: 1, max: 31 }, { min: 1, max: 12, names: MONTHS }, { min: 0, max: 6, names: DAYS },
+  { min: 0, max: 59 },
+  { min: 0, max: 23 },
+  { min: 1, max: 31 },
+  { min: 1, max: 12, names: MONTHS },
+  { min: 0, max: 6, names: DAYS },
 ];
 const DESCRIPTORS = new Set(['@yearly', '@annually', '@monthly', '@weekly', '@daily', '@midnight', '@hourly']);
 
@@ -28,7 +32,7 @@ function parseNumber(expr: string): number | string {
 }
 
 function parseIntOrName(expr: string, bounds: Bounds): number | string {
-  const named = bounds.names?.[expr.toLowerCase() as keyof typeof bounds.names];
+  const named = bounds.names?.[expr.toLowerCase()];
   return named !== undefined ? named : parseNumber(expr);
 }
 
@@ -91,7 +95,8 @@ export function cronScheduleError(input: string): string | undefined {
     if (spec.startsWith('@every ')) {
       const duration = spec.slice('@every '.length);
       return /^([0-9]*(\.[0-9]*)?(ns|us|µs|ms|s|m|h))+$/.test(duration) && /[0-9]/.test(duration)
-        ? undefined : `failed to parse duration ${spec}: time: invalid duration ${JSON.stringify(duration)}`;
+        ? undefined
+        : `failed to parse duration ${spec}: time: invalid duration ${JSON.stringify(duration)}`;
     }
     return `unrecognized descriptor: ${spec}`;
   }
@@ -99,7 +104,7 @@ export function cronScheduleError(input: string): string | undefined {
   if (fields.length !== 5) return `expected exactly 5 fields, found ${fields.length}: [${fields.join(' ')}]`;
   for (const [i, field] of fields.entries()) {
     for (const expr of field.split(',').filter((e) => e !== '')) {
-      const err = rangeError(expr, FIELDS[i] as Bounds);
+      const err = rangeError(expr, FIELDS[i]);
       if (err !== undefined) return err;
     }
   }

@@ -24,7 +24,7 @@ function optionalIntOrString(v: unknown): number | string | null {
 
 /** The internal PodDisruptionBudgetSpec as Go's JSON prints it (no JSON tags: Go field names). */
 function specValue(spec: Obj): ReturnType<typeof goJson> {
-  const selector = objOrUndefined(spec.selector) === undefined ? null : JSON.parse(selectorValue(spec.selector).goSyntax) as unknown;
+  const selector = objOrUndefined(spec.selector) === undefined ? null : (JSON.parse(selectorValue(spec.selector).goSyntax) as unknown);
   return goJson({
     MinAvailable: optionalIntOrString(spec.minAvailable),
     Selector: selector,

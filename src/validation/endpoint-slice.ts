@@ -85,7 +85,10 @@ function addressCauses(address: string, addressType: string, listPath: string, a
 
 function hintsCauses(hints: Obj, at: string): StatusCause[] {
   const causes: StatusCause[] = [];
-  for (const [key, check] of [['forZones', isLabelValue], ['forNodes', isDNS1123Subdomain]] as const) {
+  for (const [key, check] of [
+    ['forZones', isLabelValue],
+    ['forNodes', isDNS1123Subdomain],
+  ] as const) {
     const entries = objects(hints[key]);
     if (entries.length > MAX_HINTS) return [...causes, tooMany(`${at}.${key}`, entries.length, MAX_HINTS)];
     const seen: string[] = [];

@@ -75,18 +75,28 @@ function time(v: unknown): string {
 /** A core v1 Event as the legacy rules read it. */
 function coreView(event: Obj): CoreView {
   return {
-    namespace: str(obj(event.metadata).namespace), involvedObject: obj(event.involvedObject), eventTime: time(event.eventTime),
-    reportingController: str(event.reportingComponent), reportingInstance: str(event.reportingInstance),
-    action: str(event.action), reason: str(event.reason), message: str(event.message),
+    namespace: str(obj(event.metadata).namespace),
+    involvedObject: obj(event.involvedObject),
+    eventTime: time(event.eventTime),
+    reportingController: str(event.reportingComponent),
+    reportingInstance: str(event.reportingInstance),
+    action: str(event.action),
+    reason: str(event.reason),
+    message: str(event.message),
   };
 }
 
 /** An events.k8s.io/v1 Event under core's field names. */
 function eventsView(event: Obj): CoreView {
   return {
-    namespace: str(obj(event.metadata).namespace), involvedObject: obj(event.regarding), eventTime: time(event.eventTime),
-    reportingController: str(event.reportingController), reportingInstance: str(event.reportingInstance),
-    action: str(event.action), reason: str(event.reason), message: str(event.note),
+    namespace: str(obj(event.metadata).namespace),
+    involvedObject: obj(event.regarding),
+    eventTime: time(event.eventTime),
+    reportingController: str(event.reportingController),
+    reportingInstance: str(event.reportingInstance),
+    action: str(event.action),
+    reason: str(event.reason),
+    message: str(event.note),
   };
 }
 
@@ -124,8 +134,13 @@ function referenceValue(v: unknown): Obj | null {
   const ref = objOrUndefined(v);
   if (ref === undefined) return null;
   return {
-    Kind: str(ref.kind), Namespace: str(ref.namespace), Name: str(ref.name), UID: str(ref.uid),
-    APIVersion: str(ref.apiVersion), ResourceVersion: str(ref.resourceVersion), FieldPath: str(ref.fieldPath),
+    Kind: str(ref.kind),
+    Namespace: str(ref.namespace),
+    Name: str(ref.name),
+    UID: str(ref.uid),
+    APIVersion: str(ref.apiVersion),
+    ResourceVersion: str(ref.resourceVersion),
+    FieldPath: str(ref.fieldPath),
   };
 }
 
@@ -169,7 +184,11 @@ function eventsUpdateCauses(event: Obj, old: Obj): StatusCause[] {
   immutable('source', (e) => ({ Component: str(obj(e.deprecatedSource).component), Host: str(obj(e.deprecatedSource).host) }), asJson);
   immutable('firstTimestamp', (e) => timeValue(e.deprecatedFirstTimestamp), asTime);
   immutable('lastTimestamp', (e) => timeValue(e.deprecatedLastTimestamp), asTime);
-  immutable('count', (e) => num(e.deprecatedCount), (v) => num(v));
+  immutable(
+    'count',
+    (e) => num(e.deprecatedCount),
+    (v) => num(v),
+  );
   // kube checks the reason twice.
   immutable('reason', (e) => str(e.reason), asText);
   immutable('type', (e) => str(e.type), asText);

@@ -14,16 +14,35 @@ export function goQuote(s: string): string {
   for (const ch of s) {
     const code = ch.codePointAt(0) ?? 0;
     switch (ch) {
-      case '"': out += '\\"'; continue;
-      case '\\': out += '\\\\'; continue;
-      case '\x07': out += '\\a'; continue;
-      case '\b': out += '\\b'; continue;
-      case '\f': out += '\\f'; continue;
-      case '\n': out += '\\n'; continue;
-      case '\r': out += '\\r'; continue;
-      case '\t': out += '\\t'; continue;
-      case '\v': out += '\\v'; continue;
-      default: break;
+      case '"':
+        out += '\\"';
+        continue;
+      case '\\':
+        out += '\\\\';
+        continue;
+      case '\x07':
+        out += '\\a';
+        continue;
+      case '\b':
+        out += '\\b';
+        continue;
+      case '\f':
+        out += '\\f';
+        continue;
+      case '\n':
+        out += '\\n';
+        continue;
+      case '\r':
+        out += '\\r';
+        continue;
+      case '\t':
+        out += '\\t';
+        continue;
+      case '\v':
+        out += '\\v';
+        continue;
+      default:
+        break;
     }
     if (code < 0x20 || code === 0x7f) out += `\\x${code.toString(16).padStart(2, '0')}`;
     else if ((code >= 0x80 && code < 0xa0) || code === 0x2028 || code === 0x2029 || code === 0xfeff) {

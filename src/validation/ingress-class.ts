@@ -40,7 +40,7 @@ function parametersCauses(params: Obj | undefined): StatusCause[] {
     for (const msg of isDNS1123Subdomain(params.apiGroup)) causes.push(invalidField(`${path}.apiGroup`, params.apiGroup, msg));
   }
   for (const key of ['kind', 'name']) {
-    const v = typeof params[key] === 'string' ? (params[key] as string) : '';
+    const v = typeof params[key] === 'string' ? params[key] : '';
     if (v === '') causes.push(requiredField(`${path}.${key}`));
     else for (const msg of isPathSegmentName(v)) causes.push(invalidField(`${path}.${key}`, v, msg));
   }

@@ -21,14 +21,23 @@ const CLASS_ANNOTATION = 'kubernetes.io/ingress.class';
 const WILDCARD_FMT = '\\*\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*';
 const WILDCARD_RE = new RegExp(`^${WILDCARD_FMT}$`);
 
-interface IngressOptions { allowInvalidSecretName: boolean; allowInvalidWildcardHostRule: boolean }
+interface IngressOptions {
+  allowInvalidSecretName: boolean;
+  allowInvalidWildcardHostRule: boolean;
+}
 
 /** IsWildcardDNS1123Subdomain: `*.` followed by a DNS subdomain, at most 253 characters. */
 function wildcardProblems(host: string): string[] {
   const errs: string[] = [];
   if (byteLength(host) > 253) errs.push('must be no more than 253 characters');
   if (!WILDCARD_RE.test(host)) {
-    errs.push(regexError("a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which must consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character", WILDCARD_FMT, '*.example.com'));
+    errs.push(
+      regexError(
+        "a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which must consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character",
+        WILDCARD_FMT,
+        '*.example.com',
+      ),
+    );
   }
   return errs;
 }

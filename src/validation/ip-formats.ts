@@ -11,7 +11,11 @@
 export type IPBytes = number[];
 
 /** A parsed CIDR: the network address (masked) and the prefix length. */
-export interface ParsedCIDR { ip: IPBytes; network: IPBytes; bits: number }
+export interface ParsedCIDR {
+  ip: IPBytes;
+  network: IPBytes;
+  bits: number;
+}
 
 const IP_INVALID = 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)';
 const CIDR_INVALID = 'must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)';
@@ -168,10 +172,16 @@ export function formatIPv6(ip: IPBytes): string {
   let bestStart = -1;
   let bestLen = 0;
   for (let i = 0; i < 8;) {
-    if (groups[i] !== 0) { i++; continue; }
+    if (groups[i] !== 0) {
+      i++;
+      continue;
+    }
     let j = i;
     while (j < 8 && groups[j] === 0) j++;
-    if (j - i > bestLen && j - i >= 2) { bestStart = i; bestLen = j - i; }
+    if (j - i > bestLen && j - i >= 2) {
+      bestStart = i;
+      bestLen = j - i;
+    }
     i = j;
   }
   const hex = (gs: number[]): string => gs.map((g) => g.toString(16)).join(':');

@@ -64,8 +64,10 @@ function podFailurePolicyCauses(spec: Obj, field: string): StatusCause[] {
       if (status === '') causes.push(requiredField(sp, `valid values: ${quotedList(CONDITION_STATUSES)}`));
       else if (!CONDITION_STATUSES.includes(status)) causes.push(notSupportedField(sp, status, CONDITION_STATUSES));
     });
-    if (onExitCodes !== undefined && onConditions.length > 0) causes.push(invalidField(at, { goSyntax: '' }, 'specifying both OnExitCodes and OnPodConditions is not supported'));
-    if (onExitCodes === undefined && onConditions.length === 0) causes.push(invalidField(at, { goSyntax: '' }, 'specifying one of OnExitCodes and OnPodConditions is required'));
+    if (onExitCodes !== undefined && onConditions.length > 0)
+      causes.push(invalidField(at, { goSyntax: '' }, 'specifying both OnExitCodes and OnPodConditions is not supported'));
+    if (onExitCodes === undefined && onConditions.length === 0)
+      causes.push(invalidField(at, { goSyntax: '' }, 'specifying one of OnExitCodes and OnPodConditions is required'));
   });
   return causes;
 }
@@ -88,7 +90,9 @@ function jobSpecCauses(spec: Obj, field: string): StatusCause[] {
       if (!isSet(spec.completions)) causes.push(requiredField(`${field}.completions`, 'when completion mode is Indexed'));
       const parallelism = numOrUndefined(spec.parallelism);
       if (parallelism !== undefined && parallelism > MAX_PARALLELISM_INDEXED) {
-        causes.push(invalidField(`${field}.parallelism`, parallelism, `must be less than or equal to ${MAX_PARALLELISM_INDEXED} when completion mode is Indexed`));
+        causes.push(
+          invalidField(`${field}.parallelism`, parallelism, `must be less than or equal to ${MAX_PARALLELISM_INDEXED} when completion mode is Indexed`),
+        );
       }
     }
   }
@@ -109,7 +113,8 @@ function jobSpecCauses(spec: Obj, field: string): StatusCause[] {
   const rp = `${field}.template.spec.restartPolicy`;
   if (restartPolicy === 'Always' || restartPolicy === '') causes.push(requiredField(rp, 'valid values: "OnFailure", "Never"'));
   else if (restartPolicy !== 'OnFailure' && restartPolicy !== 'Never') causes.push(notSupportedField(rp, restartPolicy, ['OnFailure', 'Never']));
-  else if (isSet(spec.podFailurePolicy) && restartPolicy !== 'Never') causes.push(invalidField(rp, restartPolicy, 'only "Never" is supported when podFailurePolicy is specified'));
+  else if (isSet(spec.podFailurePolicy) && restartPolicy !== 'Never')
+    causes.push(invalidField(rp, restartPolicy, 'only "Never" is supported when podFailurePolicy is specified'));
   return causes;
 }
 
@@ -123,7 +128,10 @@ function generatedSelectorCauses(job: Obj): StatusCause[] {
   const causes: StatusCause[] = [];
   const templateLabels = obj(obj(obj(spec.template).metadata).labels);
   const expected: Array<[string, string]> = [
-    ['controller-uid', uid], ['job-name', name], ['batch.kubernetes.io/controller-uid', uid], ['batch.kubernetes.io/job-name', name],
+    ['controller-uid', uid],
+    ['job-name', name],
+    ['batch.kubernetes.io/controller-uid', uid],
+    ['batch.kubernetes.io/job-name', name],
   ];
   for (const [key, value] of expected) {
     const actual = templateLabels[key];
@@ -160,7 +168,8 @@ export function validateJob(job: Obj, old?: Obj): StatusCause[] {
   const name = str(obj(job.metadata).name);
   if (old === undefined && spec.completionMode === 'Indexed' && completions !== undefined && completions > 0) {
     const hostname = `${name}-${completions - 1}`;
-    if (isDNS1123Label(hostname).length > 0) causes.push(invalidField('metadata.name', name, `will not able to create pod with invalid DNS label: ${hostname}`));
+    if (isDNS1123Label(hostname).length > 0)
+      causes.push(invalidField('metadata.name', name, `will not able to create pod with invalid DNS label: ${hostname}`));
   }
   if (old === undefined) return causes;
   const oldSpec = obj(old.spec);
@@ -186,8 +195,10 @@ export function validateCronJob(cj: Obj, old?: Obj): StatusCause[] {
     const error = cronScheduleError(schedule);
     if (error !== undefined) causes.push(invalidField('spec.schedule', schedule, error));
     const allowTZ = oldSpec !== undefined && str(oldSpec.schedule).includes('TZ');
-    if (allowTZ && schedule.includes('TZ') && isSet(spec.timeZone)) causes.push(invalidField('spec.schedule', schedule, 'cannot use both timeZone field and TZ or CRON_TZ in schedule'));
-    else if (!allowTZ && schedule.includes('TZ')) causes.push(invalidField('spec.schedule', schedule, 'cannot use TZ or CRON_TZ in schedule, use timeZone field instead'));
+    if (allowTZ && schedule.includes('TZ') && isSet(spec.timeZone))
+      causes.push(invalidField('spec.schedule', schedule, 'cannot use both timeZone field and TZ or CRON_TZ in schedule'));
+    else if (!allowTZ && schedule.includes('TZ'))
+      causes.push(invalidField('spec.schedule', schedule, 'cannot use TZ or CRON_TZ in schedule, use timeZone field instead'));
   }
   causes.push(...nonNegative('spec.startingDeadlineSeconds', numOrUndefined(spec.startingDeadlineSeconds)));
   if (typeof spec.timeZone === 'string' && (oldSpec === undefined || oldSpec.timeZone !== spec.timeZone)) causes.push(...timeZoneCauses(spec.timeZone));
@@ -196,7 +207,8 @@ export function validateCronJob(cj: Obj, old?: Obj): StatusCause[] {
   else if (!['Allow', 'Forbid', 'Replace'].includes(policy)) causes.push(notSupportedField('spec.concurrencyPolicy', policy, ['Allow', 'Forbid', 'Replace']));
   const jobSpec = obj(obj(spec.jobTemplate).spec);
   causes.push(...jobSpecCauses(jobSpec, 'spec.jobTemplate.spec'));
-  if (isSet(jobSpec.selector)) causes.push(invalidField('spec.jobTemplate.spec.selector', selectorValue(jobSpec.selector), '`selector` will be auto-generated'));
+  if (isSet(jobSpec.selector))
+    causes.push(invalidField('spec.jobTemplate.spec.selector', selectorValue(jobSpec.selector), '`selector` will be auto-generated'));
   if (jobSpec.manualSelector === true) causes.push(notSupportedField('spec.jobTemplate.spec.manualSelector', true, ['nil', 'false']));
   causes.push(...nonNegative('spec.successfulJobsHistoryLimit', numOrUndefined(spec.successfulJobsHistoryLimit)));
   causes.push(...nonNegative('spec.failedJobsHistoryLimit', numOrUndefined(spec.failedJobsHistoryLimit)));
@@ -212,7 +224,8 @@ function timeZoneCauses(zone: string): StatusCause[] {
     }
   }
   const causes: StatusCause[] = [];
-  if (zone.toLowerCase() === 'local') causes.push(invalidField(field, zone, 'timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones'));
+  if (zone.toLowerCase() === 'local')
+    causes.push(invalidField(field, zone, 'timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones'));
   if (!knownTimeZone(zone)) causes.push(invalidField(field, zone, `unknown time zone ${zone}`));
   return causes;
 }

@@ -72,11 +72,20 @@ export function selectorMatches(selector: unknown, labelsValue: unknown): boolea
     const has = labels.has(key);
     const value = labels.get(key) ?? '';
     switch (str(e.operator)) {
-      case 'In': if (!has || !values.includes(value)) return false; break;
-      case 'NotIn': if (has && values.includes(value)) return false; break;
-      case 'Exists': if (!has) return false; break;
-      case 'DoesNotExist': if (has) return false; break;
-      default: return false;
+      case 'In':
+        if (!has || !values.includes(value)) return false;
+        break;
+      case 'NotIn':
+        if (has && values.includes(value)) return false;
+        break;
+      case 'Exists':
+        if (!has) return false;
+        break;
+      case 'DoesNotExist':
+        if (has) return false;
+        break;
+      default:
+        return false;
     }
   }
   return true;

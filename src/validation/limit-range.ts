@@ -27,7 +27,11 @@ function validateTypeName(type: string, field: string): StatusCause[] {
 
 /** The quantities of one resource list, canonical, by resource name (sorted for a stable order). */
 function quantities(list: unknown): Map<string, string> {
-  return new Map(Object.keys(obj(list)).sort().map((k) => [k, quantityOf(obj(list)[k], '0')]));
+  return new Map(
+    Object.keys(obj(list))
+      .sort()
+      .map((k) => [k, quantityOf(obj(list)[k], '0')]),
+  );
 }
 
 /** Quantity.Value(): the whole value rounded up. */

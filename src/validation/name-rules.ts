@@ -4,9 +4,7 @@
  * "standard finalizer name" check). Unknown groups are treated as custom resources.
  */
 import { isIP } from 'node:net';
-import {
-  isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isPathSegmentName, isPathSegmentPrefix, maskTrailingDash,
-} from './string-formats.js';
+import { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isPathSegmentName, isPathSegmentPrefix, maskTrailingDash } from './string-formats.js';
 
 export type NameRuleKind =
   /** NameIsDNSSubdomain: most types. */
@@ -44,11 +42,29 @@ const SUBDOMAIN: NameRule = { kind: 'dns1123-subdomain', standardFinalizers: tru
 
 /** Groups served by kube-apiserver itself; any other group is a custom resource's. */
 const BUILT_IN_GROUPS = new Set([
-  '', 'admissionregistration.k8s.io', 'apiextensions.k8s.io', 'apiregistration.k8s.io', 'apps',
-  'authentication.k8s.io', 'authorization.k8s.io', 'autoscaling', 'batch', 'certificates.k8s.io',
-  'coordination.k8s.io', 'discovery.k8s.io', 'events.k8s.io', 'flowcontrol.apiserver.k8s.io',
-  'internal.apiserver.k8s.io', 'networking.k8s.io', 'node.k8s.io', 'policy', 'rbac.authorization.k8s.io',
-  'resource.k8s.io', 'scheduling.k8s.io', 'storage.k8s.io', 'storagemigration.k8s.io',
+  '',
+  'admissionregistration.k8s.io',
+  'apiextensions.k8s.io',
+  'apiregistration.k8s.io',
+  'apps',
+  'authentication.k8s.io',
+  'authorization.k8s.io',
+  'autoscaling',
+  'batch',
+  'certificates.k8s.io',
+  'coordination.k8s.io',
+  'discovery.k8s.io',
+  'events.k8s.io',
+  'flowcontrol.apiserver.k8s.io',
+  'internal.apiserver.k8s.io',
+  'networking.k8s.io',
+  'node.k8s.io',
+  'policy',
+  'rbac.authorization.k8s.io',
+  'resource.k8s.io',
+  'scheduling.k8s.io',
+  'storage.k8s.io',
+  'storagemigration.k8s.io',
 ]);
 
 /** Groups whose validation uses apimachinery's generic ObjectMeta checks (no finalizer-name rule). */
@@ -58,10 +74,10 @@ const GENERIC_META_GROUPS = new Set(['admissionregistration.k8s.io', 'apiextensi
 const GENERIC_META_TYPES = new Set(['policy/poddisruptionbudgets']);
 
 const SPECIAL: Record<string, NameRuleKind> = {
-  'namespaces': 'dns1123-label',
+  namespaces: 'dns1123-label',
   // RelaxedServiceNameValidation is on in 1.36: Service names are DNS-1123 labels (they may start with a digit).
-  'services': 'dns1123-label',
-  'events': 'path-segment',
+  services: 'dns1123-label',
+  events: 'path-segment',
   'policy/poddisruptionbudgets': 'path-segment',
   'apps/statefulsets': 'dns1123-label',
   'batch/cronjobs': 'cronjob',
@@ -81,8 +97,7 @@ export function nameRuleFor(group: string, resource: string): NameRule {
   if (!BUILT_IN_GROUPS.has(group)) return { kind: 'dns1123-subdomain', standardFinalizers: false };
   const kind = SPECIAL[group ? `${group}/${resource}` : resource];
   // Core events are validated by legacyValidateEvent, which leaves metadata to the generic checks.
-  const standardFinalizers = !GENERIC_META_GROUPS.has(group) && !(group === '' && resource === 'events')
-    && !GENERIC_META_TYPES.has(`${group}/${resource}`);
+  const standardFinalizers = !GENERIC_META_GROUPS.has(group) && !(group === '' && resource === 'events') && !GENERIC_META_TYPES.has(`${group}/${resource}`);
   if (kind === undefined) return standardFinalizers ? SUBDOMAIN : { kind: 'dns1123-subdomain', standardFinalizers };
   return { kind, standardFinalizers };
 }

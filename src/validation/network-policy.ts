@@ -95,7 +95,10 @@ export function validateNetworkPolicy(np: Obj, old?: Obj): StatusCause[] {
   const spec = obj(np.spec);
   const allowedCIDRs = old === undefined ? new Set<string>() : policyCIDRs(obj(old.spec));
   const causes = validateLabelSelector(obj(spec.podSelector), 'spec.podSelector');
-  for (const [direction, peersKey] of [['ingress', 'from'], ['egress', 'to']] as const) {
+  for (const [direction, peersKey] of [
+    ['ingress', 'from'],
+    ['egress', 'to'],
+  ] as const) {
     objects(spec[direction]).forEach((rule, i) => {
       const at = `spec.${direction}[${i}]`;
       objects(rule.ports).forEach((port, pi) => causes.push(...portCauses(port, `${at}.ports[${pi}]`)));

@@ -73,11 +73,14 @@ export function goVolumeNodeAffinity(v: unknown): unknown {
   if (affinity === undefined) return null;
   const required = objOrUndefined(affinity.required);
   return {
-    Required: required === undefined ? null : {
-      NodeSelectorTerms: goSlice(required.nodeSelectorTerms, (t) => ({
-        MatchExpressions: goSlice(obj(t).matchExpressions, goRequirement),
-        MatchFields: goSlice(obj(t).matchFields, goRequirement),
-      })),
-    },
+    Required:
+      required === undefined
+        ? null
+        : {
+            NodeSelectorTerms: goSlice(required.nodeSelectorTerms, (t) => ({
+              MatchExpressions: goSlice(obj(t).matchExpressions, goRequirement),
+              MatchFields: goSlice(obj(t).matchFields, goRequirement),
+            })),
+          },
   };
 }

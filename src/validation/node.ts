@@ -52,7 +52,10 @@ function resourceCauses(status: Obj): StatusCause[] {
   const causes: StatusCause[] = [];
   const capacity = objOrUndefined(status.capacity);
   const allocatable = objOrUndefined(status.allocatable) ?? capacity;
-  for (const [name, list] of [['capacity', capacity], ['allocatable', allocatable]] as const) {
+  for (const [name, list] of [
+    ['capacity', capacity],
+    ['allocatable', allocatable],
+  ] as const) {
     for (const [resource, q] of Object.entries(list ?? {})) {
       if (typeof q === 'string') causes.push(...quantityCauses(resource, q, `status.${name}.${resource}`));
     }
@@ -72,7 +75,8 @@ function podCIDRsCauses(cidrs: string[]): StatusCause[] {
     const unparsable = families.indexOf(undefined);
     if (unparsable >= 0) {
       causes.push({
-        reason: 'InternalError', field: 'spec.podCIDRs',
+        reason: 'InternalError',
+        field: 'spec.podCIDRs',
         message: `Internal error: invalid PodCIDRs. failed to check with dual stack with error:invalid CIDR[${unparsable}]: <nil> (invalid CIDR address: ${cidrs[unparsable] ?? ''})`,
       });
     }
@@ -117,7 +121,10 @@ function updateCauses(node: Obj, old: Obj): StatusCause[] {
   const cidrMessage = 'node updates may not change podCIDR except from "" to valid';
   if (oldCidrs.length > 0) {
     if (oldCidrs.length !== cidrs.length) causes.push(forbiddenField('spec.podCIDRs', cidrMessage));
-    else oldCidrs.forEach((c, i) => { if (c !== cidrs[i]) causes.push(forbiddenField('spec.podCIDRs', cidrMessage)); });
+    else
+      oldCidrs.forEach((c, i) => {
+        if (c !== cidrs[i]) causes.push(forbiddenField('spec.podCIDRs', cidrMessage));
+      });
   }
   const oldProvider = str(oldSpec.providerID);
   if (oldProvider !== '' && oldProvider !== str(spec.providerID)) {

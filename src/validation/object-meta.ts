@@ -4,9 +4,7 @@
  * the path-segment check of BeforeCreate). Pure: returns field errors, never throws, never mutates.
  */
 import type { StatusCause } from '../api/errors.js';
-import {
-  forbiddenField, goJson, goQuote, goStringSlice, invalidField, requiredField, tooLongField, type BadValue,
-} from './field-errors.js';
+import { forbiddenField, goJson, goStringSlice, invalidField, requiredField, tooLongField, type BadValue } from './field-errors.js';
 import { validateName, validatePathSegment, type NameRule } from './name-rules.js';
 import { byteLength, isDNS1123Label, isLabelKey, isLabelValue } from './string-formats.js';
 
@@ -142,8 +140,13 @@ export function validateOwnerReferences(ownerReferences: unknown, fieldPath = 'm
     if (ref['controller'] === true) {
       const current = `${kind}/${str(ref, 'name')}`;
       if (firstController !== '') {
-        errs.push(invalidField(fieldPath, goJson(refs.map(ownerReferenceJson)),
-          `Only one reference can have Controller set to true. Found "true" in references for ${firstController} and ${current}`));
+        errs.push(
+          invalidField(
+            fieldPath,
+            goJson(refs.map(ownerReferenceJson)),
+            `Only one reference can have Controller set to true. Found "true" in references for ${firstController} and ${current}`,
+          ),
+        );
       } else {
         firstController = current;
       }
@@ -224,7 +227,7 @@ function kubeFinalizerErrors(meta: Meta): StatusCause[] {
 
 /** Go's time.Time String() for an RFC 3339 timestamp, as kube prints an immutable timestamp. */
 function goTime(v: unknown): BadValue {
-  if (typeof v !== 'string' || v === '') return v === undefined || v === null ? null : String(v);
+  if (typeof v !== 'string' || v === '') return v === undefined || v === null ? null : JSON.stringify(v);
   const d = new Date(v);
   if (Number.isNaN(d.getTime())) return v;
   const iso = d.toISOString();
@@ -243,8 +246,12 @@ function updateErrors(meta: Meta, old: Meta, opts: ObjectMetaOptions): StatusCau
     const before = new Set(stringList(old['finalizers']));
     const extra = [...new Set(stringList(meta['finalizers']).filter((f) => !before.has(f)))].sort();
     if (extra.length > 0) {
-      errs.push(forbiddenField('metadata.finalizers',
-        `no new finalizers can be added if the object is being deleted, found new finalizers ${goStringSlice(extra).goSyntax}`));
+      errs.push(
+        forbiddenField(
+          'metadata.finalizers',
+          `no new finalizers can be added if the object is being deleted, found new finalizers ${goStringSlice(extra).goSyntax}`,
+        ),
+      );
     }
   }
   if (opts.requireResourceVersion === true && str(meta, 'resourceVersion') === '') {
@@ -292,7 +299,6 @@ export function validateObjectMeta(metaInput: unknown, opts: ObjectMetaOptions):
   return errs;
 }
 
-
 /** Which of core's metadata validators a kind's own update validation runs (beyond the registry's generic ones). */
 export interface UpdateMetaPasses {
   /** core ValidateObjectMeta on the new object (the type's name rule, the common checks, standard finalizers). */
@@ -311,8 +317,10 @@ export interface UpdateMetaPasses {
 export function repeatedUpdateCauses(metaInput: unknown, opts: ObjectMetaOptions, passes: UpdateMetaPasses): StatusCause[] {
   const meta = asRecord(metaInput);
   const shared = (): StatusCause[] => [
-    ...validateLabels(meta['labels']), ...validateAnnotations(meta['annotations']),
-    ...validateOwnerReferences(meta['ownerReferences']), ...validateManagedFields(meta['managedFields']),
+    ...validateLabels(meta['labels']),
+    ...validateAnnotations(meta['annotations']),
+    ...validateOwnerReferences(meta['ownerReferences']),
+    ...validateManagedFields(meta['managedFields']),
   ];
   const errs = shared();
   let standardFinalizerPasses = opts.nameRule.standardFinalizers ? -1 : 0;

@@ -30,7 +30,8 @@ function dataSourceCauses(source: Obj, at: string, isRef: boolean): StatusCause[
   const kind = str(source.kind);
   if (kind === '') causes.push(requiredField(`${at}.kind`));
   const group = str(source.apiGroup);
-  if (group === '' && kind !== 'PersistentVolumeClaim') causes.push(invalidField(at, kind, "must be 'PersistentVolumeClaim' when referencing the default apiGroup"));
+  if (group === '' && kind !== 'PersistentVolumeClaim')
+    causes.push(invalidField(at, kind, "must be 'PersistentVolumeClaim' when referencing the default apiGroup"));
   if (group !== '') causes.push(...isDNS1123Subdomain(group).map((m) => invalidField(`${at}.apiGroup`, group, m)));
   const namespace = str(source.namespace);
   if (isRef && namespace !== '') causes.push(...isDNS1123Label(namespace).map((m) => invalidField(`${at}.namespace`, namespace, m)));
@@ -96,12 +97,16 @@ function claimUpdateCauses(pvc: Obj, spec: Obj, old: Obj, oldSpec: Obj): StatusC
   const newClass = typeof spec.storageClassName === 'string' ? spec.storageClassName : undefined;
   const oldAnnotation = oldAnnotations[BETA_CLASS_ANNOTATION];
   const newAnnotation = newAnnotations[BETA_CLASS_ANNOTATION];
-  const upgradeFromAnnotation = typeof oldAnnotation === 'string' && oldClass === undefined && newClass === oldAnnotation
-    && (newAnnotation === undefined || newAnnotation === oldAnnotation);
+  const upgradeFromAnnotation =
+    typeof oldAnnotation === 'string' &&
+    oldClass === undefined &&
+    newClass === oldAnnotation &&
+    (newAnnotation === undefined || newAnnotation === oldAnnotation);
   if (upgradeFromAnnotation) {
     delete next.storageClassName;
   } else {
-    if (str(newAnnotation) !== str(oldAnnotation)) causes.push(invalidField(`metadata.annotations.${BETA_CLASS_ANNOTATION}`, str(newAnnotation), FIELD_IMMUTABLE));
+    if (str(newAnnotation) !== str(oldAnnotation))
+      causes.push(invalidField(`metadata.annotations.${BETA_CLASS_ANNOTATION}`, str(newAnnotation), FIELD_IMMUTABLE));
     if (newClass !== undefined && oldClass === undefined && (typeof oldAnnotation !== 'string' || newClass === oldAnnotation)) delete next.storageClassName;
   }
   const bound = str(obj(pvc.status).phase) === 'Bound';
@@ -114,7 +119,12 @@ function claimUpdateCauses(pvc: Obj, spec: Obj, old: Obj, oldSpec: Obj): StatusC
     else next.volumeAttributesClassName = oldSpec.volumeAttributesClassName;
   }
   if (!semanticEqual(next, prev)) {
-    causes.push(forbiddenField('spec', `spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n${changedSpecFields(next, prev)}`));
+    causes.push(
+      forbiddenField(
+        'spec',
+        `spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n${changedSpecFields(next, prev)}`,
+      ),
+    );
   }
   const newSize = storageRequest(spec) ?? '0';
   const oldSize = storageRequest(oldSpec) ?? '0';
@@ -125,11 +135,16 @@ function claimUpdateCauses(pvc: Obj, spec: Obj, old: Obj, oldSpec: Obj): StatusC
     }
   }
   if (!semanticEqual(spec.volumeMode, oldSpec.volumeMode)) causes.push(invalidField('volumeMode', goJson(spec.volumeMode ?? null), FIELD_IMMUTABLE));
-  if (!semanticEqual(spec.volumeAttributesClassName, oldSpec.volumeAttributesClassName) && typeof obj(old.status).currentVolumeAttributesClassName === 'string') {
+  if (
+    !semanticEqual(spec.volumeAttributesClassName, oldSpec.volumeAttributesClassName) &&
+    typeof obj(old.status).currentVolumeAttributesClassName === 'string'
+  ) {
     if (spec.volumeAttributesClassName === undefined || spec.volumeAttributesClassName === null) {
       causes.push(forbiddenField('spec.volumeAttributesClassName', 'update to nil is forbidden when status.currentVolumeAttributesClassName is not nil'));
     } else if (spec.volumeAttributesClassName === '') {
-      causes.push(forbiddenField('spec.volumeAttributesClassName', 'update to empty string is forbidden when status.currentVolumeAttributesClassName is not nil'));
+      causes.push(
+        forbiddenField('spec.volumeAttributesClassName', 'update to empty string is forbidden when status.currentVolumeAttributesClassName is not nil'),
+      );
     }
   }
   return causes;

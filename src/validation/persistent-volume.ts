@@ -27,18 +27,46 @@ const MOUNT_OPTIONS_ANNOTATION = 'volume.beta.kubernetes.io/mount-options';
 
 /** PV source keys in kube's checking order, with the path a second source is reported at and its own checks' path. */
 const SOURCES: ReadonlyArray<readonly [key: string, reportedAs: string, checkedAt: string]> = [
-  ['hostPath', 'hostPath', 'hostPath'], ['gcePersistentDisk', 'gcePersistentDisk', 'persistentDisk'],
-  ['awsElasticBlockStore', 'awsElasticBlockStore', 'awsElasticBlockStore'], ['glusterfs', 'glusterfs', 'glusterfs'],
-  ['flocker', 'flocker', 'flocker'], ['nfs', 'nfs', 'nfs'], ['rbd', 'rbd', 'rbd'], ['quobyte', 'quobyte', 'quobyte'],
-  ['cephfs', 'cephFS', 'cephfs'], ['iscsi', 'iscsi', 'iscsi'], ['cinder', 'cinder', 'cinder'], ['fc', 'fc', 'fc'],
-  ['flexVolume', 'flexVolume', 'flexVolume'], ['azureFile', 'azureFile', 'azureFile'], ['vsphereVolume', 'vsphereVolume', 'vsphereVolume'],
-  ['photonPersistentDisk', 'photonPersistentDisk', 'photonPersistentDisk'], ['portworxVolume', 'portworxVolume', 'portworxVolume'],
-  ['azureDisk', 'azureDisk', 'azureDisk'], ['scaleIO', 'scaleIO', 'scaleIO'], ['local', 'local', 'local'],
-  ['storageos', 'storageos', 'storageos'], ['csi', 'csi', 'csi'],
+  ['hostPath', 'hostPath', 'hostPath'],
+  ['gcePersistentDisk', 'gcePersistentDisk', 'persistentDisk'],
+  ['awsElasticBlockStore', 'awsElasticBlockStore', 'awsElasticBlockStore'],
+  ['glusterfs', 'glusterfs', 'glusterfs'],
+  ['flocker', 'flocker', 'flocker'],
+  ['nfs', 'nfs', 'nfs'],
+  ['rbd', 'rbd', 'rbd'],
+  ['quobyte', 'quobyte', 'quobyte'],
+  ['cephfs', 'cephFS', 'cephfs'],
+  ['iscsi', 'iscsi', 'iscsi'],
+  ['cinder', 'cinder', 'cinder'],
+  ['fc', 'fc', 'fc'],
+  ['flexVolume', 'flexVolume', 'flexVolume'],
+  ['azureFile', 'azureFile', 'azureFile'],
+  ['vsphereVolume', 'vsphereVolume', 'vsphereVolume'],
+  ['photonPersistentDisk', 'photonPersistentDisk', 'photonPersistentDisk'],
+  ['portworxVolume', 'portworxVolume', 'portworxVolume'],
+  ['azureDisk', 'azureDisk', 'azureDisk'],
+  ['scaleIO', 'scaleIO', 'scaleIO'],
+  ['local', 'local', 'local'],
+  ['storageos', 'storageos', 'storageos'],
+  ['csi', 'csi', 'csi'],
 ];
 
 /** Sources whose volumes take mount options. */
-const MOUNT_OPTION_SOURCES = ['gcePersistentDisk', 'awsElasticBlockStore', 'glusterfs', 'nfs', 'rbd', 'quobyte', 'iscsi', 'cinder', 'cephfs', 'azureFile', 'vsphereVolume', 'azureDisk', 'photonPersistentDisk'];
+const MOUNT_OPTION_SOURCES = [
+  'gcePersistentDisk',
+  'awsElasticBlockStore',
+  'glusterfs',
+  'nfs',
+  'rbd',
+  'quobyte',
+  'iscsi',
+  'cinder',
+  'cephfs',
+  'azureFile',
+  'vsphereVolume',
+  'azureDisk',
+  'photonPersistentDisk',
+];
 
 /** Labels a node affinity may move from their beta name to their GA name. */
 const BETA_TO_GA_LABEL: Record<string, string> = {
@@ -97,7 +125,11 @@ function ownSourceCauses(key: string, source: Obj, pvName: string, at: string): 
 function goResourceList(v: unknown): unknown {
   const o = objOrUndefined(v);
   if (o === undefined) return null;
-  return Object.fromEntries(Object.keys(o).sort().map((k) => [k, o[k]]));
+  return Object.fromEntries(
+    Object.keys(o)
+      .sort()
+      .map((k) => [k, o[k]]),
+  );
 }
 
 /** Go's path.Clean(p) === "/" for an absolute path. */
@@ -210,7 +242,9 @@ function updateCauses(spec: Obj, oldSpec: Obj): StatusCause[] {
     source.csi = rest;
   }
   if (!semanticEqual(source, oldSource)) {
-    causes.push(forbiddenField('spec.persistentvolumesource', `spec.persistentvolumesource is immutable after creation\n${changedSpecFields(source, oldSource)}`));
+    causes.push(
+      forbiddenField('spec.persistentvolumesource', `spec.persistentvolumesource is immutable after creation\n${changedSpecFields(source, oldSource)}`),
+    );
   }
   const mode = str(spec.volumeMode) || 'Filesystem';
   if (mode !== (str(oldSpec.volumeMode) || 'Filesystem')) causes.push(invalidField('volumeMode', goJson(mode), FIELD_IMMUTABLE));

@@ -84,12 +84,14 @@ export function validateTolerations(tolerations: unknown, field: string): Status
 /** validatePodHostNetworkDeps: with hostNetwork, host ports equal container ports (0 allowed in templates). */
 function hostNetworkCauses(spec: Obj, field: string, opts: PodSpecOptions): StatusCause[] {
   if (spec.hostNetwork !== true) return [];
-  return objects(spec.containers).flatMap((c, ci) => objects(c.ports).flatMap((p, pi) => {
-    const hostPort = num(p.hostPort);
-    return (opts.resourceIsPod || hostPort !== 0) && hostPort !== num(p.containerPort)
-      ? [invalidField(`${field}.containers[${ci}].ports[${pi}].hostPort`, hostPort, 'must match `containerPort` when `hostNetwork` is true')]
-      : [];
-  }));
+  return objects(spec.containers).flatMap((c, ci) =>
+    objects(c.ports).flatMap((p, pi) => {
+      const hostPort = num(p.hostPort);
+      return (opts.resourceIsPod || hostPort !== 0) && hostPort !== num(p.containerPort)
+        ? [invalidField(`${field}.containers[${ci}].ports[${pi}].hostPort`, hostPort, 'must match `containerPort` when `hostNetwork` is true')]
+        : [];
+    }),
+  );
 }
 
 /** ValidatePodSpec at `field` (`spec`, `spec.template.spec`, ...). */
@@ -116,7 +118,8 @@ export function validatePodSpec(specValue: unknown, field: string, opts: PodSpec
   causes.push(...nameCauses(`${field}.subdomain`, spec.subdomain, isDNS1123Label));
   causes.push(...validateTolerations(spec.tolerations, `${field}.tolerations`));
   causes.push(...nameCauses(`${field}.priorityClassName`, spec.priorityClassName, isDNS1123Subdomain));
-  if (typeof spec.runtimeClassName === 'string') causes.push(...isDNS1123Subdomain(spec.runtimeClassName).map((msg) => invalidField(`${field}.runtimeClassName`, spec.runtimeClassName as string, msg)));
+  if (typeof spec.runtimeClassName === 'string')
+    causes.push(...isDNS1123Subdomain(spec.runtimeClassName).map((msg) => invalidField(`${field}.runtimeClassName`, spec.runtimeClassName as string, msg)));
   if (typeof spec.preemptionPolicy === 'string') causes.push(...enumCauses(`${field}.preemptionPolicy`, spec.preemptionPolicy, PREEMPTION_POLICIES));
   const os = objOrUndefined(spec.os);
   if (os !== undefined) {
@@ -229,7 +232,9 @@ export function validatePod(pod: Obj, old?: Obj): StatusCause[] {
     objects(spec.volumes).forEach((v, vi) => {
       objects(obj(v.projected).sources).forEach((s, si) => {
         if (objOrUndefined(s.serviceAccountToken) !== undefined) {
-          causes.push(forbiddenField(`spec.volumes[${vi}].projected.sources[${si}].serviceAccountToken`, 'must not be specified when serviceAccountName is not set'));
+          causes.push(
+            forbiddenField(`spec.volumes[${vi}].projected.sources[${si}].serviceAccountToken`, 'must not be specified when serviceAccountName is not set'),
+          );
         }
       });
     });

@@ -49,7 +49,8 @@ export function validatePriorityClass(pc: Obj, old?: Obj): StatusCause[] {
   const policy = pc.preemptionPolicy;
   if (typeof policy === 'string') {
     if (policy === '') causes.push(requiredField('preemptionPolicy'));
-    else if (policy !== 'PreemptLowerPriority' && policy !== 'Never') causes.push(notSupportedField('preemptionPolicy', policy, ['PreemptLowerPriority', 'Never']));
+    else if (policy !== 'PreemptLowerPriority' && policy !== 'Never')
+      causes.push(notSupportedField('preemptionPolicy', policy, ['PreemptLowerPriority', 'Never']));
   }
   return causes;
 }

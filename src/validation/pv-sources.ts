@@ -39,7 +39,13 @@ function iscsiCauses(s: Obj, pvName: string, at: string): StatusCause[] {
   const portal = str(s.targetPortal);
   if (portal === '') causes.push(requiredField(`${at}.targetPortal`));
   if (typeof s.initiatorName === 'string' && Buffer.byteLength(`${pvName}:${portal}`) > 64) {
-    causes.push(invalidField(`${at}.targetportal`, portal, 'Total length of <volume name>:<iscsi.targetPortal> must be under 64 characters if iscsi.initiatorName is specified.'));
+    causes.push(
+      invalidField(
+        `${at}.targetportal`,
+        portal,
+        'Total length of <volume name>:<iscsi.targetPortal> must be under 64 characters if iscsi.initiatorName is specified.',
+      ),
+    );
   }
   const iqn = str(s.iqn);
   if (iqn === '') causes.push(requiredField(`${at}.iqn`));
@@ -65,7 +71,8 @@ function fcCauses(s: Obj, at: string): StatusCause[] {
   const wwns = list(s.targetWWNs);
   const wwids = list(s.wwids);
   if (wwns.length < 1 && wwids.length < 1) causes.push(requiredField(`${at}.targetWWNs`, 'must specify either targetWWNs or wwids, but not both'));
-  if (wwns.length !== 0 && wwids.length !== 0) causes.push(invalidField(`${at}.targetWWNs`, goJson(wwns), 'targetWWNs and wwids can not be specified simultaneously'));
+  if (wwns.length !== 0 && wwids.length !== 0)
+    causes.push(invalidField(`${at}.targetWWNs`, goJson(wwns), 'targetWWNs and wwids can not be specified simultaneously'));
   if (wwns.length !== 0) {
     if (typeof s.lun !== 'number') causes.push(requiredField(`${at}.lun`, 'lun is required if targetWWNs is specified'));
     else if (s.lun < 0 || s.lun > 255) causes.push(invalidField(`${at}.lun`, s.lun, inclusiveRangeError(0, 255)));
@@ -109,8 +116,10 @@ const required = (s: Obj, at: string, ...keys: string[]): StatusCause[] =>
 /** The checks of one in-tree PV source's own fields at `at` (the path kube reports them under). */
 export function legacySourceCauses(key: string, s: Obj, pvName: string, at: string): StatusCause[] {
   switch (key) {
-    case 'gcePersistentDisk': return [...required(s, at, 'pdName'), ...partitionCauses(s, at)];
-    case 'awsElasticBlockStore': return [...required(s, at, 'volumeID'), ...partitionCauses(s, at)];
+    case 'gcePersistentDisk':
+      return [...required(s, at, 'pdName'), ...partitionCauses(s, at)];
+    case 'awsElasticBlockStore':
+      return [...required(s, at, 'volumeID'), ...partitionCauses(s, at)];
     case 'glusterfs': {
       const causes = required(s, at, 'endpoints', 'path');
       if (typeof s.endpointsNamespace === 'string') {
@@ -120,24 +129,32 @@ export function legacySourceCauses(key: string, s: Obj, pvName: string, at: stri
       }
       return causes;
     }
-    case 'rbd': return required(s, at, 'monitors', 'image');
-    case 'cephfs': return required(s, at, 'monitors');
-    case 'iscsi': return iscsiCauses(s, pvName, at);
+    case 'rbd':
+      return required(s, at, 'monitors', 'image');
+    case 'cephfs':
+      return required(s, at, 'monitors');
+    case 'iscsi':
+      return iscsiCauses(s, pvName, at);
     case 'cinder': {
       const causes = required(s, at, 'volumeID');
       const ref = objOrUndefined(s.secretRef);
       if (ref !== undefined) causes.push(...required(ref, `${at}.secretRef`, 'name', 'namespace'));
       return causes;
     }
-    case 'fc': return fcCauses(s, at);
-    case 'flexVolume': return flexCauses(s, at);
+    case 'fc':
+      return fcCauses(s, at);
+    case 'flexVolume':
+      return flexCauses(s, at);
     case 'azureFile': {
       const causes = required(s, at, 'secretName', 'shareName');
       if (s.secretNamespace === '') causes.push(requiredField(`${at}.secretNamespace`));
       return causes;
     }
-    case 'vsphereVolume': return required(s, at, 'volumePath');
-    case 'azureDisk': return azureDiskCauses(s, at);
-    default: return [];
+    case 'vsphereVolume':
+      return required(s, at, 'volumePath');
+    case 'azureDisk':
+      return azureDiskCauses(s, at);
+    default:
+      return [];
   }
 }

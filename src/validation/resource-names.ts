@@ -11,14 +11,37 @@ import { isLabelKey } from './string-formats.js';
 
 const STANDARD_CONTAINER_RESOURCES = new Set(['cpu', 'memory', 'ephemeral-storage']);
 const STANDARD_QUOTA_RESOURCES = new Set([
-  'cpu', 'memory', 'ephemeral-storage', 'requests.cpu', 'requests.memory', 'requests.storage', 'requests.ephemeral-storage',
-  'limits.cpu', 'limits.memory', 'limits.ephemeral-storage', 'pods', 'resourcequotas', 'services', 'replicationcontrollers',
-  'secrets', 'persistentvolumeclaims', 'configmaps', 'services.nodeports', 'services.loadbalancers',
+  'cpu',
+  'memory',
+  'ephemeral-storage',
+  'requests.cpu',
+  'requests.memory',
+  'requests.storage',
+  'requests.ephemeral-storage',
+  'limits.cpu',
+  'limits.memory',
+  'limits.ephemeral-storage',
+  'pods',
+  'resourcequotas',
+  'services',
+  'replicationcontrollers',
+  'secrets',
+  'persistentvolumeclaims',
+  'configmaps',
+  'services.nodeports',
+  'services.loadbalancers',
 ]);
 const STANDARD_RESOURCES = new Set([...STANDARD_QUOTA_RESOURCES, 'storage']);
 const INTEGER_RESOURCES = new Set([
-  'pods', 'resourcequotas', 'services', 'replicationcontrollers', 'secrets', 'configmaps', 'persistentvolumeclaims',
-  'services.nodeports', 'services.loadbalancers',
+  'pods',
+  'resourcequotas',
+  'services',
+  'replicationcontrollers',
+  'secrets',
+  'configmaps',
+  'persistentvolumeclaims',
+  'services.nodeports',
+  'services.loadbalancers',
 ]);
 
 /** IsHugePageResourceName. */

@@ -15,11 +15,30 @@ import { list, obj, objOrUndefined, objects, str, type Obj } from './value-acces
 const SCOPES = new Set(['Terminating', 'NotTerminating', 'BestEffort', 'NotBestEffort', 'PriorityClass', 'VolumeAttributesClass', 'CrossNamespacePodAffinity']);
 /** Scopes that only exist or not: a selector may only ask whether they apply. */
 const EXISTS_ONLY_SCOPES = new Set(['BestEffort', 'NotBestEffort', 'Terminating', 'NotTerminating', 'CrossNamespacePodAffinity']);
-const CONFLICTING_SCOPES = [['BestEffort', 'NotBestEffort'], ['Terminating', 'NotTerminating']];
+const CONFLICTING_SCOPES = [
+  ['BestEffort', 'NotBestEffort'],
+  ['Terminating', 'NotTerminating'],
+];
 const STANDARD_QUOTA_RESOURCES = new Set([
-  'cpu', 'memory', 'ephemeral-storage', 'requests.cpu', 'requests.memory', 'requests.storage', 'requests.ephemeral-storage',
-  'limits.cpu', 'limits.memory', 'limits.ephemeral-storage', 'pods', 'resourcequotas', 'services', 'replicationcontrollers',
-  'secrets', 'persistentvolumeclaims', 'configmaps', 'services.nodeports', 'services.loadbalancers',
+  'cpu',
+  'memory',
+  'ephemeral-storage',
+  'requests.cpu',
+  'requests.memory',
+  'requests.storage',
+  'requests.ephemeral-storage',
+  'limits.cpu',
+  'limits.memory',
+  'limits.ephemeral-storage',
+  'pods',
+  'resourcequotas',
+  'services',
+  'replicationcontrollers',
+  'secrets',
+  'persistentvolumeclaims',
+  'configmaps',
+  'services.nodeports',
+  'services.loadbalancers',
 ]);
 const POD_COMPUTE = new Set(['cpu', 'memory', 'limits.cpu', 'limits.memory', 'requests.cpu', 'requests.memory']);
 
@@ -31,7 +50,11 @@ function isStandardQuotaResource(name: string): boolean {
 /** IsResourceQuotaScopeValidForResource. */
 function scopeFitsResource(scope: string, resource: string): boolean {
   switch (scope) {
-    case 'Terminating': case 'NotTerminating': case 'NotBestEffort': case 'PriorityClass': case 'CrossNamespacePodAffinity':
+    case 'Terminating':
+    case 'NotTerminating':
+    case 'NotBestEffort':
+    case 'PriorityClass':
+    case 'CrossNamespacePodAffinity':
       return resource === 'pods' || POD_COMPUTE.has(resource);
     case 'BestEffort':
       return resource === 'pods';
@@ -55,7 +78,9 @@ function scopesValue(spec: Obj): ReturnType<typeof goJson> {
 /** The internal ScopeSelector as Go's JSON prints it (no JSON tags: Go field names). */
 function scopeSelectorValue(selector: Obj): ReturnType<typeof goJson> {
   const expressions = objects(selector.matchExpressions).map((e) => ({
-    ScopeName: str(e.scopeName), Operator: str(e.operator), Values: Array.isArray(e.values) ? e.values : null,
+    ScopeName: str(e.scopeName),
+    Operator: str(e.operator),
+    Values: Array.isArray(e.values) ? e.values : null,
   }));
   return goJson({ MatchExpressions: Array.isArray(selector.matchExpressions) ? expressions : null });
 }
@@ -91,13 +116,20 @@ function validateScopeSelector(spec: Obj, hard: readonly string[]): StatusCause[
     if (!SCOPES.has(scope)) causes.push(invalidField(`${field}.scopeName`, goJson(scope), 'unsupported scope'));
     for (let i = misfits(scope, hard); i > 0; i--) causes.push(invalidField(field, scopeSelectorValue(selector), 'unsupported scope applied to resource'));
     if (EXISTS_ONLY_SCOPES.has(scope) && operator !== 'Exists') {
-      causes.push(invalidField(`${field}.operator`, goJson(operator),
-        'must be \'Exists\' when scope is any of ResourceQuotaScopeTerminating, ResourceQuotaScopeNotTerminating, ResourceQuotaScopeBestEffort, ResourceQuotaScopeNotBestEffort or ResourceQuotaScopeCrossNamespacePodAffinity'));
+      causes.push(
+        invalidField(
+          `${field}.operator`,
+          goJson(operator),
+          "must be 'Exists' when scope is any of ResourceQuotaScopeTerminating, ResourceQuotaScopeNotTerminating, ResourceQuotaScopeBestEffort, ResourceQuotaScopeNotBestEffort or ResourceQuotaScopeCrossNamespacePodAffinity",
+        ),
+      );
     }
     if (operator === 'In' || operator === 'NotIn') {
-      if (values.length === 0) causes.push(requiredField(`${field}.values`, "must be at least one value when `operator` is 'In' or 'NotIn' for scope selector"));
+      if (values.length === 0)
+        causes.push(requiredField(`${field}.values`, "must be at least one value when `operator` is 'In' or 'NotIn' for scope selector"));
     } else if (operator === 'Exists' || operator === 'DoesNotExist') {
-      if (values.length > 0) causes.push(invalidField(`${field}.values`, goJson(values), "must be no value when `operator` is 'Exist' or 'DoesNotExist' for scope selector"));
+      if (values.length > 0)
+        causes.push(invalidField(`${field}.values`, goJson(values), "must be no value when `operator` is 'Exist' or 'DoesNotExist' for scope selector"));
     } else {
       causes.push(invalidField(`${field}.operator`, goJson(operator), 'not a valid selector operator'));
     }
@@ -122,14 +154,12 @@ export function validateResourceQuota(rq: Obj, old?: Obj): StatusCause[] {
   return causes;
 }
 
-
 /** The resource names and quantities of one resource list at `field`. */
 function resourceListCauses(resources: unknown, field: string): StatusCause[] {
   const list = obj(resources);
-  return Object.keys(list).sort().flatMap((k) => [
-    ...validateQuotaResourceName(k, `${field}[${k}]`),
-    ...validateResourceQuantity(k, list[k], `${field}[${k}]`),
-  ]);
+  return Object.keys(list)
+    .sort()
+    .flatMap((k) => [...validateQuotaResourceName(k, `${field}[${k}]`), ...validateResourceQuantity(k, list[k], `${field}[${k}]`)]);
 }
 
 /** ValidateResourceQuotaStatusUpdate: status.hard and status.used (the resourceVersion is always set here). */

@@ -13,14 +13,37 @@ import { obj, stringEntries } from './value-access.js';
 const HUGE_PAGES_PREFIX = 'hugepages-';
 const STANDARD_CONTAINER_RESOURCES = new Set(['cpu', 'memory', 'ephemeral-storage']);
 const STANDARD_RESOURCES = new Set([
-  'cpu', 'memory', 'ephemeral-storage', 'requests.cpu', 'requests.memory', 'requests.ephemeral-storage',
-  'limits.cpu', 'limits.memory', 'limits.ephemeral-storage', 'pods', 'resourcequotas', 'services',
-  'replicationcontrollers', 'secrets', 'configmaps', 'persistentvolumeclaims', 'storage', 'requests.storage',
-  'services.nodeports', 'services.loadbalancers',
+  'cpu',
+  'memory',
+  'ephemeral-storage',
+  'requests.cpu',
+  'requests.memory',
+  'requests.ephemeral-storage',
+  'limits.cpu',
+  'limits.memory',
+  'limits.ephemeral-storage',
+  'pods',
+  'resourcequotas',
+  'services',
+  'replicationcontrollers',
+  'secrets',
+  'configmaps',
+  'persistentvolumeclaims',
+  'storage',
+  'requests.storage',
+  'services.nodeports',
+  'services.loadbalancers',
 ]);
 const INTEGER_RESOURCES = new Set([
-  'pods', 'resourcequotas', 'services', 'replicationcontrollers', 'secrets', 'configmaps',
-  'persistentvolumeclaims', 'services.nodeports', 'services.loadbalancers',
+  'pods',
+  'resourcequotas',
+  'services',
+  'replicationcontrollers',
+  'secrets',
+  'configmaps',
+  'persistentvolumeclaims',
+  'services.nodeports',
+  'services.loadbalancers',
 ]);
 
 const isHugePages = (name: string): boolean => name.startsWith(HUGE_PAGES_PREFIX);

@@ -47,7 +47,8 @@ function portCauses(port: Obj, requireName: boolean, names: Set<string>, at: str
     const n = typeof target === 'number' ? target : 0;
     causes.push(...portNumberProblems(n).map((msg) => invalidField(`${at}.targetPort`, n, msg)));
   }
-  if (typeof port.appProtocol === 'string') causes.push(...isLabelKey(port.appProtocol).map((msg) => invalidField(`${at}.appProtocol`, port.appProtocol as string, msg)));
+  if (typeof port.appProtocol === 'string')
+    causes.push(...isLabelKey(port.appProtocol).map((msg) => invalidField(`${at}.appProtocol`, port.appProtocol as string, msg)));
   return causes;
 }
 
@@ -64,7 +65,8 @@ function affinityCauses(spec: Obj): StatusCause[] {
   const timeout = numOrUndefined(clientIP.timeoutSeconds);
   if (timeout === undefined) return [requiredField('spec.sessionAffinityConfig.clientIP.timeoutSeconds', why)];
   return timeout <= 0 || timeout > MAX_AFFINITY_TIMEOUT
-    ? [invalidField('spec.sessionAffinityConfig.clientIP.timeoutSeconds', timeout, `must be greater than 0 and less than ${MAX_AFFINITY_TIMEOUT}`)] : [];
+    ? [invalidField('spec.sessionAffinityConfig.clientIP.timeoutSeconds', timeout, `must be greater than 0 and less than ${MAX_AFFINITY_TIMEOUT}`)]
+    : [];
 }
 
 /** IsValidIPForLegacyField then ValidateEndpointIP, for one external IP. */
@@ -100,7 +102,10 @@ function trafficPolicyCauses(spec: Obj, type: string): StatusCause[] {
   else if (!TRAFFIC_POLICIES.includes(external)) causes.push(notSupportedField('spec.externalTrafficPolicy', external, TRAFFIC_POLICIES));
   const healthCheck = num(spec.healthCheckNodePort);
   if (!(type === 'LoadBalancer' && external === 'Local')) {
-    if (healthCheck !== 0) causes.push(invalidField('spec.healthCheckNodePort', healthCheck, "may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'"));
+    if (healthCheck !== 0)
+      causes.push(
+        invalidField('spec.healthCheckNodePort', healthCheck, "may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'"),
+      );
   } else if (healthCheck === 0) causes.push(requiredField('spec.healthCheckNodePort'));
   else causes.push(...portNumberProblems(healthCheck).map((msg) => invalidField('spec.healthCheckNodePort', healthCheck, msg)));
   const internal = spec.internalTrafficPolicy;
@@ -126,7 +131,8 @@ export function validateService(svc: Obj, old?: Obj): StatusCause[] {
   if (type === 'ExternalName') {
     if (list(spec.clusterIPs).length > 0) causes.push(forbiddenField('spec.clusterIPs', 'may not be set for ExternalName services'));
     if (list(spec.ipFamilies).length > 0) causes.push(forbiddenField('spec.ipFamilies', 'may not be set for ExternalName services'));
-    if (spec.ipFamilyPolicy !== undefined && spec.ipFamilyPolicy !== null) causes.push(forbiddenField('spec.ipFamilyPolicy', 'may not be set for ExternalName services'));
+    if (spec.ipFamilyPolicy !== undefined && spec.ipFamilyPolicy !== null)
+      causes.push(forbiddenField('spec.ipFamilyPolicy', 'may not be set for ExternalName services'));
     const cname = str(spec.externalName).replace(/\.$/, '');
     if (cname === '') causes.push(requiredField('spec.externalName'));
     else causes.push(...isDNS1123Subdomain(cname).map((msg) => invalidField('spec.externalName', cname, msg)));
@@ -150,7 +156,9 @@ export function validateService(svc: Obj, old?: Obj): StatusCause[] {
     }
     const key = `${str(p.protocol)}/${num(p.port)}`;
     if (servicePorts.has(key)) {
-      causes.push(duplicateField(`spec.ports[${i}]`, goJson({ Name: '', Protocol: str(p.protocol), AppProtocol: null, Port: num(p.port), TargetPort: 0, NodePort: 0 })));
+      causes.push(
+        duplicateField(`spec.ports[${i}]`, goJson({ Name: '', Protocol: str(p.protocol), AppProtocol: null, Port: num(p.port), TargetPort: 0, NodePort: 0 })),
+      );
     }
     servicePorts.add(key);
   });
@@ -160,7 +168,8 @@ export function validateService(svc: Obj, old?: Obj): StatusCause[] {
     const previous = list(oldSpec?.loadBalancerSourceRanges).map((v) => str(v).trim());
     ranges.forEach((value, i) => {
       const v = value.trim();
-      if (!validCIDR(v) && !previous.includes(v)) causes.push(invalidField(`spec.LoadBalancerSourceRanges[${i}]`, v, 'must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)'));
+      if (!validCIDR(v) && !previous.includes(v))
+        causes.push(invalidField(`spec.LoadBalancerSourceRanges[${i}]`, v, 'must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)'));
     });
   }
   if (spec.allocateLoadBalancerNodePorts !== undefined && spec.allocateLoadBalancerNodePorts !== null && type !== 'LoadBalancer') {

@@ -26,7 +26,11 @@ function stringMap(v: unknown): Record<string, string> {
 
 /** A map as Go's json.Marshal writes it: keys sorted. */
 function sortedMap(map: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.keys(map).sort().map((k) => [k, map[k] ?? '']));
+  return Object.fromEntries(
+    Object.keys(map)
+      .sort()
+      .map((k) => [k, map[k] ?? '']),
+  );
 }
 
 function immutable(field: string, next: unknown, old: unknown, value: Parameters<typeof invalidField>[1]): StatusCause[] {
@@ -92,7 +96,7 @@ function sameRaw(a: Map<string, string>, b: Map<string, string>): boolean {
 function allowedTopologyCauses(topologies: unknown): StatusCause[] {
   if (!Array.isArray(topologies) || topologies.length === 0) return [];
   const causes: StatusCause[] = [];
-  const seen: Array<Map<string, string>> = topologies.map(() => new Map());
+  const seen: Array<Map<string, string>> = topologies.map(() => new Map<string, string>());
   topologies.forEach((term, i) => {
     const at = `allowedTopologies[${i}].matchLabelExpressions`;
     const keys = new Set<string>();

@@ -61,9 +61,14 @@ export function isDNS1123Label(value: string, unit: LengthUnit = 'characters'): 
   if (!DNS1123_LABEL_RE.test(value)) {
     if (DNS1123_SUBDOMAIN_RE.test(value)) errs.push('must not contain dots');
     else {
-      errs.push(regexError(
-        "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
-        DNS1123_LABEL_FMT, 'my-name', '123-abc'));
+      errs.push(
+        regexError(
+          "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
+          DNS1123_LABEL_FMT,
+          'my-name',
+          '123-abc',
+        ),
+      );
     }
   }
   return errs;
@@ -74,9 +79,13 @@ export function isDNS1123Subdomain(value: string, unit: LengthUnit = 'characters
   const errs: string[] = [];
   if (byteLength(value) > DNS1123_SUBDOMAIN_MAX_LENGTH) errs.push(maxLenError(DNS1123_SUBDOMAIN_MAX_LENGTH, unit));
   if (!DNS1123_SUBDOMAIN_RE.test(value)) {
-    errs.push(regexError(
-      "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
-      DNS1123_SUBDOMAIN_FMT, 'example.com'));
+    errs.push(
+      regexError(
+        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+        DNS1123_SUBDOMAIN_FMT,
+        'example.com',
+      ),
+    );
   }
   return errs;
 }
@@ -86,9 +95,14 @@ export function isDNS1035Label(value: string, unit: LengthUnit = 'characters'): 
   const errs: string[] = [];
   if (byteLength(value) > DNS1123_LABEL_MAX_LENGTH) errs.push(maxLenError(DNS1123_LABEL_MAX_LENGTH, unit));
   if (!DNS1035_LABEL_RE.test(value)) {
-    errs.push(regexError(
-      "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
-      DNS1035_LABEL_FMT, 'my-name', 'abc-123'));
+    errs.push(
+      regexError(
+        "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
+        DNS1035_LABEL_FMT,
+        'my-name',
+        'abc-123',
+      ),
+    );
   }
   return errs;
 }
@@ -109,16 +123,28 @@ export function isLabelKey(value: string): string[] {
     if (prefix.length === 0) errs.push(`prefix part ${emptyError()}`);
     else errs.push(...isDNS1123Subdomain(prefix, 'bytes').map((m) => `prefix part ${m}`));
   } else {
-    return [`a valid label key ${regexError(
-      "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
-      LABEL_KEY_FMT, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`];
+    return [
+      `a valid label key ${regexError(
+        "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+        LABEL_KEY_FMT,
+        'MyName',
+        'my.name',
+        '123-abc',
+      )} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
+    ];
   }
   if (name.length === 0) errs.push(`name part ${emptyError()}`);
   else if (byteLength(name) > DNS1123_LABEL_MAX_LENGTH) errs.push(`name part ${maxLenError(DNS1123_LABEL_MAX_LENGTH)}`);
   if (!LABEL_KEY_RE.test(name)) {
-    errs.push(`name part ${regexError(
-      "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
-      LABEL_KEY_FMT, 'MyName', 'my.name', '123-abc')}`);
+    errs.push(
+      `name part ${regexError(
+        "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+        LABEL_KEY_FMT,
+        'MyName',
+        'my.name',
+        '123-abc',
+      )}`,
+    );
   }
   return errs;
 }
@@ -128,9 +154,15 @@ export function isLabelValue(value: string): string[] {
   const errs: string[] = [];
   if (byteLength(value) > LABEL_VALUE_MAX_LENGTH) errs.push(maxLenError(LABEL_VALUE_MAX_LENGTH));
   if (!LABEL_VALUE_RE.test(value)) {
-    errs.push(regexError(
-      "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
-      LABEL_VALUE_FMT, 'MyValue', 'my_value', '12345'));
+    errs.push(
+      regexError(
+        "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+        LABEL_VALUE_FMT,
+        'MyValue',
+        'my_value',
+        '12345',
+      ),
+    );
   }
   return errs;
 }

@@ -13,13 +13,35 @@ import { numOrUndefined, objOrUndefined, objects, str, type Obj } from './value-
 
 /** Volume source keys in kube's checking order, with the path name kube reports for a second source. */
 const SOURCES: ReadonlyArray<readonly [string, string]> = [
-  ['emptyDir', 'emptyDir'], ['hostPath', 'hostPath'], ['gitRepo', 'gitRepo'], ['gcePersistentDisk', 'gcePersistentDisk'],
-  ['awsElasticBlockStore', 'awsElasticBlockStore'], ['secret', 'secret'], ['nfs', 'nfs'], ['iscsi', 'iscsi'],
-  ['glusterfs', 'glusterfs'], ['flocker', 'flocker'], ['persistentVolumeClaim', 'persistentVolumeClaim'], ['rbd', 'rbd'],
-  ['cinder', 'cinder'], ['cephfs', 'cephFS'], ['quobyte', 'quobyte'], ['downwardAPI', 'downwarAPI'], ['fc', 'fc'],
-  ['flexVolume', 'flexVolume'], ['configMap', 'configMap'], ['azureFile', 'azureFile'], ['vsphereVolume', 'vsphereVolume'],
-  ['photonPersistentDisk', 'photonPersistentDisk'], ['portworxVolume', 'portworxVolume'], ['azureDisk', 'azureDisk'],
-  ['storageos', 'storageos'], ['projected', 'projected'], ['scaleIO', 'scaleIO'], ['csi', 'csi'], ['ephemeral', 'ephemeral'],
+  ['emptyDir', 'emptyDir'],
+  ['hostPath', 'hostPath'],
+  ['gitRepo', 'gitRepo'],
+  ['gcePersistentDisk', 'gcePersistentDisk'],
+  ['awsElasticBlockStore', 'awsElasticBlockStore'],
+  ['secret', 'secret'],
+  ['nfs', 'nfs'],
+  ['iscsi', 'iscsi'],
+  ['glusterfs', 'glusterfs'],
+  ['flocker', 'flocker'],
+  ['persistentVolumeClaim', 'persistentVolumeClaim'],
+  ['rbd', 'rbd'],
+  ['cinder', 'cinder'],
+  ['cephfs', 'cephFS'],
+  ['quobyte', 'quobyte'],
+  ['downwardAPI', 'downwarAPI'],
+  ['fc', 'fc'],
+  ['flexVolume', 'flexVolume'],
+  ['configMap', 'configMap'],
+  ['azureFile', 'azureFile'],
+  ['vsphereVolume', 'vsphereVolume'],
+  ['photonPersistentDisk', 'photonPersistentDisk'],
+  ['portworxVolume', 'portworxVolume'],
+  ['azureDisk', 'azureDisk'],
+  ['storageos', 'storageos'],
+  ['projected', 'projected'],
+  ['scaleIO', 'scaleIO'],
+  ['csi', 'csi'],
+  ['ephemeral', 'ephemeral'],
   ['image', 'image'],
 ];
 const FILE_MODE = 'must be a number between 0 and 0777 (octal), both inclusive';
@@ -64,7 +86,8 @@ export function sourceCauses(key: string, source: Obj, field: string): StatusCau
     case 'emptyDir': {
       const limit = source.sizeLimit;
       return typeof limit === 'string' && compareQuantities(limit, '0') === -1
-        ? [forbiddenField(`${field}.sizeLimit`, 'SizeLimit field must be a valid resource quantity')] : [];
+        ? [forbiddenField(`${field}.sizeLimit`, 'SizeLimit field must be a valid resource quantity')]
+        : [];
     }
     case 'hostPath': {
       const path = str(source.path);

@@ -39,7 +39,8 @@ function intOrPercentValue(v: unknown): number {
 /** IsNotMoreThan100Percent: a valid percent string is at most 100% (ints are not checked). */
 export function notMoreThan100Percent(v: unknown, field: string): StatusCause[] {
   return typeof v === 'string' && percentProblems(v).length === 0 && Number(v.slice(0, -1)) > 100
-    ? [invalidField(field, v, 'must not be greater than 100%')] : [];
+    ? [invalidField(field, v, 'must not be greater than 100%')]
+    : [];
 }
 
 /** The template checks every replicated workload shares (ValidatePodTemplateSpecForReplicaSet and kin). */
@@ -58,7 +59,8 @@ function alwaysRestartCauses(spec: Obj, kind: string): StatusCause[] {
   const causes: StatusCause[] = [];
   const restartPolicy = str(podSpec.restartPolicy);
   if (restartPolicy !== 'Always') causes.push(notSupportedField('spec.template.spec.restartPolicy', restartPolicy, ['Always']));
-  if (isSet(podSpec.activeDeadlineSeconds)) causes.push(forbiddenField('spec.template.spec.activeDeadlineSeconds', `activeDeadlineSeconds in ${kind} is not Supported`));
+  if (isSet(podSpec.activeDeadlineSeconds))
+    causes.push(forbiddenField('spec.template.spec.activeDeadlineSeconds', `activeDeadlineSeconds in ${kind} is not Supported`));
   return causes;
 }
 
@@ -105,7 +107,10 @@ function deploymentStrategyCauses(strategy: Obj): StatusCause[] {
     }
     return [...causes, ...notMoreThan100Percent(rolling.maxUnavailable, `${at}.maxUnavailable`)];
   }
-  const internal = { Type: type, RollingUpdate: rolling === undefined ? null : { MaxUnavailable: intOrStringJson(rolling.maxUnavailable), MaxSurge: intOrStringJson(rolling.maxSurge) } };
+  const internal = {
+    Type: type,
+    RollingUpdate: rolling === undefined ? null : { MaxUnavailable: intOrStringJson(rolling.maxUnavailable), MaxSurge: intOrStringJson(rolling.maxSurge) },
+  };
   return [notSupportedField('spec.strategy', goJson(internal), ['Recreate', 'RollingUpdate'])];
 }
 
@@ -131,12 +136,17 @@ export function validateReplicaSet(rs: Obj, old?: Obj): StatusCause[] {
 function statefulSetStrategyCauses(strategy: Obj): StatusCause[] {
   const type = str(strategy.type);
   const rolling = objOrUndefined(strategy.rollingUpdate);
-  const internalRolling = rolling === undefined ? null : { Partition: numOrUndefined(rolling.partition) ?? 0, MaxUnavailable: isSet(rolling.maxUnavailable) ? rolling.maxUnavailable : null };
+  const internalRolling =
+    rolling === undefined
+      ? null
+      : { Partition: numOrUndefined(rolling.partition) ?? 0, MaxUnavailable: isSet(rolling.maxUnavailable) ? rolling.maxUnavailable : null };
   switch (type) {
     case '':
       return [requiredField('spec.updateStrategy')];
     case 'OnDelete':
-      return rolling !== undefined ? [invalidField('spec.updateStrategy.rollingUpdate', goJson(internalRolling), "only allowed for updateStrategy 'RollingUpdate'")] : [];
+      return rolling !== undefined
+        ? [invalidField('spec.updateStrategy.rollingUpdate', goJson(internalRolling), "only allowed for updateStrategy 'RollingUpdate'")]
+        : [];
     case 'RollingUpdate':
       return rolling !== undefined ? nonNegative('spec.updateStrategy.rollingUpdate.partition', numOrUndefined(rolling.partition) ?? 0) : [];
     default:
@@ -158,7 +168,8 @@ function statefulSetSpecCauses(spec: Obj, isUpdate: boolean): StatusCause[] {
   const causes: StatusCause[] = [];
   const policy = str(spec.podManagementPolicy);
   if (policy === '') causes.push(requiredField('spec.podManagementPolicy'));
-  else if (policy !== 'OrderedReady' && policy !== 'Parallel') causes.push(invalidField('spec.podManagementPolicy', policy, "must be 'OrderedReady' or 'Parallel'"));
+  else if (policy !== 'OrderedReady' && policy !== 'Parallel')
+    causes.push(invalidField('spec.podManagementPolicy', policy, "must be 'OrderedReady' or 'Parallel'"));
   causes.push(...statefulSetStrategyCauses(obj(spec.updateStrategy)));
   const retention = objOrUndefined(spec.persistentVolumeClaimRetentionPolicy);
   if (retention !== undefined) {
@@ -192,7 +203,15 @@ function statefulSetSpecCauses(spec: Obj, isUpdate: boolean): StatusCause[] {
 }
 
 /** The StatefulSet spec fields an update may change (ValidateStatefulSetUpdate). */
-const STATEFULSET_MUTABLE = ['replicas', 'template', 'updateStrategy', 'minReadySeconds', 'ordinals', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy'];
+const STATEFULSET_MUTABLE = [
+  'replicas',
+  'template',
+  'updateStrategy',
+  'minReadySeconds',
+  'ordinals',
+  'revisionHistoryLimit',
+  'persistentVolumeClaimRetentionPolicy',
+];
 
 export function validateStatefulSet(sts: Obj, old?: Obj): StatusCause[] {
   const spec = obj(sts.spec);
@@ -200,7 +219,12 @@ export function validateStatefulSet(sts: Obj, old?: Obj): StatusCause[] {
   if (old !== undefined) {
     const strip = (s: Obj): Obj => Object.fromEntries(Object.entries(s).filter(([k]) => !STATEFULSET_MUTABLE.includes(k)));
     if (!jsonEqual(strip(spec), strip(obj(old.spec)))) {
-      causes.push(forbiddenField('spec', "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden"));
+      causes.push(
+        forbiddenField(
+          'spec',
+          "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden",
+        ),
+      );
     }
   }
   return causes;
@@ -214,8 +238,10 @@ function daemonSetStrategyCauses(strategy: Obj): StatusCause[] {
     if (rolling === undefined) return [requiredField('spec.updateStrategy.rollingUpdate')];
     const at = 'spec.updateStrategy.rollingUpdate';
     const causes = [
-      ...positiveIntOrPercent(rolling.maxUnavailable, `${at}.maxUnavailable`), ...positiveIntOrPercent(rolling.maxSurge, `${at}.maxSurge`),
-      ...notMoreThan100Percent(rolling.maxUnavailable, `${at}.maxUnavailable`), ...notMoreThan100Percent(rolling.maxSurge, `${at}.maxSurge`),
+      ...positiveIntOrPercent(rolling.maxUnavailable, `${at}.maxUnavailable`),
+      ...positiveIntOrPercent(rolling.maxSurge, `${at}.maxSurge`),
+      ...notMoreThan100Percent(rolling.maxUnavailable, `${at}.maxUnavailable`),
+      ...notMoreThan100Percent(rolling.maxSurge, `${at}.maxSurge`),
     ];
     const unavailable = intOrPercentValue(rolling.maxUnavailable) !== 0;
     const surge = intOrPercentValue(rolling.maxSurge) !== 0;
@@ -223,7 +249,10 @@ function daemonSetStrategyCauses(strategy: Obj): StatusCause[] {
     if (!unavailable && !surge) causes.push(requiredField(`${at}.maxUnavailable`, 'cannot be 0 when maxSurge is 0'));
     return causes;
   }
-  const internal = { Type: type, RollingUpdate: rolling === undefined ? null : { MaxUnavailable: intOrStringJson(rolling.maxUnavailable), MaxSurge: intOrStringJson(rolling.maxSurge) } };
+  const internal = {
+    Type: type,
+    RollingUpdate: rolling === undefined ? null : { MaxUnavailable: intOrStringJson(rolling.maxUnavailable), MaxSurge: intOrStringJson(rolling.maxSurge) },
+  };
   return [notSupportedField('spec.updateStrategy', goJson(internal), ['RollingUpdate', 'OnDelete'])];
 }
 
@@ -261,7 +290,8 @@ export function validateReplicationController(rc: Obj): StatusCause[] {
   const podSpec = obj(template.spec);
   const restartPolicy = str(podSpec.restartPolicy);
   if (restartPolicy !== 'Always') causes.push(notSupportedField('spec.template.spec.restartPolicy', restartPolicy, ['Always']));
-  if (isSet(podSpec.activeDeadlineSeconds)) causes.push(forbiddenField('spec.template.spec.activeDeadlineSeconds', 'activeDeadlineSeconds in ReplicationController is not Supported'));
+  if (isSet(podSpec.activeDeadlineSeconds))
+    causes.push(forbiddenField('spec.template.spec.activeDeadlineSeconds', 'activeDeadlineSeconds in ReplicationController is not Supported'));
   return causes;
 }
 

@@ -76,14 +76,21 @@ export function objectFrame(type: WatchEventType, json: string, apiVersion: stri
   const obj = JSON.parse(objectJson) as Obj;
   if (encoding.representation === 'object') return frame(type, obj, encoding);
   const meta = (typeof obj.metadata === 'object' && obj.metadata !== null ? obj.metadata : {}) as Obj;
-  const out = encoding.representation === 'Table'
-    ? toTable([obj], { resourceVersion: meta.resourceVersion ?? '' }, 'Metadata', undefined, { noHeaders: encoding.noHeaders === true })
-    : toPartialObjectMetadata(obj);
+  const out =
+    encoding.representation === 'Table'
+      ? toTable([obj], { resourceVersion: meta.resourceVersion ?? '' }, 'Metadata', undefined, { noHeaders: encoding.noHeaders === true })
+      : toPartialObjectMetadata(obj);
   return frame(type, out, encoding);
 }
 
 /** A BOOKMARK: only kind, apiVersion and metadata.resourceVersion (plus annotations when given). */
-export function bookmarkFrame(kind: string, apiVersion: string, resourceVersion: string, encoding: WatchEncoding, annotations?: Record<string, string>): string | Buffer {
+export function bookmarkFrame(
+  kind: string,
+  apiVersion: string,
+  resourceVersion: string,
+  encoding: WatchEncoding,
+  annotations?: Record<string, string>,
+): string | Buffer {
   const metadata: Obj = { resourceVersion };
   if (annotations) metadata.annotations = annotations;
   return frame('BOOKMARK', { kind, apiVersion, metadata }, encoding);

@@ -102,10 +102,12 @@ export class WatchWriter {
     const frames = this.pending;
     this.pending = [];
     this.pendingBytes = 0;
-    const data = frames.length === 1 ? frames[0] as string | Buffer
-      : typeof frames[0] === 'string' && frames.every((f) => typeof f === 'string')
-        ? (frames as string[]).join('')
-        : Buffer.concat(frames.map((f) => (typeof f === 'string' ? Buffer.from(f) : f)));
+    const data =
+      frames.length === 1
+        ? frames[0]
+        : typeof frames[0] === 'string' && frames.every((f) => typeof f === 'string')
+          ? frames.join('')
+          : Buffer.concat(frames.map((f) => (typeof f === 'string' ? Buffer.from(f) : f)));
     this.onWritten(frames.length);
     if (!this.writeChunk(data)) {
       this.waitingForDrain = true;
@@ -126,8 +128,7 @@ export class WatchWriter {
     const socket = this.socket;
     if (!this.direct) {
       // Once true it stays true: after the switch nothing else writes to the response until `end()`.
-      this.direct = socket !== undefined && res.socket === socket && res.headersSent && res.chunkedEncoding
-        && res.writableLength === socket.writableLength;
+      this.direct = socket !== undefined && res.socket === socket && res.headersSent && res.chunkedEncoding && res.writableLength === socket.writableLength;
     }
     if (!this.direct || socket === undefined) return res.write(data);
     if (typeof data === 'string') return socket.write(`${Buffer.byteLength(data).toString(16)}\r\n${data}\r\n`);

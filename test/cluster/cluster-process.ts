@@ -25,28 +25,31 @@ export async function spawnCluster(script: string, args: string[], env: NodeJS.P
     for (const w of [...waiters]) w();
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const waitForLog = (pattern: RegExp, timeoutMs = 20_000, from = 0): Promise<RegExpExecArray> => new Promise((resolve, reject) => {
-    const check = (): void => {
-      const m = pattern.exec(err.slice(from));
-      if (m) {
-        clearTimeout(timer);
+  const waitForLog = (pattern: RegExp, timeoutMs = 20_000, from = 0): Promise<RegExpExecArray> =>
+    new Promise((resolve, reject) => {
+      const check = (): void => {
+        const m = pattern.exec(err.slice(from));
+        if (m) {
+          clearTimeout(timer);
+          waiters.delete(check);
+          resolve(m);
+        }
+      };
+      const timer = setTimeout(() => {
         waiters.delete(check);
-        resolve(m);
-      }
-    };
-    const timer = setTimeout(() => {
-      waiters.delete(check);
-      reject(new Error(`timed out waiting for ${String(pattern)} in:\n${err}`));
-    }, timeoutMs);
-    // A wait abandoned because the process exited must not keep the test runner alive.
-    timer.unref();
-    waiters.add(check);
-    check();
-  });
+        reject(new Error(`timed out waiting for ${String(pattern)} in:\n${err}`));
+      }, timeoutMs);
+      // A wait abandoned because the process exited must not keep the test runner alive.
+      timer.unref();
+      waiters.add(check);
+      check();
+    });
   const serving = waitForLog(/"msg":"serving","url":"([^"]+)"/, 60_000);
   const url = await Promise.race([
-    serving.then((m) => m[1] as string),
-    exited.then((code) => { throw new Error(`exited with ${String(code)} before serving:\n${err}`); }),
+    serving.then((m) => m[1]),
+    exited.then((code) => {
+      throw new Error(`exited with ${String(code)} before serving:\n${err}`);
+    }),
   ]);
   return {
     child,
@@ -60,7 +63,11 @@ export async function spawnCluster(script: string, args: string[], env: NodeJS.P
       const pid = child.pid;
       if (pid === undefined) return [];
       try {
-        return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter((s) => s !== '').map(Number);
+        return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+          .trim()
+          .split(/\s+/)
+          .filter((s) => s !== '')
+          .map(Number);
       } catch {
         return [];
       }
@@ -70,14 +77,24 @@ export async function spawnCluster(script: string, args: string[], env: NodeJS.P
 }
 
 /** One request on its own connection (no keep-alive), so the primary can hand it to any worker. */
-export function freshRequest(url: string, path: string, init: { method?: string; body?: string; headers?: Record<string, string>; timeoutMs?: number } = {}): Promise<{ status: number; text: string }> {
+export function freshRequest(
+  url: string,
+  path: string,
+  init: { method?: string; body?: string; headers?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(`${url}${path}`, { method: init.method ?? 'GET', agent: false, timeout: init.timeoutMs ?? 10_000, headers: { connection: 'close', ...init.headers } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => { text += c; });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-    });
+    const req = request(
+      `${url}${path}`,
+      { method: init.method ?? 'GET', agent: false, timeout: init.timeoutMs ?? 10_000, headers: { connection: 'close', ...init.headers } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          text += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
     req.on('error', reject);
     req.on('timeout', () => req.destroy(new Error(`${init.method ?? 'GET'} ${path} timed out`)));
     req.end(init.body);
@@ -99,7 +116,10 @@ export function metricSum(text: string, metric: string, labels: Record<string, s
 
 /** Request log lines (parsed) from stderr. */
 export function requestLines(stderr: string): Record<string, unknown>[] {
-  return stderr.split('\n').filter((l) => l.includes('"msg":"request"')).map((l) => JSON.parse(l) as Record<string, unknown>);
+  return stderr
+    .split('\n')
+    .filter((l) => l.includes('"msg":"request"'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
 /**

@@ -38,7 +38,9 @@ function get(url: string, path: string, timeoutMs = 60_000): Promise<Outcome> {
 
 /** PIDs of the processes that logged a request for `path`. */
 function servedBy(stderr: string, path: string): number[] {
-  return requestLines(stderr).filter((l) => l.path === path).map((l) => Number(l.pid));
+  return requestLines(stderr)
+    .filter((l) => l.path === path)
+    .map((l) => Number(l.pid));
 }
 
 /** Sends `signal` to `pid`; a process that is already gone is not an error. */
@@ -67,7 +69,7 @@ function whenSettled(outcomes: Promise<Outcome>[], count: number): Promise<Outco
 function twoWorkers(env: RedisWorkers): [number, number] {
   const pids = env.cap.workerPids();
   assert.equal(pids.length, 2, `two workers run: ${JSON.stringify(pids)}`);
-  return [pids[0] as number, pids[1] as number];
+  return [pids[0], pids[1]];
 }
 
 const STALL_LOG = 'a worker did not claim its connections in time; handing them to other workers';
@@ -83,7 +85,8 @@ describe('connections handed to a worker that stalls or dies before claiming the
     await createNamespace(env.url, ns);
     for (let i = 0; i < all.length; i++) {
       const r = await fresh(env.url, `/api/v1/namespaces/${ns}/configmaps`, {
-        method: 'POST', body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}` }, data: { i: String(i) } },
+        method: 'POST',
+        body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}` }, data: { i: String(i) } },
       });
       assert.equal(r.status, 201, r.text);
     }
@@ -100,14 +103,22 @@ describe('connections handed to a worker that stalls or dies before claiming the
     try {
       // Half of these are handed to the stopped worker; they are answered once the claim times out.
       const outcomes = await Promise.all(first.map((p) => get(env.url, p)));
-      assert.deepEqual(outcomes.map((o) => o.status ?? o.error), first.map(() => 200), JSON.stringify(outcomes));
+      assert.deepEqual(
+        outcomes.map((o) => o.status ?? o.error),
+        first.map(() => 200),
+        JSON.stringify(outcomes),
+      );
       const stall = await env.cap.waitForLog(new RegExp(`"msg":"${STALL_LOG}","pid":(\\d+)`), 30_000, mark);
       assert.equal(Number(stall[1]), victim, 'the stopped worker is the stalled one');
       // Stalled, it receives nothing: fresh connections are all served by the other worker at once,
       // none waits out a claim timeout.
       const next = all.slice(8, 14);
       const later = await Promise.all(next.map((p) => get(env.url, p)));
-      assert.deepEqual(later.map((o) => o.status ?? o.error), next.map(() => 200), JSON.stringify(later));
+      assert.deepEqual(
+        later.map((o) => o.status ?? o.error),
+        next.map(() => 200),
+        JSON.stringify(later),
+      );
       for (const o of later) assert.ok(o.ms < CLAIM_TIMEOUT_MS, `${o.path} answered in ${o.ms} ms, without waiting for the stalled worker`);
       await env.cap.waitForLog(/"msg":"request"/, 5000, mark);
       for (const p of [...first, ...next]) {
@@ -121,7 +132,7 @@ describe('connections handed to a worker that stalls or dies before claiming the
     // Running again, it takes its turn: within a few fresh connections one is served by it.
     let servedByVictim = false;
     for (let i = 0; i < 20 && !servedByVictim; i++) {
-      const path = all[14 + (i % 6)] as string;
+      const path = all[14 + (i % 6)];
       const before = env.cap.stderr().length;
       const o = await get(env.url, path);
       assert.equal(o.status, 200, JSON.stringify(o));
@@ -147,13 +158,21 @@ describe('connections handed to a worker that stalls or dies before claiming the
       signal(victim, 'SIGKILL');
       killed = true;
       const results = await Promise.all(outcomes);
-      assert.deepEqual(results.map((o) => o.status ?? o.error), paths.map(() => 200), JSON.stringify(results));
+      assert.deepEqual(
+        results.map((o) => o.status ?? o.error),
+        paths.map(() => 200),
+        JSON.stringify(results),
+      );
       for (const p of paths) {
         await env.cap.waitForLog(new RegExp(`"msg":"request".*"path":"${p}"`), 10_000, mark);
         assert.deepEqual(servedBy(env.cap.stderr().slice(mark), p), [survivor], `${p} served once, by the surviving worker`);
       }
       // Handed on either because the worker exited unclaimed or because its claim timed out first.
-      await env.cap.waitForLog(new RegExp(`"msg":"(re-handing connections a worker did not take before it exited|${STALL_LOG})","pid":${victim}`), 10_000, mark);
+      await env.cap.waitForLog(
+        new RegExp(`"msg":"(re-handing connections a worker did not take before it exited|${STALL_LOG})","pid":${victim}`),
+        10_000,
+        mark,
+      );
     } finally {
       if (!killed) signal(victim, 'SIGKILL');
     }
@@ -172,11 +191,18 @@ describe('connections handed to a worker that stalls or dies before claiming the
       for (const pid of victims) signal(pid, 'SIGKILL');
       killed = true;
       const results = await Promise.all(outcomes);
-      assert.deepEqual(results.map((o) => o.status ?? o.error), [200, 200, 200, 200], JSON.stringify(results));
+      assert.deepEqual(
+        results.map((o) => o.status ?? o.error),
+        [200, 200, 200, 200],
+        JSON.stringify(results),
+      );
       for (const p of paths) await env.cap.waitForLog(new RegExp(`"msg":"request".*"path":"${p}"`), 10_000, mark);
       const servers = paths.flatMap((p) => servedBy(env.cap.stderr().slice(mark), p));
       assert.equal(servers.length, 4, 'each request served once');
-      assert.ok(servers.every((pid) => !victims.includes(pid)), 'by the restarted workers');
+      assert.ok(
+        servers.every((pid) => !victims.includes(pid)),
+        'by the restarted workers',
+      );
     } finally {
       if (!killed) for (const pid of victims) signal(pid, 'SIGKILL');
     }
@@ -190,23 +216,26 @@ test('SIGTERM under a stream of fresh connections: answered during the shutdown 
     let termAt = 0;
     let refused = false;
     let exit: Promise<number | null> | undefined;
-    await Promise.all(Array.from({ length: 8 }, async () => {
-      // Bounded only to end a broken run: the listener closing ends the loop.
-      for (let i = 0; i < 2000 && !refused; i++) {
-        if (exit === undefined && outcomes.length >= 16) {
-          termAt = Date.now();
-          exit = env.cap.stop('SIGTERM');
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        // Bounded only to end a broken run: the listener closing ends the loop.
+        for (let i = 0; i < 2000 && !refused; i++) {
+          if (exit === undefined && outcomes.length >= 16) {
+            termAt = Date.now();
+            exit = env.cap.stop('SIGTERM');
+          }
+          const o = await get(env.url, '/api/v1/namespaces/default', 30_000);
+          outcomes.push(o);
+          if (o.error?.includes('ECONNREFUSED')) refused = true;
         }
-        const o = await get(env.url, '/api/v1/namespaces/default', 30_000);
-        outcomes.push(o);
-        if (o.error?.includes('ECONNREFUSED')) refused = true;
-      }
-    }));
+      }),
+    );
     assert.ok(exit !== undefined);
     assert.equal(await exit, 0, 'the primary exits 0');
     const kinds: Record<string, number> = {};
     for (const o of outcomes) {
-      const kind = o.status !== undefined ? String(o.status) : (/ECONNREFUSED|ECONNRESET|socket hang up|got no response/.exec(o.error ?? '')?.[0] ?? String(o.error));
+      const kind =
+        o.status !== undefined ? String(o.status) : (/ECONNREFUSED|ECONNRESET|socket hang up|got no response/.exec(o.error ?? '')?.[0] ?? String(o.error));
       kinds[kind] = (kinds[kind] ?? 0) + 1;
     }
     t.diagnostic(`outcomes ${JSON.stringify(kinds)}`);
@@ -216,10 +245,18 @@ test('SIGTERM under a stream of fresh connections: answered during the shutdown 
     assert.ok(afterTerm.length > 0, 'requests started after SIGTERM are answered during the shutdown delay');
     // Every request either got its answer or found the listener closed; one caught in the kernel's
     // accept queue at the instant the listener closes is reset (as with any server closing its listener).
-    assert.ok(outcomes.every((o) => o.status === 200 || /ECONNREFUSED|ECONNRESET|socket hang up/.test(o.error ?? '')),
-      `${JSON.stringify(kinds)} ${outcomes.filter((o) => o.text !== undefined).map((o) => o.text).join(' ')}`);
+    assert.ok(
+      outcomes.every((o) => o.status === 200 || /ECONNREFUSED|ECONNRESET|socket hang up/.test(o.error ?? '')),
+      `${JSON.stringify(kinds)} ${outcomes
+        .filter((o) => o.text !== undefined)
+        .map((o) => o.text)
+        .join(' ')}`,
+    );
     const firstRefused = outcomes.findIndex((o) => o.status === undefined);
-    assert.ok(outcomes.slice(0, firstRefused).every((o) => o.status === 200), 'until the listener closed, every request was answered 200');
+    assert.ok(
+      outcomes.slice(0, firstRefused).every((o) => o.status === 200),
+      'until the listener closed, every request was answered 200',
+    );
     assert.match(env.cap.stderr(), /"msg":"all workers exited","code":0/);
   } finally {
     await env.stop();

@@ -15,7 +15,9 @@ import { errorLogger, requestLogger } from '../../src/logging/request-logger.js'
 import { metricsMiddleware, metricsRouter } from '../../src/metrics/metrics-router.js';
 import type { RestartPolicyOptions } from '../../src/cluster/restart-policy.js';
 
-interface Layer { name: string }
+interface Layer {
+  name: string;
+}
 
 /** Moves the last `count` layers of the app's router to the front. */
 function mountFirst(app: Express, count: number): void {
@@ -38,7 +40,7 @@ const parsed = parseArgs(process.argv.slice(2));
 if (parsed.help) throw new Error('no --help in the fixture');
 const config = parsed.config;
 if (cluster.isPrimary) {
-  const restart = process.env.FIXTURE_RESTART ? JSON.parse(process.env.FIXTURE_RESTART) as RestartPolicyOptions : undefined;
+  const restart = process.env.FIXTURE_RESTART ? (JSON.parse(process.env.FIXTURE_RESTART) as RestartPolicyOptions) : undefined;
   await runPrimary(config, { workers: Number(process.env.FIXTURE_WORKERS ?? '2'), restart });
 } else {
   if (process.env.FIXTURE_CRASH_ON_START === '1') throw new Error('fixture: crashing on start as asked');

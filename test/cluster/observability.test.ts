@@ -44,12 +44,12 @@ describe('logger', () => {
     log.error('boom', { error: new Error('bad thing') });
     assert.equal(lines.length, 1);
     assert.ok(lines[0]?.endsWith('\n'));
-    const rec = JSON.parse(lines[0] as string) as Record<string, any>;
+    const rec = JSON.parse(lines[0]) as Record<string, any>;
     assert.equal(rec.level, 'error');
     assert.equal(rec.msg, 'boom');
     assert.equal(rec.error.message, 'bad thing');
     assert.match(rec.error.stack, /observability\.test/);
-    assert.match(lines[0] as string, /^\{"level":"error","msg":"boom"/);
+    assert.match(lines[0], /^\{"level":"error","msg":"boom"/);
     log.setLevel('debug');
     log.debug('now shown');
     assert.equal(lines.length, 2);
@@ -73,8 +73,12 @@ describe('middleware over HTTP', () => {
     app.use(requestLogger({ logger: log }));
     app.use(metricsMiddleware());
     app.use(metricsRouter());
-    app.get('/api/v1/namespaces/:ns/configmaps/:name', (_req, res) => { res.status(200).json({}); });
-    app.post('/api/v1/namespaces/:ns/configmaps', express.json(), (_req, res) => { res.status(201).json({}); });
+    app.get('/api/v1/namespaces/:ns/configmaps/:name', (_req, res) => {
+      res.status(200).json({});
+    });
+    app.post('/api/v1/namespaces/:ns/configmaps', express.json(), (_req, res) => {
+      res.status(201).json({});
+    });
     app.get('/api/v1/namespaces/:ns/secrets', (req, res, next) => {
       if (req.query.watch === '1') {
         res.status(200).write('{}\n');
@@ -84,17 +88,22 @@ describe('middleware over HTTP', () => {
       next(new Error('list exploded'));
     });
     app.use(errorLogger(log));
-    app.use((_err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => { res.status(500).end(); });
+    app.use((_err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+      res.status(500).end();
+    });
     server = app.listen(0, '127.0.0.1');
     await once(server, 'listening');
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
-  after(() => { server.close(); });
+  after(() => {
+    server.close();
+  });
 
   test('one request line per request, without bodies, Authorization or tokens', async () => {
     lines.length = 0;
     const r = await fetch(`${base}/api/v1/namespaces/obs/configmaps?token=abc`, {
-      method: 'POST', headers: { authorization: 'Bearer sekrit-bearer', 'content-type': 'application/json', 'user-agent': 'obs-test/1.0' },
+      method: 'POST',
+      headers: { authorization: 'Bearer sekrit-bearer', 'content-type': 'application/json', 'user-agent': 'obs-test/1.0' },
       body: JSON.stringify({ data: { password: 'hunter2' } }),
     });
     assert.equal(r.status, 201);
@@ -102,7 +111,7 @@ describe('middleware over HTTP', () => {
     await new Promise((resolve) => setImmediate(resolve));
     const reqLines = lines.filter((l) => l.includes('"msg":"request"'));
     assert.equal(reqLines.length, 1);
-    const line = reqLines[0] as string;
+    const line = reqLines[0];
     assert.ok(!line.includes('sekrit-bearer') && !line.includes('hunter2') && !line.includes('abc'), line);
     const rec = JSON.parse(line) as Record<string, unknown>;
     assert.equal(rec.level, 'info');
@@ -147,7 +156,10 @@ describe('middleware over HTTP', () => {
     assert.match(text, /apiserver_request_duration_seconds_bucket\{le="0\.005"/);
 
     const watchDone = new Promise<void>((resolve, reject) => {
-      const req = request(`${base}/api/v1/namespaces/obs/secrets?watch=1`, (res) => { res.resume(); res.on('end', () => resolve()); });
+      const req = request(`${base}/api/v1/namespaces/obs/secrets?watch=1`, (res) => {
+        res.resume();
+        res.on('end', () => resolve());
+      });
       req.on('error', reject);
       req.end();
     });

@@ -7,7 +7,11 @@ test('restart delays double per slot, reset after a stable run, and a crash burs
   assert.deepEqual(p.onCrash(0, 10, 0), { action: 'restart', delayMs: 100, consecutive: 1 });
   assert.deepEqual(p.onCrash(0, 10, 1000), { action: 'restart', delayMs: 200, consecutive: 2 });
   assert.deepEqual(p.onCrash(1, 10, 2000), { action: 'restart', delayMs: 100, consecutive: 1 }, 'slots back off independently');
-  assert.deepEqual(p.onCrash(0, 60_000, 100_000), { action: 'restart', delayMs: 100, consecutive: 1 }, 'a stable run resets the backoff; old crashes leave the window');
+  assert.deepEqual(
+    p.onCrash(0, 60_000, 100_000),
+    { action: 'restart', delayMs: 100, consecutive: 1 },
+    'a stable run resets the backoff; old crashes leave the window',
+  );
   const q = new RestartPolicy({ baseDelayMs: 100, maxDelayMs: 300, maxCrashes: 3, windowMs: 10_000 });
   assert.equal(q.onCrash(0, 0, 0).action, 'restart');
   assert.equal(q.onCrash(0, 0, 1).action, 'restart');

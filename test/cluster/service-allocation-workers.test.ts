@@ -26,10 +26,14 @@ test('40 Services created at once through 2 workers get distinct cluster IPs and
   const ns = 'svc-alloc';
   await createNamespace(env.url, ns);
   const base = `/api/v1/namespaces/${ns}/services`;
-  const created = await Promise.all(Array.from({ length: COUNT }, (_, i) => fresh(env.url, base, {
-    method: 'POST',
-    body: { apiVersion: 'v1', kind: 'Service', metadata: { name: `s-${i}` }, spec: { type: 'NodePort', ports: [{ port: 80 }] } },
-  })));
+  const created = await Promise.all(
+    Array.from({ length: COUNT }, (_, i) =>
+      fresh(env.url, base, {
+        method: 'POST',
+        body: { apiVersion: 'v1', kind: 'Service', metadata: { name: `s-${i}` }, spec: { type: 'NodePort', ports: [{ port: 80 }] } },
+      }),
+    ),
+  );
   for (const r of created) assert.equal(r.status, 201, r.text);
   assert.equal(workersThatServed(env.cap.stderr(), base).length, 2, 'both workers served creates');
   const ips = created.map((r) => r.body.spec.clusterIP as string);
@@ -51,11 +55,18 @@ test('40 Services created at once through 2 workers get distinct cluster IPs and
   const deleted = await Promise.all(created.map((r) => fresh(env.url, `${base}/${r.body.metadata.name}`, { method: 'DELETE' })));
   for (const r of deleted) assert.equal(r.status, 200, r.text);
   const after = await fresh(env.url, '/apis/networking.k8s.io/v1/ipaddresses');
-  assert.deepEqual((after.body.items as Array<{ metadata: { name: string } }>).map((i) => i.metadata.name), ['10.0.0.1']);
+  assert.deepEqual(
+    (after.body.items as Array<{ metadata: { name: string } }>).map((i) => i.metadata.name),
+    ['10.0.0.1'],
+  );
   // Every node port is free again: the whole range can be requested.
-  const again = await Promise.all(ports.map((p, i) => fresh(env.url, base, {
-    method: 'POST',
-    body: { apiVersion: 'v1', kind: 'Service', metadata: { name: `again-${i}` }, spec: { type: 'NodePort', ports: [{ port: 80, nodePort: p }] } },
-  })));
+  const again = await Promise.all(
+    ports.map((p, i) =>
+      fresh(env.url, base, {
+        method: 'POST',
+        body: { apiVersion: 'v1', kind: 'Service', metadata: { name: `again-${i}` }, spec: { type: 'NodePort', ports: [{ port: 80, nodePort: p }] } },
+      }),
+    ),
+  );
   for (const r of again) assert.equal(r.status, 201, r.text);
 });

@@ -14,7 +14,9 @@ function runToExit(args: string[]): Promise<{ code: number | null; stderr: strin
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [CAPSTAN_MAIN, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
-    child.stderr?.on('data', (d: Buffer) => { stderr += d.toString(); });
+    child.stderr?.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
     child.once('exit', (code) => resolve({ code, stderr }));
   });
 }
@@ -48,7 +50,15 @@ describe('--storage=redis --workers 2', () => {
     redis = await startRedis({ appendOnly: true });
     const port = await freePort();
     cap = await spawnCluster(CAPSTAN_MAIN, [
-      '--storage=redis', '--redis-url', redis.url, '--workers', '2', '--port', String(port), '--shutdown-delay-duration', '300ms',
+      '--storage=redis',
+      '--redis-url',
+      redis.url,
+      '--workers',
+      '2',
+      '--port',
+      String(port),
+      '--shutdown-delay-duration',
+      '300ms',
     ]);
   });
   after(async () => {
@@ -59,13 +69,15 @@ describe('--storage=redis --workers 2', () => {
   test('serves from two workers sharing one store', async () => {
     assert.equal(cap.workerPids().length, 2);
     const created = await freshRequest(cap.url, '/api/v1/namespaces', {
-      method: 'POST', headers: { 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }),
     });
     assert.equal(created.status, 201, created.text);
     for (let i = 0; i < 6; i++) {
       const r = await freshRequest(cap.url, `/api/v1/namespaces/${ns}/configmaps`, {
-        method: 'POST', headers: { 'content-type': 'application/json' },
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}` }, data: { i: String(i) } }),
       });
       assert.equal(r.status, 201, r.text);

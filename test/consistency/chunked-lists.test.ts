@@ -12,13 +12,21 @@ function cmBody(name: string, labels: Record<string, string> = {}): string {
 }
 
 async function post(url: string, ns: string, name: string, labels: Record<string, string> = {}): Promise<any> {
-  const r = await api(url, `/api/v1/namespaces/${ns}/configmaps`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: cmBody(name, labels) });
+  const r = await api(url, `/api/v1/namespaces/${ns}/configmaps`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: cmBody(name, labels),
+  });
   assert.equal(r.status, 201, r.text);
   return r.body;
 }
 
 async function mkNamespace(url: string, name: string): Promise<void> {
-  const r = await api(url, '/api/v1/namespaces', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }) });
+  const r = await api(url, '/api/v1/namespaces', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }),
+  });
   assert.equal(r.status, 201, r.text);
 }
 
@@ -68,7 +76,7 @@ for (const backend of allBackends()) {
         }
       });
       const rvs = new Set(pages.map((p) => p.metadata.resourceVersion));
-      assert.equal(rvs.size, 1, 'every page has the first page\'s resourceVersion');
+      assert.equal(rvs.size, 1, "every page has the first page's resourceVersion");
       for (const p of pages) assert.ok(p.items.length <= 2);
       const names = pages.flatMap((p) => p.items.map((i: any) => i.metadata.name));
       assert.deepEqual(names, ['cm-01', 'cm-03', 'cm-05', 'cm-07', 'cm-09', 'cm-11']);
@@ -100,12 +108,12 @@ for (const backend of allBackends()) {
       assert.ok(keys.indexOf('chunk-a/cm-01') < keys.indexOf('chunk-b/cm-00'));
     });
 
-    test('a modified continue token is 400, never another collection\'s data', async () => {
+    test("a modified continue token is 400, never another collection's data", async () => {
       const first = await api(s.url, '/api/v1/namespaces/chunk-a/configmaps?limit=1');
       const token: string = first.body.metadata.continue;
       const tampered = [
         token.slice(0, 5) + (token[5] === 'A' ? 'B' : 'A') + token.slice(6),
-        token.split('.')[0] as string,
+        token.split('.')[0],
         'not-a-token',
         Buffer.from(JSON.stringify({ v: 1, rv: '1', start: 'chunk-b/', t: clock })).toString('base64url') + '.x',
       ];

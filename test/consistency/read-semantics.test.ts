@@ -10,7 +10,8 @@ const CM = '/api/v1/namespaces/default/configmaps';
 
 async function createCm(url: string, name: string, data: Record<string, string> = { a: '1' }): Promise<any> {
   const r = await api(url, CM, {
-    method: 'POST', headers: { 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { suite: 'rv' } }, data }),
   });
   assert.equal(r.status, 201, r.text);
@@ -36,7 +37,8 @@ for (const backend of allBackends()) {
       const name = uniqueName('get');
       const created = await createCm(s.url, name);
       const upd = await api(s.url, `${CM}/${name}`, {
-        method: 'PUT', headers: { 'content-type': 'application/json' },
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ ...created, data: { a: '2' } }),
       });
       assert.equal(upd.status, 200);
@@ -79,7 +81,10 @@ for (const backend of allBackends()) {
         [`${CM}/x?resourceVersion=abc`, 'resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax'],
         [`${CM}?resourceVersion=%2B5`, 'invalid resource version: resourceVersion: Invalid value: "+5": strconv.ParseUint: parsing "+5": invalid syntax'],
         [`${CM}?watch=1&resourceVersion=-5`, 'invalid resource version: resourceVersion: Invalid value: "-5": strconv.ParseUint: parsing "-5": invalid syntax'],
-        [`${CM}?resourceVersion=99999999999999999999`, 'invalid resource version: resourceVersion: Invalid value: "99999999999999999999": strconv.ParseUint: parsing "99999999999999999999": value out of range'],
+        [
+          `${CM}?resourceVersion=99999999999999999999`,
+          'invalid resource version: resourceVersion: Invalid value: "99999999999999999999": strconv.ParseUint: parsing "99999999999999999999": value out of range',
+        ],
       ];
       for (const [path, message] of cases) {
         const r = await api(s.url, path);
@@ -116,10 +121,16 @@ for (const backend of allBackends()) {
       const at = first.metadata.resourceVersion as string;
       const later = await createCm(s.url, uniqueName('x2'));
       const modified = await api(s.url, `${CM}/${first.metadata.name}`, {
-        method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...first, data: { a: 'changed' } }),
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ...first, data: { a: 'changed' } }),
       });
       assert.equal(modified.status, 200);
-      for (const q of [`resourceVersion=${at}&limit=500`, `resourceVersion=${at}&resourceVersionMatch=Exact`, `resourceVersion=${at}&resourceVersionMatch=Exact&limit=500`]) {
+      for (const q of [
+        `resourceVersion=${at}&limit=500`,
+        `resourceVersion=${at}&resourceVersionMatch=Exact`,
+        `resourceVersion=${at}&resourceVersionMatch=Exact&limit=500`,
+      ]) {
         const r = await api(s.url, `${CM}?${q}`);
         assert.equal(r.status, 200, q);
         assert.equal(r.body.metadata.resourceVersion, at, q);

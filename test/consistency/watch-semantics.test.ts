@@ -18,13 +18,21 @@ async function mkNamespace(url: string): Promise<string> {
 }
 
 async function create(url: string, ns: string, name: string, labels: Record<string, string> = {}, data: Record<string, string> = {}): Promise<any> {
-  const r = await api(url, `/api/v1/namespaces/${ns}/configmaps`, { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify({ metadata: { name, labels }, data }) });
+  const r = await api(url, `/api/v1/namespaces/${ns}/configmaps`, {
+    method: 'POST',
+    headers: JSON_HEADERS,
+    body: JSON.stringify({ metadata: { name, labels }, data }),
+  });
   assert.equal(r.status, 201, r.text);
   return r.body;
 }
 
 async function patch(url: string, ns: string, name: string, body: unknown): Promise<any> {
-  const r = await api(url, `/api/v1/namespaces/${ns}/configmaps/${name}`, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json' }, body: JSON.stringify(body) });
+  const r = await api(url, `/api/v1/namespaces/${ns}/configmaps/${name}`, {
+    method: 'PATCH',
+    headers: { 'content-type': 'application/merge-patch+json' },
+    body: JSON.stringify(body),
+  });
   assert.equal(r.status, 200, r.text);
   return r.body;
 }
@@ -58,17 +66,19 @@ for (const backend of allBackends()) {
       assert.equal(w.headers['transfer-encoding'], 'chunked');
       const acknowledged: string[] = [];
       const names = Array.from({ length: 40 }, (_, i) => `c-${i}`);
-      await Promise.all(names.map(async (n) => {
-        acknowledged.push((await create(s.url, ns, n)).metadata.resourceVersion);
-        acknowledged.push((await patch(s.url, ns, n, { data: { x: '1' } })).metadata.resourceVersion);
-      }));
+      await Promise.all(
+        names.map(async (n) => {
+          acknowledged.push((await create(s.url, ns, n)).metadata.resourceVersion);
+          acknowledged.push((await patch(s.url, ns, n, { data: { x: '1' } })).metadata.resourceVersion);
+        }),
+      );
       await Promise.all(names.slice(0, 10).map(async (n) => del(s.url, ns, n)));
       const total = names.length * 2 + 10;
       const events = await w.waitFor((e) => e.length >= total, 10_000);
       w.close();
       assert.equal(events.length, total);
       const rvs = events.map((e) => BigInt(e.object.metadata.resourceVersion));
-      for (let i = 1; i < rvs.length; i++) assert.ok((rvs[i] as bigint) > (rvs[i - 1] as bigint), 'strictly increasing');
+      for (let i = 1; i < rvs.length; i++) assert.ok(rvs[i] > rvs[i - 1], 'strictly increasing');
       const seen = new Set(events.map((e) => e.object.metadata.resourceVersion as string));
       for (const rv of acknowledged) assert.ok(seen.has(rv), `acknowledged write ${rv} delivered`);
       assert.equal(events.filter((e) => e.type === 'DELETED').length, 10);
@@ -83,7 +93,10 @@ for (const backend of allBackends()) {
       const events = await w.waitFor((e) => e.length >= 2);
       await new Promise((r) => setTimeout(r, 100));
       w.close();
-      assert.deepEqual(summary(events), [['ADDED', 'b'], ['MODIFIED', 'a']]);
+      assert.deepEqual(summary(events), [
+        ['ADDED', 'b'],
+        ['MODIFIED', 'a'],
+      ]);
     });
 
     test('rv unset and "0" begin with synthetic ADDED events for the current state', async () => {
@@ -96,7 +109,10 @@ for (const backend of allBackends()) {
         await create(s.url, ns, `r${q ? '0' : ''}`);
         const events = await w.waitFor((e) => e.length >= 3);
         w.close();
-        assert.deepEqual(summary(events).slice(0, 2), [['ADDED', 'p'], ['ADDED', 'q']]);
+        assert.deepEqual(summary(events).slice(0, 2), [
+          ['ADDED', 'p'],
+          ['ADDED', 'q'],
+        ]);
         assert.equal(events[2]?.type, 'ADDED');
       }
     });
@@ -104,7 +120,10 @@ for (const backend of allBackends()) {
     test('selectors apply to watches: leaving the selection is DELETED, entering is ADDED', async () => {
       const ns = await mkNamespace(s.url);
       const list = await api(s.url, `/api/v1/namespaces/${ns}/configmaps`);
-      const w = await openWatch(s.url, `/api/v1/namespaces/${ns}/configmaps?watch=1&labelSelector=color%3Dblue&resourceVersion=${list.body.metadata.resourceVersion}`);
+      const w = await openWatch(
+        s.url,
+        `/api/v1/namespaces/${ns}/configmaps?watch=1&labelSelector=color%3Dblue&resourceVersion=${list.body.metadata.resourceVersion}`,
+      );
       await create(s.url, ns, 'x', { color: 'red' });
       await patch(s.url, ns, 'x', { metadata: { labels: { color: 'blue' } } });
       await patch(s.url, ns, 'x', { data: { more: '1' } });
@@ -114,14 +133,19 @@ for (const backend of allBackends()) {
       const events = await w.waitFor((e) => e.length >= 4);
       await new Promise((r) => setTimeout(r, 100));
       w.close();
-      assert.deepEqual(summary(events), [['ADDED', 'x'], ['MODIFIED', 'x'], ['DELETED', 'x'], ['ADDED', 'y']]);
+      assert.deepEqual(summary(events), [
+        ['ADDED', 'x'],
+        ['MODIFIED', 'x'],
+        ['DELETED', 'x'],
+        ['ADDED', 'y'],
+      ]);
       const field = await openWatch(s.url, `/api/v1/namespaces/${ns}/configmaps?watch=1&fieldSelector=metadata.name%3Dy`);
       const fe = await field.waitFor((e) => e.length >= 1);
       field.close();
       assert.deepEqual(summary(fe), [['ADDED', 'y']]);
     });
 
-    test('a watch on one object\'s /watch/ path sees only that object; ?watch=1 on an object path is a plain get', async () => {
+    test("a watch on one object's /watch/ path sees only that object; ?watch=1 on an object path is a plain get", async () => {
       const ns = await mkNamespace(s.url);
       const one = await create(s.url, ns, 'one');
       const get = await api(s.url, `/api/v1/namespaces/${ns}/configmaps/one?watch=1`);
@@ -139,7 +163,10 @@ for (const backend of allBackends()) {
     test('bookmarks carry only kind, apiVersion and metadata.resourceVersion; timeoutSeconds ends the stream cleanly', async () => {
       const ns = await mkNamespace(s.url);
       const c = await create(s.url, ns, 'bm');
-      const w = await openWatch(s.url, `/api/v1/namespaces/${ns}/configmaps?watch=1&allowWatchBookmarks=true&timeoutSeconds=1&resourceVersion=${c.metadata.resourceVersion}`);
+      const w = await openWatch(
+        s.url,
+        `/api/v1/namespaces/${ns}/configmaps?watch=1&allowWatchBookmarks=true&timeoutSeconds=1&resourceVersion=${c.metadata.resourceVersion}`,
+      );
       await w.ended;
       const bookmarks = w.events.filter((e) => e.type === 'BOOKMARK');
       assert.ok(bookmarks.length >= 1, 'a bookmark before the timeout closes the watch');
@@ -159,10 +186,16 @@ for (const backend of allBackends()) {
       const ns = await mkNamespace(s.url);
       await create(s.url, ns, 's1');
       await create(s.url, ns, 's2');
-      const w = await openWatch(s.url, `/api/v1/namespaces/${ns}/configmaps?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`);
+      const w = await openWatch(
+        s.url,
+        `/api/v1/namespaces/${ns}/configmaps?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`,
+      );
       const initial = await w.waitFor((e) => e.some((x) => x.type === 'BOOKMARK'));
-      assert.deepEqual(summary(initial.slice(0, 2)), [['ADDED', 's1'], ['ADDED', 's2']]);
-      const bookmark = initial[2] as WatchEvent;
+      assert.deepEqual(summary(initial.slice(0, 2)), [
+        ['ADDED', 's1'],
+        ['ADDED', 's2'],
+      ]);
+      const bookmark = initial[2];
       assert.equal(bookmark.type, 'BOOKMARK');
       assert.deepEqual(bookmark.object.metadata.annotations, { 'k8s.io/initial-events-end': 'true' });
       const list = await api(s.url, `/api/v1/namespaces/${ns}/configmaps`);
@@ -176,7 +209,9 @@ for (const backend of allBackends()) {
     test('Table watches: one-row Tables, column definitions only on the first event', async () => {
       const ns = await mkNamespace(s.url);
       await create(s.url, ns, 'ta');
-      const w = await openWatch(s.url, `/api/v1/namespaces/${ns}/configmaps?watch=1`, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json' });
+      const w = await openWatch(s.url, `/api/v1/namespaces/${ns}/configmaps?watch=1`, {
+        accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json',
+      });
       assert.match(String(w.headers['content-type']), /as=Table/);
       await w.waitFor((e) => e.length >= 1);
       await create(s.url, ns, 'tb');
@@ -194,10 +229,18 @@ for (const backend of allBackends()) {
     test('streaming list parameter combinations answer 422 on ListOptions, as kube-apiserver validates them', async () => {
       const base = '/api/v1/namespaces/default/configmaps?watch=1';
       const cases: Array<[string, RegExp]> = [
-        [`${base}&sendInitialEvents=true&allowWatchBookmarks=true`, /^ListOptions\.meta\.k8s\.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan$/],
-        [`${base}&sendInitialEvents=true&resourceVersionMatch=Exact&allowWatchBookmarks=true&resourceVersion=1`,
-          /^ListOptions\.meta\.k8s\.io "" is invalid: \[resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan, resourceVersionMatch: Unsupported value: "Exact": supported values: "NotOlderThan"\]$/],
-        [`${base}&resourceVersionMatch=NotOlderThan&resourceVersion=1`, /^ListOptions\.meta\.k8s\.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided$/],
+        [
+          `${base}&sendInitialEvents=true&allowWatchBookmarks=true`,
+          /^ListOptions\.meta\.k8s\.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan$/,
+        ],
+        [
+          `${base}&sendInitialEvents=true&resourceVersionMatch=Exact&allowWatchBookmarks=true&resourceVersion=1`,
+          /^ListOptions\.meta\.k8s\.io "" is invalid: \[resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan, resourceVersionMatch: Unsupported value: "Exact": supported values: "NotOlderThan"\]$/,
+        ],
+        [
+          `${base}&resourceVersionMatch=NotOlderThan&resourceVersion=1`,
+          /^ListOptions\.meta\.k8s\.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided$/,
+        ],
       ];
       for (const [path, message] of cases) {
         const r = await api(s.url, path);
@@ -247,7 +290,7 @@ for (const backend of allBackends()) {
       await w.ended;
       assert.equal(w.status, 200);
       assert.equal(w.events.length, 1);
-      const e = w.events[0] as WatchEvent;
+      const e = w.events[0];
       assert.equal(e.type, 'ERROR');
       assert.equal(e.object.kind, 'Status');
       assert.equal(e.object.code, 410);

@@ -38,21 +38,40 @@ test('multi-stage: a build stage with dev dependencies compiles, the runtime get
   assert.ok(stages.length >= 2, 'at least two stages');
   for (const s of stages) assert.match(s.args, / AS \w+/i, 'every stage is named');
   const build = instructions.filter((i) => i.stage !== runtimeStage && i.keyword === 'RUN');
-  assert.ok(build.some((i) => /npm ci(?!.*--omit=dev)/.test(i.args)), 'a stage installs all dependencies');
-  assert.ok(build.some((i) => /tsc -p/.test(i.args)), 'a stage compiles TypeScript');
-  assert.ok(build.some((i) => /npm ci .*--omit=dev/.test(i.args)), 'a stage installs production dependencies only');
+  assert.ok(
+    build.some((i) => /npm ci(?!.*--omit=dev)/.test(i.args)),
+    'a stage installs all dependencies',
+  );
+  assert.ok(
+    build.some((i) => /tsc -p/.test(i.args)),
+    'a stage compiles TypeScript',
+  );
+  assert.ok(
+    build.some((i) => /npm ci .*--omit=dev/.test(i.args)),
+    'a stage installs production dependencies only',
+  );
   assert.ok(!runtime.some((i) => i.keyword === 'RUN' && /npm (ci|install)/.test(i.args)), 'the runtime stage installs no npm packages itself');
   const copies = runtime.filter((i) => i.keyword === 'COPY').map((i) => i.args);
-  assert.ok(copies.some((c) => /--from=\w+ .*node_modules/.test(c)), 'node_modules come from the production-deps stage');
-  for (const dir of ['dist/src', 'schema', 'lua']) assert.ok(copies.some((c) => c.includes(dir)), `runtime copies ${dir}`);
+  assert.ok(
+    copies.some((c) => /--from=\w+ .*node_modules/.test(c)),
+    'node_modules come from the production-deps stage',
+  );
+  for (const dir of ['dist/src', 'schema', 'lua'])
+    assert.ok(
+      copies.some((c) => c.includes(dir)),
+      `runtime copies ${dir}`,
+    );
 });
 
 test('runs as a non-root user with tini as PID 1 and a /livez health check', () => {
   const users = runtime.filter((i) => i.keyword === 'USER');
   assert.ok(users.length > 0, 'USER is set in the runtime stage');
-  const user = (users[users.length - 1] as Instruction).args.split(':')[0];
+  const user = users[users.length - 1].args.split(':')[0];
   assert.ok(user !== 'root' && user !== '0', `runtime user is not root (${String(user)})`);
-  assert.ok(runtime.some((i) => i.keyword === 'RUN' && /apt-get install .*\btini\b/.test(i.args)), 'tini comes from Debian');
+  assert.ok(
+    runtime.some((i) => i.keyword === 'RUN' && /apt-get install .*\btini\b/.test(i.args)),
+    'tini comes from Debian',
+  );
   const entrypoint = runtime.find((i) => i.keyword === 'ENTRYPOINT');
   assert.ok(entrypoint);
   const argv = JSON.parse(entrypoint.args) as string[];
@@ -67,7 +86,10 @@ test('runs as a non-root user with tini as PID 1 and a /livez health check', () 
 });
 
 test('COPY sources exist and .dockerignore does not exclude them', () => {
-  const ignored = readFileSync(join(ROOT, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
+  const ignored = readFileSync(join(ROOT, '.dockerignore'), 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'));
   for (const copy of instructions.filter((i) => i.keyword === 'COPY' && !i.args.includes('--from='))) {
     const parts = copy.args.split(/\s+/).filter((p) => !p.startsWith('--'));
     for (const src of parts.slice(0, -1)) {
@@ -90,10 +112,19 @@ test('the image builds (opt-in: CAPSTAN_DOCKER_BUILD=1 and a Docker daemon that 
   }
   execFileSync('docker', ['build', '-t', 'capstan:test', ROOT], { stdio: 'inherit', timeout: 600_000 });
   const config = JSON.parse(execFileSync('docker', ['image', 'inspect', '--format', '{{json .Config}}', 'capstan:test'], { encoding: 'utf8' })) as {
-    User?: string; Entrypoint?: string[]; Healthcheck?: { Test?: string[] }; Env?: string[];
+    User?: string;
+    Entrypoint?: string[];
+    Healthcheck?: { Test?: string[] };
+    Env?: string[];
   };
-  assert.ok(config.User !== undefined && config.User !== '' && config.User !== 'root' && config.User !== '0', `runs as a non-root user (${String(config.User)})`);
-  assert.ok(config.Entrypoint?.some((a) => a.includes('tini')), `tini is PID 1: ${JSON.stringify(config.Entrypoint)}`);
+  assert.ok(
+    config.User !== undefined && config.User !== '' && config.User !== 'root' && config.User !== '0',
+    `runs as a non-root user (${String(config.User)})`,
+  );
+  assert.ok(
+    config.Entrypoint?.some((a) => a.includes('tini')),
+    `tini is PID 1: ${JSON.stringify(config.Entrypoint)}`,
+  );
   assert.ok(config.Healthcheck?.Test?.join(' ').includes('/livez'), `the health check probes /livez: ${JSON.stringify(config.Healthcheck)}`);
   assert.ok(config.Env?.includes('NODE_ENV=production'), JSON.stringify(config.Env));
 });
@@ -113,7 +144,7 @@ after(async () => {
 function runtimeInstruction(layout: ImageLayout, keyword: string): Instruction {
   const found = layout.runtime.stage.instructions.filter((i) => i.keyword === keyword);
   assert.ok(found.length > 0, `runtime stage has ${keyword}`);
-  return found[found.length - 1] as Instruction;
+  return found[found.length - 1];
 }
 
 /** The environment the container's processes get: PATH (for `node`) plus the stage's ENV. */
@@ -124,8 +155,14 @@ function containerEnv(layout: ImageLayout): NodeJS.ProcessEnv {
 /** The image's CMD with the port made free (0) and the bind address local. */
 function localCmd(layout: ImageLayout): string[] {
   const cmd = execForm(runtimeInstruction(layout, 'CMD').args, 'CMD');
-  assert.ok(cmd.some((a) => a.startsWith('--port=')), 'CMD sets --port');
-  assert.ok(cmd.some((a) => a.startsWith('--bind-address=')), 'CMD sets --bind-address');
+  assert.ok(
+    cmd.some((a) => a.startsWith('--port=')),
+    'CMD sets --port',
+  );
+  assert.ok(
+    cmd.some((a) => a.startsWith('--bind-address=')),
+    'CMD sets --bind-address',
+  );
   return cmd.map((a) => (a.startsWith('--port=') ? '--port=0' : a.startsWith('--bind-address=') ? '--bind-address=127.0.0.1' : a));
 }
 
@@ -179,9 +216,16 @@ interface Served {
 /** Starts the server from the layout and waits for its `serving` line and a 200 from /readyz. */
 async function serveFromLayout(layout: ImageLayout, extraArgs: string[] = []): Promise<Served> {
   const argv = entrypointArgv(layout, [...localCmd(layout), ...extraArgs]);
-  const child = spawn(argv[0] as string, argv.slice(1), { cwd: layout.runtime.dir, env: containerEnv(layout), stdio: ['ignore', 'pipe', 'pipe'], ...containerUser(layout) });
+  const child = spawn(argv[0], argv.slice(1), {
+    cwd: layout.runtime.dir,
+    env: containerEnv(layout),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...containerUser(layout),
+  });
   let err = '';
-  child.stderr?.on('data', (d: Buffer) => { err += d.toString(); });
+  child.stderr?.on('data', (d: Buffer) => {
+    err += d.toString();
+  });
   child.stdout?.resume();
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
@@ -191,10 +235,13 @@ async function serveFromLayout(layout: ImageLayout, extraArgs: string[] = []): P
       if (!m) return;
       clearTimeout(timer);
       child.stderr?.off('data', onData);
-      resolve(m[1] as string);
+      resolve(m[1]);
     };
     child.stderr?.on('data', onData);
-    void exited.then((code) => { clearTimeout(timer); reject(new Error(`the server exited with ${String(code)}: ${err}`)); });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited with ${String(code)}: ${err}`));
+    });
   });
   for (let i = 0; ; i++) {
     const r = await fetch(`${url}/readyz`).catch(() => undefined);
@@ -221,10 +268,13 @@ async function terminate(served: Served): Promise<number | null> {
 function runHealthcheck(layout: ImageLayout, url: string): Promise<number> {
   const m = /^(.*?)\bCMD\s+(\[.*\])\s*$/s.exec(runtimeInstruction(layout, 'HEALTHCHECK').args);
   assert.ok(m, 'HEALTHCHECK has an exec-form CMD');
-  const timeoutS = /--timeout=(\d+)s\b/.exec(m[1] as string)?.[1] ?? '30';
+  const timeoutS = /--timeout=(\d+)s\b/.exec(m[1])?.[1] ?? '30';
   const address = `127.0.0.1:${imagePort(layout)}`;
-  const argv = execForm(m[2] as string, 'HEALTHCHECK CMD');
-  assert.ok(argv.some((a) => a.includes(address)), `the health check addresses ${address}`);
+  const argv = execForm(m[2], 'HEALTHCHECK CMD');
+  assert.ok(
+    argv.some((a) => a.includes(address)),
+    `the health check addresses ${address}`,
+  );
   const target = new URL(url).host;
   const local = argv.map((a) => a.split(address).join(target));
   assert.equal(local[0], 'node', 'the health check runs node');
@@ -247,7 +297,7 @@ async function roundTripConfigMap(url: string, name: string): Promise<void> {
   assert.equal(created.status, 201, await created.clone().text());
   const got = await fetch(`${url}${path}/${name}`);
   assert.equal(got.status, 200);
-  const body = await got.json() as { metadata: { name: string }; data: Record<string, string> };
+  const body = (await got.json()) as { metadata: { name: string }; data: Record<string, string> };
   assert.equal(body.metadata.name, name);
   assert.deepEqual(body.data, { image: 'layout' });
 }
@@ -257,7 +307,10 @@ test('the runtime layout has every production dependency and no devDependency', 
   const layout = await imageLayout();
   for (const run of layout.runTimes) t.diagnostic(`stage ${run.stage}: RUN ${run.command} took ${run.ms} ms`);
   t.diagnostic(`layout assembled in ${Date.now() - started} ms at ${layout.runtime.dir}`);
-  const pkg = JSON.parse(readFileSync(hostPath(layout.runtime, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+  const pkg = JSON.parse(readFileSync(hostPath(layout.runtime, 'package.json'), 'utf8')) as {
+    dependencies: Record<string, string>;
+    devDependencies: Record<string, string>;
+  };
   const modules = hostPath(layout.runtime, 'node_modules');
   for (const dep of Object.keys(pkg.dependencies)) assert.ok(existsSync(join(modules, dep, 'package.json')), `dependency ${dep} is in the image`);
   assert.ok('typescript' in pkg.devDependencies, 'typescript is a devDependency');

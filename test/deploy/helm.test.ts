@@ -45,7 +45,15 @@ function findHelm(): void {
 
 async function helmRun(args: string[]): Promise<string> {
   assert.ok(helm);
-  const { stdout } = await execFileAsync(helm, args, { maxBuffer: 16 * 1024 * 1024, env: { ...process.env, HELM_CACHE_HOME: join(ROOT, '.tmp', 'helm-cache'), HELM_CONFIG_HOME: join(ROOT, '.tmp', 'helm-config'), HELM_DATA_HOME: join(ROOT, '.tmp', 'helm-data') } });
+  const { stdout } = await execFileAsync(helm, args, {
+    maxBuffer: 16 * 1024 * 1024,
+    env: {
+      ...process.env,
+      HELM_CACHE_HOME: join(ROOT, '.tmp', 'helm-cache'),
+      HELM_CONFIG_HOME: join(ROOT, '.tmp', 'helm-config'),
+      HELM_DATA_HOME: join(ROOT, '.tmp', 'helm-data'),
+    },
+  });
   return stdout;
 }
 
@@ -53,7 +61,7 @@ async function render(setValues: string[] = [], namespace = 'capstan'): Promise<
   const args = ['template', 'rel', CHART, '--namespace', namespace];
   for (const s of setValues) args.push('--set', s);
   const out = await helmRun(args);
-  return (yamlLoadAll(out) as unknown[]).filter((d): d is Manifest => typeof d === 'object' && d !== null);
+  return yamlLoadAll(out).filter((d): d is Manifest => typeof d === 'object' && d !== null);
 }
 
 function find(manifests: Manifest[], kind: string, name?: string): Manifest {
@@ -70,7 +78,21 @@ describe('helm chart deploy/helm/capstan', { timeout: 20 * 60_000 }, () => {
     const plain = await helmRun(['lint', '--strict', CHART]);
     assert.match(plain, /1 chart\(s\) linted, 0 chart\(s\) failed/);
     assert.doesNotMatch(plain, /\[(WARNING|ERROR)\]/, plain);
-    const full = await helmRun(['lint', '--strict', CHART, '--set', 'redis.bundled.enabled=true', '--set', 'autoscaling.enabled=true', '--set', 'serviceMonitor.enabled=true', '--set', 'redis.tls.enabled=true', '--set', 'redis.tls.caSecret=redis-ca']);
+    const full = await helmRun([
+      'lint',
+      '--strict',
+      CHART,
+      '--set',
+      'redis.bundled.enabled=true',
+      '--set',
+      'autoscaling.enabled=true',
+      '--set',
+      'serviceMonitor.enabled=true',
+      '--set',
+      'redis.tls.enabled=true',
+      '--set',
+      'redis.tls.caSecret=redis-ca',
+    ]);
     assert.match(full, /1 chart\(s\) linted, 0 chart\(s\) failed/);
     assert.doesNotMatch(full, /\[(WARNING|ERROR)\]/, full);
   });
@@ -99,8 +121,14 @@ describe('helm chart deploy/helm/capstan', { timeout: 20 * 60_000 }, () => {
   test('redis password from a Secret, TLS, feature gates, workers per pod', async (t) => {
     if (skipReason) return t.skip(skipReason);
     const ms = await render([
-      'redis.url=redis://redis.example:6380', 'redis.existingSecret=my-redis', 'redis.existingSecretPasswordKey=pw',
-      'redis.tls.enabled=true', 'redis.tls.caSecret=redis-ca', 'workers=4', 'featureGates.WatchList=true', 'featureGates.APIResponseCompression=false',
+      'redis.url=redis://redis.example:6380',
+      'redis.existingSecret=my-redis',
+      'redis.existingSecretPasswordKey=pw',
+      'redis.tls.enabled=true',
+      'redis.tls.caSecret=redis-ca',
+      'workers=4',
+      'featureGates.WatchList=true',
+      'featureGates.APIResponseCompression=false',
     ]);
     assert.ok(!ms.some((m) => m.kind === 'Secret'), 'an existing Secret is referenced, not created');
     const c = find(ms, 'Deployment').spec.template.spec.containers[0];
@@ -146,14 +174,19 @@ describe('helm chart deploy/helm/capstan', { timeout: 20 * 60_000 }, () => {
 
   describe('kubectl apply --dry-run=server against Capstan', () => {
     let server: TestServer;
-    before(async () => { server = await startTestServer(); });
-    after(async () => { await server?.stop(); });
+    before(async () => {
+      server = await startTestServer();
+    });
+    after(async () => {
+      await server?.stop();
+    });
 
     test('every rendered manifest is accepted and nothing is persisted', async (t) => {
       if (skipReason) return t.skip(skipReason);
       const ns = uniqueName('helm');
       const created = await api(server.url, '/api/v1/namespaces', {
-        method: 'POST', headers: { 'content-type': 'application/json' },
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }),
       });
       assert.equal(created.status, 201);

@@ -22,7 +22,11 @@ import { promisify } from 'node:util';
 
 const execFileAsync = promisify(execFile);
 
-export interface Instruction { keyword: string; args: string; stage: number }
+export interface Instruction {
+  keyword: string;
+  args: string;
+  stage: number;
+}
 
 /** Dockerfile instructions with line continuations joined and comments dropped. */
 export function parseDockerfile(text: string): Instruction[] {
@@ -41,9 +45,9 @@ export function parseDockerfile(text: string): Instruction[] {
     if (full === '' || full.startsWith('#')) continue;
     const m = /^(\w+)\s+(.*)$/s.exec(full);
     if (!m) throw new Error(`unparseable Dockerfile line: ${full}`);
-    const keyword = (m[1] as string).toUpperCase();
+    const keyword = m[1].toUpperCase();
     if (keyword === 'FROM') stage++;
-    out.push({ keyword, args: m[2] as string, stage });
+    out.push({ keyword, args: m[2], stage });
   }
   return out;
 }
@@ -67,7 +71,7 @@ export function stagesOf(instructions: Instruction[]): Stage[] {
       const name = / AS\s+(\S+)\s*$/i.exec(inst.args)?.[1] ?? String(inst.stage);
       stages.push({ index: inst.stage, name, workdir: undefined, env: {}, instructions: [] });
     }
-    const stage = stages[stages.length - 1] as Stage;
+    const stage = stages[stages.length - 1];
     stage.instructions.push(inst);
     if (inst.keyword === 'WORKDIR') {
       if (stage.workdir !== undefined) throw new Error(`stage ${stage.name}: more than one WORKDIR is not modelled`);
@@ -85,12 +89,12 @@ function parseEnv(args: string): Record<string, string> {
   if (!/^[^\s=]+=/.test(args)) {
     const m = /^(\S+)\s+(.*)$/s.exec(args);
     if (!m) throw new Error(`unparseable ENV ${args}`);
-    out[m[1] as string] = m[2] as string;
+    out[m[1]] = m[2];
     return out;
   }
   for (const m of args.matchAll(/([^\s=]+)=("(?:[^"\\]|\\.)*"|\S*)/g)) {
-    const value = m[2] as string;
-    out[m[1] as string] = value.startsWith('"') ? (JSON.parse(value) as string) : value;
+    const value = m[2];
+    out[m[1]] = value.startsWith('"') ? (JSON.parse(value) as string) : value;
   }
   return out;
 }
@@ -102,13 +106,17 @@ export function execForm(args: string, what: string): string[] {
   return JSON.parse(text) as string[];
 }
 
-interface Copy { from: string | undefined; sources: string[]; dest: string }
+interface Copy {
+  from: string | undefined;
+  sources: string[];
+  dest: string;
+}
 
 function parseCopy(args: string): Copy {
   let rest = args.trim();
   let from: string | undefined;
   for (let m = /^--([\w-]+)(?:=(\S*))?\s+/.exec(rest); m; m = /^--([\w-]+)(?:=(\S*))?\s+/.exec(rest)) {
-    const flag = m[1] as string;
+    const flag = m[1];
     if (flag === 'from') from = m[2];
     // Ownership, permissions and layer linking do not change which files the image holds.
     else if (!['chown', 'chmod', 'link'].includes(flag)) throw new Error(`COPY --${flag} is not modelled`);
@@ -118,24 +126,30 @@ function parseCopy(args: string): Copy {
   if (parts.length < 2) throw new Error(`COPY needs a source and a destination: ${args}`);
   const sources = parts.slice(0, -1);
   for (const s of sources) if (/[*?[]/.test(s)) throw new Error(`COPY wildcard ${s} is not modelled`);
-  return { from, sources, dest: parts[parts.length - 1] as string };
+  return { from, sources, dest: parts[parts.length - 1] };
 }
 
 /** `.dockerignore` patterns as a predicate over context-relative paths (a match excludes the subtree). */
 function dockerignore(root: string): (rel: string) => boolean {
   const file = join(root, '.dockerignore');
   const patterns = existsSync(file)
-    ? readFileSync(file, 'utf8').split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'))
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .map((l) => l.trim())
+        .filter((l) => l !== '' && !l.startsWith('#'))
     : [];
   const regexes = patterns.map((p) => {
     if (p.startsWith('!')) throw new Error(`.dockerignore exception ${p} is not modelled`);
     const clean = posix.normalize(p.replace(/^\/+/, ''));
-    const body = clean.split(/(\*\*|\*|\?)/).map((part) => {
-      if (part === '**') return '.*';
-      if (part === '*') return '[^/]*';
-      if (part === '?') return '[^/]';
-      return part.replace(/[.+^${}()|[\]\\]/g, '\\$&');
-    }).join('');
+    const body = clean
+      .split(/(\*\*|\*|\?)/)
+      .map((part) => {
+        if (part === '**') return '.*';
+        if (part === '*') return '[^/]*';
+        if (part === '?') return '[^/]';
+        return part.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+      })
+      .join('');
     return new RegExp(`^${body}$`);
   });
   return (rel) => {
@@ -149,7 +163,10 @@ function dockerignore(root: string): (rel: string) => boolean {
 }
 
 /** A host directory standing for a stage's WORKDIR. */
-export interface StageDir { stage: Stage; dir: string }
+export interface StageDir {
+  stage: Stage;
+  dir: string;
+}
 
 /** Host path of CONTAINER_PATH (absolute, or relative to the WORKDIR), which must lie inside the WORKDIR. */
 export function hostPath(at: StageDir, containerPath: string): string {
@@ -220,7 +237,7 @@ export async function assembleImageLayout(root: string, dockerfileText: string):
     env.npm_config_cache = mkdtempSync(join(tmp, 'npm-cache-'));
     const started = Date.now();
     try {
-      await execFileAsync(argv[0] as string, argv.slice(1), { cwd: at.dir, env, timeout: 180_000, maxBuffer: 16 * 1024 * 1024 });
+      await execFileAsync(argv[0], argv.slice(1), { cwd: at.dir, env, timeout: 180_000, maxBuffer: 16 * 1024 * 1024 });
     } catch (err) {
       const e = err as { stdout?: string; stderr?: string; message: string };
       throw new Error(`RUN ${args} in stage ${at.stage.name} failed: ${e.message}\n${e.stdout ?? ''}${e.stderr ?? ''}`);
@@ -243,7 +260,10 @@ export async function assembleImageLayout(root: string, dockerfileText: string):
             throw new Error(`RUN in stage ${at.stage.name} is not modelled: ${inst.args}`);
           }
           break;
-        case 'ADD': case 'SHELL': case 'ONBUILD': case 'VOLUME':
+        case 'ADD':
+        case 'SHELL':
+        case 'ONBUILD':
+        case 'VOLUME':
           throw new Error(`${inst.keyword} is not modelled`);
         default:
           // FROM, ARG, ENV, WORKDIR, USER, EXPOSE, LABEL, HEALTHCHECK, STOPSIGNAL, ENTRYPOINT, CMD:
@@ -289,7 +309,7 @@ export async function assembleImageLayout(root: string, dockerfileText: string):
   };
 
   try {
-    const last = stages[stages.length - 1] as Stage;
+    const last = stages[stages.length - 1];
     const runtime: StageDir = { stage: last, dir: mkdtempSync(join(tmp, 'runtime-')) };
     await follow(runtime, false);
     built.set(last.name, runtime);

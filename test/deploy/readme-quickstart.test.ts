@@ -55,7 +55,8 @@ function freePort(): Promise<number> {
 /** Copies the files git would commit (tracked, and new files not ignored) from ROOT to `to`. */
 function copyCheckout(to: string): void {
   const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], { cwd: ROOT, encoding: 'utf8' })
-    .split('\0').filter((f) => f !== '' && existsSync(join(ROOT, f)));
+    .split('\0')
+    .filter((f) => f !== '' && existsSync(join(ROOT, f)));
   for (const f of files) {
     mkdirSync(dirname(join(to, f)), { recursive: true });
     copyFileSync(join(ROOT, f), join(to, f));
@@ -100,8 +101,12 @@ test('the README\'s quick start and "Point kubectl at it" work as written, in a 
   const command = startLine.replace(/\bnpm start\b/, `npm start -- --port ${port}`);
   server = spawn('bash', ['-c', command], { cwd: dir, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  server.stdout?.on('data', (d: Buffer) => { output += d.toString(); });
-  server.stderr?.on('data', (d: Buffer) => { output += d.toString(); });
+  server.stdout?.on('data', (d: Buffer) => {
+    output += d.toString();
+  });
+  server.stderr?.on('data', (d: Buffer) => {
+    output += d.toString();
+  });
   const started = Date.now();
   await new Promise<void>((resolve, reject) => {
     const check = (): void => {

@@ -37,17 +37,25 @@ describe('AlwaysDeny', () => {
     assert.equal(pods.status, 200, pods.text);
   });
 
-  test('another user is refused with kube\'s message, naming the resource and scope', async () => {
+  test("another user is refused with kube's message, naming the resource and scope", async () => {
     const anon = { headers: { 'x-test-user': 'anonymous' } };
     const list = await api(srv.url, '/api/v1/pods', anon);
     assert.equal(list.status, 403);
     assert.deepEqual(list.body, {
-      kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'Forbidden', code: 403,
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      reason: 'Forbidden',
+      code: 403,
       message: 'pods is forbidden: User "system:anonymous" cannot list resource "pods" in API group "" at the cluster scope: Everything is forbidden.',
       details: { kind: 'pods' },
     });
     const status = await api(srv.url, '/apis/apps/v1/namespaces/x/deployments/d/status', anon);
-    assert.equal(status.body.message, 'deployments.apps "d" is forbidden: User "system:anonymous" cannot get resource "deployments/status" in API group "apps" in the namespace "x": Everything is forbidden.');
+    assert.equal(
+      status.body.message,
+      'deployments.apps "d" is forbidden: User "system:anonymous" cannot get resource "deployments/status" in API group "apps" in the namespace "x": Everything is forbidden.',
+    );
     assert.deepEqual(status.body.details, { name: 'd', group: 'apps', kind: 'deployments' });
     const version = await api(srv.url, '/version', anon);
     assert.equal(version.status, 403);

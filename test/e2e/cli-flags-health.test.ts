@@ -20,10 +20,20 @@ function runCapstan(args: string[], timeoutMs = 10_000): Promise<{ code: number 
     const child = spawn(process.execPath, [CAPSTAN_MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`capstan ${args.join(' ')} did not exit: ${stderr}`)); }, timeoutMs);
-    child.on('exit', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`capstan ${args.join(' ')} did not exit: ${stderr}`));
+    }, timeoutMs);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 
@@ -41,8 +51,18 @@ describe('command line', { concurrency: true }, () => {
     const r = await runCapstan(['--help']);
     assert.equal(r.code, 0, r.stderr);
     const text = r.stdout + r.stderr;
-    for (const flag of ['--bind-address', '--port', '--storage', '--feature-gates', '--livez-grace-period',
-      '--shutdown-delay-duration', '--watch-cache-history', '--watch-cache', '--write-kubeconfig', '--help']) {
+    for (const flag of [
+      '--bind-address',
+      '--port',
+      '--storage',
+      '--feature-gates',
+      '--livez-grace-period',
+      '--shutdown-delay-duration',
+      '--watch-cache-history',
+      '--watch-cache',
+      '--write-kubeconfig',
+      '--help',
+    ]) {
       assert.ok(text.includes(flag), `${flag} in --help`);
     }
     assert.match(text, /--bind-address.*127\.0\.0\.1/);
@@ -111,7 +131,10 @@ describe('health endpoints', { concurrency: true }, () => {
     for (const l of checks) assert.match(l, /^\[\+\][\w/-]+ ok$/);
     const names = checks.map((l) => l.slice(3, -3));
     for (const n of ['ping', 'log', 'shutdown']) assert.ok(names.includes(n), `${n} in ${names.join(',')}`);
-    assert.ok(names.some((n) => n.startsWith('poststarthook/')), 'a poststarthook check');
+    assert.ok(
+      names.some((n) => n.startsWith('poststarthook/')),
+      'a poststarthook check',
+    );
     assert.ok(names.length >= 5, 'a storage check too');
   });
 
@@ -221,8 +244,15 @@ describe('process lifecycle', { concurrency: true }, () => {
     const path = join(mkdtempSync(join(tmpdir(), 'capstan-wk-')), 'kubeconfig');
     const proc = await spawnCapstan(['--port', '0', '--write-kubeconfig', path, '--log-format', 'json']);
     try {
-      const line = proc.stderr().split('\n').find((l) => l.includes('"msg":"serving"')) ?? '';
-      assert.deepEqual({ ...JSON.parse(line), ts: undefined }, { level: 'info', msg: 'serving', url: proc.url, storage: 'memory', kubeconfig: path, ts: undefined });
+      const line =
+        proc
+          .stderr()
+          .split('\n')
+          .find((l) => l.includes('"msg":"serving"')) ?? '';
+      assert.deepEqual(
+        { ...JSON.parse(line), ts: undefined },
+        { level: 'info', msg: 'serving', url: proc.url, storage: 'memory', kubeconfig: path, ts: undefined },
+      );
     } finally {
       assert.equal(await proc.stop(), 0);
     }
@@ -231,13 +261,15 @@ describe('process lifecycle', { concurrency: true }, () => {
   test('--log-format text: a banner says how to connect; request lines only at --log-level=debug', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'capstan-wk-')), 'kubeconfig');
     for (const level of ['info', 'debug']) {
-      const child = spawn(process.execPath, [CAPSTAN_MAIN, '--port', '0', '--log-format', 'text', '--log-level', level, '--write-kubeconfig', path], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [CAPSTAN_MAIN, '--port', '0', '--log-format', 'text', '--log-level', level, '--write-kubeconfig', path], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stderr = '';
       const url = await new Promise<string>((resolve, reject) => {
         child.stderr.on('data', (d: Buffer) => {
           stderr += d.toString();
           const m = /Capstan is serving the Kubernetes API at (http:\/\/[^ ]+) \(embedded in-memory store/.exec(stderr);
-          if (m !== null && stderr.includes('Press Ctrl-C to stop.\n')) resolve(m[1] as string);
+          if (m !== null && stderr.includes('Press Ctrl-C to stop.\n')) resolve(m[1]);
         });
         child.once('exit', (code) => reject(new Error(`exited ${String(code)}: ${stderr}`)));
       });
@@ -249,7 +281,8 @@ describe('process lifecycle', { concurrency: true }, () => {
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
       child.kill('SIGTERM');
       assert.equal(await exited, 0);
-      const requestLine = /^\S+Z debug request method=GET path=\/api\/v1\/namespaces\/default verb=get resource=namespaces name=default status=200 durationMs=/m;
+      const requestLine =
+        /^\S+Z debug request method=GET path=\/api\/v1\/namespaces\/default verb=get resource=namespaces name=default status=200 durationMs=/m;
       if (level === 'info') assert.doesNotMatch(stderr, / request method=/, 'request lines are quiet at info');
       else assert.match(stderr, requestLine);
       assert.match(stderr, /^\S+Z info  shutting down signal=SIGTERM$/m);
@@ -259,10 +292,18 @@ describe('process lifecycle', { concurrency: true }, () => {
   test('a kubeconfig path that cannot be written: exit 1 before listening, one line', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'capstan-wk-'));
     const missing = await runCapstan(['--port', '0', '--write-kubeconfig', join(dir, 'no', 'such', 'kubeconfig')]);
-    assert.deepEqual(missing, { code: 1, stdout: '', stderr: `Error: cannot write kubeconfig to ${join(dir, 'no', 'such', 'kubeconfig')}: no such directory\n` });
+    assert.deepEqual(missing, {
+      code: 1,
+      stdout: '',
+      stderr: `Error: cannot write kubeconfig to ${join(dir, 'no', 'such', 'kubeconfig')}: no such directory\n`,
+    });
     const directory = await runCapstan(['--port', '0', '--write-kubeconfig', dir]);
     assert.deepEqual(directory, { code: 1, stdout: '', stderr: `Error: cannot write kubeconfig to ${dir}: it is a directory\n` });
-    assert.deepEqual(await runCapstan(['--log-format', 'xml']), { code: 2, stdout: '', stderr: 'Error: invalid argument "xml" for "--log-format" flag: must be auto, json or text\n' });
+    assert.deepEqual(await runCapstan(['--log-format', 'xml']), {
+      code: 2,
+      stdout: '',
+      stderr: 'Error: invalid argument "xml" for "--log-format" flag: must be auto, json or text\n',
+    });
   });
 
   test('--bind-address and --port are honoured', async () => {
@@ -290,7 +331,9 @@ describe('process lifecycle', { concurrency: true }, () => {
 
   test('--workers auto forks one worker per core', async () => {
     const cores = availableParallelism();
-    const env = await startRedisWorkers({ workers: 0, args: [] }).catch((err: unknown) => { throw err; });
+    const env = await startRedisWorkers({ workers: 0, args: [] }).catch((err: unknown) => {
+      throw err;
+    });
     try {
       assert.equal(env.cap.workerPids().length, cores);
     } finally {

@@ -49,7 +49,7 @@ async function statusOf(p: Promise<unknown>): Promise<{ code: number; body: any 
   try {
     await p;
   } catch (err) {
-    if (err instanceof k8s.ApiException) return { code: err.code, body: typeof err.body === 'string' ? JSON.parse(err.body) as unknown : err.body };
+    if (err instanceof k8s.ApiException) return { code: err.code, body: typeof err.body === 'string' ? (JSON.parse(err.body) as unknown) : err.body };
     throw err;
   }
   throw new Error('expected the call to fail');
@@ -75,7 +75,10 @@ describe('typed CRUD', { concurrency: true }, () => {
     assert.deepEqual(read.data, { a: '1' });
 
     const list = await core.listNamespacedConfigMap({ namespace, labelSelector: 'app=x' });
-    assert.deepEqual(list.items.map((i) => i.metadata?.name), ['c1']);
+    assert.deepEqual(
+      list.items.map((i) => i.metadata?.name),
+      ['c1'],
+    );
     assert.ok(list.metadata?.resourceVersion);
 
     const replaced = await core.replaceNamespacedConfigMap({ name: 'c1', namespace, body: { ...read, data: { a: '2' } } });
@@ -130,12 +133,19 @@ describe('typed CRUD', { concurrency: true }, () => {
     assert.equal(afterScale.spec?.replicas, 4);
     assert.equal(afterScale.metadata?.generation, 2);
 
-    const withStatus = await apps.replaceNamespacedDeploymentStatus({ name: 'web', namespace, body: { ...afterScale, status: { replicas: 4, readyReplicas: 2 } } });
+    const withStatus = await apps.replaceNamespacedDeploymentStatus({
+      name: 'web',
+      namespace,
+      body: { ...afterScale, status: { replicas: 4, readyReplicas: 2 } },
+    });
     assert.equal(withStatus.status?.readyReplicas, 2);
     assert.equal(withStatus.metadata?.generation, 2);
 
     const listAll = await apps.listDeploymentForAllNamespaces({ fieldSelector: `metadata.namespace=${namespace}` });
-    assert.deepEqual(listAll.items.map((d) => d.metadata?.name), ['web']);
+    assert.deepEqual(
+      listAll.items.map((d) => d.metadata?.name),
+      ['web'],
+    );
 
     await apps.deleteNamespacedDeployment({ name: 'web', namespace });
     assert.equal((await statusOf(apps.readNamespacedDeployment({ name: 'web', namespace }))).code, 404);
@@ -153,19 +163,27 @@ describe('typed CRUD', { concurrency: true }, () => {
 });
 
 describe('watch and informer', () => {
-  test('Watch from a list\'s resourceVersion sees exactly the later changes, in order', async () => {
+  test("Watch from a list's resourceVersion sees exactly the later changes, in order", async () => {
     const namespace = await newNamespace('watch');
     await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'before' } } });
     const list = await core.listNamespacedConfigMap({ namespace });
     const rv = list.metadata?.resourceVersion ?? '';
     const events: string[] = [];
     const watch = new k8s.Watch(kc);
-    const req = await watch.watch(`/api/v1/namespaces/${namespace}/configmaps`, { resourceVersion: rv, allowWatchBookmarks: false },
-      (type: string, obj: k8s.V1ConfigMap) => { events.push(`${type} ${obj.metadata?.name ?? ''} ${obj.data?.v ?? ''}`); },
-      () => undefined);
+    const req = await watch.watch(
+      `/api/v1/namespaces/${namespace}/configmaps`,
+      { resourceVersion: rv, allowWatchBookmarks: false },
+      (type: string, obj: k8s.V1ConfigMap) => {
+        events.push(`${type} ${obj.metadata?.name ?? ''} ${obj.data?.v ?? ''}`);
+      },
+      () => undefined,
+    );
     try {
       await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'a' }, data: { v: '1' } } });
-      await core.patchNamespacedConfigMap({ name: 'a', namespace, body: { data: { v: '2' } } }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch));
+      await core.patchNamespacedConfigMap(
+        { name: 'a', namespace, body: { data: { v: '2' } } },
+        k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+      );
       await core.deleteNamespacedConfigMap({ name: 'a', namespace });
       await core.deleteNamespacedConfigMap({ name: 'before', namespace });
       await until('four events', () => events.length >= 4);
@@ -183,7 +201,7 @@ describe('watch and informer', () => {
     const events: string[] = [];
     const errors: unknown[] = [];
     informer.on('add', (o) => events.push(`add ${o.metadata?.name ?? ''}`));
-    informer.on('update', (o) => events.push(`update ${o.metadata?.name ?? ''} ${(o as k8s.V1ConfigMap).data?.v ?? ''}`));
+    informer.on('update', (o) => events.push(`update ${o.metadata?.name ?? ''} ${o.data?.v ?? ''}`));
     informer.on('delete', (o) => events.push(`delete ${o.metadata?.name ?? ''}`));
     informer.on('error', (err) => errors.push(err));
     await informer.start();
@@ -196,7 +214,10 @@ describe('watch and informer', () => {
       const n = 20;
       for (let i = 0; i < n; i++) await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: `c-${i}` }, data: { v: '1' } } });
       for (let i = 0; i < n; i += 2) {
-        await core.patchNamespacedConfigMap({ name: `c-${i}`, namespace, body: { data: { v: '2' } } }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch));
+        await core.patchNamespacedConfigMap(
+          { name: `c-${i}`, namespace, body: { data: { v: '2' } } },
+          k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+        );
       }
       for (let i = 0; i < n; i += 4) await core.deleteNamespacedConfigMap({ name: `c-${i}`, namespace });
       await core.deleteNamespacedConfigMap({ name: 'pre-1', namespace });
@@ -212,10 +233,13 @@ describe('watch and informer', () => {
       assert.deepEqual(errors, []);
 
       // The informer's cache reflects the store.
-      const cached = informer.list(namespace).map((o) => o.metadata?.name ?? '').sort();
+      const cached = informer
+        .list(namespace)
+        .map((o) => o.metadata?.name ?? '')
+        .sort();
       const stored = (await core.listNamespacedConfigMap({ namespace })).items.map((o) => o.metadata?.name ?? '').sort();
       assert.deepEqual(cached, stored);
-      assert.equal((informer.get('c-2', namespace) as k8s.V1ConfigMap | undefined)?.data?.v, '2');
+      assert.equal(informer.get('c-2', namespace)?.data?.v, '2');
     } finally {
       await informer.stop();
     }
@@ -223,8 +247,12 @@ describe('watch and informer', () => {
 
   test('an informer with a label selector sees only matching objects', async () => {
     const namespace = await newNamespace('infsel');
-    const informer = k8s.makeInformer(kc, `/api/v1/namespaces/${namespace}/configmaps`,
-      () => core.listNamespacedConfigMap({ namespace, labelSelector: 'pick=yes' }), 'pick=yes');
+    const informer = k8s.makeInformer(
+      kc,
+      `/api/v1/namespaces/${namespace}/configmaps`,
+      () => core.listNamespacedConfigMap({ namespace, labelSelector: 'pick=yes' }),
+      'pick=yes',
+    );
     const seen: string[] = [];
     informer.on('add', (o) => seen.push(o.metadata?.name ?? ''));
     await informer.start();

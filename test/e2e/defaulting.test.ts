@@ -21,10 +21,16 @@ const CORPUS = join(ROOT, 'test', 'fixtures', 'defaulting');
 const GOLDEN = join(ROOT, 'test', 'golden', 'defaulting');
 
 type Obj = Record<string, unknown>;
-interface CorpusFile { cases: Array<{ name: string; object: Obj }> }
-interface GoldenFile { cases: Array<{ name: string; defaulted: Obj }> }
+interface CorpusFile {
+  cases: Array<{ name: string; object: Obj }>;
+}
+interface GoldenFile {
+  cases: Array<{ name: string; defaulted: Obj }>;
+}
 
-const files = readdirSync(CORPUS).filter((f) => f.endsWith('.json')).sort();
+const files = readdirSync(CORPUS)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 const read = <T>(dir: string, file: string): T => JSON.parse(readFileSync(join(dir, file), 'utf8')) as T;
 
 /** Kinds whose create adds fields an update may not take away. */
@@ -74,7 +80,9 @@ function withoutPodAdmission(obj: Obj, input: Obj): Obj {
   const spec = copy.spec as Obj;
   const given = (input.spec ?? {}) as Obj;
   for (const key of ['serviceAccountName', 'serviceAccount', 'priority', 'preemptionPolicy']) if (given[key] === undefined) delete spec[key];
-  const tolerations = ((spec.tolerations ?? []) as Obj[]).filter((t) => !(NODE_TAINTS.includes(t.key as string) && t.tolerationSeconds === 300 && t.effect === 'NoExecute'));
+  const tolerations = ((spec.tolerations ?? []) as Obj[]).filter(
+    (t) => !(NODE_TAINTS.includes(t.key as string) && t.tolerationSeconds === 300 && t.effect === 'NoExecute'),
+  );
   if (tolerations.length > 0) spec.tolerations = tolerations;
   else delete spec.tolerations;
   const volumes = ((spec.volumes ?? []) as Obj[]).filter((v) => !(v.name as string).startsWith('kube-api-access-'));
@@ -131,9 +139,9 @@ after(async () => {
  * CPU target reads back with kube's 80%, set in conversion rather than in defaulting).
  */
 function afterStorageRoundTrip(obj: Obj): Obj {
-  const apiVersion = String(obj.apiVersion ?? '');
-  const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') as [string, string] : ['', apiVersion];
-  const stored = toStorageVersion(structuredClone(obj), { group, version, kind: String(obj.kind ?? '') });
+  const apiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : '';
+  const [group, version] = apiVersion.includes('/') ? (apiVersion.split('/') as [string, string]) : ['', apiVersion];
+  const stored = toStorageVersion(structuredClone(obj), { group, version, kind: typeof obj.kind === 'string' ? obj.kind : '' });
   return servedObject(stored, apiVersion);
 }
 
@@ -143,14 +151,23 @@ async function collectionOf(apiVersion: string, kind: string): Promise<{ path: s
   const list = await api(srv.url, base);
   const resource = (list.body.resources as Array<{ name: string; kind: string; namespaced: boolean }>).find((r) => r.kind === kind && !r.name.includes('/'));
   assert.ok(resource !== undefined, `${apiVersion} ${kind} is served`);
-  const group = apiVersion.includes('/') ? apiVersion.split('/')[0] as string : '';
+  const group = apiVersion.includes('/') ? apiVersion.split('/')[0] : '';
   return { path: `${base}${resource.namespaced ? '/namespaces/default' : ''}/${resource.name}`, group, resource: resource.name };
 }
 
 test('every corpus file has goldens for the same cases (regenerate with npm run gen:goldens)', () => {
-  assert.deepEqual(readdirSync(GOLDEN).filter((f) => f.endsWith('.json')).sort(), files);
+  assert.deepEqual(
+    readdirSync(GOLDEN)
+      .filter((f) => f.endsWith('.json'))
+      .sort(),
+    files,
+  );
   for (const file of files) {
-    assert.deepEqual(read<GoldenFile>(GOLDEN, file).cases.map((c) => c.name), read<CorpusFile>(CORPUS, file).cases.map((c) => c.name), file);
+    assert.deepEqual(
+      read<GoldenFile>(GOLDEN, file).cases.map((c) => c.name),
+      read<CorpusFile>(CORPUS, file).cases.map((c) => c.name),
+      file,
+    );
   }
 });
 
@@ -179,12 +196,13 @@ test('objects of every defaulted type are stored as kube defaults them, on creat
       assert.deepEqual(defaultedPart(created.body as Obj, c.object), expected, `${file} "${c.name}" on create`);
       const rv = (created.body.metadata as Obj).resourceVersion;
       const replaced = await api(srv.url, `${path}/${name}`, {
-        method: 'PUT', headers: { 'content-type': 'application/json' },
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
         // A Pod's spec and a Job's generated selector may not change on update (kube's validation), so
         // those are replaced by the stored object itself; every other kind by the corpus object again.
-        body: JSON.stringify(IMMUTABLE_AFTER_CREATE.has(c.object.kind as string)
-          ? created.body
-          : { ...body, metadata: { ...body.metadata, resourceVersion: rv } }),
+        body: JSON.stringify(
+          IMMUTABLE_AFTER_CREATE.has(c.object.kind as string) ? created.body : { ...body, metadata: { ...body.metadata, resourceVersion: rv } },
+        ),
       });
       assert.equal(replaced.status, 200, `${file} "${c.name}": ${replaced.text}`);
       assert.deepEqual(defaultedPart(replaced.body as Obj, c.object), expected, `${file} "${c.name}" on update`);

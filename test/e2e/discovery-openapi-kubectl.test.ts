@@ -24,7 +24,10 @@ after(async () => {
 });
 
 function rows(out: string): string[][] {
-  return out.trim().split('\n').map((l) => l.trim().split(/\s+/));
+  return out
+    .trim()
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/));
 }
 
 describe('kubectl discovery commands', { concurrency: true }, () => {
@@ -71,9 +74,25 @@ describe('kubectl discovery commands', { concurrency: true }, () => {
 
   test('api-versions lists v1 and the GA groups', async () => {
     const versions = (await k.ok(['api-versions'])).trim().split('\n');
-    for (const v of ['v1', 'apps/v1', 'batch/v1', 'autoscaling/v1', 'autoscaling/v2', 'rbac.authorization.k8s.io/v1',
-      'networking.k8s.io/v1', 'policy/v1', 'storage.k8s.io/v1', 'coordination.k8s.io/v1', 'apiextensions.k8s.io/v1',
-      'admissionregistration.k8s.io/v1', 'certificates.k8s.io/v1', 'discovery.k8s.io/v1', 'events.k8s.io/v1', 'scheduling.k8s.io/v1', 'node.k8s.io/v1']) {
+    for (const v of [
+      'v1',
+      'apps/v1',
+      'batch/v1',
+      'autoscaling/v1',
+      'autoscaling/v2',
+      'rbac.authorization.k8s.io/v1',
+      'networking.k8s.io/v1',
+      'policy/v1',
+      'storage.k8s.io/v1',
+      'coordination.k8s.io/v1',
+      'apiextensions.k8s.io/v1',
+      'admissionregistration.k8s.io/v1',
+      'certificates.k8s.io/v1',
+      'discovery.k8s.io/v1',
+      'events.k8s.io/v1',
+      'scheduling.k8s.io/v1',
+      'node.k8s.io/v1',
+    ]) {
       assert.ok(versions.includes(v), `${v} in ${versions.join(' ')}`);
     }
     assert.deepEqual([...versions].sort(), versions, 'sorted');
@@ -82,7 +101,9 @@ describe('kubectl discovery commands', { concurrency: true }, () => {
   test('short names and categories resolve in kubectl get', async () => {
     const ns = await rest.namespace('short');
     await rest.create(`/apis/apps/v1/namespaces/${ns}/deployments`, {
-      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' },
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web' },
       spec: { selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'x' }] } } },
     });
     await rest.create(`/api/v1/namespaces/${ns}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'conf' } });
@@ -99,7 +120,9 @@ describe('kubectl discovery commands', { concurrency: true }, () => {
   test('kubectl get all covers the "all" category', async () => {
     const ns = await rest.namespace('all');
     await rest.create(`/apis/apps/v1/namespaces/${ns}/deployments`, {
-      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' },
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web' },
       spec: { selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'x' }] } } },
     });
     await rest.create(`/api/v1/namespaces/${ns}/services`, { apiVersion: 'v1', kind: 'Service', metadata: { name: 'svc' }, spec: { ports: [{ port: 80 }] } });
@@ -150,13 +173,18 @@ describe('kubectl writes with default (strict) field validation', { concurrency:
     const manifest = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: 'b' } });
     assert.equal((await k.ok(['apply', '-n', ns, '-f', '-'], { input: manifest })).trim(), `configmap/${name} created`);
     const name2 = uniqueName('v');
-    assert.equal((await k.ok(['create', '-n', ns, '--validate=true', '-f', '-'], { input: manifest.replace(name, name2) })).trim(), `configmap/${name2} created`);
+    assert.equal(
+      (await k.ok(['create', '-n', ns, '--validate=true', '-f', '-'], { input: manifest.replace(name, name2) })).trim(),
+      `configmap/${name2} created`,
+    );
   });
 
   test('an unknown field is rejected by kubectl apply (fieldValidation=Strict)', async () => {
     const ns = await rest.namespace('strict');
     const name = uniqueName('u');
-    const r = await k.run(['apply', '-n', ns, '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: 'b' }, bogusField: 1 }) });
+    const r = await k.run(['apply', '-n', ns, '-f', '-'], {
+      input: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: 'b' }, bogusField: 1 }),
+    });
     assert.notEqual(r.code, 0, r.stdout);
     assert.match(r.stderr, /Error from server \(BadRequest\).*strict decoding error: unknown field "bogusField"/);
     assert.equal((await rest.get(`/api/v1/namespaces/${ns}/configmaps/${name}`)).status, 404);
@@ -165,7 +193,9 @@ describe('kubectl writes with default (strict) field validation', { concurrency:
   test('an unknown field is dropped, not stored, when validation is off', async () => {
     const ns = await rest.namespace('ignore');
     const name = uniqueName('i');
-    const out = await k.ok(['create', '-n', ns, '--validate=false', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, bogusMeta: 1 }, data: { a: 'b' }, bogusField: 1 }) });
+    const out = await k.ok(['create', '-n', ns, '--validate=false', '-f', '-'], {
+      input: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, bogusMeta: 1 }, data: { a: 'b' }, bogusField: 1 }),
+    });
     assert.equal(out.trim(), `configmap/${name} created`);
     const got = await rest.get(`/api/v1/namespaces/${ns}/configmaps/${name}`);
     assert.equal(got.body.bogusField, undefined);
@@ -249,9 +279,15 @@ describe('discovery documents', { concurrency: true }, () => {
     assert.equal(doc.status, 200);
     assert.match(doc.body.openapi, /^3\./);
     const post = doc.body.paths['/apis/apps/v1/namespaces/{namespace}/deployments'].post;
-    assert.ok((post.parameters as any[]).some((p) => p.name === 'fieldValidation'), 'POST declares fieldValidation');
+    assert.ok(
+      (post.parameters as any[]).some((p) => p.name === 'fieldValidation'),
+      'POST declares fieldValidation',
+    );
     const patch = doc.body.paths['/apis/apps/v1/namespaces/{namespace}/deployments/{name}'].patch;
-    assert.ok((patch.parameters as any[]).some((p) => p.name === 'fieldValidation'), 'PATCH declares fieldValidation');
+    assert.ok(
+      (patch.parameters as any[]).some((p) => p.name === 'fieldValidation'),
+      'PATCH declares fieldValidation',
+    );
     assert.ok(doc.body.components.schemas['io.k8s.api.apps.v1.Deployment']);
     const core = await rest.get(index.body.paths['api/v1'].serverRelativeURL as string);
     assert.ok(core.body.paths['/api/v1/namespaces/{namespace}/configmaps']);

@@ -32,7 +32,12 @@ const cm = (name: string, data: Record<string, string> = {}): Record<string, unk
 describe('malformed bodies', { concurrency: true }, () => {
   test('malformed JSON is 400 with the parse error', async () => {
     const r = await rest.post(cms, '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":');
-    assertStatus(r, 400, 'BadRequest', /^the object provided is unrecognized \(must be of type ConfigMap\): couldn't get version\/kind; json parse error: .+ \(\{"apiVersion":"v1","kind":"Con \.\.\.\)$/);
+    assertStatus(
+      r,
+      400,
+      'BadRequest',
+      /^the object provided is unrecognized \(must be of type ConfigMap\): couldn't get version\/kind; json parse error: .+ \(\{"apiVersion":"v1","kind":"Con \.\.\.\)$/,
+    );
   });
 
   test('malformed YAML is 400 with the parse error', async () => {
@@ -47,12 +52,21 @@ describe('malformed bodies', { concurrency: true }, () => {
   });
 
   test('YAML is read as YAML 1.1, as kube-apiserver reads it: y/on/yes keys are the boolean true, repeats are warned', async () => {
-    const r = await rest.post(cms, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: yaml11\ndata:\n  n: "1"\n  y: "2"\n  on: "3"\n  yes: "4"\n', 'application/yaml');
+    const r = await rest.post(
+      cms,
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: yaml11\ndata:\n  n: "1"\n  y: "2"\n  on: "3"\n  yes: "4"\n',
+      'application/yaml',
+    );
     assert.equal(r.status, 201, r.text);
     assert.deepEqual(r.body.data, { false: '1', true: '4' });
     assert.equal(r.headers.get('warning'), '299 - "line 8: key true already set in map", 299 - "line 9: key true already set in map"');
     const value = await rest.post(cms, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: yaml11b\ndata:\n  x: yes\n', 'application/yaml');
-    assertStatus(value, 400, 'BadRequest', 'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal bool into Go struct field ConfigMap.data of type string');
+    assertStatus(
+      value,
+      400,
+      'BadRequest',
+      'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal bool into Go struct field ConfigMap.data of type string',
+    );
   });
 
   test('a JSON body that is not an object is 400', async () => {
@@ -62,9 +76,14 @@ describe('malformed bodies', { concurrency: true }, () => {
     }
   });
 
-  test('an empty body is 400 with kube\'s message, not 500', async () => {
+  test("an empty body is 400 with kube's message, not 500", async () => {
     const r = await rest.post(cms, '');
-    assertStatus(r, 400, 'BadRequest', 'the object provided is unrecognized (must be of type ConfigMap): couldn\'t get version/kind; json parse error: unexpected end of JSON input (<empty>)');
+    assertStatus(
+      r,
+      400,
+      'BadRequest',
+      "the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: unexpected end of JSON input (<empty>)",
+    );
   });
 
   test('__proto__ keys are refused', async () => {
@@ -75,17 +94,22 @@ describe('malformed bodies', { concurrency: true }, () => {
 
   test('a wrong field type is a 400 decode error naming the Go field, not a 500', async () => {
     const r = await rest.post(cms, { apiVersion: 'v1', kind: 'ConfigMap', metadata: 'not-an-object' });
-    assertStatus(r, 400, 'BadRequest', 'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal string into Go struct field ConfigMap.metadata of type v1.ObjectMeta');
+    assertStatus(
+      r,
+      400,
+      'BadRequest',
+      'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal string into Go struct field ConfigMap.metadata of type v1.ObjectMeta',
+    );
   });
 });
 
 describe('wrong kind or apiVersion', { concurrency: true }, () => {
-  test('a kind other than the path\'s is 400 with kube\'s message', async () => {
+  test("a kind other than the path's is 400 with kube's message", async () => {
     const r = await rest.post(cms, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x' } });
     assertStatus(r, 400, 'BadRequest', /^Secret in version "v1" cannot be handled as a ConfigMap: /);
   });
 
-  test('an apiVersion other than the path\'s is 400 with kube\'s message', async () => {
+  test("an apiVersion other than the path's is 400 with kube's message", async () => {
     const r = await rest.post(cms, { apiVersion: 'apps/v1', kind: 'ConfigMap', metadata: { name: 'x' } });
     assertStatus(r, 400, 'BadRequest', 'the API version in the data (apps/v1) does not match the expected API version (v1)');
   });
@@ -95,7 +119,7 @@ describe('wrong kind or apiVersion', { concurrency: true }, () => {
     assertStatus(r, 400, 'BadRequest');
   });
 
-  test('missing apiVersion and kind default to the path\'s', async () => {
+  test("missing apiVersion and kind default to the path's", async () => {
     const r = await rest.post(cms, { metadata: { name: 'nokind' } });
     assert.equal(r.status, 201, r.text);
     assert.equal(r.body.kind, 'ConfigMap');
@@ -105,14 +129,23 @@ describe('wrong kind or apiVersion', { concurrency: true }, () => {
 
 describe('unknown fields (fieldValidation)', { concurrency: true }, () => {
   const deployment = (name: string): Record<string, unknown> => ({
-    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, bogusMeta: 1 },
-    spec: { selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'x', bogus: true }] } } },
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, bogusMeta: 1 },
+    spec: {
+      selector: { matchLabels: { a: 'b' } },
+      template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'x', bogus: true }] } },
+    },
   });
 
   test('Strict: 400 naming every unknown field by its path', async () => {
     const r = await rest.post(`/apis/apps/v1/namespaces/${ns}/deployments?fieldValidation=Strict`, deployment('strict'));
-    assertStatus(r, 400, 'BadRequest',
-      'Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "metadata.bogusMeta", unknown field "spec.template.spec.containers[0].bogus"');
+    assertStatus(
+      r,
+      400,
+      'BadRequest',
+      'Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "metadata.bogusMeta", unknown field "spec.template.spec.containers[0].bogus"',
+    );
   });
 
   test('Warn (the default): stored without the unknown fields, one Warning header each', async () => {
@@ -120,7 +153,10 @@ describe('unknown fields (fieldValidation)', { concurrency: true }, () => {
     assert.equal(r.status, 201, r.text);
     assert.equal(r.body.metadata.bogusMeta, undefined);
     assert.equal(r.body.spec.template.spec.containers[0].bogus, undefined);
-    assert.equal(r.headers.get('warning'), '299 - "unknown field \\"metadata.bogusMeta\\"", 299 - "unknown field \\"spec.template.spec.containers[0].bogus\\""');
+    assert.equal(
+      r.headers.get('warning'),
+      '299 - "unknown field \\"metadata.bogusMeta\\"", 299 - "unknown field \\"spec.template.spec.containers[0].bogus\\""',
+    );
   });
 
   test('Ignore: stored without the unknown fields, no warning', async () => {
@@ -143,7 +179,12 @@ describe('unknown fields (fieldValidation)', { concurrency: true }, () => {
   });
 
   test('maps and opaque fields are not pruned', async () => {
-    const r = await rest.post(`${cms}?fieldValidation=Strict`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'maps', labels: { any: 'x' }, annotations: { 'a/b': 'c' } }, data: { whatever: '1' } });
+    const r = await rest.post(`${cms}?fieldValidation=Strict`, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'maps', labels: { any: 'x' }, annotations: { 'a/b': 'c' } },
+      data: { whatever: '1' },
+    });
     assert.equal(r.status, 201, r.text);
     assert.deepEqual(r.body.data, { whatever: '1' });
   });
@@ -159,11 +200,22 @@ describe('sizes and media types', { concurrency: true }, () => {
   test('a chunked body (no Content-Length) over 3 MiB is 413', async () => {
     const url = new URL(`${srv.url}${cms}`);
     const status = await new Promise<{ code: number; body: string }>((resolve, reject) => {
-      const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (res) => {
-        let body = '';
-        res.on('data', (d: Buffer) => { body += d.toString(); });
-        res.on('end', () => resolve({ code: res.statusCode ?? 0, body }));
-      });
+      const req = request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+        },
+        (res) => {
+          let body = '';
+          res.on('data', (d: Buffer) => {
+            body += d.toString();
+          });
+          res.on('end', () => resolve({ code: res.statusCode ?? 0, body }));
+        },
+      );
       req.on('error', (err) => {
         // The server may close the connection once it has answered 413.
         if ((err as NodeJS.ErrnoException).code === 'EPIPE' || (err as NodeJS.ErrnoException).code === 'ECONNRESET') return;
@@ -175,7 +227,10 @@ describe('sizes and media types', { concurrency: true }, () => {
       const pump = (): void => {
         while (i < 14) {
           i++;
-          if (!req.write(chunk)) { req.once('drain', pump); return; }
+          if (!req.write(chunk)) {
+            req.once('drain', pump);
+            return;
+          }
         }
         req.end('"}}');
       };
@@ -185,10 +240,14 @@ describe('sizes and media types', { concurrency: true }, () => {
     assert.equal((JSON.parse(status.body) as { reason: string }).reason, 'RequestEntityTooLarge');
   });
 
-  test('objects are stored up to 1.5 MiB (etcd\'s request limit); a bigger one under the 3 MiB body limit is 413', async () => {
+  test("objects are stored up to 1.5 MiB (etcd's request limit); a bigger one under the 3 MiB body limit is 413", async () => {
     // ControllerRevision.data is opaque: no kind-specific size rule stands before the storage limit.
     const revision = (name: string, size: number): Record<string, unknown> => ({
-      apiVersion: 'apps/v1', kind: 'ControllerRevision', metadata: { name }, revision: 1, data: { blob: 'x'.repeat(size) },
+      apiVersion: 'apps/v1',
+      kind: 'ControllerRevision',
+      metadata: { name },
+      revision: 1,
+      data: { blob: 'x'.repeat(size) },
     });
     const fits = await rest.post(`/apis/apps/v1/namespaces/${ns}/controllerrevisions`, revision('fits', 1_400_000));
     assert.equal(fits.status, 201, fits.text.slice(0, 200));
@@ -200,7 +259,12 @@ describe('sizes and media types', { concurrency: true }, () => {
 
   test('an unsupported Content-Type is 415', async () => {
     const r = await rest.post(cms, JSON.stringify(cm('plain')), 'text/plain');
-    assertStatus(r, 415, 'UnsupportedMediaType', /^the body of the request was in an unknown format - accepted media types include: application\/json, application\/yaml/);
+    assertStatus(
+      r,
+      415,
+      'UnsupportedMediaType',
+      /^the body of the request was in an unknown format - accepted media types include: application\/json, application\/yaml/,
+    );
   });
 
   test('a patch with a non-patch Content-Type is 415', async () => {
@@ -247,7 +311,7 @@ describe('paths and verbs', { concurrency: true }, () => {
     assertStatus(r, 404, 'NotFound', 'the server could not find the requested resource');
   });
 
-  test('a missing object is 404 with kube\'s message and details', async () => {
+  test("a missing object is 404 with kube's message and details", async () => {
     const r = await rest.get(`/apis/apps/v1/namespaces/${ns}/deployments/nope`);
     assertStatus(r, 404, 'NotFound', 'deployments.apps "nope" not found');
     assert.deepEqual(r.body.details, { name: 'nope', group: 'apps', kind: 'deployments' });
@@ -264,7 +328,11 @@ describe('paths and verbs', { concurrency: true }, () => {
       ['DELETE', `/apis/apps/v1/namespaces/${ns}/deployments/x/status`],
     ];
     for (const [method, path] of cases) {
-      const r = await api(srv.url, path, { method, headers: { 'content-type': 'application/json' }, body: method === 'DELETE' ? undefined : JSON.stringify(cm('verb')) });
+      const r = await api(srv.url, path, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        body: method === 'DELETE' ? undefined : JSON.stringify(cm('verb')),
+      });
       assertStatus(r, 405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
     }
   });
@@ -277,19 +345,24 @@ describe('paths and verbs', { concurrency: true }, () => {
 });
 
 describe('conflicts', { concurrency: true }, () => {
-  test('AlreadyExists is 409 with kube\'s message and details', async () => {
+  test("AlreadyExists is 409 with kube's message and details", async () => {
     await rest.create(cms, cm('twice'));
     const r = await rest.post(cms, cm('twice'));
     assertStatus(r, 409, 'AlreadyExists', 'configmaps "twice" already exists');
     assert.deepEqual(r.body.details, { name: 'twice', kind: 'configmaps' });
   });
 
-  test('PUT with a stale resourceVersion is 409 Conflict with kube\'s message', async () => {
+  test("PUT with a stale resourceVersion is 409 Conflict with kube's message", async () => {
     const created = await rest.create(cms, cm('stale', { v: '1' }));
     const first = await rest.put(`${cms}/stale`, { ...created, data: { v: '2' } });
     assert.equal(first.status, 200, first.text);
     const second = await rest.put(`${cms}/stale`, { ...created, data: { v: '3' } });
-    assertStatus(second, 409, 'Conflict', 'Operation cannot be fulfilled on configmaps "stale": the object has been modified; please apply your changes to the latest version and try again');
+    assertStatus(
+      second,
+      409,
+      'Conflict',
+      'Operation cannot be fulfilled on configmaps "stale": the object has been modified; please apply your changes to the latest version and try again',
+    );
     assert.deepEqual(second.body.details, { name: 'stale', kind: 'configmaps' });
     assert.equal((await rest.get(`${cms}/stale`)).body.data.v, '2');
   });
@@ -329,34 +402,61 @@ describe('never a 500', () => {
   test('garbage on many endpoints and methods never gets a 5xx', async () => {
     await rest.create(cms, cm('fuzz'));
     const paths = [
-      cms, `${cms}/fuzz`, `${cms}/fuzz/status`, '/api/v1/namespaces', `/api/v1/namespaces/${ns}`, `/api/v1/namespaces/${ns}/finalize`,
-      `/apis/apps/v1/namespaces/${ns}/deployments`, `/apis/apps/v1/namespaces/${ns}/deployments/x/scale`, '/api/v1/nodes',
-      `${cms}?labelSelector=a%20in%20(`, `${cms}?fieldSelector=metadata.name%3D%3D%3D`, `${cms}?watch=maybe&timeoutSeconds=1`, `${cms}?limit=-1`,
-      `${cms}?resourceVersion=abc`, `${cms}?timeoutSeconds=x`, `${cms}/fuzz?gracePeriodSeconds=abc`,
+      cms,
+      `${cms}/fuzz`,
+      `${cms}/fuzz/status`,
+      '/api/v1/namespaces',
+      `/api/v1/namespaces/${ns}`,
+      `/api/v1/namespaces/${ns}/finalize`,
+      `/apis/apps/v1/namespaces/${ns}/deployments`,
+      `/apis/apps/v1/namespaces/${ns}/deployments/x/scale`,
+      '/api/v1/nodes',
+      `${cms}?labelSelector=a%20in%20(`,
+      `${cms}?fieldSelector=metadata.name%3D%3D%3D`,
+      `${cms}?watch=maybe&timeoutSeconds=1`,
+      `${cms}?limit=-1`,
+      `${cms}?resourceVersion=abc`,
+      `${cms}?timeoutSeconds=x`,
+      `${cms}/fuzz?gracePeriodSeconds=abc`,
     ];
     const bodies: Array<[string, string]> = [
-      ['application/json', '{'], ['application/json', '{"metadata":{"name":5}}'], ['application/json', '{"metadata":{"labels":"x"}}'],
-      ['application/json', '{"kind":7}'], ['application/json', '{"metadata":{"name":"fuzz","resourceVersion":7}}'],
-      ['application/json', '{"metadata":{"name":"fuzz","finalizers":"x"}}'], ['application/json', '{"metadata":{"name":"fuzz","annotations":{"a":1}}}'],
-      ['application/json', '[{"op":"add"}]'], ['application/yaml', '- a\n- b'], ['application/yaml', ': :'],
-      ['application/merge-patch+json', '[1,2]'], ['application/json-patch+json', '{"op":"add"}'],
+      ['application/json', '{'],
+      ['application/json', '{"metadata":{"name":5}}'],
+      ['application/json', '{"metadata":{"labels":"x"}}'],
+      ['application/json', '{"kind":7}'],
+      ['application/json', '{"metadata":{"name":"fuzz","resourceVersion":7}}'],
+      ['application/json', '{"metadata":{"name":"fuzz","finalizers":"x"}}'],
+      ['application/json', '{"metadata":{"name":"fuzz","annotations":{"a":1}}}'],
+      ['application/json', '[{"op":"add"}]'],
+      ['application/yaml', '- a\n- b'],
+      ['application/yaml', ': :'],
+      ['application/merge-patch+json', '[1,2]'],
+      ['application/json-patch+json', '{"op":"add"}'],
       // kube-apiserver answers an unknown $patch directive with a 500; Capstan with a 400.
-      ['application/strategic-merge-patch+json', '{"spec":{"$patch":"bogus"}}'], ['application/strategic-merge-patch+json', '{"metadata":{"$patch":"bogus"}}'],
-      ['application/json-patch+json', '[{"op":"move","from":"/nope","path":"/x"}]'], ['application/strategic-merge-patch+json', '"str"'],
+      ['application/strategic-merge-patch+json', '{"spec":{"$patch":"bogus"}}'],
+      ['application/strategic-merge-patch+json', '{"metadata":{"$patch":"bogus"}}'],
+      ['application/json-patch+json', '[{"op":"move","from":"/nope","path":"/x"}]'],
+      ['application/strategic-merge-patch+json', '"str"'],
     ];
     const failures: string[] = [];
-    const requests = paths.flatMap((path) => ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].flatMap((method) => (method === 'GET' ? bodies.slice(0, 1) : bodies).map(([ct, body]) => ({ path, method, ct, body }))));
+    const requests = paths.flatMap((path) =>
+      ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].flatMap((method) =>
+        (method === 'GET' ? bodies.slice(0, 1) : bodies).map(([ct, body]) => ({ path, method, ct, body })),
+      ),
+    );
     // A few at a time: the point is the answers, not load.
     for (let i = 0; i < requests.length; i += 8) {
-      await Promise.all(requests.slice(i, i + 8).map(async ({ path, method, ct, body }) => {
-        try {
-          const r = await api(srv.url, path, { method, headers: { 'content-type': ct }, body: method === 'GET' ? undefined : body });
-          if (r.status >= 500) failures.push(`${method} ${path} [${ct}] ${body} -> ${r.status} ${r.text.slice(0, 200)}`);
-        } catch (err) {
-          const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : '';
-          failures.push(`${method} ${path} [${ct}] ${body} -> ${String(err)} ${cause}`);
-        }
-      }));
+      await Promise.all(
+        requests.slice(i, i + 8).map(async ({ path, method, ct, body }) => {
+          try {
+            const r = await api(srv.url, path, { method, headers: { 'content-type': ct }, body: method === 'GET' ? undefined : body });
+            if (r.status >= 500) failures.push(`${method} ${path} [${ct}] ${body} -> ${r.status} ${r.text.slice(0, 200)}`);
+          } catch (err) {
+            const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : '';
+            failures.push(`${method} ${path} [${ct}] ${body} -> ${String(err)} ${cause}`);
+          }
+        }),
+      );
     }
     assert.deepEqual(failures, []);
   });

@@ -48,22 +48,27 @@ function send(url: string, method: string, path: string, body?: string, contentT
 function rawPath(url: string, method: string, path: string, body?: string): Promise<ApiResult> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
-    const req = request({ host: hostname, port: Number(port), method, path, headers: { accept: 'application/json', 'content-type': 'application/json' } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => { text += c; });
-      res.on('end', () => {
-        let parsed: unknown = text;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          // plain text
-        }
-        const headers = new Headers();
-        for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') headers.set(k, v);
-        resolve({ status: res.statusCode ?? 0, headers, body: parsed, text });
-      });
-    });
+    const req = request(
+      { host: hostname, port: Number(port), method, path, headers: { accept: 'application/json', 'content-type': 'application/json' } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          text += c;
+        });
+        res.on('end', () => {
+          let parsed: unknown = text;
+          try {
+            parsed = JSON.parse(text);
+          } catch {
+            // plain text
+          }
+          const headers = new Headers();
+          for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') headers.set(k, v);
+          resolve({ status: res.statusCode ?? 0, headers, body: parsed, text });
+        });
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -81,7 +86,12 @@ function revision(name: string, dataJson: string): string {
 /** The "billion laughs": nine levels of nine aliases, 483 bytes, 387 million strings if expanded. */
 function laughs(levels: number, name = 'laughs'): string {
   const lines = ['apiVersion: v1', 'kind: ConfigMap', `metadata: {name: ${name}}`, 'x0: &x0 "lol"'];
-  for (let i = 1; i <= levels; i++) lines.push(`x${i}: &x${i} [${Array(9).fill(`*x${i - 1}`).join(',')}]`);
+  for (let i = 1; i <= levels; i++)
+    lines.push(
+      `x${i}: &x${i} [${Array(9)
+        .fill(`*x${i - 1}`)
+        .join(',')}]`,
+    );
   return lines.join('\n');
 }
 
@@ -106,7 +116,12 @@ for (const spec of targets) {
         const r = await send(t.url, 'POST', '/api/v1/namespaces', JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: n } }));
         assert.equal(r.status, 201, r.text);
       }
-      const c = await send(t.url, 'POST', cms(other), JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' }, data: { secret: 'keep' } }));
+      const c = await send(
+        t.url,
+        'POST',
+        cms(other),
+        JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' }, data: { secret: 'keep' } }),
+      );
       assert.equal(c.status, 201, c.text);
       canary = c.text;
     });
@@ -124,7 +139,12 @@ for (const spec of targets) {
       for (const levels of [9, 4]) {
         const started = Date.now();
         const r = await send(t.url, 'POST', cms(ns), laughs(levels), 'application/yaml');
-        assertStatus(r, 400, 'BadRequest', /^the object provided is unrecognized \(must be of type ConfigMap\): yaml: document contains excessive aliasing \([0-9a-f]{60} \.\.\.\)$/);
+        assertStatus(
+          r,
+          400,
+          'BadRequest',
+          /^the object provided is unrecognized \(must be of type ConfigMap\): yaml: document contains excessive aliasing \([0-9a-f]{60} \.\.\.\)$/,
+        );
         assert.ok(Date.now() - started < 2000, `answered in ${Date.now() - started} ms`);
       }
       // Three levels (729 strings) stay within go-yaml's budget: decoded; the undeclared fields are dropped.
@@ -140,8 +160,18 @@ for (const spec of targets) {
     test('JSON nested 10,000 levels is 400 everywhere a body is read (create, update, merge and strategic patches, managedFields)', async () => {
       const deep = nested(10_000);
       const create = await send(t.url, 'POST', `/apis/apps/v1/namespaces/${ns}/controllerrevisions`, revision('deep', deep));
-      assertStatus(create, 400, 'BadRequest', /^the object provided is unrecognized \(must be of type ControllerRevision\): couldn't get version\/kind; json parse error: invalid character '\{' exceeded max depth \(/);
-      const fields = await send(t.url, 'POST', cms(ns), `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"mf","managedFields":[{"manager":"m","operation":"Update","fieldsType":"FieldsV1","fieldsV1":${deep}}]}}`);
+      assertStatus(
+        create,
+        400,
+        'BadRequest',
+        /^the object provided is unrecognized \(must be of type ControllerRevision\): couldn't get version\/kind; json parse error: invalid character '\{' exceeded max depth \(/,
+      );
+      const fields = await send(
+        t.url,
+        'POST',
+        cms(ns),
+        `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"mf","managedFields":[{"manager":"m","operation":"Update","fieldsType":"FieldsV1","fieldsV1":${deep}}]}}`,
+      );
       assertStatus(fields, 400, 'BadRequest', /exceeded max depth/);
       const base = await send(t.url, 'POST', cms(ns), JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'target' } }));
       assert.equal(base.status, 201, base.text);
@@ -151,7 +181,13 @@ for (const spec of targets) {
       assertStatus(merge, 400, 'BadRequest', "error decoding patch: invalid character '{' exceeded max depth");
       const smp = await send(t.url, 'PATCH', `${cms(ns)}/target`, `{"data":${deep}}`, 'application/strategic-merge-patch+json');
       assertStatus(smp, 400, 'BadRequest', "invalid character '{' exceeded max depth");
-      const yaml = await send(t.url, 'POST', cms(ns), `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: y}\ndata: ${'['.repeat(5000)}${']'.repeat(5000)}\n`, 'application/yaml');
+      const yaml = await send(
+        t.url,
+        'POST',
+        cms(ns),
+        `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: y}\ndata: ${'['.repeat(5000)}${']'.repeat(5000)}\n`,
+        'application/yaml',
+      );
       assertStatus(yaml, 400, 'BadRequest', /yaml: line 4: exceeded max depth of 1000/);
       const unchanged = await send(t.url, 'GET', `${cms(ns)}/target`);
       assert.equal(unchanged.text, base.text);
@@ -180,7 +216,12 @@ for (const spec of targets) {
 
     test('a large object reads back as YAML (the YAML writer is linear, no stack)', async () => {
       const big = 'x'.repeat(1_200_000);
-      const r = await send(t.url, 'POST', `/apis/apps/v1/namespaces/${ns}/controllerrevisions`, revision('bigyaml', JSON.stringify({ blob: big, 'line\nbreaks': `${'a b\n'.repeat(50_000)}` })));
+      const r = await send(
+        t.url,
+        'POST',
+        `/apis/apps/v1/namespaces/${ns}/controllerrevisions`,
+        revision('bigyaml', JSON.stringify({ blob: big, 'line\nbreaks': `${'a b\n'.repeat(50_000)}` })),
+      );
       assert.equal(r.status, 201, r.text.slice(0, 200));
       const one = await send(t.url, 'GET', `/apis/apps/v1/namespaces/${ns}/controllerrevisions/bigyaml`, undefined, undefined, 'application/yaml');
       assert.equal(one.status, 200, one.text.slice(0, 200));
@@ -189,14 +230,29 @@ for (const spec of targets) {
       assert.equal(list.status, 200, list.text.slice(0, 200));
     });
 
-    test('strategic merge patch errors are client errors with the library\'s words (kube answers 500 for the first two)', async () => {
-      const pod = await send(t.url, 'POST', `/api/v1/namespaces/${ns}/pods`, JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } }));
+    test("strategic merge patch errors are client errors with the library's words (kube answers 500 for the first two)", async () => {
+      const pod = await send(
+        t.url,
+        'POST',
+        `/api/v1/namespaces/${ns}/pods`,
+        JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } }),
+      );
       assert.equal(pod.status, 201, pod.text);
-      const smp = (body: unknown): Promise<ApiResult> => send(t.url, 'PATCH', `/api/v1/namespaces/${ns}/pods/p`, JSON.stringify(body), 'application/strategic-merge-patch+json');
+      const smp = (body: unknown): Promise<ApiResult> =>
+        send(t.url, 'PATCH', `/api/v1/namespaces/${ns}/pods/p`, JSON.stringify(body), 'application/strategic-merge-patch+json');
       assertStatus(await smp({ spec: { $patch: 'bogus' } }), 400, 'BadRequest', 'unknown patch type: bogus in map: map[$patch:bogus]');
-      assertStatus(await smp({ spec: { containers: [{ $patch: 'delete' }] } }), 400, 'BadRequest', 'map: map[$patch:delete] does not contain declared merge key: name');
-      assertStatus(await smp({ spec: { containers: [{ name: 5 }] } }), 422, 'Invalid',
-        ' "" is invalid: patch: Invalid value: "map[spec:map[containers:[map[name:5]]]]": cannot convert int64 to string');
+      assertStatus(
+        await smp({ spec: { containers: [{ $patch: 'delete' }] } }),
+        400,
+        'BadRequest',
+        'map: map[$patch:delete] does not contain declared merge key: name',
+      );
+      assertStatus(
+        await smp({ spec: { containers: [{ name: 5 }] } }),
+        422,
+        'Invalid',
+        ' "" is invalid: patch: Invalid value: "map[spec:map[containers:[map[name:5]]]]": cannot convert int64 to string',
+      );
       assertStatus(await smp({ spec: { $retainKeys: 5 } }), 400, 'BadRequest', 'invalid patch format of retainKeys');
       const after = await send(t.url, 'GET', `/api/v1/namespaces/${ns}/pods/p`);
       assert.equal(after.text, pod.text);
@@ -204,12 +260,21 @@ for (const spec of targets) {
 
     test('dot segments, escapes and backslashes never leave the request path', async () => {
       const get = (path: string): Promise<ApiResult> => rawPath(t.url, 'GET', path);
-      for (const path of [`${cms(ns)}/../../${other}/configmaps/x`, `${cms(ns)}/%2e%2e/%2e%2e/${other}/configmaps/x`, `/apis/apps/../../api/v1/namespaces/${other}/configmaps/x`]) {
+      for (const path of [
+        `${cms(ns)}/../../${other}/configmaps/x`,
+        `${cms(ns)}/%2e%2e/%2e%2e/${other}/configmaps/x`,
+        `/apis/apps/../../api/v1/namespaces/${other}/configmaps/x`,
+      ]) {
         const r = await get(path);
         assert.equal(r.status, 404, `${path}: ${r.text.slice(0, 200)}`);
         assert.equal(r.body.message, 'the server could not find the requested resource', path);
       }
-      const put = await rawPath(t.url, 'PUT', `${cms(ns)}/../../${other}/configmaps/x`, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' }, data: { secret: 'stolen' } }));
+      const put = await rawPath(
+        t.url,
+        'PUT',
+        `${cms(ns)}/../../${other}/configmaps/x`,
+        JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' }, data: { secret: 'stolen' } }),
+      );
       assertStatus(put, 404, 'NotFound');
       const backslash = await get(`/api\\v1\\namespaces\\${other}\\configmaps`);
       assert.equal(backslash.status, 404);
@@ -225,16 +290,47 @@ for (const spec of targets) {
       assertStatus(await send(t.url, 'POST', cms(ns), escaped), 400, 'BadRequest', 'invalid field name "__proto__"');
       const base = await send(t.url, 'POST', cms(ns), JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'p2' } }));
       assert.equal(base.status, 201);
-      assertStatus(await send(t.url, 'PATCH', `${cms(ns)}/p2`, '{"data":{"\\u005f_proto__":"x"}}', 'application/merge-patch+json'), 400, 'BadRequest', 'invalid field name "__proto__"');
-      assertStatus(await send(t.url, 'PATCH', `${cms(ns)}/p2`, '{"data":{"\\u005f_proto__":"x"}}', 'application/strategic-merge-patch+json'), 400, 'BadRequest', 'invalid field name "__proto__"');
-      assertStatus(await send(t.url, 'PATCH', `${cms(ns)}/p2`, '[{"op":"add","path":"/data","value":{}},{"op":"add","path":"/data/__proto__","value":"x"}]', 'application/json-patch+json'), 400, 'BadRequest', 'invalid field name "__proto__"');
-      assertStatus(await send(t.url, 'POST', cms(ns), 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: p3}\ndata: {__proto__: x}\n', 'application/yaml'), 400, 'BadRequest', 'invalid field name "__proto__"');
+      assertStatus(
+        await send(t.url, 'PATCH', `${cms(ns)}/p2`, '{"data":{"\\u005f_proto__":"x"}}', 'application/merge-patch+json'),
+        400,
+        'BadRequest',
+        'invalid field name "__proto__"',
+      );
+      assertStatus(
+        await send(t.url, 'PATCH', `${cms(ns)}/p2`, '{"data":{"\\u005f_proto__":"x"}}', 'application/strategic-merge-patch+json'),
+        400,
+        'BadRequest',
+        'invalid field name "__proto__"',
+      );
+      assertStatus(
+        await send(
+          t.url,
+          'PATCH',
+          `${cms(ns)}/p2`,
+          '[{"op":"add","path":"/data","value":{}},{"op":"add","path":"/data/__proto__","value":"x"}]',
+          'application/json-patch+json',
+        ),
+        400,
+        'BadRequest',
+        'invalid field name "__proto__"',
+      );
+      assertStatus(
+        await send(t.url, 'POST', cms(ns), 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: p3}\ndata: {__proto__: x}\n', 'application/yaml'),
+        400,
+        'BadRequest',
+        'invalid field name "__proto__"',
+      );
       const unchanged = await send(t.url, 'GET', `${cms(ns)}/p2`);
       assert.equal(unchanged.text, base.text);
     });
 
-    test('JSON patch copies are bounded (kube\'s 3 MiB): 1.9 KB of copies cannot build a 64 MiB object', async () => {
-      const start = await send(t.url, 'POST', `/apis/apps/v1/namespaces/${ns}/controllerrevisions`, revision('copies', JSON.stringify({ a: 'x'.repeat(512 * 1024) })));
+    test("JSON patch copies are bounded (kube's 3 MiB): 1.9 KB of copies cannot build a 64 MiB object", async () => {
+      const start = await send(
+        t.url,
+        'POST',
+        `/apis/apps/v1/namespaces/${ns}/controllerrevisions`,
+        revision('copies', JSON.stringify({ a: 'x'.repeat(512 * 1024) })),
+      );
       assert.equal(start.status, 201);
       const ops = [{ op: 'copy', from: '/data/a', path: '/data/b' }];
       for (let i = 0; i < 18; i++) ops.push({ op: 'copy', from: '/data', path: `/data/c${i}` });
@@ -246,30 +342,55 @@ for (const spec of targets) {
 
     test('duplicate JSON keys: Strict refuses them, Warn warns, both as kube words them', async () => {
       const body = '{"apiVersion":"v1","kind":"ConfigMap","foo":1,"metadata":{"name":"dup","bar":2,"name":"dup"},"data":{"x":"1","x":"2"}}';
-      assertStatus(await send(t.url, 'POST', `${cms(ns)}?fieldValidation=Strict`, body), 400, 'BadRequest',
-        'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "foo", unknown field "metadata.bar", duplicate field "metadata.name", duplicate field "data.x"');
+      assertStatus(
+        await send(t.url, 'POST', `${cms(ns)}?fieldValidation=Strict`, body),
+        400,
+        'BadRequest',
+        'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "foo", unknown field "metadata.bar", duplicate field "metadata.name", duplicate field "data.x"',
+      );
       const warn = await send(t.url, 'POST', cms(ns), body);
       assert.equal(warn.status, 201, warn.text);
-      assert.equal(warn.headers.get('warning'),
-        '299 - "unknown field \\"foo\\"", 299 - "unknown field \\"metadata.bar\\"", 299 - "duplicate field \\"metadata.name\\"", 299 - "duplicate field \\"data.x\\""');
+      assert.equal(
+        warn.headers.get('warning'),
+        '299 - "unknown field \\"foo\\"", 299 - "unknown field \\"metadata.bar\\"", 299 - "duplicate field \\"metadata.name\\"", 299 - "duplicate field \\"data.x\\""',
+      );
       assert.deepEqual(warn.body.data, { x: '2' });
     });
 
     test('query parameters parse as kube-apiserver parses them', async () => {
-      assertStatus(await send(t.url, 'DELETE', `${cms(ns)}/whatever?gracePeriodSeconds=abc`), 400, 'BadRequest', 'strconv.ParseInt: parsing "abc": invalid syntax');
+      assertStatus(
+        await send(t.url, 'DELETE', `${cms(ns)}/whatever?gracePeriodSeconds=abc`),
+        400,
+        'BadRequest',
+        'strconv.ParseInt: parsing "abc": invalid syntax',
+      );
       assertStatus(await send(t.url, 'GET', `${cms(ns)}?limit=1e3`), 400, 'BadRequest', 'strconv.ParseInt: parsing "1e3": invalid syntax');
       const dry = await send(t.url, 'POST', `${cms(ns)}?dryRun=maybe`, JSON.stringify({ metadata: { name: 'dry' } }));
       assertStatus(dry, 422, 'Invalid', 'CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: ["maybe"]: supported values: "All"');
-      assertStatus(await send(t.url, 'POST', `${cms(ns)}?fieldValidation=bogus`, JSON.stringify({ metadata: { name: 'fv' } })), 422, 'Invalid',
-        'CreateOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: "bogus": supported values: "", "Ignore", "Strict", "Warn"');
+      assertStatus(
+        await send(t.url, 'POST', `${cms(ns)}?fieldValidation=bogus`, JSON.stringify({ metadata: { name: 'fv' } })),
+        422,
+        'Invalid',
+        'CreateOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: "bogus": supported values: "", "Ignore", "Strict", "Warn"',
+      );
       // Any value but 0/f/false is true: watch=maybe is a watch.
       const watch = await send(t.url, 'GET', `${cms(ns)}?watch=maybe&timeoutSeconds=1`);
       assert.equal(watch.status, 200);
       assert.match(watch.text, /^\{"type":"ADDED"/);
-      const pod = await send(t.url, 'POST', `/api/v1/namespaces/${ns}/pods`, JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'evictee' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } }));
+      const pod = await send(
+        t.url,
+        'POST',
+        `/api/v1/namespaces/${ns}/pods`,
+        JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'evictee' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } }),
+      );
       assert.equal(pod.status, 201, pod.text);
       const eviction = await send(t.url, 'POST', `/api/v1/namespaces/${ns}/pods/evictee/eviction`, '{"metadata":5}');
-      assertStatus(eviction, 400, 'BadRequest', 'Eviction in version "v1" cannot be handled as a Eviction: json: cannot unmarshal number into Go struct field Eviction.metadata of type v1.ObjectMeta');
+      assertStatus(
+        eviction,
+        400,
+        'BadRequest',
+        'Eviction in version "v1" cannot be handled as a Eviction: json: cannot unmarshal number into Go struct field Eviction.metadata of type v1.ObjectMeta',
+      );
     });
 
     test('fuzz findings answer as kube does: odd field names in warnings, bad YAML text, kind-changing patches, nameless PUT, dot names', async () => {
@@ -280,28 +401,58 @@ for (const spec of targets) {
         const body = Buffer.from('{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"odd-field"},"f\u00fc\\u0001":1}');
         const req = request({ host: hostname, port: Number(port), method: 'POST', path: cms(ns), headers: { 'content-type': 'application/json' } }, (res) => {
           res.resume();
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, warning: Buffer.from(res.rawHeaders[res.rawHeaders.findIndex((h) => h.toLowerCase() === 'warning') + 1] ?? '', 'latin1').toString('utf8') }));
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              warning: Buffer.from(res.rawHeaders[res.rawHeaders.findIndex((h) => h.toLowerCase() === 'warning') + 1] ?? '', 'latin1').toString('utf8'),
+            }),
+          );
         });
         req.on('error', reject);
         req.end(body);
       });
       assert.deepEqual(warned, { status: 201, warning: '299 - "unknown field \\"f\u00fc\\\\x01\\""' });
 
-      const yaml = (text: Buffer): Promise<ApiResult> => api(t.url, cms(ns), { method: 'POST', headers: { 'content-type': 'application/yaml', accept: 'application/json' }, body: new Uint8Array(text) });
+      const yaml = (text: Buffer): Promise<ApiResult> =>
+        api(t.url, cms(ns), { method: 'POST', headers: { 'content-type': 'application/yaml', accept: 'application/json' }, body: new Uint8Array(text) });
       const bom = await yaml(Buffer.from('\ufeffapiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: with-bom\n'));
       assert.equal(bom.status, 201, bom.text);
       const prefix = 'the object provided is unrecognized (must be of type ConfigMap): yaml: ';
-      assertStatus(await yaml(Buffer.from('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: \xff\n', 'latin1')), 400, 'BadRequest', new RegExp(`^${escape(prefix)}invalid leading UTF-8 octet \\(`));
-      assertStatus(await yaml(Buffer.from('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\x01\n')), 400, 'BadRequest', new RegExp(`^${escape(prefix)}control characters are not allowed \\(`));
+      assertStatus(
+        await yaml(Buffer.from('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: \xff\n', 'latin1')),
+        400,
+        'BadRequest',
+        new RegExp(`^${escape(prefix)}invalid leading UTF-8 octet \\(`),
+      );
+      assertStatus(
+        await yaml(Buffer.from('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\x01\n')),
+        400,
+        'BadRequest',
+        new RegExp(`^${escape(prefix)}control characters are not allowed \\(`),
+      );
 
       // A merge patch that changes the kind: 422 with the scheme's words; a kind of the wrong type: the decoder's.
       const merge = (patch: string): Promise<ApiResult> => send(t.url, 'PATCH', `${cms(ns)}/odd-field`, patch, 'application/merge-patch+json');
-      assertStatus(await merge('{"kind":"Secret"}'), 422, 'Invalid', /^ "" is invalid: patch: Invalid value: ".*": no kind "Secret" is registered for version "v1" in scheme "pkg\/runtime\/scheme\.go:111"$/);
-      assertStatus(await merge('{"kind":5}'), 422, 'Invalid', /: couldn't get version\/kind; json parse error: json: cannot unmarshal number into Go struct field \.kind of type string$/);
+      assertStatus(
+        await merge('{"kind":"Secret"}'),
+        422,
+        'Invalid',
+        /^ "" is invalid: patch: Invalid value: ".*": no kind "Secret" is registered for version "v1" in scheme "pkg\/runtime\/scheme\.go:111"$/,
+      );
+      assertStatus(
+        await merge('{"kind":5}'),
+        422,
+        'Invalid',
+        /: couldn't get version\/kind; json parse error: json: cannot unmarshal number into Go struct field \.kind of type string$/,
+      );
 
       // PUT of an object without a name: kube's "undeterminable" 400, not a mismatch.
-      assertStatus(await send(t.url, 'PUT', `${cms(ns)}/odd-field`, '{"apiVersion":"v1","kind":"ConfigMap","metadata":{}}'), 400, 'BadRequest',
-        'the name of the object (odd-field based on URL) was undeterminable: name must be provided');
+      assertStatus(
+        await send(t.url, 'PUT', `${cms(ns)}/odd-field`, '{"apiVersion":"v1","kind":"ConfigMap","metadata":{}}'),
+        400,
+        'BadRequest',
+        'the name of the object (odd-field based on URL) was undeterminable: name must be provided',
+      );
 
       // An unknown subresource is 404 before the name (here ".") is judged.
       assertStatus(await rawPath(t.url, 'GET', `${cms(ns)}/./plain`), 404, 'NotFound', 'the server could not find the requested resource');
@@ -336,21 +487,29 @@ for (const spec of targets) {
         });
         socket.on('error', (err: NodeJS.ErrnoException) => resolve({ reply, error: err.code ?? err.message, wroteAfterAnswer }));
         socket.on('close', () => resolve({ reply, wroteAfterAnswer }));
-        socket.write(`PUT ${cms(ns)}/big HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${declared}\r\nConnection: close\r\n\r\n{"apiVersion":"v1",`);
+        socket.write(
+          `PUT ${cms(ns)}/big HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${declared}\r\nConnection: close\r\n\r\n{"apiVersion":"v1",`,
+        );
       });
       assert.match(outcome.reply, /^HTTP\/1\.1 413 /);
       assert.match(outcome.reply, /"reason":"RequestEntityTooLarge"/);
-      assert.equal(outcome.error, undefined, `the server reset the connection while the client was still sending (${outcome.wroteAfterAnswer} bytes after the answer)`);
+      assert.equal(
+        outcome.error,
+        undefined,
+        `the server reset the connection while the client was still sending (${outcome.wroteAfterAnswer} bytes after the answer)`,
+      );
       assert.equal(outcome.wroteAfterAnswer, 256 * 1024);
     });
 
-    test('a request line without an HTTP version, or a malformed escape, is Go\'s plain 400', async () => {
+    test("a request line without an HTTP version, or a malformed escape, is Go's plain 400", async () => {
       const { hostname, port } = new URL(t.url);
       for (const request of [`GET ${cms(ns)}\r\n\r\n`, `GET /api/v1/namespaces/%zz HTTP/1.1\r\nHost: x\r\n\r\n`]) {
         const reply = await new Promise<string>((resolve, reject) => {
           const socket = connect(Number(port), hostname, () => socket.end(request));
           let data = '';
-          socket.on('data', (d: Buffer) => { data += d.toString(); });
+          socket.on('data', (d: Buffer) => {
+            data += d.toString();
+          });
           socket.on('end', () => resolve(data));
           socket.on('error', reject);
         });

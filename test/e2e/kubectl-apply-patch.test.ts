@@ -75,8 +75,17 @@ describe('kubectl apply', { concurrency: true }, () => {
     assert.equal(updated.metadata.generation, 2);
     assert.ok(BigInt(updated.metadata.resourceVersion) > BigInt(created.metadata.resourceVersion));
     const containers = updated.spec.template.spec.containers as Array<{ name: string; image: string; env?: unknown }>;
-    assert.deepEqual(containers.map((c) => [c.name, c.image]), [['main', 'nginx:2'], ['side', 'busybox']]);
-    assert.deepEqual(containers[0]?.env, [{ name: 'A', value: '1' }, { name: 'B', value: '2' }]);
+    assert.deepEqual(
+      containers.map((c) => [c.name, c.image]),
+      [
+        ['main', 'nginx:2'],
+        ['side', 'busybox'],
+      ],
+    );
+    assert.deepEqual(containers[0]?.env, [
+      { name: 'A', value: '1' },
+      { name: 'B', value: '2' },
+    ]);
     assert.equal(JSON.parse(updated.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration'] as string).spec.replicas, 3);
   });
 
@@ -108,7 +117,9 @@ describe('kubectl apply', { concurrency: true }, () => {
 
   test('apply --dry-run=server does not store anything', async () => {
     const name = uniqueName('dry');
-    const out = await k.ok(['apply', '-n', ns, '--dry-run=server', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } }) });
+    const out = await k.ok(['apply', '-n', ns, '--dry-run=server', '-f', '-'], {
+      input: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } }),
+    });
     assert.equal(out.trim(), `configmap/${name} created (server dry run)`);
     const r = await k.run(['get', 'cm', name, '-n', ns]);
     assert.notEqual(r.code, 0);
@@ -129,29 +140,67 @@ describe('kubectl patch', { concurrency: true }, () => {
     assert.equal(out.trim(), `deployment.apps/${name} patched`);
     const got = await k.json(['get', 'deploy', name, '-n', ns]);
     const containers = got.spec.template.spec.containers as Array<{ name: string; image: string }>;
-    assert.deepEqual(containers.map((c) => [c.name, c.image]), [['main', 'nginx:1'], ['side', 'busybox:2']]);
+    assert.deepEqual(
+      containers.map((c) => [c.name, c.image]),
+      [
+        ['main', 'nginx:1'],
+        ['side', 'busybox:2'],
+      ],
+    );
     assert.equal(got.metadata.generation, 2);
   });
 
   test('strategic $patch: delete removes one list element by merge key', async () => {
     const name = await makeDeployment();
-    await k.ok(['patch', 'deploy', name, '-n', ns, '--type=strategic', '-p', '{"spec":{"template":{"spec":{"containers":[{"name":"side","$patch":"delete"}]}}}}']);
+    await k.ok([
+      'patch',
+      'deploy',
+      name,
+      '-n',
+      ns,
+      '--type=strategic',
+      '-p',
+      '{"spec":{"template":{"spec":{"containers":[{"name":"side","$patch":"delete"}]}}}}',
+    ]);
     const got = await k.json(['get', 'deploy', name, '-n', ns]);
-    assert.deepEqual((got.spec.template.spec.containers as Array<{ name: string }>).map((c) => c.name), ['main']);
+    assert.deepEqual(
+      (got.spec.template.spec.containers as Array<{ name: string }>).map((c) => c.name),
+      ['main'],
+    );
   });
 
   test('--type=merge replaces lists and deletes with null', async () => {
     const name = await makeDeployment();
-    await k.ok(['patch', 'deploy', name, '-n', ns, '--type=merge', '-p', '{"metadata":{"labels":{"app":null,"x":"y"}},"spec":{"template":{"spec":{"containers":[{"name":"only","image":"alpine"}]}}}}']);
+    await k.ok([
+      'patch',
+      'deploy',
+      name,
+      '-n',
+      ns,
+      '--type=merge',
+      '-p',
+      '{"metadata":{"labels":{"app":null,"x":"y"}},"spec":{"template":{"spec":{"containers":[{"name":"only","image":"alpine"}]}}}}',
+    ]);
     const got = await k.json(['get', 'deploy', name, '-n', ns]);
     assert.deepEqual(got.metadata.labels, { x: 'y' });
-    assert.deepEqual((got.spec.template.spec.containers as Array<{ name: string; image: string }>).map((c) => [c.name, c.image]), [['only', 'alpine']]);
+    assert.deepEqual(
+      (got.spec.template.spec.containers as Array<{ name: string; image: string }>).map((c) => [c.name, c.image]),
+      [['only', 'alpine']],
+    );
   });
 
   test('--type=json applies RFC 6902 operations', async () => {
     const name = await makeDeployment();
-    await k.ok(['patch', 'deploy', name, '-n', ns, '--type=json', '-p',
-      '[{"op":"replace","path":"/spec/replicas","value":4},{"op":"add","path":"/metadata/labels/added","value":"yes"},{"op":"remove","path":"/spec/template/spec/containers/1"}]']);
+    await k.ok([
+      'patch',
+      'deploy',
+      name,
+      '-n',
+      ns,
+      '--type=json',
+      '-p',
+      '[{"op":"replace","path":"/spec/replicas","value":4},{"op":"add","path":"/metadata/labels/added","value":"yes"},{"op":"remove","path":"/spec/template/spec/containers/1"}]',
+    ]);
     const got = await k.json(['get', 'deploy', name, '-n', ns]);
     assert.equal(got.spec.replicas, 4);
     assert.equal(got.metadata.labels.added, 'yes');
@@ -161,8 +210,16 @@ describe('kubectl patch', { concurrency: true }, () => {
   test('--type=json with a failing test operation is rejected and changes nothing', async () => {
     const name = await makeDeployment();
     const before = await k.json(['get', 'deploy', name, '-n', ns]);
-    const r = await k.run(['patch', 'deploy', name, '-n', ns, '--type=json', '-p',
-      '[{"op":"test","path":"/spec/replicas","value":99},{"op":"replace","path":"/spec/replicas","value":5}]']);
+    const r = await k.run([
+      'patch',
+      'deploy',
+      name,
+      '-n',
+      ns,
+      '--type=json',
+      '-p',
+      '[{"op":"test","path":"/spec/replicas","value":99},{"op":"replace","path":"/spec/replicas","value":5}]',
+    ]);
     assert.notEqual(r.code, 0);
     // kube answers a failed operation with a generic 422 (no causes); kubectl prints it like this.
     assert.match(r.stderr, /The request is invalid: the server rejected our request due to an error in our request/);
@@ -201,7 +258,12 @@ describe('kubectl scale', { concurrency: true }, () => {
     const items = [
       { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: d }, spec: { replicas: 1, selector: { matchLabels: { app: d } }, template: tmpl(d) } },
       { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: rs }, spec: { replicas: 1, selector: { matchLabels: { app: rs } }, template: tmpl(rs) } },
-      { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: sts }, spec: { replicas: 1, serviceName: sts, selector: { matchLabels: { app: sts } }, template: tmpl(sts) } },
+      {
+        apiVersion: 'apps/v1',
+        kind: 'StatefulSet',
+        metadata: { name: sts },
+        spec: { replicas: 1, serviceName: sts, selector: { matchLabels: { app: sts } }, template: tmpl(sts) },
+      },
     ];
     await k.ok(['apply', '-n', ns, '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items }) });
     const outs = await Promise.all([
@@ -209,9 +271,14 @@ describe('kubectl scale', { concurrency: true }, () => {
       k.ok(['scale', 'replicaset', rs, '-n', ns, '--replicas=4']),
       k.ok(['scale', 'statefulset', sts, '-n', ns, '--replicas=5']),
     ]);
-    assert.deepEqual(outs.map((o) => o.trim()), [`deployment.apps/${d} scaled`, `replicaset.apps/${rs} scaled`, `statefulset.apps/${sts} scaled`]);
+    assert.deepEqual(
+      outs.map((o) => o.trim()),
+      [`deployment.apps/${d} scaled`, `replicaset.apps/${rs} scaled`, `statefulset.apps/${sts} scaled`],
+    );
     const [gd, grs, gsts] = await Promise.all([
-      k.json(['get', 'deploy', d, '-n', ns]), k.json(['get', 'rs', rs, '-n', ns]), k.json(['get', 'sts', sts, '-n', ns]),
+      k.json(['get', 'deploy', d, '-n', ns]),
+      k.json(['get', 'rs', rs, '-n', ns]),
+      k.json(['get', 'sts', sts, '-n', ns]),
     ]);
     assert.equal(gd.spec.replicas, 3);
     assert.equal(grs.spec.replicas, 4);
@@ -248,10 +315,12 @@ describe('kubectl scale', { concurrency: true }, () => {
 describe('kubectl edit', () => {
   test('EDITOR rewrites the object and kubectl stores the edit', async () => {
     const name = uniqueName('edit');
-    await k.ok(['apply', '-n', ns, '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { color: 'red', size: 'big' } }) });
+    await k.ok(['apply', '-n', ns, '-f', '-'], {
+      input: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { color: 'red', size: 'big' } }),
+    });
     const dir = mkdtempSync(join(tmpdir(), 'capstan-editor-'));
     const editor = join(dir, 'editor.sh');
-    writeFileSync(editor, '#!/bin/sh\nsed -i -e \'s/color: red/color: green/\' -e \'/size: big/d\' "$1"\n');
+    writeFileSync(editor, "#!/bin/sh\nsed -i -e 's/color: red/color: green/' -e '/size: big/d' \"$1\"\n");
     chmodSync(editor, 0o755);
     const out = await k.ok(['edit', 'cm', name, '-n', ns], { env: { EDITOR: editor, KUBE_EDITOR: editor } });
     assert.equal(out.trim(), `configmap/${name} edited`);

@@ -71,7 +71,10 @@ describe('kubectl create and get', { concurrency: true }, () => {
     const out = await k.ok(['get', 'configmaps', '-n', ns]);
     const lines = out.trim().split('\n');
     assert.match(lines[0] ?? '', /^NAME\s/);
-    assert.ok(lines.some((l) => l.startsWith(`${name} `)), out);
+    assert.ok(
+      lines.some((l) => l.startsWith(`${name} `)),
+      out,
+    );
   });
 
   test('get across all namespaces (-A) includes the namespace column', async () => {
@@ -127,8 +130,15 @@ describe('selectors', () => {
   test('label selectors with =, ==, !=, in, notin, exists and !', async () => {
     const results = await Promise.all(cases.map(async ([sel]) => k.ok(['get', 'cm', '-n', ns, '-o', 'name', '-l', `${prefix}=x,${sel}`])));
     cases.forEach(([sel, want], i) => {
-      const got = (results[i] ?? '').trim().split('\n').filter((l) => l !== '');
-      assert.deepEqual(got, want.map((s) => `configmap/${prefix}-${s}`), `selector ${sel}`);
+      const got = (results[i] ?? '')
+        .trim()
+        .split('\n')
+        .filter((l) => l !== '');
+      assert.deepEqual(
+        got,
+        want.map((s) => `configmap/${prefix}-${s}`),
+        `selector ${sel}`,
+      );
     });
   });
 
@@ -146,7 +156,10 @@ describe('selectors', () => {
     ]);
     assert.equal(byName.trim(), `configmap/${prefix}-b`);
     assert.equal(byNs.trim(), `configmap/${prefix}-c`);
-    assert.deepEqual(byNot.trim().split('\n'), ['b', 'c', 'd'].map((s) => `configmap/${prefix}-${s}`));
+    assert.deepEqual(
+      byNot.trim().split('\n'),
+      ['b', 'c', 'd'].map((s) => `configmap/${prefix}-${s}`),
+    );
   });
 
   test("an unsupported field selector is rejected with kube's message", async () => {

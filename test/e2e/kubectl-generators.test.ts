@@ -16,7 +16,11 @@ import { kubectlFor, type Kubectl } from './kubectl.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const GOLDEN = join(ROOT, 'test', 'golden', 'kubectl-generators');
-interface Command { name: string; args: string[]; get: string }
+interface Command {
+  name: string;
+  args: string[];
+  get: string;
+}
 const { commands } = JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'kubectl-generators.json'), 'utf8')) as { commands: Command[] };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -49,7 +53,8 @@ before(async () => {
   srv = await startTestServer();
   k = kubectlFor(srv.kubeconfig);
   const created = await api(srv.url, '/api/v1/namespaces', {
-    method: 'POST', headers: { 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'gen' } }),
   });
   assert.equal(created.status, 201, created.text);

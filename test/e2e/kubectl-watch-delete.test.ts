@@ -34,7 +34,16 @@ describe('kubectl get -w', { concurrency: true }, () => {
     const wns = uniqueName('w');
     await api(srv.url, '/api/v1/namespaces', { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify({ metadata: { name: wns } }) });
     await k.ok(['create', '-n', wns, '-f', '-'], { input: cm('pre', {}, { v: '0' }) });
-    const w = k.spawn(['get', 'configmaps', '-n', wns, '-w', '--output-watch-events', '-o', 'jsonpath={.type} {.object.metadata.name} {.object.data.v}{"\\n"}']);
+    const w = k.spawn([
+      'get',
+      'configmaps',
+      '-n',
+      wns,
+      '-w',
+      '--output-watch-events',
+      '-o',
+      'jsonpath={.type} {.object.metadata.name} {.object.data.v}{"\\n"}',
+    ]);
     try {
       await w.waitForLines(1);
       await k.ok(['create', '-n', wns, '-f', '-'], { input: cm('one', {}, { v: '1' }) });
@@ -124,7 +133,9 @@ describe('kubectl delete', { concurrency: true }, () => {
     assert.ok(marked.metadata.deletionTimestamp, 'deletionTimestamp set');
     await new Promise((r) => setTimeout(r, 700));
     const patched = await api(srv.url, `/api/v1/namespaces/${ns}/configmaps/${name}`, {
-      method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json' }, body: '{"metadata":{"finalizers":null}}',
+      method: 'PATCH',
+      headers: { 'content-type': 'application/merge-patch+json' },
+      body: '{"metadata":{"finalizers":null}}',
     });
     assert.equal(patched.status, 200, patched.text);
     const r = await deletion;
@@ -159,7 +170,9 @@ describe('kubectl delete', { concurrency: true }, () => {
   test('delete --all in a namespace', async () => {
     const dns = uniqueName('all');
     await api(srv.url, '/api/v1/namespaces', { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify({ metadata: { name: dns } }) });
-    await k.ok(['create', '-n', dns, '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [1, 2].map((i) => JSON.parse(cm(`x${i}`)) as unknown) }) });
+    await k.ok(['create', '-n', dns, '-f', '-'], {
+      input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [1, 2].map((i) => JSON.parse(cm(`x${i}`)) as unknown) }),
+    });
     const out = await k.ok(['delete', 'cm', '--all', '-n', dns]);
     assert.equal(out.trim().split('\n').length, 2);
     const r = await k.run(['get', 'cm', '-n', dns]);
@@ -177,7 +190,9 @@ describe('kubectl delete', { concurrency: true }, () => {
   test('delete -f of a deployment', async () => {
     const name = uniqueName('depdel');
     const manifest = JSON.stringify({
-      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name },
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name },
       spec: { selector: { matchLabels: { a: name } }, template: { metadata: { labels: { a: name } }, spec: { containers: [{ name: 'c', image: 'x' }] } } },
     });
     await k.ok(['apply', '-n', ns, '-f', '-'], { input: manifest });

@@ -39,20 +39,31 @@ export interface StreamingKubectl {
 export function kubectlFor(kubeconfig: string): Kubectl {
   const cacheDir = mkdtempSync(join(tmpdir(), 'capstan-kubectl-cache-'));
   const env: NodeJS.ProcessEnv = { ...process.env, KUBECONFIG: kubeconfig, KUBECACHEDIR: cacheDir };
-  const run: Kubectl['run'] = (args, opts = {}) => new Promise((resolve, reject) => {
-    const child = spawn(opts.binary ?? 'kubectl', args, { env: { ...env, ...opts.env }, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`kubectl ${args.join(' ')} timed out; stderr: ${stderr}`));
-    }, opts.timeoutMs ?? 30_000);
-    child.on('error', (err) => { clearTimeout(timer); reject(err); });
-    child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
-    child.stdin.end(opts.input ?? '');
-  });
+  const run: Kubectl['run'] = (args, opts = {}) =>
+    new Promise((resolve, reject) => {
+      const child = spawn(opts.binary ?? 'kubectl', args, { env: { ...env, ...opts.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => {
+        stdout += d.toString();
+      });
+      child.stderr.on('data', (d: Buffer) => {
+        stderr += d.toString();
+      });
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        reject(new Error(`kubectl ${args.join(' ')} timed out; stderr: ${stderr}`));
+      }, opts.timeoutMs ?? 30_000);
+      child.on('error', (err) => {
+        clearTimeout(timer);
+        reject(err);
+      });
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        resolve({ code, stdout, stderr });
+      });
+      child.stdin.end(opts.input ?? '');
+    });
   const ok: Kubectl['ok'] = async (args, opts) => {
     const r = await run(args, opts);
     if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${String(r.code)}: ${r.stderr}${r.stdout}`);
@@ -67,29 +78,41 @@ export function kubectlFor(kubeconfig: string): Kubectl {
       const child = spawn('kubectl', args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
       let err = '';
-      child.stdout?.on('data', (d: Buffer) => { out += d.toString(); });
-      child.stderr?.on('data', (d: Buffer) => { err += d.toString(); });
+      child.stdout?.on('data', (d: Buffer) => {
+        out += d.toString();
+      });
+      child.stderr?.on('data', (d: Buffer) => {
+        err += d.toString();
+      });
       const lines = (): string[] => out.split('\n').filter((l) => l.trim() !== '');
       return {
         child,
         lines,
-        waitForLines: (n, timeoutMs = 10_000) => new Promise((resolve, reject) => {
-          const started = Date.now();
-          const poll = (): void => {
-            if (lines().length >= n) { resolve(lines()); return; }
-            if (child.exitCode !== null || Date.now() - started > timeoutMs) {
-              reject(new Error(`kubectl ${args.join(' ')}: wanted ${n} lines, have ${JSON.stringify(lines())}; stderr: ${err}`));
+        waitForLines: (n, timeoutMs = 10_000) =>
+          new Promise((resolve, reject) => {
+            const started = Date.now();
+            const poll = (): void => {
+              if (lines().length >= n) {
+                resolve(lines());
+                return;
+              }
+              if (child.exitCode !== null || Date.now() - started > timeoutMs) {
+                reject(new Error(`kubectl ${args.join(' ')}: wanted ${n} lines, have ${JSON.stringify(lines())}; stderr: ${err}`));
+                return;
+              }
+              setTimeout(poll, 25);
+            };
+            poll();
+          }),
+        stop: () =>
+          new Promise((resolve) => {
+            if (child.exitCode !== null || child.signalCode !== null) {
+              resolve();
               return;
             }
-            setTimeout(poll, 25);
-          };
-          poll();
-        }),
-        stop: () => new Promise((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) { resolve(); return; }
-          child.once('exit', () => resolve());
-          child.kill('SIGTERM');
-        }),
+            child.once('exit', () => resolve());
+            child.kill('SIGTERM');
+          }),
       };
     },
   };
@@ -108,7 +131,8 @@ export async function startKubectlEnv(prefix: string): Promise<KubectlEnv> {
   const k = kubectlFor(srv.kubeconfig);
   const ns = uniqueName(prefix);
   const r = await api(srv.url, '/api/v1/namespaces', {
-    method: 'POST', headers: { 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }),
   });
   assert.equal(r.status, 201, r.text);

@@ -23,7 +23,12 @@ after(async () => {
   await srv.stop();
 });
 
-const cm = (name: string, extra: Record<string, unknown> = {}): unknown => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...extra }, data: { a: 'b' } });
+const cm = (name: string, extra: Record<string, unknown> = {}): unknown => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, ...extra },
+  data: { a: 'b' },
+});
 
 describe('system namespaces', { concurrency: true }, () => {
   test('default, kube-system, kube-public and kube-node-lease exist and are Active', async () => {
@@ -98,7 +103,9 @@ describe('namespace lifecycle', { concurrency: true }, () => {
     await rest.create(`/api/v1/namespaces/${ns}/configmaps`, cm('one'));
     await rest.create(`/api/v1/namespaces/${ns}/secrets`, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' } });
     await rest.create(`/apis/apps/v1/namespaces/${ns}/deployments`, {
-      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' },
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'd' },
       spec: { selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'x' }] } } },
     });
     const r = await rest.del(`/api/v1/namespaces/${ns}`);
@@ -136,13 +143,32 @@ describe('namespace lifecycle', { concurrency: true }, () => {
       return remaining?.status === 'True' ? n : undefined;
     });
     assert.equal(terminating.status.phase, 'Terminating');
-    const conds = new Map((terminating.status.conditions as Array<{ type: string; status: string; reason: string; message: string; lastTransitionTime: string }>).map((c) => [c.type, c]));
-    assert.deepEqual(conds.get('NamespaceContentRemaining') && {
-      status: conds.get('NamespaceContentRemaining')?.status, reason: conds.get('NamespaceContentRemaining')?.reason, message: conds.get('NamespaceContentRemaining')?.message,
-    }, { status: 'True', reason: 'SomeResourcesRemain', message: 'Some resources are remaining: configmaps has 1 resource instances' });
-    assert.deepEqual(conds.get('NamespaceFinalizersRemaining') && {
-      status: conds.get('NamespaceFinalizersRemaining')?.status, reason: conds.get('NamespaceFinalizersRemaining')?.reason, message: conds.get('NamespaceFinalizersRemaining')?.message,
-    }, { status: 'True', reason: 'SomeFinalizersRemain', message: 'Some content in the namespace has finalizers remaining: example.com/hold in 1 resource instances' });
+    const conds = new Map(
+      (terminating.status.conditions as Array<{ type: string; status: string; reason: string; message: string; lastTransitionTime: string }>).map((c) => [
+        c.type,
+        c,
+      ]),
+    );
+    assert.deepEqual(
+      conds.get('NamespaceContentRemaining') && {
+        status: conds.get('NamespaceContentRemaining')?.status,
+        reason: conds.get('NamespaceContentRemaining')?.reason,
+        message: conds.get('NamespaceContentRemaining')?.message,
+      },
+      { status: 'True', reason: 'SomeResourcesRemain', message: 'Some resources are remaining: configmaps has 1 resource instances' },
+    );
+    assert.deepEqual(
+      conds.get('NamespaceFinalizersRemaining') && {
+        status: conds.get('NamespaceFinalizersRemaining')?.status,
+        reason: conds.get('NamespaceFinalizersRemaining')?.reason,
+        message: conds.get('NamespaceFinalizersRemaining')?.message,
+      },
+      {
+        status: 'True',
+        reason: 'SomeFinalizersRemain',
+        message: 'Some content in the namespace has finalizers remaining: example.com/hold in 1 resource instances',
+      },
+    );
     assert.equal(conds.get('NamespaceDeletionDiscoveryFailure')?.status, 'False');
     assert.equal(conds.get('NamespaceDeletionContentFailure')?.status, 'False');
     assert.match(conds.get('NamespaceContentRemaining')?.lastTransitionTime ?? '', /Z$/);
@@ -156,7 +182,9 @@ describe('namespace lifecycle', { concurrency: true }, () => {
     // New content is refused while terminating.
     const refused = await rest.post(`/api/v1/namespaces/${ns}/configmaps`, cm('late'));
     assertStatus(refused, 403, 'Forbidden', `configmaps "late" is forbidden: unable to create new content in namespace ${ns} because it is being terminated`);
-    assert.deepEqual(refused.body.details.causes, [{ reason: 'NamespaceTerminating', message: `namespace ${ns} is being terminated`, field: 'metadata.namespace' }]);
+    assert.deepEqual(refused.body.details.causes, [
+      { reason: 'NamespaceTerminating', message: `namespace ${ns} is being terminated`, field: 'metadata.namespace' },
+    ]);
     const kRefused = await k.run(['create', '-n', ns, '-f', '-'], { input: JSON.stringify(cm('late2')) });
     assert.match(kRefused.stderr, /\(Forbidden\).*because it is being terminated/);
 
@@ -240,11 +268,19 @@ describe('finalizers and deletion', { concurrency: true }, () => {
     const path = `/api/v1/namespaces/${ns}/configmaps`;
     const created = await rest.create(path, cm('pre'));
     const badUid = await rest.del(`${path}/pre`, { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid: 'not-the-uid' } });
-    assertStatus(badUid, 409, 'Conflict',
-      `Operation cannot be fulfilled on configmaps "pre": Precondition failed: UID in precondition: not-the-uid, UID in object meta: ${created.metadata.uid}`);
+    assertStatus(
+      badUid,
+      409,
+      'Conflict',
+      `Operation cannot be fulfilled on configmaps "pre": Precondition failed: UID in precondition: not-the-uid, UID in object meta: ${created.metadata.uid}`,
+    );
     const badRv = await rest.del(`${path}/pre`, { preconditions: { resourceVersion: '1' } });
-    assertStatus(badRv, 409, 'Conflict',
-      `Operation cannot be fulfilled on configmaps "pre": Precondition failed: ResourceVersion in precondition: 1, ResourceVersion in object meta: ${created.metadata.resourceVersion}`);
+    assertStatus(
+      badRv,
+      409,
+      'Conflict',
+      `Operation cannot be fulfilled on configmaps "pre": Precondition failed: ResourceVersion in precondition: 1, ResourceVersion in object meta: ${created.metadata.resourceVersion}`,
+    );
     assert.equal((await rest.get(`${path}/pre`)).status, 200);
     const ok = await rest.del(`${path}/pre`, { preconditions: { uid: created.metadata.uid, resourceVersion: created.metadata.resourceVersion } });
     assert.equal(ok.status, 200, ok.text);
@@ -264,7 +300,10 @@ describe('finalizers and deletion', { concurrency: true }, () => {
     assert.equal(r.body.kind, 'ConfigMapList');
     assert.deepEqual((r.body.items as any[]).map((i) => i.metadata.name).sort(), [`${tag}-1`, `${tag}-2`]);
     const left = await rest.get(`${path}?labelSelector=${encodeURIComponent(`dc=${tag}`)}`);
-    assert.deepEqual((left.body.items as any[]).map((i) => i.metadata.name), [`${tag}-3`]);
+    assert.deepEqual(
+      (left.body.items as any[]).map((i) => i.metadata.name),
+      [`${tag}-3`],
+    );
   });
 
   test('deletecollection on a cluster-scoped collection that allows it, and 405 where it does not', async () => {

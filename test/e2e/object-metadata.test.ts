@@ -23,8 +23,14 @@ after(async () => {
 
 const cm = (metadata: Record<string, unknown>): unknown => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata, data: { a: 'b' } });
 const deployment = (name: string, replicas = 1): any => ({
-  apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name },
-  spec: { replicas, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name },
+  spec: {
+    replicas,
+    selector: { matchLabels: { app: name } },
+    template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+  },
 });
 
 describe('system metadata', { concurrency: true }, () => {
@@ -47,7 +53,9 @@ describe('system metadata', { concurrency: true }, () => {
   test('neither name nor generateName is 422 with a metadata.name cause', async () => {
     const r = await rest.post(`/api/v1/namespaces/${ns}/configmaps`, cm({}));
     assertStatus(r, 422, 'Invalid', 'ConfigMap "" is invalid: metadata.name: Required value: name or generateName is required');
-    assert.deepEqual(r.body.details.causes, [{ reason: 'FieldValueRequired', message: 'Required value: name or generateName is required', field: 'metadata.name' }]);
+    assert.deepEqual(r.body.details.causes, [
+      { reason: 'FieldValueRequired', message: 'Required value: name or generateName is required', field: 'metadata.name' },
+    ]);
   });
 
   test('resourceVersion increases with every write of a type and is decimal', async () => {
@@ -61,8 +69,8 @@ describe('system metadata', { concurrency: true }, () => {
     versions.push(BigInt(u.body.metadata.resourceVersion));
     const list = await rest.get(path);
     versions.push(BigInt(list.body.metadata.resourceVersion));
-    for (let i = 1; i < versions.length; i++) assert.ok((versions[i] as bigint) >= (versions[i - 1] as bigint), String(versions));
-    assert.ok((versions[2] as bigint) > (versions[1] as bigint));
+    for (let i = 1; i < versions.length; i++) assert.ok(versions[i] >= versions[i - 1], String(versions));
+    assert.ok(versions[2] > versions[1]);
     assert.match(list.body.metadata.resourceVersion, /^[1-9]\d*$/);
   });
 
@@ -132,12 +140,25 @@ describe('status subresource', { concurrency: true }, () => {
   test('status writes keep labels and annotations of a deployment; a pod status write may change them', async () => {
     const path = `/apis/apps/v1/namespaces/${ns}/deployments`;
     const created = await rest.create(path, deployment('meta-keep'));
-    const r = await rest.put(`${path}/meta-keep/status`, { ...created, metadata: { ...created.metadata, labels: { changed: 'yes' } }, status: { replicas: 1 } });
+    const r = await rest.put(`${path}/meta-keep/status`, {
+      ...created,
+      metadata: { ...created.metadata, labels: { changed: 'yes' } },
+      status: { replicas: 1 },
+    });
     assert.equal(r.status, 200, r.text);
     assert.equal(r.body.metadata.labels, undefined);
 
-    const pod = await rest.create(`/api/v1/namespaces/${ns}/pods`, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
-    const podStatus = await rest.put(`/api/v1/namespaces/${ns}/pods/p/status`, { ...pod, metadata: { ...pod.metadata, labels: { changed: 'yes' } }, status: { ...pod.status, phase: 'Running' } });
+    const pod = await rest.create(`/api/v1/namespaces/${ns}/pods`, {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p' },
+      spec: { containers: [{ name: 'c', image: 'nginx' }] },
+    });
+    const podStatus = await rest.put(`/api/v1/namespaces/${ns}/pods/p/status`, {
+      ...pod,
+      metadata: { ...pod.metadata, labels: { changed: 'yes' } },
+      status: { ...pod.status, phase: 'Running' },
+    });
     assert.equal(podStatus.status, 200, podStatus.text);
     assert.equal(podStatus.body.status.phase, 'Running');
     assert.deepEqual(podStatus.body.metadata.labels, { changed: 'yes' });
@@ -148,7 +169,12 @@ describe('status subresource', { concurrency: true }, () => {
     const created = await rest.create(path, deployment('stale-status'));
     await rest.patch(`${path}/stale-status`, { metadata: { labels: { a: 'b' } } });
     const r = await rest.put(`${path}/stale-status/status`, { ...created, status: { replicas: 1 } });
-    assertStatus(r, 409, 'Conflict', 'Operation cannot be fulfilled on deployments.apps "stale-status": the object has been modified; please apply your changes to the latest version and try again');
+    assertStatus(
+      r,
+      409,
+      'Conflict',
+      'Operation cannot be fulfilled on deployments.apps "stale-status": the object has been modified; please apply your changes to the latest version and try again',
+    );
   });
 });
 
@@ -156,7 +182,10 @@ describe('metadata validation', { concurrency: true }, () => {
   test('an invalid name is 422 Invalid with a metadata.name cause', async () => {
     const r = await rest.post(`/api/v1/namespaces/${ns}/configmaps`, cm({ name: 'Bad_Name' }));
     assertStatus(r, 422, 'Invalid');
-    assert.match(r.body.message, /^ConfigMap "Bad_Name" is invalid: metadata\.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '\.', and must start and end with an alphanumeric character/);
+    assert.match(
+      r.body.message,
+      /^ConfigMap "Bad_Name" is invalid: metadata\.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '\.', and must start and end with an alphanumeric character/,
+    );
     assert.equal(r.body.details.name, 'Bad_Name');
     assert.equal(r.body.details.kind, 'ConfigMap');
     assert.equal(r.body.details.causes.length, 1);
@@ -174,7 +203,12 @@ describe('metadata validation', { concurrency: true }, () => {
     const name = 'a'.repeat(254);
     const r = await rest.post(`/api/v1/namespaces/${ns}/configmaps`, cm({ name }));
     assertStatus(r, 422, 'Invalid');
-    assert.ok(r.body.details.causes.some((c: { field: string; message: string }) => c.field === 'metadata.name' && /must be no more than 253 (bytes|characters)/.test(c.message)), r.text);
+    assert.ok(
+      r.body.details.causes.some(
+        (c: { field: string; message: string }) => c.field === 'metadata.name' && /must be no more than 253 (bytes|characters)/.test(c.message),
+      ),
+      r.text,
+    );
   });
 
   test('a group resource uses its qualified kind in the message', async () => {
@@ -184,14 +218,29 @@ describe('metadata validation', { concurrency: true }, () => {
   });
 
   test('invalid label keys and values are 422 with metadata.labels causes', async () => {
-    const r = await rest.post(`/api/v1/namespaces/${ns}/configmaps`, cm({ name: 'badlabels', labels: { 'a/b/c': 'x', ok: 'not valid!', long: 'v'.repeat(64) } }));
+    const r = await rest.post(
+      `/api/v1/namespaces/${ns}/configmaps`,
+      cm({ name: 'badlabels', labels: { 'a/b/c': 'x', ok: 'not valid!', long: 'v'.repeat(64) } }),
+    );
     assertStatus(r, 422, 'Invalid');
     const causes = r.body.details.causes as Array<{ field: string; message: string; reason: string }>;
     assert.equal(causes.length, 3, r.text);
-    assert.ok(causes.every((c) => c.field === 'metadata.labels' && c.reason === 'FieldValueInvalid'), r.text);
-    assert.ok(causes.some((c) => /^Invalid value: "a\/b\/c": a (valid label key|qualified name) must consist of/.test(c.message)), r.text);
-    assert.ok(causes.some((c) => c.message.startsWith('Invalid value: "not valid!": a valid label must be an empty string or consist of')), r.text);
-    assert.ok(causes.some((c) => new RegExp(`^Invalid value: "v{64}": must be no more than 63 (bytes|characters)$`).test(c.message)), r.text);
+    assert.ok(
+      causes.every((c) => c.field === 'metadata.labels' && c.reason === 'FieldValueInvalid'),
+      r.text,
+    );
+    assert.ok(
+      causes.some((c) => /^Invalid value: "a\/b\/c": a (valid label key|qualified name) must consist of/.test(c.message)),
+      r.text,
+    );
+    assert.ok(
+      causes.some((c) => c.message.startsWith('Invalid value: "not valid!": a valid label must be an empty string or consist of')),
+      r.text,
+    );
+    assert.ok(
+      causes.some((c) => new RegExp(`^Invalid value: "v{64}": must be no more than 63 (bytes|characters)$`).test(c.message)),
+      r.text,
+    );
     assert.match(r.body.message, /^ConfigMap "badlabels" is invalid: \[metadata\.labels: /);
   });
 
@@ -209,7 +258,9 @@ describe('metadata validation', { concurrency: true }, () => {
     assert.equal(atLimit.status, 201, atLimit.text.slice(0, 300));
     const over = await rest.post(`/api/v1/namespaces/${ns}/configmaps`, cm({ name: 'ann-big', annotations: { [key]: 'x'.repeat(limit - key.length + 1) } }));
     assertStatus(over, 422, 'Invalid', `ConfigMap "ann-big" is invalid: metadata.annotations: Too long: may not be more than ${limit} bytes`);
-    assert.deepEqual(over.body.details.causes, [{ reason: 'FieldValueTooLong', message: `Too long: may not be more than ${limit} bytes`, field: 'metadata.annotations' }]);
+    assert.deepEqual(over.body.details.causes, [
+      { reason: 'FieldValueTooLong', message: `Too long: may not be more than ${limit} bytes`, field: 'metadata.annotations' },
+    ]);
   });
 
   test('the name cannot change on update', async () => {

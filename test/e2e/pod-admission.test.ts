@@ -19,7 +19,12 @@ after(async () => {
 
 const json = { 'content-type': 'application/json' };
 const post = (path: string, body: Obj) => api(srv.url, path, { method: 'POST', headers: json, body: JSON.stringify(body) });
-const pod = (name: string, spec: Obj = {}): Obj => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ name: 'c', image: 'nginx' }], ...spec } });
+const pod = (name: string, spec: Obj = {}): Obj => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name },
+  spec: { containers: [{ name: 'c', image: 'nginx' }], ...spec },
+});
 
 async function namespace(name: string): Promise<string> {
   const created = await post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
@@ -57,7 +62,11 @@ test('automountServiceAccountToken false on the pod or the account mounts nothin
   assert.equal(off.status, 201, off.text);
   assert.equal(off.body.spec.volumes, undefined);
   const account = await post('/api/v1/namespaces/adm-automount/serviceaccounts', {
-    apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'quiet' }, automountServiceAccountToken: false, imagePullSecrets: [{ name: 'regcred' }],
+    apiVersion: 'v1',
+    kind: 'ServiceAccount',
+    metadata: { name: 'quiet' },
+    automountServiceAccountToken: false,
+    imagePullSecrets: [{ name: 'regcred' }],
   });
   assert.equal(account.status, 201, account.text);
   const quiet = await post(pods, pod('p2', { serviceAccountName: 'quiet' }));
@@ -87,17 +96,36 @@ test('priority comes from the class; unknown classes and contradicting values ar
   assert.equal(unknown.body.message, 'pods "pb" is forbidden: no PriorityClass with name nope was found');
   const stated = await post(pods, pod('pc', { priority: 5 }));
   assert.equal(stated.status, 403);
-  assert.equal(stated.body.message, 'pods "pc" is forbidden: the integer value of priority (5) must not be provided in pod spec; priority admission controller computed 0 from the given PriorityClass name');
+  assert.equal(
+    stated.body.message,
+    'pods "pc" is forbidden: the integer value of priority (5) must not be provided in pod spec; priority admission controller computed 0 from the given PriorityClass name',
+  );
 });
 
 test('a global default PriorityClass gives its value to pods; a second default is refused', async () => {
   const classes = '/apis/scheduling.k8s.io/v1/priorityclasses';
-  const first = await post(classes, { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name: 'adm-d1' }, value: 7, globalDefault: true, preemptionPolicy: 'Never' });
+  const first = await post(classes, {
+    apiVersion: 'scheduling.k8s.io/v1',
+    kind: 'PriorityClass',
+    metadata: { name: 'adm-d1' },
+    value: 7,
+    globalDefault: true,
+    preemptionPolicy: 'Never',
+  });
   assert.equal(first.status, 201, first.text);
   try {
-    const second = await post(classes, { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name: 'adm-d2' }, value: 6, globalDefault: true });
+    const second = await post(classes, {
+      apiVersion: 'scheduling.k8s.io/v1',
+      kind: 'PriorityClass',
+      metadata: { name: 'adm-d2' },
+      value: 6,
+      globalDefault: true,
+    });
     assert.equal(second.status, 403);
-    assert.equal(second.body.message, 'priorityclasses.scheduling.k8s.io "adm-d2" is forbidden: PriorityClass adm-d1 is already marked as default. Only one default can exist');
+    assert.equal(
+      second.body.message,
+      'priorityclasses.scheduling.k8s.io "adm-d2" is forbidden: PriorityClass adm-d1 is already marked as default. Only one default can exist',
+    );
     const pods = await namespace('adm-default-class');
     const created = await post(pods, pod('p'));
     assert.equal(created.body.spec.priorityClassName, 'adm-d1');
@@ -110,7 +138,10 @@ test('a global default PriorityClass gives its value to pods; a second default i
 
 test('pods tolerate not-ready and unreachable nodes for 300 s unless they say otherwise', async () => {
   const pods = await namespace('adm-tolerations');
-  const created = await post(pods, pod('p', { tolerations: [{ key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 10 }] }));
+  const created = await post(
+    pods,
+    pod('p', { tolerations: [{ key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 10 }] }),
+  );
   assert.deepEqual(created.body.spec.tolerations, [
     { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 10 },
     { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },

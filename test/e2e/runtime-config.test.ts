@@ -10,8 +10,8 @@ import { ResourceRegistry } from '../../src/registry/resource-registry.js';
 import { levelOf, parseRuntimeConfig, servesGroupVersion, servesResource } from '../../src/registry/runtime-config.js';
 import { api, startTestServer, type TestServer } from '../helpers/capstan.js';
 
-const known = ResourceRegistry.isBuiltInGroupVersion;
-const exists = ResourceRegistry.isBuiltInGroup;
+const known = (group: string, version: string): boolean => ResourceRegistry.isBuiltInGroupVersion(group, version);
+const exists = (group: string): boolean => ResourceRegistry.isBuiltInGroup(group);
 
 describe('--runtime-config parsing', () => {
   test('levels of version names', () => {
@@ -26,7 +26,11 @@ describe('--runtime-config parsing', () => {
   });
 
   test('broad keys apply first, then group versions, then resources, in any order; a bare key means true', () => {
-    const c = parseRuntimeConfig('storage.k8s.io/v1beta1=false,api/all=true,resource.k8s.io/v1beta2/deviceclasses=false,api/alpha=false,api/v1/pods=false,coordination.k8s.io/v1alpha2', known, exists);
+    const c = parseRuntimeConfig(
+      'storage.k8s.io/v1beta1=false,api/all=true,resource.k8s.io/v1beta2/deviceclasses=false,api/alpha=false,api/v1/pods=false,coordination.k8s.io/v1alpha2',
+      known,
+      exists,
+    );
     assert.equal(servesGroupVersion(c, 'storage.k8s.io', 'v1beta1'), false, 'the group version overrides api/all');
     assert.equal(servesGroupVersion(c, 'networking.k8s.io', 'v1beta1'), true, 'api/all');
     assert.equal(servesGroupVersion(c, 'resource.k8s.io', 'v1alpha3'), false, 'api/alpha=false after api/all=true');
@@ -44,7 +48,7 @@ describe('--runtime-config parsing', () => {
     assert.equal(servesGroupVersion(core, '', 'v1'), false, 'api/v1 names the core group');
   });
 
-  test('bad entries are one-line flag errors with kube-apiserver\'s words; an unknown resource is not one', () => {
+  test("bad entries are one-line flag errors with kube-apiserver's words; an unknown resource is not one", () => {
     const message = (value: string): string => {
       try {
         parseArgs(['--runtime-config', value]);
@@ -60,7 +64,7 @@ describe('--runtime-config parsing', () => {
     assert.equal(message('apps/v1=maybe'), flag('apps/v1=maybe', 'invalid value of apps/v1: maybe, err: strconv.ParseBool: parsing "maybe": invalid syntax'));
     assert.equal(message('apps/v1/deployments/extra=true'), flag('apps/v1/deployments/extra=true', 'runtime-config invalid key apps/v1/deployments/extra'));
     assert.equal(message('apps/v1/nonexistent=false'), 'accepted');
-    assert.equal(message('api/beta=0,v1=T,apps/v1/deployments=False'), 'accepted', 'Go\'s boolean spellings');
+    assert.equal(message('api/beta=0,v1=T,apps/v1/deployments=False'), 'accepted', "Go's boolean spellings");
   });
 });
 
@@ -78,7 +82,9 @@ describe('served versions', () => {
 
   before(async () => {
     defaults = await startTestServer();
-    enabled = await startTestServer({ runtimeConfig: parseRuntimeConfig('resource.k8s.io/v1beta2=true,storage.k8s.io/v1/csidrivers=false,api/alpha=true', known, exists) });
+    enabled = await startTestServer({
+      runtimeConfig: parseRuntimeConfig('resource.k8s.io/v1beta2=true,storage.k8s.io/v1/csidrivers=false,api/alpha=true', known, exists),
+    });
   });
 
   after(async () => {
@@ -88,30 +94,52 @@ describe('served versions', () => {
 
   test('by default: discovery, aggregated discovery, OpenAPI and paths have no alpha or beta version', async () => {
     const gvs = await discovered(defaults.url);
-    assert.deepEqual(gvs.filter((gv) => /(alpha|beta)\d*$/.test(gv)), []);
-    for (const gv of ['v1', 'apps/v1', 'autoscaling/v2', 'autoscaling/v1', 'storage.k8s.io/v1', 'resource.k8s.io/v1', 'coordination.k8s.io/v1']) assert.ok(gvs.includes(gv), gv);
+    assert.deepEqual(
+      gvs.filter((gv) => /(alpha|beta)\d*$/.test(gv)),
+      [],
+    );
+    for (const gv of ['v1', 'apps/v1', 'autoscaling/v2', 'autoscaling/v1', 'storage.k8s.io/v1', 'resource.k8s.io/v1', 'coordination.k8s.io/v1'])
+      assert.ok(gvs.includes(gv), gv);
     // Groups with no GA version are not served at all.
     assert.ok(!gvs.some((gv) => gv.startsWith('storagemigration.k8s.io/') || gv.startsWith('internal.apiserver.k8s.io/')), gvs.join(' '));
 
     const aggregated = await api(defaults.url, '/apis', { headers: { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' } });
-    const aggregatedVersions = (aggregated.body.items as Array<{ metadata: { name: string }; versions: Array<{ version: string }> }>)
-      .flatMap((g) => g.versions.map((v) => `${g.metadata.name}/${v.version}`));
-    assert.deepEqual(aggregatedVersions.filter((gv) => /(alpha|beta)\d*$/.test(gv)), []);
+    const aggregatedVersions = (aggregated.body.items as Array<{ metadata: { name: string }; versions: Array<{ version: string }> }>).flatMap((g) =>
+      g.versions.map((v) => `${g.metadata.name}/${v.version}`),
+    );
+    assert.deepEqual(
+      aggregatedVersions.filter((gv) => /(alpha|beta)\d*$/.test(gv)),
+      [],
+    );
 
     const v2 = await api(defaults.url, '/openapi/v2');
     const paths = Object.keys(v2.body.paths as object);
-    assert.deepEqual(paths.filter((p) => /\/v\d+(alpha|beta)\d*\//.test(p)), []);
+    assert.deepEqual(
+      paths.filter((p) => /\/v\d+(alpha|beta)\d*\//.test(p)),
+      [],
+    );
     assert.ok(paths.includes('/apis/storage.k8s.io/v1/csidrivers'));
-    assert.deepEqual(paths.filter((p) => p.startsWith('/logs')), [], '/logs/ is not served, so not described');
+    assert.deepEqual(
+      paths.filter((p) => p.startsWith('/logs')),
+      [],
+      '/logs/ is not served, so not described',
+    );
     // kube-apiserver 1.36 with its defaults describes 408 paths and 584 definitions.
     assert.equal(paths.length, 408);
     assert.equal(Object.keys(v2.body.definitions as object).length, 584);
     const definitions = Object.keys(v2.body.definitions as object);
-    assert.deepEqual(definitions.filter((d) => /\.v\d+(alpha|beta)\d*\./.test(d)), [], 'no definition of an unserved version');
+    assert.deepEqual(
+      definitions.filter((d) => /\.v\d+(alpha|beta)\d*\./.test(d)),
+      [],
+      'no definition of an unserved version',
+    );
     assert.ok(definitions.includes('io.k8s.api.apps.v1.Deployment'));
 
     const v3 = await api(defaults.url, '/openapi/v3');
-    assert.deepEqual(Object.keys(v3.body.paths as object).filter((k) => /(alpha|beta)\d*$/.test(k)), []);
+    assert.deepEqual(
+      Object.keys(v3.body.paths as object).filter((k) => /(alpha|beta)\d*$/.test(k)),
+      [],
+    );
     assert.equal((await api(defaults.url, '/openapi/v3/apis/storage.k8s.io/v1beta1')).status, 404);
 
     assert.equal((await api(defaults.url, '/apis/storage.k8s.io/v1beta1/volumeattributesclasses')).status, 404);
@@ -131,7 +159,8 @@ describe('served versions', () => {
     assert.equal((await api(enabled.url, '/apis/storage.k8s.io/v1/csidrivers')).status, 404);
 
     const created = await api(enabled.url, '/apis/resource.k8s.io/v1beta2/deviceclasses', {
-      method: 'POST', headers: { 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ apiVersion: 'resource.k8s.io/v1beta2', kind: 'DeviceClass', metadata: { name: 'gpu' } }),
     });
     assert.equal(created.status, 201, created.text);

@@ -57,7 +57,10 @@ describe('cluster IPs', () => {
     assert.deepEqual(Object.keys(spec).slice(0, 5), ['ports', 'selector', 'clusterIP', 'clusterIPs', 'type']);
     const ipAddress = await rest.get(`${IP_ADDRESSES}/${spec.clusterIP}`);
     assert.equal(ipAddress.status, 200, ipAddress.text);
-    assert.deepEqual(ipAddress.body.metadata.labels, { 'ipaddress.kubernetes.io/ip-family': 'IPv4', 'ipaddress.kubernetes.io/managed-by': 'ipallocator.k8s.io' });
+    assert.deepEqual(ipAddress.body.metadata.labels, {
+      'ipaddress.kubernetes.io/ip-family': 'IPv4',
+      'ipaddress.kubernetes.io/managed-by': 'ipallocator.k8s.io',
+    });
     assert.deepEqual(ipAddress.body.spec.parentRef, { resource: 'services', namespace: 'default', name });
     // A PUT without the allocated fields keeps them (kube's patchAllocatedValues).
     const put = await rest.put(`${SERVICES}/${name}`, service(name, { selector: { app: 'y' } }));
@@ -71,14 +74,39 @@ describe('cluster IPs', () => {
     assert.deepEqual(created.spec.clusterIPs, ['10.96.200.7']);
     const second = uniqueName('svc');
     const taken = await rest.post(SERVICES, service(second, { clusterIP: '10.96.200.7' }));
-    assertStatus(taken, 422, 'Invalid', invalidMessage(second, 'spec.clusterIPs', 'Invalid value: ["10.96.200.7"]: failed to allocate IP 10.96.200.7: provided IP is already allocated'));
-    assert.deepEqual(taken.body.details.causes, [{ reason: 'FieldValueInvalid', field: 'spec.clusterIPs', message: 'Invalid value: ["10.96.200.7"]: failed to allocate IP 10.96.200.7: provided IP is already allocated' }]);
+    assertStatus(
+      taken,
+      422,
+      'Invalid',
+      invalidMessage(second, 'spec.clusterIPs', 'Invalid value: ["10.96.200.7"]: failed to allocate IP 10.96.200.7: provided IP is already allocated'),
+    );
+    assert.deepEqual(taken.body.details.causes, [
+      {
+        reason: 'FieldValueInvalid',
+        field: 'spec.clusterIPs',
+        message: 'Invalid value: ["10.96.200.7"]: failed to allocate IP 10.96.200.7: provided IP is already allocated',
+      },
+    ]);
     const outside = await rest.post(SERVICES, service(second, { clusterIP: '1.2.3.4' }));
-    assertStatus(outside, 422, 'Invalid', invalidMessage(second, 'spec.clusterIPs', 'Invalid value: ["1.2.3.4"]: failed to allocate IP 1.2.3.4: the provided network does not match the current range'));
+    assertStatus(
+      outside,
+      422,
+      'Invalid',
+      invalidMessage(
+        second,
+        'spec.clusterIPs',
+        'Invalid value: ["1.2.3.4"]: failed to allocate IP 1.2.3.4: the provided network does not match the current range',
+      ),
+    );
     const broadcast = await rest.post(SERVICES, service(second, { clusterIP: '10.111.255.255' }));
     assertStatus(broadcast, 422, 'Invalid', /does not match the current range/);
     const malformed = await rest.post(SERVICES, service(second, { clusterIP: '10.96.0.300' }));
-    assertStatus(malformed, 422, 'Invalid', invalidMessage(second, 'spec.clusterIPs[0]', 'Invalid value: "10.96.0.300": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)'));
+    assertStatus(
+      malformed,
+      422,
+      'Invalid',
+      invalidMessage(second, 'spec.clusterIPs[0]', 'Invalid value: "10.96.0.300": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)'),
+    );
     const ipv6 = await rest.post(SERVICES, service(second, { clusterIP: 'fd00::5' }));
     assertStatus(ipv6, 422, 'Invalid', invalidMessage(second, 'spec.clusterIPs[0]', 'Invalid value: ["fd00::5"]: IPv6 is not configured on this cluster'));
     // None of the refused writes stored a Service or kept an address.
@@ -92,7 +120,10 @@ describe('cluster IPs', () => {
     const duplicate = await rest.post(SERVICES, service(name, { clusterIP: '10.96.206.2', type: 'NodePort', ports: [{ port: 80, nodePort: 30780 }] }));
     assertStatus(duplicate, 409, 'AlreadyExists', `services "${name}" already exists`);
     assert.ok(!(await ipAddressNames()).includes('10.96.206.2'));
-    const reuse = await rest.create(SERVICES, service(uniqueName('svc'), { clusterIP: '10.96.206.2', type: 'NodePort', ports: [{ port: 80, nodePort: 30780 }] }));
+    const reuse = await rest.create(
+      SERVICES,
+      service(uniqueName('svc'), { clusterIP: '10.96.206.2', type: 'NodePort', ports: [{ port: 80, nodePort: 30780 }] }),
+    );
     assert.equal(reuse.spec.ports[0].nodePort, 30780);
   });
 
@@ -115,7 +146,12 @@ describe('cluster IPs', () => {
     const selectorless = await rest.create(SERVICES, service(uniqueName('svc'), { clusterIP: 'None' }));
     assert.deepEqual(selectorless.spec.ipFamilies, ['IPv4', 'IPv6']);
     assert.equal(selectorless.spec.ipFamilyPolicy, 'RequireDualStack');
-    const external = await rest.create(SERVICES, { apiVersion: 'v1', kind: 'Service', metadata: { name: uniqueName('svc') }, spec: { type: 'ExternalName', externalName: 'db.example.com' } });
+    const external = await rest.create(SERVICES, {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: uniqueName('svc') },
+      spec: { type: 'ExternalName', externalName: 'db.example.com' },
+    });
     assert.equal(external.spec.clusterIP, undefined);
     assert.equal(external.spec.clusterIPs, undefined);
     assert.equal(external.spec.ipFamilies, undefined);
@@ -162,11 +198,29 @@ describe('cluster IPs', () => {
 
 describe('node ports', () => {
   test('NodePort and LoadBalancer Services get node ports from the range; a shared service port shares one', async () => {
-    const np = await rest.create(SERVICES, service(uniqueName('svc'), { type: 'NodePort', ports: [{ name: 'a', port: 80 }, { name: 'b', port: 81 }] }));
+    const np = await rest.create(
+      SERVICES,
+      service(uniqueName('svc'), {
+        type: 'NodePort',
+        ports: [
+          { name: 'a', port: 80 },
+          { name: 'b', port: 81 },
+        ],
+      }),
+    );
     const [p0, p1] = (np.spec.ports as Array<{ nodePort: number }>).map((p) => p.nodePort);
     for (const p of [p0, p1]) assert.ok(p !== undefined && p >= 30000 && p <= 32767, String(p));
     assert.notEqual(p0, p1);
-    const shared = await rest.create(SERVICES, service(uniqueName('svc'), { type: 'NodePort', ports: [{ name: 'tcp', port: 53, protocol: 'TCP' }, { name: 'udp', port: 53, protocol: 'UDP' }] }));
+    const shared = await rest.create(
+      SERVICES,
+      service(uniqueName('svc'), {
+        type: 'NodePort',
+        ports: [
+          { name: 'tcp', port: 53, protocol: 'TCP' },
+          { name: 'udp', port: 53, protocol: 'UDP' },
+        ],
+      }),
+    );
     assert.equal(shared.spec.ports[0].nodePort, shared.spec.ports[1].nodePort);
     const lb = await rest.create(SERVICES, service(uniqueName('svc'), { type: 'LoadBalancer', externalTrafficPolicy: 'Local' }));
     assert.ok(lb.spec.ports[0].nodePort >= 30000);
@@ -183,7 +237,12 @@ describe('node ports', () => {
     const taken = await rest.post(SERVICES, service(second, { type: 'NodePort', ports: [{ port: 80, nodePort: 30777 }] }));
     assertStatus(taken, 422, 'Invalid', invalidMessage(second, 'spec.ports[0].nodePort', 'Invalid value: 30777: provided port is already allocated'));
     const outside = await rest.post(SERVICES, service(second, { type: 'NodePort', ports: [{ port: 80, nodePort: 8080 }] }));
-    assertStatus(outside, 422, 'Invalid', invalidMessage(second, 'spec.ports[0].nodePort', 'Invalid value: 8080: provided port is not in the valid range. The range of valid ports is 30000-32767'));
+    assertStatus(
+      outside,
+      422,
+      'Invalid',
+      invalidMessage(second, 'spec.ports[0].nodePort', 'Invalid value: 8080: provided port is not in the valid range. The range of valid ports is 30000-32767'),
+    );
     // A refused create gives back the cluster IP it had reserved first.
     const failing = uniqueName('svc');
     const refused = await rest.post(SERVICES, service(failing, { type: 'NodePort', clusterIP: '10.96.204.4', ports: [{ port: 80, nodePort: 30777 }] }));
@@ -198,7 +257,12 @@ describe('node ports', () => {
     const holder = uniqueName('svc');
     await rest.create(SERVICES, service(holder, { type: 'NodePort', ports: [{ port: 80, nodePort: 30782 }] }));
     const external = uniqueName('svc');
-    await rest.create(SERVICES, { apiVersion: 'v1', kind: 'Service', metadata: { name: external }, spec: { type: 'ExternalName', externalName: 'e.example.com', ports: [{ port: 80, nodePort: 30782 }] } });
+    await rest.create(SERVICES, {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: external },
+      spec: { type: 'ExternalName', externalName: 'e.example.com', ports: [{ port: 80, nodePort: 30782 }] },
+    });
     assert.equal((await rest.del(`${SERVICES}/${external}`)).status, 200);
     const stillHeld = await rest.post(SERVICES, service(uniqueName('svc'), { type: 'NodePort', ports: [{ port: 80, nodePort: 30782 }] }));
     assertStatus(stillHeld, 422, 'Invalid', /provided port is already allocated/);
@@ -219,24 +283,51 @@ describe('node ports', () => {
 });
 
 describe('dry-run', () => {
-  test('reports kube\'s placeholder values and reserves nothing', async () => {
+  test("reports kube's placeholder values and reserves nothing", async () => {
     const before = await ipAddressNames();
-    const dry = await rest.post(`${SERVICES}?dryRun=All`, service(uniqueName('svc'), { type: 'NodePort', ports: [{ name: 'a', port: 80 }, { name: 'b', port: 81 }] }));
+    const dry = await rest.post(
+      `${SERVICES}?dryRun=All`,
+      service(uniqueName('svc'), {
+        type: 'NodePort',
+        ports: [
+          { name: 'a', port: 80 },
+          { name: 'b', port: 81 },
+        ],
+      }),
+    );
     assert.equal(dry.status, 201, dry.text);
     assert.equal(dry.body.spec.clusterIP, '10.96.0.0');
-    assert.deepEqual(dry.body.spec.ports.map((p: { nodePort: number }) => p.nodePort), [32769, 32770]);
-    const requested = await rest.post(`${SERVICES}?dryRun=All`, service(uniqueName('svc'), { clusterIP: '10.96.205.5', type: 'NodePort', ports: [{ port: 80, nodePort: 30779 }] }));
+    assert.deepEqual(
+      dry.body.spec.ports.map((p: { nodePort: number }) => p.nodePort),
+      [32769, 32770],
+    );
+    const requested = await rest.post(
+      `${SERVICES}?dryRun=All`,
+      service(uniqueName('svc'), { clusterIP: '10.96.205.5', type: 'NodePort', ports: [{ port: 80, nodePort: 30779 }] }),
+    );
     assert.equal(requested.status, 201, requested.text);
     assert.equal(requested.body.spec.clusterIP, '10.96.205.5');
     assert.deepEqual(await ipAddressNames(), before);
     // The same requested values are still free for a real create.
-    const real = await rest.create(SERVICES, service(uniqueName('svc'), { clusterIP: '10.96.205.5', type: 'NodePort', ports: [{ port: 80, nodePort: 30779 }] }));
+    const real = await rest.create(
+      SERVICES,
+      service(uniqueName('svc'), { clusterIP: '10.96.205.5', type: 'NodePort', ports: [{ port: 80, nodePort: 30779 }] }),
+    );
     assert.equal(real.spec.clusterIP, '10.96.205.5');
     assert.equal(real.spec.ports[0].nodePort, 30779);
     // A dry-run checks the range (in the dry-run allocator's words) and taken node ports.
     const name = uniqueName('svc');
     const outside = await rest.post(`${SERVICES}?dryRun=All`, service(name, { clusterIP: '1.2.3.4' }));
-    assertStatus(outside, 422, 'Invalid', invalidMessage(name, 'spec.clusterIPs', 'Invalid value: ["1.2.3.4"]: failed to allocate IP 1.2.3.4: the provided IP (1.2.3.4) is not in the valid range. The range of valid IPs is 10.96.0.0/12'));
+    assertStatus(
+      outside,
+      422,
+      'Invalid',
+      invalidMessage(
+        name,
+        'spec.clusterIPs',
+        'Invalid value: ["1.2.3.4"]: failed to allocate IP 1.2.3.4: the provided IP (1.2.3.4) is not in the valid range. The range of valid IPs is 10.96.0.0/12',
+      ),
+    );
     const taken = await rest.post(`${SERVICES}?dryRun=All`, service(name, { type: 'NodePort', ports: [{ port: 80, nodePort: 30779 }] }));
     assertStatus(taken, 422, 'Invalid', invalidMessage(name, 'spec.ports[0].nodePort', 'Invalid value: 30779: provided port is already allocated'));
   });
@@ -263,7 +354,10 @@ describe('bootstrap', () => {
     const cidr = await rest.get('/apis/networking.k8s.io/v1/servicecidrs/kubernetes');
     assert.equal(cidr.status, 200, cidr.text);
     assert.deepEqual(cidr.body.spec.cidrs, ['10.96.0.0/12']);
-    assert.deepEqual(cidr.body.status.conditions.map((c: Record<string, string>) => [c.type, c.status, c.reason, c.message]), [['Ready', 'True', '', 'Kubernetes default Service CIDR is ready']]);
+    assert.deepEqual(
+      cidr.body.status.conditions.map((c: Record<string, string>) => [c.type, c.status, c.reason, c.message]),
+      [['Ready', 'True', '', 'Kubernetes default Service CIDR is ready']],
+    );
     assert.equal((await rest.get('/api/v1/namespaces/default/endpoints/kubernetes')).status, 404);
     assert.equal((await rest.get('/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/kubernetes')).status, 404);
     // Nobody else may have the kubernetes Service's address.

@@ -19,10 +19,23 @@ const CORPUS = join(ROOT, 'test', 'fixtures', 'validation');
 const GOLDEN = join(ROOT, 'test', 'golden', 'validation');
 
 type Obj = Record<string, unknown>;
-interface Cause { reason?: string; message?: string; field?: string }
-interface KubeStatus { code: number; reason: string; message: string; details?: { causes?: Cause[] } }
-interface CorpusFile { cases: Array<{ name: string; object: Obj; old?: Obj; subresource?: string }> }
-interface GoldenFile { cases: Array<{ name: string; status: KubeStatus | null }> }
+interface Cause {
+  reason?: string;
+  message?: string;
+  field?: string;
+}
+interface KubeStatus {
+  code: number;
+  reason: string;
+  message: string;
+  details?: { causes?: Cause[] };
+}
+interface CorpusFile {
+  cases: Array<{ name: string; object: Obj; old?: Obj; subresource?: string }>;
+}
+interface GoldenFile {
+  cases: Array<{ name: string; status: KubeStatus | null }>;
+}
 
 /** Resource names of corpus kinds that do not add "s" or "es" to the kind. */
 const IRREGULAR_PLURALS: Record<string, string> = { NetworkPolicy: 'networkpolicies', Endpoints: 'endpoints' };
@@ -30,7 +43,9 @@ const IRREGULAR_PLURALS: Record<string, string> = { NetworkPolicy: 'networkpolic
 /** Kinds of the corpus without a namespace. */
 const CLUSTER_SCOPED = new Set(['PriorityClass', 'ClusterRole', 'ClusterRoleBinding', 'StorageClass', 'IngressClass', 'Namespace', 'PersistentVolume', 'Node']);
 
-const files = readdirSync(CORPUS).filter((f) => f.endsWith('.json')).sort();
+const files = readdirSync(CORPUS)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 const read = <T>(dir: string, file: string): T => JSON.parse(readFileSync(join(dir, file), 'utf8')) as T;
 
 let srv: TestServer;
@@ -55,9 +70,18 @@ function sortedCauses(causes: Cause[] | undefined): string[] {
 }
 
 test('every validation corpus file has goldens for the same cases', () => {
-  assert.deepEqual(readdirSync(GOLDEN).filter((f) => f.endsWith('.json')).sort(), files);
+  assert.deepEqual(
+    readdirSync(GOLDEN)
+      .filter((f) => f.endsWith('.json'))
+      .sort(),
+    files,
+  );
   for (const file of files) {
-    assert.deepEqual(read<GoldenFile>(GOLDEN, file).cases.map((c) => c.name), read<CorpusFile>(CORPUS, file).cases.map((c) => c.name), file);
+    assert.deepEqual(
+      read<GoldenFile>(GOLDEN, file).cases.map((c) => c.name),
+      read<CorpusFile>(CORPUS, file).cases.map((c) => c.name),
+      file,
+    );
   }
 });
 
@@ -78,7 +102,11 @@ test('writes are accepted or refused as kube-apiserver 1.36 does, with its cause
       const ns = typeof given === 'string' ? given : `validation-${n + 1}`;
       n += 1;
       if (!clusterScoped) {
-        const created = await api(srv.url, '/api/v1/namespaces', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }) });
+        const created = await api(srv.url, '/api/v1/namespaces', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }),
+        });
         assert.ok(created.status === 201 || (typeof given === 'string' && created.status === 409), created.text);
       }
       const base = `${apiVersion === 'v1' ? '/api/v1' : `/apis/${apiVersion}`}${clusterScoped ? '' : `/namespaces/${ns}`}/${plural}`;
@@ -88,11 +116,16 @@ test('writes are accepted or refused as kube-apiserver 1.36 does, with its cause
         answer = await api(srv.url, `${base}?dryRun=All`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(c.object) });
       } else {
         const { resourceVersion: _rv, ...oldMeta } = c.old.metadata as Obj;
-        const stored = await api(srv.url, base, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...c.old, metadata: oldMeta }) });
+        const stored = await api(srv.url, base, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ ...c.old, metadata: oldMeta }),
+        });
         assert.equal(stored.status, 201, `${file} "${c.name}" old object: ${stored.text}`);
         const rv = (stored.body.metadata as Obj).resourceVersion;
         answer = await api(srv.url, `${base}/${name}${c.subresource === undefined ? '' : `/${c.subresource}`}`, {
-          method: 'PUT', headers: { 'content-type': 'application/json' },
+          method: 'PUT',
+          headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ ...c.object, metadata: { ...(c.object.metadata as Obj), resourceVersion: rv } }),
         });
       }
@@ -124,18 +157,34 @@ test('writes are accepted or refused as kube-apiserver 1.36 does, with its cause
  */
 test('a namespace finalize write with a bad finalizer name is refused as kube-apiserver 1.36 refuses it', async () => {
   const name = `validation-finalize-${Date.now()}`;
-  const created = await api(srv.url, '/api/v1/namespaces', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }) });
+  const created = await api(srv.url, '/api/v1/namespaces', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }),
+  });
   assert.equal(created.status, 201, created.text);
   const body = { apiVersion: 'v1', kind: 'Namespace', metadata: { name }, spec: { finalizers: ['kubernetes', 'bad one'] } };
-  const answer = await api(srv.url, `/api/v1/namespaces/${name}/finalize`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const answer = await api(srv.url, `/api/v1/namespaces/${name}/finalize`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   assert.equal(answer.status, 422, answer.text);
-  const qualified = "Invalid value: \"bad one\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+  const qualified =
+    "Invalid value: \"bad one\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
   const standard = 'Invalid value: "bad one": name is neither a standard finalizer name nor is it fully qualified';
-  assert.deepEqual(sortedCauses(answer.body.details?.causes), sortedCauses([
-    { reason: 'FieldValueInvalid', field: 'spec.finalizers[1]', message: qualified },
-    { reason: 'FieldValueInvalid', field: 'spec.finalizers[1]', message: standard },
-  ]));
+  assert.deepEqual(
+    sortedCauses(answer.body.details?.causes),
+    sortedCauses([
+      { reason: 'FieldValueInvalid', field: 'spec.finalizers[1]', message: qualified },
+      { reason: 'FieldValueInvalid', field: 'spec.finalizers[1]', message: standard },
+    ]),
+  );
   assert.equal(answer.body.message, `Namespace "${name}" is invalid: [spec.finalizers[1]: ${qualified}, spec.finalizers[1]: ${standard}]`);
-  const accepted = await api(srv.url, `/api/v1/namespaces/${name}/finalize`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...body, spec: { finalizers: ['kubernetes', 'example.com/cleanup'] } }) });
+  const accepted = await api(srv.url, `/api/v1/namespaces/${name}/finalize`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ...body, spec: { finalizers: ['kubernetes', 'example.com/cleanup'] } }),
+  });
   assert.equal(accepted.status, 200, accepted.text);
 });

@@ -78,7 +78,9 @@ function completeResponse(bytes: Buffer): boolean {
 async function createConfigMaps(ns: string, n: number): Promise<void> {
   for (let i = 0; i < n; i++) {
     const r = await api(server.url, `/api/v1/namespaces/${ns}/configmaps`, {
-      method: 'POST', headers: JSON_HEADERS, body: JSON.stringify({ metadata: { name: `cm-${i}` }, data: { i: String(i), pad: 'x'.repeat(i * 100) } }),
+      method: 'POST',
+      headers: JSON_HEADERS,
+      body: JSON.stringify({ metadata: { name: `cm-${i}` }, data: { i: String(i), pad: 'x'.repeat(i * 100) } }),
     });
     assert.equal(r.status, 201, r.text);
   }
@@ -105,11 +107,20 @@ test('JSON and Protobuf watches are well-formed chunked bodies, and the connecti
     assert.ok(json);
     assert.match(json.head, /^HTTP\/1\.1 200 /);
     assert.equal(json.rest.length, 0);
-    const lines = Buffer.concat(json.chunks).toString('utf8').split('\n').filter((l) => l !== '');
+    const lines = Buffer.concat(json.chunks)
+      .toString('utf8')
+      .split('\n')
+      .filter((l) => l !== '');
     const events = lines.map((l) => JSON.parse(l) as { type: string; object: { metadata: { name: string; resourceVersion: string } } });
-    assert.deepEqual(events.map((e) => `${e.type} ${e.object.metadata.name}`), Array.from({ length: 20 }, (_, i) => `ADDED cm-${i}`));
+    assert.deepEqual(
+      events.map((e) => `${e.type} ${e.object.metadata.name}`),
+      Array.from({ length: 20 }, (_, i) => `ADDED cm-${i}`),
+    );
     const rvs = events.map((e) => Number(e.object.metadata.resourceVersion));
-    assert.ok(rvs.every((rv, i) => i === 0 || rv > (rvs[i - 1] as number)), 'resourceVersions increase');
+    assert.ok(
+      rvs.every((rv, i) => i === 0 || rv > rvs[i - 1]),
+      'resourceVersions increase',
+    );
 
     // The same connection: a Protobuf watch replaying those changes from `from`.
     request(`/api/v1/namespaces/${ns}/configmaps?watch=1&resourceVersion=${from}&timeoutSeconds=1`, 'application/vnd.kubernetes.protobuf;stream=watch');

@@ -20,15 +20,21 @@ after(async () => {
   await env?.stop();
 });
 
-interface Ack { op: 'create' | 'update' | 'delete'; name: string; rv: string; v: string }
+interface Ack {
+  op: 'create' | 'update' | 'delete';
+  name: string;
+  rv: string;
+  v: string;
+}
 
 async function write(ns: string, op: Ack['op'], name: string, v: string): Promise<Ack> {
   const base = `/api/v1/namespaces/${ns}/configmaps`;
-  const r = op === 'create'
-    ? await fresh(env.url, base, { method: 'POST', body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { v } } })
-    : op === 'update'
-      ? await fresh(env.url, `${base}/${name}`, { method: 'PATCH', contentType: 'application/merge-patch+json', body: { data: { v } } })
-      : await fresh(env.url, `${base}/${name}`, { method: 'DELETE' });
+  const r =
+    op === 'create'
+      ? await fresh(env.url, base, { method: 'POST', body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { v } } })
+      : op === 'update'
+        ? await fresh(env.url, `${base}/${name}`, { method: 'PATCH', contentType: 'application/merge-patch+json', body: { data: { v } } })
+        : await fresh(env.url, `${base}/${name}`, { method: 'DELETE' });
   assert.ok(r.status === 200 || r.status === 201, `${op} ${name}: ${r.status} ${r.text}`);
   // DELETE of a ConfigMap answers with a Success Status (no resourceVersion), as kube does.
   return { op, name, rv: op === 'delete' ? '' : String(r.body?.metadata?.resourceVersion), v };
@@ -49,14 +55,16 @@ describe('cross-worker consistency', () => {
     await watch.start();
     try {
       const acks: Ack[] = [];
-      await Promise.all(Array.from({ length: 8 }, async (_, c) => {
-        for (let i = 0; i < 6; i++) {
-          const name = `c${c}-${i}`;
-          acks.push(await write(ns, 'create', name, '1'));
-          acks.push(await write(ns, 'update', name, '2'));
-          if (i % 2 === 0) acks.push(await write(ns, 'delete', name, '2'));
-        }
-      }));
+      await Promise.all(
+        Array.from({ length: 8 }, async (_, c) => {
+          for (let i = 0; i < 6; i++) {
+            const name = `c${c}-${i}`;
+            acks.push(await write(ns, 'create', name, '1'));
+            acks.push(await write(ns, 'update', name, '2'));
+            if (i % 2 === 0) acks.push(await write(ns, 'delete', name, '2'));
+          }
+        }),
+      );
       const through = await configmapsRv();
       await watch.waitForRv(through, 15_000);
       assert.equal(watch.opened, 1, 'the watch stayed on its first connection');
@@ -104,8 +112,14 @@ describe('cross-worker consistency', () => {
     assert.equal(rvs.size, 1, `every page has the first page's resourceVersion: ${[...rvs].join(', ')}`);
     const items = pages.flatMap((p) => p.items as any[]);
     assert.deepEqual(Object.fromEntries(items.map((i) => [i.metadata.name, i.metadata.resourceVersion])), before);
-    assert.ok(items.every((i) => i.data.v === '1'), 'no page shows a later write');
-    assert.deepEqual(pages.map((p) => p.metadata.remainingItemCount), [7, 5, 3, 1, undefined]);
+    assert.ok(
+      items.every((i) => i.data.v === '1'),
+      'no page shows a later write',
+    );
+    assert.deepEqual(
+      pages.map((p) => p.metadata.remainingItemCount),
+      [7, 5, 3, 1, undefined],
+    );
     const servers = workersThatServed(env.cap.stderr(), 'chunk=');
     assert.deepEqual(servers, [0, 1], 'pages were served by both workers');
   });
@@ -119,36 +133,48 @@ describe('client-node informer across workers', () => {
     const kc = new k8s.KubeConfig();
     kc.loadFromFile(env.kubeconfig);
     const core = kc.makeApiClient(k8s.CoreV1Api);
-    const informer = k8s.makeInformer(kc, `/api/v1/namespaces/${ns}/configmaps`,
-      (): Promise<V1ConfigMapList> => core.listNamespacedConfigMap({ namespace: ns }));
+    const informer = k8s.makeInformer(kc, `/api/v1/namespaces/${ns}/configmaps`, (): Promise<V1ConfigMapList> =>
+      core.listNamespacedConfigMap({ namespace: ns }),
+    );
     const seen: { event: string; name: string; rv: string; v: string | undefined }[] = [];
     const errors: unknown[] = [];
     let stopped = false;
-    const record = (event: string) => (o: V1ConfigMap): void => {
-      seen.push({ event, name: o.metadata?.name ?? '', rv: o.metadata?.resourceVersion ?? '', v: o.data?.v });
-    };
+    const record =
+      (event: string) =>
+      (o: V1ConfigMap): void => {
+        seen.push({ event, name: o.metadata?.name ?? '', rv: o.metadata?.resourceVersion ?? '', v: o.data?.v });
+      };
     informer.on(k8s.ADD, record('add'));
     informer.on(k8s.UPDATE, record('update'));
     informer.on(k8s.DELETE, record('delete'));
     informer.on(k8s.ERROR, (err: unknown) => {
       errors.push(err);
-      if (!stopped) setTimeout(() => { if (!stopped) void informer.start(); }, 100);
+      if (!stopped)
+        setTimeout(() => {
+          if (!stopped) void informer.start();
+        }, 100);
     });
     await informer.start();
     try {
       const acks: Ack[] = [];
-      await Promise.all(Array.from({ length: 4 }, async (_, c) => {
-        for (let i = 0; i < 5; i++) {
-          const name = `inf-${c}-${i}`;
-          acks.push(await write(ns, 'create', name, '1'));
-          acks.push(await write(ns, 'update', name, '2'));
-          if (i % 2 === 1) acks.push(await write(ns, 'delete', name, '2'));
-        }
-      }));
+      await Promise.all(
+        Array.from({ length: 4 }, async (_, c) => {
+          for (let i = 0; i < 5; i++) {
+            const name = `inf-${c}-${i}`;
+            acks.push(await write(ns, 'create', name, '1'));
+            acks.push(await write(ns, 'update', name, '2'));
+            if (i % 2 === 1) acks.push(await write(ns, 'delete', name, '2'));
+          }
+        }),
+      );
       const list = await fresh(env.url, `/api/v1/namespaces/${ns}/configmaps`);
       assert.equal(list.status, 200);
       const expected = (list.body.items as any[]).map((i) => `${String(i.metadata.name)}@${String(i.metadata.resourceVersion)}`).sort();
-      const cache = (): string[] => informer.list(ns).map((o) => `${o.metadata?.name ?? ''}@${o.metadata?.resourceVersion ?? ''}`).sort();
+      const cache = (): string[] =>
+        informer
+          .list(ns)
+          .map((o) => `${o.metadata?.name ?? ''}@${o.metadata?.resourceVersion ?? ''}`)
+          .sort();
       await eventually(() => cache().join() === expected.join(), 'informer cache to equal LIST', 15_000).catch((err: unknown) => {
         throw new Error(`${String(err)}\ncache: ${cache().join(' ')}\nlist:  ${expected.join(' ')}`);
       });
@@ -161,9 +187,15 @@ describe('client-node informer across workers', () => {
       assert.deepEqual([...events].sort(), [...wanted].sort());
       // Per object, in the order the writes happened.
       for (const name of new Set(acks.map((a) => a.name))) {
-        assert.deepEqual(seen.filter((s) => s.name === name).map((s) => s.event), acks.filter((a) => a.name === name).map((a) => kind[a.op]));
+        assert.deepEqual(
+          seen.filter((s) => s.name === name).map((s) => s.event),
+          acks.filter((a) => a.name === name).map((a) => kind[a.op]),
+        );
         const rvs = seen.filter((s) => s.name === name).map((s) => BigInt(s.rv));
-        assert.ok(rvs.every((rv, i) => i === 0 || rv > (rvs[i - 1] ?? 0n)), `${name}: versions increase`);
+        assert.ok(
+          rvs.every((rv, i) => i === 0 || rv > (rvs[i - 1] ?? 0n)),
+          `${name}: versions increase`,
+        );
       }
     } finally {
       stopped = true;

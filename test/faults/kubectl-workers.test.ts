@@ -15,9 +15,12 @@ const NS = 'kubectl-workers';
 
 function deployment(name: string, replicas: number, image: string): string {
   return JSON.stringify({
-    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, labels: { app: name } },
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, labels: { app: name } },
     spec: {
-      replicas, selector: { matchLabels: { app: name } },
+      replicas,
+      selector: { matchLabels: { app: name } },
       template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'app', image }] } },
     },
   });
@@ -40,8 +43,16 @@ describe('kubectl on Redis with --workers 2', () => {
     assert.equal(got.spec.replicas, 1);
     assert.equal(got.spec.template.spec.containers[0].image, 'nginx:1.0');
 
-    const w = k.spawn(['get', 'deployments', '-n', NS, '-w', '--output-watch-events', '-o',
-      'jsonpath={.type} {.object.metadata.name} {.object.spec.replicas} {.object.spec.template.spec.containers[0].image}{"\\n"}']);
+    const w = k.spawn([
+      'get',
+      'deployments',
+      '-n',
+      NS,
+      '-w',
+      '--output-watch-events',
+      '-o',
+      'jsonpath={.type} {.object.metadata.name} {.object.spec.replicas} {.object.spec.template.spec.containers[0].image}{"\\n"}',
+    ]);
     try {
       await w.waitForLines(1);
       // Several connections each, so round-robin sends some to the worker the watch is not on.
@@ -71,22 +82,34 @@ describe('kubectl on Redis with --workers 2', () => {
   });
 
   test('kubectl get -w sees ConfigMaps written through many other connections, in order', async () => {
-    const w = k.spawn(['get', 'configmaps', '-n', NS, '-w', '--watch-only', '--output-watch-events', '-o',
-      'jsonpath={.type} {.object.metadata.name} {.object.data.v}{"\\n"}']);
+    const w = k.spawn([
+      'get',
+      'configmaps',
+      '-n',
+      NS,
+      '-w',
+      '--watch-only',
+      '--output-watch-events',
+      '-o',
+      'jsonpath={.type} {.object.metadata.name} {.object.data.v}{"\\n"}',
+    ]);
     try {
       // --watch-only prints nothing until a change: give kubectl time to open its watch.
       await new Promise((r) => setTimeout(r, 1500));
       const expected: string[] = [];
       for (let i = 0; i < 8; i++) {
         const r = await fresh(env.url, `/api/v1/namespaces/${NS}/configmaps`, {
-          method: 'POST', body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}` }, data: { v: '1' } },
+          method: 'POST',
+          body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}` }, data: { v: '1' } },
         });
         assert.equal(r.status, 201, r.text);
         expected.push(`ADDED cm-${i} 1`);
       }
       for (let i = 0; i < 4; i++) {
         const r = await fresh(env.url, `/api/v1/namespaces/${NS}/configmaps/cm-${i}`, {
-          method: 'PATCH', contentType: 'application/merge-patch+json', body: { data: { v: '2' } },
+          method: 'PATCH',
+          contentType: 'application/merge-patch+json',
+          body: { data: { v: '2' } },
         });
         assert.equal(r.status, 200, r.text);
         expected.push(`MODIFIED cm-${i} 2`);
@@ -106,7 +129,8 @@ describe('kubectl on Redis with --workers 2', () => {
       await k.ok(['apply', '-n', ns, '-f', '-'], { input: deployment('d', 1, 'x') });
       for (let i = 0; i < 3; i++) {
         const r = await fresh(env.url, `/api/v1/namespaces/${ns}/configmaps`, {
-          method: 'POST', body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `c${i}` } },
+          method: 'POST',
+          body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `c${i}` } },
         });
         assert.equal(r.status, 201, r.text);
       }

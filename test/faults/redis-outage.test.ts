@@ -57,7 +57,13 @@ async function outage(t: TestContext, env: RedisWorkers, ns: string, fault: Faul
     await sleep(500);
     // A watch opened while Redis is out is refused with a retryable Status.
     newWatch = fresh(env.url, `/api/v1/namespaces/${ns}/configmaps?watch=true&resourceVersion=${from}`, { timeoutMs: 12_000 })
-      .then((r) => ({ status: r.status, retryAfter: r.headers['retry-after'] as string | undefined, kind: r.body?.kind as string | undefined, ms: r.ms, text: r.text }))
+      .then((r) => ({
+        status: r.status,
+        retryAfter: r.headers['retry-after'],
+        kind: r.body?.kind as string | undefined,
+        ms: r.ms,
+        text: r.text,
+      }))
       .catch((err: unknown) => ({ status: 0, ms: 0, text: String(err) }));
     await sleep(Math.max(0, fault.downMs - (Date.now() - downAt)));
     upAt = Date.now();
@@ -79,7 +85,9 @@ async function outage(t: TestContext, env: RedisWorkers, ns: string, fault: Faul
   t.diagnostic(`outcomes ${JSON.stringify(outcome)}; slowest write ${Math.max(...attempts.map((a) => a.ms))} ms`);
   // Every check adds to `problems`, so one run reports everything that went wrong.
   const problems: string[] = [];
-  const check = (ok: boolean, what: string): void => { if (!ok) problems.push(what); };
+  const check = (ok: boolean, what: string): void => {
+    if (!ok) problems.push(what);
+  };
   try {
     // The processes survived: same primary, same workers, no crash log.
     check(env.cap.child.exitCode === null, 'the primary exited');
@@ -93,13 +101,27 @@ async function outage(t: TestContext, env: RedisWorkers, ns: string, fault: Faul
       bad.set(key, (bad.get(key) ?? 0) + 1);
     }
     for (const [key, n] of bad) problems.push(`${n} write(s) failed without a retryable Status: ${key}`);
-    check(attempts.some((a) => a.status === 503 || a.status === 504), 'no write failed while Redis was out');
-    check(attempts.some((a) => acknowledged(a) && a.startedAt > upAt), 'no write succeeded after Redis came back');
+    check(
+      attempts.some((a) => a.status === 503 || a.status === 504),
+      'no write failed while Redis was out',
+    );
+    check(
+      attempts.some((a) => acknowledged(a) && a.startedAt > upAt),
+      'no write succeeded after Redis came back',
+    );
     const failedLists = lists.samples.filter((s) => s.status !== 200);
-    t.diagnostic(`LIST probes during the outage: ${lists.samples.filter((s) => s.at + s.ms >= downAt && s.at <= upAt).map((s) => `${s.status} after ${s.ms} ms`).join(', ')}`);
+    t.diagnostic(
+      `LIST probes during the outage: ${lists.samples
+        .filter((s) => s.at + s.ms >= downAt && s.at <= upAt)
+        .map((s) => `${s.status} after ${s.ms} ms`)
+        .join(', ')}`,
+    );
     check(failedLists.length > 0, 'no LIST failed while Redis was out');
     for (const s of failedLists.filter((x) => !retryable(x))) problems.push(`LIST failed without a retryable Status: ${JSON.stringify(s)}`);
-    check(lists.samples.every((s) => s.ms < 11_000), 'a LIST hung');
+    check(
+      lists.samples.every((s) => s.ms < 11_000),
+      'a LIST hung',
+    );
     const watchAnswer = await newWatch;
     check(refusedWatch(watchAnswer), `a watch opened during the outage got ${JSON.stringify(watchAnswer)}`);
 
@@ -111,13 +133,17 @@ async function outage(t: TestContext, env: RedisWorkers, ns: string, fault: Faul
 
     // No acknowledged write lost; every watcher saw every change once, in order.
     const final = await finalConfigMaps(env.url);
-    problems.push(...await faultProblems(attempts, final, watchers, from));
+    problems.push(...(await faultProblems(attempts, final, watchers, from)));
     // A write answered 503/504 may still have been applied (e.g. queued on the frozen connection).
     const seen = new Set((watchers[0]?.events ?? []).map((e) => `${String(e.object?.metadata?.name)}=${String(e.object?.data?.v)}`));
     const appliedAnyway = attempts.filter((a) => !acknowledged(a) && seen.has(`${a.name}=${a.v}`));
-    t.diagnostic(`failed writes applied anyway: ${appliedAnyway.length} of ${attempts.filter((a) => !acknowledged(a)).length} (${appliedAnyway.map((a) => `${a.op} ${String(a.status)} ${a.ms}ms`).join(', ')})`);
-    t.diagnostic(`watch connections per watcher: ${watchers.map((w) => w.opened).join(', ')}; refused reconnects: ${watchers.flatMap((w) => w.connections.filter((c) => c.status !== 200).map((c) => c.status)).join(',')}`);
-    check(await configMapsRv(env.url) === final.rv, 'something changed after the load stopped');
+    t.diagnostic(
+      `failed writes applied anyway: ${appliedAnyway.length} of ${attempts.filter((a) => !acknowledged(a)).length} (${appliedAnyway.map((a) => `${a.op} ${String(a.status)} ${a.ms}ms`).join(', ')})`,
+    );
+    t.diagnostic(
+      `watch connections per watcher: ${watchers.map((w) => w.opened).join(', ')}; refused reconnects: ${watchers.flatMap((w) => w.connections.filter((c) => c.status !== 200).map((c) => c.status)).join(',')}`,
+    );
+    check((await configMapsRv(env.url)) === final.rv, 'something changed after the load stopped');
   } finally {
     await Promise.all(watchers.map((w) => w.stop()));
   }
@@ -145,8 +171,14 @@ describe('Redis outages under --workers 2', () => {
     try {
       await outage(t, env, 'redis-stop', {
         downMs: 10_000,
-        down: async () => { process.kill(pid, 'SIGSTOP'); frozen = true; },
-        up: async () => { process.kill(pid, 'SIGCONT'); frozen = false; },
+        down: async () => {
+          process.kill(pid, 'SIGSTOP');
+          frozen = true;
+        },
+        up: async () => {
+          process.kill(pid, 'SIGCONT');
+          frozen = false;
+        },
       });
     } finally {
       if (frozen) process.kill(pid, 'SIGCONT');
@@ -155,7 +187,7 @@ describe('Redis outages under --workers 2', () => {
   });
 });
 
-test('while Redis is down, 503 answers speak kube\'s words, not the Redis client\'s', { timeout: 90_000 }, async () => {
+test("while Redis is down, 503 answers speak kube's words, not the Redis client's", { timeout: 90_000 }, async () => {
   const env = await startRedisWorkers({ redis: { appendOnly: true } });
   try {
     await createNamespace(env.url, 'words');
@@ -178,7 +210,10 @@ test('while Redis is down, 503 answers speak kube\'s words, not the Redis client
       }
       assert.doesNotMatch(r.text, /maxRetriesPerRequest|ioredis|Redis|ECONNREFUSED|Connection is closed/i);
     }
-    assert.ok(answers.some((a) => a.status === 503), `a request failed 503: ${JSON.stringify(answers)}`);
+    assert.ok(
+      answers.some((a) => a.status === 503),
+      `a request failed 503: ${JSON.stringify(answers)}`,
+    );
     // The detail is for the operator, in the log.
     await env.cap.waitForLog(/"msg":"storage unavailable","detail":"[^"]+"/, 10_000);
   } finally {

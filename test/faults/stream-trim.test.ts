@@ -30,7 +30,8 @@ after(async () => {
 
 async function create(name: string): Promise<string> {
   const r = await fresh(env.url, `/api/v1/namespaces/${NS}/configmaps`, {
-    method: 'POST', body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { v: '1' } },
+    method: 'POST',
+    body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { v: '1' } },
   });
   assert.equal(r.status, 201, r.text);
   return String(r.body.metadata.resourceVersion);
@@ -74,14 +75,26 @@ test('410 Expired for a watcher resuming from trimmed history, then relist and w
     // Relist, then watch from the list's version: exactly the changes after it.
     const list = await fresh(env.url, `/api/v1/namespaces/${NS}/configmaps`);
     assert.equal(list.status, 200);
-    assert.deepEqual((list.body.items as any[]).map((i) => i.metadata.name).sort(), [0, 1, 2, 3, 4].map((i) => `early-${i}`).concat([0, 1, 2].map((i) => `late-${i}`)).sort());
+    assert.deepEqual(
+      (list.body.items as any[]).map((i) => i.metadata.name).sort(),
+      [0, 1, 2, 3, 4]
+        .map((i) => `early-${i}`)
+        .concat([0, 1, 2].map((i) => `late-${i}`))
+        .sort(),
+    );
     const listRv = String(list.body.metadata.resourceVersion);
     const relisted = new ResumingWatch(env.url, { path: `/api/v1/namespaces/${NS}/configmaps`, fromRv: listRv });
     await relisted.start();
     try {
       const after = [await create('after-0'), await create('after-1')];
       await relisted.waitForRv(after[1] ?? '');
-      assert.deepEqual(relisted.events.map((e) => [e.type, e.object.metadata.name, e.rv]), [['ADDED', 'after-0', after[0]], ['ADDED', 'after-1', after[1]]]);
+      assert.deepEqual(
+        relisted.events.map((e) => [e.type, e.object.metadata.name, e.rv]),
+        [
+          ['ADDED', 'after-0', after[0]],
+          ['ADDED', 'after-1', after[1]],
+        ],
+      );
       assert.deepEqual(relisted.errors, []);
     } finally {
       await relisted.stop();
@@ -92,7 +105,10 @@ test('410 Expired for a watcher resuming from trimmed history, then relist and w
     const through = await configMapsRv(env.url);
     const events = await slow.waitFor((e) => e.some((x) => x.object?.metadata?.resourceVersion === through), 10_000);
     const seen = events.map((e, i) => ({ type: e.type, object: e.object, rv: String(e.object?.metadata?.resourceVersion), connection: 1, i }));
-    assert.ok(seen.every((e) => e.type === 'ADDED'), JSON.stringify(seen.map((e) => e.type)));
+    assert.ok(
+      seen.every((e) => e.type === 'ADDED'),
+      JSON.stringify(seen.map((e) => e.type)),
+    );
     assert.equal(contiguityProblem(seen, from, through), undefined);
   } finally {
     slow.close();

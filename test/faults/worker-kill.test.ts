@@ -60,25 +60,36 @@ test('kill -9 of each worker in turn under write load loses no acknowledged writ
 
   const pids = env.cap.workerPids();
   assert.equal(pids.length, 2, 'both slots have a live worker again');
-  assert.ok(pids.every((p) => !original.includes(p)), 'both workers were replaced');
+  assert.ok(
+    pids.every((p) => !original.includes(p)),
+    'both workers were replaced',
+  );
   assert.equal(env.cap.child.exitCode, null, 'the primary keeps running');
 
   const outcome = summarize(attempts);
   t.diagnostic(`outcomes ${JSON.stringify(outcome)}`);
   for (const a of attempts.filter((x) => !acknowledged(x))) {
-    t.diagnostic(`failed ${a.op} ${a.name}: ${a.error ?? String(a.status)} (started ${killedAt.map((k) => a.startedAt - k).join(' / ')} ms from the kills, took ${a.ms} ms)`);
+    t.diagnostic(
+      `failed ${a.op} ${a.name}: ${a.error ?? String(a.status)} (started ${killedAt.map((k) => a.startedAt - k).join(' / ')} ms from the kills, took ${a.ms} ms)`,
+    );
   }
   const acked = attempts.filter(acknowledged);
   assert.ok(acked.length >= 50, `steady load: ${JSON.stringify(outcome)}`);
   const last = killedAt[killedAt.length - 1] ?? 0;
-  assert.ok(acked.some((a) => a.startedAt > last + 500), 'writes are acknowledged after the restarts');
+  assert.ok(
+    acked.some((a) => a.startedAt > last + 500),
+    'writes are acknowledged after the restarts',
+  );
   // Only requests caught by a kill may fail, and only as a lost connection (or a retryable 503).
   assert.deepEqual(badFailures(attempts, true), [], JSON.stringify(outcome));
 
   const final = await finalConfigMaps(env.url);
   const problems = await faultProblems(attempts, final, watchers, from);
   assert.deepEqual(problems, [], `outcomes ${JSON.stringify(outcome)}`);
-  assert.ok(watchers.some((w) => w.opened > 1), 'the watches held by the killed workers were cut and resumed');
+  assert.ok(
+    watchers.some((w) => w.opened > 1),
+    'the watches held by the killed workers were cut and resumed',
+  );
   assert.ok(!/uncaught exception|unhandled promise rejection/.test(env.cap.stderr()), env.cap.stderr().slice(-2000));
 });
 
@@ -89,25 +100,35 @@ test('no connection hangs when it reaches a worker as the worker is killed', { t
   const started = Date.now();
   let killed = false;
   // 40 clients in a tight loop of fresh-connection GETs; the kill lands in the middle of it.
-  await Promise.all(Array.from({ length: 40 }, async () => {
-    while (Date.now() - started < 1500) {
-      if (!killed && Date.now() - started > 500) {
-        killed = true;
-        process.kill(victim, 'SIGKILL');
+  await Promise.all(
+    Array.from({ length: 40 }, async () => {
+      while (Date.now() - started < 1500) {
+        if (!killed && Date.now() - started > 500) {
+          killed = true;
+          process.kill(victim, 'SIGKILL');
+        }
+        const t0 = Date.now();
+        try {
+          const r = await fresh(env.url, '/api/v1/namespaces/default', { timeoutMs: HUNG_MS });
+          results.push({ ok: r.status === 200, error: r.status === 200 ? undefined : `status ${r.status}`, ms: r.ms });
+        } catch (err) {
+          results.push({ ok: false, error: err instanceof Error ? err.message : String(err), ms: Date.now() - t0 });
+        }
       }
-      const t0 = Date.now();
-      try {
-        const r = await fresh(env.url, '/api/v1/namespaces/default', { timeoutMs: HUNG_MS });
-        results.push({ ok: r.status === 200, error: r.status === 200 ? undefined : `status ${r.status}`, ms: r.ms });
-      } catch (err) {
-        results.push({ ok: false, error: err instanceof Error ? err.message : String(err), ms: Date.now() - t0 });
-      }
-    }
-  }));
+    }),
+  );
   const hung = results.filter((r) => r.error?.includes('got no response'));
   t.diagnostic(`${results.length} requests, ${results.filter((r) => !r.ok).length} failed, ${hung.length} hung for ${HUNG_MS} ms`);
   // On failure, the primary's and workers' lines other than request lines say where the connections went.
-  if (hung.length > 0) t.diagnostic(env.cap.stderr().split('\n').filter((l) => !l.includes('"msg":"request"')).slice(-40).join('\n'));
+  if (hung.length > 0)
+    t.diagnostic(
+      env.cap
+        .stderr()
+        .split('\n')
+        .filter((l) => !l.includes('"msg":"request"'))
+        .slice(-40)
+        .join('\n'),
+    );
   assert.equal(hung.length, 0, `${hung.length} connections were left open without an answer`);
   // Only requests the killed worker had already taken may fail, and only as a lost connection.
   const other = results.filter((r) => !r.ok && !/socket hang up|ECONNRESET/.test(r.error ?? ''));

@@ -26,7 +26,7 @@ export class Random {
 
   pick<T>(items: readonly T[]): T {
     if (items.length === 0) throw new Error('pick from an empty list');
-    return items[this.int(0, items.length - 1)] as T;
+    return items[this.int(0, items.length - 1)];
   }
 
   /** `n` random bytes. */

@@ -45,12 +45,30 @@ export interface FuzzSummary {
 }
 
 const CANARIES = (ns: string): Array<[string, string, unknown]> => [
-  [`/api/v1/namespaces/${ns}/configmaps`, 'canary-cm', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'canary-cm', labels: { canary: 'yes' } }, data: { keep: 'this', nested: '{"a":1}' } }],
-  [`/api/v1/namespaces/${ns}/secrets`, 'canary-secret', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'canary-secret' }, data: { token: Buffer.from('s3cret').toString('base64') } }],
-  [`/apis/apps/v1/namespaces/${ns}/deployments`, 'canary-deploy', {
-    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'canary-deploy' },
-    spec: { replicas: 1, selector: { matchLabels: { app: 'c' } }, template: { metadata: { labels: { app: 'c' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
-  }],
+  [
+    `/api/v1/namespaces/${ns}/configmaps`,
+    'canary-cm',
+    { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'canary-cm', labels: { canary: 'yes' } }, data: { keep: 'this', nested: '{"a":1}' } },
+  ],
+  [
+    `/api/v1/namespaces/${ns}/secrets`,
+    'canary-secret',
+    { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'canary-secret' }, data: { token: Buffer.from('s3cret').toString('base64') } },
+  ],
+  [
+    `/apis/apps/v1/namespaces/${ns}/deployments`,
+    'canary-deploy',
+    {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'canary-deploy' },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { app: 'c' } },
+        template: { metadata: { labels: { app: 'c' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+      },
+    },
+  ],
 ];
 
 interface Answer {
@@ -167,7 +185,8 @@ function judge(req: FuzzRequest, a: Answer): string | undefined {
     return undefined;
   }
   if (type === 'application/yaml') return /^kind: Status$/m.test(a.body.toString()) ? undefined : `${a.status} YAML without a Status`;
-  if (type === 'application/vnd.kubernetes.protobuf') return a.body.subarray(0, 4).equals(Buffer.from([0x6b, 0x38, 0x73, 0x00])) ? undefined : `${a.status} protobuf without the k8s envelope`;
+  if (type === 'application/vnd.kubernetes.protobuf')
+    return a.body.subarray(0, 4).equals(Buffer.from([0x6b, 0x38, 0x73, 0x00])) ? undefined : `${a.status} protobuf without the k8s envelope`;
   // Go's server and kube's mux answer these in plain text.
   if ((a.status === 404 || a.status === 400 || a.status === 431) && (type === 'text/plain' || type === '')) return undefined;
   return `${a.status} with content type ${String(a.contentType)}: ${a.body.subarray(0, 120).toString()}`;
@@ -179,7 +198,11 @@ async function send(url: string, req: FuzzRequest, boundMs: number): Promise<Ans
 }
 
 async function jsonCall(url: string, method: string, path: string, body?: unknown): Promise<{ status: number; text: string }> {
-  const r = await fetch(`${url}${path}`, { method, headers: { 'content-type': 'application/json', accept: 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const r = await fetch(`${url}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return { status: r.status, text: await r.text() };
 }
 
@@ -231,7 +254,9 @@ export async function runFuzz(options: FuzzOptions, layout: FuzzLayout, before: 
   };
   await Promise.all(Array.from({ length: concurrency }, () => worker()));
   const after = await snapshot(options.url, layout.canaries);
-  const canaryDiffs = layout.canaries.filter((p) => before.get(p) !== after.get(p)).map((p) => `${p}: before ${before.get(p)?.slice(0, 300)}\n  after ${after.get(p)?.slice(0, 300)}`);
+  const canaryDiffs = layout.canaries
+    .filter((p) => before.get(p) !== after.get(p))
+    .map((p) => `${p}: before ${before.get(p)?.slice(0, 300)}\n  after ${after.get(p)?.slice(0, 300)}`);
   const byKind: FuzzSummary['byKind'] = {};
   for (const o of outcomes) {
     const k = (byKind[o.kind] ??= { count: 0, '2xx': 0, '4xx': 0, '5xx': 0, closed: 0, problems: 0 });
@@ -262,5 +287,7 @@ export function describeRequest(seed: number, index: number, layout: FuzzLayout)
   const r = generate(seed, index, layout);
   const body = r.raw ?? r.body;
   const shown = body === undefined ? '' : ` body ${body.length} bytes: ${JSON.stringify(body.subarray(0, 160).toString('latin1'))}`;
-  return r.raw !== undefined ? `#${index} ${r.kind} raw${shown}` : `#${index} ${r.kind} ${r.method ?? ''} ${(r.path ?? '').slice(0, 200)} ${JSON.stringify(r.headers ?? {}).slice(0, 200)}${shown}`;
+  return r.raw !== undefined
+    ? `#${index} ${r.kind} raw${shown}`
+    : `#${index} ${r.kind} ${r.method ?? ''} ${(r.path ?? '').slice(0, 200)} ${JSON.stringify(r.headers ?? {}).slice(0, 200)}${shown}`;
 }

@@ -26,7 +26,9 @@ export async function memoryTarget(): Promise<FuzzTarget> {
     name: 'memory',
     url: proc.url,
     health: () => [
-      ...(proc.child.exitCode !== null || proc.child.signalCode !== null ? [`the server exited (${String(proc.child.exitCode ?? proc.child.signalCode)})`] : []),
+      ...(proc.child.exitCode !== null || proc.child.signalCode !== null
+        ? [`the server exited (${String(proc.child.exitCode ?? proc.child.signalCode)})`]
+        : []),
       ...crashes(proc.stderr()),
     ],
     stop: async () => {

@@ -39,7 +39,7 @@ export function redisBackend(): Backend {
       server ??= await startRedis();
       return RedisStorage.connect({
         url: server.url,
-        keyPrefix: `t${randomBytes(4).toString("hex")}:`,
+        keyPrefix: `t${randomBytes(4).toString('hex')}:`,
         historyMs: o.historyMs ?? 300_000,
         historyMaxEvents: o.historyMaxEvents,
       });

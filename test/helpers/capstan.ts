@@ -59,7 +59,9 @@ export interface CapstanProcess {
 export async function spawnCapstan(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CapstanProcess> {
   const child = spawn(process.execPath, [CAPSTAN_MAIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
-  child.stderr?.on('data', (d: Buffer) => { err += d.toString(); });
+  child.stderr?.on('data', (d: Buffer) => {
+    err += d.toString();
+  });
   child.stdout?.resume();
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`capstan did not start: ${err}`)), 20_000);
@@ -68,7 +70,7 @@ export async function spawnCapstan(args: string[], env: NodeJS.ProcessEnv = {}):
       if (m) {
         clearTimeout(timer);
         child.stderr?.off('data', onData);
-        resolve(m[1] as string);
+        resolve(m[1]);
       }
     };
     child.stderr?.on('data', onData);
@@ -81,14 +83,15 @@ export async function spawnCapstan(args: string[], env: NodeJS.ProcessEnv = {}):
     child,
     url,
     stderr: () => err,
-    stop: (signal = 'SIGTERM') => new Promise((resolve) => {
-      if (child.exitCode !== null) {
-        resolve(child.exitCode);
-        return;
-      }
-      child.once('exit', (code) => resolve(code));
-      child.kill(signal);
-    }),
+    stop: (signal = 'SIGTERM') =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) {
+          resolve(child.exitCode);
+          return;
+        }
+        child.once('exit', (code) => resolve(code));
+        child.kill(signal);
+      }),
   };
 }
 

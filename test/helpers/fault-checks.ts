@@ -48,7 +48,13 @@ export async function openWatchers(url: string, n: number, from: string): Promis
  * Every problem found after a fault: lost acknowledged writes, and for each watcher (waited for
  * until it reached `through`) missing, duplicated or out-of-order events and 410s.
  */
-export async function faultProblems(attempts: WriteAttempt[], final: { items: any[]; rv: string }, watchers: ResumingWatch[], from: string, waitMs = 15_000): Promise<string[]> {
+export async function faultProblems(
+  attempts: WriteAttempt[],
+  final: { items: any[]; rv: string },
+  watchers: ResumingWatch[],
+  from: string,
+  waitMs = 15_000,
+): Promise<string[]> {
   const problems = lostWrites(attempts, final.items);
   for (const [i, w] of watchers.entries()) {
     try {
@@ -85,7 +91,11 @@ export async function redisPid(port: number): Promise<number> {
 }
 
 /** A probe run every `everyMs` until stopped: records each answer's status (0 for a connection error) and latency. */
-export function probe(url: string, path: string, everyMs = 200): { samples: { at: number; status: number; ms: number; retryAfter?: string; kind?: string }[]; stop(): Promise<void> } {
+export function probe(
+  url: string,
+  path: string,
+  everyMs = 200,
+): { samples: { at: number; status: number; ms: number; retryAfter?: string; kind?: string }[]; stop(): Promise<void> } {
   const samples: { at: number; status: number; ms: number; retryAfter?: string; kind?: string }[] = [];
   let stopped = false;
   const loop = (async () => {
@@ -94,12 +104,24 @@ export function probe(url: string, path: string, everyMs = 200): { samples: { at
       try {
         const r = await fresh(url, path);
         const retryAfter = r.headers['retry-after'];
-        samples.push({ at, status: r.status, ms: r.ms, retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined, kind: typeof r.body?.kind === 'string' ? r.body.kind : undefined });
+        samples.push({
+          at,
+          status: r.status,
+          ms: r.ms,
+          retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined,
+          kind: typeof r.body?.kind === 'string' ? r.body.kind : undefined,
+        });
       } catch {
         samples.push({ at, status: 0, ms: Date.now() - at });
       }
       await sleep(everyMs);
     }
   })();
-  return { samples, stop: async () => { stopped = true; await loop; } };
+  return {
+    samples,
+    stop: async () => {
+      stopped = true;
+      await loop;
+    },
+  };
 }

@@ -46,8 +46,14 @@ function rawCommand(port: number, command: string, timeoutMs = 500): Promise<str
   return new Promise((resolve, reject) => {
     const socket = new Socket();
     let data = '';
-    const timer = setTimeout(() => { socket.destroy(); reject(new Error('timeout')); }, timeoutMs);
-    socket.once('error', (err) => { clearTimeout(timer); reject(err); });
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error('timeout'));
+    }, timeoutMs);
+    socket.once('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
     socket.connect(port, '127.0.0.1', () => socket.write(`${command}\r\n`));
     socket.on('data', (chunk) => {
       data += chunk.toString('utf8');
@@ -109,12 +115,27 @@ function waitExit(child: ChildProcess): Promise<void> {
 /** Starts a standalone redis-server on a free port and waits until it answers PING. */
 export async function startRedis(options: RedisServerOptions = {}): Promise<RedisServer> {
   const ownDir = options.dir === undefined;
-  const dir = options.dir ?? await mkdtemp(join(tmpdir(), 'capstan-redis-'));
-  const port = options.port ?? await freePort((options.args ?? []).includes('--cluster-enabled'));
+  const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'capstan-redis-')));
+  const port = options.port ?? (await freePort((options.args ?? []).includes('--cluster-enabled')));
   const args = [
-    '--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--daemonize', 'no',
-    '--protected-mode', 'no', '--logfile', '', '--loglevel', 'warning',
-    '--appendonly', options.appendOnly ? 'yes' : 'no',
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--save',
+    '',
+    '--daemonize',
+    'no',
+    '--protected-mode',
+    'no',
+    '--logfile',
+    '',
+    '--loglevel',
+    'warning',
+    '--appendonly',
+    options.appendOnly ? 'yes' : 'no',
     ...(options.appendOnly ? ['--appendfsync', 'always'] : []),
     ...(options.args ?? []),
   ];
@@ -122,17 +143,18 @@ export async function startRedis(options: RedisServerOptions = {}): Promise<Redi
   const launch = async (): Promise<void> => {
     const started = spawn(REDIS_SERVER, args, { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
-    started.stderr?.on('data', (c: Buffer) => { stderr += c.toString('utf8'); });
+    started.stderr?.on('data', (c: Buffer) => {
+      stderr += c.toString('utf8');
+    });
     const spawnError = new Promise<never>((_, reject) => started.once('error', reject));
     spawnError.catch(() => undefined);
     child = started;
-    await Promise.race([
-      waitFor(async () => (await rawCommand(port, 'PING')).startsWith('+PONG'), `redis-server on port ${port}`),
-      spawnError,
-    ]).catch((err: unknown) => {
-      started.kill('SIGKILL');
-      throw new Error(`redis-server did not start (${err instanceof Error ? err.message : String(err)}): ${stderr}`);
-    });
+    await Promise.race([waitFor(async () => (await rawCommand(port, 'PING')).startsWith('+PONG'), `redis-server on port ${port}`), spawnError]).catch(
+      (err: unknown) => {
+        started.kill('SIGKILL');
+        throw new Error(`redis-server did not start (${err instanceof Error ? err.message : String(err)}): ${stderr}`);
+      },
+    );
   };
   await launch();
   const kill = async (signal: NodeJS.Signals): Promise<void> => {
@@ -168,13 +190,15 @@ export async function startRedisCluster(masters = 3): Promise<RedisClusterProces
   const servers: RedisServer[] = [];
   try {
     for (let i = 0; i < masters; i++) {
-      servers.push(await startRedis({
-        args: ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000'],
-      }));
+      servers.push(
+        await startRedis({
+          args: ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000'],
+        }),
+      );
     }
-    await execFileAsync(REDIS_CLI, [
-      '--cluster', 'create', ...servers.map((s) => `127.0.0.1:${s.port}`), '--cluster-replicas', '0', '--cluster-yes',
-    ], { timeout: 20_000 });
+    await execFileAsync(REDIS_CLI, ['--cluster', 'create', ...servers.map((s) => `127.0.0.1:${s.port}`), '--cluster-replicas', '0', '--cluster-yes'], {
+      timeout: 20_000,
+    });
     for (const s of servers) {
       await waitFor(async () => (await rawCommand(s.port, 'CLUSTER INFO')).includes('cluster_state:ok'), `cluster state ok on ${s.port}`, 20_000);
     }
@@ -185,7 +209,9 @@ export async function startRedisCluster(masters = 3): Promise<RedisClusterProces
   return {
     nodes: servers.map((s) => ({ host: s.host, port: s.port })),
     servers,
-    stop: async () => { await Promise.all(servers.map((s) => s.stop())); },
+    stop: async () => {
+      await Promise.all(servers.map((s) => s.stop()));
+    },
   };
 }
 
@@ -201,10 +227,18 @@ export async function startRedisSentinel(masterPort: number, name = 'mymaster'):
   const dir = await mkdtemp(join(tmpdir(), 'capstan-sentinel-'));
   const port = await freePort();
   const config = join(dir, 'sentinel.conf');
-  await writeFile(config, [
-    `port ${port}`, 'bind 127.0.0.1', `dir ${dir}`, 'protected-mode no',
-    `sentinel monitor ${name} 127.0.0.1 ${masterPort} 1`, `sentinel down-after-milliseconds ${name} 2000`, '',
-  ].join('\n'));
+  await writeFile(
+    config,
+    [
+      `port ${port}`,
+      'bind 127.0.0.1',
+      `dir ${dir}`,
+      'protected-mode no',
+      `sentinel monitor ${name} 127.0.0.1 ${masterPort} 1`,
+      `sentinel down-after-milliseconds ${name} 2000`,
+      '',
+    ].join('\n'),
+  );
   const child = spawn(REDIS_SERVER, [config, '--sentinel'], { stdio: 'ignore' });
   const stop = async (): Promise<void> => {
     child.kill('SIGKILL');

@@ -37,7 +37,13 @@ export async function startRedisWorkers(options: RedisWorkersOptions = {}): Prom
   try {
     const port = await freePort();
     cap = await spawnCluster(CAPSTAN_MAIN, [
-      '--storage=redis', '--redis-url', redis.url, '--workers', options.workers === 0 ? 'auto' : String(options.workers ?? 2), '--port', String(port),
+      '--storage=redis',
+      '--redis-url',
+      redis.url,
+      '--workers',
+      options.workers === 0 ? 'auto' : String(options.workers ?? 2),
+      '--port',
+      String(port),
       ...(options.args ?? []),
     ]);
   } catch (err) {
@@ -92,7 +98,9 @@ export function fresh(url: string, path: string, init: FreshInit = {}): Promise<
     const req = request(`${url}${path}`, { method, agent: false, headers, timeout: init.timeoutMs ?? 15_000 }, (res) => {
       let text = '';
       res.setEncoding('utf8');
-      res.on('data', (c: string) => { text += c; });
+      res.on('data', (c: string) => {
+        text += c;
+      });
       res.on('error', reject);
       res.on('end', () => {
         let body: unknown;
@@ -105,7 +113,9 @@ export function fresh(url: string, path: string, init: FreshInit = {}): Promise<
       });
     });
     req.on('error', reject);
-    req.on('timeout', () => req.destroy(new Error(`${method} ${path} got no response within ${init.timeoutMs ?? 15_000}ms (local port ${req.socket?.localPort})`)));
+    req.on('timeout', () =>
+      req.destroy(new Error(`${method} ${path} got no response within ${init.timeoutMs ?? 15_000}ms (local port ${req.socket?.localPort})`)),
+    );
     req.end(payload);
   });
 }
@@ -126,7 +136,8 @@ export async function eventually(check: () => Promise<boolean> | boolean, what: 
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}${last ? `: ${last instanceof Error ? last.message : JSON.stringify(last)}` : ''}`);
     await sleep(100);
   }
 }

@@ -59,7 +59,9 @@ export class ResumingWatch {
   /** Starts the connect/reconnect loop; resolves once the first connection got its response headers (or failed). */
   start(): Promise<void> {
     let first: () => void = () => undefined;
-    const opened = new Promise<void>((r) => { first = r; });
+    const opened = new Promise<void>((r) => {
+      first = r;
+    });
     this.loop = this.run(first);
     return opened;
   }
@@ -75,7 +77,11 @@ export class ResumingWatch {
       };
       const timer = setTimeout(() => {
         this.waiters.delete(check);
-        reject(new Error(`timed out waiting for ${what}; last rv ${this.lastRv}, ${this.events.length} events, connections: ${JSON.stringify(this.connections.slice(-5))}`));
+        reject(
+          new Error(
+            `timed out waiting for ${what}; last rv ${this.lastRv}, ${this.events.length} events, connections: ${JSON.stringify(this.connections.slice(-5))}`,
+          ),
+        );
       }, timeoutMs);
       this.waiters.add(check);
       check();
@@ -170,7 +176,7 @@ export class ResumingWatch {
 
   private take(line: string, connection: number): void {
     const event = JSON.parse(line) as { type: string; object: any };
-    const rv = typeof event.object?.metadata?.resourceVersion === 'string' ? event.object.metadata.resourceVersion as string : '';
+    const rv = typeof event.object?.metadata?.resourceVersion === 'string' ? (event.object.metadata.resourceVersion as string) : '';
     if (event.type === 'BOOKMARK') {
       this.lastRv = rv;
     } else if (event.type === 'ERROR') {
@@ -194,8 +200,10 @@ export function contiguityProblem(events: readonly SeenEvent[], from: string, th
   let expected = BigInt(from) + 1n;
   for (const [i, e] of events.entries()) {
     if (BigInt(e.rv) !== expected) {
-      return `event #${i} (${e.type} ${String(e.object?.metadata?.name)} on connection ${e.connection}) has rv ${e.rv}, expected ${expected}`
-        + ` (previous: ${i > 0 ? events[i - 1]?.rv : from})`;
+      return (
+        `event #${i} (${e.type} ${String(e.object?.metadata?.name)} on connection ${e.connection}) has rv ${e.rv}, expected ${expected}` +
+        ` (previous: ${i > 0 ? events[i - 1]?.rv : from})`
+      );
     }
     expected++;
   }

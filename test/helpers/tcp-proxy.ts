@@ -65,7 +65,7 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
       REQUEST_LINE.lastIndex = 0;
       let lastEnd = 0;
       for (let m = REQUEST_LINE.exec(text); m !== null; m = REQUEST_LINE.exec(text)) {
-        recorded.push({ at: Date.now(), method: m[1] as string, target: m[2] as string });
+        recorded.push({ at: Date.now(), method: m[1], target: m[2] });
         lastEnd = REQUEST_LINE.lastIndex;
       }
       carry = text.slice(Math.max(lastEnd, text.length - 2048));
@@ -121,11 +121,12 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
     },
     requests: () => [...recorded],
     openConnections: () => clients.size,
-    close: () => new Promise<void>((resolve) => {
-      paused = 'refuse';
-      for (const s of [...sockets]) s.destroy();
-      held.length = 0;
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        paused = 'refuse';
+        for (const s of [...sockets]) s.destroy();
+        held.length = 0;
+        server.close(() => resolve());
+      }),
   };
 }

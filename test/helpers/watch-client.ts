@@ -27,9 +27,13 @@ export function openWatch(url: string, path: string, headers: Record<string, str
       const events: WatchEvent[] = [];
       let buffer = '';
       const waiters = new Set<() => void>();
-      const notify = (): void => { for (const w of [...waiters]) w(); };
+      const notify = (): void => {
+        for (const w of [...waiters]) w();
+      };
       let endedResolve: () => void = () => undefined;
-      const ended = new Promise<void>((r) => { endedResolve = r; });
+      const ended = new Promise<void>((r) => {
+        endedResolve = r;
+      });
       let done = false;
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
@@ -46,7 +50,11 @@ export function openWatch(url: string, path: string, headers: Record<string, str
         if (done) return;
         done = true;
         if (buffer.trim() !== '' && res.statusCode === 200) {
-          try { events.push(JSON.parse(buffer) as WatchEvent); } catch { /* partial line at close */ }
+          try {
+            events.push(JSON.parse(buffer) as WatchEvent);
+          } catch {
+            /* partial line at close */
+          }
         }
         endedResolve();
         notify();
@@ -59,28 +67,39 @@ export function openWatch(url: string, path: string, headers: Record<string, str
         headers: res.headers,
         events,
         ended,
-        waitFor: (predicate, timeoutMs = 5000) => new Promise((ok, fail) => {
-          const check = (): void => {
-            if (predicate(events)) {
+        waitFor: (predicate, timeoutMs = 5000) =>
+          new Promise((ok, fail) => {
+            const check = (): void => {
+              if (predicate(events)) {
+                waiters.delete(check);
+                clearTimeout(timer);
+                ok(events);
+              } else if (done) {
+                waiters.delete(check);
+                clearTimeout(timer);
+                fail(
+                  new Error(
+                    `watch ended before the condition held; events: ${JSON.stringify(events.map((e) => [e.type, e.object?.metadata?.name, e.object?.metadata?.resourceVersion]))}`,
+                  ),
+                );
+              }
+            };
+            const timer = setTimeout(() => {
               waiters.delete(check);
-              clearTimeout(timer);
-              ok(events);
-            } else if (done) {
-              waiters.delete(check);
-              clearTimeout(timer);
-              fail(new Error(`watch ended before the condition held; events: ${JSON.stringify(events.map((e) => [e.type, e.object?.metadata?.name, e.object?.metadata?.resourceVersion]))}`));
-            }
-          };
-          const timer = setTimeout(() => {
-            waiters.delete(check);
-            fail(new Error(`timed out; events so far: ${JSON.stringify(events.map((e) => [e.type, e.object?.metadata?.name, e.object?.metadata?.resourceVersion]))}`));
-          }, timeoutMs);
-          waiters.add(check);
-          check();
-        }),
+              fail(
+                new Error(
+                  `timed out; events so far: ${JSON.stringify(events.map((e) => [e.type, e.object?.metadata?.name, e.object?.metadata?.resourceVersion]))}`,
+                ),
+              );
+            }, timeoutMs);
+            waiters.add(check);
+            check();
+          }),
         pause: () => res.pause(),
         resume: () => res.resume(),
-        close: () => { req.destroy(); },
+        close: () => {
+          req.destroy();
+        },
       });
     });
     req.on('error', reject);

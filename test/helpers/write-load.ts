@@ -55,20 +55,25 @@ export async function runWriteLoad(options: WriteLoadOptions): Promise<WriteAtte
     let latest: { name: string; v: number } | undefined;
     for (let i = 0; !options.shouldStop(); i++) {
       const update = i % 2 === 1 && latest !== undefined;
-      const attempt: WriteAttempt = update && latest
-        ? { writer: k, op: 'update', name: latest.name, v: latest.v + 1, startedAt: Date.now(), ms: 0 }
-        : { writer: k, op: 'create', name: `${prefix}-${k}-${i}`, v: 1, startedAt: Date.now(), ms: 0 };
+      const attempt: WriteAttempt =
+        update && latest
+          ? { writer: k, op: 'update', name: latest.name, v: latest.v + 1, startedAt: Date.now(), ms: 0 }
+          : { writer: k, op: 'create', name: `${prefix}-${k}-${i}`, v: 1, startedAt: Date.now(), ms: 0 };
       attempts.push(attempt);
       try {
-        const r = attempt.op === 'create'
-          ? await fresh(options.url, base, {
-            method: 'POST',
-            timeoutMs: options.timeoutMs,
-            body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: attempt.name }, data: { v: String(attempt.v), writer: String(k) } },
-          })
-          : await fresh(options.url, `${base}/${attempt.name}`, {
-            method: 'PATCH', contentType: 'application/merge-patch+json', body: { data: { v: String(attempt.v) } }, timeoutMs: options.timeoutMs,
-          });
+        const r =
+          attempt.op === 'create'
+            ? await fresh(options.url, base, {
+                method: 'POST',
+                timeoutMs: options.timeoutMs,
+                body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: attempt.name }, data: { v: String(attempt.v), writer: String(k) } },
+              })
+            : await fresh(options.url, `${base}/${attempt.name}`, {
+                method: 'PATCH',
+                contentType: 'application/merge-patch+json',
+                body: { data: { v: String(attempt.v) } },
+                timeoutMs: options.timeoutMs,
+              });
         attempt.ms = r.ms;
         attempt.status = r.status;
         if (acknowledged(attempt)) {
@@ -153,7 +158,9 @@ export function watchMismatches(attempts: readonly WriteAttempt[], events: reado
     const e = byRv.get(a.rv);
     if (!e) problems.push(`acknowledged ${a.op} of ${a.name} v${a.v} at rv ${a.rv}: no watch event`);
     else if (e.object?.metadata?.name !== a.name || e.object?.data?.v !== String(a.v) || e.type !== (a.op === 'create' ? 'ADDED' : 'MODIFIED')) {
-      problems.push(`acknowledged ${a.op} of ${a.name} v${a.v} at rv ${a.rv}: watch event is ${e.type} ${String(e.object?.metadata?.name)} v${String(e.object?.data?.v)}`);
+      problems.push(
+        `acknowledged ${a.op} of ${a.name} v${a.v} at rv ${a.rv}: watch event is ${e.type} ${String(e.object?.metadata?.name)} v${String(e.object?.data?.v)}`,
+      );
     }
   }
   const tried = new Set(attempts.map((a) => `${a.name}=${a.v}`));

@@ -21,9 +21,26 @@ import { fileURLToPath } from 'node:url';
 import { allBackends } from '../helpers/backends.js';
 import type { TcpProxy } from '../helpers/tcp-proxy.js';
 import {
-  NS, checkPerObjectOrder, churn, configMapRequests, cutEvery20th, listItems, overrunWhileCutOff, seedWriter, sleep, startEnv, summary, markStart, waitForEqualStore, writeMarker, writePhases,
+  NS,
+  checkPerObjectOrder,
+  churn,
+  configMapRequests,
+  cutEvery20th,
+  listItems,
+  overrunWhileCutOff,
+  seedWriter,
+  sleep,
+  startEnv,
+  summary,
+  markStart,
+  waitForEqualStore,
+  writeMarker,
+  writePhases,
   type Writer,
-  type ConfigMapRequest, type Env, type Item, type Write,
+  type ConfigMapRequest,
+  type Env,
+  type Item,
+  type Write,
 } from './informer-fixtures.js';
 
 const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -37,18 +54,32 @@ const BUILD_TIMEOUT_MS = 9 * 60_000;
 async function buildGoInformer(): Promise<string> {
   const go = spawnSync('go', ['version'], { encoding: 'utf8' });
   if (go.error !== undefined || go.status !== 0) {
-    throw new Error(`Go toolchain not found ("go version" failed: ${go.error?.message ?? go.stderr}). The client-go informer `
-      + 'conformance test needs Go on PATH to build test/informers/go-informer.');
+    throw new Error(
+      `Go toolchain not found ("go version" failed: ${go.error?.message ?? go.stderr}). The client-go informer ` +
+        'conformance test needs Go on PATH to build test/informers/go-informer.',
+    );
   }
   const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
     const child = spawn('bash', [BUILD_SCRIPT], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
-    child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
-    const timer = setTimeout(() => { err += '\n(build timed out)'; child.kill('SIGKILL'); }, BUILD_TIMEOUT_MS);
-    child.on('error', (e) => { err += String(e); });
-    child.on('close', (c) => { clearTimeout(timer); resolve({ code: c, stdout: out, stderr: err }); });
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
+    const timer = setTimeout(() => {
+      err += '\n(build timed out)';
+      child.kill('SIGKILL');
+    }, BUILD_TIMEOUT_MS);
+    child.on('error', (e) => {
+      err += String(e);
+    });
+    child.on('close', (c) => {
+      clearTimeout(timer);
+      resolve({ code: c, stdout: out, stderr: err });
+    });
   });
   const binary = stdout.trim().split('\n').pop() ?? '';
   if (code !== 0 || binary === '' || !existsSync(binary)) throw new Error(`${BUILD_SCRIPT} failed (exit ${String(code)}):\n${stderr}`);
@@ -58,7 +89,13 @@ async function buildGoInformer(): Promise<string> {
 // ---------------------------------------------------------------------------------------------
 // The running informer
 
-interface InformerEvent { event: 'add' | 'update' | 'delete'; name: string; rv: string; oldRv?: string; tombstone?: boolean }
+interface InformerEvent {
+  event: 'add' | 'update' | 'delete';
+  name: string;
+  rv: string;
+  oldRv?: string;
+  tombstone?: boolean;
+}
 type Line = InformerEvent | { event: 'synced' } | { event: 'dump'; items?: Item[] } | { event: 'watchError'; error: string };
 
 class GoInformer {
@@ -71,8 +108,12 @@ class GoInformer {
 
   private constructor(private readonly child: ChildProcessWithoutNullStreams) {
     createInterface({ input: child.stdout }).on('line', (text) => this.onLine(text));
-    child.stderr.on('data', (d: Buffer) => { this.stderrText += d.toString(); });
-    child.on('exit', (code, signal) => { this.exited = `exited with ${String(code ?? signal)}`; });
+    child.stderr.on('data', (d: Buffer) => {
+      this.stderrText += d.toString();
+    });
+    child.on('exit', (code, signal) => {
+      this.exited = `exited with ${String(code ?? signal)}`;
+    });
   }
 
   static start(binary: string, kubeconfig: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): GoInformer {
@@ -106,7 +147,10 @@ class GoInformer {
     if (this.exited !== undefined) return Promise.reject(new Error(`go-informer ${this.exited}:\n${this.stderrText.slice(-4000)}`));
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('go-informer did not answer "dump"')), 5000);
-      this.dumps.push((items) => { clearTimeout(timer); resolve(items); });
+      this.dumps.push((items) => {
+        clearTimeout(timer);
+        resolve(items);
+      });
       this.child.stdin.write('dump\n');
     });
   }
@@ -135,8 +179,11 @@ class GoInformer {
 
 /** Waits until the informer's store equals a LIST (names and resourceVersions), else fails with the diff. */
 function assertInSync(inf: GoInformer, url: string, phase: string, timeoutMs = 15_000): Promise<Item[]> {
-  return waitForEqualStore(async () => ({ store: await inf.dump(), listed: (await listItems(url)).items }),
-    () => `${phase}: informer store differs from LIST; stderr tail:\n${inf.stderr().slice(-3000)}`, timeoutMs);
+  return waitForEqualStore(
+    async () => ({ store: await inf.dump(), listed: (await listItems(url)).items }),
+    () => `${phase}: informer store differs from LIST; stderr tail:\n${inf.stderr().slice(-3000)}`,
+    timeoutMs,
+  );
 }
 
 /**
@@ -151,7 +198,11 @@ function isResync(e: InformerEvent): boolean {
 /** Per object, callbacks come in strictly increasing resourceVersion order (resyncs left out); an object is added before it changes. */
 function assertPerObjectOrder(all: InformerEvent[]): void {
   // A tombstone from a relist carries the last version the informer knew, not the deletion's.
-  checkPerObjectOrder(all.filter((e) => !isResync(e)), (e) => e.tombstone === true, 'tombstone');
+  checkPerObjectOrder(
+    all.filter((e) => !isResync(e)),
+    (e) => e.tombstone === true,
+    'tombstone',
+  );
 }
 
 /** A streaming list is a watch with sendInitialEvents=true. */
@@ -178,120 +229,149 @@ const MODES = [
 
 let binaryPromise: Promise<string> | undefined;
 
-for (const backend of allBackends()) for (const { mode, env: clientEnv } of MODES) describe(`client-go SharedInformer stays in sync with Capstan (${backend.name}): ${mode}`, () => {
-  let binary = '';
-  const cleanups: (() => Promise<void>)[] = [];
+for (const backend of allBackends())
+  for (const { mode, env: clientEnv } of MODES)
+    describe(`client-go SharedInformer stays in sync with Capstan (${backend.name}): ${mode}`, () => {
+      let binary = '';
+      const cleanups: (() => Promise<void>)[] = [];
 
-  before(async () => {
-    binaryPromise ??= buildGoInformer();
-    binary = await binaryPromise;
-  }, { timeout: BUILD_TIMEOUT_MS + 60_000 });
+      before(
+        async () => {
+          binaryPromise ??= buildGoInformer();
+          binary = await binaryPromise;
+        },
+        { timeout: BUILD_TIMEOUT_MS + 60_000 },
+      );
 
-  after(async () => {
-    for (const c of cleanups.reverse()) await c();
-    await backend.stop();
-  });
+      after(async () => {
+        for (const c of cleanups.reverse()) await c();
+        await backend.stop();
+      });
 
-  async function setup(opts: { historyMaxEvents?: number; args?: string[]; preexisting?: string[] } = {}): Promise<{ env: Env; inf: GoInformer; writer: Writer }> {
-    const env = await startEnv(await backend.open({ historyMaxEvents: opts.historyMaxEvents }));
-    cleanups.push(() => env.close());
-    const writer = await seedWriter(env.server.url, opts.preexisting);
-    const inf = GoInformer.start(binary, env.kubeconfig, opts.args, clientEnv);
-    cleanups.push(() => inf.stop());
-    await inf.waitFor('initial sync', () => inf.synced);
-    return { env, inf, writer };
-  }
+      async function setup(
+        opts: { historyMaxEvents?: number; args?: string[]; preexisting?: string[] } = {},
+      ): Promise<{ env: Env; inf: GoInformer; writer: Writer }> {
+        const env = await startEnv(await backend.open({ historyMaxEvents: opts.historyMaxEvents }));
+        cleanups.push(() => env.close());
+        const writer = await seedWriter(env.server.url, opts.preexisting);
+        const inf = GoInformer.start(binary, env.kubeconfig, opts.args, clientEnv);
+        cleanups.push(() => inf.stop());
+        await inf.waitFor('initial sync', () => inf.synced);
+        return { env, inf, writer };
+      }
 
-  test('initial list, then creates, updates and deletes arrive in order; store equals LIST after each phase', async () => {
-    const pre = ['pre-a', 'pre-b', 'pre-c', 'pre-d', 'pre-e'];
-    const { env, inf, writer } = await setup({ preexisting: pre });
-    const url = env.server.url;
+      test('initial list, then creates, updates and deletes arrive in order; store equals LIST after each phase', async () => {
+        const pre = ['pre-a', 'pre-b', 'pre-c', 'pre-d', 'pre-e'];
+        const { env, inf, writer } = await setup({ preexisting: pre });
+        const url = env.server.url;
 
-    // Initial list: exactly the pre-existing objects, as adds with their versions.
-    assert.deepEqual([...summary(inf.events)].sort(), [...summary(writer.writes)].sort(), 'initial adds');
-    await assertInSync(inf, url, 'after initial list');
+        // Initial list: exactly the pre-existing objects, as adds with their versions.
+        assert.deepEqual([...summary(inf.events)].sort(), [...summary(writer.writes)].sort(), 'initial adds');
+        await assertInSync(inf, url, 'after initial list');
 
-    const phase = async (name: string, run: () => Promise<Write[]>): Promise<void> => {
-      const from = inf.events.length;
-      const done = await run();
-      await inf.waitFor(`${name} events`, () => inf.events.length >= from + done.length);
-      await sleep(200); // nothing more may arrive
-      const got = inf.events.slice(from);
-      assert.deepEqual(summary(got), summary(done), `${name}: callbacks`);
-      await assertInSync(inf, url, `after ${name}`);
-    };
+        const phase = async (name: string, run: () => Promise<Write[]>): Promise<void> => {
+          const from = inf.events.length;
+          const done = await run();
+          await inf.waitFor(`${name} events`, () => inf.events.length >= from + done.length);
+          await sleep(200); // nothing more may arrive
+          const got = inf.events.slice(from);
+          assert.deepEqual(summary(got), summary(done), `${name}: callbacks`);
+          await assertInSync(inf, url, `after ${name}`);
+        };
 
-    await writePhases(writer, pre, phase);
+        await writePhases(writer, pre, phase);
 
-    assertPerObjectOrder(inf.events);
-    // The list is served once; everything after it comes from the watch.
-    const lists = seenRequests(env.proxy).filter((r) => r.list);
-    assert.equal(lists.length, 1, `one initial list expected: ${JSON.stringify(seenRequests(env.proxy))}`);
-  });
+        assertPerObjectOrder(inf.events);
+        // The list is served once; everything after it comes from the watch.
+        const lists = seenRequests(env.proxy).filter((r) => r.list);
+        assert.equal(lists.length, 1, `one initial list expected: ${JSON.stringify(seenRequests(env.proxy))}`);
+      });
 
-  test('server-side watch timeouts: the informer re-watches from its last resourceVersion and misses nothing', async () => {
-    const { env, inf, writer } = await setup({ preexisting: ['a', 'b', 'c'], args: ['--watch-timeout=1'] });
-    const { start, before, since } = markStart(inf, writer);
-    await churn(writer, ['a', 'b', 'c', 'd', 'e'], 36, 7, () => sleep(100));
-    await assertInSync(inf, env.server.url, 'after writes across watch timeouts');
-    await sleep(300);
-    const events = inf.events.slice(start);
-    assert.deepEqual(summary(events), summary(writer.writes.slice(before)), 'every write seen exactly once, in order');
-    assertPerObjectOrder(inf.events);
+      test('server-side watch timeouts: the informer re-watches from its last resourceVersion and misses nothing', async () => {
+        const { env, inf, writer } = await setup({ preexisting: ['a', 'b', 'c'], args: ['--watch-timeout=1'] });
+        const { start, before, since } = markStart(inf, writer);
+        await churn(writer, ['a', 'b', 'c', 'd', 'e'], 36, 7, () => sleep(100));
+        await assertInSync(inf, env.server.url, 'after writes across watch timeouts');
+        await sleep(300);
+        const events = inf.events.slice(start);
+        assert.deepEqual(summary(events), summary(writer.writes.slice(before)), 'every write seen exactly once, in order');
+        assertPerObjectOrder(inf.events);
 
-    const requests = seenRequests(env.proxy, since);
-    const rewatches = requests.filter((r) => !r.list);
-    assert.ok(rewatches.length >= 2, `the server should have ended watches after 1 s: ${JSON.stringify(requests)}`);
-    for (const r of rewatches) assert.ok(r.rv !== null && r.rv !== '' && r.rv !== '0', `re-watch without a resourceVersion: ${r.target}`);
-    assert.deepEqual(requests.filter((r) => r.list), [], 'no relist after a watch timeout');
-  });
+        const requests = seenRequests(env.proxy, since);
+        const rewatches = requests.filter((r) => !r.list);
+        assert.ok(rewatches.length >= 2, `the server should have ended watches after 1 s: ${JSON.stringify(requests)}`);
+        for (const r of rewatches) assert.ok(r.rv !== null && r.rv !== '' && r.rv !== '0', `re-watch without a resourceVersion: ${r.target}`);
+        assert.deepEqual(
+          requests.filter((r) => r.list),
+          [],
+          'no relist after a watch timeout',
+        );
+      });
 
-  test('cut connections while writes continue: re-watch from the last resourceVersion, no duplicate or missed event', async () => {
-    const { env, inf, writer } = await setup({ preexisting: ['a', 'b', 'c', 'd'] });
-    await sleep(1100); // client-go relists when a watch dies younger than 1 s without events
-    const { start, before, since } = markStart(inf, writer);
-    await churn(writer, ['a', 'b', 'c', 'd', 'e', 'f'], 60, 11, cutEvery20th(env.proxy, 1200));
-    await assertInSync(inf, env.server.url, 'after cuts');
-    await sleep(300);
-    const events = inf.events.slice(start);
-    assertPerObjectOrder(inf.events);
-    const requests = seenRequests(env.proxy, since);
-    assert.ok(requests.filter((r) => !r.list).length >= 3, `a re-watch after each cut: ${JSON.stringify(requests)}`);
-    assert.deepEqual(requests.filter((r) => r.list), [], 'watches resumed from their resourceVersion, without relisting');
-    assert.deepEqual(summary(events), summary(writer.writes.slice(before)), 'every write seen exactly once, in order');
-  });
+      test('cut connections while writes continue: re-watch from the last resourceVersion, no duplicate or missed event', async () => {
+        const { env, inf, writer } = await setup({ preexisting: ['a', 'b', 'c', 'd'] });
+        await sleep(1100); // client-go relists when a watch dies younger than 1 s without events
+        const { start, before, since } = markStart(inf, writer);
+        await churn(writer, ['a', 'b', 'c', 'd', 'e', 'f'], 60, 11, cutEvery20th(env.proxy, 1200));
+        await assertInSync(inf, env.server.url, 'after cuts');
+        await sleep(300);
+        const events = inf.events.slice(start);
+        assertPerObjectOrder(inf.events);
+        const requests = seenRequests(env.proxy, since);
+        assert.ok(requests.filter((r) => !r.list).length >= 3, `a re-watch after each cut: ${JSON.stringify(requests)}`);
+        assert.deepEqual(
+          requests.filter((r) => r.list),
+          [],
+          'watches resumed from their resourceVersion, without relisting',
+        );
+        assert.deepEqual(summary(events), summary(writer.writes.slice(before)), 'every write seen exactly once, in order');
+      });
 
-  test('410 relist: history overrun while the client is cut off; it relists, sees deletions, ends in sync', async (t) => {
-    const pre = ['k0', 'k1', 'k2', 'k3', 'k4', 'k5', 'k6', 'k7'];
-    const { env, inf, writer } = await setup({ historyMaxEvents: 20, preexisting: pre });
-    const url = env.server.url;
-    // One event after the initial list, so the watch is established and has a version of its own.
-    const lastRv = await writeMarker(inf, writer);
-    await sleep(1100);
+      test('410 relist: history overrun while the client is cut off; it relists, sees deletions, ends in sync', async (t) => {
+        const pre = ['k0', 'k1', 'k2', 'k3', 'k4', 'k5', 'k6', 'k7'];
+        const { env, inf, writer } = await setup({ historyMaxEvents: 20, preexisting: pre });
+        const url = env.server.url;
+        // One event after the initial list, so the watch is established and has a version of its own.
+        const lastRv = await writeMarker(inf, writer);
+        await sleep(1100);
 
-    const deleted = ['k1', 'k2', 'k3'];
-    const { since, from } = await overrunWhileCutOff(env, writer, inf, deleted, lastRv);
-    await assertInSync(inf, url, 'after 410 relist', 20_000);
-    const events = inf.events.slice(from);
-    assertPerObjectOrder(inf.events);
-    const resyncs = events.filter(isResync).map((e) => e.name).sort();
-    assert.deepEqual(resyncs, ['k0', 'k6', 'k7'], 'after the relist, unchanged objects get a same-version OnUpdate');
+        const deleted = ['k1', 'k2', 'k3'];
+        const { since, from } = await overrunWhileCutOff(env, writer, inf, deleted, lastRv);
+        await assertInSync(inf, url, 'after 410 relist', 20_000);
+        const events = inf.events.slice(from);
+        assertPerObjectOrder(inf.events);
+        const resyncs = events
+          .filter(isResync)
+          .map((e) => e.name)
+          .sort();
+        assert.deepEqual(resyncs, ['k0', 'k6', 'k7'], 'after the relist, unchanged objects get a same-version OnUpdate');
 
-    for (const n of deleted) assert.ok(events.some((e) => e.event === 'delete' && e.name === n), `delete of ${n} after relist: ${JSON.stringify(events)}`);
-    assert.ok(!inf.events.some((e) => e.name === 'n3'), 'an object created and deleted during the gap is not reported');
-    for (const n of ['n0', 'n1', 'n2']) assert.ok(events.some((e) => e.event === 'add' && e.name === n), `add of ${n}`);
+        for (const n of deleted)
+          assert.ok(
+            events.some((e) => e.event === 'delete' && e.name === n),
+            `delete of ${n} after relist: ${JSON.stringify(events)}`,
+          );
+        assert.ok(!inf.events.some((e) => e.name === 'n3'), 'an object created and deleted during the gap is not reported');
+        for (const n of ['n0', 'n1', 'n2'])
+          assert.ok(
+            events.some((e) => e.event === 'add' && e.name === n),
+            `add of ${n}`,
+          );
 
-    // What happened on the wire: the resumed watch from the old version, then a fresh list.
-    const requests = seenRequests(env.proxy, since);
-    t.diagnostic(`requests after the pause: ${requests.map((r) => r.target).join(' | ')}`);
-    const rewatch = requests.findIndex((r) => !r.list && r.rv === lastRv);
-    assert.ok(rewatch >= 0, `a re-watch from ${lastRv}: ${JSON.stringify(requests)}`);
-    assert.ok(requests.slice(rewatch + 1).some((r) => r.list), `a relist after the 410: ${JSON.stringify(requests)}`);
-    assert.match(inf.stderr(), /too old resource version|Expired/, 'client-go saw the 410');
+        // What happened on the wire: the resumed watch from the old version, then a fresh list.
+        const requests = seenRequests(env.proxy, since);
+        t.diagnostic(`requests after the pause: ${requests.map((r) => r.target).join(' | ')}`);
+        const rewatch = requests.findIndex((r) => !r.list && r.rv === lastRv);
+        assert.ok(rewatch >= 0, `a re-watch from ${lastRv}: ${JSON.stringify(requests)}`);
+        assert.ok(
+          requests.slice(rewatch + 1).some((r) => r.list),
+          `a relist after the 410: ${JSON.stringify(requests)}`,
+        );
+        assert.match(inf.stderr(), /too old resource version|Expired/, 'client-go saw the 410');
 
-    // And it keeps following the watch afterwards.
-    const after = await writer.update('k4');
-    await inf.waitFor('update after relist', () => inf.events.some((e) => e.rv === after.rv));
-    await assertInSync(inf, url, 'after relist and one more write');
-  });
-});
+        // And it keeps following the watch afterwards.
+        const after = await writer.update('k4');
+        await inf.waitFor('update after relist', () => inf.events.some((e) => e.rv === after.rv));
+        await assertInSync(inf, url, 'after relist and one more write');
+      });
+    });

@@ -22,7 +22,10 @@ export function sleep(ms: number): Promise<void> {
 }
 
 /** An object as an informer's store or a LIST holds it. */
-export interface Item { name: string; rv: string }
+export interface Item {
+  name: string;
+  rv: string;
+}
 
 /** Orders items by name. */
 export function byName(a: Item, b: Item): number {
@@ -55,7 +58,9 @@ export async function startEnv(storage: Storage, config: Partial<ServerConfig> =
   const ns = await api(server.url, '/api/v1/namespaces', json('POST', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } }));
   assert.equal(ns.status, 201, ns.text);
   return {
-    server, proxy, kubeconfig,
+    server,
+    proxy,
+    kubeconfig,
     close: async () => {
       await proxy.close();
       await server.stop();
@@ -65,24 +70,37 @@ export async function startEnv(storage: Storage, config: Partial<ServerConfig> =
 }
 
 /** A write as acknowledged by the server. */
-export interface Write { type: 'add' | 'update' | 'delete'; name: string; rv: string }
+export interface Write {
+  type: 'add' | 'update' | 'delete';
+  name: string;
+  rv: string;
+}
 
 /** Writes ConfigMaps directly to the server (not through the proxy) and remembers what it did in NS. */
 export class Writer {
   readonly writes: Write[] = [];
   private n = 0;
-  constructor(readonly url: string, private readonly ns = NS) {}
+  constructor(
+    readonly url: string,
+    private readonly ns = NS,
+  ) {}
 
   async create(name: string): Promise<Write> {
-    const r = await api(this.url, `/api/v1/namespaces/${this.ns}/configmaps`,
-      json('POST', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { n: String(this.n++) } }));
+    const r = await api(
+      this.url,
+      `/api/v1/namespaces/${this.ns}/configmaps`,
+      json('POST', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { n: String(this.n++) } }),
+    );
     assert.equal(r.status, 201, `create ${name}: ${r.text}`);
     return this.record('add', name, r.body.metadata.resourceVersion as string);
   }
 
   async update(name: string): Promise<Write> {
-    const r = await api(this.url, `/api/v1/namespaces/${this.ns}/configmaps/${name}`,
-      json('PATCH', { data: { n: String(this.n++) } }, 'application/merge-patch+json'));
+    const r = await api(
+      this.url,
+      `/api/v1/namespaces/${this.ns}/configmaps/${name}`,
+      json('PATCH', { data: { n: String(this.n++) } }, 'application/merge-patch+json'),
+    );
     assert.equal(r.status, 200, `update ${name}: ${r.text}`);
     return this.record('update', name, r.body.metadata.resourceVersion as string);
   }
@@ -160,13 +178,19 @@ export async function writeMarker(inf: WatchedInformer, writer: Writer): Promise
  * recorded; asserts that a watch from `lastRv`, which has left the history, is 410 Expired; then
  * lets the client through again. Returns when the gap began and how many callbacks came before the resume.
  */
-export async function overrunWhileCutOff(env: Env, writer: Writer, inf: WatchedInformer, deleted: readonly string[], lastRv: string): Promise<{ since: number; from: number }> {
+export async function overrunWhileCutOff(
+  env: Env,
+  writer: Writer,
+  inf: WatchedInformer,
+  deleted: readonly string[],
+  lastRv: string,
+): Promise<{ since: number; from: number }> {
   env.proxy.pause('hold');
   const since = Date.now();
   for (const n of deleted) await writer.delete(n);
   for (const n of ['n0', 'n1', 'n2', 'n3']) await writer.create(n);
   await writer.delete('n3'); // created and deleted while cut off: never seen at all
-  for (let i = writer.writes.length; i < 58; i++) await writer.update(['k4', 'k5', 'n0', 'n1'][i % 4] as string);
+  for (let i = writer.writes.length; i < 58; i++) await writer.update(['k4', 'k5', 'n0', 'n1'][i % 4]);
   // The informer's version has left the history: a watch from it is 410 Expired.
   const expired = await api(env.server.url, `/api/v1/namespaces/${NS}/configmaps?watch=true&resourceVersion=${lastRv}&timeoutSeconds=1`);
   assert.match(expired.text, /"code":410/, `watch from ${lastRv} after 50 writes should be Expired: ${expired.text}`);
@@ -182,7 +206,7 @@ export async function overrunWhileCutOff(env: Env, writer: Writer, inf: WatchedI
  */
 export async function churn(writer: Writer, names: readonly string[], count: number, deleteEvery: number, pause: (i: number) => Promise<void>): Promise<void> {
   for (let i = 0; i < count; i++) {
-    const name = names[i % names.length] as string;
+    const name = names[i % names.length];
     const live = new Set((await listItems(writer.url)).items.map((x) => x.name));
     if (!live.has(name)) await writer.create(name);
     else if (i % deleteEvery === deleteEvery - 1) await writer.delete(name);
@@ -233,7 +257,11 @@ export async function waitForEqualStore(snapshot: () => Promise<{ store: Item[];
 }
 
 /** An informer callback: what happened to which object, at which resourceVersion. */
-export interface Callback { event: 'add' | 'update' | 'delete'; name: string; rv: string }
+export interface Callback {
+  event: 'add' | 'update' | 'delete';
+  name: string;
+  rv: string;
+}
 
 /**
  * Per object, callbacks come in strictly increasing resourceVersion order; an object is added before
@@ -258,18 +286,26 @@ export function checkPerObjectOrder<E extends Callback>(events: readonly E[], la
 
 /** Callbacks and writes as comparable (type, name, rv) triples; deletes without their version. */
 export function summary(events: readonly (Callback | Write)[]): string[] {
-  return events.map((e) => ('event' in e ? `${e.event} ${e.name} ${e.event === 'delete' ? '' : e.rv}` : `${e.type} ${e.name} ${e.type === 'delete' ? '' : e.rv}`));
+  return events.map((e) =>
+    'event' in e ? `${e.event} ${e.name} ${e.event === 'delete' ? '' : e.rv}` : `${e.type} ${e.name} ${e.type === 'delete' ? '' : e.rv}`,
+  );
 }
 
 /** A GET of NS's ConfigMaps seen by the proxy. */
-export interface ConfigMapRequest { target: string; list: boolean; rv: string | null; at?: number }
+export interface ConfigMapRequest {
+  target: string;
+  list: boolean;
+  rv: string | null;
+  at?: number;
+}
 
 /**
  * The GETs of NS's ConfigMaps that went through `proxy` from `since` on, each marked a list when
  * `isList` says so for its query, with the resourceVersion it asked for (and its time when `withTime`).
  */
 export function configMapRequests(proxy: TcpProxy, since: number, isList: (query: URLSearchParams) => boolean, withTime = false): ConfigMapRequest[] {
-  return proxy.requests()
+  return proxy
+    .requests()
     .filter((r) => r.at >= since && r.method === 'GET' && r.target.startsWith(`/api/v1/namespaces/${NS}/configmaps`))
     .map((r) => {
       const q = new URL(r.target, 'http://x').searchParams;

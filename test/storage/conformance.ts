@@ -61,7 +61,13 @@ export class Recorder {
     if (this.events.length >= n) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`got ${this.events.length} of ${n} events`)), timeoutMs);
-      this.waiters.push({ n, resolve: () => { clearTimeout(timer); resolve(); } });
+      this.waiters.push({
+        n,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      });
     });
   }
 
@@ -119,7 +125,8 @@ export function describeStorageConformance(name: string, factory: StorageFactory
       const s = await open();
       const t = freshType();
       const o = {
-        kind: 'Thing', metadata: { name: 'j', resourceVersion: '999', labels: {} },
+        kind: 'Thing',
+        metadata: { name: 'j', resourceVersion: '999', labels: {} },
         spec: { empty: [], nested: [[], {}], obj: {}, n: 0.1, big: 1e21, neg: -5, s: 'é "q" \\ \u2028', nul: null },
       };
       const created = await s.create(t, 'j', o);
@@ -175,12 +182,18 @@ export function describeStorageConformance(name: string, factory: StorageFactory
         await s.create(t, k, obj(n, ns));
       }
       const all = await s.list(t);
-      assert.deepEqual(all.items.map((i) => i.key), [...keys].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0)));
+      assert.deepEqual(
+        all.items.map((i) => i.key),
+        [...keys].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0)),
+      );
       assert.equal(all.resourceVersion, await s.currentResourceVersion(t));
       assert.equal(all.hasMore, false);
       assert.equal(all.remaining, undefined);
       const inA = await s.list(t, { namespace: 'a' });
-      assert.deepEqual(inA.items.map((i) => i.key), ['a/X', 'a/x', 'a/x-1', 'a/y']);
+      assert.deepEqual(
+        inA.items.map((i) => i.key),
+        ['a/X', 'a/x', 'a/x-1', 'a/y'],
+      );
       assert.deepEqual((await s.list(t, { namespace: 'zz' })).items, []);
     });
 
@@ -190,7 +203,10 @@ export function describeStorageConformance(name: string, factory: StorageFactory
       for (let i = 0; i < 7; i++) await s.create(t, `ns/o${i}`, obj(`o${i}`, 'ns'));
       await s.create(t, 'other/o', obj('o', 'other'));
       const p1 = await s.list(t, { namespace: 'ns', limit: 3 });
-      assert.deepEqual(p1.items.map((i) => i.key), ['ns/o0', 'ns/o1', 'ns/o2']);
+      assert.deepEqual(
+        p1.items.map((i) => i.key),
+        ['ns/o0', 'ns/o1', 'ns/o2'],
+      );
       assert.equal(p1.hasMore, true);
       assert.equal(p1.remaining, 4);
       // Writes between pages do not show in later pages read at the first page's version.
@@ -198,24 +214,36 @@ export function describeStorageConformance(name: string, factory: StorageFactory
       await s.delete(t, 'ns/o5');
       await s.update(t, 'ns/o4', obj('o4', 'ns', { changed: true }), (await s.get(t, 'ns/o4'))?.resourceVersion ?? '');
       const p2 = await s.list(t, { namespace: 'ns', limit: 3, afterKey: 'ns/o2', resourceVersion: p1.resourceVersion });
-      assert.deepEqual(p2.items.map((i) => i.key), ['ns/o3', 'ns/o4', 'ns/o5']);
+      assert.deepEqual(
+        p2.items.map((i) => i.key),
+        ['ns/o3', 'ns/o4', 'ns/o5'],
+      );
       assert.equal(p2.resourceVersion, p1.resourceVersion);
       assert.equal(rvOf(p2.items[1]?.json ?? '{}'), p2.items[1]?.resourceVersion);
       assert.doesNotMatch(p2.items[1]?.json ?? '', /changed/);
       assert.equal(p2.hasMore, true);
       assert.equal(p2.remaining, 1);
       const p3 = await s.list(t, { namespace: 'ns', limit: 3, afterKey: 'ns/o5', resourceVersion: p1.resourceVersion });
-      assert.deepEqual(p3.items.map((i) => i.key), ['ns/o6']);
+      assert.deepEqual(
+        p3.items.map((i) => i.key),
+        ['ns/o6'],
+      );
       assert.equal(p3.hasMore, false);
       assert.equal(p3.remaining, undefined);
       const now = await s.list(t, { namespace: 'ns', limit: 4, afterKey: 'ns/o1' });
-      assert.deepEqual(now.items.map((i) => i.key), ['ns/o2', 'ns/o3', 'ns/o3a', 'ns/o4']);
+      assert.deepEqual(
+        now.items.map((i) => i.key),
+        ['ns/o2', 'ns/o3', 'ns/o3a', 'ns/o4'],
+      );
       assert.equal(now.remaining, 1);
       const exact = await s.list(t, { limit: 8 });
       assert.equal(exact.items.length, 8);
       assert.equal(exact.hasMore, false);
       const cluster = await s.list(t, { afterKey: 'ns/o6' });
-      assert.deepEqual(cluster.items.map((i) => i.key), ['other/o']);
+      assert.deepEqual(
+        cluster.items.map((i) => i.key),
+        ['other/o'],
+      );
     });
 
     test('filter applies before limit; hasMore only when a later item matches', async () => {
@@ -224,14 +252,23 @@ export function describeStorageConformance(name: string, factory: StorageFactory
       for (let i = 0; i < 300; i++) await s.create(t, `n/k${String(i).padStart(3, '0')}`, obj(`k${i}`, 'n', { even: i % 2 === 0 }));
       const even = (o: { json: string }): boolean => o.json.includes('"even":true');
       const page = await s.list(t, { limit: 5, filter: even });
-      assert.deepEqual(page.items.map((i) => i.key), ['n/k000', 'n/k002', 'n/k004', 'n/k006', 'n/k008']);
+      assert.deepEqual(
+        page.items.map((i) => i.key),
+        ['n/k000', 'n/k002', 'n/k004', 'n/k006', 'n/k008'],
+      );
       assert.equal(page.hasMore, true);
       assert.equal(page.remaining, 291);
       const tail = await s.list(t, { limit: 5, filter: even, afterKey: 'n/k290' });
-      assert.deepEqual(tail.items.map((i) => i.key), ['n/k292', 'n/k294', 'n/k296', 'n/k298']);
+      assert.deepEqual(
+        tail.items.map((i) => i.key),
+        ['n/k292', 'n/k294', 'n/k296', 'n/k298'],
+      );
       assert.equal(tail.hasMore, false);
       const last = await s.list(t, { limit: 1, filter: (o) => o.key === 'n/k150' || o.key === 'n/k299' });
-      assert.deepEqual(last.items.map((i) => i.key), ['n/k150']);
+      assert.deepEqual(
+        last.items.map((i) => i.key),
+        ['n/k150'],
+      );
       assert.equal(last.hasMore, true);
       assert.equal(last.remaining, 149);
       const all = await s.list(t, { filter: even });
@@ -253,9 +290,15 @@ export function describeStorageConformance(name: string, factory: StorageFactory
       const snap = await s.list(t, { resourceVersion: at });
       assert.equal(snap.resourceVersion, at);
       assert.deepEqual(snap.items, before.items);
-      assert.deepEqual(snap.items.map((i) => i.resourceVersion), [a.resourceVersion, b.resourceVersion]);
+      assert.deepEqual(
+        snap.items.map((i) => i.resourceVersion),
+        [a.resourceVersion, b.resourceVersion],
+      );
       const paged = await s.list(t, { resourceVersion: at, limit: 1 });
-      assert.deepEqual(paged.items.map((i) => i.key), ['ns/a']);
+      assert.deepEqual(
+        paged.items.map((i) => i.key),
+        ['ns/a'],
+      );
       assert.equal(paged.hasMore, true);
       assert.equal(paged.remaining, 1);
       const first = await s.list(t, { resourceVersion: '1' });
@@ -271,9 +314,20 @@ export function describeStorageConformance(name: string, factory: StorageFactory
       for (let i = 0; i < 6; i++) await s.create(t, `k${i}`, obj(`k${i}`));
       // Versions 2..7 written; the last 3 events (5, 6, 7) are kept, so history reaches back to 4.
       await rejectsWith(s.list(t, { resourceVersion: '3' }), 'Gone', '4');
-      await rejectsWith(s.watch(t, '3', () => undefined, signal()), 'Gone', '4');
-      await rejectsWith(s.watch(t, '1', () => undefined, signal()), 'Gone', '4');
-      assert.deepEqual((await s.list(t, { resourceVersion: '4' })).items.map((i) => i.key), ['k0', 'k1', 'k2']);
+      await rejectsWith(
+        s.watch(t, '3', () => undefined, signal()),
+        'Gone',
+        '4',
+      );
+      await rejectsWith(
+        s.watch(t, '1', () => undefined, signal()),
+        'Gone',
+        '4',
+      );
+      assert.deepEqual(
+        (await s.list(t, { resourceVersion: '4' })).items.map((i) => i.key),
+        ['k0', 'k1', 'k2'],
+      );
       const r = new Recorder();
       await s.watch(t, '4', r.listener, signal());
       await r.until(3);
@@ -288,7 +342,11 @@ export function describeStorageConformance(name: string, factory: StorageFactory
       await s.create(t, 'b', obj('b'));
       await sleep(300);
       await s.create(t, 'c', obj('c'));
-      await rejectsWith(s.watch(t, '2', () => undefined, signal()), 'Gone', '3');
+      await rejectsWith(
+        s.watch(t, '2', () => undefined, signal()),
+        'Gone',
+        '3',
+      );
       await rejectsWith(s.list(t, { resourceVersion: '2' }), 'Gone', '3');
       const r = new Recorder();
       await s.watch(t, '3', r.listener, signal());
@@ -308,9 +366,14 @@ export function describeStorageConformance(name: string, factory: StorageFactory
       await s.delete(t, 'ns/a', a2.resourceVersion);
       await s.create(t, 'ns/b', obj('b', 'ns'));
       await r.until(3);
-      assert.deepEqual(r.events.map((e) => [e.type, e.key, e.resourceVersion]), [
-        ['MODIFIED', 'ns/a', '3'], ['DELETED', 'ns/a', '4'], ['ADDED', 'ns/b', '5'],
-      ]);
+      assert.deepEqual(
+        r.events.map((e) => [e.type, e.key, e.resourceVersion]),
+        [
+          ['MODIFIED', 'ns/a', '3'],
+          ['DELETED', 'ns/a', '4'],
+          ['ADDED', 'ns/b', '5'],
+        ],
+      );
       const [modified, deleted, added] = r.events as [ChangeEvent, ChangeEvent, ChangeEvent];
       assert.equal(modified.json, a2.json);
       assert.equal(modified.prevJson, a.json);

@@ -21,8 +21,7 @@ function nodes(): { host: string; port: number }[] {
   return cluster.nodes;
 }
 
-describeStorageConformance('redis cluster (3 masters)', (options) =>
-  RedisStorage.connect({ clusterNodes: nodes(), onError: quiet, ...options }));
+describeStorageConformance('redis cluster (3 masters)', (options) => RedisStorage.connect({ clusterNodes: nodes(), onError: quiet, ...options }));
 
 describe('redis cluster specifics', () => {
   test('types spread over the masters, each type in one slot, and a second worker follows every type', async () => {
@@ -38,9 +37,11 @@ describe('redis cluster specifics', () => {
         recorders.set(t, r);
         await two.watch(t, '1', r.listener, stop.signal);
       }
-      await Promise.all(types.map(async (t) => {
-        for (let i = 0; i < 5; i++) await one.create(t, `ns/o${i}`, obj(`o${i}`, 'ns'));
-      }));
+      await Promise.all(
+        types.map(async (t) => {
+          for (let i = 0; i < 5; i++) await one.create(t, `ns/o${i}`, obj(`o${i}`, 'ns'));
+        }),
+      );
       const owners = new Set<number>();
       for (const t of types) {
         const k = typeKeys('capstan:', t);
@@ -51,7 +52,10 @@ describe('redis cluster specifics', () => {
         assert.ok(r);
         await r.until(5);
         assert.deepEqual(r.versions(), ['2', '3', '4', '5', '6']);
-        assert.deepEqual((await two.list(t, { limit: 2 })).items.map((i) => i.key), ['ns/o0', 'ns/o1']);
+        assert.deepEqual(
+          (await two.list(t, { limit: 2 })).items.map((i) => i.key),
+          ['ns/o0', 'ns/o1'],
+        );
       }
       assert.ok(owners.size >= 2, `12 types landed on ${owners.size} master(s)`);
     } finally {

@@ -68,10 +68,16 @@ describe('redis list cache', () => {
       assert.equal(after - before, 0, 'lists after the fill are served from the cache');
       assert.equal(whole.items.length, 50);
       assert.equal(whole.resourceVersion, '51');
-      assert.deepEqual(page.items.map((o) => o.key), Array.from({ length: 10 }, (_, i) => `ns/k${10 + i}`));
+      assert.deepEqual(
+        page.items.map((o) => o.key),
+        Array.from({ length: 10 }, (_, i) => `ns/k${10 + i}`),
+      );
       assert.equal(page.hasMore, true);
       assert.equal(page.remaining, 30);
-      assert.deepEqual(exact.items.map((o) => o.key), Array.from({ length: 29 }, (_, i) => `ns/k${String(i).padStart(2, '0')}`));
+      assert.deepEqual(
+        exact.items.map((o) => o.key),
+        Array.from({ length: 29 }, (_, i) => `ns/k${String(i).padStart(2, '0')}`),
+      );
       assert.equal(exact.resourceVersion, '30');
       // A version older than the fill is read from Redis, with the same answer the cache would give.
       const older = await s.list(t, { resourceVersion: '10' });
@@ -99,11 +105,13 @@ describe('redis list cache', () => {
       await writer.create(t, 'ns/seed', obj('seed', 'ns'));
       assert.equal((await reader.list(t)).items.length, 1); // fills the reader's cache
       for (let i = 0; i < 200; i++) {
-        const written = i % 3 === 2
-          ? await writer.delete(t, `ns/k${i - 1}`)
-          : await writer.create(t, `ns/k${i}`, obj(`k${i}`, 'ns', { data: { i: String(i) } }));
+        const written =
+          i % 3 === 2 ? await writer.delete(t, `ns/k${i - 1}`) : await writer.create(t, `ns/k${i}`, obj(`k${i}`, 'ns', { data: { i: String(i) } }));
         const listed = await reader.list(t);
-        assert.ok(Number(listed.resourceVersion) >= Number(written.resourceVersion), `list at ${listed.resourceVersion} after write ${written.resourceVersion}`);
+        assert.ok(
+          Number(listed.resourceVersion) >= Number(written.resourceVersion),
+          `list at ${listed.resourceVersion} after write ${written.resourceVersion}`,
+        );
         const keys = listed.items.map((o) => o.key);
         if (i % 3 === 2) assert.ok(!keys.includes(`ns/k${i - 1}`), `deleted ns/k${i - 1} still listed`);
         else assert.ok(keys.includes(`ns/k${i}`), `created ns/k${i} missing`);
@@ -131,8 +139,8 @@ describe('redis list cache', () => {
       let readerIds: string[] = [];
       for (let attempt = 0; attempt < 50 && readerIds.length === 0; attempt++) {
         if (attempt > 0) await sleep(20);
-        const clients = await redis().client('LIST') as string;
-        readerIds = [...clients.matchAll(/^id=(\d+) .*cmd=xread/gm)].map((m) => m[1] as string);
+        const clients = (await redis().client('LIST')) as string;
+        readerIds = [...clients.matchAll(/^id=(\d+) .*cmd=xread/gm)].map((m) => m[1]);
       }
       assert.ok(readerIds.length > 0, 'the stream reader is blocked in XREAD');
       for (const id of readerIds) await redis().client('KILL', 'ID', id);
@@ -163,7 +171,10 @@ describe('redis list cache', () => {
       await redis().flushall();
       await s.create(t, 'ns/new', obj('new', 'ns'));
       const listed = await s.list(t);
-      assert.deepEqual(listed.items.map((o) => o.key), ['ns/new']);
+      assert.deepEqual(
+        listed.items.map((o) => o.key),
+        ['ns/new'],
+      );
       assert.equal(listed.resourceVersion, '2');
     } finally {
       await s.close();
@@ -182,7 +193,11 @@ describe('redis list cache', () => {
       const took = Date.now() - started;
       assert.ok(took < 750, `failed after ${took} ms: one command timeout, not a second read of Redis`);
       await sleep(1600);
-      assert.deepEqual((await s.list(t)).items.map((o) => o.key), ['ns/a'], 'the next list fills the cache');
+      assert.deepEqual(
+        (await s.list(t)).items.map((o) => o.key),
+        ['ns/a'],
+        'the next list fills the cache',
+      );
     } finally {
       await s.close();
     }

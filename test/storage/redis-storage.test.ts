@@ -28,7 +28,7 @@ async function connect(extra: Partial<RedisStorageOptions> = {}): Promise<RedisS
 describeStorageConformance('redis standalone', (options) => connect(options));
 
 describe('redis storage specifics', () => {
-  test('a second instance (another worker) sees the first one\'s writes, in order, and can CAS them', async () => {
+  test("a second instance (another worker) sees the first one's writes, in order, and can CAS them", async () => {
     const one = await connect();
     const two = await connect();
     const stop = new AbortController();
@@ -38,7 +38,10 @@ describe('redis storage specifics', () => {
       await two.watch(t, '1', r.listener, stop.signal);
       const created = await Promise.all(Array.from({ length: 20 }, (_, i) => one.create(t, `ns/k${i}`, obj(`k${i}`, 'ns'))));
       await r.until(20);
-      assert.deepEqual(r.versions(), Array.from({ length: 20 }, (_, i) => String(i + 2)));
+      assert.deepEqual(
+        r.versions(),
+        Array.from({ length: 20 }, (_, i) => String(i + 2)),
+      );
       assert.deepEqual((await two.list(t)).items.length, 20);
       const first = created[0];
       assert.ok(first);
@@ -88,7 +91,10 @@ describe('redis storage specifics', () => {
       for (const { from, r } of watchers) {
         await r.until(final - from);
         await new Promise((res) => setTimeout(res, 10));
-        assert.deepEqual(r.versions(), Array.from({ length: final - from }, (_, i) => String(from + 1 + i)));
+        assert.deepEqual(
+          r.versions(),
+          Array.from({ length: final - from }, (_, i) => String(from + 1 + i)),
+        );
       }
     } finally {
       stop.abort();
@@ -103,7 +109,8 @@ describe('redis storage specifics', () => {
       const t = freshType();
       const o = { metadata: { name: 'big' }, spec: { items: [], map: {}, big: 9007199254740993n, neg: -12345678901234567890n, f: 1.5 } };
       const created = await s.create(t, 'big', o);
-      const expected = '{"metadata":{"name":"big","resourceVersion":"2"},"spec":{"items":[],"map":{},"big":9007199254740993,"neg":-12345678901234567890,"f":1.5}}';
+      const expected =
+        '{"metadata":{"name":"big","resourceVersion":"2"},"spec":{"items":[],"map":{},"big":9007199254740993,"neg":-12345678901234567890,"f":1.5}}';
       assert.equal(created.json, expected);
       assert.equal((await s.get(t, 'big'))?.json, expected);
       const stored = await raw.hget(typeKeys('capstan:', t).objects, 'big');
@@ -118,7 +125,10 @@ describe('redis storage specifics', () => {
       assert.equal(r.events[0]?.json, expected);
       assert.equal(r.events[1]?.prevJson, expected);
       // A user string that looks like the rv field does not confuse the splice.
-      const tricky = await s.create(t, 'tricky', { metadata: { name: 'tricky', annotations: { a: '"resourceVersion":"7"' } }, spec: { claimRef: { resourceVersion: '7' } } });
+      const tricky = await s.create(t, 'tricky', {
+        metadata: { name: 'tricky', annotations: { a: '"resourceVersion":"7"' } },
+        spec: { claimRef: { resourceVersion: '7' } },
+      });
       const dead = await s.delete(t, 'tricky');
       assert.equal(dead.json, tricky.json.replace('"resourceVersion":"4"', `"resourceVersion":"${dead.resourceVersion}"`));
       assert.match(dead.json, /"claimRef":\{"resourceVersion":"7"\}/);
@@ -214,7 +224,12 @@ describe('redis storage specifics', () => {
   test('connects through Sentinel to the monitored master', async () => {
     if (!server) throw new Error('redis-server not started');
     const sentinel = await startRedisSentinel(server.port, 'capstan');
-    const s = await RedisStorage.connect({ sentinels: [{ host: sentinel.host, port: sentinel.port }], sentinelName: 'capstan', historyMs: 60_000, onError: quiet });
+    const s = await RedisStorage.connect({
+      sentinels: [{ host: sentinel.host, port: sentinel.port }],
+      sentinelName: 'capstan',
+      historyMs: 60_000,
+      onError: quiet,
+    });
     const direct = await connect();
     try {
       const t = freshType();

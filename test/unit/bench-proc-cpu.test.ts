@@ -30,20 +30,64 @@ describe('bench /proc CPU reader', () => {
   });
 
   test('sums the CPU delta over processes, counting new ones in full and skipping gone ones', () => {
-    const before = { ticks: new Map([[1, 100], [2, 50], [3, 10]]), comms: new Map([[1, 'etcd'], [2, 'kube-apiserver'], [3, 'gone']]) };
-    const after = { ticks: new Map([[1, 130], [2, 250], [4, 5]]), comms: new Map([[1, 'etcd'], [2, 'kube-apiserver'], [4, 'new']]) };
+    const before = {
+      ticks: new Map([
+        [1, 100],
+        [2, 50],
+        [3, 10],
+      ]),
+      comms: new Map([
+        [1, 'etcd'],
+        [2, 'kube-apiserver'],
+        [3, 'gone'],
+      ]),
+    };
+    const after = {
+      ticks: new Map([
+        [1, 130],
+        [2, 250],
+        [4, 5],
+      ]),
+      comms: new Map([
+        [1, 'etcd'],
+        [2, 'kube-apiserver'],
+        [4, 'new'],
+      ]),
+    };
     const delta = cpuDeltaMs(before, after, 100);
     assert.equal(delta.totalMs, (30 + 200 + 5) * 10);
-    assert.deepEqual([...delta.byComm], [['etcd', 300], ['kube-apiserver', 2000], ['new', 50]]);
+    assert.deepEqual(
+      [...delta.byComm],
+      [
+        ['etcd', 300],
+        ['kube-apiserver', 2000],
+        ['new', 50],
+      ],
+    );
   });
 
   test('finds the members of a process group and meters them', () => {
-    const root = fakeProc([[10, 'kube-apiserver', 9, 300, 100], [11, 'etcd', 9, 40, 20], [12, 'bash', 5, 1, 1]]);
+    const root = fakeProc([
+      [10, 'kube-apiserver', 9, 300, 100],
+      [11, 'etcd', 9, 40, 20],
+      [12, 'bash', 5, 1, 1],
+    ]);
     try {
-      assert.deepEqual(processGroupMembers(9, root).map((s) => s.pid).sort(), [10, 11]);
+      assert.deepEqual(
+        processGroupMembers(9, root)
+          .map((s) => s.pid)
+          .sort(),
+        [10, 11],
+      );
       assert.equal(readProcStat(99, root), undefined);
       const snap = cpuSnapshot([10, 11, 99], root);
-      assert.deepEqual([...snap.ticks], [[10, 400], [11, 60]]);
+      assert.deepEqual(
+        [...snap.ticks],
+        [
+          [10, 400],
+          [11, 60],
+        ],
+      );
       const meter = cpuMeter(() => processGroupMembers(9, root).map((s) => s.pid), root);
       assert.equal(meter.available(), true);
       const stop = meter.start();

@@ -6,19 +6,33 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  BEHAVIOR_ANNOTATION, CONDITIONS_ANNOTATION, CURRENT_METRICS_ANNOTATION, METRICS_ANNOTATION, hpaV1ToV2, hpaV2ToV1,
+  BEHAVIOR_ANNOTATION,
+  CONDITIONS_ANNOTATION,
+  CURRENT_METRICS_ANNOTATION,
+  METRICS_ANNOTATION,
+  hpaV1ToV2,
+  hpaV2ToV1,
 } from '../../src/conversion/hpa-conversion.js';
 
 const selector = { matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['a', 'b'] }] };
 
 const v2 = {
-  kind: 'HorizontalPodAutoscaler', apiVersion: 'autoscaling/v2',
+  kind: 'HorizontalPodAutoscaler',
+  apiVersion: 'autoscaling/v2',
   metadata: { name: 'h', namespace: 'n', annotations: { keep: 'me' } },
   spec: {
-    scaleTargetRef: { kind: 'Deployment', name: 'web', apiVersion: 'apps/v1' }, minReplicas: 2, maxReplicas: 9,
+    scaleTargetRef: { kind: 'Deployment', name: 'web', apiVersion: 'apps/v1' },
+    minReplicas: 2,
+    maxReplicas: 9,
     metrics: [
-      { type: 'Object', object: { describedObject: { kind: 'Service', name: 's' }, target: { type: 'Value', value: '2' }, metric: { name: 'hits', selector } } },
-      { type: 'Object', object: { describedObject: { kind: 'Service', name: 's' }, target: { type: 'AverageValue', averageValue: '500m' }, metric: { name: 'rate' } } },
+      {
+        type: 'Object',
+        object: { describedObject: { kind: 'Service', name: 's' }, target: { type: 'Value', value: '2' }, metric: { name: 'hits', selector } },
+      },
+      {
+        type: 'Object',
+        object: { describedObject: { kind: 'Service', name: 's' }, target: { type: 'AverageValue', averageValue: '500m' }, metric: { name: 'rate' } },
+      },
       { type: 'Pods', pods: { metric: { name: 'qps', selector }, target: { type: 'AverageValue', averageValue: '1k' } } },
       { type: 'Resource', resource: { name: 'memory', target: { type: 'AverageValue', averageValue: '100Mi' } } },
       { type: 'ContainerResource', containerResource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 70 }, container: 'app' } },
@@ -32,7 +46,10 @@ const v2 = {
     },
   },
   status: {
-    observedGeneration: 3, lastScaleTime: '2024-01-01T00:00:00Z', currentReplicas: 2, desiredReplicas: 3,
+    observedGeneration: 3,
+    lastScaleTime: '2024-01-01T00:00:00Z',
+    currentReplicas: 2,
+    desiredReplicas: 3,
     currentMetrics: [
       { type: 'Object', object: { metric: { name: 'hits' }, current: { value: '3', averageValue: '1500m' }, describedObject: { kind: 'Service', name: 's' } } },
       { type: 'Pods', pods: { metric: { name: 'qps' }, current: { averageValue: '900' } } },
@@ -60,21 +77,32 @@ describe('HPA autoscaling/v1 <-> v2', () => {
   test('annotations are Go json.Marshal text: v1 field names, canonical quantities, HTML escaping', () => {
     const annotations = (hpaV2ToV1(v2).metadata as { annotations: Record<string, string> }).annotations;
     assert.deepEqual(Object.keys(annotations), [BEHAVIOR_ANNOTATION, CONDITIONS_ANNOTATION, CURRENT_METRICS_ANNOTATION, METRICS_ANNOTATION, 'keep']);
-    assert.equal(annotations[BEHAVIOR_ANNOTATION], '{"ScaleUp":{"StabilizationWindowSeconds":0,"SelectPolicy":"Max","Policies":[{"Type":"Pods","Value":4,"PeriodSeconds":15}],'
-      + '"Tolerance":"50m"},"ScaleDown":{"StabilizationWindowSeconds":null,"SelectPolicy":"Min","Policies":[{"Type":"Percent","Value":10,"PeriodSeconds":60}],"Tolerance":null}}');
-    assert.equal(annotations[CONDITIONS_ANNOTATION], '[{"type":"ScalingActive","status":"False","lastTransitionTime":"2024-01-01T00:00:00Z","reason":"Bad\\u003creason\\u003e","message":"a \\u0026 b"}]');
-    const metrics = JSON.parse(annotations[METRICS_ANNOTATION] as string) as unknown[];
+    assert.equal(
+      annotations[BEHAVIOR_ANNOTATION],
+      '{"ScaleUp":{"StabilizationWindowSeconds":0,"SelectPolicy":"Max","Policies":[{"Type":"Pods","Value":4,"PeriodSeconds":15}],' +
+        '"Tolerance":"50m"},"ScaleDown":{"StabilizationWindowSeconds":null,"SelectPolicy":"Min","Policies":[{"Type":"Percent","Value":10,"PeriodSeconds":60}],"Tolerance":null}}',
+    );
+    assert.equal(
+      annotations[CONDITIONS_ANNOTATION],
+      '[{"type":"ScalingActive","status":"False","lastTransitionTime":"2024-01-01T00:00:00Z","reason":"Bad\\u003creason\\u003e","message":"a \\u0026 b"}]',
+    );
+    const metrics = JSON.parse(annotations[METRICS_ANNOTATION]) as unknown[];
     assert.deepEqual(metrics[0], {
-      type: 'Object', object: { target: { kind: 'Service', name: 's' }, metricName: 'hits', targetValue: '2', selector },
+      type: 'Object',
+      object: { target: { kind: 'Service', name: 's' }, metricName: 'hits', targetValue: '2', selector },
     });
-    assert.deepEqual(metrics[1], { type: 'Object', object: { target: { kind: 'Service', name: 's' }, metricName: 'rate', targetValue: '0', averageValue: '500m' } });
+    assert.deepEqual(metrics[1], {
+      type: 'Object',
+      object: { target: { kind: 'Service', name: 's' }, metricName: 'rate', targetValue: '0', averageValue: '500m' },
+    });
     assert.deepEqual(metrics[4], { type: 'ContainerResource', containerResource: { name: 'cpu', targetAverageUtilization: 70, container: 'app' } });
     assert.equal(metrics.length, 7, 'the CPU utilization target is not in the annotation');
   });
 
   test('annotation values Go cannot decode are ignored; keys match case-insensitively', () => {
     const v1 = {
-      kind: 'HorizontalPodAutoscaler', apiVersion: 'autoscaling/v1',
+      kind: 'HorizontalPodAutoscaler',
+      apiVersion: 'autoscaling/v1',
       metadata: {
         name: 'h',
         annotations: {

@@ -55,8 +55,12 @@ function find(list: Json[], key: string, value: unknown): Json {
 
 describe('discovery', () => {
   let srv: Server0;
-  before(async () => { srv = await start(ResourceRegistry.builtIn()); });
-  after(async () => { await srv.close(); });
+  before(async () => {
+    srv = await start(ResourceRegistry.builtIn());
+  });
+  after(async () => {
+    await srv.close();
+  });
 
   test('GET /version reports 1.36 with kube field order, indented JSON', async () => {
     const res = await fetch(`${srv.base}/version`);
@@ -66,8 +70,19 @@ describe('discovery', () => {
     assert.ok(text.startsWith('{\n  "major": "1",\n  "minor": "36",'));
     const body = JSON.parse(text) as Json;
     assert.deepEqual(Object.keys(body), [
-      'major', 'minor', 'emulationMajor', 'emulationMinor', 'minCompatibilityMajor', 'minCompatibilityMinor',
-      'gitVersion', 'gitCommit', 'gitTreeState', 'buildDate', 'goVersion', 'compiler', 'platform',
+      'major',
+      'minor',
+      'emulationMajor',
+      'emulationMinor',
+      'minCompatibilityMajor',
+      'minCompatibilityMinor',
+      'gitVersion',
+      'gitCommit',
+      'gitTreeState',
+      'buildDate',
+      'goVersion',
+      'compiler',
+      'platform',
     ]);
     assert.match(String(body.gitVersion), /^v1\.36\.0\+[0-9A-Za-z.-]+$/);
     assert.equal(body.emulationMinor, '36');
@@ -79,7 +94,8 @@ describe('discovery', () => {
     assert.equal(res.headers.get('content-type'), 'application/json');
     assert.equal(res.headers.get('etag'), null);
     assert.deepEqual(body, {
-      kind: 'APIVersions', versions: ['v1'],
+      kind: 'APIVersions',
+      versions: ['v1'],
       serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: `127.0.0.1:${srv.port}` }],
     });
   });
@@ -103,14 +119,28 @@ describe('discovery', () => {
     assert.deepEqual(pods.categories, ['all']);
 
     assert.deepEqual(find(resources, 'name', 'pods/status'), {
-      name: 'pods/status', singularName: '', namespaced: true, kind: 'Pod', verbs: ['get', 'patch', 'update'],
+      name: 'pods/status',
+      singularName: '',
+      namespaced: true,
+      kind: 'Pod',
+      verbs: ['get', 'patch', 'update'],
     });
     assert.deepEqual(find(resources, 'name', 'pods/eviction'), {
-      name: 'pods/eviction', singularName: '', namespaced: true, group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'],
+      name: 'pods/eviction',
+      singularName: '',
+      namespaced: true,
+      group: 'policy',
+      version: 'v1',
+      kind: 'Eviction',
+      verbs: ['create'],
     });
     // Virtual, create-only types: no storage hash, no empty arrays.
     assert.deepEqual(find(resources, 'name', 'bindings'), {
-      name: 'bindings', singularName: 'binding', namespaced: true, kind: 'Binding', verbs: ['create'],
+      name: 'bindings',
+      singularName: 'binding',
+      namespaced: true,
+      kind: 'Binding',
+      verbs: ['create'],
     });
     assert.equal(find(resources, 'name', 'namespaces').namespaced, false);
   });
@@ -127,7 +157,10 @@ describe('discovery', () => {
     const autoscaling = find(groups, 'name', 'autoscaling');
     assert.deepEqual(autoscaling, {
       name: 'autoscaling',
-      versions: [{ groupVersion: 'autoscaling/v2', version: 'v2' }, { groupVersion: 'autoscaling/v1', version: 'v1' }],
+      versions: [
+        { groupVersion: 'autoscaling/v2', version: 'v2' },
+        { groupVersion: 'autoscaling/v1', version: 'v1' },
+      ],
       preferredVersion: { groupVersion: 'autoscaling/v2', version: 'v2' },
     });
   });
@@ -135,7 +168,9 @@ describe('discovery', () => {
   test('GET /apis/apps and /apis/apps/v1', async () => {
     const group = await getJson(`${srv.base}/apis/apps`);
     assert.deepEqual(group.body, {
-      kind: 'APIGroup', apiVersion: 'v1', name: 'apps',
+      kind: 'APIGroup',
+      apiVersion: 'v1',
+      name: 'apps',
       versions: [{ groupVersion: 'apps/v1', version: 'v1' }],
       preferredVersion: { groupVersion: 'apps/v1', version: 'v1' },
     });
@@ -146,7 +181,13 @@ describe('discovery', () => {
     const scale = find(resources, 'name', 'deployments/scale');
     assert.deepEqual(Object.keys(scale), ['name', 'singularName', 'namespaced', 'group', 'version', 'kind', 'verbs']);
     assert.deepEqual(scale, {
-      name: 'deployments/scale', singularName: '', namespaced: true, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'],
+      name: 'deployments/scale',
+      singularName: '',
+      namespaced: true,
+      group: 'autoscaling',
+      version: 'v1',
+      kind: 'Scale',
+      verbs: ['get', 'patch', 'update'],
     });
   });
 
@@ -193,7 +234,10 @@ describe('discovery', () => {
       ],
     });
     const autoscaling = items.find((i) => (i.metadata as Json).name === 'autoscaling');
-    assert.deepEqual(asArray(autoscaling?.versions).map((v) => v.version), ['v2', 'v1']);
+    assert.deepEqual(
+      asArray(autoscaling?.versions).map((v) => v.version),
+      ['v2', 'v1'],
+    );
   });
 
   test('aggregated /api: the core group with pods and cluster-scoped namespaces', async () => {
@@ -207,8 +251,15 @@ describe('discovery', () => {
     const pods = find(resources, 'resource', 'pods');
     assert.equal(pods.scope, 'Namespaced');
     const subs = asArray(pods.subresources);
-    assert.deepEqual(subs.map((s) => s.subresource), [...subs.map((s) => String(s.subresource))].sort());
-    assert.deepEqual(find(subs, 'subresource', 'status'), { subresource: 'status', responseKind: { group: '', version: '', kind: 'Pod' }, verbs: ['get', 'patch', 'update'] });
+    assert.deepEqual(
+      subs.map((s) => s.subresource),
+      [...subs.map((s) => String(s.subresource))].sort(),
+    );
+    assert.deepEqual(find(subs, 'subresource', 'status'), {
+      subresource: 'status',
+      responseKind: { group: '', version: '', kind: 'Pod' },
+      verbs: ['get', 'patch', 'update'],
+    });
     assert.deepEqual(find(subs, 'subresource', 'eviction').responseKind, { group: 'policy', version: 'v1', kind: 'Eviction' });
     assert.equal(find(resources, 'resource', 'namespaces').scope, 'Cluster');
     const bindings = find(resources, 'resource', 'bindings');
@@ -290,9 +341,16 @@ describe('discovery follows registry changes', () => {
       assert.ok(!asArray(plainBefore.body.groups).some((g) => g.name === 'stable.example.com'));
 
       registry.add({
-        group: 'stable.example.com', version: 'v1', resource: 'crontabs', kind: 'CronTab', namespaced: true,
+        group: 'stable.example.com',
+        version: 'v1',
+        resource: 'crontabs',
+        kind: 'CronTab',
+        namespaced: true,
         verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
-        singularName: 'crontab', shortNames: ['ct'], categories: [], definition: '',
+        singularName: 'crontab',
+        shortNames: ['ct'],
+        categories: [],
+        definition: '',
         subresources: { status: { kind: 'CronTab', group: 'stable.example.com', version: 'v1', verbs: ['get', 'patch', 'update'] } },
       });
 

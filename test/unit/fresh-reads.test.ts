@@ -20,8 +20,14 @@ class ManualSource {
     return new Promise<number>((resolve, reject) => {
       this.started.push({
         key,
-        resolve: () => { this.running--; resolve(seen); },
-        reject: (err) => { this.running--; reject(err); },
+        resolve: () => {
+          this.running--;
+          resolve(seen);
+        },
+        reject: (err) => {
+          this.running--;
+          reject(err);
+        },
       });
     });
   };
@@ -59,7 +65,10 @@ test('keys are independent; a failed read fails the callers waiting for the next
   const reads = new FreshReads(source.read);
   const a1 = reads.get('a');
   const b1 = reads.get('b');
-  assert.deepEqual(source.started.map((s) => s.key), ['a', 'b']);
+  assert.deepEqual(
+    source.started.map((s) => s.key),
+    ['a', 'b'],
+  );
   const a2 = reads.get('a');
   source.started[0]?.reject(new Error('connection lost'));
   await assert.rejects(a1, /connection lost/);

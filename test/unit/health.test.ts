@@ -55,24 +55,34 @@ describe('health endpoints', () => {
     await withServer({}, async (checks, srv) => {
       checks.addStorageChecks(() => undefined);
       checks.addPostStartHook('start-capstan-bootstrap').done();
-      assert.equal((await srv.get('/livez?verbose')).body,
-        '[+]ping ok\n[+]log ok\n[+]etcd ok\n[+]poststarthook/start-capstan-bootstrap ok\nlivez check passed\n');
-      assert.equal((await srv.get('/healthz?verbose=false')).body,
-        '[+]ping ok\n[+]log ok\n[+]etcd ok\n[+]poststarthook/start-capstan-bootstrap ok\nhealthz check passed\n');
-      assert.equal((await srv.get('/readyz?verbose')).body,
-        '[+]ping ok\n[+]log ok\n[+]etcd ok\n[+]etcd-readiness ok\n[+]poststarthook/start-capstan-bootstrap ok\n[+]shutdown ok\nreadyz check passed\n');
+      assert.equal(
+        (await srv.get('/livez?verbose')).body,
+        '[+]ping ok\n[+]log ok\n[+]etcd ok\n[+]poststarthook/start-capstan-bootstrap ok\nlivez check passed\n',
+      );
+      assert.equal(
+        (await srv.get('/healthz?verbose=false')).body,
+        '[+]ping ok\n[+]log ok\n[+]etcd ok\n[+]poststarthook/start-capstan-bootstrap ok\nhealthz check passed\n',
+      );
+      assert.equal(
+        (await srv.get('/readyz?verbose')).body,
+        '[+]ping ok\n[+]log ok\n[+]etcd ok\n[+]etcd-readiness ok\n[+]poststarthook/start-capstan-bootstrap ok\n[+]shutdown ok\nreadyz check passed\n',
+      );
     });
   });
 
   test('exclude is repeatable, marks excluded checks and warns about unknown names', async () => {
     const logged: string[] = [];
     await withServer({ log: (l) => logged.push(l) }, async (checks, srv) => {
-      checks.addCheck('etcd', () => { throw new Error('connection refused'); });
+      checks.addCheck('etcd', () => {
+        throw new Error('connection refused');
+      });
       const r = await srv.get('/readyz?verbose&exclude=etcd&exclude=log&exclude=nope&exclude=alsonope');
       assert.equal(r.status, 200);
-      assert.equal(r.body,
-        '[+]ping ok\n[+]log excluded: ok\n[+]etcd excluded: ok\n[+]shutdown ok\n'
-        + 'warn: some health checks cannot be excluded: no matches for "alsonope","nope"\nreadyz check passed\n');
+      assert.equal(
+        r.body,
+        '[+]ping ok\n[+]log excluded: ok\n[+]etcd excluded: ok\n[+]shutdown ok\n' +
+          'warn: some health checks cannot be excluded: no matches for "alsonope","nope"\nreadyz check passed\n',
+      );
       assert.ok(logged.includes('cannot exclude some health checks, no health checks are installed matching "alsonope","nope"'));
       const quiet = await srv.get('/readyz?exclude=etcd');
       assert.equal(quiet.status, 200);
@@ -83,7 +93,9 @@ describe('health endpoints', () => {
   test('a failing check gives 500 with the verbose listing, reason withheld, and a log line', async () => {
     const logged: string[] = [];
     await withServer({ log: (l) => logged.push(l) }, async (checks, srv) => {
-      checks.addCheck('etcd', async () => { throw new Error('connection refused'); });
+      checks.addCheck('etcd', async () => {
+        throw new Error('connection refused');
+      });
       const r = await srv.get('/healthz');
       assert.equal(r.status, 500);
       assert.equal(r.body, '[+]ping ok\n[+]log ok\n[-]etcd failed: reason withheld\nhealthz check failed\n');
@@ -98,7 +110,13 @@ describe('health endpoints', () => {
 
   test('single checks: ok, failure with reason, unknown is 404', async () => {
     await withServer({}, async (checks, srv) => {
-      checks.addCheck('etcd', () => { throw new Error('connection refused'); }, ['livez', 'readyz']);
+      checks.addCheck(
+        'etcd',
+        () => {
+          throw new Error('connection refused');
+        },
+        ['livez', 'readyz'],
+      );
       const ping = await srv.get('/livez/ping');
       assert.equal(ping.status, 200);
       assert.equal(ping.body, 'ok');

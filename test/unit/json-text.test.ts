@@ -18,13 +18,13 @@ function syntaxError(text: string): string {
   throw new Error(`${text} parsed`);
 }
 
-test('syntax errors are worded as Go\'s encoding/json words them', () => {
+test("syntax errors are worded as Go's encoding/json words them", () => {
   const cases: Array<[string, string]> = [
     ['', 'unexpected end of JSON input'],
     ['{"a":1', 'unexpected end of JSON input'],
     ['{"a":1,}', "invalid character '}' looking for beginning of object key string"],
     ['{"a" 1}', "invalid character '1' after object key"],
-    ['{"a":1 "b":2}', 'invalid character \'"\' after object key:value pair'],
+    ['{"a":1 "b":2}', "invalid character '\"' after object key:value pair"],
     ['[1 2]', "invalid character '2' after array element"],
     ['[1,]', "invalid character ']' looking for beginning of value"],
     ['{"a":"b"} x', "invalid character 'x' after top-level value"],
@@ -38,7 +38,7 @@ test('syntax errors are worded as Go\'s encoding/json words them', () => {
   for (const [text, message] of cases) assert.equal(syntaxError(text), message, JSON.stringify(text));
 });
 
-test('nesting beyond the limit is refused while reading, as Go\'s scanner words it', () => {
+test("nesting beyond the limit is refused while reading, as Go's scanner words it", () => {
   assert.equal(syntaxError(`${'['.repeat(101)}${']'.repeat(101)}`), "invalid character '[' exceeded max depth");
   assert.deepEqual(read(`${'['.repeat(100)}${']'.repeat(100)}`).duplicates, []);
   // A million levels cost a linear scan and no stack.
@@ -49,7 +49,10 @@ test('nesting beyond the limit is refused while reading, as Go\'s scanner words 
 test('repeated keys are reported with their paths; objects merge into the first, others replace', () => {
   const r = read('{"a":{"b":1},"a":{"c":2},"d":[1],"d":[2],"e":1,"e":"x","l":[{"n":1,"n":2}]}');
   assert.deepEqual(r.value, { a: { b: 1, c: 2 }, d: [2], e: 'x', l: [{ n: 2 }] });
-  assert.deepEqual(r.duplicates.map((d) => d.path), ['a', 'd', 'e', 'l[0].n']);
+  assert.deepEqual(
+    r.duplicates.map((d) => d.path),
+    ['a', 'd', 'e', 'l[0].n'],
+  );
 });
 
 test('forbidden keys are refused after escapes are decoded; as values they are plain strings', () => {
@@ -59,7 +62,7 @@ test('forbidden keys are refused after escapes are decoded; as values they are p
   assert.equal(read('{"a":"\\u005f_proto__"}').value instanceof Object, true);
 });
 
-test('number literals JavaScript cannot hold as written are kept for Go\'s messages', () => {
+test("number literals JavaScript cannot hold as written are kept for Go's messages", () => {
   const r = read('{"big":1e400,"float":1.0,"exp":1e3,"huge":9007199254740993,"plain":12,"frac":1.5}');
   const obj = r.value as Record<string, number>;
   assert.equal(numberLiteral(r, obj, 'big'), '1e400');

@@ -66,10 +66,7 @@ describe('OpenApiService contributions', () => {
         post: {
           consumes: ['*/*'],
           produces: ['application/json'],
-          parameters: [
-            { in: 'body', name: 'body', required: true, schema: { $ref: '#/definitions/core.Namespace' } },
-            { $ref: '#/parameters/fv' },
-          ],
+          parameters: [{ in: 'body', name: 'body', required: true, schema: { $ref: '#/definitions/core.Namespace' } }, { $ref: '#/parameters/fv' }],
           responses: { '201': { schema: { $ref: '#/definitions/core.Namespace' } }, '401': {} },
           'x-kubernetes-action': 'post',
         },

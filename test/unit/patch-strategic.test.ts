@@ -29,13 +29,22 @@ function deployment(): Record<string, unknown> {
             {
               name: 'app',
               image: 'app:1',
-              ports: [{ containerPort: 80, protocol: 'TCP' }, { containerPort: 443, protocol: 'TCP' }],
-              env: [{ name: 'A', value: '1' }, { name: 'B', value: '2' }],
+              ports: [
+                { containerPort: 80, protocol: 'TCP' },
+                { containerPort: 443, protocol: 'TCP' },
+              ],
+              env: [
+                { name: 'A', value: '1' },
+                { name: 'B', value: '2' },
+              ],
               args: ['--x'],
             },
             { name: 'sidecar', image: 'side:1' },
           ],
-          volumes: [{ name: 'data', emptyDir: {} }, { name: 'cfg', configMap: { name: 'c' } }],
+          volumes: [
+            { name: 'data', emptyDir: {} },
+            { name: 'cfg', configMap: { name: 'c' } },
+          ],
           tolerations: [{ key: 'k1', operator: 'Exists' }],
         },
       },
@@ -104,18 +113,35 @@ describe('strategic merge patch: merge keys on real schemas', () => {
       patch: tmpl({ containers: [{ name: 'app', ports: [{ containerPort: 443, name: 'https' }] }] }),
       check: (r) => {
         const ports = at(podSpec(r), 'containers', 0, 'ports');
-        assert.deepEqual(ports, [{ containerPort: 80, protocol: 'TCP' }, { containerPort: 443, protocol: 'TCP', name: 'https' }]);
+        assert.deepEqual(ports, [
+          { containerPort: 80, protocol: 'TCP' },
+          { containerPort: 443, protocol: 'TCP', name: 'https' },
+        ]);
       },
     },
     {
       name: 'env merges by name and $patch: delete removes an element',
-      patch: tmpl({ containers: [{ name: 'app', env: [{ name: 'B', value: '3' }, { name: 'A', $patch: 'delete' }] }] }),
+      patch: tmpl({
+        containers: [
+          {
+            name: 'app',
+            env: [
+              { name: 'B', value: '3' },
+              { name: 'A', $patch: 'delete' },
+            ],
+          },
+        ],
+      }),
       check: (r) => assert.deepEqual(at(podSpec(r), 'containers', 0, 'env'), [{ name: 'B', value: '3' }]),
     },
     {
       name: 'volumes merge by name',
       patch: tmpl({ volumes: [{ name: 'cfg', configMap: { name: 'c2' } }] }),
-      check: (r) => assert.deepEqual(at(podSpec(r), 'volumes'), [{ name: 'data', emptyDir: {} }, { name: 'cfg', configMap: { name: 'c2' } }]),
+      check: (r) =>
+        assert.deepEqual(at(podSpec(r), 'volumes'), [
+          { name: 'data', emptyDir: {} },
+          { name: 'cfg', configMap: { name: 'c2' } },
+        ]),
     },
     {
       name: 'tolerations (atomic) are replaced',
@@ -172,34 +198,50 @@ describe('strategic merge patch: merge keys on real schemas', () => {
 
 describe('strategic merge patch: $setElementOrder (kubectl apply patches)', () => {
   test('reorders and adds containers as the parallel list says', () => {
-    const r = smp(tmpl({
-      '$setElementOrder/containers': [{ name: 'sidecar' }, { name: 'new' }, { name: 'app' }],
-      containers: [{ name: 'new', image: 'n:1' }],
-    }));
+    const r = smp(
+      tmpl({
+        '$setElementOrder/containers': [{ name: 'sidecar' }, { name: 'new' }, { name: 'app' }],
+        containers: [{ name: 'new', image: 'n:1' }],
+      }),
+    );
     assert.deepEqual(names(at(podSpec(r), 'containers')), ['sidecar', 'new', 'app']);
   });
 
   test('appends a new container when listed last', () => {
-    const r = smp(tmpl({
-      '$setElementOrder/containers': [{ name: 'app' }, { name: 'sidecar' }, { name: 'new' }],
-      containers: [{ name: 'new', image: 'n:1' }],
-    }));
+    const r = smp(
+      tmpl({
+        '$setElementOrder/containers': [{ name: 'app' }, { name: 'sidecar' }, { name: 'new' }],
+        containers: [{ name: 'new', image: 'n:1' }],
+      }),
+    );
     assert.deepEqual(names(at(podSpec(r), 'containers')), ['app', 'sidecar', 'new']);
   });
 
   test('pod spec.containers[].ports with $setElementOrder and a deletion', () => {
     const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: podSpec(deployment()) };
-    const r = smp({
-      spec: {
-        '$setElementOrder/containers': [{ name: 'app' }, { name: 'sidecar' }],
-        containers: [{
-          name: 'app',
-          '$setElementOrder/ports': [{ containerPort: 8080 }, { containerPort: 80 }],
-          ports: [{ containerPort: 8080, protocol: 'TCP' }, { containerPort: 443, $patch: 'delete' }],
-        }],
+    const r = smp(
+      {
+        spec: {
+          '$setElementOrder/containers': [{ name: 'app' }, { name: 'sidecar' }],
+          containers: [
+            {
+              name: 'app',
+              '$setElementOrder/ports': [{ containerPort: 8080 }, { containerPort: 80 }],
+              ports: [
+                { containerPort: 8080, protocol: 'TCP' },
+                { containerPort: 443, $patch: 'delete' },
+              ],
+            },
+          ],
+        },
       },
-    }, pod, podSchema);
-    assert.deepEqual(at(r, 'spec', 'containers', 0, 'ports'), [{ containerPort: 8080, protocol: 'TCP' }, { containerPort: 80, protocol: 'TCP' }]);
+      pod,
+      podSchema,
+    );
+    assert.deepEqual(at(r, 'spec', 'containers', 0, 'ports'), [
+      { containerPort: 8080, protocol: 'TCP' },
+      { containerPort: 80, protocol: 'TCP' },
+    ]);
     assert.deepEqual(names(at(r, 'spec', 'containers')), ['app', 'sidecar']);
   });
 
@@ -209,11 +251,16 @@ describe('strategic merge patch: $setElementOrder (kubectl apply patches)', () =
   });
 
   test('volumes with $retainKeys inside elements (kubectl apply on merge,retainKeys lists)', () => {
-    const r = smp(tmpl({
-      '$setElementOrder/volumes': [{ name: 'data' }, { name: 'cfg' }],
-      volumes: [{ $retainKeys: ['name', 'secret'], name: 'cfg', secret: { secretName: 's' } }],
-    }));
-    assert.deepEqual(at(podSpec(r), 'volumes'), [{ name: 'data', emptyDir: {} }, { name: 'cfg', secret: { secretName: 's' } }]);
+    const r = smp(
+      tmpl({
+        '$setElementOrder/volumes': [{ name: 'data' }, { name: 'cfg' }],
+        volumes: [{ $retainKeys: ['name', 'secret'], name: 'cfg', secret: { secretName: 's' } }],
+      }),
+    );
+    assert.deepEqual(at(podSpec(r), 'volumes'), [
+      { name: 'data', emptyDir: {} },
+      { name: 'cfg', secret: { secretName: 's' } },
+    ]);
   });
 });
 
@@ -223,7 +270,12 @@ describe('strategic merge patch: errors as kube-apiserver reports them', () => {
   });
   test('malformed directives are 400', () => {
     expectError(() => smp({ spec: { strategy: { $retainKeys: 'type' } } }), 400, 'BadRequest', 'invalid patch format of retainKeys');
-    expectError(() => smp({ spec: { strategy: { $retainKeys: ['type'], rollingUpdate: null, extra: 1 } } }), 400, 'BadRequest', 'invalid patch format of retainKeys');
+    expectError(
+      () => smp({ spec: { strategy: { $retainKeys: ['type'], rollingUpdate: null, extra: 1 } } }),
+      400,
+      'BadRequest',
+      'invalid patch format of retainKeys',
+    );
     expectError(() => smp({ metadata: { $deleteFromPrimitiveListfinalizers: ['f1'] } }), 400, 'BadRequest', 'invalid patch format of primitive list');
     expectError(() => smp({ metadata: { $setElementOrderfinalizers: ['f1'] } }), 400, 'BadRequest', 'invalid patch format of setElementOrder list');
   });
@@ -236,10 +288,21 @@ describe('strategic merge patch: errors as kube-apiserver reports them', () => {
     expectError(() => smp(tmpl({ containers: [{ image: 'x' }] })), 400, 'BadRequest', 'map: map[image:x] does not contain declared merge key: name');
     expectError(() => smp({ metadata: { labels: { $patch: 'bogus' } } }), 400, 'BadRequest', 'unknown patch type: bogus in map: map[$patch:bogus]');
     expectError(() => smp(tmpl({ containers: [{ name: 'app', $patch: 'merge' }] })), 400, 'BadRequest', 'merging lists cannot yet be specified in the patch');
-    expectError(() => smp(tmpl({
-      '$setElementOrder/containers': [{ name: 'app' }, { name: 'sidecar' }],
-      containers: [{ name: 'sidecar', image: 'x' }, { name: 'app', image: 'y' }],
-    })), 400, 'BadRequest', /^The order in patch list:\n/);
+    expectError(
+      () =>
+        smp(
+          tmpl({
+            '$setElementOrder/containers': [{ name: 'app' }, { name: 'sidecar' }],
+            containers: [
+              { name: 'sidecar', image: 'x' },
+              { name: 'app', image: 'y' },
+            ],
+          }),
+        ),
+      400,
+      'BadRequest',
+      /^The order in patch list:\n/,
+    );
   });
 });
 
@@ -277,12 +340,20 @@ describe('applyPatch dispatch', () => {
   });
 
   test('strategic merge patch on a type without schema is 415 with kube message', () => {
-    expectError(() => applyPatch('application/strategic-merge-patch+json', {}, {}, undefined), 415, 'UnsupportedMediaType',
-      'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml');
+    expectError(
+      () => applyPatch('application/strategic-merge-patch+json', {}, {}, undefined),
+      415,
+      'UnsupportedMediaType',
+      'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml',
+    );
   });
 
   test('unknown media type is 415 listing the built-in types', () => {
-    expectError(() => applyPatch('application/json', {}, {}, deploymentSchema), 415, 'UnsupportedMediaType',
-      'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml');
+    expectError(
+      () => applyPatch('application/json', {}, {}, deploymentSchema),
+      415,
+      'UnsupportedMediaType',
+      'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml',
+    );
   });
 });

@@ -24,14 +24,40 @@ before(async () => {
   k = kubectlFor(srv.kubeconfig);
   ns = uniqueName('print');
   await post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-  await post(`/api/v1/namespaces/${ns}/pods`, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p1' }, spec: { containers: [{ name: 'c', image: 'busybox' }, { name: 'd', image: 'nginx' }] } });
+  await post(`/api/v1/namespaces/${ns}/pods`, {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'p1' },
+    spec: {
+      containers: [
+        { name: 'c', image: 'busybox' },
+        { name: 'd', image: 'nginx' },
+      ],
+    },
+  });
   await post(`/apis/apps/v1/namespaces/${ns}/deployments`, {
-    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' },
-    spec: { replicas: 2, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'nginx', image: 'nginx:1.27' }] } } },
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'web' },
+    spec: {
+      replicas: 2,
+      selector: { matchLabels: { app: 'web' } },
+      template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'nginx', image: 'nginx:1.27' }] } },
+    },
   });
   await post(`/api/v1/namespaces/${ns}/services`, {
-    apiVersion: 'v1', kind: 'Service', metadata: { name: 'svc' },
-    spec: { type: 'ClusterIP', clusterIP: '10.96.0.77', ports: [{ port: 80, protocol: 'TCP', name: 'http' }, { port: 53, protocol: 'UDP', name: 'dns' }], selector: { app: 'web' } },
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: 'svc' },
+    spec: {
+      type: 'ClusterIP',
+      clusterIP: '10.96.0.77',
+      ports: [
+        { port: 80, protocol: 'TCP', name: 'http' },
+        { port: 53, protocol: 'UDP', name: 'dns' },
+      ],
+      selector: { app: 'web' },
+    },
   });
   await post(`/api/v1/namespaces/${ns}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm1' }, data: { a: '1', b: '2' } });
 });
@@ -71,7 +97,12 @@ describe('kubectl get prints kube-apiserver columns', { concurrency: true }, () 
   });
 
   test('types without a printer keep NAME and CREATED AT', async () => {
-    await post(`/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/roles`, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'r' }, rules: [] });
+    await post(`/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/roles`, {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: 'r' },
+      rules: [],
+    });
     const out = await k.ok(['get', 'roles', '-n', ns]);
     assert.match(out.split('\n')[0] ?? '', /^NAME\s+CREATED AT$/);
   });
@@ -82,8 +113,10 @@ describe('kubectl get prints kube-apiserver columns', { concurrency: true }, () 
     const list = await api(srv.url, `/api/v1/namespaces/${empty}/pods`, { headers: { accept: TABLE } });
     assert.equal(list.status, 200, list.text);
     assert.equal(list.body.kind, 'Table');
-    assert.deepEqual(list.body.columnDefinitions.map((c: { name: string; priority: number }) => `${c.name}:${c.priority}`),
-      ['Name:0', 'Ready:0', 'Status:0', 'Restarts:0', 'Age:0', 'IP:1', 'Node:1', 'Nominated Node:1', 'Readiness Gates:1']);
+    assert.deepEqual(
+      list.body.columnDefinitions.map((c: { name: string; priority: number }) => `${c.name}:${c.priority}`),
+      ['Name:0', 'Ready:0', 'Status:0', 'Restarts:0', 'Age:0', 'IP:1', 'Node:1', 'Nominated Node:1', 'Readiness Gates:1'],
+    );
     assert.deepEqual(list.body.rows, []);
 
     const one = await api(srv.url, `/apis/apps/v1/namespaces/${ns}/deployments/web`, { headers: { accept: TABLE } });

@@ -3,8 +3,13 @@ import assert from 'node:assert/strict';
 import type protobuf from 'protobufjs';
 import { ApiError } from '../../src/api/errors.js';
 import {
-  decodeProtobufObject, decodeProtobufWatchEvent, encodeProtobufList, encodeProtobufObject, encodeProtobufWatchFrame,
-  hasProtobufMessage, ProtobufUnsupportedError,
+  decodeProtobufObject,
+  decodeProtobufWatchEvent,
+  encodeProtobufList,
+  encodeProtobufObject,
+  encodeProtobufWatchFrame,
+  hasProtobufMessage,
+  ProtobufUnsupportedError,
 } from '../../src/codec/protobuf/protobuf-codec.js';
 import { splitFrames } from '../../src/codec/protobuf/envelope.js';
 import { lookupMessage } from '../../src/codec/protobuf/proto-runtime.js';
@@ -43,31 +48,48 @@ function assertBadRequest(fn: () => unknown, pattern: RegExp): void {
 describe('protobuf codec round trips (JSON -> proto -> JSON)', () => {
   test('ConfigMap with data, binaryData and labels', () => {
     const cm = {
-      kind: 'ConfigMap', apiVersion: 'v1',
+      kind: 'ConfigMap',
+      apiVersion: 'v1',
       metadata: { name: 'cm', namespace: 'default', labels: { app: 'x' }, resourceVersion: '12', uid: 'u-1' },
-      data: { a: '1', empty: '' }, binaryData: { bin: 'AAEC/w==' }, immutable: false,
+      data: { a: '1', empty: '' },
+      binaryData: { bin: 'AAEC/w==' },
+      immutable: false,
     };
     assert.deepEqual(roundTrip(cm), cm);
   });
 
   test('Secret: bytes values survive as base64, pointer false survives', () => {
     const secret = {
-      kind: 'Secret', apiVersion: 'v1', metadata: { name: 's', namespace: 'default' },
-      type: 'Opaque', data: { password: Buffer.from('hunter2').toString('base64'), empty: '' }, immutable: false,
+      kind: 'Secret',
+      apiVersion: 'v1',
+      metadata: { name: 's', namespace: 'default' },
+      type: 'Opaque',
+      data: { password: Buffer.from('hunter2').toString('base64'), empty: '' },
+      immutable: false,
     };
     assert.deepEqual(roundTrip(secret), secret);
   });
 
   test('Pod: inline volume sources, Quantity, IntOrString, Time, pointer zeros, managedFields', () => {
     const pod = {
-      kind: 'Pod', apiVersion: 'v1',
+      kind: 'Pod',
+      apiVersion: 'v1',
       metadata: {
-        name: 'p', namespace: 'default', generation: 2, creationTimestamp: '2024-01-02T03:04:05Z',
+        name: 'p',
+        namespace: 'default',
+        generation: 2,
+        creationTimestamp: '2024-01-02T03:04:05Z',
         ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs', uid: 'u1', controller: true }],
-        managedFields: [{
-          manager: 'kubectl', operation: 'Update', apiVersion: 'v1', time: '2024-01-02T03:04:05Z',
-          fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:containers': {} } },
-        }],
+        managedFields: [
+          {
+            manager: 'kubectl',
+            operation: 'Update',
+            apiVersion: 'v1',
+            time: '2024-01-02T03:04:05Z',
+            fieldsType: 'FieldsV1',
+            fieldsV1: { 'f:spec': { 'f:containers': {} } },
+          },
+        ],
       },
       spec: {
         volumes: [
@@ -75,21 +97,28 @@ describe('protobuf codec round trips (JSON -> proto -> JSON)', () => {
           { name: 'cfg', configMap: { name: 'cm', defaultMode: 420, items: [{ key: 'a', path: 'a.txt' }] } },
           { name: 'pvc', persistentVolumeClaim: { claimName: 'data', readOnly: true } },
         ],
-        containers: [{
-          name: 'c', image: 'nginx:1.27',
-          ports: [{ name: 'http', containerPort: 80, protocol: 'TCP' }],
-          env: [{ name: 'A', value: 'x' }, { name: 'B', valueFrom: { secretKeyRef: { name: 's', key: 'password' } } }],
-          resources: { limits: { cpu: '500m', memory: '128Mi' }, requests: { cpu: '100m' } },
-          readinessProbe: { httpGet: { path: '/healthz', port: 'http' }, periodSeconds: 5 },
-          livenessProbe: { tcpSocket: { port: 8080 } },
-          securityContext: { allowPrivilegeEscalation: false, runAsUser: 0 },
-        }],
+        containers: [
+          {
+            name: 'c',
+            image: 'nginx:1.27',
+            ports: [{ name: 'http', containerPort: 80, protocol: 'TCP' }],
+            env: [
+              { name: 'A', value: 'x' },
+              { name: 'B', valueFrom: { secretKeyRef: { name: 's', key: 'password' } } },
+            ],
+            resources: { limits: { cpu: '500m', memory: '128Mi' }, requests: { cpu: '100m' } },
+            readinessProbe: { httpGet: { path: '/healthz', port: 'http' }, periodSeconds: 5 },
+            livenessProbe: { tcpSocket: { port: 8080 } },
+            securityContext: { allowPrivilegeEscalation: false, runAsUser: 0 },
+          },
+        ],
         automountServiceAccountToken: false,
         terminationGracePeriodSeconds: 0,
         tolerations: [{ key: 'k', operator: 'Exists', tolerationSeconds: 0 }],
       },
       status: {
-        phase: 'Running', startTime: '2024-01-02T03:04:05Z',
+        phase: 'Running',
+        startTime: '2024-01-02T03:04:05Z',
         conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: '2024-01-02T03:04:05Z' }],
       },
     };
@@ -98,14 +127,16 @@ describe('protobuf codec round trips (JSON -> proto -> JSON)', () => {
 
   test('Deployment: replicas 0, selector, template, strategy with maxSurge "25%" and maxUnavailable 0', () => {
     const deploy = {
-      kind: 'Deployment', apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      apiVersion: 'apps/v1',
       metadata: { name: 'd', namespace: 'default' },
       spec: {
         replicas: 0,
         selector: { matchLabels: { app: 'd' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['web'] }] },
         template: { metadata: { labels: { app: 'd' } }, spec: { containers: [{ name: 'c', image: 'i' }] } },
         strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: 0 } },
-        revisionHistoryLimit: 10, progressDeadlineSeconds: 600,
+        revisionHistoryLimit: 10,
+        progressDeadlineSeconds: 600,
       },
       status: { observedGeneration: 3, replicas: 1, conditions: [{ type: 'Available', status: 'True', lastUpdateTime: '2024-01-02T03:04:05Z' }] },
     };
@@ -114,10 +145,18 @@ describe('protobuf codec round trips (JSON -> proto -> JSON)', () => {
 
   test('Service: targetPort as number and as name', () => {
     const svc = {
-      kind: 'Service', apiVersion: 'v1', metadata: { name: 'svc', namespace: 'default' },
+      kind: 'Service',
+      apiVersion: 'v1',
+      metadata: { name: 'svc', namespace: 'default' },
       spec: {
-        type: 'ClusterIP', selector: { app: 'd' }, clusterIP: '10.0.0.1', clusterIPs: ['10.0.0.1'],
-        ports: [{ name: 'http', port: 80, targetPort: 8080, protocol: 'TCP' }, { name: 'named', port: 81, targetPort: 'web', protocol: 'TCP' }],
+        type: 'ClusterIP',
+        selector: { app: 'd' },
+        clusterIP: '10.0.0.1',
+        clusterIPs: ['10.0.0.1'],
+        ports: [
+          { name: 'http', port: 80, targetPort: 8080, protocol: 'TCP' },
+          { name: 'named', port: 81, targetPort: 'web', protocol: 'TCP' },
+        ],
       },
     };
     assert.deepEqual(roundTrip(svc), svc);
@@ -130,9 +169,16 @@ describe('protobuf codec round trips (JSON -> proto -> JSON)', () => {
 
   test('events.k8s.io Event: MicroTime keeps six fractional digits', () => {
     const ev = {
-      kind: 'Event', apiVersion: 'events.k8s.io/v1', metadata: { name: 'e', namespace: 'default' },
-      eventTime: '2024-01-02T03:04:05.123456Z', reportingController: 'ctrl', reportingInstance: 'i',
-      action: 'Create', reason: 'Created', type: 'Normal', note: 'hello',
+      kind: 'Event',
+      apiVersion: 'events.k8s.io/v1',
+      metadata: { name: 'e', namespace: 'default' },
+      eventTime: '2024-01-02T03:04:05.123456Z',
+      reportingController: 'ctrl',
+      reportingInstance: 'i',
+      action: 'Create',
+      reason: 'Created',
+      type: 'Normal',
+      note: 'hello',
       regarding: { kind: 'Pod', name: 'p', namespace: 'default' },
       series: { count: 2, lastObservedTime: '2024-01-02T03:04:06.000000Z' },
     };
@@ -141,48 +187,71 @@ describe('protobuf codec round trips (JSON -> proto -> JSON)', () => {
 
   test('core Event: Time fields and int32 count', () => {
     const ev = {
-      kind: 'Event', apiVersion: 'v1', metadata: { name: 'e', namespace: 'default' },
-      involvedObject: { kind: 'Pod', name: 'p', namespace: 'default' }, reason: 'Started', message: 'm',
-      source: { component: 'kubelet' }, firstTimestamp: '2024-01-02T03:04:05Z', lastTimestamp: '2024-01-02T03:04:09Z', count: 3, type: 'Normal',
+      kind: 'Event',
+      apiVersion: 'v1',
+      metadata: { name: 'e', namespace: 'default' },
+      involvedObject: { kind: 'Pod', name: 'p', namespace: 'default' },
+      reason: 'Started',
+      message: 'm',
+      source: { component: 'kubelet' },
+      firstTimestamp: '2024-01-02T03:04:05Z',
+      lastTimestamp: '2024-01-02T03:04:09Z',
+      count: 3,
+      type: 'Normal',
     };
     assert.deepEqual(roundTrip(ev), ev);
   });
 
   test('CustomResourceDefinition: JSONSchemaProps with $ref, x-kubernetes-*, default/enum JSON, OrBool, OrArray', () => {
     const crd = {
-      kind: 'CustomResourceDefinition', apiVersion: 'apiextensions.k8s.io/v1', metadata: { name: 'foos.example.com' },
+      kind: 'CustomResourceDefinition',
+      apiVersion: 'apiextensions.k8s.io/v1',
+      metadata: { name: 'foos.example.com' },
       spec: {
-        group: 'example.com', scope: 'Namespaced',
+        group: 'example.com',
+        scope: 'Namespaced',
         names: { plural: 'foos', singular: 'foo', kind: 'Foo', listKind: 'FooList', shortNames: ['fo'] },
-        versions: [{
-          name: 'v1', served: true, storage: true,
-          subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' } },
-          additionalPrinterColumns: [{ name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' }],
-          schema: {
-            openAPIV3Schema: {
-              type: 'object', description: 'Foo',
-              properties: {
-                spec: {
-                  type: 'object', 'x-kubernetes-preserve-unknown-fields': true, additionalProperties: false,
-                  required: ['n'],
-                  properties: {
-                    n: { type: 'integer', format: 'int32', minimum: 0, maximum: 10.5, default: 0, enum: [0, 1, 'x', null, { a: [1] }] },
-                    flag: { type: 'boolean', default: false, nullable: true },
-                    port: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] },
-                    tags: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'set', maxItems: 5 },
-                    tuple: { type: 'array', items: [{ type: 'string' }, { type: 'integer' }] },
-                    keyed: { type: 'array', items: { type: 'object', properties: { k: { type: 'string' } } }, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['k'] },
-                    m: { type: 'object', additionalProperties: { type: 'string' }, 'x-kubernetes-map-type': 'atomic' },
-                    r: { $ref: '#/definitions/x', $schema: 'http://json-schema.org/draft-04/schema#' },
-                    deps: { type: 'object', dependencies: { a: ['b', 'c'], d: { type: 'object' } } },
-                    embedded: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' } },
+            additionalPrinterColumns: [{ name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' }],
+            schema: {
+              openAPIV3Schema: {
+                type: 'object',
+                description: 'Foo',
+                properties: {
+                  spec: {
+                    type: 'object',
+                    'x-kubernetes-preserve-unknown-fields': true,
+                    additionalProperties: false,
+                    required: ['n'],
+                    properties: {
+                      n: { type: 'integer', format: 'int32', minimum: 0, maximum: 10.5, default: 0, enum: [0, 1, 'x', null, { a: [1] }] },
+                      flag: { type: 'boolean', default: false, nullable: true },
+                      port: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] },
+                      tags: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'set', maxItems: 5 },
+                      tuple: { type: 'array', items: [{ type: 'string' }, { type: 'integer' }] },
+                      keyed: {
+                        type: 'array',
+                        items: { type: 'object', properties: { k: { type: 'string' } } },
+                        'x-kubernetes-list-type': 'map',
+                        'x-kubernetes-list-map-keys': ['k'],
+                      },
+                      m: { type: 'object', additionalProperties: { type: 'string' }, 'x-kubernetes-map-type': 'atomic' },
+                      r: { $ref: '#/definitions/x', $schema: 'http://json-schema.org/draft-04/schema#' },
+                      deps: { type: 'object', dependencies: { a: ['b', 'c'], d: { type: 'object' } } },
+                      embedded: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true },
+                    },
+                    'x-kubernetes-validations': [{ rule: 'self.n >= 0', message: 'neg', reason: 'FieldValueInvalid' }],
                   },
-                  'x-kubernetes-validations': [{ rule: 'self.n >= 0', message: 'neg', reason: 'FieldValueInvalid' }],
                 },
               },
             },
           },
-        }],
+        ],
         conversion: { strategy: 'None' },
       },
       status: { storedVersions: ['v1'], acceptedNames: { plural: 'foos', kind: 'Foo' } },
@@ -197,8 +266,13 @@ describe('protobuf codec round trips (JSON -> proto -> JSON)', () => {
 
   test('Status (meta/v1) with details and causes', () => {
     const status = {
-      kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'configmaps "x" not found',
-      reason: 'NotFound', details: { name: 'x', kind: 'configmaps', causes: [{ reason: 'FieldValueInvalid', message: 'bad', field: 'spec.x' }] },
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'configmaps "x" not found',
+      reason: 'NotFound',
+      details: { name: 'x', kind: 'configmaps', causes: [{ reason: 'FieldValueInvalid', message: 'bad', field: 'spec.x' }] },
       code: 404,
     };
     const back = roundTrip(status);
@@ -226,7 +300,9 @@ describe('protobuf codec round trips (JSON -> proto -> JSON)', () => {
 
   test('FlowSchema (group with a dotted name: flowcontrol.apiserver.k8s.io)', () => {
     const fs = {
-      kind: 'FlowSchema', apiVersion: 'flowcontrol.apiserver.k8s.io/v1', metadata: { name: 'f' },
+      kind: 'FlowSchema',
+      apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
+      metadata: { name: 'f' },
       spec: { priorityLevelConfiguration: { name: 'p' }, matchingPrecedence: 100 },
     };
     assert.deepEqual(roundTrip(fs), fs);
@@ -234,20 +310,30 @@ describe('protobuf codec round trips (JSON -> proto -> JSON)', () => {
 
   test('UserInfo.extra (map of ExtraValue) and APIResource.verbs (Verbs) are plain arrays in JSON', () => {
     const tr = {
-      kind: 'TokenReview', apiVersion: 'authentication.k8s.io/v1', metadata: {},
+      kind: 'TokenReview',
+      apiVersion: 'authentication.k8s.io/v1',
+      metadata: {},
       spec: { token: 't', audiences: ['a'] },
       status: { authenticated: true, user: { username: 'u', groups: ['g'], extra: { scopes: ['x', 'y'] } } },
     };
     const back = roundTrip(tr);
     assert.deepEqual(back.status, tr.status);
-    const list = { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: 'v1', resources: [{ name: 'pods', singularName: 'pod', namespaced: true, kind: 'Pod', verbs: ['get', 'list'] }] };
+    const list = {
+      kind: 'APIResourceList',
+      apiVersion: 'v1',
+      groupVersion: 'v1',
+      resources: [{ name: 'pods', singularName: 'pod', namespaced: true, kind: 'Pod', verbs: ['get', 'list'] }],
+    };
     assert.deepEqual(roundTrip(list), list);
   });
 
   test('ControllerRevision data (RawExtension) is the JSON value', () => {
     const cr = {
-      kind: 'ControllerRevision', apiVersion: 'apps/v1', metadata: { name: 'r', namespace: 'default' },
-      data: { spec: { template: { metadata: { labels: { a: 'b' } } } } }, revision: 3,
+      kind: 'ControllerRevision',
+      apiVersion: 'apps/v1',
+      metadata: { name: 'r', namespace: 'default' },
+      data: { spec: { template: { metadata: { labels: { a: 'b' } } } } },
+      revision: 3,
     };
     assert.deepEqual(roundTrip(cr), cr);
   });
@@ -264,7 +350,9 @@ describe('protobuf lists and watch frames', () => {
     assert.equal(apiVersion, 'v1');
     assert.equal(kind, 'ConfigMapList');
     assert.deepEqual(object, {
-      kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: '7', continue: 'abc', remainingItemCount: 5 },
+      kind: 'ConfigMapList',
+      apiVersion: 'v1',
+      metadata: { resourceVersion: '7', continue: 'abc', remainingItemCount: 5 },
       items: items.map(({ kind: _k, apiVersion: _a, ...rest }) => rest),
     });
   });
@@ -287,7 +375,10 @@ describe('protobuf lists and watch frames', () => {
     const { frames, rest } = splitFrames(stream);
     assert.equal(frames.length, 2);
     assert.equal(rest.length, 3);
-    assert.deepEqual(frames.map((f) => decodeProtobufWatchEvent(f).type), ['ADDED', 'DELETED']);
+    assert.deepEqual(
+      frames.map((f) => decodeProtobufWatchEvent(f).type),
+      ['ADDED', 'DELETED'],
+    );
     assert.deepEqual(decodeProtobufWatchEvent(frames[1] ?? Buffer.alloc(0)).object, cm);
   });
 
@@ -322,35 +413,59 @@ describe('protobuf envelope bytes', () => {
 describe('decoding bytes built like Go does (zero-valued non-pointer fields present)', () => {
   test('zero scalars of omitempty fields are dropped; pointer and non-omitempty zeros are kept', () => {
     const ObjectMeta = 'k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta';
-    const meta = { name: 'web', generateName: '', namespace: 'default', selfLink: '', uid: '', resourceVersion: '', generation: 0, creationTimestamp: { seconds: 0, nanos: 0 } };
+    const meta = {
+      name: 'web',
+      generateName: '',
+      namespace: 'default',
+      selfLink: '',
+      uid: '',
+      resourceVersion: '',
+      generation: 0,
+      creationTimestamp: { seconds: 0, nanos: 0 },
+    };
     type(ObjectMeta);
     const deployment = type('k8s.io.api.apps.v1.Deployment');
-    const raw = deployment.encode({
-      metadata: meta,
-      spec: {
-        replicas: 0, // *int32: meaningful zero
-        selector: { matchLabels: { app: 'web' } },
-        template: {
-          metadata: { name: '', creationTimestamp: { seconds: 0, nanos: 0 } },
-          spec: {
-            containers: [{
-              name: 'c', image: 'nginx', workingDir: '', imagePullPolicy: '', terminationMessagePath: '', stdin: false, tty: false,
-              resources: {},
-              ports: [{ name: '', hostPort: 0, containerPort: 0, protocol: '', hostIP: '' }],
-            }],
-            restartPolicy: '', dnsPolicy: '', serviceAccountName: '', hostNetwork: false,
-            automountServiceAccountToken: false, // *bool: meaningful false
-            securityContext: {}, // *PodSecurityContext set but empty
+    const raw = deployment
+      .encode({
+        metadata: meta,
+        spec: {
+          replicas: 0, // *int32: meaningful zero
+          selector: { matchLabels: { app: 'web' } },
+          template: {
+            metadata: { name: '', creationTimestamp: { seconds: 0, nanos: 0 } },
+            spec: {
+              containers: [
+                {
+                  name: 'c',
+                  image: 'nginx',
+                  workingDir: '',
+                  imagePullPolicy: '',
+                  terminationMessagePath: '',
+                  stdin: false,
+                  tty: false,
+                  resources: {},
+                  ports: [{ name: '', hostPort: 0, containerPort: 0, protocol: '', hostIP: '' }],
+                },
+              ],
+              restartPolicy: '',
+              dnsPolicy: '',
+              serviceAccountName: '',
+              hostNetwork: false,
+              automountServiceAccountToken: false, // *bool: meaningful false
+              securityContext: {}, // *PodSecurityContext set but empty
+            },
           },
+          strategy: { type: '', rollingUpdate: { maxUnavailable: { type: 0, intVal: 0, strVal: '' }, maxSurge: { type: 1, intVal: 0, strVal: '25%' } } },
+          minReadySeconds: 0,
+          paused: false,
         },
-        strategy: { type: '', rollingUpdate: { maxUnavailable: { type: 0, intVal: 0, strVal: '' }, maxSurge: { type: 1, intVal: 0, strVal: '25%' } } },
-        minReadySeconds: 0, paused: false,
-      },
-      status: { observedGeneration: 0, replicas: 0, updatedReplicas: 0, readyReplicas: 0, availableReplicas: 0, unavailableReplicas: 0 },
-    }).finish();
+        status: { observedGeneration: 0, replicas: 0, updatedReplicas: 0, readyReplicas: 0, availableReplicas: 0, unavailableReplicas: 0 },
+      })
+      .finish();
     const { object } = decodeProtobufObject(envelope('apps/v1', 'Deployment', raw));
     assert.deepEqual(object, {
-      kind: 'Deployment', apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      apiVersion: 'apps/v1',
       metadata: { name: 'web', namespace: 'default' },
       spec: {
         replicas: 0,
@@ -368,59 +483,102 @@ describe('decoding bytes built like Go does (zero-valued non-pointer fields pres
   });
 
   test('Service targetPort zero (unset non-pointer IntOrString) is dropped so defaulting can apply', () => {
-    const raw = type('k8s.io.api.core.v1.Service').encode({
-      metadata: { name: 's' },
-      spec: { ports: [{ name: '', protocol: 'TCP', port: 80, targetPort: { type: 0, intVal: 0, strVal: '' }, nodePort: 0 }], type: '', clusterIP: '' },
-      status: { loadBalancer: {} },
-    }).finish();
+    const raw = type('k8s.io.api.core.v1.Service')
+      .encode({
+        metadata: { name: 's' },
+        spec: { ports: [{ name: '', protocol: 'TCP', port: 80, targetPort: { type: 0, intVal: 0, strVal: '' }, nodePort: 0 }], type: '', clusterIP: '' },
+        status: { loadBalancer: {} },
+      })
+      .finish();
     const { object } = decodeProtobufObject(envelope('v1', 'Service', raw));
     assert.deepEqual(object, { kind: 'Service', apiVersion: 'v1', metadata: { name: 's' }, spec: { ports: [{ protocol: 'TCP', port: 80 }] } });
   });
 
   test('Volume source fields decode flattened next to name; PV source flattened into spec', () => {
-    const pod = type('k8s.io.api.core.v1.Pod').encode({
-      metadata: { name: 'p' },
-      spec: { volumes: [{ name: 'v', volumeSource: { hostPath: { path: '/data' } } }, { name: 'e', volumeSource: { emptyDir: {} } }], containers: [] },
-    }).finish();
+    const pod = type('k8s.io.api.core.v1.Pod')
+      .encode({
+        metadata: { name: 'p' },
+        spec: {
+          volumes: [
+            { name: 'v', volumeSource: { hostPath: { path: '/data' } } },
+            { name: 'e', volumeSource: { emptyDir: {} } },
+          ],
+          containers: [],
+        },
+      })
+      .finish();
     assert.deepEqual(decodeProtobufObject(envelope('v1', 'Pod', pod)).object.spec, {
-      volumes: [{ name: 'v', hostPath: { path: '/data' } }, { name: 'e', emptyDir: {} }],
+      volumes: [
+        { name: 'v', hostPath: { path: '/data' } },
+        { name: 'e', emptyDir: {} },
+      ],
     });
-    const pv = type('k8s.io.api.core.v1.PersistentVolume').encode({
-      metadata: { name: 'pv' },
-      spec: { capacity: { storage: { string: '1Gi' } }, persistentVolumeSource: { nfs: { server: 'nfs', path: '/x' } }, accessModes: ['ReadWriteOnce'], storageClassName: '' },
-    }).finish();
+    const pv = type('k8s.io.api.core.v1.PersistentVolume')
+      .encode({
+        metadata: { name: 'pv' },
+        spec: {
+          capacity: { storage: { string: '1Gi' } },
+          persistentVolumeSource: { nfs: { server: 'nfs', path: '/x' } },
+          accessModes: ['ReadWriteOnce'],
+          storageClassName: '',
+        },
+      })
+      .finish();
     assert.deepEqual(decodeProtobufObject(envelope('v1', 'PersistentVolume', pv)).object.spec, {
-      capacity: { storage: '1Gi' }, nfs: { server: 'nfs', path: '/x' }, accessModes: ['ReadWriteOnce'],
+      capacity: { storage: '1Gi' },
+      nfs: { server: 'nfs', path: '/x' },
+      accessModes: ['ReadWriteOnce'],
     });
   });
 
   test('a PVC storageClassName "" (pointer) is kept; ephemeral containers flatten their common part', () => {
-    const pvc = type('k8s.io.api.core.v1.PersistentVolumeClaim').encode({ metadata: { name: 'c' }, spec: { storageClassName: '', volumeName: '' } }).finish();
+    const pvc = type('k8s.io.api.core.v1.PersistentVolumeClaim')
+      .encode({ metadata: { name: 'c' }, spec: { storageClassName: '', volumeName: '' } })
+      .finish();
     assert.deepEqual(decodeProtobufObject(envelope('v1', 'PersistentVolumeClaim', pvc)).object.spec, { storageClassName: '' });
-    const pod = type('k8s.io.api.core.v1.Pod').encode({
-      metadata: { name: 'p' },
-      spec: { ephemeralContainers: [{ ephemeralContainerCommon: { name: 'debug', image: 'busybox', stdin: true }, targetContainerName: 'c' }] },
-    }).finish();
+    const pod = type('k8s.io.api.core.v1.Pod')
+      .encode({
+        metadata: { name: 'p' },
+        spec: { ephemeralContainers: [{ ephemeralContainerCommon: { name: 'debug', image: 'busybox', stdin: true }, targetContainerName: 'c' }] },
+      })
+      .finish();
     assert.deepEqual(decodeProtobufObject(envelope('v1', 'Pod', pod)).object.spec, {
       ephemeralContainers: [{ name: 'debug', image: 'busybox', stdin: true, targetContainerName: 'c' }],
     });
   });
 
   test('renamed fields: MutatingWebhookConfiguration.Webhooks, IngressClass aPIGroup, webhook rules inline', () => {
-    const mwc = type('k8s.io.api.admissionregistration.v1.MutatingWebhookConfiguration').encode({
-      metadata: { name: 'm' },
-      Webhooks: [{
-        name: 'w.example.com', clientConfig: { url: 'https://x' }, admissionReviewVersions: ['v1'], sideEffects: 'None',
-        rules: [{ operations: ['CREATE'], rule: { apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] } }],
-      }],
-    }).finish();
+    const mwc = type('k8s.io.api.admissionregistration.v1.MutatingWebhookConfiguration')
+      .encode({
+        metadata: { name: 'm' },
+        Webhooks: [
+          {
+            name: 'w.example.com',
+            clientConfig: { url: 'https://x' },
+            admissionReviewVersions: ['v1'],
+            sideEffects: 'None',
+            rules: [{ operations: ['CREATE'], rule: { apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] } }],
+          },
+        ],
+      })
+      .finish();
     const decoded = decodeProtobufObject(envelope('admissionregistration.k8s.io/v1', 'MutatingWebhookConfiguration', mwc)).object;
-    assert.deepEqual(decoded.webhooks, [{
-      name: 'w.example.com', clientConfig: { url: 'https://x' }, admissionReviewVersions: ['v1'], sideEffects: 'None',
-      rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] }],
-    }]);
+    assert.deepEqual(decoded.webhooks, [
+      {
+        name: 'w.example.com',
+        clientConfig: { url: 'https://x' },
+        admissionReviewVersions: ['v1'],
+        sideEffects: 'None',
+        rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] }],
+      },
+    ]);
     assert.deepEqual(roundTrip(decoded), decoded);
-    const ic = { kind: 'IngressClass', apiVersion: 'networking.k8s.io/v1', metadata: { name: 'i' }, spec: { controller: 'x/y', parameters: { apiGroup: 'g', kind: 'K', name: 'n' } } };
+    const ic = {
+      kind: 'IngressClass',
+      apiVersion: 'networking.k8s.io/v1',
+      metadata: { name: 'i' },
+      spec: { controller: 'x/y', parameters: { apiGroup: 'g', kind: 'K', name: 'n' } },
+    };
     const wire = type('k8s.io.api.networking.v1.IngressClass').decode(
       (type('k8s.io.apimachinery.pkg.runtime.Unknown').decode(encodeProtobufObject(ic).subarray(4)) as unknown as { raw: Uint8Array }).raw,
     ) as unknown as { spec: { parameters: Obj } };
@@ -429,7 +587,9 @@ describe('decoding bytes built like Go does (zero-valued non-pointer fields pres
   });
 
   test('default kind/apiVersion from the expectation when the envelope omits them', () => {
-    const raw = type('k8s.io.api.core.v1.ConfigMap').encode({ metadata: { name: 'x' } }).finish();
+    const raw = type('k8s.io.api.core.v1.ConfigMap')
+      .encode({ metadata: { name: 'x' } })
+      .finish();
     const decoded = decodeProtobufObject(envelope('', '', raw), { apiVersion: 'v1', kind: 'ConfigMap' });
     assert.deepEqual(decoded, { apiVersion: 'v1', kind: 'ConfigMap', object: { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'x' } } });
   });
@@ -437,21 +597,31 @@ describe('decoding bytes built like Go does (zero-valued non-pointer fields pres
 
 describe('protobuf errors', () => {
   test('bad prefix, empty bodies, truncated bytes, garbage, unknown kinds -> 400 BadRequest', () => {
-    assertBadRequest(() => decodeProtobufObject(Buffer.from('{"kind":"ConfigMap"}')), /does not appear to be a protobuf message, expected prefix \[107 56 115 0\]/);
+    assertBadRequest(
+      () => decodeProtobufObject(Buffer.from('{"kind":"ConfigMap"}')),
+      /does not appear to be a protobuf message, expected prefix \[107 56 115 0\]/,
+    );
     assertBadRequest(() => decodeProtobufObject(new Uint8Array(0)), /empty data/);
     assertBadRequest(() => decodeProtobufObject(Buffer.from(MAGIC)), /empty body/);
     const good = encodeProtobufObject({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'x' }, data: { a: 'b' } });
     for (let cut = 5; cut < good.length - 4; cut += 3) {
-      assert.throws(() => decodeProtobufObject(good.subarray(0, cut)), (err: unknown) => err instanceof ApiError && err.code === 400);
+      assert.throws(
+        () => decodeProtobufObject(good.subarray(0, cut)),
+        (err: unknown) => err instanceof ApiError && err.code === 400,
+      );
     }
     assertBadRequest(() => decodeProtobufObject(Buffer.from([...MAGIC, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff])), /proto:/);
-    const raw = type('k8s.io.api.core.v1.ConfigMap').encode({ metadata: { name: 'x' } }).finish();
+    const raw = type('k8s.io.api.core.v1.ConfigMap')
+      .encode({ metadata: { name: 'x' } })
+      .finish();
     assertBadRequest(() => decodeProtobufObject(envelope('example.com/v1', 'Foo', raw)), /no kind "Foo" is registered for version "example.com\/v1"/);
     assertBadRequest(() => decodeProtobufObject(envelope('v1', '', raw)), /Object 'Kind' is missing/);
     // raw bytes that are not a ConfigMap message
     assertBadRequest(() => decodeProtobufObject(envelope('v1', 'ConfigMap', Buffer.from([0x0a, 0x10, 0x01]))), /proto:/);
     // RawExtension with bytes that are not JSON
-    const cr = type('k8s.io.api.apps.v1.ControllerRevision').encode({ metadata: { name: 'r' }, data: { raw: Buffer.from('{not json') } }).finish();
+    const cr = type('k8s.io.api.apps.v1.ControllerRevision')
+      .encode({ metadata: { name: 'r' }, data: { raw: Buffer.from('{not json') } })
+      .finish();
     assertBadRequest(() => decodeProtobufObject(envelope('apps/v1', 'ControllerRevision', cr)), /not valid JSON/);
   });
 
@@ -467,15 +637,21 @@ describe('protobuf errors', () => {
     assertBadRequest(() => decodeProtobufObject(envelope('v1', 'ConfigMap', entry('constructor'))), /invalid field name "constructor"/);
     assert.deepEqual(decodeProtobufObject(envelope('v1', 'ConfigMap', entry('ok'))).object.data, { ok: 'x' });
     assert.ok(ConfigMap);
-    const cr = type('k8s.io.api.apps.v1.ControllerRevision').encode({ metadata: { name: 'r' }, data: { raw: Buffer.from('{"__proto__":{"x":1}}') } }).finish();
+    const cr = type('k8s.io.api.apps.v1.ControllerRevision')
+      .encode({ metadata: { name: 'r' }, data: { raw: Buffer.from('{"__proto__":{"x":1}}') } })
+      .finish();
     assertBadRequest(() => decodeProtobufObject(envelope('apps/v1', 'ControllerRevision', cr)), /invalid field name "__proto__"/);
   });
 
   test('messages follow kube-apiserver when the caller names the expected kind', () => {
-    assertBadRequest(() => decodeProtobufObject(Buffer.from('xyz'), { kind: 'ConfigMap' }),
-      /^the object provided is unrecognized \(must be of type ConfigMap\): provided data does not appear to be a protobuf message.* \(78797a\)$/);
-    assertBadRequest(() => decodeProtobufObject(envelope('v1', 'ConfigMap', Buffer.from([0x0a, 0x10, 0x01])), { kind: 'ConfigMap' }),
-      /^ConfigMap in version "v1" cannot be handled as a ConfigMap: proto:/);
+    assertBadRequest(
+      () => decodeProtobufObject(Buffer.from('xyz'), { kind: 'ConfigMap' }),
+      /^the object provided is unrecognized \(must be of type ConfigMap\): provided data does not appear to be a protobuf message.* \(78797a\)$/,
+    );
+    assertBadRequest(
+      () => decodeProtobufObject(envelope('v1', 'ConfigMap', Buffer.from([0x0a, 0x10, 0x01])), { kind: 'ConfigMap' }),
+      /^ConfigMap in version "v1" cannot be handled as a ConfigMap: proto:/,
+    );
   });
 
   test('custom resources and Table have no message: ProtobufUnsupportedError, hasProtobufMessage false', () => {

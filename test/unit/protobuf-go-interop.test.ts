@@ -1,7 +1,11 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  decodeProtobufObject, decodeProtobufWatchEvent, encodeProtobufList, encodeProtobufObject, encodeProtobufWatchFrame,
+  decodeProtobufObject,
+  decodeProtobufWatchEvent,
+  encodeProtobufList,
+  encodeProtobufObject,
+  encodeProtobufWatchFrame,
 } from '../../src/codec/protobuf/protobuf-codec.js';
 import { splitFrames } from '../../src/codec/protobuf/envelope.js';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -30,7 +34,9 @@ interface GoFixture {
  * practice and Capstan omits on purpose: `null` for nil non-omitempty slices and zero Times, and `{}`
  * for empty non-pointer structs.
  */
-const GO_FIXTURES: GoFixture[] = readdirSync(GOLDEN).filter((f) => f.endsWith('.json')).sort()
+const GO_FIXTURES: GoFixture[] = readdirSync(GOLDEN)
+  .filter((f) => f.endsWith('.json'))
+  .sort()
   .flatMap((f) => (JSON.parse(readFileSync(join(GOLDEN, f), 'utf8')) as { cases: GoFixture[] }).cases);
 
 /** Paths (dot-separated) where Go's JSON has an empty non-pointer struct that Capstan omits. */
@@ -97,9 +103,8 @@ describe('protobuf interop with bytes written by Go (client-go / kube-apiserver 
 
     test(`re-encoding ${f.name} decodes to the same JSON`, () => {
       const json = expected(f.name, f.json);
-      const bytes = f.name === 'configmaplist'
-        ? encodeProtobufList('ConfigMapList', 'v1', json.metadata as Obj, json.items as Obj[])
-        : encodeProtobufObject(json);
+      const bytes =
+        f.name === 'configmaplist' ? encodeProtobufList('ConfigMapList', 'v1', json.metadata as Obj, json.items as Obj[]) : encodeProtobufObject(json);
       assert.deepEqual(decodeProtobufObject(bytes).object, json);
       // Go writes every non-pointer zero field; this codec writes only what the JSON holds.
       assert.ok(bytes.length <= Buffer.from(f.proto, 'hex').length);

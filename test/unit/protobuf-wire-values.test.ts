@@ -30,9 +30,17 @@ describe('protobuf wire time values', () => {
 
   test('Duration: Go time.Duration.String() and ParseDuration', () => {
     const cases: [bigint, string][] = [
-      [0n, '0s'], [1n, '1ns'], [1_500n, '1.5µs'], [300_000_000n, '300ms'], [1_000_000_000n, '1s'],
-      [1_500_000_000n, '1.5s'], [60_000_000_000n, '1m0s'], [3_723_000_000_000n, '1h2m3s'],
-      [259_200_000_000_000n, '72h0m0s'], [-90_000_000_000n, '-1m30s'], [9_223_372_036_854_775_807n, '2562047h47m16.854775807s'],
+      [0n, '0s'],
+      [1n, '1ns'],
+      [1_500n, '1.5µs'],
+      [300_000_000n, '300ms'],
+      [1_000_000_000n, '1s'],
+      [1_500_000_000n, '1.5s'],
+      [60_000_000_000n, '1m0s'],
+      [3_723_000_000_000n, '1h2m3s'],
+      [259_200_000_000_000n, '72h0m0s'],
+      [-90_000_000_000n, '-1m30s'],
+      [9_223_372_036_854_775_807n, '2562047h47m16.854775807s'],
     ];
     for (const [ns, text] of cases) {
       assert.equal(formatDuration(ns), text, text);
@@ -48,7 +56,10 @@ describe('protobuf wire time values', () => {
 
 describe('protobuf conversion plans', () => {
   test('inline embedded structs are detected from OpenAPI', () => {
-    const inline = (msg: string): string[] => plan(msg).fields.filter((f) => f.inline).map((f) => f.protoName);
+    const inline = (msg: string): string[] =>
+      plan(msg)
+        .fields.filter((f) => f.inline)
+        .map((f) => f.protoName);
     assert.deepEqual(inline('k8s.io.api.core.v1.Volume'), ['volumeSource']);
     assert.deepEqual(inline('k8s.io.api.core.v1.PersistentVolumeSpec'), ['persistentVolumeSource']);
     assert.deepEqual(inline('k8s.io.api.core.v1.EphemeralContainer'), ['ephemeralContainerCommon']);
@@ -98,7 +109,11 @@ describe('protobuf conversion plans', () => {
           const p = plan(name);
           // One field plan per proto field, in descriptor order, each bound to a JSON member or inlined.
           const protoFields = (n as unknown as { fieldsArray: Array<{ name: string }> }).fieldsArray.map((f) => f.name);
-          assert.deepEqual(p.fields.map((f) => f.protoName), protoFields, name);
+          assert.deepEqual(
+            p.fields.map((f) => f.protoName),
+            protoFields,
+            name,
+          );
           for (const f of p.fields) assert.ok(f.jsonName !== '' || f.inline !== undefined, `${name}.${f.protoName} has a JSON name or is inline`);
           count++;
         }

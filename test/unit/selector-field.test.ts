@@ -16,7 +16,10 @@ function rejects(fn: () => unknown, message: string): void {
 }
 
 const pod = (name: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
-  apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', labels: { app: name } }, ...extra,
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name, namespace: 'default', labels: { app: name } },
+  ...extra,
 });
 
 describe('field selector syntax', () => {
@@ -42,14 +45,18 @@ describe('field selector syntax', () => {
 });
 
 describe('field selectors per type', () => {
-  test('unsupported fields are 400 with the type\'s message', () => {
+  test("unsupported fields are 400 with the type's message", () => {
     rejects(() => compileFieldSelector('', 'pods', 'spec.containers=x'), 'field label not supported: spec.containers');
     rejects(() => compileFieldSelector('', 'nodes', 'metadata.namespace=x'), 'field label not supported: metadata.namespace');
-    rejects(() => compileFieldSelector('apps', 'deployments', 'spec.replicas=1'),
-      '"spec.replicas" is not a known field selector: only "metadata.name", "metadata.namespace"');
+    rejects(
+      () => compileFieldSelector('apps', 'deployments', 'spec.replicas=1'),
+      '"spec.replicas" is not a known field selector: only "metadata.name", "metadata.namespace"',
+    );
     rejects(() => compileFieldSelector('batch', 'jobs', 'status.failed=1'), 'field label "status.failed" not supported for batchv1.Job');
-    rejects(() => compileFieldSelector('resource.k8s.io', 'resourceslices', 'spec.pool=x'),
-      'field label not supported for resource.k8s.io/v1, Kind=ResourceSlice: spec.pool');
+    rejects(
+      () => compileFieldSelector('resource.k8s.io', 'resourceslices', 'spec.pool=x'),
+      'field label not supported for resource.k8s.io/v1, Kind=ResourceSlice: spec.pool',
+    );
   });
 
   test('pods', () => {
@@ -85,20 +92,38 @@ describe('field selectors per type', () => {
     const svc = { metadata: { name: 's', namespace: 'n' }, spec: { type: 'ClusterIP', clusterIP: 'None' } };
     assert.equal(compileFieldSelector('', 'services', 'spec.clusterIP=None,spec.type=ClusterIP')(svc), true);
     assert.equal(compileFieldSelector('', 'replicationcontrollers', 'status.replicas=0')({ metadata: { name: 'r', namespace: 'n' } }), true);
-    assert.equal(compileFieldSelector('', 'replicationcontrollers', 'status.replicas=3')({ metadata: { name: 'r', namespace: 'n' }, status: { replicas: 3 } }), true);
+    assert.equal(
+      compileFieldSelector('', 'replicationcontrollers', 'status.replicas=3')({ metadata: { name: 'r', namespace: 'n' }, status: { replicas: 3 } }),
+      true,
+    );
   });
 
   test('jobs, certificate signing requests, resource slices', () => {
     assert.equal(compileFieldSelector('batch', 'jobs', 'status.successful=2')({ metadata: { name: 'j', namespace: 'n' }, status: { succeeded: 2 } }), true);
-    assert.equal(compileFieldSelector('certificates.k8s.io', 'certificatesigningrequests', 'spec.signerName=kubernetes.io/kubelet-serving')(
-      { metadata: { name: 'c' }, spec: { signerName: 'kubernetes.io/kubelet-serving' } }), true);
-    assert.equal(compileFieldSelector('resource.k8s.io', 'resourceslices', 'spec.nodeName=n1,spec.driver=gpu.example.com')(
-      { metadata: { name: 'rs' }, spec: { nodeName: 'n1', driver: 'gpu.example.com' } }), true);
+    assert.equal(
+      compileFieldSelector(
+        'certificates.k8s.io',
+        'certificatesigningrequests',
+        'spec.signerName=kubernetes.io/kubelet-serving',
+      )({ metadata: { name: 'c' }, spec: { signerName: 'kubernetes.io/kubelet-serving' } }),
+      true,
+    );
+    assert.equal(
+      compileFieldSelector(
+        'resource.k8s.io',
+        'resourceslices',
+        'spec.nodeName=n1,spec.driver=gpu.example.com',
+      )({ metadata: { name: 'rs' }, spec: { nodeName: 'n1', driver: 'gpu.example.com' } }),
+      true,
+    );
   });
 
   test('core events and events.k8s.io events', () => {
     const core = {
-      metadata: { name: 'e', namespace: 'n' }, reason: 'Started', type: 'Normal', source: { component: 'kubelet' },
+      metadata: { name: 'e', namespace: 'n' },
+      reason: 'Started',
+      type: 'Normal',
+      source: { component: 'kubelet' },
       involvedObject: { kind: 'Pod', name: 'p', namespace: 'n', uid: 'u', apiVersion: 'v1', resourceVersion: '7', fieldPath: 'spec.containers{c}' },
     };
     const m = (sel: string): boolean => compileFieldSelector('', 'events', sel)(core);
@@ -107,7 +132,10 @@ describe('field selectors per type', () => {
     assert.equal(m('involvedObject.fieldPath=spec.containers{c}'), true);
     assert.equal(m('reason=Started,type=Normal,source=kubelet'), true);
     const modern = {
-      metadata: { name: 'e', namespace: 'n' }, reason: 'Killing', type: 'Warning', reportingController: 'kubelet',
+      metadata: { name: 'e', namespace: 'n' },
+      reason: 'Killing',
+      type: 'Warning',
+      reportingController: 'kubelet',
       regarding: { kind: 'Pod', name: 'p', namespace: 'n' },
     };
     const e = (sel: string): boolean => compileFieldSelector('events.k8s.io', 'events', sel)(modern);
@@ -148,12 +176,18 @@ describe('compileSelectors', () => {
 
   test('labels and fields are ANDed', () => {
     const m = compileSelectors('', 'pods', 'app in (a,b,c)', 'spec.nodeName=n1');
-    assert.deepEqual(pods.filter(m).map((p) => (p['metadata'] as { name: string }).name), ['a']);
+    assert.deepEqual(
+      pods.filter(m).map((p) => (p['metadata'] as { name: string }).name),
+      ['a'],
+    );
   });
 
   test('label != matches objects without labels', () => {
     const m = compileSelectors('', 'pods', 'app!=a');
-    assert.deepEqual(pods.filter(m).map((p) => (p['metadata'] as { name: string }).name), ['b', 'c']);
+    assert.deepEqual(
+      pods.filter(m).map((p) => (p['metadata'] as { name: string }).name),
+      ['b', 'c'],
+    );
   });
 
   test('no selectors match everything', () => {

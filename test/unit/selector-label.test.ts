@@ -3,18 +3,22 @@ import assert from 'node:assert/strict';
 import { ApiError } from '../../src/api/errors.js';
 import { compileLabelSelector, labelSelectorString, parseLabelSelector } from '../../src/selectors/label-selector.js';
 
-const VALUE_MSG = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must "
-  + "start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is "
-  + "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
+const VALUE_MSG =
+  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must " +
+  "start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is " +
+  "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
 
 function badRequest(selector: string, message: string): void {
-  assert.throws(() => parseLabelSelector(selector), (err: unknown) => {
-    assert.ok(err instanceof ApiError);
-    assert.equal(err.code, 400);
-    assert.equal(err.reason, 'BadRequest');
-    assert.equal(err.message, message);
-    return true;
-  });
+  assert.throws(
+    () => parseLabelSelector(selector),
+    (err: unknown) => {
+      assert.ok(err instanceof ApiError);
+      assert.equal(err.code, 400);
+      assert.equal(err.reason, 'BadRequest');
+      assert.equal(err.message, message);
+      return true;
+    },
+  );
 }
 
 describe('label selector parsing', () => {
@@ -47,7 +51,7 @@ describe('label selector parsing', () => {
     assert.deepEqual(parseLabelSelector('   '), []);
   });
 
-  test('syntax errors are 400 BadRequest with kube\'s messages', () => {
+  test("syntax errors are 400 BadRequest with kube's messages", () => {
     badRequest('a b', "unable to parse requirement: found 'b', expected: in, notin, =, ==, !=, gt, lt");
     badRequest('a,', "found '', expected: identifier after ','");
     badRequest(',a', "found ',', expected: !, identifier, or 'end of string'");
@@ -60,16 +64,25 @@ describe('label selector parsing', () => {
   });
 
   test('invalid keys and values', () => {
-    badRequest('a/b/c=d', 'unable to parse requirement: <nil>: Invalid value: "a/b/c": a valid label key must consist of alphanumeric '
-      + "characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or "
-      + "'123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix "
-      + "and '/' (e.g. 'example.com/MyName')");
-    badRequest('a=b@c', 'unable to parse requirement: values[0][a]: Invalid value: "b@c": a valid label must be an empty string or '
-      + "consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. "
-      + "'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')");
+    badRequest(
+      'a/b/c=d',
+      'unable to parse requirement: <nil>: Invalid value: "a/b/c": a valid label key must consist of alphanumeric ' +
+        "characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or " +
+        "'123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix " +
+        "and '/' (e.g. 'example.com/MyName')",
+    );
+    badRequest(
+      'a=b@c',
+      'unable to parse requirement: values[0][a]: Invalid value: "b@c": a valid label must be an empty string or ' +
+        "consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. " +
+        "'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
+    );
     const long = 'v'.repeat(64);
     badRequest(`a in (ok,${long})`, `unable to parse requirement: values[1][a]: Invalid value: "${long}": must be no more than 63 bytes`);
-    badRequest('a in (b@,c@)', `unable to parse requirement: [values[0][a]: Invalid value: "b@": ${VALUE_MSG}, values[1][a]: Invalid value: "c@": ${VALUE_MSG}]`);
+    badRequest(
+      'a in (b@,c@)',
+      `unable to parse requirement: [values[0][a]: Invalid value: "b@": ${VALUE_MSG}, values[1][a]: Invalid value: "c@": ${VALUE_MSG}]`,
+    );
   });
 });
 

@@ -2,7 +2,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  firstServiceAddress, formatIPv4, holdsServiceAddress, ipv4Problem, lastServiceAddress, parseIPv4, parseIpRange, staticBandSize,
+  firstServiceAddress,
+  formatIPv4,
+  holdsServiceAddress,
+  ipv4Problem,
+  lastServiceAddress,
+  parseIPv4,
+  parseIpRange,
+  staticBandSize,
 } from '../../src/services/ip-range.js';
 import { holdsPort, parsePortRange, staticPortBandSize } from '../../src/services/port-range.js';
 
@@ -28,7 +35,7 @@ test('bad ranges and addresses are refused', () => {
   assert.match(ipv4Problem('10.0.0.256') ?? '', /must be a valid IP address/);
 });
 
-test('static bands: kube\'s min(max(16, size/16), 256) for IPs and min(max(16, size/32), 128) for ports', () => {
+test("static bands: kube's min(max(16, size/16), 256) for IPs and min(max(16, size/32), 128) for ports", () => {
   assert.equal(staticBandSize(parseIpRange('10.96.0.0/12')), 256);
   assert.equal(staticBandSize(parseIpRange('10.0.0.0/24')), 16);
   assert.equal(staticBandSize(parseIpRange('10.0.0.0/28')), 0);
@@ -36,7 +43,7 @@ test('static bands: kube\'s min(max(16, size/16), 256) for IPs and min(max(16, s
   assert.equal(staticPortBandSize(parsePortRange('30000-30009')), 0);
 });
 
-test('port ranges parse as Go\'s ParsePortRange', () => {
+test("port ranges parse as Go's ParsePortRange", () => {
   const r = parsePortRange('30000-32767');
   assert.deepEqual(r, { base: 30000, size: 2768, text: '30000-32767' });
   assert.ok(holdsPort(r, 32767) && !holdsPort(r, 32768) && !holdsPort(r, 29999));

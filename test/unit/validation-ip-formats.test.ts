@@ -6,7 +6,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  cidrContains, endpointIPProblems, formatIPv6, legacyCIDRProblems, legacyIPProblems, parseCIDR, parseIP, strictIPProblems,
+  cidrContains,
+  endpointIPProblems,
+  formatIPv6,
+  legacyCIDRProblems,
+  legacyIPProblems,
+  parseCIDR,
+  parseIP,
+  strictIPProblems,
 } from '../../src/validation/ip-formats.js';
 
 test('parseIP reads IPv4, IPv6 and embedded IPv4 as Go does, leading zeros only when sloppy', () => {

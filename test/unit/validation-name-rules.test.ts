@@ -5,10 +5,12 @@ import { nameRuleFor, validateName } from '../../src/validation/name-rules.js';
 import { resolveObjectNamespace } from '../../src/validation/request-namespace.js';
 import { ApiError } from '../../src/api/errors.js';
 
-const LABEL_MSG = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start "
-  + "and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
-const DNS1035_MSG = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic "
-  + "character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
+const LABEL_MSG =
+  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start " +
+  "and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+const DNS1035_MSG =
+  "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic " +
+  "character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
 
 describe('nameRuleFor', () => {
   const cases: Array<[string, string, string]> = [
@@ -92,7 +94,7 @@ describe('validateName', () => {
 });
 
 describe('generateNameFrom', () => {
-  test('appends 5 characters from kube\'s alphabet', () => {
+  test("appends 5 characters from kube's alphabet", () => {
     for (let i = 0; i < 200; i++) {
       const name = generateNameFrom('web-');
       assert.equal(name.length, 9);
@@ -122,7 +124,13 @@ describe('resolveObjectNamespace', () => {
     assert.equal(resolveObjectNamespace('ns', true, ''), 'ns');
     assert.equal(resolveObjectNamespace('ns', true, 'ns'), 'ns');
     assert.equal(resolveObjectNamespace('', false, 'whatever'), '');
-    assert.throws(() => resolveObjectNamespace('ns', true, 'other'), (err: unknown) => err instanceof ApiError && err.code === 400
-      && err.reason === 'BadRequest' && err.message === 'the namespace of the provided object does not match the namespace sent on the request');
+    assert.throws(
+      () => resolveObjectNamespace('ns', true, 'other'),
+      (err: unknown) =>
+        err instanceof ApiError &&
+        err.code === 400 &&
+        err.reason === 'BadRequest' &&
+        err.message === 'the namespace of the provided object does not match the namespace sent on the request',
+    );
   });
 });

@@ -48,11 +48,18 @@ function webhookConfigurationPrinter(): TablePrinter {
 
 function policyPrinter(rulesField: 'validations' | 'mutations', header: string, description: string): TablePrinter {
   return {
-    columns: [nameColumn(), col(header, 'integer', description), col('ParamKind', 'string', 'ParamKind specifies the kind of resources used to parameterize this policy'), ageColumn()],
+    columns: [
+      nameColumn(),
+      col(header, 'integer', description),
+      col('ParamKind', 'string', 'ParamKind specifies the kind of resources used to parameterize this policy'),
+      ageColumn(),
+    ],
     row(p, now) {
       const spec = obj(p, 'spec');
       const paramKind = optObj(spec, 'paramKind');
-      return { cells: [nameOf(p), arr(spec, rulesField).length, paramKind ? `${str(paramKind, 'apiVersion')}/${str(paramKind, 'kind')}` : '<unset>', age(p, now)] };
+      return {
+        cells: [nameOf(p), arr(spec, rulesField).length, paramKind ? `${str(paramKind, 'apiVersion')}/${str(paramKind, 'kind')}` : '<unset>', age(p, now)],
+      };
     },
   };
 }
@@ -102,7 +109,14 @@ const csrPrinter: TablePrinter = {
     const spec = obj(csr, 'spec');
     const seconds = optNum(spec, 'expirationSeconds');
     return {
-      cells: [nameOf(csr), age(csr, now), str(spec, 'signerName') || '<none>', str(spec, 'username'), seconds === undefined ? '<none>' : humanDuration(seconds * 1000), csrCondition(csr)],
+      cells: [
+        nameOf(csr),
+        age(csr, now),
+        str(spec, 'signerName') || '<none>',
+        str(spec, 'username'),
+        seconds === undefined ? '<none>' : humanDuration(seconds * 1000),
+        csrCondition(csr),
+      ],
     };
   },
 };
@@ -119,9 +133,19 @@ export const accessPrinters: PrinterEntry[] = [
   { group: 'rbac.authorization.k8s.io', resource: 'clusterrolebindings', kind: 'ClusterRoleBinding', printer: bindingPrinter('clusterRoleBinding') },
   { group: ADMISSION, resource: 'mutatingwebhookconfigurations', kind: 'MutatingWebhookConfiguration', printer: webhookConfigurationPrinter() },
   { group: ADMISSION, resource: 'validatingwebhookconfigurations', kind: 'ValidatingWebhookConfiguration', printer: webhookConfigurationPrinter() },
-  { group: ADMISSION, resource: 'validatingadmissionpolicies', kind: 'ValidatingAdmissionPolicy', printer: policyPrinter('validations', 'Validations', 'Validations indicates the number of validation rules defined in this configuration') },
+  {
+    group: ADMISSION,
+    resource: 'validatingadmissionpolicies',
+    kind: 'ValidatingAdmissionPolicy',
+    printer: policyPrinter('validations', 'Validations', 'Validations indicates the number of validation rules defined in this configuration'),
+  },
   { group: ADMISSION, resource: 'validatingadmissionpolicybindings', kind: 'ValidatingAdmissionPolicyBinding', printer: policyBindingPrinter() },
-  { group: ADMISSION, resource: 'mutatingadmissionpolicies', kind: 'MutatingAdmissionPolicy', printer: policyPrinter('mutations', 'Mutations', 'Mutation indicates the number of mutations rules defined in this configuration') },
+  {
+    group: ADMISSION,
+    resource: 'mutatingadmissionpolicies',
+    kind: 'MutatingAdmissionPolicy',
+    printer: policyPrinter('mutations', 'Mutations', 'Mutation indicates the number of mutations rules defined in this configuration'),
+  },
   { group: ADMISSION, resource: 'mutatingadmissionpolicybindings', kind: 'MutatingAdmissionPolicyBinding', printer: policyBindingPrinter() },
   { group: 'certificates.k8s.io', resource: 'certificatesigningrequests', kind: 'CertificateSigningRequest', printer: csrPrinter },
   { group: 'certificates.k8s.io', resource: 'clustertrustbundles', kind: 'ClusterTrustBundle', printer: clusterTrustBundlePrinter },

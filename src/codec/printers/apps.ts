@@ -23,8 +23,14 @@ const deploymentPrinter: TablePrinter = {
     const [names, images] = containerCells(path(spec, 'template', 'spec'));
     return {
       cells: [
-        nameOf(d), `${num(status, 'readyReplicas')}/${replicasOf(spec)}`, num(status, 'updatedReplicas'), num(status, 'availableReplicas'), age(d, now),
-        names, images, labelSelectorString(spec.selector) ?? '<invalid>',
+        nameOf(d),
+        `${num(status, 'readyReplicas')}/${replicasOf(spec)}`,
+        num(status, 'updatedReplicas'),
+        num(status, 'availableReplicas'),
+        age(d, now),
+        names,
+        images,
+        labelSelectorString(spec.selector) ?? '<invalid>',
       ],
     };
   },
@@ -60,9 +66,17 @@ const daemonSetPrinter: TablePrinter = {
     const [names, images] = containerCells(podSpec);
     return {
       cells: [
-        nameOf(ds), num(status, 'desiredNumberScheduled'), num(status, 'currentNumberScheduled'), num(status, 'numberReady'),
-        num(status, 'updatedNumberScheduled'), num(status, 'numberAvailable'), formatLabels(strMap(podSpec, 'nodeSelector')), age(ds, now),
-        names, images, formatLabelSelector(spec.selector),
+        nameOf(ds),
+        num(status, 'desiredNumberScheduled'),
+        num(status, 'currentNumberScheduled'),
+        num(status, 'numberReady'),
+        num(status, 'updatedNumberScheduled'),
+        num(status, 'numberAvailable'),
+        formatLabels(strMap(podSpec, 'nodeSelector')),
+        age(ds, now),
+        names,
+        images,
+        formatLabelSelector(spec.selector),
       ],
     };
   },
@@ -80,7 +94,12 @@ export function controllerName(o: Obj): string {
 }
 
 const controllerRevisionPrinter: TablePrinter = {
-  columns: [nameColumn(), col('Controller', 'string', 'Controller of the object'), col('Revision', 'string', 'Revision indicates the revision of the state represented by Data.'), ageColumn()],
+  columns: [
+    nameColumn(),
+    col('Controller', 'string', 'Controller of the object'),
+    col('Revision', 'string', 'Revision indicates the revision of the state represented by Data.'),
+    ageColumn(),
+  ],
   row: (cr, now) => ({ cells: [nameOf(cr), controllerName(cr), num(cr, 'revision'), age(cr, now)] }),
 };
 

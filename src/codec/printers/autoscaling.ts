@@ -30,7 +30,18 @@ export function formatHPAMetrics(hpa: Obj): string {
   const list = specs.map((s, i) => {
     const st = statuses[i];
     const type = str(s, 'type');
-    const field = type === 'External' ? 'external' : type === 'Pods' ? 'pods' : type === 'Object' ? 'object' : type === 'Resource' ? 'resource' : type === 'ContainerResource' ? 'containerResource' : '';
+    const field =
+      type === 'External'
+        ? 'external'
+        : type === 'Pods'
+          ? 'pods'
+          : type === 'Object'
+            ? 'object'
+            : type === 'Resource'
+              ? 'resource'
+              : type === 'ContainerResource'
+                ? 'containerResource'
+                : '';
     if (field === '') return '<unknown type>';
     const source = obj(s, field);
     const target = obj(source, 'target');
@@ -72,8 +83,13 @@ const hpaPrinter: TablePrinter = {
     const ref = obj(spec, 'scaleTargetRef');
     return {
       cells: [
-        nameOf(hpa), `${str(ref, 'kind')}/${str(ref, 'name')}`, formatHPAMetrics(hpa), String(optNum(spec, 'minReplicas') ?? 1),
-        num(spec, 'maxReplicas'), num(obj(hpa, 'status'), 'currentReplicas'), age(hpa, now),
+        nameOf(hpa),
+        `${str(ref, 'kind')}/${str(ref, 'name')}`,
+        formatHPAMetrics(hpa),
+        String(optNum(spec, 'minReplicas') ?? 1),
+        num(spec, 'maxReplicas'),
+        num(obj(hpa, 'status'), 'currentReplicas'),
+        age(hpa, now),
       ],
     };
   },
@@ -100,7 +116,13 @@ const pdbPrinter: TablePrinter = {
   row(pdb, now) {
     const spec = obj(pdb, 'spec');
     return {
-      cells: [nameOf(pdb), intOrString(spec, 'minAvailable') ?? 'N/A', intOrString(spec, 'maxUnavailable') ?? 'N/A', num(obj(pdb, 'status'), 'disruptionsAllowed'), age(pdb, now)],
+      cells: [
+        nameOf(pdb),
+        intOrString(spec, 'minAvailable') ?? 'N/A',
+        intOrString(spec, 'maxUnavailable') ?? 'N/A',
+        num(obj(pdb, 'status'), 'disruptionsAllowed'),
+        age(pdb, now),
+      ],
     };
   },
 };

@@ -75,8 +75,16 @@ const cronJobPrinter: TablePrinter = {
     const last = parseTime(status.lastScheduleTime) === undefined ? '<none>' : since(status.lastScheduleTime, now);
     return {
       cells: [
-        nameOf(cj), str(spec, 'schedule'), optStr(spec, 'timeZone') ?? '<none>', boolPtr(spec.suspend), arr(status, 'active').length,
-        last, age(cj, now), names, images, formatLabelSelector(jobSpec.selector),
+        nameOf(cj),
+        str(spec, 'schedule'),
+        optStr(spec, 'timeZone') ?? '<none>',
+        boolPtr(spec.suspend),
+        arr(status, 'active').length,
+        last,
+        age(cj, now),
+        names,
+        images,
+        formatLabelSelector(jobSpec.selector),
       ],
     };
   },

@@ -4,9 +4,11 @@
  */
 import type { TableColumn } from './types.js';
 
-export const NAME_DESCRIPTION = 'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names';
+export const NAME_DESCRIPTION =
+  'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names';
 
-export const CREATION_TIMESTAMP_DESCRIPTION = 'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata';
+export const CREATION_TIMESTAMP_DESCRIPTION =
+  'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata';
 
 /** A column; `priority` 1 marks wide-only columns. */
 export function col(name: string, type: 'string' | 'integer' | 'boolean' | 'number' | 'date', description: string, priority = 0, format = ''): TableColumn {
@@ -34,7 +36,4 @@ export function templateColumns(selector: boolean): TableColumn[] {
 }
 
 /** The default Table of types without a printer: Name and Created At (a date cell). */
-export const DEFAULT_COLUMNS: TableColumn[] = [
-  nameColumn(),
-  col('Created At', 'date', CREATION_TIMESTAMP_DESCRIPTION),
-];
+export const DEFAULT_COLUMNS: TableColumn[] = [nameColumn(), col('Created At', 'date', CREATION_TIMESTAMP_DESCRIPTION)];

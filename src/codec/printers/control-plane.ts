@@ -35,7 +35,9 @@ const priorityClassPrinter: TablePrinter = {
     ageColumn(),
     col('PreemptionPolicy', 'string', 'Whether pods of this class may preempt lower-priority pods.', 1),
   ],
-  row: (pc, now) => ({ cells: [nameOf(pc), num(pc, 'value'), bool(pc, 'globalDefault'), age(pc, now), optStr(pc, 'preemptionPolicy') ?? 'PreemptLowerPriority'] }),
+  row: (pc, now) => ({
+    cells: [nameOf(pc), num(pc, 'value'), bool(pc, 'globalDefault'), age(pc, now), optStr(pc, 'preemptionPolicy') ?? 'PreemptLowerPriority'],
+  }),
 };
 
 const runtimeClassPrinter: TablePrinter = {
@@ -57,7 +59,14 @@ const flowSchemaPrinter: TablePrinter = {
     const dm = optObj(spec, 'distinguisherMethod');
     const dangling = objs(obj(fs, 'status'), 'conditions').find((c) => str(c, 'type') === 'Dangling');
     return {
-      cells: [nameOf(fs), str(obj(spec, 'priorityLevelConfiguration'), 'name'), num(spec, 'matchingPrecedence'), dm ? str(dm, 'type') : '<none>', age(fs, now), dangling ? str(dangling, 'status') : '?'],
+      cells: [
+        nameOf(fs),
+        str(obj(spec, 'priorityLevelConfiguration'), 'name'),
+        num(spec, 'matchingPrecedence'),
+        dm ? str(dm, 'type') : '<none>',
+        age(fs, now),
+        dangling ? str(dangling, 'status') : '?',
+      ],
     };
   },
   sort(objects: Obj[]): Obj[] {
@@ -76,7 +85,7 @@ const priorityLevelPrinter: TablePrinter = {
   columns: [
     nameColumn(),
     col('Type', 'string', 'Exempt or Limited.'),
-    col('NominalConcurrencyShares', 'string', 'The share of the server\'s concurrency limit of this level.'),
+    col('NominalConcurrencyShares', 'string', "The share of the server's concurrency limit of this level."),
     col('Queues', 'string', 'Number of queues.'),
     col('HandSize', 'string', 'Number of queues a flow is shuffle-sharded to.'),
     col('QueueLengthLimit', 'string', 'Maximum number of requests waiting in one queue.'),
@@ -88,7 +97,10 @@ const priorityLevelPrinter: TablePrinter = {
     let cells: unknown[] = ['<none>', '<none>', '<none>', '<none>'];
     if (limited) {
       const queuing = optObj(path(limited, 'limitResponse'), 'queuing');
-      cells = [optNum(limited, 'nominalConcurrencyShares') ?? 30, ...(queuing ? [num(queuing, 'queues'), num(queuing, 'handSize'), num(queuing, 'queueLengthLimit')] : ['<none>', '<none>', '<none>'])];
+      cells = [
+        optNum(limited, 'nominalConcurrencyShares') ?? 30,
+        ...(queuing ? [num(queuing, 'queues'), num(queuing, 'handSize'), num(queuing, 'queueLengthLimit')] : ['<none>', '<none>', '<none>']),
+      ];
     }
     return { cells: [nameOf(pl), str(spec, 'type'), ...cells, age(pl, now)] };
   },

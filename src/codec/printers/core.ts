@@ -20,11 +20,13 @@ function deleting(o: Obj): boolean {
 
 /** kube's `makePortString`: "80/TCP,443:30443/TCP". */
 export function servicePorts(ports: Obj[]): string {
-  return ports.map((p) => {
-    const protocol = str(p, 'protocol') || 'TCP';
-    const nodePort = num(p, 'nodePort');
-    return nodePort > 0 ? `${num(p, 'port')}:${nodePort}/${protocol}` : `${num(p, 'port')}/${protocol}`;
-  }).join(',');
+  return ports
+    .map((p) => {
+      const protocol = str(p, 'protocol') || 'TCP';
+      const nodePort = num(p, 'nodePort');
+      return nodePort > 0 ? `${num(p, 'port')}:${nodePort}/${protocol}` : `${num(p, 'port')}/${protocol}`;
+    })
+    .join(',');
 }
 
 /** Distinct load-balancer ingress IPs (or hostnames), sorted, comma-joined. */
@@ -71,7 +73,15 @@ const servicePrinter: TablePrinter = {
     const spec = obj(svc, 'spec');
     const clusterIP = strs(spec, 'clusterIPs')[0] || str(spec, 'clusterIP') || '<none>';
     return {
-      cells: [nameOf(svc), str(spec, 'type') || 'ClusterIP', clusterIP, serviceExternalIP(svc), servicePorts(objs(spec, 'ports')) || '<none>', age(svc, now), formatLabels(strMap(spec, 'selector'))],
+      cells: [
+        nameOf(svc),
+        str(spec, 'type') || 'ClusterIP',
+        clusterIP,
+        serviceExternalIP(svc),
+        servicePorts(objs(spec, 'ports')) || '<none>',
+        age(svc, now),
+        formatLabels(strMap(spec, 'selector')),
+      ],
     };
   },
 };
@@ -122,9 +132,16 @@ const nodePrinter: TablePrinter = {
     const info = path(node, 'status', 'nodeInfo');
     return {
       cells: [
-        nameOf(node), nodeStatus(node), nodeRoles(node), age(node, now), str(info, 'kubeletVersion'),
-        nodeAddress(node, 'InternalIP'), nodeAddress(node, 'ExternalIP'),
-        str(info, 'osImage') || '<unknown>', str(info, 'kernelVersion') || '<unknown>', str(info, 'containerRuntimeVersion') || '<unknown>',
+        nameOf(node),
+        nodeStatus(node),
+        nodeRoles(node),
+        age(node, now),
+        str(info, 'kubeletVersion'),
+        nodeAddress(node, 'InternalIP'),
+        nodeAddress(node, 'ExternalIP'),
+        str(info, 'osImage') || '<unknown>',
+        str(info, 'kernelVersion') || '<unknown>',
+        str(info, 'containerRuntimeVersion') || '<unknown>',
       ],
     };
   },
@@ -141,7 +158,12 @@ const configMapPrinter: TablePrinter = {
 };
 
 const secretPrinter: TablePrinter = {
-  columns: [nameColumn(), col('Type', 'string', 'Used to facilitate programmatic handling of secret data.'), col('Data', 'string', 'Number of data entries.'), ageColumn()],
+  columns: [
+    nameColumn(),
+    col('Type', 'string', 'Used to facilitate programmatic handling of secret data.'),
+    col('Data', 'string', 'Number of data entries.'),
+    ageColumn(),
+  ],
   row: (s, now) => ({ cells: [nameOf(s), str(s, 'type') || 'Opaque', keyCount(s, 'data'), age(s, now)] }),
 };
 
@@ -197,10 +219,16 @@ const persistentVolumePrinter: TablePrinter = {
     const claimRef = optObj(spec, 'claimRef');
     return {
       cells: [
-        nameOf(pv), quantityOf(obj(spec, 'capacity').storage, '0'), accessModes(arr(spec, 'accessModes')),
-        str(spec, 'persistentVolumeReclaimPolicy'), deleting(pv) ? 'Terminating' : str(obj(pv, 'status'), 'phase'),
-        claimRef ? `${str(claimRef, 'namespace')}/${str(claimRef, 'name')}` : '', storageClassOf(pv, spec),
-        optStr(spec, 'volumeAttributesClassName') ?? '<unset>', str(obj(pv, 'status'), 'reason'), age(pv, now),
+        nameOf(pv),
+        quantityOf(obj(spec, 'capacity').storage, '0'),
+        accessModes(arr(spec, 'accessModes')),
+        str(spec, 'persistentVolumeReclaimPolicy'),
+        deleting(pv) ? 'Terminating' : str(obj(pv, 'status'), 'phase'),
+        claimRef ? `${str(claimRef, 'namespace')}/${str(claimRef, 'name')}` : '',
+        storageClassOf(pv, spec),
+        optStr(spec, 'volumeAttributesClassName') ?? '<unset>',
+        str(obj(pv, 'status'), 'reason'),
+        age(pv, now),
         optStr(spec, 'volumeMode') ?? '<unset>',
       ],
     };
@@ -226,9 +254,14 @@ const persistentVolumeClaimPrinter: TablePrinter = {
     const bound = volumeName !== '';
     return {
       cells: [
-        nameOf(pvc), deleting(pvc) ? 'Terminating' : str(status, 'phase'), volumeName,
-        bound ? quantityOf(obj(status, 'capacity').storage, '0') : '', bound ? accessModes(arr(status, 'accessModes')) : '',
-        storageClassOf(pvc, spec), optStr(spec, 'volumeAttributesClassName') ?? '<unset>', age(pvc, now),
+        nameOf(pvc),
+        deleting(pvc) ? 'Terminating' : str(status, 'phase'),
+        volumeName,
+        bound ? quantityOf(obj(status, 'capacity').storage, '0') : '',
+        bound ? accessModes(arr(status, 'accessModes')) : '',
+        storageClassOf(pvc, spec),
+        optStr(spec, 'volumeAttributesClassName') ?? '<unset>',
+        age(pvc, now),
         optStr(spec, 'volumeMode') ?? '<unset>',
       ],
     };

@@ -70,14 +70,25 @@ export function eventCells(ev: Obj, now: number): unknown[] {
   const kind = str(v.involved, 'kind').toLowerCase();
   const name = str(v.involved, 'name');
   const target = name !== '' ? `${kind}/${name}` : kind;
-  return [last, str(ev, 'type'), str(ev, 'reason'), target, str(v.involved, 'fieldPath'), eventSource(v.source, ev), v.message.trim(), first, count, nameOf(ev)];
+  return [
+    last,
+    str(ev, 'type'),
+    str(ev, 'reason'),
+    target,
+    str(v.involved, 'fieldPath'),
+    eventSource(v.source, ev),
+    v.message.trim(),
+    first,
+    count,
+    nameOf(ev),
+  ];
 }
 
 const eventPrinter: TablePrinter = {
   columns: [
     col('Last Seen', 'string', 'The time at which the most recent occurrence of this event was recorded.'),
     col('Type', 'string', 'Type of this event (Normal, Warning).'),
-    col('Reason', 'string', 'A short, machine understandable string that gives the reason for the transition into the object\'s current status.'),
+    col('Reason', 'string', "A short, machine understandable string that gives the reason for the transition into the object's current status."),
     col('Object', 'string', 'The object that this event is about.'),
     col('Subobject', 'string', 'The field path of the part of the object the event is about.', 1),
     col('Source', 'string', 'The component reporting this event.', 1),

@@ -114,12 +114,17 @@ export function boolPtr(value: unknown): string {
 }
 
 const ACCESS_MODES: Array<[string, string]> = [
-  ['ReadWriteOnce', 'RWO'], ['ReadOnlyMany', 'ROX'], ['ReadWriteMany', 'RWX'], ['ReadWriteOncePod', 'RWOP'],
+  ['ReadWriteOnce', 'RWO'],
+  ['ReadOnlyMany', 'ROX'],
+  ['ReadWriteMany', 'RWX'],
+  ['ReadWriteOncePod', 'RWOP'],
 ];
 
 /** kube's `GetAccessModesAsString`: the abbreviations of the modes present, in a fixed order. */
 export function accessModes(modes: unknown[]): string {
-  return ACCESS_MODES.filter(([mode]) => modes.includes(mode)).map(([, short]) => short).join(',');
+  return ACCESS_MODES.filter(([mode]) => modes.includes(mode))
+    .map(([, short]) => short)
+    .join(',');
 }
 
 /** kube's `listWithMoreString`: at most `max` entries, then " + N more...", "<unset>" when empty. */

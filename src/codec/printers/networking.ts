@@ -35,8 +35,12 @@ const ingressPrinter: TablePrinter = {
     const spec = obj(ing, 'spec');
     return {
       cells: [
-        nameOf(ing), optStr(spec, 'ingressClassName') ?? '<none>', ingressHosts(objs(spec, 'rules')),
-        loadBalancerIngress(path(ing, 'status', 'loadBalancer')), arr(spec, 'tls').length > 0 ? '80, 443' : '80', age(ing, now),
+        nameOf(ing),
+        optStr(spec, 'ingressClassName') ?? '<none>',
+        ingressHosts(objs(spec, 'rules')),
+        loadBalancerIngress(path(ing, 'status', 'loadBalancer')),
+        arr(spec, 'tls').length > 0 ? '80, 443' : '80',
+        age(ing, now),
       ],
     };
   },
@@ -88,11 +92,13 @@ const ipAddressPrinter: TablePrinter = {
 
 /** kube's `formatDiscoveryPorts`: port numbers (or names, or "*"). */
 export function slicePorts(ports: Obj[]): string {
-  return listWithMore(ports.map((p) => {
-    const n = optNum(p, 'port');
-    if (n !== undefined) return String(n);
-    return optStr(p, 'name') ?? '*';
-  }));
+  return listWithMore(
+    ports.map((p) => {
+      const n = optNum(p, 'port');
+      if (n !== undefined) return String(n);
+      return optStr(p, 'name') ?? '*';
+    }),
+  );
 }
 
 const endpointSlicePrinter: TablePrinter = {

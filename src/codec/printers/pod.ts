@@ -110,7 +110,11 @@ export function podStatusCells(pod: Obj, now: number): { ready: string; status: 
   let restartsCell = String(restarts);
   if (restarts !== 0 && Number.isFinite(lastRestart)) restartsCell = `${restarts} (${since(new Date(lastRestart).toISOString(), now)} ago)`;
 
-  const out: { ready: string; status: string; restarts: string; conditions?: TableRowCondition[] } = { ready: `${ready}/${total}`, status: reason, restarts: restartsCell };
+  const out: { ready: string; status: string; restarts: string; conditions?: TableRowCondition[] } = {
+    ready: `${ready}/${total}`,
+    status: reason,
+    restarts: restartsCell,
+  };
   if (phase === 'Succeeded') out.conditions = SUCCEEDED;
   else if (phase === 'Failed') out.conditions = FAILED;
   return out;
@@ -151,8 +155,15 @@ export const podPrinter: TablePrinter = {
     const s = podStatusCells(pod, now);
     const row: PrintedRow = {
       cells: [
-        isObj(pod.metadata) ? str(pod.metadata, 'name') : '', s.ready, s.status, s.restarts, age(pod, now),
-        podIP(status), str(spec, 'nodeName') || '<none>', str(status, 'nominatedNodeName') || '<none>', readinessGates(spec, status),
+        isObj(pod.metadata) ? str(pod.metadata, 'name') : '',
+        s.ready,
+        s.status,
+        s.restarts,
+        age(pod, now),
+        podIP(status),
+        str(spec, 'nodeName') || '<none>',
+        str(status, 'nominatedNodeName') || '<none>',
+        readinessGates(spec, status),
       ],
     };
     if (s.conditions) row.conditions = s.conditions;

@@ -22,12 +22,16 @@ const storageClassPrinter: TablePrinter = {
     ageColumn(),
   ],
   row(sc, now) {
-    const isDefault = annotation(sc, 'storageclass.kubernetes.io/is-default-class') === 'true'
-      || annotation(sc, 'storageclass.beta.kubernetes.io/is-default-class') === 'true';
+    const isDefault =
+      annotation(sc, 'storageclass.kubernetes.io/is-default-class') === 'true' || annotation(sc, 'storageclass.beta.kubernetes.io/is-default-class') === 'true';
     return {
       cells: [
-        isDefault ? `${nameOf(sc)} (default)` : nameOf(sc), str(sc, 'provisioner'), optStr(sc, 'reclaimPolicy') ?? 'Delete',
-        optStr(sc, 'volumeBindingMode') ?? 'Immediate', bool(sc, 'allowVolumeExpansion'), age(sc, now),
+        isDefault ? `${nameOf(sc)} (default)` : nameOf(sc),
+        str(sc, 'provisioner'),
+        optStr(sc, 'reclaimPolicy') ?? 'Delete',
+        optStr(sc, 'volumeBindingMode') ?? 'Immediate',
+        bool(sc, 'allowVolumeExpansion'),
+        age(sc, now),
       ],
     };
   },
@@ -36,8 +40,9 @@ const storageClassPrinter: TablePrinter = {
 const volumeAttributesClassPrinter: TablePrinter = {
   columns: [nameColumn(), col('DriverName', 'string', 'The CSI driver this class applies to.'), ageColumn()],
   row(vac, now) {
-    const isDefault = annotation(vac, 'volumeattributesclass.alpha.kubernetes.io/is-default-class') === 'true'
-      || annotation(vac, 'volumeattributesclass.kubernetes.io/is-default-class') === 'true';
+    const isDefault =
+      annotation(vac, 'volumeattributesclass.alpha.kubernetes.io/is-default-class') === 'true' ||
+      annotation(vac, 'volumeattributesclass.kubernetes.io/is-default-class') === 'true';
     return { cells: [isDefault ? `${nameOf(vac)} (default)` : nameOf(vac), str(vac, 'driverName'), age(vac, now)] };
   },
 };
@@ -54,7 +59,14 @@ const volumeAttachmentPrinter: TablePrinter = {
   row(va, now) {
     const spec = obj(va, 'spec');
     return {
-      cells: [nameOf(va), str(spec, 'attacher'), optStr(obj(spec, 'source'), 'persistentVolumeName') ?? '', str(spec, 'nodeName'), bool(obj(va, 'status'), 'attached'), age(va, now)],
+      cells: [
+        nameOf(va),
+        str(spec, 'attacher'),
+        optStr(obj(spec, 'source'), 'persistentVolumeName') ?? '',
+        str(spec, 'nodeName'),
+        bool(obj(va, 'status'), 'attached'),
+        age(va, now),
+      ],
     };
   },
 };
@@ -77,18 +89,32 @@ const csiDriverPrinter: TablePrinter = {
   ],
   row(d, now) {
     const spec = obj(d, 'spec');
-    const tokenRequests = Array.isArray(spec.tokenRequests) ? objs(spec, 'tokenRequests').map((t) => str(t, 'audience')).join(',') : '<unset>';
+    const tokenRequests = Array.isArray(spec.tokenRequests)
+      ? objs(spec, 'tokenRequests')
+          .map((t) => str(t, 'audience'))
+          .join(',')
+      : '<unset>';
     return {
       cells: [
-        nameOf(d), optBool(spec, 'attachRequired') ?? true, bool(spec, 'podInfoOnMount'), bool(spec, 'storageCapacity'),
-        tokenRequests, bool(spec, 'requiresRepublish'), strs(spec, 'volumeLifecycleModes').join(',') || '<none>', age(d, now),
+        nameOf(d),
+        optBool(spec, 'attachRequired') ?? true,
+        bool(spec, 'podInfoOnMount'),
+        bool(spec, 'storageCapacity'),
+        tokenRequests,
+        bool(spec, 'requiresRepublish'),
+        strs(spec, 'volumeLifecycleModes').join(',') || '<none>',
+        age(d, now),
       ],
     };
   },
 };
 
 const csiStorageCapacityPrinter: TablePrinter = {
-  columns: [nameColumn(), col('StorageClassName', 'string', 'The storage class the capacity applies to.'), col('Capacity', 'string', 'The available capacity.')],
+  columns: [
+    nameColumn(),
+    col('StorageClassName', 'string', 'The storage class the capacity applies to.'),
+    col('Capacity', 'string', 'The available capacity.'),
+  ],
   row: (c) => ({ cells: [nameOf(c), str(c, 'storageClassName'), quantityOf(c.capacity, '<unset>')] }),
 };
 

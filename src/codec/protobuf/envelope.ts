@@ -44,8 +44,11 @@ export function unwrapEnvelope(bytes: Uint8Array): Envelope {
   const typeMeta = typeof msg.typeMeta === 'object' && msg.typeMeta !== null ? (msg.typeMeta as Record<string, unknown>) : {};
   const raw = msg.raw instanceof Uint8Array ? msg.raw : new Uint8Array(0);
   return {
-    apiVersion: str(typeMeta.apiVersion), kind: str(typeMeta.kind), raw,
-    contentEncoding: str(msg.contentEncoding), contentType: str(msg.contentType),
+    apiVersion: str(typeMeta.apiVersion),
+    kind: str(typeMeta.kind),
+    raw,
+    contentEncoding: str(msg.contentEncoding),
+    contentType: str(msg.contentType),
   };
 }
 

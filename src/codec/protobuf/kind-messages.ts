@@ -14,9 +14,7 @@ import { lookupMessage } from './proto-runtime.js';
 
 const META_V1 = 'k8s.io.apimachinery.pkg.apis.meta.v1';
 /** Kinds that every group version registers from meta/v1. */
-const SHARED_META_KINDS = new Set([
-  'Status', 'WatchEvent', 'DeleteOptions', 'CreateOptions', 'UpdateOptions', 'PatchOptions', 'GetOptions', 'ListOptions',
-]);
+const SHARED_META_KINDS = new Set(['Status', 'WatchEvent', 'DeleteOptions', 'CreateOptions', 'UpdateOptions', 'PatchOptions', 'GetOptions', 'ListOptions']);
 
 const cache = new Map<string, string | null>();
 

@@ -102,15 +102,24 @@ function isSpecial(type: protobuf.Type): boolean {
 function specialValue(type: protobuf.Type): ValuePlan | undefined {
   const name = fullName(type);
   switch (name) {
-    case `${META}Time`: return { kind: 'time', fraction: 0 };
-    case `${META}MicroTime`: return { kind: 'time', fraction: 6 };
-    case `${META}Duration`: return { kind: 'duration' };
-    case `${META}FieldsV1`: return { kind: 'rawJson', field: 'Raw' };
-    case 'k8s.io.apimachinery.pkg.api.resource.Quantity': return { kind: 'quantity' };
-    case 'k8s.io.apimachinery.pkg.api.resource.QuantityValue': return { kind: 'quantity' };
-    case 'k8s.io.apimachinery.pkg.util.intstr.IntOrString': return { kind: 'intOrString' };
-    case 'k8s.io.apimachinery.pkg.runtime.RawExtension': return { kind: 'rawJson', field: 'raw' };
-    default: break;
+    case `${META}Time`:
+      return { kind: 'time', fraction: 0 };
+    case `${META}MicroTime`:
+      return { kind: 'time', fraction: 6 };
+    case `${META}Duration`:
+      return { kind: 'duration' };
+    case `${META}FieldsV1`:
+      return { kind: 'rawJson', field: 'Raw' };
+    case 'k8s.io.apimachinery.pkg.api.resource.Quantity':
+      return { kind: 'quantity' };
+    case 'k8s.io.apimachinery.pkg.api.resource.QuantityValue':
+      return { kind: 'quantity' };
+    case 'k8s.io.apimachinery.pkg.util.intstr.IntOrString':
+      return { kind: 'intOrString' };
+    case 'k8s.io.apimachinery.pkg.runtime.RawExtension':
+      return { kind: 'rawJson', field: 'raw' };
+    default:
+      break;
   }
   if (APIEXT.test(name)) {
     const simple = type.name;
@@ -148,8 +157,7 @@ function inlineMatches(type: protobuf.Type, s: SchemaNode, depth: number): numbe
     if (matchProperty(f.name, s) !== undefined) matched++;
     else {
       const t = messageType(f);
-      if (t && depth < 3 && !f.repeated && !f.map && !isSpecial(t) &&
-        inlineMatches(t, s, depth + 1) === t.fieldsArray.length) matched++;
+      if (t && depth < 3 && !f.repeated && !f.map && !isSpecial(t) && inlineMatches(t, s, depth + 1) === t.fieldsArray.length) matched++;
     }
   }
   return matched;
@@ -181,8 +189,14 @@ function buildFields(type: protobuf.Type, s: SchemaNode | undefined): FieldPlan[
     const sub = messageType(field);
     if (jsonName === undefined && sub && isInline(field, sub, s)) {
       out.push({
-        protoName: field.name, jsonName: '', inline: planFor(sub, s), repeated, map,
-        value: { kind: 'message', plan: () => planFor(sub, s) }, presence, required: false,
+        protoName: field.name,
+        jsonName: '',
+        inline: planFor(sub, s),
+        repeated,
+        map,
+        value: { kind: 'message', plan: () => planFor(sub, s) },
+        presence,
+        required: false,
       });
       continue;
     }
@@ -190,8 +204,14 @@ function buildFields(type: protobuf.Type, s: SchemaNode | undefined): FieldPlan[
     const prop = s?.property(name);
     const node = repeated ? prop?.items() : map ? prop?.additionalProperties() : prop;
     out.push({
-      protoName: field.name, jsonName: name, inline: undefined, repeated, map,
-      value: valuePlan(field, node), presence, required: required.has(name),
+      protoName: field.name,
+      jsonName: name,
+      inline: undefined,
+      repeated,
+      map,
+      value: valuePlan(field, node),
+      presence,
+      required: required.has(name),
     });
   }
   return out;

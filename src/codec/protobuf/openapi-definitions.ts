@@ -28,7 +28,10 @@ export function messageNameForDefinition(definition: string): string {
 }
 
 function withoutVersion(name: string): string {
-  return name.split('.').filter((seg) => !VERSION.test(seg)).join('.');
+  return name
+    .split('.')
+    .filter((seg) => !VERSION.test(seg))
+    .join('.');
 }
 
 let byUnversioned: Map<string, string[]> | undefined;

@@ -78,7 +78,7 @@ function valueToJson(plan: ValuePlan, v: unknown): unknown {
       return isObj(v) && typeof v.string === 'string' ? v.string : '';
     case 'intOrString':
       if (!isObj(v)) return 0;
-      return int64ToNumber(v.type) === 1 ? (typeof v.strVal === 'string' ? v.strVal : '') : (typeof v.intVal === 'number' ? v.intVal : 0);
+      return int64ToNumber(v.type) === 1 ? (typeof v.strVal === 'string' ? v.strVal : '') : typeof v.intVal === 'number' ? v.intVal : 0;
     case 'rawJson':
       return isObj(v) ? rawJson(v[plan.field]) : undefined;
     case 'wrappedList': {

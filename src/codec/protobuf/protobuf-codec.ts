@@ -91,8 +91,13 @@ export function decodeProtobufObject(body: Uint8Array, expected?: ProtobufDecode
     const name = messageNameForKind(apiVersion, kind);
     const type = name === undefined ? undefined : lookupMessage(name);
     if (type === undefined) {
-      throw decodeError(`no kind "${kind}" is registered for version "${apiVersion}" in scheme "pkg/api/legacyscheme/scheme.go:30"`,
-        body, expected, kind, apiVersion);
+      throw decodeError(
+        `no kind "${kind}" is registered for version "${apiVersion}" in scheme "pkg/api/legacyscheme/scheme.go:30"`,
+        body,
+        expected,
+        kind,
+        apiVersion,
+      );
     }
     const msg = type.decode(env.raw) as unknown as Obj;
     const object: Obj = { kind, apiVersion };
@@ -139,9 +144,7 @@ export function encodeProtobufObject(obj: Record<string, unknown>): Buffer {
  * LIST_METADATA and ITEMS (their kind/apiVersion are not part of the wire form).
  * Throws ProtobufUnsupportedError when the list kind has no message.
  */
-export function encodeProtobufList(
-  listKind: string, apiVersion: string, listMetadata: Record<string, unknown>, items: Record<string, unknown>[],
-): Buffer {
+export function encodeProtobufList(listKind: string, apiVersion: string, listMetadata: Record<string, unknown>, items: Record<string, unknown>[]): Buffer {
   return wrapEnvelope(apiVersion, listKind, encodeMessage(apiVersion, listKind, { metadata: listMetadata, items }));
 }
 
@@ -160,7 +163,7 @@ export function encodeProtobufWatchFrame(type: string, obj: Record<string, unkno
 export function decodeProtobufWatchEvent(frame: Uint8Array): { type: string; object: Obj } {
   let msg: Obj;
   try {
-    msg = requireMessage(WATCH_EVENT).decode(frame) as unknown as Obj;
+    msg = requireMessage(WATCH_EVENT).decode(frame);
   } catch (err) {
     throw badRequest(`proto: ${errorText(err)}`);
   }

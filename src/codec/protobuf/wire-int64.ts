@@ -12,8 +12,7 @@ interface LongLike {
 }
 
 function isLongLike(v: unknown): v is LongLike {
-  return typeof v === 'object' && v !== null && typeof (v as { low?: unknown }).low === 'number' &&
-    typeof (v as { high?: unknown }).high === 'number';
+  return typeof v === 'object' && v !== null && typeof (v as { low?: unknown }).low === 'number' && typeof (v as { high?: unknown }).high === 'number';
 }
 
 /** A decoded int64/uint64 as a JavaScript number (rounded beyond 2^53). */

@@ -41,7 +41,8 @@ export function formatTimestamp(secondsValue: unknown, nanosValue: unknown, frac
   if (seconds === 0 && nanos === 0) return undefined;
   const date = new Date(seconds * 1000);
   if (Number.isNaN(date.getTime())) return undefined;
-  const base = `${pad(date.getUTCFullYear(), 4)}-${pad(date.getUTCMonth() + 1, 2)}-${pad(date.getUTCDate(), 2)}` +
+  const base =
+    `${pad(date.getUTCFullYear(), 4)}-${pad(date.getUTCMonth() + 1, 2)}-${pad(date.getUTCDate(), 2)}` +
     `T${pad(date.getUTCHours(), 2)}:${pad(date.getUTCMinutes(), 2)}:${pad(date.getUTCSeconds(), 2)}`;
   if (fractionDigits === 0) return `${base}Z`;
   return `${base}.${pad(Math.floor(nanos / 1000), 6)}Z`;
@@ -87,7 +88,14 @@ export function formatDuration(value: unknown): string {
 }
 
 const UNITS: Record<string, bigint> = {
-  ns: NS, us: US, 'µs': US, 'μs': US, ms: MS, s: SEC, m: 60n * SEC, h: 3600n * SEC,
+  ns: NS,
+  us: US,
+  µs: US,
+  μs: US,
+  ms: MS,
+  s: SEC,
+  m: 60n * SEC,
+  h: 3600n * SEC,
 };
 
 /** Nanoseconds of a Go duration string ("1h2m3.5s", "-300ms", "0"), or undefined when malformed. */
@@ -107,7 +115,7 @@ export function parseDuration(text: string): bigint | undefined {
     if (!m || (m[1] === '' && (m[2] ?? '') === '')) return undefined;
     const unit = UNITS[m[3] ?? ''];
     if (unit === undefined) return undefined;
-    const whole = BigInt(m[1] === '' ? '0' : m[1] ?? '0');
+    const whole = BigInt(m[1] === '' ? '0' : (m[1] ?? '0'));
     const fracText = m[2] ?? '';
     const frac = fracText === '' ? 0n : (BigInt(fracText) * unit) / 10n ** BigInt(fracText.length);
     total += whole * unit + frac;
