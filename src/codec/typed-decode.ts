@@ -1,4 +1,5 @@
 import { canonicalQuantity } from './printers/quantity.js';
+import { QUANTITY_FORMAT_ERROR, parseQuantityText } from './quantity-grammar.js';
 import type { SchemaNode } from '../schema/openapi-schema.js';
 
 /**
@@ -47,8 +48,6 @@ const OPAQUE = new Set([
   'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrStringArray',
 ]);
 
-const QUANTITY_PATTERN = /^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$/;
-const QUANTITY_ERROR = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
 /** The Go type name a schema decodes into, as Go's errors print it (`v1.Container`, `[]string`, `int32`). */
@@ -317,8 +316,12 @@ class Decoder {
   private quantity(container: Obj | unknown[], key: string | number, v: unknown): void {
     let text: string;
     if (typeof v === 'number') text = this.numberText(container, key, v);
-    else if (typeof v === 'string' && QUANTITY_PATTERN.test(v.trim()) && v.trim() !== '') text = v;
-    else throw new TypedDecodeError(QUANTITY_ERROR);
+    else if (typeof v === 'string') text = v;
+    else throw new TypedDecodeError(QUANTITY_FORMAT_ERROR);
+    // Go's parser, not the pattern in its error message, decides: `1e` or `1.5.5Gi` match the pattern
+    // and would be stored, and then fail every client-go list of the resource.
+    const parsed = parseQuantityText(text.trim());
+    if (typeof parsed === 'string') throw new TypedDecodeError(parsed);
     (container as Record<string | number, unknown>)[key] = canonicalQuantity(text);
   }
 
