@@ -1,4 +1,5 @@
 import { canonicalQuantity } from './printers/quantity.js';
+import { goTimeError } from './go-time.js';
 import { QUANTITY_FORMAT_ERROR, parseQuantityText } from './quantity-grammar.js';
 import type { SchemaNode } from '../schema/openapi-schema.js';
 
@@ -48,7 +49,6 @@ const OPAQUE = new Set([
   'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrStringArray',
 ]);
 
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
 /** The Go type name a schema decodes into, as Go's errors print it (`v1.Container`, `[]string`, `int32`). */
 export function goTypeName(schema: SchemaNode): string {
@@ -340,9 +340,8 @@ class Decoder {
       this.hard(ctx, v, 'string');
       return;
     }
-    if (!RFC3339.test(v)) {
-      throw new TypedDecodeError(`parsing time ${JSON.stringify(v)} as "2006-01-02T15:04:05Z07:00": cannot parse ${JSON.stringify(v)} as "2006"`);
-    }
+    const error = goTimeError(v);
+    if (error !== undefined) throw new TypedDecodeError(error);
   }
 
   /**

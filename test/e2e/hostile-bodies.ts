@@ -188,6 +188,32 @@ const CHANGES: Array<[string, string, unknown[]]> = [
   ['CronJob', 'spec.timeZone', [5, 'Mars/Base']],
   ['CronJob', 'spec.successfulJobsHistoryLimit', [-1]],
   ['CronJob', 'spec.jobTemplate.spec.parallelism', ['x']],
+  // Metadata every kind shares, some of it stored as sent (managedFields).
+  ['ConfigMap', 'metadata.managedFields', [
+    [{ manager: 'm', operation: 'Update', apiVersion: 'v1', time: '2024-13-45T00:00:00Z', fieldsType: 'FieldsV1', fieldsV1: {} }],
+    [{ manager: 'm', operation: 'Update', apiVersion: 'v1', time: '2024-02-30T00:00:00Z', fieldsType: 'FieldsV1', fieldsV1: {} }],
+    [{ manager: 'm', operation: 'Update', apiVersion: 'v1', time: '2024-01-01T25:61:00Z', fieldsType: 'FieldsV1', fieldsV1: {} }],
+    [{ manager: 'm', operation: 'Update', apiVersion: 'v1', time: '2024-01-01T00:00:00+25:00', fieldsType: 'FieldsV1', fieldsV1: {} }],
+    [{ manager: 'm', operation: 'Update', apiVersion: 'v1', time: 5, fieldsType: 'FieldsV1', fieldsV1: {} }],
+    [{ manager: 'm', operation: 'Update', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: 'x' }],
+    [{ manager: 'm', operation: 'Update', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: [1] }],
+    // Year 0 is left out: Go accepts it and kube-apiserver stores it, but the Python client cannot parse it.
+    ...['2024-01-01T00:00:00.123456789123Z', '2024-01-01T00:00:00+24:00', '2024-01-01T00:00:00+23:60', '2024-01-01t00:00:00Z', '2024-01-01T00:00:00z',
+      '9999-12-31T23:59:59-23:59', '2024-02-29T00:00:00Z', '2023-02-29T00:00:00Z', '2024-01-01T23:59:60Z', '2024-01-01T00:00:00.5Z']
+      .map((time) => [{ manager: 'm', operation: 'Update', apiVersion: 'v1', time, fieldsType: 'FieldsV1', fieldsV1: {} }]),
+    [{ manager: 'm', operation: 5 }], [null], {},
+  ]],
+  ['ConfigMap', 'metadata.ownerReferences', [[{ apiVersion: 'v1', kind: 'X', name: 'n', uid: 'u', controller: 'yes' }], [{ apiVersion: 'v1', kind: 'X', name: 'n' }],
+    [null], [{ apiVersion: 'v1', kind: 'X', name: 'n', uid: 'u', blockOwnerDeletion: 1 }]]],
+  ['ConfigMap', 'metadata.finalizers', [[1], ['a/b'], [null], ['not a finalizer!']]],
+  ['ConfigMap', 'metadata.deletionGracePeriodSeconds', ['x', raw('1e400'), 30]],
+  ['ConfigMap', 'metadata.deletionTimestamp', ['bad', '2024-13-45T00:00:00Z', '2024-01-01T00:00:00Z']],
+  ['ConfigMap', 'metadata.creationTimestamp', ['2024-13-45T00:00:00Z', null]],
+  ['ConfigMap', 'metadata.uid', [5, 'not-a-uid']],
+  ['ConfigMap', 'metadata.resourceVersion', [5, 'abc']],
+  ['ConfigMap', 'metadata.generation', [raw('1e400'), -1, 1.5]],
+  ['Pod', 'metadata.annotations', [{ 'kubernetes.io/config.mirror': 'x' }]],
+  ['Pod', 'spec.containers.0.resources', [{ requests: { cpu: '1' }, limits: { cpu: '1e-1000000000' } }, { requests: { cpu: '1e1000000000' }, limits: { cpu: '1' } }]],
   // ConfigMaps and Secrets.
   ['ConfigMap', 'data', [[], { a: 1 }, { a: null }, 'x', { a: '\ud800' }, { 'bad key!': 'x' }, { '': 'x' }]],
   ['ConfigMap', 'binaryData', [{ a: 'not base64!' }, { a: 5 }, { a: null }, { a: 'YQ' }]],
