@@ -13,14 +13,16 @@
  *   calls and kubernetes.watch.Watch (a venv from scripts/ensure-python-client.sh).
  *
  * Each must report no error for any kind and encoding, and list and watch exactly the objects the
- * server accepted (the namespace's objects before the writes, plus one per 201).
+ * server accepted (the namespace's objects before the writes, plus one per 201). The whole runs on
+ * the embedded store and on Redis.
  */
-import { after, before, test } from 'node:test';
+import { after, before, describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { allBackends } from '../helpers/backends.js';
 import { startTestServer, type TestServer } from '../helpers/capstan.js';
 import { KINDS, NAME_PLACEHOLDER, hostileBodies, type KindInfo } from './hostile-bodies.js';
 import { restFor, type Rest } from './rest.js';
@@ -87,20 +89,26 @@ function corpusBody(object: Obj, ns: string, unique: string): string {
   return JSON.stringify({ ...object, metadata });
 }
 
-let srv: TestServer;
 let goDecode: string;
 let python: string;
 
 before(async () => {
   [goDecode, python] = await Promise.all([setupPath('build-go-decode.sh'), setupPath('ensure-python-client.sh')]);
-  srv = await startTestServer();
 }, { timeout: SETUP_TIMEOUT_MS + 30_000 });
 
-after(async () => {
-  await srv?.stop();
+for (const backend of allBackends()) describe(`client decoding (${backend.name})`, () => {
+  let srv: TestServer;
+  before(async () => {
+    srv = await startTestServer({}, await backend.open());
+  });
+  after(async () => {
+    await srv?.stop();
+    await backend.stop();
+  });
+  test('client-go (JSON and protobuf) and the Python client decode every object stored from the invalid corpus', { timeout: 120_000 }, (t) => sendThenList(t, srv));
 });
 
-test('client-go (JSON and protobuf) and the Python client decode every object stored from the invalid corpus', { timeout: 120_000 }, async (t) => {
+async function sendThenList(t: TestContext, srv: TestServer): Promise<void> {
   const started = Date.now();
   const rest: Rest = restFor(srv.url);
   const ns = await rest.namespace('decode');
@@ -184,4 +192,4 @@ test('client-go (JSON and protobuf) and the Python client decode every object st
   for (const info of KINDS) assert.ok((tallies.get(info.resource) as Tally).accepted > 0, `no ${info.kind} was accepted: the check would list nothing`);
   const refused = [...tallies.values()].reduce((s, x) => s + x.refused, 0);
   assert.ok(refused > 100, `only ${refused} bodies refused`);
-});
+}
