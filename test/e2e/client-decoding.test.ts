@@ -177,13 +177,17 @@ async function sendThenList(t: TestContext, srv: TestServer): Promise<void> {
 
   const expectLines = (what: string, got: CheckLine[], encodings: string[]): void => {
     assert.deepEqual(got.map((l) => `${l.resource}/${l.encoding}`), encodings.flatMap((e) => KINDS.map((k) => `${k.resource}/${e}`)), `${what}: one line per resource and encoding`);
+    // Every failing line is reported at once: one bad object usually breaks one list per client.
+    const failures: string[] = [];
     for (const l of got) {
       const tally = tallies.get(l.resource) as Tally;
       const expected = (baseline.get(l.resource) ?? 0) + tally.accepted;
-      assert.equal(l.error, '', `${what} ${l.resource} (${l.encoding}): ${l.error}`);
-      assert.equal(l.listed, expected, `${what} ${l.resource} (${l.encoding}) listed ${l.listed}, the server accepted ${expected}`);
-      assert.equal(l.watched, expected, `${what} ${l.resource} (${l.encoding}) watched ${l.watched}, the server accepted ${expected}`);
+      if (l.error !== '') failures.push(`${what} ${l.resource} (${l.encoding}): ${l.error}`);
+      else if (l.listed !== expected || l.watched !== expected) {
+        failures.push(`${what} ${l.resource} (${l.encoding}): listed ${l.listed}, watched ${l.watched}; the server holds ${expected}`);
+      }
     }
+    assert.deepEqual(failures, [], failures.join('\n'));
   };
   expectLines('client-go', goLines, ['json', 'protobuf']);
   expectLines('python', pyLines, ['json']);
