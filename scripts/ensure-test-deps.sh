@@ -13,6 +13,10 @@ redis-server --version >&2
 # The client-go informer test drives Capstan with a small client-go program: build it once (cached
 # by source hash; the first build downloads client-go from the Go module proxy, a few minutes).
 bash "$(dirname "$0")/build-go-informer.sh" >/dev/null
+# The client decoding test lists and watches with client-go's typed clientset (same modules, cached
+# by source hash) and with the official Python client (a venv, installed once from PyPI).
+bash "$(dirname "$0")/build-go-decode.sh" >/dev/null
+bash "$(dirname "$0")/ensure-python-client.sh" >/dev/null
 # The Helm chart tests lint and render with helm, built from the Go module proxy when missing
 # (cached under ~/.cache/capstan; exit status 3 means it cannot be built here and the test says so).
 bash "$(dirname "$0")/ensure-helm.sh" >/dev/null || [ $? -eq 3 ]

@@ -1,4 +1,6 @@
-import { canonicalQuantity, isQuantity } from './printers/quantity.js';
+import { canonicalQuantity } from './printers/quantity.js';
+import { goTimeError } from './go-time.js';
+import { QUANTITY_FORMAT_ERROR, parseQuantityText } from './quantity-grammar.js';
 import type { SchemaNode } from '../schema/openapi-schema.js';
 
 /**
@@ -46,22 +48,6 @@ const OPAQUE = new Set([
   'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrBool',
   'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrStringArray',
 ]);
-
-const QUANTITY_PATTERN = /^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$/;
-const QUANTITY_ERROR = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
-const QUANTITY_SUFFIX_ERROR = "unable to parse quantity's suffix";
-
-/**
- * Why kube's ParseQuantity refuses text that its regular expression lets through: a number part with
- * more than one '.' is the wrong format ("1..5"); anything else left over is a suffix it cannot read
- * ("1e", "1Ki5"). Undefined when the text parses.
- */
-function quantityParseError(text: string): string | undefined {
-  if (isQuantity(text)) return undefined;
-  const numberPart = /^[+-]?\d*(?:\.\d*)?/.exec(text)?.[0] ?? '';
-  return /^[eEinumkKMGTP]*[-+]?[0-9]*$/.test(text.slice(numberPart.length)) ? QUANTITY_SUFFIX_ERROR : QUANTITY_ERROR;
-}
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
 /** The Go type name a schema decodes into, as Go's errors print it (`v1.Container`, `[]string`, `int32`). */
 export function goTypeName(schema: SchemaNode): string {
@@ -345,11 +331,12 @@ class Decoder {
   private quantity(container: Obj | unknown[], key: string | number, v: unknown): void {
     let text: string;
     if (typeof v === 'number') text = this.numberText(container, key, v);
-    else if (typeof v === 'string' && QUANTITY_PATTERN.test(v.trim()) && v.trim() !== '') {
-      const problem = quantityParseError(v.trim());
-      if (problem !== undefined) throw new TypedDecodeError(problem);
-      text = v;
-    } else throw new TypedDecodeError(QUANTITY_ERROR);
+    else if (typeof v === 'string') text = v;
+    else throw new TypedDecodeError(QUANTITY_FORMAT_ERROR);
+    // Go's parser, not the pattern in its error message, decides: `1e` or `1.5.5Gi` match the pattern
+    // and would be stored, and then fail every client-go list of the resource.
+    const parsed = parseQuantityText(text.trim());
+    if (typeof parsed === 'string') throw new TypedDecodeError(parsed);
     (container as Record<string | number, unknown>)[key] = canonicalQuantity(text);
   }
 
@@ -368,9 +355,8 @@ class Decoder {
       this.hard(ctx, v, 'string');
       return;
     }
-    if (!RFC3339.test(v)) {
-      throw new TypedDecodeError(`parsing time ${JSON.stringify(v)} as "2006-01-02T15:04:05Z07:00": cannot parse ${JSON.stringify(v)} as "2006"`);
-    }
+    const error = goTimeError(v);
+    if (error !== undefined) throw new TypedDecodeError(error);
   }
 
   /**

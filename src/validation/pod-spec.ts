@@ -9,7 +9,8 @@
  * line. kube appends a diff of its internal Go structs to that message; Capstan appends its own list
  * of the changed fields instead.
  *
- * Not checked yet: affinity, topology spread constraints, DNS config, host aliases, sysctls, seccomp
+ * Of affinity only node affinity is checked (./node-affinity.ts). Not checked yet: pod (anti-)affinity,
+ * topology spread constraints, DNS config, host aliases, sysctls, seccomp
  * and AppArmor profiles, pod-level resources, resource claims, ephemeral volumes' claim templates.
  */
 import type { StatusCause } from '../api/errors.js';
@@ -19,6 +20,7 @@ import { validateContainerImagesForPod, validateInitContainers, validatePodSecur
 import { validateAnnotations, validateLabels } from './object-meta.js';
 import { isDNS1123Label, isDNS1123Subdomain, isLabelKey, isLabelValue } from './string-formats.js';
 import { INT32_MAX, inclusiveRangeError } from './value-formats.js';
+import { validateNodeAffinity } from './node-affinity.js';
 import { validateVolumes } from './volumes.js';
 import { list, num, numOrUndefined, obj, objOrUndefined, objects, str, type Obj } from './value-access.js';
 
@@ -108,6 +110,7 @@ export function validatePodSpec(specValue: unknown, field: string, opts: PodSpec
   causes.push(...enumCauses(`${field}.dnsPolicy`, str(spec.dnsPolicy), DNS_POLICIES));
   causes.push(...validateLabels(spec.nodeSelector, `${field}.nodeSelector`));
   causes.push(...validatePodSecurityContext(objOrUndefined(spec.securityContext), `${field}.securityContext`));
+  causes.push(...validateNodeAffinity(objOrUndefined(spec.affinity)?.nodeAffinity, `${field}.affinity.nodeAffinity`));
   causes.push(...nameCauses(`${field}.serviceAccountName`, spec.serviceAccountName, isDNS1123Subdomain));
   causes.push(...nameCauses(`${field}.nodeName`, spec.nodeName, isDNS1123Subdomain));
   const deadline = numOrUndefined(spec.activeDeadlineSeconds);

@@ -1,15 +1,18 @@
 /**
  * kube's canonical `resource.Quantity` string ("1024Mi" prints as "1Gi", "0.5" as "500m",
  * "1000" as "1k"), so capacities and quota cells read as kube-apiserver prints them. Values are
- * exact (BigInt); precision finer than nano is rounded up, as kube does when parsing.
+ * exact (BigInt); precision finer than nano is rounded up, as kube does when parsing. Texts are read
+ * as Go's ParseQuantity reads them (../quantity-grammar.ts), and any exponent is handled without
+ * building a number of that size.
  */
+import { parseQuantityText, type QuantityFormat } from '../quantity-grammar.js';
 
-const BINARY: Record<string, number> = { Ki: 1, Mi: 2, Gi: 3, Ti: 4, Pi: 5, Ei: 6 };
-const DECIMAL: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
 const DECIMAL_SUFFIX: Record<number, string> = { [-9]: 'n', [-6]: 'u', [-3]: 'm', 0: '', 3: 'k', 6: 'M', 9: 'G', 12: 'T', 15: 'P', 18: 'E' };
 const BINARY_SUFFIX = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'];
+/** Go caps a binary-suffixed quantity at the largest int64. */
+const MAX_BINARY = 2n ** 63n - 1n;
 
-type Format = 'BinarySI' | 'DecimalSI' | 'DecimalExponent';
+type Format = QuantityFormat;
 
 /** value = mantissa * 10^scale */
 interface Exact {
@@ -17,35 +20,34 @@ interface Exact {
   scale: number;
 }
 
-const QUANTITY_RE = /^([+-]?)(\d*)(?:\.(\d*))?(?:([eE][+-]?\d+)|(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]))?$/;
-
+/** The value Go's ParseQuantity gives `text` (trimmed), or undefined where it fails. */
 function parse(text: string): { value: Exact; format: Format } | undefined {
-  const m = QUANTITY_RE.exec(text.trim());
-  if (!m) return undefined;
-  const [, sign = '', whole = '', frac = '', exp, suffix = ''] = m;
-  if (whole === '' && frac === '') return undefined;
-  let mantissa = BigInt(`${whole}${frac}` || '0');
-  let scale = -frac.length;
-  let format: Format = 'DecimalSI';
-  if (exp !== undefined) {
-    scale += Number(exp.slice(1));
-    format = 'DecimalExponent';
-  } else if (BINARY[suffix] !== undefined) {
-    mantissa *= 1024n ** BigInt(BINARY[suffix] ?? 0);
-    format = 'BinarySI';
-  } else {
-    scale += DECIMAL[suffix] ?? 0;
+  const parts = parseQuantityText(text.trim());
+  if (typeof parts === 'string') return undefined;
+  let mantissa = BigInt(`${parts.whole}${parts.fraction}` || '0');
+  let scale = -parts.fraction.length;
+  if (parts.base === 2) mantissa *= 2n ** BigInt(parts.exponent);
+  else scale += parts.exponent;
+  if (parts.negative) mantissa = -mantissa;
+  let value = roundUpToNano({ mantissa, scale });
+  if (parts.format === 'BinarySI' && abs(value.mantissa) > MAX_BINARY * 10n ** BigInt(Math.max(0, -value.scale))) {
+    value = { mantissa: parts.negative ? -MAX_BINARY : MAX_BINARY, scale: 0 };
   }
-  if (sign === '-') mantissa = -mantissa;
-  return { value: roundUpToNano({ mantissa, scale }), format };
+  return { value, format: parts.format };
 }
 
+/** Rounds to a multiple of 1n away from zero, as Go's ParseQuantity does (inf.RoundUp on the magnitude). */
 function roundUpToNano(v: Exact): Exact {
   if (v.scale >= -9) return v;
+  if (v.mantissa === 0n) return { mantissa: 0n, scale: -9 };
+  const sign = v.mantissa < 0n ? -1n : 1n;
+  const magnitude = abs(v.mantissa);
+  // Below 1n (more dropped digits than the mantissa has) it rounds to 1n without a huge power of ten.
+  if (-9 - v.scale > magnitude.toString().length) return { mantissa: sign, scale: -9 };
   const div = 10n ** BigInt(-9 - v.scale);
-  let q = v.mantissa / div;
-  if (v.mantissa % div !== 0n && v.mantissa > 0n) q += 1n;
-  return { mantissa: q, scale: -9 };
+  let q = magnitude / div;
+  if (magnitude % div !== 0n) q += 1n;
+  return { mantissa: sign * q, scale: -9 };
 }
 
 function abs(n: bigint): bigint {
@@ -126,11 +128,23 @@ function atScale(v: Exact, scale: number): bigint {
   return v.scale >= scale ? v.mantissa * 10n ** BigInt(v.scale - scale) : v.mantissa / 10n ** BigInt(scale - v.scale);
 }
 
+/** The power of ten just above |v| (its number of digits plus its scale); v must not be 0. */
+function magnitudeOrder(v: Exact): number {
+  return abs(v.mantissa).toString().length + v.scale;
+}
+
 /** Compares two quantities by value (-1, 0, 1); undefined when either does not parse. */
 export function compareQuantities(a: string, b: string): number | undefined {
   const pa = parse(a);
   const pb = parse(b);
   if (pa === undefined || pb === undefined) return undefined;
+  const signA = pa.value.mantissa > 0n ? 1 : pa.value.mantissa < 0n ? -1 : 0;
+  const signB = pb.value.mantissa > 0n ? 1 : pb.value.mantissa < 0n ? -1 : 0;
+  if (signA !== signB || signA === 0) return Math.sign(signA - signB);
+  // Different orders of magnitude decide without scaling (exponents may be near 2^31).
+  const orderA = magnitudeOrder(pa.value);
+  const orderB = magnitudeOrder(pb.value);
+  if (orderA !== orderB) return (orderA > orderB ? 1 : -1) * signA;
   const scale = Math.min(pa.value.scale, pb.value.scale);
   const x = atScale(pa.value, scale);
   const y = atScale(pb.value, scale);
@@ -142,6 +156,7 @@ export function isWholeQuantity(text: string): boolean {
   const parsed = parse(text);
   if (parsed === undefined) return false;
   const { mantissa, scale } = parsed.value;
+  if (scale >= 0) return true;
   let milli: bigint;
   if (scale >= -3) milli = mantissa * 10n ** BigInt(scale + 3);
   else {
@@ -177,9 +192,4 @@ export function quantityIntegerValue(text: string): bigint | undefined {
   const div = 10n ** BigInt(-scale);
   const q = mantissa / div;
   return mantissa % div === 0n ? q : q + (mantissa < 0n ? -1n : 1n);
-}
-
-/** Whether the text parses as a Quantity at all (kube's ParseQuantity succeeding). */
-export function isQuantity(text: string): boolean {
-  return parse(text) !== undefined;
 }
