@@ -1,12 +1,13 @@
 import type { StatusCause } from '../api/errors.js';
 import { goJson, invalidField, notSupportedField, requiredField } from './field-errors.js';
+import { selectorConverts, validateLabelSelector } from './label-selector.js';
 import { validatePathSegment } from './name-rules.js';
 import { isDNS1123Subdomain } from './string-formats.js';
 
 /**
  * kube-apiserver 1.36's RBAC validation beyond metadata (checked against test/golden/validation/):
  * policy rules (verbs, api groups and resources, non-resource URLs only in cluster roles and never
- * mixed with resources), aggregation rules, role references (group, kind, name; immutable on
+ * mixed with resources), aggregation rules (at least one selector, each a valid label selector), role references (group, kind, name; immutable on
  * update) and subjects. kube 1.36 prints list and struct values of field errors as JSON.
  */
 
@@ -55,8 +56,17 @@ export function validateRole(role: Obj): StatusCause[] {
 export function validateClusterRole(role: Obj): StatusCause[] {
   const causes = rulesCauses(role.rules, false);
   const aggregation = role.aggregationRule;
-  if (typeof aggregation === 'object' && aggregation !== null && list((aggregation as Obj).clusterRoleSelectors).length === 0) {
-    causes.push(requiredField('aggregationRule.clusterRoleSelectors', 'at least one clusterRoleSelector required if aggregationRule is non-nil'));
+  if (typeof aggregation === 'object' && aggregation !== null) {
+    const selectors = list((aggregation as Obj).clusterRoleSelectors);
+    if (selectors.length === 0) {
+      causes.push(requiredField('aggregationRule.clusterRoleSelectors', 'at least one clusterRoleSelector required if aggregationRule is non-nil'));
+    }
+    selectors.forEach((selector, i) => {
+      const path = `aggregationRule.clusterRoleSelectors[${i}]`;
+      causes.push(...validateLabelSelector(selector, path));
+      // kube also converts each selector and, when that fails, prints the (nil) converted selector.
+      if (!selectorConverts(selector)) causes.push(invalidField(path, null, 'invalid label selector.'));
+    });
   }
   return causes;
 }
