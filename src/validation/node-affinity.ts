@@ -64,18 +64,20 @@ function termCauses(term: Obj, strictValues: boolean, at: string): StatusCause[]
   ];
 }
 
+/** ValidateNodeSelector at `path` (a pod's required node affinity, a PersistentVolume's): terms required, label values strict. */
+export function validateNodeSelector(selector: Obj, path: string): StatusCause[] {
+  const at = `${path}.nodeSelectorTerms`;
+  if (list(selector.nodeSelectorTerms).length === 0) return [requiredField(at, 'must have at least one node selector term')];
+  return objects(selector.nodeSelectorTerms).flatMap((term, i) => termCauses(term, true, `${at}[${i}]`));
+}
+
 /** validateNodeAffinity for `affinity.nodeAffinity` at `field` (nothing to check when absent). */
 export function validateNodeAffinity(nodeAffinity: unknown, field: string): StatusCause[] {
   const na = objOrUndefined(nodeAffinity);
   if (na === undefined) return [];
   const causes: StatusCause[] = [];
   const required = objOrUndefined(na.requiredDuringSchedulingIgnoredDuringExecution);
-  if (required !== undefined) {
-    const terms = objects(required.nodeSelectorTerms);
-    const at = `${field}.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms`;
-    if (list(required.nodeSelectorTerms).length === 0) causes.push(requiredField(at, 'must have at least one node selector term'));
-    else terms.forEach((term, i) => causes.push(...termCauses(term, true, `${at}[${i}]`)));
-  }
+  if (required !== undefined) causes.push(...validateNodeSelector(required, `${field}.requiredDuringSchedulingIgnoredDuringExecution`));
   objects(na.preferredDuringSchedulingIgnoredDuringExecution).forEach((term, i) => {
     const at = `${field}.preferredDuringSchedulingIgnoredDuringExecution[${i}]`;
     const weight = num(term.weight);

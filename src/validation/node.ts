@@ -12,7 +12,7 @@
 import type { StatusCause } from '../api/errors.js';
 import { duplicateField, forbiddenField, goJson, invalidField, notSupportedField, requiredField } from './field-errors.js';
 import { asIPv4, legacyCIDRProblems, parseCIDR } from './ip-formats.js';
-import { quantityCauses } from './resource-requirements.js';
+import { validateResourceQuantity } from './resource-names.js';
 import { isLabelKey, isLabelValue } from './string-formats.js';
 import { list, obj, objOrUndefined, objects, str, type Obj } from './value-access.js';
 
@@ -57,7 +57,7 @@ function resourceCauses(status: Obj): StatusCause[] {
     ['allocatable', allocatable],
   ] as const) {
     for (const [resource, q] of Object.entries(list ?? {})) {
-      if (typeof q === 'string') causes.push(...quantityCauses(resource, q, `status.${name}.${resource}`));
+      if (typeof q === 'string') causes.push(...validateResourceQuantity(resource, q, `status.${name}.${resource}`));
     }
   }
   return causes;

@@ -13,7 +13,8 @@
 import type { StatusCause } from '../api/errors.js';
 import { compareQuantities, quantityIntegerValue } from '../codec/printers/quantity.js';
 import { forbiddenField, goJson, invalidField, notSupportedField, requiredField, tooLongField } from './field-errors.js';
-import { goVolumeNodeAffinity, validateNodeSelector } from './node-selector.js';
+import { validateNodeSelector } from './node-affinity.js';
+import { goVolumeNodeAffinity } from './node-selector.js';
 import { FIELD_IMMUTABLE } from './object-meta.js';
 import { ACCESS_MODES, VOLUME_MODES } from './persistent-volume-claim.js';
 import { changedSpecFields, semanticEqual } from './semantic-equal.js';

@@ -78,10 +78,15 @@ export function validateContainerResourceName(name: string, field: string): Stat
   return causes;
 }
 
+/** IsStandardQuotaResourceName: a resource quota tracks it. */
+export function isStandardQuotaResource(name: string): boolean {
+  return STANDARD_QUOTA_RESOURCES.has(name) || isQuotaHugePages(name);
+}
+
 /** ValidateResourceQuotaResourceName: also known to quota when unprefixed. */
 export function validateQuotaResourceName(name: string, field: string): StatusCause[] {
   const causes = validateResourceName(name, field);
-  if (isUnprefixed(name) && !STANDARD_QUOTA_RESOURCES.has(name) && !isQuotaHugePages(name)) {
+  if (isUnprefixed(name) && !isStandardQuotaResource(name)) {
     causes.push(invalidField(field, name, 'must be a standard resource for quota'));
   }
   return causes;

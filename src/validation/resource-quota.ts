@@ -9,7 +9,7 @@
 import type { StatusCause } from '../api/errors.js';
 import { FIELD_IMMUTABLE } from './object-meta.js';
 import { goJson, invalidField, requiredField } from './field-errors.js';
-import { validateQuotaResourceName, validateResourceQuantity } from './resource-names.js';
+import { isStandardQuotaResource, validateQuotaResourceName, validateResourceQuantity } from './resource-names.js';
 import { list, obj, objOrUndefined, objects, str, type Obj } from './value-access.js';
 
 const SCOPES = new Set(['Terminating', 'NotTerminating', 'BestEffort', 'NotBestEffort', 'PriorityClass', 'VolumeAttributesClass', 'CrossNamespacePodAffinity']);
@@ -19,33 +19,7 @@ const CONFLICTING_SCOPES = [
   ['BestEffort', 'NotBestEffort'],
   ['Terminating', 'NotTerminating'],
 ];
-const STANDARD_QUOTA_RESOURCES = new Set([
-  'cpu',
-  'memory',
-  'ephemeral-storage',
-  'requests.cpu',
-  'requests.memory',
-  'requests.storage',
-  'requests.ephemeral-storage',
-  'limits.cpu',
-  'limits.memory',
-  'limits.ephemeral-storage',
-  'pods',
-  'resourcequotas',
-  'services',
-  'replicationcontrollers',
-  'secrets',
-  'persistentvolumeclaims',
-  'configmaps',
-  'services.nodeports',
-  'services.loadbalancers',
-]);
 const POD_COMPUTE = new Set(['cpu', 'memory', 'limits.cpu', 'limits.memory', 'requests.cpu', 'requests.memory']);
-
-/** IsStandardQuotaResourceName. */
-function isStandardQuotaResource(name: string): boolean {
-  return STANDARD_QUOTA_RESOURCES.has(name) || name.startsWith('hugepages-') || name.startsWith('requests.hugepages-');
-}
 
 /** IsResourceQuotaScopeValidForResource. */
 function scopeFitsResource(scope: string, resource: string): boolean {
