@@ -4,12 +4,13 @@ import { decodeBody, readBody } from '../codec/request-body.js';
 import { decodeInto, TypedDecodeError } from '../codec/typed-decode.js';
 import { schemaForDefinition } from '../schema/openapi-schema.js';
 import { writeList, writeObject } from '../codec/response-writer.js';
-import { StorageError, type StoredObject } from '../storage/storage.js';
+import { StorageError } from '../storage/storage.js';
 import { returnsDeletedObject } from '../strategy/resource-strategy.js';
 import { storageErrorToApi, withStorage, type ResourceRequest, type ResourceTarget, outputFor, scaleKind } from './context.js';
-import { isObject, metadataOf, objectKey, stringField, type Obj } from './object-util.js';
+import { isObject, metadataOf, stringField, type Obj } from './object-util.js';
 import { servedJsonFor } from '../conversion/version-conversion.js';
 import { selectionFor } from './selection.js';
+import { guaranteedUpdate, RETRY } from '../store/guaranteed-update.js';
 import { releaseServiceAllocation } from '../services/service-allocation.js';
 
 /** The parts of DeleteOptions Capstan acts on. */
@@ -153,10 +154,8 @@ export interface DeleteOutcome {
  * `deletionTimestamp` and kept until its finalizers are gone (SPEC section 3).
  */
 export async function deleteObject(r: ResourceTarget, name: string, opts: DeleteOptions): Promise<DeleteOutcome> {
-  const key = objectKey(r.info.namespaced ? r.ri.namespace : '', name);
   const qr = { group: r.info.group, resource: r.info.resource };
-  for (let attempt = 0; attempt < 20; attempt++) {
-    const stored: StoredObject | undefined = await withStorage(r, name, () => r.services.storage.get(r.type, key));
+  return guaranteedUpdate(r, name, async (stored, key) => {
     if (!stored) throw notFound(qr, name);
     const obj = JSON.parse(stored.json) as Obj;
     const meta = metadataOf(obj);
@@ -191,7 +190,7 @@ export async function deleteObject(r: ResourceTarget, name: string, opts: Delete
         await releaseServiceAllocation(r, obj);
         return { json: removed.json, removed: true };
       } catch (err) {
-        if (err instanceof StorageError && err.code === 'Conflict') continue;
+        if (err instanceof StorageError && err.code === 'Conflict') return RETRY;
         throw storageErrorToApi(err, r, name);
       }
     }
@@ -210,11 +209,10 @@ export async function deleteObject(r: ResourceTarget, name: string, opts: Delete
       const updated = await r.services.storage.update(r.type, key, obj, stored.resourceVersion);
       return { json: updated.json, removed: false };
     } catch (err) {
-      if (err instanceof StorageError && err.code === 'Conflict') continue;
+      if (err instanceof StorageError && err.code === 'Conflict') return RETRY;
       throw storageErrorToApi(err, r, name);
     }
-  }
-  throw conflict(qr, name, 'too many concurrent updates, please retry');
+  });
 }
 
 /** DELETE of one object. */

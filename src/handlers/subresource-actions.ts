@@ -4,6 +4,7 @@ import { writeObject } from '../codec/response-writer.js';
 import { StorageError } from '../storage/storage.js';
 import { storageErrorToApi, withStorage, writeOptionsOf, type ResourceRequest, outputFor, scaleKind } from './context.js';
 import { decodeObject } from './decode-object.js';
+import { guaranteedUpdate, RETRY } from '../store/guaranteed-update.js';
 import { deleteObject } from './delete.js';
 import { isObject, metadataOf, nowTimestamp, objectKey, stringField, type Obj } from './object-util.js';
 
@@ -45,27 +46,32 @@ export async function handleSubresourceAction(r: ResourceRequest): Promise<void>
       const body = await decodeObject(r, 'Binding', 'v1');
       const target = isObject(body.target) ? stringField(body.target, 'name') : '';
       if (target === '') throw new ApiError(422, 'Invalid', `Binding "${r.ri.name}" is invalid: target.name: Required value`, {});
-      const spec = isObject(obj.spec) ? obj.spec : {};
-      const current = stringField(spec, 'nodeName');
-      if (current !== '') throw conflict(qr, r.ri.name, `pod ${r.ri.name} is already assigned to node "${current}"`);
-      if (writeOptionsOf(r).dryRun) {
-        writeObject(r.res, 201, success(201), format);
-        return;
-      }
-      spec.nodeName = target;
-      obj.spec = spec;
-      const status = isObject(obj.status) ? obj.status : {};
-      const conditions = Array.isArray(status.conditions) ? status.conditions.filter((c) => !(isObject(c) && c.type === 'PodScheduled')) : [];
-      conditions.push({ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: nowTimestamp() });
-      status.conditions = conditions;
-      obj.status = status;
-      try {
-        await r.services.storage.update(r.type, key, obj, stored.resourceVersion);
-      } catch (err) {
-        if (err instanceof StorageError && err.code === 'Conflict')
-          throw conflict(qr, r.ri.name, 'the object has been modified; please apply your changes to the latest version and try again');
-        throw storageErrorToApi(err, r, r.ri.name);
-      }
+      // kube assigns the pod in a guaranteed update: a concurrent write to the pod is retried, a
+      // concurrent binding finds the node already set.
+      await guaranteedUpdate(r, r.ri.name, async (current, podKey) => {
+        if (!current) throw notFound(qr, r.ri.name);
+        const pod = JSON.parse(current.json) as Obj;
+        const spec = isObject(pod.spec) ? pod.spec : {};
+        const assigned = stringField(spec, 'nodeName');
+        if (assigned !== '') {
+          throw conflict({ ...qr, resource: `${qr.resource}/binding` }, r.ri.name, `pod ${r.ri.name} is already assigned to node "${assigned}"`);
+        }
+        if (writeOptionsOf(r).dryRun) return true;
+        spec.nodeName = target;
+        pod.spec = spec;
+        const status = isObject(pod.status) ? pod.status : {};
+        const conditions = Array.isArray(status.conditions) ? status.conditions.filter((c) => !(isObject(c) && c.type === 'PodScheduled')) : [];
+        conditions.push({ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: nowTimestamp() });
+        status.conditions = conditions;
+        pod.status = status;
+        try {
+          await r.services.storage.update(r.type, podKey, pod, current.resourceVersion);
+          return true;
+        } catch (err) {
+          if (err instanceof StorageError && err.code === 'Conflict') return RETRY;
+          throw storageErrorToApi(err, r, r.ri.name);
+        }
+      });
       writeObject(r.res, 201, success(201), format);
       return;
     }

@@ -1,18 +1,19 @@
 import { shapeStoredObject } from '../codec/go-shape.js';
 import type { OutputFormat } from '../codec/negotiation.js';
-import { ApiError, badRequest, conflict, methodNotAllowed, notFound, staleConflict } from '../api/errors.js';
+import { badRequest, conflict, methodNotAllowed, notFound, staleConflict } from '../api/errors.js';
 import { writeObject } from '../codec/response-writer.js';
 import { readBody } from '../codec/request-body.js';
-import { StorageError, type StoredObject } from '../storage/storage.js';
+import { StorageError } from '../storage/storage.js';
 import { allowsCreateOnUpdate, hasStatusSubresource, prepareForFinalize, prepareForStatusUpdate, prepareForUpdate } from '../strategy/resource-strategy.js';
-import { storageErrorToApi, withStorage, writeOptionsOf, type ResourceRequest, outputFor, scaleKind } from './context.js';
+import { storageErrorToApi, writeOptionsOf, type ResourceRequest, outputFor, scaleKind } from './context.js';
 import { createObject } from './create.js';
 import { decodeObject } from './decode-object.js';
-import { canonicalize, isObject, jsonEqual, metadataOf, objectKey, stringField, type Obj } from './object-util.js';
+import { canonicalize, isObject, jsonEqual, metadataOf, stringField, type Obj } from './object-util.js';
 import { servedJsonFor, servedObject, storageVersionOf, toStorageVersion } from '../conversion/version-conversion.js';
 import { decodePatchedObject, patchObject, readPatch } from './patching.js';
 import { fromScale, SCALE_API_VERSION, toScale } from './scale.js';
 import { validateUpdate } from './validate-object.js';
+import { guaranteedUpdate, RETRY } from '../store/guaranteed-update.js';
 import { releaseServiceAllocation, withServiceAllocation } from '../services/service-allocation.js';
 
 /** Subresources written through PUT/PATCH, and how each maps onto the stored object. */
@@ -92,10 +93,8 @@ async function updateLoop(
   onMissing: () => Promise<UpdateOutcome>,
 ): Promise<UpdateOutcome> {
   const name = r.ri.name;
-  const key = objectKey(r.info.namespaced ? r.ri.namespace : '', name);
   const qr = { group: r.info.group, resource: r.info.resource };
-  for (let attempt = 0; attempt < 20; attempt++) {
-    const stored: StoredObject | undefined = await withStorage(r, name, () => r.services.storage.get(r.type, key));
+  return guaranteedUpdate(r, name, async (stored, key) => {
     if (!stored) return onMissing();
     const storedObj = JSON.parse(stored.json) as Obj;
     // Updates and patches apply to the object in the request's version; it is stored converted back.
@@ -151,11 +150,7 @@ async function updateLoop(
         throw storageErrorToApi(err, r, name);
       }
     });
-    if (outcome !== undefined) return outcome;
-  }
-  throw new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${r.info.resource} "${name}": too many concurrent updates, please retry`, {
-    name,
-    kind: r.info.resource,
+    return outcome ?? RETRY;
   });
 }
 
