@@ -10,7 +10,7 @@
  * of the changed fields instead.
  *
  * Of affinity only node affinity is checked (./node-affinity.ts); topology spread constraints in
- * ./topology-spread.ts. Not checked yet: pod (anti-)affinity, DNS config, host aliases, sysctls, seccomp
+ * ./topology-spread.ts. DNS config and host aliases in ./pod-dns.ts. Not checked yet: pod (anti-)affinity, sysctls, seccomp
  * and AppArmor profiles, pod-level resources, resource claims, ephemeral volumes' claim templates.
  */
 import type { StatusCause } from '../api/errors.js';
@@ -21,6 +21,7 @@ import { validateAnnotations, validateLabels } from './object-meta.js';
 import { isDNS1123Label, isDNS1123Subdomain, isLabelKey, isLabelValue } from './string-formats.js';
 import { INT32_MAX, inclusiveRangeError } from './value-formats.js';
 import { validateNodeAffinity } from './node-affinity.js';
+import { validateHostAliases, validatePodDNSConfig } from './pod-dns.js';
 import { validateTopologySpreadConstraints } from './topology-spread.js';
 import { validateVolumes } from './volumes.js';
 import { list, num, numOrUndefined, obj, objOrUndefined, objects, str, type Obj } from './value-access.js';
@@ -122,6 +123,8 @@ export function validatePodSpec(specValue: unknown, field: string, opts: PodSpec
   causes.push(...nameCauses(`${field}.subdomain`, spec.subdomain, isDNS1123Label));
   causes.push(...validateTolerations(spec.tolerations, `${field}.tolerations`));
   causes.push(...validateTopologySpreadConstraints(spec.topologySpreadConstraints, `${field}.topologySpreadConstraints`));
+  causes.push(...validatePodDNSConfig(spec.dnsConfig, str(spec.dnsPolicy), `${field}.dnsConfig`));
+  causes.push(...validateHostAliases(spec.hostAliases, `${field}.hostAliases`));
   causes.push(...nameCauses(`${field}.priorityClassName`, spec.priorityClassName, isDNS1123Subdomain));
   if (typeof spec.runtimeClassName === 'string')
     causes.push(...isDNS1123Subdomain(spec.runtimeClassName).map((msg) => invalidField(`${field}.runtimeClassName`, spec.runtimeClassName as string, msg)));

@@ -91,6 +91,26 @@ export function isDNS1123Subdomain(value: string, unit: LengthUnit = 'characters
 }
 
 /** IsDNS1035Label: a label that starts with a letter, at most 63 bytes. */
+const DNS1123_LABEL_WITH_UNDERSCORE_FMT = '_?[a-z0-9]([-_a-z0-9]*[a-z0-9])?';
+const DNS1123_SUBDOMAIN_WITH_UNDERSCORE_FMT = `${DNS1123_LABEL_WITH_UNDERSCORE_FMT}(\\.${DNS1123_LABEL_WITH_UNDERSCORE_FMT})*`;
+const DNS1123_SUBDOMAIN_WITH_UNDERSCORE_RE = new RegExp(`^${DNS1123_SUBDOMAIN_WITH_UNDERSCORE_FMT}$`);
+
+/** IsDNS1123SubdomainWithUnderscore: a subdomain whose labels may start with '_' and hold '_' (DNS search paths). */
+export function isDNS1123SubdomainWithUnderscore(value: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(value) > DNS1123_SUBDOMAIN_MAX_LENGTH) errs.push(maxLenError(DNS1123_SUBDOMAIN_MAX_LENGTH, 'characters'));
+  if (!DNS1123_SUBDOMAIN_WITH_UNDERSCORE_RE.test(value)) {
+    errs.push(
+      regexError(
+        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '_', '-' or '.', and must start and end with an alphanumeric character",
+        DNS1123_SUBDOMAIN_WITH_UNDERSCORE_FMT,
+        'example.com',
+      ),
+    );
+  }
+  return errs;
+}
+
 export function isDNS1035Label(value: string, unit: LengthUnit = 'characters'): string[] {
   const errs: string[] = [];
   if (byteLength(value) > DNS1123_LABEL_MAX_LENGTH) errs.push(maxLenError(DNS1123_LABEL_MAX_LENGTH, unit));
