@@ -9,8 +9,8 @@
  * line. kube appends a diff of its internal Go structs to that message; Capstan appends its own list
  * of the changed fields instead.
  *
- * Of affinity only node affinity is checked (./node-affinity.ts); topology spread constraints in
- * ./topology-spread.ts. DNS config and host aliases in ./pod-dns.ts. Not checked yet: pod (anti-)affinity, sysctls, seccomp
+ * Affinity is checked in ./node-affinity.ts and ./pod-affinity.ts; topology spread constraints in
+ * ./topology-spread.ts. DNS config and host aliases in ./pod-dns.ts. Not checked yet: sysctls, seccomp
  * and AppArmor profiles, pod-level resources, resource claims, ephemeral volumes' claim templates.
  */
 import type { StatusCause } from '../api/errors.js';
@@ -21,6 +21,7 @@ import { validateAnnotations, validateLabels } from './object-meta.js';
 import { isDNS1123Label, isDNS1123Subdomain, isLabelKey, isLabelValue } from './string-formats.js';
 import { INT32_MAX, inclusiveRangeError } from './value-formats.js';
 import { validateNodeAffinity } from './node-affinity.js';
+import { validatePodAffinities } from './pod-affinity.js';
 import { validateHostAliases, validatePodDNSConfig } from './pod-dns.js';
 import { validateTopologySpreadConstraints } from './topology-spread.js';
 import { validateVolumes } from './volumes.js';
@@ -113,6 +114,7 @@ export function validatePodSpec(specValue: unknown, field: string, opts: PodSpec
   causes.push(...validateLabels(spec.nodeSelector, `${field}.nodeSelector`));
   causes.push(...validatePodSecurityContext(objOrUndefined(spec.securityContext), `${field}.securityContext`));
   causes.push(...validateNodeAffinity(objOrUndefined(spec.affinity)?.nodeAffinity, `${field}.affinity.nodeAffinity`));
+  causes.push(...validatePodAffinities(spec.affinity, `${field}.affinity`));
   causes.push(...nameCauses(`${field}.serviceAccountName`, spec.serviceAccountName, isDNS1123Subdomain));
   causes.push(...nameCauses(`${field}.nodeName`, spec.nodeName, isDNS1123Subdomain));
   const deadline = numOrUndefined(spec.activeDeadlineSeconds);
