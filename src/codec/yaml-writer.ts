@@ -331,9 +331,8 @@ class Emitter {
     if (typeof v === 'string') return this.string(v, simpleKey);
     if (Array.isArray(v)) return this.sequence(v, inMapping);
     if (isObj(v)) return this.mapping(v);
-    // Only booleans and bigints are left here.
-    // eslint-disable-next-line @typescript-eslint/no-base-to-string
-    return this.string(String(v), simpleKey);
+    // No JSON value is left; a bigint prints as its digits, anything else as JSON's null.
+    return this.scalar(typeof v === 'bigint' ? v.toString() : 'null', Style.Plain, simpleKey);
   }
 
   private string(s: string, simpleKey: boolean): void {

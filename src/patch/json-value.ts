@@ -145,9 +145,9 @@ export function goFormat(v: unknown): string {
     return `map[${keys.map((k) => `${k}:${goFormat(v[k])}`).join(' ')}]`;
   }
   if (typeof v === 'number') return Number.isInteger(v) && Math.abs(v) < 1e21 ? String(v) : goFloat(v);
-  // Only booleans are left here.
-  // eslint-disable-next-line @typescript-eslint/no-base-to-string
-  return String(v);
+  if (typeof v === 'string') return v;
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
+  return '<nil>';
 }
 
 /** Like Go's `%s` on an `interface{}`: strings print as-is, other values as `%!s(type=value)`. */

@@ -212,15 +212,10 @@ export class SchemaNode {
    * the segment "*" / "[]") select list items. Returns undefined as soon as a segment has no schema.
    */
   walk(path: readonly (string | number)[]): SchemaNode | undefined {
-    // The walk starts at this node and moves down; `node` is the cursor, not a saved `this`.
-    // eslint-disable-next-line @typescript-eslint/no-this-alias
-    let node: SchemaNode | undefined = this;
-    for (const seg of path) {
+    return path.reduce<SchemaNode | undefined>((node, seg) => {
       if (!node) return undefined;
-      if (typeof seg === 'number' || ((seg === '*' || seg === '[]') && node.isList())) node = node.items();
-      else node = node.field(seg);
-    }
-    return node;
+      return typeof seg === 'number' || ((seg === '*' || seg === '[]') && node.isList()) ? node.items() : node.field(seg);
+    }, this);
   }
 }
 
