@@ -1,4 +1,4 @@
-import type { Obj } from '../handlers/object-util.js';
+import type { Obj } from '../api/object-util.js';
 import type { ResourceInfo } from '../registry/resource-types.js';
 
 /** What an admission plugin sees of a write. */

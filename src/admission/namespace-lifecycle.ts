@@ -1,5 +1,5 @@
 import { ApiError, forbidden, notFound } from '../api/errors.js';
-import { isObject, type Obj } from '../handlers/object-util.js';
+import { isObject, type Obj } from '../api/object-util.js';
 import type { Storage } from '../storage/storage.js';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission.js';
 

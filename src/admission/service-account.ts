@@ -1,5 +1,5 @@
 import { forbidden } from '../api/errors.js';
-import type { Obj } from '../handlers/object-util.js';
+import type { Obj } from '../api/object-util.js';
 import type { Storage } from '../storage/storage.js';
 import { generateNameFrom } from '../validation/generate-name.js';
 import { objects, str } from '../validation/value-access.js';

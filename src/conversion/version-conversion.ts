@@ -12,7 +12,7 @@
  * Converted objects come out canonical (kind, apiVersion, metadata first) and in the shape Go's
  * encoder gives the target version's type; serving never throws on what storage holds.
  */
-import { canonicalize, withApiVersion, type Obj } from '../handlers/object-util.js';
+import { canonicalize, withApiVersion, type Obj } from '../api/object-util.js';
 import { shapeStoredObject } from '../codec/go-shape.js';
 import { logger } from '../logging/logger.js';
 import { coreEventAsStored, coreEventToEventsV1, eventsV1ToCoreEvent } from './event-conversion.js';

@@ -5,9 +5,10 @@ import { prepareForCreate } from '../strategy/resource-strategy.js';
 import { shapeStoredObject } from '../codec/go-shape.js';
 import { servedJsonFor, storageInfoOf, toStorageVersion } from '../conversion/version-conversion.js';
 import type { ResourceInfo } from '../registry/resource-types.js';
-import { withStorage, writeOptionsOf, type ResourceRequest, outputFor, scaleKind } from './context.js';
+import { writeOptionsOf, type ResourceRequest, outputFor, scaleKind } from './context.js';
+import { withStorage } from '../store/storage-errors.js';
 import { decodeObject } from './decode-object.js';
-import { canonicalize, metadataOf, nowTimestamp, objectKey, stringField, type Obj } from './object-util.js';
+import { canonicalize, metadataOf, nowTimestamp, objectKey, stringField, type Obj } from '../api/object-util.js';
 import { generateName, validateCreate } from './validate-object.js';
 import { withServiceAllocation } from '../services/service-allocation.js';
 

@@ -5,7 +5,7 @@ import { BODY_MEDIA_TYPES, decodeBody, readBody, type DecodedBody } from '../cod
 import { PROTOBUF_MEDIA_TYPE } from '../codec/protobuf/protobuf-codec.js';
 import { decodeInto, TypedDecodeError } from '../codec/typed-decode.js';
 import { schemaForDefinition, schemaForKind, type SchemaNode } from '../schema/openapi-schema.js';
-import { isObject, type Obj } from './object-util.js';
+import { isObject, type Obj } from '../api/object-util.js';
 import { writeOptionsOf, type ResourceRequest } from './context.js';
 import type { FieldValidation } from '../api/request-options.js';
 

@@ -4,7 +4,8 @@ import { decodePath, parseRequestInfo, splitPath, type RequestInfo } from '../ap
 import type { ResourceInfo } from '../registry/resource-types.js';
 import { writeNotFoundPage } from '../codec/plain-text.js';
 import { writeError } from '../codec/response-writer.js';
-import { makeResourceRequest, type ApiServices, type ResourceRequest } from './context.js';
+import { makeResourceRequest, type ResourceRequest } from './context.js';
+import { type ApiServices } from '../store/resource-target.js';
 import { handleCreate } from './create.js';
 import { handleDelete, handleDeleteCollection } from './delete.js';
 import { handleGet, handleList } from './read.js';

@@ -1,6 +1,6 @@
 import { badRequest, invalid } from '../api/errors.js';
 import type { ResourceRequest } from './context.js';
-import { isObject, metadataOf, stringField, type Obj } from './object-util.js';
+import { isObject, metadataOf, stringField, type Obj } from '../api/object-util.js';
 
 /** The `scale` subresource speaks autoscaling/v1 Scale for every scalable built-in type. */
 export const SCALE_API_VERSION = 'autoscaling/v1';

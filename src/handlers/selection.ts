@@ -2,7 +2,7 @@ import { compileSelectors } from '../selectors/compile-selectors.js';
 import type { StoredObject } from '../storage/storage.js';
 import type { ListOptions } from '../api/request-options.js';
 import type { ResourceRequest } from './context.js';
-import type { Obj } from './object-util.js';
+import type { Obj } from '../api/object-util.js';
 
 /** The label and field selectors of a list, watch or deletecollection request. */
 export interface Selection {

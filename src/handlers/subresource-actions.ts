@@ -2,11 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { ApiError, badRequest, conflict, methodNotAllowed, notFound } from '../api/errors.js';
 import { writeObject } from '../codec/response-writer.js';
 import { StorageError } from '../storage/storage.js';
-import { storageErrorToApi, withStorage, writeOptionsOf, type ResourceRequest, outputFor, scaleKind } from './context.js';
+import { writeOptionsOf, type ResourceRequest, outputFor, scaleKind } from './context.js';
+import { storageErrorToApi, withStorage } from '../store/storage-errors.js';
 import { decodeObject } from './decode-object.js';
 import { guaranteedUpdate, RETRY } from '../store/guaranteed-update.js';
 import { deleteObject } from './delete.js';
-import { isObject, metadataOf, nowTimestamp, objectKey, stringField, type Obj } from './object-util.js';
+import { isObject, metadataOf, nowTimestamp, objectKey, stringField, type Obj } from '../api/object-util.js';
 
 /** Subresources that perform an action instead of reading or writing a view of the object. */
 const ACTIONS = new Set(['eviction', 'binding', 'token', 'log', 'exec', 'attach', 'portforward', 'proxy']);

@@ -33,7 +33,7 @@ import { generateNameFrom } from '../validation/generate-name.js';
 import { nameRuleFor } from '../validation/name-rules.js';
 import { repeatedUpdateCauses, validateObjectMeta, type UpdateMetaPasses } from '../validation/object-meta.js';
 import type { ResourceRequest } from './context.js';
-import { metadataOf, stringField, type Obj } from './object-util.js';
+import { metadataOf, stringField, type Obj } from '../api/object-util.js';
 
 /**
  * The kind's own checks by `group/resource` (so far these); other kinds have only their metadata

@@ -2,7 +2,7 @@ import { badRequest, methodNotAllowed } from '../api/errors.js';
 import { writeObject } from '../codec/response-writer.js';
 import { writeOptionsOf, type ResourceRequest, outputFor, scaleKind } from './context.js';
 import { decodeObject } from './decode-object.js';
-import { isObject, metadataOf, type Obj } from './object-util.js';
+import { isObject, metadataOf, type Obj } from '../api/object-util.js';
 
 /** The user every request runs as until authentication exists: an administrator, as with a local kube-apiserver's loopback client. */
 export const DEFAULT_USER = { username: 'system:admin', groups: ['system:masters', 'system:authenticated'] };

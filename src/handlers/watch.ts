@@ -15,7 +15,8 @@ import {
   type WatchEncoding,
   type WatchEventType,
 } from '../watch/event-encoding.js';
-import { storageErrorToApi, supportsProtobuf, type ResourceRequest } from './context.js';
+import { supportsProtobuf, type ResourceRequest } from './context.js';
+import { storageErrorToApi } from '../store/storage-errors.js';
 import { listResourceVersion, waitForResourceVersion } from './read-consistency.js';
 import { selectionFor } from './selection.js';
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { canonicalize, isObject, nowTimestamp, type Obj } from '../handlers/object-util.js';
+import { canonicalize, isObject, nowTimestamp, type Obj } from '../api/object-util.js';
 import { StorageError, type Storage } from '../storage/storage.js';
 
 /**

@@ -1,7 +1,7 @@
 import { ApiError } from '../api/errors.js';
-import { makeTarget, type ApiServices } from '../handlers/context.js';
+import { makeTarget, type ApiServices } from '../store/resource-target.js';
 import { deleteObject } from '../handlers/delete.js';
-import { isObject, metadataOf, nowTimestamp, type Obj } from '../handlers/object-util.js';
+import { isObject, metadataOf, nowTimestamp, type Obj } from '../api/object-util.js';
 import type { ResourceInfo } from '../registry/resource-types.js';
 import { storageTypeOf } from '../registry/resource-types.js';
 import { StorageError } from '../storage/storage.js';

@@ -20,7 +20,7 @@ import { setStorageObjectsCollector } from '../metrics/metrics.js';
 import { storageTypeOf } from '../registry/resource-types.js';
 import { queryBool } from '../api/request-options.js';
 import { DEFAULT_VERSION_INFO, discoveryRouter } from '../discovery/discovery-router.js';
-import type { ApiServices } from '../handlers/context.js';
+import type { ApiServices } from '../store/resource-target.js';
 import { notFoundHandler, resourceHandler } from '../handlers/resource-router.js';
 import { HealthChecks } from '../health/health-checks.js';
 import { healthRouter } from '../health/health-router.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { canonicalize, nowTimestamp, type Obj } from '../handlers/object-util.js';
+import { canonicalize, nowTimestamp, type Obj } from '../api/object-util.js';
 import { networkInterfaces } from 'node:os';
 import { StorageError, type Storage } from '../storage/storage.js';
 import { IP_ADDRESS_TYPE, ipAddressObject } from '../services/cluster-ip-allocator.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { canonicalize, nowTimestamp, type Obj } from '../handlers/object-util.js';
+import { canonicalize, nowTimestamp, type Obj } from '../api/object-util.js';
 import { storageTypeOf } from '../registry/resource-types.js';
 import { StorageError, type Storage } from '../storage/storage.js';
 import { reserveFreeSlot } from './free-slot-probe.js';

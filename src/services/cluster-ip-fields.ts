@@ -1,6 +1,6 @@
 import { isIPv6 } from 'node:net';
 import type { StatusCause } from '../api/errors.js';
-import type { Obj } from '../handlers/object-util.js';
+import type { Obj } from '../api/object-util.js';
 import { ipv4Problem } from './ip-range.js';
 import {
   allocatesNodePorts,

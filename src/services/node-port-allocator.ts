@@ -1,4 +1,4 @@
-import type { Obj } from '../handlers/object-util.js';
+import type { Obj } from '../api/object-util.js';
 import { StorageError, type Storage } from '../storage/storage.js';
 import { AllocationError, type ServiceRef } from './cluster-ip-allocator.js';
 import { reserveFreeSlot } from './free-slot-probe.js';

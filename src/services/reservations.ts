@@ -1,5 +1,5 @@
 import { internalError, invalid } from '../api/errors.js';
-import type { Obj } from '../handlers/object-util.js';
+import type { Obj } from '../api/object-util.js';
 import type { Storage } from '../storage/storage.js';
 import { AllocationError, ClusterIpAllocator, type ServiceRef } from './cluster-ip-allocator.js';
 import { invalidCause } from './cluster-ip-fields.js';

@@ -1,5 +1,5 @@
 import { internalError, invalid, type StatusCause } from '../api/errors.js';
-import { metadataOf, stringField, type Obj } from '../handlers/object-util.js';
+import { metadataOf, stringField, type Obj } from '../api/object-util.js';
 import { logger } from '../logging/logger.js';
 import { AllocationError, type ServiceRef } from './cluster-ip-allocator.js';
 import { clusterIPChangeCauses, goValue, initIPFamilyFields, invalidCause, keepAllocatedValues, normalizeClusterIPs } from './cluster-ip-fields.js';

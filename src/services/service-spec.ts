@@ -1,4 +1,4 @@
-import { isObject, type Obj } from '../handlers/object-util.js';
+import { isObject, type Obj } from '../api/object-util.js';
 
 /**
  * Typed reads and writes of the Service spec fields allocation looks at, over the plain JSON object

@@ -1,6 +1,6 @@
 import type { ServerConfig } from '../cli/flags.js';
 import { redactUrl, StartupError } from '../cli/startup-error.js';
-import { setTokenKey } from '../handlers/continue-token.js';
+import { setTokenKey } from './continue-token.js';
 import { RedisStorage } from './redis-storage.js';
 import type { Storage } from './storage.js';
 

@@ -1,4 +1,4 @@
-import { isObject, type Obj } from '../handlers/object-util.js';
+import { isObject, type Obj } from '../api/object-util.js';
 
 /**
  * What kube-apiserver 1.36's PersistentVolumeClaim strategy does to a claim's data sources before

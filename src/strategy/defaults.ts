@@ -1,5 +1,5 @@
 import type { ResourceInfo } from '../registry/resource-types.js';
-import { isObject, metadataOf, type Obj } from '../handlers/object-util.js';
+import { isObject, metadataOf, type Obj } from '../api/object-util.js';
 import { defaultPointer, defaultString, objectAt, objectsAt, unset, unsetOrEmpty } from './field-defaults.js';
 import { defaultClaimSpec, defaultPod, defaultPodTemplateSpec, roundResourceList } from './pod-defaults.js';
 

@@ -1,4 +1,4 @@
-import { isObject, type Obj } from '../handlers/object-util.js';
+import { isObject, type Obj } from '../api/object-util.js';
 
 /**
  * The small steps every defaulting function is made of, named after the Go zero value they look

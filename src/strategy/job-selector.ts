@@ -4,7 +4,7 @@
  * set) and the selector gets `batch.kubernetes.io/controller-uid: <uid>`, so a Job's pods are its own;
  * a Job without labels of its own carries its template's.
  */
-import { isObject, metadataOf, stringField, type Obj } from '../handlers/object-util.js';
+import { isObject, metadataOf, stringField, type Obj } from '../api/object-util.js';
 
 function objectIn(parent: Obj, key: string): Obj {
   const v = parent[key];

@@ -1,4 +1,4 @@
-import { isObject, type Obj } from '../handlers/object-util.js';
+import { isObject, type Obj } from '../api/object-util.js';
 import { roundUpToMilli } from '../codec/printers/quantity.js';
 import { defaultNumber, defaultPointer, defaultString, objectAt, objectsAt, unset } from './field-defaults.js';
 import { imageTag } from './image-reference.js';

@@ -1,6 +1,6 @@
 import { generateJobSelector } from './job-selector.js';
 import type { ResourceInfo } from '../registry/resource-types.js';
-import { isObject, jsonEqual, metadataOf, type Obj } from '../handlers/object-util.js';
+import { isObject, jsonEqual, metadataOf, type Obj } from '../api/object-util.js';
 import { applyDefaults } from './defaults.js';
 import { fillDataSources, prepareClaimDataSources } from './claim-data-sources.js';
 

@@ -5,7 +5,7 @@
  * update may change, and a CronJob's schedule (its 52-character name limit is a name rule), time zone, concurrency policy and job template.
  */
 import type { StatusCause } from '../api/errors.js';
-import { jsonEqual } from '../handlers/object-util.js';
+import { jsonEqual } from '../api/object-util.js';
 import { cronScheduleError, knownTimeZone } from './cron-schedule.js';
 import { duplicateField, goJson, invalidField, notSupportedField, requiredField } from './field-errors.js';
 import { labelsValue, selectorConverts, selectorMatches, selectorValue, validateLabelSelector } from './label-selector.js';

@@ -14,7 +14,7 @@
  * and AppArmor profiles, pod-level resources, resource claims, ephemeral volumes' claim templates.
  */
 import type { StatusCause } from '../api/errors.js';
-import { jsonEqual } from '../handlers/object-util.js';
+import { jsonEqual } from '../api/object-util.js';
 import { forbiddenField, invalidField, notSupportedField, requiredField } from './field-errors.js';
 import { validateContainerImagesForPod, validateInitContainers, validatePodSecurityContext, validateRegularContainers } from './containers.js';
 import { validateAnnotations, validateLabels } from './object-meta.js';

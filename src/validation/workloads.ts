@@ -7,7 +7,7 @@
  */
 import type { StatusCause } from '../api/errors.js';
 import { validateClaimSpec } from './persistent-volume-claim.js';
-import { jsonEqual } from '../handlers/object-util.js';
+import { jsonEqual } from '../api/object-util.js';
 import { forbiddenField, goJson, invalidField, notSupportedField, requiredField } from './field-errors.js';
 import { labelsValue, selectorConverts, selectorMatches, selectorValue, selectsEverything, validateLabelSelector } from './label-selector.js';
 import { validateAnnotations, validateLabels } from './object-meta.js';

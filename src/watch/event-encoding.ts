@@ -1,5 +1,5 @@
 import type { ChangeEvent } from '../storage/storage.js';
-import type { Obj } from '../handlers/object-util.js';
+import type { Obj } from '../api/object-util.js';
 import { servedJsonFor } from '../conversion/version-conversion.js';
 import type { Representation } from '../codec/negotiation.js';
 import { encodeProtobufWatchFrame } from '../codec/protobuf/protobuf-codec.js';

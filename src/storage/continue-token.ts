@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ApiError, badRequest } from '../api/errors.js';
-import { isResourceVersion } from '../storage/resource-version.js';
+import { isResourceVersion } from './resource-version.js';
 
 /**
  * Continue tokens of chunked lists: opaque, tamper-evident (HMAC-signed) and time-limited. A token
