@@ -1,96 +1,16 @@
-import { randomUUID } from 'node:crypto';
-import { alreadyExists, badRequest, methodNotAllowed } from '../api/errors.js';
+import { methodNotAllowed } from '../api/errors.js';
 import { writeObject } from '../codec/response-writer.js';
-import { prepareForCreate } from '../strategy/resource-strategy.js';
-import { shapeStoredObject } from '../codec/go-shape.js';
-import { servedJsonFor, storageInfoOf, toStorageVersion } from '../conversion/version-conversion.js';
-import type { ResourceInfo } from '../registry/resource-types.js';
+import { servedJsonFor } from '../conversion/version-conversion.js';
 import { writeOptionsOf, type ResourceRequest, outputFor, scaleKind } from './context.js';
-import { withStorage } from '../store/storage-errors.js';
 import { decodeObject } from './decode-object.js';
-import { canonicalize, metadataOf, nowTimestamp, objectKey, stringField, type Obj } from '../api/object-util.js';
-import { generateName, validateCreate } from './validate-object.js';
-import { withServiceAllocation } from '../services/service-allocation.js';
+import type { Creater } from '../store/rest-verbs.js';
 
-/**
- * POST to a collection: decodes, fills system metadata, runs admission and validation, and stores
- * the object if its name is free (409 AlreadyExists otherwise). Answers 201 with the stored object.
- */
-export async function handleCreate(r: ResourceRequest): Promise<void> {
+/** POST to a collection: decodes the body and answers 201 with what the resource's store created. */
+export async function handleCreate(r: ResourceRequest, store: Creater): Promise<void> {
   if (r.ri.name !== '') throw methodNotAllowed();
   const format = outputFor(r, 'object', ...scaleKind(r));
   const dryRun = writeOptionsOf(r).dryRun;
   const obj = await decodeObject(r);
-  const created = await createObject(r, obj, dryRun);
+  const created = await store.create(obj, { dryRun });
   writeObject(r.res, 201, servedJsonFor(created, r.apiVersion, format.representation), format);
-}
-
-/**
- * The shared create path (also used by PUT on types that allow create-on-update). `input` is in the
- * request's version; returns the JSON text of the object in its storage version.
- */
-export async function createObject(r: ResourceRequest, input: Obj, dryRun: boolean): Promise<string> {
-  const meta = metadataOf(input);
-  const ns = stringField(meta, 'namespace');
-  if (r.info.namespaced) {
-    if (ns !== '' && ns !== r.ri.namespace) {
-      throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
-    }
-    meta.namespace = r.ri.namespace;
-  } else if (ns !== '') {
-    // kube clears the namespace of cluster-scoped objects.
-    delete meta.namespace;
-  }
-  if (stringField(meta, 'name') === '' && stringField(meta, 'generateName') !== '') {
-    meta.name = generateName(stringField(meta, 'generateName'));
-  }
-  meta.uid = randomUUID();
-  meta.creationTimestamp = nowTimestamp();
-  delete meta.deletionTimestamp;
-  delete meta.deletionGracePeriodSeconds;
-  delete meta.selfLink;
-  meta.resourceVersion = '';
-  const obj = canonicalize(input, r.info.kind, r.apiVersion);
-  prepareForCreate(r.info, obj);
-  shapeStoredObject(obj, r.info);
-  const name = stringField(metadataOf(obj), 'name');
-  const attrs = {
-    operation: 'CREATE' as const,
-    info: r.info,
-    namespace: r.ri.namespace,
-    name,
-    subresource: '',
-    object: obj,
-    oldObject: undefined,
-    dryRun,
-  };
-  await r.services.admission.admit(attrs);
-  const key = objectKey(r.info.namespaced ? r.ri.namespace : '', name);
-  return withServiceAllocation(r, obj, undefined, dryRun, async () => {
-    validateCreate(r, obj);
-    await r.services.admission.validate(attrs);
-    if (dryRun) {
-      const existing = await withStorage(r, name, () => r.services.storage.get(r.type, key));
-      if (existing) throw alreadyExists({ group: r.info.group, resource: r.info.resource }, name);
-      const wouldStore = storedForCreate(r.info, obj);
-      delete metadataOf(wouldStore).resourceVersion;
-      return JSON.stringify(wouldStore);
-    }
-    const stored = await withStorage(r, name, () => r.services.storage.create(r.type, key, storedForCreate(r.info, obj)));
-    return stored.json;
-  });
-}
-
-/**
- * The object a create stores: `obj` in its storage version. For a kind stored in another version
- * than the request's, the create preparation runs again there, as kube runs it on its internal
- * object: what converted into the status (an autoscaling/v1 HPA's round-trip annotations) is reset.
- */
-function storedForCreate(info: ResourceInfo, obj: Obj): Obj {
-  const stored = toStorageVersion(obj, info);
-  const storageInfo = storageInfoOf(info);
-  if (storageInfo === undefined) return stored;
-  prepareForCreate(storageInfo, stored);
-  shapeStoredObject(stored, storageInfo);
-  return stored;
 }

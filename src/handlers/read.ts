@@ -10,7 +10,7 @@ import { CONTINUE_TOKEN_LIFETIME_MS, decodeContinue, encodeContinue, expiredCont
 import { objectKey, type Obj } from '../api/object-util.js';
 import { servedJsonFor } from '../conversion/version-conversion.js';
 import { getSemantic, listSemantic, waitForResourceVersion, type ReadSemantic } from './read-consistency.js';
-import { toScale } from './scale.js';
+import { toScale } from '../store/scale.js';
 import { selectionFor } from './selection.js';
 
 const READABLE_SUBRESOURCES = new Set(['', 'status', 'scale', 'ephemeralcontainers', 'resize', 'approval']);

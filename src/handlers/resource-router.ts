@@ -11,7 +11,8 @@ import { handleDelete, handleDeleteCollection } from './delete.js';
 import { handleGet, handleList } from './read.js';
 import { handleSubresourceAction, isActionSubresource } from './subresource-actions.js';
 import { handlePatch, handleUpdate } from './update.js';
-import { handleVirtualCreate, isVirtualType } from './virtual-types.js';
+import { storeFor } from '../store/store-for.js';
+import { isCreater, isUpdater } from '../store/rest-verbs.js';
 import { handleWatch } from './watch.js';
 
 /** Verbs a type must support for each request verb (from the served resource's verb list). */
@@ -25,6 +26,9 @@ const VERB_REQUIREMENT: Record<string, string> = {
   delete: 'delete',
   deletecollection: 'deletecollection',
 };
+
+/** Verbs served on an object's own path: a type with none of them (reviews, bindings) has no such path. */
+const ITEM_VERBS = new Set(['get', 'update', 'patch', 'delete']);
 
 /** kube-apiserver's answer for a resource path no route serves. */
 function routeNotFound(): ApiError {
@@ -49,6 +53,7 @@ function pathSegmentProblems(value: string): string[] {
 function checkPath(ri: RequestInfo, info: ResourceInfo): void {
   if (ri.resource === '' || (ri.name === '' && ri.subresource !== '')) throw routeNotFound();
   if (ri.subpath.length > 0 && ri.subresource !== 'proxy') throw routeNotFound();
+  if (ri.name !== '' && ri.subresource === '' && !info.verbs.some((v) => ITEM_VERBS.has(v))) throw routeNotFound();
   // Routing comes first: a subresource the type does not serve is 404 whatever the name.
   if (ri.subresource !== '' && info.subresources[ri.subresource] === undefined) throw routeNotFound();
   if (ri.namespace !== '') {
@@ -64,7 +69,6 @@ function checkPath(ri: RequestInfo, info: ResourceInfo): void {
 async function dispatch(r: ResourceRequest): Promise<void> {
   const verb = r.ri.verb;
   checkPath(r.ri, r.info);
-  if (isVirtualType(r)) return handleVirtualCreate(r);
   if (r.ri.subresource !== '') {
     const sub = r.info.subresources[r.ri.subresource];
     if (!sub) throw routeNotFound();
@@ -80,12 +84,21 @@ async function dispatch(r: ResourceRequest): Promise<void> {
       return handleList(r);
     case 'watch':
       return handleWatch(r);
-    case 'create':
-      return handleCreate(r);
-    case 'update':
-      return handleUpdate(r);
-    case 'patch':
-      return handlePatch(r);
+    case 'create': {
+      const store = storeFor(r, r.user);
+      if (!isCreater(store)) throw methodNotAllowed();
+      return handleCreate(r, store);
+    }
+    case 'update': {
+      const store = storeFor(r, r.user);
+      if (!isUpdater(store) || !isCreater(store)) throw methodNotAllowed();
+      return handleUpdate(r, store);
+    }
+    case 'patch': {
+      const store = storeFor(r, r.user);
+      if (!isUpdater(store)) throw methodNotAllowed();
+      return handlePatch(r, store);
+    }
     case 'delete':
       return handleDelete(r);
     case 'deletecollection':

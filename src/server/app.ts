@@ -94,7 +94,9 @@ export interface HandedConnections {
 export async function startServer(config: ServerConfig, storage: Storage, options: StartOptions = {}): Promise<CapstanServer> {
   const registry = ResourceRegistry.builtIn(config.runtimeConfig);
   const shutdown = new AbortController();
+  const authorizer = authorizerFor(config.authorizationMode);
   const services: ApiServices = {
+    authorizer,
     registry,
     storage,
     // kube-apiserver's default plugins that act on stored objects, in its order.
@@ -144,7 +146,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
     // Watch streams bypass the middleware entirely: it would wrap every event write.
     app.use((req: Request, res: Response, next: NextFunction) => (isWatchRequest(req) ? next() : compress(req, res, next)));
   }
-  app.use(authFilter(options.authenticator ?? new FixedIdentity(), authorizerFor(config.authorizationMode)));
+  app.use(authFilter(options.authenticator ?? new FixedIdentity(), authorizer));
   app.use(healthRouter(health));
   app.use(metricsRouter());
   app.use(discoveryRouter(registry, { version: DEFAULT_VERSION_INFO }));

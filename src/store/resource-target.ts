@@ -1,3 +1,4 @@
+import type { Authorizer } from '../auth/authorizer.js';
 import type { RequestInfo } from '../api/request-info.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
 import { apiVersionOf, storageTypeOf, type ResourceInfo } from '../registry/resource-types.js';
@@ -10,6 +11,8 @@ import type { ServiceNetwork } from '../services/service-allocation.js';
 /** Server-wide collaborators every handler, store and controller may use. */
 export interface ApiServices {
   registry: ResourceRegistry;
+  /** The authorization stage (also answers access reviews). */
+  authorizer: Authorizer;
   storage: Storage;
   admission: Admission;
   featureGates: FeatureGates;

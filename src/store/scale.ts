@@ -1,5 +1,5 @@
 import { badRequest, invalid } from '../api/errors.js';
-import type { ResourceRequest } from './context.js';
+import type { ResourceTarget } from './resource-target.js';
 import { isObject, metadataOf, stringField, type Obj } from '../api/object-util.js';
 
 /** The `scale` subresource speaks autoscaling/v1 Scale for every scalable built-in type. */
@@ -41,7 +41,7 @@ function selectorString(selector: unknown, isMap: boolean): string {
 }
 
 /** The Scale view of a scalable object. */
-export function toScale(r: ResourceRequest, obj: Obj): Obj {
+export function toScale(r: ResourceTarget, obj: Obj): Obj {
   const meta = metadataOf(obj);
   const spec = isObject(obj.spec) ? obj.spec : {};
   const status = isObject(obj.status) ? obj.status : {};

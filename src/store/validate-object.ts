@@ -32,7 +32,7 @@ import {
 import { generateNameFrom } from '../validation/generate-name.js';
 import { nameRuleFor } from '../validation/name-rules.js';
 import { repeatedUpdateCauses, validateObjectMeta, type UpdateMetaPasses } from '../validation/object-meta.js';
-import type { ResourceRequest } from './context.js';
+import type { ResourceTarget } from './resource-target.js';
 import { metadataOf, stringField, type Obj } from '../api/object-util.js';
 
 /**
@@ -95,12 +95,12 @@ const UPDATE_META_PASSES: Record<string, UpdateMetaPasses> = {
 /** Resources served by another group's store: kube names that store's kind in the Invalid status. */
 const STORE_GROUP: Record<string, string> = { 'events.k8s.io/events': '' };
 
-function validateKind(r: ResourceRequest, obj: Obj, old: Obj | undefined): StatusCause[] {
+function validateKind(r: ResourceTarget, obj: Obj, old: Obj | undefined): StatusCause[] {
   return KIND_VALIDATORS[`${r.info.group}/${r.info.resource}`]?.(obj, old, r.ri.subresource) ?? [];
 }
 
 /** The validation step of writes: 422 Invalid with one cause per field error. */
-function check(r: ResourceRequest, obj: Obj, isCreate: boolean, old?: Obj): void {
+function check(r: ResourceTarget, obj: Obj, isCreate: boolean, old?: Obj): void {
   const metaOptions = {
     namespaced: r.info.namespaced,
     nameRule: nameRuleFor(r.info.group, r.info.resource),
@@ -125,11 +125,11 @@ function check(r: ResourceRequest, obj: Obj, isCreate: boolean, old?: Obj): void
   }
 }
 
-export function validateCreate(r: ResourceRequest, obj: Obj): void {
+export function validateCreate(r: ResourceTarget, obj: Obj): void {
   check(r, obj, true);
 }
 
-export function validateUpdate(r: ResourceRequest, obj: Obj, old: Obj): void {
+export function validateUpdate(r: ResourceTarget, obj: Obj, old: Obj): void {
   check(r, obj, false, old);
 }
 

@@ -1,0 +1,26 @@
+import type { Obj } from '../api/object-util.js';
+import { createObject } from './create.js';
+import type { ResourceTarget } from './resource-target.js';
+import type { Creater, Updater, WriteRequestOptions } from './rest-verbs.js';
+import { updateObject, type ComputedUpdate, type UpdateOutcome } from './update.js';
+
+/**
+ * The store of every persisted resource: one write path (decode and convert, mutating admission, the
+ * type's strategy and defaults, validation, validating admission, compare-and-swap) for all types,
+ * with per-type behaviour in the strategies (src/strategy/) and validators (src/validation/).
+ */
+export class GenericStore implements Creater, Updater {
+  constructor(private readonly target: ResourceTarget) {}
+
+  create(input: Obj, options: WriteRequestOptions): Promise<string> {
+    return createObject(this.target, input, options.dryRun);
+  }
+
+  update(
+    compute: (current: Obj) => Promise<ComputedUpdate> | ComputedUpdate,
+    onMissing: () => Promise<UpdateOutcome>,
+    options: WriteRequestOptions,
+  ): Promise<UpdateOutcome> {
+    return updateObject(this.target, options.dryRun, compute, onMissing);
+  }
+}

@@ -1,0 +1,43 @@
+import type { Obj } from '../api/object-util.js';
+import type { ComputedUpdate, UpdateOutcome } from './update.js';
+
+/**
+ * The verbs a resource's store offers the handlers, after kube's rest.Creater / rest.Updater: a handler
+ * depends only on the verb it serves, and a resource whose store lacks the verb answers 405.
+ */
+
+/** Options every write takes. */
+export interface WriteRequestOptions {
+  /** Run every step, store nothing (and allocate nothing). */
+  dryRun: boolean;
+}
+
+/** Creates objects (POST to a collection). */
+export interface Creater {
+  /**
+   * Creates `input` (a decoded body in the request's version) and returns the created object's JSON
+   * in its storage version. Throws ApiErrors: 409 AlreadyExists, 422 Invalid, admission denials.
+   */
+  create(input: Obj, options: WriteRequestOptions): Promise<string>;
+}
+
+/** Replaces or patches existing objects (PUT, PATCH, writable subresources). */
+export interface Updater {
+  /**
+   * Runs `compute` on the current object (in the request's version) inside the store's retry loop and
+   * stores the result; `onMissing` answers when the object does not exist.
+   */
+  update(
+    compute: (current: Obj) => Promise<ComputedUpdate> | ComputedUpdate,
+    onMissing: () => Promise<UpdateOutcome>,
+    options: WriteRequestOptions,
+  ): Promise<UpdateOutcome>;
+}
+
+export function isCreater(store: object): store is Creater {
+  return typeof (store as Partial<Creater>).create === 'function';
+}
+
+export function isUpdater(store: object): store is Updater {
+  return typeof (store as Partial<Updater>).update === 'function';
+}

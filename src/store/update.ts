@@ -1,0 +1,151 @@
+import { shapeStoredObject } from '../codec/go-shape.js';
+import { conflict, staleConflict } from '../api/errors.js';
+import { StorageError } from '../storage/storage.js';
+import { hasStatusSubresource, prepareForFinalize, prepareForStatusUpdate, prepareForUpdate } from '../strategy/resource-strategy.js';
+import { canonicalize, jsonEqual, metadataOf, stringField, type Obj } from '../api/object-util.js';
+import { servedObject, storageVersionOf, toStorageVersion } from '../conversion/version-conversion.js';
+import { releaseServiceAllocation, withServiceAllocation } from '../services/service-allocation.js';
+import { guaranteedUpdate, RETRY } from './guaranteed-update.js';
+import type { ResourceTarget } from './resource-target.js';
+import { fromScale } from './scale.js';
+import { storageErrorToApi } from './storage-errors.js';
+import { validateUpdate } from './validate-object.js';
+
+/**
+ * Computes the object to store from the stored one and the request's new view, applying the
+ * subresource's rules (status keeps spec, scale changes only replicas, finalize only spec.finalizers)
+ * and the main resource's (status kept, generation bumped on spec change, system metadata kept).
+ */
+function merge(r: ResourceTarget, next: Obj, old: Obj): Obj {
+  const sub = r.ri.subresource;
+  let result: Obj;
+  if (sub === 'status' || sub === 'approval') result = prepareForStatusUpdate(r.info, next, old);
+  else if (sub === 'finalize') result = prepareForFinalize(next, old);
+  else if (sub === 'scale') {
+    result = fromScale(next, old);
+    prepareForUpdate(r.info, result, old);
+  } else {
+    result = canonicalize(next, r.info.kind, r.apiVersion);
+    const meta = metadataOf(result);
+    const oldMeta = metadataOf(old);
+    if (stringField(meta, 'uid') === '') meta.uid = oldMeta.uid;
+    meta.creationTimestamp = oldMeta.creationTimestamp;
+    if (oldMeta.deletionTimestamp !== undefined) meta.deletionTimestamp = oldMeta.deletionTimestamp;
+    else delete meta.deletionTimestamp;
+    if (oldMeta.deletionGracePeriodSeconds !== undefined) meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
+    else delete meta.deletionGracePeriodSeconds;
+    delete meta.selfLink;
+    prepareForUpdate(r.info, result, old);
+  }
+  shapeStoredObject(result, r.info);
+  return canonicalize(result, r.info.kind, r.apiVersion);
+}
+
+/**
+ * For a kind stored in another version than the request's, what the write may change is decided
+ * again on the storage version, as kube's strategies decide it on the internal object: part of an
+ * autoscaling/v1 HPA's spec and status lives in annotations there. A main-resource write keeps the
+ * stored status; a status write takes only the status of the request's object converted. Other
+ * writes are returned as they are.
+ */
+function settleInStorageVersion(r: ResourceTarget, next: Obj, toStore: Obj, stored: Obj): Obj {
+  const storageVersion = storageVersionOf(r.info);
+  if (storageVersion === undefined || storageVersion === r.apiVersion) return toStore;
+  if (r.ri.subresource === 'status') {
+    return prepareForStatusUpdate(r.info, toStorageVersion(canonicalize(next, r.info.kind, r.apiVersion), r.info), stored);
+  }
+  if (r.ri.subresource !== '') return toStore;
+  if (hasStatusSubresource(r.info)) {
+    if (stored.status === undefined) delete toStore.status;
+    else toStore.status = stored.status;
+  }
+  return toStore;
+}
+
+export interface UpdateOutcome {
+  /** The object after the write, in its storage version. */
+  json: string;
+  created: boolean;
+}
+
+/** What an update makes of the current object: the new object and the resourceVersion the request pinned ('' for none). */
+export interface ComputedUpdate {
+  next: Obj;
+  pinnedVersion: string;
+}
+
+/**
+ * The update path shared by PUT, PATCH and the writable subresources, run in kube's GuaranteedUpdate
+ * loop: `compute` turns the current object (in the request's version) into the request's new one;
+ * the subresource's and the type's strategy decide what is stored, then mutating admission,
+ * validation and validating admission run, and the result is compare-and-swapped against exactly the
+ * version read. Unpinned writes retry on conflicts, pinned ones answer 409. `onMissing` answers when
+ * there is no object (create-on-update or 404). A write that changes nothing stores nothing.
+ */
+export async function updateObject(
+  r: ResourceTarget,
+  dryRun: boolean,
+  compute: (current: Obj) => Promise<ComputedUpdate> | ComputedUpdate,
+  onMissing: () => Promise<UpdateOutcome>,
+): Promise<UpdateOutcome> {
+  const name = r.ri.name;
+  const qr = { group: r.info.group, resource: r.info.resource };
+  return guaranteedUpdate(r, name, async (stored, key) => {
+    if (!stored) return onMissing();
+    const storedObj = JSON.parse(stored.json) as Obj;
+    // Updates and patches apply to the object in the request's version; it is stored converted back.
+    const current = servedObject(storedObj, r.apiVersion);
+    const { next, pinnedVersion } = await compute(structuredClone(current));
+    if (pinnedVersion !== '' && pinnedVersion !== stored.resourceVersion) throw staleConflict(qr, name);
+    const nextMeta = metadataOf(next);
+    const uid = stringField(nextMeta, 'uid');
+    if (r.ri.subresource === '' && uid !== '' && uid !== stringField(metadataOf(current), 'uid')) {
+      throw conflict(qr, name, `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${stringField(metadataOf(current), 'uid')}`);
+    }
+    const result = merge(r, next, current);
+    metadataOf(result).resourceVersion = stored.resourceVersion;
+    // undefined: a concurrent write got in first; the loop retries.
+    const outcome = await withServiceAllocation(r, result, current, dryRun, async (): Promise<UpdateOutcome | undefined> => {
+      const attrs = {
+        operation: 'UPDATE' as const,
+        info: r.info,
+        namespace: r.ri.namespace,
+        name,
+        subresource: r.ri.subresource,
+        object: result,
+        oldObject: current,
+        dryRun,
+      };
+      await r.services.admission.admit(attrs);
+      validateUpdate(r, result, current);
+      await r.services.admission.validate(attrs);
+      const resultMeta = metadataOf(result);
+      const finalizers = Array.isArray(resultMeta.finalizers) ? resultMeta.finalizers : [];
+      const removeNow =
+        resultMeta.deletionTimestamp !== undefined &&
+        finalizers.length === 0 &&
+        (resultMeta.deletionGracePeriodSeconds === undefined || resultMeta.deletionGracePeriodSeconds === 0);
+      const toStore = settleInStorageVersion(r, next, toStorageVersion(result, r.info), storedObj);
+      metadataOf(toStore).resourceVersion = stored.resourceVersion;
+      // As kube compares what it would write with what is stored: a write that changes nothing is no
+      // write (the version label of kinds whose versions share one schema does not count).
+      if (jsonEqual({ ...toStore, apiVersion: storedObj.apiVersion }, storedObj)) return { json: stored.json, created: false };
+      if (dryRun) return { json: JSON.stringify(toStore), created: false };
+      try {
+        if (removeNow) {
+          await r.services.storage.update(r.type, key, toStore, stored.resourceVersion);
+          const removed = await r.services.storage.delete(r.type, key);
+          await releaseServiceAllocation(r, result);
+          return { json: removed.json, created: false };
+        }
+        const updated = await r.services.storage.update(r.type, key, toStore, stored.resourceVersion);
+        return { json: updated.json, created: false };
+      } catch (err) {
+        if (err instanceof StorageError && err.code === 'Conflict' && pinnedVersion === '') return undefined;
+        if (err instanceof StorageError && err.code === 'NotFound' && pinnedVersion === '') return undefined;
+        throw storageErrorToApi(err, r, name);
+      }
+    });
+    return outcome ?? RETRY;
+  });
+}
