@@ -11,7 +11,7 @@ import { storageErrorToApi, withStorage } from '../store/storage-errors.js';
 import { type ResourceTarget } from '../store/resource-target.js';
 import { isObject, metadataOf, stringField, type Obj } from '../api/object-util.js';
 import { servedJsonFor } from '../conversion/version-conversion.js';
-import { selectionFor } from './selection.js';
+import { selectionFor } from '../selectors/selection.js';
 import { guaranteedUpdate, RETRY } from '../store/guaranteed-update.js';
 import { releaseServiceAllocation } from '../services/service-allocation.js';
 

@@ -12,7 +12,7 @@ import { handleGet, handleList } from './read.js';
 import { handleSubresourceAction, isActionSubresource } from './subresource-actions.js';
 import { handlePatch, handleUpdate } from './update.js';
 import { storeFor } from '../store/store-for.js';
-import { isCreater, isUpdater } from '../store/rest-verbs.js';
+import { isCreater, isGetter, isLister, isUpdater } from '../store/rest-verbs.js';
 import { handleWatch } from './watch.js';
 
 /** Verbs a type must support for each request verb (from the served resource's verb list). */
@@ -77,25 +77,27 @@ async function dispatch(r: ResourceRequest): Promise<void> {
   } else if (!r.info.verbs.includes(VERB_REQUIREMENT[verb] ?? '')) {
     throw methodNotAllowed();
   }
+  const store = storeFor(r, r.user);
   switch (verb) {
-    case 'get':
-      return handleGet(r);
-    case 'list':
-      return handleList(r);
+    case 'get': {
+      if (!isGetter(store)) throw methodNotAllowed();
+      return handleGet(r, store);
+    }
+    case 'list': {
+      if (!isLister(store)) throw methodNotAllowed();
+      return handleList(r, store);
+    }
     case 'watch':
       return handleWatch(r);
     case 'create': {
-      const store = storeFor(r, r.user);
       if (!isCreater(store)) throw methodNotAllowed();
       return handleCreate(r, store);
     }
     case 'update': {
-      const store = storeFor(r, r.user);
       if (!isUpdater(store) || !isCreater(store)) throw methodNotAllowed();
       return handleUpdate(r, store);
     }
     case 'patch': {
-      const store = storeFor(r, r.user);
       if (!isUpdater(store)) throw methodNotAllowed();
       return handlePatch(r, store);
     }

@@ -17,8 +17,8 @@ import {
 } from '../watch/event-encoding.js';
 import { supportsProtobuf, type ResourceRequest } from './context.js';
 import { storageErrorToApi } from '../store/storage-errors.js';
-import { listResourceVersion, waitForResourceVersion } from './read-consistency.js';
-import { selectionFor } from './selection.js';
+import { listResourceVersion, waitForResourceVersion } from '../store/read-consistency.js';
+import { selectionFor } from '../selectors/selection.js';
 
 /** Initial events are handed to the socket in chunks of about this size, waiting for it to drain. */
 const INITIAL_CHUNK_BYTES = 256 * 1024;

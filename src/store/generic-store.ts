@@ -1,7 +1,10 @@
 import type { Obj } from '../api/object-util.js';
 import { createObject } from './create.js';
 import type { ResourceTarget } from './resource-target.js';
-import type { Creater, Updater, WriteRequestOptions } from './rest-verbs.js';
+import type { ListOptions } from '../api/request-options.js';
+import type { Selection } from '../selectors/selection.js';
+import { getObject, listObjects, type ListPage } from './read.js';
+import type { Creater, Getter, Lister, Updater, WriteRequestOptions } from './rest-verbs.js';
 import { updateObject, type ComputedUpdate, type UpdateOutcome } from './update.js';
 
 /**
@@ -9,8 +12,16 @@ import { updateObject, type ComputedUpdate, type UpdateOutcome } from './update.
  * type's strategy and defaults, validation, validating admission, compare-and-swap) for all types,
  * with per-type behaviour in the strategies (src/strategy/) and validators (src/validation/).
  */
-export class GenericStore implements Creater, Updater {
+export class GenericStore implements Getter, Lister, Creater, Updater {
   constructor(private readonly target: ResourceTarget) {}
+
+  get(name: string, query: URLSearchParams): Promise<string> {
+    return getObject(this.target, name, query);
+  }
+
+  list(opts: ListOptions, selection: Selection): Promise<ListPage> {
+    return listObjects(this.target, opts, selection);
+  }
 
   create(input: Obj, options: WriteRequestOptions): Promise<string> {
     return createObject(this.target, input, options.dryRun);

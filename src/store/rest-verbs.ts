@@ -1,4 +1,7 @@
 import type { Obj } from '../api/object-util.js';
+import type { ListOptions } from '../api/request-options.js';
+import type { Selection } from '../selectors/selection.js';
+import type { ListPage } from './read.js';
 import type { ComputedUpdate, UpdateOutcome } from './update.js';
 
 /**
@@ -10,6 +13,18 @@ import type { ComputedUpdate, UpdateOutcome } from './update.js';
 export interface WriteRequestOptions {
   /** Run every step, store nothing (and allocate nothing). */
   dryRun: boolean;
+}
+
+/** Reads one object (GET). */
+export interface Getter {
+  /** The object's stored JSON at the version `query` asks for; 404 when absent. */
+  get(name: string, query: URLSearchParams): Promise<string>;
+}
+
+/** Lists a collection (LIST), page by page. */
+export interface Lister {
+  /** One page of the collection as `opts` and `selection` ask; 410 for an expired continue token or version. */
+  list(opts: ListOptions, selection: Selection): Promise<ListPage>;
 }
 
 /** Creates objects (POST to a collection). */
@@ -40,4 +55,12 @@ export function isCreater(store: object): store is Creater {
 
 export function isUpdater(store: object): store is Updater {
   return typeof (store as Partial<Updater>).update === 'function';
+}
+
+export function isGetter(store: object): store is Getter {
+  return typeof (store as Partial<Getter>).get === 'function';
+}
+
+export function isLister(store: object): store is Lister {
+  return typeof (store as Partial<Lister>).list === 'function';
 }

@@ -1,7 +1,7 @@
 import { ApiError, timeout } from '../api/errors.js';
 import { queryResourceVersion, type ListOptions } from '../api/request-options.js';
 import { compareResourceVersions } from '../storage/resource-version.js';
-import type { ResourceRequest } from './context.js';
+import type { ResourceTarget } from './resource-target.js';
 
 /** How a read picks its version (SPEC 4.9). */
 export type ReadSemantic =
@@ -47,7 +47,7 @@ export function listResourceVersion(opts: ListOptions): string | undefined {
  * Waits until the type's current version reaches `rv`; 504 `Too large resource version` with
  * Retry-After when it does not within TOO_LARGE_WAIT_MS.
  */
-export async function waitForResourceVersion(r: ResourceRequest, rv: string, waitMs = TOO_LARGE_WAIT_MS): Promise<string> {
+export async function waitForResourceVersion(r: ResourceTarget, rv: string, waitMs = TOO_LARGE_WAIT_MS): Promise<string> {
   const deadline = Date.now() + waitMs;
   for (;;) {
     const current = await r.services.storage.currentResourceVersion(r.type);
