@@ -2,10 +2,10 @@
  * The Redis backend, composed of single-concern modules: connections (redis-client), script and
  * command calls with their failure rules (redis-commands), reply decoding (redis-replies), snapshot
  * lists (redis-snapshot-list), change streams (redis-change-streams, redis-watch-hub) and shared
- * secrets (redis-shared-secrets), plus the per-process list cache (redis-list-cache).
+ * secrets (redis-shared-secrets). The per-process list cache is not part of it: the server wraps
+ * it in ListCachingStorage (see open-redis).
  */
 import { FreshReads } from './fresh-reads.js';
-import { ListCache } from './redis-list-cache.js';
 import { splitAroundResourceVersion } from './redis-json.js';
 import { parseStoredValue, typeKeys, type TypeKeys } from './redis-keys.js';
 import { RedisChangeStreams } from './redis-change-streams.js';
@@ -39,10 +39,6 @@ export interface RedisStorageOptions extends RedisConnectionOptions, WriteAcknow
   keyPrefix?: string;
   /** Recent changes each type's watch reader keeps in process (default 4096). */
   watchCacheSize?: number;
-  /** Serve lists from a per-process cache kept current by the change stream (default true). */
-  listCache?: boolean;
-  /** How long a consistent list waits for that cache to catch up before reading Redis (default 3000 ms). */
-  listCacheCatchUpMs?: number;
   /** Receives failures that have no caller to report to (watch reader retries, listener errors). */
   onError?: (message: string, err: unknown) => void;
 }
@@ -68,7 +64,10 @@ export function logRedisStorageError(message: string, err: unknown): void {
  *
  * Object JSON is produced by `splitAroundResourceVersion` and stored byte-exact: Lua never decodes
  * it, so `[]`, `{}` and number spellings survive, and bigint values are kept with all digits.
-
+ *
+ * Every list reads Redis. For ListCachingStorage, which wraps it in the server, two costs are kept
+ * low here: concurrent `currentResourceVersion` calls of a type share one GET (FreshReads), and all
+ * watches of a type in this process share one stream reader (WatchHub).
  */
 export class RedisStorage implements Storage {
   private readonly options: RedisStorageOptions;
@@ -76,7 +75,6 @@ export class RedisStorage implements Storage {
   private readonly streams: RedisChangeStreams;
   private readonly prefix: string;
   private readonly historyMax: number;
-  private readonly listCache: ListCache | undefined;
   /** Concurrent reads of a type's counter share one round trip. */
   private readonly counterReads = new FreshReads<string>(async (type) => {
     const value = await this.commands.command('GET', [this.keys(type).counter]);
@@ -94,22 +92,6 @@ export class RedisStorage implements Storage {
       watchCacheSize: options.watchCacheSize ?? 4096,
       onError: options.onError ?? logRedisStorageError,
     });
-    this.listCache =
-      options.listCache === false
-        ? undefined
-        : new ListCache(
-            {
-              readPage: (type, o) => readSnapshotList(this.commands, this.keys(type), o),
-              subscribe: (type, after, listener, signal, onError) => this.watch(type, after, listener, signal, onError),
-              currentResourceVersion: (type) => this.currentResourceVersion(type),
-            },
-            {
-              historyMs: options.historyMs,
-              historyMaxEvents: this.historyMax,
-              catchUpTimeoutMs: options.listCacheCatchUpMs,
-              onError: options.onError ?? logRedisStorageError,
-            },
-          );
   }
 
   /**
@@ -180,17 +162,13 @@ export class RedisStorage implements Storage {
     return { key, resourceVersion: replyString(reply[1], 'delete'), json: replyString(reply[2], 'delete') };
   }
 
-  /**
-   * Served from the list cache when it can (see ListCache for when), else read from Redis (see
-   * readSnapshotList): both give the same consistent snapshot. A malformed version is `TooLarge`.
-   */
+  /** Read from Redis (see readSnapshotList); a malformed version is refused as `TooLarge`. */
   async list(type: string, options: ListOptions = {}): Promise<ListResult> {
     const requested = options.resourceVersion;
     if (requested !== undefined && !isResourceVersion(requested)) {
       throw new StorageError('TooLarge', `resource version ${requested} is not a valid resource version`);
     }
-    const cached = await this.listCache?.list(type, options);
-    return cached ?? readSnapshotList(this.commands, this.keys(type), options);
+    return readSnapshotList(this.commands, this.keys(type), options);
   }
 
   /** Read after the call (concurrent callers share one GET, see FreshReads). */
@@ -227,7 +205,6 @@ export class RedisStorage implements Storage {
   async close(): Promise<void> {
     if (this.commands.isClosed) return;
     this.commands.refuse();
-    this.listCache?.close();
     await this.streams.close();
     await this.commands.quit();
   }
