@@ -41,7 +41,7 @@ function recordedVersion(json: string): string {
  * them, so a list can be served at the newest version or rebuilt exactly as it was at any version
  * the history still reaches. Changes must be applied in version order; the collection is then
  * at the version of the last one. Used by the memory store (which allocates versions) and by the
- * Redis backend's per-process list cache (which replays the change stream).
+ * per-process list cache, ListCache (which replays the change stream of the store it wraps).
  *
  * Lists return items in key byte order (namespace, then name), like etcd.
  */

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { MemoryStorage } from '../../src/storage/memory-storage.js';
-import { RedisStorage } from '../../src/storage/redis-storage.js';
+import { connectRedisBackend } from '../../src/storage/open-redis.js';
 import type { Storage } from '../../src/storage/storage.js';
 import { startRedis, type RedisServer } from './redis-process.js';
 
@@ -37,7 +37,7 @@ export function redisBackend(): Backend {
     name: 'redis',
     open: async (o = {}) => {
       server ??= await startRedis();
-      return RedisStorage.connect({
+      return connectRedisBackend({
         url: server.url,
         keyPrefix: `t${randomBytes(4).toString('hex')}:`,
         historyMs: o.historyMs ?? 300_000,

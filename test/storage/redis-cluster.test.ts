@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Redis } from 'ioredis';
-import { RedisStorage } from '../../src/storage/redis-storage.js';
+import { connectRedisBackend } from '../../src/storage/open-redis.js';
 import { typeKeys } from '../../src/storage/redis-keys.js';
 import { startRedisCluster, type RedisClusterProcess } from '../helpers/redis-process.js';
 import { describeStorageConformance, freshType, obj, Recorder } from './conformance.js';
@@ -21,12 +21,12 @@ function nodes(): { host: string; port: number }[] {
   return cluster.nodes;
 }
 
-describeStorageConformance('redis cluster (3 masters)', (options) => RedisStorage.connect({ clusterNodes: nodes(), onError: quiet, ...options }));
+describeStorageConformance('redis cluster (3 masters)', (options) => connectRedisBackend({ clusterNodes: nodes(), onError: quiet, ...options }));
 
 describe('redis cluster specifics', () => {
   test('types spread over the masters, each type in one slot, and a second worker follows every type', async () => {
-    const one = await RedisStorage.connect({ clusterNodes: nodes(), historyMs: 60_000, onError: quiet });
-    const two = await RedisStorage.connect({ clusterNodes: nodes(), historyMs: 60_000, onError: quiet });
+    const one = await connectRedisBackend({ clusterNodes: nodes(), historyMs: 60_000, onError: quiet });
+    const two = await connectRedisBackend({ clusterNodes: nodes(), historyMs: 60_000, onError: quiet });
     const stop = new AbortController();
     const direct = nodes().map((n) => new Redis(n.port, n.host));
     try {

@@ -1,14 +1,16 @@
 /**
- * The Redis backend's list cache against a real redis-server: lists are served from the
- * process's cache (no list script runs once it is filled), yet every list sees every write
- * acknowledged before it, through any process; a cache that missed changes or whose store lost
- * its data is rebuilt, never served stale. The storage conformance suite also runs with the cache
- * switched off, so both read paths keep the same behaviour.
+ * The list cache (ListCachingStorage) in front of the Redis backend, as the server wires it,
+ * against a real redis-server: lists are served from the process's cache (no list script runs
+ * once it is filled), yet every list sees every write acknowledged before it, through any
+ * process; a cache that missed changes or whose store lost its data is rebuilt, never served
+ * stale. The storage conformance suite also runs on RedisStorage alone (cache off), so both read
+ * paths keep the same behaviour.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Redis } from 'ioredis';
-import { RedisStorage, type RedisStorageOptions } from '../../src/storage/redis-storage.js';
+import { connectRedisBackend, type RedisBackendOptions } from '../../src/storage/open-redis.js';
+import type { Storage } from '../../src/storage/storage.js';
 import { startRedis, type RedisServer } from '../helpers/redis-process.js';
 import { describeStorageConformance, freshType, obj, rejectsWith } from './conformance.js';
 
@@ -35,8 +37,9 @@ function redis(): Redis {
   return raw;
 }
 
-async function connect(extra: Partial<RedisStorageOptions> = {}): Promise<RedisStorage> {
-  return RedisStorage.connect({ url: url(), historyMs: 60_000, onError: quiet, ...extra });
+/** RedisStorage behind the list cache (ListCachingStorage), as the server runs it; `listCache: false` gives RedisStorage alone. */
+async function connect(extra: Partial<RedisBackendOptions> = {}): Promise<Storage> {
+  return connectRedisBackend({ url: url(), historyMs: 60_000, onError: quiet, ...extra });
 }
 
 /** How many scripts Redis has run so far (EVALSHA and EVAL calls, from INFO commandstats). */

@@ -1,7 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Redis } from 'ioredis';
-import { RedisStorage, type RedisStorageOptions } from '../../src/storage/redis-storage.js';
+import { connectRedisBackend, type RedisBackendOptions } from '../../src/storage/open-redis.js';
+import type { Storage } from '../../src/storage/storage.js';
 import { typeKeys } from '../../src/storage/redis-keys.js';
 import { startRedis, startRedisSentinel, type RedisServer } from '../helpers/redis-process.js';
 import { describeStorageConformance, freshType, obj, Recorder, rejectsWith } from './conformance.js';
@@ -21,8 +22,9 @@ function url(): string {
   return server.url;
 }
 
-async function connect(extra: Partial<RedisStorageOptions> = {}): Promise<RedisStorage> {
-  return RedisStorage.connect({ url: url(), historyMs: 60_000, onError: quiet, ...extra });
+/** The backend as the server runs it: RedisStorage behind the list cache. */
+async function connect(extra: Partial<RedisBackendOptions> = {}): Promise<Storage> {
+  return connectRedisBackend({ url: url(), historyMs: 60_000, onError: quiet, ...extra });
 }
 
 describeStorageConformance('redis standalone', (options) => connect(options));
@@ -66,7 +68,7 @@ describe('redis storage specifics', () => {
       const t = freshType();
       for (let i = 0; i < 30; i++) await writer.create(t, `k${i}`, obj(`k${i}`));
       const watchers: { from: number; r: Recorder }[] = [];
-      const join = async (s: RedisStorage, back: number): Promise<void> => {
+      const join = async (s: Storage, back: number): Promise<void> => {
         const from = Math.max(1, Number(await s.currentResourceVersion(t)) - back);
         const r = new Recorder();
         await s.watch(t, String(from), r.listener, stop.signal);
@@ -156,7 +158,7 @@ describe('redis storage specifics', () => {
 
   test('acknowledged writes survive kill -9 of an AOF (appendfsync always) server; Unavailable while it is down', async () => {
     const aof = await startRedis({ appendOnly: true });
-    const s = await RedisStorage.connect({ url: aof.url, historyMs: 60_000, onError: quiet, commandTimeoutMs: 1000 });
+    const s = await connectRedisBackend({ url: aof.url, historyMs: 60_000, onError: quiet, commandTimeoutMs: 1000 });
     try {
       const t = freshType();
       const acknowledged = [];
@@ -191,8 +193,8 @@ describe('redis storage specifics', () => {
     // Without a replica the write times out (a short bound: this is the failure being tested); with
     // one, WAIT returns as soon as the replica acknowledges, so a long bound costs nothing and holds
     // however slowly a loaded machine runs.
-    const s = await RedisStorage.connect({ url: primary.url, historyMs: 60_000, onError: quiet, waitReplicas: 1, waitTimeoutMs: 300 });
-    const patient = await RedisStorage.connect({ url: primary.url, historyMs: 60_000, onError: quiet, waitReplicas: 1, waitTimeoutMs: 60_000 });
+    const s = await connectRedisBackend({ url: primary.url, historyMs: 60_000, onError: quiet, waitReplicas: 1, waitTimeoutMs: 300 });
+    const patient = await connectRedisBackend({ url: primary.url, historyMs: 60_000, onError: quiet, waitReplicas: 1, waitTimeoutMs: 60_000 });
     try {
       const t = freshType();
       await rejectsWith(s.create(t, 'lonely', obj('lonely')), 'Unavailable');
@@ -204,7 +206,7 @@ describe('redis storage specifics', () => {
       const created = await patient.create(t, 'a', obj('a'));
       const copy = await raw.hget(typeKeys('capstan:', t).objects, 'a');
       assert.ok(copy?.endsWith(created.json));
-      const onReplica = await RedisStorage.connect({ url: replica.url, historyMs: 60_000, onError: quiet });
+      const onReplica = await connectRedisBackend({ url: replica.url, historyMs: 60_000, onError: quiet });
       try {
         const error = await rejectsWith(onReplica.create(t, 'b', obj('b')), 'Unavailable');
         assert.match(error.message, /READONLY/);
@@ -224,7 +226,7 @@ describe('redis storage specifics', () => {
   test('connects through Sentinel to the monitored master', async () => {
     if (!server) throw new Error('redis-server not started');
     const sentinel = await startRedisSentinel(server.port, 'capstan');
-    const s = await RedisStorage.connect({
+    const s = await connectRedisBackend({
       sentinels: [{ host: sentinel.host, port: sentinel.port }],
       sentinelName: 'capstan',
       historyMs: 60_000,
@@ -243,7 +245,7 @@ describe('redis storage specifics', () => {
   });
 
   test('connect fails with Unavailable when nothing listens; ready() and close()', async () => {
-    await rejectsWith(RedisStorage.connect({ url: 'redis://127.0.0.1:1', historyMs: 1000, onError: quiet, commandTimeoutMs: 300 }), 'Unavailable');
+    await rejectsWith(connectRedisBackend({ url: 'redis://127.0.0.1:1', historyMs: 1000, onError: quiet, commandTimeoutMs: 300 }), 'Unavailable');
     const s = await connect();
     assert.equal(await s.ready(), true);
     await s.close();

@@ -1,17 +1,15 @@
 import { compareResourceVersions } from './resource-version.js';
-import { StorageError, type ChangeEvent, type ChangeListener, type ListOptions, type ListResult, type StoredObject } from './storage.js';
+import { StorageError, type ChangeEvent, type ListOptions, type ListResult, type Storage, type StoredObject } from './storage.js';
 import { VersionedCollection, type HistoryLimits } from './versioned-collection.js';
 
-/** What the cache reads from the store behind it. */
-export interface ListCacheSource {
-  /** One page of the type read from the store itself (at `options.resourceVersion` when set). */
-  readPage(type: string, options: ListOptions): Promise<ListResult>;
-  /** Delivers the type's changes after `after` in order, exactly once (the store's watch). */
-  subscribe(type: string, after: string, listener: ChangeListener, signal: AbortSignal, onError: (err: StorageError) => void): Promise<void>;
-  /** The type's newest version in the store. */
-  currentResourceVersion(type: string): Promise<string>;
-}
+/**
+ * What the cache reads from the store behind it: pages of the store's own lists (`list`), its
+ * change stream (`watch`) and its newest version (`currentResourceVersion`). Any Storage is one;
+ * the cache relies only on the contract of these three methods.
+ */
+export type ListCacheSource = Pick<Storage, 'list' | 'watch' | 'currentResourceVersion'>;
 
+/** How much history the cache keeps per type, and how it waits and reports. */
 export interface ListCacheOptions extends HistoryLimits {
   /** How long a consistent list waits for the cache to catch up before the store is read (ms). */
   catchUpTimeoutMs?: number;
@@ -65,15 +63,15 @@ class TypeReplica {
 }
 
 /**
- * The per-process cache that serves lists of the Redis backend (kube-apiserver's watch cache):
- * for each type listed, a full copy of its objects and recent history, filled once with paged
- * reads at one version and then kept current by the process's reader of the type's change stream.
+ * The per-process cache that serves lists of a store (kube-apiserver's watch cache): for each type
+ * listed, a full copy of its objects and recent history, filled once with paged reads at one
+ * version and then kept current by a watch of the type from that version.
  *
  * Guarantees: a list without a version is served only once the cache has caught up to the
  * version the store had when the list arrived (so it sees every write acknowledged before it, from
  * any process); a list at a version is served only when that version lies within the cache's own
  * history. Otherwise `list` answers undefined and the caller reads the store: a cache that lags
- * (reader cut off from Redis), lost changes to history trimming, or sees the store's version go
+ * (its watch cut off from the store), lost changes to history trimming, or sees the store's version go
  * backwards (data loss) is never served from, and the last two are rebuilt on the next list. A fill
  * that fails because the store is unreachable fails the list with that error.
  */
@@ -155,7 +153,7 @@ export class ListCache {
     let at: string | undefined;
     let afterKey: string | undefined;
     for (;;) {
-      const page = await this.source.readPage(type, { limit: this.options.fillPageSize ?? 1000, afterKey, resourceVersion: at });
+      const page = await this.source.list(type, { limit: this.options.fillPageSize ?? 1000, afterKey, resourceVersion: at });
       at = page.resourceVersion;
       for (const item of page.items) items.push(item);
       if (!page.hasMore) break;
@@ -163,7 +161,7 @@ export class ListCache {
     }
     const replica = new TypeReplica(new VersionedCollection(at, this.options, items), this.now);
     try {
-      await this.source.subscribe(type, at, replica.apply, replica.stop.signal, (err) => {
+      await this.source.watch(type, at, replica.apply, replica.stop.signal, (err) => {
         this.drop(type, replica, `the list cache of ${type} missed changes (${err.message}); rebuilding it on the next list`);
       });
     } catch (err) {

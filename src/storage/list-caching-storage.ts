@@ -1,0 +1,109 @@
+/**
+ * The list cache as a decorator: a Storage that serves `list` from a per-process cache of each
+ * listed type and passes everything else to the backend it wraps.
+ */
+import { ListCache } from './list-cache.js';
+import { isResourceVersion } from './resource-version.js';
+import type { ChangeListener, ListOptions, ListResult, Storage, StorageError, StoredObject } from './storage.js';
+
+/** How much history the cache keeps and how long a list waits for it. */
+export interface ListCachingStorageOptions {
+  /** How long each cached type keeps change history, in ms; use the inner backend's window. */
+  historyMs: number;
+  /** Most changes each cached type keeps, whatever their age (default 1,000,000). */
+  historyMaxEvents?: number;
+  /** How long a list waits for the cache to catch up before reading the inner backend (default 3000 ms). */
+  catchUpTimeoutMs?: number;
+  /** Objects read per page while a type's cache is first filled (default 1000). */
+  fillPageSize?: number;
+  /** Clock of the cached history, replaceable in tests. */
+  now?: () => number;
+  /** Receives cache failures that have no caller (a cache dropped for missed changes, a failed fill). */
+  onError?: (message: string, err: unknown) => void;
+}
+
+function logListCacheError(message: string, err: unknown): void {
+  console.error(`[list-cache] ${message}`, err ?? '');
+}
+
+/**
+ * Wraps `inner` so lists are served from memory (kube-apiserver's watch cache), with the same
+ * observable behaviour as `inner` alone. Writes, gets, watches, versions, counts, readiness all go
+ * to `inner` unchanged.
+ *
+ * `list` is answered by the cache when it can vouch for the answer (see ListCache): a list without
+ * a version once the cache has caught up to the version `inner` reports after the list arrived (so
+ * it sees every write acknowledged before it, through any process sharing `inner`'s data); a list at
+ * a version within the cache's own history. Otherwise, and for a malformed version (which `inner`
+ * refuses in its own words), it reads `inner`. A failure to fill the cache because `inner` is
+ * unreachable fails the list with `inner`'s error.
+ *
+ * The seam is the Storage contract only: the cache fills from `inner.list` at one version, follows
+ * `inner.watch` from there and compares against `inner.currentResourceVersion`. It is worth having
+ * when those lists are remote and watches cheap to share. The Redis backend is such a store (every
+ * list is a round trip; its watches of a type share one stream reader, and concurrent version reads
+ * share one GET), and the server wraps it (see open-redis). The memory backend already serves lists
+ * from memory, so wrapping it only doubles the memory used; tests do it to check the decorator.
+ */
+export class ListCachingStorage implements Storage {
+  private readonly cache: ListCache;
+
+  constructor(
+    private readonly inner: Storage,
+    options: ListCachingStorageOptions,
+  ) {
+    this.cache = new ListCache(inner, {
+      historyMs: options.historyMs,
+      historyMaxEvents: options.historyMaxEvents ?? 1_000_000,
+      catchUpTimeoutMs: options.catchUpTimeoutMs,
+      fillPageSize: options.fillPageSize,
+      now: options.now,
+      onError: options.onError ?? logListCacheError,
+    });
+  }
+
+  create(type: string, key: string, object: Record<string, unknown>): Promise<StoredObject> {
+    return this.inner.create(type, key, object);
+  }
+
+  get(type: string, key: string): Promise<StoredObject | undefined> {
+    return this.inner.get(type, key);
+  }
+
+  update(type: string, key: string, object: Record<string, unknown>, expectedResourceVersion: string): Promise<StoredObject> {
+    return this.inner.update(type, key, object, expectedResourceVersion);
+  }
+
+  delete(type: string, key: string, expectedResourceVersion?: string): Promise<StoredObject> {
+    return this.inner.delete(type, key, expectedResourceVersion);
+  }
+
+  /** From the cache when it can vouch for the answer, else from the inner backend: the same snapshot either way. */
+  async list(type: string, options: ListOptions = {}): Promise<ListResult> {
+    const requested = options.resourceVersion;
+    const cached = requested === undefined || isResourceVersion(requested) ? await this.cache.list(type, options) : undefined;
+    return cached ?? this.inner.list(type, options);
+  }
+
+  currentResourceVersion(type: string): Promise<string> {
+    return this.inner.currentResourceVersion(type);
+  }
+
+  watch(type: string, fromResourceVersion: string, listener: ChangeListener, signal: AbortSignal, onError?: (err: StorageError) => void): Promise<void> {
+    return this.inner.watch(type, fromResourceVersion, listener, signal, onError);
+  }
+
+  count(type: string): Promise<number> {
+    return this.inner.count(type);
+  }
+
+  ready(): Promise<boolean> {
+    return this.inner.ready();
+  }
+
+  /** Stops every cached type's watch, drops the cached objects, then closes the inner backend. */
+  async close(): Promise<void> {
+    this.cache.close();
+    await this.inner.close();
+  }
+}
