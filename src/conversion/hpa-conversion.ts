@@ -13,7 +13,7 @@
  *
  * Both directions return new objects; inputs are not modified.
  */
-import { applyDefaults } from '../strategy/defaults.js';
+import { applyDefaults } from '../strategy/strategies.js';
 import { GoDecodeError, goArray, goField, goInt32, goInt64, goMarshal, goObject, goQuantity, goString, goTime } from './go-json.js';
 import { v1MetricSpecToV2, v1MetricStatusToV2, v2MetricSpecToV1, v2MetricStatusToV1 } from './hpa-metrics.js';
 

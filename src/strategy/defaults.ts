@@ -1,27 +1,23 @@
-import type { ResourceInfo } from '../registry/resource-types.js';
 import { isObject, metadataOf, type Obj } from '../api/object-util.js';
 import { defaultPointer, defaultString, objectAt, objectsAt, unset, unsetOrEmpty } from './field-defaults.js';
-import { defaultClaimSpec, defaultPod, defaultPodTemplateSpec, roundResourceList } from './pod-defaults.js';
+import { defaultClaimSpec, defaultPodTemplateSpec, roundResourceList } from './pod-defaults.js';
 
 /**
- * kube-apiserver 1.36's defaulting (the `SetDefaults_*` functions of its scheme) for the types listed
- * in {@link DEFAULTERS}: applied to every object written through the main resource, before the
- * strategy, as kube applies them when it decodes a request body. Each function fills exactly what
- * kube's fills, nested types included; a type missing here is stored without defaults (issue 9).
+ * kube-apiserver 1.36's defaulting (the `SetDefaults_*` functions of its scheme), one function per
+ * kind; each kind's strategy (src/strategy/kinds/) names its defaulter, applied to every object written
+ * through the main resource before the rest of the strategy, as kube applies them when it decodes a
+ * request body. Each function fills exactly what kube's fills, nested types included.
  *
  * The oracle is test/golden/defaulting/ (kube's own defaulting run over test/fixtures/defaulting/ by
  * tools/goldens; `npm run gen:goldens`), which test/e2e/defaulting.test.ts compares with.
  */
-
-/** Fills kube's defaults into `obj`, written in `version` of its resource. */
-type Defaulter = (obj: Obj, version: string) => void;
 
 /**
  * Session affinity None (ClientIP gets a 3-hour timeout), type ClusterIP, ports TCP with the target
  * port equal to the port when unset (0 or ""), traffic policies Cluster where the type has them, and
  * load balancers allocate node ports and report VIP ingress.
  */
-function defaultService(svc: Obj): void {
+export function defaultService(svc: Obj): void {
   const spec = objectAt(svc, 'spec') ?? {};
   svc.spec = spec;
   defaultString(spec, 'sessionAffinity', 'None');
@@ -54,14 +50,14 @@ function defaultService(svc: Obj): void {
   }
 }
 
-function defaultEndpoints(endpoints: Obj): void {
+export function defaultEndpoints(endpoints: Obj): void {
   for (const subset of objectsAt(endpoints, 'subsets')) {
     for (const port of objectsAt(subset, 'ports')) defaultString(port, 'protocol', 'TCP');
   }
 }
 
 /** A PVC (also a StatefulSet's claim template): spec defaults, status phase Pending; Go writes both structs. */
-function defaultPersistentVolumeClaim(pvc: Obj): void {
+export function defaultPersistentVolumeClaim(pvc: Obj): void {
   const spec = objectAt(pvc, 'spec') ?? {};
   pvc.spec = spec;
   defaultClaimSpec(spec);
@@ -109,7 +105,7 @@ function defaultRollingUpdate(spec: Obj, key: string, maxUnavailable: string | n
   defaultPointer(rollingUpdate, 'maxSurge', maxSurge);
 }
 
-function defaultDeployment(d: Obj): void {
+export function defaultDeployment(d: Obj): void {
   const spec = specOf(d);
   defaultPointer(spec, 'replicas', 1);
   defaultRollingUpdate(spec, 'strategy', '25%', '25%');
@@ -118,13 +114,13 @@ function defaultDeployment(d: Obj): void {
   defaultTemplateAt(spec);
 }
 
-function defaultReplicaSet(rs: Obj): void {
+export function defaultReplicaSet(rs: Obj): void {
   const spec = specOf(rs);
   defaultPointer(spec, 'replicas', 1);
   defaultTemplateAt(spec);
 }
 
-function defaultDaemonSet(ds: Obj): void {
+export function defaultDaemonSet(ds: Obj): void {
   const spec = specOf(ds);
   defaultRollingUpdate(spec, 'updateStrategy', 1, 0);
   defaultPointer(spec, 'revisionHistoryLimit', 10);
@@ -132,7 +128,7 @@ function defaultDaemonSet(ds: Obj): void {
 }
 
 /** StatefulSet defaults (MaxUnavailableStatefulSet is off in 1.36: no maxUnavailable), its template and claim templates. */
-function defaultStatefulSet(ss: Obj): void {
+export function defaultStatefulSet(ss: Obj): void {
   const spec = specOf(ss);
   defaultString(spec, 'podManagementPolicy', 'OrderedReady');
   const strategy = objectAt(spec, 'updateStrategy') ?? {};
@@ -163,7 +159,7 @@ function defaultPodFailurePolicy(jobSpec: Obj): void {
 }
 
 /** Job defaults (JobPodReplacementPolicy is on in 1.36); the Job takes its template's labels when it has none. */
-function defaultJob(job: Obj): void {
+export function defaultJob(job: Obj): void {
   const spec = specOf(job);
   if (unsetOrEmpty(spec.completions) && unsetOrEmpty(spec.parallelism)) {
     spec.completions = 1;
@@ -185,7 +181,7 @@ function defaultJob(job: Obj): void {
 }
 
 /** CronJob defaults; its job template gets only pod-spec defaults. */
-function defaultCronJob(cj: Obj): void {
+export function defaultCronJob(cj: Obj): void {
   const spec = specOf(cj);
   defaultString(spec, 'concurrencyPolicy', 'Allow');
   defaultPointer(spec, 'suspend', false);
@@ -200,7 +196,7 @@ function defaultCronJob(cj: Obj): void {
 }
 
 /** A ReplicationController takes selector and labels from its template when it has none; replicas 1. */
-function defaultReplicationController(rc: Obj): void {
+export function defaultReplicationController(rc: Obj): void {
   const spec = specOf(rc);
   const template = objectAt(spec, 'template');
   const labels = labelsOf(template);
@@ -229,7 +225,7 @@ function scalingRules(from: unknown, defaults: Obj): Obj {
  * given `behavior` completed with kube's scale-up and scale-down rules. autoscaling/v1 defaults
  * only minReplicas: its CPU default is applied in the conversion to v2 (src/conversion), as kube does.
  */
-function defaultHorizontalPodAutoscaler(hpa: Obj, version: string): void {
+export function defaultHorizontalPodAutoscaler(hpa: Obj, version: string): void {
   const spec = specOf(hpa);
   defaultPointer(spec, 'minReplicas', 1);
   if (version === 'v1') return;
@@ -252,7 +248,7 @@ function defaultHorizontalPodAutoscaler(hpa: Obj, version: string): void {
 }
 
 /** Container limit items: the default limit is the max, the default request the default limit, else the min. */
-function defaultLimitRange(lr: Obj): void {
+export function defaultLimitRange(lr: Obj): void {
   for (const item of objectsAt(objectAt(lr, 'spec'), 'limits')) {
     if (item.type !== 'Container') continue;
     const fallback = (target: string, ...sources: string[]): void => {
@@ -272,7 +268,7 @@ function defaultLimitRange(lr: Obj): void {
 }
 
 /** Every quantity of a quota rounded up to a multiple of 1m. */
-function defaultResourceQuota(rq: Obj): void {
+export function defaultResourceQuota(rq: Obj): void {
   roundResourceList(objectAt(rq, 'spec')?.hard);
   const status = objectAt(rq, 'status');
   roundResourceList(status?.hard);
@@ -280,7 +276,7 @@ function defaultResourceQuota(rq: Obj): void {
 }
 
 /** A binding's role reference is in the RBAC group unless it says otherwise; users and groups too. */
-function defaultRoleBinding(binding: Obj): void {
+export function defaultRoleBinding(binding: Obj): void {
   const roleRef = objectAt(binding, 'roleRef') ?? {};
   binding.roleRef = roleRef;
   defaultString(roleRef, 'apiGroup', 'rbac.authorization.k8s.io');
@@ -289,22 +285,22 @@ function defaultRoleBinding(binding: Obj): void {
   }
 }
 
-function defaultPodTemplate(pt: Obj): void {
+export function defaultPodTemplate(pt: Obj): void {
   const template = objectAt(pt, 'template') ?? {};
   pt.template = template;
   defaultPodTemplateSpec(template);
 }
 
-function defaultPriorityClass(pc: Obj): void {
+export function defaultPriorityClass(pc: Obj): void {
   defaultPointer(pc, 'preemptionPolicy', 'PreemptLowerPriority');
 }
 
-function defaultStorageClass(sc: Obj): void {
+export function defaultStorageClass(sc: Obj): void {
   defaultPointer(sc, 'reclaimPolicy', 'Delete');
   defaultPointer(sc, 'volumeBindingMode', 'Immediate');
 }
 
-function defaultNetworkPolicy(np: Obj): void {
+export function defaultNetworkPolicy(np: Obj): void {
   const spec = objectAt(np, 'spec') ?? {};
   np.spec = spec;
   for (const rule of [...objectsAt(spec, 'ingress'), ...objectsAt(spec, 'egress')]) {
@@ -322,7 +318,7 @@ function defaultNetworkPolicy(np: Obj): void {
  * rounded up to 1m, and the defaults of the in-tree sources (hostPath type "", RBD pool, user and
  * keyring, iSCSI interface, Azure disk caching, fsType, readOnly and kind, ScaleIO mode and fsType).
  */
-function defaultPersistentVolume(pv: Obj): void {
+export function defaultPersistentVolume(pv: Obj): void {
   const spec = specOf(pv);
   const status = objectAt(pv, 'status') ?? {};
   pv.status = status;
@@ -355,7 +351,7 @@ function defaultPersistentVolume(pv: Obj): void {
 }
 
 /** SetDefaults_CSIDriver: attach required, no pod info, persistent volumes, fsGroup by fs type, no capacity tracking. */
-function defaultCSIDriver(driver: Obj): void {
+export function defaultCSIDriver(driver: Obj): void {
   const spec = specOf(driver);
   defaultPointer(spec, 'attachRequired', true);
   defaultPointer(spec, 'podInfoOnMount', false);
@@ -371,7 +367,7 @@ function defaultCSIDriver(driver: Obj): void {
  * matching everything, a 10 s timeout, service port 443, rules for all scopes; mutating webhooks are
  * not re-invoked.
  */
-function defaultWebhooks(config: Obj, mutating: boolean): void {
+export function defaultWebhooks(config: Obj, mutating: boolean): void {
   for (const hook of objectsAt(config, 'webhooks')) {
     defaultPointer(hook, 'failurePolicy', 'Fail');
     defaultPointer(hook, 'matchPolicy', 'Equivalent');
@@ -386,7 +382,7 @@ function defaultWebhooks(config: Obj, mutating: boolean): void {
 }
 
 /** Every port of an EndpointSlice is named ("" when unnamed) and TCP unless it says otherwise. */
-function defaultEndpointSlice(slice: Obj): void {
+export function defaultEndpointSlice(slice: Obj): void {
   for (const port of objectsAt(slice, 'ports')) {
     defaultPointer(port, 'name', '');
     defaultPointer(port, 'protocol', 'TCP');
@@ -394,7 +390,7 @@ function defaultEndpointSlice(slice: Obj): void {
 }
 
 /** A node's allocatable resources are its capacity unless reported; both rounded up to 1m. */
-function defaultNode(node: Obj): void {
+export function defaultNode(node: Obj): void {
   const status = objectAt(node, 'status');
   if (status === undefined) return;
   if (unset(status.allocatable) && isObject(status.capacity)) status.allocatable = { ...status.capacity };
@@ -402,53 +398,11 @@ function defaultNode(node: Obj): void {
   roundResourceList(status.allocatable);
 }
 
-function defaultIngressClass(ic: Obj): void {
+export function defaultIngressClass(ic: Obj): void {
   const parameters = objectAt(objectAt(ic, 'spec') ?? {}, 'parameters');
   if (parameters !== undefined) defaultPointer(parameters, 'scope', 'Cluster');
 }
 
-function defaultSecret(secret: Obj): void {
+export function defaultSecret(secret: Obj): void {
   defaultString(secret, 'type', 'Opaque');
-}
-
-/** Defaulting functions by `group/resource` (the core group is empty). */
-const DEFAULTERS: Record<string, Defaulter> = {
-  '/pods': defaultPod,
-  '/podtemplates': defaultPodTemplate,
-  '/replicationcontrollers': defaultReplicationController,
-  'apps/deployments': defaultDeployment,
-  'apps/replicasets': defaultReplicaSet,
-  'apps/statefulsets': defaultStatefulSet,
-  'apps/daemonsets': defaultDaemonSet,
-  'batch/jobs': defaultJob,
-  'batch/cronjobs': defaultCronJob,
-  '/services': defaultService,
-  '/limitranges': defaultLimitRange,
-  'storage.k8s.io/csidrivers': defaultCSIDriver,
-  'admissionregistration.k8s.io/mutatingwebhookconfigurations': (obj) => defaultWebhooks(obj, true),
-  'admissionregistration.k8s.io/validatingwebhookconfigurations': (obj) => defaultWebhooks(obj, false),
-  'rbac.authorization.k8s.io/rolebindings': defaultRoleBinding,
-  'rbac.authorization.k8s.io/clusterrolebindings': defaultRoleBinding,
-  '/resourcequotas': defaultResourceQuota,
-  'autoscaling/horizontalpodautoscalers': defaultHorizontalPodAutoscaler,
-  '/endpoints': defaultEndpoints,
-  '/persistentvolumeclaims': defaultPersistentVolumeClaim,
-  '/secrets': defaultSecret,
-  'scheduling.k8s.io/priorityclasses': defaultPriorityClass,
-  'storage.k8s.io/storageclasses': defaultStorageClass,
-  'networking.k8s.io/networkpolicies': defaultNetworkPolicy,
-  'networking.k8s.io/ingressclasses': defaultIngressClass,
-  '/persistentvolumes': defaultPersistentVolume,
-  'discovery.k8s.io/endpointslices': defaultEndpointSlice,
-  '/nodes': defaultNode,
-};
-
-/** Whether Capstan applies kube's defaulting to objects of this resource. */
-export function hasDefaults(info: Pick<ResourceInfo, 'group' | 'resource'>): boolean {
-  return `${info.group}/${info.resource}` in DEFAULTERS;
-}
-
-/** Applies kube's defaults for the object's type and version in place (nothing for types without defaults). */
-export function applyDefaults(info: Pick<ResourceInfo, 'group' | 'version' | 'resource'>, obj: Obj): void {
-  DEFAULTERS[`${info.group}/${info.resource}`]?.(obj, info.version);
 }

@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { servedObject, toStorageVersion } from '../../src/conversion/version-conversion.js';
-import { hasDefaults } from '../../src/strategy/defaults.js';
+import { hasDefaults } from '../../src/strategy/strategies.js';
 import { api, startTestServer, type TestServer } from '../helpers/capstan.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');

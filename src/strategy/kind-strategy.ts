@@ -1,0 +1,60 @@
+import type { StatusCause } from '../api/errors.js';
+import type { Obj } from '../api/object-util.js';
+import type { UpdateMetaPasses } from '../validation/object-meta.js';
+
+/**
+ * One kind's written contract, after kube-apiserver's registry strategies: what a create and an update
+ * of the kind reset and keep, its defaults, its validation and immutable fields, and how its deletes
+ * and status writes behave. Every entry is optional; what a kind leaves out is the generic behaviour
+ * described on each field. The write path (src/store/) reads these facts and nothing else per kind.
+ */
+export interface KindStrategy {
+  /** kube's defaulting (`SetDefaults_*`) for an object written in `version` of the resource. Default: none. */
+  defaults?: (obj: Obj, version: string) => void;
+
+  /**
+   * kube's validation of the kind, immutable fields included: `old` is undefined on create, and
+   * `subresource` names the subresource written ('' for the object, 'status', ...). Default: only
+   * object metadata is validated.
+   */
+  validate?: (obj: Obj, old: Obj | undefined, subresource: string) => StatusCause[];
+
+  /**
+   * The metadata validators kube's update validation of the kind runs again (each adds its causes
+   * once more). Default: each metadata problem is reported once.
+   */
+  updateMetadataPasses?: UpdateMetaPasses;
+
+  /** The group kube's Invalid status names when another group's store validates the kind. Default: the kind's group. */
+  errorGroup?: string;
+
+  /**
+   * Whether `metadata.generation` is set to 1 on create and bumped by changes outside metadata and
+   * status. Default: kinds with a status subresource (and every custom resource) track it.
+   */
+  tracksGeneration?: boolean;
+
+  /** Whether a change of the labels bumps the generation too (EndpointSlices). Default: false. */
+  labelsCountAsSpec?: boolean;
+
+  /**
+   * The status a created object starts with, for kinds with a status subresource: a function of the
+   * object, or 'keep' to store the status sent. Default: the sent status is dropped.
+   */
+  createStatus?: 'keep' | ((obj: Obj) => Obj);
+
+  /** Kind-specific preparation of a create, after defaults (kube's PrepareForCreate). */
+  prepareForCreate?: (obj: Obj) => void;
+
+  /** Kind-specific preparation of an update of the object, after defaults and after the stored status was kept (PrepareForUpdate). */
+  prepareForUpdate?: (next: Obj, old: Obj) => void;
+
+  /** Whether a PUT of a missing object creates it (kube's AllowCreateOnUpdate). Default: false. */
+  createOnUpdate?: boolean;
+
+  /** Whether a status write may also change labels and annotations. Default: only the status changes. */
+  statusUpdatesMetadata?: boolean;
+
+  /** Whether DELETE answers with the deleted object rather than a Success Status. Default: a Status. */
+  returnsDeletedObject?: boolean;
+}

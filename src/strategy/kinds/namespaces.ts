@@ -1,0 +1,64 @@
+import { isObject, metadataOf, type Obj } from '../../api/object-util.js';
+import { validateLimitRange } from '../../validation/limit-range.js';
+import { validateNamespace, validateNamespaceStatus } from '../../validation/namespace.js';
+import { validateResourceQuota, validateResourceQuotaStatus } from '../../validation/resource-quota.js';
+import { defaultLimitRange, defaultResourceQuota } from '../defaults.js';
+import type { KindStrategy } from '../kind-strategy.js';
+
+/**
+ * Namespaces and the namespace-scoped policy objects. A namespace's deletion (finalizer `kubernetes`,
+ * content removal) is src/namespace/namespace-controller.ts; the `finalize` subresource writes only
+ * `spec.finalizers`.
+ */
+
+/**
+ * kube's namespace defaulting and Canonicalize: every namespace carries
+ * `kubernetes.io/metadata.name=<name>`, whatever the client sent, so selectors can match by name.
+ */
+function setNamespaceNameLabel(ns: Obj): void {
+  const meta = metadataOf(ns);
+  const name = typeof meta.name === 'string' ? meta.name : '';
+  if (name === '') return;
+  const labels = isObject(meta.labels) ? meta.labels : {};
+  labels['kubernetes.io/metadata.name'] = name;
+  meta.labels = labels;
+}
+
+export const namespaces: KindStrategy = {
+  validate: (obj, _old, sub) => (sub === 'status' ? validateNamespaceStatus(obj) : validateNamespace(obj, sub)),
+  updateMetadataPasses: { objectMeta: true, objectMetaUpdate: true },
+  tracksGeneration: false,
+  createStatus: () => ({ phase: 'Active' }),
+  // A new namespace gets the `kubernetes` finalizer its deletion waits on.
+  prepareForCreate: (ns) => {
+    setNamespaceNameLabel(ns);
+    const spec = isObject(ns.spec) ? ns.spec : {};
+    const finalizers = Array.isArray(spec.finalizers) ? (spec.finalizers as unknown[]) : [];
+    if (!finalizers.includes('kubernetes')) spec.finalizers = [...finalizers, 'kubernetes'];
+    ns.spec = spec;
+  },
+  // spec.finalizers changes only through /finalize.
+  prepareForUpdate: (next, old) => {
+    next.spec = old.spec;
+    setNamespaceNameLabel(next);
+  },
+  returnsDeletedObject: true,
+};
+
+export const resourceQuotas: KindStrategy = {
+  defaults: defaultResourceQuota,
+  validate: (obj, old, sub) => (sub === 'status' ? validateResourceQuotaStatus(obj) : validateResourceQuota(obj, old)),
+  updateMetadataPasses: { objectMeta: false, objectMetaUpdate: true },
+  tracksGeneration: false,
+};
+
+export const limitRanges: KindStrategy = {
+  defaults: defaultLimitRange,
+  validate: (obj) => validateLimitRange(obj),
+  updateMetadataPasses: { objectMeta: true, objectMetaUpdate: false },
+  createOnUpdate: true,
+};
+
+export const serviceAccounts: KindStrategy = {
+  updateMetadataPasses: { objectMeta: true, objectMetaUpdate: true },
+};
