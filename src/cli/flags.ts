@@ -1,6 +1,6 @@
 import type { AuthorizationMode } from '../auth/authorizer.js';
 import { parseDuration } from './duration.js';
-import { parseFeatureGates, type FeatureGates } from '../server/feature-gates.js';
+import { parseFeatureGates, type FeatureGates } from '../api/feature-gates.js';
 import type { Limits } from '../api/limits.js';
 import { ResourceRegistry } from '../registry/resource-registry.js';
 import { parseRuntimeConfig, type RuntimeConfig } from '../registry/runtime-config.js';

@@ -1,7 +1,7 @@
 import { compileSelectors } from './compile-selectors.js';
 import type { StoredObject } from '../storage/storage.js';
 import type { ListOptions } from '../api/request-options.js';
-import type { ResourceTarget } from '../store/resource-target.js';
+import type { ResourceInfo } from '../registry/resource-types.js';
 import type { Obj } from '../api/object-util.js';
 
 /** The label and field selectors of a list, watch or deletecollection request. */
@@ -17,7 +17,11 @@ export interface Selection {
  * Compiles a request's label and field selectors (400 on bad syntax or unsupported fields, before
  * storage is touched). `name` adds `metadata.name=<name>` (watch on one object's path).
  */
-export function selectionFor(r: ResourceTarget, selectors: Pick<ListOptions, 'labelSelector' | 'fieldSelector'>, name = ''): Selection {
+export function selectionFor(
+  r: { info: Pick<ResourceInfo, 'group' | 'resource'> },
+  selectors: Pick<ListOptions, 'labelSelector' | 'fieldSelector'>,
+  name = '',
+): Selection {
   const labelSelector = selectors.labelSelector;
   let fieldSelector = selectors.fieldSelector;
   if (name !== '') fieldSelector = fieldSelector ? `${fieldSelector},metadata.name=${name}` : `metadata.name=${name}`;

@@ -4,7 +4,7 @@ import type { ResourceRegistry } from '../registry/resource-registry.js';
 import { apiVersionOf, storageTypeOf, type ResourceInfo } from '../registry/resource-types.js';
 import type { Storage } from '../storage/storage.js';
 import type { Admission } from '../admission/admission.js';
-import type { FeatureGates } from '../server/feature-gates.js';
+import type { FeatureGates } from '../api/feature-gates.js';
 import type { Limits } from '../api/limits.js';
 import type { ServiceNetwork } from '../services/service-allocation.js';
 
