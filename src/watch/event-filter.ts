@@ -1,6 +1,6 @@
 import type { Obj } from '../api/object-util.js';
 import type { ChangeEvent } from '../storage/storage.js';
-import { parsedObjects, type WatchEventType } from './event-encoding.js';
+import { eventDecodes, parsedObjects, type WatchEventType } from './event-encoding.js';
 
 /** The selectors a watch narrows its events with (a handler's `Selection` fits). */
 export interface WatchSelection {
@@ -13,7 +13,11 @@ export interface WatchSelection {
  * Which event, if any, a watch delivers for a change: nothing outside `namespace` (when given);
  * with selectors, kube's transitions: an object that starts matching is ADDED, one that stops
  * matching is DELETED, one that matches before and after is MODIFIED, and changes of objects that
- * match neither before nor after are not delivered.
+ * match neither before nor after are not delivered. The removal of an object whose stored bytes do
+ * not decode (an unsafe delete of a corrupt object) is delivered as DELETED whatever the selectors:
+ * they cannot be evaluated, and a DELETED for an object a client never saw is harmless where a
+ * missed one would leave the object in its cache for good. Other undecodable changes never pass
+ * selectors.
  */
 export type WatchEventFilter = (event: ChangeEvent) => WatchEventType | undefined;
 
@@ -22,8 +26,10 @@ export function watchEventFilter(namespace: string | undefined, selection: Watch
   const prefix = namespace !== undefined ? `${namespace}/` : '';
   return (event) => {
     if (prefix !== '' && !event.key.startsWith(prefix)) return undefined;
+    if (event.type === 'DELETED' && !eventDecodes(event)) return 'DELETED';
     if (!selection.active) return event.type;
     const { current, previous } = parsedObjects(event);
+    if (current === undefined) return undefined;
     const now = selection.matches(current);
     const before = previous !== undefined && selection.matches(previous);
     if (event.type === 'ADDED') return now ? 'ADDED' : undefined;

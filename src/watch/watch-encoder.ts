@@ -31,7 +31,7 @@ export class WatchEncoder {
 
   /** `event` delivered as `type` (a selector transition may turn a MODIFIED into ADDED or DELETED). */
   change(event: ChangeEvent, type: WatchEventType): string | Buffer {
-    const frame = encodedEvent(event, type, this.apiVersion, this.encoding, this.key);
+    const frame = encodedEvent(event, type, this.kind, this.apiVersion, this.encoding, this.key);
     this.objectSent();
     return frame;
   }
