@@ -14,6 +14,7 @@ import { servedJsonFor } from '../conversion/version-conversion.js';
 import { selectionFor } from './selection.js';
 import { guaranteedUpdate, RETRY } from '../store/guaranteed-update.js';
 import { releaseServiceAllocation } from '../services/service-allocation.js';
+import { decodeStored } from '../store/corrupt-object.js';
 
 /** The parts of DeleteOptions Capstan acts on. */
 export interface DeleteOptions {
@@ -159,7 +160,7 @@ export async function deleteObject(r: ResourceTarget, name: string, opts: Delete
   const qr = { group: r.info.group, resource: r.info.resource };
   return guaranteedUpdate(r, name, async (stored, key) => {
     if (!stored) throw notFound(qr, name);
-    const obj = JSON.parse(stored.json) as Obj;
+    const obj = decodeStored(r, stored);
     const meta = metadataOf(obj);
     const pre = opts.preconditions;
     if (pre?.uid !== undefined && pre.uid !== meta.uid) {

@@ -11,6 +11,7 @@ import { objectKey, type Obj } from '../api/object-util.js';
 import { servedJsonFor } from '../conversion/version-conversion.js';
 import { getSemantic, listSemantic, waitForResourceVersion, type ReadSemantic } from './read-consistency.js';
 import { toScale } from './scale.js';
+import { decodeStored, listReadError } from '../store/corrupt-object.js';
 import { selectionFor } from './selection.js';
 
 const READABLE_SUBRESOURCES = new Set(['', 'status', 'scale', 'ephemeralcontainers', 'resize', 'approval']);
@@ -36,8 +37,10 @@ export async function handleGet(r: ResourceRequest): Promise<void> {
   const key = objectKey(r.info.namespaced ? r.ri.namespace : '', r.ri.name);
   const stored = await withStorage(r, r.ri.name, () => r.services.storage.get(r.type, key));
   if (!stored) throw notFound({ group: r.info.group, resource: r.info.resource }, r.ri.name);
+  // An object whose stored bytes do not decode is kube's corrupt-object 500, never served as it is.
+  const obj = decodeStored(r, stored);
   if (r.ri.subresource === 'scale') {
-    writeObject(r.res, 200, toScale(r, JSON.parse(stored.json) as Obj), format);
+    writeObject(r.res, 200, toScale(r, obj), format);
     return;
   }
   const includeObject = includeObjectParam(r.query, format);
@@ -94,6 +97,8 @@ export async function handleList(r: ResourceRequest): Promise<void> {
       );
     } else throw storageErrorToApi(err, r, '');
   }
+  const unreadable = listReadError(r, result.items);
+  if (unreadable) throw unreadable;
   const metadata: Obj = { resourceVersion: result.resourceVersion };
   const last = result.items[result.items.length - 1];
   if (result.hasMore && last) {

@@ -1,6 +1,8 @@
 import { methodNotAllowed } from '../api/errors.js';
 import { negotiateOutput } from '../codec/negotiation.js';
 import { storageErrorToApi } from '../store/storage-errors.js';
+import { listReadError } from '../store/corrupt-object.js';
+import type { StoredObject } from '../storage/storage.js';
 import { INITIAL_EVENTS_END, WatchBookmarks } from '../watch/bookmarks.js';
 import { watchEventFilter } from '../watch/event-filter.js';
 import { sendInitialEvents, watchStart } from '../watch/initial-events.js';
@@ -34,6 +36,7 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
     namespace,
     filter: selection.matchesStored,
     waitForResourceVersion: (rv: string): Promise<string> => waitForResourceVersion(r, rv, options.timeoutMs),
+    readError: (items: readonly StoredObject[]) => listReadError(r, items),
   };
   const start = await watchStart(collection, options).catch((err: unknown) => {
     lifetime.abandon();

@@ -26,13 +26,16 @@ export interface WatchedCollection {
   filter: ((obj: StoredObject) => boolean) | undefined;
   /** Resolves once the type's version reaches `resourceVersion`; rejects (504) when it does not in time. */
   waitForResourceVersion(resourceVersion: string): Promise<unknown>;
+  /** The error listing `items` ends with (objects whose stored bytes do not decode), if any. */
+  readError(items: readonly StoredObject[]): Error | undefined;
 }
 
 /**
  * Decides where a watch starts. With initial events: a consistent list of the collection (after
  * waiting for a requested version newer than the server's), whose objects are sent first and whose
  * version the changes follow. Without: the type's current version for an unset or "0"
- * resourceVersion, otherwise the requested one. Storage failures reject unchanged (StorageError).
+ * resourceVersion, otherwise the requested one. Storage failures reject unchanged (StorageError);
+ * an initial state holding unreadable objects rejects with the collection's `readError`.
  */
 export async function watchStart(collection: WatchedCollection, options: WatchOptions): Promise<WatchStart> {
   const rv = options.resourceVersion;
@@ -40,6 +43,8 @@ export async function watchStart(collection: WatchedCollection, options: WatchOp
   if (options.initialEvents) {
     if (rv !== undefined && rv !== '0') await collection.waitForResourceVersion(rv);
     const listed = await storage.list(type, { namespace: collection.namespace, filter: collection.filter });
+    const unreadable = collection.readError(listed.items);
+    if (unreadable !== undefined) throw unreadable;
     return { resourceVersion: listed.resourceVersion, initial: listed.items };
   }
   if (rv === undefined || rv === '0') return { resourceVersion: await storage.currentResourceVersion(type), initial: [] };
