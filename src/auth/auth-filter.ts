@@ -3,12 +3,20 @@ import { ApiError, forbidden } from '../api/errors.js';
 import { decodePath, parseRequestInfo } from '../api/request-info.js';
 import { writeError } from '../codec/response-writer.js';
 import type { Authenticator } from './authenticator.js';
-import { forbiddenMessage, type AuthorizationAttributes, type Authorizer } from './authorizer.js';
+import { AlwaysAllow, forbiddenMessage, type AuthorizationAttributes, type Authorizer } from './authorizer.js';
 import { ADMIN_USER, type User } from './user.js';
 
 /** The user the auth filter established for this request (the administrator before the filter runs). */
 export function requestUser(res: Response): User {
   return (res.locals.user as User | undefined) ?? ADMIN_USER;
+}
+
+/**
+ * The authorizer the auth filter decided this request with, for handlers that need a further
+ * decision on the same request (kube's unsafe delete); AlwaysAllow before the filter runs.
+ */
+export function requestAuthorizer(res: Response): Authorizer {
+  return (res.locals.authorizer as Authorizer | undefined) ?? new AlwaysAllow();
 }
 
 /** kube's Go-style escaping of the forbidden message (its sanitizer: &, <, >). */
@@ -65,6 +73,7 @@ export function authFilter(authenticator: Authenticator, authorizer: Authorizer)
         return;
       }
       res.locals.user = user;
+      res.locals.authorizer = authorizer;
       const attrs = attributesOf(req, user);
       const decision = await authorizer.authorize(attrs);
       if (!decision.allowed) {
