@@ -14,6 +14,7 @@ import { toPartialObjectMetadata, toTable } from '../codec/representations.js';
 type FramesByType = Partial<Record<WatchEventType, string | Buffer>>;
 const frameCache = new WeakMap<ChangeEvent, Map<string, FramesByType>>();
 const parsedCache = new WeakMap<ChangeEvent, { current: Obj | undefined; previous: Obj | undefined }>();
+const decodesCache = new WeakMap<ChangeEvent, boolean>();
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -87,9 +88,20 @@ export function parsedObjects(event: ChangeEvent): { current: Obj | undefined; p
   return parsed;
 }
 
-/** Whether the change's object decodes (parsed once per change, shared by every watcher). */
+/**
+ * Whether the change's object decodes, decided once per change and shared by every watcher. Only
+ * the answer is kept (events live as long as the history window): the parsed objects are kept only
+ * for watches with selectors, which need them.
+ */
 export function eventDecodes(event: ChangeEvent): boolean {
-  return parsedObjects(event).current !== undefined;
+  const parsed = parsedCache.get(event);
+  if (parsed) return parsed.current !== undefined;
+  let decodes = decodesCache.get(event);
+  if (decodes === undefined) {
+    decodes = decode(event.json) !== undefined;
+    decodesCache.set(event, decodes);
+  }
+  return decodes;
 }
 
 /** The object of a DELETED event whose stored bytes do not decode: kind, apiVersion, name, namespace, version. */
