@@ -1,25 +1,24 @@
-import type { Response } from 'express';
 import { forbidden } from '../api/errors.js';
 import type { RequestInfo } from '../api/request-info.js';
-import { requestAuthorizer, requestUser } from './auth-filter.js';
-import type { Decision } from './authorizer.js';
+import type { Authorizer, Decision } from './authorizer.js';
+import type { User } from './user.js';
 
 /** The verb kube authorizes, besides `delete`, before an unsafe deletion of a corrupt object. */
 export const UNSAFE_DELETE_VERB = 'unsafe-delete-ignore-read-errors';
 
 /**
  * kube's second authorization of a DELETE with `ignoreStoreReadErrorWithClusterBreakingPotential`
- * (the `delete` verb was authorized by the auth filter): the same user must be allowed
+ * (the `delete` verb was authorized by the auth filter): `user` must also be allowed
  * `unsafe-delete-ignore-read-errors` on the same resource and object. Resolves when allowed; throws
  * 403 on the resource, `not permitted to do "unsafe-delete-ignore-read-errors", reason: <reason>`,
  * when refused, and 403 naming the failure when the authorizer fails.
  */
-export async function authorizeUnsafeDelete(res: Response, ri: RequestInfo): Promise<void> {
+export async function authorizeUnsafeDelete(authorizer: Authorizer, user: User, ri: RequestInfo): Promise<void> {
   const qr = { group: ri.group, resource: ri.resource };
   let decision: Decision;
   try {
-    decision = await requestAuthorizer(res).authorize({
-      user: requestUser(res),
+    decision = await authorizer.authorize({
+      user,
       verb: UNSAFE_DELETE_VERB,
       resourceRequest: true,
       apiGroup: ri.group,

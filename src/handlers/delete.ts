@@ -14,6 +14,7 @@ import { servedJsonFor } from '../conversion/version-conversion.js';
 import { selectionFor } from './selection.js';
 import { guaranteedUpdate, RETRY } from '../store/guaranteed-update.js';
 import { releaseServiceAllocation } from '../services/service-allocation.js';
+import { requestAuthorizer } from '../auth/auth-filter.js';
 import { authorizeUnsafeDelete } from '../auth/unsafe-delete-authorization.js';
 import { decodeStored } from '../store/corrupt-object.js';
 import { deleteCorruptObject, unsafeDeleteCollectionRefused } from '../store/unsafe-delete.js';
@@ -229,7 +230,7 @@ export async function handleDelete(r: ResourceRequest): Promise<void> {
   const opts = await readDeleteOptions(r);
   let outcome: DeleteOutcome;
   if (opts.ignoreStoreReadErrorWithClusterBreakingPotential === true) {
-    await authorizeUnsafeDelete(r.res, r.ri);
+    await authorizeUnsafeDelete(requestAuthorizer(r.res), r.user, r.ri);
     const forced = await deleteCorruptObject(r, r.ri.name, () => deleteObject(r, r.ri.name, opts));
     if (forced.status !== undefined) return writeObject(r.res, 200, forced.status, { ...format, representation: 'object' });
     outcome = forced.outcome;
