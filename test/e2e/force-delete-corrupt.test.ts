@@ -297,6 +297,9 @@ for (const fixture of [memoryFixture(), redisFixture()]) {
       await storeOn.corrupt(name);
       const all = await openWatch(on.url, `/api/v1/namespaces/${NS}/configmaps?watch=1&resourceVersion=${rv}`);
       const selected = await openWatch(on.url, `/api/v1/namespaces/${NS}/configmaps?watch=1&resourceVersion=${rv}&labelSelector=app%3Dforce-delete`);
+      const table = await openWatch(on.url, `/api/v1/namespaces/${NS}/configmaps?watch=1&resourceVersion=${rv}`, {
+        accept: 'application/json;as=Table;v=v1;g=meta.k8s.io',
+      });
       try {
         const forced = await del(on.url, name, `?${OPTION}=true`);
         assert.equal(forced.status, 200, forced.text);
@@ -309,12 +312,18 @@ for (const fixture of [memoryFixture(), redisFixture()]) {
           assert.equal(deleted?.object.metadata.namespace, NS);
           assert.ok(BigInt(deleted?.object.metadata.resourceVersion as string) > BigInt(rv), 'the deletion has a newer version');
         }
+        const rows = await table.waitFor((es) => es.some((e) => e.type === 'DELETED'));
+        const row = rows.find((e) => e.type === 'DELETED')?.object.rows[0];
+        assert.equal(row?.cells[0], name, 'a Table row names the object');
+        assert.equal(row?.object.kind, 'PartialObjectMetadata');
+        assert.equal(row?.object.metadata.name, name);
         const get = await api(on.url, `/api/v1/namespaces/${NS}/configmaps/${name}`);
         assert.equal(get.status, 404, get.text);
         assert.equal(get.body.message, `configmaps "${name}" not found`);
       } finally {
         all.close();
         selected.close();
+        table.close();
       }
     });
 
