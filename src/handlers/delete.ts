@@ -14,6 +14,9 @@ import { servedJsonFor } from '../conversion/version-conversion.js';
 import { selectionFor } from '../selectors/selection.js';
 import { guaranteedUpdate, RETRY } from '../store/guaranteed-update.js';
 import { releaseServiceAllocation } from '../services/service-allocation.js';
+import { authorizeUnsafeDelete } from '../auth/unsafe-delete-authorization.js';
+import { decodeStored } from '../store/corrupt-object.js';
+import { deleteCorruptObject, unsafeDeleteCollectionRefused } from '../store/unsafe-delete.js';
 
 /** The parts of DeleteOptions Capstan acts on. */
 export interface DeleteOptions {
@@ -112,6 +115,8 @@ function validateDeleteOptions(o: Obj): void {
 async function readDeleteOptions(r: ResourceRequest): Promise<DeleteOptions> {
   const body = await readBody(r.req, r.services.limits.maxRequestBodyBytes);
   const opts = body.length > 0 ? bodyDeleteOptions(r, body) : queryDeleteOptions(r.query);
+  // As kube: without the gate the option does not exist (not validated, not acted on).
+  if (r.services.featureGates.AllowUnsafeMalformedObjectDeletion !== true) delete opts.ignoreStoreReadErrorWithClusterBreakingPotential;
   validateDeleteOptions(opts);
   const out: DeleteOptions = { dryRun: Array.isArray(opts.dryRun) && opts.dryRun.length > 0 };
   if (typeof opts.gracePeriodSeconds === 'number') out.gracePeriodSeconds = opts.gracePeriodSeconds;
@@ -159,7 +164,7 @@ export async function deleteObject(r: ResourceTarget, name: string, opts: Delete
   const qr = { group: r.info.group, resource: r.info.resource };
   return guaranteedUpdate(r, name, async (stored, key) => {
     if (!stored) throw notFound(qr, name);
-    const obj = JSON.parse(stored.json) as Obj;
+    const obj = decodeStored(r, stored);
     const meta = metadataOf(obj);
     const pre = opts.preconditions;
     if (pre?.uid !== undefined && pre.uid !== meta.uid) {
@@ -222,7 +227,15 @@ export async function handleDelete(r: ResourceRequest): Promise<void> {
   if (r.ri.subresource !== '') throw methodNotAllowed();
   const format = outputFor(r, 'object', ...scaleKind(r));
   const opts = await readDeleteOptions(r);
-  const outcome = await deleteObject(r, r.ri.name, opts);
+  let outcome: DeleteOutcome;
+  if (opts.ignoreStoreReadErrorWithClusterBreakingPotential === true) {
+    await authorizeUnsafeDelete(r.services.authorizer, r.user, r.ri);
+    const forced = await deleteCorruptObject(r, r.ri.name, () => deleteObject(r, r.ri.name, opts));
+    if (forced.status !== undefined) return writeObject(r.res, 200, forced.status, { ...format, representation: 'object' });
+    outcome = forced.outcome;
+  } else {
+    outcome = await deleteObject(r, r.ri.name, opts);
+  }
   const obj = JSON.parse(outcome.json) as Obj;
   if (outcome.removed && !returnsDeletedObject(r.info)) {
     writeObject(r.res, 200, successStatus(r, obj), { ...format, representation: 'object' });
@@ -237,6 +250,7 @@ export async function handleDeleteCollection(r: ResourceRequest): Promise<void> 
   const format = outputFor(r, 'list');
   const listOpts = listOptionsFrom(r.query, false, r.services.featureGates.WatchList);
   const opts = await readDeleteOptions(r);
+  if (opts.ignoreStoreReadErrorWithClusterBreakingPotential === true) throw unsafeDeleteCollectionRefused();
   const selection = selectionFor(r, listOpts);
   const listed = await withStorage(r, '', () =>
     r.services.storage.list(r.type, {

@@ -3,6 +3,7 @@ import type { StoredObject } from '../storage/storage.js';
 import type { ListOptions } from '../api/request-options.js';
 import type { ResourceInfo } from '../registry/resource-types.js';
 import type { Obj } from '../api/object-util.js';
+import { tryDecode } from '../store/corrupt-object.js';
 
 /** The label and field selectors of a list, watch or deletecollection request. */
 export interface Selection {
@@ -29,5 +30,13 @@ export function selectionFor(
     return { active: false, matches: () => true, matchesStored: undefined };
   }
   const matches = compileSelectors(r.info.group, r.info.resource, labelSelector, fieldSelector);
-  return { active: true, matches, matchesStored: (s) => matches(JSON.parse(s.json) as Obj) };
+  // An object that does not decode is kept, for the read to report it (kube's corrupt-object errors).
+  return {
+    active: true,
+    matches,
+    matchesStored: (s) => {
+      const obj = tryDecode(s.json);
+      return obj === undefined || matches(obj);
+    },
+  };
 }

@@ -1,6 +1,6 @@
 import { authFilter } from '../auth/auth-filter.js';
 import { FixedIdentity, type Authenticator } from '../auth/authenticator.js';
-import { authorizerFor } from '../auth/authorizer.js';
+import { authorizerFor, type Authorizer } from '../auth/authorizer.js';
 import compression from 'compression';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { createServer, type Server } from 'node:http';
@@ -61,6 +61,8 @@ function isWatchRequest(req: Request): boolean {
 export interface StartOptions {
   /** Who requests act as (default: every request is the administrator, in system:masters). */
   authenticator?: Authenticator;
+  /** What requests may do (default: `--authorization-mode`'s chain); tests inject finer ones. */
+  authorizer?: Authorizer;
   /** Run the namespace controller in this process (default true; one process per storage should). */
   runControllers?: boolean;
   /** Clock for continue tokens (tests). */
@@ -94,7 +96,7 @@ export interface HandedConnections {
 export async function startServer(config: ServerConfig, storage: Storage, options: StartOptions = {}): Promise<CapstanServer> {
   const registry = ResourceRegistry.builtIn(config.runtimeConfig);
   const shutdown = new AbortController();
-  const authorizer = authorizerFor(config.authorizationMode);
+  const authorizer = options.authorizer ?? authorizerFor(config.authorizationMode);
   const services: ApiServices = {
     authorizer,
     registry,

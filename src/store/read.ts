@@ -4,6 +4,7 @@ import { objectKey } from '../api/object-util.js';
 import type { Selection } from '../selectors/selection.js';
 import { CONTINUE_TOKEN_LIFETIME_MS, decodeContinue, encodeContinue, expiredContinue } from '../storage/continue-token.js';
 import { StorageError } from '../storage/storage.js';
+import { decodeStored, listReadError } from './corrupt-object.js';
 import { getSemantic, listSemantic, waitForResourceVersion, type ReadSemantic } from './read-consistency.js';
 import type { ResourceTarget } from './resource-target.js';
 import { storageErrorToApi, withStorage } from './storage-errors.js';
@@ -28,6 +29,8 @@ export async function getObject(target: ResourceTarget, name: string, query: URL
   const key = objectKey(target.info.namespaced ? target.ri.namespace : '', name);
   const stored = await withStorage(target, name, () => target.services.storage.get(target.type, key));
   if (!stored) throw notFound({ group: target.info.group, resource: target.info.resource }, name);
+  // An object whose stored bytes do not decode is kube's corrupt-object 500, never served as it is.
+  decodeStored(target, stored);
   return stored.json;
 }
 
@@ -74,6 +77,8 @@ export async function listObjects(target: ResourceTarget, opts: ListOptions, sel
     await waitForResourceVersion(target, listRv);
     result = await withStorage(target, '', listOnce);
   }
+  const unreadable = listReadError(target, result.items);
+  if (unreadable) throw unreadable;
   const page: ListPage = { resourceVersion: result.resourceVersion, items: result.items.map((i) => i.json) };
   const last = result.items[result.items.length - 1];
   if (result.hasMore && last) {

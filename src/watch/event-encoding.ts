@@ -1,5 +1,5 @@
 import type { ChangeEvent } from '../storage/storage.js';
-import type { Obj } from '../api/object-util.js';
+import { isObject, type Obj } from '../api/object-util.js';
 import { servedJsonFor } from '../conversion/version-conversion.js';
 import type { Representation } from '../codec/negotiation.js';
 import { encodeProtobufWatchFrame } from '../codec/protobuf/protobuf-codec.js';
@@ -13,7 +13,8 @@ import { toPartialObjectMetadata, toTable } from '../codec/representations.js';
  */
 type FramesByType = Partial<Record<WatchEventType, string | Buffer>>;
 const frameCache = new WeakMap<ChangeEvent, Map<string, FramesByType>>();
-const parsedCache = new WeakMap<ChangeEvent, { current: Obj; previous: Obj | undefined }>();
+const parsedCache = new WeakMap<ChangeEvent, { current: Obj | undefined; previous: Obj | undefined }>();
+const decodesCache = new WeakMap<ChangeEvent, boolean>();
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -32,8 +33,19 @@ export function encodingKey(apiVersion: string, encoding: WatchEncoding): string
   return `${apiVersion} ${encoding.representation} ${encoding.protobuf ? 'pb' : 'json'}${encoding.noHeaders === true ? ' nh' : ''}`;
 }
 
-/** The frame for `event` delivered as `type` at `apiVersion`; `key` is `encodingKey(apiVersion, encoding)`. */
-export function encodedEvent(event: ChangeEvent, type: WatchEventType, apiVersion: string, encoding: WatchEncoding, key: string): string | Buffer {
+/**
+ * The frame for `event` delivered as `type` at `apiVersion`; `key` is `encodingKey(apiVersion, encoding)`.
+ * A DELETED event whose object does not decode (a corrupt object removed by an unsafe delete)
+ * carries an object of `kind` naming only the object and the deletion's version.
+ */
+export function encodedEvent(
+  event: ChangeEvent,
+  type: WatchEventType,
+  kind: string,
+  apiVersion: string,
+  encoding: WatchEncoding,
+  key: string,
+): string | Buffer {
   let byKey = frameCache.get(event);
   if (!byKey) {
     byKey = new Map();
@@ -46,23 +58,60 @@ export function encodedEvent(event: ChangeEvent, type: WatchEventType, apiVersio
   }
   let frame = frames[type];
   if (frame === undefined) {
-    frame = objectFrame(type, event.json, apiVersion, encoding);
+    const json = type === 'DELETED' && !eventDecodes(event) ? corruptTombstone(event, kind, apiVersion) : event.json;
+    frame = objectFrame(type, json, apiVersion, encoding);
     frames[type] = frame;
   }
   return frame;
 }
 
-/** The parsed objects of a change (shared: callers must not mutate them). */
-export function parsedObjects(event: ChangeEvent): { current: Obj; previous: Obj | undefined } {
+/** A stored object's JSON decoded, or undefined when it is not a JSON object with metadata (corrupt). */
+function decode(json: string): Obj | undefined {
+  try {
+    const value: unknown = JSON.parse(json);
+    return isObject(value) && isObject(value.metadata) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The parsed objects of a change (shared: callers must not mutate them). `current` is undefined
+ * when the change's object does not decode; `previous` when there is none or it does not decode.
+ */
+export function parsedObjects(event: ChangeEvent): { current: Obj | undefined; previous: Obj | undefined } {
   let parsed = parsedCache.get(event);
   if (!parsed) {
-    parsed = {
-      current: JSON.parse(event.json) as Obj,
-      previous: event.prevJson !== undefined ? (JSON.parse(event.prevJson) as Obj) : undefined,
-    };
+    parsed = { current: decode(event.json), previous: event.prevJson !== undefined ? decode(event.prevJson) : undefined };
     parsedCache.set(event, parsed);
   }
   return parsed;
+}
+
+/**
+ * Whether the change's object decodes, decided once per change and shared by every watcher. Only
+ * the answer is kept (events live as long as the history window): the parsed objects are kept only
+ * for watches with selectors, which need them.
+ */
+export function eventDecodes(event: ChangeEvent): boolean {
+  const parsed = parsedCache.get(event);
+  if (parsed) return parsed.current !== undefined;
+  let decodes = decodesCache.get(event);
+  if (decodes === undefined) {
+    decodes = decode(event.json) !== undefined;
+    decodesCache.set(event, decodes);
+  }
+  return decodes;
+}
+
+/** The object of a DELETED event whose stored bytes do not decode: kind, apiVersion, name, namespace, version. */
+function corruptTombstone(event: ChangeEvent, kind: string, apiVersion: string): string {
+  const slash = event.key.indexOf('/');
+  const metadata =
+    slash < 0
+      ? { name: event.key, resourceVersion: event.resourceVersion }
+      : { name: event.key.slice(slash + 1), namespace: event.key.slice(0, slash), resourceVersion: event.resourceVersion };
+  return JSON.stringify({ kind, apiVersion, metadata });
 }
 
 function frame(type: string, object: Obj, encoding: WatchEncoding): string | Buffer {

@@ -1,0 +1,39 @@
+import type { Obj } from '../api/object-util.js';
+import type { ChangeEvent } from '../storage/storage.js';
+import { eventDecodes, parsedObjects, type WatchEventType } from './event-encoding.js';
+
+/** The selectors a watch narrows its events with (a handler's `Selection` fits). */
+export interface WatchSelection {
+  /** Whether any selector narrows the collection (when false, `matches` is not called). */
+  active: boolean;
+  matches(obj: Obj): boolean;
+}
+
+/**
+ * Which event, if any, a watch delivers for a change: nothing outside `namespace` (when given);
+ * with selectors, kube's transitions: an object that starts matching is ADDED, one that stops
+ * matching is DELETED, one that matches before and after is MODIFIED, and changes of objects that
+ * match neither before nor after are not delivered. The removal of an object whose stored bytes do
+ * not decode (an unsafe delete of a corrupt object) is delivered as DELETED whatever the selectors:
+ * they cannot be evaluated, and a DELETED for an object a client never saw is harmless where a
+ * missed one would leave the object in its cache for good. Other undecodable changes never pass
+ * selectors.
+ */
+export type WatchEventFilter = (event: ChangeEvent) => WatchEventType | undefined;
+
+/** The filter of a watch over `namespace` (undefined: all namespaces) and `selection`. */
+export function watchEventFilter(namespace: string | undefined, selection: WatchSelection): WatchEventFilter {
+  const prefix = namespace !== undefined ? `${namespace}/` : '';
+  return (event) => {
+    if (prefix !== '' && !event.key.startsWith(prefix)) return undefined;
+    if (event.type === 'DELETED' && !eventDecodes(event)) return 'DELETED';
+    if (!selection.active) return event.type;
+    const { current, previous } = parsedObjects(event);
+    if (current === undefined) return undefined;
+    const now = selection.matches(current);
+    const before = previous !== undefined && selection.matches(previous);
+    if (event.type === 'ADDED') return now ? 'ADDED' : undefined;
+    if (event.type === 'DELETED') return before ? 'DELETED' : undefined;
+    return now && before ? 'MODIFIED' : now ? 'ADDED' : before ? 'DELETED' : undefined;
+  };
+}

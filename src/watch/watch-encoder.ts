@@ -1,0 +1,55 @@
+import type { StatusObject } from '../api/errors.js';
+import type { OutputFormat } from '../codec/negotiation.js';
+import type { ChangeEvent } from '../storage/storage.js';
+import { bookmarkFrame, encodedEvent, encodingKey, errorFrame, objectFrame, type WatchEncoding, type WatchEventType } from './event-encoding.js';
+
+/**
+ * The frames of one watch, with objects converted to the request's apiVersion and representation
+ * (object, Table or PartialObjectMetadata; JSON lines or Protobuf). Frames of changes are shared
+ * with every watcher of the same encoding. As kube sends them, only the first Table event of a
+ * watch carries column definitions.
+ */
+export class WatchEncoder {
+  private encoding: WatchEncoding;
+  private key: string;
+
+  constructor(
+    private readonly kind: string,
+    private readonly apiVersion: string,
+    format: Pick<OutputFormat, 'representation' | 'encoding'>,
+  ) {
+    this.encoding = { representation: format.representation, protobuf: format.encoding === 'protobuf' };
+    this.key = encodingKey(apiVersion, this.encoding);
+  }
+
+  /** A synthetic ADDED event for a stored object (initial state). */
+  added(json: string): string | Buffer {
+    const frame = objectFrame('ADDED', json, this.apiVersion, this.encoding);
+    this.objectSent();
+    return frame;
+  }
+
+  /** `event` delivered as `type` (a selector transition may turn a MODIFIED into ADDED or DELETED). */
+  change(event: ChangeEvent, type: WatchEventType): string | Buffer {
+    const frame = encodedEvent(event, type, this.kind, this.apiVersion, this.encoding, this.key);
+    this.objectSent();
+    return frame;
+  }
+
+  /** A BOOKMARK at `resourceVersion`, with `annotations` when given. */
+  bookmark(resourceVersion: string, annotations?: Record<string, string>): string | Buffer {
+    return bookmarkFrame(this.kind, this.apiVersion, resourceVersion, this.encoding, annotations);
+  }
+
+  /** An ERROR event carrying `status`. */
+  error(status: StatusObject): string | Buffer {
+    return errorFrame({ ...status }, this.encoding);
+  }
+
+  /** After the first Table event, the rest carry no column definitions. */
+  private objectSent(): void {
+    if (this.encoding.representation !== 'Table' || this.encoding.noHeaders === true) return;
+    this.encoding = { ...this.encoding, noHeaders: true };
+    this.key = encodingKey(this.apiVersion, this.encoding);
+  }
+}

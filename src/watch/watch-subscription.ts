@@ -1,0 +1,54 @@
+import { storageErrorToApi } from '../store/storage-errors.js';
+import type { ResourceTarget } from '../store/resource-target.js';
+import { StorageError, type ChangeEvent } from '../storage/storage.js';
+import type { WatchEventFilter } from './event-filter.js';
+import type { WatchEncoder } from './watch-encoder.js';
+import { expiredStatus, failureStatus } from './watch-errors.js';
+import type { WatchLifetime } from './watch-lifetime.js';
+import type { WatchOutput } from './watch-output.js';
+import type { WatchProgress } from './watch-progress.js';
+
+/** The parts of an open watch its change stream feeds. */
+export interface OpenWatch {
+  lifetime: WatchLifetime;
+  out: WatchOutput;
+  encoder: WatchEncoder;
+  progress: WatchProgress;
+  filter: WatchEventFilter;
+}
+
+/**
+ * Subscribes the watch to every change of the target's type after `from`, delivering what the filter
+ * passes, in order and exactly once, until the watch ends (the subscription ends with it).
+ *
+ * Errors: when storage refuses the subscription before anything was sent (other than 410), the watch
+ * is abandoned and this rejects with the mapped ApiError, so the client gets an HTTP error status.
+ * Once the stream has started, a refusal becomes an ERROR event (410 Expired naming `from` when the
+ * history no longer reaches it) and the watch ends; so does a later loss of history, naming the
+ * newest version the watch had seen.
+ */
+export async function followChanges(target: ResourceTarget, from: string, watch: OpenWatch): Promise<void> {
+  const { lifetime, out, encoder, progress, filter } = watch;
+  const onEvent = (event: ChangeEvent): void => {
+    if (lifetime.ended) return;
+    progress.advance(event.resourceVersion);
+    const type = filter(event);
+    if (type !== undefined) out.write(encoder.change(event, type));
+  };
+  const onHistoryLost = (err: StorageError): void => {
+    out.write(encoder.error(expiredStatus(progress.resourceVersion, err)));
+    lifetime.end();
+  };
+  try {
+    await target.services.storage.watch(target.type, from, onEvent, lifetime.signal, onHistoryLost);
+    if (!lifetime.ended) out.start();
+  } catch (err) {
+    const expired = err instanceof StorageError && err.code === 'Gone';
+    if (!out.started && !expired) {
+      lifetime.abandon();
+      throw storageErrorToApi(err, target, target.ri.name);
+    }
+    out.write(encoder.error(err instanceof StorageError && expired ? expiredStatus(from, err) : failureStatus(storageErrorToApi(err, target, target.ri.name))));
+    lifetime.end();
+  }
+}
