@@ -34,6 +34,7 @@ export const KNOWN_CONTROLLERS: ControllerDescriptor[] = [
 export const CONTROLLER_MANAGER_LEASE = { namespace: 'kube-system', name: 'capstan-controller-manager' };
 
 const RESTART_DELAY_MS = 1000;
+const STOP_TIMEOUT_MS = 3000;
 
 /** Runs the enabled controllers under leader election. */
 export class ControllerManager {
@@ -62,11 +63,18 @@ export class ControllerManager {
     this.running ??= this.elector.run(this.abort.signal);
   }
 
-  /** Stops the controllers and releases the lease; resolves once both are done. */
+  /**
+   * Stops the controllers and releases the lease; resolves once both are done, or after
+   * STOP_TIMEOUT_MS (an unreachable storage must not hold up shutdown: the lease then expires).
+   */
   async stop(): Promise<void> {
     this.abort.abort();
-    await this.running;
-    await Promise.all([...this.active]);
+    let timer: NodeJS.Timeout | undefined;
+    const bounded = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, STOP_TIMEOUT_MS);
+    });
+    await Promise.race([Promise.all([this.running, ...this.active]).then(() => undefined), bounded]);
+    clearTimeout(timer);
   }
 
   private lead(signal: AbortSignal): void {

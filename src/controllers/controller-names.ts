@@ -23,7 +23,8 @@ export function validateControllerList(list: string[]): void {
   for (const entry of list) {
     if (entry === '*') continue;
     const name = entry.startsWith('-') ? entry.slice(1) : entry;
-    if (!KNOWN_CONTROLLER_NAMES.some((c) => c.name === name || c.aliases.includes(name))) throw new Error(`${JSON.stringify(name)} is not in the list of known controllers`);
+    if (!KNOWN_CONTROLLER_NAMES.some((c) => c.name === name || c.aliases.includes(name)))
+      throw new Error(`${JSON.stringify(name)} is not in the list of known controllers`);
   }
 }
 

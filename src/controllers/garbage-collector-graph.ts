@@ -4,7 +4,7 @@
  * Pure data, no I/O: the graph builder changes it and the workers read it.
  */
 import { isObject, metadataOf, stringField, type Obj } from '../api/object-util.js';
-import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from '../store/deletion-finalizers.js';
+import { type FOREGROUND_FINALIZER, type ORPHAN_FINALIZER } from '../store/deletion-finalizers.js';
 
 /** Coordinates of an object: what an owner reference names, plus the namespace. */
 export interface ObjectIdentity {
@@ -44,11 +44,6 @@ export class GraphNode {
       if (dep.owners.some((o) => o.uid === this.identity.uid && o.blockOwnerDeletion)) out.push(dep);
     }
     return out;
-  }
-
-  toString(): string {
-    const i = this.identity;
-    return `[${i.apiVersion}/${i.kind}, namespace: ${i.namespace}, name: ${i.name}, uid: ${i.uid}]`;
   }
 }
 

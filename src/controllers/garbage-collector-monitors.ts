@@ -70,7 +70,13 @@ class TypeMonitor {
       }, RELIST_DELAY_MS);
     };
     try {
-      await this.storage.watch(this.type, listed.resourceVersion, (e) => this.deliver(e), signal, () => restart());
+      await this.storage.watch(
+        this.type,
+        listed.resourceVersion,
+        (e) => this.deliver(e),
+        signal,
+        () => restart(),
+      );
     } catch (err) {
       if (err instanceof StorageError && err.code === 'Gone') restart();
       else throw err;

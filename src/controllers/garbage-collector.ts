@@ -41,11 +41,19 @@ export class GarbageCollector {
       attemptToDelete: (n) => this.deleteQueue.add(n),
       attemptToOrphan: (n) => this.orphanQueue.add(n),
       invalidNamespaceOwnerRef: (dependent, message) => {
-        this.store.recordEvent(dependent, 'Warning', 'OwnerRefInvalidNamespace', message).catch((err: unknown) => this.logError('cannot record an event', dependent, err));
+        this.store
+          .recordEvent(dependent, 'Warning', 'OwnerRefInvalidNamespace', message)
+          .catch((err: unknown) => this.logError('cannot record an event', dependent, err));
       },
     });
-    this.deleteQueue = new WorkQueue((n) => this.attemptToDeleteWorker(n), (n, err) => this.logError('garbage collection of an object failed', n.identity, err));
-    this.orphanQueue = new WorkQueue((n) => this.attemptToOrphanWorker(n), (n, err) => this.logError('orphaning dependents failed', n.identity, err));
+    this.deleteQueue = new WorkQueue(
+      (n) => this.attemptToDeleteWorker(n),
+      (n, err) => this.logError('garbage collection of an object failed', n.identity, err),
+    );
+    this.orphanQueue = new WorkQueue(
+      (n) => this.attemptToOrphanWorker(n),
+      (n, err) => this.logError('orphaning dependents failed', n.identity, err),
+    );
   }
 
   /** Items waiting or in progress in both queues. */

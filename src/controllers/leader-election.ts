@@ -92,7 +92,10 @@ export class LeaderElector {
       try {
         ok = await this.tryAcquireOrRenew();
       } catch (err) {
-        logger.warn('leader election: cannot read or write the lease', { lease: `${this.namespace}/${this.name}`, error: err instanceof Error ? err.message : String(err) });
+        logger.warn('leader election: cannot read or write the lease', {
+          lease: `${this.namespace}/${this.name}`,
+          error: err instanceof Error ? err.message : String(err),
+        });
       }
       const now = Date.now();
       if (ok) {
@@ -115,7 +118,9 @@ export class LeaderElector {
     }
     if (this.leading) {
       this.stepDown(leaderAbort);
-      await this.release().catch((err: unknown) => logger.warn('leader election: cannot release the lease', { error: err instanceof Error ? err.message : String(err) }));
+      await this.release().catch((err: unknown) =>
+        logger.warn('leader election: cannot release the lease', { error: err instanceof Error ? err.message : String(err) }),
+      );
     }
   }
 
@@ -146,7 +151,13 @@ export class LeaderElector {
       const lease = canonicalize(
         {
           metadata: { name: this.name, namespace: this.namespace, uid: randomUUID(), creationTimestamp: microTime(now).replace(/\.\d+Z$/, 'Z') },
-          spec: { holderIdentity: this.identity, leaseDurationSeconds: this.timing.leaseDurationSeconds, acquireTime: microTime(now), renewTime: microTime(now), leaseTransitions: 0 },
+          spec: {
+            holderIdentity: this.identity,
+            leaseDurationSeconds: this.timing.leaseDurationSeconds,
+            acquireTime: microTime(now),
+            renewTime: microTime(now),
+            leaseTransitions: 0,
+          },
         },
         'Lease',
         'coordination.k8s.io/v1',

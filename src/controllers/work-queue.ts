@@ -68,39 +68,34 @@ export class WorkQueue<T> {
   }
 
   private async worker(signal: AbortSignal): Promise<void> {
-    this.running++;
-    try {
-      while (!signal.aborted) {
-        const item = this.queue.shift();
-        if (item === undefined) {
-          await new Promise<void>((resolve) => {
-            const prev = this.wake;
-            this.wake = () => {
-              this.wake = undefined;
-              prev?.();
-              resolve();
-            };
-          });
-          continue;
-        }
-        this.queued.delete(item);
-        this.processing.add(item);
-        let outcome: WorkOutcome;
-        try {
-          outcome = await this.process(item);
-        } catch (err) {
-          this.onError(item, err);
-          outcome = 'retry';
-        }
-        this.processing.delete(item);
-        if (outcome === 'done') this.failures.delete(item);
-        if (this.dirtyWhileProcessing.delete(item)) this.add(item);
-        else if (outcome === 'retry' && !signal.aborted) this.addRateLimited(item, signal);
-        // Others may be waiting while this worker was busy: hand them the rest of the queue.
-        if (this.queue.length > 0) this.wake?.();
+    while (!signal.aborted) {
+      const item = this.queue.shift();
+      if (item === undefined) {
+        await new Promise<void>((resolve) => {
+          const prev = this.wake;
+          this.wake = () => {
+            this.wake = undefined;
+            prev?.();
+            resolve();
+          };
+        });
+        continue;
       }
-    } finally {
-      this.running--;
+      this.queued.delete(item);
+      this.processing.add(item);
+      let outcome: WorkOutcome;
+      try {
+        outcome = await this.process(item);
+      } catch (err) {
+        this.onError(item, err);
+        outcome = 'retry';
+      }
+      this.processing.delete(item);
+      if (outcome === 'done') this.failures.delete(item);
+      if (this.dirtyWhileProcessing.delete(item)) this.add(item);
+      else if (outcome === 'retry' && !signal.aborted) this.addRateLimited(item, signal);
+      // Others may be waiting while this worker was busy: hand them the rest of the queue.
+      if (this.queue.length > 0) this.wake?.();
     }
   }
 }

@@ -8,7 +8,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { defaultConfig, parseArgs } from '../../src/cli/flags.js';
-import { allBackends, type Backend } from '../helpers/backends.js';
+import { allBackends } from '../helpers/backends.js';
 import { startTestServer, uniqueName, type TestServer } from '../helpers/capstan.js';
 import { kubectlFor } from './kubectl.js';
 import { eventually, restFor, type Rest } from './rest.js';
@@ -41,7 +41,7 @@ for (const backend of allBackends()) {
     let ns: string;
 
     before(async () => {
-      srv = await startTestServer({}, await (backend as Backend).open());
+      srv = await startTestServer({}, await backend.open());
       rest = restFor(srv.url);
       ns = await rest.namespace('gc');
     });
@@ -306,7 +306,10 @@ for (const backend of allBackends()) {
 
 describe('--controllers', () => {
   test('kube-controller-manager syntax; an unknown name is refused with its message', () => {
-    assert.deepEqual(parseArgs(['--controllers=*,-garbage-collector']), { help: false, config: { ...defaultConfig(), controllers: ['*', '-garbage-collector'] } });
+    assert.deepEqual(parseArgs(['--controllers=*,-garbage-collector']), {
+      help: false,
+      config: { ...defaultConfig(), controllers: ['*', '-garbage-collector'] },
+    });
     assert.throws(() => parseArgs(['--controllers=*,-nope']), {
       message: 'invalid argument "*,-nope" for "--controllers" flag: "nope" is not in the list of known controllers',
     });
