@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../api/errors.js';
-import { canonicalize, isObject, metadataOf, nowTimestamp, objectKey, stringField, type Obj } from '../api/object-util.js';
+import { canonicalize, isObject, jsonEqual, metadataOf, nowTimestamp, objectKey, stringField, type Obj } from '../api/object-util.js';
 import { deleteObject } from '../handlers/delete.js';
 import type { ResourceInfo } from '../registry/resource-types.js';
 import { storageTypeOf } from '../registry/resource-types.js';
@@ -26,6 +26,14 @@ export class RestMappingError extends Error {
 
 /** What a conditional write found: done, or the object (with that uid) is gone. */
 export type WriteResult = 'ok' | 'gone';
+
+/** The object changed its owner references since the decision to delete it: decide again. */
+export class StaleDecision extends Error {
+  constructor(identity: ObjectIdentity) {
+    super(`the owner references of ${identity.kind} ${identity.name} changed; deciding again`);
+    this.name = 'StaleDecision';
+  }
+}
 
 /** Storage access for the garbage collector, over the server's services. */
 export class GarbageCollectorStore {
@@ -58,18 +66,33 @@ export class GarbageCollectorStore {
     return this.get(this.resolve(identity.apiVersion, identity.kind, true), identity.namespace, identity.name);
   }
 
-  /** DELETE of the object with `policy`, only if it still has the identity's uid. */
-  async delete(identity: ObjectIdentity, policy: 'Background' | 'Foreground' | 'Orphan'): Promise<WriteResult> {
+  /**
+   * DELETE of the object with `policy`, only if it still has the identity's uid and is at
+   * `resourceVersion` (the version the decision was made on). When only the version moved on and
+   * the owner references are still `owners`, the delete is repeated with the uid precondition alone
+   * (kube's collector does the same); when the references changed, `StaleDecision` is thrown so the
+   * item is decided again.
+   */
+  async delete(identity: ObjectIdentity, policy: 'Background' | 'Foreground' | 'Orphan', resourceVersion: string, owners: unknown): Promise<WriteResult> {
     const info = this.resolve(identity.apiVersion, identity.kind, true);
     const target = makeTarget(this.services, info, info.namespaced ? identity.namespace : '', identity.name);
-    try {
-      await deleteObject(target, identity.name, { dryRun: false, propagationPolicy: policy, preconditions: { uid: identity.uid } });
-      return 'ok';
-    } catch (err) {
-      // 404: gone; 409 on the uid precondition: the name now belongs to another object.
-      if (err instanceof ApiError && (err.code === 404 || err.code === 409)) return 'gone';
-      throw err;
-    }
+    const attempt = async (rv: string | undefined): Promise<WriteResult | 'conflict'> => {
+      try {
+        await deleteObject(target, identity.name, { dryRun: false, propagationPolicy: policy, preconditions: { uid: identity.uid, resourceVersion: rv } });
+        return 'ok';
+      } catch (err) {
+        if (err instanceof ApiError && err.code === 404) return 'gone';
+        if (err instanceof ApiError && err.code === 409) return rv === undefined ? 'gone' : 'conflict';
+        throw err;
+      }
+    };
+    const first = await attempt(resourceVersion === '' ? undefined : resourceVersion);
+    if (first !== 'conflict') return first;
+    const live = await this.get(info, identity.namespace, identity.name);
+    if (live === undefined || metadataOf(live).uid !== identity.uid) return 'gone';
+    if (!jsonEqual(metadataOf(live).ownerReferences, owners)) throw new StaleDecision(identity);
+    const second = await attempt(undefined);
+    return second === 'conflict' ? 'gone' : second;
   }
 
   /**

@@ -12,7 +12,7 @@ import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from '../store/deletion-finali
 import { AbsentOwnerCache, GraphBuilder } from './garbage-collector-builder.js';
 import { deletingWith, finalizersOf, OwnerGraph, ownerRefsOf, type GraphNode, type ObjectIdentity, type OwnerRef } from './garbage-collector-graph.js';
 import { Monitors } from './garbage-collector-monitors.js';
-import { GarbageCollectorStore, RestMappingError } from './garbage-collector-store.js';
+import { GarbageCollectorStore, RestMappingError, StaleDecision } from './garbage-collector-store.js';
 import { WorkQueue, type WorkOutcome } from './work-queue.js';
 
 /** kube's --concurrent-gc-syncs default. */
@@ -81,7 +81,8 @@ export class GarbageCollector {
   }
 
   private logError(msg: string, identity: ObjectIdentity, err: unknown): void {
-    if (err instanceof RestMappingError) return; // retried quietly, as kube does
+    // Retried quietly, as kube does: an owner kind not (yet) served, a decision made on a stale object.
+    if (err instanceof RestMappingError || err instanceof StaleDecision) return;
     logger.warn(msg, {
       object: `${identity.apiVersion}/${identity.kind} ${identity.namespace === '' ? '' : `${identity.namespace}/`}${identity.name}`,
       uid: identity.uid,
@@ -116,6 +117,7 @@ export class GarbageCollector {
     }
     if (item.deletingDependents) return this.processDeletingDependents(item);
     const meta = metadataOf(latest);
+    const rv = typeof meta.resourceVersion === 'string' ? meta.resourceVersion : '';
     const refs = ownerRefsOf(meta);
     if (refs.length === 0) return 'done';
     const { solid, dangling, waiting } = await this.classifyReferences(item, refs);
@@ -133,11 +135,11 @@ export class GarbageCollector {
         if (r === 'gone') return this.written(item, r);
         break;
       }
-      return this.written(item, await this.store.delete(item.identity, 'Foreground'));
+      return this.written(item, await this.store.delete(item.identity, 'Foreground', rv, meta.ownerReferences));
     }
     const finalizers = finalizersOf(meta);
     const policy = finalizers.includes(ORPHAN_FINALIZER) ? 'Orphan' : finalizers.includes(FOREGROUND_FINALIZER) ? 'Foreground' : 'Background';
-    return this.written(item, await this.store.delete(item.identity, policy));
+    return this.written(item, await this.store.delete(item.identity, policy, rv, meta.ownerReferences));
   }
 
   private written(item: GraphNode, result: 'ok' | 'gone'): DeleteAttempt {
