@@ -8,7 +8,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { defaultConfig, parseArgs } from '../../src/cli/flags.js';
+import { RedisStorage } from '../../src/storage/redis-storage.js';
 import { allBackends } from '../helpers/backends.js';
+import { startRedis } from '../helpers/redis-process.js';
 import { startTestServer, uniqueName, type TestServer } from '../helpers/capstan.js';
 import { kubectlFor } from './kubectl.js';
 import { eventually, restFor, type Rest } from './rest.js';
@@ -333,6 +335,49 @@ describe('--controllers', () => {
       assert.equal(d.body.metadata.uid, dep.metadata.uid);
     } finally {
       await srv.stop();
+    }
+  });
+});
+
+describe('restart', () => {
+  test('a collector started later over the same Redis finishes what DELETE began (list, then watch)', async () => {
+    const redis = await startRedis();
+    const open = (): Promise<RedisStorage> => RedisStorage.connect({ url: redis.url, keyPrefix: 'gc-restart:', historyMs: 300_000 });
+    try {
+      // First server: no collector. Owners are deleted with each policy; nothing more happens.
+      const first = await startTestServer({ controllers: ['-garbage-collector'] }, await open());
+      const rest = restFor(first.url);
+      const ns = await rest.namespace('gc-restart');
+      const path = `/api/v1/namespaces/${ns}/configmaps`;
+      const bg = await rest.create(path, cm('bg-owner'));
+      const fg = await rest.create(path, cm('fg-owner'));
+      const or = await rest.create(path, cm('or-owner'));
+      await rest.create(path, cm('bg-dep', [ref(bg)]));
+      await rest.create(path, cm('fg-dep', [ref(fg, true)]));
+      await rest.create(path, cm('or-dep', [ref(or, true)]));
+      assert.equal((await rest.del(`${path}/bg-owner`)).status, 200);
+      assert.deepEqual((await rest.del(`${path}/fg-owner?propagationPolicy=Foreground`)).body.metadata.finalizers, ['foregroundDeletion']);
+      assert.deepEqual((await rest.del(`${path}/or-owner?propagationPolicy=Orphan`)).body.metadata.finalizers, ['orphan']);
+      await first.stop();
+
+      // Second server over the same data, with the collector: it lists every type and completes the work.
+      const second = await startTestServer({}, await open());
+      try {
+        const r2 = restFor(second.url);
+        const status = async (name: string): Promise<number> => (await r2.get(`${path}/${name}`)).status;
+        await eventually('the background dependent to go', async () => ((await status('bg-dep')) === 404 ? true : undefined), 15_000);
+        await eventually('the foreground owner and dependent to go', async () =>
+          (await status('fg-dep')) === 404 && (await status('fg-owner')) === 404 ? true : undefined,
+        );
+        await eventually('the orphaning owner to go', async () => ((await status('or-owner')) === 404 ? true : undefined));
+        const kept = await r2.get(`${path}/or-dep`);
+        assert.equal(kept.status, 200);
+        assert.equal(kept.body.metadata.ownerReferences, undefined);
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      await redis.stop();
     }
   });
 });
