@@ -284,6 +284,21 @@ for (const backend of allBackends()) {
       assert.equal((await exists(dep.metadata.name)).metadata.ownerReferences, undefined);
     });
 
+    test('a namespace deleted with Foreground or Orphan goes once its content is gone and the collector released it', async () => {
+      for (const policy of ['Foreground', 'Orphan']) {
+        const other = await rest.namespace('gc-nsdel');
+        await rest.create(`/api/v1/namespaces/${other}/configmaps`, cm('x'));
+        const r = await rest.del(`/api/v1/namespaces/${other}?propagationPolicy=${policy}`);
+        assert.equal(r.status, 200, r.text);
+        assert.ok(r.body.metadata.finalizers.includes(policy === 'Foreground' ? 'foregroundDeletion' : 'orphan'), JSON.stringify(r.body.metadata));
+        await eventually(
+          `namespace ${other} to be deleted`,
+          async () => ((await rest.get(`/api/v1/namespaces/${other}`)).status === 404 ? true : undefined),
+          20_000,
+        );
+      }
+    });
+
     test('the elected controller manager holds a coordination.k8s.io/v1 Lease in kube-system', async () => {
       const lease = await eventually('the lease to be held', async () => {
         const r = await rest.get('/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/capstan-controller-manager');
