@@ -19,7 +19,7 @@ import {
   type OwnerGraph,
   type OwnerRef,
 } from './garbage-collector-graph.js';
-import type { ChangeSink, ObservedChange } from './garbage-collector-monitors.js';
+import { uidOf, type ChangeSink, type ObservedChange } from './garbage-collector-monitors.js';
 
 /** Identities confirmed absent, as kube's absentOwnerCache (bounded, least recently used out first). */
 export class AbsentOwnerCache {
@@ -83,23 +83,51 @@ function partitionDependents(dependents: Iterable<GraphNode>, owner: ObjectIdent
   return { matching, nonmatching };
 }
 
+/** Coordinates of canonical stored JSON (kind, apiVersion, then metadata name, namespace, uid) without a full parse. */
+function shallowIdentity(json: string): ObjectIdentity {
+  const head = /^\{"kind":"([^"]*)","apiVersion":"([^"]*)","metadata":\{"name":"([^"]*)"/.exec(json);
+  const uidAt = json.indexOf('"uid":"');
+  if (head === null || uidAt < 0) return identityOf(JSON.parse(json) as Obj);
+  const ns = /"namespace":"([^"]*)"/.exec(json.slice(head[0].length, uidAt));
+  return { kind: head[1], apiVersion: head[2], name: head[3], namespace: ns?.[1] ?? '', uid: '' };
+}
+
 function sameCoordinates(a: ObjectIdentity, b: ObjectIdentity): boolean {
   return a.namespace === b.namespace && a.name === b.name && a.kind === b.kind && groupOf(a.apiVersion) === groupOf(b.apiVersion);
 }
 
 /** Applies observed changes to the graph (kube's processGraphChanges). */
 export class GraphBuilder implements ChangeSink {
+  /** uid -> coordinates of observed objects that are not graph nodes (they have no owners). */
+  private readonly known = new Map<string, Omit<ObjectIdentity, 'uid'>>();
+
   constructor(
     readonly graph: OwnerGraph,
     readonly absent: AbsentOwnerCache,
     private readonly out: BuilderOutputs,
   ) {}
 
+  /**
+   * Applies one change. Only objects that have owners, are being deleted with a collector
+   * finalizer, or are already in the graph (as owners) are parsed and kept: the rest cost a lookup.
+   */
   change(c: ObservedChange): void {
-    const meta = metadataOf(c.obj);
-    const identity = identityOf(c.obj);
-    if (identity.uid === '') return;
-    let existing = this.graph.get(identity.uid);
+    const uid = uidOf(c.json);
+    if (uid === '') return;
+    let existing = this.graph.get(uid);
+    if (existing === undefined && (c.type === 'DELETED' || (!c.json.includes('"ownerReferences"') && !c.json.includes('"deletionTimestamp"')))) {
+      this.remember(uid, c);
+      return;
+    }
+    const obj = JSON.parse(c.json) as Obj;
+    const old = c.prevJson === undefined ? undefined : (JSON.parse(c.prevJson) as Obj);
+    const meta = metadataOf(obj);
+    const identity = identityOf(obj);
+    if (existing === undefined && ownerRefsOf(meta).length === 0 && !deletingWith(meta, ORPHAN_FINALIZER) && !deletingWith(meta, FOREGROUND_FINALIZER)) {
+      this.remember(uid, c, identity);
+      return;
+    }
+    this.known.delete(uid);
     if (existing !== undefined && existing.virtual && c.type !== 'DELETED') {
       this.observe(existing, identity);
     }
@@ -127,13 +155,29 @@ export class GraphBuilder implements ChangeSink {
       }
       if (beingDeleted) existing.beingDeleted = true;
     }
-    this.processTransitions(c.old, meta, existing);
+    this.processTransitions(old, meta, existing);
   }
 
   relisted(info: ResourceInfo, present: Set<string>): void {
     for (const node of this.graph.observedOfKind(info.group, info.kind)) {
       if (!present.has(node.identity.uid)) this.removeObserved(node, node.identity);
     }
+    for (const [uid, k] of this.known) {
+      if (k.kind === info.kind && groupOf(k.apiVersion) === info.group && !present.has(uid)) this.known.delete(uid);
+    }
+  }
+
+  /**
+   * Keeps the coordinates of an object that is not in the graph (no owners), so that a dependent
+   * naming it later finds it observed, as kube's graph (which holds every object) would.
+   */
+  private remember(uid: string, c: ObservedChange, identity?: ObjectIdentity): void {
+    if (c.type === 'DELETED') {
+      this.known.delete(uid);
+      return;
+    }
+    const i = identity ?? shallowIdentity(c.json);
+    this.known.set(uid, { apiVersion: i.apiVersion, kind: i.kind, namespace: i.namespace, name: i.name });
   }
 
   /** A virtual node's object has been seen: take its real coordinates, recheck dependents that named others. */
@@ -195,6 +239,12 @@ export class GraphBuilder implements ChangeSink {
     let potentiallyInvalid = false;
     for (const ref of owners) {
       let owner = this.graph.get(ref.uid);
+      const known = owner === undefined ? this.known.get(ref.uid) : undefined;
+      if (known !== undefined) {
+        owner = new GraphNode({ ...known, uid: ref.uid }, false);
+        this.graph.set(owner);
+        this.known.delete(ref.uid);
+      }
       if (owner === undefined) {
         owner = new GraphNode({ apiVersion: ref.apiVersion, kind: ref.kind, name: ref.name, uid: ref.uid, namespace: node.identity.namespace }, true);
         this.graph.set(owner);

@@ -12,11 +12,26 @@ import { storageTypeOf } from '../registry/resource-types.js';
 import { StorageError, type ChangeEvent, type Storage } from '../storage/storage.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
 
-/** One observed change: the object after it, and before it when the stream knows. */
+/** One observed change: the object's JSON after it, and before it when the stream knows. */
 export interface ObservedChange {
   type: 'ADDED' | 'MODIFIED' | 'DELETED';
-  obj: Obj;
-  old?: Obj;
+  json: string;
+  prevJson?: string;
+}
+
+/**
+ * `metadata.uid` of stored JSON without parsing it all: stored objects are canonical (metadata first,
+ * uid before any field that could hold another uid); anything else is parsed.
+ */
+export function uidOf(json: string): string {
+  const at = json.indexOf('"uid":"');
+  const refs = json.indexOf('"ownerReferences"');
+  if (at >= 0 && (refs < 0 || at < refs)) {
+    const start = at + 7;
+    const end = json.indexOf('"', start);
+    if (end > start) return json.slice(start, end);
+  }
+  return stringField(metadataOf(JSON.parse(json) as Obj), 'uid');
 }
 
 /** Receives changes; for a relist, `present` lists the uids of a type still there. */
@@ -58,9 +73,8 @@ class TypeMonitor {
     const listed = await this.storage.list(this.type);
     const present = new Set<string>();
     for (const item of listed.items) {
-      const obj = JSON.parse(item.json) as Obj;
-      present.add(stringField(metadataOf(obj), 'uid'));
-      this.sink.change({ type: 'ADDED', obj });
+      present.add(uidOf(item.json));
+      this.sink.change({ type: 'ADDED', json: item.json });
     }
     if (relist) this.sink.relisted(this.info, present);
     const restart = (): void => {
@@ -93,9 +107,7 @@ class TypeMonitor {
   }
 
   private deliver(e: ChangeEvent): void {
-    const obj = JSON.parse(e.json) as Obj;
-    const old = e.prevJson === undefined ? undefined : (JSON.parse(e.prevJson) as Obj);
-    this.sink.change({ type: e.type, obj, old });
+    this.sink.change(e.prevJson === undefined ? { type: e.type, json: e.json } : { type: e.type, json: e.json, prevJson: e.prevJson });
   }
 }
 

@@ -95,16 +95,14 @@ export class GarbageCollector {
       const current = this.graph.get(node.identity.uid);
       if (current !== node || !current.virtual) return 'done';
     }
-    let outcome: DeleteAttempt;
     try {
-      outcome = await this.attemptToDeleteItem(node);
+      await this.attemptToDeleteItem(node);
     } catch (err) {
+      // Not resolved by retrying: forgotten, as kube forgets it.
       if (err instanceof NamespacedOwnerOfClusterScopedObject) return 'done';
       throw err;
     }
-    if (outcome !== 'done') return 'done';
-    // An owner that exists but has not been observed yet is checked again until it is.
-    return node.virtual ? 'retry' : 'done';
+    return 'done';
   }
 
   /** kube's attemptToDeleteItem. */
@@ -114,6 +112,13 @@ export class GarbageCollector {
     if (latest === undefined || metadataOf(latest).uid !== item.identity.uid) {
       this.builder.virtualDelete(item.identity);
       return 'virtual-deleted';
+    }
+    if (item.virtual) {
+      // The owner exists. Objects without owners are not kept in the graph until they are named
+      // as one, so its own change may never come: what was read stands for it. Later changes of
+      // this uid are all applied (the graph has it now).
+      if (this.graph.get(item.identity.uid) === item) this.builder.change({ type: 'ADDED', json: JSON.stringify(latest) });
+      return 'done';
     }
     if (item.deletingDependents) return this.processDeletingDependents(item);
     const meta = metadataOf(latest);
