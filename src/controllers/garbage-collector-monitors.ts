@@ -48,6 +48,7 @@ const RELIST_DELAY_MS = 200;
 
 class TypeMonitor {
   private readonly abort = new AbortController();
+  private failing = false;
 
   constructor(
     private readonly storage: Storage,
@@ -71,6 +72,7 @@ class TypeMonitor {
     const signal = this.abort.signal;
     if (signal.aborted) return;
     const listed = await this.storage.list(this.type);
+    this.failing = false;
     const present = new Set<string>();
     for (const item of listed.items) {
       present.add(uidOf(item.json));
@@ -100,7 +102,10 @@ class TypeMonitor {
   /** A failed (re)start is retried: the collector must not stop observing a type. */
   failed(err: unknown): void {
     if (this.abort.signal.aborted) return;
-    logger.warn('garbage collector cannot list or watch a type; retrying', { type: this.type, error: err instanceof Error ? err.message : String(err) });
+    // One line per outage, not one per retry of every type.
+    if (!this.failing)
+      logger.warn('garbage collector cannot list or watch a type; retrying', { type: this.type, error: err instanceof Error ? err.message : String(err) });
+    this.failing = true;
     setTimeout(() => {
       this.start(true).catch((e: unknown) => this.failed(e));
     }, 1000);
