@@ -49,6 +49,47 @@ export class AbsentOwnerCache {
   }
 }
 
+/**
+ * Coordinates of observed objects by uid, kept compact (one string per object, the kind as an index)
+ * because the collector's leader holds one entry for every object without owners.
+ */
+class KnownObjects {
+  private readonly kinds: Array<{ apiVersion: string; kind: string }> = [];
+  private readonly kindIndex = new Map<string, number>();
+  private readonly entries = new Map<string, string>();
+
+  set(uid: string, i: { apiVersion: string; kind: string; namespace: string; name: string }): void {
+    const kindKey = `${i.apiVersion}/${i.kind}`;
+    let index = this.kindIndex.get(kindKey);
+    if (index === undefined) {
+      index = this.kinds.length;
+      this.kinds.push({ apiVersion: i.apiVersion, kind: i.kind });
+      this.kindIndex.set(kindKey, index);
+    }
+    // Names and namespaces never contain '/'.
+    this.entries.set(uid, `${index}/${i.namespace}/${i.name}`);
+  }
+
+  get(uid: string): ObjectIdentity | undefined {
+    const e = this.entries.get(uid);
+    if (e === undefined) return undefined;
+    const [index, namespace, name] = e.split('/');
+    const kind = this.kinds[Number(index)];
+    if (kind === undefined || namespace === undefined || name === undefined) return undefined;
+    return { ...kind, namespace, name, uid };
+  }
+
+  delete(uid: string): void {
+    this.entries.delete(uid);
+  }
+
+  /** Drops entries of `group`/`kind` whose uid is not in `present` (after a relist). */
+  retainOfKind(group: string, kind: string, present: Set<string>): void {
+    const indexes = new Set(this.kinds.flatMap((k, i) => (k.kind === kind && groupOf(k.apiVersion) === group ? [String(i)] : [])));
+    for (const [uid, e] of this.entries) if (indexes.has(e.slice(0, e.indexOf('/'))) && !present.has(uid)) this.entries.delete(uid);
+  }
+}
+
 /** Where the builder sends work and Events. */
 export interface BuilderOutputs {
   attemptToDelete(node: GraphNode): void;
@@ -99,7 +140,7 @@ function sameCoordinates(a: ObjectIdentity, b: ObjectIdentity): boolean {
 /** Applies observed changes to the graph (kube's processGraphChanges). */
 export class GraphBuilder implements ChangeSink {
   /** uid -> coordinates of observed objects that are not graph nodes (they have no owners). */
-  private readonly known = new Map<string, Omit<ObjectIdentity, 'uid'>>();
+  private readonly known = new KnownObjects();
 
   constructor(
     readonly graph: OwnerGraph,
@@ -162,9 +203,7 @@ export class GraphBuilder implements ChangeSink {
     for (const node of this.graph.observedOfKind(info.group, info.kind)) {
       if (!present.has(node.identity.uid)) this.removeObserved(node, node.identity);
     }
-    for (const [uid, k] of this.known) {
-      if (k.kind === info.kind && groupOf(k.apiVersion) === info.group && !present.has(uid)) this.known.delete(uid);
-    }
+    this.known.retainOfKind(info.group, info.kind, present);
   }
 
   /**
@@ -177,7 +216,7 @@ export class GraphBuilder implements ChangeSink {
       return;
     }
     const i = identity ?? shallowIdentity(c.json);
-    this.known.set(uid, { apiVersion: i.apiVersion, kind: i.kind, namespace: i.namespace, name: i.name });
+    this.known.set(uid, i);
   }
 
   /** A virtual node's object has been seen: take its real coordinates, recheck dependents that named others. */
@@ -241,7 +280,7 @@ export class GraphBuilder implements ChangeSink {
       let owner = this.graph.get(ref.uid);
       const known = owner === undefined ? this.known.get(ref.uid) : undefined;
       if (known !== undefined) {
-        owner = new GraphNode({ ...known, uid: ref.uid }, false);
+        owner = new GraphNode(known, false);
         this.graph.set(owner);
         this.known.delete(ref.uid);
       }
