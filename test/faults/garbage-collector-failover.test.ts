@@ -85,6 +85,8 @@ test(
     })();
     assert.equal(held.leaseDurationSeconds, 15);
     const leader = held.holderIdentity ?? '';
+    const acquisitions = (text: string): number => text.split('\n').filter((l) => l.includes('leader election: acquired the lease')).length;
+    assert.equal(acquisitions(env.cap.stderr()), 1, 'both workers are candidates; one wins');
     const leaderPid = pidOf(env.cap.stderr(), leader);
     assert.ok(leaderPid !== undefined && env.cap.workerPids().includes(leaderPid), `the leader ${leader} is a live worker`);
 
@@ -145,6 +147,7 @@ test(
     const after = (await leaseSpec(env.url)) ?? {};
     t.diagnostic(`lease taken over after ${Date.now() - killedAt} ms by ${String(after.holderIdentity)}`);
     assert.equal(after.leaseTransitions, (held.leaseTransitions ?? 0) + 1);
+    assert.equal(acquisitions(env.cap.stderr().slice(mark)), 1, 'one candidate took over');
 
     await eventually(async () => (await names(env.url, ns, 'role=doomed')).length === 0, 'every dependent of the deleted owner to be gone', 60_000);
     await eventually(
