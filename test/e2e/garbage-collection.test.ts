@@ -252,6 +252,14 @@ for (const backend of allBackends()) {
       const foreign = await rest.create(`/api/v1/namespaces/${otherNs}/configmaps`, cm(uniqueName('foreign')));
       const cross = await create(cm(uniqueName('cross'), [ref(foreign)]));
       await gone(cross.metadata.name);
+      const crossEvent = await eventually('an OwnerRefInvalidNamespace event for the cross-namespace reference', async () => {
+        const list = await rest.get(`/api/v1/namespaces/${ns}/events?fieldSelector=involvedObject.name=${cross.metadata.name}`);
+        return (list.body.items as any[]).find((e) => e.reason === 'OwnerRefInvalidNamespace');
+      });
+      assert.equal(
+        crossEvent.message,
+        `ownerRef [v1/ConfigMap, namespace: ${ns}, name: ${foreign.metadata.name}, uid: ${foreign.metadata.uid}] does not exist in namespace "${ns}"`,
+      );
       await rest.del(`/apis/scheduling.k8s.io/v1/priorityclasses/${pc.metadata.name}`);
       await rest.del(`/apis/scheduling.k8s.io/v1/priorityclasses/${pc2.metadata.name}`);
       await rest.del(`/api/v1/namespaces/${nsOwner.metadata.name}`);
