@@ -6,6 +6,7 @@ import { ResourceRegistry } from '../registry/resource-registry.js';
 import { parseRuntimeConfig, type RuntimeConfig } from '../registry/runtime-config.js';
 import { ipv4Problem, parseIpRange, type IpRange } from '../services/ip-range.js';
 import { parsePortRange, type PortRange } from '../services/port-range.js';
+import { validateControllerList } from '../controllers/controller-names.js';
 
 /** Everything the command line configures. */
 export interface ServerConfig {
@@ -42,6 +43,8 @@ export interface ServerConfig {
   serviceNodePortRange: PortRange;
   /** How requests of users outside `system:masters` are authorized (`--authorization-mode`). */
   authorizationMode: AuthorizationMode;
+  /** Controllers run in the server under leader election (`--controllers`, kube-controller-manager's syntax). */
+  controllers: string[];
 }
 
 interface FlagSpec {
@@ -320,6 +323,16 @@ const FLAGS: FlagSpec[] = [
     help: 'Range of ports (FIRST-LAST, inclusive) NodePort and LoadBalancer Services get their node ports from.',
     apply: (c, v) => {
       c.serviceNodePortRange = parsed('service-node-port-range', v, parsePortRange);
+    },
+  },
+  {
+    name: 'controllers',
+    default: '*',
+    help: "Controllers the server runs (one process per storage at a time, elected through the kube-system/capstan-controller-manager Lease). '*' enables all, 'foo' enables foo, '-foo' disables foo. Known: garbage-collector-controller (alias garbage-collector). Use --controllers=-garbage-collector when kube-controller-manager runs against this server.",
+    apply: (c, v) => {
+      const names = list(v);
+      parsed('controllers', v, () => validateControllerList(names));
+      c.controllers = names;
     },
   },
   {

@@ -17,6 +17,7 @@ import { releaseServiceAllocation } from '../services/service-allocation.js';
 import { authorizeUnsafeDelete } from '../auth/unsafe-delete-authorization.js';
 import { decodeStored } from '../store/corrupt-object.js';
 import { deleteCorruptObject, unsafeDeleteCollectionRefused } from '../store/unsafe-delete.js';
+import { deletionFinalizers } from '../store/deletion-finalizers.js';
 
 /** The parts of DeleteOptions Capstan acts on. */
 export interface DeleteOptions {
@@ -187,7 +188,10 @@ export async function deleteObject(r: ResourceTarget, name: string, opts: Delete
       oldObject: obj,
       dryRun: opts.dryRun,
     });
-    const finalizers = Array.isArray(meta.finalizers) ? meta.finalizers : [];
+    const held = Array.isArray(meta.finalizers) ? meta.finalizers.filter((f): f is string => typeof f === 'string') : [];
+    // The propagation policy becomes the `orphan` / `foregroundDeletion` finalizers, as kube's store does.
+    const gc = deletionFinalizers(r.info, held, opts);
+    const finalizers = gc.finalizers;
     const grace = gracefulSeconds(r, obj, opts);
     const namespaceHold = r.info.group === '' && r.info.resource === 'namespaces';
     if (finalizers.length === 0 && grace === 0 && !namespaceHold) {
@@ -204,8 +208,10 @@ export async function deleteObject(r: ResourceTarget, name: string, opts: Delete
     // Graceful: mark terminating (once), keep the object until finalizers and grace are done.
     if (meta.deletionTimestamp !== undefined && meta.deletionTimestamp !== null) {
       const currentGrace = typeof meta.deletionGracePeriodSeconds === 'number' ? meta.deletionGracePeriodSeconds : 0;
-      if (grace >= currentGrace) return { json: stored.json, removed: false };
-    }
+      // A pending graceful deletion keeps everything; a finalizer-only one still takes a new policy.
+      if (grace >= currentGrace && (currentGrace > 0 || !gc.changed)) return { json: stored.json, removed: false };
+    } else if (typeof meta.generation === 'number' && meta.generation > 0) meta.generation += 1;
+    if (gc.changed) meta.finalizers = finalizers;
     meta.deletionTimestamp = meta.deletionTimestamp ?? new Date(Date.now() + grace * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
     meta.deletionGracePeriodSeconds = grace;
     if (namespaceHold) {

@@ -105,7 +105,11 @@ export class NamespaceController {
         const objName = typeof meta.name === 'string' ? meta.name : '';
         const qualified = info.group ? `${info.resource}.${info.group}` : info.resource;
         try {
-          const outcome = await deleteObject(makeTarget(this.services, info, name, objName), objName, { dryRun: false, gracePeriodSeconds: 0 });
+          const outcome = await deleteObject(makeTarget(this.services, info, name, objName), objName, {
+            dryRun: false,
+            gracePeriodSeconds: 0,
+            propagationPolicy: 'Background',
+          });
           if (outcome.removed) continue;
         } catch (err) {
           if (err instanceof ApiError && err.code === 404) continue;

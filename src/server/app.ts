@@ -25,6 +25,7 @@ import { notFoundHandler, resourceHandler } from '../handlers/resource-router.js
 import { HealthChecks } from '../health/health-checks.js';
 import { healthRouter } from '../health/health-router.js';
 import { NamespaceController } from '../namespace/namespace-controller.js';
+import { controllerManagerFor } from '../controllers/controller-manager.js';
 import { DefaultServiceAccounts } from '../namespace/default-service-accounts.js';
 import { openapiRouter, sharedOpenApiService } from '../openapi/openapi-router.js';
 import { servedPathFilter } from '../openapi/served-paths.js';
@@ -215,6 +216,9 @@ export async function startServer(config: ServerConfig, storage: Storage, option
     serviceAccounts = new DefaultServiceAccounts(storage, (error) => logger.warn('cannot create a default ServiceAccount', { error }));
     await serviceAccounts.start();
   }
+  // Every process is a candidate; the elected one runs the garbage collector.
+  const controllerManager = controllerManagerFor(services, config.controllers);
+  controllerManager?.start();
   bootstrapHook.done();
 
   let closing: Promise<void> | undefined;
@@ -251,6 +255,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
           for (const s of connections) s.destroy();
         }, 5000).unref();
       });
+      await controllerManager?.stop();
       await storage.close();
     })();
     return closing;

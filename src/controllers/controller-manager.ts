@@ -1,0 +1,110 @@
+/**
+ * The server's controller manager: the controllers enabled by `--controllers` run in exactly one
+ * process per storage at a time, the holder of the `kube-system/capstan-controller-manager` Lease.
+ * Every worker (and every replica over one Redis) is a candidate; the controllers start when this
+ * one acquires the lease and stop when it loses it or the server shuts down.
+ */
+import { logger } from '../logging/logger.js';
+import type { ApiServices } from '../store/resource-target.js';
+import { GarbageCollector } from './garbage-collector.js';
+import { GARBAGE_COLLECTOR, isControllerEnabled, type ControllerName } from './controller-names.js';
+import { candidateIdentity, DEFAULT_ELECTION_TIMING, LeaderElector, type ElectionTiming } from './leader-election.js';
+
+/** A controller the manager runs while leading; `run` resolves once `signal` aborted and it stopped. */
+export interface ManagedController {
+  readonly name: string;
+  run(signal: AbortSignal): Promise<void>;
+}
+
+/** A controller the manager can run: its flag name and how to build one. */
+export interface ControllerDescriptor extends ControllerName {
+  create(services: ApiServices): ManagedController;
+}
+
+/** Controllers of the manager, as kube-controller-manager names them. */
+export const KNOWN_CONTROLLERS: ControllerDescriptor[] = [
+  {
+    ...GARBAGE_COLLECTOR,
+    // A fresh graph for every term as leader: it is rebuilt from a list of every type.
+    create: (services) => ({ name: GARBAGE_COLLECTOR.name, run: (signal) => new GarbageCollector(services).run(signal) }),
+  },
+];
+
+/** The Lease the manager's candidates compete for. */
+export const CONTROLLER_MANAGER_LEASE = { namespace: 'kube-system', name: 'capstan-controller-manager' };
+
+const RESTART_DELAY_MS = 1000;
+const STOP_TIMEOUT_MS = 3000;
+
+/** Runs the enabled controllers under leader election. */
+export class ControllerManager {
+  private readonly abort = new AbortController();
+  private running: Promise<void> | undefined;
+  private readonly active = new Set<Promise<void>>();
+  readonly elector: LeaderElector;
+
+  constructor(
+    services: ApiServices,
+    private readonly controllers: ManagedController[],
+    timing: ElectionTiming = DEFAULT_ELECTION_TIMING,
+  ) {
+    this.elector = new LeaderElector(
+      services.storage,
+      CONTROLLER_MANAGER_LEASE.namespace,
+      CONTROLLER_MANAGER_LEASE.name,
+      candidateIdentity(),
+      { onStartedLeading: (signal) => this.lead(signal), onStoppedLeading: () => undefined },
+      timing,
+    );
+  }
+
+  /** Starts competing for the lease. */
+  start(): void {
+    this.running ??= this.elector.run(this.abort.signal);
+  }
+
+  /**
+   * Stops the controllers and releases the lease; resolves once both are done, or after
+   * STOP_TIMEOUT_MS (an unreachable storage must not hold up shutdown: the lease then expires).
+   */
+  async stop(): Promise<void> {
+    this.abort.abort();
+    let timer: NodeJS.Timeout | undefined;
+    const bounded = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, STOP_TIMEOUT_MS);
+    });
+    await Promise.race([Promise.all([this.running, ...this.active]).then(() => undefined), bounded]);
+    clearTimeout(timer);
+  }
+
+  private lead(signal: AbortSignal): void {
+    for (const c of this.controllers) {
+      const p = this.keepRunning(c, signal);
+      this.active.add(p);
+      void p.finally(() => this.active.delete(p));
+    }
+  }
+
+  /** Runs `c` until `signal` aborts, restarting it after a failure. */
+  private async keepRunning(c: ManagedController, signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      try {
+        await c.run(signal);
+      } catch (err) {
+        logger.error('controller failed; restarting', { controller: c.name, error: err instanceof Error ? err.message : String(err) });
+      }
+      if (!signal.aborted) await new Promise((r) => setTimeout(r, RESTART_DELAY_MS));
+    }
+  }
+}
+
+/** The manager for `--controllers`, or undefined when it enables none. */
+export function controllerManagerFor(services: ApiServices, list: string[], timing?: ElectionTiming): ControllerManager | undefined {
+  const enabled = KNOWN_CONTROLLERS.filter((d) => isControllerEnabled(d, list));
+  if (enabled.length === 0) return undefined;
+  return new ControllerManager(
+    services,
+    enabled.map((d) => d.create(services)),
+    timing,
+  );
+}

@@ -1,0 +1,41 @@
+/**
+ * The names `--controllers` accepts, with kube-controller-manager's syntax and matching rules
+ * (`*`, `name`, `-name`, aliases). Kept apart from the controllers so the flag parser stays light.
+ */
+
+/** A controller the flag names: canonical name and aliases. */
+export interface ControllerName {
+  name: string;
+  aliases: string[];
+}
+
+/** The garbage collector, under kube-controller-manager's name and aliases. */
+export const GARBAGE_COLLECTOR: ControllerName = { name: 'garbage-collector-controller', aliases: ['garbagecollector', 'garbage-collector'] };
+
+/** Every controller the server can run. */
+export const KNOWN_CONTROLLER_NAMES: ControllerName[] = [GARBAGE_COLLECTOR];
+
+/**
+ * Checks a `--controllers` list; throws `"x" is not in the list of known controllers` (kube's
+ * message) for an unknown name.
+ */
+export function validateControllerList(list: string[]): void {
+  for (const entry of list) {
+    if (entry === '*') continue;
+    const name = entry.startsWith('-') ? entry.slice(1) : entry;
+    if (!KNOWN_CONTROLLER_NAMES.some((c) => c.name === name || c.aliases.includes(name)))
+      throw new Error(`${JSON.stringify(name)} is not in the list of known controllers`);
+  }
+}
+
+/** kube's IsControllerEnabled: the first explicit `name` or `-name` decides, else `*` enables it. */
+export function isControllerEnabled(controller: ControllerName, list: string[]): boolean {
+  const names = [controller.name, ...controller.aliases];
+  let star = false;
+  for (const entry of list) {
+    if (names.includes(entry)) return true;
+    if (entry.startsWith('-') && names.includes(entry.slice(1))) return false;
+    if (entry === '*') star = true;
+  }
+  return star;
+}
