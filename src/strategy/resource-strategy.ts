@@ -3,6 +3,7 @@ import type { ResourceInfo } from '../registry/resource-types.js';
 import { isObject, jsonEqual, metadataOf, type Obj } from '../api/object-util.js';
 import { applyDefaults } from './defaults.js';
 import { fillDataSources, prepareClaimDataSources } from './claim-data-sources.js';
+import { preparePodForCreate } from './pod-prepare.js';
 
 /**
  * Per-type behaviour of writes, after kube-apiserver's registry strategies: which types split spec and
@@ -147,6 +148,7 @@ export function prepareForCreate(info: ResourceInfo, obj: Obj): void {
       return;
     case '/pods':
       obj.status = { phase: 'Pending', qosClass: podQosClass(obj) };
+      preparePodForCreate(obj);
       return;
     case '/namespaces': {
       setNamespaceNameLabel(obj);

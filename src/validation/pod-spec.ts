@@ -10,18 +10,23 @@
  * of the changed fields instead.
  *
  * Affinity is checked in ./node-affinity.ts and ./pod-affinity.ts; topology spread constraints in
- * ./topology-spread.ts. DNS config and host aliases in ./pod-dns.ts. Not checked yet: sysctls, seccomp
- * and AppArmor profiles, pod-level resources, resource claims, ephemeral volumes' claim templates.
+ * ./topology-spread.ts. DNS config and host aliases in ./pod-dns.ts; security contexts (sysctls,
+ * seccomp and AppArmor profiles) in ./pod-security-context.ts and the matching annotations in
+ * ./security-profile-annotations.ts. Not checked yet: ephemeral volumes' claim templates, resource
+ * claims, pod-level resources, the OS-specific fields, hostUsers, scheduling and readiness gates,
+ * ephemeral containers.
  */
 import type { StatusCause } from '../api/errors.js';
 import { jsonEqual } from '../api/object-util.js';
 import { forbiddenField, invalidField, notSupportedField, requiredField } from './field-errors.js';
-import { validateContainerImagesForPod, validateInitContainers, validatePodSecurityContext, validateRegularContainers } from './containers.js';
+import { validateContainerImagesForPod, validateInitContainers, validateRegularContainers, type ContainerContext } from './containers.js';
 import { validateAnnotations, validateLabels } from './object-meta.js';
 import { isDNS1123Label, isDNS1123Subdomain, isLabelKey, isLabelValue } from './string-formats.js';
 import { INT32_MAX, inclusiveRangeError } from './value-formats.js';
 import { validateNodeAffinity } from './node-affinity.js';
 import { validatePodAffinities } from './pod-affinity.js';
+import { usesHostUsers, validatePodSecurityContext } from './pod-security-context.js';
+import { validateAnnotationsMatchFields, validateSecurityProfileAnnotations } from './security-profile-annotations.js';
 import { validateHostAliases, validatePodDNSConfig } from './pod-dns.js';
 import { validateTopologySpreadConstraints } from './topology-spread.js';
 import { validateVolumes } from './volumes.js';
@@ -106,13 +111,14 @@ export function validatePodSpec(specValue: unknown, field: string, opts: PodSpec
   if (numOrUndefined(spec.terminationGracePeriodSeconds) === undefined) causes.push(requiredField(`${field}.terminationGracePeriodSeconds`));
   const volumes = validateVolumes(spec.volumes, `${field}.volumes`);
   causes.push(...volumes.causes);
-  causes.push(...validateRegularContainers(spec.containers, volumes.names, `${field}.containers`));
-  causes.push(...validateInitContainers(spec.initContainers, spec.containers, volumes.names, `${field}.initContainers`));
+  const ctx: ContainerContext = { volumeNames: volumes.names, hostUsers: usesHostUsers(spec) };
+  causes.push(...validateRegularContainers(spec.containers, ctx, `${field}.containers`));
+  causes.push(...validateInitContainers(spec.initContainers, spec.containers, ctx, `${field}.initContainers`));
   causes.push(...hostNetworkCauses(spec, field, opts));
   causes.push(...enumCauses(`${field}.restartPolicy`, str(spec.restartPolicy), RESTART_POLICIES));
   causes.push(...enumCauses(`${field}.dnsPolicy`, str(spec.dnsPolicy), DNS_POLICIES));
   causes.push(...validateLabels(spec.nodeSelector, `${field}.nodeSelector`));
-  causes.push(...validatePodSecurityContext(objOrUndefined(spec.securityContext), `${field}.securityContext`));
+  causes.push(...validatePodSecurityContext(spec, field));
   causes.push(...validateNodeAffinity(objOrUndefined(spec.affinity)?.nodeAffinity, `${field}.affinity.nodeAffinity`));
   causes.push(...validatePodAffinities(spec.affinity, `${field}.affinity`));
   causes.push(...nameCauses(`${field}.serviceAccountName`, spec.serviceAccountName, isDNS1123Subdomain));
@@ -144,10 +150,13 @@ export function validatePodSpec(specValue: unknown, field: string, opts: PodSpec
 export function validatePodTemplateSpec(templateValue: unknown, field: string): StatusCause[] {
   const template = obj(templateValue);
   const meta = obj(template.metadata);
+  const spec = obj(template.spec);
   const causes = [
     ...validateLabels(meta.labels, `${field}.labels`),
     ...validateAnnotations(meta.annotations, `${field}.annotations`),
-    ...validatePodSpec(template.spec, `${field}.spec`, { resourceIsPod: false }),
+    ...validateSecurityProfileAnnotations(meta.annotations, spec, `${field}.annotations`),
+    ...validatePodSpec(spec, `${field}.spec`, { resourceIsPod: false }),
+    ...validateAnnotationsMatchFields(meta.annotations, spec, `${field}.spec`),
   ];
   if (list(obj(template.spec).ephemeralContainers).length > 0) {
     causes.push(forbiddenField(`${field}.spec.ephemeralContainers`, 'ephemeral containers not allowed in pod template'));
@@ -233,7 +242,9 @@ function podSpecUpdateCauses(next: Obj, old: Obj): StatusCause[] {
 /** A Pod's own checks beyond its metadata: ValidatePodCreate, or ValidatePodUpdate given the stored Pod. */
 export function validatePod(pod: Obj, old?: Obj): StatusCause[] {
   const spec = obj(pod.spec);
+  const meta = obj(pod.metadata);
   const causes = [
+    ...validateSecurityProfileAnnotations(meta.annotations, spec, 'metadata.annotations'),
     ...validatePodSpec(spec, 'spec', { resourceIsPod: true }),
     ...validateContainerImagesForPod(spec.containers, 'spec.containers'),
     ...validateContainerImagesForPod(spec.initContainers, 'spec.initContainers'),
@@ -254,6 +265,7 @@ export function validatePod(pod: Obj, old?: Obj): StatusCause[] {
     if (str(spec.nodeName) !== '' && list(spec.schedulingGates).length > 0) {
       causes.push(forbiddenField('spec.nodeName', 'cannot be set until all schedulingGates have been cleared'));
     }
+    causes.push(...validateAnnotationsMatchFields(meta.annotations, spec, 'spec'));
     return causes;
   }
   return [...causes, ...podSpecUpdateCauses(spec, obj(old.spec))];
