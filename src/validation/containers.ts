@@ -239,6 +239,8 @@ function probesAndLifecycle(container: Obj, at: string): StatusCause[] {
 export interface ContainerContext {
   /** The names of the pod's volumes. */
   volumeNames: Set<string>;
+  /** The names of the pod's resource claims. */
+  podClaims: ReadonlySet<string>;
   /** Whether the pod shares the host's user namespace (`hostUsers` unset or true). */
   hostUsers: boolean;
 }
@@ -260,7 +262,7 @@ function containerCommon(container: Obj, ctx: ContainerContext, at: string): Sta
   const pull = str(container.imagePullPolicy);
   if (pull === '') causes.push(requiredField(`${at}.imagePullPolicy`));
   else if (!PULL_POLICIES.includes(pull)) causes.push(notSupportedField(`${at}.imagePullPolicy`, pull, PULL_POLICIES));
-  causes.push(...validateResourceRequirements(container.resources, `${at}.resources`));
+  causes.push(...validateResourceRequirements(container.resources, `${at}.resources`, { podClaims: ctx.podClaims }));
   causes.push(...validateContainerSecurityContext(container.securityContext, `${at}.securityContext`, ctx.hostUsers));
   return causes;
 }

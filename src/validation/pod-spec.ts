@@ -12,9 +12,9 @@
  * Affinity is checked in ./node-affinity.ts and ./pod-affinity.ts; topology spread constraints in
  * ./topology-spread.ts. DNS config and host aliases in ./pod-dns.ts; security contexts (sysctls,
  * seccomp and AppArmor profiles) in ./pod-security-context.ts and the matching annotations in
- * ./security-profile-annotations.ts. Not checked yet: ephemeral volumes' claim templates, resource
- * claims, pod-level resources, the OS-specific fields, hostUsers, scheduling and readiness gates,
- * ephemeral containers.
+ * ./security-profile-annotations.ts; resource claims in ./resource-claims.ts. Not checked yet:
+ * ephemeral volumes' claim templates, pod-level resources, the OS-specific fields, hostUsers,
+ * scheduling and readiness gates, ephemeral containers.
  */
 import type { StatusCause } from '../api/errors.js';
 import { jsonEqual } from '../api/object-util.js';
@@ -26,6 +26,7 @@ import { INT32_MAX, inclusiveRangeError } from './value-formats.js';
 import { validateNodeAffinity } from './node-affinity.js';
 import { validatePodAffinities } from './pod-affinity.js';
 import { usesHostUsers, validatePodSecurityContext } from './pod-security-context.js';
+import { podClaimNames, validatePodResourceClaims } from './resource-claims.js';
 import { validateAnnotationsMatchFields, validateSecurityProfileAnnotations } from './security-profile-annotations.js';
 import { validateHostAliases, validatePodDNSConfig } from './pod-dns.js';
 import { validateTopologySpreadConstraints } from './topology-spread.js';
@@ -48,6 +49,8 @@ const UPDATABLE_POD_SPEC_FIELDS = [
 /** Whether a spec belongs to a Pod itself (stricter host-port and image checks) or to a template. */
 export interface PodSpecOptions {
   resourceIsPod: boolean;
+  /** The Pod's metadata (a template's spec has none): static pods may not have resource claims. */
+  podMeta?: Obj;
 }
 
 function enumCauses(field: string, value: string, supported: readonly string[]): StatusCause[] {
@@ -111,7 +114,8 @@ export function validatePodSpec(specValue: unknown, field: string, opts: PodSpec
   if (numOrUndefined(spec.terminationGracePeriodSeconds) === undefined) causes.push(requiredField(`${field}.terminationGracePeriodSeconds`));
   const volumes = validateVolumes(spec.volumes, `${field}.volumes`);
   causes.push(...volumes.causes);
-  const ctx: ContainerContext = { volumeNames: volumes.names, hostUsers: usesHostUsers(spec) };
+  const ctx: ContainerContext = { volumeNames: volumes.names, podClaims: podClaimNames(spec), hostUsers: usesHostUsers(spec) };
+  causes.push(...validatePodResourceClaims(spec, opts.podMeta, `${field}.resourceClaims`));
   causes.push(...validateRegularContainers(spec.containers, ctx, `${field}.containers`));
   causes.push(...validateInitContainers(spec.initContainers, spec.containers, ctx, `${field}.initContainers`));
   causes.push(...hostNetworkCauses(spec, field, opts));
@@ -245,7 +249,7 @@ export function validatePod(pod: Obj, old?: Obj): StatusCause[] {
   const meta = obj(pod.metadata);
   const causes = [
     ...validateSecurityProfileAnnotations(meta.annotations, spec, 'metadata.annotations'),
-    ...validatePodSpec(spec, 'spec', { resourceIsPod: true }),
+    ...validatePodSpec(spec, 'spec', { resourceIsPod: true, podMeta: meta }),
     ...validateContainerImagesForPod(spec.containers, 'spec.containers'),
     ...validateContainerImagesForPod(spec.initContainers, 'spec.initContainers'),
   ];

@@ -2,16 +2,23 @@
  * kube 1.36's validation of a container's `resources` (ValidateContainerResourceRequirements): resource
  * names standard or fully qualified, quantities non-negative (whole numbers for extended resources),
  * requests at most the limits (equal for extended resources and huge pages, which need a limit), and
- * huge pages only beside cpu or memory. Quantities arrive in canonical form from the typed decoder.
+ * huge pages only beside cpu or memory, and `claims` naming the pod's resource claims. Quantities arrive
+ * in canonical form from the typed decoder.
  */
 import type { StatusCause } from '../api/errors.js';
 import { compareQuantities } from '../codec/printers/quantity.js';
 import { forbiddenField, invalidField, requiredField } from './field-errors.js';
 import { isHugePages, isOvercommitAllowed, validateContainerResourceName, validateResourceQuantity } from './resource-names.js';
+import { validateClaimReferences } from './resource-claims.js';
 import { obj, stringEntries } from './value-access.js';
 
+/** What a ResourceRequirements is checked against: the pod's claim names. */
+export interface ResourceRequirementsOptions {
+  podClaims: ReadonlySet<string>;
+}
+
 /** The causes of a container's `resources` at `path`. */
-export function validateResourceRequirements(resources: unknown, path: string): StatusCause[] {
+export function validateResourceRequirements(resources: unknown, path: string, opts: ResourceRequirementsOptions): StatusCause[] {
   const r = obj(resources);
   const limitsPath = `${path}.limits`;
   const requestsPath = `${path}.requests`;
@@ -40,5 +47,6 @@ export function validateResourceRequirements(resources: unknown, path: string): 
     if (name === 'cpu' || name === 'memory') cpuOrMemory = true;
   }
   if (hugePages && !cpuOrMemory) causes.push(forbiddenField(path, 'HugePages require cpu or memory'));
+  causes.push(...validateClaimReferences(r.claims, opts.podClaims, `${path}.claims`));
   return causes;
 }
