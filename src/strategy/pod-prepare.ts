@@ -4,8 +4,11 @@ import { objectAt, objectsAt, unset } from './field-defaults.js';
 
 /**
  * What kube-apiserver 1.36's pod strategy does to a Pod on create beyond defaulting (PrepareForCreate
- * in pkg/registry/core/pod/strategy.go), after the status is reset: a deprecated
- * `container.apparmor.security.beta.kubernetes.io/<name>` annotation is copied to a
+ * in pkg/registry/core/pod/strategy.go), after the status is reset: each matchLabelKeys /
+ * mismatchLabelKeys key of a
+ * pod (anti-)affinity term and each matchLabelKeys key of a topology spread constraint that the pod
+ * has a label for is merged into that term's label selector (`key In (value)` / `key NotIn (value)`);
+ * and a deprecated `container.apparmor.security.beta.kubernetes.io/<name>` annotation is copied to a
  * container's `appArmorProfile` when the container has none, the annotation is valid and it differs
  * from the pod-level profile (not for Windows pods). Updates change none of these.
  */
@@ -16,6 +19,46 @@ const LOCALHOST_PREFIX = 'localhost/';
 function stringMap(v: unknown): Record<string, string> {
   if (!isObject(v)) return {};
   return Object.fromEntries(Object.entries(v).filter((e): e is [string, string] => typeof e[1] === 'string'));
+}
+
+function stringList(v: unknown): string[] {
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+}
+
+/** applyLabelKeysToLabelSelector: one requirement per key the pod has a label for. */
+function mergeKeys(selector: Obj, keys: string[], operator: 'In' | 'NotIn', labels: Record<string, string>): void {
+  for (const key of keys) {
+    const value = labels[key];
+    if (value === undefined) continue;
+    const expressions = Array.isArray(selector.matchExpressions) ? (selector.matchExpressions as unknown[]) : [];
+    expressions.push({ key, operator, values: [value] });
+    selector.matchExpressions = expressions;
+  }
+}
+
+/** A term or constraint without keys, or without a selector (which matches nothing), is left alone. */
+function mergeIntoSelector(term: Obj, labels: Record<string, string>, withMismatch: boolean): void {
+  const match = stringList(term.matchLabelKeys);
+  const mismatch = withMismatch ? stringList(term.mismatchLabelKeys) : [];
+  const selector = objectAt(term, 'labelSelector');
+  if ((match.length === 0 && mismatch.length === 0) || selector === undefined) return;
+  mergeKeys(selector, match, 'In', labels);
+  mergeKeys(selector, mismatch, 'NotIn', labels);
+}
+
+/** mutatePodAffinity and mutateTopologySpreadConstraints. */
+function mergeMatchLabelKeys(spec: Obj, labels: Record<string, string>): void {
+  const affinity = objectAt(spec, 'affinity');
+  for (const kind of ['podAffinity', 'podAntiAffinity']) {
+    const a = affinity === undefined ? undefined : objectAt(affinity, kind);
+    if (a === undefined) continue;
+    for (const weighted of objectsAt(a, 'preferredDuringSchedulingIgnoredDuringExecution')) {
+      const term = objectAt(weighted, 'podAffinityTerm');
+      if (term !== undefined) mergeIntoSelector(term, labels, true);
+    }
+    for (const term of objectsAt(a, 'requiredDuringSchedulingIgnoredDuringExecution')) mergeIntoSelector(term, labels, true);
+  }
+  for (const constraint of objectsAt(spec, 'topologySpreadConstraints')) mergeIntoSelector(constraint, labels, false);
 }
 
 /** ApparmorFieldForAnnotation: the profile an annotation value names, or undefined. */
@@ -53,5 +96,6 @@ export function preparePodForCreate(pod: Obj): void {
   const spec = objectAt(pod, 'spec');
   if (spec === undefined) return;
   const meta = objectAt(pod, 'metadata') ?? {};
+  mergeMatchLabelKeys(spec, stringMap(meta.labels));
   syncAppArmorAnnotations(spec, stringMap(meta.annotations));
 }
