@@ -12,9 +12,9 @@
  * Affinity is checked in ./node-affinity.ts and ./pod-affinity.ts; topology spread constraints in
  * ./topology-spread.ts. DNS config and host aliases in ./pod-dns.ts; security contexts (sysctls,
  * seccomp and AppArmor profiles) in ./pod-security-context.ts and the matching annotations in
- * ./security-profile-annotations.ts; resource claims in ./resource-claims.ts. Not checked yet:
- * ephemeral volumes' claim templates, pod-level resources, the OS-specific fields, hostUsers,
- * scheduling and readiness gates, ephemeral containers.
+ * ./security-profile-annotations.ts; resource claims in ./resource-claims.ts; pod-level resources in
+ * ./pod-resources.ts. Not checked yet: ephemeral volumes' claim templates, the OS-specific fields,
+ * hostUsers, scheduling and readiness gates, ephemeral containers.
  */
 import type { StatusCause } from '../api/errors.js';
 import { jsonEqual } from '../api/object-util.js';
@@ -25,6 +25,7 @@ import { isDNS1123Label, isDNS1123Subdomain, isLabelKey, isLabelValue } from './
 import { INT32_MAX, inclusiveRangeError } from './value-formats.js';
 import { validateNodeAffinity } from './node-affinity.js';
 import { validatePodAffinities } from './pod-affinity.js';
+import { validatePodResources } from './pod-resources.js';
 import { usesHostUsers, validatePodSecurityContext } from './pod-security-context.js';
 import { podClaimNames, validatePodResourceClaims } from './resource-claims.js';
 import { validateAnnotationsMatchFields, validateSecurityProfileAnnotations } from './security-profile-annotations.js';
@@ -118,6 +119,7 @@ export function validatePodSpec(specValue: unknown, field: string, opts: PodSpec
   causes.push(...validatePodResourceClaims(spec, opts.podMeta, `${field}.resourceClaims`));
   causes.push(...validateRegularContainers(spec.containers, ctx, `${field}.containers`));
   causes.push(...validateInitContainers(spec.initContainers, spec.containers, ctx, `${field}.initContainers`));
+  causes.push(...validatePodResources(spec, ctx.podClaims, field));
   causes.push(...hostNetworkCauses(spec, field, opts));
   causes.push(...enumCauses(`${field}.restartPolicy`, str(spec.restartPolicy), RESTART_POLICIES));
   causes.push(...enumCauses(`${field}.dnsPolicy`, str(spec.dnsPolicy), DNS_POLICIES));

@@ -3,7 +3,8 @@
  * names standard or fully qualified, quantities non-negative (whole numbers for extended resources),
  * requests at most the limits (equal for extended resources and huge pages, which need a limit), and
  * huge pages only beside cpu or memory, and `claims` naming the pod's resource claims. Quantities arrive
- * in canonical form from the typed decoder.
+ * in canonical form from the typed decoder. Pod-level `spec.resources` go through the same checks with
+ * their own resource-name rule.
  */
 import type { StatusCause } from '../api/errors.js';
 import { compareQuantities } from '../codec/printers/quantity.js';
@@ -12,14 +13,17 @@ import { isHugePages, isOvercommitAllowed, validateContainerResourceName, valida
 import { validateClaimReferences } from './resource-claims.js';
 import { obj, stringEntries } from './value-access.js';
 
-/** What a ResourceRequirements is checked against: the pod's claim names. */
+/** What a ResourceRequirements is checked against: the pod's claim names and a resource-name rule. */
 export interface ResourceRequirementsOptions {
   podClaims: ReadonlySet<string>;
+  /** validateContainerResourceName unless given (pod-level resources have their own). */
+  resourceName?: (name: string, field: string) => StatusCause[];
 }
 
-/** The causes of a container's `resources` at `path`. */
+/** The causes of a container's (or the pod's) `resources` at `path`. */
 export function validateResourceRequirements(resources: unknown, path: string, opts: ResourceRequirementsOptions): StatusCause[] {
   const r = obj(resources);
+  const validateName = opts.resourceName ?? validateContainerResourceName;
   const limitsPath = `${path}.limits`;
   const requestsPath = `${path}.requests`;
   const limits = new Map(stringEntries(r.limits));
@@ -28,13 +32,13 @@ export function validateResourceRequirements(resources: unknown, path: string, o
   let hugePages = false;
   for (const [name, quantity] of limits) {
     const field = `${limitsPath}[${name}]`;
-    causes.push(...validateContainerResourceName(name, field), ...validateResourceQuantity(name, quantity, field));
+    causes.push(...validateName(name, field), ...validateResourceQuantity(name, quantity, field));
     if (isHugePages(name)) hugePages = true;
     if (name === 'cpu' || name === 'memory') cpuOrMemory = true;
   }
   for (const [name, quantity] of stringEntries(r.requests)) {
     const field = `${requestsPath}[${name}]`;
-    causes.push(...validateContainerResourceName(name, field), ...validateResourceQuantity(name, quantity, field));
+    causes.push(...validateName(name, field), ...validateResourceQuantity(name, quantity, field));
     const limit = limits.get(name);
     if (limit !== undefined) {
       const cmp = compareQuantities(quantity, limit);
