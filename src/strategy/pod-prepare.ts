@@ -4,8 +4,8 @@ import { objectAt, objectsAt, unset } from './field-defaults.js';
 
 /**
  * What kube-apiserver 1.36's pod strategy does to a Pod on create beyond defaulting (PrepareForCreate
- * in pkg/registry/core/pod/strategy.go), after the status is reset: each matchLabelKeys /
- * mismatchLabelKeys key of a
+ * in pkg/registry/core/pod/strategy.go), after the status is reset: a gated pod gets its
+ * `PodScheduled=False (SchedulingGated)` condition; each matchLabelKeys / mismatchLabelKeys key of a
  * pod (anti-)affinity term and each matchLabelKeys key of a topology spread constraint that the pod
  * has a label for is merged into that term's label selector (`key In (value)` / `key NotIn (value)`);
  * and a deprecated `container.apparmor.security.beta.kubernetes.io/<name>` annotation is copied to a
@@ -91,11 +91,35 @@ function syncAppArmorAnnotations(spec: Obj, annotations: Record<string, string>)
   }
 }
 
+/** RFC 3339 at second precision, as metav1.Time encodes. */
+function nowSeconds(): string {
+  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** applySchedulingGatedCondition: status is {phase, qosClass} here, freshly reset by the create. */
+function markSchedulingGated(pod: Obj, spec: Obj): void {
+  if (objectsAt(spec, 'schedulingGates').length === 0) return;
+  const status = objectAt(pod, 'status') ?? {};
+  const conditions = objectsAt(status, 'conditions');
+  if (conditions.some((c) => c.type === 'PodScheduled')) return;
+  const condition = {
+    type: 'PodScheduled',
+    status: 'False',
+    lastProbeTime: null,
+    lastTransitionTime: nowSeconds(),
+    reason: 'SchedulingGated',
+    message: 'Scheduling is blocked due to non-empty scheduling gates',
+  };
+  const { phase, qosClass, ...rest } = status;
+  pod.status = { phase, ...rest, conditions: [...conditions, condition], qosClass };
+}
+
 /** The pod strategy's create-only changes (see above), applied to a defaulted Pod whose status was reset. */
 export function preparePodForCreate(pod: Obj): void {
   const spec = objectAt(pod, 'spec');
   if (spec === undefined) return;
   const meta = objectAt(pod, 'metadata') ?? {};
+  markSchedulingGated(pod, spec);
   mergeMatchLabelKeys(spec, stringMap(meta.labels));
   syncAppArmorAnnotations(spec, stringMap(meta.annotations));
 }

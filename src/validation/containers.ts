@@ -7,7 +7,7 @@
  */
 import type { StatusCause } from '../api/errors.js';
 import { configKeyProblems } from './config-data.js';
-import { duplicateField, forbiddenField, invalidField, notSupportedField, requiredField } from './field-errors.js';
+import { duplicateField, forbiddenField, invalidField, notFoundField, notSupportedField, requiredField } from './field-errors.js';
 import { validateContainerSecurityContext } from './pod-security-context.js';
 import { validateResourceRequirements } from './resource-requirements.js';
 import { isDNS1123Label, isDNS1123Subdomain, isLabelKey, maskTrailingDash } from './string-formats.js';
@@ -314,4 +314,54 @@ export function validateContainerImagesForPod(containers: unknown, field: string
     const image = str(c.image);
     return image !== image.trim() ? [invalidField(`${field}[${i}].image`, image, 'must not have leading or trailing whitespace')] : [];
   });
+}
+
+/** The fields of an ephemeral container kube refuses (not in its allowedEphemeralContainerFields). */
+const EPHEMERAL_FORBIDDEN_FIELDS = [
+  'ports',
+  'resources',
+  'resizePolicy',
+  'restartPolicy',
+  'restartPolicyRules',
+  'livenessProbe',
+  'readinessProbe',
+  'startupProbe',
+  'lifecycle',
+];
+
+/** Whether a field holds a value other than Go's zero value for it (nil, empty struct). */
+function isNonZero(value: unknown): boolean {
+  if (value === undefined || value === null || value === '') return false;
+  if (typeof value === 'object' && !Array.isArray(value)) return Object.values(value).some(isNonZero);
+  return true;
+}
+
+/**
+ * validateEphemeralContainers: the common container checks, names unique across all containers, a
+ * target naming a regular or init container, and none of the fields an ephemeral container may not have.
+ */
+export function validateEphemeralContainers(ephemeral: unknown, regular: unknown, init: unknown, ctx: ContainerContext, field: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const others = new Set([...objects(regular), ...objects(init)].map((c) => str(c.name)));
+  const names = new Set(others);
+  objects(ephemeral).forEach((container, i) => {
+    const at = `${field}[${i}]`;
+    causes.push(...containerCommon(container, ctx, at));
+    const image = str(container.image);
+    if (image !== image.trim()) causes.push(invalidField(`${at}.image`, image, 'must not have leading or trailing whitespace'));
+    const name = str(container.name);
+    if (names.has(name)) causes.push(duplicateField(`${at}.name`, name));
+    else names.add(name);
+    const target = str(container.targetContainerName);
+    if (target !== '' && !others.has(target)) causes.push(notFoundField(`${at}.targetContainerName`, target));
+    for (const key of EPHEMERAL_FORBIDDEN_FIELDS) {
+      if (isNonZero(container[key])) causes.push(forbiddenField(`${at}.${key}`, 'cannot be set for an Ephemeral Container'));
+    }
+    objects(container.volumeMounts).forEach((mount, mi) => {
+      for (const key of ['subPath', 'subPathExpr'] as const) {
+        if (str(mount[key]) !== '') causes.push(forbiddenField(`${at}.volumeMounts[${mi}].${key}`, 'cannot be set for an Ephemeral Container'));
+      }
+    });
+  });
+  return causes;
 }

@@ -13,18 +13,27 @@
  * ./topology-spread.ts. DNS config and host aliases in ./pod-dns.ts; security contexts (sysctls,
  * seccomp and AppArmor profiles) in ./pod-security-context.ts and the matching annotations in
  * ./security-profile-annotations.ts; resource claims in ./resource-claims.ts; pod-level resources in
- * ./pod-resources.ts. Not checked yet: ephemeral volumes' claim templates, the OS-specific fields,
- * hostUsers, scheduling and readiness gates, ephemeral containers.
+ * ./pod-resources.ts; the OS and user-namespace rules in ./pod-os.ts. Scheduling gates may only be
+ * removed on update. Not checked yet: ephemeral volumes' claim templates, the other pod-specific
+ * annotations (mirror pods, tolerations, deletion cost) and the nodeSelector and node affinity
+ * changes kube allows on a gated pod.
  */
 import type { StatusCause } from '../api/errors.js';
 import { jsonEqual } from '../api/object-util.js';
-import { forbiddenField, invalidField, notSupportedField, requiredField } from './field-errors.js';
-import { validateContainerImagesForPod, validateInitContainers, validateRegularContainers, type ContainerContext } from './containers.js';
+import { duplicateField, forbiddenField, invalidField, notSupportedField, requiredField } from './field-errors.js';
+import {
+  validateContainerImagesForPod,
+  validateEphemeralContainers,
+  validateInitContainers,
+  validateRegularContainers,
+  type ContainerContext,
+} from './containers.js';
 import { validateAnnotations, validateLabels } from './object-meta.js';
 import { isDNS1123Label, isDNS1123Subdomain, isLabelKey, isLabelValue } from './string-formats.js';
 import { INT32_MAX, inclusiveRangeError } from './value-formats.js';
 import { validateNodeAffinity } from './node-affinity.js';
 import { validatePodAffinities } from './pod-affinity.js';
+import { validateHostUsers, validatePodOS } from './pod-os.js';
 import { validatePodResources } from './pod-resources.js';
 import { usesHostUsers, validatePodSecurityContext } from './pod-security-context.js';
 import { podClaimNames, validatePodResourceClaims } from './resource-claims.js';
@@ -37,7 +46,6 @@ import { list, num, numOrUndefined, obj, objOrUndefined, objects, str, type Obj 
 const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'];
 const DNS_POLICIES = ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None'];
 const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
-const OS_NAMES = ['linux', 'windows'];
 const PREEMPTION_POLICIES = ['PreemptLowerPriority', 'Never'];
 const UPDATABLE_POD_SPEC_FIELDS = [
   '`spec.containers[*].image`',
@@ -95,6 +103,38 @@ export function validateTolerations(tolerations: unknown, field: string): Status
   return causes;
 }
 
+/** validateReadinessGates: each condition type a qualified name. */
+function validateReadinessGates(gates: unknown, field: string): StatusCause[] {
+  return objects(gates).flatMap((gate, i) => {
+    const type = str(gate.conditionType);
+    return isLabelKey(type).map((msg) => invalidField(`${field}[${i}].conditionType`, type, msg));
+  });
+}
+
+/** validateSchedulingGates: qualified names, each once. */
+function validateSchedulingGates(gates: unknown, field: string): StatusCause[] {
+  const seen = new Set<string>();
+  return objects(gates).flatMap((gate, i) => {
+    const name = str(gate.name);
+    const causes = isLabelKey(name).map((msg) => invalidField(`${field}[${i}]`, name, msg));
+    if (seen.has(name)) causes.push(duplicateField(`${field}[${i}]`, name));
+    seen.add(name);
+    return causes;
+  });
+}
+
+/** validateOnlyDeletedSchedulingGates: an update may remove scheduling gates, not add them. */
+function schedulingGateUpdateCauses(next: unknown, old: unknown, field: string): StatusCause[] {
+  const oldNames = new Set(objects(old).map((g) => str(g.name)));
+  // kube reports each new name once, at the last index it appears at.
+  const added = new Map<string, number>();
+  objects(next).forEach((g, i) => {
+    const name = str(g.name);
+    if (!oldNames.has(name)) added.set(name, i);
+  });
+  return [...added].map(([name, i]) => forbiddenField(`${field}[${i}].name`, `only deletion is allowed, but found new scheduling gate '${name}'`));
+}
+
 /** validatePodHostNetworkDeps: with hostNetwork, host ports equal container ports (0 allowed in templates). */
 function hostNetworkCauses(spec: Obj, field: string, opts: PodSpecOptions): StatusCause[] {
   if (spec.hostNetwork !== true) return [];
@@ -119,6 +159,7 @@ export function validatePodSpec(specValue: unknown, field: string, opts: PodSpec
   causes.push(...validatePodResourceClaims(spec, opts.podMeta, `${field}.resourceClaims`));
   causes.push(...validateRegularContainers(spec.containers, ctx, `${field}.containers`));
   causes.push(...validateInitContainers(spec.initContainers, spec.containers, ctx, `${field}.initContainers`));
+  causes.push(...validateEphemeralContainers(spec.ephemeralContainers, spec.containers, spec.initContainers, ctx, `${field}.ephemeralContainers`));
   causes.push(...validatePodResources(spec, ctx.podClaims, field));
   causes.push(...hostNetworkCauses(spec, field, opts));
   causes.push(...enumCauses(`${field}.restartPolicy`, str(spec.restartPolicy), RESTART_POLICIES));
@@ -137,18 +178,16 @@ export function validatePodSpec(specValue: unknown, field: string, opts: PodSpec
   causes.push(...nameCauses(`${field}.subdomain`, spec.subdomain, isDNS1123Label));
   causes.push(...validateTolerations(spec.tolerations, `${field}.tolerations`));
   causes.push(...validateTopologySpreadConstraints(spec.topologySpreadConstraints, `${field}.topologySpreadConstraints`));
+  causes.push(...validateReadinessGates(spec.readinessGates, `${field}.readinessGates`));
+  causes.push(...validateSchedulingGates(spec.schedulingGates, `${field}.schedulingGates`));
+  causes.push(...validateHostUsers(spec, field));
   causes.push(...validatePodDNSConfig(spec.dnsConfig, str(spec.dnsPolicy), `${field}.dnsConfig`));
   causes.push(...validateHostAliases(spec.hostAliases, `${field}.hostAliases`));
   causes.push(...nameCauses(`${field}.priorityClassName`, spec.priorityClassName, isDNS1123Subdomain));
   if (typeof spec.runtimeClassName === 'string')
     causes.push(...isDNS1123Subdomain(spec.runtimeClassName).map((msg) => invalidField(`${field}.runtimeClassName`, spec.runtimeClassName as string, msg)));
   if (typeof spec.preemptionPolicy === 'string') causes.push(...enumCauses(`${field}.preemptionPolicy`, spec.preemptionPolicy, PREEMPTION_POLICIES));
-  const os = objOrUndefined(spec.os);
-  if (os !== undefined) {
-    const name = str(os.name);
-    if (name === '') causes.push(requiredField(`${field}.os.name`));
-    else if (!OS_NAMES.includes(name)) causes.push(notSupportedField(`${field}.os`, name, OS_NAMES));
-  }
+  causes.push(...validatePodOS(spec, field));
   return causes;
 }
 
@@ -237,6 +276,7 @@ function podSpecUpdateCauses(next: Obj, old: Obj): StatusCause[] {
     causes.push(invalidField('spec.activeDeadlineSeconds', null, 'must not update from a positive integer to nil value'));
   }
   causes.push(...tolerationUpdateCauses(next.tolerations, old.tolerations, 'spec.tolerations'));
+  causes.push(...schedulingGateUpdateCauses(next.schedulingGates, old.schedulingGates, 'spec.schedulingGates'));
   if (jsonEqual(next, old)) return causes;
   const munged = withUpdatableFieldsFrom(next, old);
   if (!jsonEqual(munged, old)) {
