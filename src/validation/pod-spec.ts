@@ -14,9 +14,8 @@
  * seccomp and AppArmor profiles) in ./pod-security-context.ts and the matching annotations in
  * ./security-profile-annotations.ts; resource claims in ./resource-claims.ts; pod-level resources in
  * ./pod-resources.ts; the OS and user-namespace rules in ./pod-os.ts. Scheduling gates may only be
- * removed on update. Not checked yet: ephemeral volumes' claim templates, the other pod-specific
- * annotations (mirror pods, tolerations, deletion cost) and the nodeSelector and node affinity
- * changes kube allows on a gated pod.
+ * removed on update; pod-specific annotations in ./pod-annotations.ts. Not checked yet: ephemeral
+ * volumes' claim templates and the nodeSelector and node affinity changes kube allows on a gated pod.
  */
 import type { StatusCause } from '../api/errors.js';
 import { jsonEqual } from '../api/object-util.js';
@@ -37,7 +36,8 @@ import { validateHostUsers, validatePodOS } from './pod-os.js';
 import { validatePodResources } from './pod-resources.js';
 import { usesHostUsers, validatePodSecurityContext } from './pod-security-context.js';
 import { podClaimNames, validatePodResourceClaims } from './resource-claims.js';
-import { validateAnnotationsMatchFields, validateSecurityProfileAnnotations } from './security-profile-annotations.js';
+import { hasInvalidDeletionCost, validatePodAnnotationUpdates, validatePodSpecificAnnotations } from './pod-annotations.js';
+import { validateAnnotationsMatchFields } from './security-profile-annotations.js';
 import { validateHostAliases, validatePodDNSConfig } from './pod-dns.js';
 import { validateTopologySpreadConstraints } from './topology-spread.js';
 import { validateVolumes } from './volumes.js';
@@ -199,7 +199,7 @@ export function validatePodTemplateSpec(templateValue: unknown, field: string): 
   const causes = [
     ...validateLabels(meta.labels, `${field}.labels`),
     ...validateAnnotations(meta.annotations, `${field}.annotations`),
-    ...validateSecurityProfileAnnotations(meta.annotations, spec, `${field}.annotations`),
+    ...validatePodSpecificAnnotations(meta.annotations, spec, `${field}.annotations`),
     ...validatePodSpec(spec, `${field}.spec`, { resourceIsPod: false }),
     ...validateAnnotationsMatchFields(meta.annotations, spec, `${field}.spec`),
   ];
@@ -290,7 +290,7 @@ export function validatePod(pod: Obj, old?: Obj): StatusCause[] {
   const spec = obj(pod.spec);
   const meta = obj(pod.metadata);
   const causes = [
-    ...validateSecurityProfileAnnotations(meta.annotations, spec, 'metadata.annotations'),
+    ...validatePodSpecificAnnotations(meta.annotations, spec, 'metadata.annotations', old !== undefined && hasInvalidDeletionCost(old)),
     ...validatePodSpec(spec, 'spec', { resourceIsPod: true, podMeta: meta }),
     ...validateContainerImagesForPod(spec.containers, 'spec.containers'),
     ...validateContainerImagesForPod(spec.initContainers, 'spec.initContainers'),
@@ -314,5 +314,5 @@ export function validatePod(pod: Obj, old?: Obj): StatusCause[] {
     causes.push(...validateAnnotationsMatchFields(meta.annotations, spec, 'spec'));
     return causes;
   }
-  return [...causes, ...podSpecUpdateCauses(spec, obj(old.spec))];
+  return [...causes, ...validatePodAnnotationUpdates(pod, old, 'metadata.annotations'), ...podSpecUpdateCauses(spec, obj(old.spec))];
 }
