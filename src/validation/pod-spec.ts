@@ -14,8 +14,9 @@
  * seccomp and AppArmor profiles) in ./pod-security-context.ts and the matching annotations in
  * ./security-profile-annotations.ts; resource claims in ./resource-claims.ts; pod-level resources in
  * ./pod-resources.ts; the OS and user-namespace rules in ./pod-os.ts. Scheduling gates may only be
- * removed on update; pod-specific annotations in ./pod-annotations.ts. Not checked yet: ephemeral
- * volumes' claim templates and the nodeSelector and node affinity changes kube allows on a gated pod.
+ * removed on update, and while a pod has them its nodeSelector and node affinity may gain entries
+ * (./gated-pod-updates.ts); pod-specific annotations in ./pod-annotations.ts. Not checked yet:
+ * ephemeral volumes' claim templates.
  */
 import type { StatusCause } from '../api/errors.js';
 import { jsonEqual } from '../api/object-util.js';
@@ -30,6 +31,7 @@ import {
 import { validateAnnotations, validateLabels } from './object-meta.js';
 import { isDNS1123Label, isDNS1123Subdomain, isLabelKey, isLabelValue } from './string-formats.js';
 import { INT32_MAX, inclusiveRangeError } from './value-formats.js';
+import { gatedPodUpdateCauses } from './gated-pod-updates.js';
 import { validateNodeAffinity } from './node-affinity.js';
 import { validatePodAffinities } from './pod-affinity.js';
 import { validateHostUsers, validatePodOS } from './pod-os.js';
@@ -279,6 +281,7 @@ function podSpecUpdateCauses(next: Obj, old: Obj): StatusCause[] {
   causes.push(...schedulingGateUpdateCauses(next.schedulingGates, old.schedulingGates, 'spec.schedulingGates'));
   if (jsonEqual(next, old)) return causes;
   const munged = withUpdatableFieldsFrom(next, old);
+  if (list(old.schedulingGates).length > 0) causes.push(...gatedPodUpdateCauses(munged, old));
   if (!jsonEqual(munged, old)) {
     causes.push(forbiddenField('spec', `pod updates may not change fields other than ${UPDATABLE_POD_SPEC_FIELDS.join(',')}\n${changedFields(munged, old)}`));
   }
