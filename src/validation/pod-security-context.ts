@@ -3,14 +3,18 @@
  * validateSysctls, ValidateSecurityContext): user and group ids, sysctl names (kube's regex with `.` or
  * `/` separators, unique, and no network or IPC sysctl in a namespace shared with the host), seccomp
  * and AppArmor profiles (a supported type, `localhostProfile` set exactly for Localhost), process
- * namespace sharing and /proc mount types. Whether a sysctl is safe is the kubelet's decision, not the
- * API server's: any well-formed name is accepted here, and values are not checked.
+ * namespace sharing, /proc mount types, Windows options (./windows-options.ts), the supplemental-groups
+ * and SELinux change policies, and no privilege escalation refused alongside privileged mode or
+ * CAP_SYS_ADMIN. Whether a sysctl is safe is the kubelet's decision, not the API server's: any
+ * well-formed name is accepted here, and values are not checked. Privileged containers are accepted
+ * (kube-apiserver refuses them only without --allow-privileged, which clusters set).
  */
 import type { StatusCause } from '../api/errors.js';
 import { goJson, invalidField, notSupportedField, requiredField, tooLongField, duplicateField } from './field-errors.js';
 import { idProblems } from './value-formats.js';
 import { localDescendingPath } from './volumes.js';
-import { numOrUndefined, objOrUndefined, objects, str, type Obj } from './value-access.js';
+import { validateWindowsOptions } from './windows-options.js';
+import { list, numOrUndefined, objOrUndefined, objects, str, type Obj } from './value-access.js';
 
 const SYSCTL_MAX_LENGTH = 253;
 const SYSCTL_SEGMENT = '[a-z0-9]([-_a-z0-9]*[a-z0-9])?';
@@ -19,6 +23,8 @@ const SYSCTL_RE = new RegExp(SYSCTL_PATTERN);
 const PROFILE_TYPES = ['Localhost', 'RuntimeDefault', 'Unconfined'];
 const PROC_MOUNT_TYPES = ['Default', 'Unmasked'];
 const FS_GROUP_CHANGE_POLICIES = ['Always', 'OnRootMismatch'];
+const SUPPLEMENTAL_GROUPS_POLICIES = ['Merge', 'Strict'];
+const SELINUX_CHANGE_POLICIES = ['MountOption', 'Recursive'];
 const MAX_APPARMOR_PROFILE_LENGTH = 4095;
 /** Sysctls in the IPC namespace by full name (component-helpers' sysctl.GetNamespace). */
 const IPC_SYSCTLS = new Set([
@@ -133,8 +139,11 @@ export function usesHostUsers(spec: Obj): boolean {
   return spec.hostUsers !== false;
 }
 
-/** validatePodSpecSecurityContext: the pod-level security context of `spec` (at `field`.securityContext). */
-export function validatePodSecurityContext(spec: Obj, field: string): StatusCause[] {
+/**
+ * validatePodSpecSecurityContext: the pod-level security context of `spec` (at `field`.securityContext).
+ * `allowAnySELinuxChangePolicy` is set on the update of a Pod that already had a seLinuxChangePolicy.
+ */
+export function validatePodSecurityContext(spec: Obj, field: string, allowAnySELinuxChangePolicy = false): StatusCause[] {
   const sc = objOrUndefined(spec.securityContext);
   if (sc === undefined) return [];
   const at = `${field}.securityContext`;
@@ -154,7 +163,67 @@ export function validatePodSecurityContext(spec: Obj, field: string): StatusCaus
     causes.push(notSupportedField(`${at}.fsGroupChangePolicy`, policy, FS_GROUP_CHANGE_POLICIES));
   }
   causes.push(...validateSeccompProfile(sc.seccompProfile, `${at}.seccompProfile`));
+  causes.push(...validateWindowsOptions(sc.windowsOptions, `${at}.windowsOptions`));
   causes.push(...validateAppArmorProfile(sc.appArmorProfile, `${at}.appArmorProfile`));
+  const groupsPolicy = sc.supplementalGroupsPolicy;
+  if (typeof groupsPolicy === 'string' && !SUPPLEMENTAL_GROUPS_POLICIES.includes(groupsPolicy)) {
+    causes.push(notSupportedField(`${at}.supplementalGroupsPolicy`, groupsPolicy, SUPPLEMENTAL_GROUPS_POLICIES));
+  }
+  const changePolicy = sc.seLinuxChangePolicy;
+  if (typeof changePolicy === 'string') {
+    // With the SELinuxMount gate off (1.36's default) only Recursive is accepted, unless the stored pod had a policy.
+    const allowed = allowAnySELinuxChangePolicy ? SELINUX_CHANGE_POLICIES : ['Recursive'];
+    if (!allowed.includes(changePolicy)) causes.push(notSupportedField(`${at}.seLinuxChangePolicy`, changePolicy, allowed));
+  }
+  return causes;
+}
+
+/** kube's internal SecurityContext as its field errors print it (Go field names, nil pointers as null). */
+function internalSecurityContext(sc: Obj): unknown {
+  const pick = (o: unknown, fields: Record<string, string>, zero: unknown): unknown => {
+    const value = objOrUndefined(o);
+    return value === undefined ? null : Object.fromEntries(Object.entries(fields).map(([goName, key]) => [goName, value[key] ?? zero]));
+  };
+  const profile = (o: unknown): unknown => pick(o, { Type: 'type', LocalhostProfile: 'localhostProfile' }, null);
+  const seLinux = objOrUndefined(sc.seLinuxOptions);
+  return {
+    Capabilities: pick(sc.capabilities, { Add: 'add', Drop: 'drop' }, null),
+    Privileged: sc.privileged ?? null,
+    SELinuxOptions: seLinux === undefined ? null : { User: seLinux.user ?? '', Role: seLinux.role ?? '', Type: seLinux.type ?? '', Level: seLinux.level ?? '' },
+    WindowsOptions: pick(
+      sc.windowsOptions,
+      {
+        GMSACredentialSpecName: 'gmsaCredentialSpecName',
+        GMSACredentialSpec: 'gmsaCredentialSpec',
+        RunAsUserName: 'runAsUserName',
+        HostProcess: 'hostProcess',
+      },
+      null,
+    ),
+    RunAsUser: sc.runAsUser ?? null,
+    RunAsGroup: sc.runAsGroup ?? null,
+    RunAsNonRoot: sc.runAsNonRoot ?? null,
+    ReadOnlyRootFilesystem: sc.readOnlyRootFilesystem ?? null,
+    AllowPrivilegeEscalation: sc.allowPrivilegeEscalation ?? null,
+    ProcMount: sc.procMount ?? null,
+    SeccompProfile: profile(sc.seccompProfile),
+    AppArmorProfile: profile(sc.appArmorProfile),
+  };
+}
+
+/** With `allowPrivilegeEscalation: false`, a container may be neither privileged nor add CAP_SYS_ADMIN. */
+function privilegeEscalationCauses(sc: Obj, field: string): StatusCause[] {
+  if (sc.allowPrivilegeEscalation !== false) return [];
+  const causes: StatusCause[] = [];
+  if (sc.privileged === true)
+    causes.push(invalidField(field, goJson(internalSecurityContext(sc)), 'cannot set `allowPrivilegeEscalation` to false and `privileged` to true'));
+  for (const capability of list(objOrUndefined(sc.capabilities)?.add)) {
+    if (capability === 'CAP_SYS_ADMIN') {
+      causes.push(
+        invalidField(field, goJson(internalSecurityContext(sc)), 'cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN'),
+      );
+    }
+  }
   return causes;
 }
 
@@ -169,6 +238,8 @@ export function validateContainerSecurityContext(scValue: unknown, field: string
     if (hostUsers && procMount === 'Unmasked') causes.push(invalidField(`${field}.procMount`, procMount, '`hostUsers` must be false to use `Unmasked`'));
   }
   causes.push(...validateSeccompProfile(sc.seccompProfile, `${field}.seccompProfile`));
+  causes.push(...privilegeEscalationCauses(sc, field));
+  causes.push(...validateWindowsOptions(sc.windowsOptions, `${field}.windowsOptions`));
   causes.push(...validateAppArmorProfile(sc.appArmorProfile, `${field}.appArmorProfile`));
   return causes;
 }

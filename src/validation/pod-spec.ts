@@ -62,6 +62,8 @@ export interface PodSpecOptions {
   resourceIsPod: boolean;
   /** The Pod's metadata (a template's spec has none): static pods may not have resource claims. */
   podMeta?: Obj;
+  /** The stored Pod's spec, on an update: a seLinuxChangePolicy it had may stay any valid policy. */
+  oldSpec?: Obj;
 }
 
 function enumCauses(field: string, value: string, supported: readonly string[]): StatusCause[] {
@@ -167,7 +169,8 @@ export function validatePodSpec(specValue: unknown, field: string, opts: PodSpec
   causes.push(...enumCauses(`${field}.restartPolicy`, str(spec.restartPolicy), RESTART_POLICIES));
   causes.push(...enumCauses(`${field}.dnsPolicy`, str(spec.dnsPolicy), DNS_POLICIES));
   causes.push(...validateLabels(spec.nodeSelector, `${field}.nodeSelector`));
-  causes.push(...validatePodSecurityContext(spec, field));
+  const hadChangePolicy = typeof obj(opts.oldSpec?.securityContext).seLinuxChangePolicy === 'string';
+  causes.push(...validatePodSecurityContext(spec, field, hadChangePolicy));
   causes.push(...validateNodeAffinity(objOrUndefined(spec.affinity)?.nodeAffinity, `${field}.affinity.nodeAffinity`));
   causes.push(...validatePodAffinities(spec.affinity, `${field}.affinity`));
   causes.push(...nameCauses(`${field}.serviceAccountName`, spec.serviceAccountName, isDNS1123Subdomain));
@@ -294,7 +297,7 @@ export function validatePod(pod: Obj, old?: Obj): StatusCause[] {
   const meta = obj(pod.metadata);
   const causes = [
     ...validatePodSpecificAnnotations(meta.annotations, spec, 'metadata.annotations', old !== undefined && hasInvalidDeletionCost(old)),
-    ...validatePodSpec(spec, 'spec', { resourceIsPod: true, podMeta: meta }),
+    ...validatePodSpec(spec, 'spec', { resourceIsPod: true, podMeta: meta, oldSpec: old === undefined ? undefined : obj(old.spec) }),
     ...validateContainerImagesForPod(spec.containers, 'spec.containers'),
     ...validateContainerImagesForPod(spec.initContainers, 'spec.initContainers'),
   ];
