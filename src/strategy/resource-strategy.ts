@@ -4,6 +4,7 @@ import { isObject, jsonEqual, metadataOf, type Obj } from '../api/object-util.js
 import { applyDefaults } from './defaults.js';
 import { fillDataSources, prepareClaimDataSources } from './claim-data-sources.js';
 import { preparePodForCreate } from './pod-prepare.js';
+import { podQosClass } from './pod-qos.js';
 
 /**
  * Per-type behaviour of writes, after kube-apiserver's registry strategies: which types split spec and
@@ -68,28 +69,6 @@ function specPart(obj: Obj): Obj {
   const out: Obj = {};
   for (const [k, v] of Object.entries(obj)) if (k !== 'metadata' && k !== 'status' && k !== 'kind' && k !== 'apiVersion') out[k] = v;
   return out;
-}
-
-function podQosClass(pod: Obj): string {
-  const spec = isObject(pod.spec) ? pod.spec : {};
-  const containers = [
-    ...(Array.isArray(spec.containers) ? (spec.containers as unknown[]) : []),
-    ...(Array.isArray(spec.initContainers) ? (spec.initContainers as unknown[]) : []),
-  ];
-  let any = false;
-  let guaranteed = containers.length > 0;
-  for (const c of containers) {
-    const res = isObject(c) && isObject(c.resources) ? c.resources : {};
-    const requests = isObject(res.requests) ? res.requests : {};
-    const limits = isObject(res.limits) ? res.limits : {};
-    if (Object.keys(requests).length > 0 || Object.keys(limits).length > 0) any = true;
-    for (const r of ['cpu', 'memory']) {
-      if (limits[r] === undefined) guaranteed = false;
-      else if (requests[r] !== undefined && requests[r] !== limits[r]) guaranteed = false;
-    }
-  }
-  if (!any) return 'BestEffort';
-  return guaranteed ? 'Guaranteed' : 'Burstable';
 }
 
 /**
