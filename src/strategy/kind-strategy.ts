@@ -43,7 +43,7 @@ export interface KindStrategy {
    */
   createStatus?: 'keep' | ((obj: Obj) => Obj);
 
-  /** Kind-specific preparation of a create, after defaults (kube's PrepareForCreate). */
+  /** Kind-specific preparation of a create, after defaults and the status reset (kube's PrepareForCreate). */
   prepareForCreate?: (obj: Obj) => void;
 
   /** Kind-specific preparation of an update of the object, after defaults and after the stored status was kept (PrepareForUpdate). */

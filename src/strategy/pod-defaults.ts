@@ -2,6 +2,9 @@ import { isObject, type Obj } from '../api/object-util.js';
 import { roundUpToMilli } from '../codec/printers/quantity.js';
 import { defaultNumber, defaultPointer, defaultString, objectAt, objectsAt, unset } from './field-defaults.js';
 import { imageTag } from './image-reference.js';
+import { aggregateContainerLimits, aggregateContainerRequests } from '../validation/pod-resource-totals.js';
+import { isPodLevelResource } from '../validation/pod-resources.js';
+import { isHugePages, isOvercommitAllowed } from '../validation/resource-names.js';
 
 /**
  * kube-apiserver 1.36's defaulting of pod specs, wherever one appears (Pods, and the templates of
@@ -11,8 +14,9 @@ import { imageTag } from './image-reference.js';
  *
  * Also written here, because Go's encoder always writes it and the shape table leaves types with their
  * own JSON form alone: a resource field selector's `divisor: "0"` (a Quantity). Empty structs Go
- * writes (`resources: {}`, template `metadata: {}`) come from the stored-object shape (go-shape.ts). Not done yet: pod-level
- * `spec.resources` request defaults (they need quantity arithmetic over the containers).
+ * writes (`resources: {}`, template `metadata: {}`) come from the stored-object shape (go-shape.ts).
+ * A Pod's pod-level `spec.resources` get kube's defaults from its containers' totals (PodLevelResources
+ * is on by default in 1.36).
  */
 
 function defaultFieldRef(ref: Obj | undefined): void {
@@ -232,12 +236,51 @@ function requestsFromLimits(container: Obj): void {
   resources.requests = requests;
 }
 
-/** SetDefaults_Pod (requests from limits, service links, host-network ports), then the pod spec. */
+/** A resource list as a plain object, copied (empty when absent). */
+function resourceListCopy(list: unknown): Obj {
+  return isObject(list) ? { ...list } : {};
+}
+
+/** defaultHugePagePodLimits: pod huge-page limits default to the containers' total, unless requested. */
+function defaultHugePagePodLimits(spec: Obj, resources: Obj): void {
+  const limits = resourceListCopy(resources.limits);
+  const requests = resourceListCopy(resources.requests);
+  if (Object.keys(limits).length === 0 && Object.keys(requests).length === 0) return;
+  for (const [name, total] of aggregateContainerLimits(spec)) {
+    if (!isHugePages(name) || name in requests || name in limits) continue;
+    limits[name] = total;
+  }
+  if (Object.keys(limits).length > 0) resources.limits = limits;
+}
+
+/**
+ * defaultPodRequests: with pod limits, each pod request defaults to the containers' total request
+ * (overcommittable resources), else to the pod limit.
+ */
+function defaultPodRequests(spec: Obj, resources: Obj): void {
+  const limits = resourceListCopy(resources.limits);
+  if (Object.keys(limits).length === 0) return;
+  const requests = resourceListCopy(resources.requests);
+  for (const [name, total] of aggregateContainerRequests(spec)) {
+    if (!(name in requests) && isPodLevelResource(name) && isOvercommitAllowed(name)) requests[name] = total;
+  }
+  for (const [name, limit] of Object.entries(limits)) {
+    if (!(name in requests) && isPodLevelResource(name)) requests[name] = limit;
+  }
+  if (Object.keys(requests).length > 0) resources.requests = requests;
+}
+
+/** SetDefaults_Pod (requests from limits, pod-level resources, service links, host-network ports), then the pod spec. */
 export function defaultPod(pod: Obj): void {
   const spec = objectAt(pod, 'spec') ?? {};
   pod.spec = spec;
   for (const key of ['containers', 'initContainers']) {
     for (const container of objectsAt(spec, key)) requestsFromLimits(container);
+  }
+  const resources = objectAt(spec, 'resources');
+  if (resources !== undefined) {
+    defaultHugePagePodLimits(spec, resources);
+    defaultPodRequests(spec, resources);
   }
   defaultPointer(spec, 'enableServiceLinks', true);
   if (spec.hostNetwork === true) {

@@ -39,11 +39,11 @@ export function prepareForCreate(info: ResourceInfo, obj: Obj): void {
   const meta = metadataOf(obj);
   if (tracksGeneration(info)) meta.generation = 1;
   else delete meta.generation;
+  if (hasStatusSubresource(info) && strategy.createStatus !== 'keep') {
+    if (strategy.createStatus !== undefined) obj.status = strategy.createStatus(obj);
+    else delete obj.status;
+  }
   strategy.prepareForCreate?.(obj);
-  if (!hasStatusSubresource(info)) return;
-  if (strategy.createStatus === 'keep') return;
-  if (strategy.createStatus !== undefined) obj.status = strategy.createStatus(obj);
-  else delete obj.status;
 }
 
 /**

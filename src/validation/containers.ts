@@ -2,15 +2,16 @@
  * kube 1.36's validation of the containers of a pod spec (regular and init; validateContainers,
  * validateInitContainers, validateContainerCommon): names, images, ports and host-port conflicts,
  * env and envFrom, volume mounts, pull and termination-message policies, resources, probes and
- * lifecycle handlers, and the ids of the security context. Init containers without
+ * lifecycle handlers, and the security context (./pod-security-context.ts). Init containers without
  * `restartPolicy: Always` may not carry probes or lifecycle handlers; with it they are sidecars.
  */
 import type { StatusCause } from '../api/errors.js';
 import { configKeyProblems } from './config-data.js';
-import { duplicateField, forbiddenField, invalidField, notSupportedField, requiredField } from './field-errors.js';
+import { duplicateField, forbiddenField, invalidField, notFoundField, notSupportedField, requiredField } from './field-errors.js';
+import { validateContainerSecurityContext } from './pod-security-context.js';
 import { validateResourceRequirements } from './resource-requirements.js';
 import { isDNS1123Label, isDNS1123Subdomain, isLabelKey, maskTrailingDash } from './string-formats.js';
-import { envVarNameProblems, idProblems, nonNegative, portNameProblems, portNumberProblems } from './value-formats.js';
+import { envVarNameProblems, nonNegative, portNameProblems, portNumberProblems } from './value-formats.js';
 import { validateVolumeMounts } from './volumes.js';
 import { num, numOrUndefined, objOrUndefined, objects, str, type Obj } from './value-access.js';
 
@@ -234,18 +235,18 @@ function probesAndLifecycle(container: Obj, at: string): StatusCause[] {
   return causes;
 }
 
-function securityContextCauses(sc: Obj | undefined, field: string): StatusCause[] {
-  if (sc === undefined) return [];
-  const causes: StatusCause[] = [];
-  for (const key of ['runAsUser', 'runAsGroup'] as const) {
-    const id = numOrUndefined(sc[key]);
-    if (id !== undefined) causes.push(...idProblems(id).map((msg) => invalidField(`${field}.${key}`, id, msg)));
-  }
-  return causes;
+/** What a pod spec's containers are checked against, gathered from the rest of the spec. */
+export interface ContainerContext {
+  /** The names of the pod's volumes. */
+  volumeNames: Set<string>;
+  /** The names of the pod's resource claims. */
+  podClaims: ReadonlySet<string>;
+  /** Whether the pod shares the host's user namespace (`hostUsers` unset or true). */
+  hostUsers: boolean;
 }
 
 /** validateContainerCommon: the checks every container gets. */
-function containerCommon(container: Obj, volumeNames: Set<string>, at: string): StatusCause[] {
+function containerCommon(container: Obj, ctx: ContainerContext, at: string): StatusCause[] {
   const causes: StatusCause[] = [];
   const name = str(container.name);
   if (name === '') causes.push(requiredField(`${at}.name`));
@@ -257,24 +258,24 @@ function containerCommon(container: Obj, volumeNames: Set<string>, at: string): 
   causes.push(...portCauses(container.ports, `${at}.ports`));
   causes.push(...envCauses(container.env, `${at}.env`));
   causes.push(...envFromCauses(container.envFrom, `${at}.envFrom`));
-  causes.push(...validateVolumeMounts(container.volumeMounts, volumeNames, `${at}.volumeMounts`));
+  causes.push(...validateVolumeMounts(container.volumeMounts, ctx.volumeNames, `${at}.volumeMounts`));
   const pull = str(container.imagePullPolicy);
   if (pull === '') causes.push(requiredField(`${at}.imagePullPolicy`));
   else if (!PULL_POLICIES.includes(pull)) causes.push(notSupportedField(`${at}.imagePullPolicy`, pull, PULL_POLICIES));
-  causes.push(...validateResourceRequirements(container.resources, `${at}.resources`));
-  causes.push(...securityContextCauses(objOrUndefined(container.securityContext), `${at}.securityContext`));
+  causes.push(...validateResourceRequirements(container.resources, `${at}.resources`, { podClaims: ctx.podClaims }));
+  causes.push(...validateContainerSecurityContext(container.securityContext, `${at}.securityContext`, ctx.hostUsers));
   return causes;
 }
 
 /** validateContainers: at least one, unique names, plus probes, lifecycle and host-port conflicts. */
-export function validateRegularContainers(containers: unknown, volumeNames: Set<string>, field: string): StatusCause[] {
+export function validateRegularContainers(containers: unknown, ctx: ContainerContext, field: string): StatusCause[] {
   const list = objects(containers);
   if (list.length === 0) return [requiredField(field)];
   const causes: StatusCause[] = [];
   const names = new Set<string>();
   list.forEach((container, i) => {
     const at = `${field}[${i}]`;
-    causes.push(...containerCommon(container, volumeNames, at));
+    causes.push(...containerCommon(container, ctx, at));
     const name = str(container.name);
     if (names.has(name)) causes.push(duplicateField(`${at}.name`, name));
     else names.add(name);
@@ -284,12 +285,12 @@ export function validateRegularContainers(containers: unknown, volumeNames: Set<
 }
 
 /** validateInitContainers: names unique across init and regular containers; probes only on sidecars. */
-export function validateInitContainers(initContainers: unknown, regular: unknown, volumeNames: Set<string>, field: string): StatusCause[] {
+export function validateInitContainers(initContainers: unknown, regular: unknown, ctx: ContainerContext, field: string): StatusCause[] {
   const causes: StatusCause[] = [];
   const names = new Set(objects(regular).map((c) => str(c.name)));
   objects(initContainers).forEach((container, i) => {
     const at = `${field}[${i}]`;
-    causes.push(...containerCommon(container, volumeNames, at));
+    causes.push(...containerCommon(container, ctx, at));
     const restartPolicy = container.restartPolicy;
     const sidecar = restartPolicy === 'Always';
     const name = str(container.name);
@@ -315,19 +316,52 @@ export function validateContainerImagesForPod(containers: unknown, field: string
   });
 }
 
-/** The ids of a pod-level security context. */
-export function validatePodSecurityContext(sc: Obj | undefined, field: string): StatusCause[] {
-  if (sc === undefined) return [];
+/** The fields of an ephemeral container kube refuses (not in its allowedEphemeralContainerFields). */
+const EPHEMERAL_FORBIDDEN_FIELDS = [
+  'ports',
+  'resources',
+  'resizePolicy',
+  'restartPolicy',
+  'restartPolicyRules',
+  'livenessProbe',
+  'readinessProbe',
+  'startupProbe',
+  'lifecycle',
+];
+
+/** Whether a field holds a value other than Go's zero value for it (nil, empty struct). */
+function isNonZero(value: unknown): boolean {
+  if (value === undefined || value === null || value === '') return false;
+  if (typeof value === 'object' && !Array.isArray(value)) return Object.values(value).some(isNonZero);
+  return true;
+}
+
+/**
+ * validateEphemeralContainers: the common container checks, names unique across all containers, a
+ * target naming a regular or init container, and none of the fields an ephemeral container may not have.
+ */
+export function validateEphemeralContainers(ephemeral: unknown, regular: unknown, init: unknown, ctx: ContainerContext, field: string): StatusCause[] {
   const causes: StatusCause[] = [];
-  const fsGroup = numOrUndefined(sc.fsGroup);
-  if (fsGroup !== undefined) causes.push(...idProblems(fsGroup).map((msg) => invalidField(`${field}.fsGroup`, fsGroup, msg)));
-  causes.push(...securityContextCauses(sc, field));
-  (Array.isArray(sc.supplementalGroups) ? sc.supplementalGroups : []).forEach((gid, i) => {
-    if (typeof gid === 'number') causes.push(...idProblems(gid).map((msg) => invalidField(`${field}.supplementalGroups[${i}]`, gid, msg)));
+  const others = new Set([...objects(regular), ...objects(init)].map((c) => str(c.name)));
+  const names = new Set(others);
+  objects(ephemeral).forEach((container, i) => {
+    const at = `${field}[${i}]`;
+    causes.push(...containerCommon(container, ctx, at));
+    const image = str(container.image);
+    if (image !== image.trim()) causes.push(invalidField(`${at}.image`, image, 'must not have leading or trailing whitespace'));
+    const name = str(container.name);
+    if (names.has(name)) causes.push(duplicateField(`${at}.name`, name));
+    else names.add(name);
+    const target = str(container.targetContainerName);
+    if (target !== '' && !others.has(target)) causes.push(notFoundField(`${at}.targetContainerName`, target));
+    for (const key of EPHEMERAL_FORBIDDEN_FIELDS) {
+      if (isNonZero(container[key])) causes.push(forbiddenField(`${at}.${key}`, 'cannot be set for an Ephemeral Container'));
+    }
+    objects(container.volumeMounts).forEach((mount, mi) => {
+      for (const key of ['subPath', 'subPathExpr'] as const) {
+        if (str(mount[key]) !== '') causes.push(forbiddenField(`${at}.volumeMounts[${mi}].${key}`, 'cannot be set for an Ephemeral Container'));
+      }
+    });
   });
-  const policy = sc.fsGroupChangePolicy;
-  if (typeof policy === 'string' && policy !== 'Always' && policy !== 'OnRootMismatch') {
-    causes.push(notSupportedField(`${field}.fsGroupChangePolicy`, policy, ['Always', 'OnRootMismatch']));
-  }
   return causes;
 }

@@ -2,11 +2,12 @@
  * kube 1.36's validation of a pod spec's `affinity.podAffinity` and `affinity.podAntiAffinity`
  * (validatePodAffinity, validatePodAntiAffinity): each term's label and namespace selectors, its
  * namespaces (names), and a non-empty topology key that is a label key; weights of preferred terms
- * in 1-100. Not checked yet: matchLabelKeys and mismatchLabelKeys.
+ * in 1-100; matchLabelKeys and mismatchLabelKeys as ./match-label-keys.ts checks them.
  */
 import type { StatusCause } from '../api/errors.js';
 import { invalidField, requiredField } from './field-errors.js';
 import { validateLabelSelector } from './label-selector.js';
+import { validateMatchLabelKeys } from './match-label-keys.js';
 import { isDNS1123Label, isLabelKey } from './string-formats.js';
 import { list, num, obj, objOrUndefined, objects, str, type Obj } from './value-access.js';
 
@@ -16,6 +17,7 @@ function termCauses(term: Obj, at: string): StatusCause[] {
     ...validateLabelSelector(term.namespaceSelector, `${at}.namespaceSelector`),
   ];
   for (const ns of list(term.namespaces).map(str)) causes.push(...isDNS1123Label(ns).map((msg) => invalidField(`${at}.namespace`, ns, msg)));
+  causes.push(...validateMatchLabelKeys(at, term.matchLabelKeys, term.mismatchLabelKeys, term.labelSelector));
   const key = str(term.topologyKey);
   if (key === '') causes.push(requiredField(`${at}.topologyKey`, 'can not be empty'));
   causes.push(...isLabelKey(key).map((msg) => invalidField(`${at}.topologyKey`, key, msg)));

@@ -10,18 +10,36 @@
  * of the changed fields instead.
  *
  * Affinity is checked in ./node-affinity.ts and ./pod-affinity.ts; topology spread constraints in
- * ./topology-spread.ts. DNS config and host aliases in ./pod-dns.ts. Not checked yet: sysctls, seccomp
- * and AppArmor profiles, pod-level resources, resource claims, ephemeral volumes' claim templates.
+ * ./topology-spread.ts. DNS config and host aliases in ./pod-dns.ts; security contexts (sysctls,
+ * seccomp and AppArmor profiles) in ./pod-security-context.ts and the matching annotations in
+ * ./security-profile-annotations.ts; resource claims in ./resource-claims.ts; pod-level resources in
+ * ./pod-resources.ts; the OS and user-namespace rules in ./pod-os.ts. Scheduling gates may only be
+ * removed on update, and while a pod has them its nodeSelector and node affinity may gain entries
+ * (./gated-pod-updates.ts); pod-specific annotations in ./pod-annotations.ts. Not checked yet:
+ * ephemeral volumes' claim templates.
  */
 import type { StatusCause } from '../api/errors.js';
 import { jsonEqual } from '../api/object-util.js';
-import { forbiddenField, invalidField, notSupportedField, requiredField } from './field-errors.js';
-import { validateContainerImagesForPod, validateInitContainers, validatePodSecurityContext, validateRegularContainers } from './containers.js';
+import { duplicateField, forbiddenField, invalidField, notSupportedField, requiredField } from './field-errors.js';
+import {
+  validateContainerImagesForPod,
+  validateEphemeralContainers,
+  validateInitContainers,
+  validateRegularContainers,
+  type ContainerContext,
+} from './containers.js';
 import { validateAnnotations, validateLabels } from './object-meta.js';
 import { isDNS1123Label, isDNS1123Subdomain, isLabelKey, isLabelValue } from './string-formats.js';
 import { INT32_MAX, inclusiveRangeError } from './value-formats.js';
+import { gatedPodUpdateCauses } from './gated-pod-updates.js';
 import { validateNodeAffinity } from './node-affinity.js';
 import { validatePodAffinities } from './pod-affinity.js';
+import { validateHostUsers, validatePodOS } from './pod-os.js';
+import { validatePodResources } from './pod-resources.js';
+import { usesHostUsers, validatePodSecurityContext } from './pod-security-context.js';
+import { podClaimNames, validatePodResourceClaims } from './resource-claims.js';
+import { hasInvalidDeletionCost, validatePodAnnotationUpdates, validatePodSpecificAnnotations } from './pod-annotations.js';
+import { validateAnnotationsMatchFields } from './security-profile-annotations.js';
 import { validateHostAliases, validatePodDNSConfig } from './pod-dns.js';
 import { validateTopologySpreadConstraints } from './topology-spread.js';
 import { validateVolumes } from './volumes.js';
@@ -30,7 +48,6 @@ import { list, num, numOrUndefined, obj, objOrUndefined, objects, str, type Obj 
 const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'];
 const DNS_POLICIES = ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None'];
 const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
-const OS_NAMES = ['linux', 'windows'];
 const PREEMPTION_POLICIES = ['PreemptLowerPriority', 'Never'];
 const UPDATABLE_POD_SPEC_FIELDS = [
   '`spec.containers[*].image`',
@@ -43,6 +60,10 @@ const UPDATABLE_POD_SPEC_FIELDS = [
 /** Whether a spec belongs to a Pod itself (stricter host-port and image checks) or to a template. */
 export interface PodSpecOptions {
   resourceIsPod: boolean;
+  /** The Pod's metadata (a template's spec has none): static pods may not have resource claims. */
+  podMeta?: Obj;
+  /** The stored Pod's spec, on an update: a seLinuxChangePolicy it had may stay any valid policy. */
+  oldSpec?: Obj;
 }
 
 function enumCauses(field: string, value: string, supported: readonly string[]): StatusCause[] {
@@ -86,6 +107,38 @@ export function validateTolerations(tolerations: unknown, field: string): Status
   return causes;
 }
 
+/** validateReadinessGates: each condition type a qualified name. */
+function validateReadinessGates(gates: unknown, field: string): StatusCause[] {
+  return objects(gates).flatMap((gate, i) => {
+    const type = str(gate.conditionType);
+    return isLabelKey(type).map((msg) => invalidField(`${field}[${i}].conditionType`, type, msg));
+  });
+}
+
+/** validateSchedulingGates: qualified names, each once. */
+function validateSchedulingGates(gates: unknown, field: string): StatusCause[] {
+  const seen = new Set<string>();
+  return objects(gates).flatMap((gate, i) => {
+    const name = str(gate.name);
+    const causes = isLabelKey(name).map((msg) => invalidField(`${field}[${i}]`, name, msg));
+    if (seen.has(name)) causes.push(duplicateField(`${field}[${i}]`, name));
+    seen.add(name);
+    return causes;
+  });
+}
+
+/** validateOnlyDeletedSchedulingGates: an update may remove scheduling gates, not add them. */
+function schedulingGateUpdateCauses(next: unknown, old: unknown, field: string): StatusCause[] {
+  const oldNames = new Set(objects(old).map((g) => str(g.name)));
+  // kube reports each new name once, at the last index it appears at.
+  const added = new Map<string, number>();
+  objects(next).forEach((g, i) => {
+    const name = str(g.name);
+    if (!oldNames.has(name)) added.set(name, i);
+  });
+  return [...added].map(([name, i]) => forbiddenField(`${field}[${i}].name`, `only deletion is allowed, but found new scheduling gate '${name}'`));
+}
+
 /** validatePodHostNetworkDeps: with hostNetwork, host ports equal container ports (0 allowed in templates). */
 function hostNetworkCauses(spec: Obj, field: string, opts: PodSpecOptions): StatusCause[] {
   if (spec.hostNetwork !== true) return [];
@@ -106,13 +159,18 @@ export function validatePodSpec(specValue: unknown, field: string, opts: PodSpec
   if (numOrUndefined(spec.terminationGracePeriodSeconds) === undefined) causes.push(requiredField(`${field}.terminationGracePeriodSeconds`));
   const volumes = validateVolumes(spec.volumes, `${field}.volumes`);
   causes.push(...volumes.causes);
-  causes.push(...validateRegularContainers(spec.containers, volumes.names, `${field}.containers`));
-  causes.push(...validateInitContainers(spec.initContainers, spec.containers, volumes.names, `${field}.initContainers`));
+  const ctx: ContainerContext = { volumeNames: volumes.names, podClaims: podClaimNames(spec), hostUsers: usesHostUsers(spec) };
+  causes.push(...validatePodResourceClaims(spec, opts.podMeta, `${field}.resourceClaims`));
+  causes.push(...validateRegularContainers(spec.containers, ctx, `${field}.containers`));
+  causes.push(...validateInitContainers(spec.initContainers, spec.containers, ctx, `${field}.initContainers`));
+  causes.push(...validateEphemeralContainers(spec.ephemeralContainers, spec.containers, spec.initContainers, ctx, `${field}.ephemeralContainers`));
+  causes.push(...validatePodResources(spec, ctx.podClaims, field));
   causes.push(...hostNetworkCauses(spec, field, opts));
   causes.push(...enumCauses(`${field}.restartPolicy`, str(spec.restartPolicy), RESTART_POLICIES));
   causes.push(...enumCauses(`${field}.dnsPolicy`, str(spec.dnsPolicy), DNS_POLICIES));
   causes.push(...validateLabels(spec.nodeSelector, `${field}.nodeSelector`));
-  causes.push(...validatePodSecurityContext(objOrUndefined(spec.securityContext), `${field}.securityContext`));
+  const hadChangePolicy = typeof obj(opts.oldSpec?.securityContext).seLinuxChangePolicy === 'string';
+  causes.push(...validatePodSecurityContext(spec, field, hadChangePolicy));
   causes.push(...validateNodeAffinity(objOrUndefined(spec.affinity)?.nodeAffinity, `${field}.affinity.nodeAffinity`));
   causes.push(...validatePodAffinities(spec.affinity, `${field}.affinity`));
   causes.push(...nameCauses(`${field}.serviceAccountName`, spec.serviceAccountName, isDNS1123Subdomain));
@@ -125,18 +183,16 @@ export function validatePodSpec(specValue: unknown, field: string, opts: PodSpec
   causes.push(...nameCauses(`${field}.subdomain`, spec.subdomain, isDNS1123Label));
   causes.push(...validateTolerations(spec.tolerations, `${field}.tolerations`));
   causes.push(...validateTopologySpreadConstraints(spec.topologySpreadConstraints, `${field}.topologySpreadConstraints`));
+  causes.push(...validateReadinessGates(spec.readinessGates, `${field}.readinessGates`));
+  causes.push(...validateSchedulingGates(spec.schedulingGates, `${field}.schedulingGates`));
+  causes.push(...validateHostUsers(spec, field));
   causes.push(...validatePodDNSConfig(spec.dnsConfig, str(spec.dnsPolicy), `${field}.dnsConfig`));
   causes.push(...validateHostAliases(spec.hostAliases, `${field}.hostAliases`));
   causes.push(...nameCauses(`${field}.priorityClassName`, spec.priorityClassName, isDNS1123Subdomain));
   if (typeof spec.runtimeClassName === 'string')
     causes.push(...isDNS1123Subdomain(spec.runtimeClassName).map((msg) => invalidField(`${field}.runtimeClassName`, spec.runtimeClassName as string, msg)));
   if (typeof spec.preemptionPolicy === 'string') causes.push(...enumCauses(`${field}.preemptionPolicy`, spec.preemptionPolicy, PREEMPTION_POLICIES));
-  const os = objOrUndefined(spec.os);
-  if (os !== undefined) {
-    const name = str(os.name);
-    if (name === '') causes.push(requiredField(`${field}.os.name`));
-    else if (!OS_NAMES.includes(name)) causes.push(notSupportedField(`${field}.os`, name, OS_NAMES));
-  }
+  causes.push(...validatePodOS(spec, field));
   return causes;
 }
 
@@ -144,10 +200,13 @@ export function validatePodSpec(specValue: unknown, field: string, opts: PodSpec
 export function validatePodTemplateSpec(templateValue: unknown, field: string): StatusCause[] {
   const template = obj(templateValue);
   const meta = obj(template.metadata);
+  const spec = obj(template.spec);
   const causes = [
     ...validateLabels(meta.labels, `${field}.labels`),
     ...validateAnnotations(meta.annotations, `${field}.annotations`),
-    ...validatePodSpec(template.spec, `${field}.spec`, { resourceIsPod: false }),
+    ...validatePodSpecificAnnotations(meta.annotations, spec, `${field}.annotations`),
+    ...validatePodSpec(spec, `${field}.spec`, { resourceIsPod: false }),
+    ...validateAnnotationsMatchFields(meta.annotations, spec, `${field}.spec`),
   ];
   if (list(obj(template.spec).ephemeralContainers).length > 0) {
     causes.push(forbiddenField(`${field}.spec.ephemeralContainers`, 'ephemeral containers not allowed in pod template'));
@@ -222,8 +281,10 @@ function podSpecUpdateCauses(next: Obj, old: Obj): StatusCause[] {
     causes.push(invalidField('spec.activeDeadlineSeconds', null, 'must not update from a positive integer to nil value'));
   }
   causes.push(...tolerationUpdateCauses(next.tolerations, old.tolerations, 'spec.tolerations'));
+  causes.push(...schedulingGateUpdateCauses(next.schedulingGates, old.schedulingGates, 'spec.schedulingGates'));
   if (jsonEqual(next, old)) return causes;
   const munged = withUpdatableFieldsFrom(next, old);
+  if (list(old.schedulingGates).length > 0) causes.push(...gatedPodUpdateCauses(munged, old));
   if (!jsonEqual(munged, old)) {
     causes.push(forbiddenField('spec', `pod updates may not change fields other than ${UPDATABLE_POD_SPEC_FIELDS.join(',')}\n${changedFields(munged, old)}`));
   }
@@ -233,8 +294,10 @@ function podSpecUpdateCauses(next: Obj, old: Obj): StatusCause[] {
 /** A Pod's own checks beyond its metadata: ValidatePodCreate, or ValidatePodUpdate given the stored Pod. */
 export function validatePod(pod: Obj, old?: Obj): StatusCause[] {
   const spec = obj(pod.spec);
+  const meta = obj(pod.metadata);
   const causes = [
-    ...validatePodSpec(spec, 'spec', { resourceIsPod: true }),
+    ...validatePodSpecificAnnotations(meta.annotations, spec, 'metadata.annotations', old !== undefined && hasInvalidDeletionCost(old)),
+    ...validatePodSpec(spec, 'spec', { resourceIsPod: true, podMeta: meta, oldSpec: old === undefined ? undefined : obj(old.spec) }),
     ...validateContainerImagesForPod(spec.containers, 'spec.containers'),
     ...validateContainerImagesForPod(spec.initContainers, 'spec.initContainers'),
   ];
@@ -254,7 +317,8 @@ export function validatePod(pod: Obj, old?: Obj): StatusCause[] {
     if (str(spec.nodeName) !== '' && list(spec.schedulingGates).length > 0) {
       causes.push(forbiddenField('spec.nodeName', 'cannot be set until all schedulingGates have been cleared'));
     }
+    causes.push(...validateAnnotationsMatchFields(meta.annotations, spec, 'spec'));
     return causes;
   }
-  return [...causes, ...podSpecUpdateCauses(spec, obj(old.spec))];
+  return [...causes, ...validatePodAnnotationUpdates(pod, old, 'metadata.annotations'), ...podSpecUpdateCauses(spec, obj(old.spec))];
 }

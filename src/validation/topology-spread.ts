@@ -2,11 +2,13 @@
  * kube 1.36's validation of a pod spec's `topologySpreadConstraints` (validateTopologySpreadConstraints):
  * a positive maxSkew, a topology key, a supported whenUnsatisfiable, no two constraints with the same key
  * and action, minDomains positive and only with DoNotSchedule, the node inclusion policies and the label
- * selector. Not checked yet: matchLabelKeys (its keys and their overlap with the selector).
+ * selector, and matchLabelKeys (./match-label-keys.ts; 1.36's selector-merge rules, as its
+ * MatchLabelKeysInPodTopologySpreadSelectorMerge gate is on by default).
  */
 import type { StatusCause } from '../api/errors.js';
 import { duplicateField, invalidField, notSupportedField, requiredField } from './field-errors.js';
 import { validateLabelSelector } from './label-selector.js';
+import { validateMatchLabelKeys } from './match-label-keys.js';
 import { numOrUndefined, objects, str } from './value-access.js';
 
 const ACTIONS = ['DoNotSchedule', 'ScheduleAnyway'];
@@ -16,6 +18,7 @@ function positive(field: string, value: number): StatusCause[] {
   return value <= 0 ? [invalidField(field, value, 'must be greater than zero')] : [];
 }
 
+/** validateTopologySpreadConstraints: the `topologySpreadConstraints` of a pod spec at `field`. */
 export function validateTopologySpreadConstraints(constraints: unknown, field: string): StatusCause[] {
   const list = objects(constraints);
   const causes: StatusCause[] = [];
@@ -40,6 +43,7 @@ export function validateTopologySpreadConstraints(constraints: unknown, field: s
       const value = c[policy];
       if (typeof value === 'string' && !INCLUSION_POLICIES.includes(value)) causes.push(notSupportedField(`${at}.${policy}`, value, INCLUSION_POLICIES));
     }
+    causes.push(...validateMatchLabelKeys(at, c.matchLabelKeys, undefined, c.labelSelector));
     causes.push(...validateLabelSelector(c.labelSelector, `${at}.labelSelector`));
   });
   return causes;

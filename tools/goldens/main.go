@@ -18,6 +18,10 @@
 // complete versioned object (apiVersion and kind set). The golden file of the same name holds
 // {"cases": [{"name": "...", "defaulted": {...}}]}: the object decoded into its versioned Go type
 // (so unknown fields are dropped, as kube's decoder drops them), defaulted, and encoded as JSON.
+// A case with "prepareForCreate": true is also put through its kind's registry strategy
+// PrepareForCreate (in the internal version, as kube-apiserver runs it on a create) before it is
+// encoded: what a create stores beyond scheme defaulting, such as a Pod's matchLabelKeys merged into
+// its selectors and AppArmor annotations copied to fields.
 package main
 
 import (
@@ -53,6 +57,8 @@ import (
 type corpusCase struct {
 	Name   string          `json:"name"`
 	Object json.RawMessage `json:"object"`
+	// PrepareForCreate, when set, runs the kind's registry strategy PrepareForCreate after defaulting.
+	PrepareForCreate bool `json:"prepareForCreate,omitempty"`
 }
 
 type goldenCase struct {
@@ -73,6 +79,10 @@ func (c corpusCase) caseName() string { return c.Name }
 
 func run(corpusDir, goldenDir string) error {
 	return transformCorpus(corpusDir, goldenDir, func(c corpusCase) (goldenCase, error) {
+		if c.PrepareForCreate {
+			d, err := preparedForCreate(c.Object)
+			return goldenCase{Name: c.Name, Defaulted: d}, err
+		}
 		d, err := defaulted(c.Object)
 		return goldenCase{Name: c.Name, Defaulted: d}, err
 	})

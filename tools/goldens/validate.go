@@ -275,3 +275,38 @@ func runValidation(corpusDir, goldenDir string) error {
 		return validationGolden{Name: c.Name, Status: status}, err
 	})
 }
+
+// preparedForCreate decodes and defaults a versioned object, runs its kind's PrepareForCreate on the
+// internal version (as the generic registry store does before validating a create) and encodes the
+// result in the object's own version.
+func preparedForCreate(raw []byte) ([]byte, error) {
+	var head struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+	}
+	if err := json.Unmarshal(raw, &head); err != nil {
+		return nil, err
+	}
+	st, ok := strategies[head.Kind]
+	if !ok {
+		return nil, fmt.Errorf("no strategy for kind %q", head.Kind)
+	}
+	gv, err := schema.ParseGroupVersion(head.APIVersion)
+	if err != nil {
+		return nil, err
+	}
+	ns := "default"
+	if !st.NamespaceScoped() {
+		ns = ""
+	}
+	obj, _, err := internal(raw, ns)
+	if err != nil {
+		return nil, err
+	}
+	st.PrepareForCreate(genericapirequest.WithNamespace(context.Background(), ns), obj)
+	versioned, err := legacyscheme.Scheme.ConvertToVersion(obj, gv)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(versioned)
+}

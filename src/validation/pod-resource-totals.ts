@@ -1,0 +1,46 @@
+/**
+ * A pod spec's container resources totalled as kube 1.36's AggregateContainerRequests and
+ * AggregateContainerLimits total them (k8s.io/component-helpers/resource): regular containers and
+ * sidecars (init containers with `restartPolicy: Always`) add up, and each other init container,
+ * together with the sidecars started before it, only raises the total to its own amount. Quantities
+ * are canonical texts; used by pod-level resource validation and defaulting.
+ */
+import { addResourceList, maxResourceList, type ResourceTotals } from './quantity-sum.js';
+import { obj, objects, stringEntries, type Obj } from './value-access.js';
+
+function listOf(container: Obj, key: 'requests' | 'limits'): ResourceTotals {
+  return new Map(stringEntries(obj(obj(container.resources)[key])));
+}
+
+function aggregate(spec: Obj, key: 'requests' | 'limits'): ResourceTotals {
+  const totals: ResourceTotals = new Map();
+  for (const container of objects(spec.containers)) addResourceList(totals, listOf(container, key));
+  const sidecars: ResourceTotals = new Map();
+  const initPeak: ResourceTotals = new Map();
+  for (const container of objects(spec.initContainers)) {
+    const own = listOf(container, key);
+    let effective: ResourceTotals;
+    if (container.restartPolicy === 'Always') {
+      addResourceList(totals, own);
+      addResourceList(sidecars, own);
+      effective = sidecars;
+    } else {
+      effective = new Map();
+      addResourceList(effective, own);
+      addResourceList(effective, sidecars);
+    }
+    maxResourceList(initPeak, effective);
+  }
+  maxResourceList(totals, initPeak);
+  return totals;
+}
+
+/** AggregateContainerRequests: what the pod's containers request in total, by resource. */
+export function aggregateContainerRequests(spec: Obj): ResourceTotals {
+  return aggregate(spec, 'requests');
+}
+
+/** AggregateContainerLimits: the pod's containers' limits in total, by resource. */
+export function aggregateContainerLimits(spec: Obj): ResourceTotals {
+  return aggregate(spec, 'limits');
+}
