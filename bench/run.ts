@@ -13,6 +13,7 @@ import { parseBenchArgs, URL_SCENARIOS, USAGE, type BenchOptions, type ScenarioN
 import { CAPSTAN_MAIN, installCleanupHandlers, killAllChildren } from './processes.js';
 import { createScenario } from './scenario-create.js';
 import { crudScenario } from './scenario-crud.js';
+import { decodeScenario } from './scenario-decode.js';
 import { informerStartScenario } from './scenario-informer-start.js';
 import { listScenario } from './scenario-list.js';
 import { memoryScenario } from './scenario-memory.js';
@@ -30,6 +31,7 @@ const SCENARIOS: Record<ScenarioName, Scenario> = {
   'watch-fanout': watchFanoutScenario,
   'watch-fanout-many': watchFanoutManyScenario,
   'informer-start': informerStartScenario,
+  decode: decodeScenario,
 };
 
 /** The JSON written by --json (and read by --baseline). */
