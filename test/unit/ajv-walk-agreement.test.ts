@@ -239,3 +239,11 @@ for (const wording of ['json', 'unstructured'] as DecodeWording[]) {
     assert.ok(accepted > 10000 && accepted < checked, `${accepted} of ${checked} accepted`);
   });
 }
+
+test('a kind validator is compiled once and shared; unknown definitions have none', () => {
+  const first = kindValidator('io.k8s.api.apps.v1.Deployment', 'json');
+  assert.ok(first);
+  assert.equal(kindValidator('io.k8s.api.apps.v1.Deployment', 'json'), first);
+  assert.notEqual(kindValidator('io.k8s.api.apps.v1.Deployment', 'unstructured'), first);
+  assert.equal(kindValidator('io.k8s.api.apps.v1.NoSuchKind', 'json'), undefined);
+});
