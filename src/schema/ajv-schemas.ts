@@ -95,7 +95,8 @@ class Generator {
         const properties: Record<string, JsonSchema> = {};
         for (const name of node.propertyNames()) {
           const child = node.property(name);
-          properties[name] = child === undefined ? true : this.position(child);
+          // A property without a schema object is no field of the Go struct: the walk drops it as unknown.
+          properties[name] = child === undefined ? false : this.position(child);
         }
         return { type: ['object', 'null'], properties, additionalProperties: false };
       }
