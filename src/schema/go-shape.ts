@@ -30,19 +30,7 @@ const OPAQUE = new Set([
  * the scalar shapes need their JSON type; `quantity`, `int-or-string`, `time` and `bytes` have their
  * own decoders.
  */
-export type GoShape =
-  | 'any'
-  | 'quantity'
-  | 'int-or-string'
-  | 'time'
-  | 'struct'
-  | 'map'
-  | 'slice'
-  | 'bytes'
-  | 'string'
-  | 'bool'
-  | 'integer'
-  | 'float';
+export type GoShape = 'any' | 'quantity' | 'int-or-string' | 'time' | 'struct' | 'map' | 'slice' | 'bytes' | 'string' | 'bool' | 'integer' | 'float';
 
 /** The shape `schema` decodes as. Pure: the same node always yields the same shape. */
 export function goShape(schema: SchemaNode): GoShape {
