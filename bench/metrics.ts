@@ -1,6 +1,6 @@
 /** What a scenario reports: named metrics with units and optional goals, plus free-form notes. */
 
-export type Unit = 'ms' | 's' | 'ops/s' | 'events/s' | 'bytes' | 'bytes/s' | 'B/obj' | 'count' | 'ratio' | 'text';
+export type Unit = 'µs' | 'ms' | 's' | 'ops/s' | 'events/s' | 'bytes' | 'bytes/s' | 'B/obj' | 'count' | 'ratio' | 'text';
 
 export interface Goal {
   /** The value must be below (`<`) or above (`>`) `value`. */

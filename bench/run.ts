@@ -14,6 +14,7 @@ import { CAPSTAN_MAIN, installCleanupHandlers, killAllChildren } from './process
 import { createScenario } from './scenario-create.js';
 import { crudScenario } from './scenario-crud.js';
 import { gcScenario } from './scenario-gc.js';
+import { decodeScenario } from './scenario-decode.js';
 import { informerStartScenario } from './scenario-informer-start.js';
 import { listScenario } from './scenario-list.js';
 import { memoryScenario } from './scenario-memory.js';
@@ -32,6 +33,7 @@ const SCENARIOS: Record<ScenarioName, Scenario> = {
   'watch-fanout-many': watchFanoutManyScenario,
   'informer-start': informerStartScenario,
   gc: gcScenario,
+  decode: decodeScenario,
 };
 
 /** The JSON written by --json (and read by --baseline). */

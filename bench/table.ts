@@ -7,6 +7,8 @@ export function formatValue(value: number | null, unit: Unit, text?: string): st
   if (value === null || !Number.isFinite(value)) return 'n/a';
   const grouped = (v: number, digits = 0): string => v.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
   switch (unit) {
+    case 'µs':
+      return `${value < 10 ? value.toFixed(2) : value.toFixed(1)} µs`;
     case 'ms':
       return `${value < 10 ? value.toFixed(2) : value < 1000 ? value.toFixed(1) : grouped(value)} ms`;
     case 's':

@@ -57,17 +57,18 @@ export interface DecodedBody {
   jsonDuplicates: DuplicateField[];
   /** YAML bodies: repeated keys in go-yaml's strict wording (`line 5: key "x" already set in map`). */
   yamlDuplicates: string[];
-  /** JSON bodies: literal text of numbers JavaScript cannot hold as written. */
-  numberLiteral: (container: object, key: string | number) => string | undefined;
+  /**
+   * JSON bodies: literal text of numbers JavaScript cannot hold as written; undefined when the body has
+   * none (always for YAML and Protobuf), which lets typed decoding take its schema fast path.
+   */
+  numberLiteral: ((container: object, key: string | number) => string | undefined) | undefined;
   /** The body as text (JSON and YAML), for locating fields in rare strict-validation reports. */
   text: string;
 }
 
-const NO_LITERALS = (): undefined => undefined;
-
 function literalLookup(parsed: ParsedJson): DecodedBody['numberLiteral'] {
   const table = parsed.numberLiterals;
-  if (table === undefined) return NO_LITERALS;
+  if (table === undefined) return undefined;
   return (container, key) => table.get(container)?.get(key);
 }
 
@@ -114,7 +115,7 @@ export function decodeBody(
       if (err instanceof ForbiddenKeyError) throw forbidden(err);
       throw badRequest(`the object provided is unrecognized (must be of type ${intoKind}): ${err instanceof Error ? err.message : String(err)}`);
     }
-    return { value, format: 'protobuf', jsonDuplicates: [], yamlDuplicates: [], numberLiteral: NO_LITERALS, text: '' };
+    return { value, format: 'protobuf', jsonDuplicates: [], yamlDuplicates: [], numberLiteral: undefined, text: '' };
   }
   if (type === 'application/json' || type === '*/*') {
     const text = body.toString('utf8');
@@ -126,7 +127,7 @@ export function decodeBody(
     try {
       text = yamlBodyText(body);
       const parsed = readYaml(text, { maxDepth: limits.maxNestingDepth });
-      return { value: parsed.value, format: 'yaml', jsonDuplicates: [], yamlDuplicates: parsed.duplicates, numberLiteral: NO_LITERALS, text };
+      return { value: parsed.value, format: 'yaml', jsonDuplicates: [], yamlDuplicates: parsed.duplicates, numberLiteral: undefined, text };
     } catch (err) {
       if (err instanceof ForbiddenKeyError) throw forbidden(err);
       if (err instanceof YamlDecodeError) {

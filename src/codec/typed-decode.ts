@@ -1,6 +1,9 @@
 import { canonicalQuantity } from './printers/quantity.js';
 import { goTimeError } from './go-time.js';
 import { QUANTITY_FORMAT_ERROR, parseQuantityText } from './quantity-grammar.js';
+import { base64ErrorOffset } from './go-base64.js';
+import { goShape } from '../schema/go-shape.js';
+import { kindValidator } from '../schema/kind-validators.js';
 import type { SchemaNode } from '../schema/openapi-schema.js';
 
 /**
@@ -33,21 +36,6 @@ export interface TypedDecodeOutcome {
 export type NumberLiteralLookup = (container: object, key: string | number) => string | undefined;
 
 type Obj = Record<string, unknown>;
-
-const QUANTITY = 'io.k8s.apimachinery.pkg.api.resource.Quantity';
-const INT_OR_STRING = 'io.k8s.apimachinery.pkg.util.intstr.IntOrString';
-const TIME = 'io.k8s.apimachinery.pkg.apis.meta.v1.Time';
-const MICRO_TIME = 'io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime';
-/** Types that keep whatever JSON they are given. */
-const OPAQUE = new Set([
-  'io.k8s.apimachinery.pkg.runtime.RawExtension',
-  'io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1',
-  'io.k8s.apimachinery.pkg.apis.meta.v1.Patch',
-  'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSON',
-  'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrArray',
-  'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrBool',
-  'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrStringArray',
-]);
 
 /** The Go type name a schema decodes into, as Go's errors print it (`v1.Container`, `[]string`, `int32`). */
 export function goTypeName(schema: SchemaNode): string {
@@ -98,46 +86,6 @@ function jsonKind(v: unknown): string {
 
 function isObj(v: unknown): v is Obj {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function isBase64Char(c: number): boolean {
-  return (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c === 0x2b || c === 0x2f;
-}
-
-function isNewline(c: number): boolean {
-  return c === 0x0a || c === 0x0d;
-}
-
-/**
- * Go's `base64.StdEncoding` decoding check (newlines skipped, padding required): the offset Go's
- * `illegal base64 data at input byte N` names, or -1 when the text decodes.
- */
-export function base64ErrorOffset(s: string): number {
-  const n = s.length;
-  let si = 0;
-  for (;;) {
-    let j = 0;
-    while (j < 4) {
-      if (si === n) return j === 0 ? -1 : si - j;
-      const c = s.charCodeAt(si++);
-      if (isNewline(c)) continue;
-      if (isBase64Char(c)) {
-        j++;
-        continue;
-      }
-      if (c !== 0x3d) return si - 1;
-      // Padding: only after two or three characters of a quantum, and it ends the input.
-      if (j < 2) return si - 1;
-      if (j === 2) {
-        while (si < n && isNewline(s.charCodeAt(si))) si++;
-        if (si === n) return n;
-        if (s.charCodeAt(si) !== 0x3d) return si - 1;
-        si++;
-      }
-      while (si < n && isNewline(s.charCodeAt(si))) si++;
-      return si < n ? si : -1;
-    }
-  }
 }
 
 function intRange(format: string | undefined): [number, number] {
@@ -239,15 +187,17 @@ class Decoder {
   value(container: Obj | unknown[], key: string | number, schema: SchemaNode, ctx: Context): void {
     const v = (container as Record<string | number, unknown>)[key];
     if (v === null || v === undefined) return;
-    const def = schema.definition;
-    if (def !== undefined && OPAQUE.has(def)) return;
-    if (schema.preservesUnknownFields() && schema.propertyNames().length === 0) return;
-    if (def === QUANTITY) return this.quantity(container, key, v);
-    if (def === INT_OR_STRING || schema.isIntOrString()) return this.intOrString(container, key, v, ctx);
-    if (def === TIME || def === MICRO_TIME) return this.time(v, ctx);
-    switch (schema.type()) {
-      case 'object':
-      case undefined: {
+    switch (goShape(schema)) {
+      case 'any':
+        return;
+      case 'quantity':
+        return this.quantity(container, key, v);
+      case 'int-or-string':
+        return this.intOrString(container, key, v, ctx);
+      case 'time':
+        return this.time(v, ctx);
+      case 'map':
+      case 'struct': {
         const values = schema.propertyNames().length === 0 ? schema.additionalProperties() : undefined;
         if (!isObj(v)) {
           this.shapeMismatch(ctx, v, schema, values ? 'map' : 'struct');
@@ -256,7 +206,7 @@ class Decoder {
         if (values) return this.map(v, values, ctx);
         return this.struct(v, schema, ctx);
       }
-      case 'array': {
+      case 'slice': {
         if (!Array.isArray(v)) {
           this.shapeMismatch(ctx, v, schema, 'slice');
           return;
@@ -266,11 +216,12 @@ class Decoder {
         for (let i = 0; i < v.length; i++) this.value(v, i, items, { ...ctx, path: `${ctx.path}[${i}]` });
         return;
       }
+      case 'bytes':
+        return this.bytes(v, ctx, schema);
       case 'string':
-        if (schema.format() === 'byte') return this.bytes(v, ctx, schema);
         if (typeof v !== 'string') this.scalarMismatch(ctx, v, goTypeName(schema), 'string');
         return;
-      case 'boolean':
+      case 'bool':
         if (typeof v !== 'boolean') this.scalarMismatch(ctx, v, 'bool', 'bool');
         return;
       case 'integer': {
@@ -285,14 +236,12 @@ class Decoder {
         else if (!/^-?\d+$/.test(text) || !Number.isInteger(v) || v < min || v > max) this.scalarMismatch(ctx, v, type, type, text);
         return;
       }
-      case 'number': {
+      case 'float': {
         const type = goTypeName(schema);
         if (typeof v !== 'number') this.scalarMismatch(ctx, v, type, type);
         else if (!Number.isFinite(v)) this.scalarMismatch(ctx, v, type, type, this.numberText(container, key, v));
         return;
       }
-      default:
-        return;
     }
   }
 
@@ -372,8 +321,25 @@ class Decoder {
 /**
  * Decodes `obj` (a parsed body) into the type `schema` describes, in place: unknown fields are removed
  * and returned; a type error throws TypedDecodeError worded as `wording` says.
+ *
+ * `literal` finds the text of numbers the body parser recorded (ParsedJson.numberLiterals); pass
+ * undefined when none were recorded. Then the kind's compiled ajv validator (src/schema/kind-validators.ts)
+ * checks the value first, and when it accepts, the value has no type error and no unknown field and the
+ * walk is skipped. Otherwise, or when literals were recorded (Go reads them differently from JavaScript),
+ * the walk decodes the value and produces Go's exact error, in document order.
  */
 export function decodeInto(obj: Obj, schema: SchemaNode, literal?: NumberLiteralLookup, wording: DecodeWording = 'json'): TypedDecodeOutcome {
+  if (literal === undefined && schema.definition !== undefined && kindValidator(schema.definition, wording)?.(obj) === true) {
+    return { unknownFields: [] };
+  }
+  return walkInto(obj, schema, literal, wording);
+}
+
+/**
+ * The hand-written walk alone (no schema fast path): the reference decodeInto's validators must agree
+ * with, exported for the agreement test and the benchmark.
+ */
+export function walkInto(obj: Obj, schema: SchemaNode, literal?: NumberLiteralLookup, wording: DecodeWording = 'json'): TypedDecodeOutcome {
   const decoder = new Decoder(literal, wording);
   const name = goTypeName(schema);
   const root = { value: obj };

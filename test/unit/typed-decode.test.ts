@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { readJson } from '../../src/codec/json-text.js';
-import { base64ErrorOffset, decodeInto, TypedDecodeError } from '../../src/codec/typed-decode.js';
+import { base64ErrorOffset } from '../../src/codec/go-base64.js';
+import { decodeInto, TypedDecodeError } from '../../src/codec/typed-decode.js';
 import { schemaForKind } from '../../src/schema/openapi-schema.js';
 
 function decodeError(kind: [string, string, string], json: string, wording: 'json' | 'unstructured' = 'json'): string {
