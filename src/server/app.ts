@@ -26,6 +26,7 @@ import { HealthChecks } from '../health/health-checks.js';
 import { healthRouter } from '../health/health-router.js';
 import { NamespaceController } from '../namespace/namespace-controller.js';
 import { DefaultServiceAccounts } from '../namespace/default-service-accounts.js';
+import { DisruptionController } from '../controllers/disruption-controller.js';
 import { openapiRouter, sharedOpenApiService } from '../openapi/openapi-router.js';
 import { servedPathFilter } from '../openapi/served-paths.js';
 import { ResourceRegistry } from '../registry/resource-registry.js';
@@ -204,12 +205,15 @@ export async function startServer(config: ServerConfig, storage: Storage, option
 
   let controller: NamespaceController | undefined;
   let serviceAccounts: DefaultServiceAccounts | undefined;
+  let disruption: DisruptionController | undefined;
   await bootstrapCluster(storage, { address: config.advertiseAddress || advertiseAddressFor(config.bindAddress), port }, config.serviceClusterIPRange);
   if (options.runControllers !== false) {
     controller = new NamespaceController(services);
     await controller.start();
     serviceAccounts = new DefaultServiceAccounts(storage, (error) => logger.warn('cannot create a default ServiceAccount', { error }));
     await serviceAccounts.start();
+    disruption = new DisruptionController(storage);
+    await disruption.start();
   }
   bootstrapHook.done();
 
@@ -222,6 +226,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
       handed?.onDraining?.();
       controller?.stop();
       serviceAccounts?.stop();
+      disruption?.stop();
       shutdown.abort();
       await new Promise<void>((resolve) => {
         if (handed === undefined) {
