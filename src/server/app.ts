@@ -27,6 +27,7 @@ import { healthRouter } from '../health/health-router.js';
 import { NamespaceController } from '../namespace/namespace-controller.js';
 import { DefaultServiceAccounts } from '../namespace/default-service-accounts.js';
 import { DisruptionController } from '../controllers/disruption-controller.js';
+import { FlowControlConfigController } from '../controllers/flowcontrol-config-controller.js';
 import { openapiRouter, sharedOpenApiService } from '../openapi/openapi-router.js';
 import { servedPathFilter } from '../openapi/served-paths.js';
 import { ResourceRegistry } from '../registry/resource-registry.js';
@@ -206,6 +207,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   let controller: NamespaceController | undefined;
   let serviceAccounts: DefaultServiceAccounts | undefined;
   let disruption: DisruptionController | undefined;
+  let flowControl: FlowControlConfigController | undefined;
   await bootstrapCluster(storage, { address: config.advertiseAddress || advertiseAddressFor(config.bindAddress), port }, config.serviceClusterIPRange);
   if (options.runControllers !== false) {
     controller = new NamespaceController(services);
@@ -214,6 +216,8 @@ export async function startServer(config: ServerConfig, storage: Storage, option
     await serviceAccounts.start();
     disruption = new DisruptionController(storage);
     await disruption.start();
+    flowControl = new FlowControlConfigController(storage);
+    await flowControl.start();
   }
   bootstrapHook.done();
 
@@ -227,6 +231,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
       controller?.stop();
       serviceAccounts?.stop();
       disruption?.stop();
+      flowControl?.stop();
       shutdown.abort();
       await new Promise<void>((resolve) => {
         if (handed === undefined) {
