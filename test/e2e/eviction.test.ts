@@ -12,6 +12,7 @@ import { allBackends } from '../helpers/backends.js';
 import { openWatch, type WatchEvent } from '../helpers/watch-client.js';
 import { assertStatus, restFor, type Rest } from './rest.js';
 import { DisruptionController } from '../../src/controllers/disruption-controller.js';
+import { kubectlFor } from './kubectl.js';
 
 const TOO_MANY = "Cannot evict pod as it would violate the pod's disruption budget.";
 
@@ -314,6 +315,22 @@ for (const backend of allBackends()) {
       // A pod that becomes ready again restores the budget.
       await createPod(f, `${app}-d`, { app });
       await waitForPdb(f, pdb, (s) => s.disruptionsAllowed === 1 && s.currentHealthy === 3);
+    });
+
+    test('kubectl drain evicts what the budget allows and reports the refusal for the rest', async () => {
+      const app = uniqueName('app');
+      const node = uniqueName('node');
+      await f.rest.create('/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: node } });
+      for (const n of ['a', 'b']) await createPod(f, `${app}-${n}`, { app }, { node });
+      await createPdb(f, `${app}-pdb`, { minAvailable: 1, selector: { matchLabels: { app } } });
+      await waitForPdb(f, `${app}-pdb`, (s) => s.disruptionsAllowed === 1);
+      const kubectl = kubectlFor(srv.kubeconfig);
+      const drained = await kubectl.run(['drain', node, '--force', '--grace-period=0', '--timeout=2s']);
+      assert.notEqual(drained.code, 0, drained.stdout);
+      assert.match(drained.stderr, /Cannot evict pod as it would violate the pod's disruption budget\./);
+      const left = (await f.rest.get(`${podsPath(f.ns)}?labelSelector=app%3D${app}`)).body.items;
+      assert.equal(left.length, 1, 'one pod was evicted, the budget kept the other');
+      assert.equal((await f.rest.get(`/api/v1/nodes/${node}`)).body.spec.unschedulable, true);
     });
 
     test('maxUnavailable and percentages use the scale of the pods controllers', async () => {
