@@ -28,6 +28,7 @@ import { NamespaceController } from '../namespace/namespace-controller.js';
 import { DefaultServiceAccounts } from '../namespace/default-service-accounts.js';
 import { DisruptionController } from '../controllers/disruption-controller.js';
 import { FlowControlConfigController } from '../controllers/flowcontrol-config-controller.js';
+import { ApiserverIdentityLease } from '../controllers/apiserver-identity-lease.js';
 import { openapiRouter, sharedOpenApiService } from '../openapi/openapi-router.js';
 import { servedPathFilter } from '../openapi/served-paths.js';
 import { ResourceRegistry } from '../registry/resource-registry.js';
@@ -208,7 +209,9 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   let serviceAccounts: DefaultServiceAccounts | undefined;
   let disruption: DisruptionController | undefined;
   let flowControl: FlowControlConfigController | undefined;
-  await bootstrapCluster(storage, { address: config.advertiseAddress || advertiseAddressFor(config.bindAddress), port }, config.serviceClusterIPRange);
+  let identityLease: ApiserverIdentityLease | undefined;
+  const advertised = config.advertiseAddress || advertiseAddressFor(config.bindAddress);
+  await bootstrapCluster(storage, { address: advertised, port }, config.serviceClusterIPRange);
   if (options.runControllers !== false) {
     controller = new NamespaceController(services);
     await controller.start();
@@ -218,6 +221,8 @@ export async function startServer(config: ServerConfig, storage: Storage, option
     await disruption.start();
     flowControl = new FlowControlConfigController(storage);
     await flowControl.start();
+    identityLease = new ApiserverIdentityLease(storage, { peerAddress: `${advertised}:${port}` });
+    await identityLease.start();
   }
   bootstrapHook.done();
 
@@ -232,6 +237,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
       serviceAccounts?.stop();
       disruption?.stop();
       flowControl?.stop();
+      identityLease?.stop();
       shutdown.abort();
       await new Promise<void>((resolve) => {
         if (handed === undefined) {

@@ -11,6 +11,8 @@ import { openWatch } from '../helpers/watch-client.js';
 import { kubectlFor } from './kubectl.js';
 import { restFor, type Rest } from './rest.js';
 import { ensureFlowControlConfiguration } from '../../src/server/bootstrap-flowcontrol.js';
+import { ApiserverIdentityLease, apiserverIdentity } from '../../src/controllers/apiserver-identity-lease.js';
+import { hostname } from 'node:os';
 
 /** `kubectl get priorityclasses,flowschemas,prioritylevelconfigurations -o name` on kube-apiserver 1.36. */
 const REFERENCE_NAMES = [
@@ -167,5 +169,40 @@ describe('bootstrap objects', () => {
     assert.equal(cm.status, 200, cm.text);
     assert.match(cm.body.data.since, /^\d{4}-\d\d-\d\d$/);
     assert.equal(Object.keys(cm.body.data).length, 1);
+  });
+
+  test("the apiserver identity Lease has kube's name for this host, labels and duration, and is renewed", async () => {
+    // The reference kube-apiserver, on host "vm", names its lease so.
+    assert.equal(apiserverIdentity('vm'), 'apiserver-wlv32tlttr4jl3gtroqexyxapa');
+    const name = apiserverIdentity(hostname());
+    const lease = (await rest.get(`/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/${name}`)).body;
+    assert.deepEqual(lease.metadata.labels, { 'apiserver.kubernetes.io/identity': 'kube-apiserver', 'kubernetes.io/hostname': hostname() });
+    assert.equal(lease.metadata.annotations['kubernetes.io/peer-advertise-address'], `127.0.0.1:${new URL(srv.url).port}`);
+    assert.equal(lease.spec.leaseDurationSeconds, 3600);
+    assert.ok(lease.spec.holderIdentity.startsWith(`${name}_`));
+    assert.match(lease.spec.renewTime, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+
+    // Another apiserver on host "peer" renews its own lease; a lease nobody renews is collected.
+    const storage = srv.server.services.storage;
+    const stale = {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { name: 'apiserver-gone', labels: { 'apiserver.kubernetes.io/identity': 'kube-apiserver' } },
+      spec: { holderIdentity: 'apiserver-gone_x', leaseDurationSeconds: 1, renewTime: '2020-01-01T00:00:00.000000Z' },
+    };
+    await rest.create('/apis/coordination.k8s.io/v1/namespaces/kube-system/leases', stale);
+    const peerName = apiserverIdentity('peer');
+    const watch = await openWatch(srv.url, `/apis/coordination.k8s.io/v1/namespaces/kube-system/leases?watch=true&fieldSelector=metadata.name%3D${peerName}`);
+    const peer = new ApiserverIdentityLease(storage, { peerAddress: '10.0.0.2:6443', hostname: 'peer', renewMs: 50 });
+    try {
+      await peer.start();
+      const events = await watch.waitFor((es) => es.filter((e) => e.type === 'MODIFIED').length >= 2, 10_000);
+      const times = events.map((e) => e.object.spec.renewTime as string);
+      assert.ok(times[times.length - 1] > times[0], 'renewTime moves forward');
+      assert.equal((await rest.get('/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/apiserver-gone')).status, 404);
+    } finally {
+      peer.stop();
+      watch.close();
+    }
   });
 });
