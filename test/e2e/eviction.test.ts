@@ -247,6 +247,35 @@ for (const backend of allBackends()) {
       );
     });
 
+    test("the Eviction's preconditions are checked against the latest pod, as kube words the conflict", async () => {
+      const app = uniqueName('app');
+      const created = await f.rest.create(podsPath(f.ns), {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: `${app}-p` },
+        spec: { containers: [{ name: 'c', image: 'nginx' }] },
+      });
+      const rv = await evict(f, `${app}-p`, { deleteOptions: { preconditions: { resourceVersion: '1' } } });
+      assertStatus(
+        rv,
+        409,
+        'Conflict',
+        `Operation cannot be fulfilled on Pod "${app}-p": the ResourceVersion in the precondition (1) does not match the ResourceVersion in record (${created.metadata.resourceVersion}). The object might have been modified`,
+      );
+      assert.deepEqual(rv.body.details, { name: `${app}-p`, kind: 'Pod' });
+      const uid = await evict(f, `${app}-p`, { deleteOptions: { preconditions: { uid: 'abc' } } });
+      assertStatus(
+        uid,
+        409,
+        'Conflict',
+        `Operation cannot be fulfilled on Pod "${app}-p": the UID in the precondition (abc) does not match the UID in record (${created.metadata.uid}). The object might have been deleted and then recreated`,
+      );
+      assertEvicted(
+        await evict(f, `${app}-p`, { deleteOptions: { preconditions: { uid: created.metadata.uid, resourceVersion: created.metadata.resourceVersion } } }),
+      );
+      assert.equal((await f.rest.get(`${podsPath(f.ns)}/${app}-p`)).status, 404);
+    });
+
     test('the disruption controller drops a disruptedPods entry once the pod outlives the deletion timeout', async () => {
       const controller = new DisruptionController(srv.server.services.storage, { deletionTimeoutMs: 2000 });
       await controller.start();
