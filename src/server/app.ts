@@ -34,6 +34,7 @@ import { servedPathFilter } from '../openapi/served-paths.js';
 import { ResourceRegistry } from '../registry/resource-registry.js';
 import type { Storage } from '../storage/storage.js';
 import { advertiseAddressFor, bootstrapCluster } from './bootstrap.js';
+import { ensureLocalApiServices } from './bootstrap-apiservices.js';
 import { ServiceNetwork } from '../services/service-allocation.js';
 import { acceptRequest, installClientErrorHandler, lingerOnEarlyAnswer, MAX_HEADER_BYTES } from './http-framing.js';
 
@@ -212,6 +213,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   let identityLease: ApiserverIdentityLease | undefined;
   const advertised = config.advertiseAddress || advertiseAddressFor(config.bindAddress);
   await bootstrapCluster(storage, { address: advertised, port }, config.serviceClusterIPRange);
+  await ensureLocalApiServices(storage, registry);
   if (options.runControllers !== false) {
     controller = new NamespaceController(services);
     await controller.start();

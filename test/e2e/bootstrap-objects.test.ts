@@ -13,6 +13,7 @@ import { restFor, type Rest } from './rest.js';
 import { ensureFlowControlConfiguration } from '../../src/server/bootstrap-flowcontrol.js';
 import { ApiserverIdentityLease, apiserverIdentity } from '../../src/controllers/apiserver-identity-lease.js';
 import { hostname } from 'node:os';
+import { ensureLocalApiServices } from '../../src/server/bootstrap-apiservices.js';
 
 /** `kubectl get priorityclasses,flowschemas,prioritylevelconfigurations -o name` on kube-apiserver 1.36. */
 const REFERENCE_NAMES = [
@@ -37,6 +38,31 @@ const REFERENCE_NAMES = [
   'prioritylevelconfiguration.flowcontrol.apiserver.k8s.io/system',
   'prioritylevelconfiguration.flowcontrol.apiserver.k8s.io/workload-high',
   'prioritylevelconfiguration.flowcontrol.apiserver.k8s.io/workload-low',
+];
+
+/** `kubectl get apiservices -o name` on kube-apiserver 1.36 serving its default versions (no CRDs). */
+const REFERENCE_API_SERVICES = [
+  'apiservice.apiregistration.k8s.io/v1.',
+  'apiservice.apiregistration.k8s.io/v1.admissionregistration.k8s.io',
+  'apiservice.apiregistration.k8s.io/v1.apiextensions.k8s.io',
+  'apiservice.apiregistration.k8s.io/v1.apps',
+  'apiservice.apiregistration.k8s.io/v1.authentication.k8s.io',
+  'apiservice.apiregistration.k8s.io/v1.authorization.k8s.io',
+  'apiservice.apiregistration.k8s.io/v1.autoscaling',
+  'apiservice.apiregistration.k8s.io/v1.batch',
+  'apiservice.apiregistration.k8s.io/v1.certificates.k8s.io',
+  'apiservice.apiregistration.k8s.io/v1.coordination.k8s.io',
+  'apiservice.apiregistration.k8s.io/v1.discovery.k8s.io',
+  'apiservice.apiregistration.k8s.io/v1.events.k8s.io',
+  'apiservice.apiregistration.k8s.io/v1.flowcontrol.apiserver.k8s.io',
+  'apiservice.apiregistration.k8s.io/v1.networking.k8s.io',
+  'apiservice.apiregistration.k8s.io/v1.node.k8s.io',
+  'apiservice.apiregistration.k8s.io/v1.policy',
+  'apiservice.apiregistration.k8s.io/v1.rbac.authorization.k8s.io',
+  'apiservice.apiregistration.k8s.io/v1.resource.k8s.io',
+  'apiservice.apiregistration.k8s.io/v1.scheduling.k8s.io',
+  'apiservice.apiregistration.k8s.io/v1.storage.k8s.io',
+  'apiservice.apiregistration.k8s.io/v2.autoscaling',
 ];
 
 const FC = '/apis/flowcontrol.apiserver.k8s.io/v1';
@@ -204,5 +230,37 @@ describe('bootstrap objects', () => {
       peer.stop();
       watch.close();
     }
+  });
+
+  test("every served local group version has its onstart APIService with kube's priorities", async () => {
+    const out = await kubectlFor(srv.kubeconfig).ok(['get', 'apiservices', '-o', 'name']);
+    assert.deepEqual(out.trim().split('\n'), REFERENCE_API_SERVICES);
+    const AS = '/apis/apiregistration.k8s.io/v1/apiservices';
+    const core = (await rest.get(`${AS}/v1.`)).body;
+    assert.deepEqual(core.spec, { version: 'v1', groupPriorityMinimum: 18000, versionPriority: 1 });
+    assert.deepEqual(core.metadata.labels, { 'kube-aggregator.kubernetes.io/automanaged': 'onstart' });
+    assert.deepEqual(
+      core.status.conditions.map((c: Record<string, unknown>) => [c.type, c.status, c.reason, c.message]),
+      [['Available', 'True', 'Local', 'Local APIServices are always available']],
+    );
+    assert.deepEqual((await rest.get(`${AS}/v2.autoscaling`)).body.spec, {
+      group: 'autoscaling',
+      version: 'v2',
+      groupPriorityMinimum: 17500,
+      versionPriority: 30,
+    });
+
+    // At the next start: an edited spec is put back, a version no longer served loses its APIService.
+    const apps = (await rest.get(`${AS}/v1.apps`)).body;
+    assert.equal((await rest.put(`${AS}/v1.apps`, { ...apps, spec: { ...apps.spec, versionPriority: 1 } })).status, 200);
+    await rest.create(AS, {
+      apiVersion: 'apiregistration.k8s.io/v1',
+      kind: 'APIService',
+      metadata: { name: 'v1beta1.batch', labels: { 'kube-aggregator.kubernetes.io/automanaged': 'onstart' } },
+      spec: { group: 'batch', version: 'v1beta1', groupPriorityMinimum: 17400, versionPriority: 9 },
+    });
+    await ensureLocalApiServices(srv.server.services.storage, srv.server.services.registry);
+    assert.equal((await rest.get(`${AS}/v1.apps`)).body.spec.versionPriority, 15);
+    assert.equal((await rest.get(`${AS}/v1beta1.batch`)).status, 404);
   });
 });
