@@ -59,13 +59,17 @@ function isWatchRequest(req: Request): boolean {
 
 /**
  * Builds the Express app and HTTP server over `storage`: discovery, OpenAPI, health, and every resource
- * path. Runs bootstrap (system namespaces) as a post-start hook, and the namespace controller when
- * `runControllers` is set (one process per storage).
+ * path. Runs bootstrap (system namespaces and objects, APF configuration, local APIServices) as a
+ * post-start hook, and the controllers when `runControllers` is set (one process per storage).
  */
 export interface StartOptions {
   /** Who requests act as (default: every request is the administrator, in system:masters). */
   authenticator?: Authenticator;
-  /** Run the namespace controller in this process (default true; one process per storage should). */
+  /**
+   * Run the controllers in this process: namespaces, default ServiceAccounts, PDB status
+   * (disruption), APF configuration and FlowSchema status, the identity Lease (default true; one
+   * process per storage should).
+   */
   runControllers?: boolean;
   /** Clock for continue tokens (tests). */
   now?: () => number;
