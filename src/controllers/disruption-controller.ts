@@ -405,5 +405,6 @@ function staleSince(pod: Obj): string | undefined {
   const status = isObject(pod.status) ? pod.status : {};
   const cond = findCondition(status.conditions, 'DisruptionTarget');
   if (cond === undefined || cond.status !== 'True' || cond.reason === 'TerminationByKubelet') return undefined;
-  return typeof cond.lastTransitionTime === 'string' ? cond.lastTransitionTime : undefined;
+  // Go's zero time when unset: stale at once.
+  return typeof cond.lastTransitionTime === 'string' ? cond.lastTransitionTime : '0001-01-01T00:00:00Z';
 }

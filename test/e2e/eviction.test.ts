@@ -304,6 +304,43 @@ for (const backend of allBackends()) {
         controller.stop();
       }
     });
+
+    test('a DisruptionTarget condition not followed by deletion is reset to False after the stale timeout', async () => {
+      const controller = new DisruptionController(srv.server.services.storage, { stalePodDisruptionTimeoutMs: 200 });
+      const app = uniqueName('app');
+      await createPod(f, `${app}-p`, { app });
+      const watch = await openWatch(f.url, `${podsPath(f.ns)}?watch=true&fieldSelector=metadata.name%3D${app}-p`);
+      await controller.start();
+      try {
+        const set = await f.rest.patch(
+          `${podsPath(f.ns)}/${app}-p/status`,
+          {
+            status: {
+              conditions: [
+                { type: 'Ready', status: 'True' },
+                {
+                  type: 'DisruptionTarget',
+                  status: 'True',
+                  reason: 'EvictionByEvictionAPI',
+                  message: 'Eviction API: evicting',
+                  lastTransitionTime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+                },
+              ],
+            },
+          },
+          'application/strategic-merge-patch+json',
+        );
+        assert.equal(set.status, 200, set.text);
+        const target = (e: WatchEvent): any => (e.object?.status?.conditions ?? []).find((c: { type: string }) => c.type === 'DisruptionTarget');
+        const events = await watch.waitFor((es) => es.some((e) => target(e)?.status === 'False'), 10_000);
+        const reset = target(events.find((e) => target(e)?.status === 'False') as WatchEvent);
+        assert.equal(reset.reason, undefined);
+        assert.equal(reset.message, undefined);
+      } finally {
+        controller.stop();
+        watch.close();
+      }
+    });
   });
 
   describe(`disruption controller on ${backend.name} storage`, () => {
