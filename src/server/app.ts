@@ -60,16 +60,14 @@ function isWatchRequest(req: Request): boolean {
 /**
  * Builds the Express app and HTTP server over `storage`: discovery, OpenAPI, health, and every resource
  * path. Runs bootstrap (system namespaces and objects, APF configuration, local APIServices) as a
- * post-start hook, and the controllers when `runControllers` is set (one process per storage).
+ * post-start hook, and the controllers when `runControllers` is set (one process per storage): namespaces,
+ * default ServiceAccounts, PDB status (disruption), APF configuration and FlowSchema status, the
+ * apiserver identity Lease.
  */
 export interface StartOptions {
   /** Who requests act as (default: every request is the administrator, in system:masters). */
   authenticator?: Authenticator;
-  /**
-   * Run the controllers in this process: namespaces, default ServiceAccounts, PDB status
-   * (disruption), APF configuration and FlowSchema status, the identity Lease (default true; one
-   * process per storage should).
-   */
+  /** Run the namespace controller in this process (default true; one process per storage should). */
   runControllers?: boolean;
   /** Clock for continue tokens (tests). */
   now?: () => number;
