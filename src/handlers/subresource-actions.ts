@@ -6,7 +6,7 @@ import { writeOptionsOf, type ResourceRequest, outputFor, scaleKind } from './co
 import { storageErrorToApi, withStorage } from '../store/storage-errors.js';
 import { decodeObject } from './decode-object.js';
 import { guaranteedUpdate, RETRY } from '../store/guaranteed-update.js';
-import { deleteObject } from './delete.js';
+import { evictPod } from '../store/eviction.js';
 import { isObject, metadataOf, nowTimestamp, objectKey, stringField, type Obj } from '../api/object-util.js';
 
 /** Subresources that perform an action instead of reading or writing a view of the object. */
@@ -36,9 +36,11 @@ export async function handleSubresourceAction(r: ResourceRequest): Promise<void>
     case 'eviction': {
       if (r.ri.verb !== 'create') throw methodNotAllowed();
       const body = await decodeObject(r, 'Eviction', 'policy/v1');
-      const dryRun =
-        writeOptionsOf(r).dryRun || (isObject(body.deleteOptions) && Array.isArray(body.deleteOptions.dryRun) && body.deleteOptions.dryRun.includes('All'));
-      await deleteObject(r, r.ri.name, { dryRun });
+      await evictPod(r, r.ri.name, {
+        name: isObject(body.metadata) ? stringField(body.metadata, 'name') : '',
+        deleteOptions: isObject(body.deleteOptions) ? body.deleteOptions : undefined,
+        queryDryRun: r.query.getAll('dryRun'),
+      });
       writeObject(r.res, 201, success(201), format);
       return;
     }

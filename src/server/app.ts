@@ -27,11 +27,15 @@ import { healthRouter } from '../health/health-router.js';
 import { NamespaceController } from '../namespace/namespace-controller.js';
 import { controllerManagerFor } from '../controllers/controller-manager.js';
 import { DefaultServiceAccounts } from '../namespace/default-service-accounts.js';
+import { DisruptionController } from '../controllers/disruption-controller.js';
+import { FlowControlConfigController } from '../controllers/flowcontrol-config-controller.js';
+import { ApiserverIdentityLease } from '../controllers/apiserver-identity-lease.js';
 import { openapiRouter, sharedOpenApiService } from '../openapi/openapi-router.js';
 import { servedPathFilter } from '../openapi/served-paths.js';
 import { ResourceRegistry } from '../registry/resource-registry.js';
 import type { Storage } from '../storage/storage.js';
 import { advertiseAddressFor, bootstrapCluster } from './bootstrap.js';
+import { ensureLocalApiServices } from './bootstrap-apiservices.js';
 import { ServiceNetwork } from '../services/service-allocation.js';
 import { acceptRequest, installClientErrorHandler, lingerOnEarlyAnswer, MAX_HEADER_BYTES } from './http-framing.js';
 
@@ -56,8 +60,10 @@ function isWatchRequest(req: Request): boolean {
 
 /**
  * Builds the Express app and HTTP server over `storage`: discovery, OpenAPI, health, and every resource
- * path. Runs bootstrap (system namespaces) as a post-start hook, and the namespace controller when
- * `runControllers` is set (one process per storage).
+ * path. Runs bootstrap (system namespaces and objects, APF configuration, local APIServices) as a
+ * post-start hook, and the controllers when `runControllers` is set (one process per storage): namespaces,
+ * default ServiceAccounts, PDB status (disruption), APF configuration and FlowSchema status, the
+ * apiserver identity Lease.
  */
 export interface StartOptions {
   /** Who requests act as (default: every request is the administrator, in system:masters). */
@@ -209,12 +215,23 @@ export async function startServer(config: ServerConfig, storage: Storage, option
 
   let controller: NamespaceController | undefined;
   let serviceAccounts: DefaultServiceAccounts | undefined;
-  await bootstrapCluster(storage, { address: config.advertiseAddress || advertiseAddressFor(config.bindAddress), port }, config.serviceClusterIPRange);
+  let disruption: DisruptionController | undefined;
+  let flowControl: FlowControlConfigController | undefined;
+  let identityLease: ApiserverIdentityLease | undefined;
+  const advertised = config.advertiseAddress || advertiseAddressFor(config.bindAddress);
+  await bootstrapCluster(storage, { address: advertised, port }, config.serviceClusterIPRange);
+  await ensureLocalApiServices(storage, registry);
   if (options.runControllers !== false) {
     controller = new NamespaceController(services);
     await controller.start();
     serviceAccounts = new DefaultServiceAccounts(storage, (error) => logger.warn('cannot create a default ServiceAccount', { error }));
     await serviceAccounts.start();
+    disruption = new DisruptionController(storage);
+    await disruption.start();
+    flowControl = new FlowControlConfigController(storage);
+    await flowControl.start();
+    identityLease = new ApiserverIdentityLease(storage, { peerAddress: `${advertised}:${port}` });
+    await identityLease.start();
   }
   // Every process is a candidate; the elected one runs the garbage collector.
   const controllerManager = controllerManagerFor(services, config.controllers);
@@ -230,6 +247,9 @@ export async function startServer(config: ServerConfig, storage: Storage, option
       handed?.onDraining?.();
       controller?.stop();
       serviceAccounts?.stop();
+      disruption?.stop();
+      flowControl?.stop();
+      identityLease?.stop();
       shutdown.abort();
       await new Promise<void>((resolve) => {
         if (handed === undefined) {

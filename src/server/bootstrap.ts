@@ -4,6 +4,7 @@ import { networkInterfaces } from 'node:os';
 import { StorageError, type Storage } from '../storage/storage.js';
 import { IP_ADDRESS_TYPE, ipAddressObject } from '../services/cluster-ip-allocator.js';
 import { firstServiceAddress, formatIPv4, ipv4Problem, type IpRange } from '../services/ip-range.js';
+import { ensureFlowControlConfiguration } from './bootstrap-flowcontrol.js';
 
 /** Namespaces every cluster has. */
 export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
@@ -27,6 +28,9 @@ const SYSTEM_PRIORITY_CLASSES: ReadonlyArray<readonly [string, number, string]> 
   ['system-cluster-critical', 2000000000, 'Used for system critical pods that must run in the cluster, but can be moved to another node if necessary.'],
   ['system-node-critical', 2000001000, 'Used for system critical pods that must not be moved from their current node.'],
 ];
+
+/** The ConfigMap kube-apiserver's legacy service account token tracking keeps in kube-system. */
+const LEGACY_TOKEN_TRACKING = 'kube-apiserver-legacy-service-account-token-tracking';
 
 /** Where clients inside the cluster reach this server: the `kubernetes` Service's endpoint. */
 export interface AdvertisedEndpoint {
@@ -52,8 +56,10 @@ export function advertiseAddressFor(bindAddress: string): string {
  * the cluster IP range; the `default/kubernetes` Service on the range's first address (reserved by
  * its IPAddress object like any Service's) with port 443 named https; and, unless the advertised
  * address is a loopback one (kube cannot store those in Endpoints either), its Endpoints and
- * EndpointSlice pointing at this server; and the system PriorityClasses. Idempotent, so every worker
- * may run it at start.
+ * EndpointSlice pointing at this server; the system PriorityClasses; the API priority-and-fairness
+ * FlowSchemas and PriorityLevelConfigurations (see ensureFlowControlConfiguration); and the
+ * `kube-system/kube-apiserver-legacy-service-account-token-tracking` ConfigMap recording the day
+ * tracking started. Idempotent, so every worker may run it at start.
  */
 export async function bootstrapCluster(storage: Storage, endpoint: AdvertisedEndpoint, clusterIPRange: IpRange): Promise<void> {
   for (const name of SYSTEM_NAMESPACES) {
@@ -88,6 +94,14 @@ export async function bootstrapCluster(storage: Storage, endpoint: AdvertisedEnd
       ),
     );
   }
+  await ensureFlowControlConfiguration(storage);
+  // kube-apiserver's legacy token tracking controller: the day since which legacy tokens are tracked.
+  await createIfAbsent(
+    storage,
+    'configmaps',
+    `kube-system/${LEGACY_TOKEN_TRACKING}`,
+    systemObject('ConfigMap', 'v1', { name: LEGACY_TOKEN_TRACKING, namespace: 'kube-system' }, { data: { since: nowTimestamp().slice(0, 10) } }),
+  );
   await createIfAbsent(
     storage,
     'servicecidrs.networking.k8s.io',
