@@ -7,7 +7,8 @@
 import { logger } from '../logging/logger.js';
 import type { ApiServices } from '../store/resource-target.js';
 import { GarbageCollector } from './garbage-collector.js';
-import { GARBAGE_COLLECTOR, isControllerEnabled, type ControllerName } from './controller-names.js';
+import { DISRUPTION, GARBAGE_COLLECTOR, isControllerEnabled, type ControllerName } from './controller-names.js';
+import { DisruptionController } from './disruption-controller.js';
 import { candidateIdentity, DEFAULT_ELECTION_TIMING, LeaderElector, type ElectionTiming } from './leader-election.js';
 
 /** A controller the manager runs while leading; `run` resolves once `signal` aborted and it stopped. */
@@ -27,6 +28,19 @@ export const KNOWN_CONTROLLERS: ControllerDescriptor[] = [
     ...GARBAGE_COLLECTOR,
     // A fresh graph for every term as leader: it is rebuilt from a list of every type.
     create: (services) => ({ name: GARBAGE_COLLECTOR.name, run: (signal) => new GarbageCollector(services).run(signal) }),
+  },
+  {
+    ...DISRUPTION,
+    // PodDisruptionBudget status from the pods, budgets and workloads' change streams (what eviction reads).
+    create: (services) => ({
+      name: DISRUPTION.name,
+      run: async (signal) => {
+        const controller = new DisruptionController(services.storage);
+        await controller.start();
+        if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+        controller.stop();
+      },
+    }),
   },
 ];
 

@@ -12,8 +12,11 @@ export interface ControllerName {
 /** The garbage collector, under kube-controller-manager's name and aliases. */
 export const GARBAGE_COLLECTOR: ControllerName = { name: 'garbage-collector-controller', aliases: ['garbagecollector', 'garbage-collector'] };
 
+/** The disruption controller (PodDisruptionBudget status), under kube-controller-manager's name and aliases. */
+export const DISRUPTION: ControllerName = { name: 'disruption-controller', aliases: ['disruption'] };
+
 /** Every controller the server can run. */
-export const KNOWN_CONTROLLER_NAMES: ControllerName[] = [GARBAGE_COLLECTOR];
+export const KNOWN_CONTROLLER_NAMES: ControllerName[] = [GARBAGE_COLLECTOR, DISRUPTION];
 
 /**
  * Checks a `--controllers` list; throws `"x" is not in the list of known controllers` (kube's

@@ -27,7 +27,6 @@ import { healthRouter } from '../health/health-router.js';
 import { NamespaceController } from '../namespace/namespace-controller.js';
 import { controllerManagerFor } from '../controllers/controller-manager.js';
 import { DefaultServiceAccounts } from '../namespace/default-service-accounts.js';
-import { DisruptionController } from '../controllers/disruption-controller.js';
 import { FlowControlConfigController } from '../controllers/flowcontrol-config-controller.js';
 import { ApiserverIdentityLease } from '../controllers/apiserver-identity-lease.js';
 import { openapiRouter, sharedOpenApiService } from '../openapi/openapi-router.js';
@@ -62,8 +61,9 @@ function isWatchRequest(req: Request): boolean {
  * Builds the Express app and HTTP server over `storage`: discovery, OpenAPI, health, and every resource
  * path. Runs bootstrap (system namespaces and objects, APF configuration, local APIServices) as a
  * post-start hook, and the controllers when `runControllers` is set (one process per storage): namespaces,
- * default ServiceAccounts, PDB status (disruption), APF configuration and FlowSchema status, the
- * apiserver identity Lease.
+ * default ServiceAccounts, APF configuration and FlowSchema status, the apiserver identity Lease. The
+ * controllers of kube-controller-manager that Capstan has (garbage collector, disruption) run under
+ * leader election in one process per storage, as `--controllers` enables them.
  */
 export interface StartOptions {
   /** Who requests act as (default: every request is the administrator, in system:masters). */
@@ -215,7 +215,6 @@ export async function startServer(config: ServerConfig, storage: Storage, option
 
   let controller: NamespaceController | undefined;
   let serviceAccounts: DefaultServiceAccounts | undefined;
-  let disruption: DisruptionController | undefined;
   let flowControl: FlowControlConfigController | undefined;
   let identityLease: ApiserverIdentityLease | undefined;
   const advertised = config.advertiseAddress || advertiseAddressFor(config.bindAddress);
@@ -226,14 +225,12 @@ export async function startServer(config: ServerConfig, storage: Storage, option
     await controller.start();
     serviceAccounts = new DefaultServiceAccounts(storage, (error) => logger.warn('cannot create a default ServiceAccount', { error }));
     await serviceAccounts.start();
-    disruption = new DisruptionController(storage);
-    await disruption.start();
     flowControl = new FlowControlConfigController(storage);
     await flowControl.start();
     identityLease = new ApiserverIdentityLease(storage, { peerAddress: `${advertised}:${port}` });
     await identityLease.start();
   }
-  // Every process is a candidate; the elected one runs the garbage collector.
+  // Every process is a candidate; the elected one runs the garbage collector and the disruption controller.
   const controllerManager = controllerManagerFor(services, config.controllers);
   controllerManager?.start();
   bootstrapHook.done();
@@ -247,7 +244,6 @@ export async function startServer(config: ServerConfig, storage: Storage, option
       handed?.onDraining?.();
       controller?.stop();
       serviceAccounts?.stop();
-      disruption?.stop();
       flowControl?.stop();
       identityLease?.stop();
       shutdown.abort();
