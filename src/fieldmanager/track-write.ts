@@ -1,0 +1,63 @@
+import type { ResourceInfo } from '../registry/resource-types.js';
+import { schemaForDefinition, schemaForKind } from '../schema/openapi-schema.js';
+import { shapeStoredObject } from '../codec/go-shape.js';
+import { nowTimestamp, type Obj } from '../api/object-util.js';
+import { resetFieldsFor } from './reset-fields.js';
+import { DEDUCED, smdTypeOf, type SmdType } from './smd-type.js';
+import { updateManagedFields } from './update-managed-fields.js';
+
+/** The write being recorded: the served type, its request version and subresource, and the manager. */
+export interface TrackedWrite {
+  info: ResourceInfo;
+  /** The request's `apiVersion`. */
+  apiVersion: string;
+  subresource: string;
+  /** From managerOrUserAgent ('' is recorded as `unknown`). */
+  manager: string;
+}
+
+const typeCache = new Map<string, SmdType>();
+
+function typeFor(info: ResourceInfo): SmdType {
+  const key = `${info.group}/${info.version}/${info.kind}/${info.definition}`;
+  const cached = typeCache.get(key);
+  if (cached !== undefined) return cached;
+  const schema =
+    info.custom === true ? undefined : info.definition !== '' ? schemaForDefinition(info.definition) : schemaForKind(info.group, info.version, info.kind);
+  const type = schema === undefined ? DEDUCED : smdTypeOf(schema);
+  typeCache.set(key, type);
+  return type;
+}
+
+function record(w: TrackedWrite, live: Obj, next: Obj, sent: unknown): void {
+  updateManagedFields(live, next, {
+    manager: w.manager,
+    apiVersion: w.apiVersion,
+    subresource: w.subresource,
+    type: typeFor(w.info),
+    resetFields: resetFieldsFor({ group: w.info.group, resource: w.info.resource, hasStatus: 'status' in w.info.subresources }, w.subresource),
+    now: nowTimestamp(),
+    sent,
+  });
+}
+
+/**
+ * The create hook: `obj` (decoded and defaulted, before admission) gets the managedFields kube
+ * gives a created object: its manager owns every field it differs from the kind's empty object in,
+ * or the request's own managedFields are kept when it sends valid, non-empty ones. `sent` is the
+ * `metadata.managedFields` of the request as decoded (`[]` resets, which shaping would hide).
+ */
+export function trackCreate(w: TrackedWrite, obj: Obj, sent: unknown): void {
+  const empty: Obj = { metadata: {} };
+  shapeStoredObject(empty, w.info);
+  record(w, empty, obj, sent);
+}
+
+/**
+ * The update hook (PUT, PATCH, subresources): `next` (the object the request makes, defaulted,
+ * before admission) gets its managedFields from `live` (the stored object in the request's
+ * version) and what changed between them; `sent` as for trackCreate.
+ */
+export function trackUpdate(w: TrackedWrite, live: Obj, next: Obj, sent: unknown): void {
+  record(w, live, next, sent);
+}
