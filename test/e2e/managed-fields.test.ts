@@ -13,6 +13,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startTestServer, type TestServer } from '../helpers/capstan.js';
 import { restFor } from './rest.js';
+import { kubectlFor } from './kubectl.js';
 import { entryId, replay, type GoldenStep, type Send, type Sequence } from './managed-fields-replay.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -106,3 +107,37 @@ for (const file of readdirSync(fixtures)
     }
   });
 }
+
+describe('managedFields with kubectl and the metadata-only representations', () => {
+  test("kubectl's own managers (create, label, annotate, client-side apply) own what kube-apiserver records for them", async () => {
+    const k = kubectlFor(srv.kubeconfig);
+    const ns = await restFor(srv.url).namespace('mfk');
+    await k.ok(['-n', ns, 'create', 'configmap', 'k1', '--from-literal=a=1']);
+    await k.ok(['-n', ns, 'label', 'configmap', 'k1', 'x=y']);
+    await k.ok(['-n', ns, 'annotate', 'configmap', 'k1', 'n=m']);
+    await k.ok(['-n', ns, 'apply', '-f', '-'], { input: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: k1\ndata:\n  a: "2"\n  b: "3"\n' });
+    const got = await send('GET', `/api/v1/namespaces/${ns}/configmaps/k1`, {});
+    const mf = (JSON.parse(got.text) as { metadata: { managedFields: Record<string, unknown>[] } }).metadata.managedFields;
+    // As kube-apiserver 1.36 answered the same commands (kubectl sends each command's fieldManager).
+    assert.deepEqual(
+      mf.map((e): Record<string, unknown> => ({ ...e, time: undefined })).sort((a, b) => (String(a.manager) < String(b.manager) ? -1 : 1)),
+      [
+        { manager: 'kubectl-annotate', fieldsV1: { 'f:metadata': { 'f:annotations': { '.': {}, 'f:n': {} } } } },
+        {
+          manager: 'kubectl-client-side-apply',
+          fieldsV1: { 'f:data': { 'f:a': {}, 'f:b': {} }, 'f:metadata': { 'f:annotations': { 'f:kubectl.kubernetes.io/last-applied-configuration': {} } } },
+        },
+        { manager: 'kubectl-create', fieldsV1: { 'f:data': {} } },
+        { manager: 'kubectl-label', fieldsV1: { 'f:metadata': { 'f:labels': { '.': {}, 'f:x': {} } } } },
+      ].map((e) => ({ manager: e.manager, operation: 'Update', apiVersion: 'v1', time: undefined, fieldsType: 'FieldsV1', fieldsV1: e.fieldsV1 })),
+    );
+    assert.ok(!(await k.ok(['-n', ns, 'get', 'configmap', 'k1', '-o', 'yaml'])).includes('managedFields'));
+    assert.ok((await k.ok(['-n', ns, 'get', 'configmap', 'k1', '-o', 'yaml', '--show-managed-fields'])).includes('manager: kubectl-label'));
+    for (const accept of ['application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1', 'application/json;as=Table;g=meta.k8s.io;v=v1']) {
+      const r = await send('GET', `/api/v1/namespaces/${ns}/configmaps/k1`, { accept });
+      const body = JSON.parse(r.text) as { metadata?: { managedFields?: unknown }; rows?: { object: { metadata: { managedFields?: unknown } } }[] };
+      const meta = body.rows ? body.rows[0]?.object.metadata : body.metadata;
+      assert.deepEqual(meta?.managedFields, mf, accept);
+    }
+  });
+});
