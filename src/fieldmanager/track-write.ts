@@ -2,6 +2,7 @@ import type { ResourceInfo } from '../registry/resource-types.js';
 import { schemaForDefinition, schemaForKind } from '../schema/openapi-schema.js';
 import { shapeStoredObject } from '../codec/go-shape.js';
 import { nowTimestamp, type Obj } from '../api/object-util.js';
+import { logger, serializeError } from '../logging/logger.js';
 import { resetFieldsFor } from './reset-fields.js';
 import { DEDUCED, smdTypeOf, type SmdType } from './smd-type.js';
 import { updateManagedFields } from './update-managed-fields.js';
@@ -30,6 +31,18 @@ function typeFor(info: ResourceInfo): SmdType {
 }
 
 function record(w: TrackedWrite, live: Obj, next: Obj, sent: unknown): void {
+  try {
+    recordOrThrow(w, live, next, sent);
+  } catch (err) {
+    // As kube's UpdateNoErrors: a failure to track never fails the write; the object is stored
+    // without managedFields and the failure is logged.
+    const meta = next.metadata;
+    if (typeof meta === 'object' && meta !== null && !Array.isArray(meta)) delete (meta as Obj).managedFields;
+    logger.error('failed to update managedFields', { kind: w.info.kind, apiVersion: w.apiVersion, ...serializeError(err) });
+  }
+}
+
+function recordOrThrow(w: TrackedWrite, live: Obj, next: Obj, sent: unknown): void {
   updateManagedFields(live, next, {
     manager: w.manager,
     apiVersion: w.apiVersion,
