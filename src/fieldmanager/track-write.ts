@@ -61,9 +61,17 @@ function recordOrThrow(w: TrackedWrite, live: Obj, next: Obj, sent: unknown): vo
  * `metadata.managedFields` of the request as decoded (`[]` resets, which shaping would hide).
  */
 export function trackCreate(w: TrackedWrite, obj: Obj, sent: unknown): void {
+  record(w, emptyObjectFor(w.info), obj, sent);
+}
+
+/**
+ * What kube diffs a created object against: the kind's zero Go object, here the empty object in
+ * the stored shape (structs written, lists and maps without omitempty as null).
+ */
+export function emptyObjectFor(kind: { group: string; version: string; kind: string; custom?: boolean }): Obj {
   const empty: Obj = { metadata: {} };
-  shapeStoredObject(empty, w.info);
-  record(w, empty, obj, sent);
+  shapeStoredObject(empty, kind);
+  return empty;
 }
 
 /**
