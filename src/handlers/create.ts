@@ -1,5 +1,6 @@
 import { methodNotAllowed } from '../api/errors.js';
 import { writeObject } from '../codec/response-writer.js';
+import { managerOrUserAgent } from '../fieldmanager/manager-name.js';
 import { servedJsonFor } from '../conversion/version-conversion.js';
 import { writeOptionsOf, type ResourceRequest, outputFor, scaleKind } from './context.js';
 import { decodeObject } from './decode-object.js';
@@ -11,6 +12,6 @@ export async function handleCreate(r: ResourceRequest, store: Creater): Promise<
   const format = outputFor(r, 'object', ...scaleKind(r));
   const dryRun = writeOptionsOf(r).dryRun;
   const obj = await decodeObject(r);
-  const created = await store.create(obj, { dryRun });
+  const created = await store.create(obj, { dryRun, manager: managerOrUserAgent(writeOptionsOf(r).fieldManager, r.req.headers['user-agent']) });
   writeObject(r.res, 201, servedJsonFor(created, r.apiVersion, format.representation), format);
 }

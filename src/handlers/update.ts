@@ -1,6 +1,7 @@
 import type { OutputFormat } from '../codec/negotiation.js';
 import { badRequest, methodNotAllowed, notFound } from '../api/errors.js';
 import { writeObject } from '../codec/response-writer.js';
+import { managerOrUserAgent } from '../fieldmanager/manager-name.js';
 import { readBody } from '../codec/request-body.js';
 import { allowsCreateOnUpdate } from '../strategy/resource-strategy.js';
 import { writeOptionsOf, type ResourceRequest, outputFor, scaleKind } from './context.js';
@@ -52,11 +53,14 @@ export async function handleUpdate(r: ResourceRequest, store: Updater & Creater)
     async () => {
       if (r.ri.subresource === '' && allowsCreateOnUpdate(r.info)) {
         delete bodyMeta.resourceVersion;
-        return { json: await store.create(body, { dryRun }), created: true };
+        return {
+          json: await store.create(body, { dryRun, manager: managerOrUserAgent(writeOptionsOf(r).fieldManager, r.req.headers['user-agent']) }),
+          created: true,
+        };
       }
       throw notFound({ group: r.info.group, resource: r.info.resource }, r.ri.name);
     },
-    { dryRun },
+    { dryRun, manager: managerOrUserAgent(writeOptionsOf(r).fieldManager, r.req.headers['user-agent']) },
   );
   respond(r, outcome, format);
 }
@@ -84,7 +88,7 @@ export async function handlePatch(r: ResourceRequest, store: Updater): Promise<v
     async () => {
       throw notFound({ group: r.info.group, resource: r.info.resource }, r.ri.name);
     },
-    { dryRun },
+    { dryRun, manager: managerOrUserAgent(writeOptionsOf(r).fieldManager, r.req.headers['user-agent']) },
   );
   respond(r, outcome, format);
 }

@@ -9,13 +9,16 @@ import { withServiceAllocation } from '../services/service-allocation.js';
 import type { ResourceTarget } from './resource-target.js';
 import { withStorage } from './storage-errors.js';
 import { generateName, validateCreate } from './validate-object.js';
+import { trackCreate } from '../fieldmanager/track-write.js';
 
 /**
  * The shared create path (also used by PUT on types that allow create-on-update). `input` is in the
- * request's version; returns the JSON text of the object in its storage version.
+ * request's version; returns the JSON text of the object in its storage version. With a `manager`,
+ * the created object's managedFields record it (src/fieldmanager).
  */
-export async function createObject(r: ResourceTarget, input: Obj, dryRun: boolean): Promise<string> {
+export async function createObject(r: ResourceTarget, input: Obj, dryRun: boolean, manager?: string): Promise<string> {
   const meta = metadataOf(input);
+  const sentManagedFields = meta.managedFields;
   const ns = stringField(meta, 'namespace');
   if (r.info.namespaced) {
     if (ns !== '' && ns !== r.ri.namespace) {
@@ -38,6 +41,7 @@ export async function createObject(r: ResourceTarget, input: Obj, dryRun: boolea
   const obj = canonicalize(input, r.info.kind, r.apiVersion);
   prepareForCreate(r.info, obj);
   shapeStoredObject(obj, r.info);
+  if (manager !== undefined) trackCreate({ info: r.info, apiVersion: r.apiVersion, subresource: '', manager }, obj, sentManagedFields);
   const name = stringField(metadataOf(obj), 'name');
   const attrs = {
     operation: 'CREATE' as const,

@@ -24,7 +24,7 @@ export class GenericStore implements Getter, Lister, Creater, Updater {
   }
 
   create(input: Obj, options: WriteRequestOptions): Promise<string> {
-    return createObject(this.target, input, options.dryRun);
+    return createObject(this.target, input, options.dryRun, options.manager);
   }
 
   update(
@@ -32,6 +32,6 @@ export class GenericStore implements Getter, Lister, Creater, Updater {
     onMissing: () => Promise<UpdateOutcome>,
     options: WriteRequestOptions,
   ): Promise<UpdateOutcome> {
-    return updateObject(this.target, options.dryRun, compute, onMissing);
+    return updateObject(this.target, options.dryRun, compute, onMissing, options.manager);
   }
 }

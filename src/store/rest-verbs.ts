@@ -13,6 +13,8 @@ import type { ComputedUpdate, UpdateOutcome } from './update.js';
 export interface WriteRequestOptions {
   /** Run every step, store nothing (and allocate nothing). */
   dryRun: boolean;
+  /** The manager the write is recorded under in managedFields (managerOrUserAgent); undefined: not recorded. */
+  manager?: string;
 }
 
 /** Reads one object (GET). */

@@ -10,6 +10,7 @@ import type { ResourceTarget } from './resource-target.js';
 import { fromScale } from './scale.js';
 import { storageErrorToApi } from './storage-errors.js';
 import { validateUpdate } from './validate-object.js';
+import { trackUpdate } from '../fieldmanager/track-write.js';
 
 /**
  * Computes the object to store from the stored one and the request's new view, applying the
@@ -80,13 +81,15 @@ export interface ComputedUpdate {
  * the subresource's and the type's strategy decide what is stored, then mutating admission,
  * validation and validating admission run, and the result is compare-and-swapped against exactly the
  * version read. Unpinned writes retry on conflicts, pinned ones answer 409. `onMissing` answers when
- * there is no object (create-on-update or 404). A write that changes nothing stores nothing.
+ * there is no object (create-on-update or 404). A write that changes nothing stores nothing. With a
+ * `manager`, the object's managedFields record the write (src/fieldmanager).
  */
 export async function updateObject(
   r: ResourceTarget,
   dryRun: boolean,
   compute: (current: Obj) => Promise<ComputedUpdate> | ComputedUpdate,
   onMissing: () => Promise<UpdateOutcome>,
+  manager?: string,
 ): Promise<UpdateOutcome> {
   const name = r.ri.name;
   const qr = { group: r.info.group, resource: r.info.resource };
@@ -103,6 +106,8 @@ export async function updateObject(
       throw conflict(qr, name, `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${stringField(metadataOf(current), 'uid')}`);
     }
     const result = merge(r, next, current);
+    if (manager !== undefined)
+      trackUpdate({ info: r.info, apiVersion: r.apiVersion, subresource: r.ri.subresource, manager }, current, result, nextMeta.managedFields);
     metadataOf(result).resourceVersion = stored.resourceVersion;
     // undefined: a concurrent write got in first; the loop retries.
     const outcome = await withServiceAllocation(r, result, current, dryRun, async (): Promise<UpdateOutcome | undefined> => {

@@ -103,6 +103,13 @@ func main() {
 		}
 		return
 	}
+	if len(os.Args) == 5 && os.Args[1] == "managedfields" {
+		if err := runManagedFields(os.Args[2], os.Args[3], os.Args[4]); err != nil {
+			fmt.Fprintln(os.Stderr, "goldens:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if len(os.Args) == 3 && os.Args[1] == "presence" {
 		if err := writePresence(os.Args[2]); err != nil {
 			fmt.Fprintln(os.Stderr, "goldens:", err)

@@ -1,0 +1,156 @@
+import { comparePathElements, serializePathElement, type PathElement } from './path-element.js';
+
+/** A field path: the elements from the object's root to one field. */
+export type FieldPath = readonly PathElement[];
+
+interface Child {
+  readonly pe: PathElement;
+  readonly set: FieldSet;
+}
+
+/**
+ * A set of field paths as structured-merge-diff's fieldpath.Set keeps it: a tree whose nodes hold
+ * the members at that level and the subtrees below them. A path is a member only when inserted:
+ * inserting `a.b` does not make `a` a member. Operations return new sets and never share subtrees
+ * with their inputs.
+ */
+export class FieldSet {
+  private readonly members = new Map<string, PathElement>();
+  private readonly children = new Map<string, Child>();
+
+  /** A set holding exactly `paths`. */
+  static of(...paths: FieldPath[]): FieldSet {
+    const s = new FieldSet();
+    for (const p of paths) s.insert(p);
+    return s;
+  }
+
+  /** Adds `path` (the empty path, the whole object, is not tracked, as in structured-merge-diff). */
+  insert(path: FieldPath): void {
+    if (path.length === 0) return;
+    const node = path.slice(0, -1).reduce<FieldSet>((n, pe) => n.descend(pe), this);
+    const last = path[path.length - 1];
+    node.members.set(serializePathElement(last), last);
+  }
+
+  /** Marks `pe` a member at this level. */
+  insertMember(pe: PathElement): void {
+    this.members.set(serializePathElement(pe), pe);
+  }
+
+  /** The subtree under `pe`, created when missing. */
+  descend(pe: PathElement): FieldSet {
+    const key = serializePathElement(pe);
+    const existing = this.children.get(key);
+    if (existing) return existing.set;
+    const set = new FieldSet();
+    this.children.set(key, { pe, set });
+    return set;
+  }
+
+  /** True when `path` was inserted. */
+  has(path: FieldPath): boolean {
+    const node = path.slice(0, -1).reduce<FieldSet | undefined>((n, pe) => n?.children.get(serializePathElement(pe))?.set, this);
+    const last = path[path.length - 1];
+    return node !== undefined && last !== undefined && node.members.has(serializePathElement(last));
+  }
+
+  /** True when no path is a member (empty subtrees do not count). */
+  empty(): boolean {
+    if (this.members.size > 0) return false;
+    for (const c of this.children.values()) if (!c.set.empty()) return false;
+    return true;
+  }
+
+  /** Every path in `this` or `other`. */
+  union(other: FieldSet): FieldSet {
+    const out = this.clone();
+    out.addAll(other);
+    return out;
+  }
+
+  private addAll(other: FieldSet): void {
+    for (const [k, pe] of other.members) this.members.set(k, pe);
+    for (const c of other.children.values()) this.descend(c.pe).addAll(c.set);
+  }
+
+  /** A deep copy. */
+  clone(): FieldSet {
+    const out = new FieldSet();
+    out.addAll(this);
+    return out;
+  }
+
+  /** Paths of `this` not in `other`; children of a removed member stay (fieldpath.Set.Difference). */
+  difference(other: FieldSet): FieldSet {
+    const out = new FieldSet();
+    for (const [k, pe] of this.members) if (!other.members.has(k)) out.members.set(k, pe);
+    for (const [k, c] of this.children) {
+      const o = other.children.get(k);
+      const diff = o ? c.set.difference(o.set) : c.set.clone();
+      if (!diff.empty()) out.children.set(k, { pe: c.pe, set: diff });
+    }
+    return out;
+  }
+
+  /** Paths of `this` neither in `other` nor below a member of `other` (fieldpath.Set.RecursiveDifference). */
+  recursiveDifference(other: FieldSet): FieldSet {
+    const out = new FieldSet();
+    for (const [k, pe] of this.members) if (!other.members.has(k)) out.members.set(k, pe);
+    for (const [k, c] of this.children) {
+      if (other.members.has(k)) continue;
+      const o = other.children.get(k);
+      const diff = o ? c.set.recursiveDifference(o.set) : c.set.clone();
+      if (!diff.empty()) out.children.set(k, { pe: c.pe, set: diff });
+    }
+    return out;
+  }
+
+  /** Paths in both sets. */
+  intersection(other: FieldSet): FieldSet {
+    const out = new FieldSet();
+    for (const [k, pe] of this.members) if (other.members.has(k)) out.members.set(k, pe);
+    for (const [k, c] of this.children) {
+      const o = other.children.get(k);
+      if (!o) continue;
+      const inter = c.set.intersection(o.set);
+      if (!inter.empty()) out.children.set(k, { pe: c.pe, set: inter });
+    }
+    return out;
+  }
+
+  /** True when both sets hold the same paths. */
+  equals(other: FieldSet): boolean {
+    return this.difference(other).empty() && other.difference(this).empty();
+  }
+
+  /** Every member path, in structured-merge-diff's order (a node before its children). */
+  paths(): FieldPath[] {
+    const out: FieldPath[] = [];
+    this.collect([], out);
+    return out;
+  }
+
+  private collect(prefix: PathElement[], out: FieldPath[]): void {
+    for (const { pe, member, child } of this.entries()) {
+      if (member) out.push([...prefix, pe]);
+      child?.collect([...prefix, pe], out);
+    }
+  }
+
+  /**
+   * The members and non-empty subtrees at this level, merged and sorted by path element, each with
+   * whether it is a member and its subtree if any (what fieldsV1 writes, key by key).
+   */
+  entries(): { pe: PathElement; member: boolean; child: FieldSet | undefined }[] {
+    const byKey = new Map<string, { pe: PathElement; member: boolean; child: FieldSet | undefined }>();
+    for (const [k, pe] of this.members) byKey.set(k, { pe, member: true, child: undefined });
+    for (const [k, c] of this.children) {
+      if (c.set.empty()) continue;
+      const e = byKey.get(k);
+      if (e) e.child = c.set;
+      else byKey.set(k, { pe: c.pe, member: false, child: c.set });
+    }
+    return [...byKey.values()].sort((a, b) => comparePathElements(a.pe, b.pe));
+  }
+}

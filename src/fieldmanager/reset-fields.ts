@@ -1,0 +1,29 @@
+import { FieldSet } from './field-set.js';
+import { fieldElement as f } from './path-element.js';
+
+/** The resource facts reset fields depend on. */
+export interface ResetTarget {
+  group: string;
+  resource: string;
+  /** True when the type has a status subresource. */
+  hasStatus: boolean;
+}
+
+/**
+ * The fields a write to `subresource` of `t` never records as owned, as kube's strategies declare
+ * them (GetResetFields): the main resource of a type with a status subresource resets `status`;
+ * its status subresource resets `spec` (pods also `metadata.deletionTimestamp` and
+ * `metadata.ownerReferences`, deployments `metadata.labels`). Undefined when nothing is reset.
+ */
+export function resetFieldsFor(t: ResetTarget, subresource: string): FieldSet | undefined {
+  if (!t.hasStatus) return undefined;
+  if (subresource === '') return FieldSet.of([f('status')]);
+  if (subresource !== 'status') return undefined;
+  const set = FieldSet.of([f('spec')]);
+  if (t.group === '' && t.resource === 'pods') {
+    set.insert([f('metadata'), f('deletionTimestamp')]);
+    set.insert([f('metadata'), f('ownerReferences')]);
+  }
+  if (t.group === 'apps' && t.resource === 'deployments') set.insert([f('metadata'), f('labels')]);
+  return set;
+}

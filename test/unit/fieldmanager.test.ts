@@ -1,0 +1,145 @@
+/** The field-set library of src/fieldmanager/: path elements, fieldsV1, comparison, entries and the Update pipeline. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { fieldsV1ToSet, FieldsV1Error, setToFieldsV1 } from '../../src/fieldmanager/fields-v1.js';
+import { FieldSet } from '../../src/fieldmanager/field-set.js';
+import { deserializePathElement, fieldElement as f, keyElement, serializePathElement } from '../../src/fieldmanager/path-element.js';
+import { compareObjects } from '../../src/fieldmanager/compare-objects.js';
+import { smdTypeOf } from '../../src/fieldmanager/smd-type.js';
+import { schemaForKind } from '../../src/schema/openapi-schema.js';
+import { decodeManagedFields, encodeManagedFields } from '../../src/fieldmanager/managed-fields.js';
+import { updateManagedFields } from '../../src/fieldmanager/update-managed-fields.js';
+import { managerOrUserAgent } from '../../src/fieldmanager/manager-name.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+
+test('every fieldsV1 kube-apiserver wrote in the goldens decodes and re-encodes byte for byte', () => {
+  let count = 0;
+  for (const file of ['configmaps.json', 'deployments.json', 'pods.json', 'services.json']) {
+    const golden = JSON.parse(readFileSync(join(root, 'test', 'golden', 'managedfields', file), 'utf8')) as {
+      sequences: { steps: { managedFields: { fieldsV1: unknown }[] }[] }[];
+    };
+    for (const seq of golden.sequences)
+      for (const step of seq.steps)
+        for (const e of step.managedFields) {
+          assert.equal(JSON.stringify(setToFieldsV1(fieldsV1ToSet(e.fieldsV1))), JSON.stringify(e.fieldsV1));
+          count++;
+        }
+  }
+  assert.ok(count > 50);
+});
+
+test('path elements: kube key order and JSON, values, indexes, fields raw', () => {
+  assert.equal(
+    serializePathElement(
+      keyElement([
+        ['protocol', 'TCP'],
+        ['containerPort', 80],
+      ]),
+    ),
+    'k:{"containerPort":80,"protocol":"TCP"}',
+  );
+  assert.equal(serializePathElement({ kind: 'value', value: 'a<b' }), 'v:"a\\u003cb"');
+  assert.equal(serializePathElement({ kind: 'index', index: 3 }), 'i:3');
+  assert.equal(serializePathElement(f('app.kubernetes.io/name')), 'f:app.kubernetes.io/name');
+  assert.deepEqual(
+    deserializePathElement('k:{"b":1,"a":"x"}'),
+    keyElement([
+      ['a', 'x'],
+      ['b', 1],
+    ]),
+  );
+  assert.throws(() => deserializePathElement('k:{bad'));
+});
+
+test('fieldsV1: fields before keys before values, "." first for a member with children, unknown element types skipped', () => {
+  const s = FieldSet.of(
+    [f('spec'), f('ports'), keyElement([['port', 80]])],
+    [f('spec'), f('ports'), keyElement([['port', 80]]), f('port')],
+    [f('spec'), f('ports')],
+    [f('metadata'), f('finalizers'), { kind: 'value', value: 'b' }],
+    [f('metadata'), f('finalizers'), { kind: 'value', value: 'a' }],
+  );
+  assert.equal(
+    JSON.stringify(setToFieldsV1(s)),
+    '{"f:metadata":{"f:finalizers":{"v:\\"a\\"":{},"v:\\"b\\"":{}}},"f:spec":{"f:ports":{".":{},"k:{\\"port\\":80}":{".":{},"f:port":{}}}}}',
+  );
+  assert.ok(fieldsV1ToSet({ 'f:a': {}, 'x:future': { 'f:b': {} } }).equals(FieldSet.of([f('a')])));
+  assert.throws(() => fieldsV1ToSet({ 'k:{': {} }), FieldsV1Error);
+  assert.throws(() => fieldsV1ToSet({ 'f:a': 1 }), FieldsV1Error);
+});
+
+test('set algebra: difference keeps children of a removed member, recursive difference drops them', () => {
+  const s = FieldSet.of([f('status')], [f('status'), f('phase')], [f('spec'), f('x')]);
+  const status = FieldSet.of([f('status')]);
+  assert.ok(s.difference(status).equals(FieldSet.of([f('status'), f('phase')], [f('spec'), f('x')])));
+  assert.ok(s.recursiveDifference(status).equals(FieldSet.of([f('spec'), f('x')])));
+  assert.ok(s.intersection(FieldSet.of([f('spec'), f('x')], [f('other')])).equals(FieldSet.of([f('spec'), f('x')])));
+});
+
+test('comparison under the schema: set lists by value, list maps by key, atomic selectors as one leaf', () => {
+  const type = smdTypeOf(schemaForKind('apps', 'v1', 'Deployment'));
+  const live = { metadata: { finalizers: ['a'] }, spec: { selector: { matchLabels: { x: '1' } }, template: { spec: { containers: null } } } };
+  const next = {
+    metadata: { finalizers: ['a', 'b'] },
+    spec: { selector: { matchLabels: { x: '2' } }, template: { spec: { containers: [{ name: 'c', image: 'i' }] } } },
+  };
+  const cmp = compareObjects(live, next, type);
+  assert.deepEqual(setToFieldsV1(cmp.added), {
+    'f:metadata': { 'f:finalizers': { 'v:"b"': {} } },
+    'f:spec': { 'f:template': { 'f:spec': { 'f:containers': { 'k:{"name":"c"}': { '.': {}, 'f:image': {}, 'f:name': {} } } } } },
+  });
+  assert.deepEqual(setToFieldsV1(cmp.modified), { 'f:spec': { 'f:selector': {} } });
+  assert.ok(cmp.removed.empty());
+});
+
+test('entries sort by operation, time, manager; more than ten Update managers merge the oldest into ancient-changes', () => {
+  const entries = Array.from({ length: 12 }, (_, i) => ({
+    manager: `m${String(11 - i).padStart(2, '0')}`,
+    operation: 'Update',
+    apiVersion: 'v1',
+    time: `2026-01-01T00:00:${String(11 - i).padStart(2, '0')}Z`,
+    fieldsType: 'FieldsV1',
+    fieldsV1: { 'f:data': { [`f:k${11 - i}`]: {} } },
+  }));
+  const encoded = encodeManagedFields(decodeManagedFields(entries)) ?? [];
+  assert.deepEqual(
+    encoded.map((e) => e.manager),
+    entries.map((e) => e.manager).reverse(),
+  );
+  const obj: Record<string, unknown> = { metadata: { uid: 'u', managedFields: entries }, data: { new: 'x' } };
+  updateManagedFields({ metadata: { uid: 'u', managedFields: entries } }, obj, {
+    manager: 'z',
+    apiVersion: 'v1',
+    subresource: '',
+    type: smdTypeOf(undefined),
+    resetFields: undefined,
+    now: '2026-01-01T00:01:00Z',
+    sent: undefined,
+  });
+  const mf = (obj.metadata as { managedFields: { manager: string; time: string; fieldsV1: unknown }[] }).managedFields;
+  assert.deepEqual(
+    mf.map((e) => e.manager),
+    ['ancient-changes', 'm04', 'm05', 'm06', 'm07', 'm08', 'm09', 'm10', 'm11', 'z'],
+  );
+  assert.deepEqual(mf[0], {
+    manager: 'ancient-changes',
+    operation: 'Update',
+    apiVersion: 'v1',
+    time: '2026-01-01T00:00:03Z',
+    fieldsType: 'FieldsV1',
+    fieldsV1: { 'f:data': { 'f:k0': {}, 'f:k1': {}, 'f:k2': {}, 'f:k3': {} } },
+  });
+});
+
+test('manager names come from fieldManager, else the User-Agent before its first slash, printable and at most 128 bytes', () => {
+  assert.equal(managerOrUserAgent('mine', 'kubectl/v1.36'), 'mine');
+  assert.equal(managerOrUserAgent('', 'kubectl/v1.36.0 (linux/amd64) kubernetes/abc'), 'kubectl');
+  assert.equal(managerOrUserAgent('', 'Go-http-client/1.1'), 'Go-http-client');
+  assert.equal(managerOrUserAgent('', 'a\u0001b'), 'ab');
+  assert.equal(managerOrUserAgent('', 'x'.repeat(200)), 'x'.repeat(128));
+  assert.equal(managerOrUserAgent('', undefined), '');
+});

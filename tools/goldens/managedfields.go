@@ -1,0 +1,196 @@
+package main
+
+// managedfields runs apimachinery's own managed-fields code (k8s.io/apimachinery/pkg/util/managedfields:
+// the FieldManager chain of managed fields updater, cap, build manager info, strip meta and the
+// structured-merge-diff updater, with the typed converter built from the 1.36 OpenAPI models) over
+// the object corpus of test/fixtures/managedfields/objects/: sequences of writes, each a new object
+// (the first diffed against the kind's zero Go object, as a create is), the manager, the
+// subresource and the fields the strategy resets. It writes what kube records in
+// metadata.managedFields after each write to test/golden/managedfields/objects/, each entry's time
+// replaced by the step that stamped it, which test/unit/fieldmanager-objects.test.ts compares
+// Capstan's field manager with.
+//
+//	go run ./tools/goldens managedfields schema/openapi-v2.json test/fixtures/managedfields/objects test/golden/managedfields/objects
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+)
+
+type mfStep struct {
+	Manager     string                 `json:"manager"`
+	Subresource string                 `json:"subresource"`
+	Reset       [][]string             `json:"reset"`
+	Live        map[string]interface{} `json:"live,omitempty"`
+	Object      map[string]interface{} `json:"object"`
+}
+
+type mfSequence struct {
+	Name  string   `json:"name"`
+	Steps []mfStep `json:"steps"`
+}
+
+func (s mfSequence) caseName() string { return s.Name }
+
+type mfGoldenStep struct {
+	ManagedFields []metav1.ManagedFieldsEntry `json:"managedFields"`
+}
+
+type mfGolden struct {
+	Name  string         `json:"name"`
+	Steps []mfGoldenStep `json:"steps"`
+}
+
+// sameVersion converts nothing: every object of a sequence is in the version its fields are tracked in.
+type sameVersion struct{}
+
+func (sameVersion) Convert(in, out, context interface{}) error { return fmt.Errorf("not supported") }
+func (sameVersion) ConvertToVersion(in runtime.Object, gv runtime.GroupVersioner) (runtime.Object, error) {
+	return in, nil
+}
+func (sameVersion) ConvertFieldLabel(gvk schema.GroupVersionKind, label, value string) (string, string, error) {
+	return label, value, nil
+}
+
+type noDefaults struct{}
+
+func (noDefaults) Default(runtime.Object) {}
+
+type emptyCreater struct{}
+
+func (emptyCreater) New(gvk schema.GroupVersionKind) (runtime.Object, error) {
+	u := &unstructured.Unstructured{Object: map[string]interface{}{}}
+	u.SetGroupVersionKind(gvk)
+	return u, nil
+}
+
+// stepTime is the time every entry stamped at step i is given, so that goldens do not depend on the clock.
+func stepTime(i int) metav1.Time {
+	return metav1.NewTime(time.Date(2000, 1, 1, 0, 0, i, 0, time.UTC))
+}
+
+func loadTypeConverter(openapiPath string) (managedfields.TypeConverter, error) {
+	data, err := os.ReadFile(openapiPath)
+	if err != nil {
+		return nil, err
+	}
+	var swagger spec.Swagger
+	if err := json.Unmarshal(data, &swagger); err != nil {
+		return nil, err
+	}
+	models := map[string]*spec.Schema{}
+	for name, s := range swagger.Definitions {
+		s := s
+		models[name] = &s
+	}
+	return managedfields.NewTypeConverter(models, false)
+}
+
+func runManagedFields(openapiPath, corpusDir, goldenDir string) error {
+	tc, err := loadTypeConverter(openapiPath)
+	if err != nil {
+		return err
+	}
+	return transformCorpus(corpusDir, goldenDir, func(seq mfSequence) (mfGolden, error) {
+		out := mfGolden{Name: seq.Name, Steps: []mfGoldenStep{}}
+		var live *unstructured.Unstructured
+		for i, step := range seq.Steps {
+			next := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(step.Object)}
+			if step.Live != nil {
+				live = &unstructured.Unstructured{Object: runtime.DeepCopyJSON(step.Live)}
+			}
+			gvk := next.GroupVersionKind()
+			if live == nil {
+				// A create: kube diffs against the kind's zero Go object, as its handler makes it.
+				zero, err := legacyscheme.Scheme.New(gvk)
+				if err != nil {
+					return out, fmt.Errorf("step %d: %w", i, err)
+				}
+				u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(zero)
+				if err != nil {
+					return out, err
+				}
+				live = &unstructured.Unstructured{Object: u}
+				live.SetGroupVersionKind(gvk)
+			}
+			reset := fieldpath.NewSet()
+			for _, p := range step.Reset {
+				parts := make([]interface{}, len(p))
+				for j, s := range p {
+					parts[j] = s
+				}
+				reset.Insert(fieldpath.MakePathOrDie(parts...))
+			}
+			resetFields := map[fieldpath.APIVersion]fieldpath.Filter{}
+			if !reset.Empty() {
+				resetFields[fieldpath.APIVersion(gvk.GroupVersion().String())] = fieldpath.NewExcludeSetFilter(reset)
+			}
+			fm, err := managedfields.NewDefaultCRDFieldManager(tc, sameVersion{}, noDefaults{}, emptyCreater{}, gvk, gvk.GroupVersion(), step.Subresource, resetFields)
+			if err != nil {
+				return out, err
+			}
+			before := map[string]*metav1.Time{}
+			for _, e := range live.GetManagedFields() {
+				before[e.Manager+"/"+string(e.Operation)+"/"+e.APIVersion+"/"+e.Subresource] = e.Time
+			}
+			result, err := fm.Update(live, next, step.Manager)
+			if err != nil {
+				return out, fmt.Errorf("step %d: %w", i, err)
+			}
+			obj := result.(*unstructured.Unstructured)
+			entries := obj.GetManagedFields()
+			stamp := stepTime(i)
+			for j := range entries {
+				e := &entries[j]
+				old, ok := before[e.Manager+"/"+string(e.Operation)+"/"+e.APIVersion+"/"+e.Subresource]
+				// Entries kube stamped now carry this run's clock; earlier ones carry their step's time.
+				if e.Time != nil && e.Time.Year() > 2000 && (!ok || old == nil || !old.Equal(e.Time)) {
+					e.Time = &stamp
+				}
+			}
+			sort.SliceStable(entries, func(a, b int) bool {
+				p, q := entries[a], entries[b]
+				if p.Operation != q.Operation {
+					return p.Operation < q.Operation
+				}
+				ps, qs := int64(0), int64(0)
+				if p.Time != nil {
+					ps = p.Time.Unix()
+				}
+				if q.Time != nil {
+					qs = q.Time.Unix()
+				}
+				if ps != qs {
+					return ps < qs
+				}
+				if p.Manager != q.Manager {
+					return p.Manager < q.Manager
+				}
+				if p.APIVersion != q.APIVersion {
+					return p.APIVersion < q.APIVersion
+				}
+				return p.Subresource < q.Subresource
+			})
+			obj.SetManagedFields(entries)
+			out.Steps = append(out.Steps, mfGoldenStep{ManagedFields: entries})
+			// The next write finds the object stored, with the uid a stored object has.
+			if obj.GetUID() == "" {
+				obj.SetUID("u")
+			}
+			live = obj
+		}
+		return out, nil
+	})
+}
