@@ -15,6 +15,32 @@ mkdirSync(out, { recursive: true });
 
 const openapi = JSON.parse(readFileSync(join(src, 'openapi-v2.json'), 'utf8'));
 
+/**
+ * The facts' OpenAPI document lost every property *named* `description` when descriptions were
+ * stripped (PriorityClass.description, CRD printer columns' and JSONSchemaProps' descriptions). The
+ * protobuf descriptor kept them: each message with a string field `description` whose definition
+ * lacks it gets it back, properties kept in the document's alphabetical order.
+ */
+function restoreDescriptionFields(doc) {
+  const proto = JSON.parse(readFileSync(join(src, 'protobuf.json'), 'utf8'));
+  const restored = [];
+  const walk = (node, path) => {
+    if (node.fields?.description?.type === 'string') {
+      // k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.X -> io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.X
+      const name = 'io.k8s.' + path.replace(/^k8s\.io\./, '').replace(/_/g, '-');
+      const def = doc.definitions[name];
+      if (def?.properties !== undefined && def.properties.description === undefined) {
+        def.properties = Object.fromEntries(Object.entries({ ...def.properties, description: { type: 'string' } }).sort(([a], [b]) => (a < b ? -1 : 1)));
+        restored.push(name);
+      }
+    }
+    for (const [k, v] of Object.entries(node.nested ?? {})) walk(v, path === '' ? k : `${path}.${k}`);
+  };
+  walk(proto, '');
+  console.log(`openapi-v2.json: restored description on ${restored.length} definitions`);
+  return doc;
+}
+
 // Discovery facts that the OpenAPI document does not carry (kube-apiserver's REST storage sets them).
 const SHORT_NAMES = {
   'componentstatuses': ['cs'], 'configmaps': ['cm'], 'endpoints': ['ep'], 'events': ['ev'],
@@ -174,5 +200,6 @@ const groupList = [...groups.entries()]
   });
 
 writeFileSync(join(out, 'resources.json'), JSON.stringify({ groups: groupList, resources: resourceList }, null, 1) + '\n');
-for (const f of ['openapi-v2.json', 'protobuf.json', 'openapi-v2-protobuf.json']) copyFileSync(join(src, f), join(out, f));
+for (const f of ['protobuf.json', 'openapi-v2-protobuf.json']) copyFileSync(join(src, f), join(out, f));
+writeFileSync(join(out, 'openapi-v2.json'), JSON.stringify(restoreDescriptionFields(openapi)));
 console.log(`schema/: ${groupList.length} groups, ${resourceList.length} resources`);

@@ -50,7 +50,8 @@ function comparable(value: unknown, key = ''): unknown {
 let srv: TestServer;
 let k: Kubectl;
 before(async () => {
-  srv = await startTestServer();
+  // The goldens come from a kube-apiserver without kube-controller-manager: no disruption controller writes PDB status.
+  srv = await startTestServer({ controllers: ['-garbage-collector', '-disruption'] });
   k = kubectlFor(srv.kubeconfig);
   const created = await api(srv.url, '/api/v1/namespaces', {
     method: 'POST',
