@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../api/errors.js';
 import { canonicalize, isObject, jsonEqual, metadataOf, nowTimestamp, objectKey, stringField, type Obj } from '../api/object-util.js';
-import { deleteObject } from '../handlers/delete.js';
+import { deleteObject } from '../store/delete.js';
 import type { ResourceInfo } from '../registry/resource-types.js';
 import { storageTypeOf } from '../registry/resource-types.js';
 import { releaseServiceAllocation } from '../services/service-allocation.js';

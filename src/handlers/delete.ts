@@ -1,33 +1,18 @@
-import { ApiError, badRequest, conflict, invalid, methodNotAllowed, notFound, type StatusCause } from '../api/errors.js';
+import { badRequest, invalid, methodNotAllowed, type StatusCause } from '../api/errors.js';
 import { dryRunCauses, listOptionsFrom, queryInt64, queryOptionalBool } from '../api/request-options.js';
 import { decodeBody, readBody } from '../codec/request-body.js';
 import { decodeInto, TypedDecodeError } from '../codec/typed-decode.js';
 import { schemaForDefinition } from '../schema/openapi-schema.js';
 import { writeList, writeObject } from '../codec/response-writer.js';
-import { StorageError } from '../storage/storage.js';
 import { returnsDeletedObject } from '../strategy/resource-strategy.js';
 import { type ResourceRequest, outputFor, scaleKind } from './context.js';
-import { storageErrorToApi, withStorage } from '../store/storage-errors.js';
-import { type ResourceTarget } from '../store/resource-target.js';
-import { isObject, metadataOf, stringField, type Obj } from '../api/object-util.js';
+import { isObject, metadataOf, type Obj } from '../api/object-util.js';
 import { servedJsonFor } from '../conversion/version-conversion.js';
 import { selectionFor } from '../selectors/selection.js';
-import { guaranteedUpdate, RETRY } from '../store/guaranteed-update.js';
-import { releaseServiceAllocation } from '../services/service-allocation.js';
 import { authorizeUnsafeDelete } from '../auth/unsafe-delete-authorization.js';
-import { decodeStored } from '../store/corrupt-object.js';
 import { deleteCorruptObject, unsafeDeleteCollectionRefused } from '../store/unsafe-delete.js';
-import { deletionFinalizers } from '../store/deletion-finalizers.js';
-
-/** The parts of DeleteOptions Capstan acts on. */
-export interface DeleteOptions {
-  gracePeriodSeconds?: number;
-  propagationPolicy?: string;
-  orphanDependents?: boolean;
-  preconditions?: { uid?: string; resourceVersion?: string };
-  dryRun: boolean;
-  ignoreStoreReadErrorWithClusterBreakingPotential?: boolean;
-}
+import type { DeleteOptions, DeleteOutcome } from '../store/delete.js';
+import type { CollectionDeleter, GracefulDeleter } from '../store/rest-verbs.js';
 
 const PROPAGATION_POLICIES = ['Foreground', 'Background', 'Orphan'];
 const DELETE_OPTIONS_DEFINITION = 'io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions';
@@ -141,106 +126,19 @@ function successStatus(r: ResourceRequest, obj: Obj): Obj {
   return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details };
 }
 
-/** Whether a pod is deleted gracefully (bound to a node and not finished), as kube's pod strategy decides. */
-function gracefulSeconds(r: ResourceTarget, obj: Obj, opts: DeleteOptions): number {
-  if (r.info.group !== '' || r.info.resource !== 'pods') return 0;
-  const spec = isObject(obj.spec) ? obj.spec : {};
-  const status = isObject(obj.status) ? obj.status : {};
-  if (stringField(spec, 'nodeName') === '' || status.phase === 'Succeeded' || status.phase === 'Failed') return 0;
-  if (opts.gracePeriodSeconds !== undefined) return Math.max(0, opts.gracePeriodSeconds);
-  return typeof spec.terminationGracePeriodSeconds === 'number' ? spec.terminationGracePeriodSeconds : 30;
-}
-
-export interface DeleteOutcome {
-  /** The object after the request: removed (with the deletion's version) or marked terminating. */
-  json: string;
-  removed: boolean;
-}
-
-/**
- * Deletes one object: removed at once when nothing holds it, otherwise marked with
- * `deletionTimestamp` and kept until its finalizers are gone (SPEC section 3).
- */
-export async function deleteObject(r: ResourceTarget, name: string, opts: DeleteOptions): Promise<DeleteOutcome> {
-  const qr = { group: r.info.group, resource: r.info.resource };
-  return guaranteedUpdate(r, name, async (stored, key) => {
-    if (!stored) throw notFound(qr, name);
-    const obj = decodeStored(r, stored);
-    const meta = metadataOf(obj);
-    const pre = opts.preconditions;
-    if (pre?.uid !== undefined && pre.uid !== meta.uid) {
-      throw conflict(qr, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${String(meta.uid)}`);
-    }
-    if (pre?.resourceVersion !== undefined && pre.resourceVersion !== stored.resourceVersion) {
-      throw conflict(
-        qr,
-        name,
-        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${stored.resourceVersion}`,
-      );
-    }
-    await r.services.admission.run({
-      operation: 'DELETE',
-      info: r.info,
-      namespace: r.ri.namespace,
-      name,
-      subresource: '',
-      object: undefined,
-      oldObject: obj,
-      dryRun: opts.dryRun,
-    });
-    const held = Array.isArray(meta.finalizers) ? meta.finalizers.filter((f): f is string => typeof f === 'string') : [];
-    // The propagation policy becomes the `orphan` / `foregroundDeletion` finalizers, as kube's store does.
-    const gc = deletionFinalizers(r.info, held, opts);
-    const finalizers = gc.finalizers;
-    const grace = gracefulSeconds(r, obj, opts);
-    const namespaceHold = r.info.group === '' && r.info.resource === 'namespaces';
-    if (finalizers.length === 0 && grace === 0 && !namespaceHold) {
-      if (opts.dryRun) return { json: stored.json, removed: true };
-      try {
-        const removed = await r.services.storage.delete(r.type, key, stored.resourceVersion);
-        await releaseServiceAllocation(r, obj);
-        return { json: removed.json, removed: true };
-      } catch (err) {
-        if (err instanceof StorageError && err.code === 'Conflict') return RETRY;
-        throw storageErrorToApi(err, r, name);
-      }
-    }
-    // Graceful: mark terminating (once), keep the object until finalizers and grace are done.
-    if (meta.deletionTimestamp !== undefined && meta.deletionTimestamp !== null) {
-      const currentGrace = typeof meta.deletionGracePeriodSeconds === 'number' ? meta.deletionGracePeriodSeconds : 0;
-      // A pending graceful deletion keeps everything; a finalizer-only one still takes a new policy.
-      if (grace >= currentGrace && (currentGrace > 0 || !gc.changed)) return { json: stored.json, removed: false };
-    } else if (typeof meta.generation === 'number' && meta.generation > 0) meta.generation += 1;
-    if (gc.changed) meta.finalizers = finalizers;
-    meta.deletionTimestamp = meta.deletionTimestamp ?? new Date(Date.now() + grace * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-    meta.deletionGracePeriodSeconds = grace;
-    if (namespaceHold) {
-      obj.status = { ...(isObject(obj.status) ? obj.status : {}), phase: 'Terminating' };
-    }
-    if (opts.dryRun) return { json: JSON.stringify(obj), removed: false };
-    try {
-      const updated = await r.services.storage.update(r.type, key, obj, stored.resourceVersion);
-      return { json: updated.json, removed: false };
-    } catch (err) {
-      if (err instanceof StorageError && err.code === 'Conflict') return RETRY;
-      throw storageErrorToApi(err, r, name);
-    }
-  });
-}
-
 /** DELETE of one object. */
-export async function handleDelete(r: ResourceRequest): Promise<void> {
+export async function handleDelete(r: ResourceRequest, store: GracefulDeleter): Promise<void> {
   if (r.ri.subresource !== '') throw methodNotAllowed();
   const format = outputFor(r, 'object', ...scaleKind(r));
   const opts = await readDeleteOptions(r);
   let outcome: DeleteOutcome;
   if (opts.ignoreStoreReadErrorWithClusterBreakingPotential === true) {
     await authorizeUnsafeDelete(r.services.authorizer, r.user, r.ri);
-    const forced = await deleteCorruptObject(r, r.ri.name, () => deleteObject(r, r.ri.name, opts));
+    const forced = await deleteCorruptObject(r, r.ri.name, () => store.delete(r.ri.name, opts));
     if (forced.status !== undefined) return writeObject(r.res, 200, forced.status, { ...format, representation: 'object' });
     outcome = forced.outcome;
   } else {
-    outcome = await deleteObject(r, r.ri.name, opts);
+    outcome = await store.delete(r.ri.name, opts);
   }
   const obj = JSON.parse(outcome.json) as Obj;
   if (outcome.removed && !returnsDeletedObject(r.info)) {
@@ -251,31 +149,13 @@ export async function handleDelete(r: ResourceRequest): Promise<void> {
 }
 
 /** DELETE of a collection: deletes every selected object, answering the list of what was deleted. */
-export async function handleDeleteCollection(r: ResourceRequest): Promise<void> {
+export async function handleDeleteCollection(r: ResourceRequest, store: CollectionDeleter): Promise<void> {
   if (r.ri.subresource !== '') throw methodNotAllowed();
   const format = outputFor(r, 'list');
   const listOpts = listOptionsFrom(r.query, false, r.services.featureGates.WatchList);
   const opts = await readDeleteOptions(r);
   if (opts.ignoreStoreReadErrorWithClusterBreakingPotential === true) throw unsafeDeleteCollectionRefused();
-  const selection = selectionFor(r, listOpts);
-  const listed = await withStorage(r, '', () =>
-    r.services.storage.list(r.type, {
-      namespace: r.info.namespaced && r.ri.namespace !== '' ? r.ri.namespace : undefined,
-      filter: selection.matchesStored,
-    }),
-  );
-  const deleted: string[] = [];
-  for (const item of listed.items) {
-    const name = stringField(metadataOf(JSON.parse(item.json) as Obj), 'name');
-    const ns = item.key.includes('/') ? item.key.slice(0, item.key.indexOf('/')) : '';
-    const scoped: ResourceRequest = { ...r, ri: { ...r.ri, namespace: ns, name } };
-    try {
-      const outcome = await deleteObject(scoped, name, opts);
-      deleted.push(servedJsonFor(outcome.json, r.apiVersion, format.representation));
-    } catch (err) {
-      if (err instanceof ApiError && err.code === 404) continue;
-      throw err;
-    }
-  }
-  await writeList(r.res, { kind: `${r.info.kind}List`, apiVersion: r.apiVersion, metadata: { resourceVersion: listed.resourceVersion } }, deleted, format);
+  const outcome = await store.deleteCollection(selectionFor(r, listOpts), opts);
+  const deleted = outcome.deleted.map((json) => servedJsonFor(json, r.apiVersion, format.representation));
+  await writeList(r.res, { kind: `${r.info.kind}List`, apiVersion: r.apiVersion, metadata: { resourceVersion: outcome.resourceVersion } }, deleted, format);
 }

@@ -12,7 +12,7 @@ import { handleGet, handleList } from './read.js';
 import { handleSubresourceAction, isActionSubresource } from './subresource-actions.js';
 import { handlePatch, handleUpdate } from './update.js';
 import { storeFor } from '../store/store-for.js';
-import { isCreater, isGetter, isLister, isUpdater } from '../store/rest-verbs.js';
+import { isCollectionDeleter, isCreater, isGetter, isGracefulDeleter, isLister, isUpdater } from '../store/rest-verbs.js';
 import { handleWatch } from './watch.js';
 
 /** Verbs a type must support for each request verb (from the served resource's verb list). */
@@ -101,10 +101,14 @@ async function dispatch(r: ResourceRequest): Promise<void> {
       if (!isUpdater(store)) throw methodNotAllowed();
       return handlePatch(r, store);
     }
-    case 'delete':
-      return handleDelete(r);
-    case 'deletecollection':
-      return handleDeleteCollection(r);
+    case 'delete': {
+      if (!isGracefulDeleter(store)) throw methodNotAllowed();
+      return handleDelete(r, store);
+    }
+    case 'deletecollection': {
+      if (!isCollectionDeleter(store)) throw methodNotAllowed();
+      return handleDeleteCollection(r, store);
+    }
     default:
       throw methodNotAllowed();
   }

@@ -1,6 +1,6 @@
 import { ApiError } from '../api/errors.js';
 import { makeTarget, type ApiServices } from '../store/resource-target.js';
-import { deleteObject } from '../handlers/delete.js';
+import { deleteObject } from '../store/delete.js';
 import { isObject, metadataOf, nowTimestamp, type Obj } from '../api/object-util.js';
 import type { ResourceInfo } from '../registry/resource-types.js';
 import { storageTypeOf } from '../registry/resource-types.js';

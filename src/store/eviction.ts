@@ -1,6 +1,6 @@
 import { ApiError, badRequest, conflict, forbidden, invalid, notFound } from '../api/errors.js';
 import { isObject, metadataOf, nowTimestamp, objectKey, stringField, type Obj } from '../api/object-util.js';
-import { deleteObject, type DeleteOptions } from '../handlers/delete.js';
+import { deleteObject, type DeleteOptions } from './delete.js';
 import { StorageError, type StoredObject } from '../storage/storage.js';
 import { makeTarget, type ResourceTarget } from './resource-target.js';
 import { storageErrorToApi, withStorage } from './storage-errors.js';

@@ -4,7 +4,8 @@ import type { ResourceTarget } from './resource-target.js';
 import type { ListOptions } from '../api/request-options.js';
 import type { Selection } from '../selectors/selection.js';
 import { getObject, listObjects, type ListPage } from './read.js';
-import type { Creater, Getter, Lister, Updater, WriteRequestOptions } from './rest-verbs.js';
+import type { CollectionDeleter, Creater, GracefulDeleter, Getter, Lister, Updater, WriteRequestOptions } from './rest-verbs.js';
+import { deleteCollection, deleteObject, type CollectionDeleteOutcome, type DeleteOptions, type DeleteOutcome } from './delete.js';
 import { updateObject, type ComputedUpdate, type UpdateOutcome } from './update.js';
 
 /**
@@ -12,7 +13,7 @@ import { updateObject, type ComputedUpdate, type UpdateOutcome } from './update.
  * type's strategy and defaults, validation, validating admission, compare-and-swap) for all types,
  * with per-type behaviour in the strategies (src/strategy/) and validators (src/validation/).
  */
-export class GenericStore implements Getter, Lister, Creater, Updater {
+export class GenericStore implements Getter, Lister, Creater, Updater, GracefulDeleter, CollectionDeleter {
   constructor(private readonly target: ResourceTarget) {}
 
   get(name: string, query: URLSearchParams): Promise<string> {
@@ -33,5 +34,13 @@ export class GenericStore implements Getter, Lister, Creater, Updater {
     options: WriteRequestOptions,
   ): Promise<UpdateOutcome> {
     return updateObject(this.target, options.dryRun, compute, onMissing, options.manager);
+  }
+
+  delete(name: string, opts: DeleteOptions): Promise<DeleteOutcome> {
+    return deleteObject(this.target, name, opts);
+  }
+
+  deleteCollection(selection: Selection, opts: DeleteOptions): Promise<CollectionDeleteOutcome> {
+    return deleteCollection(this.target, selection, opts);
   }
 }

@@ -2,6 +2,7 @@ import type { Obj } from '../api/object-util.js';
 import type { ListOptions } from '../api/request-options.js';
 import type { Selection } from '../selectors/selection.js';
 import type { ListPage } from './read.js';
+import type { CollectionDeleteOutcome, DeleteOptions, DeleteOutcome } from './delete.js';
 import type { ComputedUpdate, UpdateOutcome } from './update.js';
 
 /**
@@ -51,6 +52,17 @@ export interface Updater {
   ): Promise<UpdateOutcome>;
 }
 
+/** Deletes objects (DELETE), gracefully where the kind has a grace period or finalizers. */
+export interface GracefulDeleter {
+  /** Deletes or marks the object as `opts` and its kind decide; 404 when absent, 409 on failed preconditions. */
+  delete(name: string, opts: DeleteOptions): Promise<DeleteOutcome>;
+}
+
+/** Deletes the objects a selection picks (DELETE on a collection). */
+export interface CollectionDeleter {
+  deleteCollection(selection: Selection, opts: DeleteOptions): Promise<CollectionDeleteOutcome>;
+}
+
 export function isCreater(store: object): store is Creater {
   return typeof (store as Partial<Creater>).create === 'function';
 }
@@ -65,4 +77,12 @@ export function isGetter(store: object): store is Getter {
 
 export function isLister(store: object): store is Lister {
   return typeof (store as Partial<Lister>).list === 'function';
+}
+
+export function isGracefulDeleter(store: object): store is GracefulDeleter {
+  return typeof (store as Partial<GracefulDeleter>).delete === 'function';
+}
+
+export function isCollectionDeleter(store: object): store is CollectionDeleter {
+  return typeof (store as Partial<CollectionDeleter>).deleteCollection === 'function';
 }

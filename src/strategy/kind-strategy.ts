@@ -55,6 +55,19 @@ export interface KindStrategy {
   /** Whether a status write may also change labels and annotations. Default: only the status changes. */
   statusUpdatesMetadata?: boolean;
 
+  /**
+   * The grace period a DELETE grants (kube's CheckGracefulDelete), given the request's
+   * `gracePeriodSeconds`: above 0 the object is marked and kept until the period ends or a kubelet
+   * confirms. Default: 0, deleted at once unless finalizers hold it.
+   */
+  gracefulDeleteSeconds?: (obj: Obj, requested: number | undefined) => number;
+
+  /**
+   * For kinds whose deletion is always two-phase (namespaces, emptied by their controller): what
+   * marking the object for deletion also changes. Default: none, and objects without finalizers go at once.
+   */
+  markTerminating?: (obj: Obj) => void;
+
   /** Whether DELETE answers with the deleted object rather than a Success Status. Default: a Status. */
   returnsDeletedObject?: boolean;
 }

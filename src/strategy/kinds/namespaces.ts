@@ -42,6 +42,10 @@ export const namespaces: KindStrategy = {
     next.spec = old.spec;
     setNamespaceNameLabel(next);
   },
+  // A deleted namespace stays Terminating until the namespace controller has emptied it.
+  markTerminating: (ns) => {
+    ns.status = { ...(isObject(ns.status) ? ns.status : {}), phase: 'Terminating' };
+  },
   returnsDeletedObject: true,
 };
 

@@ -1,3 +1,4 @@
+import { isObject } from '../../api/object-util.js';
 import { validatePod } from '../../validation/pod-spec.js';
 import { validatePodTemplate } from '../../validation/workloads.js';
 import { defaultPodTemplate } from '../defaults.js';
@@ -23,6 +24,14 @@ export const pods: KindStrategy = {
   prepareForCreate: preparePodForCreate,
   // The kubelet's status writes also carry labels and annotations.
   statusUpdatesMetadata: true,
+  // A pod bound to a node and not finished is deleted gracefully: its kubelet confirms.
+  gracefulDeleteSeconds: (pod, requested) => {
+    const spec = isObject(pod.spec) ? pod.spec : {};
+    const status = isObject(pod.status) ? pod.status : {};
+    if (typeof spec.nodeName !== 'string' || spec.nodeName === '' || status.phase === 'Succeeded' || status.phase === 'Failed') return 0;
+    if (requested !== undefined) return Math.max(0, requested);
+    return typeof spec.terminationGracePeriodSeconds === 'number' ? spec.terminationGracePeriodSeconds : 30;
+  },
   returnsDeletedObject: true,
 };
 
