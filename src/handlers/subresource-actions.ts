@@ -1,13 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { ApiError, badRequest, conflict, methodNotAllowed, notFound } from '../api/errors.js';
+import { ApiError, badRequest, methodNotAllowed, notFound } from '../api/errors.js';
 import { writeObject } from '../codec/response-writer.js';
-import { StorageError } from '../storage/storage.js';
 import { writeOptionsOf, type ResourceRequest, outputFor, scaleKind } from './context.js';
-import { storageErrorToApi, withStorage } from '../store/storage-errors.js';
+import { withStorage } from '../store/storage-errors.js';
 import { decodeObject } from './decode-object.js';
-import { guaranteedUpdate, RETRY } from '../store/guaranteed-update.js';
 import { evictPod } from '../store/eviction.js';
-import { isObject, metadataOf, nowTimestamp, objectKey, stringField, type Obj } from '../api/object-util.js';
+import { bindPod } from '../store/binding.js';
+import { isObject, metadataOf, objectKey, stringField, type Obj } from '../api/object-util.js';
 
 /** Subresources that perform an action instead of reading or writing a view of the object. */
 const ACTIONS = new Set(['eviction', 'binding', 'token', 'log', 'exec', 'attach', 'portforward', 'proxy']);
@@ -49,32 +48,7 @@ export async function handleSubresourceAction(r: ResourceRequest): Promise<void>
       const body = await decodeObject(r, 'Binding', 'v1');
       const target = isObject(body.target) ? stringField(body.target, 'name') : '';
       if (target === '') throw new ApiError(422, 'Invalid', `Binding "${r.ri.name}" is invalid: target.name: Required value`, {});
-      // kube assigns the pod in a guaranteed update: a concurrent write to the pod is retried, a
-      // concurrent binding finds the node already set.
-      await guaranteedUpdate(r, r.ri.name, async (current, podKey) => {
-        if (!current) throw notFound(qr, r.ri.name);
-        const pod = JSON.parse(current.json) as Obj;
-        const spec = isObject(pod.spec) ? pod.spec : {};
-        const assigned = stringField(spec, 'nodeName');
-        if (assigned !== '') {
-          throw conflict({ ...qr, resource: `${qr.resource}/binding` }, r.ri.name, `pod ${r.ri.name} is already assigned to node "${assigned}"`);
-        }
-        if (writeOptionsOf(r).dryRun) return true;
-        spec.nodeName = target;
-        pod.spec = spec;
-        const status = isObject(pod.status) ? pod.status : {};
-        const conditions = Array.isArray(status.conditions) ? status.conditions.filter((c) => !(isObject(c) && c.type === 'PodScheduled')) : [];
-        conditions.push({ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: nowTimestamp() });
-        status.conditions = conditions;
-        pod.status = status;
-        try {
-          await r.services.storage.update(r.type, podKey, pod, current.resourceVersion);
-          return true;
-        } catch (err) {
-          if (err instanceof StorageError && err.code === 'Conflict') return RETRY;
-          throw storageErrorToApi(err, r, r.ri.name);
-        }
-      });
+      await bindPod(r, r.ri.name, target, writeOptionsOf(r).dryRun);
       writeObject(r.res, 201, success(201), format);
       return;
     }
