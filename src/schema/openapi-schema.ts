@@ -20,6 +20,8 @@ const REF_PREFIX = '#/definitions/';
 
 let definitions: Map<string, JsonObject> | undefined;
 
+const JSON_SCHEMA_PROPS = 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps';
+
 function loadDefinitions(): Map<string, JsonObject> {
   if (definitions) return definitions;
   const doc = readSchemaJson('openapi-v2.json');
@@ -27,6 +29,12 @@ function loadDefinitions(): Map<string, JsonObject> {
   const map = new Map<string, JsonObject>();
   for (const [name, def] of Object.entries(defs)) {
     if (isObject(def)) map.set(name, def);
+  }
+  // The schema facts lost JSONSchemaProps' own `description` property (taken for documentation when
+  // descriptions were stripped); CRD schemas carry descriptions, so a strict decode must know it.
+  const props = map.get(JSON_SCHEMA_PROPS);
+  if (props !== undefined && isObject(props.properties) && props.properties.description === undefined) {
+    map.set(JSON_SCHEMA_PROPS, { ...props, properties: { ...props.properties, description: { type: 'string' } } });
   }
   definitions = map;
   return map;

@@ -25,6 +25,7 @@ import { notFoundHandler, resourceHandler } from '../handlers/resource-router.js
 import { HealthChecks } from '../health/health-checks.js';
 import { healthRouter } from '../health/health-router.js';
 import { NamespaceController } from '../namespace/namespace-controller.js';
+import { CrdRegistrar } from '../crd/crd-registrar.js';
 import { DefaultServiceAccounts } from '../namespace/default-service-accounts.js';
 import { openapiRouter, sharedOpenApiService } from '../openapi/openapi-router.js';
 import { servedPathFilter } from '../openapi/served-paths.js';
@@ -149,8 +150,9 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   app.use(authFilter(options.authenticator ?? new FixedIdentity(), authorizer));
   app.use(healthRouter(health));
   app.use(metricsRouter());
-  app.use(discoveryRouter(registry, { version: DEFAULT_VERSION_INFO }));
-  app.use(openapiRouter(sharedOpenApiService(`runtime-config:${config.runtimeConfig.text}`, servedPathFilter(registry))));
+  app.use(discoveryRouter(registry, { version: DEFAULT_VERSION_INFO, isCustomResource: (info) => info.custom === true }));
+  const openapi = sharedOpenApiService(`runtime-config:${config.runtimeConfig.text}`, servedPathFilter(registry));
+  app.use(openapiRouter(openapi));
   app.use(resourceHandler(services));
   app.use(notFoundHandler(services));
   app.use(errorLogger());
@@ -204,6 +206,9 @@ export async function startServer(config: ServerConfig, storage: Storage, option
     port = handed.port;
   }
 
+  // Every process serves the custom resources of the stored CRDs (and races the others on their status).
+  const crdRegistrar = new CrdRegistrar(services, { openapi, onError: (msg, error) => logger.warn(msg, { error }) });
+  await crdRegistrar.start();
   let controller: NamespaceController | undefined;
   let serviceAccounts: DefaultServiceAccounts | undefined;
   await bootstrapCluster(storage, { address: config.advertiseAddress || advertiseAddressFor(config.bindAddress), port }, config.serviceClusterIPRange);
@@ -224,6 +229,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
       handed?.onDraining?.();
       controller?.stop();
       serviceAccounts?.stop();
+      crdRegistrar.stop();
       shutdown.abort();
       await new Promise<void>((resolve) => {
         if (handed === undefined) {
