@@ -103,9 +103,7 @@ function versionOf(v: Obj): CrdVersion {
   const subresources = isObject(v.subresources) ? v.subresources : {};
   const scale = isObject(subresources.scale) ? subresources.scale : undefined;
   const schema = isObject(v.schema) && isObject(v.schema.openAPIV3Schema) ? v.schema.openAPIV3Schema : undefined;
-  const selectable = Array.isArray(v.selectableFields)
-    ? v.selectableFields.filter(isObject).map((f) => stringField(f, 'jsonPath').replace(/^\./, ''))
-    : [];
+  const selectable = Array.isArray(v.selectableFields) ? v.selectableFields.filter(isObject).map((f) => stringField(f, 'jsonPath').replace(/^\./, '')) : [];
   return {
     name: stringField(v, 'name'),
     served: v.served === true,

@@ -137,7 +137,8 @@ export class CrdRegistrar {
     this.enqueue(name);
     // A CRD's accepted names free or claim names of the others in its group.
     const group = crdModelOf(parsed).group;
-    for (const [other, k] of this.known) if (other !== name && crdModelOf(k.obj).group === group && !isConditionTrue(k.obj, 'NamesAccepted')) this.enqueue(other);
+    for (const [other, k] of this.known)
+      if (other !== name && crdModelOf(k.obj).group === group && !isConditionTrue(k.obj, 'NamesAccepted')) this.enqueue(other);
   }
 
   private forget(name: string): void {
@@ -179,7 +180,8 @@ export class CrdRegistrar {
       if (keep.has(`${info.group}/${info.version}/${info.resource}`)) continue;
       const current = this.services.registry.get(info.group, info.version, info.resource);
       // Another CRD may have taken the path over; only what this one added is removed.
-      if (current !== undefined && current.kind === info.kind && current.custom === true) this.services.registry.remove(info.group, info.version, info.resource);
+      if (current !== undefined && current.kind === info.kind && current.custom === true)
+        this.services.registry.remove(info.group, info.version, info.resource);
       const apiVersion = apiVersionOf(info.group, info.version);
       removeCustomPrinter(apiVersion, info.kind);
       setCustomScale(apiVersion, info.kind, undefined);
@@ -228,7 +230,7 @@ export class CrdRegistrar {
     let conditions = setCondition(conditionsOf(known.obj), namesAccepted, now);
     conditions = setCondition(conditions, established, now);
     const status = isObject(next.status) ? next.status : {};
-    const stored = Array.isArray(status.storedVersions) ? status.storedVersions : [];
+    const stored: unknown[] = Array.isArray(status.storedVersions) ? (status.storedVersions as unknown[]) : [];
     const storage = storageVersionName(crd);
     next.status = {
       ...(conditions.length > 0 ? { conditions } : {}),
@@ -256,7 +258,12 @@ export class CrdRegistrar {
     if (!crd.finalizers.includes(CLEANUP_FINALIZER)) return false;
     let obj = structuredClone(known.obj);
     let rv = known.resourceVersion;
-    const progress: CrdCondition = { type: 'Terminating', status: 'True', reason: 'InstanceDeletionInProgress', message: 'CustomResource deletion is in progress' };
+    const progress: CrdCondition = {
+      type: 'Terminating',
+      status: 'True',
+      reason: 'InstanceDeletionInProgress',
+      message: 'CustomResource deletion is in progress',
+    };
     const current = conditionsOf(obj).find((c) => c.type === 'Terminating');
     if (current?.reason !== progress.reason) {
       setStatusCondition(obj, progress);

@@ -61,7 +61,13 @@ export function setCondition(conditions: CrdCondition[], condition: CrdCondition
   }
   const old = out[i];
   const keep = old !== undefined && old.status === condition.status && old.lastTransitionTime !== undefined;
-  out[i] = { type: condition.type, status: condition.status, lastTransitionTime: keep ? old.lastTransitionTime : now, reason: condition.reason, message: condition.message };
+  out[i] = {
+    type: condition.type,
+    status: condition.status,
+    lastTransitionTime: keep ? old.lastTransitionTime : now,
+    reason: condition.reason,
+    message: condition.message,
+  };
   return out;
 }
 

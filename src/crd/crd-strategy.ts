@@ -41,7 +41,7 @@ export const customResourceDefinitions: KindStrategy = {
     // The main resource keeps the stored status; a new storage version joins the stored ones.
     const storage = firstStorageVersion(next);
     if (storage === undefined || !isObject(next.status)) return;
-    const stored = Array.isArray(next.status.storedVersions) ? next.status.storedVersions : [];
+    const stored: unknown[] = Array.isArray(next.status.storedVersions) ? (next.status.storedVersions as unknown[]) : [];
     if (!stored.includes(storage)) next.status = { ...next.status, storedVersions: [...stored, storage] };
   },
   validate: (obj, _old, subresource) => (subresource === '' || subresource === 'status' ? validateCustomResourceDefinition(obj) : []),

@@ -66,7 +66,10 @@ function customScaleOf(obj: Obj): CustomScalePaths | undefined {
 
 /** The segments of a simple `.a.b.c` path. */
 function pathSegments(path: string): string[] {
-  return path.replace(/^\./, '').split('.').filter((s) => s !== '');
+  return path
+    .replace(/^\./, '')
+    .split('.')
+    .filter((s) => s !== '');
 }
 
 function readPath(obj: Obj, path: string): unknown {

@@ -71,7 +71,8 @@ function validateNames(names: Obj, path: string): StatusCause[] {
   }
   for (const k of ['kind', 'listKind']) {
     const errs = isDNS1035Label(str(k).toLowerCase());
-    if (str(k) !== '' && errs.length > 0) causes.push(invalidField(`${path}.${k}`, str(k), `may have mixed case, but should otherwise match: ${errs.join(',')}`));
+    if (str(k) !== '' && errs.length > 0)
+      causes.push(invalidField(`${path}.${k}`, str(k), `may have mixed case, but should otherwise match: ${errs.join(',')}`));
   }
   const shortNames = Array.isArray(names.shortNames) ? names.shortNames : [];
   shortNames.forEach((s, i) => {
@@ -79,7 +80,8 @@ function validateNames(names: Obj, path: string): StatusCause[] {
     const errs = isDNS1035Label(value);
     if (errs.length > 0) causes.push(invalidField(`${path}.shortNames[${i}]`, value, errs.join(',')));
   });
-  if (str('kind') !== '' && str('kind') === str('listKind')) causes.push(invalidField(`${path}.listKind`, str('listKind'), 'kind and listKind may not be the same'));
+  if (str('kind') !== '' && str('kind') === str('listKind'))
+    causes.push(invalidField(`${path}.listKind`, str('listKind'), 'kind and listKind may not be the same'));
   const categories = Array.isArray(names.categories) ? names.categories : [];
   categories.forEach((c, i) => {
     const value = typeof c === 'string' ? c : '';

@@ -53,7 +53,10 @@ function widgetCrd(group: string, extra: { plural?: string; kind?: string; short
               },
             },
           },
-          subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' } },
+          subresources: {
+            status: {},
+            scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' },
+          },
           ...(extra.columns === false
             ? {}
             : {
@@ -127,7 +130,15 @@ describe('a created CRD', { concurrency: true }, () => {
     assert.equal(top.kind, 'Widget');
     assert.equal(typeof top.storageVersionHash, 'string');
     assert.deepEqual(status, { name: 'widgets/status', singularName: '', namespaced: true, kind: 'Widget', verbs: ['get', 'patch', 'update'] });
-    assert.deepEqual(scale, { name: 'widgets/scale', singularName: '', namespaced: true, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] });
+    assert.deepEqual(scale, {
+      name: 'widgets/scale',
+      singularName: '',
+      namespaced: true,
+      group: 'autoscaling',
+      version: 'v1',
+      kind: 'Scale',
+      verbs: ['get', 'patch', 'update'],
+    });
     assert.equal((await rest.get(`/apis/${g}/v1beta1`)).status, 404);
     const groupDoc = await rest.get(`/apis/${g}`);
     assert.deepEqual(groupDoc.body.preferredVersion, { groupVersion: `${g}/v1`, version: 'v1' });
@@ -174,7 +185,13 @@ describe('custom resources', { concurrency: true }, () => {
     await establish(widgetCrd(g));
     const base = `/apis/${g}/v1/namespaces/${ns}/widgets`;
     const watch = fetch(`${srv.url}${base}?watch=true&timeoutSeconds=2`);
-    const created = await rest.create(base, { apiVersion: `${g}/v1`, kind: 'Widget', metadata: { name: 'w1' }, spec: { replicas: 1, size: 's' }, status: { replicas: 9 } });
+    const created = await rest.create(base, {
+      apiVersion: `${g}/v1`,
+      kind: 'Widget',
+      metadata: { name: 'w1' },
+      spec: { replicas: 1, size: 's' },
+      status: { replicas: 9 },
+    });
     assert.equal(created.metadata.generation, 1);
     assert.equal(created.status, undefined, 'status is dropped on create when the status subresource exists');
     const got = await rest.get(`${base}/w1`);
@@ -195,7 +212,10 @@ describe('custom resources', { concurrency: true }, () => {
     assert.equal(status.body.status.replicas, 3);
     assert.equal(status.body.spec.size, 'm');
     assert.equal(status.body.metadata.generation, 2);
-    const events = (await (await watch).text()).trim().split('\n').map((l) => JSON.parse(l));
+    const events = (await (await watch).text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     assert.deepEqual(
       events.map((e: any) => e.type),
       ['ADDED', 'MODIFIED', 'MODIFIED'],
@@ -231,7 +251,14 @@ describe('custom resources', { concurrency: true }, () => {
     await establish(widgetCrd(g));
     const base = `/apis/${g}/v1/namespaces/${ns}/widgets`;
     await rest.create(base, { apiVersion: `${g}/v1`, kind: 'Widget', metadata: { name: 't' }, spec: { replicas: 2, size: 'big' } });
-    await rest.patch(`${base}/t/status`, { status: { conditions: [{ type: 'Other', status: 'False' }, { type: 'Ready', status: 'True' }] } });
+    await rest.patch(`${base}/t/status`, {
+      status: {
+        conditions: [
+          { type: 'Other', status: 'False' },
+          { type: 'Ready', status: 'True' },
+        ],
+      },
+    });
     const accept = { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' };
     const table = await rest.get(base, accept);
     assert.equal(table.body.kind, 'Table');
@@ -316,7 +343,8 @@ describe('CRD names, validation and deletion', { concurrency: true }, () => {
       'Invalid',
       `CustomResourceDefinition.apiextensions.k8s.io "foo.${g}" is invalid: [metadata.name: Invalid value: "foo.${g}": must be spec.names.plural+"."+spec.group, spec.scope: Required value, spec.versions: Invalid value: []: must have exactly one version marked as storage version, spec.names.plural: Required value, spec.names.singular: Required value, spec.names.kind: Required value, spec.names.listKind: Required value, status.storedVersions: Invalid value: null: must have at least one stored version]`,
     );
-    const dns = 'a DNS-1035 label must consist of lower case alphanumeric characters or \'-\', start with an alphabetic character, and end with an alphanumeric character (e.g. \'my-name\',  or \'abc-123\', regex used for validation is \'[a-z]([-a-z0-9]*[a-z0-9])?\')';
+    const dns =
+      "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
     const badNames = await rest.post(CRDS, {
       apiVersion: 'apiextensions.k8s.io/v1',
       kind: 'CustomResourceDefinition',
@@ -383,7 +411,9 @@ describe('kubectl and custom resources', () => {
     const crd = widgetCrd(g);
     await k.ok(['apply', '-f', '-'], { input: JSON.stringify(crd) });
     await k.ok(['wait', '--for=condition=Established', `crd/widgets.${g}`, '--timeout=10s']);
-    await k.ok(['apply', '-n', ns, '-f', '-'], { input: JSON.stringify({ apiVersion: `${g}/v1`, kind: 'Widget', metadata: { name: 'kw' }, spec: { replicas: 1, size: 'big' } }) });
+    await k.ok(['apply', '-n', ns, '-f', '-'], {
+      input: JSON.stringify({ apiVersion: `${g}/v1`, kind: 'Widget', metadata: { name: 'kw' }, spec: { replicas: 1, size: 'big' } }),
+    });
     const table = await k.ok(['get', `widgets.${g}`, '-n', ns]);
     assert.match(table, /^NAME\s+SIZE\s+READY\n/);
     // A null cell prints empty, as kubectl prints kube's.
