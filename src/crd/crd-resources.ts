@@ -1,5 +1,5 @@
 import type { ResourceInfo } from '../registry/resource-types.js';
-import type { CrdModel, CrdNames, CrdVersion } from './crd-model.js';
+import { storageVersionName, type CrdModel, type CrdNames, type CrdVersion } from './crd-model.js';
 import { definitionPrefix } from './crd-openapi.js';
 
 /** kube's verbs of a custom resource, in the order its discovery lists them. */
@@ -24,6 +24,8 @@ export function resourceInfoOf(crd: CrdModel, names: CrdNames, version: CrdVersi
     definition: `${definitionPrefix(crd.group)}.${version.name}.${names.kind}`,
     subresources,
     custom: true,
+    storageVersion: storageVersionName(crd) || version.name,
+    ...(crd.deleting ? { terminating: true } : {}),
   };
 }
 

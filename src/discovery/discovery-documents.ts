@@ -46,6 +46,7 @@ function isPersisted(info: ResourceInfo): boolean {
  */
 function storageHashOf(registry: ResourceRegistry, info: ResourceInfo): string | undefined {
   if (!isPersisted(info)) return undefined;
+  if (info.storageVersion !== undefined) return storageVersionHash(info.group, info.storageVersion, info.kind);
   const converted = storageVersionOf(info);
   if (converted !== undefined) {
     const slash = converted.lastIndexOf('/');

@@ -180,6 +180,38 @@ describe('a created CRD', { concurrency: true }, () => {
 });
 
 describe('custom resources', { concurrency: true }, () => {
+  test('a multi-version CRD serves each served version, GA first, with the storage version hash', async () => {
+    const g = group();
+    const open = { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } };
+    await establish(
+      widgetCrd(g, {
+        versions: [
+          { name: 'v1alpha1', served: true, storage: false, schema: open },
+          { name: 'v1beta1', served: true, storage: true, schema: open },
+          { name: 'v1', served: true, storage: false, schema: open },
+        ],
+      }),
+    );
+    const groupDoc = await rest.get(`/apis/${g}`);
+    assert.deepEqual(
+      groupDoc.body.versions.map((v: any) => v.version),
+      ['v1', 'v1beta1', 'v1alpha1'],
+    );
+    const hashes = new Set<string>();
+    for (const v of ['v1', 'v1beta1', 'v1alpha1']) hashes.add((await rest.get(`/apis/${g}/${v}`)).body.resources[0].storageVersionHash);
+    assert.equal(hashes.size, 1, 'one storage version hash for every served version');
+    const created = await rest.create(`/apis/${g}/v1/namespaces/${ns}/widgets`, {
+      apiVersion: `${g}/v1`,
+      kind: 'Widget',
+      metadata: { name: 'm' },
+      spec: { x: 1 },
+    });
+    assert.equal(created.apiVersion, `${g}/v1`);
+    const read = await rest.get(`/apis/${g}/v1alpha1/namespaces/${ns}/widgets/m`);
+    assert.equal(read.body.apiVersion, `${g}/v1alpha1`);
+    assert.equal(read.body.spec.x, 1);
+  });
+
   test('CRUD, list, watch, generation and the status subresource', async () => {
     const g = group();
     await establish(widgetCrd(g));
@@ -394,6 +426,8 @@ describe('CRD names, validation and deletion', { concurrency: true }, () => {
     });
     assert.equal(terminating.status, 'True');
     assert.equal(terminating.message, 'CustomResource deletion is in progress');
+    const refused = await rest.post(base, { apiVersion: `${g}/v1`, kind: 'Widget', metadata: { name: 'late' } });
+    assertStatus(refused, 403, 'Forbidden', `widgets.${g} "late" is forbidden: create not allowed while custom resource definition is terminating`);
     // The held instance keeps the CRD (and its resources) until its finalizer goes.
     await eventually('unheld instances deleted', async () => ((await rest.get(base)).body.items?.length === 1 ? true : undefined));
     assert.equal((await rest.get(`${CRDS}/widgets.${g}`)).status, 200);
