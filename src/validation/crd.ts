@@ -1,5 +1,6 @@
 import type { StatusCause } from '../api/errors.js';
 import { isObject, type Obj } from '../api/object-util.js';
+import { goVersionsDump } from './crd-go-dump.js';
 import { goJson, invalidField, notSupportedField, requiredField } from './field-errors.js';
 import { isDNS1035Label, isDNS1123Subdomain } from './string-formats.js';
 
@@ -9,7 +10,7 @@ import { isDNS1035Label, isDNS1123Subdomain } from './string-formats.js';
  * storage version, required and well-formed names, stored versions. Causes come in kube's order.
  * The metadata.name rule (`<plural>.<group>`) is the name rule of the kind (validation/name-rules.ts).
  * Not yet checked: structural schemas, printer columns, subresource paths, conversion webhooks.
- * A version list in an Invalid value is printed as JSON, where kube prints its Go struct dump.
+ * A version list in an Invalid value is printed as kube prints it (crd-go-dump.ts).
  */
 export function validateCustomResourceDefinition(obj: Obj): StatusCause[] {
   const causes: StatusCause[] = [];
@@ -41,8 +42,9 @@ export function validateCustomResourceDefinition(obj: Obj): StatusCause[] {
     const errs = isDNS1035Label(name);
     if (errs.length > 0) causes.push(invalidField(`spec.versions[${i}].name`, name, errs.join(',')));
   });
-  if (!unique) causes.push(invalidField('spec.versions', goJson(spec.versions ?? []), 'must contain unique version names'));
-  if (storageCount !== 1) causes.push(invalidField('spec.versions', goJson(spec.versions ?? []), 'must have exactly one version marked as storage version'));
+  if (!unique) causes.push(invalidField('spec.versions', goJson(goVersionsDump(spec.versions)), 'must contain unique version names'));
+  if (storageCount !== 1)
+    causes.push(invalidField('spec.versions', goJson(goVersionsDump(spec.versions)), 'must have exactly one version marked as storage version'));
   // kube's internal spec.version mirrors the first version's name.
   const first = versions[0];
   const firstName = first !== undefined && typeof first.name === 'string' ? first.name : '';

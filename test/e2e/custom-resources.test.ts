@@ -394,6 +394,30 @@ describe('CRD names, validation and deletion', { concurrency: true }, () => {
       'Invalid',
       `CustomResourceDefinition.apiextensions.k8s.io "bars.${g}" is invalid: [metadata.name: Invalid value: "bars.${g}": must be spec.names.plural+"."+spec.group, spec.versions[0].name: Invalid value: "V1": ${dns}, spec.version: Invalid value: "V1": ${dns}, spec.names.plural: Invalid value: "Bars": ${dns}, spec.names.singular: Invalid value: "Bar": ${dns}]`,
     );
+    const twoStorage = await rest.post(CRDS, {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: `bars.${g}` },
+      spec: {
+        group: g,
+        scope: 'Namespaced',
+        names: { plural: 'bars', kind: 'Bar' },
+        versions: [
+          { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } },
+          { name: 'v2', served: false, storage: true, schema: { openAPIV3Schema: { type: 'object' } } },
+        ],
+      },
+    });
+    // kube prints the versions as its internal Go structs; schemas identical in every version move to the spec.
+    const dump = (name: string, served: boolean): string =>
+      `{"Name":"${name}","Served":${served},"Storage":true,"Deprecated":false,"DeprecationWarning":null,"Schema":null,"Subresources":null,"AdditionalPrinterColumns":null,"SelectableFields":null}`;
+    assert.deepEqual(
+      twoStorage.body.details.causes.map((c: any) => [c.field, c.message]),
+      [
+        ['spec.versions', `Invalid value: [${dump('v1', true)},${dump('v2', false)}]: must have exactly one version marked as storage version`],
+        ['status.storedVersions', 'Invalid value: ["v1"]: must have the storage version v2'],
+      ],
+    );
     const noSchema = await rest.post(CRDS, {
       apiVersion: 'apiextensions.k8s.io/v1',
       kind: 'CustomResourceDefinition',
