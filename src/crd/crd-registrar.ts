@@ -281,7 +281,8 @@ export class CrdRegistrar {
     }
     setStatusCondition(obj, done);
     const meta = metadataOf(obj);
-    const finalizers = crd.finalizers.filter((f) => f !== CLEANUP_FINALIZER);
+    // The finalizers as last written (another actor may have changed them since the CRD was read).
+    const finalizers = crdModelOf(obj).finalizers.filter((f) => f !== CLEANUP_FINALIZER);
     try {
       if (finalizers.length === 0) await this.services.storage.delete(CRD_TYPE, name, rv);
       else {
