@@ -47,19 +47,31 @@ function toV2Schema(schema: unknown): unknown {
   return out;
 }
 
-function operation(action: string, id: string, ref: string, gvk: JsonObject, consumes: string[]): JsonObject {
+function operation(action: string, id: string, ref: string, gvk: JsonObject, consumes: string[], tag: string, description: string): JsonObject {
   return {
     consumes,
+    description,
     operationId: id,
     produces: ['application/json', 'application/yaml'],
     responses: { '200': { schema: { $ref: ref } }, '401': {} },
     schemes: ['https'],
+    tags: [tag],
     'x-kubernetes-action': action,
     'x-kubernetes-group-version-kind': gvk,
   };
 }
 
+/** kube's Go-style name part of a group or version: `zz1.example.com` -> `Zz1ExampleCom`. */
+function camel(value: string): string {
+  return value
+    .split(/[.-]/)
+    .filter((p) => p !== '')
+    .map((p) => p.charAt(0).toUpperCase() + p.slice(1))
+    .join('');
+}
+
 const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'];
+const BODY_TYPES = ['application/json', 'application/yaml'];
 
 function pathsOf(group: string, version: string, names: CrdNames, namespaced: boolean, status: boolean, scale: boolean, prefix: string): JsonObject {
   const gvk = { group, kind: names.kind, version };
@@ -67,7 +79,32 @@ function pathsOf(group: string, version: string, names: CrdNames, namespaced: bo
   const listRef = `#/definitions/${prefix}.${version}.${names.listKind}`;
   const statusRef = `#/definitions/${META}.Status`;
   const scaleRef = '#/definitions/io.k8s.api.autoscaling.v1.Scale';
-  const opKind = `${names.kind}`;
+  const gv = `${camel(group)}${camel(version)}`;
+  const scope = namespaced ? 'Namespaced' : '';
+  const opKind = `${gv}${scope}${names.kind}`;
+  const tag = `${camel(group).charAt(0).toLowerCase()}${camel(group).slice(1)}_${version}`;
+  const k = names.kind;
+  const describe = (action: string, sub: string): string => {
+    const of = sub === '' ? '' : `${sub} of `;
+    switch (action) {
+      case 'list':
+        return `list objects of kind ${k}`;
+      case 'post':
+        return `create a ${k}`;
+      case 'deletecollection':
+        return `delete collection of ${k}`;
+      case 'delete':
+        return `delete a ${k}`;
+      case 'put':
+        return `replace ${of}the specified ${k}`;
+      case 'patch':
+        return `partially update ${of}the specified ${k}`;
+      default:
+        return `read ${of}the specified ${k}`;
+    }
+  };
+  const op = (action: string, id: string, target: string, kind: JsonObject, consumes = BODY_TYPES): JsonObject =>
+    operation(action, id, target, kind, consumes, tag, describe(action, id.endsWith('Status') ? 'status' : id.endsWith('Scale') ? 'scale' : ''));
   const base = `/apis/${group}/${version}`;
   const scoped = namespaced ? `${base}/namespaces/{namespace}/${names.plural}` : `${base}/${names.plural}`;
   const nameParam = { in: 'path', name: 'name', required: true, type: 'string', uniqueItems: true };
@@ -75,34 +112,34 @@ function pathsOf(group: string, version: string, names: CrdNames, namespaced: bo
   const scopeParams = namespaced ? [nsParam] : [];
   const paths: JsonObject = {
     [scoped]: {
-      get: operation('list', `list${opKind}`, listRef, gvk, ['*/*']),
-      post: operation('post', `create${opKind}`, ref, gvk, ['*/*']),
-      delete: operation('deletecollection', `deletecollection${opKind}`, statusRef, gvk, ['*/*']),
+      get: op('list', `list${opKind}`, listRef, gvk),
+      post: op('post', `create${opKind}`, ref, gvk),
+      delete: op('deletecollection', `delete${gv}Collection${scope}${names.kind}`, statusRef, gvk),
       parameters: scopeParams,
     },
     [`${scoped}/{name}`]: {
-      get: operation('get', `read${opKind}`, ref, gvk, ['*/*']),
-      put: operation('put', `replace${opKind}`, ref, gvk, ['*/*']),
-      patch: operation('patch', `patch${opKind}`, ref, gvk, PATCH_TYPES),
-      delete: operation('delete', `delete${opKind}`, statusRef, gvk, ['*/*']),
+      get: op('get', `read${opKind}`, ref, gvk),
+      put: op('put', `replace${opKind}`, ref, gvk),
+      patch: op('patch', `patch${opKind}`, ref, gvk, PATCH_TYPES),
+      delete: op('delete', `delete${opKind}`, statusRef, gvk),
       parameters: [nameParam, ...scopeParams],
     },
   };
-  if (namespaced) paths[`${base}/${names.plural}`] = { get: operation('list', `list${opKind}ForAllNamespaces`, listRef, gvk, ['*/*']) };
+  if (namespaced) paths[`${base}/${names.plural}`] = { get: op('list', `list${gv}${names.kind}ForAllNamespaces`, listRef, gvk) };
   if (status) {
     paths[`${scoped}/{name}/status`] = {
-      get: operation('get', `read${opKind}Status`, ref, gvk, ['*/*']),
-      put: operation('put', `replace${opKind}Status`, ref, gvk, ['*/*']),
-      patch: operation('patch', `patch${opKind}Status`, ref, gvk, PATCH_TYPES),
+      get: op('get', `read${opKind}Status`, ref, gvk),
+      put: op('put', `replace${opKind}Status`, ref, gvk),
+      patch: op('patch', `patch${opKind}Status`, ref, gvk, PATCH_TYPES),
       parameters: [nameParam, ...scopeParams],
     };
   }
   if (scale) {
     const scaleGvk = { group: 'autoscaling', kind: 'Scale', version: 'v1' };
     paths[`${scoped}/{name}/scale`] = {
-      get: operation('get', `read${opKind}Scale`, scaleRef, scaleGvk, ['*/*']),
-      put: operation('put', `replace${opKind}Scale`, scaleRef, scaleGvk, ['*/*']),
-      patch: operation('patch', `patch${opKind}Scale`, scaleRef, scaleGvk, PATCH_TYPES),
+      get: op('get', `read${opKind}Scale`, scaleRef, scaleGvk),
+      put: op('put', `replace${opKind}Scale`, scaleRef, scaleGvk),
+      patch: op('patch', `patch${opKind}Scale`, scaleRef, scaleGvk, PATCH_TYPES),
       parameters: [nameParam, ...scopeParams],
     };
   }
