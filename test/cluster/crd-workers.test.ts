@@ -6,7 +6,8 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { eventually, fresh, startRedisWorkers, workersThatServed, type RedisWorkers } from '../helpers/redis-workers.js';
+import { redisPid } from '../helpers/fault-checks.js';
+import { eventually, fresh, sleep, startRedisWorkers, workersThatServed, type RedisWorkers } from '../helpers/redis-workers.js';
 
 let env: RedisWorkers;
 
@@ -81,4 +82,23 @@ test('a CRD created through one worker is served by both within a second, with o
   assert.equal(del.status, 200, del.text);
   await eventually(async () => (await fresh(env.url, `${CRDS}/widgets.${group}`)).status === 404, 'CRD finalized and removed', 10_000);
   await consecutively(path, 404, 6, 'no worker serves the custom resource any more');
+});
+
+test('the CRD watch of every worker outlives a Redis freeze: a CRD created afterwards is served by both', { timeout: 60_000 }, async () => {
+  const pid = await redisPid(env.redis.port);
+  process.kill(pid, 'SIGSTOP');
+  try {
+    await sleep(3000);
+  } finally {
+    process.kill(pid, 'SIGCONT');
+  }
+  await eventually(async () => (await fresh(env.url, '/readyz')).status === 200, 'ready again after the freeze', 30_000);
+  const group = `fz${Date.now().toString(36)}.example.com`;
+  const path = `/apis/${group}/v1/namespaces/default/widgets`;
+  const created = await fresh(env.url, CRDS, { method: 'POST', body: crd(group) });
+  assert.equal(created.status, 201, created.text);
+  const started = Date.now();
+  await consecutively(path, 200, 6, 'both workers serve the custom resource after the freeze');
+  assert.ok(Date.now() - started < 1000, `served by both workers ${Date.now() - started}ms after creation`);
+  assert.deepEqual(workersThatServed(env.cap.stderr(), path), [0, 1]);
 });
