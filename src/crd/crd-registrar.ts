@@ -164,7 +164,10 @@ export class CrdRegistrar {
       if (current === undefined || JSON.stringify(current) !== JSON.stringify(info)) registry.add(info);
       const apiVersion = apiVersionOf(info.group, info.version);
       const version = crd.versions.find((v) => v.name === info.version);
-      setCustomPrinter(apiVersion, info.kind, customResourcePrinter(version?.printerColumns ?? []));
+      const printer = customResourcePrinter(version?.printerColumns ?? []);
+      setCustomPrinter(apiVersion, info.kind, printer);
+      // Lists are printed by the kind their list kind names (`WidgetCollection` is looked up as is).
+      if (info.listKind !== undefined) setCustomPrinter(apiVersion, listPrinterKind(info.listKind), printer);
       setCustomScale(apiVersion, info.kind, version?.scale);
     }
     if (desired.length > 0) registry.sortVersions(crd.group, compareKubeVersions);
@@ -184,6 +187,7 @@ export class CrdRegistrar {
         this.services.registry.remove(info.group, info.version, info.resource);
       const apiVersion = apiVersionOf(info.group, info.version);
       removeCustomPrinter(apiVersion, info.kind);
+      if (info.listKind !== undefined) removeCustomPrinter(apiVersion, listPrinterKind(info.listKind));
       setCustomScale(apiVersion, info.kind, undefined);
     }
   }
@@ -334,6 +338,11 @@ function setStatusCondition(obj: Obj, condition: CrdCondition): void {
   const status = isObject(obj.status) ? obj.status : {};
   status.conditions = setCondition(conditionsOf(obj), condition, nowTimestamp());
   obj.status = status;
+}
+
+/** The kind a list of LISTKIND is printed as (see printerForList). */
+function listPrinterKind(listKind: string): string {
+  return listKind.endsWith('List') ? listKind.slice(0, -'List'.length) : listKind;
 }
 
 /** resourceVersion order: by length, then lexically. */

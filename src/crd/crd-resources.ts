@@ -16,6 +16,7 @@ export function resourceInfoOf(crd: CrdModel, names: CrdNames, version: CrdVersi
     version: version.name,
     resource: names.plural,
     kind: names.kind,
+    ...(names.listKind !== '' && names.listKind !== `${names.kind}List` ? { listKind: names.listKind } : {}),
     namespaced: crd.namespaced,
     verbs: [...CUSTOM_RESOURCE_VERBS],
     singularName: names.singular,

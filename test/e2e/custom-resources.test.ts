@@ -28,7 +28,10 @@ after(async () => {
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 
 /** A Widget CRD in a group of its own, with status and scale subresources and printer columns. */
-function widgetCrd(group: string, extra: { plural?: string; kind?: string; shortNames?: string[]; columns?: boolean; versions?: unknown[] } = {}): any {
+function widgetCrd(
+  group: string,
+  extra: { plural?: string; kind?: string; listKind?: string; shortNames?: string[]; columns?: boolean; versions?: unknown[] } = {},
+): any {
   const plural = extra.plural ?? 'widgets';
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
@@ -37,7 +40,14 @@ function widgetCrd(group: string, extra: { plural?: string; kind?: string; short
     spec: {
       group,
       scope: 'Namespaced',
-      names: { plural, singular: plural.slice(0, -1), kind: extra.kind ?? 'Widget', shortNames: extra.shortNames ?? ['wg'], categories: ['all', 'gadgets'] },
+      names: {
+        plural,
+        singular: plural.slice(0, -1),
+        kind: extra.kind ?? 'Widget',
+        ...(extra.listKind === undefined ? {} : { listKind: extra.listKind }),
+        shortNames: extra.shortNames ?? ['wg'],
+        categories: ['all', 'gadgets'],
+      },
       versions: extra.versions ?? [
         {
           name: 'v1',
@@ -185,6 +195,7 @@ describe('custom resources', { concurrency: true }, () => {
     const open = { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } };
     await establish(
       widgetCrd(g, {
+        listKind: 'WidgetCollection',
         versions: [
           { name: 'v1alpha1', served: true, storage: false, schema: open },
           { name: 'v1beta1', served: true, storage: true, schema: open },
@@ -210,6 +221,26 @@ describe('custom resources', { concurrency: true }, () => {
     const read = await rest.get(`/apis/${g}/v1alpha1/namespaces/${ns}/widgets/m`);
     assert.equal(read.body.apiVersion, `${g}/v1alpha1`);
     assert.equal(read.body.spec.x, 1);
+    const list = await rest.get(`/apis/${g}/v1/namespaces/${ns}/widgets`);
+    assert.equal(list.body.kind, 'WidgetCollection');
+    const table = await rest.get(`/apis/${g}/v1/namespaces/${ns}/widgets`, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' });
+    assert.deepEqual(
+      table.body.columnDefinitions.map((c: any) => c.name),
+      ['Name', 'Age'],
+    );
+    // A version no longer served goes away; the others stay.
+    const stored = await rest.get(`${CRDS}/widgets.${g}`);
+    const versions = stored.body.spec.versions.map((v: any) => (v.name === 'v1alpha1' ? { ...v, served: false } : v));
+    const updated = await rest.patch(`${CRDS}/widgets.${g}`, { spec: { versions } });
+    assert.equal(updated.status, 200, updated.text);
+    await eventually('v1alpha1 no longer served', async () =>
+      (await rest.get(`/apis/${g}/v1alpha1/namespaces/${ns}/widgets/m`)).status === 404 ? true : undefined,
+    );
+    assert.deepEqual(
+      (await rest.get(`/apis/${g}`)).body.versions.map((v: any) => v.version),
+      ['v1', 'v1beta1'],
+    );
+    assert.equal((await rest.get(`/apis/${g}/v1/namespaces/${ns}/widgets/m`)).status, 200);
   });
 
   test('CRUD, list, watch, generation and the status subresource', async () => {
