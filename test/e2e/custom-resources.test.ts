@@ -289,6 +289,18 @@ describe('custom resources', { concurrency: true }, () => {
     assert.equal((await rest.get(`${base}/w1`)).status, 404);
   });
 
+  test('without a status subresource, status is part of the object and counts for generation; /status is a missing object', async () => {
+    const g = group();
+    const open = { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } };
+    await establish(widgetCrd(g, { versions: [{ name: 'v1', served: true, storage: true, schema: open }] }));
+    const base = `/apis/${g}/v1/namespaces/${ns}/widgets`;
+    const created = await rest.create(base, { apiVersion: `${g}/v1`, kind: 'Widget', metadata: { name: 'p' }, spec: { a: 1 }, status: { s: 1 } });
+    assert.deepEqual([created.metadata.generation, created.status], [1, { s: 1 }]);
+    const patched = await rest.patch(`${base}/p`, { status: { s: 2 } });
+    assert.deepEqual([patched.body.metadata.generation, patched.body.status], [2, { s: 2 }]);
+    assertStatus(await rest.get(`${base}/p/status`), 404, 'NotFound', `widgets.${g} "p" not found`);
+  });
+
   test('scale subresource reads and writes the CRD paths', async () => {
     const g = group();
     await establish(widgetCrd(g));
