@@ -31,8 +31,10 @@ export interface CrdRegistrarOptions {
 interface Known {
   obj: Obj;
   resourceVersion: string;
-  /** Registry keys (`group/version/resource`) this CRD serves now. */
+  /** The resources this CRD serves now. */
   served: ResourceInfo[];
+  /** The OpenAPI contribution last set for it, as JSON ('' for none). */
+  contribution: string;
 }
 
 /**
@@ -131,7 +133,7 @@ export class CrdRegistrar {
     if (!isObject(parsed)) return;
     const previous = this.known.get(name);
     if (previous !== undefined && compareVersions(previous.resourceVersion, resourceVersion) >= 0) return;
-    const known: Known = { obj: parsed, resourceVersion, served: previous?.served ?? [] };
+    const known: Known = { obj: parsed, resourceVersion, served: previous?.served ?? [], contribution: previous?.contribution ?? '' };
     this.known.set(name, known);
     this.serve(known);
     this.enqueue(name);
@@ -172,8 +174,14 @@ export class CrdRegistrar {
     }
     if (desired.length > 0) registry.sortVersions(crd.group, compareKubeVersions);
     known.served = desired;
-    if (desired.length > 0) this.options.openapi.setContribution(`crd:${crd.name}`, crdOpenApiContribution(crd, names));
-    else this.options.openapi.removeContribution(`crd:${crd.name}`);
+    // OpenAPI documents are rebuilt on every contribution change: status-only updates leave them alone.
+    const contribution = desired.length > 0 ? crdOpenApiContribution(crd, names) : undefined;
+    const text = contribution === undefined ? '' : JSON.stringify(contribution);
+    if (text !== known.contribution) {
+      if (contribution !== undefined) this.options.openapi.setContribution(`crd:${crd.name}`, contribution);
+      else this.options.openapi.removeContribution(`crd:${crd.name}`);
+      known.contribution = text;
+    }
   }
 
   /** Stops serving what KNOWN served and DESIRED no longer has. */
