@@ -21,30 +21,106 @@ const LIST_METADATA_DESCRIPTION =
   'Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds';
 
 /** Keywords Swagger 2.0 cannot say; kube drops them when publishing a CRD schema in v2. */
-const V3_ONLY = new Set(['nullable', 'oneOf', 'anyOf', 'not', 'allOf', 'x-kubernetes-validations']);
+const V3_ONLY = new Set(['nullable', 'oneOf', 'anyOf', 'not', 'allOf', 'default']);
 
 /** kube's definition name prefix of a group: its DNS labels reversed (`example.com` -> `com.example`). */
 export function definitionPrefix(group: string): string {
   return group.split('.').reverse().join('.');
 }
 
-/** The schema as Swagger 2.0 allows it, recursively. */
+function mapSchemas(v: unknown, f: (s: unknown) => unknown): unknown {
+  return isObject(v) ? Object.fromEntries(Object.entries(v).map(([name, s]) => [name, f(s)])) : v;
+}
+
+/**
+ * The schema as kube publishes it in Swagger 2.0 (ToStructuralOpenAPIV2): no allOf/oneOf/anyOf/not
+ * or defaults; a nullable or unknown-preserving node loses its items and properties, and its type
+ * when that cannot hold null or unknown fields; required fields that may be null are not required.
+ */
 function toV2Schema(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(toV2Schema);
   if (!isObject(schema)) return schema;
   const out: JsonObject = {};
   for (const [k, v] of Object.entries(schema)) {
     if (V3_ONLY.has(k)) continue;
-    if (k === 'x-kubernetes-int-or-string' && v === true) {
-      out[k] = v;
-      continue;
-    }
-    if (k === 'properties' || k === 'patternProperties' || k === 'definitions') {
-      out[k] = isObject(v) ? Object.fromEntries(Object.entries(v).map(([name, s]) => [name, toV2Schema(s)])) : v;
-    } else if (k === 'items' || k === 'additionalProperties') out[k] = toV2Schema(v);
+    if (k === 'properties' || k === 'patternProperties' || k === 'definitions') out[k] = mapSchemas(v, toV2Schema);
+    else if (k === 'items') out[k] = Array.isArray(v) ? v.map(toV2Schema) : toV2Schema(v);
+    else if (k === 'additionalProperties') out[k] = toV2Schema(v);
     else out[k] = v;
   }
+  const preserve = schema['x-kubernetes-preserve-unknown-fields'] === true;
+  if (schema.nullable === true) {
+    delete out.type;
+    delete out.items;
+    delete out.properties;
+  }
+  if (preserve) {
+    delete out.items;
+    delete out.properties;
+  }
+  if (out.items === undefined && out.type === 'array') delete out.type;
+  if (preserve && out.type === 'object') delete out.type;
+  if (Array.isArray(out.required)) {
+    const props = isObject(schema.properties) ? schema.properties : {};
+    const additional = schema.additionalProperties;
+    if (isObject(additional) && additional.nullable === true) delete out.required;
+    else out.required = out.required.filter((f) => !(typeof f === 'string' && isObject(props[f]) && props[f].nullable === true));
+  }
   return out;
+}
+
+const EMBEDDED_API_VERSION =
+  'apiVersion defines the versioned schema of this representation of an object. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources';
+const EMBEDDED_KIND =
+  'kind is a string value representing the type of this object. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds';
+
+/** The schema as kube publishes it in OpenAPI v3: as written, with embedded resources' apiVersion, kind and metadata spelled out. */
+function toV3Schema(schema: unknown): unknown {
+  if (!isObject(schema)) return schema;
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(schema)) {
+    if (k === 'properties' || k === 'patternProperties' || k === 'definitions') out[k] = mapSchemas(v, toV3Schema);
+    else if (k === 'items') out[k] = Array.isArray(v) ? v.map(toV3Schema) : toV3Schema(v);
+    else if (k === 'additionalProperties' || k === 'not') out[k] = toV3Schema(v);
+    else if (k === 'allOf' || k === 'oneOf' || k === 'anyOf') out[k] = Array.isArray(v) ? v.map(toV3Schema) : v;
+    else out[k] = v;
+  }
+  if (schema['x-kubernetes-embedded-resource'] === true) {
+    const props = isObject(out.properties) ? out.properties : {};
+    out.required = [...new Set([...(Array.isArray(out.required) ? (out.required as unknown[]) : []), 'kind', 'apiVersion'])];
+    out.properties = {
+      ...props,
+      apiVersion: { description: EMBEDDED_API_VERSION, type: 'string' },
+      kind: { description: EMBEDDED_KIND, type: 'string' },
+      metadata: { description: METADATA_DESCRIPTION, allOf: [{ $ref: `#/components/schemas/${META}.ObjectMeta` }] },
+    };
+  }
+  return out;
+}
+
+/**
+ * The OpenAPI v3 schema of the CR kind of VERSION of CRD, as kube serves it in
+ * /openapi/v3/apis/GROUP/VERSION (the derived v2 form loses v3-only keywords).
+ */
+export function crdV3KindSchema(crd: CrdModel, names: CrdNames, version: string): JsonObject | undefined {
+  const v = crd.versions.find((x) => x.name === version && x.served);
+  if (v === undefined) return undefined;
+  const converted = toV3Schema(structuredClone(v.schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }));
+  const def: JsonObject = isObject(converted) ? converted : {};
+  const properties = isObject(def.properties) ? def.properties : {};
+  def.properties = {
+    apiVersion: { description: API_VERSION_DESCRIPTION, type: 'string' },
+    kind: { description: KIND_DESCRIPTION, type: 'string' },
+    metadata: { description: METADATA_DESCRIPTION, allOf: [{ $ref: `#/components/schemas/${META}.ObjectMeta` }] },
+    ...Object.fromEntries(Object.entries(properties).filter(([k]) => k !== 'apiVersion' && k !== 'kind' && k !== 'metadata')),
+  };
+  def.type = 'object';
+  def['x-kubernetes-group-version-kind'] = [{ group: crd.group, kind: names.kind, version }];
+  return def;
+}
+
+/** The name of the definition of KIND in VERSION of GROUP. */
+export function definitionName(group: string, version: string, kind: string): string {
+  return `${definitionPrefix(group)}.${version}.${kind}`;
 }
 
 function operation(action: string, id: string, ref: string, gvk: JsonObject, consumes: string[], tag: string, description: string): JsonObject {

@@ -8,8 +8,10 @@ import { StorageError, type ChangeEvent } from '../storage/storage.js';
 import { makeTarget, type ApiServices } from '../store/resource-target.js';
 import { setCustomScale } from '../store/scale.js';
 import { CLEANUP_FINALIZER, compareKubeVersions, crdModelOf, storageVersionName, type CrdModel } from './crd-model.js';
-import { crdOpenApiContribution } from './crd-openapi.js';
-import { servedResources } from './crd-resources.js';
+import { buildV3Document, groupPathsByV3Key } from '../openapi/openapi-v3-convert.js';
+import { isJsonObject } from '../openapi/json-value.js';
+import { crdOpenApiContribution, crdV3KindSchema, definitionName } from './crd-openapi.js';
+import { resourceInfoOf, servedResources } from './crd-resources.js';
 import { acceptedNamesJson, acceptedNamesOf, computeNames, conditionsOf, isConditionTrue, setCondition, type CrdCondition } from './crd-status.js';
 
 /** The storage type of CustomResourceDefinitions. */
@@ -60,6 +62,8 @@ export class CrdRegistrar {
   private watchAbort: AbortController | undefined;
   private running = false;
   private readonly timers = new Set<NodeJS.Timeout>();
+  /** The v3 keys (`apis/GROUP/VERSION`) this registrar serves explicit documents for. */
+  private readonly v3Keys = new Set<string>();
 
   constructor(
     private readonly services: ApiServices,
@@ -150,6 +154,7 @@ export class CrdRegistrar {
     this.unserve(known, []);
     this.options.openapi.removeContribution(`crd:${name}`);
     const group = crdModelOf(known.obj).group;
+    this.refreshV3(group);
     for (const [other, k] of this.known) if (crdModelOf(k.obj).group === group) this.enqueue(other);
   }
 
@@ -181,6 +186,42 @@ export class CrdRegistrar {
       if (contribution !== undefined) this.options.openapi.setContribution(`crd:${crd.name}`, contribution);
       else this.options.openapi.removeContribution(`crd:${crd.name}`);
       known.contribution = text;
+      this.refreshV3(crd.group);
+    }
+  }
+
+  /**
+   * Serves /openapi/v3/apis/GROUP/VERSION for every version of GROUP as kube does: the document derived
+   * from the v2 contributions, with each custom kind's schema in its v3 form (nullable, anyOf, defaults
+   * and embedded resources kept). Versions no CRD serves any more fall back to the derived document.
+   */
+  private refreshV3(group: string): void {
+    const openapi = this.options.openapi;
+    const keys = groupPathsByV3Key(openapi.v2Document());
+    const prefix = `apis/${group}/`;
+    const crds = [...this.known.values()].filter((k) => k.served.length > 0 && crdModelOf(k.obj).group === group);
+    const versions = new Set(crds.flatMap((k) => k.served.map((i) => i.version)));
+    for (const key of this.v3Keys) {
+      if (key.startsWith(prefix) && !versions.has(key.slice(prefix.length))) {
+        openapi.removeV3Document(key);
+        this.v3Keys.delete(key);
+      }
+    }
+    for (const version of versions) {
+      const key = `${prefix}${version}`;
+      const paths = keys.get(key);
+      if (paths === undefined) continue;
+      const doc = buildV3Document(openapi.v2Document(), paths);
+      const components = isJsonObject(doc.components) ? doc.components : {};
+      const schemas = isJsonObject(components.schemas) ? components.schemas : {};
+      for (const k of crds) {
+        const crd = crdModelOf(k.obj);
+        const names = acceptedNamesOf(k.obj);
+        const schema = crdV3KindSchema(crd, names, version);
+        if (schema !== undefined) schemas[definitionName(group, version, names.kind)] = schema;
+      }
+      openapi.setV3Document(key, doc);
+      this.v3Keys.add(key);
     }
   }
 
@@ -321,8 +362,11 @@ export class CrdRegistrar {
 
   /** Deletes every custom resource of the CRD (as the API would); the number still present afterwards. */
   private async deleteInstances(known: Known): Promise<number> {
-    const info = known.served[0];
-    if (info === undefined) return 0;
+    // With no version served any more, the instances are still reachable through the storage version.
+    const crd = crdModelOf(known.obj);
+    const storage = crd.versions.find((v) => v.storage);
+    const info = known.served[0] ?? (storage === undefined ? undefined : resourceInfoOf(crd, acceptedNamesOf(known.obj), storage));
+    if (info === undefined || info.resource === '') return 0;
     const type = storageTypeOf(info);
     const listed = await this.services.storage.list(type);
     let remaining = 0;

@@ -189,6 +189,36 @@ describe('a created CRD', { concurrency: true }, () => {
   });
 });
 
+test('OpenAPI v2 and v3 publish a schema as kube does: v3 as written, v2 without what Swagger 2.0 cannot say', async () => {
+  const g = group();
+  const schema = {
+    type: 'object',
+    properties: {
+      spec: {
+        type: 'object',
+        'x-kubernetes-validations': [{ rule: 'self.a >= 0', message: 'neg' }],
+        properties: {
+          a: { type: 'integer', nullable: true, minimum: 0, default: 1 },
+          port: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] },
+          e: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true },
+        },
+      },
+    },
+  };
+  await establish(widgetCrd(g, { versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: schema } }] }));
+  const name = `${g.split('.').reverse().join('.')}.v1.Widget`;
+  const v2 = (await rest.get('/openapi/v2')).body.definitions[name].properties.spec;
+  assert.deepEqual(v2.properties.a, { minimum: 0 });
+  assert.deepEqual(v2.properties.port, { 'x-kubernetes-int-or-string': true });
+  assert.deepEqual(v2.properties.e, { 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true });
+  assert.deepEqual(v2['x-kubernetes-validations'], [{ rule: 'self.a >= 0', message: 'neg' }]);
+  const v3 = (await rest.get(`/openapi/v3/apis/${g}/v1`)).body.components.schemas[name].properties.spec;
+  assert.deepEqual(v3.properties.a, { type: 'integer', nullable: true, minimum: 0, default: 1 });
+  assert.deepEqual(v3.properties.port.anyOf, [{ type: 'integer' }, { type: 'string' }]);
+  assert.deepEqual(v3.properties.e.required, ['kind', 'apiVersion']);
+  assert.deepEqual(Object.keys(v3.properties.e.properties), ['apiVersion', 'kind', 'metadata']);
+});
+
 describe('custom resources', { concurrency: true }, () => {
   test('a multi-version CRD serves each served version, GA first, with the storage version hash', async () => {
     const g = group();
