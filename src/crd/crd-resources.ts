@@ -26,6 +26,7 @@ export function resourceInfoOf(crd: CrdModel, names: CrdNames, version: CrdVersi
     subresources,
     custom: true,
     storageVersion: storageVersionName(crd) || version.name,
+    ...(version.selectableFields.length > 0 ? { selectableFields: [...version.selectableFields] } : {}),
     ...(crd.deleting ? { terminating: true } : {}),
   };
 }

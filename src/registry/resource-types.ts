@@ -29,6 +29,8 @@ export interface ResourceInfo {
   listKind?: string;
   /** For custom types: the CRD's storage version (discovery's storageVersionHash names it). */
   storageVersion?: string;
+  /** For custom types: the version's `selectableFields` (`.spec.color`), selectable by field selectors. */
+  selectableFields?: string[];
   /** For custom types: the CRD is being deleted, so no new objects are created. */
   terminating?: boolean;
 }

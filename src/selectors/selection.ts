@@ -1,4 +1,5 @@
 import { compileSelectors } from './compile-selectors.js';
+import { customResourceFieldSelector } from './field-selector-types.js';
 import type { StoredObject } from '../storage/storage.js';
 import type { ListOptions } from '../api/request-options.js';
 import type { ResourceInfo } from '../registry/resource-types.js';
@@ -18,7 +19,7 @@ export interface Selection {
  * storage is touched). `name` adds `metadata.name=<name>` (watch on one object's path).
  */
 export function selectionFor(
-  r: { info: Pick<ResourceInfo, 'group' | 'resource'> },
+  r: { info: Pick<ResourceInfo, 'group' | 'resource'> & Partial<Pick<ResourceInfo, 'custom' | 'namespaced' | 'selectableFields'>> },
   selectors: Pick<ListOptions, 'labelSelector' | 'fieldSelector'>,
   name = '',
 ): Selection {
@@ -28,6 +29,8 @@ export function selectionFor(
   if (labelSelector.trim() === '' && fieldSelector.trim() === '') {
     return { active: false, matches: () => true, matchesStored: undefined };
   }
-  const matches = compileSelectors(r.info.group, r.info.resource, labelSelector, fieldSelector);
+  // A custom resource selects by metadata and its CRD version's selectableFields only.
+  const fieldSpec = r.info.custom === true ? customResourceFieldSelector(r.info.namespaced ?? true, r.info.selectableFields ?? []) : undefined;
+  const matches = compileSelectors(r.info.group, r.info.resource, labelSelector, fieldSelector, fieldSpec);
   return { active: true, matches, matchesStored: (s) => matches(JSON.parse(s.json) as Obj) };
 }

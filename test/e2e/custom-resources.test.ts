@@ -331,6 +331,22 @@ describe('custom resources', { concurrency: true }, () => {
     assertStatus(await rest.get(`${base}/p/status`), 404, 'NotFound', `widgets.${g} "p" not found`);
   });
 
+  test('field selectors: metadata and the selectableFields of the version, other fields refused as kube refuses them', async () => {
+    const g = group();
+    const schema = {
+      openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { color: { type: 'string' }, n: { type: 'integer' } } } } },
+    };
+    await establish(widgetCrd(g, { versions: [{ name: 'v1', served: true, storage: true, schema, selectableFields: [{ jsonPath: '.spec.color' }] }] }));
+    const base = `/apis/${g}/v1/namespaces/${ns}/widgets`;
+    for (const name of ['a', 'b']) await rest.create(base, { apiVersion: `${g}/v1`, kind: 'Widget', metadata: { name }, spec: { color: name } });
+    const names = async (selector: string): Promise<string[]> =>
+      ((await rest.get(`${base}?fieldSelector=${encodeURIComponent(selector)}`)).body.items as any[]).map((i) => i.metadata.name as string);
+    assert.deepEqual(await names('spec.color=b'), ['b']);
+    assert.deepEqual(await names('metadata.name=a'), ['a']);
+    assert.deepEqual(await names('spec.color!=b'), ['a']);
+    assertStatus(await rest.get(`${base}?fieldSelector=spec.n%3D1`), 400, 'BadRequest', 'field label not supported: spec.n');
+  });
+
   test('scale subresource reads and writes the CRD paths', async () => {
     const g = group();
     await establish(widgetCrd(g));
