@@ -21,6 +21,8 @@ export const CRD_TYPE = 'customresourcedefinitions.apiextensions.k8s.io';
 const RETRY_MS = 500;
 /** How long a lost watch waits before listing again. */
 const RELIST_MS = 200;
+/** How long OpenAPI v3 rebuilds wait for more CRD changes to arrive. */
+const V3_DEBOUNCE_MS = 20;
 
 /** Options of a {@link CrdRegistrar}. */
 export interface CrdRegistrarOptions {
@@ -64,6 +66,8 @@ export class CrdRegistrar {
   private readonly timers = new Set<NodeJS.Timeout>();
   /** The v3 keys (`apis/GROUP/VERSION`) this registrar serves explicit documents for. */
   private readonly v3Keys = new Set<string>();
+  /** Groups whose v3 documents wait for the debounced rebuild. */
+  private readonly pendingV3 = new Set<string>();
 
   constructor(
     private readonly services: ApiServices,
@@ -107,7 +111,11 @@ export class CrdRegistrar {
       const present = new Set<string>();
       for (const item of listed.items) {
         present.add(item.key);
-        this.observe(item.key, item.json, item.resourceVersion);
+        try {
+          this.observe(item.key, item.json, item.resourceVersion);
+        } catch (err) {
+          this.report(`CRD ${item.key}: cannot apply it`, err);
+        }
       }
       for (const name of [...this.known.keys()]) if (!present.has(name)) this.forget(name);
       await this.services.storage.watch(
@@ -127,8 +135,13 @@ export class CrdRegistrar {
   }
 
   private onEvent(e: ChangeEvent): void {
-    if (e.type === 'DELETED') this.forget(e.key);
-    else this.observe(e.key, e.json, e.resourceVersion);
+    try {
+      if (e.type === 'DELETED') this.forget(e.key);
+      else this.observe(e.key, e.json, e.resourceVersion);
+    } catch (err) {
+      // One unreadable CRD must not end the watch every other CRD depends on.
+      this.report(`CRD ${e.key}: cannot apply ${e.type}`, err);
+    }
   }
 
   /** Records the stored state of CRD NAME, serves it accordingly and queues its status work. */
@@ -154,7 +167,7 @@ export class CrdRegistrar {
     this.unserve(known, []);
     this.options.openapi.removeContribution(`crd:${name}`);
     const group = crdModelOf(known.obj).group;
-    this.refreshV3(group);
+    this.scheduleV3(group);
     for (const [other, k] of this.known) if (crdModelOf(k.obj).group === group) this.enqueue(other);
   }
 
@@ -186,8 +199,29 @@ export class CrdRegistrar {
       if (contribution !== undefined) this.options.openapi.setContribution(`crd:${crd.name}`, contribution);
       else this.options.openapi.removeContribution(`crd:${crd.name}`);
       known.contribution = text;
-      this.refreshV3(crd.group);
+      this.scheduleV3(crd.group);
     }
+  }
+
+  /**
+   * Rebuilds GROUP's v3 documents shortly, once for a burst of changes (a start with many CRDs
+   * rebuilds the merged v2 document once, not once per CRD).
+   */
+  private scheduleV3(group: string): void {
+    const first = this.pendingV3.size === 0;
+    this.pendingV3.add(group);
+    if (!first) return;
+    this.later(V3_DEBOUNCE_MS, () => {
+      const groups = [...this.pendingV3];
+      this.pendingV3.clear();
+      for (const g of groups) {
+        try {
+          this.refreshV3(g);
+        } catch (err) {
+          this.report(`OpenAPI v3 documents of ${g} could not be built`, err);
+        }
+      }
+    });
   }
 
   /**
