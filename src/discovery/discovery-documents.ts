@@ -46,6 +46,7 @@ function isPersisted(info: ResourceInfo): boolean {
  */
 function storageHashOf(registry: ResourceRegistry, info: ResourceInfo): string | undefined {
   if (!isPersisted(info)) return undefined;
+  if (info.storageVersion !== undefined) return storageVersionHash(info.group, info.storageVersion, info.kind);
   const converted = storageVersionOf(info);
   if (converted !== undefined) {
     const slash = converted.lastIndexOf('/');
@@ -106,8 +107,16 @@ function topLevelResource(registry: ResourceRegistry, info: ResourceInfo): APIRe
   return r;
 }
 
-function subresourceEntries(info: ResourceInfo): APIResource[] {
-  return Object.entries(info.subresources).map(([name, sub]): APIResource => {
+/** status before scale, as kube's CRD handler registers them. */
+function customSubresourceOrder(a: string, b: string): number {
+  const rank = (n: string): number => (n === 'status' ? 0 : n === 'scale' ? 1 : 2);
+  return rank(a) - rank(b) || byName(a, b);
+}
+
+function subresourceEntries(info: ResourceInfo, order?: (a: string, b: string) => number): APIResource[] {
+  const subs = Object.entries(info.subresources);
+  if (order !== undefined) subs.sort(([a], [b]) => order(a, b));
+  return subs.map(([name, sub]): APIResource => {
     const head = { name: `${info.resource}/${name}`, singularName: '', namespaced: info.namespaced };
     // kube names the group/version only when the subresource's kind lives elsewhere (Scale, Eviction, TokenRequest).
     const elsewhere = sub.group !== info.group || sub.version !== info.version;
@@ -124,10 +133,14 @@ function subresourceEntries(info: ResourceInfo): APIResource[] {
 export function apiResourceListDocument(registry: ResourceRegistry, group: string, version: string): APIResourceList | undefined {
   if (!registry.hasGroupVersion(group, version)) return undefined;
   const entries: APIResource[] = [];
+  const custom: APIResource[] = [];
   for (const info of registry.resourcesOf(group, version)) {
-    entries.push(topLevelResource(registry, info), ...subresourceEntries(info));
+    // kube's CRD discovery lists each custom resource followed by its status, then scale, unsorted.
+    if (info.custom === true) custom.push(topLevelResource(registry, info), ...subresourceEntries(info, customSubresourceOrder));
+    else entries.push(topLevelResource(registry, info), ...subresourceEntries(info));
   }
   entries.sort((a, b) => byName(a.name, b.name));
+  entries.push(...custom);
   const groupVersion = apiVersionOf(group, version);
   // kube-apiserver serves the core group's documents without apiVersion (a release-1.1 compatibility quirk).
   return group === ''
@@ -154,7 +167,7 @@ function resourceDiscovery(info: ResourceInfo, custom: boolean): APIResourceDisc
   const categories = nonEmpty(info.categories);
   if (categories) r.categories = categories;
   const subresources: APISubresourceDiscovery[] = Object.entries(info.subresources)
-    .sort(([a], [b]) => byName(a, b))
+    .sort(([a], [b]) => (custom ? customSubresourceOrder(a, b) : byName(a, b)))
     .map(([name, sub]) => ({ subresource: name, responseKind: responseKind(info, sub.group, sub.version, sub.kind, custom), verbs: [...sub.verbs] }));
   if (subresources.length > 0) r.subresources = subresources;
   return r;

@@ -49,5 +49,5 @@ export async function handleList(r: ResourceRequest, store: Lister): Promise<voi
   if (page.continue !== undefined) metadata.continue = page.continue;
   if (page.remainingItemCount !== undefined) metadata.remainingItemCount = page.remainingItemCount;
   const items = page.items.map((json) => servedJsonFor(json, r.apiVersion, format.representation, includeObject));
-  await writeList(r.res, { kind: `${r.info.kind}List`, apiVersion: r.apiVersion, metadata }, items, format, includeObject);
+  await writeList(r.res, { kind: r.info.listKind ?? `${r.info.kind}List`, apiVersion: r.apiVersion, metadata }, items, format, includeObject);
 }

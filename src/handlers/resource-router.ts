@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { ApiError, badRequest, methodNotAllowed } from '../api/errors.js';
+import { ApiError, badRequest, methodNotAllowed, notFound } from '../api/errors.js';
 import { decodePath, parseRequestInfo, splitPath, type RequestInfo } from '../api/request-info.js';
 import type { ResourceInfo } from '../registry/resource-types.js';
 import { writeNotFoundPage } from '../codec/plain-text.js';
@@ -55,7 +55,11 @@ function checkPath(ri: RequestInfo, info: ResourceInfo): void {
   if (ri.subpath.length > 0 && ri.subresource !== 'proxy') throw routeNotFound();
   if (ri.name !== '' && ri.subresource === '' && !info.verbs.some((v) => ITEM_VERBS.has(v))) throw routeNotFound();
   // Routing comes first: a subresource the type does not serve is 404 whatever the name.
-  if (ri.subresource !== '' && info.subresources[ri.subresource] === undefined) throw routeNotFound();
+  if (ri.subresource !== '' && info.subresources[ri.subresource] === undefined) {
+    // kube's custom resource handler answers an unserved subresource as a missing object.
+    if (info.custom === true) throw notFound({ group: info.group, resource: info.resource }, ri.name);
+    throw routeNotFound();
+  }
   if (ri.namespace !== '') {
     const problems = pathSegmentProblems(ri.namespace);
     if (problems.length > 0) throw badRequest(`Namespace parameter invalid: ${JSON.stringify(ri.namespace)}: ${problems.join(';')}`);

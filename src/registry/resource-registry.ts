@@ -74,6 +74,19 @@ export class ResourceRegistry {
     if (g.versions.length === 0) this.groupMap.delete(group);
   }
 
+  /**
+   * Reorders GROUP's served versions by `compare` (preferred first), as kube orders a custom
+   * resource group's versions by version priority. Nothing happens for an unknown group.
+   */
+  sortVersions(group: string, compare: (a: string, b: string) => number): void {
+    const g = this.groupMap.get(group);
+    if (!g) return;
+    const sorted = [...g.versions].sort(compare);
+    if (sorted.every((v, i) => v === g.versions[i])) return;
+    g.versions = sorted;
+    this.generation++;
+  }
+
   /** The resource served at /GROUP/VERSION/RESOURCE, if any. */
   get(group: string, version: string, resource: string): ResourceInfo | undefined {
     return this.byPath.get(`${group}/${version}/${resource}`);

@@ -25,6 +25,14 @@ export interface ResourceInfo {
   subresources: Record<string, SubresourceInfo>;
   /** True for types defined by a CustomResourceDefinition. */
   custom?: boolean;
+  /** The kind of lists (`<kind>List` when unset; a CRD may name another). */
+  listKind?: string;
+  /** For custom types: the CRD's storage version (discovery's storageVersionHash names it). */
+  storageVersion?: string;
+  /** For custom types: the version's `selectableFields` (`.spec.color`), selectable by field selectors. */
+  selectableFields?: string[];
+  /** For custom types: the CRD is being deleted, so no new objects are created. */
+  terminating?: boolean;
 }
 
 export interface GroupInfo {

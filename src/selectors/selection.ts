@@ -1,4 +1,5 @@
 import { compileSelectors } from './compile-selectors.js';
+import { customResourceFieldSelector } from './field-selector-types.js';
 import type { StoredObject } from '../storage/storage.js';
 import type { ListOptions } from '../api/request-options.js';
 import type { ResourceInfo } from '../registry/resource-types.js';
@@ -19,7 +20,7 @@ export interface Selection {
  * storage is touched). `name` adds `metadata.name=<name>` (watch on one object's path).
  */
 export function selectionFor(
-  r: { info: Pick<ResourceInfo, 'group' | 'resource'> },
+  r: { info: Pick<ResourceInfo, 'group' | 'resource'> & Partial<Pick<ResourceInfo, 'custom' | 'namespaced' | 'selectableFields'>> },
   selectors: Pick<ListOptions, 'labelSelector' | 'fieldSelector'>,
   name = '',
 ): Selection {
@@ -29,7 +30,9 @@ export function selectionFor(
   if (labelSelector.trim() === '' && fieldSelector.trim() === '') {
     return { active: false, matches: () => true, matchesStored: undefined };
   }
-  const matches = compileSelectors(r.info.group, r.info.resource, labelSelector, fieldSelector);
+  // A custom resource selects by metadata and its CRD version's selectableFields only.
+  const fieldSpec = r.info.custom === true ? customResourceFieldSelector(r.info.namespaced ?? true, r.info.selectableFields ?? []) : undefined;
+  const matches = compileSelectors(r.info.group, r.info.resource, labelSelector, fieldSelector, fieldSpec);
   // An object that does not decode is kept, for the read to report it (kube's corrupt-object errors).
   return {
     active: true,

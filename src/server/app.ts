@@ -26,6 +26,7 @@ import { HealthChecks } from '../health/health-checks.js';
 import { healthRouter } from '../health/health-router.js';
 import { NamespaceController } from '../namespace/namespace-controller.js';
 import { controllerManagerFor } from '../controllers/controller-manager.js';
+import { CrdRegistrar } from '../crd/crd-registrar.js';
 import { DefaultServiceAccounts } from '../namespace/default-service-accounts.js';
 import { FlowControlConfigController } from '../controllers/flowcontrol-config-controller.js';
 import { ApiserverIdentityLease } from '../controllers/apiserver-identity-lease.js';
@@ -158,8 +159,9 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   app.use(authFilter(options.authenticator ?? new FixedIdentity(), authorizer));
   app.use(healthRouter(health));
   app.use(metricsRouter());
-  app.use(discoveryRouter(registry, { version: DEFAULT_VERSION_INFO }));
-  app.use(openapiRouter(sharedOpenApiService(`runtime-config:${config.runtimeConfig.text}`, servedPathFilter(registry))));
+  app.use(discoveryRouter(registry, { version: DEFAULT_VERSION_INFO, isCustomResource: (info) => info.custom === true }));
+  const openapi = sharedOpenApiService(`runtime-config:${config.runtimeConfig.text}`, servedPathFilter(registry));
+  app.use(openapiRouter(openapi));
   app.use(resourceHandler(services));
   app.use(notFoundHandler(services));
   app.use(errorLogger());
@@ -213,6 +215,9 @@ export async function startServer(config: ServerConfig, storage: Storage, option
     port = handed.port;
   }
 
+  // Every process serves the custom resources of the stored CRDs (and races the others on their status).
+  const crdRegistrar = new CrdRegistrar(services, { openapi, onError: (msg, error) => logger.warn(msg, { error }) });
+  await crdRegistrar.start();
   let controller: NamespaceController | undefined;
   let serviceAccounts: DefaultServiceAccounts | undefined;
   let flowControl: FlowControlConfigController | undefined;
@@ -246,6 +251,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
       serviceAccounts?.stop();
       flowControl?.stop();
       identityLease?.stop();
+      crdRegistrar.stop();
       shutdown.abort();
       await new Promise<void>((resolve) => {
         if (handed === undefined) {

@@ -40,6 +40,79 @@ function selectorString(selector: unknown, isMap: boolean): string {
   return parts.join(',');
 }
 
+/** Where a custom resource keeps what its Scale shows (a CRD version's `subresources.scale`). */
+export interface CustomScalePaths {
+  specReplicasPath: string;
+  statusReplicasPath: string;
+  labelSelectorPath?: string;
+}
+
+const customScales = new Map<string, CustomScalePaths>();
+
+/**
+ * Makes the Scale of objects of `apiVersion` and `kind` read and write the given paths (undefined:
+ * back to the built-in layout). Process-wide, as served custom types are keyed by group and kind.
+ */
+export function setCustomScale(apiVersion: string, kind: string, paths: CustomScalePaths | undefined): void {
+  if (paths === undefined) customScales.delete(`${apiVersion}/${kind}`);
+  else customScales.set(`${apiVersion}/${kind}`, paths);
+}
+
+function customScaleOf(obj: Obj): CustomScalePaths | undefined {
+  const { apiVersion, kind } = obj;
+  if (typeof apiVersion !== 'string' || typeof kind !== 'string') return undefined;
+  return customScales.get(`${apiVersion}/${kind}`);
+}
+
+/** The segments of a simple `.a.b.c` path. */
+function pathSegments(path: string): string[] {
+  return path
+    .replace(/^\./, '')
+    .split('.')
+    .filter((s) => s !== '');
+}
+
+function readPath(obj: Obj, path: string): unknown {
+  let v: unknown = obj;
+  for (const seg of pathSegments(path)) {
+    if (!isObject(v)) return undefined;
+    v = v[seg];
+  }
+  return v;
+}
+
+function writePath(obj: Obj, path: string, value: unknown): void {
+  const segs = pathSegments(path);
+  let v: Obj = obj;
+  for (const seg of segs.slice(0, -1)) {
+    const next = v[seg];
+    if (isObject(next)) v = next;
+    else {
+      const created: Obj = {};
+      v[seg] = created;
+      v = created;
+    }
+  }
+  const last = segs[segs.length - 1];
+  if (last !== undefined) v[last] = value;
+}
+
+/** kube's custom resource Scale: replicas and selector read from the CRD's paths (0 and '' when unset). */
+function customScale(paths: CustomScalePaths, obj: Obj, scaleMeta: Obj): Obj {
+  const specReplicas = readPath(obj, paths.specReplicasPath);
+  const statusReplicas = readPath(obj, paths.statusReplicasPath);
+  const selector = paths.labelSelectorPath === undefined ? undefined : readPath(obj, paths.labelSelectorPath);
+  const status: Obj = { replicas: typeof statusReplicas === 'number' ? statusReplicas : 0 };
+  if (typeof selector === 'string' && selector !== '') status.selector = selector;
+  return {
+    kind: 'Scale',
+    apiVersion: SCALE_API_VERSION,
+    metadata: scaleMeta,
+    spec: typeof specReplicas === 'number' ? { replicas: specReplicas } : {},
+    status,
+  };
+}
+
 /** The Scale view of a scalable object. */
 export function toScale(r: ResourceTarget, obj: Obj): Obj {
   const meta = metadataOf(obj);
@@ -47,6 +120,8 @@ export function toScale(r: ResourceTarget, obj: Obj): Obj {
   const status = isObject(obj.status) ? obj.status : {};
   const scaleMeta: Obj = {};
   for (const k of ['name', 'namespace', 'uid', 'resourceVersion', 'creationTimestamp']) if (meta[k] !== undefined) scaleMeta[k] = meta[k];
+  const custom = r.info.custom === true ? customScaleOf(obj) : undefined;
+  if (custom !== undefined) return customScale(custom, obj, scaleMeta);
   const isRc = r.info.group === '' && r.info.resource === 'replicationcontrollers';
   return {
     kind: 'Scale',
@@ -72,9 +147,13 @@ export function fromScale(scale: Obj, old: Obj): Obj {
     ]);
   }
   const result = structuredClone(old);
-  const resultSpec = isObject(result.spec) ? result.spec : {};
-  resultSpec.replicas = replicas;
-  result.spec = resultSpec;
+  const custom = customScaleOf(old);
+  if (custom !== undefined) writePath(result, custom.specReplicasPath, replicas);
+  else {
+    const resultSpec = isObject(result.spec) ? result.spec : {};
+    resultSpec.replicas = replicas;
+    result.spec = resultSpec;
+  }
   metadataOf(result).resourceVersion = metadataOf(scale).resourceVersion ?? metadataOf(old).resourceVersion;
   return result;
 }

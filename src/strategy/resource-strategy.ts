@@ -25,10 +25,13 @@ export function returnsDeletedObject(info: ResourceInfo): boolean {
   return info.custom === true || strategyFor(info).returnsDeletedObject === true;
 }
 
-/** Everything but metadata and status: a change here bumps generation. */
-function specPart(obj: Obj): Obj {
+/**
+ * Everything but metadata and status: a change here bumps generation. A custom resource without a
+ * status subresource counts its status too, as kube's custom resource strategy does.
+ */
+function specPart(obj: Obj, withStatus = false): Obj {
   const out: Obj = {};
-  for (const [k, v] of Object.entries(obj)) if (k !== 'metadata' && k !== 'status' && k !== 'kind' && k !== 'apiVersion') out[k] = v;
+  for (const [k, v] of Object.entries(obj)) if (k !== 'metadata' && (withStatus || k !== 'status') && k !== 'kind' && k !== 'apiVersion') out[k] = v;
   return out;
 }
 
@@ -63,7 +66,8 @@ export function prepareForUpdate(info: ResourceInfo, next: Obj, old: Obj): void 
   if (tracksGeneration(info)) {
     const oldGen = typeof oldMeta.generation === 'number' ? oldMeta.generation : 1;
     const labelsChanged = strategy.labelsCountAsSpec === true && !jsonEqual(meta.labels, oldMeta.labels);
-    meta.generation = jsonEqual(specPart(next), specPart(old)) && !labelsChanged ? oldGen : oldGen + 1;
+    const withStatus = info.custom === true && !hasStatusSubresource(info);
+    meta.generation = jsonEqual(specPart(next, withStatus), specPart(old, withStatus)) && !labelsChanged ? oldGen : oldGen + 1;
   } else if (oldMeta.generation !== undefined) meta.generation = oldMeta.generation;
   else delete meta.generation;
 }

@@ -1,6 +1,8 @@
 import type { Obj } from '../api/object-util.js';
 import type { ResourceInfo } from '../registry/resource-types.js';
 import type { KindStrategy } from './kind-strategy.js';
+import { customResourceDefinitions } from '../crd/crd-strategy.js';
+import { customResources } from '../crd/custom-resource-strategy.js';
 import * as cluster from './kinds/cluster.js';
 import { configMaps, secrets } from './kinds/config.js';
 import { limitRanges, namespaces, resourceQuotas, serviceAccounts } from './kinds/namespaces.js';
@@ -54,13 +56,14 @@ const STRATEGIES: Record<string, KindStrategy> = {
   'resource.k8s.io/deviceclasses': cluster.trackedGeneration,
   'certificates.k8s.io/certificatesigningrequests': cluster.untrackedGeneration,
   'apiregistration.k8s.io/apiservices': cluster.untrackedGeneration,
+  'apiextensions.k8s.io/customresourcedefinitions': customResourceDefinitions,
 };
 
 const GENERIC: KindStrategy = {};
 
 /** The strategy of a built-in resource (the generic one for resources without their own facts and for custom resources). */
 export function strategyFor(info: Pick<ResourceInfo, 'group' | 'resource' | 'custom'>): KindStrategy {
-  if (info.custom === true) return GENERIC;
+  if (info.custom === true) return customResources;
   return STRATEGIES[`${info.group}/${info.resource}`] ?? GENERIC;
 }
 

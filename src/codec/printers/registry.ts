@@ -13,6 +13,7 @@ import { eventPrinters } from './events.js';
 import { networkingPrinters } from './networking.js';
 import { podPrinter } from './pod.js';
 import { storagePrinters } from './storage.js';
+import { customPrinterFor } from './custom-columns.js';
 import type { Obj, PrinterEntry, TablePrinter } from './types.js';
 
 const ENTRIES: PrinterEntry[] = [
@@ -51,13 +52,13 @@ export function groupOfApiVersion(apiVersion: string): string {
 export function printerForObject(obj: Obj): TablePrinter | undefined {
   const { apiVersion, kind } = obj;
   if (typeof apiVersion !== 'string' || typeof kind !== 'string') return undefined;
-  return tableForKind(groupOfApiVersion(apiVersion), kind);
+  return customPrinterFor(apiVersion, kind) ?? tableForKind(groupOfApiVersion(apiVersion), kind);
 }
 
 /** The printer for a list envelope (`apiVersion`, `kind` ending in `List`). */
 export function printerForList(apiVersion: string, listKind: string): TablePrinter | undefined {
   const kind = listKind.endsWith('List') ? listKind.slice(0, -'List'.length) : listKind;
-  return tableForKind(groupOfApiVersion(apiVersion), kind);
+  return customPrinterFor(apiVersion, kind) ?? tableForKind(groupOfApiVersion(apiVersion), kind);
 }
 
 /** Every (group, resource) with a printer, for tests and documentation. */

@@ -1,0 +1,267 @@
+import type { OpenApiContribution } from '../openapi/openapi-service.js';
+import type { JsonObject } from '../openapi/json-value.js';
+import { isObject } from '../api/object-util.js';
+import type { CrdModel, CrdNames } from './crd-model.js';
+
+/**
+ * The Swagger 2.0 paths and definitions a CRD's served versions add to /openapi/v2 (and, derived by
+ * the OpenAPI service, to /openapi/v3/apis/GROUP/VERSION), after kube's CRD OpenAPI builder: one
+ * definition per kind and version named `<reversed group>.<version>.<Kind>` with the version's schema
+ * plus apiVersion, kind and metadata, its List, and the resource's collection, item, status and scale paths.
+ */
+
+const META = 'io.k8s.apimachinery.pkg.apis.meta.v1';
+const API_VERSION_DESCRIPTION =
+  'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources';
+const KIND_DESCRIPTION =
+  'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds';
+const METADATA_DESCRIPTION =
+  "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
+const LIST_METADATA_DESCRIPTION =
+  'Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds';
+
+/** Keywords Swagger 2.0 cannot say; kube drops them when publishing a CRD schema in v2. */
+const V3_ONLY = new Set(['nullable', 'oneOf', 'anyOf', 'not', 'allOf', 'default']);
+
+/** kube's definition name prefix of a group: its DNS labels reversed (`example.com` -> `com.example`). */
+export function definitionPrefix(group: string): string {
+  return group.split('.').reverse().join('.');
+}
+
+function mapSchemas(v: unknown, f: (s: unknown) => unknown): unknown {
+  return isObject(v) ? Object.fromEntries(Object.entries(v).map(([name, s]) => [name, f(s)])) : v;
+}
+
+/**
+ * The schema as kube publishes it in Swagger 2.0 (ToStructuralOpenAPIV2): no allOf/oneOf/anyOf/not
+ * or defaults; a nullable or unknown-preserving node loses its items and properties, and its type
+ * when that cannot hold null or unknown fields; required fields that may be null are not required.
+ */
+function toV2Schema(schema: unknown): unknown {
+  if (!isObject(schema)) return schema;
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(schema)) {
+    if (V3_ONLY.has(k)) continue;
+    if (k === 'properties' || k === 'patternProperties' || k === 'definitions') out[k] = mapSchemas(v, toV2Schema);
+    else if (k === 'items') out[k] = Array.isArray(v) ? v.map(toV2Schema) : toV2Schema(v);
+    else if (k === 'additionalProperties') out[k] = toV2Schema(v);
+    else out[k] = v;
+  }
+  const preserve = schema['x-kubernetes-preserve-unknown-fields'] === true;
+  if (schema.nullable === true) {
+    delete out.type;
+    delete out.items;
+    delete out.properties;
+  }
+  if (preserve) {
+    delete out.items;
+    delete out.properties;
+  }
+  if (out.items === undefined && out.type === 'array') delete out.type;
+  if (preserve && out.type === 'object') delete out.type;
+  if (Array.isArray(out.required)) {
+    const props = isObject(schema.properties) ? schema.properties : {};
+    const additional = schema.additionalProperties;
+    if (isObject(additional) && additional.nullable === true) delete out.required;
+    else out.required = out.required.filter((f) => !(typeof f === 'string' && isObject(props[f]) && props[f].nullable === true));
+  }
+  return out;
+}
+
+const EMBEDDED_API_VERSION =
+  'apiVersion defines the versioned schema of this representation of an object. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources';
+const EMBEDDED_KIND =
+  'kind is a string value representing the type of this object. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds';
+
+/** The schema as kube publishes it in OpenAPI v3: as written, with embedded resources' apiVersion, kind and metadata spelled out. */
+function toV3Schema(schema: unknown): unknown {
+  if (!isObject(schema)) return schema;
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(schema)) {
+    if (k === 'properties' || k === 'patternProperties' || k === 'definitions') out[k] = mapSchemas(v, toV3Schema);
+    else if (k === 'items') out[k] = Array.isArray(v) ? v.map(toV3Schema) : toV3Schema(v);
+    else if (k === 'additionalProperties' || k === 'not') out[k] = toV3Schema(v);
+    else if (k === 'allOf' || k === 'oneOf' || k === 'anyOf') out[k] = Array.isArray(v) ? v.map(toV3Schema) : v;
+    else out[k] = v;
+  }
+  if (schema['x-kubernetes-embedded-resource'] === true) {
+    const props = isObject(out.properties) ? out.properties : {};
+    out.required = [...new Set([...(Array.isArray(out.required) ? (out.required as unknown[]) : []), 'kind', 'apiVersion'])];
+    out.properties = {
+      ...props,
+      apiVersion: { description: EMBEDDED_API_VERSION, type: 'string' },
+      kind: { description: EMBEDDED_KIND, type: 'string' },
+      metadata: { description: METADATA_DESCRIPTION, allOf: [{ $ref: `#/components/schemas/${META}.ObjectMeta` }] },
+    };
+  }
+  return out;
+}
+
+/**
+ * The OpenAPI v3 schema of the CR kind of VERSION of CRD, as kube serves it in
+ * /openapi/v3/apis/GROUP/VERSION (the derived v2 form loses v3-only keywords).
+ */
+export function crdV3KindSchema(crd: CrdModel, names: CrdNames, version: string): JsonObject | undefined {
+  const v = crd.versions.find((x) => x.name === version && x.served);
+  if (v === undefined) return undefined;
+  const converted = toV3Schema(structuredClone(v.schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }));
+  const def: JsonObject = isObject(converted) ? converted : {};
+  const properties = isObject(def.properties) ? def.properties : {};
+  def.properties = {
+    apiVersion: { description: API_VERSION_DESCRIPTION, type: 'string' },
+    kind: { description: KIND_DESCRIPTION, type: 'string' },
+    metadata: { description: METADATA_DESCRIPTION, allOf: [{ $ref: `#/components/schemas/${META}.ObjectMeta` }] },
+    ...Object.fromEntries(Object.entries(properties).filter(([k]) => k !== 'apiVersion' && k !== 'kind' && k !== 'metadata')),
+  };
+  def.type = 'object';
+  def['x-kubernetes-group-version-kind'] = [{ group: crd.group, kind: names.kind, version }];
+  return def;
+}
+
+/** The name of the definition of KIND in VERSION of GROUP. */
+export function definitionName(group: string, version: string, kind: string): string {
+  return `${definitionPrefix(group)}.${version}.${kind}`;
+}
+
+function operation(action: string, id: string, ref: string, gvk: JsonObject, consumes: string[], tag: string, description: string): JsonObject {
+  return {
+    consumes,
+    description,
+    operationId: id,
+    produces: ['application/json', 'application/yaml'],
+    responses: { '200': { schema: { $ref: ref } }, '401': {} },
+    schemes: ['https'],
+    tags: [tag],
+    'x-kubernetes-action': action,
+    'x-kubernetes-group-version-kind': gvk,
+  };
+}
+
+/** kube's Go-style name part of a group or version: `zz1.example.com` -> `Zz1ExampleCom`. */
+function camel(value: string): string {
+  return value
+    .split(/[.-]/)
+    .filter((p) => p !== '')
+    .map((p) => p.charAt(0).toUpperCase() + p.slice(1))
+    .join('');
+}
+
+const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'];
+const BODY_TYPES = ['application/json', 'application/yaml'];
+
+function pathsOf(group: string, version: string, names: CrdNames, namespaced: boolean, status: boolean, scale: boolean, prefix: string): JsonObject {
+  const gvk = { group, kind: names.kind, version };
+  const ref = `#/definitions/${prefix}.${version}.${names.kind}`;
+  const listRef = `#/definitions/${prefix}.${version}.${names.listKind}`;
+  const statusRef = `#/definitions/${META}.Status`;
+  const scaleRef = '#/definitions/io.k8s.api.autoscaling.v1.Scale';
+  const gv = `${camel(group)}${camel(version)}`;
+  const scope = namespaced ? 'Namespaced' : '';
+  const opKind = `${gv}${scope}${names.kind}`;
+  const tag = `${camel(group).charAt(0).toLowerCase()}${camel(group).slice(1)}_${version}`;
+  const k = names.kind;
+  const describe = (action: string, sub: string): string => {
+    const of = sub === '' ? '' : `${sub} of `;
+    switch (action) {
+      case 'list':
+        return `list objects of kind ${k}`;
+      case 'post':
+        return `create a ${k}`;
+      case 'deletecollection':
+        return `delete collection of ${k}`;
+      case 'delete':
+        return `delete a ${k}`;
+      case 'put':
+        return `replace ${of}the specified ${k}`;
+      case 'patch':
+        return `partially update ${of}the specified ${k}`;
+      default:
+        return `read ${of}the specified ${k}`;
+    }
+  };
+  const op = (action: string, id: string, target: string, kind: JsonObject, consumes = BODY_TYPES): JsonObject =>
+    operation(action, id, target, kind, consumes, tag, describe(action, id.endsWith('Status') ? 'status' : id.endsWith('Scale') ? 'scale' : ''));
+  const base = `/apis/${group}/${version}`;
+  const scoped = namespaced ? `${base}/namespaces/{namespace}/${names.plural}` : `${base}/${names.plural}`;
+  const nameParam = { in: 'path', name: 'name', required: true, type: 'string', uniqueItems: true };
+  const nsParam = { in: 'path', name: 'namespace', required: true, type: 'string', uniqueItems: true };
+  const scopeParams = namespaced ? [nsParam] : [];
+  const paths: JsonObject = {
+    [scoped]: {
+      get: op('list', `list${opKind}`, listRef, gvk),
+      post: op('post', `create${opKind}`, ref, gvk),
+      delete: op('deletecollection', `delete${gv}Collection${scope}${names.kind}`, statusRef, gvk),
+      parameters: scopeParams,
+    },
+    [`${scoped}/{name}`]: {
+      get: op('get', `read${opKind}`, ref, gvk),
+      put: op('put', `replace${opKind}`, ref, gvk),
+      patch: op('patch', `patch${opKind}`, ref, gvk, PATCH_TYPES),
+      delete: op('delete', `delete${opKind}`, statusRef, gvk),
+      parameters: [nameParam, ...scopeParams],
+    },
+  };
+  if (namespaced) paths[`${base}/${names.plural}`] = { get: op('list', `list${gv}${names.kind}ForAllNamespaces`, listRef, gvk) };
+  if (status) {
+    paths[`${scoped}/{name}/status`] = {
+      get: op('get', `read${opKind}Status`, ref, gvk),
+      put: op('put', `replace${opKind}Status`, ref, gvk),
+      patch: op('patch', `patch${opKind}Status`, ref, gvk, PATCH_TYPES),
+      parameters: [nameParam, ...scopeParams],
+    };
+  }
+  if (scale) {
+    const scaleGvk = { group: 'autoscaling', kind: 'Scale', version: 'v1' };
+    paths[`${scoped}/{name}/scale`] = {
+      get: op('get', `read${opKind}Scale`, scaleRef, scaleGvk),
+      put: op('put', `replace${opKind}Scale`, scaleRef, scaleGvk),
+      patch: op('patch', `patch${opKind}Scale`, scaleRef, scaleGvk, PATCH_TYPES),
+      parameters: [nameParam, ...scopeParams],
+    };
+  }
+  return paths;
+}
+
+/**
+ * The contribution of CRD's served versions, under the names it has been accepted with. A version
+ * without a schema gets an object schema that preserves unknown fields.
+ */
+export function crdOpenApiContribution(crd: CrdModel, names: CrdNames): OpenApiContribution {
+  const prefix = definitionPrefix(crd.group);
+  const paths: JsonObject = {};
+  const definitions: JsonObject = {};
+  for (const v of crd.versions) {
+    if (!v.served) continue;
+    const gvk = [{ group: crd.group, kind: names.kind, version: v.name }];
+    const schema = toV2Schema(structuredClone(v.schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }));
+    const def: JsonObject = isObject(schema) ? schema : {};
+    const properties = isObject(def.properties) ? def.properties : {};
+    def.properties = {
+      apiVersion: { description: API_VERSION_DESCRIPTION, type: 'string' },
+      kind: { description: KIND_DESCRIPTION, type: 'string' },
+      metadata: { $ref: `#/definitions/${META}.ObjectMeta`, description: METADATA_DESCRIPTION },
+      ...Object.fromEntries(Object.entries(properties).filter(([k]) => k !== 'apiVersion' && k !== 'kind' && k !== 'metadata')),
+    };
+    def.type = 'object';
+    def['x-kubernetes-group-version-kind'] = gvk;
+    definitions[`${prefix}.${v.name}.${names.kind}`] = def;
+    definitions[`${prefix}.${v.name}.${names.listKind}`] = {
+      description: `${names.kind}List is a list of ${names.kind}`,
+      required: ['items'],
+      type: 'object',
+      properties: {
+        apiVersion: { description: API_VERSION_DESCRIPTION, type: 'string' },
+        items: {
+          description: `List of ${names.plural}. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md`,
+          type: 'array',
+          items: { $ref: `#/definitions/${prefix}.${v.name}.${names.kind}` },
+        },
+        kind: { description: KIND_DESCRIPTION, type: 'string' },
+        metadata: { $ref: `#/definitions/${META}.ListMeta`, description: LIST_METADATA_DESCRIPTION },
+      },
+      'x-kubernetes-group-version-kind': [{ group: crd.group, kind: names.listKind, version: v.name }],
+    };
+    Object.assign(paths, pathsOf(crd.group, v.name, names, crd.namespaced, v.status, v.scale !== undefined, prefix));
+  }
+  return { paths, definitions };
+}

@@ -1,0 +1,48 @@
+import { isObject, type Obj } from '../api/object-util.js';
+import type { KindStrategy } from '../strategy/kind-strategy.js';
+import { validateCustomResourceDefinition } from '../validation/crd.js';
+
+/**
+ * The written contract of CustomResourceDefinitions, after kube's apiextensions registry strategy:
+ * v1 defaults (singular, listKind, conversion None), a status that starts with the storage version as
+ * the only stored version, an update that adds a new storage version to the stored ones, and the
+ * static validation of validation/crd.ts.
+ */
+
+function defaultCrd(obj: Obj): void {
+  const spec = isObject(obj.spec) ? obj.spec : undefined;
+  if (spec === undefined) return;
+  const names = isObject(spec.names) ? spec.names : undefined;
+  if (names !== undefined && typeof names.kind === 'string' && names.kind !== '') {
+    if (typeof names.singular !== 'string' || names.singular === '') names.singular = names.kind.toLowerCase();
+    if (typeof names.listKind !== 'string' || names.listKind === '') names.listKind = `${names.kind}List`;
+  }
+  if (!isObject(spec.conversion)) spec.conversion = { strategy: 'None' };
+  else if (spec.conversion.strategy === undefined) spec.conversion.strategy = 'None';
+}
+
+/** The first `storage: true` version's name, if any (kube's GetCRDStorageVersion). */
+function firstStorageVersion(obj: Obj): string | undefined {
+  const spec = isObject(obj.spec) ? obj.spec : {};
+  const versions = Array.isArray(spec.versions) ? spec.versions : [];
+  for (const v of versions) if (isObject(v) && v.storage === true && typeof v.name === 'string') return v.name;
+  return undefined;
+}
+
+/** The KindStrategy of apiextensions.k8s.io customresourcedefinitions. */
+export const customResourceDefinitions: KindStrategy = {
+  defaults: (obj) => defaultCrd(obj),
+  tracksGeneration: true,
+  createStatus: (obj) => {
+    const storage = firstStorageVersion(obj);
+    return { acceptedNames: { plural: '', kind: '' }, storedVersions: storage === undefined ? null : [storage] };
+  },
+  prepareForUpdate: (next) => {
+    // The main resource keeps the stored status; a new storage version joins the stored ones.
+    const storage = firstStorageVersion(next);
+    if (storage === undefined || !isObject(next.status)) return;
+    const stored: unknown[] = Array.isArray(next.status.storedVersions) ? (next.status.storedVersions as unknown[]) : [];
+    if (!stored.includes(storage)) next.status = { ...next.status, storedVersions: [...stored, storage] };
+  },
+  validate: (obj, _old, subresource) => (subresource === '' || subresource === 'status' ? validateCustomResourceDefinition(obj) : []),
+};

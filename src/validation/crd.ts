@@ -1,0 +1,118 @@
+import type { StatusCause } from '../api/errors.js';
+import { isObject, type Obj } from '../api/object-util.js';
+import { goVersionsDump } from './crd-go-dump.js';
+import { goJson, invalidField, notSupportedField, requiredField } from './field-errors.js';
+import { isDNS1035Label, isDNS1123Subdomain } from './string-formats.js';
+
+/**
+ * kube's static validation of an apiextensions.k8s.io/v1 CustomResourceDefinition (after defaults),
+ * for the common mistakes: group, scope, per-version names and schemas, unique versions, exactly one
+ * storage version, required and well-formed names, stored versions. Causes come in kube's order.
+ * The metadata.name rule (`<plural>.<group>`) is the name rule of the kind (validation/name-rules.ts).
+ * Not yet checked: structural schemas, printer columns, subresource paths, conversion webhooks.
+ * A version list in an Invalid value is printed as kube prints it (crd-go-dump.ts).
+ */
+export function validateCustomResourceDefinition(obj: Obj): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const spec = isObject(obj.spec) ? obj.spec : {};
+  const group = typeof spec.group === 'string' ? spec.group : '';
+  if (group === '') causes.push(requiredField('spec.group'));
+  else {
+    const errs = isDNS1123Subdomain(group);
+    if (errs.length > 0) causes.push(invalidField('spec.group', group, errs.join(',')));
+    else if (group.split('.').length < 2) causes.push(invalidField('spec.group', group, 'should be a domain with at least one dot'));
+  }
+  const scope = typeof spec.scope === 'string' ? spec.scope : '';
+  if (scope === '') causes.push(requiredField('spec.scope'));
+  else if (scope !== 'Cluster' && scope !== 'Namespaced') causes.push(notSupportedField('spec.scope', scope, ['Cluster', 'Namespaced']));
+
+  const versions = Array.isArray(spec.versions) ? spec.versions.filter(isObject) : [];
+  versions.forEach((v, i) => {
+    const schema = isObject(v.schema) ? v.schema.openAPIV3Schema : undefined;
+    if (!isObject(schema)) causes.push(requiredField(`spec.versions[${i}].schema.openAPIV3Schema`));
+  });
+  let storageCount = 0;
+  const seen = new Set<string>();
+  let unique = true;
+  versions.forEach((v, i) => {
+    const name = typeof v.name === 'string' ? v.name : '';
+    if (v.storage === true) storageCount++;
+    if (seen.has(name)) unique = false;
+    seen.add(name);
+    const errs = isDNS1035Label(name);
+    if (errs.length > 0) causes.push(invalidField(`spec.versions[${i}].name`, name, errs.join(',')));
+  });
+  if (!unique) causes.push(invalidField('spec.versions', goJson(goVersionsDump(spec.versions)), 'must contain unique version names'));
+  if (storageCount !== 1)
+    causes.push(invalidField('spec.versions', goJson(goVersionsDump(spec.versions)), 'must have exactly one version marked as storage version'));
+  // kube's internal spec.version mirrors the first version's name.
+  const first = versions[0];
+  const firstName = first !== undefined && typeof first.name === 'string' ? first.name : '';
+  if (firstName !== '') {
+    const errs = isDNS1035Label(firstName);
+    if (errs.length > 0) causes.push(invalidField('spec.version', firstName, errs.join(',')));
+  }
+
+  const names = isObject(spec.names) ? spec.names : {};
+  const str = (k: string): string => (typeof names[k] === 'string' ? names[k] : '');
+  for (const k of ['plural', 'singular', 'kind', 'listKind']) if (str(k) === '') causes.push(requiredField(`spec.names.${k}`));
+  causes.push(...validateNames(names, 'spec.names'));
+  const status = isObject(obj.status) ? obj.status : {};
+  causes.push(...validateNames(isObject(status.acceptedNames) ? status.acceptedNames : {}, 'status.acceptedNames'));
+  causes.push(...validateStoredVersions(status.storedVersions, versions));
+  return causes;
+}
+
+/** kube's ValidateCustomResourceDefinitionNames: DNS-1035 names, mixed-case kinds, distinct kind and listKind. */
+function validateNames(names: Obj, path: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const str = (k: string): string => (typeof names[k] === 'string' ? names[k] : '');
+  for (const k of ['plural', 'singular']) {
+    const errs = isDNS1035Label(str(k));
+    if (str(k) !== '' && errs.length > 0) causes.push(invalidField(`${path}.${k}`, str(k), errs.join(',')));
+  }
+  for (const k of ['kind', 'listKind']) {
+    const errs = isDNS1035Label(str(k).toLowerCase());
+    if (str(k) !== '' && errs.length > 0)
+      causes.push(invalidField(`${path}.${k}`, str(k), `may have mixed case, but should otherwise match: ${errs.join(',')}`));
+  }
+  const shortNames = Array.isArray(names.shortNames) ? names.shortNames : [];
+  shortNames.forEach((s, i) => {
+    const value = typeof s === 'string' ? s : '';
+    const errs = isDNS1035Label(value);
+    if (errs.length > 0) causes.push(invalidField(`${path}.shortNames[${i}]`, value, errs.join(',')));
+  });
+  if (str('kind') !== '' && str('kind') === str('listKind'))
+    causes.push(invalidField(`${path}.listKind`, str('listKind'), 'kind and listKind may not be the same'));
+  const categories = Array.isArray(names.categories) ? names.categories : [];
+  categories.forEach((c, i) => {
+    const value = typeof c === 'string' ? c : '';
+    const errs = isDNS1035Label(value);
+    if (errs.length > 0) causes.push(invalidField(`${path}.categories[${i}]`, value, errs.join(',')));
+  });
+  return causes;
+}
+
+/** kube's ValidateCustomResourceDefinitionStoredVersions. */
+function validateStoredVersions(value: unknown, versions: Obj[]): StatusCause[] {
+  const stored = Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+  if (stored.length === 0) return [invalidField('status.storedVersions', Array.isArray(value) ? goJson(value) : null, 'must have at least one stored version')];
+  const causes: StatusCause[] = [];
+  const remaining = new Map(stored.map((v, i) => [v, i]));
+  for (const v of versions) {
+    const name = typeof v.name === 'string' ? v.name : '';
+    const present = remaining.has(name);
+    if (v.storage === true && !present) causes.push(invalidField('status.storedVersions', goJson(stored), `must have the storage version ${name}`));
+    remaining.delete(name);
+  }
+  for (const [v, i] of remaining) {
+    causes.push(
+      invalidField(
+        `status.storedVersions[${i}]`,
+        v,
+        `missing from spec.versions; ${v} was previously a storage version, and must remain in spec.versions until a storage migration ensures no data remains persisted in ${v} and removes ${v} from status.storedVersions`,
+      ),
+    );
+  }
+  return causes;
+}
