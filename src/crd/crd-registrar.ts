@@ -7,6 +7,7 @@ import { apiVersionOf, storageTypeOf, type ResourceInfo } from '../registry/reso
 import { StorageError, type ChangeEvent } from '../storage/storage.js';
 import { makeTarget, type ApiServices } from '../store/resource-target.js';
 import { setCustomScale } from '../store/scale.js';
+import { setStatusCondition } from './crd-status.js';
 import { CLEANUP_FINALIZER, compareKubeVersions, crdModelOf, storageVersionName, type CrdModel } from './crd-model.js';
 import { buildV3Document, groupPathsByV3Key } from '../openapi/openapi-v3-convert.js';
 import { isJsonObject } from '../openapi/json-value.js';
@@ -309,8 +310,6 @@ export class CrdRegistrar {
     const crd = crdModelOf(known.obj);
     if (crd.deleting) return this.finalize(name, known, crd);
     const next = structuredClone(known.obj);
-    const meta = metadataOf(next);
-    if (!crd.finalizers.includes(CLEANUP_FINALIZER)) meta.finalizers = [...crd.finalizers, CLEANUP_FINALIZER];
     const others = [...this.known.entries()].filter(([n, k]) => n !== name && crdModelOf(k.obj).group === crd.group).map(([, k]) => k.obj);
     const { names, namesAccepted, established } = computeNames(known.obj, others);
     const now = nowTimestamp();
@@ -418,12 +417,6 @@ export class CrdRegistrar {
     }
     return remaining;
   }
-}
-
-function setStatusCondition(obj: Obj, condition: CrdCondition): void {
-  const status = isObject(obj.status) ? obj.status : {};
-  status.conditions = setCondition(conditionsOf(obj), condition, nowTimestamp());
-  obj.status = status;
 }
 
 /** The kind a list of LISTKIND is printed as (see printerForList). */

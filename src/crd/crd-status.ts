@@ -1,4 +1,4 @@
-import { isObject, type Obj } from '../api/object-util.js';
+import { isObject, nowTimestamp, type Obj } from '../api/object-util.js';
 import { namesOf, type CrdNames } from './crd-model.js';
 
 /**
@@ -133,4 +133,11 @@ export function acceptedNamesJson(n: CrdNames): Obj {
   if (n.listKind !== '') out.listKind = n.listKind;
   if (n.categories.length > 0) out.categories = n.categories;
   return out;
+}
+
+/** Sets (or replaces) the CRD condition of `condition.type` in `obj.status`, stamped now when it changes. */
+export function setStatusCondition(obj: Obj, condition: CrdCondition): void {
+  const status = isObject(obj.status) ? obj.status : {};
+  status.conditions = setCondition(conditionsOf(obj), condition, nowTimestamp());
+  obj.status = status;
 }

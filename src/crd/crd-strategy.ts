@@ -1,4 +1,6 @@
-import { isObject, type Obj } from '../api/object-util.js';
+import { isObject, metadataOf, type Obj } from '../api/object-util.js';
+import { CLEANUP_FINALIZER } from './crd-model.js';
+import { setStatusCondition } from './crd-status.js';
 import type { KindStrategy } from '../strategy/kind-strategy.js';
 import { validateCustomResourceDefinition } from '../validation/crd.js';
 
@@ -44,5 +46,19 @@ export const customResourceDefinitions: KindStrategy = {
     const stored: unknown[] = Array.isArray(next.status.storedVersions) ? (next.status.storedVersions as unknown[]) : [];
     if (!stored.includes(storage)) next.status = { ...next.status, storedVersions: [...stored, storage] };
   },
+  // kube's CRD REST Delete: the first DELETE marks the CRD, adds the cleanup finalizer the finalizer
+  // controller (crd-registrar.ts) removes once every custom resource is gone, and says so.
+  markTerminating: (crd) => {
+    const meta = metadataOf(crd);
+    const finalizers: unknown[] = Array.isArray(meta.finalizers) ? (meta.finalizers as unknown[]) : [];
+    if (!finalizers.includes(CLEANUP_FINALIZER)) meta.finalizers = [...finalizers, CLEANUP_FINALIZER];
+    setStatusCondition(crd, {
+      type: 'Terminating',
+      status: 'True',
+      reason: 'InstanceDeletionPending',
+      message: 'CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon',
+    });
+  },
+  returnsDeletedObject: true,
   validate: (obj, _old, subresource) => (subresource === '' || subresource === 'status' ? validateCustomResourceDefinition(obj) : []),
 };

@@ -98,12 +98,12 @@ function group(): string {
 }
 
 describe('a created CRD', { concurrency: true }, () => {
-  test('is Established within a second with kube status: acceptedNames, conditions, storedVersions, cleanup finalizer', async () => {
+  test('is Established within a second with kube status: acceptedNames, conditions, storedVersions, and no finalizer until deleted', async () => {
     const g = group();
     const started = Date.now();
     const crd = await establish(widgetCrd(g));
     assert.ok(Date.now() - started < 1000, `established after ${Date.now() - started}ms`);
-    assert.deepEqual(crd.metadata.finalizers, ['customresourcecleanup.apiextensions.k8s.io']);
+    assert.equal(crd.metadata.finalizers, undefined);
     assert.equal(crd.metadata.generation, 1);
     assert.deepEqual(crd.spec.conversion, { strategy: 'None' });
     assert.deepEqual(crd.status.acceptedNames, {
@@ -536,6 +536,14 @@ describe('CRD names, validation and deletion', { concurrency: true }, () => {
     assert.equal(held.metadata.name, 'held');
     const del = await rest.del(`${CRDS}/widgets.${g}`);
     assert.equal(del.status, 200, del.text);
+    // As kube's CRD DELETE: the answer is the marked CRD, with the cleanup finalizer and a pending Terminating condition.
+    assert.deepEqual(del.body.metadata.finalizers, ['customresourcecleanup.apiextensions.k8s.io']);
+    const pending = (del.body.status.conditions as { type: string; status: string; reason: string; message: string }[]).find((c) => c.type === 'Terminating');
+    assert.deepEqual(pending && [pending.status, pending.reason, pending.message], [
+      'True',
+      'InstanceDeletionPending',
+      'CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon',
+    ]);
     const terminating = await eventually('Terminating in progress', async () => {
       const r = await rest.get(`${CRDS}/widgets.${g}`);
       const c = (r.body.status?.conditions ?? []).find((x: any) => x.type === 'Terminating');
