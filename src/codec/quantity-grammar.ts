@@ -102,3 +102,21 @@ export function parseQuantityText(text: string): QuantityParts | string {
   if (!fastPath && whole === '' && fraction === '' && !/\d/.test(text.slice(0, suffixStart))) return QUANTITY_NUMERIC_ERROR;
   return { negative, whole, fraction, base, exponent, format };
 }
+
+/** A quantity's exact value: mantissa * 10^scale. */
+export interface ExactQuantity {
+  mantissa: bigint;
+  scale: number;
+}
+
+/** The exact value and format of `text` (trimmed) as Go's ParseQuantity reads it, before any rounding; undefined where it fails. */
+export function exactQuantity(text: string): { value: ExactQuantity; format: QuantityFormat } | undefined {
+  const parts = parseQuantityText(text.trim());
+  if (typeof parts === 'string') return undefined;
+  let mantissa = BigInt(`${parts.whole}${parts.fraction}` || '0');
+  let scale = -parts.fraction.length;
+  if (parts.base === 2) mantissa *= 2n ** BigInt(parts.exponent);
+  else scale += parts.exponent;
+  if (parts.negative) mantissa = -mantissa;
+  return { value: { mantissa, scale }, format: parts.format };
+}

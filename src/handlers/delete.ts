@@ -11,7 +11,7 @@ import { servedJsonFor } from '../conversion/version-conversion.js';
 import { selectionFor } from '../selectors/selection.js';
 import { authorizeUnsafeDelete } from '../auth/unsafe-delete-authorization.js';
 import { deleteCorruptObject, unsafeDeleteCollectionRefused } from '../store/unsafe-delete.js';
-import type { DeleteOptions, DeleteOutcome } from '../store/delete.js';
+import { deleteOptionsOf, type DeleteOptions, type DeleteOutcome } from '../store/delete.js';
 import type { CollectionDeleter, GracefulDeleter } from '../store/rest-verbs.js';
 
 const PROPAGATION_POLICIES = ['Foreground', 'Background', 'Orphan'];
@@ -104,19 +104,7 @@ async function readDeleteOptions(r: ResourceRequest): Promise<DeleteOptions> {
   // As kube: without the gate the option does not exist (not validated, not acted on).
   if (r.services.featureGates.AllowUnsafeMalformedObjectDeletion !== true) delete opts.ignoreStoreReadErrorWithClusterBreakingPotential;
   validateDeleteOptions(opts);
-  const out: DeleteOptions = { dryRun: Array.isArray(opts.dryRun) && opts.dryRun.length > 0 };
-  if (typeof opts.gracePeriodSeconds === 'number') out.gracePeriodSeconds = opts.gracePeriodSeconds;
-  if (typeof opts.propagationPolicy === 'string') out.propagationPolicy = opts.propagationPolicy;
-  if (typeof opts.orphanDependents === 'boolean') out.orphanDependents = opts.orphanDependents;
-  if (opts.ignoreStoreReadErrorWithClusterBreakingPotential === true) out.ignoreStoreReadErrorWithClusterBreakingPotential = true;
-  if (isObject(opts.preconditions)) {
-    const p = opts.preconditions;
-    out.preconditions = {
-      uid: typeof p.uid === 'string' ? p.uid : undefined,
-      resourceVersion: typeof p.resourceVersion === 'string' ? p.resourceVersion : undefined,
-    };
-  }
-  return out;
+  return deleteOptionsOf(opts);
 }
 
 function successStatus(r: ResourceRequest, obj: Obj): Obj {

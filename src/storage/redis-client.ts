@@ -1,3 +1,4 @@
+import { describeSocketError } from '../cli/startup-error.js';
 /**
  * Connections to a Redis deployment (standalone URL, Sentinel or Cluster): how they are made, how
  * they reconnect, and how a failure to reach Redis is worded for a person.
@@ -77,26 +78,11 @@ export function createReaderClient(client: RedisClient): RedisClient {
   return reader;
 }
 
-/** A connection failure in a person's words (`connection refused`), or the error's own message. */
+/** A connection failure in a person's words (`connection refused`, `authentication failed`), or the error's own message. */
 export function connectionProblem(err: unknown): string {
-  const code = err instanceof Error && 'code' in err ? err.code : undefined;
-  switch (code) {
-    case 'ECONNREFUSED':
-      return 'connection refused';
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-      return 'host not found';
-    case 'ETIMEDOUT':
-      return 'connection timed out';
-    case 'EHOSTUNREACH':
-    case 'ENETUNREACH':
-      return 'host unreachable';
-    default:
-      break;
-  }
   const message = err instanceof Error ? err.message : String(err);
   if (/NOAUTH|WRONGPASS|invalid password|invalid username-password/i.test(message)) return 'authentication failed';
-  return message;
+  return describeSocketError(err);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { ApiError, conflict, notFound } from '../api/errors.js';
-import { metadataOf, stringField, type Obj } from '../api/object-util.js';
+import { isObject, metadataOf, stringField, type Obj } from '../api/object-util.js';
 import type { Selection } from '../selectors/selection.js';
 import { releaseServiceAllocation } from '../services/service-allocation.js';
 import { StorageError } from '../storage/storage.js';
@@ -18,6 +18,26 @@ export interface DeleteOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
   dryRun: boolean;
   ignoreStoreReadErrorWithClusterBreakingPotential?: boolean;
+}
+
+/**
+ * The DeleteOptions a decoded, validated DeleteOptions object asks for (`dryRun` as a list, as the
+ * API has it); fields of the wrong type are left out.
+ */
+export function deleteOptionsOf(options: Obj): DeleteOptions {
+  const out: DeleteOptions = { dryRun: Array.isArray(options.dryRun) && options.dryRun.length > 0 };
+  if (typeof options.gracePeriodSeconds === 'number') out.gracePeriodSeconds = options.gracePeriodSeconds;
+  if (typeof options.propagationPolicy === 'string') out.propagationPolicy = options.propagationPolicy;
+  if (typeof options.orphanDependents === 'boolean') out.orphanDependents = options.orphanDependents;
+  if (options.ignoreStoreReadErrorWithClusterBreakingPotential === true) out.ignoreStoreReadErrorWithClusterBreakingPotential = true;
+  if (isObject(options.preconditions)) {
+    const p = options.preconditions;
+    out.preconditions = {
+      uid: typeof p.uid === 'string' ? p.uid : undefined,
+      resourceVersion: typeof p.resourceVersion === 'string' ? p.resourceVersion : undefined,
+    };
+  }
+  return out;
 }
 
 export interface DeleteOutcome {

@@ -1,6 +1,6 @@
 import { ApiError, badRequest, conflict, forbidden, invalid, notFound } from '../api/errors.js';
 import { isObject, metadataOf, nowTimestamp, objectKey, stringField, type Obj } from '../api/object-util.js';
-import { deleteObject, type DeleteOptions } from './delete.js';
+import { deleteObject, deleteOptionsOf, type DeleteOptions } from './delete.js';
 import { StorageError, type StoredObject } from '../storage/storage.js';
 import { makeTarget, type ResourceTarget } from './resource-target.js';
 import { storageErrorToApi, withStorage } from './storage-errors.js';
@@ -65,22 +65,6 @@ function effectiveDeleteOptions(input: EvictionInput): Obj {
     throw new ApiError(500, '', `Non-matching dry-run options in request and content: ${goList(input.queryDryRun)} and ${goList(bodyDryRun)}`, {});
   }
   return options;
-}
-
-/** The subset of DeleteOptions the delete path acts on. */
-function deleteOptionsFrom(options: Obj): DeleteOptions {
-  const out: DeleteOptions = { dryRun: stringList(options.dryRun).length > 0 };
-  if (typeof options.gracePeriodSeconds === 'number') out.gracePeriodSeconds = options.gracePeriodSeconds;
-  if (typeof options.propagationPolicy === 'string') out.propagationPolicy = options.propagationPolicy;
-  if (typeof options.orphanDependents === 'boolean') out.orphanDependents = options.orphanDependents;
-  if (isObject(options.preconditions)) {
-    const p = options.preconditions;
-    out.preconditions = {
-      uid: typeof p.uid === 'string' ? p.uid : undefined,
-      resourceVersion: typeof p.resourceVersion === 'string' ? p.resourceVersion : undefined,
-    };
-  }
-  return out;
 }
 
 function withResourceVersion(options: DeleteOptions, resourceVersion: string): DeleteOptions {
@@ -246,7 +230,7 @@ export async function evictPod(pods: ResourceTarget, name: string, input: Evicti
       },
     ]);
   }
-  const original = deleteOptionsFrom(effectiveDeleteOptions(input));
+  const original = deleteOptionsOf(effectiveDeleteOptions(input));
   const rvUnset = original.preconditions?.resourceVersion === undefined;
   const podKey = objectKey(pods.ri.namespace, name);
 

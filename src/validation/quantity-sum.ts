@@ -4,24 +4,10 @@
  * Quantity.String() prints it. Used to total a pod's container requests and limits.
  */
 import { canonicalQuantity, compareQuantities } from '../codec/printers/quantity.js';
-import { parseQuantityText, type QuantityFormat } from '../codec/quantity-grammar.js';
+import { exactQuantity, type ExactQuantity, type QuantityFormat } from '../codec/quantity-grammar.js';
 
-/** value = mantissa * 10^scale, exactly. */
-interface Exact {
-  mantissa: bigint;
-  scale: number;
-}
-
-function exactOf(text: string): { value: Exact; format: QuantityFormat } | undefined {
-  const parts = parseQuantityText(text.trim());
-  if (typeof parts === 'string') return undefined;
-  let mantissa = BigInt(`${parts.whole}${parts.fraction}` || '0');
-  let scale = -parts.fraction.length;
-  if (parts.base === 2) mantissa *= 2n ** BigInt(parts.exponent);
-  else scale += parts.exponent;
-  if (parts.negative) mantissa = -mantissa;
-  return { value: { mantissa, scale }, format: parts.format };
-}
+type Exact = ExactQuantity;
+const exactOf = exactQuantity;
 
 function atScale(v: Exact, scale: number): bigint {
   return v.mantissa * 10n ** BigInt(v.scale - scale);

@@ -5,7 +5,7 @@
  * as Go's ParseQuantity reads them (../quantity-grammar.ts), and any exponent is handled without
  * building a number of that size.
  */
-import { parseQuantityText, type QuantityFormat } from '../quantity-grammar.js';
+import { exactQuantity, type ExactQuantity, type QuantityFormat } from '../quantity-grammar.js';
 
 const DECIMAL_SUFFIX: Record<number, string> = { [-9]: 'n', [-6]: 'u', [-3]: 'm', 0: '', 3: 'k', 6: 'M', 9: 'G', 12: 'T', 15: 'P', 18: 'E' };
 const BINARY_SUFFIX = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'];
@@ -14,26 +14,17 @@ const MAX_BINARY = 2n ** 63n - 1n;
 
 type Format = QuantityFormat;
 
-/** value = mantissa * 10^scale */
-interface Exact {
-  mantissa: bigint;
-  scale: number;
-}
+type Exact = ExactQuantity;
 
 /** The value Go's ParseQuantity gives `text` (trimmed), or undefined where it fails. */
 function parse(text: string): { value: Exact; format: Format } | undefined {
-  const parts = parseQuantityText(text.trim());
-  if (typeof parts === 'string') return undefined;
-  let mantissa = BigInt(`${parts.whole}${parts.fraction}` || '0');
-  let scale = -parts.fraction.length;
-  if (parts.base === 2) mantissa *= 2n ** BigInt(parts.exponent);
-  else scale += parts.exponent;
-  if (parts.negative) mantissa = -mantissa;
-  let value = roundUpToNano({ mantissa, scale });
-  if (parts.format === 'BinarySI' && abs(value.mantissa) > MAX_BINARY * 10n ** BigInt(Math.max(0, -value.scale))) {
-    value = { mantissa: parts.negative ? -MAX_BINARY : MAX_BINARY, scale: 0 };
+  const exact = exactQuantity(text);
+  if (exact === undefined) return undefined;
+  let value = roundUpToNano(exact.value);
+  if (exact.format === 'BinarySI' && abs(value.mantissa) > MAX_BINARY * 10n ** BigInt(Math.max(0, -value.scale))) {
+    value = { mantissa: exact.value.mantissa < 0n ? -MAX_BINARY : MAX_BINARY, scale: 0 };
   }
-  return { value, format: parts.format };
+  return { value, format: exact.format };
 }
 
 /** Rounds to a multiple of 1n away from zero, as Go's ParseQuantity does (inf.RoundUp on the magnitude). */
