@@ -118,11 +118,12 @@ export class GarbageCollectorStore {
       const removeNow = meta.deletionTimestamp !== undefined && finalizersOf(meta).length === 0 && grace === 0 && !namespaceHeld;
       if (!changed && !removeNow) return 'ok';
       try {
-        const written = changed ? await storage.update(target.type, key, obj, stored.resourceVersion) : stored;
+        // Emptied finalizers delete the object in one compare-and-swap, as kube's store does: a
+        // collector killed mid-way cannot leave it deleted-but-kept.
         if (removeNow) {
-          await storage.delete(target.type, key, written.resourceVersion);
+          await storage.delete(target.type, key, stored.resourceVersion);
           await releaseServiceAllocation(target, obj);
-        }
+        } else await storage.update(target.type, key, obj, stored.resourceVersion);
         return 'ok';
       } catch (err) {
         if (err instanceof StorageError && (err.code === 'Conflict' || err.code === 'NotFound')) return RETRY;

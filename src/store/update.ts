@@ -138,8 +138,9 @@ export async function updateObject(
       if (dryRun) return { json: JSON.stringify(toStore), created: false };
       try {
         if (removeNow) {
-          await r.services.storage.update(r.type, key, toStore, stored.resourceVersion);
-          const removed = await r.services.storage.delete(r.type, key);
+          // As kube's store: an update that empties a deleted object's finalizers deletes it instead of
+          // writing it, in one compare-and-swap on the version read (no window where it is left behind).
+          const removed = await r.services.storage.delete(r.type, key, stored.resourceVersion);
           await releaseServiceAllocation(r, result);
           return { json: removed.json, created: false };
         }
