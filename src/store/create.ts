@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { alreadyExists, badRequest } from '../api/errors.js';
-import { prepareForCreate } from '../strategy/resource-strategy.js';
+import { applyDefaults, prepareForCreate } from '../strategy/resource-strategy.js';
 import { shapeStoredObject } from '../codec/go-shape.js';
 import { storageInfoOf, toStorageVersion } from '../conversion/version-conversion.js';
 import type { ResourceInfo } from '../registry/resource-types.js';
@@ -39,7 +39,9 @@ export async function createObject(r: ResourceTarget, input: Obj, dryRun: boolea
   delete meta.selfLink;
   meta.resourceVersion = '';
   const obj = canonicalize(input, r.info.kind, r.apiVersion);
-  prepareForCreate(r.info, obj);
+  // kube's order: defaults as the body is decoded, managedFields, mutating admission, then the
+  // strategy's PrepareForCreate, validation and validating admission.
+  applyDefaults(r.info, obj);
   shapeStoredObject(obj, r.info);
   if (manager !== undefined) trackCreate({ info: r.info, apiVersion: r.apiVersion, subresource: '', manager }, obj, sentManagedFields);
   const name = stringField(metadataOf(obj), 'name');
@@ -54,6 +56,8 @@ export async function createObject(r: ResourceTarget, input: Obj, dryRun: boolea
     dryRun,
   };
   await r.services.admission.admit(attrs);
+  prepareForCreate(r.info, obj);
+  shapeStoredObject(obj, r.info);
   const key = objectKey(r.info.namespaced ? r.ri.namespace : '', name);
   return withServiceAllocation(r, obj, undefined, dryRun, async () => {
     validateCreate(r, obj);
@@ -79,6 +83,7 @@ function storedForCreate(info: ResourceInfo, obj: Obj): Obj {
   const stored = toStorageVersion(obj, info);
   const storageInfo = storageInfoOf(info);
   if (storageInfo === undefined) return stored;
+  applyDefaults(storageInfo, stored);
   prepareForCreate(storageInfo, stored);
   shapeStoredObject(stored, storageInfo);
   return stored;

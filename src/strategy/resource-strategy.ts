@@ -2,6 +2,8 @@ import type { ResourceInfo } from '../registry/resource-types.js';
 import { isObject, jsonEqual, metadataOf, type Obj } from '../api/object-util.js';
 import { applyDefaults, strategyFor } from './strategies.js';
 
+export { applyDefaults };
+
 /**
  * The generic part of every write's strategy, after kube-apiserver's registry store: what create and
  * update reset, keep and bump for any kind, with each kind's own facts taken from its strategy
@@ -35,10 +37,12 @@ function specPart(obj: Obj, withStatus = false): Obj {
   return out;
 }
 
-/** Resets what a create may not set, as each type's PrepareForCreate does. */
+/**
+ * Resets what a create may not set, as each type's PrepareForCreate does: after the defaults (applied
+ * when the body is decoded) and after mutating admission, as in kube's create path.
+ */
 export function prepareForCreate(info: ResourceInfo, obj: Obj): void {
   const strategy = strategyFor(info);
-  applyDefaults(info, obj);
   const meta = metadataOf(obj);
   if (tracksGeneration(info)) meta.generation = 1;
   else delete meta.generation;
