@@ -15,7 +15,7 @@ import { api, CAPSTAN_MAIN, spawnCapstan, type CapstanProcess } from '../helpers
 import { kubectlFor } from './kubectl.js';
 
 /** Runs capstan to completion (for flag errors and --help). */
-function runCapstan(args: string[], timeoutMs = 10_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runCapstan(args: string[], timeoutMs = 30_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CAPSTAN_MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
