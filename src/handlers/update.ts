@@ -5,7 +5,10 @@ import { managerOrUserAgent } from '../fieldmanager/manager-name.js';
 import { readBody } from '../codec/request-body.js';
 import { allowsCreateOnUpdate } from '../strategy/resource-strategy.js';
 import { writeOptionsOf, type ResourceRequest, outputFor, scaleKind } from './context.js';
-import type { Creater, Updater } from '../store/rest-verbs.js';
+import { isCreater, type Creater, type Updater } from '../store/rest-verbs.js';
+import { applyToObject, readAppliedConfiguration } from '../apply/server-side-apply.js';
+import { parseMediaType } from '../codec/media-type.js';
+import { APPLY_YAML_PATCH_TYPE } from '../patch/apply-patch.js';
 import type { UpdateOutcome } from '../store/update.js';
 import { decodeObject } from './decode-object.js';
 import { isObject, metadataOf, stringField, type Obj } from '../api/object-util.js';
@@ -72,6 +75,9 @@ export async function handlePatch(r: ResourceRequest, store: Updater): Promise<v
   const dryRun = writeOptionsOf(r).dryRun;
   const contentType = r.req.headers['content-type'] ?? '';
   const body = await readBody(r.req, r.services.limits.maxRequestBodyBytes);
+  if (parseMediaType(contentType).type === APPLY_YAML_PATCH_TYPE && r.info.custom !== true && r.ri.subresource === '') {
+    return handleApply(r, store, body, format);
+  }
   const patch = readPatch(r, contentType, body);
   const outcome = await store.update(
     (current: Obj) => {
@@ -89,6 +95,34 @@ export async function handlePatch(r: ResourceRequest, store: Updater): Promise<v
       throw notFound({ group: r.info.group, resource: r.info.resource }, r.ri.name);
     },
     { dryRun, manager: managerOrUserAgent(writeOptionsOf(r).fieldManager, r.req.headers['user-agent']) },
+  );
+  respond(r, outcome, format);
+}
+
+/**
+ * Server-side apply (PATCH with application/apply-patch+yaml): the applied configuration is merged
+ * into the current object by src/fieldmanager (conflicts answer 409), or applied to the kind's
+ * empty object and created through the store's create path when there is none. The store records
+ * no Update entry: the apply computed the managedFields.
+ */
+async function handleApply(r: ResourceRequest, store: Updater, body: Buffer, format: OutputFormat): Promise<void> {
+  const options = writeOptionsOf(r);
+  const config = readAppliedConfiguration(body, { apiVersion: r.apiVersion, kind: r.info.kind }, r.services.limits.maxNestingDepth);
+  const force = options.force === true;
+  const pinned = stringField(metadataOf(config), 'resourceVersion');
+  const outcome = await store.update(
+    (current: Obj) => {
+      const next = applyToObject(r.info, r.apiVersion, current, config, options.fieldManager, force);
+      checkName(r, stringField(metadataOf(next), 'name'));
+      return { next, pinnedVersion: pinned };
+    },
+    async () => {
+      if (!isCreater(store)) throw notFound({ group: r.info.group, resource: r.info.resource }, r.ri.name);
+      const next = applyToObject(r.info, r.apiVersion, undefined, config, options.fieldManager, force);
+      checkName(r, stringField(metadataOf(next), 'name'));
+      return { json: await store.create(next, { dryRun: options.dryRun }), created: true };
+    },
+    { dryRun: options.dryRun },
   );
   respond(r, outcome, format);
 }

@@ -1,0 +1,78 @@
+import { badRequest, internalError, ApiError } from '../api/errors.js';
+import { isObject, metadataOf, stringField, type Obj } from '../api/object-util.js';
+import { ForbiddenKeyError } from '../codec/json-text.js';
+import { readYaml, yamlBodyText, YamlDecodeError } from '../codec/yaml-text.js';
+import { ApplyConflictError, applyConfiguration } from '../fieldmanager/apply-configuration.js';
+import { applyConflictStatus } from '../fieldmanager/apply-conflict-status.js';
+import { ManagedFieldsError } from '../fieldmanager/managed-fields.js';
+import { resetFieldsFor } from '../fieldmanager/reset-fields.js';
+import { emptyObjectFor, typeFor } from '../fieldmanager/track-write.js';
+import { TypedValueError } from '../fieldmanager/typed-value.js';
+import { nowTimestamp } from '../api/object-util.js';
+import type { ResourceInfo } from '../registry/resource-types.js';
+
+/** The applied configuration of a server-side apply request, checked as kube's applyPatcher checks it. */
+export interface AppliedConfiguration {
+  object: Obj;
+  manager: string;
+  force: boolean;
+}
+
+function gvkString(apiVersion: string, kind: string): string {
+  const slash = apiVersion.indexOf('/');
+  const group = slash < 0 ? '' : apiVersion.slice(0, slash);
+  const version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
+  return `${group}/${version}, Kind=${kind}`;
+}
+
+/**
+ * Reads an `application/apply-patch+yaml` body (YAML or JSON) as kube does: 400 `error decoding
+ * YAML: ...` when it does not read as one object, 400 `invalid object type: <gvk>` when its
+ * apiVersion and kind are not the request's, 400 `metadata.managedFields must be nil` when it
+ * carries managedFields (even empty).
+ */
+export function readAppliedConfiguration(body: Buffer, target: { apiVersion: string; kind: string }, maxDepth: number): Obj {
+  let value: unknown;
+  try {
+    value = readYaml(yamlBodyText(body), { maxDepth }).value;
+  } catch (err) {
+    if (err instanceof ForbiddenKeyError) throw badRequest(err.message);
+    if (err instanceof YamlDecodeError) throw badRequest(`error decoding YAML: error converting YAML to JSON: yaml: ${err.message}`);
+    throw err;
+  }
+  if (value === null || value === undefined) value = {};
+  if (!isObject(value)) throw badRequest('error decoding YAML: json: cannot unmarshal array into Go value of type map[string]interface {}');
+  const apiVersion = typeof value.apiVersion === 'string' ? value.apiVersion : '';
+  const kind = typeof value.kind === 'string' ? value.kind : '';
+  if (apiVersion !== target.apiVersion || kind !== target.kind) throw badRequest(`invalid object type: ${gvkString(apiVersion, kind)}`);
+  const meta = value.metadata;
+  if (isObject(meta) && meta.managedFields !== undefined && meta.managedFields !== null) throw badRequest('metadata.managedFields must be nil');
+  return value;
+}
+
+/**
+ * Applies `config` for `manager` to `live` (the object in the request's version, or undefined for
+ * a create, which applies to the kind's empty object) and returns the object to store with its
+ * managedFields. Throws 409 Conflict with kube's message and causes when fields other managers own
+ * would change and `force` is not set; 500 when the configuration cannot be typed (as kube).
+ */
+export function applyToObject(info: ResourceInfo, apiVersion: string, live: Obj | undefined, config: Obj, manager: string, force: boolean): Obj {
+  const base = live ?? emptyObjectFor(info);
+  try {
+    return applyConfiguration(base, config, {
+      manager,
+      apiVersion,
+      type: typeFor(info),
+      resetFields: resetFieldsFor({ group: info.group, resource: info.resource, hasStatus: 'status' in info.subresources }, ''),
+      now: nowTimestamp(),
+      force,
+    }).object;
+  } catch (err) {
+    if (err instanceof ApplyConflictError) throw applyConflictStatus(err.conflicts);
+    const meta = metadataOf(config);
+    const where = `${stringField(meta, 'namespace')}/${stringField(meta, 'name')}; ${gvkString(apiVersion, info.kind)}`;
+    if (err instanceof TypedValueError) throw new ApiError(500, '', `failed to create typed patch object (${where}): ${err.message}`);
+    if (err instanceof ManagedFieldsError) throw internalError(new Error(`failed to decode managed fields: ${err.message}`));
+    throw err;
+  }
+}
