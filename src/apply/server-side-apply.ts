@@ -66,6 +66,7 @@ export function applyToObject(info: ResourceInfo, apiVersion: string, live: Obj 
       resetFields: resetFieldsFor({ group: info.group, resource: info.resource, hasStatus: 'status' in info.subresources }, ''),
       now: nowTimestamp(),
       force,
+      empty: emptyObjectFor(info),
     }).object;
   } catch (err) {
     if (err instanceof ApplyConflictError) throw applyConflictStatus(err.conflicts);

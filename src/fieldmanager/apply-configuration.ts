@@ -1,8 +1,9 @@
-import { compareObjects } from './compare-objects.js';
+import { compareObjects, valuesEqual } from './compare-objects.js';
 import { FieldSet, type FieldPath } from './field-set.js';
 import { decodeManagedFields, encodeManagedFields, managerIdentifier, type Managed } from './managed-fields.js';
 import { fieldElement } from './path-element.js';
 import type { SmdType } from './smd-type.js';
+import { updateManagedFields } from './update-managed-fields.js';
 import { ensureNamedFieldsAreMembers, mergeValues, removeItems, toFieldSet } from './typed-value.js';
 
 type Obj = Record<string, unknown>;
@@ -21,7 +22,12 @@ export interface ApplyRecord {
   now: string;
   /** Take fields other managers own instead of failing with conflicts. */
   force: boolean;
+  /** The kind's empty object: what an object without managedFields is diffed against first. */
+  empty: Obj;
 }
+
+/** The manager kube records an untracked object's existing fields under before its first apply. */
+export const BEFORE_FIRST_APPLY = 'before-first-apply';
 
 /** One field another manager owns with another value: its manager identifier and path. */
 export interface ApplyConflict {
@@ -70,7 +76,21 @@ function isMap(v: unknown): v is Obj {
  * entry's time is `now` only when the object changed. Never mutates its inputs.
  */
 export function applyConfiguration(live: Obj, config: Obj, rec: ApplyRecord): { object: Obj; changed: boolean } {
-  const managed: Managed = decodeManagedFields(metaOf(live).managedFields);
+  let managed: Managed = decodeManagedFields(metaOf(live).managedFields);
+  if (managed.size === 0) {
+    // skipNonAppliedManager: the fields the object already has become an Update entry first.
+    const tracked = structuredClone(live);
+    updateManagedFields(rec.empty, tracked, {
+      manager: BEFORE_FIRST_APPLY,
+      apiVersion: rec.apiVersion,
+      subresource: '',
+      type: rec.type,
+      resetFields: rec.resetFields,
+      now: rec.now,
+      sent: undefined,
+    });
+    managed = decodeManagedFields(metaOf(tracked).managedFields);
+  }
   const id = managerIdentifier({ manager: rec.manager, operation: 'Apply', apiVersion: rec.apiVersion, subresource: '' });
   const liveValue = withoutManagedFields(live);
   const filter = (s: FieldSet): FieldSet => (rec.resetFields ? s.recursiveDifference(rec.resetFields) : s);
@@ -107,7 +127,8 @@ export function applyConfiguration(live: Obj, config: Obj, rec: ApplyRecord): { 
     if (set.empty()) managed.delete(m);
     else vs.set = set;
   }
-  const changed = !(added.empty() && modified.empty() && removed.empty());
+  // The no-op check compares whole values: reset fields count here, though never as owned.
+  const changed = !valuesEqual(liveValue, next);
 
   // stripMetaManager, then managedFieldsUpdater's time.
   const own = managed.get(id);
