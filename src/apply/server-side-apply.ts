@@ -8,6 +8,7 @@ import { ManagedFieldsError } from '../fieldmanager/managed-fields.js';
 import { resetFieldsFor } from '../fieldmanager/reset-fields.js';
 import { emptyObjectFor, typeFor } from '../fieldmanager/track-write.js';
 import { TypedValueError } from '../fieldmanager/typed-value.js';
+import { goJson } from '../fieldmanager/path-element.js';
 import { nowTimestamp } from '../api/object-util.js';
 import type { ResourceInfo } from '../registry/resource-types.js';
 
@@ -50,6 +51,23 @@ export function readAppliedConfiguration(body: Buffer, target: { apiVersion: str
   return value;
 }
 
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+
+/**
+ * kube's lastAppliedUpdater: when kubectl applies server-side to an object that carries client-side
+ * apply's last-applied annotation, the annotation becomes the applied configuration (without the
+ * annotation itself), as Go's JSON encoder writes it, so that a later client-side apply diffs
+ * against what was applied last.
+ */
+function refreshLastApplied(object: Obj, config: Obj): void {
+  const annotations = metadataOf(object).annotations;
+  if (!isObject(annotations) || typeof annotations[LAST_APPLIED] !== 'string' || annotations[LAST_APPLIED] === '') return;
+  const copy = structuredClone(config);
+  const meta = copy.metadata;
+  if (isObject(meta) && isObject(meta.annotations)) delete meta.annotations[LAST_APPLIED];
+  annotations[LAST_APPLIED] = `${goJson(copy)}\n`;
+}
+
 /**
  * Applies `config` for `manager` to `live` (the object in the request's version, or undefined for
  * a create, which applies to the kind's empty object) and returns the object to store with its
@@ -59,7 +77,7 @@ export function readAppliedConfiguration(body: Buffer, target: { apiVersion: str
 export function applyToObject(info: ResourceInfo, apiVersion: string, live: Obj | undefined, config: Obj, manager: string, force: boolean): Obj {
   const base = live ?? emptyObjectFor(info);
   try {
-    return applyConfiguration(base, config, {
+    const { object } = applyConfiguration(base, config, {
       manager,
       apiVersion,
       type: typeFor(info),
@@ -67,7 +85,9 @@ export function applyToObject(info: ResourceInfo, apiVersion: string, live: Obj 
       now: nowTimestamp(),
       force,
       empty: emptyObjectFor(info),
-    }).object;
+    });
+    if (manager === 'kubectl') refreshLastApplied(object, config);
+    return object;
   } catch (err) {
     if (err instanceof ApplyConflictError) throw applyConflictStatus(err.conflicts);
     const meta = metadataOf(config);
