@@ -28,7 +28,8 @@ function gvkString(apiVersion: string, kind: string): string {
 
 /**
  * Reads an `application/apply-patch+yaml` body (YAML or JSON) as kube does: 400 `error decoding
- * YAML: ...` when it does not read as one object, 400 `invalid object type: <gvk>` when its
+ * YAML: ...` when it does not read as one object (syntax errors in the shared YAML reader's
+ * words, which are not always go-yaml's), 400 `invalid object type: <gvk>` when its
  * apiVersion and kind are not the request's, 400 `metadata.managedFields must be nil` when it
  * carries managedFields (even empty).
  */
@@ -42,7 +43,12 @@ export function readAppliedConfiguration(body: Buffer, target: { apiVersion: str
     throw err;
   }
   if (value === null || value === undefined) value = {};
-  if (!isObject(value)) throw badRequest('error decoding YAML: json: cannot unmarshal array into Go value of type map[string]interface {}');
+  if (!isObject(value)) {
+    const type = Array.isArray(value) ? 'array' : typeof value === 'boolean' ? 'bool' : typeof value;
+    throw badRequest(
+      `error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${type} into Go value of type map[string]interface {}`,
+    );
+  }
   const apiVersion = typeof value.apiVersion === 'string' ? value.apiVersion : '';
   const kind = typeof value.kind === 'string' ? value.kind : '';
   if (apiVersion !== target.apiVersion || kind !== target.kind) throw badRequest(`invalid object type: ${gvkString(apiVersion, kind)}`);
