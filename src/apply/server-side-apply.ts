@@ -9,6 +9,8 @@ import { resetFieldsFor } from '../fieldmanager/reset-fields.js';
 import { emptyObjectFor, typeFor } from '../fieldmanager/track-write.js';
 import { TypedValueError } from '../fieldmanager/typed-value.js';
 import { goJson } from '../fieldmanager/path-element.js';
+import { decodeInto, TypedDecodeError } from '../codec/typed-decode.js';
+import { schemaForDefinition } from '../schema/openapi-schema.js';
 import { nowTimestamp } from '../api/object-util.js';
 import type { ResourceInfo } from '../registry/resource-types.js';
 
@@ -74,6 +76,33 @@ function refreshLastApplied(object: Obj, config: Obj): void {
   annotations[LAST_APPLIED] = `${goJson(copy)}\n`;
 }
 
+/** kube's objectGVKNN: `<namespace>/<name>; <group>/<version>, Kind=<kind>` of the applied object. */
+function objectId(config: Obj, apiVersion: string, kind: string): string {
+  const meta = metadataOf(config);
+  return `${stringField(meta, 'namespace')}/${stringField(meta, 'name')}; ${gvkString(apiVersion, kind)}`;
+}
+
+/**
+ * Checks the applied configuration against the kind's schema, as kube's typed conversion of the
+ * patch does before merging: a value of the wrong type or a field the kind does not declare
+ * answers 500 `failed to create typed patch object (...)`, kube's status. The type errors are
+ * worded by Capstan's typed decoder (Go's JSON decoder), not structured-merge-diff.
+ */
+function checkAppliedTypes(info: ResourceInfo, apiVersion: string, config: Obj): void {
+  const schema = info.definition !== '' ? schemaForDefinition(info.definition) : undefined;
+  if (schema === undefined) return;
+  let problems: string[];
+  try {
+    problems = decodeInto(structuredClone(config), schema).unknownFields.map((f) => `.${f}: field not declared in schema`);
+  } catch (err) {
+    if (!(err instanceof TypedDecodeError)) throw err;
+    problems = [err.message];
+  }
+  if (problems.length === 0) return;
+  const detail = problems.length === 1 ? (problems[0] ?? '') : `errors:\n${problems.map((p) => `  ${p}`).join('\n')}`;
+  throw new ApiError(500, '', `failed to create typed patch object (${objectId(config, apiVersion, info.kind)}): ${detail}`);
+}
+
 /**
  * Applies `config` for `manager` to `live` (the object in the request's version, or undefined for
  * a create, which applies to the kind's empty object) and returns the object to store with its
@@ -81,6 +110,7 @@ function refreshLastApplied(object: Obj, config: Obj): void {
  * would change and `force` is not set; 500 when the configuration cannot be typed (as kube).
  */
 export function applyToObject(info: ResourceInfo, apiVersion: string, live: Obj | undefined, config: Obj, manager: string, force: boolean): Obj {
+  checkAppliedTypes(info, apiVersion, config);
   const base = live ?? emptyObjectFor(info);
   try {
     const { object } = applyConfiguration(base, config, {
@@ -96,9 +126,8 @@ export function applyToObject(info: ResourceInfo, apiVersion: string, live: Obj 
     return object;
   } catch (err) {
     if (err instanceof ApplyConflictError) throw applyConflictStatus(err.conflicts);
-    const meta = metadataOf(config);
-    const where = `${stringField(meta, 'namespace')}/${stringField(meta, 'name')}; ${gvkString(apiVersion, info.kind)}`;
-    if (err instanceof TypedValueError) throw new ApiError(500, '', `failed to create typed patch object (${where}): ${err.message}`);
+    if (err instanceof TypedValueError)
+      throw new ApiError(500, '', `failed to create typed patch object (${objectId(config, apiVersion, info.kind)}): ${err.message}`);
     if (err instanceof ManagedFieldsError) throw internalError(new Error(`failed to decode managed fields: ${err.message}`));
     throw err;
   }

@@ -143,7 +143,7 @@ export function applyConfiguration(live: Obj, config: Obj, rec: ApplyRecord): { 
   const object = changed ? next : structuredClone(liveValue);
   const meta = isMap(object.metadata) ? object.metadata : (object.metadata = {});
   const encoded = encodeManagedFields(managed);
-  if (encoded !== undefined) (meta as Obj).managedFields = encoded;
+  if (encoded !== undefined) meta.managedFields = encoded;
   return { object, changed };
 }
 
