@@ -35,6 +35,14 @@ function checkName(r: ResourceRequest, name: string): void {
   if (name !== r.ri.name) throw badRequest(`the name of the object (${name}) does not match the name on the URL (${r.ri.name})`);
 }
 
+/** kube's EnsureObjectNamespaceMatchesRequestNamespace for a namespaced object's result. */
+function checkNamespace(r: ResourceRequest, obj: Obj): void {
+  const ns = stringField(metadataOf(obj), 'namespace');
+  if (r.info.namespaced && ns !== '' && ns !== r.ri.namespace) {
+    throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  }
+}
+
 /** PUT: replaces the object (or subresource view); 409 on a stale resourceVersion. */
 export async function handleUpdate(r: ResourceRequest, store: Updater & Creater): Promise<void> {
   checkSubresource(r);
@@ -114,6 +122,7 @@ async function handleApply(r: ResourceRequest, store: Updater, body: Buffer, for
     (current: Obj) => {
       const next = applyToObject(r.info, r.apiVersion, current, config, options.fieldManager, force);
       checkName(r, stringField(metadataOf(next), 'name'));
+      checkNamespace(r, next);
       return { next, pinnedVersion: pinned };
     },
     async () => {

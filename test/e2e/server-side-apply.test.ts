@@ -152,6 +152,16 @@ describe('apply to a ConfigMap over HTTP', () => {
       ],
     });
   });
+
+  test('an existing object is not moved to another namespace', async () => {
+    const r = await apply(
+      cmPath(name),
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'other' }, data: { a: '4' } },
+      'fieldManager=m2&force=true',
+    );
+    assert.equal(r.status, 400, r.text);
+    assert.equal(r.body.message, 'the namespace of the provided object does not match the namespace sent on the request');
+  });
 });
 
 describe('apply request checks', () => {
@@ -211,6 +221,8 @@ describe('apply request checks', () => {
     assert.deepEqual(mf.body, status(400, 'BadRequest', 'metadata.managedFields must be nil'));
     const other = await apply(cmPath(name), cm('other', {}));
     assert.deepEqual(other.body, status(400, 'BadRequest', `the name of the object (other) does not match the name on the URL (${name})`));
+    const elsewhere = await apply(cmPath(name), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'other' } });
+    assert.deepEqual(elsewhere.body, status(400, 'BadRequest', 'the namespace of the provided object does not match the namespace sent on the request'));
     const unnamed = await apply(cmPath(name), { apiVersion: 'v1', kind: 'ConfigMap', metadata: {} });
     assert.deepEqual(unnamed.body, status(400, 'BadRequest', `the name of the object (${name} based on URL) was undeterminable: name must be provided`));
     const list = await apply(cmPath(name), '- a\n');
