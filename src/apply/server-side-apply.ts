@@ -29,16 +29,18 @@ function gvkString(apiVersion: string, kind: string): string {
 }
 
 /**
- * Reads an `application/apply-patch+yaml` body (YAML or JSON) as kube does: 400 `error decoding
+ * Reads an `application/apply-patch+yaml` body (YAML or JSON) as kube does, with the keys it
+ * repeats (go-yaml's strict wording, for appliedDuplicates): 400 `error decoding
  * YAML: ...` when it does not read as one object (syntax errors in the shared YAML reader's
  * words, which are not always go-yaml's), 400 `invalid object type: <gvk>` when its
  * apiVersion and kind are not the request's, 400 `metadata.managedFields must be nil` when it
  * carries managedFields (even empty).
  */
-export function readAppliedConfiguration(body: Buffer, target: { apiVersion: string; kind: string }, maxDepth: number): Obj {
+export function readAppliedConfiguration(body: Buffer, target: { apiVersion: string; kind: string }, maxDepth: number): { config: Obj; duplicates: string[] } {
   let value: unknown;
+  let duplicates: string[];
   try {
-    value = readYaml(yamlBodyText(body), { maxDepth }).value;
+    ({ value, duplicates } = readYaml(yamlBodyText(body), { maxDepth }));
   } catch (err) {
     if (err instanceof ForbiddenKeyError) throw badRequest(err.message);
     if (err instanceof YamlDecodeError) throw badRequest(`error decoding YAML: error converting YAML to JSON: yaml: ${err.message}`);
@@ -56,7 +58,20 @@ export function readAppliedConfiguration(body: Buffer, target: { apiVersion: str
   if (apiVersion !== target.apiVersion || kind !== target.kind) throw badRequest(`invalid object type: ${gvkString(apiVersion, kind)}`);
   const meta = value.metadata;
   if (isObject(meta) && meta.managedFields !== undefined && meta.managedFields !== null) throw badRequest('metadata.managedFields must be nil');
-  return value;
+  return { config: value, duplicates };
+}
+
+/**
+ * What fieldValidation makes of keys the applied YAML repeats, checked after the apply as kube's
+ * applyPatcher does: Strict answers 400 in go-yaml's strict words, Warn returns them as warnings,
+ * Ignore drops them.
+ */
+export function appliedDuplicates(duplicates: readonly string[], mode: string): string[] {
+  if (duplicates.length === 0 || mode === 'Ignore') return [];
+  if (mode === 'Strict') {
+    throw badRequest(`error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  ${duplicates.join('\n  ')}`);
+  }
+  return [...duplicates];
 }
 
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';

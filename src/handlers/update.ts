@@ -6,11 +6,11 @@ import { readBody } from '../codec/request-body.js';
 import { allowsCreateOnUpdate } from '../strategy/resource-strategy.js';
 import { writeOptionsOf, type ResourceRequest, outputFor, scaleKind } from './context.js';
 import { isCreater, type Creater, type Updater } from '../store/rest-verbs.js';
-import { applyToObject, readAppliedConfiguration } from '../apply/server-side-apply.js';
+import { appliedDuplicates, applyToObject, readAppliedConfiguration } from '../apply/server-side-apply.js';
 import { parseMediaType } from '../codec/media-type.js';
 import { APPLY_YAML_PATCH_TYPE } from '../patch/apply-patch.js';
 import type { UpdateOutcome } from '../store/update.js';
-import { decodeObject } from './decode-object.js';
+import { addWarnings, decodeObject, fieldValidationOf } from './decode-object.js';
 import { isObject, metadataOf, stringField, type Obj } from '../api/object-util.js';
 import { servedJsonFor } from '../conversion/version-conversion.js';
 import { decodePatchedObject, patchObject, readPatch } from './patching.js';
@@ -115,7 +115,8 @@ export async function handlePatch(r: ResourceRequest, store: Updater): Promise<v
  */
 async function handleApply(r: ResourceRequest, store: Updater, body: Buffer, format: OutputFormat): Promise<void> {
   const options = writeOptionsOf(r);
-  const config = readAppliedConfiguration(body, { apiVersion: r.apiVersion, kind: r.info.kind }, r.services.limits.maxNestingDepth);
+  const { config, duplicates } = readAppliedConfiguration(body, { apiVersion: r.apiVersion, kind: r.info.kind }, r.services.limits.maxNestingDepth);
+  let warnings: string[] = [];
   const force = options.force === true;
   const pinned = stringField(metadataOf(config), 'resourceVersion');
   const outcome = await store.update(
@@ -123,16 +124,19 @@ async function handleApply(r: ResourceRequest, store: Updater, body: Buffer, for
       const next = applyToObject(r.info, r.apiVersion, current, config, options.fieldManager, force);
       checkName(r, stringField(metadataOf(next), 'name'));
       checkNamespace(r, next);
+      warnings = appliedDuplicates(duplicates, fieldValidationOf(r));
       return { next, pinnedVersion: pinned };
     },
     async () => {
       if (!isCreater(store)) throw notFound({ group: r.info.group, resource: r.info.resource }, r.ri.name);
       const next = applyToObject(r.info, r.apiVersion, undefined, config, options.fieldManager, force);
       checkName(r, stringField(metadataOf(next), 'name'));
+      warnings = appliedDuplicates(duplicates, fieldValidationOf(r));
       return { json: await store.create(next, { dryRun: options.dryRun }), created: true };
     },
     { dryRun: options.dryRun },
   );
+  addWarnings(r, warnings);
   respond(r, outcome, format);
 }
 

@@ -165,6 +165,22 @@ describe('apply to a ConfigMap over HTTP', () => {
 });
 
 describe('apply request checks', () => {
+  test('repeated keys: Strict refuses them after the apply, Warn warns and the last one wins', async () => {
+    const name = uniqueName('dup');
+    const body = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  a: "1"\n  a: "2"\n`;
+    const strict = await apply(cmPath(name), body, 'fieldManager=m1&fieldValidation=Strict');
+    assert.equal(strict.status, 400, strict.text);
+    assert.equal(
+      strict.body.message,
+      'error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  line 7: key "a" already set in map',
+    );
+    assert.equal((await api(srv.url, cmPath(name))).status, 404);
+    const warn = await apply(cmPath(name), body, 'fieldManager=m1&fieldValidation=Warn');
+    assert.equal(warn.status, 201, warn.text);
+    assert.equal(warn.headers.get('warning'), '299 - "line 7: key \\"a\\" already set in map"');
+    assert.deepEqual(warn.body.data, { a: '2' });
+  });
+
   test('a field the kind does not declare or a value of the wrong type is a 500, as kube answers it', async () => {
     const name = uniqueName('typed');
     const path = `/apis/apps/v1/namespaces/${ns}/deployments/${name}`;
