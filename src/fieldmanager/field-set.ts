@@ -69,6 +69,22 @@ export class FieldSet {
     return out;
   }
 
+  /** Adds every path of `other` to this set. */
+  absorb(other: FieldSet): void {
+    this.addAll(other);
+  }
+
+  /** True when `pe` is a member at this level. */
+  hasMember(pe: PathElement): boolean {
+    return this.members.has(serializePathElement(pe));
+  }
+
+  /** The paths below `pe` (without `pe` itself), as fieldpath.Set.WithPrefix; undefined when none. */
+  child(pe: PathElement): FieldSet | undefined {
+    const c = this.children.get(serializePathElement(pe));
+    return c === undefined || c.set.empty() ? undefined : c.set;
+  }
+
   private addAll(other: FieldSet): void {
     for (const [k, pe] of other.members) this.members.set(k, pe);
     for (const c of other.children.values()) this.descend(c.pe).addAll(c.set);

@@ -3,11 +3,20 @@ import type { SchemaNode } from '../schema/openapi-schema.js';
 const QUANTITY = 'io.k8s.apimachinery.pkg.api.resource.Quantity';
 const RAW_EXTENSION = 'io.k8s.apimachinery.pkg.runtime.RawExtension';
 
+/**
+ * Defaults kube's own OpenAPI models declare for list-map keys (`+default=`) that the published
+ * v2 document leaves out; structured-merge-diff names an item that omits such a key by its default.
+ */
+const KEY_DEFAULTS: ReadonlyMap<string, unknown> = new Map([
+  ['io.k8s.api.core.v1.ContainerPort.protocol', 'TCP'],
+  ['io.k8s.api.core.v1.ServicePort.protocol', 'TCP'],
+]);
+
 /** How structured-merge-diff treats one position of an object (kube-openapi's schemaconv rules). */
 export type SmdType =
   | { readonly kind: 'scalar' }
   /** An object: struct fields and/or map values; `atomic` when `x-kubernetes-map-type: atomic`. */
-  | { readonly kind: 'map'; readonly atomic: boolean; field(name: string): SmdType }
+  | { readonly kind: 'map'; readonly atomic: boolean; field(name: string): SmdType; named(name: string): boolean }
   /**
    * A list: `atomic` ones are one leaf; associative ones are keyed by `keys` (a list map) or by
    * the item's value (a set, `keys` empty and `set` true).
@@ -55,6 +64,7 @@ function objectType(node: SchemaNode): SmdType {
   return {
     kind: 'map',
     atomic: node.mapType() === 'atomic',
+    named: (name: string): boolean => props.has(name),
     field(name: string): SmdType {
       if (props.has(name)) return smdTypeOf(node.property(name));
       if (extra !== undefined) return smdTypeOf(extra);
@@ -95,7 +105,9 @@ function listType(node: SchemaNode): SmdType {
     keyDefault(name: string): unknown {
       const prop = items?.property(name);
       if (prop === undefined) return undefined;
-      return 'default' in prop.own ? prop.own.default : prop.resolved.default;
+      const declared = 'default' in prop.own ? prop.own.default : prop.resolved.default;
+      if (declared !== undefined) return declared;
+      return items === undefined ? undefined : KEY_DEFAULTS.get(`${items.definition}.${name}`);
     },
   };
 }

@@ -19,7 +19,8 @@ export interface TrackedWrite {
 
 const typeCache = new Map<string, SmdType>();
 
-function typeFor(info: ResourceInfo): SmdType {
+/** The structured-merge-diff type of a served kind (deduced for custom resources), cached per kind. */
+export function typeFor(info: ResourceInfo): SmdType {
   const key = `${info.group}/${info.version}/${info.kind}/${info.definition}`;
   const cached = typeCache.get(key);
   if (cached !== undefined) return cached;

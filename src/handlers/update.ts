@@ -5,9 +5,12 @@ import { managerOrUserAgent } from '../fieldmanager/manager-name.js';
 import { readBody } from '../codec/request-body.js';
 import { allowsCreateOnUpdate } from '../strategy/resource-strategy.js';
 import { writeOptionsOf, type ResourceRequest, outputFor, scaleKind } from './context.js';
-import type { Creater, Updater } from '../store/rest-verbs.js';
+import { isCreater, type Creater, type Updater } from '../store/rest-verbs.js';
+import { appliedDuplicates, applyToObject, readAppliedConfiguration } from '../apply/server-side-apply.js';
+import { parseMediaType } from '../codec/media-type.js';
+import { APPLY_YAML_PATCH_TYPE } from '../patch/apply-patch.js';
 import type { UpdateOutcome } from '../store/update.js';
-import { decodeObject } from './decode-object.js';
+import { addWarnings, decodeObject, fieldValidationOf } from './decode-object.js';
 import { isObject, metadataOf, stringField, type Obj } from '../api/object-util.js';
 import { servedJsonFor } from '../conversion/version-conversion.js';
 import { decodePatchedObject, patchObject, readPatch } from './patching.js';
@@ -30,6 +33,14 @@ function checkSubresource(r: ResourceRequest): void {
 function checkName(r: ResourceRequest, name: string): void {
   if (name === '') throw badRequest(`the name of the object (${r.ri.name} based on URL) was undeterminable: name must be provided`);
   if (name !== r.ri.name) throw badRequest(`the name of the object (${name}) does not match the name on the URL (${r.ri.name})`);
+}
+
+/** kube's EnsureObjectNamespaceMatchesRequestNamespace for a namespaced object's result. */
+function checkNamespace(r: ResourceRequest, obj: Obj): void {
+  const ns = stringField(metadataOf(obj), 'namespace');
+  if (r.info.namespaced && ns !== '' && ns !== r.ri.namespace) {
+    throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  }
 }
 
 /** PUT: replaces the object (or subresource view); 409 on a stale resourceVersion. */
@@ -72,6 +83,9 @@ export async function handlePatch(r: ResourceRequest, store: Updater): Promise<v
   const dryRun = writeOptionsOf(r).dryRun;
   const contentType = r.req.headers['content-type'] ?? '';
   const body = await readBody(r.req, r.services.limits.maxRequestBodyBytes);
+  if (parseMediaType(contentType).type === APPLY_YAML_PATCH_TYPE && r.info.custom !== true && r.ri.subresource === '') {
+    return handleApply(r, store, body, format);
+  }
   const patch = readPatch(r, contentType, body);
   const outcome = await store.update(
     (current: Obj) => {
@@ -90,6 +104,39 @@ export async function handlePatch(r: ResourceRequest, store: Updater): Promise<v
     },
     { dryRun, manager: managerOrUserAgent(writeOptionsOf(r).fieldManager, r.req.headers['user-agent']) },
   );
+  respond(r, outcome, format);
+}
+
+/**
+ * Server-side apply (PATCH with application/apply-patch+yaml): the applied configuration is merged
+ * into the current object by src/fieldmanager (conflicts answer 409), or applied to the kind's
+ * empty object and created through the store's create path when there is none. The store records
+ * no Update entry: the apply computed the managedFields.
+ */
+async function handleApply(r: ResourceRequest, store: Updater, body: Buffer, format: OutputFormat): Promise<void> {
+  const options = writeOptionsOf(r);
+  const { config, duplicates } = readAppliedConfiguration(body, { apiVersion: r.apiVersion, kind: r.info.kind }, r.services.limits.maxNestingDepth);
+  let warnings: string[] = [];
+  const force = options.force === true;
+  const pinned = stringField(metadataOf(config), 'resourceVersion');
+  const outcome = await store.update(
+    (current: Obj) => {
+      const next = applyToObject(r.info, r.apiVersion, current, config, options.fieldManager, force);
+      checkName(r, stringField(metadataOf(next), 'name'));
+      checkNamespace(r, next);
+      warnings = appliedDuplicates(duplicates, fieldValidationOf(r));
+      return { next, pinnedVersion: pinned };
+    },
+    async () => {
+      if (!isCreater(store)) throw notFound({ group: r.info.group, resource: r.info.resource }, r.ri.name);
+      const next = applyToObject(r.info, r.apiVersion, undefined, config, options.fieldManager, force);
+      checkName(r, stringField(metadataOf(next), 'name'));
+      warnings = appliedDuplicates(duplicates, fieldValidationOf(r));
+      return { json: await store.create(next, { dryRun: options.dryRun }), created: true };
+    },
+    { dryRun: options.dryRun },
+  );
+  addWarnings(r, warnings);
   respond(r, outcome, format);
 }
 

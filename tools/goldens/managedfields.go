@@ -8,7 +8,10 @@ package main
 // subresource and the fields the strategy resets. It writes what kube records in
 // metadata.managedFields after each write to test/golden/managedfields/objects/, each entry's time
 // replaced by the step that stamped it, which test/unit/fieldmanager-objects.test.ts compares
-// Capstan's field manager with.
+// Capstan's field manager with. A step with "op": "apply" (and "force") is a server-side apply of
+// its object through FieldManager.Apply instead: the golden then also holds the object kube made
+// (without managedFields) or the Status of its error (conflicts), for test/unit/fieldmanager-apply.test.ts
+// (corpus test/fixtures/managedfields/apply/).
 //
 //	go run ./tools/goldens managedfields schema/openapi-v2.json test/fixtures/managedfields/objects test/golden/managedfields/objects
 
@@ -19,6 +22,7 @@ import (
 	"sort"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -30,6 +34,9 @@ import (
 )
 
 type mfStep struct {
+	// Op is "" (an update, the default) or "apply": Object is then the applied configuration.
+	Op          string                 `json:"op,omitempty"`
+	Force       bool                   `json:"force,omitempty"`
 	Manager     string                 `json:"manager"`
 	Subresource string                 `json:"subresource"`
 	Reset       [][]string             `json:"reset"`
@@ -46,6 +53,9 @@ func (s mfSequence) caseName() string { return s.Name }
 
 type mfGoldenStep struct {
 	ManagedFields []metav1.ManagedFieldsEntry `json:"managedFields"`
+	// Apply steps: the object kube's FieldManager.Apply made (managedFields left out) or its error.
+	Object map[string]interface{} `json:"object,omitempty"`
+	Error  *metav1.Status         `json:"error,omitempty"`
 }
 
 type mfGolden struct {
@@ -67,6 +77,24 @@ func (sameVersion) ConvertFieldLabel(gvk schema.GroupVersionKind, label, value s
 type noDefaults struct{}
 
 func (noDefaults) Default(runtime.Object) {}
+
+// zeroCreater makes the kind's zero Go object, as kube-apiserver's scheme does for the apply path's
+// before-first-apply step.
+type zeroCreater struct{}
+
+func (zeroCreater) New(gvk schema.GroupVersionKind) (runtime.Object, error) {
+	zero, err := legacyscheme.Scheme.New(gvk)
+	if err != nil {
+		return nil, err
+	}
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(zero)
+	if err != nil {
+		return nil, err
+	}
+	u := &unstructured.Unstructured{Object: m}
+	u.SetGroupVersionKind(gvk)
+	return u, nil
+}
 
 type emptyCreater struct{}
 
@@ -94,6 +122,15 @@ func loadTypeConverter(openapiPath string) (managedfields.TypeConverter, error) 
 	for name, s := range swagger.Definitions {
 		s := s
 		models[name] = &s
+	}
+	// kube-apiserver's own models declare the default of these list-map keys (+default="TCP"),
+	// which the published document leaves out; items that omit them are keyed by the default.
+	for _, name := range []string{"io.k8s.api.core.v1.ContainerPort", "io.k8s.api.core.v1.ServicePort"} {
+		if m, ok := models[name]; ok {
+			p := m.Properties["protocol"]
+			p.Default = "TCP"
+			m.Properties["protocol"] = p
+		}
 	}
 	return managedfields.NewTypeConverter(models, false)
 }
@@ -137,7 +174,11 @@ func runManagedFields(openapiPath, corpusDir, goldenDir string) error {
 			if !reset.Empty() {
 				resetFields[fieldpath.APIVersion(gvk.GroupVersion().String())] = fieldpath.NewExcludeSetFilter(reset)
 			}
-			fm, err := managedfields.NewDefaultCRDFieldManager(tc, sameVersion{}, noDefaults{}, emptyCreater{}, gvk, gvk.GroupVersion(), step.Subresource, resetFields)
+			var creater runtime.ObjectCreater = emptyCreater{}
+			if step.Op == "apply" {
+				creater = zeroCreater{}
+			}
+			fm, err := managedfields.NewDefaultCRDFieldManager(tc, sameVersion{}, noDefaults{}, creater, gvk, gvk.GroupVersion(), step.Subresource, resetFields)
 			if err != nil {
 				return out, err
 			}
@@ -145,9 +186,23 @@ func runManagedFields(openapiPath, corpusDir, goldenDir string) error {
 			for _, e := range live.GetManagedFields() {
 				before[e.Manager+"/"+string(e.Operation)+"/"+e.APIVersion+"/"+e.Subresource] = e.Time
 			}
-			result, err := fm.Update(live, next, step.Manager)
-			if err != nil {
-				return out, fmt.Errorf("step %d: %w", i, err)
+			var result runtime.Object
+			if step.Op == "apply" {
+				result, err = fm.Apply(live, next, step.Manager, step.Force)
+				if err != nil {
+					status, ok := err.(apierrors.APIStatus)
+					if !ok {
+						return out, fmt.Errorf("step %d: %w", i, err)
+					}
+					st := status.Status()
+					out.Steps = append(out.Steps, mfGoldenStep{ManagedFields: live.GetManagedFields(), Error: &st})
+					continue
+				}
+			} else {
+				result, err = fm.Update(live, next, step.Manager)
+				if err != nil {
+					return out, fmt.Errorf("step %d: %w", i, err)
+				}
 			}
 			obj := result.(*unstructured.Unstructured)
 			entries := obj.GetManagedFields()
@@ -184,7 +239,13 @@ func runManagedFields(openapiPath, corpusDir, goldenDir string) error {
 				return p.Subresource < q.Subresource
 			})
 			obj.SetManagedFields(entries)
-			out.Steps = append(out.Steps, mfGoldenStep{ManagedFields: entries})
+			golden := mfGoldenStep{ManagedFields: entries}
+			if step.Op == "apply" {
+				shown := obj.DeepCopy()
+				unstructured.RemoveNestedField(shown.Object, "metadata", "managedFields")
+				golden.Object = shown.Object
+			}
+			out.Steps = append(out.Steps, golden)
 			// The next write finds the object stored, with the uid a stored object has.
 			if obj.GetUID() == "" {
 				obj.SetUID("u")
