@@ -1,4 +1,4 @@
-import { badRequest, internalError, ApiError } from '../api/errors.js';
+import { badRequest, internalError } from '../api/errors.js';
 import { isObject, metadataOf, stringField, type Obj } from '../api/object-util.js';
 import { ForbiddenKeyError } from '../codec/json-text.js';
 import { readYaml, yamlBodyText, YamlDecodeError } from '../codec/yaml-text.js';
@@ -99,9 +99,10 @@ function objectId(config: Obj, apiVersion: string, kind: string): string {
 
 /**
  * Checks the applied configuration against the kind's schema, as kube's typed conversion of the
- * patch does before merging: a value of the wrong type or a field the kind does not declare
- * answers 500 `failed to create typed patch object (...)`, kube's status. The type errors are
- * worded by Capstan's typed decoder (Go's JSON decoder), not structured-merge-diff.
+ * patch does before merging: a value of the wrong type or a field the kind does not declare gets
+ * kube's `failed to create typed patch object (...)` message, as a 400 (kube answers 500; Capstan
+ * answers bad input with a 4xx). The type errors are worded by Capstan's typed decoder (Go's JSON
+ * decoder), not structured-merge-diff.
  */
 function checkAppliedTypes(info: ResourceInfo, apiVersion: string, config: Obj): void {
   const schema = info.definition !== '' ? schemaForDefinition(info.definition) : undefined;
@@ -115,14 +116,14 @@ function checkAppliedTypes(info: ResourceInfo, apiVersion: string, config: Obj):
   }
   if (problems.length === 0) return;
   const detail = problems.length === 1 ? (problems[0] ?? '') : `errors:\n${problems.map((p) => `  ${p}`).join('\n')}`;
-  throw new ApiError(500, '', `failed to create typed patch object (${objectId(config, apiVersion, info.kind)}): ${detail}`);
+  throw badRequest(`failed to create typed patch object (${objectId(config, apiVersion, info.kind)}): ${detail}`);
 }
 
 /**
  * Applies `config` for `manager` to `live` (the object in the request's version, or undefined for
  * a create, which applies to the kind's empty object) and returns the object to store with its
  * managedFields. Throws 409 Conflict with kube's message and causes when fields other managers own
- * would change and `force` is not set; 500 when the configuration cannot be typed (as kube).
+ * would change and `force` is not set; 400 when the configuration cannot be typed (kube: 500).
  */
 export function applyToObject(info: ResourceInfo, apiVersion: string, live: Obj | undefined, config: Obj, manager: string, force: boolean): Obj {
   checkAppliedTypes(info, apiVersion, config);
@@ -141,8 +142,7 @@ export function applyToObject(info: ResourceInfo, apiVersion: string, live: Obj 
     return object;
   } catch (err) {
     if (err instanceof ApplyConflictError) throw applyConflictStatus(err.conflicts);
-    if (err instanceof TypedValueError)
-      throw new ApiError(500, '', `failed to create typed patch object (${objectId(config, apiVersion, info.kind)}): ${err.message}`);
+    if (err instanceof TypedValueError) throw badRequest(`failed to create typed patch object (${objectId(config, apiVersion, info.kind)}): ${err.message}`);
     if (err instanceof ManagedFieldsError) throw internalError(new Error(`failed to decode managed fields: ${err.message}`));
     throw err;
   }

@@ -181,7 +181,7 @@ describe('apply request checks', () => {
     assert.deepEqual(warn.body.data, { a: '2' });
   });
 
-  test('a field the kind does not declare or a value of the wrong type is a 500, as kube answers it', async () => {
+  test("a field the kind does not declare or a value of the wrong type is a 400 with kube's message (kube answers 500)", async () => {
     const name = uniqueName('typed');
     const path = `/apis/apps/v1/namespaces/${ns}/deployments/${name}`;
     const unknown = await apply(path, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name }, spec: { foo: 1 } });
@@ -191,10 +191,11 @@ describe('apply request checks', () => {
       metadata: {},
       status: 'Failure',
       message: `failed to create typed patch object (/${name}; apps/v1, Kind=Deployment): .spec.foo: field not declared in schema`,
-      code: 500,
+      reason: 'BadRequest',
+      code: 400,
     });
     const wrong = await apply(cmPath(name), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { k: 5 } });
-    assert.equal(wrong.status, 500, wrong.text);
+    assert.equal(wrong.status, 400, wrong.text);
     assert.match(wrong.body.message as string, new RegExp(`^failed to create typed patch object \\(/${name}; /v1, Kind=ConfigMap\\): `));
     assert.equal((await api(srv.url, cmPath(name))).status, 404);
   });
