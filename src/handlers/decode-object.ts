@@ -6,6 +6,7 @@ import { PROTOBUF_MEDIA_TYPE } from '../codec/protobuf/protobuf-codec.js';
 import { decodeInto, TypedDecodeError } from '../codec/typed-decode.js';
 import { schemaForDefinition, schemaForKind, type SchemaNode } from '../schema/openapi-schema.js';
 import { isObject, type Obj } from '../api/object-util.js';
+import { pruneCustomResourceBody } from '../crd/custom-resource-strategy.js';
 import { writeOptionsOf, type ResourceRequest } from './context.js';
 import type { FieldValidation } from '../api/request-options.js';
 
@@ -140,6 +141,7 @@ export async function decodeObject(r: ResourceRequest, expectedKind = r.info.kin
   const schema = bodySchema(r, expectedKind, expectedApiVersion);
   if (schema === undefined) {
     fieldValidationOf(r);
+    if (r.info.custom === true) reportStrictFindings(r, decoded, pruneCustomResourceBody(expectedApiVersion, expectedKind, value), prefix);
     return value;
   }
   let unknownFields: string[];
