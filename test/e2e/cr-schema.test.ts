@@ -73,6 +73,35 @@ describe('custom resources by their schema, as kube-apiserver answers', () => {
   }
 });
 
+describe('defaults on read', () => {
+  test('a default added to the schema after a write shows on GET and LIST, as kube defaults what it reads', async () => {
+    const g = `${uniqueName('rd')}.example.com`;
+    const crdPath = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+    const schema = (spec: Record<string, unknown>) => ({ type: 'object', properties: { spec: { type: 'object', properties: spec } } });
+    const crd = crdObject({ plural: 'things', kind: 'Thing', schema: schema({ a: { type: 'string' } }) }, g);
+    await rest.create(crdPath, crd);
+    const base = `/apis/${g}/v1/things`;
+    await eventually('served', async () => ((await rest.get(base)).status === 200 ? true : undefined));
+    await rest.create(base, { apiVersion: `${g}/v1`, kind: 'Thing', metadata: { name: 't1' }, spec: { a: 'x' } });
+    const current = await rest.get(`${crdPath}/things.${g}`);
+    const updated = current.body as { spec: { versions: { schema: { openAPIV3Schema: unknown } }[] } };
+    const version = updated.spec.versions[0];
+    assert.ok(version !== undefined);
+    version.schema.openAPIV3Schema = schema({ a: { type: 'string' }, d: { type: 'string', default: 'hello' } });
+    assert.equal((await rest.put(`${crdPath}/things.${g}`, updated)).status, 200);
+    const got = await eventually('defaulted on read', async () => {
+      const r = await rest.get(`${base}/t1`);
+      return (r.body as { spec: Record<string, unknown> }).spec.d === undefined ? undefined : r;
+    });
+    assert.deepEqual((got.body as { spec: unknown }).spec, { a: 'x', d: 'hello' });
+    const list = await rest.get(base);
+    assert.deepEqual(
+      (list.body as { items: { spec: unknown }[] }).items.map((i) => i.spec),
+      [{ a: 'x', d: 'hello' }],
+    );
+  });
+});
+
 describe('kubectl and custom resource schemas', () => {
   // --validate=false: kubectl validates client-side when a CRD's OpenAPI paths lack the fieldValidation parameter.
   test('kubectl create gets the invalid object refused with kube message; unknown fields are pruned and defaults set', async () => {
