@@ -17,9 +17,10 @@ const MAC = /^([0-9a-fA-F]{2}[:-]){5}[0-9a-fA-F]{2}$|^([0-9a-fA-F]{4}\.){2}[0-9a
 const BSON = /^[0-9a-fA-F]{24}$/;
 const HEXCOLOR = /^#?([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
 const RGBCOLOR = /^rgb\(\s*(0|[1-9]\d?|1\d\d?|2[0-4]\d|25[0-5])\s*,\s*(0|[1-9]\d?|1\d\d?|2[0-4]\d|25[0-5])\s*,\s*(0|[1-9]\d?|1\d\d?|2[0-4]\d|25[0-5])\s*\)$/;
+const IPV4 = /^((25[0-5]|2[0-4]\d|[01]?\d?\d)\.){3}(25[0-5]|2[0-4]\d|[01]?\d?\d)$/;
 const SSN = /^\d{3}[- ]?\d{2}[- ]?\d{4}$/;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})?$/;
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 const DURATION = /^\s*(-?\d+(\.\d+)?\s*(ns|us|µs|ms|s|m|h|d|w|[a-z]+)\s*)+$/;
 
 function validDate(y: string, m: string, d: string): boolean {
@@ -64,7 +65,8 @@ const CHECKS: Record<string, (s: string) => boolean> = {
   uuid4: (s) => UUID4.test(s),
   uuid5: (s) => UUID5.test(s),
   hostname: (s) => s.length <= 255 && HOSTNAME.test(s),
-  ipv4: (s) => isIP(s) === 4,
+  // kube parses IPv4 sloppily: leading zeros are accepted.
+  ipv4: (s) => IPV4.test(s),
   ipv6: (s) => isIP(s) === 6,
   cidr: validCidr,
   mac: (s) => MAC.test(s),

@@ -112,17 +112,24 @@ const kubeEmbedded: SchemaValidateFunction = function kubeEmbedded(this: unknown
   return found(kubeEmbedded, findings);
 };
 
-const kubeSet: SchemaValidateFunction = function kubeSet(this: unknown, _schema: unknown, data: unknown): boolean {
+/** Set lists (`x-kubernetes-list-type: set`, the schema is true) and map lists (the schema is the key names): duplicates. */
+const kubeListUnique: SchemaValidateFunction = function kubeListUnique(this: unknown, schema: unknown, data: unknown): boolean {
   const findings: KubeFinding[] = [];
+  const keys = Array.isArray(schema) ? schema.filter((k): k is string => typeof k === 'string') : undefined;
   if (Array.isArray(data)) {
     const seen = new Set<string>();
     data.forEach((item, i) => {
-      const key = JSON.stringify(item);
-      if (seen.has(key)) findings.push({ reason: 'FieldValueDuplicate', value: badValue(item), suffix: `[${i}]` });
+      let identity: unknown = item;
+      if (keys !== undefined) {
+        if (!isObject(item)) return;
+        identity = Object.fromEntries(keys.filter((k) => item[k] !== undefined).map((k) => [k, item[k]]));
+      }
+      const key = JSON.stringify(identity);
+      if (seen.has(key)) findings.push({ reason: 'FieldValueDuplicate', value: badValue(identity), suffix: `[${i}]` });
       seen.add(key);
     });
   }
-  return found(kubeSet, findings);
+  return found(kubeListUnique, findings);
 };
 
 function validPattern(p: unknown): p is string {
@@ -158,7 +165,8 @@ export function ajvSchemaOf(node: Obj): AnySchemaObject {
   const items = itemsOf(node);
   if (items !== undefined) out.items = ajvSchemaOf(items);
   if (isEmbeddedResource(node)) out.kubeEmbedded = true;
-  if (node['x-kubernetes-list-type'] === 'set') out.kubeSet = true;
+  if (node['x-kubernetes-list-type'] === 'set') out.kubeListUnique = true;
+  if (node['x-kubernetes-list-type'] === 'map' && Array.isArray(node['x-kubernetes-list-map-keys'])) out.kubeListUnique = node['x-kubernetes-list-map-keys'];
   return out;
 }
 
@@ -171,7 +179,7 @@ function instance(): Ajv {
   created.addKeyword({ keyword: 'kubeFormat', schemaType: 'string', errors: true, validate: kubeFormat });
   created.addKeyword({ keyword: 'kubeEnum', schemaType: 'array', errors: true, validate: kubeEnum });
   created.addKeyword({ keyword: 'kubeEmbedded', schemaType: 'boolean', errors: true, validate: kubeEmbedded });
-  created.addKeyword({ keyword: 'kubeSet', schemaType: 'boolean', errors: true, validate: kubeSet });
+  created.addKeyword({ keyword: 'kubeListUnique', schemaType: ['boolean', 'array'], errors: true, validate: kubeListUnique });
   ajv = created;
   return created;
 }
