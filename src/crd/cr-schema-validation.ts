@@ -2,6 +2,7 @@ import { Ajv, type AnySchemaObject, type SchemaValidateFunction, type ErrorObjec
 import type { StatusCause } from '../api/errors.js';
 import { isObject, type Obj } from '../api/object-util.js';
 import { goJson, goQuote, invalidField, notSupportedField, requiredField, tooLongField, duplicateField, type BadValue } from '../validation/field-errors.js';
+import { isRatcheted } from './cr-ratcheting.js';
 import { numberInFormat, validInFormat } from './cr-formats.js';
 import { additionalPropertiesOf, isEmbeddedResource, isIntOrString, isNullable, itemsOf, propertiesOf } from './cr-schema-nodes.js';
 
@@ -279,14 +280,18 @@ function causeOf(root: unknown, e: ErrorObject): StatusCause | undefined {
 
 const STRING_KEYWORDS = new Set(['maxLength', 'minLength', 'pattern']);
 
-/** kube's schema findings for OBJ (the whole custom resource) under SCHEMA, in kube's words and order. */
-export function validateBySchema(obj: Obj, cacheKey: string, schema: Obj): StatusCause[] {
+/**
+ * kube's schema findings for OBJ (the whole custom resource) under SCHEMA, in kube's words. On update
+ * (OLD given), findings on values that did not change are dropped, as kube's validation ratcheting does.
+ */
+export function validateBySchema(obj: Obj, cacheKey: string, schema: Obj, old?: Obj): StatusCause[] {
   const validate = compiledValidator(cacheKey, schema);
   if (validate(obj)) return [];
   const causes: StatusCause[] = [];
   // kube-openapi's string validator reports only the first of maxLength, minLength and pattern.
   const stringFailed = new Set<string>();
   for (const e of validate.errors ?? []) {
+    if (old !== undefined && isRatcheted(schema, obj, old, e.instancePath)) continue;
     if (STRING_KEYWORDS.has(e.keyword)) {
       if (stringFailed.has(e.instancePath)) continue;
       stringFailed.add(e.instancePath);

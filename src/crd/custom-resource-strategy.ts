@@ -14,12 +14,13 @@ function schemaOf(obj: Obj): (CustomSchema & { schema: Obj }) | undefined {
 /**
  * Validates a custom resource against its CRD version's `openAPIV3Schema` (kube's schema validation,
  * worded as kube words it; metadata is validated by the generic write path). Objects of versions
- * without a schema pass. `subresource` is '' for the object, 'status' or 'scale' for those writes:
+ * without a schema pass. On update, findings on unchanged values are ratcheted (dropped) as kube does.
+ * `subresource` is '' for the object, 'status' or 'scale' for those writes:
  * kube validates the whole object in each case.
  */
-export function validateCustomResource(obj: Obj, _old: Obj | undefined, _subresource: string): StatusCause[] {
+export function validateCustomResource(obj: Obj, old: Obj | undefined, _subresource: string): StatusCause[] {
   const custom = schemaOf(obj);
-  return custom === undefined ? [] : validateBySchema(obj, custom.cacheKey, custom.schema);
+  return custom === undefined ? [] : validateBySchema(obj, custom.cacheKey, custom.schema, old);
 }
 
 /** Applies the `default`s of the object's CRD version schema in place (kube's structural defaulting). */

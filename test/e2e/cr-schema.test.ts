@@ -124,6 +124,46 @@ describe('defaults on read', () => {
   });
 });
 
+describe('validation ratcheting on update', () => {
+  test('unchanged values that a tightened schema refuses are let through; changed ones and changed atomic lists are not (messages from kube-apiserver 1.36)', async () => {
+    const g = `${uniqueName('rt')}.example.com`;
+    const crdPath = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+    const schema = (max: number) => ({
+      type: 'object',
+      properties: {
+        spec: {
+          type: 'object',
+          properties: { a: { type: 'string' }, c: { type: 'integer', maximum: max }, l: { type: 'array', items: { type: 'integer', maximum: max } } },
+        },
+      },
+    });
+    await rest.create(crdPath, crdObject({ plural: 'things', kind: 'Thing', schema: schema(10) }, g));
+    const base = `/apis/${g}/v1/things`;
+    await eventually('served', async () => ((await rest.get(base)).status === 200 ? true : undefined));
+    await rest.create(base, { apiVersion: `${g}/v1`, kind: 'Thing', metadata: { name: 't1' }, spec: { a: 'x', c: 8, l: [8, 9] } });
+    const current = (await rest.get(`${crdPath}/things.${g}`)).body as { spec: { versions: { schema: { openAPIV3Schema: unknown } }[] } };
+    const version = current.spec.versions[0];
+    assert.ok(version !== undefined);
+    version.schema.openAPIV3Schema = schema(5);
+    assert.equal((await rest.put(`${crdPath}/things.${g}`, current)).status, 200);
+    await eventually('tightened', async () => ((await rest.patch(`${base}/t1`, { spec: { c: 9 } })).status === 422 ? true : undefined));
+    const kept = await rest.patch(`${base}/t1`, { spec: { a: 'y' } });
+    assert.equal(kept.status, 200, kept.text);
+    const changed = await rest.patch(`${base}/t1`, { spec: { c: 7 } });
+    assert.equal(changed.status, 422);
+    assert.equal(
+      (changed.body as { message: string }).message,
+      'Thing.' + g + ' "t1" is invalid: spec.c: Invalid value: 7: spec.c in body should be less than or equal to 5',
+    );
+    const list = await rest.patch(`${base}/t1`, [{ op: 'replace', path: '/spec/l/1', value: 1 }], 'application/json-patch+json');
+    assert.equal(list.status, 422);
+    assert.equal(
+      (list.body as { message: string }).message,
+      'Thing.' + g + ' "t1" is invalid: spec.l[0]: Invalid value: 8: spec.l[0] in body should be less than or equal to 5',
+    );
+  });
+});
+
 describe('kubectl and custom resource schemas', () => {
   // --validate=false: kubectl validates client-side when a CRD's OpenAPI paths lack the fieldValidation parameter.
   test('kubectl create gets the invalid object refused with kube message; unknown fields are pruned and defaults set', async () => {
