@@ -164,6 +164,50 @@ describe('validation ratcheting on update', () => {
   });
 });
 
+describe('scale subresource', () => {
+  test('a scale write is validated by the schema of the object it changes (message from kube-apiserver 1.36)', async () => {
+    const g = `${uniqueName('sc')}.example.com`;
+    const crd = crdObject(
+      {
+        plural: 'things',
+        kind: 'Thing',
+        schema: {
+          type: 'object',
+          properties: {
+            spec: { type: 'object', properties: { replicas: { type: 'integer', maximum: 5 } } },
+            status: { type: 'object', properties: { replicas: { type: 'integer' } } },
+          },
+        },
+      },
+      g,
+    ) as { spec: { versions: { subresources: unknown }[] } };
+    const version = crd.spec.versions[0];
+    assert.ok(version !== undefined);
+    version.subresources = { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' } };
+    await rest.create('/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
+    const base = `/apis/${g}/v1/things`;
+    await eventually('served', async () => ((await rest.get(base)).status === 200 ? true : undefined));
+    await rest.create(base, { apiVersion: `${g}/v1`, kind: 'Thing', metadata: { name: 't1' }, spec: { replicas: 1 } });
+    const r = await rest.patch(`${base}/t1/scale`, { spec: { replicas: 9 } });
+    assert.equal(r.status, 422, r.text);
+    assert.deepEqual(r.body, {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: `Thing.${g} "t1" is invalid: spec.replicas: Invalid value: 9: spec.replicas in body should be less than or equal to 5`,
+      reason: 'Invalid',
+      details: {
+        name: 't1',
+        group: g,
+        kind: 'Thing',
+        causes: [{ reason: 'FieldValueInvalid', message: 'Invalid value: 9: spec.replicas in body should be less than or equal to 5', field: 'spec.replicas' }],
+      },
+      code: 422,
+    });
+  });
+});
+
 describe('kubectl and custom resource schemas', () => {
   // --validate=false: kubectl validates client-side when a CRD's OpenAPI paths lack the fieldValidation parameter.
   test('kubectl create gets the invalid object refused with kube message; unknown fields are pruned and defaults set', async () => {
