@@ -1,4 +1,5 @@
 import { Ajv, type AnySchemaObject, type SchemaValidateFunction, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { DataValidationCxt } from 'ajv/dist/types/index.js';
 import type { StatusCause } from '../api/errors.js';
 import { isObject, type Obj } from '../api/object-util.js';
 import { goJson, goQuote, invalidField, notSupportedField, requiredField, tooLongField, duplicateField, type BadValue } from '../validation/field-errors.js';
@@ -23,6 +24,8 @@ interface KubeFinding {
   /** Replaces the path as the cause's field (kube's format checks of numbers say `<nil>`). */
   field?: string;
   supported?: string[];
+  /** A cause already worded (findings of a combinator's alternatives). */
+  cause?: StatusCause;
 }
 
 type Finding = Partial<ErrorObject> & { params: { finding: KubeFinding } };
@@ -133,6 +136,68 @@ const kubeListUnique: SchemaValidateFunction = function kubeListUnique(this: unk
   return found(kubeListUnique, findings);
 };
 
+/** Sub-schemas of combinators, compiled once each. */
+const subValidators = new WeakMap<object, ValidateFunction>();
+
+function subValidator(schema: AnySchemaObject): ValidateFunction {
+  let fn = subValidators.get(schema);
+  if (fn === undefined) {
+    fn = instance().compile(schema);
+    subValidators.set(schema, fn);
+  }
+  return fn;
+}
+
+/** The worded findings of SCHEMA for DATA, which sits at CXT's path. */
+function alternativeCauses(schema: AnySchemaObject, data: unknown, cxt: DataValidationCxt | undefined): StatusCause[] {
+  const fn = subValidator(schema);
+  if (fn(data)) return [];
+  const base = cxt?.instancePath ?? '';
+  const root: unknown = cxt?.rootData ?? data;
+  const out: StatusCause[] = [];
+  for (const e of fn.errors ?? []) {
+    const c = causeOf(root, { ...e, instancePath: `${base}${e.instancePath}` });
+    if (c !== undefined) out.push(c);
+  }
+  return out;
+}
+
+function combinatorFinding(detail: string): KubeFinding {
+  return { reason: 'FieldValueInvalid', field: '<nil>', value: '', detail: `"%PATH%" ${detail}` };
+}
+
+/** The failures of the alternative with the fewest (the first on a tie), as kube-openapi reports them. */
+function bestFailure(failures: StatusCause[][]): KubeFinding[] {
+  let best: StatusCause[] | undefined;
+  for (const f of failures) if (best === undefined || f.length < best.length) best = f;
+  return (best ?? []).map((cause) => ({ reason: 'FieldValueInvalid', cause }));
+}
+
+/** kube-openapi's combinators: `anyOf`, `oneOf`, `allOf` and `not`, each worded as kube words it. */
+const kubeCombinator: SchemaValidateFunction = function kubeCombinator(
+  this: unknown,
+  schema: unknown,
+  data: unknown,
+  _p?: AnySchemaObject,
+  cxt?: DataValidationCxt,
+): boolean {
+  const { op, schemas } = schema as { op: 'anyOf' | 'oneOf' | 'allOf' | 'not'; schemas: AnySchemaObject[] };
+  if (data === null) return found(kubeCombinator, []);
+  const results = schemas.map((s) => alternativeCauses(s, data, cxt));
+  const valid = results.filter((r) => r.length === 0).length;
+  const findings: KubeFinding[] = [];
+  if (op === 'anyOf' && valid === 0) findings.push(combinatorFinding('must validate at least one schema (anyOf)'), ...bestFailure(results));
+  if (op === 'oneOf' && valid === 0)
+    findings.push(combinatorFinding('must validate one and only one schema (oneOf). Found none valid'), ...bestFailure(results));
+  if (op === 'oneOf' && valid > 1) findings.push(combinatorFinding(`must validate one and only one schema (oneOf). Found ${valid} valid alternatives`));
+  if (op === 'allOf' && valid < results.length) {
+    for (const r of results) for (const cause of r) findings.push({ reason: 'FieldValueInvalid', cause });
+    findings.push(combinatorFinding('must validate all the schemas (allOf)'));
+  }
+  if (op === 'not' && valid === 1) findings.push(combinatorFinding('must not validate the schema (not)'));
+  return found(kubeCombinator, findings);
+};
+
 function validPattern(p: unknown): p is string {
   if (typeof p !== 'string') return false;
   try {
@@ -166,6 +231,13 @@ export function ajvSchemaOf(node: Obj): AnySchemaObject {
   const items = itemsOf(node);
   if (items !== undefined) out.items = ajvSchemaOf(items);
   if (isEmbeddedResource(node)) out.kubeEmbedded = true;
+  const combinators: { op: string; schemas: AnySchemaObject[] }[] = [];
+  for (const op of ['allOf', 'anyOf', 'oneOf'] as const) {
+    const list = node[op];
+    if (Array.isArray(list) && list.length > 0) combinators.push({ op, schemas: list.filter(isObject).map(ajvSchemaOf) });
+  }
+  if (isObject(node.not)) combinators.push({ op: 'not', schemas: [ajvSchemaOf(node.not)] });
+  if (combinators.length > 0) out.allOf = combinators.map((c) => ({ kubeCombinator: c }));
   if (node['x-kubernetes-list-type'] === 'set') out.kubeListUnique = true;
   if (node['x-kubernetes-list-type'] === 'map' && Array.isArray(node['x-kubernetes-list-map-keys'])) out.kubeListUnique = node['x-kubernetes-list-map-keys'];
   return out;
@@ -180,6 +252,7 @@ function instance(): Ajv {
   created.addKeyword({ keyword: 'kubeFormat', schemaType: 'string', errors: true, validate: kubeFormat });
   created.addKeyword({ keyword: 'kubeEnum', schemaType: 'array', errors: true, validate: kubeEnum });
   created.addKeyword({ keyword: 'kubeEmbedded', schemaType: 'boolean', errors: true, validate: kubeEmbedded });
+  created.addKeyword({ keyword: 'kubeCombinator', schemaType: 'object', errors: true, validate: kubeCombinator });
   created.addKeyword({ keyword: 'kubeListUnique', schemaType: ['boolean', 'array'], errors: true, validate: kubeListUnique });
   ajv = created;
   return created;
@@ -238,6 +311,7 @@ function causeOf(root: unknown, e: ErrorObject): StatusCause | undefined {
   switch (e.keyword) {
     case 'kube': {
       const f = (params as { finding: KubeFinding }).finding;
+      if (f.cause !== undefined) return f.cause;
       const field = f.field ?? `${path}${f.suffix ?? ''}`;
       const detail = f.detail?.replace('%PATH%', path) ?? '';
       if (f.reason === 'FieldValueRequired') return requiredField(field);
