@@ -95,6 +95,27 @@ describe('custom resources by their schema, as kube-apiserver answers', () => {
   }
 });
 
+describe('repeated keys and unknown fields', () => {
+  // Recorded from kube-apiserver 1.36: the decoder's repeated keys come before pruning's unknown fields.
+  test('Warn sends duplicate then unknown field warnings; Strict refuses with both in that order', async () => {
+    const base = `/apis/${group}/v1/${fixture.crd.plural}`;
+    const body = (name: string) => `{"apiVersion":"${group}/v1","kind":"Gizmo","metadata":{"name":"${name}"},"spec":{"name":"abc","zz":1,"name":"abd"}}`;
+    const send = (query: string, name: string) =>
+      fetch(`${srv.url}${base}?${query}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body(name) });
+    const warn = await send('fieldValidation=Warn', uniqueName('dup'));
+    assert.equal(warn.status, 201);
+    assert.deepEqual(splitWarnings(warn.headers.get('warning')), ['299 - "duplicate field \\"spec.name\\""', '299 - "unknown field \\"spec.zz\\""']);
+    const strict = await send('fieldValidation=Strict', uniqueName('dup'));
+    assert.equal(strict.status, 400);
+    const status = (await strict.json()) as { reason: string; message: string };
+    assert.equal(status.reason, 'BadRequest');
+    assert.equal(
+      status.message,
+      'Gizmo in version "v1" cannot be handled as a Gizmo: strict decoding error: duplicate field "spec.name", unknown field "spec.zz"',
+    );
+  });
+});
+
 describe('defaults on read', () => {
   test('a default added to the schema after a write shows on GET and LIST, as kube defaults what it reads', async () => {
     const g = `${uniqueName('rd')}.example.com`;
