@@ -12,6 +12,7 @@
  * Converted objects come out canonical (kind, apiVersion, metadata first) and in the shape Go's
  * encoder gives the target version's type; serving never throws on what storage holds.
  */
+import { withReadDefaults } from '../crd/cr-read-defaults.js';
 import { canonicalize, withApiVersion, type Obj } from '../api/object-util.js';
 import { shapeStoredObject } from '../codec/go-shape.js';
 import { logger } from '../logging/logger.js';
@@ -121,9 +122,9 @@ const HEAD = /^\{"kind":"([^"\\]*)","apiVersion":"([^"\\]*)"/;
  */
 export function servedJson(json: string, apiVersion: string): string {
   const head = HEAD.exec(json);
-  if (head === null || head[2] === apiVersion) return json;
+  if (head === null || head[2] === apiVersion) return withReadDefaults(json);
   const conversion = conversionFor(head[1], head[2]);
-  if (conversion === undefined || !conversion.versions.includes(apiVersion)) return withApiVersion(json, apiVersion);
+  if (conversion === undefined || !conversion.versions.includes(apiVersion)) return withReadDefaults(withApiVersion(json, apiVersion));
   return JSON.stringify(servedObject(JSON.parse(json) as Obj, apiVersion));
 }
 

@@ -8,6 +8,7 @@ import { StorageError, type ChangeEvent } from '../storage/storage.js';
 import { makeTarget, type ApiServices } from '../store/resource-target.js';
 import { setCustomScale } from '../store/scale.js';
 import { setStatusCondition } from './crd-status.js';
+import { setCustomSchema } from './cr-schemas.js';
 import { CLEANUP_FINALIZER, compareKubeVersions, crdModelOf, storageVersionName, type CrdModel } from './crd-model.js';
 import { buildV3Document, groupPathsByV3Key } from '../openapi/openapi-v3-convert.js';
 import { isJsonObject } from '../openapi/json-value.js';
@@ -190,6 +191,7 @@ export class CrdRegistrar {
       // Lists are printed by the kind their list kind names (`WidgetCollection` is looked up as is).
       if (info.listKind !== undefined) setCustomPrinter(apiVersion, listPrinterKind(info.listKind), printer);
       setCustomScale(apiVersion, info.kind, version?.scale);
+      setCustomSchema(apiVersion, info.kind, { cacheKey: `${crd.uid}/${known.resourceVersion}/${info.version}`, schema: version?.schema });
     }
     if (desired.length > 0) registry.sortVersions(crd.group, compareKubeVersions);
     known.served = desired;
@@ -273,6 +275,7 @@ export class CrdRegistrar {
       removeCustomPrinter(apiVersion, info.kind);
       if (info.listKind !== undefined) removeCustomPrinter(apiVersion, listPrinterKind(info.listKind));
       setCustomScale(apiVersion, info.kind, undefined);
+      setCustomSchema(apiVersion, info.kind, undefined);
     }
   }
 

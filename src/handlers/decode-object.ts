@@ -6,6 +6,7 @@ import { PROTOBUF_MEDIA_TYPE } from '../codec/protobuf/protobuf-codec.js';
 import { decodeInto, TypedDecodeError } from '../codec/typed-decode.js';
 import { schemaForDefinition, schemaForKind, type SchemaNode } from '../schema/openapi-schema.js';
 import { isObject, type Obj } from '../api/object-util.js';
+import { pruneCustomResourceBody } from '../crd/custom-resource-strategy.js';
 import { writeOptionsOf, type ResourceRequest } from './context.js';
 import type { FieldValidation } from '../api/request-options.js';
 
@@ -24,9 +25,10 @@ export function addWarnings(r: ResourceRequest, warnings: string[]): void {
  * Reports what strict decoding found (repeated keys, undeclared fields): with fieldValidation=Strict
  * they fail the request (400 `strict decoding error: ...`, after `prefix`), with Warn each becomes a
  * `Warning` header, with Ignore they vanish. JSON findings come in document order, YAML's repeated keys
- * first (as go-yaml reports them in one error), as kube-apiserver orders them.
+ * first (as go-yaml reports them in one error), as kube-apiserver orders them; with `unknownLast` (custom
+ * resources, whose unknown fields come from pruning after the decode) repeated keys come first.
  */
-export function reportStrictFindings(r: ResourceRequest, decoded: DecodedBody | undefined, unknownFields: string[], prefix: string): void {
+export function reportStrictFindings(r: ResourceRequest, decoded: DecodedBody | undefined, unknownFields: string[], prefix: string, unknownLast = false): void {
   const mode = fieldValidationOf(r);
   if (mode === 'Ignore') return;
   const unknown = unknownFields.map((f) => `unknown field ${goQuote(f)}`);
@@ -38,7 +40,7 @@ export function reportStrictFindings(r: ResourceRequest, decoded: DecodedBody | 
   } else if (decoded !== undefined && decoded.jsonDuplicates.length > 0) {
     const dups = decoded.jsonDuplicates.map((d) => ({ offset: d.offset, text: `duplicate field ${goQuote(d.path)}` }));
     let located = unknownFields.map((f) => ({ offset: Number.MAX_SAFE_INTEGER, text: `unknown field ${goQuote(f)}` }));
-    if (unknownFields.length > 0) {
+    if (unknownFields.length > 0 && !unknownLast) {
       // Rare: both kinds of findings. Read the text once more to put them in document order.
       const offsets = new Map<string, number>();
       readJson(decoded.text, { maxDepth: Number.MAX_SAFE_INTEGER, keyOffsets: offsets });
@@ -140,6 +142,7 @@ export async function decodeObject(r: ResourceRequest, expectedKind = r.info.kin
   const schema = bodySchema(r, expectedKind, expectedApiVersion);
   if (schema === undefined) {
     fieldValidationOf(r);
+    if (r.info.custom === true) reportStrictFindings(r, decoded, pruneCustomResourceBody(expectedApiVersion, expectedKind, value), prefix, true);
     return value;
   }
   let unknownFields: string[];

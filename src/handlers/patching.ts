@@ -7,6 +7,7 @@ import { assertPlainJsonValue, NestingDepthError } from '../codec/value-limits.j
 import { applyPatch, decodePatchBody, STRATEGIC_MERGE_PATCH_TYPE } from '../patch/apply-patch.js';
 import { goFormat } from '../patch/json-value.js';
 import { schemaForDefinition } from '../schema/openapi-schema.js';
+import { pruneCustomResourceBody } from '../crd/custom-resource-strategy.js';
 import type { ResourceRequest } from './context.js';
 import { addWarnings, fieldValidationOf } from './decode-object.js';
 
@@ -99,7 +100,7 @@ export function decodePatchedObject(r: ResourceRequest, patch: RequestPatch, pat
       if (err instanceof TypedDecodeError) throw patchInvalid(before ?? valueText(), err.message);
       throw err;
     }
-  }
+  } else if (r.info.custom === true && r.ri.subresource !== 'scale') unknownFields = pruneCustomResourceBody(r.apiVersion, r.info.kind, patched);
   if (mode === 'Ignore') return;
   const findings = [...patch.duplicates.map((d) => `duplicate field ${goQuote(d.path)}`), ...unknownFields.map((f) => `unknown field ${goQuote(f)}`)];
   if (findings.length === 0) return;

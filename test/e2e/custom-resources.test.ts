@@ -59,7 +59,15 @@ function widgetCrd(
               description: 'A widget.',
               properties: {
                 spec: { type: 'object', properties: { replicas: { type: 'integer', description: 'how many' }, size: { type: 'string' } } },
-                status: { type: 'object', properties: { replicas: { type: 'integer' }, selector: { type: 'string' } } },
+                status: {
+                  type: 'object',
+                  properties: {
+                    replicas: { type: 'integer' },
+                    selector: { type: 'string' },
+                    // Declared, or pruning drops the conditions the Table's Ready column reads.
+                    conditions: { type: 'array', items: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+                  },
+                },
               },
             },
           },
