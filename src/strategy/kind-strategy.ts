@@ -52,8 +52,12 @@ export interface KindStrategy {
   /** Whether a PUT of a missing object creates it (kube's AllowCreateOnUpdate). Default: false. */
   createOnUpdate?: boolean;
 
-  /** Whether a status write may also change labels and annotations. Default: only the status changes. */
-  statusUpdatesMetadata?: boolean;
+  /**
+   * What of the metadata a status write may change: `true` labels and annotations, `'all'` all of it
+   * but the system fields (uid, creationTimestamp, deletion, generation), as kube's status strategies
+   * that reset only the spec. Default: only the status changes.
+   */
+  statusUpdatesMetadata?: boolean | 'all';
 
   /**
    * The grace period a DELETE grants (kube's CheckGracefulDelete), given the request's
