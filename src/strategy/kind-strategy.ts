@@ -60,6 +60,12 @@ export interface KindStrategy {
   statusUpdatesMetadata?: boolean | 'all';
 
   /**
+   * kube's Canonicalize for a status write, which runs it after every update, subresources included
+   * (the object's own create and update canonicalize in prepareForCreate and prepareForUpdate).
+   */
+  canonicalizeStatusWrite?: (obj: Obj) => void;
+
+  /**
    * The grace period a DELETE grants (kube's CheckGracefulDelete), given the request's
    * `gracePeriodSeconds`: above 0 the object is marked and kept until the period ends or a kubelet
    * confirms. Default: 0, deleted at once unless finalizers hold it.

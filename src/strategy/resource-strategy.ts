@@ -82,7 +82,8 @@ export function prepareForStatusUpdate(info: ResourceInfo, next: Obj, old: Obj):
   if (next.status === undefined) delete result.status;
   else result.status = next.status;
   const nextMeta = metadataOf(next);
-  const statusUpdatesMetadata = strategyFor(info).statusUpdatesMetadata;
+  const strategy = strategyFor(info);
+  const statusUpdatesMetadata = strategy.statusUpdatesMetadata;
   if (statusUpdatesMetadata === 'all') result.metadata = requestMetadataWithSystemFields(nextMeta, metadataOf(old));
   const meta = metadataOf(result);
   meta.resourceVersion = nextMeta.resourceVersion;
@@ -92,6 +93,7 @@ export function prepareForStatusUpdate(info: ResourceInfo, next: Obj, old: Obj):
     if (nextMeta.annotations === undefined) delete meta.annotations;
     else meta.annotations = nextMeta.annotations;
   }
+  strategy.canonicalizeStatusWrite?.(result);
   return result;
 }
 

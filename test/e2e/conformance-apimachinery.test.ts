@@ -63,6 +63,11 @@ describe('Namespaces: should apply changes to a namespace status', { concurrency
       put.body.status.conditions.map((c: { type: string }) => c.type),
       ['StatusPatch', 'StatusUpdate'],
     );
+
+    // The name label is the namespace's, whatever a status write sends (kube's Canonicalize).
+    const unlabelled = await rest.patch(`/api/v1/namespaces/${name}/status`, { metadata: { labels: null } }, 'application/merge-patch+json');
+    assert.equal(unlabelled.status, 200, unlabelled.text);
+    assert.deepEqual(unlabelled.body.metadata.labels, { 'kubernetes.io/metadata.name': name });
     assert.equal((await rest.del(`/api/v1/namespaces/${name}`)).status, 200);
   });
 });

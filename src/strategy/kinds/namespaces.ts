@@ -32,6 +32,7 @@ export const namespaces: KindStrategy = {
   // kube's namespace status strategy resets only the spec: labels, annotations, finalizers and owner
   // references of the request are kept (the e2e status test patches an annotation through /status).
   statusUpdatesMetadata: 'all',
+  canonicalizeStatusWrite: setNamespaceNameLabel,
   // A new namespace gets the `kubernetes` finalizer its deletion waits on.
   prepareForCreate: (ns) => {
     setNamespaceNameLabel(ns);
