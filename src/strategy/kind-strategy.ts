@@ -52,8 +52,18 @@ export interface KindStrategy {
   /** Whether a PUT of a missing object creates it (kube's AllowCreateOnUpdate). Default: false. */
   createOnUpdate?: boolean;
 
-  /** Whether a status write may also change labels and annotations. Default: only the status changes. */
-  statusUpdatesMetadata?: boolean;
+  /**
+   * What of the metadata a status write may change: `true` labels and annotations, `'all'` all of it
+   * but the system fields (uid, creationTimestamp, deletion, generation), as kube's status strategies
+   * that reset only the spec. Default: only the status changes.
+   */
+  statusUpdatesMetadata?: boolean | 'all';
+
+  /**
+   * kube's Canonicalize for a status write, which runs it after every update, subresources included
+   * (the object's own create and update canonicalize in prepareForCreate and prepareForUpdate).
+   */
+  canonicalizeStatusWrite?: (obj: Obj) => void;
 
   /**
    * The grace period a DELETE grants (kube's CheckGracefulDelete), given the request's

@@ -78,22 +78,38 @@ export function prepareForUpdate(info: ResourceInfo, next: Obj, old: Obj): void 
 
 /**
  * Prepares a write to the status subresource: the result is the stored object with only the new
- * status (and, for pods and nodes, labels and annotations) taken from the request.
+ * status (and, for pods and nodes, labels and annotations; for namespaces the whole metadata but its
+ * system fields) taken from the request.
  */
 export function prepareForStatusUpdate(info: ResourceInfo, next: Obj, old: Obj): Obj {
   const result: Obj = structuredClone(old);
   if (next.status === undefined) delete result.status;
   else result.status = next.status;
-  const meta = metadataOf(result);
   const nextMeta = metadataOf(next);
+  const strategy = strategyFor(info);
+  const statusUpdatesMetadata = strategy.statusUpdatesMetadata;
+  if (statusUpdatesMetadata === 'all') result.metadata = requestMetadataWithSystemFields(nextMeta, metadataOf(old));
+  const meta = metadataOf(result);
   meta.resourceVersion = nextMeta.resourceVersion;
-  if (strategyFor(info).statusUpdatesMetadata === true) {
+  if (statusUpdatesMetadata === true) {
     if (nextMeta.labels === undefined) delete meta.labels;
     else meta.labels = nextMeta.labels;
     if (nextMeta.annotations === undefined) delete meta.annotations;
     else meta.annotations = nextMeta.annotations;
   }
+  strategy.canonicalizeStatusWrite?.(result);
   return result;
+}
+
+/** The request's metadata with the fields a client never sets (identity, creation, deletion, generation) taken from the stored object. */
+function requestMetadataWithSystemFields(nextMeta: Obj, oldMeta: Obj): Obj {
+  const meta: Obj = structuredClone(nextMeta);
+  for (const field of ['name', 'namespace', 'uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation']) {
+    if (oldMeta[field] === undefined) delete meta[field];
+    else meta[field] = oldMeta[field];
+  }
+  delete meta.selfLink;
+  return meta;
 }
 
 /** Prepares a `namespaces/NAME/finalize` write: only `spec.finalizers` changes. */

@@ -29,6 +29,10 @@ export const namespaces: KindStrategy = {
   updateMetadataPasses: { objectMeta: true, objectMetaUpdate: true },
   tracksGeneration: false,
   createStatus: () => ({ phase: 'Active' }),
+  // kube's namespace status strategy resets only the spec: labels, annotations, finalizers and owner
+  // references of the request are kept (the e2e status test patches an annotation through /status).
+  statusUpdatesMetadata: 'all',
+  canonicalizeStatusWrite: setNamespaceNameLabel,
   // A new namespace gets the `kubernetes` finalizer its deletion waits on.
   prepareForCreate: (ns) => {
     setNamespaceNameLabel(ns);

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Runs kube's conformance tests (e2e.test) against a fresh Capstan, in one command:
+#   scripts/run-conformance.sh FOCUS [extra e2e.test flags...]
+# e.g. scripts/run-conformance.sh '\[sig-api-machinery\] (Garbage collector|Namespaces).*\[Conformance\]'
+#
+# Starts Capstan (dist/src/main.js, embedded store, every controller it has) on a free loopback port,
+# creates a fake Ready Node (no kubelet behind it: the suite wants one schedulable node), runs e2e.test
+# with --ginkgo.focus FOCUS, stops Capstan and exits with e2e.test's status.
+#
+# Environment:
+#   E2E_TEST        the e2e.test binary (default: on PATH, else ~/.cache/kube-reference/bin/e2e.test,
+#                   which ../shared/reference/build.sh --e2e builds)
+#   CAPSTAN_FLAGS   extra flags for Capstan (e.g. --controllers=-garbage-collector)
+#   KEEP_DIR=1      keep the work directory (kubeconfig, Capstan's log, e2e.test's output)
+#   KCM_CONTROLLERS also run kube-controller-manager with these controllers only (its --controllers,
+#                   e.g. replicationcontroller,replicaset,deployment), for tests that wait for a
+#                   controller Capstan does not have; Capstan's own garbage collector stays in charge.
+#                   KCM is the binary (default: on PATH, else next to the default e2e.test).
+#
+# e2e.test runs with --e2e-verify-service-account=false: the framework otherwise waits, in every
+# test's setup, for the kube-root-ca.crt ConfigMap that kube-controller-manager's root CA publisher
+# writes, and Capstan (plain HTTP, no CA) publishes none. Capstan creates `default` ServiceAccounts
+# itself, and the tests that need them wait for them.
+# Not part of `npm test`: e2e.test is built from Go sources and absent on a fresh machine.
+set -euo pipefail
+
+if [[ $# -lt 1 ]]; then
+  sed -n '2,4p' "$0" >&2
+  exit 2
+fi
+focus=$1
+shift
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+e2e=${E2E_TEST:-$(command -v e2e.test || echo "$HOME/.cache/kube-reference/bin/e2e.test")}
+[[ -x $e2e ]] || { echo "run-conformance: e2e.test not found (set E2E_TEST, or run ../shared/reference/build.sh --e2e)" >&2; exit 2; }
+[[ -f $root/dist/src/main.js ]] || (cd "$root" && npx tsc -p tsconfig.json)
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/capstan-conformance.XXXXXX")
+port=$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
+kubeconfig=$work/kubeconfig
+pid=
+kcm_pid=
+
+cleanup() {
+  if [[ -n $kcm_pid ]] && kill -0 "$kcm_pid" 2>/dev/null; then
+    kill "$kcm_pid"
+    wait "$kcm_pid" 2>/dev/null || true
+  fi
+  if [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null; then
+    kill "$pid"
+    wait "$pid" 2>/dev/null || true
+  fi
+  if [[ ${KEEP_DIR:-0} == 1 ]]; then echo "run-conformance: kept $work" >&2; else rm -rf "$work"; fi
+}
+trap cleanup EXIT
+
+# shellcheck disable=SC2086 # CAPSTAN_FLAGS is a list of flags
+node "$root/dist/src/main.js" --port "$port" --log-level=error --write-kubeconfig "$kubeconfig" ${CAPSTAN_FLAGS:-} >"$work/capstan.log" 2>&1 &
+pid=$!
+
+# Ready once it answers /readyz and has written the kubeconfig (polled, up to 60 s).
+for _ in $(seq 1 600); do
+  if [[ -f $kubeconfig ]] && curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null 2>&1; then break; fi
+  kill -0 "$pid" 2>/dev/null || { cat "$work/capstan.log" >&2; echo "run-conformance: Capstan exited" >&2; exit 1; }
+  sleep 0.1
+done
+curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null || { echo "run-conformance: Capstan not ready on port $port" >&2; exit 1; }
+
+# A node registers with its status (create keeps it), so one POST makes it Ready and schedulable.
+now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+curl -fsS -o /dev/null -X POST -H 'Content-Type: application/json' "http://127.0.0.1:$port/api/v1/nodes" --data @- <<EOF
+{"apiVersion":"v1","kind":"Node","metadata":{"name":"fake-node","labels":{"kubernetes.io/hostname":"fake-node","kubernetes.io/os":"linux","kubernetes.io/arch":"amd64"}},
+ "status":{"capacity":{"cpu":"4","memory":"8Gi","pods":"110"},"allocatable":{"cpu":"4","memory":"8Gi","pods":"110"},
+  "conditions":[{"type":"Ready","status":"True","reason":"KubeletReady","message":"fake node: no kubelet runs containers","lastHeartbeatTime":"$now","lastTransitionTime":"$now"}],
+  "addresses":[{"type":"InternalIP","address":"10.0.0.10"},{"type":"Hostname","address":"fake-node"}]}}
+EOF
+
+if [[ -n ${KCM_CONTROLLERS:-} ]]; then
+  kcm=${KCM:-$(command -v kube-controller-manager || echo "$HOME/.cache/kube-reference/bin/kube-controller-manager")}
+  [[ -x $kcm ]] || { echo "run-conformance: kube-controller-manager not found (set KCM)" >&2; exit 2; }
+  "$kcm" --kubeconfig "$kubeconfig" --controllers="$KCM_CONTROLLERS" --leader-elect=false --secure-port=0 >"$work/kcm.log" 2>&1 &
+  kcm_pid=$!
+fi
+
+echo "run-conformance: Capstan on http://127.0.0.1:$port (work dir $work)" >&2
+status=0
+"$e2e" --kubeconfig "$kubeconfig" --provider skeleton --e2e-verify-service-account=false \
+  --report-dir "$work" --ginkgo.focus "$focus" --ginkgo.v --ginkgo.no-color --ginkgo.timeout 2h "$@" || status=$?
+exit $status
