@@ -22,8 +22,8 @@ export function objectKey(namespace: string, name: string): string {
   return namespace ? `${namespace}/${name}` : name;
 }
 
-/** kube-apiserver's metadata field order, so stored and served objects read as kube's do. */
-const METADATA_ORDER = [
+/** The fields of ObjectMeta in kube-apiserver's order, so stored and served objects read as kube's do. */
+export const METADATA_ORDER: readonly string[] = [
   'name',
   'generateName',
   'namespace',

@@ -1,4 +1,4 @@
-import { isObject, type Obj } from '../api/object-util.js';
+import { isObject, METADATA_ORDER, type Obj } from '../api/object-util.js';
 
 /**
  * Read-only accessors of one node of a CRD version's `openAPIV3Schema`, as pruning, defaulting and
@@ -46,20 +46,4 @@ export function isNullable(node: Obj): boolean {
 }
 
 /** The fields of ObjectMeta, which `metadata` of a resource (and of an embedded resource) is pruned to. */
-export const OBJECT_META_FIELDS: ReadonlySet<string> = new Set([
-  'name',
-  'generateName',
-  'namespace',
-  'selfLink',
-  'uid',
-  'resourceVersion',
-  'generation',
-  'creationTimestamp',
-  'deletionTimestamp',
-  'deletionGracePeriodSeconds',
-  'labels',
-  'annotations',
-  'ownerReferences',
-  'finalizers',
-  'managedFields',
-]);
+export const OBJECT_META_FIELDS: ReadonlySet<string> = new Set(METADATA_ORDER);

@@ -1,7 +1,7 @@
+import { metaOf, STRIP } from './update-managed-fields.js';
 import { compareObjects, valuesEqual } from './compare-objects.js';
 import { FieldSet, type FieldPath } from './field-set.js';
 import { decodeManagedFields, encodeManagedFields, managerIdentifier, type Managed } from './managed-fields.js';
-import { fieldElement } from './path-element.js';
 import type { SmdType } from './smd-type.js';
 import { updateManagedFields } from './update-managed-fields.js';
 import { ensureNamedFieldsAreMembers, mergeValues, removeItems, toFieldSet } from './typed-value.js';
@@ -40,23 +40,6 @@ export class ApplyConflictError extends Error {
   constructor(readonly conflicts: ApplyConflict[]) {
     super(`${conflicts.length} conflict(s)`);
   }
-}
-
-const f = fieldElement;
-/** kube's stripMetaManager set: fields nobody is recorded as owning. */
-const STRIP = FieldSet.of(
-  [f('apiVersion')],
-  [f('kind')],
-  [f('metadata')],
-  ...['name', 'namespace', 'creationTimestamp', 'selfLink', 'uid', 'clusterName', 'generation', 'managedFields', 'resourceVersion'].map((n) => [
-    f('metadata'),
-    f(n),
-  ]),
-);
-
-function metaOf(obj: Obj): Obj {
-  const m = obj.metadata;
-  return typeof m === 'object' && m !== null && !Array.isArray(m) ? (m as Obj) : {};
 }
 
 function isMap(v: unknown): v is Obj {

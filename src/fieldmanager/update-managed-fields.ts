@@ -33,7 +33,7 @@ export interface UpdateRecord {
 
 const f = fieldElement;
 /** kube's stripMetaManager set: fields nobody is recorded as owning. */
-const STRIP = FieldSet.of(
+export const STRIP = FieldSet.of(
   [f('apiVersion')],
   [f('kind')],
   [f('metadata')],
@@ -43,7 +43,8 @@ const STRIP = FieldSet.of(
   ]),
 );
 
-function metaOf(obj: Obj): Obj {
+/** The object's metadata, or an empty object when it has none. */
+export function metaOf(obj: Obj): Obj {
   const m = obj.metadata;
   return typeof m === 'object' && m !== null && !Array.isArray(m) ? (m as Obj) : {};
 }
