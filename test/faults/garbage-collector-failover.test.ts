@@ -3,8 +3,10 @@
  * while the garbage collector is deleting the dependents of an owner: another worker (or the
  * restarted one) takes the Lease over once it expires, lists every type and finishes the work.
  * Nothing is left behind (every dependent of the deleted owner is gone, the orphaning of a second
- * owner completes) and nothing is deleted that should stay (dependents with another live owner, the
- * orphaned dependents).
+ * owner completes, a foreground deletion with blockOwnerDeletion dependents and a dependency cycle
+ * complete, a dependent naming its owner with a stale uid and one owned across scopes go) and
+ * nothing is deleted that should stay (dependents with another live owner, the orphaned dependents,
+ * a cluster-scoped object naming a namespaced owner).
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -73,7 +75,7 @@ async function names(url: string, ns: string, selector: string): Promise<Array<{
 
 test(
   'the garbage collector resumes on another worker after its leader is killed: nothing left behind, nothing wrongly deleted',
-  { timeout: 120_000 },
+  { timeout: 240_000 },
   async (t) => {
     const held = await (async () => {
       let spec: LeaseSpec | undefined;
@@ -119,10 +121,56 @@ test(
       await post({ metadata: { name: `orphan-${i}`, labels: { role: 'orphan' }, ownerReferences: [ownerRef(orphanOwner)] } });
     });
 
+    // Foreground deletion held by dependents with blockOwnerDeletion.
+    const fgOwner = await post({ metadata: { name: 'fg-owner' } });
+    const FOREGROUND = 50;
+    await inParallel(FOREGROUND, 8, async (i) => {
+      await post({
+        metadata: { name: `fg-dep-${i}`, labels: { role: 'fg' }, ownerReferences: [{ ...(ownerRef(fgOwner) as object), blockOwnerDeletion: true }] },
+      });
+    });
+    // A dependency cycle: each owns the other, both blocking.
+    const cycA = await post({ metadata: { name: 'cyc-a' } });
+    const cycB = await post({ metadata: { name: 'cyc-b', ownerReferences: [{ ...(ownerRef(cycA) as object), blockOwnerDeletion: true }] } });
+    const cycAStored = await fresh(env.url, `/api/v1/namespaces/${ns}/configmaps/cyc-a`);
+    const cycAObj = JSON.parse(cycAStored.text) as { metadata: Record<string, unknown> };
+    cycAObj.metadata.ownerReferences = [{ ...(ownerRef(cycB) as object), blockOwnerDeletion: true }];
+    const cycAPut = await fresh(env.url, `/api/v1/namespaces/${ns}/configmaps/cyc-a`, { method: 'PUT', body: cycAObj });
+    assert.equal(cycAPut.status, 200, cycAPut.text);
+    // Owners matched by uid: a reference to the anchor's name with another uid has no owner.
+    const stale = await post({
+      metadata: { name: 'stale-dep', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'anchor', uid: '00000000-0000-0000-0000-00000000beef' }] },
+    });
+    // Across scopes: a namespaced dependent of a cluster-scoped owner goes with it; a cluster-scoped
+    // object naming a namespaced owner is never collected.
+    const clusterRoles = '/apis/rbac.authorization.k8s.io/v1/clusterroles';
+    const xsOwnerResp = await fresh(env.url, clusterRoles, { method: 'POST', body: { metadata: { name: 'gc-failover-xs-owner' }, rules: [] } });
+    assert.equal(xsOwnerResp.status, 201, xsOwnerResp.text);
+    const xsOwner = JSON.parse(xsOwnerResp.text) as { metadata: { name: string; uid: string } };
+    await post({
+      metadata: {
+        name: 'xs-dep',
+        ownerReferences: [{ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: xsOwner.metadata.name, uid: xsOwner.metadata.uid }],
+      },
+    });
+    const xsBad = await fresh(env.url, clusterRoles, {
+      method: 'POST',
+      body: { metadata: { name: 'gc-failover-xs-bad', ownerReferences: [ownerRef(anchor)] }, rules: [] },
+    });
+    assert.equal(xsBad.status, 201, xsBad.text);
+
     const del = await fresh(env.url, `/api/v1/namespaces/${ns}/configmaps/owner`, { method: 'DELETE' });
     assert.equal(del.status, 200, del.text);
     const orphanDel = await fresh(env.url, `/api/v1/namespaces/${ns}/configmaps/orphan-owner?propagationPolicy=Orphan`, { method: 'DELETE' });
     assert.equal(orphanDel.status, 200, orphanDel.text);
+    for (const [path, policy] of [
+      [`/api/v1/namespaces/${ns}/configmaps/fg-owner`, 'Foreground'],
+      [`/api/v1/namespaces/${ns}/configmaps/cyc-a`, 'Foreground'],
+      [`${clusterRoles}/gc-failover-xs-owner`, 'Background'],
+    ]) {
+      const r = await fresh(env.url, `${path}?propagationPolicy=${policy}`, { method: 'DELETE' });
+      assert.equal(r.status, 200, r.text);
+    }
 
     // Kill the leader as soon as the collector is visibly at work.
     let remainingAtKill = DOOMED;
@@ -160,6 +208,22 @@ test(
       'the references to the deleted owner to be removed from the kept dependents',
       60_000,
     );
+    await eventually(async () => (await names(env.url, ns, 'role=fg')).length === 0, 'the blocking dependents of the foreground owner to be gone', 60_000);
+    const goneAll = async (paths: string[]): Promise<boolean> => (await Promise.all(paths.map((p) => fresh(env.url, p)))).every((r) => r.status === 404);
+    await eventually(
+      () =>
+        goneAll([
+          `/api/v1/namespaces/${ns}/configmaps/fg-owner`,
+          `/api/v1/namespaces/${ns}/configmaps/cyc-a`,
+          `/api/v1/namespaces/${ns}/configmaps/cyc-b`,
+          `/api/v1/namespaces/${ns}/configmaps/${stale.metadata.name}`,
+          `/api/v1/namespaces/${ns}/configmaps/xs-dep`,
+          `${clusterRoles}/gc-failover-xs-owner`,
+        ]),
+      'the foreground owner, the cycle, the stale-uid dependent and the cross-scope dependent to be gone',
+      60_000,
+    );
+    assert.equal((await fresh(env.url, `${clusterRoles}/gc-failover-xs-bad`)).status, 200, 'a cluster-scoped object naming a namespaced owner stays');
     const kept = await names(env.url, ns, 'role=kept');
     assert.equal(kept.length, KEPT, 'dependents with another live owner stay');
     assert.ok(kept.every((k) => k.ownerUids[0] === anchor.metadata.uid && !k.terminating));
