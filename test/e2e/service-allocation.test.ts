@@ -117,14 +117,14 @@ describe('cluster IPs', () => {
   test('a create refused by storage (name taken) gives back what it reserved', async () => {
     const name = uniqueName('svc');
     await rest.create(SERVICES, service(name, { clusterIP: '10.96.206.1' }));
-    const duplicate = await rest.post(SERVICES, service(name, { clusterIP: '10.96.206.2', type: 'NodePort', ports: [{ port: 80, nodePort: 30780 }] }));
+    const duplicate = await rest.post(SERVICES, service(name, { clusterIP: '10.96.206.2', type: 'NodePort', ports: [{ port: 80, nodePort: 30080 }] }));
     assertStatus(duplicate, 409, 'AlreadyExists', `services "${name}" already exists`);
     assert.ok(!(await ipAddressNames()).includes('10.96.206.2'));
     const reuse = await rest.create(
       SERVICES,
-      service(uniqueName('svc'), { clusterIP: '10.96.206.2', type: 'NodePort', ports: [{ port: 80, nodePort: 30780 }] }),
+      service(uniqueName('svc'), { clusterIP: '10.96.206.2', type: 'NodePort', ports: [{ port: 80, nodePort: 30080 }] }),
     );
-    assert.equal(reuse.spec.ports[0].nodePort, 30780);
+    assert.equal(reuse.spec.ports[0].nodePort, 30080);
   });
 
   test('the cluster IP may not change once set', async () => {
@@ -196,6 +196,9 @@ describe('cluster IPs', () => {
   });
 });
 
+// Requested node ports come from the low static band (30000-30085 here), which kube's allocator (and
+// Capstan's) hands out at random only when the rest of the range is full: no random allocation by
+// another test can take them.
 describe('node ports', () => {
   test('NodePort and LoadBalancer Services get node ports from the range; a shared service port shares one', async () => {
     const np = await rest.create(
@@ -231,11 +234,11 @@ describe('node ports', () => {
 
   test('a requested node port is reserved; taken or out of range is refused with 422', async () => {
     const first = uniqueName('svc');
-    const created = await rest.create(SERVICES, service(first, { type: 'NodePort', ports: [{ port: 80, nodePort: 30777 }] }));
-    assert.equal(created.spec.ports[0].nodePort, 30777);
+    const created = await rest.create(SERVICES, service(first, { type: 'NodePort', ports: [{ port: 80, nodePort: 30077 }] }));
+    assert.equal(created.spec.ports[0].nodePort, 30077);
     const second = uniqueName('svc');
-    const taken = await rest.post(SERVICES, service(second, { type: 'NodePort', ports: [{ port: 80, nodePort: 30777 }] }));
-    assertStatus(taken, 422, 'Invalid', invalidMessage(second, 'spec.ports[0].nodePort', 'Invalid value: 30777: provided port is already allocated'));
+    const taken = await rest.post(SERVICES, service(second, { type: 'NodePort', ports: [{ port: 80, nodePort: 30077 }] }));
+    assertStatus(taken, 422, 'Invalid', invalidMessage(second, 'spec.ports[0].nodePort', 'Invalid value: 30077: provided port is already allocated'));
     const outside = await rest.post(SERVICES, service(second, { type: 'NodePort', ports: [{ port: 80, nodePort: 8080 }] }));
     assertStatus(
       outside,
@@ -245,40 +248,40 @@ describe('node ports', () => {
     );
     // A refused create gives back the cluster IP it had reserved first.
     const failing = uniqueName('svc');
-    const refused = await rest.post(SERVICES, service(failing, { type: 'NodePort', clusterIP: '10.96.204.4', ports: [{ port: 80, nodePort: 30777 }] }));
+    const refused = await rest.post(SERVICES, service(failing, { type: 'NodePort', clusterIP: '10.96.204.4', ports: [{ port: 80, nodePort: 30077 }] }));
     assert.equal(refused.status, 422);
     assert.ok(!(await ipAddressNames()).includes('10.96.204.4'));
   });
 
   test('a ClusterIP Service may not name a node port; a node port on an ExternalName Service is never released', async () => {
     const name = uniqueName('svc');
-    const forbidden = await rest.post(SERVICES, service(name, { ports: [{ port: 80, nodePort: 30781 }] }));
+    const forbidden = await rest.post(SERVICES, service(name, { ports: [{ port: 80, nodePort: 30081 }] }));
     assertStatus(forbidden, 422, 'Invalid', `Service "${name}" is invalid: spec.ports[0].nodePort: Forbidden: may not be used when \`type\` is 'ClusterIP'`);
     const holder = uniqueName('svc');
-    await rest.create(SERVICES, service(holder, { type: 'NodePort', ports: [{ port: 80, nodePort: 30782 }] }));
+    await rest.create(SERVICES, service(holder, { type: 'NodePort', ports: [{ port: 80, nodePort: 30082 }] }));
     const external = uniqueName('svc');
     await rest.create(SERVICES, {
       apiVersion: 'v1',
       kind: 'Service',
       metadata: { name: external },
-      spec: { type: 'ExternalName', externalName: 'e.example.com', ports: [{ port: 80, nodePort: 30782 }] },
+      spec: { type: 'ExternalName', externalName: 'e.example.com', ports: [{ port: 80, nodePort: 30082 }] },
     });
     assert.equal((await rest.del(`${SERVICES}/${external}`)).status, 200);
-    const stillHeld = await rest.post(SERVICES, service(uniqueName('svc'), { type: 'NodePort', ports: [{ port: 80, nodePort: 30782 }] }));
+    const stillHeld = await rest.post(SERVICES, service(uniqueName('svc'), { type: 'NodePort', ports: [{ port: 80, nodePort: 30082 }] }));
     assertStatus(stillHeld, 422, 'Invalid', /provided port is already allocated/);
   });
 
   test('leaving NodePort releases the node ports; deleting releases them too', async () => {
     const name = uniqueName('svc');
-    await rest.create(SERVICES, service(name, { type: 'NodePort', ports: [{ port: 80, nodePort: 30778 }] }));
+    await rest.create(SERVICES, service(name, { type: 'NodePort', ports: [{ port: 80, nodePort: 30078 }] }));
     const toClusterIP = await rest.patch(`${SERVICES}/${name}`, { spec: { type: 'ClusterIP', externalTrafficPolicy: null } });
     assert.equal(toClusterIP.status, 200, toClusterIP.text);
     assert.equal(toClusterIP.body.spec.ports[0].nodePort, undefined);
     const reuse = uniqueName('svc');
-    await rest.create(SERVICES, service(reuse, { type: 'NodePort', ports: [{ port: 80, nodePort: 30778 }] }));
+    await rest.create(SERVICES, service(reuse, { type: 'NodePort', ports: [{ port: 80, nodePort: 30078 }] }));
     assert.equal((await rest.del(`${SERVICES}/${reuse}`)).status, 200);
-    const again = await rest.create(SERVICES, service(uniqueName('svc'), { type: 'NodePort', ports: [{ port: 80, nodePort: 30778 }] }));
-    assert.equal(again.spec.ports[0].nodePort, 30778);
+    const again = await rest.create(SERVICES, service(uniqueName('svc'), { type: 'NodePort', ports: [{ port: 80, nodePort: 30078 }] }));
+    assert.equal(again.spec.ports[0].nodePort, 30078);
   });
 });
 
@@ -303,7 +306,7 @@ describe('dry-run', () => {
     );
     const requested = await rest.post(
       `${SERVICES}?dryRun=All`,
-      service(uniqueName('svc'), { clusterIP: '10.96.205.5', type: 'NodePort', ports: [{ port: 80, nodePort: 30779 }] }),
+      service(uniqueName('svc'), { clusterIP: '10.96.205.5', type: 'NodePort', ports: [{ port: 80, nodePort: 30079 }] }),
     );
     assert.equal(requested.status, 201, requested.text);
     assert.equal(requested.body.spec.clusterIP, '10.96.205.5');
@@ -311,10 +314,10 @@ describe('dry-run', () => {
     // The same requested values are still free for a real create.
     const real = await rest.create(
       SERVICES,
-      service(uniqueName('svc'), { clusterIP: '10.96.205.5', type: 'NodePort', ports: [{ port: 80, nodePort: 30779 }] }),
+      service(uniqueName('svc'), { clusterIP: '10.96.205.5', type: 'NodePort', ports: [{ port: 80, nodePort: 30079 }] }),
     );
     assert.equal(real.spec.clusterIP, '10.96.205.5');
-    assert.equal(real.spec.ports[0].nodePort, 30779);
+    assert.equal(real.spec.ports[0].nodePort, 30079);
     // A dry-run checks the range (in the dry-run allocator's words) and taken node ports.
     const name = uniqueName('svc');
     const outside = await rest.post(`${SERVICES}?dryRun=All`, service(name, { clusterIP: '1.2.3.4' }));
@@ -328,8 +331,8 @@ describe('dry-run', () => {
         'Invalid value: ["1.2.3.4"]: failed to allocate IP 1.2.3.4: the provided IP (1.2.3.4) is not in the valid range. The range of valid IPs is 10.96.0.0/12',
       ),
     );
-    const taken = await rest.post(`${SERVICES}?dryRun=All`, service(name, { type: 'NodePort', ports: [{ port: 80, nodePort: 30779 }] }));
-    assertStatus(taken, 422, 'Invalid', invalidMessage(name, 'spec.ports[0].nodePort', 'Invalid value: 30779: provided port is already allocated'));
+    const taken = await rest.post(`${SERVICES}?dryRun=All`, service(name, { type: 'NodePort', ports: [{ port: 80, nodePort: 30079 }] }));
+    assertStatus(taken, 422, 'Invalid', invalidMessage(name, 'spec.ports[0].nodePort', 'Invalid value: 30079: provided port is already allocated'));
   });
 
   test('a dry-run delete releases nothing', async () => {
