@@ -6,6 +6,7 @@ import { DefaultTolerationSeconds } from './default-toleration-seconds.js';
 import { LimitRanger } from './limit-ranger.js';
 import { NamespaceLifecycle } from './namespace-lifecycle.js';
 import { enabledAdmissionPlugins } from './plugin-names.js';
+import { PodSecurityAdmission } from './pod-security/pod-security-admission.js';
 import { PriorityAdmission } from './priority.js';
 import { ServiceAccountAdmission } from './service-account.js';
 
@@ -20,6 +21,7 @@ const PLUGINS: Record<string, (deps: AdmissionDependencies) => AdmissionPlugin> 
   NamespaceLifecycle: (d) => new NamespaceLifecycle(d.storage),
   LimitRanger: (d) => new LimitRanger(d.storage),
   ServiceAccount: (d) => new ServiceAccountAdmission(d.storage),
+  PodSecurity: (d) => new PodSecurityAdmission(d.storage),
   Priority: (d) => new PriorityAdmission(d.storage),
   DefaultTolerationSeconds: () => new DefaultTolerationSeconds(),
   DefaultStorageClass: (d) => new DefaultStorageClass(d.storage),

@@ -113,7 +113,10 @@ test('LimitRanger refuses pods and claims outside the ranges with kube messages'
   }
   const small = await post(srv.url, '/api/v1/namespaces/lr-limits/persistentvolumeclaims', claim('c-500mi', '500Mi'));
   assert.equal(small.status, 403, small.text);
-  assert.equal(small.body.message, 'persistentvolumeclaims "c-500mi" is forbidden: minimum storage usage per PersistentVolumeClaim is 1Gi, but request is 500Mi');
+  assert.equal(
+    small.body.message,
+    'persistentvolumeclaims "c-500mi" is forbidden: minimum storage usage per PersistentVolumeClaim is 1Gi, but request is 500Mi',
+  );
   const big = await post(srv.url, '/api/v1/namespaces/lr-limits/persistentvolumeclaims', claim('c-10gi', '10Gi'));
   assert.equal(big.body.message, 'persistentvolumeclaims "c-10gi" is forbidden: maximum storage usage per PersistentVolumeClaim is 5Gi, but request is 10Gi');
   assert.equal((await post(srv.url, '/api/v1/namespaces/lr-limits/persistentvolumeclaims', claim('c-2gi', '2Gi'))).status, 201);
