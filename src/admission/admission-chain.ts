@@ -8,6 +8,7 @@ import { NamespaceLifecycle } from './namespace-lifecycle.js';
 import { enabledAdmissionPlugins } from './plugin-names.js';
 import { PodSecurityAdmission } from './pod-security/pod-security-admission.js';
 import { PriorityAdmission } from './priority.js';
+import { ResourceQuotaAdmission } from './resource-quota.js';
 import { ServiceAccountAdmission } from './service-account.js';
 
 /** What plugins are built from. */
@@ -25,6 +26,7 @@ const PLUGINS: Record<string, (deps: AdmissionDependencies) => AdmissionPlugin> 
   Priority: (d) => new PriorityAdmission(d.storage),
   DefaultTolerationSeconds: () => new DefaultTolerationSeconds(),
   DefaultStorageClass: (d) => new DefaultStorageClass(d.storage),
+  ResourceQuota: (d) => new ResourceQuotaAdmission(d.storage),
   AlwaysDeny: () => new AlwaysDeny(),
 };
 
