@@ -54,7 +54,20 @@ export function maxSizeOf(t: CelType | undefined): number {
 }
 
 const STRING_FACTOR = 0.1;
-const SIZE_FUNCS = new Set(['contains', 'startsWith', 'endsWith', 'lowerAscii', 'upperAscii', 'trim', 'indexOf', 'lastIndexOf', 'replace', 'split', 'substring', 'join']);
+const SIZE_FUNCS = new Set([
+  'contains',
+  'startsWith',
+  'endsWith',
+  'lowerAscii',
+  'upperAscii',
+  'trim',
+  'indexOf',
+  'lastIndexOf',
+  'replace',
+  'split',
+  'substring',
+  'join',
+]);
 
 /** Estimates EXPR's cost given the TYPES the checker found for its sub-expressions. */
 export function estimateCost(expr: Expr, types: ReadonlyMap<bigint, CelType>): CostEstimate {
@@ -98,12 +111,16 @@ export function estimateCost(expr: Expr, types: ReadonlyMap<bigint, CelType>): C
         if (SIZE_FUNCS.has(fn) && isStr(recvType)) call = { min: 1, max: 1 + Math.ceil(maxSizeOf(recvType) * STRING_FACTOR) };
         else if (fn === 'matches' || fn === 'find' || fn === 'findAll') {
           const strSize = maxSizeOf(recvType) * STRING_FACTOR;
-          const patSize = c.args.length > 0 ? Math.max(1, (argType?.kind === 'string' && argType.maxSize === undefined ? 1 : maxSizeOf(argType)) * STRING_FACTOR) : 1;
+          const patSize =
+            c.args.length > 0 ? Math.max(1, (argType?.kind === 'string' && argType.maxSize === undefined ? 1 : maxSizeOf(argType)) * STRING_FACTOR) : 1;
           call = { min: 1, max: 1 + Math.ceil(strSize * patSize) };
         } else if (['_==_', '_!=_', '_<_', '_<=_', '_>_', '_>=_', '_+_'].includes(fn) && isStr(recvType)) {
           call = { min: 1, max: 1 + Math.ceil(Math.min(maxSizeOf(recvType), maxSizeOf(argType)) * STRING_FACTOR) };
         } else if (fn === '@in' && argType?.kind === 'list') call = { min: 1, max: 1 + maxSizeOf(argType) };
-        else if (['isSorted', 'sum', 'min', 'max', 'indexOf', 'lastIndexOf', 'distinct', 'reverse', 'flatten', 'join'].includes(fn) && recvType?.kind === 'list') {
+        else if (
+          ['isSorted', 'sum', 'min', 'max', 'indexOf', 'lastIndexOf', 'distinct', 'reverse', 'flatten', 'join'].includes(fn) &&
+          recvType?.kind === 'list'
+        ) {
           call = { min: 1, max: 1 + maxSizeOf(recvType) };
         } else if (fn === 'sort' && recvType?.kind === 'list') {
           const n = maxSizeOf(recvType);

@@ -6,24 +6,7 @@
  * `recv.name(arg, ...) result` for methods, `name(arg, ...) result` for functions, where `A` is a
  * type parameter bound by the first argument that mentions it.
  */
-import {
-  BOOL,
-  BYTES,
-  DOUBLE,
-  DURATION,
-  DYN,
-  INT,
-  NULL,
-  STRING,
-  TIMESTAMP,
-  TYPE,
-  UINT,
-  listOf,
-  mapOf,
-  opaque,
-  optionalOf,
-  type CelType,
-} from './types.js';
+import { BOOL, BYTES, DOUBLE, DURATION, DYN, INT, NULL, STRING, TIMESTAMP, TYPE, UINT, listOf, mapOf, opaque, optionalOf, type CelType } from './types.js';
 
 export interface FnDecl {
   name: string;
@@ -106,7 +89,18 @@ function decl(sig: string): FnDecl {
   return { name, receiver: recv === undefined ? undefined : parseType(recv), args: splitTop(m[3]).map(parseType), result: parseType(m[4]) };
 }
 
-const TIME_GETTERS = ['getFullYear', 'getMonth', 'getDate', 'getDayOfMonth', 'getDayOfWeek', 'getDayOfYear', 'getHours', 'getMinutes', 'getSeconds', 'getMilliseconds'];
+const TIME_GETTERS = [
+  'getFullYear',
+  'getMonth',
+  'getDate',
+  'getDayOfMonth',
+  'getDayOfWeek',
+  'getDayOfYear',
+  'getHours',
+  'getMinutes',
+  'getSeconds',
+  'getMilliseconds',
+];
 
 const SIGNATURES = [
   // Standard functions.

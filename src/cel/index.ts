@@ -132,7 +132,12 @@ function rewriteTree(e: Expr, variables: Record<string, CelType>, scope: Set<str
       return;
     case 'callExpr': {
       const t = k.value.target;
-      if (t?.exprKind.case === 'identExpr' && NAMESPACES.has(t.exprKind.value.name) && !(t.exprKind.value.name in variables) && !scope.has(t.exprKind.value.name)) {
+      if (
+        t?.exprKind.case === 'identExpr' &&
+        NAMESPACES.has(t.exprKind.value.name) &&
+        !(t.exprKind.value.name in variables) &&
+        !scope.has(t.exprKind.value.name)
+      ) {
         k.value.function = `${t.exprKind.value.name}.${k.value.function}`;
         k.value.target = undefined;
       } else if (t !== undefined) rewriteTree(t, variables, scope);
@@ -147,7 +152,10 @@ function rewriteTree(e: Expr, variables: Record<string, CelType>, scope: Set<str
         k.value.messageName = '';
         for (const entry of k.value.entries) {
           if (entry.keyKind.case === 'fieldKey') {
-            const key = create(ExprSchema, { id: entry.id, exprKind: { case: 'constExpr', value: { constantKind: { case: 'stringValue', value: entry.keyKind.value } } } });
+            const key = create(ExprSchema, {
+              id: entry.id,
+              exprKind: { case: 'constExpr', value: { constantKind: { case: 'stringValue', value: entry.keyKind.value } } },
+            });
             entry.keyKind = { case: 'mapKey', value: key };
           }
         }

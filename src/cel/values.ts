@@ -9,7 +9,7 @@
 import { celList, celMap, isCelList, isCelMap, isCelUint, type CelMap, type CelValue } from '@bufbuild/cel';
 import { create, isMessage } from '@bufbuild/protobuf';
 import { DurationSchema, TimestampSchema, timestampDate, type Duration, type Timestamp } from '@bufbuild/protobuf/wkt';
-import { isReflectMessage, type ReflectMessage } from '@bufbuild/protobuf/reflect';
+import { isReflectMessage } from '@bufbuild/protobuf/reflect';
 import type { CelType } from './types.js';
 
 const OPTIONAL = Symbol('capstan.cel.optional');
@@ -172,7 +172,7 @@ export function fromCel(v: unknown): unknown {
     return out;
   }
   if (isReflectMessage(v)) {
-    const msg = (v).message;
+    const msg = v.message;
     if (isMessage(msg, TimestampSchema)) return formatTimestamp(msg);
     if (isMessage(msg, DurationSchema)) return formatGoDuration(msg);
   }

@@ -37,7 +37,7 @@ function compileError(expr: string): string {
 
 test('compile errors are worded and placed as cel-go words and places them', () => {
   assert.equal(compileError('self.foo == 1'), "ERROR: <input>:1:5: undefined field 'foo'\n | self.foo == 1\n | ....^");
-  assert.match(compileError("self.name + 1"), /found no matching overload for '_\+_' applied to '\(string, int\)'/);
+  assert.match(compileError('self.name + 1'), /found no matching overload for '_\+_' applied to '\(string, int\)'/);
   assert.match(compileError('nope == 1'), /undeclared reference to 'nope' \(in container ''\)/);
   assert.match(compileError('self.replicas.foo'), /type 'int' does not support field selection/);
   assert.match(compileError('self +'), /^ERROR: <input>:1:6: Syntax error/);
