@@ -22,6 +22,7 @@ import { callCost, RuntimeCost } from './runtime-cost.js';
 import './library/optionals.js';
 import './library/lists.js';
 import { stringOverrides } from './library/strings.js';
+import { equalityOverrides } from './library/equality.js';
 import './library/regex.js';
 import './library/urls.js';
 import './library/quantity.js';
@@ -68,13 +69,13 @@ export interface EvalOptions {
   costBudget?: number;
 }
 
-export type EvalResult = { value: CelValue; error?: undefined; cost: number } | { value?: undefined; error: string; cost: number; exceeded?: boolean };
+export type EvalResult = { value: CelValue; error?: undefined; cost: number; exceeded?: undefined } | { value?: undefined; error: string; cost: number; exceeded?: boolean };
 
 let env: CelEnv | undefined;
 
 function baseEnv(): CelEnv {
   if (env === undefined) {
-    const funcs = [...strings, ...stringOverrides, ...buildFuncs()];
+    const funcs = [...strings, ...stringOverrides, ...equalityOverrides(), ...buildFuncs()];
     env = withCostTracking(celEnv({ funcs, re2: { compile: (p: string) => compileRegex(p) } }));
   }
   return env;
