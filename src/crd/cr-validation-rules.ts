@@ -20,7 +20,6 @@ import {
   typeFromSchema,
   type CelType,
   type Program,
-  type SchemaLike,
 } from '../cel/index.js';
 import { goQuote, type BadValue } from '../validation/field-errors.js';
 import { jsonEqual } from './cr-ratcheting.js';
@@ -98,7 +97,8 @@ function compileNode(schema: Obj, isRoot: boolean): RuleNode {
     const compiled = compileExpression(rule.rule, { variables });
     const out: CompiledRule = { rule, usesOldSelf, pathSuffix: fieldPathSuffix(rule.fieldPath) };
     if (!compiled.ok) out.error = `compilation failed: ${compiled.errors.join('\n')}`;
-    else if (compiled.outputType !== undefined && compiled.outputType.kind !== 'bool' && compiled.outputType.kind !== 'dyn') out.error = 'cel expression must evaluate to a bool';
+    else if (compiled.outputType !== undefined && compiled.outputType.kind !== 'bool' && compiled.outputType.kind !== 'dyn')
+      out.error = 'cel expression must evaluate to a bool';
     else out.program = compiled.program;
     if (rule.messageExpression !== undefined && rule.messageExpression.trim() !== '') {
       const msg = compileExpression(rule.messageExpression, { variables: { self: type, oldSelf: type } });
@@ -240,7 +240,13 @@ function validateNode(node: RuleNode, field: string, value: unknown, old: unknow
       if (compiled.messageProgram !== undefined) {
         const m = messageOf(compiled.messageProgram, { self, oldSelf }, walk);
         if (m === null) {
-          walk.causes.push(invalid(typeField, node.schemaType, `no further validation rules will be run due to call cost exceeds limit for messageExpression: ${goQuote(rule.messageExpression ?? '')}`));
+          walk.causes.push(
+            invalid(
+              typeField,
+              node.schemaType,
+              `no further validation rules will be run due to call cost exceeds limit for messageExpression: ${goQuote(rule.messageExpression ?? '')}`,
+            ),
+          );
           walk.stopped = true;
           return;
         }
@@ -290,7 +296,8 @@ export function validateByRules(obj: Obj, old: Obj | undefined, cacheKey: string
       {
         reason: 'FieldValueInvalid',
         field: '<nil>',
-        message: 'Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+        message:
+          'Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
       },
     ];
   }
