@@ -7,12 +7,18 @@
  */
 import { normalize, type CaseResult, type Send } from './cr-schema-replay.js';
 
-/** One case: the schema of the CRD's one version, or the schemas of several versions. */
+/**
+ * One case: the schema of the CRD's one version, or the schemas of several versions; optionally
+ * fields merged into every version (`version`), into each version (`perVersion`), or into the spec.
+ */
 export interface StructuralCase {
   name: string;
   schema?: Record<string, unknown>;
   versions?: Record<string, unknown>[];
   subresources?: Record<string, unknown>;
+  version?: Record<string, unknown>;
+  perVersion?: Record<string, unknown>[];
+  spec?: Record<string, unknown>;
 }
 
 /** The fixture file: the CRD's names and the cases. */
@@ -39,7 +45,10 @@ export function structuralCrd(fixture: StructuralFixture, c: StructuralCase, gro
         storage: i === 0,
         schema: { openAPIV3Schema: s },
         ...(c.subresources !== undefined ? { subresources: c.subresources } : {}),
+        ...c.version,
+        ...c.perVersion?.[i],
       })),
+      ...c.spec,
     },
   };
 }
