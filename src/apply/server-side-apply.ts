@@ -11,6 +11,13 @@ import { TypedValueError } from '../fieldmanager/typed-value.js';
 import { goJson } from '../fieldmanager/path-element.js';
 import { decodeInto, TypedDecodeError } from '../codec/typed-decode.js';
 import { schemaForDefinition } from '../schema/openapi-schema.js';
+import { undeclaredFields } from '../fieldmanager/custom-smd-type.js';
+import { decodeManagedFields, encodeManagedFields } from '../fieldmanager/managed-fields.js';
+import { parentEntriesAfterScale, replicasPath, scaleEntriesOf, SCALE_GROUP_VERSION } from '../fieldmanager/scale-managed-fields.js';
+import { smdTypeOf, type SmdType } from '../fieldmanager/smd-type.js';
+import { replicasPathsOf } from '../store/scale.js';
+
+const SCALE_DEFINITION = 'io.k8s.api.autoscaling.v1.Scale';
 import { nowTimestamp } from '../api/object-util.js';
 import type { ResourceInfo } from '../registry/resource-types.js';
 
@@ -105,45 +112,105 @@ function objectId(config: Obj, apiVersion: string, kind: string): string {
  * decoder), not structured-merge-diff.
  */
 function checkAppliedTypes(info: ResourceInfo, apiVersion: string, config: Obj): void {
-  const schema = info.definition !== '' ? schemaForDefinition(info.definition) : undefined;
-  if (schema === undefined) return;
   let problems: string[];
-  try {
-    problems = decodeInto(structuredClone(config), schema).unknownFields.map((f) => `.${f}: field not declared in schema`);
-  } catch (err) {
-    if (!(err instanceof TypedDecodeError)) throw err;
-    problems = [err.message];
+  if (info.custom === true) problems = undeclaredFields(config, typeFor(info));
+  else {
+    const schema = info.definition !== '' ? schemaForDefinition(info.definition) : undefined;
+    if (schema === undefined) return;
+    try {
+      problems = decodeInto(structuredClone(config), schema).unknownFields.map((f) => `.${f}: field not declared in schema`);
+    } catch (err) {
+      if (!(err instanceof TypedDecodeError)) throw err;
+      problems = [err.message];
+    }
   }
   if (problems.length === 0) return;
   const detail = problems.length === 1 ? (problems[0] ?? '') : `errors:\n${problems.map((p) => `  ${p}`).join('\n')}`;
   throw badRequest(`failed to create typed patch object (${objectId(config, apiVersion, info.kind)}): ${detail}`);
 }
 
+/** The inputs of one apply: the served type, the request's version and subresource, the manager. */
+export interface ApplyTarget {
+  info: ResourceInfo;
+  apiVersion: string;
+  /** '' for the object itself, `status` for its status subresource. */
+  subresource: string;
+  manager: string;
+  force: boolean;
+}
+
+function applyOrThrow(config: Obj, apiVersion: string, kind: string, run: () => Obj): Obj {
+  try {
+    return run();
+  } catch (err) {
+    if (err instanceof ApplyConflictError) throw applyConflictStatus(err.conflicts);
+    if (err instanceof TypedValueError) throw badRequest(`failed to create typed patch object (${objectId(config, apiVersion, kind)}): ${err.message}`);
+    if (err instanceof ManagedFieldsError) throw internalError(new Error(`failed to decode managed fields: ${err.message}`));
+    throw err;
+  }
+}
+
 /**
- * Applies `config` for `manager` to `live` (the object in the request's version, or undefined for
- * a create, which applies to the kind's empty object) and returns the object to store with its
- * managedFields. Throws 409 Conflict with kube's message and causes when fields other managers own
- * would change and `force` is not set; 400 when the configuration cannot be typed (kube: 500).
+ * Applies `config` for `t.manager` to `live` (the object in the request's version, or undefined
+ * for a create, which applies to the kind's empty object) and returns the object to store with its
+ * managedFields. On the `status` subresource the entry records the subresource and leaves out
+ * what that write resets (`spec`; the strategy then keeps the stored spec). Throws 409 Conflict
+ * with kube's message and causes when fields other managers own would change and `force` is not
+ * set; 400 when the configuration cannot be typed (kube: 500).
  */
-export function applyToObject(info: ResourceInfo, apiVersion: string, live: Obj | undefined, config: Obj, manager: string, force: boolean): Obj {
+export function applyToObject(t: ApplyTarget, live: Obj | undefined, config: Obj): Obj {
+  const { info, apiVersion, manager, subresource } = t;
   checkAppliedTypes(info, apiVersion, config);
   const base = live ?? emptyObjectFor(info);
-  try {
+  return applyOrThrow(config, apiVersion, info.kind, () => {
     const { object } = applyConfiguration(base, config, {
       manager,
       apiVersion,
       type: typeFor(info),
-      resetFields: resetFieldsFor({ group: info.group, resource: info.resource, hasStatus: 'status' in info.subresources }, ''),
+      resetFields: resetFieldsFor({ group: info.group, resource: info.resource, hasStatus: 'status' in info.subresources }, subresource),
       now: nowTimestamp(),
-      force,
+      force: t.force,
       empty: emptyObjectFor(info),
+      subresource,
     });
-    if (manager === 'kubectl') refreshLastApplied(object, config);
+    if (manager === 'kubectl' && subresource === '') refreshLastApplied(object, config);
     return object;
-  } catch (err) {
-    if (err instanceof ApplyConflictError) throw applyConflictStatus(err.conflicts);
-    if (err instanceof TypedValueError) throw badRequest(`failed to create typed patch object (${objectId(config, apiVersion, info.kind)}): ${err.message}`);
-    if (err instanceof ManagedFieldsError) throw internalError(new Error(`failed to decode managed fields: ${err.message}`));
-    throw err;
-  }
+  });
+}
+
+const SCALE_KIND = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
+let scaleType: SmdType | undefined;
+
+/**
+ * Applies a Scale configuration to `scale` (the parent's Scale view) as kube's scale subresource
+ * does: the Scale gets the parent's managers of its replicas path (ScaleHandler.ToSubresource), the
+ * apply runs on the Scale (autoscaling/v1, subresource `scale`; conflicts name the Scale's
+ * `.spec.replicas`), and the result's managers go back onto the parent's entries (ToParent).
+ * Returns the applied Scale and the parent's new managedFields.
+ */
+export function applyToScale(t: ApplyTarget, parent: Obj, scale: Obj, config: Obj): { scale: Obj; managedFields: unknown } {
+  checkAppliedTypes({ ...t.info, custom: false, definition: SCALE_DEFINITION, kind: 'Scale' }, SCALE_GROUP_VERSION, config);
+  scaleType ??= smdTypeOf(schemaForDefinition(SCALE_DEFINITION));
+  const type = scaleType;
+  const dotted = replicasPathsOf(t.info.group, t.info.kind, t.info.custom === true, t.apiVersion);
+  const paths = new Map([...dotted].map(([v, p]) => [v, replicasPath(p)] as const));
+  const parentEntries = metadataOf(parent).managedFields;
+  const view = structuredClone(scale);
+  const entries = encodeManagedFields(scaleEntriesOf(parentEntries, paths));
+  if (entries !== undefined) metadataOf(view).managedFields = entries;
+  const applied = applyOrThrow(config, SCALE_GROUP_VERSION, 'Scale', () => {
+    const { object } = applyConfiguration(view, config, {
+      manager: t.manager,
+      apiVersion: SCALE_GROUP_VERSION,
+      type,
+      resetFields: undefined,
+      now: nowTimestamp(),
+      force: t.force,
+      empty: emptyObjectFor(SCALE_KIND),
+      subresource: 'scale',
+    });
+    return object;
+  });
+  const scaleManaged = decodeManagedFields(metadataOf(applied).managedFields);
+  return { scale: applied, managedFields: parentEntriesAfterScale(parentEntries, scaleManaged, t.apiVersion, paths) ?? [] };
 }
