@@ -1,4 +1,4 @@
-import { badRequest, internalError } from '../api/errors.js';
+import { ApiError, badRequest, internalError } from '../api/errors.js';
 import { isObject, metadataOf, stringField, type Obj } from '../api/object-util.js';
 import { ForbiddenKeyError } from '../codec/json-text.js';
 import { readYaml, yamlBodyText, YamlDecodeError } from '../codec/yaml-text.js';
@@ -167,7 +167,7 @@ export function applyToObject(t: ApplyTarget, live: Obj | undefined, config: Obj
       manager,
       apiVersion,
       type: typeFor(info),
-      resetFields: resetFieldsFor({ group: info.group, resource: info.resource, hasStatus: 'status' in info.subresources }, subresource),
+      resetFields: resetFieldsFor({ group: info.group, resource: info.resource, hasStatus: 'status' in info.subresources, custom: info.custom }, subresource),
       now: nowTimestamp(),
       force: t.force,
       empty: emptyObjectFor(info),
@@ -211,6 +211,15 @@ export function applyToScale(t: ApplyTarget, parent: Obj, scale: Obj, config: Ob
     });
     return object;
   });
+  if (t.info.custom === true) {
+    // kube-apiserver 1.36 fails here for custom resources: its field manager converts the applied
+    // Scale to the custom resource's version, which the custom resource converter refuses.
+    throw new ApiError(
+      500,
+      '',
+      `failed to convert new object (${objectId(config, SCALE_GROUP_VERSION, 'Scale')}) to proper version: request to convert CR to an invalid group/version: ${SCALE_GROUP_VERSION}`,
+    );
+  }
   const scaleManaged = decodeManagedFields(metadataOf(applied).managedFields);
   return { scale: applied, managedFields: parentEntriesAfterScale(parentEntries, scaleManaged, t.apiVersion, paths) ?? [] };
 }

@@ -62,7 +62,10 @@ function recordOrThrow(w: TrackedWrite, live: Obj, next: Obj, sent: unknown): vo
     apiVersion: w.apiVersion,
     subresource: w.subresource,
     type: typeFor(w.info),
-    resetFields: resetFieldsFor({ group: w.info.group, resource: w.info.resource, hasStatus: 'status' in w.info.subresources }, w.subresource),
+    resetFields: resetFieldsFor(
+      { group: w.info.group, resource: w.info.resource, hasStatus: 'status' in w.info.subresources, custom: w.info.custom },
+      w.subresource,
+    ),
     now: nowTimestamp(),
     sent,
   });
