@@ -7,7 +7,9 @@ import { applyConflictStatus } from '../fieldmanager/apply-conflict-status.js';
 import { ManagedFieldsError } from '../fieldmanager/managed-fields.js';
 import { resetFieldsFor } from '../fieldmanager/reset-fields.js';
 import { emptyObjectFor, typeFor } from '../fieldmanager/track-write.js';
-import { TypedValueError } from '../fieldmanager/typed-value.js';
+import { toFieldSet, TypedValueError } from '../fieldmanager/typed-value.js';
+import { compareObjects } from '../fieldmanager/compare-objects.js';
+import type { FieldSet } from '../fieldmanager/field-set.js';
 import { goJson } from '../fieldmanager/path-element.js';
 import { decodeInto, TypedDecodeError } from '../codec/typed-decode.js';
 import { schemaForDefinition } from '../schema/openapi-schema.js';
@@ -162,20 +164,62 @@ export function applyToObject(t: ApplyTarget, live: Obj | undefined, config: Obj
   const { info, apiVersion, manager, subresource } = t;
   checkAppliedTypes(info, apiVersion, config);
   const base = live ?? emptyObjectFor(info);
-  return applyOrThrow(config, apiVersion, info.kind, () => {
-    const { object } = applyConfiguration(base, config, {
+  const type = typeFor(info);
+  const run = (force: boolean): Obj =>
+    applyConfiguration(base, config, {
       manager,
       apiVersion,
-      type: typeFor(info),
+      type,
       resetFields: resetFieldsFor({ group: info.group, resource: info.resource, hasStatus: 'status' in info.subresources, custom: info.custom }, subresource),
       now: nowTimestamp(),
-      force: t.force,
+      force,
       empty: emptyObjectFor(info),
       subresource,
-    });
+    }).object;
+  return applyOrThrow(config, apiVersion, info.kind, () => {
+    let object: Obj;
+    try {
+      object = run(t.force);
+    } catch (err) {
+      if (!(err instanceof ApplyConflictError) || manager !== 'kubectl' || live === undefined) throw err;
+      // kube's lastAppliedManager: conflicts on fields client-side apply last applied, unchanged
+      // since, are forgiven (the apply is forced); only the others are reported.
+      const allowed = allowedConflictsFromLastApplied(live, apiVersion, type);
+      if (allowed === undefined) throw err;
+      const remaining = err.conflicts.filter((c) => !allowed.has(c.path));
+      if (remaining.length > 0) throw new ApplyConflictError(remaining);
+      object = run(true);
+    }
     if (manager === 'kubectl' && subresource === '') refreshLastApplied(object, config);
     return object;
   });
+}
+
+/**
+ * The fields client-side apply's last-applied annotation on `live` sets to the values `live`
+ * still has (kube's allowedConflictsFromLastApplied); undefined when there is no annotation, it
+ * does not read as an object of `apiVersion`, or it cannot be typed.
+ */
+function allowedConflictsFromLastApplied(live: Obj, apiVersion: string, type: SmdType): FieldSet | undefined {
+  const annotations = metadataOf(live).annotations;
+  const text = isObject(annotations) ? annotations[LAST_APPLIED] : undefined;
+  if (typeof text !== 'string' || text === '') return undefined;
+  let lastApplied: unknown;
+  try {
+    lastApplied = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isObject(lastApplied) || lastApplied.apiVersion !== apiVersion) return undefined;
+  try {
+    const liveValue = structuredClone(live);
+    delete metadataOf(liveValue).managedFields;
+    const cmp = compareObjects(lastApplied, liveValue, type);
+    return toFieldSet(lastApplied, type).difference(cmp.modified).difference(cmp.added).difference(cmp.removed);
+  } catch (err) {
+    if (err instanceof TypedValueError) return undefined;
+    throw err;
+  }
 }
 
 const SCALE_KIND = { group: 'autoscaling', version: 'v1', kind: 'Scale' };

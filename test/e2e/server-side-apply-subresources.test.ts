@@ -214,3 +214,49 @@ describe('apply to a Deployment status and scale', () => {
     });
   });
 });
+
+describe("kubectl's server-side apply over client-side apply's last-applied configuration", () => {
+  const path = (): string => `/api/v1/namespaces/${ns}/configmaps/lf`;
+  const lastApplied = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'lf', namespace: ns }, data: { a: '1', b: '2' } };
+
+  test('conflicts on fields last applied and unchanged since are forgiven; the others are reported (as kube-apiserver 1.36)', async () => {
+    const created = await api(srv.url, `/api/v1/namespaces/${ns}/configmaps?fieldManager=kubectl-client-side-apply`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'lf', annotations: { 'kubectl.kubernetes.io/last-applied-configuration': `${JSON.stringify(lastApplied)}\n` } },
+        data: { a: '1', b: '2' },
+      }),
+    });
+    assert.equal(created.status, 201, created.text);
+    const patched = await api(srv.url, `${path()}?fieldManager=other`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/merge-patch+json' },
+      body: JSON.stringify({ data: { b: 'X' } }),
+    });
+    assert.equal(patched.status, 200, patched.text);
+    const conflicting = await apply(path(), 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: lf}\ndata: {a: "9", b: "9"}\n', 'fieldManager=kubectl');
+    assert.equal(conflicting.status, 409, conflicting.text);
+    assert.equal(conflicting.body.message, 'Apply failed with 1 conflict: conflict with "other" using v1: .data.b');
+    const r = await apply(path(), 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: lf}\ndata: {a: "9", b: "X"}\n', 'fieldManager=kubectl');
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(r.body.data, { a: '9', b: 'X' });
+    assert.deepEqual(r.body.metadata.annotations, {
+      'kubectl.kubernetes.io/last-applied-configuration': '{"apiVersion":"v1","data":{"a":"9","b":"X"},"kind":"ConfigMap","metadata":{"name":"lf"}}\n',
+    });
+    assert.deepEqual(
+      (r.body.metadata.managedFields as Obj[]).map((e) => [e.manager, e.operation, e.fieldsV1]),
+      [
+        ['kubectl', 'Apply', { 'f:data': { 'f:a': {}, 'f:b': {} } }],
+        [
+          'kubectl-client-side-apply',
+          'Update',
+          { 'f:data': {}, 'f:metadata': { 'f:annotations': { '.': {}, 'f:kubectl.kubernetes.io/last-applied-configuration': {} } } },
+        ],
+        ['other', 'Update', { 'f:data': { 'f:b': {} } }],
+      ],
+    );
+  });
+});
