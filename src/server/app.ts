@@ -10,6 +10,7 @@ import { NamespaceLifecycle } from '../admission/namespace-lifecycle.js';
 import { PriorityAdmission } from '../admission/priority.js';
 import { ServiceAccountAdmission } from '../admission/service-account.js';
 import { Admission } from '../admission/admission.js';
+import { webhookAdmission } from '../admission/webhook-admission.js';
 import { listenOrExplain } from '../cli/startup-error.js';
 import type { ServerConfig } from '../cli/flags.js';
 import { writeError } from '../codec/response-writer.js';
@@ -105,6 +106,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   const registry = ResourceRegistry.builtIn(config.runtimeConfig);
   const shutdown = new AbortController();
   const authorizer = options.authorizer ?? authorizerFor(config.authorizationMode);
+  const webhooks = webhookAdmission(storage, registry, shutdown.signal, (error) => logger.warn('cannot watch webhook configurations', { error }));
   const services: ApiServices = {
     authorizer,
     registry,
@@ -115,6 +117,8 @@ export async function startServer(config: ServerConfig, storage: Storage, option
       new ServiceAccountAdmission(storage),
       new PriorityAdmission(storage),
       new DefaultTolerationSeconds(),
+      webhooks.mutating,
+      webhooks.validating,
     ]),
     featureGates: config.featureGates,
     limits: config.limits,
@@ -218,6 +222,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   // Every process serves the custom resources of the stored CRDs (and races the others on their status).
   const crdRegistrar = new CrdRegistrar(services, { openapi, onError: (msg, error) => logger.warn(msg, { error }) });
   await crdRegistrar.start();
+  await webhooks.start();
   let controller: NamespaceController | undefined;
   let serviceAccounts: DefaultServiceAccounts | undefined;
   let flowControl: FlowControlConfigController | undefined;
@@ -253,6 +258,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
       identityLease?.stop();
       crdRegistrar.stop();
       shutdown.abort();
+      webhooks.close();
       await new Promise<void>((resolve) => {
         if (handed === undefined) {
           http.close(() => resolve());
