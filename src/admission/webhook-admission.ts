@@ -12,12 +12,14 @@ export interface WebhookAdmission {
   validating: ValidatingAdmissionWebhook;
   /** Lists both configuration kinds and starts watching them (calls wait for this on their own). */
   start(): Promise<void>;
-  /** Closes the client's kept-alive connections (the watches end with `signal`). */
+  /** Ends the watches and closes the client's kept-alive connections. */
   close(): void;
 }
 
-/** Builds the plugins; their watches end when `signal` aborts. */
-export function webhookAdmission(storage: Storage, registry: ResourceRegistry, signal: AbortSignal, onError: (err: unknown) => void): WebhookAdmission {
+/** Builds the plugins; their watches end on `close()`. */
+export function webhookAdmission(storage: Storage, registry: ResourceRegistry, onError: (err: unknown) => void): WebhookAdmission {
+  const stop = new AbortController();
+  const signal = stop.signal;
   const client = new WebhookClient(new StorageServiceResolver(storage));
   const dispatch = new WebhookDispatch(storage, registry, client);
   const mutatingConfigs = new WebhookConfigurations(storage, MUTATING_WEBHOOKS_TYPE, signal, onError);
@@ -28,6 +30,9 @@ export function webhookAdmission(storage: Storage, registry: ResourceRegistry, s
     start: async () => {
       await Promise.all([mutatingConfigs.start(), validatingConfigs.start()]);
     },
-    close: () => client.close(),
+    close: () => {
+      stop.abort();
+      client.close();
+    },
   };
 }

@@ -106,7 +106,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   const registry = ResourceRegistry.builtIn(config.runtimeConfig);
   const shutdown = new AbortController();
   const authorizer = options.authorizer ?? authorizerFor(config.authorizationMode);
-  const webhooks = webhookAdmission(storage, registry, shutdown.signal, (error) => logger.warn('cannot watch webhook configurations', { error }));
+  const webhooks = webhookAdmission(storage, registry, (error) => logger.warn('cannot watch webhook configurations', { error }));
   const services: ApiServices = {
     authorizer,
     registry,
