@@ -21,6 +21,7 @@ import { memoryScenario } from './scenario-memory.js';
 import type { Scenario } from './scenario.js';
 import { startupScenario } from './scenario-startup.js';
 import { watchFanoutManyScenario, watchFanoutScenario } from './scenario-watch-fanout.js';
+import { webhookScenario } from './scenario-webhook.js';
 import { renderTable } from './table.js';
 
 const SCENARIOS: Record<ScenarioName, Scenario> = {
@@ -34,6 +35,7 @@ const SCENARIOS: Record<ScenarioName, Scenario> = {
   'informer-start': informerStartScenario,
   gc: gcScenario,
   decode: decodeScenario,
+  webhook: webhookScenario,
 };
 
 /** The JSON written by --json (and read by --baseline). */
