@@ -6,7 +6,7 @@ import { applyDefaults } from '../strategy/strategies.js';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission.js';
 import { denial, isExemptFromWebhooks, WebhookCallFailure, type CallResult, type WebhookDispatch } from './webhook-dispatch.js';
 import type { WebhookConfigurations } from './webhook-configurations.js';
-import { convertObject } from './webhook-matching.js';
+import { fromWebhookView, isScaleWrite } from './webhook-matching.js';
 
 const PLUGIN = 'MutatingAdmissionWebhook';
 const MUTATION_PREFIX = 'mutation.webhook.admission.k8s.io/';
@@ -114,8 +114,8 @@ export class MutatingAdmissionWebhook implements AdmissionPlugin {
         `${PATCH_PREFIX}round_${round}_index_${index}`,
         JSON.stringify({ configuration: hook.configuration, webhook: hook.name, patch: result.patch, patchType: 'JSONPatch' }),
       );
-      applyDefaults(resource, patched);
-      const back = convertObject(patched, resource, attrs.info);
+      if (!isScaleWrite(attrs)) applyDefaults(resource, patched);
+      const back = fromWebhookView(patched, attrs, resource, attrs.object);
       for (const key of Object.keys(attrs.object)) delete attrs.object[key];
       Object.assign(attrs.object, back);
       return changed;

@@ -18,7 +18,7 @@ import {
 } from './admission-review.js';
 import { matchConditionCompiler, type CompiledMatchConditions } from './match-conditions.js';
 import type { ConfiguredWebhook } from './webhook-configurations.js';
-import { admissionNamespace, convertObject, isNamespaceResource, matchedResource } from './webhook-matching.js';
+import { admissionNamespace, isNamespaceResource, matchedResource, webhookView } from './webhook-matching.js';
 
 /**
  * The steps the mutating and validating webhook plugins share, after kube's generic webhook plugin:
@@ -151,8 +151,8 @@ export class WebhookDispatch {
     attrs: AdmissionAttributes,
     version = 'v1',
   ): { object: Obj | undefined; oldObject: Obj | undefined; request: Obj; uid: string; review: Obj } {
-    const object = attrs.object === undefined ? undefined : convertObject(attrs.object, attrs.info, resource);
-    const oldObject = attrs.oldObject === undefined ? undefined : convertObject(attrs.oldObject, attrs.info, resource);
+    const object = attrs.object === undefined ? undefined : webhookView(attrs.object, attrs, resource);
+    const oldObject = attrs.oldObject === undefined ? undefined : webhookView(attrs.oldObject, attrs, resource);
     const { uid, review } = admissionReview(version, {
       operation: attrs.operation,
       resource,

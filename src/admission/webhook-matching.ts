@@ -1,5 +1,6 @@
 import { servedObject, toStorageVersion } from '../conversion/version-conversion.js';
 import type { Obj } from '../api/object-util.js';
+import { fromScale, toScale } from '../store/scale.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
 import { apiVersionOf, storageTypeOf, type ResourceInfo } from '../registry/resource-types.js';
 import type { AdmissionAttributes } from './admission.js';
@@ -78,6 +79,24 @@ function equivalentResources(info: ResourceInfo, subresource: string, registry: 
         !(other.group === info.group && other.version === info.version && other.resource === info.resource) &&
         (subresource === '' || other.subresources[subresource] !== undefined),
     );
+}
+
+/** Whether a write is to the scale subresource, whose webhooks see autoscaling/v1 Scale objects. */
+export function isScaleWrite(attrs: AdmissionAttributes): boolean {
+  return attrs.subresource === 'scale' && attrs.info.subresources.scale !== undefined;
+}
+
+/**
+ * What a webhook sees of `obj` (an object of the request's resource) when called for `to`: a Scale
+ * for scale writes, otherwise the object converted to `to`'s version.
+ */
+export function webhookView(obj: Obj, attrs: AdmissionAttributes, to: ResourceInfo): Obj {
+  return isScaleWrite(attrs) ? toScale({ info: to }, obj) : convertObject(obj, attrs.info, to);
+}
+
+/** The object a webhook's patched view stands for, in the request's version. */
+export function fromWebhookView(view: Obj, attrs: AdmissionAttributes, from: ResourceInfo, current: Obj): Obj {
+  return isScaleWrite(attrs) ? fromScale(view, current) : convertObject(view, from, attrs.info);
 }
 
 /**

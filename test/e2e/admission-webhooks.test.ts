@@ -426,3 +426,36 @@ test('webhook configurations are never subject to webhooks', async () => {
   configs = configs.filter((c) => !c.endsWith(`/${name}`));
   assert.equal((await rest.post(cms(), cm('blocked'))).status, 500);
 });
+
+test('scale writes show webhooks an autoscaling/v1 Scale, and a patch of the Scale sets the replicas', async () => {
+  const seen: Obj[] = [];
+  respond('/scale', (req) => {
+    seen.push(req);
+    return { allowed: true, patchType: 'JSONPatch', patch: patchOf([{ op: 'replace', path: '/spec/replicas', value: 5 }]) };
+  });
+  await configure('mutating', `${ns}-scale`, [
+    webhook('scale.example.com', '/scale', { rules: [{ operations: ['UPDATE'], apiGroups: ['apps'], apiVersions: ['v1'], resources: ['deployments/scale'] }] }),
+  ]);
+  await rest.create(`/apis/apps/v1/namespaces/${ns}/deployments`, {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'd' },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: { a: 'b' } },
+      template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }] } },
+    },
+  });
+  const r = await rest.patch(`/apis/apps/v1/namespaces/${ns}/deployments/d/scale`, { spec: { replicas: 2 } });
+  assert.equal(r.status, 200, r.text);
+  assert.equal(seen.length, 1);
+  assert.deepEqual(seen[0].kind, { group: 'autoscaling', version: 'v1', kind: 'Scale' });
+  assert.deepEqual(seen[0].requestKind, { group: 'autoscaling', version: 'v1', kind: 'Scale' });
+  assert.deepEqual(seen[0].resource, { group: 'apps', version: 'v1', resource: 'deployments' });
+  assert.equal(seen[0].subResource, 'scale');
+  assert.equal(seen[0].object.kind, 'Scale');
+  assert.equal(seen[0].object.spec.replicas, 2);
+  assert.equal(seen[0].oldObject.spec.replicas, 1);
+  assert.equal(r.body.spec.replicas, 5);
+  assert.equal((await rest.get(`/apis/apps/v1/namespaces/${ns}/deployments/d`)).body.spec.replicas, 5);
+});
