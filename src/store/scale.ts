@@ -134,7 +134,7 @@ function customScale(paths: CustomScalePaths, obj: Obj, scaleMeta: Obj): Obj {
 }
 
 /** The Scale view of a scalable object. */
-export function toScale(r: ResourceTarget, obj: Obj): Obj {
+export function toScale(r: Pick<ResourceTarget, 'info'>, obj: Obj): Obj {
   const meta = metadataOf(obj);
   const spec = isObject(obj.spec) ? obj.spec : {};
   const status = isObject(obj.status) ? obj.status : {};

@@ -7,6 +7,7 @@ import { servedObject, storageVersionOf, toStorageVersion } from '../conversion/
 import { releaseServiceAllocation, withServiceAllocation } from '../services/service-allocation.js';
 import { guaranteedUpdate, RETRY } from './guaranteed-update.js';
 import type { ResourceTarget } from './resource-target.js';
+import { admissionRequestOf } from '../admission/admission-request.js';
 import { fromScale, replicasPathsOf, toScale } from './scale.js';
 import { storageErrorToApi } from './storage-errors.js';
 import { validateUpdate } from './validate-object.js';
@@ -142,7 +143,7 @@ export async function updateObject(
         object: result,
         oldObject: current,
         dryRun,
-        warn: r.warn,
+        request: admissionRequestOf(r, 'UPDATE'),
       };
       await r.services.admission.admit(attrs);
       validateUpdate(r, result, current);
