@@ -1,5 +1,13 @@
 import type { Obj } from '../api/object-util.js';
+import type { User } from '../auth/user.js';
 import type { ResourceInfo } from '../registry/resource-types.js';
+
+/** Who sent a write and where its warnings go (absent for the server's own writes). */
+export interface AdmissionRequestContext {
+  user: User;
+  /** Adds a `Warning` header to the response, as kube's warning recorder does. */
+  warn(text: string): void;
+}
 
 /** What an admission plugin sees of a write. */
 export interface AdmissionAttributes {
@@ -11,6 +19,10 @@ export interface AdmissionAttributes {
   object: Obj | undefined;
   oldObject: Obj | undefined;
   dryRun: boolean;
+  /** The client's identity and warning sink, when the write comes from a request. */
+  request?: AdmissionRequestContext;
+  /** Audit annotations plugins add (`policy/key` → value), as kube's admission records them. */
+  auditAnnotations?: Record<string, string>;
 }
 
 /** An admission plugin: mutates `attrs.object` in place (mutating phase) or throws an ApiError. */

@@ -10,6 +10,8 @@ import { NamespaceLifecycle } from '../admission/namespace-lifecycle.js';
 import { PriorityAdmission } from '../admission/priority.js';
 import { ServiceAccountAdmission } from '../admission/service-account.js';
 import { Admission } from '../admission/admission.js';
+import { MutatingAdmissionPolicyPlugin } from '../admission/policy/mutating-policy-admission.js';
+import { ValidatingAdmissionPolicyPlugin } from '../admission/policy/validating-policy-admission.js';
 import { listenOrExplain } from '../cli/startup-error.js';
 import type { ServerConfig } from '../cli/flags.js';
 import { writeError } from '../codec/response-writer.js';
@@ -105,6 +107,9 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   const registry = ResourceRegistry.builtIn(config.runtimeConfig);
   const shutdown = new AbortController();
   const authorizer = options.authorizer ?? authorizerFor(config.authorizationMode);
+  const policyError = (error: unknown): void => logger.warn('admission policies: watch failed', { error });
+  const mutatingPolicies = new MutatingAdmissionPolicyPlugin(registry, storage, shutdown.signal, policyError);
+  const validatingPolicies = new ValidatingAdmissionPolicyPlugin(registry, storage, shutdown.signal, policyError);
   const services: ApiServices = {
     authorizer,
     registry,
@@ -115,6 +120,8 @@ export async function startServer(config: ServerConfig, storage: Storage, option
       new ServiceAccountAdmission(storage),
       new PriorityAdmission(storage),
       new DefaultTolerationSeconds(),
+      mutatingPolicies,
+      validatingPolicies,
     ]),
     featureGates: config.featureGates,
     limits: config.limits,
@@ -218,6 +225,8 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   // Every process serves the custom resources of the stored CRDs (and races the others on their status).
   const crdRegistrar = new CrdRegistrar(services, { openapi, onError: (msg, error) => logger.warn(msg, { error }) });
   await crdRegistrar.start();
+  // Every process watches the admission policies; writes wait until the first lists are cached.
+  await Promise.all([mutatingPolicies.start(), validatingPolicies.start()]);
   let controller: NamespaceController | undefined;
   let serviceAccounts: DefaultServiceAccounts | undefined;
   let flowControl: FlowControlConfigController | undefined;

@@ -78,6 +78,7 @@ export async function deleteObject(r: ResourceTarget, name: string, opts: Delete
       object: undefined,
       oldObject: obj,
       dryRun: opts.dryRun,
+      request: r.admissionContext,
     });
     const held = Array.isArray(meta.finalizers) ? meta.finalizers.filter((f): f is string => typeof f === 'string') : [];
     // The propagation policy becomes the `orphan` / `foregroundDeletion` finalizers, as kube's store does.

@@ -120,6 +120,7 @@ export async function updateObject(
         object: result,
         oldObject: current,
         dryRun,
+        request: r.admissionContext,
       };
       await r.services.admission.admit(attrs);
       validateUpdate(r, result, current);
