@@ -12,6 +12,7 @@ import { ServiceAccountAdmission } from '../admission/service-account.js';
 import { Admission } from '../admission/admission.js';
 import { MutatingAdmissionPolicyPlugin } from '../admission/policy/mutating-policy-admission.js';
 import { ValidatingAdmissionPolicyPlugin } from '../admission/policy/validating-policy-admission.js';
+import { PolicyStatusController } from '../admission/policy/policy-status-controller.js';
 import { listenOrExplain } from '../cli/startup-error.js';
 import type { ServerConfig } from '../cli/flags.js';
 import { writeError } from '../codec/response-writer.js';
@@ -231,6 +232,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   let serviceAccounts: DefaultServiceAccounts | undefined;
   let flowControl: FlowControlConfigController | undefined;
   let identityLease: ApiserverIdentityLease | undefined;
+  let policyStatus: PolicyStatusController | undefined;
   const advertised = config.advertiseAddress || advertiseAddressFor(config.bindAddress);
   await bootstrapCluster(storage, { address: advertised, port }, config.serviceClusterIPRange);
   await ensureLocalApiServices(storage, registry);
@@ -243,6 +245,8 @@ export async function startServer(config: ServerConfig, storage: Storage, option
     await flowControl.start();
     identityLease = new ApiserverIdentityLease(storage, { peerAddress: `${advertised}:${port}` });
     await identityLease.start();
+    policyStatus = new PolicyStatusController(storage, registry, (error) => logger.warn('admission policy status', { error }));
+    await policyStatus.start();
   }
   // Every process is a candidate; the elected one runs the garbage collector and the disruption controller.
   const controllerManager = controllerManagerFor(services, config.controllers);
@@ -260,6 +264,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
       serviceAccounts?.stop();
       flowControl?.stop();
       identityLease?.stop();
+      policyStatus?.stop();
       crdRegistrar.stop();
       shutdown.abort();
       await new Promise<void>((resolve) => {

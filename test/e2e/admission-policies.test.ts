@@ -7,6 +7,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { api, startTestServer, type TestServer } from '../helpers/capstan.js';
+import { createNamespace, eventually, fresh, startRedisWorkers, type RedisWorkers } from '../helpers/redis-workers.js';
 
 type Obj = Record<string, any>;
 const json = { 'content-type': 'application/json' };
@@ -105,5 +106,237 @@ describe('validating and mutating admission policies (one process, memory)', () 
     ]) {
       assert.equal((await c.del(path)).status, 200);
     }
+  });
+
+  test('params: by name, by selector, per namespace; parameterNotFoundAction Deny and Allow', async () => {
+    const cms = '/api/v1/namespaces/vap-b/configmaps';
+    for (const [name, max, labels] of [
+      ['limits', '2', { kind: 'limit' }],
+      ['limits-2', '5', { kind: 'limit' }],
+    ] as const) {
+      assert.equal((await c.post(cms, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels }, data: { max } })).status, 201);
+    }
+    const policy = await c.post(`${ADM}/validatingadmissionpolicies`, {
+      metadata: { name: 'p-params' },
+      spec: {
+        paramKind: { apiVersion: 'v1', kind: 'ConfigMap' },
+        matchConstraints: { resourceRules: [{ apiGroups: ['apps'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['deployments'] }] },
+        validations: [{ expression: 'object.spec.replicas <= int(params.data.max)', messageExpression: "'at most ' + params.data.max + ' replicas'" }],
+      },
+    });
+    assert.equal(policy.status, 201, policy.text);
+    const bind = async (name: string, paramRef: Obj, namespace: string) => {
+      const b = await c.post(`${ADM}/validatingadmissionpolicybindings`, {
+        metadata: { name },
+        spec: { policyName: 'p-params', validationActions: ['Deny'], paramRef, matchResources: { namespaceSelector: { matchLabels: { team: namespace } } } },
+      });
+      assert.equal(b.status, 201, b.text);
+    };
+    await bind('by-name', { name: 'limits', namespace: 'vap-b', parameterNotFoundAction: 'Deny' }, 'vap-a');
+    await bind('by-selector', { selector: { matchLabels: { kind: 'limit' } }, parameterNotFoundAction: 'Allow' }, 'vap-b');
+    const deployment = (ns: string, replicas: number) =>
+      c.post(`/apis/apps/v1/namespaces/${ns}/deployments`, {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { generateName: 'd-' },
+        spec: {
+          replicas,
+          selector: { matchLabels: { a: 'b' } },
+          template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+        },
+      });
+    assert.equal((await deployment('vap-a', 2)).status, 201);
+    const over = await deployment('vap-a', 3);
+    assert.equal(over.status, 422, over.text);
+    assert.match(
+      over.body.message,
+      /^deployments.apps "d-\w+" is forbidden: ValidatingAdmissionPolicy 'p-params' with binding 'by-name' denied request: at most 2 replicas$/,
+    );
+    // Every selected param is evaluated: 3 passes limits-2 (5) but not limits (2).
+    const selected = await deployment('vap-b', 3);
+    assert.equal(selected.status, 422, selected.text);
+    assert.match(selected.body.message, /binding 'by-selector' denied request: at most 2 replicas$/);
+    assert.equal((await c.del(`${cms}/limits`)).status, 200);
+    assert.equal((await c.del(`${cms}/limits-2`)).status, 200);
+    // No params: Deny refuses, Allow admits without evaluating.
+    const missing = await deployment('vap-a', 1);
+    assert.equal(missing.status, 422, missing.text);
+    assert.match(
+      missing.body.message,
+      /binding 'by-name' denied request: failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction$/,
+    );
+    assert.equal((await deployment('vap-b', 9)).status, 201);
+    for (const path of ['validatingadmissionpolicybindings/by-name', 'validatingadmissionpolicybindings/by-selector', 'validatingadmissionpolicies/p-params']) {
+      assert.equal((await c.del(`${ADM}/${path}`)).status, 200);
+    }
+  });
+
+  test('matchConditions, excludeResourceRules, failurePolicy Ignore and the requesting user in `request`', async () => {
+    const policy = await c.post(`${ADM}/validatingadmissionpolicies`, {
+      metadata: { name: 'p-cond' },
+      spec: {
+        failurePolicy: 'Ignore',
+        matchConstraints: {
+          resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['*'], resources: ['*'] }],
+          excludeResourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['*'], resources: ['secrets'] }],
+          namespaceSelector: { matchLabels: { team: 'vap-b' } },
+        },
+        matchConditions: [{ name: 'labelled', expression: "has(object.metadata.labels) && 'check' in object.metadata.labels" }],
+        validations: [
+          { expression: "request.userInfo.username != 'system:admin' || request.operation != 'CREATE'", message: 'no admin creates' },
+          { expression: 'object.data.x == 1' },
+        ],
+      },
+    });
+    assert.equal(policy.status, 201, policy.text);
+    assert.equal(
+      (await c.post(`${ADM}/validatingadmissionpolicybindings`, { metadata: { name: 'b-cond' }, spec: { policyName: 'p-cond', validationActions: ['Deny'] } }))
+        .status,
+      201,
+    );
+    const denied = await c.post('/api/v1/namespaces/vap-b/configmaps', configMap({ check: 'y' }, { x: 'y' }));
+    assert.equal(denied.status, 422, denied.text);
+    assert.match(denied.body.message, /denied request: no admin creates$/);
+    // Not labelled: the match condition skips it; secrets are excluded.
+    assert.equal((await c.post('/api/v1/namespaces/vap-b/configmaps', { ...configMap({}, {}), metadata: { name: 'plain' } })).status, 201);
+    const secret = await c.post('/api/v1/namespaces/vap-b/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', labels: { check: 'y' } } });
+    assert.equal(secret.status, 201, secret.text);
+    for (const path of ['validatingadmissionpolicybindings/b-cond', 'validatingadmissionpolicies/p-cond'])
+      assert.equal((await c.del(`${ADM}/${path}`)).status, 200);
+  });
+
+  test('mutating policies: ApplyConfiguration and JSONPatch, with variables and namespaceObject', async () => {
+    const policy = await c.post(`${ADM}/mutatingadmissionpolicies`, {
+      metadata: { name: 'm1' },
+      spec: {
+        matchConstraints: {
+          resourceRules: [{ apiGroups: ['apps'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['deployments'] }],
+          namespaceSelector: { matchLabels: { team: 'vap-a' } },
+        },
+        reinvocationPolicy: 'Never',
+        variables: [{ name: 'owner', expression: "'team-' + namespaceObject.metadata.name" }],
+        mutations: [
+          {
+            patchType: 'ApplyConfiguration',
+            applyConfiguration: { expression: 'Object{metadata: Object.metadata{annotations: {"owner": variables.owner}}, spec: Object.spec{replicas: 7}}' },
+          },
+          {
+            patchType: 'JSONPatch',
+            jsonPatch: { expression: '[JSONPatch{op: "add", path: "/metadata/labels/patched", value: "yes"}]' },
+          },
+        ],
+      },
+    });
+    assert.equal(policy.status, 201, policy.text);
+    assert.equal((await c.post(`${ADM}/mutatingadmissionpolicybindings`, { metadata: { name: 'mb1' }, spec: { policyName: 'm1' } })).status, 201);
+    const created = await c.post('/apis/apps/v1/namespaces/vap-a/deployments', {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'mutated', labels: { a: 'b' } },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { a: 'b' } },
+        template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+      },
+    });
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.body.spec.replicas, 7);
+    assert.deepEqual(created.body.metadata.annotations, { owner: 'team-vap-a' });
+    assert.deepEqual(created.body.metadata.labels, { a: 'b', patched: 'yes' });
+    // The containers list merges by name: the template is untouched.
+    assert.equal(created.body.spec.template.spec.containers[0].image, 'nginx');
+    for (const path of ['mutatingadmissionpolicybindings/mb1', 'mutatingadmissionpolicies/m1']) assert.equal((await c.del(`${ADM}/${path}`)).status, 200);
+  });
+
+  test('a failing mutation answers 403 with the policy error', async () => {
+    const policy = await c.post(`${ADM}/mutatingadmissionpolicies`, {
+      metadata: { name: 'm-bad' },
+      spec: {
+        matchConstraints: {
+          resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'] }],
+          namespaceSelector: { matchLabels: { team: 'vap-b' } },
+        },
+        mutations: [{ patchType: 'JSONPatch', jsonPatch: { expression: '[JSONPatch{op: "replace", path: "/nothere/deep", value: "x"}]' } }],
+      },
+    });
+    assert.equal(policy.status, 201, policy.text);
+    assert.equal((await c.post(`${ADM}/mutatingadmissionpolicybindings`, { metadata: { name: 'mb-bad' }, spec: { policyName: 'm-bad' } })).status, 201);
+    const refused = await c.post('/api/v1/namespaces/vap-b/configmaps', { ...configMap({}, { a: 'b' }), metadata: { name: 'refused' } });
+    assert.equal(refused.status, 403, refused.text);
+    assert.equal(refused.body.reason, 'Invalid');
+    assert.equal(
+      refused.body.message,
+      "policy 'm-bad' with binding 'mb-bad' denied request: JSON Patch: replace operation does not apply: doc is missing path: /nothere/deep: missing value",
+    );
+    for (const path of ['mutatingadmissionpolicybindings/mb-bad', 'mutatingadmissionpolicies/m-bad']) assert.equal((await c.del(`${ADM}/${path}`)).status, 200);
+  });
+
+  test('the status controller records observedGeneration and typeChecking', async () => {
+    const created = await c.post(`${ADM}/validatingadmissionpolicies`, {
+      metadata: { name: 'p-status' },
+      spec: {
+        matchConstraints: { resourceRules: [{ apiGroups: ['apps'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['deployments'] }] },
+        validations: [{ expression: 'object.spec.replicas > 1' }],
+      },
+    });
+    assert.equal(created.status, 201, created.text);
+    let status: Obj = {};
+    await eventually(async () => {
+      status = (await c.get(`${ADM}/validatingadmissionpolicies/p-status`)).body.status ?? {};
+      return status.observedGeneration === 1;
+    }, 'the policy status');
+    assert.deepEqual(status, { observedGeneration: 1, typeChecking: {} });
+    assert.equal((await c.del(`${ADM}/validatingadmissionpolicies/p-status`)).status, 200);
+  });
+});
+
+describe('admission policies across two workers sharing Redis', () => {
+  let cluster: RedisWorkers;
+  before(async () => {
+    cluster = await startRedisWorkers();
+  });
+  after(async () => {
+    await cluster?.stop();
+  });
+
+  test('every worker enforces a new binding, and stops when it is deleted', async () => {
+    await createNamespace(cluster.url, 'vap-redis');
+    const post = (path: string, body: Obj) => fresh(cluster.url, path, { method: 'POST', body });
+    const p = await post(`${ADM}/validatingadmissionpolicies`, {
+      metadata: { name: 'p-redis' },
+      spec: {
+        matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'] }] },
+        validations: [{ expression: "object.metadata.name != 'nope'" }],
+      },
+    });
+    assert.equal(p.status, 201, p.text);
+    const started = Date.now();
+    assert.equal(
+      (await post(`${ADM}/validatingadmissionpolicybindings`, { metadata: { name: 'b-redis' }, spec: { policyName: 'p-redis', validationActions: ['Deny'] } }))
+        .status,
+      201,
+    );
+    // Fresh connections reach either worker: eight denials in a row means both enforce it.
+    const deniedEverywhere = async (): Promise<boolean> => {
+      for (let i = 0; i < 8; i++) {
+        const r = await fresh(cluster.url, '/api/v1/namespaces/vap-redis/configmaps?dryRun=All', { method: 'POST', body: { metadata: { name: 'nope' } } });
+        if (r.status !== 422) return false;
+      }
+      return true;
+    };
+    await eventually(deniedEverywhere, 'the binding on every worker', 10_000);
+    console.log(`binding enforced by both workers after ${Date.now() - started} ms`);
+    assert.equal((await fresh(cluster.url, `${ADM}/validatingadmissionpolicybindings/b-redis`, { method: 'DELETE' })).status, 200);
+    await eventually(
+      async () => {
+        for (let i = 0; i < 8; i++) {
+          const r = await fresh(cluster.url, '/api/v1/namespaces/vap-redis/configmaps?dryRun=All', { method: 'POST', body: { metadata: { name: 'nope' } } });
+          if (r.status !== 201) return false;
+        }
+        return true;
+      },
+      'the binding gone from every worker',
+      10_000,
+    );
   });
 });

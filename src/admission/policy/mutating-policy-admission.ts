@@ -104,6 +104,20 @@ function toVersion(obj: Obj, from: ResourceInfo, to: ResourceInfo): Obj {
   return servedObject(toStorageVersion(obj, from), apiVersionOf(to.group, to.version));
 }
 
+/** kube's JSON patch replaces a missing key of an existing object by adding it. */
+function asKubePatchOperation(doc: unknown, op: jsonPatch.Operation): jsonPatch.Operation {
+  if (op.op !== 'replace') return op;
+  const slash = op.path.lastIndexOf('/');
+  if (slash < 0) return op;
+  const parent = slash === 0 ? doc : jsonPatch.getValueByPointer(doc, op.path.slice(0, slash));
+  const key = op.path
+    .slice(slash + 1)
+    .replace(/~1/g, '/')
+    .replace(/~0/g, '~');
+  if (isObject(parent) && !Array.isArray(parent) && !(key in parent)) return { op: 'add', path: op.path, value: op.value };
+  return op;
+}
+
 /** One mutation's result applied to `object`, or the error kube reports for it. */
 function applyMutation(m: CompiledMutation, value: unknown, object: Obj, info: ResourceInfo): { ok: true; object: Obj } | { ok: false; error: string } {
   if (m.patchType === 'JSONPatch') {
@@ -113,11 +127,21 @@ function applyMutation(m: CompiledMutation, value: unknown, object: Obj, info: R
       if (!isObject(item)) return { ok: false, error: 'type mismatch: JSONPatchType.expression should evaluate to array of JSONPatch' };
       ops.push(item as unknown as jsonPatch.Operation);
     }
-    try {
-      return { ok: true, object: jsonPatch.applyPatch(structuredClone(object), ops, true, false).newDocument };
-    } catch (err) {
-      return { ok: false, error: `JSON Patch: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}` };
+    let doc: unknown = structuredClone(object);
+    for (const op of ops) {
+      try {
+        doc = jsonPatch.applyOperation(doc, asKubePatchOperation(doc, op), true, true).newDocument;
+      } catch (err) {
+        const missing = err instanceof jsonPatch.JsonPatchError && err.name === 'OPERATION_PATH_UNRESOLVABLE';
+        const detail = missing
+          ? `${op.op} operation does not apply: doc is missing path: ${op.path}: missing value`
+          : err instanceof Error
+            ? err.message.split('\n')[0]
+            : String(err);
+        return { ok: false, error: `JSON Patch: ${detail}` };
+      }
     }
+    return isObject(doc) ? { ok: true, object: doc } : { ok: false, error: 'JSON Patch: the patched document is not an object' };
   }
   if (!isObject(value)) return { ok: false, error: `unsupported return type from ApplyConfiguration expression: ${typeof value}` };
   const merged = mergeValues(structuredClone(object), structuredClone(value), typeFor(info));
