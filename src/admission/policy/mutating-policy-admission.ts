@@ -109,7 +109,7 @@ function asKubePatchOperation(doc: unknown, op: jsonPatch.Operation): jsonPatch.
   if (op.op !== 'replace') return op;
   const slash = op.path.lastIndexOf('/');
   if (slash < 0) return op;
-  const parent = slash === 0 ? doc : jsonPatch.getValueByPointer(doc, op.path.slice(0, slash));
+  const parent: unknown = slash === 0 ? doc : jsonPatch.getValueByPointer(doc, op.path.slice(0, slash));
   const key = op.path
     .slice(slash + 1)
     .replace(/~1/g, '/')

@@ -66,7 +66,7 @@ export class PolicyStatusController {
       const policy = JSON.parse(stored.json) as Obj;
       if (!needsStatus(policy)) return;
       const meta = isObject(policy.metadata) ? policy.metadata : {};
-      const warnings = typeCheckPolicy(this.registry, policy);
+      const warnings = await typeCheckPolicy(this.storage, this.registry, policy);
       const status: Obj = { ...(isObject(policy.status) ? policy.status : {}) };
       status.observedGeneration = meta.generation;
       status.typeChecking = warnings.length > 0 ? { expressionWarnings: warnings } : {};
