@@ -114,7 +114,7 @@ function asKubePatchOperation(doc: unknown, op: jsonPatch.Operation): jsonPatch.
     .slice(slash + 1)
     .replace(/~1/g, '/')
     .replace(/~0/g, '~');
-  if (isObject(parent) && !Array.isArray(parent) && !(key in parent)) return { op: 'add', path: op.path, value: op.value };
+  if (isObject(parent) && !Array.isArray(parent) && !(key in parent)) return { op: 'add', path: op.path, value: op.value as unknown };
   return op;
 }
 
