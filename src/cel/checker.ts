@@ -81,6 +81,8 @@ export function checkExpr(expr: Expr, variables: ReadonlyMap<string, CelType>): 
       case 'selectExpr': {
         const operand = k.value.operand;
         if (operand === undefined) return DYN;
+        const qualified = qualifiedName(e);
+        if (qualified !== undefined && !k.value.testOnly && variables.has(qualified)) return variables.get(qualified)!;
         const ot = visit(operand);
         const ft = selectType(e, ot, k.value.field);
         return k.value.testOnly ? BOOL : ft;
@@ -265,6 +267,17 @@ export function checkExpr(expr: Expr, variables: ReadonlyMap<string, CelType>): 
 
   const result = visit(expr);
   return { type: result, issues, types };
+}
+
+/** `a.b.c` of an ident followed by selections, for variables declared with dotted names. */
+function qualifiedName(e: Expr): string | undefined {
+  const k = e.exprKind;
+  if (k.case === 'identExpr') return k.value.name;
+  if (k.case === 'selectExpr' && k.value.operand !== undefined) {
+    const base = qualifiedName(k.value.operand);
+    return base === undefined ? undefined : `${base}.${k.value.field}`;
+  }
+  return undefined;
 }
 
 /** Matches a declaration, binding its type parameter; the result type, or undefined. */

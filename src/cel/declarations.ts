@@ -248,7 +248,7 @@ const SIGNATURES = [
   'optional(A).or(optional(A)) optional(A)',
   // Kubernetes authorizer.
   'kubernetes.authorization.Authorizer.group(string) kubernetes.authorization.GroupCheck',
-  'kubernetes.authorization.Authorizer.serviceAccount(string, string) kubernetes.authorization.ResourceCheck',
+  'kubernetes.authorization.Authorizer.serviceAccount(string, string) kubernetes.authorization.Authorizer',
   'kubernetes.authorization.Authorizer.path(string) kubernetes.authorization.PathCheck',
   'kubernetes.authorization.GroupCheck.resource(string) kubernetes.authorization.ResourceCheck',
   'kubernetes.authorization.ResourceCheck.subresource(string) kubernetes.authorization.ResourceCheck',

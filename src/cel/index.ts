@@ -16,12 +16,12 @@ import { RE2JS } from '@bufbuild/re2';
 import { checkExpr, type CheckIssue } from './checker.js';
 import { estimateCost, type CostEstimate } from './cost.js';
 import { formatIssue, rewriteOptionalSyntax } from './source.js';
-import { DYN, type CelType } from './types.js';
+import type { CelType } from './types.js';
 import { buildFuncs, CelEvalError } from './library/registry.js';
 import { callCost, RuntimeCost } from './runtime-cost.js';
 import './library/optionals.js';
 import './library/lists.js';
-import './library/strings.js';
+import { stringOverrides } from './library/strings.js';
 import './library/regex.js';
 import './library/urls.js';
 import './library/quantity.js';
@@ -30,8 +30,10 @@ import './library/format.js';
 import './library/semver.js';
 import './library/authz.js';
 
-export { typeFromSchema, typeName, DYN, type CelType, type SchemaLike } from './types.js';
-export { toCelInput, fromCel } from './values.js';
+export * from './types.js';
+export { toCelInput, fromCel, optionalValue } from './values.js';
+export { authorizerValue, requestResourceValue, type AuthorizerBackend, type AuthzAttributes, type AuthzDecision } from './library/authz.js';
+export { estimateCost, maxSizeOf, type CostEstimate } from './cost.js';
 
 /** kube's per-expression runtime cost limit (celconfig.PerCallLimit). */
 export const PER_CALL_LIMIT = 1_000_000;
@@ -72,7 +74,7 @@ let env: CelEnv | undefined;
 
 function baseEnv(): CelEnv {
   if (env === undefined) {
-    const funcs = [...strings, ...buildFuncs()];
+    const funcs = [...strings, ...stringOverrides, ...buildFuncs()];
     env = withCostTracking(celEnv({ funcs, re2: { compile: (p: string) => compileRegex(p) } }));
   }
   return env;
@@ -287,5 +289,3 @@ function rootMessage(err: Error): string {
   }
   return (e as Error).message;
 }
-
-export { callCost, DYN as DYN_TYPE };

@@ -75,3 +75,29 @@ test('cost: literals and declared bounds keep estimates small, unbounded lists m
   const r = evaluate(c.program!, { self: toCelInput({ items: Array.from({ length: 200 }, (_, i) => String(i)) }, self) }, { costBudget: 1000 });
   assert.equal(r.error, 'operation cancelled: actual cost limit exceeded');
 });
+
+test('Kubernetes libraries: lists, strings, regex, URLs, quantity, IP/CIDR, format, semver', () => {
+  const cases: [string, unknown][] = [
+    ['[1,2,3].isSorted() && [3,1].min() == 1 && [1,5].max() == 5 && [1,2].sum() == 3', true],
+    ['[1,2,3].indexOf(2) + [1,2,2].lastIndexOf(2)', 3],
+    ['sets.contains([1,2,3], [2]) && sets.intersects([1], [1,4]) && sets.equivalent([1,2], [2,1])', true],
+    ["'abc'.charAt(1) + 'ABC'.lowerAscii() + ' x '.trim()", 'babcx'],
+    ["'a b c'.split(' ', 2)", ['a', 'b c']],
+    ["['a','b'].join('-')", 'a-b'],
+    ["'%d items of %s'.format([3, 'x'])", '3 items of x'],
+    ["'a1b22c333'.findAll('[0-9]+')", ['1', '22', '333']],
+    ["'abc123def'.find('[0-9]+')", '123'],
+    ["'x'.find('(?=a)')", { error: 'Illegal regex: error parsing regexp: invalid or unsupported Perl syntax: `(?=`' }],
+    ["url('https://example.com:8080/a?x=1&x=2').getQuery()", { x: ['1', '2'] }],
+    ["url('https://example.com:8080/a').getPort() + url('https://[::1]/').getHostname()", '8080::1'],
+    ["quantity('1') == quantity('1000m') && quantity('1Gi').isGreaterThan(quantity('1G'))", true],
+    ["quantity('1Ki').add(quantity('1')).compareTo(quantity('1025'))", 0],
+    ["quantity('1.5').asInteger()", { error: 'cannot convert value to integer' }],
+    ["cidr('10.0.0.0/8').containsIP('10.1.2.3') && ip('::1').isLoopback() && ip('10.0.0.1').family() == 4", true],
+    ["string(cidr('10.1.2.3/8').masked())", '10.0.0.0/8'],
+    ["ip('010.0.0.1')", { error: 'IP Address "010.0.0.1" parse error during conversion from string: ParseAddr("010.0.0.1"): unable to parse IP' }],
+    ["format.dns1123Label().validate('abc').hasValue() || format.named('nope').hasValue()", false],
+    ["semver('1.2.3').isLessThan(semver('1.10.0')) && semver('v1.2', true).minor() == 2 && !isSemver('1.2')", true],
+  ];
+  for (const [expr, want] of cases) assert.deepEqual(run(expr, {}, {}), want, expr);
+});
