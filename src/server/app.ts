@@ -109,8 +109,8 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   const shutdown = new AbortController();
   const authorizer = options.authorizer ?? authorizerFor(config.authorizationMode);
   const policyError = (error: unknown): void => logger.warn('admission policies: watch failed', { error });
-  const mutatingPolicies = new MutatingAdmissionPolicyPlugin(registry, storage, shutdown.signal, policyError);
-  const validatingPolicies = new ValidatingAdmissionPolicyPlugin(registry, storage, shutdown.signal, policyError);
+  const mutatingPolicies = new MutatingAdmissionPolicyPlugin(registry, storage, authorizer, shutdown.signal, policyError);
+  const validatingPolicies = new ValidatingAdmissionPolicyPlugin(registry, storage, authorizer, shutdown.signal, policyError);
   const services: ApiServices = {
     authorizer,
     registry,

@@ -39,7 +39,12 @@ describe('validating and mutating admission policies (one process, memory)', () 
   let srv: TestServer;
   let c: ReturnType<typeof client>;
   before(async () => {
-    srv = await startTestServer();
+    // Every request is allowed except the verb `approve`, which the authorizer test's policy asks about.
+    const authorizer = {
+      authorize: async (attrs: { verb: string }) =>
+        attrs.verb === 'approve' ? { allowed: false, reason: 'no approvals here' } : { allowed: true, reason: '' },
+    };
+    srv = await startTestServer({}, undefined, { authorizer });
     c = client(srv.url);
     for (const ns of ['vap-a', 'vap-b']) {
       const r = await c.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, labels: { team: ns } } });
@@ -202,6 +207,53 @@ describe('validating and mutating admission policies (one process, memory)', () 
     const secret = await c.post('/api/v1/namespaces/vap-b/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', labels: { check: 'y' } } });
     assert.equal(secret.status, 201, secret.text);
     for (const path of ['validatingadmissionpolicybindings/b-cond', 'validatingadmissionpolicies/p-cond'])
+      assert.equal((await c.del(`${ADM}/${path}`)).status, 200);
+  });
+
+  test('the authorizer variable asks the server authorizer', async () => {
+    const policy = await c.post(`${ADM}/validatingadmissionpolicies`, {
+      metadata: { name: 'p-authz' },
+      spec: {
+        matchConstraints: {
+          resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'] }],
+          objectSelector: { matchLabels: { authz: 'y' } },
+        },
+        validations: [
+          { expression: "authorizer.requestResource.check('create').allowed()", message: 'may not create' },
+          {
+            expression:
+              "!has(object.data) || !('approved' in object.data) || authorizer.group('').resource('configmaps').namespace(object.metadata.namespace).check('approve').allowed()",
+            messageExpression: "'approval: ' + authorizer.group('').resource('configmaps').check('approve').reason()",
+          },
+        ],
+      },
+    });
+    assert.equal(policy.status, 201, policy.text);
+    assert.equal(
+      (
+        await c.post(`${ADM}/validatingadmissionpolicybindings`, {
+          metadata: { name: 'b-authz' },
+          spec: { policyName: 'p-authz', validationActions: ['Deny'] },
+        })
+      ).status,
+      201,
+    );
+    assert.equal(
+      (
+        await c.post('/api/v1/namespaces/vap-b/configmaps', {
+          ...configMap({ authz: 'y' }, { a: 'b' }),
+          metadata: { name: 'authz-ok', labels: { authz: 'y' } },
+        })
+      ).status,
+      201,
+    );
+    const refused = await c.post('/api/v1/namespaces/vap-b/configmaps', {
+      ...configMap({ authz: 'y' }, { approved: 'yes' }),
+      metadata: { name: 'authz-no', labels: { authz: 'y' } },
+    });
+    assert.equal(refused.status, 422, refused.text);
+    assert.match(refused.body.message, /with binding 'b-authz' denied request: approval: no approvals here$/);
+    for (const path of ['validatingadmissionpolicybindings/b-authz', 'validatingadmissionpolicies/p-authz'])
       assert.equal((await c.del(`${ADM}/${path}`)).status, 200);
   });
 

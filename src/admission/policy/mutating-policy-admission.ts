@@ -6,9 +6,11 @@ import { typeFor } from '../../fieldmanager/track-write.js';
 import { mergeValues } from '../../fieldmanager/typed-value.js';
 import type { ResourceRegistry } from '../../registry/resource-registry.js';
 import { apiVersionOf, type ResourceInfo } from '../../registry/resource-types.js';
+import type { Authorizer } from '../../auth/authorizer.js';
 import type { Storage } from '../../storage/storage.js';
 import { applyDefaults } from '../../strategy/resource-strategy.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../admission.js';
+import { MAX_AUTHORIZATION_ROUNDS, PolicyAuthorizer } from './policy-authorizer.js';
 import { PolicyCache } from './policy-cache.js';
 import {
   compileExpression,
@@ -163,6 +165,7 @@ export class MutatingAdmissionPolicyPlugin implements AdmissionPlugin {
   constructor(
     private readonly registry: ResourceRegistry,
     private readonly storage: Storage,
+    private readonly authorizer: Authorizer,
     signal: AbortSignal,
     onError: (err: unknown) => void,
   ) {
@@ -226,36 +229,51 @@ export class MutatingAdmissionPolicyPlugin implements AdmissionPlugin {
           continue;
         }
         for (const param of params.params) {
-          const error = this.mutate(a, matched.as, compiled, param, namespaceObject);
-          if (error !== undefined) fail({ policy: policyName, binding: bindingName, message: error, reason: 'Invalid' });
+          const authz = new PolicyAuthorizer(this.authorizer, a.request?.user);
+          let outcome = this.mutate(a, matched.as, compiled, param, namespaceObject, authz);
+          for (let round = 1; authz.pending && round < MAX_AUTHORIZATION_ROUNDS; round++) {
+            await authz.resolve();
+            outcome = this.mutate(a, matched.as, compiled, param, namespaceObject, authz);
+          }
+          if ('error' in outcome) fail({ policy: policyName, binding: bindingName, message: outcome.error, reason: 'Invalid' });
+          else if (outcome.object !== undefined && a.object !== undefined) replaceContents(a.object, outcome.object);
         }
       }
     }
     if (errors.length > 0) throw policyErrorsStatus(a, errors);
   }
 
-  /** Runs one policy invocation's match conditions and mutations on `a.object`; returns the error, if any. */
-  private mutate(a: AdmissionAttributes, as: MatchedAs, compiled: CompiledMutatingPolicy, param: Obj | null, namespaceObject: Obj | null): string | undefined {
-    if (a.object === undefined) return undefined;
+  /**
+   * One invocation's match conditions and mutations on a copy of `a.object`: the mutated object in
+   * the request's version (undefined when nothing applied), or the error. No side effects, so that
+   * it can run again once authorizer decisions are known.
+   */
+  private mutate(
+    a: AdmissionAttributes,
+    as: MatchedAs,
+    compiled: CompiledMutatingPolicy,
+    param: Obj | null,
+    namespaceObject: Obj | null,
+    authz: PolicyAuthorizer,
+  ): { object: Obj | undefined } | { error: string } {
+    if (a.object === undefined) return { object: undefined };
     let object = toVersion(structuredClone(a.object), a.info, as.info);
     const oldObject = a.oldObject === undefined ? null : toVersion(structuredClone(a.oldObject), a.info, as.info);
     const request = admissionRequestOf(a, as);
-    const inputs = (): Obj => ({ object, oldObject, request, params: param, namespaceObject });
+    const authorizer = authz.variables(a);
+    const inputs = (): Obj => ({ object, oldObject, request, params: param, namespaceObject, ...authorizer });
     const conditions = evaluateMatchConditions(compiled.matchConditions, inputs(), compiled.failurePolicy);
-    if ('error' in conditions) return conditions.error;
-    if (!conditions.matches) return undefined;
-    let changed = false;
+    if ('error' in conditions) return { error: conditions.error };
+    if (!conditions.matches || compiled.mutations.length === 0) return { object: undefined };
     for (const m of compiled.mutations) {
       const { vars, explain } = withVariables(inputs(), compiled.variables);
       const out = evaluate(m.expression, vars);
-      if (!out.ok) return explain(out.error);
+      if (!out.ok) return { error: explain(out.error) };
       const applied = applyMutation(m, out.value, object, as.info);
-      if (!applied.ok) return applied.error;
+      if (!applied.ok) return { error: applied.error };
       object = applied.object;
       applyDefaults(as.info, object);
-      changed = true;
     }
-    if (changed) replaceContents(a.object, toVersion(object, as.info, a.info));
-    return undefined;
+    return { object: toVersion(object, as.info, a.info) };
   }
 }

@@ -1,8 +1,10 @@
 import { ApiError } from '../../api/errors.js';
 import { isObject, type Obj } from '../../api/object-util.js';
 import type { ResourceRegistry } from '../../registry/resource-registry.js';
+import type { Authorizer } from '../../auth/authorizer.js';
 import type { Storage } from '../../storage/storage.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../admission.js';
+import { MAX_AUTHORIZATION_ROUNDS, PolicyAuthorizer } from './policy-authorizer.js';
 import { PolicyCache } from './policy-cache.js';
 import {
   compileExpression,
@@ -55,6 +57,15 @@ export function compileValidatingPolicy(policy: Obj): CompiledValidatingPolicy {
     })),
     auditAnnotations: audit.map((x) => ({ key: typeof x.key === 'string' ? x.key : '', valueExpression: compileExpression(x.valueExpression) })),
   };
+}
+
+const VALIDATION_FAILURE = 'validation.policy.admission.k8s.io/validation_failure';
+
+/** What one invocation decided: denials, warnings, and audit annotations (key, value). */
+interface Invocation {
+  denials: Denial[];
+  warnings: string[];
+  audit: [string, string][];
 }
 
 interface Denial {
@@ -123,6 +134,7 @@ export class ValidatingAdmissionPolicyPlugin implements AdmissionPlugin {
   constructor(
     private readonly registry: ResourceRegistry,
     private readonly storage: Storage,
+    private readonly authorizer: Authorizer,
     signal: AbortSignal,
     onError: (err: unknown) => void,
   ) {
@@ -185,53 +197,24 @@ export class ValidatingAdmissionPolicyPlugin implements AdmissionPlugin {
         const actions = Array.isArray(bspec.validationActions) ? bspec.validationActions : [];
         for (const param of params.params) {
           const base: Obj = { ...objectsOf(a, matched.as), request: admissionRequestOf(a, matched.as), params: param, namespaceObject };
-          const conditions = evaluateMatchConditions(compiled.matchConditions, base, compiled.failurePolicy);
-          if ('error' in conditions) {
-            denials.push({ policy: policyName, binding: bindingName, message: conditions.error, reason: undefined });
-            continue;
+          const authz = new PolicyAuthorizer(this.authorizer, a.request?.user);
+          const inputs = { ...base, ...authz.variables(a) };
+          let outcome = this.invoke(compiled, inputs, policyName, bindingName, actions);
+          for (let round = 1; authz.pending && round < MAX_AUTHORIZATION_ROUNDS; round++) {
+            await authz.resolve();
+            outcome = this.invoke(compiled, inputs, policyName, bindingName, actions);
           }
-          if (!conditions.matches) continue;
-          const { vars, explain } = withVariables(base, compiled.variables);
-          compiled.validations.forEach((v, index) => {
-            const out = evaluate(v.expression, vars);
-            let failure: Denial | undefined;
-            if (!out.ok) {
-              if (compiled.failurePolicy === 'Ignore') return;
-              failure = { policy: policyName, binding: bindingName, message: explain(out.error), reason: undefined };
-            } else if (out.value !== true) {
-              failure = { policy: policyName, binding: bindingName, message: this.messageOf(v, vars), reason: v.reason ?? 'Invalid' };
+          denials.push(...outcome.denials);
+          for (const w of outcome.warnings) a.request?.warn(w);
+          for (const [key, value] of outcome.audit) {
+            if (key === VALIDATION_FAILURE) {
+              a.auditAnnotations ??= {};
+              a.auditAnnotations[key] = value;
+              continue;
             }
-            if (failure === undefined) return;
-            for (const action of actions) {
-              if (action === 'Deny') denials.push(failure);
-              else if (action === 'Warn')
-                a.request?.warn(`Validation failed for ValidatingAdmissionPolicy '${policyName}' with binding '${bindingName}': ${failure.message}`);
-              else if (action === 'Audit') {
-                a.auditAnnotations ??= {};
-                a.auditAnnotations['validation.policy.admission.k8s.io/validation_failure'] = JSON.stringify([
-                  { message: failure.message, policy: policyName, binding: bindingName, expressionIndex: index, validationActions: actions },
-                ]);
-              }
-            }
-          });
-          for (const annotation of compiled.auditAnnotations) {
-            const out = evaluate(annotation.valueExpression, base);
-            if (!out.ok) {
-              if (compiled.failurePolicy !== 'Ignore') denials.push({ policy: policyName, binding: bindingName, message: out.error, reason: undefined });
-            } else if (typeof out.value === 'string') {
-              const value = out.value.trim().slice(0, MAX_AUDIT_VALUE);
-              if (value === '') continue;
-              const values = audit.get(annotation.key) ?? [];
-              if (!values.includes(value)) values.push(value);
-              audit.set(annotation.key, values);
-            } else if (out.value !== null) {
-              denials.push({
-                policy: policyName,
-                binding: bindingName,
-                message: `valueExpression '${annotation.valueExpression.expression}' resulted in unsupported return type: ${typeName(out.value)}. Return type must be either string or null.`,
-                reason: undefined,
-              });
-            }
+            const values = audit.get(key) ?? [];
+            if (!values.includes(value)) values.push(value);
+            audit.set(key, values);
           }
         }
       }
@@ -241,6 +224,58 @@ export class ValidatingAdmissionPolicyPlugin implements AdmissionPlugin {
       }
     }
     if (denials.length > 0) throw denialError(a, denials[0]);
+  }
+
+  /**
+   * One invocation (policy, binding, param): match conditions, variables, validations and audit
+   * annotations, without side effects, so that it can run again once authorizer decisions are known.
+   */
+  private invoke(compiled: CompiledValidatingPolicy, inputs: Obj, policyName: string, bindingName: string, actions: unknown[]): Invocation {
+    const result: Invocation = { denials: [], warnings: [], audit: [] };
+    const conditions = evaluateMatchConditions(compiled.matchConditions, inputs, compiled.failurePolicy);
+    if ('error' in conditions) {
+      result.denials.push({ policy: policyName, binding: bindingName, message: conditions.error, reason: undefined });
+      return result;
+    }
+    if (!conditions.matches) return result;
+    const { vars, explain } = withVariables(inputs, compiled.variables);
+    compiled.validations.forEach((v, index) => {
+      const out = evaluate(v.expression, vars);
+      let failure: Denial | undefined;
+      if (!out.ok) {
+        if (compiled.failurePolicy === 'Ignore') return;
+        failure = { policy: policyName, binding: bindingName, message: explain(out.error), reason: undefined };
+      } else if (out.value !== true) {
+        failure = { policy: policyName, binding: bindingName, message: this.messageOf(v, vars), reason: v.reason ?? 'Invalid' };
+      }
+      if (failure === undefined) return;
+      for (const action of actions) {
+        if (action === 'Deny') result.denials.push(failure);
+        else if (action === 'Warn')
+          result.warnings.push(`Validation failed for ValidatingAdmissionPolicy '${policyName}' with binding '${bindingName}': ${failure.message}`);
+        else if (action === 'Audit') {
+          const value = [{ message: failure.message, policy: policyName, binding: bindingName, expressionIndex: index, validationActions: actions }];
+          result.audit.push([VALIDATION_FAILURE, JSON.stringify(value)]);
+        }
+      }
+    });
+    for (const annotation of compiled.auditAnnotations) {
+      const out = evaluate(annotation.valueExpression, vars);
+      if (!out.ok) {
+        if (compiled.failurePolicy !== 'Ignore') result.denials.push({ policy: policyName, binding: bindingName, message: out.error, reason: undefined });
+      } else if (typeof out.value === 'string') {
+        const value = out.value.trim().slice(0, MAX_AUDIT_VALUE);
+        if (value !== '') result.audit.push([annotation.key, value]);
+      } else if (out.value !== null) {
+        result.denials.push({
+          policy: policyName,
+          binding: bindingName,
+          message: `valueExpression '${annotation.valueExpression.expression}' resulted in unsupported return type: ${typeName(out.value)}. Return type must be either string or null.`,
+          reason: undefined,
+        });
+      }
+    }
+    return result;
   }
 
   /** kube's message for a failed validation: messageExpression's single line, else message, else the expression. */
