@@ -30,6 +30,11 @@ export interface AdmissionPlugin {
   readonly name: string;
   admit?(attrs: AdmissionAttributes): Promise<void>;
   validate?(attrs: AdmissionAttributes): Promise<void>;
+  /**
+   * Called once more after the mutating phase when a plugin that offers reinvocation changed the
+   * object (kube's reinvocation of MutatingAdmissionPolicy and MutatingAdmissionWebhook).
+   */
+  reinvoke?(attrs: AdmissionAttributes): Promise<void>;
 }
 
 /**
@@ -41,7 +46,14 @@ export class Admission {
   constructor(private readonly plugins: AdmissionPlugin[]) {}
 
   async admit(attrs: AdmissionAttributes): Promise<void> {
-    for (const p of this.plugins) if (p.admit) await p.admit(attrs);
+    let reinvoke = false;
+    for (const p of this.plugins) {
+      if (!p.admit) continue;
+      const before = p.reinvoke !== undefined ? JSON.stringify(attrs.object) : undefined;
+      await p.admit(attrs);
+      if (before !== undefined && before !== JSON.stringify(attrs.object)) reinvoke = true;
+    }
+    if (reinvoke) for (const p of this.plugins) if (p.reinvoke) await p.reinvoke(attrs);
   }
 
   async validate(attrs: AdmissionAttributes): Promise<void> {

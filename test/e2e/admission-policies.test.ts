@@ -300,6 +300,42 @@ describe('validating and mutating admission policies (one process, memory)', () 
     for (const path of ['mutatingadmissionpolicybindings/mb1', 'mutatingadmissionpolicies/m1']) assert.equal((await c.del(`${ADM}/${path}`)).status, 200);
   });
 
+  test('reinvocationPolicy IfNeeded runs a policy again after a later policy changed the object', async () => {
+    const mk = async (name: string, reinvocationPolicy: string, expression: string, label: string) => {
+      const r = await c.post(`${ADM}/mutatingadmissionpolicies`, {
+        metadata: { name },
+        spec: {
+          reinvocationPolicy,
+          matchConstraints: {
+            resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'] }],
+            objectSelector: { matchLabels: { [label]: 'y' } },
+          },
+          mutations: [{ patchType: 'ApplyConfiguration', applyConfiguration: { expression } }],
+        },
+      });
+      assert.equal(r.status, 201, r.text);
+      assert.equal((await c.post(`${ADM}/mutatingadmissionpolicybindings`, { metadata: { name: `${name}-b` }, spec: { policyName: name } })).status, 201);
+    };
+    // Policies run in name order: r1-* first, then r2-adds adds the label they look for.
+    const sees = `Object{metadata: Object.metadata{annotations: {"saw": 'b' in object.metadata.labels ? "b" : "none"}}}`;
+    await mk('r1-if-needed', 'IfNeeded', sees, 'ifneeded');
+    await mk('r1-never', 'Never', sees, 'never');
+    await mk('r2-adds', 'Never', 'Object{metadata: Object.metadata{labels: {"b": "1"}}}', 'adds');
+    const create = (name: string, label: string) =>
+      c.post('/api/v1/namespaces/vap-b/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { [label]: 'y', adds: 'y' } } });
+    const reinvoked = await create('reinvoked', 'ifneeded');
+    assert.equal(reinvoked.status, 201, reinvoked.text);
+    assert.deepEqual(reinvoked.body.metadata.annotations, { saw: 'b' });
+    const once = await create('once', 'never');
+    assert.equal(once.status, 201, once.text);
+    assert.deepEqual(once.body.metadata.annotations, { saw: 'none' });
+    assert.equal(once.body.metadata.labels.b, '1');
+    for (const name of ['r1-if-needed', 'r1-never', 'r2-adds']) {
+      assert.equal((await c.del(`${ADM}/mutatingadmissionpolicybindings/${name}-b`)).status, 200);
+      assert.equal((await c.del(`${ADM}/mutatingadmissionpolicies/${name}`)).status, 200);
+    }
+  });
+
   test('a failing mutation answers 403 with the policy error', async () => {
     const policy = await c.post(`${ADM}/mutatingadmissionpolicies`, {
       metadata: { name: 'm-bad' },

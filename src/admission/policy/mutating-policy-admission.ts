@@ -95,6 +95,22 @@ function policyErrorsStatus(a: AdmissionAttributes, errors: PolicyError[]): ApiE
   });
 }
 
+/** kube's policy reinvocation context of one request. */
+interface ReinvocationContext {
+  /** The object as the plugin's last pass left it. */
+  lastOutput: string | undefined;
+  /** IfNeeded invocations (policy, binding, param) that ran since the object last changed. */
+  previouslyInvoked: Set<string>;
+  /** Invocations the reinvocation pass runs again. */
+  reinvoke: Set<string>;
+  isReinvoke: boolean;
+}
+
+function requireReinvoking(ctx: ReinvocationContext): void {
+  for (const key of ctx.previouslyInvoked) ctx.reinvoke.add(key);
+  ctx.previouslyInvoked.clear();
+}
+
 /** Replaces `target`'s contents with `source`'s (the write path holds the object by reference). */
 function replaceContents(target: Obj, source: Obj): void {
   for (const k of Object.keys(target)) delete target[k];
@@ -161,6 +177,7 @@ function applyMutation(m: CompiledMutation, value: unknown, object: Obj, info: R
 export class MutatingAdmissionPolicyPlugin implements AdmissionPlugin {
   readonly name = 'MutatingAdmissionPolicy';
   readonly cache: PolicyCache<CompiledMutatingPolicy>;
+  private readonly contexts = new WeakMap<AdmissionAttributes, ReinvocationContext>();
 
   constructor(
     private readonly registry: ResourceRegistry,
@@ -178,6 +195,24 @@ export class MutatingAdmissionPolicyPlugin implements AdmissionPlugin {
   }
 
   async admit(a: AdmissionAttributes): Promise<void> {
+    const ctx: ReinvocationContext = { lastOutput: undefined, previouslyInvoked: new Set(), reinvoke: new Set(), isReinvoke: false };
+    this.contexts.set(a, ctx);
+    await this.run(a, ctx);
+  }
+
+  /**
+   * The reinvocation pass: the policies with `reinvocationPolicy: IfNeeded` that ran before the
+   * object was changed again (by a later policy or a later plugin) run once more.
+   */
+  async reinvoke(a: AdmissionAttributes): Promise<void> {
+    const ctx = this.contexts.get(a);
+    if (ctx === undefined) return;
+    ctx.isReinvoke = true;
+    if (JSON.stringify(a.object) !== ctx.lastOutput) requireReinvoking(ctx);
+    await this.run(a, ctx);
+  }
+
+  private async run(a: AdmissionAttributes, ctx: ReinvocationContext): Promise<void> {
     await this.cache.ready;
     const entries = this.cache.entries();
     if (entries.length === 0) return;
@@ -229,6 +264,13 @@ export class MutatingAdmissionPolicyPlugin implements AdmissionPlugin {
           continue;
         }
         for (const param of params.params) {
+          const key = JSON.stringify([
+            policyName,
+            bindingName,
+            param === null ? '' : `${String((param.metadata as Obj | undefined)?.namespace)}/${nameOf(param)}`,
+          ]);
+          if (ctx.isReinvoke && !ctx.reinvoke.has(key)) continue;
+          const before = JSON.stringify(a.object);
           const authz = new PolicyAuthorizer(this.authorizer, a.request?.user);
           let outcome = this.mutate(a, matched.as, compiled, param, namespaceObject, authz);
           for (let round = 1; authz.pending && round < MAX_AUTHORIZATION_ROUNDS; round++) {
@@ -237,9 +279,12 @@ export class MutatingAdmissionPolicyPlugin implements AdmissionPlugin {
           }
           if ('error' in outcome) fail({ policy: policyName, binding: bindingName, message: outcome.error, reason: 'Invalid' });
           else if (outcome.object !== undefined && a.object !== undefined) replaceContents(a.object, outcome.object);
+          if (JSON.stringify(a.object) !== before) requireReinvoking(ctx);
+          if (compiled.reinvocationPolicy === 'IfNeeded') ctx.previouslyInvoked.add(key);
         }
       }
     }
+    ctx.lastOutput = JSON.stringify(a.object);
     if (errors.length > 0) throw policyErrorsStatus(a, errors);
   }
 
