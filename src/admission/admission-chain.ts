@@ -17,6 +17,9 @@ export interface AdmissionDependencies {
   storage: Storage;
   /** The webhook plugins (their configurations are watched by the server). */
   webhooks?: WebhookAdmission;
+  /** The admission policy plugins (their policies and bindings are watched by the server). */
+  mutatingPolicies?: AdmissionPlugin;
+  validatingPolicies?: AdmissionPlugin;
 }
 
 /** The plugins Capstan implements, by kube's name. Enabled plugins missing here do not run. */
@@ -29,7 +32,9 @@ const PLUGINS: Record<string, (deps: AdmissionDependencies) => AdmissionPlugin |
   Priority: (d) => new PriorityAdmission(d.storage),
   DefaultTolerationSeconds: () => new DefaultTolerationSeconds(),
   DefaultStorageClass: (d) => new DefaultStorageClass(d.storage),
+  MutatingAdmissionPolicy: (d) => d.mutatingPolicies,
   MutatingAdmissionWebhook: (d) => d.webhooks?.mutating,
+  ValidatingAdmissionPolicy: (d) => d.validatingPolicies,
   ValidatingAdmissionWebhook: (d) => d.webhooks?.validating,
   ResourceQuota: (d) => new ResourceQuotaAdmission(d.storage),
   AlwaysDeny: () => new AlwaysDeny(),

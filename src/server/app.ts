@@ -7,6 +7,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { admissionChain } from '../admission/admission-chain.js';
 import { webhookAdmission } from '../admission/webhook-admission.js';
+import { MutatingAdmissionPolicyPlugin } from '../admission/policy/mutating-policy-admission.js';
+import { ValidatingAdmissionPolicyPlugin } from '../admission/policy/validating-policy-admission.js';
+import { PolicyStatusController } from '../admission/policy/policy-status-controller.js';
 import { listenOrExplain } from '../cli/startup-error.js';
 import type { ServerConfig } from '../cli/flags.js';
 import { writeError } from '../codec/response-writer.js';
@@ -103,11 +106,14 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   const shutdown = new AbortController();
   const authorizer = options.authorizer ?? authorizerFor(config.authorizationMode);
   const webhooks = webhookAdmission(storage, registry, (error) => logger.warn('cannot watch webhook configurations', { error }));
+  const policyError = (error: unknown): void => logger.warn('admission policies: watch failed', { error });
+  const mutatingPolicies = new MutatingAdmissionPolicyPlugin(registry, storage, authorizer, shutdown.signal, policyError);
+  const validatingPolicies = new ValidatingAdmissionPolicyPlugin(registry, storage, authorizer, shutdown.signal, policyError);
   const services: ApiServices = {
     authorizer,
     registry,
     storage,
-    admission: admissionChain(config.enableAdmissionPlugins, config.disableAdmissionPlugins, { storage, webhooks }),
+    admission: admissionChain(config.enableAdmissionPlugins, config.disableAdmissionPlugins, { storage, webhooks, mutatingPolicies, validatingPolicies }),
     featureGates: config.featureGates,
     limits: config.limits,
     historyMs: config.watchCacheHistoryMs,
@@ -211,10 +217,13 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   const crdRegistrar = new CrdRegistrar(services, { openapi, onError: (msg, error) => logger.warn(msg, { error }) });
   await crdRegistrar.start();
   await webhooks.start();
+  // Every process watches the admission policies; writes wait until the first lists are cached.
+  await Promise.all([mutatingPolicies.start(), validatingPolicies.start()]);
   let controller: NamespaceController | undefined;
   let serviceAccounts: DefaultServiceAccounts | undefined;
   let flowControl: FlowControlConfigController | undefined;
   let identityLease: ApiserverIdentityLease | undefined;
+  let policyStatus: PolicyStatusController | undefined;
   const advertised = config.advertiseAddress || advertiseAddressFor(config.bindAddress);
   await bootstrapCluster(storage, { address: advertised, port }, config.serviceClusterIPRange);
   await ensureLocalApiServices(storage, registry);
@@ -227,6 +236,8 @@ export async function startServer(config: ServerConfig, storage: Storage, option
     await flowControl.start();
     identityLease = new ApiserverIdentityLease(storage, { peerAddress: `${advertised}:${port}` });
     await identityLease.start();
+    policyStatus = new PolicyStatusController(storage, registry, (error) => logger.warn('admission policy status', { error }));
+    await policyStatus.start();
   }
   // Every process is a candidate; the elected one runs the garbage collector and the disruption controller.
   const controllerManager = controllerManagerFor(services, config.controllers);
@@ -244,6 +255,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
       serviceAccounts?.stop();
       flowControl?.stop();
       identityLease?.stop();
+      policyStatus?.stop();
       crdRegistrar.stop();
       shutdown.abort();
       webhooks.close();
