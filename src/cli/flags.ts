@@ -1,4 +1,4 @@
-import type { AuthorizationMode } from '../auth/authorizer.js';
+import { parseAuthorizationModes } from '../auth/authorizer.js';
 import { parseDuration } from './duration.js';
 import { parseFeatureGates, type FeatureGates } from '../api/feature-gates.js';
 import type { Limits } from '../api/limits.js';
@@ -41,8 +41,8 @@ export interface ServerConfig {
   serviceClusterIPRange: IpRange;
   /** Ports NodePort and LoadBalancer Services get their node ports from. */
   serviceNodePortRange: PortRange;
-  /** How requests of users outside `system:masters` are authorized (`--authorization-mode`). */
-  authorizationMode: AuthorizationMode;
+  /** How requests of users outside `system:masters` are authorized (`--authorization-mode`: modes in order, comma-separated). */
+  authorizationMode: string;
   /** Controllers run in the server under leader election (`--controllers`, kube-controller-manager's syntax). */
   controllers: string[];
 }
@@ -103,10 +103,9 @@ const FLAGS: FlagSpec[] = [
   {
     name: 'authorization-mode',
     default: 'AlwaysAllow',
-    help: 'How requests are authorized: AlwaysAllow or AlwaysDeny (members of system:masters are always allowed, as in kube-apiserver).',
+    help: 'Ordered comma-separated list of authorization modes: AlwaysAllow, AlwaysDeny, RBAC (members of system:masters are always allowed, as in kube-apiserver).',
     apply: (c, v) => {
-      if (v !== 'AlwaysAllow' && v !== 'AlwaysDeny')
-        throw new Error(`invalid argument "${v}" for "--authorization-mode" flag: must be "AlwaysAllow" or "AlwaysDeny"`);
+      parseAuthorizationModes(v);
       c.authorizationMode = v;
     },
   },

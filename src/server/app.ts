@@ -1,6 +1,10 @@
 import { authFilter } from '../auth/auth-filter.js';
 import { FixedIdentity, type Authenticator } from '../auth/authenticator.js';
-import { authorizerFor, type Authorizer } from '../auth/authorizer.js';
+import { authorizerFor, parseAuthorizationModes, type Authorizer } from '../auth/authorizer.js';
+import { RbacAuthorizer } from '../auth/rbac/rbac-authorizer.js';
+import { WatchedPolicy } from '../auth/rbac/rbac-policy.js';
+import { ensureBootstrapPolicy } from '../auth/rbac/bootstrap-policy.js';
+import { ClusterRoleAggregationController } from '../controllers/clusterrole-aggregation-controller.js';
 import compression from 'compression';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { createServer, type Server } from 'node:http';
@@ -104,7 +108,11 @@ export interface HandedConnections {
 export async function startServer(config: ServerConfig, storage: Storage, options: StartOptions = {}): Promise<CapstanServer> {
   const registry = ResourceRegistry.builtIn(config.runtimeConfig);
   const shutdown = new AbortController();
-  const authorizer = options.authorizer ?? authorizerFor(config.authorizationMode);
+  const modes = parseAuthorizationModes(config.authorizationMode);
+  // RBAC decides from this process's own watched copy of the RBAC objects, listed before serving.
+  const rbacPolicy = modes.includes('RBAC') ? new WatchedPolicy(storage, (error) => logger.warn('RBAC policy watch failed', { error })) : undefined;
+  await rbacPolicy?.start();
+  const authorizer = options.authorizer ?? authorizerFor(modes, { rbac: rbacPolicy && new RbacAuthorizer(rbacPolicy) });
   const services: ApiServices = {
     authorizer,
     registry,
@@ -222,9 +230,11 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   let serviceAccounts: DefaultServiceAccounts | undefined;
   let flowControl: FlowControlConfigController | undefined;
   let identityLease: ApiserverIdentityLease | undefined;
+  let roleAggregation: ClusterRoleAggregationController | undefined;
   const advertised = config.advertiseAddress || advertiseAddressFor(config.bindAddress);
   await bootstrapCluster(storage, { address: advertised, port }, config.serviceClusterIPRange);
   await ensureLocalApiServices(storage, registry);
+  await ensureBootstrapPolicy(storage);
   if (options.runControllers !== false) {
     controller = new NamespaceController(services);
     await controller.start();
@@ -234,6 +244,8 @@ export async function startServer(config: ServerConfig, storage: Storage, option
     await flowControl.start();
     identityLease = new ApiserverIdentityLease(storage, { peerAddress: `${advertised}:${port}` });
     await identityLease.start();
+    roleAggregation = new ClusterRoleAggregationController(storage);
+    await roleAggregation.start();
   }
   // Every process is a candidate; the elected one runs the garbage collector and the disruption controller.
   const controllerManager = controllerManagerFor(services, config.controllers);
@@ -251,7 +263,9 @@ export async function startServer(config: ServerConfig, storage: Storage, option
       serviceAccounts?.stop();
       flowControl?.stop();
       identityLease?.stop();
+      roleAggregation?.stop();
       crdRegistrar.stop();
+      rbacPolicy?.stop();
       shutdown.abort();
       await new Promise<void>((resolve) => {
         if (handed === undefined) {
