@@ -110,11 +110,14 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   const shutdown = new AbortController();
   const modes = parseAuthorizationModes(config.authorizationMode);
   // RBAC decides from this process's own watched copy of the RBAC objects, listed before serving.
-  const rbacPolicy = modes.includes('RBAC') ? new WatchedPolicy(storage, (error) => logger.warn('RBAC policy watch failed', { error })) : undefined;
-  await rbacPolicy?.start();
-  const authorizer = options.authorizer ?? authorizerFor(modes, { rbac: rbacPolicy && new RbacAuthorizer(rbacPolicy) });
+  // Escalation checks of RBAC writes resolve rules from it whatever the modes.
+  const rbacPolicy = new WatchedPolicy(storage, (error) => logger.warn('RBAC policy watch failed', { error }));
+  await rbacPolicy.start();
+  const rbac = new RbacAuthorizer(rbacPolicy);
+  const authorizer = options.authorizer ?? authorizerFor(modes, { rbac });
   const services: ApiServices = {
     authorizer,
+    rbacRules: rbac.resolver,
     registry,
     storage,
     // kube-apiserver's default plugins that act on stored objects, in its order.
@@ -265,7 +268,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
       identityLease?.stop();
       roleAggregation?.stop();
       crdRegistrar.stop();
-      rbacPolicy?.stop();
+      rbacPolicy.stop();
       shutdown.abort();
       await new Promise<void>((resolve) => {
         if (handed === undefined) {
