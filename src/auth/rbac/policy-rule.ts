@@ -29,11 +29,25 @@ function strings(value: unknown): string[] | undefined {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : undefined;
 }
 
-/** The rules of a stored Role or ClusterRole (malformed entries dropped). */
+// Parsed forms keyed by the stored object itself: a changed role or binding is a new object, so a
+// parse never outlives the version it was made from.
+const parsedRules = new WeakMap<Obj, PolicyRule[]>();
+const parsedSubjects = new WeakMap<Obj, Subject[]>();
+
+/** The rules of a stored Role or ClusterRole (malformed entries dropped); do not modify the result. */
 export function rulesOf(role: Obj | undefined): PolicyRule[] {
   if (role === undefined || !Array.isArray(role.rules)) return [];
+  let rules = parsedRules.get(role);
+  if (rules === undefined) {
+    rules = parseRules(role.rules);
+    parsedRules.set(role, rules);
+  }
+  return rules;
+}
+
+function parseRules(list: unknown[]): PolicyRule[] {
   const rules: PolicyRule[] = [];
-  for (const r of role.rules) {
+  for (const r of list) {
     if (!isObject(r)) continue;
     const rule: PolicyRule = { verbs: strings(r.verbs) ?? [] };
     for (const field of ['apiGroups', 'resources', 'resourceNames', 'nonResourceURLs'] as const) {
@@ -45,10 +59,19 @@ export function rulesOf(role: Obj | undefined): PolicyRule[] {
   return rules;
 }
 
-/** The subjects of a stored binding. */
+/** The subjects of a stored binding; do not modify the result. */
 export function subjectsOf(binding: Obj): Subject[] {
   if (!Array.isArray(binding.subjects)) return [];
-  return binding.subjects.filter(isObject).map((s) => ({
+  let subjects = parsedSubjects.get(binding);
+  if (subjects === undefined) {
+    subjects = parseSubjects(binding.subjects);
+    parsedSubjects.set(binding, subjects);
+  }
+  return subjects;
+}
+
+function parseSubjects(list: unknown[]): Subject[] {
+  return list.filter(isObject).map((s) => ({
     kind: typeof s.kind === 'string' ? s.kind : '',
     name: typeof s.name === 'string' ? s.name : '',
     namespace: typeof s.namespace === 'string' ? s.namespace : undefined,
