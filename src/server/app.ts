@@ -150,6 +150,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
     if (!(await storage.ready())) throw new Error('storage is not reachable');
   });
   const bootstrapHook = health.addPostStartHook('start-capstan-bootstrap');
+  const rbacHook = health.addPostStartHook('rbac/bootstrap-roles');
 
   const app = express();
   app.disable('x-powered-by');
@@ -238,6 +239,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   await bootstrapCluster(storage, { address: advertised, port }, config.serviceClusterIPRange);
   await ensureLocalApiServices(storage, registry);
   await ensureBootstrapPolicy(storage);
+  rbacHook.done();
   if (options.runControllers !== false) {
     controller = new NamespaceController(services);
     await controller.start();
