@@ -28,6 +28,8 @@ export interface Decision {
   denied?: boolean;
   /** Why, appended to the 403 message when set (kube's authorizer reason). */
   reason: string;
+  /** An authorizer could not decide (a webhook failed): a request nobody allows is then a 500. */
+  evaluationError?: string;
 }
 
 /** A resource rule of a subject, as SelfSubjectRulesReview reports it. */
@@ -108,12 +110,16 @@ export class AuthorizerChain implements Authorizer {
 
   async authorize(attrs: AuthorizationAttributes): Promise<Decision> {
     const reasons: string[] = [];
+    const errors: string[] = [];
     for (const m of this.members) {
       const d = await m.authorize(attrs);
       if (d.allowed || d.denied === true) return d;
       if (d.reason !== '') reasons.push(d.reason);
+      if (d.evaluationError !== undefined && d.evaluationError !== '') errors.push(d.evaluationError);
     }
-    return { allowed: false, reason: reasons.join('\n') };
+    const decision: Decision = { allowed: false, reason: reasons.join('\n') };
+    if (errors.length > 0) decision.evaluationError = errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`;
+    return decision;
   }
 
   async rulesFor(user: User, namespace: string): Promise<SubjectRules> {
@@ -133,15 +139,15 @@ export class AuthorizerChain implements Authorizer {
 }
 
 /** Authorization modes of `--authorization-mode`, as kube-apiserver names them. */
-export type AuthorizationMode = 'AlwaysAllow' | 'AlwaysDeny' | 'RBAC';
+export type AuthorizationMode = 'AlwaysAllow' | 'AlwaysDeny' | 'RBAC' | 'Webhook';
 
 const KUBE_MODES = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC', 'Node'];
-const SERVED_MODES: readonly string[] = ['AlwaysAllow', 'AlwaysDeny', 'RBAC'];
+const SERVED_MODES: readonly string[] = ['AlwaysAllow', 'AlwaysDeny', 'RBAC', 'Webhook'];
 
 /**
  * The modes of an `--authorization-mode` value (comma-separated, in order). Throws kube's message for
  * an empty list, an unknown or repeated mode, and a clear refusal for kube's modes Capstan lacks
- * (ABAC, Node, Webhook).
+ * (ABAC, Node).
  */
 export function parseAuthorizationModes(text: string): AuthorizationMode[] {
   const modes = text
@@ -161,6 +167,7 @@ export function parseAuthorizationModes(text: string): AuthorizationMode[] {
 /** The authorizers behind modes that need server state. */
 export interface ModeAuthorizers {
   rbac?: Authorizer;
+  webhook?: Authorizer;
 }
 
 /**
@@ -173,7 +180,9 @@ export function authorizerFor(modes: string | readonly AuthorizationMode[], plug
   for (const mode of list) {
     if (mode === 'AlwaysAllow') members.push(new AlwaysAllow());
     else if (mode === 'AlwaysDeny') members.push(new AlwaysDeny());
-    else if (plugins.rbac !== undefined) members.push(plugins.rbac);
+    else if (mode === 'RBAC' && plugins.rbac !== undefined) members.push(plugins.rbac);
+    else if (mode === 'Webhook' && plugins.webhook !== undefined) members.push(plugins.webhook);
+    else if (mode === 'Webhook') throw new Error("authorization-mode Webhook's authorization config file not passed");
     else throw new Error('authorization-mode RBAC needs the RBAC authorizer of a running server');
   }
   return new AuthorizerChain(members);

@@ -2,6 +2,7 @@ import { authFilter } from '../auth/auth-filter.js';
 import { FixedIdentity, type Authenticator } from '../auth/authenticator.js';
 import { authorizerFor, parseAuthorizationModes, type Authorizer } from '../auth/authorizer.js';
 import { RbacAuthorizer } from '../auth/rbac/rbac-authorizer.js';
+import { WebhookAuthorizer } from '../auth/webhook-authorizer.js';
 import { WatchedPolicy } from '../auth/rbac/rbac-policy.js';
 import { ensureBootstrapPolicy } from '../auth/rbac/bootstrap-policy.js';
 import { ClusterRoleAggregationController } from '../controllers/clusterrole-aggregation-controller.js';
@@ -105,6 +106,17 @@ export interface HandedConnections {
   onClosed?(): void | Promise<void>;
 }
 
+/** The Webhook mode's authorizer, with kube's refusals of a config file without the mode and the mode without one. */
+function webhookAuthorizerFor(config: ServerConfig, modes: readonly string[]): WebhookAuthorizer | undefined {
+  const webhook = config.authorizationWebhook;
+  if (!modes.includes('Webhook')) {
+    if (webhook.configFile !== '') throw new Error('cannot specify --authorization-webhook-config-file without mode Webhook');
+    return undefined;
+  }
+  if (webhook.configFile === '') throw new Error("authorization-mode Webhook's authorization config file not passed");
+  return new WebhookAuthorizer(webhook);
+}
+
 export async function startServer(config: ServerConfig, storage: Storage, options: StartOptions = {}): Promise<CapstanServer> {
   const registry = ResourceRegistry.builtIn(config.runtimeConfig);
   const shutdown = new AbortController();
@@ -114,7 +126,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   const rbacPolicy = new WatchedPolicy(storage, (error) => logger.warn('RBAC policy watch failed', { error }));
   await rbacPolicy.start();
   const rbac = new RbacAuthorizer(rbacPolicy);
-  const authorizer = options.authorizer ?? authorizerFor(modes, { rbac });
+  const authorizer = options.authorizer ?? authorizerFor(modes, { rbac, webhook: webhookAuthorizerFor(config, modes) });
   const services: ApiServices = {
     authorizer,
     rbacRules: rbac.resolver,

@@ -125,6 +125,7 @@ export class ReviewStore implements Creater {
     const status: Obj = { allowed: decision.allowed };
     if (decision.denied === true) status.denied = true;
     if (decision.reason !== '') status.reason = decision.reason;
+    if (decision.evaluationError !== undefined && decision.evaluationError !== '') status.evaluationError = decision.evaluationError;
     return status;
   }
 
