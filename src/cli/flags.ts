@@ -1,4 +1,4 @@
-import type { AuthorizationMode } from '../auth/authorizer.js';
+import { parseAuthorizationModes } from '../auth/authorizer.js';
 import { parseDuration } from './duration.js';
 import { parseFeatureGates, type FeatureGates } from '../api/feature-gates.js';
 import type { Limits } from '../api/limits.js';
@@ -43,8 +43,10 @@ export interface ServerConfig {
   serviceClusterIPRange: IpRange;
   /** Ports NodePort and LoadBalancer Services get their node ports from. */
   serviceNodePortRange: PortRange;
-  /** How requests of users outside `system:masters` are authorized (`--authorization-mode`). */
-  authorizationMode: AuthorizationMode;
+  /** How requests of users outside `system:masters` are authorized (`--authorization-mode`: modes in order, comma-separated). */
+  authorizationMode: string;
+  /** `--authorization-webhook-*`: the Webhook mode's kubeconfig ('' = none), review version and answer TTLs. */
+  authorizationWebhook: { configFile: string; version: 'v1' | 'v1beta1'; authorizedTtlMs: number; unauthorizedTtlMs: number };
   /** Controllers run in the server under leader election (`--controllers`, kube-controller-manager's syntax). */
   controllers: string[];
   /** Admission plugins enabled beyond kube's defaults (`--enable-admission-plugins`). */
@@ -97,6 +99,10 @@ function list(v: string): string[] {
     .filter((s) => s !== '');
 }
 
+function webhookDefaults(c: ServerConfig): ServerConfig['authorizationWebhook'] {
+  return c.authorizationWebhook ?? { configFile: '', version: 'v1beta1', authorizedTtlMs: 300_000, unauthorizedTtlMs: 30_000 };
+}
+
 const FLAGS: FlagSpec[] = [
   {
     name: 'bind-address',
@@ -109,11 +115,43 @@ const FLAGS: FlagSpec[] = [
   {
     name: 'authorization-mode',
     default: 'AlwaysAllow',
-    help: 'How requests are authorized: AlwaysAllow or AlwaysDeny (members of system:masters are always allowed, as in kube-apiserver).',
+    help: 'Ordered comma-separated list of authorization modes: AlwaysAllow, AlwaysDeny, RBAC (members of system:masters are always allowed, as in kube-apiserver).',
     apply: (c, v) => {
-      if (v !== 'AlwaysAllow' && v !== 'AlwaysDeny')
-        throw new Error(`invalid argument "${v}" for "--authorization-mode" flag: must be "AlwaysAllow" or "AlwaysDeny"`);
+      parseAuthorizationModes(v);
       c.authorizationMode = v;
+    },
+  },
+  {
+    name: 'authorization-webhook-config-file',
+    default: '',
+    help: 'A kubeconfig naming the authorization webhook (--authorization-mode=Webhook).',
+    apply: (c, v) => {
+      c.authorizationWebhook = { ...webhookDefaults(c), configFile: v };
+    },
+  },
+  {
+    name: 'authorization-webhook-version',
+    default: 'v1beta1',
+    help: 'The SubjectAccessReview version sent to the authorization webhook: v1 or v1beta1.',
+    apply: (c, v) => {
+      if (v !== 'v1' && v !== 'v1beta1') throw new Error(`invalid argument "${v}" for "--authorization-webhook-version" flag: must be "v1" or "v1beta1"`);
+      c.authorizationWebhook = { ...webhookDefaults(c), version: v };
+    },
+  },
+  {
+    name: 'authorization-webhook-cache-authorized-ttl',
+    default: '5m',
+    help: 'How long allowed answers of the authorization webhook are reused.',
+    apply: (c, v) => {
+      c.authorizationWebhook = { ...webhookDefaults(c), authorizedTtlMs: duration('authorization-webhook-cache-authorized-ttl', v) };
+    },
+  },
+  {
+    name: 'authorization-webhook-cache-unauthorized-ttl',
+    default: '30s',
+    help: 'How long not-allowed answers of the authorization webhook are reused.',
+    apply: (c, v) => {
+      c.authorizationWebhook = { ...webhookDefaults(c), unauthorizedTtlMs: duration('authorization-webhook-cache-unauthorized-ttl', v) };
     },
   },
   {
