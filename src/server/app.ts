@@ -10,11 +10,8 @@ import compression from 'compression';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { DefaultTolerationSeconds } from '../admission/default-toleration-seconds.js';
-import { NamespaceLifecycle } from '../admission/namespace-lifecycle.js';
-import { PriorityAdmission } from '../admission/priority.js';
-import { ServiceAccountAdmission } from '../admission/service-account.js';
-import { Admission } from '../admission/admission.js';
+import { admissionChain } from '../admission/admission-chain.js';
+import { webhookAdmission } from '../admission/webhook-admission.js';
 import { listenOrExplain } from '../cli/startup-error.js';
 import type { ServerConfig } from '../cli/flags.js';
 import { writeError } from '../codec/response-writer.js';
@@ -127,18 +124,13 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   await rbacPolicy.start();
   const rbac = new RbacAuthorizer(rbacPolicy);
   const authorizer = options.authorizer ?? authorizerFor(modes, { rbac, webhook: webhookAuthorizerFor(config, modes) });
+  const webhooks = webhookAdmission(storage, registry, (error) => logger.warn('cannot watch webhook configurations', { error }));
   const services: ApiServices = {
     authorizer,
     rbacRules: rbac.resolver,
     registry,
     storage,
-    // kube-apiserver's default plugins that act on stored objects, in its order.
-    admission: new Admission([
-      new NamespaceLifecycle(storage),
-      new ServiceAccountAdmission(storage),
-      new PriorityAdmission(storage),
-      new DefaultTolerationSeconds(),
-    ]),
+    admission: admissionChain(config.enableAdmissionPlugins, config.disableAdmissionPlugins, { storage, webhooks }),
     featureGates: config.featureGates,
     limits: config.limits,
     historyMs: config.watchCacheHistoryMs,
@@ -242,6 +234,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   // Every process serves the custom resources of the stored CRDs (and races the others on their status).
   const crdRegistrar = new CrdRegistrar(services, { openapi, onError: (msg, error) => logger.warn(msg, { error }) });
   await crdRegistrar.start();
+  await webhooks.start();
   let controller: NamespaceController | undefined;
   let serviceAccounts: DefaultServiceAccounts | undefined;
   let flowControl: FlowControlConfigController | undefined;
@@ -284,6 +277,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
       crdRegistrar.stop();
       rbacPolicy.stop();
       shutdown.abort();
+      webhooks.close();
       await new Promise<void>((resolve) => {
         if (handed === undefined) {
           http.close(() => resolve());
