@@ -11,6 +11,8 @@ export interface AdmissionAttributes {
   object: Obj | undefined;
   oldObject: Obj | undefined;
   dryRun: boolean;
+  /** Adds a warning to the response (a `Warning` header), as kube's `warning.AddWarning`. */
+  warn?: (message: string) => void;
 }
 
 /** An admission plugin: mutates `attrs.object` in place (mutating phase) or throws an ApiError. */

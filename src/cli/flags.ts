@@ -7,6 +7,8 @@ import { parseRuntimeConfig, type RuntimeConfig } from '../registry/runtime-conf
 import { ipv4Problem, parseIpRange, type IpRange } from '../services/ip-range.js';
 import { parsePortRange, type PortRange } from '../services/port-range.js';
 import { validateControllerList } from '../controllers/controller-names.js';
+import { isImplementedAdmissionPlugin } from '../admission/admission-chain.js';
+import { admissionFlagProblems } from '../admission/plugin-names.js';
 
 /** Everything the command line configures. */
 export interface ServerConfig {
@@ -45,6 +47,10 @@ export interface ServerConfig {
   authorizationMode: AuthorizationMode;
   /** Controllers run in the server under leader election (`--controllers`, kube-controller-manager's syntax). */
   controllers: string[];
+  /** Admission plugins enabled beyond kube's defaults (`--enable-admission-plugins`). */
+  enableAdmissionPlugins: string[];
+  /** Default admission plugins turned off (`--disable-admission-plugins`). */
+  disableAdmissionPlugins: string[];
 }
 
 interface FlagSpec {
@@ -336,6 +342,22 @@ const FLAGS: FlagSpec[] = [
     },
   },
   {
+    name: 'enable-admission-plugins',
+    default: '',
+    help: "Admission plugins to run besides kube-apiserver's defaults (comma-separated kube plugin names). Plugins always run in kube's order. Of the plugins off by default, Capstan has AlwaysAdmit and AlwaysDeny.",
+    apply: (c, v) => {
+      c.enableAdmissionPlugins = list(v);
+    },
+  },
+  {
+    name: 'disable-admission-plugins',
+    default: '',
+    help: 'Admission plugins to turn off, even if they are on by default (comma-separated kube plugin names).',
+    apply: (c, v) => {
+      c.disableAdmissionPlugins = list(v);
+    },
+  },
+  {
     name: 'log-level',
     default: 'info',
     help: 'Log level: debug, info, warn, error.',
@@ -394,6 +416,12 @@ export function parseArgs(argv: string[]): ParsedArgs {
     }
     spec.apply(config, value);
   }
+  const admissionProblems = admissionFlagProblems(config.enableAdmissionPlugins, config.disableAdmissionPlugins);
+  if (admissionProblems.length === 0) {
+    const unsupported = config.enableAdmissionPlugins.filter((name) => !isImplementedAdmissionPlugin(name));
+    admissionProblems.push(...unsupported.map((name) => `admission plugin "${name}" is not supported by Capstan`));
+  }
+  if (admissionProblems.length > 0) throw new Error(admissionProblems.join('; '));
   if (config.workers === -1) config.workers = 0; // resolved to the core count by the launcher
   return { help: false, config };
 }

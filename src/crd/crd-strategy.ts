@@ -3,6 +3,7 @@ import { CLEANUP_FINALIZER } from './crd-model.js';
 import { setStatusCondition } from './crd-status.js';
 import type { KindStrategy } from '../strategy/kind-strategy.js';
 import { validateCustomResourceDefinition } from '../validation/crd.js';
+import { validateCrdValidationRules } from './crd-validation-rules-check.js';
 
 /**
  * The written contract of CustomResourceDefinitions, after kube's apiextensions registry strategy:
@@ -65,6 +66,6 @@ export const customResourceDefinitions: KindStrategy = {
     // The schema rules hold on create and on spec updates of CRDs that met them (kube ratchets
     // each rule on update: a CRD stored before the rule existed may keep its schema).
     const checkSchemas = subresource === '' && (old === undefined || validateCustomResourceDefinition(old).length === 0);
-    return validateCustomResourceDefinition(obj, checkSchemas);
+    return [...validateCustomResourceDefinition(obj, checkSchemas), ...validateCrdValidationRules(obj)];
   },
 };

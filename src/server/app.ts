@@ -5,11 +5,7 @@ import compression from 'compression';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { DefaultTolerationSeconds } from '../admission/default-toleration-seconds.js';
-import { NamespaceLifecycle } from '../admission/namespace-lifecycle.js';
-import { PriorityAdmission } from '../admission/priority.js';
-import { ServiceAccountAdmission } from '../admission/service-account.js';
-import { Admission } from '../admission/admission.js';
+import { admissionChain } from '../admission/admission-chain.js';
 import { listenOrExplain } from '../cli/startup-error.js';
 import type { ServerConfig } from '../cli/flags.js';
 import { writeError } from '../codec/response-writer.js';
@@ -109,13 +105,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
     authorizer,
     registry,
     storage,
-    // kube-apiserver's default plugins that act on stored objects, in its order.
-    admission: new Admission([
-      new NamespaceLifecycle(storage),
-      new ServiceAccountAdmission(storage),
-      new PriorityAdmission(storage),
-      new DefaultTolerationSeconds(),
-    ]),
+    admission: admissionChain(config.enableAdmissionPlugins, config.disableAdmissionPlugins, { storage }),
     featureGates: config.featureGates,
     limits: config.limits,
     historyMs: config.watchCacheHistoryMs,

@@ -54,6 +54,7 @@ export async function createObject(r: ResourceTarget, input: Obj, dryRun: boolea
     object: obj,
     oldObject: undefined,
     dryRun,
+    warn: r.warn,
   };
   await r.services.admission.admit(attrs);
   prepareForCreate(r.info, obj);

@@ -120,6 +120,7 @@ export async function updateObject(
         object: result,
         oldObject: current,
         dryRun,
+        warn: r.warn,
       };
       await r.services.admission.admit(attrs);
       validateUpdate(r, result, current);

@@ -1,0 +1,45 @@
+import type { Storage } from '../storage/storage.js';
+import { Admission, type AdmissionPlugin } from './admission.js';
+import { AlwaysDeny } from './always-deny.js';
+import { DefaultStorageClass } from './default-storage-class.js';
+import { DefaultTolerationSeconds } from './default-toleration-seconds.js';
+import { LimitRanger } from './limit-ranger.js';
+import { NamespaceLifecycle } from './namespace-lifecycle.js';
+import { enabledAdmissionPlugins } from './plugin-names.js';
+import { PodSecurityAdmission } from './pod-security/pod-security-admission.js';
+import { PriorityAdmission } from './priority.js';
+import { ResourceQuotaAdmission } from './resource-quota.js';
+import { ServiceAccountAdmission } from './service-account.js';
+
+/** What plugins are built from. */
+export interface AdmissionDependencies {
+  storage: Storage;
+}
+
+/** The plugins Capstan implements, by kube's name. Enabled plugins missing here do not run. */
+const PLUGINS: Record<string, (deps: AdmissionDependencies) => AdmissionPlugin> = {
+  AlwaysAdmit: () => ({ name: 'AlwaysAdmit' }),
+  NamespaceLifecycle: (d) => new NamespaceLifecycle(d.storage),
+  LimitRanger: (d) => new LimitRanger(d.storage),
+  ServiceAccount: (d) => new ServiceAccountAdmission(d.storage),
+  PodSecurity: (d) => new PodSecurityAdmission(d.storage),
+  Priority: (d) => new PriorityAdmission(d.storage),
+  DefaultTolerationSeconds: () => new DefaultTolerationSeconds(),
+  DefaultStorageClass: (d) => new DefaultStorageClass(d.storage),
+  ResourceQuota: (d) => new ResourceQuotaAdmission(d.storage),
+  AlwaysDeny: () => new AlwaysDeny(),
+};
+
+/** Whether Capstan has the plugin `name` (a kube plugin name). */
+export function isImplementedAdmissionPlugin(name: string): boolean {
+  return name in PLUGINS;
+}
+
+/**
+ * The admission chain of `--enable-admission-plugins` / `--disable-admission-plugins`: kube's
+ * enabled plugins, in kube's order, that Capstan implements.
+ */
+export function admissionChain(enable: string[], disable: string[], deps: AdmissionDependencies): Admission {
+  const names = enabledAdmissionPlugins(enable, disable).filter(isImplementedAdmissionPlugin);
+  return new Admission(names.map((n) => PLUGINS[n](deps)));
+}
