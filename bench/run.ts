@@ -22,6 +22,7 @@ import { memoryScenario } from './scenario-memory.js';
 import type { Scenario } from './scenario.js';
 import { startupScenario } from './scenario-startup.js';
 import { watchFanoutManyScenario, watchFanoutScenario } from './scenario-watch-fanout.js';
+import { webhookScenario } from './scenario-webhook.js';
 import { renderTable } from './table.js';
 
 const SCENARIOS: Record<ScenarioName, Scenario> = {
@@ -36,6 +37,7 @@ const SCENARIOS: Record<ScenarioName, Scenario> = {
   gc: gcScenario,
   decode: decodeScenario,
   'crd-ready': crdReadyScenario,
+  webhook: webhookScenario,
 };
 
 /** The JSON written by --json (and read by --baseline). */

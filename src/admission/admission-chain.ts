@@ -10,14 +10,17 @@ import { PodSecurityAdmission } from './pod-security/pod-security-admission.js';
 import { PriorityAdmission } from './priority.js';
 import { ResourceQuotaAdmission } from './resource-quota.js';
 import { ServiceAccountAdmission } from './service-account.js';
+import type { WebhookAdmission } from './webhook-admission.js';
 
 /** What plugins are built from. */
 export interface AdmissionDependencies {
   storage: Storage;
+  /** The webhook plugins (their configurations are watched by the server). */
+  webhooks?: WebhookAdmission;
 }
 
 /** The plugins Capstan implements, by kube's name. Enabled plugins missing here do not run. */
-const PLUGINS: Record<string, (deps: AdmissionDependencies) => AdmissionPlugin> = {
+const PLUGINS: Record<string, (deps: AdmissionDependencies) => AdmissionPlugin | undefined> = {
   AlwaysAdmit: () => ({ name: 'AlwaysAdmit' }),
   NamespaceLifecycle: (d) => new NamespaceLifecycle(d.storage),
   LimitRanger: (d) => new LimitRanger(d.storage),
@@ -26,6 +29,8 @@ const PLUGINS: Record<string, (deps: AdmissionDependencies) => AdmissionPlugin> 
   Priority: (d) => new PriorityAdmission(d.storage),
   DefaultTolerationSeconds: () => new DefaultTolerationSeconds(),
   DefaultStorageClass: (d) => new DefaultStorageClass(d.storage),
+  MutatingAdmissionWebhook: (d) => d.webhooks?.mutating,
+  ValidatingAdmissionWebhook: (d) => d.webhooks?.validating,
   ResourceQuota: (d) => new ResourceQuotaAdmission(d.storage),
   AlwaysDeny: () => new AlwaysDeny(),
 };
@@ -41,5 +46,6 @@ export function isImplementedAdmissionPlugin(name: string): boolean {
  */
 export function admissionChain(enable: string[], disable: string[], deps: AdmissionDependencies): Admission {
   const names = enabledAdmissionPlugins(enable, disable).filter(isImplementedAdmissionPlugin);
-  return new Admission(names.map((n) => PLUGINS[n](deps)));
+  const plugins = names.map((n) => PLUGINS[n]?.(deps)).filter((p): p is AdmissionPlugin => p !== undefined);
+  return new Admission(plugins);
 }

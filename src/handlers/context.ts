@@ -1,5 +1,4 @@
 import { requestUser } from '../auth/auth-filter.js';
-import { warningHeaderValue } from '../codec/go-quote.js';
 import type { ApiServices, ResourceTarget } from '../store/resource-target.js';
 import type { User } from '../auth/user.js';
 import type { Request, Response } from 'express';
@@ -26,14 +25,7 @@ export function makeResourceRequest(
   res: Response,
   query: URLSearchParams,
 ): ResourceRequest {
-  // kube's warning recorder drops repeats (an update retried on conflict warns once).
-  const warned = new Set<string>();
-  const warn = (message: string): void => {
-    if (res.headersSent || warned.has(message)) return;
-    warned.add(message);
-    res.append('Warning', warningHeaderValue(message));
-  };
-  return { services, info, ri, type: storageTypeOf(info), apiVersion: apiVersionOf(info.group, info.version), query, req, res, user: requestUser(res), warn };
+  return { services, info, ri, type: storageTypeOf(info), apiVersion: apiVersionOf(info.group, info.version), query, req, res, user: requestUser(res) };
 }
 
 /** Whether objects of the request's type can be served as Protobuf (built-in types with a message). */

@@ -6,6 +6,7 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { admissionChain } from '../admission/admission-chain.js';
+import { webhookAdmission } from '../admission/webhook-admission.js';
 import { listenOrExplain } from '../cli/startup-error.js';
 import type { ServerConfig } from '../cli/flags.js';
 import { writeError } from '../codec/response-writer.js';
@@ -101,11 +102,12 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   const registry = ResourceRegistry.builtIn(config.runtimeConfig);
   const shutdown = new AbortController();
   const authorizer = options.authorizer ?? authorizerFor(config.authorizationMode);
+  const webhooks = webhookAdmission(storage, registry, (error) => logger.warn('cannot watch webhook configurations', { error }));
   const services: ApiServices = {
     authorizer,
     registry,
     storage,
-    admission: admissionChain(config.enableAdmissionPlugins, config.disableAdmissionPlugins, { storage }),
+    admission: admissionChain(config.enableAdmissionPlugins, config.disableAdmissionPlugins, { storage, webhooks }),
     featureGates: config.featureGates,
     limits: config.limits,
     historyMs: config.watchCacheHistoryMs,
@@ -208,6 +210,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   // Every process serves the custom resources of the stored CRDs (and races the others on their status).
   const crdRegistrar = new CrdRegistrar(services, { openapi, onError: (msg, error) => logger.warn(msg, { error }) });
   await crdRegistrar.start();
+  await webhooks.start();
   let controller: NamespaceController | undefined;
   let serviceAccounts: DefaultServiceAccounts | undefined;
   let flowControl: FlowControlConfigController | undefined;
@@ -243,6 +246,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
       identityLease?.stop();
       crdRegistrar.stop();
       shutdown.abort();
+      webhooks.close();
       await new Promise<void>((resolve) => {
         if (handed === undefined) {
           http.close(() => resolve());

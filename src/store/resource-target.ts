@@ -43,8 +43,6 @@ export interface ResourceTarget {
   type: string;
   /** `apiVersion` of objects served at this path. */
   apiVersion: string;
-  /** Adds a warning to the response, when there is a client to warn (admission plugins' warnings). */
-  warn?: (message: string) => void;
 }
 
 /** A target for server-internal work (controllers, bootstrap) on `info`. */

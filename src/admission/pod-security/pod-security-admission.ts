@@ -78,7 +78,7 @@ export class PodSecurityAdmission implements AdmissionPlugin {
   }
 
   private warn(a: AdmissionAttributes, lv: LevelVersion, violations: ReturnType<typeof evaluatePod>): void {
-    if (violations.length > 0) a.warn?.(`would violate PodSecurity "${levelVersionText(lv)}": ${violationDetail(violations)}`);
+    if (violations.length > 0) a.request?.warn(`would violate PodSecurity "${levelVersionText(lv)}": ${violationDetail(violations)}`);
   }
 
   private async validateNamespace(a: AdmissionAttributes, namespace: Obj): Promise<void> {
@@ -96,7 +96,7 @@ export class PodSecurityAdmission implements AdmissionPlugin {
     const previous = old.policy.enforce;
     if (sameLevelVersion(next, previous) || next.level === 'privileged') return;
     if (next.version === previous.version && compareLevels(next.level, previous.level) < 1) return;
-    for (const w of await this.existingPodWarnings(a.name, next)) a.warn?.(w);
+    for (const w of await this.existingPodWarnings(a.name, next)) a.request?.warn(w);
   }
 
   /** EvaluatePodsInNamespace: the existing pods a new enforce level would refuse, grouped by reasons. */
