@@ -16,6 +16,7 @@ import { RE2JS } from '@bufbuild/re2';
 import { checkExpr, type CheckIssue } from './checker.js';
 import { estimateCost, type CostEstimate } from './cost.js';
 import { formatIssue, rewriteOptionalSyntax } from './source.js';
+import { expandTwoVarMacro } from './macros.js';
 import type { CelType } from './types.js';
 import { buildFuncs, CelEvalError } from './library/registry.js';
 import { callCost, RuntimeCost } from './runtime-cost.js';
@@ -135,6 +136,12 @@ function rewriteTree(e: Expr, variables: Record<string, CelType>, scope: Set<str
       if (k.value.operand !== undefined) rewriteTree(k.value.operand, variables, scope);
       return;
     case 'callExpr': {
+      const expanded = expandTwoVarMacro(e);
+      if (expanded !== undefined) {
+        e.exprKind = expanded.exprKind;
+        rewriteTree(e, variables, scope);
+        return;
+      }
       const t = k.value.target;
       if (
         t?.exprKind.case === 'identExpr' &&

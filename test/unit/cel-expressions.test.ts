@@ -101,3 +101,17 @@ test('Kubernetes libraries: lists, strings, regex, URLs, quantity, IP/CIDR, form
   ];
   for (const [expr, want] of cases) assert.deepEqual(run(expr, {}, {}), want, expr);
 });
+
+test('two-variable comprehensions and transforms (cel-go, kube 1.32+)', () => {
+  const cases: [string, unknown][] = [
+    ["{'a': 1, 'b': 2}.all(k, v, v > 0 && k.size() == 1)", true],
+    ['[1,2,3].exists(i, v, i == 2 && v == 3)', true],
+    ['[5,5].exists_one(i, v, i == 0)', true],
+    ['[1,2,3].transformList(i, v, v * i)', [0, 2, 6]],
+    ['[1,2,3].transformList(i, v, i > 0, v)', [2, 3]],
+    ["{'a': 1}.transformMap(k, v, v + 1)", { a: 2 }],
+    ['[1,2].transformMapEntry(i, v, {string(i): v})', { '0': 1, '1': 2 }],
+    ['[[1]].all(i, v, v.all(x, x == 1 + i))', true],
+  ];
+  for (const [expr, want] of cases) assert.deepEqual(run(expr, {}, {}), want, expr);
+});
