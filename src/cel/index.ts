@@ -33,6 +33,7 @@ import './library/semver.js';
 import './library/authz.js';
 
 export * from './types.js';
+export { typeForKind } from './kind-types.js';
 export { toCelInput, fromCel, optionalValue } from './values.js';
 export { authorizerValue, requestResourceValue, type AuthorizerBackend, type AuthzAttributes, type AuthzDecision } from './library/authz.js';
 export { estimateCost, maxSizeOf, type CostEstimate } from './cost.js';

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { compileExpression, evaluate, fromCel, toCelInput, typeFromSchema, type CelType } from '../../src/cel/index.js';
+import { compileExpression, evaluate, fromCel, toCelInput, typeForKind, typeFromSchema, type CelType } from '../../src/cel/index.js';
 
 const schema = {
   type: 'object',
@@ -114,4 +114,14 @@ test('two-variable comprehensions and transforms (cel-go, kube 1.32+)', () => {
     ['[[1]].all(i, v, v.all(x, x == 1 + i))', true],
   ];
   for (const [expr, want] of cases) assert.deepEqual(run(expr, {}, {}), want, expr);
+});
+
+test('built-in kinds as CEL types: fields checked, timestamps typed', () => {
+  const object = typeForKind('apps', 'v1', 'Deployment');
+  const compile = (expr: string) => compileExpression(expr, { variables: { object } });
+  assert.match(compile('object.spec.replicaz == 1').errors.join(''), /undefined field 'replicaz'/);
+  const c = compile("object.spec.replicas <= 5 && object.metadata.creationTimestamp < timestamp('2030-01-01T00:00:00Z')");
+  assert.ok(c.ok, c.errors.join('\n'));
+  const value = toCelInput({ metadata: { name: 'a', creationTimestamp: '2024-01-01T00:00:00Z' }, spec: { replicas: 3 } }, object);
+  assert.equal(evaluate(c.program!, { object: value }).value, true);
 });
