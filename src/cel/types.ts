@@ -141,7 +141,20 @@ const RESERVED = new Set([
  * property cannot be accessed from CEL.
  */
 export function escapeFieldName(name: string): string | undefined {
+  let escaped = escapedNames.get(name);
+  if (escaped === undefined && !escapedNames.has(name)) {
+    escaped = escape(name);
+    if (escapedNames.size > 10_000) escapedNames.clear();
+    escapedNames.set(name, escaped);
+  }
+  return escaped;
+}
+
+const escapedNames = new Map<string, string | undefined>();
+
+function escape(name: string): string | undefined {
   if (RESERVED.has(name)) return `__${name}__`;
+  if (/^[a-zA-Z][a-zA-Z0-9]*$/.test(name)) return name;
   if (!/^[a-zA-Z_.\-/][a-zA-Z0-9_.\-/]*$/.test(name)) return undefined;
   return name.replace(/__/g, '__underscores__').replace(/\./g, '__dot__').replace(/-/g, '__dash__').replace(/\//g, '__slash__');
 }
