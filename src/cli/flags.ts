@@ -7,11 +7,12 @@ import { parseRuntimeConfig, type RuntimeConfig } from '../registry/runtime-conf
 import { ipv4Problem, parseIpRange, type IpRange } from '../services/ip-range.js';
 import { parsePortRange, type PortRange } from '../services/port-range.js';
 import { validateControllerList } from '../controllers/controller-names.js';
+import { SERVING_FLAGS, type AuthenticationConfig, type ServingConfig } from './serving-flags.js';
 
-/** Everything the command line configures. */
-export interface ServerConfig {
+/** Everything the command line configures (serving and authentication: see serving-flags.ts). */
+export interface ServerConfig extends ServingConfig, AuthenticationConfig {
+  /** Address of the secure port. */
   bindAddress: string;
-  port: number;
   storage: 'memory' | 'redis';
   featureGates: FeatureGates;
   /** Which built-in API versions and resources are served (`--runtime-config`). */
@@ -47,7 +48,7 @@ export interface ServerConfig {
   controllers: string[];
 }
 
-interface FlagSpec {
+export interface FlagSpec {
   name: string;
   help: string;
   default: string;
@@ -95,7 +96,7 @@ const FLAGS: FlagSpec[] = [
   {
     name: 'bind-address',
     default: '127.0.0.1',
-    help: 'The IP address on which to listen.',
+    help: 'The IP address on which to serve the secure port (0.0.0.0: every interface).',
     apply: (c, v) => {
       c.bindAddress = v;
     },
@@ -110,14 +111,7 @@ const FLAGS: FlagSpec[] = [
       c.authorizationMode = v;
     },
   },
-  {
-    name: 'port',
-    default: '8080',
-    help: 'The port on which to serve plain HTTP.',
-    apply: (c, v) => {
-      c.port = int('port', v, 0, 65535);
-    },
-  },
+  ...SERVING_FLAGS,
   {
     name: 'storage',
     default: 'memory',

@@ -1,9 +1,14 @@
 import { authFilter } from '../auth/auth-filter.js';
-import { FixedIdentity, type Authenticator } from '../auth/authenticator.js';
+import type { Authenticator } from '../auth/authenticator.js';
+import { buildAuthentication, type AuthenticationSetup } from '../auth/authentication-setup.js';
+import { auditIdFilter } from '../auth/audit-id.js';
+import { oidcDiscoveryRouter } from '../auth/oidc-discovery.js';
+import { ServingSetup } from './tls/serving-setup.js';
 import { authorizerFor, type Authorizer } from '../auth/authorizer.js';
 import compression from 'compression';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { DefaultTolerationSeconds } from '../admission/default-toleration-seconds.js';
 import { NamespaceLifecycle } from '../admission/namespace-lifecycle.js';
@@ -42,11 +47,20 @@ import { acceptRequest, installClientErrorHandler, lingerOnEarlyAnswer, MAX_HEAD
 /** A running Capstan API server. */
 export interface CapstanServer {
   app: Express;
+  /** The plain-HTTP loopback server when `--insecure-port` is on, else the HTTPS one. */
   http: Server;
   services: ApiServices;
   health: HealthChecks;
-  /** `http://host:port` clients reach the server at (the primary's listener when connections are handed in). */
+  /** URL clients reach the server at: the plain-HTTP loopback port when served, else the HTTPS one (the primary's listeners when connections are handed in). */
   url: string;
+  /** `https://host:port` of the secure port, when served. */
+  secureUrl: string | undefined;
+  /** The server that serves connections arriving on local port `port` (handed-in connections). */
+  serverForPort(port: number): Server | undefined;
+  /** Serving certificates and CAs (undefined without HTTPS). */
+  serving: ServingSetup | undefined;
+  /** Authentication chain and service account token issuer. */
+  authentication: AuthenticationSetup;
   /** Graceful shutdown: readyz fails, waits the shutdown delay, ends watches, drains, closes storage. */
   close(): Promise<void>;
 }
@@ -87,10 +101,14 @@ export interface StartOptions {
 
 /** The primary's listener, for a server whose connections are handed in (see StartOptions). */
 export interface HandedConnections {
-  /** `http://host:port` of the primary's listener: the server's URL. */
+  /** URL of the primary's listener: the server's URL. */
   url: string;
   /** Port of the primary's listener (announced in the `kubernetes` Service). */
   port: number;
+  /** The primary's HTTPS port, when it serves one (connections arriving there are TLS). */
+  securePort?: number;
+  /** `https://host:port` of the primary's secure listener. */
+  secureUrl?: string;
   /** Called once the shutdown delay is over, as the server starts draining: send no new connections. */
   onDraining?(): void;
   /**
@@ -105,7 +123,10 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   const registry = ResourceRegistry.builtIn(config.runtimeConfig);
   const shutdown = new AbortController();
   const authorizer = options.authorizer ?? authorizerFor(config.authorizationMode);
+  const serving = config.securePort === undefined ? undefined : await ServingSetup.load(config);
+  const authentication = buildAuthentication(config, storage, serving);
   const services: ApiServices = {
+    authentication,
     authorizer,
     registry,
     storage,
@@ -145,6 +166,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   app.set('etag', false);
   app.set('query parser', 'simple');
   // In a terminal (text lines) request lines are detail, shown at --log-level=debug; JSON logs carry them at info.
+  app.use(auditIdFilter());
   app.use(requestLogger({ level: logger.format === 'text' ? 'debug' : 'info' }));
   app.use(metricsMiddleware({ isServed: (g, v, r) => registry.get(g, v, r) !== undefined }));
   app.use((_req: Request, res: Response, next: NextFunction) => {
@@ -156,7 +178,9 @@ export async function startServer(config: ServerConfig, storage: Storage, option
     // Watch streams bypass the middleware entirely: it would wrap every event write.
     app.use((req: Request, res: Response, next: NextFunction) => (isWatchRequest(req) ? next() : compress(req, res, next)));
   }
-  app.use(authFilter(options.authenticator ?? new FixedIdentity(), authorizer));
+  app.use(authFilter(options.authenticator ?? authentication.chain, authorizer));
+  let jwksUri = config.serviceAccountJwksUri;
+  app.use(oidcDiscoveryRouter(authentication.tokens, () => jwksUri));
   app.use(healthRouter(health));
   app.use(metricsRouter());
   app.use(discoveryRouter(registry, { version: DEFAULT_VERSION_INFO, isCustomResource: (info) => info.custom === true }));
@@ -167,53 +191,82 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   app.use(errorLogger());
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => writeError(res, err));
 
-  const http = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0, maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
+  const serverOptions = { keepAliveTimeout: 65_000, requestTimeout: 0, maxHeaderSize: MAX_HEADER_BYTES };
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
     lingerOnEarlyAnswer(req);
     if (acceptRequest(req, res)) app(req, res);
-  });
-  installClientErrorHandler(http);
+  };
+  const plain = config.port === undefined ? undefined : createServer(serverOptions, handler);
+  // Client certificates are asked for, never required: kube's authenticators decide what they prove.
+  const secure =
+    serving === undefined
+      ? undefined
+      : createHttpsServer({ ...serverOptions, ...serving.secureContextOptions(), requestCert: true, rejectUnauthorized: false }, handler);
+  serving?.watch(() => secure?.setSecureContext(serving.secureContextOptions()));
+  const servers: Server[] = [...(plain === undefined ? [] : [plain]), ...(secure === undefined ? [] : [secure as unknown as Server])];
+  if (servers.length === 0) throw new Error('nothing to serve: neither --secure-port nor --insecure-port is set');
+  const http = servers[0];
   const handed = options.handedConnections;
   const connections = new Set<Socket>();
   let onNoConnections: (() => void) | undefined;
-  http.on('connection', (socket) => {
-    connections.add(socket);
-    socket.on('close', () => {
-      connections.delete(socket);
-      if (connections.size === 0) onNoConnections?.();
-    });
-  });
   // Once draining, every response closes its connection (as kube-apiserver's Go server does during
   // shutdown) instead of leaving it idle until it is destroyed.
   let draining = false;
-  http.prependListener('request', (_req, res) => {
-    if (draining) res.setHeader('Connection', 'close');
-  });
-  let url: string;
-  let port: number;
-  if (handed === undefined) {
+  for (const server of servers) {
+    installClientErrorHandler(server);
+    server.on(server === plain ? 'connection' : 'secureConnection', (socket: Socket) => {
+      connections.add(socket);
+      socket.on('close', () => {
+        connections.delete(socket);
+        if (connections.size === 0) onNoConnections?.();
+      });
+    });
+    server.prependListener('request', (_req, res) => {
+      if (draining) res.setHeader('Connection', 'close');
+    });
+  }
+  const listen = async (server: Server, host: string, port: number): Promise<number> => {
     await listenOrExplain(
-      config.bindAddress,
-      config.port,
+      host,
+      port,
       () =>
         new Promise<void>((resolve, reject) => {
-          http.once('error', reject);
-          http.listen(config.port, config.bindAddress, () => {
-            http.off('error', reject);
+          server.once('error', reject);
+          server.listen(port, host, () => {
+            server.off('error', reject);
             resolve();
           });
         }),
     );
-    const address = http.address() as AddressInfo;
-    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-    url = `http://${host}:${address.port}`;
-    port = address.port;
+    return (server.address() as AddressInfo).port;
+  };
+  const urlOf = (scheme: string, host: string, port: number): string => `${scheme}://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  let url: string;
+  let port: number;
+  let secureUrl: string | undefined;
+  let securePort: number | undefined;
+  let plainPort: number | undefined;
+  if (handed === undefined) {
+    // The plain port first: a test asking for a taken port sees that port named.
+    if (plain !== undefined && config.port !== undefined) plainPort = await listen(plain, config.insecureBindAddress, config.port);
+    if (secure !== undefined && config.securePort !== undefined) {
+      securePort = await listen(secure, config.bindAddress, config.securePort);
+      secureUrl = urlOf('https', config.bindAddress, securePort);
+    }
+    url = plainPort !== undefined ? urlOf('http', config.insecureBindAddress, plainPort) : (secureUrl ?? '');
+    port = securePort ?? plainPort ?? 0;
   } else {
     // Node starts tracking connections (idle ones closed on shutdown, the headers timeout) when a
-    // server starts listening; this one never binds, so it is started here.
-    http.emit('listening');
+    // server starts listening; these never bind, so they are started here.
+    for (const server of servers) server.emit('listening');
     url = handed.url;
-    port = handed.port;
+    secureUrl = handed.secureUrl;
+    securePort = handed.securePort;
+    port = handed.securePort ?? handed.port;
+    plainPort = handed.securePort === handed.port ? undefined : handed.port;
   }
+  const serverForPort = (localPort: number): Server | undefined =>
+    localPort === securePort && secure !== undefined ? secure : localPort === plainPort ? plain : undefined;
 
   // Every process serves the custom resources of the stored CRDs (and races the others on their status).
   const crdRegistrar = new CrdRegistrar(services, { openapi, onError: (msg, error) => logger.warn(msg, { error }) });
@@ -223,6 +276,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   let flowControl: FlowControlConfigController | undefined;
   let identityLease: ApiserverIdentityLease | undefined;
   const advertised = config.advertiseAddress || advertiseAddressFor(config.bindAddress);
+  if (jwksUri === '') jwksUri = securePort === undefined ? '' : `${urlOf('https', advertised, securePort)}/openid/v1/jwks`;
   await bootstrapCluster(storage, { address: advertised, port }, config.serviceClusterIPRange);
   await ensureLocalApiServices(storage, registry);
   if (options.runControllers !== false) {
@@ -253,9 +307,14 @@ export async function startServer(config: ServerConfig, storage: Storage, option
       identityLease?.stop();
       crdRegistrar.stop();
       shutdown.abort();
+      serving?.stop();
       await new Promise<void>((resolve) => {
         if (handed === undefined) {
-          http.close(() => resolve());
+          let open = servers.length;
+          for (const server of servers)
+            server.close(() => {
+              if (--open === 0) resolve();
+            });
         } else {
           // A server that never listened reports closed at once; drained means no connection left.
           // Connections handed in while draining count too, until the last one closes.
@@ -269,10 +328,10 @@ export async function startServer(config: ServerConfig, storage: Storage, option
           onNoConnections = () => {
             void closed();
           };
-          http.close();
+          for (const server of servers) server.close();
           if (connections.size === 0) onNoConnections();
         }
-        http.closeIdleConnections();
+        for (const server of servers) server.closeIdleConnections();
         setTimeout(() => {
           for (const s of connections) s.destroy();
         }, 5000).unref();
@@ -282,5 +341,5 @@ export async function startServer(config: ServerConfig, storage: Storage, option
     })();
     return closing;
   };
-  return { app, http, services, health, url, close };
+  return { app, http, services, health, url, secureUrl, serverForPort, serving, authentication, close };
 }

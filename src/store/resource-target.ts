@@ -1,4 +1,5 @@
 import type { Authorizer } from '../auth/authorizer.js';
+import type { AuthenticationSetup } from '../auth/authentication-setup.js';
 import type { RequestInfo } from '../api/request-info.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
 import { apiVersionOf, storageTypeOf, type ResourceInfo } from '../registry/resource-types.js';
@@ -13,6 +14,8 @@ export interface ApiServices {
   registry: ResourceRegistry;
   /** The authorization stage (also answers access reviews). */
   authorizer: Authorizer;
+  /** Authentication chain and service account tokens (TokenRequest, TokenReview); absent in unit fixtures. */
+  authentication?: AuthenticationSetup;
   storage: Storage;
   admission: Admission;
   featureGates: FeatureGates;
