@@ -33,6 +33,7 @@ import { NamespaceController } from '../namespace/namespace-controller.js';
 import { controllerManagerFor } from '../controllers/controller-manager.js';
 import { CrdRegistrar } from '../crd/crd-registrar.js';
 import { DefaultServiceAccounts } from '../namespace/default-service-accounts.js';
+import { RootCAPublisher } from '../namespace/root-ca-publisher.js';
 import { FlowControlConfigController } from '../controllers/flowcontrol-config-controller.js';
 import { ApiserverIdentityLease } from '../controllers/apiserver-identity-lease.js';
 import { openapiRouter, sharedOpenApiService } from '../openapi/openapi-router.js';
@@ -76,6 +77,7 @@ function isWatchRequest(req: Request): boolean {
  * Builds the Express app and HTTP server over `storage`: discovery, OpenAPI, health, and every resource
  * path. Runs bootstrap (system namespaces and objects, APF configuration, local APIServices) as a
  * post-start hook, and the controllers when `runControllers` is set (one process per storage): namespaces,
+ * kube-root-ca.crt in every namespace (with HTTPS, once a CA exists),
  * default ServiceAccounts, APF configuration and FlowSchema status, the apiserver identity Lease. The
  * controllers of kube-controller-manager that Capstan has (garbage collector, disruption) run under
  * leader election in one process per storage, as `--controllers` enables them.
@@ -275,6 +277,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   let serviceAccounts: DefaultServiceAccounts | undefined;
   let flowControl: FlowControlConfigController | undefined;
   let identityLease: ApiserverIdentityLease | undefined;
+  let rootCA: RootCAPublisher | undefined;
   const advertised = config.advertiseAddress || advertiseAddressFor(config.bindAddress);
   if (jwksUri === '') jwksUri = securePort === undefined ? '' : `${urlOf('https', advertised, securePort)}/openid/v1/jwks`;
   await bootstrapCluster(storage, { address: advertised, port }, config.serviceClusterIPRange);
@@ -286,6 +289,10 @@ export async function startServer(config: ServerConfig, storage: Storage, option
     await serviceAccounts.start();
     flowControl = new FlowControlConfigController(storage);
     await flowControl.start();
+    if (serving !== undefined) {
+      rootCA = new RootCAPublisher(storage, serving.servingCA, (error) => logger.warn('cannot publish kube-root-ca.crt', { error }));
+      await rootCA.start();
+    }
     identityLease = new ApiserverIdentityLease(storage, { peerAddress: `${advertised}:${port}` });
     await identityLease.start();
   }
@@ -305,6 +312,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
       serviceAccounts?.stop();
       flowControl?.stop();
       identityLease?.stop();
+      rootCA?.stop();
       crdRegistrar.stop();
       shutdown.abort();
       serving?.stop();

@@ -326,3 +326,45 @@ describe('--anonymous-auth=false, AlwaysDeny, --tls-cert-file rotation', () => {
     }
   });
 });
+
+describe('kube-root-ca.crt (root-ca-cert-publisher)', () => {
+  let dir: string;
+  let proc: CapstanProcess;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'capstan-rootca-'));
+    proc = await spawnCapstan([`--cert-dir=${join(dir, 'pki')}`, `--write-kubeconfig=${join(dir, 'admin.kubeconfig')}`]);
+  });
+  after(async () => {
+    await proc?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("every namespace has it with the CA and kube's annotation; deleted or edited, it comes back", async () => {
+    const k = kubectlFor(join(dir, 'admin.kubeconfig'));
+    const ca = readFileSync(join(dir, 'pki', 'ca.crt'), 'utf8');
+    const waitFor = async (ns: string, ok: (cm: any) => boolean): Promise<any> => {
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const r = await k.run(['-n', ns, 'get', 'configmap', 'kube-root-ca.crt', '-o', 'json']);
+        if (r.code === 0) {
+          const cm = JSON.parse(r.stdout);
+          if (ok(cm)) return cm;
+        }
+        assert.ok(Date.now() < deadline, `kube-root-ca.crt in ${ns}: ${r.stderr}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    };
+    for (const ns of ['default', 'kube-system', 'kube-public']) {
+      const cm = await waitFor(ns, () => true);
+      assert.deepEqual(cm.data, { 'ca.crt': ca });
+      assert.match(cm.metadata.annotations['kubernetes.io/description'], /^Contains a CA bundle that can be used to verify the kube-apiserver/);
+    }
+    await k.ok(['create', 'namespace', 'rootca-new']);
+    await waitFor('rootca-new', (cm) => cm.data['ca.crt'] === ca);
+    await k.ok(['-n', 'rootca-new', 'delete', 'configmap', 'kube-root-ca.crt']);
+    await waitFor('rootca-new', (cm) => cm.data['ca.crt'] === ca);
+    await k.ok(['-n', 'rootca-new', 'patch', 'configmap', 'kube-root-ca.crt', '--type=merge', '-p', '{"data":{"ca.crt":"tampered"}}']);
+    await waitFor('rootca-new', (cm) => cm.data['ca.crt'] === ca);
+  });
+});
