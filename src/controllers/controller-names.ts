@@ -15,8 +15,11 @@ export const GARBAGE_COLLECTOR: ControllerName = { name: 'garbage-collector-cont
 /** The disruption controller (PodDisruptionBudget status), under kube-controller-manager's name and aliases. */
 export const DISRUPTION: ControllerName = { name: 'disruption-controller', aliases: ['disruption'] };
 
+/** The publisher of `kube-root-ca.crt` in every namespace (with HTTPS), under kube-controller-manager's name. */
+export const ROOT_CA_PUBLISHER: ControllerName = { name: 'root-ca-certificate-publisher-controller', aliases: ['root-ca-cert-publisher'] };
+
 /** Every controller the server can run. */
-export const KNOWN_CONTROLLER_NAMES: ControllerName[] = [GARBAGE_COLLECTOR, DISRUPTION];
+export const KNOWN_CONTROLLER_NAMES: ControllerName[] = [GARBAGE_COLLECTOR, DISRUPTION, ROOT_CA_PUBLISHER];
 
 /**
  * Checks a `--controllers` list; throws `"x" is not in the list of known controllers` (kube's

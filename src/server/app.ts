@@ -34,6 +34,7 @@ import { controllerManagerFor } from '../controllers/controller-manager.js';
 import { CrdRegistrar } from '../crd/crd-registrar.js';
 import { DefaultServiceAccounts } from '../namespace/default-service-accounts.js';
 import { RootCAPublisher } from '../namespace/root-ca-publisher.js';
+import { isControllerEnabled, ROOT_CA_PUBLISHER } from '../controllers/controller-names.js';
 import { FlowControlConfigController } from '../controllers/flowcontrol-config-controller.js';
 import { ApiserverIdentityLease } from '../controllers/apiserver-identity-lease.js';
 import { openapiRouter, sharedOpenApiService } from '../openapi/openapi-router.js';
@@ -289,7 +290,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
     await serviceAccounts.start();
     flowControl = new FlowControlConfigController(storage);
     await flowControl.start();
-    if (serving !== undefined) {
+    if (serving !== undefined && isControllerEnabled(ROOT_CA_PUBLISHER, config.controllers)) {
       rootCA = new RootCAPublisher(storage, serving.servingCA, (error) => logger.warn('cannot publish kube-root-ca.crt', { error }));
       await rootCA.start();
     }

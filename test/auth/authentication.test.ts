@@ -333,7 +333,7 @@ describe('kube-root-ca.crt (root-ca-cert-publisher)', () => {
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'capstan-rootca-'));
-    proc = await spawnCapstan([`--cert-dir=${join(dir, 'pki')}`, `--write-kubeconfig=${join(dir, 'admin.kubeconfig')}`]);
+    proc = await spawnCapstan(['--secure-port=0', `--cert-dir=${join(dir, 'pki')}`, `--write-kubeconfig=${join(dir, 'admin.kubeconfig')}`]);
   });
   after(async () => {
     await proc?.stop();

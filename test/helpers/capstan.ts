@@ -56,9 +56,15 @@ export interface CapstanProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** `args` plus `--secure-port=0` (a free HTTPS port) unless they choose one: tests run side by side. */
+/**
+ * `args` for a spawned server. A test that chooses no HTTPS port gets a free one (tests run side by
+ * side) and, unless it passes `--controllers`, runs without the kube-root-ca.crt publisher, so the
+ * ConfigMaps it lists and watches are its own.
+ */
 export function withFreeSecurePort(args: string[]): string[] {
-  return args.some((a) => a === '--secure-port' || a.startsWith('--secure-port=')) ? args : ['--secure-port=0', ...args];
+  const has = (flag: string): boolean => args.some((a) => a === flag || a.startsWith(`${flag}=`));
+  if (has('--secure-port') || args.includes('--help')) return args;
+  return ['--secure-port=0', ...(has('--controllers') ? [] : ['--controllers=*,-root-ca-cert-publisher']), ...args];
 }
 
 /**
