@@ -7,10 +7,15 @@ import type { AuthenticationResult, RequestAuthenticator } from './authenticator
 const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
 const ANY_USAGE = '2.5.29.37.0';
 
+/** Each connection's peer chain, parsed once (a TLS session's certificates never change). */
+const chains = new WeakMap<TLSSocket, X509Certificate[]>();
+
 /** The peer's certificates, leaf first, as sent in the handshake (none on a plain connection). */
 export function peerChain(req: IncomingMessage): X509Certificate[] {
   const socket = req.socket;
   if (!(socket instanceof TLSSocket)) return [];
+  const cached = chains.get(socket);
+  if (cached !== undefined) return cached;
   const chain: X509Certificate[] = [];
   let cert: DetailedPeerCertificate | undefined = socket.getPeerCertificate(true);
   const seen = new Set<string>();
@@ -19,6 +24,7 @@ export function peerChain(req: IncomingMessage): X509Certificate[] {
     chain.push(new X509Certificate(cert.raw));
     cert = cert.issuerCertificate;
   }
+  chains.set(socket, chain);
   return chain;
 }
 

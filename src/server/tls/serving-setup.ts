@@ -82,9 +82,15 @@ export function ensureServingCertDir(config: ServerConfig): Promise<CertDirFiles
   return ensureCertDir(config.certDir, servingNamesFor([config.bindAddress, config.advertiseAddress, firstServiceIP(config)]));
 }
 
+/** Parsed bundles by the contents array they came from (replaced, never mutated, on reload). */
+const parsedBundles = new WeakMap<string[], X509Certificate[]>();
+
 function bundle(contents: string[]): X509Certificate[] {
+  const cached = parsedBundles.get(contents);
+  if (cached !== undefined) return cached;
   const certs = contents.flatMap(pemCertificates).map((pem) => new X509Certificate(pem));
   if (certs.length === 0) throw new Error('no certificate found in the CA bundle');
+  parsedBundles.set(contents, certs);
   return certs;
 }
 
