@@ -2,11 +2,14 @@
 # Capstan container image.
 #
 #   docker build -t capstan .
-#   docker run --rm -p 8080:8080 capstan                      # embedded memory store, one process
-#   docker run --rm -p 8080:8080 capstan --bind-address=0.0.0.0 --port=8080 \
-#       --storage=redis --redis-url=redis://redis:6379 --workers=2
+#   docker run --rm -p 6443:6443 capstan                      # embedded memory store, one process
+#   docker run --rm -p 6443:6443 capstan --bind-address=0.0.0.0 --secure-port=6443 --port=8080 \
+#       --cert-dir=/tmp/capstan-pki --storage=redis --redis-url=redis://redis:6379 --workers=2
 #
-# Arguments given to `docker run` replace CMD, so repeat --bind-address/--port when passing flags.
+# HTTPS on 6443 with a CA and certificates generated in --cert-dir (mount a volume there, or pass
+# --tls-cert-file/--tls-private-key-file); plain HTTP on 8080 answers only inside the container
+# (loopback: the health check). Arguments given to `docker run` replace CMD, so repeat
+# --bind-address/--secure-port/--port/--cert-dir when passing flags.
 #
 # PID 1: tini (Debian's package) runs as PID 1, forwards SIGTERM/SIGINT to node and reaps
 # zombies; node runs as its child, so its own handlers (graceful shutdown: readyz fails, the
@@ -47,9 +50,9 @@ COPY --chown=root:root lua ./lua
 # The image's files stay owned by root and read-only to the server; it runs as the unprivileged
 # `node` user (uid 1000) that the base image provides.
 USER node:node
-EXPOSE 8080
+EXPOSE 6443
 HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:8080/livez').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["/usr/bin/tini", "--", "node", "/app/dist/src/main.js"]
-CMD ["--bind-address=0.0.0.0", "--port=8080"]
+CMD ["--bind-address=0.0.0.0", "--secure-port=6443", "--port=8080", "--cert-dir=/tmp/capstan-pki"]

@@ -131,7 +131,7 @@ export interface ServerProcess {
 }
 
 /**
- * Spawns `node dist/src/main.js --port P --bind-address 127.0.0.1 ...extraArgs` from the project root
+ * Spawns `node dist/src/main.js --port P --secure-port 0 --bind-address 127.0.0.1 ...extraArgs` from the project root
  * and resolves once `/readyz` answers 200. Rejects with the server's stderr when it exits or does
  * not become ready within `timeoutMs`.
  */
@@ -142,7 +142,8 @@ export async function spawnServer(
   const pollMs = options.pollMs ?? 5;
   const timeoutMs = options.timeoutMs ?? 30_000;
   const port = await freePort();
-  const args = [...(options.nodeArgs ?? []), CAPSTAN_MAIN, '--port', String(port), '--bind-address', '127.0.0.1', ...extraArgs];
+  // The plain loopback port is measured; HTTPS takes a free port so runs never collide on 6443.
+  const args = [...(options.nodeArgs ?? []), CAPSTAN_MAIN, '--port', String(port), '--secure-port', '0', '--bind-address', '127.0.0.1', ...extraArgs];
   const t0 = performance.now();
   const child = spawnTracked(process.execPath, args, PROJECT_ROOT);
   const err = tail(8192);

@@ -17,10 +17,10 @@
 #                   controller Capstan does not have; Capstan's own garbage collector stays in charge.
 #                   KCM is the binary (default: on PATH, else next to the default e2e.test).
 #
-# e2e.test runs with --e2e-verify-service-account=false: the framework otherwise waits, in every
-# test's setup, for the kube-root-ca.crt ConfigMap that kube-controller-manager's root CA publisher
-# writes, and Capstan (plain HTTP, no CA) publishes none. Capstan creates `default` ServiceAccounts
-# itself, and the tests that need them wait for them.
+# Capstan serves HTTPS on a free port with certificates generated in the work directory; e2e.test
+# uses the admin kubeconfig it writes (client certificate in system:masters). The script's own calls
+# (readiness, the fake Node) go to the plain-HTTP loopback port. Capstan publishes kube-root-ca.crt
+# in every namespace, which the framework waits for in every test's setup.
 # Not part of `npm test`: e2e.test is built from Go sources and absent on a fresh machine.
 set -euo pipefail
 
@@ -37,7 +37,9 @@ e2e=${E2E_TEST:-$(command -v e2e.test || echo "$HOME/.cache/kube-reference/bin/e
 [[ -f $root/dist/src/main.js ]] || (cd "$root" && npx tsc -p tsconfig.json)
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/capstan-conformance.XXXXXX")
-port=$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
+free_port() { node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
+port=$(free_port)
+secure_port=$(free_port)
 kubeconfig=$work/kubeconfig
 pid=
 kcm_pid=
@@ -56,7 +58,8 @@ cleanup() {
 trap cleanup EXIT
 
 # shellcheck disable=SC2086 # CAPSTAN_FLAGS is a list of flags
-node "$root/dist/src/main.js" --port "$port" --log-level=error --write-kubeconfig "$kubeconfig" ${CAPSTAN_FLAGS:-} >"$work/capstan.log" 2>&1 &
+node "$root/dist/src/main.js" --insecure-port "$port" --secure-port "$secure_port" --cert-dir "$work/pki" --log-level=error \
+  --write-kubeconfig "$kubeconfig" ${CAPSTAN_FLAGS:-} >"$work/capstan.log" 2>&1 &
 pid=$!
 
 # Ready once it answers /readyz and has written the kubeconfig (polled, up to 60 s).
@@ -83,8 +86,8 @@ if [[ -n ${KCM_CONTROLLERS:-} ]]; then
   kcm_pid=$!
 fi
 
-echo "run-conformance: Capstan on http://127.0.0.1:$port (work dir $work)" >&2
+echo "run-conformance: Capstan on https://127.0.0.1:$secure_port (work dir $work)" >&2
 status=0
-"$e2e" --kubeconfig "$kubeconfig" --provider skeleton --e2e-verify-service-account=false \
+"$e2e" --kubeconfig "$kubeconfig" --provider skeleton \
   --report-dir "$work" --ginkgo.focus "$focus" --ginkgo.v --ginkgo.no-color --ginkgo.timeout 2h "$@" || status=$?
 exit $status

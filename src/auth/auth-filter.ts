@@ -3,7 +3,8 @@ import { ApiError, forbidden, internalError } from '../api/errors.js';
 import { decodePath, parseRequestInfo } from '../api/request-info.js';
 import { writeError } from '../codec/response-writer.js';
 import type { Authenticator } from './authenticator.js';
-import { forbiddenMessage, type AuthorizationAttributes, type Authorizer } from './authorizer.js';
+import { forbiddenMessage, type AuthorizationAttributes, type Authorizer, type Decision } from './authorizer.js';
+import { impersonate, ImpersonationDenied } from './impersonation.js';
 import { ADMIN_USER, type User } from './user.js';
 
 /** The user the auth filter established for this request (the administrator before the filter runs). */
@@ -50,19 +51,38 @@ function attributesOf(req: Request, user: User): AuthorizationAttributes {
   };
 }
 
+/** kube's 403 for refused attributes: the forbidden message, then the authorizer's reason. */
+function forbiddenError(attrs: AuthorizationAttributes, decision: Decision): ApiError {
+  const message = sanitize(forbiddenMessage(attrs));
+  const detail = decision.reason === '' ? message : `${message}: ${decision.reason}`;
+  return attrs.resourceRequest
+    ? forbidden({ group: attrs.apiGroup, resource: attrs.resource }, attrs.name, detail)
+    : new ApiError(403, 'Forbidden', `forbidden: ${detail}`, {});
+}
+
 /**
- * The authentication and authorization stages of every request, before any handler: an
- * unauthenticated request is answered 401, a refused one 403 with kube's message
- * (`<resource> "<name>" is forbidden: User "u" cannot <verb> resource ...`); an allowed one goes on
- * with its user in `res.locals.user`.
+ * The authentication, impersonation and authorization stages of every request, before any
+ * handler: an unauthenticated request is answered 401 with kube's Status; a refused impersonation
+ * or request 403 with kube's message (`<resource> "<name>" is forbidden: User "u" cannot <verb>
+ * resource ...`); an allowed one goes on with its (impersonated) user in `res.locals.user`.
  */
 export function authFilter(authenticator: Authenticator, authorizer: Authorizer) {
   return (req: Request, res: Response, next: NextFunction): void => {
     void (async () => {
-      const user = await authenticator.authenticate(req);
-      if (user === undefined) {
+      const authenticated = await authenticator.authenticate(req);
+      if (authenticated === undefined) {
         writeError(res, new ApiError(401, 'Unauthorized', 'Unauthorized', {}));
         return;
+      }
+      let user: User;
+      try {
+        user = await impersonate(req, authenticated, authorizer);
+      } catch (err) {
+        if (err instanceof ImpersonationDenied) {
+          writeError(res, forbiddenError(err.attributes, err.decision));
+          return;
+        }
+        throw err;
       }
       res.locals.user = user;
       const attrs = attributesOf(req, user);
@@ -73,14 +93,7 @@ export function authFilter(authenticator: Authenticator, authorizer: Authorizer)
         return;
       }
       if (!decision.allowed) {
-        const message = sanitize(forbiddenMessage(attrs));
-        const detail = decision.reason === '' ? message : `${message}: ${decision.reason}`;
-        writeError(
-          res,
-          attrs.resourceRequest
-            ? forbidden({ group: attrs.apiGroup, resource: attrs.resource }, attrs.name, detail)
-            : new ApiError(403, 'Forbidden', `forbidden: ${detail}`, {}),
-        );
+        writeError(res, forbiddenError(attrs, decision));
         return;
       }
       next();

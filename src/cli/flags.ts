@@ -9,11 +9,12 @@ import { parsePortRange, type PortRange } from '../services/port-range.js';
 import { validateControllerList } from '../controllers/controller-names.js';
 import { isImplementedAdmissionPlugin } from '../admission/admission-chain.js';
 import { admissionFlagProblems } from '../admission/plugin-names.js';
+import { SERVING_FLAGS, type AuthenticationConfig, type ServingConfig } from './serving-flags.js';
 
-/** Everything the command line configures. */
-export interface ServerConfig {
+/** Everything the command line configures (serving and authentication: see serving-flags.ts). */
+export interface ServerConfig extends ServingConfig, AuthenticationConfig {
+  /** Address of the secure port. */
   bindAddress: string;
-  port: number;
   storage: 'memory' | 'redis';
   featureGates: FeatureGates;
   /** Which built-in API versions and resources are served (`--runtime-config`). */
@@ -55,7 +56,7 @@ export interface ServerConfig {
   disableAdmissionPlugins: string[];
 }
 
-interface FlagSpec {
+export interface FlagSpec {
   name: string;
   help: string;
   default: string;
@@ -107,7 +108,7 @@ const FLAGS: FlagSpec[] = [
   {
     name: 'bind-address',
     default: '127.0.0.1',
-    help: 'The IP address on which to listen.',
+    help: 'The IP address on which to serve the secure port (0.0.0.0: every interface).',
     apply: (c, v) => {
       c.bindAddress = v;
     },
@@ -154,14 +155,7 @@ const FLAGS: FlagSpec[] = [
       c.authorizationWebhook = { ...webhookDefaults(c), unauthorizedTtlMs: duration('authorization-webhook-cache-unauthorized-ttl', v) };
     },
   },
-  {
-    name: 'port',
-    default: '8080',
-    help: 'The port on which to serve plain HTTP.',
-    apply: (c, v) => {
-      c.port = int('port', v, 0, 65535);
-    },
-  },
+  ...SERVING_FLAGS,
   {
     name: 'storage',
     default: 'memory',
@@ -372,7 +366,7 @@ const FLAGS: FlagSpec[] = [
   {
     name: 'controllers',
     default: '*',
-    help: "Controllers the server runs (one process per storage at a time, elected through the kube-system/capstan-controller-manager Lease). '*' enables all, 'foo' enables foo, '-foo' disables foo. Known: garbage-collector-controller (alias garbage-collector). Use --controllers=-garbage-collector when kube-controller-manager runs against this server.",
+    help: "Controllers the server runs (one process per storage at a time, elected through the kube-system/capstan-controller-manager Lease). '*' enables all, 'foo' enables foo, '-foo' disables foo. Known: garbage-collector-controller (alias garbage-collector), disruption-controller (alias disruption), root-ca-certificate-publisher-controller (alias root-ca-cert-publisher: kube-root-ca.crt in every namespace, with HTTPS). Use --controllers=-garbage-collector when kube-controller-manager runs against this server.",
     apply: (c, v) => {
       const names = list(v);
       parsed('controllers', v, () => validateControllerList(names));

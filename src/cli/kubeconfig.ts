@@ -23,3 +23,36 @@ export function kubeconfigFor(url: string): string {
     '',
   ].join('\n');
 }
+
+/**
+ * The admin kubeconfig of an HTTPS server: the CA to trust and a client certificate in
+ * `system:masters` (all PEM). A wildcard bind address is replaced by loopback, which the generated
+ * serving certificate names.
+ */
+export function adminKubeconfigFor(url: string, caPem: string, certPem: string, keyPem: string): string {
+  const server = url.replace('://0.0.0.0:', '://127.0.0.1:').replace('://[::]:', '://[::1]:');
+  const b64 = (pem: string): string => Buffer.from(pem).toString('base64');
+  return [
+    'apiVersion: v1',
+    'kind: Config',
+    'clusters:',
+    '- name: capstan',
+    '  cluster:',
+    `    server: ${server}`,
+    `    certificate-authority-data: ${b64(caPem)}`,
+    'contexts:',
+    '- name: capstan',
+    '  context:',
+    '    cluster: capstan',
+    '    user: capstan-admin',
+    '    namespace: default',
+    'current-context: capstan',
+    'users:',
+    '- name: capstan-admin',
+    '  user:',
+    `    client-certificate-data: ${b64(certPem)}`,
+    `    client-key-data: ${b64(keyPem)}`,
+    'preferences: {}',
+    '',
+  ].join('\n');
+}

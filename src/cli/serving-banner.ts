@@ -1,7 +1,9 @@
-import { accessSync, constants, statSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { ServerConfig } from './flags.js';
-import { kubeconfigFor } from './kubeconfig.js';
+import { adminKubeconfigFor, kubeconfigFor } from './kubeconfig.js';
+import { certDirPaths } from '../server/tls/cert-dir.js';
+import { pemCertificates } from '../server/tls/reloading-files.js';
 import { describeSocketError, StartupError } from './startup-error.js';
 import { logger, type LogFields } from '../logging/logger.js';
 
@@ -29,29 +31,51 @@ export function checkKubeconfigPath(config: ServerConfig): void {
   }
 }
 
-/** Writes the kubeconfig (when asked), then logs `serving` or, with text logs, prints the banner. */
-export function announceServing(config: ServerConfig, url: string, fields: LogFields = {}): void {
+/**
+ * The kubeconfig `--write-kubeconfig` writes: with HTTPS, the admin one (the CA, and the client
+ * certificate in system:masters generated in --cert-dir); else the plain-HTTP loopback URL.
+ */
+function kubeconfigText(config: ServerConfig, url: string, secureUrl: string | undefined): string {
+  if (secureUrl === undefined) return kubeconfigFor(url);
+  const paths = certDirPaths(config.certDir);
+  const read = (p: string): string => readFileSync(p, 'utf8');
+  const certs = config.tlsCertFile === '' ? [read(paths.caCert)] : pemCertificates(read(config.tlsCertFile));
+  return adminKubeconfigFor(secureUrl, `${certs[certs.length - 1] ?? ''}\n`.replace(/\n\n$/, '\n'), read(paths.adminCert), read(paths.adminKey));
+}
+
+/**
+ * Writes the kubeconfig (when asked), then logs `serving` (with `secureUrl` when HTTPS is served)
+ * or, with text logs, prints the banner.
+ */
+export function announceServing(config: ServerConfig, url: string, fields: LogFields = {}, secureUrl?: string): void {
   let kubeconfig: string | undefined;
   if (config.writeKubeconfig !== undefined) {
     const path = resolve(config.writeKubeconfig);
     try {
-      writeFileSync(path, kubeconfigFor(url));
+      writeFileSync(path, kubeconfigText(config, url, secureUrl), { mode: 0o600 });
       kubeconfig = path;
     } catch (err) {
       logger.error('cannot write kubeconfig', { path, error: describeSocketError(err) });
     }
   }
   if (logger.format === 'text') {
-    process.stderr.write(bannerText(config, url, kubeconfig));
+    process.stderr.write(bannerText(config, secureUrl ?? url, kubeconfig, secureUrl !== undefined && secureUrl !== url ? url : undefined));
     return;
   }
-  logger.announce('serving', { url, storage: config.storage, ...fields, ...(kubeconfig !== undefined ? { kubeconfig } : {}) });
+  logger.announce('serving', {
+    url,
+    ...(secureUrl !== undefined ? { secureUrl } : {}),
+    storage: config.storage,
+    ...fields,
+    ...(kubeconfig !== undefined ? { kubeconfig } : {}),
+  });
 }
 
 /** The human banner: where the API is, how to point kubectl at it, what does not happen here. */
-export function bannerText(config: ServerConfig, url: string, kubeconfig: string | undefined): string {
+export function bannerText(config: ServerConfig, url: string, kubeconfig: string | undefined, localUrl?: string): string {
   const store = config.storage === 'memory' ? 'embedded in-memory store: objects are lost when it stops' : 'Redis store';
   const lines = ['', `Capstan is serving the Kubernetes API at ${url} (${store}).`];
+  if (localUrl !== undefined) lines.push(`Plain HTTP for this host only (every request is the administrator): ${localUrl}`);
   if (kubeconfig !== undefined) {
     lines.push(`Kubeconfig written to ${kubeconfig}. In another terminal:`, `  export KUBECONFIG=${kubeconfig}`, '  kubectl get namespaces');
   } else {

@@ -104,10 +104,11 @@ export class ConnectionDistributor {
   private readonly maxHandoffs: number;
   private readonly maxUnclaimed: number;
 
-  private constructor(
-    private readonly server: Server,
-    options: DistributorOptions,
-  ) {
+  /** Every listener: the first one, then those added by {@link listenAlso}. */
+  private readonly servers: Server[];
+
+  private constructor(server: Server, options: DistributorOptions) {
+    this.servers = [server];
     const address = server.address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     this.url = `http://${host}:${address.port}`;
@@ -115,6 +116,10 @@ export class ConnectionDistributor {
     this.claimTimeoutMs = options.claimTimeoutMs ?? 2000;
     this.maxHandoffs = options.maxHandoffs ?? 8;
     this.maxUnclaimed = options.maxUnclaimed ?? 8;
+    this.accept(server);
+  }
+
+  private accept(server: Server): void {
     server.on('connection', (socket: Socket) => {
       // The worker sees the same error on its copy; the primary's copy only waits.
       socket.on('error', () => undefined);
@@ -123,8 +128,7 @@ export class ConnectionDistributor {
     server.on('error', (err: unknown) => logger.error('accepting a connection failed', { error: err }));
   }
 
-  /** Binds `port` (0: a free one) on `host`; rejects when the port cannot be bound. */
-  static async listen(port: number, host: string, options: DistributorOptions = {}): Promise<ConnectionDistributor> {
+  private static async bind(port: number, host: string): Promise<Server> {
     const server = createServer({ pauseOnConnect: true });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -133,7 +137,23 @@ export class ConnectionDistributor {
         resolve();
       });
     });
-    return new ConnectionDistributor(server, options);
+    return server;
+  }
+
+  /** Binds `port` (0: a free one) on `host`; rejects when the port cannot be bound. */
+  static async listen(port: number, host: string, options: DistributorOptions = {}): Promise<ConnectionDistributor> {
+    return new ConnectionDistributor(await ConnectionDistributor.bind(port, host), options);
+  }
+
+  /**
+   * Binds one more listener whose connections are handed out the same way (a worker tells them
+   * apart by their local port). Resolves with the port bound; rejects when it cannot be bound.
+   */
+  async listenAlso(port: number, host: string): Promise<number> {
+    const server = await ConnectionDistributor.bind(port, host);
+    this.servers.push(server);
+    this.accept(server);
+    return (server.address() as AddressInfo).port;
   }
 
   /** `worker` serves: from now on it receives connections in turn (idempotent). */
@@ -387,7 +407,7 @@ export class ConnectionDistributor {
   private closeIfIdle(): void {
     if (!this.shuttingDown || this.closed || this.ready.length > 0) return;
     this.closed = true;
-    this.server.close();
+    for (const server of this.servers) server.close();
     this.flushWaiting();
   }
 }

@@ -66,23 +66,26 @@ function releaseReading(socket: Socket): void {
  * - Sockets granted after {@link drain} are served (the server then answers with `Connection: close`).
  */
 export class ConnectionReceiver {
-  private server: Server | undefined;
+  private route: ((socket: Socket) => Server | undefined) | undefined;
   private closed = false;
   private readonly held = new Map<number, Socket>();
   /** Set by {@link close} while claims are outstanding; called when the last one is answered. */
   private settled: (() => void) | undefined;
 
-  /** Starts serving handed connections with `server` (which must not listen itself). Call once. */
-  serve(server: Server): void {
-    if (this.server !== undefined) throw new Error('ConnectionReceiver.serve called twice');
-    this.server = server;
+  /**
+   * Starts serving handed connections with the server `route` picks for each (by its local port:
+   * plain HTTP or HTTPS; servers that do not listen themselves). Call once.
+   */
+  serve(route: (socket: Socket) => Server | undefined): void {
+    if (this.route !== undefined) throw new Error('ConnectionReceiver.serve called twice');
+    this.route = route;
     process.on('message', (msg: unknown, handle: unknown) => {
       if (isPingMessage(msg)) {
         tell({ type: 'capstan:pong' });
         return;
       }
       if (isConnectionGrantMessage(msg)) {
-        this.granted(server, msg.id, msg.granted);
+        this.granted(route, msg.id, msg.granted);
         return;
       }
       if (!isConnectionMessage(msg)) return;
@@ -97,7 +100,7 @@ export class ConnectionReceiver {
     });
   }
 
-  private granted(server: Server, id: number, granted: boolean): void {
+  private granted(route: (socket: Socket) => Server | undefined, id: number, granted: boolean): void {
     const socket = this.held.get(id);
     if (socket === undefined) return;
     this.held.delete(id);
@@ -105,6 +108,12 @@ export class ConnectionReceiver {
       // Closes this process's descriptor only: the worker the primary chose instead keeps its own.
       socket.destroy();
     } else {
+      const server = route(socket);
+      if (server === undefined) {
+        logger.error('a handed connection arrived on a port this worker does not serve', { port: socket.localPort });
+        socket.destroy();
+        return;
+      }
       server.emit('connection', socket);
       releaseReading(socket);
       socket.resume();

@@ -6,6 +6,9 @@ export const WORKER_INDEX_ENV = 'CAPSTAN_WORKER_INDEX';
 export const LISTEN_URL_ENV = 'CAPSTAN_LISTEN_URL';
 /** Environment variable carrying the port of the primary's listener. */
 export const LISTEN_PORT_ENV = 'CAPSTAN_LISTEN_PORT';
+/** Environment variables carrying the primary's HTTPS listener, when it has one. */
+export const LISTEN_SECURE_URL_ENV = 'CAPSTAN_LISTEN_SECURE_URL';
+export const LISTEN_SECURE_PORT_ENV = 'CAPSTAN_LISTEN_SECURE_PORT';
 
 /**
  * Sent by a worker once it serves: start-up hooks have run and its connection receiver is
@@ -121,9 +124,12 @@ export function workerIndexFromEnv(env: NodeJS.ProcessEnv = process.env): number
 }
 
 /** The primary's listener as passed to a worker, or undefined when the environment lacks it. */
-export function listenerFromEnv(env: NodeJS.ProcessEnv = process.env): { url: string; port: number } | undefined {
+export function listenerFromEnv(env: NodeJS.ProcessEnv = process.env): { url: string; port: number; secureUrl?: string; securePort?: number } | undefined {
   const url = env[LISTEN_URL_ENV];
   const port = Number(env[LISTEN_PORT_ENV]);
   if (url === undefined || url === '' || !Number.isInteger(port) || port <= 0) return undefined;
-  return { url, port };
+  const secureUrl = env[LISTEN_SECURE_URL_ENV];
+  const securePort = Number(env[LISTEN_SECURE_PORT_ENV]);
+  if (secureUrl === undefined || secureUrl === '' || !Number.isInteger(securePort) || securePort <= 0) return { url, port };
+  return { url, port, secureUrl, securePort };
 }

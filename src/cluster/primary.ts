@@ -5,7 +5,8 @@ import { listenOrExplain } from '../cli/startup-error.js';
 import { logger } from '../logging/logger.js';
 import { servePrimaryMetrics } from '../metrics/cluster-aggregation.js';
 import { ConnectionDistributor } from './connection-distributor.js';
-import { isReadyMessage, LISTEN_PORT_ENV, LISTEN_URL_ENV, WORKER_INDEX_ENV } from './messages.js';
+import { isReadyMessage, LISTEN_PORT_ENV, LISTEN_SECURE_PORT_ENV, LISTEN_SECURE_URL_ENV, LISTEN_URL_ENV, WORKER_INDEX_ENV } from './messages.js';
+import { ensureServingCertDir } from '../server/tls/serving-setup.js';
 import { RestartPolicy, type RestartPolicyOptions } from './restart-policy.js';
 
 /** Extra time past the shutdown delay a worker gets to drain before the primary kills it. */
@@ -45,6 +46,8 @@ export async function runPrimary(config: ServerConfig, options: PrimaryOptions):
   let stopping = false;
   let exitCode = 0;
   let distributor: ConnectionDistributor | undefined;
+  /** The listeners' URLs and ports: the main one (plain HTTP when served, else HTTPS), and HTTPS. */
+  let listening: { url: string; port: number; secureUrl?: string; securePort?: number } | undefined;
 
   const liveWorkers = (): Worker[] => slots.flatMap((s) => (s.worker !== undefined && !s.worker.isDead() ? [s.worker] : []));
   servePrimaryMetrics(liveWorkers);
@@ -52,11 +55,13 @@ export async function runPrimary(config: ServerConfig, options: PrimaryOptions):
   const fork = (slot: Slot): void => {
     slot.restartTimer = undefined;
     const listener = distributor;
-    if (listener === undefined) throw new Error('workers are forked only once the port is bound');
+    const where = listening;
+    if (listener === undefined || where === undefined) throw new Error('workers are forked only once the port is bound');
     const worker = cluster.fork({
       [WORKER_INDEX_ENV]: String(slot.index),
-      [LISTEN_URL_ENV]: listener.url,
-      [LISTEN_PORT_ENV]: String(listener.port),
+      [LISTEN_URL_ENV]: where.url,
+      [LISTEN_PORT_ENV]: String(where.port),
+      ...(where.securePort === undefined ? {} : { [LISTEN_SECURE_URL_ENV]: where.secureUrl, [LISTEN_SECURE_PORT_ENV]: String(where.securePort) }),
     });
     slot.worker = worker;
     slot.startedAt = Date.now();
@@ -67,7 +72,7 @@ export async function runPrimary(config: ServerConfig, options: PrimaryOptions):
       ready.add(slot.index);
       if (!announced && ready.size === options.workers) {
         announced = true;
-        announceServing(config, listener.url, { workers: options.workers });
+        announceServing(config, where.url, { workers: options.workers }, where.secureUrl);
       } else if (announced) {
         logger.info('worker restarted', { worker: slot.index, pid: worker.process.pid });
       }
@@ -146,9 +151,30 @@ export async function runPrimary(config: ServerConfig, options: PrimaryOptions):
     const { openRedisStorage } = await import('../storage/open-redis.js');
     await (await openRedisStorage(config)).close();
   }
-  distributor = await listenOrExplain(config.bindAddress, config.port, () =>
-    ConnectionDistributor.listen(config.port, config.bindAddress, { claimTimeoutMs: config.workerClaimTimeoutMs }),
-  );
+  // Certificates are generated once here, before the workers load them.
+  if (config.securePort !== undefined) await ensureServingCertDir(config);
+  const distributorOptions = { claimTimeoutMs: config.workerClaimTimeoutMs };
+  const urlOf = (scheme: string, host: string, port: number): string => `${scheme}://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const plainPort = config.port;
+  const securePort = config.securePort;
+  if (plainPort !== undefined) {
+    const d = await listenOrExplain(config.insecureBindAddress, plainPort, () =>
+      ConnectionDistributor.listen(plainPort, config.insecureBindAddress, distributorOptions),
+    );
+    distributor = d;
+    listening = { url: d.url, port: d.port };
+    if (securePort !== undefined) {
+      const bound = await listenOrExplain(config.bindAddress, securePort, () => d.listenAlso(securePort, config.bindAddress));
+      listening = { ...listening, secureUrl: urlOf('https', config.bindAddress, bound), securePort: bound };
+    }
+  } else if (securePort !== undefined) {
+    const d = await listenOrExplain(config.bindAddress, securePort, () => ConnectionDistributor.listen(securePort, config.bindAddress, distributorOptions));
+    distributor = d;
+    const secureUrl = urlOf('https', config.bindAddress, d.port);
+    listening = { url: secureUrl, port: d.port, secureUrl, securePort: d.port };
+  } else {
+    throw new Error('nothing to serve: neither --secure-port nor --insecure-port is set');
+  }
   if (stopping) return;
   for (let index = 0; index < options.workers; index++) {
     const slot: Slot = { index, worker: undefined, startedAt: 0, restartTimer: undefined };

@@ -95,12 +95,12 @@ export async function runServerProcess(config: ServerConfig): Promise<CapstanSer
   });
   shutdown.serving(server);
   if (receiver !== undefined) {
-    receiver.serve(server.http);
+    receiver.serve((socket) => server.serverForPort(socket.localPort ?? 0));
     logger.debug('worker ready', { url: server.url });
     const message: ReadyMessage = { type: 'capstan:ready', url: server.url, index };
     process.send?.(message);
   } else {
-    announceServing(config, server.url);
+    announceServing(config, server.url, {}, server.secureUrl);
   }
   return server;
 }

@@ -18,8 +18,11 @@ export const DISRUPTION: ControllerName = { name: 'disruption-controller', alias
 /** The resourcequota controller (ResourceQuota status), under kube-controller-manager's name and aliases. */
 export const RESOURCE_QUOTA: ControllerName = { name: 'resourcequota-controller', aliases: ['resourcequota'] };
 
+/** The publisher of `kube-root-ca.crt` in every namespace (with HTTPS), under kube-controller-manager's name. */
+export const ROOT_CA_PUBLISHER: ControllerName = { name: 'root-ca-certificate-publisher-controller', aliases: ['root-ca-cert-publisher'] };
+
 /** Every controller the server can run. */
-export const KNOWN_CONTROLLER_NAMES: ControllerName[] = [GARBAGE_COLLECTOR, DISRUPTION, RESOURCE_QUOTA];
+export const KNOWN_CONTROLLER_NAMES: ControllerName[] = [GARBAGE_COLLECTOR, DISRUPTION, RESOURCE_QUOTA, ROOT_CA_PUBLISHER];
 
 /**
  * Checks a `--controllers` list; throws `"x" is not in the list of known controllers` (kube's

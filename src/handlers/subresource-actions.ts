@@ -1,12 +1,12 @@
-import { randomBytes } from 'node:crypto';
 import { ApiError, badRequest, methodNotAllowed, notFound } from '../api/errors.js';
+import { createTokenRequest } from '../auth/token-request.js';
 import { writeObject } from '../codec/response-writer.js';
 import { writeOptionsOf, type ResourceRequest, outputFor, scaleKind } from './context.js';
 import { withStorage } from '../store/storage-errors.js';
 import { decodeObject } from './decode-object.js';
 import { evictPod } from '../store/eviction.js';
 import { bindPod } from '../store/binding.js';
-import { isObject, metadataOf, objectKey, stringField, type Obj } from '../api/object-util.js';
+import { isObject, objectKey, stringField, type Obj } from '../api/object-util.js';
 
 /** Subresources that perform an action instead of reading or writing a view of the object. */
 const ACTIONS = new Set(['eviction', 'binding', 'token', 'log', 'exec', 'attach', 'portforward', 'proxy']);
@@ -55,39 +55,7 @@ export async function handleSubresourceAction(r: ResourceRequest): Promise<void>
     case 'token': {
       if (r.ri.verb !== 'create') throw methodNotAllowed();
       const body = await decodeObject(r, 'TokenRequest', 'authentication.k8s.io/v1');
-      const spec = isObject(body.spec) ? body.spec : {};
-      const seconds = typeof spec.expirationSeconds === 'number' ? spec.expirationSeconds : 3600;
-      if (seconds < 600)
-        throw new ApiError(
-          422,
-          'Invalid',
-          `TokenRequest.authentication.k8s.io "${r.ri.name}" is invalid: spec.expirationSeconds: Invalid value: ${seconds}: may not specify a duration less than 10 minutes`,
-          {},
-        );
-      const expiration = new Date(Date.now() + seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-      const meta = metadataOf(obj);
-      const claims = {
-        aud: Array.isArray(spec.audiences) ? spec.audiences : ['https://kubernetes.default.svc'],
-        exp: Math.floor(Date.now() / 1000) + seconds,
-        iat: Math.floor(Date.now() / 1000),
-        iss: 'https://kubernetes.default.svc',
-        sub: `system:serviceaccount:${r.ri.namespace}:${r.ri.name}`,
-        'kubernetes.io': { namespace: r.ri.namespace, serviceaccount: { name: r.ri.name, uid: meta.uid } },
-      };
-      const encode = (v: unknown): string => Buffer.from(JSON.stringify(v)).toString('base64url');
-      const token = `${encode({ alg: 'none', typ: 'JWT' })}.${encode(claims)}.${randomBytes(16).toString('base64url')}`;
-      writeObject(
-        r.res,
-        201,
-        {
-          kind: 'TokenRequest',
-          apiVersion: 'authentication.k8s.io/v1',
-          metadata: { name: r.ri.name, namespace: r.ri.namespace, creationTimestamp: null },
-          spec: { ...spec, audiences: claims.aud, expirationSeconds: seconds },
-          status: { token, expirationTimestamp: expiration },
-        },
-        format,
-      );
+      writeObject(r.res, 201, await createTokenRequest(r, obj, body), format);
       return;
     }
     default: {

@@ -1,14 +1,19 @@
 import { authFilter } from '../auth/auth-filter.js';
-import { FixedIdentity, type Authenticator } from '../auth/authenticator.js';
 import { authorizerFor, parseAuthorizationModes, type Authorizer } from '../auth/authorizer.js';
 import { RbacAuthorizer } from '../auth/rbac/rbac-authorizer.js';
 import { WebhookAuthorizer } from '../auth/webhook-authorizer.js';
 import { WatchedPolicy } from '../auth/rbac/rbac-policy.js';
 import { ensureBootstrapPolicy } from '../auth/rbac/bootstrap-policy.js';
 import { ClusterRoleAggregationController } from '../controllers/clusterrole-aggregation-controller.js';
+import type { Authenticator } from '../auth/authenticator.js';
+import { buildAuthentication, type AuthenticationSetup } from '../auth/authentication-setup.js';
+import { auditIdFilter } from '../auth/audit-id.js';
+import { oidcDiscoveryRouter } from '../auth/oidc-discovery.js';
+import { ServingSetup } from './tls/serving-setup.js';
 import compression from 'compression';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { admissionChain } from '../admission/admission-chain.js';
 import { webhookAdmission } from '../admission/webhook-admission.js';
@@ -33,6 +38,8 @@ import { NamespaceController } from '../namespace/namespace-controller.js';
 import { controllerManagerFor } from '../controllers/controller-manager.js';
 import { CrdRegistrar } from '../crd/crd-registrar.js';
 import { DefaultServiceAccounts } from '../namespace/default-service-accounts.js';
+import { RootCAPublisher } from '../namespace/root-ca-publisher.js';
+import { isControllerEnabled, ROOT_CA_PUBLISHER } from '../controllers/controller-names.js';
 import { FlowControlConfigController } from '../controllers/flowcontrol-config-controller.js';
 import { ApiserverIdentityLease } from '../controllers/apiserver-identity-lease.js';
 import { openapiRouter, sharedOpenApiService } from '../openapi/openapi-router.js';
@@ -47,11 +54,20 @@ import { acceptRequest, installClientErrorHandler, lingerOnEarlyAnswer, MAX_HEAD
 /** A running Capstan API server. */
 export interface CapstanServer {
   app: Express;
+  /** The plain-HTTP loopback server when `--insecure-port` is on, else the HTTPS one. */
   http: Server;
   services: ApiServices;
   health: HealthChecks;
-  /** `http://host:port` clients reach the server at (the primary's listener when connections are handed in). */
+  /** URL clients reach the server at: the plain-HTTP loopback port when served, else the HTTPS one (the primary's listeners when connections are handed in). */
   url: string;
+  /** `https://host:port` of the secure port, when served. */
+  secureUrl: string | undefined;
+  /** The server that serves connections arriving on local port `port` (handed-in connections). */
+  serverForPort(port: number): Server | undefined;
+  /** Serving certificates and CAs (undefined without HTTPS). */
+  serving: ServingSetup | undefined;
+  /** Authentication chain and service account token issuer. */
+  authentication: AuthenticationSetup;
   /** Graceful shutdown: readyz fails, waits the shutdown delay, ends watches, drains, closes storage. */
   close(): Promise<void>;
 }
@@ -67,6 +83,7 @@ function isWatchRequest(req: Request): boolean {
  * Builds the Express app and HTTP server over `storage`: discovery, OpenAPI, health, and every resource
  * path. Runs bootstrap (system namespaces and objects, APF configuration, local APIServices) as a
  * post-start hook, and the controllers when `runControllers` is set (one process per storage): namespaces,
+ * kube-root-ca.crt in every namespace (with HTTPS, once a CA exists),
  * default ServiceAccounts, APF configuration and FlowSchema status, the apiserver identity Lease. The
  * controllers of kube-controller-manager that Capstan has (garbage collector, disruption) run under
  * leader election in one process per storage, as `--controllers` enables them.
@@ -92,10 +109,14 @@ export interface StartOptions {
 
 /** The primary's listener, for a server whose connections are handed in (see StartOptions). */
 export interface HandedConnections {
-  /** `http://host:port` of the primary's listener: the server's URL. */
+  /** URL of the primary's listener: the server's URL. */
   url: string;
   /** Port of the primary's listener (announced in the `kubernetes` Service). */
   port: number;
+  /** The primary's HTTPS port, when it serves one (connections arriving there are TLS). */
+  securePort?: number;
+  /** `https://host:port` of the primary's secure listener. */
+  secureUrl?: string;
   /** Called once the shutdown delay is over, as the server starts draining: send no new connections. */
   onDraining?(): void;
   /**
@@ -127,11 +148,14 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   await rbacPolicy.start();
   const rbac = new RbacAuthorizer(rbacPolicy);
   const authorizer = options.authorizer ?? authorizerFor(modes, { rbac, webhook: webhookAuthorizerFor(config, modes) });
+  const serving = config.securePort === undefined ? undefined : await ServingSetup.load(config);
+  const authentication = buildAuthentication(config, storage, serving);
   const webhooks = webhookAdmission(storage, registry, (error) => logger.warn('cannot watch webhook configurations', { error }));
   const policyError = (error: unknown): void => logger.warn('admission policies: watch failed', { error });
   const mutatingPolicies = new MutatingAdmissionPolicyPlugin(registry, storage, authorizer, shutdown.signal, policyError);
   const validatingPolicies = new ValidatingAdmissionPolicyPlugin(registry, storage, authorizer, shutdown.signal, policyError);
   const services: ApiServices = {
+    authentication,
     authorizer,
     rbacRules: rbac.resolver,
     registry,
@@ -167,6 +191,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   app.set('etag', false);
   app.set('query parser', 'simple');
   // In a terminal (text lines) request lines are detail, shown at --log-level=debug; JSON logs carry them at info.
+  app.use(auditIdFilter());
   app.use(requestLogger({ level: logger.format === 'text' ? 'debug' : 'info' }));
   app.use(metricsMiddleware({ isServed: (g, v, r) => registry.get(g, v, r) !== undefined }));
   app.use((_req: Request, res: Response, next: NextFunction) => {
@@ -178,7 +203,9 @@ export async function startServer(config: ServerConfig, storage: Storage, option
     // Watch streams bypass the middleware entirely: it would wrap every event write.
     app.use((req: Request, res: Response, next: NextFunction) => (isWatchRequest(req) ? next() : compress(req, res, next)));
   }
-  app.use(authFilter(options.authenticator ?? new FixedIdentity(), authorizer));
+  app.use(authFilter(options.authenticator ?? authentication.chain, authorizer));
+  let jwksUri = config.serviceAccountJwksUri;
+  app.use(oidcDiscoveryRouter(authentication.tokens, () => jwksUri));
   app.use(healthRouter(health));
   app.use(metricsRouter());
   app.use(discoveryRouter(registry, { version: DEFAULT_VERSION_INFO, isCustomResource: (info) => info.custom === true }));
@@ -189,53 +216,82 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   app.use(errorLogger());
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => writeError(res, err));
 
-  const http = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0, maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
+  const serverOptions = { keepAliveTimeout: 65_000, requestTimeout: 0, maxHeaderSize: MAX_HEADER_BYTES };
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
     lingerOnEarlyAnswer(req);
     if (acceptRequest(req, res)) app(req, res);
-  });
-  installClientErrorHandler(http);
+  };
+  const plain = config.port === undefined ? undefined : createServer(serverOptions, handler);
+  // Client certificates are asked for, never required: kube's authenticators decide what they prove.
+  const secure =
+    serving === undefined
+      ? undefined
+      : createHttpsServer({ ...serverOptions, ...serving.secureContextOptions(), requestCert: true, rejectUnauthorized: false }, handler);
+  serving?.watch(() => secure?.setSecureContext(serving.secureContextOptions()));
+  const servers: Server[] = [...(plain === undefined ? [] : [plain]), ...(secure === undefined ? [] : [secure as unknown as Server])];
+  if (servers.length === 0) throw new Error('nothing to serve: neither --secure-port nor --insecure-port is set');
+  const http = servers[0];
   const handed = options.handedConnections;
   const connections = new Set<Socket>();
   let onNoConnections: (() => void) | undefined;
-  http.on('connection', (socket) => {
-    connections.add(socket);
-    socket.on('close', () => {
-      connections.delete(socket);
-      if (connections.size === 0) onNoConnections?.();
-    });
-  });
   // Once draining, every response closes its connection (as kube-apiserver's Go server does during
   // shutdown) instead of leaving it idle until it is destroyed.
   let draining = false;
-  http.prependListener('request', (_req, res) => {
-    if (draining) res.setHeader('Connection', 'close');
-  });
-  let url: string;
-  let port: number;
-  if (handed === undefined) {
+  for (const server of servers) {
+    installClientErrorHandler(server);
+    server.on(server === plain ? 'connection' : 'secureConnection', (socket: Socket) => {
+      connections.add(socket);
+      socket.on('close', () => {
+        connections.delete(socket);
+        if (connections.size === 0) onNoConnections?.();
+      });
+    });
+    server.prependListener('request', (_req, res) => {
+      if (draining) res.setHeader('Connection', 'close');
+    });
+  }
+  const listen = async (server: Server, host: string, port: number): Promise<number> => {
     await listenOrExplain(
-      config.bindAddress,
-      config.port,
+      host,
+      port,
       () =>
         new Promise<void>((resolve, reject) => {
-          http.once('error', reject);
-          http.listen(config.port, config.bindAddress, () => {
-            http.off('error', reject);
+          server.once('error', reject);
+          server.listen(port, host, () => {
+            server.off('error', reject);
             resolve();
           });
         }),
     );
-    const address = http.address() as AddressInfo;
-    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-    url = `http://${host}:${address.port}`;
-    port = address.port;
+    return (server.address() as AddressInfo).port;
+  };
+  const urlOf = (scheme: string, host: string, port: number): string => `${scheme}://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  let url: string;
+  let port: number;
+  let secureUrl: string | undefined;
+  let securePort: number | undefined;
+  let plainPort: number | undefined;
+  if (handed === undefined) {
+    // The plain port first: a test asking for a taken port sees that port named.
+    if (plain !== undefined && config.port !== undefined) plainPort = await listen(plain, config.insecureBindAddress, config.port);
+    if (secure !== undefined && config.securePort !== undefined) {
+      securePort = await listen(secure, config.bindAddress, config.securePort);
+      secureUrl = urlOf('https', config.bindAddress, securePort);
+    }
+    url = plainPort !== undefined ? urlOf('http', config.insecureBindAddress, plainPort) : (secureUrl ?? '');
+    port = securePort ?? plainPort ?? 0;
   } else {
     // Node starts tracking connections (idle ones closed on shutdown, the headers timeout) when a
-    // server starts listening; this one never binds, so it is started here.
-    http.emit('listening');
+    // server starts listening; these never bind, so they are started here.
+    for (const server of servers) server.emit('listening');
     url = handed.url;
-    port = handed.port;
+    secureUrl = handed.secureUrl;
+    securePort = handed.securePort;
+    port = handed.securePort ?? handed.port;
+    plainPort = handed.securePort === handed.port ? undefined : handed.port;
   }
+  const serverForPort = (localPort: number): Server | undefined =>
+    localPort === securePort && secure !== undefined ? secure : localPort === plainPort ? plain : undefined;
 
   // Every process serves the custom resources of the stored CRDs (and races the others on their status).
   const crdRegistrar = new CrdRegistrar(services, { openapi, onError: (msg, error) => logger.warn(msg, { error }) });
@@ -249,7 +305,9 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   let identityLease: ApiserverIdentityLease | undefined;
   let policyStatus: PolicyStatusController | undefined;
   let roleAggregation: ClusterRoleAggregationController | undefined;
+  let rootCA: RootCAPublisher | undefined;
   const advertised = config.advertiseAddress || advertiseAddressFor(config.bindAddress);
+  if (jwksUri === '') jwksUri = securePort === undefined ? '' : `${urlOf('https', advertised, securePort)}/openid/v1/jwks`;
   await bootstrapCluster(storage, { address: advertised, port }, config.serviceClusterIPRange);
   await ensureLocalApiServices(storage, registry);
   await ensureBootstrapPolicy(storage);
@@ -261,6 +319,10 @@ export async function startServer(config: ServerConfig, storage: Storage, option
     await serviceAccounts.start();
     flowControl = new FlowControlConfigController(storage);
     await flowControl.start();
+    if (serving !== undefined && isControllerEnabled(ROOT_CA_PUBLISHER, config.controllers)) {
+      rootCA = new RootCAPublisher(storage, serving.servingCA, (error) => logger.warn('cannot publish kube-root-ca.crt', { error }));
+      await rootCA.start();
+    }
     identityLease = new ApiserverIdentityLease(storage, { peerAddress: `${advertised}:${port}` });
     await identityLease.start();
     policyStatus = new PolicyStatusController(storage, registry, (error) => logger.warn('admission policy status', { error }));
@@ -286,13 +348,19 @@ export async function startServer(config: ServerConfig, storage: Storage, option
       identityLease?.stop();
       policyStatus?.stop();
       roleAggregation?.stop();
+      rootCA?.stop();
       crdRegistrar.stop();
       rbacPolicy.stop();
       shutdown.abort();
       webhooks.close();
+      serving?.stop();
       await new Promise<void>((resolve) => {
         if (handed === undefined) {
-          http.close(() => resolve());
+          let open = servers.length;
+          for (const server of servers)
+            server.close(() => {
+              if (--open === 0) resolve();
+            });
         } else {
           // A server that never listened reports closed at once; drained means no connection left.
           // Connections handed in while draining count too, until the last one closes.
@@ -306,10 +374,10 @@ export async function startServer(config: ServerConfig, storage: Storage, option
           onNoConnections = () => {
             void closed();
           };
-          http.close();
+          for (const server of servers) server.close();
           if (connections.size === 0) onNoConnections();
         }
-        http.closeIdleConnections();
+        for (const server of servers) server.closeIdleConnections();
         setTimeout(() => {
           for (const s of connections) s.destroy();
         }, 5000).unref();
@@ -319,5 +387,5 @@ export async function startServer(config: ServerConfig, storage: Storage, option
     })();
     return closing;
   };
-  return { app, http, services, health, url, close };
+  return { app, http, services, health, url, secureUrl, serverForPort, serving, authentication, close };
 }

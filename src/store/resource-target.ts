@@ -1,5 +1,6 @@
 import type { RuleResolver } from '../auth/rbac/rbac-policy.js';
 import type { Authorizer } from '../auth/authorizer.js';
+import type { AuthenticationSetup } from '../auth/authentication-setup.js';
 import type { RequestInfo } from '../api/request-info.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
 import { apiVersionOf, storageTypeOf, type ResourceInfo } from '../registry/resource-types.js';
@@ -16,6 +17,8 @@ export interface ApiServices {
   authorizer: Authorizer;
   /** RBAC rule resolution over the stored Roles and bindings (escalation checks of RBAC writes). */
   rbacRules?: RuleResolver;
+  /** Authentication chain and service account tokens (TokenRequest, TokenReview); absent in unit fixtures. */
+  authentication?: AuthenticationSetup;
   storage: Storage;
   admission: Admission;
   featureGates: FeatureGates;

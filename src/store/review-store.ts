@@ -2,6 +2,7 @@ import { badRequest, invalid, type StatusCause } from '../api/errors.js';
 import { canonicalize, isObject, metadataOf, type Obj } from '../api/object-util.js';
 import type { AuthorizationAttributes } from '../auth/authorizer.js';
 import type { User } from '../auth/user.js';
+import { reviewToken } from '../auth/token-review.js';
 import { nowTimestamp } from '../api/object-util.js';
 import { validateLocalSubjectAccessReview, validateSelfSubjectAccessReview, validateSubjectAccessReview } from '../validation/access-review.js';
 import type { ResourceTarget } from './resource-target.js';
@@ -101,7 +102,7 @@ export class ReviewStore implements Creater {
         break;
       case 'tokenreviews':
         if (str(spec.token) === '') throw badRequest('token is required for TokenReview in authentication');
-        status = { user: {}, error: 'token authentication is not enabled' };
+        status = await reviewToken(this.target.services.authentication?.chain, str(spec.token), spec.audiences);
         break;
       default:
         status = {};

@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { withFreeSecurePort } from '../helpers/capstan.js';
 
 export interface ClusterProcess {
   child: ChildProcess;
@@ -17,7 +18,7 @@ export interface ClusterProcess {
 
 /** Spawns `node SCRIPT ARGS` and waits for the `serving` line. */
 export async function spawnCluster(script: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<ClusterProcess> {
-  const child = spawn(process.execPath, [script, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [script, ...withFreeSecurePort(args)], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
   const waiters = new Set<() => void>();
   child.stderr?.on('data', (d: Buffer) => {

@@ -22,7 +22,7 @@ describe('cluster primary over two workers', () => {
 
   test('prints the serving line once, after both workers listen', () => {
     assert.equal(cap.stderr().match(/"msg":"serving"/g)?.length, 1);
-    assert.match(cap.stderr(), /"msg":"serving","url":"http:\/\/127\.0\.0\.1:\d+","storage":"memory","workers":2/);
+    assert.match(cap.stderr(), /"msg":"serving","url":"http:\/\/127\.0\.0\.1:\d+","secureUrl":"https:\/\/127\.0\.0\.1:\d+","storage":"memory","workers":2/);
     assert.equal(cap.workerPids().length, 2);
   });
 

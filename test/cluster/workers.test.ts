@@ -6,13 +6,13 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { CAPSTAN_MAIN, uniqueName } from '../helpers/capstan.js';
+import { CAPSTAN_MAIN, uniqueName, withFreeSecurePort } from '../helpers/capstan.js';
 import { freePort, startRedis, type RedisServer } from '../helpers/redis-process.js';
 import { freshRequest, metricSum, requestLines, requestWithRetry, spawnCluster, type ClusterProcess } from './cluster-process.js';
 
 function runToExit(args: string[]): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CAPSTAN_MAIN, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [CAPSTAN_MAIN, ...withFreeSecurePort(args)], { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr?.on('data', (d: Buffer) => {
       stderr += d.toString();

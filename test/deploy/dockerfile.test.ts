@@ -20,7 +20,8 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startRedis } from '../helpers/redis-process.js';
@@ -163,7 +164,19 @@ function localCmd(layout: ImageLayout): string[] {
     cmd.some((a) => a.startsWith('--bind-address=')),
     'CMD sets --bind-address',
   );
-  return cmd.map((a) => (a.startsWith('--port=') ? '--port=0' : a.startsWith('--bind-address=') ? '--bind-address=127.0.0.1' : a));
+  const certDir = mkdtempSync(join(tmpdir(), 'capstan-image-pki-'));
+  chmodSync(certDir, 0o777); // the container's user creates pki/ in it
+  return cmd.map((a) =>
+    a.startsWith('--port=')
+      ? '--port=0'
+      : a.startsWith('--secure-port=')
+        ? '--secure-port=0'
+        : a.startsWith('--cert-dir=')
+          ? `--cert-dir=${join(certDir, 'pki')}`
+          : a.startsWith('--bind-address=')
+            ? '--bind-address=127.0.0.1'
+            : a,
+  );
 }
 
 /** The image's port: what the HEALTHCHECK addresses. */

@@ -11,8 +11,8 @@
  * - Afterwards the copy holds no file git would show (the kubeconfig is ignored), and Ctrl-C
  *   (SIGINT) stops the server.
  *
- * One change is made to the commands: the server gets a free port instead of 8080 (`npm start --
- * --port N`, and 8080 replaced in the kubectl block), so the test does not need 8080 to be free.
+ * One change is made to the commands: the server gets a free HTTPS port instead of 6443 (`npm start
+ * -- --secure-port N`, and 6443 replaced in the kubectl block), so the test does not need 6443 to be free.
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -98,7 +98,7 @@ test('the README\'s quick start and "Point kubectl at it" work as written, in a 
   const port = await freePort();
 
   // First terminal: the quick start, in the background.
-  const command = startLine.replace(/\bnpm start\b/, `npm start -- --port ${port}`);
+  const command = startLine.replace(/\bnpm start\b/, `npm start -- --secure-port ${port}`);
   server = spawn('bash', ['-c', command], { cwd: dir, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   server.stdout?.on('data', (d: Buffer) => {
@@ -117,10 +117,13 @@ test('the README\'s quick start and "Point kubectl at it" work as written, in a 
     server?.once('exit', (code) => reject(new Error(`"${command}" exited with ${String(code)} before serving:\n${output.slice(-3000)}`)));
   });
   t.diagnostic(`"${command}" served after ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  assert.match(output, new RegExp(`"url":"http://127\\.0\\.0\\.1:${port}".*"kubeconfig":"${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/capstan\\.kubeconfig"`));
+  assert.match(
+    output,
+    new RegExp(`"url":"https://127\\.0\\.0\\.1:${port}".*"kubeconfig":"${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/capstan\\.kubeconfig"`),
+  );
 
   // Second terminal: the kubectl block, in the same folder.
-  const script = ['set -eu', ...kubectlBlock.map((l) => l.replaceAll('8080', String(port)))].join('\n');
+  const script = ['set -eu', ...kubectlBlock.map((l) => l.replaceAll('6443', String(port)))].join('\n');
   let out: string;
   try {
     out = execFileSync('bash', ['-c', script], { cwd: dir, env, encoding: 'utf8', timeout: 120_000, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -11,13 +11,15 @@ import { join } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { freePort, startRedis } from '../helpers/redis-process.js';
 import { startRedisWorkers } from '../helpers/redis-workers.js';
-import { api, CAPSTAN_MAIN, spawnCapstan, type CapstanProcess } from '../helpers/capstan.js';
+import { api, CAPSTAN_MAIN, spawnCapstan, withFreeSecurePort, type CapstanProcess } from '../helpers/capstan.js';
 import { kubectlFor } from './kubectl.js';
 
 /** Runs capstan to completion (for flag errors and --help). */
 function runCapstan(args: string[], timeoutMs = 30_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CAPSTAN_MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CAPSTAN_MAIN, ...(args.includes('--help') ? args : withFreeSecurePort(args))], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => {
@@ -66,7 +68,8 @@ describe('command line', { concurrency: true }, () => {
       assert.ok(text.includes(flag), `${flag} in --help`);
     }
     assert.match(text, /--bind-address.*127\.0\.0\.1/);
-    assert.match(text, /--port.*8080/);
+    assert.match(text, /--secure-port.*6443/);
+    assert.match(text, /--insecure-port/);
     assert.match(text, /--watch-cache-history.*5m/);
     assert.match(text, /--service-cluster-ip-range.*10\.96\.0\.0\/12/);
     assert.match(text, /--service-node-port-range.*30000-32767/);
@@ -220,21 +223,24 @@ describe('process lifecycle', { concurrency: true }, () => {
     assert.equal(await code, 0, proc.stderr());
   });
 
-  test('--write-kubeconfig writes a file kubectl uses as is', async () => {
+  test('--write-kubeconfig writes an admin kubeconfig (HTTPS, client certificate) kubectl uses as is', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'capstan-wk-'));
     const path = join(dir, 'kubeconfig');
     const proc = await spawnCapstan(['--port', '0', '--write-kubeconfig', path]);
     try {
       await waitReady(proc.url);
+      const secureUrl = /"secureUrl":"([^"]+)"/.exec(proc.stderr())?.[1] ?? '';
+      assert.match(secureUrl, /^https:\/\/127\.0\.0\.1:\d+$/);
       const text = readFileSync(path, 'utf8');
-      assert.ok(text.includes(proc.url), text);
+      assert.ok(text.includes(secureUrl) && text.includes('client-certificate-data:'), text);
       const k = kubectlFor(path);
       const out = await k.ok(['get', 'ns', 'default', '-o', 'name']);
       assert.equal(out.trim(), 'namespace/default');
       const ctx = await k.ok(['config', 'current-context']);
       assert.ok(ctx.trim().length > 0);
       const server = await k.ok(['config', 'view', '-o', 'jsonpath={.clusters[0].cluster.server}']);
-      assert.equal(server, proc.url);
+      assert.equal(server, secureUrl);
+      assert.match(await k.ok(['auth', 'whoami']), /Username\s+capstan-admin\s+Groups\s+\[system:masters system:authenticated\]/);
     } finally {
       assert.equal(await proc.stop(), 0);
     }
@@ -251,7 +257,7 @@ describe('process lifecycle', { concurrency: true }, () => {
           .find((l) => l.includes('"msg":"serving"')) ?? '';
       assert.deepEqual(
         { ...JSON.parse(line), ts: undefined },
-        { level: 'info', msg: 'serving', url: proc.url, storage: 'memory', kubeconfig: path, ts: undefined },
+        { level: 'info', msg: 'serving', url: proc.url, secureUrl: JSON.parse(line).secureUrl, storage: 'memory', kubeconfig: path, ts: undefined },
       );
     } finally {
       assert.equal(await proc.stop(), 0);
@@ -261,14 +267,21 @@ describe('process lifecycle', { concurrency: true }, () => {
   test('--log-format text: a banner says how to connect; request lines only at --log-level=debug', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'capstan-wk-')), 'kubeconfig');
     for (const level of ['info', 'debug']) {
-      const child = spawn(process.execPath, [CAPSTAN_MAIN, '--port', '0', '--log-format', 'text', '--log-level', level, '--write-kubeconfig', path], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const child = spawn(
+        process.execPath,
+        [CAPSTAN_MAIN, '--secure-port=0', '--port', '0', '--log-format', 'text', '--log-level', level, '--write-kubeconfig', path],
+        {
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       let stderr = '';
       const url = await new Promise<string>((resolve, reject) => {
         child.stderr.on('data', (d: Buffer) => {
           stderr += d.toString();
-          const m = /Capstan is serving the Kubernetes API at (http:\/\/[^ ]+) \(embedded in-memory store/.exec(stderr);
+          const m =
+            /Capstan is serving the Kubernetes API at https:\/\/[^ ]+ \(embedded in-memory store.*\nPlain HTTP for this host only \(every request is the administrator\): (http:\/\/\S+)/.exec(
+              stderr,
+            );
           if (m !== null && stderr.includes('Press Ctrl-C to stop.\n')) resolve(m[1]);
         });
         child.once('exit', (code) => reject(new Error(`exited ${String(code)}: ${stderr}`)));

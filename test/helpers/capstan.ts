@@ -28,7 +28,8 @@ export interface TestServer {
 /** Starts an in-process server on 127.0.0.1 and a free port over `storage` (memory by default). */
 export async function startTestServer(overrides: Partial<ServerConfig> = {}, storage?: Storage, options: StartOptions = {}): Promise<TestServer> {
   // Request logs would flood the test runner's output: in-process servers log warnings and errors only.
-  const config: ServerConfig = { ...defaultConfig(), port: 0, logLevel: 'warn', ...overrides };
+  // Plain HTTP on loopback only (the privileged local port); tests that need HTTPS set securePort.
+  const config: ServerConfig = { ...defaultConfig(), port: 0, securePort: undefined, logLevel: 'warn', ...overrides };
   logger.setLevel(config.logLevel);
   const store = storage ?? new MemoryStorage({ historyMs: config.watchCacheHistoryMs });
   const server = await startServer(config, store, options);
@@ -55,9 +56,23 @@ export interface CapstanProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Spawns `node dist/src/main.js` with `args` (plus `--port` when not given) and waits until it serves. */
+/**
+ * `args` for a spawned server. A test that chooses no HTTPS port gets a free one (tests run side by
+ * side) and, unless it passes `--controllers`, runs without the kube-root-ca.crt publisher, so the
+ * ConfigMaps it lists and watches are its own.
+ */
+export function withFreeSecurePort(args: string[]): string[] {
+  const has = (flag: string): boolean => args.some((a) => a === flag || a.startsWith(`${flag}=`));
+  if (has('--secure-port') || args.includes('--help')) return args;
+  return ['--secure-port=0', ...(has('--controllers') ? [] : ['--controllers=*,-root-ca-cert-publisher']), ...args];
+}
+
+/**
+ * Spawns `node dist/src/main.js` with `args` (and a free HTTPS port unless `--secure-port` is given)
+ * and waits until it serves.
+ */
 export async function spawnCapstan(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CapstanProcess> {
-  const child = spawn(process.execPath, [CAPSTAN_MAIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CAPSTAN_MAIN, ...withFreeSecurePort(args)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   child.stderr?.on('data', (d: Buffer) => {
     err += d.toString();

@@ -105,7 +105,15 @@ from the Secret), so it appears neither in the manifest nor in the process argum
 {{/* The container's command-line flags. */}}
 {{- define "capstan.args" -}}
 - --bind-address=0.0.0.0
-- --port={{ .Values.containerPort }}
+- --secure-port={{ .Values.containerPort }}
+- --cert-dir=/tmp/capstan-pki
+{{- if .Values.tls.secretName }}
+- --tls-cert-file=/etc/capstan/tls/tls.crt
+- --tls-private-key-file=/etc/capstan/tls/tls.key
+{{- end }}
+{{- if .Values.serviceAccountKey.secretName }}
+- --service-account-signing-key-file=/etc/capstan/service-account/{{ .Values.serviceAccountKey.key }}
+{{- end }}
 - --storage={{ .Values.storage }}
 - --workers={{ .Values.workers }}
 - --log-level={{ .Values.logLevel }}

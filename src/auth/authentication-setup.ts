@@ -1,0 +1,84 @@
+import { createPublicKey, generateKeyPairSync } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { ServerConfig } from '../cli/flags.js';
+import { StartupError } from '../cli/startup-error.js';
+import type { ServingSetup } from '../server/tls/serving-setup.js';
+import type { Storage } from '../storage/storage.js';
+import { AuthenticationChain } from './authentication-chain.js';
+import type { TokenAuthenticator } from './authenticator.js';
+import { ClientCertificateAuthenticator } from './client-certificates.js';
+import { publicKeysFromPem } from './jwt.js';
+import { RequestHeaderAuthenticator } from './request-header.js';
+import { ServiceAccountAuthenticator } from './service-account-authenticator.js';
+import { DEFAULT_ISSUER, ServiceAccountTokens } from './service-account-tokens.js';
+import { TokenFile } from './token-file.js';
+
+/** The server's authentication: the request chain, and the service account token issuer. */
+export interface AuthenticationSetup {
+  chain: AuthenticationChain;
+  tokens: ServiceAccountTokens;
+}
+
+function readOrExplain(flag: string, path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new StartupError(`cannot read --${flag} ${path}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/**
+ * Builds the authentication chain the flags describe. Service account tokens are signed with
+ * `--service-account-signing-key-file`, else the key generated in `--cert-dir`, else (an in-process
+ * server without HTTPS) a key generated for this process only.
+ */
+export function buildAuthentication(config: ServerConfig, storage: Storage, serving: ServingSetup | undefined): AuthenticationSetup {
+  let signingKey: string;
+  if (config.serviceAccountSigningKeyFile !== '') signingKey = readOrExplain('service-account-signing-key-file', config.serviceAccountSigningKeyFile);
+  else if (serving !== undefined) signingKey = serving.certDir.serviceAccountKey;
+  else signingKey = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  const verifyKeys = config.serviceAccountKeyFiles.flatMap((path) => {
+    try {
+      return publicKeysFromPem(readOrExplain('service-account-key-file', path));
+    } catch (err) {
+      if (err instanceof StartupError) throw err;
+      throw new StartupError(`invalid --service-account-key-file ${path}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  });
+  const issuers = config.serviceAccountIssuers.length > 0 ? config.serviceAccountIssuers : [DEFAULT_ISSUER];
+  let tokens: ServiceAccountTokens;
+  try {
+    if (verifyKeys.length === 0) verifyKeys.push(createPublicKey(signingKey));
+    tokens = new ServiceAccountTokens(signingKey, verifyKeys, issuers, config.apiAudiences.length > 0 ? config.apiAudiences : issuers);
+  } catch (err) {
+    throw new StartupError(`invalid service account signing key: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const tokenAuthenticators: TokenAuthenticator[] = [];
+  if (config.tokenAuthFile !== '') {
+    try {
+      tokenAuthenticators.push(new TokenFile(config.tokenAuthFile));
+    } catch (err) {
+      throw new StartupError(`invalid --token-auth-file: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  tokenAuthenticators.push(new ServiceAccountAuthenticator(tokens, storage, config.serviceAccountLookup));
+  const requestheaderRoots = serving?.requestheaderRoots();
+  const chain = new AuthenticationChain({
+    requestHeader:
+      requestheaderRoots === undefined
+        ? undefined
+        : new RequestHeaderAuthenticator({
+            roots: requestheaderRoots,
+            allowedNames: config.requestheaderAllowedNames,
+            usernameHeaders: config.requestheaderUsernameHeaders,
+            uidHeaders: config.requestheaderUidHeaders,
+            groupHeaders: config.requestheaderGroupHeaders,
+            extraHeaderPrefixes: config.requestheaderExtraHeadersPrefix,
+          }),
+    clientCertificates: serving === undefined ? undefined : new ClientCertificateAuthenticator(() => serving.clientRoots()),
+    tokens: tokenAuthenticators,
+    anonymous: config.anonymousAuth,
+    apiAudiences: tokens.apiAudiences,
+  });
+  return { chain, tokens };
+}
