@@ -62,7 +62,7 @@ export class HttpClient {
       const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
       if (this.token !== undefined) headers.authorization = `Bearer ${this.token}`;
       if (options.body !== undefined) {
-        headers['content-type'] = 'application/json';
+        headers['content-type'] ??= 'application/json';
         headers['content-length'] = String(Buffer.byteLength(options.body));
       }
       const t0 = performance.now();

@@ -7,6 +7,7 @@ export const SCENARIO_NAMES = [
   'startup',
   'crud',
   'create',
+  'apply',
   'list',
   'memory',
   'watch-fanout',
@@ -20,7 +21,7 @@ export const SCENARIO_NAMES = [
 ] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 /** Scenarios that can measure a server given by URL (they clean up what they create). */
-export const URL_SCENARIOS: readonly ScenarioName[] = ['crud', 'create', 'webhook', 'cr-create'];
+export const URL_SCENARIOS: readonly ScenarioName[] = ['crud', 'create', 'apply', 'webhook', 'cr-create'];
 
 export const TARGET_NAMES = ['memory', 'redis', 'redis-workers2', 'url'] as const;
 export type TargetName = (typeof TARGET_NAMES)[number];

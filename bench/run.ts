@@ -15,6 +15,7 @@ import { createScenario } from './scenario-create.js';
 import { crdReadyScenario } from './scenario-crd-ready.js';
 import { crCreateScenario } from './scenario-cr-create.js';
 import { crudScenario } from './scenario-crud.js';
+import { applyScenario } from './scenario-apply.js';
 import { gcScenario } from './scenario-gc.js';
 import { decodeScenario } from './scenario-decode.js';
 import { informerStartScenario } from './scenario-informer-start.js';
@@ -30,6 +31,7 @@ const SCENARIOS: Record<ScenarioName, Scenario> = {
   startup: startupScenario,
   crud: crudScenario,
   create: createScenario,
+  apply: applyScenario,
   list: listScenario,
   memory: memoryScenario,
   'watch-fanout': watchFanoutScenario,

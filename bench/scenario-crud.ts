@@ -13,7 +13,7 @@ import { createScratchNamespace, deleteScratchNamespace, scratchNamespaceName } 
 
 const PHASE_TIMEOUT_MS = 120_000;
 
-interface Phase {
+export interface Phase {
   ok: number;
   failed: number;
   seconds: number;
@@ -23,7 +23,7 @@ interface Phase {
   cpuMs?: number;
 }
 
-function operationRow(operation: string, p: Phase): OperationRow {
+export function operationRow(operation: string, p: Phase): OperationRow {
   const { p50, p99 } = p50p99(p.latencies);
   return {
     operation,
@@ -37,19 +37,19 @@ function operationRow(operation: string, p: Phase): OperationRow {
 }
 
 /** Runs `phase` and adds the server CPU it took. */
-async function withCpu(cpu: CpuMeter, phase: () => Promise<Phase>): Promise<Phase> {
+export async function withCpu(cpu: CpuMeter, phase: () => Promise<Phase>): Promise<Phase> {
   const stop = cpu.available() ? cpu.start() : undefined;
   const p = await phase();
   const used = stop?.();
   return used !== undefined ? { ...p, cpuMs: used.totalMs } : p;
 }
 
-function phaseMetrics(label: string, p: Phase): Metric[] {
+export function phaseMetrics(label: string, p: Phase): Metric[] {
   const { p50, p99 } = p50p99(p.latencies);
   return [metric(`${label}/s`, p.ok / p.seconds, 'ops/s', { higherIsBetter: true }), metric(`${label} p50`, p50, 'ms'), metric(`${label} p99`, p99, 'ms')];
 }
 
-async function timedPhase(
+export async function timedPhase(
   count: number,
   concurrency: number,
   expect: number,

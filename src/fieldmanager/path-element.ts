@@ -104,8 +104,12 @@ export function comparePathElements(a: PathElement, b: PathElement): number {
  * JSON as Go's encoder writes a value inside a path element: map keys sorted, `<`, `>`, `&`,
  * U+2028 and U+2029 escaped.
  */
+const GO_ESCAPED = /[<>&\u2028\u2029]/;
+
 export function goJson(value: unknown): string {
-  const text = JSON.stringify(sortKeys(value)) ?? 'null';
+  if (typeof value === 'number' || typeof value === 'boolean') return JSON.stringify(value);
+  const text = (typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(sortKeys(value))) ?? 'null';
+  if (!GO_ESCAPED.test(text)) return text;
   return text.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`);
 }
 

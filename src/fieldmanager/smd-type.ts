@@ -68,13 +68,23 @@ export function smdTypeOf(node: SchemaNode | undefined): SmdType {
 function objectType(node: SchemaNode): SmdType {
   const props = new Set(node.propertyNames());
   const extra = node.additionalProperties();
+  // Field types are derived once per name: the walks ask for them on every write.
+  const fields = new Map<string, SmdType>();
+  let elements: SmdType | undefined;
   return {
     kind: 'map',
     atomic: node.mapType() === 'atomic',
     named: (name: string): boolean => props.has(name),
     field(name: string): SmdType {
-      if (props.has(name)) return smdTypeOf(node.property(name));
-      if (extra !== undefined) return smdTypeOf(extra);
+      if (props.has(name)) {
+        let t = fields.get(name);
+        if (t === undefined) {
+          t = smdTypeOf(node.property(name));
+          fields.set(name, t);
+        }
+        return t;
+      }
+      if (extra !== undefined) return (elements ??= smdTypeOf(extra));
       return DEDUCED;
     },
   };
@@ -103,12 +113,13 @@ function listType(node: SchemaNode): SmdType {
     }
   }
   const items = node.items();
+  let elem: SmdType | undefined;
   return {
     kind: 'list',
     atomic,
     set,
     keys,
-    elem: () => smdTypeOf(items),
+    elem: () => (elem ??= smdTypeOf(items)),
     keyDefault(name: string): unknown {
       const prop = items?.property(name);
       if (prop === undefined) return undefined;

@@ -21,7 +21,7 @@ export interface TrackedWrite {
   manager: string;
 }
 
-const typeCache = new Map<string, SmdType>();
+const typeCache = new Map<string, { revision: string; type: SmdType }>();
 
 /**
  * The structured-merge-diff type of a served kind, cached per kind: built-ins from the OpenAPI
@@ -30,17 +30,18 @@ const typeCache = new Map<string, SmdType>();
  */
 export function typeFor(info: ResourceInfo): SmdType {
   const custom = info.custom === true ? customSchemaOf(apiVersionOf(info.group, info.version), info.kind) : undefined;
-  const key = `${info.group}/${info.version}/${info.kind}/${info.definition}/${custom?.cacheKey ?? ''}`;
+  const key = `${info.group}/${info.version}/${info.kind}/${info.definition}`;
+  // One entry per kind: a custom type's entry is replaced when its CRD changes (revision).
+  const revision = custom?.cacheKey ?? '';
   const cached = typeCache.get(key);
-  if (cached !== undefined) return cached;
-  if (info.custom === true) {
-    const type = customResourceType(custom?.schema);
-    typeCache.set(key, type);
-    return type;
+  if (cached !== undefined && cached.revision === revision) return cached.type;
+  let type: SmdType;
+  if (info.custom === true) type = customResourceType(custom?.schema);
+  else {
+    const schema = info.definition !== '' ? schemaForDefinition(info.definition) : schemaForKind(info.group, info.version, info.kind);
+    type = schema === undefined ? DEDUCED : smdTypeOf(schema);
   }
-  const schema = info.definition !== '' ? schemaForDefinition(info.definition) : schemaForKind(info.group, info.version, info.kind);
-  const type = schema === undefined ? DEDUCED : smdTypeOf(schema);
-  typeCache.set(key, type);
+  typeCache.set(key, { revision, type });
   return type;
 }
 

@@ -6,6 +6,7 @@ import type { KindStrategy } from '../kind-strategy.js';
 import { defaultPod } from '../pod-defaults.js';
 import { preparePodForCreate } from '../pod-prepare.js';
 import { podQosClass } from '../pod-qos.js';
+import { canonicalizePodStatus } from '../pod-status.js';
 
 /**
  * Pods: defaults in pod-defaults.ts, validation in validation/pod-spec.ts (containers, volumes,
@@ -24,6 +25,8 @@ export const pods: KindStrategy = {
   prepareForCreate: preparePodForCreate,
   // The kubelet's status writes also carry labels and annotations.
   statusUpdatesMetadata: true,
+  // podIPs from podIP (v1 conversion), null condition times (Go's zero times).
+  canonicalizeStatusWrite: canonicalizePodStatus,
   // A pod bound to a node and not finished is deleted gracefully: its kubelet confirms.
   gracefulDeleteSeconds: (pod, requested) => {
     const spec = isObject(pod.spec) ? pod.spec : {};
