@@ -21,6 +21,8 @@ export interface AdmissionAttributes {
   dryRun: boolean;
   /** The client's identity and warning sink, when the write comes from a request. */
   request?: AdmissionRequestContext;
+  /** Set by a reinvocable plugin that changed the object: the chain reinvokes such plugins once. */
+  shouldReinvoke?: boolean;
   /** Audit annotations plugins add (`policy/key` → value), as kube's admission records them. */
   auditAnnotations?: Record<string, string>;
 }
@@ -32,7 +34,8 @@ export interface AdmissionPlugin {
   validate?(attrs: AdmissionAttributes): Promise<void>;
   /**
    * Called once more after the mutating phase when a plugin that offers reinvocation changed the
-   * object (kube's reinvocation of MutatingAdmissionPolicy and MutatingAdmissionWebhook).
+   * object and set `shouldReinvoke` (kube's reinvocation of MutatingAdmissionPolicy and
+   * MutatingAdmissionWebhook).
    */
   reinvoke?(attrs: AdmissionAttributes): Promise<void>;
 }
@@ -46,14 +49,8 @@ export class Admission {
   constructor(private readonly plugins: AdmissionPlugin[]) {}
 
   async admit(attrs: AdmissionAttributes): Promise<void> {
-    let reinvoke = false;
-    for (const p of this.plugins) {
-      if (!p.admit) continue;
-      const before = p.reinvoke !== undefined ? JSON.stringify(attrs.object) : undefined;
-      await p.admit(attrs);
-      if (before !== undefined && before !== JSON.stringify(attrs.object)) reinvoke = true;
-    }
-    if (reinvoke) for (const p of this.plugins) if (p.reinvoke) await p.reinvoke(attrs);
+    for (const p of this.plugins) if (p.admit) await p.admit(attrs);
+    if (attrs.shouldReinvoke === true) for (const p of this.plugins) if (p.reinvoke) await p.reinvoke(attrs);
   }
 
   async validate(attrs: AdmissionAttributes): Promise<void> {

@@ -210,6 +210,60 @@ describe('validating and mutating admission policies (one process, memory)', () 
       assert.equal((await c.del(`${ADM}/${path}`)).status, 200);
   });
 
+  test('matchPolicy Equivalent matches another served version and shows the object converted to it', async () => {
+    const policy = await c.post(`${ADM}/validatingadmissionpolicies`, {
+      metadata: { name: 'p-equivalent' },
+      spec: {
+        matchConstraints: {
+          resourceRules: [{ apiGroups: ['autoscaling'], apiVersions: ['v2'], operations: ['CREATE'], resources: ['horizontalpodautoscalers'] }],
+        },
+        validations: [
+          {
+            expression: 'object.spec.metrics[0].resource.target.averageUtilization < 80',
+            messageExpression: "request.requestKind.version + ' as ' + request.kind.version + ': too hot'",
+          },
+        ],
+      },
+    });
+    assert.equal(policy.status, 201, policy.text);
+    const exact = await c.post(`${ADM}/validatingadmissionpolicies`, {
+      metadata: { name: 'p-exact' },
+      spec: {
+        matchConstraints: {
+          matchPolicy: 'Exact',
+          resourceRules: [{ apiGroups: ['autoscaling'], apiVersions: ['v2'], operations: ['CREATE'], resources: ['horizontalpodautoscalers'] }],
+        },
+        validations: [{ expression: 'false', message: 'exact' }],
+      },
+    });
+    assert.equal(exact.status, 201, exact.text);
+    for (const name of ['p-equivalent', 'p-exact']) {
+      assert.equal(
+        (await c.post(`${ADM}/validatingadmissionpolicybindings`, { metadata: { name: `${name}-b` }, spec: { policyName: name, validationActions: ['Deny'] } }))
+          .status,
+        201,
+      );
+    }
+    const hpa = (name: string, cpu: number) =>
+      c.post('/apis/autoscaling/v1/namespaces/vap-b/horizontalpodautoscalers', {
+        apiVersion: 'autoscaling/v1',
+        kind: 'HorizontalPodAutoscaler',
+        metadata: { name },
+        spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'd' }, minReplicas: 1, maxReplicas: 3, targetCPUUtilizationPercentage: cpu },
+      });
+    assert.equal((await hpa('cool', 50)).status, 201);
+    const hot = await hpa('hot', 90);
+    assert.equal(hot.status, 422, hot.text);
+    assert.match(
+      hot.body.message,
+      /^horizontalpodautoscalers.autoscaling "hot" is forbidden: ValidatingAdmissionPolicy 'p-equivalent' with binding 'p-equivalent-b' denied request: v1 as v2: too hot$/,
+    );
+    for (const name of ['p-equivalent', 'p-exact']) {
+      assert.equal((await c.del(`${ADM}/validatingadmissionpolicybindings/${name}-b`)).status, 200);
+      assert.equal((await c.del(`${ADM}/validatingadmissionpolicies/${name}`)).status, 200);
+    }
+  });
+
   test('the authorizer variable asks the server authorizer', async () => {
     const policy = await c.post(`${ADM}/validatingadmissionpolicies`, {
       metadata: { name: 'p-authz' },

@@ -279,7 +279,10 @@ export class MutatingAdmissionPolicyPlugin implements AdmissionPlugin {
           }
           if ('error' in outcome) fail({ policy: policyName, binding: bindingName, message: outcome.error, reason: 'Invalid' });
           else if (outcome.object !== undefined && a.object !== undefined) replaceContents(a.object, outcome.object);
-          if (JSON.stringify(a.object) !== before) requireReinvoking(ctx);
+          if (JSON.stringify(a.object) !== before) {
+            requireReinvoking(ctx);
+            a.shouldReinvoke = true;
+          }
           if (compiled.reinvocationPolicy === 'IfNeeded') ctx.previouslyInvoked.add(key);
         }
       }
