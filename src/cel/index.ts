@@ -22,6 +22,7 @@ import { callCost, RuntimeCost } from './runtime-cost.js';
 import './library/optionals.js';
 import './library/lists.js';
 import { stringOverrides } from './library/strings.js';
+import { equalityOverrides } from './library/equality.js';
 import './library/regex.js';
 import './library/urls.js';
 import './library/quantity.js';
@@ -68,13 +69,14 @@ export interface EvalOptions {
   costBudget?: number;
 }
 
-export type EvalResult = { value: CelValue; error?: undefined; cost: number } | { value?: undefined; error: string; cost: number; exceeded?: boolean };
+export type EvalResult =
+  { value: CelValue; error?: undefined; cost: number; exceeded?: undefined } | { value?: undefined; error: string; cost: number; exceeded?: boolean };
 
 let env: CelEnv | undefined;
 
 function baseEnv(): CelEnv {
   if (env === undefined) {
-    const funcs = [...strings, ...stringOverrides, ...buildFuncs()];
+    const funcs = [...strings, ...stringOverrides, ...equalityOverrides(), ...buildFuncs()];
     env = withCostTracking(celEnv({ funcs, re2: { compile: (p: string) => compileRegex(p) } }));
   }
   return env;
@@ -214,9 +216,23 @@ function instrumentLoops(e: Expr | undefined): void {
   }
 }
 
+const OPERAND_START = "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}";
+
+/** A parse error in cel-go's (ANTLR's) words where they can be told: a missing operand, a missing `)`. */
 function parseError(src: string, err: unknown): string {
-  const e = err as { rawMessage?: string; location?: { start?: { offset?: number } }; message?: string };
+  const e = err as { rawMessage?: string; found?: string | null; location?: { start?: { offset?: number } }; message?: string };
   const offset = e.location?.start?.offset ?? 0;
+  const rest = src.slice(offset);
+  const op = /^(==|!=|<=|>=|&&|\|\||[-+*/%<>])\s*/.exec(rest);
+  if (op !== null) {
+    const at = offset + op[0].length;
+    const next = src[at];
+    if (next === undefined || /[)\]},]/.test(next)) {
+      return formatIssue(src, at, `Syntax error: mismatched input '${next === undefined ? '<EOF>' : next}' expecting ${OPERAND_START}`);
+    }
+  }
+  const missing = /^found end of input but expecting '(.)'$/.exec(e.rawMessage ?? '');
+  if (missing !== null) return formatIssue(src, src.length, `Syntax error: missing '${missing[1]}' at '<EOF>'`);
   return formatIssue(src, offset, `Syntax error: ${e.rawMessage ?? e.message ?? String(err)}`);
 }
 

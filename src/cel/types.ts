@@ -111,6 +111,54 @@ export interface SchemaLike {
   [key: string]: unknown;
 }
 
+const RESERVED = new Set([
+  'true',
+  'false',
+  'null',
+  'in',
+  'as',
+  'break',
+  'const',
+  'continue',
+  'else',
+  'for',
+  'function',
+  'if',
+  'import',
+  'let',
+  'loop',
+  'package',
+  'namespace',
+  'return',
+  'var',
+  'void',
+  'while',
+]);
+
+/**
+ * The name a property has in CEL (kube's escaping): reserved words become `__name__`; `__`, `.`,
+ * `-` and `/` become `__underscores__`, `__dot__`, `__dash__` and `__slash__`. Undefined when the
+ * property cannot be accessed from CEL.
+ */
+export function escapeFieldName(name: string): string | undefined {
+  let escaped = escapedNames.get(name);
+  if (escaped === undefined && !escapedNames.has(name)) {
+    escaped = escape(name);
+    if (escapedNames.size > 10_000) escapedNames.clear();
+    escapedNames.set(name, escaped);
+  }
+  return escaped;
+}
+
+const escapedNames = new Map<string, string | undefined>();
+
+function escape(name: string): string | undefined {
+  if (RESERVED.has(name)) return `__${name}__`;
+  if (/^[a-zA-Z][a-zA-Z0-9]*$/.test(name)) return name;
+  if (!/^[a-zA-Z_.\-/][a-zA-Z0-9_.\-/]*$/.test(name)) return undefined;
+  return name.replace(/__/g, '__underscores__').replace(/\./g, '__dot__').replace(/-/g, '__dash__').replace(/\//g, '__slash__');
+}
+
 /** The fields kube declares for `metadata` of a custom resource's root and of embedded resources. */
 function metadataType(): CelType {
   return objectOf(
@@ -133,9 +181,7 @@ export function typeFromSchema(schema: SchemaLike | undefined, path = 'self', is
   if (schema['x-kubernetes-int-or-string'] === true) return DYN;
   const embedded = schema['x-kubernetes-embedded-resource'] === true;
   const hasProps = schema.properties !== undefined && Object.keys(schema.properties).length > 0;
-  if (schema['x-kubernetes-preserve-unknown-fields'] === true && !hasProps && !embedded && schema.type !== 'array') {
-    if (schema.type === undefined || schema.type === 'object') return DYN;
-  }
+  if (schema['x-kubernetes-preserve-unknown-fields'] === true && !hasProps && !embedded && schema.type === undefined) return DYN;
   switch (schema.type) {
     case 'integer':
       return INT;
@@ -169,7 +215,10 @@ export function typeFromSchema(schema: SchemaLike | undefined, path = 'self', is
       }
       if (!hasProps && schema.additionalProperties === true && !embedded) return mapOf(STRING, DYN, schema.maxProperties);
       const fields = new Map<string, CelType>();
-      for (const [name, sub] of Object.entries(schema.properties ?? {})) fields.set(name, typeFromSchema(sub, `${path}.${name}`));
+      for (const [name, sub] of Object.entries(schema.properties ?? {})) {
+        const escaped = escapeFieldName(name);
+        if (escaped !== undefined) fields.set(escaped, typeFromSchema(sub, `${path}.${name}`));
+      }
       if (embedded || isRoot) {
         if (!fields.has('apiVersion')) fields.set('apiVersion', STRING);
         if (!fields.has('kind')) fields.set('kind', STRING);

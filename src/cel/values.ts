@@ -10,7 +10,7 @@ import { celList, celMap, isCelList, isCelMap, isCelUint, type CelMap, type CelV
 import { create, isMessage } from '@bufbuild/protobuf';
 import { DurationSchema, TimestampSchema, timestampDate, type Duration, type Timestamp } from '@bufbuild/protobuf/wkt';
 import { isReflectMessage } from '@bufbuild/protobuf/reflect';
-import type { CelType } from './types.js';
+import { escapeFieldName, type CelType } from './types.js';
 
 const OPTIONAL = Symbol('capstan.cel.optional');
 const OPAQUE = Symbol('capstan.cel.opaque');
@@ -89,6 +89,9 @@ export function parseTimestamp(s: string): Timestamp | undefined {
   return create(TimestampSchema, { seconds: BigInt((base - offsetMs) / 1000), nanos });
 }
 
+/** Lists whose equality ignores order (`x-kubernetes-list-type` set and map). */
+export const unorderedLists = new WeakSet<unknown[]>();
+
 /** VALUE (decoded JSON) as the evaluator's input for declared TYPE. */
 export function toCelInput(value: unknown, type: CelType | undefined): unknown {
   if (value === null || value === undefined) return null;
@@ -107,12 +110,21 @@ export function toCelInput(value: unknown, type: CelType | undefined): unknown {
     if (kind === 'bytes') return Uint8Array.from(Buffer.from(value, 'base64'));
     return value;
   }
-  if (Array.isArray(value)) return value.map((v) => toCelInput(v, type?.kind === 'list' ? type.elem : undefined));
+  if (Array.isArray(value)) {
+    const out = value.map((v) => toCelInput(v, type?.kind === 'list' ? type.elem : undefined));
+    if (type?.kind === 'list' && type.listType !== undefined) unorderedLists.add(out);
+    return out;
+  }
   if (typeof value === 'object') {
     const out = new Map<string, unknown>();
+    const isObjectType = type?.kind === 'object';
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-      const ft = type?.kind === 'object' ? type.fields?.get(k) : type?.kind === 'map' ? type.elem : undefined;
-      out.set(k, toCelInput(v, ft));
+      const key = isObjectType ? escapeFieldName(k) : k;
+      if (key === undefined) continue;
+      const ft = isObjectType ? type.fields?.get(key) : type?.kind === 'map' ? type.elem : undefined;
+      const converted = toCelInput(v, ft);
+      if (Array.isArray(converted) && ft?.kind === 'list' && ft.listType !== undefined) unorderedLists.add(converted);
+      out.set(key, converted);
     }
     return out;
   }

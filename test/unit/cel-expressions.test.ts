@@ -40,7 +40,7 @@ test('compile errors are worded and placed as cel-go words and places them', () 
   assert.match(compileError('self.name + 1'), /found no matching overload for '_\+_' applied to '\(string, int\)'/);
   assert.match(compileError('nope == 1'), /undeclared reference to 'nope' \(in container ''\)/);
   assert.match(compileError('self.replicas.foo'), /type 'int' does not support field selection/);
-  assert.match(compileError('self +'), /^ERROR: <input>:1:6: Syntax error/);
+  assert.match(compileError('self +'), /^ERROR: <input>:1:7: Syntax error: mismatched input '<EOF>' expecting/);
 });
 
 test('macros, standard functions and typed values', () => {
