@@ -311,6 +311,48 @@ describe('validating and mutating admission policies (one process, memory)', () 
       assert.equal((await c.del(`${ADM}/${path}`)).status, 200);
   });
 
+  test("an invocation that spends kube's runtime cost budget is denied as a whole", async () => {
+    // Each validation costs about 900,000 (ten scans of a 900 KB string): 12 of them pass 10,000,000.
+    const heavy = "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(i, !object.data.s.contains('x'))";
+    const policy = await c.post(`${ADM}/validatingadmissionpolicies`, {
+      metadata: { name: 'p-budget' },
+      spec: {
+        matchConstraints: {
+          resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'] }],
+          objectSelector: { matchLabels: { budget: 'y' } },
+        },
+        validations: Array.from({ length: 12 }, () => ({ expression: heavy })),
+      },
+    });
+    assert.equal(policy.status, 201, policy.text);
+    assert.equal(
+      (
+        await c.post(`${ADM}/validatingadmissionpolicybindings`, {
+          metadata: { name: 'b-budget' },
+          spec: { policyName: 'p-budget', validationActions: ['Deny'] },
+        })
+      ).status,
+      201,
+    );
+    const cheap = await c.post('/api/v1/namespaces/vap-b/configmaps', {
+      ...configMap({ budget: 'y' }, { s: 'abc' }),
+      metadata: { name: 'cheap', labels: { budget: 'y' } },
+    });
+    assert.equal(cheap.status, 201, cheap.text);
+    const s = 'a'.repeat(900_000);
+    const costly = await c.post('/api/v1/namespaces/vap-b/configmaps', {
+      ...configMap({ budget: 'y' }, { s }),
+      metadata: { name: 'costly', labels: { budget: 'y' } },
+    });
+    assert.equal(costly.status, 422, costly.text);
+    assert.equal(
+      costly.body.message,
+      `configmaps "costly" is forbidden: ValidatingAdmissionPolicy 'p-budget' with binding 'b-budget' denied request: validation failed due to running out of cost budget, no further validation rules will be run`,
+    );
+    for (const path of ['validatingadmissionpolicybindings/b-budget', 'validatingadmissionpolicies/p-budget'])
+      assert.equal((await c.del(`${ADM}/${path}`)).status, 200);
+  });
+
   test('mutating policies: ApplyConfiguration and JSONPatch, with variables and namespaceObject', async () => {
     const policy = await c.post(`${ADM}/mutatingadmissionpolicies`, {
       metadata: { name: 'm1' },
