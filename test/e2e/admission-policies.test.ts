@@ -264,6 +264,44 @@ describe('validating and mutating admission policies (one process, memory)', () 
     }
   });
 
+  test('UPDATE and DELETE see oldObject; a DELETE has a null object', async () => {
+    const policy = await c.post(`${ADM}/validatingadmissionpolicies`, {
+      metadata: { name: 'p-old' },
+      spec: {
+        matchConstraints: {
+          resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['UPDATE', 'DELETE'], resources: ['configmaps'] }],
+          objectSelector: { matchLabels: { locked: 'y' } },
+        },
+        validations: [
+          { expression: "request.operation != 'UPDATE' || object.data.v == oldObject.data.v", message: 'v is immutable' },
+          {
+            expression: "request.operation != 'DELETE' || (object == null && oldObject.metadata.name == 'keep' && false) || oldObject.metadata.name != 'keep'",
+            messageExpression: "'cannot delete ' + oldObject.metadata.name",
+          },
+        ],
+      },
+    });
+    assert.equal(policy.status, 201, policy.text);
+    assert.equal(
+      (await c.post(`${ADM}/validatingadmissionpolicybindings`, { metadata: { name: 'b-old' }, spec: { policyName: 'p-old', validationActions: ['Deny'] } }))
+        .status,
+      201,
+    );
+    const path = '/api/v1/namespaces/vap-b/configmaps';
+    assert.equal((await c.post(path, { ...configMap({ locked: 'y' }, { v: '1' }), metadata: { name: 'keep', labels: { locked: 'y' } } })).status, 201);
+    const patch = (data: Obj) =>
+      api(srv.url, `${path}/keep`, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json' }, body: JSON.stringify({ data }) });
+    assert.equal((await patch({ w: '2' })).status, 200);
+    const changed = await patch({ v: '2' });
+    assert.equal(changed.status, 422, changed.text);
+    assert.match(changed.body.message, /^configmaps "keep" is forbidden: .* denied request: v is immutable$/);
+    const deleted = await c.del(`${path}/keep`);
+    assert.equal(deleted.status, 422, deleted.text);
+    assert.match(deleted.body.message, /denied request: cannot delete keep$/);
+    for (const p of ['validatingadmissionpolicybindings/b-old', 'validatingadmissionpolicies/p-old']) assert.equal((await c.del(`${ADM}/${p}`)).status, 200);
+    assert.equal((await c.del(`${path}/keep`)).status, 200);
+  });
+
   test('the authorizer variable asks the server authorizer', async () => {
     const policy = await c.post(`${ADM}/validatingadmissionpolicies`, {
       metadata: { name: 'p-authz' },
