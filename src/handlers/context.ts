@@ -3,7 +3,6 @@ import type { ApiServices, ResourceTarget } from '../store/resource-target.js';
 import type { User } from '../auth/user.js';
 import type { Request, Response } from 'express';
 import type { RequestInfo } from '../api/request-info.js';
-import { warningHeaderValue } from '../codec/go-quote.js';
 import { negotiateOutput, type OutputFormat } from '../codec/negotiation.js';
 import { hasProtobufMessage } from '../codec/protobuf/protobuf-codec.js';
 import { apiVersionOf, storageTypeOf, type ResourceInfo } from '../registry/resource-types.js';
@@ -26,10 +25,7 @@ export function makeResourceRequest(
   res: Response,
   query: URLSearchParams,
 ): ResourceRequest {
-  const user = requestUser(res);
-  // Admission warnings become `Warning` headers; they are sent with the answer, an error included.
-  const admissionContext = { user, warn: (text: string) => res.append('Warning', warningHeaderValue(text)) };
-  return { services, info, ri, type: storageTypeOf(info), apiVersion: apiVersionOf(info.group, info.version), query, req, res, user, admissionContext };
+  return { services, info, ri, type: storageTypeOf(info), apiVersion: apiVersionOf(info.group, info.version), query, req, res, user: requestUser(res) };
 }
 
 /** Whether objects of the request's type can be served as Protobuf (built-in types with a message). */

@@ -1,9 +1,10 @@
+import type { RuleResolver } from '../auth/rbac/rbac-policy.js';
 import type { Authorizer } from '../auth/authorizer.js';
 import type { RequestInfo } from '../api/request-info.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
 import { apiVersionOf, storageTypeOf, type ResourceInfo } from '../registry/resource-types.js';
 import type { Storage } from '../storage/storage.js';
-import type { Admission, AdmissionRequestContext } from '../admission/admission.js';
+import type { Admission } from '../admission/admission.js';
 import type { FeatureGates } from '../api/feature-gates.js';
 import type { Limits } from '../api/limits.js';
 import type { ServiceNetwork } from '../services/service-allocation.js';
@@ -13,6 +14,8 @@ export interface ApiServices {
   registry: ResourceRegistry;
   /** The authorization stage (also answers access reviews). */
   authorizer: Authorizer;
+  /** RBAC rule resolution over the stored Roles and bindings (escalation checks of RBAC writes). */
+  rbacRules?: RuleResolver;
   storage: Storage;
   admission: Admission;
   featureGates: FeatureGates;
@@ -43,8 +46,6 @@ export interface ResourceTarget {
   type: string;
   /** `apiVersion` of objects served at this path. */
   apiVersion: string;
-  /** The requesting client, for admission (absent for server-internal work). */
-  admissionContext?: AdmissionRequestContext;
 }
 
 /** A target for server-internal work (controllers, bootstrap) on `info`. */

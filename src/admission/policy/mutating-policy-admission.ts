@@ -177,7 +177,6 @@ function applyMutation(m: CompiledMutation, value: unknown, object: Obj, info: R
 export class MutatingAdmissionPolicyPlugin implements AdmissionPlugin {
   readonly name = 'MutatingAdmissionPolicy';
   readonly cache: PolicyCache<CompiledMutatingPolicy>;
-  private readonly contexts = new WeakMap<AdmissionAttributes, ReinvocationContext>();
 
   constructor(
     private readonly registry: ResourceRegistry,
@@ -194,21 +193,15 @@ export class MutatingAdmissionPolicyPlugin implements AdmissionPlugin {
     return this.cache.start();
   }
 
-  async admit(a: AdmissionAttributes): Promise<void> {
-    const ctx: ReinvocationContext = { lastOutput: undefined, previouslyInvoked: new Set(), reinvoke: new Set(), isReinvoke: false };
-    this.contexts.set(a, ctx);
-    await this.run(a, ctx);
-  }
-
   /**
-   * The reinvocation pass: the policies with `reinvocationPolicy: IfNeeded` that ran before the
-   * object was changed again (by a later policy or a later plugin) run once more.
+   * One mutating pass. On the chain's reinvocation pass, the policies with `reinvocationPolicy:
+   * IfNeeded` that ran before the object was changed again (by a later policy or plugin) run once more.
    */
-  async reinvoke(a: AdmissionAttributes): Promise<void> {
-    const ctx = this.contexts.get(a);
-    if (ctx === undefined) return;
-    ctx.isReinvoke = true;
-    if (JSON.stringify(a.object) !== ctx.lastOutput) requireReinvoking(ctx);
+  async admit(a: AdmissionAttributes): Promise<void> {
+    const fresh = (): ReinvocationContext => ({ lastOutput: undefined, previouslyInvoked: new Set(), reinvoke: new Set(), isReinvoke: false });
+    const ctx = a.reinvocation?.value(this.name, fresh) ?? fresh();
+    ctx.isReinvoke = a.reinvocation?.isReinvoke === true;
+    if (ctx.isReinvoke && JSON.stringify(a.object) !== ctx.lastOutput) requireReinvoking(ctx);
     await this.run(a, ctx);
   }
 
@@ -281,7 +274,7 @@ export class MutatingAdmissionPolicyPlugin implements AdmissionPlugin {
           else if (outcome.object !== undefined && a.object !== undefined) replaceContents(a.object, outcome.object);
           if (JSON.stringify(a.object) !== before) {
             requireReinvoking(ctx);
-            a.shouldReinvoke = true;
+            if (a.reinvocation !== undefined) a.reinvocation.shouldReinvoke = true;
           }
           if (compiled.reinvocationPolicy === 'IfNeeded') ctx.previouslyInvoked.add(key);
         }

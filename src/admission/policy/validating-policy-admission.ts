@@ -210,8 +210,7 @@ export class ValidatingAdmissionPolicyPlugin implements AdmissionPlugin {
           for (const w of outcome.warnings) a.request?.warn(w);
           for (const [key, value] of outcome.audit) {
             if (key === VALIDATION_FAILURE) {
-              a.auditAnnotations ??= {};
-              a.auditAnnotations[key] = value;
+              a.request?.annotate(key, value);
               continue;
             }
             const values = audit.get(key) ?? [];
@@ -221,8 +220,7 @@ export class ValidatingAdmissionPolicyPlugin implements AdmissionPlugin {
         }
       }
       for (const [key, values] of audit) {
-        a.auditAnnotations ??= {};
-        a.auditAnnotations[`${policyName}/${key}`] = values.join(', ');
+        a.request?.annotate(`${policyName}/${key}`, values.join(', '));
       }
     }
     if (denials.length > 0) throw denialError(a, denials[0]);
