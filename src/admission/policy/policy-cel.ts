@@ -1,7 +1,7 @@
 import { compileExpression, DYN, evaluate, fromCel, opaque, toCelInput, type CelType } from '../../cel/index.js';
 
-/** The outcome of one evaluation: a JSON-shaped value, or kube's wording of the error. */
-export type EvalOutcome = { ok: true; value: unknown } | { ok: false; error: string };
+/** The outcome of one evaluation: a JSON-shaped value, or kube's wording of the error; and its runtime cost. */
+export type EvalOutcome = ({ ok: true; value: unknown } | { ok: false; error: string }) & { cost: number };
 
 /** A compiled policy expression, evaluated against JSON-shaped variables. Safe to share across requests. */
 export interface PolicyProgram {
@@ -47,8 +47,8 @@ export function compilePolicyExpression(expression: string, declarations: Record
           activation[name] = name in AUTHORIZER_VARIABLES ? value : toCelInput(value ?? null, declarations[name] ?? DYN);
         }
         const out = evaluate(program, activation);
-        if (out.error !== undefined) return { ok: false, error: out.error };
-        return { ok: true, value: fromCel(out.value) };
+        if (out.error !== undefined) return { ok: false, error: out.error, cost: out.cost };
+        return { ok: true, value: fromCel(out.value), cost: out.cost };
       },
     },
   };

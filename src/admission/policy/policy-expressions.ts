@@ -1,4 +1,5 @@
 import { isObject, type Obj } from '../../api/object-util.js';
+import { RUNTIME_CEL_COST_BUDGET } from '../../cel/index.js';
 import { compilePolicyExpression, type Compiled } from './policy-cel.js';
 
 /** One expression of a policy, compiled once per policy generation. */
@@ -25,11 +26,32 @@ export function compileNamed(list: unknown): NamedExpression[] {
   return list.filter(isObject).map((item) => ({ name: typeof item.name === 'string' ? item.name : '', ...compileExpression(item.expression) }));
 }
 
-/** Evaluates `e` with kube's error wording (`compilation error: ...`, `expression '...' resulted in error: ...`). */
-export function evaluate(e: CompiledExpression, vars: Obj): Evaluated {
+/** kube's words when the runtime cost budget of one invocation runs out. */
+export const OUT_OF_BUDGET = 'validation failed due to running out of cost budget, no further validation rules will be run';
+
+/** kube's runtime CEL cost budget shared by the expressions of one invocation (RuntimeCELCostBudget). */
+export class CostBudget {
+  remaining = RUNTIME_CEL_COST_BUDGET;
+  exhausted = false;
+}
+
+/**
+ * Evaluates `e` with kube's error wording (`compilation error: ...`, `expression '...' resulted in
+ * error: ...`), charging its runtime cost to `budget`; once the budget is spent every evaluation
+ * answers OUT_OF_BUDGET.
+ */
+export function evaluate(e: CompiledExpression, vars: Obj, budget?: CostBudget): Evaluated {
+  if (budget?.exhausted === true) return { ok: false, error: OUT_OF_BUDGET };
   if (!e.compiled.ok) return { ok: false, error: `compilation error: ${e.compiled.error}` };
   const out = e.compiled.program.evaluate(vars);
-  if (out.ok) return out;
+  if (budget !== undefined) {
+    if (out.cost > budget.remaining) {
+      budget.exhausted = true;
+      return { ok: false, error: OUT_OF_BUDGET };
+    }
+    budget.remaining -= out.cost;
+  }
+  if (out.ok) return { ok: true, value: out.value };
   return { ok: false, error: `expression '${e.expression}' resulted in error: ${out.error}` };
 }
 
@@ -38,12 +60,12 @@ export function evaluate(e: CompiledExpression, vars: Obj): Evaluated {
  * before it). A variable that fails is left out, and an expression that then reads it reports the
  * variable's failure, as kube's composited variables do.
  */
-export function withVariables(base: Obj, variables: NamedExpression[]): { vars: Obj; explain: (error: string) => string } {
+export function withVariables(base: Obj, variables: NamedExpression[], budget?: CostBudget): { vars: Obj; explain: (error: string) => string } {
   const values: Obj = {};
   const failed = new Map<string, string>();
   const vars: Obj = { ...base, variables: values };
   for (const v of variables) {
-    const out = evaluate(v, vars);
+    const out = evaluate(v, vars, budget);
     if (out.ok) values[v.name] = out.value;
     else if (!v.compiled.ok) failed.set(v.name, `composited variable "${v.name}" fails to compile: ${v.compiled.error}`);
     else failed.set(v.name, `composited variable "${v.name}" fails to evaluate: ${out.error}`);

@@ -7,6 +7,8 @@ import type { AdmissionAttributes, AdmissionPlugin } from '../admission.js';
 import { MAX_AUTHORIZATION_ROUNDS, PolicyAuthorizer } from './policy-authorizer.js';
 import { PolicyCache } from './policy-cache.js';
 import {
+  CostBudget,
+  OUT_OF_BUDGET,
   compileExpression,
   compileNamed,
   evaluate,
@@ -236,17 +238,27 @@ export class ValidatingAdmissionPolicyPlugin implements AdmissionPlugin {
       return result;
     }
     if (!conditions.matches) return result;
-    const { vars, explain } = withVariables(inputs, compiled.variables);
+    const budget = new CostBudget();
+    const { vars, explain } = withVariables(inputs, compiled.variables, budget);
+    const decisions: { failure: Denial; index: number }[] = [];
     compiled.validations.forEach((v, index) => {
-      const out = evaluate(v.expression, vars);
+      const out = evaluate(v.expression, vars, budget);
       let failure: Denial | undefined;
       if (!out.ok) {
         if (compiled.failurePolicy === 'Ignore') return;
         failure = { policy: policyName, binding: bindingName, message: explain(out.error), reason: undefined };
       } else if (out.value !== true) {
-        failure = { policy: policyName, binding: bindingName, message: this.messageOf(v, vars), reason: v.reason ?? 'Invalid' };
+        failure = { policy: policyName, binding: bindingName, message: this.messageOf(v, vars, budget), reason: v.reason ?? 'Invalid' };
       }
-      if (failure === undefined) return;
+      if (failure !== undefined) decisions.push({ failure, index });
+    });
+    // A spent budget makes the invocation one error, as kube's validator reports it.
+    if (budget.exhausted) {
+      decisions.length = 0;
+      if (compiled.failurePolicy !== 'Ignore')
+        decisions.push({ failure: { policy: policyName, binding: bindingName, message: OUT_OF_BUDGET, reason: undefined }, index: 0 });
+    }
+    for (const { failure, index } of decisions) {
       for (const action of actions) {
         if (action === 'Deny') result.denials.push(failure);
         else if (action === 'Warn')
@@ -256,7 +268,7 @@ export class ValidatingAdmissionPolicyPlugin implements AdmissionPlugin {
           result.audit.push([VALIDATION_FAILURE, JSON.stringify(value)]);
         }
       }
-    });
+    }
     for (const annotation of compiled.auditAnnotations) {
       const out = evaluate(annotation.valueExpression, vars);
       if (!out.ok) {
@@ -277,10 +289,10 @@ export class ValidatingAdmissionPolicyPlugin implements AdmissionPlugin {
   }
 
   /** kube's message for a failed validation: messageExpression's single line, else message, else the expression. */
-  private messageOf(v: CompiledValidation, vars: Obj): string {
+  private messageOf(v: CompiledValidation, vars: Obj, budget: CostBudget): string {
     let message = '';
     if (v.messageExpression !== undefined) {
-      const out = evaluate(v.messageExpression, vars);
+      const out = evaluate(v.messageExpression, vars, budget);
       if (out.ok && typeof out.value === 'string') {
         const text = out.value.trim();
         if (Buffer.byteLength(text) <= MAX_MESSAGE_BYTES && !text.includes('\n')) message = text;
