@@ -7,6 +7,7 @@ import { parseRuntimeConfig, type RuntimeConfig } from '../registry/runtime-conf
 import { ipv4Problem, parseIpRange, type IpRange } from '../services/ip-range.js';
 import { parsePortRange, type PortRange } from '../services/port-range.js';
 import { validateControllerList } from '../controllers/controller-names.js';
+import { checkAdmissionPluginNames, checkAdmissionPluginOverlap } from '../admission/admission-plugins.js';
 
 /** Everything the command line configures. */
 export interface ServerConfig {
@@ -45,6 +46,9 @@ export interface ServerConfig {
   authorizationMode: AuthorizationMode;
   /** Controllers run in the server under leader election (`--controllers`, kube-controller-manager's syntax). */
   controllers: string[];
+  /** Admission plugins enabled beyond kube's defaults, and disabled (kube's plugin names). */
+  enableAdmissionPlugins: string[];
+  disableAdmissionPlugins: string[];
 }
 
 interface FlagSpec {
@@ -336,6 +340,26 @@ const FLAGS: FlagSpec[] = [
     },
   },
   {
+    name: 'enable-admission-plugins',
+    default: '',
+    help: "Admission plugins to enable besides kube-apiserver's defaults (kube's names; they run in kube's order). Capstan runs NamespaceLifecycle, ServiceAccount, Priority, DefaultTolerationSeconds, MutatingAdmissionWebhook and ValidatingAdmissionWebhook; other known names are accepted and have no effect.",
+    apply: (c, v) => {
+      const names = list(v);
+      parsed('enable-admission-plugins', v, () => checkAdmissionPluginNames('enable-admission-plugins', names));
+      c.enableAdmissionPlugins = names;
+    },
+  },
+  {
+    name: 'disable-admission-plugins',
+    default: '',
+    help: "Admission plugins to disable, even if enabled by default (kube's names).",
+    apply: (c, v) => {
+      const names = list(v);
+      parsed('disable-admission-plugins', v, () => checkAdmissionPluginNames('disable-admission-plugins', names));
+      c.disableAdmissionPlugins = names;
+    },
+  },
+  {
     name: 'log-level',
     default: 'info',
     help: 'Log level: debug, info, warn, error.',
@@ -395,5 +419,6 @@ export function parseArgs(argv: string[]): ParsedArgs {
     spec.apply(config, value);
   }
   if (config.workers === -1) config.workers = 0; // resolved to the core count by the launcher
+  checkAdmissionPluginOverlap(config.enableAdmissionPlugins, config.disableAdmissionPlugins);
   return { help: false, config };
 }

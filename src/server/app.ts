@@ -111,7 +111,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
     authorizer,
     registry,
     storage,
-    // kube-apiserver's default plugins that act on stored objects, in its order.
+    // kube-apiserver's default plugins that act on stored objects, as the admission plugin flags select them.
     admission: new Admission([
       new NamespaceLifecycle(storage),
       new ServiceAccountAdmission(storage),
@@ -119,7 +119,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
       new DefaultTolerationSeconds(),
       webhooks.mutating,
       webhooks.validating,
-    ]),
+    ]).selected(config.enableAdmissionPlugins, config.disableAdmissionPlugins),
     featureGates: config.featureGates,
     limits: config.limits,
     historyMs: config.watchCacheHistoryMs,

@@ -459,3 +459,19 @@ test('scale writes show webhooks an autoscaling/v1 Scale, and a patch of the Sca
   assert.equal(r.body.spec.replicas, 5);
   assert.equal((await rest.get(`/apis/apps/v1/namespaces/${ns}/deployments/d`)).body.spec.replicas, 5);
 });
+
+test('--disable-admission-plugins=ValidatingAdmissionWebhook turns validating webhooks off', async () => {
+  const other = await startTestServer({ disableAdmissionPlugins: ['ValidatingAdmissionWebhook'] });
+  try {
+    const r = restFor(other.url);
+    await r.create('/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingWebhookConfiguration',
+      metadata: { name: 'all' },
+      webhooks: [{ ...webhook('all.example.com', '/x', { clientConfig: { url: `https://127.0.0.1:${refusedPort}/x` } }), namespaceSelector: {} }],
+    });
+    assert.equal((await r.post('/api/v1/namespaces/default/configmaps', cm('passes'))).status, 201);
+  } finally {
+    await other.stop();
+  }
+});
