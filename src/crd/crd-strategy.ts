@@ -3,6 +3,7 @@ import { CLEANUP_FINALIZER } from './crd-model.js';
 import { setStatusCondition } from './crd-status.js';
 import type { KindStrategy } from '../strategy/kind-strategy.js';
 import { validateCustomResourceDefinition } from '../validation/crd.js';
+import { validateCrdValidationRules } from './crd-validation-rules-check.js';
 
 /**
  * The written contract of CustomResourceDefinitions, after kube's apiextensions registry strategy:
@@ -60,5 +61,6 @@ export const customResourceDefinitions: KindStrategy = {
     });
   },
   returnsDeletedObject: true,
-  validate: (obj, _old, subresource) => (subresource === '' || subresource === 'status' ? validateCustomResourceDefinition(obj) : []),
+  validate: (obj, _old, subresource) =>
+    subresource === '' || subresource === 'status' ? [...validateCustomResourceDefinition(obj), ...validateCrdValidationRules(obj)] : [],
 };
