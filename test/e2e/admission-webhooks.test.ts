@@ -475,3 +475,20 @@ test('--disable-admission-plugins=ValidatingAdmissionWebhook turns validating we
     await other.stop();
   }
 });
+
+test('a matchCondition that fails to evaluate: Fail refuses the request (403), Ignore skips the webhook', async () => {
+  respond('/mc-err', () => ({ allowed: false, status: { message: 'called' } }));
+  const conditions = [{ name: 'replicas', expression: 'object.data.missing == "x"' }];
+  await configure('validating', `${ns}-mcerr`, [
+    webhook('fail.example.com', '/mc-err', { matchConditions: conditions, objectSelector: { matchLabels: { case: 'fail' } } }),
+    webhook('ignore.example.com', '/mc-err', { matchConditions: conditions, failurePolicy: 'Ignore', objectSelector: { matchLabels: { case: 'ignore' } } }),
+  ]);
+  assertStatus(
+    await rest.post(cms(), cm('f', { case: 'fail' })),
+    403,
+    'Forbidden',
+    `configmaps "f" is forbidden: expression 'object.data.missing == "x"' resulted in error: no such key: missing`,
+  );
+  assert.equal((await rest.post(cms(), cm('i', { case: 'ignore' }))).status, 201);
+  assert.equal(hooks.calls.length, 0);
+});
