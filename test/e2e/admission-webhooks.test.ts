@@ -492,3 +492,46 @@ test('a matchCondition that fails to evaluate: Fail refuses the request (403), I
   assert.equal((await rest.post(cms(), cm('i', { case: 'ignore' }))).status, 201);
   assert.equal(hooks.calls.length, 0);
 });
+
+test('custom resources: Equivalent matching across CRD versions, the object relabelled to the webhook version', async () => {
+  const group = `${ns}.example.com`;
+  const schema = { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } };
+  await rest.create('/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `widgets.${group}` },
+    spec: {
+      group,
+      scope: 'Namespaced',
+      names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+      versions: [
+        { name: 'v1', served: true, storage: true, schema },
+        { name: 'v2', served: true, storage: false, schema },
+      ],
+    },
+  });
+  try {
+    const seen: Obj[] = [];
+    respond('/cr', (req) => {
+      seen.push(req);
+      return { allowed: true };
+    });
+    await configure('validating', `${ns}-cr`, [
+      webhook('cr.example.com', '/cr', { rules: [{ operations: ['CREATE'], apiGroups: [group], apiVersions: ['v1'], resources: ['widgets'] }] }),
+    ]);
+    const path = `/apis/${group}/v2/namespaces/${ns}/widgets`;
+    let r = await rest.post(path, { apiVersion: `${group}/v2`, kind: 'Widget', metadata: { name: 'w0' }, spec: { a: 1 } });
+    for (let i = 1; r.status === 404 && i < 200; i++) {
+      await new Promise((res) => setTimeout(res, 50));
+      r = await rest.post(path, { apiVersion: `${group}/v2`, kind: 'Widget', metadata: { name: `w${i}` }, spec: { a: 1 } });
+    }
+    assert.equal(r.status, 201, r.text);
+    assert.equal(seen.length, 1);
+    assert.deepEqual(seen[0].kind, { group, version: 'v1', kind: 'Widget' });
+    assert.deepEqual(seen[0].requestKind, { group, version: 'v2', kind: 'Widget' });
+    assert.equal(seen[0].object.apiVersion, `${group}/v1`);
+    assert.deepEqual(seen[0].object.spec, { a: 1 });
+  } finally {
+    await rest.del(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.${group}`);
+  }
+});
