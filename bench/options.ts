@@ -15,6 +15,7 @@ export const SCENARIO_NAMES = [
   'gc',
   'decode',
   'cr-create',
+  'crd-ready',
   'webhook',
 ] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];

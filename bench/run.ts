@@ -13,6 +13,7 @@ import { parseBenchArgs, URL_SCENARIOS, USAGE, type BenchOptions, type ScenarioN
 import { CAPSTAN_MAIN, installCleanupHandlers, killAllChildren } from './processes.js';
 import { createScenario } from './scenario-create.js';
 import { crCreateScenario } from './scenario-cr-create.js';
+import { crdReadyScenario } from './scenario-crd-ready.js';
 import { crudScenario } from './scenario-crud.js';
 import { gcScenario } from './scenario-gc.js';
 import { decodeScenario } from './scenario-decode.js';
@@ -37,6 +38,7 @@ const SCENARIOS: Record<ScenarioName, Scenario> = {
   gc: gcScenario,
   decode: decodeScenario,
   'cr-create': crCreateScenario,
+  'crd-ready': crdReadyScenario,
   webhook: webhookScenario,
 };
 

@@ -1,7 +1,6 @@
 import type { Obj } from '../api/object-util.js';
 import type { User } from '../auth/user.js';
 import type { ResourceInfo } from '../registry/resource-types.js';
-import { admissionChain } from './admission-plugins.js';
 
 /**
  * What an admission plugin knows of the request behind a write, beyond the object: who sent it, the
@@ -69,14 +68,6 @@ export interface AdmissionPlugin {
  */
 export class Admission {
   constructor(private readonly plugins: AdmissionPlugin[]) {}
-
-  /**
-   * The chain of the plugins that `--enable-admission-plugins` / `--disable-admission-plugins` leave
-   * on (kube's defaults plus `enable`, less `disable`), in their order here (kube's).
-   */
-  selected(enable: readonly string[], disable: readonly string[]): Admission {
-    return new Admission(admissionChain(this.plugins, enable, disable));
-  }
 
   async admit(attrs: AdmissionAttributes): Promise<void> {
     const reinvocation = new ReinvocationContext();

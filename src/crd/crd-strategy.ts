@@ -61,6 +61,11 @@ export const customResourceDefinitions: KindStrategy = {
     });
   },
   returnsDeletedObject: true,
-  validate: (obj, _old, subresource) =>
-    subresource === '' || subresource === 'status' ? [...validateCustomResourceDefinition(obj), ...validateCrdValidationRules(obj)] : [],
+  validate: (obj, old, subresource) => {
+    if (subresource !== '' && subresource !== 'status') return [];
+    // The schema rules hold on create and on spec updates of CRDs that met them (kube ratchets
+    // each rule on update: a CRD stored before the rule existed may keep its schema).
+    const checkSchemas = subresource === '' && (old === undefined || validateCustomResourceDefinition(old).length === 0);
+    return [...validateCustomResourceDefinition(obj, checkSchemas), ...validateCrdValidationRules(obj)];
+  },
 };
