@@ -12,8 +12,8 @@ import { targetLabel } from './endpoint.js';
 import { parseBenchArgs, URL_SCENARIOS, USAGE, type BenchOptions, type ScenarioName } from './options.js';
 import { CAPSTAN_MAIN, installCleanupHandlers, killAllChildren } from './processes.js';
 import { createScenario } from './scenario-create.js';
-import { crCreateScenario } from './scenario-cr-create.js';
 import { crdReadyScenario } from './scenario-crd-ready.js';
+import { crCreateScenario } from './scenario-cr-create.js';
 import { crudScenario } from './scenario-crud.js';
 import { gcScenario } from './scenario-gc.js';
 import { decodeScenario } from './scenario-decode.js';
@@ -37,9 +37,9 @@ const SCENARIOS: Record<ScenarioName, Scenario> = {
   'informer-start': informerStartScenario,
   gc: gcScenario,
   decode: decodeScenario,
-  'cr-create': crCreateScenario,
   'crd-ready': crdReadyScenario,
   webhook: webhookScenario,
+  'cr-create': crCreateScenario,
 };
 
 /** The JSON written by --json (and read by --baseline). */

@@ -201,6 +201,13 @@ export function checkExpr(expr: Expr, variables: ReadonlyMap<string, CelType>): 
         const field = ck?.case === 'stringValue' ? ck.value : '';
         return { kind: 'optional_type', elem: selectType(e, base, field) };
       }
+      case '@pairs':
+        if (at[0].kind !== 'list' && at[0].kind !== 'map' && at[0].kind !== 'object' && at[0].kind !== 'dyn') return noOverload(e, fn, undefined, at);
+        return listOf(listOf(DYN));
+      case '@emptyMap':
+      case '@mapInsert':
+      case '@mapInsertEntry':
+        return mapOf(DYN, DYN);
       case OPT_INDEX: {
         const base = recv?.kind === 'optional_type' ? (recv.elem ?? DYN) : (recv ?? DYN);
         return { kind: 'optional_type', elem: index(e, base, at[0]) };

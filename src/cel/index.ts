@@ -16,6 +16,7 @@ import { RE2JS } from '@bufbuild/re2';
 import { checkExpr, type CheckIssue } from './checker.js';
 import { estimateCost, type CostEstimate } from './cost.js';
 import { formatIssue, rewriteOptionalSyntax } from './source.js';
+import { expandTwoVarMacro } from './macros.js';
 import type { CelType } from './types.js';
 import { buildFuncs, CelEvalError } from './library/registry.js';
 import { callCost, RuntimeCost } from './runtime-cost.js';
@@ -32,6 +33,7 @@ import './library/semver.js';
 import './library/authz.js';
 
 export * from './types.js';
+export { typeForKind } from './kind-types.js';
 export { toCelInput, fromCel, optionalValue } from './values.js';
 export { authorizerValue, requestResourceValue, type AuthorizerBackend, type AuthzAttributes, type AuthzDecision } from './library/authz.js';
 export { estimateCost, maxSizeOf, type CostEstimate } from './cost.js';
@@ -135,6 +137,12 @@ function rewriteTree(e: Expr, variables: Record<string, CelType>, scope: Set<str
       if (k.value.operand !== undefined) rewriteTree(k.value.operand, variables, scope);
       return;
     case 'callExpr': {
+      const expanded = expandTwoVarMacro(e);
+      if (expanded !== undefined) {
+        e.exprKind = expanded.exprKind;
+        rewriteTree(e, variables, scope);
+        return;
+      }
       const t = k.value.target;
       if (
         t?.exprKind.case === 'identExpr' &&

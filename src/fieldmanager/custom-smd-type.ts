@@ -9,7 +9,12 @@ const UNTYPED_ATOMIC: SmdType = { kind: 'untyped', atomic: true };
 
 let objectMetaType: SmdType | undefined;
 function objectMeta(): SmdType {
-  objectMetaType ??= smdTypeOf(schemaForDefinition(OBJECT_META));
+  if (objectMetaType === undefined) {
+    const t = smdTypeOf(schemaForDefinition(OBJECT_META));
+    // ObjectMeta is a struct: structured-merge-diff refuses fields it does not declare
+    // (`.metadata.unknownMeta: field not declared in schema`).
+    objectMetaType = t.kind === 'map' ? { ...t, closed: true } : t;
+  }
   return objectMetaType;
 }
 

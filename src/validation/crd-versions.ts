@@ -1,6 +1,6 @@
 import type { StatusCause } from '../api/errors.js';
 import { isObject, type Obj } from '../api/object-util.js';
-import { forbiddenField, goJson, invalidField, notSupportedField, requiredField } from './field-errors.js';
+import { duplicateField, forbiddenField, goJson, invalidField, notSupportedField, requiredField } from './field-errors.js';
 import { isDNS1035Label, isDNS1123Subdomain } from './string-formats.js';
 
 /**
@@ -179,5 +179,73 @@ export function validateConversion(conversion: unknown): StatusCause[] {
     if (Array.isArray(reviewVersions) && reviewVersions.length > 0)
       causes.push(forbiddenField(`${path}.conversionReviewVersions`, 'should not be set when strategy is not set to Webhook'));
   }
+  return causes;
+}
+
+/** kube's MaxSelectableFields. */
+const MAX_SELECTABLE_FIELDS = 8;
+
+/** kube's ValidFieldPath without array notation: the schema JSONPATH names, or Go's error text. */
+function selectablePath(jsonPath: string, schema: Obj): { root: string; key: string; node: Obj | undefined } | { error: string } {
+  const tokens = jsonPath.match(/[.[\]]|[^.[\]]+/g) ?? [];
+  let node: Obj | undefined = schema;
+  const names: string[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const tok = tokens[i] ?? '';
+    if (tok === '[') return { error: 'array notation is not allowed' };
+    if (tok !== '.') return { error: `expected [ or . but got: ${tok}` };
+    const name = tokens[++i];
+    if (name === undefined) return { error: 'unexpected end of JSON path' };
+    const properties: unknown = node?.properties;
+    if (isObject(properties)) {
+      const sub = properties[name];
+      if (!isObject(sub)) return { error: 'does not refer to a valid field' };
+      node = sub;
+    } else if (node !== undefined && (isObject(node.additionalProperties) || node.additionalProperties !== undefined)) {
+      node = isObject(node.additionalProperties) ? node.additionalProperties : undefined;
+    } else return { error: 'does not refer to a valid field' };
+    names.push(name);
+  }
+  return { root: names[0] ?? '', key: names.join('.'), node };
+}
+
+/** kube's ValidateCustomResourceSelectableFields for FIELDS at PATH, against the version's SCHEMA. */
+export function validateSelectableFields(fields: unknown, schema: unknown, path: string): StatusCause[] {
+  if (!Array.isArray(fields) || fields.length === 0) return [];
+  if (!isObject(schema)) {
+    const topLevel = path === 'spec.selectableFields';
+    return [
+      invalidField(
+        path,
+        '',
+        topLevel ? 'may only be set when validations.schema is included' : 'may only be set when `version.schema.openAPIV3Schema` is not included',
+      ),
+    ];
+  }
+  const causes: StatusCause[] = [];
+  const seen = new Set<string>();
+  fields.forEach((raw, i) => {
+    const at = `${path}[${i}].jsonPath`;
+    const jsonPath = isObject(raw) ? str(raw.jsonPath) : '';
+    if (jsonPath === '') {
+      causes.push(requiredField(at));
+      return;
+    }
+    const found = selectablePath(jsonPath, schema);
+    if ('error' in found) {
+      causes.push(invalidField(at, jsonPath, `is an invalid path: ${found.error}`));
+      return;
+    }
+    if (found.root === 'metadata') causes.push(invalidField(at, jsonPath, 'must not point to fields in metadata'));
+    const type = found.node === undefined ? '' : str(found.node.type);
+    if (!['string', 'boolean', 'integer'].includes(type))
+      causes.push(
+        invalidField(at, jsonPath, 'must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed.'),
+      );
+    if (seen.has(found.key)) causes.push(duplicateField(at, jsonPath));
+    else seen.add(found.key);
+  });
+  if (seen.size > MAX_SELECTABLE_FIELDS)
+    causes.push({ reason: 'FieldValueTooMany', field: path, message: `Too many: ${seen.size}: must have at most ${MAX_SELECTABLE_FIELDS} items` });
   return causes;
 }

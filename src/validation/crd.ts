@@ -2,7 +2,7 @@ import type { StatusCause } from '../api/errors.js';
 import { isObject, type Obj } from '../api/object-util.js';
 import { goVersionsDump, identical } from './crd-go-dump.js';
 import { validateCrdSchema } from './crd-schema.js';
-import { validateConversion, validateDeprecationWarning, validatePrinterColumns, validateSubresources } from './crd-versions.js';
+import { validateConversion, validateDeprecationWarning, validatePrinterColumns, validateSelectableFields, validateSubresources } from './crd-versions.js';
 import { goJson, invalidField, notSupportedField, requiredField } from './field-errors.js';
 import { isDNS1035Label, isDNS1123Subdomain } from './string-formats.js';
 
@@ -13,7 +13,7 @@ import { isDNS1035Label, isDNS1123Subdomain } from './string-formats.js';
  * The metadata.name rule (`<plural>.<group>`) is the name rule of the kind (validation/name-rules.ts).
  * With CHECKSCHEMAS, each schema is checked as kube checks it on create (crd-schema.ts: structural,
  * defaults, field rules); versions' deprecation warnings, scale paths, printer columns and the
- * conversion settings as crd-versions.ts checks them. Not yet checked: selectable fields.
+ * conversion settings and selectable fields as crd-versions.ts checks them.
  * A version list in an Invalid value is printed as kube prints it (crd-go-dump.ts).
  */
 export function validateCustomResourceDefinition(obj: Obj, checkSchemas = true): StatusCause[] {
@@ -42,6 +42,7 @@ export function validateCustomResourceDefinition(obj: Obj, checkSchemas = true):
   const sharedSchema = identical(versions, 'schema');
   const sharedSubresources = identical(versions, 'subresources');
   const sharedColumns = identical(versions, 'additionalPrinterColumns');
+  const sharedSelectable = identical(versions, 'selectableFields');
   versions.forEach((v, i) => {
     const name = typeof v.name === 'string' ? v.name : '';
     if (v.storage === true) storageCount++;
@@ -53,6 +54,8 @@ export function validateCustomResourceDefinition(obj: Obj, checkSchemas = true):
     if (checkSchemas && !sharedSchema) causes.push(...validateCrdSchema(v.schema, `spec.versions[${i}].schema`, hasStatus(v)));
     if (!sharedSubresources) causes.push(...validateSubresources(v.subresources, `spec.versions[${i}].subresources`));
     if (!sharedColumns) causes.push(...validatePrinterColumns(v.additionalPrinterColumns, `spec.versions[${i}].additionalPrinterColumns`));
+    const schema = isObject(v.schema) ? v.schema.openAPIV3Schema : undefined;
+    if (!sharedSelectable) causes.push(...validateSelectableFields(v.selectableFields, schema, `spec.versions[${i}].selectableFields`));
   });
   if (!unique) causes.push(invalidField('spec.versions', goJson(goVersionsDump(spec.versions)), 'must contain unique version names'));
   if (storageCount !== 1)
@@ -72,6 +75,12 @@ export function validateCustomResourceDefinition(obj: Obj, checkSchemas = true):
   if (checkSchemas && sharedSchema) causes.push(...validateCrdSchema(versions[0]?.schema, 'spec.validation', versions.some(hasStatus)));
   if (sharedSubresources) causes.push(...validateSubresources(versions[0]?.subresources, 'spec.subresources'));
   if (sharedColumns) causes.push(...validatePrinterColumns(versions[0]?.additionalPrinterColumns, 'spec.additionalPrinterColumns'));
+  if (sharedSelectable) {
+    // Lifted to the spec, they are checked against the spec's schema: there is none unless shared too.
+    const first = versions[0];
+    const schema = sharedSchema && first !== undefined && isObject(first.schema) ? first.schema.openAPIV3Schema : undefined;
+    causes.push(...validateSelectableFields(first?.selectableFields, schema, 'spec.selectableFields'));
+  }
   causes.push(...validateConversion(spec.conversion));
   const status = isObject(obj.status) ? obj.status : {};
   causes.push(...validateNames(isObject(status.acceptedNames) ? status.acceptedNames : {}, 'status.acceptedNames'));

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { compileExpression, evaluate, fromCel, toCelInput, typeFromSchema, type CelType } from '../../src/cel/index.js';
+import { compileExpression, evaluate, fromCel, toCelInput, typeForKind, typeFromSchema, type CelType } from '../../src/cel/index.js';
 
 const schema = {
   type: 'object',
@@ -100,4 +100,28 @@ test('Kubernetes libraries: lists, strings, regex, URLs, quantity, IP/CIDR, form
     ["semver('1.2.3').isLessThan(semver('1.10.0')) && semver('v1.2', true).minor() == 2 && !isSemver('1.2')", true],
   ];
   for (const [expr, want] of cases) assert.deepEqual(run(expr, {}, {}), want, expr);
+});
+
+test('two-variable comprehensions and transforms (cel-go, kube 1.32+)', () => {
+  const cases: [string, unknown][] = [
+    ["{'a': 1, 'b': 2}.all(k, v, v > 0 && k.size() == 1)", true],
+    ['[1,2,3].exists(i, v, i == 2 && v == 3)', true],
+    ['[5,5].exists_one(i, v, i == 0)', true],
+    ['[1,2,3].transformList(i, v, v * i)', [0, 2, 6]],
+    ['[1,2,3].transformList(i, v, i > 0, v)', [2, 3]],
+    ["{'a': 1}.transformMap(k, v, v + 1)", { a: 2 }],
+    ['[1,2].transformMapEntry(i, v, {string(i): v})', { '0': 1, '1': 2 }],
+    ['[[1]].all(i, v, v.all(x, x == 1 + i))', true],
+  ];
+  for (const [expr, want] of cases) assert.deepEqual(run(expr, {}, {}), want, expr);
+});
+
+test('built-in kinds as CEL types: fields checked, timestamps typed', () => {
+  const object = typeForKind('apps', 'v1', 'Deployment');
+  const compile = (expr: string) => compileExpression(expr, { variables: { object } });
+  assert.match(compile('object.spec.replicaz == 1').errors.join(''), /undefined field 'replicaz'/);
+  const c = compile("object.spec.replicas <= 5 && object.metadata.creationTimestamp < timestamp('2030-01-01T00:00:00Z')");
+  assert.ok(c.ok, c.errors.join('\n'));
+  const value = toCelInput({ metadata: { name: 'a', creationTimestamp: '2024-01-01T00:00:00Z' }, spec: { replicas: 3 } }, object);
+  assert.equal(evaluate(c.program!, { object: value }).value, true);
 });

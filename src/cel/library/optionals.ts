@@ -3,7 +3,7 @@
  * `optional.ofNonZeroValue`, `hasValue`, `value`, `orValue`, `or`, and the optional selection and
  * indexing the source rewrite turns `a.?b` and `a[?k]` into.
  */
-import { isCelList, isCelMap, isCelUint, type CelValue } from '@bufbuild/cel';
+import { celList, celMap, isCelList, isCelMap, isCelUint, type CelValue } from '@bufbuild/cel';
 import { isReflectMessage } from '@bufbuild/protobuf/reflect';
 import { OPT_INDEX, OPT_SELECT } from '../source.js';
 import { asOptional, optionalValue } from '../values.js';
@@ -64,3 +64,23 @@ defineMethod(OPT_INDEX, 1, optionalAccess);
 
 /** The identity the cost instrumentation wraps comprehension steps in. */
 defineFunction('@step', 1, (v) => v);
+
+// Helpers of the two-variable comprehensions (macros.ts).
+defineFunction('@pairs', 1, (r) => {
+  if (isCelList(r)) return celList([...r].map((v, i) => celList([BigInt(i), v])));
+  if (isCelMap(r)) return celList([...r].map(([k, v]) => celList([k, v])));
+  return undefined;
+});
+defineFunction('@emptyMap', 0, () => celMap(new Map()));
+const insert = (m: CelValue, k: CelValue, v: CelValue): CelValue | undefined => {
+  if (!isCelMap(m)) return undefined;
+  const key = k as string;
+  if (m.has(key)) throw new CelEvalError(`insert failed: key ${String(key)} already exists`);
+  return celMap(new Map([...m, [key, v]]));
+};
+defineFunction('@mapInsert', 3, insert);
+defineFunction('@mapInsertEntry', 2, (m, entry) => {
+  if (!isCelMap(entry) || entry.size !== 1) throw new CelEvalError('transformMapEntry: the expression must produce a map of one entry');
+  const [[k, v]] = [...entry];
+  return insert(m, k, v);
+});
