@@ -1,4 +1,4 @@
-import { celEnv, isCelError, parse, plan, type CelInput } from '@bufbuild/cel';
+import { compileExpression, DYN, evaluate, toCelInput, type Program } from '../cel/index.js';
 import type { Obj } from '../api/object-util.js';
 
 /**
@@ -7,9 +7,9 @@ import type { Obj } from '../api/object-util.js';
  * skips the webhook; otherwise any evaluation error fails the request (failurePolicy Fail) or skips
  * the webhook (Ignore).
  *
- * The evaluator is a seam: `setMatchConditionCompiler` installs a fuller one (Kubernetes CEL
- * libraries, cost limits, `authorizer`) when src/cel provides it. Until then the default compiles
- * with the CEL standard library of @bufbuild/cel, JSON integers as CEL ints.
+ * Expressions compile with src/cel (type checking, the Kubernetes CEL libraries, kube's cost limit);
+ * `authorizer` is not declared yet. `setMatchConditionCompiler` replaces the compiler (tests, a
+ * fuller environment).
  */
 
 /** What the expressions see. */
@@ -35,47 +35,43 @@ export interface MatchConditionCompiler {
   check(expression: string): string | undefined;
 }
 
-/** JSON as CEL values: objects are maps, integral numbers ints. */
-function toCel(v: unknown): CelInput {
-  if (Array.isArray(v)) return v.map(toCel);
-  if (typeof v === 'number') return Number.isInteger(v) ? BigInt(v) : v;
-  if (typeof v === 'object' && v !== null) return new Map(Object.entries(v).map(([k, x]) => [k, toCel(x)]));
-  return v as CelInput;
+const VARIABLES = { object: DYN, oldObject: DYN, request: DYN };
+
+/** A compile error in kube's words (cel-go's rendering of each issue, one per line), or undefined. */
+function compileError(expression: string): { error: string } | { program: Program } {
+  const compiled = compileExpression(expression, { variables: VARIABLES });
+  if (!compiled.ok || compiled.program === undefined) return { error: compiled.errors.join('\n') };
+  const out = compiled.outputType?.kind;
+  if (out !== undefined && out !== 'bool' && out !== 'dyn') return { error: 'cel expression must evaluate to a bool' };
+  return { program: compiled.program };
 }
 
-const env = celEnv();
-
-class StandardMatchConditions implements MatchConditionCompiler {
+/** matchConditions compiled and evaluated with src/cel (type checking, Kubernetes libraries, cost limit). */
+class CelMatchConditions implements MatchConditionCompiler {
   check(expression: string): string | undefined {
-    try {
-      parse(expression);
-      return undefined;
-    } catch (err) {
-      return `ERROR: ${err instanceof Error ? err.message : String(err)}`;
-    }
+    const c = compileError(expression);
+    return 'error' in c ? c.error : undefined;
   }
 
   compile(conditions: { name: string; expression: string }[]): CompiledMatchConditions {
-    const programs = conditions.map((c) => {
-      try {
-        return { name: c.name, expression: c.expression, run: plan(env, parse(c.expression)), compileError: undefined };
-      } catch (err) {
-        return { name: c.name, expression: c.expression, run: undefined, compileError: err instanceof Error ? err.message : String(err) };
-      }
-    });
+    const programs = conditions.map((c) => ({ name: c.name, expression: c.expression, ...compileError(c.expression) }));
     return {
       evaluate: (input, failurePolicy) => {
-        const bindings = { object: toCel(input.object ?? null), oldObject: toCel(input.oldObject ?? null), request: toCel(input.request) };
+        const activation = {
+          object: toCelInput(input.object ?? null, DYN),
+          oldObject: toCelInput(input.oldObject ?? null, DYN),
+          request: toCelInput(input.request, DYN),
+        };
         const errors: string[] = [];
         for (const p of programs) {
-          if (p.run === undefined) {
-            errors.push(`compilation failed: ${p.compileError ?? ''}`);
+          if ('error' in p) {
+            errors.push(`compilation failed: ${p.error}`);
             continue;
           }
-          const result = p.run(bindings);
-          if (result === false) return { matches: false };
-          if (isCelError(result)) errors.push(`expression '${p.expression}' resulted in error: ${result.message}`);
-          else if (result !== true) errors.push(`expression '${p.expression}' resulted in error: no such overload`);
+          const result = evaluate(p.program, activation);
+          if (result.error !== undefined) errors.push(`expression '${p.expression}' resulted in error: ${result.error}`);
+          else if (result.value === false) return { matches: false };
+          else if (result.value !== true) errors.push(`expression '${p.expression}' resulted in error: no such overload`);
         }
         if (errors.length === 0) return { matches: true };
         if (failurePolicy === 'Ignore') return { matches: false };
@@ -85,7 +81,7 @@ class StandardMatchConditions implements MatchConditionCompiler {
   }
 }
 
-let compiler: MatchConditionCompiler = new StandardMatchConditions();
+let compiler: MatchConditionCompiler = new CelMatchConditions();
 
 /** The compiler in use. */
 export function matchConditionCompiler(): MatchConditionCompiler {

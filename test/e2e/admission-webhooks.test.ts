@@ -459,3 +459,79 @@ test('scale writes show webhooks an autoscaling/v1 Scale, and a patch of the Sca
   assert.equal(r.body.spec.replicas, 5);
   assert.equal((await rest.get(`/apis/apps/v1/namespaces/${ns}/deployments/d`)).body.spec.replicas, 5);
 });
+
+test('--disable-admission-plugins=ValidatingAdmissionWebhook turns validating webhooks off', async () => {
+  const other = await startTestServer({ disableAdmissionPlugins: ['ValidatingAdmissionWebhook'] });
+  try {
+    const r = restFor(other.url);
+    await r.create('/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingWebhookConfiguration',
+      metadata: { name: 'all' },
+      webhooks: [{ ...webhook('all.example.com', '/x', { clientConfig: { url: `https://127.0.0.1:${refusedPort}/x` } }), namespaceSelector: {} }],
+    });
+    assert.equal((await r.post('/api/v1/namespaces/default/configmaps', cm('passes'))).status, 201);
+  } finally {
+    await other.stop();
+  }
+});
+
+test('a matchCondition that fails to evaluate: Fail refuses the request (403), Ignore skips the webhook', async () => {
+  respond('/mc-err', () => ({ allowed: false, status: { message: 'called' } }));
+  const conditions = [{ name: 'replicas', expression: 'object.data.missing == "x"' }];
+  await configure('validating', `${ns}-mcerr`, [
+    webhook('fail.example.com', '/mc-err', { matchConditions: conditions, objectSelector: { matchLabels: { case: 'fail' } } }),
+    webhook('ignore.example.com', '/mc-err', { matchConditions: conditions, failurePolicy: 'Ignore', objectSelector: { matchLabels: { case: 'ignore' } } }),
+  ]);
+  assertStatus(
+    await rest.post(cms(), cm('f', { case: 'fail' })),
+    403,
+    'Forbidden',
+    `configmaps "f" is forbidden: expression 'object.data.missing == "x"' resulted in error: no such key: missing`,
+  );
+  assert.equal((await rest.post(cms(), cm('i', { case: 'ignore' }))).status, 201);
+  assert.equal(hooks.calls.length, 0);
+});
+
+test('custom resources: Equivalent matching across CRD versions, the object relabelled to the webhook version', async () => {
+  const group = `${ns}.example.com`;
+  const schema = { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } };
+  await rest.create('/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `widgets.${group}` },
+    spec: {
+      group,
+      scope: 'Namespaced',
+      names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+      versions: [
+        { name: 'v1', served: true, storage: true, schema },
+        { name: 'v2', served: true, storage: false, schema },
+      ],
+    },
+  });
+  try {
+    const seen: Obj[] = [];
+    respond('/cr', (req) => {
+      seen.push(req);
+      return { allowed: true };
+    });
+    await configure('validating', `${ns}-cr`, [
+      webhook('cr.example.com', '/cr', { rules: [{ operations: ['CREATE'], apiGroups: [group], apiVersions: ['v1'], resources: ['widgets'] }] }),
+    ]);
+    const path = `/apis/${group}/v2/namespaces/${ns}/widgets`;
+    let r = await rest.post(path, { apiVersion: `${group}/v2`, kind: 'Widget', metadata: { name: 'w0' }, spec: { a: 1 } });
+    for (let i = 1; r.status === 404 && i < 200; i++) {
+      await new Promise((res) => setTimeout(res, 50));
+      r = await rest.post(path, { apiVersion: `${group}/v2`, kind: 'Widget', metadata: { name: `w${i}` }, spec: { a: 1 } });
+    }
+    assert.equal(r.status, 201, r.text);
+    assert.equal(seen.length, 1);
+    assert.deepEqual(seen[0].kind, { group, version: 'v1', kind: 'Widget' });
+    assert.deepEqual(seen[0].requestKind, { group, version: 'v2', kind: 'Widget' });
+    assert.equal(seen[0].object.apiVersion, `${group}/v1`);
+    assert.deepEqual(seen[0].object.spec, { a: 1 });
+  } finally {
+    await rest.del(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.${group}`);
+  }
+});
