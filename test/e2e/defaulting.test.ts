@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { servedObject, toStorageVersion } from '../../src/conversion/version-conversion.js';
 import { hasDefaults } from '../../src/strategy/strategies.js';
-import { api, startTestServer, type TestServer } from '../helpers/capstan.js';
+import { api, ORACLE_SERVER, startTestServer, type TestServer } from '../helpers/capstan.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const CORPUS = join(ROOT, 'test', 'fixtures', 'defaulting');
@@ -128,7 +128,7 @@ function defaultedPart(obj: Obj, input?: Obj): Obj {
 let srv: TestServer;
 before(async () => {
   // kube's registry code (the goldens' oracle) runs no controllers: none may write these objects meanwhile.
-  srv = await startTestServer({ controllers: ['-garbage-collector', '-disruption', '-resourcequota'] });
+  srv = await startTestServer(ORACLE_SERVER);
 });
 after(async () => {
   await srv?.stop();

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { api, startTestServer, type TestServer } from '../helpers/capstan.js';
+import { api, ORACLE_SERVER, startTestServer, type TestServer } from '../helpers/capstan.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const CORPUS = join(ROOT, 'test', 'fixtures', 'validation');
@@ -51,7 +51,7 @@ const read = <T>(dir: string, file: string): T => JSON.parse(readFileSync(join(d
 let srv: TestServer;
 before(async () => {
   // kube's registry code (the goldens' oracle) runs no controllers: none may write these objects meanwhile.
-  srv = await startTestServer({ controllers: ['-garbage-collector', '-disruption', '-resourcequota'] });
+  srv = await startTestServer(ORACLE_SERVER);
 });
 after(async () => {
   await srv?.stop();

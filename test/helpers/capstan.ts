@@ -127,3 +127,22 @@ export async function api(url: string, path: string, init: RequestInit = {}): Pr
   }
   return { status: res.status, headers: res.headers, body, text };
 }
+
+/**
+ * Settings for servers whose answers are compared with oracles that run no controllers and no
+ * admission driven by stored configuration (kube's defaulting and validation code alone): the
+ * corpora store LimitRanges, quotas, webhook configurations and policies, which must not act on
+ * the cases that follow them.
+ */
+export const ORACLE_SERVER: Partial<ServerConfig> = {
+  controllers: ['-garbage-collector', '-disruption', '-resourcequota'],
+  disableAdmissionPlugins: [
+    'LimitRanger',
+    'PodSecurity',
+    'ResourceQuota',
+    'MutatingAdmissionPolicy',
+    'MutatingAdmissionWebhook',
+    'ValidatingAdmissionPolicy',
+    'ValidatingAdmissionWebhook',
+  ],
+};
