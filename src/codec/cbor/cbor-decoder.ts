@@ -46,6 +46,8 @@ export interface CborDecodeOptions {
   fields?: FieldTree;
   /** The Go type named in type errors, e.g. `v1.ConfigMap`. */
   goType?: string;
+  /** Record each map key's element index (for kube's "unknown field at map element index N"). */
+  indexKeys?: boolean;
 }
 
 const MAX_MAP_PAIRS = 2_097_152;
@@ -65,6 +67,8 @@ class Reader {
   firstError: CborDecodeError | undefined;
   /** Literal text of numbers JavaScript cannot tell apart: whole floats (`1.0`) and integers beyond 2^53. */
   literals: Map<object, Map<string | number, string>> | undefined;
+  /** Element index of each key of each decoded map, when `indexKeys`. */
+  keyIndexes: WeakMap<object, Map<string, number>> | undefined;
   /** Set by item() when the number it returned needs a literal (see `literals`). */
   private literal: string | undefined;
 
@@ -264,6 +268,12 @@ class Reader {
     const tree = typeof kind === 'object' ? kind : undefined;
     const out: Record<string, unknown> = {};
     const seen = new Set<string>();
+    let indexes: Map<string, number> | undefined;
+    if (this.options.indexKeys === true) {
+      this.keyIndexes ??= new WeakMap();
+      indexes = new Map();
+      this.keyIndexes.set(out, indexes);
+    }
     for (let i = 0; n < 0 || i < n; i++) {
       if (n < 0) {
         this.need(1);
@@ -284,6 +294,7 @@ class Reader {
         continue;
       }
       seen.add(k);
+      indexes?.set(k, i);
       if (FORBIDDEN_KEYS.has(k)) throw new ForbiddenKeyError(k);
       out[k] = v;
     }
@@ -390,6 +401,27 @@ export interface DecodedCbor {
   value: unknown;
   /** As ParsedJson.numberLiterals: whole floats as `1.0`, integers beyond 2^53 exactly. */
   numberLiterals: Map<object, Map<string | number, string>> | undefined;
+  /** With `indexKeys`: the element index of a key within the map that holds it. */
+  keyIndexes: WeakMap<object, Map<string, number>> | undefined;
+}
+
+/**
+ * kube's strict-decoding finding for the first unknown field, `path` as typed decoding prints it
+ * (`spec.containers[0].foo`): "cbor: found unknown field at map element index N", N counted in the
+ * map that holds the field. Undefined when the path cannot be followed.
+ */
+export function unknownFieldFinding(doc: DecodedCbor, path: string): string | undefined {
+  const segments = path.match(/[^.[\]]+|\[\d+\]/g) ?? [];
+  let container: unknown = doc.value;
+  for (let i = 0; i < segments.length - 1; i++) {
+    const seg = segments[i];
+    if (container === null || typeof container !== 'object') return undefined;
+    container = seg.startsWith('[') ? (container as unknown[])[Number(seg.slice(1, -1))] : (container as Record<string, unknown>)[seg];
+  }
+  const last = segments[segments.length - 1];
+  if (container === null || typeof container !== 'object' || last === undefined) return undefined;
+  const index = doc.keyIndexes?.get(container)?.get(last);
+  return index === undefined ? undefined : `cbor: found unknown field at map element index ${index}`;
 }
 
 /** decodeCbor, with the number literals typed decoding needs to refuse what Go refuses. */
@@ -399,7 +431,7 @@ export function decodeCborDocument(data: Buffer, options: CborDecodeOptions): De
   const value = r.item(0, options.fields, undefined);
   if (r.pos < data.length) throw malformed(`cbor: ${data.length - r.pos} bytes of extraneous data starting at index ${r.pos}`);
   if (r.firstError) throw r.firstError;
-  return { value, numberLiterals: r.literals };
+  return { value, numberLiterals: r.literals, keyIndexes: r.keyIndexes };
 }
 
 /**
