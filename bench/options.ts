@@ -3,7 +3,19 @@
  * and a smaller one for `--quick`; explicit flags override both.
  */
 
-export const SCENARIO_NAMES = ['startup', 'crud', 'create', 'list', 'memory', 'watch-fanout', 'watch-fanout-many', 'informer-start', 'gc', 'decode'] as const;
+export const SCENARIO_NAMES = [
+  'startup',
+  'crud',
+  'create',
+  'list',
+  'memory',
+  'watch-fanout',
+  'watch-fanout-many',
+  'informer-start',
+  'gc',
+  'decode',
+  'encodings',
+] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 /** Scenarios that can measure a server given by URL (they clean up what they create). */
 export const URL_SCENARIOS: readonly ScenarioName[] = ['crud', 'create'];

@@ -15,6 +15,7 @@ import { createScenario } from './scenario-create.js';
 import { crudScenario } from './scenario-crud.js';
 import { gcScenario } from './scenario-gc.js';
 import { decodeScenario } from './scenario-decode.js';
+import { encodingsScenario } from './scenario-encodings.js';
 import { informerStartScenario } from './scenario-informer-start.js';
 import { listScenario } from './scenario-list.js';
 import { memoryScenario } from './scenario-memory.js';
@@ -34,6 +35,7 @@ const SCENARIOS: Record<ScenarioName, Scenario> = {
   'informer-start': informerStartScenario,
   gc: gcScenario,
   decode: decodeScenario,
+  encodings: encodingsScenario,
 };
 
 /** The JSON written by --json (and read by --baseline). */

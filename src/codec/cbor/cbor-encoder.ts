@@ -52,20 +52,42 @@ function half(n: number): number {
   return -1;
 }
 
-/** Interned encodings of map keys (keys repeat across objects; their encoding never changes). */
-const keyCache = new Map<string, Buffer>();
+/** A map key's encoding, interned (keys repeat across objects; their encoding never changes). */
+interface KeyInfo {
+  encoded: Buffer;
+  /** Only ASCII characters: its UTF-8 bytes are its characters. */
+  ascii: boolean;
+}
 
-function encodedKey(key: string): Buffer {
-  let b = keyCache.get(key);
-  if (b === undefined) {
+const keyCache = new Map<string, KeyInfo>();
+
+function keyInfo(key: string): KeyInfo {
+  let info = keyCache.get(key);
+  if (info === undefined) {
     const body = Buffer.from(key, 'utf8');
     const w = new CborWriter(body.length + 9);
     w.head(2, body.length);
     w.raw(body);
-    b = w.take();
-    if (keyCache.size < 50_000) keyCache.set(key, b);
+    info = { encoded: w.take(), ascii: body.length === key.length };
+    if (keyCache.size < 50_000) keyCache.set(key, info);
   }
-  return b;
+  return info;
+}
+
+function encodedKey(key: string): Buffer {
+  return keyInfo(key).encoded;
+}
+
+/**
+ * kube's key order: bytewise on the encoded keys. Encoded lengths decide most pairs; ASCII keys of
+ * equal length compare as strings (the same order as their bytes), others as bytes.
+ */
+function byEncodedKey(a: string, b: string): number {
+  const ia = keyInfo(a);
+  const ib = keyInfo(b);
+  if (ia.encoded.length !== ib.encoded.length) return ia.encoded.length - ib.encoded.length;
+  if (ia.ascii && ib.ascii) return a < b ? -1 : a > b ? 1 : 0;
+  return Buffer.compare(ia.encoded, ib.encoded);
 }
 
 /** Looks up the literal text of a number JavaScript cannot hold exactly (see json-text.ts). */
@@ -96,6 +118,11 @@ export class CborWriter {
     const out = Buffer.from(this.buf.subarray(0, this.pos));
     this.pos = 0;
     return out;
+  }
+
+  /** Drops what was written. */
+  reset(): void {
+    this.pos = 0;
   }
 
   raw(bytes: Uint8Array): void {
@@ -136,6 +163,23 @@ export class CborWriter {
 
   /** A string as kube writes every string: a byte string of its UTF-8. */
   string(s: string): void {
+    if (s.length < 24) {
+      // Short ASCII strings (most keys and values) are written byte by byte, without a native call.
+      this.room(s.length + 1);
+      const start = this.pos;
+      this.buf[this.pos++] = 0x40 | s.length;
+      let ascii = true;
+      for (let i = 0; i < s.length; i++) {
+        const c = s.charCodeAt(i);
+        if (c >= 0x80) {
+          ascii = false;
+          break;
+        }
+        this.buf[this.pos++] = c;
+      }
+      if (ascii) return;
+      this.pos = start;
+    }
     const len = Buffer.byteLength(s, 'utf8');
     this.head(2, len);
     this.room(len);
@@ -248,12 +292,16 @@ export function fieldsOf(obj: Record<string, unknown>): FieldTree | undefined {
   return typeof obj.apiVersion === 'string' && typeof obj.kind === 'string' ? fieldKindsFor(obj.apiVersion, obj.kind) : undefined;
 }
 
+const shared = new CborWriter(64 * 1024);
+
 /**
  * One CBOR document of a JSON value as kube writes it (self-described tag first). `fields` marks the
  * built-in kind's []byte and float64 positions; `literal` gives the text of integers beyond 2^53.
  */
 export function encodeCbor(value: unknown, fields?: FieldTree, literal?: NumberLiteral): Buffer {
-  const w = new CborWriter();
+  // One writer serves every call (encoding never re-enters itself); take() copies the result out.
+  const w = shared;
+  w.reset();
   w.raw(SELF_DESCRIBED);
   w.value(value, fields, literal);
   return w.take();
@@ -277,5 +325,5 @@ export function encodeCborWatchEvent(type: string, object: Buffer): Buffer {
 
 /** The sort position of a map key among others, for writers that emit a map's entries themselves. */
 export function compareKeys(a: string, b: string): number {
-  return Buffer.compare(encodedKey(a), encodedKey(b));
+  return byEncodedKey(a, b);
 }
