@@ -163,6 +163,14 @@ describe('CBORServingAndStorage on', { concurrency: true }, () => {
     });
   });
 
+  test('DeleteOptions in CBOR', async () => {
+    const created = await call(on, 'POST', NS, { 'content-type': 'application/json' }, JSON.stringify({ metadata: { name: 'cbor-del' } }));
+    assert.equal(created.status, 201);
+    const r = await call(on, 'DELETE', `${NS}/cbor-del`, { 'content-type': 'application/cbor' }, cbor({ gracePeriodSeconds: 0 }));
+    assert.equal(r.status, 200, r.body.toString());
+    assert.equal(json(r).status, 'Success');
+  });
+
   test('watches are application/cbor-seq streams of WatchEvents', async () => {
     const ac = new AbortController();
     const r = await fetch(`${on.url}${NS}?watch=true&labelSelector=set%3Dw`, { headers: { accept: 'application/cbor' }, signal: ac.signal });
