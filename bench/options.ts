@@ -14,11 +14,13 @@ export const SCENARIO_NAMES = [
   'informer-start',
   'gc',
   'decode',
+  'crd-ready',
+  'webhook',
   'encodings',
 ] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 /** Scenarios that can measure a server given by URL (they clean up what they create). */
-export const URL_SCENARIOS: readonly ScenarioName[] = ['crud', 'create'];
+export const URL_SCENARIOS: readonly ScenarioName[] = ['crud', 'create', 'webhook'];
 
 export const TARGET_NAMES = ['memory', 'redis', 'redis-workers2', 'url'] as const;
 export type TargetName = (typeof TARGET_NAMES)[number];
@@ -106,7 +108,7 @@ A server given by URL (target "url"; runs only the scenarios ${URL_SCENARIOS.joi
 Sizes (defaults full / quick):
   --startups N         server starts for startup (5 / 3)
   --crud-ops N         creates, gets and updates each for crud (10000 / 2000; 2000 / 1000 against --url)
-  --create-ops N       creates per kind (ConfigMap, Deployment, Pod) for create (3000 / 1000)
+  --create-ops N       creates per kind (ConfigMap, Deployment, Pod) for create, per row for webhook (3000 / 1000)
   --concurrency N      concurrent requests for crud and setup (64)
   --list-objects N     ConfigMaps for list (10000 / 10000)
   --objects N          ConfigMaps for memory (100000 / 20000)

@@ -12,6 +12,7 @@ import { targetLabel } from './endpoint.js';
 import { parseBenchArgs, URL_SCENARIOS, USAGE, type BenchOptions, type ScenarioName } from './options.js';
 import { CAPSTAN_MAIN, installCleanupHandlers, killAllChildren } from './processes.js';
 import { createScenario } from './scenario-create.js';
+import { crdReadyScenario } from './scenario-crd-ready.js';
 import { crudScenario } from './scenario-crud.js';
 import { gcScenario } from './scenario-gc.js';
 import { decodeScenario } from './scenario-decode.js';
@@ -22,6 +23,7 @@ import { memoryScenario } from './scenario-memory.js';
 import type { Scenario } from './scenario.js';
 import { startupScenario } from './scenario-startup.js';
 import { watchFanoutManyScenario, watchFanoutScenario } from './scenario-watch-fanout.js';
+import { webhookScenario } from './scenario-webhook.js';
 import { renderTable } from './table.js';
 
 const SCENARIOS: Record<ScenarioName, Scenario> = {
@@ -35,6 +37,8 @@ const SCENARIOS: Record<ScenarioName, Scenario> = {
   'informer-start': informerStartScenario,
   gc: gcScenario,
   decode: decodeScenario,
+  'crd-ready': crdReadyScenario,
+  webhook: webhookScenario,
   encodings: encodingsScenario,
 };
 

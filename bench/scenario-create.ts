@@ -19,7 +19,7 @@ import { createScratchNamespace, deleteScratchNamespace, scratchNamespaceName } 
 const PHASE_TIMEOUT_MS = 180_000;
 const WARM_UP = 500;
 
-interface Kind {
+export interface Kind {
   /** Row name prefix, e.g. "Deployment". */
   kind: string;
   /** Collection path in namespace `ns`. */
@@ -36,7 +36,7 @@ export const CREATE_KINDS: readonly Kind[] = [
 /** Row name of a kind's create. */
 export const createRowName = (kind: string): string => `${kind} create`;
 
-interface Created {
+export interface Created {
   row: OperationRow;
   firstError: string | undefined;
   /** Server CPU per command name during the measured creates, ms. */
@@ -46,7 +46,7 @@ interface Created {
 }
 
 /** Creates `count` objects of `kind` in `ns` with `concurrency` in flight, measuring server CPU around them. */
-async function measureCreates(e: Endpoint, client: HttpClient, kind: Kind, ns: string, options: BenchOptions): Promise<Created> {
+export async function measureCreates(e: Endpoint, client: HttpClient, kind: Kind, ns: string, options: BenchOptions): Promise<Created> {
   const path = kind.path(ns);
   const send = async (prefix: string, count: number, onResult: (status: number, ms: number, body: string) => void): Promise<void> => {
     await runPool(count, options.concurrency, performance.now() + PHASE_TIMEOUT_MS, async (i) => {

@@ -1,4 +1,4 @@
-import { badRequest, internalError } from '../api/errors.js';
+import { ApiError, badRequest, internalError } from '../api/errors.js';
 import { isObject, metadataOf, stringField, type Obj } from '../api/object-util.js';
 import { ForbiddenKeyError } from '../codec/json-text.js';
 import { readYaml, yamlBodyText, YamlDecodeError } from '../codec/yaml-text.js';
@@ -7,10 +7,19 @@ import { applyConflictStatus } from '../fieldmanager/apply-conflict-status.js';
 import { ManagedFieldsError } from '../fieldmanager/managed-fields.js';
 import { resetFieldsFor } from '../fieldmanager/reset-fields.js';
 import { emptyObjectFor, typeFor } from '../fieldmanager/track-write.js';
-import { TypedValueError } from '../fieldmanager/typed-value.js';
+import { toFieldSet, TypedValueError } from '../fieldmanager/typed-value.js';
+import { compareObjects } from '../fieldmanager/compare-objects.js';
+import type { FieldSet } from '../fieldmanager/field-set.js';
 import { goJson } from '../fieldmanager/path-element.js';
 import { decodeInto, TypedDecodeError } from '../codec/typed-decode.js';
 import { schemaForDefinition } from '../schema/openapi-schema.js';
+import { undeclaredFields } from '../fieldmanager/custom-smd-type.js';
+import { decodeManagedFields, encodeManagedFields } from '../fieldmanager/managed-fields.js';
+import { parentEntriesAfterScale, replicasPath, scaleEntriesOf, SCALE_GROUP_VERSION } from '../fieldmanager/scale-managed-fields.js';
+import { smdTypeOf, type SmdType } from '../fieldmanager/smd-type.js';
+import { replicasPathsOf } from '../store/scale.js';
+
+const SCALE_DEFINITION = 'io.k8s.api.autoscaling.v1.Scale';
 import { nowTimestamp } from '../api/object-util.js';
 import type { ResourceInfo } from '../registry/resource-types.js';
 
@@ -112,45 +121,156 @@ function objectId(config: Obj, apiVersion: string, kind: string): string {
  * decoder), not structured-merge-diff.
  */
 function checkAppliedTypes(info: ResourceInfo, apiVersion: string, config: Obj): void {
-  const schema = info.definition !== '' ? schemaForDefinition(info.definition) : undefined;
-  if (schema === undefined) return;
   let problems: string[];
-  try {
-    problems = decodeInto(structuredClone(config), schema).unknownFields.map((f) => `.${f}: field not declared in schema`);
-  } catch (err) {
-    if (!(err instanceof TypedDecodeError)) throw err;
-    problems = [err.message];
+  if (info.custom === true) problems = undeclaredFields(config, typeFor(info));
+  else {
+    const schema = info.definition !== '' ? schemaForDefinition(info.definition) : undefined;
+    if (schema === undefined) return;
+    try {
+      problems = decodeInto(structuredClone(config), schema).unknownFields.map((f) => `.${f}: field not declared in schema`);
+    } catch (err) {
+      if (!(err instanceof TypedDecodeError)) throw err;
+      problems = [err.message];
+    }
   }
   if (problems.length === 0) return;
   const detail = problems.length === 1 ? (problems[0] ?? '') : `errors:\n${problems.map((p) => `  ${p}`).join('\n')}`;
   throw badRequest(`failed to create typed patch object (${objectId(config, apiVersion, info.kind)}): ${detail}`);
 }
 
-/**
- * Applies `config` for `manager` to `live` (the object in the request's version, or undefined for
- * a create, which applies to the kind's empty object) and returns the object to store with its
- * managedFields. Throws 409 Conflict with kube's message and causes when fields other managers own
- * would change and `force` is not set; 400 when the configuration cannot be typed (kube: 500).
- */
-export function applyToObject(info: ResourceInfo, apiVersion: string, live: Obj | undefined, config: Obj, manager: string, force: boolean): Obj {
-  checkAppliedTypes(info, apiVersion, config);
-  const base = live ?? emptyObjectFor(info);
+/** The inputs of one apply: the served type, the request's version and subresource, the manager. */
+export interface ApplyTarget {
+  info: ResourceInfo;
+  apiVersion: string;
+  /** '' for the object itself, `status` for its status subresource. */
+  subresource: string;
+  manager: string;
+  force: boolean;
+}
+
+function applyOrThrow(config: Obj, apiVersion: string, kind: string, run: () => Obj): Obj {
   try {
-    const { object } = applyConfiguration(base, config, {
-      manager,
-      apiVersion,
-      type: typeFor(info),
-      resetFields: resetFieldsFor({ group: info.group, resource: info.resource, hasStatus: 'status' in info.subresources }, ''),
-      now: nowTimestamp(),
-      force,
-      empty: emptyObjectFor(info),
-    });
-    if (manager === 'kubectl') refreshLastApplied(object, config);
-    return object;
+    return run();
   } catch (err) {
     if (err instanceof ApplyConflictError) throw applyConflictStatus(err.conflicts);
-    if (err instanceof TypedValueError) throw badRequest(`failed to create typed patch object (${objectId(config, apiVersion, info.kind)}): ${err.message}`);
+    if (err instanceof TypedValueError) throw badRequest(`failed to create typed patch object (${objectId(config, apiVersion, kind)}): ${err.message}`);
     if (err instanceof ManagedFieldsError) throw internalError(new Error(`failed to decode managed fields: ${err.message}`));
     throw err;
   }
+}
+
+/**
+ * Applies `config` for `t.manager` to `live` (the object in the request's version, or undefined
+ * for a create, which applies to the kind's empty object) and returns the object to store with its
+ * managedFields. On the `status` subresource the entry records the subresource and leaves out
+ * what that write resets (`spec`; the strategy then keeps the stored spec). Throws 409 Conflict
+ * with kube's message and causes when fields other managers own would change and `force` is not
+ * set; 400 when the configuration cannot be typed (kube: 500).
+ */
+export function applyToObject(t: ApplyTarget, live: Obj | undefined, config: Obj): Obj {
+  const { info, apiVersion, manager, subresource } = t;
+  checkAppliedTypes(info, apiVersion, config);
+  const base = live ?? emptyObjectFor(info);
+  const type = typeFor(info);
+  const run = (force: boolean): Obj =>
+    applyConfiguration(base, config, {
+      manager,
+      apiVersion,
+      type,
+      resetFields: resetFieldsFor({ group: info.group, resource: info.resource, hasStatus: 'status' in info.subresources, custom: info.custom }, subresource),
+      now: nowTimestamp(),
+      force,
+      empty: emptyObjectFor(info),
+      subresource,
+    }).object;
+  return applyOrThrow(config, apiVersion, info.kind, () => {
+    let object: Obj;
+    try {
+      object = run(t.force);
+    } catch (err) {
+      if (!(err instanceof ApplyConflictError) || manager !== 'kubectl' || live === undefined) throw err;
+      // kube's lastAppliedManager: conflicts on fields client-side apply last applied, unchanged
+      // since, are forgiven (the apply is forced); only the others are reported.
+      const allowed = allowedConflictsFromLastApplied(live, apiVersion, type);
+      if (allowed === undefined) throw err;
+      const remaining = err.conflicts.filter((c) => !allowed.has(c.path));
+      if (remaining.length > 0) throw new ApplyConflictError(remaining);
+      object = run(true);
+    }
+    if (manager === 'kubectl' && subresource === '') refreshLastApplied(object, config);
+    return object;
+  });
+}
+
+/**
+ * The fields client-side apply's last-applied annotation on `live` sets to the values `live`
+ * still has (kube's allowedConflictsFromLastApplied); undefined when there is no annotation, it
+ * does not read as an object of `apiVersion`, or it cannot be typed.
+ */
+function allowedConflictsFromLastApplied(live: Obj, apiVersion: string, type: SmdType): FieldSet | undefined {
+  const annotations = metadataOf(live).annotations;
+  const text = isObject(annotations) ? annotations[LAST_APPLIED] : undefined;
+  if (typeof text !== 'string' || text === '') return undefined;
+  let lastApplied: unknown;
+  try {
+    lastApplied = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isObject(lastApplied) || lastApplied.apiVersion !== apiVersion) return undefined;
+  try {
+    const liveValue = structuredClone(live);
+    delete metadataOf(liveValue).managedFields;
+    const cmp = compareObjects(lastApplied, liveValue, type);
+    return toFieldSet(lastApplied, type).difference(cmp.modified).difference(cmp.added).difference(cmp.removed);
+  } catch (err) {
+    if (err instanceof TypedValueError) return undefined;
+    throw err;
+  }
+}
+
+const SCALE_KIND = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
+let scaleType: SmdType | undefined;
+
+/**
+ * Applies a Scale configuration to `scale` (the parent's Scale view) as kube's scale subresource
+ * does: the Scale gets the parent's managers of its replicas path (ScaleHandler.ToSubresource), the
+ * apply runs on the Scale (autoscaling/v1, subresource `scale`; conflicts name the Scale's
+ * `.spec.replicas`), and the result's managers go back onto the parent's entries (ToParent).
+ * Returns the applied Scale and the parent's new managedFields.
+ */
+export function applyToScale(t: ApplyTarget, parent: Obj, scale: Obj, config: Obj): { scale: Obj; managedFields: unknown } {
+  checkAppliedTypes({ ...t.info, custom: false, definition: SCALE_DEFINITION, kind: 'Scale' }, SCALE_GROUP_VERSION, config);
+  scaleType ??= smdTypeOf(schemaForDefinition(SCALE_DEFINITION));
+  const type = scaleType;
+  const dotted = replicasPathsOf(t.info.group, t.info.kind, t.info.custom === true, t.apiVersion);
+  const paths = new Map([...dotted].map(([v, p]) => [v, replicasPath(p)] as const));
+  const parentEntries = metadataOf(parent).managedFields;
+  const view = structuredClone(scale);
+  const entries = encodeManagedFields(scaleEntriesOf(parentEntries, paths));
+  if (entries !== undefined) metadataOf(view).managedFields = entries;
+  const applied = applyOrThrow(config, SCALE_GROUP_VERSION, 'Scale', () => {
+    const { object } = applyConfiguration(view, config, {
+      manager: t.manager,
+      apiVersion: SCALE_GROUP_VERSION,
+      type,
+      resetFields: undefined,
+      now: nowTimestamp(),
+      force: t.force,
+      empty: emptyObjectFor(SCALE_KIND),
+      subresource: 'scale',
+    });
+    return object;
+  });
+  if (t.info.custom === true) {
+    // kube-apiserver 1.36 fails here for custom resources: its field manager converts the applied
+    // Scale to the custom resource's version, which the custom resource converter refuses.
+    throw new ApiError(
+      500,
+      '',
+      `failed to convert new object (${objectId(config, SCALE_GROUP_VERSION, 'Scale')}) to proper version: request to convert CR to an invalid group/version: ${SCALE_GROUP_VERSION}`,
+    );
+  }
+  const scaleManaged = decodeManagedFields(metadataOf(applied).managedFields);
+  return { scale: applied, managedFields: parentEntriesAfterScale(parentEntries, scaleManaged, t.apiVersion, paths) ?? [] };
 }

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { ApiError, forbidden } from '../api/errors.js';
+import { ApiError, forbidden, internalError } from '../api/errors.js';
 import { decodePath, parseRequestInfo } from '../api/request-info.js';
 import { writeError } from '../codec/response-writer.js';
 import type { Authenticator } from './authenticator.js';
@@ -67,6 +67,11 @@ export function authFilter(authenticator: Authenticator, authorizer: Authorizer)
       res.locals.user = user;
       const attrs = attributesOf(req, user);
       const decision = await authorizer.authorize(attrs);
+      if (!decision.allowed && decision.evaluationError !== undefined && decision.evaluationError !== '') {
+        // As kube: an authorizer that failed to decide makes a request nobody allowed a 500.
+        writeError(res, internalError(decision.evaluationError));
+        return;
+      }
       if (!decision.allowed) {
         const message = sanitize(forbiddenMessage(attrs));
         const detail = decision.reason === '' ? message : `${message}: ${decision.reason}`;

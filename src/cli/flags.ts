@@ -1,4 +1,4 @@
-import type { AuthorizationMode } from '../auth/authorizer.js';
+import { parseAuthorizationModes } from '../auth/authorizer.js';
 import { parseDuration } from './duration.js';
 import { parseFeatureGates, type FeatureGates } from '../api/feature-gates.js';
 import type { Limits } from '../api/limits.js';
@@ -7,6 +7,8 @@ import { parseRuntimeConfig, type RuntimeConfig } from '../registry/runtime-conf
 import { ipv4Problem, parseIpRange, type IpRange } from '../services/ip-range.js';
 import { parsePortRange, type PortRange } from '../services/port-range.js';
 import { validateControllerList } from '../controllers/controller-names.js';
+import { isImplementedAdmissionPlugin } from '../admission/admission-chain.js';
+import { admissionFlagProblems } from '../admission/plugin-names.js';
 
 /** Everything the command line configures. */
 export interface ServerConfig {
@@ -41,10 +43,16 @@ export interface ServerConfig {
   serviceClusterIPRange: IpRange;
   /** Ports NodePort and LoadBalancer Services get their node ports from. */
   serviceNodePortRange: PortRange;
-  /** How requests of users outside `system:masters` are authorized (`--authorization-mode`). */
-  authorizationMode: AuthorizationMode;
+  /** How requests of users outside `system:masters` are authorized (`--authorization-mode`: modes in order, comma-separated). */
+  authorizationMode: string;
+  /** `--authorization-webhook-*`: the Webhook mode's kubeconfig ('' = none), review version and answer TTLs. */
+  authorizationWebhook: { configFile: string; version: 'v1' | 'v1beta1'; authorizedTtlMs: number; unauthorizedTtlMs: number };
   /** Controllers run in the server under leader election (`--controllers`, kube-controller-manager's syntax). */
   controllers: string[];
+  /** Admission plugins enabled beyond kube's defaults (`--enable-admission-plugins`). */
+  enableAdmissionPlugins: string[];
+  /** Default admission plugins turned off (`--disable-admission-plugins`). */
+  disableAdmissionPlugins: string[];
 }
 
 interface FlagSpec {
@@ -91,6 +99,10 @@ function list(v: string): string[] {
     .filter((s) => s !== '');
 }
 
+function webhookDefaults(c: ServerConfig): ServerConfig['authorizationWebhook'] {
+  return c.authorizationWebhook ?? { configFile: '', version: 'v1beta1', authorizedTtlMs: 300_000, unauthorizedTtlMs: 30_000 };
+}
+
 const FLAGS: FlagSpec[] = [
   {
     name: 'bind-address',
@@ -103,11 +115,43 @@ const FLAGS: FlagSpec[] = [
   {
     name: 'authorization-mode',
     default: 'AlwaysAllow',
-    help: 'How requests are authorized: AlwaysAllow or AlwaysDeny (members of system:masters are always allowed, as in kube-apiserver).',
+    help: 'Ordered comma-separated list of authorization modes: AlwaysAllow, AlwaysDeny, RBAC (members of system:masters are always allowed, as in kube-apiserver).',
     apply: (c, v) => {
-      if (v !== 'AlwaysAllow' && v !== 'AlwaysDeny')
-        throw new Error(`invalid argument "${v}" for "--authorization-mode" flag: must be "AlwaysAllow" or "AlwaysDeny"`);
+      parseAuthorizationModes(v);
       c.authorizationMode = v;
+    },
+  },
+  {
+    name: 'authorization-webhook-config-file',
+    default: '',
+    help: 'A kubeconfig naming the authorization webhook (--authorization-mode=Webhook).',
+    apply: (c, v) => {
+      c.authorizationWebhook = { ...webhookDefaults(c), configFile: v };
+    },
+  },
+  {
+    name: 'authorization-webhook-version',
+    default: 'v1beta1',
+    help: 'The SubjectAccessReview version sent to the authorization webhook: v1 or v1beta1.',
+    apply: (c, v) => {
+      if (v !== 'v1' && v !== 'v1beta1') throw new Error(`invalid argument "${v}" for "--authorization-webhook-version" flag: must be "v1" or "v1beta1"`);
+      c.authorizationWebhook = { ...webhookDefaults(c), version: v };
+    },
+  },
+  {
+    name: 'authorization-webhook-cache-authorized-ttl',
+    default: '5m',
+    help: 'How long allowed answers of the authorization webhook are reused.',
+    apply: (c, v) => {
+      c.authorizationWebhook = { ...webhookDefaults(c), authorizedTtlMs: duration('authorization-webhook-cache-authorized-ttl', v) };
+    },
+  },
+  {
+    name: 'authorization-webhook-cache-unauthorized-ttl',
+    default: '30s',
+    help: 'How long not-allowed answers of the authorization webhook are reused.',
+    apply: (c, v) => {
+      c.authorizationWebhook = { ...webhookDefaults(c), unauthorizedTtlMs: duration('authorization-webhook-cache-unauthorized-ttl', v) };
     },
   },
   {
@@ -336,6 +380,22 @@ const FLAGS: FlagSpec[] = [
     },
   },
   {
+    name: 'enable-admission-plugins',
+    default: '',
+    help: "Admission plugins to run besides kube-apiserver's defaults (comma-separated kube plugin names). Plugins always run in kube's order. Of the plugins off by default, Capstan has AlwaysAdmit and AlwaysDeny.",
+    apply: (c, v) => {
+      c.enableAdmissionPlugins = list(v);
+    },
+  },
+  {
+    name: 'disable-admission-plugins',
+    default: '',
+    help: 'Admission plugins to turn off, even if they are on by default (comma-separated kube plugin names).',
+    apply: (c, v) => {
+      c.disableAdmissionPlugins = list(v);
+    },
+  },
+  {
     name: 'log-level',
     default: 'info',
     help: 'Log level: debug, info, warn, error.',
@@ -394,6 +454,12 @@ export function parseArgs(argv: string[]): ParsedArgs {
     }
     spec.apply(config, value);
   }
+  const admissionProblems = admissionFlagProblems(config.enableAdmissionPlugins, config.disableAdmissionPlugins);
+  if (admissionProblems.length === 0) {
+    const unsupported = config.enableAdmissionPlugins.filter((name) => !isImplementedAdmissionPlugin(name));
+    admissionProblems.push(...unsupported.map((name) => `admission plugin "${name}" is not supported by Capstan`));
+  }
+  if (admissionProblems.length > 0) throw new Error(admissionProblems.join('; '));
   if (config.workers === -1) config.workers = 0; // resolved to the core count by the launcher
   return { help: false, config };
 }

@@ -7,8 +7,9 @@
 import { logger } from '../logging/logger.js';
 import type { ApiServices } from '../store/resource-target.js';
 import { GarbageCollector } from './garbage-collector.js';
-import { DISRUPTION, GARBAGE_COLLECTOR, isControllerEnabled, type ControllerName } from './controller-names.js';
+import { DISRUPTION, GARBAGE_COLLECTOR, RESOURCE_QUOTA, isControllerEnabled, type ControllerName } from './controller-names.js';
 import { DisruptionController } from './disruption-controller.js';
+import { ResourceQuotaController } from './resource-quota-controller.js';
 import { candidateIdentity, DEFAULT_ELECTION_TIMING, LeaderElector, type ElectionTiming } from './leader-election.js';
 
 /** A controller the manager runs while leading; `run` resolves once `signal` aborted and it stopped. */
@@ -41,6 +42,11 @@ export const KNOWN_CONTROLLERS: ControllerDescriptor[] = [
         controller.stop();
       },
     }),
+  },
+  {
+    ...RESOURCE_QUOTA,
+    // ResourceQuota status.hard and status.used, recounted from the namespace's objects.
+    create: (services) => ({ name: RESOURCE_QUOTA.name, run: (signal) => new ResourceQuotaController(services.storage).run(signal) }),
   },
 ];
 

@@ -15,8 +15,11 @@ export const GARBAGE_COLLECTOR: ControllerName = { name: 'garbage-collector-cont
 /** The disruption controller (PodDisruptionBudget status), under kube-controller-manager's name and aliases. */
 export const DISRUPTION: ControllerName = { name: 'disruption-controller', aliases: ['disruption'] };
 
+/** The resourcequota controller (ResourceQuota status), under kube-controller-manager's name and aliases. */
+export const RESOURCE_QUOTA: ControllerName = { name: 'resourcequota-controller', aliases: ['resourcequota'] };
+
 /** Every controller the server can run. */
-export const KNOWN_CONTROLLER_NAMES: ControllerName[] = [GARBAGE_COLLECTOR, DISRUPTION];
+export const KNOWN_CONTROLLER_NAMES: ControllerName[] = [GARBAGE_COLLECTOR, DISRUPTION, RESOURCE_QUOTA];
 
 /**
  * Checks a `--controllers` list; throws `"x" is not in the list of known controllers` (kube's

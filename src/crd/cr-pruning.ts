@@ -56,3 +56,10 @@ function pruneObject(obj: Obj, node: Obj, path: string, resource: boolean, prune
     }
   }
 }
+
+/** Prunes VALUE (any JSON value) in place by schema NODE as kube prunes a default; returns the removed fields' paths. */
+export function pruneBySchema(value: unknown, node: Obj): string[] {
+  const pruned: string[] = [];
+  pruneValue(value, node, '', pruned);
+  return pruned;
+}

@@ -4,6 +4,7 @@ import type { StatusCause } from '../api/errors.js';
 import { isObject, type Obj } from '../api/object-util.js';
 import { goJson, goQuote, invalidField, notSupportedField, requiredField, tooLongField, duplicateField, type BadValue } from '../validation/field-errors.js';
 import { isRatcheted } from './cr-ratcheting.js';
+import { patternError, re2Engine } from './cr-pattern.js';
 import { numberInFormat, validInFormat } from './cr-formats.js';
 import { additionalPropertiesOf, isEmbeddedResource, isIntOrString, isNullable, itemsOf, propertiesOf } from './cr-schema-nodes.js';
 
@@ -198,14 +199,9 @@ const kubeCombinator: SchemaValidateFunction = function kubeCombinator(
   return found(kubeCombinator, findings);
 };
 
+/** Whether P is a pattern Go's regexp compiles (others are refused with the CRD, so never checked). */
 function validPattern(p: unknown): p is string {
-  if (typeof p !== 'string') return false;
-  try {
-    new RegExp(p, 'u');
-    return true;
-  } catch {
-    return false;
-  }
+  return typeof p === 'string' && patternError(p) === undefined;
 }
 
 const COPIED = ['minLength', 'maxLength', 'minItems', 'maxItems', 'minProperties', 'maxProperties', 'multipleOf'] as const;
@@ -247,7 +243,15 @@ let ajv: Ajv | undefined;
 
 function instance(): Ajv {
   if (ajv !== undefined) return ajv;
-  const created = new Ajv({ strict: false, allErrors: true, verbose: true, messages: false, validateSchema: false, ownProperties: true, unicodeRegExp: true });
+  const created = new Ajv({
+    strict: false,
+    allErrors: true,
+    verbose: true,
+    messages: false,
+    validateSchema: false,
+    ownProperties: true,
+    code: { regExp: re2Engine },
+  });
   created.addKeyword({ keyword: 'kubeType', schemaType: 'object', errors: true, validate: kubeType });
   created.addKeyword({ keyword: 'kubeFormat', schemaType: 'string', errors: true, validate: kubeFormat });
   created.addKeyword({ keyword: 'kubeEnum', schemaType: 'array', errors: true, validate: kubeEnum });
@@ -359,13 +363,30 @@ const STRING_KEYWORDS = new Set(['maxLength', 'minLength', 'pattern']);
  * (OLD given), findings on values that did not change are dropped, as kube's validation ratcheting does.
  */
 export function validateBySchema(obj: Obj, cacheKey: string, schema: Obj, old?: Obj): StatusCause[] {
-  const validate = compiledValidator(cacheKey, schema);
+  return findingsOf(compiledValidator(cacheKey, schema), obj, schema, old);
+}
+
+/**
+ * kube's schema findings for VALUE (any JSON value, e.g. a schema node's default) under SCHEMA, with
+ * paths relative to VALUE. The validator is compiled for this call only (CRD validation is rare).
+ */
+export function validateValueBySchema(value: unknown, schema: Obj): StatusCause[] {
+  const ajvSchema = ajvSchemaOf(schema);
+  const validate = instance().compile(ajvSchema);
+  try {
+    return findingsOf(validate, value, schema);
+  } finally {
+    instance().removeSchema(ajvSchema);
+  }
+}
+
+function findingsOf(validate: ValidateFunction, obj: unknown, schema: Obj, old?: Obj): StatusCause[] {
   if (validate(obj)) return [];
   const causes: StatusCause[] = [];
   // kube-openapi's string validator reports only the first of maxLength, minLength and pattern.
   const stringFailed = new Set<string>();
   for (const e of validate.errors ?? []) {
-    if (old !== undefined && isRatcheted(schema, obj, old, e.instancePath)) continue;
+    if (old !== undefined && isObject(obj) && isRatcheted(schema, obj, old, e.instancePath)) continue;
     if (STRING_KEYWORDS.has(e.keyword)) {
       if (stringFailed.has(e.instancePath)) continue;
       stringFailed.add(e.instancePath);

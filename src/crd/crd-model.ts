@@ -45,6 +45,9 @@ export interface CrdVersion {
   scale: ScalePaths | undefined;
   printerColumns: PrinterColumn[];
   selectableFields: string[];
+  deprecated: boolean;
+  /** `deprecationWarning`, if set. */
+  deprecationWarning: string | undefined;
 }
 
 /** A CRD as the controllers read it. */
@@ -120,6 +123,8 @@ function versionOf(v: Obj): CrdVersion {
           },
     printerColumns: printerColumnsOf(v.additionalPrinterColumns),
     selectableFields: selectable,
+    deprecated: v.deprecated === true,
+    deprecationWarning: typeof v.deprecationWarning === 'string' ? v.deprecationWarning : undefined,
   };
 }
 

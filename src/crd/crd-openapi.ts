@@ -98,6 +98,28 @@ function toV3Schema(schema: unknown): unknown {
 }
 
 /**
+ * kube's addEmbeddedProperties for Swagger 2.0: each embedded resource (outside nodes that keep
+ * unknown fields, whose properties v2 drops) lists apiVersion, kind and metadata and requires kind
+ * and apiVersion.
+ */
+function addEmbeddedPropertiesV2(schema: unknown): unknown {
+  if (!isObject(schema)) return schema;
+  if (isObject(schema.properties)) for (const v of Object.values(schema.properties)) addEmbeddedPropertiesV2(v);
+  if (isObject(schema.items)) addEmbeddedPropertiesV2(schema.items);
+  if (isObject(schema.additionalProperties)) addEmbeddedPropertiesV2(schema.additionalProperties);
+  if (schema['x-kubernetes-preserve-unknown-fields'] === true || schema['x-kubernetes-embedded-resource'] !== true) return schema;
+  schema.properties = {
+    ...(isObject(schema.properties) ? schema.properties : {}),
+    apiVersion: { description: EMBEDDED_API_VERSION, type: 'string' },
+    kind: { description: EMBEDDED_KIND, type: 'string' },
+    metadata: { $ref: `#/definitions/${META}.ObjectMeta`, description: METADATA_DESCRIPTION },
+  };
+  const required = Array.isArray(schema.required) ? (schema.required as unknown[]) : [];
+  schema.required = [...required, ...['kind', 'apiVersion'].filter((k) => !required.includes(k))];
+  return schema;
+}
+
+/**
  * The OpenAPI v3 schema of the CR kind of VERSION of CRD, as kube serves it in
  * /openapi/v3/apis/GROUP/VERSION (the derived v2 form loses v3-only keywords).
  */
@@ -123,11 +145,79 @@ export function definitionName(group: string, version: string, kind: string): st
   return `${definitionPrefix(group)}.${version}.${kind}`;
 }
 
-function operation(action: string, id: string, ref: string, gvk: JsonObject, consumes: string[], tag: string, description: string): JsonObject {
+/** A parameter the built-in document shares under `#/parameters/` (schema/openapi-v2.json). */
+const shared = (id: string): JsonObject => ({ $ref: `#/parameters/${id}` });
+const query = (name: string): JsonObject => ({ in: 'query', name, type: 'string', uniqueItems: true });
+const LIST_PARAMETERS = [
+  'allowWatchBookmarks-HC2hJt-J',
+  'continue-QfD61s0i',
+  'fieldSelector-xIcQKXFG',
+  'labelSelector-5Zw57w4C',
+  'limit-1NfNmdNH',
+  'resourceVersion-5WAnf1kx',
+  'resourceVersionMatch-t8XhRHeC',
+  'sendInitialEvents-rLXlEK_k',
+  'shardSelector-Kgyki_3_',
+  'timeoutSeconds-yvYezaOC',
+  'watch-XNNPZGbK',
+].map(shared);
+const DELETE_OPTIONS = [
+  'gracePeriodSeconds--K5HaBOS',
+  'ignoreStoreReadErrorWithClusterBreakingPotential-QbNkfIqj',
+  'orphanDependents-uRB25kX5',
+  'propagationPolicy-6jk3prlO',
+].map(shared);
+
+/**
+ * The query (and body) parameters of each action, as kube's CRD OpenAPI builder declares them from
+ * the options types (and as the built-in kinds list them): `dryRun`, `fieldManager` and
+ * `fieldValidation` on writes (kubectl leaves validation to the server when it finds the latter),
+ * list options on list and deletecollection, delete options on deletes.
+ */
+function parametersOf(action: string, ref: string): JsonObject[] {
+  const body = { in: 'body', name: 'body', required: true, schema: { $ref: ref } };
+  switch (action) {
+    case 'list':
+      return LIST_PARAMETERS;
+    case 'post':
+    case 'put':
+      return [body, query('dryRun'), shared('fieldManager-Qy4HdaTW'), query('fieldValidation')];
+    case 'patch':
+      return [shared('body-78PwaGsr'), query('dryRun'), shared('fieldManager-7c6nTn1T'), query('fieldValidation'), shared('force-tOGGb0Yi')];
+    case 'delete':
+      return [shared('body-2Y1dVQaQ'), query('dryRun'), ...DELETE_OPTIONS];
+    case 'deletecollection':
+      return [
+        shared('body-2Y1dVQaQ'),
+        ...LIST_PARAMETERS.slice(1, 2),
+        query('dryRun'),
+        ...LIST_PARAMETERS.slice(2, 3),
+        ...DELETE_OPTIONS.slice(0, 2),
+        ...LIST_PARAMETERS.slice(3, 5),
+        ...DELETE_OPTIONS.slice(2),
+        ...LIST_PARAMETERS.slice(5, 10),
+      ];
+    default:
+      return [];
+  }
+}
+
+function operation(
+  action: string,
+  id: string,
+  ref: string,
+  gvk: JsonObject,
+  consumes: string[],
+  tag: string,
+  description: string,
+  bodyRef: string,
+): JsonObject {
+  const parameters = parametersOf(action, bodyRef);
   return {
     consumes,
     description,
     operationId: id,
+    ...(parameters.length > 0 ? { parameters } : {}),
     produces: ['application/json', 'application/yaml'],
     responses: { '200': { schema: { $ref: ref } }, '401': {} },
     schemes: ['https'],
@@ -180,12 +270,12 @@ function pathsOf(group: string, version: string, names: CrdNames, namespaced: bo
     }
   };
   const op = (action: string, id: string, target: string, kind: JsonObject, consumes = BODY_TYPES): JsonObject =>
-    operation(action, id, target, kind, consumes, tag, describe(action, id.endsWith('Status') ? 'status' : id.endsWith('Scale') ? 'scale' : ''));
+    operation(action, id, target, kind, consumes, tag, describe(action, id.endsWith('Status') ? 'status' : id.endsWith('Scale') ? 'scale' : ''), target);
   const base = `/apis/${group}/${version}`;
   const scoped = namespaced ? `${base}/namespaces/{namespace}/${names.plural}` : `${base}/${names.plural}`;
   const nameParam = { in: 'path', name: 'name', required: true, type: 'string', uniqueItems: true };
-  const nsParam = { in: 'path', name: 'namespace', required: true, type: 'string', uniqueItems: true };
-  const scopeParams = namespaced ? [nsParam] : [];
+  const pretty = shared('pretty-tJGM1-ng');
+  const scopeParams = namespaced ? [shared('namespace-vgWSWtn3'), pretty] : [pretty];
   const paths: JsonObject = {
     [scoped]: {
       get: op('list', `list${opKind}`, listRef, gvk),
@@ -201,7 +291,7 @@ function pathsOf(group: string, version: string, names: CrdNames, namespaced: bo
       parameters: [nameParam, ...scopeParams],
     },
   };
-  if (namespaced) paths[`${base}/${names.plural}`] = { get: op('list', `list${gv}${names.kind}ForAllNamespaces`, listRef, gvk) };
+  if (namespaced) paths[`${base}/${names.plural}`] = { get: op('list', `list${gv}${names.kind}ForAllNamespaces`, listRef, gvk), parameters: [pretty] };
   if (status) {
     paths[`${scoped}/{name}/status`] = {
       get: op('get', `read${opKind}Status`, ref, gvk),
@@ -233,16 +323,23 @@ export function crdOpenApiContribution(crd: CrdModel, names: CrdNames): OpenApiC
   for (const v of crd.versions) {
     if (!v.served) continue;
     const gvk = [{ group: crd.group, kind: names.kind, version: v.name }];
-    const schema = toV2Schema(structuredClone(v.schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }));
-    const def: JsonObject = isObject(schema) ? schema : {};
-    const properties = isObject(def.properties) ? def.properties : {};
-    def.properties = {
-      apiVersion: { description: API_VERSION_DESCRIPTION, type: 'string' },
-      kind: { description: KIND_DESCRIPTION, type: 'string' },
-      metadata: { $ref: `#/definitions/${META}.ObjectMeta`, description: METADATA_DESCRIPTION },
-      ...Object.fromEntries(Object.entries(properties).filter(([k]) => k !== 'apiVersion' && k !== 'kind' && k !== 'metadata')),
-    };
-    def.type = 'object';
+    const original = v.schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+    let def: JsonObject;
+    if (original['x-kubernetes-preserve-unknown-fields'] === true) {
+      // kube publishes a bare object: any property it listed would make kubectl refuse unknown fields.
+      def = { type: 'object' };
+    } else {
+      const schema = addEmbeddedPropertiesV2(toV2Schema(structuredClone(original)));
+      def = isObject(schema) ? schema : {};
+      const properties = isObject(def.properties) ? def.properties : {};
+      def.properties = {
+        apiVersion: { description: API_VERSION_DESCRIPTION, type: 'string' },
+        kind: { description: KIND_DESCRIPTION, type: 'string' },
+        metadata: { $ref: `#/definitions/${META}.ObjectMeta`, description: METADATA_DESCRIPTION },
+        ...Object.fromEntries(Object.entries(properties).filter(([k]) => k !== 'apiVersion' && k !== 'kind' && k !== 'metadata')),
+      };
+      def.type = 'object';
+    }
     def['x-kubernetes-group-version-kind'] = gvk;
     definitions[`${prefix}.${v.name}.${names.kind}`] = def;
     definitions[`${prefix}.${v.name}.${names.listKind}`] = {

@@ -14,7 +14,16 @@ import { buildV3Document, groupPathsByV3Key } from '../openapi/openapi-v3-conver
 import { isJsonObject } from '../openapi/json-value.js';
 import { crdOpenApiContribution, crdV3KindSchema, definitionName } from './crd-openapi.js';
 import { resourceInfoOf, servedResources } from './crd-resources.js';
-import { acceptedNamesJson, acceptedNamesOf, computeNames, conditionsOf, isConditionTrue, setCondition, type CrdCondition } from './crd-status.js';
+import {
+  acceptedNamesJson,
+  acceptedNamesOf,
+  computeNames,
+  conditionsOf,
+  isConditionTrue,
+  nonStructuralCondition,
+  setCondition,
+  type CrdCondition,
+} from './crd-status.js';
 
 /** The storage type of CustomResourceDefinitions. */
 export const CRD_TYPE = 'customresourcedefinitions.apiextensions.k8s.io';
@@ -318,6 +327,8 @@ export class CrdRegistrar {
     const now = nowTimestamp();
     let conditions = setCondition(conditionsOf(known.obj), namesAccepted, now);
     conditions = setCondition(conditions, established, now);
+    const nonStructural = nonStructuralCondition(known.obj);
+    conditions = nonStructural === undefined ? conditions.filter((c) => c.type !== 'NonStructuralSchema') : setCondition(conditions, nonStructural, now);
     const status = isObject(next.status) ? next.status : {};
     const stored: unknown[] = Array.isArray(status.storedVersions) ? (status.storedVersions as unknown[]) : [];
     const storage = storageVersionName(crd);

@@ -1,5 +1,5 @@
 import type { ResourceInfo } from '../registry/resource-types.js';
-import { storageVersionName, type CrdModel, type CrdNames, type CrdVersion } from './crd-model.js';
+import { compareKubeVersions, storageVersionName, type CrdModel, type CrdNames, type CrdVersion } from './crd-model.js';
 import { definitionPrefix } from './crd-openapi.js';
 
 /** kube's verbs of a custom resource, in the order its discovery lists them. */
@@ -28,7 +28,21 @@ export function resourceInfoOf(crd: CrdModel, names: CrdNames, version: CrdVersi
     storageVersion: storageVersionName(crd) || version.name,
     ...(version.selectableFields.length > 0 ? { selectableFields: [...version.selectableFields] } : {}),
     ...(crd.deleting ? { terminating: true } : {}),
+    ...(version.deprecated ? { warning: version.deprecationWarning ?? defaultDeprecationWarning(crd, version.name) } : {}),
   };
+}
+
+/**
+ * kube's warning for a deprecated version without its own `deprecationWarning`: `<group>/<version>
+ * <Kind> is deprecated`, naming the highest-priority served, undeprecated version above it to use.
+ */
+function defaultDeprecationWarning(crd: CrdModel, version: string): string {
+  const msg = `${crd.group}/${version} ${crd.names.kind} is deprecated`;
+  const newer = crd.versions
+    .filter((v) => v.served && !v.deprecated && compareKubeVersions(v.name, version) < 0)
+    .map((v) => v.name)
+    .sort(compareKubeVersions);
+  return newer.length === 0 ? msg : `${msg}; use ${crd.group}/${newer[0]} ${crd.names.kind}`;
 }
 
 /** Every served version's resource, storage version first. */

@@ -1,4 +1,7 @@
 import { isObject, nowTimestamp, type Obj } from '../api/object-util.js';
+import type { StatusCause } from '../api/errors.js';
+import { aggregateText, causeText } from '../validation/field-errors.js';
+import { unconvertibleReason, validateStructural } from '../validation/crd-structural.js';
 import { namesOf, type CrdNames } from './crd-model.js';
 
 /**
@@ -140,4 +143,28 @@ export function setStatusCondition(obj: Obj, condition: CrdCondition): void {
   const status = isObject(obj.status) ? obj.status : {};
   status.conditions = setCondition(conditionsOf(obj), condition, nowTimestamp());
   obj.status = status;
+}
+
+/**
+ * kube's NonStructuralSchema condition: True (`Violations`, kube's aggregate of the structural
+ * findings) when a version's schema is not structural, Unknown (`StructuralError`) when no
+ * structural schema can be built at all, absent otherwise. Creates and spec updates refuse such
+ * schemas, so only CRDs stored before those checks carry it.
+ */
+export function nonStructuralCondition(obj: Obj): CrdCondition | undefined {
+  const spec = isObject(obj.spec) ? obj.spec : {};
+  const versions = Array.isArray(spec.versions) ? spec.versions.filter(isObject) : [];
+  const findings: StatusCause[] = [];
+  for (const [i, v] of versions.entries()) {
+    const schema = isObject(v.schema) && isObject(v.schema.openAPIV3Schema) ? v.schema.openAPIV3Schema : undefined;
+    if (schema === undefined) continue;
+    const unconvertible = unconvertibleReason(schema);
+    if (unconvertible !== undefined) {
+      const message = `failed to check validation schema for version ${typeof v.name === 'string' ? v.name : ''}: ${unconvertible}`;
+      return { type: 'NonStructuralSchema', status: 'Unknown', reason: 'StructuralError', message };
+    }
+    findings.push(...validateStructural(schema, `spec.versions[${i}].schema.openAPIV3Schema`));
+  }
+  if (findings.length === 0) return undefined;
+  return { type: 'NonStructuralSchema', status: 'True', reason: 'Violations', message: aggregateText(findings.map(causeText)) };
 }

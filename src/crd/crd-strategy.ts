@@ -3,6 +3,7 @@ import { CLEANUP_FINALIZER } from './crd-model.js';
 import { setStatusCondition } from './crd-status.js';
 import type { KindStrategy } from '../strategy/kind-strategy.js';
 import { validateCustomResourceDefinition } from '../validation/crd.js';
+import { validateCrdValidationRules } from './crd-validation-rules-check.js';
 
 /**
  * The written contract of CustomResourceDefinitions, after kube's apiextensions registry strategy:
@@ -60,5 +61,11 @@ export const customResourceDefinitions: KindStrategy = {
     });
   },
   returnsDeletedObject: true,
-  validate: (obj, _old, subresource) => (subresource === '' || subresource === 'status' ? validateCustomResourceDefinition(obj) : []),
+  validate: (obj, old, subresource) => {
+    if (subresource !== '' && subresource !== 'status') return [];
+    // The schema rules hold on create and on spec updates of CRDs that met them (kube ratchets
+    // each rule on update: a CRD stored before the rule existed may keep its schema).
+    const checkSchemas = subresource === '' && (old === undefined || validateCustomResourceDefinition(old).length === 0);
+    return [...validateCustomResourceDefinition(obj, checkSchemas), ...validateCrdValidationRules(obj)];
+  },
 };

@@ -4,6 +4,7 @@ import type { KindStrategy } from '../strategy/kind-strategy.js';
 import { defaultCustomResource } from './cr-defaulting.js';
 import { pruneCustomResource } from './cr-pruning.js';
 import { validateBySchema } from './cr-schema-validation.js';
+import { validateByRules } from './cr-validation-rules.js';
 import { customSchemaOf, type CustomSchema } from './cr-schemas.js';
 
 function schemaOf(obj: Obj): (CustomSchema & { schema: Obj }) | undefined {
@@ -20,7 +21,9 @@ function schemaOf(obj: Obj): (CustomSchema & { schema: Obj }) | undefined {
  */
 export function validateCustomResource(obj: Obj, old: Obj | undefined, _subresource: string): StatusCause[] {
   const custom = schemaOf(obj);
-  return custom === undefined ? [] : validateBySchema(obj, custom.cacheKey, custom.schema, old);
+  if (custom === undefined) return [];
+  const causes = validateBySchema(obj, custom.cacheKey, custom.schema, old);
+  return [...causes, ...validateByRules(obj, old, custom.cacheKey, custom.schema, causes)];
 }
 
 /** Applies the `default`s of the object's CRD version schema in place (kube's structural defaulting). */

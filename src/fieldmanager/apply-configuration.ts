@@ -24,6 +24,8 @@ export interface ApplyRecord {
   force: boolean;
   /** The kind's empty object: what an object without managedFields is diffed against first. */
   empty: Obj;
+  /** The subresource applied to (`status`, `scale`), recorded in the entry; '' or absent for the object itself. */
+  subresource?: string;
 }
 
 /** The manager kube records an untracked object's existing fields under before its first apply. */
@@ -66,7 +68,7 @@ export function applyConfiguration(live: Obj, config: Obj, rec: ApplyRecord): { 
     updateManagedFields(rec.empty, tracked, {
       manager: BEFORE_FIRST_APPLY,
       apiVersion: rec.apiVersion,
-      subresource: '',
+      subresource: rec.subresource ?? '',
       type: rec.type,
       resetFields: rec.resetFields,
       now: rec.now,
@@ -74,7 +76,7 @@ export function applyConfiguration(live: Obj, config: Obj, rec: ApplyRecord): { 
     });
     managed = decodeManagedFields(metaOf(tracked).managedFields);
   }
-  const id = managerIdentifier({ manager: rec.manager, operation: 'Apply', apiVersion: rec.apiVersion, subresource: '' });
+  const id = managerIdentifier({ manager: rec.manager, operation: 'Apply', apiVersion: rec.apiVersion, subresource: rec.subresource ?? '' });
   const liveValue = withoutManagedFields(live);
   const filter = (s: FieldSet): FieldSet => (rec.resetFields ? s.recursiveDifference(rec.resetFields) : s);
 

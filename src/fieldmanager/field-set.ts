@@ -140,7 +140,10 @@ export class FieldSet {
     return this.difference(other).empty() && other.difference(this).empty();
   }
 
-  /** Every member path, in structured-merge-diff's order (a node before its children). */
+  /**
+   * Every member path, in structured-merge-diff's Set.Iterate order: at each level the members
+   * first (sorted by path element), then each subtree (sorted) in turn.
+   */
   paths(): FieldPath[] {
     const out: FieldPath[] = [];
     this.collect([], out);
@@ -148,10 +151,9 @@ export class FieldSet {
   }
 
   private collect(prefix: PathElement[], out: FieldPath[]): void {
-    for (const { pe, member, child } of this.entries()) {
-      if (member) out.push([...prefix, pe]);
-      child?.collect([...prefix, pe], out);
-    }
+    const entries = this.entries();
+    for (const { pe, member } of entries) if (member) out.push([...prefix, pe]);
+    for (const { pe, child } of entries) child?.collect([...prefix, pe], out);
   }
 
   /**

@@ -7,12 +7,14 @@ export interface ResetTarget {
   resource: string;
   /** True when the type has a status subresource. */
   hasStatus: boolean;
+  /** True for custom resources, whose status subresource also resets `metadata`. */
+  custom?: boolean;
 }
 
 /**
  * The fields a write to `subresource` of `t` never records as owned, as kube's strategies declare
  * them (GetResetFields): the main resource of a type with a status subresource resets `status`;
- * its status subresource resets `spec` (pods also `metadata.deletionTimestamp` and
+ * its status subresource resets `spec` (custom resources also `metadata`, pods also `metadata.deletionTimestamp` and
  * `metadata.ownerReferences`, deployments `metadata.labels`). Undefined when nothing is reset.
  */
 export function resetFieldsFor(t: ResetTarget, subresource: string): FieldSet | undefined {
@@ -20,6 +22,7 @@ export function resetFieldsFor(t: ResetTarget, subresource: string): FieldSet | 
   if (subresource === '') return FieldSet.of([f('status')]);
   if (subresource !== 'status') return undefined;
   const set = FieldSet.of([f('spec')]);
+  if (t.custom === true) set.insert([f('metadata')]);
   if (t.group === '' && t.resource === 'pods') {
     set.insert([f('metadata'), f('deletionTimestamp')]);
     set.insert([f('metadata'), f('ownerReferences')]);

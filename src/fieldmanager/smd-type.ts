@@ -16,7 +16,14 @@ const KEY_DEFAULTS: ReadonlyMap<string, unknown> = new Map([
 export type SmdType =
   | { readonly kind: 'scalar' }
   /** An object: struct fields and/or map values; `atomic` when `x-kubernetes-map-type: atomic`. */
-  | { readonly kind: 'map'; readonly atomic: boolean; field(name: string): SmdType; named(name: string): boolean }
+  | {
+      readonly kind: 'map';
+      readonly atomic: boolean;
+      /** True when fields it does not name are not declared (custom resources' closed objects). */
+      readonly closed?: boolean;
+      field(name: string): SmdType;
+      named(name: string): boolean;
+    }
   /**
    * A list: `atomic` ones are one leaf; associative ones are keyed by `keys` (a list map) or by
    * the item's value (a set, `keys` empty and `set` true).

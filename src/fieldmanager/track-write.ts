@@ -1,4 +1,6 @@
-import type { ResourceInfo } from '../registry/resource-types.js';
+import { apiVersionOf, type ResourceInfo } from '../registry/resource-types.js';
+import { customSchemaOf } from '../crd/cr-schemas.js';
+import { customResourceType } from './custom-smd-type.js';
 import { schemaForDefinition, schemaForKind } from '../schema/openapi-schema.js';
 import { shapeStoredObject } from '../codec/go-shape.js';
 import { nowTimestamp, type Obj } from '../api/object-util.js';
@@ -6,6 +8,8 @@ import { logger, serializeError } from '../logging/logger.js';
 import { resetFieldsFor } from './reset-fields.js';
 import { DEDUCED, smdTypeOf, type SmdType } from './smd-type.js';
 import { updateManagedFields } from './update-managed-fields.js';
+import { decodeManagedFields, encodeManagedFields } from './managed-fields.js';
+import { parentEntriesAfterScale, scaleEntriesOf, SCALE_GROUP_VERSION, type ReplicasPaths } from './scale-managed-fields.js';
 
 /** The write being recorded: the served type, its request version and subresource, and the manager. */
 export interface TrackedWrite {
@@ -19,13 +23,22 @@ export interface TrackedWrite {
 
 const typeCache = new Map<string, SmdType>();
 
-/** The structured-merge-diff type of a served kind (deduced for custom resources), cached per kind. */
+/**
+ * The structured-merge-diff type of a served kind, cached per kind: built-ins from the OpenAPI
+ * definitions, custom resources from their CRD version's structural schema (customResourceType,
+ * cached per CRD revision).
+ */
 export function typeFor(info: ResourceInfo): SmdType {
-  const key = `${info.group}/${info.version}/${info.kind}/${info.definition}`;
+  const custom = info.custom === true ? customSchemaOf(apiVersionOf(info.group, info.version), info.kind) : undefined;
+  const key = `${info.group}/${info.version}/${info.kind}/${info.definition}/${custom?.cacheKey ?? ''}`;
   const cached = typeCache.get(key);
   if (cached !== undefined) return cached;
-  const schema =
-    info.custom === true ? undefined : info.definition !== '' ? schemaForDefinition(info.definition) : schemaForKind(info.group, info.version, info.kind);
+  if (info.custom === true) {
+    const type = customResourceType(custom?.schema);
+    typeCache.set(key, type);
+    return type;
+  }
+  const schema = info.definition !== '' ? schemaForDefinition(info.definition) : schemaForKind(info.group, info.version, info.kind);
   const type = schema === undefined ? DEDUCED : smdTypeOf(schema);
   typeCache.set(key, type);
   return type;
@@ -49,7 +62,10 @@ function recordOrThrow(w: TrackedWrite, live: Obj, next: Obj, sent: unknown): vo
     apiVersion: w.apiVersion,
     subresource: w.subresource,
     type: typeFor(w.info),
-    resetFields: resetFieldsFor({ group: w.info.group, resource: w.info.resource, hasStatus: 'status' in w.info.subresources }, w.subresource),
+    resetFields: resetFieldsFor(
+      { group: w.info.group, resource: w.info.resource, hasStatus: 'status' in w.info.subresources, custom: w.info.custom },
+      w.subresource,
+    ),
     now: nowTimestamp(),
     sent,
   });
@@ -82,4 +98,50 @@ export function emptyObjectFor(kind: { group: string; version: string; kind: str
  */
 export function trackUpdate(w: TrackedWrite, live: Obj, next: Obj, sent: unknown): void {
   record(w, live, next, sent);
+}
+
+let scaleType: SmdType | undefined;
+
+/** The structured-merge-diff type of autoscaling/v1 Scale. */
+export function scaleTypeOf(): SmdType {
+  scaleType ??= smdTypeOf(schemaForDefinition('io.k8s.api.autoscaling.v1.Scale'));
+  return scaleType;
+}
+
+/**
+ * The update hook of the `scale` subresource, as kube records a Scale write: `liveScale` and
+ * `nextScale` are the Scale views of the stored object `live` and of `next` (the object the write
+ * makes); the write is recorded on the Scale (autoscaling/v1, the parent's replicas owners as its
+ * entries) and moved back onto the parent's entries (scale-managed-fields), which become `next`'s.
+ * `paths` is where each version of the parent keeps its replicas.
+ */
+export function trackScaleUpdate(w: TrackedWrite, live: Obj, next: Obj, liveScale: Obj, nextScale: Obj, paths: ReplicasPaths): void {
+  try {
+    const parentEntries = metaOfObj(live).managedFields;
+    const oldScale = structuredClone(liveScale);
+    const entries = encodeManagedFields(scaleEntriesOf(parentEntries, paths));
+    if (entries !== undefined) metaOfObj(oldScale).managedFields = entries;
+    const newScale = structuredClone(nextScale);
+    updateManagedFields(oldScale, newScale, {
+      manager: w.manager,
+      apiVersion: SCALE_GROUP_VERSION,
+      subresource: 'scale',
+      type: scaleTypeOf(),
+      resetFields: undefined,
+      now: nowTimestamp(),
+      sent: undefined,
+    });
+    const parent = parentEntriesAfterScale(parentEntries, decodeManagedFields(metaOfObj(newScale).managedFields), w.apiVersion, paths);
+    const meta = metaOfObj(next);
+    if (parent === undefined) delete meta.managedFields;
+    else meta.managedFields = parent;
+  } catch (err) {
+    delete metaOfObj(next).managedFields;
+    logger.error('failed to update managedFields', { kind: w.info.kind, apiVersion: w.apiVersion, ...serializeError(err) });
+  }
+}
+
+function metaOfObj(o: Obj): Obj {
+  if (typeof o.metadata !== 'object' || o.metadata === null || Array.isArray(o.metadata)) o.metadata = {};
+  return o.metadata as Obj;
 }

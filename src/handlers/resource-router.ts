@@ -14,6 +14,7 @@ import { handlePatch, handleUpdate } from './update.js';
 import { storeFor } from '../store/store-for.js';
 import { isCollectionDeleter, isCreater, isGetter, isGracefulDeleter, isLister, isUpdater } from '../store/rest-verbs.js';
 import { handleWatch } from './watch.js';
+import { addWarnings } from './decode-object.js';
 
 /** Verbs a type must support for each request verb (from the served resource's verb list). */
 const VERB_REQUIREMENT: Record<string, string> = {
@@ -73,6 +74,7 @@ function checkPath(ri: RequestInfo, info: ResourceInfo): void {
 async function dispatch(r: ResourceRequest): Promise<void> {
   const verb = r.ri.verb;
   checkPath(r.ri, r.info);
+  if (r.info.warning !== undefined) addWarnings(r, [r.info.warning]);
   if (r.ri.subresource !== '') {
     const sub = r.info.subresources[r.ri.subresource];
     if (!sub) throw routeNotFound();

@@ -6,7 +6,7 @@ import { readBody } from '../codec/request-body.js';
 import { allowsCreateOnUpdate } from '../strategy/resource-strategy.js';
 import { writeOptionsOf, type ResourceRequest, outputFor, scaleKind } from './context.js';
 import { isCreater, type Creater, type Updater } from '../store/rest-verbs.js';
-import { appliedDuplicates, applyToObject, readAppliedConfiguration } from '../apply/server-side-apply.js';
+import { appliedDuplicates, applyToObject, applyToScale, readAppliedConfiguration } from '../apply/server-side-apply.js';
 import { parseMediaType } from '../codec/media-type.js';
 import { APPLY_CBOR_PATCH_TYPE, APPLY_YAML_PATCH_TYPE, BUILTIN_PATCH_TYPES } from '../patch/apply-patch.js';
 import { RouteUnsupportedMediaTypeError } from '../codec/negotiation.js';
@@ -88,7 +88,7 @@ export async function handlePatch(r: ResourceRequest, store: Updater): Promise<v
   const type = parseMediaType(contentType).type;
   if (r.info.custom !== true && !routeConsumesPatch(type, cbor)) throw new RouteUnsupportedMediaTypeError();
   const body = await readBody(r.req, r.services.limits.maxRequestBodyBytes);
-  if ((type === APPLY_YAML_PATCH_TYPE || (cbor && type === APPLY_CBOR_PATCH_TYPE)) && r.info.custom !== true && r.ri.subresource === '') {
+  if ((type === APPLY_YAML_PATCH_TYPE || (cbor && type === APPLY_CBOR_PATCH_TYPE)) && APPLY_SUBRESOURCES.has(r.ri.subresource)) {
     return handleApply(r, store, body, format, type === APPLY_CBOR_PATCH_TYPE ? 'cbor' : 'yaml');
   }
   const patch = readPatch(r, contentType, body);
@@ -112,6 +112,9 @@ export async function handlePatch(r: ResourceRequest, store: Updater): Promise<v
   respond(r, outcome, format);
 }
 
+/** The subresources server-side apply writes: the object itself, its status and its Scale. */
+const APPLY_SUBRESOURCES = new Set(['', 'status', 'scale']);
+
 /**
  * The patch media types kube-apiserver's PATCH routes for built-in resources declare; go-restful
  * answers 415 before the handler for any other Content-Type, or none.
@@ -134,31 +137,39 @@ function decodeCborApplyBody(body: Buffer, maxDepth: number): unknown {
 /**
  * Server-side apply (PATCH with application/apply-patch+yaml or, with CBORServingAndStorage, +cbor): the applied configuration is merged
  * into the current object by src/fieldmanager (conflicts answer 409), or applied to the kind's
- * empty object and created through the store's create path when there is none. The store records
- * no Update entry: the apply computed the managedFields.
+ * empty object and created through the store's create path when there is none. On `status` and
+ * `scale` the subresource's rules decide what is stored (the stored spec, or only the replicas)
+ * and the managedFields the apply computed are stored with it (the manager's entry naming the
+ * subresource); those answer 404 when there is no object. The store records no Update entry.
  */
 async function handleApply(r: ResourceRequest, store: Updater, body: Buffer, format: OutputFormat, encoding: 'yaml' | 'cbor'): Promise<void> {
   const options = writeOptionsOf(r);
-  const { config, duplicates } = readAppliedConfiguration(
-    body,
-    { apiVersion: r.apiVersion, kind: r.info.kind },
-    r.services.limits.maxNestingDepth,
-    encoding === 'cbor' ? decodeCborApplyBody : undefined,
-  );
+  const subresource = r.ri.subresource;
+  const isScale = subresource === 'scale';
+  const target = isScale ? { apiVersion: SCALE_API_VERSION, kind: 'Scale' } : { apiVersion: r.apiVersion, kind: r.info.kind };
+  const decodeOther = encoding === 'cbor' ? decodeCborApplyBody : undefined;
+  const { config, duplicates } = readAppliedConfiguration(body, target, r.services.limits.maxNestingDepth, decodeOther);
   let warnings: string[] = [];
-  const force = options.force === true;
+  const t = { info: r.info, apiVersion: r.apiVersion, subresource, manager: options.fieldManager, force: options.force === true };
   const pinned = stringField(metadataOf(config), 'resourceVersion');
   const outcome = await store.update(
     (current: Obj) => {
-      const next = applyToObject(r.info, r.apiVersion, current, config, options.fieldManager, force);
+      let next: Obj;
+      let managedFields: unknown;
+      if (isScale) {
+        ({ scale: next, managedFields } = applyToScale(t, current, toScale(r, current), config));
+      } else {
+        next = applyToObject(t, current, config);
+        checkNamespace(r, next);
+        if (subresource !== '') managedFields = metadataOf(next).managedFields ?? [];
+      }
       checkName(r, stringField(metadataOf(next), 'name'));
-      checkNamespace(r, next);
       warnings = appliedDuplicates(duplicates, fieldValidationOf(r));
-      return { next, pinnedVersion: pinned };
+      return { next, pinnedVersion: pinned, managedFields };
     },
     async () => {
-      if (!isCreater(store)) throw notFound({ group: r.info.group, resource: r.info.resource }, r.ri.name);
-      const next = applyToObject(r.info, r.apiVersion, undefined, config, options.fieldManager, force);
+      if (!isCreater(store) || subresource !== '') throw notFound({ group: r.info.group, resource: r.info.resource }, r.ri.name);
+      const next = applyToObject(t, undefined, config);
       checkName(r, stringField(metadataOf(next), 'name'));
       warnings = appliedDuplicates(duplicates, fieldValidationOf(r));
       return { json: await store.create(next, { dryRun: options.dryRun }), created: true };

@@ -20,8 +20,8 @@ import { selectionFor } from '../selectors/selection.js';
  * WATCH: a chunked stream of events (JSON lines or Protobuf frames), flushed in short batches.
  * Starts with synthetic ADDED events when asked (rv unset or "0", or sendInitialEvents=true), then
  * delivers every change after its start version exactly once and in order. Ends on timeout, client
- * disconnect, server shutdown, lost history (410 ERROR event), or when the client falls too far
- * behind. Invalid options answer 400/422 and a storage outage before the stream starts 503.
+ * disconnect, server shutdown, lost history (410 ERROR event), when the client falls too far
+ * behind, or (custom resources) when the type stops being served. Invalid options answer 400/422 and a storage outage before the stream starts 503.
  */
 export async function handleWatch(r: ResourceRequest): Promise<void> {
   if (r.ri.subresource !== '' || !r.info.verbs.includes('watch')) throw methodNotAllowed();
@@ -33,7 +33,12 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
   const options = watchOptionsFrom(r.query, r.services.featureGates.WatchList, r.services.minRequestTimeoutSeconds);
   const selection = selectionFor(r, options.list, r.ri.name);
   const namespace = r.info.namespaced && r.ri.namespace !== '' ? r.ri.namespace : undefined;
-  const lifetime = new WatchLifetime(r.services.shutdownSignal, r.req, r.res);
+  // A custom resource's watches end when its CRD goes, as kube ends them when it drops the CRD's storage.
+  const stop =
+    r.info.custom === true
+      ? [r.services.shutdownSignal, r.services.registry.removedSignal(r.info.group, r.info.version, r.info.resource)]
+      : r.services.shutdownSignal;
+  const lifetime = new WatchLifetime(stop, r.req, r.res);
   const collection = {
     storage: r.services.storage,
     type: r.type,

@@ -24,6 +24,8 @@ export class ResourceRegistry {
   private readonly groupMap = new Map<string, GroupInfo>();
   /** Increases on every change, so derived documents (discovery, OpenAPI) can be cached by it. */
   generation = 0;
+  /** Per served path, the controller whose signal aborts when the path stops being served. */
+  private readonly removals = new Map<string, AbortController>();
 
   constructor(groups: GroupInfo[], resources: ResourceInfo[]) {
     for (const g of groups) this.groupMap.set(g.name, { name: g.name, versions: [...g.versions] });
@@ -65,13 +67,31 @@ export class ResourceRegistry {
 
   /** Stops serving GROUP/VERSION/RESOURCE (and the group/version when nothing is left in it). */
   remove(group: string, version: string, resource: string): void {
-    if (!this.byPath.delete(`${group}/${version}/${resource}`)) return;
+    const path = `${group}/${version}/${resource}`;
+    if (!this.byPath.delete(path)) return;
     this.generation++;
+    this.removals.get(path)?.abort();
+    this.removals.delete(path);
     if (this.resourcesOf(group, version).length > 0) return;
     const g = this.groupMap.get(group);
     if (!g) return;
     g.versions = g.versions.filter((v) => v !== version);
     if (g.versions.length === 0) this.groupMap.delete(group);
+  }
+
+  /**
+   * A signal that aborts when GROUP/VERSION/RESOURCE stops being served (e.g. its CRD is gone), so
+   * what serves it (open watches) can end. Already aborted when it is not served now.
+   */
+  removedSignal(group: string, version: string, resource: string): AbortSignal {
+    const path = `${group}/${version}/${resource}`;
+    if (!this.byPath.has(path)) return AbortSignal.abort();
+    let controller = this.removals.get(path);
+    if (controller === undefined) {
+      controller = new AbortController();
+      this.removals.set(path, controller);
+    }
+    return controller.signal;
   }
 
   /**

@@ -33,6 +33,8 @@ export interface ResourceInfo {
   selectableFields?: string[];
   /** For custom types: the CRD is being deleted, so no new objects are created. */
   terminating?: boolean;
+  /** For custom types: the version is deprecated; every request on it is answered with this warning. */
+  warning?: string;
 }
 
 export interface GroupInfo {

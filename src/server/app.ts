@@ -1,15 +1,20 @@
 import { authFilter } from '../auth/auth-filter.js';
 import { FixedIdentity, type Authenticator } from '../auth/authenticator.js';
-import { authorizerFor, type Authorizer } from '../auth/authorizer.js';
+import { authorizerFor, parseAuthorizationModes, type Authorizer } from '../auth/authorizer.js';
+import { RbacAuthorizer } from '../auth/rbac/rbac-authorizer.js';
+import { WebhookAuthorizer } from '../auth/webhook-authorizer.js';
+import { WatchedPolicy } from '../auth/rbac/rbac-policy.js';
+import { ensureBootstrapPolicy } from '../auth/rbac/bootstrap-policy.js';
+import { ClusterRoleAggregationController } from '../controllers/clusterrole-aggregation-controller.js';
 import compression from 'compression';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { DefaultTolerationSeconds } from '../admission/default-toleration-seconds.js';
-import { NamespaceLifecycle } from '../admission/namespace-lifecycle.js';
-import { PriorityAdmission } from '../admission/priority.js';
-import { ServiceAccountAdmission } from '../admission/service-account.js';
-import { Admission } from '../admission/admission.js';
+import { admissionChain } from '../admission/admission-chain.js';
+import { webhookAdmission } from '../admission/webhook-admission.js';
+import { MutatingAdmissionPolicyPlugin } from '../admission/policy/mutating-policy-admission.js';
+import { ValidatingAdmissionPolicyPlugin } from '../admission/policy/validating-policy-admission.js';
+import { PolicyStatusController } from '../admission/policy/policy-status-controller.js';
 import { listenOrExplain } from '../cli/startup-error.js';
 import type { ServerConfig } from '../cli/flags.js';
 import { writeError } from '../codec/response-writer.js';
@@ -101,21 +106,37 @@ export interface HandedConnections {
   onClosed?(): void | Promise<void>;
 }
 
+/** The Webhook mode's authorizer, with kube's refusals of a config file without the mode and the mode without one. */
+function webhookAuthorizerFor(config: ServerConfig, modes: readonly string[]): WebhookAuthorizer | undefined {
+  const webhook = config.authorizationWebhook;
+  if (!modes.includes('Webhook')) {
+    if (webhook.configFile !== '') throw new Error('cannot specify --authorization-webhook-config-file without mode Webhook');
+    return undefined;
+  }
+  if (webhook.configFile === '') throw new Error("authorization-mode Webhook's authorization config file not passed");
+  return new WebhookAuthorizer(webhook);
+}
+
 export async function startServer(config: ServerConfig, storage: Storage, options: StartOptions = {}): Promise<CapstanServer> {
   const registry = ResourceRegistry.builtIn(config.runtimeConfig);
   const shutdown = new AbortController();
-  const authorizer = options.authorizer ?? authorizerFor(config.authorizationMode);
+  const modes = parseAuthorizationModes(config.authorizationMode);
+  // RBAC decides from this process's own watched copy of the RBAC objects, listed before serving.
+  // Escalation checks of RBAC writes resolve rules from it whatever the modes.
+  const rbacPolicy = new WatchedPolicy(storage, (error) => logger.warn('RBAC policy watch failed', { error }));
+  await rbacPolicy.start();
+  const rbac = new RbacAuthorizer(rbacPolicy);
+  const authorizer = options.authorizer ?? authorizerFor(modes, { rbac, webhook: webhookAuthorizerFor(config, modes) });
+  const webhooks = webhookAdmission(storage, registry, (error) => logger.warn('cannot watch webhook configurations', { error }));
+  const policyError = (error: unknown): void => logger.warn('admission policies: watch failed', { error });
+  const mutatingPolicies = new MutatingAdmissionPolicyPlugin(registry, storage, authorizer, shutdown.signal, policyError);
+  const validatingPolicies = new ValidatingAdmissionPolicyPlugin(registry, storage, authorizer, shutdown.signal, policyError);
   const services: ApiServices = {
     authorizer,
+    rbacRules: rbac.resolver,
     registry,
     storage,
-    // kube-apiserver's default plugins that act on stored objects, in its order.
-    admission: new Admission([
-      new NamespaceLifecycle(storage),
-      new ServiceAccountAdmission(storage),
-      new PriorityAdmission(storage),
-      new DefaultTolerationSeconds(),
-    ]),
+    admission: admissionChain(config.enableAdmissionPlugins, config.disableAdmissionPlugins, { storage, webhooks, mutatingPolicies, validatingPolicies }),
     featureGates: config.featureGates,
     limits: config.limits,
     historyMs: config.watchCacheHistoryMs,
@@ -139,6 +160,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
     if (!(await storage.ready())) throw new Error('storage is not reachable');
   });
   const bootstrapHook = health.addPostStartHook('start-capstan-bootstrap');
+  const rbacHook = health.addPostStartHook('rbac/bootstrap-roles');
 
   const app = express();
   app.disable('x-powered-by');
@@ -220,13 +242,20 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   // Every process serves the custom resources of the stored CRDs (and races the others on their status).
   const crdRegistrar = new CrdRegistrar(services, { openapi, onError: (msg, error) => logger.warn(msg, { error }) });
   await crdRegistrar.start();
+  await webhooks.start();
+  // Every process watches the admission policies; writes wait until the first lists are cached.
+  await Promise.all([mutatingPolicies.start(), validatingPolicies.start()]);
   let controller: NamespaceController | undefined;
   let serviceAccounts: DefaultServiceAccounts | undefined;
   let flowControl: FlowControlConfigController | undefined;
   let identityLease: ApiserverIdentityLease | undefined;
+  let policyStatus: PolicyStatusController | undefined;
+  let roleAggregation: ClusterRoleAggregationController | undefined;
   const advertised = config.advertiseAddress || advertiseAddressFor(config.bindAddress);
   await bootstrapCluster(storage, { address: advertised, port }, config.serviceClusterIPRange);
   await ensureLocalApiServices(storage, registry);
+  await ensureBootstrapPolicy(storage);
+  rbacHook.done();
   if (options.runControllers !== false) {
     controller = new NamespaceController(services);
     await controller.start();
@@ -236,6 +265,10 @@ export async function startServer(config: ServerConfig, storage: Storage, option
     await flowControl.start();
     identityLease = new ApiserverIdentityLease(storage, { peerAddress: `${advertised}:${port}` });
     await identityLease.start();
+    policyStatus = new PolicyStatusController(storage, registry, (error) => logger.warn('admission policy status', { error }));
+    await policyStatus.start();
+    roleAggregation = new ClusterRoleAggregationController(storage);
+    await roleAggregation.start();
   }
   // Every process is a candidate; the elected one runs the garbage collector and the disruption controller.
   const controllerManager = controllerManagerFor(services, config.controllers);
@@ -253,8 +286,12 @@ export async function startServer(config: ServerConfig, storage: Storage, option
       serviceAccounts?.stop();
       flowControl?.stop();
       identityLease?.stop();
+      policyStatus?.stop();
+      roleAggregation?.stop();
       crdRegistrar.stop();
+      rbacPolicy.stop();
       shutdown.abort();
+      webhooks.close();
       await new Promise<void>((resolve) => {
         if (handed === undefined) {
           http.close(() => resolve());

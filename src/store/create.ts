@@ -7,6 +7,7 @@ import type { ResourceInfo } from '../registry/resource-types.js';
 import { canonicalize, metadataOf, nowTimestamp, objectKey, stringField, type Obj } from '../api/object-util.js';
 import { withServiceAllocation } from '../services/service-allocation.js';
 import type { ResourceTarget } from './resource-target.js';
+import { admissionRequestOf } from '../admission/admission-request.js';
 import { withStorage } from './storage-errors.js';
 import { generateName, validateCreate } from './validate-object.js';
 import { trackCreate } from '../fieldmanager/track-write.js';
@@ -54,6 +55,7 @@ export async function createObject(r: ResourceTarget, input: Obj, dryRun: boolea
     object: obj,
     oldObject: undefined,
     dryRun,
+    request: admissionRequestOf(r, 'CREATE'),
   };
   await r.services.admission.admit(attrs);
   prepareForCreate(r.info, obj);

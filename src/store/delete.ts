@@ -1,4 +1,5 @@
 import { ApiError, conflict, notFound } from '../api/errors.js';
+import { admissionRequestOf, deleteOptionsObject } from '../admission/admission-request.js';
 import { isObject, metadataOf, stringField, type Obj } from '../api/object-util.js';
 import type { Selection } from '../selectors/selection.js';
 import { releaseServiceAllocation } from '../services/service-allocation.js';
@@ -78,6 +79,7 @@ export async function deleteObject(r: ResourceTarget, name: string, opts: Delete
       object: undefined,
       oldObject: obj,
       dryRun: opts.dryRun,
+      request: admissionRequestOf(r, 'DELETE', deleteOptionsObject(opts)),
     });
     const held = Array.isArray(meta.finalizers) ? meta.finalizers.filter((f): f is string => typeof f === 'string') : [];
     // The propagation policy becomes the `orphan` / `foregroundDeletion` finalizers, as kube's store does.

@@ -1,3 +1,4 @@
+import type { RuleResolver } from '../auth/rbac/rbac-policy.js';
 import type { Authorizer } from '../auth/authorizer.js';
 import type { RequestInfo } from '../api/request-info.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
@@ -13,6 +14,8 @@ export interface ApiServices {
   registry: ResourceRegistry;
   /** The authorization stage (also answers access reviews). */
   authorizer: Authorizer;
+  /** RBAC rule resolution over the stored Roles and bindings (escalation checks of RBAC writes). */
+  rbacRules?: RuleResolver;
   storage: Storage;
   admission: Admission;
   featureGates: FeatureGates;

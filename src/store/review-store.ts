@@ -93,11 +93,7 @@ export class ReviewStore implements Creater {
         break;
       case 'selfsubjectrulesreviews':
         if (str(spec.namespace) === '') throw badRequest('no namespace on request');
-        status = {
-          resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
-          nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
-          incomplete: false,
-        };
+        status = await this.rules(str(spec.namespace));
         break;
       case 'selfsubjectreviews':
         outMeta = { creationTimestamp: nowTimestamp() };
@@ -127,7 +123,32 @@ export class ReviewStore implements Creater {
   private async decide(attrs: AuthorizationAttributes): Promise<Obj> {
     const decision = await this.target.services.authorizer.authorize(attrs);
     const status: Obj = { allowed: decision.allowed };
+    if (decision.denied === true) status.denied = true;
     if (decision.reason !== '') status.reason = decision.reason;
+    if (decision.evaluationError !== undefined && decision.evaluationError !== '') status.evaluationError = decision.evaluationError;
+    return status;
+  }
+
+  /** kube's SelfSubjectRulesReview status: the rules every authorizer of the chain reports for the requester. */
+  private async rules(namespace: string): Promise<Obj> {
+    const authorizer = this.target.services.authorizer;
+    const rules = authorizer.rulesFor === undefined ? undefined : await authorizer.rulesFor(this.user, namespace);
+    const status: Obj = {
+      resourceRules: (rules?.resourceRules ?? []).map((r) => {
+        const out: Obj = { verbs: r.verbs };
+        if (r.apiGroups !== undefined && r.apiGroups.length > 0) out.apiGroups = r.apiGroups;
+        if (r.resources !== undefined && r.resources.length > 0) out.resources = r.resources;
+        if (r.resourceNames !== undefined && r.resourceNames.length > 0) out.resourceNames = r.resourceNames;
+        return out;
+      }),
+      nonResourceRules: (rules?.nonResourceRules ?? []).map((r) => {
+        const out: Obj = { verbs: r.verbs };
+        if (r.nonResourceURLs !== undefined && r.nonResourceURLs.length > 0) out.nonResourceURLs = r.nonResourceURLs;
+        return out;
+      }),
+      incomplete: rules?.incomplete ?? false,
+    };
+    if (rules !== undefined && rules.evaluationError !== '') status.evaluationError = rules.evaluationError;
     return status;
   }
 }

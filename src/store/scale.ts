@@ -64,6 +64,26 @@ function customScaleOf(obj: Obj): CustomScalePaths | undefined {
   return customScales.get(`${apiVersion}/${kind}`);
 }
 
+/**
+ * Where objects of `kind` in `group` keep the replicas their Scale shows, per served version
+ * (kube's ResourcePathMappings): every version of a custom type that has a scale subresource, its
+ * specReplicasPath; a built-in's `.spec.replicas` in its one version (`servedApiVersion`).
+ */
+export function replicasPathsOf(group: string, kind: string, custom: boolean, servedApiVersion: string): Map<string, string> {
+  const out = new Map<string, string>();
+  if (!custom) {
+    out.set(servedApiVersion, '.spec.replicas');
+    return out;
+  }
+  for (const [key, paths] of customScales) {
+    const cut = key.lastIndexOf('/');
+    const apiVersion = key.slice(0, cut);
+    const slash = apiVersion.indexOf('/');
+    if (key.slice(cut + 1) === kind && (slash < 0 ? '' : apiVersion.slice(0, slash)) === group) out.set(apiVersion, paths.specReplicasPath);
+  }
+  return out;
+}
+
 /** The segments of a simple `.a.b.c` path. */
 function pathSegments(path: string): string[] {
   return path
@@ -114,7 +134,7 @@ function customScale(paths: CustomScalePaths, obj: Obj, scaleMeta: Obj): Obj {
 }
 
 /** The Scale view of a scalable object. */
-export function toScale(r: ResourceTarget, obj: Obj): Obj {
+export function toScale(r: Pick<ResourceTarget, 'info'>, obj: Obj): Obj {
   const meta = metadataOf(obj);
   const spec = isObject(obj.spec) ? obj.spec : {};
   const status = isObject(obj.status) ? obj.status : {};

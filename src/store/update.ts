@@ -7,10 +7,12 @@ import { servedObject, storageVersionOf, toStorageVersion } from '../conversion/
 import { releaseServiceAllocation, withServiceAllocation } from '../services/service-allocation.js';
 import { guaranteedUpdate, RETRY } from './guaranteed-update.js';
 import type { ResourceTarget } from './resource-target.js';
-import { fromScale } from './scale.js';
+import { admissionRequestOf } from '../admission/admission-request.js';
+import { fromScale, replicasPathsOf, toScale } from './scale.js';
 import { storageErrorToApi } from './storage-errors.js';
 import { validateUpdate } from './validate-object.js';
-import { trackUpdate } from '../fieldmanager/track-write.js';
+import { trackScaleUpdate, trackUpdate } from '../fieldmanager/track-write.js';
+import { replicasPath } from '../fieldmanager/scale-managed-fields.js';
 
 /**
  * Computes the object to store from the stored one and the request's new view, applying the
@@ -73,6 +75,11 @@ export interface UpdateOutcome {
 export interface ComputedUpdate {
   next: Obj;
   pinnedVersion: string;
+  /**
+   * The managedFields a server-side apply to a subresource computed (an empty list: none), stored
+   * on the object the subresource's rules make, in place of whatever those rules kept.
+   */
+  managedFields?: unknown;
 }
 
 /**
@@ -98,7 +105,7 @@ export async function updateObject(
     const storedObj = JSON.parse(stored.json) as Obj;
     // Updates and patches apply to the object in the request's version; it is stored converted back.
     const current = servedObject(storedObj, r.apiVersion);
-    const { next, pinnedVersion } = await compute(structuredClone(current));
+    const { next, pinnedVersion, managedFields } = await compute(structuredClone(current));
     if (pinnedVersion !== '' && pinnedVersion !== stored.resourceVersion) throw staleConflict(qr, name);
     const nextMeta = metadataOf(next);
     const uid = stringField(nextMeta, 'uid');
@@ -106,7 +113,23 @@ export async function updateObject(
       throw conflict(qr, name, `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${stringField(metadataOf(current), 'uid')}`);
     }
     const result = merge(r, next, current);
-    if (manager !== undefined)
+    if (Array.isArray(managedFields)) {
+      if (managedFields.length === 0) delete metadataOf(result).managedFields;
+      else metadataOf(result).managedFields = managedFields;
+    }
+    if (manager !== undefined && r.ri.subresource === 'scale') {
+      const paths = new Map(
+        [...replicasPathsOf(r.info.group, r.info.kind, r.info.custom === true, r.apiVersion)].map(([v, p]) => [v, replicasPath(p)] as const),
+      );
+      trackScaleUpdate(
+        { info: r.info, apiVersion: r.apiVersion, subresource: 'scale', manager },
+        current,
+        result,
+        toScale(r, current),
+        toScale(r, result),
+        paths,
+      );
+    } else if (manager !== undefined)
       trackUpdate({ info: r.info, apiVersion: r.apiVersion, subresource: r.ri.subresource, manager }, current, result, nextMeta.managedFields);
     metadataOf(result).resourceVersion = stored.resourceVersion;
     // undefined: a concurrent write got in first; the loop retries.
@@ -120,6 +143,7 @@ export async function updateObject(
         object: result,
         oldObject: current,
         dryRun,
+        request: admissionRequestOf(r, 'UPDATE'),
       };
       await r.services.admission.admit(attrs);
       validateUpdate(r, result, current);

@@ -36,7 +36,7 @@ function schemaList(v: Json): Json {
 }
 
 /** The internal JSONSchemaProps of a v1 schema object. */
-function schemaProps(s: Obj): Obj {
+export function schemaProps(s: Obj): Obj {
   const items = s.items;
   const additional = s.additionalProperties;
   return {
@@ -134,7 +134,7 @@ function version(v: Obj): Obj {
 }
 
 /** Whether every version has the same, set value of FIELD (kube's conversion then lifts it to the spec). */
-function identical(versions: readonly Obj[], field: string): boolean {
+export function identical(versions: readonly Obj[], field: string): boolean {
   const first = versions[0]?.[field];
   if (first === undefined || first === null) return false;
   const text = JSON.stringify(first);

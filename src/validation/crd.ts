@@ -1,6 +1,8 @@
 import type { StatusCause } from '../api/errors.js';
 import { isObject, type Obj } from '../api/object-util.js';
-import { goVersionsDump } from './crd-go-dump.js';
+import { goVersionsDump, identical } from './crd-go-dump.js';
+import { validateCrdSchema } from './crd-schema.js';
+import { validateConversion, validateDeprecationWarning, validatePrinterColumns, validateSubresources } from './crd-versions.js';
 import { goJson, invalidField, notSupportedField, requiredField } from './field-errors.js';
 import { isDNS1035Label, isDNS1123Subdomain } from './string-formats.js';
 
@@ -9,10 +11,12 @@ import { isDNS1035Label, isDNS1123Subdomain } from './string-formats.js';
  * for the common mistakes: group, scope, per-version names and schemas, unique versions, exactly one
  * storage version, required and well-formed names, stored versions. Causes come in kube's order.
  * The metadata.name rule (`<plural>.<group>`) is the name rule of the kind (validation/name-rules.ts).
- * Not yet checked: structural schemas, printer columns, subresource paths, conversion webhooks.
+ * With CHECKSCHEMAS, each schema is checked as kube checks it on create (crd-schema.ts: structural,
+ * defaults, field rules); versions' deprecation warnings, scale paths, printer columns and the
+ * conversion settings as crd-versions.ts checks them. Not yet checked: selectable fields.
  * A version list in an Invalid value is printed as kube prints it (crd-go-dump.ts).
  */
-export function validateCustomResourceDefinition(obj: Obj): StatusCause[] {
+export function validateCustomResourceDefinition(obj: Obj, checkSchemas = true): StatusCause[] {
   const causes: StatusCause[] = [];
   const spec = isObject(obj.spec) ? obj.spec : {};
   const group = typeof spec.group === 'string' ? spec.group : '';
@@ -34,6 +38,10 @@ export function validateCustomResourceDefinition(obj: Obj): StatusCause[] {
   let storageCount = 0;
   const seen = new Set<string>();
   let unique = true;
+  // kube's v1 conversion lifts a schema every version shares to spec.validation, checked after the names.
+  const sharedSchema = identical(versions, 'schema');
+  const sharedSubresources = identical(versions, 'subresources');
+  const sharedColumns = identical(versions, 'additionalPrinterColumns');
   versions.forEach((v, i) => {
     const name = typeof v.name === 'string' ? v.name : '';
     if (v.storage === true) storageCount++;
@@ -41,6 +49,10 @@ export function validateCustomResourceDefinition(obj: Obj): StatusCause[] {
     seen.add(name);
     const errs = isDNS1035Label(name);
     if (errs.length > 0) causes.push(invalidField(`spec.versions[${i}].name`, name, errs.join(',')));
+    causes.push(...validateDeprecationWarning(v, `spec.versions[${i}]`));
+    if (checkSchemas && !sharedSchema) causes.push(...validateCrdSchema(v.schema, `spec.versions[${i}].schema`, hasStatus(v)));
+    if (!sharedSubresources) causes.push(...validateSubresources(v.subresources, `spec.versions[${i}].subresources`));
+    if (!sharedColumns) causes.push(...validatePrinterColumns(v.additionalPrinterColumns, `spec.versions[${i}].additionalPrinterColumns`));
   });
   if (!unique) causes.push(invalidField('spec.versions', goJson(goVersionsDump(spec.versions)), 'must contain unique version names'));
   if (storageCount !== 1)
@@ -57,10 +69,18 @@ export function validateCustomResourceDefinition(obj: Obj): StatusCause[] {
   const str = (k: string): string => (typeof names[k] === 'string' ? names[k] : '');
   for (const k of ['plural', 'singular', 'kind', 'listKind']) if (str(k) === '') causes.push(requiredField(`spec.names.${k}`));
   causes.push(...validateNames(names, 'spec.names'));
+  if (checkSchemas && sharedSchema) causes.push(...validateCrdSchema(versions[0]?.schema, 'spec.validation', versions.some(hasStatus)));
+  if (sharedSubresources) causes.push(...validateSubresources(versions[0]?.subresources, 'spec.subresources'));
+  if (sharedColumns) causes.push(...validatePrinterColumns(versions[0]?.additionalPrinterColumns, 'spec.additionalPrinterColumns'));
+  causes.push(...validateConversion(spec.conversion));
   const status = isObject(obj.status) ? obj.status : {};
   causes.push(...validateNames(isObject(status.acceptedNames) ? status.acceptedNames : {}, 'status.acceptedNames'));
   causes.push(...validateStoredVersions(status.storedVersions, versions));
   return causes;
+}
+
+function hasStatus(version: Obj): boolean {
+  return isObject(version.subresources) && isObject(version.subresources.status);
 }
 
 /** kube's ValidateCustomResourceDefinitionNames: DNS-1035 names, mixed-case kinds, distinct kind and listKind. */

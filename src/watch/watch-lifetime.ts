@@ -2,7 +2,7 @@ import type { EventEmitter } from 'node:events';
 
 /**
  * The lifetime of one watch. Its `signal` aborts on the first of: a source's `close` (client
- * disconnect), server shutdown, `end()` or `abandon()`. Once `begin` was called, an abort ends the
+ * disconnect), server shutdown (or another stop signal), `end()` or `abandon()`. Once `begin` was called, an abort ends the
  * watch, as does `timeoutMs` elapsing. A watch ends exactly once: end hooks run once, in the order
  * they were added, and never after `abandon()`.
  */
@@ -14,12 +14,16 @@ export class WatchLifetime {
   private timer: NodeJS.Timeout | undefined;
   private readonly endHooks: Array<() => void> = [];
 
-  constructor(
-    private readonly shutdown: AbortSignal,
-    ...sources: EventEmitter[]
-  ) {
+  private readonly stopSignals: readonly AbortSignal[];
+
+  /** SHUTDOWN: the server's shutdown signal, or several signals any of which stops the watch. */
+  constructor(shutdown: AbortSignal | readonly AbortSignal[], ...sources: EventEmitter[]) {
+    this.stopSignals = Array.isArray(shutdown) ? shutdown : [shutdown];
     for (const source of sources) source.on('close', this.stop);
-    shutdown.addEventListener('abort', this.stop, { once: true });
+    for (const signal of this.stopSignals) {
+      if (signal.aborted) this.controller.abort();
+      else signal.addEventListener('abort', this.stop, { once: true });
+    }
   }
 
   private readonly stop = (): void => this.controller.abort();
@@ -67,6 +71,6 @@ export class WatchLifetime {
 
   private release(): void {
     clearTimeout(this.timer);
-    this.shutdown.removeEventListener('abort', this.stop);
+    for (const signal of this.stopSignals) signal.removeEventListener('abort', this.stop);
   }
 }

@@ -128,7 +128,7 @@ function defaultedPart(obj: Obj, input?: Obj): Obj {
 let srv: TestServer;
 before(async () => {
   // kube's registry code (the goldens' oracle) runs no controllers: none may write these objects meanwhile.
-  srv = await startTestServer({ controllers: ['-garbage-collector', '-disruption'] });
+  srv = await startTestServer({ controllers: ['-garbage-collector', '-disruption', '-resourcequota'] });
 });
 after(async () => {
   await srv?.stop();

@@ -51,7 +51,7 @@ const read = <T>(dir: string, file: string): T => JSON.parse(readFileSync(join(d
 let srv: TestServer;
 before(async () => {
   // kube's registry code (the goldens' oracle) runs no controllers: none may write these objects meanwhile.
-  srv = await startTestServer({ controllers: ['-garbage-collector', '-disruption'] });
+  srv = await startTestServer({ controllers: ['-garbage-collector', '-disruption', '-resourcequota'] });
 });
 after(async () => {
   await srv?.stop();

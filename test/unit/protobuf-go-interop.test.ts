@@ -51,6 +51,7 @@ const GO_EMPTY_STRUCTS: Record<string, string[]> = {
   ingress: ['status'],
   'watch-modified-deployment': ['spec.template.spec.containers.0.resources'],
   'watch-deleted-pod': ['spec.containers.0.resources', 'status'],
+  'pod-projected-volume': ['spec.containers.0.resources', 'status'],
   'watch-error-status': ['metadata'],
 };
 

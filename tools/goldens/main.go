@@ -112,8 +112,9 @@ func main() {
 		}
 		return
 	}
-	if len(os.Args) == 5 && os.Args[1] == "managedfields" {
-		if err := runManagedFields(os.Args[2], os.Args[3], os.Args[4]); err != nil {
+	if len(os.Args) >= 5 && os.Args[1] == "managedfields" {
+		// Further arguments: CRD files (JSON) whose custom resources the corpus also writes.
+		if err := runManagedFields(os.Args[2], os.Args[3], os.Args[4], os.Args[5:]); err != nil {
 			fmt.Fprintln(os.Stderr, "goldens:", err)
 			os.Exit(1)
 		}

@@ -28,14 +28,20 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
+	"k8s.io/kube-openapi/pkg/spec3"
 	"k8s.io/kube-openapi/pkg/validation/spec"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apiextensions-apiserver/pkg/controller/openapi/builder"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 )
 
 type mfStep struct {
-	// Op is "" (an update, the default) or "apply": Object is then the applied configuration.
+	// Op is "" (an update, the default), "apply" (Object is then the applied configuration) or
+	// "patch" (an update whose new object is the live one with Patch merged in, RFC 7386).
 	Op          string                 `json:"op,omitempty"`
+	Patch       map[string]interface{} `json:"patch,omitempty"`
 	Force       bool                   `json:"force,omitempty"`
 	Manager     string                 `json:"manager"`
 	Subresource string                 `json:"subresource"`
@@ -63,12 +69,24 @@ type mfGolden struct {
 	Steps []mfGoldenStep `json:"steps"`
 }
 
-// sameVersion converts nothing: every object of a sequence is in the version its fields are tracked in.
+// sameVersion converts as a custom resource's `None` conversion strategy does: the object is
+// relabelled with the target version, nothing else changes (every built-in object of a sequence
+// is in one version; the CRD-shaped kind's versions share one schema).
 type sameVersion struct{}
 
 func (sameVersion) Convert(in, out, context interface{}) error { return fmt.Errorf("not supported") }
 func (sameVersion) ConvertToVersion(in runtime.Object, gv runtime.GroupVersioner) (runtime.Object, error) {
-	return in, nil
+	u, ok := in.(*unstructured.Unstructured)
+	if !ok {
+		return in, nil
+	}
+	target, ok := gv.KindForGroupVersionKinds([]schema.GroupVersionKind{u.GroupVersionKind()})
+	if !ok || target == u.GroupVersionKind() {
+		return in, nil
+	}
+	out := u.DeepCopy()
+	out.SetGroupVersionKind(target)
+	return out, nil
 }
 func (sameVersion) ConvertFieldLabel(gvk schema.GroupVersionKind, label, value string) (string, string, error) {
 	return label, value, nil
@@ -83,17 +101,7 @@ func (noDefaults) Default(runtime.Object) {}
 type zeroCreater struct{}
 
 func (zeroCreater) New(gvk schema.GroupVersionKind) (runtime.Object, error) {
-	zero, err := legacyscheme.Scheme.New(gvk)
-	if err != nil {
-		return nil, err
-	}
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(zero)
-	if err != nil {
-		return nil, err
-	}
-	u := &unstructured.Unstructured{Object: m}
-	u.SetGroupVersionKind(gvk)
-	return u, nil
+	return zeroObject(gvk)
 }
 
 type emptyCreater struct{}
@@ -109,7 +117,44 @@ func stepTime(i int) metav1.Time {
 	return metav1.NewTime(time.Date(2000, 1, 1, 0, 0, i, 0, time.UTC))
 }
 
-func loadTypeConverter(openapiPath string) (managedfields.TypeConverter, error) {
+// crdModels adds the models kube-apiserver types a CRD's custom resources with (its
+// buildOpenAPIModelsForApply: every version's OpenAPI v3 from apiextensions' builder, merged) to
+// the built-in ones; the types both have (ObjectMeta...) are the built-in ones.
+func crdModels(models map[string]*spec.Schema, crdPaths []string) (map[string]*spec.Schema, error) {
+	if len(crdPaths) == 0 {
+		return models, nil
+	}
+	specs := []*spec3.OpenAPI{}
+	for _, p := range crdPaths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		if err := json.Unmarshal(data, crd); err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		for _, v := range crd.Spec.Versions {
+			s, err := builder.BuildOpenAPIV3(crd, v.Name, builder.Options{})
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", p, err)
+			}
+			specs = append(specs, s)
+		}
+	}
+	merged, err := builder.MergeSpecsV3(specs...)
+	if err != nil {
+		return nil, err
+	}
+	for name, s := range merged.Components.Schemas {
+		if _, ok := models[name]; !ok {
+			models[name] = s
+		}
+	}
+	return models, nil
+}
+
+func loadTypeConverter(openapiPath string, crdPaths []string) (managedfields.TypeConverter, error) {
 	data, err := os.ReadFile(openapiPath)
 	if err != nil {
 		return nil, err
@@ -132,11 +177,56 @@ func loadTypeConverter(openapiPath string) (managedfields.TypeConverter, error) 
 			m.Properties["protocol"] = p
 		}
 	}
+	models, err = crdModels(models, crdPaths)
+	if err != nil {
+		return nil, err
+	}
 	return managedfields.NewTypeConverter(models, false)
 }
 
-func runManagedFields(openapiPath, corpusDir, goldenDir string) error {
-	tc, err := loadTypeConverter(openapiPath)
+// mergePatch is RFC 7386: nulls remove, objects merge, anything else replaces.
+func mergePatch(target interface{}, patch interface{}) interface{} {
+	p, ok := patch.(map[string]interface{})
+	if !ok {
+		return runtime.DeepCopyJSONValue(patch)
+	}
+	t, ok := target.(map[string]interface{})
+	out := map[string]interface{}{}
+	if ok {
+		for k, v := range t {
+			out[k] = v
+		}
+	}
+	for k, v := range p {
+		if v == nil {
+			delete(out, k)
+		} else {
+			out[k] = mergePatch(out[k], v)
+		}
+	}
+	return out
+}
+
+// zeroObject is what kube diffs a created object against: the kind's zero Go object, or for a
+// custom resource (no Go type) the empty object of its kind.
+func zeroObject(gvk schema.GroupVersionKind) (*unstructured.Unstructured, error) {
+	zero, err := legacyscheme.Scheme.New(gvk)
+	if err != nil {
+		u := &unstructured.Unstructured{Object: map[string]interface{}{}}
+		u.SetGroupVersionKind(gvk)
+		return u, nil
+	}
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(zero)
+	if err != nil {
+		return nil, err
+	}
+	u := &unstructured.Unstructured{Object: m}
+	u.SetGroupVersionKind(gvk)
+	return u, nil
+}
+
+func runManagedFields(openapiPath, corpusDir, goldenDir string, crdPaths []string) error {
+	tc, err := loadTypeConverter(openapiPath, crdPaths)
 	if err != nil {
 		return err
 	}
@@ -149,18 +239,22 @@ func runManagedFields(openapiPath, corpusDir, goldenDir string) error {
 				live = &unstructured.Unstructured{Object: runtime.DeepCopyJSON(step.Live)}
 			}
 			gvk := next.GroupVersionKind()
+			if step.Op == "patch" {
+				if live == nil {
+					return out, fmt.Errorf("step %d: a patch needs an object", i)
+				}
+				patched := mergePatch(live.DeepCopy().Object, step.Patch).(map[string]interface{})
+				next = &unstructured.Unstructured{Object: patched}
+				unstructured.RemoveNestedField(next.Object, "metadata", "managedFields")
+				gvk = next.GroupVersionKind()
+			}
 			if live == nil {
 				// A create: kube diffs against the kind's zero Go object, as its handler makes it.
-				zero, err := legacyscheme.Scheme.New(gvk)
+				u, err := zeroObject(gvk)
 				if err != nil {
 					return out, fmt.Errorf("step %d: %w", i, err)
 				}
-				u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(zero)
-				if err != nil {
-					return out, err
-				}
-				live = &unstructured.Unstructured{Object: u}
-				live.SetGroupVersionKind(gvk)
+				live = u
 			}
 			reset := fieldpath.NewSet()
 			for _, p := range step.Reset {

@@ -133,9 +133,10 @@ function specialValue(type: protobuf.Type): ValuePlan | undefined {
     if (simple === 'JSONSchemaPropsOrBool') return { kind: 'schemaOrBool', schema: props };
     if (simple === 'JSONSchemaPropsOrStringArray') return { kind: 'schemaOrStringArray', schema: props };
   }
-  // A Go named slice (`type ExtraValue []string`) is a message holding one repeated `items` field.
+  // A Go named slice (`type ExtraValue []string`) is a message holding one repeated `items` field,
+  // with no OpenAPI definition of its own; a struct of one `items` list (DownwardAPIProjection) has one.
   const only = type.fieldsArray.length === 1 ? type.fieldsArray[0] : undefined;
-  if (only && only.name === 'items' && only.repeated && !type.name.endsWith('List')) {
+  if (only && only.name === 'items' && only.repeated && !type.name.endsWith('List') && schemaForMessage(name) === undefined) {
     return { kind: 'wrappedList', field: 'items', item: valuePlan(only, undefined) };
   }
   return undefined;

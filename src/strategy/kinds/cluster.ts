@@ -5,6 +5,7 @@ import { validatePriorityClass } from '../../validation/priority-class.js';
 import { validateClusterRole, validateClusterRoleBinding, validateRole, validateRoleBinding } from '../../validation/rbac.js';
 import { defaultNode, defaultPriorityClass, defaultRoleBinding, defaultWebhooks } from '../defaults.js';
 import type { KindStrategy } from '../kind-strategy.js';
+import { validateWebhookConfiguration } from '../../validation/webhook-configuration.js';
 
 /** Nodes, events, leases, scheduling, RBAC and the other cluster-level kinds. */
 
@@ -37,8 +38,16 @@ export const roles: KindStrategy = { validate: (obj) => validateRole(obj) };
 export const clusterRoles: KindStrategy = { validate: (obj) => validateClusterRole(obj) };
 export const roleBindings: KindStrategy = { defaults: defaultRoleBinding, validate: validateRoleBinding };
 export const clusterRoleBindings: KindStrategy = { defaults: defaultRoleBinding, validate: validateClusterRoleBinding };
-export const mutatingWebhookConfigurations: KindStrategy = { defaults: (obj) => defaultWebhooks(obj, true), tracksGeneration: true };
-export const validatingWebhookConfigurations: KindStrategy = { defaults: (obj) => defaultWebhooks(obj, false), tracksGeneration: true };
+export const mutatingWebhookConfigurations: KindStrategy = {
+  defaults: (obj) => defaultWebhooks(obj, true),
+  validate: (obj, old) => validateWebhookConfiguration(obj, old, true),
+  tracksGeneration: true,
+};
+export const validatingWebhookConfigurations: KindStrategy = {
+  defaults: (obj) => defaultWebhooks(obj, false),
+  validate: (obj, old) => validateWebhookConfiguration(obj, old, false),
+  tracksGeneration: true,
+};
 /** Kinds whose only fact is kube leaving their generation unset although they have a status subresource, or setting it although they have none. */
 export const untrackedGeneration: KindStrategy = { tracksGeneration: false };
 export const trackedGeneration: KindStrategy = { tracksGeneration: true };

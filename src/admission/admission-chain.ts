@@ -1,0 +1,56 @@
+import type { Storage } from '../storage/storage.js';
+import { Admission, type AdmissionPlugin } from './admission.js';
+import { AlwaysDeny } from './always-deny.js';
+import { DefaultStorageClass } from './default-storage-class.js';
+import { DefaultTolerationSeconds } from './default-toleration-seconds.js';
+import { LimitRanger } from './limit-ranger.js';
+import { NamespaceLifecycle } from './namespace-lifecycle.js';
+import { enabledAdmissionPlugins } from './plugin-names.js';
+import { PodSecurityAdmission } from './pod-security/pod-security-admission.js';
+import { PriorityAdmission } from './priority.js';
+import { ResourceQuotaAdmission } from './resource-quota.js';
+import { ServiceAccountAdmission } from './service-account.js';
+import type { WebhookAdmission } from './webhook-admission.js';
+
+/** What plugins are built from. */
+export interface AdmissionDependencies {
+  storage: Storage;
+  /** The webhook plugins (their configurations are watched by the server). */
+  webhooks?: WebhookAdmission;
+  /** The admission policy plugins (their policies and bindings are watched by the server). */
+  mutatingPolicies?: AdmissionPlugin;
+  validatingPolicies?: AdmissionPlugin;
+}
+
+/** The plugins Capstan implements, by kube's name. Enabled plugins missing here do not run. */
+const PLUGINS: Record<string, (deps: AdmissionDependencies) => AdmissionPlugin | undefined> = {
+  AlwaysAdmit: () => ({ name: 'AlwaysAdmit' }),
+  NamespaceLifecycle: (d) => new NamespaceLifecycle(d.storage),
+  LimitRanger: (d) => new LimitRanger(d.storage),
+  ServiceAccount: (d) => new ServiceAccountAdmission(d.storage),
+  PodSecurity: (d) => new PodSecurityAdmission(d.storage),
+  Priority: (d) => new PriorityAdmission(d.storage),
+  DefaultTolerationSeconds: () => new DefaultTolerationSeconds(),
+  DefaultStorageClass: (d) => new DefaultStorageClass(d.storage),
+  MutatingAdmissionPolicy: (d) => d.mutatingPolicies,
+  MutatingAdmissionWebhook: (d) => d.webhooks?.mutating,
+  ValidatingAdmissionPolicy: (d) => d.validatingPolicies,
+  ValidatingAdmissionWebhook: (d) => d.webhooks?.validating,
+  ResourceQuota: (d) => new ResourceQuotaAdmission(d.storage),
+  AlwaysDeny: () => new AlwaysDeny(),
+};
+
+/** Whether Capstan has the plugin `name` (a kube plugin name). */
+export function isImplementedAdmissionPlugin(name: string): boolean {
+  return name in PLUGINS;
+}
+
+/**
+ * The admission chain of `--enable-admission-plugins` / `--disable-admission-plugins`: kube's
+ * enabled plugins, in kube's order, that Capstan implements.
+ */
+export function admissionChain(enable: string[], disable: string[], deps: AdmissionDependencies): Admission {
+  const names = enabledAdmissionPlugins(enable, disable).filter(isImplementedAdmissionPlugin);
+  const plugins = names.map((n) => PLUGINS[n]?.(deps)).filter((p): p is AdmissionPlugin => p !== undefined);
+  return new Admission(plugins);
+}

@@ -1,0 +1,165 @@
+import { forbidden, invalid } from '../../api/errors.js';
+import type { Obj } from '../../api/object-util.js';
+import type { Storage } from '../../storage/storage.js';
+import { obj, objects } from '../../validation/value-access.js';
+import type { AdmissionAttributes, AdmissionPlugin } from '../admission.js';
+import { compareLevels, evaluatePod, levelVersionText, policyOf, sameLevelVersion, violationDetail, violationReasons, type LevelVersion } from './policy.js';
+
+/** Pod subresources PodSecurity never looks at. */
+const IGNORED_POD_SUBRESOURCES = new Set(['exec', 'attach', 'binding', 'eviction', 'log', 'portforward', 'proxy', 'status']);
+/** Where each workload kind keeps its pod template. */
+const TEMPLATE_PATHS: Record<string, string[]> = {
+  '/replicationcontrollers': ['spec', 'template'],
+  '/podtemplates': ['template'],
+  'apps/replicasets': ['spec', 'template'],
+  'apps/deployments': ['spec', 'template'],
+  'apps/statefulsets': ['spec', 'template'],
+  'apps/daemonsets': ['spec', 'template'],
+  'batch/jobs': ['spec', 'template'],
+  'batch/cronjobs': ['spec', 'jobTemplate', 'spec', 'template'],
+};
+/** How many existing pods a stricter enforce label is checked against (kube's default). */
+const MAX_PODS_TO_CHECK = 3000;
+
+/**
+ * kube's PodSecurity plugin with its default configuration (privileged everywhere unless namespace
+ * labels say otherwise; no exemptions):
+ * - Pods (creates, and updates that change an image or add an ephemeral container) violating the
+ *   namespace's `enforce` level are refused with 403 `violates PodSecurity "restricted:latest": ...`;
+ *   those violating its `warn` level get a `would violate PodSecurity ...` warning.
+ * - Workloads with pod templates get the warning only.
+ * - Namespaces with invalid labels are refused with 422; making `enforce` stricter warns about the
+ *   existing pods that would now be refused.
+ * Audit annotations are not recorded (Capstan has no audit log yet).
+ */
+export class PodSecurityAdmission implements AdmissionPlugin {
+  readonly name = 'PodSecurity';
+
+  constructor(private readonly storage: Storage) {}
+
+  async validate(a: AdmissionAttributes): Promise<void> {
+    if ((a.operation !== 'CREATE' && a.operation !== 'UPDATE') || a.object === undefined) return;
+    if (a.info.group === '' && a.info.resource === 'namespaces') return this.validateNamespace(a, a.object);
+    if (a.info.group === '' && a.info.resource === 'pods') return this.validatePod(a, a.object);
+    const path = TEMPLATE_PATHS[`${a.info.group}/${a.info.resource}`];
+    if (path !== undefined && a.subresource === '') return this.validateWorkload(a, a.object, path);
+  }
+
+  private async namespaceLabels(name: string): Promise<Obj | undefined> {
+    const stored = await this.storage.get('namespaces', name);
+    return stored === undefined ? undefined : obj(obj((JSON.parse(stored.json) as Obj).metadata).labels);
+  }
+
+  private async validatePod(a: AdmissionAttributes, pod: Obj): Promise<void> {
+    if (IGNORED_POD_SUBRESOURCES.has(a.subresource)) return;
+    const labels = await this.namespaceLabels(a.namespace);
+    if (labels === undefined) return;
+    const { policy } = policyOf(labels);
+    if (policy.enforce.level === 'privileged' && policy.audit.level === 'privileged' && policy.warn.level === 'privileged') return;
+    if (a.operation === 'UPDATE' && a.oldObject !== undefined && !significantPodUpdate(pod, a.oldObject)) return;
+    const meta = obj(pod.metadata);
+    const spec = obj(pod.spec);
+    const enforced = evaluatePod(policy.enforce, meta, spec);
+    if (enforced.length > 0) {
+      throw forbidden({ group: '', resource: 'pods' }, a.name, `violates PodSecurity "${levelVersionText(policy.enforce)}": ${violationDetail(enforced)}`);
+    }
+    this.warn(a, policy.warn, sameLevelVersion(policy.warn, policy.enforce) ? [] : evaluatePod(policy.warn, meta, spec));
+  }
+
+  private async validateWorkload(a: AdmissionAttributes, object: Obj, path: string[]): Promise<void> {
+    const labels = await this.namespaceLabels(a.namespace);
+    if (labels === undefined) return;
+    const { policy } = policyOf(labels);
+    if (policy.warn.level === 'privileged') return;
+    let template: unknown = object;
+    for (const key of path) template = obj(template)[key];
+    if (template === undefined || template === null) return;
+    this.warn(a, policy.warn, evaluatePod(policy.warn, obj(obj(template).metadata), obj(obj(template).spec)));
+  }
+
+  private warn(a: AdmissionAttributes, lv: LevelVersion, violations: ReturnType<typeof evaluatePod>): void {
+    if (violations.length > 0) a.request?.warn(`would violate PodSecurity "${levelVersionText(lv)}": ${violationDetail(violations)}`);
+  }
+
+  private async validateNamespace(a: AdmissionAttributes, namespace: Obj): Promise<void> {
+    if (a.subresource !== '') return;
+    const { policy, errors } = policyOf(obj(obj(namespace.metadata).labels));
+    if (a.operation === 'CREATE') {
+      if (errors.length > 0) throw invalid('Namespace', '', a.name, errors);
+      return;
+    }
+    const old = policyOf(obj(obj(a.oldObject?.metadata).labels));
+    if (errors.length > 0 && (old.errors.length === 0 || JSON.stringify(errors) !== JSON.stringify(old.errors))) {
+      throw invalid('Namespace', '', a.name, errors);
+    }
+    const next = policy.enforce;
+    const previous = old.policy.enforce;
+    if (sameLevelVersion(next, previous) || next.level === 'privileged') return;
+    if (next.version === previous.version && compareLevels(next.level, previous.level) < 1) return;
+    for (const w of await this.existingPodWarnings(a.name, next)) a.request?.warn(w);
+  }
+
+  /** EvaluatePodsInNamespace: the existing pods a new enforce level would refuse, grouped by reasons. */
+  private async existingPodWarnings(namespace: string, enforce: LevelVersion): Promise<string[]> {
+    const listed = await this.storage.list('pods', { namespace });
+    const pods = prioritized(listed.items.map((item) => JSON.parse(item.json) as Obj));
+    const checked = pods.slice(0, MAX_PODS_TO_CHECK);
+    const byReason = new Map<string, { first: string; count: number }>();
+    for (const pod of checked) {
+      const violations = evaluatePod(enforce, obj(pod.metadata), obj(pod.spec));
+      if (violations.length === 0) continue;
+      const reasons = violationReasons(violations);
+      const name = String(obj(pod.metadata).name);
+      const seen = byReason.get(reasons);
+      if (seen === undefined) byReason.set(reasons, { first: name, count: 1 });
+      else {
+        seen.count += 1;
+        if (name < seen.first) seen.first = name;
+      }
+    }
+    const warnings: string[] = [];
+    if (checked.length < pods.length)
+      warnings.push(`new PodSecurity enforce level only checked against the first ${checked.length} of ${pods.length} existing pods`);
+    if (byReason.size > 0) warnings.push(`existing pods in namespace "${namespace}" violate the new PodSecurity enforce level "${levelVersionText(enforce)}"`);
+    const podWarnings = [...byReason].map(([reasons, { first, count }]) => {
+      if (count === 1) return `${first}: ${reasons}`;
+      if (count === 2) return `${first} (and 1 other pod): ${reasons}`;
+      return `${first} (and ${count - 1} other pods): ${reasons}`;
+    });
+    return [...warnings, ...podWarnings.sort((x, y) => (x < y ? -1 : x > y ? 1 : 0))];
+  }
+}
+
+/** isSignificantPodUpdate: a container's image changed, or an ephemeral container was added or changed. */
+function significantPodUpdate(pod: Obj, old: Obj): boolean {
+  const spec = obj(pod.spec);
+  const oldSpec = obj(old.spec);
+  for (const key of ['containers', 'initContainers'] as const) {
+    const now = objects(spec[key]);
+    const before = objects(oldSpec[key]);
+    if (now.length !== before.length) return true;
+    if (now.some((c, i) => c.image !== before[i]?.image)) return true;
+  }
+  const oldEphemeral = objects(oldSpec.ephemeralContainers);
+  return objects(spec.ephemeralContainers).some((c) => {
+    const previous = oldEphemeral.find((o) => o.name === c.name);
+    return previous === undefined || previous.image !== c.image;
+  });
+}
+
+/** prioritizePods: one pod per controller first, then the other replicas. */
+function prioritized(pods: Obj[]): Obj[] {
+  const first: Obj[] = [];
+  const replicas: Obj[] = [];
+  const controllers = new Set<string>();
+  for (const pod of pods) {
+    const controller = objects(obj(pod.metadata).ownerReferences).find((ref) => ref.controller === true);
+    if (controller === undefined) first.push(pod);
+    else if (controllers.has(String(controller.uid))) replicas.push(pod);
+    else {
+      first.push(pod);
+      controllers.add(String(controller.uid));
+    }
+  }
+  return [...first, ...replicas];
+}

@@ -1,0 +1,55 @@
+import { compileExpression, DYN, evaluate, fromCel, opaque, toCelInput, type CelType } from '../../cel/index.js';
+
+/** The outcome of one evaluation: a JSON-shaped value, or kube's wording of the error. */
+export type EvalOutcome = { ok: true; value: unknown } | { ok: false; error: string };
+
+/** A compiled policy expression, evaluated against JSON-shaped variables. Safe to share across requests. */
+export interface PolicyProgram {
+  evaluate(variables: Record<string, unknown>): EvalOutcome;
+}
+
+/** A compiled expression, or why it did not compile (cel-go's rendering of the issues). */
+export type Compiled = { ok: true; program: PolicyProgram } | { ok: false; error: string };
+
+/** The variables every admission policy expression may use, as kube declares them (schemaless here), besides the authorizer. */
+export const POLICY_VARIABLES = ['object', 'oldObject', 'request', 'params', 'namespaceObject', 'variables'] as const;
+
+/** Declarations with `dyn` for every policy variable, overridden by `types` (the type checker's schema types). */
+export function policyDeclarations(types: Partial<Record<(typeof POLICY_VARIABLES)[number], CelType>> = {}): Record<string, CelType> {
+  const out: Record<string, CelType> = {};
+  for (const name of POLICY_VARIABLES) out[name] = types[name] ?? DYN;
+  return { ...out, ...AUTHORIZER_VARIABLES };
+}
+
+/** The authorizer variables: values src/cel made, passed through as they are. */
+const AUTHORIZER_VARIABLES: Record<string, CelType> = {
+  authorizer: opaque('kubernetes.authorization.Authorizer'),
+  'authorizer.requestResource': opaque('kubernetes.authorization.ResourceCheck'),
+};
+
+const DECLARED = policyDeclarations();
+
+/**
+ * Compiles `expression` once with src/cel (kube's libraries, optional syntax, cost limits), the
+ * policy variables declared dynamic; errors read as kube's compiler words them
+ * (`compilation failed: ERROR: <input>:1:5: ...`).
+ */
+export function compilePolicyExpression(expression: string, declarations: Record<string, CelType> = DECLARED): Compiled {
+  const compiled = compileExpression(expression, { variables: declarations });
+  if (!compiled.ok || compiled.program === undefined) return { ok: false, error: `compilation failed: ${compiled.errors.join('\n')}` };
+  const program = compiled.program;
+  return {
+    ok: true,
+    program: {
+      evaluate(variables) {
+        const activation: Record<string, unknown> = {};
+        for (const [name, value] of Object.entries(variables)) {
+          activation[name] = name in AUTHORIZER_VARIABLES ? value : toCelInput(value ?? null, declarations[name] ?? DYN);
+        }
+        const out = evaluate(program, activation);
+        if (out.error !== undefined) return { ok: false, error: out.error };
+        return { ok: true, value: fromCel(out.value) };
+      },
+    },
+  };
+}

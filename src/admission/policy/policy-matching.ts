@@ -1,0 +1,143 @@
+import { isObject, type Obj } from '../../api/object-util.js';
+import { servedObject, toStorageVersion } from '../../conversion/version-conversion.js';
+import type { ResourceRegistry } from '../../registry/resource-registry.js';
+import { apiVersionOf, storageTypeOf, type ResourceInfo } from '../../registry/resource-types.js';
+import type { Storage } from '../../storage/storage.js';
+import { selectorMatches } from '../../validation/label-selector.js';
+import type { AdmissionAttributes } from '../admission.js';
+
+/** The resource and kind a policy matched a request as (another version under matchPolicy Equivalent). */
+export interface MatchedAs {
+  info: ResourceInfo;
+}
+
+function strings(v: unknown): string[] {
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+}
+
+/** The namespace a request's namespace selector is matched against: a Namespace's own name for Namespaces. */
+export function selectorNamespaceOf(a: AdmissionAttributes): string {
+  if (a.info.group === '' && a.info.resource === 'namespaces') return a.name;
+  return a.namespace;
+}
+
+/** kube's rule matcher (operations, groups, versions, `resource/subresource` patterns, scope) for `info`. */
+function ruleMatches(rule: Obj, a: AdmissionAttributes, info: ResourceInfo): boolean {
+  const ops = strings(rule.operations);
+  if (!ops.includes('*') && !ops.includes(a.operation)) return false;
+  const groups = strings(rule.apiGroups);
+  if (!groups.includes('*') && !groups.includes(info.group)) return false;
+  const versions = strings(rule.apiVersions);
+  if (!versions.includes('*') && !versions.includes(info.version)) return false;
+  const resourceMatch = strings(rule.resources).some((pattern) => {
+    const slash = pattern.indexOf('/');
+    const res = slash < 0 ? pattern : pattern.slice(0, slash);
+    const sub = slash < 0 ? '' : pattern.slice(slash + 1);
+    return (res === '*' || res === info.resource) && (sub === '*' || sub === a.subresource);
+  });
+  if (!resourceMatch) return false;
+  const isNamespace = info.group === '' && info.resource === 'namespaces';
+  switch (rule.scope) {
+    case 'Namespaced':
+      return !isNamespace && a.namespace !== '';
+    case 'Cluster':
+      return isNamespace || a.namespace === '';
+    default:
+      return true;
+  }
+}
+
+function namedRuleMatches(rule: Obj, a: AdmissionAttributes, info: ResourceInfo): boolean {
+  if (!ruleMatches(rule, a, info)) return false;
+  const names = strings(rule.resourceNames);
+  return names.length === 0 || names.includes(a.name);
+}
+
+/**
+ * The versions of the request's resource kube counts as equivalent: the same stored resource served
+ * in another group version, with the same subresource.
+ */
+function equivalentsOf(registry: ResourceRegistry, a: AdmissionAttributes): ResourceInfo[] {
+  const type = storageTypeOf(a.info);
+  return registry
+    .all()
+    .filter(
+      (info) =>
+        storageTypeOf(info) === type &&
+        !(info.group === a.info.group && info.version === a.info.version) &&
+        (a.subresource === '' || info.subresources[a.subresource] !== undefined),
+    );
+}
+
+/** The rules' match: the request's own resource first, then (Equivalent) another version of it. */
+function rulesMatch(registry: ResourceRegistry, rules: Obj[], matchPolicy: unknown, a: AdmissionAttributes): MatchedAs | undefined {
+  for (const rule of rules) if (namedRuleMatches(rule, a, a.info)) return { info: a.info };
+  if (matchPolicy === 'Exact') return undefined;
+  const equivalents = equivalentsOf(registry, a);
+  for (const rule of rules) for (const info of equivalents) if (namedRuleMatches(rule, a, info)) return { info };
+  return undefined;
+}
+
+/** Reads namespaces for selectors and for `namespaceObject`, once per request. */
+export class NamespaceLookup {
+  private readonly cache = new Map<string, Promise<Obj | undefined>>();
+  constructor(private readonly storage: Storage) {}
+
+  get(name: string): Promise<Obj | undefined> {
+    let found = this.cache.get(name);
+    if (found === undefined) {
+      found = this.storage.get('namespaces', name).then((s) => (s === undefined ? undefined : (JSON.parse(s.json) as Obj)));
+      this.cache.set(name, found);
+    }
+    return found;
+  }
+}
+
+/** A match, or the error kube reports when a policy's or binding's match cannot be decided. */
+export type MatchOutcome = { matches: false } | { matches: true; as: MatchedAs } | { matches: false; error: string };
+
+/**
+ * kube's MatchResources check for one request: namespace selector (the namespace's labels, or a
+ * Namespace's own), object selector (object or old object), excluded rules, then the rules (all
+ * resources when there are none), with Equivalent matching unless matchPolicy is Exact.
+ */
+export async function matchResources(registry: ResourceRegistry, namespaces: NamespaceLookup, m: Obj, a: AdmissionAttributes): Promise<MatchOutcome> {
+  const nsSelector = isObject(m.namespaceSelector) ? m.namespaceSelector : {};
+  const nsName = selectorNamespaceOf(a);
+  const isNamespace = a.info.group === '' && a.info.resource === 'namespaces';
+  if (nsName !== '' || isNamespace) {
+    const matchLabels = isObject(nsSelector.matchLabels) ? nsSelector.matchLabels : {};
+    const expressions = Array.isArray(nsSelector.matchExpressions) ? nsSelector.matchExpressions : [];
+    if (Object.keys(matchLabels).length > 0 || expressions.length > 0) {
+      let labels: unknown;
+      if (isNamespace && a.subresource === '' && (a.operation === 'CREATE' || a.operation === 'UPDATE')) {
+        labels = (a.object?.metadata as Obj | undefined)?.labels;
+      } else {
+        const ns = await namespaces.get(nsName);
+        if (ns === undefined) return { matches: false, error: `namespaces "${nsName}" not found` };
+        labels = (ns.metadata as Obj | undefined)?.labels;
+      }
+      if (!selectorMatches(nsSelector, labels ?? {})) return { matches: false };
+    }
+  }
+  const objSelector = isObject(m.objectSelector) ? m.objectSelector : {};
+  const labelsOf = (o: Obj | undefined): unknown => (o?.metadata as Obj | undefined)?.labels ?? {};
+  if (
+    !(a.object !== undefined && selectorMatches(objSelector, labelsOf(a.object))) &&
+    !(a.oldObject !== undefined && selectorMatches(objSelector, labelsOf(a.oldObject)))
+  ) {
+    return { matches: false };
+  }
+  const excluded = Array.isArray(m.excludeResourceRules) ? m.excludeResourceRules.filter(isObject) : [];
+  if (rulesMatch(registry, excluded, m.matchPolicy, a) !== undefined) return { matches: false };
+  const rules = Array.isArray(m.resourceRules) ? m.resourceRules.filter(isObject) : [];
+  if (rules.length === 0) return { matches: true, as: { info: a.info } };
+  const as = rulesMatch(registry, rules, m.matchPolicy, a);
+  return as === undefined ? { matches: false } : { matches: true, as };
+}
+
+/** `obj` (in the request's version `from`) in the version a policy matched it as. */
+export function inMatchedVersion(obj: Obj | undefined, from: ResourceInfo, as: MatchedAs): Obj | undefined {
+  if (obj === undefined || (as.info.group === from.group && as.info.version === from.version)) return obj;
+  return servedObject(toStorageVersion(structuredClone(obj), from), apiVersionOf(as.info.group, as.info.version));
+}

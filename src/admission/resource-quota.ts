@@ -1,0 +1,156 @@
+import { forbidden, staleConflict } from '../api/errors.js';
+import type { Obj } from '../api/object-util.js';
+import { evaluatorFor, quotaMatches, type QuotaEvaluator } from '../quota/quota-evaluators.js';
+import {
+  addLists,
+  exceededResources,
+  listsEqual,
+  maskList,
+  negativeResources,
+  prettyPrint,
+  removeZeros,
+  resourceListObject,
+  resourceListOf,
+  subtractNonNegative,
+  type ResourceList,
+} from '../quota/resource-list.js';
+import { StorageError, type Storage } from '../storage/storage.js';
+import { obj } from '../validation/value-access.js';
+import type { AdmissionAttributes, AdmissionPlugin } from './admission.js';
+
+const QUOTAS = 'resourcequotas';
+/** How often a lost race on a quota's status is retried before the write fails (kube: 3). */
+const RETRIES = 3;
+
+const sortedNames = (names: Iterable<string>): string => [...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).join(',');
+
+/** One quota as read, with the usage a write would leave it at. */
+interface QuotaState {
+  quota: Obj;
+  resourceVersion: string;
+  used: ResourceList;
+}
+
+/**
+ * kube's ResourceQuota plugin: every namespaced write a quota evaluator charges (creates, and the
+ * updates that change usage: pod resizes and Terminating-scope changes, services, claims) is held
+ * against the namespace's ResourceQuotas whose `status.hard` limits what it uses and whose scopes
+ * it falls in. Over a limit: 403 `exceeded quota: q, requested: pods=1, used: pods=2, limited:
+ * pods=2`; pods that leave a constrained resource unsaid: `failed quota: q: must specify ...`; a
+ * quota the controller has not counted yet: `status unknown for quota`. Admitted writes (not dry
+ * runs) add their usage to `status.used` by compare-and-swap, re-read and retried on a lost race,
+ * so concurrent writes on any worker never overspend. The resourcequota controller recounts.
+ */
+export class ResourceQuotaAdmission implements AdmissionPlugin {
+  readonly name = 'ResourceQuota';
+  /** The last evaluation queued per namespace: this process charges one write at a time per namespace, as kube does. */
+  private readonly inFlight = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async validate(a: AdmissionAttributes): Promise<void> {
+    if (a.namespace === '' || !a.info.namespaced || a.object === undefined) return;
+    const evaluator = evaluatorFor(a.info.group, a.info.resource);
+    if (evaluator === undefined || !evaluator.handles(a.operation, a.subresource, a.object, a.oldObject)) return;
+    const previous = this.inFlight.get(a.namespace) ?? Promise.resolve();
+    const mine = previous.then(() => this.evaluate(a, evaluator));
+    const settled = mine.catch(() => undefined);
+    this.inFlight.set(a.namespace, settled);
+    try {
+      await mine;
+    } finally {
+      if (this.inFlight.get(a.namespace) === settled) this.inFlight.delete(a.namespace);
+    }
+  }
+
+  private async evaluate(a: AdmissionAttributes, evaluator: QuotaEvaluator): Promise<void> {
+    let states = await this.quotas(a.namespace);
+    for (let attempt = 0; ; attempt++) {
+      if (states.length === 0) return;
+      const charged = this.charge(a, evaluator, states);
+      if (a.dryRun || charged.length === 0) return;
+      const failed: QuotaState[] = [];
+      for (const state of charged) if (!(await this.write(state))) failed.push(state);
+      if (failed.length === 0) return;
+      if (attempt >= RETRIES) throw staleConflict({ group: '', resource: QUOTAS }, String(obj(failed[0]?.quota.metadata).name));
+      const names = new Set(failed.map((s) => obj(s.quota.metadata).name));
+      states = (await this.quotas(a.namespace)).filter((s) => names.has(obj(s.quota.metadata).name));
+    }
+  }
+
+  private async quotas(namespace: string): Promise<QuotaState[]> {
+    const listed = await this.storage.list(QUOTAS, { namespace });
+    return listed.items.map((item) => {
+      const quota = JSON.parse(item.json) as Obj;
+      return { quota, resourceVersion: item.resourceVersion, used: resourceListOf(obj(quota.status).used) };
+    });
+  }
+
+  /** CheckRequest: the quotas whose usage the write changes, with their new usage; throws when it does not fit. */
+  private charge(a: AdmissionAttributes, evaluator: QuotaEvaluator, states: QuotaState[]): QuotaState[] {
+    const object = a.object as Obj;
+    const interesting: QuotaState[] = [];
+    for (const state of states) {
+      if (!quotaMatches(evaluator, state.quota, object)) continue;
+      const name = String(obj(state.quota.metadata).name);
+      const hard = resourceListOf(obj(state.quota.status).hard);
+      const restricted = evaluator.matchingResources([...hard.keys()]);
+      const problem = evaluator.constraints(restricted, object);
+      if (problem !== undefined) throw this.refusal(a, `failed quota: ${name}: ${problem}`);
+      if (restricted.some((r) => !state.used.has(r))) throw this.refusal(a, `status unknown for quota: ${name}, resources: ${sortedNames(restricted)}`);
+      interesting.push(state);
+    }
+    const usage = evaluator.usage(object, this.now());
+    const negative = negativeResources(usage);
+    if (negative.length > 0) throw this.refusal(a, `quota usage is negative for resource(s): ${sortedNames(negative)}`);
+    const deltas = new Map<QuotaState, ResourceList>();
+    for (const state of interesting) {
+      let delta = usage;
+      const old = a.operation === 'UPDATE' ? a.oldObject : undefined;
+      if (old !== undefined && typeof obj(old.metadata).resourceVersion === 'string' && quotaMatches(evaluator, state.quota, old)) {
+        delta = subtractNonNegative(usage, evaluator.usage(old, this.now()));
+      }
+      delta = removeZeros(delta);
+      if (delta.size > 0) deltas.set(state, delta);
+    }
+    const changed: QuotaState[] = [];
+    for (const [state, delta] of deltas) {
+      const hard = resourceListOf(obj(state.quota.status).hard);
+      const requested = maskList(delta, hard.keys());
+      const used = addLists(state.used, requested);
+      if (a.subresource !== 'status') {
+        const exceeded = exceededResources(maskList(used, requested.keys()), hard);
+        if (exceeded.length > 0) {
+          throw this.refusal(
+            a,
+            `exceeded quota: ${String(obj(state.quota.metadata).name)}, requested: ${prettyPrint(maskList(requested, exceeded))}, ` +
+              `used: ${prettyPrint(maskList(state.used, exceeded))}, limited: ${prettyPrint(maskList(hard, exceeded))}`,
+          );
+        }
+      }
+      if (!listsEqual(used, state.used)) changed.push({ ...state, used });
+    }
+    return changed;
+  }
+
+  private refusal(a: AdmissionAttributes, detail: string): Error {
+    return forbidden({ group: a.info.group, resource: a.info.resource }, a.name, detail);
+  }
+
+  /** Writes the new usage unless the quota changed since it was read; false on a lost race. */
+  private async write(state: QuotaState): Promise<boolean> {
+    const quota = structuredClone(state.quota);
+    quota.status = { ...obj(quota.status), used: resourceListObject(state.used) };
+    const meta = obj(quota.metadata);
+    try {
+      await this.storage.update(QUOTAS, `${String(meta.namespace)}/${String(meta.name)}`, quota, state.resourceVersion);
+      return true;
+    } catch (err) {
+      if (err instanceof StorageError && (err.code === 'Conflict' || err.code === 'NotFound')) return false;
+      throw err;
+    }
+  }
+}

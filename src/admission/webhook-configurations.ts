@@ -1,0 +1,143 @@
+import type { Obj } from '../api/object-util.js';
+import { WatchedCollection } from '../controllers/watched-collection.js';
+import type { Storage } from '../storage/storage.js';
+import type { WebhookClientConfig } from '../webhook/webhook-client.js';
+
+/** Storage types of the two configuration kinds. */
+export const MUTATING_WEBHOOKS_TYPE = 'mutatingwebhookconfigurations.admissionregistration.k8s.io';
+export const VALIDATING_WEBHOOKS_TYPE = 'validatingwebhookconfigurations.admissionregistration.k8s.io';
+
+/** One `rules` entry of a webhook (admissionregistration.k8s.io/v1 RuleWithOperations). */
+export interface WebhookRule {
+  operations: string[];
+  apiGroups: string[];
+  apiVersions: string[];
+  resources: string[];
+  scope: string;
+}
+
+/** One webhook of a configuration, with kube's defaults applied to what storage holds. */
+export interface ConfiguredWebhook {
+  /** `CONFIGURATION/NAME/INDEX`: identifies the webhook across reinvocations. */
+  uid: string;
+  configuration: string;
+  name: string;
+  clientConfig: WebhookClientConfig;
+  rules: WebhookRule[];
+  failurePolicy: string;
+  matchPolicy: string;
+  namespaceSelector: Obj;
+  objectSelector: Obj;
+  /** Absent only in objects stored before validation required it (kube then fails dry runs). */
+  sideEffects: string | undefined;
+  timeoutSeconds: number;
+  admissionReviewVersions: string[];
+  /** Mutating webhooks only: `Never` or `IfNeeded`. */
+  reinvocationPolicy: string;
+  matchConditions: { name: string; expression: string }[];
+}
+
+function strings(v: unknown): string[] {
+  return Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : [];
+}
+
+function obj(v: unknown): Obj | undefined {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : undefined;
+}
+
+function str(v: unknown, fallback: string): string {
+  return typeof v === 'string' ? v : fallback;
+}
+
+/** The webhooks of a stored configuration, in their order. */
+export function webhooksOf(config: Obj): ConfiguredWebhook[] {
+  const name = str(obj(config.metadata)?.name, '');
+  const hooks = Array.isArray(config.webhooks) ? config.webhooks : [];
+  return hooks.flatMap((raw, index) => {
+    const h = obj(raw);
+    if (h === undefined) return [];
+    const cc = obj(h.clientConfig) ?? {};
+    const service = obj(cc.service);
+    const clientConfig: WebhookClientConfig = {};
+    if (typeof cc.url === 'string') clientConfig.url = cc.url;
+    if (typeof cc.caBundle === 'string' && cc.caBundle !== '') clientConfig.caBundle = cc.caBundle;
+    if (service !== undefined) {
+      clientConfig.service = {
+        namespace: str(service.namespace, ''),
+        name: str(service.name, ''),
+        path: typeof service.path === 'string' ? service.path : undefined,
+        port: typeof service.port === 'number' ? service.port : 443,
+      };
+    }
+    const hookName = str(h.name, '');
+    return [
+      {
+        uid: `${name}/${hookName}/${index}`,
+        configuration: name,
+        name: hookName,
+        clientConfig,
+        rules: (Array.isArray(h.rules) ? h.rules : []).flatMap((r) => {
+          const rule = obj(r);
+          if (rule === undefined) return [];
+          return [
+            {
+              operations: strings(rule.operations),
+              apiGroups: strings(rule.apiGroups),
+              apiVersions: strings(rule.apiVersions),
+              resources: strings(rule.resources),
+              scope: str(rule.scope, '*'),
+            },
+          ];
+        }),
+        failurePolicy: str(h.failurePolicy, 'Fail'),
+        matchPolicy: str(h.matchPolicy, 'Equivalent'),
+        namespaceSelector: obj(h.namespaceSelector) ?? {},
+        objectSelector: obj(h.objectSelector) ?? {},
+        sideEffects: typeof h.sideEffects === 'string' ? h.sideEffects : undefined,
+        timeoutSeconds: typeof h.timeoutSeconds === 'number' ? h.timeoutSeconds : 10,
+        admissionReviewVersions: strings(h.admissionReviewVersions),
+        reinvocationPolicy: str(h.reinvocationPolicy, 'Never'),
+        matchConditions: (Array.isArray(h.matchConditions) ? h.matchConditions : []).flatMap((c) => {
+          const mc = obj(c);
+          return mc === undefined ? [] : [{ name: str(mc.name, ''), expression: str(mc.expression, '') }];
+        }),
+      },
+    ];
+  });
+}
+
+/**
+ * The webhooks of one configuration kind, as kube's configuration manager serves them: configurations
+ * sorted by name, each one's webhooks in order. A watched collection keeps them current on every
+ * process sharing the store (a change is seen as soon as the change stream delivers it); the sorted
+ * list is rebuilt on the first read after a change.
+ */
+export class WebhookConfigurations {
+  private readonly collection: WatchedCollection;
+  private cached: ConfiguredWebhook[] | undefined = [];
+  private started: Promise<void> | undefined;
+
+  constructor(storage: Storage, type: string, signal: AbortSignal, onError: (err: unknown) => void) {
+    this.collection = new WatchedCollection(storage, type, () => (this.cached = undefined), signal, onError);
+  }
+
+  /** Lists and starts watching; resolves once the listed configurations are known. Idempotent. */
+  start(): Promise<void> {
+    this.started ??= this.collection.start();
+    return this.started;
+  }
+
+  /** Every webhook, in kube's call order (waits for the first list). */
+  async webhooks(): Promise<ConfiguredWebhook[]> {
+    await this.start();
+    if (this.cached === undefined) {
+      const configs = [...this.collection.inNamespace('')].sort((a, b) => {
+        const an = str(obj(a.metadata)?.name, '');
+        const bn = str(obj(b.metadata)?.name, '');
+        return an < bn ? -1 : an > bn ? 1 : 0;
+      });
+      this.cached = configs.flatMap(webhooksOf);
+    }
+    return this.cached;
+  }
+}

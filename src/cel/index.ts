@@ -1,0 +1,307 @@
+/**
+ * Capstan's CEL: compile an expression against declared variables (parse, kube's optional syntax,
+ * type check, static cost estimate) and evaluate it with kube's runtime cost limit. Evaluation is
+ * @bufbuild/cel's; type checking, cost and the Kubernetes libraries are Capstan's (src/cel/*).
+ *
+ *   const c = compileExpression('self.replicas <= self.max', { variables: { self: typeFromSchema(schema) } });
+ *   if (!c.ok) c.errors;                       // ["ERROR: <input>:1:5: undefined field 'replicas'\n | ..."]
+ *   const r = evaluate(c.program, { self: toCelInput(obj, c.variables.self) });
+ *   if (r.error === undefined) r.value;        // a CEL value; fromCel(r.value) is JSON
+ */
+import { celEnv, parse, plan, type CelEnv, type CelValue } from '@bufbuild/cel';
+import { strings } from '@bufbuild/cel/ext';
+import { create } from '@bufbuild/protobuf';
+import { ExprSchema, type Expr, type ParsedExpr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
+import { RE2JS } from '@bufbuild/re2';
+import { checkExpr, type CheckIssue } from './checker.js';
+import { estimateCost, type CostEstimate } from './cost.js';
+import { formatIssue, rewriteOptionalSyntax } from './source.js';
+import type { CelType } from './types.js';
+import { buildFuncs, CelEvalError } from './library/registry.js';
+import { callCost, RuntimeCost } from './runtime-cost.js';
+import './library/optionals.js';
+import './library/lists.js';
+import { stringOverrides } from './library/strings.js';
+import { equalityOverrides } from './library/equality.js';
+import './library/regex.js';
+import './library/urls.js';
+import './library/quantity.js';
+import './library/net.js';
+import './library/format.js';
+import './library/semver.js';
+import './library/authz.js';
+
+export * from './types.js';
+export { toCelInput, fromCel, optionalValue } from './values.js';
+export { authorizerValue, requestResourceValue, type AuthorizerBackend, type AuthzAttributes, type AuthzDecision } from './library/authz.js';
+export { estimateCost, maxSizeOf, type CostEstimate } from './cost.js';
+
+/** kube's per-expression runtime cost limit (celconfig.PerCallLimit). */
+export const PER_CALL_LIMIT = 1_000_000;
+/** kube's runtime cost budget for all the rules of one custom resource (celconfig.RuntimeCELCostBudget). */
+export const RUNTIME_CEL_COST_BUDGET = 10_000_000;
+
+export interface CompileEnv {
+  /** Declared variables and their types (dyn when unknown): `self`, `oldSelf`, `object`, `request`, ... */
+  variables: Record<string, CelType>;
+}
+
+export interface Program {
+  source: string;
+  /** The type the expression evaluates to. */
+  outputType: CelType;
+  /** Runs the planned expression on ACTIVATION. */
+  run: (activation: Record<string, unknown>) => CelValue | Error;
+}
+
+export interface CompileResult {
+  ok: boolean;
+  program?: Program;
+  /** Issues in cel-go's rendering (`ERROR: <input>:1:5: undefined field 'x'\n | self.x\n | ....^`). */
+  errors: string[];
+  /** Static cost estimate (kube's cost units), when the expression checked. */
+  estimatedCost?: CostEstimate;
+  outputType?: CelType;
+}
+
+export interface EvalOptions {
+  /** Cost units the evaluation may spend (default PER_CALL_LIMIT). */
+  costBudget?: number;
+}
+
+export type EvalResult =
+  { value: CelValue; error?: undefined; cost: number; exceeded?: undefined } | { value?: undefined; error: string; cost: number; exceeded?: boolean };
+
+let env: CelEnv | undefined;
+
+function baseEnv(): CelEnv {
+  if (env === undefined) {
+    const funcs = [...strings, ...stringOverrides, ...equalityOverrides(), ...buildFuncs()];
+    env = withCostTracking(celEnv({ funcs, re2: { compile: (p: string) => compileRegex(p) } }));
+  }
+  return env;
+}
+
+/** ENV with every function call charged to the current evaluation's cost tracker. */
+function withCostTracking(base: CelEnv): CelEnv {
+  const groups = new Map<string, unknown>();
+  const funcs = {
+    [Symbol.iterator]: () => base.funcs[Symbol.iterator](),
+    find(name: string) {
+      if (groups.has(name)) return groups.get(name);
+      const group = base.funcs.find(name);
+      const wrapped =
+        group === undefined
+          ? undefined
+          : {
+              name: group.name,
+              [Symbol.iterator]: () => group[Symbol.iterator](),
+              call(id: number, target: CelValue | undefined, args: CelValue[]) {
+                RuntimeCost.charge(callCost(name, target, args));
+                return group.call(id, target, args);
+              },
+            };
+      groups.set(name, wrapped);
+      return wrapped;
+    },
+  };
+  return { namespace: base.namespace, registry: base.registry, variables: base.variables, funcs } as unknown as CelEnv;
+}
+
+const regexCache = new Map<string, { test: (s: string) => boolean }>();
+
+function compileRegex(pattern: string): { test: (s: string) => boolean } {
+  let m = regexCache.get(pattern);
+  if (m === undefined) {
+    const re = RE2JS.compile(pattern);
+    m = { test: (s: string) => re.test(s) };
+    if (regexCache.size > 1000) regexCache.clear();
+    regexCache.set(pattern, m);
+  }
+  return m;
+}
+
+const NAMESPACES = new Set(['optional', 'sets', 'lists', 'strings', 'format', 'ip']);
+
+/**
+ * Rewrites the parsed tree for the evaluator: namespaced functions (`optional.of(x)`) become calls
+ * of their full name when the namespace is not a variable, and typed object construction
+ * (`Object{spec: Object.spec{...}}`, used by mutating policies) becomes a map literal.
+ */
+function rewriteTree(e: Expr, variables: Record<string, CelType>, scope: Set<string>): void {
+  const k = e.exprKind;
+  switch (k.case) {
+    case 'selectExpr':
+      if (k.value.operand !== undefined) rewriteTree(k.value.operand, variables, scope);
+      return;
+    case 'callExpr': {
+      const t = k.value.target;
+      if (
+        t?.exprKind.case === 'identExpr' &&
+        NAMESPACES.has(t.exprKind.value.name) &&
+        !(t.exprKind.value.name in variables) &&
+        !scope.has(t.exprKind.value.name)
+      ) {
+        k.value.function = `${t.exprKind.value.name}.${k.value.function}`;
+        k.value.target = undefined;
+      } else if (t !== undefined) rewriteTree(t, variables, scope);
+      for (const a of k.value.args) rewriteTree(a, variables, scope);
+      return;
+    }
+    case 'listExpr':
+      for (const a of k.value.elements) rewriteTree(a, variables, scope);
+      return;
+    case 'structExpr':
+      if (k.value.messageName !== '') {
+        k.value.messageName = '';
+        for (const entry of k.value.entries) {
+          if (entry.keyKind.case === 'fieldKey') {
+            const key = create(ExprSchema, {
+              id: entry.id,
+              exprKind: { case: 'constExpr', value: { constantKind: { case: 'stringValue', value: entry.keyKind.value } } },
+            });
+            entry.keyKind = { case: 'mapKey', value: key };
+          }
+        }
+      }
+      for (const entry of k.value.entries) {
+        if (entry.keyKind.case === 'mapKey') rewriteTree(entry.keyKind.value, variables, scope);
+        if (entry.value !== undefined) rewriteTree(entry.value, variables, scope);
+      }
+      return;
+    case 'comprehensionExpr': {
+      const c = k.value;
+      if (c.iterRange !== undefined) rewriteTree(c.iterRange, variables, scope);
+      if (c.accuInit !== undefined) rewriteTree(c.accuInit, variables, scope);
+      const inner = new Set([...scope, c.iterVar, c.iterVar2, c.accuVar]);
+      for (const part of [c.loopCondition, c.loopStep, c.result]) if (part !== undefined) rewriteTree(part, variables, inner);
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+/** Wraps every comprehension step in `@step(...)`, an identity call the cost tracker charges. */
+function instrumentLoops(e: Expr | undefined): void {
+  if (e === undefined) return;
+  const k = e.exprKind;
+  switch (k.case) {
+    case 'selectExpr':
+      instrumentLoops(k.value.operand);
+      return;
+    case 'callExpr':
+      instrumentLoops(k.value.target);
+      k.value.args.forEach(instrumentLoops);
+      return;
+    case 'listExpr':
+      k.value.elements.forEach(instrumentLoops);
+      return;
+    case 'structExpr':
+      for (const entry of k.value.entries) {
+        if (entry.keyKind.case === 'mapKey') instrumentLoops(entry.keyKind.value);
+        instrumentLoops(entry.value);
+      }
+      return;
+    case 'comprehensionExpr': {
+      const c = k.value;
+      [c.iterRange, c.accuInit, c.loopCondition, c.loopStep, c.result].forEach(instrumentLoops);
+      if (c.loopStep !== undefined) {
+        c.loopStep = create(ExprSchema, { id: c.loopStep.id, exprKind: { case: 'callExpr', value: { function: '@step', args: [c.loopStep] } } });
+      }
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+const OPERAND_START = "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}";
+
+/** A parse error in cel-go's (ANTLR's) words where they can be told: a missing operand, a missing `)`. */
+function parseError(src: string, err: unknown): string {
+  const e = err as { rawMessage?: string; found?: string | null; location?: { start?: { offset?: number } }; message?: string };
+  const offset = e.location?.start?.offset ?? 0;
+  const rest = src.slice(offset);
+  const op = /^(==|!=|<=|>=|&&|\|\||[-+*/%<>])\s*/.exec(rest);
+  if (op !== null) {
+    const at = offset + op[0].length;
+    const next = src[at];
+    if (next === undefined || /[)\]},]/.test(next)) {
+      return formatIssue(src, at, `Syntax error: mismatched input '${next === undefined ? '<EOF>' : next}' expecting ${OPERAND_START}`);
+    }
+  }
+  const missing = /^found end of input but expecting '(.)'$/.exec(e.rawMessage ?? '');
+  if (missing !== null) return formatIssue(src, src.length, `Syntax error: missing '${missing[1]}' at '<EOF>'`);
+  return formatIssue(src, offset, `Syntax error: ${e.rawMessage ?? e.message ?? String(err)}`);
+}
+
+/** Compiles EXPR against ENV: parse, type check and estimate its cost. */
+export function compileExpression(expr: string, compileEnv: CompileEnv): CompileResult {
+  const rewritten = rewriteOptionalSyntax(expr);
+  let parsed: ParsedExpr;
+  try {
+    parsed = parse(rewritten.text);
+  } catch (err) {
+    return { ok: false, errors: [parseError(expr, err)] };
+  }
+  const root = parsed.expr;
+  if (root === undefined) return { ok: false, errors: [formatIssue(expr, 0, 'Syntax error: empty expression')] };
+  const variables = compileEnv.variables;
+  rewriteTree(root, variables, new Set());
+  const checked = checkExpr(root, new Map(Object.entries(variables)));
+  if (checked.issues.length > 0) {
+    const positions = parsed.sourceInfo?.positions ?? {};
+    const errors = checked.issues.map((i: CheckIssue) => formatIssue(expr, rewritten.original(positions[String(i.exprId)] ?? 0), i.message));
+    return { ok: false, errors };
+  }
+  const estimatedCost = estimateCost(root, checked.types);
+  let run: (a: Record<string, unknown>) => CelValue | Error;
+  try {
+    instrumentLoops(root);
+    const planned = plan(baseEnv(), root);
+    run = (activation) => planned(activation as never);
+  } catch (err) {
+    return { ok: false, errors: [formatIssue(expr, 0, String((err as Error).message))] };
+  }
+  const program: Program = { source: expr, outputType: checked.type, run };
+  return { ok: true, program, errors: [], estimatedCost, outputType: checked.type };
+}
+
+/** cel-go's wording of the evaluator's errors. */
+function kubeWording(message: string): string {
+  const m = /^field not found: (.*)$/.exec(message) ?? /^key not found: (.*)$/.exec(message);
+  if (m !== null) return `no such key: ${m[1]}`;
+  if (message === 'int divide by zero' || message === 'divide by zero') return 'division by zero';
+  if (message.startsWith('int modulus by zero') || message === 'modulus by zero') return 'modulus by zero';
+  if (/^unbound function/.test(message)) return `no such overload`;
+  if (/overflow/.test(message)) return 'integer overflow';
+  return message;
+}
+
+/** Evaluates PROGRAM on ACTIVATION within the cost budget. */
+export function evaluate(program: Program, activation: Record<string, unknown>, options: EvalOptions = {}): EvalResult {
+  const budget = options.costBudget ?? PER_CALL_LIMIT;
+  const tracker = new RuntimeCost(budget);
+  let result: CelValue | Error;
+  try {
+    result = RuntimeCost.within(tracker, () => program.run(activation));
+  } catch (err) {
+    if (err instanceof RuntimeCost.Exceeded) return { error: 'operation cancelled: actual cost limit exceeded', cost: tracker.cost, exceeded: true };
+    return { error: kubeWording(err instanceof CelEvalError ? err.message : String((err as Error).message ?? err)), cost: tracker.cost };
+  }
+  if (tracker.exceeded) return { error: 'operation cancelled: actual cost limit exceeded', cost: tracker.cost, exceeded: true };
+  if (result instanceof Error) return { error: kubeWording(rootMessage(result)), cost: tracker.cost };
+  return { value: result, cost: tracker.cost };
+}
+
+function rootMessage(err: Error): string {
+  let e: unknown = err;
+  for (let i = 0; i < 5; i++) {
+    const cause = (e as { cause?: unknown }).cause;
+    if (cause instanceof RuntimeCost.Exceeded) throw cause;
+    if (!(cause instanceof Error)) break;
+    e = cause;
+  }
+  return (e as Error).message;
+}

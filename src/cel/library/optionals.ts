@@ -1,0 +1,66 @@
+/**
+ * cel-go's optional types as kube-apiserver enables them: `optional.of`, `optional.none`,
+ * `optional.ofNonZeroValue`, `hasValue`, `value`, `orValue`, `or`, and the optional selection and
+ * indexing the source rewrite turns `a.?b` and `a[?k]` into.
+ */
+import { isCelList, isCelMap, isCelUint, type CelValue } from '@bufbuild/cel';
+import { isReflectMessage } from '@bufbuild/protobuf/reflect';
+import { OPT_INDEX, OPT_SELECT } from '../source.js';
+import { asOptional, optionalValue } from '../values.js';
+import { CelEvalError, defineFunction, defineMethod } from './registry.js';
+
+function isZero(v: CelValue): boolean {
+  if (v === null || v === false || v === '' || v === 0 || v === 0n) return true;
+  if (isCelUint(v)) return v.value === 0n;
+  if (v instanceof Uint8Array) return v.length === 0;
+  if (isCelList(v)) return v.size === 0;
+  if (isCelMap(v)) return v.size === 0;
+  return false;
+}
+
+/** The field or key K of V, or undefined when absent. */
+function member(v: CelValue, k: CelValue): CelValue | undefined {
+  if (isCelMap(v)) return v.has(k as string) ? v.get(k as string) : undefined;
+  if (isCelList(v)) {
+    const i = typeof k === 'bigint' ? Number(k) : typeof k === 'number' && Number.isInteger(k) ? k : isCelUint(k) ? Number(k.value) : NaN;
+    if (Number.isNaN(i)) throw new CelEvalError('unsupported index type');
+    return i >= 0 && i < v.size ? v.get(i) : undefined;
+  }
+  if (isReflectMessage(v)) return undefined;
+  throw new CelEvalError(`no such overload`);
+}
+
+function optionalAccess(recv: CelValue, key: CelValue): CelValue {
+  const opt = asOptional(recv);
+  if (opt !== undefined) {
+    if (!opt.present) return recv;
+    return optionalValue(member(opt.value as CelValue, key));
+  }
+  return optionalValue(member(recv, key));
+}
+
+defineFunction('optional.of', 1, (v) => optionalValue(v));
+defineFunction('optional.none', 0, () => optionalValue(undefined));
+defineFunction('optional.ofNonZeroValue', 1, (v) => optionalValue(isZero(v) ? undefined : v));
+defineMethod('hasValue', 0, (r) => asOptional(r)?.present);
+defineMethod('value', 0, (r) => {
+  const o = asOptional(r);
+  if (o === undefined) return undefined;
+  if (!o.present) throw new CelEvalError('optional.none() dereference');
+  return o.value;
+});
+defineMethod('orValue', 1, (r, alt) => {
+  const o = asOptional(r);
+  if (o === undefined) return undefined;
+  return o.present ? o.value : alt;
+});
+defineMethod('or', 1, (r, alt) => {
+  const o = asOptional(r);
+  if (o === undefined) return undefined;
+  return o.present ? r : alt;
+});
+defineMethod(OPT_SELECT, 1, optionalAccess);
+defineMethod(OPT_INDEX, 1, optionalAccess);
+
+/** The identity the cost instrumentation wraps comprehension steps in. */
+defineFunction('@step', 1, (v) => v);

@@ -1,0 +1,83 @@
+/**
+ * Source handling around the parser: the optional-field syntax of cel-go's optional library
+ * (`a.?b`, `a[?k]`), which the parser does not read, rewritten into calls the evaluator knows
+ * (`a.__opt_select__('b')`, `a.__opt_index__(k)`), with a map back to the original offsets; and
+ * cel-go's rendering of an issue (`ERROR: <input>:1:5: message` with the source line and a caret).
+ */
+
+export interface RewrittenSource {
+  text: string;
+  /** Offset in the original source of each offset of `text`. */
+  original: (offset: number) => number;
+}
+
+export const OPT_SELECT = '__opt_select__';
+export const OPT_INDEX = '__opt_index__';
+
+/** Rewrites the optional syntax outside string literals; other text is kept byte for byte. */
+export function rewriteOptionalSyntax(src: string): RewrittenSource {
+  if (!src.includes('?')) return { text: src, original: (o) => o };
+  let out = '';
+  const origin: number[] = [];
+  const emit = (s: string, at: number): void => {
+    for (let k = 0; k < s.length; k++) origin.push(at);
+    out += s;
+  };
+  const closers: string[] = [];
+  let i = 0;
+  let prevSignificant = '';
+  while (i < src.length) {
+    const c = src[i];
+    if (c === '"' || c === "'") {
+      const start = i;
+      const triple = src.startsWith(c.repeat(3), i);
+      const quote = triple ? c.repeat(3) : c;
+      const raw = i > 0 && /[rR]/.test(src[i - 1]);
+      i += quote.length;
+      while (i < src.length && !src.startsWith(quote, i)) i += src[i] === '\\' && !raw ? 2 : 1;
+      i = Math.min(src.length, i + quote.length);
+      for (let k = start; k < i; k++) emit(src[k], k);
+      prevSignificant = c;
+      continue;
+    }
+    const ident = /^\.\?\s*([A-Za-z_][A-Za-z0-9_]*)/.exec(src.slice(i));
+    if (ident !== null) {
+      emit(`.${OPT_SELECT}('${ident[1]}')`, i);
+      i += ident[0].length;
+      prevSignificant = ')';
+      continue;
+    }
+    if (c === '[') {
+      const optIndex = /^\[\s*\?/.exec(src.slice(i));
+      const postfix = /[A-Za-z0-9_)\]}"']/.test(prevSignificant);
+      if (optIndex !== null && postfix) {
+        emit(`.${OPT_INDEX}(`, i);
+        i += optIndex[0].length;
+        closers.push(')');
+        prevSignificant = '(';
+        continue;
+      }
+      closers.push(']');
+    } else if (c === ']') {
+      const closer = closers.pop() ?? ']';
+      emit(closer, i);
+      i++;
+      prevSignificant = ']';
+      continue;
+    }
+    emit(c, i);
+    if (!/\s/.test(c)) prevSignificant = c;
+    i++;
+  }
+  return { text: out, original: (o) => (o < origin.length ? origin[o] : src.length) };
+}
+
+/** cel-go's rendering of one issue at OFFSET of SRC. */
+export function formatIssue(src: string, offset: number, message: string): string {
+  const before = src.slice(0, Math.max(0, offset));
+  const line = before.split('\n').length;
+  const lineStart = before.lastIndexOf('\n') + 1;
+  const col = offset - lineStart;
+  const lineText = src.split('\n')[line - 1] ?? '';
+  return `ERROR: <input>:${line}:${col + 1}: ${message}\n | ${lineText}\n | ${'.'.repeat(col)}^`;
+}

@@ -1,0 +1,197 @@
+import { objectKey, type Obj } from '../api/object-util.js';
+import { logger } from '../logging/logger.js';
+import { evaluatorFor, quotaScopes } from '../quota/quota-evaluators.js';
+import { addLists, listsEqual, maskList, resourceListObject, resourceListOf, type ResourceList } from '../quota/resource-list.js';
+import { StorageError, type Storage } from '../storage/storage.js';
+import { obj } from '../validation/value-access.js';
+import { WatchedCollection, type CollectionChange } from './watched-collection.js';
+import { WorkQueue, type WorkOutcome } from './work-queue.js';
+
+const QUOTAS = 'resourcequotas';
+/** kube-controller-manager's --resource-quota-sync-period: every quota is recounted this often. */
+export const FULL_RESYNC_MS = 5 * 60 * 1000;
+
+/** The storage type (and group/resource) whose objects a quota resource counts. */
+interface Counted {
+  type: string;
+  group: string;
+  resource: string;
+}
+
+const core = (resource: string): Counted => ({ type: resource, group: '', resource });
+
+/** Which kind a quota resource name counts; undefined for names no kind is charged for. */
+export function countedKind(name: string): Counted | undefined {
+  if (name.startsWith('count/')) {
+    const rest = name.slice('count/'.length);
+    const dot = rest.indexOf('.');
+    return dot < 0 ? core(rest) : { type: rest, group: rest.slice(dot + 1), resource: rest.slice(0, dot) };
+  }
+  if (['configmaps', 'secrets', 'replicationcontrollers', 'resourcequotas', 'services', 'persistentvolumeclaims'].includes(name)) return core(name);
+  if (name.startsWith('services.')) return core('services');
+  if (name === 'requests.storage' || name.includes('.storageclass.storage.k8s.io/')) return core('persistentvolumeclaims');
+  if (evaluatorFor('', 'pods')?.matchingResources([name]).length === 1) return core('pods');
+  return undefined;
+}
+
+/**
+ * kube-controller-manager's resourcequota controller: keeps each ResourceQuota's `status.hard`
+ * equal to its `spec.hard` and `status.used` equal to what the namespace's objects in the quota's
+ * scopes use (every tracked resource present, zeros included, so that admission can charge it).
+ * A namespace is recounted when one of its quotas changes, when an object of a kind its quotas
+ * count changes (deletions release quota), and every five minutes. Status writes are
+ * compare-and-swap; a lost race is recounted. Run it in one process per storage.
+ */
+export class ResourceQuotaController {
+  private readonly abort = new AbortController();
+  private readonly quotas: WatchedCollection;
+  private readonly watchedTypes = new Set<string>();
+  /** Keys of every quota, for the periodic recount. */
+  private readonly quotaKeys = new Set<string>();
+  private readonly queue: WorkQueue<string>;
+  private resync: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly now: () => number = Date.now,
+    private readonly resyncMs = FULL_RESYNC_MS,
+  ) {
+    this.quotas = new WatchedCollection(storage, QUOTAS, (c) => this.quotaChanged(c), this.abort.signal, this.report);
+    this.queue = new WorkQueue(
+      (namespace) => this.sync(namespace),
+      (namespace, err) => this.report(err, namespace),
+    );
+  }
+
+  /** Counts every quota once, then follows changes until `signal` aborts. */
+  async run(signal: AbortSignal): Promise<void> {
+    signal.addEventListener('abort', () => this.stop(), { once: true });
+    await this.quotas.start();
+    this.resync = setInterval(() => this.enqueueAll(), this.resyncMs);
+    await this.queue.run(1, this.abort.signal);
+  }
+
+  private stop(): void {
+    this.abort.abort();
+    clearInterval(this.resync);
+  }
+
+  private readonly report = (err: unknown, namespace?: string): void => {
+    if (this.abort.signal.aborted) return;
+    logger.warn('resourcequota controller', { namespace, error: err instanceof Error ? err.message : String(err) });
+  };
+
+  private enqueueAll(): void {
+    const namespaces = new Set<string>();
+    for (const key of this.quotaKeys) namespaces.add(key.slice(0, key.indexOf('/')));
+    for (const ns of namespaces) this.queue.add(ns);
+  }
+
+  private quotaChanged(c: CollectionChange): void {
+    if (c.current === undefined) {
+      this.quotaKeys.delete(c.key);
+      // Quotas count quotas: the others of the namespace may track `resourcequotas`.
+      this.queue.add(c.namespace);
+      return;
+    }
+    this.quotaKeys.add(c.key);
+    for (const name of resourceListOf(obj(c.current.spec).hard).keys()) {
+      const counted = countedKind(name);
+      if (counted !== undefined && counted.type !== QUOTAS) this.follow(counted.type);
+    }
+    const spec = resourceListOf(obj(c.current.spec).hard);
+    const status = resourceListOf(obj(c.current.status).hard);
+    const used = resourceListOf(obj(c.current.status).used);
+    if (!listsEqual(spec, status) || [...spec.keys()].some((k) => !used.has(k))) this.queue.add(c.namespace);
+    // Quotas count quotas: a quota created or deleted changes its namespace's `resourcequotas` usage.
+    if (c.previous === undefined) this.queue.add(c.namespace);
+  }
+
+  /** Watches a counted kind from now on: any change re-counts the quotas of its namespace. */
+  private follow(type: string): void {
+    if (this.watchedTypes.has(type)) return;
+    this.watchedTypes.add(type);
+    const start = async (): Promise<void> => {
+      const from = await this.storage.currentResourceVersion(type);
+      await this.storage.watch(
+        type,
+        from,
+        (e) => {
+          const slash = e.key.indexOf('/');
+          if (slash > 0) this.queue.add(e.key.slice(0, slash));
+        },
+        this.abort.signal,
+        () => {
+          // The stream was lost: recount everything, and follow again.
+          this.enqueueAll();
+          if (!this.abort.signal.aborted) start().catch((err: unknown) => this.report(err));
+        },
+      );
+    };
+    start().catch((err: unknown) => {
+      this.watchedTypes.delete(type);
+      this.report(err);
+    });
+  }
+
+  /** Recounts every quota of `namespace` and writes the statuses that changed. */
+  private async sync(namespace: string): Promise<WorkOutcome> {
+    const listed = await this.storage.list(QUOTAS, { namespace });
+    let outcome: WorkOutcome = 'done';
+    const cache = new Map<string, Obj[]>();
+    const objectsOf = async (type: string): Promise<Obj[]> => {
+      let objects = cache.get(type);
+      if (objects === undefined) {
+        objects = (await this.storage.list(type, { namespace })).items.map((item) => JSON.parse(item.json) as Obj);
+        cache.set(type, objects);
+      }
+      return objects;
+    };
+    for (const item of listed.items) {
+      const quota = JSON.parse(item.json) as Obj;
+      const hard = resourceListOf(obj(quota.spec).hard);
+      const used = await this.usage(quota, hard, objectsOf, listed.items.length);
+      const status = obj(quota.status);
+      if (listsEqual(resourceListOf(status.hard), hard) && listsEqual(resourceListOf(status.used), used)) continue;
+      quota.status = { ...status, hard: resourceListObject(hard), used: resourceListObject(used) };
+      try {
+        await this.storage.update(QUOTAS, objectKey(namespace, String(obj(quota.metadata).name)), quota, item.resourceVersion);
+      } catch (err) {
+        if (!(err instanceof StorageError) || (err.code !== 'Conflict' && err.code !== 'NotFound')) throw err;
+        if (err.code === 'Conflict') outcome = 'retry';
+      }
+    }
+    return outcome;
+  }
+
+  /** CalculateUsage: the usage, in the quota's scopes, of every resource the quota limits (zeros included). */
+  private async usage(quota: Obj, hard: ResourceList, objectsOf: (type: string) => Promise<Obj[]>, quotaCount: number): Promise<ResourceList> {
+    const scopes = quotaScopes(quota);
+    const byKind = new Map<string, { counted: Counted; names: string[] }>();
+    for (const name of hard.keys()) {
+      const counted = countedKind(name);
+      if (counted === undefined) continue;
+      const entry = byKind.get(counted.type) ?? { counted, names: [] };
+      entry.names.push(name);
+      byKind.set(counted.type, entry);
+    }
+    let used: ResourceList = new Map();
+    const now = this.now();
+    for (const { counted, names } of byKind.values()) {
+      const evaluator = evaluatorFor(counted.group, counted.resource);
+      if (evaluator === undefined) continue;
+      const tracked = evaluator.matchingResources(names);
+      used = addLists(used, new Map(tracked.map((n) => [n, '0'])));
+      if (counted.type === QUOTAS) {
+        // Quotas are listed already; their scopes never match (quotas have no scopes).
+        if (scopes.length === 0) used = addLists(used, maskList(new Map(tracked.map((n) => [n, String(quotaCount)])), tracked));
+        continue;
+      }
+      for (const object of await objectsOf(counted.type)) {
+        if (!scopes.every((scope) => evaluator.matchesScope(scope, object))) continue;
+        used = addLists(used, maskList(evaluator.usage(object, now), tracked));
+      }
+    }
+    return used;
+  }
+}

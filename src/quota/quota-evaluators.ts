@@ -1,0 +1,357 @@
+/**
+ * What an object costs in quota, as kube's quota evaluators (k8s.io/kubernetes/pkg/quota/v1/evaluator/core
+ * and the generic object-count evaluator) count it: which quota resources each kind is charged for,
+ * its usage, which quota scopes it falls in, which writes are charged, and the pod constraints
+ * (`must specify limits.cpu for: c`).
+ */
+import type { Obj } from '../api/object-util.js';
+import { compareQuantities, isWholeQuantity, quantityIntegerValue } from '../codec/printers/quantity.js';
+import { podQosClass } from '../strategy/pod-qos.js';
+import { aggregateContainerLimits, aggregateContainerRequests } from '../validation/pod-resource-totals.js';
+import { isPodLevelResource } from '../validation/pod-resources.js';
+import { obj, objects } from '../validation/value-access.js';
+import { addLists, resourceListOf, type ResourceList } from './resource-list.js';
+
+/** One term of a quota's scopes: `scopes` entries are `Exists` terms. */
+export interface ScopeRequirement {
+  scopeName: string;
+  operator: string;
+  values: string[];
+}
+
+export interface QuotaEvaluator {
+  /** The quota resources among `names` this kind is charged for. */
+  matchingResources(names: readonly string[]): string[];
+  /** The object's usage. */
+  usage(object: Obj, now: number): ResourceList;
+  /** Whether the object falls in a scope (kinds without scopes: never). */
+  matchesScope(scope: ScopeRequirement, object: Obj): boolean;
+  /** Whether a write is charged at admission. */
+  handles(operation: string, subresource: string, object: Obj | undefined, old: Obj | undefined): boolean;
+  /** Why the object cannot be charged against quotas tracking `required` (pods only). */
+  constraints(required: readonly string[], object: Obj): string | undefined;
+}
+
+/** The `count/<resource>[.<group>]` quota resource of a group and resource. */
+export function objectCountName(group: string, resource: string): string {
+  return group === '' ? `count/${resource}` : `count/${resource}.${group}`;
+}
+
+const one = (): string => '1';
+const noScope = (): boolean => false;
+const noConstraints = (): undefined => undefined;
+
+/** The object-count evaluator: creates are charged 1 of `count/...` (and a legacy alias). */
+function objectCounter(group: string, resource: string, alias?: string): QuotaEvaluator {
+  const names = [objectCountName(group, resource), ...(alias === undefined ? [] : [alias])];
+  return {
+    matchingResources: (input) => input.filter((n) => names.includes(n)),
+    usage: () => new Map(names.map((n) => [n, one()])),
+    matchesScope: noScope,
+    handles: (operation, subresource) => subresource === '' && operation === 'CREATE',
+    constraints: noConstraints,
+  };
+}
+
+const POD_RESOURCES = [
+  'count/pods',
+  'cpu',
+  'memory',
+  'ephemeral-storage',
+  'requests.cpu',
+  'requests.memory',
+  'requests.ephemeral-storage',
+  'limits.cpu',
+  'limits.memory',
+  'limits.ephemeral-storage',
+  'pods',
+];
+/** Resources the pod constraints apply to: a quota on them needs every container to say its amount. */
+const CONSTRAINED = ['cpu', 'memory', 'requests.cpu', 'requests.memory', 'limits.cpu', 'limits.memory'];
+
+/** helper.IsNativeResource: no domain, or a kubernetes.io one. */
+const isNativeResource = (name: string): boolean => !name.includes('/') || name.includes('kubernetes.io/');
+/** An extended resource charged as `requests.<name>`. */
+const isExtendedQuotaResource = (name: string): boolean => name.startsWith('requests.') && !isNativeResource(name.slice('requests.'.length));
+
+/** podComputeUsageHelper: a pod's (or one container's) requests and limits as quota resources. */
+function computeUsage(requests: ResourceList, limits: ResourceList): ResourceList {
+  const usage: ResourceList = new Map([['pods', '1']]);
+  for (const name of ['cpu', 'memory', 'ephemeral-storage']) {
+    const request = requests.get(name);
+    if (request !== undefined) {
+      usage.set(name, request);
+      usage.set(`requests.${name}`, request);
+    }
+    const limit = limits.get(name);
+    if (limit !== undefined) usage.set(`limits.${name}`, limit);
+  }
+  for (const [name, request] of requests) {
+    if (name.startsWith('hugepages-')) {
+      usage.set(name, request);
+      usage.set(`requests.${name}`, request);
+    } else if (!isNativeResource(name)) usage.set(`requests.${name}`, request);
+  }
+  return usage;
+}
+
+/** PodRequests: the containers' aggregate, pod-level requests over it, plus the pod's overhead. */
+function podRequests(spec: Obj): ResourceList {
+  const requests = aggregateContainerRequests(spec);
+  for (const [name, q] of resourceListOf(obj(spec.resources).requests)) if (isPodLevelResource(name)) requests.set(name, q);
+  return addLists(requests, resourceListOf(spec.overhead));
+}
+
+/** PodLimits: as requests, the overhead added only to resources that have a limit. */
+function podLimits(spec: Obj): ResourceList {
+  const limits = aggregateContainerLimits(spec);
+  for (const [name, q] of resourceListOf(obj(spec.resources).limits)) if (isPodLevelResource(name)) limits.set(name, q);
+  const overhead = new Map([...resourceListOf(spec.overhead)].filter(([name]) => limits.has(name)));
+  return addLists(limits, overhead);
+}
+
+/** QuotaV1Pod: terminal pods, and pods past their deletion grace period, use no compute quota. */
+function chargedPod(pod: Obj, now: number): boolean {
+  const phase = obj(pod.status).phase;
+  if (phase === 'Failed' || phase === 'Succeeded') return false;
+  const meta = obj(pod.metadata);
+  if (typeof meta.deletionTimestamp === 'string' && typeof meta.deletionGracePeriodSeconds === 'number') {
+    if (now > Date.parse(meta.deletionTimestamp) + meta.deletionGracePeriodSeconds * 1000) return false;
+  }
+  return true;
+}
+
+/** A pod whose `activeDeadlineSeconds` ends it: the Terminating scope. */
+const isTerminating = (pod: Obj): boolean => typeof obj(pod.spec).activeDeadlineSeconds === 'number' && (obj(pod.spec).activeDeadlineSeconds as number) >= 0;
+
+function usesCrossNamespaceAffinity(pod: Obj): boolean {
+  const affinity = obj(obj(pod.spec).affinity);
+  const crosses = (term: Obj): boolean =>
+    (Array.isArray(term.namespaces) && term.namespaces.length > 0) || (term.namespaceSelector !== undefined && term.namespaceSelector !== null);
+  for (const kind of [affinity.podAffinity, affinity.podAntiAffinity]) {
+    const k = obj(kind);
+    if (objects(k.requiredDuringSchedulingIgnoredDuringExecution).some(crosses)) return true;
+    if (objects(k.preferredDuringSchedulingIgnoredDuringExecution).some((w) => crosses(obj(w.podAffinityTerm)))) return true;
+  }
+  return false;
+}
+
+/** ScopedResourceSelectorRequirementsAsSelector over `{scopeName: value}` (value absent when undefined). */
+function selectorMatches(scope: ScopeRequirement, value: string | undefined): boolean {
+  switch (scope.operator) {
+    case 'In':
+      return value !== undefined && scope.values.includes(value);
+    case 'NotIn':
+      return value === undefined || !scope.values.includes(value);
+    case 'Exists':
+      return value !== undefined;
+    case 'DoesNotExist':
+      return value === undefined;
+    default:
+      return false;
+  }
+}
+
+const podEvaluator: QuotaEvaluator = {
+  matchingResources: (input) =>
+    input.filter((n) => POD_RESOURCES.includes(n) || n.startsWith('hugepages-') || n.startsWith('requests.hugepages-') || isExtendedQuotaResource(n)),
+  usage: (pod, now) => {
+    const usage: ResourceList = new Map([['count/pods', '1']]);
+    if (!chargedPod(pod, now)) return usage;
+    const spec = obj(pod.spec);
+    return addLists(usage, computeUsage(podRequests(spec), podLimits(spec)));
+  },
+  matchesScope: (scope, pod) => {
+    const spec = obj(pod.spec);
+    switch (scope.scopeName) {
+      case 'Terminating':
+        return isTerminating(pod);
+      case 'NotTerminating':
+        return !isTerminating(pod);
+      case 'BestEffort':
+        return podQosClass(pod) === 'BestEffort';
+      case 'NotBestEffort':
+        return podQosClass(pod) !== 'BestEffort';
+      case 'PriorityClass': {
+        const priorityClass = typeof spec.priorityClassName === 'string' && spec.priorityClassName !== '' ? spec.priorityClassName : undefined;
+        return scope.operator === 'Exists' ? priorityClass !== undefined : selectorMatches(scope, priorityClass);
+      }
+      case 'CrossNamespacePodAffinity':
+        return usesCrossNamespaceAffinity(pod);
+      default:
+        return false;
+    }
+  },
+  handles: (operation, subresource, pod, old) => {
+    if (subresource === 'resize') return operation === 'UPDATE';
+    if (subresource !== '') return false;
+    if (operation === 'UPDATE' && pod !== undefined && old !== undefined && isTerminating(pod) !== isTerminating(old)) return true;
+    return operation === 'CREATE';
+  },
+  constraints: (required, pod) => {
+    const spec = obj(pod.spec);
+    const podLevel = obj(spec.resources);
+    if (Object.keys(obj(podLevel.requests)).length > 0 || Object.keys(obj(podLevel.limits)).length > 0) return undefined;
+    const wanted = required.filter((r) => CONSTRAINED.includes(r));
+    const missing = new Map<string, Set<string>>();
+    for (const c of [...objects(spec.containers), ...objects(spec.initContainers)]) {
+      const resources = obj(c.resources);
+      const has = computeUsage(resourceListOf(resources.requests), resourceListOf(resources.limits));
+      for (const r of wanted) {
+        if (has.has(r)) continue;
+        const names = missing.get(r) ?? new Set<string>();
+        names.add(String(c.name));
+        missing.set(r, names);
+      }
+    }
+    if (missing.size === 0) return undefined;
+    const sorted = (items: Iterable<string>): string[] => [...items].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    return `must specify ${sorted(missing.keys())
+      .map((r) => `${r} for: ${sorted(missing.get(r) as Set<string>).join(',')}`)
+      .join('; ')}`;
+  },
+};
+
+const SERVICE_RESOURCES = ['count/services', 'services', 'services.nodeports', 'services.loadbalancers'];
+
+const serviceEvaluator: QuotaEvaluator = {
+  matchingResources: (input) => input.filter((n) => SERVICE_RESOURCES.includes(n)),
+  usage: (service) => {
+    const spec = obj(service.spec);
+    const ports = objects(spec.ports);
+    const usage: ResourceList = new Map([
+      ['count/services', '1'],
+      ['services', '1'],
+      ['services.loadbalancers', '0'],
+      ['services.nodeports', '0'],
+    ]);
+    if (spec.type === 'NodePort') usage.set('services.nodeports', String(ports.length));
+    if (spec.type === 'LoadBalancer') {
+      const withNodePorts =
+        spec.allocateLoadBalancerNodePorts === false ? ports.filter((p) => typeof p.nodePort === 'number' && p.nodePort !== 0).length : ports.length;
+      usage.set('services.nodeports', String(withNodePorts));
+      usage.set('services.loadbalancers', '1');
+    }
+    return usage;
+  },
+  matchesScope: noScope,
+  handles: (operation, subresource) => subresource === '' && (operation === 'CREATE' || operation === 'UPDATE'),
+  constraints: noConstraints,
+};
+
+const STORAGE_CLASS_SUFFIX = '.storageclass.storage.k8s.io/';
+const BETA_CLASS_ANNOTATION = 'volume.beta.kubernetes.io/storage-class';
+
+/** GetPersistentVolumeClaimClass: the beta annotation, else `storageClassName`. */
+function claimClass(claim: Obj): string {
+  const annotation = obj(obj(claim.metadata).annotations)[BETA_CLASS_ANNOTATION];
+  if (typeof annotation === 'string') return annotation;
+  const name = obj(claim.spec).storageClassName;
+  return typeof name === 'string' ? name : '';
+}
+
+/** A storage quantity rounded up to a whole number of bytes (Quantity.RoundUp(0)). */
+function roundedUp(q: string): string {
+  return isWholeQuantity(q) ? q : String(quantityIntegerValue(q) ?? 0n);
+}
+
+const claimEvaluator: QuotaEvaluator = {
+  matchingResources: (input) =>
+    input.filter(
+      (n) =>
+        n === 'count/persistentvolumeclaims' ||
+        n === 'persistentvolumeclaims' ||
+        n === 'requests.storage' ||
+        n.endsWith(`${STORAGE_CLASS_SUFFIX}persistentvolumeclaims`) ||
+        n.endsWith(`${STORAGE_CLASS_SUFFIX}requests.storage`),
+    ),
+  usage: (claim) => {
+    const usage: ResourceList = new Map([
+      ['persistentvolumeclaims', '1'],
+      ['count/persistentvolumeclaims', '1'],
+    ]);
+    const className = claimClass(claim);
+    if (className !== '') usage.set(`${className}${STORAGE_CLASS_SUFFIX}persistentvolumeclaims`, '1');
+    let storage = resourceListOf(obj(obj(claim.spec).resources).requests).get('storage');
+    if (storage !== undefined) {
+      storage = roundedUp(storage);
+      const allocated = resourceListOf(obj(claim.status).allocatedResources).get('storage');
+      if (allocated !== undefined && compareQuantities(allocated, storage) === 1) storage = roundedUp(allocated);
+      usage.set('requests.storage', storage);
+      if (className !== '') usage.set(`${className}${STORAGE_CLASS_SUFFIX}requests.storage`, storage);
+    }
+    return usage;
+  },
+  matchesScope: (scope, claim) => {
+    if (scope.scopeName !== 'VolumeAttributesClass') return false;
+    const names = new Set(
+      [
+        obj(claim.spec).volumeAttributesClassName,
+        obj(claim.status).currentVolumeAttributesClassName,
+        obj(obj(claim.status).modifyVolumeStatus).targetVolumeAttributesClassName,
+      ].filter((n): n is string => typeof n === 'string' && n !== ''),
+    );
+    if (scope.operator === 'Exists') return names.size > 0;
+    if (names.size === 0) return selectorMatches(scope, undefined);
+    return [...names].some((n) => selectorMatches(scope, n));
+  },
+  handles: (operation, subresource, claim, old) => {
+    if (subresource === '') return operation === 'CREATE' || operation === 'UPDATE';
+    if (subresource !== 'status' || claim === undefined || old === undefined) return false;
+    return JSON.stringify(obj(obj(claim.status).allocatedResources).storage) !== JSON.stringify(obj(obj(old.status).allocatedResources).storage);
+  },
+  constraints: noConstraints,
+};
+
+/** Kinds counted under a legacy name besides `count/...`. */
+const LEGACY_ALIASES: Record<string, string> = {
+  configmaps: 'configmaps',
+  resourcequotas: 'resourcequotas',
+  replicationcontrollers: 'replicationcontrollers',
+  secrets: 'secrets',
+};
+
+/** Resources quota never charges (virtual, or events). */
+const IGNORED = new Set([
+  '/bindings',
+  '/componentstatuses',
+  'authentication.k8s.io/tokenreviews',
+  'authentication.k8s.io/selfsubjectreviews',
+  'authorization.k8s.io/subjectaccessreviews',
+  'authorization.k8s.io/selfsubjectaccessreviews',
+  'authorization.k8s.io/localsubjectaccessreviews',
+  'authorization.k8s.io/selfsubjectrulesreviews',
+  '/events',
+  'events.k8s.io/events',
+]);
+
+/** The evaluator of a group and resource; undefined for resources quota ignores. */
+export function evaluatorFor(group: string, resource: string): QuotaEvaluator | undefined {
+  if (IGNORED.has(`${group}/${resource}`)) return undefined;
+  if (group === '') {
+    if (resource === 'pods') return podEvaluator;
+    if (resource === 'services') return serviceEvaluator;
+    if (resource === 'persistentvolumeclaims') return claimEvaluator;
+    return objectCounter(group, resource, LEGACY_ALIASES[resource]);
+  }
+  return objectCounter(group, resource);
+}
+
+/** The scope terms of a quota: its `scopes` (as `Exists`) and its scope selector's expressions. */
+export function quotaScopes(quota: Obj): ScopeRequirement[] {
+  const spec = obj(quota.spec);
+  const scopes = (Array.isArray(spec.scopes) ? spec.scopes : []).map((s) => ({ scopeName: String(s), operator: 'Exists', values: [] }));
+  const expressions = objects(obj(spec.scopeSelector).matchExpressions).map((e) => ({
+    scopeName: String(e.scopeName),
+    operator: String(e.operator),
+    values: Array.isArray(e.values) ? e.values.map(String) : [],
+  }));
+  return [...scopes, ...expressions];
+}
+
+/** generic.Matches: the quota limits one of the kind's resources and the object is in every scope. */
+export function quotaMatches(evaluator: QuotaEvaluator, quota: Obj, object: Obj): boolean {
+  const hard = [...resourceListOf(obj(quota.status).hard).keys()];
+  if (evaluator.matchingResources(hard).length === 0) return false;
+  return quotaScopes(quota).every((scope) => evaluator.matchesScope(scope, object));
+}

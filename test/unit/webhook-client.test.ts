@@ -1,0 +1,136 @@
+/**
+ * The webhook client (src/webhook/webhook-client.ts) against a real HTTPS server in the test process:
+ * URL and Service references (resolved through EndpointSlices, then Endpoints), the CA bundle as the
+ * only trust root, the service DNS name as the TLS server name, and Go-worded errors for refused
+ * connections, timeouts, untrusted or misnamed certificates, and non-2xx answers.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { createServer } from 'node:net';
+import { MemoryStorage } from '../../src/storage/memory-storage.js';
+import { StorageServiceResolver, WebhookCallError, WebhookClient } from '../../src/webhook/webhook-client.js';
+import { generateCertificates, startWebhookServer, type TestWebhookServer } from '../helpers/webhook-server.js';
+
+let server: TestWebhookServer;
+const storage = new MemoryStorage({ historyMs: 60_000 });
+const client = new WebhookClient(new StorageServiceResolver(storage));
+
+before(async () => {
+  server = await startWebhookServer(['localhost', 'hooks.wh-ns.svc']);
+  server.handle('/echo', (call) => ({ got: call.body, timeout: call.query.get('timeout'), host: call.headers.host }));
+  server.handle('/slow', () => undefined);
+  server.handle('/fail', (_call, res) => res.writeHead(500, { 'Content-Type': 'text/plain' }).end('boom'));
+  server.handle('/status', (_call, res) =>
+    res
+      .writeHead(403, { 'Content-Type': 'application/json' })
+      .end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', message: 'nope', reason: 'Forbidden', code: 403 })),
+  );
+  await storage.create('services', 'wh-ns/hooks', {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: 'hooks', namespace: 'wh-ns' },
+    spec: { type: 'ClusterIP', ports: [{ name: 'https', port: 443, targetPort: 8443 }] },
+  });
+  await storage.create('endpointslices.discovery.k8s.io', 'wh-ns/hooks-abc', {
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
+    metadata: { name: 'hooks-abc', namespace: 'wh-ns', labels: { 'kubernetes.io/service-name': 'hooks' } },
+    addressType: 'IPv4',
+    ports: [{ name: 'https', port: server.port }],
+    endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }],
+  });
+  await storage.create('services', 'wh-ns/legacy', {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: 'legacy', namespace: 'wh-ns' },
+    spec: { ports: [{ port: 8443 }] },
+  });
+  await storage.create('endpoints', 'wh-ns/legacy', {
+    apiVersion: 'v1',
+    kind: 'Endpoints',
+    metadata: { name: 'legacy', namespace: 'wh-ns' },
+    subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ port: server.port }] }],
+  });
+});
+
+after(async () => {
+  client.close();
+  await server.stop();
+  await storage.close();
+});
+
+async function callError(p: Promise<unknown>): Promise<WebhookCallError> {
+  try {
+    await p;
+  } catch (err) {
+    assert.ok(err instanceof WebhookCallError, String(err));
+    return err;
+  }
+  assert.fail('the call succeeded');
+}
+
+test('a URL webhook gets the JSON body with the timeout parameter and its answer comes back parsed', async () => {
+  const answer = await client.post({ url: `https://localhost:${server.port}/echo`, caBundle: server.certs.caBundle }, { hello: 'world' }, { timeoutMs: 2500 });
+  assert.deepEqual(answer, { got: { hello: 'world' }, timeout: '3s', host: `localhost:${server.port}` });
+});
+
+test('an IP URL verifies the IP SAN', async () => {
+  const answer = await client.post({ url: `${server.url}/echo`, caBundle: server.certs.caBundle }, {}, { timeoutMs: 10_000 });
+  assert.equal((answer as { timeout: string }).timeout, '10s');
+});
+
+test('a service reference resolves through the EndpointSlice and verifies NAME.NAMESPACE.svc', async () => {
+  const answer = await client.post(
+    { service: { namespace: 'wh-ns', name: 'hooks', path: '/echo' }, caBundle: server.certs.caBundle },
+    { a: 1 },
+    { timeoutMs: 1000 },
+  );
+  assert.deepEqual(answer, { got: { a: 1 }, timeout: '1s', host: 'hooks.wh-ns.svc:443' });
+});
+
+test('a service without slices resolves through its Endpoints; a misnamed certificate is refused as Go refuses it', async () => {
+  const err = await callError(
+    client.post({ service: { namespace: 'wh-ns', name: 'legacy', path: '/echo', port: 8443 }, caBundle: server.certs.caBundle }, {}, { timeoutMs: 1000 }),
+  );
+  assert.equal(
+    err.message,
+    'Post "https://legacy.wh-ns.svc:8443/echo?timeout=1s": tls: failed to verify certificate: x509: certificate is valid for localhost, hooks.wh-ns.svc, 127.0.0.1, not legacy.wh-ns.svc',
+  );
+  assert.deepEqual(err.status, { code: 503, reason: 'ServiceUnavailable', message: 'error calling webhook' });
+});
+
+test('service resolution failures read as kube words them', async () => {
+  const missing = await callError(client.post({ service: { namespace: 'wh-ns', name: 'nosuch' } }, {}, { timeoutMs: 1000 }));
+  assert.equal(missing.message, 'Post "https://nosuch.wh-ns.svc:443/?timeout=1s": service "nosuch" not found');
+  const noPort = await callError(client.post({ service: { namespace: 'wh-ns', name: 'hooks', port: 9 } }, {}, { timeoutMs: 1000 }));
+  assert.equal(noPort.message, 'Post "https://hooks.wh-ns.svc:9/?timeout=1s": no service port 9 found for service "hooks"');
+});
+
+test('a certificate from another CA is signed by unknown authority', async () => {
+  const other = await generateCertificates(['localhost']);
+  const err = await callError(client.post({ url: `${server.url}/echo`, caBundle: other.caBundle }, {}, { timeoutMs: 1000 }));
+  assert.equal(err.message, `Post "${server.url}/echo?timeout=1s": tls: failed to verify certificate: x509: certificate signed by unknown authority`);
+});
+
+test('a refused connection and a timeout', async () => {
+  const probe = createServer();
+  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+  const port = (probe.address() as { port: number }).port;
+  await new Promise<void>((r) => probe.close(() => r()));
+  const refused = await callError(client.post({ url: `https://127.0.0.1:${port}/x` }, {}, { timeoutMs: 1000 }));
+  assert.equal(refused.message, `Post "https://127.0.0.1:${port}/x?timeout=1s": dial tcp 127.0.0.1:${port}: connect: connection refused`);
+  const slow = await callError(client.post({ url: `${server.url}/slow`, caBundle: server.certs.caBundle }, {}, { timeoutMs: 200 }));
+  assert.equal(slow.message, `Post "${server.url}/slow?timeout=1s": context deadline exceeded`);
+  assert.equal(slow.timedOut, true);
+});
+
+test('non-2xx answers: a Status is the webhook status; anything else is client-go generic response', async () => {
+  const ca = server.certs.caBundle;
+  const failed = await callError(client.post({ url: `${server.url}/fail`, caBundle: ca }, {}, { timeoutMs: 1000 }));
+  assert.equal(failed.message, 'an error on the server ("boom") has prevented the request from succeeding');
+  assert.equal(failed.status.code, 500);
+  const status = await callError(client.post({ url: `${server.url}/status`, caBundle: ca }, {}, { timeoutMs: 1000 }));
+  assert.deepEqual(status.status, { code: 403, reason: 'Forbidden', message: 'nope' });
+  const notFound = await callError(client.post({ url: `${server.url}/missing`, caBundle: ca }, {}, { timeoutMs: 1000 }));
+  assert.equal(notFound.message, 'the server could not find the requested resource');
+});
