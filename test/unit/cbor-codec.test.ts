@@ -144,6 +144,23 @@ describe('CBOR decoder: accepts and refuses as kube', () => {
   /** Nesting Capstan refuses on purpose: its decoders' limit (1,000) is below kube's (10,000). */
   const DEEPER_THAN_OUR_LIMIT = new Set(['valid-nesting-1100']);
 
+  test('hostile nesting of tags, arrays and maps stops at the limit without exhausting the stack', () => {
+    for (const unit of ['d9d9f7', 'c6', '81', 'a14161', '9f']) {
+      const body = Buffer.from(`a14161${unit.repeat(200_000)}00`, 'hex');
+      assert.throws(
+        () => decodeCbor(body, { maxDepth: 1000 }),
+        (e: unknown) => e instanceof CborDecodeError && e.message === 'cbor: exceeded max nested level 1000',
+        unit,
+      );
+    }
+  });
+
+  test('the limit counts containers as the JSON reader does: 1,000 levels pass, 1,001 do not', () => {
+    const nested = (n: number): Buffer => Buffer.from(`d9d9f7${'81'.repeat(n)}00`, 'hex');
+    assert.doesNotThrow(() => decodeCbor(nested(1000), { maxDepth: 1000 }));
+    assert.throws(() => decodeCbor(nested(1001), { maxDepth: 1000 }), CborDecodeError);
+  });
+
   test(`${INPUTS.length} valid, malformed and hostile inputs`, () => {
     let typedLater = 0;
     for (const g of INPUTS) {

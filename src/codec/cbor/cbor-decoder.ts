@@ -67,6 +67,8 @@ class Reader {
   firstError: CborDecodeError | undefined;
   /** Literal text of numbers JavaScript cannot tell apart: whole floats (`1.0`) and integers beyond 2^53. */
   literals: Map<object, Map<string | number, string>> | undefined;
+  /** Maps being read (1 inside the document's top-level map). */
+  maps = 0;
   /** Element index of each key of each decoded map, when `indexKeys`. */
   keyIndexes: WeakMap<object, Map<string, number>> | undefined;
   /** Set by item() when the number it returned needs a literal (see `literals`). */
@@ -268,6 +270,7 @@ class Reader {
     const tree = typeof kind === 'object' ? kind : undefined;
     const out: Record<string, unknown> = {};
     const seen = new Set<string>();
+    this.maps++;
     let indexes: Map<string, number> | undefined;
     if (this.options.indexKeys === true) {
       this.keyIndexes ??= new WeakMap();
@@ -285,12 +288,12 @@ class Reader {
       }
       const k = this.key(field);
       // Typed errors name the top-level field, as kube's do (`v1.ConfigMap.binaryData`).
-      const childField = depth === 0 && k !== undefined ? k : field;
+      const childField = this.maps === 1 && k !== undefined ? k : field;
       const v = this.item(depth + 1, tree && k !== undefined ? (tree.fields.get(k) ?? tree.each) : undefined, childField);
       if (k === undefined) continue;
       this.note(out, k);
       if (seen.has(k)) {
-        this.fail(`cbor: found duplicate map key ${JSON.stringify(k)} at map element index ${i}`, depth === 0 && (k === 'kind' || k === 'apiVersion'));
+        this.fail(`cbor: found duplicate map key ${JSON.stringify(k)} at map element index ${i}`, this.maps === 1 && (k === 'kind' || k === 'apiVersion'));
         continue;
       }
       seen.add(k);
@@ -298,6 +301,7 @@ class Reader {
       if (FORBIDDEN_KEYS.has(k)) throw new ForbiddenKeyError(k);
       out[k] = v;
     }
+    this.maps--;
     return out;
   }
 
@@ -316,7 +320,9 @@ class Reader {
       if (tag === 21) return bytes.toString('base64url');
       return bytes.toString('hex');
     }
-    const content = this.item(depth, kind, field);
+    // Tags nest like containers (a body of nested tags must not run the stack out).
+    if (depth + 1 > this.options.maxDepth) throw malformed(`cbor: exceeded max nested level ${this.options.maxDepth}`);
+    const content = this.item(depth + 1, kind, field);
     if (tag === 0) {
       if (typeof content !== 'string' || !RFC3339.test(content) || Number.isNaN(Date.parse(content))) {
         const s = String(content);
@@ -428,6 +434,8 @@ export function unknownFieldFinding(doc: DecodedCbor, path: string): string | un
 export function decodeCborDocument(data: Buffer, options: CborDecodeOptions): DecodedCbor {
   const r = new Reader(data, options);
   if (data.length === 0) throw malformed('EOF');
+  // The leading self-described tags do not count toward the nesting limit (as the JSON readers count).
+  while (data[r.pos] === 0xd9 && data[r.pos + 1] === 0xd9 && data[r.pos + 2] === 0xf7) r.pos += 3;
   const value = r.item(0, options.fields, undefined);
   if (r.pos < data.length) throw malformed(`cbor: ${data.length - r.pos} bytes of extraneous data starting at index ${r.pos}`);
   if (r.firstError) throw r.firstError;
@@ -441,6 +449,7 @@ export function decodeCborDocument(data: Buffer, options: CborDecodeOptions): De
 export function decodeCborSequenceItem(data: Buffer, offset: number, options: CborDecodeOptions): { value: unknown; next: number } | undefined {
   const r = new Reader(data, options);
   r.pos = offset;
+  if (data[r.pos] === 0xd9 && data[r.pos + 1] === 0xd9 && data[r.pos + 2] === 0xf7) r.pos += 3;
   try {
     const value = r.item(0, options.fields, undefined);
     if (r.firstError) throw r.firstError;
