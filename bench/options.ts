@@ -18,6 +18,7 @@ export const SCENARIO_NAMES = [
   'crd-ready',
   'webhook',
   'cr-create',
+  'encodings',
 ] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 /** Scenarios that can measure a server given by URL (they clean up what they create). */

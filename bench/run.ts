@@ -18,6 +18,7 @@ import { crudScenario } from './scenario-crud.js';
 import { applyScenario } from './scenario-apply.js';
 import { gcScenario } from './scenario-gc.js';
 import { decodeScenario } from './scenario-decode.js';
+import { encodingsScenario } from './scenario-encodings.js';
 import { informerStartScenario } from './scenario-informer-start.js';
 import { listScenario } from './scenario-list.js';
 import { memoryScenario } from './scenario-memory.js';
@@ -42,6 +43,7 @@ const SCENARIOS: Record<ScenarioName, Scenario> = {
   'crd-ready': crdReadyScenario,
   webhook: webhookScenario,
   'cr-create': crCreateScenario,
+  encodings: encodingsScenario,
 };
 
 /** The JSON written by --json (and read by --baseline). */

@@ -13,8 +13,8 @@ export interface Scenario {
 }
 
 /** Starts `name` (a target the benchmark starts; throws for `url`), runs `body`, and always stops the processes. */
-export async function withTarget<T>(name: TargetName, options: BenchOptions, body: (t: RunningTarget) => Promise<T>): Promise<T> {
-  const target = await startTarget(builtinTarget(name), options);
+export async function withTarget<T>(name: TargetName, options: BenchOptions, body: (t: RunningTarget) => Promise<T>, extraArgs: string[] = []): Promise<T> {
+  const target = await startTarget(builtinTarget(name), options, extraArgs);
   try {
     return await body(target);
   } finally {

@@ -48,9 +48,15 @@ export async function startBackend(name: BuiltinTargetName): Promise<RedisProces
 }
 
 /** Spawns the server for `name` against `redis` (when given) and explains start-up failures. */
-export async function startTargetServer(name: BuiltinTargetName, redis: RedisProcess | undefined, nodeArgs: string[], pollMs = 5): Promise<ServerProcess> {
+export async function startTargetServer(
+  name: BuiltinTargetName,
+  redis: RedisProcess | undefined,
+  nodeArgs: string[],
+  pollMs = 5,
+  extraArgs: string[] = [],
+): Promise<ServerProcess> {
   try {
-    return await spawnServer(targetArgs(name, redis?.url), { pollMs, label: `target ${name}`, nodeArgs });
+    return await spawnServer([...targetArgs(name, redis?.url), ...extraArgs], { pollMs, label: `target ${name}`, nodeArgs });
   } catch (err) {
     const msg = err instanceof Error ? err.message : String(err);
     const hint = name === 'memory' ? '' : `\n(target ${name} needs the Redis storage backend in the server; it failed to start with it)`;
@@ -58,12 +64,15 @@ export async function startTargetServer(name: BuiltinTargetName, redis: RedisPro
   }
 }
 
-/** Starts the backend and the server for `name`, with an RSS sampler enforcing --max-server-rss-mb. */
-export async function startTarget(name: BuiltinTargetName, options: BenchOptions): Promise<RunningTarget> {
+/**
+ * Starts the backend and the server for `name` (with `extraArgs`, e.g. feature gates), with an RSS
+ * sampler enforcing --max-server-rss-mb.
+ */
+export async function startTarget(name: BuiltinTargetName, options: BenchOptions, extraArgs: string[] = []): Promise<RunningTarget> {
   const redis = await startBackend(name);
   let server: ServerProcess;
   try {
-    server = await startTargetServer(name, redis, options.serverNodeArgs);
+    server = await startTargetServer(name, redis, options.serverNodeArgs, 5, extraArgs);
   } catch (err) {
     await redis?.stop();
     throw err;

@@ -45,11 +45,18 @@ function gvkString(apiVersion: string, kind: string): string {
  * apiVersion and kind are not the request's, 400 `metadata.managedFields must be nil` when it
  * carries managedFields (even empty).
  */
-export function readAppliedConfiguration(body: Buffer, target: { apiVersion: string; kind: string }, maxDepth: number): { config: Obj; duplicates: string[] } {
+export function readAppliedConfiguration(
+  body: Buffer,
+  target: { apiVersion: string; kind: string },
+  maxDepth: number,
+  /** Decodes a body that is not YAML (application/apply-patch+cbor); it has no duplicate keys to report. */
+  decodeOther?: (body: Buffer, maxDepth: number) => unknown,
+): { config: Obj; duplicates: string[] } {
   let value: unknown;
-  let duplicates: string[];
+  let duplicates: string[] = [];
   try {
-    ({ value, duplicates } = readYaml(yamlBodyText(body), { maxDepth }));
+    if (decodeOther) value = decodeOther(body, maxDepth);
+    else ({ value, duplicates } = readYaml(yamlBodyText(body), { maxDepth }));
   } catch (err) {
     if (err instanceof ForbiddenKeyError) throw badRequest(err.message);
     if (err instanceof YamlDecodeError) throw badRequest(`error decoding YAML: error converting YAML to JSON: yaml: ${err.message}`);

@@ -1,4 +1,4 @@
-import { notAcceptable } from '../api/errors.js';
+import { ApiError, notAcceptable, type StatusObject } from '../api/errors.js';
 import { parseAccept, type MediaType } from './media-type.js';
 
 /** The representation a response carries. */
@@ -6,7 +6,7 @@ export type Representation = 'object' | 'Table' | 'PartialObjectMetadata' | 'Par
 
 export interface OutputFormat {
   /** Wire encoding. */
-  encoding: 'json' | 'yaml' | 'protobuf';
+  encoding: 'json' | 'yaml' | 'protobuf' | 'cbor';
   representation: Representation;
   /** The Content-Type header of the response. */
   contentType: string;
@@ -15,42 +15,118 @@ export interface OutputFormat {
 }
 
 const PLAIN_TYPES = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
+const CBOR = 'application/cbor';
+
+/** Options of negotiateOutput beyond the Accept header and target. */
+export interface NegotiationOptions {
+  /** `?pretty=true`. */
+  pretty?: boolean;
+  /** The type has a protobuf message (built-in types). */
+  protobuf?: boolean;
+  /** The CBORServingAndStorage feature gate is on: `application/cbor` (and cbor-seq watches) are served. */
+  cbor?: boolean;
+  /**
+   * The route is one of kube's go-restful routes (built-in resources), whose declared media types
+   * are checked first: an Accept naming none of them answers go-restful's own 406.
+   */
+  restfulRoute?: boolean;
+}
+
+/**
+ * The media types a built-in resource route declares it produces, as kube-apiserver 1.36 lists them
+ * in go-restful's 406 ("Available representations: ..."): CBOR ones only with the gate on.
+ */
+export function routeProduces(target: Target, cbor: boolean): string[] {
+  const plain = cbor ? [...PLAIN_TYPES, CBOR] : PLAIN_TYPES;
+  if (target === 'object') return plain;
+  const streams = ['application/json;stream=watch', 'application/vnd.kubernetes.protobuf;stream=watch'];
+  return [...plain, ...streams, ...(cbor ? ['application/cbor-seq'] : [])];
+}
+
+/**
+ * go-restful's 406 for an Accept that names none of a route's media types: its message, `details: {}`,
+ * and (written by response-writer) an indented JSON body.
+ */
+export class RouteNotAcceptableError extends ApiError {
+  constructor(produces: string[]) {
+    super(406, 'NotAcceptable', `406: Not Acceptable\n\nAvailable representations: ${produces.join(', ')}`, {});
+  }
+
+  override toStatus(): StatusObject {
+    const { code, ...rest } = super.toStatus();
+    return { ...rest, details: {}, code };
+  }
+}
+
+/** go-restful's 415 for a PATCH whose Content-Type (or its absence) the route does not declare. */
+export class RouteUnsupportedMediaTypeError extends ApiError {
+  constructor() {
+    super(415, 'UnsupportedMediaType', '415: Unsupported Media Type', {});
+  }
+
+  override toStatus(): StatusObject {
+    const { code, ...rest } = super.toStatus();
+    return { ...rest, details: {}, code };
+  }
+}
+
+/**
+ * Whether go-restful lets the request reach the handler: some Accept entry, parameters and quality
+ * removed, is `*\/*` or exactly one of the produced types.
+ */
+function routeAccepts(accept: string | undefined, produces: string[]): boolean {
+  if (accept === undefined || accept.trim() === '') return true;
+  for (const part of accept.split(',')) {
+    const semi = part.indexOf(';');
+    const type = (semi < 0 ? part : part.slice(0, semi)).trim();
+    if (type === '*/*' || type === 'application/*' || produces.includes(type)) return true;
+  }
+  return false;
+}
 
 /** What the request path can return: an object, a list, or a watch stream. */
 export type Target = 'object' | 'list' | 'watch';
 
-function encodingOf(type: string, protobuf: boolean): OutputFormat['encoding'] | undefined {
+function encodingOf(type: string, protobuf: boolean, cbor: boolean): OutputFormat['encoding'] | undefined {
   if (type === 'application/json' || type === '*/*' || type === 'application/*') return 'json';
   if (type === 'application/yaml') return 'yaml';
   if (type === PROTOBUF && protobuf) return 'protobuf';
+  if (type === CBOR && cbor) return 'cbor';
   return undefined;
 }
 
 const PROTOBUF = 'application/vnd.kubernetes.protobuf';
 
-function baseType(encoding: OutputFormat['encoding']): string {
-  return encoding === 'yaml' ? 'application/yaml' : encoding === 'protobuf' ? PROTOBUF : 'application/json';
+function baseType(encoding: OutputFormat['encoding'], target: Target): string {
+  if (encoding === 'cbor') return target === 'watch' ? 'application/cbor-seq' : CBOR;
+  if (encoding === 'protobuf') return target === 'watch' ? `${PROTOBUF};stream=watch` : PROTOBUF;
+  return encoding === 'yaml' ? 'application/yaml' : 'application/json';
 }
 
 /**
- * Chooses the response format from the Accept header: JSON, YAML or (for types with a protobuf
- * message, `protobuf`) Protobuf, and the Table and metadata-only representations of `meta.k8s.io/v1`.
- * Throws 406 NotAcceptable when nothing fits.
+ * Chooses the response format from the Accept header: JSON, YAML, Protobuf (for types with a protobuf
+ * message, `protobuf`) or, with the CBORServingAndStorage gate (`cbor`), CBOR (`application/cbor`;
+ * watches are then `application/cbor-seq`), and the Table and metadata-only representations of
+ * `meta.k8s.io/v1` (kube serves no Table in CBOR; metadata-only CBOR is plain `application/cbor`).
+ * Throws 406 NotAcceptable when nothing fits: go-restful's wording when the route's declared types
+ * do not match at all (`restfulRoute`), the API machinery's otherwise.
  */
-export function negotiateOutput(accept: string | undefined, target: Target, pretty = false, protobuf = false): OutputFormat {
+export function negotiateOutput(accept: string | undefined, target: Target, options: NegotiationOptions = {}): OutputFormat {
+  const { pretty = false, protobuf = false, cbor = false } = options;
+  if (options.restfulRoute === true) {
+    const produces = routeProduces(target === 'object' ? 'object' : 'list', cbor);
+    if (!routeAccepts(accept, produces)) throw new RouteNotAcceptableError(produces);
+  }
   const candidates: MediaType[] = parseAccept(accept);
   for (const m of candidates) {
-    const encoding = encodingOf(m.type, protobuf);
+    const encoding = encodingOf(m.type, protobuf, cbor);
     if (!encoding) continue;
     // Watch streams are JSON (or protobuf) frames; kube serves no YAML watch.
     if (target === 'watch' && encoding === 'yaml') continue;
     const as = m.params.as;
-    if (as === undefined) {
-      const contentType = encoding === 'protobuf' && target === 'watch' ? `${PROTOBUF};stream=watch` : baseType(encoding);
-      return { encoding, representation: 'object', contentType, pretty };
-    }
-    // Tables have no protobuf message.
-    if (encoding === 'protobuf' && as === 'Table') continue;
+    if (as === undefined) return { encoding, representation: 'object', contentType: baseType(encoding, target), pretty };
+    // Tables have no protobuf message, and kube-apiserver 1.36 serves none in CBOR.
+    if ((encoding === 'protobuf' || encoding === 'cbor') && as === 'Table') continue;
     if (m.params.g !== 'meta.k8s.io' || m.params.v !== 'v1') continue;
     if (target === 'watch' && as !== 'PartialObjectMetadata' && as !== 'Table') continue;
     const wanted: Representation | undefined =
@@ -62,8 +138,9 @@ export function negotiateOutput(accept: string | undefined, target: Target, pret
             ? 'PartialObjectMetadataList'
             : undefined;
     if (!wanted) continue;
-    const base = encoding === 'protobuf' && target === 'watch' ? `${PROTOBUF};stream=watch` : baseType(encoding);
-    return { encoding, representation: wanted, contentType: `${base};as=${as};g=meta.k8s.io;v=v1`, pretty };
+    const base = baseType(encoding, target);
+    const contentType = encoding === 'cbor' ? base : `${base};as=${as};g=meta.k8s.io;v=v1`;
+    return { encoding, representation: wanted, contentType, pretty };
   }
-  throw notAcceptable(PLAIN_TYPES);
+  throw notAcceptable(cbor ? [...PLAIN_TYPES, CBOR] : PLAIN_TYPES);
 }

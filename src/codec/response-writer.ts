@@ -1,6 +1,7 @@
 import type { Response } from 'express';
 import { asApiError, type ApiError } from '../api/errors.js';
-import type { OutputFormat } from './negotiation.js';
+import { RouteNotAcceptableError, type OutputFormat } from './negotiation.js';
+import { encodeCborDocument, encodeCborJson, writeCborList } from './cbor/cbor-response.js';
 import { parseAccept } from './media-type.js';
 import { printerForList, toPartialObjectMetadata, toTable, type IncludeObject } from './representations.js';
 import { encodeProtobufList, encodeProtobufObject, ProtobufUnsupportedError } from './protobuf/protobuf-codec.js';
@@ -43,6 +44,11 @@ export function writeObject(res: Response, status: number, json: string | Obj, f
   res.setHeader('Content-Type', format.contentType);
   if (format.representation === 'object' && format.encoding === 'json' && !format.pretty && typeof json === 'string') {
     res.end(`${json}\n`);
+    return;
+  }
+  if (format.encoding === 'cbor') {
+    if (format.representation === 'object') res.end(typeof json === 'string' ? encodeCborJson(json) : encodeCborDocument(json));
+    else res.end(encodeCborDocument(toPartialObjectMetadata(typeof json === 'string' ? (JSON.parse(json) as Obj) : json)));
     return;
   }
   const obj = typeof json === 'string' ? (JSON.parse(json) as Obj) : json;
@@ -110,6 +116,10 @@ export async function writeList(
     res.end(`${chunk}]}\n`);
     return;
   }
+  if (format.encoding === 'cbor') {
+    await writeCborList(res, envelope, items, format.representation === 'PartialObjectMetadataList', () => drained(res));
+    return;
+  }
   const objects = items.map((i) => JSON.parse(i) as Obj);
   if (format.encoding === 'protobuf') {
     const sent =
@@ -143,7 +153,20 @@ export function writeError(res: Response, err: unknown): void {
   for (const [k, v] of Object.entries(apiError.headers)) res.setHeader(k, v);
   res.status(apiError.code);
   const status = apiError.toStatus() as unknown as Obj;
-  const encoding = errorEncoding(res.req?.headers.accept);
+  if (apiError instanceof RouteNotAcceptableError) {
+    // go-restful writes its 406 indented, without a trailing newline.
+    res.setHeader('Content-Type', 'application/json');
+    res.end(JSON.stringify(status, null, 2));
+    return;
+  }
+  // A 406 is written as JSON: kube answers in the encoding it could not negotiate with its default.
+  const cbor = apiError.code !== 406 && (res.locals as { cborServing?: boolean } | undefined)?.cborServing === true;
+  const encoding = errorEncoding(res.req?.headers.accept, cbor);
+  if (encoding === 'cbor') {
+    res.setHeader('Content-Type', 'application/cbor');
+    res.end(encodeCborDocument(status));
+    return;
+  }
   if (
     encoding === 'protobuf' &&
     sendProtobuf(res, { encoding, representation: 'object', contentType: PROTOBUF_TYPE, pretty: false }, () => encodeProtobufObject(status))
@@ -162,14 +185,15 @@ const PROTOBUF_TYPE = 'application/vnd.kubernetes.protobuf';
 
 /**
  * The encoding of an error `Status`, negotiated as kube-apiserver negotiates it: the client's most
- * preferred of JSON, YAML and Protobuf (representation parameters such as `as=Table` ignored), JSON
- * when it accepts none of them.
+ * preferred of JSON, YAML, Protobuf and (CBORServingAndStorage on) CBOR (representation parameters
+ * such as `as=Table` ignored), JSON when it accepts none of them.
  */
-function errorEncoding(accept: string | undefined): 'json' | 'yaml' | 'protobuf' {
+function errorEncoding(accept: string | undefined, cbor: boolean): 'json' | 'yaml' | 'protobuf' | 'cbor' {
   for (const m of parseAccept(accept)) {
     if (m.type === 'application/json' || m.type === '*/*' || m.type === 'application/*') return 'json';
     if (m.type === 'application/yaml') return 'yaml';
     if (m.type === PROTOBUF_TYPE) return 'protobuf';
+    if (m.type === 'application/cbor' && cbor) return 'cbor';
   }
   return 'json';
 }

@@ -35,7 +35,12 @@ export function supportsProtobuf(r: ResourceTarget, kind = r.info.kind, apiVersi
 
 /** The response format of a request answering with an object or a list (Accept, `pretty`). */
 export function outputFor(r: ResourceRequest, target: 'object' | 'list', kind = r.info.kind, apiVersion = r.apiVersion): OutputFormat {
-  return negotiateOutput(r.req.headers.accept, target, r.query.get('pretty') === 'true', supportsProtobuf(r, kind, apiVersion));
+  return negotiateOutput(r.req.headers.accept, target, {
+    pretty: r.query.get('pretty') === 'true',
+    protobuf: supportsProtobuf(r, kind, apiVersion),
+    cbor: r.services.featureGates.CBORServingAndStorage === true,
+    restfulRoute: r.info.custom !== true,
+  });
 }
 
 /** The kind and apiVersion a request's body and answer have: Scale for the scale subresource. */

@@ -1,7 +1,7 @@
 import { ApiError, badRequest } from '../api/errors.js';
 import { goQuote, warningHeaderValue } from '../codec/go-quote.js';
 import { readJson } from '../codec/json-text.js';
-import { BODY_MEDIA_TYPES, decodeBody, readBody, type DecodedBody } from '../codec/request-body.js';
+import { BODY_MEDIA_TYPES, CBOR_MEDIA_TYPE, decodeBody, readBody, type DecodedBody } from '../codec/request-body.js';
 import { PROTOBUF_MEDIA_TYPE } from '../codec/protobuf/protobuf-codec.js';
 import { decodeInto, TypedDecodeError } from '../codec/typed-decode.js';
 import { schemaForDefinition, schemaForKind, type SchemaNode } from '../schema/openapi-schema.js';
@@ -47,6 +47,11 @@ export function reportStrictFindings(r: ResourceRequest, decoded: DecodedBody | 
       located = unknownFields.map((f) => ({ offset: offsets.get(f) ?? Number.MAX_SAFE_INTEGER, text: `unknown field ${goQuote(f)}` }));
     }
     findings = [...dups, ...located].sort((a, b) => a.offset - b.offset).map((x) => x.text);
+    strictItems = findings;
+  } else if (decoded?.cborUnknownField !== undefined && unknownFields.length > 0) {
+    // kube's CBOR decoder stops at the first unknown field and names it by its map element index.
+    const first = decoded.cborUnknownField(unknownFields[0]);
+    findings = first === undefined ? unknown : [first];
     strictItems = findings;
   } else {
     findings = unknown;
@@ -111,7 +116,8 @@ function bodySchema(r: ResourceRequest, kind: string, apiVersion: string): Schem
 export async function decodeObject(r: ResourceRequest, expectedKind = r.info.kind, expectedApiVersion = r.apiVersion): Promise<Obj> {
   const limits = r.services.limits;
   const body = await readBody(r.req, limits.maxRequestBodyBytes);
-  const accepted = r.info.custom === true ? BODY_MEDIA_TYPES.filter((t) => t !== PROTOBUF_MEDIA_TYPE) : BODY_MEDIA_TYPES;
+  const types = r.services.featureGates.CBORServingAndStorage === true ? [...BODY_MEDIA_TYPES, CBOR_MEDIA_TYPE] : BODY_MEDIA_TYPES;
+  const accepted = r.info.custom === true ? types.filter((t) => t !== PROTOBUF_MEDIA_TYPE) : types;
   const decoded = decodeBody(r.req.headers['content-type'], body, expectedKind, accepted, expectedApiVersion, limits);
   const value = decoded.value;
   if (!isObject(value)) {

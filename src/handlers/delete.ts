@@ -1,6 +1,6 @@
 import { badRequest, invalid, methodNotAllowed, type StatusCause } from '../api/errors.js';
 import { dryRunCauses, listOptionsFrom, queryInt64, queryOptionalBool } from '../api/request-options.js';
-import { decodeBody, readBody } from '../codec/request-body.js';
+import { BODY_MEDIA_TYPES, CBOR_MEDIA_TYPE, decodeBody, readBody } from '../codec/request-body.js';
 import { decodeInto, TypedDecodeError } from '../codec/typed-decode.js';
 import { schemaForDefinition } from '../schema/openapi-schema.js';
 import { writeList, writeObject } from '../codec/response-writer.js';
@@ -19,7 +19,8 @@ const DELETE_OPTIONS_DEFINITION = 'io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOp
 
 /** DeleteOptions from a request body: decoded into the type (400 for type errors, as kube's decoder says). */
 function bodyDeleteOptions(r: ResourceRequest, body: Buffer): Obj {
-  const decoded = decodeBody(r.req.headers['content-type'], body, 'DeleteOptions', undefined, 'meta.k8s.io/v1', r.services.limits);
+  const accepted = r.services.featureGates.CBORServingAndStorage === true ? [...BODY_MEDIA_TYPES, CBOR_MEDIA_TYPE] : BODY_MEDIA_TYPES;
+  const decoded = decodeBody(r.req.headers['content-type'], body, 'DeleteOptions', accepted, 'meta.k8s.io/v1', r.services.limits);
   const value = decoded.value;
   if (!isObject(value)) {
     throw badRequest(

@@ -8,7 +8,9 @@ import { writeOptionsOf, type ResourceRequest, outputFor, scaleKind } from './co
 import { isCreater, type Creater, type Updater } from '../store/rest-verbs.js';
 import { appliedDuplicates, applyToObject, applyToScale, readAppliedConfiguration } from '../apply/server-side-apply.js';
 import { parseMediaType } from '../codec/media-type.js';
-import { APPLY_YAML_PATCH_TYPE } from '../patch/apply-patch.js';
+import { APPLY_CBOR_PATCH_TYPE, APPLY_YAML_PATCH_TYPE, BUILTIN_PATCH_TYPES } from '../patch/apply-patch.js';
+import { RouteUnsupportedMediaTypeError } from '../codec/negotiation.js';
+import { CborDecodeError, decodeCbor } from '../codec/cbor/cbor-decoder.js';
 import type { UpdateOutcome } from '../store/update.js';
 import { addWarnings, decodeObject, fieldValidationOf } from './decode-object.js';
 import { isObject, metadataOf, stringField, type Obj } from '../api/object-util.js';
@@ -82,9 +84,12 @@ export async function handlePatch(r: ResourceRequest, store: Updater): Promise<v
   const format = outputFor(r, 'object', ...scaleKind(r));
   const dryRun = writeOptionsOf(r).dryRun;
   const contentType = r.req.headers['content-type'] ?? '';
+  const cbor = r.services.featureGates.CBORServingAndStorage === true;
+  const type = parseMediaType(contentType).type;
+  if (r.info.custom !== true && !routeConsumesPatch(type, cbor)) throw new RouteUnsupportedMediaTypeError();
   const body = await readBody(r.req, r.services.limits.maxRequestBodyBytes);
-  if (parseMediaType(contentType).type === APPLY_YAML_PATCH_TYPE && APPLY_SUBRESOURCES.has(r.ri.subresource)) {
-    return handleApply(r, store, body, format);
+  if ((type === APPLY_YAML_PATCH_TYPE || (cbor && type === APPLY_CBOR_PATCH_TYPE)) && APPLY_SUBRESOURCES.has(r.ri.subresource)) {
+    return handleApply(r, store, body, format, type === APPLY_CBOR_PATCH_TYPE ? 'cbor' : 'yaml');
   }
   const patch = readPatch(r, contentType, body);
   const outcome = await store.update(
@@ -111,19 +116,39 @@ export async function handlePatch(r: ResourceRequest, store: Updater): Promise<v
 const APPLY_SUBRESOURCES = new Set(['', 'status', 'scale']);
 
 /**
- * Server-side apply (PATCH with application/apply-patch+yaml): the applied configuration is merged
+ * The patch media types kube-apiserver's PATCH routes for built-in resources declare; go-restful
+ * answers 415 before the handler for any other Content-Type, or none.
+ */
+function routeConsumesPatch(type: string, cbor: boolean): boolean {
+  return BUILTIN_PATCH_TYPES.includes(type) || (cbor && type === APPLY_CBOR_PATCH_TYPE);
+}
+
+/** An `application/apply-patch+cbor` body: the same object an apply-patch+yaml body gives, decoded from CBOR. */
+function decodeCborApplyBody(body: Buffer, maxDepth: number): unknown {
+  try {
+    return decodeCbor(body, { maxDepth });
+  } catch (err) {
+    // kube reads both apply bodies through its YAML-or-CBOR decoder and words failures as YAML ones.
+    if (err instanceof CborDecodeError) throw badRequest(`error decoding YAML: ${err.message}`);
+    throw err;
+  }
+}
+
+/**
+ * Server-side apply (PATCH with application/apply-patch+yaml or, with CBORServingAndStorage, +cbor): the applied configuration is merged
  * into the current object by src/fieldmanager (conflicts answer 409), or applied to the kind's
  * empty object and created through the store's create path when there is none. On `status` and
  * `scale` the subresource's rules decide what is stored (the stored spec, or only the replicas)
  * and the managedFields the apply computed are stored with it (the manager's entry naming the
  * subresource); those answer 404 when there is no object. The store records no Update entry.
  */
-async function handleApply(r: ResourceRequest, store: Updater, body: Buffer, format: OutputFormat): Promise<void> {
+async function handleApply(r: ResourceRequest, store: Updater, body: Buffer, format: OutputFormat, encoding: 'yaml' | 'cbor'): Promise<void> {
   const options = writeOptionsOf(r);
   const subresource = r.ri.subresource;
   const isScale = subresource === 'scale';
   const target = isScale ? { apiVersion: SCALE_API_VERSION, kind: 'Scale' } : { apiVersion: r.apiVersion, kind: r.info.kind };
-  const { config, duplicates } = readAppliedConfiguration(body, target, r.services.limits.maxNestingDepth);
+  const decodeOther = encoding === 'cbor' ? decodeCborApplyBody : undefined;
+  const { config, duplicates } = readAppliedConfiguration(body, target, r.services.limits.maxNestingDepth, decodeOther);
   let warnings: string[] = [];
   const t = { info: r.info, apiVersion: r.apiVersion, subresource, manager: options.fieldManager, force: options.force === true };
   const pinned = stringField(metadataOf(config), 'resourceVersion');

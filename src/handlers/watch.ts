@@ -25,7 +25,11 @@ import { selectionFor } from '../selectors/selection.js';
  */
 export async function handleWatch(r: ResourceRequest): Promise<void> {
   if (r.ri.subresource !== '' || !r.info.verbs.includes('watch')) throw methodNotAllowed();
-  const format = negotiateOutput(r.req.headers.accept, 'watch', false, supportsProtobuf(r));
+  const format = negotiateOutput(r.req.headers.accept, 'watch', {
+    protobuf: supportsProtobuf(r),
+    cbor: r.services.featureGates.CBORServingAndStorage === true,
+    restfulRoute: r.info.custom !== true,
+  });
   const options = watchOptionsFrom(r.query, r.services.featureGates.WatchList, r.services.minRequestTimeoutSeconds);
   const selection = selectionFor(r, options.list, r.ri.name);
   const namespace = r.info.namespaced && r.ri.namespace !== '' ? r.ri.namespace : undefined;

@@ -196,6 +196,8 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   app.use(metricsMiddleware({ isServed: (g, v, r) => registry.get(g, v, r) !== undefined }));
   app.use((_req: Request, res: Response, next: NextFunction) => {
     res.setHeader('Cache-Control', 'no-cache, private');
+    // Error Status objects may be negotiated as CBOR only with the gate on (see writeError).
+    if (config.featureGates.CBORServingAndStorage) res.locals.cborServing = true;
     next();
   });
   if (config.featureGates.APIResponseCompression) {

@@ -3,11 +3,13 @@ import { isObject, type Obj } from '../api/object-util.js';
 import { servedJsonFor } from '../conversion/version-conversion.js';
 import type { Representation } from '../codec/negotiation.js';
 import { encodeProtobufWatchFrame } from '../codec/protobuf/protobuf-codec.js';
+import { encodeCborWatchEvent } from '../codec/cbor/cbor-encoder.js';
+import { encodeCborDocument, encodeCborJson } from '../codec/cbor/cbor-response.js';
 import { toPartialObjectMetadata, toTable } from '../codec/representations.js';
 
 /**
- * Watch event frames: JSON lines (`{"type":...,"object":...}\n`) or length-delimited Protobuf
- * `WatchEvent` frames. Each change is encoded once per (event type, apiVersion, representation,
+ * Watch event frames: JSON lines (`{"type":...,"object":...}\n`), length-delimited Protobuf
+ * `WatchEvent` frames, or items of a CBOR sequence (`application/cbor-seq`). Each change is encoded once per (event type, apiVersion, representation,
  * encoding) and the bytes are shared across all watchers; each change's objects are parsed once for
  * selector matching. Caches live as long as the event does.
  */
@@ -22,6 +24,8 @@ export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 export interface WatchEncoding {
   representation: Representation;
   protobuf: boolean;
+  /** Items of an `application/cbor-seq` stream (CBORServingAndStorage). */
+  cbor?: boolean;
   /** Tables after a watch's first one omit their column definitions, as kube sends them. */
   noHeaders?: boolean;
 }
@@ -30,7 +34,8 @@ export const JSON_OBJECTS: WatchEncoding = { representation: 'object', protobuf:
 
 /** Identifies a watch's (apiVersion, encoding) pair; compute once per watch with `encodingKey`. */
 export function encodingKey(apiVersion: string, encoding: WatchEncoding): string {
-  return `${apiVersion} ${encoding.representation} ${encoding.protobuf ? 'pb' : 'json'}${encoding.noHeaders === true ? ' nh' : ''}`;
+  const wire = encoding.protobuf ? 'pb' : encoding.cbor === true ? 'cbor' : 'json';
+  return `${apiVersion} ${encoding.representation} ${wire}${encoding.noHeaders === true ? ' nh' : ''}`;
 }
 
 /**
@@ -115,12 +120,14 @@ function corruptTombstone(event: ChangeEvent, kind: string, apiVersion: string):
 }
 
 function frame(type: string, object: Obj, encoding: WatchEncoding): string | Buffer {
+  if (encoding.cbor === true) return encodeCborWatchEvent(type, encodeCborDocument(object));
   return encoding.protobuf ? encodeProtobufWatchFrame(type, object) : `${JSON.stringify({ type, object })}\n`;
 }
 
 /** A frame for one object (synthetic ADDED of initial state, or a change) in the watch's encoding. */
 export function objectFrame(type: WatchEventType, json: string, apiVersion: string, encoding: WatchEncoding = JSON_OBJECTS): string | Buffer {
   const objectJson = servedJsonFor(json, apiVersion, encoding.representation);
+  if (encoding.representation === 'object' && encoding.cbor === true) return encodeCborWatchEvent(type, encodeCborJson(objectJson));
   if (encoding.representation === 'object' && !encoding.protobuf) return `{"type":"${type}","object":${objectJson}}\n`;
   const obj = JSON.parse(objectJson) as Obj;
   if (encoding.representation === 'object') return frame(type, obj, encoding);

@@ -5,7 +5,7 @@ import { bookmarkFrame, encodedEvent, encodingKey, errorFrame, objectFrame, type
 
 /**
  * The frames of one watch, with objects converted to the request's apiVersion and representation
- * (object, Table or PartialObjectMetadata; JSON lines or Protobuf). Frames of changes are shared
+ * (object, Table or PartialObjectMetadata; JSON lines, Protobuf or CBOR). Frames of changes are shared
  * with every watcher of the same encoding. As kube sends them, only the first Table event of a
  * watch carries column definitions.
  */
@@ -18,7 +18,7 @@ export class WatchEncoder {
     private readonly apiVersion: string,
     format: Pick<OutputFormat, 'representation' | 'encoding'>,
   ) {
-    this.encoding = { representation: format.representation, protobuf: format.encoding === 'protobuf' };
+    this.encoding = { representation: format.representation, protobuf: format.encoding === 'protobuf', cbor: format.encoding === 'cbor' };
     this.key = encodingKey(apiVersion, this.encoding);
   }
 

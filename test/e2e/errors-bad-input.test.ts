@@ -270,10 +270,9 @@ describe('sizes and media types', { concurrency: true }, () => {
   test('a patch with a non-patch Content-Type is 415', async () => {
     await rest.create(cms, cm('patch415'));
     const r = await rest.patch(`${cms}/patch415`, { data: { a: 'b' } }, 'application/json');
-    assertStatus(r, 415, 'UnsupportedMediaType');
-    assert.match(r.body.message, /application\/json-patch\+json/);
-    assert.match(r.body.message, /application\/merge-patch\+json/);
-    assert.match(r.body.message, /application\/strategic-merge-patch\+json/);
+    // kube-apiserver's PATCH route (go-restful) refuses types it does not declare before its handler runs.
+    assertStatus(r, 415, 'UnsupportedMediaType', '415: Unsupported Media Type');
+    assert.deepEqual(r.body.details, {});
   });
 
   test('a malformed patch body is 400', async () => {

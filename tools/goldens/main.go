@@ -4,7 +4,8 @@
 // instead how Go's JSON encoder writes each field of the API's types (see shape.go), which the
 // server reads at run time to store objects in the shape kube-apiserver stores them. With `presence`,
 // it writes the protobuf codec's table of Go pointer and always-written fields (see presence.go); with
-// `protobuf`, the bytes apimachinery's protobuf serializer writes for a corpus (see protobuf.go).
+// `protobuf`, the bytes apimachinery's protobuf serializer writes for a corpus (see protobuf.go); with
+// `cbor`, the bytes its CBOR serializer writes and what its CBOR decoder accepts (see cbor.go).
 //
 // Usage (from the project root, `npm run gen:goldens`):
 //
@@ -13,6 +14,7 @@
 //	go run ./tools/goldens validate test/fixtures/validation test/golden/validation
 //	go run ./tools/goldens presence src/codec/protobuf/go-field-presence.ts
 //	go run ./tools/goldens protobuf test/fixtures/protobuf test/golden/protobuf
+//	go run ./tools/goldens cbor test/fixtures/cbor test/golden/cbor
 //
 // Every corpus file is JSON: {"cases": [{"name": "...", "object": {...}}, ...]}, each object a
 // complete versioned object (apiVersion and kind set). The golden file of the same name holds
@@ -91,6 +93,13 @@ func run(corpusDir, goldenDir string) error {
 func main() {
 	if len(os.Args) == 4 && os.Args[1] == "validate" {
 		if err := runValidation(os.Args[2], os.Args[3]); err != nil {
+			fmt.Fprintln(os.Stderr, "goldens:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if len(os.Args) == 4 && os.Args[1] == "cbor" {
+		if err := runCBOR(os.Args[2], os.Args[3]); err != nil {
 			fmt.Fprintln(os.Stderr, "goldens:", err)
 			os.Exit(1)
 		}

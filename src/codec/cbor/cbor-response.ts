@@ -1,0 +1,83 @@
+import type { Response } from 'express';
+import { readJson } from '../json-text.js';
+import { compareKeys, CborWriter, encodeCbor, fieldsOf, SELF_DESCRIBED, type NumberLiteral } from './cbor-encoder.js';
+import { fieldKindsFor, type FieldKind } from './field-kinds.js';
+
+/**
+ * CBOR response bodies: objects from their stored JSON text or built values, and collections written
+ * item by item (each item encoded and sent before the next is parsed, waiting for the socket to
+ * drain), so a list's memory stays bounded by one chunk whatever its size.
+ */
+
+type Obj = Record<string, unknown>;
+
+/** Stored JSON with integers beyond 2^53 keeps their literal text, which CBOR writes exactly. */
+const LONG_DIGITS = /\d{16}/;
+
+function parsed(json: string): { value: Obj; literal: NumberLiteral | undefined } {
+  if (!LONG_DIGITS.test(json)) return { value: JSON.parse(json) as Obj, literal: undefined };
+  const p = readJson(json, { maxDepth: 100_000 });
+  const table = p.numberLiterals;
+  return { value: p.value as Obj, literal: table ? (c, k) => table.get(c)?.get(k) : undefined };
+}
+
+/** One object (stored JSON text) as a CBOR document. */
+export function encodeCborJson(json: string): Buffer {
+  const { value, literal } = parsed(json);
+  return encodeCbor(value, fieldsOf(value), literal);
+}
+
+/** A built value (Status, PartialObjectMetadata, ...) as a CBOR document. */
+export function encodeCborDocument(value: Obj): Buffer {
+  return encodeCbor(value, fieldsOf(value));
+}
+
+interface Envelope {
+  kind: string;
+  apiVersion: string;
+  metadata: Obj;
+}
+
+const CHUNK = 64 * 1024;
+
+/**
+ * Writes a list: the envelope's keys in kube's order with `items` as a definite-length array whose
+ * elements are encoded one at a time. `metadataOnly` writes a PartialObjectMetadataList (an empty one
+ * has `items: null`, as kube's nil slice). `drained` resolves false when the client went away.
+ */
+export async function writeCborList(res: Response, envelope: Envelope, items: string[], metadataOnly: boolean, drained: () => Promise<boolean>): Promise<void> {
+  const head: Obj = metadataOnly
+    ? { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: envelope.metadata, items: null }
+    : { ...envelope, items: null };
+  const keys = Object.keys(head).sort(compareKeys);
+  const w = new CborWriter(CHUNK + 1024);
+  w.raw(SELF_DESCRIBED);
+  w.head(5, keys.length);
+  for (const k of keys) {
+    w.string(k);
+    if (k !== 'items') {
+      w.value(head[k]);
+      continue;
+    }
+    if (metadataOnly && items.length === 0) {
+      w.value(null);
+      continue;
+    }
+    w.head(4, items.length);
+    // Items of a typed list carry no kind: their []byte fields come from the list kind's schema.
+    const listed = fieldKindsFor(envelope.apiVersion, envelope.kind)?.fields.get('items');
+    const itemFields: FieldKind | undefined = typeof listed === 'object' ? listed.each : undefined;
+    for (const item of items) {
+      const { value, literal } = parsed(item);
+      if (metadataOnly) {
+        const meta = typeof value.metadata === 'object' && value.metadata !== null ? value.metadata : {};
+        w.value({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: meta }, undefined, literal);
+      } else w.value(value, fieldsOf(value) ?? itemFields, literal);
+      if (w.length >= CHUNK) {
+        // Respect backpressure so a slow client holds at most one chunk plus the socket's buffer.
+        if (!res.write(w.take()) && !(await drained())) return;
+      }
+    }
+  }
+  res.end(w.take());
+}
