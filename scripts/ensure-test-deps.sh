@@ -18,6 +18,8 @@ bash "$(dirname "$0")/build-go-informer.sh" >/dev/null
 bash "$(dirname "$0")/build-go-decode.sh" >/dev/null
 # The CBOR client test drives Capstan with client-go preferring CBOR (same modules, cached by source hash).
 bash "$(dirname "$0")/build-go-cbor.sh" >/dev/null
+bash "$(dirname "$0")/build-go-apply.sh" >/dev/null
+bash "$(dirname "$0")/build-go-operator.sh" >/dev/null
 bash "$(dirname "$0")/ensure-python-client.sh" >/dev/null
 # The Helm chart tests lint and render with helm, built from the Go module proxy when missing
 # (cached under ~/.cache/capstan; exit status 3 means it cannot be built here and the test says so).
