@@ -6,7 +6,7 @@ import { ApplyConflictError, applyConfiguration } from '../fieldmanager/apply-co
 import { applyConflictStatus } from '../fieldmanager/apply-conflict-status.js';
 import { ManagedFieldsError } from '../fieldmanager/managed-fields.js';
 import { resetFieldsFor } from '../fieldmanager/reset-fields.js';
-import { emptyObjectFor, typeFor } from '../fieldmanager/track-write.js';
+import { emptyObjectFor, typeFor, versionViewsFor } from '../fieldmanager/track-write.js';
 import { toFieldSet, TypedValueError } from '../fieldmanager/typed-value.js';
 import { compareObjects } from '../fieldmanager/compare-objects.js';
 import type { FieldSet } from '../fieldmanager/field-set.js';
@@ -182,6 +182,7 @@ export function applyToObject(t: ApplyTarget, live: Obj | undefined, config: Obj
       force,
       empty: emptyObjectFor(info),
       subresource,
+      versionViews: versionViewsFor(info),
     }).object;
   return applyOrThrow(config, apiVersion, info.kind, () => {
     let object: Obj;

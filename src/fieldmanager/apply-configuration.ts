@@ -4,6 +4,7 @@ import { FieldSet, type FieldPath } from './field-set.js';
 import { decodeManagedFields, encodeManagedFields, managerIdentifier, type Managed } from './managed-fields.js';
 import type { SmdType } from './smd-type.js';
 import { updateManagedFields } from './update-managed-fields.js';
+import { versionedChanges, type VersionViews } from './version-comparison.js';
 import { ensureNamedFieldsAreMembers, mergeValues, removeItems, toFieldSet } from './typed-value.js';
 
 type Obj = Record<string, unknown>;
@@ -26,6 +27,8 @@ export interface ApplyRecord {
   empty: Obj;
   /** The subresource applied to (`status`, `scale`), recorded in the entry; '' or absent for the object itself. */
   subresource?: string;
+  /** Other versions of the kind whose managers compare at their own version (converting kinds). */
+  versionViews?: VersionViews;
 }
 
 /** The manager kube records an untracked object's existing fields under before its first apply. */
@@ -92,12 +95,12 @@ export function applyConfiguration(live: Obj, config: Obj, rec: ApplyRecord): { 
   const added = filter(cmp.added);
   const modified = filter(cmp.modified);
   const removed = filter(cmp.removed);
-  const changedSet = modified.union(added);
+  const changeAt = versionedChanges({ changed: modified.union(added), removed }, rec.apiVersion, rec.versionViews, liveValue, next, filter);
   const conflicts: ApplyConflict[] = [];
   const conflictSets = new Map<string, FieldSet>();
   for (const [m, vs] of managed) {
     if (m === id) continue;
-    const c = vs.set.intersection(changedSet);
+    const c = vs.set.intersection(changeAt(vs.apiVersion).changed);
     if (!c.empty()) {
       conflictSets.set(m, c);
       for (const path of c.paths()) conflicts.push({ manager: m, path });
@@ -108,7 +111,8 @@ export function applyConfiguration(live: Obj, config: Obj, rec: ApplyRecord): { 
     if (m === id) continue;
     const c = conflictSets.get(m);
     let set = c ? vs.set.difference(c) : vs.set;
-    if (!removed.empty()) set = set.difference(removed);
+    const removedThere = changeAt(vs.apiVersion).removed;
+    if (!removedThere.empty()) set = set.difference(removedThere);
     if (set.empty()) managed.delete(m);
     else vs.set = set;
   }

@@ -8,6 +8,8 @@ import { logger, serializeError } from '../logging/logger.js';
 import { resetFieldsFor } from './reset-fields.js';
 import { DEDUCED, smdTypeOf, type SmdType } from './smd-type.js';
 import { updateManagedFields } from './update-managed-fields.js';
+import type { VersionViews } from './version-comparison.js';
+import { conversionFor, servedObject, toStorageVersion } from '../conversion/version-conversion.js';
 import { decodeManagedFields, encodeManagedFields } from './managed-fields.js';
 import { parentEntriesAfterScale, scaleEntriesOf, SCALE_GROUP_VERSION, type ReplicasPaths } from './scale-managed-fields.js';
 
@@ -45,6 +47,27 @@ export function typeFor(info: ResourceInfo): SmdType {
   return type;
 }
 
+/**
+ * The other versions of a converting built-in kind (HorizontalPodAutoscaler's autoscaling/v1 and
+ * v2), for managers recorded at them: objects converted through the storage version, typed by that
+ * version's schema. Undefined for kinds whose versions share one schema (relabelled).
+ */
+export function versionViewsFor(info: ResourceInfo): VersionViews | undefined {
+  const own = apiVersionOf(info.group, info.version);
+  const conversion = info.custom === true ? undefined : conversionFor(info.kind, own);
+  if (conversion === undefined) return undefined;
+  return (apiVersion) => {
+    const slash = apiVersion.lastIndexOf('/');
+    const group = slash < 0 ? '' : apiVersion.slice(0, slash);
+    if (apiVersion === own || group !== info.group || !conversion.versions.includes(apiVersion)) return undefined;
+    const other: ResourceInfo = { ...info, version: apiVersion.slice(slash + 1), definition: '' };
+    return {
+      type: typeFor(other),
+      convert: (value) => servedObject(toStorageVersion({ ...value, apiVersion: own, kind: info.kind }, info), apiVersion),
+    };
+  };
+}
+
 function record(w: TrackedWrite, live: Obj, next: Obj, sent: unknown): void {
   try {
     recordOrThrow(w, live, next, sent);
@@ -69,6 +92,7 @@ function recordOrThrow(w: TrackedWrite, live: Obj, next: Obj, sent: unknown): vo
     ),
     now: nowTimestamp(),
     sent,
+    versionViews: versionViewsFor(w.info),
   });
 }
 

@@ -3,6 +3,7 @@ import { FieldSet } from './field-set.js';
 import { decodeManagedFields, encodeManagedFields, managerIdentifier, timeSeconds, type Managed } from './managed-fields.js';
 import { fieldElement } from './path-element.js';
 import type { SmdType } from './smd-type.js';
+import { versionedChanges, type VersionViews } from './version-comparison.js';
 
 type Obj = Record<string, unknown>;
 
@@ -29,6 +30,8 @@ export interface UpdateRecord {
    * empty list, which means "reset"); undefined when it sent none.
    */
   sent: unknown;
+  /** Other versions of the kind whose managers compare at their own version (converting kinds). */
+  versionViews?: VersionViews;
 }
 
 const f = fieldElement;
@@ -115,8 +118,10 @@ export function updateManagedFields(live: Obj, next: Obj, rec: UpdateRecord): vo
   const modified = filter(cmp.modified);
   const removed = filter(cmp.removed);
   const changed = modified.union(added);
+  const changeAt = versionedChanges({ changed, removed }, rec.apiVersion, rec.versionViews, live, next, filter);
   for (const [m, vs] of managed) {
-    const set = vs.set.difference(vs.set.intersection(changed)).difference(removed);
+    const there = changeAt(vs.apiVersion);
+    const set = vs.set.difference(vs.set.intersection(there.changed)).difference(there.removed);
     if (set.empty()) managed.delete(m);
     else vs.set = set;
   }
