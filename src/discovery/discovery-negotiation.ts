@@ -9,7 +9,7 @@ import { parseAccept } from '../codec/media-type.js';
 
 /** How a discovery response is encoded. */
 export interface DiscoveryFormat {
-  encoding: 'json' | 'yaml';
+  encoding: 'json' | 'yaml' | 'cbor';
   /** True when the aggregated (apidiscovery.k8s.io/v2) document was asked for. */
   aggregated: boolean;
   /** Indented JSON (`?pretty=true`, or a curl/Wget/browser user agent, as kube does). */
@@ -23,10 +23,18 @@ export const DISCOVERY_MEDIA_TYPES = ['application/json', 'application/yaml', 'a
 /** The Content-Type suffix kube appends for the aggregated document (without any `profile`). */
 export const AGGREGATED_V2_PARAMS = ';g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
 
-function encodingOf(type: string): 'json' | 'yaml' | undefined {
+function encodingOf(type: string, allowCbor: boolean): DiscoveryFormat['encoding'] | undefined {
   if (type === 'application/json' || type === 'application/*' || type === '*/*') return 'json';
   if (type === 'application/yaml') return 'yaml';
+  if (type === 'application/cbor' && allowCbor) return 'cbor';
   return undefined;
+}
+
+const CONTENT_TYPES: Record<DiscoveryFormat['encoding'], string> = { json: 'application/json', yaml: 'application/yaml', cbor: 'application/cbor' };
+
+/** Whether `/version` can answer `accept`: it has JSON only. */
+export function acceptsJson(accept: string | undefined): boolean {
+  return parseAccept(accept).some((clause) => encodingOf(clause.type, false) === 'json');
 }
 
 /** Whether kube would pretty-print: an explicit `pretty` query value, else a human-facing user agent. */
@@ -39,14 +47,15 @@ export function wantsPretty(query: URLSearchParams, userAgent: string | undefine
 
 /**
  * Picks the discovery response format, or undefined when no clause is acceptable (the caller answers
- * 406). `allowAggregated` is true only on `/api` and `/apis`.
+ * 406). `allowAggregated` is true only on `/api` and `/apis`; `allowCbor` only on
+ * `/apis/GROUP/VERSION` with the CBORServingAndStorage gate on, as kube-apiserver 1.36 serves it.
  */
-export function negotiateDiscovery(accept: string | undefined, allowAggregated: boolean, pretty: boolean): DiscoveryFormat | undefined {
+export function negotiateDiscovery(accept: string | undefined, allowAggregated: boolean, pretty: boolean, allowCbor = false): DiscoveryFormat | undefined {
   for (const clause of parseAccept(accept)) {
-    const encoding = encodingOf(clause.type);
+    const encoding = encodingOf(clause.type, allowCbor);
     if (!encoding) continue;
     const { g, v, as } = clause.params;
-    const base = encoding === 'yaml' ? 'application/yaml' : 'application/json';
+    const base = CONTENT_TYPES[encoding];
     if (g === undefined && v === undefined && as === undefined) {
       return { encoding, aggregated: false, pretty: clause.params.pretty === '1' || pretty, contentType: base };
     }

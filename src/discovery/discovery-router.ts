@@ -13,7 +13,8 @@ import {
   apiVersionsDocument,
   type IsCustomResource,
 } from './discovery-documents.js';
-import { DISCOVERY_MEDIA_TYPES, negotiateDiscovery, wantsPretty, type DiscoveryFormat } from './discovery-negotiation.js';
+import { acceptsJson, DISCOVERY_MEDIA_TYPES, negotiateDiscovery, wantsPretty, type DiscoveryFormat } from './discovery-negotiation.js';
+import { encodeCbor, fieldsOf } from '../codec/cbor/cbor-encoder.js';
 import type { APIGroupDiscoveryList } from './discovery-types.js';
 import type { VersionInfo } from './version-info.js';
 
@@ -37,6 +38,12 @@ interface Encoded {
   body: Buffer;
 }
 
+/**
+ * Which discovery document a path serves: `/api` and `/apis` (aggregated discovery too), the core
+ * version's resources, a group, a group version's resources (CBOR too, with the gate on).
+ */
+type Route = 'root' | 'core' | 'group' | 'resources';
+
 /** Go's `http.NotFound` body, which kube-apiserver returns for unknown discovery paths. */
 /** kube's plain-text 404 (kept under this name for callers of the discovery router). */
 export const writeNotFoundText = writeNotFoundPage;
@@ -51,6 +58,7 @@ function writeBody(res: Response, status: number, contentType: string, body: Buf
 
 /** Encodes as kube's serializers do: compact JSON with a newline, indented JSON without, YAML with sorted keys. */
 function encode(value: unknown, format: Pick<DiscoveryFormat, 'encoding' | 'pretty'>): Buffer {
+  if (format.encoding === 'cbor') return encodeCbor(value, fieldsOf(value as Record<string, unknown>));
   if (format.encoding === 'yaml') return Buffer.from(dump(value, { sortKeys: true, lineWidth: -1, noRefs: true }), 'utf8');
   return Buffer.from(format.pretty ? JSON.stringify(value, null, 2) : `${JSON.stringify(value)}\n`, 'utf8');
 }
@@ -67,10 +75,34 @@ function localServerAddress(req: Request): string {
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
-/** kube answers an unacceptable Accept with an indented Status (its WriteRawJSON path). */
-function writeNotAcceptable(res: Response): void {
-  const status = notAcceptable(DISCOVERY_MEDIA_TYPES).toStatus();
+/**
+ * How kube words a 406 on a discovery path: `/apis` and `/apis/GROUP` answer from its own handler
+ * (`only the following media types are accepted: ...`); `/version`, `/api`, `/api/VERSION` and
+ * `/apis/GROUP/VERSION` are go-restful routes (`406: Not Acceptable` and the representations the
+ * route declares, with empty details). Both are indented JSON.
+ */
+type NotAcceptableStyle = { kind: 'handler' } | { kind: 'route'; representations: readonly string[] };
+
+function writeNotAcceptable(res: Response, style: NotAcceptableStyle): void {
+  const status =
+    style.kind === 'handler'
+      ? notAcceptable(DISCOVERY_MEDIA_TYPES).toStatus()
+      : {
+          kind: 'Status',
+          apiVersion: 'v1',
+          metadata: {},
+          status: 'Failure',
+          message: `406: Not Acceptable\n\nAvailable representations: ${style.representations.join(', ')}`,
+          reason: 'NotAcceptable',
+          details: {},
+          code: 406,
+        };
   writeBody(res, 406, 'application/json', Buffer.from(JSON.stringify(status, null, 2), 'utf8'));
+}
+
+/** Whether CBOR is served (the CBORServingAndStorage gate, marked on the response by the server). */
+function cborServing(res: Response): boolean {
+  return (res.locals as { cborServing?: boolean }).cborServing === true;
 }
 
 /**
@@ -89,10 +121,16 @@ export function discoveryRouter(registry: ResourceRegistry, options: DiscoveryRo
   const versionBody = Buffer.from(JSON.stringify(options.version, null, 2), 'utf8');
 
   /** Serves one document, negotiating plain vs aggregated and the encoding. */
-  function serve(req: Request, res: Response, path: string, allowAggregated: boolean, build: () => unknown, variant = ''): void {
-    const format = negotiateDiscovery(req.get('accept'), allowAggregated, wantsPretty(queryOf(req), req.get('user-agent')));
+  function serve(req: Request, res: Response, path: string, route: Route, build: () => unknown, variant = ''): void {
+    const allowAggregated = route === 'root';
+    const allowCbor = route === 'resources' && cborServing(res);
+    const format = negotiateDiscovery(req.get('accept'), allowAggregated, wantsPretty(queryOf(req), req.get('user-agent')), allowCbor);
     if (!format) {
-      writeNotAcceptable(res);
+      const handler = path === '/apis' || route === 'group';
+      writeNotAcceptable(
+        res,
+        handler ? { kind: 'handler' } : { kind: 'route', representations: allowCbor ? [...DISCOVERY_MEDIA_TYPES, 'application/cbor'] : DISCOVERY_MEDIA_TYPES },
+      );
       return;
     }
     if (format.aggregated) {
@@ -127,32 +165,33 @@ export function discoveryRouter(registry: ResourceRegistry, options: DiscoveryRo
     writeBody(res, 200, format.contentType, encoded?.body ?? encode(doc, format));
   }
 
-  router.get('/version', (_req, res) => {
-    writeBody(res, 200, 'application/json', versionBody);
+  router.get('/version', (req, res) => {
+    if (!acceptsJson(req.get('accept'))) writeNotAcceptable(res, { kind: 'route', representations: ['application/json'] });
+    else writeBody(res, 200, 'application/json', versionBody);
   });
 
   router.get('/api', (req, res) => {
     const address = options.serverAddress ?? localServerAddress(req);
-    serve(req, res, '/api', true, () => apiVersionsDocument(registry, address), address);
+    serve(req, res, '/api', 'root', () => apiVersionsDocument(registry, address), address);
   });
 
   router.get('/api/:version', (req, res) => {
     const { version } = req.params;
-    serve(req, res, `/api/${version}`, false, () => apiResourceListDocument(registry, '', version));
+    serve(req, res, `/api/${version}`, 'core', () => apiResourceListDocument(registry, '', version));
   });
 
   router.get('/apis', (req, res) => {
-    serve(req, res, '/apis', true, () => apiGroupListDocument(registry));
+    serve(req, res, '/apis', 'root', () => apiGroupListDocument(registry));
   });
 
   router.get('/apis/:group', (req, res) => {
     const { group } = req.params;
-    serve(req, res, `/apis/${group}`, false, () => apiGroupDocument(registry, group));
+    serve(req, res, `/apis/${group}`, 'group', () => apiGroupDocument(registry, group));
   });
 
   router.get('/apis/:group/:version', (req, res) => {
     const { group, version } = req.params;
-    serve(req, res, `/apis/${group}/${version}`, false, () => apiResourceListDocument(registry, group, version));
+    serve(req, res, `/apis/${group}/${version}`, 'resources', () => apiResourceListDocument(registry, group, version));
   });
 
   return router;
