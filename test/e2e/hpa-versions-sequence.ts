@@ -61,12 +61,11 @@ export async function hpaVersionsSequence(send: Send): Promise<StepResult[]> {
     const r = await send(method, path, contentType, body);
     if (r.status >= 300) results.push({ step, status: r.status, message: r.body?.message, causes: r.body?.details?.causes });
     else {
-      const entries = (r.body?.metadata?.managedFields ?? []).map((e: Obj) => ({
-        manager: e.manager,
-        operation: e.operation,
-        apiVersion: e.apiVersion,
-        fieldsV1: e.fieldsV1,
-      }));
+      // kube orders entries by operation, then time in seconds, then manager: the order of Update
+      // entries depends on whether the steps fell in one second, so they are compared by name.
+      const entries = (r.body?.metadata?.managedFields ?? [])
+        .map((e: Obj) => ({ manager: e.manager, operation: e.operation, apiVersion: e.apiVersion, fieldsV1: e.fieldsV1 }))
+        .sort((a: Obj, b: Obj) => (a.operation === b.operation ? (a.manager < b.manager ? -1 : 1) : a.operation < b.operation ? -1 : 1));
       results.push({ step, status: r.status, entries });
     }
   }
