@@ -113,7 +113,9 @@ async function completeAroundServingPair(target: string): Promise<CertDirFiles> 
   const { generateCA, generateLeaf } = await import('./certificates.js');
   const ca = await generateCA(`capstan-ca@${Math.floor(Date.now() / 1000)}`);
   const admin = await generateLeaf(ca, { usage: 'client', user: 'capstan-admin', groups: ['system:masters'] });
-  const saKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  // ECDSA P-256 (ES256 tokens): generated in a millisecond where RSA takes up to a second, and such
+  // a directory comes with its own signing key (envtest passes --service-account-signing-key-file).
+  const saKey = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   // The CA first, the service account key (whose presence marks a complete set) last.
   const missing: [string, string][] = [
     [NAMES.caCert, ca.cert],
