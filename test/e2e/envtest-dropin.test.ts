@@ -4,7 +4,9 @@
  * (test/clients/go-envtest, a Go test binary built by scripts/build-go-envtest.sh) passes with
  * KUBEBUILDER_ASSETS=DIR: envtest starts both, polls /healthz over HTTPS, installs a CRD through
  * CRDInstallOptions, provisions users with client certificates signed by the CA it passes in
- * --client-ca-file, and a manager reconciles; a user from AddUser is forbidden until RBAC allows it.
+ * --client-ca-file, and a manager reconciles; a validating webhook given in WebhookInstallOptions
+ * (caBundle: the serving certificate itself, URL path `//validate-gadget`) denies as on kube; a user
+ * from AddUser is forbidden until RBAC allows it.
  * Needs Go on PATH.
  */
 import { before, describe, test } from 'node:test';
@@ -98,7 +100,7 @@ describe('the etcd stand-in', () => {
 });
 
 describe('an envtest suite with KUBEBUILDER_ASSETS from envtest-assets', () => {
-  test('starts Capstan, installs the CRD, reconciles, and AddUser users are authorized by RBAC', async () => {
+  test('starts Capstan, installs the CRD and the webhook, reconciles, and AddUser users are authorized by RBAC', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'capstan-envtest-run-'));
     try {
       const child = spawn(suite, ['-test.v', '-test.count=1'], { cwd, env: { ...process.env, KUBEBUILDER_ASSETS: assets }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -108,7 +110,8 @@ describe('an envtest suite with KUBEBUILDER_ASSETS from envtest-assets', () => {
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
       const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
       assert.equal(code, 0, `envtest suite failed:\n${stdout}\n${stderr.slice(-4000)}`);
-      for (const name of ['TestReconcilerOwnsConfigMap', 'TestAddUserNeedsRBAC']) assert.match(stdout, new RegExp(`--- PASS: ${name}`));
+      for (const name of ['TestReconcilerOwnsConfigMap', 'TestAddUserNeedsRBAC', 'TestValidatingWebhookFromInstallOptions'])
+        assert.match(stdout, new RegExp(`--- PASS: ${name}`));
       const timing = /^ENVTEST_TIMING (\{.*\})$/m.exec(stdout);
       assert.ok(timing, 'the suite prints its timing');
       const { startMs, totalMs } = JSON.parse(timing[1]) as { startMs: number; totalMs: number };

@@ -2,9 +2,11 @@
 // points at (Capstan's `envtest-assets` directory or the reference kube-apiserver and etcd).
 //
 // TestMain starts the control plane with envtest, which installs the Gadget CRD given in
-// CRDInstallOptions and provisions the admin user; a manager runs a reconciler that gives every
-// Gadget an owned ConfigMap and a status. The tests check the reconciler's work and that a user
-// provisioned with AddUser is forbidden until a Role and RoleBinding allow it.
+// CRDInstallOptions, a validating webhook configuration given in WebhookInstallOptions (pointed at
+// the manager's webhook server with a CA envtest makes), and provisions the admin user; a manager
+// runs a reconciler that gives every Gadget an owned ConfigMap and a status. The tests check the
+// reconciler's work, the webhook's denial, and that a user provisioned with AddUser is forbidden
+// until a Role and RoleBinding allow it.
 //
 // The last line on stdout is `ENVTEST_TIMING {"startMs":...,"totalMs":...}`: how long
 // Environment.Start took (control plane ready and CRDs served) and the whole run.
@@ -18,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	admissionv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -32,6 +35,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 )
 
 var gadgetGVK = schema.GroupVersionKind{Group: "envtest.capstan.test", Version: "v1", Kind: "Gadget"}
@@ -63,6 +68,37 @@ func gadgetCRD() *apiextensionsv1.CustomResourceDefinition {
 			}},
 		},
 	}
+}
+
+// gadgetWebhook sends Gadgets of the namespace envtest-webhook to the manager's /validate-gadget.
+func gadgetWebhook() *admissionv1.ValidatingWebhookConfiguration {
+	path := "/validate-gadget"
+	fail := admissionv1.Fail
+	none := admissionv1.SideEffectClassNone
+	return &admissionv1.ValidatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: "envtest-gadget-validation"},
+		Webhooks: []admissionv1.ValidatingWebhook{{
+			Name:                    "vgadget.envtest.capstan.test",
+			ClientConfig:            admissionv1.WebhookClientConfig{Service: &admissionv1.ServiceReference{Namespace: "system", Name: "webhook-service", Path: &path}},
+			Rules:                   []admissionv1.RuleWithOperations{{Operations: []admissionv1.OperationType{admissionv1.Create, admissionv1.Update}, Rule: admissionv1.Rule{APIGroups: []string{gadgetGVK.Group}, APIVersions: []string{"v1"}, Resources: []string{"gadgets"}}}},
+			NamespaceSelector:       &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": "envtest-webhook"}},
+			FailurePolicy:           &fail,
+			SideEffects:             &none,
+			AdmissionReviewVersions: []string{"v1"},
+		}},
+	}
+}
+
+// validateGadget denies a Gadget whose spec.message is "forbidden".
+func validateGadget(_ context.Context, req admission.Request) admission.Response {
+	gadget := &unstructured.Unstructured{}
+	if err := gadget.UnmarshalJSON(req.Object.Raw); err != nil {
+		return admission.Errored(400, err)
+	}
+	if message, _, _ := unstructured.NestedString(gadget.Object, "spec", "message"); message == "forbidden" {
+		return admission.Denied(`message "forbidden" is not allowed`)
+	}
+	return admission.Allowed("")
 }
 
 // gadgetReconciler creates or updates the ConfigMap `<gadget>-config` (owned by the Gadget) holding
@@ -99,7 +135,8 @@ func TestMain(m *testing.M) {
 	began := time.Now()
 	ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.UseDevMode(true)))
 	testEnv = &envtest.Environment{
-		CRDInstallOptions: envtest.CRDInstallOptions{CRDs: []*apiextensionsv1.CustomResourceDefinition{gadgetCRD()}},
+		CRDInstallOptions:     envtest.CRDInstallOptions{CRDs: []*apiextensionsv1.CustomResourceDefinition{gadgetCRD()}},
+		WebhookInstallOptions: envtest.WebhookInstallOptions{ValidatingWebhooks: []*admissionv1.ValidatingWebhookConfiguration{gadgetWebhook()}},
 	}
 	_, err := testEnv.Start()
 	startMs := time.Since(began).Milliseconds()
@@ -120,7 +157,11 @@ func TestMain(m *testing.M) {
 // run starts the manager, runs the tests and stops the manager.
 func run(m *testing.M) int {
 	restCfg := testEnv.Config
-	mgr, err := ctrl.NewManager(restCfg, ctrl.Options{Metrics: metricsserver.Options{BindAddress: "0"}})
+	hooks := &testEnv.WebhookInstallOptions
+	mgr, err := ctrl.NewManager(restCfg, ctrl.Options{
+		Metrics:       metricsserver.Options{BindAddress: "0"},
+		WebhookServer: webhook.NewServer(webhook.Options{Host: hooks.LocalServingHost, Port: hooks.LocalServingPort, CertDir: hooks.LocalServingCertDir}),
+	})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "manager: %v\n", err)
 		return 1
@@ -131,6 +172,7 @@ func run(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "controller: %v\n", err)
 		return 1
 	}
+	mgr.GetWebhookServer().Register("/validate-gadget", &webhook.Admission{Handler: admission.HandlerFunc(validateGadget)})
 	adminClient, err = client.New(restCfg, client.Options{})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "client: %v\n", err)
@@ -267,5 +309,34 @@ func TestAddUserNeedsRBAC(t *testing.T) {
 	err = alice.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "nope"}})
 	if !apierrors.IsForbidden(err) {
 		t.Fatalf("alice creates a ConfigMap: got %v, want Forbidden", err)
+	}
+}
+
+func TestValidatingWebhookFromInstallOptions(t *testing.T) {
+	ctx := context.Background()
+	const ns = "envtest-webhook"
+	createNamespace(t, ns)
+	gadget := func(name, message string) *unstructured.Unstructured {
+		g := &unstructured.Unstructured{}
+		g.SetGroupVersionKind(gadgetGVK)
+		g.SetNamespace(ns)
+		g.SetName(name)
+		_ = unstructured.SetNestedField(g.Object, message, "spec", "message")
+		return g
+	}
+	const want = `admission webhook "vgadget.envtest.capstan.test" denied the request: message "forbidden" is not allowed`
+	// Until the manager's webhook server listens, calls fail (failurePolicy Fail) with another message.
+	eventually(t, "the webhook denies", func() error {
+		err := adminClient.Create(ctx, gadget("bad", "forbidden"))
+		if err == nil {
+			t.Fatalf("a forbidden gadget was created")
+		}
+		if err.Error() != want {
+			return err
+		}
+		return nil
+	})
+	if err := adminClient.Create(ctx, gadget("good", "fine")); err != nil {
+		t.Fatalf("the webhook denies an allowed gadget: %v", err)
 	}
 }
