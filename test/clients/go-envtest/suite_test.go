@@ -8,8 +8,9 @@
 // reconciler's work, the webhook's denial, and that a user provisioned with AddUser is forbidden
 // until a Role and RoleBinding allow it.
 //
-// The last line on stdout is `ENVTEST_TIMING {"startMs":...,"totalMs":...}`: how long
-// Environment.Start took (control plane ready and CRDs served) and the whole run.
+// The last line on stdout is `ENVTEST_TIMING {"startMs":...,"stopMs":...,"totalMs":...}`: how
+// long Environment.Start took (control plane ready, CRDs served, webhooks installed), how long
+// Environment.Stop took, and the whole run.
 package envtestsuite
 
 import (
@@ -145,11 +146,13 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := run(m)
+	stopping := time.Now()
 	if err := testEnv.Stop(); err != nil {
 		fmt.Fprintf(os.Stderr, "envtest stop failed: %v\n", err)
 		code = 1
 	}
-	timing, _ := json.Marshal(map[string]int64{"startMs": startMs, "totalMs": time.Since(began).Milliseconds()})
+	stopMs := time.Since(stopping).Milliseconds()
+	timing, _ := json.Marshal(map[string]int64{"startMs": startMs, "stopMs": stopMs, "totalMs": time.Since(began).Milliseconds()})
 	fmt.Printf("ENVTEST_TIMING %s\n", timing)
 	os.Exit(code)
 }
