@@ -16,7 +16,8 @@ import { existsSync, lstatSync, mkdtempSync, readFileSync, rmSync, statSync } fr
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CAPSTAN_MAIN } from '../helpers/capstan.js';
+import { connect } from 'node:net';
+import { CAPSTAN_MAIN, spawnCapstan } from '../helpers/capstan.js';
 import { freePort } from '../helpers/redis-process.js';
 
 const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -96,6 +97,21 @@ describe('the etcd stand-in', () => {
       child.kill('SIGTERM');
     }
     assert.equal(await exited, 0);
+  });
+});
+
+describe("Capstan's stop", () => {
+  test('closes a connection that never carried a request (Go clients leave spares) within a second or so, not after 5 s', async () => {
+    const proc = await spawnCapstan(['--port', '0']);
+    const { hostname, port } = new URL(proc.url);
+    const spare = connect(Number(port), hostname);
+    await new Promise<void>((resolve, reject) => spare.once('connect', resolve).once('error', reject));
+    const closed = new Promise<number>((resolve) => spare.once('close', () => resolve(Date.now())));
+    spare.on('error', () => undefined);
+    const stopped = Date.now();
+    assert.equal(await proc.stop(), 0);
+    const waited = (await closed) - stopped;
+    assert.ok(waited < 4000, `the spare connection was closed ${waited} ms after SIGTERM`);
   });
 });
 
