@@ -17,7 +17,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -308,6 +311,23 @@ func TestAddUserNeedsRBAC(t *testing.T) {
 		}
 	}
 	eventually(t, "alice lists ConfigMaps once bound", func() error { return alice.List(ctx, list, client.InNamespace(ns)) })
+	// envtest's kubectl for the user (the assets' kubectl, when the directory has one).
+	if _, err := os.Stat(filepath.Join(os.Getenv("KUBEBUILDER_ASSETS"), "kubectl")); err == nil {
+		kubectl, err := user.Kubectl()
+		if err != nil {
+			t.Fatalf("kubectl for alice: %v", err)
+		}
+		stdout, stderr, err := kubectl.Run("get", "configmaps", "-n", ns, "-o", "name")
+		if err != nil {
+			t.Fatalf("kubectl get configmaps as alice: %v: %s", err, readAll(stderr))
+		}
+		if out := readAll(stdout); !strings.Contains(out, "configmap/kube-root-ca.crt") && out != "" {
+			t.Fatalf("kubectl get configmaps as alice printed %q", out)
+		}
+		if _, stderr, err := kubectl.Run("delete", "configmap", "-n", ns, "anything"); err == nil || !strings.Contains(readAll(stderr), `User "envtest-alice" cannot delete resource "configmaps"`) {
+			t.Fatalf("kubectl delete as alice: err %v, stderr %q; want forbidden", err, readAll(stderr))
+		}
+	}
 	// The Role grants reading only.
 	err = alice.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "nope"}})
 	if !apierrors.IsForbidden(err) {
@@ -342,4 +362,9 @@ func TestValidatingWebhookFromInstallOptions(t *testing.T) {
 	if err := adminClient.Create(ctx, gadget("good", "fine")); err != nil {
 		t.Fatalf("the webhook denies an allowed gadget: %v", err)
 	}
+}
+
+func readAll(r io.Reader) string {
+	b, _ := io.ReadAll(r)
+	return string(b)
 }
