@@ -10,6 +10,7 @@ import { validateControllerList } from '../controllers/controller-names.js';
 import { isImplementedAdmissionPlugin } from '../admission/admission-chain.js';
 import { admissionFlagProblems } from '../admission/plugin-names.js';
 import { SERVING_FLAGS, type AuthenticationConfig, type ServingConfig } from './serving-flags.js';
+import { COMPAT_FLAGS } from './compat-flags.js';
 
 /** Everything the command line configures (serving and authentication: see serving-flags.ts). */
 export interface ServerConfig extends ServingConfig, AuthenticationConfig {
@@ -408,6 +409,7 @@ const FLAGS: FlagSpec[] = [
       c.logFormat = v;
     },
   },
+  ...COMPAT_FLAGS,
 ];
 
 /** The configuration with every flag at its default. */

@@ -60,9 +60,11 @@ function appendTo(c: Record<string, unknown>, field: string, v: string): void {
   c[field] = v === '' ? current : [...current, v];
 }
 
-function insecurePort(name: string) {
+/** `--port`: 0 picks a free port. `--insecure-port`: 0 turns the port off, as in kube-apiserver (envtest passes `--insecure-port=0`). */
+function insecurePort(name: string, zeroTurnsOff: boolean) {
   return (c: ServingConfig, v: string): void => {
-    c.port = v === '' ? undefined : port(name, v);
+    const n = v === '' ? undefined : port(name, v);
+    c.port = n === 0 && zeroTurnsOff ? undefined : n;
   };
 }
 
@@ -79,14 +81,14 @@ export const SERVING_FLAGS: FlagSpec[] = [
   {
     name: 'insecure-port',
     default: '',
-    help: "Also serve plain HTTP on this port of --insecure-bind-address (loopback only), where every request is the local administrator (system:masters), as kube-apiserver's old insecure port; 0: a free one. Off unless given.",
-    apply: insecurePort('insecure-port'),
+    help: "Also serve plain HTTP on this port of --insecure-bind-address (loopback only), where every request is the local administrator (system:masters), as kube-apiserver's old insecure port. Off unless given; 0: off, as in kube-apiserver.",
+    apply: insecurePort('insecure-port', true),
   },
   {
     name: 'port',
     default: '',
-    help: "Same as --insecure-port (Capstan's earlier name for its plain-HTTP port).",
-    apply: insecurePort('port'),
+    help: "Same as --insecure-port (Capstan's earlier name for its plain-HTTP port), except that 0 picks a free port.",
+    apply: insecurePort('port', false),
   },
   {
     name: 'insecure-bind-address',
@@ -116,7 +118,7 @@ export const SERVING_FLAGS: FlagSpec[] = [
   {
     name: 'cert-dir',
     default: '.capstan/pki',
-    help: 'Directory of the generated CA (ca.crt), serving certificate (apiserver.crt), admin client certificate (admin.crt) and service account signing key, created on first start and reused.',
+    help: 'Directory of the generated CA (ca.crt), serving certificate (apiserver.crt), admin client certificate (admin.crt) and service account signing key, created on first start and reused. A serving pair already there (apiserver.crt, apiserver.key, as envtest writes it) is served as kube-apiserver does, and the other files are added beside it.',
     apply: (c, v) => {
       c.certDir = v;
     },

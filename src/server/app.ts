@@ -239,17 +239,24 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   // Once draining, every response closes its connection (as kube-apiserver's Go server does during
   // shutdown) instead of leaving it idle until it is destroyed.
   let draining = false;
+  /** When each connection that has not carried a request yet was opened. */
+  const openedAt = new WeakMap<Socket, number>();
   for (const server of servers) {
     installClientErrorHandler(server);
     server.on(server === plain ? 'connection' : 'secureConnection', (socket: Socket) => {
       connections.add(socket);
+      openedAt.set(socket, Date.now());
       socket.on('close', () => {
         connections.delete(socket);
         if (connections.size === 0) onNoConnections?.();
       });
     });
-    server.prependListener('request', (_req, res) => {
+    server.prependListener('request', (req, res) => {
+      openedAt.delete(req.socket);
       if (draining) res.setHeader('Connection', 'close');
+      // A response begun before draining (a watch the shutdown ends) leaves its connection idle:
+      // close it then, rather than when the last connections are destroyed seconds later.
+      else res.once('finish', () => draining && setImmediate(() => server.closeIdleConnections()));
     });
   }
   const listen = async (server: Server, host: string, port: number): Promise<number> => {
@@ -380,6 +387,12 @@ export async function startServer(config: ServerConfig, storage: Storage, option
           if (connections.size === 0) onNoConnections();
         }
         for (const server of servers) server.closeIdleConnections();
+        // Node never counts a connection without a request as idle, but clients open spare ones (Go's
+        // transport does): close each once it has been open a second without a request.
+        for (const s of connections) {
+          const opened = openedAt.get(s);
+          if (opened !== undefined) setTimeout(() => openedAt.has(s) && s.destroy(), Math.max(0, opened + 1000 - Date.now())).unref();
+        }
         setTimeout(() => {
           for (const s of connections) s.destroy();
         }, 5000).unref();
