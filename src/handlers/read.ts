@@ -5,7 +5,7 @@ import { listOptionsFrom } from '../api/request-options.js';
 import { writeList, writeObject } from '../codec/response-writer.js';
 import { type ResourceRequest, outputFor, scaleKind } from './context.js';
 import { type Obj } from '../api/object-util.js';
-import { servedJsonFor } from '../conversion/version-conversion.js';
+import { servedJsonForAsync, servedJsonsFor } from '../conversion/converting-io.js';
 import { toScale } from '../store/scale.js';
 import type { Getter, Lister } from '../store/rest-verbs.js';
 import { selectionFor } from '../selectors/selection.js';
@@ -34,7 +34,7 @@ export async function handleGet(r: ResourceRequest, store: Getter): Promise<void
     return;
   }
   const includeObject = includeObjectParam(r.query, format);
-  writeObject(r.res, 200, servedJsonFor(json, r.apiVersion, format.representation, includeObject), format, includeObject);
+  writeObject(r.res, 200, await servedJsonForAsync(json, r.apiVersion, format.representation, includeObject), format, includeObject);
 }
 
 /** LIST of a collection: consistent, optionally chunked with `limit`/`continue`, filtered by selectors. */
@@ -48,6 +48,6 @@ export async function handleList(r: ResourceRequest, store: Lister): Promise<voi
   const metadata: Obj = { resourceVersion: page.resourceVersion };
   if (page.continue !== undefined) metadata.continue = page.continue;
   if (page.remainingItemCount !== undefined) metadata.remainingItemCount = page.remainingItemCount;
-  const items = page.items.map((json) => servedJsonFor(json, r.apiVersion, format.representation, includeObject));
+  const items = await servedJsonsFor(page.items, r.apiVersion, format.representation, includeObject);
   await writeList(r.res, { kind: r.info.listKind ?? `${r.info.kind}List`, apiVersion: r.apiVersion, metadata }, items, format, includeObject);
 }

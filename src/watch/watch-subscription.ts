@@ -33,7 +33,7 @@ export async function followChanges(target: ResourceTarget, from: string, watch:
     if (lifetime.ended) return;
     progress.advance(event.resourceVersion);
     const type = filter(event);
-    if (type !== undefined) out.write(encoder.change(event, type));
+    if (type !== undefined) out.write(encoder.change(event, type), (err) => encoder.error(failureStatus(err)));
   };
   const onHistoryLost = (err: StorageError): void => {
     out.write(encoder.error(expiredStatus(progress.resourceVersion, err)));
