@@ -95,3 +95,28 @@ export async function toStorageVersionAsync(
   const [converted] = await convertByWebhook(conversion, [obj], storageApiVersion);
   return settle(converted, storageApiVersion);
 }
+
+/** How long a watch event waits for its conversion webhook to succeed before its watches end with the error. */
+const WATCH_CONVERSION_PATIENCE_MS = 5 * 60_000;
+const RETRY_FIRST_MS = 100;
+const RETRY_MAX_MS = 5_000;
+
+/**
+ * `attempt` (a conversion of a watch event) retried with backoff until it succeeds, as kube's watch
+ * cache keeps decoding a change until the webhook converts it: a failing webhook delays the
+ * watch's events, which arrive in order once it recovers. After five minutes of failures the last
+ * error is thrown (the watch ends with it).
+ */
+export async function untilConverted<T>(attempt: () => Promise<T>): Promise<T> {
+  const started = Date.now();
+  let delay = RETRY_FIRST_MS;
+  for (;;) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (Date.now() - started + delay > WATCH_CONVERSION_PATIENCE_MS) throw err;
+      await new Promise((resolve) => setTimeout(resolve, delay).unref());
+      delay = Math.min(delay * 2, RETRY_MAX_MS);
+    }
+  }
+}

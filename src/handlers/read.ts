@@ -9,6 +9,7 @@ import { servedJsonForAsync, servedJsonsFor } from '../conversion/converting-io.
 import { toScale } from '../store/scale.js';
 import type { Getter, Lister } from '../store/rest-verbs.js';
 import { selectionFor } from '../selectors/selection.js';
+import { selectConverted, selectsAfterConversion, storageSelectionFor } from '../selectors/converted-selection.js';
 
 const READABLE_SUBRESOURCES = new Set(['', 'status', 'scale', 'ephemeralcontainers', 'resize', 'approval']);
 
@@ -44,10 +45,15 @@ export async function handleList(r: ResourceRequest, store: Lister): Promise<voi
   const format = outputFor(r, 'list');
   const includeObject = includeObjectParam(r.query, format);
   const selection = selectionFor(r, opts);
-  const page = await store.list(opts, selection);
+  // Field selectors on a webhook-converting kind select on the converted objects: a page may then
+  // hold fewer than `limit` items, and the remaining count is unknown.
+  const afterConversion = selectsAfterConversion(r.info, opts.fieldSelector);
+  const page = await store.list(opts, afterConversion ? storageSelectionFor(r, opts.labelSelector) : selection);
   const metadata: Obj = { resourceVersion: page.resourceVersion };
   if (page.continue !== undefined) metadata.continue = page.continue;
-  if (page.remainingItemCount !== undefined) metadata.remainingItemCount = page.remainingItemCount;
-  const items = await servedJsonsFor(page.items, r.apiVersion, format.representation, includeObject);
+  if (page.remainingItemCount !== undefined && !afterConversion) metadata.remainingItemCount = page.remainingItemCount;
+  const items = afterConversion
+    ? await selectConverted(page.items, r.apiVersion, selection)
+    : await servedJsonsFor(page.items, r.apiVersion, format.representation, includeObject);
   await writeList(r.res, { kind: r.info.listKind ?? `${r.info.kind}List`, apiVersion: r.apiVersion, metadata }, items, format, includeObject);
 }

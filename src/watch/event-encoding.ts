@@ -1,7 +1,7 @@
 import type { ChangeEvent } from '../storage/storage.js';
 import { isObject, type Obj } from '../api/object-util.js';
 import { servedJsonFor } from '../conversion/version-conversion.js';
-import { needsWebhookConversion, servedJsonForAsync } from '../conversion/converting-io.js';
+import { needsWebhookConversion, servedJsonForAsync, untilConverted } from '../conversion/converting-io.js';
 import type { Representation } from '../codec/negotiation.js';
 import { encodeProtobufWatchFrame } from '../codec/protobuf/protobuf-codec.js';
 import { encodeCborWatchEvent } from '../codec/cbor/cbor-encoder.js';
@@ -77,7 +77,8 @@ const convertedCache = new WeakMap<ChangeEvent, Map<string, Promise<string>>>();
 /**
  * The frame of `event` as `encodedEvent` gives it, or a promise of it when the object must first go
  * through its CRD's conversion webhook (converted once per change and version, shared by every
- * watcher); the promise rejects with the webhook's ApiError.
+ * watcher, retried while the webhook fails); the promise rejects with the webhook's last ApiError
+ * when it never recovers.
  */
 export function encodedEventOrConversion(
   event: ChangeEvent,
@@ -95,8 +96,8 @@ export function encodedEventOrConversion(
   }
   let converted = byVersion.get(apiVersion);
   if (converted === undefined) {
-    converted = servedJsonForAsync(event.json, apiVersion, 'object');
-    // Kept even when it fails: every watcher of this version gets the same ERROR.
+    converted = untilConverted(() => servedJsonForAsync(event.json, apiVersion, 'object'));
+    // Kept even when it fails for good: every watcher of this version gets the same ERROR.
     converted.catch(() => undefined);
     byVersion.set(apiVersion, converted);
   }

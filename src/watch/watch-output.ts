@@ -52,10 +52,11 @@ export class WatchOutput {
 
   /**
    * Queues a frame unless the watch is over. A frame still being produced (a promise) is queued in
-   * its turn: frames written after it wait for it, so every watcher sees events in order. When it
+   * its turn (undefined: nothing to write): frames written after it wait for it, so every watcher
+   * sees events in order. When it
    * fails, the frame `onFailure` makes of the error (an ERROR event) is the last one and the watch ends.
    */
-  write(frame: string | Buffer | Promise<string | Buffer>, onFailure?: (err: unknown) => string | Buffer): void {
+  write(frame: string | Buffer | Promise<string | Buffer | undefined>, onFailure?: (err: unknown) => string | Buffer): void {
     if (this.lifetime.ended) return;
     if (this.producing === 0 && !(frame instanceof Promise)) {
       this.writer.push(frame);
@@ -66,7 +67,7 @@ export class WatchOutput {
     this.tail = (this.tail ?? Promise.resolve()).then(async () => {
       try {
         const ready = await frame;
-        if (!this.lifetime.ended) this.writer.push(ready);
+        if (ready !== undefined && !this.lifetime.ended) this.writer.push(ready);
       } catch (err) {
         if (!this.lifetime.ended && onFailure !== undefined) {
           this.writer.push(onFailure(err));
