@@ -31,7 +31,9 @@ export async function handleGet(r: ResourceRequest, store: Getter): Promise<void
   const format = outputFor(r, 'object', ...scaleKind(r));
   const json = await store.get(r.ri.name, r.query);
   if (r.ri.subresource === 'scale') {
-    writeObject(r.res, 200, toScale(r, JSON.parse(json) as Obj), format);
+    // A custom resource's scale paths are its request version's: the object is read in that version.
+    const inVersion = r.info.custom === true ? await servedJsonForAsync(json, r.apiVersion, 'object') : json;
+    writeObject(r.res, 200, toScale(r, JSON.parse(inVersion) as Obj), format);
     return;
   }
   const includeObject = includeObjectParam(r.query, format);

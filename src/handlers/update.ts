@@ -182,7 +182,8 @@ async function handleApply(r: ResourceRequest, store: Updater, body: Buffer, for
 
 async function respond(r: ResourceRequest, outcome: UpdateOutcome, format: OutputFormat): Promise<void> {
   if (r.ri.subresource === 'scale') {
-    writeObject(r.res, outcome.created ? 201 : 200, toScale(r, JSON.parse(outcome.json) as Obj), format);
+    const inVersion = r.info.custom === true ? await servedJsonForAsync(outcome.json, r.apiVersion, 'object') : outcome.json;
+    writeObject(r.res, outcome.created ? 201 : 200, toScale(r, JSON.parse(inVersion) as Obj), format);
     return;
   }
   writeObject(r.res, outcome.created ? 201 : 200, await servedJsonForAsync(outcome.json, r.apiVersion, format.representation), format);
