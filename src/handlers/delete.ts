@@ -13,6 +13,7 @@ import { authorizeUnsafeDelete } from '../auth/unsafe-delete-authorization.js';
 import { deleteCorruptObject, unsafeDeleteCollectionRefused } from '../store/unsafe-delete.js';
 import { deleteOptionsOf, type DeleteOptions, type DeleteOutcome } from '../store/delete.js';
 import type { CollectionDeleter, GracefulDeleter } from '../store/rest-verbs.js';
+import { conversionAwareSelection } from '../selectors/converted-selection.js';
 
 const PROPAGATION_POLICIES = ['Foreground', 'Background', 'Orphan'];
 const DELETE_OPTIONS_DEFINITION = 'io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions';
@@ -144,7 +145,7 @@ export async function handleDeleteCollection(r: ResourceRequest, store: Collecti
   const listOpts = listOptionsFrom(r.query, false, r.services.featureGates.WatchList);
   const opts = await readDeleteOptions(r);
   if (opts.ignoreStoreReadErrorWithClusterBreakingPotential === true) throw unsafeDeleteCollectionRefused();
-  const outcome = await store.deleteCollection(selectionFor(r, listOpts), opts);
+  const outcome = await store.deleteCollection(conversionAwareSelection(r, r.apiVersion, listOpts, selectionFor(r, listOpts)), opts);
   const deleted = await servedJsonsFor(outcome.deleted, r.apiVersion, format.representation);
   await writeList(r.res, { kind: `${r.info.kind}List`, apiVersion: r.apiVersion, metadata: { resourceVersion: outcome.resourceVersion } }, deleted, format);
 }

@@ -36,6 +36,20 @@ export async function selectConverted(items: readonly string[], apiVersion: stri
   });
 }
 
+/**
+ * The selection of a delete-collection (or any store-side selection) of `r`: `selection` itself, or,
+ * when its field selector waits for conversion, labels in storage and fields on the converted objects.
+ */
+export function conversionAwareSelection(
+  r: { info: ResourceInfo },
+  apiVersion: string,
+  selectors: { labelSelector: string; fieldSelector: string },
+  selection: Selection,
+): Selection {
+  if (!selectsAfterConversion(r.info, selectors.fieldSelector)) return selection;
+  return { ...storageSelectionFor(r, selectors.labelSelector), selectConverted: (items) => selectConvertedStored(items, apiVersion, selection) };
+}
+
 /** `selectConverted` over stored objects: each kept object carries its converted JSON. */
 export async function selectConvertedStored(items: readonly StoredObject[], apiVersion: string, selection: Selection): Promise<StoredObject[]> {
   const converted = await servedJsonsFor(

@@ -84,6 +84,33 @@ function converter(hooks: TestWebhookServer, state: { mode: Mode; reviews: Obj[]
   });
 }
 
+const SVC_NS = 'conv-svc';
+
+/** The e2e webhook's conversion of top-level fields (agnhost crd-conversion-webhook): v1 hostPort, v2 host and port. */
+function topLevelConverter(hooks: TestWebhookServer, state: { reviews: Obj[] }): void {
+  hooks.handle('/crdconvert', (call) => {
+    const review = call.body as Obj;
+    state.reviews.push(review);
+    const req = review.request;
+    const objects = req.objects.map((o: Obj) => {
+      const out = structuredClone(o);
+      out.apiVersion = req.desiredAPIVersion;
+      if (req.desiredAPIVersion.endsWith('/v2') && 'hostPort' in out) {
+        const [host, port] = String(out.hostPort).split(':');
+        delete out.hostPort;
+        out.host = host;
+        out.port = port;
+      } else if (req.desiredAPIVersion.endsWith('/v1') && 'host' in out) {
+        out.hostPort = `${out.host}:${out.port ?? ''}`;
+        delete out.host;
+        delete out.port;
+      }
+      return out;
+    });
+    return { apiVersion: review.apiVersion, kind: 'ConversionReview', response: { uid: req.uid, result: { status: 'Success' }, convertedObjects: objects } };
+  });
+}
+
 function schema(props: Obj): Obj {
   return { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: props } } } };
 }
@@ -139,8 +166,9 @@ for (const backend of allBackends()) {
       storage = await backend.open();
       srv = await startTestServer({}, storage);
       rest = restFor(srv.url);
-      hooks = await startWebhookServer(['localhost']);
+      hooks = await startWebhookServer(['localhost', `conv-hooks.${SVC_NS}.svc`]);
       converter(hooks, state);
+      topLevelConverter(hooks, state);
       ns = await rest.namespace('conv');
     });
 
@@ -272,7 +300,7 @@ for (const backend of allBackends()) {
       }
     });
 
-    test('field selectors select on the fields of the requested version (e2e CustomResourceFieldSelectors)', async () => {
+    test('field selectors on spec fields select on the fields of the requested version; watch transitions follow them', async () => {
       const { p1, p2, kind, plural } = await freshCrd('v2');
       await rest.create(p1, { apiVersion: `${G}/v1`, kind, metadata: { name: 'host1' }, spec: { hostPort: 'host1:80' } });
       await rest.create(p2, { apiVersion: `${G}/v2`, kind, metadata: { name: 'host2' }, spec: { host: 'host2', port: '80' } });
@@ -304,6 +332,113 @@ for (const backend of allBackends()) {
         w.close();
       }
       void plural;
+    });
+
+    test('e2e CustomResourceFieldSelectors: Service-referenced webhook, top-level selectable fields, watches, lists and deletecollection by field', async () => {
+      // The webhook behind a Service (its EndpointSlice points at the test process), as the e2e test deploys it.
+      await rest.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: SVC_NS } });
+      await rest.post(`/api/v1/namespaces/${SVC_NS}/services`, {
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name: 'conv-hooks' },
+        spec: { ports: [{ name: 'https', port: 9443, targetPort: 9444 }] },
+      });
+      // Validation refuses loopback endpoint addresses: the slice a controller would write is stored directly.
+      await storage.create('endpointslices.discovery.k8s.io', `${SVC_NS}/conv-hooks-1`, {
+        apiVersion: 'discovery.k8s.io/v1',
+        kind: 'EndpointSlice',
+        metadata: { name: 'conv-hooks-1', namespace: SVC_NS, labels: { 'kubernetes.io/service-name': 'conv-hooks' } },
+        addressType: 'IPv4',
+        ports: [{ name: 'https', port: hooks.port }],
+        endpoints: [{ addresses: ['127.0.0.1'] }],
+      });
+      const top = (props: Obj): Obj => ({ openAPIV3Schema: { type: 'object', properties: props } });
+      await rest.create(CRDS, {
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: `selectables.${G}` },
+        spec: {
+          group: G,
+          scope: 'Namespaced',
+          names: { plural: 'selectables', singular: 'selectable', kind: 'Selectable', listKind: 'SelectableList' },
+          versions: [
+            { name: 'v1', served: true, storage: true, schema: top({ hostPort: { type: 'string' } }), selectableFields: [{ jsonPath: '.hostPort' }] },
+            {
+              name: 'v2',
+              served: true,
+              storage: false,
+              schema: top({ host: { type: 'string' }, port: { type: 'string' } }),
+              selectableFields: [{ jsonPath: '.host' }, { jsonPath: '.port' }],
+            },
+          ],
+          conversion: {
+            strategy: 'Webhook',
+            webhook: {
+              conversionReviewVersions: ['v1', 'v1beta1'],
+              clientConfig: { caBundle: hooks.certs.caBundle, service: { namespace: SVC_NS, name: 'conv-hooks', path: '/crdconvert', port: 9443 } },
+            },
+          },
+        },
+      });
+      const p1 = `/apis/${G}/v1/namespaces/${ns}/selectables`;
+      const p2 = `/apis/${G}/v2/namespaces/${ns}/selectables`;
+      await eventually('CRD served', async () => ((await rest.get(p2)).status === 200 ? true : undefined));
+      const watches = {
+        v2host: await openWatch(srv.url, `${p2}?watch=true&fieldSelector=host=host1`),
+        v2hostPort: await openWatch(srv.url, `${p2}?watch=true&fieldSelector=host=host1,port=80`),
+        v1hostPort: await openWatch(srv.url, `${p1}?watch=true&fieldSelector=hostPort=host1:80`),
+      };
+      try {
+        const specs: Obj[] = [{ host: 'host1', port: '80' }, { host: 'host1', port: '8080' }, { host: 'host2' }];
+        const names = ['sel-a', 'sel-b', 'sel-c'];
+        for (const [i, spec] of specs.entries()) await rest.create(p2, { apiVersion: `${G}/v2`, kind: 'Selectable', metadata: { name: names[i] }, ...spec });
+        const listed = async (path: string): Promise<string[]> => {
+          const r = await rest.get(path);
+          assert.equal(r.status, 200, r.text);
+          return r.body.items.map((o: Obj) => o.metadata.name).sort();
+        };
+        assert.deepEqual(await listed(`${p2}?fieldSelector=host=host1`), ['sel-a', 'sel-b']);
+        assert.deepEqual(await listed(`${p2}?fieldSelector=host=host1,port=80`), ['sel-a']);
+        assert.deepEqual(await listed(`${p1}?fieldSelector=hostPort=host1:80`), ['sel-a']);
+        assert.deepEqual(await listed(`${p1}?fieldSelector=hostPort=host1:8080`), ['sel-b']);
+        const seen = (w: (typeof watches)['v2host'], n: number): Promise<string[][]> =>
+          w.waitFor((e) => e.length >= n).then((events) => events.map((e) => [e.type, e.object.metadata.name]));
+        assert.deepEqual(await seen(watches.v2host, 2), [
+          ['ADDED', 'sel-a'],
+          ['ADDED', 'sel-b'],
+        ]);
+        assert.deepEqual(await seen(watches.v2hostPort, 1), [['ADDED', 'sel-a']]);
+        assert.deepEqual(await seen(watches.v1hostPort, 1), [['ADDED', 'sel-a']]);
+
+        // deletecollection by field selector (grace period 0), then an update that stops matching.
+        const removed = await rest.del(`${p2}?fieldSelector=host=host1,port=80`, { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 0 });
+        assert.equal(removed.status, 200, removed.text);
+        const b = (await rest.get(`${p2}/sel-b`)).body;
+        assert.equal((await rest.put(`${p2}/sel-b`, { ...b, host: 'host2' })).status, 200);
+        assert.deepEqual(await listed(`${p2}?fieldSelector=host=host1`), []);
+        assert.deepEqual(await listed(`${p2}?fieldSelector=host=host1,port=80`), []);
+        assert.deepEqual(await listed(p2), ['sel-b', 'sel-c']);
+        assert.deepEqual(await seen(watches.v2host, 4), [
+          ['ADDED', 'sel-a'],
+          ['ADDED', 'sel-b'],
+          ['DELETED', 'sel-a'],
+          ['DELETED', 'sel-b'],
+        ]);
+        assert.deepEqual(await seen(watches.v2hostPort, 2), [
+          ['ADDED', 'sel-a'],
+          ['DELETED', 'sel-a'],
+        ]);
+        assert.deepEqual(await seen(watches.v1hostPort, 2), [
+          ['ADDED', 'sel-a'],
+          ['DELETED', 'sel-a'],
+        ]);
+        // Stored in v1, the storage version.
+        const stored = JSON.parse((await storage.get(`selectables.${G}`, `${ns}/sel-c`))?.json ?? '{}');
+        assert.equal(stored.apiVersion, `${G}/v1`);
+        assert.equal(stored.hostPort, 'host2:');
+      } finally {
+        for (const w of Object.values(watches)) w.close();
+      }
     });
 
     test('watches get every event converted to their version, in order, converted once per event and version', async () => {
