@@ -80,7 +80,7 @@ function converter(hooks: TestWebhookServer, state: { mode: Mode; reviews: Obj[]
     if (mode === 'meta')
       objects = objects.map((o) => ({ ...o, metadata: { ...o.metadata, labels: { added: 'yes' }, generation: 99, finalizers: ['x.io/y'] } }));
     if (mode === 'badlabel') objects = objects.map((o) => ({ ...o, metadata: { ...o.metadata, labels: { 'bad label': 'yes' } } }));
-    return { apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', response: { uid, result, convertedObjects: objects } };
+    return { apiVersion: review.apiVersion, kind: 'ConversionReview', response: { uid, result, convertedObjects: objects } };
   });
 }
 
@@ -132,6 +132,7 @@ function crd(plural: string, kind: string, storage: 'v1' | 'v2', hooks: TestWebh
           storage: storage === 'v1',
           schema: schema({ hostPort: { type: 'string' } }),
           selectableFields: [{ jsonPath: '.spec.hostPort' }],
+          additionalPrinterColumns: [{ name: 'HostPort', type: 'string', jsonPath: '.spec.hostPort' }],
         },
         {
           name: 'v2',
@@ -219,6 +220,14 @@ for (const backend of allBackends()) {
       assert.deepEqual(v1.body.spec, { hostPort: 'h:1' });
       assert.deepEqual(v1.body.metadata.labels, { x: 'y' });
       assert.equal(state.reviews.length, 1);
+
+      // Tables print the request version's columns from the converted objects.
+      const table = await rest.get(p1, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' });
+      assert.equal(table.status, 200, table.text);
+      assert.deepEqual(
+        table.body.rows.map((row: Obj) => row.cells.slice(0, 2)),
+        [['a', 'h:1']],
+      );
 
       const crdNow = await rest.get(`${CRDS}/${plural}.${G}`);
       assert.deepEqual(crdNow.body.status.storedVersions, ['v2']);
@@ -439,6 +448,21 @@ for (const backend of allBackends()) {
       } finally {
         for (const w of Object.values(watches)) w.close();
       }
+    });
+
+    test('conversionReviewVersions [v1beta1]: the webhook gets and answers a v1beta1 ConversionReview', async () => {
+      const def = crd('betas', 'Beta', 'v2', hooks);
+      def.spec.conversion.webhook.conversionReviewVersions = ['v1beta1'];
+      await rest.create(CRDS, def);
+      const p1 = `/apis/${G}/v1/namespaces/${ns}/betas`;
+      await eventually('CRD served', async () => ((await rest.get(p1)).status === 200 ? true : undefined));
+      state.reviews.length = 0;
+      await rest.create(p1, { apiVersion: `${G}/v1`, kind: 'Beta', metadata: { name: 'b' }, spec: { hostPort: 'x:1' } });
+      assert.equal(state.reviews[0].apiVersion, 'apiextensions.k8s.io/v1beta1');
+      assert.equal(state.reviews[0].request.desiredAPIVersion, `${G}/v2`);
+      const got = await rest.get(`${p1}/b`);
+      assert.equal(got.status, 200, got.text);
+      assert.deepEqual([got.body.apiVersion, got.body.spec], [`${G}/v1`, { hostPort: 'x:1' }]);
     });
 
     test('watches get every event converted to their version, in order, converted once per event and version', async () => {
