@@ -504,6 +504,24 @@ for (const backend of allBackends()) {
       } finally {
         for (const w of watches) w.close();
       }
+      // Initial events (a watch from no version, and sendInitialEvents) are converted too.
+      await rest.create(p2, { apiVersion: `${G}/v2`, kind, metadata: { name: 'i1' }, spec: { host: 'i', port: '1' } });
+      await rest.create(p2, { apiVersion: `${G}/v2`, kind, metadata: { name: 'i2' }, spec: { host: 'i', port: '2' } });
+      for (const query of ['watch=true', 'watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true']) {
+        const w = await openWatch(srv.url, `${p1}?${query}`);
+        try {
+          const events = await w.waitFor((e) => e.filter((x) => x.type === 'ADDED').length >= 2);
+          assert.deepEqual(
+            events.filter((e) => e.type === 'ADDED').map((e) => [e.object.apiVersion, e.object.metadata.name, e.object.spec]),
+            [
+              [`${G}/v1`, 'i1', { hostPort: 'i:1' }],
+              [`${G}/v1`, 'i2', { hostPort: 'i:2' }],
+            ],
+          );
+        } finally {
+          w.close();
+        }
+      }
     });
 
     test('labels and annotations the webhook changes are kept; other metadata is the original', async () => {
