@@ -542,6 +542,49 @@ for (const backend of allBackends()) {
 
     if (backend.name !== 'memory') return;
 
+    test('admission webhooks matched at another version (matchPolicy Equivalent) see the object converted by the CRD webhook', async () => {
+      const { p1, kind, plural } = await freshCrd('v2');
+      const seen: Obj[] = [];
+      hooks.handle('/admit', (call) => {
+        const review = call.body as Obj;
+        seen.push(review.request);
+        return { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: review.request.uid, allowed: true } };
+      });
+      const config = `/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/conv-${plural}`;
+      await rest.create('/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'ValidatingWebhookConfiguration',
+        metadata: { name: `conv-${plural}` },
+        webhooks: [
+          {
+            name: 'admit.conv.example.com',
+            clientConfig: { url: `https://127.0.0.1:${hooks.port}/admit`, caBundle: hooks.certs.caBundle },
+            rules: [{ operations: ['CREATE'], apiGroups: [G], apiVersions: ['v2'], resources: [plural] }],
+            matchPolicy: 'Equivalent',
+            sideEffects: 'None',
+            admissionReviewVersions: ['v1'],
+            namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': ns } },
+          },
+        ],
+      });
+      try {
+        let n = 0;
+        await eventually('the admission webhook is in force', async () => {
+          n++;
+          const r = await rest.post(p1, { apiVersion: `${G}/v1`, kind, metadata: { name: `adm-${n}` }, spec: { hostPort: `h:${n}` } });
+          assert.equal(r.status, 201, r.text);
+          return seen.length > 0 ? true : undefined;
+        });
+        const request = seen[0];
+        assert.deepEqual(request.kind, { group: G, version: 'v2', kind });
+        assert.deepEqual(request.requestKind, { group: G, version: 'v1', kind });
+        assert.equal(request.object.apiVersion, `${G}/v2`);
+        assert.deepEqual(request.object.spec, { host: 'h', port: String(n) });
+      } finally {
+        await rest.del(config);
+      }
+    });
+
     test('webhook failures and wrong answers: kube-apiserver 1.36 500 messages on get, list, create and patch; watch events wait for the webhook to recover', async () => {
       const { p1, p2, kind } = await freshCrd('v2');
       await rest.create(p2, { apiVersion: `${G}/v2`, kind, metadata: { name: 'a' }, spec: { host: 'h', port: '1' } });
