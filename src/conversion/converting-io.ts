@@ -70,12 +70,19 @@ export async function servedJsonForAsync(json: string, apiVersion: string, repre
   return (await servedJsonsFor([json], apiVersion, representation, includeObject))[0];
 }
 
-/** A stored object (parsed) as served at `apiVersion`. */
+/** A stored object (parsed) as served at `apiVersion` (custom resources with their read defaults). */
 export async function servedObjectAsync(stored: Obj, apiVersion: string): Promise<Obj> {
   const kind = typeof stored.kind === 'string' ? stored.kind : '';
   const from = typeof stored.apiVersion === 'string' ? stored.apiVersion : '';
   const conversion = from === apiVersion ? undefined : webhookConversionOf(from, kind);
-  if (conversion === undefined) return servedObject(stored, apiVersion);
+  if (conversion === undefined) {
+    const served = servedObject(stored, apiVersion);
+    // Custom resources are defaulted as kube decodes them from storage (a default the stored object lacks shows).
+    if (customSchemaOf(apiVersion, kind) === undefined) return served;
+    const json = JSON.stringify(served);
+    const defaulted = withReadDefaults(json);
+    return defaulted === json ? served : (JSON.parse(defaulted) as Obj);
+  }
   const [converted] = await convertByWebhook(conversion, [stored], apiVersion);
   return JSON.parse(withReadDefaults(JSON.stringify(settle(converted, apiVersion)))) as Obj;
 }

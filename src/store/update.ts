@@ -13,6 +13,7 @@ import { fromScale, replicasPathsOf, toScale } from './scale.js';
 import { storageErrorToApi } from './storage-errors.js';
 import { validateUpdate } from './validate-object.js';
 import { trackScaleUpdate, trackUpdate } from '../fieldmanager/track-write.js';
+import { webhookVersionViews } from '../fieldmanager/webhook-version-views.js';
 import { replicasPath } from '../fieldmanager/scale-managed-fields.js';
 
 /**
@@ -130,8 +131,10 @@ export async function updateObject(
         toScale(r, result),
         paths,
       );
-    } else if (manager !== undefined)
-      trackUpdate({ info: r.info, apiVersion: r.apiVersion, subresource: r.ri.subresource, manager }, current, result, nextMeta.managedFields);
+    } else if (manager !== undefined) {
+      const versionViews = await webhookVersionViews(r.info, current, result);
+      trackUpdate({ info: r.info, apiVersion: r.apiVersion, subresource: r.ri.subresource, manager, versionViews }, current, result, nextMeta.managedFields);
+    }
     metadataOf(result).resourceVersion = stored.resourceVersion;
     // undefined: a concurrent write got in first; the loop retries.
     const outcome = await withServiceAllocation(r, result, current, dryRun, async (): Promise<UpdateOutcome | undefined> => {
