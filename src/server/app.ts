@@ -3,6 +3,8 @@ import { authorizerFor, parseAuthorizationModes, type Authorizer } from '../auth
 import { RbacAuthorizer } from '../auth/rbac/rbac-authorizer.js';
 import { WebhookAuthorizer } from '../auth/webhook-authorizer.js';
 import { WatchedPolicy } from '../auth/rbac/rbac-policy.js';
+import { NodeAuthorizer } from '../auth/node/node-authorizer.js';
+import { NodeGraph } from '../auth/node/node-graph.js';
 import { ensureBootstrapPolicy } from '../auth/rbac/bootstrap-policy.js';
 import { ClusterRoleAggregationController } from '../controllers/clusterrole-aggregation-controller.js';
 import type { Authenticator } from '../auth/authenticator.js';
@@ -147,7 +149,11 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   const rbacPolicy = new WatchedPolicy(storage, (error) => logger.warn('RBAC policy watch failed', { error }));
   await rbacPolicy.start();
   const rbac = new RbacAuthorizer(rbacPolicy);
-  const authorizer = options.authorizer ?? authorizerFor(modes, { rbac, webhook: webhookAuthorizerFor(config, modes) });
+  // The Node mode decides from this process's own graph of pods, volumes and attachments, built before serving.
+  const nodeGraph = modes.includes('Node') ? new NodeGraph(storage, (error) => logger.warn('node authorizer graph watch failed', { error })) : undefined;
+  await nodeGraph?.start();
+  const node = nodeGraph === undefined ? undefined : new NodeAuthorizer(nodeGraph);
+  const authorizer = options.authorizer ?? authorizerFor(modes, { rbac, webhook: webhookAuthorizerFor(config, modes), node });
   const serving = config.securePort === undefined ? undefined : await ServingSetup.load(config);
   const authentication = buildAuthentication(config, storage, serving);
   const webhooks = webhookAdmission(storage, registry, (error) => logger.warn('cannot watch webhook configurations', { error }));
@@ -160,7 +166,13 @@ export async function startServer(config: ServerConfig, storage: Storage, option
     rbacRules: rbac.resolver,
     registry,
     storage,
-    admission: admissionChain(config.enableAdmissionPlugins, config.disableAdmissionPlugins, { storage, webhooks, mutatingPolicies, validatingPolicies }),
+    admission: admissionChain(config.enableAdmissionPlugins, config.disableAdmissionPlugins, {
+      storage,
+      webhooks,
+      mutatingPolicies,
+      validatingPolicies,
+      authorizer,
+    }),
     featureGates: config.featureGates,
     limits: config.limits,
     historyMs: config.watchCacheHistoryMs,
@@ -353,6 +365,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
       rootCA?.stop();
       crdRegistrar.stop();
       rbacPolicy.stop();
+      nodeGraph?.stop();
       shutdown.abort();
       webhooks.close();
       serving?.stop();
