@@ -6,14 +6,18 @@
  * `--enable-admission-plugins=NodeRestriction`); every SubjectAccessReview of the golden (node users,
  * a node name without the group, the group without a name) must get the reference's status, and every
  * write a node sends (impersonated) the reference's code and message. Then: a pod bound after the
- * start is reachable for its node at once, and unreachable once deleted.
+ * start is reachable for its node at once, and unreachable once deleted; with two servers on one Redis,
+ * a pod bound through one is reachable for its node through the other as soon as the write returns.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
+import { connectRedisBackend } from '../../src/storage/open-redis.js';
 import { api, startTestServer, type TestServer } from '../helpers/capstan.js';
+import { startRedis } from '../helpers/redis-process.js';
 
 interface NodeUser {
   user: string;
@@ -151,4 +155,39 @@ test('a pod bound to a node makes its secret readable by that node at once, and 
   const deleted = await api(srv.url, `${pods}/pod-late?gracePeriodSeconds=0`, { method: 'DELETE', headers: headersFor(undefined) });
   assert.equal(deleted.status, 200, deleted.text);
   assert.deepEqual(await sar(ask), { allowed: false, reason: "no relationship found between node 'authz-node-a' and this object" });
+});
+
+test('on Redis, a pod bound through one server is reachable for its node through the other at once', async () => {
+  const redis = await startRedis();
+  const keyPrefix = `t${randomBytes(4).toString('hex')}:`;
+  const open = (): ReturnType<typeof connectRedisBackend> => connectRedisBackend({ url: redis.url, keyPrefix, historyMs: 300_000 });
+  const config = { authorizationMode: 'Node,RBAC', enableAdmissionPlugins: ['NodeRestriction'] };
+  const a = await startTestServer(config, await open());
+  const b = await startTestServer(config, await open(), { runControllers: false });
+  try {
+    const post = async (url: string, path: string, body: unknown): Promise<void> => {
+      const r = await api(url, path, { method: 'POST', headers: headersFor(undefined), body: JSON.stringify(body) });
+      assert.equal(r.status, 201, r.text);
+    };
+    await post(a.url, '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'authz-r' } });
+    // The pods run as the namespace's `default` ServiceAccount, which the controllers create.
+    const readAsNode = (url: string, name: string): ReturnType<typeof api> =>
+      api(url, `/api/v1/namespaces/authz-r/configmaps/${name}`, { headers: headersFor(nodeA) });
+    for (let i = 0; i < 5; i++) {
+      assert.equal((await readAsNode(b.url, `cm-${i}`)).status, 403);
+      await post(a.url, '/api/v1/namespaces/authz-r/pods', {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: `p-${i}` },
+        spec: { nodeName: 'authz-node-a', containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10', envFrom: [{ configMapRef: { name: `cm-${i}` } }] }] },
+      });
+      // Allowed (the config map does not exist: 404), through the server that did not take the write.
+      const read = await readAsNode(b.url, `cm-${i}`);
+      assert.equal(read.status, 404, read.text);
+    }
+  } finally {
+    await b.stop();
+    await a.stop();
+    await redis.stop();
+  }
 });
