@@ -41,7 +41,8 @@ import { controllerManagerFor } from '../controllers/controller-manager.js';
 import { CrdRegistrar } from '../crd/crd-registrar.js';
 import { DefaultServiceAccounts } from '../namespace/default-service-accounts.js';
 import { RootCAPublisher } from '../namespace/root-ca-publisher.js';
-import { isControllerEnabled, ROOT_CA_PUBLISHER } from '../controllers/controller-names.js';
+import { isControllerEnabled, ROOT_CA_PUBLISHER, SERVICE_ACCOUNT_TOKEN } from '../controllers/controller-names.js';
+import { ServiceAccountTokenController } from '../controllers/service-account-token-controller.js';
 import { FlowControlConfigController } from '../controllers/flowcontrol-config-controller.js';
 import { ApiserverIdentityLease } from '../controllers/apiserver-identity-lease.js';
 import { openapiRouter, sharedOpenApiService } from '../openapi/openapi-router.js';
@@ -320,6 +321,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   let policyStatus: PolicyStatusController | undefined;
   let roleAggregation: ClusterRoleAggregationController | undefined;
   let rootCA: RootCAPublisher | undefined;
+  let saTokens: ServiceAccountTokenController | undefined;
   const advertised = config.advertiseAddress || advertiseAddressFor(config.bindAddress);
   if (jwksUri === '') jwksUri = securePort === undefined ? '' : `${urlOf('https', advertised, securePort)}/openid/v1/jwks`;
   await bootstrapCluster(storage, { address: advertised, port }, config.serviceClusterIPRange);
@@ -336,6 +338,11 @@ export async function startServer(config: ServerConfig, storage: Storage, option
     if (serving !== undefined && isControllerEnabled(ROOT_CA_PUBLISHER, config.controllers)) {
       rootCA = new RootCAPublisher(storage, serving.servingCA, (error) => logger.warn('cannot publish kube-root-ca.crt', { error }));
       await rootCA.start();
+    }
+    if (isControllerEnabled(SERVICE_ACCOUNT_TOKEN, config.controllers)) {
+      const onError = (error: unknown): void => logger.warn('cannot fill a service account token Secret', { error });
+      saTokens = new ServiceAccountTokenController(storage, authentication.tokens, serving?.servingCA, onError);
+      await saTokens.start();
     }
     identityLease = new ApiserverIdentityLease(storage, { peerAddress: `${advertised}:${port}` });
     await identityLease.start();
@@ -358,6 +365,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
       handed?.onDraining?.();
       controller?.stop();
       serviceAccounts?.stop();
+      saTokens?.stop();
       flowControl?.stop();
       identityLease?.stop();
       policyStatus?.stop();
