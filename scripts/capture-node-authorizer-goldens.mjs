@@ -4,7 +4,8 @@
 // maps, claims and resource claims in every way kube's node graph follows (plus a PersistentVolume
 // bound to a claim, a VolumeAttachment and a ResourceSlice); asks a SubjectAccessReview for every
 // node user x request below; sends every write below as a node (impersonated: user
-// system:node:NAME, group system:nodes; creates mostly dryRun=All) and records its code and message;
+// system:node:NAME, group system:nodes; creates mostly dryRun=All) and records its code and message,
+// and a node's SelfSubjectRulesReview;
 // writes test/golden/node-authorizer/cases.json, then deletes what it created.
 // The reference must run with the Node mode and NodeRestriction:
 //   cd ../shared/reference && KCM_ARGS='--controllers=*,-node-lifecycle-controller' ./kube-up.sh \
@@ -151,8 +152,19 @@ try {
     }
     writeCases.push(out);
   }
+  // What a node's SelfSubjectRulesReview says (kube's node authorizer cannot list its rules).
+  const rulesCases = [];
+  for (const as of [
+    { user: 'system:node:authz-node-a', groups: ['system:nodes'] },
+    { user: 'system:node:authz-node-a', groups: [] },
+  ]) {
+    const body = { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', spec: { namespace: 'authz-n1' } };
+    const r = await send('POST', '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews', body, 'application/json', as);
+    if (r.code !== 201) throw new Error(`SelfSubjectRulesReview: ${r.code} ${r.text}`);
+    rulesCases.push({ as, status: r.body.status });
+  }
   const file = join(root, 'test', 'golden', 'node-authorizer', 'cases.json');
-  writeFileSync(file, `${JSON.stringify({ objects, placeholders, csrs, cases, writeCases }, null, 1)}\n`);
+  writeFileSync(file, `${JSON.stringify({ objects, placeholders, csrs, cases, writeCases, rulesCases }, null, 1)}\n`);
   console.log(`wrote ${cases.length} access reviews and ${writeCases.length} writes to ${file}`);
 } finally {
   for (const path of created.reverse()) {

@@ -41,6 +41,7 @@ const golden = JSON.parse(readFileSync(join(root, 'test', 'golden', 'node-author
   csrs: Record<string, string>;
   cases: Array<{ spec: Record<string, unknown>; status: Record<string, unknown> }>;
   writeCases: WriteCase[];
+  rulesCases: Array<{ as: NodeUser; status: Record<string, unknown> }>;
 };
 
 let srv: TestServer;
@@ -129,6 +130,23 @@ test(`node writes get the reference's answers (NodeRestriction and the authorize
       mismatches.push(`${w.as.user} ${w.method} ${w.path}\n  want ${w.code} ${w.message ?? ''}\n  got  ${r.status} ${message ?? r.text.slice(0, 200)}`);
   }
   assert.equal(mismatches.length, 0, `${mismatches.length} mismatches:\n${mismatches.join('\n')}`);
+});
+
+test("a node's SelfSubjectRulesReview is the reference's (incomplete: the Node mode lists no rules)", async () => {
+  const sorted = (status: Record<string, unknown>): unknown => ({
+    ...status,
+    resourceRules: ((status.resourceRules as unknown[]) ?? []).map((r) => JSON.stringify(r)).sort(),
+    nonResourceRules: ((status.nonResourceRules as unknown[]) ?? []).map((r) => JSON.stringify(r)).sort(),
+  });
+  for (const c of golden.rulesCases) {
+    const r = await api(srv.url, '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews', {
+      method: 'POST',
+      headers: headersFor(c.as),
+      body: JSON.stringify({ apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', spec: { namespace: 'authz-n1' } }),
+    });
+    assert.equal(r.status, 201, r.text);
+    assert.deepEqual(sorted(r.body.status), sorted(c.status), JSON.stringify(c.as));
+  }
 });
 
 test('a pod bound to a node makes its secret readable by that node at once, and its deletion takes that back', async () => {
