@@ -121,7 +121,7 @@ export class ServiceAccountTokens {
     const kid = typeof jwt.header.kid === 'string' ? jwt.header.kid : '';
     const candidates = this.verifyKeys.filter((k) => kid === '' || k.kid === kid);
     if (!(candidates.length > 0 ? candidates : this.verifyKeys).some((k) => verifyJwt(jwt, k.key))) {
-      throw new TokenError('square/go-jose: error in cryptographic primitive');
+      throw new TokenError('go-jose/go-jose: error in cryptographic primitive');
     }
     const c = jwt.claims;
     const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
