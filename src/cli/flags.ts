@@ -117,7 +117,7 @@ const FLAGS: FlagSpec[] = [
   {
     name: 'authorization-mode',
     default: 'AlwaysAllow',
-    help: 'Ordered comma-separated list of authorization modes: AlwaysAllow, AlwaysDeny, RBAC (members of system:masters are always allowed, as in kube-apiserver).',
+    help: 'Ordered comma-separated list of authorization modes: AlwaysAllow, AlwaysDeny, RBAC, Webhook, Node (members of system:masters are always allowed, as in kube-apiserver).',
     apply: (c, v) => {
       parseAuthorizationModes(v);
       c.authorizationMode = v;
@@ -377,7 +377,7 @@ const FLAGS: FlagSpec[] = [
   {
     name: 'enable-admission-plugins',
     default: '',
-    help: "Admission plugins to run besides kube-apiserver's defaults (comma-separated kube plugin names). Plugins always run in kube's order. Of the plugins off by default, Capstan has AlwaysAdmit and AlwaysDeny.",
+    help: "Admission plugins to run besides kube-apiserver's defaults (comma-separated kube plugin names). Plugins always run in kube's order. Of the plugins off by default, Capstan has AlwaysAdmit, AlwaysDeny and NodeRestriction.",
     apply: (c, v) => {
       c.enableAdmissionPlugins = list(v);
     },

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { parseDuration } from './duration.js';
 import type { FlagSpec } from './flags.js';
 
 /** Where and how Capstan serves: HTTPS on the secure port, plain HTTP on loopback when asked for. */
@@ -30,6 +31,10 @@ export interface AuthenticationConfig {
   serviceAccountLookup: boolean;
   /** Audiences a token must be for ([]: the issuers). */
   apiAudiences: string[];
+  /** Longest lifetime a TokenRequest gets, in seconds (`--service-account-max-token-expiration`; 0: no limit). */
+  serviceAccountMaxTokenExpirationSeconds: number;
+  /** Whether pod-bound tokens of kube's default lifetime are valid for a year (`--service-account-extend-token-expiration`). */
+  serviceAccountExtendTokenExpiration: boolean;
   requestheaderClientCAFile: string;
   requestheaderAllowedNames: string[];
   requestheaderUsernameHeaders: string[];
@@ -183,6 +188,26 @@ export const SERVING_FLAGS: FlagSpec[] = [
     apply: (c, v) => {
       if (v !== 'true' && v !== 'false') throw new Error(`invalid argument "${v}" for "--service-account-lookup" flag: must be true or false`);
       c.serviceAccountLookup = v === 'true';
+    },
+  },
+  {
+    name: 'service-account-max-token-expiration',
+    default: '0s',
+    help: 'Longest validity of a token from a TokenRequest; a longer request gets this much (and a warning). Between 1h and 2^32s; 0: no limit.',
+    apply: (c, v) => {
+      const ms = parseDuration(v);
+      if (ms !== 0 && (ms < 3_600_000 || ms > 2 ** 32 * 1000))
+        throw new Error('the service-account-max-token-expiration must be between 1 hour and 2^32 seconds');
+      c.serviceAccountMaxTokenExpirationSeconds = Math.floor(ms / 1000);
+    },
+  },
+  {
+    name: 'service-account-extend-token-expiration',
+    default: 'true',
+    help: 'Tokens bound to a pod, asked for the 3607 s the ServiceAccount plugin requests, for the API audiences, are valid for a year (a warnafter claim marks the requested end), ignoring --service-account-max-token-expiration.',
+    apply: (c, v) => {
+      if (v !== 'true' && v !== 'false') throw new Error(`invalid argument "${v}" for "--service-account-extend-token-expiration" flag: must be true or false`);
+      c.serviceAccountExtendTokenExpiration = v === 'true';
     },
   },
   {
