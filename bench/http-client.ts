@@ -7,11 +7,18 @@
 import { Agent, request } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 
-/** How to reach a server given by URL: bearer token and whether its TLS certificate is checked. */
+/** How to reach a server over HTTPS or with credentials: bearer token, client certificate, trust, connection reuse. */
 export interface ServerAccess {
   token?: string;
   /** Accept any certificate (self-signed reference servers). Only for targets given by --url. */
   insecureTls?: boolean;
+  /** PEM CA that signed the server's certificate (verified against it). */
+  ca?: string;
+  /** PEM client certificate and key presented in the TLS handshake. */
+  cert?: string;
+  key?: string;
+  /** false: a new connection per request (with HTTPS, a full TLS handshake: no session resumption). Default true. */
+  keepAlive?: boolean;
 }
 
 export interface HttpResponse {
@@ -33,8 +40,8 @@ export interface RequestOptions {
 }
 
 /**
- * A keep-alive client for one server (up to `maxSockets` connections). Without `access` the server
- * must be plain HTTP on 127.0.0.1 (one the benchmark spawned).
+ * A client for one server (up to `maxSockets` connections, kept alive unless `access.keepAlive` is
+ * false). Without `access` the server must be plain HTTP on 127.0.0.1 (one the benchmark spawned).
  */
 export class HttpClient {
   private readonly agent: Agent | HttpsAgent;
@@ -50,8 +57,17 @@ export class HttpClient {
     this.host = u.hostname.replace(/^\[|\]$/g, '');
     this.port = Number(u.port !== '' ? u.port : https ? 443 : 80);
     this.token = access?.token;
-    const agentOptions = { keepAlive: true, maxSockets, maxFreeSockets: maxSockets };
-    this.agent = https ? new HttpsAgent({ ...agentOptions, rejectUnauthorized: access?.insecureTls !== true }) : new Agent(agentOptions);
+    const keepAlive = access?.keepAlive !== false;
+    const agentOptions = { keepAlive, maxSockets, maxFreeSockets: keepAlive ? maxSockets : 0 };
+    this.agent = https
+      ? new HttpsAgent({
+          ...agentOptions,
+          rejectUnauthorized: access?.insecureTls !== true,
+          ...(access?.ca !== undefined ? { ca: access.ca } : {}),
+          ...(access?.cert !== undefined && access.key !== undefined ? { cert: access.cert, key: access.key } : {}),
+          ...(keepAlive ? {} : { maxCachedSessions: 0 }),
+        })
+      : new Agent(agentOptions);
     this.send = https ? httpsRequest : request;
   }
 

@@ -19,6 +19,7 @@ export const SCENARIO_NAMES = [
   'webhook',
   'cr-create',
   'encodings',
+  'access',
 ] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 /** Scenarios that can measure a server given by URL (they clean up what they create). */
@@ -58,6 +59,10 @@ export interface BenchOptions {
   crudOps: number;
   /** Creates per object kind of `create`. */
   createOps: number;
+  /** Creates and GETs per row of `access` (--access-ops). */
+  accessOps: number;
+  /** Requests in flight in `access` (--access-concurrency). */
+  accessConcurrency: number;
   /** Concurrent requests of `crud`, `list` setup and `informer-start` setup. */
   concurrency: number;
   /** ConfigMaps listed by `list`. */
@@ -112,6 +117,8 @@ Sizes (defaults full / quick):
   --crud-ops N         creates, gets and updates each for crud (10000 / 2000; 2000 / 1000 against --url)
   --create-ops N       creates per kind (ConfigMap, Deployment, Pod) for create, per row for webhook and cr-create (3000 / 1000)
   --concurrency N      concurrent requests for crud and setup (64)
+  --access-ops N       creates and GETs per credential for access (5000 / 1000)
+  --access-concurrency N  requests in flight for access (16)
   --list-objects N     ConfigMaps for list (10000 / 10000)
   --objects N          ConfigMaps for memory (100000 / 20000)
   --memory-concurrency N  concurrent creates for memory (128)
@@ -244,6 +251,8 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions | undefine
     '--memory-concurrency',
     '--server-node-args',
     '--create-ops',
+    '--access-ops',
+    '--access-concurrency',
     '--url',
     '--token',
     '--url-label',
@@ -273,6 +282,8 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions | undefine
     startups: int('--startups', 5, 3),
     crudOps: int('--crud-ops', targets.includes('url') ? 2_000 : 10_000, targets.includes('url') ? 1_000 : 2_000),
     createOps: int('--create-ops', 3_000, 1_000),
+    accessOps: int('--access-ops', 5_000, 1_000),
+    accessConcurrency: int('--access-concurrency', 16, 16),
     concurrency: int('--concurrency', 64, 64),
     listObjects: int('--list-objects', 10_000, 10_000),
     memoryObjects: int('--objects', 100_000, 20_000),

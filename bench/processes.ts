@@ -117,6 +117,8 @@ export interface ServerProcess {
   readonly pid: number;
   readonly url: string;
   readonly port: number;
+  /** The HTTPS URL the server announced (`secureUrl` of its `serving` line); undefined when it serves none. */
+  readonly secureUrl: string | undefined;
   /** Milliseconds from spawn to the first `/readyz` 200 (polling every `pollMs`). */
   readonly readyMs: number;
   /** Milliseconds from spawn to the "serving" log line. */
@@ -149,6 +151,7 @@ export async function spawnServer(
   const err = tail(8192);
   let servingMs = Number.NaN;
   let url = `http://127.0.0.1:${port}`;
+  let secureUrl: string | undefined;
   child.stdout?.resume();
   child.stderr?.on('data', (d: Buffer) => {
     err.push(d);
@@ -157,6 +160,7 @@ export async function spawnServer(
       if (m) {
         servingMs = performance.now() - t0;
         url = m[1];
+        secureUrl = /"msg":"serving",[^\n]*"secureUrl":"([^"]+)"/.exec(err.text())?.[1];
       }
     }
   });
@@ -196,6 +200,7 @@ export async function spawnServer(
     pid,
     url: `http://127.0.0.1:${port}`,
     port,
+    secureUrl,
     readyMs,
     servingMs,
     exited: () => exitInfo !== '',

@@ -16,6 +16,7 @@ import { crdReadyScenario } from './scenario-crd-ready.js';
 import { crCreateScenario } from './scenario-cr-create.js';
 import { crudScenario } from './scenario-crud.js';
 import { applyScenario } from './scenario-apply.js';
+import { accessScenario } from './scenario-access.js';
 import { gcScenario } from './scenario-gc.js';
 import { decodeScenario } from './scenario-decode.js';
 import { encodingsScenario } from './scenario-encodings.js';
@@ -44,6 +45,7 @@ const SCENARIOS: Record<ScenarioName, Scenario> = {
   webhook: webhookScenario,
   'cr-create': crCreateScenario,
   encodings: encodingsScenario,
+  access: accessScenario,
 };
 
 /** The JSON written by --json (and read by --baseline). */

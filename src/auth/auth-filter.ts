@@ -1,10 +1,10 @@
 import type { NextFunction, Request, Response } from 'express';
-import { ApiError, forbidden, internalError } from '../api/errors.js';
+import { ApiError, forbidden, internalError, type StatusObject } from '../api/errors.js';
 import { decodePath, parseRequestInfo } from '../api/request-info.js';
 import { writeError } from '../codec/response-writer.js';
 import type { Authenticator } from './authenticator.js';
 import { forbiddenMessage, type AuthorizationAttributes, type Authorizer, type Decision } from './authorizer.js';
-import { impersonate, ImpersonationDenied } from './impersonation.js';
+import { impersonate, ImpersonationDenied, ImpersonationModeCache } from './impersonation.js';
 import { parseFieldSelector, type FieldRequirement } from '../selectors/field-selector.js';
 import { ADMIN_USER, type User } from './user.js';
 
@@ -68,13 +68,25 @@ function requestFieldSelector(selector: string): FieldRequirement[] | undefined 
   }
 }
 
+/** kube's 403 for a refused non-resource request: `forbidden: ...` with empty (but present) details. */
+class PathForbiddenError extends ApiError {
+  constructor(message: string) {
+    super(403, 'Forbidden', message, {});
+  }
+
+  override toStatus(): StatusObject {
+    const { code, ...rest } = super.toStatus();
+    return { ...rest, details: {}, code };
+  }
+}
+
 /** kube's 403 for refused attributes: the forbidden message, then the authorizer's reason. */
 function forbiddenError(attrs: AuthorizationAttributes, decision: Decision): ApiError {
   const message = sanitize(forbiddenMessage(attrs));
   const detail = decision.reason === '' ? message : `${message}: ${decision.reason}`;
   return attrs.resourceRequest
     ? forbidden({ group: attrs.apiGroup, resource: attrs.resource }, attrs.name, detail)
-    : new ApiError(403, 'Forbidden', `forbidden: ${detail}`, {});
+    : new PathForbiddenError(`forbidden: ${detail}`);
 }
 
 /**
@@ -84,6 +96,7 @@ function forbiddenError(attrs: AuthorizationAttributes, decision: Decision): Api
  * resource ...`); an allowed one goes on with its (impersonated) user in `res.locals.user`.
  */
 export function authFilter(authenticator: Authenticator, authorizer: Authorizer) {
+  const impersonationModes = new ImpersonationModeCache();
   return (req: Request, res: Response, next: NextFunction): void => {
     void (async () => {
       const authenticated = await authenticator.authenticate(req);
@@ -91,9 +104,10 @@ export function authFilter(authenticator: Authenticator, authorizer: Authorizer)
         writeError(res, new ApiError(401, 'Unauthorized', 'Unauthorized', {}));
         return;
       }
+      const asAuthenticated = attributesOf(req, authenticated);
       let user: User;
       try {
-        user = await impersonate(req, authenticated, authorizer);
+        user = await impersonate(req, asAuthenticated, authorizer, impersonationModes);
       } catch (err) {
         if (err instanceof ImpersonationDenied) {
           writeError(res, forbiddenError(err.attributes, err.decision));
@@ -102,7 +116,7 @@ export function authFilter(authenticator: Authenticator, authorizer: Authorizer)
         throw err;
       }
       res.locals.user = user;
-      const attrs = attributesOf(req, user);
+      const attrs = user === authenticated ? asAuthenticated : { ...asAuthenticated, user };
       const decision = await authorizer.authorize(attrs);
       if (!decision.allowed && decision.evaluationError !== undefined && decision.evaluationError !== '') {
         // As kube: an authorizer that failed to decide makes a request nobody allowed a 500.

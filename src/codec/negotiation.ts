@@ -30,6 +30,12 @@ export interface NegotiationOptions {
    * are checked first: an Accept naming none of them answers go-restful's own 406.
    */
   restfulRoute?: boolean;
+  /**
+   * The resource's storage converts objects to Tables (default true). kube's access and token
+   * reviews and the pod binding, pod eviction and token request subresources do not: an Accept
+   * asking only for a Table is then 406.
+   */
+  table?: boolean;
 }
 
 /**
@@ -127,6 +133,7 @@ export function negotiateOutput(accept: string | undefined, target: Target, opti
     if (as === undefined) return { encoding, representation: 'object', contentType: baseType(encoding, target), pretty };
     // Tables have no protobuf message, and kube-apiserver 1.36 serves none in CBOR.
     if ((encoding === 'protobuf' || encoding === 'cbor') && as === 'Table') continue;
+    if (as === 'Table' && options.table === false) continue;
     if (m.params.g !== 'meta.k8s.io' || m.params.v !== 'v1') continue;
     if (target === 'watch' && as !== 'PartialObjectMetadata' && as !== 'Table') continue;
     const wanted: Representation | undefined =

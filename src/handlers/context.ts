@@ -7,6 +7,7 @@ import { negotiateOutput, type OutputFormat } from '../codec/negotiation.js';
 import { hasProtobufMessage } from '../codec/protobuf/protobuf-codec.js';
 import { apiVersionOf, storageTypeOf, type ResourceInfo } from '../registry/resource-types.js';
 import { writeOptionsFrom, type WriteOptions } from '../api/request-options.js';
+import { isReviewType } from '../store/review-store.js';
 
 /** One request against a resource path, resolved to its served type. */
 export interface ResourceRequest extends ResourceTarget {
@@ -33,6 +34,19 @@ export function supportsProtobuf(r: ResourceTarget, kind = r.info.kind, apiVersi
   return r.info.custom !== true && hasProtobufMessage(apiVersion, kind);
 }
 
+/** Subresources whose kube storage has no Table conversion (their answers are not stored objects). */
+const NO_TABLE_SUBRESOURCES = new Set(['binding', 'eviction', 'token']);
+
+/**
+ * Whether kube-apiserver serves the request's answers as Tables: every stored resource and its
+ * status and scale, but not the reviews (access, token, self subject), `bindings`, nor the pod
+ * binding, pod eviction and service account token subresources, whose storage has no TableConvertor.
+ */
+export function servesTables(r: ResourceTarget): boolean {
+  if (r.ri.subresource !== '') return !NO_TABLE_SUBRESOURCES.has(r.ri.subresource.split('/')[0] ?? '');
+  return !isReviewType(r) && r.info.resource !== 'bindings';
+}
+
 /** The response format of a request answering with an object or a list (Accept, `pretty`). */
 export function outputFor(r: ResourceRequest, target: 'object' | 'list', kind = r.info.kind, apiVersion = r.apiVersion): OutputFormat {
   return negotiateOutput(r.req.headers.accept, target, {
@@ -40,6 +54,7 @@ export function outputFor(r: ResourceRequest, target: 'object' | 'list', kind = 
     protobuf: supportsProtobuf(r, kind, apiVersion),
     cbor: r.services.featureGates.CBORServingAndStorage === true,
     restfulRoute: r.info.custom !== true,
+    table: servesTables(r),
   });
 }
 

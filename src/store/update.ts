@@ -2,7 +2,7 @@ import { shapeStoredObject } from '../codec/go-shape.js';
 import { conflict, staleConflict } from '../api/errors.js';
 import { StorageError } from '../storage/storage.js';
 import { hasStatusSubresource, prepareForFinalize, prepareForStatusUpdate, prepareForUpdate } from '../strategy/resource-strategy.js';
-import { canonicalize, jsonEqual, metadataOf, stringField, type Obj } from '../api/object-util.js';
+import { canonicalize, isObject, jsonEqual, metadataOf, nowTimestamp, stringField, type Obj } from '../api/object-util.js';
 import { storageVersionOf, toStorageVersion } from '../conversion/version-conversion.js';
 import { servedObjectAsync, toStorageVersionAsync } from '../conversion/converting-io.js';
 import { releaseServiceAllocation, withServiceAllocation } from '../services/service-allocation.js';
@@ -17,6 +17,24 @@ import { webhookVersionViews } from '../fieldmanager/webhook-version-views.js';
 import { replicasPath } from '../fieldmanager/scale-managed-fields.js';
 
 /**
+ * A CSR's conditions get `lastUpdateTime` now when they have none, and `lastTransitionTime` from
+ * the stored condition of the same type and status (now when there is none), as kube's strategies.
+ */
+function stampConditions(csr: Obj, old: Obj): void {
+  const conditions = isObject(csr.status) && Array.isArray(csr.status.conditions) ? csr.status.conditions : [];
+  const previous = isObject(old.status) && Array.isArray(old.status.conditions) ? old.status.conditions.filter(isObject) : [];
+  const now = nowTimestamp();
+  for (const c of conditions) {
+    if (!isObject(c)) continue;
+    if (typeof c.lastUpdateTime !== 'string' || c.lastUpdateTime === '') c.lastUpdateTime = now;
+    if (typeof c.lastTransitionTime !== 'string' || c.lastTransitionTime === '') {
+      const same = previous.find((p) => p.type === c.type && p.status === c.status && typeof p.lastTransitionTime === 'string' && p.lastTransitionTime !== '');
+      c.lastTransitionTime = same?.lastTransitionTime ?? now;
+    }
+  }
+}
+
+/**
  * Computes the object to store from the stored one and the request's new view, applying the
  * subresource's rules (status keeps spec, scale changes only replicas, finalize only spec.finalizers)
  * and the main resource's (status kept, generation bumped on spec change, system metadata kept).
@@ -24,8 +42,19 @@ import { replicasPath } from '../fieldmanager/scale-managed-fields.js';
 function merge(r: ResourceTarget, next: Obj, old: Obj): Obj {
   const sub = r.ri.subresource;
   let result: Obj;
-  if (sub === 'status' || sub === 'approval') result = prepareForStatusUpdate(r.info, next, old);
-  else if (sub === 'finalize') result = prepareForFinalize(next, old);
+  if (sub === 'status') {
+    result = prepareForStatusUpdate(r.info, next, old);
+    if (r.info.resource === 'certificatesigningrequests') stampConditions(result, old);
+  } else if (sub === 'approval') {
+    // A CSR's approval changes only the conditions of its status (and metadata), as kube's approval strategy.
+    result = prepareForStatusUpdate(r.info, next, old);
+    const conditions = isObject(next.status) ? next.status.conditions : undefined;
+    const status: Obj = isObject(old.status) ? structuredClone(old.status) : {};
+    if (conditions === undefined) delete status.conditions;
+    else status.conditions = conditions;
+    result.status = status;
+    stampConditions(result, old);
+  } else if (sub === 'finalize') result = prepareForFinalize(next, old);
   else if (sub === 'scale') {
     result = fromScale(next, old);
     prepareForUpdate(r.info, result, old);

@@ -54,7 +54,7 @@ const STRATEGIES: Record<string, KindStrategy> = {
   'admissionregistration.k8s.io/mutatingwebhookconfigurations': cluster.mutatingWebhookConfigurations,
   'admissionregistration.k8s.io/validatingwebhookconfigurations': cluster.validatingWebhookConfigurations,
   'resource.k8s.io/deviceclasses': cluster.trackedGeneration,
-  'certificates.k8s.io/certificatesigningrequests': cluster.untrackedGeneration,
+  'certificates.k8s.io/certificatesigningrequests': cluster.certificateSigningRequests,
   'apiregistration.k8s.io/apiservices': cluster.untrackedGeneration,
   'apiextensions.k8s.io/customresourcedefinitions': customResourceDefinitions,
 };

@@ -107,6 +107,33 @@ describe('review types under AlwaysAllow', () => {
     assert.equal(rules.body.message, 'no namespace on request');
   });
 
+  test('reviews and token requests are not served as Tables (406, as their kube storage has no Table conversion); stored objects are', async () => {
+    const table = 'application/json;as=Table;v=v1;g=meta.k8s.io';
+    const send = (path: string, body: unknown, accept: string) =>
+      api(srv.url, path, { method: 'POST', headers: { 'content-type': 'application/json', accept }, body: JSON.stringify(body) });
+    assert.equal((await post(srv, '/api/v1/namespaces/default/serviceaccounts', { metadata: { name: 'table-robot' } })).status, 201);
+    const reviews: [string, unknown][] = [
+      [`${AUTHZ}/selfsubjectaccessreviews`, { spec: { nonResourceAttributes: { path: '/', verb: 'get' } } }],
+      [`${AUTHZ}/subjectaccessreviews`, { spec: { user: 'alice', nonResourceAttributes: { path: '/', verb: 'get' } } }],
+      [`${AUTHZ}/selfsubjectrulesreviews`, { spec: { namespace: 'default' } }],
+      ['/apis/authentication.k8s.io/v1/selfsubjectreviews', {}],
+      ['/apis/authentication.k8s.io/v1/tokenreviews', { spec: { token: 'x' } }],
+      ['/api/v1/namespaces/default/serviceaccounts/table-robot/token', { spec: {} }],
+    ];
+    for (const [path, body] of reviews) {
+      const r = await send(path, body, table);
+      assert.equal(r.status, 406, `${path}: ${r.text}`);
+      assert.equal(r.body.reason, 'NotAcceptable');
+      assert.equal(r.body.message, 'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf');
+      const fallback = await send(path, body, `${table}, application/json`);
+      assert.equal(fallback.status, 201, `${path} with a JSON fallback: ${fallback.text}`);
+      assert.notEqual(fallback.body.kind, 'Table');
+    }
+    const cm = await send('/api/v1/namespaces/default/configmaps', { metadata: { name: 'table-cm' } }, table);
+    assert.equal(cm.status, 201, cm.text);
+    assert.equal(cm.body.kind, 'Table');
+  });
+
   test('kubectl auth whoami and auth can-i work', async () => {
     const k = kubectlFor(srv.kubeconfig);
     const whoami = await k.ok(['auth', 'whoami', '-o', 'json']);

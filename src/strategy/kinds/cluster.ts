@@ -51,3 +51,5 @@ export const validatingWebhookConfigurations: KindStrategy = {
 /** Kinds whose only fact is kube leaving their generation unset although they have a status subresource, or setting it although they have none. */
 export const untrackedGeneration: KindStrategy = { tracksGeneration: false };
 export const trackedGeneration: KindStrategy = { tracksGeneration: true };
+/** CertificateSigningRequests: neither their status nor their approval strategy resets metadata, so writes there change labels, annotations and the rest. */
+export const certificateSigningRequests: KindStrategy = { tracksGeneration: false, statusUpdatesMetadata: 'all' };
