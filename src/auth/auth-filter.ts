@@ -1,11 +1,13 @@
 import type { NextFunction, Request, Response } from 'express';
-import { ApiError, forbidden, internalError } from '../api/errors.js';
+import { ApiError, forbidden, internalError, type StatusObject } from '../api/errors.js';
 import { decodePath, parseRequestInfo } from '../api/request-info.js';
 import { writeError } from '../codec/response-writer.js';
 import type { Authenticator } from './authenticator.js';
 import { forbiddenMessage, type AuthorizationAttributes, type Authorizer, type Decision } from './authorizer.js';
 import { impersonate, ImpersonationDenied } from './impersonation.js';
 import { ADMIN_USER, type User } from './user.js';
+import { requestAudit, type AuditLog } from '../audit/audit-log.js';
+import { impersonationConstraint } from '../audit/impersonation-constraint.js';
 
 /** The user the auth filter established for this request (the administrator before the filter runs). */
 export function requestUser(res: Response): User {
@@ -57,23 +59,38 @@ function forbiddenError(attrs: AuthorizationAttributes, decision: Decision): Api
   const detail = decision.reason === '' ? message : `${message}: ${decision.reason}`;
   return attrs.resourceRequest
     ? forbidden({ group: attrs.apiGroup, resource: attrs.resource }, attrs.name, detail)
-    : new ApiError(403, 'Forbidden', `forbidden: ${detail}`, {});
+    : new NonResourceForbidden(`forbidden: ${detail}`);
+}
+
+/** A refused non-resource request: kube's Status carries empty `details` (a forbidden error of no resource). */
+class NonResourceForbidden extends ApiError {
+  constructor(message: string) {
+    super(403, 'Forbidden', message, {});
+  }
+
+  override toStatus(): StatusObject {
+    return { ...super.toStatus(), details: {} };
+  }
 }
 
 /**
  * The authentication, impersonation and authorization stages of every request, before any
  * handler: an unauthenticated request is answered 401 with kube's Status; a refused impersonation
  * or request 403 with kube's message (`<resource> "<name>" is forbidden: User "u" cannot <verb>
- * resource ...`); an allowed one goes on with its (impersonated) user in `res.locals.user`.
+ * resource ...`); an allowed one goes on with its (impersonated) user in `res.locals.user`. With an
+ * audit log, the request's record starts once it is authenticated (kube's audit filter sits there) and
+ * takes the impersonated user and the authorization decision.
  */
-export function authFilter(authenticator: Authenticator, authorizer: Authorizer) {
+export function authFilter(authenticator: Authenticator, authorizer: Authorizer, audit?: AuditLog) {
   return (req: Request, res: Response, next: NextFunction): void => {
     void (async () => {
       const authenticated = await authenticator.authenticate(req);
       if (authenticated === undefined) {
+        audit?.failedAuthentication(req, res);
         writeError(res, new ApiError(401, 'Unauthorized', 'Unauthorized', {}));
         return;
       }
+      audit?.begin(req, res, authenticated);
       let user: User;
       try {
         user = await impersonate(req, authenticated, authorizer);
@@ -85,8 +102,11 @@ export function authFilter(authenticator: Authenticator, authorizer: Authorizer)
         throw err;
       }
       res.locals.user = user;
+      const record = requestAudit(res);
+      if (record !== undefined && user !== authenticated) record.noteImpersonation(user, impersonationConstraint(authenticated, user));
       const attrs = attributesOf(req, user);
       const decision = await authorizer.authorize(attrs);
+      record?.noteDecision(decision.allowed, decision.reason);
       if (!decision.allowed && decision.evaluationError !== undefined && decision.evaluationError !== '') {
         // As kube: an authorizer that failed to decide makes a request nobody allowed a 500.
         writeError(res, internalError(decision.evaluationError));

@@ -8,6 +8,7 @@ import { ClusterRoleAggregationController } from '../controllers/clusterrole-agg
 import type { Authenticator } from '../auth/authenticator.js';
 import { buildAuthentication, type AuthenticationSetup } from '../auth/authentication-setup.js';
 import { auditIdFilter } from '../auth/audit-id.js';
+import { AuditLog } from '../audit/audit-log.js';
 import { oidcDiscoveryRouter } from '../auth/oidc-discovery.js';
 import { ServingSetup } from './tls/serving-setup.js';
 import compression from 'compression';
@@ -150,6 +151,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   const authorizer = options.authorizer ?? authorizerFor(modes, { rbac, webhook: webhookAuthorizerFor(config, modes) });
   const serving = config.securePort === undefined ? undefined : await ServingSetup.load(config);
   const authentication = buildAuthentication(config, storage, serving);
+  const auditLog = AuditLog.fromConfig(config);
   const webhooks = webhookAdmission(storage, registry, (error) => logger.warn('cannot watch webhook configurations', { error }));
   const policyError = (error: unknown): void => logger.warn('admission policies: watch failed', { error });
   const mutatingPolicies = new MutatingAdmissionPolicyPlugin(registry, storage, authorizer, shutdown.signal, policyError);
@@ -205,7 +207,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
     // Watch streams bypass the middleware entirely: it would wrap every event write.
     app.use((req: Request, res: Response, next: NextFunction) => (isWatchRequest(req) ? next() : compress(req, res, next)));
   }
-  app.use(authFilter(options.authenticator ?? authentication.chain, authorizer));
+  app.use(authFilter(options.authenticator ?? authentication.chain, authorizer, auditLog));
   let jwksUri = config.serviceAccountJwksUri;
   app.use(oidcDiscoveryRouter(authentication.tokens, () => jwksUri));
   app.use(healthRouter(health));
@@ -386,6 +388,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
       });
       await controllerManager?.stop();
       await storage.close();
+      auditLog?.close();
     })();
     return closing;
   };
