@@ -19,6 +19,9 @@ const requests = JSON.parse(readFileSync(join(dir, 'requests.json'), 'utf8'));
 const ids = await sendAuditRequests(url, token, requests);
 // The log is written synchronously by kube-apiserver's blocking backend; a short wait covers the watch's last stage.
 await new Promise((r) => setTimeout(r, 1500));
-const events = readFileSync(log, 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
+const events = readFileSync(log, 'utf8')
+  .split('\n')
+  .filter((l) => l !== '')
+  .map((l) => JSON.parse(l));
 writeFileSync(join(dir, 'events.json'), `${JSON.stringify(normaliseAuditEvents(events, ids), null, 2)}\n`);
 console.log(`${events.length} events read`);

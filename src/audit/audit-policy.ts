@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { load as loadYaml } from 'js-yaml';
-import { goStringSlice, invalidField, notSupportedField, requiredField, type BadValue } from '../validation/field-errors.js';
+import { invalidField, notSupportedField, requiredField } from '../validation/field-errors.js';
 import { isDNS1123Subdomain } from '../validation/string-formats.js';
 import type { StatusCause } from '../api/errors.js';
 
@@ -97,11 +97,13 @@ function validateRule(rule: Obj, path: string): StatusCause[] {
     }
     const names = strings(gr.resourceNames);
     if (names.length > 0 && strings(gr.resources).length === 0)
-      errs.push(invalidField(`${path}.resources.resourceNames`, goStringSlice(names) as BadValue, 'using resourceNames requires at least one resource'));
+      errs.push(invalidField(`${path}.resources.resourceNames`, { goSyntax: JSON.stringify(names) }, 'using resourceNames requires at least one resource'));
   }
   errs.push(...validateOmitStages(strings(rule.omitStages), `${path}.omitStages`));
   if (urls.length > 0 && (resources.length > 0 || strings(rule.namespaces).length > 0))
-    errs.push(invalidField(`${path}.nonResourceURLs`, goStringSlice(urls) as BadValue, 'rules cannot apply to both regular resources and non-resource URLs'));
+    errs.push(
+      invalidField(`${path}.nonResourceURLs`, { goSyntax: JSON.stringify(urls) }, 'rules cannot apply to both regular resources and non-resource URLs'),
+    );
   return errs;
 }
 
@@ -131,7 +133,8 @@ export class AuditPolicy {
     try {
       text = readFileSync(path, 'utf8');
     } catch (err) {
-      throw new Error(`loading audit policy file: failed to read file path "${path}": ${err instanceof Error ? err.message : String(err)}`);
+      const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : err instanceof Error ? err.message : String(err);
+      throw new Error(`loading audit policy file: failed to read file path "${path}": open ${path}: ${reason}`);
     }
     try {
       return AuditPolicy.parse(text);
@@ -146,36 +149,38 @@ export class AuditPolicy {
     try {
       doc = loadYaml(text);
     } catch (err) {
-      throw new Error(`failed decoding: error converting YAML to JSON: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+      throw new Error(`failed decoding: yaml: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
     }
-    if (!isObj(doc)) throw new Error(`failed decoding: couldn't get version/kind; json parse error: json: cannot unmarshal into Go value of type struct`);
-    if (typeof doc.kind !== 'string' || doc.kind === '') throw new Error(`failed decoding: Object 'Kind' is missing in '${JSON.stringify(doc)}'`);
+    if (!isObj(doc))
+      throw new Error(
+        `failed decoding: couldn't get version/kind; json parse error: json: cannot unmarshal ${Array.isArray(doc) ? 'array' : typeof doc} into Go value of type struct`,
+      );
     const apiVersion = typeof doc.apiVersion === 'string' ? doc.apiVersion : '';
-    if (doc.kind !== 'Policy' || apiVersion !== 'audit.k8s.io/v1') {
-      const version = apiVersion.includes('/') ? apiVersion.slice(apiVersion.indexOf('/') + 1) : apiVersion;
-      throw new Error(`failed decoding: no kind "${doc.kind}" is registered for version "${apiVersion || version}" in scheme "pkg/audit/scheme.go:29"`);
+    // As kube's decoder: the kind may be left out (the target type names it), the version may not.
+    const kind = typeof doc.kind === 'string' && doc.kind !== '' ? doc.kind : 'Policy';
+    if (apiVersion === '') throw new Error(`unknown group version field audit.k8s.io/__internal, Kind=${kind} in policy`);
+    if (kind !== 'Policy' || apiVersion !== 'audit.k8s.io/v1') {
+      throw new Error(`failed decoding: no kind "${kind}" is registered for version "${apiVersion}" in scheme "pkg/runtime/scheme.go:111"`);
     }
     const rawRules = Array.isArray(doc.rules) ? doc.rules.map((r) => (isObj(r) ? r : {})) : [];
     const errs = [...validateOmitStages(strings(doc.omitStages), 'omitStages'), ...rawRules.flatMap((r, i) => validateRule(r, `rules[${i}]`))];
     if (errs.length > 0) throw new Error(aggregate(errs));
     if (rawRules.length === 0) throw new Error('loaded illegal policy with 0 rules');
-    const rules = rawRules.map(
-      (r): PolicyRule => ({
-        level: r.level as AuditLevel,
-        users: strings(r.users),
-        userGroups: strings(r.userGroups),
-        verbs: strings(r.verbs),
-        resources: (Array.isArray(r.resources) ? r.resources.filter(isObj) : []).map((gr) => ({
-          group: typeof gr.group === 'string' ? gr.group : '',
-          resources: strings(gr.resources),
-          resourceNames: strings(gr.resourceNames),
-        })),
-        namespaces: strings(r.namespaces),
-        nonResourceURLs: strings(r.nonResourceURLs),
-        omitStages: strings(r.omitStages) as AuditStage[],
-        omitManagedFields: typeof r.omitManagedFields === 'boolean' ? r.omitManagedFields : undefined,
-      }),
-    );
+    const rules = rawRules.map((r): PolicyRule => ({
+      level: r.level as AuditLevel,
+      users: strings(r.users),
+      userGroups: strings(r.userGroups),
+      verbs: strings(r.verbs),
+      resources: (Array.isArray(r.resources) ? r.resources.filter(isObj) : []).map((gr) => ({
+        group: typeof gr.group === 'string' ? gr.group : '',
+        resources: strings(gr.resources),
+        resourceNames: strings(gr.resourceNames),
+      })),
+      namespaces: strings(r.namespaces),
+      nonResourceURLs: strings(r.nonResourceURLs),
+      omitStages: strings(r.omitStages) as AuditStage[],
+      omitManagedFields: typeof r.omitManagedFields === 'boolean' ? r.omitManagedFields : undefined,
+    }));
     return new AuditPolicy(rules, new Set(strings(doc.omitStages) as AuditStage[]), doc.omitManagedFields === true);
   }
 

@@ -140,6 +140,8 @@ function webhookAuthorizerFor(config: ServerConfig, modes: readonly string[]): W
 }
 
 export async function startServer(config: ServerConfig, storage: Storage, options: StartOptions = {}): Promise<CapstanServer> {
+  // First: a bad audit policy stops the start before any other work, as in kube.
+  const auditLog = AuditLog.fromConfig(config);
   const registry = ResourceRegistry.builtIn(config.runtimeConfig);
   const shutdown = new AbortController();
   const modes = parseAuthorizationModes(config.authorizationMode);
@@ -151,7 +153,6 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   const authorizer = options.authorizer ?? authorizerFor(modes, { rbac, webhook: webhookAuthorizerFor(config, modes) });
   const serving = config.securePort === undefined ? undefined : await ServingSetup.load(config);
   const authentication = buildAuthentication(config, storage, serving);
-  const auditLog = AuditLog.fromConfig(config);
   const webhooks = webhookAdmission(storage, registry, (error) => logger.warn('cannot watch webhook configurations', { error }));
   const policyError = (error: unknown): void => logger.warn('admission policies: watch failed', { error });
   const mutatingPolicies = new MutatingAdmissionPolicyPlugin(registry, storage, authorizer, shutdown.signal, policyError);

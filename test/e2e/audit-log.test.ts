@@ -8,12 +8,12 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CAPSTAN_MAIN, spawnCapstan, type CapstanProcess } from '../helpers/capstan.js';
+import { spawnCapstan, type CapstanProcess } from '../helpers/capstan.js';
 
 // The servers below serve HTTPS with their own generated CA; this client trusts them.
 process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0';
@@ -48,11 +48,16 @@ async function waitForEvents(path: string, done: (events: Event[]) => boolean, t
   }
 }
 
+/** One certificate directory for every server of this file: its CA and keys are generated once. */
+const PKI = mkdtempSync(join(tmpdir(), 'capstan-audit-pki-'));
+after(() => rmSync(PKI, { recursive: true, force: true }));
+
 async function startAudited(dir: string, policy: string, extra: string[] = []): Promise<{ proc: CapstanProcess; url: string; log: string }> {
+  mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'tokens.csv'), TOKENS);
   const log = join(dir, 'audit.log');
   const proc = await spawnCapstan([
-    `--cert-dir=${join(dir, 'pki')}`,
+    `--cert-dir=${PKI}`,
     `--token-auth-file=${join(dir, 'tokens.csv')}`,
     '--authorization-mode=RBAC',
     `--audit-log-path=${log}`,
@@ -101,5 +106,123 @@ describe('audit events as kube-apiserver writes them', () => {
       assert.deepEqual(got[i], golden[i], `event ${i} (${golden[i].request} ${golden[i].stage})`);
     }
     assert.equal(got.length, golden.length);
+  });
+});
+
+function policyFile(dir: string, name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+describe('policy stages, formats and refusals', () => {
+  let dir: string;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'capstan-audit-'));
+  });
+  after(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("a bad policy file stops the start with kube's message; no policy file: no audit log", async () => {
+    const bad = policyFile(dir, 'bad.yaml', 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Everything\n');
+    await assert.rejects(
+      startAudited(join(dir, 'bad'), bad),
+      (err: Error) =>
+        err.message.includes('capstan exited with 1') &&
+        err.message.includes(
+          `Error: loading audit policy file: rules[0].level: Unsupported value: "Everything": supported values: "None", "Metadata", "Request", "RequestResponse": from file ${bad}`,
+        ),
+    );
+    const log = join(dir, 'nopolicy.log');
+    const proc = await spawnCapstan([`--cert-dir=${PKI}`, `--audit-log-path=${log}`]);
+    try {
+      const res = await fetch(`${proc.url}/version`);
+      assert.equal(res.status, 200);
+      assert.equal(existsSync(log), false, 'audit logging needs both the path and the policy');
+    } finally {
+      await proc.stop();
+    }
+  });
+
+  test('a watch has RequestReceived, ResponseStarted and ResponseComplete; omitStages drops stages; the legacy format', async () => {
+    const policy = policyFile(
+      dir,
+      'stages.yaml',
+      [
+        'apiVersion: audit.k8s.io/v1',
+        'kind: Policy',
+        'omitStages: [RequestReceived]',
+        'rules:',
+        '- level: Metadata',
+        '  verbs: [watch]',
+        '  omitStages: [ResponseComplete]',
+        '- level: Request',
+        '  nonResourceURLs: [/version]',
+        '- level: None',
+      ].join('\n'),
+    );
+    const server = await startAudited(join(dir, 'stages'), policy);
+    const legacy = await startAudited(join(dir, 'legacy'), policy, ['--audit-log-format=legacy']);
+    try {
+      const watch = await get(server.url, '/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=1');
+      const version = await get(server.url, '/version');
+      const events = await waitForEvents(server.log, (all) => all.some((e) => e.auditID === version.headers.get('audit-id')));
+      const stagesOf = (res: Response): string[] => events.filter((e) => e.auditID === res.headers.get('audit-id')).map((e) => e.stage as string);
+      assert.deepEqual(stagesOf(watch), ['ResponseStarted']);
+      assert.deepEqual(stagesOf(version), ['ResponseComplete']);
+      // Without omitStages a watch has all three (the golden sequence checks them against the reference).
+      const res = await get(legacy.url, '/version', { 'User-Agent': 'legacy-check' });
+      const line = await (async () => {
+        const deadline = Date.now() + 10_000;
+        for (;;) {
+          const text = existsSync(legacy.log) ? readFileSync(legacy.log, 'utf8') : '';
+          if (text.includes(res.headers.get('audit-id') ?? '?') || Date.now() > deadline) return text.trim().split('\n').pop() ?? '';
+          await new Promise((r) => setTimeout(r, 25));
+        }
+      })();
+      assert.match(
+        line,
+        new RegExp(
+          `^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d(\\.\\d+)?Z AUDIT: id="${res.headers.get('audit-id')}" stage="ResponseComplete" ip="127\\.0\\.0\\.1" method="get" user="admin" groups="\\\\"system:masters\\\\",\\\\"system:authenticated\\\\"" as="<self>" asgroups="<lookup>" user-agent="legacy-check" namespace="<none>" uri="/version" response="200"$`,
+        ),
+      );
+    } finally {
+      await server.proc.stop();
+      await legacy.proc.stop();
+    }
+  });
+
+  test('rotation as lumberjack: past --audit-log-maxsize the file is renamed NAME-TIME.log, --audit-log-maxbackup kept, --audit-log-compress gzips', async () => {
+    const policy = policyFile(
+      dir,
+      'all.yaml',
+      'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: RequestResponse\n  resources: [{group: "", resources: [configmaps]}]\n',
+    );
+    const server = await startAudited(join(dir, 'rotate'), policy, ['--audit-log-maxsize=1', '--audit-log-maxbackup=1', '--audit-log-compress=true']);
+    try {
+      const big = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'big' }, data: { k: 'x'.repeat(300_000) } };
+      const created = await fetch(`${server.url}/api/v1/namespaces/default/configmaps`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify(big),
+      });
+      assert.equal(created.status, 201);
+      let last: Response | undefined;
+      for (let i = 0; i < 8; i++) last = await get(server.url, '/api/v1/namespaces/default/configmaps/big');
+      await waitForEvents(server.log, (all) => all.some((e) => e.auditID === last?.headers.get('audit-id') && e.stage === 'ResponseComplete'));
+      const files = readdirSync(join(dir, 'rotate')).filter((f) => f.startsWith('audit'));
+      const backups = files.filter((f) => /^audit-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}\.log\.gz$/.test(f));
+      assert.equal(backups.length, 1, files.join(' '));
+      assert.ok(files.includes('audit.log'));
+      const lines = gunzipSync(readFileSync(join(dir, 'rotate', backups[0])))
+        .toString('utf8')
+        .trim()
+        .split('\n');
+      for (const l of lines) assert.equal((JSON.parse(l) as Event).kind, 'Event');
+      assert.ok(readFileSync(server.log).length <= 1024 * 1024);
+    } finally {
+      await server.proc.stop();
+    }
   });
 });
