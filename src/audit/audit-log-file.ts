@@ -20,11 +20,15 @@ export interface AuditSink {
   close(): void;
 }
 
-/** Standard output (`--audit-log-path=-`). */
+/**
+ * Standard output (`--audit-log-path=-`), through Node's stream (synchronous for files and, on Linux,
+ * pipes). A pipe keeps writes whole only up to its atomic size (4 KiB), so several workers sharing a
+ * piped stdout may interleave longer lines; a file keeps them whole.
+ */
 export function stdoutSink(): AuditSink {
   return {
     write: (line) => {
-      writeSync(1, line);
+      process.stdout.write(line);
     },
     close: () => undefined,
   };

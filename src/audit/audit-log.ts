@@ -125,6 +125,14 @@ export class AuditLog {
   }
 }
 
+/**
+ * Refuses a bad `--audit-policy-file` before a cluster primary forks its workers (each worker loads
+ * the policy again), so the start fails once with kube's message. Throws kube's loader error.
+ */
+export function checkAuditPolicy(config: AuditConfig): void {
+  if (config.auditPolicyFile !== '') AuditPolicy.fromFile(config.auditPolicyFile);
+}
+
 /** The audit record of a request, when the policy records it. */
 export function requestAudit(res: Response | undefined): RequestAudit | undefined {
   return res?.locals.audit as RequestAudit | undefined;
