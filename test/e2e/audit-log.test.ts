@@ -226,3 +226,64 @@ describe('policy stages, formats and refusals', () => {
     }
   });
 });
+
+describe('admission annotations', () => {
+  test("a ValidatingAdmissionPolicy's auditAnnotations and Audit failures are in the event", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'capstan-audit-'));
+    const policy = policyFile(dir, 'vap.yaml', 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n  namespaces: [audit-vap]\n');
+    const server = await startAudited(join(dir, 'vap'), policy);
+    const post = (path: string, body: unknown): Promise<Response> =>
+      fetch(server.url + path, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    try {
+      assert.equal((await post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'audit-vap' } })).status, 201);
+      const group = '/apis/admissionregistration.k8s.io/v1';
+      const vap = await post(`${group}/validatingadmissionpolicies`, {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'ValidatingAdmissionPolicy',
+        metadata: { name: 'audit-vap-policy' },
+        spec: {
+          matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'] }] },
+          validations: [{ expression: "has(object.data) && 'ok' in object.data", message: 'needs ok' }],
+          auditAnnotations: [{ key: 'seen', valueExpression: "'configmap ' + object.metadata.name" }],
+        },
+      });
+      assert.equal(vap.status, 201, await vap.text());
+      const binding = await post(`${group}/validatingadmissionpolicybindings`, {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'ValidatingAdmissionPolicyBinding',
+        metadata: { name: 'audit-vap-binding' },
+        spec: {
+          policyName: 'audit-vap-policy',
+          validationActions: ['Audit'],
+          matchResources: { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'audit-vap' } } },
+        },
+      });
+      assert.equal(binding.status, 201, await binding.text());
+      // The binding reaches the admission chain through a watch: retry until the annotation shows.
+      const deadline = Date.now() + 10_000;
+      let annotations: Record<string, string> = {};
+      for (let i = 0; Date.now() < deadline; i++) {
+        const res = await post('/api/v1/namespaces/audit-vap/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}` } });
+        assert.equal(res.status, 201);
+        const id = res.headers.get('audit-id');
+        const events = await waitForEvents(server.log, (all) => all.some((e) => e.auditID === id && e.stage === 'ResponseComplete'));
+        annotations = events.find((e) => e.auditID === id && e.stage === 'ResponseComplete')?.annotations ?? {};
+        if (annotations['audit-vap-policy/seen'] !== undefined) {
+          assert.equal(annotations['audit-vap-policy/seen'], `configmap cm-${i}`);
+          break;
+        }
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.ok(annotations['audit-vap-policy/seen'], JSON.stringify(annotations));
+      assert.match(annotations['validation.policy.admission.k8s.io/validation_failure'] ?? '', /needs ok/);
+      assert.equal(annotations['authorization.k8s.io/decision'], 'allow');
+    } finally {
+      await server.proc.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
