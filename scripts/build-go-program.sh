@@ -4,6 +4,8 @@
 # version and the program's sources, so an unchanged program is never rebuilt. The first build
 # downloads client-go's modules and compiles them: minutes. Run it before the test suite (node's
 # --test-timeout applies to a whole test file) to keep that out of the tests' time.
+# A folder without main.go is a Go test package: it is compiled with `go test -c` into a test
+# binary (run it with -test.v and the like, from the folder if it reads files there).
 #
 # Usage: build-go-program.sh NAME SOURCE_DIR PURPOSE
 #   NAME names the binary and the cache folder; PURPOSE says which tests need it (in error messages).
@@ -20,7 +22,14 @@ if ! command -v go >/dev/null 2>&1; then
   exit 2
 fi
 
-hash="$({ go version; cat "$src/go.mod" "$src/go.sum" "$src/main.go"; } | sha256sum | cut -c1-16)"
+if [[ -f "$src/main.go" ]]; then
+  sources=("$src/main.go")
+  build=(go build)
+else
+  sources=("$src"/*.go)
+  build=(go test -c)
+fi
+hash="$({ go version; cat "$src/go.mod" "$src/go.sum" "${sources[@]}"; } | sha256sum | cut -c1-16)"
 bin="$cache/$name-$hash"
 if [[ -x "$bin" ]]; then
   echo "$bin"
@@ -32,7 +41,7 @@ tmp="$bin.$$.tmp"
 log="$(mktemp)"
 trap 'rm -f "$tmp" "$log"' EXIT
 start=$SECONDS
-if ! (cd "$src" && GOFLAGS='-mod=mod -buildvcs=false' go build -o "$tmp" . >"$log" 2>&1); then
+if ! (cd "$src" && GOFLAGS='-mod=mod -buildvcs=false' "${build[@]}" -o "$tmp" . >"$log" 2>&1); then
   if grep -Eq 'proxy\.golang\.org|dial tcp|i/o timeout|no such host|connection refused|TLS handshake|reading https?:' "$log"; then
     echo "build-$name: Go module download failed (is the Go module proxy reachable? GOPROXY=$(go env GOPROXY))" >&2
   fi

@@ -20,6 +20,8 @@ bash "$(dirname "$0")/build-go-decode.sh" >/dev/null
 bash "$(dirname "$0")/build-go-cbor.sh" >/dev/null
 bash "$(dirname "$0")/build-go-apply.sh" >/dev/null
 bash "$(dirname "$0")/build-go-operator.sh" >/dev/null
+# The envtest drop-in test runs a controller-runtime envtest suite (a Go test binary, same modules).
+bash "$(dirname "$0")/build-go-envtest.sh" >/dev/null
 bash "$(dirname "$0")/ensure-python-client.sh" >/dev/null
 # The Helm chart tests lint and render with helm, built from the Go module proxy when missing
 # (cached under ~/.cache/capstan; exit status 3 means it cannot be built here and the test says so).

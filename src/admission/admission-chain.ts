@@ -1,3 +1,4 @@
+import type { Authorizer } from '../auth/authorizer.js';
 import type { Storage } from '../storage/storage.js';
 import { Admission, type AdmissionPlugin } from './admission.js';
 import { AlwaysDeny } from './always-deny.js';
@@ -5,6 +6,7 @@ import { DefaultStorageClass } from './default-storage-class.js';
 import { DefaultTolerationSeconds } from './default-toleration-seconds.js';
 import { LimitRanger } from './limit-ranger.js';
 import { NamespaceLifecycle } from './namespace-lifecycle.js';
+import { NodeRestriction } from './node-restriction.js';
 import { enabledAdmissionPlugins } from './plugin-names.js';
 import { PodSecurityAdmission } from './pod-security/pod-security-admission.js';
 import { PriorityAdmission } from './priority.js';
@@ -20,6 +22,8 @@ export interface AdmissionDependencies {
   /** The admission policy plugins (their policies and bindings are watched by the server). */
   mutatingPolicies?: AdmissionPlugin;
   validatingPolicies?: AdmissionPlugin;
+  /** The server's authorizer (NodeRestriction asks it whether a node may request a token audience). */
+  authorizer?: Authorizer;
 }
 
 /** The plugins Capstan implements, by kube's name. Enabled plugins missing here do not run. */
@@ -28,6 +32,7 @@ const PLUGINS: Record<string, (deps: AdmissionDependencies) => AdmissionPlugin |
   NamespaceLifecycle: (d) => new NamespaceLifecycle(d.storage),
   LimitRanger: (d) => new LimitRanger(d.storage),
   ServiceAccount: (d) => new ServiceAccountAdmission(d.storage),
+  NodeRestriction: (d) => new NodeRestriction(d.storage, d.authorizer),
   PodSecurity: (d) => new PodSecurityAdmission(d.storage),
   Priority: (d) => new PriorityAdmission(d.storage),
   DefaultTolerationSeconds: () => new DefaultTolerationSeconds(),

@@ -115,7 +115,7 @@ export class MutatingAdmissionWebhook implements AdmissionPlugin {
         JSON.stringify({ configuration: hook.configuration, webhook: hook.name, patch: result.patch, patchType: 'JSONPatch' }),
       );
       if (!isScaleWrite(attrs)) applyDefaults(resource, patched);
-      const back = fromWebhookView(patched, attrs, resource, attrs.object);
+      const back = await fromWebhookView(patched, attrs, resource, attrs.object);
       for (const key of Object.keys(attrs.object)) delete attrs.object[key];
       Object.assign(attrs.object, back);
       return changed;

@@ -2,7 +2,8 @@ import { forbidden } from '../api/errors.js';
 import type { Obj } from '../api/object-util.js';
 import type { Storage } from '../storage/storage.js';
 import { generateNameFrom } from '../validation/generate-name.js';
-import { objects, str } from '../validation/value-access.js';
+import { obj, objects, str } from '../validation/value-access.js';
+import { podReferences } from '../auth/node/pod-references.js';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission.js';
 import { admittedPod, podSpecOf } from './pod-admission-target.js';
 
@@ -60,6 +61,11 @@ export class ServiceAccountAdmission implements AdmissionPlugin {
     const annotations = (pod.metadata as Obj | undefined)?.annotations as Obj | undefined;
     if (annotations?.[MIRROR_POD_ANNOTATION] !== undefined) {
       if (str(spec.serviceAccountName) !== '') throw forbidden({ group: '', resource: 'pods' }, a.name, 'a mirror pod may not reference service accounts');
+      if (podReferences(pod).secrets.length > 0) throw forbidden({ group: '', resource: 'pods' }, a.name, 'a mirror pod may not reference secrets');
+      const projections = objects(spec.volumes).flatMap((v) => objects(obj(v.projected).sources));
+      if (projections.some((p) => p.serviceAccountToken !== undefined)) {
+        throw forbidden({ group: '', resource: 'pods' }, a.name, 'a mirror pod may not use ServiceAccountToken volume projections');
+      }
       return;
     }
     if (str(spec.serviceAccountName) === '') spec.serviceAccountName = 'default';

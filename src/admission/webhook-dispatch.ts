@@ -110,7 +110,7 @@ export class WebhookDispatch {
         compiled = matchConditionCompiler().compile(hook.matchConditions);
         this.compiled.set(hook, compiled);
       }
-      const { object, oldObject, request } = this.subject(resource, attrs);
+      const { object, oldObject, request } = await this.subject(resource, attrs);
       const verdict = compiled.evaluate({ object, oldObject, request }, hook.failurePolicy);
       if ('error' in verdict) throw forbidden({ group: attrs.info.group, resource: attrs.info.resource }, attrs.name, verdict.error);
       if (!verdict.matches) return undefined;
@@ -146,13 +146,13 @@ export class WebhookDispatch {
   }
 
   /** The objects in the invocation's version, and the AdmissionRequest about them (uid left to the call). */
-  private subject(
+  private async subject(
     resource: ResourceInfo,
     attrs: AdmissionAttributes,
     version = 'v1',
-  ): { object: Obj | undefined; oldObject: Obj | undefined; request: Obj; uid: string; review: Obj } {
-    const object = attrs.object === undefined ? undefined : webhookView(attrs.object, attrs, resource);
-    const oldObject = attrs.oldObject === undefined ? undefined : webhookView(attrs.oldObject, attrs, resource);
+  ): Promise<{ object: Obj | undefined; oldObject: Obj | undefined; request: Obj; uid: string; review: Obj }> {
+    const object = attrs.object === undefined ? undefined : await webhookView(attrs.object, attrs, resource);
+    const oldObject = attrs.oldObject === undefined ? undefined : await webhookView(attrs.oldObject, attrs, resource);
     const { uid, review } = admissionReview(version, {
       operation: attrs.operation,
       resource,
@@ -184,7 +184,7 @@ export class WebhookDispatch {
     if (version === undefined) {
       throw new WebhookCallFailure(hook.name, 'could not create admission objects: webhook does not accept known AdmissionReview versions');
     }
-    const { object, uid, review } = this.subject(invocation.resource, attrs, version);
+    const { object, uid, review } = await this.subject(invocation.resource, attrs, version);
     let answer: unknown;
     try {
       answer = await this.client.post(hook.clientConfig, review, { timeoutMs: hook.timeoutSeconds * 1000 });

@@ -1,4 +1,6 @@
 import { servedObject, toStorageVersion } from '../conversion/version-conversion.js';
+import { convertByWebhook, webhookConversionOf } from '../conversion/webhook-conversion.js';
+import { ApiError, internalError } from '../api/errors.js';
 import type { Obj } from '../api/object-util.js';
 import { fromScale, toScale } from '../store/scale.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
@@ -90,13 +92,29 @@ export function isScaleWrite(attrs: AdmissionAttributes): boolean {
  * What a webhook sees of `obj` (an object of the request's resource) when called for `to`: a Scale
  * for scale writes, otherwise the object converted to `to`'s version.
  */
-export function webhookView(obj: Obj, attrs: AdmissionAttributes, to: ResourceInfo): Obj {
-  return isScaleWrite(attrs) ? toScale({ info: to }, obj) : convertObject(obj, attrs.info, to);
+export async function webhookView(obj: Obj, attrs: AdmissionAttributes, to: ResourceInfo): Promise<Obj> {
+  return isScaleWrite(attrs) ? toScale({ info: to }, obj) : convertForWebhook(obj, attrs.info, to);
 }
 
 /** The object a webhook's patched view stands for, in the request's version. */
-export function fromWebhookView(view: Obj, attrs: AdmissionAttributes, from: ResourceInfo, current: Obj): Obj {
-  return isScaleWrite(attrs) ? fromScale(view, current) : convertObject(view, from, attrs.info);
+export async function fromWebhookView(view: Obj, attrs: AdmissionAttributes, from: ResourceInfo, current: Obj): Promise<Obj> {
+  return isScaleWrite(attrs) ? fromScale(view, current) : convertForWebhook(view, from, attrs.info);
+}
+
+/**
+ * `convertObject`, except for custom resources whose CRD converts by webhook: those go through the
+ * CRD's conversion webhook, whose failure is a 500 InternalError as kube's webhook dispatchers answer it.
+ */
+async function convertForWebhook(obj: Obj, from: ResourceInfo, to: ResourceInfo): Promise<Obj> {
+  const target = apiVersionOf(to.group, to.version);
+  const conversion = from.custom === true && obj.apiVersion !== target ? webhookConversionOf(target, to.kind) : undefined;
+  if (conversion === undefined) return convertObject(obj, from, to);
+  try {
+    const [converted] = await convertByWebhook(conversion, [structuredClone(obj)], target);
+    return converted;
+  } catch (err) {
+    throw err instanceof ApiError ? internalError(new Error(err.message)) : err;
+  }
 }
 
 /**

@@ -5,6 +5,7 @@ import { writeError } from '../codec/response-writer.js';
 import type { Authenticator } from './authenticator.js';
 import { forbiddenMessage, type AuthorizationAttributes, type Authorizer, type Decision } from './authorizer.js';
 import { impersonate, ImpersonationDenied } from './impersonation.js';
+import { parseFieldSelector, type FieldRequirement } from '../selectors/field-selector.js';
 import { ADMIN_USER, type User } from './user.js';
 import { requestAudit, type AuditLog } from '../audit/audit-log.js';
 import { impersonationConstraint } from '../audit/impersonation-constraint.js';
@@ -24,7 +25,8 @@ function attributesOf(req: Request, user: User): AuthorizationAttributes {
   const q = target.indexOf('?');
   const rawPath = q < 0 ? target : target.slice(0, q);
   const path = decodePath(rawPath) ?? rawPath;
-  const ri = parseRequestInfo(req.method, path, new URLSearchParams(q < 0 ? '' : target.slice(q + 1)));
+  const query = new URLSearchParams(q < 0 ? '' : target.slice(q + 1));
+  const ri = parseRequestInfo(req.method, path, query);
   if (ri === undefined) {
     return {
       user,
@@ -39,7 +41,7 @@ function attributesOf(req: Request, user: User): AuthorizationAttributes {
       path,
     };
   }
-  return {
+  const attrs: AuthorizationAttributes = {
     user,
     verb: ri.verb === 'unknown' ? req.method.toLowerCase() : ri.verb,
     resourceRequest: true,
@@ -51,6 +53,21 @@ function attributesOf(req: Request, user: User): AuthorizationAttributes {
     name: ri.name,
     path,
   };
+  const selector = query.get('fieldSelector');
+  if (selector !== null && ['list', 'watch', 'deletecollection'].includes(attrs.verb)) {
+    const terms = requestFieldSelector(selector);
+    if (terms !== undefined) attrs.fieldSelector = terms;
+  }
+  return attrs;
+}
+
+/** A request's field selector terms; undefined when it does not parse (the handler answers that request's 400). */
+function requestFieldSelector(selector: string): FieldRequirement[] | undefined {
+  try {
+    return parseFieldSelector(selector);
+  } catch {
+    return undefined;
+  }
 }
 
 /** kube's 403 for refused attributes: the forbidden message, then the authorizer's reason. */

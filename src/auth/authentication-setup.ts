@@ -17,6 +17,16 @@ import { TokenFile } from './token-file.js';
 export interface AuthenticationSetup {
   chain: AuthenticationChain;
   tokens: ServiceAccountTokens;
+  /** How long TokenRequests' tokens live (see TokenLifetimes). */
+  lifetimes: TokenLifetimes;
+}
+
+/** kube's TokenRequest lifetime settings. */
+export interface TokenLifetimes {
+  /** The longest lifetime granted, in seconds (0: no limit). */
+  maxSeconds: number;
+  /** Whether pod-bound tokens of the default 3607 s for the API audiences are extended to a year. */
+  extend: boolean;
 }
 
 function readOrExplain(flag: string, path: string): string {
@@ -80,5 +90,6 @@ export function buildAuthentication(config: ServerConfig, storage: Storage, serv
     anonymous: config.anonymousAuth,
     apiAudiences: tokens.apiAudiences,
   });
-  return { chain, tokens };
+  const lifetimes = { maxSeconds: config.serviceAccountMaxTokenExpirationSeconds ?? 0, extend: config.serviceAccountExtendTokenExpiration ?? true };
+  return { chain, tokens, lifetimes };
 }

@@ -1,3 +1,4 @@
+import type { FieldRequirement } from '../selectors/field-selector.js';
 import type { User } from './user.js';
 
 /** What a request asks to do, as kube's authorizer.Attributes describe it. */
@@ -15,6 +16,11 @@ export interface AuthorizationAttributes {
   name: string;
   /** Non-resource requests: the URL path. */
   path: string;
+  /**
+   * The terms of a list, watch or deletecollection's field selector, when it parsed (kube's
+   * AuthorizeWithSelectors; the Node mode lets a node list its own pods by `spec.nodeName`).
+   */
+  fieldSelector?: readonly FieldRequirement[];
 }
 
 /**
@@ -139,15 +145,15 @@ export class AuthorizerChain implements Authorizer {
 }
 
 /** Authorization modes of `--authorization-mode`, as kube-apiserver names them. */
-export type AuthorizationMode = 'AlwaysAllow' | 'AlwaysDeny' | 'RBAC' | 'Webhook';
+export type AuthorizationMode = 'AlwaysAllow' | 'AlwaysDeny' | 'RBAC' | 'Webhook' | 'Node';
 
 const KUBE_MODES = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC', 'Node'];
-const SERVED_MODES: readonly string[] = ['AlwaysAllow', 'AlwaysDeny', 'RBAC', 'Webhook'];
+const SERVED_MODES: readonly string[] = ['AlwaysAllow', 'AlwaysDeny', 'RBAC', 'Webhook', 'Node'];
 
 /**
  * The modes of an `--authorization-mode` value (comma-separated, in order). Throws kube's message for
- * an empty list, an unknown or repeated mode, and a clear refusal for kube's modes Capstan lacks
- * (ABAC, Node).
+ * an empty list, an unknown or repeated mode, and a clear refusal for kube's mode Capstan lacks
+ * (ABAC).
  */
 export function parseAuthorizationModes(text: string): AuthorizationMode[] {
   const modes = text
@@ -168,6 +174,7 @@ export function parseAuthorizationModes(text: string): AuthorizationMode[] {
 export interface ModeAuthorizers {
   rbac?: Authorizer;
   webhook?: Authorizer;
+  node?: Authorizer;
 }
 
 /**
@@ -182,8 +189,9 @@ export function authorizerFor(modes: string | readonly AuthorizationMode[], plug
     else if (mode === 'AlwaysDeny') members.push(new AlwaysDeny());
     else if (mode === 'RBAC' && plugins.rbac !== undefined) members.push(plugins.rbac);
     else if (mode === 'Webhook' && plugins.webhook !== undefined) members.push(plugins.webhook);
+    else if (mode === 'Node' && plugins.node !== undefined) members.push(plugins.node);
     else if (mode === 'Webhook') throw new Error("authorization-mode Webhook's authorization config file not passed");
-    else throw new Error('authorization-mode RBAC needs the RBAC authorizer of a running server');
+    else throw new Error(`authorization-mode ${mode} needs the ${mode} authorizer of a running server`);
   }
   return new AuthorizerChain(members);
 }

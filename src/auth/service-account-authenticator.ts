@@ -1,8 +1,12 @@
 import { isObject, metadataOf, objectKey, type Obj } from '../api/object-util.js';
-import type { Storage } from '../storage/storage.js';
+import { StorageError, type Storage } from '../storage/storage.js';
 import type { AuthenticationResult, TokenAuthenticator } from './authenticator.js';
-import { TokenError, type ServiceAccountTokens, type ObjectRef } from './service-account-tokens.js';
+import { TokenError, type ServiceAccountTokens, type ObjectRef, type VerifiedToken } from './service-account-tokens.js';
 import { serviceAccountUser } from './user.js';
+
+/** The labels kube keeps on Secrets holding legacy tokens: when last used, and since when refused. */
+export const LEGACY_TOKEN_LAST_USED = 'kubernetes.io/legacy-token-last-used';
+export const LEGACY_TOKEN_INVALID_SINCE = 'kubernetes.io/legacy-token-invalid-since';
 
 /** Storage types of the objects a token may name. */
 const TYPES = { serviceaccount: 'serviceaccounts', pod: 'pods', secret: 'secrets', node: 'nodes' } as const;
@@ -30,6 +34,7 @@ export class ServiceAccountAuthenticator implements TokenAuthenticator {
       throw err;
     }
     if (verified === undefined) return undefined;
+    if (verified.legacySecret !== undefined) return this.authenticateLegacy(token, verified, verified.legacySecret, audiences);
     const k = verified.kubernetes;
     const ns = k.namespace;
     const sa = k.serviceaccount;
@@ -62,6 +67,58 @@ export class ServiceAccountAuthenticator implements TokenAuthenticator {
       user: serviceAccountUser(ns, sa.name, sa.uid, extra),
       audiences: verified.audiences.filter((a) => (audiences ?? this.tokens.apiAudiences).includes(a)),
     };
+  }
+
+  /**
+   * kube's legacy validator: with lookup, the Secret must still hold this very token, the account
+   * must exist with the claimed uid, and a Secret labelled `kubernetes.io/legacy-token-invalid-since`
+   * refuses it; every use records the day in the Secret's `kubernetes.io/legacy-token-last-used`
+   * label (written at most once a day).
+   */
+  private async authenticateLegacy(token: string, verified: VerifiedToken, secretName: string, audiences: string[] | undefined): Promise<AuthenticationResult> {
+    const ns = verified.kubernetes.namespace;
+    const sa = verified.kubernetes.serviceaccount;
+    if (this.lookup) {
+      const stored = await this.storage.get(TYPES.secret, objectKey(ns, secretName));
+      const secret = stored === undefined ? undefined : (JSON.parse(stored.json) as Obj);
+      if (secret === undefined || isDeleted(secret)) return { error: 'Token has been invalidated' };
+      const data = isObject(secret.data) ? secret.data : {};
+      if (typeof data.token !== 'string' || Buffer.from(data.token, 'base64').toString('utf8') !== token)
+        return { error: "Token does not match server's copy" };
+      const account = await this.get(TYPES.serviceaccount, objectKey(ns, sa.name));
+      if (account === undefined) return { error: `serviceaccounts "${sa.name}" not found` };
+      if (isDeleted(account)) return { error: `ServiceAccount ${ns}/${sa.name} has been deleted` };
+      const uid = stringOf(metadataOf(account).uid);
+      if (uid !== sa.uid) return { error: `ServiceAccount UID (${uid}) does not match claim (${sa.uid})` };
+      const labels = isObject(metadataOf(secret).labels) ? (metadataOf(secret).labels as Obj) : {};
+      await this.recordLegacyUse(ns, secretName, stored?.resourceVersion ?? '', secret, labels);
+      const invalidSince = stringOf(labels[LEGACY_TOKEN_INVALID_SINCE]);
+      if (invalidSince !== '') {
+        return {
+          error: `the token in secret ${ns}/${secretName} for service account ${ns}/${sa.name} has been marked invalid. Use tokens from the TokenRequest API or manually created secret-based tokens, or remove the '${LEGACY_TOKEN_INVALID_SINCE}' label from the secret to temporarily allow use of this token`,
+        };
+      }
+    }
+    return {
+      user: serviceAccountUser(ns, sa.name, sa.uid),
+      audiences: verified.audiences.filter((a) => (audiences ?? this.tokens.apiAudiences).includes(a)),
+    };
+  }
+
+  /** kube's patchSecretWithLastUsedDate: today's date (UTC) unless the label already says today or tomorrow; a lost race is left to the next use. */
+  private async recordLegacyUse(ns: string, name: string, resourceVersion: string, secret: Obj, labels: Obj): Promise<void> {
+    const now = new Date();
+    const day = (d: Date): string => d.toISOString().slice(0, 10);
+    const today = day(now);
+    const lastUsed = stringOf(labels[LEGACY_TOKEN_LAST_USED]);
+    if (lastUsed === today || lastUsed === day(new Date(now.getTime() + 86_400_000))) return;
+    const meta = metadataOf(secret);
+    meta.labels = { ...labels, [LEGACY_TOKEN_LAST_USED]: today };
+    try {
+      await this.storage.update(TYPES.secret, objectKey(ns, name), secret, resourceVersion);
+    } catch (err) {
+      if (!(err instanceof StorageError)) throw err;
+    }
   }
 
   private async get(type: string, key: string): Promise<Obj | undefined> {

@@ -26,7 +26,13 @@ export interface VerifiedToken {
   audiences: string[];
   id: string;
   kubernetes: KubernetesClaims;
+  /** A legacy (Secret-based) token: the name of the Secret holding it, in `kubernetes.namespace`. */
+  legacySecret?: string;
 }
+
+/** The issuer of legacy Secret-based service account tokens (kube's LegacyIssuer), always accepted. */
+export const LEGACY_ISSUER = 'kubernetes/serviceaccount';
+const LEGACY_CLAIM = 'kubernetes.io/serviceaccount/';
 
 /** Why a token was not accepted: `undefined` from verify means "not a token of this issuer". */
 export class TokenError extends Error {}
@@ -86,6 +92,23 @@ export class ServiceAccountTokens {
   }
 
   /**
+   * A legacy token for a Secret of type kubernetes.io/service-account-token, as kube-controller-manager's
+   * tokens controller signs it: no expiry and no audience, `iss: kubernetes/serviceaccount`, the
+   * namespace, secret and account in `kubernetes.io/serviceaccount/*` claims.
+   */
+  issueLegacy(namespace: string, account: ObjectRef, secretName: string): string {
+    const claims = {
+      iss: LEGACY_ISSUER,
+      [`${LEGACY_CLAIM}namespace`]: namespace,
+      [`${LEGACY_CLAIM}secret.name`]: secretName,
+      [`${LEGACY_CLAIM}service-account.name`]: account.name,
+      [`${LEGACY_CLAIM}service-account.uid`]: account.uid,
+      sub: `system:serviceaccount:${namespace}:${account.name}`,
+    };
+    return signJwt(claims, this.signingKey, this.signingKid);
+  }
+
+  /**
    * Checks signature, issuer, times and audiences (the token must name one of `audiences`, the API
    * server's by default). Undefined: not a JWT of one of our issuers (another authenticator may know
    * it); throws TokenError with kube's words when it is ours but not valid.
@@ -94,11 +117,11 @@ export class ServiceAccountTokens {
     const jwt = parseJwt(token);
     if (jwt === undefined) return undefined;
     const iss = jwt.claims.iss;
-    if (typeof iss !== 'string' || !this.issuers.includes(iss)) return undefined;
+    if (typeof iss !== 'string' || (!this.issuers.includes(iss) && iss !== LEGACY_ISSUER)) return undefined;
     const kid = typeof jwt.header.kid === 'string' ? jwt.header.kid : '';
     const candidates = this.verifyKeys.filter((k) => kid === '' || k.kid === kid);
     if (!(candidates.length > 0 ? candidates : this.verifyKeys).some((k) => verifyJwt(jwt, k.key))) {
-      throw new TokenError('square/go-jose: error in cryptographic primitive');
+      throw new TokenError('go-jose/go-jose: error in cryptographic primitive');
     }
     const c = jwt.claims;
     const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
@@ -108,10 +131,13 @@ export class ServiceAccountTokens {
     if (exp !== undefined && nowSeconds - LEEWAY_SECONDS > exp) throw new TokenError('service account token has expired');
     if (nbf !== undefined && nowSeconds + LEEWAY_SECONDS < nbf) throw new TokenError('service account token is not valid yet');
     if (iat !== undefined && nowSeconds + LEEWAY_SECONDS < iat) throw new TokenError('service account token is issued in the future');
-    const tokenAudiences = Array.isArray(c.aud) ? c.aud.filter((a): a is string => typeof a === 'string') : typeof c.aud === 'string' ? [c.aud] : [];
+    let tokenAudiences = Array.isArray(c.aud) ? c.aud.filter((a): a is string => typeof a === 'string') : typeof c.aud === 'string' ? [c.aud] : [];
+    // A token without audiences (legacy tokens) is for the API server's (kube's implicit audiences).
+    if (tokenAudiences.length === 0) tokenAudiences = this.apiAudiences;
     if (!tokenAudiences.some((a) => audiences.includes(a))) {
       throw new TokenError(`token audiences ${goStrings(tokenAudiences)} is invalid for the target audiences ${goStrings(audiences)}`);
     }
+    if (iss === LEGACY_ISSUER && !this.issuers.includes(iss)) return legacyClaims(c, tokenAudiences);
     const k = typeof c['kubernetes.io'] === 'object' && c['kubernetes.io'] !== null ? (c['kubernetes.io'] as Record<string, unknown>) : undefined;
     const ref = (v: unknown): ObjectRef | undefined => {
       if (typeof v !== 'object' || v === null) return undefined;
@@ -151,6 +177,23 @@ export class ServiceAccountTokens {
       }),
     };
   }
+}
+
+/** kube's legacy validator's claim checks, with its messages. */
+function legacyClaims(c: Record<string, unknown>, audiences: string[]): VerifiedToken {
+  const claim = (name: string): string => (typeof c[`${LEGACY_CLAIM}${name}`] === 'string' ? (c[`${LEGACY_CLAIM}${name}`] as string) : '');
+  const subject = typeof c.sub === 'string' ? c.sub : '';
+  if (subject === '') throw new TokenError('sub claim is missing');
+  const namespace = claim('namespace');
+  if (namespace === '') throw new TokenError('namespace claim is missing');
+  const secretName = claim('secret.name');
+  if (secretName === '') throw new TokenError('secretName claim is missing');
+  const name = claim('service-account.name');
+  if (name === '') throw new TokenError('serviceAccountName claim is missing');
+  const uid = claim('service-account.uid');
+  if (uid === '') throw new TokenError('serviceAccountUID claim is missing');
+  if (subject !== `system:serviceaccount:${namespace}:${name}`) throw new TokenError('sub claim is invalid');
+  return { subject, audiences, id: '', kubernetes: { namespace, serviceaccount: { name, uid } }, legacySecret: secretName };
 }
 
 /** A string list as Go's %q prints a []string: ["a" "b"]. */

@@ -1,12 +1,17 @@
 import { badRequest, conflict, internalError, invalid, notFound, type StatusCause } from '../api/errors.js';
 import { isObject, metadataOf, objectKey, stringField, type Obj } from '../api/object-util.js';
 import type { ResourceRequest } from '../handlers/context.js';
+import { addWarnings } from '../handlers/decode-object.js';
 import type { KubernetesClaims, ObjectRef } from './service-account-tokens.js';
 
 /** kube's shortest token lifetime (ten minutes), longest (2^32 s), and default (one hour). */
 const MIN_SECONDS = 600;
 const MAX_SECONDS = 2 ** 32;
 const DEFAULT_SECONDS = 3600;
+/** The lifetime the ServiceAccount admission plugin asks for projected tokens (kube's WarnOnlyBoundTokenExpirationSeconds). */
+const PROJECTED_TOKEN_SECONDS = 3607;
+/** How long an extended projected token is valid (kube's ExpirationExtensionSeconds: a year). */
+const EXTENDED_SECONDS = 365 * 24 * 60 * 60;
 
 /** Storage type and kube's resource name of each kind a token may be bound to. */
 const BINDABLE: Record<string, { type: string; namespaced: boolean }> = {
@@ -119,16 +124,33 @@ export async function createTokenRequest(r: ResourceRequest, account: Obj, body:
       );
     }
   }
-  const now = new Date();
-  const nowSeconds = Math.floor(now.getTime() / 1000);
-  const token = tokens.issue(`system:serviceaccount:${namespace}:${name}`, audiences, claims, nowSeconds, seconds);
+  const nowSeconds = Math.floor(Date.now() / 1000);
+  const lifetimes = r.services.authentication?.lifetimes;
+  let granted = seconds;
+  if (lifetimes !== undefined && lifetimes.maxSeconds > 0 && granted > lifetimes.maxSeconds) {
+    addWarnings(r, [`requested expiration of ${granted} seconds shortened to ${lifetimes.maxSeconds} seconds`]);
+    granted = lifetimes.maxSeconds;
+  }
+  // kube's safe transition to bound tokens: a pod's projected token (the plugin's 3607 s, for the API
+  // audiences) is valid for a year; its warnafter claim marks when the requested lifetime ended.
+  let lifetime = granted;
+  if (
+    lifetimes?.extend === true &&
+    claims.pod !== undefined &&
+    granted === PROJECTED_TOKEN_SECONDS &&
+    audiences.every((a) => tokens.apiAudiences.includes(a))
+  ) {
+    claims.warnafter = nowSeconds + granted;
+    lifetime = EXTENDED_SECONDS;
+  }
+  const token = tokens.issue(`system:serviceaccount:${namespace}:${name}`, audiences, claims, nowSeconds, lifetime);
   const stamp = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-  const outSpec: Obj = { audiences, expirationSeconds: seconds, boundObjectRef: ref ?? null };
+  const outSpec: Obj = { audiences, expirationSeconds: granted, boundObjectRef: ref ?? null };
   return {
     kind: 'TokenRequest',
     apiVersion: 'authentication.k8s.io/v1',
     metadata: { name, namespace, uid: sa.uid, creationTimestamp: stamp(nowSeconds * 1000) },
     spec: outSpec,
-    status: { token, expirationTimestamp: stamp((nowSeconds + seconds) * 1000) },
+    status: { token, expirationTimestamp: stamp((nowSeconds + granted) * 1000) },
   };
 }

@@ -11,6 +11,7 @@ import { isImplementedAdmissionPlugin } from '../admission/admission-chain.js';
 import { admissionFlagProblems } from '../admission/plugin-names.js';
 import { SERVING_FLAGS, type AuthenticationConfig, type ServingConfig } from './serving-flags.js';
 import { AUDIT_FLAGS, type AuditConfig } from './audit-flags.js';
+import { COMPAT_FLAGS } from './compat-flags.js';
 
 /** Everything the command line configures (serving and authentication: see serving-flags.ts). */
 export interface ServerConfig extends ServingConfig, AuthenticationConfig, AuditConfig {
@@ -117,7 +118,7 @@ const FLAGS: FlagSpec[] = [
   {
     name: 'authorization-mode',
     default: 'AlwaysAllow',
-    help: 'Ordered comma-separated list of authorization modes: AlwaysAllow, AlwaysDeny, RBAC (members of system:masters are always allowed, as in kube-apiserver).',
+    help: 'Ordered comma-separated list of authorization modes: AlwaysAllow, AlwaysDeny, RBAC, Webhook, Node (members of system:masters are always allowed, as in kube-apiserver).',
     apply: (c, v) => {
       parseAuthorizationModes(v);
       c.authorizationMode = v;
@@ -378,7 +379,7 @@ const FLAGS: FlagSpec[] = [
   {
     name: 'enable-admission-plugins',
     default: '',
-    help: "Admission plugins to run besides kube-apiserver's defaults (comma-separated kube plugin names). Plugins always run in kube's order. Of the plugins off by default, Capstan has AlwaysAdmit and AlwaysDeny.",
+    help: "Admission plugins to run besides kube-apiserver's defaults (comma-separated kube plugin names). Plugins always run in kube's order. Of the plugins off by default, Capstan has AlwaysAdmit, AlwaysDeny and NodeRestriction.",
     apply: (c, v) => {
       c.enableAdmissionPlugins = list(v);
     },
@@ -410,6 +411,7 @@ const FLAGS: FlagSpec[] = [
       c.logFormat = v;
     },
   },
+  ...COMPAT_FLAGS,
 ];
 
 /** The configuration with every flag at its default. */

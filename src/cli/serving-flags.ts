@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { parseDuration } from './duration.js';
 import type { FlagSpec } from './flags.js';
 
 /** Where and how Capstan serves: HTTPS on the secure port, plain HTTP on loopback when asked for. */
@@ -30,6 +31,10 @@ export interface AuthenticationConfig {
   serviceAccountLookup: boolean;
   /** Audiences a token must be for ([]: the issuers). */
   apiAudiences: string[];
+  /** Longest lifetime a TokenRequest gets, in seconds (`--service-account-max-token-expiration`; 0: no limit). */
+  serviceAccountMaxTokenExpirationSeconds: number;
+  /** Whether pod-bound tokens of kube's default lifetime are valid for a year (`--service-account-extend-token-expiration`). */
+  serviceAccountExtendTokenExpiration: boolean;
   requestheaderClientCAFile: string;
   requestheaderAllowedNames: string[];
   requestheaderUsernameHeaders: string[];
@@ -60,9 +65,11 @@ function appendTo(c: Record<string, unknown>, field: string, v: string): void {
   c[field] = v === '' ? current : [...current, v];
 }
 
-function insecurePort(name: string) {
+/** `--port`: 0 picks a free port. `--insecure-port`: 0 turns the port off, as in kube-apiserver (envtest passes `--insecure-port=0`). */
+function insecurePort(name: string, zeroTurnsOff: boolean) {
   return (c: ServingConfig, v: string): void => {
-    c.port = v === '' ? undefined : port(name, v);
+    const n = v === '' ? undefined : port(name, v);
+    c.port = n === 0 && zeroTurnsOff ? undefined : n;
   };
 }
 
@@ -79,14 +86,14 @@ export const SERVING_FLAGS: FlagSpec[] = [
   {
     name: 'insecure-port',
     default: '',
-    help: "Also serve plain HTTP on this port of --insecure-bind-address (loopback only), where every request is the local administrator (system:masters), as kube-apiserver's old insecure port; 0: a free one. Off unless given.",
-    apply: insecurePort('insecure-port'),
+    help: "Also serve plain HTTP on this port of --insecure-bind-address (loopback only), where every request is the local administrator (system:masters), as kube-apiserver's old insecure port. Off unless given; 0: off, as in kube-apiserver.",
+    apply: insecurePort('insecure-port', true),
   },
   {
     name: 'port',
     default: '',
-    help: "Same as --insecure-port (Capstan's earlier name for its plain-HTTP port).",
-    apply: insecurePort('port'),
+    help: "Same as --insecure-port (Capstan's earlier name for its plain-HTTP port), except that 0 picks a free port.",
+    apply: insecurePort('port', false),
   },
   {
     name: 'insecure-bind-address',
@@ -116,7 +123,7 @@ export const SERVING_FLAGS: FlagSpec[] = [
   {
     name: 'cert-dir',
     default: '.capstan/pki',
-    help: 'Directory of the generated CA (ca.crt), serving certificate (apiserver.crt), admin client certificate (admin.crt) and service account signing key, created on first start and reused.',
+    help: 'Directory of the generated CA (ca.crt), serving certificate (apiserver.crt), admin client certificate (admin.crt) and service account signing key, created on first start and reused. A serving pair already there (apiserver.crt, apiserver.key, as envtest writes it) is served as kube-apiserver does, and the other files are added beside it.',
     apply: (c, v) => {
       c.certDir = v;
     },
@@ -181,6 +188,26 @@ export const SERVING_FLAGS: FlagSpec[] = [
     apply: (c, v) => {
       if (v !== 'true' && v !== 'false') throw new Error(`invalid argument "${v}" for "--service-account-lookup" flag: must be true or false`);
       c.serviceAccountLookup = v === 'true';
+    },
+  },
+  {
+    name: 'service-account-max-token-expiration',
+    default: '0s',
+    help: 'Longest validity of a token from a TokenRequest; a longer request gets this much (and a warning). Between 1h and 2^32s; 0: no limit.',
+    apply: (c, v) => {
+      const ms = parseDuration(v);
+      if (ms !== 0 && (ms < 3_600_000 || ms > 2 ** 32 * 1000))
+        throw new Error('the service-account-max-token-expiration must be between 1 hour and 2^32 seconds');
+      c.serviceAccountMaxTokenExpirationSeconds = Math.floor(ms / 1000);
+    },
+  },
+  {
+    name: 'service-account-extend-token-expiration',
+    default: 'true',
+    help: 'Tokens bound to a pod, asked for the 3607 s the ServiceAccount plugin requests, for the API audiences, are valid for a year (a warnafter claim marks the requested end), ignoring --service-account-max-token-expiration.',
+    apply: (c, v) => {
+      if (v !== 'true' && v !== 'false') throw new Error(`invalid argument "${v}" for "--service-account-extend-token-expiration" flag: must be true or false`);
+      c.serviceAccountExtendTokenExpiration = v === 'true';
     },
   },
   {

@@ -4,7 +4,7 @@ import { RouteNotAcceptableError, type OutputFormat } from './negotiation.js';
 import { encodeCborDocument, encodeCborJson, writeCborList } from './cbor/cbor-response.js';
 import { parseAccept } from './media-type.js';
 import { printerForList, toPartialObjectMetadata, toTable, type IncludeObject } from './representations.js';
-import { encodeProtobufList, encodeProtobufObject, ProtobufUnsupportedError } from './protobuf/protobuf-codec.js';
+import { encodeProtobufObject, ProtobufListEncoder, ProtobufUnsupportedError } from './protobuf/protobuf-codec.js';
 import { toYaml } from './yaml-writer.js';
 import { auditResponse, requestAudit } from '../audit/audit-log.js';
 
@@ -109,6 +109,34 @@ function drained(res: Response): Promise<boolean> {
   });
 }
 
+/**
+ * Writes a protobuf list item by item (see ProtobufListEncoder): each stored item is parsed and
+ * encoded in turn, then the body is sent in chunks, waiting for the socket to drain. False (nothing
+ * sent) when the list kind has no protobuf message.
+ */
+async function writeProtobufList(res: Response, envelope: ListEnvelope, items: string[], format: OutputFormat): Promise<boolean> {
+  const metadataOnly = format.representation === 'PartialObjectMetadataList';
+  let encoder: ProtobufListEncoder;
+  try {
+    encoder = metadataOnly
+      ? new ProtobufListEncoder('PartialObjectMetadataList', 'meta.k8s.io/v1', envelope.metadata)
+      : new ProtobufListEncoder(envelope.kind, envelope.apiVersion, envelope.metadata);
+  } catch (err) {
+    if (err instanceof ProtobufUnsupportedError) return false;
+    throw err;
+  }
+  for (const item of items) {
+    const obj = JSON.parse(item) as Obj;
+    encoder.add(metadataOnly ? toPartialObjectMetadata(obj) : obj);
+  }
+  res.setHeader('Content-Type', format.contentType);
+  for (const chunk of encoder.chunks()) {
+    if (!res.write(chunk) && !(await drained(res))) return true;
+  }
+  res.end();
+  return true;
+}
+
 export interface ListEnvelope {
   kind: string;
   apiVersion: string;
@@ -147,18 +175,12 @@ export async function writeList(
     await writeCborList(res, envelope, items, format.representation === 'PartialObjectMetadataList', () => drained(res));
     return;
   }
-  const objects = items.map((i) => JSON.parse(i) as Obj);
   if (format.encoding === 'protobuf') {
-    const sent =
-      format.representation === 'PartialObjectMetadataList'
-        ? sendProtobuf(res, format, () =>
-            encodeProtobufList('PartialObjectMetadataList', 'meta.k8s.io/v1', envelope.metadata, objects.map(toPartialObjectMetadata)),
-          )
-        : sendProtobuf(res, format, () => encodeProtobufList(envelope.kind, envelope.apiVersion, envelope.metadata, objects));
-    if (sent) return;
+    if (await writeProtobufList(res, envelope, items, format)) return;
     format = asJson(format);
     res.setHeader('Content-Type', format.contentType);
   }
+  const objects = items.map((i) => JSON.parse(i) as Obj);
   let out: unknown;
   if (format.representation === 'Table') out = toTable(objects, envelope.metadata, includeObject, printerForList(envelope.apiVersion, envelope.kind));
   else if (format.representation === 'PartialObjectMetadataList') {

@@ -103,13 +103,61 @@ interface Context {
 
 /**
  * Whose words a type error is reported in: Go's `encoding/json` (request bodies, merge and JSON
- * patches) or kube's unstructured converter (strategic merge patches, which kube applies to maps and
+ * patches), kube's CBOR decoder (fxamacker/cbor: CBOR request bodies) or kube's unstructured converter (strategic merge patches, which kube applies to maps and
  * converts to the typed object without JSON in between).
  */
-export type DecodeWording = 'json' | 'unstructured';
+export type DecodeWording = 'json' | 'unstructured' | 'cbor';
+
+/**
+ * fxamacker/cbor's name for the CBOR type a decoded value came from. Strings are byte strings, as
+ * kube's encoder (client-go's included) writes them; numbers that are not whole were floats.
+ */
+function cborKind(v: unknown, literal: string | undefined): string {
+  if (Array.isArray(v)) return 'array';
+  switch (typeof v) {
+    case 'string':
+      return 'byte string';
+    case 'number':
+      // Integers beyond int64 come with their literal text; a whole value beyond it without one was a float.
+      if (literal !== undefined && /^-?\d+$/.test(literal)) return literal.startsWith('-') ? 'negative integer' : 'positive integer';
+      if (!Number.isInteger(v) || v >= 2 ** 63 || v < -(2 ** 63)) return 'primitives';
+      return v < 0 ? 'negative integer' : 'positive integer';
+    case 'boolean':
+      return 'primitives';
+    default:
+      return 'map';
+  }
+}
+
+const INT_BOUNDS: Record<string, [bigint, bigint]> = { int32: [-(2n ** 31n), 2n ** 31n - 1n], int64: [-(2n ** 63n), 2n ** 63n - 1n] };
+
+/** True when a CBOR integer (its exact text) fits Go integer type `type`; floats never do. */
+function cborIntegerFits(text: string, v: number, type: string): boolean {
+  if (!Number.isInteger(v) || !/^-?\d+$/.test(text)) return false;
+  const bounds = INT_BOUNDS[type] ?? INT_BOUNDS.int64;
+  const n = BigInt(text);
+  return n >= bounds[0] && n <= bounds[1];
+}
+
+/**
+ * fxamacker/cbor's UnmarshalTypeError as kube's CBOR decoder returns it: the struct field is the top
+ * type's field the error surfaced in (`v1.Deployment.spec`), the type the innermost Go type, and an
+ * integer out of the field's range says so.
+ */
+function cborMismatchMessage(root: string, ctx: Context, value: unknown, type: string, literal?: string): string {
+  const into = ctx.fields.length > 0 ? `Go struct field ${root}.${ctx.fields[0]}` : 'Go value';
+  let overflow = '';
+  const bounds = INT_BOUNDS[type];
+  if (bounds !== undefined && literal !== undefined && /^-?\d+$/.test(literal)) {
+    const n = BigInt(literal);
+    if (n < bounds[0] || n > bounds[1]) overflow = ` (${literal} overflows ${type})`;
+  }
+  return `cbor: cannot unmarshal ${cborKind(value, literal)} into ${into} of type ${type}${overflow}`;
+}
 
 /** Go's UnmarshalTypeError text, with the field context Go's decoder adds. */
-function mismatchMessage(ctx: Context, value: unknown, type: string, literal?: string): string {
+function mismatchMessage(ctx: Context, value: unknown, type: string, literal?: string, wording: DecodeWording = 'json', root = ''): string {
+  if (wording === 'cbor') return cborMismatchMessage(root, ctx, value, type, literal);
   const what = literal !== undefined ? `number ${literal}` : jsonKind(value);
   const into = ctx.fields.length > 0 ? `Go struct field ${ctx.struct}.${ctx.fields.join('.')}` : 'Go value';
   return `json: cannot unmarshal ${what} into ${into} of type ${type}`;
@@ -151,6 +199,8 @@ class Decoder {
   constructor(
     private readonly literal: NumberLiteralLookup | undefined,
     private readonly wording: DecodeWording,
+    /** The decoded type as Go names it (`v1.Pod`), for the CBOR wording. */
+    private readonly root = '',
   ) {}
 
   private save(message: string): void {
@@ -166,7 +216,7 @@ class Decoder {
       if (err !== undefined) this.save(err);
       return;
     }
-    this.save(mismatchMessage(ctx, value, type, literal));
+    this.save(mismatchMessage(ctx, value, type, literal, this.wording, this.root));
   }
 
   /** A value that is not an object or array where a struct, map or slice is expected. */
@@ -176,7 +226,7 @@ class Decoder {
       this.save(shape === 'struct' ? `cannot restore struct from: ${src}` : `cannot restore ${shape} from ${src}`);
       return;
     }
-    this.save(mismatchMessage(ctx, value, goTypeName(schema)));
+    this.save(mismatchMessage(ctx, value, goTypeName(schema), undefined, this.wording, this.root));
   }
 
   private numberText(container: object, key: string | number, value: number): string {
@@ -233,7 +283,8 @@ class Decoder {
         const text = this.numberText(container, key, v);
         const [min, max] = intRange(schema.format());
         if (this.wording === 'unstructured') this.scalarMismatch(ctx, v, type, type);
-        else if (!/^-?\d+$/.test(text) || !Number.isInteger(v) || v < min || v > max) this.scalarMismatch(ctx, v, type, type, text);
+        else if (this.wording === 'cbor' ? !cborIntegerFits(text, v, type) : !/^-?\d+$/.test(text) || !Number.isInteger(v) || v < min || v > max)
+          this.scalarMismatch(ctx, v, type, type, text);
         return;
       }
       case 'float': {
@@ -267,7 +318,7 @@ class Decoder {
   private bytes(v: unknown, ctx: Context, schema: SchemaNode): void {
     if (typeof v !== 'string') {
       if (this.wording === 'unstructured') this.save(`cannot restore slice from ${unstructuredKind(v)}`);
-      else this.save(mismatchMessage(ctx, v, goTypeName(schema)));
+      else this.save(mismatchMessage(ctx, v, goTypeName(schema), undefined, this.wording, this.root));
       return;
     }
     const at = base64ErrorOffset(v);
@@ -313,8 +364,8 @@ class Decoder {
    * the field's context to it; the unstructured converter, which calls that decoder on its own, does not.
    */
   private hard(ctx: Context, value: unknown, type: string, literal?: string): never {
-    const context = this.wording === 'json' ? ctx : { ...ctx, fields: [] };
-    throw new TypedDecodeError(mismatchMessage(context, value, type, literal));
+    const context = this.wording === 'unstructured' ? { ...ctx, fields: [] } : ctx;
+    throw new TypedDecodeError(mismatchMessage(context, value, type, literal, this.wording, this.root));
   }
 }
 
@@ -329,7 +380,9 @@ class Decoder {
  * the walk decodes the value and produces Go's exact error, in document order.
  */
 export function decodeInto(obj: Obj, schema: SchemaNode, literal?: NumberLiteralLookup, wording: DecodeWording = 'json'): TypedDecodeOutcome {
-  if (literal === undefined && schema.definition !== undefined && kindValidator(schema.definition, wording)?.(obj) === true) {
+  // The validators accept what Go's JSON decoder accepts, which kube's CBOR decoder accepts too.
+  const accepting = wording === 'cbor' ? 'json' : wording;
+  if (literal === undefined && schema.definition !== undefined && kindValidator(schema.definition, accepting)?.(obj) === true) {
     return { unknownFields: [] };
   }
   return walkInto(obj, schema, literal, wording);
@@ -340,8 +393,8 @@ export function decodeInto(obj: Obj, schema: SchemaNode, literal?: NumberLiteral
  * with, exported for the agreement test and the benchmark.
  */
 export function walkInto(obj: Obj, schema: SchemaNode, literal?: NumberLiteralLookup, wording: DecodeWording = 'json'): TypedDecodeOutcome {
-  const decoder = new Decoder(literal, wording);
   const name = goTypeName(schema);
+  const decoder = new Decoder(literal, wording, name);
   const root = { value: obj };
   decoder.value(root, 'value', schema, { struct: name.slice(name.indexOf('.') + 1), fields: [], path: '' });
   if (decoder.firstError !== undefined) throw new TypedDecodeError(decoder.firstError);

@@ -21,8 +21,11 @@ export const RESOURCE_QUOTA: ControllerName = { name: 'resourcequota-controller'
 /** The publisher of `kube-root-ca.crt` in every namespace (with HTTPS), under kube-controller-manager's name. */
 export const ROOT_CA_PUBLISHER: ControllerName = { name: 'root-ca-certificate-publisher-controller', aliases: ['root-ca-cert-publisher'] };
 
+/** The tokens controller (legacy tokens into kubernetes.io/service-account-token Secrets), under kube-controller-manager's name. */
+export const SERVICE_ACCOUNT_TOKEN: ControllerName = { name: 'serviceaccount-token-controller', aliases: ['serviceaccount-token'] };
+
 /** Every controller the server can run. */
-export const KNOWN_CONTROLLER_NAMES: ControllerName[] = [GARBAGE_COLLECTOR, DISRUPTION, RESOURCE_QUOTA, ROOT_CA_PUBLISHER];
+export const KNOWN_CONTROLLER_NAMES: ControllerName[] = [GARBAGE_COLLECTOR, DISRUPTION, RESOURCE_QUOTA, ROOT_CA_PUBLISHER, SERVICE_ACCOUNT_TOKEN];
 
 /**
  * Checks a `--controllers` list; throws `"x" is not in the list of known controllers` (kube's

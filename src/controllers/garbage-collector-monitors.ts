@@ -54,10 +54,7 @@ class TypeMonitor {
     private readonly storage: Storage,
     readonly info: ResourceInfo,
     private readonly sink: ChangeSink,
-    parent: AbortSignal,
-  ) {
-    parent.addEventListener('abort', () => this.abort.abort(), { once: true });
-  }
+  ) {}
 
   get type(): string {
     return storageTypeOf(this.info);
@@ -125,7 +122,15 @@ export class Monitors {
     private readonly registry: ResourceRegistry,
     private readonly sink: ChangeSink,
     private readonly signal: AbortSignal,
-  ) {}
+  ) {
+    // One listener for every monitor (one per type would pass the signal's listener limit and
+    // outlive the monitors of types no longer served).
+    signal.addEventListener('abort', () => this.stopAll(), { once: true });
+  }
+
+  private stopAll(): void {
+    for (const m of this.monitors.values()) m.stop();
+  }
 
   /** One representative served resource per deletable storage type (kube's GetDeletableResources). */
   deletableTypes(): Map<string, ResourceInfo> {
@@ -144,6 +149,7 @@ export class Monitors {
    * new types' initial lists have been delivered (a type that fails is retried in the background).
    */
   async sync(): Promise<void> {
+    if (this.signal.aborted) return;
     const wanted = this.deletableTypes();
     for (const [type, m] of this.monitors) {
       if (!wanted.has(type)) {
@@ -154,7 +160,7 @@ export class Monitors {
     const starting: Promise<void>[] = [];
     for (const [type, info] of wanted) {
       if (this.monitors.has(type)) continue;
-      const m = new TypeMonitor(this.storage, info, this.sink, this.signal);
+      const m = new TypeMonitor(this.storage, info, this.sink);
       this.monitors.set(type, m);
       starting.push(m.start(false).catch((err: unknown) => m.failed(err)));
     }

@@ -9,6 +9,8 @@ import { makeTarget, type ApiServices } from '../store/resource-target.js';
 import { setCustomScale } from '../store/scale.js';
 import { setStatusCondition } from './crd-status.js';
 import { setCustomSchema } from './cr-schemas.js';
+import { setWebhookConversion, webhookConversionOfCrd } from '../conversion/webhook-conversion.js';
+import { StorageServiceResolver, WebhookClient } from '../webhook/webhook-client.js';
 import { CLEANUP_FINALIZER, compareKubeVersions, crdModelOf, storageVersionName, type CrdModel } from './crd-model.js';
 import { buildV3Document, groupPathsByV3Key } from '../openapi/openapi-v3-convert.js';
 import { isJsonObject } from '../openapi/json-value.js';
@@ -79,6 +81,8 @@ export class CrdRegistrar {
   private readonly v3Keys = new Set<string>();
   /** Groups whose v3 documents wait for the debounced rebuild. */
   private readonly pendingV3 = new Set<string>();
+  /** Calls the conversion webhooks of this process's CRDs (created with the first such CRD). */
+  private conversionClient: WebhookClient | undefined;
 
   constructor(
     private readonly services: ApiServices,
@@ -202,6 +206,10 @@ export class CrdRegistrar {
       setCustomScale(apiVersion, info.kind, version?.scale);
       setCustomSchema(apiVersion, info.kind, { cacheKey: `${crd.uid}/${known.resourceVersion}/${info.version}`, schema: version?.schema });
     }
+    if (desired.length > 0) {
+      this.conversionClient ??= new WebhookClient(new StorageServiceResolver(this.services.storage));
+      setWebhookConversion(crd.group, names.kind, webhookConversionOfCrd(known.obj, this.conversionClient));
+    }
     if (desired.length > 0) registry.sortVersions(crd.group, compareKubeVersions);
     known.served = desired;
     // OpenAPI documents are rebuilt on every contribution change: status-only updates leave them alone.
@@ -285,6 +293,7 @@ export class CrdRegistrar {
       if (info.listKind !== undefined) removeCustomPrinter(apiVersion, listPrinterKind(info.listKind));
       setCustomScale(apiVersion, info.kind, undefined);
       setCustomSchema(apiVersion, info.kind, undefined);
+      if (desired.length === 0) setWebhookConversion(info.group, info.kind, undefined);
     }
   }
 

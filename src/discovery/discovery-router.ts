@@ -121,12 +121,13 @@ export function discoveryRouter(registry: ResourceRegistry, options: DiscoveryRo
   const versionBody = Buffer.from(JSON.stringify(options.version, null, 2), 'utf8');
 
   /** Serves one document, negotiating plain vs aggregated and the encoding. */
-  function serve(req: Request, res: Response, path: string, route: Route, build: () => unknown, variant = ''): void {
+  function serve(req: Request, res: Response, path: string, route: Route, build: () => unknown, variant = '', customGroupVersion = false): void {
     const allowAggregated = route === 'root';
-    const allowCbor = route === 'resources' && cborServing(res);
+    // A custom resource group version is served by kube's CRD discovery handler: no CBOR there.
+    const allowCbor = route === 'resources' && !customGroupVersion && cborServing(res);
     const format = negotiateDiscovery(req.get('accept'), allowAggregated, wantsPretty(queryOf(req), req.get('user-agent')), allowCbor);
     if (!format) {
-      const handler = path === '/apis' || route === 'group';
+      const handler = path === '/apis' || route === 'group' || customGroupVersion;
       writeNotAcceptable(
         res,
         handler ? { kind: 'handler' } : { kind: 'route', representations: allowCbor ? [...DISCOVERY_MEDIA_TYPES, 'application/cbor'] : DISCOVERY_MEDIA_TYPES },
@@ -191,7 +192,9 @@ export function discoveryRouter(registry: ResourceRegistry, options: DiscoveryRo
 
   router.get('/apis/:group/:version', (req, res) => {
     const { group, version } = req.params;
-    serve(req, res, `/apis/${group}/${version}`, 'resources', () => apiResourceListDocument(registry, group, version));
+    const resources = [...registry.resourcesOf(group, version)];
+    const custom = resources.length > 0 && resources.every((info) => info.custom === true);
+    serve(req, res, `/apis/${group}/${version}`, 'resources', () => apiResourceListDocument(registry, group, version), '', custom);
   });
 
   return router;

@@ -21,6 +21,8 @@ export interface TrackedWrite {
   subresource: string;
   /** From managerOrUserAgent ('' is recorded as `unknown`). */
   manager: string;
+  /** The other versions' views, when computed beforehand (webhook-version-views.ts); else `versionViewsFor`. */
+  versionViews?: VersionViews;
 }
 
 const typeCache = new Map<string, { revision: string; type: SmdType }>();
@@ -92,7 +94,7 @@ function recordOrThrow(w: TrackedWrite, live: Obj, next: Obj, sent: unknown): vo
     ),
     now: nowTimestamp(),
     sent,
-    versionViews: versionViewsFor(w.info),
+    versionViews: w.versionViews ?? versionViewsFor(w.info),
   });
 }
 

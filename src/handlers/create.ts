@@ -2,7 +2,7 @@ import { forbidden, methodNotAllowed } from '../api/errors.js';
 import { isObject } from '../api/object-util.js';
 import { writeObject } from '../codec/response-writer.js';
 import { managerOrUserAgent } from '../fieldmanager/manager-name.js';
-import { servedJsonFor } from '../conversion/version-conversion.js';
+import { servedJsonForAsync } from '../conversion/converting-io.js';
 import { writeOptionsOf, type ResourceRequest, outputFor, scaleKind } from './context.js';
 import { decodeObject } from './decode-object.js';
 import type { Creater } from '../store/rest-verbs.js';
@@ -19,5 +19,5 @@ export async function handleCreate(r: ResourceRequest, store: Creater): Promise<
     throw forbidden({ group: r.info.group, resource: r.info.resource }, name, 'create not allowed while custom resource definition is terminating');
   }
   const created = await store.create(obj, { dryRun, manager: managerOrUserAgent(writeOptionsOf(r).fieldManager, r.req.headers['user-agent']) });
-  writeObject(r.res, 201, servedJsonFor(created, r.apiVersion, format.representation), format);
+  writeObject(r.res, 201, await servedJsonForAsync(created, r.apiVersion, format.representation), format);
 }

@@ -153,7 +153,7 @@ export async function decodeObject(r: ResourceRequest, expectedKind = r.info.kin
   }
   let unknownFields: string[];
   try {
-    unknownFields = decodeInto(value, schema, decoded.numberLiteral).unknownFields;
+    unknownFields = decodeInto(value, schema, decoded.numberLiteral, decoded.format === 'cbor' ? 'cbor' : 'json').unknownFields;
   } catch (err) {
     if (err instanceof TypedDecodeError) throw badRequest(`${prefix}${err.message}`);
     throw err;

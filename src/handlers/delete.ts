@@ -7,12 +7,13 @@ import { writeList, writeObject } from '../codec/response-writer.js';
 import { returnsDeletedObject } from '../strategy/resource-strategy.js';
 import { type ResourceRequest, outputFor, scaleKind } from './context.js';
 import { isObject, metadataOf, type Obj } from '../api/object-util.js';
-import { servedJsonFor } from '../conversion/version-conversion.js';
+import { servedJsonForAsync, servedJsonsFor } from '../conversion/converting-io.js';
 import { selectionFor } from '../selectors/selection.js';
 import { authorizeUnsafeDelete } from '../auth/unsafe-delete-authorization.js';
 import { deleteCorruptObject, unsafeDeleteCollectionRefused } from '../store/unsafe-delete.js';
 import { deleteOptionsOf, type DeleteOptions, type DeleteOutcome } from '../store/delete.js';
 import type { CollectionDeleter, GracefulDeleter } from '../store/rest-verbs.js';
+import { conversionAwareSelection } from '../selectors/converted-selection.js';
 
 const PROPAGATION_POLICIES = ['Foreground', 'Background', 'Orphan'];
 const DELETE_OPTIONS_DEFINITION = 'io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions';
@@ -134,7 +135,7 @@ export async function handleDelete(r: ResourceRequest, store: GracefulDeleter): 
     writeObject(r.res, 200, successStatus(r, obj), { ...format, representation: 'object' });
     return;
   }
-  writeObject(r.res, 200, servedJsonFor(outcome.json, r.apiVersion, format.representation), format);
+  writeObject(r.res, 200, await servedJsonForAsync(outcome.json, r.apiVersion, format.representation), format);
 }
 
 /** DELETE of a collection: deletes every selected object, answering the list of what was deleted. */
@@ -144,7 +145,7 @@ export async function handleDeleteCollection(r: ResourceRequest, store: Collecti
   const listOpts = listOptionsFrom(r.query, false, r.services.featureGates.WatchList);
   const opts = await readDeleteOptions(r);
   if (opts.ignoreStoreReadErrorWithClusterBreakingPotential === true) throw unsafeDeleteCollectionRefused();
-  const outcome = await store.deleteCollection(selectionFor(r, listOpts), opts);
-  const deleted = outcome.deleted.map((json) => servedJsonFor(json, r.apiVersion, format.representation));
+  const outcome = await store.deleteCollection(conversionAwareSelection(r, r.apiVersion, listOpts, selectionFor(r, listOpts)), opts);
+  const deleted = await servedJsonsFor(outcome.deleted, r.apiVersion, format.representation);
   await writeList(r.res, { kind: `${r.info.kind}List`, apiVersion: r.apiVersion, metadata: { resourceVersion: outcome.resourceVersion } }, deleted, format);
 }

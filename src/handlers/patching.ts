@@ -4,7 +4,14 @@ import { ForbiddenKeyError, type DuplicateField } from '../codec/json-text.js';
 import { decodeInto, TypedDecodeError } from '../codec/typed-decode.js';
 import { parseMediaType } from '../codec/media-type.js';
 import { assertPlainJsonValue, NestingDepthError } from '../codec/value-limits.js';
-import { applyPatch, decodePatchBody, STRATEGIC_MERGE_PATCH_TYPE } from '../patch/apply-patch.js';
+import {
+  APPLY_CBOR_PATCH_TYPE,
+  applyPatch,
+  BUILTIN_PATCH_TYPES,
+  CUSTOM_RESOURCE_PATCH_TYPES,
+  decodePatchBody,
+  STRATEGIC_MERGE_PATCH_TYPE,
+} from '../patch/apply-patch.js';
 import { goFormat } from '../patch/json-value.js';
 import { schemaForDefinition } from '../schema/openapi-schema.js';
 import { pruneCustomResourceBody } from '../crd/custom-resource-strategy.js';
@@ -25,12 +32,24 @@ export interface RequestPatch {
 }
 
 /**
- * Reads the request's patch body: 415 for media types other than the three patch types; the body is
- * decoded under the request limits (nesting, forbidden keys).
+ * The patch types the PATCH handler lists in its 415, as kube's: custom resources have no strategic
+ * merge patch, and `application/apply-patch+cbor` is listed when CBORServingAndStorage is on.
+ */
+function handlerPatchTypes(r: ResourceRequest): string[] {
+  const types = [...(r.info.custom === true ? CUSTOM_RESOURCE_PATCH_TYPES : BUILTIN_PATCH_TYPES)];
+  if (r.services.featureGates.CBORServingAndStorage === true) types.push(APPLY_CBOR_PATCH_TYPE);
+  return types;
+}
+
+/**
+ * Reads the request's patch body: 415 (before the object is read) for media types other than the
+ * patch types the resource takes, which for custom resources excludes strategic merge patch; the body
+ * is decoded under the request limits (nesting, forbidden keys).
  */
 export function readPatch(r: ResourceRequest, contentTypeHeader: string, body: Buffer): RequestPatch {
   const type = parseMediaType(contentTypeHeader).type;
-  if (!PATCH_MEDIA_TYPES.includes(type)) throw unsupportedMediaType(type, [...PATCH_MEDIA_TYPES, 'application/apply-patch+yaml']);
+  const supported = handlerPatchTypes(r);
+  if (!PATCH_MEDIA_TYPES.includes(type) || !supported.includes(type)) throw unsupportedMediaType(type, supported);
   const { patch, duplicates } = decodePatchBody(body, type, fieldValidationOf(r), r.services.limits.maxNestingDepth);
   return { type, patch, duplicates };
 }

@@ -5,10 +5,11 @@ import { listOptionsFrom } from '../api/request-options.js';
 import { writeList, writeObject } from '../codec/response-writer.js';
 import { type ResourceRequest, outputFor, scaleKind } from './context.js';
 import { type Obj } from '../api/object-util.js';
-import { servedJsonFor } from '../conversion/version-conversion.js';
+import { servedJsonForAsync, servedJsonsFor } from '../conversion/converting-io.js';
 import { toScale } from '../store/scale.js';
 import type { Getter, Lister } from '../store/rest-verbs.js';
 import { selectionFor } from '../selectors/selection.js';
+import { selectConverted, selectsAfterConversion, storageSelectionFor } from '../selectors/converted-selection.js';
 
 const READABLE_SUBRESOURCES = new Set(['', 'status', 'scale', 'ephemeralcontainers', 'resize', 'approval']);
 
@@ -30,11 +31,13 @@ export async function handleGet(r: ResourceRequest, store: Getter): Promise<void
   const format = outputFor(r, 'object', ...scaleKind(r));
   const json = await store.get(r.ri.name, r.query);
   if (r.ri.subresource === 'scale') {
-    writeObject(r.res, 200, toScale(r, JSON.parse(json) as Obj), format);
+    // A custom resource's scale paths are its request version's: the object is read in that version.
+    const inVersion = r.info.custom === true ? await servedJsonForAsync(json, r.apiVersion, 'object') : json;
+    writeObject(r.res, 200, toScale(r, JSON.parse(inVersion) as Obj), format);
     return;
   }
   const includeObject = includeObjectParam(r.query, format);
-  writeObject(r.res, 200, servedJsonFor(json, r.apiVersion, format.representation, includeObject), format, includeObject);
+  writeObject(r.res, 200, await servedJsonForAsync(json, r.apiVersion, format.representation, includeObject), format, includeObject);
 }
 
 /** LIST of a collection: consistent, optionally chunked with `limit`/`continue`, filtered by selectors. */
@@ -44,10 +47,15 @@ export async function handleList(r: ResourceRequest, store: Lister): Promise<voi
   const format = outputFor(r, 'list');
   const includeObject = includeObjectParam(r.query, format);
   const selection = selectionFor(r, opts);
-  const page = await store.list(opts, selection);
+  // Field selectors on a webhook-converting kind select on the converted objects: a page may then
+  // hold fewer than `limit` items, and the remaining count is unknown.
+  const afterConversion = selectsAfterConversion(r.info, opts.fieldSelector);
+  const page = await store.list(opts, afterConversion ? storageSelectionFor(r, opts.labelSelector) : selection);
   const metadata: Obj = { resourceVersion: page.resourceVersion };
   if (page.continue !== undefined) metadata.continue = page.continue;
-  if (page.remainingItemCount !== undefined) metadata.remainingItemCount = page.remainingItemCount;
-  const items = page.items.map((json) => servedJsonFor(json, r.apiVersion, format.representation, includeObject));
+  if (page.remainingItemCount !== undefined && !afterConversion) metadata.remainingItemCount = page.remainingItemCount;
+  const items = afterConversion
+    ? await selectConverted(page.items, r.apiVersion, selection)
+    : await servedJsonsFor(page.items, r.apiVersion, format.representation, includeObject);
   await writeList(r.res, { kind: r.info.listKind ?? `${r.info.kind}List`, apiVersion: r.apiVersion, metadata }, items, format, includeObject);
 }

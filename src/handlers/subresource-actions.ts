@@ -7,12 +7,31 @@ import { decodeObject } from './decode-object.js';
 import { evictPod } from '../store/eviction.js';
 import { bindPod } from '../store/binding.js';
 import { isObject, objectKey, stringField, type Obj } from '../api/object-util.js';
+import { admissionRequestOf } from '../admission/admission-request.js';
 
 /** Subresources that perform an action instead of reading or writing a view of the object. */
 const ACTIONS = new Set(['eviction', 'binding', 'token', 'log', 'exec', 'attach', 'portforward', 'proxy']);
 
 export function isActionSubresource(subresource: string): boolean {
   return ACTIONS.has(subresource.split('/')[0]);
+}
+
+/**
+ * Admission of a create on an action subresource (an Eviction, a TokenRequest), as kube admits them:
+ * every plugin sees the request's object under the parent resource and the subresource's name.
+ */
+async function admitAction(r: ResourceRequest, subresource: string, object: Obj): Promise<void> {
+  await r.services.admission.run({
+    operation: 'CREATE',
+    info: r.info,
+    namespace: r.ri.namespace,
+    name: r.ri.name,
+    subresource,
+    object,
+    oldObject: undefined,
+    dryRun: writeOptionsOf(r).dryRun,
+    request: admissionRequestOf(r, 'CREATE'),
+  });
 }
 
 function success(code: number): Obj {
@@ -35,6 +54,7 @@ export async function handleSubresourceAction(r: ResourceRequest): Promise<void>
     case 'eviction': {
       if (r.ri.verb !== 'create') throw methodNotAllowed();
       const body = await decodeObject(r, 'Eviction', 'policy/v1');
+      await admitAction(r, sub, body);
       await evictPod(r, r.ri.name, {
         name: isObject(body.metadata) ? stringField(body.metadata, 'name') : '',
         deleteOptions: isObject(body.deleteOptions) ? body.deleteOptions : undefined,
@@ -55,6 +75,7 @@ export async function handleSubresourceAction(r: ResourceRequest): Promise<void>
     case 'token': {
       if (r.ri.verb !== 'create') throw methodNotAllowed();
       const body = await decodeObject(r, 'TokenRequest', 'authentication.k8s.io/v1');
+      await admitAction(r, sub, body);
       writeObject(r.res, 201, await createTokenRequest(r, obj, body), format);
       return;
     }

@@ -14,7 +14,7 @@ import { CborDecodeError, decodeCbor } from '../codec/cbor/cbor-decoder.js';
 import type { UpdateOutcome } from '../store/update.js';
 import { addWarnings, decodeObject, fieldValidationOf } from './decode-object.js';
 import { isObject, metadataOf, stringField, type Obj } from '../api/object-util.js';
-import { servedJsonFor } from '../conversion/version-conversion.js';
+import { servedJsonForAsync } from '../conversion/converting-io.js';
 import { decodePatchedObject, patchObject, readPatch } from './patching.js';
 import { SCALE_API_VERSION, toScale } from '../store/scale.js';
 
@@ -75,7 +75,7 @@ export async function handleUpdate(r: ResourceRequest, store: Updater & Creater)
     },
     { dryRun, manager: managerOrUserAgent(writeOptionsOf(r).fieldManager, r.req.headers['user-agent']) },
   );
-  respond(r, outcome, format);
+  await respond(r, outcome, format);
 }
 
 /** PATCH: applies a JSON, merge or strategic merge patch to the current object and stores the result. */
@@ -109,7 +109,7 @@ export async function handlePatch(r: ResourceRequest, store: Updater): Promise<v
     },
     { dryRun, manager: managerOrUserAgent(writeOptionsOf(r).fieldManager, r.req.headers['user-agent']) },
   );
-  respond(r, outcome, format);
+  await respond(r, outcome, format);
 }
 
 /** The subresources server-side apply writes: the object itself, its status and its Scale. */
@@ -177,13 +177,14 @@ async function handleApply(r: ResourceRequest, store: Updater, body: Buffer, for
     { dryRun: options.dryRun },
   );
   addWarnings(r, warnings);
-  respond(r, outcome, format);
+  await respond(r, outcome, format);
 }
 
-function respond(r: ResourceRequest, outcome: UpdateOutcome, format: OutputFormat): void {
+async function respond(r: ResourceRequest, outcome: UpdateOutcome, format: OutputFormat): Promise<void> {
   if (r.ri.subresource === 'scale') {
-    writeObject(r.res, outcome.created ? 201 : 200, toScale(r, JSON.parse(outcome.json) as Obj), format);
+    const inVersion = r.info.custom === true ? await servedJsonForAsync(outcome.json, r.apiVersion, 'object') : outcome.json;
+    writeObject(r.res, outcome.created ? 201 : 200, toScale(r, JSON.parse(inVersion) as Obj), format);
     return;
   }
-  writeObject(r.res, outcome.created ? 201 : 200, servedJsonFor(outcome.json, r.apiVersion, format.representation), format);
+  writeObject(r.res, outcome.created ? 201 : 200, await servedJsonForAsync(outcome.json, r.apiVersion, format.representation), format);
 }

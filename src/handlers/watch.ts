@@ -15,6 +15,7 @@ import { followChanges } from '../watch/watch-subscription.js';
 import { supportsProtobuf, type ResourceRequest } from './context.js';
 import { waitForResourceVersion } from '../store/read-consistency.js';
 import { selectionFor } from '../selectors/selection.js';
+import { selectConvertedStored, selectsAfterConversion, storageSelectionFor } from '../selectors/converted-selection.js';
 
 /**
  * WATCH: a chunked stream of events (JSON lines or Protobuf frames), flushed in short batches.
@@ -32,6 +33,8 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
   });
   const options = watchOptionsFrom(r.query, r.services.featureGates.WatchList, r.services.minRequestTimeoutSeconds);
   const selection = selectionFor(r, options.list, r.ri.name);
+  // Field selectors on a webhook-converting kind select on the objects converted to the watch's version.
+  const afterConversion = selectsAfterConversion(r.info, options.list.fieldSelector);
   const namespace = r.info.namespaced && r.ri.namespace !== '' ? r.ri.namespace : undefined;
   // A custom resource's watches end when its CRD goes, as kube ends them when it drops the CRD's storage.
   const stop =
@@ -43,7 +46,7 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
     storage: r.services.storage,
     type: r.type,
     namespace,
-    filter: selection.matchesStored,
+    filter: afterConversion ? storageSelectionFor(r, options.list.labelSelector).matchesStored : selection.matchesStored,
     waitForResourceVersion: (rv: string): Promise<string> => waitForResourceVersion(r, rv, options.timeoutMs),
     readError: (items: readonly StoredObject[]) => listReadError(r, items),
   };
@@ -63,9 +66,16 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
   const progress = new WatchProgress(start.resourceVersion);
   const bookmarks = new WatchBookmarks(options.allowBookmarks, r.services.bookmarkIntervalMs, encoder, progress, out);
   lifetime.begin(options.timeoutMs, () => bookmarks.send());
-  if (!(await sendInitialEvents(start.initial, encoder, out, lifetime))) return;
+  const initial = afterConversion ? await selectConvertedStored(start.initial, r.apiVersion, selection) : start.initial;
+  if (!(await sendInitialEvents(initial, encoder, out, lifetime))) return;
   if (options.sendInitialEvents === true) bookmarks.send(INITIAL_EVENTS_END);
   bookmarks.start(lifetime.signal);
   if (lifetime.signal.aborted) lifetime.end();
-  await followChanges(r, start.resourceVersion, { lifetime, out, encoder, progress, filter: watchEventFilter(namespace, selection) });
+  await followChanges(r, start.resourceVersion, {
+    lifetime,
+    out,
+    encoder,
+    progress,
+    filter: watchEventFilter(namespace, selection, afterConversion ? r.apiVersion : undefined),
+  });
 }

@@ -13,6 +13,11 @@ export interface Selection {
   matches(obj: Obj): boolean;
   /** `matches` over stored JSON; undefined when nothing is selected out (no parsing needed). */
   matchesStored: ((obj: StoredObject) => boolean) | undefined;
+  /**
+   * When set, what `matchesStored` passed is narrowed further by this (field selectors evaluated on
+   * objects converted by a CRD's webhook, src/selectors/converted-selection.ts).
+   */
+  selectConverted?: (items: readonly StoredObject[]) => Promise<StoredObject[]>;
 }
 
 /**

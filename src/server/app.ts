@@ -3,6 +3,8 @@ import { authorizerFor, parseAuthorizationModes, type Authorizer } from '../auth
 import { RbacAuthorizer } from '../auth/rbac/rbac-authorizer.js';
 import { WebhookAuthorizer } from '../auth/webhook-authorizer.js';
 import { WatchedPolicy } from '../auth/rbac/rbac-policy.js';
+import { NodeAuthorizer } from '../auth/node/node-authorizer.js';
+import { NodeGraph } from '../auth/node/node-graph.js';
 import { ensureBootstrapPolicy } from '../auth/rbac/bootstrap-policy.js';
 import { ClusterRoleAggregationController } from '../controllers/clusterrole-aggregation-controller.js';
 import type { Authenticator } from '../auth/authenticator.js';
@@ -40,7 +42,8 @@ import { controllerManagerFor } from '../controllers/controller-manager.js';
 import { CrdRegistrar } from '../crd/crd-registrar.js';
 import { DefaultServiceAccounts } from '../namespace/default-service-accounts.js';
 import { RootCAPublisher } from '../namespace/root-ca-publisher.js';
-import { isControllerEnabled, ROOT_CA_PUBLISHER } from '../controllers/controller-names.js';
+import { isControllerEnabled, ROOT_CA_PUBLISHER, SERVICE_ACCOUNT_TOKEN } from '../controllers/controller-names.js';
+import { ServiceAccountTokenController } from '../controllers/service-account-token-controller.js';
 import { FlowControlConfigController } from '../controllers/flowcontrol-config-controller.js';
 import { ApiserverIdentityLease } from '../controllers/apiserver-identity-lease.js';
 import { openapiRouter, sharedOpenApiService } from '../openapi/openapi-router.js';
@@ -150,7 +153,11 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   const rbacPolicy = new WatchedPolicy(storage, (error) => logger.warn('RBAC policy watch failed', { error }));
   await rbacPolicy.start();
   const rbac = new RbacAuthorizer(rbacPolicy);
-  const authorizer = options.authorizer ?? authorizerFor(modes, { rbac, webhook: webhookAuthorizerFor(config, modes) });
+  // The Node mode decides from this process's own graph of pods, volumes and attachments, built before serving.
+  const nodeGraph = modes.includes('Node') ? new NodeGraph(storage, (error) => logger.warn('node authorizer graph watch failed', { error })) : undefined;
+  await nodeGraph?.start();
+  const node = nodeGraph === undefined ? undefined : new NodeAuthorizer(nodeGraph);
+  const authorizer = options.authorizer ?? authorizerFor(modes, { rbac, webhook: webhookAuthorizerFor(config, modes), node });
   const serving = config.securePort === undefined ? undefined : await ServingSetup.load(config);
   const authentication = buildAuthentication(config, storage, serving);
   const webhooks = webhookAdmission(storage, registry, (error) => logger.warn('cannot watch webhook configurations', { error }));
@@ -163,7 +170,13 @@ export async function startServer(config: ServerConfig, storage: Storage, option
     rbacRules: rbac.resolver,
     registry,
     storage,
-    admission: admissionChain(config.enableAdmissionPlugins, config.disableAdmissionPlugins, { storage, webhooks, mutatingPolicies, validatingPolicies }),
+    admission: admissionChain(config.enableAdmissionPlugins, config.disableAdmissionPlugins, {
+      storage,
+      webhooks,
+      mutatingPolicies,
+      validatingPolicies,
+      authorizer,
+    }),
     featureGates: config.featureGates,
     limits: config.limits,
     historyMs: config.watchCacheHistoryMs,
@@ -242,17 +255,24 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   // Once draining, every response closes its connection (as kube-apiserver's Go server does during
   // shutdown) instead of leaving it idle until it is destroyed.
   let draining = false;
+  /** When each connection that has not carried a request yet was opened. */
+  const openedAt = new WeakMap<Socket, number>();
   for (const server of servers) {
     installClientErrorHandler(server);
     server.on(server === plain ? 'connection' : 'secureConnection', (socket: Socket) => {
       connections.add(socket);
+      openedAt.set(socket, Date.now());
       socket.on('close', () => {
         connections.delete(socket);
         if (connections.size === 0) onNoConnections?.();
       });
     });
-    server.prependListener('request', (_req, res) => {
+    server.prependListener('request', (req, res) => {
+      openedAt.delete(req.socket);
       if (draining) res.setHeader('Connection', 'close');
+      // A response begun before draining (a watch the shutdown ends) leaves its connection idle:
+      // close it then, rather than when the last connections are destroyed seconds later.
+      else res.once('finish', () => draining && setImmediate(() => server.closeIdleConnections()));
     });
   }
   const listen = async (server: Server, host: string, port: number): Promise<number> => {
@@ -311,6 +331,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   let policyStatus: PolicyStatusController | undefined;
   let roleAggregation: ClusterRoleAggregationController | undefined;
   let rootCA: RootCAPublisher | undefined;
+  let saTokens: ServiceAccountTokenController | undefined;
   const advertised = config.advertiseAddress || advertiseAddressFor(config.bindAddress);
   if (jwksUri === '') jwksUri = securePort === undefined ? '' : `${urlOf('https', advertised, securePort)}/openid/v1/jwks`;
   await bootstrapCluster(storage, { address: advertised, port }, config.serviceClusterIPRange);
@@ -327,6 +348,11 @@ export async function startServer(config: ServerConfig, storage: Storage, option
     if (serving !== undefined && isControllerEnabled(ROOT_CA_PUBLISHER, config.controllers)) {
       rootCA = new RootCAPublisher(storage, serving.servingCA, (error) => logger.warn('cannot publish kube-root-ca.crt', { error }));
       await rootCA.start();
+    }
+    if (isControllerEnabled(SERVICE_ACCOUNT_TOKEN, config.controllers)) {
+      const onError = (error: unknown): void => logger.warn('cannot fill a service account token Secret', { error });
+      saTokens = new ServiceAccountTokenController(storage, authentication.tokens, serving?.servingCA, onError);
+      await saTokens.start();
     }
     identityLease = new ApiserverIdentityLease(storage, { peerAddress: `${advertised}:${port}` });
     await identityLease.start();
@@ -349,6 +375,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
       handed?.onDraining?.();
       controller?.stop();
       serviceAccounts?.stop();
+      saTokens?.stop();
       flowControl?.stop();
       identityLease?.stop();
       policyStatus?.stop();
@@ -356,6 +383,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
       rootCA?.stop();
       crdRegistrar.stop();
       rbacPolicy.stop();
+      nodeGraph?.stop();
       shutdown.abort();
       webhooks.close();
       serving?.stop();
@@ -383,6 +411,12 @@ export async function startServer(config: ServerConfig, storage: Storage, option
           if (connections.size === 0) onNoConnections();
         }
         for (const server of servers) server.closeIdleConnections();
+        // Node never counts a connection without a request as idle, but clients open spare ones (Go's
+        // transport does): close each once it has been open a second without a request.
+        for (const s of connections) {
+          const opened = openedAt.get(s);
+          if (opened !== undefined) setTimeout(() => openedAt.has(s) && s.destroy(), Math.max(0, opened + 1000 - Date.now())).unref();
+        }
         setTimeout(() => {
           for (const s of connections) s.destroy();
         }, 5000).unref();

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { alreadyExists, badRequest } from '../api/errors.js';
 import { applyDefaults, prepareForCreate } from '../strategy/resource-strategy.js';
 import { shapeStoredObject } from '../codec/go-shape.js';
-import { storageInfoOf, toStorageVersion } from '../conversion/version-conversion.js';
+import { storageInfoOf } from '../conversion/version-conversion.js';
+import { toStorageVersionAsync } from '../conversion/converting-io.js';
 import type { ResourceInfo } from '../registry/resource-types.js';
 import { canonicalize, metadataOf, nowTimestamp, objectKey, stringField, type Obj } from '../api/object-util.js';
 import { withServiceAllocation } from '../services/service-allocation.js';
@@ -67,11 +68,12 @@ export async function createObject(r: ResourceTarget, input: Obj, dryRun: boolea
     if (dryRun) {
       const existing = await withStorage(r, name, () => r.services.storage.get(r.type, key));
       if (existing) throw alreadyExists({ group: r.info.group, resource: r.info.resource }, name);
-      const wouldStore = storedForCreate(r.info, obj);
+      const wouldStore = await storedForCreate(r.info, obj);
       delete metadataOf(wouldStore).resourceVersion;
       return JSON.stringify(wouldStore);
     }
-    const stored = await withStorage(r, name, () => r.services.storage.create(r.type, key, storedForCreate(r.info, obj)));
+    const toStore = await storedForCreate(r.info, obj);
+    const stored = await withStorage(r, name, () => r.services.storage.create(r.type, key, toStore));
     return stored.json;
   });
 }
@@ -81,8 +83,8 @@ export async function createObject(r: ResourceTarget, input: Obj, dryRun: boolea
  * than the request's, the create preparation runs again there, as kube runs it on its internal
  * object: what converted into the status (an autoscaling/v1 HPA's round-trip annotations) is reset.
  */
-function storedForCreate(info: ResourceInfo, obj: Obj): Obj {
-  const stored = toStorageVersion(obj, info);
+async function storedForCreate(info: ResourceInfo, obj: Obj): Promise<Obj> {
+  const stored = await toStorageVersionAsync(obj, info);
   const storageInfo = storageInfoOf(info);
   if (storageInfo === undefined) return stored;
   applyDefaults(storageInfo, stored);

@@ -138,7 +138,8 @@ export async function deleteCollection(r: ResourceTarget, selection: Selection, 
     }),
   );
   const deleted: string[] = [];
-  for (const item of listed.items) {
+  const items = selection.selectConverted !== undefined ? await selection.selectConverted(listed.items) : listed.items;
+  for (const item of items) {
     const name = stringField(metadataOf(JSON.parse(item.json) as Obj), 'name');
     const ns = item.key.includes('/') ? item.key.slice(0, item.key.indexOf('/')) : '';
     const scoped: ResourceTarget = { ...r, ri: { ...r.ri, namespace: ns, name } };

@@ -1,6 +1,7 @@
 import { badRequest, invalid, type StatusCause } from '../api/errors.js';
 import { canonicalize, isObject, metadataOf, type Obj } from '../api/object-util.js';
 import type { AuthorizationAttributes } from '../auth/authorizer.js';
+import { parseFieldSelector, type FieldRequirement } from '../selectors/field-selector.js';
 import type { User } from '../auth/user.js';
 import { reviewToken } from '../auth/token-review.js';
 import { nowTimestamp } from '../api/object-util.js';
@@ -39,6 +40,31 @@ function subjectOf(spec: Obj): User {
   return { name: str(spec.user), uid: str(spec.uid), groups, extra };
 }
 
+/**
+ * The field selector terms of a review's resourceAttributes, as kube reads them: `rawSelector`
+ * parsed, or `requirements` with one value each (In as `=`, NotIn as `!=`; other terms dropped).
+ */
+function reviewFieldSelector(selector: unknown): { fieldSelector?: FieldRequirement[] } {
+  if (!isObject(selector)) return {};
+  let terms: FieldRequirement[] | undefined;
+  if (str(selector.rawSelector) !== '') {
+    try {
+      terms = parseFieldSelector(str(selector.rawSelector));
+    } catch {
+      terms = undefined;
+    }
+  }
+  if (Array.isArray(selector.requirements) && selector.requirements.length > 0) {
+    terms = [];
+    for (const r of selector.requirements) {
+      if (!isObject(r) || !Array.isArray(r.values) || r.values.length !== 1 || typeof r.values[0] !== 'string') continue;
+      if (r.operator === 'In') terms.push({ field: str(r.key), operator: '=', value: r.values[0] });
+      else if (r.operator === 'NotIn') terms.push({ field: str(r.key), operator: '!=', value: r.values[0] });
+    }
+  }
+  return terms === undefined ? {} : { fieldSelector: terms };
+}
+
 /** The authorization attributes a review's spec describes, for `user`. */
 function attributesOf(spec: Obj, user: User): AuthorizationAttributes {
   const base = { user, apiGroup: '', apiVersion: '', namespace: '', resource: '', subresource: '', name: '', path: '' };
@@ -54,6 +80,7 @@ function attributesOf(spec: Obj, user: User): AuthorizationAttributes {
       resource: str(a.resource),
       subresource: str(a.subresource),
       name: str(a.name),
+      ...reviewFieldSelector(a.fieldSelector),
     };
   }
   const n = isObject(spec.nonResourceAttributes) ? spec.nonResourceAttributes : {};

@@ -3,7 +3,8 @@ import { conflict, staleConflict } from '../api/errors.js';
 import { StorageError } from '../storage/storage.js';
 import { hasStatusSubresource, prepareForFinalize, prepareForStatusUpdate, prepareForUpdate } from '../strategy/resource-strategy.js';
 import { canonicalize, jsonEqual, metadataOf, stringField, type Obj } from '../api/object-util.js';
-import { servedObject, storageVersionOf, toStorageVersion } from '../conversion/version-conversion.js';
+import { storageVersionOf, toStorageVersion } from '../conversion/version-conversion.js';
+import { servedObjectAsync, toStorageVersionAsync } from '../conversion/converting-io.js';
 import { releaseServiceAllocation, withServiceAllocation } from '../services/service-allocation.js';
 import { guaranteedUpdate, RETRY } from './guaranteed-update.js';
 import type { ResourceTarget } from './resource-target.js';
@@ -12,6 +13,7 @@ import { fromScale, replicasPathsOf, toScale } from './scale.js';
 import { storageErrorToApi } from './storage-errors.js';
 import { validateUpdate } from './validate-object.js';
 import { trackScaleUpdate, trackUpdate } from '../fieldmanager/track-write.js';
+import { webhookVersionViews } from '../fieldmanager/webhook-version-views.js';
 import { replicasPath } from '../fieldmanager/scale-managed-fields.js';
 
 /**
@@ -104,7 +106,7 @@ export async function updateObject(
     if (!stored) return onMissing();
     const storedObj = JSON.parse(stored.json) as Obj;
     // Updates and patches apply to the object in the request's version; it is stored converted back.
-    const current = servedObject(storedObj, r.apiVersion);
+    const current = await servedObjectAsync(storedObj, r.apiVersion);
     const { next, pinnedVersion, managedFields } = await compute(structuredClone(current));
     if (pinnedVersion !== '' && pinnedVersion !== stored.resourceVersion) throw staleConflict(qr, name);
     const nextMeta = metadataOf(next);
@@ -129,8 +131,10 @@ export async function updateObject(
         toScale(r, result),
         paths,
       );
-    } else if (manager !== undefined)
-      trackUpdate({ info: r.info, apiVersion: r.apiVersion, subresource: r.ri.subresource, manager }, current, result, nextMeta.managedFields);
+    } else if (manager !== undefined) {
+      const versionViews = await webhookVersionViews(r.info, current, result);
+      trackUpdate({ info: r.info, apiVersion: r.apiVersion, subresource: r.ri.subresource, manager, versionViews }, current, result, nextMeta.managedFields);
+    }
     metadataOf(result).resourceVersion = stored.resourceVersion;
     // undefined: a concurrent write got in first; the loop retries.
     const outcome = await withServiceAllocation(r, result, current, dryRun, async (): Promise<UpdateOutcome | undefined> => {
@@ -154,7 +158,7 @@ export async function updateObject(
         resultMeta.deletionTimestamp !== undefined &&
         finalizers.length === 0 &&
         (resultMeta.deletionGracePeriodSeconds === undefined || resultMeta.deletionGracePeriodSeconds === 0);
-      const toStore = settleInStorageVersion(r, next, toStorageVersion(result, r.info), storedObj);
+      const toStore = settleInStorageVersion(r, next, await toStorageVersionAsync(result, r.info), storedObj);
       metadataOf(toStore).resourceVersion = stored.resourceVersion;
       // As kube compares what it would write with what is stored: a write that changes nothing is no
       // write (the version label of kinds whose versions share one schema does not count).

@@ -1,6 +1,7 @@
 import type { ChangeEvent } from '../storage/storage.js';
 import { isObject, type Obj } from '../api/object-util.js';
 import { servedJsonFor } from '../conversion/version-conversion.js';
+import { needsWebhookConversion, servedJsonForAsync, untilConverted } from '../conversion/converting-io.js';
 import type { Representation } from '../codec/negotiation.js';
 import { encodeProtobufWatchFrame } from '../codec/protobuf/protobuf-codec.js';
 import { encodeCborWatchEvent } from '../codec/cbor/cbor-encoder.js';
@@ -70,6 +71,39 @@ export function encodedEvent(
   return frame;
 }
 
+/** Each change's object converted by its CRD's webhook, per apiVersion: one ConversionReview per (event, version). */
+const convertedCache = new WeakMap<ChangeEvent, Map<string, Promise<string>>>();
+
+/**
+ * The frame of `event` as `encodedEvent` gives it, or a promise of it when the object must first go
+ * through its CRD's conversion webhook (converted once per change and version, shared by every
+ * watcher, retried while the webhook fails); the promise rejects with the webhook's last ApiError
+ * when it never recovers.
+ */
+export function encodedEventOrConversion(
+  event: ChangeEvent,
+  type: WatchEventType,
+  kind: string,
+  apiVersion: string,
+  encoding: WatchEncoding,
+  key: string,
+): string | Buffer | Promise<string | Buffer> {
+  if (!needsWebhookConversion(event.json, apiVersion) || !eventDecodes(event)) return encodedEvent(event, type, kind, apiVersion, encoding, key);
+  let byVersion = convertedCache.get(event);
+  if (!byVersion) {
+    byVersion = new Map();
+    convertedCache.set(event, byVersion);
+  }
+  let converted = byVersion.get(apiVersion);
+  if (converted === undefined) {
+    converted = untilConverted(() => servedJsonForAsync(event.json, apiVersion, 'object'));
+    // Kept even when it fails for good: every watcher of this version gets the same ERROR.
+    converted.catch(() => undefined);
+    byVersion.set(apiVersion, converted);
+  }
+  return converted.then((json) => objectFrame(type, json, apiVersion, encoding));
+}
+
 /** A stored object's JSON decoded, or undefined when it is not a JSON object with metadata (corrupt). */
 function decode(json: string): Obj | undefined {
   try {
@@ -122,6 +156,17 @@ function corruptTombstone(event: ChangeEvent, kind: string, apiVersion: string):
 function frame(type: string, object: Obj, encoding: WatchEncoding): string | Buffer {
   if (encoding.cbor === true) return encodeCborWatchEvent(type, encodeCborDocument(object));
   return encoding.protobuf ? encodeProtobufWatchFrame(type, object) : `${JSON.stringify({ type, object })}\n`;
+}
+
+/** `objectFrame`, after the object went through its CRD's conversion webhook when it needs to. */
+export function objectFrameOrConversion(
+  type: WatchEventType,
+  json: string,
+  apiVersion: string,
+  encoding: WatchEncoding,
+): string | Buffer | Promise<string | Buffer> {
+  if (!needsWebhookConversion(json, apiVersion)) return objectFrame(type, json, apiVersion, encoding);
+  return servedJsonForAsync(json, apiVersion, 'object').then((converted) => objectFrame(type, converted, apiVersion, encoding));
 }
 
 /** A frame for one object (synthetic ADDED of initial state, or a change) in the watch's encoding. */

@@ -1,4 +1,5 @@
 import type { Obj } from '../api/object-util.js';
+import { servedJsonsFor, untilConverted } from '../conversion/converting-io.js';
 import type { ChangeEvent } from '../storage/storage.js';
 import { eventDecodes, parsedObjects, type WatchEventType } from './event-encoding.js';
 
@@ -19,10 +20,14 @@ export interface WatchSelection {
  * missed one would leave the object in its cache for good. Other undecodable changes never pass
  * selectors.
  */
-export type WatchEventFilter = (event: ChangeEvent) => WatchEventType | undefined;
+export type WatchEventFilter = (event: ChangeEvent) => WatchEventType | undefined | Promise<WatchEventType | undefined>;
 
-/** The filter of a watch over `namespace` (undefined: all namespaces) and `selection`. */
-export function watchEventFilter(namespace: string | undefined, selection: WatchSelection): WatchEventFilter {
+/**
+ * The filter of a watch over `namespace` (undefined: all namespaces) and `selection`. With
+ * `convertTo`, selectors are evaluated on the objects converted to that apiVersion by their CRD's
+ * webhook (the answer is then a promise, rejecting with the webhook's error).
+ */
+export function watchEventFilter(namespace: string | undefined, selection: WatchSelection, convertTo?: string): WatchEventFilter {
   const prefix = namespace !== undefined ? `${namespace}/` : '';
   return (event) => {
     if (prefix !== '' && !event.key.startsWith(prefix)) return undefined;
@@ -30,10 +35,26 @@ export function watchEventFilter(namespace: string | undefined, selection: Watch
     if (!selection.active) return event.type;
     const { current, previous } = parsedObjects(event);
     if (current === undefined) return undefined;
-    const now = selection.matches(current);
-    const before = previous !== undefined && selection.matches(previous);
-    if (event.type === 'ADDED') return now ? 'ADDED' : undefined;
-    if (event.type === 'DELETED') return before ? 'DELETED' : undefined;
-    return now && before ? 'MODIFIED' : now ? 'ADDED' : before ? 'DELETED' : undefined;
+    if (convertTo !== undefined) return convertedTransition(event, selection, convertTo, previous !== undefined);
+    return transition(event.type, selection.matches(current), previous !== undefined && selection.matches(previous));
   };
+}
+
+async function convertedTransition(
+  event: ChangeEvent,
+  selection: WatchSelection,
+  apiVersion: string,
+  hasPrevious: boolean,
+): Promise<WatchEventType | undefined> {
+  const jsons = hasPrevious && event.prevJson !== undefined ? [event.json, event.prevJson] : [event.json];
+  const converted = await untilConverted(() => servedJsonsFor(jsons, apiVersion, 'object'));
+  const [current, previous] = converted.map((json) => JSON.parse(json) as Obj);
+  return transition(event.type, selection.matches(current), previous !== undefined && selection.matches(previous));
+}
+
+/** kube's selector transitions for a change whose object matches (`now`) and matched (`before`). */
+function transition(type: WatchEventType, now: boolean, before: boolean): WatchEventType | undefined {
+  if (type === 'ADDED') return now ? 'ADDED' : undefined;
+  if (type === 'DELETED') return before ? 'DELETED' : undefined;
+  return now && before ? 'MODIFIED' : now ? 'ADDED' : before ? 'DELETED' : undefined;
 }

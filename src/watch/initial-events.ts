@@ -1,5 +1,6 @@
 import type { Storage, StoredObject } from '../storage/storage.js';
 import type { WatchEncoder } from './watch-encoder.js';
+import { failureStatus } from './watch-errors.js';
 import type { WatchLifetime } from './watch-lifetime.js';
 import type { WatchOptions } from './watch-options.js';
 import type { WatchOutput } from './watch-output.js';
@@ -58,7 +59,10 @@ export async function watchStart(collection: WatchedCollection, options: WatchOp
 export async function sendInitialEvents(items: readonly StoredObject[], encoder: WatchEncoder, out: WatchOutput, lifetime: WatchLifetime): Promise<boolean> {
   for (const item of items) {
     if (lifetime.ended) return false;
-    out.write(encoder.added(item.json));
+    const frame = encoder.added(item.json);
+    out.write(frame, (err) => encoder.error(failureStatus(err)));
+    // A frame converting by webhook is awaited before the next: one conversion at a time per watch.
+    if (frame instanceof Promise) await out.produced();
     if (out.queuedBytes >= INITIAL_CHUNK_BYTES) await out.ready();
   }
   return true;

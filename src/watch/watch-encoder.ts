@@ -1,7 +1,15 @@
 import type { StatusObject } from '../api/errors.js';
 import type { OutputFormat } from '../codec/negotiation.js';
 import type { ChangeEvent } from '../storage/storage.js';
-import { bookmarkFrame, encodedEvent, encodingKey, errorFrame, objectFrame, type WatchEncoding, type WatchEventType } from './event-encoding.js';
+import {
+  bookmarkFrame,
+  encodedEventOrConversion,
+  encodingKey,
+  errorFrame,
+  objectFrameOrConversion,
+  type WatchEncoding,
+  type WatchEventType,
+} from './event-encoding.js';
 
 /**
  * The frames of one watch, with objects converted to the request's apiVersion and representation
@@ -22,16 +30,19 @@ export class WatchEncoder {
     this.key = encodingKey(apiVersion, this.encoding);
   }
 
-  /** A synthetic ADDED event for a stored object (initial state). */
-  added(json: string): string | Buffer {
-    const frame = objectFrame('ADDED', json, this.apiVersion, this.encoding);
+  /**
+   * A synthetic ADDED event for a stored object (initial state). Frames of custom resources that
+   * convert by webhook come as promises (rejecting with the webhook's ApiError).
+   */
+  added(json: string): string | Buffer | Promise<string | Buffer> {
+    const frame = objectFrameOrConversion('ADDED', json, this.apiVersion, this.encoding);
     this.objectSent();
     return frame;
   }
 
   /** `event` delivered as `type` (a selector transition may turn a MODIFIED into ADDED or DELETED). */
-  change(event: ChangeEvent, type: WatchEventType): string | Buffer {
-    const frame = encodedEvent(event, type, this.kind, this.apiVersion, this.encoding, this.key);
+  change(event: ChangeEvent, type: WatchEventType): string | Buffer | Promise<string | Buffer> {
+    const frame = encodedEventOrConversion(event, type, this.kind, this.apiVersion, this.encoding, this.key);
     this.objectSent();
     return frame;
   }

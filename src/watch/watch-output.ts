@@ -21,6 +21,9 @@ export interface WatchOutputOptions {
  */
 export class WatchOutput {
   private readonly writer: WatchWriter;
+  /** Frames still being produced (custom resources converting by webhook), written in order after each other. */
+  private tail: Promise<void> | undefined;
+  private producing = 0;
 
   constructor(
     private readonly res: Response,
@@ -47,9 +50,39 @@ export class WatchOutput {
     });
   }
 
-  /** Queues a frame unless the watch is over. */
-  write(frame: string | Buffer): void {
-    if (!this.lifetime.ended) this.writer.push(frame);
+  /**
+   * Queues a frame unless the watch is over. A frame still being produced (a promise) is queued in
+   * its turn (undefined: nothing to write): frames written after it wait for it, so every watcher
+   * sees events in order. When it
+   * fails, the frame `onFailure` makes of the error (an ERROR event) is the last one and the watch ends.
+   */
+  write(frame: string | Buffer | Promise<string | Buffer | undefined>, onFailure?: (err: unknown) => string | Buffer): void {
+    if (this.lifetime.ended) return;
+    if (this.producing === 0 && !(frame instanceof Promise)) {
+      this.writer.push(frame);
+      return;
+    }
+    if (frame instanceof Promise) frame.catch(() => undefined);
+    this.producing++;
+    this.tail = (this.tail ?? Promise.resolve()).then(async () => {
+      try {
+        const ready = await frame;
+        if (ready !== undefined && !this.lifetime.ended) this.writer.push(ready);
+      } catch (err) {
+        if (!this.lifetime.ended && onFailure !== undefined) {
+          this.writer.push(onFailure(err));
+          this.lifetime.end();
+        }
+      } finally {
+        this.producing--;
+        if (this.producing === 0) this.tail = undefined;
+      }
+    });
+  }
+
+  /** Resolves once every frame still being produced was queued (or dropped). */
+  async produced(): Promise<void> {
+    while (this.tail !== undefined) await this.tail;
   }
 
   /** Bytes queued and not yet handed to the socket. */

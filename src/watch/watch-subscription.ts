@@ -33,7 +33,13 @@ export async function followChanges(target: ResourceTarget, from: string, watch:
     if (lifetime.ended) return;
     progress.advance(event.resourceVersion);
     const type = filter(event);
-    if (type !== undefined) out.write(encoder.change(event, type));
+    const onFailure = (err: unknown): string | Buffer => encoder.error(failureStatus(err));
+    if (type instanceof Promise)
+      out.write(
+        type.then((t) => (t === undefined ? undefined : encoder.change(event, t))),
+        onFailure,
+      );
+    else if (type !== undefined) out.write(encoder.change(event, type), onFailure);
   };
   const onHistoryLost = (err: StorageError): void => {
     out.write(encoder.error(expiredStatus(progress.resourceVersion, err)));

@@ -2,6 +2,7 @@ import { request as httpsRequest, Agent, type RequestOptions } from 'node:https'
 import { request as httpRequest } from 'node:http';
 import { isIP } from 'node:net';
 import type { Storage } from '../storage/storage.js';
+import { bundleHasLeaf, LeafTrustingAgent } from './leaf-trusting-agent.js';
 
 /**
  * Calls webhooks as kube-apiserver's webhook client manager does (k8s.io/apiserver/pkg/util/webhook):
@@ -187,7 +188,9 @@ export class WebhookClient {
     let agent = this.agents.get(key);
     if (agent === undefined) {
       const ca = caBundle ? Buffer.from(caBundle, 'base64') : undefined;
-      agent = new Agent({ keepAlive: true, maxSockets: 100, ca, servername: serverName || undefined, ALPNProtocols: ['http/1.1'] });
+      const options = { keepAlive: true, maxSockets: 100, ca, servername: serverName || undefined, ALPNProtocols: ['http/1.1'] };
+      // A bundle holding the serving certificate itself (envtest's) is trusted as Go trusts it.
+      agent = ca !== undefined && bundleHasLeaf(ca.toString('utf8')) ? new LeafTrustingAgent({ ...options, ca }) : new Agent(options);
       if (this.agents.size >= MAX_AGENTS) {
         const oldest = this.agents.keys().next();
         if (!oldest.done) {
@@ -219,8 +222,20 @@ interface Target {
   dial: ResolvedEndpoint;
 }
 
+/**
+ * The request path as client-go's REST client builds it: rooted, and cleaned as Go's path.Join
+ * cleans it (repeated slashes and `.`/`..` segments resolved; envtest's webhook URLs have `//path`).
+ * A trailing slash is kept.
+ */
 function normalizePath(path: string): string {
-  return path.startsWith('/') ? path : `/${path}`;
+  const segments: string[] = [];
+  for (const segment of path.split('/')) {
+    if (segment === '' || segment === '.') continue;
+    if (segment === '..') segments.pop();
+    else segments.push(segment);
+  }
+  const cleaned = `/${segments.join('/')}`;
+  return path.endsWith('/') && cleaned !== '/' ? `${cleaned}/` : cleaned;
 }
 
 function unavailable(): WebhookStatus {

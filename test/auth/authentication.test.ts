@@ -225,7 +225,7 @@ describe('HTTPS and the authentication chain', () => {
     assert.equal(gone.status, 401);
     assert.deepEqual(gone.body, UNAUTHORIZED);
     const invalidated = await httpsRequest(`${url}/apis/authentication.k8s.io/v1/tokenreviews`, admin, { body: { spec: { token } } });
-    assert.deepEqual(invalidated.body.status, { user: {}, error: 'service account token has been invalidated' });
+    assert.deepEqual(invalidated.body.status, { user: {}, error: '[invalid bearer token, service account token has been invalidated]' });
   });
 
   test('TokenRequest errors as kube words them', async () => {

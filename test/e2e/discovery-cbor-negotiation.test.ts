@@ -3,7 +3,8 @@
  * the reference, with the CBORServingAndStorage gate on and off): with the gate on, only
  * `/apis/GROUP/VERSION` is served in CBOR (the same APIResourceList as the JSON one); 406 is worded by
  * go-restful on `/version`, `/api`, `/api/VERSION` and `/apis/GROUP/VERSION` (with the route's
- * representations and empty details) and by kube's own handler on `/apis` and `/apis/GROUP`.
+ * representations and empty details) and by kube's own handler on `/apis`, `/apis/GROUP` and a custom
+ * resource group version (served by the CRD discovery handler, never in CBOR).
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -66,4 +67,39 @@ test('406 answers are worded per discovery path, gate on and off', async () => {
     assert.equal(status.reason, 'NotAcceptable');
     assert.equal('details' in status, withDetails, `${path}: details`);
   }
+});
+
+test("a custom resource group version is served by kube's CRD discovery handler: no CBOR, its handler's 406", async () => {
+  const group = 'cbor-discovery.example.com';
+  const crd = {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `gizmos.${group}` },
+    spec: {
+      group,
+      scope: 'Namespaced',
+      names: { plural: 'gizmos', kind: 'Gizmo' },
+      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+    },
+  };
+  const created = await fetch(`${gateOn.url}/apis/apiextensions.k8s.io/v1/customresourcedefinitions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(crd),
+  });
+  assert.equal(created.status, 201);
+  const path = `/apis/${group}/v1`;
+  for (let i = 0; (await get(gateOn.url, path, 'application/json')).status !== 200; i++) {
+    assert.ok(i < 200, 'custom resource group version not served');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const refused = await get(gateOn.url, path, 'application/cbor');
+  assert.equal(refused.status, 406);
+  const status = JSON.parse(refused.body.toString('utf8')) as Record<string, unknown>;
+  assert.equal(status.message, HANDLER);
+  assert.equal('details' in status, false);
+  assert.match(refused.body.toString('utf8'), /^\{\n {2}"kind": "Status"/, 'indented JSON');
+  const fallback = await get(gateOn.url, path, 'application/cbor;q=0.9, application/json;q=0.5');
+  assert.equal(fallback.status, 200);
+  assert.equal(fallback.type, 'application/json');
 });

@@ -84,7 +84,7 @@ describe('--authorization-mode', () => {
     assert.deepEqual(parseAuthorizationModes('RBAC,AlwaysAllow'), ['RBAC', 'AlwaysAllow']);
     assert.throws(() => parseAuthorizationModes('Bogus'), { message: 'authorization-mode "Bogus" is not a valid mode' });
     assert.throws(() => parseAuthorizationModes('RBAC,RBAC'), { message: 'authorization-mode ["RBAC","RBAC"] has mode specified more than once' });
-    assert.throws(() => parseAuthorizationModes('Node,RBAC'), /authorization-mode "Node" is not supported by Capstan/);
+    assert.throws(() => parseAuthorizationModes('ABAC,RBAC'), /authorization-mode "ABAC" is not supported by Capstan/);
   });
 });
 

@@ -15,7 +15,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readJson } from '../../src/codec/json-text.js';
-import { decodeInto, TypedDecodeError, walkInto, type DecodeWording, type NumberLiteralLookup } from '../../src/codec/typed-decode.js';
+import { decodeInto, TypedDecodeError, walkInto, type NumberLiteralLookup } from '../../src/codec/typed-decode.js';
 import { kindValidator } from '../../src/schema/kind-validators.js';
 import { definitionNames, schemaForDefinition, schemaForKind, type SchemaNode } from '../../src/schema/openapi-schema.js';
 import { hostileBodies, NAME_PLACEHOLDER } from '../e2e/hostile-bodies.js';
@@ -206,7 +206,7 @@ function outcome(run: (obj: Obj) => { unknownFields: string[] }, obj: Obj): Outc
 
 const BODIES = corpus();
 
-for (const wording of ['json', 'unstructured'] as DecodeWording[]) {
+for (const wording of ['json', 'unstructured'] as const) {
   test(`ajv and the walk (${wording}) agree on every body, and decodeInto answers as the walk alone`, () => {
     let checked = 0;
     let accepted = 0;

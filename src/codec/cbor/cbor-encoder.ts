@@ -95,8 +95,8 @@ export type NumberLiteral = (container: object, key: string | number) => string 
 
 /** A growable output buffer with CBOR's primitives. */
 export class CborWriter {
-  private buf: Buffer;
-  private pos = 0;
+  protected buf: Buffer;
+  protected pos = 0;
 
   constructor(initial = 4096) {
     this.buf = Buffer.allocUnsafe(initial);
@@ -106,7 +106,7 @@ export class CborWriter {
     return this.pos;
   }
 
-  private room(n: number): void {
+  protected room(n: number): void {
     if (this.pos + n <= this.buf.length) return;
     const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n));
     this.buf.copy(next, 0, 0, this.pos);
@@ -115,7 +115,8 @@ export class CborWriter {
 
   /** The bytes written so far (a copy), and starts over. */
   take(): Buffer {
-    const out = Buffer.from(this.buf.subarray(0, this.pos));
+    const out = Buffer.allocUnsafe(this.pos);
+    out.set(this.buf.subarray(0, this.pos));
     this.pos = 0;
     return out;
   }

@@ -1,7 +1,8 @@
 import type { Response } from 'express';
 import { readJson } from '../json-text.js';
-import { compareKeys, CborWriter, encodeCbor, fieldsOf, SELF_DESCRIBED, type NumberLiteral } from './cbor-encoder.js';
+import { compareKeys, encodeCbor, fieldsOf, SELF_DESCRIBED, type NumberLiteral } from './cbor-encoder.js';
 import { fieldKindsFor, type FieldKind } from './field-kinds.js';
+import { JsonCborWriter, leadingType } from './json-to-cbor.js';
 
 /**
  * CBOR response bodies: objects from their stored JSON text or built values, and collections written
@@ -21,10 +22,24 @@ function parsed(json: string): { value: Obj; literal: NumberLiteral | undefined 
   return { value: p.value as Obj, literal: table ? (c, k) => table.get(c)?.get(k) : undefined };
 }
 
-/** One object (stored JSON text) as a CBOR document. */
+const shared = new JsonCborWriter(64 * 1024);
+
+/**
+ * One object (stored JSON text) as a CBOR document. Objects that start with their kind and
+ * apiVersion, as stored ones do, are transcoded from the text; others are parsed first.
+ */
 export function encodeCborJson(json: string): Buffer {
-  const { value, literal } = parsed(json);
-  return encodeCbor(value, fieldsOf(value), literal);
+  const type = leadingType(json);
+  if (type === undefined) {
+    const { value, literal } = parsed(json);
+    return encodeCbor(value, fieldsOf(value), literal);
+  }
+  // One writer serves every call (encoding never re-enters itself); take() copies the result out.
+  const w = shared;
+  w.reset();
+  w.raw(SELF_DESCRIBED);
+  w.json(json, fieldKindsFor(type.apiVersion, type.kind));
+  return w.take();
 }
 
 /** A built value (Status, PartialObjectMetadata, ...) as a CBOR document. */
@@ -50,7 +65,7 @@ export async function writeCborList(res: Response, envelope: Envelope, items: st
     ? { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: envelope.metadata, items: null }
     : { ...envelope, items: null };
   const keys = Object.keys(head).sort(compareKeys);
-  const w = new CborWriter(CHUNK + 1024);
+  const w = new JsonCborWriter(CHUNK + 1024);
   w.raw(SELF_DESCRIBED);
   w.head(5, keys.length);
   for (const k of keys) {
@@ -68,11 +83,15 @@ export async function writeCborList(res: Response, envelope: Envelope, items: st
     const listed = fieldKindsFor(envelope.apiVersion, envelope.kind)?.fields.get('items');
     const itemFields: FieldKind | undefined = typeof listed === 'object' ? listed.each : undefined;
     for (const item of items) {
-      const { value, literal } = parsed(item);
-      if (metadataOnly) {
-        const meta = typeof value.metadata === 'object' && value.metadata !== null ? value.metadata : {};
-        w.value({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: meta }, undefined, literal);
-      } else w.value(value, fieldsOf(value) ?? itemFields, literal);
+      // Each item is transcoded from its stored text (see json-to-cbor.ts); an item that does not
+      // start with its type is parsed first.
+      const type = metadataOnly ? undefined : leadingType(item);
+      if (metadataOnly) w.jsonPartialMetadata(item);
+      else if (type !== undefined) w.json(item, fieldKindsFor(type.apiVersion, type.kind) ?? itemFields);
+      else {
+        const { value, literal } = parsed(item);
+        w.value(value, fieldsOf(value) ?? itemFields, literal);
+      }
       if (w.length >= CHUNK) {
         // Respect backpressure so a slow client holds at most one chunk plus the socket's buffer.
         if (!res.write(w.take()) && !(await drained())) return;

@@ -27,7 +27,8 @@ function scalarToWire(type: string, v: unknown): unknown {
   return undefined;
 }
 
-function valueToWire(plan: ValuePlan, v: unknown): unknown {
+/** The proto-shaped value of one JSON value under PLAN; undefined when its JSON type does not fit. */
+export function valueToWire(plan: ValuePlan, v: unknown): unknown {
   switch (plan.kind) {
     case 'scalar':
       return scalarToWire(plan.type, v);

@@ -61,6 +61,15 @@ const APIEXT = /^k8s\.io\.apiextensions_apiserver\.pkg\.apis\.apiextensions\.v1(
 
 const plans = new Map<string, MessagePlan>();
 
+/**
+ * `get` called once, its result kept: a plan's nested plans are looked up on every value converted,
+ * and planFor's key (the message's full name) is costly to build each time.
+ */
+function once<T>(get: () => T): () => T {
+  let value: T | undefined;
+  return () => (value ??= get());
+}
+
 /** The plan of TYPE whose JSON form SCHEMA describes (defaults to the definition named after the message). */
 export function planFor(type: protobuf.Type, schema?: SchemaNode): MessagePlan {
   const name = fullName(type);
@@ -123,11 +132,11 @@ function specialValue(type: protobuf.Type): ValuePlan | undefined {
   }
   if (APIEXT.test(name)) {
     const simple = type.name;
-    const props = (): MessagePlan => {
+    const props = once((): MessagePlan => {
       const p = type.parent?.lookup('JSONSchemaProps');
       if (!(p instanceof protobufModule().Type)) throw new Error(`no JSONSchemaProps next to ${name}`);
       return planFor(p);
-    };
+    });
     if (simple === 'JSON') return { kind: 'rawJson', field: 'raw' };
     if (simple === 'JSONSchemaPropsOrArray') return { kind: 'schemaOrArray', schema: props };
     if (simple === 'JSONSchemaPropsOrBool') return { kind: 'schemaOrBool', schema: props };
@@ -148,7 +157,7 @@ function valuePlan(field: protobuf.Field, node: SchemaNode | undefined): ValuePl
   const special = specialValue(type);
   if (special) return special;
   const def = node?.definition;
-  return { kind: 'message', plan: () => planFor(type, def !== undefined ? node : undefined) };
+  return { kind: 'message', plan: once(() => planFor(type, def !== undefined ? node : undefined)) };
 }
 
 /** How many of message TYPE's fields are properties of S, directly or through nested inline structs. */
@@ -195,7 +204,7 @@ function buildFields(type: protobuf.Type, s: SchemaNode | undefined): FieldPlan[
         inline: planFor(sub, s),
         repeated,
         map,
-        value: { kind: 'message', plan: () => planFor(sub, s) },
+        value: { kind: 'message', plan: once(() => planFor(sub, s)) },
         presence,
         required: false,
       });

@@ -1,11 +1,12 @@
 import { ApiError, badRequest } from '../../api/errors.js';
-import { hasMagic, lengthDelimited, unwrapEnvelope, wrapEnvelope } from './envelope.js';
-import { jsonToMessage } from './json-to-proto.js';
+import { hasMagic, lengthDelimited, PROTOBUF_MAGIC, unwrapEnvelope, wrapEnvelope } from './envelope.js';
+import { jsonToMessage, valueToWire } from './json-to-proto.js';
 import { messageNameForKind } from './kind-messages.js';
 import { planFor } from './message-plan.js';
 import { ProtobufUnsupportedError } from './protobuf-errors.js';
 import { messageToJson, setEmbeddedDecoder } from './proto-to-json.js';
-import { lookupMessage, requireMessage } from './proto-runtime.js';
+import { lookupMessage, protobufModule, requireMessage } from './proto-runtime.js';
+import type protobuf from 'protobufjs';
 
 export { ProtobufUnsupportedError } from './protobuf-errors.js';
 
@@ -146,6 +147,94 @@ export function encodeProtobufObject(obj: Record<string, unknown>): Buffer {
  */
 export function encodeProtobufList(listKind: string, apiVersion: string, listMetadata: Record<string, unknown>, items: Record<string, unknown>[]): Buffer {
   return wrapEnvelope(apiVersion, listKind, encodeMessage(apiVersion, listKind, { metadata: listMetadata, items }));
+}
+
+function varint(n: number): Buffer {
+  const out: number[] = [];
+  while (n >= 0x80) {
+    out.push((n % 0x80) | 0x80);
+    n = Math.floor(n / 0x80);
+  }
+  out.push(n);
+  return Buffer.from(out);
+}
+
+/**
+ * A protobuf list body encoded one item at a time: the same bytes as `encodeProtobufList` for the
+ * parsed items, without holding every item's object (or its proto-shaped copy) at once. Each stored
+ * item is parsed, converted and encoded in turn; only the encoded bytes are kept, because the
+ * envelope states the list's length before its items. `chunks` yields the body in pieces of about
+ * 64 KiB. Throws ProtobufUnsupportedError when the list kind has no message.
+ */
+export class ProtobufListEncoder {
+  private readonly parts: Uint8Array[] = [];
+  private size = 0;
+  private readonly itemsField: ReturnType<typeof planFor>['fields'][number];
+  private readonly itemType: protobuf.Type;
+
+  constructor(
+    private readonly listKind: string,
+    private readonly apiVersion: string,
+    listMetadata: Record<string, unknown>,
+  ) {
+    const name = messageNameForKind(apiVersion, listKind);
+    const type = name === undefined ? undefined : lookupMessage(name);
+    if (type === undefined) throw new ProtobufUnsupportedError(apiVersion, listKind);
+    const plan = planFor(type);
+    const items = plan.fields.find((f) => f.jsonName === 'items' && f.repeated);
+    const itemType = type.fields.items?.resolvedType;
+    if (items === undefined || !(itemType instanceof protobufModule().Type)) throw new ProtobufUnsupportedError(apiVersion, listKind);
+    this.itemsField = items;
+    this.itemType = itemType;
+    this.push(type.encode(jsonToMessage(plan, { metadata: listMetadata })).finish());
+  }
+
+  private push(b: Uint8Array): void {
+    this.parts.push(b);
+    this.size += b.length;
+  }
+
+  /** Adds one item (kube's JSON form); items that are not objects are skipped, as the whole-list encoder skips them. */
+  add(item: Record<string, unknown>): void {
+    const msg = valueToWire(this.itemsField.value, item);
+    if (msg === undefined) return;
+    const bytes = this.itemType.encode(msg as Record<string, unknown>).finish();
+    // Field 2 (items), wire type 2 (length-delimited); the parts are joined once, per chunk.
+    this.push(itemHead(bytes.length));
+    this.push(bytes);
+  }
+
+  /** The body (magic prefix, Unknown envelope around the list message) in pieces; the encoder is spent. */
+  *chunks(): Generator<Buffer> {
+    const unknown = requireMessage('k8s.io.apimachinery.pkg.runtime.Unknown');
+    const typeMeta = unknown.encode({ typeMeta: { apiVersion: this.apiVersion, kind: this.listKind } }).finish();
+    // Unknown fields in number order, as wrapEnvelope writes them: typeMeta, raw, then empty contentEncoding and contentType.
+    let chunk: Uint8Array[] = [PROTOBUF_MAGIC, typeMeta, Buffer.from([0x12]), varint(this.size)];
+    let chunkSize = 0;
+    for (let i = 0; i < this.parts.length; i++) {
+      chunk.push(this.parts[i]);
+      chunkSize += this.parts[i].length;
+      this.parts[i] = EMPTY;
+      if (chunkSize >= 64 * 1024) {
+        yield Buffer.concat(chunk);
+        chunk = [];
+        chunkSize = 0;
+      }
+    }
+    chunk.push(Buffer.from([0x1a, 0x00, 0x22, 0x00]));
+    yield Buffer.concat(chunk);
+  }
+}
+
+const EMPTY = new Uint8Array(0);
+
+/** The tag (field 2, length-delimited) and length of one list item. */
+function itemHead(length: number): Buffer {
+  const len = varint(length);
+  const out = Buffer.allocUnsafe(len.length + 1);
+  out[0] = 0x12;
+  len.copy(out, 1);
+  return out;
 }
 
 /**

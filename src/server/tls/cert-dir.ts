@@ -65,6 +65,7 @@ function load(dir: string): CertDirFiles {
 export async function ensureCertDir(dir: string, names: ServingNames): Promise<CertDirFiles> {
   const target = resolve(dir);
   if (existsSync(join(target, NAMES.serviceAccountKey))) return load(target);
+  if (existsSync(join(target, NAMES.servingCert)) && existsSync(join(target, NAMES.servingKey))) return completeAroundServingPair(target);
   try {
     mkdirSync(dirname(target), { recursive: true });
   } catch (err) {
@@ -100,4 +101,39 @@ export async function ensureCertDir(dir: string, names: ServingNames): Promise<C
     return load(target);
   }
   return files;
+}
+
+/**
+ * A directory that already holds a serving pair (apiserver.crt, apiserver.key) but not Capstan's
+ * other files, as envtest prepares it: kube-apiserver serves with that pair, and so does Capstan.
+ * The missing files (CA, admin certificate, service account key) are added beside it; files
+ * present are never overwritten, so processes starting together agree on one set.
+ */
+async function completeAroundServingPair(target: string): Promise<CertDirFiles> {
+  const { generateCA, generateLeaf } = await import('./certificates.js');
+  const ca = await generateCA(`capstan-ca@${Math.floor(Date.now() / 1000)}`);
+  const admin = await generateLeaf(ca, { usage: 'client', user: 'capstan-admin', groups: ['system:masters'] });
+  // ECDSA P-256 (ES256 tokens): generated in a millisecond where RSA takes up to a second, and such
+  // a directory comes with its own signing key (envtest passes --service-account-signing-key-file).
+  const saKey = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  // The CA first, the service account key (whose presence marks a complete set) last.
+  const missing: [string, string][] = [
+    [NAMES.caCert, ca.cert],
+    [NAMES.caKey, ca.key],
+    [NAMES.adminCert, admin.cert],
+    [NAMES.adminKey, admin.key],
+    [NAMES.serviceAccountKey, saKey],
+  ];
+  if (missing.some(([name]) => existsSync(join(target, name))) && !existsSync(join(target, NAMES.serviceAccountKey))) {
+    throw new StartupError(`--cert-dir ${target} holds part of ${Object.values(NAMES).join(', ')}: remove it or complete it`);
+  }
+  for (const [name, content] of missing) {
+    try {
+      writeFileSync(join(target, name), content, { mode: 0o600, flag: 'wx' });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST')
+        throw new StartupError(`cannot write --cert-dir ${target}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  return load(target);
 }

@@ -1,0 +1,85 @@
+import { chmodSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { delimiter, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from './flags.js';
+
+/**
+ * `capstan envtest-assets DIR [FLAGS...]`: writes a directory that controller-runtime's envtest
+ * uses in place of its downloaded binaries (`KUBEBUILDER_ASSETS=DIR go test ./...`):
+ * - `kube-apiserver`: runs this Capstan (same node, same build) with FLAGS and then the flags
+ *   envtest passes, on the embedded store unless FLAGS say otherwise;
+ * - `etcd`: a stand-in that answers envtest's health check and exits on SIGTERM (Capstan does not
+ *   use etcd; see src/envtest/etcd-stand-in.ts);
+ * - `kubectl`: a link to the kubectl on PATH, when there is one (envtest needs it only for
+ *   `AuthenticatedUser.Kubectl().Run`).
+ * FLAGS are checked now, so a bad flag fails here rather than inside a test run.
+ */
+
+export const ENVTEST_ASSETS_USAGE = `Usage: capstan envtest-assets DIR [CAPSTAN_FLAGS...]
+
+Writes DIR/kube-apiserver (this Capstan, with CAPSTAN_FLAGS before the flags envtest passes),
+DIR/etcd (a stand-in answering envtest's health check) and DIR/kubectl (a link to kubectl on PATH,
+if any). Then: KUBEBUILDER_ASSETS=DIR go test ./...
+`;
+
+/** A word for /bin/sh, single-quoted. */
+function shellQuote(word: string): string {
+  return `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+function writeExecutable(path: string, words: string[]): void {
+  const script = `#!/bin/sh\n# Written by capstan envtest-assets.\nexec ${words.map(shellQuote).join(' ')} "$@"\n`;
+  writeFileSync(path, script);
+  chmodSync(path, 0o755);
+}
+
+function kubectlOnPath(): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (dir === '') continue;
+    const candidate = join(dir, 'kubectl');
+    if (existsSync(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+/** What was written, for the command's summary. */
+export interface EnvtestAssets {
+  dir: string;
+  kubectl: string | undefined;
+}
+
+/** Writes the assets directory; throws with a one-line message when FLAGS are invalid. */
+export function writeEnvtestAssets(dir: string, capstanFlags: string[]): EnvtestAssets {
+  const parsed = parseArgs(capstanFlags);
+  if (parsed.help) throw new Error('--help is not a flag to bake into kube-apiserver');
+  const target = resolve(dir);
+  mkdirSync(target, { recursive: true });
+  const main = fileURLToPath(new URL('../main.js', import.meta.url));
+  const etcd = fileURLToPath(new URL('../envtest/etcd-stand-in.js', import.meta.url));
+  writeExecutable(join(target, 'kube-apiserver'), [process.execPath, main, ...capstanFlags]);
+  writeExecutable(join(target, 'etcd'), [process.execPath, etcd]);
+  const kubectl = kubectlOnPath();
+  const link = join(target, 'kubectl');
+  rmSync(link, { force: true });
+  if (kubectl !== undefined) symlinkSync(kubectl, link);
+  return { dir: target, kubectl };
+}
+
+/** The command: returns the process exit code. */
+export function envtestAssetsCommand(argv: string[]): number {
+  if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h') {
+    (argv.length === 0 ? process.stderr : process.stdout).write(ENVTEST_ASSETS_USAGE);
+    return argv.length === 0 ? 2 : 0;
+  }
+  try {
+    const written = writeEnvtestAssets(argv[0], argv.slice(1));
+    process.stdout.write(
+      `Wrote ${written.dir}: kube-apiserver (Capstan), etcd (stand-in)${written.kubectl === undefined ? ' (no kubectl on PATH)' : `, kubectl -> ${written.kubectl}`}\n` +
+        `Run: KUBEBUILDER_ASSETS=${written.dir} go test ./...\n`,
+    );
+    return 0;
+  } catch (err) {
+    process.stderr.write(`Error: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 2;
+  }
+}
