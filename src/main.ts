@@ -7,6 +7,7 @@ import { runServerProcess } from './cluster/server-process.js';
 import { StartupError } from './cli/startup-error.js';
 import { checkKubeconfigPath } from './cli/serving-banner.js';
 import { logger } from './logging/logger.js';
+import { checkAuditPolicy } from './audit/audit-log.js';
 import { envtestAssetsCommand } from './cli/envtest-assets.js';
 
 /**
@@ -37,6 +38,7 @@ async function main(): Promise<void> {
   }
   if (cluster.isPrimary) checkKubeconfigPath(config);
   const workers = config.workers < 1 ? availableParallelism() : config.workers;
+  if (cluster.isPrimary && workers > 1) checkAuditPolicy(config);
   if (cluster.isPrimary && workers > 1) {
     await runPrimary(config, { workers });
     return;

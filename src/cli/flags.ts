@@ -10,10 +10,11 @@ import { validateControllerList } from '../controllers/controller-names.js';
 import { isImplementedAdmissionPlugin } from '../admission/admission-chain.js';
 import { admissionFlagProblems } from '../admission/plugin-names.js';
 import { SERVING_FLAGS, type AuthenticationConfig, type ServingConfig } from './serving-flags.js';
+import { AUDIT_FLAGS, type AuditConfig } from './audit-flags.js';
 import { COMPAT_FLAGS } from './compat-flags.js';
 
 /** Everything the command line configures (serving and authentication: see serving-flags.ts). */
-export interface ServerConfig extends ServingConfig, AuthenticationConfig {
+export interface ServerConfig extends ServingConfig, AuthenticationConfig, AuditConfig {
   /** Address of the secure port. */
   bindAddress: string;
   storage: 'memory' | 'redis';
@@ -157,6 +158,7 @@ const FLAGS: FlagSpec[] = [
     },
   },
   ...SERVING_FLAGS,
+  ...AUDIT_FLAGS,
   {
     name: 'storage',
     default: 'memory',

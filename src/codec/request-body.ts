@@ -8,6 +8,7 @@ import { assertPlainJsonValue } from './value-limits.js';
 import { readYaml, yamlBodyText, YamlDecodeError } from './yaml-text.js';
 import { CborDecodeError, decodeCborDocument, unknownFieldFinding } from './cbor/cbor-decoder.js';
 import { fieldKindsFor } from './cbor/field-kinds.js';
+import { auditRequestBody } from '../audit/audit-log.js';
 
 /** The CBOR media type, accepted for bodies with the CBORServingAndStorage gate on. */
 export const CBOR_MEDIA_TYPE = 'application/cbor';
@@ -40,7 +41,9 @@ export async function readBody(req: Request, limit = DEFAULT_LIMITS.maxRequestBo
     }
     chunks.push(buf);
   }
-  return Buffer.concat(chunks);
+  const body = Buffer.concat(chunks);
+  auditRequestBody(req, body);
+  return body;
 }
 
 /**

@@ -6,6 +6,7 @@ import { parseAccept } from './media-type.js';
 import { printerForList, toPartialObjectMetadata, toTable, type IncludeObject } from './representations.js';
 import { encodeProtobufObject, ProtobufListEncoder, ProtobufUnsupportedError } from './protobuf/protobuf-codec.js';
 import { toYaml } from './yaml-writer.js';
+import { auditResponse, requestAudit } from '../audit/audit-log.js';
 
 /** Sends `value` as Protobuf; false (nothing sent) when its kind has no protobuf message. */
 function sendProtobuf(res: Response, format: OutputFormat, encode: () => Buffer): boolean {
@@ -40,6 +41,7 @@ function encode(value: unknown, format: OutputFormat): string {
  * never re-serialises) or an already-built value.
  */
 export function writeObject(res: Response, status: number, json: string | Obj, format: OutputFormat, includeObject: IncludeObject = 'Metadata'): void {
+  if (requestAudit(res) !== undefined) auditObject(res, json);
   res.status(status);
   res.setHeader('Content-Type', format.contentType);
   if (format.representation === 'object' && format.encoding === 'json' && !format.pretty && typeof json === 'string') {
@@ -65,6 +67,30 @@ export function writeObject(res: Response, status: number, json: string | Obj, f
     out = toTable([obj], { resourceVersion: meta.resourceVersion ?? '' }, includeObject);
   }
   res.end(encode(out, format));
+}
+
+/** Notes a response object for the request's audit event (a Status also as the event's responseStatus). */
+function auditObject(res: Response, json: string | Obj): void {
+  const read = (): Obj => (typeof json === 'string' ? (JSON.parse(json) as Obj) : json);
+  const isStatus = typeof json === 'string' ? json.startsWith('{"kind":"Status"') : json.kind === 'Status';
+  auditResponse(res, read, isStatus ? read() : undefined);
+}
+
+/**
+ * A list as kube's audit log records it: items of built-in kinds without their kind and apiVersion
+ * (Go's typed lists carry none), custom resources' items as stored.
+ */
+function auditedList(envelope: ListEnvelope, items: string[]): Obj {
+  const slash = envelope.apiVersion.indexOf('/');
+  const group = slash < 0 ? '' : envelope.apiVersion.slice(0, slash);
+  const builtIn = !group.includes('.') || group.endsWith('.k8s.io');
+  const objects = items.map((i) => {
+    const o = JSON.parse(i) as Obj;
+    if (!builtIn) return o;
+    const { kind: _k, apiVersion: _a, ...rest } = o;
+    return rest;
+  });
+  return { ...envelope, items: objects };
 }
 
 /** Resolves true when the response can take more data, false when the client went away. */
@@ -128,6 +154,7 @@ export async function writeList(
   format: OutputFormat,
   includeObject: IncludeObject = 'Metadata',
 ): Promise<void> {
+  if (requestAudit(res) !== undefined) auditResponse(res, () => auditedList(envelope, items));
   res.status(200);
   res.setHeader('Content-Type', format.contentType);
   if (format.representation === 'object' && format.encoding === 'json' && !format.pretty) {
@@ -175,6 +202,7 @@ export function writeError(res: Response, err: unknown): void {
   for (const [k, v] of Object.entries(apiError.headers)) res.setHeader(k, v);
   res.status(apiError.code);
   const status = apiError.toStatus() as unknown as Obj;
+  auditResponse(res, () => status, status);
   if (apiError instanceof RouteNotAcceptableError) {
     // go-restful writes its 406 indented, without a trailing newline.
     res.setHeader('Content-Type', 'application/json');

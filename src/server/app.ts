@@ -10,6 +10,7 @@ import { ClusterRoleAggregationController } from '../controllers/clusterrole-agg
 import type { Authenticator } from '../auth/authenticator.js';
 import { buildAuthentication, type AuthenticationSetup } from '../auth/authentication-setup.js';
 import { auditIdFilter } from '../auth/audit-id.js';
+import { AuditLog } from '../audit/audit-log.js';
 import { oidcDiscoveryRouter } from '../auth/oidc-discovery.js';
 import { ServingSetup } from './tls/serving-setup.js';
 import compression from 'compression';
@@ -142,6 +143,8 @@ function webhookAuthorizerFor(config: ServerConfig, modes: readonly string[]): W
 }
 
 export async function startServer(config: ServerConfig, storage: Storage, options: StartOptions = {}): Promise<CapstanServer> {
+  // First: a bad audit policy stops the start before any other work, as in kube.
+  const auditLog = AuditLog.fromConfig(config);
   const registry = ResourceRegistry.builtIn(config.runtimeConfig);
   const shutdown = new AbortController();
   const modes = parseAuthorizationModes(config.authorizationMode);
@@ -218,7 +221,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
     // Watch streams bypass the middleware entirely: it would wrap every event write.
     app.use((req: Request, res: Response, next: NextFunction) => (isWatchRequest(req) ? next() : compress(req, res, next)));
   }
-  app.use(authFilter(options.authenticator ?? authentication.chain, authorizer));
+  app.use(authFilter(options.authenticator ?? authentication.chain, authorizer, auditLog));
   let jwksUri = config.serviceAccountJwksUri;
   app.use(oidcDiscoveryRouter(authentication.tokens, () => jwksUri));
   app.use(healthRouter(health));
@@ -420,6 +423,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
       });
       await controllerManager?.stop();
       await storage.close();
+      auditLog?.close();
     })();
     return closing;
   };

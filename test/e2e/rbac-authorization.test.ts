@@ -161,6 +161,32 @@ describe('RBAC decisions', () => {
     assert.equal(await ask({ verb: 'list', resource: 'configmaps' }), false);
   });
 
+  test("a Namespace's own path is in that namespace, and a list naming one object by field selector names it (kube's request attributes)", async () => {
+    assert.equal((await create('/api/v1/namespaces', { metadata: { name: 'dave-ns' } })).status, 201);
+    const rules = [{ apiGroups: [''], resources: ['namespaces'], verbs: ['get'] }];
+    assert.equal((await create(`${RBAC}/namespaces/dave-ns/roles`, role('getns', rules))).status, 201);
+    const listOne = [{ apiGroups: [''], resources: ['configmaps'], verbs: ['list'], resourceNames: ['abc'] }];
+    assert.equal((await create(`${RBAC}/namespaces/dave-ns/roles`, role('listabc', listOne))).status, 201);
+    for (const r of ['getns', 'listabc']) {
+      assert.equal((await create(`${RBAC}/namespaces/dave-ns/rolebindings`, binding(r, 'Role', r, [user('dave')]))).status, 201);
+    }
+    await eventually(async () => (await api(srv.url, '/api/v1/namespaces/dave-ns', as('dave'))).status === 200, 'dave gets his namespace');
+    const other = await api(srv.url, '/api/v1/namespaces/demo', as('dave'));
+    assert.equal(other.status, 403);
+    assert.equal(other.body.message, 'namespaces "demo" is forbidden: User "dave" cannot get resource "namespaces" in API group "" in the namespace "demo"');
+    const named = await api(srv.url, '/api/v1/namespaces/dave-ns/configmaps?fieldSelector=metadata.name%3Dabc', as('dave'));
+    assert.equal(named.status, 200, named.text);
+    const all = await api(srv.url, '/api/v1/namespaces/dave-ns/configmaps', as('dave'));
+    assert.equal(all.status, 403);
+    assert.equal(all.body.message, 'configmaps is forbidden: User "dave" cannot list resource "configmaps" in API group "" in the namespace "dave-ns"');
+    const otherName = await api(srv.url, '/api/v1/namespaces/dave-ns/configmaps?fieldSelector=metadata.name%3Dxyz', as('dave'));
+    assert.equal(otherName.status, 403);
+    assert.equal(
+      otherName.body.message,
+      'configmaps "xyz" is forbidden: User "dave" cannot list resource "configmaps" in API group "" in the namespace "dave-ns"',
+    );
+  });
+
   test('a deleted binding stops allowing', async () => {
     assert.equal((await create(`${RBAC}/namespaces/demo/rolebindings`, binding('carol', 'Role', 'getpods', [user('carol')]))).status, 201);
     const carol = async () => (await sar({ user: 'carol', resourceAttributes: { verb: 'get', resource: 'pods', namespace: 'demo' } })).allowed;

@@ -6,6 +6,10 @@ import type { AdmissionAttributes, AdmissionPlugin } from '../admission.js';
 import { compareLevels, evaluatePod, levelVersionText, policyOf, sameLevelVersion, violationDetail, violationReasons, type LevelVersion } from './policy.js';
 
 /** Pod subresources PodSecurity never looks at. */
+/** kube's audit annotation keys, prefixed with the plugin's name as kube's admission chain does. */
+const ENFORCE_POLICY_ANNOTATION = 'pod-security.kubernetes.io/enforce-policy';
+const AUDIT_VIOLATIONS_ANNOTATION = 'pod-security.kubernetes.io/audit-violations';
+
 const IGNORED_POD_SUBRESOURCES = new Set(['exec', 'attach', 'binding', 'eviction', 'log', 'portforward', 'proxy', 'status']);
 /** Where each workload kind keeps its pod template. */
 const TEMPLATE_PATHS: Record<string, string[]> = {
@@ -30,7 +34,9 @@ const MAX_PODS_TO_CHECK = 3000;
  * - Workloads with pod templates get the warning only.
  * - Namespaces with invalid labels are refused with 422; making `enforce` stricter warns about the
  *   existing pods that would now be refused.
- * Audit annotations are not recorded (Capstan has no audit log yet).
+ * Pod requests record kube's audit annotations: `pod-security.kubernetes.io/enforce-policy` (the
+ * namespace's enforce level:version) and `pod-security.kubernetes.io/audit-violations` when the pod
+ * breaks the namespace's audit level.
  */
 export class PodSecurityAdmission implements AdmissionPlugin {
   readonly name = 'PodSecurity';
@@ -55,11 +61,19 @@ export class PodSecurityAdmission implements AdmissionPlugin {
     const labels = await this.namespaceLabels(a.namespace);
     if (labels === undefined) return;
     const { policy } = policyOf(labels);
-    if (policy.enforce.level === 'privileged' && policy.audit.level === 'privileged' && policy.warn.level === 'privileged') return;
+    if (policy.enforce.level === 'privileged' && policy.audit.level === 'privileged' && policy.warn.level === 'privileged') {
+      a.request?.annotate(ENFORCE_POLICY_ANNOTATION, 'privileged:latest');
+      return;
+    }
     if (a.operation === 'UPDATE' && a.oldObject !== undefined && !significantPodUpdate(pod, a.oldObject)) return;
     const meta = obj(pod.metadata);
     const spec = obj(pod.spec);
+    a.request?.annotate(ENFORCE_POLICY_ANNOTATION, levelVersionText(policy.enforce));
     const enforced = evaluatePod(policy.enforce, meta, spec);
+    const audited = sameLevelVersion(policy.audit, policy.enforce) ? enforced : evaluatePod(policy.audit, meta, spec);
+    if (audited.length > 0) {
+      a.request?.annotate(AUDIT_VIOLATIONS_ANNOTATION, `would violate PodSecurity "${levelVersionText(policy.audit)}": ${violationDetail(audited)}`);
+    }
     if (enforced.length > 0) {
       throw forbidden({ group: '', resource: 'pods' }, a.name, `violates PodSecurity "${levelVersionText(policy.enforce)}": ${violationDetail(enforced)}`);
     }
