@@ -15,7 +15,7 @@ import { ExprSchema, type Expr, type ParsedExpr } from '@bufbuild/cel-spec/cel/e
 import { RE2JS } from '@bufbuild/re2';
 import { checkExpr, type CheckIssue } from './checker.js';
 import { estimateCost, type CostEstimate } from './cost.js';
-import { formatIssue, rewriteOptionalSyntax } from './source.js';
+import { celGoOffset, formatIssue, rewriteOptionalSyntax } from './source.js';
 import { expandTwoVarMacro } from './macros.js';
 import type { CelType } from './types.js';
 import { buildFuncs, CelEvalError } from './library/registry.js';
@@ -260,7 +260,7 @@ export function compileExpression(expr: string, compileEnv: CompileEnv): Compile
   const checked = checkExpr(root, new Map(Object.entries(variables)));
   if (checked.issues.length > 0) {
     const positions = parsed.sourceInfo?.positions ?? {};
-    const errors = checked.issues.map((i: CheckIssue) => formatIssue(expr, rewritten.original(positions[String(i.exprId)] ?? 0), i.message));
+    const errors = checked.issues.map((i: CheckIssue) => formatIssue(expr, celGoOffset(expr, rewritten.original(positions[String(i.exprId)] ?? 0)), i.message));
     return { ok: false, errors };
   }
   const estimatedCost = estimateCost(root, checked.types);

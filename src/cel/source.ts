@@ -72,6 +72,15 @@ export function rewriteOptionalSyntax(src: string): RewrittenSource {
   return { text: out, original: (o) => (o < origin.length ? origin[o] : src.length) };
 }
 
+/**
+ * The offset cel-go reports for the node at OFFSET of SRC: a member call (`a.f(x)`) is at its open
+ * parenthesis in cel-go and at the dot in the parser used here; other nodes are where they are.
+ */
+export function celGoOffset(src: string, offset: number): number {
+  const call = /^\.\s*[A-Za-z_][A-Za-z0-9_]*\s*\(/.exec(src.slice(offset));
+  return call === null ? offset : offset + call[0].length - 1;
+}
+
 /** cel-go's rendering of one issue at OFFSET of SRC. */
 export function formatIssue(src: string, offset: number, message: string): string {
   const before = src.slice(0, Math.max(0, offset));
