@@ -116,6 +116,9 @@ export function estimateCost(expr: Expr, types: ReadonlyMap<bigint, CelType>): C
           call = { min: Math.ceil(STRING_FACTOR), max: strCost(argType) };
         } else if (fn === 'contains' && isStr(recvType)) {
           call = { min: 1, max: strCost(recvType) * strCost(argType) };
+        } else if (fn === 'split' && isStr(recvType)) {
+          // kube's estimator: the traversal plus the construction of the result, without a call unit.
+          call = { min: 0, max: Math.ceil(maxSizeOf(recvType) * 2 * STRING_FACTOR) };
         } else if (SIZE_FUNCS.has(fn) && isStr(recvType)) call = { min: 1, max: 1 + Math.ceil(maxSizeOf(recvType) * STRING_FACTOR) };
         else if (fn === 'matches') {
           // cel-go: (string size + 1) x 0.1 times the pattern size x 0.25 (RegexStringLengthCostFactor).
