@@ -55,6 +55,9 @@ export interface KindStrategy {
    */
   warnings?: (obj: Obj, old: Obj | undefined) => string[];
 
+  /** kube's WarningsOnUpdate of the status strategy, for writes of the `status` subresource. Default: none. */
+  statusWarnings?: (obj: Obj) => string[];
+
   /** Kind-specific preparation of an update of the object, after defaults and after the stored status was kept (PrepareForUpdate). */
   prepareForUpdate?: (next: Obj, old: Obj) => void;
 

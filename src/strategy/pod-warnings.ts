@@ -471,6 +471,16 @@ export function podCreateWarnings(pod: Obj): string[] {
   return [...out, ...podSpecWarnings(undefined, objectAt(pod, 'spec') ?? {}, meta)];
 }
 
+/** The pod status strategy's WarningsOnUpdate: pod and host IPs in non-standard forms. */
+export function podStatusWarnings(pod: Obj): string[] {
+  const status = objectAt(pod, 'status') ?? {};
+  const out: string[] = [];
+  for (const key of ['podIPs', 'hostIPs']) {
+    objectsAt(status, key).forEach((entry, i) => out.push(...ipWarnings(new Path('status').child(key).index(i).child('ip'), str(entry.ip))));
+  }
+  return out;
+}
+
 /** Workload strategies' name warning (Deployments, ReplicaSets, Jobs, CronJobs, ReplicationControllers). */
 export function podNamePrefixWarnings(obj: Obj): string[] {
   const msgs = isDNS1123Label(str((objectAt(obj, 'metadata') ?? {}).name));

@@ -55,8 +55,10 @@ export function prepareForCreate(info: ResourceInfo, obj: Obj): string[] {
 
 /** The warnings kube's strategy gives for a validated write of `obj` (`old` undefined on create). */
 export function writeWarnings(info: ResourceInfo, subresource: string, obj: Obj, old: Obj | undefined): string[] {
+  const strategy = strategyFor(info);
+  if (subresource === 'status') return old === undefined ? [] : (strategy.statusWarnings?.(obj) ?? []);
   if (subresource !== '' && subresource !== 'scale') return [];
-  return strategyFor(info).warnings?.(obj, old) ?? [];
+  return strategy.warnings?.(obj, old) ?? [];
 }
 
 /**

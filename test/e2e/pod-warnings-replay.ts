@@ -482,6 +482,13 @@ export async function replay(send: Send, ns: string): Promise<ReplayResult[]> {
       send('PATCH', `/api/v1/namespaces/${ns}/pods/upd-pod`, mergePatch, JSON.stringify({ metadata: { labels: { touched: 'yes' } } })),
     ),
   );
+  const ips = { podIP: '2001:DB8::1', podIPs: [{ ip: '2001:DB8::1' }], hostIP: '2001:db8:0::2', hostIPs: [{ ip: '2001:db8:0::2' }] };
+  results.push(
+    await result(
+      'pod status with non-canonical IPs',
+      send('PATCH', `/api/v1/namespaces/${ns}/pods/upd-pod/status`, mergePatch, JSON.stringify({ status: ips })),
+    ),
+  );
   return results;
 }
 

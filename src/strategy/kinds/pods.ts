@@ -7,7 +7,7 @@ import { defaultPod } from '../pod-defaults.js';
 import { preparePodForCreate } from '../pod-prepare.js';
 import { podQosClass } from '../pod-qos.js';
 import { canonicalizePodStatus } from '../pod-status.js';
-import { podCreateWarnings, podTemplateWarnings } from '../pod-warnings.js';
+import { podCreateWarnings, podStatusWarnings, podTemplateWarnings } from '../pod-warnings.js';
 
 /**
  * Pods: defaults in pod-defaults.ts, validation in validation/pod-spec.ts (containers, volumes,
@@ -26,6 +26,7 @@ export const pods: KindStrategy = {
   prepareForCreate: preparePodForCreate,
   // kube warns about a pod's spec on create only (updates are frequent and mostly not by people).
   warnings: (pod, old) => (old === undefined ? podCreateWarnings(pod) : []),
+  statusWarnings: podStatusWarnings,
   // The kubelet's status writes also carry labels and annotations.
   statusUpdatesMetadata: true,
   // podIPs from podIP (v1 conversion), null condition times (Go's zero times).
