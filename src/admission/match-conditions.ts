@@ -1,15 +1,15 @@
-import { compileExpression, DYN, evaluate, toCelInput, type Program } from '../cel/index.js';
+import { compileExpression, DYN, evaluate, toCelInput, typeName, type Program } from '../cel/index.js';
 import type { Obj } from '../api/object-util.js';
+import { AUTHORIZER_VARIABLES } from './policy/policy-cel.js';
 
 /**
- * Webhook `matchConditions`: CEL expressions over `object`, `oldObject` and `request` that must all
- * hold for a webhook to be called, with kube's evaluation rules (matcher.go): any condition false
- * skips the webhook; otherwise any evaluation error fails the request (failurePolicy Fail) or skips
- * the webhook (Ignore).
+ * Webhook `matchConditions`: CEL expressions over `object`, `oldObject`, `request`, `authorizer` and
+ * `authorizer.requestResource` that must all hold for a webhook to be called, with kube's evaluation
+ * rules (matcher.go): any condition false skips the webhook; otherwise any evaluation error fails the
+ * request (failurePolicy Fail) or skips the webhook (Ignore).
  *
- * Expressions compile with src/cel (type checking, the Kubernetes CEL libraries, kube's cost limit);
- * `authorizer` is not declared yet. `setMatchConditionCompiler` replaces the compiler (tests, a
- * fuller environment).
+ * Expressions compile with src/cel (type checking, the Kubernetes CEL libraries, kube's cost limit).
+ * `setMatchConditionCompiler` replaces the compiler (tests, a fuller environment).
  */
 
 /** What the expressions see. */
@@ -18,6 +18,8 @@ export interface MatchConditionInput {
   oldObject: Obj | undefined;
   /** The AdmissionRequest (admission.k8s.io/v1) of the call. */
   request: Obj;
+  /** `authorizer` and `authorizer.requestResource` as src/cel made them (PolicyAuthorizer.variables); absent: not declared at run time. */
+  authorizer?: Record<string, unknown>;
 }
 
 /** The verdict of a webhook's conditions. */
@@ -31,18 +33,21 @@ export interface CompiledMatchConditions {
 /** Compiles matchConditions; `check` gives the compile error of one expression (for validation). */
 export interface MatchConditionCompiler {
   compile(conditions: { name: string; expression: string }[]): CompiledMatchConditions;
-  /** undefined when the expression compiles, else kube's text after "compilation failed: ". */
+  /** undefined when the expression compiles to a bool, else kube's reason (`compilation failed: ...`, `must evaluate to bool but got T`). */
   check(expression: string): string | undefined;
 }
 
-const VARIABLES = { object: DYN, oldObject: DYN, request: DYN };
+const VARIABLES = { object: DYN, oldObject: DYN, request: DYN, ...AUTHORIZER_VARIABLES };
 
-/** A compile error in kube's words (cel-go's rendering of each issue, one per line), or undefined. */
+/**
+ * The program, or why it is refused in kube's words (compile.go): cel-go's rendering of each issue
+ * after "compilation failed: ", or an output type other than exactly bool (dyn included).
+ */
 function compileError(expression: string): { error: string } | { program: Program } {
   const compiled = compileExpression(expression, { variables: VARIABLES });
-  if (!compiled.ok || compiled.program === undefined) return { error: compiled.errors.join('\n') };
-  const out = compiled.outputType?.kind;
-  if (out !== undefined && out !== 'bool' && out !== 'dyn') return { error: 'cel expression must evaluate to a bool' };
+  if (!compiled.ok || compiled.program === undefined) return { error: `compilation failed: ${compiled.errors.join('\n')}` };
+  const out = compiled.program.outputType;
+  if (out.kind !== 'bool') return { error: `must evaluate to bool but got ${typeName(out)}` };
   return { program: compiled.program };
 }
 
@@ -61,11 +66,12 @@ class CelMatchConditions implements MatchConditionCompiler {
           object: toCelInput(input.object ?? null, DYN),
           oldObject: toCelInput(input.oldObject ?? null, DYN),
           request: toCelInput(input.request, DYN),
+          ...input.authorizer,
         };
         const errors: string[] = [];
         for (const p of programs) {
           if ('error' in p) {
-            errors.push(`compilation failed: ${p.error}`);
+            errors.push(p.error);
             continue;
           }
           const result = evaluate(p.program, activation);

@@ -1,3 +1,4 @@
+import type { Authorizer } from '../auth/authorizer.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
 import type { Storage } from '../storage/storage.js';
 import { StorageServiceResolver, WebhookClient } from '../webhook/webhook-client.js';
@@ -16,12 +17,12 @@ export interface WebhookAdmission {
   close(): void;
 }
 
-/** Builds the plugins; their watches end on `close()`. */
-export function webhookAdmission(storage: Storage, registry: ResourceRegistry, onError: (err: unknown) => void): WebhookAdmission {
+/** Builds the plugins (`authorizer` answers matchConditions' `authorizer` checks); their watches end on `close()`. */
+export function webhookAdmission(storage: Storage, registry: ResourceRegistry, authorizer: Authorizer, onError: (err: unknown) => void): WebhookAdmission {
   const stop = new AbortController();
   const signal = stop.signal;
   const client = new WebhookClient(new StorageServiceResolver(storage));
-  const dispatch = new WebhookDispatch(storage, registry, client);
+  const dispatch = new WebhookDispatch(storage, registry, client, authorizer);
   const mutatingConfigs = new WebhookConfigurations(storage, MUTATING_WEBHOOKS_TYPE, signal, onError);
   const validatingConfigs = new WebhookConfigurations(storage, VALIDATING_WEBHOOKS_TYPE, signal, onError);
   return {

@@ -1,5 +1,6 @@
 import { ApiError, badRequest, forbidden, internalError, notFound } from '../api/errors.js';
 import type { Obj } from '../api/object-util.js';
+import type { Authorizer } from '../auth/authorizer.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
 import type { ResourceInfo } from '../registry/resource-types.js';
 import type { Storage } from '../storage/storage.js';
@@ -16,7 +17,8 @@ import {
   verifyAdmissionResponse,
   type AdmissionResponse,
 } from './admission-review.js';
-import { matchConditionCompiler, type CompiledMatchConditions } from './match-conditions.js';
+import { matchConditionCompiler, type CompiledMatchConditions, type MatchVerdict } from './match-conditions.js';
+import { MAX_AUTHORIZATION_ROUNDS, PolicyAuthorizer } from './policy/policy-authorizer.js';
 import type { ConfiguredWebhook } from './webhook-configurations.js';
 import { admissionNamespace, isNamespaceResource, matchedResource, webhookView } from './webhook-matching.js';
 
@@ -91,6 +93,7 @@ export class WebhookDispatch {
     private readonly storage: Storage,
     private readonly registry: ResourceRegistry,
     private readonly client: WebhookClient,
+    private readonly authorizer: Authorizer,
   ) {}
 
   /** kube's ShouldCallHook: the invocation of `hook` for the write, or undefined when it is not called. */
@@ -111,11 +114,28 @@ export class WebhookDispatch {
         this.compiled.set(hook, compiled);
       }
       const { object, oldObject, request } = await this.subject(resource, attrs);
-      const verdict = compiled.evaluate({ object, oldObject, request }, hook.failurePolicy);
+      const verdict = await this.evaluateConditions(compiled, { object, oldObject, request }, hook.failurePolicy, attrs);
       if ('error' in verdict) throw forbidden({ group: attrs.info.group, resource: attrs.info.resource }, attrs.name, verdict.error);
       if (!verdict.matches) return undefined;
     }
     return { hook, resource };
+  }
+
+  /** Evaluates a hook's conditions, again once the authorizer decisions they asked for are known. */
+  private async evaluateConditions(
+    compiled: CompiledMatchConditions,
+    input: { object: Obj | undefined; oldObject: Obj | undefined; request: Obj },
+    failurePolicy: string,
+    attrs: AdmissionAttributes,
+  ): Promise<MatchVerdict> {
+    const authz = new PolicyAuthorizer(this.authorizer, attrs.request?.user ?? LOOPBACK_USER);
+    const full = { ...input, authorizer: authz.variables(attrs) };
+    let verdict = compiled.evaluate(full, failurePolicy);
+    for (let round = 1; authz.pending && round < MAX_AUTHORIZATION_ROUNDS; round++) {
+      await authz.resolve();
+      verdict = compiled.evaluate(full, failurePolicy);
+    }
+    return verdict;
   }
 
   /** The namespace's labels a namespaceSelector sees (a Namespace's own on its create and update). */

@@ -7,7 +7,9 @@
 import type { Expr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
 import { DECLARATIONS, isParam, type FnDecl } from './declarations.js';
 import { BOOL, DOUBLE, DURATION, DYN, INT, NULL, STRING, TIMESTAMP, TYPE, UINT, assignable, listOf, mapOf, typeName, type CelType } from './types.js';
-import { OPT_INDEX, OPT_SELECT } from './source.js';
+import { OPT_INDEX, OPT_LIST, OPT_MAP, OPT_SELECT } from './source.js';
+import { SORT_BY_KEYS } from './macros.js';
+import { maxSizeOf } from './cost.js';
 
 export interface CheckIssue {
   /** Expression id the issue is about (its source position is in the parse's sourceInfo). */
@@ -133,6 +135,12 @@ export function checkExpr(expr: Expr, variables: ReadonlyMap<string, CelType>): 
         }
         const result = c.result === undefined ? DYN : visit(c.result);
         scopes.pop();
+        // cel-go sizes a list or map a comprehension builds (map, filter, ...) by its range.
+        const builds =
+          c.accuInit?.exprKind.case === 'listExpr' || (c.accuInit?.exprKind.case === 'callExpr' && c.accuInit.exprKind.value.function === '@emptyMap');
+        if (builds && (result.kind === 'list' || result.kind === 'map') && (range.kind === 'list' || range.kind === 'map' || range.kind === 'object')) {
+          return { ...result, maxSize: maxSizeOf(range) };
+        }
         return result;
       }
       default:
@@ -208,6 +216,12 @@ export function checkExpr(expr: Expr, variables: ReadonlyMap<string, CelType>): 
       case '@mapInsert':
       case '@mapInsertEntry':
         return mapOf(DYN, DYN);
+      case SORT_BY_KEYS:
+        if (at[0].kind !== 'list' && at[0].kind !== 'dyn') return noOverload(e, 'sortBy', undefined, at);
+        return at[0];
+      case OPT_LIST:
+      case OPT_MAP:
+        return optionalLiteral(fn, args);
       case OPT_INDEX: {
         const base = recv?.kind === 'optional_type' ? (recv.elem ?? DYN) : (recv ?? DYN);
         return { kind: 'optional_type', elem: index(e, base, at[0]) };
@@ -225,7 +239,38 @@ export function checkExpr(expr: Expr, variables: ReadonlyMap<string, CelType>): 
       if (r !== undefined) results.push(r);
     }
     if (results.length === 0) return noOverload(e, fn, recv, at);
-    return results.length === 1 ? results[0] : join(results);
+    const out = results.length === 1 ? results[0] : join(results);
+    // kube sizes a split's list by the string (each character an element at worst) or its literal limit.
+    if (fn === 'split' && recv?.kind === 'string' && out.kind === 'list') {
+      const limit = args[1]?.exprKind.case === 'constExpr' ? args[1].exprKind.value.constantKind.value : undefined;
+      return { ...out, maxSize: typeof limit === 'bigint' ? Number(limit) : maxSizeOf(recv) };
+    }
+    return out;
+  };
+
+  /** `[?e]` and `{?k: v}` (an `@optList` / `@optMap` call of the literal): each marked value must be optional; its element type counts. */
+  const optionalLiteral = (fn: string, args: Expr[]): CelType => {
+    const literal = args[0]?.exprKind;
+    const marks = args[1]?.exprKind;
+    const optional = new Set(
+      marks?.case === 'listExpr' ? marks.value.elements.map((m) => (m.exprKind.case === 'constExpr' ? Number(m.exprKind.value.constantKind.value) : -1)) : [],
+    );
+    const unwrap = (value: Expr | undefined, i: number): CelType => {
+      const t = value === undefined ? DYN : (types.get(value.id) ?? DYN);
+      if (!optional.has(i) || t.kind === 'dyn') return t;
+      if (t.kind === 'optional_type') return t.elem ?? DYN;
+      return issue(value!, `expected type 'optional_type(${typeName(t)})' but found '${typeName(t)}'`);
+    };
+    if (fn === OPT_LIST && literal?.case === 'listExpr') {
+      const elems = literal.value.elements.map(unwrap);
+      return listOf(join(elems), elems.length);
+    }
+    if (literal?.case === 'structExpr') {
+      const keys = literal.value.entries.map((en) => (en.keyKind.case === 'mapKey' ? (types.get(en.keyKind.value.id) ?? DYN) : STRING));
+      const values = literal.value.entries.map((en, i) => unwrap(en.value, i));
+      return mapOf(join(keys), join(values), keys.length);
+    }
+    return DYN;
   };
 
   const noOverload = (e: Expr, fn: string, recv: CelType | undefined, at: CelType[]): CelType => {

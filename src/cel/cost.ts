@@ -94,6 +94,8 @@ export function estimateCost(expr: Expr, types: ReadonlyMap<bigint, CelType>): C
         });
       case 'callExpr': {
         const c = k.value;
+        // A literal with optional elements or entries costs what the literal costs.
+        if (c.function === '@optList' || c.function === '@optMap') return visit(c.args[0]);
         let cost = c.args.map(visit).reduce(add, visit(c.target));
         const fn = c.function;
         if (fn === '_&&_' || fn === '_||_') {
@@ -108,13 +110,28 @@ export function estimateCost(expr: Expr, types: ReadonlyMap<bigint, CelType>): C
         const argType = c.target !== undefined ? typeOf(c.args[0]) : typeOf(c.args[1]);
         let call = { min: 1, max: 1 };
         const isStr = (t: CelType | undefined): boolean => t?.kind === 'string' || t?.kind === 'bytes';
-        if (SIZE_FUNCS.has(fn) && isStr(recvType)) call = { min: 1, max: 1 + Math.ceil(maxSizeOf(recvType) * STRING_FACTOR) };
-        else if (fn === 'matches' || fn === 'find' || fn === 'findAll') {
+        const strCost = (t: CelType | undefined, extra = 0): number => Math.ceil((maxSizeOf(t) + extra) * STRING_FACTOR);
+        if ((fn === 'startsWith' || fn === 'endsWith') && isStr(recvType)) {
+          // cel-go: the prefix or suffix is traversed, not the string.
+          call = { min: Math.ceil(STRING_FACTOR), max: strCost(argType) };
+        } else if (fn === 'contains' && isStr(recvType)) {
+          call = { min: 1, max: strCost(recvType) * strCost(argType) };
+        } else if (fn === 'split' && isStr(recvType)) {
+          // kube's estimator: the traversal plus the construction of the result, without a call unit.
+          call = { min: 0, max: Math.ceil(maxSizeOf(recvType) * 2 * STRING_FACTOR) };
+        } else if (SIZE_FUNCS.has(fn) && isStr(recvType)) call = { min: 1, max: 1 + Math.ceil(maxSizeOf(recvType) * STRING_FACTOR) };
+        else if (fn === 'matches') {
+          // cel-go: (string size + 1) x 0.1 times the pattern size x 0.25 (RegexStringLengthCostFactor).
+          call = { min: 1, max: strCost(recvType, 1) * Math.ceil(maxSizeOf(argType) * 0.25) };
+        } else if (fn === 'find' || fn === 'findAll') {
           const strSize = maxSizeOf(recvType) * STRING_FACTOR;
           const patSize =
             c.args.length > 0 ? Math.max(1, (argType?.kind === 'string' && argType.maxSize === undefined ? 1 : maxSizeOf(argType)) * STRING_FACTOR) : 1;
           call = { min: 1, max: 1 + Math.ceil(strSize * patSize) };
-        } else if (['_==_', '_!=_', '_<_', '_<=_', '_>_', '_>=_', '_+_'].includes(fn) && isStr(recvType)) {
+        } else if (['_==_', '_!=_', '_<_', '_<=_', '_>_', '_>=_'].includes(fn) && isStr(recvType)) {
+          const smallest = Math.min(maxSizeOf(recvType), maxSizeOf(argType));
+          call = { min: smallest > 0 ? 1 : 0, max: Math.ceil(smallest * STRING_FACTOR) };
+        } else if (fn === '_+_' && isStr(recvType)) {
           call = { min: 1, max: 1 + Math.ceil(Math.min(maxSizeOf(recvType), maxSizeOf(argType)) * STRING_FACTOR) };
         } else if (fn === '@in' && argType?.kind === 'list') call = { min: 1, max: 1 + maxSizeOf(argType) };
         else if (

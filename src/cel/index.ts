@@ -11,12 +11,12 @@
 import { celEnv, parse, plan, type CelEnv, type CelValue } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import { create } from '@bufbuild/protobuf';
-import { ExprSchema, type Expr, type ParsedExpr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
+import { Expr_CallSchema as CallSchema, ExprSchema, type Expr, type ParsedExpr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
 import { RE2JS } from '@bufbuild/re2';
 import { checkExpr, type CheckIssue } from './checker.js';
 import { estimateCost, type CostEstimate } from './cost.js';
-import { formatIssue, rewriteOptionalSyntax } from './source.js';
-import { expandTwoVarMacro } from './macros.js';
+import { celGoOffset, formatIssue, OPT_ELEM, OPT_KEY, OPT_LIST, OPT_MAP, rewriteOptionalSyntax } from './source.js';
+import { expandSortBy, expandTwoVarMacro } from './macros.js';
 import type { CelType } from './types.js';
 import { buildFuncs, CelEvalError } from './library/registry.js';
 import { callCost, RuntimeCost } from './runtime-cost.js';
@@ -137,7 +137,7 @@ function rewriteTree(e: Expr, variables: Record<string, CelType>, scope: Set<str
       if (k.value.operand !== undefined) rewriteTree(k.value.operand, variables, scope);
       return;
     case 'callExpr': {
-      const expanded = expandTwoVarMacro(e);
+      const expanded = expandTwoVarMacro(e) ?? expandSortBy(e);
       if (expanded !== undefined) {
         e.exprKind = expanded.exprKind;
         rewriteTree(e, variables, scope);
@@ -158,8 +158,10 @@ function rewriteTree(e: Expr, variables: Record<string, CelType>, scope: Set<str
     }
     case 'listExpr':
       for (const a of k.value.elements) rewriteTree(a, variables, scope);
+      markOptionalElements(e);
       return;
     case 'structExpr':
+      markOptionalEntries(e);
       if (k.value.messageName !== '') {
         k.value.messageName = '';
         for (const entry of k.value.entries) {
@@ -188,6 +190,50 @@ function rewriteTree(e: Expr, variables: Record<string, CelType>, scope: Set<str
     default:
       return;
   }
+}
+
+/** The argument of a `MARKER(x)` call the source rewrite made, or undefined. */
+function markedArg(e: Expr | undefined, marker: string): Expr | undefined {
+  const k = e?.exprKind;
+  return k?.case === 'callExpr' && k.value.function === marker && k.value.target === undefined && k.value.args.length === 1 ? k.value.args[0] : undefined;
+}
+
+const intConst = (v: number): Expr =>
+  create(ExprSchema, { id: nextSyntheticId++, exprKind: { case: 'constExpr', value: { constantKind: { case: 'int64Value', value: BigInt(v) } } } });
+let nextSyntheticId = 1n << 41n;
+
+/** `[?a, b]`: the list becomes `@optList([a, b], [0])`, which drops absent optionals and unwraps present ones. */
+function markOptionalElements(e: Expr): void {
+  const k = e.exprKind;
+  if (k.case !== 'listExpr') return;
+  const optional: number[] = [];
+  k.value.elements = k.value.elements.map((el, i) => {
+    const inner = markedArg(el, OPT_ELEM);
+    if (inner === undefined) return el;
+    optional.push(i);
+    return inner;
+  });
+  if (optional.length === 0) return;
+  const list = create(ExprSchema, { id: nextSyntheticId++, exprKind: { case: 'listExpr', value: { elements: k.value.elements } } });
+  const indexes = create(ExprSchema, { id: nextSyntheticId++, exprKind: { case: 'listExpr', value: { elements: optional.map(intConst) } } });
+  e.exprKind = { case: 'callExpr', value: create(CallSchema, { function: OPT_LIST, args: [list, indexes] }) };
+}
+
+/** `{?k: v}`: the map becomes `@optMap({k: v}, [0])`, which drops absent optional values and unwraps present ones. */
+function markOptionalEntries(e: Expr): void {
+  const k = e.exprKind;
+  if (k.case !== 'structExpr') return;
+  const optional: number[] = [];
+  k.value.entries.forEach((entry, i) => {
+    const inner = entry.keyKind.case === 'mapKey' ? markedArg(entry.keyKind.value, OPT_KEY) : undefined;
+    if (inner === undefined) return;
+    entry.keyKind = { case: 'mapKey', value: inner };
+    optional.push(i);
+  });
+  if (optional.length === 0 || k.value.messageName !== '') return;
+  const map = create(ExprSchema, { id: nextSyntheticId++, exprKind: { case: 'structExpr', value: k.value } });
+  const indexes = create(ExprSchema, { id: nextSyntheticId++, exprKind: { case: 'listExpr', value: { elements: optional.map(intConst) } } });
+  e.exprKind = { case: 'callExpr', value: create(CallSchema, { function: OPT_MAP, args: [map, indexes] }) };
 }
 
 /** Wraps every comprehension step in `@step(...)`, an identity call the cost tracker charges. */
@@ -260,7 +306,12 @@ export function compileExpression(expr: string, compileEnv: CompileEnv): Compile
   const checked = checkExpr(root, new Map(Object.entries(variables)));
   if (checked.issues.length > 0) {
     const positions = parsed.sourceInfo?.positions ?? {};
-    const errors = checked.issues.map((i: CheckIssue) => formatIssue(expr, rewritten.original(positions[String(i.exprId)] ?? 0), i.message));
+    // cel-go lists issues by position.
+    const located = checked.issues.map((i: CheckIssue) => ({
+      offset: celGoOffset(expr, rewritten.original(positions[String(i.exprId)] ?? 0)),
+      message: i.message,
+    }));
+    const errors = located.sort((a, b) => a.offset - b.offset).map((i) => formatIssue(expr, i.offset, i.message));
     return { ok: false, errors };
   }
   const estimatedCost = estimateCost(root, checked.types);

@@ -130,3 +130,34 @@ export function expandTwoVarMacro(e: Expr): Expr | undefined {
     },
   });
 }
+
+/**
+ * cel-go's `sortBy` macro (lists extension, version 2+): `l.sortBy(e, key)` is
+ * `@sortByAssociatedKeys(l, l.map(e, key))`; undefined when E is not such a call.
+ */
+export function expandSortBy(e: Expr): Expr | undefined {
+  const x = e.exprKind;
+  if (x.case !== 'callExpr' || x.value.function !== 'sortBy' || x.value.target === undefined || x.value.args.length !== 2) return undefined;
+  const [v, key] = x.value.args;
+  if (v.exprKind.case !== 'identExpr') return undefined;
+  const target = x.value.target;
+  const keys = create(ExprSchema, {
+    id: id(),
+    exprKind: {
+      case: 'comprehensionExpr',
+      value: {
+        iterRange: target,
+        iterVar: v.exprKind.value.name,
+        iterVar2: '',
+        accuVar: ACCU,
+        accuInit: list([]),
+        loopCondition: constant({ case: 'boolValue', value: true }),
+        loopStep: call('_+_', [ident(ACCU), list([key])]),
+        result: ident(ACCU),
+      },
+    },
+  });
+  return create(ExprSchema, { id: e.id, exprKind: { case: 'callExpr', value: { function: SORT_BY_KEYS, args: [target, keys] } } });
+}
+
+export const SORT_BY_KEYS = '@sortByAssociatedKeys';

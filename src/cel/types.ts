@@ -171,6 +171,16 @@ function metadataType(): CelType {
 }
 
 /**
+ * kube's size bound of a string field: maxLength times 4 (a code point may take 4 bytes), else the
+ * longest enum value, else none (what fits in a request).
+ */
+function stringMaxSize(schema: SchemaLike): number | undefined {
+  if (typeof schema.maxLength === 'number') return Math.max(0, schema.maxLength) * 4;
+  const values = (Array.isArray(schema.enum) ? schema.enum : []).filter((v): v is string => typeof v === 'string');
+  return values.length > 0 ? Math.max(...values.map((v) => Buffer.byteLength(v))) : undefined;
+}
+
+/**
  * The CEL type of values of SCHEMA (kube's SchemaDeclType): int-or-string and schemaless
  * preserve-unknown-fields nodes are dyn; `date-time`/`date` strings are timestamps, `duration`
  * strings durations, `byte` strings bytes; objects with `additionalProperties` are maps; embedded
@@ -199,7 +209,7 @@ export function typeFromSchema(schema: SchemaLike | undefined, path = 'self', is
         case 'date-time':
           return TIMESTAMP;
         default:
-          return { kind: 'string', maxSize: schema.maxLength };
+          return { kind: 'string', maxSize: stringMaxSize(schema) };
       }
     case 'array': {
       const t = listOf(typeFromSchema(schema.items, `${path}.@idx`), schema.maxItems);

@@ -160,7 +160,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   const authorizer = options.authorizer ?? authorizerFor(modes, { rbac, webhook: webhookAuthorizerFor(config, modes), node });
   const serving = config.securePort === undefined ? undefined : await ServingSetup.load(config);
   const authentication = buildAuthentication(config, storage, serving);
-  const webhooks = webhookAdmission(storage, registry, (error) => logger.warn('cannot watch webhook configurations', { error }));
+  const webhooks = webhookAdmission(storage, registry, authorizer, (error) => logger.warn('cannot watch webhook configurations', { error }));
   const policyError = (error: unknown): void => logger.warn('admission policies: watch failed', { error });
   const mutatingPolicies = new MutatingAdmissionPolicyPlugin(registry, storage, authorizer, shutdown.signal, policyError);
   const validatingPolicies = new ValidatingAdmissionPolicyPlugin(registry, storage, authorizer, shutdown.signal, policyError);

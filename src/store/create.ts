@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { alreadyExists, badRequest } from '../api/errors.js';
-import { applyDefaults, prepareForCreate } from '../strategy/resource-strategy.js';
+import { applyDefaults, prepareForCreate, writeWarnings } from '../strategy/resource-strategy.js';
 import { shapeStoredObject } from '../codec/go-shape.js';
 import { storageInfoOf } from '../conversion/version-conversion.js';
 import { toStorageVersionAsync } from '../conversion/converting-io.js';
@@ -59,11 +59,12 @@ export async function createObject(r: ResourceTarget, input: Obj, dryRun: boolea
     request: admissionRequestOf(r, 'CREATE'),
   };
   await r.services.admission.admit(attrs);
-  prepareForCreate(r.info, obj);
+  for (const w of prepareForCreate(r.info, obj)) attrs.request.warn(w);
   shapeStoredObject(obj, r.info);
   const key = objectKey(r.info.namespaced ? r.ri.namespace : '', name);
   return withServiceAllocation(r, obj, undefined, dryRun, async () => {
     validateCreate(r, obj);
+    for (const w of writeWarnings(r.info, '', obj, undefined)) attrs.request.warn(w);
     await r.services.admission.validate(attrs);
     if (dryRun) {
       const existing = await withStorage(r, name, () => r.services.storage.get(r.type, key));

@@ -1,7 +1,7 @@
 import { shapeStoredObject } from '../codec/go-shape.js';
 import { conflict, staleConflict } from '../api/errors.js';
 import { StorageError } from '../storage/storage.js';
-import { hasStatusSubresource, prepareForFinalize, prepareForStatusUpdate, prepareForUpdate } from '../strategy/resource-strategy.js';
+import { hasStatusSubresource, prepareForFinalize, prepareForStatusUpdate, prepareForUpdate, writeWarnings } from '../strategy/resource-strategy.js';
 import { canonicalize, isObject, jsonEqual, metadataOf, nowTimestamp, stringField, type Obj } from '../api/object-util.js';
 import { storageVersionOf, toStorageVersion } from '../conversion/version-conversion.js';
 import { servedObjectAsync, toStorageVersionAsync } from '../conversion/converting-io.js';
@@ -180,6 +180,7 @@ export async function updateObject(
       };
       await r.services.admission.admit(attrs);
       validateUpdate(r, result, current);
+      for (const w of writeWarnings(r.info, r.ri.subresource, result, current)) attrs.request.warn(w);
       await r.services.admission.validate(attrs);
       const resultMeta = metadataOf(result);
       const finalizers = Array.isArray(resultMeta.finalizers) ? resultMeta.finalizers : [];

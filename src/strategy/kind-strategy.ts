@@ -43,8 +43,20 @@ export interface KindStrategy {
    */
   createStatus?: 'keep' | ((obj: Obj) => Obj);
 
-  /** Kind-specific preparation of a create, after defaults and the status reset (kube's PrepareForCreate). */
-  prepareForCreate?: (obj: Obj) => void;
+  /**
+   * Kind-specific preparation of a create, after defaults and the status reset (kube's PrepareForCreate);
+   * it may return warnings, sent whether or not the create then validates.
+   */
+  prepareForCreate?: (obj: Obj) => string[] | void;
+
+  /**
+   * kube's WarningsOnCreate (`old` undefined) and WarningsOnUpdate of writes of the object itself (and
+   * of its scale), sent as `Warning` headers once the write has validated. Default: none.
+   */
+  warnings?: (obj: Obj, old: Obj | undefined) => string[];
+
+  /** kube's WarningsOnUpdate of the status strategy, for writes of the `status` subresource. Default: none. */
+  statusWarnings?: (obj: Obj) => string[];
 
   /** Kind-specific preparation of an update of the object, after defaults and after the stored status was kept (PrepareForUpdate). */
   prepareForUpdate?: (next: Obj, old: Obj) => void;

@@ -293,4 +293,6 @@ export function defaultPod(pod: Obj): void {
     }
   }
   defaultPodSpec(spec);
+  // kube's v1 Pod conversion (not a template's) treats a negative grace period as 1.
+  if (typeof spec.terminationGracePeriodSeconds === 'number' && spec.terminationGracePeriodSeconds < 0) spec.terminationGracePeriodSeconds = 1;
 }

@@ -1,6 +1,7 @@
 import { isObject, type Obj } from '../api/object-util.js';
 import { validateAppArmorProfile } from '../validation/pod-security-context.js';
 import { objectAt, objectsAt, unset } from './field-defaults.js';
+import { appArmorSkewWarnings } from './pod-warnings.js';
 
 /**
  * What kube-apiserver 1.36's pod strategy does to a Pod on create beyond defaulting (PrepareForCreate
@@ -114,12 +115,17 @@ function markSchedulingGated(pod: Obj, spec: Obj): void {
   pod.status = { phase, ...rest, conditions: [...conditions, condition], qosClass };
 }
 
-/** The pod strategy's create-only changes (see above), applied to a defaulted Pod whose status was reset. */
-export function preparePodForCreate(pod: Obj): void {
+/**
+ * The pod strategy's create-only changes (see above), applied to a defaulted Pod whose status was
+ * reset; returns kube's warnings about the AppArmor annotations it syncs.
+ */
+export function preparePodForCreate(pod: Obj): string[] {
   const spec = objectAt(pod, 'spec');
-  if (spec === undefined) return;
+  if (spec === undefined) return [];
+  const warnings = appArmorSkewWarnings(pod, (profile) => validateAppArmorProfile(profile, '').length === 0);
   const meta = objectAt(pod, 'metadata') ?? {};
   markSchedulingGated(pod, spec);
   mergeMatchLabelKeys(spec, stringMap(meta.labels));
   syncAppArmorAnnotations(spec, stringMap(meta.annotations));
+  return warnings;
 }

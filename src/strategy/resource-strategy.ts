@@ -41,7 +41,7 @@ function specPart(obj: Obj, withStatus = false): Obj {
  * Resets what a create may not set, as each type's PrepareForCreate does: after the defaults (applied
  * when the body is decoded) and after mutating admission, as in kube's create path.
  */
-export function prepareForCreate(info: ResourceInfo, obj: Obj): void {
+export function prepareForCreate(info: ResourceInfo, obj: Obj): string[] {
   const strategy = strategyFor(info);
   const meta = metadataOf(obj);
   if (tracksGeneration(info)) meta.generation = 1;
@@ -50,7 +50,15 @@ export function prepareForCreate(info: ResourceInfo, obj: Obj): void {
     if (strategy.createStatus !== undefined) obj.status = strategy.createStatus(obj);
     else delete obj.status;
   }
-  strategy.prepareForCreate?.(obj);
+  return strategy.prepareForCreate?.(obj) ?? [];
+}
+
+/** The warnings kube's strategy gives for a validated write of `obj` (`old` undefined on create). */
+export function writeWarnings(info: ResourceInfo, subresource: string, obj: Obj, old: Obj | undefined): string[] {
+  const strategy = strategyFor(info);
+  if (subresource === 'status') return old === undefined ? [] : (strategy.statusWarnings?.(obj) ?? []);
+  if (subresource !== '' && subresource !== 'scale') return [];
+  return strategy.warnings?.(obj, old) ?? [];
 }
 
 /**

@@ -8,6 +8,7 @@ import { isIP } from 'node:net';
 import type { StatusCause } from '../api/errors.js';
 import { ipv4Problem } from '../services/ip-range.js';
 import { goJson, invalidField, requiredField } from './field-errors.js';
+import { isIPv4Mapped, parseIP } from './ip-formats.js';
 import { isDNS1123Subdomain, isDNS1123SubdomainWithUnderscore } from './string-formats.js';
 import { list, objOrUndefined, objects, str } from './value-access.js';
 
@@ -15,9 +16,12 @@ const MAX_NAMESERVERS = 3;
 const MAX_SEARCH_PATHS = 32;
 const MAX_SEARCH_CHARS = 2048;
 
-/** IsValidIPForLegacyField for a new value: an IPv4 address without leading zeros, or an IPv6 one. */
+/** IsValidIPForLegacyField for a new value: an IPv4 address without leading zeros, or an IPv6 one that is not IPv4-mapped. */
 function ipCauses(ip: string, field: string): StatusCause[] {
-  if (isIP(ip) === 6) return [];
+  if (isIP(ip) === 6) {
+    const parsed = parseIP(ip);
+    return parsed !== undefined && isIPv4Mapped(parsed) ? [invalidField(field, ip, 'must not be an IPv4-mapped IPv6 address')] : [];
+  }
   const problem = ipv4Problem(ip);
   return problem === undefined ? [] : [invalidField(field, ip, problem)];
 }

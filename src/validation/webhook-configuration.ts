@@ -158,7 +158,7 @@ function validateMatchConditions(conditions: Obj[], field: string): StatusCause[
     if (expression === '') causes.push(requiredField(`${at}.expression`));
     else {
       const error = matchConditionCompiler().check(expression);
-      if (error !== undefined) causes.push(invalidField(`${at}.expression`, expression, `compilation failed: ${error}`));
+      if (error !== undefined) causes.push(invalidField(`${at}.expression`, expression, error));
     }
     const name = str(c.name);
     if (name === '') causes.push(requiredField(`${at}.name`));

@@ -25,7 +25,8 @@ let refusedPort: number;
 
 before(async () => {
   storage = new MemoryStorage({ historyMs: 300_000 });
-  srv = await startTestServer({}, storage);
+  // RBAC decides the matchConditions' authorizer checks for other users (the plain-HTTP client is an administrator).
+  srv = await startTestServer({ authorizationMode: 'RBAC' }, storage);
   rest = restFor(srv.url);
   hooks = await startWebhookServer(['localhost', 'hooks.wh-svc.svc']);
   const probe = createServer();
@@ -286,6 +287,32 @@ test('matchConditions (CEL) skip the webhook when a condition is false', async (
   ]);
   assert.equal((await rest.post(cms(), cm('skip-me'))).status, 201);
   assertDenied(await rest.post(cms(), cm('other')), 'admission webhook "mc.example.com" denied the request: matched');
+});
+
+test("matchConditions ask the authorizer: a service account's permission and the requester's on the request resource", async () => {
+  respond('/authz', () => ({ allowed: false, status: { message: 'called' } }));
+  const bot = `authorizer.serviceAccount(object.metadata.namespace, 'bot').group('').resource('configmaps').namespace(object.metadata.namespace).check('create')`;
+  await configure('validating', `${ns}-authz`, [
+    webhook('authz.example.com', '/authz', {
+      matchConditions: [
+        { name: 'bot-may-create', expression: `${bot}.allowed()` },
+        { name: 'requester-may-delete', expression: "authorizer.requestResource.check('delete').allowed()" },
+      ],
+    }),
+  ]);
+  assert.equal((await rest.post(cms(), cm('before'))).status, 201);
+  assert.equal(hooks.calls.length, 0);
+  await rest.create(`/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings`, {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: { name: 'bot' },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'edit' },
+    subjects: [{ kind: 'ServiceAccount', name: 'bot', namespace: ns }],
+  });
+  // The binding reaches the server's RBAC cache through its watch: retry until the webhook is called.
+  let r = await rest.post(cms(), cm('after-0'));
+  for (let i = 1; r.status === 201 && i < 100; i++) r = await rest.post(cms(), cm(`after-${i}`));
+  assertDenied(r, 'admission webhook "authz.example.com" denied the request: called');
 });
 
 test('rules: subresources, scope, and Equivalent matching across versions with the object converted', async () => {

@@ -65,6 +65,27 @@ test('match conditions must compile; unchanged ones are not checked again on upd
   assert.deepEqual(texts([{ ...bad, timeoutSeconds: 5 }], [bad]), []);
 });
 
+test('match conditions: the authorizer variables are declared; the output must be exactly bool (texts from the reference)', () => {
+  const conditions = [
+    "authorizer.check('x')",
+    "authorizer.requestResource.check('create')",
+    "authorizer.requestResource.check('create').allowed() && params.x",
+    'object.spec.enabled',
+    'object.metadata.name.startsWith(1)',
+    "'x'",
+    "authorizer.path('/x').check('get').reason() == 'a' && authorizer.serviceAccount('a','b').group('').resource('pods').subresource('x').name('y').check('get').errored()",
+  ];
+  const hook = { ...ok, matchConditions: conditions.map((expression, i) => ({ name: `c${i}`, expression })) };
+  assert.deepEqual(texts([hook]), [
+    `webhooks[0].matchConditions[0].expression: Invalid value: "authorizer.check('x')": compilation failed: ERROR: <input>:1:17: found no matching overload for 'check' applied to 'kubernetes.authorization.Authorizer.(string)'\n | authorizer.check('x')\n | ................^`,
+    `webhooks[0].matchConditions[1].expression: Invalid value: "authorizer.requestResource.check('create')": must evaluate to bool but got kubernetes.authorization.Decision`,
+    `webhooks[0].matchConditions[2].expression: Invalid value: "authorizer.requestResource.check('create').allowed() && params.x": compilation failed: ERROR: <input>:1:57: undeclared reference to 'params' (in container '')\n | authorizer.requestResource.check('create').allowed() && params.x\n | ........................................................^`,
+    'webhooks[0].matchConditions[3].expression: Invalid value: "object.spec.enabled": must evaluate to bool but got dyn',
+    `webhooks[0].matchConditions[4].expression: Invalid value: "object.metadata.name.startsWith(1)": compilation failed: ERROR: <input>:1:32: found no matching overload for 'startsWith' applied to 'dyn.(int)'\n | object.metadata.name.startsWith(1)\n | ...............................^`,
+    `webhooks[0].matchConditions[5].expression: Invalid value: "'x'": must evaluate to bool but got string`,
+  ]);
+});
+
 test('an update may keep side effects v1 no longer accepts when the stored object has them', () => {
   const legacy = { ...ok, sideEffects: 'Unknown' };
   assert.deepEqual(texts([{ ...legacy, timeoutSeconds: 5 }], [legacy], true), []);

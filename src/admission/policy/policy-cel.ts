@@ -21,8 +21,8 @@ export function policyDeclarations(types: Partial<Record<(typeof POLICY_VARIABLE
   return { ...out, ...AUTHORIZER_VARIABLES };
 }
 
-/** The authorizer variables: values src/cel made, passed through as they are. */
-const AUTHORIZER_VARIABLES: Record<string, CelType> = {
+/** The authorizer variables (policies and webhook matchConditions): values src/cel made, passed through as they are. */
+export const AUTHORIZER_VARIABLES: Record<string, CelType> = {
   authorizer: opaque('kubernetes.authorization.Authorizer'),
   'authorizer.requestResource': opaque('kubernetes.authorization.ResourceCheck'),
 };

@@ -115,6 +115,17 @@ defineMethod('sort', 0, (r) => {
   return celList([...l].sort(compareValues));
 });
 
+// The sortBy macro's helper: the list ordered by the keys computed for its elements (a stable sort).
+defineFunction('@sortByAssociatedKeys', 2, (r, keys) => {
+  const l = list(r);
+  const k = list(keys);
+  if (l === undefined || k === undefined || l.size !== k.size) return undefined;
+  const ks = [...k];
+  const order = [...l].map((v, i) => ({ v, key: ks[i] }));
+  order.sort((a, b) => compareValues(a.key, b.key));
+  return celList(order.map((o) => o.v));
+});
+
 // cel-go sets extension.
 const setsFn = (name: string, test: (a: CelValue[], b: CelValue[]) => boolean): void =>
   defineFunction(`sets.${name}`, 2, (a, b) => (isCelList(a) && isCelList(b) ? test([...a], [...b]) : undefined));

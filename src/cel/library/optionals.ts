@@ -5,7 +5,7 @@
  */
 import { celList, celMap, isCelList, isCelMap, isCelUint, type CelValue } from '@bufbuild/cel';
 import { isReflectMessage } from '@bufbuild/protobuf/reflect';
-import { OPT_INDEX, OPT_SELECT } from '../source.js';
+import { OPT_INDEX, OPT_LIST, OPT_MAP, OPT_SELECT } from '../source.js';
 import { asOptional, optionalValue } from '../values.js';
 import { CelEvalError, defineFunction, defineMethod } from './registry.js';
 
@@ -83,4 +83,37 @@ defineFunction('@mapInsertEntry', 2, (m, entry) => {
   if (!isCelMap(entry) || entry.size !== 1) throw new CelEvalError('transformMapEntry: the expression must produce a map of one entry');
   const [[k, v]] = [...entry];
   return insert(m, k, v);
+});
+
+/** The positions an `@optList` / `@optMap` call marks optional. */
+function marked(indexes: CelValue): Set<number> {
+  return new Set(isCelList(indexes) ? [...indexes].map((i) => Number(i as bigint)) : []);
+}
+
+// Optional list elements and map entries (`[?e]`, `{?k: v}`): absent ones are left out, present ones unwrapped.
+defineFunction(OPT_LIST, 2, (list, indexes) => {
+  if (!isCelList(list)) return undefined;
+  const optional = marked(indexes);
+  const out: CelValue[] = [];
+  [...list].forEach((v, i) => {
+    if (!optional.has(i)) return out.push(v);
+    const o = asOptional(v);
+    if (o === undefined) throw new CelEvalError('no such overload');
+    if (o.present) out.push(o.value as CelValue);
+    return out.length;
+  });
+  return celList(out);
+});
+defineFunction(OPT_MAP, 2, (map, indexes) => {
+  if (!isCelMap(map)) return undefined;
+  const optional = marked(indexes);
+  const out = new Map<string, CelValue>();
+  [...map].forEach(([k, v], i) => {
+    if (!optional.has(i)) return out.set(k as string, v);
+    const o = asOptional(v);
+    if (o === undefined) throw new CelEvalError('no such overload');
+    if (o.present) out.set(k as string, o.value as CelValue);
+    return out;
+  });
+  return celMap(out);
 });

@@ -1,4 +1,4 @@
-import { isObject } from '../../api/object-util.js';
+import { isObject, jsonEqual } from '../../api/object-util.js';
 import { validatePod } from '../../validation/pod-spec.js';
 import { validatePodTemplate } from '../../validation/workloads.js';
 import { defaultPodTemplate } from '../defaults.js';
@@ -7,6 +7,7 @@ import { defaultPod } from '../pod-defaults.js';
 import { preparePodForCreate } from '../pod-prepare.js';
 import { podQosClass } from '../pod-qos.js';
 import { canonicalizePodStatus } from '../pod-status.js';
+import { podCreateWarnings, podStatusWarnings, podTemplateWarnings } from '../pod-warnings.js';
 
 /**
  * Pods: defaults in pod-defaults.ts, validation in validation/pod-spec.ts (containers, volumes,
@@ -23,6 +24,9 @@ export const pods: KindStrategy = {
   createStatus: (pod) => ({ phase: 'Pending', qosClass: podQosClass(pod) }),
   // Scheduling gates, matchLabelKeys merged into selectors, AppArmor annotations into fields.
   prepareForCreate: preparePodForCreate,
+  // kube warns about a pod's spec on create only (updates are frequent and mostly not by people).
+  warnings: (pod, old) => (old === undefined ? podCreateWarnings(pod) : []),
+  statusWarnings: podStatusWarnings,
   // The kubelet's status writes also carry labels and annotations.
   statusUpdatesMetadata: true,
   // podIPs from podIP (v1 conversion), null condition times (Go's zero times).
@@ -41,4 +45,6 @@ export const pods: KindStrategy = {
 export const podTemplates: KindStrategy = {
   defaults: defaultPodTemplate,
   validate: (obj) => validatePodTemplate(obj),
+  // On update only when the template changed (kube: when the generation it bumps for that changed).
+  warnings: (obj, old) => (old === undefined || !jsonEqual(obj.template, old.template) ? podTemplateWarnings('template', obj.template) : []),
 };

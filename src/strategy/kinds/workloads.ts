@@ -11,6 +11,9 @@ import {
 } from '../defaults.js';
 import { generateJobSelector } from '../job-selector.js';
 import type { KindStrategy } from '../kind-strategy.js';
+import { jsonEqual, type Obj } from '../../api/object-util.js';
+import { podNamePrefixWarnings, podTemplateWarnings, pvcSpecWarnings } from '../pod-warnings.js';
+import { objectAt, objectsAt } from '../field-defaults.js';
 
 /**
  * Workload controllers (apps/v1, batch/v1, ReplicationControllers): spec and status split by the
@@ -18,13 +21,93 @@ import type { KindStrategy } from '../kind-strategy.js';
  * pod templates defaulted and validated as pods are (pod-defaults.ts, validation/pod-spec.ts).
  */
 
-export const deployments: KindStrategy = { defaults: defaultDeployment, validate: validateDeployment };
-export const replicaSets: KindStrategy = { defaults: defaultReplicaSet, validate: validateReplicaSet };
-export const statefulSets: KindStrategy = { defaults: defaultStatefulSet, validate: validateStatefulSet };
-export const daemonSets: KindStrategy = { defaults: defaultDaemonSet, validate: validateDaemonSet };
-export const replicationControllers: KindStrategy = { defaults: defaultReplicationController, validate: (obj) => validateReplicationController(obj) };
+/** Whether an update changed the spec (kube's strategies bump metadata.generation for it and warn only then). */
+const specChanged = (obj: Obj, old: Obj): boolean => (objectAt(obj, 'metadata') ?? {}).generation !== (objectAt(old, 'metadata') ?? {}).generation;
+
+const spec = (obj: Obj): Obj => objectAt(obj, 'spec') ?? {};
+
+/** Deployments, ReplicaSets: the name, then the template on create; the template when the spec changed. */
+const templateWarnings = (obj: Obj, old: Obj | undefined): string[] =>
+  old === undefined
+    ? [...podNamePrefixWarnings(obj), ...podTemplateWarnings('spec.template', spec(obj).template)]
+    : specChanged(obj, old)
+      ? podTemplateWarnings('spec.template', spec(obj).template)
+      : [];
+
+/** StatefulSets: template, claim templates (kube's update path says `.Spec`), negative revisionHistoryLimit. */
+function statefulSetWarnings(obj: Obj, old: Obj | undefined): string[] {
+  const out = old === undefined || specChanged(obj, old) ? podTemplateWarnings('spec.template', spec(obj).template) : [];
+  objectsAt(spec(obj), 'volumeClaimTemplates').forEach((pvc, i) => {
+    out.push(...pvcSpecWarnings(`spec.volumeClaimTemplates[${i}]${old === undefined ? '' : '.Spec'}`, objectAt(pvc, 'spec')));
+  });
+  const limit = spec(obj).revisionHistoryLimit;
+  if (typeof limit === 'number' && limit < 0)
+    out.push('spec.revisionHistoryLimit: a negative value retains all historical revisions; a value >= 0 is recommended');
+  return out;
+}
+
+/** WarningsForJobSpec at `path`: very large indexed jobs, then the template. */
+function jobSpecWarnings(path: string, jobSpec: Obj): string[] {
+  const out: string[] = [];
+  const completions = typeof jobSpec.completions === 'number' ? jobSpec.completions : 0;
+  const parallelism = typeof jobSpec.parallelism === 'number' ? jobSpec.parallelism : 0;
+  if (jobSpec.completionMode === 'Indexed' && completions > 100_000 && parallelism > 10_000) {
+    out.push(
+      `${path}: In Indexed Jobs with a number of completions higher than 10^5 and a parallelism higher than 10^4, Kubernetes might not be able to track completedIndexes when a big number of indexes fail`,
+    );
+  }
+  return [...out, ...podTemplateWarnings(`${path}.template`, jobSpec.template)];
+}
+
+export const deployments: KindStrategy = { defaults: defaultDeployment, validate: validateDeployment, warnings: templateWarnings };
+export const replicaSets: KindStrategy = { defaults: defaultReplicaSet, validate: validateReplicaSet, warnings: templateWarnings };
+export const statefulSets: KindStrategy = { defaults: defaultStatefulSet, validate: validateStatefulSet, warnings: statefulSetWarnings };
+export const daemonSets: KindStrategy = {
+  defaults: defaultDaemonSet,
+  validate: validateDaemonSet,
+  // kube warns on update when the template generation moved, i.e. the template changed.
+  warnings: (obj, old) =>
+    old === undefined || !jsonEqual(spec(obj).template, spec(old).template) ? podTemplateWarnings('spec.template', spec(obj).template) : [],
+};
+export const replicationControllers: KindStrategy = {
+  defaults: defaultReplicationController,
+  validate: (obj) => validateReplicationController(obj),
+  // kube's update warnings are computed on the old template (its arguments are swapped).
+  warnings: (obj, old) =>
+    old === undefined
+      ? [...podNamePrefixWarnings(obj), ...podTemplateWarnings('spec.template', spec(obj).template)]
+      : specChanged(obj, old)
+        ? podTemplateWarnings('spec.template', spec(old).template)
+        : [],
+};
 
 /** Jobs: a selector and the matching template labels are generated on create unless manualSelector (job-selector.ts). */
-export const jobs: KindStrategy = { defaults: defaultJob, validate: validateJob, prepareForCreate: generateJobSelector };
+export const jobs: KindStrategy = {
+  defaults: defaultJob,
+  validate: validateJob,
+  prepareForCreate: generateJobSelector,
+  warnings: (obj, old) =>
+    old === undefined
+      ? [...podNamePrefixWarnings(obj), ...jobSpecWarnings('spec', spec(obj))]
+      : specChanged(obj, old)
+        ? jobSpecWarnings('spec', spec(obj))
+        : [],
+};
 
-export const cronJobs: KindStrategy = { defaults: defaultCronJob, validate: validateCronJob };
+const jobTemplateSpec = (obj: Obj): Obj => objectAt(objectAt(spec(obj), 'jobTemplate') ?? {}, 'spec') ?? {};
+
+export const cronJobs: KindStrategy = {
+  defaults: defaultCronJob,
+  validate: validateCronJob,
+  warnings: (obj, old) => {
+    if (old === undefined) return [...podNamePrefixWarnings(obj), ...jobSpecWarnings('spec.jobTemplate.spec', jobTemplateSpec(obj))];
+    const out = specChanged(obj, old) ? jobSpecWarnings('spec.jobTemplate.spec', jobTemplateSpec(obj)) : [];
+    const schedule = spec(obj).schedule;
+    if (typeof schedule === 'string' && schedule.includes('TZ')) {
+      out.push(
+        'cannot use TZ or CRON_TZ in spec.spec.schedule, use timeZone instead, see https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/ for more details',
+      );
+    }
+    return out;
+  },
+};
