@@ -2,6 +2,7 @@ import type { Authorizer } from '../auth/authorizer.js';
 import type { Storage } from '../storage/storage.js';
 import { Admission, type AdmissionPlugin } from './admission.js';
 import { AlwaysDeny } from './always-deny.js';
+import { CertificateApproval, CertificateSigning, CertificateSubjectRestriction } from './certificate-admission.js';
 import { DefaultStorageClass } from './default-storage-class.js';
 import { DefaultTolerationSeconds } from './default-toleration-seconds.js';
 import { LimitRanger } from './limit-ranger.js';
@@ -37,6 +38,9 @@ const PLUGINS: Record<string, (deps: AdmissionDependencies) => AdmissionPlugin |
   Priority: (d) => new PriorityAdmission(d.storage),
   DefaultTolerationSeconds: () => new DefaultTolerationSeconds(),
   DefaultStorageClass: (d) => new DefaultStorageClass(d.storage),
+  CertificateApproval: (d) => new CertificateApproval(d.authorizer),
+  CertificateSigning: (d) => new CertificateSigning(d.authorizer),
+  CertificateSubjectRestriction: () => new CertificateSubjectRestriction(),
   MutatingAdmissionPolicy: (d) => d.mutatingPolicies,
   MutatingAdmissionWebhook: (d) => d.webhooks?.mutating,
   ValidatingAdmissionPolicy: (d) => d.validatingPolicies,

@@ -12,9 +12,10 @@ import { admissionFlagProblems } from '../admission/plugin-names.js';
 import { SERVING_FLAGS, type AuthenticationConfig, type ServingConfig } from './serving-flags.js';
 import { AUDIT_FLAGS, type AuditConfig } from './audit-flags.js';
 import { COMPAT_FLAGS } from './compat-flags.js';
+import { SIGNING_FLAGS, type ClusterSigningConfig } from './signing-flags.js';
 
 /** Everything the command line configures (serving and authentication: see serving-flags.ts). */
-export interface ServerConfig extends ServingConfig, AuthenticationConfig, AuditConfig {
+export interface ServerConfig extends ServingConfig, AuthenticationConfig, AuditConfig, ClusterSigningConfig {
   /** Address of the secure port. */
   bindAddress: string;
   storage: 'memory' | 'redis';
@@ -159,6 +160,7 @@ const FLAGS: FlagSpec[] = [
   },
   ...SERVING_FLAGS,
   ...AUDIT_FLAGS,
+  ...SIGNING_FLAGS,
   {
     name: 'storage',
     default: 'memory',
@@ -369,7 +371,7 @@ const FLAGS: FlagSpec[] = [
   {
     name: 'controllers',
     default: '*',
-    help: "Controllers the server runs (one process per storage at a time, elected through the kube-system/capstan-controller-manager Lease). '*' enables all, 'foo' enables foo, '-foo' disables foo. Known: garbage-collector-controller (alias garbage-collector), disruption-controller (alias disruption), root-ca-certificate-publisher-controller (alias root-ca-cert-publisher: kube-root-ca.crt in every namespace, with HTTPS). Use --controllers=-garbage-collector when kube-controller-manager runs against this server.",
+    help: "Controllers the server runs (one process per storage at a time, elected through the kube-system/capstan-controller-manager Lease). '*' enables all, 'foo' enables foo, '-foo' disables foo. Known: garbage-collector-controller (alias garbage-collector), disruption-controller (alias disruption), root-ca-certificate-publisher-controller (alias root-ca-cert-publisher: kube-root-ca.crt in every namespace, with HTTPS), certificatesigningrequest-signing-controller (alias csrsigning: signs approved CSRs of the kubernetes.io signers, with HTTPS or --cluster-signing-cert-file). Use --controllers=-garbage-collector when kube-controller-manager runs against this server.",
     apply: (c, v) => {
       const names = list(v);
       parsed('controllers', v, () => validateControllerList(names));

@@ -7,7 +7,8 @@
 import { logger } from '../logging/logger.js';
 import type { ApiServices } from '../store/resource-target.js';
 import { GarbageCollector } from './garbage-collector.js';
-import { DISRUPTION, GARBAGE_COLLECTOR, RESOURCE_QUOTA, isControllerEnabled, type ControllerName } from './controller-names.js';
+import { CSR_SIGNING, DISRUPTION, GARBAGE_COLLECTOR, RESOURCE_QUOTA, isControllerEnabled, type ControllerName } from './controller-names.js';
+import { CsrSigningController, type SigningConfig } from './csr-signing-controller.js';
 import { DisruptionController } from './disruption-controller.js';
 import { ResourceQuotaController } from './resource-quota-controller.js';
 import { candidateIdentity, DEFAULT_ELECTION_TIMING, LeaderElector, type ElectionTiming } from './leader-election.js';
@@ -18,9 +19,15 @@ export interface ManagedController {
   run(signal: AbortSignal): Promise<void>;
 }
 
-/** A controller the manager can run: its flag name and how to build one. */
+/** What some controllers need beyond the API services. */
+export interface ControllerDependencies {
+  /** The cluster signing CA (with HTTPS); without it the CSR signing controller does not run. */
+  signing?: SigningConfig;
+}
+
+/** A controller the manager can run: its flag name and how to build one (undefined: it cannot run here). */
 export interface ControllerDescriptor extends ControllerName {
-  create(services: ApiServices): ManagedController;
+  create(services: ApiServices, deps: ControllerDependencies): ManagedController | undefined;
 }
 
 /** Controllers of the manager, as kube-controller-manager names them. */
@@ -47,6 +54,12 @@ export const KNOWN_CONTROLLERS: ControllerDescriptor[] = [
     ...RESOURCE_QUOTA,
     // ResourceQuota status.hard and status.used, recounted from the namespace's objects.
     create: (services) => ({ name: RESOURCE_QUOTA.name, run: (signal) => new ResourceQuotaController(services.storage).run(signal) }),
+  },
+  {
+    ...CSR_SIGNING,
+    // status.certificate of approved CSRs of the kubernetes.io signers, from the cluster signing CA.
+    create: (services, { signing }) =>
+      signing === undefined ? undefined : { name: CSR_SIGNING.name, run: (signal) => new CsrSigningController(services.storage, signing).run(signal) },
   },
 ];
 
@@ -119,12 +132,15 @@ export class ControllerManager {
 }
 
 /** The manager for `--controllers`, or undefined when it enables none. */
-export function controllerManagerFor(services: ApiServices, list: string[], timing?: ElectionTiming): ControllerManager | undefined {
-  const enabled = KNOWN_CONTROLLERS.filter((d) => isControllerEnabled(d, list));
+export function controllerManagerFor(
+  services: ApiServices,
+  list: string[],
+  timing?: ElectionTiming,
+  deps: ControllerDependencies = {},
+): ControllerManager | undefined {
+  const enabled = KNOWN_CONTROLLERS.filter((d) => isControllerEnabled(d, list))
+    .map((d) => d.create(services, deps))
+    .filter((c): c is ManagedController => c !== undefined);
   if (enabled.length === 0) return undefined;
-  return new ControllerManager(
-    services,
-    enabled.map((d) => d.create(services)),
-    timing,
-  );
+  return new ControllerManager(services, enabled, timing);
 }

@@ -24,8 +24,11 @@ export const ROOT_CA_PUBLISHER: ControllerName = { name: 'root-ca-certificate-pu
 /** The tokens controller (legacy tokens into kubernetes.io/service-account-token Secrets), under kube-controller-manager's name. */
 export const SERVICE_ACCOUNT_TOKEN: ControllerName = { name: 'serviceaccount-token-controller', aliases: ['serviceaccount-token'] };
 
+/** The signer of approved CertificateSigningRequests (with HTTPS), under kube-controller-manager's name and alias. */
+export const CSR_SIGNING: ControllerName = { name: 'certificatesigningrequest-signing-controller', aliases: ['csrsigning'] };
+
 /** Every controller the server can run. */
-export const KNOWN_CONTROLLER_NAMES: ControllerName[] = [GARBAGE_COLLECTOR, DISRUPTION, RESOURCE_QUOTA, ROOT_CA_PUBLISHER, SERVICE_ACCOUNT_TOKEN];
+export const KNOWN_CONTROLLER_NAMES: ControllerName[] = [GARBAGE_COLLECTOR, DISRUPTION, RESOURCE_QUOTA, ROOT_CA_PUBLISHER, SERVICE_ACCOUNT_TOKEN, CSR_SIGNING];
 
 /**
  * Checks a `--controllers` list; throws `"x" is not in the list of known controllers` (kube's

@@ -39,6 +39,7 @@ import { HealthChecks } from '../health/health-checks.js';
 import { healthRouter } from '../health/health-router.js';
 import { NamespaceController } from '../namespace/namespace-controller.js';
 import { controllerManagerFor } from '../controllers/controller-manager.js';
+import { clusterSigningConfig } from '../certificates/cluster-signing.js';
 import { CrdRegistrar } from '../crd/crd-registrar.js';
 import { DefaultServiceAccounts } from '../namespace/default-service-accounts.js';
 import { RootCAPublisher } from '../namespace/root-ca-publisher.js';
@@ -362,7 +363,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
     await roleAggregation.start();
   }
   // Every process is a candidate; the elected one runs the garbage collector and the disruption controller.
-  const controllerManager = controllerManagerFor(services, config.controllers);
+  const controllerManager = controllerManagerFor(services, config.controllers, undefined, { signing: clusterSigningConfig(config, serving) });
   controllerManager?.start();
   bootstrapHook.done();
 
