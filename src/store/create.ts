@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { alreadyExists, badRequest } from '../api/errors.js';
-import { applyDefaults, prepareForCreate, writeWarnings } from '../strategy/resource-strategy.js';
+import { applyDefaults, prepareForCreate, recordRequester, writeWarnings } from '../strategy/resource-strategy.js';
 import { shapeStoredObject } from '../codec/go-shape.js';
 import { storageInfoOf } from '../conversion/version-conversion.js';
 import { toStorageVersionAsync } from '../conversion/converting-io.js';
@@ -60,6 +60,7 @@ export async function createObject(r: ResourceTarget, input: Obj, dryRun: boolea
   };
   await r.services.admission.admit(attrs);
   for (const w of prepareForCreate(r.info, obj)) attrs.request.warn(w);
+  recordRequester(r.info, obj, attrs.request.user);
   shapeStoredObject(obj, r.info);
   const key = objectKey(r.info.namespaced ? r.ri.namespace : '', name);
   return withServiceAllocation(r, obj, undefined, dryRun, async () => {

@@ -1,5 +1,6 @@
 import type { StatusCause } from '../api/errors.js';
 import type { Obj } from '../api/object-util.js';
+import type { User } from '../auth/user.js';
 import type { UpdateMetaPasses } from '../validation/object-meta.js';
 
 /**
@@ -48,6 +49,9 @@ export interface KindStrategy {
    * it may return warnings, sent whether or not the create then validates.
    */
   prepareForCreate?: (obj: Obj) => string[] | void;
+
+  /** The part of kube's PrepareForCreate that records who sent the create (a CSR's requester). Default: none. */
+  recordRequester?: (obj: Obj, user: User) => void;
 
   /**
    * kube's WarningsOnCreate (`old` undefined) and WarningsOnUpdate of writes of the object itself (and

@@ -1,6 +1,7 @@
 import type { ResourceInfo } from '../registry/resource-types.js';
 import { isObject, jsonEqual, metadataOf, type Obj } from '../api/object-util.js';
 import { applyDefaults, strategyFor } from './strategies.js';
+import type { User } from '../auth/user.js';
 
 export { applyDefaults };
 
@@ -51,6 +52,11 @@ export function prepareForCreate(info: ResourceInfo, obj: Obj): string[] {
     else delete obj.status;
   }
   return strategy.prepareForCreate?.(obj) ?? [];
+}
+
+/** Records the creating user in the object where the kind's PrepareForCreate does (a CSR's spec.username, uid, groups, extra). */
+export function recordRequester(info: ResourceInfo, obj: Obj, user: User): void {
+  strategyFor(info).recordRequester?.(obj, user);
 }
 
 /** The warnings kube's strategy gives for a validated write of `obj` (`old` undefined on create). */

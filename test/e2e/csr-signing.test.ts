@@ -113,6 +113,25 @@ describe('CertificateSigningRequest signing and certificate admission', () => {
     );
     assert.equal(who.status, 201, who.text);
     assert.deepEqual(who.body.status.userInfo, { username: 'certs-user', groups: ['certs-dev', 'certs-ops', 'system:authenticated'] });
+    // A CSR records its requester (kube's PrepareForCreate), whatever the body says.
+    const again = uniqueName('certs-again');
+    const bootstrapper = {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: again },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:node-bootstrapper' },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'certs-user' }],
+    };
+    assert.equal((await httpsRequest(`${url}/apis/rbac.authorization.k8s.io/v1/clusterrolebindings`, admin, { body: bootstrapper })).status, 201);
+    const body = csrBody(again, (await keyAndRequest('CN=certs-user')).request, { username: 'someone-else', groups: ['x'] });
+    // RBAC decides from each process's watched copy of the bindings: the new one may take a moment.
+    let mine = await httpsRequest(`${url}${CSRS}`, { ca, cert: pem, key }, { body });
+    for (const deadline = Date.now() + 10_000; mine.status === 403 && Date.now() < deadline;)
+      mine = await httpsRequest(`${url}${CSRS}`, { ca, cert: pem, key }, { body });
+    assert.equal(mine.status, 201, mine.text);
+    created.push(again);
+    assert.equal(mine.body.spec.username, 'certs-user');
+    assert.deepEqual(mine.body.spec.groups, ['certs-dev', 'certs-ops', 'system:authenticated']);
   });
 
   test('expirationSeconds below ten minutes gets ten minutes', async () => {

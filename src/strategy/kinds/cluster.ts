@@ -5,6 +5,8 @@ import { validatePriorityClass } from '../../validation/priority-class.js';
 import { validateClusterRole, validateClusterRoleBinding, validateRole, validateRoleBinding } from '../../validation/rbac.js';
 import { defaultNode, defaultPriorityClass, defaultRoleBinding, defaultWebhooks } from '../defaults.js';
 import type { KindStrategy } from '../kind-strategy.js';
+import { isObject, type Obj } from '../../api/object-util.js';
+import type { User } from '../../auth/user.js';
 import { validateWebhookConfiguration } from '../../validation/webhook-configuration.js';
 
 /** Nodes, events, leases, scheduling, RBAC and the other cluster-level kinds. */
@@ -52,4 +54,17 @@ export const validatingWebhookConfigurations: KindStrategy = {
 export const untrackedGeneration: KindStrategy = { tracksGeneration: false };
 export const trackedGeneration: KindStrategy = { tracksGeneration: true };
 /** CertificateSigningRequests: neither their status nor their approval strategy resets metadata, so writes there change labels, annotations and the rest. */
-export const certificateSigningRequests: KindStrategy = { tracksGeneration: false, statusUpdatesMetadata: 'all' };
+export const certificateSigningRequests: KindStrategy = { tracksGeneration: false, statusUpdatesMetadata: 'all', recordRequester: recordCsrRequester };
+
+/** kube's CSR PrepareForCreate: spec.username, uid, groups and extra are the requester's, whatever was sent. */
+function recordCsrRequester(csr: Obj, user: User): void {
+  const spec: Obj = isObject(csr.spec) ? csr.spec : (csr.spec = {});
+  delete spec.username;
+  delete spec.uid;
+  delete spec.groups;
+  delete spec.extra;
+  if (user.name !== '') spec.username = user.name;
+  if (user.uid !== '') spec.uid = user.uid;
+  if (user.groups.length > 0) spec.groups = [...user.groups];
+  if (Object.keys(user.extra).length > 0) spec.extra = Object.fromEntries(Object.entries(user.extra).map(([k, v]) => [k, [...v]]));
+}
