@@ -30,9 +30,9 @@ interface KeyAndRequest {
 }
 
 /** A fresh P-256 key and a PEM CSR for `subject`, both as a client would make them. */
-async function keyAndRequest(subject: string): Promise<KeyAndRequest> {
+async function keyAndRequest(subject: string, extensions: x509.Extension[] = []): Promise<KeyAndRequest> {
   const keys = await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify']);
-  const csr = await x509.Pkcs10CertificateRequestGenerator.create({ name: subject, keys, signingAlgorithm: ALG });
+  const csr = await x509.Pkcs10CertificateRequestGenerator.create({ name: subject, keys, signingAlgorithm: ALG, extensions });
   const der = Buffer.from(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey));
   const key = `-----BEGIN PRIVATE KEY-----\n${(der.toString('base64').match(/.{1,64}/g) ?? []).join('\n')}\n-----END PRIVATE KEY-----\n`;
   return { key, request: csr.toString('pem') };
@@ -157,6 +157,35 @@ describe('CertificateSigningRequest signing and certificate admission', () => {
     assert.equal(csr.status.certificate, undefined);
   });
 
+  test("kubelet-serving: signed with the request's subjectAltNames; refused usages get kube's message", async () => {
+    const sans = new x509.SubjectAlternativeNameExtension([
+      { type: 'dns', value: 'certs-node.example' },
+      { type: 'ip', value: '10.0.0.7' },
+    ]);
+    const serving = { signerName: 'kubernetes.io/kubelet-serving', usages: ['digital signature', 'server auth'] };
+    const good = uniqueName('certs-serving');
+    assert.equal((await create(good, (await keyAndRequest('CN=system:node:certs-node, O=system:nodes', [sans])).request, serving)).status, 201);
+    const bad = uniqueName('certs-serving-bad');
+    assert.equal(
+      (await create(bad, (await keyAndRequest('CN=system:node:certs-node, O=system:nodes', [sans])).request, { ...serving, usages: ['server auth'] })).status,
+      201,
+    );
+    assert.equal((await approve(good)).status, 200);
+    assert.equal((await approve(bad)).status, 200);
+    const signed = await until(good, (c) => typeof c.status?.certificate === 'string');
+    const cert = new x509.X509Certificate(Buffer.from(signed.status.certificate, 'base64').toString('utf8'));
+    assert.equal(cert.subject, 'CN=system:node:certs-node, O=system:nodes');
+    assert.deepEqual(cert.getExtension(x509.SubjectAlternativeNameExtension)?.names.toJSON(), [
+      { type: 'dns', value: 'certs-node.example' },
+      { type: 'ip', value: '10.0.0.7' },
+    ]);
+    const refused = await until(bad, (c) => (c.status?.conditions ?? []).some((x: any) => x.type === 'Failed'));
+    assert.equal(
+      refused.status.conditions.find((x: any) => x.type === 'Failed').message,
+      'usages did not match [digital signature key encipherment server auth]',
+    );
+  });
+
   test('CertificateSubjectRestriction refuses system:masters for kube-apiserver-client', async () => {
     const name = uniqueName('certs-masters');
     const { request } = await keyAndRequest('CN=certs-root, O=system:masters');
@@ -230,5 +259,68 @@ describe('CertificateSigningRequest signing and certificate admission', () => {
     while (allowed.status === 403 && Date.now() < deadline) allowed = await approve(name, as);
     assert.equal(allowed.status, 200, allowed.text);
     await until(name, (c) => typeof c.status?.certificate === 'string');
+  });
+});
+
+describe('--cluster-signing-cert-file / --cluster-signing-key-file (an RSA CA in PKCS#1)', () => {
+  test('approved CSRs are signed by that CA, which --client-ca-file trusts', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'capstan-csr-rsa-'));
+    const { generateKeyPairSync } = await import('node:crypto');
+    const pair = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const rsa = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' };
+    const keys = {
+      privateKey: await webcrypto.subtle.importKey('pkcs8', pair.privateKey.export({ format: 'der', type: 'pkcs8' }), rsa, true, ['sign']),
+      publicKey: await webcrypto.subtle.importKey('spki', pair.publicKey.export({ format: 'der', type: 'spki' }), rsa, true, ['verify']),
+    };
+    const caCert = await x509.X509CertificateGenerator.createSelfSigned({
+      name: 'CN=certs-rsa-ca',
+      keys,
+      signingAlgorithm: rsa,
+      notBefore: new Date(Date.now() - 60_000),
+      notAfter: new Date(Date.now() + 86_400_000),
+      extensions: [new x509.BasicConstraintsExtension(true, undefined, true), new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign, true)],
+    });
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(join(dir, 'ca.crt'), caCert.toString('pem'));
+    writeFileSync(join(dir, 'ca.key'), pair.privateKey.export({ format: 'pem', type: 'pkcs1' }));
+    const proc = await spawnCapstan([
+      '--port=0',
+      `--cert-dir=${join(dir, 'pki')}`,
+      `--client-ca-file=${join(dir, 'ca.crt')}`,
+      `--cluster-signing-cert-file=${join(dir, 'ca.crt')}`,
+      `--cluster-signing-key-file=${join(dir, 'ca.key')}`,
+      '--cluster-signing-duration=2h',
+    ]);
+    try {
+      const url = /"secureUrl":"([^"]+)"/.exec(proc.stderr())?.[1] ?? '';
+      const ca = readFileSync(join(dir, 'pki', 'ca.crt'), 'utf8');
+      const admin = { ca, cert: readFileSync(join(dir, 'pki', 'admin.crt'), 'utf8'), key: readFileSync(join(dir, 'pki', 'admin.key'), 'utf8') };
+      const name = uniqueName('certs-rsa');
+      const { key, request } = await keyAndRequest('CN=certs-rsa-user, O=certs-rsa-group');
+      assert.equal((await httpsRequest(`${url}${CSRS}`, admin, { body: csrBody(name, request) })).status, 201);
+      const current = (await httpsRequest(`${url}${CSRS}/${name}`, admin)).body;
+      current.status = { conditions: [{ type: 'Approved', status: 'True', reason: 'CertsTest', message: 'approved' }] };
+      assert.equal((await httpsRequest(`${url}${CSRS}/${name}/approval`, admin, { method: 'PUT', body: current })).status, 200);
+      let pem = '';
+      for (const deadline = Date.now() + 10_000; pem === '' && Date.now() < deadline;) {
+        const c = (await httpsRequest(`${url}${CSRS}/${name}`, admin)).body;
+        if (typeof c.status?.certificate === 'string') pem = Buffer.from(c.status.certificate, 'base64').toString('utf8');
+      }
+      const cert = new x509.X509Certificate(pem);
+      assert.equal(cert.issuer, 'CN=certs-rsa-ca');
+      assert.ok(await cert.verify({ publicKey: caCert.publicKey, signatureOnly: true }));
+      // No expirationSeconds: --cluster-signing-duration from signing, valid since five minutes before (under eight hours).
+      assert.equal((cert.notAfter.getTime() - cert.notBefore.getTime()) / 1000, 7200 + 300);
+      const who = await httpsRequest(
+        `${url}/apis/authentication.k8s.io/v1/selfsubjectreviews`,
+        { ca, cert: pem, key },
+        { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' } },
+      );
+      assert.equal(who.status, 201, who.text);
+      assert.equal(who.body.status.userInfo.username, 'certs-rsa-user');
+    } finally {
+      await proc.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
