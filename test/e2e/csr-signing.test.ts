@@ -3,9 +3,12 @@
  * kube-controller-manager (messages compared with the shared reference): an approved
  * kube-apiserver-client CSR gets a certificate from the certificatesigningrequest-signing-controller
  * that authenticates as the CSR's subject (CN user, O groups) and lasts as `expirationSeconds` asks;
+ * a CSR records its requester; a kubelet-serving certificate keeps the request's subjectAltNames;
  * a CSR with usages its signer refuses gets a Failed condition; the certificate admission plugins
  * refuse system:masters client CSRs, approval without `approve` on the signer, and a certificate
- * written without `sign` on the signer.
+ * written without `sign` on the signer. Then an RSA CA given by --cluster-signing-cert-file/-key-file
+ * signs, capped by --cluster-signing-duration. (The shared reference runs kube-controller-manager
+ * without signing flags, so only the admission messages could be compared there.)
  */
 import '../helpers/reflect-metadata-shim.js';
 import { after, before, describe, test } from 'node:test';
