@@ -8,10 +8,12 @@ import type { VersionView, VersionViews } from './version-comparison.js';
  * For an update of a custom resource whose CRD converts by webhook: the views of the other versions
  * its managers were recorded at, with `live` and `next` converted there by the webhook beforehand
  * (one ConversionReview per version), so that those managers lose what the write changes as seen at
- * their own version, as structured-merge-diff's Updater decides. Undefined when nothing needs it; a
- * version whose conversion fails keeps the request's comparison.
+ * their own version, as structured-merge-diff's Updater decides. `before` is the object compared
+ * (an apply compares `live` without managedFields); the views also answer for copies of `before`
+ * and `next`. Undefined when nothing needs it; a version whose conversion fails keeps the request's
+ * comparison.
  */
-export async function webhookVersionViews(info: ResourceInfo, live: Obj, next: Obj): Promise<VersionViews | undefined> {
+export async function webhookVersionViews(info: ResourceInfo, live: Obj, next: Obj, before: Obj = live): Promise<VersionViews | undefined> {
   if (info.custom !== true) return undefined;
   const own = apiVersionOf(info.group, info.version);
   const conversion = webhookConversionOf(own, info.kind);
@@ -24,15 +26,21 @@ export async function webhookVersionViews(info: ResourceInfo, live: Obj, next: O
   }
   if (versions.size === 0) return undefined;
   const views = new Map<string, VersionView>();
+  let beforeJson: string | undefined;
+  let nextJson: string | undefined;
   for (const apiVersion of versions) {
     try {
-      const [liveThere, nextThere] = await convertByWebhook(conversion, [live, next], apiVersion, true);
+      const [liveThere, nextThere] = await convertByWebhook(conversion, [before, next], apiVersion, true);
       const type = typeFor({ ...info, version: apiVersion.slice(apiVersion.lastIndexOf('/') + 1), definition: '' });
       views.set(apiVersion, {
         type,
         convert: (value) => {
-          if (value === live) return liveThere;
+          if (value === before || value === live) return liveThere;
           if (value === next) return nextThere;
+          // An apply compares copies of the objects converted beforehand.
+          const json = JSON.stringify(value);
+          if (json === (beforeJson ??= JSON.stringify(before))) return liveThere;
+          if (json === (nextJson ??= JSON.stringify(next))) return nextThere;
           throw new Error('object not converted beforehand');
         },
       });

@@ -57,7 +57,7 @@ function convert(o: Obj, to: string): Obj {
 }
 
 /** The converting webhook: every ConversionReview it receives is kept in `reviews`. */
-function converter(hooks: TestWebhookServer, state: { mode: Mode; reviews: Obj[] }): void {
+function converter(hooks: TestWebhookServer, state: { mode: Mode; reviews: Obj[]; onlyKind?: string }): void {
   hooks.handle('/convert', (call, res) => {
     const review = call.body as Obj;
     state.reviews.push(review);
@@ -65,7 +65,8 @@ function converter(hooks: TestWebhookServer, state: { mode: Mode; reviews: Obj[]
     let objects: Obj[] = req.objects.map((o: Obj) => convert(o, req.desiredAPIVersion));
     let uid = req.uid;
     let result: Obj = { status: 'Success' };
-    const mode = state.mode;
+    // `onlyKind`: the mode applies to that kind's reviews, the others are converted.
+    const mode = state.onlyKind === undefined || req.objects[0]?.kind === state.onlyKind ? state.mode : 'ok';
     if (mode === 'http500') {
       res.writeHead(500, { 'content-type': 'text/plain' }).end('boom');
       return undefined;
@@ -160,7 +161,7 @@ for (const backend of allBackends()) {
     let hooks: TestWebhookServer;
     let rest: Rest;
     let ns: string;
-    const state: { mode: Mode; reviews: Obj[] } = { mode: 'ok', reviews: [] };
+    const state: { mode: Mode; reviews: Obj[]; onlyKind?: string } = { mode: 'ok', reviews: [] };
     let counter = 0;
 
     before(async () => {
@@ -594,6 +595,123 @@ for (const backend of allBackends()) {
       } finally {
         await rest.del(config);
       }
+    });
+
+    test('admission policies matched at another version see the object converted by the CRD webhook; a CR paramKind is read in its version; a mutation lands converted back', async () => {
+      const { p1, kind, plural } = await freshCrd('v2');
+      const params = await freshCrd('v2');
+      const ADM = '/apis/admissionregistration.k8s.io/v1';
+      // The param is stored in v2 (host, port); the policy's paramKind reads it in v1 (hostPort).
+      await rest.create(params.p2, { apiVersion: `${G}/v2`, kind: params.kind, metadata: { name: 'deny' }, spec: { host: 'bad', port: '13' } });
+      const rules = [{ operations: ['CREATE'], apiGroups: [G], apiVersions: ['v2'], resources: [plural] }];
+      const scope = { resourceRules: rules, matchPolicy: 'Equivalent', namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': ns } } };
+      const paths = [
+        `validatingadmissionpolicybindings/conv-${plural}`,
+        `validatingadmissionpolicies/conv-${plural}`,
+        `mutatingadmissionpolicybindings/conv-${plural}`,
+        `mutatingadmissionpolicies/conv-${plural}`,
+      ];
+      await rest.create(`${ADM}/validatingadmissionpolicies`, {
+        metadata: { name: `conv-${plural}` },
+        spec: {
+          paramKind: { apiVersion: `${G}/v1`, kind: params.kind },
+          matchConstraints: scope,
+          validations: [
+            { expression: "object.apiVersion == 'conv.example.com/v2' && request.kind.version == 'v2'", message: 'not seen at v2' },
+            { expression: "object.spec.host + ':' + object.spec.port != params.spec.hostPort", messageExpression: "'denied by ' + params.spec.hostPort" },
+          ],
+        },
+      });
+      await rest.create(`${ADM}/validatingadmissionpolicybindings`, {
+        metadata: { name: `conv-${plural}` },
+        spec: { policyName: `conv-${plural}`, paramRef: { name: 'deny', namespace: ns, parameterNotFoundAction: 'Deny' }, validationActions: ['Deny'] },
+      });
+      await rest.create(`${ADM}/mutatingadmissionpolicies`, {
+        metadata: { name: `conv-${plural}` },
+        spec: {
+          matchConstraints: scope,
+          matchConditions: [{ name: 'v2-fields', expression: "object.spec.port == '0'" }],
+          reinvocationPolicy: 'Never',
+          mutations: [{ patchType: 'ApplyConfiguration', applyConfiguration: { expression: 'Object{spec: Object.spec{port: "8" + object.spec.host}}' } }],
+        },
+      });
+      await rest.create(`${ADM}/mutatingadmissionpolicybindings`, { metadata: { name: `conv-${plural}` }, spec: { policyName: `conv-${plural}` } });
+      try {
+        const post = (name: string, hostPort: string) => rest.post(p1, { apiVersion: `${G}/v1`, kind, metadata: { name }, spec: { hostPort } });
+        let n = 0;
+        await eventually('the validating policy denies at v2 with the v1 param', async () => {
+          const r = await post(`deny-${++n}`, 'bad:13');
+          return r.status === 422 ? r : undefined;
+        }).then((r) => {
+          assert.equal(
+            r.body.message,
+            `${plural}.${G} "deny-${n}" is forbidden: ValidatingAdmissionPolicy 'conv-${plural}' with binding 'conv-${plural}' denied request: denied by bad:13`,
+          );
+        });
+        const allowed = await post('allowed', 'good:13');
+        assert.equal(allowed.status, 201, allowed.text);
+        assert.deepEqual(allowed.body.spec, { hostPort: 'good:13' });
+        // The mutating policy's condition and mutation see v2's host and port; its result is converted back to v1.
+        const mutated = await eventually('the mutating policy mutates at v2', async () => {
+          const r = await post(`mut-${++n}`, '0:0');
+          assert.equal(r.status, 201, r.text);
+          return r.body.spec.hostPort === '0:80' ? r : undefined;
+        });
+        assert.equal(mutated.body.apiVersion, `${G}/v1`);
+        // The webhook failing: the mutating policy (failurePolicy Fail, which runs first) denies with kube's
+        // configuration error; without it, the validating policy denies with its own.
+        state.mode = 'failed';
+        // Only the objects' conversions fail: kube reads params from its informer's cache, converted beforehand.
+        state.onlyKind = kind;
+        const failed = `conversion webhook for ${G}/v1, Kind=${kind} failed: cannot convert today`;
+        try {
+          const failing = await post('failing', 'x:1');
+          assert.equal(failing.status, 403, failing.text);
+          assert.equal(failing.body.message, `policy "conv-${plural}" denied request: failed to configure policy: ${failed}`);
+          for (const path of paths.slice(2)) await rest.del(`${ADM}/${path}`);
+          const denied = await eventually('only the validating policy is in force', async () => {
+            const r = await post('failing', 'x:1');
+            return r.status === 422 ? r : undefined;
+          });
+          assert.equal(
+            denied.body.message,
+            `${plural}.${G} "failing" is forbidden: ValidatingAdmissionPolicy 'conv-${plural}' with binding 'conv-${plural}' denied request: failed to configure binding: failed to convert object version: ${failed}`,
+          );
+        } finally {
+          state.mode = 'ok';
+          state.onlyKind = undefined;
+        }
+      } finally {
+        for (const path of paths) await rest.del(`${ADM}/${path}`);
+      }
+    });
+
+    test('server-side apply conflicts with managers recorded at another version as seen at their version (fields converted by the webhook)', async () => {
+      const { p1, p2, kind } = await freshCrd('v2');
+      const apply = (path: string, manager: string, body: Obj, force = false) =>
+        rest.patch(`${path}?fieldManager=${manager}${force ? '&force=true' : ''}`, body, 'application/apply-patch+yaml');
+      const v1 = await apply(`${p1}/a`, 'v1-owner', { apiVersion: `${G}/v1`, kind, metadata: { name: 'a' }, spec: { hostPort: 'h:1' } });
+      assert.equal(v1.status, 201, v1.text);
+      // At v2 the apply changes only spec.port; at v1, where v1-owner's entry is, it changes spec.hostPort.
+      state.reviews.length = 0;
+      const conflict = await apply(`${p2}/a`, 'v2-applier', { apiVersion: `${G}/v2`, kind, metadata: { name: 'a' }, spec: { port: '2' } });
+      assert.equal(conflict.status, 409, conflict.text);
+      assert.equal(conflict.body.reason, 'Conflict');
+      assert.equal(conflict.body.message, 'Apply failed with 1 conflict: conflict with "v1-owner": .spec.hostPort');
+      assert.deepEqual(conflict.body.details.causes, [{ reason: 'FieldManagerConflict', message: 'conflict with "v1-owner"', field: '.spec.hostPort' }]);
+      assert.deepEqual(
+        state.reviews.map((r) => [r.request.desiredAPIVersion, r.request.objects.length]),
+        [[`${G}/v1`, 2]],
+      );
+      // Forced: v1-owner loses spec.hostPort (its only field), as seen at v1.
+      const forced = await apply(`${p2}/a`, 'v2-applier', { apiVersion: `${G}/v2`, kind, metadata: { name: 'a' }, spec: { port: '2' } }, true);
+      assert.equal(forced.status, 200, forced.text);
+      assert.deepEqual(forced.body.spec, { host: 'h', port: '2', def: 'd' });
+      const managers = forced.body.metadata.managedFields.map((m: Obj) => [m.manager, m.apiVersion]);
+      assert.deepEqual(managers, [['v2-applier', `${G}/v2`]]);
+      // Applying a field v1-owner does not own at either version succeeds without force.
+      const ok = await apply(`${p1}/a`, 'v1-owner', { apiVersion: `${G}/v1`, kind, metadata: { name: 'a', labels: { x: 'y' } } });
+      assert.equal(ok.status, 200, ok.text);
     });
 
     test('webhook failures and wrong answers: kube-apiserver 1.36 500 messages on get, list, create and patch; watch events wait for the webhook to recover', async () => {
