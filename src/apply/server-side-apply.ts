@@ -214,7 +214,8 @@ function applyRecordOf(t: ApplyTarget, type: SmdType, force: boolean, versionVie
  * applyToObject for custom resources whose CRD converts by webhook: managers recorded at another
  * version conflict on, and lose, what the apply changes as seen at their version, the object before
  * and after the apply being converted there by the webhook beforehand (one ConversionReview per
- * version), as kube's field manager converts through the CRD's converter. Other kinds, creates and
+ * version), as kube's field manager converts through the CRD's converter; a converted object with
+ * fields its version does not declare is kube's 500. Other kinds, creates and
  * applies that cannot be computed go straight to applyToObject.
  */
 export async function applyToObjectConverting(t: ApplyTarget, live: Obj | undefined, config: Obj): Promise<Obj> {
@@ -232,7 +233,7 @@ export async function applyToObjectConverting(t: ApplyTarget, live: Obj | undefi
   } catch {
     return applyToObject(t, live, config);
   }
-  const views = await webhookVersionViews(t.info, live, withoutManagedFields(after), withoutManagedFields(live));
+  const views = await webhookVersionViews(t.info, live, withoutManagedFields(after), withoutManagedFields(live), true);
   return applyToObject(t, live, config, views);
 }
 

@@ -1,8 +1,12 @@
+import { ApiError } from '../api/errors.js';
 import { isObject, type Obj } from '../api/object-util.js';
+import { undeclaredFields } from './custom-smd-type.js';
 import { convertByWebhook, webhookConversionOf } from '../conversion/webhook-conversion.js';
 import { apiVersionOf, type ResourceInfo } from '../registry/resource-types.js';
 import { typeFor } from './track-write.js';
 import type { VersionView, VersionViews } from './version-comparison.js';
+
+class UndeclaredFieldsError extends Error {}
 
 /**
  * For an update of a custom resource whose CRD converts by webhook: the views of the other versions
@@ -11,9 +15,11 @@ import type { VersionView, VersionViews } from './version-comparison.js';
  * their own version, as structured-merge-diff's Updater decides. `before` is the object compared
  * (an apply compares `live` without managedFields); the views also answer for copies of `before`
  * and `next`. Undefined when nothing needs it; a version whose conversion fails keeps the request's
- * comparison.
+ * comparison. `strict` (apply): a converted object with fields its version's schema does not declare
+ * fails the write with kube's 500 (`.spec.x: field not declared in schema`), as kube's typed
+ * conversion in the apply path does.
  */
-export async function webhookVersionViews(info: ResourceInfo, live: Obj, next: Obj, before: Obj = live): Promise<VersionViews | undefined> {
+export async function webhookVersionViews(info: ResourceInfo, live: Obj, next: Obj, before: Obj = live, strict = false): Promise<VersionViews | undefined> {
   if (info.custom !== true) return undefined;
   const own = apiVersionOf(info.group, info.version);
   const conversion = webhookConversionOf(own, info.kind);
@@ -32,6 +38,11 @@ export async function webhookVersionViews(info: ResourceInfo, live: Obj, next: O
     try {
       const [liveThere, nextThere] = await convertByWebhook(conversion, [before, next], apiVersion, true);
       const type = typeFor({ ...info, version: apiVersion.slice(apiVersion.lastIndexOf('/') + 1), definition: '' });
+      const undeclared = strict ? [...undeclaredFields(liveThere, type), ...undeclaredFields(nextThere, type)] : [];
+      if (undeclared.length > 0) {
+        const problems = [...new Set(undeclared)];
+        throw new UndeclaredFieldsError(problems.length === 1 ? problems[0] : `errors:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+      }
       views.set(apiVersion, {
         type,
         convert: (value) => {
@@ -44,7 +55,8 @@ export async function webhookVersionViews(info: ResourceInfo, live: Obj, next: O
           throw new Error('object not converted beforehand');
         },
       });
-    } catch {
+    } catch (err) {
+      if (err instanceof UndeclaredFieldsError) throw new ApiError(500, '', err.message);
       // As for kinds without a view: the request's comparison applies to this version.
     }
   }
