@@ -4,7 +4,8 @@ import { undeclaredFields } from './custom-smd-type.js';
 import { convertByWebhook, webhookConversionOf } from '../conversion/webhook-conversion.js';
 import { apiVersionOf, type ResourceInfo } from '../registry/resource-types.js';
 import { typeFor } from './track-write.js';
-import type { VersionView, VersionViews } from './version-comparison.js';
+import { VersionConversionError, type VersionView, type VersionViews } from './version-comparison.js';
+import { DEDUCED } from './smd-type.js';
 
 class UndeclaredFieldsError extends Error {}
 
@@ -12,10 +13,11 @@ class UndeclaredFieldsError extends Error {}
  * For an update of a custom resource whose CRD converts by webhook: the views of the other versions
  * its managers were recorded at, with `live` and `next` converted there by the webhook beforehand
  * (one ConversionReview per version), so that those managers lose what the write changes as seen at
- * their own version, as structured-merge-diff's Updater decides. `before` is the object compared
+ * their own version, as structured-merge-diff's Updater decides. A version whose conversion fails
+ * gives a view that throws VersionConversionError (the update's managedFields are then dropped, as
+ * kube's UpdateNoErrors drops them); with `strict` (apply) the webhook's 500 is thrown instead. `before` is the object compared
  * (an apply compares `live` without managedFields); the views also answer for copies of `before`
- * and `next`. Undefined when nothing needs it; a version whose conversion fails keeps the request's
- * comparison. `strict` (apply): a converted object with fields its version's schema does not declare
+ * and `next`. Undefined when nothing needs it. `strict` (apply): a converted object with fields its version's schema does not declare
  * fails the write with kube's 500 (`.spec.x: field not declared in schema`), as kube's typed
  * conversion in the apply path does.
  */
@@ -57,7 +59,16 @@ export async function webhookVersionViews(info: ResourceInfo, live: Obj, next: O
       });
     } catch (err) {
       if (err instanceof UndeclaredFieldsError) throw new ApiError(500, '', err.message);
-      // As for kinds without a view: the request's comparison applies to this version.
+      // An apply fails with the webhook's 500; an update's managedFields cannot be tracked (kube's
+      // UpdateNoErrors stores the object without them).
+      if (strict || !(err instanceof ApiError)) throw err;
+      const failed = err;
+      views.set(apiVersion, {
+        type: DEDUCED,
+        convert: () => {
+          throw new VersionConversionError(failed.message);
+        },
+      });
     }
   }
   return (apiVersion) => views.get(apiVersion);

@@ -7,7 +7,8 @@
  * patch/apply across versions, a list of objects stored in different versions converted in one
  * ConversionReview (the e2e "non homogeneous list"), storedVersions, field selectors on converted
  * fields (the e2e CustomResourceFieldSelectors checks), webhook-changed labels kept and other
- * metadata restored, and kube-apiserver 1.36's 500 messages (checked on the reference) when the
+ * metadata restored, admission policies matched at another version (their params and failures),
+ * server-side apply conflicts with managers at another version, and kube-apiserver 1.36's 500 messages (checked on the reference) when the
  * webhook is down or answers wrongly, on reads and writes; watch events wait for a failing
  * webhook to recover, as kube's watch cache retries them.
  */
@@ -704,6 +705,14 @@ for (const backend of allBackends()) {
       assert.equal(undeclared.body.reason, undefined);
       state.dropDef = true;
       try {
+        // The webhook failing: the apply fails with its 500.
+        state.mode = 'failed';
+        try {
+          const failing = await apply(`${p2}/a`, 'v2-applier', v2Apply);
+          assertFailure(failing, `conversion webhook for ${G}/v2, Kind=${kind} failed: cannot convert today`);
+        } finally {
+          state.mode = 'ok';
+        }
         // At v2 the apply changes only spec.port; at v1, where v1-owner's entry is, it changes spec.hostPort.
         state.reviews.length = 0;
         const conflict = await apply(`${p2}/a`, 'v2-applier', v2Apply);
@@ -723,6 +732,20 @@ for (const backend of allBackends()) {
           forced.body.metadata.managedFields.map((m: Obj) => [m.manager, m.apiVersion, m.fieldsV1]),
           [['v2-applier', `${G}/v2`, { 'f:spec': { 'f:port': {} } }]],
         );
+        // An update whose managers at another version cannot be converted succeeds without managedFields.
+        const again = await apply(`${p1}/a`, 'v1-owner', { apiVersion: `${G}/v1`, kind, metadata: { name: 'a' }, spec: { hostPort: 'h:3' } }, true);
+        assert.equal(again.status, 200, again.text);
+        state.mode = 'failed';
+        state.onlyKind = kind;
+        try {
+          const patched = await rest.patch(`${p2}/a?fieldManager=v2-patcher`, { spec: { port: '4' } });
+          assert.equal(patched.status, 200, patched.text);
+          assert.deepEqual(patched.body.spec, { host: 'h', port: '4', def: 'd' });
+          assert.equal(patched.body.metadata.managedFields, undefined, JSON.stringify(patched.body.metadata));
+        } finally {
+          state.mode = 'ok';
+          state.onlyKind = undefined;
+        }
       } finally {
         state.dropDef = undefined;
       }
