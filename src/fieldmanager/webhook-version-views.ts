@@ -10,16 +10,16 @@ import { DEDUCED } from './smd-type.js';
 class UndeclaredFieldsError extends Error {}
 
 /**
- * For an update of a custom resource whose CRD converts by webhook: the views of the other versions
- * its managers were recorded at, with `live` and `next` converted there by the webhook beforehand
- * (one ConversionReview per version), so that those managers lose what the write changes as seen at
- * their own version, as structured-merge-diff's Updater decides. A version whose conversion fails
- * gives a view that throws VersionConversionError (the update's managedFields are then dropped, as
- * kube's UpdateNoErrors drops them); with `strict` (apply) the webhook's 500 is thrown instead. `before` is the object compared
- * (an apply compares `live` without managedFields); the views also answer for copies of `before`
- * and `next`. Undefined when nothing needs it. `strict` (apply): a converted object with fields its version's schema does not declare
- * fails the write with kube's 500 (`.spec.x: field not declared in schema`), as kube's typed
- * conversion in the apply path does.
+ * For a write of a custom resource whose CRD converts by webhook: the views of the other versions
+ * its managers were recorded at, with the objects compared (`before`, by default `live`, and
+ * `next`) converted there by the webhook beforehand (one ConversionReview per version), so that
+ * those managers lose, or conflict on, what the write changes as seen at their own version, as
+ * structured-merge-diff's Updater decides. The views also answer for copies of `before` and `next`
+ * (an apply compares copies). A version whose conversion fails, or whose converted objects have
+ * fields its schema does not declare, gives a view that throws VersionConversionError (an update
+ * is then stored without managedFields, as kube's UpdateNoErrors does); with `strict` (apply) the
+ * write fails instead with kube's 500: the webhook's error, or `.spec.x: field not declared in
+ * schema`. Undefined when nothing needs it.
  */
 export async function webhookVersionViews(info: ResourceInfo, live: Obj, next: Obj, before: Obj = live, strict = false): Promise<VersionViews | undefined> {
   if (info.custom !== true) return undefined;
@@ -40,7 +40,7 @@ export async function webhookVersionViews(info: ResourceInfo, live: Obj, next: O
     try {
       const [liveThere, nextThere] = await convertByWebhook(conversion, [before, next], apiVersion, true);
       const type = typeFor({ ...info, version: apiVersion.slice(apiVersion.lastIndexOf('/') + 1), definition: '' });
-      const undeclared = strict ? [...undeclaredFields(liveThere, type), ...undeclaredFields(nextThere, type)] : [];
+      const undeclared = [...undeclaredFields(liveThere, type), ...undeclaredFields(nextThere, type)];
       if (undeclared.length > 0) {
         const problems = [...new Set(undeclared)];
         throw new UndeclaredFieldsError(problems.length === 1 ? problems[0] : `errors:\n${problems.map((p) => `  ${p}`).join('\n')}`);
@@ -58,10 +58,10 @@ export async function webhookVersionViews(info: ResourceInfo, live: Obj, next: O
         },
       });
     } catch (err) {
-      if (err instanceof UndeclaredFieldsError) throw new ApiError(500, '', err.message);
-      // An apply fails with the webhook's 500; an update's managedFields cannot be tracked (kube's
-      // UpdateNoErrors stores the object without them).
-      if (strict || !(err instanceof ApiError)) throw err;
+      // An apply fails with the 500; an update's managedFields cannot be tracked (kube's UpdateNoErrors
+      // stores the object without them).
+      if (strict && err instanceof UndeclaredFieldsError) throw new ApiError(500, '', err.message);
+      if (strict || !(err instanceof ApiError || err instanceof UndeclaredFieldsError)) throw err;
       const failed = err;
       views.set(apiVersion, {
         type: DEDUCED,
