@@ -2,6 +2,7 @@ import type { Authorizer } from '../auth/authorizer.js';
 import type { Storage } from '../storage/storage.js';
 import { Admission, type AdmissionPlugin } from './admission.js';
 import { AlwaysDeny } from './always-deny.js';
+import { DefaultIngressClass } from './default-ingress-class.js';
 import { DefaultStorageClass } from './default-storage-class.js';
 import { DefaultTolerationSeconds } from './default-toleration-seconds.js';
 import { LimitRanger } from './limit-ranger.js';
@@ -9,8 +10,10 @@ import { NamespaceLifecycle } from './namespace-lifecycle.js';
 import { NodeRestriction } from './node-restriction.js';
 import { enabledAdmissionPlugins } from './plugin-names.js';
 import { PodSecurityAdmission } from './pod-security/pod-security-admission.js';
+import { PersistentVolumeClaimResize } from './persistent-volume-claim-resize.js';
 import { PriorityAdmission } from './priority.js';
 import { ResourceQuotaAdmission } from './resource-quota.js';
+import { RuntimeClassAdmission } from './runtime-class.js';
 import { ServiceAccountAdmission } from './service-account.js';
 import type { WebhookAdmission } from './webhook-admission.js';
 
@@ -37,6 +40,9 @@ const PLUGINS: Record<string, (deps: AdmissionDependencies) => AdmissionPlugin |
   Priority: (d) => new PriorityAdmission(d.storage),
   DefaultTolerationSeconds: () => new DefaultTolerationSeconds(),
   DefaultStorageClass: (d) => new DefaultStorageClass(d.storage),
+  PersistentVolumeClaimResize: (d) => new PersistentVolumeClaimResize(d.storage),
+  RuntimeClass: (d) => new RuntimeClassAdmission(d.storage),
+  DefaultIngressClass: (d) => new DefaultIngressClass(d.storage),
   MutatingAdmissionPolicy: (d) => d.mutatingPolicies,
   MutatingAdmissionWebhook: (d) => d.webhooks?.mutating,
   ValidatingAdmissionPolicy: (d) => d.validatingPolicies,
