@@ -10,6 +10,7 @@ import { NamespaceLifecycle } from './namespace-lifecycle.js';
 import { NodeRestriction } from './node-restriction.js';
 import { enabledAdmissionPlugins } from './plugin-names.js';
 import { PodSecurityAdmission } from './pod-security/pod-security-admission.js';
+import { PodTopologyLabels } from './pod-topology-labels.js';
 import { PersistentVolumeClaimResize } from './persistent-volume-claim-resize.js';
 import { PriorityAdmission } from './priority.js';
 import { ResourceQuotaAdmission } from './resource-quota.js';
@@ -43,6 +44,7 @@ const PLUGINS: Record<string, (deps: AdmissionDependencies) => AdmissionPlugin |
   PersistentVolumeClaimResize: (d) => new PersistentVolumeClaimResize(d.storage),
   RuntimeClass: (d) => new RuntimeClassAdmission(d.storage),
   DefaultIngressClass: (d) => new DefaultIngressClass(d.storage),
+  PodTopologyLabels: (d) => new PodTopologyLabels(d.storage),
   MutatingAdmissionPolicy: (d) => d.mutatingPolicies,
   MutatingAdmissionWebhook: (d) => d.webhooks?.mutating,
   ValidatingAdmissionPolicy: (d) => d.validatingPolicies,

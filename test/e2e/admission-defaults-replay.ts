@@ -34,8 +34,9 @@ const CLUSTER_OBJECTS: [string, string][] = [
   ['/apis/networking.k8s.io/v1/ingressclasses', 'ic-old'],
   ['/apis/networking.k8s.io/v1/ingressclasses', 'ic-new'],
   ['/apis/networking.k8s.io/v1/ingressclasses', 'ic-plain'],
+  ['/api/v1/nodes', 'node-zoned'],
 ];
-const NAMESPACES = ['rc', 'pvc', 'ing'];
+const NAMESPACES = ['rc', 'pvc', 'ing', 'topo'];
 
 /** A message's first line: kube appends a Go struct diff to "spec is immutable" errors, which Capstan words differently. */
 function firstLine(message: unknown): string | undefined {
@@ -57,8 +58,8 @@ export async function replay(send: Send, prefix: string): Promise<ReplayResult[]
     const res = await send(method, path, headers, JSON.stringify(body));
     if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
   };
-  const record = async (name: string, method: string, path: string, body: Obj, pick: (o: Obj) => Obj, headers = JSON_TYPE): Promise<void> => {
-    const res = await send(method, path, headers, JSON.stringify(body));
+  const record = async (name: string, method: string, path: string, body: Obj | undefined, pick: (o: Obj) => Obj, headers = JSON_TYPE): Promise<void> => {
+    const res = await send(method, path, headers, body === undefined ? undefined : JSON.stringify(body));
     const o = parse(res.text);
     results.push(
       res.status >= 300 ? { name, status: res.status, reason: o.reason, message: firstLine(o.message) } : { name, status: res.status, fields: pick(o) },
@@ -196,6 +197,30 @@ export async function replay(send: Send, prefix: string): Promise<ReplayResult[]
     await send('DELETE', `/apis/networking.k8s.io/v1/ingressclasses/${prefix}ic-old`, {});
   }
   await record('ingress without class, no default', 'POST', ingresses, ingress('after', {}), ingressFields);
+
+  // PodTopologyLabels: a node's zone and region labels reach the pods created on or bound to it.
+  await must('POST', '/api/v1/nodes', {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name: `${prefix}node-zoned`, labels: { 'topology.kubernetes.io/zone': 'z1', 'topology.kubernetes.io/region': 'r1', 'plugins-other': 'x' } },
+  });
+  await waitForAccount(prefix + 'topo');
+  const topoPods = `/api/v1/namespaces/${prefix}topo/pods`;
+  const metaFields = (o: Obj): Obj => ({ labels: o.metadata?.labels, annotations: o.metadata?.annotations, nodeName: o.spec?.nodeName });
+  const labelled = (name: string, spec: Obj): Obj => ({ ...pod(name, spec), metadata: { name, labels: { app: 'a', 'topology.kubernetes.io/zone': 'mine' } } });
+  await record('pod created on a zoned node', 'POST', topoPods, labelled('on-node', { nodeName: `${prefix}node-zoned` }), metaFields);
+  await record('pod created on a missing node', 'POST', topoPods, labelled('on-missing', { nodeName: `${prefix}node-none` }), metaFields);
+  await must('POST', topoPods, labelled('bound', {}));
+  const binding = (target: Obj): Obj => ({
+    apiVersion: 'v1',
+    kind: 'Binding',
+    metadata: { name: 'bound', labels: { 'from-binding': 'yes' }, annotations: { 'plugins/note': 'n' } },
+    target,
+  });
+  await record('binding to a zoned node', 'POST', `${topoPods}/bound/binding`, binding({ kind: 'Node', name: `${prefix}node-zoned` }), (o) => ({
+    status: o.status,
+  }));
+  await record('pod after its binding', 'GET', `${topoPods}/bound`, undefined, metaFields);
   return results;
 }
 
