@@ -16,6 +16,7 @@ import { PriorityAdmission } from './priority.js';
 import { ResourceQuotaAdmission } from './resource-quota.js';
 import { RuntimeClassAdmission } from './runtime-class.js';
 import { ServiceAccountAdmission } from './service-account.js';
+import { StorageObjectInUseProtection } from './storage-object-in-use-protection.js';
 import type { WebhookAdmission } from './webhook-admission.js';
 
 /** What plugins are built from. */
@@ -41,6 +42,7 @@ const PLUGINS: Record<string, (deps: AdmissionDependencies) => AdmissionPlugin |
   Priority: (d) => new PriorityAdmission(d.storage),
   DefaultTolerationSeconds: () => new DefaultTolerationSeconds(),
   DefaultStorageClass: (d) => new DefaultStorageClass(d.storage),
+  StorageObjectInUseProtection: () => new StorageObjectInUseProtection(),
   PersistentVolumeClaimResize: (d) => new PersistentVolumeClaimResize(d.storage),
   RuntimeClass: (d) => new RuntimeClassAdmission(d.storage),
   DefaultIngressClass: (d) => new DefaultIngressClass(d.storage),

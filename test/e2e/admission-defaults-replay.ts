@@ -1,7 +1,8 @@
 /**
  * The corpus of the default admission plugins that act on what a client sees without a kubelet:
  * RuntimeClass (overhead and scheduling merged into pods, missing classes and mismatched overheads
- * refused), PersistentVolumeClaimResize (expansion needs a bound claim whose StorageClass allows it)
+ * refused), StorageObjectInUseProtection (finalizers on new claims and volumes), PodTopologyLabels
+ * (a node's zone and region labels on pods created on or bound to it), PersistentVolumeClaimResize (expansion needs a bound claim whose StorageClass allows it)
  * and DefaultIngressClass (the newest default class). `replay` sends it through `send` and returns
  * what each step answered, reduced to the fields the plugins decide; the capture script records the
  * reference's answers and test/e2e/admission-defaults.test.ts compares Capstan's with them.
@@ -155,11 +156,16 @@ export async function replay(send: Send, prefix: string): Promise<ReplayResult[]
     metadata: { name },
     spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, storageClassName: prefix + className, volumeName },
   });
-  await must('POST', '/api/v1/persistentvolumes', pv('pv-expand', 'expand', 'exp'));
+  // StorageObjectInUseProtection: new volumes and claims carry their protection finalizer.
+  const finalizerFields = (o: Obj): Obj => ({ finalizers: o.metadata?.finalizers });
+  await record('volume created', 'POST', '/api/v1/persistentvolumes', pv('pv-expand', 'expand', 'exp'), finalizerFields);
   await must('POST', '/api/v1/persistentvolumes', pv('pv-fixed', 'fixed', 'fix'));
-  await must('POST', claims, pvc('exp', 'expand', `${prefix}pv-expand`));
+  await record('claim created', 'POST', claims, pvc('exp', 'expand', `${prefix}pv-expand`), finalizerFields);
   await must('POST', claims, pvc('fix', 'fixed', `${prefix}pv-fixed`));
-  await must('POST', claims, pvc('pending', 'expand'));
+  const withFinalizer = pvc('pending', 'expand');
+  withFinalizer.metadata.finalizers = ['kubernetes.io/pvc-protection', 'example.com/plugins'];
+  await record('claim created with the finalizer', 'POST', claims, withFinalizer, finalizerFields);
+  await must('PATCH', `${claims}/pending`, { metadata: { finalizers: ['kubernetes.io/pvc-protection'] } }, MERGE_PATCH);
   // The volumes are pre-bound, so the reference's volume controller binds them too.
   const bound = { status: { phase: 'Bound', accessModes: ['ReadWriteOnce'], capacity: { storage: '1Gi' } } };
   for (const name of ['exp', 'fix']) await must('PATCH', `${claims}/${name}/status`, bound, MERGE_PATCH);

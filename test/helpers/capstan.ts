@@ -143,6 +143,7 @@ export const ORACLE_SERVER: Partial<ServerConfig> = {
     // Pods in the corpora state an overhead without a RuntimeClass; claims grow without a class.
     'RuntimeClass',
     'PersistentVolumeClaimResize',
+    'StorageObjectInUseProtection',
     'DefaultIngressClass',
     'MutatingAdmissionPolicy',
     'MutatingAdmissionWebhook',
