@@ -3,6 +3,7 @@ import type { Storage } from '../storage/storage.js';
 import { Admission, type AdmissionPlugin } from './admission.js';
 import { AlwaysDeny } from './always-deny.js';
 import { CertificateApproval, CertificateSigning, CertificateSubjectRestriction } from './certificate-admission.js';
+import { DefaultIngressClass } from './default-ingress-class.js';
 import { DefaultStorageClass } from './default-storage-class.js';
 import { DefaultTolerationSeconds } from './default-toleration-seconds.js';
 import { LimitRanger } from './limit-ranger.js';
@@ -10,9 +11,13 @@ import { NamespaceLifecycle } from './namespace-lifecycle.js';
 import { NodeRestriction } from './node-restriction.js';
 import { enabledAdmissionPlugins } from './plugin-names.js';
 import { PodSecurityAdmission } from './pod-security/pod-security-admission.js';
+import { PodTopologyLabels } from './pod-topology-labels.js';
+import { PersistentVolumeClaimResize } from './persistent-volume-claim-resize.js';
 import { PriorityAdmission } from './priority.js';
 import { ResourceQuotaAdmission } from './resource-quota.js';
+import { RuntimeClassAdmission } from './runtime-class.js';
 import { ServiceAccountAdmission } from './service-account.js';
+import { StorageObjectInUseProtection } from './storage-object-in-use-protection.js';
 import type { WebhookAdmission } from './webhook-admission.js';
 
 /** What plugins are built from. */
@@ -41,6 +46,11 @@ const PLUGINS: Record<string, (deps: AdmissionDependencies) => AdmissionPlugin |
   CertificateApproval: (d) => new CertificateApproval(d.authorizer),
   CertificateSigning: (d) => new CertificateSigning(d.authorizer),
   CertificateSubjectRestriction: () => new CertificateSubjectRestriction(),
+  StorageObjectInUseProtection: () => new StorageObjectInUseProtection(),
+  PersistentVolumeClaimResize: (d) => new PersistentVolumeClaimResize(d.storage),
+  RuntimeClass: (d) => new RuntimeClassAdmission(d.storage),
+  DefaultIngressClass: (d) => new DefaultIngressClass(d.storage),
+  PodTopologyLabels: (d) => new PodTopologyLabels(d.storage),
   MutatingAdmissionPolicy: (d) => d.mutatingPolicies,
   MutatingAdmissionWebhook: (d) => d.webhooks?.mutating,
   ValidatingAdmissionPolicy: (d) => d.validatingPolicies,

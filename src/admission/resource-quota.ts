@@ -1,6 +1,6 @@
 import { forbidden, staleConflict } from '../api/errors.js';
 import type { Obj } from '../api/object-util.js';
-import { evaluatorFor, quotaMatches, type QuotaEvaluator } from '../quota/quota-evaluators.js';
+import { DEVICE_CLASSES, deviceClassIndex, evaluatorFor, needsDeviceClasses, quotaMatches, type QuotaEvaluator } from '../quota/quota-evaluators.js';
 import {
   addLists,
   exceededResources,
@@ -53,7 +53,8 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
 
   async validate(a: AdmissionAttributes): Promise<void> {
     if (a.namespace === '' || !a.info.namespaced || a.object === undefined) return;
-    const evaluator = evaluatorFor(a.info.group, a.info.resource);
+    const classes = needsDeviceClasses(a.info.group, a.info.resource) ? deviceClassIndex(await listObjects(this.storage, DEVICE_CLASSES)) : undefined;
+    const evaluator = evaluatorFor(a.info.group, a.info.resource, classes);
     if (evaluator === undefined || !evaluator.handles(a.operation, a.subresource, a.object, a.oldObject)) return;
     const previous = this.inFlight.get(a.namespace) ?? Promise.resolve();
     const mine = previous.then(() => this.evaluate(a, evaluator));
@@ -153,4 +154,9 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
       throw err;
     }
   }
+}
+
+/** Every object of a storage type. */
+async function listObjects(storage: Storage, type: string): Promise<Obj[]> {
+  return (await storage.list(type)).items.map((item) => JSON.parse(item.json) as Obj);
 }

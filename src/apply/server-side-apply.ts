@@ -2,7 +2,7 @@ import { ApiError, badRequest, internalError } from '../api/errors.js';
 import { isObject, metadataOf, stringField, type Obj } from '../api/object-util.js';
 import { ForbiddenKeyError } from '../codec/json-text.js';
 import { readYaml, yamlBodyText, YamlDecodeError } from '../codec/yaml-text.js';
-import { ApplyConflictError, applyConfiguration } from '../fieldmanager/apply-configuration.js';
+import { ApplyConflictError, applyConfiguration, type ApplyRecord } from '../fieldmanager/apply-configuration.js';
 import { applyConflictStatus } from '../fieldmanager/apply-conflict-status.js';
 import { ManagedFieldsError } from '../fieldmanager/managed-fields.js';
 import { resetFieldsFor } from '../fieldmanager/reset-fields.js';
@@ -21,7 +21,10 @@ import { replicasPathsOf } from '../store/scale.js';
 
 const SCALE_DEFINITION = 'io.k8s.api.autoscaling.v1.Scale';
 import { nowTimestamp } from '../api/object-util.js';
-import type { ResourceInfo } from '../registry/resource-types.js';
+import { apiVersionOf, type ResourceInfo } from '../registry/resource-types.js';
+import { webhookConversionOf } from '../conversion/webhook-conversion.js';
+import type { VersionViews } from '../fieldmanager/version-comparison.js';
+import { webhookVersionViews } from '../fieldmanager/webhook-version-views.js';
 
 /** The applied configuration of a server-side apply request, checked as kube's applyPatcher checks it. */
 export interface AppliedConfiguration {
@@ -167,23 +170,11 @@ function applyOrThrow(config: Obj, apiVersion: string, kind: string, run: () => 
  * with kube's message and causes when fields other managers own would change and `force` is not
  * set; 400 when the configuration cannot be typed (kube: 500).
  */
-export function applyToObject(t: ApplyTarget, live: Obj | undefined, config: Obj): Obj {
+export function applyToObject(t: ApplyTarget, live: Obj | undefined, config: Obj, versionViews?: VersionViews): Obj {
   const { info, apiVersion, manager, subresource } = t;
   checkAppliedTypes(info, apiVersion, config);
-  const base = live ?? emptyObjectFor(info);
   const type = typeFor(info);
-  const run = (force: boolean): Obj =>
-    applyConfiguration(base, config, {
-      manager,
-      apiVersion,
-      type,
-      resetFields: resetFieldsFor({ group: info.group, resource: info.resource, hasStatus: 'status' in info.subresources, custom: info.custom }, subresource),
-      now: nowTimestamp(),
-      force,
-      empty: emptyObjectFor(info),
-      subresource,
-      versionViews: versionViewsFor(info),
-    }).object;
+  const run = (force: boolean): Obj => applyConfiguration(live ?? emptyObjectFor(info), config, applyRecordOf(t, type, force, versionViews)).object;
   return applyOrThrow(config, apiVersion, info.kind, () => {
     let object: Obj;
     try {
@@ -201,6 +192,55 @@ export function applyToObject(t: ApplyTarget, live: Obj | undefined, config: Obj
     if (manager === 'kubectl' && subresource === '') refreshLastApplied(object, config);
     return object;
   });
+}
+
+/** The record of one apply of `t` (the other versions' views from `versionViews`, else versionViewsFor). */
+function applyRecordOf(t: ApplyTarget, type: SmdType, force: boolean, versionViews: VersionViews | undefined): ApplyRecord {
+  const { info, subresource } = t;
+  return {
+    manager: t.manager,
+    apiVersion: t.apiVersion,
+    type,
+    resetFields: resetFieldsFor({ group: info.group, resource: info.resource, hasStatus: 'status' in info.subresources, custom: info.custom }, subresource),
+    now: nowTimestamp(),
+    force,
+    empty: emptyObjectFor(info),
+    subresource,
+    versionViews: versionViews ?? versionViewsFor(info),
+  };
+}
+
+/**
+ * applyToObject for custom resources whose CRD converts by webhook: managers recorded at another
+ * version conflict on, and lose, what the apply changes as seen at their version, the object before
+ * and after the apply being converted there by the webhook beforehand (one ConversionReview per
+ * version), as kube's field manager converts through the CRD's converter; a converted object with
+ * fields its version does not declare is kube's 500. Other kinds, creates and
+ * applies that cannot be computed go straight to applyToObject.
+ */
+export async function applyToObjectConverting(t: ApplyTarget, live: Obj | undefined, config: Obj): Promise<Obj> {
+  if (live === undefined || t.info.custom !== true || webhookConversionOf(apiVersionOf(t.info.group, t.info.version), t.info.kind) === undefined) {
+    return applyToObject(t, live, config);
+  }
+  let after: Obj;
+  try {
+    checkAppliedTypes(t.info, t.apiVersion, config);
+    after = applyConfiguration(
+      live,
+      config,
+      applyRecordOf(t, typeFor(t.info), true, () => undefined),
+    ).object;
+  } catch {
+    return applyToObject(t, live, config);
+  }
+  const views = await webhookVersionViews(t.info, live, withoutManagedFields(after), withoutManagedFields(live), true);
+  return applyToObject(t, live, config, views);
+}
+
+function withoutManagedFields(obj: Obj): Obj {
+  const copy = structuredClone(obj);
+  delete metadataOf(copy).managedFields;
+  return copy;
 }
 
 /**

@@ -3,11 +3,10 @@ import { ApiError, forbidden, internalError, type StatusObject } from '../api/er
 import { writeError } from '../codec/response-writer.js';
 import type { Authenticator } from './authenticator.js';
 import { forbiddenMessage, type AuthorizationAttributes, type Authorizer, type Decision } from './authorizer.js';
-import { impersonate, ImpersonationDenied, ImpersonationModeCache } from './impersonation.js';
+import { impersonate, ImpersonationDenied, ImpersonationModeCache, type Impersonation } from './impersonation.js';
 import { requestAttributesOf } from './request-attributes.js';
 import { ADMIN_USER, type User } from './user.js';
 import { requestAudit, type AuditLog } from '../audit/audit-log.js';
-import { impersonationConstraint } from '../audit/impersonation-constraint.js';
 
 /** The user the auth filter established for this request (the administrator before the filter runs). */
 export function requestUser(res: Response): User {
@@ -64,9 +63,9 @@ export function authFilter(authenticator: Authenticator, authorizer: Authorizer,
       }
       audit?.begin(req, res, authenticated);
       const asAuthenticated = attributesOf(req, authenticated);
-      let user: User;
+      let impersonation: Impersonation;
       try {
-        user = await impersonate(req, asAuthenticated, authorizer, impersonationModes);
+        impersonation = await impersonate(req, asAuthenticated, authorizer, impersonationModes);
       } catch (err) {
         if (err instanceof ImpersonationDenied) {
           writeError(res, forbiddenError(err.attributes, err.decision));
@@ -74,9 +73,10 @@ export function authFilter(authenticator: Authenticator, authorizer: Authorizer,
         }
         throw err;
       }
+      const user = impersonation.user;
       res.locals.user = user;
       const record = requestAudit(res);
-      if (record !== undefined && user !== authenticated) record.noteImpersonation(user, impersonationConstraint(authenticated, user));
+      if (record !== undefined && user !== authenticated) record.noteImpersonation(user, impersonation.constraint);
       const attrs = user === authenticated ? asAuthenticated : { ...asAuthenticated, user };
       const decision = await authorizer.authorize(attrs);
       record?.noteDecision(decision.allowed, decision.reason);

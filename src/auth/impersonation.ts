@@ -245,6 +245,15 @@ const MODES: readonly ModeCheck[] = [
   (authorizer, wanted, request) => checkFields(authorizer, request.user, wanted, 'impersonate', false),
 ];
 
+/** The constraint each mode of `MODES` records in the audit event: its `impersonate:MODE` verb, '' for legacy. */
+const MODE_CONSTRAINTS: readonly string[] = [...CONSTRAINED_MODES.map((m) => `impersonate:${m.mode}`), ''];
+
+/** The user a request acts as, and the constrained-impersonation verb that allowed it ('' for legacy or none). */
+export interface Impersonation {
+  user: User;
+  constraint: string;
+}
+
 const MODE_CACHE_SIZE = 10_000;
 
 /**
@@ -278,7 +287,8 @@ export class ImpersonationModeCache {
  * groups, userextras/KEY); legacy impersonation needs `impersonate` on each (users and groups of the
  * core group). The mode that last allowed the requester (`modes`) is tried first, then the others
  * in order; when none allows, the first refusal is the 403. `request` is the request's own
- * authorization attributes for the requester. Returns the requester when nothing is asked; throws
+ * authorization attributes for the requester. Returns the user acted as (the requester when nothing
+ * is asked) with the mode's `impersonate:MODE` verb ('' for legacy), which audit records; throws
  * 400 for a uid, groups or extras without a user name. The impersonated user gets
  * system:authenticated (system:unauthenticated for system:anonymous), a service account its two
  * groups unless groups were given, a node (constrained modes) system:nodes. The headers are removed.
@@ -288,9 +298,9 @@ export async function impersonate(
   request: AuthorizationAttributes,
   authorizer: Authorizer,
   modes: ImpersonationModeCache = new ImpersonationModeCache(),
-): Promise<User> {
+): Promise<Impersonation> {
   const wanted = wantedUserOf(req);
-  if (wanted === undefined) return request.user;
+  if (wanted === undefined) return { user: request.user, constraint: '' };
   let firstRefusal: ImpersonationDenied | undefined;
   const attempt = async (index: number): Promise<User | undefined> => {
     try {
@@ -303,15 +313,17 @@ export async function impersonate(
   };
   const cached = modes.get(request.user.name);
   let user = cached === undefined ? undefined : await attempt(cached);
+  let used = cached;
   for (let i = 0; user === undefined && i < MODES.length; i++) {
     if (i === cached) continue;
     user = await attempt(i);
+    used = i;
     if (user !== undefined) modes.set(request.user.name, i);
   }
-  if (user === undefined) throw firstRefusal ?? new Error('all impersonation modes failed');
+  if (user === undefined || used === undefined) throw firstRefusal ?? new Error('all impersonation modes failed');
   delete req.headers[USER_HEADER];
   delete req.headers[GROUP_HEADER];
   delete req.headers[UID_HEADER];
   for (const header of Object.keys(req.headers)) if (header.startsWith(EXTRA_PREFIX)) delete req.headers[header];
-  return user;
+  return { user, constraint: MODE_CONSTRAINTS[used] ?? '' };
 }

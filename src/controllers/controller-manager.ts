@@ -7,10 +7,20 @@
 import { logger } from '../logging/logger.js';
 import type { ApiServices } from '../store/resource-target.js';
 import { GarbageCollector } from './garbage-collector.js';
-import { CSR_SIGNING, DISRUPTION, GARBAGE_COLLECTOR, RESOURCE_QUOTA, isControllerEnabled, type ControllerName } from './controller-names.js';
+import {
+  CSR_SIGNING,
+  DISRUPTION,
+  GARBAGE_COLLECTOR,
+  PV_PROTECTION,
+  PVC_PROTECTION,
+  RESOURCE_QUOTA,
+  isControllerEnabled,
+  type ControllerName,
+} from './controller-names.js';
 import { CsrSigningController, type SigningConfig } from './csr-signing-controller.js';
 import { DisruptionController } from './disruption-controller.js';
 import { ResourceQuotaController } from './resource-quota-controller.js';
+import { PvcProtectionController, PvProtectionController } from './storage-protection-controllers.js';
 import { candidateIdentity, DEFAULT_ELECTION_TIMING, LeaderElector, type ElectionTiming } from './leader-election.js';
 
 /** A controller the manager runs while leading; `run` resolves once `signal` aborted and it stopped. */
@@ -54,6 +64,16 @@ export const KNOWN_CONTROLLERS: ControllerDescriptor[] = [
     ...RESOURCE_QUOTA,
     // ResourceQuota status.hard and status.used, recounted from the namespace's objects.
     create: (services) => ({ name: RESOURCE_QUOTA.name, run: (signal) => new ResourceQuotaController(services.storage).run(signal) }),
+  },
+  {
+    ...PVC_PROTECTION,
+    // Lets deleted claims go once no scheduled pod uses them (StorageObjectInUseProtection holds them).
+    create: (services) => ({ name: PVC_PROTECTION.name, run: (signal) => new PvcProtectionController(services).run(signal) }),
+  },
+  {
+    ...PV_PROTECTION,
+    // Lets deleted volumes go once they are not Bound.
+    create: (services) => ({ name: PV_PROTECTION.name, run: (signal) => new PvProtectionController(services).run(signal) }),
   },
   {
     ...CSR_SIGNING,

@@ -27,8 +27,23 @@ export const SERVICE_ACCOUNT_TOKEN: ControllerName = { name: 'serviceaccount-tok
 /** The signer of approved CertificateSigningRequests (with HTTPS), under kube-controller-manager's name and alias. */
 export const CSR_SIGNING: ControllerName = { name: 'certificatesigningrequest-signing-controller', aliases: ['csrsigning'] };
 
+/** The pvc-protection controller (removes `kubernetes.io/pvc-protection` from unused claims), under kube-controller-manager's name. */
+export const PVC_PROTECTION: ControllerName = { name: 'persistentvolumeclaim-protection-controller', aliases: ['pvc-protection'] };
+
+/** The pv-protection controller (removes `kubernetes.io/pv-protection` from unbound volumes), under kube-controller-manager's name. */
+export const PV_PROTECTION: ControllerName = { name: 'persistentvolume-protection-controller', aliases: ['pv-protection'] };
+
 /** Every controller the server can run. */
-export const KNOWN_CONTROLLER_NAMES: ControllerName[] = [GARBAGE_COLLECTOR, DISRUPTION, RESOURCE_QUOTA, ROOT_CA_PUBLISHER, SERVICE_ACCOUNT_TOKEN, CSR_SIGNING];
+export const KNOWN_CONTROLLER_NAMES: ControllerName[] = [
+  GARBAGE_COLLECTOR,
+  DISRUPTION,
+  RESOURCE_QUOTA,
+  ROOT_CA_PUBLISHER,
+  SERVICE_ACCOUNT_TOKEN,
+  PVC_PROTECTION,
+  PV_PROTECTION,
+  CSR_SIGNING,
+];
 
 /**
  * Checks a `--controllers` list; throws `"x" is not in the list of known controllers` (kube's

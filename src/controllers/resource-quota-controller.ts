@@ -1,6 +1,6 @@
 import { objectKey, type Obj } from '../api/object-util.js';
 import { logger } from '../logging/logger.js';
-import { evaluatorFor, quotaScopes } from '../quota/quota-evaluators.js';
+import { DEVICE_CLASSES, DEVICES_PER_CLASS_SUFFIX, deviceClassIndex, evaluatorFor, needsDeviceClasses, quotaScopes } from '../quota/quota-evaluators.js';
 import { addLists, listsEqual, maskList, resourceListObject, resourceListOf, type ResourceList } from '../quota/resource-list.js';
 import { StorageError, type Storage } from '../storage/storage.js';
 import { obj } from '../validation/value-access.js';
@@ -20,18 +20,22 @@ interface Counted {
 
 const core = (resource: string): Counted => ({ type: resource, group: '', resource });
 
-/** Which kind a quota resource name counts; undefined for names no kind is charged for. */
-export function countedKind(name: string): Counted | undefined {
+const RESOURCE_CLAIMS: Counted = { type: 'resourceclaims.resource.k8s.io', group: 'resource.k8s.io', resource: 'resourceclaims' };
+
+/** Which kinds a quota resource name counts (a DeviceClass's implicit extended resource: pods and claims). */
+export function countedKinds(name: string): Counted[] {
   if (name.startsWith('count/')) {
     const rest = name.slice('count/'.length);
     const dot = rest.indexOf('.');
-    return dot < 0 ? core(rest) : { type: rest, group: rest.slice(dot + 1), resource: rest.slice(0, dot) };
+    return [dot < 0 ? core(rest) : { type: rest, group: rest.slice(dot + 1), resource: rest.slice(0, dot) }];
   }
-  if (['configmaps', 'secrets', 'replicationcontrollers', 'resourcequotas', 'services', 'persistentvolumeclaims'].includes(name)) return core(name);
-  if (name.startsWith('services.')) return core('services');
-  if (name === 'requests.storage' || name.includes('.storageclass.storage.k8s.io/')) return core('persistentvolumeclaims');
-  if (evaluatorFor('', 'pods')?.matchingResources([name]).length === 1) return core('pods');
-  return undefined;
+  if (['configmaps', 'secrets', 'replicationcontrollers', 'resourcequotas', 'services', 'persistentvolumeclaims'].includes(name)) return [core(name)];
+  if (name.startsWith('services.')) return [core('services')];
+  if (name === 'requests.storage' || name.includes('.storageclass.storage.k8s.io/')) return [core('persistentvolumeclaims')];
+  if (name.endsWith(DEVICES_PER_CLASS_SUFFIX)) return [RESOURCE_CLAIMS];
+  // An extended resource: pods request it; claims are charged it when a DeviceClass names it.
+  if (evaluatorFor('', 'pods')?.matchingResources([name]).length === 1) return name.startsWith('requests.') ? [core('pods'), RESOURCE_CLAIMS] : [core('pods')];
+  return [];
 }
 
 /**
@@ -96,8 +100,7 @@ export class ResourceQuotaController {
     }
     this.quotaKeys.add(c.key);
     for (const name of resourceListOf(obj(c.current.spec).hard).keys()) {
-      const counted = countedKind(name);
-      if (counted !== undefined && counted.type !== QUOTAS) this.follow(counted.type);
+      for (const counted of countedKinds(name)) if (counted.type !== QUOTAS) this.follow(counted.type);
     }
     const spec = resourceListOf(obj(c.current.spec).hard);
     const status = resourceListOf(obj(c.current.status).hard);
@@ -142,7 +145,7 @@ export class ResourceQuotaController {
     const objectsOf = async (type: string): Promise<Obj[]> => {
       let objects = cache.get(type);
       if (objects === undefined) {
-        objects = (await this.storage.list(type, { namespace })).items.map((item) => JSON.parse(item.json) as Obj);
+        objects = (await this.storage.list(type, type === DEVICE_CLASSES ? {} : { namespace })).items.map((item) => JSON.parse(item.json) as Obj);
         cache.set(type, objects);
       }
       return objects;
@@ -164,34 +167,38 @@ export class ResourceQuotaController {
     return outcome;
   }
 
-  /** CalculateUsage: the usage, in the quota's scopes, of every resource the quota limits (zeros included). */
+  /**
+   * CalculateUsage: the usage, in the quota's scopes, of every resource the quota limits (zeros
+   * included). Each kind that tracks one of the quota's resources adds all its usage; the sum is
+   * then masked to the resources some kind tracks, so a claim's devices also count under a name
+   * only the pod evaluator tracks, as in kube.
+   */
   private async usage(quota: Obj, hard: ResourceList, objectsOf: (type: string) => Promise<Obj[]>, quotaCount: number): Promise<ResourceList> {
     const scopes = quotaScopes(quota);
-    const byKind = new Map<string, { counted: Counted; names: string[] }>();
-    for (const name of hard.keys()) {
-      const counted = countedKind(name);
-      if (counted === undefined) continue;
-      const entry = byKind.get(counted.type) ?? { counted, names: [] };
-      entry.names.push(name);
-      byKind.set(counted.type, entry);
-    }
+    const names = [...hard.keys()];
+    const kinds = new Map<string, Counted>();
+    for (const name of names) for (const counted of countedKinds(name)) kinds.set(counted.type, counted);
     let used: ResourceList = new Map();
+    const matched = new Set<string>();
     const now = this.now();
-    for (const { counted, names } of byKind.values()) {
-      const evaluator = evaluatorFor(counted.group, counted.resource);
+    for (const counted of kinds.values()) {
+      const classes = needsDeviceClasses(counted.group, counted.resource) ? deviceClassIndex(await objectsOf(DEVICE_CLASSES)) : undefined;
+      const evaluator = evaluatorFor(counted.group, counted.resource, classes);
       if (evaluator === undefined) continue;
       const tracked = evaluator.matchingResources(names);
+      if (tracked.length === 0) continue;
+      for (const n of tracked) matched.add(n);
       used = addLists(used, new Map(tracked.map((n) => [n, '0'])));
       if (counted.type === QUOTAS) {
         // Quotas are listed already; their scopes never match (quotas have no scopes).
-        if (scopes.length === 0) used = addLists(used, maskList(new Map(tracked.map((n) => [n, String(quotaCount)])), tracked));
+        if (scopes.length === 0) used = addLists(used, new Map(tracked.map((n) => [n, String(quotaCount)])));
         continue;
       }
       for (const object of await objectsOf(counted.type)) {
         if (!scopes.every((scope) => evaluator.matchesScope(scope, object))) continue;
-        used = addLists(used, maskList(evaluator.usage(object, now), tracked));
+        used = addLists(used, evaluator.usage(object, now));
       }
     }
-    return used;
+    return maskList(used, matched);
   }
 }

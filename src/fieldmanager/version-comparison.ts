@@ -12,6 +12,9 @@ export interface VersionView {
 /** The view of another apiVersion of the kind, or undefined when its objects compare as the request's do. */
 export type VersionViews = (apiVersion: string) => VersionView | undefined;
 
+/** A version's objects could not be converted: the write's managedFields cannot be tracked. */
+export class VersionConversionError extends Error {}
+
 /** What a write changes and removes, as field sets of one version. */
 export interface VersionedChange {
   changed: FieldSet;
@@ -22,7 +25,8 @@ export interface VersionedChange {
  * structured-merge-diff's per-version comparisons (Updater.update): a manager whose entry was
  * recorded at another apiVersion loses, or conflicts on, what the write changes as seen at that
  * version, so the old and new objects are converted there and compared with that version's type.
- * Versions without a view (or whose conversion fails) use the request's comparison.
+ * Versions without a view (or whose typed comparison fails) use the request's comparison; a view's
+ * VersionConversionError is thrown.
  */
 export function versionedChanges(
   own: VersionedChange,
@@ -42,7 +46,8 @@ export function versionedChanges(
       try {
         const cmp = compareObjects(view.convert(before), view.convert(after), view.type);
         change = { changed: filter(cmp.modified.union(cmp.added)), removed: filter(cmp.removed) };
-      } catch {
+      } catch (err) {
+        if (err instanceof VersionConversionError) throw err;
         change = own;
       }
     }

@@ -68,7 +68,12 @@ export async function handleSubresourceAction(r: ResourceRequest): Promise<void>
       const body = await decodeObject(r, 'Binding', 'v1');
       const target = isObject(body.target) ? stringField(body.target, 'name') : '';
       if (target === '') throw new ApiError(422, 'Invalid', `Binding "${r.ri.name}" is invalid: target.name: Required value`, {});
-      await bindPod(r, r.ri.name, target, writeOptionsOf(r).dryRun);
+      await admitAction(r, sub, body);
+      const metadata = isObject(body.metadata) ? body.metadata : {};
+      await bindPod(r, r.ri.name, target, writeOptionsOf(r).dryRun, {
+        labels: isObject(metadata.labels) ? metadata.labels : {},
+        annotations: isObject(metadata.annotations) ? metadata.annotations : {},
+      });
       writeObject(r.res, 201, success(201), format);
       return;
     }

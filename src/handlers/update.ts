@@ -6,7 +6,7 @@ import { readBody } from '../codec/request-body.js';
 import { allowsCreateOnUpdate } from '../strategy/resource-strategy.js';
 import { writeOptionsOf, type ResourceRequest, outputFor, scaleKind } from './context.js';
 import { isCreater, type Creater, type Updater } from '../store/rest-verbs.js';
-import { appliedDuplicates, applyToObject, applyToScale, readAppliedConfiguration } from '../apply/server-side-apply.js';
+import { appliedDuplicates, applyToObject, applyToObjectConverting, applyToScale, readAppliedConfiguration } from '../apply/server-side-apply.js';
 import { parseMediaType } from '../codec/media-type.js';
 import { APPLY_CBOR_PATCH_TYPE, APPLY_YAML_PATCH_TYPE, BUILTIN_PATCH_TYPES } from '../patch/apply-patch.js';
 import { RouteUnsupportedMediaTypeError } from '../codec/negotiation.js';
@@ -153,13 +153,13 @@ async function handleApply(r: ResourceRequest, store: Updater, body: Buffer, for
   const t = { info: r.info, apiVersion: r.apiVersion, subresource, manager: options.fieldManager, force: options.force === true };
   const pinned = stringField(metadataOf(config), 'resourceVersion');
   const outcome = await store.update(
-    (current: Obj) => {
+    async (current: Obj) => {
       let next: Obj;
       let managedFields: unknown;
       if (isScale) {
         ({ scale: next, managedFields } = applyToScale(t, current, toScale(r, current), config));
       } else {
-        next = applyToObject(t, current, config);
+        next = await applyToObjectConverting(t, current, config);
         checkNamespace(r, next);
         if (subresource !== '') managedFields = metadataOf(next).managedFields ?? [];
       }

@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { schemaPath } from '../schema/schema-files.js';
 import { CachedDocument, sha512Hex } from './cached-document.js';
 import { isJsonObject, type JsonObject } from './json-value.js';
+import { describedBaseDocument } from './meta-descriptions.js';
 import { encodeOpenApiV2Protobuf } from './openapi-v2-protobuf.js';
 import { buildV3Document, groupPathsByV3Key } from './openapi-v3-convert.js';
 import { pruneUnservedPaths } from './served-paths.js';
@@ -50,12 +49,13 @@ export class OpenApiService {
   private pruned = false;
 
   /**
-   * @param loadBase reads the built-in Swagger 2.0 document's JSON bytes (schema/openapi-v2.json by default).
+   * @param loadBase reads the built-in Swagger 2.0 document's JSON bytes (by default schema/openapi-v2.json
+   *   with the meta types' descriptions of schema/meta-descriptions.json added).
    * @param servesPath which of the built-in document's paths this server serves (all by default); the
    *   others, and the definitions only they use, are left out (see `--runtime-config`).
    */
   constructor(
-    private readonly loadBase: () => Buffer = () => readFileSync(schemaPath('openapi-v2.json')),
+    private readonly loadBase: () => Buffer = describedBaseDocument,
     private readonly servesPath?: (path: string) => boolean,
   ) {}
 

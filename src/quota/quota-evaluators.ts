@@ -71,8 +71,12 @@ const CONSTRAINED = ['cpu', 'memory', 'requests.cpu', 'requests.memory', 'limits
 
 /** helper.IsNativeResource: no domain, or a kubernetes.io one. */
 const isNativeResource = (name: string): boolean => !name.includes('/') || name.includes('kubernetes.io/');
+/** resource.k8s.io's prefix of the implicit extended resource of a DeviceClass (`deviceclass.resource.kubernetes.io/<class>`). */
+const DEVICE_CLASS_RESOURCE_PREFIX = 'deviceclass.resource.kubernetes.io/';
+/** An extended resource a pod may request: a non-native name, or a DeviceClass's implicit one. */
+const isExtendedResource = (name: string): boolean => !isNativeResource(name) || name.startsWith(DEVICE_CLASS_RESOURCE_PREFIX);
 /** An extended resource charged as `requests.<name>`. */
-const isExtendedQuotaResource = (name: string): boolean => name.startsWith('requests.') && !isNativeResource(name.slice('requests.'.length));
+const isExtendedQuotaResource = (name: string): boolean => name.startsWith('requests.') && isExtendedResource(name.slice('requests.'.length));
 
 /** podComputeUsageHelper: a pod's (or one container's) requests and limits as quota resources. */
 function computeUsage(requests: ResourceList, limits: ResourceList): ResourceList {
@@ -90,7 +94,7 @@ function computeUsage(requests: ResourceList, limits: ResourceList): ResourceLis
     if (name.startsWith('hugepages-')) {
       usage.set(name, request);
       usage.set(`requests.${name}`, request);
-    } else if (!isNativeResource(name)) usage.set(`requests.${name}`, request);
+    } else if (isExtendedResource(name)) usage.set(`requests.${name}`, request);
   }
   return usage;
 }
@@ -303,6 +307,103 @@ const claimEvaluator: QuotaEvaluator = {
   constraints: noConstraints,
 };
 
+/** `<class>.deviceclass.resource.k8s.io/devices`: the devices a namespace's claims request of one DeviceClass. */
+export const DEVICES_PER_CLASS_SUFFIX = '.deviceclass.resource.k8s.io/devices';
+const CLAIM_COUNT = objectCountName('resource.k8s.io', 'resourceclaims');
+/** resource.k8s.io's AllocationResultsMaxSize: what an `All` request is charged (its worst case). */
+const ALLOCATION_RESULTS_MAX_SIZE = 32;
+
+/** The devices one exact request (or subrequest) may be allocated; unknown modes count nothing. */
+function requestedDevices(request: Obj): number {
+  const mode = request.allocationMode ?? 'ExactCount';
+  if (mode === 'All') return ALLOCATION_RESULTS_MAX_SIZE;
+  if (mode !== 'ExactCount') return 0;
+  return typeof request.count === 'number' ? request.count : 1;
+}
+
+/** What the claim evaluator knows of the cluster's DeviceClasses (kube's extended resource cache). */
+export interface DeviceClassIndex {
+  /** Names of the DeviceClasses that exist. */
+  names: ReadonlySet<string>;
+  /** `spec.extendedResourceName` of the classes that set it, by class name. */
+  extendedResources: ReadonlyMap<string, string>;
+}
+
+/** The index of a list of DeviceClass objects. */
+export function deviceClassIndex(classes: readonly Obj[]): DeviceClassIndex {
+  const names = new Set<string>();
+  const extendedResources = new Map<string, string>();
+  for (const c of classes) {
+    const name = String(obj(c.metadata).name);
+    names.add(name);
+    const extended = obj(c.spec).extendedResourceName;
+    if (typeof extended === 'string' && extended !== '') extendedResources.set(name, extended);
+  }
+  return { names, extendedResources };
+}
+
+const NO_DEVICE_CLASSES: DeviceClassIndex = { names: new Set(), extendedResources: new Map() };
+
+/** The DeviceClass an extended resource name stands for: its implicit name, or one's `extendedResourceName`. */
+function classOfExtendedResource(classes: DeviceClassIndex, resourceName: string): string | undefined {
+  if (resourceName.startsWith(DEVICE_CLASS_RESOURCE_PREFIX)) {
+    const className = resourceName.slice(DEVICE_CLASS_RESOURCE_PREFIX.length);
+    if (classes.names.has(className)) return className;
+  }
+  for (const [className, extended] of classes.extendedResources) if (extended === resourceName) return className;
+  return undefined;
+}
+
+/**
+ * kube's ResourceClaim evaluator: a claim is charged 1 of `count/resourceclaims.resource.k8s.io`
+ * and, per DeviceClass, the devices its requests ask for (`firstAvailable` charges the largest
+ * count each class might get among the subrequests, `All` the most an allocation holds). With
+ * DRAExtendedResource (on in 1.36) those devices also count as `requests.` the class's implicit
+ * extended resource and its `extendedResourceName`, names tracked once such a class exists.
+ * Not done: kube exempts what the owning pod already paid for scheduler-made claims.
+ */
+function resourceClaimEvaluator(classes: DeviceClassIndex): QuotaEvaluator {
+  return {
+    matchingResources: (input) =>
+      input.filter((n) => {
+        if (n === CLAIM_COUNT || n.endsWith(DEVICES_PER_CLASS_SUFFIX)) return true;
+        if (!isExtendedQuotaResource(n)) return false;
+        return classOfExtendedResource(classes, n.slice('requests.'.length)) !== undefined;
+      }),
+    usage: (claim) => {
+      const devices = new Map<string, number>();
+      const charge = (className: unknown, count: number): void => {
+        const name = `${typeof className === 'string' ? className : ''}${DEVICES_PER_CLASS_SUFFIX}`;
+        devices.set(name, (devices.get(name) ?? 0) + count);
+      };
+      for (const request of objects(obj(obj(claim.spec).devices).requests)) {
+        const subrequests = objects(request.firstAvailable);
+        if (subrequests.length > 0) {
+          const worst = new Map<unknown, number>();
+          for (const sub of subrequests) worst.set(sub.deviceClassName, Math.max(worst.get(sub.deviceClassName) ?? 0, requestedDevices(sub)));
+          for (const [className, count] of worst) charge(className, count);
+        } else if (request.exactly !== undefined && request.exactly !== null) {
+          const exactly = obj(request.exactly);
+          charge(exactly.deviceClassName, requestedDevices(exactly));
+        }
+      }
+      const usage: ResourceList = new Map([[CLAIM_COUNT, '1']]);
+      for (const [name, count] of devices) {
+        usage.set(name, String(count));
+        const className = name.slice(0, -DEVICES_PER_CLASS_SUFFIX.length);
+        if (className === '' || count <= 0) continue;
+        usage.set(`requests.${DEVICE_CLASS_RESOURCE_PREFIX}${className}`, String(count));
+        const extended = classes.extendedResources.get(className);
+        if (extended !== undefined) usage.set(`requests.${extended}`, String(count));
+      }
+      return usage;
+    },
+    matchesScope: noScope,
+    handles: (operation, subresource) => subresource === '' && (operation === 'CREATE' || operation === 'UPDATE'),
+    constraints: noConstraints,
+  };
+}
+
 /** Kinds counted under a legacy name besides `count/...`. */
 const LEGACY_ALIASES: Record<string, string> = {
   configmaps: 'configmaps',
@@ -325,8 +426,11 @@ const IGNORED = new Set([
   'events.k8s.io/events',
 ]);
 
-/** The evaluator of a group and resource; undefined for resources quota ignores. */
-export function evaluatorFor(group: string, resource: string): QuotaEvaluator | undefined {
+/**
+ * The evaluator of a group and resource; undefined for resources quota ignores. ResourceClaims
+ * need the cluster's DeviceClasses (`deviceClasses`, see `needsDeviceClasses`).
+ */
+export function evaluatorFor(group: string, resource: string, deviceClasses: DeviceClassIndex = NO_DEVICE_CLASSES): QuotaEvaluator | undefined {
   if (IGNORED.has(`${group}/${resource}`)) return undefined;
   if (group === '') {
     if (resource === 'pods') return podEvaluator;
@@ -334,8 +438,15 @@ export function evaluatorFor(group: string, resource: string): QuotaEvaluator | 
     if (resource === 'persistentvolumeclaims') return claimEvaluator;
     return objectCounter(group, resource, LEGACY_ALIASES[resource]);
   }
+  if (needsDeviceClasses(group, resource)) return resourceClaimEvaluator(deviceClasses);
   return objectCounter(group, resource);
 }
+
+/** Whether the evaluator of a group and resource depends on the cluster's DeviceClasses. */
+export const needsDeviceClasses = (group: string, resource: string): boolean => group === 'resource.k8s.io' && resource === 'resourceclaims';
+
+/** The storage type of DeviceClasses. */
+export const DEVICE_CLASSES = 'deviceclasses.resource.k8s.io';
 
 /** The scope terms of a quota: its `scopes` (as `Exists`) and its scope selector's expressions. */
 export function quotaScopes(quota: Obj): ScopeRequirement[] {

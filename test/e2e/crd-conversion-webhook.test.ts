@@ -7,7 +7,8 @@
  * patch/apply across versions, a list of objects stored in different versions converted in one
  * ConversionReview (the e2e "non homogeneous list"), storedVersions, field selectors on converted
  * fields (the e2e CustomResourceFieldSelectors checks), webhook-changed labels kept and other
- * metadata restored, and kube-apiserver 1.36's 500 messages (checked on the reference) when the
+ * metadata restored, admission policies matched at another version (their params and failures),
+ * server-side apply conflicts with managers at another version, and kube-apiserver 1.36's 500 messages (checked on the reference) when the
  * webhook is down or answers wrongly, on reads and writes; watch events wait for a failing
  * webhook to recover, as kube's watch cache retries them.
  */
@@ -57,15 +58,18 @@ function convert(o: Obj, to: string): Obj {
 }
 
 /** The converting webhook: every ConversionReview it receives is kept in `reviews`. */
-function converter(hooks: TestWebhookServer, state: { mode: Mode; reviews: Obj[] }): void {
+function converter(hooks: TestWebhookServer, state: { mode: Mode; reviews: Obj[]; onlyKind?: string; dropDef?: boolean }): void {
   hooks.handle('/convert', (call, res) => {
     const review = call.body as Obj;
     state.reviews.push(review);
     const req = review.request;
     let objects: Obj[] = req.objects.map((o: Obj) => convert(o, req.desiredAPIVersion));
+    // `dropDef`: v2's defaulted `def`, which v1 does not declare, is left out of v1 objects.
+    if (state.dropDef === true) for (const o of objects) delete o.spec?.def;
     let uid = req.uid;
     let result: Obj = { status: 'Success' };
-    const mode = state.mode;
+    // `onlyKind`: the mode applies to that kind's reviews, the others are converted.
+    const mode = state.onlyKind === undefined || req.objects[0]?.kind === state.onlyKind ? state.mode : 'ok';
     if (mode === 'http500') {
       res.writeHead(500, { 'content-type': 'text/plain' }).end('boom');
       return undefined;
@@ -160,7 +164,7 @@ for (const backend of allBackends()) {
     let hooks: TestWebhookServer;
     let rest: Rest;
     let ns: string;
-    const state: { mode: Mode; reviews: Obj[] } = { mode: 'ok', reviews: [] };
+    const state: { mode: Mode; reviews: Obj[]; onlyKind?: string; dropDef?: boolean } = { mode: 'ok', reviews: [] };
     let counter = 0;
 
     before(async () => {
@@ -258,9 +262,13 @@ for (const backend of allBackends()) {
       assert.deepEqual(stored.spec, { host: 's', port: '4' });
       // A v2 patch of the same object: the only review converts the old and new objects to v1 for the
       // managers recorded there, which lose what the write changes as seen at v1 (hostPort), as kube
-      // decides (checked on the reference).
+      // decides (checked on the reference). The webhook leaves v2's `def` out of v1 objects: v1 does
+      // not declare it, and kube then stores the object without managedFields (checked below).
       state.reviews.length = 0;
-      const v2 = await rest.patch(`${p2}/a?fieldManager=v2-patcher`, { spec: { port: '5' } });
+      state.dropDef = true;
+      const v2 = await rest.patch(`${p2}/a?fieldManager=v2-patcher`, { spec: { port: '5' } }).finally(() => {
+        state.dropDef = undefined;
+      });
       assert.equal(v2.status, 200, v2.text);
       assert.deepEqual(v2.body.spec, { host: 's', port: '5', def: 'd' });
       assert.deepEqual(
@@ -273,6 +281,13 @@ for (const backend of allBackends()) {
         JSON.stringify(entries),
       );
       assert.deepEqual(entries.find((m) => m.manager === 'v2-patcher')?.fieldsV1, { 'f:spec': { 'f:port': {} } });
+      // With `def` in the v1 objects (undeclared there), the update is stored without managedFields, as on the reference.
+      const again = await rest.patch(`${p1}/a?fieldManager=v1-patcher`, { spec: { hostPort: 's:6' } });
+      assert.equal(again.status, 200, again.text);
+      const untracked = await rest.patch(`${p2}/a?fieldManager=v2-patcher`, { spec: { port: '7' } });
+      assert.equal(untracked.status, 200, untracked.text);
+      assert.deepEqual(untracked.body.spec, { host: 's', port: '7', def: 'd' });
+      assert.equal(untracked.body.metadata.managedFields, undefined, JSON.stringify(untracked.body.metadata));
     });
 
     test('a list of objects stored in different versions is converted in one ConversionReview (e2e non homogeneous list)', async () => {
@@ -593,6 +608,157 @@ for (const backend of allBackends()) {
         assert.deepEqual(request.object.spec, { host: 'h', port: String(n) });
       } finally {
         await rest.del(config);
+      }
+    });
+
+    test('admission policies matched at another version see the object converted by the CRD webhook; a CR paramKind is read in its version; a mutation lands converted back', async () => {
+      const { p1, kind, plural } = await freshCrd('v2');
+      const params = await freshCrd('v2');
+      const ADM = '/apis/admissionregistration.k8s.io/v1';
+      // The param is stored in v2 (host, port); the policy's paramKind reads it in v1 (hostPort).
+      await rest.create(params.p2, { apiVersion: `${G}/v2`, kind: params.kind, metadata: { name: 'deny' }, spec: { host: 'bad', port: '13' } });
+      const rules = [{ operations: ['CREATE'], apiGroups: [G], apiVersions: ['v2'], resources: [plural] }];
+      const scope = { resourceRules: rules, matchPolicy: 'Equivalent', namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': ns } } };
+      const paths = [
+        `validatingadmissionpolicybindings/conv-${plural}`,
+        `validatingadmissionpolicies/conv-${plural}`,
+        `mutatingadmissionpolicybindings/conv-${plural}`,
+        `mutatingadmissionpolicies/conv-${plural}`,
+      ];
+      await rest.create(`${ADM}/validatingadmissionpolicies`, {
+        metadata: { name: `conv-${plural}` },
+        spec: {
+          paramKind: { apiVersion: `${G}/v1`, kind: params.kind },
+          matchConstraints: scope,
+          validations: [
+            { expression: "object.apiVersion == 'conv.example.com/v2' && request.kind.version == 'v2'", message: 'not seen at v2' },
+            { expression: "object.spec.host + ':' + object.spec.port != params.spec.hostPort", messageExpression: "'denied by ' + params.spec.hostPort" },
+          ],
+        },
+      });
+      await rest.create(`${ADM}/validatingadmissionpolicybindings`, {
+        metadata: { name: `conv-${plural}` },
+        spec: { policyName: `conv-${plural}`, paramRef: { name: 'deny', namespace: ns, parameterNotFoundAction: 'Deny' }, validationActions: ['Deny'] },
+      });
+      await rest.create(`${ADM}/mutatingadmissionpolicies`, {
+        metadata: { name: `conv-${plural}` },
+        spec: {
+          matchConstraints: scope,
+          matchConditions: [{ name: 'v2-fields', expression: "object.spec.port == '0'" }],
+          reinvocationPolicy: 'Never',
+          mutations: [{ patchType: 'ApplyConfiguration', applyConfiguration: { expression: 'Object{spec: Object.spec{port: "8" + object.spec.host}}' } }],
+        },
+      });
+      await rest.create(`${ADM}/mutatingadmissionpolicybindings`, { metadata: { name: `conv-${plural}` }, spec: { policyName: `conv-${plural}` } });
+      try {
+        const post = (name: string, hostPort: string) => rest.post(p1, { apiVersion: `${G}/v1`, kind, metadata: { name }, spec: { hostPort } });
+        let n = 0;
+        await eventually('the validating policy denies at v2 with the v1 param', async () => {
+          const r = await post(`deny-${++n}`, 'bad:13');
+          return r.status === 422 ? r : undefined;
+        }).then((r) => {
+          assert.equal(
+            r.body.message,
+            `${plural}.${G} "deny-${n}" is forbidden: ValidatingAdmissionPolicy 'conv-${plural}' with binding 'conv-${plural}' denied request: denied by bad:13`,
+          );
+        });
+        const allowed = await post('allowed', 'good:13');
+        assert.equal(allowed.status, 201, allowed.text);
+        assert.deepEqual(allowed.body.spec, { hostPort: 'good:13' });
+        // The mutating policy's condition and mutation see v2's host and port; its result is converted back to v1.
+        const mutated = await eventually('the mutating policy mutates at v2', async () => {
+          const r = await post(`mut-${++n}`, '0:0');
+          assert.equal(r.status, 201, r.text);
+          return r.body.spec.hostPort === '0:80' ? r : undefined;
+        });
+        assert.equal(mutated.body.apiVersion, `${G}/v1`);
+        // The webhook failing: the mutating policy (failurePolicy Fail, which runs first) denies with kube's
+        // configuration error; without it, the validating policy denies with its own.
+        state.mode = 'failed';
+        // Only the objects' conversions fail: kube reads params from its informer's cache, converted beforehand.
+        state.onlyKind = kind;
+        const failed = `conversion webhook for ${G}/v1, Kind=${kind} failed: cannot convert today`;
+        try {
+          const failing = await post('failing', 'x:1');
+          assert.equal(failing.status, 403, failing.text);
+          assert.equal(failing.body.message, `policy "conv-${plural}" denied request: failed to configure policy: ${failed}`);
+          for (const path of paths.slice(2)) await rest.del(`${ADM}/${path}`);
+          const denied = await eventually('only the validating policy is in force', async () => {
+            const r = await post('failing', 'x:1');
+            return r.status === 422 ? r : undefined;
+          });
+          assert.equal(
+            denied.body.message,
+            `${plural}.${G} "failing" is forbidden: ValidatingAdmissionPolicy 'conv-${plural}' with binding 'conv-${plural}' denied request: failed to configure binding: failed to convert object version: ${failed}`,
+          );
+        } finally {
+          state.mode = 'ok';
+          state.onlyKind = undefined;
+        }
+      } finally {
+        for (const path of paths) await rest.del(`${ADM}/${path}`);
+      }
+    });
+
+    test('server-side apply conflicts with managers recorded at another version as seen at their version (fields converted by the webhook)', async () => {
+      // Answers, conflict causes and managers as kube-apiserver 1.36 gives them with the same webhook (checked
+      // on the reference; kube sends one review per object where Capstan sends the two objects in one).
+      const { p1, p2, kind } = await freshCrd('v2');
+      const apply = (path: string, manager: string, body: Obj, force = false) =>
+        rest.patch(`${path}?fieldManager=${manager}${force ? '&force=true' : ''}`, body, 'application/apply-patch+yaml');
+      const v1 = await apply(`${p1}/a`, 'v1-owner', { apiVersion: `${G}/v1`, kind, metadata: { name: 'a' }, spec: { hostPort: 'h:1' } });
+      assert.equal(v1.status, 201, v1.text);
+      const v2Apply = { apiVersion: `${G}/v2`, kind, metadata: { name: 'a' }, spec: { port: '2' } };
+      // The webhook leaves v2's defaulted `def` in the v1 objects: kube's typed conversion rejects them.
+      const undeclared = await apply(`${p2}/a`, 'v2-applier', v2Apply);
+      assert.equal(undeclared.status, 500, undeclared.text);
+      assert.equal(undeclared.body.message, '.spec.def: field not declared in schema');
+      assert.equal(undeclared.body.reason, undefined);
+      state.dropDef = true;
+      try {
+        // The webhook failing: the apply fails with its 500.
+        state.mode = 'failed';
+        try {
+          const failing = await apply(`${p2}/a`, 'v2-applier', v2Apply);
+          assertFailure(failing, `conversion webhook for ${G}/v2, Kind=${kind} failed: cannot convert today`);
+        } finally {
+          state.mode = 'ok';
+        }
+        // At v2 the apply changes only spec.port; at v1, where v1-owner's entry is, it changes spec.hostPort.
+        state.reviews.length = 0;
+        const conflict = await apply(`${p2}/a`, 'v2-applier', v2Apply);
+        assert.equal(conflict.status, 409, conflict.text);
+        assert.equal(conflict.body.reason, 'Conflict');
+        assert.equal(conflict.body.message, 'Apply failed with 1 conflict: conflict with "v1-owner": .spec.hostPort');
+        assert.deepEqual(conflict.body.details.causes, [{ reason: 'FieldManagerConflict', message: 'conflict with "v1-owner"', field: '.spec.hostPort' }]);
+        assert.deepEqual(
+          state.reviews.map((r) => [r.request.desiredAPIVersion, r.request.objects.length]),
+          [[`${G}/v1`, 2]],
+        );
+        // Forced: v1-owner loses spec.hostPort (its only field), as seen at v1.
+        const forced = await apply(`${p2}/a`, 'v2-applier', v2Apply, true);
+        assert.equal(forced.status, 200, forced.text);
+        assert.deepEqual(forced.body.spec, { host: 'h', port: '2', def: 'd' });
+        assert.deepEqual(
+          forced.body.metadata.managedFields.map((m: Obj) => [m.manager, m.apiVersion, m.fieldsV1]),
+          [['v2-applier', `${G}/v2`, { 'f:spec': { 'f:port': {} } }]],
+        );
+        // An update whose managers at another version cannot be converted succeeds without managedFields.
+        const again = await apply(`${p1}/a`, 'v1-owner', { apiVersion: `${G}/v1`, kind, metadata: { name: 'a' }, spec: { hostPort: 'h:3' } }, true);
+        assert.equal(again.status, 200, again.text);
+        state.mode = 'failed';
+        state.onlyKind = kind;
+        try {
+          const patched = await rest.patch(`${p2}/a?fieldManager=v2-patcher`, { spec: { port: '4' } });
+          assert.equal(patched.status, 200, patched.text);
+          assert.deepEqual(patched.body.spec, { host: 'h', port: '4', def: 'd' });
+          assert.equal(patched.body.metadata.managedFields, undefined, JSON.stringify(patched.body.metadata));
+        } finally {
+          state.mode = 'ok';
+          state.onlyKind = undefined;
+        }
+      } finally {
+        state.dropDef = undefined;
       }
     });
 

@@ -188,3 +188,96 @@ test('parallel creates never spend more than the quota holds', async () => {
   const status = await quotaStatus(`${ns}/resourcequotas/q`, (s) => s.used['count/secrets'] === '7');
   assert.equal(status.used['count/secrets'], '7');
 });
+
+const deviceClass = async (name: string, spec: Obj = {}): Promise<void> => {
+  const created = await post('/apis/resource.k8s.io/v1/deviceclasses', { apiVersion: 'resource.k8s.io/v1', kind: 'DeviceClass', metadata: { name }, spec });
+  assert.equal(created.status, 201, created.text);
+};
+
+const claim = (name: string, requests: Obj[]): Obj => ({
+  apiVersion: 'resource.k8s.io/v1',
+  kind: 'ResourceClaim',
+  metadata: { name },
+  spec: { devices: { requests } },
+});
+
+test('ResourceClaims are charged per DeviceClass, at admission and by the controller', async () => {
+  const ns = await namespace('rq-dra');
+  const claims = `/apis/resource.k8s.io/v1/namespaces/rq-dra/resourceclaims`;
+  await deviceClass('rq-gold');
+  const hard = {
+    'count/resourceclaims.resource.k8s.io': '3',
+    'rq-gold.deviceclass.resource.k8s.io/devices': '4',
+    'rq-silver.deviceclass.resource.k8s.io/devices': '40',
+    'requests.deviceclass.resource.kubernetes.io/rq-gold': '10',
+  };
+  assert.equal((await post(`${ns}/resourcequotas`, { metadata: { name: 'q' }, spec: { hard } })).status, 201);
+  const zero = {
+    'count/resourceclaims.resource.k8s.io': '0',
+    'rq-gold.deviceclass.resource.k8s.io/devices': '0',
+    'rq-silver.deviceclass.resource.k8s.io/devices': '0',
+    'requests.deviceclass.resource.kubernetes.io/rq-gold': '0',
+  };
+  assert.deepEqual((await quotaStatus(`${ns}/resourcequotas/q`, (s) => s.used !== undefined)).used, zero);
+  // An exact request of 2, and a firstAvailable charging each class the most it may get (All: 32).
+  const requests = [
+    { name: 'a', exactly: { deviceClassName: 'rq-gold', count: 2 } },
+    {
+      name: 'b',
+      firstAvailable: [
+        { name: 'x', deviceClassName: 'rq-gold', count: 1 },
+        { name: 'y', deviceClassName: 'rq-silver', allocationMode: 'All' },
+        { name: 'z', deviceClassName: 'rq-silver', count: 3 },
+      ],
+    },
+  ];
+  const created = await post(claims, claim('c1', requests));
+  assert.equal(created.status, 201, created.text);
+  const charged = {
+    'count/resourceclaims.resource.k8s.io': '1',
+    'rq-gold.deviceclass.resource.k8s.io/devices': '3',
+    'rq-silver.deviceclass.resource.k8s.io/devices': '32',
+    'requests.deviceclass.resource.kubernetes.io/rq-gold': '3',
+  };
+  assert.deepEqual((await api(srv.url, `${ns}/resourcequotas/q`)).body.status.used, charged);
+  // A pod asking for the class's implicit extended resource is charged the same quota resource.
+  const gold = { 'deviceclass.resource.kubernetes.io/rq-gold': '2' };
+  assert.equal((await post(`${ns}/pods`, pod('p1', { requests: gold, limits: gold }))).status, 201);
+  assert.equal((await api(srv.url, `${ns}/resourcequotas/q`)).body.status.used['requests.deviceclass.resource.kubernetes.io/rq-gold'], '5');
+  const refused = await post(claims, claim('c2', requests));
+  assert.equal(refused.status, 403);
+  assert.equal(
+    refused.body.message,
+    'resourceclaims.resource.k8s.io "c2" is forbidden: exceeded quota: q, requested: rq-gold.deviceclass.resource.k8s.io/devices=3,rq-silver.deviceclass.resource.k8s.io/devices=32, ' +
+      'used: rq-gold.deviceclass.resource.k8s.io/devices=3,rq-silver.deviceclass.resource.k8s.io/devices=32, ' +
+      'limited: rq-gold.deviceclass.resource.k8s.io/devices=4,rq-silver.deviceclass.resource.k8s.io/devices=40',
+  );
+  assert.equal((await api(srv.url, `${claims}/c1`, { method: 'DELETE' })).status, 200);
+  const released = await quotaStatus(`${ns}/resourcequotas/q`, (s) => s.used['count/resourceclaims.resource.k8s.io'] === '0');
+  assert.deepEqual(released.used, { ...zero, 'requests.deviceclass.resource.kubernetes.io/rq-gold': '2' });
+});
+
+test("a DeviceClass's extendedResourceName is charged for its claims", async () => {
+  const ns = await namespace('rq-dra-ext');
+  const claims = `/apis/resource.k8s.io/v1/namespaces/rq-dra-ext/resourceclaims`;
+  await deviceClass('rq-plat', { extendedResourceName: 'example.com/rq-gpu' });
+  const hard = { 'requests.example.com/rq-gpu': '3', 'requests.deviceclass.resource.kubernetes.io/rq-plat': '10' };
+  assert.equal((await post(`${ns}/resourcequotas`, { metadata: { name: 'q' }, spec: { hard } })).status, 201);
+  await quotaStatus(`${ns}/resourcequotas/q`, (s) => s.used?.['requests.example.com/rq-gpu'] === '0');
+  const requests = [{ name: 'a', exactly: { deviceClassName: 'rq-plat', count: 2 } }];
+  assert.equal((await post(claims, claim('c3', requests))).status, 201);
+  assert.deepEqual((await api(srv.url, `${ns}/resourcequotas/q`)).body.status.used, {
+    'requests.deviceclass.resource.kubernetes.io/rq-plat': '2',
+    'requests.example.com/rq-gpu': '2',
+  });
+  const refused = await post(claims, claim('c4', requests));
+  assert.equal(refused.status, 403);
+  assert.equal(
+    refused.body.message,
+    'resourceclaims.resource.k8s.io "c4" is forbidden: exceeded quota: q, requested: requests.example.com/rq-gpu=2, used: requests.example.com/rq-gpu=2, limited: requests.example.com/rq-gpu=3',
+  );
+  // A quota created afterwards is counted by the controller alone: the same usage.
+  assert.equal((await post(`${ns}/resourcequotas`, { metadata: { name: 'later' }, spec: { hard } })).status, 201);
+  const counted = await quotaStatus(`${ns}/resourcequotas/later`, (s) => s.used !== undefined);
+  assert.deepEqual(counted.used, { 'requests.deviceclass.resource.kubernetes.io/rq-plat': '2', 'requests.example.com/rq-gpu': '2' });
+});

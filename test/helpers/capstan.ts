@@ -132,7 +132,7 @@ export async function api(url: string, path: string, init: RequestInit = {}): Pr
  * Settings for servers whose answers are compared with oracles that run no controllers and no
  * admission driven by stored configuration (kube's defaulting and validation code alone): the
  * corpora store LimitRanges, quotas, webhook configurations and policies, which must not act on
- * the cases that follow them.
+ * the cases that follow them, and state pod overheads no RuntimeClass defines.
  */
 export const ORACLE_SERVER: Partial<ServerConfig> = {
   controllers: ['-garbage-collector', '-disruption', '-resourcequota'],
@@ -140,6 +140,11 @@ export const ORACLE_SERVER: Partial<ServerConfig> = {
     'LimitRanger',
     'PodSecurity',
     'ResourceQuota',
+    // Pods in the corpora state an overhead without a RuntimeClass; claims grow without a class.
+    'RuntimeClass',
+    'PersistentVolumeClaimResize',
+    'StorageObjectInUseProtection',
+    'DefaultIngressClass',
     'MutatingAdmissionPolicy',
     'MutatingAdmissionWebhook',
     'ValidatingAdmissionPolicy',

@@ -1,11 +1,10 @@
 import jsonPatch from 'fast-json-patch';
-import { ApiError } from '../../api/errors.js';
+import { ApiError, internalError } from '../../api/errors.js';
 import { isObject, type Obj } from '../../api/object-util.js';
-import { servedObject, toStorageVersion } from '../../conversion/version-conversion.js';
 import { typeFor } from '../../fieldmanager/track-write.js';
 import { mergeValues } from '../../fieldmanager/typed-value.js';
 import type { ResourceRegistry } from '../../registry/resource-registry.js';
-import { apiVersionOf, type ResourceInfo } from '../../registry/resource-types.js';
+import type { ResourceInfo } from '../../registry/resource-types.js';
 import type { Authorizer } from '../../auth/authorizer.js';
 import type { Storage } from '../../storage/storage.js';
 import { applyDefaults } from '../../strategy/resource-strategy.js';
@@ -21,8 +20,8 @@ import {
   type CompiledExpression,
   type NamedExpression,
 } from './policy-expressions.js';
-import { admissionRequestOf, collectParams, namespaceObjectOf } from './policy-inputs.js';
-import { matchResources, NamespaceLookup, selectorNamespaceOf, type MatchedAs } from './policy-matching.js';
+import { admissionRequestOf, collectParams, namespaceObjectOf, objectsOf } from './policy-inputs.js';
+import { convertBetween, matchResources, NamespaceLookup, selectorNamespaceOf, type MatchedAs } from './policy-matching.js';
 
 export const MUTATING_POLICIES = 'mutatingadmissionpolicies.admissionregistration.k8s.io';
 export const MUTATING_POLICY_BINDINGS = 'mutatingadmissionpolicybindings.admissionregistration.k8s.io';
@@ -117,9 +116,17 @@ function replaceContents(target: Obj, source: Obj): void {
   Object.assign(target, source);
 }
 
-function toVersion(obj: Obj, from: ResourceInfo, to: ResourceInfo): Obj {
-  if (from.group === to.group && from.version === to.version) return obj;
-  return servedObject(toStorageVersion(obj, from), apiVersionOf(to.group, to.version));
+/**
+ * A mutated object of the matched version back in the request's version (through the CRD's webhook
+ * for custom resources converting by webhook); a failure is kube's 500 `failed to convert object`.
+ */
+async function backToRequestVersion(object: Obj, as: MatchedAs, a: AdmissionAttributes): Promise<Obj> {
+  try {
+    return await convertBetween(object, as.info, a.info);
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    throw internalError(new Error(`failed to convert object: ${err.message}`));
+  }
 }
 
 /** kube's JSON patch replaces a missing key of an existing object by adding it. */
@@ -264,14 +271,23 @@ export class MutatingAdmissionPolicyPlugin implements AdmissionPlugin {
           ]);
           if (ctx.isReinvoke && !ctx.reinvoke.has(key)) continue;
           const before = JSON.stringify(a.object);
+          let objects: { object: Obj | null; oldObject: Obj | null };
+          try {
+            objects = await objectsOf(a, matched.as);
+          } catch (err) {
+            // kube's versioned attributes for the matched kind: a failed conversion is the policy's configuration error.
+            if (!(err instanceof ApiError)) throw err;
+            fail({ policy: policyName, binding: undefined, message: `failed to configure policy: ${err.message}`, reason: undefined });
+            continue;
+          }
           const authz = new PolicyAuthorizer(this.authorizer, a.request?.user);
-          let outcome = this.mutate(a, matched.as, compiled, param, namespaceObject, authz);
+          let outcome = this.mutate(a, objects, matched.as, compiled, param, namespaceObject, authz);
           for (let round = 1; authz.pending && round < MAX_AUTHORIZATION_ROUNDS; round++) {
             await authz.resolve();
-            outcome = this.mutate(a, matched.as, compiled, param, namespaceObject, authz);
+            outcome = this.mutate(a, objects, matched.as, compiled, param, namespaceObject, authz);
           }
           if ('error' in outcome) fail({ policy: policyName, binding: bindingName, message: outcome.error, reason: 'Invalid' });
-          else if (outcome.object !== undefined && a.object !== undefined) replaceContents(a.object, outcome.object);
+          else if (outcome.object !== undefined && a.object !== undefined) replaceContents(a.object, await backToRequestVersion(outcome.object, matched.as, a));
           if (JSON.stringify(a.object) !== before) {
             requireReinvoking(ctx);
             if (a.reinvocation !== undefined) a.reinvocation.shouldReinvoke = true;
@@ -285,21 +301,22 @@ export class MutatingAdmissionPolicyPlugin implements AdmissionPlugin {
   }
 
   /**
-   * One invocation's match conditions and mutations on a copy of `a.object`: the mutated object in
-   * the request's version (undefined when nothing applied), or the error. No side effects, so that
-   * it can run again once authorizer decisions are known.
+   * One invocation's match conditions and mutations on a copy of `objects.object` (the request's
+   * object in the matched version): the mutated object in that version (undefined when nothing
+   * applied), or the error. No side effects, so that it can run again once authorizer decisions are known.
    */
   private mutate(
     a: AdmissionAttributes,
+    objects: { object: Obj | null; oldObject: Obj | null },
     as: MatchedAs,
     compiled: CompiledMutatingPolicy,
     param: Obj | null,
     namespaceObject: Obj | null,
     authz: PolicyAuthorizer,
   ): { object: Obj | undefined } | { error: string } {
-    if (a.object === undefined) return { object: undefined };
-    let object = toVersion(structuredClone(a.object), a.info, as.info);
-    const oldObject = a.oldObject === undefined ? null : toVersion(structuredClone(a.oldObject), a.info, as.info);
+    if (objects.object === null) return { object: undefined };
+    let object = structuredClone(objects.object);
+    const oldObject = objects.oldObject;
     const request = admissionRequestOf(a, as);
     const authorizer = authz.variables(a);
     const inputs = (): Obj => ({ object, oldObject, request, params: param, namespaceObject, ...authorizer });
@@ -315,6 +332,6 @@ export class MutatingAdmissionPolicyPlugin implements AdmissionPlugin {
       object = applied.object;
       applyDefaults(as.info, object);
     }
-    return { object: toVersion(object, as.info, a.info) };
+    return { object };
   }
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { ApiError } from '../../api/errors.js';
 import { isObject, objectKey, type Obj } from '../../api/object-util.js';
-import { servedObject } from '../../conversion/version-conversion.js';
+import { servedObjectAsync } from '../../conversion/converting-io.js';
 import type { ResourceRegistry } from '../../registry/resource-registry.js';
 import { storageTypeOf } from '../../registry/resource-types.js';
 import type { Storage } from '../../storage/storage.js';
@@ -18,7 +19,8 @@ export type ParamsOutcome = { ok: true; params: (Obj | null)[] } | { ok: false; 
 
 /**
  * kube's CollectParams: no paramKind or no paramRef evaluates once with null params; otherwise the
- * named object or the selected ones (in the paramKind's version), from the paramRef's namespace or the
+ * named object or the selected ones (in the paramKind's version: custom resources whose CRD converts by
+ * webhook go through it, and a failed conversion is a configuration error), from the paramRef's namespace or the
  * request's. None found with `parameterNotFoundAction: Deny` is an error; with Allow nothing is evaluated.
  */
 export async function collectParams(
@@ -44,24 +46,30 @@ export async function collectParams(
   }
   const type = storageTypeOf(info);
   const name = typeof paramRef.name === 'string' ? paramRef.name : '';
-  let params: Obj[];
+  let stored: Obj[];
   if (name !== '') {
     if (paramRef.selector !== undefined && paramRef.selector !== null)
       return { ok: false, error: 'paramRef.name and paramRef.selector are mutually exclusive' };
-    const stored = await storage.get(type, objectKey(namespace, name));
-    params = stored === undefined ? [] : [servedObject(JSON.parse(stored.json) as Obj, apiVersion)];
+    const found = await storage.get(type, objectKey(namespace, name));
+    stored = found === undefined ? [] : [JSON.parse(found.json) as Obj];
   } else if (isObject(paramRef.selector)) {
     const selector = paramRef.selector;
     const listed = await storage.list(type);
-    params = listed.items
+    stored = listed.items
       .map((item) => JSON.parse(item.json) as Obj)
       .filter((o) => {
         const meta = isObject(o.metadata) ? o.metadata : {};
         return (!info.namespaced || meta.namespace === namespace) && selectorMatches(selector, meta.labels ?? {});
-      })
-      .map((o) => servedObject(o, apiVersion));
+      });
   } else {
     return { ok: false, error: 'one of name or selector must be provided' };
+  }
+  const params: Obj[] = [];
+  try {
+    for (const o of stored) params.push(await servedObjectAsync(o, apiVersion));
+  } catch (err) {
+    if (err instanceof ApiError) return { ok: false, error: err.message };
+    throw err;
   }
   if (params.length === 0 && paramRef.parameterNotFoundAction === 'Deny') {
     return { ok: false, error: 'no params found for policy binding with `Deny` parameterNotFoundAction' };
@@ -102,7 +110,11 @@ export function namespaceObjectOf(ns: Obj | undefined): Obj | null {
   return { metadata: meta, spec: ns.spec ?? {}, status: ns.status ?? {} };
 }
 
-/** The request's object and old object in the matched version, null where absent, as CEL sees them. */
-export function objectsOf(a: AdmissionAttributes, as: MatchedAs): { object: Obj | null; oldObject: Obj | null } {
-  return { object: inMatchedVersion(a.object, a.info, as) ?? null, oldObject: inMatchedVersion(a.oldObject, a.info, as) ?? null };
+/**
+ * The request's object and old object in the matched version, null where absent, as CEL sees them
+ * (old object first, as kube's NewVersionedAttributes). Rejects as inMatchedVersion does.
+ */
+export async function objectsOf(a: AdmissionAttributes, as: MatchedAs): Promise<{ object: Obj | null; oldObject: Obj | null }> {
+  const oldObject = (await inMatchedVersion(a.oldObject, a.info, as)) ?? null;
+  return { object: (await inMatchedVersion(a.object, a.info, as)) ?? null, oldObject };
 }

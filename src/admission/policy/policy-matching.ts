@@ -1,5 +1,6 @@
 import { isObject, type Obj } from '../../api/object-util.js';
 import { servedObject, toStorageVersion } from '../../conversion/version-conversion.js';
+import { convertByWebhook, webhookConversionOf } from '../../conversion/webhook-conversion.js';
 import type { ResourceRegistry } from '../../registry/resource-registry.js';
 import { apiVersionOf, storageTypeOf, type ResourceInfo } from '../../registry/resource-types.js';
 import type { Storage } from '../../storage/storage.js';
@@ -136,8 +137,21 @@ export async function matchResources(registry: ResourceRegistry, namespaces: Nam
   return as === undefined ? { matches: false } : { matches: true, as };
 }
 
-/** `obj` (in the request's version `from`) in the version a policy matched it as. */
-export function inMatchedVersion(obj: Obj | undefined, from: ResourceInfo, as: MatchedAs): Obj | undefined {
-  if (obj === undefined || (as.info.group === from.group && as.info.version === from.version)) return obj;
-  return servedObject(toStorageVersion(structuredClone(obj), from), apiVersionOf(as.info.group, as.info.version));
+/**
+ * `obj` (in the request's version `from`) in the version a policy matched it as: custom resources
+ * whose CRD converts by webhook go through the webhook (rejecting with its 500 ApiError, kube's
+ * `conversion webhook for ... failed` message), other kinds through the storage version.
+ */
+export async function inMatchedVersion(obj: Obj | undefined, from: ResourceInfo, as: MatchedAs): Promise<Obj | undefined> {
+  return obj === undefined ? undefined : convertBetween(obj, from, as.info);
+}
+
+/** `obj`, an object of `from`, as an object of `to` (the same object when the versions agree); see inMatchedVersion. */
+export async function convertBetween(obj: Obj, from: ResourceInfo, to: ResourceInfo): Promise<Obj> {
+  if (to.group === from.group && to.version === from.version) return obj;
+  const target = apiVersionOf(to.group, to.version);
+  const conversion = from.custom === true ? webhookConversionOf(target, to.kind) : undefined;
+  if (conversion === undefined) return servedObject(toStorageVersion(structuredClone(obj), from), target);
+  const [converted] = await convertByWebhook(conversion, [structuredClone(obj)], target);
+  return converted;
 }

@@ -177,6 +177,8 @@ export class ValidatingAdmissionPolicyPlugin implements AdmissionPlugin {
       }
       if (!matched.matches) continue;
       const audit = new Map<string, string[]>();
+      // Converted once per policy, when a binding first has params to evaluate (kube's deferred versionedAttr).
+      let objects: { object: Obj | null; oldObject: Obj | null } | undefined;
       for (const binding of bindings) {
         const bindingName = nameOf(binding);
         const bspec = isObject(binding.spec) ? binding.spec : {};
@@ -197,8 +199,17 @@ export class ValidatingAdmissionPolicyPlugin implements AdmissionPlugin {
         const namespaceObject =
           nsName !== '' && !(a.info.group === '' && a.info.resource === 'namespaces') ? namespaceObjectOf(await namespaces.get(nsName)) : null;
         const actions = Array.isArray(bspec.validationActions) ? bspec.validationActions : [];
+        if (objects === undefined && params.params.length > 0) {
+          try {
+            objects = await objectsOf(a, matched.as);
+          } catch (err) {
+            if (!(err instanceof ApiError)) throw err;
+            configError(`failed to convert object version: ${err.message}`, bindingName);
+            continue;
+          }
+        }
         for (const param of params.params) {
-          const base: Obj = { ...objectsOf(a, matched.as), request: admissionRequestOf(a, matched.as), params: param, namespaceObject };
+          const base: Obj = { ...objects, request: admissionRequestOf(a, matched.as), params: param, namespaceObject };
           const authz = new PolicyAuthorizer(this.authorizer, a.request?.user);
           const inputs = { ...base, ...authz.variables(a) };
           let outcome = this.invoke(compiled, inputs, policyName, bindingName, actions);
