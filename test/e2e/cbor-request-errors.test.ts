@@ -66,6 +66,30 @@ async function widgets(srv: TestServer): Promise<string> {
   return path;
 }
 
+/** CBOR for `body` with the byte string `marker` replaced by the raw item `raw` (a text string, a float). */
+function cborWith(body: Record<string, unknown>, marker: string, raw: Buffer): Buffer {
+  const encoded = encodeCbor(body);
+  const placeholder = encodeCbor(marker).subarray(3); // without the self-described tag
+  const at = encoded.indexOf(placeholder);
+  assert.ok(at > 0, 'marker not found');
+  return Buffer.concat([encoded.subarray(0, at), raw, encoded.subarray(at + placeholder.length)]);
+}
+
+/** A CBOR text string (major type 3), which kube's encoder never writes but accepts. */
+function textString(s: string): Buffer {
+  const bytes = Buffer.from(s);
+  assert.ok(bytes.length < 24);
+  return Buffer.concat([Buffer.from([0x60 | bytes.length]), bytes]);
+}
+
+/** A CBOR float64, whole or not. */
+function float64(v: number): Buffer {
+  const b = Buffer.alloc(9);
+  b[0] = 0xfb;
+  b.writeDoubleBE(v, 1);
+  return b;
+}
+
 const PREFIX = 'the body of the request was in an unknown format - accepted media types include: ';
 
 describe('PATCH of a custom resource: the handler 415 lists the custom resource patch types', () => {
@@ -160,6 +184,51 @@ describe('type errors of CBOR bodies in kube CBOR decoder words', () => {
   test(`${cases.length} bodies with a field of the wrong type`, async () => {
     for (const [path, body, message] of cases) {
       assert.deepEqual(await status(on, 'POST', path, 'application/cbor', encodeCbor(body)), { code: 400, message }, message);
+    }
+  });
+
+  const raw: [string, Record<string, unknown>, Buffer, string][] = [
+    [
+      '/api/v1/namespaces/default/configmaps',
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 't1' }, immutable: '@' },
+      textString('yes'),
+      'ConfigMap in version "v1" cannot be handled as a ConfigMap: cbor: cannot unmarshal UTF-8 text string into Go struct field v1.ConfigMap.immutable of type bool',
+    ],
+    [
+      '/api/v1/namespaces/default/configmaps',
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 't2' }, data: '@' },
+      textString('x'),
+      'ConfigMap in version "v1" cannot be handled as a ConfigMap: cbor: cannot unmarshal UTF-8 text string into Go struct field v1.ConfigMap.data of type map[string]string',
+    ],
+    [
+      '/api/v1/namespaces/default/configmaps',
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 't3', generation: '@' } },
+      textString('x'),
+      'ConfigMap in version "v1" cannot be handled as a ConfigMap: cbor: cannot unmarshal UTF-8 text string into Go struct field v1.ConfigMap.metadata of type int64',
+    ],
+    [
+      '/apis/apps/v1/namespaces/default/deployments',
+      { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 't4' }, spec: { replicas: '@' } },
+      textString('2'),
+      'Deployment in version "v1" cannot be handled as a Deployment: cbor: cannot unmarshal UTF-8 text string into Go struct field v1.Deployment.spec of type int32',
+    ],
+    [
+      '/api/v1/namespaces/default/configmaps',
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'f1', generation: '@' } },
+      float64(2),
+      'ConfigMap in version "v1" cannot be handled as a ConfigMap: cbor: cannot unmarshal primitives into Go struct field v1.ConfigMap.metadata of type int64',
+    ],
+    [
+      '/apis/apps/v1/namespaces/default/deployments',
+      { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'f2' }, spec: { replicas: '@' } },
+      float64(2),
+      'Deployment in version "v1" cannot be handled as a Deployment: cbor: cannot unmarshal primitives into Go struct field v1.Deployment.spec of type int32',
+    ],
+  ];
+
+  test(`${raw.length} bodies with a text string or a whole float: kube names the CBOR type sent`, async () => {
+    for (const [path, body, item, message] of raw) {
+      assert.deepEqual(await status(on, 'POST', path, 'application/cbor', cborWith(body, '@', item)), { code: 400, message }, message);
     }
   });
 
