@@ -3,7 +3,8 @@
  * `--feature-gates=CBORServingAndStorage=true` (every message below was read from it): the PATCH
  * handler's 415 for custom resources (no strategic merge patch, `apply-patch+cbor` listed with the gate
  * on), and fxamacker/cbor's type errors for CBOR bodies of built-in kinds (the top type's field the
- * error surfaced in, the innermost Go type, the CBOR type of the value, int overflows).
+ * error surfaced in, the innermost Go type, the CBOR type of the value, int overflows), and custom
+ * resources' `integer` fields at the int64 bounds in CBOR and JSON.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -45,7 +46,12 @@ async function widgets(srv: TestServer): Promise<string> {
           name: 'v1',
           served: true,
           storage: true,
-          schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } } },
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, properties: { n: { type: 'integer' } } } },
+            },
+          },
         },
       ],
     },
@@ -238,5 +244,66 @@ describe('type errors of CBOR bodies in kube CBOR decoder words', () => {
       r.message,
       'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal string into Go struct field ConfigMap.immutable of type bool',
     );
+  });
+});
+
+/** A CBOR integer head with an 8-byte argument: major type 0 (n >= 0) or 1 (-1 - n). */
+function int64Item(v: bigint): Buffer {
+  const b = Buffer.alloc(9);
+  b[0] = v >= 0n ? 0x1b : 0x3b;
+  b.writeBigUInt64BE(v >= 0n ? v : -1n - v, 1);
+  return b;
+}
+
+describe('custom-resource integers near the int64 bounds and floats in integer fields, as kube answers', () => {
+  const notInteger = (group: string, name: string): string =>
+    `Widget.${group} "${name}" is invalid: [spec.n: Invalid value: "number": spec.n in body must be of type integer: "number", <nil>: Invalid value: "": Checked value must be of type integer (default format) in spec.n]`;
+
+  test('JSON: int64 bounds and whole floats accepted; beyond int64 and fractions refused with both findings', async () => {
+    const path = await widgets(on);
+    const group = path.split('/')[2];
+    const cases: [string, number, string | undefined][] = [
+      ['9223372036854775807', 201, undefined],
+      ['-9223372036854775808', 201, undefined],
+      ['2.0', 201, undefined],
+      ['9223372036854775808', 422, 'notint'],
+      ['-9223372036854775809', 422, 'notint'],
+      ['2.5', 422, 'notint'],
+    ];
+    for (const [i, [literal, code, expect]] of cases.entries()) {
+      const name = `j${i}`;
+      const body = `{"apiVersion":"${group}/v1","kind":"Widget","metadata":{"name":"${name}"},"spec":{"n":${literal}}}`;
+      const r = await status(on, 'POST', path, 'application/json', body);
+      assert.equal(r.code, code, `${literal}: ${r.message}`);
+      if (expect !== undefined) assert.equal(r.message, notInteger(group, name), literal);
+    }
+  });
+
+  test('CBOR: int64 bounds and whole floats accepted; beyond int64 refused by the decoder; a float of 2^63 is no integer', async () => {
+    const path = await widgets(on);
+    const group = path.split('/')[2];
+    const cases: [Buffer, number, string | undefined][] = [
+      [int64Item(2n ** 63n - 1n), 201, undefined],
+      [int64Item(-(2n ** 63n)), 201, undefined],
+      [float64(2), 201, undefined],
+      [
+        int64Item(2n ** 63n),
+        400,
+        'Widget in version "v1" cannot be handled as a Widget: cbor: cannot unmarshal positive integer into Go value of type int64 (9223372036854775808 overflows Go\'s int64)',
+      ],
+      [
+        int64Item(-(2n ** 63n) - 1n),
+        400,
+        'Widget in version "v1" cannot be handled as a Widget: cbor: cannot unmarshal negative integer into Go value of type int64 (-9223372036854775809 overflows Go\'s int64)',
+      ],
+      [float64(2 ** 63), 422, 'notint'],
+    ];
+    for (const [i, [item, code, expect]] of cases.entries()) {
+      const name = `c${i}`;
+      const body = cborWith({ apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name }, spec: { n: '@' } }, '@', item);
+      const r = await status(on, 'POST', path, 'application/cbor', body);
+      assert.deepEqual(r.code, code, `${item.toString('hex')}: ${r.message}`);
+      if (expect !== undefined) assert.equal(r.message, expect === 'notint' ? notInteger(group, name) : expect);
+    }
   });
 });
