@@ -8,6 +8,7 @@ import { assertPlainJsonValue } from './value-limits.js';
 import { readYaml, yamlBodyText, YamlDecodeError } from './yaml-text.js';
 import { CborDecodeError, decodeCborDocument, unknownFieldFinding } from './cbor/cbor-decoder.js';
 import { fieldKindsFor } from './cbor/field-kinds.js';
+import { noteInt64Overflows } from './int64-overflow.js';
 import { auditRequestBody } from '../audit/audit-log.js';
 
 /** The CBOR media type, accepted for bodies with the CBORServingAndStorage gate on. */
@@ -79,6 +80,7 @@ export interface DecodedBody {
 function literalLookup(parsed: ParsedJson): DecodedBody['numberLiteral'] {
   const table = parsed.numberLiterals;
   if (table === undefined) return undefined;
+  noteInt64Overflows(table);
   return (container, key) => table.get(container)?.get(key);
 }
 
@@ -162,6 +164,7 @@ function decodeCborBody(body: Buffer, intoKind: string, intoApiVersion: string |
   try {
     const doc = decodeCborDocument(body, { maxDepth: limits.maxNestingDepth, fields, goType: `${version}.${intoKind}`, indexKeys: true });
     const table = doc.numberLiterals;
+    noteInt64Overflows(table);
     return {
       value: doc.value === null ? {} : doc.value,
       format: 'cbor',

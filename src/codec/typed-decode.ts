@@ -5,6 +5,7 @@ import { base64ErrorOffset } from './go-base64.js';
 import { goShape } from '../schema/go-shape.js';
 import { kindValidator } from '../schema/kind-validators.js';
 import type { SchemaNode } from '../schema/openapi-schema.js';
+import { CBOR_TEXT_STRING } from './cbor/cbor-decoder.js';
 
 /**
  * Decoding a JSON value "into the kind", as kube-apiserver's typed decoder does with Go structs: every
@@ -110,16 +111,18 @@ export type DecodeWording = 'json' | 'unstructured' | 'cbor';
 
 /**
  * fxamacker/cbor's name for the CBOR type a decoded value came from. Strings are byte strings, as
- * kube's encoder (client-go's included) writes them; numbers that are not whole were floats.
+ * kube's encoder (client-go's included) writes them, unless their literal says text string; numbers
+ * that are not whole, or whose literal is a float's (`2.0`), were floats.
  */
 function cborKind(v: unknown, literal: string | undefined): string {
   if (Array.isArray(v)) return 'array';
   switch (typeof v) {
     case 'string':
-      return 'byte string';
+      return literal === CBOR_TEXT_STRING ? 'UTF-8 text string' : 'byte string';
     case 'number':
       // Integers beyond int64 come with their literal text; a whole value beyond it without one was a float.
       if (literal !== undefined && /^-?\d+$/.test(literal)) return literal.startsWith('-') ? 'negative integer' : 'positive integer';
+      if (literal !== undefined) return 'primitives';
       if (!Number.isInteger(v) || v >= 2 ** 63 || v < -(2 ** 63)) return 'primitives';
       return v < 0 ? 'negative integer' : 'positive integer';
     case 'boolean':
@@ -220,13 +223,13 @@ class Decoder {
   }
 
   /** A value that is not an object or array where a struct, map or slice is expected. */
-  private shapeMismatch(ctx: Context, value: unknown, schema: SchemaNode, shape: 'struct' | 'map' | 'slice'): void {
+  private shapeMismatch(ctx: Context, value: unknown, schema: SchemaNode, shape: 'struct' | 'map' | 'slice', literal?: string): void {
     if (this.wording === 'unstructured') {
       const src = unstructuredKind(value);
       this.save(shape === 'struct' ? `cannot restore struct from: ${src}` : `cannot restore ${shape} from ${src}`);
       return;
     }
-    this.save(mismatchMessage(ctx, value, goTypeName(schema), undefined, this.wording, this.root));
+    this.save(mismatchMessage(ctx, value, goTypeName(schema), literal, this.wording, this.root));
   }
 
   private numberText(container: object, key: string | number, value: number): string {
@@ -237,6 +240,8 @@ class Decoder {
   value(container: Obj | unknown[], key: string | number, schema: SchemaNode, ctx: Context): void {
     const v = (container as Record<string | number, unknown>)[key];
     if (v === null || v === undefined) return;
+    // CBOR strings: whether the client sent a text or a byte string (type errors name it).
+    const textLiteral = this.wording === 'cbor' && typeof v === 'string' ? this.literal?.(container, key) : undefined;
     switch (goShape(schema)) {
       case 'any':
         return;
@@ -250,7 +255,7 @@ class Decoder {
       case 'struct': {
         const values = schema.propertyNames().length === 0 ? schema.additionalProperties() : undefined;
         if (!isObj(v)) {
-          this.shapeMismatch(ctx, v, schema, values ? 'map' : 'struct');
+          this.shapeMismatch(ctx, v, schema, values ? 'map' : 'struct', textLiteral);
           return;
         }
         if (values) return this.map(v, values, ctx);
@@ -258,7 +263,7 @@ class Decoder {
       }
       case 'slice': {
         if (!Array.isArray(v)) {
-          this.shapeMismatch(ctx, v, schema, 'slice');
+          this.shapeMismatch(ctx, v, schema, 'slice', textLiteral);
           return;
         }
         const items = schema.items();
@@ -272,12 +277,12 @@ class Decoder {
         if (typeof v !== 'string') this.scalarMismatch(ctx, v, goTypeName(schema), 'string');
         return;
       case 'bool':
-        if (typeof v !== 'boolean') this.scalarMismatch(ctx, v, 'bool', 'bool');
+        if (typeof v !== 'boolean') this.scalarMismatch(ctx, v, 'bool', 'bool', textLiteral);
         return;
       case 'integer': {
         const type = goTypeName(schema);
         if (typeof v !== 'number') {
-          this.scalarMismatch(ctx, v, type, type);
+          this.scalarMismatch(ctx, v, type, type, textLiteral);
           return;
         }
         const text = this.numberText(container, key, v);
@@ -289,7 +294,7 @@ class Decoder {
       }
       case 'float': {
         const type = goTypeName(schema);
-        if (typeof v !== 'number') this.scalarMismatch(ctx, v, type, type);
+        if (typeof v !== 'number') this.scalarMismatch(ctx, v, type, type, textLiteral);
         else if (!Number.isFinite(v)) this.scalarMismatch(ctx, v, type, type, this.numberText(container, key, v));
         return;
       }

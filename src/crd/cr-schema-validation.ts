@@ -6,6 +6,7 @@ import { goJson, goQuote, invalidField, notSupportedField, requiredField, tooLon
 import { isRatcheted } from './cr-ratcheting.js';
 import { patternError, re2Engine } from './cr-pattern.js';
 import { numberInFormat, validInFormat } from './cr-formats.js';
+import { isInt64 } from '../codec/int64-overflow.js';
 import { additionalPropertiesOf, isEmbeddedResource, isIntOrString, isNullable, itemsOf, propertiesOf } from './cr-schema-nodes.js';
 
 /**
@@ -36,11 +37,14 @@ function found(fn: SchemaValidateFunction, findings: KubeFinding[]): boolean {
   return findings.length === 0;
 }
 
-/** kube-openapi's names of a decoded JSON value's type and format (Go decodes integral numbers as int64). */
-function typeInfo(data: unknown): [string, string] {
+/**
+ * kube-openapi's names of a decoded JSON value's type and format (Go decodes integral numbers as
+ * int64); `int64` says whether a number is one (see int64-overflow.ts).
+ */
+function typeInfo(data: unknown, int64: boolean): [string, string] {
   if (typeof data === 'boolean') return ['boolean', ''];
   if (typeof data === 'string') return ['string', ''];
-  if (typeof data === 'number') return Number.isInteger(data) && Math.abs(data) < 2 ** 63 ? ['integer', 'int64'] : ['number', 'float64'];
+  if (typeof data === 'number') return int64 ? ['integer', 'int64'] : ['number', 'float64'];
   if (Array.isArray(data)) return ['array', ''];
   return ['object', ''];
 }
@@ -51,8 +55,17 @@ interface TypeSchema {
   nullable: boolean;
 }
 
-/** kube-openapi's type validator, then its numeric format check. */
-const kubeType: SchemaValidateFunction = function kubeType(this: unknown, schema: unknown, data: unknown): boolean {
+/**
+ * kube-openapi's type validator, then its numeric range check: by the format, or for an `integer`
+ * without one, int64 (a float or an overflowing integer fails both).
+ */
+const kubeType: SchemaValidateFunction = function kubeType(
+  this: unknown,
+  schema: unknown,
+  data: unknown,
+  _parent?: AnySchemaObject,
+  cxt?: DataValidationCxt,
+): boolean {
   const s = schema as TypeSchema;
   const findings: KubeFinding[] = [];
   const typeError = (expected: string, actual: string): KubeFinding => ({
@@ -64,7 +77,8 @@ const kubeType: SchemaValidateFunction = function kubeType(this: unknown, schema
     if (s.types.length > 0 && !s.nullable) findings.push(typeError(s.types.join(','), 'null'));
     return found(kubeType, findings);
   }
-  const [schType, format] = typeInfo(data);
+  const int64 = typeof data === 'number' && isInt64(data, cxt?.parentData, cxt?.parentDataProperty);
+  const [schType, format] = typeInfo(data, int64);
   const flat = typeof data !== 'string' && !Array.isArray(data);
   const numeric = s.types.includes('number') || s.types.includes('integer');
   const isIntFloat = schType === 'integer' && s.types.includes('number');
@@ -72,7 +86,7 @@ const kubeType: SchemaValidateFunction = function kubeType(this: unknown, schema
   else if (!(!numeric && s.format !== '' && !flat) && s.types.length > 0 && !(s.types.includes(schType) || isIntFloat)) {
     findings.push(typeError(s.types.join(','), schType));
   }
-  if (typeof data === 'number' && numeric && s.format !== '' && !numberInFormat(s.format, data)) {
+  if (typeof data === 'number' && numeric && s.format !== '' && !(s.format === 'int64' ? int64 : numberInFormat(s.format, data))) {
     const kind = s.types.includes('integer') ? 'integer' : 'number';
     findings.push({
       reason: 'FieldValueInvalid',
@@ -80,6 +94,8 @@ const kubeType: SchemaValidateFunction = function kubeType(this: unknown, schema
       value: '',
       detail: `Checked value must be of type ${kind} with format ${s.format} in %PATH%`,
     });
+  } else if (typeof data === 'number' && s.format === '' && s.types.length === 1 && s.types[0] === 'integer' && !int64) {
+    findings.push({ reason: 'FieldValueInvalid', field: '<nil>', value: '', detail: 'Checked value must be of type integer (default format) in %PATH%' });
   }
   return found(kubeType, findings);
 };

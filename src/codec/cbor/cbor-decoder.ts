@@ -50,6 +50,12 @@ export interface CborDecodeOptions {
   indexKeys?: boolean;
 }
 
+/**
+ * What the literal table holds for a string the client sent as a CBOR text string (major type 3),
+ * so that type errors name it as kube does (`UTF-8 text string`, not `byte string`).
+ */
+export const CBOR_TEXT_STRING = 'UTF-8 text string';
+
 const MAX_MAP_PAIRS = 2_097_152;
 const MAX_ARRAY_ELEMENTS = 2_147_483_647;
 const TYPE_NAMES = ['positive integer', 'negative integer', 'byte string', 'UTF-8 text string', 'array', 'map', 'tag', 'primitives'];
@@ -65,7 +71,10 @@ class Reader {
   pos = 0;
   /** The first decode-step refusal, thrown once the whole input is known to be well formed. */
   firstError: CborDecodeError | undefined;
-  /** Literal text of numbers JavaScript cannot tell apart: whole floats (`1.0`) and integers beyond 2^53. */
+  /**
+   * Literal text of numbers JavaScript cannot tell apart: whole floats (`1.0`) and integers beyond
+   * 2^53; CBOR_TEXT_STRING for strings sent as text strings.
+   */
   literals: Map<object, Map<string | number, string>> | undefined;
   /** Maps being read (1 inside the document's top-level map). */
   maps = 0;
@@ -197,6 +206,7 @@ class Reader {
       case 3: {
         const s = this.text(this.str(3, ai));
         if (kind === 'bytes') this.typeError('UTF-8 text string', field, '[]uint8');
+        this.literal = CBOR_TEXT_STRING;
         return s;
       }
       case 4:
@@ -405,7 +415,7 @@ export function decodeCbor(data: Buffer, options: CborDecodeOptions): unknown {
 /** A decoded document and the literal text of numbers JavaScript cannot tell apart (for typed decoding). */
 export interface DecodedCbor {
   value: unknown;
-  /** As ParsedJson.numberLiterals: whole floats as `1.0`, integers beyond 2^53 exactly. */
+  /** As ParsedJson.numberLiterals: whole floats as `1.0`, integers beyond 2^53 exactly; text strings as CBOR_TEXT_STRING. */
   numberLiterals: Map<object, Map<string | number, string>> | undefined;
   /** With `indexKeys`: the element index of a key within the map that holds it. */
   keyIndexes: WeakMap<object, Map<string, number>> | undefined;
