@@ -44,8 +44,10 @@ describe('audit log with --workers 2', () => {
           body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `w-${i}` }, data },
         }),
       );
+      // The lists run once every create is stored, so each of their lines holds 40 large ConfigMaps.
+      const created = await Promise.all(creates);
       const lists = Array.from({ length: 40 }, () => fresh(cluster.url, '/api/v1/namespaces/default/configmaps'));
-      const answers = await Promise.all([...creates, ...lists]);
+      const answers = [...created, ...(await Promise.all(lists))];
       for (const a of answers) assert.ok(a.status === 200 || a.status === 201, String(a.status));
       const ids = new Set(answers.map((a) => String(a.headers['audit-id'])));
       const events = await waitForEvents(log, (all) => all.filter((e) => ids.has(e.auditID) && e.stage === 'ResponseComplete').length === ids.size, 20_000);
