@@ -3,6 +3,7 @@ import { load as loadYaml } from 'js-yaml';
 import { invalidField, notSupportedField, requiredField } from '../validation/field-errors.js';
 import { isDNS1123Subdomain } from '../validation/string-formats.js';
 import type { StatusCause } from '../api/errors.js';
+import type { RequestAttributes } from '../auth/request-attributes.js';
 
 /** How much of a request an audit event records, from nothing to both bodies. */
 export type AuditLevel = 'None' | 'Metadata' | 'Request' | 'RequestResponse';
@@ -45,20 +46,8 @@ export interface RequestAuditConfig {
   omitManagedFields: boolean;
 }
 
-/** The request as the policy sees it: kube's authorizer attributes. */
-export interface AuditAttributes {
-  user: { name: string; groups: readonly string[] } | undefined;
-  verb: string;
-  resourceRequest: boolean;
-  apiGroup: string;
-  apiVersion: string;
-  namespace: string;
-  resource: string;
-  subresource: string;
-  name: string;
-  /** The request's (decoded) path. */
-  path: string;
-}
+/** The request as the policy sees it: kube's authorizer attributes (its user: when authenticated). */
+export type AuditAttributes = Omit<RequestAttributes, 'fieldSelector'> & { user: { name: string; groups: readonly string[] } | undefined };
 
 type Obj = Record<string, unknown>;
 

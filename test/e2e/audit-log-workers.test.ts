@@ -4,30 +4,11 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fresh, startRedisWorkers } from '../helpers/redis-workers.js';
-
-type Event = Record<string, any>;
-
-function readEvents(path: string): Event[] {
-  if (!existsSync(path)) return [];
-  return readFileSync(path, 'utf8')
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => JSON.parse(l) as Event);
-}
-
-async function waitForEvents(path: string, done: (events: Event[]) => boolean, timeoutMs: number): Promise<Event[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const events = readEvents(path);
-    if (done(events)) return events;
-    if (Date.now() > deadline) throw new Error(`audit events not complete after ${timeoutMs} ms: ${events.length} events`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+import { waitForAuditEvents } from '../helpers/audit-events.js';
 
 describe('audit log with --workers 2', () => {
   test('events of concurrent requests on both workers are whole lines of one file', async () => {
@@ -50,7 +31,11 @@ describe('audit log with --workers 2', () => {
       const answers = [...created, ...(await Promise.all(lists))];
       for (const a of answers) assert.ok(a.status === 200 || a.status === 201, String(a.status));
       const ids = new Set(answers.map((a) => String(a.headers['audit-id'])));
-      const events = await waitForEvents(log, (all) => all.filter((e) => ids.has(e.auditID) && e.stage === 'ResponseComplete').length === ids.size, 20_000);
+      const events = await waitForAuditEvents(
+        log,
+        (all) => all.filter((e) => ids.has(e.auditID) && e.stage === 'ResponseComplete').length === ids.size,
+        20_000,
+      );
       const lines = readFileSync(log, 'utf8')
         .split('\n')
         .filter((l) => l !== '');

@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawnCapstan, type CapstanProcess } from '../helpers/capstan.js';
+import { waitForAuditEvents, type AuditEvent } from '../helpers/audit-events.js';
 
 // The servers below serve HTTPS with their own generated CA; this client trusts them.
 process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0';
@@ -25,27 +26,6 @@ const TOKENS = `${ADMIN_TOKEN},admin,admin-uid,system:masters\nalice-token-1234,
 interface Sequence {
   sendAuditRequests(url: string, token: string, requests: unknown[]): Promise<Record<string, string>>;
   normaliseAuditEvents(events: unknown[], ids: Record<string, string>): unknown[];
-}
-
-type Event = Record<string, any>;
-
-function readEvents(path: string): Event[] {
-  if (!existsSync(path)) return [];
-  return readFileSync(path, 'utf8')
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => JSON.parse(l) as Event);
-}
-
-/** Waits until `done` holds for the log's events (the last stage of a request is written once its response ends). */
-async function waitForEvents(path: string, done: (events: Event[]) => boolean, timeoutMs = 10_000): Promise<Event[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const events = readEvents(path);
-    if (done(events)) return events;
-    if (Date.now() > deadline) throw new Error(`audit events not complete after ${timeoutMs} ms: ${events.length} events`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 /** One certificate directory for every server of this file: its CA and keys are generated once. */
@@ -90,11 +70,11 @@ describe('audit events as kube-apiserver writes them', () => {
   test('the golden sequence gives the reference events, field by field', async () => {
     const seq = (await import(join(GOLDEN, 'audit-sequence.mjs'))) as Sequence;
     const requests = JSON.parse(readFileSync(join(GOLDEN, 'requests.json'), 'utf8')) as unknown[];
-    const golden = JSON.parse(readFileSync(join(GOLDEN, 'events.json'), 'utf8')) as Event[];
+    const golden = JSON.parse(readFileSync(join(GOLDEN, 'events.json'), 'utf8')) as AuditEvent[];
     const ids = await seq.sendAuditRequests(server.url, ADMIN_TOKEN, requests);
     const expected = golden.length;
-    const events = await waitForEvents(server.log, (all) => seq.normaliseAuditEvents(all, ids).length >= expected);
-    const got = seq.normaliseAuditEvents(events, ids) as Event[];
+    const events = await waitForAuditEvents(server.log, (all) => seq.normaliseAuditEvents(all, ids).length >= expected);
+    const got = seq.normaliseAuditEvents(events, ids) as AuditEvent[];
     // Not the audit log's doing: Capstan's namespaces get no managedFields and say deletionGracePeriodSeconds: 0 once deleted.
     for (const e of [...got, ...golden]) {
       if (e.request === 'delete namespace' && e.responseObject !== undefined) {
@@ -167,7 +147,7 @@ describe('policy stages, formats and refusals', () => {
     try {
       const watch = await get(server.url, '/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=1');
       const version = await get(server.url, '/version');
-      const events = await waitForEvents(server.log, (all) => all.some((e) => e.auditID === version.headers.get('audit-id')));
+      const events = await waitForAuditEvents(server.log, (all) => all.some((e) => e.auditID === version.headers.get('audit-id')));
       const stagesOf = (res: Response): string[] => events.filter((e) => e.auditID === res.headers.get('audit-id')).map((e) => e.stage as string);
       assert.deepEqual(stagesOf(watch), ['ResponseStarted']);
       assert.deepEqual(stagesOf(version), ['ResponseComplete']);
@@ -210,7 +190,7 @@ describe('policy stages, formats and refusals', () => {
       assert.equal(created.status, 201);
       let last: Response | undefined;
       for (let i = 0; i < 8; i++) last = await get(server.url, '/api/v1/namespaces/default/configmaps/big');
-      await waitForEvents(server.log, (all) => all.some((e) => e.auditID === last?.headers.get('audit-id') && e.stage === 'ResponseComplete'));
+      await waitForAuditEvents(server.log, (all) => all.some((e) => e.auditID === last?.headers.get('audit-id') && e.stage === 'ResponseComplete'));
       const files = readdirSync(join(dir, 'rotate')).filter((f) => f.startsWith('audit'));
       const backups = files.filter((f) => /^audit-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}\.log\.gz$/.test(f));
       assert.equal(backups.length, 1, files.join(' '));
@@ -219,7 +199,7 @@ describe('policy stages, formats and refusals', () => {
         .toString('utf8')
         .trim()
         .split('\n');
-      for (const l of lines) assert.equal((JSON.parse(l) as Event).kind, 'Event');
+      for (const l of lines) assert.equal((JSON.parse(l) as AuditEvent).kind, 'Event');
       assert.ok(readFileSync(server.log).length <= 1024 * 1024);
     } finally {
       await server.proc.stop();
@@ -270,7 +250,7 @@ describe('admission annotations', () => {
         const res = await post('/api/v1/namespaces/audit-vap/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}` } });
         assert.equal(res.status, 201);
         const id = res.headers.get('audit-id');
-        const events = await waitForEvents(server.log, (all) => all.some((e) => e.auditID === id && e.stage === 'ResponseComplete'));
+        const events = await waitForAuditEvents(server.log, (all) => all.some((e) => e.auditID === id && e.stage === 'ResponseComplete'));
         annotations = events.find((e) => e.auditID === id && e.stage === 'ResponseComplete')?.annotations ?? {};
         if (annotations['audit-vap-policy/seen'] !== undefined) {
           assert.equal(annotations['audit-vap-policy/seen'], `configmap cm-${i}`);
