@@ -9,6 +9,8 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as x509 from '@peculiar/x509';
+import assert from 'node:assert/strict';
+import { WebhookCallError } from '../../src/webhook/webhook-client.js';
 
 x509.cryptoProvider.set(webcrypto as unknown as Crypto);
 
@@ -132,4 +134,15 @@ export async function startWebhookServer(dnsNames: string[] = ['localhost']): Pr
         server.close(() => resolve());
       }),
   };
+}
+
+/** The WebhookCallError a webhook call `p` rejects with (fails the test when it resolves or rejects otherwise). */
+export async function webhookCallError(p: Promise<unknown>): Promise<WebhookCallError> {
+  try {
+    await p;
+  } catch (err) {
+    assert.ok(err instanceof WebhookCallError, String(err));
+    return err;
+  }
+  assert.fail('the call succeeded');
 }

@@ -8,8 +8,9 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createServer } from 'node:net';
 import { MemoryStorage } from '../../src/storage/memory-storage.js';
-import { StorageServiceResolver, WebhookCallError, WebhookClient } from '../../src/webhook/webhook-client.js';
+import { StorageServiceResolver, WebhookClient } from '../../src/webhook/webhook-client.js';
 import { generateCertificates, startWebhookServer, type TestWebhookServer } from '../helpers/webhook-server.js';
+import { webhookCallError } from '../helpers/webhook-server.js';
 
 let server: TestWebhookServer;
 const storage = new MemoryStorage({ historyMs: 60_000 });
@@ -59,16 +60,6 @@ after(async () => {
   await storage.close();
 });
 
-async function callError(p: Promise<unknown>): Promise<WebhookCallError> {
-  try {
-    await p;
-  } catch (err) {
-    assert.ok(err instanceof WebhookCallError, String(err));
-    return err;
-  }
-  assert.fail('the call succeeded');
-}
-
 test('a URL webhook gets the JSON body with the timeout parameter and its answer comes back parsed', async () => {
   const answer = await client.post({ url: `https://localhost:${server.port}/echo`, caBundle: server.certs.caBundle }, { hello: 'world' }, { timeoutMs: 2500 });
   assert.deepEqual(answer, { got: { hello: 'world' }, timeout: '3s', host: `localhost:${server.port}` });
@@ -89,7 +80,7 @@ test('a service reference resolves through the EndpointSlice and verifies NAME.N
 });
 
 test('a service without slices resolves through its Endpoints; a misnamed certificate is refused as Go refuses it', async () => {
-  const err = await callError(
+  const err = await webhookCallError(
     client.post({ service: { namespace: 'wh-ns', name: 'legacy', path: '/echo', port: 8443 }, caBundle: server.certs.caBundle }, {}, { timeoutMs: 1000 }),
   );
   assert.equal(
@@ -100,15 +91,15 @@ test('a service without slices resolves through its Endpoints; a misnamed certif
 });
 
 test('service resolution failures read as kube words them', async () => {
-  const missing = await callError(client.post({ service: { namespace: 'wh-ns', name: 'nosuch' } }, {}, { timeoutMs: 1000 }));
+  const missing = await webhookCallError(client.post({ service: { namespace: 'wh-ns', name: 'nosuch' } }, {}, { timeoutMs: 1000 }));
   assert.equal(missing.message, 'Post "https://nosuch.wh-ns.svc:443/?timeout=1s": service "nosuch" not found');
-  const noPort = await callError(client.post({ service: { namespace: 'wh-ns', name: 'hooks', port: 9 } }, {}, { timeoutMs: 1000 }));
+  const noPort = await webhookCallError(client.post({ service: { namespace: 'wh-ns', name: 'hooks', port: 9 } }, {}, { timeoutMs: 1000 }));
   assert.equal(noPort.message, 'Post "https://hooks.wh-ns.svc:9/?timeout=1s": no service port 9 found for service "hooks"');
 });
 
 test('a certificate from another CA is signed by unknown authority', async () => {
   const other = await generateCertificates(['localhost']);
-  const err = await callError(client.post({ url: `${server.url}/echo`, caBundle: other.caBundle }, {}, { timeoutMs: 1000 }));
+  const err = await webhookCallError(client.post({ url: `${server.url}/echo`, caBundle: other.caBundle }, {}, { timeoutMs: 1000 }));
   assert.equal(err.message, `Post "${server.url}/echo?timeout=1s": tls: failed to verify certificate: x509: certificate signed by unknown authority`);
 });
 
@@ -117,20 +108,20 @@ test('a refused connection and a timeout', async () => {
   await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
   const port = (probe.address() as { port: number }).port;
   await new Promise<void>((r) => probe.close(() => r()));
-  const refused = await callError(client.post({ url: `https://127.0.0.1:${port}/x` }, {}, { timeoutMs: 1000 }));
+  const refused = await webhookCallError(client.post({ url: `https://127.0.0.1:${port}/x` }, {}, { timeoutMs: 1000 }));
   assert.equal(refused.message, `Post "https://127.0.0.1:${port}/x?timeout=1s": dial tcp 127.0.0.1:${port}: connect: connection refused`);
-  const slow = await callError(client.post({ url: `${server.url}/slow`, caBundle: server.certs.caBundle }, {}, { timeoutMs: 200 }));
+  const slow = await webhookCallError(client.post({ url: `${server.url}/slow`, caBundle: server.certs.caBundle }, {}, { timeoutMs: 200 }));
   assert.equal(slow.message, `Post "${server.url}/slow?timeout=1s": context deadline exceeded`);
   assert.equal(slow.timedOut, true);
 });
 
 test('non-2xx answers: a Status is the webhook status; anything else is client-go generic response', async () => {
   const ca = server.certs.caBundle;
-  const failed = await callError(client.post({ url: `${server.url}/fail`, caBundle: ca }, {}, { timeoutMs: 1000 }));
+  const failed = await webhookCallError(client.post({ url: `${server.url}/fail`, caBundle: ca }, {}, { timeoutMs: 1000 }));
   assert.equal(failed.message, 'an error on the server ("boom") has prevented the request from succeeding');
   assert.equal(failed.status.code, 500);
-  const status = await callError(client.post({ url: `${server.url}/status`, caBundle: ca }, {}, { timeoutMs: 1000 }));
+  const status = await webhookCallError(client.post({ url: `${server.url}/status`, caBundle: ca }, {}, { timeoutMs: 1000 }));
   assert.deepEqual(status.status, { code: 403, reason: 'Forbidden', message: 'nope' });
-  const notFound = await callError(client.post({ url: `${server.url}/missing`, caBundle: ca }, {}, { timeoutMs: 1000 }));
+  const notFound = await webhookCallError(client.post({ url: `${server.url}/missing`, caBundle: ca }, {}, { timeoutMs: 1000 }));
   assert.equal(notFound.message, 'the server could not find the requested resource');
 });

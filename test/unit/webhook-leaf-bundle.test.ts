@@ -6,8 +6,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { MemoryStorage } from '../../src/storage/memory-storage.js';
-import { StorageServiceResolver, WebhookCallError, WebhookClient } from '../../src/webhook/webhook-client.js';
+import { StorageServiceResolver, WebhookClient } from '../../src/webhook/webhook-client.js';
 import { generateCertificates, startWebhookServer, type TestWebhookServer } from '../helpers/webhook-server.js';
+import { webhookCallError } from '../helpers/webhook-server.js';
 
 let server: TestWebhookServer;
 const storage = new MemoryStorage({ historyMs: 60_000 });
@@ -25,16 +26,6 @@ after(async () => {
   await storage.close();
 });
 
-async function callError(p: Promise<unknown>): Promise<WebhookCallError> {
-  try {
-    await p;
-  } catch (err) {
-    assert.ok(err instanceof WebhookCallError, String(err));
-    return err;
-  }
-  assert.fail('the call succeeded');
-}
-
 test('a caBundle holding the serving certificate itself is trusted, and //path is sent as /path', async () => {
   const answer = await client.post({ url: `https://127.0.0.1:${server.port}//validate`, caBundle: leafBundle(server.certs.certPem) }, {}, { timeoutMs: 5000 });
   assert.deepEqual(answer, { path: '/validate' });
@@ -49,7 +40,9 @@ test('a caBundle holding the serving certificate itself is trusted, and //path i
 test('another leaf in the caBundle is not trusted, and nothing reaches the server', async () => {
   const other = await generateCertificates(['localhost']);
   const before = server.calls.length;
-  const err = await callError(client.post({ url: `https://127.0.0.1:${server.port}/validate`, caBundle: leafBundle(other.certPem) }, {}, { timeoutMs: 5000 }));
+  const err = await webhookCallError(
+    client.post({ url: `https://127.0.0.1:${server.port}/validate`, caBundle: leafBundle(other.certPem) }, {}, { timeoutMs: 5000 }),
+  );
   assert.equal(
     err.message,
     `Post "https://127.0.0.1:${server.port}/validate?timeout=5s": tls: failed to verify certificate: x509: certificate signed by unknown authority`,
@@ -74,7 +67,7 @@ test('a trusted leaf is still checked against the host name', async () => {
     endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }],
   });
   const before = server.calls.length;
-  const err = await callError(
+  const err = await webhookCallError(
     client.post(
       { service: { namespace: 'wh-ns', name: 'hooks', path: '/validate', port: 443 }, caBundle: leafBundle(server.certs.certPem) },
       {},
