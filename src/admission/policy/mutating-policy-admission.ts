@@ -20,8 +20,9 @@ import {
   type CompiledExpression,
   type NamedExpression,
 } from './policy-expressions.js';
-import { admissionRequestOf, collectParams, namespaceObjectOf, objectsOf } from './policy-inputs.js';
-import { convertBetween, matchResources, NamespaceLookup, selectorNamespaceOf, type MatchedAs } from './policy-matching.js';
+import { isConfigurationFailure, matchingPolicies } from './policy-bindings.js';
+import { admissionRequestOf, namespaceObjectOf, objectsOf } from './policy-inputs.js';
+import { convertBetween, NamespaceLookup, selectorNamespaceOf, type MatchedAs } from './policy-matching.js';
 
 export const MUTATING_POLICIES = 'mutatingadmissionpolicies.admissionregistration.k8s.io';
 export const MUTATING_POLICY_BINDINGS = 'mutatingadmissionpolicybindings.admissionregistration.k8s.io';
@@ -226,44 +227,19 @@ export class MutatingAdmissionPolicyPlugin implements AdmissionPlugin {
       if (ns === undefined) throw new ApiError(404, 'NotFound', `namespaces "${nsName}" not found`, { name: nsName, kind: 'namespaces' });
       namespaceObject = namespaceObjectOf(ns);
     }
-    for (const { policy, compiled, bindings } of entries) {
-      const policyName = nameOf(policy);
-      const spec = isObject(policy.spec) ? policy.spec : {};
-      const fail = (e: PolicyError): void => {
-        if (compiled.failurePolicy !== 'Ignore') errors.push(e);
-      };
-      if (!isObject(spec.matchConstraints)) {
-        fail({
-          policy: policyName,
-          binding: undefined,
-          message: 'failed to configure policy: policy contained no match constraints, a required field',
-          reason: undefined,
-        });
+    for await (const step of matchingPolicies(this.registry, this.storage, namespaces, entries, a)) {
+      if (isConfigurationFailure(step)) {
+        errors.push(step);
         continue;
       }
-      const matched = await matchResources(this.registry, namespaces, spec.matchConstraints, a);
-      if ('error' in matched) {
-        fail({ policy: policyName, binding: undefined, message: `failed to configure policy: ${matched.error}`, reason: undefined });
-        continue;
-      }
-      if (!matched.matches) continue;
-      for (const binding of bindings) {
-        const bindingName = nameOf(binding);
-        const bspec = isObject(binding.spec) ? binding.spec : {};
-        if (isObject(bspec.matchResources)) {
-          const bm = await matchResources(this.registry, namespaces, bspec.matchResources, a);
-          if ('error' in bm) {
-            fail({ policy: policyName, binding: bindingName, message: `failed to configure binding: ${bm.error}`, reason: undefined });
-            continue;
-          }
-          if (!bm.matches) continue;
-        }
-        const params = await collectParams(this.registry, this.storage, spec.paramKind, bspec.paramRef, a.namespace);
-        if (!params.ok) {
-          fail({ policy: policyName, binding: bindingName, message: `failed to configure binding: ${params.error}`, reason: undefined });
+      const { policy: policyName, compiled, matched } = step;
+      for await (const b of step.bindings()) {
+        if (isConfigurationFailure(b)) {
+          errors.push(b);
           continue;
         }
-        for (const param of params.params) {
+        const { binding: bindingName, params } = b;
+        for (const param of params) {
           const key = JSON.stringify([
             policyName,
             bindingName,
@@ -273,21 +249,23 @@ export class MutatingAdmissionPolicyPlugin implements AdmissionPlugin {
           const before = JSON.stringify(a.object);
           let objects: { object: Obj | null; oldObject: Obj | null };
           try {
-            objects = await objectsOf(a, matched.as);
+            objects = await objectsOf(a, matched);
           } catch (err) {
             // kube's versioned attributes for the matched kind: a failed conversion is the policy's configuration error.
             if (!(err instanceof ApiError)) throw err;
-            fail({ policy: policyName, binding: undefined, message: `failed to configure policy: ${err.message}`, reason: undefined });
+            if (compiled.failurePolicy !== 'Ignore')
+              errors.push({ policy: policyName, binding: undefined, message: `failed to configure policy: ${err.message}`, reason: undefined });
             continue;
           }
           const authz = new PolicyAuthorizer(this.authorizer, a.request?.user);
-          let outcome = this.mutate(a, objects, matched.as, compiled, param, namespaceObject, authz);
+          let outcome = this.mutate(a, objects, matched, compiled, param, namespaceObject, authz);
           for (let round = 1; authz.pending && round < MAX_AUTHORIZATION_ROUNDS; round++) {
             await authz.resolve();
-            outcome = this.mutate(a, objects, matched.as, compiled, param, namespaceObject, authz);
+            outcome = this.mutate(a, objects, matched, compiled, param, namespaceObject, authz);
           }
-          if ('error' in outcome) fail({ policy: policyName, binding: bindingName, message: outcome.error, reason: 'Invalid' });
-          else if (outcome.object !== undefined && a.object !== undefined) replaceContents(a.object, await backToRequestVersion(outcome.object, matched.as, a));
+          if ('error' in outcome) {
+            if (compiled.failurePolicy !== 'Ignore') errors.push({ policy: policyName, binding: bindingName, message: outcome.error, reason: 'Invalid' });
+          } else if (outcome.object !== undefined && a.object !== undefined) replaceContents(a.object, await backToRequestVersion(outcome.object, matched, a));
           if (JSON.stringify(a.object) !== before) {
             requireReinvoking(ctx);
             if (a.reinvocation !== undefined) a.reinvocation.shouldReinvoke = true;

@@ -17,8 +17,9 @@ import {
   type CompiledExpression,
   type NamedExpression,
 } from './policy-expressions.js';
-import { admissionRequestOf, collectParams, namespaceObjectOf, objectsOf } from './policy-inputs.js';
-import { matchResources, NamespaceLookup, selectorNamespaceOf } from './policy-matching.js';
+import { isConfigurationFailure, matchingPolicies } from './policy-bindings.js';
+import { admissionRequestOf, namespaceObjectOf, objectsOf } from './policy-inputs.js';
+import { NamespaceLookup, selectorNamespaceOf } from './policy-matching.js';
 
 export const VALIDATING_POLICIES = 'validatingadmissionpolicies.admissionregistration.k8s.io';
 export const VALIDATING_POLICY_BINDINGS = 'validatingadmissionpolicybindings.admissionregistration.k8s.io';
@@ -75,11 +76,6 @@ interface Denial {
   binding: string | undefined;
   message: string;
   reason: string | undefined;
-}
-
-function nameOf(o: Obj): string {
-  const meta = isObject(o.metadata) ? o.metadata : {};
-  return typeof meta.name === 'string' ? meta.name : '';
 }
 
 /** kube's mapping of a validation's reason to the answer's code. */
@@ -154,62 +150,42 @@ export class ValidatingAdmissionPolicyPlugin implements AdmissionPlugin {
     if (entries.length === 0) return;
     const denials: Denial[] = [];
     const namespaces = new NamespaceLookup(this.storage);
-    for (const { policy, compiled, bindings } of entries) {
-      const policyName = nameOf(policy);
-      const spec = isObject(policy.spec) ? policy.spec : {};
-      const configError = (message: string, binding?: string): void => {
-        if (compiled.failurePolicy === 'Ignore') return;
-        denials.push({
-          policy: policyName,
-          binding,
-          message: binding === undefined ? `failed to configure policy: ${message}` : `failed to configure binding: ${message}`,
-          reason: undefined,
-        });
-      };
-      if (!isObject(spec.matchConstraints)) {
-        configError('policy contained no match constraints, a required field');
+    for await (const step of matchingPolicies(this.registry, this.storage, namespaces, entries, a)) {
+      if (isConfigurationFailure(step)) {
+        denials.push(step);
         continue;
       }
-      const matched = await matchResources(this.registry, namespaces, spec.matchConstraints, a);
-      if ('error' in matched) {
-        configError(matched.error);
-        continue;
-      }
-      if (!matched.matches) continue;
+      const { policy: policyName, compiled, matched } = step;
       const audit = new Map<string, string[]>();
       // Converted once per policy, when a binding first has params to evaluate (kube's deferred versionedAttr).
       let objects: { object: Obj | null; oldObject: Obj | null } | undefined;
-      for (const binding of bindings) {
-        const bindingName = nameOf(binding);
-        const bspec = isObject(binding.spec) ? binding.spec : {};
-        if (isObject(bspec.matchResources)) {
-          const bm = await matchResources(this.registry, namespaces, bspec.matchResources, a);
-          if ('error' in bm) {
-            configError(bm.error, bindingName);
-            continue;
-          }
-          if (!bm.matches) continue;
-        }
-        const params = await collectParams(this.registry, this.storage, spec.paramKind, bspec.paramRef, a.namespace);
-        if (!params.ok) {
-          configError(params.error, bindingName);
+      for await (const b of step.bindings()) {
+        if (isConfigurationFailure(b)) {
+          denials.push(b);
           continue;
         }
+        const { binding: bindingName, spec: bspec, params } = b;
         const nsName = selectorNamespaceOf(a);
         const namespaceObject =
           nsName !== '' && !(a.info.group === '' && a.info.resource === 'namespaces') ? namespaceObjectOf(await namespaces.get(nsName)) : null;
         const actions = Array.isArray(bspec.validationActions) ? bspec.validationActions : [];
-        if (objects === undefined && params.params.length > 0) {
+        if (objects === undefined && params.length > 0) {
           try {
-            objects = await objectsOf(a, matched.as);
+            objects = await objectsOf(a, matched);
           } catch (err) {
             if (!(err instanceof ApiError)) throw err;
-            configError(`failed to convert object version: ${err.message}`, bindingName);
+            if (compiled.failurePolicy !== 'Ignore')
+              denials.push({
+                policy: policyName,
+                binding: bindingName,
+                message: `failed to configure binding: failed to convert object version: ${err.message}`,
+                reason: undefined,
+              });
             continue;
           }
         }
-        for (const param of params.params) {
-          const base: Obj = { ...objects, request: admissionRequestOf(a, matched.as), params: param, namespaceObject };
+        for (const param of params) {
+          const base: Obj = { ...objects, request: admissionRequestOf(a, matched), params: param, namespaceObject };
           const authz = new PolicyAuthorizer(this.authorizer, a.request?.user);
           const inputs = { ...base, ...authz.variables(a) };
           let outcome = this.invoke(compiled, inputs, policyName, bindingName, actions);
