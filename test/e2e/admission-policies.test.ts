@@ -391,6 +391,54 @@ describe('validating and mutating admission policies (one process, memory)', () 
       assert.equal((await c.del(`${ADM}/${path}`)).status, 200);
   });
 
+  test('variables are charged when read (unread ones cost nothing); each mutation has its own budget', async () => {
+    // As on kube-apiserver 1.36: twelve variables of about 900,000 each. A policy reading one of them
+    // stays far below 10,000,000; a mutation reading all twelve runs out, as does a second mutation that
+    // reads all twelve after a first one read six (each mutation computes the variables it reads again).
+    const scan = (ch: string) => `[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(i, !object.data.s.contains('${ch}'))`;
+    const variables = 'xyzwqrtuopkj'.split('').map((ch, i) => ({ name: `v${i + 1}`, expression: scan(ch) }));
+    const reads = (n: number) => Array.from({ length: n }, (_, i) => `variables.v${i + 1}`).join(' && ');
+    const annotate = (key: string, n: number) => ({
+      patchType: 'ApplyConfiguration',
+      applyConfiguration: { expression: `Object{metadata: Object.metadata{annotations: {"${key}": string(${reads(n)})}}}` },
+    });
+    const rules = [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'] }];
+    const policies: [string, string, Obj][] = [
+      ['validatingadmissionpolicies', 'lazy-v', { validations: [{ expression: 'variables.v1 && variables.v1' }, { expression: 'variables.v2' }] }],
+      ['mutatingadmissionpolicies', 'lazy-m1', { reinvocationPolicy: 'Never', mutations: [annotate('one', 1)] }],
+      ['mutatingadmissionpolicies', 'lazy-m12', { reinvocationPolicy: 'Never', mutations: [annotate('all', 12)] }],
+      ['mutatingadmissionpolicies', 'lazy-m6-12', { reinvocationPolicy: 'Never', mutations: [annotate('six', 6), annotate('all', 12)] }],
+    ];
+    for (const [kind, name, spec] of policies) {
+      const matchConstraints = { resourceRules: rules, objectSelector: { matchLabels: { lazy: name } } };
+      const created = await c.post(`${ADM}/${kind}`, { metadata: { name }, spec: { failurePolicy: 'Fail', matchConstraints, variables, ...spec } });
+      assert.equal(created.status, 201, created.text);
+      const bindingKind = kind.replace(/ies$/, 'ybindings');
+      const bindingSpec = kind.startsWith('validating') ? { policyName: name, validationActions: ['Deny'] } : { policyName: name };
+      assert.equal((await c.post(`${ADM}/${bindingKind}`, { metadata: { name }, spec: bindingSpec })).status, 201);
+    }
+    const s = 'a'.repeat(900_000);
+    const create = (policy: string) =>
+      c.post('/api/v1/namespaces/vap-b/configmaps', { ...configMap({ lazy: policy }, { s }), metadata: { name: policy, labels: { lazy: policy } } });
+    const validated = await create('lazy-v');
+    assert.equal(validated.status, 201, validated.text);
+    const one = await create('lazy-m1');
+    assert.equal(one.status, 201, one.text);
+    assert.equal(one.body.metadata.annotations.one, 'true');
+    for (const name of ['lazy-m12', 'lazy-m6-12']) {
+      const refused = await create(name);
+      assert.equal(refused.status, 403, refused.text);
+      assert.equal(
+        refused.body.message,
+        `policy '${name}' with binding '${name}' denied request: validation failed due to running out of cost budget, no further validation rules will be run`,
+      );
+    }
+    for (const [kind, name] of policies) {
+      assert.equal((await c.del(`${ADM}/${kind.replace(/ies$/, 'ybindings')}/${name}`)).status, 200);
+      assert.equal((await c.del(`${ADM}/${kind}/${name}`)).status, 200);
+    }
+  });
+
   test('mutating policies: ApplyConfiguration and JSONPatch, with variables and namespaceObject', async () => {
     const policy = await c.post(`${ADM}/mutatingadmissionpolicies`, {
       metadata: { name: 'm1' },

@@ -12,6 +12,7 @@ import type { AdmissionAttributes, AdmissionPlugin } from '../admission.js';
 import { MAX_AUTHORIZATION_ROUNDS, PolicyAuthorizer } from './policy-authorizer.js';
 import { PolicyCache } from './policy-cache.js';
 import {
+  CostBudget,
   compileExpression,
   compileNamed,
   evaluate,
@@ -302,8 +303,10 @@ export class MutatingAdmissionPolicyPlugin implements AdmissionPlugin {
     if ('error' in conditions) return { error: conditions.error };
     if (!conditions.matches || compiled.mutations.length === 0) return { object: undefined };
     for (const m of compiled.mutations) {
-      const { vars, explain } = withVariables(inputs(), compiled.variables);
-      const out = evaluate(m.expression, vars);
+      // Each mutation has kube's runtime cost budget, shared with the variables it reads.
+      const budget = new CostBudget();
+      const { vars, explain } = withVariables(inputs(), compiled.variables, budget);
+      const out = evaluate(m.expression, vars, budget);
       if (!out.ok) return { error: explain(out.error) };
       const applied = applyMutation(m, out.value, object, as.info);
       if (!applied.ok) return { error: applied.error };

@@ -29,6 +29,36 @@ export const AUTHORIZER_VARIABLES: Record<string, CelType> = {
 
 const DECLARED = policyDeclarations();
 
+const FAILED = Symbol('failed');
+
+/**
+ * The `variables` map of one invocation, evaluated lazily as kube's composited variables are: a
+ * variable is computed (and its cost charged, by RESOLVE) the first time an expression reads it, then
+ * reused. RESOLVE answers the variable's JSON value, or undefined when it failed or is not declared
+ * (the reading expression then reports `no such key`).
+ */
+export class LazyVariables extends Map<string, unknown> {
+  private readonly computed = new Map<string, unknown>();
+
+  constructor(private readonly resolve: (name: string) => unknown) {
+    super();
+  }
+
+  override get(name: string): unknown {
+    if (!this.computed.has(name)) {
+      this.computed.set(name, FAILED); // a variable reading itself finds nothing
+      const value = this.resolve(name);
+      this.computed.set(name, value === undefined ? FAILED : toCelInput(value, DYN));
+    }
+    const v = this.computed.get(name);
+    return v === FAILED ? undefined : v;
+  }
+
+  override has(name: string): boolean {
+    return this.get(name) !== undefined;
+  }
+}
+
 /**
  * Compiles `expression` once with src/cel (kube's libraries, optional syntax, cost limits), the
  * policy variables declared dynamic; errors read as kube's compiler words them
@@ -44,7 +74,7 @@ export function compilePolicyExpression(expression: string, declarations: Record
       evaluate(variables) {
         const activation: Record<string, unknown> = {};
         for (const [name, value] of Object.entries(variables)) {
-          activation[name] = name in AUTHORIZER_VARIABLES ? value : toCelInput(value ?? null, declarations[name] ?? DYN);
+          activation[name] = name in AUTHORIZER_VARIABLES || value instanceof LazyVariables ? value : toCelInput(value ?? null, declarations[name] ?? DYN);
         }
         const out = evaluate(program, activation);
         if (out.error !== undefined) return { ok: false, error: out.error, cost: out.cost };

@@ -1,6 +1,6 @@
 import { isObject, type Obj } from '../../api/object-util.js';
 import { RUNTIME_CEL_COST_BUDGET } from '../../cel/index.js';
-import { compilePolicyExpression, type Compiled } from './policy-cel.js';
+import { compilePolicyExpression, LazyVariables, type Compiled } from './policy-cel.js';
 
 /** One expression of a policy, compiled once per policy generation. */
 export interface CompiledExpression {
@@ -45,7 +45,8 @@ export function evaluate(e: CompiledExpression, vars: Obj, budget?: CostBudget):
   if (!e.compiled.ok) return { ok: false, error: `compilation error: ${e.compiled.error}` };
   const out = e.compiled.program.evaluate(vars);
   if (budget !== undefined) {
-    if (out.cost > budget.remaining) {
+    // Variables read by the expression were charged as they were computed, and may have spent the budget.
+    if (budget.exhausted || out.cost > budget.remaining) {
       budget.exhausted = true;
       return { ok: false, error: OUT_OF_BUDGET };
     }
@@ -56,20 +57,26 @@ export function evaluate(e: CompiledExpression, vars: Obj, budget?: CostBudget):
 }
 
 /**
- * The CEL inputs of one evaluation, with `variables` computed in order (each may use the ones
- * before it). A variable that fails is left out, and an expression that then reads it reports the
- * variable's failure, as kube's composited variables do.
+ * The CEL inputs of one invocation. `variables` are computed when an expression first reads them
+ * (each may use the ones before it), their cost charged to BUDGET, as kube's composited variables
+ * are; unread variables cost nothing. A variable that fails reads as missing, and `explain` turns the
+ * reading expression's `no such key` into the variable's failure, in kube's words.
  */
 export function withVariables(base: Obj, variables: NamedExpression[], budget?: CostBudget): { vars: Obj; explain: (error: string) => string } {
-  const values: Obj = {};
+  const byName = new Map(variables.map((v) => [v.name, v]));
   const failed = new Map<string, string>();
-  const vars: Obj = { ...base, variables: values };
-  for (const v of variables) {
+  const vars: Obj = { ...base };
+  vars.variables = new LazyVariables((name) => {
+    const v = byName.get(name);
+    if (v === undefined) return undefined;
     const out = evaluate(v, vars, budget);
-    if (out.ok) values[v.name] = out.value;
-    else if (!v.compiled.ok) failed.set(v.name, `composited variable "${v.name}" fails to compile: ${v.compiled.error}`);
-    else failed.set(v.name, `composited variable "${v.name}" fails to evaluate: ${out.error}`);
-  }
+    if (out.ok) return out.value ?? null;
+    failed.set(
+      name,
+      v.compiled.ok ? `composited variable "${name}" fails to evaluate: ${out.error}` : `composited variable "${name}" fails to compile: ${v.compiled.error}`,
+    );
+    return undefined;
+  });
   const explain = (error: string): string => {
     for (const [name, why] of failed) if (error.endsWith(`no such key: ${name}`)) return error.replace(`no such key: ${name}`, why);
     return error;
