@@ -18,6 +18,7 @@ import { ResourceQuotaAdmission } from './resource-quota.js';
 import { RuntimeClassAdmission } from './runtime-class.js';
 import { ServiceAccountAdmission } from './service-account.js';
 import { StorageObjectInUseProtection } from './storage-object-in-use-protection.js';
+import { TaintNodesByCondition } from './taint-nodes-by-condition.js';
 import type { WebhookAdmission } from './webhook-admission.js';
 
 /** What plugins are built from. */
@@ -39,6 +40,7 @@ const PLUGINS: Record<string, (deps: AdmissionDependencies) => AdmissionPlugin |
   LimitRanger: (d) => new LimitRanger(d.storage),
   ServiceAccount: (d) => new ServiceAccountAdmission(d.storage),
   NodeRestriction: (d) => new NodeRestriction(d.storage, d.authorizer),
+  TaintNodesByCondition: () => new TaintNodesByCondition(),
   PodSecurity: (d) => new PodSecurityAdmission(d.storage),
   Priority: (d) => new PriorityAdmission(d.storage),
   DefaultTolerationSeconds: () => new DefaultTolerationSeconds(),
