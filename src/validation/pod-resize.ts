@@ -22,9 +22,9 @@ export function validatePodResize(pod: Obj, old: Obj): StatusCause[] {
   const oldSpec = obj(old.spec);
   const spec = obj(pod.spec);
   if (MIRROR_POD_ANNOTATION in obj(oldMeta.annotations)) {
-    return [forbiddenField('', 'static pods cannot be resized')];
+    return [forbiddenField('[]', 'static pods cannot be resized')];
   }
-  if (obj(oldSpec.os).name === 'windows') return [forbiddenField('', 'windows pods cannot be resized')];
+  if (obj(oldSpec.os).name === 'windows') return [forbiddenField('[]', 'windows pods cannot be resized')];
   const oldQos = str(obj(old.status).qosClass) || podQosClass(old);
   if (oldQos !== podQosClass(pod)) causes.push(invalidField('spec', str(obj(pod.status).qosClass), 'Pod QOS Class may not change as a result of resizing'));
   if (!resizeSupported(old)) causes.push(forbiddenField('spec', 'Pod running on node without support for resize'));

@@ -152,6 +152,11 @@ function hostNetworkCauses(spec: Obj, field: string, opts: PodSpecOptions): Stat
   );
 }
 
+/** hasRestartContainerForNonSidecarInitContainer: an init container without restartPolicy Always has a RestartContainer resize policy. */
+function hasRestartContainerForNonSidecarInit(spec: Obj | undefined): boolean {
+  return objects(spec?.initContainers).some((c) => c.restartPolicy !== 'Always' && objects(c.resizePolicy).some((p) => p.restartPolicy === 'RestartContainer'));
+}
+
 /** ValidatePodSpec at `field` (`spec`, `spec.template.spec`, ...). */
 export function validatePodSpec(specValue: unknown, field: string, opts: PodSpecOptions): StatusCause[] {
   const spec = obj(specValue);
@@ -159,7 +164,12 @@ export function validatePodSpec(specValue: unknown, field: string, opts: PodSpec
   if (numOrUndefined(spec.terminationGracePeriodSeconds) === undefined) causes.push(requiredField(`${field}.terminationGracePeriodSeconds`));
   const volumes = validateVolumes(spec.volumes, `${field}.volumes`);
   causes.push(...volumes.causes);
-  const ctx: ContainerContext = { volumeNames: volumes.names, podClaims: podClaimNames(spec), hostUsers: usesHostUsers(spec) };
+  const ctx: ContainerContext = {
+    volumeNames: volumes.names,
+    podClaims: podClaimNames(spec),
+    hostUsers: usesHostUsers(spec),
+    allowRestartContainerForNonSidecarInit: hasRestartContainerForNonSidecarInit(opts.oldSpec),
+  };
   causes.push(...validatePodResourceClaims(spec, opts.podMeta, `${field}.resourceClaims`));
   causes.push(...validateRegularContainers(spec.containers, ctx, `${field}.containers`));
   causes.push(...validateInitContainers(spec.initContainers, spec.containers, ctx, `${field}.initContainers`));
