@@ -107,6 +107,13 @@ export async function replay(send: Send, prefix: string): Promise<ResizeResult[]
   for (const [suffix, labels, status] of NODES) {
     await must('POST', '/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: prefix + suffix, labels }, status });
   }
+  await must('POST', '/apis/node.k8s.io/v1/runtimeclasses', {
+    apiVersion: 'node.k8s.io/v1',
+    kind: 'RuntimeClass',
+    metadata: { name: `${prefix}rs-overhead` },
+    handler: 'runc',
+    overhead: { podFixed: { cpu: '300m', memory: '100Mi' } },
+  });
   await must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
   for (let i = 0; (await send('GET', `/api/v1/namespaces/${ns}/serviceaccounts/default`, {})).status !== 200; i++) {
     if (i > 100) throw new Error(`no default ServiceAccount in ${ns}`);
@@ -148,6 +155,7 @@ export async function replay(send: Send, prefix: string): Promise<ResizeResult[]
   await must('POST', pods, pod('pod-level-featured', 'rs-featured', podLevel));
   await must('POST', pods, pod('mirror', 'rs-small', simple, { annotations: { 'kubernetes.io/config.mirror': 'mirror' } }));
   await must('POST', pods, pod('running', 'rs-small', simple));
+  await must('POST', pods, pod('overhead', 'rs-small', { ...simple, runtimeClassName: `${prefix}rs-overhead` }));
 
   // The resize strategy: only resources change, the generation bumps once per change.
   await resize('resize app cpu', 'small', container('app', { requests: { cpu: '300m' }, limits: { cpu: '400m' } }));
@@ -181,6 +189,10 @@ export async function replay(send: Send, prefix: string): Promise<ResizeResult[]
     spec: { initContainers: [{ name: 'init', resources: { requests: { cpu: '150m' } } }] },
   });
   await resize('resize the featured pod beyond nothing', 'featured', container('app', { requests: { cpu: '1' }, limits: { cpu: '2' } }));
+
+  // The pod's overhead counts: 700m of cpu requested and 300m of overhead fit the node's 1, 750m do not.
+  await resize('resize within the allocatable with the overhead', 'overhead', container('app', { requests: { cpu: '700m' } }));
+  await resize('resize beyond the allocatable with the overhead', 'overhead', container('app', { requests: { cpu: '750m' } }));
 
   // ValidatePodResize.
   await resize('remove a request', 'small', container('app', { requests: { cpu: null } }));
@@ -240,8 +252,9 @@ export async function replay(send: Send, prefix: string): Promise<ResizeResult[]
   return results;
 }
 
-/** Deletes the corpus's namespace and Nodes. */
+/** Deletes the corpus's namespace, RuntimeClass and Nodes. */
 export async function cleanUp(send: Send, prefix: string): Promise<void> {
   await send('DELETE', `/api/v1/namespaces/${prefix}rs`, {});
+  await send('DELETE', `/apis/node.k8s.io/v1/runtimeclasses/${prefix}rs-overhead`, {});
   for (const name of resizeNodeNames(prefix)) await send('DELETE', `/api/v1/nodes/${name}`, {});
 }
