@@ -10,11 +10,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { api, startTestServer, type TestServer } from '../helpers/capstan.js';
-import { eventually } from '../helpers/redis-workers.js';
+import { eventually, startRedisWorkers, type RedisWorkers } from '../helpers/redis-workers.js';
 import { replay, type TaintResult } from './node-taints-replay.js';
 
 const golden = JSON.parse(readFileSync(join(process.cwd(), 'test', 'golden', 'node-admission', 'taints.json'), 'utf8')) as TaintResult[];
-const servers: TestServer[] = [];
+const servers: (TestServer | RedisWorkers)[] = [];
 after(async () => {
   for (const s of servers) await s.stop();
 });
@@ -29,11 +29,10 @@ const node = (name: string): string =>
   JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name }, status: { conditions: [{ type: 'Ready', status: 'True' }] } });
 const post = (url: string, path: string, body: string) => api(url, path, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
 
-test('new nodes are tainted not-ready and the controller brings their condition taints in line, as kube does', async () => {
-  const srv = await server();
+async function replayMatchesGolden(url: string): Promise<void> {
   const results = await replay(
     async (method, path, headers, body) => {
-      const res = await fetch(srv.url + path, { method, headers, body });
+      const res = await fetch(url + path, { method, headers, body });
       return { status: res.status, text: await res.text() };
     },
     'nodeplugins-',
@@ -44,6 +43,16 @@ test('new nodes are tainted not-ready and the controller brings their condition 
     results.filter((r, i) => JSON.stringify(r) !== JSON.stringify(golden[i])).map((got) => ({ got, want: golden.find((g) => g.name === got.name) })),
     [],
   );
+}
+
+test('new nodes are tainted not-ready and the controller brings their condition taints in line, as kube does', async () => {
+  await replayMatchesGolden((await server()).url);
+});
+
+test('the same with two workers over Redis (the controller runs in the lease holder)', async () => {
+  const workers = await startRedisWorkers();
+  servers.push(workers);
+  await replayMatchesGolden(workers.url);
 });
 
 test('with --controllers=-node-lifecycle-controller the not-ready taint stays', async () => {
