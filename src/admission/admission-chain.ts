@@ -8,9 +8,11 @@ import { DefaultStorageClass } from './default-storage-class.js';
 import { DefaultTolerationSeconds } from './default-toleration-seconds.js';
 import { LimitRanger } from './limit-ranger.js';
 import { NamespaceLifecycle } from './namespace-lifecycle.js';
+import { NodeDeclaredFeatureValidator } from './node-declared-feature-validator.js';
 import { NodeRestriction } from './node-restriction.js';
 import { enabledAdmissionPlugins } from './plugin-names.js';
 import { PodSecurityAdmission } from './pod-security/pod-security-admission.js';
+import { PodResizeValidator } from './pod-resize-validator.js';
 import { PodTopologyLabels } from './pod-topology-labels.js';
 import { PersistentVolumeClaimResize } from './persistent-volume-claim-resize.js';
 import { PriorityAdmission } from './priority.js';
@@ -18,6 +20,7 @@ import { ResourceQuotaAdmission } from './resource-quota.js';
 import { RuntimeClassAdmission } from './runtime-class.js';
 import { ServiceAccountAdmission } from './service-account.js';
 import { StorageObjectInUseProtection } from './storage-object-in-use-protection.js';
+import { TaintNodesByCondition } from './taint-nodes-by-condition.js';
 import type { WebhookAdmission } from './webhook-admission.js';
 
 /** What plugins are built from. */
@@ -39,6 +42,7 @@ const PLUGINS: Record<string, (deps: AdmissionDependencies) => AdmissionPlugin |
   LimitRanger: (d) => new LimitRanger(d.storage),
   ServiceAccount: (d) => new ServiceAccountAdmission(d.storage),
   NodeRestriction: (d) => new NodeRestriction(d.storage, d.authorizer),
+  TaintNodesByCondition: () => new TaintNodesByCondition(),
   PodSecurity: (d) => new PodSecurityAdmission(d.storage),
   Priority: (d) => new PriorityAdmission(d.storage),
   DefaultTolerationSeconds: () => new DefaultTolerationSeconds(),
@@ -51,6 +55,8 @@ const PLUGINS: Record<string, (deps: AdmissionDependencies) => AdmissionPlugin |
   RuntimeClass: (d) => new RuntimeClassAdmission(d.storage),
   DefaultIngressClass: (d) => new DefaultIngressClass(d.storage),
   PodTopologyLabels: (d) => new PodTopologyLabels(d.storage),
+  NodeDeclaredFeatureValidator: (d) => new NodeDeclaredFeatureValidator(d.storage),
+  PodResizeValidator: (d) => new PodResizeValidator(d.storage),
   MutatingAdmissionPolicy: (d) => d.mutatingPolicies,
   MutatingAdmissionWebhook: (d) => d.webhooks?.mutating,
   ValidatingAdmissionPolicy: (d) => d.validatingPolicies,

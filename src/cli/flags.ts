@@ -371,7 +371,7 @@ const FLAGS: FlagSpec[] = [
   {
     name: 'controllers',
     default: '*',
-    help: "Controllers the server runs (one process per storage at a time, elected through the kube-system/capstan-controller-manager Lease). '*' enables all, 'foo' enables foo, '-foo' disables foo. Known: garbage-collector-controller (alias garbage-collector), disruption-controller (alias disruption), root-ca-certificate-publisher-controller (alias root-ca-cert-publisher: kube-root-ca.crt in every namespace, with HTTPS), certificatesigningrequest-signing-controller (alias csrsigning: signs approved CSRs of the kubernetes.io signers, with HTTPS or --cluster-signing-cert-file). Use --controllers=-garbage-collector when kube-controller-manager runs against this server.",
+    help: "Controllers the server runs (one process per storage at a time, elected through the kube-system/capstan-controller-manager Lease). '*' enables all, 'foo' enables foo, '-foo' disables foo. Known: garbage-collector-controller (alias garbage-collector), disruption-controller (alias disruption), root-ca-certificate-publisher-controller (alias root-ca-cert-publisher: kube-root-ca.crt in every namespace, with HTTPS), certificatesigningrequest-signing-controller (alias csrsigning: signs approved CSRs of the kubernetes.io signers, with HTTPS or --cluster-signing-cert-file), node-lifecycle-controller (alias nodelifecycle: the NoSchedule taints of node conditions, no eviction). Use --controllers=-garbage-collector when kube-controller-manager runs against this server.",
     apply: (c, v) => {
       const names = list(v);
       parsed('controllers', v, () => validateControllerList(names));

@@ -11,6 +11,7 @@ import {
   CSR_SIGNING,
   DISRUPTION,
   GARBAGE_COLLECTOR,
+  NODE_LIFECYCLE,
   PV_PROTECTION,
   PVC_PROTECTION,
   RESOURCE_QUOTA,
@@ -19,6 +20,7 @@ import {
 } from './controller-names.js';
 import { CsrSigningController, type SigningConfig } from './csr-signing-controller.js';
 import { DisruptionController } from './disruption-controller.js';
+import { NodeLifecycleController } from './node-lifecycle-controller.js';
 import { ResourceQuotaController } from './resource-quota-controller.js';
 import { PvcProtectionController, PvProtectionController } from './storage-protection-controllers.js';
 import { candidateIdentity, DEFAULT_ELECTION_TIMING, LeaderElector, type ElectionTiming } from './leader-election.js';
@@ -80,6 +82,11 @@ export const KNOWN_CONTROLLERS: ControllerDescriptor[] = [
     // status.certificate of approved CSRs of the kubernetes.io signers, from the cluster signing CA.
     create: (services, { signing }) =>
       signing === undefined ? undefined : { name: CSR_SIGNING.name, run: (signal) => new CsrSigningController(services.storage, signing).run(signal) },
+  },
+  {
+    ...NODE_LIFECYCLE,
+    // Node condition taints (NoSchedule): takes off the not-ready taint TaintNodesByCondition puts on new Nodes.
+    create: (services) => ({ name: NODE_LIFECYCLE.name, run: (signal) => new NodeLifecycleController(services.storage).run(signal) }),
   },
 ];
 

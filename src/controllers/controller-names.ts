@@ -33,6 +33,9 @@ export const PVC_PROTECTION: ControllerName = { name: 'persistentvolumeclaim-pro
 /** The pv-protection controller (removes `kubernetes.io/pv-protection` from unbound volumes), under kube-controller-manager's name. */
 export const PV_PROTECTION: ControllerName = { name: 'persistentvolume-protection-controller', aliases: ['pv-protection'] };
 
+/** The node lifecycle controller (only its NoSchedule tainting pass), under kube-controller-manager's name and alias. */
+export const NODE_LIFECYCLE: ControllerName = { name: 'node-lifecycle-controller', aliases: ['nodelifecycle'] };
+
 /** Every controller the server can run. */
 export const KNOWN_CONTROLLER_NAMES: ControllerName[] = [
   GARBAGE_COLLECTOR,
@@ -43,6 +46,7 @@ export const KNOWN_CONTROLLER_NAMES: ControllerName[] = [
   PVC_PROTECTION,
   PV_PROTECTION,
   CSR_SIGNING,
+  NODE_LIFECYCLE,
 ];
 
 /**

@@ -2,6 +2,7 @@ import { shapeStoredObject } from '../codec/go-shape.js';
 import { conflict, staleConflict } from '../api/errors.js';
 import { StorageError } from '../storage/storage.js';
 import { hasStatusSubresource, prepareForFinalize, prepareForStatusUpdate, prepareForUpdate, writeWarnings } from '../strategy/resource-strategy.js';
+import { dropNonResizeUpdates } from '../strategy/pod-resize.js';
 import { canonicalize, isObject, jsonEqual, metadataOf, nowTimestamp, stringField, type Obj } from '../api/object-util.js';
 import { storageVersionOf, toStorageVersion } from '../conversion/version-conversion.js';
 import { servedObjectAsync, toStorageVersionAsync } from '../conversion/converting-io.js';
@@ -60,6 +61,8 @@ function merge(r: ResourceTarget, next: Obj, old: Obj): Obj {
     prepareForUpdate(r.info, result, old);
   } else {
     result = canonicalize(next, r.info.kind, r.apiVersion);
+    // A pod resize takes only the resources (and resize policies) of the request.
+    if (sub === 'resize' && r.info.group === '' && r.info.resource === 'pods') result = dropNonResizeUpdates(result, old);
     const meta = metadataOf(result);
     const oldMeta = metadataOf(old);
     if (stringField(meta, 'uid') === '') meta.uid = oldMeta.uid;

@@ -243,6 +243,8 @@ export interface ContainerContext {
   podClaims: ReadonlySet<string>;
   /** Whether the pod shares the host's user namespace (`hostUsers` unset or true). */
   hostUsers: boolean;
+  /** Whether the stored spec already has a non-sidecar init container resized with RestartContainer (kube ratchets it). */
+  allowRestartContainerForNonSidecarInit?: boolean;
 }
 
 /** validateContainerCommon: the checks every container gets. */
@@ -303,6 +305,15 @@ export function validateInitContainers(initContainers: unknown, regular: unknown
         if (objOrUndefined(container[key]) !== undefined)
           causes.push(forbiddenField(`${at}.${key}`, 'may not be set for init containers without restartPolicy=Always'));
       }
+    }
+    if (!sidecar && ctx.allowRestartContainerForNonSidecarInit !== true) {
+      objects(container.resizePolicy).forEach((p, j) => {
+        if (p.restartPolicy === 'RestartContainer') {
+          causes.push(
+            invalidField(`${at}.resizePolicy[${j}].restartPolicy`, 'RestartContainer', "must not be set to 'RestartContainer' for non-sidecar initContainers"),
+          );
+        }
+      });
     }
   });
   return causes;

@@ -44,3 +44,21 @@ export function aggregateContainerRequests(spec: Obj): ResourceTotals {
 export function aggregateContainerLimits(spec: Obj): ResourceTotals {
   return aggregate(spec, 'limits');
 }
+
+/** Whether a resource can be set at pod level (PodLevelResources): cpu, memory and hugepages. */
+function podLevelResource(name: string): boolean {
+  return name === 'cpu' || name === 'memory' || name.startsWith('hugepages-');
+}
+
+/**
+ * kube's PodRequests with default options: the containers' aggregate, with the pod-level requests
+ * of cpu, memory and hugepages in place of theirs when the pod sets any, plus the pod's overhead.
+ */
+export function podRequests(pod: Obj): ResourceTotals {
+  const spec = obj(pod.spec);
+  const totals = aggregateContainerRequests(spec);
+  const podLevel = stringEntries(obj(obj(spec.resources).requests)).filter(([name]) => podLevelResource(name));
+  for (const [name, quantity] of podLevel) totals.set(name, quantity);
+  addResourceList(totals, new Map(stringEntries(obj(spec.overhead))));
+  return totals;
+}

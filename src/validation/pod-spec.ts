@@ -152,6 +152,11 @@ function hostNetworkCauses(spec: Obj, field: string, opts: PodSpecOptions): Stat
   );
 }
 
+/** hasRestartContainerForNonSidecarInitContainer: an init container without restartPolicy Always has a RestartContainer resize policy. */
+function hasRestartContainerForNonSidecarInit(spec: Obj | undefined): boolean {
+  return objects(spec?.initContainers).some((c) => c.restartPolicy !== 'Always' && objects(c.resizePolicy).some((p) => p.restartPolicy === 'RestartContainer'));
+}
+
 /** ValidatePodSpec at `field` (`spec`, `spec.template.spec`, ...). */
 export function validatePodSpec(specValue: unknown, field: string, opts: PodSpecOptions): StatusCause[] {
   const spec = obj(specValue);
@@ -159,7 +164,12 @@ export function validatePodSpec(specValue: unknown, field: string, opts: PodSpec
   if (numOrUndefined(spec.terminationGracePeriodSeconds) === undefined) causes.push(requiredField(`${field}.terminationGracePeriodSeconds`));
   const volumes = validateVolumes(spec.volumes, `${field}.volumes`);
   causes.push(...volumes.causes);
-  const ctx: ContainerContext = { volumeNames: volumes.names, podClaims: podClaimNames(spec), hostUsers: usesHostUsers(spec) };
+  const ctx: ContainerContext = {
+    volumeNames: volumes.names,
+    podClaims: podClaimNames(spec),
+    hostUsers: usesHostUsers(spec),
+    allowRestartContainerForNonSidecarInit: hasRestartContainerForNonSidecarInit(opts.oldSpec),
+  };
   causes.push(...validatePodResourceClaims(spec, opts.podMeta, `${field}.resourceClaims`));
   causes.push(...validateRegularContainers(spec.containers, ctx, `${field}.containers`));
   causes.push(...validateInitContainers(spec.initContainers, spec.containers, ctx, `${field}.initContainers`));
@@ -295,6 +305,26 @@ function podSpecUpdateCauses(next: Obj, old: Obj): StatusCause[] {
 export function validatePod(pod: Obj, old?: Obj): StatusCause[] {
   const spec = obj(pod.spec);
   const meta = obj(pod.metadata);
+  const causes = validatePodMetadataAndSpec(pod, old);
+  if (old === undefined) {
+    if (list(spec.ephemeralContainers).length > 0) causes.push(forbiddenField('spec.ephemeralContainers', 'cannot be set on create'));
+    if (str(spec.nodeName) !== '' && list(spec.schedulingGates).length > 0) {
+      causes.push(forbiddenField('spec.nodeName', 'cannot be set until all schedulingGates have been cleared'));
+    }
+    causes.push(...validateAnnotationsMatchFields(meta.annotations, spec, 'spec'));
+    return causes;
+  }
+  return [...causes, ...validatePodAnnotationUpdates(pod, old, 'metadata.annotations'), ...podSpecUpdateCauses(spec, obj(old.spec))];
+}
+
+/**
+ * kube's validatePodMetadataAndSpec, what every pod write checks (but the object metadata, checked
+ * by the write path): the pod's annotations, its spec (`old`'s spec ratchets what was already
+ * stored), image names, and no service account token volume without a service account.
+ */
+export function validatePodMetadataAndSpec(pod: Obj, old?: Obj): StatusCause[] {
+  const spec = obj(pod.spec);
+  const meta = obj(pod.metadata);
   const causes = [
     ...validatePodSpecificAnnotations(meta.annotations, spec, 'metadata.annotations', old !== undefined && hasInvalidDeletionCost(old)),
     ...validatePodSpec(spec, 'spec', { resourceIsPod: true, podMeta: meta, oldSpec: old === undefined ? undefined : obj(old.spec) }),
@@ -312,13 +342,5 @@ export function validatePod(pod: Obj, old?: Obj): StatusCause[] {
       });
     });
   }
-  if (old === undefined) {
-    if (list(spec.ephemeralContainers).length > 0) causes.push(forbiddenField('spec.ephemeralContainers', 'cannot be set on create'));
-    if (str(spec.nodeName) !== '' && list(spec.schedulingGates).length > 0) {
-      causes.push(forbiddenField('spec.nodeName', 'cannot be set until all schedulingGates have been cleared'));
-    }
-    causes.push(...validateAnnotationsMatchFields(meta.annotations, spec, 'spec'));
-    return causes;
-  }
-  return [...causes, ...validatePodAnnotationUpdates(pod, old, 'metadata.annotations'), ...podSpecUpdateCauses(spec, obj(old.spec))];
+  return causes;
 }

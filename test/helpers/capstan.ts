@@ -145,6 +145,8 @@ export const ORACLE_SERVER: Partial<ServerConfig> = {
     'PersistentVolumeClaimResize',
     'StorageObjectInUseProtection',
     'DefaultIngressClass',
+    // Nodes in the corpora would carry the not-ready taint, and no node lifecycle controller runs here.
+    'TaintNodesByCondition',
     'MutatingAdmissionPolicy',
     'MutatingAdmissionWebhook',
     'ValidatingAdmissionPolicy',

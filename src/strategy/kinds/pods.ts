@@ -1,4 +1,5 @@
 import { isObject, jsonEqual } from '../../api/object-util.js';
+import { validatePodResize } from '../../validation/pod-resize.js';
 import { validatePod } from '../../validation/pod-spec.js';
 import { validatePodTemplate } from '../../validation/workloads.js';
 import { defaultPodTemplate } from '../defaults.js';
@@ -19,7 +20,8 @@ import { podCreateWarnings, podStatusWarnings, podTemplateWarnings } from '../po
 
 export const pods: KindStrategy = {
   defaults: defaultPod,
-  validate: validatePod,
+  // A resize (pods/NAME/resize) changes only resources, with its own rules.
+  validate: (pod, old, subresource) => (subresource === 'resize' && old !== undefined ? validatePodResize(pod, old) : validatePod(pod, old)),
   // A new pod is Pending with its QoS class, whatever status was sent.
   createStatus: (pod) => ({ phase: 'Pending', qosClass: podQosClass(pod) }),
   // Scheduling gates, matchLabelKeys merged into selectors, AppArmor annotations into fields.
