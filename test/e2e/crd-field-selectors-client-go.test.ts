@@ -7,7 +7,8 @@
  * both versions' selectable fields, metadata.name and metadata.namespace, moves objects in and
  * out of the selections, and checks events, lists and the 400 for undeclared fields against
  * expectations that kube-apiserver 1.36 meets (the program passes against the reference). Runs on
- * the embedded store and on Redis with two workers. Needs Go on PATH.
+ * the embedded store (informers streaming their initial list, client-go's default, and listing then
+ * watching) and on Redis with two workers. Needs Go on PATH.
  */
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -27,9 +28,9 @@ before(() => {
 });
 
 /** Runs the Go program against KUBECONFIG; resolves with its exit code and its check lines. */
-function runChecks(kubeconfig: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runChecks(kubeconfig: string, env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const ns = uniqueName('crdfs');
-  const child = spawn(binary, [kubeconfig, ns, `${ns}.example.com`], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(binary, [kubeconfig, ns, `${ns}.example.com`], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -50,6 +51,15 @@ describe('client-go watches and informers with field selectors on a converted cu
     const srv = await startTestServer();
     try {
       assertAllPassed(await runChecks(srv.kubeconfig));
+    } finally {
+      await srv.stop();
+    }
+  });
+
+  test('on the embedded store, informers listing then watching (WatchListClient off)', async () => {
+    const srv = await startTestServer();
+    try {
+      assertAllPassed(await runChecks(srv.kubeconfig, { KUBE_FEATURE_WatchListClient: 'false' }));
     } finally {
       await srv.stop();
     }

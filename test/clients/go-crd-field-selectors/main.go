@@ -14,6 +14,9 @@
 //
 // Usage: go-crd-field-selectors KUBECONFIG NAMESPACE GROUP
 //
+// Informers stream their initial list (client-go's WatchListClient, on by default); with
+// KUBE_FEATURE_WatchListClient=false they list, then watch.
+//
 // It creates the namespace and the CRD selectables.GROUP, and deletes both before exiting.
 // stdout: one line per check, "ok NAME" or "FAIL NAME: DETAIL"; the exit status is 1 if any
 // check failed, 2 if the scenario could not run.
@@ -393,6 +396,8 @@ func main() {
 			}
 		}()
 		defer func() {
+			// Watches and informers stop first: they would retry against the deleted CRD.
+			cancel()
 			_ = crds.Delete(context.Background(), plural+"."+group, metav1.DeleteOptions{})
 			_ = namespaces.Delete(context.Background(), ns, metav1.DeleteOptions{})
 		}()
