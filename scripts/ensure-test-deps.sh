@@ -20,6 +20,8 @@ bash "$(dirname "$0")/build-go-decode.sh" >/dev/null
 bash "$(dirname "$0")/build-go-cbor.sh" >/dev/null
 bash "$(dirname "$0")/build-go-apply.sh" >/dev/null
 bash "$(dirname "$0")/build-go-operator.sh" >/dev/null
+# The CR field selector test runs client-go watches and dynamic informers (same modules).
+bash "$(dirname "$0")/build-go-crd-field-selectors.sh" >/dev/null
 # The envtest drop-in test runs a controller-runtime envtest suite (a Go test binary, same modules).
 bash "$(dirname "$0")/build-go-envtest.sh" >/dev/null
 bash "$(dirname "$0")/ensure-python-client.sh" >/dev/null

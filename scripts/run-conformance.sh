@@ -86,6 +86,14 @@ if [[ -n ${KCM_CONTROLLERS:-} ]]; then
   kcm_pid=$!
 fi
 
+# kubectl (which e2e.test runs) gets no discovery cache: a cache written before a test created its
+# CRD hides the CRD's short names from kubectl (it expands them from the cache before asking the
+# server, kubernetes/kubernetes#65517), which fails "CustomResourcePublishOpenAPI ... same resource
+# name as built-in" whenever an earlier test ran kubectl, against kube-apiserver as against Capstan.
+# KUBECACHEDIR under a regular file cannot be created, so every kubectl call reads live discovery.
+: >"$work/no-kubectl-cache"
+export KUBECACHEDIR=$work/no-kubectl-cache/cache
+
 echo "run-conformance: Capstan on https://127.0.0.1:$secure_port (work dir $work)" >&2
 status=0
 "$e2e" --kubeconfig "$kubeconfig" --provider skeleton \

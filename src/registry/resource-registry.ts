@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { readSchemaJson } from '../schema/schema-files.js';
 import type { GroupInfo, ResourceInfo } from './resource-types.js';
 import { DEFAULT_RUNTIME_CONFIG, servesResource, type RuntimeConfig } from './runtime-config.js';
@@ -89,6 +90,8 @@ export class ResourceRegistry {
     let controller = this.removals.get(path);
     if (controller === undefined) {
       controller = new AbortController();
+      // Every open watch of the resource listens (and stops listening when it ends): any number is fine.
+      setMaxListeners(0, controller.signal);
       this.removals.set(path, controller);
     }
     return controller.signal;

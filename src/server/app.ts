@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { authFilter } from '../auth/auth-filter.js';
 import { authorizerFor, parseAuthorizationModes, type Authorizer } from '../auth/authorizer.js';
 import { RbacAuthorizer } from '../auth/rbac/rbac-authorizer.js';
@@ -148,6 +149,8 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   const auditLog = AuditLog.fromConfig(config);
   const registry = ResourceRegistry.builtIn(config.runtimeConfig);
   const shutdown = new AbortController();
+  // Every open watch listens for shutdown (and stops listening when it ends): any number is fine.
+  setMaxListeners(0, shutdown.signal);
   const modes = parseAuthorizationModes(config.authorizationMode);
   // RBAC decides from this process's own watched copy of the RBAC objects, listed before serving.
   // Escalation checks of RBAC writes resolve rules from it whatever the modes.

@@ -64,7 +64,7 @@ export function encodedEvent(
   }
   let frame = frames[type];
   if (frame === undefined) {
-    const json = type === 'DELETED' && !eventDecodes(event) ? corruptTombstone(event, kind, apiVersion) : event.json;
+    const json = type === 'DELETED' && !eventDecodes(event) ? corruptTombstone(event, kind, apiVersion) : deliveredJson(event, type);
     frame = objectFrame(type, json, apiVersion, encoding);
     frames[type] = frame;
   }
@@ -94,14 +94,36 @@ export function encodedEventOrConversion(
     byVersion = new Map();
     convertedCache.set(event, byVersion);
   }
-  let converted = byVersion.get(apiVersion);
+  // An update delivered as DELETED carries the previous object: converted separately.
+  const leaving = leftSelection(event, type);
+  const cacheKey = leaving ? `${apiVersion} previous` : apiVersion;
+  let converted = byVersion.get(cacheKey);
   if (converted === undefined) {
-    converted = untilConverted(() => servedJsonForAsync(event.json, apiVersion, 'object'));
+    const json = deliveredJson(event, type);
+    converted = untilConverted(() => servedJsonForAsync(json, apiVersion, 'object'));
     // Kept even when it fails for good: every watcher of this version gets the same ERROR.
     converted.catch(() => undefined);
-    byVersion.set(apiVersion, converted);
+    byVersion.set(cacheKey, converted);
   }
   return converted.then((json) => objectFrame(type, json, apiVersion, encoding));
+}
+
+/** Whether a watch delivers the update `event` as DELETED: its object left the watch's selection. */
+function leftSelection(event: ChangeEvent, type: WatchEventType): boolean {
+  return type === 'DELETED' && event.type === 'MODIFIED' && event.prevJson !== undefined;
+}
+
+/**
+ * The object a watch delivers for `event` as `type`. For an object that left the watch's
+ * selection (an update delivered as DELETED), kube's cacher sends the object as it was before the
+ * update, which the watcher last saw matching, with the update's resourceVersion; otherwise the
+ * change's object.
+ */
+function deliveredJson(event: ChangeEvent, type: WatchEventType): string {
+  if (!leftSelection(event, type) || event.prevJson === undefined) return event.json;
+  const previous = decode(event.prevJson);
+  if (previous === undefined) return event.json;
+  return JSON.stringify({ ...previous, metadata: { ...(previous.metadata as Obj), resourceVersion: event.resourceVersion } });
 }
 
 /** A stored object's JSON decoded, or undefined when it is not a JSON object with metadata (corrupt). */

@@ -127,7 +127,7 @@ for (const backend of allBackends()) {
       await create(s.url, ns, 'x', { color: 'red' });
       await patch(s.url, ns, 'x', { metadata: { labels: { color: 'blue' } } });
       await patch(s.url, ns, 'x', { data: { more: '1' } });
-      await patch(s.url, ns, 'x', { metadata: { labels: { color: 'red' } } });
+      const left = await patch(s.url, ns, 'x', { metadata: { labels: { color: 'red' } } });
       await del(s.url, ns, 'x');
       await create(s.url, ns, 'y', { color: 'blue' });
       const events = await w.waitFor((e) => e.length >= 4);
@@ -139,6 +139,11 @@ for (const backend of allBackends()) {
         ['DELETED', 'x'],
         ['ADDED', 'y'],
       ]);
+      // kube's watch cache: the DELETED of an object leaving the selection carries its previous
+      // content (the last one that matched) with the resourceVersion of the change that left.
+      assert.deepEqual(events[2]?.object.metadata.labels, { color: 'blue' });
+      assert.deepEqual(events[2]?.object.data, { more: '1' });
+      assert.equal(events[2]?.object.metadata.resourceVersion, left.metadata.resourceVersion);
       const field = await openWatch(s.url, `/api/v1/namespaces/${ns}/configmaps?watch=1&fieldSelector=metadata.name%3Dy`);
       const fe = await field.waitFor((e) => e.length >= 1);
       field.close();

@@ -354,13 +354,15 @@ for (const backend of allBackends()) {
       const w = await openWatch(srv.url, `${p1}?watch=true&fieldSelector=spec.hostPort=host1:80&resourceVersion=${created.body.metadata.resourceVersion}`);
       try {
         await rest.patch(`${p2}/host2`, { spec: { host: 'host1' } });
-        await rest.patch(`${p2}/host2`, { spec: { port: '81' } });
+        const left = await rest.patch(`${p2}/host2`, { spec: { port: '81' } });
         const events = await w.waitFor((e) => e.length >= 2);
+        // As kube's watch cache sends it, the DELETED carries the object as the watcher last saw
+        // it matching (its previous content) with the update's resourceVersion.
         assert.deepEqual(
-          events.map((e) => [e.type, e.object.metadata.name, e.object.spec.hostPort]),
+          events.map((e) => [e.type, e.object.metadata.name, e.object.spec.hostPort, e.object.metadata.resourceVersion]),
           [
-            ['ADDED', 'host2', 'host1:80'],
-            ['DELETED', 'host2', 'host1:81'],
+            ['ADDED', 'host2', 'host1:80', events[0].object.metadata.resourceVersion],
+            ['DELETED', 'host2', 'host1:80', left.body.metadata.resourceVersion],
           ],
         );
       } finally {
