@@ -1,0 +1,293 @@
+// Command cel-cost-golden runs kube-apiserver's own CEL compilation and CRD validation over the
+// cost corpus (test/fixtures/cel-cost/corpus.json) and writes what kube estimates for every
+// x-kubernetes-validations rule: the static cost range, the cardinality the rule is multiplied
+// by, the cost kube compares with the per-rule limit, the messageExpression's cost, and the
+// findings ValidateCustomResourceDefinition reports for the whole CRD.
+//
+// Usage: cel-cost-golden CORPUS.json OUT.json
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	celgo "github.com/google/cel-go/cel"
+	"github.com/google/cel-go/checker"
+	"github.com/google/cel-go/common/types"
+
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/version"
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	apiservercel "k8s.io/apiserver/pkg/cel"
+	"k8s.io/apiserver/pkg/cel/environment"
+	"k8s.io/apiserver/pkg/cel/library"
+)
+
+type corpusCase struct {
+	Name   string                          `json:"name"`
+	Schema apiextensionsv1.JSONSchemaProps `json:"schema"`
+}
+
+type corpus struct {
+	Cases []corpusCase `json:"cases"`
+}
+
+type estimate struct {
+	Min uint64 `json:"min,string"`
+	Max uint64 `json:"max,string"`
+}
+
+type ruleResult struct {
+	Path              string    `json:"path"`
+	Index             int       `json:"index"`
+	Rule              string    `json:"rule"`
+	MessageExpression string    `json:"messageExpression,omitempty"`
+	Error             string    `json:"error,omitempty"`
+	Cost              *estimate `json:"cost,omitempty"`
+	Cardinality       uint64    `json:"cardinality,string"`
+	RuleCost          uint64    `json:"ruleCost,string"`
+	MessageCost       *estimate `json:"messageExpressionCost,omitempty"`
+}
+
+type finding struct {
+	Type    string `json:"type"`
+	Field   string `json:"field"`
+	Message string `json:"message"`
+}
+
+type caseResult struct {
+	Name     string       `json:"name"`
+	Rules    []ruleResult `json:"rules"`
+	Findings []finding    `json:"findings"`
+}
+
+var baseEnvSet = environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion())
+
+// sizes answers the estimator's size questions from the schema's declared bounds, as kube's CRD
+// compilation answers them: the path from `self` down to a node gives its largest size.
+type sizes struct{ root *apiservercel.DeclType }
+
+func (s sizes) EstimateSize(n checker.AstNode) *checker.SizeEstimate {
+	path := n.Path()
+	if len(path) == 0 {
+		return nil
+	}
+	t := s.root
+	for _, step := range path[1:] {
+		switch step {
+		case "@items", "@values":
+			t = t.ElemType
+		case "@keys":
+			t = t.KeyType
+		default:
+			f, ok := t.Fields[step]
+			if !ok {
+				return nil
+			}
+			t = f.Type
+		}
+		if t == nil {
+			return nil
+		}
+	}
+	return &checker.SizeEstimate{Min: 0, Max: uint64(t.MaxElements)}
+}
+
+func (s sizes) EstimateCallCost(string, string, *checker.AstNode, []checker.AstNode) *checker.CallEstimate {
+	return nil
+}
+
+// estimateRange compiles EXPR in the rule environment kube builds for a node of type DECL and
+// returns cel-go's whole estimate (kube keeps only its maximum).
+func estimateRange(decl *apiservercel.DeclType, expr string, optionalOldSelf bool) (*estimate, error) {
+	self := decl.MaybeAssignTypeName("selfType0")
+	var old *types.Type = self.CelType()
+	if optionalOldSelf {
+		old = types.NewOptionalType(self.CelType())
+	}
+	envSet, err := baseEnvSet.Extend(
+		environment.VersionedOptions{IntroducedVersion: version.MajorMinor(1, 0),
+			EnvOptions: []celgo.EnvOption{celgo.Variable("self", self.CelType())},
+			DeclTypes:  []*apiservercel.DeclType{self}},
+		environment.VersionedOptions{IntroducedVersion: version.MajorMinor(1, 24),
+			EnvOptions: []celgo.EnvOption{celgo.Variable("oldSelf", old)}},
+	)
+	if err != nil {
+		return nil, err
+	}
+	env := envSet.NewExpressionsEnv()
+	ast, issues := env.Compile(expr)
+	if issues != nil && issues.Err() != nil {
+		return nil, issues.Err()
+	}
+	est, err := env.EstimateCost(ast, &library.CostEstimator{SizeEstimator: sizes{root: decl}})
+	if err != nil {
+		return nil, err
+	}
+	return &estimate{Min: est.Min, Max: est.Max}, nil
+}
+
+func walk(s *apiextensions.JSONSchemaProps, path string, ctx *validation.CELSchemaContext, out *[]ruleResult) error {
+	names := make([]string, 0, len(s.Properties))
+	for n := range s.Properties {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		p := s.Properties[n]
+		if err := walk(&p, path+".properties["+n+"]", ctx.ChildPropertyContext(&p, n), out); err != nil {
+			return err
+		}
+	}
+	if s.Items != nil && s.Items.Schema != nil {
+		if err := walk(s.Items.Schema, path+".items", ctx.ChildItemsContext(s.Items.Schema), out); err != nil {
+			return err
+		}
+	}
+	if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
+		a := s.AdditionalProperties.Schema
+		if err := walk(a, path+".additionalProperties", ctx.ChildAdditionalPropertiesContext(a), out); err != nil {
+			return err
+		}
+	}
+	if len(s.XValidations) == 0 {
+		return nil
+	}
+	info, err := ctx.TypeInfo()
+	if err != nil || info == nil {
+		return fmt.Errorf("%s: no type info: %v", path, err)
+	}
+	results, err := cel.Compile(info.Schema, info.DeclType, celconfig.PerCallLimit, baseEnvSet, cel.NewExpressionsEnvLoader())
+	if err != nil {
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	for i, cr := range results {
+		rule := s.XValidations[i]
+		r := ruleResult{Path: path, Index: i, Rule: rule.Rule, MessageExpression: rule.MessageExpression}
+		if cr.Error != nil {
+			r.Error = cr.Error.Detail
+		} else {
+			opt := rule.OptionalOldSelf != nil && *rule.OptionalOldSelf
+			e, err := estimateRange(info.DeclType, rule.Rule, opt)
+			if err != nil {
+				return fmt.Errorf("%s[%d]: %v", path, i, err)
+			}
+			if e.Max != cr.MaxCost {
+				return fmt.Errorf("%s[%d]: estimate %d differs from Compile's %d", path, i, e.Max, cr.MaxCost)
+			}
+			r.Cost = e
+			if ctx.MaxCardinality != nil {
+				r.Cardinality = *ctx.MaxCardinality
+			} else {
+				r.Cardinality = cr.MaxCardinality
+			}
+			r.RuleCost = guardedProduct(cr.MaxCost, r.Cardinality)
+			if cr.MessageExpression != nil {
+				m, err := estimateRange(info.DeclType, rule.MessageExpression, false)
+				if err != nil {
+					return fmt.Errorf("%s[%d] messageExpression: %v", path, i, err)
+				}
+				if m.Max != cr.MessageExpressionMaxCost {
+					return fmt.Errorf("%s[%d]: messageExpression estimate %d differs from Compile's %d", path, i, m.Max, cr.MessageExpressionMaxCost)
+				}
+				r.MessageCost = m
+			}
+		}
+		*out = append(*out, r)
+	}
+	return nil
+}
+
+func guardedProduct(a, b uint64) uint64 {
+	if a == 0 {
+		return 0
+	}
+	if ^uint64(0)/a < b {
+		return ^uint64(0)
+	}
+	return a * b
+}
+
+// crdFindings runs kube's CRD validation on a CRD whose only version has SCHEMA.
+func crdFindings(schema *apiextensionsv1.JSONSchemaProps) ([]finding, error) {
+	v1 := &apiextensionsv1.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{Name: "things.cost.example.com"},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+			Group: "cost.example.com",
+			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "things", Singular: "thing", Kind: "Thing", ListKind: "ThingList"},
+			Scope: apiextensionsv1.NamespaceScoped,
+			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{
+				Name: "v1", Served: true, Storage: true,
+				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: schema},
+			}},
+		},
+		Status: apiextensionsv1.CustomResourceDefinitionStatus{StoredVersions: []string{"v1"}},
+	}
+	var internal apiextensions.CustomResourceDefinition
+	if err := apiextensionsv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(v1, &internal, nil); err != nil {
+		return nil, err
+	}
+	errs := validation.ValidateCustomResourceDefinition(context.Background(), &internal)
+	out := []finding{}
+	for _, e := range errs {
+		out = append(out, finding{Type: string(e.Type), Field: e.Field, Message: e.Error()})
+	}
+	return out, nil
+}
+
+func run(corpusPath, outPath string) error {
+	data, err := os.ReadFile(corpusPath)
+	if err != nil {
+		return err
+	}
+	var c corpus
+	if err := json.Unmarshal(data, &c); err != nil {
+		return err
+	}
+	results := []caseResult{}
+	for _, cc := range c.Cases {
+		var internal apiextensions.JSONSchemaProps
+		if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(&cc.Schema, &internal, nil); err != nil {
+			return fmt.Errorf("%s: %v", cc.Name, err)
+		}
+		root := validation.RootCELContext(&internal)
+		rules := []ruleResult{}
+		if err := walk(&internal, "openAPIV3Schema", root, &rules); err != nil {
+			return fmt.Errorf("%s: %v", cc.Name, err)
+		}
+		findings, err := crdFindings(&cc.Schema)
+		if err != nil {
+			return fmt.Errorf("%s: %v", cc.Name, err)
+		}
+		results = append(results, caseResult{Name: cc.Name, Rules: rules, Findings: findings})
+	}
+	buf, err := json.MarshalIndent(map[string]any{
+		"generatedBy": "test/tools/cel-cost-golden (k8s.io/apiextensions-apiserver " + strings.TrimSpace(moduleVersion) + ")",
+		"cases":       results,
+	}, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(outPath, append(buf, '\n'), 0o644)
+}
+
+const moduleVersion = "v0.36.4"
+
+func main() {
+	if len(os.Args) != 3 {
+		fmt.Fprintln(os.Stderr, "usage: cel-cost-golden CORPUS.json OUT.json")
+		os.Exit(2)
+	}
+	if err := run(os.Args[1], os.Args[2]); err != nil {
+		fmt.Fprintln(os.Stderr, "cel-cost-golden:", err)
+		os.Exit(1)
+	}
+}
