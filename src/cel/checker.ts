@@ -289,7 +289,12 @@ export function checkExpr(expr: Expr, variables: ReadonlyMap<string, CelType>): 
     if (a.kind === b.kind && NUMERIC.has(a.kind)) return a;
     if (fn === '_+_') {
       if (pair === 'string,string' || pair === 'bytes,bytes') return a;
-      if (pair === 'list,list') return listOf(join([a.elem ?? DYN, b.elem ?? DYN]));
+      if (pair === 'list,list') {
+        // An empty literal's dyn elements take the other list's type (cel-go unifies them): `[] + [1]` is list(int).
+        const ae = a.elem ?? DYN;
+        const be = b.elem ?? DYN;
+        return listOf(ae.kind === 'dyn' ? be : be.kind === 'dyn' ? ae : join([ae, be]));
+      }
       if (pair === 'timestamp,duration' || pair === 'duration,timestamp') return TIMESTAMP;
       if (pair === 'duration,duration') return DURATION;
     }
@@ -303,6 +308,11 @@ export function checkExpr(expr: Expr, variables: ReadonlyMap<string, CelType>): 
 
   const index = (e: Expr, a: CelType, i: CelType): CelType => {
     switch (a.kind) {
+      case 'optional_type':
+        // Optional chaining: indexing an optional list or map gives an optional element.
+        if (a.elem?.kind === 'list' || a.elem?.kind === 'map' || a.elem?.kind === 'object' || a.elem?.kind === 'dyn')
+          return { kind: 'optional_type', elem: index(e, a.elem, i) };
+        return noOverload(e, '_[_]', undefined, [a, i]);
       case 'dyn':
         return DYN;
       case 'list':

@@ -15,9 +15,10 @@ import { Expr_CallSchema as CallSchema, ExprSchema, type Expr, type ParsedExpr }
 import { RE2JS } from '@bufbuild/re2';
 import { checkExpr, type CheckIssue } from './checker.js';
 import { estimateCost, type CostEstimate } from './cost.js';
-import { celGoOffset, formatIssue, OPT_ELEM, OPT_KEY, OPT_LIST, OPT_MAP, rewriteOptionalSyntax } from './source.js';
+import { celGoOffset, formatIssue, OPT_ELEM, OPT_INDEX, OPT_KEY, OPT_LIST, OPT_MAP, rewriteOptionalSyntax } from './source.js';
 import { expandSortBy, expandTwoVarMacro } from './macros.js';
 import type { CelType } from './types.js';
+import type { SizeOracle } from './schema-sizes.js';
 import { buildFuncs, CelEvalError } from './library/registry.js';
 import { callCost, RuntimeCost } from './runtime-cost.js';
 import './library/optionals.js';
@@ -37,6 +38,7 @@ export { typeForKind } from './kind-types.js';
 export { toCelInput, fromCel, optionalValue } from './values.js';
 export { authorizerValue, requestResourceValue, type AuthorizerBackend, type AuthzAttributes, type AuthzDecision } from './library/authz.js';
 export { estimateCost, maxSizeOf, type CostEstimate } from './cost.js';
+export { schemaSizes, unboundedCardinality, type SizeOracle } from './schema-sizes.js';
 
 /** kube's per-expression runtime cost limit (celconfig.PerCallLimit). */
 export const PER_CALL_LIMIT = 1_000_000;
@@ -46,6 +48,8 @@ export const RUNTIME_CEL_COST_BUDGET = 10_000_000;
 export interface CompileEnv {
   /** Declared variables and their types (dyn when unknown): `self`, `oldSelf`, `object`, `request`, ... */
   variables: Record<string, CelType>;
+  /** What the schema says of the sizes of the variables' values (CRD rules), for the cost estimate. */
+  sizes?: SizeOracle;
 }
 
 export interface Program {
@@ -236,30 +240,43 @@ function markOptionalEntries(e: Expr): void {
   e.exprKind = { case: 'callExpr', value: create(CallSchema, { function: OPT_MAP, args: [map, indexes] }) };
 }
 
-/** Wraps every comprehension step in `@step(...)`, an identity call the cost tracker charges. */
-function instrumentLoops(e: Expr | undefined): void {
+/**
+ * Wraps every comprehension step in `@step(...)`, an identity call the cost tracker charges, and
+ * makes an index of an optional value (`a.?b[k]`, optional chaining) an optional index.
+ */
+function instrumentLoops(e: Expr | undefined, types?: ReadonlyMap<bigint, CelType>): void {
   if (e === undefined) return;
   const k = e.exprKind;
   switch (k.case) {
     case 'selectExpr':
-      instrumentLoops(k.value.operand);
+      instrumentLoops(k.value.operand, types);
       return;
     case 'callExpr':
-      instrumentLoops(k.value.target);
-      k.value.args.forEach(instrumentLoops);
+      if (
+        k.value.function === '_[_]' &&
+        k.value.target === undefined &&
+        k.value.args.length === 2 &&
+        types?.get(k.value.args[0].id)?.kind === 'optional_type'
+      ) {
+        k.value.function = OPT_INDEX;
+        k.value.target = k.value.args[0];
+        k.value.args = [k.value.args[1]];
+      }
+      instrumentLoops(k.value.target, types);
+      k.value.args.forEach((x) => instrumentLoops(x, types));
       return;
     case 'listExpr':
-      k.value.elements.forEach(instrumentLoops);
+      k.value.elements.forEach((x) => instrumentLoops(x, types));
       return;
     case 'structExpr':
       for (const entry of k.value.entries) {
-        if (entry.keyKind.case === 'mapKey') instrumentLoops(entry.keyKind.value);
-        instrumentLoops(entry.value);
+        if (entry.keyKind.case === 'mapKey') instrumentLoops(entry.keyKind.value, types);
+        instrumentLoops(entry.value, types);
       }
       return;
     case 'comprehensionExpr': {
       const c = k.value;
-      [c.iterRange, c.accuInit, c.loopCondition, c.loopStep, c.result].forEach(instrumentLoops);
+      [c.iterRange, c.accuInit, c.loopCondition, c.loopStep, c.result].forEach((x) => instrumentLoops(x, types));
       if (c.loopStep !== undefined) {
         c.loopStep = create(ExprSchema, { id: c.loopStep.id, exprKind: { case: 'callExpr', value: { function: '@step', args: [c.loopStep] } } });
       }
@@ -314,10 +331,10 @@ export function compileExpression(expr: string, compileEnv: CompileEnv): Compile
     const errors = located.sort((a, b) => a.offset - b.offset).map((i) => formatIssue(expr, i.offset, i.message));
     return { ok: false, errors };
   }
-  const estimatedCost = estimateCost(root, checked.types);
+  const estimatedCost = estimateCost(root, checked.types, compileEnv.sizes);
   let run: (a: Record<string, unknown>) => CelValue | Error;
   try {
-    instrumentLoops(root);
+    instrumentLoops(root, checked.types);
     const planned = plan(baseEnv(), root);
     run = (activation) => planned(activation as never);
   } catch (err) {
