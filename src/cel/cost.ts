@@ -14,6 +14,7 @@ import { DYN, INT, STRING, type CelType } from './types.js';
 import { OPT_LIST, OPT_MAP } from './source.js';
 import { SORT_BY_KEYS } from './macros.js';
 import type { SizeOracle } from './schema-sizes.js';
+import { appendStep, pathOf, steps, type GoPath } from './cost-paths.js';
 import { MAX_REQUEST_SIZE_BYTES } from './schema-sizes.js';
 import { extensionCallCost, kubeCallCost, type CallEstimate, type CostNode } from './library-cost.js';
 import {
@@ -87,7 +88,7 @@ interface EntrySize {
 }
 
 interface LocalVar {
-  path: string[] | undefined;
+  path: GoPath | undefined;
   size: Range | undefined;
   entry: EntrySize | undefined;
 }
@@ -112,7 +113,7 @@ export function estimateCost(expr: Expr, types: ReadonlyMap<bigint, CelType>, si
 }
 
 class Coster {
-  private readonly paths = new Map<bigint, string[] | undefined>();
+  private readonly paths = new Map<bigint, GoPath | undefined>();
   private readonly locals = new Map<string, LocalVar[]>();
   private readonly sizes = new Map<bigint, Range>();
   private readonly entries = new Map<bigint, EntrySize>();
@@ -137,7 +138,7 @@ class Coster {
         let sum = this.cost(sel.operand);
         const ot = this.typeOf(sel.operand);
         if (ot.kind === 'map' || ot.kind === 'object') sum = add(sum, fixed(SELECT_AND_IDENT_COST));
-        this.paths.set(e.id, appendPath(this.pathOf(sel.operand), sel.field));
+        this.paths.set(e.id, appendStep(this.pathOf(sel.operand), sel.field));
         return sum;
       }
       case 'callExpr':
@@ -200,11 +201,11 @@ class Coster {
 
   private costIdent(e: Expr, name: string): Range {
     const v = this.peek(name);
-    this.paths.set(e.id, v !== undefined ? v.path : [name]);
+    this.paths.set(e.id, v !== undefined ? v.path : pathOf(name));
     return fixed(SELECT_AND_IDENT_COST);
   }
 
-  private pathOf(e: Expr | undefined): string[] | undefined {
+  private pathOf(e: Expr | undefined): GoPath | undefined {
     if (e === undefined) return undefined;
     const name = this.varName(e);
     if (name !== undefined) {
@@ -215,7 +216,7 @@ class Coster {
   }
 
   private node(e: Expr): CostNode {
-    let path = this.pathOf(e);
+    let path = steps(this.pathOf(e));
     if (path !== undefined && path.length > 0 && ACCUMULATORS.has(path[0])) path = undefined;
     return { path, type: this.typeOf(e), expr: e, size: this.computeSize(e) };
   }
@@ -247,7 +248,7 @@ class Coster {
     if (known !== undefined) return known;
     const lit = this.literalSize(e);
     if (lit !== undefined) return lit;
-    const path = this.pathOf(e);
+    const path = steps(this.pathOf(e));
     if (this.oracle !== undefined && path !== undefined && path.length > 0) {
       const sz = this.oracle(path);
       if (sz !== undefined) {
@@ -321,13 +322,13 @@ class Coster {
       const path = this.pathOf(range);
       if (pairs) {
         const rt = this.typeOf(range);
-        this.push(`${PAIR_VAR}#0`, { path: appendPath(path, container === 'list' ? '@indices' : '@keys'), size: en?.key, entry: undefined });
-        this.push(`${PAIR_VAR}#1`, { path: appendPath(path, container === 'list' ? '@items' : '@values'), size: en?.val, entry: undefined });
+        this.push(`${PAIR_VAR}#0`, { path: appendStep(path, container === 'list' ? '@indices' : '@keys'), size: en?.key, entry: undefined });
+        this.push(`${PAIR_VAR}#1`, { path: appendStep(path, container === 'list' ? '@items' : '@values'), size: en?.val, entry: undefined });
         iterVars.push(`${PAIR_VAR}#0`, `${PAIR_VAR}#1`);
         this.typePairs(c.loopStep, c.loopCondition, c.result, rt);
       } else {
         const list = container === 'list';
-        this.push(c.iterVar, { path: appendPath(path, list ? '@items' : '@keys'), size: list ? en?.val : en?.key, entry: undefined });
+        this.push(c.iterVar, { path: appendStep(path, list ? '@items' : '@keys'), size: list ? en?.val : en?.key, entry: undefined });
         iterVars.push(c.iterVar);
       }
     }
@@ -453,7 +454,7 @@ class Coster {
       if (est.resultSize !== undefined) resultSize = resultSize === undefined ? est.resultSize : union(resultSize, est.resultSize);
       if ((overload === 'index_list' || overload === 'index_map') && argExprs.length > 0) {
         resultSize = this.entryOf(argExprs[0])?.val;
-        this.paths.set(e.id, appendPath(this.pathOf(argExprs[0]), overload === 'index_list' ? '@items' : '@values'));
+        this.paths.set(e.id, appendStep(this.pathOf(argExprs[0]), overload === 'index_list' ? '@items' : '@values'));
       }
       if (resultSize === undefined) resultSize = this.computeSize(e);
     }
@@ -643,10 +644,6 @@ function mulMax(a: bigint, b: bigint): bigint {
 
 function isEmptyMap(e: Expr | undefined): boolean {
   return e?.exprKind.case === 'callExpr' && e.exprKind.value.function === '@emptyMap';
-}
-
-function appendPath(path: string[] | undefined, step: string): string[] {
-  return [...(path ?? []), step];
 }
 
 /** The overloads of a lists-extension function over a list of ELEM: one per comparable type it may be. */

@@ -114,7 +114,7 @@ function checkNode(
   const childCardinality = cardinality === undefined || factor === undefined ? undefined : saturatingProduct(cardinality, factor);
   for (const [name, sub] of Object.entries(propertiesOf(schema)))
     if (isObject(sub)) schemaErrors = checkNode(sub, `${path}.properties[${name}]`, childCardinality, uncorrelatable, false, total, out) || schemaErrors;
-  const type = typeFromSchema(schema, 'self', isRoot);
+  const type = typeFromSchema(schema, 'self', isRoot, true);
   const items = itemsOf(schema);
   if (items !== undefined) {
     const correlates = schema['x-kubernetes-list-type'] === 'map';
