@@ -15,7 +15,15 @@ interface Estimate {
   min: string;
   max: string;
 }
+interface Runtime {
+  sample: number;
+  value: number;
+  cost: string;
+  result?: string;
+  error?: string;
+}
 interface GoldenRule {
+  runtime?: Runtime[];
   path: string;
   index: number;
   rule: string;
@@ -34,6 +42,7 @@ interface GoldenCase {
 interface CorpusCase {
   name: string;
   schema: SchemaLike;
+  samples?: unknown[];
 }
 
 const root = new URL('../../../', import.meta.url);
@@ -62,6 +71,33 @@ function estimate(node: SchemaLike, isRoot: boolean, expr: string, optionalOldSe
   const c = compileExpression(expr, { variables: { self, oldSelf }, sizes: schemaSizes(node, isRoot || embedded) });
   if (!c.ok || c.estimatedCost === undefined) return `compile error: ${c.errors.join('; ')}`;
   return { min: String(c.estimatedCost.exact.min), max: String(c.estimatedCost.exact.max) };
+}
+
+type Step = { prop: string } | 'items' | 'values';
+
+/** The steps from a resource to the values of the node at each golden path. */
+function steps(schema: SchemaLike, path = 'openAPIV3Schema', at: Step[] = [], out = new Map<string, Step[]>()): Map<string, Step[]> {
+  for (const [name, sub] of Object.entries(schema.properties ?? {})) steps(sub, `${path}.properties[${name}]`, [...at, { prop: name }], out);
+  if (schema.items !== undefined) steps(schema.items, `${path}.items`, [...at, 'items'], out);
+  if (typeof schema.additionalProperties === 'object') steps(schema.additionalProperties, `${path}.additionalProperties`, [...at, 'values'], out);
+  out.set(path, at);
+  return out;
+}
+
+/** The values the node reached by STEPS has in OBJ, in document order (map values by key), as the generator lists them. */
+function valuesAt(obj: unknown, path: Step[]): unknown[] {
+  let values = [obj];
+  for (const step of path) {
+    const next: unknown[] = [];
+    for (const v of values) {
+      const isMap = typeof v === 'object' && v !== null && !Array.isArray(v);
+      if (step === 'items' && Array.isArray(v)) next.push(...(v as unknown[]));
+      else if (step === 'values' && isMap) for (const k of Object.keys(v).sort()) next.push((v as Record<string, unknown>)[k]);
+      else if (typeof step === 'object' && isMap && step.prop in v) next.push((v as Record<string, unknown>)[step.prop]);
+    }
+    values = next;
+  }
+  return values;
 }
 
 let compared = 0;
@@ -105,6 +141,33 @@ for (const gc of golden.cases) {
     assert.deepEqual(got, want);
   });
 }
+
+let evaluated = 0;
+test("rules evaluate on the sample resources as kube's do (result or error)", () => {
+  const diffs: string[] = [];
+  for (const gc of golden.cases) {
+    const cc = corpus.cases.find((c) => c.name === gc.name)!;
+    const schemas = nodes(cc.schema);
+    const paths = steps(cc.schema);
+    for (const g of gc.rules) {
+      if (g.runtime === undefined) continue;
+      const node = schemas.get(g.path)!;
+      const self = typeFromSchema(node, 'self', g.path === 'openAPIV3Schema', true);
+      const c = compileExpression(g.rule, { variables: { self, oldSelf: self } });
+      assert.ok(c.ok, g.rule);
+      for (const rt of g.runtime) {
+        const value = valuesAt(cc.samples![rt.sample], paths.get(g.path)!)[rt.value];
+        const r = evaluate(c.program!, { self: toCelInput(value, self) });
+        evaluated++;
+        const got = r.error !== undefined ? 'error' : String(fromCel(r.value));
+        const want = rt.error !== undefined ? 'error' : rt.result;
+        if (got !== want) diffs.push(`${g.rule} on sample ${rt.sample}: ${got} ${r.error ?? ''}, kube ${want} ${rt.error ?? ''}`);
+      }
+    }
+  }
+  assert.deepEqual(diffs, []);
+  assert.ok(evaluated >= 400, `${evaluated} evaluations`);
+});
 
 test('the corpus covers enough rules', () => {
   assert.ok(compared >= 150, `${compared} estimates compared`);

@@ -8,6 +8,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -23,6 +24,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/model"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/version"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
@@ -34,6 +36,9 @@ import (
 type corpusCase struct {
 	Name   string                          `json:"name"`
 	Schema apiextensionsv1.JSONSchemaProps `json:"schema"`
+	// Samples are custom resources (their root objects) every rule is evaluated on, at each
+	// value its node has in them, for the runtime costs.
+	Samples []map[string]any `json:"samples,omitempty"`
 }
 
 type corpus struct {
@@ -55,6 +60,54 @@ type ruleResult struct {
 	Cardinality       uint64    `json:"cardinality,string"`
 	RuleCost          uint64    `json:"ruleCost,string"`
 	MessageCost       *estimate `json:"messageExpressionCost,omitempty"`
+	Runtime           []runtime `json:"runtime,omitempty"`
+}
+
+// runtime is one evaluation of a rule on one value: cel-go's actual cost, and the result or error.
+type runtime struct {
+	Sample int    `json:"sample"`
+	Value  int    `json:"value"`
+	Cost   uint64 `json:"cost,string"`
+	Result string `json:"result,omitempty"`
+	Error  string `json:"error,omitempty"`
+}
+
+// step leads from a node's value to its children's: a property, every item, every map value.
+type step struct{ prop, kind string }
+
+// valuesAt gives the values the node at STEPS has in OBJ, in document order (map values by key).
+func valuesAt(obj any, steps []step) []any {
+	vals := []any{obj}
+	for _, st := range steps {
+		var next []any
+		for _, v := range vals {
+			switch st.kind {
+			case "prop":
+				if m, ok := v.(map[string]any); ok {
+					if c, ok := m[st.prop]; ok {
+						next = append(next, c)
+					}
+				}
+			case "items":
+				if l, ok := v.([]any); ok {
+					next = append(next, l...)
+				}
+			case "values":
+				if m, ok := v.(map[string]any); ok {
+					keys := make([]string, 0, len(m))
+					for k := range m {
+						keys = append(keys, k)
+					}
+					sort.Strings(keys)
+					for _, k := range keys {
+						next = append(next, m[k])
+					}
+				}
+			}
+		}
+		vals = next
+	}
+	return vals
 }
 
 type finding struct {
@@ -135,7 +188,8 @@ func estimateRange(decl *apiservercel.DeclType, expr string, optionalOldSelf boo
 	return &estimate{Min: est.Min, Max: est.Max}, nil
 }
 
-func walk(s *apiextensions.JSONSchemaProps, path string, ctx *validation.CELSchemaContext, out *[]ruleResult) error {
+func walk(s *apiextensions.JSONSchemaProps, path string, steps []step, samples []map[string]any, ctx *validation.CELSchemaContext, out *[]ruleResult) error {
+	child := func(st step) []step { return append(append([]step{}, steps...), st) }
 	names := make([]string, 0, len(s.Properties))
 	for n := range s.Properties {
 		names = append(names, n)
@@ -143,18 +197,18 @@ func walk(s *apiextensions.JSONSchemaProps, path string, ctx *validation.CELSche
 	sort.Strings(names)
 	for _, n := range names {
 		p := s.Properties[n]
-		if err := walk(&p, path+".properties["+n+"]", ctx.ChildPropertyContext(&p, n), out); err != nil {
+		if err := walk(&p, path+".properties["+n+"]", child(step{n, "prop"}), samples, ctx.ChildPropertyContext(&p, n), out); err != nil {
 			return err
 		}
 	}
 	if s.Items != nil && s.Items.Schema != nil {
-		if err := walk(s.Items.Schema, path+".items", ctx.ChildItemsContext(s.Items.Schema), out); err != nil {
+		if err := walk(s.Items.Schema, path+".items", child(step{"", "items"}), samples, ctx.ChildItemsContext(s.Items.Schema), out); err != nil {
 			return err
 		}
 	}
 	if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
 		a := s.AdditionalProperties.Schema
-		if err := walk(a, path+".additionalProperties", ctx.ChildAdditionalPropertiesContext(a), out); err != nil {
+		if err := walk(a, path+".additionalProperties", child(step{"", "values"}), samples, ctx.ChildAdditionalPropertiesContext(a), out); err != nil {
 			return err
 		}
 	}
@@ -200,10 +254,56 @@ func walk(s *apiextensions.JSONSchemaProps, path string, ctx *validation.CELSche
 				}
 				r.MessageCost = m
 			}
+			if !cr.UsesOldSelf {
+				for si, sample := range samples {
+					// A resource's root (or an embedded resource) has apiVersion, kind and metadata, as kube's validator sees it.
+					valueSchema := info.Schema
+					if path == "openAPIV3Schema" || s.XEmbeddedResource {
+						valueSchema = model.WithTypeAndObjectMeta(info.Schema)
+					}
+					for vi, v := range valuesAt(sample, steps) {
+						act := map[string]any{"self": cel.UnstructuredToVal(v, valueSchema)}
+						val, details, err := cr.Program.ContextEval(context.Background(), act)
+						rt := runtime{Sample: si, Value: vi}
+						if details != nil && details.ActualCost() != nil {
+							rt.Cost = *details.ActualCost()
+						}
+						if err != nil {
+							rt.Error = err.Error()
+						} else {
+							rt.Result = fmt.Sprint(val.Value())
+						}
+						r.Runtime = append(r.Runtime, rt)
+					}
+				}
+			}
 		}
 		*out = append(*out, r)
 	}
 	return nil
+}
+
+// unstructured turns json.Numbers into int64 or float64, as kube's JSON decoding of objects does.
+func unstructured(v any) any {
+	switch t := v.(type) {
+	case json.Number:
+		if i, err := t.Int64(); err == nil {
+			return i
+		}
+		f, _ := t.Float64()
+		return f
+	case map[string]any:
+		for k, e := range t {
+			t[k] = unstructured(e)
+		}
+		return t
+	case []any:
+		for i, e := range t {
+			t[i] = unstructured(e)
+		}
+		return t
+	}
+	return v
 }
 
 func guardedProduct(a, b uint64) uint64 {
@@ -252,6 +352,22 @@ func run(corpusPath, outPath string) error {
 	if err := json.Unmarshal(data, &c); err != nil {
 		return err
 	}
+	// Samples are unstructured objects as kube decodes them: integers int64, other numbers float64.
+	var raw struct {
+		Cases []struct {
+			Samples []any `json:"samples"`
+		} `json:"cases"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&raw); err != nil {
+		return err
+	}
+	for i := range c.Cases {
+		for j := range c.Cases[i].Samples {
+			c.Cases[i].Samples[j] = unstructured(raw.Cases[i].Samples[j]).(map[string]any)
+		}
+	}
 	results := []caseResult{}
 	for _, cc := range c.Cases {
 		var internal apiextensions.JSONSchemaProps
@@ -260,7 +376,7 @@ func run(corpusPath, outPath string) error {
 		}
 		root := validation.RootCELContext(&internal)
 		rules := []ruleResult{}
-		if err := walk(&internal, "openAPIV3Schema", root, &rules); err != nil {
+		if err := walk(&internal, "openAPIV3Schema", nil, cc.Samples, root, &rules); err != nil {
 			return fmt.Errorf("%s: %v", cc.Name, err)
 		}
 		findings, err := crdFindings(&cc.Schema)
