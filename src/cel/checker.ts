@@ -24,6 +24,9 @@ export interface CheckResult {
   types: Map<bigint, CelType>;
 }
 
+/** Typed object constructions (`Object{...}`) the tree rewrite made map literals: not held to homogeneity. */
+export const TYPED_OBJECTS = new WeakSet<Expr>();
+
 const TYPE_NAMES = new Set(['int', 'uint', 'double', 'string', 'bool', 'bytes', 'list', 'map', 'null_type', 'type', 'dyn']);
 const NUMERIC = new Set(['int', 'uint', 'double']);
 
@@ -93,6 +96,7 @@ export function checkExpr(expr: Expr, variables: ReadonlyMap<string, CelType>): 
         return visitCall(e, k.value.function, k.value.target, k.value.args);
       case 'listExpr': {
         const elems = k.value.elements.map(visit);
+        if (!exempt.has(e.id)) homogeneous(k.value.elements, elems);
         return listOf(join(elems), elems.length);
       }
       case 'structExpr': {
@@ -104,6 +108,14 @@ export function checkExpr(expr: Expr, variables: ReadonlyMap<string, CelType>): 
           if (entry.value !== undefined) values.push(visit(entry.value));
         }
         if (k.value.messageName !== '') return DYN;
+        if (!exempt.has(e.id) && !TYPED_OBJECTS.has(e)) {
+          const keyExprs = entries.flatMap((en) => (en.keyKind.case === 'mapKey' ? [en.keyKind.value] : []));
+          if (homogeneous(keyExprs, keys))
+            homogeneous(
+              entries.flatMap((en) => (en.value !== undefined ? [en.value] : [])),
+              values,
+            );
+        }
         return mapOf(join(keys), join(values), keys.length);
       }
       case 'comprehensionExpr': {
@@ -164,7 +176,26 @@ export function checkExpr(expr: Expr, variables: ReadonlyMap<string, CelType>): 
     }
   };
 
+  /** Literals whose elements may differ in type: the argument of a string's `format`. */
+  const exempt = new Set<bigint>();
+  /** kube's homogeneous aggregate literals: every element of the type of the first; false after an issue. */
+  const homogeneous = (exprs: Expr[], ts: CelType[]): boolean => {
+    // dyn stands for a type parameter cel-go would have bound (`optional.none()`) unless it is declared or asked for.
+    const wildcard = (i: number): boolean => ts[i].kind === 'dyn' && !explicitDyn(exprs[i]);
+    for (let i = 1; i < ts.length; i++) {
+      if (wildcard(0) || wildcard(i)) continue;
+      if (typeName(ts[i]) !== typeName(ts[0])) {
+        issue(exprs[i], `expected type '${typeName(ts[0])}' but found '${typeName(ts[i])}'`);
+        return false;
+      }
+    }
+    return true;
+  };
+
   const visitCall = (e: Expr, fn: string, target: Expr | undefined, args: Expr[]): CelType => {
+    if (fn === 'format' && target !== undefined) for (const a of args) exempt.add(a.id);
+    // An optional literal is checked with its optional elements unwrapped (optionalLiteral).
+    if ((fn === OPT_LIST || fn === OPT_MAP) && args[0] !== undefined) exempt.add(args[0].id);
     const recv = target === undefined ? undefined : visit(target);
     const at = args.map(visit);
     switch (fn) {
@@ -263,11 +294,18 @@ export function checkExpr(expr: Expr, variables: ReadonlyMap<string, CelType>): 
     };
     if (fn === OPT_LIST && literal?.case === 'listExpr') {
       const elems = literal.value.elements.map(unwrap);
+      homogeneous(literal.value.elements, elems);
       return listOf(join(elems), elems.length);
     }
     if (literal?.case === 'structExpr') {
       const keys = literal.value.entries.map((en) => (en.keyKind.case === 'mapKey' ? (types.get(en.keyKind.value.id) ?? DYN) : STRING));
       const values = literal.value.entries.map((en, i) => unwrap(en.value, i));
+      const keyExprs = literal.value.entries.map((en) => (en.keyKind.case === 'mapKey' ? en.keyKind.value : en.value!));
+      if (homogeneous(keyExprs, keys))
+        homogeneous(
+          literal.value.entries.map((en) => en.value!),
+          values,
+        );
       return mapOf(join(keys), join(values), keys.length);
     }
     return DYN;
@@ -329,6 +367,13 @@ export function checkExpr(expr: Expr, variables: ReadonlyMap<string, CelType>): 
 
   const result = visit(expr);
   return { type: result, issues, types };
+}
+
+/** Whether E is dyn by declaration or by `dyn(...)`: a variable, a field, an element, a dyn() call. */
+function explicitDyn(e: Expr | undefined): boolean {
+  const k = e?.exprKind;
+  if (k?.case === 'identExpr' || k?.case === 'selectExpr') return true;
+  return k?.case === 'callExpr' && (k.value.function === 'dyn' || k.value.function === '_[_]');
 }
 
 /** `a.b.c` of an ident followed by selections, for variables declared with dotted names. */

@@ -468,6 +468,8 @@ class Coster {
     const [a0, a1] = args;
     const either = (k: string): boolean => kind(a0) === k || kind(a1) === k;
     const bothDyn = kind(a0) === 'dyn' && kind(a1) === 'dyn';
+    // The lists extension's functions are on lists only: a dyn target may be one.
+    const listLike = (n: CostNode | undefined): boolean => kind(n) === 'list' || kind(n) === 'dyn';
     switch (fn) {
       case '_[_]':
         if (kind(a0) === 'list') return ['index_list'];
@@ -504,8 +506,10 @@ class Coster {
       case 'format':
         return target !== undefined && kind(target) === 'string' ? ['ext_format_string'] : [fn];
       case 'bytes':
+        if (kind(a0) === 'dyn') return [fn, 'string_to_bytes'];
         return kind(a0) === 'string' ? ['string_to_bytes'] : [fn];
       case 'string':
+        if (kind(a0) === 'dyn') return [fn, 'bytes_to_string'];
         return kind(a0) === 'bytes' ? ['bytes_to_string'] : [fn];
       case 'strings.quote':
         return ['strings_quote'];
@@ -515,17 +519,17 @@ class Coster {
       case '_?_:_':
         return ['conditional'];
       case 'slice':
-        return kind(target) === 'list' ? ['list_slice'] : [fn];
+        return listLike(target) ? ['list_slice'] : [fn];
       case 'flatten':
-        return kind(target) === 'list' ? [args.length === 1 ? 'list_flatten_int' : 'list_flatten'] : [fn];
+        return listLike(target) ? [args.length === 1 ? 'list_flatten_int' : 'list_flatten'] : [fn];
       case 'lists.range':
         return ['lists_range'];
       case 'reverse':
-        return kind(target) === 'list' ? ['list_reverse'] : [fn];
+        return listLike(target) ? ['list_reverse'] : [fn];
       case 'distinct':
-        return kind(target) === 'list' ? ['list_distinct'] : [fn];
+        return listLike(target) ? ['list_distinct'] : [fn];
       case 'sort':
-        return target?.type.kind === 'list' ? comparableOverloads(target.type.elem, 'sort') : [fn];
+        return listLike(target) ? comparableOverloads(target?.type.elem, 'sort') : [fn];
       case SORT_BY_KEYS:
         return a0?.type.kind === 'list' ? comparableOverloads(a0.type.elem, 'sortByAssociatedKeys') : [fn];
       case 'sets.contains':

@@ -13,7 +13,7 @@ import { strings } from '@bufbuild/cel/ext';
 import { create } from '@bufbuild/protobuf';
 import { Expr_CallSchema as CallSchema, ExprSchema, type Expr, type ParsedExpr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
 import { RE2JS } from '@bufbuild/re2';
-import { checkExpr, type CheckIssue } from './checker.js';
+import { checkExpr, TYPED_OBJECTS, type CheckIssue } from './checker.js';
 import { estimateCost, type CostEstimate } from './cost.js';
 import { celGoOffset, formatIssue, OPT_ELEM, OPT_INDEX, OPT_KEY, OPT_LIST, OPT_MAP, rewriteOptionalSyntax } from './source.js';
 import { expandSortBy, expandTwoVarMacro } from './macros.js';
@@ -168,6 +168,7 @@ function rewriteTree(e: Expr, variables: Record<string, CelType>, scope: Set<str
       markOptionalEntries(e);
       if (k.value.messageName !== '') {
         k.value.messageName = '';
+        TYPED_OBJECTS.add(e);
         for (const entry of k.value.entries) {
           if (entry.keyKind.case === 'fieldKey') {
             const key = create(ExprSchema, {
