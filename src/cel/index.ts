@@ -16,7 +16,8 @@ import { RE2JS } from '@bufbuild/re2';
 import { checkExpr, TYPED_OBJECTS, type CheckIssue } from './checker.js';
 import { estimateCost, type CostEstimate } from './cost.js';
 import { celGoOffset, formatIssue, OPT_ELEM, OPT_INDEX, OPT_KEY, OPT_LIST, OPT_MAP, OPT_SELECT, rewriteOptionalSyntax } from './source.js';
-import { expandSortBy, expandTwoVarMacro } from './macros.js';
+import { expandSortBy, expandTwoVarMacro, SORT_BY_KEYS } from './macros.js';
+import { DECLARATIONS } from './declarations.js';
 import type { CelType } from './types.js';
 import type { SizeOracle } from './schema-sizes.js';
 import { buildFuncs, CelEvalError } from './library/registry.js';
@@ -109,7 +110,7 @@ function withCostTracking(base: CelEnv): CelEnv {
                   result = group.call(id, target, args) as CelValue | undefined;
                   return result;
                 } finally {
-                  if (chargedCall(id)) RuntimeCost.charge(callCost(name, target, args, result));
+                  if (chargedCall(id)) RuntimeCost.charge(callCost(name, target, args, result, dynamicCall(id)));
                 }
               },
             };
@@ -294,6 +295,29 @@ const FREE_CALL_IDS = 1n << 50n;
 let nextFreeCallId = FREE_CALL_IDS;
 /** Whether the call with expression id ID is charged by the cost tracker. */
 export const chargedCall = (id: number): boolean => id < Number(FREE_CALL_IDS);
+/** Calls with an id in [DYNAMIC_CALL_IDS, FREE_CALL_IDS) are dispatched by cel-go at runtime (see isDynamicCall). */
+const DYNAMIC_CALL_IDS = 1n << 49n;
+let nextDynamicCallId = DYNAMIC_CALL_IDS;
+/** Whether the call with expression id ID is one cel-go dispatches at runtime, charging it without its overload's rule. */
+export const dynamicCall = (id: number): boolean => id >= Number(DYNAMIC_CALL_IDS) && id < Number(FREE_CALL_IDS);
+
+/** Functions with an overload per element type in cel-go (one declaration here). */
+const PER_TYPE_OVERLOADS = new Set(['sort', SORT_BY_KEYS]);
+
+/**
+ * Whether cel-go leaves the overload of this call to runtime: an operand is dyn and the function
+ * has several overloads of its shape. cel-go then charges it by kube's library rule or 1.
+ */
+function isDynamicCall(fn: string, target: Expr | undefined, args: Expr[], types: ReadonlyMap<bigint, CelType>): boolean {
+  const dyn = (e: Expr | undefined): boolean => e !== undefined && types.get(e.id)?.kind === 'dyn';
+  // The operands that pick the overload: a method's receiver, else every argument (a membership's container).
+  const deciding = fn === '@in' ? [args[1]] : target !== undefined ? [target] : args;
+  if (fn === '_==_' || fn === '_!=_' || deciding.length === 0 || !deciding.every(dyn)) return false;
+  if (PER_TYPE_OVERLOADS.has(fn)) return true;
+  const decls = DECLARATIONS.get(fn);
+  if (decls === undefined) return fn.startsWith('_') || fn === '@in';
+  return decls.filter((d) => (d.receiver !== undefined) === (target !== undefined) && d.args.length === args.length).length > 1;
+}
 
 /** `a.b.c` of an identifier followed by selections (a variable may be declared with such a name). */
 function dottedName(e: Expr): string | undefined {
@@ -369,6 +393,7 @@ function instrument(e: Expr | undefined, types: ReadonlyMap<bigint, CelType>, va
       (c.function === OPT_LIST || c.function === OPT_MAP ? c.args.slice(0, 1) : c.args).forEach((x) => instrument(x, types, variables));
       // Optional selections and indexes of an attribute are qualifiers of it; membership in a constant list a set lookup.
       if (((c.function === OPT_SELECT || c.function === OPT_INDEX) && onAttribute) || (c.function === '@in' && isFoldable(c.args[1]))) free();
+      else if (c.function !== '_[_]' && isDynamicCall(c.function, c.target, c.args, types)) e.id = nextDynamicCallId++;
       // Calls the evaluator here makes natively: all/exists's loop condition; indexing (a qualifier in cel-go:
       // one unit with a constant key, none with a variable's, two on a value that is not an attribute).
       if (c.function === '@not_strictly_false') charge();

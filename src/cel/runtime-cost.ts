@@ -134,10 +134,14 @@ const NOMINAL = new Set([
  * trackers, then cel-go's own rules), given its receiver, arguments and RESULT. Capstan's helper
  * functions cost what the shapes they stand for cost in cel-go (`@charge` carries the amount).
  */
-export function callCost(name: string, target: CelValue | undefined, args: CelValue[], result?: CelValue): number {
+export function callCost(name: string, target: CelValue | undefined, args: CelValue[], result?: CelValue, dynamic = false): number {
   // cel-go's arguments: the receiver first.
   const a = target === undefined ? args : [target, ...args];
   if (NOMINAL.has(name)) return 1;
+  const byLibrary = kubeCallCost(name, a, result);
+  if (byLibrary !== undefined) return byLibrary;
+  // A call dispatched at runtime has no overload the extensions' trackers or cel-go's rules know.
+  if (dynamic) return 1;
   switch (name) {
     case '@charge':
       return args.length === 2 ? Number(args[1]) : 1;
@@ -151,54 +155,6 @@ export function callCost(name: string, target: CelValue | undefined, args: CelVa
     case '_||_':
     case '_?_:_':
       return 0;
-    case 'check':
-      return 350_000;
-    case 'isSorted':
-    case 'sum':
-    case 'max':
-    case 'min':
-      return a.length > 0 ? traversalCost(a[0]) : 0;
-    case 'indexOf':
-    case 'lastIndexOf':
-      return a.length > 0 ? traversalCost(a[0]) : 0;
-    case 'url':
-    case 'lowerAscii':
-    case 'upperAscii':
-    case 'substring':
-    case 'trim':
-    case 'jsonpatch.escapeKey':
-    case 'cidr':
-    case 'isIP':
-    case 'isCIDR':
-    case 'quantity':
-    case 'isQuantity':
-    case 'semver':
-    case 'isSemver':
-      return tenth(size(a[0]));
-    case 'ip':
-      return isText(a[0]) ? tenth(size(a[0])) : 1;
-    case 'replace':
-    case 'split':
-    case 'ip.isCanonical':
-      return Math.ceil(size(a[0]) * 2 * STRING_FACTOR);
-    case 'join':
-      return Math.ceil(size(result) * 2 * STRING_FACTOR);
-    case 'find':
-    case 'findAll':
-      return a.length >= 2 ? Math.ceil((1 + size(a[0])) * STRING_FACTOR) * Math.ceil(size(a[1]) * REGEX_FACTOR) : 1;
-    case 'validate': {
-      const regexSize = formatRegexSize(a[0]);
-      if (regexSize === undefined || a.length < 2) return 1;
-      return Math.ceil((1 + size(a[1])) * STRING_FACTOR) * Math.ceil(regexSize * REGEX_FACTOR);
-    }
-    case 'containsIP':
-    case 'containsCIDR': {
-      const cidr = size(a[0]);
-      let cost = tenth(cidr + cidr);
-      if (name === 'containsCIDR') cost += tenth(cidr) + 1;
-      if (typeof a[1] === 'string') cost += tenth(size(a[1]));
-      return cost;
-    }
     // The lists and sets extensions.
     case 'slice':
     case 'reverse':
@@ -245,5 +201,61 @@ export function callCost(name: string, target: CelValue | undefined, args: CelVa
       return isText(a[0]) ? tenth(size(a[0])) * tenth(size(a[1])) : 1;
     default:
       return 1;
+  }
+}
+
+/** kube's library CallCost, by function name (A: the receiver first), when it has a rule for the call. */
+function kubeCallCost(name: string, a: CelValue[], result: CelValue | undefined): number | undefined {
+  switch (name) {
+    case 'check':
+      return 350_000;
+    case 'isSorted':
+    case 'sum':
+    case 'max':
+    case 'min':
+      return a.length > 0 ? traversalCost(a[0]) : 0;
+    case 'indexOf':
+    case 'lastIndexOf':
+      return a.length > 0 ? traversalCost(a[0]) : 0;
+    case 'url':
+    case 'lowerAscii':
+    case 'upperAscii':
+    case 'substring':
+    case 'trim':
+    case 'jsonpatch.escapeKey':
+    case 'cidr':
+    case 'isIP':
+    case 'isCIDR':
+    case 'quantity':
+    case 'isQuantity':
+    case 'semver':
+    case 'isSemver':
+      return tenth(size(a[0]));
+    case 'ip':
+      return isText(a[0]) ? tenth(size(a[0])) : 1;
+    case 'replace':
+    case 'split':
+    case 'ip.isCanonical':
+      return Math.ceil(size(a[0]) * 2 * STRING_FACTOR);
+    case 'join':
+      return Math.ceil(size(result) * 2 * STRING_FACTOR);
+    case 'find':
+    case 'findAll':
+      return a.length >= 2 ? Math.ceil((1 + size(a[0])) * STRING_FACTOR) * Math.ceil(size(a[1]) * REGEX_FACTOR) : undefined;
+    case 'validate': {
+      const regexSize = formatRegexSize(a[0]);
+      if (regexSize === undefined || a.length < 2) return undefined;
+      return Math.ceil((1 + size(a[1])) * STRING_FACTOR) * Math.ceil(regexSize * REGEX_FACTOR);
+    }
+    case 'containsIP':
+    case 'containsCIDR': {
+      const cidr = size(a[0]);
+      let cost = tenth(cidr + cidr);
+      if (name === 'containsCIDR') cost += tenth(cidr) + 1;
+      if (typeof a[1] === 'string') cost += tenth(size(a[1]));
+      return cost;
+    }
+    default:
+      return undefined;
   }
 }
