@@ -9,7 +9,6 @@ import { DECLARATIONS, isParam, type FnDecl } from './declarations.js';
 import { BOOL, DOUBLE, DURATION, DYN, INT, NULL, STRING, TIMESTAMP, TYPE, UINT, assignable, listOf, mapOf, typeName, type CelType } from './types.js';
 import { OPT_INDEX, OPT_LIST, OPT_MAP, OPT_SELECT } from './source.js';
 import { SORT_BY_KEYS } from './macros.js';
-import { maxSizeOf } from './cost.js';
 
 export interface CheckIssue {
   /** Expression id the issue is about (its source position is in the parse's sourceInfo). */
@@ -147,12 +146,6 @@ export function checkExpr(expr: Expr, variables: ReadonlyMap<string, CelType>): 
         }
         const result = c.result === undefined ? DYN : visit(c.result);
         scopes.pop();
-        // cel-go sizes a list or map a comprehension builds (map, filter, ...) by its range.
-        const builds =
-          c.accuInit?.exprKind.case === 'listExpr' || (c.accuInit?.exprKind.case === 'callExpr' && c.accuInit.exprKind.value.function === '@emptyMap');
-        if (builds && (result.kind === 'list' || result.kind === 'map') && (range.kind === 'list' || range.kind === 'map' || range.kind === 'object')) {
-          return { ...result, maxSize: maxSizeOf(range) };
-        }
         return result;
       }
       default:
@@ -270,13 +263,7 @@ export function checkExpr(expr: Expr, variables: ReadonlyMap<string, CelType>): 
       if (r !== undefined) results.push(r);
     }
     if (results.length === 0) return noOverload(e, fn, recv, at);
-    const out = results.length === 1 ? results[0] : join(results);
-    // kube sizes a split's list by the string (each character an element at worst) or its literal limit.
-    if (fn === 'split' && recv?.kind === 'string' && out.kind === 'list') {
-      const limit = args[1]?.exprKind.case === 'constExpr' ? args[1].exprKind.value.constantKind.value : undefined;
-      return { ...out, maxSize: typeof limit === 'bigint' ? Number(limit) : maxSizeOf(recv) };
-    }
-    return out;
+    return results.length === 1 ? results[0] : join(results);
   };
 
   /** `[?e]` and `{?k: v}` (an `@optList` / `@optMap` call of the literal): each marked value must be optional; its element type counts. */

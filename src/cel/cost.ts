@@ -15,7 +15,6 @@ import { OPT_LIST, OPT_MAP } from './source.js';
 import { SORT_BY_KEYS } from './macros.js';
 import type { SizeOracle } from './schema-sizes.js';
 import { appendStep, pathOf, steps, type GoPath } from './cost-paths.js';
-import { MAX_REQUEST_SIZE_BYTES } from './schema-sizes.js';
 import { extensionCallCost, kubeCallCost, type CallEstimate, type CostNode } from './library-cost.js';
 import {
   CONST_COST,
@@ -35,49 +34,12 @@ import {
   type Range,
 } from './cost-units.js';
 
-export { MAX_REQUEST_SIZE_BYTES };
-
 export interface CostEstimate {
   /** Smallest and largest cost as numbers (inexact beyond 2^53). */
   min: number;
   max: number;
   /** The exact range, saturated at 2^64-1. */
   exact: Range;
-}
-
-/** The smallest JSON rendering of a value of type T (kube's minimum serialized sizes). */
-export function minSerializedSize(t: CelType | undefined): number {
-  switch (t?.kind) {
-    case 'bool':
-      return 4;
-    case 'int':
-    case 'uint':
-    case 'double':
-      return 1;
-    case 'timestamp':
-      return 21;
-    case 'duration':
-      return 3;
-    default:
-      return 2;
-  }
-}
-
-/** The largest size of values of type T: declared bound, or what fits in a request. */
-export function maxSizeOf(t: CelType | undefined): number {
-  if (t?.maxSize !== undefined) return t.maxSize;
-  switch (t?.kind) {
-    case 'string':
-    case 'bytes':
-      return MAX_REQUEST_SIZE_BYTES - 2;
-    case 'list':
-      return Math.floor((MAX_REQUEST_SIZE_BYTES - 2) / (minSerializedSize(t.elem) + 1));
-    case 'map':
-    case 'object':
-      return Math.floor((MAX_REQUEST_SIZE_BYTES - 2) / (minSerializedSize(t.elem) + 4));
-    default:
-      return 1;
-  }
 }
 
 /** What is known of the entries of a list or map an expression makes. */

@@ -38,7 +38,7 @@ export * from './types.js';
 export { typeForKind } from './kind-types.js';
 export { toCelInput, fromCel, optionalValue } from './values.js';
 export { authorizerValue, requestResourceValue, type AuthorizerBackend, type AuthzAttributes, type AuthzDecision } from './library/authz.js';
-export { estimateCost, maxSizeOf, type CostEstimate } from './cost.js';
+export { estimateCost, type CostEstimate } from './cost.js';
 export { schemaSizes, unboundedCardinality, type SizeOracle } from './schema-sizes.js';
 
 /** kube's per-expression runtime cost limit (celconfig.PerCallLimit). */

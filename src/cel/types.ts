@@ -2,7 +2,8 @@
  * The CEL types Capstan's checker and cost estimator reason about, and the mapping from an OpenAPI
  * v3 schema (a CRD's `openAPIV3Schema` node, or a built-in kind's definition) to a CEL type, as
  * kube-apiserver's `SchemaDeclType` maps it. Every type may carry the largest size its values can
- * have (`maxLength`, `maxItems`, `maxProperties`), which the cost estimator uses.
+ * have (`maxLength`, `maxItems`, `maxProperties`); the cost estimator takes sizes from the schema
+ * itself (schema-sizes.ts).
  */
 
 export type CelKind =
