@@ -9,7 +9,6 @@ import { DECLARATIONS, isParam, type FnDecl } from './declarations.js';
 import { BOOL, DOUBLE, DURATION, DYN, INT, NULL, STRING, TIMESTAMP, TYPE, UINT, assignable, listOf, mapOf, typeName, type CelType } from './types.js';
 import { OPT_INDEX, OPT_LIST, OPT_MAP, OPT_SELECT } from './source.js';
 import { SORT_BY_KEYS } from './macros.js';
-import { maxSizeOf } from './cost.js';
 
 export interface CheckIssue {
   /** Expression id the issue is about (its source position is in the parse's sourceInfo). */
@@ -23,6 +22,9 @@ export interface CheckResult {
   /** The type of every expression id, for the cost estimator. */
   types: Map<bigint, CelType>;
 }
+
+/** Typed object constructions (`Object{...}`) the tree rewrite made map literals: not held to homogeneity. */
+export const TYPED_OBJECTS = new WeakSet<Expr>();
 
 const TYPE_NAMES = new Set(['int', 'uint', 'double', 'string', 'bool', 'bytes', 'list', 'map', 'null_type', 'type', 'dyn']);
 const NUMERIC = new Set(['int', 'uint', 'double']);
@@ -93,6 +95,7 @@ export function checkExpr(expr: Expr, variables: ReadonlyMap<string, CelType>): 
         return visitCall(e, k.value.function, k.value.target, k.value.args);
       case 'listExpr': {
         const elems = k.value.elements.map(visit);
+        if (!exempt.has(e.id)) homogeneous(k.value.elements, elems);
         return listOf(join(elems), elems.length);
       }
       case 'structExpr': {
@@ -104,6 +107,14 @@ export function checkExpr(expr: Expr, variables: ReadonlyMap<string, CelType>): 
           if (entry.value !== undefined) values.push(visit(entry.value));
         }
         if (k.value.messageName !== '') return DYN;
+        if (!exempt.has(e.id) && !TYPED_OBJECTS.has(e)) {
+          const keyExprs = entries.flatMap((en) => (en.keyKind.case === 'mapKey' ? [en.keyKind.value] : []));
+          if (homogeneous(keyExprs, keys))
+            homogeneous(
+              entries.flatMap((en) => (en.value !== undefined ? [en.value] : [])),
+              values,
+            );
+        }
         return mapOf(join(keys), join(values), keys.length);
       }
       case 'comprehensionExpr': {
@@ -135,12 +146,6 @@ export function checkExpr(expr: Expr, variables: ReadonlyMap<string, CelType>): 
         }
         const result = c.result === undefined ? DYN : visit(c.result);
         scopes.pop();
-        // cel-go sizes a list or map a comprehension builds (map, filter, ...) by its range.
-        const builds =
-          c.accuInit?.exprKind.case === 'listExpr' || (c.accuInit?.exprKind.case === 'callExpr' && c.accuInit.exprKind.value.function === '@emptyMap');
-        if (builds && (result.kind === 'list' || result.kind === 'map') && (range.kind === 'list' || range.kind === 'map' || range.kind === 'object')) {
-          return { ...result, maxSize: maxSizeOf(range) };
-        }
         return result;
       }
       default:
@@ -164,7 +169,26 @@ export function checkExpr(expr: Expr, variables: ReadonlyMap<string, CelType>): 
     }
   };
 
+  /** Literals whose elements may differ in type: the argument of a string's `format`. */
+  const exempt = new Set<bigint>();
+  /** kube's homogeneous aggregate literals: every element of the type of the first; false after an issue. */
+  const homogeneous = (exprs: Expr[], ts: CelType[]): boolean => {
+    // dyn stands for a type parameter cel-go would have bound (`optional.none()`) unless it is declared or asked for.
+    const wildcard = (i: number): boolean => ts[i].kind === 'dyn' && !explicitDyn(exprs[i]);
+    for (let i = 1; i < ts.length; i++) {
+      if (wildcard(0) || wildcard(i)) continue;
+      if (typeName(ts[i]) !== typeName(ts[0])) {
+        issue(exprs[i], `expected type '${typeName(ts[0])}' but found '${typeName(ts[i])}'`);
+        return false;
+      }
+    }
+    return true;
+  };
+
   const visitCall = (e: Expr, fn: string, target: Expr | undefined, args: Expr[]): CelType => {
+    if (fn === 'format' && target !== undefined) for (const a of args) exempt.add(a.id);
+    // An optional literal is checked with its optional elements unwrapped (optionalLiteral).
+    if ((fn === OPT_LIST || fn === OPT_MAP) && args[0] !== undefined) exempt.add(args[0].id);
     const recv = target === undefined ? undefined : visit(target);
     const at = args.map(visit);
     switch (fn) {
@@ -239,13 +263,7 @@ export function checkExpr(expr: Expr, variables: ReadonlyMap<string, CelType>): 
       if (r !== undefined) results.push(r);
     }
     if (results.length === 0) return noOverload(e, fn, recv, at);
-    const out = results.length === 1 ? results[0] : join(results);
-    // kube sizes a split's list by the string (each character an element at worst) or its literal limit.
-    if (fn === 'split' && recv?.kind === 'string' && out.kind === 'list') {
-      const limit = args[1]?.exprKind.case === 'constExpr' ? args[1].exprKind.value.constantKind.value : undefined;
-      return { ...out, maxSize: typeof limit === 'bigint' ? Number(limit) : maxSizeOf(recv) };
-    }
-    return out;
+    return results.length === 1 ? results[0] : join(results);
   };
 
   /** `[?e]` and `{?k: v}` (an `@optList` / `@optMap` call of the literal): each marked value must be optional; its element type counts. */
@@ -263,11 +281,18 @@ export function checkExpr(expr: Expr, variables: ReadonlyMap<string, CelType>): 
     };
     if (fn === OPT_LIST && literal?.case === 'listExpr') {
       const elems = literal.value.elements.map(unwrap);
+      homogeneous(literal.value.elements, elems);
       return listOf(join(elems), elems.length);
     }
     if (literal?.case === 'structExpr') {
       const keys = literal.value.entries.map((en) => (en.keyKind.case === 'mapKey' ? (types.get(en.keyKind.value.id) ?? DYN) : STRING));
       const values = literal.value.entries.map((en, i) => unwrap(en.value, i));
+      const keyExprs = literal.value.entries.map((en) => (en.keyKind.case === 'mapKey' ? en.keyKind.value : en.value!));
+      if (homogeneous(keyExprs, keys))
+        homogeneous(
+          literal.value.entries.map((en) => en.value!),
+          values,
+        );
       return mapOf(join(keys), join(values), keys.length);
     }
     return DYN;
@@ -289,7 +314,12 @@ export function checkExpr(expr: Expr, variables: ReadonlyMap<string, CelType>): 
     if (a.kind === b.kind && NUMERIC.has(a.kind)) return a;
     if (fn === '_+_') {
       if (pair === 'string,string' || pair === 'bytes,bytes') return a;
-      if (pair === 'list,list') return listOf(join([a.elem ?? DYN, b.elem ?? DYN]));
+      if (pair === 'list,list') {
+        // An empty literal's dyn elements take the other list's type (cel-go unifies them): `[] + [1]` is list(int).
+        const ae = a.elem ?? DYN;
+        const be = b.elem ?? DYN;
+        return listOf(ae.kind === 'dyn' ? be : be.kind === 'dyn' ? ae : join([ae, be]));
+      }
       if (pair === 'timestamp,duration' || pair === 'duration,timestamp') return TIMESTAMP;
       if (pair === 'duration,duration') return DURATION;
     }
@@ -303,6 +333,11 @@ export function checkExpr(expr: Expr, variables: ReadonlyMap<string, CelType>): 
 
   const index = (e: Expr, a: CelType, i: CelType): CelType => {
     switch (a.kind) {
+      case 'optional_type':
+        // Optional chaining: indexing an optional list or map gives an optional element.
+        if (a.elem?.kind === 'list' || a.elem?.kind === 'map' || a.elem?.kind === 'object' || a.elem?.kind === 'dyn')
+          return { kind: 'optional_type', elem: index(e, a.elem, i) };
+        return noOverload(e, '_[_]', undefined, [a, i]);
       case 'dyn':
         return DYN;
       case 'list':
@@ -319,6 +354,13 @@ export function checkExpr(expr: Expr, variables: ReadonlyMap<string, CelType>): 
 
   const result = visit(expr);
   return { type: result, issues, types };
+}
+
+/** Whether E is dyn by declaration or by `dyn(...)`: a variable, a field, an element, a dyn() call. */
+function explicitDyn(e: Expr | undefined): boolean {
+  const k = e?.exprKind;
+  if (k?.case === 'identExpr' || k?.case === 'selectExpr') return true;
+  return k?.case === 'callExpr' && (k.value.function === 'dyn' || k.value.function === '_[_]');
 }
 
 /** `a.b.c` of an ident followed by selections, for variables declared with dotted names. */

@@ -243,6 +243,8 @@ const SIGNATURES = [
   'optional.ofNonZeroValue(A) optional(A)',
   'optional.none() optional(dyn)',
   'optional(A).hasValue() bool',
+  'list(A).first() optional(A)',
+  'list(A).last() optional(A)',
   'optional(A).value() A',
   'optional(A).orValue(A) A',
   'optional(A).or(optional(A)) optional(A)',

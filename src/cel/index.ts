@@ -13,11 +13,13 @@ import { strings } from '@bufbuild/cel/ext';
 import { create } from '@bufbuild/protobuf';
 import { Expr_CallSchema as CallSchema, ExprSchema, type Expr, type ParsedExpr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
 import { RE2JS } from '@bufbuild/re2';
-import { checkExpr, type CheckIssue } from './checker.js';
+import { checkExpr, TYPED_OBJECTS, type CheckIssue } from './checker.js';
 import { estimateCost, type CostEstimate } from './cost.js';
-import { celGoOffset, formatIssue, OPT_ELEM, OPT_KEY, OPT_LIST, OPT_MAP, rewriteOptionalSyntax } from './source.js';
-import { expandSortBy, expandTwoVarMacro } from './macros.js';
+import { celGoOffset, formatIssue, OPT_ELEM, OPT_INDEX, OPT_KEY, OPT_LIST, OPT_MAP, OPT_SELECT, rewriteOptionalSyntax } from './source.js';
+import { expandSortBy, expandTwoVarMacro, SORT_BY_KEYS } from './macros.js';
+import { DECLARATIONS } from './declarations.js';
 import type { CelType } from './types.js';
+import type { SizeOracle } from './schema-sizes.js';
 import { buildFuncs, CelEvalError } from './library/registry.js';
 import { callCost, RuntimeCost } from './runtime-cost.js';
 import './library/optionals.js';
@@ -36,7 +38,8 @@ export * from './types.js';
 export { typeForKind } from './kind-types.js';
 export { toCelInput, fromCel, optionalValue } from './values.js';
 export { authorizerValue, requestResourceValue, type AuthorizerBackend, type AuthzAttributes, type AuthzDecision } from './library/authz.js';
-export { estimateCost, maxSizeOf, type CostEstimate } from './cost.js';
+export { estimateCost, type CostEstimate } from './cost.js';
+export { schemaSizes, unboundedCardinality, type SizeOracle } from './schema-sizes.js';
 
 /** kube's per-expression runtime cost limit (celconfig.PerCallLimit). */
 export const PER_CALL_LIMIT = 1_000_000;
@@ -46,6 +49,8 @@ export const RUNTIME_CEL_COST_BUDGET = 10_000_000;
 export interface CompileEnv {
   /** Declared variables and their types (dyn when unknown): `self`, `oldSelf`, `object`, `request`, ... */
   variables: Record<string, CelType>;
+  /** What the schema says of the sizes of the variables' values (CRD rules), for the cost estimate. */
+  sizes?: SizeOracle;
 }
 
 export interface Program {
@@ -99,8 +104,14 @@ function withCostTracking(base: CelEnv): CelEnv {
               name: group.name,
               [Symbol.iterator]: () => group[Symbol.iterator](),
               call(id: number, target: CelValue | undefined, args: CelValue[]) {
-                RuntimeCost.charge(callCost(name, target, args));
-                return group.call(id, target, args);
+                // cel-go charges a call once it returned (some costs depend on the result), errors included.
+                let result: CelValue | undefined;
+                try {
+                  result = group.call(id, target, args) as CelValue | undefined;
+                  return result;
+                } finally {
+                  if (chargedCall(id)) RuntimeCost.charge(callCost(name, target, args, result, dynamicCall(id)));
+                }
               },
             };
       groups.set(name, wrapped);
@@ -164,6 +175,7 @@ function rewriteTree(e: Expr, variables: Record<string, CelType>, scope: Set<str
       markOptionalEntries(e);
       if (k.value.messageName !== '') {
         k.value.messageName = '';
+        TYPED_OBJECTS.add(e);
         for (const entry of k.value.entries) {
           if (entry.keyKind.case === 'fieldKey') {
             const key = create(ExprSchema, {
@@ -236,33 +248,176 @@ function markOptionalEntries(e: Expr): void {
   e.exprKind = { case: 'callExpr', value: create(CallSchema, { function: OPT_MAP, args: [map, indexes] }) };
 }
 
-/** Wraps every comprehension step in `@step(...)`, an identity call the cost tracker charges. */
-function instrumentLoops(e: Expr | undefined): void {
+/**
+ * Prepares the checked tree for evaluation under cel-go's runtime cost tracking: every identifier
+ * and field selection is wrapped in `@charge(...)` (1 unit each time it is evaluated), list and map
+ * literals in `@charge(literal, 10 or 30)`; calls are charged by the evaluator's function wrapper.
+ * Capstan's own helper shapes cost what cel-go's native ones do (`@kv[i]` is one variable read).
+ * An index of an optional value (`a.?b[k]`, optional chaining) becomes an optional index.
+ */
+const CHARGE = '@charge';
+
+/** An attribute in cel-go's planner: a variable, then field selections and indexes. */
+function isAttribute(e: Expr | undefined): boolean {
+  const k = e?.exprKind;
+  if (k?.case === 'identExpr') return true;
+  if (k?.case === 'selectExpr') return !k.value.testOnly && isAttribute(k.value.operand);
+  return k?.case === 'callExpr' && k.value.function === '_[_]' && k.value.target === undefined && isAttribute(k.value.args[0]);
+}
+
+/** Whether cel-go's optimizer evaluates E when planning (constants, literals and calls of them): E then costs nothing. */
+function isFoldable(e: Expr | undefined): boolean {
+  const k = e?.exprKind;
+  if (k?.case === 'constExpr') return true;
+  if (k?.case === 'listExpr') return k.value.elements.every(isFoldable);
+  if (k?.case === 'structExpr') return k.value.entries.every((en) => (en.keyKind.case !== 'mapKey' || isFoldable(en.keyKind.value)) && isFoldable(en.value));
+  if (k?.case === 'callExpr') return FOLDED_CALLS.has(k.value.function) && k.value.target === undefined && k.value.args.every(isFoldable);
+  return false;
+}
+
+/** The calls of constants cel-go's optimizer evaluates when planning. */
+const FOLDED_CALLS = new Set(['timestamp', 'duration', 'optional.none']);
+
+/** The variable an attribute starts from. */
+function attributeRoot(e: Expr): Expr | undefined {
+  const k = e.exprKind;
+  if (k.case === 'identExpr') return e;
+  if (k.case === 'selectExpr' && k.value.operand !== undefined) return attributeRoot(k.value.operand);
+  if (k.case === 'callExpr' && k.value.args[0] !== undefined) return attributeRoot(k.value.args[0]);
+  return undefined;
+}
+
+/** Variables read as the branch of a conditional: cel-go does not charge the read itself. */
+const uncharged = new WeakSet<Expr>();
+
+/** Calls with an id from here on are not charged (cel-go folds them or makes them part of an attribute). */
+const FREE_CALL_IDS = 1n << 50n;
+let nextFreeCallId = FREE_CALL_IDS;
+/** Whether the call with expression id ID is charged by the cost tracker. */
+export const chargedCall = (id: number): boolean => id < Number(FREE_CALL_IDS);
+/** Calls with an id in [DYNAMIC_CALL_IDS, FREE_CALL_IDS) are dispatched by cel-go at runtime (see isDynamicCall). */
+const DYNAMIC_CALL_IDS = 1n << 49n;
+let nextDynamicCallId = DYNAMIC_CALL_IDS;
+/** Whether the call with expression id ID is one cel-go dispatches at runtime, charging it without its overload's rule. */
+export const dynamicCall = (id: number): boolean => id >= Number(DYNAMIC_CALL_IDS) && id < Number(FREE_CALL_IDS);
+
+/** Functions with an overload per element type in cel-go (one declaration here). */
+const PER_TYPE_OVERLOADS = new Set(['sort', SORT_BY_KEYS]);
+
+/**
+ * Whether cel-go leaves the overload of this call to runtime: an operand is dyn and the function
+ * has several overloads of its shape. cel-go then charges it by kube's library rule or 1.
+ */
+function isDynamicCall(fn: string, target: Expr | undefined, args: Expr[], types: ReadonlyMap<bigint, CelType>): boolean {
+  const dyn = (e: Expr | undefined): boolean => e !== undefined && types.get(e.id)?.kind === 'dyn';
+  // The operands that pick the overload: a method's receiver, else every argument (a membership's container).
+  const deciding = fn === '@in' ? [args[1]] : target !== undefined ? [target] : args;
+  if (fn === '_==_' || fn === '_!=_' || deciding.length === 0 || !deciding.every(dyn)) return false;
+  if (PER_TYPE_OVERLOADS.has(fn)) return true;
+  const decls = DECLARATIONS.get(fn);
+  if (decls === undefined) return fn.startsWith('_') || fn === '@in';
+  return decls.filter((d) => (d.receiver !== undefined) === (target !== undefined) && d.args.length === args.length).length > 1;
+}
+
+/** `a.b.c` of an identifier followed by selections (a variable may be declared with such a name). */
+function dottedName(e: Expr): string | undefined {
+  const k = e.exprKind;
+  if (k.case === 'identExpr') return k.value.name;
+  if (k.case === 'selectExpr' && !k.value.testOnly && k.value.operand !== undefined) {
+    const base = dottedName(k.value.operand);
+    return base === undefined ? undefined : `${base}.${k.value.field}`;
+  }
+  return undefined;
+}
+
+function instrument(e: Expr | undefined, types: ReadonlyMap<bigint, CelType>, variables: ReadonlySet<string> = new Set()): void {
   if (e === undefined) return;
   const k = e.exprKind;
+  const charge = (amount?: number): void => {
+    const inner = create(ExprSchema, { id: nextSyntheticId++, exprKind: e.exprKind });
+    const args =
+      amount === undefined
+        ? [inner]
+        : [
+            inner,
+            create(ExprSchema, {
+              id: nextSyntheticId++,
+              exprKind: { case: 'constExpr', value: { constantKind: { case: 'int64Value', value: BigInt(amount) } } },
+            }),
+          ];
+    e.exprKind = { case: 'callExpr', value: create(CallSchema, { function: CHARGE, args }) };
+  };
+  const free = (): void => {
+    e.id = nextFreeCallId++;
+  };
+  if (isFoldable(e) && k.case !== 'constExpr') {
+    if (k.case === 'callExpr') free();
+    return;
+  }
   switch (k.case) {
-    case 'selectExpr':
-      instrumentLoops(k.value.operand);
+    case 'identExpr':
+      if (k.value.name === '@kv' || types.get(e.id)?.kind === 'type' || uncharged.has(e)) return;
+      charge();
       return;
-    case 'callExpr':
-      instrumentLoops(k.value.target);
-      k.value.args.forEach(instrumentLoops);
+    case 'selectExpr': {
+      // A variable declared with a dotted name (`authorizer.requestResource`) is read as one.
+      const dotted = dottedName(e);
+      if (dotted !== undefined && variables.has(dotted)) {
+        charge();
+        return;
+      }
+      // A presence test of an attribute is one unit (kube's PresenceTestHasCost(false) takes back the test's own).
+      if (k.value.testOnly && isAttribute(k.value.operand)) {
+        charge();
+        return;
+      }
+      instrument(k.value.operand, types, variables);
+      if (!k.value.testOnly) charge();
       return;
+    }
+    case 'callExpr': {
+      const c = k.value;
+      if (c.function === '_[_]' && c.target === undefined && c.args.length === 2 && types.get(c.args[0].id)?.kind === 'optional_type') {
+        c.function = OPT_INDEX;
+        c.target = c.args[0];
+        c.args = [c.args[1]];
+      }
+      const onAttribute = isAttribute(c.target ?? c.args[0]);
+      if (c.function === '_?_:_')
+        for (const branch of c.args.slice(1)) {
+          const root = isAttribute(branch) ? attributeRoot(branch) : undefined;
+          if (root !== undefined) uncharged.add(root);
+        }
+      instrument(c.target, types, variables);
+      // An optional literal's second argument lists its optional positions: not part of the expression.
+      (c.function === OPT_LIST || c.function === OPT_MAP ? c.args.slice(0, 1) : c.args).forEach((x) => instrument(x, types, variables));
+      // Optional selections and indexes of an attribute are qualifiers of it; membership in a constant list a set lookup.
+      if (((c.function === OPT_SELECT || c.function === OPT_INDEX) && onAttribute) || (c.function === '@in' && isFoldable(c.args[1]))) free();
+      else if (c.function !== '_[_]' && isDynamicCall(c.function, c.target, c.args, types)) e.id = nextDynamicCallId++;
+      // Calls the evaluator here makes natively: all/exists's loop condition; indexing (a qualifier in cel-go:
+      // one unit with a constant key, none with a variable's, two on a value that is not an attribute).
+      if (c.function === '@not_strictly_false') charge();
+      if (c.function === '_[_]') {
+        const constantKey = c.args[1]?.exprKind.case === 'constExpr';
+        if (!onAttribute) charge(2);
+        else if (constantKey) charge();
+      }
+      return;
+    }
     case 'listExpr':
-      k.value.elements.forEach(instrumentLoops);
+      k.value.elements.forEach((x) => instrument(x, types, variables));
+      charge(10);
       return;
     case 'structExpr':
       for (const entry of k.value.entries) {
-        if (entry.keyKind.case === 'mapKey') instrumentLoops(entry.keyKind.value);
-        instrumentLoops(entry.value);
+        if (entry.keyKind.case === 'mapKey') instrument(entry.keyKind.value, types, variables);
+        instrument(entry.value, types, variables);
       }
+      charge(30);
       return;
     case 'comprehensionExpr': {
       const c = k.value;
-      [c.iterRange, c.accuInit, c.loopCondition, c.loopStep, c.result].forEach(instrumentLoops);
-      if (c.loopStep !== undefined) {
-        c.loopStep = create(ExprSchema, { id: c.loopStep.id, exprKind: { case: 'callExpr', value: { function: '@step', args: [c.loopStep] } } });
-      }
+      [c.iterRange, c.accuInit, c.loopCondition, c.loopStep, c.result].forEach((x) => instrument(x, types, variables));
       return;
     }
     default:
@@ -314,10 +469,10 @@ export function compileExpression(expr: string, compileEnv: CompileEnv): Compile
     const errors = located.sort((a, b) => a.offset - b.offset).map((i) => formatIssue(expr, i.offset, i.message));
     return { ok: false, errors };
   }
-  const estimatedCost = estimateCost(root, checked.types);
+  const estimatedCost = estimateCost(root, checked.types, compileEnv.sizes);
   let run: (a: Record<string, unknown>) => CelValue | Error;
   try {
-    instrumentLoops(root);
+    instrument(root, checked.types, new Set(Object.keys(variables)));
     const planned = plan(baseEnv(), root);
     run = (activation) => planned(activation as never);
   } catch (err) {

@@ -132,21 +132,21 @@ export function expandTwoVarMacro(e: Expr): Expr | undefined {
 }
 
 /**
- * cel-go's `sortBy` macro (lists extension, version 2+): `l.sortBy(e, key)` is
- * `@sortByAssociatedKeys(l, l.map(e, key))`; undefined when E is not such a call.
+ * cel-go's `sortBy` macro (lists extension, version 2+): `l.sortBy(e, key)` binds the list to
+ * `@__sortBy_input__` (a comprehension over nothing, as `cel.bind` is) and sorts it by its keys:
+ * `@sortByAssociatedKeys(input, input.map(e, key))`; undefined when E is not such a call.
  */
 export function expandSortBy(e: Expr): Expr | undefined {
   const x = e.exprKind;
   if (x.case !== 'callExpr' || x.value.function !== 'sortBy' || x.value.target === undefined || x.value.args.length !== 2) return undefined;
   const [v, key] = x.value.args;
   if (v.exprKind.case !== 'identExpr') return undefined;
-  const target = x.value.target;
   const keys = create(ExprSchema, {
     id: id(),
     exprKind: {
       case: 'comprehensionExpr',
       value: {
-        iterRange: target,
+        iterRange: ident(SORT_BY_INPUT),
         iterVar: v.exprKind.value.name,
         iterVar2: '',
         accuVar: ACCU,
@@ -157,7 +157,23 @@ export function expandSortBy(e: Expr): Expr | undefined {
       },
     },
   });
-  return create(ExprSchema, { id: e.id, exprKind: { case: 'callExpr', value: { function: SORT_BY_KEYS, args: [target, keys] } } });
+  return create(ExprSchema, {
+    id: e.id,
+    exprKind: {
+      case: 'comprehensionExpr',
+      value: {
+        iterRange: list([]),
+        iterVar: '#unused',
+        iterVar2: '',
+        accuVar: SORT_BY_INPUT,
+        accuInit: x.value.target,
+        loopCondition: constant({ case: 'boolValue', value: false }),
+        loopStep: ident(SORT_BY_INPUT),
+        result: call(SORT_BY_KEYS, [ident(SORT_BY_INPUT), keys]),
+      },
+    },
+  });
 }
 
+const SORT_BY_INPUT = '@__sortBy_input__';
 export const SORT_BY_KEYS = '@sortByAssociatedKeys';

@@ -108,7 +108,8 @@ export function rewriteOptionalSyntax(src: string): RewrittenSource {
  * parenthesis in cel-go and at the dot in the parser used here; other nodes are where they are.
  */
 export function celGoOffset(src: string, offset: number): number {
-  const call = /^\.\s*[A-Za-z_][A-Za-z0-9_]*\s*\(/.exec(src.slice(offset));
+  // cel-go places a call (and what a `has(...)` macro expands to) at its opening parenthesis.
+  const call = /^(?:\.\s*[A-Za-z_][A-Za-z0-9_]*|has)\s*\(/.exec(src.slice(offset));
   return call === null ? offset : offset + call[0].length - 1;
 }
 

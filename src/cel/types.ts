@@ -2,7 +2,8 @@
  * The CEL types Capstan's checker and cost estimator reason about, and the mapping from an OpenAPI
  * v3 schema (a CRD's `openAPIV3Schema` node, or a built-in kind's definition) to a CEL type, as
  * kube-apiserver's `SchemaDeclType` maps it. Every type may carry the largest size its values can
- * have (`maxLength`, `maxItems`, `maxProperties`), which the cost estimator uses.
+ * have (`maxLength`, `maxItems`, `maxProperties`); the cost estimator takes sizes from the schema
+ * itself (schema-sizes.ts).
  */
 
 export type CelKind =
@@ -180,13 +181,22 @@ function stringMaxSize(schema: SchemaLike): number | undefined {
   return values.length > 0 ? Math.max(...values.map((v) => Buffer.byteLength(v))) : undefined;
 }
 
+const DECL_TYPES = new Set(['array', 'object', 'string', 'boolean', 'number', 'integer']);
+
+/** Whether kube's SchemaDeclType gives SCHEMA a type: an int-or-string or a node of a known type. */
+function hasDeclType(schema: SchemaLike): boolean {
+  return schema['x-kubernetes-int-or-string'] === true || (typeof schema.type === 'string' && DECL_TYPES.has(schema.type));
+}
+
 /**
  * The CEL type of values of SCHEMA (kube's SchemaDeclType): int-or-string and schemaless
  * preserve-unknown-fields nodes are dyn; `date-time`/`date` strings are timestamps, `duration`
  * strings durations, `byte` strings bytes; objects with `additionalProperties` are maps; embedded
  * resources gain `apiVersion`, `kind` and `metadata` (name, generateName). PATH names object types.
+ * With OMIT_SCHEMALESS (a CRD's schema), properties without a type are not fields, as in kube;
+ * otherwise they are dyn.
  */
-export function typeFromSchema(schema: SchemaLike | undefined, path = 'self', isRoot = false): CelType {
+export function typeFromSchema(schema: SchemaLike | undefined, path = 'self', isRoot = false, omitSchemaless = false): CelType {
   if (schema === undefined) return DYN;
   if (schema['x-kubernetes-int-or-string'] === true) return DYN;
   const embedded = schema['x-kubernetes-embedded-resource'] === true;
@@ -212,7 +222,7 @@ export function typeFromSchema(schema: SchemaLike | undefined, path = 'self', is
           return { kind: 'string', maxSize: stringMaxSize(schema) };
       }
     case 'array': {
-      const t = listOf(typeFromSchema(schema.items, `${path}.@idx`), schema.maxItems);
+      const t = listOf(typeFromSchema(schema.items, `${path}.@idx`, false, omitSchemaless), schema.maxItems);
       const lt = schema['x-kubernetes-list-type'];
       if (lt === 'set' || lt === 'map') t.listType = lt;
       if (lt === 'map') t.listMapKeys = schema['x-kubernetes-list-map-keys'] ?? [];
@@ -221,13 +231,15 @@ export function typeFromSchema(schema: SchemaLike | undefined, path = 'self', is
     case 'object':
     case undefined: {
       if (!hasProps && typeof schema.additionalProperties === 'object' && !embedded) {
-        return mapOf(STRING, typeFromSchema(schema.additionalProperties, `${path}.@elem`), schema.maxProperties);
+        return mapOf(STRING, typeFromSchema(schema.additionalProperties, `${path}.@elem`, false, omitSchemaless), schema.maxProperties);
       }
       if (!hasProps && schema.additionalProperties === true && !embedded) return mapOf(STRING, DYN, schema.maxProperties);
       const fields = new Map<string, CelType>();
       for (const [name, sub] of Object.entries(schema.properties ?? {})) {
+        // kube declares no field for a property without a CEL type (a schemaless node).
+        if (omitSchemaless && !hasDeclType(sub)) continue;
         const escaped = escapeFieldName(name);
-        if (escaped !== undefined) fields.set(escaped, typeFromSchema(sub, `${path}.${name}`));
+        if (escaped !== undefined) fields.set(escaped, typeFromSchema(sub, `${path}.${name}`, false, omitSchemaless));
       }
       if (embedded || isRoot) {
         if (!fields.has('apiVersion')) fields.set('apiVersion', STRING);

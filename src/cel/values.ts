@@ -34,6 +34,11 @@ export function asOptional(v: unknown): OptionalState | undefined {
   return isCelMap(v) ? (v as Marked)[OPTIONAL] : undefined;
 }
 
+/** Whether V is an opaque value of any type (a quantity, IP, URL...). */
+export function isOpaque(v: unknown): boolean {
+  return isCelMap(v) && (v as Marked)[OPAQUE] !== undefined;
+}
+
 /** An opaque value of TYPE whose equality is by KEY, carrying IMPL for the library's methods. */
 export function opaqueValue(type: string, key: string, impl: unknown): CelMap {
   const m = celMap(new Map([['@' + type, key]])) as Marked;

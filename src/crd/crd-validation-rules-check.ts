@@ -8,7 +8,7 @@
  */
 import type { StatusCause } from '../api/errors.js';
 import { isObject, type Obj } from '../api/object-util.js';
-import { compileExpression, maxSizeOf, typeFromSchema, type CelType } from '../cel/index.js';
+import { compileExpression, schemaSizes, typeFromSchema, unboundedCardinality, type CelType } from '../cel/index.js';
 import { forbiddenField, goJson, invalidField, notSupportedField, requiredField } from '../validation/field-errors.js';
 import { additionalPropertiesOf, itemsOf, propertiesOf } from './cr-schema-nodes.js';
 import { jsonEqual } from './cr-ratcheting.js';
@@ -18,11 +18,16 @@ import { rulesOf, type ValidationRule } from './cr-validation-rules.js';
 export const STATIC_ESTIMATED_COST_LIMIT = 10_000_000;
 /** kube's largest estimated cost of all the rules of a CRD (StaticEstimatedCRDCostLimit). */
 export const STATIC_ESTIMATED_CRD_COST_LIMIT = 100_000_000;
+const RULE_LIMIT = BigInt(STATIC_ESTIMATED_COST_LIMIT);
+const CRD_LIMIT = BigInt(STATIC_ESTIMATED_CRD_COST_LIMIT);
+const MAX_U64 = (1n << 64n) - 1n;
+const saturatingProduct = (a: bigint, b: bigint): bigint => (a * b > MAX_U64 ? MAX_U64 : a * b);
+const saturatingSum = (a: bigint, b: bigint): bigint => (a + b > MAX_U64 ? MAX_U64 : a + b);
 
 const REASONS = ['FieldValueDuplicate', 'FieldValueForbidden', 'FieldValueInvalid', 'FieldValueRequired'];
 
-function costMessage(name: string, cost: number, limit: number): string {
-  const factor = cost / limit;
+function costMessage(name: string, cost: bigint, limit: bigint): string {
+  const factor = Number(cost) / Number(limit);
   const text = factor > 100 ? 'more than 100x' : factor < 1.5 ? `${factor.toFixed(6)}x` : `${factor.toFixed(1)}x`;
   return `${name} exceeds budget by factor of ${text} (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`;
 }
@@ -65,43 +70,59 @@ export function validFieldPath(path: string, schema: Obj): boolean {
 }
 
 interface Total {
-  total: number;
-  mostExpensive: { path: string; cost: number }[];
+  total: bigint;
+  mostExpensive: { path: string; cost: bigint }[];
 }
 
-function observe(total: Total, path: string, cost: number): void {
-  total.total += cost;
-  if (cost < STATIC_ESTIMATED_CRD_COST_LIMIT / 100) return;
+function observe(total: Total, path: string, cost: bigint): void {
+  total.total = saturatingSum(total.total, cost);
+  if (cost < CRD_LIMIT / 100n) return;
   total.mostExpensive.push({ path, cost });
-  total.mostExpensive.sort((a, b) => b.cost - a.cost);
+  total.mostExpensive.sort((a, b) => (b.cost > a.cost ? 1 : b.cost < a.cost ? -1 : 0));
   total.mostExpensive.length = Math.min(4, total.mostExpensive.length);
 }
 
 const OLD_SELF = /\boldSelf\b/;
 
+/**
+ * By how much a node multiplies the number of values under it (kube's extractMaxElements): a
+ * list's maxItems, a map's maxProperties, 1 for other nodes; undefined when a list or map has no bound.
+ */
+function maxElements(schema: Obj): bigint | undefined {
+  const bound = (v: unknown): bigint | undefined => (typeof v === 'number' ? BigInt(Math.max(0, v)) : undefined);
+  if (schema.type === 'object') return schema.additionalProperties !== undefined ? bound(schema.maxProperties) : 1n;
+  if (schema.type === 'array') return bound(schema.maxItems);
+  return 1n;
+}
+
+/**
+ * Checks the rules of SCHEMA and below. CARDINALITY is how many values the node can have when
+ * every list and map above it is bounded (the product of their bounds), undefined otherwise: then
+ * a rule counts as often as the node's smallest values fit in a request.
+ */
 function checkNode(
   schema: Obj,
   path: string,
-  cardinality: number,
+  cardinality: bigint | undefined,
   uncorrelatable: string | undefined,
   isRoot: boolean,
   total: Total,
   out: StatusCause[],
 ): boolean {
   let schemaErrors = false;
+  const factor = maxElements(schema);
+  const childCardinality = cardinality === undefined || factor === undefined ? undefined : saturatingProduct(cardinality, factor);
   for (const [name, sub] of Object.entries(propertiesOf(schema)))
-    if (isObject(sub)) schemaErrors = checkNode(sub, `${path}.properties[${name}]`, cardinality, uncorrelatable, false, total, out) || schemaErrors;
-  const type = typeFromSchema(schema, 'self', isRoot);
+    if (isObject(sub)) schemaErrors = checkNode(sub, `${path}.properties[${name}]`, childCardinality, uncorrelatable, false, total, out) || schemaErrors;
+  const type = typeFromSchema(schema, 'self', isRoot, true);
   const items = itemsOf(schema);
   if (items !== undefined) {
-    const n = typeof schema.maxItems === 'number' ? schema.maxItems : maxSizeOf({ ...type, maxSize: undefined });
     const correlates = schema['x-kubernetes-list-type'] === 'map';
-    schemaErrors = checkNode(items, `${path}.items`, cardinality * n, uncorrelatable ?? (correlates ? undefined : path), false, total, out) || schemaErrors;
+    schemaErrors = checkNode(items, `${path}.items`, childCardinality, uncorrelatable ?? (correlates ? undefined : path), false, total, out) || schemaErrors;
   }
   const additional = additionalPropertiesOf(schema);
   if (additional !== undefined) {
-    const n = typeof schema.maxProperties === 'number' ? schema.maxProperties : maxSizeOf({ ...type, maxSize: undefined });
-    schemaErrors = checkNode(additional, `${path}.additionalProperties`, cardinality * n, uncorrelatable, false, total, out) || schemaErrors;
+    schemaErrors = checkNode(additional, `${path}.additionalProperties`, childCardinality, uncorrelatable, false, total, out) || schemaErrors;
   }
   const rules = rulesOf(schema);
   if (rules.length === 0) return schemaErrors;
@@ -124,24 +145,28 @@ function checkNode(
   });
   if (out.length > before || schemaErrors) return true;
   const optionalOld: CelType = { kind: 'optional_type', elem: type };
+  const resource = isRoot || schema['x-kubernetes-embedded-resource'] === true;
+  const sizes = schemaSizes(schema, resource);
+  const times = cardinality ?? BigInt(unboundedCardinality(schema, resource));
   rules.forEach((r, i) => {
     const usesOldSelf = OLD_SELF.test(r.rule);
-    const compiled = compileExpression(r.rule, { variables: { self: type, oldSelf: r.optionalOldSelf === true ? optionalOld : type } });
-    const cost = compiled.estimatedCost === undefined ? 0 : compiled.estimatedCost.max * cardinality;
-    if (cost > STATIC_ESTIMATED_COST_LIMIT) out.push(forbiddenField(at(i, 'rule'), costMessage('estimated rule cost', cost, STATIC_ESTIMATED_COST_LIMIT)));
-    observe(total, at(i, 'rule'), cost);
+    const oldSelf = r.optionalOldSelf === true ? optionalOld : type;
+    const compiled = compileExpression(r.rule, { variables: { self: type, oldSelf }, sizes });
+    const failed = !compiled.ok || (compiled.outputType !== undefined && !['bool', 'dyn'].includes(compiled.outputType.kind));
+    const ruleCost = failed || compiled.estimatedCost === undefined ? 0n : saturatingProduct(compiled.estimatedCost.exact.max, times);
+    if (ruleCost > RULE_LIMIT) out.push(forbiddenField(at(i, 'rule'), costMessage('estimated rule cost', ruleCost, RULE_LIMIT)));
+    observe(total, at(i, 'rule'), ruleCost);
     if (!compiled.ok) out.push(invalidField(at(i, 'rule'), ruleDump(r), `compilation failed: ${compiled.errors.join('\n')}`));
-    else if (compiled.outputType !== undefined && !['bool', 'dyn'].includes(compiled.outputType.kind))
-      out.push(invalidField(at(i, 'rule'), ruleDump(r), 'cel expression must evaluate to a bool'));
-    if (typeof r.messageExpression === 'string' && r.messageExpression.trim() !== '') {
-      const msg = compileExpression(r.messageExpression, { variables: { self: type, oldSelf: type } });
+    else if (failed) out.push(invalidField(at(i, 'rule'), ruleDump(r), 'cel expression must evaluate to a bool'));
+    // kube compiles the messageExpression of a rule that compiled; its cost is not multiplied.
+    if (!failed && typeof r.messageExpression === 'string' && r.messageExpression !== '') {
+      const msg = compileExpression(r.messageExpression, { variables: { self: type, oldSelf }, sizes });
       if (!msg.ok) out.push(invalidField(at(i, 'messageExpression'), ruleDump(r), `messageExpression compilation failed: ${msg.errors.join('\n')}`));
       else if (msg.outputType !== undefined && !['string', 'dyn'].includes(msg.outputType.kind))
         out.push(invalidField(at(i, 'messageExpression'), ruleDump(r), 'messageExpression must evaluate to a string'));
       else {
-        const msgCost = (msg.estimatedCost?.max ?? 0) * cardinality;
-        if (msgCost > STATIC_ESTIMATED_COST_LIMIT)
-          out.push(forbiddenField(at(i, 'messageExpression'), costMessage('estimated messageExpression cost', msgCost, STATIC_ESTIMATED_COST_LIMIT)));
+        const msgCost = msg.estimatedCost?.exact.max ?? 0n;
+        if (msgCost > RULE_LIMIT) out.push(forbiddenField(at(i, 'messageExpression'), costMessage('estimated messageExpression cost', msgCost, RULE_LIMIT)));
         observe(total, at(i, 'messageExpression'), msgCost);
       }
     }
@@ -169,17 +194,12 @@ export function validateCrdValidationRules(obj: Obj): StatusCause[] {
   const spec = isObject(obj.spec) ? obj.spec : {};
   const out: StatusCause[] = [];
   for (const { path, schema } of schemaPaths(spec)) {
-    const total: Total = { total: 0, mostExpensive: [] };
-    checkNode(schema, path, 1, undefined, true, total, out);
-    if (total.total > STATIC_ESTIMATED_CRD_COST_LIMIT) {
+    const total: Total = { total: 0n, mostExpensive: [] };
+    checkNode(schema, path, 1n, undefined, true, total, out);
+    if (total.total > CRD_LIMIT) {
       for (const e of total.mostExpensive)
         out.push(forbiddenField(e.path, 'contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema'));
-      out.push(
-        forbiddenField(
-          path,
-          costMessage('x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema', total.total, STATIC_ESTIMATED_CRD_COST_LIMIT),
-        ),
-      );
+      out.push(forbiddenField(path, costMessage('x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema', total.total, CRD_LIMIT)));
     }
   }
   return out;

@@ -4,7 +4,7 @@
  * variants, labelValue, uri, uuid, byte, date, datetime); `validate(string)` answers
  * `optional.none()` when the string is valid, otherwise the optional list of kube's messages.
  */
-import { celList } from '@bufbuild/cel';
+import { celList, type CelMap } from '@bufbuild/cel';
 import { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isLabelKey, isLabelValue, maskTrailingDash } from '../../validation/string-formats.js';
 import { asOpaque, opaqueValue, optionalValue } from '../values.js';
 import { defineFunction, defineMethod } from './registry.js';
@@ -35,6 +35,30 @@ const FORMATS: Record<string, (s: string) => string[]> = {
   date: (s) => (DATE.test(s) && !Number.isNaN(Date.parse(s)) ? [] : ['invalid date']),
   datetime: (s) => (DATETIME.test(s) ? [] : ['invalid datetime']),
 };
+
+/** kube's MaxRegexSize of each format, which the runtime cost of `validate` grows with. */
+const MAX_REGEX_SIZE: Record<string, number> = {
+  dns1123Label: 30,
+  dns1123Subdomain: 60,
+  dns1035Label: 30,
+  qualifiedName: 60,
+  dns1123LabelPrefix: 30,
+  dns1123SubdomainPrefix: 60,
+  dns1035LabelPrefix: 30,
+  labelValue: 40,
+  uri: 1103,
+  uuid: '(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$'.length,
+  byte: 84,
+  date: '^([0-9]{2}):([0-9]{2}):([0-9]{2})(.[0-9]+)?(z|([+-][0-9]{2}:[0-9]{2}))$'.length,
+  datetime: '^([0-9]{2}):([0-9]{2}):([0-9]{2})(.[0-9]+)?(z|([+-][0-9]{2}:[0-9]{2}))$'.length,
+};
+
+/** The MaxRegexSize of the named format V, when V is one. */
+export function formatRegexSize(v: unknown): number | undefined {
+  if (asOpaque(v, TYPE) === undefined) return undefined;
+  const name = (v as CelMap).get('@' + TYPE);
+  return typeof name === 'string' ? MAX_REGEX_SIZE[name] : undefined;
+}
 
 const formatValue = (name: string): ReturnType<typeof opaqueValue> => opaqueValue(TYPE, name, FORMATS[name]);
 

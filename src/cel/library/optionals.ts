@@ -59,11 +59,15 @@ defineMethod('or', 1, (r, alt) => {
   if (o === undefined) return undefined;
   return o.present ? r : alt;
 });
+// A list's first and last elements, none when it is empty (cel-go's optional library, version 2).
+defineMethod('first', 0, (r) => (isCelList(r) ? optionalValue(r.size > 0 ? r.get(0) : undefined) : undefined));
+defineMethod('last', 0, (r) => (isCelList(r) ? optionalValue(r.size > 0 ? r.get(r.size - 1) : undefined) : undefined));
 defineMethod(OPT_SELECT, 1, optionalAccess);
 defineMethod(OPT_INDEX, 1, optionalAccess);
 
-/** The identity the cost instrumentation wraps comprehension steps in. */
-defineFunction('@step', 1, (v) => v);
+// `@charge(e)` and `@charge(e, n)` are E; the cost tracker charges 1 or N for evaluating them (see instrument in index.ts).
+defineFunction('@charge', 1, (v) => v);
+defineFunction('@charge', 2, (v) => v);
 
 // Helpers of the two-variable comprehensions (macros.ts).
 defineFunction('@pairs', 1, (r) => {

@@ -4,7 +4,7 @@
  */
 import { celList, type CelValue } from '@bufbuild/cel';
 import { RE2JS } from '@bufbuild/re2';
-import { CelEvalError, defineMethod } from './registry.js';
+import { CelEvalError, defineFunction, defineMethod } from './registry.js';
 
 const cache = new Map<string, RegExp>();
 
@@ -49,3 +49,6 @@ defineMethod('findAll', 1, (s, p) => (typeof s === 'string' && typeof p === 'str
 defineMethod('findAll', 2, (s, p, n) =>
   typeof s === 'string' && typeof p === 'string' && typeof n === 'bigint' ? celList(findAll(s, p, Number(n))) : undefined,
 );
+
+// The global form of `matches`: `matches(s, pattern)`.
+defineFunction('matches', 2, (s, pattern) => (typeof s === 'string' && typeof pattern === 'string' ? re2Regexp(pattern).test(s) : undefined));

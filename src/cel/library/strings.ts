@@ -31,4 +31,18 @@ export const stringOverrides: CelFunc[] = [
   celMethod('split', CelScalar.STRING, [CelScalar.STRING, CelScalar.INT], listType(CelScalar.STRING), function (this: string, sep: string, n: bigint) {
     return splitN(this, sep, Number(n));
   }),
+  celMethod('indexOf', CelScalar.STRING, [CelScalar.STRING, CelScalar.INT], CelScalar.INT, function (this: string, sub: string, offset: bigint) {
+    return indexOfOffset(this, sub, offset);
+  }),
 ];
+
+/** cel-go's `s.indexOf(sub, offset)`, in code points: an offset past the end finds nothing (-1), a negative one is an error. */
+export function indexOfOffset(s: string, sub: string, offset: bigint): bigint {
+  if (sub === '') return offset;
+  if (offset < 0n) throw new Error(`index out of range: ${offset}`);
+  const runes = Array.from(s);
+  const subRunes = Array.from(sub);
+  const off = Number(offset);
+  for (let i = off; i < runes.length - (subRunes.length - 1); i++) if (subRunes.every((r, j) => runes[i + j] === r)) return BigInt(i);
+  return -1n;
+}
