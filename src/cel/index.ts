@@ -26,6 +26,7 @@ import './library/optionals.js';
 import './library/lists.js';
 import { stringOverrides } from './library/strings.js';
 import { equalityOverrides } from './library/equality.js';
+import { listConcatOverride } from './library/list-append.js';
 import './library/regex.js';
 import './library/urls.js';
 import './library/quantity.js';
@@ -83,7 +84,7 @@ let env: CelEnv | undefined;
 
 function baseEnv(): CelEnv {
   if (env === undefined) {
-    const funcs = [...strings, ...stringOverrides, ...equalityOverrides(), ...buildFuncs()];
+    const funcs = [...strings, ...stringOverrides, ...equalityOverrides(), ...listConcatOverride, ...buildFuncs()];
     env = withCostTracking(celEnv({ funcs, re2: { compile: (p: string) => compileRegex(p) } }));
   }
   return env;
