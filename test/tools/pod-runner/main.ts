@@ -41,6 +41,10 @@ if (nodeRes.status !== 200) {
 const hostIP = (nodeRes.body.status?.addresses ?? []).find((a: any) => a.type === 'InternalIP')?.address ?? '127.0.0.1';
 const digest = createHash('sha256').update(readFileSync(values.agnhost)).digest('hex');
 
+const kubernetes = await api.get('/api/v1/namespaces/default/services/kubernetes');
+const kubernetesService =
+  kubernetes.status === 200 ? { host: kubernetes.body.spec.clusterIP as string, port: kubernetes.body.spec.ports[0].port as number } : { host: '10.96.0.1', port: 443 };
+
 const networks = new PodNetworks(values.bridge);
 networks.setUp();
 const runner = new PodRunner(api, networks, {
@@ -49,6 +53,7 @@ const runner = new PodRunner(api, networks, {
   agnhost: values.agnhost,
   imageID: `registry.k8s.io/e2e-test-images/agnhost@sha256:${digest}`,
   workDir: values['work-dir'] ?? mkdtempSync(join(tmpdir(), 'pod-runner-')),
+  kubernetesService,
   log,
 });
 const stopHeartbeat = startNodeHeartbeat(api, node, log);

@@ -5,7 +5,9 @@
  * probes readiness, reports status like the kubelet, and on deletion kills the processes, removes
  * the namespace and deletes the pod with gracePeriodSeconds=0. Pods it cannot run stay Pending with
  * a waiting reason `PodRunnerUnsupported` saying why. Poll-based: lists pods every 300 ms.
- * Container output goes to WORKDIR/logs/NAMESPACE_POD_CONTAINER.log.
+ * Container output goes to WORKDIR/logs/NAMESPACE_POD_CONTAINER.log. Containers get
+ * KUBERNETES_SERVICE_HOST/PORT (so in-cluster configuration loads) and their mounts under /run (the
+ * service account token) bind-mounted in place; the API server itself is not reachable from pods.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, openSync, closeSync, rmSync } from 'node:fs';
@@ -26,6 +28,8 @@ export interface PodRunnerOptions {
   agnhost: string;
   imageID: string;
   workDir: string;
+  /** What KUBERNETES_SERVICE_HOST/PORT say (the `kubernetes` Service; not reachable from pods). */
+  kubernetesService: { host: string; port: number };
   log: (msg: string) => void;
 }
 
@@ -207,7 +211,12 @@ export class PodRunner {
   }
 
   private containerEnv(rp: RunningPod, c: RunningContainer): Record<string, string> {
-    const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOSTNAME: rp.pod.metadata.name };
+    const env: Record<string, string> = {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOSTNAME: rp.pod.metadata.name,
+      KUBERNETES_SERVICE_HOST: this.opts.kubernetesService.host,
+      KUBERNETES_SERVICE_PORT: String(this.opts.kubernetesService.port),
+    };
     for (const e of c.spec.env ?? []) {
       let value: string | undefined = e.value;
       const field = e.valueFrom?.fieldRef?.fieldPath as string | undefined;
@@ -227,7 +236,11 @@ export class PodRunner {
     const logDir = join(this.opts.workDir, 'logs');
     mkdirSync(logDir, { recursive: true });
     const fd = openSync(join(logDir, `${rp.pod.metadata.namespace}_${rp.pod.metadata.name}_${c.spec.name}.log`), 'a');
-    const child = spawn('ip', ['netns', 'exec', rp.net.namespace, this.opts.agnhost, ...args], {
+    // Mounts under /run are also bind-mounted at their mountPath (in the mount namespace `ip netns
+    // exec` makes), for paths programs read without being told: the service account's token.
+    const binds = c.mounts.filter((m) => /^\/(var\/)?run\//.test(m.mountPath)).flatMap((m) => [m.mountPath, m.hostPath]);
+    const bindThenExec = 'while [ "$1" != -- ]; do mkdir -p "$1" && mount --bind "$2" "$1" || exit 1; shift 2; done; shift; exec "$@"';
+    const child = spawn('ip', ['netns', 'exec', rp.net.namespace, 'sh', '-c', bindThenExec, 'sh', ...binds, '--', this.opts.agnhost, ...args], {
       cwd: rp.dir,
       env: this.containerEnv(rp, c),
       detached: true,
