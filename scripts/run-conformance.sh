@@ -106,10 +106,17 @@ fi
 export KUBECACHEDIR=$work/no-kubectl-cache/cache
 
 if [[ ${POD_RUNNER:-0} == 1 ]]; then
+  [[ $(id -u) == 0 ]] || { echo "run-conformance: POD_RUNNER=1 needs root (network namespaces)" >&2; exit 2; }
   agnhost=$("$root/scripts/pod-runner/build-agnhost.sh")
   node "$root/dist/test/tools/pod-runner/main.js" --server "http://127.0.0.1:$port" --agnhost "$agnhost" \
     --node fake-node --work-dir "$work/pods" >"$work/pod-runner.log" 2>&1 &
   runner_pid=$!
+  # Started once it logs that it runs the node's pods (polled, up to 30 s).
+  for _ in $(seq 1 300); do
+    grep -q 'running pods of node' "$work/pod-runner.log" && break
+    kill -0 "$runner_pid" 2>/dev/null || { cat "$work/pod-runner.log" >&2; echo "run-conformance: pod runner exited" >&2; exit 1; }
+    sleep 0.1
+  done
 fi
 
 echo "run-conformance: Capstan on https://127.0.0.1:$secure_port (work dir $work)" >&2
