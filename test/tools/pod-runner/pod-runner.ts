@@ -10,8 +10,8 @@
  * service account token) bind-mounted in place; the API server itself is not reachable from pods.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, openSync, closeSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, openSync, closeSync, rmdirSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { ApiClient } from './api-client.js';
 import { agnhostArguments, rewriteMountPaths, type MountMapping } from './container-command.js';
 import type { PodNetwork, PodNetworks } from './pod-network.js';
@@ -67,6 +67,7 @@ export class PodRunner {
   private readonly bound = new Set<string>();
   private readonly deleting = new Set<string>();
   private readonly unsupported = new Map<string, string>();
+  private readonly createdMountPoints = new Set<string>();
   private ticking = false;
   private timer?: NodeJS.Timeout;
 
@@ -238,7 +239,9 @@ export class PodRunner {
     const fd = openSync(join(logDir, `${rp.pod.metadata.namespace}_${rp.pod.metadata.name}_${c.spec.name}.log`), 'a');
     // Mounts under /run are also bind-mounted at their mountPath (in the mount namespace `ip netns
     // exec` makes), for paths programs read without being told: the service account's token.
-    const binds = c.mounts.filter((m) => /^\/(var\/)?run\//.test(m.mountPath)).flatMap((m) => [m.mountPath, m.hostPath]);
+    const bound = c.mounts.filter((m) => /^\/(var\/)?run\//.test(m.mountPath));
+    for (const m of bound) for (let d = m.mountPath; !existsSync(d); d = dirname(d)) this.createdMountPoints.add(d);
+    const binds = bound.flatMap((m) => [m.mountPath, m.hostPath]);
     const bindThenExec = 'while [ "$1" != -- ]; do mkdir -p "$1" && mount --bind "$2" "$1" || exit 1; shift 2; done; shift; exec "$@"';
     const child = spawn('ip', ['netns', 'exec', rp.net.namespace, 'sh', '-c', bindThenExec, 'sh', ...binds, '--', this.opts.agnhost, ...args], {
       cwd: rp.dir,
@@ -376,5 +379,13 @@ export class PodRunner {
   async shutDown(): Promise<void> {
     clearInterval(this.timer);
     await Promise.all([...this.running.values()].map((rp) => this.stop(rp)));
+    // The (empty) mount points the bind mounts created on the host, deepest first.
+    for (const d of [...this.createdMountPoints].sort((a, b) => b.length - a.length)) {
+      try {
+        rmdirSync(d);
+      } catch {
+        // not empty or gone
+      }
+    }
   }
 }
