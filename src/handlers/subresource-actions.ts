@@ -72,6 +72,8 @@ export async function handleSubresourceAction(r: ResourceRequest): Promise<void>
   const format = outputFor(r, 'object', ...scaleKind(r));
   const qr = { group: r.info.group, resource: r.info.resource };
   const key = objectKey(r.info.namespaced ? r.ri.namespace : '', r.ri.name);
+  // kube admits a connect before its connecter looks the pod up.
+  if (r.info.resource === 'pods' && r.info.group === '') await admitConnect(r, sub);
   const stored = await withStorage(r, r.ri.name, () => r.services.storage.get(r.type, key));
   if (!stored) throw notFound(qr, r.ri.name);
   const obj = JSON.parse(stored.json) as Obj;
@@ -110,7 +112,6 @@ export async function handleSubresourceAction(r: ResourceRequest): Promise<void>
       return;
     }
     default: {
-      if (r.info.resource === 'pods' && r.info.group === '') await admitConnect(r, sub);
       if (r.info.resource === 'pods') {
         const node = isObject(obj.spec) ? stringField(obj.spec, 'nodeName') : '';
         if (node === '') throw badRequest(`pod ${r.ri.name} does not have a host assigned`);

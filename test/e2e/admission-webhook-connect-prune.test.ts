@@ -1,6 +1,6 @@
 /**
  * Two admission paths the e2e AdmissionWebhook tests take, against a webhook server in the test
- * process: a CONNECT on pods/attach is admitted before Capstan answers that it has no kubelet, with
+ * process (the review's fields and the answers checked on kube-apiserver 1.36): a CONNECT on pods/attach is admitted before Capstan answers that it has no kubelet, with
  * the PodAttachOptions from the query as the object (a webhook may refuse it, as `should be able to
  * deny attaching pod` expects); and a mutating webhook's patch of a custom resource is pruned by the
  * version's schema (`should mutate custom resource with pruning`).
@@ -76,6 +76,12 @@ test('a CONNECT on pods/attach is admitted with its PodAttachOptions; a webhook 
   const dryRun = await rest.post(`/api/v1/namespaces/${ns}/pods/p/attach?stdin=true&dryRun=All`, undefined);
   assert.equal(dryRun.status, 400, dryRun.text);
   assert.equal(dryRun.body.message, 'dryRun is not supported');
+  assert.equal(dryRun.body.reason, 'BadRequest');
+
+  // Admission comes before the pod is looked up: the webhook answers for a pod that does not exist.
+  const missing = await rest.post(`/api/v1/namespaces/${ns}/pods/nope/attach?stdin=true`, undefined);
+  assert.equal(missing.status, 400, missing.text);
+  assert.equal(seen?.name, 'nope');
 
   const other = await rest.post(`/api/v1/namespaces/${ns}/pods/p/exec?command=ls&stdout=true`, undefined);
   assert.equal(other.status, 400, other.text);
