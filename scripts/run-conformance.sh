@@ -16,6 +16,12 @@
 #                   e.g. replicationcontroller,replicaset,deployment), for tests that wait for a
 #                   controller Capstan does not have; Capstan's own garbage collector stays in charge.
 #                   KCM is the binary (default: on PATH, else next to the default e2e.test).
+#   POD_RUNNER=1    also run the test-only pod runner (test/tools/pod-runner/) as the fake node's
+#                   kubelet and scheduler: it binds pending pods to fake-node and runs pods whose
+#                   containers are all agnhost or pause images as host processes (agnhost built by
+#                   scripts/pod-runner/build-agnhost.sh, one network namespace per pod on bridge
+#                   capstan-pods, 10.244.0.0/16), for tests that deploy a webhook pod. Needs root.
+#                   Deployments and Services also need KCM_CONTROLLERS=deployment,replicaset,endpoint,endpointslice.
 #
 # Capstan serves HTTPS on a free port with certificates generated in the work directory; e2e.test
 # uses the admin kubeconfig it writes (client certificate in system:masters). The script's own calls
@@ -43,8 +49,13 @@ secure_port=$(free_port)
 kubeconfig=$work/kubeconfig
 pid=
 kcm_pid=
+runner_pid=
 
 cleanup() {
+  if [[ -n $runner_pid ]] && kill -0 "$runner_pid" 2>/dev/null; then
+    kill "$runner_pid"
+    wait "$runner_pid" 2>/dev/null || true
+  fi
   if [[ -n $kcm_pid ]] && kill -0 "$kcm_pid" 2>/dev/null; then
     kill "$kcm_pid"
     wait "$kcm_pid" 2>/dev/null || true
@@ -93,6 +104,20 @@ fi
 # KUBECACHEDIR under a regular file cannot be created, so every kubectl call reads live discovery.
 : >"$work/no-kubectl-cache"
 export KUBECACHEDIR=$work/no-kubectl-cache/cache
+
+if [[ ${POD_RUNNER:-0} == 1 ]]; then
+  [[ $(id -u) == 0 ]] || { echo "run-conformance: POD_RUNNER=1 needs root (network namespaces)" >&2; exit 2; }
+  agnhost=$("$root/scripts/pod-runner/build-agnhost.sh")
+  node "$root/dist/test/tools/pod-runner/main.js" --server "http://127.0.0.1:$port" --agnhost "$agnhost" \
+    --node fake-node --work-dir "$work/pods" >"$work/pod-runner.log" 2>&1 &
+  runner_pid=$!
+  # Started once it logs that it runs the node's pods (polled, up to 30 s).
+  for _ in $(seq 1 300); do
+    grep -q 'running pods of node' "$work/pod-runner.log" && break
+    kill -0 "$runner_pid" 2>/dev/null || { cat "$work/pod-runner.log" >&2; echo "run-conformance: pod runner exited" >&2; exit 1; }
+    sleep 0.1
+  done
+fi
 
 echo "run-conformance: Capstan on https://127.0.0.1:$secure_port (work dir $work)" >&2
 status=0

@@ -25,18 +25,22 @@ const sentWarnings = new WeakMap<Response, Set<string>>();
 
 /**
  * The admission view of the request behind a write on `r`. `deleteOptions` is the DeleteOptions
- * object of a delete; create and update options come from the query, as kube decodes them
+ * object of a delete; a connect has no options (its connect options are the object); create and
+ * update options come from the query, as kube decodes them
  * (`dryRun`, `fieldManager`, `fieldValidation`; a patch is an update, or a create for apply). Audit
  * annotations are kept in `res.locals.auditAnnotations` for the audit stage.
  */
-export function admissionRequestOf(r: ResourceTarget, operation: 'CREATE' | 'UPDATE' | 'DELETE', deleteOptions?: Obj): AdmissionRequest {
+export function admissionRequestOf(r: ResourceTarget, operation: 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT', deleteOptions?: Obj): AdmissionRequest {
   if (!isHttpTarget(r)) {
     return { user: LOOPBACK_USER, options: operation === 'DELETE' ? deleteOptions : undefined, warn: () => undefined, annotate: () => undefined };
   }
   const res = r.res;
+  let options: Obj | undefined;
+  if (operation === 'DELETE') options = deleteOptions;
+  else if (operation !== 'CONNECT') options = writeOptionsObject(r.query, operation === 'CREATE' ? 'CreateOptions' : 'UpdateOptions');
   return {
     user: r.user,
-    options: operation === 'DELETE' ? deleteOptions : writeOptionsObject(r.query, operation === 'CREATE' ? 'CreateOptions' : 'UpdateOptions'),
+    options,
     warn: (message) => {
       let sent = sentWarnings.get(res);
       if (sent === undefined) sentWarnings.set(res, (sent = new Set()));

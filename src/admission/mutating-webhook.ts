@@ -1,5 +1,6 @@
 import { internalError } from '../api/errors.js';
 import type { Obj } from '../api/object-util.js';
+import { pruneCustomResourceBody } from '../crd/custom-resource-strategy.js';
 import { applyJsonPatch } from '../patch/json-patch.js';
 import { patchErrorDetail } from '../patch/patch-errors.js';
 import { applyDefaults } from '../strategy/strategies.js';
@@ -33,7 +34,8 @@ class WebhookReinvocation {
  * kube's MutatingAdmissionWebhook plugin: the matching webhooks of the MutatingWebhookConfigurations
  * are called one after another, each with the object as the previous ones left it (converted to the
  * version the webhook matched). A JSONPatch answer is applied, the result defaulted and converted
- * back to the request's version; the object's own validation and the validating plugins see it later.
+ * back to the request's version (a custom resource pruned by its schema, as kube's schema-coercing
+ * converter does); the object's own validation and the validating plugins see it later.
  * A webhook that changes the object makes the chain run its mutating pass again, where webhooks with
  * `reinvocationPolicy: IfNeeded` called before the change are called once more.
  */
@@ -116,6 +118,10 @@ export class MutatingAdmissionWebhook implements AdmissionPlugin {
       );
       if (!isScaleWrite(attrs)) applyDefaults(resource, patched);
       const back = await fromWebhookView(patched, attrs, resource, attrs.object);
+      // kube converts a custom resource back through its schema-coercing converter, which prunes
+      // the fields the version's schema does not declare.
+      if (attrs.info.custom === true && !isScaleWrite(attrs) && typeof back.apiVersion === 'string')
+        pruneCustomResourceBody(back.apiVersion, attrs.info.kind, back);
       for (const key of Object.keys(attrs.object)) delete attrs.object[key];
       Object.assign(attrs.object, back);
       return changed;

@@ -8,6 +8,7 @@ import { evictPod } from '../store/eviction.js';
 import { bindPod } from '../store/binding.js';
 import { isObject, objectKey, stringField, type Obj } from '../api/object-util.js';
 import { admissionRequestOf } from '../admission/admission-request.js';
+import { podConnectOptions } from './connect-options.js';
 
 /** Subresources that perform an action instead of reading or writing a view of the object. */
 const ACTIONS = new Set(['eviction', 'binding', 'token', 'log', 'exec', 'attach', 'portforward', 'proxy']);
@@ -34,19 +35,45 @@ async function admitAction(r: ResourceRequest, subresource: string, object: Obj)
   });
 }
 
+/**
+ * Admission of a CONNECT on a pod's attach, exec, portforward or proxy, as kube's connect handler
+ * runs it before reaching the kubelet: the connect options (from the query) are the object, there
+ * are no operation options, and a dry run is refused first.
+ */
+async function admitConnect(r: ResourceRequest, subresource: string): Promise<void> {
+  const [, ...rest] = r.ri.subresource.split('/');
+  const object = podConnectOptions(subresource, r.query, rest.join('/'));
+  if (object === undefined) return;
+  if (r.query.getAll('dryRun').length > 0) throw badRequest('dryRun is not supported');
+  await r.services.admission.run({
+    operation: 'CONNECT',
+    info: r.info,
+    namespace: r.ri.namespace,
+    name: r.ri.name,
+    subresource,
+    object,
+    oldObject: undefined,
+    dryRun: false,
+    request: admissionRequestOf(r, 'CONNECT'),
+  });
+}
+
 function success(code: number): Obj {
   return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code };
 }
 
 /**
  * Pod eviction and binding, service account tokens; the streaming subresources of a real node
- * (log, exec, attach, portforward, proxy) have no kubelet behind them here and answer 400.
+ * (log, exec, attach, portforward, proxy) have no kubelet behind them here and answer 400, after
+ * admission of the CONNECT (a webhook may refuse it first, as in kube).
  */
 export async function handleSubresourceAction(r: ResourceRequest): Promise<void> {
   const sub = r.ri.subresource.split('/')[0];
   const format = outputFor(r, 'object', ...scaleKind(r));
   const qr = { group: r.info.group, resource: r.info.resource };
   const key = objectKey(r.info.namespaced ? r.ri.namespace : '', r.ri.name);
+  // kube admits a connect before its connecter looks the pod up.
+  if (r.info.resource === 'pods' && r.info.group === '') await admitConnect(r, sub);
   const stored = await withStorage(r, r.ri.name, () => r.services.storage.get(r.type, key));
   if (!stored) throw notFound(qr, r.ri.name);
   const obj = JSON.parse(stored.json) as Obj;

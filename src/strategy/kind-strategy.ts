@@ -71,9 +71,10 @@ export interface KindStrategy {
   /**
    * What of the metadata a status write may change: `true` labels and annotations, `'all'` all of it
    * but the system fields (uid, creationTimestamp, deletion, generation), as kube's status strategies
-   * that reset only the spec. Default: only the status changes.
+   * that reset only the spec; `'all-but-labels'` likewise but the labels stay (Deployments). Default:
+   * only the status changes.
    */
-  statusUpdatesMetadata?: boolean | 'all';
+  statusUpdatesMetadata?: boolean | 'all' | 'all-but-labels';
 
   /**
    * kube's Canonicalize for a status write, which runs it after every update, subresources included

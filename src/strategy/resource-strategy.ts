@@ -92,8 +92,8 @@ export function prepareForUpdate(info: ResourceInfo, next: Obj, old: Obj): void 
 
 /**
  * Prepares a write to the status subresource: the result is the stored object with only the new
- * status (and, for pods and nodes, labels and annotations; for namespaces the whole metadata but its
- * system fields) taken from the request.
+ * status (and, for pods and nodes, labels and annotations; for namespaces and workloads the whole
+ * metadata but its system fields, Deployments their labels too) taken from the request.
  */
 export function prepareForStatusUpdate(info: ResourceInfo, next: Obj, old: Obj): Obj {
   const result: Obj = structuredClone(old);
@@ -102,7 +102,14 @@ export function prepareForStatusUpdate(info: ResourceInfo, next: Obj, old: Obj):
   const nextMeta = metadataOf(next);
   const strategy = strategyFor(info);
   const statusUpdatesMetadata = strategy.statusUpdatesMetadata;
-  if (statusUpdatesMetadata === 'all') result.metadata = requestMetadataWithSystemFields(nextMeta, metadataOf(old));
+  if (statusUpdatesMetadata === 'all' || statusUpdatesMetadata === 'all-but-labels') {
+    result.metadata = requestMetadataWithSystemFields(nextMeta, metadataOf(old));
+    if (statusUpdatesMetadata === 'all-but-labels') {
+      const oldLabels = metadataOf(old).labels;
+      if (oldLabels === undefined) delete metadataOf(result).labels;
+      else metadataOf(result).labels = oldLabels;
+    }
+  }
   const meta = metadataOf(result);
   meta.resourceVersion = nextMeta.resourceVersion;
   if (statusUpdatesMetadata === true) {

@@ -59,11 +59,32 @@ function jobSpecWarnings(path: string, jobSpec: Obj): string[] {
   return [...out, ...podTemplateWarnings(`${path}.template`, jobSpec.template)];
 }
 
-export const deployments: KindStrategy = { defaults: defaultDeployment, validate: validateDeployment, warnings: templateWarnings };
-export const replicaSets: KindStrategy = { defaults: defaultReplicaSet, validate: validateReplicaSet, warnings: templateWarnings };
-export const statefulSets: KindStrategy = { defaults: defaultStatefulSet, validate: validateStatefulSet, warnings: statefulSetWarnings };
+/**
+ * Status writes of workloads keep the request's metadata (kube's status strategies reset only the
+ * spec; Deployments also keep their labels): the deployment controller records the revision
+ * annotation through deployments/status.
+ */
+export const deployments: KindStrategy = {
+  defaults: defaultDeployment,
+  validate: validateDeployment,
+  warnings: templateWarnings,
+  statusUpdatesMetadata: 'all-but-labels',
+};
+export const replicaSets: KindStrategy = {
+  defaults: defaultReplicaSet,
+  validate: validateReplicaSet,
+  warnings: templateWarnings,
+  statusUpdatesMetadata: 'all',
+};
+export const statefulSets: KindStrategy = {
+  defaults: defaultStatefulSet,
+  validate: validateStatefulSet,
+  warnings: statefulSetWarnings,
+  statusUpdatesMetadata: 'all',
+};
 export const daemonSets: KindStrategy = {
   defaults: defaultDaemonSet,
+  statusUpdatesMetadata: 'all',
   validate: validateDaemonSet,
   // kube warns on update when the template generation moved, i.e. the template changed.
   warnings: (obj, old) =>
@@ -71,6 +92,7 @@ export const daemonSets: KindStrategy = {
 };
 export const replicationControllers: KindStrategy = {
   defaults: defaultReplicationController,
+  statusUpdatesMetadata: 'all',
   validate: (obj) => validateReplicationController(obj),
   // kube's update warnings are computed on the old template (its arguments are swapped).
   warnings: (obj, old) =>
@@ -84,6 +106,7 @@ export const replicationControllers: KindStrategy = {
 /** Jobs: a selector and the matching template labels are generated on create unless manualSelector (job-selector.ts). */
 export const jobs: KindStrategy = {
   defaults: defaultJob,
+  statusUpdatesMetadata: 'all',
   validate: validateJob,
   prepareForCreate: generateJobSelector,
   warnings: (obj, old) =>
@@ -98,6 +121,7 @@ const jobTemplateSpec = (obj: Obj): Obj => objectAt(objectAt(spec(obj), 'jobTemp
 
 export const cronJobs: KindStrategy = {
   defaults: defaultCronJob,
+  statusUpdatesMetadata: 'all',
   validate: validateCronJob,
   warnings: (obj, old) => {
     if (old === undefined) return [...podNamePrefixWarnings(obj), ...jobSpecWarnings('spec.jobTemplate.spec', jobTemplateSpec(obj))];

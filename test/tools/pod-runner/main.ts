@@ -1,0 +1,78 @@
+/**
+ * Command line of the test-only pod runner (see pod-runner.ts):
+ *   node dist/test/tools/pod-runner/main.js --server http://127.0.0.1:PORT --agnhost PATH
+ *     [--node fake-node] [--work-dir DIR] [--bridge capstan-pods]
+ * Needs root (network namespaces). Runs until SIGTERM/SIGINT, then kills every pod process and
+ * removes the pod namespaces and the bridge. Logs one line per event on stderr.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { ApiClient } from './api-client.js';
+import { startNodeHeartbeat } from './node-heartbeat.js';
+import { PodNetworks } from './pod-network.js';
+import { PodRunner } from './pod-runner.js';
+
+const { values } = parseArgs({
+  options: {
+    server: { type: 'string' },
+    agnhost: { type: 'string' },
+    node: { type: 'string', default: 'fake-node' },
+    'work-dir': { type: 'string' },
+    bridge: { type: 'string', default: 'capstan-pods' },
+  },
+});
+if (!values.server || !values.agnhost) {
+  process.stderr.write('usage: pod-runner --server URL --agnhost PATH [--node NAME] [--work-dir DIR] [--bridge NAME]\n');
+  process.exit(2);
+}
+const log = (msg: string): void => void process.stderr.write(`${new Date().toISOString()} pod-runner: ${msg}\n`);
+const api = new ApiClient(values.server);
+const node = values.node;
+
+const nodeRes = await api.get(`/api/v1/nodes/${node}`);
+if (nodeRes.status !== 200) {
+  log(`node ${node} not found (HTTP ${nodeRes.status})`);
+  process.exit(1);
+}
+ 
+const hostIP = (nodeRes.body.status?.addresses ?? []).find((a: any) => a.type === 'InternalIP')?.address ?? '127.0.0.1';
+const digest = createHash('sha256').update(readFileSync(values.agnhost)).digest('hex');
+
+const kubernetes = await api.get('/api/v1/namespaces/default/services/kubernetes');
+const kubernetesService =
+  kubernetes.status === 200 ? { host: kubernetes.body.spec.clusterIP as string, port: kubernetes.body.spec.ports[0].port as number } : { host: '10.96.0.1', port: 443 };
+
+const networks = new PodNetworks(values.bridge);
+networks.setUp();
+const runner = new PodRunner(api, networks, {
+  node,
+  hostIP,
+  agnhost: values.agnhost,
+  imageID: `registry.k8s.io/e2e-test-images/agnhost@sha256:${digest}`,
+  workDir: values['work-dir'] ?? mkdtempSync(join(tmpdir(), 'pod-runner-')),
+  kubernetesService,
+  log,
+});
+const stopHeartbeat = startNodeHeartbeat(api, node, log);
+runner.start();
+log(`running pods of node ${node} (host IP ${hostIP}) on bridge ${networks.bridge}`);
+
+let stopping = false;
+const shutDown = (): void => {
+  if (stopping) return;
+  stopping = true;
+  stopHeartbeat();
+  void runner
+    .shutDown()
+    .catch((err: unknown) => log(`shutting down: ${String(err)}`))
+    .finally(() => {
+      networks.tearDown();
+      log('stopped');
+      process.exit(0);
+    });
+};
+process.on('SIGTERM', shutDown);
+process.on('SIGINT', shutDown);

@@ -1,0 +1,92 @@
+/**
+ * Pod networking for the pod runner: one Linux bridge on the host (default `capstan-pods`,
+ * 10.244.0.1/16) and, per pod, a network namespace joined to it by a veth pair, with the pod IP on
+ * the namespace's `eth0` and a default route through the bridge. The host reaches every pod IP
+ * directly, and two pods may listen on the same port. Needs root (CAP_NET_ADMIN) and `ip`.
+ */
+import { execFileSync } from 'node:child_process';
+
+/** A pod's network: its namespace name, host-side veth and IP. */
+export interface PodNetwork {
+  namespace: string;
+  hostVeth: string;
+  ip: string;
+  slot: number;
+}
+
+const NAMESPACE_PREFIX = 'capstan-pod-';
+
+function ip(...args: string[]): void {
+  execFileSync('ip', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+}
+
+function tryIp(...args: string[]): void {
+  try {
+    ip(...args);
+  } catch {
+    // already gone
+  }
+}
+
+/** The bridge and the pod namespaces on it; slots number the pods' IPs (10.244.x.y). */
+export class PodNetworks {
+  private readonly used = new Set<number>();
+
+  constructor(readonly bridge = 'capstan-pods') {}
+
+  /** The bridge's address: the pods' gateway. */
+  get gateway(): string {
+    return '10.244.0.1';
+  }
+
+  /** Removes namespaces and the bridge a previous run left, then creates the bridge. */
+  setUp(): void {
+    this.removeLeftovers();
+    ip('link', 'add', this.bridge, 'type', 'bridge');
+    ip('addr', 'add', `${this.gateway}/16`, 'dev', this.bridge);
+    ip('link', 'set', this.bridge, 'up');
+  }
+
+  /** Creates a namespace with the next free IP. */
+  create(): PodNetwork {
+    let slot = 2;
+    while (this.used.has(slot) || (slot & 255) === 0 || (slot & 255) === 255) slot++;
+    this.used.add(slot);
+    const net: PodNetwork = { namespace: NAMESPACE_PREFIX + slot, hostVeth: `cpod${slot}`, ip: `10.244.${slot >> 8}.${slot & 255}`, slot };
+    try {
+      ip('netns', 'add', net.namespace);
+      ip('link', 'add', net.hostVeth, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', net.namespace);
+      ip('link', 'set', net.hostVeth, 'master', this.bridge, 'up');
+      ip('-n', net.namespace, 'addr', 'add', `${net.ip}/16`, 'dev', 'eth0');
+      ip('-n', net.namespace, 'link', 'set', 'eth0', 'up');
+      ip('-n', net.namespace, 'link', 'set', 'lo', 'up');
+      ip('-n', net.namespace, 'route', 'add', 'default', 'via', this.gateway);
+    } catch (err) {
+      this.remove(net);
+      throw err;
+    }
+    return net;
+  }
+
+  /** Deletes a pod's namespace (its veth pair goes with it) and frees its IP. */
+  remove(net: PodNetwork): void {
+    tryIp('link', 'del', net.hostVeth);
+    tryIp('netns', 'del', net.namespace);
+    this.used.delete(net.slot);
+  }
+
+  /** Deletes every pod namespace and the bridge. */
+  tearDown(): void {
+    this.removeLeftovers();
+  }
+
+  private removeLeftovers(): void {
+    const list = execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' });
+    for (const line of list.split('\n')) {
+      const name = line.split(' ')[0];
+      if (name?.startsWith(NAMESPACE_PREFIX)) tryIp('netns', 'del', name);
+    }
+    tryIp('link', 'del', this.bridge);
+    this.used.clear();
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * The pure parts of the test-only pod runner (test/tools/pod-runner/): which containers it can run
+ * and with which agnhost arguments, how mount paths in arguments are rewritten, and the kubelet-like
+ * status it reports.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { agnhostArguments, rewriteMountPaths } from '../tools/pod-runner/container-command.js';
+import { buildPodStatus } from '../tools/pod-runner/pod-status.js';
+
+const AGNHOST = 'registry.k8s.io/e2e-test-images/agnhost:2.63.0';
+
+describe('pod runner: container commands', () => {
+  test('agnhost images run their args, their command after /agnhost, or pause by default', () => {
+    assert.deepEqual(agnhostArguments({ name: 'c', image: AGNHOST, args: ['webhook', '--port=8444'] }), { args: ['webhook', '--port=8444'] });
+    assert.deepEqual(agnhostArguments({ name: 'c', image: AGNHOST, command: ['/agnhost', 'netexec'], args: ['--http-port=80'] }), {
+      args: ['netexec', '--http-port=80'],
+    });
+    assert.deepEqual(agnhostArguments({ name: 'c', image: AGNHOST }), { args: ['pause'] });
+    assert.deepEqual(agnhostArguments({ name: 'c', image: 'registry.k8s.io/pause:3.10.1' }), { args: ['pause'] });
+  });
+
+  test('other images and commands are unsupported, with a reason', () => {
+    assert.match((agnhostArguments({ name: 'c', image: 'nginx' }) as { unsupported: string }).unsupported, /image nginx is not agnhost or pause/);
+    assert.match(
+      (agnhostArguments({ name: 'c', image: AGNHOST, command: ['/bin/sh', '-c', 'x'] }) as { unsupported: string }).unsupported,
+      /"\/bin\/sh" is not agnhost/,
+    );
+  });
+
+  test('mount paths are rewritten at the start of a value or after =, and only as whole path segments', () => {
+    const mounts = [
+      { mountPath: '/certs', hostPath: '/tmp/p/certs' },
+      { mountPath: '/certs/extra', hostPath: '/tmp/p/extra' },
+    ];
+    assert.equal(rewriteMountPaths('--tls-cert-file=/certs/tls.crt', mounts), '--tls-cert-file=/tmp/p/certs/tls.crt');
+    assert.equal(rewriteMountPaths('/certs/extra/a', mounts), '/tmp/p/extra/a');
+    assert.equal(rewriteMountPaths('/certs', mounts), '/tmp/p/certs');
+    assert.equal(rewriteMountPaths('/certsX/a', mounts), '/certsX/a');
+    assert.equal(rewriteMountPaths('a/certs/b', mounts), 'a/certs/b');
+  });
+});
+
+describe('pod runner: status', () => {
+  const pod = {
+    metadata: { name: 'p', namespace: 'n' },
+    spec: { containers: [{ name: 'c', image: AGNHOST }] },
+    status: { qosClass: 'BestEffort', conditions: [{ type: 'Ready', status: 'False', lastTransitionTime: '2026-01-01T00:00:00Z' }] },
+  };
+  const container = { name: 'c', image: AGNHOST, imageID: 'img@sha256:1', containerID: 'capstan://1', restartCount: 0 };
+
+  test('a started, not yet ready container: Running, Ready False since its last transition, IPs set', () => {
+    const status = buildPodStatus(
+      pod,
+      { podIP: '10.244.0.2', hostIP: '10.0.0.10', startTime: 'T0', containers: [{ ...container, ready: false, startedAt: 'T1' }] },
+      'T2',
+    ) as any;
+    assert.equal(status.phase, 'Running');
+    assert.deepEqual(status.podIPs, [{ ip: '10.244.0.2' }]);
+    assert.equal(status.qosClass, 'BestEffort');
+    const ready = status.conditions.find((c: any) => c.type === 'Ready');
+    assert.deepEqual(ready, { type: 'Ready', status: 'False', lastProbeTime: null, lastTransitionTime: '2026-01-01T00:00:00Z', reason: 'ContainersNotReady' });
+    assert.deepEqual(status.containerStatuses[0].state, { running: { startedAt: 'T1' } });
+    assert.equal(status.containerStatuses[0].started, true);
+  });
+
+  test('a ready container: every condition True, transitions stamped now', () => {
+    const status = buildPodStatus(
+      pod,
+      { podIP: '10.244.0.2', hostIP: '10.0.0.10', startTime: 'T0', containers: [{ ...container, ready: true, startedAt: 'T1' }] },
+      'T2',
+    ) as any;
+    assert.deepEqual(
+      status.conditions.map((c: any) => [c.type, c.status]),
+      [
+        ['PodReadyToStartContainers', 'True'],
+        ['Initialized', 'True'],
+        ['Ready', 'True'],
+        ['ContainersReady', 'True'],
+        ['PodScheduled', 'True'],
+      ],
+    );
+    assert.equal(status.conditions.find((c: any) => c.type === 'Ready').lastTransitionTime, 'T2');
+  });
+
+  test('a terminated container of a restartPolicy Never pod: Succeeded or Failed by exit code', () => {
+    const never = { ...pod, spec: { ...pod.spec, restartPolicy: 'Never' } };
+    const terminated = (exitCode: number) => ({ ...container, ready: false, terminated: { exitCode, startedAt: 'T1', finishedAt: 'T2', reason: 'x' } });
+    assert.equal((buildPodStatus(never, { hostIP: 'h', startTime: 'T0', containers: [terminated(0)] }, 'T3') as any).phase, 'Succeeded');
+    assert.equal((buildPodStatus(never, { hostIP: 'h', startTime: 'T0', containers: [terminated(2)] }, 'T3') as any).phase, 'Failed');
+  });
+});
