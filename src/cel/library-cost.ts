@@ -7,6 +7,7 @@
  */
 import type { Expr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
 import type { CelType } from './types.js';
+import { NOMINAL_COST_FUNCTIONS as NOMINAL } from './nominal-cost.js';
 import {
   LIST_CREATE_BASE_COST,
   MAX_U64,
@@ -119,47 +120,6 @@ function elementNode(list: CostNode): CostNode | undefined {
 }
 
 const isStringLike = (t: CelType | undefined): boolean => t?.kind === 'string' || t?.kind === 'bytes';
-
-const NOMINAL = new Set([
-  'serviceAccount',
-  'path',
-  'group',
-  'resource',
-  'subresource',
-  'namespace',
-  'name',
-  'allowed',
-  'reason',
-  'error',
-  'errored',
-  'masked',
-  'prefixLength',
-  'family',
-  'isUnspecified',
-  'isLoopback',
-  'isLinkLocalMulticast',
-  'isLinkLocalUnicast',
-  'isGlobalUnicast',
-  'format.named',
-  'sign',
-  'asInteger',
-  'isInteger',
-  'asApproximateFloat',
-  'isGreaterThan',
-  'isLessThan',
-  'compareTo',
-  'add',
-  'sub',
-  'major',
-  'minor',
-  'patch',
-  'getScheme',
-  'getHostname',
-  'getHost',
-  'getPort',
-  'getEscapedPath',
-  'getQuery',
-]);
 
 /** kube's MaxNameFormatRegexSize and MaxFormatSize. */
 const MAX_NAME_FORMAT_REGEX_SIZE = 128;

@@ -10,6 +10,7 @@ import { isCelList, isCelMap, type CelValue } from '@bufbuild/cel';
 import { asOptional, isOpaque } from './values.js';
 import { SORT_BY_KEYS } from './macros.js';
 import { formatRegexSize } from './library/format.js';
+import { NOMINAL_COST_FUNCTIONS as NOMINAL } from './nominal-cost.js';
 
 class Exceeded extends Error {}
 
@@ -87,47 +88,6 @@ function selfCompare(l: CelValue | undefined): number {
   if (n === 0) return allocatingList(2, 0);
   return allocatingList(isText(l.get(0)) ? 2 + STRING_FACTOR : 2, n * n);
 }
-
-const NOMINAL = new Set([
-  'serviceAccount',
-  'path',
-  'group',
-  'resource',
-  'subresource',
-  'namespace',
-  'name',
-  'allowed',
-  'reason',
-  'error',
-  'errored',
-  'masked',
-  'prefixLength',
-  'family',
-  'isUnspecified',
-  'isLoopback',
-  'isLinkLocalMulticast',
-  'isLinkLocalUnicast',
-  'isGlobalUnicast',
-  'format.named',
-  'sign',
-  'asInteger',
-  'isInteger',
-  'asApproximateFloat',
-  'isGreaterThan',
-  'isLessThan',
-  'compareTo',
-  'add',
-  'sub',
-  'major',
-  'minor',
-  'patch',
-  'getScheme',
-  'getHostname',
-  'getHost',
-  'getPort',
-  'getEscapedPath',
-  'getQuery',
-]);
 
 /**
  * What cel-go charges for a call of NAME (kube's library CallCost, the lists and sets extensions'
