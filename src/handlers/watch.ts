@@ -11,6 +11,7 @@ import { WatchLifetime } from '../watch/watch-lifetime.js';
 import { watchOptionsFrom } from '../watch/watch-options.js';
 import { WatchOutput } from '../watch/watch-output.js';
 import { WatchProgress } from '../watch/watch-progress.js';
+import { stopWhenRemoved } from '../watch/watch-removal.js';
 import { followChanges } from '../watch/watch-subscription.js';
 import { supportsProtobuf, type ResourceRequest } from './context.js';
 import { waitForResourceVersion } from '../store/read-consistency.js';
@@ -37,11 +38,9 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
   const afterConversion = selectsAfterConversion(r.info, options.list.fieldSelector);
   const namespace = r.info.namespaced && r.ri.namespace !== '' ? r.ri.namespace : undefined;
   // A custom resource's watches end when its CRD goes, as kube ends them when it drops the CRD's storage.
-  const stop =
-    r.info.custom === true
-      ? [r.services.shutdownSignal, r.services.registry.removedSignal(r.info.group, r.info.version, r.info.resource)]
-      : r.services.shutdownSignal;
-  const lifetime = new WatchLifetime(stop, r.req, r.res);
+  const removed = r.info.custom === true ? r.services.registry.removedSignal(r.info.group, r.info.version, r.info.resource) : undefined;
+  const removal = removed === undefined ? undefined : new AbortController();
+  const lifetime = new WatchLifetime(removal === undefined ? r.services.shutdownSignal : [r.services.shutdownSignal, removal.signal], r.req, r.res);
   const collection = {
     storage: r.services.storage,
     type: r.type,
@@ -64,6 +63,14 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
   });
   const encoder = new WatchEncoder(r.info.kind, r.apiVersion, format);
   const progress = new WatchProgress(start.resourceVersion);
+  if (removed !== undefined && removal !== undefined)
+    stopWhenRemoved(removed, removal, {
+      storage: r.services.storage,
+      type: r.type,
+      progress,
+      produced: () => out.produced(),
+      ended: lifetime.signal,
+    });
   const bookmarks = new WatchBookmarks(options.allowBookmarks, r.services.bookmarkIntervalMs, encoder, progress, out);
   lifetime.begin(options.timeoutMs, () => bookmarks.send());
   const initial = afterConversion ? await selectConvertedStored(start.initial, r.apiVersion, selection) : start.initial;

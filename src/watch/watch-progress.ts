@@ -13,8 +13,23 @@ export class WatchProgress {
     return this.current;
   }
 
+  private waiters: { resourceVersion: string; resolve: () => void }[] = [];
+
   /** Records that the watch saw the change at `resourceVersion`. */
   advance(resourceVersion: string): void {
-    if (compareResourceVersions(resourceVersion, this.current) > 0) this.current = resourceVersion;
+    if (compareResourceVersions(resourceVersion, this.current) <= 0) return;
+    this.current = resourceVersion;
+    if (this.waiters.length === 0) return;
+    this.waiters = this.waiters.filter((w) => {
+      if (compareResourceVersions(this.current, w.resourceVersion) < 0) return true;
+      w.resolve();
+      return false;
+    });
+  }
+
+  /** Resolves once the watch has seen the change at `resourceVersion` (at once if it has). */
+  reached(resourceVersion: string): Promise<void> {
+    if (compareResourceVersions(this.current, resourceVersion) >= 0) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push({ resourceVersion, resolve }));
   }
 }
