@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { certDirPaths } from '../src/server/tls/cert-dir.js';
+import { certDirPaths } from '../src/tls/cert-dir.js';
 import type { HttpClient } from './http-client.js';
 import { sleep } from './scenario.js';
 

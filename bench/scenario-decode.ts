@@ -6,7 +6,7 @@
  */
 import { readJson } from '../src/codec/json-text.js';
 import { decodeInto, walkInto } from '../src/codec/typed-decode.js';
-import { kindValidator } from '../src/schema/kind-validators.js';
+import { kindValidator } from '../src/codec/kind-validators.js';
 import { schemaForKind, type SchemaNode } from '../src/schema/openapi-schema.js';
 import { deploymentBody, podBody } from './manifests.js';
 import { metric, type Metric } from './metrics.js';

@@ -4,7 +4,7 @@ import { availableParallelism } from 'node:os';
 import { parseArgs, usage } from './cli/flags.js';
 import { runPrimary } from './cluster/primary.js';
 import { runServerProcess } from './cluster/server-process.js';
-import { StartupError } from './cli/startup-error.js';
+import { StartupError } from './config/startup-error.js';
 import { checkKubeconfigPath } from './cli/serving-banner.js';
 import { logger } from './logging/logger.js';
 import { checkAuditPolicy } from './audit/audit-log.js';

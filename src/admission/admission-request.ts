@@ -1,9 +1,9 @@
 import type { Response } from 'express';
 import type { Obj } from '../api/object-util.js';
-import type { User } from '../auth/user.js';
+import type { User } from '../api/user.js';
 import { warningHeaderValue } from '../codec/go-quote.js';
 import { logger } from '../logging/logger.js';
-import type { ResourceTarget } from '../store/resource-target.js';
+import type { ResourceTarget } from '../rest/resource-target.js';
 import type { AdmissionRequest } from './admission.js';
 
 /** Who the server's own writes (controllers, bootstrap) act as, as kube's loopback client does. */

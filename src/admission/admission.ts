@@ -1,6 +1,6 @@
 import type { Obj } from '../api/object-util.js';
-import type { User } from '../auth/user.js';
-import type { ResourceInfo } from '../registry/resource-types.js';
+import type { User } from '../api/user.js';
+import type { ResourceInfo } from '../catalog/resource-types.js';
 
 /**
  * What an admission plugin knows of the request behind a write, beyond the object: who sent it, the

@@ -9,7 +9,7 @@
 import { type ApiError, forbidden } from '../api/errors.js';
 import { isObject, jsonEqual, metadataOf, stringField, type Obj } from '../api/object-util.js';
 import type { Authorizer } from '../auth/authorizer.js';
-import type { User } from '../auth/user.js';
+import type { User } from '../api/user.js';
 import { KUBE_APISERVER_CLIENT } from '../certificates/signer-names.js';
 import { parseRequest } from '../certificates/signing-authority.js';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission.js';

@@ -1,6 +1,6 @@
 import { forbidden } from '../api/errors.js';
 import type { Obj } from '../api/object-util.js';
-import { canonicalQuantity, milliValueOf, quantityIntegerValue } from '../codec/printers/quantity.js';
+import { canonicalQuantity, milliValueOf, quantityIntegerValue } from '../api/quantity.js';
 import type { Storage } from '../storage/storage.js';
 import { aggregateContainerLimits, aggregateContainerRequests } from '../validation/pod-resource-totals.js';
 import type { ResourceTotals } from '../validation/quantity-sum.js';

@@ -1,5 +1,5 @@
 // The shim must load before @peculiar/x509 (its dependency tsyringe checks for Reflect metadata).
-import '../server/tls/reflect-metadata-shim.js';
+import '../certificates/reflect-metadata-shim.js';
 import * as x509 from '@peculiar/x509';
 import { type ApiError, forbidden, notFound } from '../api/errors.js';
 import { isObject, jsonEqual, metadataOf, objectKey, stringField, type Obj } from '../api/object-util.js';

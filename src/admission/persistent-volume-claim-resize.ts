@@ -1,6 +1,6 @@
 import { forbidden } from '../api/errors.js';
 import type { Obj } from '../api/object-util.js';
-import { compareQuantities } from '../codec/printers/quantity.js';
+import { compareQuantities } from '../api/quantity.js';
 import type { Storage } from '../storage/storage.js';
 import { obj } from '../validation/value-access.js';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission.js';

@@ -1,6 +1,6 @@
 import { forbidden, type ApiError } from '../api/errors.js';
 import type { Obj } from '../api/object-util.js';
-import { compareQuantities, milliValueOf, quantityIntegerValue } from '../codec/printers/quantity.js';
+import { compareQuantities, milliValueOf, quantityIntegerValue } from '../api/quantity.js';
 import type { Storage } from '../storage/storage.js';
 import { podRequests } from '../validation/pod-resource-totals.js';
 import { obj, str } from '../validation/value-access.js';

@@ -1,5 +1,5 @@
 import type { Authorizer } from '../auth/authorizer.js';
-import type { ResourceRegistry } from '../registry/resource-registry.js';
+import type { ResourceCatalog } from '../catalog/resource-catalog.js';
 import type { Storage } from '../storage/storage.js';
 import { StorageServiceResolver, WebhookClient } from '../webhook/webhook-client.js';
 import { MutatingAdmissionWebhook } from './mutating-webhook.js';
@@ -18,11 +18,11 @@ export interface WebhookAdmission {
 }
 
 /** Builds the plugins (`authorizer` answers matchConditions' `authorizer` checks); their watches end on `close()`. */
-export function webhookAdmission(storage: Storage, registry: ResourceRegistry, authorizer: Authorizer, onError: (err: unknown) => void): WebhookAdmission {
+export function webhookAdmission(storage: Storage, catalog: ResourceCatalog, authorizer: Authorizer, onError: (err: unknown) => void): WebhookAdmission {
   const stop = new AbortController();
   const signal = stop.signal;
   const client = new WebhookClient(new StorageServiceResolver(storage));
-  const dispatch = new WebhookDispatch(storage, registry, client, authorizer);
+  const dispatch = new WebhookDispatch(storage, catalog, client, authorizer);
   const mutatingConfigs = new WebhookConfigurations(storage, MUTATING_WEBHOOKS_TYPE, signal, onError);
   const validatingConfigs = new WebhookConfigurations(storage, VALIDATING_WEBHOOKS_TYPE, signal, onError);
   return {

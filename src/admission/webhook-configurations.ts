@@ -1,5 +1,5 @@
 import type { Obj } from '../api/object-util.js';
-import { WatchedCollection } from '../controllers/watched-collection.js';
+import { WatchedCollection } from '../storage/watched-collection.js';
 import type { Storage } from '../storage/storage.js';
 import type { WebhookClientConfig } from '../webhook/webhook-client.js';
 

@@ -1,8 +1,8 @@
 import { ApiError, badRequest, forbidden, internalError, notFound } from '../api/errors.js';
 import type { Obj } from '../api/object-util.js';
 import type { Authorizer } from '../auth/authorizer.js';
-import type { ResourceRegistry } from '../registry/resource-registry.js';
-import type { ResourceInfo } from '../registry/resource-types.js';
+import type { ResourceCatalog } from '../catalog/resource-catalog.js';
+import type { ResourceInfo } from '../catalog/resource-types.js';
 import type { Storage } from '../storage/storage.js';
 import { selectorMatches, selectsEverything } from '../validation/label-selector.js';
 import { WebhookCallError, type WebhookClient } from '../webhook/webhook-client.js';
@@ -91,7 +91,7 @@ export class WebhookDispatch {
 
   constructor(
     private readonly storage: Storage,
-    private readonly registry: ResourceRegistry,
+    private readonly catalog: ResourceCatalog,
     private readonly client: WebhookClient,
     private readonly authorizer: Authorizer,
   ) {}
@@ -104,7 +104,7 @@ export class WebhookDispatch {
     );
     if (!nsMatch.matches && nsMatch.error === undefined) return undefined;
     if (!this.matchObject(hook, attrs)) return undefined;
-    const resource = matchedResource(hook.rules, hook.matchPolicy, attrs, this.registry);
+    const resource = matchedResource(hook.rules, hook.matchPolicy, attrs, this.catalog);
     if (resource === undefined) return undefined;
     if (nsMatch.error !== undefined) throw nsMatch.error;
     if (hook.matchConditions.length > 0) {

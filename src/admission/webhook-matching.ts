@@ -2,9 +2,9 @@ import { servedObject, toStorageVersion } from '../conversion/version-conversion
 import { convertByWebhook, webhookConversionOf } from '../conversion/webhook-conversion.js';
 import { ApiError, internalError } from '../api/errors.js';
 import type { Obj } from '../api/object-util.js';
-import { fromScale, toScale } from '../store/scale.js';
-import type { ResourceRegistry } from '../registry/resource-registry.js';
-import { apiVersionOf, storageTypeOf, type ResourceInfo } from '../registry/resource-types.js';
+import { fromScale, toScale } from '../rest/scale.js';
+import type { ResourceCatalog } from '../catalog/resource-catalog.js';
+import { apiVersionOf, storageTypeOf, type ResourceInfo } from '../catalog/resource-types.js';
 import type { AdmissionAttributes } from './admission.js';
 import type { WebhookRule } from './webhook-configurations.js';
 
@@ -62,18 +62,18 @@ export function ruleMatches(rule: WebhookRule, attrs: AdmissionAttributes, resou
  * The resource a webhook is called for: the request's own when a rule matches it, else (Equivalent)
  * the first other version serving the same objects that a rule matches, else undefined.
  */
-export function matchedResource(rules: WebhookRule[], matchPolicy: string, attrs: AdmissionAttributes, registry: ResourceRegistry): ResourceInfo | undefined {
+export function matchedResource(rules: WebhookRule[], matchPolicy: string, attrs: AdmissionAttributes, catalog: ResourceCatalog): ResourceInfo | undefined {
   if (rules.some((r) => ruleMatches(r, attrs, attrs.info))) return attrs.info;
   if (matchPolicy !== 'Equivalent') return undefined;
-  const equivalents = equivalentResources(attrs.info, attrs.subresource, registry);
+  const equivalents = equivalentResources(attrs.info, attrs.subresource, catalog);
   for (const rule of rules) for (const e of equivalents) if (ruleMatches(rule, attrs, e)) return e;
   return undefined;
 }
 
 /** Every other served version (and group) of `info`'s stored objects that has `subresource`. */
-function equivalentResources(info: ResourceInfo, subresource: string, registry: ResourceRegistry): ResourceInfo[] {
+function equivalentResources(info: ResourceInfo, subresource: string, catalog: ResourceCatalog): ResourceInfo[] {
   const type = storageTypeOf(info);
-  return registry
+  return catalog
     .all()
     .filter(
       (other) =>

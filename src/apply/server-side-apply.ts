@@ -17,11 +17,11 @@ import { undeclaredFields } from '../fieldmanager/custom-smd-type.js';
 import { decodeManagedFields, encodeManagedFields } from '../fieldmanager/managed-fields.js';
 import { parentEntriesAfterScale, replicasPath, scaleEntriesOf, SCALE_GROUP_VERSION } from '../fieldmanager/scale-managed-fields.js';
 import { smdTypeOf, type SmdType } from '../fieldmanager/smd-type.js';
-import { replicasPathsOf } from '../store/scale.js';
+import { replicasPathsOf } from '../rest/scale.js';
 
 const SCALE_DEFINITION = 'io.k8s.api.autoscaling.v1.Scale';
 import { nowTimestamp } from '../api/object-util.js';
-import { apiVersionOf, type ResourceInfo } from '../registry/resource-types.js';
+import { apiVersionOf, type ResourceInfo } from '../catalog/resource-types.js';
 import { webhookConversionOf } from '../conversion/webhook-conversion.js';
 import type { VersionViews } from '../fieldmanager/version-comparison.js';
 import { webhookVersionViews } from '../fieldmanager/webhook-version-views.js';

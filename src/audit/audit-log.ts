@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { Request, Response } from 'express';
 import { requestAttributesOf } from '../auth/request-attributes.js';
-import type { AuditConfig } from '../cli/audit-flags.js';
-import type { User } from '../auth/user.js';
+import type { AuditConfig } from '../config/audit-flags.js';
+import type { User } from '../api/user.js';
 import { AuditLogFile, stdoutSink, type AuditSink } from './audit-log-file.js';
 import { AuditPolicy, type AuditAttributes } from './audit-policy.js';
 import { legacyLine, RequestAudit } from './request-audit.js';

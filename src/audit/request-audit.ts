@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import { load as loadYaml } from 'js-yaml';
 import { parseMediaType } from '../codec/media-type.js';
 import { goQuote } from '../validation/field-errors.js';
-import type { User } from '../auth/user.js';
+import type { User } from '../api/user.js';
 import { atLeast, type AuditLevel, type AuditStage, type RequestAuditConfig } from './audit-policy.js';
 import type { AuditAttributes } from './audit-policy.js';
 import { sourceIPs } from './source-ips.js';

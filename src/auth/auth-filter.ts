@@ -5,7 +5,7 @@ import type { Authenticator } from './authenticator.js';
 import { forbiddenMessage, type AuthorizationAttributes, type Authorizer, type Decision } from './authorizer.js';
 import { impersonate, ImpersonationDenied, ImpersonationModeCache, type Impersonation } from './impersonation.js';
 import { requestAttributesOf } from './request-attributes.js';
-import { ADMIN_USER, type User } from './user.js';
+import { ADMIN_USER, type User } from '../api/user.js';
 import { requestAudit, type AuditLog } from '../audit/audit-log.js';
 
 /** The user the auth filter established for this request (the administrator before the filter runs). */

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { TLSSocket } from 'node:tls';
 import type { Authenticator, AuthenticationResult, RequestAuthenticator, TokenAuthenticator } from './authenticator.js';
-import { ADMIN_USER, ANONYMOUS_USER, AUTHENTICATED_GROUP, UNAUTHENTICATED_GROUP, type User } from './user.js';
+import { ADMIN_USER, ANONYMOUS_USER, AUTHENTICATED_GROUP, UNAUTHENTICATED_GROUP, type User } from '../api/user.js';
 
 /** The members of the chain, each optional, in kube-apiserver's order. */
 export interface ChainMembers {

@@ -1,8 +1,8 @@
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { ServerConfig } from '../cli/flags.js';
-import { StartupError } from '../cli/startup-error.js';
-import type { ServingSetup } from '../server/tls/serving-setup.js';
+import type { ServerConfig } from '../config/server-config.js';
+import { StartupError } from '../config/startup-error.js';
+import type { ServingSetup } from '../tls/serving-setup.js';
 import type { Storage } from '../storage/storage.js';
 import { AuthenticationChain } from './authentication-chain.js';
 import type { TokenAuthenticator } from './authenticator.js';

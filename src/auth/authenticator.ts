@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { ADMIN_USER, type User } from './user.js';
+import { ADMIN_USER, type User } from '../api/user.js';
 
 /**
  * The authentication stage: who sent a request. Undefined means the request carries no credentials

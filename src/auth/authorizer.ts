@@ -1,5 +1,5 @@
 import type { FieldRequirement } from '../selectors/field-selector.js';
-import type { User } from './user.js';
+import type { User } from '../api/user.js';
 
 /** What a request asks to do, as kube's authorizer.Attributes describe it. */
 export interface AuthorizationAttributes {

@@ -3,7 +3,7 @@ import { badRequest } from '../api/errors.js';
 import { goQuote } from '../validation/field-errors.js';
 import { isDNS1123Subdomain } from '../validation/string-formats.js';
 import type { AuthorizationAttributes, Authorizer, Decision } from './authorizer.js';
-import { ANONYMOUS_USER_NAME, AUTHENTICATED_GROUP, serviceAccountOf, UNAUTHENTICATED_GROUP, type User } from './user.js';
+import { ANONYMOUS_USER_NAME, AUTHENTICATED_GROUP, serviceAccountOf, UNAUTHENTICATED_GROUP, type User } from '../api/user.js';
 
 const USER_HEADER = 'impersonate-user';
 const GROUP_HEADER = 'impersonate-group';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { AuthenticationResult, TokenAuthenticator } from './authenticator.js';
-import type { User } from './user.js';
+import type { User } from '../api/user.js';
 
 /** Splits one CSV line (RFC 4180 quoting, as Go's encoding/csv with TrimLeadingSpace). */
 function csvFields(line: string): string[] {

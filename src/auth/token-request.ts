@@ -21,7 +21,7 @@ const BINDABLE: Record<string, { type: string; namespaced: boolean }> = {
 };
 
 async function getObject(r: ResourceRequest, type: string, key: string): Promise<Obj | undefined> {
-  const stored = await r.services.storage.get(type, key);
+  const stored = await r.server.storage.get(type, key);
   return stored === undefined ? undefined : (JSON.parse(stored.json) as Obj);
 }
 
@@ -38,7 +38,7 @@ function refOf(obj: Obj): ObjectRef {
  * given, must match (409). Answers the TokenRequest with a signed JWT and its expiry.
  */
 export async function createTokenRequest(r: ResourceRequest, account: Obj, body: Obj): Promise<Obj> {
-  const tokens = r.services.authentication?.tokens;
+  const tokens = r.server.authentication?.tokens;
   if (tokens === undefined) throw internalError(new Error('service account tokens are not configured'));
   const name = r.ri.name;
   const namespace = r.ri.namespace;
@@ -125,7 +125,7 @@ export async function createTokenRequest(r: ResourceRequest, account: Obj, body:
     }
   }
   const nowSeconds = Math.floor(Date.now() / 1000);
-  const lifetimes = r.services.authentication?.lifetimes;
+  const lifetimes = r.server.authentication?.lifetimes;
   let granted = seconds;
   if (lifetimes !== undefined && lifetimes.maxSeconds > 0 && granted > lifetimes.maxSeconds) {
     addWarnings(r, [`requested expiration of ${granted} seconds shortened to ${lifetimes.maxSeconds} seconds`]);

@@ -1,7 +1,7 @@
 import { forbidden } from '../api/errors.js';
 import type { RequestInfo } from '../api/request-info.js';
 import type { Authorizer, Decision } from './authorizer.js';
-import type { User } from './user.js';
+import type { User } from '../api/user.js';
 
 /** The verb kube authorizes, besides `delete`, before an unsafe deletion of a corrupt object. */
 export const UNSAFE_DELETE_VERB = 'unsafe-delete-ignore-read-errors';

@@ -3,7 +3,7 @@
  * of a request (kube's pkg/controller/certificates/signer and pkg/apis/certificates helpers): a
  * refusal is the message kube writes into the CSR's Failed condition.
  */
-import '../server/tls/reflect-metadata-shim.js';
+import './reflect-metadata-shim.js';
 import * as x509 from '@peculiar/x509';
 
 export const KUBE_APISERVER_CLIENT = 'kubernetes.io/kube-apiserver-client';

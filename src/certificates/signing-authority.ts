@@ -5,7 +5,7 @@
  * valid from five minutes ago for the requested duration (at least ten minutes, at most the
  * signer's maximum; minus the backdate when eight hours or longer), never past the CA's own expiry.
  */
-import '../server/tls/reflect-metadata-shim.js';
+import './reflect-metadata-shim.js';
 import { createPrivateKey, randomBytes, webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import { subjectAltNames } from './signer-names.js';

@@ -1,70 +1,18 @@
 import { parseAuthorizationModes } from '../auth/authorizer.js';
-import { parseDuration } from './duration.js';
-import { parseFeatureGates, type FeatureGates } from '../api/feature-gates.js';
-import type { Limits } from '../api/limits.js';
-import { ResourceRegistry } from '../registry/resource-registry.js';
-import { parseRuntimeConfig, type RuntimeConfig } from '../registry/runtime-config.js';
-import { ipv4Problem, parseIpRange, type IpRange } from '../services/ip-range.js';
-import { parsePortRange, type PortRange } from '../services/port-range.js';
+import { parseDuration } from '../config/duration.js';
+import { parseFeatureGates } from '../api/feature-gates.js';
+import { ResourceCatalog } from '../catalog/resource-catalog.js';
+import { parseRuntimeConfig } from '../config/runtime-config.js';
+import { ipv4Problem, parseIpRange } from '../config/ip-range.js';
+import { parsePortRange } from '../config/port-range.js';
 import { validateControllerList } from '../controllers/controller-names.js';
 import { isImplementedAdmissionPlugin } from '../admission/admission-chain.js';
 import { admissionFlagProblems } from '../admission/plugin-names.js';
-import { SERVING_FLAGS, type AuthenticationConfig, type ServingConfig } from './serving-flags.js';
-import { AUDIT_FLAGS, type AuditConfig } from './audit-flags.js';
-import { COMPAT_FLAGS } from './compat-flags.js';
-import { SIGNING_FLAGS, type ClusterSigningConfig } from './signing-flags.js';
-
-/** Everything the command line configures (serving and authentication: see serving-flags.ts). */
-export interface ServerConfig extends ServingConfig, AuthenticationConfig, AuditConfig, ClusterSigningConfig {
-  /** Address of the secure port. */
-  bindAddress: string;
-  storage: 'memory' | 'redis';
-  featureGates: FeatureGates;
-  /** Which built-in API versions and resources are served (`--runtime-config`). */
-  runtimeConfig: RuntimeConfig;
-  livezGracePeriodMs: number;
-  shutdownDelayMs: number;
-  watchCacheHistoryMs: number;
-  watchCache: boolean;
-  minRequestTimeoutSeconds: number;
-  writeKubeconfig: string | undefined;
-  workers: number;
-  /** With workers: how long a worker may take to claim a handed connection before it is stalled. */
-  workerClaimTimeoutMs: number;
-  redisUrl: string;
-  redisCluster: string[];
-  redisSentinels: string[];
-  redisSentinelName: string;
-  redisWaitReplicas: number;
-  logLevel: 'debug' | 'info' | 'warn' | 'error';
-  /** `auto`: text when stderr is a terminal, JSON otherwise (resolved by `main`). */
-  logFormat: 'auto' | 'json' | 'text';
-  /** Request and object limits (see src/api/limits.ts). */
-  limits: Limits;
-  /** The address announced in the `kubernetes` Endpoints ('' = derived from the bind address). */
-  advertiseAddress: string;
-  /** Addresses Services get their cluster IPs from. */
-  serviceClusterIPRange: IpRange;
-  /** Ports NodePort and LoadBalancer Services get their node ports from. */
-  serviceNodePortRange: PortRange;
-  /** How requests of users outside `system:masters` are authorized (`--authorization-mode`: modes in order, comma-separated). */
-  authorizationMode: string;
-  /** `--authorization-webhook-*`: the Webhook mode's kubeconfig ('' = none), review version and answer TTLs. */
-  authorizationWebhook: { configFile: string; version: 'v1' | 'v1beta1'; authorizedTtlMs: number; unauthorizedTtlMs: number };
-  /** Controllers run in the server under leader election (`--controllers`, kube-controller-manager's syntax). */
-  controllers: string[];
-  /** Admission plugins enabled beyond kube's defaults (`--enable-admission-plugins`). */
-  enableAdmissionPlugins: string[];
-  /** Default admission plugins turned off (`--disable-admission-plugins`). */
-  disableAdmissionPlugins: string[];
-}
-
-export interface FlagSpec {
-  name: string;
-  help: string;
-  default: string;
-  apply: (c: ServerConfig, v: string) => void;
-}
+import { SERVING_FLAGS } from '../config/serving-flags.js';
+import { AUDIT_FLAGS } from '../config/audit-flags.js';
+import { COMPAT_FLAGS } from '../config/compat-flags.js';
+import { SIGNING_FLAGS } from '../config/signing-flags.js';
+import type { FlagSpec, ServerConfig } from '../config/server-config.js';
 
 function int(name: string, v: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
   if (!/^\d+$/.test(v)) throw new Error(`invalid argument "${v}" for "--${name}" flag: must be an integer`);
@@ -190,8 +138,8 @@ const FLAGS: FlagSpec[] = [
       try {
         c.runtimeConfig = parseRuntimeConfig(
           v,
-          (g, ver) => ResourceRegistry.isBuiltInGroupVersion(g, ver),
-          (g) => ResourceRegistry.isBuiltInGroup(g),
+          (g, ver) => ResourceCatalog.isBuiltInGroupVersion(g, ver),
+          (g) => ResourceCatalog.isBuiltInGroup(g),
         );
       } catch (err) {
         throw new Error(`invalid argument "${v}" for "--runtime-config" flag: ${err instanceof Error ? err.message : String(err)}`);

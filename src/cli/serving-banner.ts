@@ -1,10 +1,10 @@
 import { accessSync, constants, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { ServerConfig } from './flags.js';
+import type { ServerConfig } from '../config/server-config.js';
 import { adminKubeconfigFor, kubeconfigFor } from './kubeconfig.js';
-import { certDirPaths } from '../server/tls/cert-dir.js';
-import { pemCertificates } from '../server/tls/reloading-files.js';
-import { describeSocketError, StartupError } from './startup-error.js';
+import { certDirPaths } from '../tls/cert-dir.js';
+import { pemCertificates } from '../tls/reloading-files.js';
+import { describeSocketError, StartupError } from '../config/startup-error.js';
 import { logger, type LogFields } from '../logging/logger.js';
 
 /**

@@ -1,12 +1,12 @@
 import cluster, { type Worker } from 'node:cluster';
-import type { ServerConfig } from '../cli/flags.js';
+import type { ServerConfig } from '../config/server-config.js';
 import { announceServing } from '../cli/serving-banner.js';
-import { listenOrExplain } from '../cli/startup-error.js';
+import { listenOrExplain } from '../config/startup-error.js';
 import { logger } from '../logging/logger.js';
 import { servePrimaryMetrics } from '../metrics/cluster-aggregation.js';
 import { ConnectionDistributor } from './connection-distributor.js';
 import { isReadyMessage, LISTEN_PORT_ENV, LISTEN_SECURE_PORT_ENV, LISTEN_SECURE_URL_ENV, LISTEN_URL_ENV, WORKER_INDEX_ENV } from './messages.js';
-import { ensureServingCertDir } from '../server/tls/serving-setup.js';
+import { ensureServingCertDir } from '../tls/serving-setup.js';
 import { RestartPolicy, type RestartPolicyOptions } from './restart-policy.js';
 
 /** Extra time past the shutdown delay a worker gets to drain before the primary kills it. */
@@ -148,7 +148,7 @@ export async function runPrimary(config: ServerConfig, options: PrimaryOptions):
 
   if (config.storage === 'redis') {
     // Workers would each fail the same way and crash-loop: say once, before forking, why not.
-    const { openRedisStorage } = await import('../storage/open-redis.js');
+    const { openRedisStorage } = await import('../storage/redis/open-redis.js');
     await (await openRedisStorage(config)).close();
   }
   // Certificates are generated once here, before the workers load them.

@@ -1,5 +1,5 @@
 import cluster from 'node:cluster';
-import type { ServerConfig } from '../cli/flags.js';
+import type { ServerConfig } from '../config/server-config.js';
 import { announceServing } from '../cli/serving-banner.js';
 import { logger } from '../logging/logger.js';
 import { startServer, type CapstanServer } from '../server/app.js';
@@ -11,7 +11,7 @@ import { listenerFromEnv, workerIndexFromEnv, type ReadyMessage } from './messag
 /** Opens the storage backend the flags select. */
 export async function openStorage(config: ServerConfig): Promise<Storage> {
   if (config.storage === 'memory') return new MemoryStorage({ historyMs: config.watchCacheHistoryMs, maxObjectBytes: config.limits.maxObjectBytes });
-  const { openRedisStorage } = await import('../storage/open-redis.js');
+  const { openRedisStorage } = await import('../storage/redis/open-redis.js');
   return openRedisStorage(config);
 }
 

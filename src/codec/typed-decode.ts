@@ -1,9 +1,9 @@
-import { canonicalQuantity } from './printers/quantity.js';
+import { canonicalQuantity } from '../api/quantity.js';
 import { goTimeError } from './go-time.js';
-import { QUANTITY_FORMAT_ERROR, parseQuantityText } from './quantity-grammar.js';
+import { QUANTITY_FORMAT_ERROR, parseQuantityText } from '../api/quantity-grammar.js';
 import { base64ErrorOffset } from './go-base64.js';
 import { goShape } from '../schema/go-shape.js';
-import { kindValidator } from '../schema/kind-validators.js';
+import { kindValidator } from './kind-validators.js';
 import type { SchemaNode } from '../schema/openapi-schema.js';
 import { CBOR_TEXT_STRING } from './cbor/cbor-decoder.js';
 
@@ -379,7 +379,7 @@ class Decoder {
  * and returned; a type error throws TypedDecodeError worded as `wording` says.
  *
  * `literal` finds the text of numbers the body parser recorded (ParsedJson.numberLiterals); pass
- * undefined when none were recorded. Then the kind's compiled ajv validator (src/schema/kind-validators.ts)
+ * undefined when none were recorded. Then the kind's compiled ajv validator (src/codec/kind-validators.ts)
  * checks the value first, and when it accepts, the value has no type error and no unknown field and the
  * walk is skipped. Otherwise, or when literals were recorded (Go reads them differently from JavaScript),
  * the walk decodes the value and produces Go's exact error, in document order.

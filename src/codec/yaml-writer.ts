@@ -1,4 +1,4 @@
-import { goFormat } from '../patch/json-value.js';
+import { goFormat } from './json-value.js';
 
 /**
  * YAML output, byte for byte as kube-apiserver writes it (sigs.k8s.io/yaml over go-yaml v2's emitter):

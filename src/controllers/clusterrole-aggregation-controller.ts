@@ -4,7 +4,7 @@ import { labelSelectorString } from '../codec/printers/format.js';
 import { logger } from '../logging/logger.js';
 import { compileLabelSelector, type Labels } from '../selectors/label-selector.js';
 import { StorageError, type Storage } from '../storage/storage.js';
-import { WatchedCollection } from './watched-collection.js';
+import { WatchedCollection } from '../storage/watched-collection.js';
 
 function labelsOf(obj: Obj): Labels {
   const labels = metadataOf(obj).labels;

@@ -5,7 +5,7 @@
  * one acquires the lease and stop when it loses it or the server shuts down.
  */
 import { logger } from '../logging/logger.js';
-import type { ApiServices } from '../store/resource-target.js';
+import type { ServerContext } from '../rest/resource-target.js';
 import { GarbageCollector } from './garbage-collector.js';
 import {
   CSR_SIGNING,
@@ -39,7 +39,7 @@ export interface ControllerDependencies {
 
 /** A controller the manager can run: its flag name and how to build one (undefined: it cannot run here). */
 export interface ControllerDescriptor extends ControllerName {
-  create(services: ApiServices, deps: ControllerDependencies): ManagedController | undefined;
+  create(server: ServerContext, deps: ControllerDependencies): ManagedController | undefined;
 }
 
 /** Controllers of the manager, as kube-controller-manager names them. */
@@ -47,15 +47,15 @@ export const KNOWN_CONTROLLERS: ControllerDescriptor[] = [
   {
     ...GARBAGE_COLLECTOR,
     // A fresh graph for every term as leader: it is rebuilt from a list of every type.
-    create: (services) => ({ name: GARBAGE_COLLECTOR.name, run: (signal) => new GarbageCollector(services).run(signal) }),
+    create: (server) => ({ name: GARBAGE_COLLECTOR.name, run: (signal) => new GarbageCollector(server).run(signal) }),
   },
   {
     ...DISRUPTION,
     // PodDisruptionBudget status from the pods, budgets and workloads' change streams (what eviction reads).
-    create: (services) => ({
+    create: (server) => ({
       name: DISRUPTION.name,
       run: async (signal) => {
-        const controller = new DisruptionController(services.storage);
+        const controller = new DisruptionController(server.storage);
         await controller.start();
         if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
         controller.stop();
@@ -65,28 +65,28 @@ export const KNOWN_CONTROLLERS: ControllerDescriptor[] = [
   {
     ...RESOURCE_QUOTA,
     // ResourceQuota status.hard and status.used, recounted from the namespace's objects.
-    create: (services) => ({ name: RESOURCE_QUOTA.name, run: (signal) => new ResourceQuotaController(services.storage).run(signal) }),
+    create: (server) => ({ name: RESOURCE_QUOTA.name, run: (signal) => new ResourceQuotaController(server.storage).run(signal) }),
   },
   {
     ...PVC_PROTECTION,
     // Lets deleted claims go once no scheduled pod uses them (StorageObjectInUseProtection holds them).
-    create: (services) => ({ name: PVC_PROTECTION.name, run: (signal) => new PvcProtectionController(services).run(signal) }),
+    create: (server) => ({ name: PVC_PROTECTION.name, run: (signal) => new PvcProtectionController(server).run(signal) }),
   },
   {
     ...PV_PROTECTION,
     // Lets deleted volumes go once they are not Bound.
-    create: (services) => ({ name: PV_PROTECTION.name, run: (signal) => new PvProtectionController(services).run(signal) }),
+    create: (server) => ({ name: PV_PROTECTION.name, run: (signal) => new PvProtectionController(server).run(signal) }),
   },
   {
     ...CSR_SIGNING,
     // status.certificate of approved CSRs of the kubernetes.io signers, from the cluster signing CA.
-    create: (services, { signing }) =>
-      signing === undefined ? undefined : { name: CSR_SIGNING.name, run: (signal) => new CsrSigningController(services.storage, signing).run(signal) },
+    create: (server, { signing }) =>
+      signing === undefined ? undefined : { name: CSR_SIGNING.name, run: (signal) => new CsrSigningController(server.storage, signing).run(signal) },
   },
   {
     ...NODE_LIFECYCLE,
     // Node condition taints (NoSchedule): takes off the not-ready taint TaintNodesByCondition puts on new Nodes.
-    create: (services) => ({ name: NODE_LIFECYCLE.name, run: (signal) => new NodeLifecycleController(services.storage).run(signal) }),
+    create: (server) => ({ name: NODE_LIFECYCLE.name, run: (signal) => new NodeLifecycleController(server.storage).run(signal) }),
   },
 ];
 
@@ -104,12 +104,12 @@ export class ControllerManager {
   readonly elector: LeaderElector;
 
   constructor(
-    services: ApiServices,
+    server: ServerContext,
     private readonly controllers: ManagedController[],
     timing: ElectionTiming = DEFAULT_ELECTION_TIMING,
   ) {
     this.elector = new LeaderElector(
-      services.storage,
+      server.storage,
       CONTROLLER_MANAGER_LEASE.namespace,
       CONTROLLER_MANAGER_LEASE.name,
       candidateIdentity(),
@@ -160,14 +160,14 @@ export class ControllerManager {
 
 /** The manager for `--controllers`, or undefined when it enables none. */
 export function controllerManagerFor(
-  services: ApiServices,
+  server: ServerContext,
   list: string[],
   timing?: ElectionTiming,
   deps: ControllerDependencies = {},
 ): ControllerManager | undefined {
   const enabled = KNOWN_CONTROLLERS.filter((d) => isControllerEnabled(d, list))
-    .map((d) => d.create(services, deps))
+    .map((d) => d.create(server, deps))
     .filter((c): c is ManagedController => c !== undefined);
   if (enabled.length === 0) return undefined;
-  return new ControllerManager(services, enabled, timing);
+  return new ControllerManager(server, enabled, timing);
 }

@@ -11,7 +11,7 @@ import { BUILT_IN_SIGNERS, signerRefusal } from '../certificates/signer-names.js
 import { parseRequest, signingDuration, type SigningAuthority } from '../certificates/signing-authority.js';
 import { logger } from '../logging/logger.js';
 import { StorageError, type Storage } from '../storage/storage.js';
-import { WatchedCollection, type CollectionChange } from './watched-collection.js';
+import { WatchedCollection, type CollectionChange } from '../storage/watched-collection.js';
 import { WorkQueue, type WorkOutcome } from './work-queue.js';
 
 /** Storage type of CertificateSigningRequests. */

@@ -13,8 +13,8 @@ import {
   selectorMatcher,
   setStatusCondition,
   updateDisruptionAllowedCondition,
-} from '../store/disruption-budget-rules.js';
-import { WatchedCollection, type CollectionChange } from './watched-collection.js';
+} from '../rest/disruption-budget-rules.js';
+import { WatchedCollection, type CollectionChange } from '../storage/watched-collection.js';
 
 /** kube's DeletionTimeout: how long an approved eviction keeps its pod out of the healthy count. */
 export const DELETION_TIMEOUT_MS = 2 * 60 * 1000;

@@ -2,8 +2,8 @@ import { isObject, metadataOf, nowTimestamp, stringField, type Obj } from '../ap
 import { logger } from '../logging/logger.js';
 import { StorageError, type Storage } from '../storage/storage.js';
 import { FLOW_SCHEMA_TYPE, PRIORITY_LEVEL_TYPE, ensureFlowControlConfiguration } from '../server/bootstrap-flowcontrol.js';
-import { findCondition } from '../store/disruption-budget-rules.js';
-import { WatchedCollection, type CollectionChange } from './watched-collection.js';
+import { findCondition } from '../rest/disruption-budget-rules.js';
+import { WatchedCollection, type CollectionChange } from '../storage/watched-collection.js';
 
 /** How often kube-apiserver's ensurer re-applies the bootstrap configuration. */
 export const ENSURE_INTERVAL_MS = 60_000;

@@ -3,8 +3,8 @@
  * I/O besides Events), so the graph is only ever changed here, one change at a time.
  */
 import { metadataOf, type Obj } from '../api/object-util.js';
-import type { ResourceInfo } from '../registry/resource-types.js';
-import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from '../store/deletion-finalizers.js';
+import type { ResourceInfo } from '../catalog/resource-types.js';
+import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from '../rest/deletion-finalizers.js';
 import {
   deletingWith,
   finalizersOf,

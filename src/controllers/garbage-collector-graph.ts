@@ -4,7 +4,7 @@
  * Pure data, no I/O: the graph builder changes it and the workers read it.
  */
 import { isObject, metadataOf, stringField, type Obj } from '../api/object-util.js';
-import { type FOREGROUND_FINALIZER, type ORPHAN_FINALIZER } from '../store/deletion-finalizers.js';
+import { type FOREGROUND_FINALIZER, type ORPHAN_FINALIZER } from '../rest/deletion-finalizers.js';
 
 /** Coordinates of an object: what an owner reference names, plus the namespace. */
 export interface ObjectIdentity {

@@ -7,10 +7,10 @@
  */
 import { metadataOf, stringField, type Obj } from '../api/object-util.js';
 import { logger } from '../logging/logger.js';
-import type { ResourceInfo } from '../registry/resource-types.js';
-import { storageTypeOf } from '../registry/resource-types.js';
+import type { ResourceInfo } from '../catalog/resource-types.js';
+import { storageTypeOf } from '../catalog/resource-types.js';
 import { StorageError, type ChangeEvent, type Storage } from '../storage/storage.js';
-import type { ResourceRegistry } from '../registry/resource-registry.js';
+import type { ResourceCatalog } from '../catalog/resource-catalog.js';
 
 /** One observed change: the object's JSON after it, and before it when the stream knows. */
 export interface ObservedChange {
@@ -119,7 +119,7 @@ export class Monitors {
 
   constructor(
     private readonly storage: Storage,
-    private readonly registry: ResourceRegistry,
+    private readonly catalog: ResourceCatalog,
     private readonly sink: ChangeSink,
     private readonly signal: AbortSignal,
   ) {
@@ -135,7 +135,7 @@ export class Monitors {
   /** One representative served resource per deletable storage type (kube's GetDeletableResources). */
   deletableTypes(): Map<string, ResourceInfo> {
     const out = new Map<string, ResourceInfo>();
-    for (const info of this.registry.all()) {
+    for (const info of this.catalog.all()) {
       if (!['list', 'watch', 'delete'].every((v) => info.verbs.includes(v))) continue;
       const type = storageTypeOf(info);
       if (IGNORED.has(type) || out.has(type)) continue;

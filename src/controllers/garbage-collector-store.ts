@@ -7,13 +7,13 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../api/errors.js';
 import { canonicalize, isObject, jsonEqual, metadataOf, nowTimestamp, objectKey, stringField, type Obj } from '../api/object-util.js';
-import { deleteObject } from '../store/delete.js';
-import type { ResourceInfo } from '../registry/resource-types.js';
-import { storageTypeOf } from '../registry/resource-types.js';
+import { deleteObject } from '../rest/delete.js';
+import type { ResourceInfo } from '../catalog/resource-types.js';
+import { storageTypeOf } from '../catalog/resource-types.js';
 import { releaseServiceAllocation } from '../services/service-allocation.js';
 import { StorageError } from '../storage/storage.js';
-import { guaranteedUpdate, RETRY } from '../store/guaranteed-update.js';
-import { makeTarget, type ApiServices } from '../store/resource-target.js';
+import { guaranteedUpdate, RETRY } from '../rest/guaranteed-update.js';
+import { makeTarget, type ServerContext } from '../rest/resource-target.js';
 import { finalizersOf, groupOf, type ObjectIdentity } from './garbage-collector-graph.js';
 
 /** An owner reference's apiVersion/kind that no served resource matches (kube's restMappingError): retried later. */
@@ -37,7 +37,7 @@ export class StaleDecision extends Error {
 
 /** Storage access for the garbage collector, over the server's services. */
 export class GarbageCollectorStore {
-  constructor(private readonly services: ApiServices) {}
+  constructor(private readonly server: ServerContext) {}
 
   /**
    * The served resource of `apiVersion`/`kind`. Exact for owner references (as kube's REST mapper);
@@ -47,17 +47,17 @@ export class GarbageCollectorStore {
   resolve(apiVersion: string, kind: string, lenient = false): ResourceInfo {
     const group = groupOf(apiVersion);
     const version = apiVersion.slice(apiVersion.indexOf('/') + 1);
-    const exact = this.services.registry.byKind(group, version, kind);
+    const exact = this.server.catalog.byKind(group, version, kind);
     if (exact !== undefined) return exact;
     if (lenient) {
-      for (const info of this.services.registry.all()) if (info.group === group && info.kind === kind) return info;
+      for (const info of this.server.catalog.all()) if (info.group === group && info.kind === kind) return info;
     }
     throw new RestMappingError(apiVersion, kind);
   }
 
   /** The object at `info`'s coordinates, or undefined when there is none. */
   async get(info: ResourceInfo, namespace: string, name: string): Promise<Obj | undefined> {
-    const stored = await this.services.storage.get(storageTypeOf(info), objectKey(info.namespaced ? namespace : '', name));
+    const stored = await this.server.storage.get(storageTypeOf(info), objectKey(info.namespaced ? namespace : '', name));
     return stored === undefined ? undefined : (JSON.parse(stored.json) as Obj);
   }
 
@@ -75,7 +75,7 @@ export class GarbageCollectorStore {
    */
   async delete(identity: ObjectIdentity, policy: 'Background' | 'Foreground' | 'Orphan', resourceVersion: string, owners: unknown): Promise<WriteResult> {
     const info = this.resolve(identity.apiVersion, identity.kind, true);
-    const target = makeTarget(this.services, info, info.namespaced ? identity.namespace : '', identity.name);
+    const target = makeTarget(this.server, info, info.namespaced ? identity.namespace : '', identity.name);
     const attempt = async (rv: string | undefined): Promise<WriteResult | 'conflict'> => {
       try {
         await deleteObject(target, identity.name, { dryRun: false, propagationPolicy: policy, preconditions: { uid: identity.uid, resourceVersion: rv } });
@@ -102,8 +102,8 @@ export class GarbageCollectorStore {
    */
   async editMetadata(identity: ObjectIdentity, edit: (meta: Obj) => boolean): Promise<WriteResult> {
     const info = this.resolve(identity.apiVersion, identity.kind, true);
-    const target = makeTarget(this.services, info, info.namespaced ? identity.namespace : '', identity.name);
-    const storage = this.services.storage;
+    const target = makeTarget(this.server, info, info.namespaced ? identity.namespace : '', identity.name);
+    const storage = this.server.storage;
     return guaranteedUpdate(target, identity.name, async (stored, key): Promise<WriteResult | typeof RETRY> => {
       if (stored === undefined) return 'gone';
       const obj = JSON.parse(stored.json) as Obj;
@@ -163,6 +163,6 @@ export class GarbageCollectorStore {
     );
     const involvedObject = event.involvedObject;
     if (isObject(involvedObject) && involvedObject.namespace === undefined) delete involvedObject.namespace;
-    await this.services.storage.create('events', objectKey(namespace, name), event);
+    await this.server.storage.create('events', objectKey(namespace, name), event);
   }
 }

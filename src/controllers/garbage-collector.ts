@@ -7,8 +7,8 @@
  */
 import { logger } from '../logging/logger.js';
 import { metadataOf, type Obj } from '../api/object-util.js';
-import type { ApiServices } from '../store/resource-target.js';
-import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from '../store/deletion-finalizers.js';
+import type { ServerContext } from '../rest/resource-target.js';
+import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from '../rest/deletion-finalizers.js';
 import { AbsentOwnerCache, GraphBuilder } from './garbage-collector-builder.js';
 import { deletingWith, finalizersOf, OwnerGraph, ownerRefsOf, type GraphNode, type ObjectIdentity, type OwnerRef } from './garbage-collector-graph.js';
 import { Monitors } from './garbage-collector-monitors.js';
@@ -35,8 +35,8 @@ export class GarbageCollector {
   private readonly deleteQueue: WorkQueue<GraphNode>;
   private readonly orphanQueue: WorkQueue<GraphNode>;
 
-  constructor(private readonly services: ApiServices) {
-    this.store = new GarbageCollectorStore(services);
+  constructor(private readonly server: ServerContext) {
+    this.store = new GarbageCollectorStore(server);
     this.builder = new GraphBuilder(this.graph, this.absent, {
       attemptToDelete: (n) => this.deleteQueue.add(n),
       attemptToOrphan: (n) => this.orphanQueue.add(n),
@@ -66,7 +66,7 @@ export class GarbageCollector {
    * aborts. Resolves once everything has stopped.
    */
   async run(signal: AbortSignal): Promise<void> {
-    const monitors = new Monitors(this.services.storage, this.services.registry, this.builder, signal);
+    const monitors = new Monitors(this.server.storage, this.server.catalog, this.builder, signal);
     // Workers start once every type has been listed, so no decision is made on half a graph.
     await monitors.sync();
     if (signal.aborted) return;

@@ -13,7 +13,7 @@ import { logger } from '../logging/logger.js';
 import { reconciledTaints } from '../nodes/node-condition-taints.js';
 import { StorageError, type Storage } from '../storage/storage.js';
 import { obj } from '../validation/value-access.js';
-import { WatchedCollection } from './watched-collection.js';
+import { WatchedCollection } from '../storage/watched-collection.js';
 import { WorkQueue, type WorkOutcome } from './work-queue.js';
 
 /** Storage type of Nodes. */

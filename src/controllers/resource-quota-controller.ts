@@ -4,7 +4,7 @@ import { DEVICE_CLASSES, DEVICES_PER_CLASS_SUFFIX, deviceClassIndex, evaluatorFo
 import { addLists, listsEqual, maskList, resourceListObject, resourceListOf, type ResourceList } from '../quota/resource-list.js';
 import { StorageError, type Storage } from '../storage/storage.js';
 import { obj } from '../validation/value-access.js';
-import { WatchedCollection, type CollectionChange } from './watched-collection.js';
+import { WatchedCollection, type CollectionChange } from '../storage/watched-collection.js';
 import { WorkQueue, type WorkOutcome } from './work-queue.js';
 
 const QUOTAS = 'resourcequotas';

@@ -1,11 +1,11 @@
 import { metadataOf, stringField, type Obj } from '../api/object-util.js';
 import { PV_PROTECTION_FINALIZER, PVC_PROTECTION_FINALIZER } from '../admission/storage-object-in-use-protection.js';
 import { logger } from '../logging/logger.js';
-import type { ApiServices } from '../store/resource-target.js';
+import type { ServerContext } from '../rest/resource-target.js';
 import { obj, objects } from '../validation/value-access.js';
 import { finalizersOf } from './garbage-collector-graph.js';
 import { GarbageCollectorStore } from './garbage-collector-store.js';
-import { WatchedCollection } from './watched-collection.js';
+import { WatchedCollection } from '../storage/watched-collection.js';
 import { WorkQueue } from './work-queue.js';
 
 /**
@@ -20,19 +20,19 @@ abstract class ProtectionController {
   protected readonly protectedObjects: WatchedCollection;
 
   constructor(
-    services: ApiServices,
+    server: ServerContext,
     readonly name: string,
     private readonly kind: string,
     type: string,
     private readonly finalizer: string,
   ) {
-    this.store = new GarbageCollectorStore(services);
+    this.store = new GarbageCollectorStore(server);
     this.queue = new WorkQueue(
       (key) => this.sync(key),
       (key, err) => this.report(err, key),
     );
     this.protectedObjects = new WatchedCollection(
-      services.storage,
+      server.storage,
       type,
       (c) => this.queue.add(c.key),
       this.abort.signal,
@@ -125,10 +125,10 @@ function claimsUsedBy(pod: Obj): string[] {
 export class PvcProtectionController extends ProtectionController {
   private readonly pods: WatchedCollection;
 
-  constructor(services: ApiServices) {
-    super(services, 'persistentvolumeclaim-protection-controller', 'PersistentVolumeClaim', 'persistentvolumeclaims', PVC_PROTECTION_FINALIZER);
+  constructor(server: ServerContext) {
+    super(server, 'persistentvolumeclaim-protection-controller', 'PersistentVolumeClaim', 'persistentvolumeclaims', PVC_PROTECTION_FINALIZER);
     this.pods = new WatchedCollection(
-      services.storage,
+      server.storage,
       'pods',
       (c) => {
         for (const pod of [c.previous, c.current]) if (pod !== undefined) for (const claim of claimsUsedBy(pod)) this.enqueue(`${c.namespace}/${claim}`);
@@ -156,8 +156,8 @@ export class PvcProtectionController extends ProtectionController {
  * volumes not being deleted get the finalizer.
  */
 export class PvProtectionController extends ProtectionController {
-  constructor(services: ApiServices) {
-    super(services, 'persistentvolume-protection-controller', 'PersistentVolume', 'persistentvolumes', PV_PROTECTION_FINALIZER);
+  constructor(server: ServerContext) {
+    super(server, 'persistentvolume-protection-controller', 'PersistentVolume', 'persistentvolumes', PV_PROTECTION_FINALIZER);
   }
 
   protected inUse(volume: Obj): boolean {

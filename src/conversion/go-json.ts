@@ -7,7 +7,7 @@
  *   callers that mirror kube ignore the whole value then;
  * - `goMarshal` writes compact JSON with Go's HTML escaping (`<`, `>`, `&`, U+2028, U+2029).
  */
-import { canonicalQuantity } from '../codec/printers/quantity.js';
+import { canonicalQuantity } from '../api/quantity.js';
 
 type Obj = Record<string, unknown>;
 

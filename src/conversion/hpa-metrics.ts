@@ -7,7 +7,7 @@
  * The v1 readers accept what Go's `json.Unmarshal` accepts (case-insensitive keys, null for unset)
  * and throw `GoDecodeError` where it fails, because v1 metrics also come from annotations.
  */
-import { canonicalQuantity } from '../codec/printers/quantity.js';
+import { canonicalQuantity } from '../api/quantity.js';
 import { goField, goInt32, goLabelSelector, goObject, goQuantity, goString } from './go-json.js';
 
 type Obj = Record<string, unknown>;

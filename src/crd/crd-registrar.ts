@@ -1,12 +1,12 @@
 import { ApiError } from '../api/errors.js';
 import { isObject, metadataOf, nowTimestamp, type Obj } from '../api/object-util.js';
 import { customResourcePrinter, removeCustomPrinter, setCustomPrinter } from '../codec/printers/custom-columns.js';
-import { deleteObject } from '../store/delete.js';
+import { deleteObject } from '../rest/delete.js';
 import type { OpenApiService } from '../openapi/openapi-service.js';
-import { apiVersionOf, storageTypeOf, type ResourceInfo } from '../registry/resource-types.js';
+import { apiVersionOf, storageTypeOf, type ResourceInfo } from '../catalog/resource-types.js';
 import { StorageError, type ChangeEvent } from '../storage/storage.js';
-import { makeTarget, type ApiServices } from '../store/resource-target.js';
-import { setCustomScale } from '../store/scale.js';
+import { makeTarget, type ServerContext } from '../rest/resource-target.js';
+import { setCustomScale } from '../rest/scale.js';
 import { setStatusCondition } from './crd-status.js';
 import { setCustomSchema } from './cr-schemas.js';
 import { setWebhookConversion, webhookConversionOfCrd } from '../conversion/webhook-conversion.js';
@@ -85,7 +85,7 @@ export class CrdRegistrar {
   private conversionClient: WebhookClient | undefined;
 
   constructor(
-    private readonly services: ApiServices,
+    private readonly server: ServerContext,
     private readonly options: CrdRegistrarOptions,
   ) {}
 
@@ -122,7 +122,7 @@ export class CrdRegistrar {
     const watchAbort = new AbortController();
     this.watchAbort = watchAbort;
     try {
-      const listed = await this.services.storage.list(CRD_TYPE);
+      const listed = await this.server.storage.list(CRD_TYPE);
       const present = new Set<string>();
       for (const item of listed.items) {
         present.add(item.key);
@@ -133,7 +133,7 @@ export class CrdRegistrar {
         }
       }
       for (const name of [...this.known.keys()]) if (!present.has(name)) this.forget(name);
-      await this.services.storage.watch(
+      await this.server.storage.watch(
         CRD_TYPE,
         listed.resourceVersion,
         (e) => this.onEvent(e),
@@ -193,10 +193,10 @@ export class CrdRegistrar {
     const established = isConditionTrue(known.obj, 'Established') && names.plural !== '' && names.kind !== '';
     const desired = established ? servedResources(crd, names) : [];
     this.unserve(known, desired);
-    const registry = this.services.registry;
+    const catalog = this.server.catalog;
     for (const info of desired) {
-      const current = registry.get(info.group, info.version, info.resource);
-      if (current === undefined || JSON.stringify(current) !== JSON.stringify(info)) registry.add(info);
+      const current = catalog.get(info.group, info.version, info.resource);
+      if (current === undefined || JSON.stringify(current) !== JSON.stringify(info)) catalog.add(info);
       const apiVersion = apiVersionOf(info.group, info.version);
       const version = crd.versions.find((v) => v.name === info.version);
       const printer = customResourcePrinter(version?.printerColumns ?? []);
@@ -207,10 +207,10 @@ export class CrdRegistrar {
       setCustomSchema(apiVersion, info.kind, { cacheKey: `${crd.uid}/${known.resourceVersion}/${info.version}`, schema: version?.schema });
     }
     if (desired.length > 0) {
-      this.conversionClient ??= new WebhookClient(new StorageServiceResolver(this.services.storage));
+      this.conversionClient ??= new WebhookClient(new StorageServiceResolver(this.server.storage));
       setWebhookConversion(crd.group, names.kind, webhookConversionOfCrd(known.obj, this.conversionClient));
     }
-    if (desired.length > 0) registry.sortVersions(crd.group, compareKubeVersions);
+    if (desired.length > 0) catalog.sortVersions(crd.group, compareKubeVersions);
     known.served = desired;
     // OpenAPI documents are rebuilt on every contribution change: status-only updates leave them alone.
     const contribution = desired.length > 0 ? crdOpenApiContribution(crd, names) : undefined;
@@ -284,10 +284,9 @@ export class CrdRegistrar {
     const keep = new Set(desired.map((i) => `${i.group}/${i.version}/${i.resource}`));
     for (const info of known.served) {
       if (keep.has(`${info.group}/${info.version}/${info.resource}`)) continue;
-      const current = this.services.registry.get(info.group, info.version, info.resource);
+      const current = this.server.catalog.get(info.group, info.version, info.resource);
       // Another CRD may have taken the path over; only what this one added is removed.
-      if (current !== undefined && current.kind === info.kind && current.custom === true)
-        this.services.registry.remove(info.group, info.version, info.resource);
+      if (current !== undefined && current.kind === info.kind && current.custom === true) this.server.catalog.remove(info.group, info.version, info.resource);
       const apiVersion = apiVersionOf(info.group, info.version);
       removeCustomPrinter(apiVersion, info.kind);
       if (info.listKind !== undefined) removeCustomPrinter(apiVersion, listPrinterKind(info.listKind));
@@ -353,7 +352,7 @@ export class CrdRegistrar {
   /** Compare-and-swap write of CRD NAME; false when it failed for a reason a retry may fix. A conflict is settled by the next event. */
   private async write(name: string, obj: Obj, resourceVersion: string): Promise<boolean> {
     try {
-      const written = await this.services.storage.update(CRD_TYPE, name, obj, resourceVersion);
+      const written = await this.server.storage.update(CRD_TYPE, name, obj, resourceVersion);
       this.observe(name, written.json, written.resourceVersion);
       return true;
     } catch (err) {
@@ -393,10 +392,10 @@ export class CrdRegistrar {
     // The finalizers as last written (another actor may have changed them since the CRD was read).
     const finalizers = crdModelOf(obj).finalizers.filter((f) => f !== CLEANUP_FINALIZER);
     try {
-      if (finalizers.length === 0) await this.services.storage.delete(CRD_TYPE, name, rv);
+      if (finalizers.length === 0) await this.server.storage.delete(CRD_TYPE, name, rv);
       else {
         meta.finalizers = finalizers;
-        await this.services.storage.update(CRD_TYPE, name, obj, rv);
+        await this.server.storage.update(CRD_TYPE, name, obj, rv);
       }
     } catch (err) {
       if (err instanceof StorageError && (err.code === 'Conflict' || err.code === 'NotFound')) return false;
@@ -407,7 +406,7 @@ export class CrdRegistrar {
 
   private async writeAndRead(name: string, obj: Obj, rv: string): Promise<[Obj, string] | undefined> {
     try {
-      const written = await this.services.storage.update(CRD_TYPE, name, obj, rv);
+      const written = await this.server.storage.update(CRD_TYPE, name, obj, rv);
       const parsed: unknown = JSON.parse(written.json);
       return isObject(parsed) ? [parsed, written.resourceVersion] : undefined;
     } catch (err) {
@@ -424,14 +423,14 @@ export class CrdRegistrar {
     const info = known.served[0] ?? (storage === undefined ? undefined : resourceInfoOf(crd, acceptedNamesOf(known.obj), storage));
     if (info === undefined || info.resource === '') return 0;
     const type = storageTypeOf(info);
-    const listed = await this.services.storage.list(type);
+    const listed = await this.server.storage.list(type);
     let remaining = 0;
     for (const item of listed.items) {
       const slash = item.key.indexOf('/');
       const namespace = info.namespaced && slash >= 0 ? item.key.slice(0, slash) : '';
       const objName = info.namespaced && slash >= 0 ? item.key.slice(slash + 1) : item.key;
       try {
-        const outcome = await deleteObject(makeTarget(this.services, info, namespace, objName), objName, { dryRun: false, gracePeriodSeconds: 0 });
+        const outcome = await deleteObject(makeTarget(this.server, info, namespace, objName), objName, { dryRun: false, gracePeriodSeconds: 0 });
         if (!outcome.removed) remaining++;
       } catch (err) {
         if (err instanceof ApiError && err.code === 404) continue;

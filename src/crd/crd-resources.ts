@@ -1,4 +1,4 @@
-import type { ResourceInfo } from '../registry/resource-types.js';
+import type { ResourceInfo } from '../catalog/resource-types.js';
 import { compareKubeVersions, storageVersionName, type CrdModel, type CrdNames, type CrdVersion } from './crd-model.js';
 import { definitionPrefix } from './crd-openapi.js';
 

@@ -1,8 +1,8 @@
-import type { ResourceRegistry } from '../registry/resource-registry.js';
+import type { ResourceCatalog } from '../catalog/resource-catalog.js';
 
 /** The registry's change counter: every add/remove increases it, so it keys derived documents. */
-export function registryGeneration(registry: ResourceRegistry): number {
-  return registry.generation;
+export function registryGeneration(catalog: ResourceCatalog): number {
+  return catalog.generation;
 }
 
 /**
@@ -14,14 +14,14 @@ export class GenerationCache<V> {
   private generation = -1;
   private readonly entries = new Map<string, V>();
 
-  constructor(private readonly registry: ResourceRegistry) {}
+  constructor(private readonly catalog: ResourceCatalog) {}
 
   /**
    * The cached value for `key` at the current generation, built by `build` on a miss. An undefined
    * result is not stored, so lookups of unknown paths cannot grow the cache.
    */
   get(key: string, build: () => V): V {
-    const current = registryGeneration(this.registry);
+    const current = registryGeneration(this.catalog);
     if (current !== this.generation) {
       this.entries.clear();
       this.generation = current;

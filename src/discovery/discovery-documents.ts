@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { ResourceRegistry } from '../registry/resource-registry.js';
-import { apiVersionOf, type ResourceInfo } from '../registry/resource-types.js';
+import type { ResourceCatalog } from '../catalog/resource-catalog.js';
+import { apiVersionOf, type ResourceInfo } from '../catalog/resource-types.js';
 import { storageVersionOf } from '../conversion/version-conversion.js';
 import type {
   APIGroup,
@@ -44,7 +44,7 @@ function isPersisted(info: ResourceInfo): boolean {
  * as core v1 Events), otherwise the most preferred version of its group that serves a resource of
  * the same name, so every served version reports one hash, as in kube.
  */
-function storageHashOf(registry: ResourceRegistry, info: ResourceInfo): string | undefined {
+function storageHashOf(catalog: ResourceCatalog, info: ResourceInfo): string | undefined {
   if (!isPersisted(info)) return undefined;
   if (info.storageVersion !== undefined) return storageVersionHash(info.group, info.storageVersion, info.kind);
   const converted = storageVersionOf(info);
@@ -52,9 +52,9 @@ function storageHashOf(registry: ResourceRegistry, info: ResourceInfo): string |
     const slash = converted.lastIndexOf('/');
     return storageVersionHash(slash < 0 ? '' : converted.slice(0, slash), converted.slice(slash + 1), info.kind);
   }
-  const versions = registry.group(info.group)?.versions ?? [info.version];
+  const versions = catalog.group(info.group)?.versions ?? [info.version];
   for (const v of versions) {
-    const stored = registry.get(info.group, v, info.resource);
+    const stored = catalog.get(info.group, v, info.resource);
     if (stored) return storageVersionHash(stored.group, stored.version, stored.kind);
   }
   return storageVersionHash(info.group, info.version, info.kind);
@@ -70,15 +70,15 @@ function nonEmpty(values: string[]): string[] | undefined {
 }
 
 /** `/api`: the legacy root, listing the core versions. */
-export function apiVersionsDocument(registry: ResourceRegistry, serverAddress: string): APIVersions {
+export function apiVersionsDocument(catalog: ResourceCatalog, serverAddress: string): APIVersions {
   const addresses: ServerAddressByClientCIDR[] = [{ clientCIDR: '0.0.0.0/0', serverAddress }];
-  return { kind: 'APIVersions', versions: [...(registry.group('')?.versions ?? [])], serverAddressByClientCIDRs: addresses };
+  return { kind: 'APIVersions', versions: [...(catalog.group('')?.versions ?? [])], serverAddressByClientCIDRs: addresses };
 }
 
 /** `/apis/GROUP`, or undefined when the group is not served (or is the core group). */
-export function apiGroupDocument(registry: ResourceRegistry, name: string, topLevel = true): APIGroup | undefined {
+export function apiGroupDocument(catalog: ResourceCatalog, name: string, topLevel = true): APIGroup | undefined {
   if (name === '') return undefined;
-  const g = registry.group(name);
+  const g = catalog.group(name);
   const preferred = g?.versions[0];
   if (!g || preferred === undefined) return undefined;
   const versions = g.versions.map((version) => ({ groupVersion: `${name}/${version}`, version }));
@@ -87,22 +87,22 @@ export function apiGroupDocument(registry: ResourceRegistry, name: string, topLe
 }
 
 /** `/apis`: every named group in the registry's priority order. */
-export function apiGroupListDocument(registry: ResourceRegistry): APIGroupList {
+export function apiGroupListDocument(catalog: ResourceCatalog): APIGroupList {
   const groups: APIGroup[] = [];
-  for (const g of registry.groups()) {
-    const doc = apiGroupDocument(registry, g.name, false);
+  for (const g of catalog.groups()) {
+    const doc = apiGroupDocument(catalog, g.name, false);
     if (doc) groups.push(doc);
   }
   return { kind: 'APIGroupList', apiVersion: 'v1', groups };
 }
 
-function topLevelResource(registry: ResourceRegistry, info: ResourceInfo): APIResource {
+function topLevelResource(catalog: ResourceCatalog, info: ResourceInfo): APIResource {
   const r: APIResource = { name: info.resource, singularName: info.singularName, namespaced: info.namespaced, kind: info.kind, verbs: [...info.verbs] };
   const shortNames = nonEmpty(info.shortNames);
   if (shortNames) r.shortNames = shortNames;
   const categories = nonEmpty(info.categories);
   if (categories) r.categories = categories;
-  const hash = storageHashOf(registry, info);
+  const hash = storageHashOf(catalog, info);
   if (hash) r.storageVersionHash = hash;
   return r;
 }
@@ -130,14 +130,14 @@ function subresourceEntries(info: ResourceInfo, order?: (a: string, b: string) =
  * `/api/v1` or `/apis/GROUP/VERSION`: one entry per resource and per subresource, sorted by name
  * (`pods`, `pods/attach`, ..., `podtemplates`). Undefined when the group/version is not served.
  */
-export function apiResourceListDocument(registry: ResourceRegistry, group: string, version: string): APIResourceList | undefined {
-  if (!registry.hasGroupVersion(group, version)) return undefined;
+export function apiResourceListDocument(catalog: ResourceCatalog, group: string, version: string): APIResourceList | undefined {
+  if (!catalog.hasGroupVersion(group, version)) return undefined;
   const entries: APIResource[] = [];
   const custom: APIResource[] = [];
-  for (const info of registry.resourcesOf(group, version)) {
+  for (const info of catalog.resourcesOf(group, version)) {
     // kube's CRD discovery lists each custom resource followed by its status, then scale, unsorted.
-    if (info.custom === true) custom.push(topLevelResource(registry, info), ...subresourceEntries(info, customSubresourceOrder));
-    else entries.push(topLevelResource(registry, info), ...subresourceEntries(info));
+    if (info.custom === true) custom.push(topLevelResource(catalog, info), ...subresourceEntries(info, customSubresourceOrder));
+    else entries.push(topLevelResource(catalog, info), ...subresourceEntries(info));
   }
   entries.sort((a, b) => byName(a.name, b.name));
   entries.push(...custom);
@@ -173,13 +173,13 @@ function resourceDiscovery(info: ResourceInfo, custom: boolean): APIResourceDisc
   return r;
 }
 
-function groupDiscovery(registry: ResourceRegistry, name: string, isCustom: IsCustomResource): APIGroupDiscovery | undefined {
-  const g = registry.group(name);
+function groupDiscovery(catalog: ResourceCatalog, name: string, isCustom: IsCustomResource): APIGroupDiscovery | undefined {
+  const g = catalog.group(name);
   if (!g) return undefined;
   const versions = g.versions
     .map((version) => ({
       version,
-      resources: registry
+      resources: catalog
         .resourcesOf(name, version)
         .sort((a, b) => byName(a.resource, b.resource))
         .map((info) => resourceDiscovery(info, isCustom(info))),
@@ -194,16 +194,16 @@ function groupDiscovery(registry: ResourceRegistry, name: string, isCustom: IsCu
  * The aggregated discovery document (apidiscovery.k8s.io/v2) for `/api` (`core` true: the core group
  * only) or `/apis` (every named group, in the registry's priority order).
  */
-export function aggregatedDiscoveryDocument(registry: ResourceRegistry, core: boolean, isCustom: IsCustomResource = builtIn): APIGroupDiscoveryList {
+export function aggregatedDiscoveryDocument(catalog: ResourceCatalog, core: boolean, isCustom: IsCustomResource = builtIn): APIGroupDiscoveryList {
   const names = core
     ? ['']
-    : registry
+    : catalog
         .groups()
         .map((g) => g.name)
         .filter((n) => n !== '');
   const items: APIGroupDiscovery[] = [];
   for (const name of names) {
-    const item = groupDiscovery(registry, name, isCustom);
+    const item = groupDiscovery(catalog, name, isCustom);
     if (item) items.push(item);
   }
   return { kind: 'APIGroupDiscoveryList', apiVersion: 'apidiscovery.k8s.io/v2', metadata: {}, items };

@@ -3,7 +3,7 @@ import { writeNotFoundPage } from '../codec/plain-text.js';
 import express, { type Request, type Response } from 'express';
 import { dump } from 'js-yaml';
 import { notAcceptable } from '../api/errors.js';
-import type { ResourceRegistry } from '../registry/resource-registry.js';
+import type { ResourceCatalog } from '../catalog/resource-catalog.js';
 import { GenerationCache } from './discovery-cache.js';
 import {
   aggregatedDiscoveryDocument,
@@ -113,11 +113,11 @@ function cborServing(res: Response): boolean {
  * asks for it first, with an ETag (`If-None-Match` gives 304), `Vary: Accept` and
  * `Cache-Control: public`. Unknown groups and versions get kube's `404 page not found` text.
  */
-export function discoveryRouter(registry: ResourceRegistry, options: DiscoveryRouterOptions): express.Router {
+export function discoveryRouter(catalog: ResourceCatalog, options: DiscoveryRouterOptions): express.Router {
   const router = express.Router();
-  const cache = new GenerationCache<Encoded | undefined>(registry);
-  const etags = new GenerationCache<string>(registry);
-  const aggregated = new GenerationCache<APIGroupDiscoveryList>(registry);
+  const cache = new GenerationCache<Encoded | undefined>(catalog);
+  const etags = new GenerationCache<string>(catalog);
+  const aggregated = new GenerationCache<APIGroupDiscoveryList>(catalog);
   const versionBody = Buffer.from(JSON.stringify(options.version, null, 2), 'utf8');
 
   /** Serves one document, negotiating plain vs aggregated and the encoding. */
@@ -151,7 +151,7 @@ export function discoveryRouter(registry: ResourceRegistry, options: DiscoveryRo
   }
 
   function serveAggregated(req: Request, res: Response, path: string, format: DiscoveryFormat): void {
-    const doc = aggregated.get(path, () => aggregatedDiscoveryDocument(registry, path === '/api', options.isCustomResource));
+    const doc = aggregated.get(path, () => aggregatedDiscoveryDocument(catalog, path === '/api', options.isCustomResource));
     // One ETag per document whatever the encoding: Vary: Accept keeps caches from mixing encodings.
     const etag = etags.get(path, () => `"${createHash('sha512').update(JSON.stringify(doc)).digest('hex').toUpperCase()}"`);
     res.setHeader('ETag', etag);
@@ -173,28 +173,28 @@ export function discoveryRouter(registry: ResourceRegistry, options: DiscoveryRo
 
   router.get('/api', (req, res) => {
     const address = options.serverAddress ?? localServerAddress(req);
-    serve(req, res, '/api', 'root', () => apiVersionsDocument(registry, address), address);
+    serve(req, res, '/api', 'root', () => apiVersionsDocument(catalog, address), address);
   });
 
   router.get('/api/:version', (req, res) => {
     const { version } = req.params;
-    serve(req, res, `/api/${version}`, 'core', () => apiResourceListDocument(registry, '', version));
+    serve(req, res, `/api/${version}`, 'core', () => apiResourceListDocument(catalog, '', version));
   });
 
   router.get('/apis', (req, res) => {
-    serve(req, res, '/apis', 'root', () => apiGroupListDocument(registry));
+    serve(req, res, '/apis', 'root', () => apiGroupListDocument(catalog));
   });
 
   router.get('/apis/:group', (req, res) => {
     const { group } = req.params;
-    serve(req, res, `/apis/${group}`, 'group', () => apiGroupDocument(registry, group));
+    serve(req, res, `/apis/${group}`, 'group', () => apiGroupDocument(catalog, group));
   });
 
   router.get('/apis/:group/:version', (req, res) => {
     const { group, version } = req.params;
-    const resources = [...registry.resourcesOf(group, version)];
+    const resources = [...catalog.resourcesOf(group, version)];
     const custom = resources.length > 0 && resources.every((info) => info.custom === true);
-    serve(req, res, `/apis/${group}/${version}`, 'resources', () => apiResourceListDocument(registry, group, version), '', custom);
+    serve(req, res, `/apis/${group}/${version}`, 'resources', () => apiResourceListDocument(catalog, group, version), '', custom);
   });
 
   return router;

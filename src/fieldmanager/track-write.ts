@@ -1,4 +1,4 @@
-import { apiVersionOf, type ResourceInfo } from '../registry/resource-types.js';
+import { apiVersionOf, type ResourceInfo } from '../catalog/resource-types.js';
 import { customSchemaOf } from '../crd/cr-schemas.js';
 import { customResourceType } from './custom-smd-type.js';
 import { schemaForDefinition, schemaForKind } from '../schema/openapi-schema.js';

@@ -1,13 +1,13 @@
 import { requestUser } from '../auth/auth-filter.js';
-import type { ApiServices, ResourceTarget } from '../store/resource-target.js';
-import type { User } from '../auth/user.js';
+import type { ServerContext, ResourceTarget } from '../rest/resource-target.js';
+import type { User } from '../api/user.js';
 import type { Request, Response } from 'express';
 import type { RequestInfo } from '../api/request-info.js';
 import { negotiateOutput, type OutputFormat } from '../codec/negotiation.js';
 import { hasProtobufMessage } from '../codec/protobuf/protobuf-codec.js';
-import { apiVersionOf, storageTypeOf, type ResourceInfo } from '../registry/resource-types.js';
+import { apiVersionOf, storageTypeOf, type ResourceInfo } from '../catalog/resource-types.js';
 import { writeOptionsFrom, type WriteOptions } from '../api/request-options.js';
-import { isReviewType } from '../store/review-store.js';
+import { isReviewType } from '../rest/review-store.js';
 
 /** One request against a resource path, resolved to its served type. */
 export interface ResourceRequest extends ResourceTarget {
@@ -19,14 +19,14 @@ export interface ResourceRequest extends ResourceTarget {
 }
 
 export function makeResourceRequest(
-  services: ApiServices,
+  server: ServerContext,
   info: ResourceInfo,
   ri: RequestInfo,
   req: Request,
   res: Response,
   query: URLSearchParams,
 ): ResourceRequest {
-  return { services, info, ri, type: storageTypeOf(info), apiVersion: apiVersionOf(info.group, info.version), query, req, res, user: requestUser(res) };
+  return { server: server, info, ri, type: storageTypeOf(info), apiVersion: apiVersionOf(info.group, info.version), query, req, res, user: requestUser(res) };
 }
 
 /** Whether objects of the request's type can be served as Protobuf (built-in types with a message). */
@@ -52,7 +52,7 @@ export function outputFor(r: ResourceRequest, target: 'object' | 'list', kind = 
   return negotiateOutput(r.req.headers.accept, target, {
     pretty: r.query.get('pretty') === 'true',
     protobuf: supportsProtobuf(r, kind, apiVersion),
-    cbor: r.services.featureGates.CBORServingAndStorage === true,
+    cbor: r.server.featureGates.CBORServingAndStorage === true,
     restfulRoute: r.info.custom !== true,
     table: servesTables(r),
   });

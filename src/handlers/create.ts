@@ -5,7 +5,7 @@ import { managerOrUserAgent } from '../fieldmanager/manager-name.js';
 import { servedJsonForAsync } from '../conversion/converting-io.js';
 import { writeOptionsOf, type ResourceRequest, outputFor, scaleKind } from './context.js';
 import { decodeObject } from './decode-object.js';
-import type { Creater } from '../store/rest-verbs.js';
+import type { Creater } from '../rest/rest-verbs.js';
 
 /** POST to a collection: decodes the body and answers 201 with what the resource's store created. */
 export async function handleCreate(r: ResourceRequest, store: Creater): Promise<void> {

@@ -114,9 +114,9 @@ function bodySchema(r: ResourceRequest, kind: string, apiVersion: string): Schem
  * dropped and reported per fieldValidation).
  */
 export async function decodeObject(r: ResourceRequest, expectedKind = r.info.kind, expectedApiVersion = r.apiVersion): Promise<Obj> {
-  const limits = r.services.limits;
+  const limits = r.server.limits;
   const body = await readBody(r.req, limits.maxRequestBodyBytes);
-  const types = r.services.featureGates.CBORServingAndStorage === true ? [...BODY_MEDIA_TYPES, CBOR_MEDIA_TYPE] : BODY_MEDIA_TYPES;
+  const types = r.server.featureGates.CBORServingAndStorage === true ? [...BODY_MEDIA_TYPES, CBOR_MEDIA_TYPE] : BODY_MEDIA_TYPES;
   const accepted = r.info.custom === true ? types.filter((t) => t !== PROTOBUF_MEDIA_TYPE) : types;
   const decoded = decodeBody(r.req.headers['content-type'], body, expectedKind, accepted, expectedApiVersion, limits);
   const value = decoded.value;

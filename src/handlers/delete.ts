@@ -10,9 +10,9 @@ import { isObject, metadataOf, type Obj } from '../api/object-util.js';
 import { servedJsonForAsync, servedJsonsFor } from '../conversion/converting-io.js';
 import { selectionFor } from '../selectors/selection.js';
 import { authorizeUnsafeDelete } from '../auth/unsafe-delete-authorization.js';
-import { deleteCorruptObject, unsafeDeleteCollectionRefused } from '../store/unsafe-delete.js';
-import { deleteOptionsOf, type DeleteOptions, type DeleteOutcome } from '../store/delete.js';
-import type { CollectionDeleter, GracefulDeleter } from '../store/rest-verbs.js';
+import { deleteCorruptObject, unsafeDeleteCollectionRefused } from '../rest/unsafe-delete.js';
+import { deleteOptionsOf, type DeleteOptions, type DeleteOutcome } from '../rest/delete.js';
+import type { CollectionDeleter, GracefulDeleter } from '../rest/rest-verbs.js';
 import { conversionAwareSelection } from '../selectors/converted-selection.js';
 
 const PROPAGATION_POLICIES = ['Foreground', 'Background', 'Orphan'];
@@ -20,8 +20,8 @@ const DELETE_OPTIONS_DEFINITION = 'io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOp
 
 /** DeleteOptions from a request body: decoded into the type (400 for type errors, as kube's decoder says). */
 function bodyDeleteOptions(r: ResourceRequest, body: Buffer): Obj {
-  const accepted = r.services.featureGates.CBORServingAndStorage === true ? [...BODY_MEDIA_TYPES, CBOR_MEDIA_TYPE] : BODY_MEDIA_TYPES;
-  const decoded = decodeBody(r.req.headers['content-type'], body, 'DeleteOptions', accepted, 'meta.k8s.io/v1', r.services.limits);
+  const accepted = r.server.featureGates.CBORServingAndStorage === true ? [...BODY_MEDIA_TYPES, CBOR_MEDIA_TYPE] : BODY_MEDIA_TYPES;
+  const decoded = decodeBody(r.req.headers['content-type'], body, 'DeleteOptions', accepted, 'meta.k8s.io/v1', r.server.limits);
   const value = decoded.value;
   if (!isObject(value)) {
     throw badRequest(
@@ -101,10 +101,10 @@ function validateDeleteOptions(o: Obj): void {
  * otherwise from the query; then validates them (422).
  */
 async function readDeleteOptions(r: ResourceRequest): Promise<DeleteOptions> {
-  const body = await readBody(r.req, r.services.limits.maxRequestBodyBytes);
+  const body = await readBody(r.req, r.server.limits.maxRequestBodyBytes);
   const opts = body.length > 0 ? bodyDeleteOptions(r, body) : queryDeleteOptions(r.query);
   // As kube: without the gate the option does not exist (not validated, not acted on).
-  if (r.services.featureGates.AllowUnsafeMalformedObjectDeletion !== true) delete opts.ignoreStoreReadErrorWithClusterBreakingPotential;
+  if (r.server.featureGates.AllowUnsafeMalformedObjectDeletion !== true) delete opts.ignoreStoreReadErrorWithClusterBreakingPotential;
   validateDeleteOptions(opts);
   return deleteOptionsOf(opts);
 }
@@ -123,7 +123,7 @@ export async function handleDelete(r: ResourceRequest, store: GracefulDeleter): 
   const opts = await readDeleteOptions(r);
   let outcome: DeleteOutcome;
   if (opts.ignoreStoreReadErrorWithClusterBreakingPotential === true) {
-    await authorizeUnsafeDelete(r.services.authorizer, r.user, r.ri);
+    await authorizeUnsafeDelete(r.server.authorizer, r.user, r.ri);
     const forced = await deleteCorruptObject(r, r.ri.name, () => store.delete(r.ri.name, opts));
     if (forced.status !== undefined) return writeObject(r.res, 200, forced.status, { ...format, representation: 'object' });
     outcome = forced.outcome;
@@ -142,7 +142,7 @@ export async function handleDelete(r: ResourceRequest, store: GracefulDeleter): 
 export async function handleDeleteCollection(r: ResourceRequest, store: CollectionDeleter): Promise<void> {
   if (r.ri.subresource !== '') throw methodNotAllowed();
   const format = outputFor(r, 'list');
-  const listOpts = listOptionsFrom(r.query, false, r.services.featureGates.WatchList);
+  const listOpts = listOptionsFrom(r.query, false, r.server.featureGates.WatchList);
   const opts = await readDeleteOptions(r);
   if (opts.ignoreStoreReadErrorWithClusterBreakingPotential === true) throw unsafeDeleteCollectionRefused();
   const outcome = await store.deleteCollection(conversionAwareSelection(r, r.apiVersion, listOpts, selectionFor(r, listOpts)), opts);

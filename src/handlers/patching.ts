@@ -12,7 +12,7 @@ import {
   decodePatchBody,
   STRATEGIC_MERGE_PATCH_TYPE,
 } from '../patch/apply-patch.js';
-import { goFormat } from '../patch/json-value.js';
+import { goFormat } from '../codec/json-value.js';
 import { schemaForDefinition } from '../schema/openapi-schema.js';
 import { pruneCustomResourceBody } from '../crd/custom-resource-strategy.js';
 import type { ResourceRequest } from './context.js';
@@ -37,7 +37,7 @@ export interface RequestPatch {
  */
 function handlerPatchTypes(r: ResourceRequest): string[] {
   const types = [...(r.info.custom === true ? CUSTOM_RESOURCE_PATCH_TYPES : BUILTIN_PATCH_TYPES)];
-  if (r.services.featureGates.CBORServingAndStorage === true) types.push(APPLY_CBOR_PATCH_TYPE);
+  if (r.server.featureGates.CBORServingAndStorage === true) types.push(APPLY_CBOR_PATCH_TYPE);
   return types;
 }
 
@@ -50,7 +50,7 @@ export function readPatch(r: ResourceRequest, contentTypeHeader: string, body: B
   const type = parseMediaType(contentTypeHeader).type;
   const supported = handlerPatchTypes(r);
   if (!PATCH_MEDIA_TYPES.includes(type) || !supported.includes(type)) throw unsupportedMediaType(type, supported);
-  const { patch, duplicates } = decodePatchBody(body, type, fieldValidationOf(r), r.services.limits.maxNestingDepth);
+  const { patch, duplicates } = decodePatchBody(body, type, fieldValidationOf(r), r.server.limits.maxNestingDepth);
   return { type, patch, duplicates };
 }
 
@@ -134,7 +134,7 @@ export function decodePatchedObject(r: ResourceRequest, patch: RequestPatch, pat
 export function patchObject(r: ResourceRequest, patch: RequestPatch, view: unknown): unknown {
   const definition = r.ri.subresource === 'scale' ? SCALE_DEFINITION : r.info.definition;
   const schema = r.info.custom === true || definition === '' ? undefined : schemaForDefinition(definition);
-  const limits = r.services.limits;
+  const limits = r.server.limits;
   const patched = applyPatch(patch.type, view, patch.patch, schema, { fieldValidation: fieldValidationOf(r), limits });
   try {
     assertPlainJsonValue(patched, limits.maxNestingDepth);

@@ -6,8 +6,8 @@ import { writeList, writeObject } from '../codec/response-writer.js';
 import { type ResourceRequest, outputFor, scaleKind } from './context.js';
 import { type Obj } from '../api/object-util.js';
 import { servedJsonForAsync, servedJsonsFor } from '../conversion/converting-io.js';
-import { toScale } from '../store/scale.js';
-import type { Getter, Lister } from '../store/rest-verbs.js';
+import { toScale } from '../rest/scale.js';
+import type { Getter, Lister } from '../rest/rest-verbs.js';
 import { selectionFor } from '../selectors/selection.js';
 import { selectConverted, selectsAfterConversion, storageSelectionFor } from '../selectors/converted-selection.js';
 
@@ -43,7 +43,7 @@ export async function handleGet(r: ResourceRequest, store: Getter): Promise<void
 /** LIST of a collection: consistent, optionally chunked with `limit`/`continue`, filtered by selectors. */
 export async function handleList(r: ResourceRequest, store: Lister): Promise<void> {
   if (r.ri.subresource !== '') throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
-  const opts = listOptionsFrom(r.query, false, r.services.featureGates.WatchList);
+  const opts = listOptionsFrom(r.query, false, r.server.featureGates.WatchList);
   const format = outputFor(r, 'list');
   const includeObject = includeObjectParam(r.query, format);
   const selection = selectionFor(r, opts);

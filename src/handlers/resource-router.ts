@@ -1,18 +1,18 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError, badRequest, methodNotAllowed, notFound } from '../api/errors.js';
 import { decodePath, parseRequestInfo, splitPath, type RequestInfo } from '../api/request-info.js';
-import type { ResourceInfo } from '../registry/resource-types.js';
+import type { ResourceInfo } from '../catalog/resource-types.js';
 import { writeNotFoundPage } from '../codec/plain-text.js';
 import { writeError } from '../codec/response-writer.js';
 import { makeResourceRequest, type ResourceRequest } from './context.js';
-import { type ApiServices } from '../store/resource-target.js';
+import { type ServerContext } from '../rest/resource-target.js';
 import { handleCreate } from './create.js';
 import { handleDelete, handleDeleteCollection } from './delete.js';
 import { handleGet, handleList } from './read.js';
 import { handleSubresourceAction, isActionSubresource } from './subresource-actions.js';
 import { handlePatch, handleUpdate } from './update.js';
-import { storeFor } from '../store/store-for.js';
-import { isCollectionDeleter, isCreater, isGetter, isGracefulDeleter, isLister, isUpdater } from '../store/rest-verbs.js';
+import { storeFor } from '../rest/store-for.js';
+import { isCollectionDeleter, isCreater, isGetter, isGracefulDeleter, isLister, isUpdater } from '../rest/rest-verbs.js';
 import { handleWatch } from './watch.js';
 import { addWarnings } from './decode-object.js';
 
@@ -124,10 +124,10 @@ async function dispatch(r: ResourceRequest): Promise<void> {
  * Whether kube-apiserver answers an unroutable path with a `Status` 404 rather than its plain-text page:
  * everything under `/api/` and under a served group's `/apis/GROUP/` is routed by its API handlers.
  */
-function underApiRoot(services: ApiServices, path: string): boolean {
+function underApiRoot(server: ServerContext, path: string): boolean {
   const parts = splitPath(path);
   if (parts[0] === 'api') return parts.length > 1;
-  return parts[0] === 'apis' && parts.length > 2 && services.registry.group(parts[1]) !== undefined;
+  return parts[0] === 'apis' && parts.length > 2 && server.catalog.group(parts[1]) !== undefined;
 }
 
 /**
@@ -135,7 +135,7 @@ function underApiRoot(services: ApiServices, path: string): boolean {
  * served type and runs the verb's handler. The path is read raw from the request line (never resolved
  * against dot segments or backslashes). Unknown groups, versions and types get kube's 404.
  */
-export function resourceHandler(services: ApiServices) {
+export function resourceHandler(server: ServerContext) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const target = req.originalUrl;
     const q = target.indexOf('?');
@@ -151,9 +151,9 @@ export function resourceHandler(services: ApiServices) {
       next();
       return;
     }
-    const info = services.registry.get(ri.group, ri.version, ri.resource);
+    const info = server.catalog.get(ri.group, ri.version, ri.resource);
     if (!info) {
-      if (underApiRoot(services, path)) writeError(res, routeNotFound());
+      if (underApiRoot(server, path)) writeError(res, routeNotFound());
       else writeNotFoundPage(res);
       return;
     }
@@ -165,7 +165,7 @@ export function resourceHandler(services: ApiServices) {
       writeNotFoundPage(res);
       return;
     }
-    const r = makeResourceRequest(services, info, ri, req, res, query);
+    const r = makeResourceRequest(server, info, ri, req, res, query);
     dispatch(r).catch((err: unknown) => writeError(res, err));
   };
 }
@@ -174,12 +174,12 @@ export function resourceHandler(services: ApiServices) {
  * The last handler: a path nothing served. Under the API roots it is kube's `Status` 404, elsewhere
  * Go's plain-text `404 page not found`.
  */
-export function notFoundHandler(services: ApiServices) {
+export function notFoundHandler(server: ServerContext) {
   return (req: Request, res: Response): void => {
     const target = req.originalUrl;
     const q = target.indexOf('?');
     const path = decodePath(q < 0 ? target : target.slice(0, q));
-    if (path !== undefined && underApiRoot(services, path)) writeError(res, routeNotFound());
+    if (path !== undefined && underApiRoot(server, path)) writeError(res, routeNotFound());
     else writeNotFoundPage(res);
   };
 }

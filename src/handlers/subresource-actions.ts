@@ -2,10 +2,10 @@ import { ApiError, badRequest, methodNotAllowed, notFound } from '../api/errors.
 import { createTokenRequest } from '../auth/token-request.js';
 import { writeObject } from '../codec/response-writer.js';
 import { writeOptionsOf, type ResourceRequest, outputFor, scaleKind } from './context.js';
-import { withStorage } from '../store/storage-errors.js';
+import { withStorage } from '../rest/storage-errors.js';
 import { decodeObject } from './decode-object.js';
-import { evictPod } from '../store/eviction.js';
-import { bindPod } from '../store/binding.js';
+import { evictPod } from '../rest/eviction.js';
+import { bindPod } from '../rest/binding.js';
 import { isObject, objectKey, stringField, type Obj } from '../api/object-util.js';
 import { admissionRequestOf } from '../admission/admission-request.js';
 import { podConnectOptions } from './connect-options.js';
@@ -22,7 +22,7 @@ export function isActionSubresource(subresource: string): boolean {
  * every plugin sees the request's object under the parent resource and the subresource's name.
  */
 async function admitAction(r: ResourceRequest, subresource: string, object: Obj): Promise<void> {
-  await r.services.admission.run({
+  await r.server.admission.run({
     operation: 'CREATE',
     info: r.info,
     namespace: r.ri.namespace,
@@ -45,7 +45,7 @@ async function admitConnect(r: ResourceRequest, subresource: string): Promise<vo
   const object = podConnectOptions(subresource, r.query, rest.join('/'));
   if (object === undefined) return;
   if (r.query.getAll('dryRun').length > 0) throw badRequest('dryRun is not supported');
-  await r.services.admission.run({
+  await r.server.admission.run({
     operation: 'CONNECT',
     info: r.info,
     namespace: r.ri.namespace,
@@ -74,7 +74,7 @@ export async function handleSubresourceAction(r: ResourceRequest): Promise<void>
   const key = objectKey(r.info.namespaced ? r.ri.namespace : '', r.ri.name);
   // kube admits a connect before its connecter looks the pod up.
   if (r.info.resource === 'pods' && r.info.group === '') await admitConnect(r, sub);
-  const stored = await withStorage(r, r.ri.name, () => r.services.storage.get(r.type, key));
+  const stored = await withStorage(r, r.ri.name, () => r.server.storage.get(r.type, key));
   if (!stored) throw notFound(qr, r.ri.name);
   const obj = JSON.parse(stored.json) as Obj;
   switch (sub) {

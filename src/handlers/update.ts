@@ -5,18 +5,18 @@ import { managerOrUserAgent } from '../fieldmanager/manager-name.js';
 import { readBody } from '../codec/request-body.js';
 import { allowsCreateOnUpdate } from '../strategy/resource-strategy.js';
 import { writeOptionsOf, type ResourceRequest, outputFor, scaleKind } from './context.js';
-import { isCreater, type Creater, type Updater } from '../store/rest-verbs.js';
+import { isCreater, type Creater, type Updater } from '../rest/rest-verbs.js';
 import { appliedDuplicates, applyToObject, applyToObjectConverting, applyToScale, readAppliedConfiguration } from '../apply/server-side-apply.js';
 import { parseMediaType } from '../codec/media-type.js';
 import { APPLY_CBOR_PATCH_TYPE, APPLY_YAML_PATCH_TYPE, BUILTIN_PATCH_TYPES } from '../patch/apply-patch.js';
 import { RouteUnsupportedMediaTypeError } from '../codec/negotiation.js';
 import { CborDecodeError, decodeCbor } from '../codec/cbor/cbor-decoder.js';
-import type { UpdateOutcome } from '../store/update.js';
+import type { UpdateOutcome } from '../rest/update.js';
 import { addWarnings, decodeObject, fieldValidationOf } from './decode-object.js';
 import { isObject, metadataOf, stringField, type Obj } from '../api/object-util.js';
 import { servedJsonForAsync } from '../conversion/converting-io.js';
 import { decodePatchedObject, patchObject, readPatch } from './patching.js';
-import { SCALE_API_VERSION, toScale } from '../store/scale.js';
+import { SCALE_API_VERSION, toScale } from '../rest/scale.js';
 
 /** Subresources written through PUT/PATCH, and how each maps onto the stored object. */
 const WRITABLE_SUBRESOURCES = new Set(['', 'status', 'scale', 'finalize', 'approval', 'ephemeralcontainers', 'resize']);
@@ -84,10 +84,10 @@ export async function handlePatch(r: ResourceRequest, store: Updater): Promise<v
   const format = outputFor(r, 'object', ...scaleKind(r));
   const dryRun = writeOptionsOf(r).dryRun;
   const contentType = r.req.headers['content-type'] ?? '';
-  const cbor = r.services.featureGates.CBORServingAndStorage === true;
+  const cbor = r.server.featureGates.CBORServingAndStorage === true;
   const type = parseMediaType(contentType).type;
   if (r.info.custom !== true && !routeConsumesPatch(type, cbor)) throw new RouteUnsupportedMediaTypeError();
-  const body = await readBody(r.req, r.services.limits.maxRequestBodyBytes);
+  const body = await readBody(r.req, r.server.limits.maxRequestBodyBytes);
   if ((type === APPLY_YAML_PATCH_TYPE || (cbor && type === APPLY_CBOR_PATCH_TYPE)) && APPLY_SUBRESOURCES.has(r.ri.subresource)) {
     return handleApply(r, store, body, format, type === APPLY_CBOR_PATCH_TYPE ? 'cbor' : 'yaml');
   }
@@ -148,7 +148,7 @@ async function handleApply(r: ResourceRequest, store: Updater, body: Buffer, for
   const isScale = subresource === 'scale';
   const target = isScale ? { apiVersion: SCALE_API_VERSION, kind: 'Scale' } : { apiVersion: r.apiVersion, kind: r.info.kind };
   const decodeOther = encoding === 'cbor' ? decodeCborApplyBody : undefined;
-  const { config, duplicates } = readAppliedConfiguration(body, target, r.services.limits.maxNestingDepth, decodeOther);
+  const { config, duplicates } = readAppliedConfiguration(body, target, r.server.limits.maxNestingDepth, decodeOther);
   let warnings: string[] = [];
   const t = { info: r.info, apiVersion: r.apiVersion, subresource, manager: options.fieldManager, force: options.force === true };
   const pinned = stringField(metadataOf(config), 'resourceVersion');

@@ -1,7 +1,7 @@
 import { methodNotAllowed } from '../api/errors.js';
 import { negotiateOutput } from '../codec/negotiation.js';
-import { storageErrorToApi } from '../store/storage-errors.js';
-import { listReadError } from '../store/corrupt-object.js';
+import { storageErrorToApi } from '../rest/storage-errors.js';
+import { listReadError } from '../rest/corrupt-object.js';
 import type { StoredObject } from '../storage/storage.js';
 import { INITIAL_EVENTS_END, WatchBookmarks } from '../watch/bookmarks.js';
 import { watchEventFilter } from '../watch/event-filter.js';
@@ -14,7 +14,7 @@ import { WatchProgress } from '../watch/watch-progress.js';
 import { stopWhenRemoved } from '../watch/watch-removal.js';
 import { followChanges } from '../watch/watch-subscription.js';
 import { supportsProtobuf, type ResourceRequest } from './context.js';
-import { waitForResourceVersion } from '../store/read-consistency.js';
+import { waitForResourceVersion } from '../rest/read-consistency.js';
 import { selectionFor } from '../selectors/selection.js';
 import { selectConvertedStored, selectsAfterConversion, storageSelectionFor } from '../selectors/converted-selection.js';
 
@@ -29,20 +29,20 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
   if (r.ri.subresource !== '' || !r.info.verbs.includes('watch')) throw methodNotAllowed();
   const format = negotiateOutput(r.req.headers.accept, 'watch', {
     protobuf: supportsProtobuf(r),
-    cbor: r.services.featureGates.CBORServingAndStorage === true,
+    cbor: r.server.featureGates.CBORServingAndStorage === true,
     restfulRoute: r.info.custom !== true,
   });
-  const options = watchOptionsFrom(r.query, r.services.featureGates.WatchList, r.services.minRequestTimeoutSeconds);
+  const options = watchOptionsFrom(r.query, r.server.featureGates.WatchList, r.server.minRequestTimeoutSeconds);
   const selection = selectionFor(r, options.list, r.ri.name);
   // Field selectors on a webhook-converting kind select on the objects converted to the watch's version.
   const afterConversion = selectsAfterConversion(r.info, options.list.fieldSelector);
   const namespace = r.info.namespaced && r.ri.namespace !== '' ? r.ri.namespace : undefined;
   // A custom resource's watches end when its CRD goes, as kube ends them when it drops the CRD's storage.
-  const removed = r.info.custom === true ? r.services.registry.removedSignal(r.info.group, r.info.version, r.info.resource) : undefined;
+  const removed = r.info.custom === true ? r.server.catalog.removedSignal(r.info.group, r.info.version, r.info.resource) : undefined;
   const removal = removed === undefined ? undefined : new AbortController();
-  const lifetime = new WatchLifetime(removal === undefined ? r.services.shutdownSignal : [r.services.shutdownSignal, removal.signal], r.req, r.res);
+  const lifetime = new WatchLifetime(removal === undefined ? r.server.shutdownSignal : [r.server.shutdownSignal, removal.signal], r.req, r.res);
   const collection = {
-    storage: r.services.storage,
+    storage: r.server.storage,
     type: r.type,
     namespace,
     filter: afterConversion ? storageSelectionFor(r, options.list.labelSelector).matchesStored : selection.matchesStored,
@@ -58,20 +58,20 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
   const out = new WatchOutput(r.res, lifetime, {
     contentType: format.contentType,
     flushHeaders: options.initialEvents,
-    maxBacklogBytes: r.services.maxWatchBacklogBytes,
+    maxBacklogBytes: r.server.maxWatchBacklogBytes,
     metricResource: r.info.resource,
   });
   const encoder = new WatchEncoder(r.info.kind, r.apiVersion, format);
   const progress = new WatchProgress(start.resourceVersion);
   if (removed !== undefined && removal !== undefined)
     stopWhenRemoved(removed, removal, {
-      storage: r.services.storage,
+      storage: r.server.storage,
       type: r.type,
       progress,
       produced: () => out.produced(),
       ended: lifetime.signal,
     });
-  const bookmarks = new WatchBookmarks(options.allowBookmarks, r.services.bookmarkIntervalMs, encoder, progress, out);
+  const bookmarks = new WatchBookmarks(options.allowBookmarks, r.server.bookmarkIntervalMs, encoder, progress, out);
   lifetime.begin(options.timeoutMs, () => bookmarks.send());
   const initial = afterConversion ? await selectConvertedStored(start.initial, r.apiVersion, selection) : start.initial;
   if (!(await sendInitialEvents(initial, encoder, out, lifetime))) return;

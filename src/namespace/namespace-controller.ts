@@ -1,9 +1,9 @@
 import { ApiError } from '../api/errors.js';
-import { makeTarget, type ApiServices } from '../store/resource-target.js';
-import { deleteObject } from '../store/delete.js';
+import { makeTarget, type ServerContext } from '../rest/resource-target.js';
+import { deleteObject } from '../rest/delete.js';
 import { isObject, metadataOf, nowTimestamp, type Obj } from '../api/object-util.js';
-import type { ResourceInfo } from '../registry/resource-types.js';
-import { storageTypeOf } from '../registry/resource-types.js';
+import type { ResourceInfo } from '../catalog/resource-types.js';
+import { storageTypeOf } from '../catalog/resource-types.js';
 import { StorageError } from '../storage/storage.js';
 
 /** How often terminating namespaces are re-examined while they wait for content to go. */
@@ -26,11 +26,11 @@ export class NamespaceController {
   private running = false;
   private readonly abort = new AbortController();
 
-  constructor(private readonly services: ApiServices) {}
+  constructor(private readonly server: ServerContext) {}
 
   async start(): Promise<void> {
-    const current = await this.services.storage.currentResourceVersion('namespaces');
-    await this.services.storage.watch(
+    const current = await this.server.storage.currentResourceVersion('namespaces');
+    await this.server.storage.watch(
       'namespaces',
       current,
       (e) => {
@@ -58,7 +58,7 @@ export class NamespaceController {
     this.running = true;
     let pending = false;
     try {
-      const listed = await this.services.storage.list('namespaces');
+      const listed = await this.server.storage.list('namespaces');
       for (const item of listed.items) {
         const ns = JSON.parse(item.json) as Obj;
         if (metadataOf(ns).deletionTimestamp === undefined) continue;
@@ -86,7 +86,7 @@ export class NamespaceController {
   /** One representative served version per namespaced storage type. */
   private namespacedTypes(): ResourceInfo[] {
     const seen = new Map<string, ResourceInfo>();
-    for (const info of this.services.registry.all()) {
+    for (const info of this.server.catalog.all()) {
       if (!info.namespaced || !info.verbs.includes('delete') || !info.verbs.includes('list')) continue;
       const type = storageTypeOf(info);
       if (!seen.has(type)) seen.set(type, info);
@@ -98,14 +98,14 @@ export class NamespaceController {
     const remaining: Remaining = { resources: new Map(), finalizers: new Map() };
     for (const info of this.namespacedTypes()) {
       const type = storageTypeOf(info);
-      const listed = await this.services.storage.list(type, { namespace: name });
+      const listed = await this.server.storage.list(type, { namespace: name });
       for (const item of listed.items) {
         const obj = JSON.parse(item.json) as Obj;
         const meta = metadataOf(obj);
         const objName = typeof meta.name === 'string' ? meta.name : '';
         const qualified = info.group ? `${info.resource}.${info.group}` : info.resource;
         try {
-          const outcome = await deleteObject(makeTarget(this.services, info, name, objName), objName, {
+          const outcome = await deleteObject(makeTarget(this.server, info, name, objName), objName, {
             dryRun: false,
             gracePeriodSeconds: 0,
             propagationPolicy: 'Background',
@@ -121,7 +121,7 @@ export class NamespaceController {
         }
       }
     }
-    const stored = await this.services.storage.get('namespaces', name);
+    const stored = await this.server.storage.get('namespaces', name);
     if (!stored) return;
     const current = JSON.parse(stored.json) as Obj;
     if (remaining.resources.size > 0) {
@@ -138,7 +138,7 @@ export class NamespaceController {
     const metaFinalizers = metadataOf(current).finalizers;
     if (specFinalizers.length === 0 && (!Array.isArray(metaFinalizers) || metaFinalizers.length === 0)) {
       try {
-        await this.services.storage.delete('namespaces', name, stored.resourceVersion);
+        await this.server.storage.delete('namespaces', name, stored.resourceVersion);
       } catch (err) {
         if (!(err instanceof StorageError && (err.code === 'Conflict' || err.code === 'NotFound'))) throw err;
       }
@@ -152,7 +152,7 @@ export class NamespaceController {
 
   private async tryUpdate(name: string, obj: Obj, rv: string): Promise<void> {
     try {
-      await this.services.storage.update('namespaces', name, obj, rv);
+      await this.server.storage.update('namespaces', name, obj, rv);
     } catch (err) {
       if (!(err instanceof StorageError && (err.code === 'Conflict' || err.code === 'NotFound'))) throw err;
     }

@@ -1,4 +1,4 @@
-import type { ResourceRegistry } from '../registry/resource-registry.js';
+import type { ResourceCatalog } from '../catalog/resource-catalog.js';
 import { isJsonObject, type JsonObject } from './json-value.js';
 
 /**
@@ -8,7 +8,7 @@ import { isJsonObject, type JsonObject } from './json-value.js';
  * any of its versions is. `/logs/` is not served (kube-apiserver 1.36's log handler is off by
  * default), so its paths are left out as kube leaves them out.
  */
-export function servedPathFilter(registry: ResourceRegistry): (path: string) => boolean {
+export function servedPathFilter(catalog: ResourceCatalog): (path: string) => boolean {
   return (path) => {
     const segs = path.split('/').filter((s) => s !== '');
     if (segs[0] === 'logs') return false;
@@ -19,18 +19,18 @@ export function servedPathFilter(registry: ResourceRegistry): (path: string) => 
       rest = segs.slice(1);
     } else if (segs[0] === 'apis' && segs.length >= 2) {
       group = segs[1];
-      if (segs.length === 2) return registry.group(group) !== undefined;
+      if (segs.length === 2) return catalog.group(group) !== undefined;
       rest = segs.slice(2);
     } else {
       return true;
     }
     const version = rest[0];
-    if (!registry.hasGroupVersion(group, version)) return false;
+    if (!catalog.hasGroupVersion(group, version)) return false;
     let tail = rest.slice(1);
     if (tail[0] === 'watch') tail = tail.slice(1);
     if (tail.length === 0) return true;
     const resource = tail[0] === 'namespaces' && tail[1] === '{namespace}' && tail.length >= 3 ? tail[2] : tail[0];
-    return registry.get(group, version, resource) !== undefined;
+    return catalog.get(group, version, resource) !== undefined;
   };
 }
 

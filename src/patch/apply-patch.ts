@@ -3,7 +3,7 @@ import { DEFAULT_LIMITS, type Limits } from '../api/limits.js';
 import { ForbiddenKeyError, JsonSyntaxError, readJson, type DuplicateField } from '../codec/json-text.js';
 import type { SchemaNode } from '../schema/openapi-schema.js';
 import { applyJsonPatch } from './json-patch.js';
-import { PatchDepthError } from './json-value.js';
+import { PatchDepthError } from '../codec/json-value.js';
 import { applyMergePatch } from './merge-patch.js';
 import { patchBadRequest } from './patch-errors.js';
 import { applyStrategicMergePatch } from './strategic-merge-patch.js';

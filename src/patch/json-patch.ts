@@ -1,5 +1,5 @@
 import { tooLarge } from '../api/errors.js';
-import { cloneJson, goJsonKind, hasOwn, isJsonObject, jsonEqual, setOwn, type JsonObject } from './json-value.js';
+import { cloneJson, goJsonKind, hasOwn, isJsonObject, jsonEqual, setOwn, type JsonObject } from '../codec/json-value.js';
 import { patchBadRequest, patchUnprocessable } from './patch-errors.js';
 
 /**

@@ -1,4 +1,4 @@
-import { cloneJson, goJsonKind, hasOwn, isJsonObject, setOwn, type JsonObject } from './json-value.js';
+import { cloneJson, goJsonKind, hasOwn, isJsonObject, setOwn, type JsonObject } from '../codec/json-value.js';
 import { patchBadRequest } from './patch-errors.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { ApiError } from '../api/errors.js';
 import type { SchemaNode } from '../schema/openapi-schema.js';
 import { goSliceStable } from './go-stable-sort.js';
-import { cloneJson, goFormat, goFormatS, goJsonKind, goTypeName, hasOwn, isJsonObject, setOwn, type JsonObject } from './json-value.js';
+import { cloneJson, goFormat, goFormatS, goJsonKind, goTypeName, hasOwn, isJsonObject, setOwn, type JsonObject } from '../codec/json-value.js';
 import { patchBadRequest, patchRejected, patchUnprocessable } from './patch-errors.js';
 
 /**

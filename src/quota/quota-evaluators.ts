@@ -5,8 +5,8 @@
  * (`must specify limits.cpu for: c`).
  */
 import type { Obj } from '../api/object-util.js';
-import { compareQuantities, isWholeQuantity, quantityIntegerValue } from '../codec/printers/quantity.js';
-import { podQosClass } from '../strategy/pod-qos.js';
+import { compareQuantities, isWholeQuantity, quantityIntegerValue } from '../api/quantity.js';
+import { podQosClass } from '../validation/pod-qos.js';
 import { aggregateContainerLimits, aggregateContainerRequests } from '../validation/pod-resource-totals.js';
 import { isPodLevelResource } from '../validation/pod-resources.js';
 import { obj, objects } from '../validation/value-access.js';

@@ -3,7 +3,7 @@
  * resource name to quantity text, added, subtracted, masked and compared exactly, printed as
  * Quantity.String() prints them.
  */
-import { canonicalQuantity, compareQuantities } from '../codec/printers/quantity.js';
+import { canonicalQuantity, compareQuantities } from '../api/quantity.js';
 import { addQuantities } from '../validation/quantity-sum.js';
 
 export type ResourceList = Map<string, string>;

@@ -11,7 +11,7 @@ import { schemaForDefinition, type SchemaNode } from './openapi-schema.js';
  * - `null` is accepted at every position (Go leaves a non-pointer field alone for `null`);
  * - integers are bounded as int32 or int64 (as far as a JavaScript number is exact);
  * - Quantity, IntOrString's number side, Time/MicroTime and base64 `[]byte` use the keywords
- *   registered in src/schema/kind-validators.ts, which run Capstan's Go-exact parsers;
+ *   registered in src/codec/kind-validators.ts, which run Capstan's Go-exact parsers;
  * - opaque types (RawExtension, FieldsV1, JSON, ...) and preserved unknown fields accept anything.
  *
  * Each struct definition is its own schema, referenced by `$ref`, so ajv compiles it once however

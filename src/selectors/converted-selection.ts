@@ -1,7 +1,7 @@
 import type { Obj } from '../api/object-util.js';
 import { servedJsonsFor } from '../conversion/converting-io.js';
 import { webhookConversionOf } from '../conversion/webhook-conversion.js';
-import { apiVersionOf, type ResourceInfo } from '../registry/resource-types.js';
+import { apiVersionOf, type ResourceInfo } from '../catalog/resource-types.js';
 import type { StoredObject } from '../storage/storage.js';
 import { selectionFor, type Selection } from './selection.js';
 

@@ -2,9 +2,9 @@ import { compileSelectors } from './compile-selectors.js';
 import { customResourceFieldSelector } from './field-selector-types.js';
 import type { StoredObject } from '../storage/storage.js';
 import type { ListOptions } from '../api/request-options.js';
-import type { ResourceInfo } from '../registry/resource-types.js';
+import type { ResourceInfo } from '../catalog/resource-types.js';
 import type { Obj } from '../api/object-util.js';
-import { tryDecode } from '../store/corrupt-object.js';
+import { tryDecode } from '../rest/corrupt-object.js';
 
 /** The label and field selectors of a list, watch or deletecollection request. */
 export interface Selection {

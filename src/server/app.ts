@@ -13,7 +13,7 @@ import { buildAuthentication, type AuthenticationSetup } from '../auth/authentic
 import { auditIdFilter } from '../auth/audit-id.js';
 import { AuditLog } from '../audit/audit-log.js';
 import { oidcDiscoveryRouter } from '../auth/oidc-discovery.js';
-import { ServingSetup } from './tls/serving-setup.js';
+import { ServingSetup } from '../tls/serving-setup.js';
 import compression from 'compression';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -24,23 +24,23 @@ import { webhookAdmission } from '../admission/webhook-admission.js';
 import { MutatingAdmissionPolicyPlugin } from '../admission/policy/mutating-policy-admission.js';
 import { ValidatingAdmissionPolicyPlugin } from '../admission/policy/validating-policy-admission.js';
 import { PolicyStatusController } from '../admission/policy/policy-status-controller.js';
-import { listenOrExplain } from '../cli/startup-error.js';
-import type { ServerConfig } from '../cli/flags.js';
+import { listenOrExplain } from '../config/startup-error.js';
+import type { ServerConfig } from '../config/server-config.js';
 import { writeError } from '../codec/response-writer.js';
 import { errorLogger, requestLogger } from '../logging/request-logger.js';
 import { logger } from '../logging/logger.js';
 import { metricsMiddleware, metricsRouter } from '../metrics/metrics-router.js';
 import { setStorageObjectsCollector } from '../metrics/metrics.js';
-import { storageTypeOf } from '../registry/resource-types.js';
+import { storageTypeOf } from '../catalog/resource-types.js';
 import { queryBool } from '../api/request-options.js';
 import { DEFAULT_VERSION_INFO, discoveryRouter } from '../discovery/discovery-router.js';
-import type { ApiServices } from '../store/resource-target.js';
+import type { ServerContext } from '../rest/resource-target.js';
 import { notFoundHandler, resourceHandler } from '../handlers/resource-router.js';
 import { HealthChecks } from '../health/health-checks.js';
 import { healthRouter } from '../health/health-router.js';
 import { NamespaceController } from '../namespace/namespace-controller.js';
 import { controllerManagerFor } from '../controllers/controller-manager.js';
-import { clusterSigningConfig } from '../certificates/cluster-signing.js';
+import { clusterSigningConfig } from '../controllers/cluster-signing.js';
 import { CrdRegistrar } from '../crd/crd-registrar.js';
 import { DefaultServiceAccounts } from '../namespace/default-service-accounts.js';
 import { RootCAPublisher } from '../namespace/root-ca-publisher.js';
@@ -50,7 +50,7 @@ import { FlowControlConfigController } from '../controllers/flowcontrol-config-c
 import { ApiserverIdentityLease } from '../controllers/apiserver-identity-lease.js';
 import { openapiRouter, sharedOpenApiService } from '../openapi/openapi-router.js';
 import { servedPathFilter } from '../openapi/served-paths.js';
-import { ResourceRegistry } from '../registry/resource-registry.js';
+import { ResourceCatalog } from '../catalog/resource-catalog.js';
 import type { Storage } from '../storage/storage.js';
 import { advertiseAddressFor, bootstrapCluster } from './bootstrap.js';
 import { ensureLocalApiServices } from './bootstrap-apiservices.js';
@@ -62,7 +62,7 @@ export interface CapstanServer {
   app: Express;
   /** The plain-HTTP loopback server when `--insecure-port` is on, else the HTTPS one. */
   http: Server;
-  services: ApiServices;
+  context: ServerContext;
   health: HealthChecks;
   /** URL clients reach the server at: the plain-HTTP loopback port when served, else the HTTPS one (the primary's listeners when connections are handed in). */
   url: string;
@@ -147,7 +147,7 @@ function webhookAuthorizerFor(config: ServerConfig, modes: readonly string[]): W
 export async function startServer(config: ServerConfig, storage: Storage, options: StartOptions = {}): Promise<CapstanServer> {
   // First: a bad audit policy stops the start before any other work, as in kube.
   const auditLog = AuditLog.fromConfig(config);
-  const registry = ResourceRegistry.builtIn(config.runtimeConfig);
+  const catalog = ResourceCatalog.builtIn(config.runtimeConfig);
   const shutdown = new AbortController();
   // Every open watch listens for shutdown (and stops listening when it ends): any number is fine.
   setMaxListeners(0, shutdown.signal);
@@ -164,15 +164,15 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   const authorizer = options.authorizer ?? authorizerFor(modes, { rbac, webhook: webhookAuthorizerFor(config, modes), node });
   const serving = config.securePort === undefined ? undefined : await ServingSetup.load(config);
   const authentication = buildAuthentication(config, storage, serving);
-  const webhooks = webhookAdmission(storage, registry, authorizer, (error) => logger.warn('cannot watch webhook configurations', { error }));
+  const webhooks = webhookAdmission(storage, catalog, authorizer, (error) => logger.warn('cannot watch webhook configurations', { error }));
   const policyError = (error: unknown): void => logger.warn('admission policies: watch failed', { error });
-  const mutatingPolicies = new MutatingAdmissionPolicyPlugin(registry, storage, authorizer, shutdown.signal, policyError);
-  const validatingPolicies = new ValidatingAdmissionPolicyPlugin(registry, storage, authorizer, shutdown.signal, policyError);
-  const services: ApiServices = {
+  const mutatingPolicies = new MutatingAdmissionPolicyPlugin(catalog, storage, authorizer, shutdown.signal, policyError);
+  const validatingPolicies = new ValidatingAdmissionPolicyPlugin(catalog, storage, authorizer, shutdown.signal, policyError);
+  const context: ServerContext = {
     authentication,
     authorizer,
     rbacRules: rbac.resolver,
-    registry,
+    catalog: catalog,
     storage,
     admission: admissionChain(config.enableAdmissionPlugins, config.disableAdmissionPlugins, {
       storage,
@@ -193,7 +193,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   };
   setStorageObjectsCollector(async () => {
     const counts: Record<string, number> = {};
-    for (const info of registry.all()) {
+    for (const info of catalog.all()) {
       const type = storageTypeOf(info);
       if (counts[type] === undefined && info.verbs.includes('list')) counts[type] = await storage.count(type);
     }
@@ -213,7 +213,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   // In a terminal (text lines) request lines are detail, shown at --log-level=debug; JSON logs carry them at info.
   app.use(auditIdFilter());
   app.use(requestLogger({ level: logger.format === 'text' ? 'debug' : 'info' }));
-  app.use(metricsMiddleware({ isServed: (g, v, r) => registry.get(g, v, r) !== undefined }));
+  app.use(metricsMiddleware({ isServed: (g, v, r) => catalog.get(g, v, r) !== undefined }));
   app.use((_req: Request, res: Response, next: NextFunction) => {
     res.setHeader('Cache-Control', 'no-cache, private');
     // Error Status objects may be negotiated as CBOR only with the gate on (see writeError).
@@ -230,11 +230,11 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   app.use(oidcDiscoveryRouter(authentication.tokens, () => jwksUri));
   app.use(healthRouter(health));
   app.use(metricsRouter());
-  app.use(discoveryRouter(registry, { version: DEFAULT_VERSION_INFO, isCustomResource: (info) => info.custom === true }));
-  const openapi = sharedOpenApiService(`runtime-config:${config.runtimeConfig.text}`, servedPathFilter(registry));
+  app.use(discoveryRouter(catalog, { version: DEFAULT_VERSION_INFO, isCustomResource: (info) => info.custom === true }));
+  const openapi = sharedOpenApiService(`runtime-config:${config.runtimeConfig.text}`, servedPathFilter(catalog));
   app.use(openapiRouter(openapi));
-  app.use(resourceHandler(services));
-  app.use(notFoundHandler(services));
+  app.use(resourceHandler(context));
+  app.use(notFoundHandler(context));
   app.use(errorLogger());
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => writeError(res, err));
 
@@ -323,7 +323,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
     localPort === securePort && secure !== undefined ? secure : localPort === plainPort ? plain : undefined;
 
   // Every process serves the custom resources of the stored CRDs (and races the others on their status).
-  const crdRegistrar = new CrdRegistrar(services, { openapi, onError: (msg, error) => logger.warn(msg, { error }) });
+  const crdRegistrar = new CrdRegistrar(context, { openapi, onError: (msg, error) => logger.warn(msg, { error }) });
   await crdRegistrar.start();
   await webhooks.start();
   // Every process watches the admission policies; writes wait until the first lists are cached.
@@ -339,11 +339,11 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   const advertised = config.advertiseAddress || advertiseAddressFor(config.bindAddress);
   if (jwksUri === '') jwksUri = securePort === undefined ? '' : `${urlOf('https', advertised, securePort)}/openid/v1/jwks`;
   await bootstrapCluster(storage, { address: advertised, port }, config.serviceClusterIPRange);
-  await ensureLocalApiServices(storage, registry);
+  await ensureLocalApiServices(storage, catalog);
   await ensureBootstrapPolicy(storage);
   rbacHook.done();
   if (options.runControllers !== false) {
-    controller = new NamespaceController(services);
+    controller = new NamespaceController(context);
     await controller.start();
     serviceAccounts = new DefaultServiceAccounts(storage, (error) => logger.warn('cannot create a default ServiceAccount', { error }));
     await serviceAccounts.start();
@@ -360,13 +360,13 @@ export async function startServer(config: ServerConfig, storage: Storage, option
     }
     identityLease = new ApiserverIdentityLease(storage, { peerAddress: `${advertised}:${port}` });
     await identityLease.start();
-    policyStatus = new PolicyStatusController(storage, registry, (error) => logger.warn('admission policy status', { error }));
+    policyStatus = new PolicyStatusController(storage, catalog, (error) => logger.warn('admission policy status', { error }));
     await policyStatus.start();
     roleAggregation = new ClusterRoleAggregationController(storage);
     await roleAggregation.start();
   }
   // Every process is a candidate; the elected one runs the garbage collector and the disruption controller.
-  const controllerManager = controllerManagerFor(services, config.controllers, undefined, { signing: clusterSigningConfig(config, serving) });
+  const controllerManager = controllerManagerFor(context, config.controllers, undefined, { signing: clusterSigningConfig(config, serving) });
   controllerManager?.start();
   bootstrapHook.done();
 
@@ -431,5 +431,5 @@ export async function startServer(config: ServerConfig, storage: Storage, option
     })();
     return closing;
   };
-  return { app, http, services, health, url, secureUrl, serverForPort, serving, authentication, close };
+  return { app, http, context, health, url, secureUrl, serverForPort, serving, authentication, close };
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { canonicalize, isObject, jsonEqual, metadataOf, nowTimestamp, type Obj } from '../api/object-util.js';
-import type { ResourceRegistry } from '../registry/resource-registry.js';
+import type { ResourceCatalog } from '../catalog/resource-catalog.js';
 import { StorageError, type Storage } from '../storage/storage.js';
 
 const API_SERVICES = 'apiservices.apiregistration.k8s.io';
@@ -91,9 +91,9 @@ function localApiService(group: string, version: string, priority: readonly [num
  * kube's; ones registered at an earlier start for versions no longer served are deleted. Idempotent
  * and safe from several processes (create-if-absent, compare-and-swap).
  */
-export async function ensureLocalApiServices(storage: Storage, registry: ResourceRegistry): Promise<void> {
+export async function ensureLocalApiServices(storage: Storage, catalog: ResourceCatalog): Promise<void> {
   const wanted = new Map<string, Obj>();
-  for (const g of registry.groups()) {
+  for (const g of catalog.groups()) {
     for (const version of g.versions) {
       const priority = PRIORITIES[`${g.name}/${version}`];
       if (priority !== undefined) wanted.set(`${version}.${g.name}`, localApiService(g.name, version, priority));

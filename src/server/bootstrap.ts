@@ -3,7 +3,7 @@ import { canonicalize, nowTimestamp, type Obj } from '../api/object-util.js';
 import { networkInterfaces } from 'node:os';
 import { StorageError, type Storage } from '../storage/storage.js';
 import { IP_ADDRESS_TYPE, ipAddressObject } from '../services/cluster-ip-allocator.js';
-import { firstServiceAddress, formatIPv4, ipv4Problem, type IpRange } from '../services/ip-range.js';
+import { firstServiceAddress, formatIPv4, ipv4Problem, type IpRange } from '../config/ip-range.js';
 import { ensureFlowControlConfiguration } from './bootstrap-flowcontrol.js';
 
 /** Namespaces every cluster has. */

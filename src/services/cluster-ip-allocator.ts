@@ -1,9 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { canonicalize, nowTimestamp, type Obj } from '../api/object-util.js';
-import { storageTypeOf } from '../registry/resource-types.js';
+import { storageTypeOf } from '../catalog/resource-types.js';
 import { StorageError, type Storage } from '../storage/storage.js';
 import { reserveFreeSlot } from './free-slot-probe.js';
-import { firstServiceAddress, formatIPv4, holdsServiceAddress, ipv4Problem, lastServiceAddress, parseIPv4, staticBandSize, type IpRange } from './ip-range.js';
+import {
+  firstServiceAddress,
+  formatIPv4,
+  holdsServiceAddress,
+  ipv4Problem,
+  lastServiceAddress,
+  parseIPv4,
+  staticBandSize,
+  type IpRange,
+} from '../config/ip-range.js';
 
 /**
  * Service cluster IPs, reserved as kube-apiserver 1.36's MultiCIDRServiceAllocator reserves them: one

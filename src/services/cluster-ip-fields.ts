@@ -1,7 +1,7 @@
 import { isIPv6 } from 'node:net';
 import type { StatusCause } from '../api/errors.js';
 import type { Obj } from '../api/object-util.js';
-import { ipv4Problem } from './ip-range.js';
+import { ipv4Problem } from '../config/ip-range.js';
 import {
   allocatesNodePorts,
   clusterIPOf,

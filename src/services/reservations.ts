@@ -3,9 +3,9 @@ import type { Obj } from '../api/object-util.js';
 import type { Storage } from '../storage/storage.js';
 import { AllocationError, ClusterIpAllocator, type ServiceRef } from './cluster-ip-allocator.js';
 import { invalidCause } from './cluster-ip-fields.js';
-import type { IpRange } from './ip-range.js';
+import type { IpRange } from '../config/ip-range.js';
 import { NodePortAllocator } from './node-port-allocator.js';
-import type { PortRange } from './port-range.js';
+import type { PortRange } from '../config/port-range.js';
 import { stringList } from './service-spec.js';
 
 /**

@@ -35,7 +35,7 @@ export { ServiceNetwork } from './reservations.js';
 
 /** Where a write happens: the server's ranges, the type written, and the request's namespace. */
 export interface AllocationTarget {
-  services: { serviceNetwork: ServiceNetwork };
+  server: { serviceNetwork: ServiceNetwork };
   info: { group: string; resource: string };
   ri: { namespace: string; subresource: string };
 }
@@ -237,7 +237,7 @@ export async function withServiceAllocation<T>(r: AllocationTarget, obj: Obj, ol
   if (!isServiceWrite(r)) return write();
   const name = stringField(metadataOf(obj), 'name');
   const owner = { namespace: r.ri.namespace, name };
-  const res = new Reservations(r.services.serviceNetwork, owner, dryRun);
+  const res = new Reservations(r.server.serviceNetwork, owner, dryRun);
   const spec = specOf(obj);
   let result: T;
   try {
@@ -274,7 +274,7 @@ async function settle(what: string, owner: ServiceRef, step: () => Promise<void>
 export async function releaseServiceAllocation(r: AllocationTarget, removed: Obj): Promise<void> {
   if (!isServiceWrite(r)) return;
   const spec = specOf(removed);
-  const network = r.services.serviceNetwork;
+  const network = r.server.serviceNetwork;
   const owner = { namespace: r.ri.namespace, name: stringField(metadataOf(removed), 'name') };
   await settle('release the addresses of a deleted Service', owner, async () => {
     if (needsClusterIP(spec) && !isHeadless(spec)) {

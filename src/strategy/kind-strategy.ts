@@ -1,6 +1,6 @@
 import type { StatusCause } from '../api/errors.js';
 import type { Obj } from '../api/object-util.js';
-import type { User } from '../auth/user.js';
+import type { User } from '../api/user.js';
 import type { UpdateMetaPasses } from '../validation/object-meta.js';
 
 /**

@@ -1,6 +1,6 @@
 import { isObject, type Obj } from '../api/object-util.js';
 import { goQuote } from '../codec/go-quote.js';
-import { canonicalQuantity, milliValueOf } from '../codec/printers/quantity.js';
+import { canonicalQuantity, milliValueOf } from '../api/quantity.js';
 import { formatIPv6, parseIP } from '../validation/ip-formats.js';
 import { isDNS1123Label, isLabelValue } from '../validation/string-formats.js';
 import { objectAt, objectsAt } from './field-defaults.js';

@@ -1,7 +1,7 @@
-import type { ResourceInfo } from '../registry/resource-types.js';
+import type { ResourceInfo } from '../catalog/resource-types.js';
 import { isObject, jsonEqual, metadataOf, type Obj } from '../api/object-util.js';
 import { applyDefaults, strategyFor } from './strategies.js';
-import type { User } from '../auth/user.js';
+import type { User } from '../api/user.js';
 
 export { applyDefaults };
 

@@ -1,5 +1,5 @@
 import type { Obj } from '../api/object-util.js';
-import type { ResourceInfo } from '../registry/resource-types.js';
+import type { ResourceInfo } from '../catalog/resource-types.js';
 import type { KindStrategy } from './kind-strategy.js';
 import { customResourceDefinitions } from '../crd/crd-strategy.js';
 import { customResources } from '../crd/custom-resource-strategy.js';

@@ -11,7 +11,7 @@
  * stores one). Status writes check only that the replica counts are not negative.
  */
 import type { StatusCause } from '../api/errors.js';
-import { compareQuantities, quantityOf } from '../codec/printers/quantity.js';
+import { compareQuantities, quantityOf } from '../api/quantity.js';
 import { forbiddenField, goJson, invalidField, notSupportedField, requiredField } from './field-errors.js';
 import { validateContainerResourceName } from './resource-names.js';
 import { isDNS1123Label, isPathSegmentName } from './string-formats.js';

@@ -8,7 +8,7 @@
  * from default or min), as kube validates them; create and update run the same checks.
  */
 import type { StatusCause } from '../api/errors.js';
-import { compareQuantities, milliValueOf, quantityOf } from '../codec/printers/quantity.js';
+import { compareQuantities, milliValueOf, quantityOf } from '../api/quantity.js';
 import { duplicateField, forbiddenField, invalidField, requiredField } from './field-errors.js';
 import { isOvercommitAllowed, validateContainerResourceName, validateResourceName } from './resource-names.js';
 import { isLabelKey } from './string-formats.js';

@@ -10,7 +10,7 @@
  * Not checked yet: the relaxed rules kube keeps for claims stored with an invalid selector or API group.
  */
 import type { StatusCause } from '../api/errors.js';
-import { compareQuantities } from '../codec/printers/quantity.js';
+import { compareQuantities } from '../api/quantity.js';
 import { forbiddenField, goJson, invalidField, notSupportedField, requiredField } from './field-errors.js';
 import { validateLabelSelector } from './label-selector.js';
 import { FIELD_IMMUTABLE } from './object-meta.js';

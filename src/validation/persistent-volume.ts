@@ -11,7 +11,7 @@
  * default, Filesystem, so a volume stored before defaulting compares as kube's would.
  */
 import type { StatusCause } from '../api/errors.js';
-import { compareQuantities, quantityIntegerValue } from '../codec/printers/quantity.js';
+import { compareQuantities, quantityIntegerValue } from '../api/quantity.js';
 import { forbiddenField, goJson, invalidField, notSupportedField, requiredField, tooLongField } from './field-errors.js';
 import { validateNodeSelector } from './node-affinity.js';
 import { goVolumeNodeAffinity } from './node-selector.js';

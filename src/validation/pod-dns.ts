@@ -6,7 +6,7 @@
  */
 import { isIP } from 'node:net';
 import type { StatusCause } from '../api/errors.js';
-import { ipv4Problem } from '../services/ip-range.js';
+import { ipv4Problem } from '../config/ip-range.js';
 import { goJson, invalidField, requiredField } from './field-errors.js';
 import { isIPv4Mapped, parseIP } from './ip-formats.js';
 import { isDNS1123Subdomain, isDNS1123SubdomainWithUnderscore } from './string-formats.js';

@@ -1,5 +1,5 @@
 import type { StatusCause } from '../api/errors.js';
-import { podQosClass } from '../strategy/pod-qos.js';
+import { podQosClass } from './pod-qos.js';
 import { forbiddenField, invalidField } from './field-errors.js';
 import { validatePodMetadataAndSpec } from './pod-spec.js';
 import { semanticEqual } from './semantic-equal.js';

@@ -6,7 +6,7 @@
  * with a limit above the pod's.
  */
 import type { StatusCause } from '../api/errors.js';
-import { compareQuantities, quantityOf } from '../codec/printers/quantity.js';
+import { compareQuantities, quantityOf } from '../api/quantity.js';
 import { forbiddenField, invalidField, notSupportedField } from './field-errors.js';
 import { aggregateContainerLimits, aggregateContainerRequests } from './pod-resource-totals.js';
 import { isHugePages, validateResourceName } from './resource-names.js';

@@ -3,8 +3,8 @@
  * format of the left operand (the right one's when the left is zero), printed canonically as
  * Quantity.String() prints it. Used to total a pod's container requests and limits.
  */
-import { canonicalQuantity, compareQuantities } from '../codec/printers/quantity.js';
-import { exactQuantity, type ExactQuantity, type QuantityFormat } from '../codec/quantity-grammar.js';
+import { canonicalQuantity, compareQuantities } from '../api/quantity.js';
+import { exactQuantity, type ExactQuantity, type QuantityFormat } from '../api/quantity-grammar.js';
 
 type Exact = ExactQuantity;
 const exactOf = exactQuantity;

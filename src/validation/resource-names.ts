@@ -5,7 +5,7 @@
  * kube's order; names are printed as kube prints a core.ResourceName.
  */
 import type { StatusCause } from '../api/errors.js';
-import { compareQuantities, isWholeQuantity, quantityOf } from '../codec/printers/quantity.js';
+import { compareQuantities, isWholeQuantity, quantityOf } from '../api/quantity.js';
 import { invalidField } from './field-errors.js';
 import { isLabelKey } from './string-formats.js';
 

@@ -7,7 +7,7 @@
  * their own resource-name rule.
  */
 import type { StatusCause } from '../api/errors.js';
-import { compareQuantities } from '../codec/printers/quantity.js';
+import { compareQuantities } from '../api/quantity.js';
 import { forbiddenField, invalidField, requiredField } from './field-errors.js';
 import { isHugePages, isOvercommitAllowed, validateContainerResourceName, validateResourceQuantity } from './resource-names.js';
 import { validateClaimReferences } from './resource-claims.js';

@@ -8,7 +8,7 @@
  */
 import { isIP } from 'node:net';
 import type { StatusCause } from '../api/errors.js';
-import { ipv4Problem } from '../services/ip-range.js';
+import { ipv4Problem } from '../config/ip-range.js';
 import { duplicateField, forbiddenField, goJson, invalidField, notSupportedField, requiredField } from './field-errors.js';
 import { validateLabels } from './object-meta.js';
 import { isDNS1123Label, isDNS1123Subdomain, isLabelKey } from './string-formats.js';

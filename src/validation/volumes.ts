@@ -6,7 +6,7 @@
  * Cloud and legacy sources are checked for the one-source rule only.
  */
 import type { StatusCause } from '../api/errors.js';
-import { compareQuantities } from '../codec/printers/quantity.js';
+import { compareQuantities } from '../api/quantity.js';
 import { duplicateField, forbiddenField, invalidField, notFoundField, notSupportedField, requiredField } from './field-errors.js';
 import { isDNS1123Label } from './string-formats.js';
 import { numOrUndefined, objOrUndefined, objects, str, type Obj } from './value-access.js';

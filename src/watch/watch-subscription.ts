@@ -1,5 +1,5 @@
-import { storageErrorToApi } from '../store/storage-errors.js';
-import type { ResourceTarget } from '../store/resource-target.js';
+import { storageErrorToApi } from '../rest/storage-errors.js';
+import type { ResourceTarget } from '../rest/resource-target.js';
 import { StorageError, type ChangeEvent } from '../storage/storage.js';
 import type { WatchEventFilter } from './event-filter.js';
 import type { WatchEncoder } from './watch-encoder.js';
@@ -46,7 +46,7 @@ export async function followChanges(target: ResourceTarget, from: string, watch:
     lifetime.end();
   };
   try {
-    await target.services.storage.watch(target.type, from, onEvent, lifetime.signal, onHistoryLost);
+    await target.server.storage.watch(target.type, from, onEvent, lifetime.signal, onHistoryLost);
     if (!lifetime.ended) out.start();
   } catch (err) {
     const expired = err instanceof StorageError && err.code === 'Gone';

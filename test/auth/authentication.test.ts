@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnCapstan, type CapstanProcess } from '../helpers/capstan.js';
 import { kubectlFor } from '../e2e/kubectl.js';
-import { generateCA, generateLeaf, type CertificateAndKey } from '../../src/server/tls/certificates.js';
+import { generateCA, generateLeaf, type CertificateAndKey } from '../../src/tls/certificates.js';
 import { httpsRequest, type TlsIdentity } from './https-client.js';
 
 /** kube-apiserver 1.36's answer to a bad bearer token (captured from the reference). */

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { MemoryStorage } from '../../src/storage/memory-storage.js';
-import { connectRedisBackend } from '../../src/storage/open-redis.js';
+import { connectRedisBackend } from '../../src/storage/redis/open-redis.js';
 import type { Storage } from '../../src/storage/storage.js';
 import { startTestServer, type TestServer } from '../helpers/capstan.js';
 import { startRedis, type RedisServer } from '../helpers/redis-process.js';

@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import type { Authenticator } from '../../src/auth/authenticator.js';
-import type { User } from '../../src/auth/user.js';
+import type { User } from '../../src/api/user.js';
 import { api, startTestServer, type TestServer } from '../helpers/capstan.js';
 
 const ANONYMOUS: User = { name: 'system:anonymous', uid: '', groups: ['system:unauthenticated'], extra: {} };

@@ -156,7 +156,7 @@ describe('bootstrap objects', () => {
   });
 
   test("kube's ensurer rules: mandatory specs come back, opted-out suggestions stay, missing ones return, retired ones go", async () => {
-    const storage = srv.server.services.storage;
+    const storage = srv.server.context.storage;
     const exempt = (await rest.get(`${FC}/prioritylevelconfigurations/exempt`)).body;
     const edited = await rest.put(`${FC}/prioritylevelconfigurations/exempt`, {
       ...exempt,
@@ -209,7 +209,7 @@ describe('bootstrap objects', () => {
     assert.match(lease.spec.renewTime, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
 
     // Another apiserver on host "peer" renews its own lease; a lease nobody renews is collected.
-    const storage = srv.server.services.storage;
+    const storage = srv.server.context.storage;
     const stale = {
       apiVersion: 'coordination.k8s.io/v1',
       kind: 'Lease',
@@ -259,7 +259,7 @@ describe('bootstrap objects', () => {
       metadata: { name: 'v1beta1.batch', labels: { 'kube-aggregator.kubernetes.io/automanaged': 'onstart' } },
       spec: { group: 'batch', version: 'v1beta1', groupPriorityMinimum: 17400, versionPriority: 9 },
     });
-    await ensureLocalApiServices(srv.server.services.storage, srv.server.services.registry);
+    await ensureLocalApiServices(srv.server.context.storage, srv.server.context.catalog);
     assert.equal((await rest.get(`${AS}/v1.apps`)).body.spec.versionPriority, 15);
     assert.equal((await rest.get(`${AS}/v1beta1.batch`)).status, 404);
   });

@@ -277,7 +277,7 @@ for (const backend of allBackends()) {
     });
 
     test('the disruption controller drops a disruptedPods entry once the pod outlives the deletion timeout', async () => {
-      const controller = new DisruptionController(srv.server.services.storage, { deletionTimeoutMs: 2000 });
+      const controller = new DisruptionController(srv.server.context.storage, { deletionTimeoutMs: 2000 });
       await controller.start();
       try {
         const app = uniqueName('app');
@@ -306,7 +306,7 @@ for (const backend of allBackends()) {
     });
 
     test('a DisruptionTarget condition not followed by deletion is reset to False after the stale timeout', async () => {
-      const controller = new DisruptionController(srv.server.services.storage, { stalePodDisruptionTimeoutMs: 200 });
+      const controller = new DisruptionController(srv.server.context.storage, { stalePodDisruptionTimeoutMs: 200 });
       const app = uniqueName('app');
       await createPod(f, `${app}-p`, { app });
       const watch = await openWatch(f.url, `${podsPath(f.ns)}?watch=true&fieldSelector=metadata.name%3D${app}-p`);

@@ -8,7 +8,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { defaultConfig, parseArgs } from '../../src/cli/flags.js';
-import { RedisStorage } from '../../src/storage/redis-storage.js';
+import { RedisStorage } from '../../src/storage/redis/redis-storage.js';
 import { allBackends } from '../helpers/backends.js';
 import { startRedis } from '../helpers/redis-process.js';
 import { startTestServer, uniqueName, type TestServer } from '../helpers/capstan.js';

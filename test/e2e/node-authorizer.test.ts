@@ -15,7 +15,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
-import { connectRedisBackend } from '../../src/storage/open-redis.js';
+import { connectRedisBackend } from '../../src/storage/redis/open-redis.js';
 import { api, startTestServer, type TestServer } from '../helpers/capstan.js';
 import { startRedis } from '../helpers/redis-process.js';
 

@@ -6,12 +6,12 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseArgs } from '../../src/cli/flags.js';
-import { ResourceRegistry } from '../../src/registry/resource-registry.js';
-import { levelOf, parseRuntimeConfig, servesGroupVersion, servesResource } from '../../src/registry/runtime-config.js';
+import { ResourceCatalog } from '../../src/catalog/resource-catalog.js';
+import { levelOf, parseRuntimeConfig, servesGroupVersion, servesResource } from '../../src/config/runtime-config.js';
 import { api, startTestServer, type TestServer } from '../helpers/capstan.js';
 
-const known = (group: string, version: string): boolean => ResourceRegistry.isBuiltInGroupVersion(group, version);
-const exists = (group: string): boolean => ResourceRegistry.isBuiltInGroup(group);
+const known = (group: string, version: string): boolean => ResourceCatalog.isBuiltInGroupVersion(group, version);
+const exists = (group: string): boolean => ResourceCatalog.isBuiltInGroup(group);
 
 describe('--runtime-config parsing', () => {
   test('levels of version names', () => {

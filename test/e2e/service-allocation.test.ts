@@ -8,8 +8,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, uniqueName, type TestServer } from '../helpers/capstan.js';
 import { assertStatus, restFor, type Rest } from './rest.js';
-import { parseIpRange } from '../../src/services/ip-range.js';
-import { parsePortRange } from '../../src/services/port-range.js';
+import { parseIpRange } from '../../src/config/ip-range.js';
+import { parsePortRange } from '../../src/config/port-range.js';
 
 const SERVICES = '/api/v1/namespaces/default/services';
 const IP_ADDRESSES = '/apis/networking.k8s.io/v1/ipaddresses';

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { MemoryStorage } from '../../src/storage/memory-storage.js';
-import { connectRedisBackend } from '../../src/storage/open-redis.js';
+import { connectRedisBackend } from '../../src/storage/redis/open-redis.js';
 import type { Storage } from '../../src/storage/storage.js';
 import { startRedis, type RedisServer } from './redis-process.js';
 

@@ -17,7 +17,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Informer, ObjectCache, V1ConfigMap, V1ConfigMapList } from '@kubernetes/client-node';
-import type { ServerConfig } from '../../src/cli/flags.js';
+import type { ServerConfig } from '../../src/config/server-config.js';
 import { allBackends } from '../helpers/backends.js';
 import type { TcpProxy } from '../helpers/tcp-proxy.js';
 import {

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ServerConfig } from '../../src/cli/flags.js';
+import type { ServerConfig } from '../../src/config/server-config.js';
 import { kubeconfigFor } from '../../src/cli/kubeconfig.js';
 import type { Storage } from '../../src/storage/storage.js';
 import { api, startTestServer, type TestServer } from '../helpers/capstan.js';

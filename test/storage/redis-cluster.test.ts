@@ -1,8 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Redis } from 'ioredis';
-import { connectRedisBackend } from '../../src/storage/open-redis.js';
-import { typeKeys } from '../../src/storage/redis-keys.js';
+import { connectRedisBackend } from '../../src/storage/redis/open-redis.js';
+import { typeKeys } from '../../src/storage/redis/keys.js';
 import { startRedisCluster, type RedisClusterProcess } from '../helpers/redis-process.js';
 import { describeStorageConformance, freshType, obj, Recorder } from './conformance.js';
 

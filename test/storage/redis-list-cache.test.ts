@@ -9,7 +9,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Redis } from 'ioredis';
-import { connectRedisBackend, type RedisBackendOptions } from '../../src/storage/open-redis.js';
+import { connectRedisBackend, type RedisBackendOptions } from '../../src/storage/redis/open-redis.js';
 import type { Storage } from '../../src/storage/storage.js';
 import { startRedis, type RedisServer } from '../helpers/redis-process.js';
 import { describeStorageConformance, freshType, obj, rejectsWith } from './conformance.js';

@@ -1,5 +1,5 @@
 /**
- * The ajv validators of the built-in kinds (src/schema/kind-validators.ts) and the typed-decode walk
+ * The ajv validators of the built-in kinds (src/codec/kind-validators.ts) and the typed-decode walk
  * must agree: a validator accepts a value exactly when the walk finds no type error and no unknown
  * field in it, and then leaves the value as the walk would (Quantities in canonical form). And
  * decodeInto, which takes the validator as its fast path, must answer every body as the walk alone
@@ -16,7 +16,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readJson } from '../../src/codec/json-text.js';
 import { decodeInto, TypedDecodeError, walkInto, type NumberLiteralLookup } from '../../src/codec/typed-decode.js';
-import { kindValidator } from '../../src/schema/kind-validators.js';
+import { kindValidator } from '../../src/codec/kind-validators.js';
 import { definitionNames, schemaForDefinition, schemaForKind, type SchemaNode } from '../../src/schema/openapi-schema.js';
 import { hostileBodies, NAME_PLACEHOLDER } from '../e2e/hostile-bodies.js';
 

@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { defaultGarbageCollectionPolicy, deletionFinalizers } from '../../src/store/deletion-finalizers.js';
+import { defaultGarbageCollectionPolicy, deletionFinalizers } from '../../src/rest/deletion-finalizers.js';
 import { GARBAGE_COLLECTOR, isControllerEnabled, validateControllerList } from '../../src/controllers/controller-names.js';
 
 const cm = { group: '', version: 'v1', resource: 'configmaps' };

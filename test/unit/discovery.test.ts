@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express from 'express';
 import { load } from 'js-yaml';
-import { ResourceRegistry } from '../../src/registry/resource-registry.js';
+import { ResourceCatalog } from '../../src/catalog/resource-catalog.js';
 import { DEFAULT_VERSION_INFO, discoveryRouter } from '../../src/discovery/discovery-router.js';
 import { storageVersionHash } from '../../src/discovery/discovery-documents.js';
 
@@ -22,9 +22,9 @@ interface Server0 {
   close: () => Promise<void>;
 }
 
-async function start(registry: ResourceRegistry): Promise<Server0> {
+async function start(catalog: ResourceCatalog): Promise<Server0> {
   const app = express();
-  app.use(discoveryRouter(registry, { version: DEFAULT_VERSION_INFO }));
+  app.use(discoveryRouter(catalog, { version: DEFAULT_VERSION_INFO }));
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -56,7 +56,7 @@ function find(list: Json[], key: string, value: unknown): Json {
 describe('discovery', () => {
   let srv: Server0;
   before(async () => {
-    srv = await start(ResourceRegistry.builtIn());
+    srv = await start(ResourceCatalog.builtIn());
   });
   after(async () => {
     await srv.close();
@@ -330,8 +330,8 @@ describe('discovery', () => {
 
 describe('discovery follows registry changes', () => {
   test('an added custom resource appears in every document and changes the ETag', async () => {
-    const registry = ResourceRegistry.builtIn();
-    const srv = await start(registry);
+    const catalog = ResourceCatalog.builtIn();
+    const srv = await start(catalog);
     try {
       const before = await fetch(`${srv.base}/apis`, { headers: { accept: V2 } });
       await before.arrayBuffer();
@@ -340,7 +340,7 @@ describe('discovery follows registry changes', () => {
       const plainBefore = await getJson(`${srv.base}/apis`);
       assert.ok(!asArray(plainBefore.body.groups).some((g) => g.name === 'stable.example.com'));
 
-      registry.add({
+      catalog.add({
         group: 'stable.example.com',
         version: 'v1',
         resource: 'crontabs',
@@ -367,7 +367,7 @@ describe('discovery follows registry changes', () => {
       assert.equal(crontabs.storageVersionHash, storageVersionHash('stable.example.com', 'v1', 'CronTab'));
       assert.equal(crontabs.categories, undefined);
 
-      registry.remove('stable.example.com', 'v1', 'crontabs');
+      catalog.remove('stable.example.com', 'v1', 'crontabs');
       const gone = await fetch(`${srv.base}/apis/stable.example.com`);
       assert.equal(gone.status, 404);
       await gone.arrayBuffer();

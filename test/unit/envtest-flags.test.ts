@@ -7,9 +7,10 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs, type ServerConfig } from '../../src/cli/flags.js';
-import { ensureCertDir, servingNamesFor } from '../../src/server/tls/cert-dir.js';
-import { generateCA, generateLeaf } from '../../src/server/tls/certificates.js';
+import { parseArgs } from '../../src/cli/flags.js';
+import type { ServerConfig } from '../../src/config/server-config.js';
+import { ensureCertDir, servingNamesFor } from '../../src/tls/cert-dir.js';
+import { generateCA, generateLeaf } from '../../src/tls/certificates.js';
 
 function config(args: string[]): ServerConfig {
   const parsed = parseArgs(args);

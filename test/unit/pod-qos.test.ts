@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { podQosClass } from '../../src/strategy/pod-qos.js';
+import { podQosClass } from '../../src/validation/pod-qos.js';
 
 const GOLDEN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'test', 'golden', 'defaulting', 'v1.Pod.json');
 

@@ -10,7 +10,7 @@ import { podStatusCells } from '../../src/codec/printers/pod.js';
 import { nodeRoles, nodeStatus, serviceExternalIP, servicePorts, formatEndpoints, quotaCells } from '../../src/codec/printers/core.js';
 import { eventCells } from '../../src/codec/printers/events.js';
 import { jobCells } from '../../src/codec/printers/batch.js';
-import { canonicalQuantity } from '../../src/codec/printers/quantity.js';
+import { canonicalQuantity } from '../../src/api/quantity.js';
 import { formatHPAMetrics } from '../../src/codec/printers/autoscaling.js';
 import { csrCondition } from '../../src/codec/printers/access.js';
 import { controllerName } from '../../src/codec/printers/apps.js';

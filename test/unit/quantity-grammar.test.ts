@@ -6,8 +6,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { canonicalQuantity, compareQuantities, isWholeQuantity } from '../../src/codec/printers/quantity.js';
-import { QUANTITY_FORMAT_ERROR, QUANTITY_NUMERIC_ERROR, QUANTITY_SUFFIX_ERROR, parseQuantityText } from '../../src/codec/quantity-grammar.js';
+import { canonicalQuantity, compareQuantities, isWholeQuantity } from '../../src/api/quantity.js';
+import { QUANTITY_FORMAT_ERROR, QUANTITY_NUMERIC_ERROR, QUANTITY_SUFFIX_ERROR, parseQuantityText } from '../../src/api/quantity-grammar.js';
 
 /** [text, Go's error] */
 const REFUSED: Array<[string, string]> = [

@@ -10,8 +10,8 @@ import {
   parseIPv4,
   parseIpRange,
   staticBandSize,
-} from '../../src/services/ip-range.js';
-import { holdsPort, parsePortRange, staticPortBandSize } from '../../src/services/port-range.js';
+} from '../../src/config/ip-range.js';
+import { holdsPort, parsePortRange, staticPortBandSize } from '../../src/config/port-range.js';
 
 test('an IPv4 CIDR range parses to its network, first and last Service addresses', () => {
   const r = parseIpRange('10.100.7.9/12');

@@ -3,8 +3,8 @@ import { ApiError, internalError } from '../../api/errors.js';
 import { isObject, type Obj } from '../../api/object-util.js';
 import { typeFor } from '../../fieldmanager/track-write.js';
 import { mergeValues } from '../../fieldmanager/typed-value.js';
-import type { ResourceRegistry } from '../../registry/resource-registry.js';
-import type { ResourceInfo } from '../../registry/resource-types.js';
+import type { ResourceCatalog } from '../../catalog/resource-catalog.js';
+import type { ResourceInfo } from '../../catalog/resource-types.js';
 import type { Authorizer } from '../../auth/authorizer.js';
 import type { Storage } from '../../storage/storage.js';
 import { applyDefaults } from '../../strategy/resource-strategy.js';
@@ -188,7 +188,7 @@ export class MutatingAdmissionPolicyPlugin implements AdmissionPlugin {
   readonly cache: PolicyCache<CompiledMutatingPolicy>;
 
   constructor(
-    private readonly registry: ResourceRegistry,
+    private readonly catalog: ResourceCatalog,
     private readonly storage: Storage,
     private readonly authorizer: Authorizer,
     signal: AbortSignal,
@@ -228,7 +228,7 @@ export class MutatingAdmissionPolicyPlugin implements AdmissionPlugin {
       if (ns === undefined) throw new ApiError(404, 'NotFound', `namespaces "${nsName}" not found`, { name: nsName, kind: 'namespaces' });
       namespaceObject = namespaceObjectOf(ns);
     }
-    for await (const step of matchingPolicies(this.registry, this.storage, namespaces, entries, a)) {
+    for await (const step of matchingPolicies(this.catalog, this.storage, namespaces, entries, a)) {
       if (isConfigurationFailure(step)) {
         errors.push(step);
         continue;

@@ -1,5 +1,5 @@
 import type { AuthorizationAttributes, Authorizer } from '../../auth/authorizer.js';
-import type { User } from '../../auth/user.js';
+import type { User } from '../../api/user.js';
 import { authorizerValue, requestResourceValue, type AuthorizerBackend, type AuthzAttributes, type AuthzDecision } from '../../cel/index.js';
 import type { AdmissionAttributes } from '../admission.js';
 

@@ -1,5 +1,5 @@
 import { isObject, type Obj } from '../../api/object-util.js';
-import type { ResourceRegistry } from '../../registry/resource-registry.js';
+import type { ResourceCatalog } from '../../catalog/resource-catalog.js';
 import type { Storage } from '../../storage/storage.js';
 import type { AdmissionAttributes } from '../admission.js';
 import type { PolicyEntry } from './policy-cache.js';
@@ -47,7 +47,7 @@ function nameOf(o: Obj): string {
  * when the policy's failurePolicy is Ignore.
  */
 export async function* matchingPolicies<C extends { failurePolicy: string }>(
-  registry: ResourceRegistry,
+  catalog: ResourceCatalog,
   storage: Storage,
   namespaces: NamespaceLookup,
   entries: PolicyEntry<C>[],
@@ -67,7 +67,7 @@ export async function* matchingPolicies<C extends { failurePolicy: string }>(
       if (reported) yield failure('policy contained no match constraints, a required field');
       continue;
     }
-    const matched = await matchResources(registry, namespaces, spec.matchConstraints, a);
+    const matched = await matchResources(catalog, namespaces, spec.matchConstraints, a);
     if ('error' in matched) {
       if (reported) yield failure(matched.error);
       continue;
@@ -78,14 +78,14 @@ export async function* matchingPolicies<C extends { failurePolicy: string }>(
         const bindingName = nameOf(binding);
         const bspec = isObject(binding.spec) ? binding.spec : {};
         if (isObject(bspec.matchResources)) {
-          const bm = await matchResources(registry, namespaces, bspec.matchResources, a);
+          const bm = await matchResources(catalog, namespaces, bspec.matchResources, a);
           if ('error' in bm) {
             if (reported) yield failure(bm.error, bindingName);
             continue;
           }
           if (!bm.matches) continue;
         }
-        const params = await collectParams(registry, storage, spec.paramKind, bspec.paramRef, a.namespace);
+        const params = await collectParams(catalog, storage, spec.paramKind, bspec.paramRef, a.namespace);
         if (!params.ok) {
           if (reported) yield failure(params.error, bindingName);
           continue;

@@ -1,5 +1,5 @@
 import { isObject, type Obj } from '../../api/object-util.js';
-import { WatchedCollection } from '../../controllers/watched-collection.js';
+import { WatchedCollection } from '../../storage/watched-collection.js';
 import type { Storage } from '../../storage/storage.js';
 
 /** A policy with its compiled form and the bindings that name it, sorted by name. */

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { ApiError } from '../../api/errors.js';
 import { isObject, objectKey, type Obj } from '../../api/object-util.js';
 import { servedObjectAsync } from '../../conversion/converting-io.js';
-import type { ResourceRegistry } from '../../registry/resource-registry.js';
-import { storageTypeOf } from '../../registry/resource-types.js';
+import type { ResourceCatalog } from '../../catalog/resource-catalog.js';
+import { storageTypeOf } from '../../catalog/resource-types.js';
 import type { Storage } from '../../storage/storage.js';
 import { selectorMatches } from '../../validation/label-selector.js';
 import type { AdmissionAttributes } from '../admission.js';
@@ -24,7 +24,7 @@ export type ParamsOutcome = { ok: true; params: (Obj | null)[] } | { ok: false; 
  * request's. None found with `parameterNotFoundAction: Deny` is an error; with Allow nothing is evaluated.
  */
 export async function collectParams(
-  registry: ResourceRegistry,
+  catalog: ResourceCatalog,
   storage: Storage,
   paramKind: unknown,
   paramRef: unknown,
@@ -34,7 +34,7 @@ export async function collectParams(
   const apiVersion = typeof paramKind.apiVersion === 'string' ? paramKind.apiVersion : '';
   const kind = typeof paramKind.kind === 'string' ? paramKind.kind : '';
   const { group, version } = splitApiVersion(apiVersion);
-  const info = registry.byKind(group, version, kind);
+  const info = catalog.byKind(group, version, kind);
   if (info === undefined) return { ok: false, error: `paramKind kind \`&ParamKind{APIVersion:${apiVersion},Kind:${kind},}\` not known` };
   const refNamespace = typeof paramRef.namespace === 'string' ? paramRef.namespace : '';
   let namespace = '';

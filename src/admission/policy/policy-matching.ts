@@ -1,8 +1,8 @@
 import { isObject, type Obj } from '../../api/object-util.js';
 import { servedObject, toStorageVersion } from '../../conversion/version-conversion.js';
 import { convertByWebhook, webhookConversionOf } from '../../conversion/webhook-conversion.js';
-import type { ResourceRegistry } from '../../registry/resource-registry.js';
-import { apiVersionOf, storageTypeOf, type ResourceInfo } from '../../registry/resource-types.js';
+import type { ResourceCatalog } from '../../catalog/resource-catalog.js';
+import { apiVersionOf, storageTypeOf, type ResourceInfo } from '../../catalog/resource-types.js';
 import type { Storage } from '../../storage/storage.js';
 import { selectorMatches } from '../../validation/label-selector.js';
 import type { AdmissionAttributes } from '../admission.js';
@@ -58,9 +58,9 @@ function namedRuleMatches(rule: Obj, a: AdmissionAttributes, info: ResourceInfo)
  * The versions of the request's resource kube counts as equivalent: the same stored resource served
  * in another group version, with the same subresource.
  */
-function equivalentsOf(registry: ResourceRegistry, a: AdmissionAttributes): ResourceInfo[] {
+function equivalentsOf(catalog: ResourceCatalog, a: AdmissionAttributes): ResourceInfo[] {
   const type = storageTypeOf(a.info);
-  return registry
+  return catalog
     .all()
     .filter(
       (info) =>
@@ -71,10 +71,10 @@ function equivalentsOf(registry: ResourceRegistry, a: AdmissionAttributes): Reso
 }
 
 /** The rules' match: the request's own resource first, then (Equivalent) another version of it. */
-function rulesMatch(registry: ResourceRegistry, rules: Obj[], matchPolicy: unknown, a: AdmissionAttributes): MatchedAs | undefined {
+function rulesMatch(catalog: ResourceCatalog, rules: Obj[], matchPolicy: unknown, a: AdmissionAttributes): MatchedAs | undefined {
   for (const rule of rules) if (namedRuleMatches(rule, a, a.info)) return { info: a.info };
   if (matchPolicy === 'Exact') return undefined;
-  const equivalents = equivalentsOf(registry, a);
+  const equivalents = equivalentsOf(catalog, a);
   for (const rule of rules) for (const info of equivalents) if (namedRuleMatches(rule, a, info)) return { info };
   return undefined;
 }
@@ -102,7 +102,7 @@ export type MatchOutcome = { matches: false } | { matches: true; as: MatchedAs }
  * Namespace's own), object selector (object or old object), excluded rules, then the rules (all
  * resources when there are none), with Equivalent matching unless matchPolicy is Exact.
  */
-export async function matchResources(registry: ResourceRegistry, namespaces: NamespaceLookup, m: Obj, a: AdmissionAttributes): Promise<MatchOutcome> {
+export async function matchResources(catalog: ResourceCatalog, namespaces: NamespaceLookup, m: Obj, a: AdmissionAttributes): Promise<MatchOutcome> {
   const nsSelector = isObject(m.namespaceSelector) ? m.namespaceSelector : {};
   const nsName = selectorNamespaceOf(a);
   const isNamespace = a.info.group === '' && a.info.resource === 'namespaces';
@@ -130,10 +130,10 @@ export async function matchResources(registry: ResourceRegistry, namespaces: Nam
     return { matches: false };
   }
   const excluded = Array.isArray(m.excludeResourceRules) ? m.excludeResourceRules.filter(isObject) : [];
-  if (rulesMatch(registry, excluded, m.matchPolicy, a) !== undefined) return { matches: false };
+  if (rulesMatch(catalog, excluded, m.matchPolicy, a) !== undefined) return { matches: false };
   const rules = Array.isArray(m.resourceRules) ? m.resourceRules.filter(isObject) : [];
   if (rules.length === 0) return { matches: true, as: { info: a.info } };
-  const as = rulesMatch(registry, rules, m.matchPolicy, a);
+  const as = rulesMatch(catalog, rules, m.matchPolicy, a);
   return as === undefined ? { matches: false } : { matches: true, as };
 }
 

@@ -1,6 +1,6 @@
 import { isObject, type Obj } from '../../api/object-util.js';
-import { WatchedCollection, type CollectionChange } from '../../controllers/watched-collection.js';
-import type { ResourceRegistry } from '../../registry/resource-registry.js';
+import { WatchedCollection, type CollectionChange } from '../../storage/watched-collection.js';
+import type { ResourceCatalog } from '../../catalog/resource-catalog.js';
 import { StorageError, type Storage } from '../../storage/storage.js';
 import { typeCheckPolicy } from './policy-type-check.js';
 import { VALIDATING_POLICIES } from './validating-policy-admission.js';
@@ -20,7 +20,7 @@ export class PolicyStatusController {
 
   constructor(
     private readonly storage: Storage,
-    private readonly registry: ResourceRegistry,
+    private readonly catalog: ResourceCatalog,
     private readonly onError: (err: unknown) => void,
   ) {
     this.policies = new WatchedCollection(storage, VALIDATING_POLICIES, (c) => this.changed(c), this.abort.signal, onError);
@@ -66,7 +66,7 @@ export class PolicyStatusController {
       const policy = JSON.parse(stored.json) as Obj;
       if (!needsStatus(policy)) return;
       const meta = isObject(policy.metadata) ? policy.metadata : {};
-      const warnings = await typeCheckPolicy(this.storage, this.registry, policy);
+      const warnings = await typeCheckPolicy(this.storage, this.catalog, policy);
       const status: Obj = { ...(isObject(policy.status) ? policy.status : {}) };
       status.observedGeneration = meta.generation;
       status.typeChecking = warnings.length > 0 ? { expressionWarnings: warnings } : {};

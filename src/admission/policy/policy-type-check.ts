@@ -1,7 +1,7 @@
 import { isObject, type Obj } from '../../api/object-util.js';
 import { typeFromSchema, type CelType, type SchemaLike } from '../../cel/index.js';
-import type { ResourceRegistry } from '../../registry/resource-registry.js';
-import type { ResourceInfo } from '../../registry/resource-types.js';
+import type { ResourceCatalog } from '../../catalog/resource-catalog.js';
+import type { ResourceInfo } from '../../catalog/resource-types.js';
 import { schemaForDefinition, type SchemaNode } from '../../schema/openapi-schema.js';
 import type { Storage } from '../../storage/storage.js';
 import { compilePolicyExpression, policyDeclarations } from './policy-cel.js';
@@ -87,7 +87,7 @@ function strings(v: unknown): string[] {
 }
 
 /** The kinds kube type checks a policy against: its rules' explicit groups, versions and resources (sorted). */
-function kindsToCheck(registry: ResourceRegistry, policy: Obj): ResourceInfo[] {
+function kindsToCheck(catalog: ResourceCatalog, policy: Obj): ResourceInfo[] {
   const spec = isObject(policy.spec) ? policy.spec : {};
   const constraints = isObject(spec.matchConstraints) ? spec.matchConstraints : {};
   const rules = Array.isArray(constraints.resourceRules) ? constraints.resourceRules.filter(isObject) : [];
@@ -106,7 +106,7 @@ function kindsToCheck(registry: ResourceRegistry, policy: Obj): ResourceInfo[] {
     for (const group of groups)
       for (const version of versions)
         for (const resource of resources) {
-          const info = registry.get(group, version, resource);
+          const info = catalog.get(group, version, resource);
           if (info === undefined) continue;
           found.set(`${group}/${version}/${info.kind}`, info);
           if (++count === MAX_TYPES_TO_CHECK) break;
@@ -121,10 +121,10 @@ function kindsToCheck(registry: ResourceRegistry, policy: Obj): ResourceInfo[] {
  * `oldObject` typed by it and `params` by the paramKind's schema; each kind's issues are reported as
  * `<group>/<version>, Kind=<kind>: <cel-go issues>`.
  */
-export async function typeCheckPolicy(storage: Storage, registry: ResourceRegistry, policy: Obj): Promise<ExpressionWarning[]> {
+export async function typeCheckPolicy(storage: Storage, catalog: ResourceCatalog, policy: Obj): Promise<ExpressionWarning[]> {
   const spec = isObject(policy.spec) ? policy.spec : {};
   const kinds: { label: string; type: CelType }[] = [];
-  for (const info of kindsToCheck(registry, policy)) {
+  for (const info of kindsToCheck(catalog, policy)) {
     const type = await objectType(storage, info);
     if (type !== undefined) kinds.push({ label: `${info.group}/${info.version}, Kind=${info.kind}`, type });
   }
@@ -132,7 +132,7 @@ export async function typeCheckPolicy(storage: Storage, registry: ResourceRegist
   let params: CelType | undefined;
   if (isObject(spec.paramKind) && typeof spec.paramKind.apiVersion === 'string' && typeof spec.paramKind.kind === 'string') {
     const [group, version] = spec.paramKind.apiVersion.includes('/') ? spec.paramKind.apiVersion.split('/') : ['', spec.paramKind.apiVersion];
-    const info = registry.byKind(group ?? '', version ?? '', spec.paramKind.kind);
+    const info = catalog.byKind(group ?? '', version ?? '', spec.paramKind.kind);
     if (info !== undefined) params = await objectType(storage, info);
   }
   const check = (expression: string): string => {

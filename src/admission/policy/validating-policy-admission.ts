@@ -1,6 +1,6 @@
 import { ApiError } from '../../api/errors.js';
 import { isObject, type Obj } from '../../api/object-util.js';
-import type { ResourceRegistry } from '../../registry/resource-registry.js';
+import type { ResourceCatalog } from '../../catalog/resource-catalog.js';
 import type { Authorizer } from '../../auth/authorizer.js';
 import type { Storage } from '../../storage/storage.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../admission.js';
@@ -130,7 +130,7 @@ export class ValidatingAdmissionPolicyPlugin implements AdmissionPlugin {
   readonly cache: PolicyCache<CompiledValidatingPolicy>;
 
   constructor(
-    private readonly registry: ResourceRegistry,
+    private readonly catalog: ResourceCatalog,
     private readonly storage: Storage,
     private readonly authorizer: Authorizer,
     signal: AbortSignal,
@@ -150,7 +150,7 @@ export class ValidatingAdmissionPolicyPlugin implements AdmissionPlugin {
     if (entries.length === 0) return;
     const denials: Denial[] = [];
     const namespaces = new NamespaceLookup(this.storage);
-    for await (const step of matchingPolicies(this.registry, this.storage, namespaces, entries, a)) {
+    for await (const step of matchingPolicies(this.catalog, this.storage, namespaces, entries, a)) {
       if (isConfigurationFailure(step)) {
         denials.push(step);
         continue;

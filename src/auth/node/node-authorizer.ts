@@ -2,7 +2,7 @@ import type { AuthorizationAttributes, Authorizer, Decision, SubjectRules } from
 import { bootstrapPolicy } from '../rbac/bootstrap-policy.js';
 import { ruleAllows, rulesOf, type PolicyRule } from '../rbac/policy-rule.js';
 import { metadataOf, stringField } from '../../api/object-util.js';
-import type { User } from '../user.js';
+import type { User } from '../../api/user.js';
 import type { NodeGraph, NodeReachable } from './node-graph.js';
 import { nodeNameOf } from './node-identity.js';
 

@@ -1,4 +1,4 @@
-import type { User } from '../user.js';
+import type { User } from '../../api/user.js';
 
 /** The user name prefix and group kube gives node (kubelet) credentials. */
 export const NODE_USER_PREFIX = 'system:node:';

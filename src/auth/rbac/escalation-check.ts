@@ -1,7 +1,7 @@
 import { forbidden, notFound } from '../../api/errors.js';
 import { isObject, jsonEqual, metadataOf, stringField, type Obj } from '../../api/object-util.js';
 import type { Authorizer } from '../authorizer.js';
-import type { User } from '../user.js';
+import type { User } from '../../api/user.js';
 import { roleRefOf, rulesOf, type PolicyRule, type RoleRef } from './policy-rule.js';
 import type { RuleResolver } from './rbac-policy.js';
 import { aggregateErrors } from './rbac-authorizer.js';

@@ -1,9 +1,9 @@
 import type { Obj } from '../../api/object-util.js';
-import { GenericStore } from '../../store/generic-store.js';
-import type { ResourceTarget } from '../../store/resource-target.js';
-import type { WriteRequestOptions } from '../../store/rest-verbs.js';
-import type { ComputedUpdate, UpdateOutcome } from '../../store/update.js';
-import type { User } from '../user.js';
+import { GenericStore } from '../../rest/generic-store.js';
+import type { ResourceTarget } from '../../rest/resource-target.js';
+import type { WriteRequestOptions } from '../../rest/rest-verbs.js';
+import type { ComputedUpdate, UpdateOutcome } from '../../rest/update.js';
+import type { User } from '../../api/user.js';
 import { confirmNoEscalation, type RbacWrite } from './escalation-check.js';
 import type { RuleResolver } from './rbac-policy.js';
 
@@ -25,8 +25,8 @@ export class EscalationCheckingStore extends GenericStore {
   }
 
   private write(name: string): RbacWrite {
-    const { ri, info, services } = this.rbacTarget;
-    return { user: this.user, authorizer: services.authorizer, resolver: this.resolver, resource: info.resource, namespace: ri.namespace, name };
+    const { ri, info, server: server } = this.rbacTarget;
+    return { user: this.user, authorizer: server.authorizer, resolver: this.resolver, resource: info.resource, namespace: ri.namespace, name };
   }
 
   override async create(input: Obj, options: WriteRequestOptions): Promise<string> {

@@ -1,5 +1,5 @@
 import type { AuthorizationAttributes, Authorizer, Decision, SubjectRules } from '../authorizer.js';
-import type { User } from '../user.js';
+import type { User } from '../../api/user.js';
 import { ruleAllows } from './policy-rule.js';
 import type { PolicySource } from './rbac-policy.js';
 import { RuleResolver } from './rbac-policy.js';

@@ -1,7 +1,7 @@
 import { metadataOf, objectKey, stringField, type Obj } from '../../api/object-util.js';
-import { WatchedCollection } from '../../controllers/watched-collection.js';
+import { WatchedCollection } from '../../storage/watched-collection.js';
 import type { Storage } from '../../storage/storage.js';
-import type { User } from '../user.js';
+import type { User } from '../../api/user.js';
 import { roleRefOf, rulesOf, subjectsOf, type PolicyRule, type RoleRef, type Subject } from './policy-rule.js';
 
 /** Storage types of the RBAC API (resource.group). */

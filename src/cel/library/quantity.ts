@@ -4,8 +4,8 @@
  * equal when their values are (`quantity('1') == quantity('1000m')`).
  */
 import { addQuantities } from '../../validation/quantity-sum.js';
-import { canonicalQuantity } from '../../codec/printers/quantity.js';
-import { exactQuantity, parseQuantityText } from '../../codec/quantity-grammar.js';
+import { canonicalQuantity } from '../../api/quantity.js';
+import { exactQuantity, parseQuantityText } from '../../api/quantity-grammar.js';
 import { asOpaque, opaqueValue } from '../values.js';
 import { CelEvalError, defineFunction, defineMethod } from './registry.js';
 

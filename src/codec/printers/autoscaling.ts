@@ -5,7 +5,7 @@
 import { hpaV1ToV2 } from '../../conversion/hpa-conversion.js';
 import { ageColumn, col, CREATION_TIMESTAMP_DESCRIPTION, NAME_DESCRIPTION, nameColumn } from './columns.js';
 import { age, nameOf } from './format.js';
-import { quantityOf } from './quantity.js';
+import { quantityOf } from '../../api/quantity.js';
 import type { Obj, PrinterEntry, TablePrinter } from './types.js';
 import { intOrString, num, obj, objs, optNum, optObj, str } from './values.js';
 

@@ -4,7 +4,7 @@
  */
 import { ageColumn, col, nameColumn, templateColumns } from './columns.js';
 import { accessModes, age, containerCells, formatLabels, nameOf, storageClassOf } from './format.js';
-import { quantityOf } from './quantity.js';
+import { quantityOf } from '../../api/quantity.js';
 import type { Obj, PrinterEntry, TablePrinter } from './types.js';
 import { arr, keyCount, num, obj, objs, optNum, optObj, optStr, path, str, strMap, strs } from './values.js';
 

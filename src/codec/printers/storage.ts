@@ -4,7 +4,7 @@
  */
 import { ageColumn, col, nameColumn } from './columns.js';
 import { age, nameOf } from './format.js';
-import { quantityOf } from './quantity.js';
+import { quantityOf } from '../../api/quantity.js';
 import type { Obj, PrinterEntry, TablePrinter } from './types.js';
 import { arr, bool, obj, objs, optBool, optStr, str, strMap, strs } from './values.js';
 

@@ -6,7 +6,7 @@ import { validateClusterRole, validateClusterRoleBinding, validateRole, validate
 import { defaultNode, defaultPriorityClass, defaultRoleBinding, defaultWebhooks } from '../defaults.js';
 import type { KindStrategy } from '../kind-strategy.js';
 import { isObject, type Obj } from '../../api/object-util.js';
-import type { User } from '../../auth/user.js';
+import type { User } from '../../api/user.js';
 import { validateWebhookConfiguration } from '../../validation/webhook-configuration.js';
 
 /** Nodes, events, leases, scheduling, RBAC and the other cluster-level kinds. */

@@ -6,7 +6,7 @@ import { defaultPodTemplate } from '../defaults.js';
 import type { KindStrategy } from '../kind-strategy.js';
 import { defaultPod } from '../pod-defaults.js';
 import { preparePodForCreate } from '../pod-prepare.js';
-import { podQosClass } from '../pod-qos.js';
+import { podQosClass } from '../../validation/pod-qos.js';
 import { canonicalizePodStatus } from '../pod-status.js';
 import { podCreateWarnings, podStatusWarnings, podTemplateWarnings } from '../pod-warnings.js';
 

@@ -1,0 +1,96 @@
+/**
+ * Watches of the Redis backend: each type's change stream is read by one WatchHub per process,
+ * created on the type's first watch, and a watch from an older version replays the stream range it
+ * missed (XRANGE) before going live.
+ */
+import { FreshReads } from '../fresh-reads.js';
+import type { RedisCommands } from './commands.js';
+import { createReaderClient } from './client.js';
+import type { TypeKeys } from './keys.js';
+import { replyString } from './replies.js';
+import { parseStreamEntry, WatchHub, watchGone } from './watch-hub.js';
+import { compareResourceVersions } from '../resource-version.js';
+import { StorageError, type ChangeEvent, type ChangeListener } from '../storage.js';
+
+/** What the change streams read through and where they report failures without a caller. */
+export interface RedisChangeStreamsOptions {
+  readonly commands: RedisCommands;
+  /** The Redis keys of a storage type. */
+  readonly keys: (type: string) => TypeKeys;
+  /** Recent changes each type's reader keeps in process. */
+  readonly watchCacheSize: number;
+  readonly onError: (message: string, err: unknown) => void;
+}
+
+/** The per-process readers of every watched type's change stream, owned by one RedisStorage. */
+export class RedisChangeStreams {
+  private readonly hubs = new Map<string, WatchHub>();
+  /** Concurrent watches of a type share one read of its history bounds. */
+  private readonly historyReads = new FreshReads<{ current: string; oldest: string }>((type) => this.historyBounds(this.options.keys(type)));
+
+  constructor(private readonly options: RedisChangeStreamsOptions) {}
+
+  /**
+   * Storage.watch for Redis: every change after `fromResourceVersion`, in order and exactly once,
+   * then live ones until `signal` aborts. Rejects with `Gone` when the stream's history no longer
+   * reaches back that far (checked against bounds read after the call), `Unavailable` when Redis
+   * cannot be reached or the backend is closed.
+   */
+  async watch(type: string, fromResourceVersion: string, listener: ChangeListener, signal: AbortSignal, onError?: (err: StorageError) => void): Promise<void> {
+    const { current, oldest } = await this.historyReads.get(type);
+    if (compareResourceVersions(fromResourceVersion, oldest) < 0) throw watchGone(fromResourceVersion, oldest);
+    if (signal.aborted) return;
+    const hub = this.hub(type, this.options.keys(type), current);
+    await hub.subscribe(fromResourceVersion, listener, signal, onError);
+  }
+
+  /** Stops every reader and closes their connections; listeners receive nothing more. */
+  async close(): Promise<void> {
+    const hubs = [...this.hubs.values()];
+    this.hubs.clear();
+    await Promise.all(hubs.map((h) => h.close()));
+  }
+
+  private hub(type: string, keys: TypeKeys, current: string): WatchHub {
+    if (this.options.commands.isClosed) throw new StorageError('Unavailable', 'storage is closed');
+    const existing = this.hubs.get(type);
+    if (existing) return existing;
+    const hub = new WatchHub({
+      client: createReaderClient(this.options.commands.client),
+      stream: keys.stream,
+      position: current,
+      cacheSize: this.options.watchCacheSize,
+      readRange: (after, through, deliver) => this.readRange(keys, after, through, deliver),
+      onError: this.options.onError,
+    });
+    this.hubs.set(type, hub);
+    return hub;
+  }
+
+  /** The type's current version and the oldest version its history reaches back to. */
+  private async historyBounds(keys: TypeKeys): Promise<{ current: string; oldest: string }> {
+    const reply = await this.options.commands.script((s) => s.info, keys, [], false);
+    return { current: replyString(reply[0], 'info'), oldest: replyString(reply[1], 'info') };
+  }
+
+  /** Replays the stream after `after` through `through` in batches; Gone when an entry is missing. */
+  private async readRange(keys: TypeKeys, after: string, through: string, deliver: (events: ChangeEvent[]) => void): Promise<void> {
+    let cursor = after;
+    while (compareResourceVersions(cursor, through) < 0) {
+      const reply = await this.options.commands.command('XRANGE', [keys.stream, `(${cursor}-0`, `${through}-0`, 'COUNT', 1000]);
+      const entries = Array.isArray(reply) ? reply : [];
+      const events: ChangeEvent[] = [];
+      for (const entry of entries) {
+        const event = parseStreamEntry(entry);
+        if (event.resourceVersion !== (BigInt(cursor) + 1n).toString()) break;
+        events.push(event);
+        cursor = event.resourceVersion;
+      }
+      if (events.length === 0 || events.length < entries.length) {
+        const { oldest } = await this.historyBounds(keys);
+        throw watchGone(after, oldest);
+      }
+      deliver(events);
+    }
+  }
+}

@@ -1,0 +1,133 @@
+import { describeSocketError } from '../../config/startup-error.js';
+/**
+ * Connections to a Redis deployment (standalone URL, Sentinel or Cluster): how they are made, how
+ * they reconnect, and how a failure to reach Redis is worded for a person.
+ */
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
+import type { RedisClient } from './scripts.js';
+import { StorageError } from '../storage.js';
+
+/** Where the Redis deployment is and how to talk to it. */
+export interface RedisConnectionOptions {
+  /** `redis://` or `rediss://` URL of a standalone server (default redis://127.0.0.1:6379). */
+  url?: string;
+  /** Seed nodes of a Redis Cluster; when set, `url` and `sentinels` are ignored. */
+  clusterNodes?: { host: string; port: number }[];
+  /** Sentinels watching the master named `sentinelName`; when set, `url` is ignored. */
+  sentinels?: { host: string; port: number }[];
+  sentinelName?: string;
+  password?: string;
+  /** Connect with TLS (also to Cluster nodes and the Sentinel-announced master). */
+  tls?: boolean;
+  /** A command without reply after this long fails (default 5000 ms). */
+  commandTimeoutMs?: number;
+}
+
+/** Reconnect quickly after a restart or failover; requests meanwhile fail fast. */
+function reconnectDelay(attempt: number): number {
+  return Math.min(attempt * 50, 500);
+}
+
+/**
+ * The shared command connection. It starts connecting at once and reconnects for ever; connection
+ * trouble is not reported as events (nobody listens) but as rejected commands, each given at most
+ * `commandTimeoutMs` and two retries.
+ */
+export function createRedisClient(o: RedisConnectionOptions): RedisClient {
+  const common: RedisOptions = {
+    password: o.password,
+    tls: o.tls ? {} : undefined,
+    protocol: 2,
+    commandTimeout: o.commandTimeoutMs ?? 5000,
+    maxRetriesPerRequest: 2,
+    retryStrategy: reconnectDelay,
+  };
+  let client: RedisClient;
+  if (o.clusterNodes && o.clusterNodes.length > 0) {
+    const clusterOptions: ClusterOptions = {
+      redisOptions: common,
+      maxRedirections: 16,
+      retryDelayOnFailover: 200,
+      clusterRetryStrategy: reconnectDelay,
+    };
+    client = new Cluster(o.clusterNodes, clusterOptions);
+  } else if (o.sentinels && o.sentinels.length > 0) {
+    client = new Redis({
+      ...common,
+      sentinels: o.sentinels,
+      name: o.sentinelName ?? 'mymaster',
+      sentinelPassword: o.password,
+      enableTLSForSentinelMode: o.tls === true,
+    });
+  } else {
+    client = new Redis(o.url ?? 'redis://127.0.0.1:6379', common);
+  }
+  client.on('error', () => undefined);
+  return client;
+}
+
+/**
+ * A dedicated connection to the same deployment as `client`, for one blocking reader (XREAD
+ * BLOCK): no command timeout shorter than its block, and commands wait through reconnects.
+ */
+export function createReaderClient(client: RedisClient): RedisClient {
+  const override = { commandTimeout: undefined, maxRetriesPerRequest: null };
+  const reader =
+    client instanceof Cluster ? client.duplicate(undefined, { redisOptions: { ...client.options.redisOptions, ...override } }) : client.duplicate(override);
+  reader.on('error', () => undefined);
+  return reader;
+}
+
+/** A connection failure in a person's words (`connection refused`, `authentication failed`), or the error's own message. */
+export function connectionProblem(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  if (/NOAUTH|WRONGPASS|invalid password|invalid username-password/i.test(message)) return 'authentication failed';
+  return describeSocketError(err);
+}
+
+/**
+ * Resolves once `preparing` (e.g. script loading) has finished and Redis answers PING on `client`.
+ * Otherwise rejects with `StorageError('Unavailable', 'cannot reach Redis: <why>')`, the why taken
+ * from the connection's own error when it reported one (ioredis says why it cannot connect only
+ * in 'error' events; the failed command says less).
+ */
+export async function reachRedis(client: RedisClient, preparing: Promise<unknown>): Promise<void> {
+  let connectError: unknown;
+  const onError = (err: unknown): void => {
+    connectError = err;
+  };
+  client.on('error', onError);
+  try {
+    await preparing;
+    await client.call('PING');
+  } catch (err) {
+    throw new StorageError('Unavailable', `cannot reach Redis: ${connectionProblem(connectError ?? err)}`);
+  } finally {
+    client.off('error', onError);
+  }
+}
+
+/** Whether `client` is connected and Redis answers PING within `timeoutMs`; never rejects. */
+export async function answersPing(client: RedisClient, timeoutMs: number): Promise<boolean> {
+  if (client.status !== 'ready') return false;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('timeout')), timeoutMs);
+    });
+    return (await Promise.race([client.call('PING'), timeout])) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Closes `client` politely (QUIT), or drops it when Redis cannot be told; never rejects. */
+export async function closeClient(client: RedisClient): Promise<void> {
+  try {
+    await client.quit();
+  } catch {
+    client.disconnect();
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * How the Redis backend sends scripts and commands on its shared connection, and what a failure
+ * means: a refusal before sending or a Redis error reply is `Unavailable` (nothing was done); a write
+ * whose reply never came is `Timeout` (it may have been applied).
+ */
+import type { TypeKeys } from './keys.js';
+import { replyArray, unavailable } from './replies.js';
+import { runScript, runScriptAndWait, type LuaScript, type RedisClient, type StorageScripts } from './scripts.js';
+import { closeClient } from './client.js';
+import { StorageError } from '../storage.js';
+
+/** Durability asked of every write. */
+export interface WriteAcknowledgement {
+  /** After each write, wait until this many replicas acknowledged it (WAIT); 0 disables. */
+  waitReplicas?: number;
+  /** How long WAIT may take before the write is reported Unavailable (default 1000 ms). */
+  waitTimeoutMs?: number;
+}
+
+/**
+ * The backend's shared command connection with its loaded scripts. Once `refuse` is called every
+ * call rejects with `Unavailable('storage is closed')`.
+ */
+export class RedisCommands {
+  private closed = false;
+
+  constructor(
+    /** The shared connection; owned by this object (closed by `quit`). */
+    readonly client: RedisClient,
+    /** The storage scripts, loading (a rejected load fails every script call). */
+    private readonly scripts: Promise<StorageScripts>,
+    private readonly acknowledgement: WriteAcknowledgement,
+  ) {
+    this.scripts.catch(() => undefined);
+  }
+
+  /** Settles when the scripts have loaded (rejects when they cannot be read). */
+  get loaded(): Promise<unknown> {
+    return this.scripts;
+  }
+
+  /** Whether `refuse` was called. */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /**
+   * Runs one script over the type's keys and returns its reply array. A write is only sent on a
+   * live connection and, with `waitReplicas`, is acknowledged only once that many replicas have it
+   * (else `Unavailable`, though the write stands on the primary). Failures: a refusal before sending
+   * or a Redis error reply (READONLY, OOM, NOSCRIPT...) is `Unavailable`; a write that was sent
+   * without a reply (timeout, connection lost) is `Timeout`, its outcome unknown.
+   */
+  async script(pick: (s: StorageScripts) => LuaScript, keys: TypeKeys, args: (string | number)[], write: boolean): Promise<unknown[]> {
+    if (this.closed) throw new StorageError('Unavailable', 'storage is closed');
+    if (write && this.client.status !== 'ready') throw new StorageError('Unavailable', `storage unavailable: connection is ${this.client.status}`);
+    try {
+      const s = pick(await this.scripts);
+      const keyList = s.keyCount === 2 ? [keys.counter, keys.stream] : [keys.counter, keys.objects, keys.index, keys.stream];
+      const replicas = this.acknowledgement.waitReplicas ?? 0;
+      if (!write || replicas <= 0) return replyArray(await runScript(this.client, s, keyList, args), s.name);
+      const timeoutMs = this.acknowledgement.waitTimeoutMs ?? 1000;
+      const { reply, acknowledged } = await runScriptAndWait(this.client, s, keyList, args, replicas, timeoutMs);
+      const result = replyArray(reply, s.name);
+      if (result[0] === 'ok' && acknowledged < replicas) {
+        throw new StorageError('Unavailable', `storage unavailable: write acknowledged by ${acknowledged} of ${replicas} replicas within ${timeoutMs}ms`);
+      }
+      return result;
+    } catch (err) {
+      if (write && !(err instanceof StorageError) && !(err instanceof Error && err.name === 'ReplyError')) {
+        const message = err instanceof Error ? err.message : String(err);
+        throw new StorageError('Timeout', `write outcome unknown: ${message}`);
+      }
+      throw unavailable(err);
+    }
+  }
+
+  /** Sends one read-only command; any failure rejects with `Unavailable`. */
+  async command(name: string, args: (string | number)[]): Promise<unknown> {
+    if (this.closed) throw new StorageError('Unavailable', 'storage is closed');
+    try {
+      return await this.client.call(name, args);
+    } catch (err) {
+      throw unavailable(err);
+    }
+  }
+
+  /** From now on every call rejects; the connection stays open until `quit`. */
+  refuse(): void {
+    this.closed = true;
+  }
+
+  /** Closes the shared connection. */
+  async quit(): Promise<void> {
+    await closeClient(this.client);
+  }
+}

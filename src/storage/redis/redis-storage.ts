@@ -1,0 +1,211 @@
+/**
+ * The Redis backend, composed of single-concern modules: connections (redis-client), script and
+ * command calls with their failure rules (redis-commands), reply decoding (redis-replies), snapshot
+ * lists (redis-snapshot-list), change streams (redis-change-streams, redis-watch-hub) and shared
+ * secrets (redis-shared-secrets). The per-process list cache is not part of it: the server wraps
+ * it in ListCachingStorage (see open-redis).
+ */
+import { FreshReads } from '../fresh-reads.js';
+import { splitAroundResourceVersion } from './json.js';
+import { parseStoredValue, typeKeys, type TypeKeys } from './keys.js';
+import { RedisChangeStreams } from './change-streams.js';
+import { answersPing, createRedisClient, reachRedis, type RedisConnectionOptions } from './client.js';
+import { RedisCommands, type WriteAcknowledgement } from './commands.js';
+import { replyString, scriptFailure, unavailable } from './replies.js';
+import { loadScripts } from './scripts.js';
+import { sharedSecret } from './shared-secrets.js';
+import { readSnapshotList } from './snapshot-list.js';
+import { isResourceVersion } from '../resource-version.js';
+import {
+  DEFAULT_MAX_OBJECT_BYTES,
+  objectTooLarge,
+  StorageError,
+  type ChangeListener,
+  type ListOptions,
+  type ListResult,
+  type Storage,
+  type StoredObject,
+} from '../storage.js';
+
+/** Where the Redis deployment is (standalone URL, Sentinel or Cluster) and how history is kept. */
+export interface RedisStorageOptions extends RedisConnectionOptions, WriteAcknowledgement {
+  /** How long change history is kept, in milliseconds (watch and snapshot window). */
+  historyMs: number;
+  /** Largest object stored, in bytes of its JSON (default DEFAULT_MAX_OBJECT_BYTES). */
+  maxObjectBytes?: number;
+  /** Most events kept per type, whatever their age (default DEFAULT_HISTORY_MAX_EVENTS). */
+  historyMaxEvents?: number;
+  /** Prefix of every key (default `capstan:`); must not contain `{`. */
+  keyPrefix?: string;
+  /** Recent changes each type's watch reader keeps in process (default 4096). */
+  watchCacheSize?: number;
+  /** Receives failures that have no caller to report to (watch reader retries, listener errors). */
+  onError?: (message: string, err: unknown) => void;
+}
+
+/** Most change events kept per type when `historyMaxEvents` is not given. */
+export const DEFAULT_HISTORY_MAX_EVENTS = 1_000_000;
+
+/** Where RedisStorage reports failures without a caller when `onError` is not given. */
+export function logRedisStorageError(message: string, err: unknown): void {
+  console.error(`[redis-storage] ${message}`, err ?? '');
+}
+
+/**
+ * The Redis backend: objects, one resourceVersion counter and one change stream per storage type,
+ * every key of a type under the hash tag `{type}` (one Cluster slot per type).
+ *
+ * Guarantees, identical to MemoryStorage: each write is one Lua script that checks, allocates the
+ * next version, stores the object, updates the key index and appends the change event, all or
+ * nothing; lists are consistent snapshots (exact at an older version while the history reaches
+ * back); watches deliver changes in version order, exactly once, from any process connected to the
+ * same Redis. Redis failures of any kind reject with `StorageError('Unavailable')`; a write that
+ * timed out may still have been applied, as with any remote store.
+ *
+ * Object JSON is produced by `splitAroundResourceVersion` and stored byte-exact: Lua never decodes
+ * it, so `[]`, `{}` and number spellings survive, and bigint values are kept with all digits.
+ *
+ * Every list reads Redis. For ListCachingStorage, which wraps it in the server, two costs are kept
+ * low here: concurrent `currentResourceVersion` calls of a type share one GET (FreshReads), and all
+ * watches of a type in this process share one stream reader (WatchHub).
+ */
+export class RedisStorage implements Storage {
+  private readonly options: RedisStorageOptions;
+  private readonly commands: RedisCommands;
+  private readonly streams: RedisChangeStreams;
+  private readonly prefix: string;
+  private readonly historyMax: number;
+  /** Concurrent reads of a type's counter share one round trip. */
+  private readonly counterReads = new FreshReads<string>(async (type) => {
+    const value = await this.commands.command('GET', [this.keys(type).counter]);
+    return value === null ? '1' : replyString(value, 'GET');
+  });
+
+  constructor(options: RedisStorageOptions) {
+    this.options = options;
+    this.prefix = options.keyPrefix ?? 'capstan:';
+    this.historyMax = options.historyMaxEvents ?? DEFAULT_HISTORY_MAX_EVENTS;
+    this.commands = new RedisCommands(createRedisClient(options), loadScripts(), options);
+    this.streams = new RedisChangeStreams({
+      commands: this.commands,
+      keys: (type) => this.keys(type),
+      watchCacheSize: options.watchCacheSize ?? 4096,
+      onError: options.onError ?? logRedisStorageError,
+    });
+  }
+
+  /**
+   * Creates the storage and waits until scripts are loaded and Redis answers; otherwise closes it
+   * and rejects with `Unavailable('cannot reach Redis: <why>')`.
+   */
+  static async connect(options: RedisStorageOptions): Promise<RedisStorage> {
+    const storage = new RedisStorage(options);
+    try {
+      await reachRedis(storage.commands.client, storage.commands.loaded);
+    } catch (err) {
+      await storage.close();
+      throw err;
+    }
+    return storage;
+  }
+
+  private keys(type: string): TypeKeys {
+    return typeKeys(this.prefix, type);
+  }
+
+  private history(): (string | number)[] {
+    return [this.options.historyMs, this.historyMax];
+  }
+
+  /** The stored JSON of a write around its resourceVersion, refused when bigger than the object limit. */
+  private serialize(object: Record<string, unknown>): { before: string; after: string } {
+    const split = splitAroundResourceVersion(object);
+    const max = this.options.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES;
+    if ((split.before.length + split.after.length) * 3 > max) {
+      const size = Buffer.byteLength(split.before) + Buffer.byteLength(split.after);
+      if (size > max) throw objectTooLarge(size, max);
+    }
+    return split;
+  }
+
+  async create(type: string, key: string, object: Record<string, unknown>): Promise<StoredObject> {
+    const { before, after } = this.serialize(object);
+    const reply = await this.commands.script((s) => s.create, this.keys(type), [key, before, after, ...this.history()], true);
+    const failure = scriptFailure(reply, key);
+    if (failure) throw failure;
+    const rv = replyString(reply[1], 'create');
+    return { key, resourceVersion: rv, json: before + rv + after };
+  }
+
+  async get(type: string, key: string): Promise<StoredObject | undefined> {
+    const value = await this.commands.command('HGET', [this.keys(type).objects, key]);
+    if (value === null) return undefined;
+    const parsed = parseStoredValue(replyString(value, 'HGET'));
+    if (!parsed) throw new StorageError('Unavailable', `storage holds a malformed value for ${key}`);
+    return { key, resourceVersion: parsed.resourceVersion, json: parsed.json };
+  }
+
+  async update(type: string, key: string, object: Record<string, unknown>, expectedResourceVersion: string): Promise<StoredObject> {
+    const { before, after } = this.serialize(object);
+    const reply = await this.commands.script((s) => s.update, this.keys(type), [key, expectedResourceVersion, before, after, ...this.history()], true);
+    const failure = scriptFailure(reply, key);
+    if (failure) throw failure;
+    const rv = replyString(reply[1], 'update');
+    return { key, resourceVersion: rv, json: before + rv + after };
+  }
+
+  async delete(type: string, key: string, expectedResourceVersion?: string): Promise<StoredObject> {
+    const precondition = expectedResourceVersion === undefined ? ['0', ''] : ['1', expectedResourceVersion];
+    const reply = await this.commands.script((s) => s.delete, this.keys(type), [key, ...precondition, ...this.history()], true);
+    const failure = scriptFailure(reply, key);
+    if (failure) throw failure;
+    return { key, resourceVersion: replyString(reply[1], 'delete'), json: replyString(reply[2], 'delete') };
+  }
+
+  /** Read from Redis (see readSnapshotList); a malformed version is refused as `TooLarge`. */
+  async list(type: string, options: ListOptions = {}): Promise<ListResult> {
+    const requested = options.resourceVersion;
+    if (requested !== undefined && !isResourceVersion(requested)) {
+      throw new StorageError('TooLarge', `resource version ${requested} is not a valid resource version`);
+    }
+    return readSnapshotList(this.commands, this.keys(type), options);
+  }
+
+  /** Read after the call (concurrent callers share one GET, see FreshReads). */
+  async currentResourceVersion(type: string): Promise<string> {
+    return this.counterReads.get(type);
+  }
+
+  /** See RedisChangeStreams.watch. */
+  async watch(type: string, fromResourceVersion: string, listener: ChangeListener, signal: AbortSignal, onError?: (err: StorageError) => void): Promise<void> {
+    return this.streams.watch(type, fromResourceVersion, listener, signal, onError);
+  }
+
+  /**
+   * A random secret shared by every server on this Redis (created on first use), e.g. the key
+   * that signs continue tokens so a chunked list can continue on any worker or pod.
+   */
+  async sharedSecret(name: string): Promise<Buffer> {
+    return sharedSecret(this.commands.client, this.prefix, name);
+  }
+
+  async count(type: string): Promise<number> {
+    try {
+      return Number(await this.commands.client.call('ZCARD', [this.keys(type).index]));
+    } catch (err) {
+      throw unavailable(err);
+    }
+  }
+
+  async ready(): Promise<boolean> {
+    if (this.commands.isClosed) return false;
+    return answersPing(this.commands.client, 1000);
+  }
+
+  async close(): Promise<void> {
+    if (this.commands.isClosed) return;
+    this.commands.refuse();
+    await this.streams.close();
+    await this.commands.quit();
+  }
+}

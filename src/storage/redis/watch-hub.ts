@@ -1,0 +1,236 @@
+import { compareResourceVersions } from '../resource-version.js';
+import type { RedisClient } from './scripts.js';
+import { StorageError, type ChangeEvent, type ChangeListener, type ChangeType } from '../storage.js';
+
+const CHANGE_TYPES: readonly ChangeType[] = ['ADDED', 'MODIFIED', 'DELETED'];
+
+function asArray(value: unknown, what: string): unknown[] {
+  if (!Array.isArray(value)) throw new Error(`unexpected Redis reply for ${what}`);
+  return value;
+}
+
+function asString(value: unknown, what: string): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number') return String(value);
+  throw new Error(`unexpected Redis reply for ${what}`);
+}
+
+/** The version a stream id `<rv>-0` stands for. */
+export function versionOfStreamId(id: string): string {
+  const dash = id.indexOf('-');
+  return dash < 0 ? id : id.slice(0, dash);
+}
+
+/** One stream entry (`[id, [field, value, ...]]`) as a ChangeEvent; throws on a malformed entry. */
+export function parseStreamEntry(entry: unknown): ChangeEvent {
+  const [id, fields] = asArray(entry, 'stream entry');
+  const list = asArray(fields, 'stream fields');
+  const f = new Map<string, string>();
+  for (let i = 0; i + 1 < list.length; i += 2) f.set(asString(list[i], 'field'), asString(list[i + 1], 'value'));
+  const type = CHANGE_TYPES.find((t) => t === f.get('e'));
+  const key = f.get('k');
+  const json = f.get('o');
+  if (type === undefined || key === undefined || json === undefined) throw new Error('malformed change event in stream');
+  const resourceVersion = versionOfStreamId(asString(id, 'stream id'));
+  const prevJson = f.get('p');
+  return prevJson === undefined ? { type, key, resourceVersion, json } : { type, key, resourceVersion, json, prevJson };
+}
+
+/** The entries of a single-stream XREAD reply (`[[stream, [entry, ...]]]` or null). */
+function parseXread(reply: unknown): ChangeEvent[] {
+  if (reply === null) return [];
+  const events: ChangeEvent[] = [];
+  for (const stream of asArray(reply, 'XREAD')) {
+    const [, entries] = asArray(stream, 'XREAD stream');
+    for (const entry of asArray(entries, 'XREAD entries')) events.push(parseStreamEntry(entry));
+  }
+  return events;
+}
+
+function successor(rv: string): string {
+  return (BigInt(rv) + 1n).toString();
+}
+
+/** Reads the changes after `after` up to and including `through`, in order; rejects with Gone on a gap. */
+export type RangeReader = (after: string, through: string, deliver: (events: ChangeEvent[]) => void) => Promise<void>;
+
+interface Subscription {
+  readonly listener: ChangeListener;
+  /** Only changes newer than this are delivered. */
+  readonly after: string;
+  /** Live changes held back while older history is replayed; null once live. */
+  buffer: ChangeEvent[] | null;
+  /** Told (once) when this hub can no longer deliver every change to the listener. */
+  readonly onError: ((err: StorageError) => void) | undefined;
+}
+
+/** What one WatchHub reads and where it reports failures that have no caller. */
+export interface WatchHubOptions {
+  /** Dedicated connection: it spends its life in blocking XREAD. */
+  readonly client: RedisClient;
+  readonly stream: string;
+  /** Version up to which changes are known when the hub starts; reading begins after it. */
+  readonly position: string;
+  /** Most recent changes kept in process to serve new watchers without a Redis round trip. */
+  readonly cacheSize: number;
+  readonly readRange: RangeReader;
+  readonly onError: (message: string, err: unknown) => void;
+  /** How long one XREAD blocks, in ms (bounds how late an abort is noticed if the socket hangs). */
+  readonly blockMs?: number;
+}
+
+/**
+ * The single reader of one type's change stream in this process: a blocking XREAD loop on a
+ * dedicated connection that fans each change out to every listener (the same ChangeEvent object,
+ * never mutated) and keeps a cache of recent changes. Listeners receive changes in resourceVersion
+ * order, each exactly once, including listeners that join with an older start version while the
+ * loop keeps running: their history is replayed first while live changes are buffered.
+ */
+export class WatchHub {
+  private readonly options: WatchHubOptions;
+  private readonly subscriptions = new Set<Subscription>();
+  private readonly cache: ChangeEvent[] = [];
+  private cacheStart = 0;
+  private readonly stop = new AbortController();
+  private readonly loop: Promise<void>;
+  /** Every change up to this version has been dispatched. */
+  private position: string;
+
+  constructor(options: WatchHubOptions) {
+    this.options = options;
+    this.position = options.position;
+    this.loop = this.run(this.stop.signal);
+  }
+
+  /**
+   * Registers `listener` for the changes after `after`. Resolves once history up to the hub's
+   * position has been delivered; rejects with Gone (and registers nothing) when Redis no longer
+   * holds that history.
+   */
+  async subscribe(after: string, listener: ChangeListener, signal: AbortSignal, onError?: (err: StorageError) => void): Promise<void> {
+    const sub: Subscription = { listener, after, buffer: null, onError };
+    const upTo = this.position;
+    if (compareResourceVersions(after, upTo) < 0) {
+      const cached = this.cachedAfter(after);
+      if (cached) {
+        for (const event of cached) this.deliver(sub, event);
+      } else {
+        sub.buffer = [];
+        this.subscriptions.add(sub);
+        try {
+          await this.options.readRange(after, upTo, (events) => {
+            for (const event of events) if (!signal.aborted) this.deliver(sub, event);
+          });
+        } catch (err) {
+          this.subscriptions.delete(sub);
+          throw err;
+        }
+        const held = sub.buffer;
+        sub.buffer = null;
+        for (const event of held) if (!signal.aborted) this.deliver(sub, event);
+      }
+    }
+    if (signal.aborted) {
+      this.subscriptions.delete(sub);
+      return;
+    }
+    this.subscriptions.add(sub);
+    signal.addEventListener('abort', () => this.subscriptions.delete(sub), { once: true });
+  }
+
+  /** Number of registered listeners. */
+  get size(): number {
+    return this.subscriptions.size;
+  }
+
+  /** Stops the loop, drops listeners and closes the dedicated connection. */
+  async close(): Promise<void> {
+    this.stop.abort();
+    this.subscriptions.clear();
+    this.options.client.disconnect();
+    await this.loop;
+  }
+
+  /** Cached changes after `after` when the cache reaches back that far, else undefined. */
+  private cachedAfter(after: string): ChangeEvent[] | undefined {
+    const first = this.cache[this.cacheStart];
+    if (!first || compareResourceVersions(first.resourceVersion, successor(after)) > 0) return undefined;
+    const events: ChangeEvent[] = [];
+    for (let i = this.cacheStart; i < this.cache.length; i++) {
+      const event = this.cache[i];
+      if (compareResourceVersions(event.resourceVersion, after) > 0) events.push(event);
+    }
+    return events;
+  }
+
+  private deliver(sub: Subscription, event: ChangeEvent): void {
+    if (compareResourceVersions(event.resourceVersion, sub.after) <= 0) return;
+    try {
+      sub.listener(event);
+    } catch (err) {
+      this.options.onError('watch listener failed', err);
+    }
+  }
+
+  private dispatch(event: ChangeEvent): void {
+    if (compareResourceVersions(event.resourceVersion, this.position) <= 0) return;
+    if (event.resourceVersion !== successor(this.position)) {
+      // The stream was trimmed past changes this reader had not read: listeners miss them.
+      this.options.onError(
+        `watch reader of ${this.options.stream} lost changes ${successor(this.position)} up to ${event.resourceVersion} (exclusive) to history trimming`,
+        undefined,
+      );
+      this.cache.length = 0;
+      this.cacheStart = 0;
+      // Every current listener has missed changes: end their watches so clients resume or relist.
+      const lost = watchGone(this.position, event.resourceVersion);
+      for (const sub of [...this.subscriptions]) {
+        this.subscriptions.delete(sub);
+        sub.onError?.(lost);
+      }
+    }
+    this.position = event.resourceVersion;
+    this.cache.push(event);
+    if (this.cache.length - this.cacheStart > this.options.cacheSize) this.cacheStart++;
+    if (this.cacheStart > 1024 && this.cacheStart * 2 > this.cache.length) {
+      this.cache.splice(0, this.cacheStart);
+      this.cacheStart = 0;
+    }
+    for (const sub of this.subscriptions) {
+      if (sub.buffer) sub.buffer.push(event);
+      else this.deliver(sub, event);
+    }
+  }
+
+  private async run(signal: AbortSignal): Promise<void> {
+    let backoff = 50;
+    const blockMs = this.options.blockMs ?? 2000;
+    while (!signal.aborted) {
+      try {
+        const reply = await this.options.client.call('XREAD', ['COUNT', 1000, 'BLOCK', blockMs, 'STREAMS', this.options.stream, `${this.position}-0`]);
+        backoff = 50;
+        for (const event of parseXread(reply)) this.dispatch(event);
+      } catch (err) {
+        if (signal.aborted) break;
+        this.options.onError(`watch reader of ${this.options.stream} failed; retrying`, err);
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, backoff);
+          signal.addEventListener(
+            'abort',
+            () => {
+              clearTimeout(timer);
+              resolve();
+            },
+            { once: true },
+          );
+        });
+        backoff = Math.min(backoff * 2, 2000);
+      }
+    }
+  }
+}
+
+/** Gone for a watch whose start version is older than the kept history (same text as MemoryStorage). */
+export function watchGone(from: string, oldest: string): StorageError {
+  return new StorageError('Gone', `too old resource version: ${from} (${oldest})`, oldest);
+}

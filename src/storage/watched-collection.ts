@@ -1,0 +1,88 @@
+import type { Obj } from '../api/object-util.js';
+import type { Storage } from './storage.js';
+
+/** One change a collection applied to its cache: the object before and after (undefined when absent). */
+export interface CollectionChange {
+  type: string;
+  key: string;
+  namespace: string;
+  previous: Obj | undefined;
+  current: Obj | undefined;
+}
+
+function namespaceOfKey(key: string): string {
+  const slash = key.indexOf('/');
+  return slash < 0 ? '' : key.slice(0, slash);
+}
+
+/**
+ * An informer over one storage type: a list, then the change stream from the list's version, kept
+ * in a map by namespace and key. Every change is applied to the map before `onChange` sees it, in
+ * the stream's order. When the stream is lost (history trimmed past an unread change) the
+ * collection lists again and reports every object as changed, so its owner resyncs; it stops when
+ * `signal` aborts.
+ */
+export class WatchedCollection {
+  private readonly byNamespace = new Map<string, Map<string, Obj>>();
+
+  constructor(
+    private readonly storage: Storage,
+    readonly type: string,
+    private readonly onChange: (change: CollectionChange) => void,
+    private readonly signal: AbortSignal,
+    private readonly onError: (err: unknown) => void,
+  ) {}
+
+  /** Lists and starts watching; resolves once the cache holds the listed state. */
+  async start(): Promise<void> {
+    const watchAbort = new AbortController();
+    const stopWatch = (): void => watchAbort.abort();
+    this.signal.addEventListener('abort', stopWatch, { once: true });
+    const listed = await this.storage.list(this.type);
+    const seen = new Set<string>();
+    for (const item of listed.items) {
+      seen.add(item.key);
+      this.apply(item.key, JSON.parse(item.json) as Obj);
+    }
+    for (const [, objects] of this.byNamespace) for (const key of [...objects.keys()]) if (!seen.has(key)) this.apply(key, undefined);
+    await this.storage.watch(
+      this.type,
+      listed.resourceVersion,
+      (e) => this.apply(e.key, e.type === 'DELETED' ? undefined : (JSON.parse(e.json) as Obj)),
+      watchAbort.signal,
+      () => {
+        stopWatch();
+        this.signal.removeEventListener('abort', stopWatch);
+        if (!this.signal.aborted) this.start().catch(this.onError);
+      },
+    );
+  }
+
+  /** The cached object under `key`. */
+  get(key: string): Obj | undefined {
+    return this.byNamespace.get(namespaceOfKey(key))?.get(key);
+  }
+
+  /** The cached objects of one namespace. */
+  inNamespace(namespace: string): Iterable<Obj> {
+    return this.byNamespace.get(namespace)?.values() ?? [];
+  }
+
+  private apply(key: string, current: Obj | undefined): void {
+    const namespace = namespaceOfKey(key);
+    let objects = this.byNamespace.get(namespace);
+    const previous = objects?.get(key);
+    if (current === undefined) {
+      if (previous === undefined) return;
+      objects?.delete(key);
+      if (objects?.size === 0) this.byNamespace.delete(namespace);
+    } else {
+      if (objects === undefined) {
+        objects = new Map();
+        this.byNamespace.set(namespace, objects);
+      }
+      objects.set(key, current);
+    }
+    this.onChange({ type: this.type, key, namespace, previous, current });
+  }
+}
