@@ -12,6 +12,7 @@ import { handleGet, handleList } from './read.js';
 import { handleSubresourceAction, isActionSubresource } from './subresource-actions.js';
 import { handlePatch, handleUpdate } from './update.js';
 import { storeFor } from '../rest/store-for.js';
+import { afterDeferredWatchFrames } from '../watch/watch-writer.js';
 import { isCollectionDeleter, isCreater, isGetter, isGracefulDeleter, isLister, isUpdater } from '../rest/rest-verbs.js';
 import { handleWatch } from './watch.js';
 import { addWarnings } from './decode-object.js';
@@ -130,6 +131,17 @@ function underApiRoot(server: ServerContext, path: string): boolean {
   return parts[0] === 'apis' && parts.length > 2 && server.catalog.group(parts[1]) !== undefined;
 }
 
+const MUTATING_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
+
+/** Sends a write's response only after the watch frames its change queued behind busy sockets. */
+function holdUntilWatchersHaveEvents(res: Response): void {
+  const end = res.end.bind(res) as (...args: unknown[]) => Response;
+  res.end = ((...args: unknown[]): Response => {
+    afterDeferredWatchFrames(() => end(...args));
+    return res;
+  }) as Response['end'];
+}
+
 /**
  * Express middleware for every resource path (`/api/v1/...`, `/apis/G/V/...`): resolves the path to a
  * served type and runs the verb's handler. The path is read raw from the request line (never resolved
@@ -165,6 +177,7 @@ export function resourceHandler(server: ServerContext) {
       writeNotFoundPage(res);
       return;
     }
+    if (MUTATING_VERBS.has(ri.verb)) holdUntilWatchersHaveEvents(res);
     const r = makeResourceRequest(server, info, ri, req, res, query);
     dispatch(r).catch((err: unknown) => writeError(res, err));
   };

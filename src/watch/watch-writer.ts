@@ -3,7 +3,9 @@ import type { Response } from 'express';
 
 const CRLF = Buffer.from('\r\n');
 
-/** How long frames of a watch may wait to be written together with few watchers open. */
+/** Below this many open watchers, frames go out as soon as the code that queued them has run. */
+export const WATCH_IMMEDIATE_BELOW = 200;
+/** How long frames may wait to be written together once there are more watchers. */
 export const WATCH_FLUSH_DELAY_MS = 5;
 /** The longest wait, reached with many watchers (bounds the added delivery latency). */
 export const WATCH_FLUSH_MAX_DELAY_MS = 50;
@@ -13,28 +15,69 @@ const WATCHERS_PER_DELAY_MS = 100;
 /** Writers waiting for the next flush (each at most once: see `WatchWriter.isScheduled`). */
 let scheduled: WatchWriter[] = [];
 let timer: NodeJS.Timeout | undefined;
+/** A flush is queued as a microtask. */
+let flushQueued = false;
 let openWriters = 0;
+/** Writers whose socket had a write in flight at their flush: they write in the check phase. */
+let deferred: WatchWriter[] = [];
+let deferredImmediate: NodeJS.Immediate | undefined;
+
+function flushDeferred(): void {
+  deferredImmediate = undefined;
+  const writers = deferred;
+  deferred = [];
+  for (const w of writers) w.flushDeferred();
+}
+
+/**
+ * Runs `send` (a write's response) once the watch frames put off to the check phase are written,
+ * at once when none are: a write's watchers then get its event no later than the writer gets its
+ * answer, even when their sockets were busy (see `WatchWriter.flushScheduled`).
+ */
+export function afterDeferredWatchFrames(send: () => void): void {
+  if (deferredImmediate === undefined) send();
+  // Immediates run in order: this one after the flush of the deferred writers.
+  else setImmediate(send);
+}
 
 function flushAll(): void {
   timer = undefined;
+  flushQueued = false;
   const writers = scheduled;
   scheduled = [];
   for (const w of writers) w.flushScheduled();
 }
 
 /**
- * The batching window for the current number of open watches: 5 ms up to 500 watchers, 10 ms at
- * 1,000, growing to 50 ms at 5,000 and beyond. Each flush costs one socket write per watcher with frames, so with many
- * watchers a longer window puts several events in one write instead of spending the CPU on
- * syscalls (the cost that saturates the process first).
+ * How long queued frames wait for a flush with this many open watches: not at all below 200
+ * watchers, then 5 ms up to 500, 10 ms at 1,000, growing to 50 ms at 5,000 and beyond. Each flush
+ * costs one socket write per watcher with frames, so with many watchers a longer window puts
+ * several events in one write instead of spending the CPU on syscalls (the cost that saturates the
+ * process first).
  */
 export function flushDelayMs(watchers: number): number {
+  if (watchers < WATCH_IMMEDIATE_BELOW) return 0;
   return Math.min(WATCH_FLUSH_MAX_DELAY_MS, Math.max(WATCH_FLUSH_DELAY_MS, Math.round(watchers / WATCHERS_PER_DELAY_MS)));
 }
 
 /**
+ * Queues the next flush. Without delay it runs as a microtask: after the code that queued the
+ * frames (every event of one storage write or stream read shares it), but before the write's own
+ * response is encoded and sent, so an informer sees its event no later than the writer sees the
+ * response, as with kube-apiserver.
+ */
+function requestFlush(): void {
+  if (timer !== undefined || flushQueued) return;
+  const delay = flushDelayMs(openWriters);
+  if (delay === 0) {
+    flushQueued = true;
+    queueMicrotask(flushAll);
+  } else timer = setTimeout(flushAll, delay);
+}
+
+/**
  * The output side of one watch: frames are queued and written in batches (one `write` per watcher
- * per few milliseconds rather than per event), respecting the socket's backpressure. When the unsent
+ * per flush rather than per event, see `requestFlush`), respecting the socket's backpressure. When the unsent
  * backlog (queued plus buffered by the socket) passes `maxBacklogBytes`, `onOverflow` is called once
  * and nothing more is queued: a slow reader is closed, never buffered without bound.
  */
@@ -90,8 +133,33 @@ export class WatchWriter {
     this.schedule();
   }
 
-  /** Called by the shared flush timer. */
+  /** Called by the shared flush (timer or microtask). */
   flushScheduled(): void {
+    this.isScheduled = false;
+    // A TLS socket completes each write in the check phase of the loop turn, and writes made before
+    // then queue behind it until the turn after (then `write` soon returns false and waits for
+    // `drain`, another turn). Under load a turn is long: frames wait for the check phase instead,
+    // when the socket is free again, and go out in one write.
+    // Only while flushes are immediate (few watchers): with many, the flush spacing already trades
+    // latency for fewer writes, and writes' responses are not held (see afterDeferredWatchFrames).
+    if (
+      openWriters < WATCH_IMMEDIATE_BELOW &&
+      this.socket !== undefined &&
+      this.socket.writableLength > 0 &&
+      !this.closed &&
+      !this.waitingForDrain &&
+      this.pending.length > 0
+    ) {
+      this.isScheduled = true;
+      deferred.push(this);
+      deferredImmediate ??= setImmediate(flushDeferred);
+      return;
+    }
+    this.flush();
+  }
+
+  /** Called in the check phase for a writer `flushScheduled` put off. */
+  flushDeferred(): void {
     this.isScheduled = false;
     this.flush();
   }
@@ -178,6 +246,6 @@ export class WatchWriter {
     if (this.waitingForDrain || this.isScheduled) return;
     this.isScheduled = true;
     scheduled.push(this);
-    timer ??= setTimeout(flushAll, flushDelayMs(openWriters));
+    requestFlush();
   }
 }
