@@ -36,6 +36,18 @@ export const PV_PROTECTION: ControllerName = { name: 'persistentvolume-protectio
 /** The node lifecycle controller (only its NoSchedule tainting pass), under kube-controller-manager's name and alias. */
 export const NODE_LIFECYCLE: ControllerName = { name: 'node-lifecycle-controller', aliases: ['nodelifecycle'] };
 
+/** The namespace controller (deletes a Terminating namespace's content, then the namespace), under kube-controller-manager's name. */
+export const NAMESPACE: ControllerName = { name: 'namespace-controller', aliases: ['namespace'] };
+
+/** The serviceaccount controller (the `default` ServiceAccount of every namespace), under kube-controller-manager's name. */
+export const SERVICE_ACCOUNT: ControllerName = { name: 'serviceaccount-controller', aliases: ['serviceaccount'] };
+
+/** The ClusterRole aggregation controller (rules of ClusterRoles with an aggregationRule), under kube-controller-manager's name. */
+export const CLUSTER_ROLE_AGGREGATION: ControllerName = { name: 'clusterrole-aggregation-controller', aliases: ['clusterrole-aggregation'] };
+
+/** The ValidatingAdmissionPolicy status controller (`status.typeChecking`), under kube-controller-manager's name. */
+export const VALIDATING_ADMISSION_POLICY_STATUS: ControllerName = { name: 'validatingadmissionpolicy-status-controller', aliases: [] };
+
 /** Every controller the server can run. */
 export const KNOWN_CONTROLLER_NAMES: ControllerName[] = [
   GARBAGE_COLLECTOR,
@@ -47,6 +59,10 @@ export const KNOWN_CONTROLLER_NAMES: ControllerName[] = [
   PV_PROTECTION,
   CSR_SIGNING,
   NODE_LIFECYCLE,
+  NAMESPACE,
+  SERVICE_ACCOUNT,
+  CLUSTER_ROLE_AGGREGATION,
+  VALIDATING_ADMISSION_POLICY_STATUS,
 ];
 
 /**

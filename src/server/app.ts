@@ -44,7 +44,16 @@ import { clusterSigningConfig } from '../controllers/cluster-signing.js';
 import { CrdRegistrar } from '../crd/crd-registrar.js';
 import { DefaultServiceAccounts } from '../namespace/default-service-accounts.js';
 import { RootCAPublisher } from '../namespace/root-ca-publisher.js';
-import { isControllerEnabled, ROOT_CA_PUBLISHER, SERVICE_ACCOUNT_TOKEN } from '../controllers/controller-names.js';
+import {
+  CLUSTER_ROLE_AGGREGATION,
+  isControllerEnabled,
+  NAMESPACE,
+  ROOT_CA_PUBLISHER,
+  SERVICE_ACCOUNT,
+  SERVICE_ACCOUNT_TOKEN,
+  VALIDATING_ADMISSION_POLICY_STATUS,
+  type ControllerName,
+} from '../controllers/controller-names.js';
 import { ServiceAccountTokenController } from '../controllers/service-account-token-controller.js';
 import { FlowControlConfigController } from '../controllers/flowcontrol-config-controller.js';
 import { ApiserverIdentityLease } from '../controllers/apiserver-identity-lease.js';
@@ -343,27 +352,37 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   await ensureBootstrapPolicy(storage);
   rbacHook.done();
   if (options.runControllers !== false) {
-    controller = new NamespaceController(context);
-    await controller.start();
-    serviceAccounts = new DefaultServiceAccounts(storage, (error) => logger.warn('cannot create a default ServiceAccount', { error }));
-    await serviceAccounts.start();
+    // Those kube-controller-manager also has run unless --controllers leaves them to it.
+    const enabled = (name: ControllerName): boolean => isControllerEnabled(name, config.controllers);
+    if (enabled(NAMESPACE)) {
+      controller = new NamespaceController(context);
+      await controller.start();
+    }
+    if (enabled(SERVICE_ACCOUNT)) {
+      serviceAccounts = new DefaultServiceAccounts(storage, (error) => logger.warn('cannot create a default ServiceAccount', { error }));
+      await serviceAccounts.start();
+    }
     flowControl = new FlowControlConfigController(storage);
     await flowControl.start();
-    if (serving !== undefined && isControllerEnabled(ROOT_CA_PUBLISHER, config.controllers)) {
+    if (serving !== undefined && enabled(ROOT_CA_PUBLISHER)) {
       rootCA = new RootCAPublisher(storage, serving.servingCA, (error) => logger.warn('cannot publish kube-root-ca.crt', { error }));
       await rootCA.start();
     }
-    if (isControllerEnabled(SERVICE_ACCOUNT_TOKEN, config.controllers)) {
+    if (enabled(SERVICE_ACCOUNT_TOKEN)) {
       const onError = (error: unknown): void => logger.warn('cannot fill a service account token Secret', { error });
       saTokens = new ServiceAccountTokenController(storage, authentication.tokens, serving?.servingCA, onError);
       await saTokens.start();
     }
     identityLease = new ApiserverIdentityLease(storage, { peerAddress: `${advertised}:${port}` });
     await identityLease.start();
-    policyStatus = new PolicyStatusController(storage, catalog, (error) => logger.warn('admission policy status', { error }));
-    await policyStatus.start();
-    roleAggregation = new ClusterRoleAggregationController(storage);
-    await roleAggregation.start();
+    if (enabled(VALIDATING_ADMISSION_POLICY_STATUS)) {
+      policyStatus = new PolicyStatusController(storage, catalog, (error) => logger.warn('admission policy status', { error }));
+      await policyStatus.start();
+    }
+    if (enabled(CLUSTER_ROLE_AGGREGATION)) {
+      roleAggregation = new ClusterRoleAggregationController(storage);
+      await roleAggregation.start();
+    }
   }
   // Every process is a candidate; the elected one runs the garbage collector and the disruption controller.
   const controllerManager = controllerManagerFor(context, config.controllers, undefined, { signing: clusterSigningConfig(config, serving) });
