@@ -44,6 +44,7 @@ import { clusterSigningConfig } from '../controllers/cluster-signing.js';
 import { CrdRegistrar } from '../crd/crd-registrar.js';
 import { DefaultServiceAccounts } from '../namespace/default-service-accounts.js';
 import { RootCAPublisher } from '../namespace/root-ca-publisher.js';
+import { authenticationTrustPublisher } from './authentication-trust.js';
 import {
   CLUSTER_ROLE_AGGREGATION,
   isControllerEnabled,
@@ -351,6 +352,10 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   await ensureLocalApiServices(storage, catalog);
   await ensureBootstrapPolicy(storage);
   rbacHook.done();
+  const authenticationTrust = authenticationTrustPublisher(config, storage, serving, (error) =>
+    logger.warn('cannot write kube-system/extension-apiserver-authentication', { error }),
+  );
+  await authenticationTrust?.start();
   if (options.runControllers !== false) {
     // Those kube-controller-manager also has run unless --controllers leaves them to it.
     const enabled = (name: ControllerName): boolean => isControllerEnabled(name, config.controllers);
@@ -397,6 +402,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
       draining = true;
       handed?.onDraining?.();
       controller?.stop();
+      authenticationTrust?.stop();
       serviceAccounts?.stop();
       saTokens?.stop();
       flowControl?.stop();

@@ -46,8 +46,14 @@ export class ServingSetup {
     return { cert, key, ca: [...this.clientRootsPem(), ...(this.requestheaderCA?.current().flatMap(pemCertificates) ?? [])] };
   }
 
-  private clientRootsPem(): string[] {
+  /** The PEM certificates of the client CA bundle (`--client-ca-file` and the cert-dir CA), as of the last reload. */
+  clientRootsPem(): string[] {
     return this.clientCA.current().flatMap(pemCertificates);
+  }
+
+  /** The PEM certificates of `--requestheader-client-ca-file`; undefined when it is not set. */
+  requestheaderRootsPem(): string[] | undefined {
+    return this.requestheaderCA?.current().flatMap(pemCertificates);
   }
 
   /** Roots verifying client certificates, current as of the last reload. */

@@ -262,6 +262,31 @@ describe('HTTPS and the authentication chain', () => {
       'requested &user.DefaultInfo{Name:"", UID:"", Groups:[]string{"g1"}, Extra:map[string][]string(nil)} without impersonating a user name',
     );
   });
+
+  test("kube-system/extension-apiserver-authentication publishes the client CAs and front-proxy settings, as kube-apiserver's trust controller writes it", async () => {
+    // What components with --authentication-kubeconfig (kube-controller-manager, kube-scheduler) read to verify client certificates.
+    const r = await httpsRequest(`${url}/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication`, admin);
+    assert.equal(r.status, 200, r.text);
+    const data = r.body.data as Record<string, string>;
+    assert.deepEqual(Object.keys(data).sort(), [
+      'client-ca-file',
+      'requestheader-allowed-names',
+      'requestheader-client-ca-file',
+      'requestheader-extra-headers-prefix',
+      'requestheader-group-headers',
+      'requestheader-username-headers',
+    ]);
+    const certs = (bundle: string): string[] => (bundle.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? []).map((pem) => new X509Certificate(pem).fingerprint256);
+    // --client-ca-file first, then the cert-dir CA (the server trusts both), each once.
+    assert.deepEqual(certs(data['client-ca-file']), [new X509Certificate(clientCA.cert).fingerprint256, new X509Certificate(ca).fingerprint256]);
+    assert.deepEqual(certs(data['requestheader-client-ca-file']), [new X509Certificate(proxyCA.cert).fingerprint256]);
+    assert.equal(data['requestheader-allowed-names'], '["front-proxy"]');
+    assert.equal(data['requestheader-username-headers'], '["X-Remote-User"]');
+    assert.equal(data['requestheader-group-headers'], '["X-Remote-Group"]');
+    assert.equal(data['requestheader-extra-headers-prefix'], '["X-Remote-Extra-"]');
+    const managers = (r.body.metadata.managedFields as any[]).map((e) => [e.manager, e.operation, Object.keys(e.fieldsV1['f:data']).sort()]);
+    assert.deepEqual(managers, [['kube-apiserver', 'Update', ['.', ...Object.keys(data).sort().map((k) => `f:${k}`)]]]);
+  });
 });
 
 describe('--anonymous-auth=false, AlwaysDeny, --tls-cert-file rotation', () => {
