@@ -276,7 +276,8 @@ describe('HTTPS and the authentication chain', () => {
       'requestheader-group-headers',
       'requestheader-username-headers',
     ]);
-    const certs = (bundle: string): string[] => (bundle.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? []).map((pem) => new X509Certificate(pem).fingerprint256);
+    const certs = (bundle: string): string[] =>
+      (bundle.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? []).map((pem) => new X509Certificate(pem).fingerprint256);
     // --client-ca-file first, then the cert-dir CA (the server trusts both), each once.
     assert.deepEqual(certs(data['client-ca-file']), [new X509Certificate(clientCA.cert).fingerprint256, new X509Certificate(ca).fingerprint256]);
     assert.deepEqual(certs(data['requestheader-client-ca-file']), [new X509Certificate(proxyCA.cert).fingerprint256]);
@@ -285,7 +286,18 @@ describe('HTTPS and the authentication chain', () => {
     assert.equal(data['requestheader-group-headers'], '["X-Remote-Group"]');
     assert.equal(data['requestheader-extra-headers-prefix'], '["X-Remote-Extra-"]');
     const managers = (r.body.metadata.managedFields as any[]).map((e) => [e.manager, e.operation, Object.keys(e.fieldsV1['f:data']).sort()]);
-    assert.deepEqual(managers, [['kube-apiserver', 'Update', ['.', ...Object.keys(data).sort().map((k) => `f:${k}`)]]]);
+    assert.deepEqual(managers, [
+      [
+        'kube-apiserver',
+        'Update',
+        [
+          '.',
+          ...Object.keys(data)
+            .sort()
+            .map((k) => `f:${k}`),
+        ],
+      ],
+    ]);
   });
 });
 
