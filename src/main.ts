@@ -9,15 +9,18 @@ import { checkKubeconfigPath } from './cli/serving-banner.js';
 import { logger } from './logging/logger.js';
 import { checkAuditPolicy } from './audit/audit-log.js';
 import { envtestAssetsCommand } from './cli/envtest-assets.js';
+import { clientKubeconfigCommand } from './cli/client-kubeconfig-command.js';
 
 /**
  * The `capstan` command: parses flags, then either serves in this process (`--workers 1`, the
  * default: no cluster module, fastest start), or becomes the cluster primary that forks the workers
  * (`--workers N`, `auto` = one per core). Workers re-run this file and go straight to serving.
- * `capstan envtest-assets DIR` writes executables for controller-runtime's envtest instead.
+ * `capstan envtest-assets DIR` writes executables for controller-runtime's envtest instead;
+ * `capstan client-kubeconfig` issues a component's client certificate and kubeconfig.
  */
 async function main(): Promise<void> {
   if (process.argv[2] === 'envtest-assets') process.exit(envtestAssetsCommand(process.argv.slice(3)));
+  if (process.argv[2] === 'client-kubeconfig') process.exit(await clientKubeconfigCommand(process.argv.slice(3)));
   let parsed;
   try {
     parsed = parseArgs(process.argv.slice(2));

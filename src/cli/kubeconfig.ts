@@ -30,8 +30,18 @@ export function kubeconfigFor(url: string): string {
  * serving certificate names.
  */
 export function adminKubeconfigFor(url: string, caPem: string, certPem: string, keyPem: string): string {
+  return certificateKubeconfigFor(url, caPem, certPem, keyPem, 'capstan-admin');
+}
+
+/**
+ * A kubeconfig that trusts `caPem` for the server at `url` and authenticates with the client
+ * certificate `certPem` (user entry named `userName`). A wildcard bind address becomes loopback.
+ */
+export function certificateKubeconfigFor(url: string, caPem: string, certPem: string, keyPem: string, userName: string): string {
   const server = url.replace('://0.0.0.0:', '://127.0.0.1:').replace('://[::]:', '://[::1]:');
   const b64 = (pem: string): string => Buffer.from(pem).toString('base64');
+  // A plain YAML scalar where one is safe (user names such as system:kube-scheduler are), else JSON's quoting.
+  const name = /^[A-Za-z0-9][A-Za-z0-9:._-]*$/.test(userName) ? userName : JSON.stringify(userName);
   return [
     'apiVersion: v1',
     'kind: Config',
@@ -44,11 +54,11 @@ export function adminKubeconfigFor(url: string, caPem: string, certPem: string, 
     '- name: capstan',
     '  context:',
     '    cluster: capstan',
-    '    user: capstan-admin',
+    `    user: ${name}`,
     '    namespace: default',
     'current-context: capstan',
     'users:',
-    '- name: capstan-admin',
+    `- name: ${name}`,
     '  user:',
     `    client-certificate-data: ${b64(certPem)}`,
     `    client-key-data: ${b64(keyPem)}`,
