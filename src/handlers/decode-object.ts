@@ -7,6 +7,7 @@ import { decodeInto, TypedDecodeError } from '../codec/typed-decode.js';
 import { schemaForDefinition, schemaForKind, type SchemaNode } from '../schema/openapi-schema.js';
 import { isObject, type Obj } from '../api/object-util.js';
 import { pruneCustomResourceBody } from '../crd/custom-resource-strategy.js';
+import { decodeConversionProblem } from '../strategy/resource-strategy.js';
 import { writeOptionsOf, type ResourceRequest } from './context.js';
 import type { FieldValidation } from '../api/request-options.js';
 
@@ -157,6 +158,11 @@ export async function decodeObject(r: ResourceRequest, expectedKind = r.info.kin
   } catch (err) {
     if (err instanceof TypedDecodeError) throw badRequest(`${prefix}${err.message}`);
     throw err;
+  }
+  // kube converts the decoded body into its internal object before reporting strict findings.
+  if (expectedKind === r.info.kind && expectedApiVersion === r.apiVersion) {
+    const problem = decodeConversionProblem(r.info, value);
+    if (problem !== undefined) throw badRequest(`${prefix}${problem}`);
   }
   reportStrictFindings(r, decoded, unknownFields, prefix);
   return value;

@@ -15,6 +15,7 @@ import {
 import { goFormat } from '../codec/json-value.js';
 import { schemaForDefinition } from '../schema/openapi-schema.js';
 import { pruneCustomResourceBody } from '../crd/custom-resource-strategy.js';
+import { decodeConversionProblem } from '../strategy/resource-strategy.js';
 import type { ResourceRequest } from './context.js';
 import { addWarnings, fieldValidationOf } from './decode-object.js';
 
@@ -120,6 +121,12 @@ export function decodePatchedObject(r: ResourceRequest, patch: RequestPatch, pat
       throw err;
     }
   } else if (r.info.custom === true && r.ri.subresource !== 'scale') unknownFields = pruneCustomResourceBody(r.apiVersion, r.info.kind, patched);
+  if (r.ri.subresource !== 'scale') {
+    // Leaves `patched` unchanged when it fails. kube answers a strategic merge patch's failure with a
+    // bare 500 of the converter's message: a 400 with that message here.
+    const problem = decodeConversionProblem(r.info, patched);
+    if (problem !== undefined) throw smp ? badRequest(problem) : patchInvalid(before ?? valueText(), problem);
+  }
   if (mode === 'Ignore') return;
   const findings = [...patch.duplicates.map((d) => `duplicate field ${goQuote(d.path)}`), ...unknownFields.map((f) => `unknown field ${goQuote(f)}`)];
   if (findings.length === 0) return;

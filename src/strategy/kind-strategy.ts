@@ -82,6 +82,16 @@ export interface KindStrategy {
    */
   canonicalizeStatusWrite?: (obj: Obj) => void;
 
+  /** kube's PrepareForUpdate of the status strategy, beyond keeping the stored spec: `next` is the object to store. Default: none. */
+  prepareForStatusUpdate?: (next: Obj, old: Obj) => void;
+
+  /**
+   * What kube's conversion of a decoded body (create, update, patched object) into its internal
+   * object does in place, where it is more than a copy: returns the converter's error, which fails
+   * the request as a decoding error. Default: none.
+   */
+  decodeConversion?: (obj: Obj) => string | undefined;
+
   /**
    * The grace period a DELETE grants (kube's CheckGracefulDelete), given the request's
    * `gracePeriodSeconds`: above 0 the object is marked and kept until the period ends or a kubelet

@@ -1,6 +1,7 @@
 import type { ResourceInfo } from '../catalog/resource-types.js';
 import { isObject, jsonEqual, metadataOf, type Obj } from '../api/object-util.js';
 import { applyDefaults, strategyFor } from './strategies.js';
+import { shapeStoredObject } from '../codec/go-shape.js';
 import type { User } from '../api/user.js';
 
 export { applyDefaults };
@@ -74,6 +75,9 @@ export function writeWarnings(info: ResourceInfo, subresource: string, obj: Obj,
 export function prepareForUpdate(info: ResourceInfo, next: Obj, old: Obj): void {
   const strategy = strategyFor(info);
   applyDefaults(info, next);
+  // Compared with the stored object below, which has Go's shape (empty structs written): a body
+  // without them is no change of the spec.
+  shapeStoredObject(next, info);
   if (hasStatusSubresource(info)) {
     if (old.status === undefined) delete next.status;
     else next.status = old.status;
@@ -88,6 +92,11 @@ export function prepareForUpdate(info: ResourceInfo, next: Obj, old: Obj): void 
     meta.generation = jsonEqual(specPart(next, withStatus), specPart(old, withStatus)) && !labelsChanged ? oldGen : oldGen + 1;
   } else if (oldMeta.generation !== undefined) meta.generation = oldMeta.generation;
   else delete meta.generation;
+}
+
+/** The error kube's conversion of a decoded body of the kind gives (see KindStrategy.decodeConversion), after normalizing `obj` in place. */
+export function decodeConversionProblem(info: ResourceInfo, obj: Obj): string | undefined {
+  return strategyFor(info).decodeConversion?.(obj);
 }
 
 /**
@@ -118,6 +127,7 @@ export function prepareForStatusUpdate(info: ResourceInfo, next: Obj, old: Obj):
     if (nextMeta.annotations === undefined) delete meta.annotations;
     else meta.annotations = nextMeta.annotations;
   }
+  strategy.prepareForStatusUpdate?.(result, old);
   strategy.canonicalizeStatusWrite?.(result);
   return result;
 }

@@ -10,6 +10,12 @@ import {
   defaultStatefulSet,
 } from '../defaults.js';
 import { generateJobSelector } from '../job-selector.js';
+import {
+  decodeTemplateGeneration,
+  templateGenerationOnCreate,
+  templateGenerationOnStatusWrite,
+  templateGenerationOnUpdate,
+} from '../daemonset-template-generation.js';
 import type { KindStrategy } from '../kind-strategy.js';
 import { jsonEqual, type Obj } from '../../api/object-util.js';
 import { podNamePrefixWarnings, podTemplateWarnings, pvcSpecWarnings } from '../pod-warnings.js';
@@ -85,6 +91,10 @@ export const statefulSets: KindStrategy = {
 export const daemonSets: KindStrategy = {
   defaults: defaultDaemonSet,
   statusUpdatesMetadata: 'all',
+  decodeConversion: decodeTemplateGeneration,
+  prepareForCreate: templateGenerationOnCreate,
+  prepareForUpdate: templateGenerationOnUpdate,
+  prepareForStatusUpdate: templateGenerationOnStatusWrite,
   validate: validateDaemonSet,
   // kube warns on update when the template generation moved, i.e. the template changed.
   warnings: (obj, old) =>
