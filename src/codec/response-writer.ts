@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+import { objectWithoutTypeMeta, withoutTypeMeta } from './untyped-list-items.js';
 import { asApiError, type ApiError } from '../api/errors.js';
 import { RouteNotAcceptableError, type OutputFormat } from './negotiation.js';
 import { encodeCborDocument, encodeCborJson, writeCborList } from './cbor/cbor-response.js';
@@ -81,16 +82,11 @@ function auditObject(res: Response, json: string | Obj): void {
  * (Go's typed lists carry none), custom resources' items as stored.
  */
 function auditedList(envelope: ListEnvelope, items: string[]): Obj {
-  const slash = envelope.apiVersion.indexOf('/');
-  const group = slash < 0 ? '' : envelope.apiVersion.slice(0, slash);
-  const builtIn = !group.includes('.') || group.endsWith('.k8s.io');
   const objects = items.map((i) => {
     const o = JSON.parse(i) as Obj;
-    if (!builtIn) return o;
-    const { kind: _k, apiVersion: _a, ...rest } = o;
-    return rest;
+    return envelope.typedItems === true ? o : objectWithoutTypeMeta(o);
   });
-  return { ...envelope, items: objects };
+  return { kind: envelope.kind, apiVersion: envelope.apiVersion, metadata: envelope.metadata, items: objects };
 }
 
 /** Resolves true when the response can take more data, false when the client went away. */
@@ -141,6 +137,8 @@ export interface ListEnvelope {
   kind: string;
   apiVersion: string;
   metadata: Obj;
+  /** Items keep their `kind` and `apiVersion` (custom resources); built-in types' items are written without. */
+  typedItems?: boolean;
 }
 
 /**
@@ -157,11 +155,13 @@ export async function writeList(
   if (requestAudit(res) !== undefined) auditResponse(res, () => auditedList(envelope, items));
   res.status(200);
   res.setHeader('Content-Type', format.contentType);
+  const typed = envelope.typedItems === true;
   if (format.representation === 'object' && format.encoding === 'json' && !format.pretty) {
     const head = `{"kind":${JSON.stringify(envelope.kind)},"apiVersion":${JSON.stringify(envelope.apiVersion)},"metadata":${JSON.stringify(envelope.metadata)},"items":[`;
     let chunk = head;
     for (let i = 0; i < items.length; i++) {
-      chunk += i === 0 ? items[i] : `,${items[i]}`;
+      const item = typed ? items[i] : withoutTypeMeta(items[i]);
+      chunk += i === 0 ? item : `,${item}`;
       if (chunk.length >= 64 * 1024) {
         // Respect backpressure so a slow client holds at most one chunk plus the socket's buffer.
         if (!res.write(chunk) && !(await drained(res))) return;
@@ -172,7 +172,8 @@ export async function writeList(
     return;
   }
   if (format.encoding === 'cbor') {
-    await writeCborList(res, envelope, items, format.representation === 'PartialObjectMetadataList', () => drained(res));
+    const { kind, apiVersion, metadata } = envelope;
+    await writeCborList(res, { kind, apiVersion, metadata }, items, format.representation === 'PartialObjectMetadataList', () => drained(res), typed);
     return;
   }
   if (format.encoding === 'protobuf') {
@@ -185,7 +186,8 @@ export async function writeList(
   if (format.representation === 'Table') out = toTable(objects, envelope.metadata, includeObject, printerForList(envelope.apiVersion, envelope.kind));
   else if (format.representation === 'PartialObjectMetadataList') {
     out = { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: envelope.metadata, items: objects.map(toPartialObjectMetadata) };
-  } else out = { ...envelope, items: objects };
+  } else
+    out = { kind: envelope.kind, apiVersion: envelope.apiVersion, metadata: envelope.metadata, items: typed ? objects : objects.map(objectWithoutTypeMeta) };
   res.end(encode(out, format));
 }
 

@@ -147,5 +147,11 @@ export async function handleDeleteCollection(r: ResourceRequest, store: Collecti
   if (opts.ignoreStoreReadErrorWithClusterBreakingPotential === true) throw unsafeDeleteCollectionRefused();
   const outcome = await store.deleteCollection(conversionAwareSelection(r, r.apiVersion, listOpts, selectionFor(r, listOpts)), opts);
   const deleted = await servedJsonsFor(outcome.deleted, r.apiVersion, format.representation);
-  await writeList(r.res, { kind: `${r.info.kind}List`, apiVersion: r.apiVersion, metadata: { resourceVersion: outcome.resourceVersion } }, deleted, format);
+  const envelope = {
+    kind: `${r.info.kind}List`,
+    apiVersion: r.apiVersion,
+    metadata: { resourceVersion: outcome.resourceVersion },
+    typedItems: r.info.custom === true,
+  };
+  await writeList(r.res, envelope, deleted, format);
 }

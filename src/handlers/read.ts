@@ -57,5 +57,6 @@ export async function handleList(r: ResourceRequest, store: Lister): Promise<voi
   const items = afterConversion
     ? await selectConverted(page.items, r.apiVersion, selection)
     : await servedJsonsFor(page.items, r.apiVersion, format.representation, includeObject);
-  await writeList(r.res, { kind: r.info.listKind ?? `${r.info.kind}List`, apiVersion: r.apiVersion, metadata }, items, format, includeObject);
+  const envelope = { kind: r.info.listKind ?? `${r.info.kind}List`, apiVersion: r.apiVersion, metadata, typedItems: r.info.custom === true };
+  await writeList(r.res, envelope, items, format, includeObject);
 }

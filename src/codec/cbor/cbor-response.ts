@@ -3,6 +3,8 @@ import { readJson } from '../json-text.js';
 import { compareKeys, encodeCbor, fieldsOf, SELF_DESCRIBED, type NumberLiteral } from './cbor-encoder.js';
 import { fieldKindsFor, type FieldKind } from './field-kinds.js';
 import { JsonCborWriter, leadingType } from './json-to-cbor.js';
+import { objectWithoutTypeMeta, withoutTypeMeta } from '../untyped-list-items.js';
+import { isObject } from '../../api/object-util.js';
 
 /**
  * CBOR response bodies: objects from their stored JSON text or built values, and collections written
@@ -60,7 +62,14 @@ const CHUNK = 64 * 1024;
  * elements are encoded one at a time. `metadataOnly` writes a PartialObjectMetadataList (an empty one
  * has `items: null`, as kube's nil slice). `drained` resolves false when the client went away.
  */
-export async function writeCborList(res: Response, envelope: Envelope, items: string[], metadataOnly: boolean, drained: () => Promise<boolean>): Promise<void> {
+export async function writeCborList(
+  res: Response,
+  envelope: Envelope,
+  items: string[],
+  metadataOnly: boolean,
+  drained: () => Promise<boolean>,
+  typedItems = true,
+): Promise<void> {
   const head: Obj = metadataOnly
     ? { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: envelope.metadata, items: null }
     : { ...envelope, items: null };
@@ -87,10 +96,11 @@ export async function writeCborList(res: Response, envelope: Envelope, items: st
       // start with its type is parsed first.
       const type = metadataOnly ? undefined : leadingType(item);
       if (metadataOnly) w.jsonPartialMetadata(item);
-      else if (type !== undefined) w.json(item, fieldKindsFor(type.apiVersion, type.kind) ?? itemFields);
+      else if (type !== undefined) w.json(typedItems ? item : withoutTypeMeta(item), fieldKindsFor(type.apiVersion, type.kind) ?? itemFields);
       else {
         const { value, literal } = parsed(item);
-        w.value(value, fieldsOf(value) ?? itemFields, literal);
+        const written = typedItems || !isObject(value) ? value : objectWithoutTypeMeta(value);
+        w.value(written, fieldsOf(value) ?? itemFields, literal);
       }
       if (w.length >= CHUNK) {
         // Respect backpressure so a slow client holds at most one chunk plus the socket's buffer.
