@@ -31,9 +31,6 @@ export async function createObject(r: ResourceTarget, input: Obj, dryRun: boolea
     // kube clears the namespace of cluster-scoped objects.
     delete meta.namespace;
   }
-  if (stringField(meta, 'name') === '' && stringField(meta, 'generateName') !== '') {
-    meta.name = generateName(stringField(meta, 'generateName'));
-  }
   meta.uid = randomUUID();
   meta.creationTimestamp = nowTimestamp();
   delete meta.deletionTimestamp;
@@ -46,6 +43,14 @@ export async function createObject(r: ResourceTarget, input: Obj, dryRun: boolea
   applyDefaults(r.info, obj);
   shapeStoredObject(obj, r.info);
   if (manager !== undefined) trackCreate({ info: r.info, apiVersion: r.apiVersion, subresource: '', manager }, obj, sentManagedFields);
+  // After defaults and managedFields, as kube's BeforeCreate: what defaulting derives from the name
+  // (a namespace's name label) is then not the creating manager's for a generated name.
+  const objMeta = metadataOf(obj);
+  if (stringField(objMeta, 'name') === '' && stringField(objMeta, 'generateName') !== '') {
+    // The name goes first, where canonicalize puts it.
+    const { name: _empty, ...rest } = objMeta;
+    obj.metadata = { name: generateName(stringField(objMeta, 'generateName')), ...rest };
+  }
   const name = stringField(metadataOf(obj), 'name');
   const attrs = {
     operation: 'CREATE' as const,

@@ -25,6 +25,9 @@ function setNamespaceNameLabel(ns: Obj): void {
 }
 
 export const namespaces: KindStrategy = {
+  // kube's SetDefaults_Namespace: the label is there before managedFields are computed, so the
+  // creating (or updating) manager owns it.
+  defaults: setNamespaceNameLabel,
   validate: (obj, _old, sub) => (sub === 'status' ? validateNamespaceStatus(obj) : validateNamespace(obj, sub)),
   updateMetadataPasses: { objectMeta: true, objectMetaUpdate: true },
   tracksGeneration: false,
