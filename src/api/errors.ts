@@ -55,17 +55,18 @@ export class ApiError extends Error {
 
   /** The `Status` object for this error. */
   toStatus(): StatusObject {
+    // kube's field order: details before code.
+    const details = this.details && Object.keys(this.details).length > 0 ? { details: this.details } : {};
     const status: StatusObject = {
       kind: 'Status',
       apiVersion: 'v1',
       metadata: {},
       status: 'Failure',
       message: this.message,
-      reason: this.reason,
+      ...(this.reason === '' ? {} : { reason: this.reason }),
+      ...details,
       code: this.code,
     };
-    if (this.details && Object.keys(this.details).length > 0) status.details = this.details;
-    if (status.reason === '') delete status.reason;
     return status;
   }
 }
@@ -170,6 +171,22 @@ export function timeout(message: string, retryAfterSeconds = 1): ApiError {
   return new ApiError(504, 'Timeout', message, { retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) });
 }
 
+/**
+ * kube's 504 for a read at a resourceVersion the storage has not reached
+ * (storage.NewTooLargeResourceVersionError): `Timeout: Too large resource version: RV, current: CUR`
+ * (the bare phrase when the versions are not known), cause ResourceVersionTooLarge, Retry-After 1.
+ */
+export function tooLargeResourceVersion(rv?: string, current?: string): ApiError {
+  const versions = rv !== undefined && current !== undefined ? `: ${rv}, current: ${current}` : '';
+  return new ApiError(
+    504,
+    'Timeout',
+    `Timeout: Too large resource version${versions}`,
+    { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 },
+    { 'Retry-After': '1' },
+  );
+}
+
 /** 504 for a write whose outcome is unknown (it may still be applied), as kube reports storage timeouts. */
 export function writeTimeout(): ApiError {
   return new ApiError(
@@ -197,7 +214,7 @@ export function asApiError(err: unknown): ApiError {
       case 'Gone':
         return gone(err.message);
       case 'TooLarge':
-        return timeout('Too large resource version', 1);
+        return tooLargeResourceVersion();
       case 'ObjectTooLarge':
         return tooLarge(err.message);
       default:

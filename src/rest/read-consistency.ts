@@ -1,4 +1,4 @@
-import { ApiError, timeout } from '../api/errors.js';
+import { tooLargeResourceVersion } from '../api/errors.js';
 import { queryResourceVersion, type ListOptions } from '../api/request-options.js';
 import { compareResourceVersions } from '../storage/resource-version.js';
 import type { ResourceTarget } from './resource-target.js';
@@ -52,16 +52,7 @@ export async function waitForResourceVersion(r: ResourceTarget, rv: string, wait
   for (;;) {
     const current = await r.server.storage.currentResourceVersion(r.type);
     if (compareResourceVersions(current, rv) >= 0) return current;
-    if (Date.now() >= deadline) {
-      const err = timeout(`Too large resource version: ${rv}, current: ${current}`, 1);
-      throw new ApiError(
-        504,
-        'Timeout',
-        err.message,
-        { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 },
-        { 'Retry-After': '1' },
-      );
-    }
+    if (Date.now() >= deadline) throw tooLargeResourceVersion(rv, current);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }

@@ -1,4 +1,4 @@
-import { alreadyExists, notFound, storageUnavailable, staleConflict, gone, timeout, tooLarge, writeTimeout } from '../api/errors.js';
+import { alreadyExists, notFound, storageUnavailable, staleConflict, gone, tooLarge, tooLargeResourceVersion, writeTimeout } from '../api/errors.js';
 import { StorageError } from '../storage/storage.js';
 import type { ResourceTarget } from './resource-target.js';
 
@@ -16,7 +16,7 @@ export function storageErrorToApi(err: unknown, r: ResourceTarget, name: string)
     case 'Gone':
       return gone(err.message);
     case 'TooLarge':
-      return timeout('Too large resource version', 1);
+      return tooLargeResourceVersion();
     case 'ObjectTooLarge':
       return tooLarge(err.message);
     case 'Unavailable':
