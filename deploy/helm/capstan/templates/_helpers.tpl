@@ -139,6 +139,7 @@ from the Secret), so it appears neither in the manifest nor in the process argum
 {{- if $gates }}
 - --feature-gates={{ join "," $gates }}
 {{- end }}
+{{- include "capstan.controlPlaneArgs" . }}
 {{- range .Values.extraArgs }}
 - {{ . }}
 {{- end }}
