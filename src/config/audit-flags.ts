@@ -1,25 +1,5 @@
 import type { FlagSpec } from './server-config.js';
 
-/** The audit log's settings (kube-apiserver's `--audit-*` flags for the log backend). */
-export interface AuditConfig {
-  /** `--audit-log-path`: the file events are appended to, `-` for stdout, '' for none. */
-  auditLogPath: string;
-  /** `--audit-policy-file`: the audit.k8s.io/v1 Policy deciding what is recorded ('' = nothing is). */
-  auditPolicyFile: string;
-  /** `--audit-log-format`: `json` (one Event object per line) or `legacy` (kube's one-line text). */
-  auditLogFormat: 'json' | 'legacy';
-  /** `--audit-log-maxage`: days a rotated file is kept (0: no limit). */
-  auditLogMaxAge: number;
-  /** `--audit-log-maxbackup`: rotated files kept (0: no limit). */
-  auditLogMaxBackup: number;
-  /** `--audit-log-maxsize`: megabytes before the file is rotated (0: never rotated). */
-  auditLogMaxSize: number;
-  /** `--audit-log-compress`: gzip rotated files. */
-  auditLogCompress: boolean;
-  /** `--audit-log-mode`: accepted as kube names them; every mode writes each event before the request goes on. */
-  auditLogMode: 'blocking' | 'batch' | 'blocking-strict';
-}
-
 function count(name: string, v: string): number {
   if (!/^-?\d+$/.test(v)) throw new Error(`invalid argument "${v}" for "--${name}" flag: strconv.ParseInt: parsing "${v}": invalid syntax`);
   const n = Number(v);

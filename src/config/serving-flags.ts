@@ -1,47 +1,6 @@
 import { isIP } from 'node:net';
 import { parseDuration } from './duration.js';
-import type { FlagSpec } from './server-config.js';
-
-/** Where and how Capstan serves: HTTPS on the secure port, plain HTTP on loopback when asked for. */
-export interface ServingConfig {
-  /** HTTPS port (`--secure-port`; 0: a free one); undefined only for in-process test servers. */
-  securePort: number | undefined;
-  /** Plain-HTTP port on loopback (`--insecure-port`, alias `--port`); undefined: not served. */
-  port: number | undefined;
-  /** Loopback address of the plain-HTTP port (`--insecure-bind-address`). */
-  insecureBindAddress: string;
-  tlsCertFile: string;
-  tlsPrivateKeyFile: string;
-  /** Where the CA, serving and admin certificates and the service account key are generated and kept. */
-  certDir: string;
-}
-
-/** How requests are authenticated (kube-apiserver's authentication flags). */
-export interface AuthenticationConfig {
-  clientCAFile: string;
-  tokenAuthFile: string;
-  anonymousAuth: boolean;
-  /** Public keys (or private keys, whose public half is used) that verify service account tokens. */
-  serviceAccountKeyFiles: string[];
-  serviceAccountSigningKeyFile: string;
-  /** Issuers accepted; the first is put in issued tokens. */
-  serviceAccountIssuers: string[];
-  serviceAccountJwksUri: string;
-  /** Whether a service account token's account (and bound object) must exist. */
-  serviceAccountLookup: boolean;
-  /** Audiences a token must be for ([]: the issuers). */
-  apiAudiences: string[];
-  /** Longest lifetime a TokenRequest gets, in seconds (`--service-account-max-token-expiration`; 0: no limit). */
-  serviceAccountMaxTokenExpirationSeconds: number;
-  /** Whether pod-bound tokens of kube's default lifetime are valid for a year (`--service-account-extend-token-expiration`). */
-  serviceAccountExtendTokenExpiration: boolean;
-  requestheaderClientCAFile: string;
-  requestheaderAllowedNames: string[];
-  requestheaderUsernameHeaders: string[];
-  requestheaderUidHeaders: string[];
-  requestheaderGroupHeaders: string[];
-  requestheaderExtraHeadersPrefix: string[];
-}
+import type { FlagSpec, ServingConfig } from './server-config.js';
 
 function port(name: string, v: string): number {
   if (!/^\d+$/.test(v) || Number(v) > 65535) throw new Error(`invalid argument "${v}" for "--${name}" flag: must be a port between 0 and 65535`);

@@ -1,15 +1,6 @@
 import { parseDuration } from './duration.js';
 import type { FlagSpec } from './server-config.js';
 
-/** The CSR signing controller's settings (kube-controller-manager's `--cluster-signing-*` flags). */
-export interface ClusterSigningConfig {
-  /** PEM CA certificate signing approved CSRs; '' with `clusterSigningKeyFile` '': the --cert-dir CA. */
-  clusterSigningCertFile: string;
-  clusterSigningKeyFile: string;
-  /** Longest lifetime of a signed certificate, in ms (`--cluster-signing-duration`). */
-  clusterSigningDurationMs: number;
-}
-
 /** The signing flags, with kube-controller-manager's names and defaults. */
 export const SIGNING_FLAGS: FlagSpec[] = [
   {
