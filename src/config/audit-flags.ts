@@ -11,6 +11,7 @@ function count(name: string, v: string): number {
 export const AUDIT_FLAGS: FlagSpec[] = [
   {
     name: 'audit-log-path',
+    group: 'audit',
     default: '',
     help: "If set, requests the audit policy selects are logged to this file ('-' means standard out). Needs --audit-policy-file.",
     apply: (c, v) => {
@@ -19,6 +20,7 @@ export const AUDIT_FLAGS: FlagSpec[] = [
   },
   {
     name: 'audit-policy-file',
+    group: 'audit',
     default: '',
     help: 'Path to the file that defines the audit policy configuration (audit.k8s.io/v1 Policy, YAML or JSON).',
     apply: (c, v) => {
@@ -27,6 +29,7 @@ export const AUDIT_FLAGS: FlagSpec[] = [
   },
   {
     name: 'audit-log-format',
+    group: 'audit',
     default: 'json',
     help: 'Format of saved audits: "legacy" (one line of text per event) or "json" (one audit.k8s.io/v1 Event per line).',
     apply: (c, v) => {
@@ -36,6 +39,7 @@ export const AUDIT_FLAGS: FlagSpec[] = [
   },
   {
     name: 'audit-log-maxage',
+    group: 'audit',
     default: '366',
     help: 'The maximum number of days to retain old audit log files based on the timestamp encoded in their filename (0: not removed by age).',
     apply: (c, v) => {
@@ -44,6 +48,7 @@ export const AUDIT_FLAGS: FlagSpec[] = [
   },
   {
     name: 'audit-log-maxbackup',
+    group: 'audit',
     default: '100',
     help: 'The maximum number of old audit log files to retain (0: no limit).',
     apply: (c, v) => {
@@ -52,6 +57,7 @@ export const AUDIT_FLAGS: FlagSpec[] = [
   },
   {
     name: 'audit-log-maxsize',
+    group: 'audit',
     default: '100',
     help: 'The maximum size in megabytes of the audit log file before it gets rotated (0: never rotated).',
     apply: (c, v) => {
@@ -60,6 +66,7 @@ export const AUDIT_FLAGS: FlagSpec[] = [
   },
   {
     name: 'audit-log-compress',
+    group: 'audit',
     default: 'false',
     help: 'If set, the rotated log files will be compressed using gzip.',
     apply: (c, v) => {
@@ -69,6 +76,7 @@ export const AUDIT_FLAGS: FlagSpec[] = [
   },
   {
     name: 'audit-log-mode',
+    group: 'audit',
     default: 'blocking',
     help: 'Strategy for sending audit events: blocking, batch or blocking-strict (Capstan writes every event before the request goes on, whatever the mode).',
     apply: (c, v) => {

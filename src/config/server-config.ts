@@ -49,10 +49,37 @@ export interface ServerConfig extends ServingConfig, AuthenticationConfig, Audit
   disableAdmissionPlugins: string[];
 }
 
+/** The section of docs/flags.md a flag is listed in (titles and order: src/cli/flags-doc.ts). */
+export type FlagGroup =
+  | 'serving'
+  | 'authentication'
+  | 'authorization'
+  | 'admission'
+  | 'api'
+  | 'limits'
+  | 'storage'
+  | 'processes'
+  | 'controllers'
+  | 'audit'
+  | 'logging'
+  | 'compatibility';
+
+/** A value a flag knows by name (a controller, a feature gate, an admission plugin) and what it means. */
+export interface FlagValue {
+  value: string;
+  help: string;
+}
+
+/** One command-line flag: `--help` and docs/flags.md are rendered from these. */
 export interface FlagSpec {
   name: string;
+  group: FlagGroup;
+  /** One paragraph: what the flag does, its values, what an unset default means. */
   help: string;
+  /** The value applied when the flag is not given ('' = unset). */
   default: string;
+  /** The named values the flag knows, each with its meaning (read when rendered: built from other modules' tables). */
+  values?: () => readonly FlagValue[];
   apply: (c: ServerConfig, v: string) => void;
 }
 

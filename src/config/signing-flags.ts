@@ -5,6 +5,7 @@ import type { FlagSpec } from './server-config.js';
 export const SIGNING_FLAGS: FlagSpec[] = [
   {
     name: 'cluster-signing-cert-file',
+    group: 'controllers',
     default: '',
     help: 'PEM CA certificate the certificatesigningrequest-signing-controller signs approved CSRs of the kubernetes.io signers with. Default: the --cert-dir CA (which client certificates are always verified against).',
     apply: (c, v) => {
@@ -13,6 +14,7 @@ export const SIGNING_FLAGS: FlagSpec[] = [
   },
   {
     name: 'cluster-signing-key-file',
+    group: 'controllers',
     default: '',
     help: 'PEM private key (RSA or ECDSA) of --cluster-signing-cert-file.',
     apply: (c, v) => {
@@ -21,6 +23,7 @@ export const SIGNING_FLAGS: FlagSpec[] = [
   },
   {
     name: 'cluster-signing-duration',
+    group: 'controllers',
     default: '8760h0m0s',
     help: 'The max length of duration signed certificates will be given. Individual CSRs may request shorter certs by setting spec.expirationSeconds.',
     apply: (c, v) => {
