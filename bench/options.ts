@@ -137,12 +137,14 @@ Sizes (defaults full / quick):
   -h, --help
 `;
 
-function positiveInt(flag: string, v: string | undefined): number {
+/** `v` as an integer >= 1; throws naming `flag` otherwise. */
+export function positiveInt(flag: string, v: string | undefined): number {
   if (v === undefined || !/^\d+$/.test(v) || Number(v) < 1) throw new Error(`${flag} needs a positive integer, got ${String(v)}`);
   return Number(v);
 }
 
-function nonNegativeInt(flag: string, v: string | undefined): number {
+/** `v` as an integer >= 0; throws naming `flag` otherwise. */
+export function nonNegativeInt(flag: string, v: string | undefined): number {
   if (v === undefined || !/^\d+$/.test(v)) throw new Error(`${flag} needs a non-negative integer, got ${String(v)}`);
   return Number(v);
 }
@@ -153,7 +155,8 @@ function oneOf<T extends string>(flag: string, allowed: readonly T[], v: string)
   return found;
 }
 
-function listOf<T extends string>(flag: string, allowed: readonly T[], v: string | undefined): T[] {
+/** A comma-separated list of values from `allowed` (duplicates removed); throws naming `flag` otherwise. */
+export function listOf<T extends string>(flag: string, allowed: readonly T[], v: string | undefined): T[] {
   if (v === undefined) throw new Error(`${flag} needs a value`);
   const items = v
     .split(',')
@@ -165,7 +168,7 @@ function listOf<T extends string>(flag: string, allowed: readonly T[], v: string
 }
 
 /** The url target from --url, --token, --url-label, --server-pids, --server-pgid, --server-comms. */
-function parseUrlTarget(flags: ReadonlyMap<string, string>): UrlTarget | undefined {
+export function parseUrlTarget(flags: ReadonlyMap<string, string>): UrlTarget | undefined {
   const url = flags.get('--url');
   const dependent = ['--token', '--url-label', '--server-pids', '--server-pgid', '--server-comms'].filter((f) => flags.has(f));
   if (url === undefined) {
