@@ -96,6 +96,9 @@ export const USAGE = `Usage: npm run bench -- [options]
 Spawns capstan (node dist/src/main.js) and measures it over HTTP on 127.0.0.1, or measures any
 Kubernetes API server given by URL (for example the reference kube-apiserver).
 
+Side by side with the reference kube-apiserver, every target over HTTPS + token + RBAC, with an HTML
+report: npm run bench -- --compare [--quick]   (options: npm run bench -- --compare --help)
+
 Scenarios: ${SCENARIO_NAMES.join(', ')}
   --only a,b           run only these scenarios (default: all; with only a url target: ${URL_SCENARIOS.join(', ')})
   --quick              shortened run (smaller sizes, watch-fanout for 10 s)
