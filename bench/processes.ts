@@ -178,11 +178,13 @@ export async function spawnServer(
   child.stderr?.on('data', (d: Buffer) => {
     err.push(d);
     if (Number.isNaN(servingMs)) {
-      const m = /"msg":"serving","url":"([^"]+)"/.exec(err.text());
-      if (m) {
+      // Only a complete line: a chunk may end inside it, before its secureUrl field.
+      const line = /"msg":"serving",[^\n]*\n/.exec(err.text())?.[0];
+      const m = line !== undefined ? /"url":"([^"]+)"/.exec(line) : null;
+      if (line !== undefined && m) {
         servingMs = performance.now() - t0;
         url = m[1];
-        secureUrl = /"msg":"serving",[^\n]*"secureUrl":"([^"]+)"/.exec(err.text())?.[1];
+        secureUrl = /"secureUrl":"([^"]+)"/.exec(line)?.[1];
       }
     }
   });
@@ -215,6 +217,8 @@ export async function spawnServer(
     await sleep(pollMs);
   }
   if (Number.isNaN(readyMs)) return fail('did not become ready');
+  // With workers, /readyz can answer before the primary has logged its `serving` line (with the HTTPS URL).
+  for (let i = 0; i < 400 && Number.isNaN(servingMs) && exitInfo === ''; i++) await sleep(25);
   const host = new URL(url).hostname;
   if (host !== '127.0.0.1') return fail(`serves on ${url}, expected 127.0.0.1`);
   const pid = child.pid ?? 0;
