@@ -24,12 +24,13 @@ export function renderTextReport(results: ComparisonResults): string {
     }),
   ]);
   const startRows = startupLines(results).map((l) => [l.name, ...l.cells.map((c) => c.text)]);
+  // A note shared by every scenario of a target (it did not start) is printed once.
   const notes: string[] = [];
-  for (const s of results.scenarios) {
-    for (const t of targets) {
-      const note = summaryCell(results, s.id, t).note;
-      if (note !== undefined) notes.push(`  [${t}] ${s.title}: ${note}`);
-    }
+  for (const t of targets) {
+    const byScenario = results.scenarios.map((s) => ({ title: s.title, note: summaryCell(results, s.id, t).note }));
+    const first = byScenario[0]?.note;
+    if (first !== undefined && byScenario.length > 1 && byScenario.every((x) => x.note === first)) notes.push(`  [${t}] every scenario: ${first}`);
+    else for (const x of byScenario) if (x.note !== undefined) notes.push(`  [${t}] ${x.title}: ${x.note}`);
   }
   return [
     `== server CPU per operation, including Redis or etcd${against}`,
