@@ -43,7 +43,7 @@ const QUANTILE_TICKS: Array<[number, string]> = [
   [1, 'max'],
 ];
 
-/** Powers of ten and their 2x and 5x between `lo` and `hi`; every multiple when that gives fewer than 3. */
+/** Powers of ten and their 2x and 5x between `lo` and `hi`; finer steps while that gives fewer than 3. */
 function logTicks(lo: number, hi: number): number[] {
   const between = (multiples: number[]): number[] => {
     const ticks: number[] = [];
@@ -55,8 +55,14 @@ function logTicks(lo: number, hi: number): number[] {
     }
     return ticks;
   };
-  const coarse = between([1, 2, 5]);
-  return coarse.length >= 3 ? coarse : between([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  for (const multiples of [
+    [1, 2, 5],
+    [1, 2, 3, 5],
+  ]) {
+    const ticks = between(multiples);
+    if (ticks.length >= 3) return ticks;
+  }
+  return between([1, 2, 3, 4, 5, 6, 7, 8, 9]);
 }
 
 /** A tick label: "200 ms", "5 ms", "0.5 ms", "20 µs". */
