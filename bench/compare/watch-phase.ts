@@ -60,9 +60,14 @@ export async function measureWatch(t: LiveTarget, o: CompareOptions): Promise<Co
       latency,
       ok: f.events,
       failed: f.missing,
-      note:
-        problems ??
-        `all ${f.events.toLocaleString('en-US')} events delivered (${f.acked} writes × ${f.watchersStarted} watchers); watchers opened in ${(f.connectMs / 1000).toFixed(1)} s`,
+      note: [
+        problems ?? `all ${f.events.toLocaleString('en-US')} events delivered (${f.acked} writes × ${f.watchersStarted} watchers)`,
+        `watchers opened in ${(f.connectMs / 1000).toFixed(1)} s`,
+        // The writer holds at most 64 creates in flight: below the rate, the server could not take the load.
+        ...(f.writeRate < o.writeRate * 0.95
+          ? [`writes reached only ${f.writeRate.toFixed(1)}/s of ${o.writeRate}/s (create p99 ${Math.round(f.writeP99)} ms)`]
+          : []),
+      ].join('; '),
     };
   } finally {
     await removeScratchNamespace(client, ns, o.concurrency, t.label);

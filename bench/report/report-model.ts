@@ -146,7 +146,7 @@ export function startupLines(results: ComparisonResults): StartupLine[] {
   ];
   if (fresh !== undefined) {
     lines.push({
-      name: `${fresh.title}: CPU per create ÷ steady state`,
+      name: `${/first [\d,]+/.exec(fresh.title)?.[0] ?? 'first'} creates: CPU ÷ steady state`,
       cells: results.targets.map((t) => {
         const v = freshOverSteady(results, t.label);
         return { target: t.label, value: v, text: v === null ? 'n/a' : formatRatio(v) };
