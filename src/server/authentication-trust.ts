@@ -1,6 +1,7 @@
 import { randomUUID, X509Certificate } from 'node:crypto';
 import { canonicalize, nowTimestamp, type Obj } from '../api/object-util.js';
-import { StorageError, type Storage } from '../storage/storage.js';
+import { StorageError } from '../api/storage-error.js';
+import type { Storage } from '../storage/storage.js';
 import type { ServerConfig } from '../config/server-config.js';
 import type { ServingSetup } from '../tls/serving-setup.js';
 

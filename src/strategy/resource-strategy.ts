@@ -1,4 +1,4 @@
-import type { ResourceInfo } from '../catalog/resource-types.js';
+import type { ResourceInfo } from '../api/resource-info.js';
 import { isObject, jsonEqual, metadataOf, type Obj } from '../api/object-util.js';
 import { applyDefaults, strategyFor } from './strategies.js';
 import { shapeStoredObject } from '../codec/go-shape.js';
@@ -127,7 +127,6 @@ export function prepareForStatusUpdate(info: ResourceInfo, next: Obj, old: Obj):
     if (nextMeta.annotations === undefined) delete meta.annotations;
     else meta.annotations = nextMeta.annotations;
   }
-  strategy.prepareForStatusUpdate?.(result, old);
   strategy.canonicalizeStatusWrite?.(result);
   return result;
 }
