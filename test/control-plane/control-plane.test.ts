@@ -100,18 +100,16 @@ describe('kube-controller-manager, kube-scheduler and kwok on Capstan', { skip: 
       const whoami = JSON.parse(await kubectlFor(join(work, kubeconfig)).ok(['auth', 'whoami', '-o', 'json']));
       assert.equal(whoami.status.userInfo.username, user);
     }
-    // --use-service-account-credentials: one ServiceAccount per controller, bound by kube's bootstrap RBAC.
-    const accounts = ((await k.json(['get', 'serviceaccounts', '-n', 'kube-system'])).items as any[]).map((a) => a.metadata.name as string);
-    for (const sa of [
-      'deployment-controller',
-      'replicaset-controller',
-      'job-controller',
-      'generic-garbage-collector',
-      'namespace-controller',
-      'node-controller',
-    ]) {
-      assert.ok(accounts.includes(sa), `kube-system/${sa} exists (have ${accounts.join(', ')})`);
+    // --use-service-account-credentials: one ServiceAccount per controller, bound by kube's bootstrap RBAC;
+    // kube-controller-manager creates each as it starts that controller, which may follow 'ready'.
+    const wanted = ['deployment-controller', 'replicaset-controller', 'job-controller', 'generic-garbage-collector', 'namespace-controller', 'node-controller'];
+    let accounts: string[] = [];
+    for (let i = 0; i < 600; i++) {
+      accounts = ((await k.json(['get', 'serviceaccounts', '-n', 'kube-system'])).items as any[]).map((a) => a.metadata.name as string);
+      if (wanted.every((sa) => accounts.includes(sa))) break;
+      await new Promise((r) => setTimeout(r, 200));
     }
+    for (const sa of wanted) assert.ok(accounts.includes(sa), `kube-system/${sa} exists (have ${accounts.join(', ')})`);
   });
 
   test("Capstan runs none of kube-controller-manager's controllers: no Capstan controller-manager Lease, KCM and the scheduler lead through theirs", async () => {
