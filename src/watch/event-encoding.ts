@@ -209,7 +209,11 @@ export function objectFrame(type: WatchEventType, json: string, apiVersion: stri
   return frame(type, out, encoding);
 }
 
-/** A BOOKMARK: only kind, apiVersion and metadata.resourceVersion (plus annotations when given). */
+/**
+ * A BOOKMARK: only kind, apiVersion and metadata.resourceVersion (plus annotations when given). In a
+ * PartialObjectMetadata watch it is a PartialObjectMetadata, as kube transforms it like any event:
+ * metadata informers (kube-controller-manager's garbage collector and quota) decode nothing else.
+ */
 export function bookmarkFrame(
   kind: string,
   apiVersion: string,
@@ -219,6 +223,9 @@ export function bookmarkFrame(
 ): string | Buffer {
   const metadata: Obj = { resourceVersion };
   if (annotations) metadata.annotations = annotations;
+  if (encoding.representation === 'PartialObjectMetadata') {
+    return frame('BOOKMARK', { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata }, encoding);
+  }
   return frame('BOOKMARK', { kind, apiVersion, metadata }, encoding);
 }
 
