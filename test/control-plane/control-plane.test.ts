@@ -86,7 +86,8 @@ describe('kube-controller-manager, kube-scheduler and kwok on Capstan', { skip: 
       child.kill('SIGTERM');
       await exited;
     }
-    if (work !== undefined) rmSync(work, { recursive: true, force: true });
+    // CONTROL_PLANE_KEEP_WORK=1 keeps the certificates, kubeconfigs and every component's log.
+    if (work !== undefined && process.env.CONTROL_PLANE_KEEP_WORK !== '1') rmSync(work, { recursive: true, force: true });
   });
 
   const log = (name: string): string => readFileSync(join(work, `${name}.log`), 'utf8');
