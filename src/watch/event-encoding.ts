@@ -210,9 +210,10 @@ export function objectFrame(type: WatchEventType, json: string, apiVersion: stri
 }
 
 /**
- * A BOOKMARK: only kind, apiVersion and metadata.resourceVersion (plus annotations when given). In a
- * PartialObjectMetadata watch it is a PartialObjectMetadata, as kube transforms it like any event:
- * metadata informers (kube-controller-manager's garbage collector and quota) decode nothing else.
+ * A BOOKMARK: only kind, apiVersion and metadata.resourceVersion (plus annotations when given),
+ * transformed as kube transforms every event of the watch: a PartialObjectMetadata in a metadata
+ * watch (metadata informers, such as kube-controller-manager's garbage collector and quota, decode
+ * nothing else), a Table with one row in a Table watch.
  */
 export function bookmarkFrame(
   kind: string,
@@ -223,10 +224,14 @@ export function bookmarkFrame(
 ): string | Buffer {
   const metadata: Obj = { resourceVersion };
   if (annotations) metadata.annotations = annotations;
-  if (encoding.representation === 'PartialObjectMetadata') {
-    return frame('BOOKMARK', { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata }, encoding);
+  const obj: Obj = { kind, apiVersion, metadata };
+  if (encoding.representation === 'PartialObjectMetadata') return frame('BOOKMARK', toPartialObjectMetadata(obj), encoding);
+  if (encoding.representation === 'Table') {
+    // kube prints the bookmark's empty object like any other: one row of the kind's columns.
+    const table = toTable([obj], { resourceVersion }, 'Metadata', encoding.printer, { noHeaders: encoding.noHeaders === true });
+    return frame('BOOKMARK', table, encoding);
   }
-  return frame('BOOKMARK', { kind, apiVersion, metadata }, encoding);
+  return frame('BOOKMARK', obj, encoding);
 }
 
 /** An ERROR event carrying a Status. */

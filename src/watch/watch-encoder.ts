@@ -54,7 +54,9 @@ export class WatchEncoder {
 
   /** A BOOKMARK at `resourceVersion`, with `annotations` when given. */
   bookmark(resourceVersion: string, annotations?: Record<string, string>): string | Buffer {
-    return bookmarkFrame(this.kind, this.apiVersion, resourceVersion, this.encoding, annotations);
+    const frame = bookmarkFrame(this.kind, this.apiVersion, resourceVersion, this.encoding, annotations);
+    this.objectSent();
+    return frame;
   }
 
   /** An ERROR event carrying `status`. */

@@ -20,7 +20,7 @@ describe('list items and their type', () => {
   const cms = (): string => `/api/v1/namespaces/${ns}/configmaps`;
 
   before(async () => {
-    srv = await startTestServer({ featureGates: { CBORServingAndStorage: true } } as never);
+    srv = await startTestServer({ featureGates: { CBORServingAndStorage: true } });
     ns = uniqueName('items');
     assert.equal((await post('/api/v1/namespaces', { metadata: { name: ns } })).status, 201);
     for (const name of ['a', 'b']) assert.equal((await post(cms(), { metadata: { name, labels: { set: 'x' } }, data: { k: 'v' } })).status, 201);

@@ -8,9 +8,12 @@ import { quantityOf } from '../../api/quantity.js';
 import type { Obj, TablePrinter } from '../../codec/table-printer.js';
 import { arr, keyCount, num, obj, objs, optNum, optObj, optStr, path, str, strMap, strs } from './values.js';
 
-/** `spec.replicas`, which kube defaults to 1. */
+/**
+ * `spec.replicas` as kube's printers read it from the internal object: absent is 0, Go's zero value
+ * (stored objects always have it, defaulted to 1; a watch bookmark's empty object has not).
+ */
 export function replicasOf(spec: Obj): number {
-  return optNum(spec, 'replicas') ?? 1;
+  return optNum(spec, 'replicas') ?? 0;
 }
 
 export function deleting(o: Obj): boolean {
