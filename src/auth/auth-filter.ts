@@ -44,14 +44,22 @@ function forbiddenError(attrs: AuthorizationAttributes, decision: Decision): Api
 }
 
 /**
+ * A stage kube runs between impersonation and authorization (its max-in-flight or priority-and-fairness
+ * filter): it sees the request's attributes with the impersonated user, and either calls `proceed`
+ * (at once or later) or answers the request itself.
+ */
+export type PreAuthorizationFilter = (req: Request, res: Response, attrs: AuthorizationAttributes, proceed: () => void) => void;
+
+/**
  * The authentication, impersonation and authorization stages of every request, before any
  * handler: an unauthenticated request is answered 401 with kube's Status; a refused impersonation
  * or request 403 with kube's message (`<resource> "<name>" is forbidden: User "u" cannot <verb>
  * resource ...`); an allowed one goes on with its (impersonated) user in `res.locals.user`. With an
  * audit log, the request's record starts once it is authenticated (kube's audit filter sits there) and
- * takes the impersonated user and the authorization decision.
+ * takes the impersonated user and the authorization decision. `beforeAuthorization` (flow control)
+ * runs after impersonation and before authorization, as in kube's handler chain.
  */
-export function authFilter(authenticator: Authenticator, authorizer: Authorizer, audit?: AuditLog) {
+export function authFilter(authenticator: Authenticator, authorizer: Authorizer, audit?: AuditLog, beforeAuthorization?: PreAuthorizationFilter) {
   const impersonationModes = new ImpersonationModeCache();
   return (req: Request, res: Response, next: NextFunction): void => {
     void (async () => {
@@ -78,18 +86,22 @@ export function authFilter(authenticator: Authenticator, authorizer: Authorizer,
       const record = requestAudit(res);
       if (record !== undefined && user !== authenticated) record.noteImpersonation(user, impersonation.constraint);
       const attrs = user === authenticated ? asAuthenticated : { ...asAuthenticated, user };
-      const decision = await authorizer.authorize(attrs);
-      record?.noteDecision(decision.allowed, decision.reason);
-      if (!decision.allowed && decision.evaluationError !== undefined && decision.evaluationError !== '') {
-        // As kube: an authorizer that failed to decide makes a request nobody allowed a 500.
-        writeError(res, internalError(decision.evaluationError));
-        return;
-      }
-      if (!decision.allowed) {
-        writeError(res, forbiddenError(attrs, decision));
-        return;
-      }
-      next();
+      const authorize = async (): Promise<void> => {
+        const decision = await authorizer.authorize(attrs);
+        record?.noteDecision(decision.allowed, decision.reason);
+        if (!decision.allowed && decision.evaluationError !== undefined && decision.evaluationError !== '') {
+          // As kube: an authorizer that failed to decide makes a request nobody allowed a 500.
+          writeError(res, internalError(decision.evaluationError));
+          return;
+        }
+        if (!decision.allowed) {
+          writeError(res, forbiddenError(attrs, decision));
+          return;
+        }
+        next();
+      };
+      if (beforeAuthorization === undefined) await authorize();
+      else beforeAuthorization(req, res, attrs, () => void authorize().catch(next));
     })().catch(next);
   };
 }

@@ -7,6 +7,7 @@ import { INITIAL_EVENTS_END, WatchBookmarks } from '../watch/bookmarks.js';
 import { watchEventFilter } from '../watch/event-filter.js';
 import { sendInitialEvents, watchStart } from '../watch/initial-events.js';
 import { WatchEncoder } from '../watch/watch-encoder.js';
+import { signalWatchInitialized } from '../flowcontrol/watch-initialization.js';
 import { WatchLifetime } from '../watch/watch-lifetime.js';
 import { watchOptionsFrom } from '../watch/watch-options.js';
 import { WatchOutput } from '../watch/watch-output.js';
@@ -76,6 +77,8 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
   const initial = afterConversion ? await selectConvertedStored(start.initial, r.apiVersion, selection) : start.initial;
   if (!(await sendInitialEvents(initial, encoder, out, lifetime))) return;
   if (options.sendInitialEvents === true) bookmarks.send(INITIAL_EVENTS_END);
+  // Flow control held the watch's seats while it initialised; the open stream holds none.
+  signalWatchInitialized(r.res);
   bookmarks.start(lifetime.signal);
   if (lifetime.signal.aborted) lifetime.end();
   await followChanges(r, start.resourceVersion, {

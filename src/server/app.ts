@@ -55,6 +55,7 @@ import type { Storage } from '../storage/storage.js';
 import { advertiseAddressFor, bootstrapCluster } from './bootstrap.js';
 import { ensureLocalApiServices } from './bootstrap-apiservices.js';
 import { ServiceNetwork } from '../services/service-allocation.js';
+import { startFlowControl } from '../flowcontrol/flow-control.js';
 import { acceptRequest, installClientErrorHandler, lingerOnEarlyAnswer, MAX_HEADER_BYTES } from './http-framing.js';
 
 /** A running Capstan API server. */
@@ -225,7 +226,9 @@ export async function startServer(config: ServerConfig, storage: Storage, option
     // Watch streams bypass the middleware entirely: it would wrap every event write.
     app.use((req: Request, res: Response, next: NextFunction) => (isWatchRequest(req) ? next() : compress(req, res, next)));
   }
-  app.use(authFilter(options.authenticator ?? authentication.chain, authorizer, auditLog));
+  // Overload protection (APF or the in-flight limits) runs between impersonation and authorization, as in kube.
+  const overloadFilter = await startFlowControl({ config, storage, catalog, signal: shutdown.signal });
+  app.use(authFilter(options.authenticator ?? authentication.chain, authorizer, auditLog, overloadFilter));
   let jwksUri = config.serviceAccountJwksUri;
   app.use(oidcDiscoveryRouter(authentication.tokens, () => jwksUri));
   app.use(healthRouter(health));
