@@ -57,6 +57,7 @@ import { ensureLocalApiServices } from './bootstrap-apiservices.js';
 import { ServiceNetwork } from '../services/service-allocation.js';
 import { startFlowControl } from '../flowcontrol/flow-control.js';
 import { acceptRequest, installClientErrorHandler, lingerOnEarlyAnswer, MAX_HEADER_BYTES } from './http-framing.js';
+import { LISTEN_BACKLOG } from './listen-backlog.js';
 
 /** A running Capstan API server. */
 export interface CapstanServer {
@@ -289,7 +290,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
       () =>
         new Promise<void>((resolve, reject) => {
           server.once('error', reject);
-          server.listen(port, host, () => {
+          server.listen({ port, host, backlog: LISTEN_BACKLOG }, () => {
             server.off('error', reject);
             resolve();
           });
