@@ -1,14 +1,4 @@
-import type { FlagSpec } from './server-config.js';
-
-/** How the server protects itself from overload (kube-apiserver's in-flight and APF flags). */
-export interface FlowControlConfig {
-  /** `--max-requests-inflight`: read-only requests at once (0: no limit), or with APF half of the concurrency limit's sum. */
-  maxRequestsInflight: number;
-  /** `--max-mutating-requests-inflight`: mutating requests at once (0: no limit), or with APF the other term of the sum. */
-  maxMutatingRequestsInflight: number;
-  /** `--enable-priority-and-fairness`: classify and queue by FlowSchemas and priority levels instead of the two limits. */
-  enablePriorityAndFairness: boolean;
-}
+import type { FlagSpec, FlowControlConfig } from './server-config.js';
 
 /** kube's strconv.Atoi message, then its negative-value refusal. */
 function inflight(name: string, v: string): number {
@@ -22,6 +12,7 @@ function inflight(name: string, v: string): number {
 export const FLOW_CONTROL_FLAGS: FlagSpec[] = [
   {
     name: 'max-requests-inflight',
+    group: 'flowcontrol',
     default: '400',
     help:
       "This and --max-mutating-requests-inflight are summed to determine the server's total concurrency limit (which must be positive) if " +
@@ -32,6 +23,7 @@ export const FLOW_CONTROL_FLAGS: FlagSpec[] = [
   },
   {
     name: 'max-mutating-requests-inflight',
+    group: 'flowcontrol',
     default: '200',
     help:
       "This and --max-requests-inflight are summed to determine the server's total concurrency limit (which must be positive) if " +
@@ -42,6 +34,7 @@ export const FLOW_CONTROL_FLAGS: FlagSpec[] = [
   },
   {
     name: 'enable-priority-and-fairness',
+    group: 'flowcontrol',
     default: 'true',
     help: 'If true, replace the max-in-flight handler with an enhanced one that queues and dispatches with priority and fairness',
     apply: (c, v) => {

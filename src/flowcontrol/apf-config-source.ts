@@ -1,5 +1,5 @@
 import { isObject, type Obj } from '../api/object-util.js';
-import { storageTypeOf } from '../catalog/resource-types.js';
+import { storageTypeOf } from '../api/resource-info.js';
 import { logger } from '../logging/logger.js';
 import { readSchemaJson } from '../schema/schema-files.js';
 import type { Storage } from '../storage/storage.js';

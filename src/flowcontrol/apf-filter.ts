@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { Request, Response } from 'express';
 import type { PreAuthorizationFilter } from '../auth/auth-filter.js';
 import type { AuthorizationAttributes } from '../auth/authorizer.js';
+import { parsedRequestOf } from '../api/parsed-request.js';
 import { labelRequest } from '../metrics/request-labels.js';
 import type { ApfController } from './apf-controller.js';
 import { flowDistinguisher } from './flow-schema-matching.js';
@@ -133,7 +134,7 @@ export function priorityAndFairnessFilter(parts: ApfFilterParts): PreAuthorizati
     };
     const reject = (): void => {
       setHeaders();
-      recordTermination(labelRequest(req.method, req.originalUrl, req.headers['content-type'] ?? '', parts.isServed).labels, 429);
+      recordTermination(labelRequest(req.method, parsedRequestOf(req), req.headers['content-type'] ?? '', parts.isServed).labels, 429);
       retryAfter.recordDropped(pl.name);
       writeTooManyRequests(res, retryAfter.retryAfter(pl.name));
     };

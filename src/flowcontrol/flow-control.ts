@@ -1,9 +1,10 @@
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import type { PreAuthorizationFilter } from '../auth/auth-filter.js';
-import { flowControlConfigProblem, type FlowControlConfig } from '../config/flowcontrol-flags.js';
+import { flowControlConfigProblem } from '../config/flowcontrol-flags.js';
+import type { FlowControlConfig } from '../config/server-config.js';
 import type { ResourceCatalog } from '../catalog/resource-catalog.js';
-import { storageTypeOf } from '../catalog/resource-types.js';
+import { storageTypeOf } from '../api/resource-info.js';
 import type { Storage } from '../storage/storage.js';
 import { ApfConfigSource, mandatoryConfig } from './apf-config-source.js';
 import { ApfController } from './apf-controller.js';

@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import type { PreAuthorizationFilter } from '../auth/auth-filter.js';
 import type { AuthorizationAttributes } from '../auth/authorizer.js';
+import { parsedRequestOf } from '../api/parsed-request.js';
 import { labelRequest } from '../metrics/request-labels.js';
 import { recordTermination, type FlowControlStats } from './flowcontrol-metrics.js';
 import { isLongRunning } from './long-running.js';
@@ -47,7 +48,7 @@ export function maxInFlightFilter(options: MaxInFlightOptions): PreAuthorization
         proceed();
         return;
       }
-      recordTermination(labelRequest(req.method, req.originalUrl, req.headers['content-type'] ?? '', options.isServed).labels, 429);
+      recordTermination(labelRequest(req.method, parsedRequestOf(req), req.headers['content-type'] ?? '', options.isServed).labels, 429);
       writeTooManyRequests(res, 1);
       return;
     }
