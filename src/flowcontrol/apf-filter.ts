@@ -55,11 +55,6 @@ function waitLimitMs(query: URLSearchParams, watch: boolean): number {
   return Math.min(deadline / 4, MAX_WAIT_MS);
 }
 
-function queryOf(originalUrl: string): URLSearchParams {
-  const q = originalUrl.indexOf('?');
-  return new URLSearchParams(q < 0 ? '' : originalUrl.slice(q + 1));
-}
-
 /** The exact value of `spec.nodeName` a pods watch selects on, if any. */
 function nodeNameOf(attrs: AuthorizationAttributes): string | undefined {
   return attrs.fieldSelector?.find((t) => t.field === 'spec.nodeName' && t.operator === '=')?.value;
@@ -92,7 +87,8 @@ export function priorityAndFairnessFilter(parts: ApfFilterParts): PreAuthorizati
     const pl = level.config;
     const flowStats = level.stats.flow(schema.name);
     const exempt = pl.exempt;
-    const query = attrs.verb === 'list' || watch ? queryOf(req.originalUrl) : undefined;
+    // Parsed once per request and shared with the other stages (metrics, routing).
+    const query = parsedRequestOf(req).query;
     const estimate = estimator.estimate(
       {
         verb: attrs.verb,
@@ -102,7 +98,7 @@ export function priorityAndFairnessFilter(parts: ApfFilterParts): PreAuthorizati
         namespace: attrs.namespace,
         name: attrs.name,
         storageType: attrs.resourceRequest ? parts.storageTypeOf(attrs.apiGroup, attrs.apiVersion, attrs.resource) : undefined,
-        query: query ?? new URLSearchParams(),
+        query,
       },
       level.maxSeats,
       (count) => flowStats.watchCount.observe(count),
@@ -182,7 +178,7 @@ export function priorityAndFairnessFilter(parts: ApfFilterParts): PreAuthorizati
           reject();
         },
       },
-      () => waitLimitMs(query ?? queryOf(req.originalUrl), watch),
+      () => waitLimitMs(query, watch),
     );
     switch (outcome.kind) {
       case 'executing':
