@@ -25,7 +25,8 @@ mirror="${CAPSTAN_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 [ -f "$npm_dir/package.json" ] || { echo "build-node-base: npm not found at $npm_dir" >&2; exit 1; }
 
 node_version="$("$node_bin" --version)"
-key="$( { sha256sum "$node_bin" "$ca_bundle" "$npm_dir/package.json" "$0"; echo "$mirror"; } | sha256sum | cut -c1-12)"
+# Contents only (not paths), so that every checkout and way of calling this script agrees on the key.
+key="$( { for f in "$node_bin" "$ca_bundle" "$npm_dir/package.json" "$0"; do sha256sum <"$f"; done; echo "$mirror"; } | sha256sum | cut -c1-12)"
 image="localhost/capstan-node-base:${node_version#v}-bookworm-slim-${key}"
 if "${PODMAN[@]}" image exists "$image"; then
   echo "$image"
@@ -63,6 +64,6 @@ tar -C "$rootfs" --numeric-owner -cf "$work/rootfs.tar" .
   --change "ENV NODE_VERSION=${node_version#v}" \
   --change 'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt' \
   --change 'CMD ["node"]' \
-  "$work/rootfs.tar" "$image" >/dev/null
+  --quiet "$work/rootfs.tar" "$image" >/dev/null
 echo "build-node-base: built $image" >&2
 echo "$image"
