@@ -15,7 +15,7 @@
 # Arguments given to `docker run` replace CMD, so repeat the flags above when passing your own.
 #
 # The runtime stage is distroless: Node.js, the C libraries it links, tini and the app, no shell or
-# package manager (about 140 MB instead of the node base's 220). tini is PID 1: it forwards
+# package manager (about 130 MB instead of the node base's 220). tini is PID 1: it forwards
 # SIGTERM/SIGINT to node, whose handlers shut down gracefully (readyz fails, the shutdown delay,
 # watches end, requests drain, exit 0), and reaps zombies, whatever the orchestrator does.
 #
