@@ -55,6 +55,7 @@ import type { Storage } from '../storage/storage.js';
 import { advertiseAddressFor, bootstrapCluster } from './bootstrap.js';
 import { ensureLocalApiServices } from './bootstrap-apiservices.js';
 import { ServiceNetwork } from '../services/service-allocation.js';
+import { readTlsThroughStream } from './tls-read-pausing.js';
 import { acceptRequest, installClientErrorHandler, lingerOnEarlyAnswer, MAX_HEADER_BYTES } from './http-framing.js';
 import { parsedRequestOf } from '../api/parsed-request.js';
 import { Lifecycle } from './lifecycle.js';
@@ -268,6 +269,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   for (const server of servers) {
     installClientErrorHandler(server);
     server.on(server === plain ? 'connection' : 'secureConnection', (socket: Socket) => {
+      if (server !== plain) readTlsThroughStream(socket);
       connections.add(socket);
       openedAt.set(socket, Date.now());
       socket.on('close', () => {
