@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { authFilter } from '../auth/auth-filter.js';
+import { authFilter } from './auth-filter.js';
 import { authorizerFor, parseAuthorizationModes, type Authorizer } from '../auth/authorizer.js';
 import { RbacAuthorizer } from '../auth/rbac/rbac-authorizer.js';
 import { WebhookAuthorizer } from '../auth/webhook-authorizer.js';
