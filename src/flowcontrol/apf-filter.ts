@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { Request, Response } from 'express';
-import type { PreAuthorizationFilter } from '../auth/auth-filter.js';
+import type { PreAuthorizationFilter } from './pre-authorization-filter.js';
 import type { AuthorizationAttributes } from '../auth/authorizer.js';
 import { parsedRequestOf } from '../api/parsed-request.js';
 import { labelRequest } from '../metrics/request-labels.js';

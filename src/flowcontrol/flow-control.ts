@@ -1,6 +1,6 @@
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
-import type { PreAuthorizationFilter } from '../auth/auth-filter.js';
+import type { PreAuthorizationFilter } from './pre-authorization-filter.js';
 import { flowControlConfigProblem } from '../config/flowcontrol-flags.js';
 import type { FlowControlConfig } from '../config/server-config.js';
 import type { ResourceCatalog } from '../catalog/resource-catalog.js';
@@ -27,8 +27,6 @@ export interface FlowControlContext {
   storage: Storage;
   /** The served resources (object counts are kept by their storage types). */
   catalog: Pick<ResourceCatalog, 'get'>;
-  /** Stops the configuration watch and the timers. */
-  signal: AbortSignal;
 }
 
 /**
@@ -46,15 +44,36 @@ function share(limit: number, processes: number): number {
 }
 
 /**
- * Starts the server's overload protection, kube-apiserver's way: API Priority and Fairness by the
- * stored FlowSchemas and PriorityLevelConfigurations (`--enable-priority-and-fairness`, the
- * default), whose concurrency limit is `--max-requests-inflight` + `--max-mutating-requests-inflight`,
- * or else those two limits alone. Resolves with the filter to run between impersonation and
- * authorization (undefined when nothing is limited) once the configuration is loaded; throws
- * kube's refusal when APF is on and the limits add up to 0.
+ * The server's overload protection, kube-apiserver's way, as a component of the server's lifecycle:
+ * API Priority and Fairness by the stored FlowSchemas and PriorityLevelConfigurations
+ * (`--enable-priority-and-fairness`, the default), whose concurrency limit is
+ * `--max-requests-inflight` + `--max-mutating-requests-inflight`, or else those two limits alone.
+ * `start` resolves once the configuration is loaded and throws kube's refusal when APF is on and the
+ * limits add up to 0; `filter` then runs between impersonation and authorization (undefined: nothing
+ * is limited). `stop` ends the configuration watch, the timers and the metrics.
  */
-export async function startFlowControl(context: FlowControlContext): Promise<PreAuthorizationFilter | undefined> {
-  const { config, signal, catalog } = context;
+export class FlowControl {
+  private readonly stopped = new AbortController();
+  private started: PreAuthorizationFilter | undefined;
+
+  constructor(private readonly context: FlowControlContext) {}
+
+  async start(): Promise<void> {
+    this.started = await startFlowControl(this.context, this.stopped.signal);
+  }
+
+  /** After `start`: the stage the authentication filter runs before authorization (undefined: nothing is limited). */
+  get filter(): PreAuthorizationFilter | undefined {
+    return this.started;
+  }
+
+  stop(): void {
+    this.stopped.abort();
+  }
+}
+
+async function startFlowControl(context: FlowControlContext, signal: AbortSignal): Promise<PreAuthorizationFilter | undefined> {
+  const { config, catalog } = context;
   const isServed = (group: string, version: string, resource: string): boolean => catalog.get(group, version, resource) !== undefined;
   const problem = flowControlConfigProblem(config);
   if (problem !== undefined) throw new Error(problem);
