@@ -9,6 +9,7 @@ import { validateControllerList } from '../controllers/controller-names.js';
 import { isImplementedAdmissionPlugin } from '../admission/admission-chain.js';
 import { admissionFlagProblems } from '../admission/plugin-names.js';
 import { SERVING_FLAGS } from '../config/serving-flags.js';
+import { AUTHENTICATION_FLAGS } from '../config/authentication-flags.js';
 import { AUDIT_FLAGS } from '../config/audit-flags.js';
 import { COMPAT_FLAGS } from '../config/compat-flags.js';
 import { SIGNING_FLAGS } from '../config/signing-flags.js';
@@ -107,6 +108,7 @@ const FLAGS: FlagSpec[] = [
     },
   },
   ...SERVING_FLAGS,
+  ...AUTHENTICATION_FLAGS,
   ...AUDIT_FLAGS,
   ...SIGNING_FLAGS,
   {

@@ -163,7 +163,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   const node = nodeGraph === undefined ? undefined : new NodeAuthorizer(nodeGraph);
   const authorizer = options.authorizer ?? authorizerFor(modes, { rbac, webhook: webhookAuthorizerFor(config, modes), node });
   const serving = config.securePort === undefined ? undefined : await ServingSetup.load(config);
-  const authentication = buildAuthentication(config, storage, serving);
+  const authentication = buildAuthentication(config, storage, serving, shutdown.signal);
   const webhooks = webhookAdmission(storage, catalog, authorizer, (error) => logger.warn('cannot watch webhook configurations', { error }));
   const policyError = (error: unknown): void => logger.warn('admission policies: watch failed', { error });
   const mutatingPolicies = new MutatingAdmissionPolicyPlugin(catalog, storage, authorizer, shutdown.signal, policyError);
