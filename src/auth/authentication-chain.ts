@@ -93,7 +93,9 @@ export class AuthenticationChain implements Authenticator {
    * `audiences`: the audiences it must be for (default: the API server's).
    */
   authenticateToken(token: string, audiences?: string[]): Promise<AuthenticationResult> {
-    return this.tokens.authenticateToken(token, audiences);
+    // As kube: a request's token is for the API audiences, the same cache entry as a review asking for them.
+    const api = this.members.apiAudiences;
+    return this.tokens.authenticateToken(token, audiences ?? (api.length > 0 ? [...api] : undefined));
   }
 
   /** kube's token union: the first authenticator that accepts the token, else every error aggregated. */
