@@ -67,6 +67,7 @@ function webhookDefaults(c: ExternalAuthenticationConfig): TokenWebhookFlags {
 function oidcFlag(name: string, help: string, set: (o: OidcFlags, v: string) => void): FlagSpec {
   return {
     name,
+    group: 'authentication',
     default: '',
     help,
     apply: (c, v) => {
@@ -82,6 +83,7 @@ function oidcFlag(name: string, help: string, set: (o: OidcFlags, v: string) => 
 export const AUTHENTICATION_FLAGS: FlagSpec[] = [
   {
     name: 'authentication-config',
+    group: 'authentication',
     default: '',
     help: 'AuthenticationConfiguration file (apiserver.config.k8s.io/v1, YAML or JSON): JWT issuers with CEL claim mappings and validation rules, and the anonymous authenticator. Reloaded when it changes. Mutually exclusive with the --oidc-* flags, and with --anonymous-auth when it has an anonymous section.',
     apply: (c, v) => {
@@ -129,6 +131,7 @@ export const AUTHENTICATION_FLAGS: FlagSpec[] = [
   }),
   {
     name: 'authentication-token-webhook-config-file',
+    group: 'authentication',
     default: '',
     help: 'A kubeconfig naming a TokenReview webhook that authenticates bearer tokens the other authenticators do not know.',
     apply: (c, v) => {
@@ -137,6 +140,7 @@ export const AUTHENTICATION_FLAGS: FlagSpec[] = [
   },
   {
     name: 'authentication-token-webhook-version',
+    group: 'authentication',
     default: 'v1beta1',
     help: 'The TokenReview version sent to and expected from the webhook: v1beta1 or v1.',
     apply: (c, v) => {
@@ -145,6 +149,7 @@ export const AUTHENTICATION_FLAGS: FlagSpec[] = [
   },
   {
     name: 'authentication-token-webhook-cache-ttl',
+    group: 'authentication',
     default: '2m',
     help: "How long the webhook's answers are reused (authenticated or not; failed calls are not).",
     apply: (c, v) => {
