@@ -15,6 +15,7 @@ import { TokenFile } from './token-file.js';
 import { audienceAgnostic } from './audience-agnostic.js';
 import { buildJwtSetup, loadJwtConfiguration } from './oidc/jwt-setup.js';
 import { cachedTokenWebhook, TokenWebhookAuthenticator } from './token-webhook.js';
+import { anonymousAuthUnderAuthorization } from './anonymous-auth-flag.js';
 import { logger } from '../logging/logger.js';
 
 /** The server's authentication: the request chain, and the service account token issuer. */
@@ -83,7 +84,8 @@ export function buildAuthentication(config: ServerConfig, storage: Storage, serv
   tokenAuthenticators.push(new ServiceAccountAuthenticator(tokens, storage, config.serviceAccountLookup));
   // kube keeps the JWT issuers after service accounts (their unknown keys would make issuers be asked again), then the webhook.
   const authLog = (level: 'info' | 'error', message: string, fields?: Record<string, unknown>): void => logger.log(level, message, fields);
-  const jwt = buildJwtSetup(config, issuers, authLog, signal);
+  const anonymousAuth = anonymousAuthUnderAuthorization(config.anonymousAuth, config.authorizationMode, (message) => logger.warn(message));
+  const jwt = buildJwtSetup({ ...config, anonymousAuth }, issuers, authLog, signal);
   if (jwt.authenticator !== undefined) tokenAuthenticators.push(audienceAgnostic(tokens.apiAudiences, jwt.authenticator));
   if (config.tokenWebhook.configFile !== '') {
     try {

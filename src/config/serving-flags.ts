@@ -116,7 +116,7 @@ export const SERVING_FLAGS: FlagSpec[] = [
     name: 'anonymous-auth',
     group: 'authentication',
     default: '',
-    help: 'Requests without credentials are system:anonymous in group system:unauthenticated (default true; false: 401). Not with an --authentication-config that has an anonymous section.',
+    help: 'Requests without credentials are system:anonymous in group system:unauthenticated (default true; false: 401). Turned off, as in kube-apiserver, when --authorization-mode includes AlwaysAllow. Not with an --authentication-config that has an anonymous section.',
     apply: (c, v) => {
       if (v !== '' && v !== 'true' && v !== 'false') throw new Error(`invalid argument "${v}" for "--anonymous-auth" flag: must be true or false`);
       c.anonymousAuth = v !== 'false';

@@ -66,8 +66,12 @@ describe('HTTPS and the authentication chain', () => {
     writeFileSync(join(dir, 'client-ca.crt'), clientCA.cert);
     writeFileSync(join(dir, 'proxy-ca.crt'), proxyCA.cert);
     writeFileSync(join(dir, 'tokens.csv'), 'tok-alice,alice,alice-uid,"dev,ops"\ntok-bob,bob,bob-uid\n');
+    // Under the default AlwaysAllow mode kube turns --anonymous-auth off; the configuration file's
+    // anonymous section is taken as written, so anonymous requests stay on here.
+    writeFileSync(join(dir, 'authn.yaml'), 'apiVersion: apiserver.config.k8s.io/v1\nkind: AuthenticationConfiguration\nanonymous:\n  enabled: true\n');
     proc = await spawnCapstan([
       '--port=0',
+      `--authentication-config=${join(dir, 'authn.yaml')}`,
       `--cert-dir=${join(dir, 'pki')}`,
       `--write-kubeconfig=${join(dir, 'admin.kubeconfig')}`,
       `--client-ca-file=${join(dir, 'client-ca.crt')}`,
@@ -339,7 +343,7 @@ describe('--anonymous-auth=false, AlwaysDeny, --tls-cert-file rotation', () => {
   });
 });
 
-describe('kube-root-ca.crt (root-ca-cert-publisher)', () => {
+describe('default flags: kube-root-ca.crt (root-ca-cert-publisher); no anonymous requests under AlwaysAllow', () => {
   let dir: string;
   let proc: CapstanProcess;
 
@@ -350,6 +354,21 @@ describe('kube-root-ca.crt (root-ca-cert-publisher)', () => {
   after(async () => {
     await proc?.stop();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("without credentials: 401, since kube turns --anonymous-auth off under the default AlwaysAllow mode, with kube's warning", async () => {
+    const url = secureUrlOf(proc);
+    const ca = readFileSync(join(dir, 'pki', 'ca.crt'), 'utf8');
+    for (const path of ['/version', '/readyz', SSR]) {
+      const r = await httpsRequest(
+        `${url}${path}`,
+        { ca },
+        path === SSR ? { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' } } : {},
+      );
+      assert.equal(r.status, 401, path);
+      assert.deepEqual(r.body, UNAUTHORIZED);
+    }
+    assert.match(proc.stderr(), /"level":"warn","msg":"AnonymousAuth is not allowed with the AlwaysAllow authorizer/);
   });
 
   test("every namespace has it with the CA and kube's annotation; deleted or edited, it comes back", async () => {

@@ -3,7 +3,7 @@
  * static OIDC token (`--token`, and a kubeconfig holding it) against an issuer served by this test,
  * kube's legacy username prefix, groups prefix, required claims and signing algorithms; a
  * TokenReview webhook (v1) called with a client certificate from its kubeconfig, its cache TTL, and
- * kube's error when it cannot be reached.
+ * kube's error when it cannot be reached; `--anonymous-auth=true` turned off beside AlwaysAllow.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -83,6 +83,8 @@ describe('--oidc-* flags with kubectl; the token webhook (v1, client certificate
       `--authentication-token-webhook-config-file=${join(dir, 'webhook.kubeconfig')}`,
       '--authentication-token-webhook-version=v1',
       '--authentication-token-webhook-cache-ttl=1s',
+      // Given explicitly, and still turned off by the default AlwaysAllow mode (kube's ApplyAuthorization).
+      '--anonymous-auth=true',
     ]);
     url = /"secureUrl":"([^"]+)"/.exec(proc.stderr())?.[1] ?? '';
     ca = readFileSync(join(dir, 'pki', 'ca.crt'), 'utf8');
@@ -108,6 +110,18 @@ describe('--oidc-* flags with kubectl; the token webhook (v1, client certificate
     const refused = await kubectlFor(kubeconfig('expired-user', expired)).run(['get', 'namespaces']);
     assert.notEqual(refused.code, 0);
     assert.match(refused.stderr, /error: You must be logged in to the server/);
+  });
+
+  test('--anonymous-auth=true with --authorization-mode=AlwaysAllow: kube turns anonymous requests off and warns', async () => {
+    for (const path of ['/version', '/livez', '/api/v1/namespaces']) {
+      const r = await httpsRequest(`${url}${path}`, { ca });
+      assert.equal(r.status, 401, path);
+      assert.equal(r.body.reason, 'Unauthorized');
+    }
+    assert.match(
+      proc.stderr(),
+      /AnonymousAuth is not allowed with the AlwaysAllow authorizer\. Resetting AnonymousAuth to false\. You should use a different authorizer/,
+    );
   });
 
   test('--oidc-signing-algs and --oidc-required-claim refuse tokens with kube errors', async () => {

@@ -119,6 +119,9 @@ from the Secret), so it appears neither in the manifest nor in the process argum
 - --log-level={{ .Values.logLevel }}
 - --shutdown-delay-duration={{ .Values.shutdownDelayDuration }}
 - --watch-cache-history={{ .Values.watchCacheHistory }}
+{{- if .Values.anonymousPaths }}
+- --authentication-config=/etc/capstan/authentication/config.yaml
+{{- end }}
 {{- if eq .Values.storage "redis" }}
 - --redis-url={{ include "capstan.redisUrl" . }}
 {{- with .Values.redis.cluster }}
@@ -156,5 +159,17 @@ from the Secret), so it appears neither in the manifest nor in the process argum
 {{- if ne (toString .Values.workers) "1" }}
 {{- fail "storage=memory lives in one process: set workers=1, or use storage=redis" }}
 {{- end }}
+{{- end }}
+{{- end }}
+
+{{/* The AuthenticationConfiguration the chart passes: anonymous requests on anonymousPaths only. */}}
+{{- define "capstan.authenticationConfig" -}}
+apiVersion: apiserver.config.k8s.io/v1
+kind: AuthenticationConfiguration
+anonymous:
+  enabled: true
+  conditions:
+{{- range .Values.anonymousPaths }}
+    - path: {{ . | quote }}
 {{- end }}
 {{- end }}
