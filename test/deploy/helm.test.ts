@@ -8,14 +8,11 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { dump as yamlDump, loadAll as yamlLoadAll } from 'js-yaml';
-import { api, spawnCapstan, startTestServer, uniqueName, type TestServer } from '../helpers/capstan.js';
-import { httpsRequest } from '../auth/https-client.js';
+import { api, startTestServer, uniqueName, type TestServer } from '../helpers/capstan.js';
 import { kubectlFor } from '../e2e/kubectl.js';
 
 const execFileAsync = promisify(execFile);
@@ -100,10 +97,19 @@ describe('helm chart deploy/helm/capstan', { timeout: 20 * 60_000 }, () => {
     assert.doesNotMatch(full, /\[(WARNING|ERROR)\]/, full);
   });
 
-  test('default values: Deployment, Service, PodDisruptionBudget, ServiceAccount, authentication ConfigMap', async (t) => {
+  test('default values: Deployment, Service, PodDisruptionBudget, ServiceAccount', async (t) => {
     if (skipReason) return t.skip(skipReason);
     const ms = await render();
-    assert.deepEqual(ms.map((m) => m.kind).sort(), ['ConfigMap', 'Deployment', 'PodDisruptionBudget', 'Service', 'ServiceAccount']);
+    assert.deepEqual(ms.map((m) => `${m.kind}/${m.metadata.name}`).sort(), [
+      'Deployment/rel-capstan',
+      'PodDisruptionBudget/rel-capstan',
+      'Secret/rel-capstan-admin',
+      'Secret/rel-capstan-metrics',
+      'Secret/rel-capstan-service-account',
+      'Secret/rel-capstan-tls',
+      'Service/rel-capstan',
+      'ServiceAccount/rel-capstan',
+    ]);
     const dep = find(ms, 'Deployment');
     assert.equal(dep.spec.replicas, 2);
     const pod = dep.spec.template.spec;
@@ -112,7 +118,19 @@ describe('helm chart deploy/helm/capstan', { timeout: 20 * 60_000 }, () => {
     assert.equal(c.livenessProbe.httpGet.path, '/livez');
     assert.equal(c.readinessProbe.httpGet.path, '/readyz');
     assert.equal(c.securityContext.allowPrivilegeEscalation, false);
-    for (const flag of ['--bind-address=0.0.0.0', '--storage=redis', '--workers=2', '--redis-url=redis://redis:6379', '--shutdown-delay-duration=5s']) {
+    for (const flag of [
+      '--bind-address=0.0.0.0',
+      '--storage=redis',
+      '--workers=2',
+      '--redis-url=redis://redis:6379',
+      '--shutdown-delay-duration=5s',
+      '--authorization-mode=Node,RBAC',
+      '--anonymous-auth=true',
+      '--enable-admission-plugins=NodeRestriction',
+      '--token-auth-file=/etc/capstan/admin/tokens.csv',
+      '--tls-cert-file=/etc/capstan/tls/tls.crt',
+      '--service-account-signing-key-file=/etc/capstan/service-account/sa.key',
+    ]) {
       assert.ok(c.args.includes(flag), `args include ${flag}: ${c.args.join(' ')}`);
     }
     assert.ok(c.resources.requests.cpu);
@@ -133,7 +151,7 @@ describe('helm chart deploy/helm/capstan', { timeout: 20 * 60_000 }, () => {
       'featureGates.WatchList=true',
       'featureGates.APIResponseCompression=false',
     ]);
-    assert.ok(!ms.some((m) => m.kind === 'Secret'), 'an existing Secret is referenced, not created');
+    assert.ok(!ms.some((m) => m.kind === 'Secret' && m.metadata.name.endsWith('-redis')), 'an existing Redis password Secret is referenced, not created');
     const c = find(ms, 'Deployment').spec.template.spec.containers[0];
     assert.ok(c.args.includes('--redis-url=rediss://redis.example:6380'), c.args.join(' '));
     assert.ok(c.args.includes('--workers=4'));
@@ -166,37 +184,6 @@ describe('helm chart deploy/helm/capstan', { timeout: 20 * 60_000 }, () => {
     assert.equal(hpa.spec.scaleTargetRef.name, find(ms, 'Deployment').metadata.name);
     assert.equal(find(ms, 'Deployment').spec.replicas, undefined, 'the HPA owns the replica count');
     assert.equal(find(ms, 'ServiceMonitor').spec.endpoints[0].path, '/metrics');
-  });
-
-  test("the probes' paths, and only those, answer requests without credentials under the default AlwaysAllow", async (t) => {
-    if (skipReason) return t.skip(skipReason);
-    const ms = await render();
-    const config = find(ms, 'ConfigMap', 'rel-capstan-authentication').data?.['config.yaml'];
-    assert.ok(config !== undefined);
-    const pod = find(ms, 'Deployment').spec.template.spec;
-    const c = pod.containers[0];
-    assert.ok(c.args.includes('--authentication-config=/etc/capstan/authentication/config.yaml'), c.args.join(' '));
-    assert.ok(c.volumeMounts.some((m: { name: string; mountPath: string }) => m.name === 'authentication' && m.mountPath === '/etc/capstan/authentication'));
-    assert.equal(pod.volumes.find((v: { name: string }) => v.name === 'authentication').configMap.name, 'rel-capstan-authentication');
-    // The rendered file, served by Capstan with the chart's authorization (none given: AlwaysAllow).
-    const dir = mkdtempSync(join(tmpdir(), 'capstan-helm-authn-'));
-    writeFileSync(join(dir, 'config.yaml'), config);
-    const proc = await spawnCapstan(['--port=0', `--cert-dir=${join(dir, 'pki')}`, `--authentication-config=${join(dir, 'config.yaml')}`]);
-    try {
-      const url = /"secureUrl":"([^"]+)"/.exec(proc.stderr())?.[1] ?? '';
-      const ca = readFileSync(join(dir, 'pki', 'ca.crt'), 'utf8');
-      for (const probe of [c.livenessProbe, c.readinessProbe, c.startupProbe]) {
-        assert.equal((await httpsRequest(`${url}${probe.httpGet.path}`, { ca })).status, 200, probe.httpGet.path);
-      }
-      assert.equal((await httpsRequest(`${url}/metrics`, { ca })).status, 200);
-      assert.equal((await httpsRequest(`${url}/api/v1/namespaces`, { ca })).status, 401);
-      const none = await render(['anonymousPaths=null']);
-      assert.ok(!none.some((m) => m.kind === 'ConfigMap'));
-      assert.ok(!find(none, 'Deployment').spec.template.spec.containers[0].args.some((a: string) => a.startsWith('--authentication-config')));
-    } finally {
-      await proc.stop();
-      rmSync(dir, { recursive: true, force: true });
-    }
   });
 
   test('storage=memory with more than one replica is refused', async (t) => {
