@@ -12,6 +12,7 @@ import { SERVING_FLAGS } from '../config/serving-flags.js';
 import { AUTHENTICATION_FLAGS } from '../config/authentication-flags.js';
 import { AUDIT_FLAGS } from '../config/audit-flags.js';
 import { COMPAT_FLAGS } from '../config/compat-flags.js';
+import { FLOW_CONTROL_FLAGS } from '../config/flowcontrol-flags.js';
 import { SIGNING_FLAGS } from '../config/signing-flags.js';
 import type { FlagSpec, FlagValue, ServerConfig } from '../config/server-config.js';
 
@@ -130,6 +131,7 @@ export const FLAGS: readonly FlagSpec[] = [
   ...AUTHENTICATION_FLAGS,
   ...AUDIT_FLAGS,
   ...SIGNING_FLAGS,
+  ...FLOW_CONTROL_FLAGS,
   {
     name: 'storage',
     group: 'storage',

@@ -55,8 +55,10 @@ import type { Storage } from '../storage/storage.js';
 import { advertiseAddressFor, bootstrapCluster } from './bootstrap.js';
 import { ensureLocalApiServices } from './bootstrap-apiservices.js';
 import { ServiceNetwork } from '../services/service-allocation.js';
+import { FlowControl } from '../flowcontrol/flow-control.js';
 import { readTlsThroughStream } from './tls-read-pausing.js';
 import { acceptRequest, installClientErrorHandler, lingerOnEarlyAnswer, MAX_HEADER_BYTES } from './http-framing.js';
+import { LISTEN_BACKLOG } from './listen-backlog.js';
 import { parsedRequestOf } from '../api/parsed-request.js';
 import { Lifecycle } from './lifecycle.js';
 
@@ -230,7 +232,9 @@ export async function startServer(config: ServerConfig, storage: Storage, option
     // Watch streams bypass the middleware entirely: it would wrap every event write.
     app.use((req: Request, res: Response, next: NextFunction) => (isWatchRequest(req) ? next() : compress(req, res, next)));
   }
-  app.use(authFilter(options.authenticator ?? authentication.chain, authorizer, auditLog));
+  // Overload protection (APF or the in-flight limits) runs between impersonation and authorization, as in kube.
+  const flowControl = await lifecycle.start('flow control', new FlowControl({ config, storage, catalog }));
+  app.use(authFilter(options.authenticator ?? authentication.chain, authorizer, auditLog, flowControl.filter));
   let jwksUri = config.serviceAccountJwksUri;
   app.use(oidcDiscoveryRouter(authentication.tokens, () => jwksUri));
   app.use(healthRouter(health));
@@ -292,7 +296,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
       () =>
         new Promise<void>((resolve, reject) => {
           server.once('error', reject);
-          server.listen(port, host, () => {
+          server.listen({ port, host, backlog: LISTEN_BACKLOG }, () => {
             server.off('error', reject);
             resolve();
           });
