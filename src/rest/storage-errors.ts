@@ -22,7 +22,7 @@ export function storageErrorToApi(err: unknown, r: ResourceTarget, name: string)
     case 'Unavailable':
       return storageUnavailable(err);
     case 'Timeout':
-      return writeTimeout();
+      return writeTimeout(err.message);
   }
 }
 
