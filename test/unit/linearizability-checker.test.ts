@@ -109,6 +109,17 @@ describe('linearizability checker: histories that must pass', () => {
     );
   });
 
+  test('a delete answered with a Status (no resourceVersion) takes its version from the watch', async () => {
+    await assertLinearizable(
+      [
+        op(0, 0, 1, 'create', 'a', { status: 'ok', rv: 3 }, { value: 't1' }),
+        op(0, 2, 3, 'delete', 'a', { status: 'ok' }, { expectRv: 3 }),
+        op(0, 4, 5, 'list', '', { status: 'ok', rv: 4, items: [] }),
+      ],
+      [ev('ADDED', 'a', 3, 't1'), ev('DELETED', 'a', 4, 't1')],
+    );
+  });
+
   test('a write whose answer was lost and that the watch never shows did not happen; a failed write (503) neither', async () => {
     await assertLinearizable([
       op(0, 0, 5, 'create', 'a', { status: 'unknown' }, { value: 't1' }),

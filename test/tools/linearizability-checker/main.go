@@ -115,6 +115,27 @@ func prepare(h recordedHistory, v *verdict) ([]porcupine.Operation, error) {
 			valueAt[e.Name+"@"+e.RV] = e.Value
 		}
 	}
+	// fromWatch finds the event a write produced: a create's ADDED and an update's MODIFIED carry its
+	// value; a delete's DELETED carries the value of the state it was conditional on.
+	fromWatch := func(r recordedOperation) (uint64, bool, error) {
+		var e recordedEvent
+		var found bool
+		switch r.Op {
+		case "create":
+			e, found = events[eventKey("ADDED", r.Name, r.Value)]
+		case "update":
+			e, found = events[eventKey("MODIFIED", r.Name, r.Value)]
+		case "delete":
+			if removed, ok := valueAt[r.Name+"@"+r.ExpectRV]; ok {
+				e, found = events[eventKey("DELETED", r.Name, removed)]
+			}
+		}
+		if !found {
+			return 0, false, nil
+		}
+		rv, err := parseRV(e.RV)
+		return rv, err == nil, err
+	}
 	var ops []porcupine.Operation
 	for k, r := range h.Operations {
 		expect, err := parseRV(r.ExpectRV)
@@ -124,34 +145,30 @@ func prepare(h recordedHistory, v *verdict) ([]porcupine.Operation, error) {
 		in := input{Op: r.Op, Name: r.Name, Value: r.Value, ExpectRV: expect}
 		ret := r.Return
 		var out output
-		switch r.Result.Status {
-		case "failed":
+		switch {
+		case r.Result.Status == "failed":
 			v.FailedDropped++
 			continue
-		case "unknown":
-			var e recordedEvent
-			var found bool
-			switch r.Op {
-			case "create":
-				e, found = events[eventKey("ADDED", r.Name, r.Value)]
-			case "update":
-				e, found = events[eventKey("MODIFIED", r.Name, r.Value)]
-			case "delete":
-				if removed, ok := valueAt[r.Name+"@"+r.ExpectRV]; ok {
-					e, found = events[eventKey("DELETED", r.Name, removed)]
-				}
+		case r.Result.Status == "unknown":
+			rv, found, err := fromWatch(r)
+			if err != nil {
+				return nil, fmt.Errorf("operation %d: %v", k, err)
 			}
 			if !found {
 				v.UnknownDropped++
 				continue
 			}
-			rv, err := parseRV(e.RV)
-			if err != nil {
-				return nil, fmt.Errorf("event of operation %d: rv: %v", k, err)
-			}
 			v.UnknownResolved++
 			out = output{Status: "ok", RV: rv}
 			ret = math.MaxInt64
+		case r.Op == "delete" && r.Result.Status == "ok" && r.Result.RV == "":
+			// Answered with a Status, which carries no resourceVersion: the watch gives it (0 when it
+			// never shows the delete).
+			rv, _, err := fromWatch(r)
+			if err != nil {
+				return nil, fmt.Errorf("operation %d: %v", k, err)
+			}
+			out = output{Status: "ok", RV: rv}
 		default:
 			rv, err := parseRV(r.Result.RV)
 			if err != nil {
