@@ -58,6 +58,7 @@ export class RedisChangeStreams {
     const hub = new WatchHub({
       client: createReaderClient(this.options.commands.client),
       stream: keys.stream,
+      counter: keys.counter,
       position: current,
       cacheSize: this.options.watchCacheSize,
       readRange: (after, through, deliver) => this.readRange(keys, after, through, deliver),

@@ -69,6 +69,8 @@ export interface WatchHubOptions {
   /** Dedicated connection: it spends its life in blocking XREAD. */
   readonly client: RedisClient;
   readonly stream: string;
+  /** The type's resourceVersion counter (absent means 1), read to tell whether history diverged. */
+  readonly counter: string;
   /** Version up to which changes are known when the hub starts; reading begins after it. */
   readonly position: string;
   /** Most recent changes kept in process to serve new watchers without a Redis round trip. */
@@ -85,6 +87,12 @@ export interface WatchHubOptions {
  * never mutated) and keeps a cache of recent changes. Listeners receive changes in resourceVersion
  * order, each exactly once, including listeners that join with an older start version while the
  * loop keeps running: their history is replayed first while live changes are buffered.
+ *
+ * After its connection failed or was re-established (a failover may have moved it to a replica
+ * that never received the last changes it delivered), the reader checks that Redis still holds
+ * the change at its position, byte for byte, before it reads on; when it does not, the delivered
+ * history has diverged from what survived: every listener is ended with Gone (clients relist)
+ * and reading goes on from the surviving history's current version.
  */
 export class WatchHub {
   private readonly options: WatchHubOptions;
@@ -95,10 +103,13 @@ export class WatchHub {
   private readonly loop: Promise<void>;
   /** Every change up to this version has been dispatched. */
   private position: string;
+  /** Connections the reader's client has made so far (a reconnect may land on another primary). */
+  private connections = 0;
 
   constructor(options: WatchHubOptions) {
     this.options = options;
     this.position = options.position;
+    options.client.on('ready', () => this.connections++);
     this.loop = this.run(this.stop.signal);
   }
 
@@ -205,14 +216,23 @@ export class WatchHub {
   private async run(signal: AbortSignal): Promise<void> {
     let backoff = 50;
     const blockMs = this.options.blockMs ?? 2000;
+    let suspect = false;
     while (!signal.aborted) {
       try {
+        if (suspect) await this.checkLineage();
+        suspect = false;
+        const connection = this.connections;
         const reply = await this.options.client.call('XREAD', ['COUNT', 1000, 'BLOCK', blockMs, 'STREAMS', this.options.stream, `${this.position}-0`]);
         backoff = 50;
+        // A read re-sent on a new connection may have gone to another primary: check first.
+        if (connection !== this.connections && (await this.checkLineage())) continue;
         for (const event of parseXread(reply)) this.dispatch(event);
       } catch (err) {
         if (signal.aborted) break;
+        suspect = true;
         this.options.onError(`watch reader of ${this.options.stream} failed; retrying`, err);
+        // A connection that gave up reconnecting is started again: this reader has no other.
+        if (this.options.client.status === 'end') this.options.client.connect().catch(() => undefined);
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, backoff);
           signal.addEventListener(
@@ -227,6 +247,37 @@ export class WatchHub {
         backoff = Math.min(backoff * 2, 2000);
       }
     }
+  }
+
+  /**
+   * Whether Redis lost changes this reader delivered: its counter is behind the reader's position,
+   * or the change at the position is not the one delivered. If so, ends every listener with Gone,
+   * empties the cache and goes on from the counter; resolves true.
+   */
+  private async checkLineage(): Promise<boolean> {
+    const counter = await this.options.client.call('GET', [this.options.counter]);
+    const current = counter === null ? '1' : asString(counter, 'GET');
+    let diverged = compareResourceVersions(current, this.position) < 0;
+    const delivered = this.cache[this.cache.length - 1];
+    if (!diverged && delivered !== undefined && delivered.resourceVersion === this.position) {
+      const at = asArray(await this.options.client.call('XRANGE', [this.options.stream, `${this.position}-0`, `${this.position}-0`]), 'XRANGE');
+      // A missing entry was trimmed (the history window passed); a different one was written anew.
+      diverged = at.length > 0 && parseStreamEntry(at[0]).json !== delivered.json;
+    }
+    if (!diverged) return false;
+    this.options.onError(
+      `change stream ${this.options.stream} no longer holds the changes its reader delivered up to ${this.position} (now at ${current}: a failover lost them); ending every watch of the type`,
+      undefined,
+    );
+    this.cache.length = 0;
+    this.cacheStart = 0;
+    const lost = watchGone(this.position, current);
+    this.position = current;
+    for (const sub of [...this.subscriptions]) {
+      this.subscriptions.delete(sub);
+      sub.onError?.(lost);
+    }
+    return true;
   }
 }
 
