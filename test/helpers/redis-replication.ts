@@ -1,8 +1,8 @@
 /**
  * Replicated Redis for durability tests: replicas of a primary, Sentinels watching it (quorum of a
- * majority), optionally with the primary alone in a network namespace the test creates, so that it
- * can be cut off from every other process (iptables inside that namespace only; the host's rules
- * are never touched). Every process is owned and stopped by one test.
+ * majority), optionally each Redis node in its own network namespace on a bridge the test creates, so
+ * that any node can be cut off from every other process (iptables inside that node's namespace only;
+ * the host's rules are never touched). Every process is owned and stopped by one test.
  */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -152,15 +152,17 @@ export async function sentinelMaster(sentinel: SentinelProcess, name = 'mymaster
 }
 
 /**
- * A network namespace with one veth link to the host: `hostAddress` on the host side, `address` inside.
- * `isolate` drops every packet in and out of the namespace (its own iptables), `heal` lets them through.
+ * A small network the test creates: a bridge inside its own namespace (the switch), the host joined to
+ * it at `hostAddress`, and `nodes` namespaces each joined at `nodeAddress(i)`. Nothing on the host
+ * changes but one veth link; `isolate(i)` drops every packet in and out of node i (iptables inside
+ * that node's namespace), `heal(i)` lets them through again.
  */
-export interface NetworkNamespace {
-  readonly name: string;
-  readonly address: string;
+export interface TestNetwork {
   readonly hostAddress: string;
-  isolate(): Promise<void>;
-  heal(): Promise<void>;
+  nodeAddress(i: number): string;
+  nodeNamespace(i: number): string;
+  isolate(i: number): Promise<void>;
+  heal(i: number): Promise<void>;
   remove(): Promise<void>;
 }
 
@@ -168,44 +170,62 @@ async function run(cmd: string, args: string[]): Promise<void> {
   await execFileAsync(cmd, args, { timeout: 20_000 });
 }
 
-/** Creates a namespace `capstan-XXXX` with a /30 link to the host in 10.x.y.0 (random); needs root. */
-export async function createNetworkNamespace(): Promise<NetworkNamespace> {
+/** Creates the network in a random 10.x.y.0/24; needs root (see canCreateNetworkNamespaces). */
+export async function createTestNetwork(nodes: number): Promise<TestNetwork> {
   const id = randomBytes(2).toString('hex');
-  const name = `capstan-${id}`;
-  const hostIf = `cph${id}`;
-  const nsIf = `cpn${id}`;
+  const sw = `cps-${id}`;
   const bytes = randomBytes(2);
-  const base = `10.${200 + ((bytes[0] ?? 0) % 50)}.${bytes[1] ?? 0}`;
-  const hostAddress = `${base}.1`;
-  const address = `${base}.2`;
-  await run('ip', ['netns', 'add', name]);
+  const subnet = `10.${200 + ((bytes[0] ?? 0) % 50)}.${bytes[1] ?? 0}`;
+  const hostAddress = `${subnet}.1`;
+  const nodeAddress = (i: number): string => `${subnet}.${10 + i}`;
+  const nodeNamespace = (i: number): string => `cpn-${id}-${i}`;
+  const inSwitch = (...args: string[]): Promise<void> => run('ip', ['netns', 'exec', sw, ...args]);
+  const created: string[] = [];
   const remove = async (): Promise<void> => {
-    // Deleting the namespace deletes its end of the link, and with it the host's end.
-    await run('ip', ['netns', 'del', name]).catch(() => undefined);
-    await run('ip', ['link', 'del', hostIf]).catch(() => undefined);
+    // Deleting a namespace deletes the veth ends inside it, and with them their peers.
+    for (const ns of created.reverse()) await run('ip', ['netns', 'del', ns]).catch(() => undefined);
+    await run('ip', ['link', 'del', `cph${id}`]).catch(() => undefined);
   };
   try {
-    await run('ip', ['link', 'add', hostIf, 'type', 'veth', 'peer', 'name', nsIf]);
-    await run('ip', ['link', 'set', nsIf, 'netns', name]);
-    await run('ip', ['addr', 'add', `${hostAddress}/30`, 'dev', hostIf]);
-    await run('ip', ['link', 'set', hostIf, 'up']);
-    await run('ip', ['netns', 'exec', name, 'ip', 'addr', 'add', `${address}/30`, 'dev', nsIf]);
-    await run('ip', ['netns', 'exec', name, 'ip', 'link', 'set', nsIf, 'up']);
-    await run('ip', ['netns', 'exec', name, 'ip', 'link', 'set', 'lo', 'up']);
+    await run('ip', ['netns', 'add', sw]);
+    created.push(sw);
+    await inSwitch('ip', 'link', 'add', 'br0', 'type', 'bridge');
+    await inSwitch('ip', 'link', 'set', 'br0', 'up');
+    /** Joins a veth pair's far end `far` (moved into the switch) to the bridge. */
+    const attach = async (far: string): Promise<void> => {
+      await run('ip', ['link', 'set', far, 'netns', sw]);
+      await inSwitch('ip', 'link', 'set', far, 'master', 'br0');
+      await inSwitch('ip', 'link', 'set', far, 'up');
+    };
+    await run('ip', ['link', 'add', `cph${id}`, 'type', 'veth', 'peer', 'name', `cpx${id}`]);
+    await attach(`cpx${id}`);
+    await run('ip', ['addr', 'add', `${hostAddress}/24`, 'dev', `cph${id}`]);
+    await run('ip', ['link', 'set', `cph${id}`, 'up']);
+    for (let i = 0; i < nodes; i++) {
+      const ns = nodeNamespace(i);
+      await run('ip', ['netns', 'add', ns]);
+      created.push(ns);
+      await run('ip', ['link', 'add', `cpv${id}${i}`, 'type', 'veth', 'peer', 'name', `cpw${id}${i}`]);
+      await run('ip', ['link', 'set', `cpv${id}${i}`, 'netns', ns]);
+      await attach(`cpw${id}${i}`);
+      await run('ip', ['netns', 'exec', ns, 'ip', 'addr', 'add', `${nodeAddress(i)}/24`, 'dev', `cpv${id}${i}`]);
+      await run('ip', ['netns', 'exec', ns, 'ip', 'link', 'set', `cpv${id}${i}`, 'up']);
+      await run('ip', ['netns', 'exec', ns, 'ip', 'link', 'set', 'lo', 'up']);
+    }
   } catch (err) {
     await remove();
     throw err;
   }
   return {
-    name,
-    address,
     hostAddress,
-    isolate: async () => {
-      await run('ip', ['netns', 'exec', name, 'iptables', '-A', 'INPUT', '-i', nsIf, '-j', 'DROP']);
-      await run('ip', ['netns', 'exec', name, 'iptables', '-A', 'OUTPUT', '-o', nsIf, '-j', 'DROP']);
+    nodeAddress,
+    nodeNamespace,
+    isolate: async (i) => {
+      await run('ip', ['netns', 'exec', nodeNamespace(i), 'iptables', '-A', 'INPUT', '-i', `cpv${id}${i}`, '-j', 'DROP']);
+      await run('ip', ['netns', 'exec', nodeNamespace(i), 'iptables', '-A', 'OUTPUT', '-o', `cpv${id}${i}`, '-j', 'DROP']);
     },
-    heal: async () => {
-      await run('ip', ['netns', 'exec', name, 'iptables', '-F']);
+    heal: async (i) => {
+      await run('ip', ['netns', 'exec', nodeNamespace(i), 'iptables', '-F']);
     },
     remove,
   };
