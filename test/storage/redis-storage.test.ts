@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Redis } from 'ioredis';
 import { connectRedisBackend, type RedisBackendOptions } from '../../src/storage/redis/open-redis.js';
-import type { Storage } from '../../src/storage/storage.js';
+import type { Storage, StorageError } from '../../src/storage/storage.js';
 import { typeKeys } from '../../src/storage/redis/keys.js';
 import { startRedis, startRedisSentinel, type RedisServer } from '../helpers/redis-process.js';
 import { describeStorageConformance, freshType, obj, Recorder, rejectsWith } from './conformance.js';
@@ -183,6 +183,47 @@ describe('redis storage specifics', () => {
     } finally {
       await s.close();
       await aof.stop();
+    }
+  });
+
+  test('a watch reader that reconnects to a history missing changes it delivered (a failover) ends its watches with Gone and follows what survived', async () => {
+    const s = await connect();
+    const raw = new Redis(url());
+    const stop = new AbortController();
+    try {
+      const t = freshType();
+      const keys = typeKeys('capstan:', t);
+      const r = new Recorder();
+      const ended: StorageError[] = [];
+      await s.watch(t, '1', r.listener, stop.signal, (err) => ended.push(err));
+      for (let i = 0; i < 5; i++) await s.create(t, `ns/a${i}`, obj(`a${i}`, 'ns'));
+      await r.until(5);
+      assert.deepEqual(r.versions(), ['2', '3', '4', '5', '6']);
+      // What a failover to a replica that missed the last two writes leaves behind, then a write
+      // there that takes version 5 again; every client connection drops, as Sentinel makes them.
+      await raw.xdel(keys.stream, '5-0', '6-0');
+      await raw.call('XSETID', keys.stream, '4-0');
+      await raw.set(keys.counter, '4');
+      const other = await connect();
+      try {
+        await raw.call('CLIENT', 'KILL', 'TYPE', 'normal');
+        await other.create(t, 'ns/b', obj('b', 'ns'));
+        for (let i = 0; i < 100 && ended.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+        assert.equal(ended[0]?.code, 'Gone', 'the watch that saw versions 5 and 6 ends: they no longer exist');
+        assert.equal(r.events.length, 5, 'the reused version 5 is not delivered as if it followed 6');
+        // A watch from the surviving version sees the surviving history.
+        const again = new Recorder();
+        await s.watch(t, '4', again.listener, stop.signal);
+        await again.until(1);
+        assert.equal(again.events[0]?.key, 'ns/b');
+        assert.equal(again.events[0]?.resourceVersion, '5');
+      } finally {
+        await other.close();
+      }
+    } finally {
+      stop.abort();
+      raw.disconnect();
+      await s.close();
     }
   });
 
