@@ -88,6 +88,8 @@ export function startMixedLoad(o: MixedLoadOptions): MixedLoad {
         result: { status: 'unknown', rv: '', value: '', items: [] },
       };
       let r: FreshResponse | undefined;
+      // A connection refused never carried the request: nothing was done.
+      let refused = false;
       try {
         switch (kind) {
           case 'create':
@@ -110,11 +112,12 @@ export function startMixedLoad(o: MixedLoadOptions): MixedLoad {
             r = await fresh(url(), `${base}?labelSelector=${encodeURIComponent(o.label)}`, { timeoutMs });
             break;
         }
-      } catch {
+      } catch (err) {
         r = undefined;
+        refused = (err as NodeJS.ErrnoException).code === 'ECONNREFUSED';
       }
       op.return = o.now();
-      const status: HistoryStatus = unknownOutcome(r) ? 'unknown' : statusOf(kind, r?.status ?? 0);
+      const status: HistoryStatus = refused ? 'failed' : unknownOutcome(r) ? 'unknown' : statusOf(kind, r?.status ?? 0);
       op.result.status = status;
       if (r !== undefined && status === 'unknown' && !unknownOutcome(r)) unexpected.push({ op: kind, name, status: r.status, text: r.text.slice(0, 300) });
       if (r !== undefined && status === 'ok') {

@@ -33,8 +33,10 @@ export function loadSize(): LoadSize {
 
 export interface ScenarioOptions {
   scenario: string;
-  /** Servers the clients spread their requests over; one live watch is opened on each (two when there is one). */
+  /** Servers the clients spread their requests over. */
   urls: string[];
+  /** Servers with one live watch each (default `urls`; two watches when there is one). */
+  watchUrls?: string[];
   size: LoadSize;
   /**
    * Injects the fault (round `round`) and resolves once it is over from the test's side (the
@@ -50,7 +52,8 @@ export async function runScenario(o: ScenarioOptions): Promise<DurabilityReport>
   const namespace = `dur-${Math.random().toString(36).slice(2, 8)}`;
   await createNamespace(o.urls[0] ?? '', namespace);
   const { rv: startRv } = await configMapsRv(o.urls, namespace);
-  const watchUrls = o.urls.length > 1 ? o.urls : [o.urls[0] ?? '', o.urls[0] ?? ''];
+  const watched = o.watchUrls ?? o.urls;
+  const watchUrls = watched.length > 1 ? watched : [watched[0] ?? '', watched[0] ?? ''];
   const watchers = new Map<string, ResumingWatch>();
   for (const [i, url] of watchUrls.entries()) watchers.set(`watch ${i} (${url})`, await openWatch(url, namespace, startRv));
   const now = clock(process.hrtime.bigint());
@@ -82,8 +85,8 @@ export async function runScenario(o: ScenarioOptions): Promise<DurabilityReport>
   await load.done;
   const { operations, unexpected } = load;
   const endAt = now();
-  const { rv: finalRv } = await configMapsRv(o.urls, namespace);
-  const replayed = await openWatch(o.urls[0] ?? '', namespace, startRv);
+  const { rv: finalRv } = await configMapsRv(watched, namespace);
+  const replayed = await openWatch(watched[0] ?? '', namespace, startRv);
   try {
     return await durabilityReport({
       scenario: o.scenario,
