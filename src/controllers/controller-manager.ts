@@ -6,7 +6,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import { logger } from '../logging/logger.js';
-import type { ServerContext } from '../rest/resource-target.js';
+import type { ServerContext } from '../rest/server-context.js';
 import { GarbageCollector } from './garbage-collector.js';
 import {
   CSR_SIGNING,

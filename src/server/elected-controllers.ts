@@ -19,7 +19,7 @@ import { logger } from '../logging/logger.js';
 import { DefaultServiceAccounts } from '../namespace/default-service-accounts.js';
 import { NamespaceController } from '../namespace/namespace-controller.js';
 import { RootCAPublisher } from '../namespace/root-ca-publisher.js';
-import type { ServerContext } from '../rest/resource-target.js';
+import type { ServerContext } from '../rest/server-context.js';
 import type { ServingSetup } from '../tls/serving-setup.js';
 
 /** A controller with a start (caches filled, first pass done) and a stop, as Capstan's in-server controllers are. */

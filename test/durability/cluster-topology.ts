@@ -79,7 +79,7 @@ export async function startClusterTopology(): Promise<ClusterTopology> {
       client.on('error', () => undefined);
       try {
         await client.connect();
-        const slots = (await client.call('CLUSTER', 'SLOTS'));
+        const slots = await client.call('CLUSTER', 'SLOTS');
         for (const range of Array.isArray(slots) ? (slots as unknown[][]) : []) {
           const [from, to, master] = range;
           const [host, port] = Array.isArray(master) ? master : [];
