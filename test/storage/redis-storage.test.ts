@@ -228,10 +228,12 @@ describe('redis storage specifics', () => {
     }
   });
 
-  test('waitReplicas: writes resolve once a replica has them; Timeout (outcome unknown) when no replica acknowledges', async () => {
+  test('waitReplicas: writes resolve once a replica has them; Timeout (outcome unknown) when no replica acknowledges; watches show only replicated changes', async () => {
     const primary = await startRedis({ args: ['--repl-diskless-sync-delay', '0'] });
     const replica = await startRedis();
     const raw = new Redis(replica.url);
+    const onPrimary = new Redis(primary.url);
+    const stop = new AbortController();
     // Without a replica the write times out (a short bound: this is the failure being tested); with
     // one, WAIT returns as soon as the replica acknowledges, so a long bound costs nothing and holds
     // however slowly a loaded machine runs.
@@ -239,8 +241,19 @@ describe('redis storage specifics', () => {
     const patient = await connectRedisBackend({ url: primary.url, historyMs: 60_000, onError: quiet, waitReplicas: 1, waitTimeoutMs: 60_000 });
     try {
       const t = freshType();
+      const r = new Recorder();
+      await s.watch(t, '1', r.listener, stop.signal);
       // The write stands on the primary, unconfirmed: it may survive a failover or not.
       await rejectsWith(s.create(t, 'lonely', obj('lonely')), 'Timeout');
+      // The watch reader has read it and waits (WAIT) for a replica before showing it: a failover
+      // now would discard it, and a watch must not show what storage may lose.
+      const fenceWaiting = async (): Promise<boolean> => /cmd=wait\b/.test(String(await onPrimary.call('CLIENT', 'LIST')));
+      const deadline = Date.now() + 30_000;
+      while (!(await fenceWaiting())) {
+        if (Date.now() > deadline) throw new Error('the watch reader never waited for a replica');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      assert.equal(r.events.length, 0, 'the watch showed an unreplicated change');
       await raw.replicaof('127.0.0.1', primary.port);
       // Waits for the replication link, polling the replica's own report of it.
       while (!(await raw.info('replication')).includes('master_link_status:up')) {
@@ -249,6 +262,15 @@ describe('redis storage specifics', () => {
       const created = await patient.create(t, 'a', obj('a'));
       const copy = await raw.hget(typeKeys('capstan:', t).objects, 'a');
       assert.ok(copy?.endsWith(created.json));
+      // Once a replica has them, the watch shows both, in order.
+      await r.until(2, 30_000);
+      assert.deepEqual(
+        r.events.map((e) => [e.type, e.key]),
+        [
+          ['ADDED', 'lonely'],
+          ['ADDED', 'a'],
+        ],
+      );
       const onReplica = await connectRedisBackend({ url: replica.url, historyMs: 60_000, onError: quiet });
       try {
         const error = await rejectsWith(onReplica.create(t, 'b', obj('b')), 'Unavailable');
@@ -258,7 +280,9 @@ describe('redis storage specifics', () => {
         await onReplica.close();
       }
     } finally {
+      stop.abort();
       raw.disconnect();
+      onPrimary.disconnect();
       await s.close();
       await patient.close();
       await replica.stop();

@@ -150,6 +150,10 @@ export async function closeClient(client: RedisClient): Promise<void> {
   try {
     await client.quit();
   } catch {
+    // dropped below
+  } finally {
+    // QUIT ends the connection but not the Sentinel connections of ioredis's failover detector,
+    // which would reconnect forever (and keep the process alive); disconnect() closes those too.
     client.disconnect();
   }
 }

@@ -74,6 +74,11 @@ export interface WatchHubOptions {
   readonly counter: string;
   /** Version up to which changes are known when the hub starts; reading begins after it. */
   readonly position: string;
+  /**
+   * Resolves once Redis replicas hold everything the reader's connection has read (see
+   * replication-fence.ts); absent when writes wait for no replica. Read changes are handed out only after it.
+   */
+  readonly fence?: (signal: AbortSignal) => Promise<void>;
   /** Most recent changes kept in process to serve new watchers without a Redis round trip. */
   readonly cacheSize: number;
   readonly readRange: RangeReader;
@@ -224,10 +229,13 @@ export class WatchHub {
         suspect = false;
         const connection = this.connections;
         const reply = await this.options.client.call('XREAD', ['COUNT', 1000, 'BLOCK', blockMs, 'STREAMS', this.options.stream, `${this.position}-0`]);
+        const events = parseXread(reply);
+        if (events.length > 0 && this.options.fence) await this.options.fence(signal);
+        if (signal.aborted) break;
         backoff = 50;
-        // A read re-sent on a new connection may have gone to another primary: check first.
+        // A read (or fence) re-sent on a new connection may have gone to another primary: check first.
         if (connection !== this.connections && (await this.checkLineage())) continue;
-        for (const event of parseXread(reply)) this.dispatch(event);
+        for (const event of events) this.dispatch(event);
       } catch (err) {
         if (signal.aborted) break;
         suspect = true;
