@@ -49,8 +49,10 @@ import { advertiseAddressFor, bootstrapCluster } from './bootstrap.js';
 import { electedServerControllers } from './elected-controllers.js';
 import { ensureLocalApiServices } from './bootstrap-apiservices.js';
 import { ServiceNetwork } from '../services/service-allocation.js';
+import { readTlsThroughStream } from './tls-read-pausing.js';
 import { acceptRequest, installClientErrorHandler, lingerOnEarlyAnswer, MAX_HEADER_BYTES } from './http-framing.js';
 import { parsedRequestOf } from '../api/parsed-request.js';
+import { Lifecycle } from './lifecycle.js';
 
 /** A running Capstan API server. */
 export interface CapstanServer {
@@ -143,6 +145,10 @@ function webhookAuthorizerFor(config: ServerConfig, modes: readonly string[]): W
 export async function startServer(config: ServerConfig, storage: Storage, options: StartOptions = {}): Promise<CapstanServer> {
   // First: a bad audit policy stops the start before any other work, as in kube.
   const auditLog = AuditLog.fromConfig(config);
+  // Components start in order and stop in reverse: the audit log closes last, storage just before it.
+  const lifecycle = new Lifecycle();
+  if (auditLog !== undefined) await lifecycle.start('audit log', { stop: () => auditLog.close() });
+  await lifecycle.start('storage', { stop: () => storage.close() });
   const catalog = ResourceCatalog.builtIn(config.runtimeConfig);
   const shutdown = new AbortController();
   // Every open watch listens for shutdown (and stops listening when it ends): any number is fine.
@@ -150,15 +156,15 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   const modes = parseAuthorizationModes(config.authorizationMode);
   // RBAC decides from this process's own watched copy of the RBAC objects, listed before serving.
   // Escalation checks of RBAC writes resolve rules from it whatever the modes.
-  const rbacPolicy = new WatchedPolicy(storage, (error) => logger.warn('RBAC policy watch failed', { error }));
-  await rbacPolicy.start();
+  const rbacPolicy = await lifecycle.start('rbac policy', new WatchedPolicy(storage, (error) => logger.warn('RBAC policy watch failed', { error })));
   const rbac = new RbacAuthorizer(rbacPolicy);
   // The Node mode decides from this process's own graph of pods, volumes and attachments, built before serving.
   const nodeGraph = modes.includes('Node') ? new NodeGraph(storage, (error) => logger.warn('node authorizer graph watch failed', { error })) : undefined;
-  await nodeGraph?.start();
+  if (nodeGraph !== undefined) await lifecycle.start('node authorizer graph', nodeGraph);
   const node = nodeGraph === undefined ? undefined : new NodeAuthorizer(nodeGraph);
   const authorizer = options.authorizer ?? authorizerFor(modes, { rbac, webhook: webhookAuthorizerFor(config, modes), node });
   const serving = config.securePort === undefined ? undefined : await ServingSetup.load(config);
+  if (serving !== undefined) await lifecycle.start('serving certificates', serving);
   const authentication = buildAuthentication(config, storage, serving);
   const webhooks = webhookAdmission(storage, catalog, authorizer, (error) => logger.warn('cannot watch webhook configurations', { error }));
   const policyError = (error: unknown): void => logger.warn('admission policies: watch failed', { error });
@@ -260,6 +266,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   for (const server of servers) {
     installClientErrorHandler(server);
     server.on(server === plain ? 'connection' : 'secureConnection', (socket: Socket) => {
+      if (server !== plain) readTlsThroughStream(socket);
       connections.add(socket);
       openedAt.set(socket, Date.now());
       socket.on('close', () => {
@@ -291,41 +298,79 @@ export async function startServer(config: ServerConfig, storage: Storage, option
     return (server.address() as AddressInfo).port;
   };
   const urlOf = (scheme: string, host: string, port: number): string => `${scheme}://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  let url: string;
-  let port: number;
+  let url = '';
+  let port = 0;
   let secureUrl: string | undefined;
   let securePort: number | undefined;
   let plainPort: number | undefined;
-  if (handed === undefined) {
-    // The plain port first: a test asking for a taken port sees that port named.
-    if (plain !== undefined && config.port !== undefined) plainPort = await listen(plain, config.insecureBindAddress, config.port);
-    if (secure !== undefined && config.securePort !== undefined) {
-      securePort = await listen(secure, config.bindAddress, config.securePort);
-      secureUrl = urlOf('https', config.bindAddress, securePort);
+  const listenAll = async (): Promise<void> => {
+    if (handed === undefined) {
+      // The plain port first: a test asking for a taken port sees that port named.
+      if (plain !== undefined && config.port !== undefined) plainPort = await listen(plain, config.insecureBindAddress, config.port);
+      if (secure !== undefined && config.securePort !== undefined) {
+        securePort = await listen(secure, config.bindAddress, config.securePort);
+        secureUrl = urlOf('https', config.bindAddress, securePort);
+      }
+      url = plainPort !== undefined ? urlOf('http', config.insecureBindAddress, plainPort) : (secureUrl ?? '');
+      port = securePort ?? plainPort ?? 0;
+    } else {
+      // Node starts tracking connections (idle ones closed on shutdown, the headers timeout) when a
+      // server starts listening; these never bind, so they are started here.
+      for (const server of servers) server.emit('listening');
+      url = handed.url;
+      secureUrl = handed.secureUrl;
+      securePort = handed.securePort;
+      port = handed.securePort ?? handed.port;
+      plainPort = handed.securePort === handed.port ? undefined : handed.port;
     }
-    url = plainPort !== undefined ? urlOf('http', config.insecureBindAddress, plainPort) : (secureUrl ?? '');
-    port = securePort ?? plainPort ?? 0;
-  } else {
-    // Node starts tracking connections (idle ones closed on shutdown, the headers timeout) when a
-    // server starts listening; these never bind, so they are started here.
-    for (const server of servers) server.emit('listening');
-    url = handed.url;
-    secureUrl = handed.secureUrl;
-    securePort = handed.securePort;
-    port = handed.securePort ?? handed.port;
-    plainPort = handed.securePort === handed.port ? undefined : handed.port;
-  }
+  };
+  /** Resolves once every connection is closed: idle ones at once, others after their response or within 5 s. */
+  const drain = (): Promise<void> =>
+    new Promise<void>((resolve) => {
+      if (handed === undefined) {
+        let open = servers.length;
+        for (const server of servers)
+          server.close(() => {
+            if (--open === 0) resolve();
+          });
+      } else {
+        // A server that never listened reports closed at once; drained means no connection left.
+        // Connections handed in while draining count too, until the last one closes.
+        const closed = async (): Promise<void> => {
+          onNoConnections = undefined;
+          await handed.onClosed?.();
+          // A connection granted while closing is served first; then the server is closed.
+          if (connections.size === 0) resolve();
+          else onNoConnections = () => resolve();
+        };
+        onNoConnections = () => {
+          void closed();
+        };
+        for (const server of servers) server.close();
+        if (connections.size === 0) onNoConnections();
+      }
+      for (const server of servers) server.closeIdleConnections();
+      // Node never counts a connection without a request as idle, but clients open spare ones (Go's
+      // transport does): close each once it has been open a second without a request.
+      for (const s of connections) {
+        const opened = openedAt.get(s);
+        if (opened !== undefined) setTimeout(() => openedAt.has(s) && s.destroy(), Math.max(0, opened + 1000 - Date.now())).unref();
+      }
+      setTimeout(() => {
+        for (const s of connections) s.destroy();
+      }, 5000).unref();
+    });
+  await lifecycle.start('http servers', { start: listenAll, stop: drain });
+  // Stopped before the servers drain: every open watch (and every policy cache's) ends, so draining can finish.
+  await lifecycle.start('open watches', { stop: () => shutdown.abort() });
   const serverForPort = (localPort: number): Server | undefined =>
     localPort === securePort && secure !== undefined ? secure : localPort === plainPort ? plain : undefined;
 
   // Every process serves the custom resources of the stored CRDs (and races the others on their status).
-  const crdRegistrar = new CrdRegistrar(context, { openapi, onError: (msg, error) => logger.warn(msg, { error }) });
-  await crdRegistrar.start();
-  await webhooks.start();
+  await lifecycle.start('crd registrar', new CrdRegistrar(context, { openapi, onError: (msg, error) => logger.warn(msg, { error }) }));
+  await lifecycle.start('admission webhooks', { start: () => webhooks.start(), stop: () => webhooks.close() });
   // Every process watches the admission policies; writes wait until the first lists are cached.
-  await Promise.all([mutatingPolicies.start(), validatingPolicies.start()]);
-  let flowControl: FlowControlConfigController | undefined;
-  let identityLease: ApiserverIdentityLease | undefined;
+  await lifecycle.start('admission policies', { start: () => Promise.all([mutatingPolicies.start(), validatingPolicies.start()]) });
   const advertised = config.advertiseAddress || advertiseAddressFor(config.bindAddress);
   if (jwksUri === '') jwksUri = securePort === undefined ? '' : `${urlOf('https', advertised, securePort)}/openid/v1/jwks`;
   await bootstrapCluster(storage, { address: advertised, port }, config.serviceClusterIPRange);
@@ -333,15 +378,14 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   await ensureBootstrapPolicy(storage);
   rbacHook.done();
   if (options.instanceControllers ?? options.runControllers !== false) {
-    flowControl = new FlowControlConfigController(storage);
-    await flowControl.start();
-    identityLease = new ApiserverIdentityLease(storage, { peerAddress: `${advertised}:${port}` });
-    await identityLease.start();
+    await lifecycle.start('flow control configuration', new FlowControlConfigController(storage));
+    await lifecycle.start('apiserver identity lease', new ApiserverIdentityLease(storage, { peerAddress: `${advertised}:${port}` }));
   }
-  // Every process is a candidate; the elected one runs every controller of the manager.
+  // Every process is a candidate; the elected one runs every controller of the manager (started
+  // before this resolves when this process wins the first election).
   const elected = options.runControllers === false ? [] : electedServerControllers(context, { config, serving, tokens: authentication.tokens });
   const controllerManager = controllerManagerFor(context, config.controllers, undefined, { signing: clusterSigningConfig(config, serving) }, elected);
-  await controllerManager?.start();
+  if (controllerManager !== undefined) await lifecycle.start('controller manager', controllerManager);
   bootstrapHook.done();
 
   let closing: Promise<void> | undefined;
@@ -351,51 +395,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
       if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
       draining = true;
       handed?.onDraining?.();
-      flowControl?.stop();
-      identityLease?.stop();
-      crdRegistrar.stop();
-      rbacPolicy.stop();
-      nodeGraph?.stop();
-      shutdown.abort();
-      webhooks.close();
-      serving?.stop();
-      await new Promise<void>((resolve) => {
-        if (handed === undefined) {
-          let open = servers.length;
-          for (const server of servers)
-            server.close(() => {
-              if (--open === 0) resolve();
-            });
-        } else {
-          // A server that never listened reports closed at once; drained means no connection left.
-          // Connections handed in while draining count too, until the last one closes.
-          const closed = async (): Promise<void> => {
-            onNoConnections = undefined;
-            await handed.onClosed?.();
-            // A connection granted while closing is served first; then the server is closed.
-            if (connections.size === 0) resolve();
-            else onNoConnections = () => resolve();
-          };
-          onNoConnections = () => {
-            void closed();
-          };
-          for (const server of servers) server.close();
-          if (connections.size === 0) onNoConnections();
-        }
-        for (const server of servers) server.closeIdleConnections();
-        // Node never counts a connection without a request as idle, but clients open spare ones (Go's
-        // transport does): close each once it has been open a second without a request.
-        for (const s of connections) {
-          const opened = openedAt.get(s);
-          if (opened !== undefined) setTimeout(() => openedAt.has(s) && s.destroy(), Math.max(0, opened + 1000 - Date.now())).unref();
-        }
-        setTimeout(() => {
-          for (const s of connections) s.destroy();
-        }, 5000).unref();
-      });
-      await controllerManager?.stop();
-      await storage.close();
-      auditLog?.close();
+      await lifecycle.stopAll();
     })();
     return closing;
   };
