@@ -223,19 +223,15 @@ export class WatchHub {
     let backoff = 50;
     const blockMs = this.options.blockMs ?? 2000;
     let suspect = false;
+    // ioredis never settles a command queued while its connection reconnects once disconnect() is
+    // called: close() must not wait for such a read, so each one races the abort.
+    const aborted = new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(new Error('watch reader closed')), { once: true }));
+    aborted.catch(() => undefined);
     while (!signal.aborted) {
       try {
-        if (suspect) await this.checkLineage();
+        await Promise.race([this.readOnce(signal, suspect, blockMs), aborted]);
         suspect = false;
-        const connection = this.connections;
-        const reply = await this.options.client.call('XREAD', ['COUNT', 1000, 'BLOCK', blockMs, 'STREAMS', this.options.stream, `${this.position}-0`]);
-        const events = parseXread(reply);
-        if (events.length > 0 && this.options.fence) await this.options.fence(signal);
-        if (signal.aborted) break;
         backoff = 50;
-        // A read (or fence) re-sent on a new connection may have gone to another primary: check first.
-        if (connection !== this.connections && (await this.checkLineage())) continue;
-        for (const event of events) this.dispatch(event);
       } catch (err) {
         if (signal.aborted) break;
         suspect = true;
@@ -256,6 +252,19 @@ export class WatchHub {
         backoff = Math.min(backoff * 2, 2000);
       }
     }
+  }
+
+  /** One read: the lineage check when the last read failed, XREAD, the replication fence, then dispatch. */
+  private async readOnce(signal: AbortSignal, suspect: boolean, blockMs: number): Promise<void> {
+    if (suspect) await this.checkLineage();
+    const connection = this.connections;
+    const reply = await this.options.client.call('XREAD', ['COUNT', 1000, 'BLOCK', blockMs, 'STREAMS', this.options.stream, `${this.position}-0`]);
+    const events = parseXread(reply);
+    if (events.length > 0 && this.options.fence) await this.options.fence(signal);
+    if (signal.aborted) return;
+    // A read (or fence) re-sent on a new connection may have gone to another primary: check first.
+    if (connection !== this.connections && (await this.checkLineage())) return;
+    for (const event of events) this.dispatch(event);
   }
 
   /**
