@@ -3,8 +3,9 @@
 # failover of Redis under a mixed load (Sentinel: kill -9, SIGSTOP and a network partition of the
 # primary; Redis Cluster: a shard master's kill -9), each history checked by the Porcupine
 # linearizability checker. Too long for `npm test`; .ci/run runs this after it with the short size.
-#   DURABILITY_SIZE=ci (default): 6 clients, one fault per scenario; about 6 minutes on 2 busy cores.
-#   DURABILITY_SIZE=long: 12 clients, five faults in a row per scenario, longer load; about 25 minutes.
+#   DURABILITY_SIZE=ci (default): 6 clients, one fault per scenario; about 5 minutes with the build
+#   on 2 busy cores.
+#   DURABILITY_SIZE=long: 12 clients, five faults in a row per scenario, longer load; about 20 minutes.
 # Arguments, if any, name the files to run (e.g. dist/test/durability/sentinel-failover.durability.js).
 # The partition fault needs root, ip and iptables (network namespaces); without them it is skipped
 # with a message saying so.
