@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { authFilter } from '../auth/auth-filter.js';
+import { authFilter } from './auth-filter.js';
 import { authorizerFor, parseAuthorizationModes, type Authorizer } from '../auth/authorizer.js';
 import { RbacAuthorizer } from '../auth/rbac/rbac-authorizer.js';
 import { WebhookAuthorizer } from '../auth/webhook-authorizer.js';
@@ -49,8 +49,10 @@ import { advertiseAddressFor, bootstrapCluster } from './bootstrap.js';
 import { electedServerControllers } from './elected-controllers.js';
 import { ensureLocalApiServices } from './bootstrap-apiservices.js';
 import { ServiceNetwork } from '../services/service-allocation.js';
+import { FlowControl } from '../flowcontrol/flow-control.js';
 import { readTlsThroughStream } from './tls-read-pausing.js';
 import { acceptRequest, installClientErrorHandler, lingerOnEarlyAnswer, MAX_HEADER_BYTES } from './http-framing.js';
+import { LISTEN_BACKLOG } from './listen-backlog.js';
 import { parsedRequestOf } from '../api/parsed-request.js';
 import { Lifecycle } from './lifecycle.js';
 
@@ -227,7 +229,9 @@ export async function startServer(config: ServerConfig, storage: Storage, option
     // Watch streams bypass the middleware entirely: it would wrap every event write.
     app.use((req: Request, res: Response, next: NextFunction) => (isWatchRequest(req) ? next() : compress(req, res, next)));
   }
-  app.use(authFilter(options.authenticator ?? authentication.chain, authorizer, auditLog));
+  // Overload protection (APF or the in-flight limits) runs between impersonation and authorization, as in kube.
+  const flowControl = await lifecycle.start('flow control', new FlowControl({ config, storage, catalog }));
+  app.use(authFilter(options.authenticator ?? authentication.chain, authorizer, auditLog, flowControl.filter));
   let jwksUri = config.serviceAccountJwksUri;
   app.use(oidcDiscoveryRouter(authentication.tokens, () => jwksUri));
   app.use(healthRouter(health));
@@ -289,7 +293,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
       () =>
         new Promise<void>((resolve, reject) => {
           server.once('error', reject);
-          server.listen(port, host, () => {
+          server.listen({ port, host, backlog: LISTEN_BACKLOG }, () => {
             server.off('error', reject);
             resolve();
           });
