@@ -20,11 +20,12 @@ export const SCENARIO_NAMES = [
   'cr-create',
   'encodings',
   'access',
+  'overload',
   'write-to-watch',
 ] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 /** Scenarios that can measure a server given by URL (they clean up what they create). */
-export const URL_SCENARIOS: readonly ScenarioName[] = ['crud', 'create', 'apply', 'webhook', 'cr-create', 'write-to-watch'];
+export const URL_SCENARIOS: readonly ScenarioName[] = ['crud', 'create', 'apply', 'webhook', 'cr-create', 'overload', 'write-to-watch'];
 
 export const TARGET_NAMES = ['memory', 'redis', 'redis-workers2', 'url'] as const;
 export type TargetName = (typeof TARGET_NAMES)[number];

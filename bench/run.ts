@@ -25,6 +25,7 @@ import { encodingsScenario } from './scenario-encodings.js';
 import { informerStartScenario } from './scenario-informer-start.js';
 import { listScenario } from './scenario-list.js';
 import { memoryScenario } from './scenario-memory.js';
+import { overloadScenario } from './scenario-overload.js';
 import type { Scenario } from './scenario.js';
 import { startupScenario } from './scenario-startup.js';
 import { watchFanoutManyScenario, watchFanoutScenario } from './scenario-watch-fanout.js';
@@ -49,6 +50,7 @@ const SCENARIOS: Record<ScenarioName, Scenario> = {
   'cr-create': crCreateScenario,
   encodings: encodingsScenario,
   access: accessScenario,
+  overload: overloadScenario,
   'write-to-watch': writeToWatchScenario,
 };
 

@@ -8,8 +8,10 @@ import { StartupError } from './config/startup-error.js';
 import { checkKubeconfigPath } from './cli/serving-banner.js';
 import { logger } from './logging/logger.js';
 import { checkAuditPolicy } from './audit/audit-log.js';
+import { checkAuthenticationFlags } from './auth/authentication-setup.js';
 import { envtestAssetsCommand } from './cli/envtest-assets.js';
 import { clientKubeconfigCommand } from './cli/client-kubeconfig-command.js';
+import { warnIfOpenToOtherHosts } from './cli/open-access-warning.js';
 
 /**
  * The `capstan` command: parses flags, then either serves in this process (`--workers 1`, the
@@ -40,8 +42,10 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   if (cluster.isPrimary) checkKubeconfigPath(config);
+  if (cluster.isPrimary) warnIfOpenToOtherHosts(config);
   const workers = config.workers < 1 ? availableParallelism() : config.workers;
   if (cluster.isPrimary && workers > 1) checkAuditPolicy(config);
+  if (cluster.isPrimary && workers > 1) checkAuthenticationFlags(config);
   if (cluster.isPrimary && workers > 1) {
     await runPrimary(config, { workers });
     return;

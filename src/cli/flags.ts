@@ -9,8 +9,10 @@ import { KNOWN_CONTROLLER_NAMES, validateControllerList } from '../controllers/c
 import { isImplementedAdmissionPlugin } from '../admission/admission-chain.js';
 import { admissionFlagProblems, isDefaultAdmissionPlugin, ORDERED_ADMISSION_PLUGINS } from '../admission/plugin-names.js';
 import { SERVING_FLAGS } from '../config/serving-flags.js';
+import { AUTHENTICATION_FLAGS } from '../config/authentication-flags.js';
 import { AUDIT_FLAGS } from '../config/audit-flags.js';
 import { COMPAT_FLAGS } from '../config/compat-flags.js';
+import { FLOW_CONTROL_FLAGS } from '../config/flowcontrol-flags.js';
 import { SIGNING_FLAGS } from '../config/signing-flags.js';
 import type { FlagSpec, FlagValue, ServerConfig } from '../config/server-config.js';
 
@@ -126,8 +128,10 @@ export const FLAGS: readonly FlagSpec[] = [
     },
   },
   ...SERVING_FLAGS,
+  ...AUTHENTICATION_FLAGS,
   ...AUDIT_FLAGS,
   ...SIGNING_FLAGS,
+  ...FLOW_CONTROL_FLAGS,
   {
     name: 'storage',
     group: 'storage',

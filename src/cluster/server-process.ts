@@ -66,8 +66,9 @@ function installShutdown(): { serving(server: CapstanServer): void } {
 /**
  * Runs one serving process: the whole server (`--workers 1`, binding the port itself) or one
  * cluster worker (serving the connections the primary accepts and hands over; it binds nothing).
- * Only the single process and worker slot 0 run controllers, so one namespace controller acts on
- * the shared store (a restarted slot-0 worker takes it back). The single process prints the
+ * Every worker is a candidate for the controller manager's lease (one process at a time runs the
+ * controllers, across every instance on the storage); only the single process or worker slot 0 does
+ * the instance's own work (identity Lease, APF configuration). The single process prints the
  * `serving` line; a worker tells the primary it is ready, and the primary prints the line once
  * every worker is.
  */
@@ -83,7 +84,8 @@ export async function runServerProcess(config: ServerConfig): Promise<CapstanSer
   const receiver = listener === undefined ? undefined : new ConnectionReceiver();
   const storage = await openStorage(config);
   const server = await startServer(config, storage, {
-    runControllers: index === 0,
+    // Each worker competes for the controller manager's lease; one per instance does the instance's own work.
+    instanceControllers: index === 0,
     handedConnections:
       listener === undefined || receiver === undefined
         ? undefined

@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import { objectWithoutTypeMeta, withoutTypeMeta } from './untyped-list-items.js';
-import { asApiError, type ApiError } from '../api/errors.js';
+import { asApiError, WriteTimeoutError, type ApiError } from '../api/errors.js';
 import { RouteNotAcceptableError, type OutputFormat } from './negotiation.js';
 import { encodeCborDocument, encodeCborJson, writeCborList } from './cbor/cbor-response.js';
 import { parseAccept } from './media-type.js';
@@ -8,6 +8,7 @@ import { toPartialObjectMetadata, toTable, type IncludeObject } from './represen
 import { encodeProtobufObject, ProtobufListEncoder, ProtobufUnsupportedError } from './protobuf/protobuf-codec.js';
 import { toYaml } from './yaml-writer.js';
 import { recorderOf } from './exchange-recorder.js';
+import type { Obj } from '../api/object-util.js';
 
 /** Sends `value` as Protobuf; false (nothing sent) when its kind has no protobuf message. */
 function sendProtobuf(res: Response, format: OutputFormat, encode: () => Buffer): boolean {
@@ -28,8 +29,6 @@ function asJson(format: OutputFormat): OutputFormat {
     format.representation === 'object' ? 'application/json' : format.contentType.replace('application/vnd.kubernetes.protobuf', 'application/json');
   return { ...format, encoding: 'json', contentType };
 }
-
-type Obj = Record<string, unknown>;
 
 /** Serialises a value in the negotiated encoding. */
 function encode(value: unknown, format: OutputFormat): string {
@@ -209,6 +208,11 @@ export function writeError(res: Response, err: unknown): void {
     // go-restful writes its 406 indented, without a trailing newline.
     res.setHeader('Content-Type', 'application/json');
     res.end(JSON.stringify(status, null, 2));
+    return;
+  }
+  if (apiError instanceof WriteTimeoutError) {
+    res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+    res.end(apiError.filterBody());
     return;
   }
   // A 406 is written as JSON: kube answers in the encoding it could not negotiate with its default.

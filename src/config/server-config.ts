@@ -3,9 +3,10 @@ import type { Limits } from '../api/limits.js';
 import type { RuntimeConfig } from './runtime-config.js';
 import type { IpRange } from './ip-range.js';
 import type { PortRange } from './port-range.js';
+import type { ExternalAuthenticationConfig } from './external-authentication-config.js';
 
 /** Everything the command line configures (serving and authentication: see serving-flags.ts). */
-export interface ServerConfig extends ServingConfig, AuthenticationConfig, AuditConfig, ClusterSigningConfig {
+export interface ServerConfig extends ServingConfig, AuthenticationConfig, ExternalAuthenticationConfig, AuditConfig, ClusterSigningConfig, FlowControlConfig {
   /** Address of the secure port. */
   bindAddress: string;
   storage: 'memory' | 'redis';
@@ -57,6 +58,7 @@ export type FlagGroup =
   | 'admission'
   | 'api'
   | 'limits'
+  | 'flowcontrol'
   | 'storage'
   | 'processes'
   | 'controllers'
@@ -151,4 +153,14 @@ export interface ClusterSigningConfig {
   clusterSigningKeyFile: string;
   /** Longest lifetime of a signed certificate, in ms (`--cluster-signing-duration`). */
   clusterSigningDurationMs: number;
+}
+
+/** How the server protects itself from overload (kube-apiserver's in-flight and APF flags). */
+export interface FlowControlConfig {
+  /** `--max-requests-inflight`: read-only requests at once (0: no limit), or with APF half of the concurrency limit's sum. */
+  maxRequestsInflight: number;
+  /** `--max-mutating-requests-inflight`: mutating requests at once (0: no limit), or with APF the other term of the sum. */
+  maxMutatingRequestsInflight: number;
+  /** `--enable-priority-and-fairness`: classify and queue by FlowSchemas and priority levels instead of the two limits. */
+  enablePriorityAndFairness: boolean;
 }

@@ -11,8 +11,6 @@ export interface ControllerName {
   help: string;
 }
 
-const PER_SERVER = 'Not under the Lease: runs in the first worker of every Capstan server (its only process without --workers).';
-
 /** The garbage collector, under kube-controller-manager's name and aliases. */
 export const GARBAGE_COLLECTOR: ControllerName = {
   name: 'garbage-collector-controller',
@@ -38,14 +36,14 @@ export const RESOURCE_QUOTA: ControllerName = {
 export const ROOT_CA_PUBLISHER: ControllerName = {
   name: 'root-ca-certificate-publisher-controller',
   aliases: ['root-ca-cert-publisher'],
-  help: `Writes the kube-root-ca.crt ConfigMap (the serving CA) into every namespace; with HTTPS only. ${PER_SERVER}`,
+  help: `Writes the kube-root-ca.crt ConfigMap (the serving CA) into every namespace; with HTTPS only.`,
 };
 
 /** The tokens controller (legacy tokens into kubernetes.io/service-account-token Secrets), under kube-controller-manager's name. */
 export const SERVICE_ACCOUNT_TOKEN: ControllerName = {
   name: 'serviceaccount-token-controller',
   aliases: ['serviceaccount-token'],
-  help: `Fills kubernetes.io/service-account-token Secrets with a legacy token, ca.crt and namespace, and deletes them with their ServiceAccount. ${PER_SERVER}`,
+  help: `Fills kubernetes.io/service-account-token Secrets with a legacy token, ca.crt and namespace, and deletes them with their ServiceAccount.`,
 };
 
 /** The signer of approved CertificateSigningRequests (with HTTPS), under kube-controller-manager's name and alias. */
@@ -80,28 +78,28 @@ export const NODE_LIFECYCLE: ControllerName = {
 export const NAMESPACE: ControllerName = {
   name: 'namespace-controller',
   aliases: ['namespace'],
-  help: `Deletes the content of a Terminating namespace, then removes its kubernetes finalizer. ${PER_SERVER}`,
+  help: `Deletes the content of a Terminating namespace, then removes its kubernetes finalizer.`,
 };
 
 /** The serviceaccount controller (the `default` ServiceAccount of every namespace), under kube-controller-manager's name. */
 export const SERVICE_ACCOUNT: ControllerName = {
   name: 'serviceaccount-controller',
   aliases: ['serviceaccount'],
-  help: `Creates the default ServiceAccount of every namespace. ${PER_SERVER}`,
+  help: `Creates the default ServiceAccount of every namespace.`,
 };
 
 /** The ClusterRole aggregation controller (rules of ClusterRoles with an aggregationRule), under kube-controller-manager's name. */
 export const CLUSTER_ROLE_AGGREGATION: ControllerName = {
   name: 'clusterrole-aggregation-controller',
   aliases: ['clusterrole-aggregation'],
-  help: `Fills the rules of ClusterRoles with an aggregationRule from the ClusterRoles it selects. ${PER_SERVER}`,
+  help: `Fills the rules of ClusterRoles with an aggregationRule from the ClusterRoles it selects.`,
 };
 
 /** The ValidatingAdmissionPolicy status controller (`status.typeChecking`), under kube-controller-manager's name. */
 export const VALIDATING_ADMISSION_POLICY_STATUS: ControllerName = {
   name: 'validatingadmissionpolicy-status-controller',
   aliases: [],
-  help: `Writes status.typeChecking of ValidatingAdmissionPolicies. ${PER_SERVER}`,
+  help: `Writes status.typeChecking of ValidatingAdmissionPolicies.`,
 };
 
 /** Every controller the server can run. */

@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { authFilter } from '../auth/auth-filter.js';
+import { authFilter } from './auth-filter.js';
 import { authorizerFor, parseAuthorizationModes, type Authorizer } from '../auth/authorizer.js';
 import { RbacAuthorizer } from '../auth/rbac/rbac-authorizer.js';
 import { WebhookAuthorizer } from '../auth/webhook-authorizer.js';
@@ -7,7 +7,6 @@ import { WatchedPolicy } from '../auth/rbac/rbac-policy.js';
 import { NodeAuthorizer } from '../auth/node/node-authorizer.js';
 import { NodeGraph } from '../auth/node/node-graph.js';
 import { ensureBootstrapPolicy } from '../auth/rbac/bootstrap-policy.js';
-import { ClusterRoleAggregationController } from '../controllers/clusterrole-aggregation-controller.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import { buildAuthentication, type AuthenticationSetup } from '../auth/authentication-setup.js';
 import { auditIdFilter } from '../auth/audit-id.js';
@@ -23,7 +22,6 @@ import { admissionChain } from '../admission/admission-chain.js';
 import { webhookAdmission } from '../admission/webhook-admission.js';
 import { MutatingAdmissionPolicyPlugin } from '../admission/policy/mutating-policy-admission.js';
 import { ValidatingAdmissionPolicyPlugin } from '../admission/policy/validating-policy-admission.js';
-import { PolicyStatusController } from '../admission/policy/policy-status-controller.js';
 import { listenOrExplain } from '../config/startup-error.js';
 import type { ServerConfig } from '../config/server-config.js';
 import { writeError } from '../codec/response-writer.js';
@@ -38,24 +36,10 @@ import type { ServerContext } from '../rest/server-context.js';
 import { notFoundHandler, resourceHandler } from '../handlers/resource-router.js';
 import { HealthChecks } from '../health/health-checks.js';
 import { healthRouter } from '../health/health-router.js';
-import { NamespaceController } from '../namespace/namespace-controller.js';
 import { controllerManagerFor } from '../controllers/controller-manager.js';
 import { clusterSigningConfig } from '../controllers/cluster-signing.js';
 import { CrdRegistrar } from '../controllers/crd-registrar.js';
-import { DefaultServiceAccounts } from '../namespace/default-service-accounts.js';
-import { RootCAPublisher } from '../namespace/root-ca-publisher.js';
 import { authenticationTrustPublisher } from './authentication-trust.js';
-import {
-  CLUSTER_ROLE_AGGREGATION,
-  isControllerEnabled,
-  NAMESPACE,
-  ROOT_CA_PUBLISHER,
-  SERVICE_ACCOUNT,
-  SERVICE_ACCOUNT_TOKEN,
-  VALIDATING_ADMISSION_POLICY_STATUS,
-  type ControllerName,
-} from '../controllers/controller-names.js';
-import { ServiceAccountTokenController } from '../controllers/service-account-token-controller.js';
 import { FlowControlConfigController } from '../controllers/flowcontrol-config-controller.js';
 import { ApiserverIdentityLease } from '../controllers/apiserver-identity-lease.js';
 import { openapiRouter, sharedOpenApiService } from '../openapi/openapi-router.js';
@@ -63,9 +47,13 @@ import { servedPathFilter } from '../openapi/served-paths.js';
 import { ResourceCatalog } from '../catalog/resource-catalog.js';
 import type { Storage } from '../storage/storage.js';
 import { advertiseAddressFor, bootstrapCluster } from './bootstrap.js';
+import { electedServerControllers } from './elected-controllers.js';
 import { ensureLocalApiServices } from './bootstrap-apiservices.js';
 import { ServiceNetwork } from '../services/service-allocation.js';
+import { FlowControl } from '../flowcontrol/flow-control.js';
+import { readTlsThroughStream } from './tls-read-pausing.js';
 import { acceptRequest, installClientErrorHandler, lingerOnEarlyAnswer, MAX_HEADER_BYTES } from './http-framing.js';
+import { LISTEN_BACKLOG } from './listen-backlog.js';
 import { parsedRequestOf } from '../api/parsed-request.js';
 import { Lifecycle } from './lifecycle.js';
 
@@ -98,19 +86,22 @@ function isWatchRequest(req: Request): boolean {
 /**
  * Builds the Express app and HTTP server over `storage`: discovery, OpenAPI, health, and every resource
  * path. Runs bootstrap (system namespaces and objects, APF configuration, local APIServices) as a
- * post-start hook, and the controllers when `runControllers` is set (one process per storage): namespaces,
- * kube-root-ca.crt in every namespace (with HTTPS, once a CA exists),
- * default ServiceAccounts, APF configuration and FlowSchema status, the apiserver identity Lease. The
- * controllers of kube-controller-manager that Capstan has (garbage collector, disruption) run under
- * leader election in one process per storage, as `--controllers` enables them.
+ * post-start hook. What kube-apiserver does in every instance (its identity Lease, the APF
+ * configuration and FlowSchema status) runs when `instanceControllers` is set (one process per
+ * instance). The controllers of kube-controller-manager that Capstan has run under one leader
+ * election across every process on the storage: the in-server ones (namespaces, default
+ * ServiceAccounts, kube-root-ca.crt, legacy tokens, policy status, role aggregation; see
+ * elected-controllers.ts) and those `--controllers` enables (garbage collector, disruption, ...).
  */
 export interface StartOptions {
   /** Who requests act as (default: every request is the administrator, in system:masters). */
   authenticator?: Authenticator;
   /** What requests may do (default: `--authorization-mode`'s chain); tests inject finer ones. */
   authorizer?: Authorizer;
-  /** Run the namespace controller in this process (default true; one process per storage should). */
+  /** Compete for the controller manager's lease with the in-server controllers too (default true; false: only `--controllers`' ones). */
   runControllers?: boolean;
+  /** Do what every kube-apiserver instance does beside serving (identity Lease, APF configuration) in this process (default: `runControllers`; one process per instance). */
+  instanceControllers?: boolean;
   /** Clock for continue tokens (tests). */
   now?: () => number;
   bookmarkIntervalMs?: number;
@@ -177,7 +168,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   const authorizer = options.authorizer ?? authorizerFor(modes, { rbac, webhook: webhookAuthorizerFor(config, modes), node });
   const serving = config.securePort === undefined ? undefined : await ServingSetup.load(config);
   if (serving !== undefined) await lifecycle.start('serving certificates', serving);
-  const authentication = buildAuthentication(config, storage, serving);
+  const authentication = buildAuthentication(config, storage, serving, shutdown.signal);
   const webhooks = webhookAdmission(storage, catalog, authorizer, (error) => logger.warn('cannot watch webhook configurations', { error }));
   const policyError = (error: unknown): void => logger.warn('admission policies: watch failed', { error });
   const mutatingPolicies = new MutatingAdmissionPolicyPlugin(catalog, storage, authorizer, shutdown.signal, policyError);
@@ -239,7 +230,9 @@ export async function startServer(config: ServerConfig, storage: Storage, option
     // Watch streams bypass the middleware entirely: it would wrap every event write.
     app.use((req: Request, res: Response, next: NextFunction) => (isWatchRequest(req) ? next() : compress(req, res, next)));
   }
-  app.use(authFilter(options.authenticator ?? authentication.chain, authorizer, auditLog));
+  // Overload protection (APF or the in-flight limits) runs between impersonation and authorization, as in kube.
+  const flowControl = await lifecycle.start('flow control', new FlowControl({ config, storage, catalog }));
+  app.use(authFilter(options.authenticator ?? authentication.chain, authorizer, auditLog, flowControl.filter));
   let jwksUri = config.serviceAccountJwksUri;
   app.use(oidcDiscoveryRouter(authentication.tokens, () => jwksUri));
   app.use(healthRouter(health));
@@ -278,6 +271,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   for (const server of servers) {
     installClientErrorHandler(server);
     server.on(server === plain ? 'connection' : 'secureConnection', (socket: Socket) => {
+      if (server !== plain) readTlsThroughStream(socket);
       connections.add(socket);
       openedAt.set(socket, Date.now());
       socket.on('close', () => {
@@ -300,7 +294,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
       () =>
         new Promise<void>((resolve, reject) => {
           server.once('error', reject);
-          server.listen(port, host, () => {
+          server.listen({ port, host, backlog: LISTEN_BACKLOG }, () => {
             server.off('error', reject);
             resolve();
           });
@@ -392,37 +386,15 @@ export async function startServer(config: ServerConfig, storage: Storage, option
     logger.warn('cannot write kube-system/extension-apiserver-authentication', { error }),
   );
   if (authenticationTrust !== undefined) await lifecycle.start('extension-apiserver-authentication', authenticationTrust);
-  if (options.runControllers !== false) {
-    // Those kube-controller-manager also has run unless --controllers leaves them to it.
-    const enabled = (name: ControllerName): boolean => isControllerEnabled(name, config.controllers);
-    if (enabled(NAMESPACE)) await lifecycle.start('namespace controller', new NamespaceController(context));
-    if (enabled(SERVICE_ACCOUNT)) {
-      await lifecycle.start(
-        'default service accounts',
-        new DefaultServiceAccounts(storage, (error) => logger.warn('cannot create a default ServiceAccount', { error })),
-      );
-    }
+  if (options.instanceControllers ?? options.runControllers !== false) {
     await lifecycle.start('flow control configuration', new FlowControlConfigController(storage));
-    if (serving !== undefined && enabled(ROOT_CA_PUBLISHER)) {
-      const publisher = new RootCAPublisher(storage, serving.servingCA, (error) => logger.warn('cannot publish kube-root-ca.crt', { error }));
-      await lifecycle.start('root CA publisher', publisher);
-    }
-    if (enabled(SERVICE_ACCOUNT_TOKEN)) {
-      const onError = (error: unknown): void => logger.warn('cannot fill a service account token Secret', { error });
-      await lifecycle.start('service account tokens', new ServiceAccountTokenController(storage, authentication.tokens, serving?.servingCA, onError));
-    }
     await lifecycle.start('apiserver identity lease', new ApiserverIdentityLease(storage, { peerAddress: `${advertised}:${port}` }));
-    const onPolicyError = (error: unknown): void => logger.warn('admission policy status', { error });
-    if (enabled(VALIDATING_ADMISSION_POLICY_STATUS)) {
-      await lifecycle.start('admission policy status', new PolicyStatusController(storage, catalog, onPolicyError));
-    }
-    if (enabled(CLUSTER_ROLE_AGGREGATION)) await lifecycle.start('cluster role aggregation', new ClusterRoleAggregationController(storage));
   }
-  // Every process is a candidate; the elected one runs the garbage collector and the disruption controller.
-  const controllerManager = controllerManagerFor(context, config.controllers, undefined, { signing: clusterSigningConfig(config, serving) });
-  // Not awaited: it campaigns for the lease in the background.
-  if (controllerManager !== undefined)
-    await lifecycle.start('controller manager', { start: () => void controllerManager.start(), stop: () => controllerManager.stop() });
+  // Every process is a candidate; the elected one runs every controller of the manager (started
+  // before this resolves when this process wins the first election).
+  const elected = options.runControllers === false ? [] : electedServerControllers(context, { config, serving, tokens: authentication.tokens });
+  const controllerManager = controllerManagerFor(context, config.controllers, undefined, { signing: clusterSigningConfig(config, serving) }, elected);
+  if (controllerManager !== undefined) await lifecycle.start('controller manager', controllerManager);
   bootstrapHook.done();
 
   let closing: Promise<void> | undefined;

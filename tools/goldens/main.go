@@ -12,7 +12,7 @@
 //	go run ./tools/goldens test/fixtures/defaulting test/golden/defaulting
 //	go run ./tools/goldens shape schema/go-shape.txt
 //	go run ./tools/goldens validate test/fixtures/validation test/golden/validation
-//	go run ./tools/goldens presence src/codec/protobuf/go-field-presence.ts
+//	go run ./tools/goldens presence schema/go-field-presence.txt
 //	go run ./tools/goldens protobuf test/fixtures/protobuf test/golden/protobuf
 //	go run ./tools/goldens cbor test/fixtures/cbor test/golden/cbor
 //
@@ -122,6 +122,13 @@ func main() {
 	}
 	if len(os.Args) == 3 && os.Args[1] == "presence" {
 		if err := writePresence(os.Args[2]); err != nil {
+			fmt.Fprintln(os.Stderr, "goldens:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if len(os.Args) == 3 && os.Args[1] == "shufflesharding" {
+		if err := runShuffleSharding(os.Args[2]); err != nil {
 			fmt.Fprintln(os.Stderr, "goldens:", err)
 			os.Exit(1)
 		}

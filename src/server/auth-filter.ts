@@ -1,18 +1,14 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError, forbidden, internalError, type StatusObject } from '../api/errors.js';
 import { writeError } from '../codec/response-writer.js';
-import type { Authenticator } from './authenticator.js';
-import { forbiddenMessage, type AuthorizationAttributes, type Authorizer, type Decision } from './authorizer.js';
-import { impersonate, ImpersonationDenied, ImpersonationModeCache, type Impersonation } from './impersonation.js';
-import { requestAttributesOf } from './request-attributes.js';
-import { ADMIN_USER, type User } from '../api/user.js';
+import type { Authenticator } from '../auth/authenticator.js';
+import { forbiddenMessage, type AuthorizationAttributes, type Authorizer, type Decision } from '../auth/authorizer.js';
+import { impersonate, ImpersonationDenied, ImpersonationModeCache, type Impersonation } from '../auth/impersonation.js';
+import { requestAttributesOf } from '../auth/request-attributes.js';
+import type { User } from '../api/user.js';
 import { requestAudit, type AuditLog } from '../audit/audit-log.js';
 import { parsedRequestOf } from '../api/parsed-request.js';
-
-/** The user the auth filter established for this request (the administrator before the filter runs). */
-export function requestUser(res: Response): User {
-  return (res.locals.user as User | undefined) ?? ADMIN_USER;
-}
+import type { PreAuthorizationFilter } from '../flowcontrol/pre-authorization-filter.js';
 
 /** kube's Go-style escaping of the forbidden message (its sanitizer: &, <, >). */
 function sanitize(s: string): string {
@@ -50,9 +46,10 @@ function forbiddenError(attrs: AuthorizationAttributes, decision: Decision): Api
  * or request 403 with kube's message (`<resource> "<name>" is forbidden: User "u" cannot <verb>
  * resource ...`); an allowed one goes on with its (impersonated) user in `res.locals.user`. With an
  * audit log, the request's record starts once it is authenticated (kube's audit filter sits there) and
- * takes the impersonated user and the authorization decision.
+ * takes the impersonated user and the authorization decision. `beforeAuthorization` (flow control)
+ * runs after impersonation and before authorization, as in kube's handler chain.
  */
-export function authFilter(authenticator: Authenticator, authorizer: Authorizer, audit?: AuditLog) {
+export function authFilter(authenticator: Authenticator, authorizer: Authorizer, audit?: AuditLog, beforeAuthorization?: PreAuthorizationFilter) {
   const impersonationModes = new ImpersonationModeCache();
   return (req: Request, res: Response, next: NextFunction): void => {
     void (async () => {
@@ -79,18 +76,22 @@ export function authFilter(authenticator: Authenticator, authorizer: Authorizer,
       const record = requestAudit(res);
       if (record !== undefined && user !== authenticated) record.noteImpersonation(user, impersonation.constraint);
       const attrs = user === authenticated ? asAuthenticated : { ...asAuthenticated, user };
-      const decision = await authorizer.authorize(attrs);
-      record?.noteDecision(decision.allowed, decision.reason);
-      if (!decision.allowed && decision.evaluationError !== undefined && decision.evaluationError !== '') {
-        // As kube: an authorizer that failed to decide makes a request nobody allowed a 500.
-        writeError(res, internalError(decision.evaluationError));
-        return;
-      }
-      if (!decision.allowed) {
-        writeError(res, forbiddenError(attrs, decision));
-        return;
-      }
-      next();
+      const authorize = async (): Promise<void> => {
+        const decision = await authorizer.authorize(attrs);
+        record?.noteDecision(decision.allowed, decision.reason);
+        if (!decision.allowed && decision.evaluationError !== undefined && decision.evaluationError !== '') {
+          // As kube: an authorizer that failed to decide makes a request nobody allowed a 500.
+          writeError(res, internalError(decision.evaluationError));
+          return;
+        }
+        if (!decision.allowed) {
+          writeError(res, forbiddenError(attrs, decision));
+          return;
+        }
+        next();
+      };
+      if (beforeAuthorization === undefined) await authorize();
+      else beforeAuthorization(req, res, attrs, () => void authorize().catch(next));
     })().catch(next);
   };
 }
