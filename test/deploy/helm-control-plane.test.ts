@@ -16,7 +16,7 @@ import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { dump as yamlDump, loadAll as yamlLoadAll } from 'js-yaml';
 import { api, CAPSTAN_MAIN, startTestServer, uniqueName } from '../helpers/capstan.js';
 import { kubectlFor } from '../e2e/kubectl.js';
@@ -241,6 +241,8 @@ describe('helm chart: kube-controller-manager and kube-scheduler beside Capstan'
           '/etc/capstan/client-ca/ca.crt': file('client-ca/ca.crt', clientCA.cert),
           '/etc/kubernetes/service-account/sa.key': join(work, 'sa/sa.key'),
           '/etc/kubernetes/root-ca/ca.crt': file('root-ca/ca.crt', servingCA.cert),
+          // The chart's admin token Secret (kube's static token file); this test authenticates by certificate.
+          '/etc/capstan/admin/tokens.csv': file('admin/tokens.csv', `${randomBytes(16).toString('hex')},chart-admin,chart-admin,"system:masters"\n`),
         };
         const ms = await render([...CONTROL_PLANE, 'storage=memory', 'replicaCount=1', 'workers=1']);
         const capstanPort = await freePort();
