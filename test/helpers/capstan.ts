@@ -136,7 +136,8 @@ export async function api(url: string, path: string, init: RequestInit = {}): Pr
  * the cases that follow them, and state pod overheads no RuntimeClass defines.
  */
 export const ORACLE_SERVER: Partial<ServerConfig> = {
-  controllers: ['-garbage-collector', '-disruption', '-resourcequota'],
+  // Only the controllers that make a namespace usable (and touch none of the corpora's objects).
+  controllers: ['namespace', 'serviceaccount', 'clusterrole-aggregation', 'validatingadmissionpolicy-status-controller'],
   disableAdmissionPlugins: [
     'LimitRanger',
     'PodSecurity',
