@@ -42,7 +42,8 @@ async function startAudited(dir: string, policy: string, extra: string[] = []): 
     '--authorization-mode=RBAC',
     `--audit-log-path=${log}`,
     `--audit-policy-file=${policy}`,
-    '--controllers=-garbage-collector,-disruption,-resourcequota,-root-ca-cert-publisher',
+    // The in-server controllers that make a namespace usable; none that would write audited objects meanwhile.
+    '--controllers=namespace,serviceaccount,clusterrole-aggregation,validatingadmissionpolicy-status-controller',
     ...extra,
   ]);
   const url = /"secureUrl":"([^"]+)"/.exec(proc.stderr())?.[1] ?? proc.url;
