@@ -12,6 +12,7 @@ import { SERVING_FLAGS } from '../config/serving-flags.js';
 import { AUDIT_FLAGS } from '../config/audit-flags.js';
 import { COMPAT_FLAGS } from '../config/compat-flags.js';
 import { SIGNING_FLAGS } from '../config/signing-flags.js';
+import { AGGREGATOR_FLAGS } from '../config/aggregator-flags.js';
 import type { FlagSpec, ServerConfig } from '../config/server-config.js';
 
 function int(name: string, v: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
@@ -109,6 +110,7 @@ const FLAGS: FlagSpec[] = [
   ...SERVING_FLAGS,
   ...AUDIT_FLAGS,
   ...SIGNING_FLAGS,
+  ...AGGREGATOR_FLAGS,
   {
     name: 'storage',
     default: 'memory',

@@ -6,9 +6,10 @@ import type { PortRange } from './port-range.js';
 import type { AuthenticationConfig, ServingConfig } from './serving-flags.js';
 import type { AuditConfig } from './audit-flags.js';
 import type { ClusterSigningConfig } from './signing-flags.js';
+import type { AggregatorConfig } from './aggregator-flags.js';
 
 /** Everything the command line configures (serving and authentication: see serving-flags.ts). */
-export interface ServerConfig extends ServingConfig, AuthenticationConfig, AuditConfig, ClusterSigningConfig {
+export interface ServerConfig extends ServingConfig, AuthenticationConfig, AuditConfig, ClusterSigningConfig, AggregatorConfig {
   /** Address of the secure port. */
   bindAddress: string;
   storage: 'memory' | 'redis';

@@ -56,6 +56,8 @@ import { advertiseAddressFor, bootstrapCluster } from './bootstrap.js';
 import { ensureLocalApiServices } from './bootstrap-apiservices.js';
 import { ServiceNetwork } from '../services/service-allocation.js';
 import { acceptRequest, installClientErrorHandler, lingerOnEarlyAnswer, MAX_HEADER_BYTES } from './http-framing.js';
+import { Aggregator, clusterAuthenticationInfo } from '../aggregator/aggregator.js';
+import { withFrontProxyDefaults } from '../aggregator/front-proxy-defaults.js';
 
 /** A running Capstan API server. */
 export interface CapstanServer {
@@ -144,9 +146,10 @@ function webhookAuthorizerFor(config: ServerConfig, modes: readonly string[]): W
   return new WebhookAuthorizer(webhook);
 }
 
-export async function startServer(config: ServerConfig, storage: Storage, options: StartOptions = {}): Promise<CapstanServer> {
+export async function startServer(given: ServerConfig, storage: Storage, options: StartOptions = {}): Promise<CapstanServer> {
   // First: a bad audit policy stops the start before any other work, as in kube.
-  const auditLog = AuditLog.fromConfig(config);
+  const auditLog = AuditLog.fromConfig(given);
+  const config = await withFrontProxyDefaults(given);
   const catalog = ResourceCatalog.builtIn(config.runtimeConfig);
   const shutdown = new AbortController();
   // Every open watch listens for shutdown (and stops listening when it ends): any number is fine.
@@ -226,19 +229,27 @@ export async function startServer(config: ServerConfig, storage: Storage, option
     app.use((req: Request, res: Response, next: NextFunction) => (isWatchRequest(req) ? next() : compress(req, res, next)));
   }
   app.use(authFilter(options.authenticator ?? authentication.chain, authorizer, auditLog));
+  const openapi = sharedOpenApiService(`runtime-config:${config.runtimeConfig.text}`, servedPathFilter(catalog));
+  // Requests for group versions of extension API servers go there, once authorized here.
+  let loopbackPort: number | undefined;
+  const aggregator = new Aggregator(storage, config, openapi, () =>
+    loopbackPort === undefined ? undefined : { host: config.bindAddress === '0.0.0.0' ? '127.0.0.1' : config.bindAddress, port: loopbackPort },
+  );
+  app.use(aggregator.proxy());
   let jwksUri = config.serviceAccountJwksUri;
   app.use(oidcDiscoveryRouter(authentication.tokens, () => jwksUri));
   app.use(healthRouter(health));
   app.use(metricsRouter());
-  app.use(discoveryRouter(catalog, { version: DEFAULT_VERSION_INFO, isCustomResource: (info) => info.custom === true }));
-  const openapi = sharedOpenApiService(`runtime-config:${config.runtimeConfig.text}`, servedPathFilter(catalog));
+  app.use(
+    discoveryRouter(catalog, { version: DEFAULT_VERSION_INFO, isCustomResource: (info) => info.custom === true, extension: aggregator.discoveryExtension() }),
+  );
   app.use(openapiRouter(openapi));
   app.use(resourceHandler(context));
   app.use(notFoundHandler(context));
   app.use(errorLogger());
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => writeError(res, err));
 
-  const serverOptions = { keepAliveTimeout: 65_000, requestTimeout: 0, maxHeaderSize: MAX_HEADER_BYTES };
+  const serverOptions = { keepAliveTimeout: 65_000, requestTimeout: 0, maxHeaderSize: MAX_HEADER_BYTES, IncomingMessage: aggregator.incomingMessageClass() };
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
     lingerOnEarlyAnswer(req);
     if (acceptRequest(req, res)) app(req, res);
@@ -263,6 +274,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   const openedAt = new WeakMap<Socket, number>();
   for (const server of servers) {
     installClientErrorHandler(server);
+    aggregator.serveUpgrades(server, handler);
     server.on(server === plain ? 'connection' : 'secureConnection', (socket: Socket) => {
       connections.add(socket);
       openedAt.set(socket, Date.now());
@@ -309,6 +321,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
     }
     url = plainPort !== undefined ? urlOf('http', config.insecureBindAddress, plainPort) : (secureUrl ?? '');
     port = securePort ?? plainPort ?? 0;
+    loopbackPort = securePort;
   } else {
     // Node starts tracking connections (idle ones closed on shutdown, the headers timeout) when a
     // server starts listening; these never bind, so they are started here.
@@ -318,6 +331,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
     securePort = handed.securePort;
     port = handed.securePort ?? handed.port;
     plainPort = handed.securePort === handed.port ? undefined : handed.port;
+    loopbackPort = handed.securePort;
   }
   const serverForPort = (localPort: number): Server | undefined =>
     localPort === securePort && secure !== undefined ? secure : localPort === plainPort ? plain : undefined;
@@ -326,6 +340,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   const crdRegistrar = new CrdRegistrar(context, { openapi, onError: (msg, error) => logger.warn(msg, { error }) });
   await crdRegistrar.start();
   await webhooks.start();
+  await aggregator.start();
   // Every process watches the admission policies; writes wait until the first lists are cached.
   await Promise.all([mutatingPolicies.start(), validatingPolicies.start()]);
   let controller: NamespaceController | undefined;
@@ -364,6 +379,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
     await policyStatus.start();
     roleAggregation = new ClusterRoleAggregationController(storage);
     await roleAggregation.start();
+    await aggregator.startControllers(clusterAuthenticationInfo(config, serving));
   }
   // Every process is a candidate; the elected one runs the garbage collector and the disruption controller.
   const controllerManager = controllerManagerFor(context, config.controllers, undefined, { signing: clusterSigningConfig(config, serving) });
@@ -390,6 +406,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
       nodeGraph?.stop();
       shutdown.abort();
       webhooks.close();
+      await aggregator.stop();
       serving?.stop();
       await new Promise<void>((resolve) => {
         if (handed === undefined) {

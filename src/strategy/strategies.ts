@@ -4,6 +4,7 @@ import type { KindStrategy } from './kind-strategy.js';
 import { customResourceDefinitions } from '../crd/crd-strategy.js';
 import { customResources } from '../crd/custom-resource-strategy.js';
 import * as cluster from './kinds/cluster.js';
+import { apiServices } from './kinds/apiservices.js';
 import { configMaps, secrets } from './kinds/config.js';
 import { limitRanges, namespaces, resourceQuotas, serviceAccounts } from './kinds/namespaces.js';
 import { ingressClasses, ingresses, networkPolicies } from './kinds/networking.js';
@@ -55,7 +56,7 @@ const STRATEGIES: Record<string, KindStrategy> = {
   'admissionregistration.k8s.io/validatingwebhookconfigurations': cluster.validatingWebhookConfigurations,
   'resource.k8s.io/deviceclasses': cluster.trackedGeneration,
   'certificates.k8s.io/certificatesigningrequests': cluster.certificateSigningRequests,
-  'apiregistration.k8s.io/apiservices': cluster.untrackedGeneration,
+  'apiregistration.k8s.io/apiservices': apiServices,
   'apiextensions.k8s.io/customresourcedefinitions': customResourceDefinitions,
 };
 

@@ -263,7 +263,8 @@ const CERT_ERRORS: Record<string, string> = {
   CERT_NOT_YET_VALID: 'x509: certificate has expired or is not yet valid',
 };
 
-function goNetError(err: Error): string {
+/** Go's wording of a dial or TLS error (`dial tcp 10.0.0.1:443: connect: connection refused`). */
+export function goNetError(err: Error): string {
   const e = err as NodeJS.ErrnoException & { address?: string; port?: number; host?: string; reason?: string; hostname?: string };
   const addr = e.address !== undefined ? `${e.address.includes(':') ? `[${e.address}]` : e.address}:${e.port ?? ''}` : '';
   switch (e.code) {
