@@ -13,8 +13,20 @@ const FIRST_RETRY_MS = 500;
 const DEFINITION_PREFIX = '#/definitions/';
 const PARAMETER_PREFIX = '#/parameters/';
 
-function jsonEqual(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
+/**
+ * Whether two schemas say the same, whatever their key order and descriptions: Capstan's built-in
+ * document lacks the descriptions of several meta types that extension servers (built with the same
+ * apimachinery) carry, which must not make them "different" definitions.
+ */
+function sameSchema(a: unknown, b: unknown): boolean {
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((v, i) => sameSchema(v, b[i]));
+  }
+  if (!isJsonObject(a) || !isJsonObject(b)) return a === b;
+  const keys = (o: JsonObject): string[] => Object.keys(o).filter((k) => k !== 'description' && o[k] !== undefined);
+  const ak = keys(a);
+  const bk = keys(b);
+  return ak.length === bk.length && ak.every((k) => b[k] !== undefined && sameSchema(a[k], b[k]));
 }
 
 /** Every `$ref` under `value` with `prefix`, by the name after it. */
@@ -46,7 +58,7 @@ function renameRefs(value: unknown, renames: Map<string, string>): unknown {
   return out;
 }
 
-/** A definition without its `x-kubernetes-group-version-kind` (compared modulo GVKs, as kube does). */
+/** A definition without its `x-kubernetes-group-version-kind` (compared modulo GVKs, as kube does; the lists are not merged). */
 function withoutGvk(def: unknown): unknown {
   if (!isJsonObject(def)) return def;
   const { ['x-kubernetes-group-version-kind']: _gvk, ...rest } = def;
@@ -56,8 +68,8 @@ function withoutGvk(def: unknown): unknown {
 /**
  * What an extension server's Swagger 2.0 document adds for one group version, after kube-openapi's
  * merge: the paths under `/apis/GROUP/VERSION/`, the definitions and shared parameters they use
- * (transitively), a definition that differs from the local one of the same name (modulo GVKs)
- * renamed `NAME_v2` (`_v3`, ...) with its references, and what equals a local one left out.
+ * (transitively), a definition that differs from the local one of the same name (modulo GVKs and
+ * descriptions) renamed `NAME_v2` (`_v3`, ...) with its references, and what equals a local one left out.
  */
 export function contributionFrom(
   remote: JsonObject,
@@ -80,7 +92,7 @@ export function contributionFrom(
   const parameters: JsonObject = {};
   for (const name of parameterNames) {
     const p = remoteParameters[name];
-    if (p !== undefined && !jsonEqual(p, localParameters[name])) parameters[name] = p;
+    if (p !== undefined && !sameSchema(p, localParameters[name])) parameters[name] = p;
   }
   // Definitions used, transitively, by the paths and parameters.
   const used = new Set<string>();
@@ -99,10 +111,10 @@ export function contributionFrom(
   for (const name of used) {
     const def = remoteDefinitions[name];
     const existing = localDefinitions[name];
-    if (def === undefined || existing === undefined || jsonEqual(withoutGvk(existing), withoutGvk(def))) continue;
+    if (def === undefined || existing === undefined || sameSchema(withoutGvk(existing), withoutGvk(def))) continue;
     let i = 2;
     let candidate = `${name}_v${i}`;
-    while (localDefinitions[candidate] !== undefined && !jsonEqual(withoutGvk(localDefinitions[candidate]), withoutGvk(def))) candidate = `${name}_v${++i}`;
+    while (localDefinitions[candidate] !== undefined && !sameSchema(withoutGvk(localDefinitions[candidate]), withoutGvk(def))) candidate = `${name}_v${++i}`;
     renames.set(name, candidate);
   }
   const definitions: JsonObject = {};
@@ -132,7 +144,7 @@ export class OpenApiAggregation {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly backoff = new Map<string, number>();
   /** Per APIService: the ETag of the last /openapi/v2 taken, and the v3 document served (as JSON). */
-  private readonly known = new Map<string, { v2: string; v3: string }>();
+  private readonly known = new Map<string, { v2: string; v3: Map<string, string> }>();
   private stopped = false;
 
   constructor(
@@ -164,9 +176,21 @@ export class OpenApiAggregation {
   private remove(info: ApiServiceInfo): void {
     clearTimeout(this.timers.get(info.name));
     this.timers.delete(info.name);
-    this.known.delete(info.name);
-    this.openapi.removeContribution(this.contributionId(info.name));
-    this.openapi.removeV3Document(`apis/${info.group}/${info.version}`);
+    this.forget(info.name);
+    // The group's other APIServices may serve v3 documents this one took out: they put them back.
+    for (const other of this.registry.remotes()) {
+      if (other.group !== info.group || other.name === info.name) continue;
+      this.known.get(other.name)?.v3.clear();
+      this.schedule(other.name, 0);
+    }
+  }
+
+  /** Takes out what the APIService contributed. */
+  private forget(name: string): void {
+    const known = this.known.get(name);
+    this.known.delete(name);
+    this.openapi.removeContribution(this.contributionId(name));
+    for (const key of known?.v3.keys() ?? []) this.openapi.removeV3Document(key);
   }
 
   private schedule(name: string, delayMs: number): void {
@@ -188,9 +212,7 @@ export class OpenApiAggregation {
       await this.update(info);
     } catch {
       ok = false;
-      this.known.delete(name);
-      this.openapi.removeContribution(this.contributionId(name));
-      this.openapi.removeV3Document(`apis/${info.group}/${info.version}`);
+      this.forget(name);
     }
     if (this.registry.get(name)?.service === undefined) return;
     if (ok) {
@@ -206,7 +228,7 @@ export class OpenApiAggregation {
   private async update(info: ApiServiceInfo): Promise<void> {
     if (!info.available || info.service === undefined) throw new Error('service unavailable');
     const endpoint = await this.routes.resolve(info.service);
-    const known = this.known.get(info.name) ?? { v2: '', v3: '' };
+    const known = this.known.get(info.name) ?? { v2: '', v3: new Map<string, string>() };
     this.known.set(info.name, known);
     const headers: Record<string, string> = { Accept: 'application/json' };
     if (known.v2 !== '') headers['If-None-Match'] = known.v2;
@@ -220,26 +242,35 @@ export class OpenApiAggregation {
       this.openapi.setContribution(this.contributionId(info.name), contribution);
       known.v2 = String(v2.headers.etag ?? '');
     } else if (v2.status !== 304) throw new Error(`/openapi/v2: HTTP ${v2.status}`);
-    const key = `apis/${info.group}/${info.version}`;
     const index = await this.transport.fetch(info, endpoint, '/openapi/v3', { Accept: 'application/json' }, FETCH_TIMEOUT_MS);
     if (index.status === 404) {
       // No OpenAPI v3: the document derived from the merged v2 paths is served.
-      this.openapi.removeV3Document(key);
-      known.v3 = '';
+      this.setV3Documents(known, new Map());
       return;
     }
     if (index.status !== 200) throw new Error(`/openapi/v3: HTTP ${index.status}`);
     const parsed: unknown = JSON.parse(index.body.toString('utf8'));
     const paths = isJsonObject(parsed) && isJsonObject(parsed['paths']) ? parsed['paths'] : {};
-    const entry = paths[key];
-    const url = isJsonObject(entry) && typeof entry['serverRelativeURL'] === 'string' ? entry['serverRelativeURL'] : `/openapi/v3/${key}`;
-    const doc = await this.transport.fetch(info, endpoint, url, { Accept: 'application/json' }, FETCH_TIMEOUT_MS);
-    if (doc.status !== 200) throw new Error(`${url}: HTTP ${doc.status}`);
-    const text = doc.body.toString('utf8');
-    if (text === known.v3) return;
-    const v3: unknown = JSON.parse(text);
-    if (!isJsonObject(v3)) throw new Error(`${url} is not a JSON object`);
-    this.openapi.setV3Document(key, v3);
-    known.v3 = text;
+    // As kube's aggregator lists the extension server's keys (those of its group: the others are this server's).
+    const documents = new Map<string, string>();
+    for (const [key, entry] of Object.entries(paths)) {
+      if (key !== `apis/${info.group}` && !key.startsWith(`apis/${info.group}/`)) continue;
+      const url = isJsonObject(entry) && typeof entry['serverRelativeURL'] === 'string' ? entry['serverRelativeURL'] : `/openapi/v3/${key}`;
+      const doc = await this.transport.fetch(info, endpoint, url, { Accept: 'application/json' }, FETCH_TIMEOUT_MS);
+      if (doc.status !== 200) throw new Error(`${url}: HTTP ${doc.status}`);
+      documents.set(key, doc.body.toString('utf8'));
+    }
+    this.setV3Documents(known, documents);
+  }
+
+  /** Serves `documents` (v3 key to JSON text), replacing what the APIService served before. */
+  private setV3Documents(known: { v3: Map<string, string> }, documents: Map<string, string>): void {
+    for (const key of known.v3.keys()) if (!documents.has(key)) this.openapi.removeV3Document(key);
+    for (const [key, text] of documents) {
+      if (known.v3.get(key) === text) continue;
+      const doc: unknown = JSON.parse(text);
+      if (isJsonObject(doc)) this.openapi.setV3Document(key, doc);
+    }
+    known.v3 = documents;
   }
 }

@@ -150,35 +150,54 @@ export function aggregatorProxy(deps: ProxyDependencies) {
   };
 }
 
+/** Whether a request carries no body (Node says so by its framing headers). */
+function hasNoBody(req: Request): boolean {
+  return req.headers['transfer-encoding'] === undefined && (req.headers['content-length'] === undefined || req.headers['content-length'] === '0');
+}
+
+/** A pooled connection the backend closed before answering (Go's transport retries such a request). */
+function staleConnection(upstream: { reusedSocket: boolean }, err: NodeJS.ErrnoException): boolean {
+  return upstream.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE');
+}
+
 function proxyRequest(deps: ProxyDependencies, info: ApiServiceInfo, endpoint: Endpoint, req: Request, res: Response, discovery: boolean): void {
   const controller = new AbortController();
   const signal = discovery ? AbortSignal.any([controller.signal, AbortSignal.timeout(DISCOVERY_TIMEOUT_MS)]) : controller.signal;
-  const upstream = deps.transport.request(info, endpoint, req.method, req.originalUrl, backendHeaders(req, res, false), signal);
+  const headers = backendHeaders(req, res, false);
+  const bodiless = hasNoBody(req);
   let answered = false;
   // The client went away (a watch it stopped): stop the backend request too.
   res.on('close', () => answered || controller.abort());
-  upstream.on('error', (err: Error) => {
-    if (res.headersSent || res.destroyed) {
-      res.destroy();
-      return;
-    }
-    const why = err.name === 'AbortError' || err.name === 'TimeoutError' ? 'context deadline exceeded' : goNetError(err);
-    httpError(res, 503, `error trying to reach service: ${why}`);
-  });
-  upstream.on('response', (answer) => {
-    answer.on('end', () => (answered = true));
-    const status = answer.statusCode ?? 502;
-    if (deps.rejectForwardingRedirects && status >= 300 && status <= 399 && answer.headers.location !== undefined) {
-      answer.resume();
-      writePlainText(res, 502, 'the backend attempted to redirect this request, which is not permitted', false);
-      return;
-    }
-    res.writeHead(status, responseHeaders(answer.rawHeaders));
-    // Each chunk is written as it arrives: watch events reach the client one by one.
-    answer.pipe(res);
-    answer.on('error', () => res.destroy());
-  });
-  req.pipe(upstream);
+  const send = (retry: boolean): void => {
+    const upstream = deps.transport.request(info, endpoint, req.method, req.originalUrl, headers, signal);
+    upstream.on('error', (err: NodeJS.ErrnoException) => {
+      if (res.headersSent || res.destroyed) {
+        res.destroy();
+        return;
+      }
+      if (retry && bodiless && staleConnection(upstream, err)) return send(false);
+      const why = err.name === 'AbortError' || err.name === 'TimeoutError' ? 'context deadline exceeded' : goNetError(err);
+      httpError(res, 503, `error trying to reach service: ${why}`);
+    });
+    upstream.on('response', (answer) => {
+      answer.on('end', () => (answered = true));
+      const status = answer.statusCode ?? 502;
+      if (deps.rejectForwardingRedirects && status >= 300 && status <= 399 && answer.headers.location !== undefined) {
+        answer.resume();
+        writePlainText(res, 502, 'the backend attempted to redirect this request, which is not permitted', false);
+        return;
+      }
+      res.writeHead(status, responseHeaders(answer.rawHeaders));
+      // A streamed answer (a watch) may send nothing for a while: the client gets the headers now.
+      if (answer.headers['content-length'] === undefined) res.flushHeaders();
+      // Each chunk is written as it arrives: watch events reach the client one by one.
+      answer.pipe(res);
+      answer.on('error', () => res.destroy());
+    });
+    if (bodiless) upstream.end();
+    else req.pipe(upstream);
+  };
+  send(true);
 }
 
 /**

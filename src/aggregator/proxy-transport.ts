@@ -112,22 +112,29 @@ export class ProxyTransport {
   ): Promise<BackendResponse> {
     const outgoing: OutgoingHttpHeaders = { ...headers };
     setAuthProxyHeaders(outgoing, user);
-    return new Promise<BackendResponse>((resolve, reject) => {
-      const req = this.request(info, endpoint, 'GET', path, outgoing, AbortSignal.timeout(timeoutMs));
-      req.on('error', reject);
-      req.on('response', (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > MAX_DOCUMENT_BYTES) req.destroy(new Error(`the answer of ${path} is larger than ${MAX_DOCUMENT_BYTES} bytes`));
-          else chunks.push(chunk);
+    const signal = AbortSignal.timeout(timeoutMs);
+    const attempt = (retry: boolean): Promise<BackendResponse> =>
+      new Promise<BackendResponse>((resolve, reject) => {
+        const req = this.request(info, endpoint, 'GET', path, outgoing, signal);
+        req.on('error', (err: NodeJS.ErrnoException) => {
+          // A pooled connection the server closed meanwhile: once more on a new one, as Go's transport does.
+          if (retry && req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) attempt(false).then(resolve, reject);
+          else reject(err);
         });
-        res.on('error', reject);
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+        req.on('response', (res) => {
+          const chunks: Buffer[] = [];
+          let size = 0;
+          res.on('data', (chunk: Buffer) => {
+            size += chunk.length;
+            if (size > MAX_DOCUMENT_BYTES) req.destroy(new Error(`the answer of ${path} is larger than ${MAX_DOCUMENT_BYTES} bytes`));
+            else chunks.push(chunk);
+          });
+          res.on('error', reject);
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+        });
+        req.end();
       });
-      req.end();
-    });
+    return attempt(true);
   }
 
   /** Closes every connection and stops watching the certificate files. */

@@ -136,8 +136,8 @@ function serviceKey(info: ApiServiceInfo): string {
  * server's discovery of that group version, fetched as `system:kube-aggregator` from its aggregated
  * discovery (`/apis`, v2 or v2beta1, revalidated with its ETag) or, when it has none, its legacy
  * `/apis/GROUP/VERSION`. Documents are shared by the APIServices of one Service, refreshed every
- * minute and when an APIService changes; a failed fetch keeps what was known (or an empty version)
- * marked `Stale` and is retried with backoff. `generation` moves whenever an entry changes, so the
+ * minute and when an APIService changes; after a failed fetch the version is listed empty and
+ * `Stale` (as kube lists it) and the fetch is retried with backoff. `generation` moves whenever an entry changes, so the
  * merged discovery documents are rebuilt then.
  */
 export class RemoteDiscovery {
@@ -211,8 +211,8 @@ export class RemoteDiscovery {
       entry = { ...(found ?? { version: info.version }), freshness: 'Current' };
       ok = true;
     } catch {
-      const known = this.entries.get(name);
-      entry = { ...(known ?? { version: info.version }), freshness: 'Stale' };
+      // As kube's discovery manager: a failed fetch leaves the version listed, empty and Stale.
+      entry = { version: info.version, freshness: 'Stale' };
       ok = false;
     } finally {
       this.syncing.delete(name);
