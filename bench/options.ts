@@ -20,6 +20,7 @@ export const SCENARIO_NAMES = [
   'cr-create',
   'encodings',
   'access',
+  'aggregator',
 ] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 /** Scenarios that can measure a server given by URL (they clean up what they create). */

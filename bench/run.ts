@@ -27,6 +27,7 @@ import type { Scenario } from './scenario.js';
 import { startupScenario } from './scenario-startup.js';
 import { watchFanoutManyScenario, watchFanoutScenario } from './scenario-watch-fanout.js';
 import { webhookScenario } from './scenario-webhook.js';
+import { aggregatorScenario } from './scenario-aggregator.js';
 import { renderTable } from './table.js';
 
 const SCENARIOS: Record<ScenarioName, Scenario> = {
@@ -46,6 +47,7 @@ const SCENARIOS: Record<ScenarioName, Scenario> = {
   'cr-create': crCreateScenario,
   encodings: encodingsScenario,
   access: accessScenario,
+  aggregator: aggregatorScenario,
 };
 
 /** The JSON written by --json (and read by --baseline). */

@@ -2,9 +2,10 @@
  * Command line of the test-only pod runner (see pod-runner.ts):
  *   node dist/test/tools/pod-runner/main.js --server http://127.0.0.1:PORT --agnhost PATH
  *     [--node fake-node] [--work-dir DIR] [--bridge capstan-pods]
- *     [--apiserver HOST:PORT] [--sample-apiserver PATH] [--etcd PATH]
+ *     [--apiserver HOST:PORT] [--sample-apiserver PATH] [--etcd PATH] [--token TOKEN]
  * --apiserver (the API server's secure port) makes it reachable from pods at the `kubernetes`
- * Service's cluster IP; --sample-apiserver and --etcd run the e2e Aggregator test's images.
+ * Service's cluster IP; --sample-apiserver and --etcd run the e2e Aggregator test's images;
+ * --token authenticates to an HTTPS --server (the reference kube-apiserver, for baselines).
  * Needs root (network namespaces). Runs until SIGTERM/SIGINT, then kills every pod process and
  * removes the pod namespaces and the bridge. Logs one line per event on stderr.
  */
@@ -29,6 +30,7 @@ const { values } = parseArgs({
     apiserver: { type: 'string' },
     'sample-apiserver': { type: 'string' },
     etcd: { type: 'string' },
+    token: { type: 'string' },
   },
 });
 if (!values.server || !values.agnhost) {
@@ -36,7 +38,7 @@ if (!values.server || !values.agnhost) {
   process.exit(2);
 }
 const log = (msg: string): void => void process.stderr.write(`${new Date().toISOString()} pod-runner: ${msg}\n`);
-const api = new ApiClient(values.server);
+const api = new ApiClient(values.server, values.token);
 const node = values.node;
 
 const nodeRes = await api.get(`/api/v1/nodes/${node}`);
