@@ -56,6 +56,8 @@ export class Aggregator {
   private readonly openapiAggregation: OpenApiAggregation;
   private availability: AvailabilityController | undefined;
   private publisher: AuthenticationConfigMapPublisher | undefined;
+  /** Enders of the open proxied watches and upgraded connections. */
+  private readonly streams = new Set<() => void>();
 
   constructor(
     private readonly storage: Storage,
@@ -78,6 +80,7 @@ export class Aggregator {
       routes: this.routes,
       transport: this.transport,
       rejectForwardingRedirects: this.config.aggregatorRejectForwardingRedirect,
+      streams: this.streams,
     });
   }
 
@@ -117,12 +120,22 @@ export class Aggregator {
     await this.availability.start();
   }
 
-  async stop(): Promise<void> {
+  /**
+   * The first step of shutdown: stops the controllers and refreshes and ends open proxied watches
+   * (cleanly) and upgraded connections; other proxied requests go on until `stop`.
+   */
+  async endStreams(): Promise<void> {
     this.abort.abort();
     this.publisher?.stop();
     this.discovery.stop();
     this.openapiAggregation.stop();
+    for (const end of [...this.streams]) end();
     await this.availability?.stop();
+  }
+
+  /** Closes every connection to extension servers (once the server has drained). */
+  async stop(): Promise<void> {
+    await this.endStreams();
     this.transport.stop();
   }
 }

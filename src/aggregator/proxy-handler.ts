@@ -1,5 +1,6 @@
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
+import { queryBool } from '../api/request-options.js';
 import { requestUser } from '../auth/auth-filter.js';
 import { writePlainText } from '../codec/plain-text.js';
 import { logger } from '../logging/logger.js';
@@ -17,6 +18,8 @@ export interface ProxyDependencies {
   transport: ProxyTransport;
   /** `--aggregator-reject-forwarding-redirect`: a redirect from the backend becomes a 502. */
   rejectForwardingRedirects: boolean;
+  /** How to end each open long-running exchange (watches, upgraded connections), for shutdown. */
+  streams: Set<() => void>;
 }
 
 /** How long kube's aggregator waits for an extension server's discovery document (`/apis/GROUP/VERSION`). */
@@ -137,9 +140,15 @@ export function aggregatorProxy(deps: ProxyDependencies) {
     const ref = info.service;
     deps.routes.resolve(ref).then(
       (endpoint) => {
-        const upgrade = isUpgradeRequest(req) ? takeUpgradeConnection(req, res) : undefined;
-        if (upgrade !== undefined) proxyUpgrade(deps, info, endpoint, req, res, upgrade);
-        else proxyRequest(deps, info, endpoint, req, res, path.discovery);
+        try {
+          const upgrade = isUpgradeRequest(req) ? takeUpgradeConnection(req, res) : undefined;
+          if (upgrade !== undefined) proxyUpgrade(deps, info, endpoint, req, res, upgrade);
+          else proxyRequest(deps, info, endpoint, req, res, path.discovery);
+        } catch (err) {
+          // kube's answer when the APIService's transport cannot be built.
+          logger.warn('aggregator: cannot proxy', { error: err });
+          if (!res.headersSent) httpError(res, 500, err instanceof Error ? err.message : String(err));
+        }
       },
       (err: unknown) => {
         if (!(err instanceof RouteError)) logger.warn('aggregator: cannot resolve a service', { error: err });
@@ -148,6 +157,14 @@ export function aggregatorProxy(deps: ProxyDependencies) {
       },
     );
   };
+}
+
+/** Whether a request is a watch (`?watch=true` or a `/watch/` path), which stays open. */
+function isWatch(req: Request): boolean {
+  const q = req.originalUrl.indexOf('?');
+  return (
+    (q >= 0 && queryBool(new URLSearchParams(req.originalUrl.slice(q + 1)), 'watch')) || req.originalUrl.slice(0, q < 0 ? undefined : q).includes('/watch/')
+  );
 }
 
 /** Whether a request carries no body (Node says so by its framing headers). */
@@ -168,6 +185,18 @@ function proxyRequest(deps: ProxyDependencies, info: ApiServiceInfo, endpoint: E
   let answered = false;
   // The client went away (a watch it stopped): stop the backend request too.
   res.on('close', () => answered || controller.abort());
+  let stream: { unpipe(): void } | undefined;
+  if (isWatch(req)) {
+    // At shutdown an open watch ends cleanly (the last chunk written), as Capstan's own watches do.
+    const end = (): void => {
+      stream?.unpipe();
+      if (res.headersSent) res.end();
+      else res.destroy();
+      controller.abort();
+    };
+    deps.streams.add(end);
+    res.on('close', () => deps.streams.delete(end));
+  }
   const send = (retry: boolean): void => {
     const upstream = deps.transport.request(info, endpoint, req.method, req.originalUrl, headers, signal);
     upstream.on('error', (err: NodeJS.ErrnoException) => {
@@ -192,6 +221,7 @@ function proxyRequest(deps: ProxyDependencies, info: ApiServiceInfo, endpoint: E
       if (answer.headers['content-length'] === undefined) res.flushHeaders();
       // Each chunk is written as it arrives: watch events reach the client one by one.
       answer.pipe(res);
+      stream = { unpipe: () => answer.unpipe(res) };
       answer.on('error', () => res.destroy());
     });
     if (bodiless) upstream.end();
@@ -216,6 +246,12 @@ function proxyUpgrade(deps: ProxyDependencies, info: ApiServiceInfo, endpoint: E
     );
   };
   socket.on('close', () => upstream.destroy());
+  const end = (): void => {
+    socket.destroy();
+    upstream.destroy();
+  };
+  deps.streams.add(end);
+  socket.on('close', () => deps.streams.delete(end));
   upstream.on('error', (err: Error) => fail(`error dialing backend: ${goNetError(err)}`));
   upstream.on('upgrade', (answer, backend, head) => {
     socket.write(rawResponseHead(answer.statusCode ?? 101, answer.statusMessage ?? 'Switching Protocols', answer.rawHeaders));

@@ -406,7 +406,7 @@ export async function startServer(given: ServerConfig, storage: Storage, options
       nodeGraph?.stop();
       shutdown.abort();
       webhooks.close();
-      await aggregator.stop();
+      await aggregator.endStreams();
       serving?.stop();
       await new Promise<void>((resolve) => {
         if (handed === undefined) {
@@ -443,6 +443,7 @@ export async function startServer(given: ServerConfig, storage: Storage, options
         }, 5000).unref();
       });
       await controllerManager?.stop();
+      await aggregator.stop();
       await storage.close();
       auditLog?.close();
     })();

@@ -64,7 +64,7 @@ for (const backend of backends) {
       });
       const before = await b.get('/apis/gadgets.example.com/v1/namespaces/default/widgets');
       assert.equal(before.status, 404);
-      await a.create('/apis/apiregistration.k8s.io/v1/apiservices', {
+      const registration = {
         apiVersion: 'apiregistration.k8s.io/v1',
         kind: 'APIService',
         metadata: { name: 'v1.gadgets.example.com' },
@@ -76,7 +76,8 @@ for (const backend of backends) {
           groupPriorityMinimum: 3000,
           versionPriority: 10,
         },
-      });
+      };
+      await a.create('/apis/apiregistration.k8s.io/v1/apiservices', registration);
       const list = await eventually('server B to proxy', async () => {
         const r = await b.get('/apis/gadgets.example.com/v1/namespaces/default/widgets');
         return r.status === 200 ? r.body : undefined;
@@ -91,8 +92,20 @@ for (const backend of backends) {
       await eventually('server B to stop proxying', async () =>
         (await b.get('/apis/gadgets.example.com/v1/namespaces/default/widgets')).status === 404 ? true : undefined,
       );
+      // A proxied watch open when server A shuts down ends cleanly, as Capstan's own watches do.
+      assert.equal((await a.post('/apis/apiregistration.k8s.io/v1/apiservices', registration)).status, 201);
+      const res = await eventually('server A to proxy a watch', async () => {
+        const r = await fetch(`${servers[0].url}/apis/gadgets.example.com/v1/namespaces/default/widgets?watch=true`);
+        return r.status === 200 ? r : undefined;
+      });
+      const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+      await eventually('the backend watch', async () => (ext.watchers() > 0 ? true : undefined));
+      const ended = reader.read();
+      await servers[0].stop();
+      assert.deepEqual(await ended, { done: true, value: undefined });
     } finally {
       await ext.stop();
+      // Stopping is idempotent: server A may have been stopped by the test.
       for (const s of servers.reverse()) await s.stop();
       rmSync(dir, { recursive: true, force: true });
     }
