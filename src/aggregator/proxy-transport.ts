@@ -56,6 +56,7 @@ export function setAuthProxyHeaders(headers: OutgoingHttpHeaders, user: User): v
  */
 export class ProxyTransport {
   private readonly agents = new Map<string, Agent>();
+  private readonly byInfo = new WeakMap<ApiServiceInfo, Agent>();
   /** Agents no longer handed out, whose open connections (watches) are left to finish. */
   private readonly retired = new Set<Agent>();
   private readonly clientCertificate: ReloadingFiles | undefined;
@@ -71,10 +72,16 @@ export class ProxyTransport {
 
   /** The agent for an APIService's trust settings. */
   agentFor(info: ApiServiceInfo): Agent {
+    // The APIService as read is replaced on every change: its agent is remembered with it.
+    const known = this.byInfo.get(info);
+    if (known !== undefined && !this.retired.has(known)) return known;
     const servername = info.service === undefined ? '' : serviceServerName(info.service);
     const key = `${servername}\n${info.insecureSkipTLSVerify}\n${info.caBundle}`;
     let agent = this.agents.get(key);
-    if (agent !== undefined) return agent;
+    if (agent !== undefined) {
+      this.byInfo.set(info, agent);
+      return agent;
+    }
     if (this.agents.size >= MAX_AGENTS) this.retireAgents();
     const [cert, clientKey] = this.clientCertificate?.current() ?? [];
     const options: AgentOptions = { keepAlive: true, maxFreeSockets: 64, servername, cert, key: clientKey };
@@ -82,6 +89,7 @@ export class ProxyTransport {
     else if (info.caBundle !== '' && bundleHasLeaf(info.caBundle)) agent = new LeafTrustingAgent({ ...options, ca: Buffer.from(info.caBundle) });
     else agent = new Agent(info.caBundle === '' ? options : { ...options, ca: info.caBundle });
     this.agents.set(key, agent);
+    this.byInfo.set(info, agent);
     return agent;
   }
 
