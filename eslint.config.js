@@ -1,5 +1,26 @@
 // Type-aware lint rules for the TypeScript sources (typescript-eslint), run by `npm test` (`npm run lint`).
 import tseslint from 'typescript-eslint';
+import { LAYERS, foldersAbove } from './scripts/import-layers.mjs';
+
+/** One rule per folder of src/: imports point down the layers only (scripts/import-layers.mjs). */
+const layerRules = LAYERS.flatMap((layer) =>
+  layer.folders.map((folder) => ({
+    files: [`src/${folder}/**/*.ts`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: `^(\\.\\./)+(${foldersAbove(folder).join('|')})/`,
+              message: `src/${folder} is in the ${layer.name} layer: it may not import a higher layer (scripts/import-layers.mjs).`,
+            },
+          ],
+        },
+      ],
+    },
+  })),
+);
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'tools/**', 'helm/**', 'scripts/**', 'test/**/go-*/**', '**/*.js', '**/*.mjs'] },
@@ -28,6 +49,7 @@ export default tseslint.config(
       ],
     },
   },
+  ...layerRules,
   {
     // Tests read response bodies as untyped JSON on purpose; the unsafe-any family stays on in src/ and bench/.
     files: ['test/**/*.ts'],

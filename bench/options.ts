@@ -97,6 +97,9 @@ export const USAGE = `Usage: npm run bench -- [options]
 Spawns capstan (node dist/src/main.js) and measures it over HTTP on 127.0.0.1, or measures any
 Kubernetes API server given by URL (for example the reference kube-apiserver).
 
+Side by side with the reference kube-apiserver, every target over HTTPS + token + RBAC, with an HTML
+report: npm run bench -- --compare [--quick]   (options: npm run bench -- --compare --help)
+
 Scenarios: ${SCENARIO_NAMES.join(', ')}
   --only a,b           run only these scenarios (default: all; with only a url target: ${URL_SCENARIOS.join(', ')})
   --quick              shortened run (smaller sizes, watch-fanout for 10 s)
@@ -138,12 +141,14 @@ Sizes (defaults full / quick):
   -h, --help
 `;
 
-function positiveInt(flag: string, v: string | undefined): number {
+/** `v` as an integer >= 1; throws naming `flag` otherwise. */
+export function positiveInt(flag: string, v: string | undefined): number {
   if (v === undefined || !/^\d+$/.test(v) || Number(v) < 1) throw new Error(`${flag} needs a positive integer, got ${String(v)}`);
   return Number(v);
 }
 
-function nonNegativeInt(flag: string, v: string | undefined): number {
+/** `v` as an integer >= 0; throws naming `flag` otherwise. */
+export function nonNegativeInt(flag: string, v: string | undefined): number {
   if (v === undefined || !/^\d+$/.test(v)) throw new Error(`${flag} needs a non-negative integer, got ${String(v)}`);
   return Number(v);
 }
@@ -154,7 +159,8 @@ function oneOf<T extends string>(flag: string, allowed: readonly T[], v: string)
   return found;
 }
 
-function listOf<T extends string>(flag: string, allowed: readonly T[], v: string | undefined): T[] {
+/** A comma-separated list of values from `allowed` (duplicates removed); throws naming `flag` otherwise. */
+export function listOf<T extends string>(flag: string, allowed: readonly T[], v: string | undefined): T[] {
   if (v === undefined) throw new Error(`${flag} needs a value`);
   const items = v
     .split(',')
@@ -166,7 +172,7 @@ function listOf<T extends string>(flag: string, allowed: readonly T[], v: string
 }
 
 /** The url target from --url, --token, --url-label, --server-pids, --server-pgid, --server-comms. */
-function parseUrlTarget(flags: ReadonlyMap<string, string>): UrlTarget | undefined {
+export function parseUrlTarget(flags: ReadonlyMap<string, string>): UrlTarget | undefined {
   const url = flags.get('--url');
   const dependent = ['--token', '--url-label', '--server-pids', '--server-pgid', '--server-comms'].filter((f) => flags.has(f));
   if (url === undefined) {

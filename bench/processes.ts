@@ -4,7 +4,9 @@
  * interrupted.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { httpGetStatus } from './http-client.js';
@@ -16,6 +18,18 @@ export const CAPSTAN_MAIN = join(PROJECT_ROOT, 'dist', 'src', 'main.js');
 const REDIS_SERVER = process.env.REDIS_SERVER ?? 'redis-server';
 
 const live = new Set<ChildProcess>();
+/** Process groups started through scripts that exit after starting them (kube-up.sh): killed on exit too. */
+const liveGroups = new Set<number>();
+
+/** Kills process group `pgid` with SIGKILL when the benchmark exits before `untrackProcessGroup(pgid)`. */
+export function trackProcessGroup(pgid: number): void {
+  liveGroups.add(pgid);
+}
+
+/** The group was stopped by its owner: no longer killed on exit. */
+export function untrackProcessGroup(pgid: number): void {
+  liveGroups.delete(pgid);
+}
 
 function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
@@ -34,6 +48,14 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 export function killAllChildren(): void {
   for (const child of live) killGroup(child, 'SIGKILL');
   live.clear();
+  for (const pgid of liveGroups) {
+    try {
+      process.kill(-pgid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  liveGroups.clear();
 }
 
 let installed = false;
@@ -156,11 +178,13 @@ export async function spawnServer(
   child.stderr?.on('data', (d: Buffer) => {
     err.push(d);
     if (Number.isNaN(servingMs)) {
-      const m = /"msg":"serving","url":"([^"]+)"/.exec(err.text());
-      if (m) {
+      // Only a complete line: a chunk may end inside it, before its secureUrl field.
+      const line = /"msg":"serving",[^\n]*\n/.exec(err.text())?.[0];
+      const m = line !== undefined ? /"url":"([^"]+)"/.exec(line) : null;
+      if (line !== undefined && m) {
         servingMs = performance.now() - t0;
         url = m[1];
-        secureUrl = /"msg":"serving",[^\n]*"secureUrl":"([^"]+)"/.exec(err.text())?.[1];
+        secureUrl = /"secureUrl":"([^"]+)"/.exec(line)?.[1];
       }
     }
   });
@@ -193,6 +217,8 @@ export async function spawnServer(
     await sleep(pollMs);
   }
   if (Number.isNaN(readyMs)) return fail('did not become ready');
+  // With workers, /readyz can answer before the primary has logged its `serving` line (with the HTTPS URL).
+  for (let i = 0; i < 400 && Number.isNaN(servingMs) && exitInfo === ''; i++) await sleep(25);
   const host = new URL(url).hostname;
   if (host !== '127.0.0.1') return fail(`serves on ${url}, expected 127.0.0.1`);
   const pid = child.pid ?? 0;
@@ -249,9 +275,23 @@ export interface RedisProcess {
   stop(): Promise<void>;
 }
 
-/** Starts `redis-server --port P --save '' --appendonly no` on 127.0.0.1 and waits for PING. */
-export async function spawnRedis(): Promise<RedisProcess> {
+export interface RedisOptions {
+  /**
+   * Append-only file fsynced on every write (`--appendonly yes --appendfsync always`, in a temporary
+   * directory removed on stop), as etcd fsyncs its log: the durability kube-apiserver's store has.
+   * Default: no persistence at all.
+   */
+  fsyncEveryWrite?: boolean;
+}
+
+/**
+ * Starts `redis-server --port P --save ''` on 127.0.0.1 (no AOF unless `options.fsyncEveryWrite`)
+ * and waits for PING.
+ */
+export async function spawnRedis(options: RedisOptions = {}): Promise<RedisProcess> {
   const port = await freePort();
+  const dataDir = options.fsyncEveryWrite ? mkdtempSync(join(tmpdir(), 'capstan-bench-redis-')) : undefined;
+  const persistence = dataDir !== undefined ? ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', dataDir] : ['--appendonly', 'no'];
   const args = [
     '--port',
     String(port),
@@ -259,8 +299,7 @@ export async function spawnRedis(): Promise<RedisProcess> {
     '127.0.0.1',
     '--save',
     '',
-    '--appendonly',
-    'no',
+    ...persistence,
     '--protected-mode',
     'no',
     '--daemonize',
@@ -278,17 +317,19 @@ export async function spawnRedis(): Promise<RedisProcess> {
   child.once('error', (e) => {
     spawnError = e;
   });
+  const removeDataDir = (): void => {
+    if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true });
+  };
+  const fail = async (message: string): Promise<never> => {
+    await stopChild(child, 500);
+    removeDataDir();
+    throw new Error(message);
+  };
   const deadline = Date.now() + 10_000;
   for (let i = 0; i < 10_000; i++) {
-    if (spawnError) {
-      await stopChild(child, 500);
-      throw new Error(`cannot run ${REDIS_SERVER} (${spawnError.message}); install redis-server or set REDIS_SERVER=/path/to/redis-server`);
-    }
-    if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}: ${err.text()}`);
-    if (Date.now() > deadline) {
-      await stopChild(child, 500);
-      throw new Error(`redis-server on port ${port} did not answer PING within 10 s: ${err.text()}`);
-    }
+    if (spawnError) return fail(`cannot run ${REDIS_SERVER} (${spawnError.message}); install redis-server or set REDIS_SERVER=/path/to/redis-server`);
+    if (child.exitCode !== null) return fail(`redis-server exited with ${child.exitCode}: ${err.text()}`);
+    if (Date.now() > deadline) return fail(`redis-server on port ${port} did not answer PING within 10 s: ${err.text()}`);
     try {
       if ((await redisCommand(port, 'PING', 500)).startsWith('+PONG')) break;
     } catch {
@@ -306,6 +347,9 @@ export async function spawnRedis(): Promise<RedisProcess> {
       if (!m) throw new Error('INFO memory: no used_memory field');
       return Number(m[1]);
     },
-    stop: () => stopChild(child, 2000),
+    stop: async () => {
+      await stopChild(child, 2000);
+      removeDataDir();
+    },
   };
 }

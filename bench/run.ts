@@ -2,11 +2,13 @@
  * `npm run bench`: spawns capstan and measures it from outside over HTTP on 127.0.0.1, one fresh
  * server per scenario and target; a server given by --url (target `url`) is measured as it is, by
  * the scenarios that clean up after themselves. Prints one table per scenario (targets side by side), optionally
- * writes JSON (`--json FILE`) and compares with an earlier JSON file (`--baseline FILE`).
+ * writes JSON (`--json FILE`) and compares with an earlier JSON file (`--baseline FILE`). With
+ * `--compare`, runs the side-by-side comparison instead (compare/main.ts).
  * Every child process is killed on exit, error or interrupt.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
+import { runCompare } from './compare/main.js';
 import type { ScenarioResult } from './metrics.js';
 import { targetLabel } from './endpoint.js';
 import { parseBenchArgs, URL_SCENARIOS, USAGE, type BenchOptions, type ScenarioName } from './options.js';
@@ -74,6 +76,7 @@ function loadBaseline(file: string): BenchReport {
 }
 
 async function main(): Promise<number> {
+  if (process.argv.includes('--compare')) return runCompare(process.argv.slice(2));
   let options: BenchOptions | undefined;
   try {
     options = parseBenchArgs(process.argv.slice(2));

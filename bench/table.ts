@@ -46,7 +46,7 @@ function change(value: number | null, base: number | null | undefined): string {
 }
 
 /** Header, dashes and rows in aligned columns: the first `leftColumns` left-aligned, the rest right-aligned. */
-function alignColumns(header: string[], rows: string[][], leftColumns: number): string[] {
+export function alignColumns(header: string[], rows: string[][], leftColumns: number): string[] {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]): string =>
     cells

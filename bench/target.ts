@@ -6,7 +6,7 @@
  */
 import type { BenchOptions, BuiltinTargetName, TargetName } from './options.js';
 import { cpuMeter, type CpuMeter } from './proc-cpu.js';
-import { spawnRedis, spawnServer, type RedisProcess, type ServerProcess } from './processes.js';
+import { spawnRedis, spawnServer, type RedisOptions, type RedisProcess, type ServerProcess } from './processes.js';
 import { processTree, startRssSampler, type RssSampler } from './proc-memory.js';
 
 /** `name` as a target the benchmark starts; throws for `url`, which it cannot start. */
@@ -42,9 +42,9 @@ export function targetArgs(name: BuiltinTargetName, redisUrl: string | undefined
   }
 }
 
-/** Starts Redis when the target needs it. */
-export async function startBackend(name: BuiltinTargetName): Promise<RedisProcess | undefined> {
-  return name === 'memory' ? undefined : spawnRedis();
+/** Starts Redis (with `redis` options) when the target needs it. */
+export async function startBackend(name: BuiltinTargetName, redis: RedisOptions = {}): Promise<RedisProcess | undefined> {
+  return name === 'memory' ? undefined : spawnRedis(redis);
 }
 
 /** Spawns the server for `name` against `redis` (when given) and explains start-up failures. */

@@ -1,6 +1,7 @@
 /**
- * A worker thread holding many watch streams on 127.0.0.1, so that receiving and checking events is
- * spread over several cores. Two modes:
+ * A worker thread holding many watch streams (plain HTTP on 127.0.0.1, or HTTPS with a bearer token
+ * to a server given by URL), so that receiving and checking events is spread over several cores.
+ * Two modes:
  * - fanout: every watcher counts events, checks resourceVersions strictly increase and records the
  *   delivery latency of each event (from the write's acknowledgement, shared by the writer through
  *   a SharedArrayBuffer indexed by sequence number, and from the send time carried in the object).
@@ -10,12 +11,22 @@
  * every 250 ms, and `result` after the parent posts `stop`.
  */
 import { Agent, request, type ClientRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { parentPort, workerData } from 'node:worker_threads';
 import { newHistogram, nowMs, recordLatency } from './stats.js';
 
 export interface WatchWorkerConfig {
   mode: 'fanout' | 'informer';
   port: number;
+  /** The server's host (default 127.0.0.1). */
+  host?: string;
+  /** Connect with TLS (default: plain HTTP). */
+  https?: boolean;
+  /** Bearer token sent with every watch request. */
+  token?: string;
+  /** With `https`: PEM CA to verify the server against, or accept any certificate (`insecureTls`). */
+  ca?: string;
+  insecureTls?: boolean;
   /** Request path including the query string. */
   path: string;
   count: number;
@@ -193,7 +204,7 @@ function onInformerChunk(w: Watcher, chunk: Buffer, recv: number): void {
   else w.carry = Buffer.from(chunk.subarray(Math.max(0, chunk.length - BOOKMARK_MARK.length)));
 }
 
-function open(w: Watcher, index: number, agent: Agent): Promise<boolean> {
+function open(w: Watcher, index: number, agent: Agent | HttpsAgent): Promise<boolean> {
   return new Promise((resolve) => {
     let settled = false;
     const settle = (ok: boolean): void => {
@@ -203,7 +214,10 @@ function open(w: Watcher, index: number, agent: Agent): Promise<boolean> {
         resolve(ok);
       }
     };
-    const req = request({ host: '127.0.0.1', port: config.port, path: config.path, agent, headers: { accept: 'application/json' } }, (res) => {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (config.token !== undefined) headers.authorization = `Bearer ${config.token}`;
+    const send = config.https === true ? httpsRequest : request;
+    const req = send({ host: config.host ?? '127.0.0.1', port: config.port, path: config.path, agent, headers }, (res) => {
       w.res = res;
       if (res.statusCode !== 200) {
         let body = '';
@@ -259,7 +273,12 @@ function open(w: Watcher, index: number, agent: Agent): Promise<boolean> {
 
 async function main(): Promise<void> {
   // Several agents, none limiting sockets: one connection per watch stream.
-  const agents = Array.from({ length: Math.max(1, Math.ceil(config.count / 250)) }, () => new Agent({ keepAlive: false, maxSockets: Infinity }));
+  const agentOptions = { keepAlive: false, maxSockets: Infinity };
+  const newAgent = (): Agent | HttpsAgent =>
+    config.https === true
+      ? new HttpsAgent({ ...agentOptions, rejectUnauthorized: config.insecureTls !== true, ...(config.ca !== undefined ? { ca: config.ca } : {}) })
+      : new Agent(agentOptions);
+  const agents = Array.from({ length: Math.max(1, Math.ceil(config.count / 250)) }, newAgent);
   for (let i = 0; i < config.count; i++) {
     watchers.push({
       req: undefined,

@@ -2,7 +2,7 @@
 // Records what a real kube-apiserver stores for each kubectl generator command of
 // test/fixtures/kubectl-generators.json, as test/golden/kubectl-generators/<name>.json (the object as
 // `kubectl get -o json` shows it). Usage: node scripts/capture-kubectl-goldens.mjs KUBECONFIG
-// (a kubeconfig of ../shared/reference/kube-up.sh, see README). The namespace `gen` must not exist.
+// (a kubeconfig of ../shared/reference/kube-up.sh, see docs/development.md). The namespace `gen` must not exist.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -4,7 +4,7 @@
 // which Capstan creates and reconciles at start. Server-set metadata is stripped; the rules of roles
 // with an aggregationRule are left out, as kube's policy leaves them to the aggregation controller.
 // Usage: node scripts/capture-rbac-bootstrap.mjs KUBECONFIG (a kubeconfig of a freshly started
-// ../shared/reference/kube-up.sh, see README).
+// ../shared/reference/kube-up.sh, see docs/development.md).
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Obj } from '../api/object-util.js';
 import type { User } from '../api/user.js';
-import type { ResourceInfo } from '../catalog/resource-types.js';
+import type { ResourceInfo } from '../api/resource-info.js';
 
 /**
  * AdmissionReview objects (admission.k8s.io/v1, or v1beta1 for webhooks that accept only it) as

@@ -1,27 +1,9 @@
-import type { Obj } from '../api/object-util.js';
-import type { User } from '../api/user.js';
-import type { ResourceInfo } from '../catalog/resource-types.js';
+import type { AdmissionAttributes, AdmissionHooks, Reinvocation } from '../api/admission-attributes.js';
 
-/**
- * What an admission plugin knows of the request behind a write, beyond the object: who sent it, the
- * operation's options, and where warnings and audit annotations go. Writes made by the server itself
- * (controllers) have the loopback identity and drop warnings.
- */
-export interface AdmissionRequest {
-  user: User;
-  /** The operation's options as kube hands them to webhooks (CreateOptions, UpdateOptions, DeleteOptions), or undefined. */
-  options: Obj | undefined;
-  /** Adds a `Warning` header to the response (each text once). */
-  warn(message: string): void;
-  /** Records an audit annotation of the request (the first value of a key wins, as in kube). */
-  annotate(key: string, value: string): void;
-}
+export type { AdmissionAttributes, AdmissionRequest } from '../api/admission-attributes.js';
 
-/**
- * kube's admission reinvocation context: one request's mutating pass may ask for a second pass
- * (`shouldReinvoke`), run with `isReinvoke` set; plugins keep their own state under their name.
- */
-export class ReinvocationContext {
+/** One request's reinvocation state (see `Reinvocation`): plugins keep their own state under their name. */
+export class ReinvocationContext implements Reinvocation {
   shouldReinvoke = false;
   isReinvoke = false;
   private readonly values = new Map<string, unknown>();
@@ -34,22 +16,6 @@ export class ReinvocationContext {
     }
     return v;
   }
-}
-
-/** What an admission plugin sees of a write. */
-export interface AdmissionAttributes {
-  operation: 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
-  info: ResourceInfo;
-  namespace: string;
-  name: string;
-  subresource: string;
-  object: Obj | undefined;
-  oldObject: Obj | undefined;
-  dryRun: boolean;
-  /** The request behind the write (undefined for writes the server makes itself). */
-  request?: AdmissionRequest;
-  /** Set by `Admission.admit` for the mutating pass. */
-  reinvocation?: ReinvocationContext;
 }
 
 /** An admission plugin: mutates `attrs.object` in place (mutating phase) or throws an ApiError. */
@@ -66,7 +32,7 @@ export interface AdmissionPlugin {
  * asks for reinvocation (a webhook with `reinvocationPolicy: IfNeeded` saw a later change), the whole
  * mutating pass runs once more.
  */
-export class Admission {
+export class Admission implements AdmissionHooks {
   constructor(private readonly plugins: AdmissionPlugin[]) {}
 
   async admit(attrs: AdmissionAttributes): Promise<void> {

@@ -1,6 +1,6 @@
 import { internalError } from '../api/errors.js';
 import type { Obj } from '../api/object-util.js';
-import { pruneCustomResourceBody } from '../crd/custom-resource-strategy.js';
+import { pruneCustomResourceBody } from '../strategy/custom-resources.js';
 import { applyJsonPatch } from '../patch/json-patch.js';
 import { patchErrorDetail } from '../patch/patch-errors.js';
 import { applyDefaults } from '../strategy/strategies.js';

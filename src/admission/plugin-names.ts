@@ -80,6 +80,11 @@ const DEFAULT_ON = new Set<string>([
 
 const KNOWN = new Set<string>(ORDERED_ADMISSION_PLUGINS);
 
+/** Whether kube-apiserver runs the plugin `name` when no flag names it. */
+export function isDefaultAdmissionPlugin(name: string): boolean {
+  return DEFAULT_ON.has(name);
+}
+
 /** The flags' problems as kube-apiserver words them (unknown names, a name both enabled and disabled). */
 export function admissionFlagProblems(enable: string[], disable: string[]): string[] {
   const problems = [

@@ -14,9 +14,10 @@ import {
   subtractNonNegative,
   type ResourceList,
 } from '../quota/resource-list.js';
-import { StorageError, type Storage } from '../storage/storage.js';
+import { type Storage } from '../storage/storage.js';
 import { obj } from '../validation/value-access.js';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission.js';
+import { StorageError } from '../api/storage-error.js';
 
 const QUOTAS = 'resourcequotas';
 /** How often a lost race on a quota's status is retried before the write fails (kube: 3). */

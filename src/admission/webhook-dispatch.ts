@@ -2,12 +2,12 @@ import { ApiError, badRequest, forbidden, internalError, notFound } from '../api
 import type { Obj } from '../api/object-util.js';
 import type { Authorizer } from '../auth/authorizer.js';
 import type { ResourceCatalog } from '../catalog/resource-catalog.js';
-import type { ResourceInfo } from '../catalog/resource-types.js';
+import type { ResourceInfo } from '../api/resource-info.js';
 import type { Storage } from '../storage/storage.js';
 import { selectorMatches, selectsEverything } from '../validation/label-selector.js';
 import { WebhookCallError, type WebhookClient } from '../webhook/webhook-client.js';
 import type { AdmissionAttributes } from './admission.js';
-import { LOOPBACK_USER } from './admission-request.js';
+import { LOOPBACK_USER } from '../api/request-scope.js';
 import {
   admissionReview,
   InvalidResponseError,
@@ -17,7 +17,7 @@ import {
   verifyAdmissionResponse,
   type AdmissionResponse,
 } from './admission-review.js';
-import { matchConditionCompiler, type CompiledMatchConditions, type MatchVerdict } from './match-conditions.js';
+import { matchConditionCompiler, type CompiledMatchConditions, type MatchVerdict } from '../cel/match-conditions.js';
 import { MAX_AUTHORIZATION_ROUNDS, PolicyAuthorizer } from './policy/policy-authorizer.js';
 import type { ConfiguredWebhook } from './webhook-configurations.js';
 import { admissionNamespace, isNamespaceResource, matchedResource, webhookView } from './webhook-matching.js';

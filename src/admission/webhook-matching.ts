@@ -2,9 +2,9 @@ import { servedObject, toStorageVersion } from '../conversion/version-conversion
 import { convertByWebhook, webhookConversionOf } from '../conversion/webhook-conversion.js';
 import { ApiError, internalError } from '../api/errors.js';
 import type { Obj } from '../api/object-util.js';
-import { fromScale, toScale } from '../rest/scale.js';
+import { fromScale, toScale } from '../strategy/scale.js';
 import type { ResourceCatalog } from '../catalog/resource-catalog.js';
-import { apiVersionOf, storageTypeOf, type ResourceInfo } from '../catalog/resource-types.js';
+import { apiVersionOf, storageTypeOf, type ResourceInfo } from '../api/resource-info.js';
 import type { AdmissionAttributes } from './admission.js';
 import type { WebhookRule } from './webhook-configurations.js';
 
@@ -93,12 +93,12 @@ export function isScaleWrite(attrs: AdmissionAttributes): boolean {
  * for scale writes, otherwise the object converted to `to`'s version.
  */
 export async function webhookView(obj: Obj, attrs: AdmissionAttributes, to: ResourceInfo): Promise<Obj> {
-  return isScaleWrite(attrs) ? toScale({ info: to }, obj) : convertForWebhook(obj, attrs.info, to);
+  return isScaleWrite(attrs) ? toScale(attrs.info, obj) : convertForWebhook(obj, attrs.info, to);
 }
 
 /** The object a webhook's patched view stands for, in the request's version. */
 export async function fromWebhookView(view: Obj, attrs: AdmissionAttributes, from: ResourceInfo, current: Obj): Promise<Obj> {
-  return isScaleWrite(attrs) ? fromScale(view, current) : convertForWebhook(view, from, attrs.info);
+  return isScaleWrite(attrs) ? fromScale(attrs.info, view, current) : convertForWebhook(view, from, attrs.info);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { randomUUID, X509Certificate } from 'node:crypto';
 import { canonicalize, isObject, jsonEqual, nowTimestamp, type Obj } from '../api/object-util.js';
-import { StorageError, type Storage } from '../storage/storage.js';
+import { StorageError } from '../api/storage-error.js';
+import type { Storage } from '../storage/storage.js';
 import { pemCertificates } from '../tls/reloading-files.js';
 
 export const AUTHENTICATION_CONFIGMAP_NAMESPACE = 'kube-system';

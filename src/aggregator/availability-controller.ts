@@ -1,6 +1,7 @@
 import { isObject, jsonEqual, metadataOf, nowTimestamp, type Obj } from '../api/object-util.js';
 import { WorkQueue, type WorkOutcome } from '../controllers/work-queue.js';
-import { StorageError, type Storage } from '../storage/storage.js';
+import { StorageError } from '../api/storage-error.js';
+import type { Storage } from '../storage/storage.js';
 import { goNetError } from '../webhook/webhook-client.js';
 import { API_SERVICES_TYPE, apiServiceInfoOf, type ApiServiceInfo } from './api-service.js';
 import type { ApiServiceRegistry } from './api-service-registry.js';

@@ -1,5 +1,6 @@
 import { isObject, type Obj } from '../api/object-util.js';
-import type { Storage, StorageError } from '../storage/storage.js';
+import type { StorageError } from '../api/storage-error.js';
+import type { Storage } from '../storage/storage.js';
 import type { ServiceReference } from './api-service.js';
 
 /** An address to dial. */

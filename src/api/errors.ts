@@ -1,5 +1,5 @@
 import { logger } from '../logging/logger.js';
-import { StorageError } from '../storage/storage.js';
+import { StorageError } from './storage-error.js';
 
 /**
  * The ApiError family: every error a request can end with, mapped to a Kubernetes `Status` object in
@@ -182,27 +182,38 @@ export function writeTimeout(): ApiError {
 }
 
 /**
+ * The one mapping of storage failures to Kubernetes errors. `resource` and `name` name the object
+ * a NotFound, AlreadyExists or Conflict is about; without them those are internal errors. Values
+ * other than StorageErrors are returned unchanged.
+ */
+export function storageErrorToApi(err: unknown, resource?: { group: string; resource: string }, name = ''): unknown {
+  if (!(err instanceof StorageError)) return err;
+  switch (err.code) {
+    case 'NotFound':
+      return resource === undefined ? internalError(err) : notFound(resource, name);
+    case 'AlreadyExists':
+      return resource === undefined ? internalError(err) : alreadyExists(resource, name);
+    case 'Conflict':
+      return resource === undefined ? internalError(err) : staleConflict(resource, name);
+    case 'Gone':
+      return gone(err.message);
+    case 'TooLarge':
+      return timeout('Too large resource version', 1);
+    case 'ObjectTooLarge':
+      return tooLarge(err.message);
+    case 'Unavailable':
+      return storageUnavailable(err);
+    case 'Timeout':
+      return writeTimeout();
+  }
+}
+
+/**
  * Any thrown value as an ApiError. Storage failures that reached here without a resource to name
  * (for example from admission) still get their meaning: unavailable is 503, unknown outcome 504.
  * Other faults become 500 InternalError.
  */
 export function asApiError(err: unknown): ApiError {
-  if (err instanceof ApiError) return err;
-  if (err instanceof StorageError) {
-    switch (err.code) {
-      case 'Unavailable':
-        return storageUnavailable(err);
-      case 'Timeout':
-        return writeTimeout();
-      case 'Gone':
-        return gone(err.message);
-      case 'TooLarge':
-        return timeout('Too large resource version', 1);
-      case 'ObjectTooLarge':
-        return tooLarge(err.message);
-      default:
-        break;
-    }
-  }
-  return internalError(err);
+  const mapped = storageErrorToApi(err);
+  return mapped instanceof ApiError ? mapped : internalError(mapped);
 }

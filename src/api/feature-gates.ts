@@ -12,6 +12,33 @@ export const KNOWN_GATES: Record<string, boolean> = {
   WatchFromStorageWithoutResourceVersion: false,
 };
 
+const NO_EFFECT = 'Accepted as kube-apiserver accepts it; it changes nothing in Capstan.';
+
+/** What each gate of KNOWN_GATES changes in Capstan (for `--help` and docs/flags.md). */
+const GATE_HELP: Record<string, string> = {
+  APIResponseCompression: 'Compresses responses of 128 KiB or more (not watches) in an encoding the client accepts.',
+  AllowUnsafeMalformedObjectDeletion:
+    'DELETE with ignoreStoreReadErrorWithClusterBreakingPotential=true removes an object whose stored bytes no longer decode, skipping finalizers and preconditions, for users also allowed the unsafe-delete-ignore-read-errors verb.',
+  CBORServingAndStorage:
+    'Serves and accepts CBOR (application/cbor, application/cbor-seq watches, application/apply-patch+cbor). Objects are still stored as JSON.',
+  WatchList: 'Streaming lists: watches with sendInitialEvents=true, as client-go informers use them.',
+  ListFromCacheSnapshot: NO_EFFECT,
+  ConsistentListFromCache: NO_EFFECT,
+  WatchFromStorageWithoutResourceVersion: NO_EFFECT,
+};
+
+/** A known gate, its default and what it changes. */
+export interface FeatureGateDescription {
+  name: string;
+  default: boolean;
+  help: string;
+}
+
+/** Every gate `--feature-gates` accepts, in KNOWN_GATES order. */
+export function describeFeatureGates(): FeatureGateDescription[] {
+  return Object.entries(KNOWN_GATES).map(([name, on]) => ({ name, default: on, help: GATE_HELP[name] ?? '' }));
+}
+
 export type FeatureGates = Readonly<Record<string, boolean>>;
 
 /** Parses a `--feature-gates` value; throws with a one-line reason on unknown gates or bad values. */

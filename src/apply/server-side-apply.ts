@@ -15,16 +15,15 @@ import { decodeInto, TypedDecodeError } from '../codec/typed-decode.js';
 import { schemaForDefinition } from '../schema/openapi-schema.js';
 import { undeclaredFields } from '../fieldmanager/custom-smd-type.js';
 import { decodeManagedFields, encodeManagedFields } from '../fieldmanager/managed-fields.js';
-import { parentEntriesAfterScale, replicasPath, scaleEntriesOf, SCALE_GROUP_VERSION } from '../fieldmanager/scale-managed-fields.js';
+import { parentEntriesAfterScale, replicasPath, scaleEntriesOf } from '../fieldmanager/scale-managed-fields.js';
 import { smdTypeOf, type SmdType } from '../fieldmanager/smd-type.js';
-import { replicasPathsOf } from '../rest/scale.js';
-
-const SCALE_DEFINITION = 'io.k8s.api.autoscaling.v1.Scale';
+import { replicasPathsOf } from '../strategy/scale.js';
 import { nowTimestamp } from '../api/object-util.js';
-import { apiVersionOf, type ResourceInfo } from '../catalog/resource-types.js';
+import { apiVersionOf, type ResourceInfo } from '../api/resource-info.js';
 import { webhookConversionOf } from '../conversion/webhook-conversion.js';
 import type { VersionViews } from '../fieldmanager/version-comparison.js';
 import { webhookVersionViews } from '../fieldmanager/webhook-version-views.js';
+import { SCALE_API_VERSION, SCALE_DEFINITION } from '../api/scale-kind.js';
 
 /** The applied configuration of a server-side apply request, checked as kube's applyPatcher checks it. */
 export interface AppliedConfiguration {
@@ -281,19 +280,19 @@ let scaleType: SmdType | undefined;
  * Returns the applied Scale and the parent's new managedFields.
  */
 export function applyToScale(t: ApplyTarget, parent: Obj, scale: Obj, config: Obj): { scale: Obj; managedFields: unknown } {
-  checkAppliedTypes({ ...t.info, custom: false, definition: SCALE_DEFINITION, kind: 'Scale' }, SCALE_GROUP_VERSION, config);
+  checkAppliedTypes({ ...t.info, custom: false, definition: SCALE_DEFINITION, kind: 'Scale' }, SCALE_API_VERSION, config);
   scaleType ??= smdTypeOf(schemaForDefinition(SCALE_DEFINITION));
   const type = scaleType;
-  const dotted = replicasPathsOf(t.info.group, t.info.kind, t.info.custom === true, t.apiVersion);
+  const dotted = replicasPathsOf(t.info, t.apiVersion);
   const paths = new Map([...dotted].map(([v, p]) => [v, replicasPath(p)] as const));
   const parentEntries = metadataOf(parent).managedFields;
   const view = structuredClone(scale);
   const entries = encodeManagedFields(scaleEntriesOf(parentEntries, paths));
   if (entries !== undefined) metadataOf(view).managedFields = entries;
-  const applied = applyOrThrow(config, SCALE_GROUP_VERSION, 'Scale', () => {
+  const applied = applyOrThrow(config, SCALE_API_VERSION, 'Scale', () => {
     const { object } = applyConfiguration(view, config, {
       manager: t.manager,
-      apiVersion: SCALE_GROUP_VERSION,
+      apiVersion: SCALE_API_VERSION,
       type,
       resetFields: undefined,
       now: nowTimestamp(),
@@ -309,7 +308,7 @@ export function applyToScale(t: ApplyTarget, parent: Obj, scale: Obj, config: Ob
     throw new ApiError(
       500,
       '',
-      `failed to convert new object (${objectId(config, SCALE_GROUP_VERSION, 'Scale')}) to proper version: request to convert CR to an invalid group/version: ${SCALE_GROUP_VERSION}`,
+      `failed to convert new object (${objectId(config, SCALE_API_VERSION, 'Scale')}) to proper version: request to convert CR to an invalid group/version: ${SCALE_API_VERSION}`,
     );
   }
   const scaleManaged = decodeManagedFields(metadataOf(applied).managedFields);

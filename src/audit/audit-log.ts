@@ -1,11 +1,12 @@
 import type { IncomingMessage } from 'node:http';
 import type { Request, Response } from 'express';
 import { requestAttributesOf } from '../auth/request-attributes.js';
-import type { AuditConfig } from '../config/audit-flags.js';
+import type { AuditConfig } from '../config/server-config.js';
 import type { User } from '../api/user.js';
 import { AuditLogFile, stdoutSink, type AuditSink } from './audit-log-file.js';
 import { AuditPolicy, type AuditAttributes } from './audit-policy.js';
 import { legacyLine, RequestAudit } from './request-audit.js';
+import { parsedRequestOf } from '../api/parsed-request.js';
 
 type Obj = Record<string, unknown>;
 
@@ -14,8 +15,7 @@ const LONG_RUNNING_SUBRESOURCES = new Set(['attach', 'exec', 'proxy', 'log', 'po
 
 /** The request as kube's authorizer attributes describe it, which is what audit policies match and events record. */
 export function auditAttributes(req: IncomingMessage, user: User | undefined): AuditAttributes {
-  const target = (req as Partial<Request>).originalUrl ?? req.url ?? '/';
-  const { fieldSelector: _selector, ...attrs } = requestAttributesOf(req.method ?? 'GET', target);
+  const { fieldSelector: _selector, ...attrs } = requestAttributesOf(req.method ?? 'GET', parsedRequestOf(req));
   return { user: user === undefined ? undefined : { name: user.name, groups: user.groups }, ...attrs };
 }
 
@@ -98,17 +98,4 @@ export function checkAuditPolicy(config: AuditConfig): void {
 /** The audit record of a request, when the policy records it. */
 export function requestAudit(res: Response | undefined): RequestAudit | undefined {
   return res?.locals.audit as RequestAudit | undefined;
-}
-
-/** Keeps a request's body for its audit event (the request object, and the name and uid it carries). */
-export function auditRequestBody(req: IncomingMessage, body: Buffer): void {
-  requestAudit((req as Request).res)?.noteBody(body);
-}
-
-/**
- * Notes what a response carries for its audit event: `object` is called only when the level records
- * response bodies; a Status answer is also recorded as the event's responseStatus.
- */
-export function auditResponse(res: Response, object: () => unknown, status?: Obj): void {
-  requestAudit(res)?.noteResponse(status, object);
 }

@@ -6,6 +6,7 @@ import type { User } from '../api/user.js';
 import { atLeast, type AuditLevel, type AuditStage, type RequestAuditConfig } from './audit-policy.js';
 import type { AuditAttributes } from './audit-policy.js';
 import { sourceIPs } from './source-ips.js';
+import type { ExchangeRecorder } from '../codec/exchange-recorder.js';
 
 type Obj = Record<string, unknown>;
 
@@ -94,7 +95,7 @@ function parseBody(contentType: string | undefined, body: Buffer): unknown {
  * carried, and the events written at each stage (RequestReceived; ResponseStarted for long-running
  * requests; ResponseComplete), one line each, in kube's audit.k8s.io/v1 Event form.
  */
-export class RequestAudit {
+export class RequestAudit implements ExchangeRecorder {
   private readonly received = nowMs();
   private readonly objectRef: ObjectRef | undefined;
   private impersonated: UserInfo | undefined;

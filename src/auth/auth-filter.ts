@@ -7,6 +7,7 @@ import { impersonate, ImpersonationDenied, ImpersonationModeCache, type Imperson
 import { requestAttributesOf } from './request-attributes.js';
 import { ADMIN_USER, type User } from '../api/user.js';
 import { requestAudit, type AuditLog } from '../audit/audit-log.js';
+import { parsedRequestOf } from '../api/parsed-request.js';
 
 /** The user the auth filter established for this request (the administrator before the filter runs). */
 export function requestUser(res: Response): User {
@@ -19,7 +20,7 @@ function sanitize(s: string): string {
 }
 
 function attributesOf(req: Request, user: User): AuthorizationAttributes {
-  return { user, ...requestAttributesOf(req.method, req.originalUrl) };
+  return { user, ...requestAttributesOf(req.method, parsedRequestOf(req)) };
 }
 
 /** kube's 403 for a refused non-resource request: `forbidden: ...` with empty (but present) details. */

@@ -1,4 +1,5 @@
-import { decodePath, parseRequestInfo } from '../api/request-info.js';
+import { parseRequestInfo } from '../api/request-info.js';
+import type { ParsedRequest } from '../api/parsed-request.js';
 import { parseFieldSelector, type FieldRequirement } from '../selectors/field-selector.js';
 import type { AuthorizationAttributes } from './authorizer.js';
 
@@ -20,7 +21,7 @@ function isPathSegmentName(name: string): boolean {
 }
 
 /**
- * What kube's RequestInfoFactory gives its authorizers and audit for a request target (`path?query`):
+ * What kube's RequestInfoFactory gives its authorizers and audit for a parsed request target:
  * the verb, the resource and its group, version, namespace, name and subresource, or the path of a
  * non-resource request. Besides the router's view of the path it follows kube in two places: a
  * Namespace object's path (`/api/v1/namespaces/NAME[/status|/finalize]`) has namespace NAME, so a
@@ -28,12 +29,10 @@ function isPathSegmentName(name: string): boolean {
  * `metadata.name=X` names X, so `resourceNames` rules can allow it. A list, watch or
  * deletecollection carries its field selector's terms when they parse.
  */
-export function requestAttributesOf(method: string, target: string): RequestAttributes {
-  const q = target.indexOf('?');
-  const rawPath = q < 0 ? target : target.slice(0, q);
-  const path = decodePath(rawPath) ?? rawPath;
-  const query = new URLSearchParams(q < 0 ? '' : target.slice(q + 1));
-  const ri = parseRequestInfo(method, path, query);
+export function requestAttributesOf(method: string, request: ParsedRequest): RequestAttributes {
+  const { query } = request;
+  const path = request.path ?? request.rawPath;
+  const ri = request.path !== undefined ? request.info : parseRequestInfo(method, path, query);
   if (ri === undefined) {
     return {
       verb: method.toLowerCase(),

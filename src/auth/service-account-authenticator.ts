@@ -1,8 +1,9 @@
 import { isObject, metadataOf, objectKey, type Obj } from '../api/object-util.js';
-import { StorageError, type Storage } from '../storage/storage.js';
+import { type Storage } from '../storage/storage.js';
 import type { AuthenticationResult, TokenAuthenticator } from './authenticator.js';
 import { TokenError, type ServiceAccountTokens, type ObjectRef, type VerifiedToken } from './service-account-tokens.js';
 import { serviceAccountUser } from '../api/user.js';
+import { StorageError } from '../api/storage-error.js';
 
 /** The labels kube keeps on Secrets holding legacy tokens: when last used, and since when refused. */
 export const LEGACY_TOKEN_LAST_USED = 'kubernetes.io/legacy-token-last-used';

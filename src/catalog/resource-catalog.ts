@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { readSchemaJson } from '../schema/schema-files.js';
-import type { GroupInfo, ResourceInfo } from './resource-types.js';
+import type { GroupInfo, ResourceInfo } from '../api/resource-info.js';
 import { DEFAULT_RUNTIME_CONFIG, servesResource, type RuntimeConfig } from '../config/runtime-config.js';
 
 interface ResourcesFile {

@@ -1,19 +1,19 @@
 import { parseAuthorizationModes } from '../auth/authorizer.js';
 import { parseDuration } from '../config/duration.js';
-import { parseFeatureGates } from '../api/feature-gates.js';
+import { describeFeatureGates, parseFeatureGates } from '../api/feature-gates.js';
 import { ResourceCatalog } from '../catalog/resource-catalog.js';
 import { parseRuntimeConfig } from '../config/runtime-config.js';
 import { ipv4Problem, parseIpRange } from '../config/ip-range.js';
 import { parsePortRange } from '../config/port-range.js';
-import { validateControllerList } from '../controllers/controller-names.js';
+import { KNOWN_CONTROLLER_NAMES, validateControllerList } from '../controllers/controller-names.js';
 import { isImplementedAdmissionPlugin } from '../admission/admission-chain.js';
-import { admissionFlagProblems } from '../admission/plugin-names.js';
+import { admissionFlagProblems, isDefaultAdmissionPlugin, ORDERED_ADMISSION_PLUGINS } from '../admission/plugin-names.js';
 import { SERVING_FLAGS } from '../config/serving-flags.js';
 import { AUDIT_FLAGS } from '../config/audit-flags.js';
 import { COMPAT_FLAGS } from '../config/compat-flags.js';
 import { SIGNING_FLAGS } from '../config/signing-flags.js';
 import { AGGREGATOR_FLAGS } from '../config/aggregator-flags.js';
-import type { FlagSpec, ServerConfig } from '../config/server-config.js';
+import type { FlagSpec, FlagValue, ServerConfig } from '../config/server-config.js';
 
 function int(name: string, v: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
   if (!/^\d+$/.test(v)) throw new Error(`invalid argument "${v}" for "--${name}" flag: must be an integer`);
@@ -52,13 +52,27 @@ function list(v: string): string[] {
     .filter((s) => s !== '');
 }
 
+/** kube's admission plugins that Capstan has or that kube runs by default, in kube's order. */
+function admissionPluginValues(): FlagValue[] {
+  return ORDERED_ADMISSION_PLUGINS.filter((n) => isImplementedAdmissionPlugin(n) || isDefaultAdmissionPlugin(n)).map((n) => ({
+    value: n,
+    help: !isImplementedAdmissionPlugin(n)
+      ? 'On by default in kube-apiserver; Capstan does not have it, so it never runs.'
+      : isDefaultAdmissionPlugin(n)
+        ? 'On by default.'
+        : 'Off by default.',
+  }));
+}
+
 function webhookDefaults(c: ServerConfig): ServerConfig['authorizationWebhook'] {
   return c.authorizationWebhook ?? { configFile: '', version: 'v1beta1', authorizedTtlMs: 300_000, unauthorizedTtlMs: 30_000 };
 }
 
-const FLAGS: FlagSpec[] = [
+/** Every flag, in `--help` order. */
+export const FLAGS: readonly FlagSpec[] = [
   {
     name: 'bind-address',
+    group: 'serving',
     default: '127.0.0.1',
     help: 'The IP address on which to serve the secure port (0.0.0.0: every interface).',
     apply: (c, v) => {
@@ -67,8 +81,9 @@ const FLAGS: FlagSpec[] = [
   },
   {
     name: 'authorization-mode',
+    group: 'authorization',
     default: 'AlwaysAllow',
-    help: 'Ordered comma-separated list of authorization modes: AlwaysAllow, AlwaysDeny, RBAC, Webhook, Node (members of system:masters are always allowed, as in kube-apiserver).',
+    help: "Ordered comma-separated list of authorization modes, asked in order until one allows or denies: AlwaysAllow, AlwaysDeny, RBAC, Webhook, Node (ABAC is refused at start; kube's usual value is Node,RBAC). Members of system:masters are always allowed, as in kube-apiserver. With AlwaysAllow, any user that authenticates, anonymous included, may do anything.",
     apply: (c, v) => {
       parseAuthorizationModes(v);
       c.authorizationMode = v;
@@ -76,14 +91,16 @@ const FLAGS: FlagSpec[] = [
   },
   {
     name: 'authorization-webhook-config-file',
+    group: 'authorization',
     default: '',
-    help: 'A kubeconfig naming the authorization webhook (--authorization-mode=Webhook).',
+    help: 'A kubeconfig naming the service the Webhook mode asks, with one SubjectAccessReview per request: its allow allows, its deny refuses without asking later modes, and when it cannot be reached a request no earlier mode allowed answers 500.',
     apply: (c, v) => {
       c.authorizationWebhook = { ...webhookDefaults(c), configFile: v };
     },
   },
   {
     name: 'authorization-webhook-version',
+    group: 'authorization',
     default: 'v1beta1',
     help: 'The SubjectAccessReview version sent to the authorization webhook: v1 or v1beta1.',
     apply: (c, v) => {
@@ -93,16 +110,18 @@ const FLAGS: FlagSpec[] = [
   },
   {
     name: 'authorization-webhook-cache-authorized-ttl',
+    group: 'authorization',
     default: '5m',
-    help: 'How long allowed answers of the authorization webhook are reused.',
+    help: 'How long allowed answers of the authorization webhook are reused (0: ask every time).',
     apply: (c, v) => {
       c.authorizationWebhook = { ...webhookDefaults(c), authorizedTtlMs: duration('authorization-webhook-cache-authorized-ttl', v) };
     },
   },
   {
     name: 'authorization-webhook-cache-unauthorized-ttl',
+    group: 'authorization',
     default: '30s',
-    help: 'How long not-allowed answers of the authorization webhook are reused.',
+    help: 'How long not-allowed answers of the authorization webhook are reused (0: ask every time).',
     apply: (c, v) => {
       c.authorizationWebhook = { ...webhookDefaults(c), unauthorizedTtlMs: duration('authorization-webhook-cache-unauthorized-ttl', v) };
     },
@@ -113,6 +132,7 @@ const FLAGS: FlagSpec[] = [
   ...AGGREGATOR_FLAGS,
   {
     name: 'storage',
+    group: 'storage',
     default: 'memory',
     help: 'Storage backend: memory (embedded, single process) or redis.',
     apply: (c, v) => {
@@ -122,8 +142,10 @@ const FLAGS: FlagSpec[] = [
   },
   {
     name: 'feature-gates',
+    group: 'api',
     default: '',
-    help: 'Comma-separated key=value pairs of feature gates (APIResponseCompression, CBORServingAndStorage, WatchList, AllowUnsafeMalformedObjectDeletion, ...).',
+    help: "Comma-separated Name=true|false pairs for the gates below, with kube-apiserver 1.36's defaults. A gate Capstan does not know stops the start (unrecognized feature gate: NAME).",
+    values: () => describeFeatureGates().map((g) => ({ value: g.name, help: `${g.default ? 'On' : 'Off'} by default. ${g.help}` })),
     apply: (c, v) => {
       try {
         c.featureGates = parseFeatureGates(v);
@@ -134,6 +156,7 @@ const FLAGS: FlagSpec[] = [
   },
   {
     name: 'runtime-config',
+    group: 'api',
     default: '',
     help: "Comma-separated key=value pairs turning API versions on or off, as kube-apiserver's: api/all, api/ga, api/beta, api/alpha, GROUP/VERSION or GROUP/VERSION/RESOURCE (v1 for the core group). By default every GA version is served and no alpha or beta one.",
     apply: (c, v) => {
@@ -150,6 +173,7 @@ const FLAGS: FlagSpec[] = [
   },
   {
     name: 'livez-grace-period',
+    group: 'processes',
     default: '0s',
     help: 'Time after start during which /livez treats unfinished start-up work as healthy.',
     apply: (c, v) => {
@@ -158,6 +182,7 @@ const FLAGS: FlagSpec[] = [
   },
   {
     name: 'shutdown-delay-duration',
+    group: 'processes',
     default: '0s',
     help: 'Time to keep serving after SIGTERM while /readyz fails, so load balancers drain.',
     apply: (c, v) => {
@@ -166,6 +191,7 @@ const FLAGS: FlagSpec[] = [
   },
   {
     name: 'watch-cache-history',
+    group: 'storage',
     default: '5m',
     help: 'How long change history is kept for watches, exact reads and continue tokens.',
     apply: (c, v) => {
@@ -174,6 +200,7 @@ const FLAGS: FlagSpec[] = [
   },
   {
     name: 'watch-cache',
+    group: 'storage',
     default: 'true',
     help: 'With --storage=redis, serve lists from a per-process cache kept current by the change stream (false: read every list from Redis).',
     apply: (c, v) => {
@@ -182,6 +209,7 @@ const FLAGS: FlagSpec[] = [
   },
   {
     name: 'min-request-timeout',
+    group: 'limits',
     default: '1800',
     help: 'Minimum seconds a watch without timeoutSeconds stays open (randomised up to twice this).',
     apply: (c, v) => {
@@ -190,14 +218,16 @@ const FLAGS: FlagSpec[] = [
   },
   {
     name: 'write-kubeconfig',
+    group: 'serving',
     default: '',
-    help: 'Write a kubeconfig for this server to PATH once it listens.',
+    help: 'Write an admin kubeconfig to PATH once the server listens: the CA to trust and a client certificate in system:masters (npm start passes capstan.kubeconfig). A PATH that cannot be written stops the start.',
     apply: (c, v) => {
       c.writeKubeconfig = v === '' ? undefined : v;
     },
   },
   {
     name: 'workers',
+    group: 'processes',
     default: '1',
     help: 'Worker processes sharing the port (auto = one per core); more than 1 requires --storage=redis.',
     apply: (c, v) => {
@@ -206,6 +236,7 @@ const FLAGS: FlagSpec[] = [
   },
   {
     name: 'worker-claim-timeout',
+    group: 'processes',
     default: '2s',
     help: 'With --workers: a worker that takes longer than this to claim a new connection (its event loop is blocked) gets no more until it answers, and the connection goes to another worker.',
     apply: (c, v) => {
@@ -215,14 +246,16 @@ const FLAGS: FlagSpec[] = [
   },
   {
     name: 'redis-url',
+    group: 'storage',
     default: 'redis://127.0.0.1:6379',
-    help: 'Redis URL (redis:// or rediss://, with password) for --storage=redis.',
+    help: 'Redis URL for --storage=redis: redis:// or rediss:// (TLS), with the password in it or in the CAPSTAN_REDIS_PASSWORD environment variable. With --redis-cluster or --redis-sentinels it carries only the scheme and the password.',
     apply: (c, v) => {
       c.redisUrl = v;
     },
   },
   {
     name: 'redis-cluster',
+    group: 'storage',
     default: '',
     help: 'Comma-separated host:port seed nodes of a Redis Cluster.',
     apply: (c, v) => {
@@ -231,6 +264,7 @@ const FLAGS: FlagSpec[] = [
   },
   {
     name: 'redis-sentinels',
+    group: 'storage',
     default: '',
     help: 'Comma-separated host:port Sentinel addresses.',
     apply: (c, v) => {
@@ -239,6 +273,7 @@ const FLAGS: FlagSpec[] = [
   },
   {
     name: 'redis-sentinel-name',
+    group: 'storage',
     default: 'mymaster',
     help: 'Name of the Sentinel-monitored master.',
     apply: (c, v) => {
@@ -247,6 +282,7 @@ const FLAGS: FlagSpec[] = [
   },
   {
     name: 'redis-wait-replicas',
+    group: 'storage',
     default: '0',
     help: 'Acknowledge a write only after this many replicas have it (WAIT).',
     apply: (c, v) => {
@@ -255,6 +291,7 @@ const FLAGS: FlagSpec[] = [
   },
   {
     name: 'max-request-body-bytes',
+    group: 'limits',
     default: '3145728',
     help: 'Largest request body accepted, in bytes (413 above).',
     apply: (c, v) => {
@@ -263,6 +300,7 @@ const FLAGS: FlagSpec[] = [
   },
   {
     name: 'max-object-size-bytes',
+    group: 'limits',
     default: '1572864',
     help: "Largest object stored, in bytes of its JSON form (413 above; etcd's default request limit).",
     apply: (c, v) => {
@@ -271,6 +309,7 @@ const FLAGS: FlagSpec[] = [
   },
   {
     name: 'max-nesting-depth',
+    group: 'limits',
     default: '1000',
     help: 'Deepest nesting of objects and arrays accepted in a request body, any media type (400 above).',
     apply: (c, v) => {
@@ -279,6 +318,7 @@ const FLAGS: FlagSpec[] = [
   },
   {
     name: 'max-json-patch-operations',
+    group: 'limits',
     default: '10000',
     help: 'Most operations accepted in one JSON patch (413 above).',
     apply: (c, v) => {
@@ -287,6 +327,7 @@ const FLAGS: FlagSpec[] = [
   },
   {
     name: 'max-json-patch-copy-bytes',
+    group: 'limits',
     default: '3145728',
     help: 'Most bytes the copy operations of one JSON patch may add (422 above).',
     apply: (c, v) => {
@@ -295,6 +336,7 @@ const FLAGS: FlagSpec[] = [
   },
   {
     name: 'advertise-address',
+    group: 'api',
     default: '',
     help: "IPv4 address announced to the cluster in the Endpoints and EndpointSlice of the default/kubernetes Service (default: the bind address, or the host's first non-loopback address when bound to 0.0.0.0). A loopback address is not announced, as kube-apiserver cannot store it there.",
     apply: (c, v) => {
@@ -304,6 +346,7 @@ const FLAGS: FlagSpec[] = [
   },
   {
     name: 'service-cluster-ip-range',
+    group: 'api',
     default: '10.96.0.0/12',
     help: 'IPv4 CIDR range Services get their cluster IPs from; its first address goes to the default/kubernetes Service.',
     apply: (c, v) => {
@@ -312,6 +355,7 @@ const FLAGS: FlagSpec[] = [
   },
   {
     name: 'service-node-port-range',
+    group: 'api',
     default: '30000-32767',
     help: 'Range of ports (FIRST-LAST, inclusive) NodePort and LoadBalancer Services get their node ports from.',
     apply: (c, v) => {
@@ -320,8 +364,13 @@ const FLAGS: FlagSpec[] = [
   },
   {
     name: 'controllers',
+    group: 'controllers',
     default: '*',
-    help: "Controllers the server runs (one process per storage at a time, elected through the kube-system/capstan-controller-manager Lease). '*' enables all, 'foo' enables foo, '-foo' disables foo. Known: garbage-collector-controller (alias garbage-collector), disruption-controller (alias disruption), root-ca-certificate-publisher-controller (alias root-ca-cert-publisher: kube-root-ca.crt in every namespace, with HTTPS), certificatesigningrequest-signing-controller (alias csrsigning: signs approved CSRs of the kubernetes.io signers, with HTTPS or --cluster-signing-cert-file), node-lifecycle-controller (alias nodelifecycle: the NoSchedule taints of node conditions, no eviction). Use --controllers=-garbage-collector when kube-controller-manager runs against this server.",
+    help:
+      "Controllers the server runs, in kube-controller-manager's syntax: '*' enables all, 'foo' enables foo, '-foo' disables foo; a list without '*' enables only what it names. Unless noted below, a controller runs in one process per storage at a time: the holder of the kube-system/capstan-controller-manager Lease. When kube-controller-manager runs against Capstan, disable here each controller it runs too, so that each runs once (with all of them: --controllers=" +
+      KNOWN_CONTROLLER_NAMES.map((c) => `-${c.aliases[0] ?? c.name}`).join(',') +
+      ').',
+    values: () => KNOWN_CONTROLLER_NAMES.map((c) => ({ value: c.name, help: `${c.help} Alias${c.aliases.length > 1 ? 'es' : ''}: ${c.aliases.join(', ')}.` })),
     apply: (c, v) => {
       const names = list(v);
       parsed('controllers', v, () => validateControllerList(names));
@@ -330,22 +379,26 @@ const FLAGS: FlagSpec[] = [
   },
   {
     name: 'enable-admission-plugins',
+    group: 'admission',
     default: '',
-    help: "Admission plugins to run besides kube-apiserver's defaults (comma-separated kube plugin names). Plugins always run in kube's order. Of the plugins off by default, Capstan has AlwaysAdmit, AlwaysDeny and NodeRestriction.",
+    help: 'Admission plugins to run besides kube-apiserver\'s defaults (comma-separated kube plugin names). Enabled plugins run in kube\'s order whatever the order here. Naming a plugin Capstan does not have stops the start (admission plugin "NAME" is not supported by Capstan).',
+    values: admissionPluginValues,
     apply: (c, v) => {
       c.enableAdmissionPlugins = list(v);
     },
   },
   {
     name: 'disable-admission-plugins',
+    group: 'admission',
     default: '',
-    help: 'Admission plugins to turn off, even if they are on by default (comma-separated kube plugin names).',
+    help: "Admission plugins to turn off, even if they are on by default (comma-separated kube plugin names; any of kube's names is accepted, also those Capstan does not have).",
     apply: (c, v) => {
       c.disableAdmissionPlugins = list(v);
     },
   },
   {
     name: 'log-level',
+    group: 'logging',
     default: 'info',
     help: 'Log level: debug, info, warn, error.',
     apply: (c, v) => {
@@ -356,6 +409,7 @@ const FLAGS: FlagSpec[] = [
   },
   {
     name: 'log-format',
+    group: 'logging',
     default: 'auto',
     help: 'Log line format: json, text, or auto (text when stderr is a terminal, where request lines are logged only at --log-level=debug; json otherwise).',
     apply: (c, v) => {
@@ -376,7 +430,10 @@ export function defaultConfig(): ServerConfig {
 /** Usage text for `--help`. */
 export function usage(): string {
   const lines = ['Usage: capstan [flags]', '', 'A Kubernetes-compatible API server.', '', 'Flags:'];
-  for (const f of FLAGS) lines.push(`      --${f.name}${f.default !== '' ? ` (default "${f.default}")` : ''}`, `          ${f.help}`);
+  for (const f of FLAGS) {
+    lines.push(`      --${f.name}${f.default !== '' ? ` (default "${f.default}")` : ''}`, `          ${f.help}`);
+    for (const v of f.values?.() ?? []) lines.push(`            ${v.value}: ${v.help}`);
+  }
   lines.push('  -h, --help', '          Show this help.');
   return `${lines.join('\n')}\n`;
 }

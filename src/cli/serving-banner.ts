@@ -82,7 +82,7 @@ export function bannerText(config: ServerConfig, url: string, kubeconfig: string
     lines.push('In another terminal:', `  kubectl --server ${url} get namespaces`, '(or start with --write-kubeconfig PATH and export KUBECONFIG=PATH)');
   }
   lines.push(
-    'Only the namespace controller runs here: Deployments, ReplicaSets, Jobs and the like are stored, but no Pods are created or run.',
+    'No workload controllers, scheduler or kubelet run here: Deployments, ReplicaSets, Jobs and the like are stored, but no Pods are created or run.',
     'Request lines are logged with --log-level=debug. Press Ctrl-C to stop.',
     '',
   );

@@ -1,5 +1,6 @@
 import { ApiError, notAcceptable, type StatusObject } from '../api/errors.js';
 import { parseAccept, type MediaType } from './media-type.js';
+import { type TablePrinter } from './table-printer.js';
 
 /** The representation a response carries. */
 export type Representation = 'object' | 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList';
@@ -12,6 +13,8 @@ export interface OutputFormat {
   contentType: string;
   /** Pretty-print JSON (`?pretty=true`). */
   pretty: boolean;
+  /** The Table columns of the answer's kind (set by the handler; undefined: Name and Created At). */
+  printer?: TablePrinter;
 }
 
 const PLAIN_TYPES = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];

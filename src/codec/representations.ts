@@ -1,14 +1,13 @@
 /**
  * Server-side representations of objects: `PartialObjectMetadata(List)` and the `Table` of
- * meta.k8s.io/v1, with kube-apiserver's per-type columns (src/codec/printers) or, for types
+ * meta.k8s.io/v1, with kube-apiserver's per-type columns (printers in src/codec/printers, each kind's
+ * referenced from its strategy) or, for types
  * without a printer, the default Name and Created At columns.
  */
-import { DEFAULT_COLUMNS } from './printers/columns.js';
-import { printerForObject } from './printers/registry.js';
-import type { TableColumn, TablePrinter } from './printers/types.js';
+import { DEFAULT_COLUMNS } from './table-columns.js';
+import type { TableColumn, TablePrinter } from './table-printer.js';
 
-export type { TableColumn, TablePrinter } from './printers/types.js';
-export { tableFor, tableForKind, printerForList, printerForObject } from './printers/registry.js';
+export type { TableColumn, TablePrinter } from './table-printer.js';
 
 type Obj = Record<string, unknown>;
 
@@ -42,12 +41,10 @@ const defaultPrinter: TablePrinter = {
 
 /**
  * A Table for `objects`; `listMeta` carries the list's resourceVersion and continue token.
- * `printer` is the type's printer (see `tableFor`); when omitted it is found from the first
- * object's apiVersion and kind, and types without one get the default Name/Created At table.
+ * `printer` is the type's printer (its strategy's); types without one get the default Name/Created At table.
  */
 export function toTable(objects: Obj[], listMeta: Obj, includeObject: IncludeObject = 'Metadata', printer?: TablePrinter, options: TableOptions = {}): Obj {
-  const first = objects[0];
-  const p = printer ?? (first ? printerForObject(first) : undefined) ?? defaultPrinter;
+  const p = printer ?? defaultPrinter;
   const now = options.now ?? Date.now();
   const ordered = p.sort ? p.sort(objects) : objects;
   const columns: TableColumn[] | null = options.noHeaders ? null : p.columns;

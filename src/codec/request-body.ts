@@ -9,7 +9,7 @@ import { readYaml, yamlBodyText, YamlDecodeError } from './yaml-text.js';
 import { CborDecodeError, decodeCborDocument, unknownFieldFinding } from './cbor/cbor-decoder.js';
 import { fieldKindsFor } from './cbor/field-kinds.js';
 import { noteInt64Overflows } from './int64-overflow.js';
-import { auditRequestBody } from '../audit/audit-log.js';
+import { requestRecorderOf } from './exchange-recorder.js';
 
 /** The CBOR media type, accepted for bodies with the CBORServingAndStorage gate on. */
 export const CBOR_MEDIA_TYPE = 'application/cbor';
@@ -43,7 +43,7 @@ export async function readBody(req: Request, limit = DEFAULT_LIMITS.maxRequestBo
     chunks.push(buf);
   }
   const body = Buffer.concat(chunks);
-  auditRequestBody(req, body);
+  requestRecorderOf(req)?.noteBody(body);
   return body;
 }
 

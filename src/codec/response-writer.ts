@@ -3,10 +3,10 @@ import { asApiError, type ApiError } from '../api/errors.js';
 import { RouteNotAcceptableError, type OutputFormat } from './negotiation.js';
 import { encodeCborDocument, encodeCborJson, writeCborList } from './cbor/cbor-response.js';
 import { parseAccept } from './media-type.js';
-import { printerForList, toPartialObjectMetadata, toTable, type IncludeObject } from './representations.js';
+import { toPartialObjectMetadata, toTable, type IncludeObject } from './representations.js';
 import { encodeProtobufObject, ProtobufListEncoder, ProtobufUnsupportedError } from './protobuf/protobuf-codec.js';
 import { toYaml } from './yaml-writer.js';
-import { auditResponse, requestAudit } from '../audit/audit-log.js';
+import { recorderOf } from './exchange-recorder.js';
 
 /** Sends `value` as Protobuf; false (nothing sent) when its kind has no protobuf message. */
 function sendProtobuf(res: Response, format: OutputFormat, encode: () => Buffer): boolean {
@@ -41,7 +41,7 @@ function encode(value: unknown, format: OutputFormat): string {
  * never re-serialises) or an already-built value.
  */
 export function writeObject(res: Response, status: number, json: string | Obj, format: OutputFormat, includeObject: IncludeObject = 'Metadata'): void {
-  if (requestAudit(res) !== undefined) auditObject(res, json);
+  if (recorderOf(res) !== undefined) auditObject(res, json);
   res.status(status);
   res.setHeader('Content-Type', format.contentType);
   if (format.representation === 'object' && format.encoding === 'json' && !format.pretty && typeof json === 'string') {
@@ -64,7 +64,7 @@ export function writeObject(res: Response, status: number, json: string | Obj, f
   if (format.representation === 'PartialObjectMetadata') out = toPartialObjectMetadata(obj);
   else if (format.representation === 'Table') {
     const meta = (obj.metadata ?? {}) as Obj;
-    out = toTable([obj], { resourceVersion: meta.resourceVersion ?? '' }, includeObject);
+    out = toTable([obj], { resourceVersion: meta.resourceVersion ?? '' }, includeObject, format.printer);
   }
   res.end(encode(out, format));
 }
@@ -73,7 +73,7 @@ export function writeObject(res: Response, status: number, json: string | Obj, f
 function auditObject(res: Response, json: string | Obj): void {
   const read = (): Obj => (typeof json === 'string' ? (JSON.parse(json) as Obj) : json);
   const isStatus = typeof json === 'string' ? json.startsWith('{"kind":"Status"') : json.kind === 'Status';
-  auditResponse(res, read, isStatus ? read() : undefined);
+  recorderOf(res)?.noteResponse(isStatus ? read() : undefined, read);
 }
 
 /**
@@ -154,7 +154,7 @@ export async function writeList(
   format: OutputFormat,
   includeObject: IncludeObject = 'Metadata',
 ): Promise<void> {
-  if (requestAudit(res) !== undefined) auditResponse(res, () => auditedList(envelope, items));
+  recorderOf(res)?.noteResponse(undefined, () => auditedList(envelope, items));
   res.status(200);
   res.setHeader('Content-Type', format.contentType);
   if (format.representation === 'object' && format.encoding === 'json' && !format.pretty) {
@@ -182,7 +182,7 @@ export async function writeList(
   }
   const objects = items.map((i) => JSON.parse(i) as Obj);
   let out: unknown;
-  if (format.representation === 'Table') out = toTable(objects, envelope.metadata, includeObject, printerForList(envelope.apiVersion, envelope.kind));
+  if (format.representation === 'Table') out = toTable(objects, envelope.metadata, includeObject, format.printer);
   else if (format.representation === 'PartialObjectMetadataList') {
     out = { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: envelope.metadata, items: objects.map(toPartialObjectMetadata) };
   } else out = { ...envelope, items: objects };
@@ -202,7 +202,7 @@ export function writeError(res: Response, err: unknown): void {
   for (const [k, v] of Object.entries(apiError.headers)) res.setHeader(k, v);
   res.status(apiError.code);
   const status = apiError.toStatus() as unknown as Obj;
-  auditResponse(res, () => status, status);
+  recorderOf(res)?.noteResponse(status, () => status);
   if (apiError instanceof RouteNotAcceptableError) {
     // go-restful writes its 406 indented, without a trailing newline.
     res.setHeader('Content-Type', 'application/json');

@@ -1,25 +1,5 @@
 import type { FlagSpec } from './server-config.js';
 
-/** The audit log's settings (kube-apiserver's `--audit-*` flags for the log backend). */
-export interface AuditConfig {
-  /** `--audit-log-path`: the file events are appended to, `-` for stdout, '' for none. */
-  auditLogPath: string;
-  /** `--audit-policy-file`: the audit.k8s.io/v1 Policy deciding what is recorded ('' = nothing is). */
-  auditPolicyFile: string;
-  /** `--audit-log-format`: `json` (one Event object per line) or `legacy` (kube's one-line text). */
-  auditLogFormat: 'json' | 'legacy';
-  /** `--audit-log-maxage`: days a rotated file is kept (0: no limit). */
-  auditLogMaxAge: number;
-  /** `--audit-log-maxbackup`: rotated files kept (0: no limit). */
-  auditLogMaxBackup: number;
-  /** `--audit-log-maxsize`: megabytes before the file is rotated (0: never rotated). */
-  auditLogMaxSize: number;
-  /** `--audit-log-compress`: gzip rotated files. */
-  auditLogCompress: boolean;
-  /** `--audit-log-mode`: accepted as kube names them; every mode writes each event before the request goes on. */
-  auditLogMode: 'blocking' | 'batch' | 'blocking-strict';
-}
-
 function count(name: string, v: string): number {
   if (!/^-?\d+$/.test(v)) throw new Error(`invalid argument "${v}" for "--${name}" flag: strconv.ParseInt: parsing "${v}": invalid syntax`);
   const n = Number(v);
@@ -31,6 +11,7 @@ function count(name: string, v: string): number {
 export const AUDIT_FLAGS: FlagSpec[] = [
   {
     name: 'audit-log-path',
+    group: 'audit',
     default: '',
     help: "If set, requests the audit policy selects are logged to this file ('-' means standard out). Needs --audit-policy-file.",
     apply: (c, v) => {
@@ -39,6 +20,7 @@ export const AUDIT_FLAGS: FlagSpec[] = [
   },
   {
     name: 'audit-policy-file',
+    group: 'audit',
     default: '',
     help: 'Path to the file that defines the audit policy configuration (audit.k8s.io/v1 Policy, YAML or JSON).',
     apply: (c, v) => {
@@ -47,6 +29,7 @@ export const AUDIT_FLAGS: FlagSpec[] = [
   },
   {
     name: 'audit-log-format',
+    group: 'audit',
     default: 'json',
     help: 'Format of saved audits: "legacy" (one line of text per event) or "json" (one audit.k8s.io/v1 Event per line).',
     apply: (c, v) => {
@@ -56,6 +39,7 @@ export const AUDIT_FLAGS: FlagSpec[] = [
   },
   {
     name: 'audit-log-maxage',
+    group: 'audit',
     default: '366',
     help: 'The maximum number of days to retain old audit log files based on the timestamp encoded in their filename (0: not removed by age).',
     apply: (c, v) => {
@@ -64,6 +48,7 @@ export const AUDIT_FLAGS: FlagSpec[] = [
   },
   {
     name: 'audit-log-maxbackup',
+    group: 'audit',
     default: '100',
     help: 'The maximum number of old audit log files to retain (0: no limit).',
     apply: (c, v) => {
@@ -72,6 +57,7 @@ export const AUDIT_FLAGS: FlagSpec[] = [
   },
   {
     name: 'audit-log-maxsize',
+    group: 'audit',
     default: '100',
     help: 'The maximum size in megabytes of the audit log file before it gets rotated (0: never rotated).',
     apply: (c, v) => {
@@ -80,6 +66,7 @@ export const AUDIT_FLAGS: FlagSpec[] = [
   },
   {
     name: 'audit-log-compress',
+    group: 'audit',
     default: 'false',
     help: 'If set, the rotated log files will be compressed using gzip.',
     apply: (c, v) => {
@@ -89,6 +76,7 @@ export const AUDIT_FLAGS: FlagSpec[] = [
   },
   {
     name: 'audit-log-mode',
+    group: 'audit',
     default: 'blocking',
     help: 'Strategy for sending audit events: blocking, batch or blocking-strict (Capstan writes every event before the request goes on, whatever the mode).',
     apply: (c, v) => {

@@ -10,18 +10,19 @@ import type { FlagSpec } from './server-config.js';
 
 /** A flag taking any string, accepted and ignored. */
 function ignored(name: string, help: string): FlagSpec {
-  return { name, default: '', help, apply: () => undefined };
+  return { name, group: 'compatibility', default: '', help, apply: () => undefined };
 }
 
 function boolChecked(name: string, v: string): void {
   if (v !== 'true' && v !== 'false') throw new Error(`invalid argument "${v}" for "--${name}" flag: must be true or false`);
 }
 
-const ETCD = 'Accepted and ignored: Capstan keeps objects in its embedded store or Redis (--storage), not etcd.';
+const ETCD = 'Ignored: Capstan keeps objects in its embedded store or Redis (--storage), not etcd.';
 
 export const COMPAT_FLAGS: FlagSpec[] = [
   {
     name: 'allow-privileged',
+    group: 'compatibility',
     default: 'true',
     help: "Accepted for kube-apiserver compatibility (envtest passes true). Capstan admits privileged containers whatever the value: it does not enforce kube's --allow-privileged=false.",
     apply: (_c, v) => {
@@ -41,6 +42,7 @@ export const COMPAT_FLAGS: FlagSpec[] = [
   ignored('etcd-readycheck-timeout', `Timeout of the etcd readiness check. ${ETCD}`),
   {
     name: 'storage-backend',
+    group: 'compatibility',
     default: '',
     help: "Accepted for kube-apiserver compatibility: only etcd3 (kube's one backend) is allowed, and it has no effect (see --storage).",
     apply: (_c, v) => {

@@ -3,10 +3,6 @@ import type { Limits } from '../api/limits.js';
 import type { RuntimeConfig } from './runtime-config.js';
 import type { IpRange } from './ip-range.js';
 import type { PortRange } from './port-range.js';
-import type { AuthenticationConfig, ServingConfig } from './serving-flags.js';
-import type { AuditConfig } from './audit-flags.js';
-import type { ClusterSigningConfig } from './signing-flags.js';
-import type { AggregatorConfig } from './aggregator-flags.js';
 
 /** Everything the command line configures (serving and authentication: see serving-flags.ts). */
 export interface ServerConfig extends ServingConfig, AuthenticationConfig, AuditConfig, ClusterSigningConfig, AggregatorConfig {
@@ -53,9 +49,122 @@ export interface ServerConfig extends ServingConfig, AuthenticationConfig, Audit
   disableAdmissionPlugins: string[];
 }
 
+/** The section of docs/flags.md a flag is listed in (titles and order: src/cli/flags-doc.ts). */
+export type FlagGroup =
+  | 'serving'
+  | 'authentication'
+  | 'authorization'
+  | 'admission'
+  | 'api'
+  | 'limits'
+  | 'storage'
+  | 'processes'
+  | 'controllers'
+  | 'audit'
+  | 'aggregation'
+  | 'logging'
+  | 'compatibility';
+
+/** A value a flag knows by name (a controller, a feature gate, an admission plugin) and what it means. */
+export interface FlagValue {
+  value: string;
+  help: string;
+}
+
+/** One command-line flag: `--help` and docs/flags.md are rendered from these. */
 export interface FlagSpec {
   name: string;
+  group: FlagGroup;
+  /** One paragraph: what the flag does, its values, what an unset default means. */
   help: string;
+  /** The value applied when the flag is not given ('' = unset). */
   default: string;
+  /** The named values the flag knows, each with its meaning (read when rendered: built from other modules' tables). */
+  values?: () => readonly FlagValue[];
   apply: (c: ServerConfig, v: string) => void;
+}
+
+/** Where and how Capstan serves: HTTPS on the secure port, plain HTTP on loopback when asked for. */
+export interface ServingConfig {
+  /** HTTPS port (`--secure-port`; 0: a free one); undefined only for in-process test servers. */
+  securePort: number | undefined;
+  /** Plain-HTTP port on loopback (`--insecure-port`, alias `--port`); undefined: not served. */
+  port: number | undefined;
+  /** Loopback address of the plain-HTTP port (`--insecure-bind-address`). */
+  insecureBindAddress: string;
+  tlsCertFile: string;
+  tlsPrivateKeyFile: string;
+  /** Where the CA, serving and admin certificates and the service account key are generated and kept. */
+  certDir: string;
+}
+
+/** How requests are authenticated (kube-apiserver's authentication flags). */
+export interface AuthenticationConfig {
+  clientCAFile: string;
+  tokenAuthFile: string;
+  anonymousAuth: boolean;
+  /** Public keys (or private keys, whose public half is used) that verify service account tokens. */
+  serviceAccountKeyFiles: string[];
+  serviceAccountSigningKeyFile: string;
+  /** Issuers accepted; the first is put in issued tokens. */
+  serviceAccountIssuers: string[];
+  serviceAccountJwksUri: string;
+  /** Whether a service account token's account (and bound object) must exist. */
+  serviceAccountLookup: boolean;
+  /** Audiences a token must be for ([]: the issuers). */
+  apiAudiences: string[];
+  /** Longest lifetime a TokenRequest gets, in seconds (`--service-account-max-token-expiration`; 0: no limit). */
+  serviceAccountMaxTokenExpirationSeconds: number;
+  /** Whether pod-bound tokens of kube's default lifetime are valid for a year (`--service-account-extend-token-expiration`). */
+  serviceAccountExtendTokenExpiration: boolean;
+  requestheaderClientCAFile: string;
+  requestheaderAllowedNames: string[];
+  requestheaderUsernameHeaders: string[];
+  requestheaderUidHeaders: string[];
+  requestheaderGroupHeaders: string[];
+  requestheaderExtraHeadersPrefix: string[];
+}
+
+/** The audit log's settings (kube-apiserver's `--audit-*` flags for the log backend). */
+export interface AuditConfig {
+  /** `--audit-log-path`: the file events are appended to, `-` for stdout, '' for none. */
+  auditLogPath: string;
+  /** `--audit-policy-file`: the audit.k8s.io/v1 Policy deciding what is recorded ('' = nothing is). */
+  auditPolicyFile: string;
+  /** `--audit-log-format`: `json` (one Event object per line) or `legacy` (kube's one-line text). */
+  auditLogFormat: 'json' | 'legacy';
+  /** `--audit-log-maxage`: days a rotated file is kept (0: no limit). */
+  auditLogMaxAge: number;
+  /** `--audit-log-maxbackup`: rotated files kept (0: no limit). */
+  auditLogMaxBackup: number;
+  /** `--audit-log-maxsize`: megabytes before the file is rotated (0: never rotated). */
+  auditLogMaxSize: number;
+  /** `--audit-log-compress`: gzip rotated files. */
+  auditLogCompress: boolean;
+  /** `--audit-log-mode`: accepted as kube names them; every mode writes each event before the request goes on. */
+  auditLogMode: 'blocking' | 'batch' | 'blocking-strict';
+}
+
+/** The CSR signing controller's settings (kube-controller-manager's `--cluster-signing-*` flags). */
+export interface ClusterSigningConfig {
+  /** PEM CA certificate signing approved CSRs; '' with `clusterSigningKeyFile` '': the --cert-dir CA. */
+  clusterSigningCertFile: string;
+  clusterSigningKeyFile: string;
+  /** Longest lifetime of a signed certificate, in ms (`--cluster-signing-duration`). */
+  clusterSigningDurationMs: number;
+}
+
+/** How the aggregation layer reaches extension API servers (kube-apiserver's aggregator flags). */
+export interface AggregatorConfig {
+  /**
+   * Client certificate (and key) the aggregator presents to extension API servers, which verify it
+   * against the `requestheader-client-ca-file` of the `extension-apiserver-authentication` ConfigMap.
+   * Both '' (with HTTPS): Capstan generates a front-proxy CA and this certificate in `--cert-dir`.
+   */
+  proxyClientCertFile: string;
+  proxyClientKeyFile: string;
+  /** Route to a Service's endpoints (EndpointSlices) instead of its cluster IP. */
+  enableAggregatorRouting: boolean;
+  /** Answer 502 instead of passing on a redirect an extension API server sends. */
+  aggregatorRejectForwardingRedirect: boolean;
 }

@@ -1,47 +1,6 @@
 import { isIP } from 'node:net';
 import { parseDuration } from './duration.js';
-import type { FlagSpec } from './server-config.js';
-
-/** Where and how Capstan serves: HTTPS on the secure port, plain HTTP on loopback when asked for. */
-export interface ServingConfig {
-  /** HTTPS port (`--secure-port`; 0: a free one); undefined only for in-process test servers. */
-  securePort: number | undefined;
-  /** Plain-HTTP port on loopback (`--insecure-port`, alias `--port`); undefined: not served. */
-  port: number | undefined;
-  /** Loopback address of the plain-HTTP port (`--insecure-bind-address`). */
-  insecureBindAddress: string;
-  tlsCertFile: string;
-  tlsPrivateKeyFile: string;
-  /** Where the CA, serving and admin certificates and the service account key are generated and kept. */
-  certDir: string;
-}
-
-/** How requests are authenticated (kube-apiserver's authentication flags). */
-export interface AuthenticationConfig {
-  clientCAFile: string;
-  tokenAuthFile: string;
-  anonymousAuth: boolean;
-  /** Public keys (or private keys, whose public half is used) that verify service account tokens. */
-  serviceAccountKeyFiles: string[];
-  serviceAccountSigningKeyFile: string;
-  /** Issuers accepted; the first is put in issued tokens. */
-  serviceAccountIssuers: string[];
-  serviceAccountJwksUri: string;
-  /** Whether a service account token's account (and bound object) must exist. */
-  serviceAccountLookup: boolean;
-  /** Audiences a token must be for ([]: the issuers). */
-  apiAudiences: string[];
-  /** Longest lifetime a TokenRequest gets, in seconds (`--service-account-max-token-expiration`; 0: no limit). */
-  serviceAccountMaxTokenExpirationSeconds: number;
-  /** Whether pod-bound tokens of kube's default lifetime are valid for a year (`--service-account-extend-token-expiration`). */
-  serviceAccountExtendTokenExpiration: boolean;
-  requestheaderClientCAFile: string;
-  requestheaderAllowedNames: string[];
-  requestheaderUsernameHeaders: string[];
-  requestheaderUidHeaders: string[];
-  requestheaderGroupHeaders: string[];
-  requestheaderExtraHeadersPrefix: string[];
-}
+import type { FlagSpec, ServingConfig } from './server-config.js';
 
 function port(name: string, v: string): number {
   if (!/^\d+$/.test(v) || Number(v) > 65535) throw new Error(`invalid argument "${v}" for "--${name}" flag: must be a port between 0 and 65535`);
@@ -77,6 +36,7 @@ function insecurePort(name: string, zeroTurnsOff: boolean) {
 export const SERVING_FLAGS: FlagSpec[] = [
   {
     name: 'secure-port',
+    group: 'serving',
     default: '6443',
     help: 'The port on which to serve HTTPS with authentication and authorization (0: a free one).',
     apply: (c, v) => {
@@ -85,18 +45,21 @@ export const SERVING_FLAGS: FlagSpec[] = [
   },
   {
     name: 'insecure-port',
+    group: 'serving',
     default: '',
     help: "Also serve plain HTTP on this port of --insecure-bind-address (loopback only), where every request is the local administrator (system:masters), as kube-apiserver's old insecure port. Off unless given; 0: off, as in kube-apiserver.",
     apply: insecurePort('insecure-port', true),
   },
   {
     name: 'port',
+    group: 'serving',
     default: '',
     help: "Same as --insecure-port (Capstan's earlier name for its plain-HTTP port), except that 0 picks a free port.",
     apply: insecurePort('port', false),
   },
   {
     name: 'insecure-bind-address',
+    group: 'serving',
     default: '127.0.0.1',
     help: 'Loopback address of the plain-HTTP port (127.0.0.0/8 or ::1): it is never reachable from other hosts.',
     apply: (c, v) => {
@@ -106,6 +69,7 @@ export const SERVING_FLAGS: FlagSpec[] = [
   },
   {
     name: 'tls-cert-file',
+    group: 'serving',
     default: '',
     help: 'PEM serving certificate (followed by intermediates); without it a CA and serving certificate are generated in --cert-dir. Reloaded when it changes.',
     apply: (c, v) => {
@@ -114,6 +78,7 @@ export const SERVING_FLAGS: FlagSpec[] = [
   },
   {
     name: 'tls-private-key-file',
+    group: 'serving',
     default: '',
     help: 'PEM private key of --tls-cert-file.',
     apply: (c, v) => {
@@ -122,6 +87,7 @@ export const SERVING_FLAGS: FlagSpec[] = [
   },
   {
     name: 'cert-dir',
+    group: 'serving',
     default: '.capstan/pki',
     help: 'Directory of the generated CA (ca.crt), serving certificate (apiserver.crt), admin client certificate (admin.crt) and service account signing key, created on first start and reused. A serving pair already there (apiserver.crt, apiserver.key, as envtest writes it) is served as kube-apiserver does, and the other files are added beside it.',
     apply: (c, v) => {
@@ -130,6 +96,7 @@ export const SERVING_FLAGS: FlagSpec[] = [
   },
   {
     name: 'client-ca-file',
+    group: 'authentication',
     default: '',
     help: "CA bundle verifying client certificates (CN: user name, O: groups). The --cert-dir CA, which signs the admin kubeconfig's certificate, is always trusted too.",
     apply: (c, v) => {
@@ -138,6 +105,7 @@ export const SERVING_FLAGS: FlagSpec[] = [
   },
   {
     name: 'token-auth-file',
+    group: 'authentication',
     default: '',
     help: 'Static bearer tokens, kube\'s CSV: token,user,uid,"group1,group2".',
     apply: (c, v) => {
@@ -146,6 +114,7 @@ export const SERVING_FLAGS: FlagSpec[] = [
   },
   {
     name: 'anonymous-auth',
+    group: 'authentication',
     default: 'true',
     help: 'Requests without credentials are system:anonymous in group system:unauthenticated (false: 401).',
     apply: (c, v) => {
@@ -155,12 +124,14 @@ export const SERVING_FLAGS: FlagSpec[] = [
   },
   {
     name: 'service-account-key-file',
+    group: 'authentication',
     default: '',
     help: 'PEM file of public (or private) RSA/ECDSA keys verifying service account tokens; repeatable. Default: the signing key.',
     apply: (c, v) => appendTo(c as unknown as Record<string, unknown>, 'serviceAccountKeyFiles', v),
   },
   {
     name: 'service-account-signing-key-file',
+    group: 'authentication',
     default: '',
     help: 'PEM private key (RSA: RS256, ECDSA P-256: ES256) signing service account tokens. Default: one generated in --cert-dir.',
     apply: (c, v) => {
@@ -169,12 +140,14 @@ export const SERVING_FLAGS: FlagSpec[] = [
   },
   {
     name: 'service-account-issuer',
+    group: 'authentication',
     default: '',
     help: 'Issuer (iss) of service account tokens; repeatable, the first is used in new tokens, all are accepted. Default: https://kubernetes.default.svc.cluster.local.',
     apply: (c, v) => appendTo(c as unknown as Record<string, unknown>, 'serviceAccountIssuers', v),
   },
   {
     name: 'service-account-jwks-uri',
+    group: 'authentication',
     default: '',
     help: 'jwks_uri of the OIDC discovery document (default: https://ADDRESS:PORT/openid/v1/jwks of this server).',
     apply: (c, v) => {
@@ -183,6 +156,7 @@ export const SERVING_FLAGS: FlagSpec[] = [
   },
   {
     name: 'service-account-lookup',
+    group: 'authentication',
     default: 'true',
     help: 'Refuse service account tokens whose ServiceAccount (or bound Pod, Secret, Node) no longer exists.',
     apply: (c, v) => {
@@ -192,6 +166,7 @@ export const SERVING_FLAGS: FlagSpec[] = [
   },
   {
     name: 'service-account-max-token-expiration',
+    group: 'authentication',
     default: '0s',
     help: 'Longest validity of a token from a TokenRequest; a longer request gets this much (and a warning). Between 1h and 2^32s; 0: no limit.',
     apply: (c, v) => {
@@ -203,6 +178,7 @@ export const SERVING_FLAGS: FlagSpec[] = [
   },
   {
     name: 'service-account-extend-token-expiration',
+    group: 'authentication',
     default: 'true',
     help: 'Tokens bound to a pod, asked for the 3607 s the ServiceAccount plugin requests, for the API audiences, are valid for a year (a warnafter claim marks the requested end), ignoring --service-account-max-token-expiration.',
     apply: (c, v) => {
@@ -212,6 +188,7 @@ export const SERVING_FLAGS: FlagSpec[] = [
   },
   {
     name: 'api-audiences',
+    group: 'authentication',
     default: '',
     help: 'Comma-separated audiences a token must carry one of (default: the service account issuers).',
     apply: (c, v) => {
@@ -220,6 +197,7 @@ export const SERVING_FLAGS: FlagSpec[] = [
   },
   {
     name: 'requestheader-client-ca-file',
+    group: 'authentication',
     default: '',
     help: 'CA bundle verifying front-proxy client certificates; a request with such a certificate is the user its --requestheader-* headers name.',
     apply: (c, v) => {
@@ -228,6 +206,7 @@ export const SERVING_FLAGS: FlagSpec[] = [
   },
   {
     name: 'requestheader-allowed-names',
+    group: 'authentication',
     default: '',
     help: 'Common names allowed for front-proxy client certificates (empty: any signed by the requestheader CA).',
     apply: (c, v) => {
@@ -236,6 +215,7 @@ export const SERVING_FLAGS: FlagSpec[] = [
   },
   {
     name: 'requestheader-username-headers',
+    group: 'authentication',
     default: '',
     help: 'Request headers carrying the user name (X-Remote-User is common); the first non-empty one is used.',
     apply: (c, v) => {
@@ -244,6 +224,7 @@ export const SERVING_FLAGS: FlagSpec[] = [
   },
   {
     name: 'requestheader-uid-headers',
+    group: 'authentication',
     default: '',
     help: 'Request headers carrying the user UID (X-Remote-Uid is common).',
     apply: (c, v) => {
@@ -252,6 +233,7 @@ export const SERVING_FLAGS: FlagSpec[] = [
   },
   {
     name: 'requestheader-group-headers',
+    group: 'authentication',
     default: '',
     help: 'Request headers carrying groups, every value (X-Remote-Group is common).',
     apply: (c, v) => {
@@ -260,6 +242,7 @@ export const SERVING_FLAGS: FlagSpec[] = [
   },
   {
     name: 'requestheader-extra-headers-prefix',
+    group: 'authentication',
     default: '',
     help: 'Prefixes of request headers carrying extra user attributes (X-Remote-Extra- is common).',
     apply: (c, v) => {

@@ -1,19 +1,11 @@
 import { parseDuration } from './duration.js';
 import type { FlagSpec } from './server-config.js';
 
-/** The CSR signing controller's settings (kube-controller-manager's `--cluster-signing-*` flags). */
-export interface ClusterSigningConfig {
-  /** PEM CA certificate signing approved CSRs; '' with `clusterSigningKeyFile` '': the --cert-dir CA. */
-  clusterSigningCertFile: string;
-  clusterSigningKeyFile: string;
-  /** Longest lifetime of a signed certificate, in ms (`--cluster-signing-duration`). */
-  clusterSigningDurationMs: number;
-}
-
 /** The signing flags, with kube-controller-manager's names and defaults. */
 export const SIGNING_FLAGS: FlagSpec[] = [
   {
     name: 'cluster-signing-cert-file',
+    group: 'controllers',
     default: '',
     help: 'PEM CA certificate the certificatesigningrequest-signing-controller signs approved CSRs of the kubernetes.io signers with. Default: the --cert-dir CA (which client certificates are always verified against).',
     apply: (c, v) => {
@@ -22,6 +14,7 @@ export const SIGNING_FLAGS: FlagSpec[] = [
   },
   {
     name: 'cluster-signing-key-file',
+    group: 'controllers',
     default: '',
     help: 'PEM private key (RSA or ECDSA) of --cluster-signing-cert-file.',
     apply: (c, v) => {
@@ -30,6 +23,7 @@ export const SIGNING_FLAGS: FlagSpec[] = [
   },
   {
     name: 'cluster-signing-duration',
+    group: 'controllers',
     default: '8760h0m0s',
     help: 'The max length of duration signed certificates will be given. Individual CSRs may request shorter certs by setting spec.expirationSeconds.',
     apply: (c, v) => {

@@ -2,7 +2,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { canonicalize, isObject, metadataOf, nowTimestamp, stringField, type Obj } from '../api/object-util.js';
 import { logger } from '../logging/logger.js';
-import { StorageError, type Storage } from '../storage/storage.js';
+import { type Storage } from '../storage/storage.js';
+import { StorageError } from '../api/storage-error.js';
 
 /** kube's IdentityLeaseDurationSeconds. */
 export const IDENTITY_LEASE_DURATION_SECONDS = 3600;

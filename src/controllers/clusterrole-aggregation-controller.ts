@@ -1,10 +1,11 @@
 import { isObject, jsonEqual, metadataOf, stringField, type Obj } from '../api/object-util.js';
 import { RBAC_TYPES } from '../auth/rbac/rbac-policy.js';
-import { labelSelectorString } from '../codec/printers/format.js';
+import { labelSelectorString } from '../strategy/printers/format.js';
 import { logger } from '../logging/logger.js';
 import { compileLabelSelector, type Labels } from '../selectors/label-selector.js';
-import { StorageError, type Storage } from '../storage/storage.js';
+import { type Storage } from '../storage/storage.js';
 import { WatchedCollection } from '../storage/watched-collection.js';
+import { StorageError } from '../api/storage-error.js';
 
 function labelsOf(obj: Obj): Labels {
   const labels = metadataOf(obj).labels;

@@ -5,7 +5,7 @@
  * one acquires the lease and stop when it loses it or the server shuts down.
  */
 import { logger } from '../logging/logger.js';
-import type { ServerContext } from '../rest/resource-target.js';
+import type { ServerContext } from '../rest/server-context.js';
 import { GarbageCollector } from './garbage-collector.js';
 import {
   CSR_SIGNING,

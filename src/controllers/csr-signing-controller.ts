@@ -10,9 +10,10 @@ import { isObject, nowTimestamp, type Obj } from '../api/object-util.js';
 import { BUILT_IN_SIGNERS, signerRefusal } from '../certificates/signer-names.js';
 import { parseRequest, signingDuration, type SigningAuthority } from '../certificates/signing-authority.js';
 import { logger } from '../logging/logger.js';
-import { StorageError, type Storage } from '../storage/storage.js';
+import { type Storage } from '../storage/storage.js';
 import { WatchedCollection, type CollectionChange } from '../storage/watched-collection.js';
 import { WorkQueue, type WorkOutcome } from './work-queue.js';
+import { StorageError } from '../api/storage-error.js';
 
 /** Storage type of CertificateSigningRequests. */
 export const CSR_TYPE = 'certificatesigningrequests.certificates.k8s.io';

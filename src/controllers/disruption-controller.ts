@@ -1,6 +1,6 @@
 import { isObject, jsonEqual, metadataOf, nowTimestamp, objectKey, stringField, type Obj } from '../api/object-util.js';
 import { logger } from '../logging/logger.js';
-import { StorageError, type Storage } from '../storage/storage.js';
+import { type Storage } from '../storage/storage.js';
 import {
   DISRUPTION_ALLOWED,
   PDB_TYPE,
@@ -15,6 +15,7 @@ import {
   updateDisruptionAllowedCondition,
 } from '../rest/disruption-budget-rules.js';
 import { WatchedCollection, type CollectionChange } from '../storage/watched-collection.js';
+import { StorageError } from '../api/storage-error.js';
 
 /** kube's DeletionTimeout: how long an approved eviction keeps its pod out of the healthy count. */
 export const DELETION_TIMEOUT_MS = 2 * 60 * 1000;

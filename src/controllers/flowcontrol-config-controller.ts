@@ -1,9 +1,10 @@
 import { isObject, metadataOf, nowTimestamp, stringField, type Obj } from '../api/object-util.js';
 import { logger } from '../logging/logger.js';
-import { StorageError, type Storage } from '../storage/storage.js';
-import { FLOW_SCHEMA_TYPE, PRIORITY_LEVEL_TYPE, ensureFlowControlConfiguration } from '../server/bootstrap-flowcontrol.js';
+import { type Storage } from '../storage/storage.js';
+import { FLOW_SCHEMA_TYPE, PRIORITY_LEVEL_TYPE, ensureFlowControlConfiguration } from './flowcontrol-bootstrap.js';
 import { findCondition } from '../rest/disruption-budget-rules.js';
 import { WatchedCollection, type CollectionChange } from '../storage/watched-collection.js';
+import { StorageError } from '../api/storage-error.js';
 
 /** How often kube-apiserver's ensurer re-applies the bootstrap configuration. */
 export const ENSURE_INTERVAL_MS = 60_000;

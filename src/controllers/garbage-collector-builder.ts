@@ -3,7 +3,7 @@
  * I/O besides Events), so the graph is only ever changed here, one change at a time.
  */
 import { metadataOf, type Obj } from '../api/object-util.js';
-import type { ResourceInfo } from '../catalog/resource-types.js';
+import type { ResourceInfo } from '../api/resource-info.js';
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from '../rest/deletion-finalizers.js';
 import {
   deletingWith,

@@ -7,10 +7,11 @@
  */
 import { metadataOf, stringField, type Obj } from '../api/object-util.js';
 import { logger } from '../logging/logger.js';
-import type { ResourceInfo } from '../catalog/resource-types.js';
-import { storageTypeOf } from '../catalog/resource-types.js';
-import { StorageError, type ChangeEvent, type Storage } from '../storage/storage.js';
+import type { ResourceInfo } from '../api/resource-info.js';
+import { storageTypeOf } from '../api/resource-info.js';
+import { type ChangeEvent, type Storage } from '../storage/storage.js';
 import type { ResourceCatalog } from '../catalog/resource-catalog.js';
+import { StorageError } from '../api/storage-error.js';
 
 /** One observed change: the object's JSON after it, and before it when the stream knows. */
 export interface ObservedChange {

@@ -8,13 +8,13 @@ import { randomUUID } from 'node:crypto';
 import { ApiError } from '../api/errors.js';
 import { canonicalize, isObject, jsonEqual, metadataOf, nowTimestamp, objectKey, stringField, type Obj } from '../api/object-util.js';
 import { deleteObject } from '../rest/delete.js';
-import type { ResourceInfo } from '../catalog/resource-types.js';
-import { storageTypeOf } from '../catalog/resource-types.js';
-import { releaseServiceAllocation } from '../services/service-allocation.js';
-import { StorageError } from '../storage/storage.js';
+import type { ResourceInfo } from '../api/resource-info.js';
+import { storageTypeOf } from '../api/resource-info.js';
 import { guaranteedUpdate, RETRY } from '../rest/guaranteed-update.js';
-import { makeTarget, type ServerContext } from '../rest/resource-target.js';
+import { makeTarget, type ServerContext } from '../rest/server-context.js';
 import { finalizersOf, groupOf, type ObjectIdentity } from './garbage-collector-graph.js';
+import { afterKindDelete } from '../rest/kind-hooks.js';
+import { StorageError } from '../api/storage-error.js';
 
 /** An owner reference's apiVersion/kind that no served resource matches (kube's restMappingError): retried later. */
 export class RestMappingError extends Error {
@@ -122,7 +122,7 @@ export class GarbageCollectorStore {
         // collector killed mid-way cannot leave it deleted-but-kept.
         if (removeNow) {
           await storage.delete(target.type, key, stored.resourceVersion);
-          await releaseServiceAllocation(target, obj);
+          await afterKindDelete(target, obj);
         } else await storage.update(target.type, key, obj, stored.resourceVersion);
         return 'ok';
       } catch (err) {

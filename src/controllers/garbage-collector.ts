@@ -7,7 +7,7 @@
  */
 import { logger } from '../logging/logger.js';
 import { metadataOf, type Obj } from '../api/object-util.js';
-import type { ServerContext } from '../rest/resource-target.js';
+import type { ServerContext } from '../rest/server-context.js';
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from '../rest/deletion-finalizers.js';
 import { AbsentOwnerCache, GraphBuilder } from './garbage-collector-builder.js';
 import { deletingWith, finalizersOf, OwnerGraph, ownerRefsOf, type GraphNode, type ObjectIdentity, type OwnerRef } from './garbage-collector-graph.js';

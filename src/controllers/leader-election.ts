@@ -9,7 +9,8 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { canonicalize, isObject, objectKey, type Obj } from '../api/object-util.js';
 import { logger } from '../logging/logger.js';
-import { StorageError, type Storage, type StoredObject } from '../storage/storage.js';
+import { type Storage, type StoredObject } from '../storage/storage.js';
+import { StorageError } from '../api/storage-error.js';
 
 /** Storage type of Leases. */
 const LEASE_TYPE = 'leases.coordination.k8s.io';

@@ -11,10 +11,11 @@
 import type { Obj } from '../api/object-util.js';
 import { logger } from '../logging/logger.js';
 import { reconciledTaints } from '../nodes/node-condition-taints.js';
-import { StorageError, type Storage } from '../storage/storage.js';
+import { type Storage } from '../storage/storage.js';
 import { obj } from '../validation/value-access.js';
 import { WatchedCollection } from '../storage/watched-collection.js';
 import { WorkQueue, type WorkOutcome } from './work-queue.js';
+import { StorageError } from '../api/storage-error.js';
 
 /** Storage type of Nodes. */
 const NODES = 'nodes';

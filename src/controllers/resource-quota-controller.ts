@@ -2,10 +2,11 @@ import { objectKey, type Obj } from '../api/object-util.js';
 import { logger } from '../logging/logger.js';
 import { DEVICE_CLASSES, DEVICES_PER_CLASS_SUFFIX, deviceClassIndex, evaluatorFor, needsDeviceClasses, quotaScopes } from '../quota/quota-evaluators.js';
 import { addLists, listsEqual, maskList, resourceListObject, resourceListOf, type ResourceList } from '../quota/resource-list.js';
-import { StorageError, type Storage } from '../storage/storage.js';
+import { type Storage } from '../storage/storage.js';
 import { obj } from '../validation/value-access.js';
 import { WatchedCollection, type CollectionChange } from '../storage/watched-collection.js';
 import { WorkQueue, type WorkOutcome } from './work-queue.js';
+import { StorageError } from '../api/storage-error.js';
 
 const QUOTAS = 'resourcequotas';
 /** kube-controller-manager's --resource-quota-sync-period: every quota is recounted this often. */

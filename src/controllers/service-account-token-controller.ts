@@ -1,6 +1,7 @@
 import { isObject, metadataOf, objectKey, stringField, type Obj } from '../api/object-util.js';
 import type { ServiceAccountTokens } from '../auth/service-account-tokens.js';
-import { StorageError, type Storage } from '../storage/storage.js';
+import { type Storage } from '../storage/storage.js';
+import { StorageError } from '../api/storage-error.js';
 
 /** The Secret type of legacy service account tokens, and the annotations naming their account. */
 export const SERVICE_ACCOUNT_TOKEN_TYPE = 'kubernetes.io/service-account-token';

@@ -1,7 +1,7 @@
 import { metadataOf, stringField, type Obj } from '../api/object-util.js';
 import { PV_PROTECTION_FINALIZER, PVC_PROTECTION_FINALIZER } from '../admission/storage-object-in-use-protection.js';
 import { logger } from '../logging/logger.js';
-import type { ServerContext } from '../rest/resource-target.js';
+import type { ServerContext } from '../rest/server-context.js';
 import { obj, objects } from '../validation/value-access.js';
 import { finalizersOf } from './garbage-collector-graph.js';
 import { GarbageCollectorStore } from './garbage-collector-store.js';

@@ -13,9 +13,9 @@
  *
  * Both directions return new objects; inputs are not modified.
  */
-import { applyDefaults } from '../strategy/strategies.js';
 import { GoDecodeError, goArray, goField, goInt32, goInt64, goMarshal, goObject, goQuantity, goString, goTime } from './go-json.js';
 import { v1MetricSpecToV2, v1MetricStatusToV2, v2MetricSpecToV1, v2MetricStatusToV1 } from './hpa-metrics.js';
+import { defaultHorizontalPodAutoscaler } from './hpa-defaults.js';
 
 type Obj = Record<string, unknown>;
 
@@ -243,7 +243,7 @@ export function hpaV1ToV2(v1: Obj): Obj {
   if (conditions !== undefined && conditions.length > 0) v2Status.conditions = conditions;
 
   const v2: Obj = { kind: v1.kind, apiVersion: 'autoscaling/v2', metadata, spec: v2Spec, status: v2Status };
-  applyDefaults({ group: 'autoscaling', version: 'v2', resource: 'horizontalpodautoscalers' }, v2);
+  defaultHorizontalPodAutoscaler(v2, 'v2');
   return v2;
 }
 

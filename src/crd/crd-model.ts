@@ -1,4 +1,7 @@
 import { isObject, metadataOf, stringField, type Obj } from '../api/object-util.js';
+import type { PrinterColumn, ScalePaths } from '../api/resource-info.js';
+
+export type { PrinterColumn } from '../api/resource-info.js';
 
 /**
  * The parts of a stored apiextensions.k8s.io/v1 CustomResourceDefinition that serving needs, narrowed
@@ -14,24 +17,6 @@ export interface CrdNames {
   listKind: string;
   shortNames: string[];
   categories: string[];
-}
-
-/** One additionalPrinterColumns entry. */
-export interface PrinterColumn {
-  name: string;
-  type: string;
-  format: string;
-  description: string;
-  priority: number;
-  jsonPath: string;
-}
-
-/** `subresources.scale` of a version. */
-export interface ScalePaths {
-  specReplicasPath: string;
-  statusReplicasPath: string;
-  /** Absent: the Scale's status.selector is empty. */
-  labelSelectorPath?: string;
 }
 
 /** One entry of `spec.versions`. */
@@ -169,4 +154,9 @@ export function compareKubeVersions(a: string, b: string): number {
   if (pa[0] !== pb[0]) return pb[0] - pa[0];
   if (pa[1] !== pb[1]) return pb[1] - pa[1];
   return pb[2] - pa[2];
+}
+
+/** kube's definition name prefix of a group: its DNS labels reversed (`example.com` -> `com.example`). */
+export function definitionPrefix(group: string): string {
+  return group.split('.').reverse().join('.');
 }

@@ -1,6 +1,5 @@
-import type { ResourceInfo } from '../catalog/resource-types.js';
-import { compareKubeVersions, storageVersionName, type CrdModel, type CrdNames, type CrdVersion } from './crd-model.js';
-import { definitionPrefix } from './crd-openapi.js';
+import { apiVersionOf, type ResourceInfo } from '../api/resource-info.js';
+import { compareKubeVersions, storageVersionName, type CrdModel, type CrdNames, type CrdVersion, definitionPrefix } from './crd-model.js';
 
 /** kube's verbs of a custom resource, in the order its discovery lists them. */
 export const CUSTOM_RESOURCE_VERBS = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
@@ -28,8 +27,17 @@ export function resourceInfoOf(crd: CrdModel, names: CrdNames, version: CrdVersi
     storageVersion: storageVersionName(crd) || version.name,
     ...(version.selectableFields.length > 0 ? { selectableFields: [...version.selectableFields] } : {}),
     ...(crd.deleting ? { terminating: true } : {}),
+    ...(version.scale !== undefined ? { scale: { ...version.scale, replicasPaths: replicasPathsOfCrd(crd) } } : {}),
+    printerColumns: version.printerColumns.map((c) => ({ ...c })),
     ...(version.deprecated ? { warning: version.deprecationWarning ?? defaultDeprecationWarning(crd, version.name) } : {}),
   };
+}
+
+/** Every served version's specReplicasPath by apiVersion, for the versions with a scale subresource. */
+function replicasPathsOfCrd(crd: CrdModel): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const v of crd.versions) if (v.served && v.name !== '' && v.scale !== undefined) out[apiVersionOf(crd.group, v.name)] = v.scale.specReplicasPath;
+  return out;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { isObject, nowTimestamp, type Obj } from '../api/object-util.js';
 import type { StatusCause } from '../api/errors.js';
 import { aggregateText, causeText } from '../validation/field-errors.js';
-import { unconvertibleReason, validateStructural } from '../validation/crd-structural.js';
+import { unconvertibleReason, validateStructural } from './crd-structural.js';
 import { namesOf, type CrdNames } from './crd-model.js';
 
 /**

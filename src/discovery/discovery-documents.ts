@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ResourceCatalog } from '../catalog/resource-catalog.js';
-import { apiVersionOf, type ResourceInfo } from '../catalog/resource-types.js';
+import { apiVersionOf, type ResourceInfo } from '../api/resource-info.js';
 import { storageVersionOf } from '../conversion/version-conversion.js';
 import type {
   APIGroup,

@@ -1,5 +1,6 @@
 import { FieldSet } from './field-set.js';
 import { fieldElement as f } from './path-element.js';
+import { strategyFor } from '../strategy/strategies.js';
 
 /** The resource facts reset fields depend on. */
 export interface ResetTarget {
@@ -14,8 +15,8 @@ export interface ResetTarget {
 /**
  * The fields a write to `subresource` of `t` never records as owned, as kube's strategies declare
  * them (GetResetFields): the main resource of a type with a status subresource resets `status`;
- * its status subresource resets `spec` (custom resources also `metadata`, pods also `metadata.deletionTimestamp` and
- * `metadata.ownerReferences`, deployments `metadata.labels`). Undefined when nothing is reset.
+ * its status subresource resets `spec` (custom resources also `metadata`) and whatever else the
+ * kind's strategy names (statusResetFields). Undefined when nothing is reset.
  */
 export function resetFieldsFor(t: ResetTarget, subresource: string): FieldSet | undefined {
   if (!t.hasStatus) return undefined;
@@ -23,10 +24,6 @@ export function resetFieldsFor(t: ResetTarget, subresource: string): FieldSet | 
   if (subresource !== 'status') return undefined;
   const set = FieldSet.of([f('spec')]);
   if (t.custom === true) set.insert([f('metadata')]);
-  if (t.group === '' && t.resource === 'pods') {
-    set.insert([f('metadata'), f('deletionTimestamp')]);
-    set.insert([f('metadata'), f('ownerReferences')]);
-  }
-  if (t.group === 'apps' && t.resource === 'deployments') set.insert([f('metadata'), f('labels')]);
+  for (const path of strategyFor(t).statusResetFields ?? []) set.insert(path.map((name) => f(name)));
   return set;
 }

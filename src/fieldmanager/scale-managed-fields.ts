@@ -1,9 +1,9 @@
 import { FieldSet, type FieldPath } from './field-set.js';
 import { decodeManagedFields, encodeManagedFields, type Managed } from './managed-fields.js';
 import { fieldElement } from './path-element.js';
+import { SCALE_API_VERSION } from '../api/scale-kind.js';
 
 /** The Scale subresource's group/version, and where a Scale keeps its replicas. */
-export const SCALE_GROUP_VERSION = 'autoscaling/v1';
 const REPLICAS_IN_SCALE: FieldPath = [fieldElement('spec'), fieldElement('replicas')];
 
 /** Where the parent keeps the replicas a Scale shows, per parent group/version (kube's ResourcePathMappings). */
@@ -27,7 +27,7 @@ export function scaleEntriesOf(parentEntries: unknown, paths: ReplicasPaths): Ma
   for (const [id, vs] of decodeManagedFields(parentEntries)) {
     const path = paths.get(vs.apiVersion);
     if (path === undefined || !vs.set.has(path)) continue;
-    out.set(id, { set: FieldSet.of(REPLICAS_IN_SCALE), apiVersion: SCALE_GROUP_VERSION, applied: vs.applied, time: vs.time });
+    out.set(id, { set: FieldSet.of(REPLICAS_IN_SCALE), apiVersion: SCALE_API_VERSION, applied: vs.applied, time: vs.time });
   }
   return out;
 }

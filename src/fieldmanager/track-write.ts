@@ -1,4 +1,4 @@
-import { apiVersionOf, type ResourceInfo } from '../catalog/resource-types.js';
+import { apiVersionOf, type ResourceInfo } from '../api/resource-info.js';
 import { customSchemaOf } from '../crd/cr-schemas.js';
 import { customResourceType } from './custom-smd-type.js';
 import { schemaForDefinition, schemaForKind } from '../schema/openapi-schema.js';
@@ -11,7 +11,8 @@ import { updateManagedFields } from './update-managed-fields.js';
 import type { VersionViews } from './version-comparison.js';
 import { conversionFor, servedObject, toStorageVersion } from '../conversion/version-conversion.js';
 import { decodeManagedFields, encodeManagedFields } from './managed-fields.js';
-import { parentEntriesAfterScale, scaleEntriesOf, SCALE_GROUP_VERSION, type ReplicasPaths } from './scale-managed-fields.js';
+import { parentEntriesAfterScale, scaleEntriesOf, type ReplicasPaths } from './scale-managed-fields.js';
+import { SCALE_API_VERSION, SCALE_DEFINITION } from '../api/scale-kind.js';
 
 /** The write being recorded: the served type, its request version and subresource, and the manager. */
 export interface TrackedWrite {
@@ -131,7 +132,7 @@ let scaleType: SmdType | undefined;
 
 /** The structured-merge-diff type of autoscaling/v1 Scale. */
 export function scaleTypeOf(): SmdType {
-  scaleType ??= smdTypeOf(schemaForDefinition('io.k8s.api.autoscaling.v1.Scale'));
+  scaleType ??= smdTypeOf(schemaForDefinition(SCALE_DEFINITION));
   return scaleType;
 }
 
@@ -151,7 +152,7 @@ export function trackScaleUpdate(w: TrackedWrite, live: Obj, next: Obj, liveScal
     const newScale = structuredClone(nextScale);
     updateManagedFields(oldScale, newScale, {
       manager: w.manager,
-      apiVersion: SCALE_GROUP_VERSION,
+      apiVersion: SCALE_API_VERSION,
       subresource: 'scale',
       type: scaleTypeOf(),
       resetFields: undefined,

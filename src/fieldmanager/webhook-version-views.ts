@@ -2,7 +2,7 @@ import { ApiError } from '../api/errors.js';
 import { isObject, type Obj } from '../api/object-util.js';
 import { undeclaredFields } from './custom-smd-type.js';
 import { convertByWebhook, webhookConversionOf } from '../conversion/webhook-conversion.js';
-import { apiVersionOf, type ResourceInfo } from '../catalog/resource-types.js';
+import { apiVersionOf, type ResourceInfo } from '../api/resource-info.js';
 import { typeFor } from './track-write.js';
 import { VersionConversionError, type VersionView, type VersionViews } from './version-comparison.js';
 import { DEDUCED } from './smd-type.js';

@@ -1,13 +1,16 @@
 import { requestUser } from '../auth/auth-filter.js';
-import type { ServerContext, ResourceTarget } from '../rest/resource-target.js';
+import type { ServerContext, ResourceTarget } from '../rest/server-context.js';
 import type { User } from '../api/user.js';
 import type { Request, Response } from 'express';
 import type { RequestInfo } from '../api/request-info.js';
 import { negotiateOutput, type OutputFormat } from '../codec/negotiation.js';
 import { hasProtobufMessage } from '../codec/protobuf/protobuf-codec.js';
-import { apiVersionOf, storageTypeOf, type ResourceInfo } from '../catalog/resource-types.js';
+import { apiVersionOf, storageTypeOf, type ResourceInfo } from '../api/resource-info.js';
 import { writeOptionsFrom, type WriteOptions } from '../api/request-options.js';
 import { isReviewType } from '../rest/review-store.js';
+import { httpScope } from './http-scope.js';
+import { printerOf } from '../strategy/strategies.js';
+import { scalePrinter } from '../strategy/printers/autoscaling.js';
 
 /** One request against a resource path, resolved to its served type. */
 export interface ResourceRequest extends ResourceTarget {
@@ -26,7 +29,20 @@ export function makeResourceRequest(
   res: Response,
   query: URLSearchParams,
 ): ResourceRequest {
-  return { server: server, info, ri, type: storageTypeOf(info), apiVersion: apiVersionOf(info.group, info.version), query, req, res, user: requestUser(res) };
+  const user = requestUser(res);
+  return {
+    server,
+    info,
+    ri,
+    type: storageTypeOf(info),
+    apiVersion: apiVersionOf(info.group, info.version),
+    query,
+    req,
+    res,
+    user,
+    scope: httpScope(user, query, res),
+    admission: server.admission,
+  };
 }
 
 /** Whether objects of the request's type can be served as Protobuf (built-in types with a message). */
@@ -49,13 +65,17 @@ export function servesTables(r: ResourceTarget): boolean {
 
 /** The response format of a request answering with an object or a list (Accept, `pretty`). */
 export function outputFor(r: ResourceRequest, target: 'object' | 'list', kind = r.info.kind, apiVersion = r.apiVersion): OutputFormat {
-  return negotiateOutput(r.req.headers.accept, target, {
+  const format = negotiateOutput(r.req.headers.accept, target, {
     pretty: r.query.get('pretty') === 'true',
     protobuf: supportsProtobuf(r, kind, apiVersion),
     cbor: r.server.featureGates.CBORServingAndStorage === true,
     restfulRoute: r.info.custom !== true,
     table: servesTables(r),
   });
+  if (format.representation !== 'Table') return format;
+  // The answer's kind prints with its strategy's columns; a Scale with the Scale columns.
+  const printer = kind === r.info.kind ? printerOf(r.info) : kind === 'Scale' ? scalePrinter : undefined;
+  return { ...format, printer };
 }
 
 /** The kind and apiVersion a request's body and answer have: Scale for the scale subresource. */

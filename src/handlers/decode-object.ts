@@ -6,9 +6,10 @@ import { PROTOBUF_MEDIA_TYPE } from '../codec/protobuf/protobuf-codec.js';
 import { decodeInto, TypedDecodeError } from '../codec/typed-decode.js';
 import { schemaForDefinition, schemaForKind, type SchemaNode } from '../schema/openapi-schema.js';
 import { isObject, type Obj } from '../api/object-util.js';
-import { pruneCustomResourceBody } from '../crd/custom-resource-strategy.js';
+import { pruneCustomResourceBody } from '../strategy/custom-resources.js';
 import { writeOptionsOf, type ResourceRequest } from './context.js';
 import type { FieldValidation } from '../api/request-options.js';
+import { SCALE_DEFINITION } from '../api/scale-kind.js';
 
 /** The request's `fieldValidation` (kube's default is Warn; other values fail the options with 422). */
 export function fieldValidationOf(r: ResourceRequest): FieldValidation {
@@ -80,8 +81,6 @@ export function handleUnknownFields(r: ResourceRequest, obj: Obj, definition: st
   }
   reportStrictFindings(r, undefined, unknownFields, prefix);
 }
-
-const SCALE_DEFINITION = 'io.k8s.api.autoscaling.v1.Scale';
 
 /** The OpenAPI definition a write's body is decoded as (Scale for the scale subresource). */
 export function bodyDefinition(r: ResourceRequest): string {

@@ -8,12 +8,12 @@ import { returnsDeletedObject } from '../strategy/resource-strategy.js';
 import { type ResourceRequest, outputFor, scaleKind } from './context.js';
 import { isObject, metadataOf, type Obj } from '../api/object-util.js';
 import { servedJsonForAsync, servedJsonsFor } from '../conversion/converting-io.js';
-import { selectionFor } from '../selectors/selection.js';
+import { selectionFor } from '../rest/selection.js';
 import { authorizeUnsafeDelete } from '../auth/unsafe-delete-authorization.js';
 import { deleteCorruptObject, unsafeDeleteCollectionRefused } from '../rest/unsafe-delete.js';
 import { deleteOptionsOf, type DeleteOptions, type DeleteOutcome } from '../rest/delete.js';
 import type { CollectionDeleter, GracefulDeleter } from '../rest/rest-verbs.js';
-import { conversionAwareSelection } from '../selectors/converted-selection.js';
+import { conversionAwareSelection } from '../rest/converted-selection.js';
 
 const PROPAGATION_POLICIES = ['Foreground', 'Background', 'Orphan'];
 const DELETE_OPTIONS_DEFINITION = 'io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions';

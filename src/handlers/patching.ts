@@ -14,14 +14,13 @@ import {
 } from '../patch/apply-patch.js';
 import { goFormat } from '../codec/json-value.js';
 import { schemaForDefinition } from '../schema/openapi-schema.js';
-import { pruneCustomResourceBody } from '../crd/custom-resource-strategy.js';
+import { pruneCustomResourceBody } from '../strategy/custom-resources.js';
 import type { ResourceRequest } from './context.js';
 import { addWarnings, fieldValidationOf } from './decode-object.js';
+import { SCALE_DEFINITION } from '../api/scale-kind.js';
 
 /** PATCH media types kube-apiserver accepts (server-side apply has its own issue). */
 export const PATCH_MEDIA_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
-
-const SCALE_DEFINITION = 'io.k8s.api.autoscaling.v1.Scale';
 
 /** A patch body read once per request and applied on every retry of the update loop. */
 export interface RequestPatch {

@@ -6,10 +6,9 @@ import { writeList, writeObject } from '../codec/response-writer.js';
 import { type ResourceRequest, outputFor, scaleKind } from './context.js';
 import { type Obj } from '../api/object-util.js';
 import { servedJsonForAsync, servedJsonsFor } from '../conversion/converting-io.js';
-import { toScale } from '../rest/scale.js';
 import type { Getter, Lister } from '../rest/rest-verbs.js';
-import { selectionFor } from '../selectors/selection.js';
-import { selectConverted, selectsAfterConversion, storageSelectionFor } from '../selectors/converted-selection.js';
+import { selectionFor } from '../rest/selection.js';
+import { selectConverted, selectsAfterConversion, storageSelectionFor } from '../rest/converted-selection.js';
 
 const READABLE_SUBRESOURCES = new Set(['', 'status', 'scale', 'ephemeralcontainers', 'resize', 'approval']);
 
@@ -31,9 +30,8 @@ export async function handleGet(r: ResourceRequest, store: Getter): Promise<void
   const format = outputFor(r, 'object', ...scaleKind(r));
   const json = await store.get(r.ri.name, r.query);
   if (r.ri.subresource === 'scale') {
-    // A custom resource's scale paths are its request version's: the object is read in that version.
-    const inVersion = r.info.custom === true ? await servedJsonForAsync(json, r.apiVersion, 'object') : json;
-    writeObject(r.res, 200, toScale(r, JSON.parse(inVersion) as Obj), format);
+    // The scale store answers the Scale itself.
+    writeObject(r.res, 200, json, format);
     return;
   }
   const includeObject = includeObjectParam(r.query, format);

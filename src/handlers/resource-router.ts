@@ -1,20 +1,22 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError, badRequest, methodNotAllowed, notFound } from '../api/errors.js';
-import { decodePath, parseRequestInfo, splitPath, type RequestInfo } from '../api/request-info.js';
-import type { ResourceInfo } from '../catalog/resource-types.js';
+import { splitPath, type RequestInfo } from '../api/request-info.js';
+import type { ResourceInfo } from '../api/resource-info.js';
 import { writeNotFoundPage } from '../codec/plain-text.js';
 import { writeError } from '../codec/response-writer.js';
 import { makeResourceRequest, type ResourceRequest } from './context.js';
-import { type ServerContext } from '../rest/resource-target.js';
+import { type ServerContext } from '../rest/server-context.js';
 import { handleCreate } from './create.js';
 import { handleDelete, handleDeleteCollection } from './delete.js';
 import { handleGet, handleList } from './read.js';
-import { handleSubresourceAction, isActionSubresource } from './subresource-actions.js';
+import { handleSubresourceAction } from './subresource-actions.js';
+import { isActionSubresource } from '../rest/action-stores.js';
 import { handlePatch, handleUpdate } from './update.js';
 import { storeFor } from '../rest/store-for.js';
-import { isCollectionDeleter, isCreater, isGetter, isGracefulDeleter, isLister, isUpdater } from '../rest/rest-verbs.js';
+import { isCollectionDeleter, isCreater, isGetter, isGracefulDeleter, isLister, isUpdater, isWatcher } from '../rest/rest-verbs.js';
 import { handleWatch } from './watch.js';
 import { addWarnings } from './decode-object.js';
+import { parsedRequestOf } from '../api/parsed-request.js';
 
 /** Verbs a type must support for each request verb (from the served resource's verb list). */
 const VERB_REQUIREMENT: Record<string, string> = {
@@ -83,7 +85,7 @@ async function dispatch(r: ResourceRequest): Promise<void> {
   } else if (!r.info.verbs.includes(VERB_REQUIREMENT[verb] ?? '')) {
     throw methodNotAllowed();
   }
-  const store = storeFor(r, r.user);
+  const store = storeFor(r);
   switch (verb) {
     case 'get': {
       if (!isGetter(store)) throw methodNotAllowed();
@@ -93,14 +95,16 @@ async function dispatch(r: ResourceRequest): Promise<void> {
       if (!isLister(store)) throw methodNotAllowed();
       return handleList(r, store);
     }
-    case 'watch':
-      return handleWatch(r);
+    case 'watch': {
+      if (!isWatcher(store)) throw methodNotAllowed();
+      return handleWatch(r, store);
+    }
     case 'create': {
       if (!isCreater(store)) throw methodNotAllowed();
       return handleCreate(r, store);
     }
     case 'update': {
-      if (!isUpdater(store) || !isCreater(store)) throw methodNotAllowed();
+      if (!isUpdater(store)) throw methodNotAllowed();
       return handleUpdate(r, store);
     }
     case 'patch': {
@@ -137,17 +141,8 @@ function underApiRoot(server: ServerContext, path: string): boolean {
  */
 export function resourceHandler(server: ServerContext) {
   return (req: Request, res: Response, next: NextFunction): void => {
-    const target = req.originalUrl;
-    const q = target.indexOf('?');
-    const rawPath = q < 0 ? target : target.slice(0, q);
-    const query = new URLSearchParams(q < 0 ? '' : target.slice(q + 1));
-    const path = decodePath(rawPath);
-    if (path === undefined) {
-      next();
-      return;
-    }
-    const ri = parseRequestInfo(req.method, path, query);
-    if (!ri) {
+    const { path, query, info: ri } = parsedRequestOf(req);
+    if (path === undefined || ri === undefined) {
       next();
       return;
     }
@@ -176,9 +171,7 @@ export function resourceHandler(server: ServerContext) {
  */
 export function notFoundHandler(server: ServerContext) {
   return (req: Request, res: Response): void => {
-    const target = req.originalUrl;
-    const q = target.indexOf('?');
-    const path = decodePath(q < 0 ? target : target.slice(0, q));
+    const { path } = parsedRequestOf(req);
     if (path !== undefined && underApiRoot(server, path)) writeError(res, routeNotFound());
     else writeNotFoundPage(res);
   };

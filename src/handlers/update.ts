@@ -5,7 +5,7 @@ import { managerOrUserAgent } from '../fieldmanager/manager-name.js';
 import { readBody } from '../codec/request-body.js';
 import { allowsCreateOnUpdate } from '../strategy/resource-strategy.js';
 import { writeOptionsOf, type ResourceRequest, outputFor, scaleKind } from './context.js';
-import { isCreater, type Creater, type Updater } from '../rest/rest-verbs.js';
+import { isCreater, type Updater } from '../rest/rest-verbs.js';
 import { appliedDuplicates, applyToObject, applyToObjectConverting, applyToScale, readAppliedConfiguration } from '../apply/server-side-apply.js';
 import { parseMediaType } from '../codec/media-type.js';
 import { APPLY_CBOR_PATCH_TYPE, APPLY_YAML_PATCH_TYPE, BUILTIN_PATCH_TYPES } from '../patch/apply-patch.js';
@@ -16,15 +16,10 @@ import { addWarnings, decodeObject, fieldValidationOf } from './decode-object.js
 import { isObject, metadataOf, stringField, type Obj } from '../api/object-util.js';
 import { servedJsonForAsync } from '../conversion/converting-io.js';
 import { decodePatchedObject, patchObject, readPatch } from './patching.js';
-import { SCALE_API_VERSION, toScale } from '../rest/scale.js';
+import { SCALE_API_VERSION } from '../api/scale-kind.js';
 
 /** Subresources written through PUT/PATCH, and how each maps onto the stored object. */
 const WRITABLE_SUBRESOURCES = new Set(['', 'status', 'scale', 'finalize', 'approval', 'ephemeralcontainers', 'resize']);
-
-/** The object a write's body speaks about: the stored object itself, or its Scale view. */
-function viewOf(r: ResourceRequest, stored: Obj): Obj {
-  return r.ri.subresource === 'scale' ? toScale(r, stored) : stored;
-}
 
 function checkSubresource(r: ResourceRequest): void {
   if (!WRITABLE_SUBRESOURCES.has(r.ri.subresource)) throw methodNotAllowed();
@@ -46,7 +41,7 @@ function checkNamespace(r: ResourceRequest, obj: Obj): void {
 }
 
 /** PUT: replaces the object (or subresource view); 409 on a stale resourceVersion. */
-export async function handleUpdate(r: ResourceRequest, store: Updater & Creater): Promise<void> {
+export async function handleUpdate(r: ResourceRequest, store: Updater): Promise<void> {
   checkSubresource(r);
   const format = outputFor(r, 'object', ...scaleKind(r));
   const dryRun = writeOptionsOf(r).dryRun;
@@ -64,7 +59,7 @@ export async function handleUpdate(r: ResourceRequest, store: Updater & Creater)
   const outcome = await store.update(
     () => ({ next: structuredClone(body), pinnedVersion: pinned }),
     async () => {
-      if (r.ri.subresource === '' && allowsCreateOnUpdate(r.info)) {
+      if (r.ri.subresource === '' && allowsCreateOnUpdate(r.info) && isCreater(store)) {
         delete bodyMeta.resourceVersion;
         return {
           json: await store.create(body, { dryRun, manager: managerOrUserAgent(writeOptionsOf(r).fieldManager, r.req.headers['user-agent']) }),
@@ -93,8 +88,7 @@ export async function handlePatch(r: ResourceRequest, store: Updater): Promise<v
   }
   const patch = readPatch(r, contentType, body);
   const outcome = await store.update(
-    (current: Obj) => {
-      const view = viewOf(r, current);
+    (view: Obj) => {
       const viewRv = stringField(metadataOf(view), 'resourceVersion');
       const patched = patchObject(r, patch, view);
       if (!isObject(patched)) throw badRequest('the patched object is not an object');
@@ -153,11 +147,11 @@ async function handleApply(r: ResourceRequest, store: Updater, body: Buffer, for
   const t = { info: r.info, apiVersion: r.apiVersion, subresource, manager: options.fieldManager, force: options.force === true };
   const pinned = stringField(metadataOf(config), 'resourceVersion');
   const outcome = await store.update(
-    async (current: Obj) => {
+    async (current: Obj, object: Obj) => {
       let next: Obj;
       let managedFields: unknown;
       if (isScale) {
-        ({ scale: next, managedFields } = applyToScale(t, current, toScale(r, current), config));
+        ({ scale: next, managedFields } = applyToScale(t, object, current, config));
       } else {
         next = await applyToObjectConverting(t, current, config);
         checkNamespace(r, next);
@@ -182,8 +176,8 @@ async function handleApply(r: ResourceRequest, store: Updater, body: Buffer, for
 
 async function respond(r: ResourceRequest, outcome: UpdateOutcome, format: OutputFormat): Promise<void> {
   if (r.ri.subresource === 'scale') {
-    const inVersion = r.info.custom === true ? await servedJsonForAsync(outcome.json, r.apiVersion, 'object') : outcome.json;
-    writeObject(r.res, outcome.created ? 201 : 200, toScale(r, JSON.parse(inVersion) as Obj), format);
+    // The scale store answers the Scale itself.
+    writeObject(r.res, outcome.created ? 201 : 200, outcome.json, format);
     return;
   }
   writeObject(r.res, outcome.created ? 201 : 200, await servedJsonForAsync(outcome.json, r.apiVersion, format.representation), format);

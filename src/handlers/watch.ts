@@ -1,11 +1,9 @@
 import { methodNotAllowed } from '../api/errors.js';
 import { negotiateOutput } from '../codec/negotiation.js';
-import { storageErrorToApi } from '../rest/storage-errors.js';
-import { listReadError } from '../rest/corrupt-object.js';
-import type { StoredObject } from '../storage/storage.js';
+import type { Watcher } from '../rest/rest-verbs.js';
 import { INITIAL_EVENTS_END, WatchBookmarks } from '../watch/bookmarks.js';
 import { watchEventFilter } from '../watch/event-filter.js';
-import { sendInitialEvents, watchStart } from '../watch/initial-events.js';
+import { sendInitialEvents } from '../watch/initial-events.js';
 import { WatchEncoder } from '../watch/watch-encoder.js';
 import { WatchLifetime } from '../watch/watch-lifetime.js';
 import { watchOptionsFrom } from '../watch/watch-options.js';
@@ -14,9 +12,9 @@ import { WatchProgress } from '../watch/watch-progress.js';
 import { stopWhenRemoved } from '../watch/watch-removal.js';
 import { followChanges } from '../watch/watch-subscription.js';
 import { supportsProtobuf, type ResourceRequest } from './context.js';
-import { waitForResourceVersion } from '../rest/read-consistency.js';
-import { selectionFor } from '../selectors/selection.js';
-import { selectConvertedStored, selectsAfterConversion, storageSelectionFor } from '../selectors/converted-selection.js';
+import { selectionFor } from '../rest/selection.js';
+import { selectConvertedStored, selectsAfterConversion, storageSelectionFor } from '../rest/converted-selection.js';
+import { printerOf } from '../strategy/strategies.js';
 
 /**
  * WATCH: a chunked stream of events (JSON lines or Protobuf frames), flushed in short batches.
@@ -25,13 +23,14 @@ import { selectConvertedStored, selectsAfterConversion, storageSelectionFor } fr
  * disconnect, server shutdown, lost history (410 ERROR event), when the client falls too far
  * behind, or (custom resources) when the type stops being served. Invalid options answer 400/422 and a storage outage before the stream starts 503.
  */
-export async function handleWatch(r: ResourceRequest): Promise<void> {
+export async function handleWatch(r: ResourceRequest, store: Watcher): Promise<void> {
   if (r.ri.subresource !== '' || !r.info.verbs.includes('watch')) throw methodNotAllowed();
-  const format = negotiateOutput(r.req.headers.accept, 'watch', {
+  const negotiated = negotiateOutput(r.req.headers.accept, 'watch', {
     protobuf: supportsProtobuf(r),
     cbor: r.server.featureGates.CBORServingAndStorage === true,
     restfulRoute: r.info.custom !== true,
   });
+  const format = negotiated.representation === 'Table' ? { ...negotiated, printer: printerOf(r.info) } : negotiated;
   const options = watchOptionsFrom(r.query, r.server.featureGates.WatchList, r.server.minRequestTimeoutSeconds);
   const selection = selectionFor(r, options.list, r.ri.name);
   // Field selectors on a webhook-converting kind select on the objects converted to the watch's version.
@@ -41,18 +40,13 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
   const removed = r.info.custom === true ? r.server.catalog.removedSignal(r.info.group, r.info.version, r.info.resource) : undefined;
   const removal = removed === undefined ? undefined : new AbortController();
   const lifetime = new WatchLifetime(removal === undefined ? r.server.shutdownSignal : [r.server.shutdownSignal, removal.signal], r.req, r.res);
-  const collection = {
-    storage: r.server.storage,
-    type: r.type,
-    namespace,
-    filter: afterConversion ? storageSelectionFor(r, options.list.labelSelector).matchesStored : selection.matchesStored,
-    waitForResourceVersion: (rv: string): Promise<string> => waitForResourceVersion(r, rv, options.timeoutMs),
-    readError: (items: readonly StoredObject[]) => listReadError(r, items),
-  };
-  const start = await watchStart(collection, options).catch((err: unknown) => {
-    lifetime.abandon();
-    throw storageErrorToApi(err, r, r.ri.name);
-  });
+  const filter = afterConversion ? storageSelectionFor(r, options.list.labelSelector).matchesStored : selection.matchesStored;
+  const feed = await store
+    .watch({ resourceVersion: options.resourceVersion, initialEvents: options.initialEvents, timeoutMs: options.timeoutMs }, filter)
+    .catch((err: unknown) => {
+      lifetime.abandon();
+      throw err;
+    });
   // A watch from a given version sends its headers once storage accepted it, so a storage outage
   // is an HTTP error (503) rather than a 200 stream with an ERROR event.
   const out = new WatchOutput(r.res, lifetime, {
@@ -62,7 +56,7 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
     metricResource: r.info.resource,
   });
   const encoder = new WatchEncoder(r.info.kind, r.apiVersion, format);
-  const progress = new WatchProgress(start.resourceVersion);
+  const progress = new WatchProgress(feed.resourceVersion);
   if (removed !== undefined && removal !== undefined)
     stopWhenRemoved(removed, removal, {
       storage: r.server.storage,
@@ -73,12 +67,12 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
     });
   const bookmarks = new WatchBookmarks(options.allowBookmarks, r.server.bookmarkIntervalMs, encoder, progress, out);
   lifetime.begin(options.timeoutMs, () => bookmarks.send());
-  const initial = afterConversion ? await selectConvertedStored(start.initial, r.apiVersion, selection) : start.initial;
+  const initial = afterConversion ? await selectConvertedStored(feed.initial, r.apiVersion, selection) : feed.initial;
   if (!(await sendInitialEvents(initial, encoder, out, lifetime))) return;
   if (options.sendInitialEvents === true) bookmarks.send(INITIAL_EVENTS_END);
   bookmarks.start(lifetime.signal);
   if (lifetime.signal.aborted) lifetime.end();
-  await followChanges(r, start.resourceVersion, {
+  await followChanges(r, feed, {
     lifetime,
     out,
     encoder,

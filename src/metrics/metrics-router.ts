@@ -3,6 +3,7 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import { installWorkerMetricsResponder, requestClusterMetrics } from './cluster-aggregation.js';
 import { metricsRegistry, recordRequest, longRunningRequests, startDefaultMetrics } from './metrics.js';
 import { isLongRunning, labelRequest } from './request-labels.js';
+import { parsedRequestOf } from '../api/parsed-request.js';
 
 /** Prometheus text exposition format 0.0.4, as kube-apiserver serves it. */
 const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
@@ -47,7 +48,7 @@ export function metricsMiddleware(options: MetricsMiddlewareOptions = {}): (req:
   startDefaultMetrics();
   return function capstanMetrics(req, res, next) {
     const started = process.hrtime.bigint();
-    const { labels, info } = labelRequest(req.method, req.originalUrl, req.headers['content-type'] ?? '', options.isServed);
+    const { labels, info } = labelRequest(req.method, parsedRequestOf(req), req.headers['content-type'] ?? '', options.isServed);
     const longRunning = isLongRunning(info);
     const gaugeLabels = {
       verb: labels.verb,

@@ -1,4 +1,5 @@
-import { decodePath, parseRequestInfo, type RequestInfo } from '../api/request-info.js';
+import type { RequestInfo } from '../api/request-info.js';
+import type { ParsedRequest } from '../api/parsed-request.js';
 
 /**
  * How kube-apiserver labels a request in its metrics (endpoints/metrics CleanVerb/CleanScope):
@@ -21,12 +22,6 @@ export interface RequestLabels {
 }
 
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'CONNECT']);
-
-/** Splits `originalUrl` into path and query without trusting it to be a full URL. */
-export function splitUrl(originalUrl: string): { path: string; query: URLSearchParams } {
-  const q = originalUrl.indexOf('?');
-  return q < 0 ? { path: originalUrl, query: new URLSearchParams() } : { path: originalUrl.slice(0, q), query: new URLSearchParams(originalUrl.slice(q + 1)) };
-}
 
 function scopeOf(info: RequestInfo): string {
   if (info.name !== '' || info.verb === 'create') return 'resource';
@@ -51,18 +46,17 @@ export interface LabelledRequest {
 }
 
 /**
- * Labels a request. `isServed(group, version, resource)` (optional) keeps label cardinality bounded:
+ * Labels a parsed request. `isServed(group, version, resource)` (optional) keeps label cardinality bounded:
  * resource requests for types that are not served are labelled like a non-resource 404.
  */
 export function labelRequest(
   method: string,
-  originalUrl: string,
+  request: ParsedRequest,
   contentType: string,
   isServed?: (group: string, version: string, resource: string) => boolean,
 ): LabelledRequest {
-  const { path, query } = splitUrl(originalUrl);
-  const decoded = decodePath(path);
-  let info = decoded === undefined ? undefined : parseRequestInfo(method, decoded, query);
+  const { rawPath: path, query } = request;
+  let info = request.info;
   if (info !== undefined && isServed !== undefined && !isServed(info.group, info.version, info.resource)) info = undefined;
   const dryRun = query.getAll('dryRun').includes('All') ? 'All' : '';
   if (info === undefined) {

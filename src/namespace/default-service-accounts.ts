@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { canonicalize, isObject, nowTimestamp, type Obj } from '../api/object-util.js';
-import { StorageError, type Storage } from '../storage/storage.js';
+import { type Storage } from '../storage/storage.js';
+import { StorageError } from '../api/storage-error.js';
 
 /**
  * What kube-controller-manager's serviceaccount controller does for Capstan users who run none: every

@@ -1,10 +1,10 @@
 import { ApiError } from '../api/errors.js';
-import { makeTarget, type ServerContext } from '../rest/resource-target.js';
+import { makeTarget, type ServerContext } from '../rest/server-context.js';
 import { deleteObject } from '../rest/delete.js';
 import { isObject, metadataOf, nowTimestamp, type Obj } from '../api/object-util.js';
-import type { ResourceInfo } from '../catalog/resource-types.js';
-import { storageTypeOf } from '../catalog/resource-types.js';
-import { StorageError } from '../storage/storage.js';
+import type { ResourceInfo } from '../api/resource-info.js';
+import { storageTypeOf } from '../api/resource-info.js';
+import { StorageError } from '../api/storage-error.js';
 
 /** How often terminating namespaces are re-examined while they wait for content to go. */
 const RESYNC_MS = 500;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { canonicalize, isObject, jsonEqual, metadataOf, nowTimestamp, type Obj } from '../api/object-util.js';
-import { StorageError, type Storage } from '../storage/storage.js';
+import { type Storage } from '../storage/storage.js';
+import { StorageError } from '../api/storage-error.js';
 
 /** The ConfigMap kube-controller-manager's root-ca-cert-publisher keeps in every namespace. */
 export const ROOT_CA_CONFIGMAP = 'kube-root-ca.crt';

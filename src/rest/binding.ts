@@ -1,9 +1,9 @@
 import { conflict, notFound } from '../api/errors.js';
 import { isObject, nowTimestamp, stringField, type Obj } from '../api/object-util.js';
-import { StorageError } from '../storage/storage.js';
 import { guaranteedUpdate, RETRY } from './guaranteed-update.js';
-import type { ResourceTarget } from './resource-target.js';
+import type { ResourceTarget } from './server-context.js';
 import { storageErrorToApi } from './storage-errors.js';
+import { StorageError } from '../api/storage-error.js';
 
 /**
  * `pods/NAME/binding`: assigns the pod to `node` and marks it `PodScheduled`, in the store's

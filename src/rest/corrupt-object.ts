@@ -1,7 +1,7 @@
 import { ApiError } from '../api/errors.js';
 import { isObject, type Obj } from '../api/object-util.js';
 import type { StoredObject } from '../storage/storage.js';
-import type { ResourceTarget } from './resource-target.js';
+import type { ResourceTarget } from './server-context.js';
 
 /** kube's storage error code for an object that cannot be transformed or decoded (`ErrCodeCorruptObj`). */
 const CORRUPT_OBJECT_CODE = 7;

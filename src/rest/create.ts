@@ -4,14 +4,14 @@ import { applyDefaults, prepareForCreate, recordRequester, writeWarnings } from 
 import { shapeStoredObject } from '../codec/go-shape.js';
 import { storageInfoOf } from '../conversion/version-conversion.js';
 import { toStorageVersionAsync } from '../conversion/converting-io.js';
-import type { ResourceInfo } from '../catalog/resource-types.js';
+import type { ResourceInfo } from '../api/resource-info.js';
 import { canonicalize, metadataOf, nowTimestamp, objectKey, stringField, type Obj } from '../api/object-util.js';
-import { withServiceAllocation } from '../services/service-allocation.js';
-import type { ResourceTarget } from './resource-target.js';
-import { admissionRequestOf } from '../admission/admission-request.js';
+import type { ResourceTarget } from './server-context.js';
+import { admissionRequestOf } from '../api/request-scope.js';
 import { withStorage } from './storage-errors.js';
 import { generateName, validateCreate } from './validate-object.js';
 import { trackCreate } from '../fieldmanager/track-write.js';
+import { writeWithKindHooks } from './kind-hooks.js';
 
 /**
  * The shared create path (also used by PUT on types that allow create-on-update). `input` is in the
@@ -56,17 +56,17 @@ export async function createObject(r: ResourceTarget, input: Obj, dryRun: boolea
     object: obj,
     oldObject: undefined,
     dryRun,
-    request: admissionRequestOf(r, 'CREATE'),
+    request: admissionRequestOf(r.scope, 'CREATE'),
   };
-  await r.server.admission.admit(attrs);
+  await r.admission.admit(attrs);
   for (const w of prepareForCreate(r.info, obj)) attrs.request.warn(w);
   recordRequester(r.info, obj, attrs.request.user);
   shapeStoredObject(obj, r.info);
   const key = objectKey(r.info.namespaced ? r.ri.namespace : '', name);
-  return withServiceAllocation(r, obj, undefined, dryRun, async () => {
+  return writeWithKindHooks(r, obj, undefined, dryRun, async () => {
     validateCreate(r, obj);
     for (const w of writeWarnings(r.info, '', obj, undefined)) attrs.request.warn(w);
-    await r.server.admission.validate(attrs);
+    await r.admission.validate(attrs);
     if (dryRun) {
       const existing = await withStorage(r, name, () => r.server.storage.get(r.type, key));
       if (existing) throw alreadyExists({ group: r.info.group, resource: r.info.resource }, name);

@@ -1,15 +1,15 @@
 import { ApiError, conflict, notFound } from '../api/errors.js';
-import { admissionRequestOf, deleteOptionsObject } from '../admission/admission-request.js';
+import { admissionRequestOf, deleteOptionsObject } from '../api/request-scope.js';
 import { isObject, metadataOf, stringField, type Obj } from '../api/object-util.js';
-import type { Selection } from '../selectors/selection.js';
-import { releaseServiceAllocation } from '../services/service-allocation.js';
-import { StorageError } from '../storage/storage.js';
+import type { Selection } from './selection.js';
 import { strategyFor } from '../strategy/strategies.js';
 import { decodeStored } from './corrupt-object.js';
 import { deletionFinalizers } from './deletion-finalizers.js';
 import { guaranteedUpdate, RETRY } from './guaranteed-update.js';
-import type { ResourceTarget } from './resource-target.js';
+import type { ResourceTarget } from './server-context.js';
 import { storageErrorToApi, withStorage } from './storage-errors.js';
+import { afterKindDelete } from './kind-hooks.js';
+import { StorageError } from '../api/storage-error.js';
 
 /** The parts of DeleteOptions Capstan acts on. */
 export interface DeleteOptions {
@@ -70,7 +70,7 @@ export async function deleteObject(r: ResourceTarget, name: string, opts: Delete
         `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${stored.resourceVersion}`,
       );
     }
-    await r.server.admission.run({
+    await r.admission.run({
       operation: 'DELETE',
       info: r.info,
       namespace: r.ri.namespace,
@@ -79,7 +79,7 @@ export async function deleteObject(r: ResourceTarget, name: string, opts: Delete
       object: undefined,
       oldObject: obj,
       dryRun: opts.dryRun,
-      request: admissionRequestOf(r, 'DELETE', deleteOptionsObject(opts)),
+      request: admissionRequestOf(r.scope, 'DELETE', deleteOptionsObject(opts)),
     });
     const held = Array.isArray(meta.finalizers) ? meta.finalizers.filter((f): f is string => typeof f === 'string') : [];
     // The propagation policy becomes the `orphan` / `foregroundDeletion` finalizers, as kube's store does.
@@ -92,7 +92,7 @@ export async function deleteObject(r: ResourceTarget, name: string, opts: Delete
       if (opts.dryRun) return { json: stored.json, removed: true };
       try {
         const removed = await r.server.storage.delete(r.type, key, stored.resourceVersion);
-        await releaseServiceAllocation(r, obj);
+        await afterKindDelete(r, obj);
         return { json: removed.json, removed: true };
       } catch (err) {
         if (err instanceof StorageError && err.code === 'Conflict') return RETRY;

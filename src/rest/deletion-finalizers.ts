@@ -1,3 +1,4 @@
+import { strategyFor } from '../strategy/strategies.js';
 /**
  * The garbage-collection finalizers a DELETE puts on (or takes off) an object, as kube's generic
  * store decides them (deletionFinalizersForGarbageCollection): `orphan` when dependents are to be
@@ -18,17 +19,9 @@ export interface PropagationOptions {
   orphanDependents?: boolean;
 }
 
-/**
- * kube 1.36's per-strategy defaults: ReplicationControllers in core v1 and Jobs in batch/v1 orphan
- * (kept for backward compatibility), events do not take part in garbage collection, everything else
- * deletes its dependents.
- */
+/** kube 1.36's per-strategy default: the kind's strategy's, else dependents are deleted. */
 export function defaultGarbageCollectionPolicy(info: { group: string; version: string; resource: string }): GarbageCollectionPolicy {
-  if (info.resource === 'events' && (info.group === '' || info.group === 'events.k8s.io')) return 'Unsupported';
-  if (info.group === '' && info.version === 'v1' && info.resource === 'replicationcontrollers') return 'OrphanDependents';
-  if (info.group === 'batch' && info.version === 'v1' && info.resource === 'jobs') return 'OrphanDependents';
-  if (info.group === 'batch' && info.version === 'v1beta1' && info.resource === 'cronjobs') return 'OrphanDependents';
-  return 'DeleteDependents';
+  return strategyFor(info).garbageCollectionPolicy?.(info.version) ?? 'DeleteDependents';
 }
 
 function shouldOrphan(policy: GarbageCollectionPolicy, finalizers: readonly string[], opts: PropagationOptions): boolean {

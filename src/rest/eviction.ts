@@ -1,8 +1,8 @@
 import { ApiError, badRequest, conflict, forbidden, invalid, notFound } from '../api/errors.js';
 import { isObject, metadataOf, nowTimestamp, objectKey, stringField, type Obj } from '../api/object-util.js';
 import { deleteObject, deleteOptionsOf, type DeleteOptions } from './delete.js';
-import { StorageError, type StoredObject } from '../storage/storage.js';
-import { makeTarget, type ResourceTarget } from './resource-target.js';
+import { type StoredObject } from '../storage/storage.js';
+import { makeTarget, type ResourceTarget } from './server-context.js';
 import { storageErrorToApi, withStorage } from './storage-errors.js';
 import {
   DISRUPTION_ALLOWED,
@@ -16,6 +16,7 @@ import {
   selectorMatcher,
   updateDisruptionAllowedCondition,
 } from './disruption-budget-rules.js';
+import { StorageError } from '../api/storage-error.js';
 
 /** Evictions approved but not yet seen by the disruption controller beyond which kube refuses more. */
 const MAX_DISRUPTED_POD_SIZE = 2000;

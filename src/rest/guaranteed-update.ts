@@ -1,7 +1,7 @@
 import { conflict } from '../api/errors.js';
 import { objectKey } from '../api/object-util.js';
 import { withStorage } from './storage-errors.js';
-import { type ResourceTarget } from './resource-target.js';
+import { type ResourceTarget } from './server-context.js';
 import type { StoredObject } from '../storage/storage.js';
 
 /** What an attempt answers when its compare-and-swap lost a race: read again and decide again. */

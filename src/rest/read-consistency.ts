@@ -1,7 +1,7 @@
 import { ApiError, timeout } from '../api/errors.js';
 import { queryResourceVersion, type ListOptions } from '../api/request-options.js';
 import { compareResourceVersions } from '../storage/resource-version.js';
-import type { ResourceTarget } from './resource-target.js';
+import type { ResourceTarget } from './server-context.js';
 
 /** How a read picks its version (SPEC 4.9). */
 export type ReadSemantic =

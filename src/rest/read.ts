@@ -1,13 +1,13 @@
 import { ApiError, badRequest, notFound } from '../api/errors.js';
 import type { ListOptions } from '../api/request-options.js';
 import { objectKey } from '../api/object-util.js';
-import type { Selection } from '../selectors/selection.js';
+import type { Selection } from './selection.js';
 import { CONTINUE_TOKEN_LIFETIME_MS, decodeContinue, encodeContinue, expiredContinue } from '../storage/continue-token.js';
-import { StorageError } from '../storage/storage.js';
 import { decodeStored, listReadError } from './corrupt-object.js';
 import { getSemantic, listSemantic, waitForResourceVersion, type ReadSemantic } from './read-consistency.js';
-import type { ResourceTarget } from './resource-target.js';
+import type { ResourceTarget } from './server-context.js';
 import { storageErrorToApi, withStorage } from './storage-errors.js';
+import { StorageError } from '../api/storage-error.js';
 
 /** One page of a list: stored objects' JSON (storage version) and the list metadata kube reports. */
 export interface ListPage {

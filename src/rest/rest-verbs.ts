@@ -1,9 +1,11 @@
 import type { Obj } from '../api/object-util.js';
 import type { ListOptions } from '../api/request-options.js';
-import type { Selection } from '../selectors/selection.js';
+import type { Selection } from './selection.js';
 import type { ListPage } from './read.js';
 import type { CollectionDeleteOutcome, DeleteOptions, DeleteOutcome } from './delete.js';
 import type { ComputedUpdate, UpdateOutcome } from './update.js';
+import type { ChangeFeed, WatchRequest } from './watch.js';
+import type { StoredObject } from '../storage/storage.js';
 
 /**
  * The verbs a resource's store offers the handlers, after kube's rest.Creater / rest.Updater: a handler
@@ -30,6 +32,12 @@ export interface Lister {
   list(opts: ListOptions, selection: Selection): Promise<ListPage>;
 }
 
+/** Watches a collection (WATCH): its start, initial state and change stream. */
+export interface Watcher {
+  /** The feed of a watch of the objects `filter` passes (see openChangeFeed); ApiErrors for storage failures and unreadable objects. */
+  watch(request: WatchRequest, filter: ((obj: StoredObject) => boolean) | undefined): Promise<ChangeFeed>;
+}
+
 /** Creates objects (POST to a collection). */
 export interface Creater {
   /**
@@ -42,11 +50,13 @@ export interface Creater {
 /** Replaces or patches existing objects (PUT, PATCH, writable subresources). */
 export interface Updater {
   /**
-   * Runs `compute` on the current object (in the request's version) inside the store's retry loop and
-   * stores the result; `onMissing` answers when the object does not exist.
+   * Runs `compute` on the current object inside the store's retry loop and stores the result;
+   * `onMissing` answers when the object does not exist. `current` is what the request writes (the
+   * object, or its subresource's view such as a Scale) and `object` the object itself, both in the
+   * request's version.
    */
   update(
-    compute: (current: Obj) => Promise<ComputedUpdate> | ComputedUpdate,
+    compute: (current: Obj, object: Obj) => Promise<ComputedUpdate> | ComputedUpdate,
     onMissing: () => Promise<UpdateOutcome>,
     options: WriteRequestOptions,
   ): Promise<UpdateOutcome>;
@@ -61,6 +71,10 @@ export interface GracefulDeleter {
 /** Deletes the objects a selection picks (DELETE on a collection). */
 export interface CollectionDeleter {
   deleteCollection(selection: Selection, opts: DeleteOptions): Promise<CollectionDeleteOutcome>;
+}
+
+export function isWatcher(store: object): store is Watcher {
+  return typeof (store as Partial<Watcher>).watch === 'function';
 }
 
 export function isCreater(store: object): store is Creater {

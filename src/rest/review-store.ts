@@ -6,7 +6,7 @@ import type { User } from '../api/user.js';
 import { reviewToken } from '../auth/token-review.js';
 import { nowTimestamp } from '../api/object-util.js';
 import { validateLocalSubjectAccessReview, validateSelfSubjectAccessReview, validateSubjectAccessReview } from '../validation/access-review.js';
-import type { ResourceTarget } from './resource-target.js';
+import type { ResourceTarget } from './server-context.js';
 import type { Creater, WriteRequestOptions } from './rest-verbs.js';
 
 /**
@@ -92,10 +92,11 @@ function attributesOf(spec: Obj, user: User): AuthorizationAttributes {
  * store offers no other verb. Access reviews are answered by the server's authorization stage.
  */
 export class ReviewStore implements Creater {
-  constructor(
-    private readonly target: ResourceTarget,
-    private readonly user: User,
-  ) {}
+  constructor(private readonly target: ResourceTarget) {}
+
+  private get user(): User {
+    return this.target.scope.user;
+  }
 
   async create(input: Obj, _options: WriteRequestOptions): Promise<string> {
     const { info, ri, apiVersion } = this.target;

@@ -1,29 +1,9 @@
-import { alreadyExists, notFound, storageUnavailable, staleConflict, gone, timeout, tooLarge, writeTimeout } from '../api/errors.js';
-import { StorageError } from '../storage/storage.js';
-import type { ResourceTarget } from './resource-target.js';
+import { storageErrorToApi as mapStorageError } from '../api/errors.js';
+import type { ResourceTarget } from './server-context.js';
 
-/** Maps storage failures to Kubernetes errors about `name` of the request's resource: the one place this happens. */
+/** Maps a storage failure to the Kubernetes error about `name` of the request's resource (see api/errors.ts). */
 export function storageErrorToApi(err: unknown, r: ResourceTarget, name: string): unknown {
-  if (!(err instanceof StorageError)) return err;
-  const qr = { group: r.info.group, resource: r.info.resource };
-  switch (err.code) {
-    case 'NotFound':
-      return notFound(qr, name);
-    case 'AlreadyExists':
-      return alreadyExists(qr, name);
-    case 'Conflict':
-      return staleConflict(qr, name);
-    case 'Gone':
-      return gone(err.message);
-    case 'TooLarge':
-      return timeout('Too large resource version', 1);
-    case 'ObjectTooLarge':
-      return tooLarge(err.message);
-    case 'Unavailable':
-      return storageUnavailable(err);
-    case 'Timeout':
-      return writeTimeout();
-  }
+  return mapStorageError(err, { group: r.info.group, resource: r.info.resource }, name);
 }
 
 /** Runs a storage call, mapping its failures with `storageErrorToApi`. */

@@ -1,10 +1,10 @@
 import { invalid, type ApiError } from '../api/errors.js';
 import { objectKey } from '../api/object-util.js';
-import { StorageError } from '../storage/storage.js';
 import { CorruptObjectError, decodeFailure } from './corrupt-object.js';
 import { guaranteedUpdate, RETRY } from './guaranteed-update.js';
-import type { ResourceTarget } from './resource-target.js';
+import type { ResourceTarget } from './server-context.js';
 import { storageErrorToApi, withStorage } from './storage-errors.js';
+import { StorageError } from '../api/storage-error.js';
 
 const OPTION = 'ignoreStoreReadErrorWithClusterBreakingPotential';
 

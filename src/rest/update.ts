@@ -1,39 +1,21 @@
 import { shapeStoredObject } from '../codec/go-shape.js';
 import { conflict, staleConflict } from '../api/errors.js';
-import { StorageError } from '../storage/storage.js';
 import { hasStatusSubresource, prepareForFinalize, prepareForStatusUpdate, prepareForUpdate, writeWarnings } from '../strategy/resource-strategy.js';
-import { dropNonResizeUpdates } from '../strategy/pod-resize.js';
-import { canonicalize, isObject, jsonEqual, metadataOf, nowTimestamp, stringField, type Obj } from '../api/object-util.js';
+import { canonicalize, jsonEqual, metadataOf, stringField, type Obj } from '../api/object-util.js';
 import { storageVersionOf, toStorageVersion } from '../conversion/version-conversion.js';
 import { servedObjectAsync, toStorageVersionAsync } from '../conversion/converting-io.js';
-import { releaseServiceAllocation, withServiceAllocation } from '../services/service-allocation.js';
 import { guaranteedUpdate, RETRY } from './guaranteed-update.js';
-import type { ResourceTarget } from './resource-target.js';
-import { admissionRequestOf } from '../admission/admission-request.js';
-import { fromScale, replicasPathsOf, toScale } from './scale.js';
+import type { ResourceTarget } from './server-context.js';
+import { admissionRequestOf } from '../api/request-scope.js';
+import { fromScale, replicasPathsOf, toScale } from '../strategy/scale.js';
 import { storageErrorToApi } from './storage-errors.js';
 import { validateUpdate } from './validate-object.js';
 import { trackScaleUpdate, trackUpdate } from '../fieldmanager/track-write.js';
 import { webhookVersionViews } from '../fieldmanager/webhook-version-views.js';
 import { replicasPath } from '../fieldmanager/scale-managed-fields.js';
-
-/**
- * A CSR's conditions get `lastUpdateTime` now when they have none, and `lastTransitionTime` from
- * the stored condition of the same type and status (now when there is none), as kube's strategies.
- */
-function stampConditions(csr: Obj, old: Obj): void {
-  const conditions = isObject(csr.status) && Array.isArray(csr.status.conditions) ? csr.status.conditions : [];
-  const previous = isObject(old.status) && Array.isArray(old.status.conditions) ? old.status.conditions.filter(isObject) : [];
-  const now = nowTimestamp();
-  for (const c of conditions) {
-    if (!isObject(c)) continue;
-    if (typeof c.lastUpdateTime !== 'string' || c.lastUpdateTime === '') c.lastUpdateTime = now;
-    if (typeof c.lastTransitionTime !== 'string' || c.lastTransitionTime === '') {
-      const same = previous.find((p) => p.type === c.type && p.status === c.status && typeof p.lastTransitionTime === 'string' && p.lastTransitionTime !== '');
-      c.lastTransitionTime = same?.lastTransitionTime ?? now;
-    }
-  }
-}
+import { strategyFor } from '../strategy/strategies.js';
+import { writeWithKindHooks, afterKindDelete } from './kind-hooks.js';
+import { StorageError } from '../api/storage-error.js';
 
 /**
  * Computes the object to store from the stored one and the request's new view, applying the
@@ -43,26 +25,23 @@ function stampConditions(csr: Obj, old: Obj): void {
 function merge(r: ResourceTarget, next: Obj, old: Obj): Obj {
   const sub = r.ri.subresource;
   let result: Obj;
+  const strategy = strategyFor(r.info);
+  const statusLike = strategy.statusLikeSubresources?.[sub];
   if (sub === 'status') {
     result = prepareForStatusUpdate(r.info, next, old);
-    if (r.info.resource === 'certificatesigningrequests') stampConditions(result, old);
-  } else if (sub === 'approval') {
-    // A CSR's approval changes only the conditions of its status (and metadata), as kube's approval strategy.
+    strategy.prepareForStatusUpdate?.(result, old);
+  } else if (statusLike !== undefined) {
     result = prepareForStatusUpdate(r.info, next, old);
-    const conditions = isObject(next.status) ? next.status.conditions : undefined;
-    const status: Obj = isObject(old.status) ? structuredClone(old.status) : {};
-    if (conditions === undefined) delete status.conditions;
-    else status.conditions = conditions;
-    result.status = status;
-    stampConditions(result, old);
+    statusLike(result, next, old);
   } else if (sub === 'finalize') result = prepareForFinalize(next, old);
   else if (sub === 'scale') {
-    result = fromScale(next, old);
+    result = fromScale(r.info, next, old);
     prepareForUpdate(r.info, result, old);
   } else {
     result = canonicalize(next, r.info.kind, r.apiVersion);
-    // A pod resize takes only the resources (and resize policies) of the request.
-    if (sub === 'resize' && r.info.group === '' && r.info.resource === 'pods') result = dropNonResizeUpdates(result, old);
+    // A subresource write of the object itself may keep only part of the request (a pod's resize).
+    const filter = strategy.filterSubresourceWrite?.[sub];
+    if (filter !== undefined) result = filter(result, old);
     const meta = metadataOf(result);
     const oldMeta = metadataOf(old);
     if (stringField(meta, 'uid') === '') meta.uid = oldMeta.uid;
@@ -128,7 +107,7 @@ export interface ComputedUpdate {
 export async function updateObject(
   r: ResourceTarget,
   dryRun: boolean,
-  compute: (current: Obj) => Promise<ComputedUpdate> | ComputedUpdate,
+  compute: (current: Obj, object: Obj) => Promise<ComputedUpdate> | ComputedUpdate,
   onMissing: () => Promise<UpdateOutcome>,
   manager?: string,
 ): Promise<UpdateOutcome> {
@@ -139,7 +118,8 @@ export async function updateObject(
     const storedObj = JSON.parse(stored.json) as Obj;
     // Updates and patches apply to the object in the request's version; it is stored converted back.
     const current = await servedObjectAsync(storedObj, r.apiVersion);
-    const { next, pinnedVersion, managedFields } = await compute(structuredClone(current));
+    const copy = structuredClone(current);
+    const { next, pinnedVersion, managedFields } = await compute(copy, copy);
     if (pinnedVersion !== '' && pinnedVersion !== stored.resourceVersion) throw staleConflict(qr, name);
     const nextMeta = metadataOf(next);
     const uid = stringField(nextMeta, 'uid');
@@ -152,15 +132,13 @@ export async function updateObject(
       else metadataOf(result).managedFields = managedFields;
     }
     if (manager !== undefined && r.ri.subresource === 'scale') {
-      const paths = new Map(
-        [...replicasPathsOf(r.info.group, r.info.kind, r.info.custom === true, r.apiVersion)].map(([v, p]) => [v, replicasPath(p)] as const),
-      );
+      const paths = new Map([...replicasPathsOf(r.info, r.apiVersion)].map(([v, p]) => [v, replicasPath(p)] as const));
       trackScaleUpdate(
         { info: r.info, apiVersion: r.apiVersion, subresource: 'scale', manager },
         current,
         result,
-        toScale(r, current),
-        toScale(r, result),
+        toScale(r.info, current),
+        toScale(r.info, result),
         paths,
       );
     } else if (manager !== undefined) {
@@ -169,7 +147,7 @@ export async function updateObject(
     }
     metadataOf(result).resourceVersion = stored.resourceVersion;
     // undefined: a concurrent write got in first; the loop retries.
-    const outcome = await withServiceAllocation(r, result, current, dryRun, async (): Promise<UpdateOutcome | undefined> => {
+    const outcome = await writeWithKindHooks(r, result, current, dryRun, async (): Promise<UpdateOutcome | undefined> => {
       const attrs = {
         operation: 'UPDATE' as const,
         info: r.info,
@@ -179,12 +157,12 @@ export async function updateObject(
         object: result,
         oldObject: current,
         dryRun,
-        request: admissionRequestOf(r, 'UPDATE'),
+        request: admissionRequestOf(r.scope, 'UPDATE'),
       };
-      await r.server.admission.admit(attrs);
+      await r.admission.admit(attrs);
       validateUpdate(r, result, current);
       for (const w of writeWarnings(r.info, r.ri.subresource, result, current)) attrs.request.warn(w);
-      await r.server.admission.validate(attrs);
+      await r.admission.validate(attrs);
       const resultMeta = metadataOf(result);
       const finalizers = Array.isArray(resultMeta.finalizers) ? resultMeta.finalizers : [];
       const removeNow =
@@ -202,7 +180,7 @@ export async function updateObject(
           // As kube's store: an update that empties a deleted object's finalizers deletes it instead of
           // writing it, in one compare-and-swap on the version read (no window where it is left behind).
           const removed = await r.server.storage.delete(r.type, key, stored.resourceVersion);
-          await releaseServiceAllocation(r, result);
+          await afterKindDelete(r, result);
           return { json: removed.json, created: false };
         }
         const updated = await r.server.storage.update(r.type, key, toStore, stored.resourceVersion);

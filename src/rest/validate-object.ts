@@ -3,7 +3,7 @@ import { invalid, type StatusCause } from '../api/errors.js';
 import { generateNameFrom } from '../validation/generate-name.js';
 import { nameRuleFor } from '../validation/name-rules.js';
 import { repeatedUpdateCauses, validateObjectMeta } from '../validation/object-meta.js';
-import type { ResourceTarget } from './resource-target.js';
+import type { ResourceTarget } from './server-context.js';
 import { metadataOf, stringField, type Obj } from '../api/object-util.js';
 
 function validateKind(r: ResourceTarget, obj: Obj, old: Obj | undefined): StatusCause[] {

@@ -1,6 +1,6 @@
 /** One predicate for a list or watch request's labelSelector and fieldSelector. */
 import { compileFieldSelector, type ObjectMatcher } from './field-selector.js';
-import type { FieldSelectorSpec } from './field-selector-types.js';
+import type { FieldSelectorSpec } from './field-selector.js';
 import { compileLabelSelector, type Labels } from './label-selector.js';
 
 function labelsOf(obj: Record<string, unknown>): Labels {
@@ -14,19 +14,12 @@ function labelsOf(obj: Record<string, unknown>): Labels {
 }
 
 /**
- * Compiles both selectors for objects of `group`/`resource`; undefined or empty selectors match
- * everything. Both are parsed eagerly, the label selector first (as kube decodes the list options),
- * so a bad selector throws ApiError 400 BadRequest before any object is read. `fieldSpec`
- * overrides the built-in field table (custom resources: customResourceFieldSelector()).
+ * Compiles both selectors for objects whose field-selector contract is `fieldSpec`; undefined or
+ * empty selectors match everything. Both are parsed eagerly, the label selector first (as kube
+ * decodes the list options), so a bad selector throws ApiError 400 BadRequest before any object is read.
  */
-export function compileSelectors(
-  group: string,
-  resource: string,
-  labelSelector?: string,
-  fieldSelector?: string,
-  fieldSpec?: FieldSelectorSpec,
-): ObjectMatcher {
+export function compileSelectors(fieldSpec: FieldSelectorSpec, labelSelector?: string, fieldSelector?: string): ObjectMatcher {
   const byLabels = compileLabelSelector(labelSelector);
-  const byFields = compileFieldSelector(group, resource, fieldSelector, fieldSpec);
+  const byFields = compileFieldSelector(fieldSelector, fieldSpec);
   return (obj) => byLabels(labelsOf(obj)) && byFields(obj);
 }

@@ -4,7 +4,18 @@
  * `\=` and `\\` are escapes, and unescaped `,`/`=` are errors. Terms are ANDed.
  */
 import { badRequest } from '../api/errors.js';
-import { fieldSelectorFor, type FieldSelectorSpec } from './field-selector-types.js';
+
+/** The field-selector contract of one resource type. */
+export interface FieldSelectorSpec {
+  /** Labels accepted as written in a selector (aliases included). */
+  readonly supported: readonly string[];
+  /** The canonical label for `label`, or undefined when the type does not support it. */
+  convert(label: string): string | undefined;
+  /** kube's error text for an unsupported label (the message of the 400). */
+  unsupportedMessage(label: string): string;
+  /** The object's selectable fields, keyed by canonical label. */
+  fieldsOf(obj: Record<string, unknown>): Record<string, string>;
+}
 
 /** One term; `field` is the canonical label after the type's conversion (aliases resolved). */
 export interface FieldRequirement {
@@ -108,14 +119,12 @@ export function fieldRequirementsMatch(requirements: readonly FieldRequirement[]
 }
 
 /**
- * Compiles a field selector for objects of `group`/`resource` into a matcher; undefined or empty
- * matches everything. `spec` overrides the built-in table (custom resources). Throws ApiError 400
- * BadRequest as parseFieldSelectorFor does.
+ * Compiles a field selector for objects whose field-selector contract is `spec` into a matcher;
+ * undefined or empty matches everything. Throws ApiError 400 BadRequest as parseFieldSelectorFor does.
  */
-export function compileFieldSelector(group: string, resource: string, selector: string | undefined, spec?: FieldSelectorSpec): ObjectMatcher {
+export function compileFieldSelector(selector: string | undefined, spec: FieldSelectorSpec): ObjectMatcher {
   if (selector === undefined || selector === '') return () => true;
-  const s = spec ?? fieldSelectorFor(group, resource);
-  const requirements = parseFieldSelectorFor(s, selector);
+  const requirements = parseFieldSelectorFor(spec, selector);
   if (requirements.length === 0) return () => true;
-  return (obj) => fieldRequirementsMatch(requirements, s.fieldsOf(obj));
+  return (obj) => fieldRequirementsMatch(requirements, spec.fieldsOf(obj));
 }

@@ -27,21 +27,21 @@ import { PolicyStatusController } from '../admission/policy/policy-status-contro
 import { listenOrExplain } from '../config/startup-error.js';
 import type { ServerConfig } from '../config/server-config.js';
 import { writeError } from '../codec/response-writer.js';
-import { errorLogger, requestLogger } from '../logging/request-logger.js';
+import { errorLogger, requestLogger } from './request-logger.js';
 import { logger } from '../logging/logger.js';
 import { metricsMiddleware, metricsRouter } from '../metrics/metrics-router.js';
 import { setStorageObjectsCollector } from '../metrics/metrics.js';
-import { storageTypeOf } from '../catalog/resource-types.js';
+import { storageTypeOf } from '../api/resource-info.js';
 import { queryBool } from '../api/request-options.js';
 import { DEFAULT_VERSION_INFO, discoveryRouter } from '../discovery/discovery-router.js';
-import type { ServerContext } from '../rest/resource-target.js';
+import type { ServerContext } from '../rest/server-context.js';
 import { notFoundHandler, resourceHandler } from '../handlers/resource-router.js';
 import { HealthChecks } from '../health/health-checks.js';
 import { healthRouter } from '../health/health-router.js';
 import { NamespaceController } from '../namespace/namespace-controller.js';
 import { controllerManagerFor } from '../controllers/controller-manager.js';
 import { clusterSigningConfig } from '../controllers/cluster-signing.js';
-import { CrdRegistrar } from '../crd/crd-registrar.js';
+import { CrdRegistrar } from '../controllers/crd-registrar.js';
 import { DefaultServiceAccounts } from '../namespace/default-service-accounts.js';
 import { RootCAPublisher } from '../namespace/root-ca-publisher.js';
 import { isControllerEnabled, ROOT_CA_PUBLISHER, SERVICE_ACCOUNT_TOKEN } from '../controllers/controller-names.js';
@@ -56,6 +56,7 @@ import { advertiseAddressFor, bootstrapCluster } from './bootstrap.js';
 import { ensureLocalApiServices } from './bootstrap-apiservices.js';
 import { ServiceNetwork } from '../services/service-allocation.js';
 import { acceptRequest, installClientErrorHandler, lingerOnEarlyAnswer, MAX_HEADER_BYTES } from './http-framing.js';
+import { parsedRequestOf } from '../api/parsed-request.js';
 import { Aggregator, clusterAuthenticationInfo } from '../aggregator/aggregator.js';
 import { withFrontProxyDefaults } from '../aggregator/front-proxy-defaults.js';
 
@@ -82,9 +83,7 @@ export interface CapstanServer {
 
 /** Compression applies to get and list responses, never to watch streams (they must flush per event). */
 function isWatchRequest(req: Request): boolean {
-  const q = req.originalUrl.indexOf('?');
-  const watchParam = q >= 0 && queryBool(new URLSearchParams(req.originalUrl.slice(q + 1)), 'watch');
-  return watchParam || req.path.includes('/watch/');
+  return queryBool(parsedRequestOf(req).query, 'watch') || req.path.includes('/watch/');
 }
 
 /**

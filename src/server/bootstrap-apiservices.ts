@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { canonicalize, isObject, jsonEqual, metadataOf, nowTimestamp, type Obj } from '../api/object-util.js';
 import type { ResourceCatalog } from '../catalog/resource-catalog.js';
-import { StorageError, type Storage } from '../storage/storage.js';
+import { type Storage } from '../storage/storage.js';
+import { StorageError } from '../api/storage-error.js';
 
 const API_SERVICES = 'apiservices.apiregistration.k8s.io';
 const AUTOMANAGED = 'kube-aggregator.kubernetes.io/automanaged';

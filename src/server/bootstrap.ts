@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { canonicalize, nowTimestamp, type Obj } from '../api/object-util.js';
 import { networkInterfaces } from 'node:os';
-import { StorageError, type Storage } from '../storage/storage.js';
+import { type Storage } from '../storage/storage.js';
 import { IP_ADDRESS_TYPE, ipAddressObject } from '../services/cluster-ip-allocator.js';
 import { firstServiceAddress, formatIPv4, ipv4Problem, type IpRange } from '../config/ip-range.js';
-import { ensureFlowControlConfiguration } from './bootstrap-flowcontrol.js';
+import { ensureFlowControlConfiguration } from '../controllers/flowcontrol-bootstrap.js';
+import { StorageError } from '../api/storage-error.js';
 
 /** Namespaces every cluster has. */
 export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { canonicalize, nowTimestamp, type Obj } from '../api/object-util.js';
-import { storageTypeOf } from '../catalog/resource-types.js';
-import { StorageError, type Storage } from '../storage/storage.js';
+import { storageTypeOf } from '../api/resource-info.js';
+import { type Storage } from '../storage/storage.js';
 import { reserveFreeSlot } from './free-slot-probe.js';
 import {
   firstServiceAddress,
@@ -13,6 +13,7 @@ import {
   staticBandSize,
   type IpRange,
 } from '../config/ip-range.js';
+import { StorageError } from '../api/storage-error.js';
 
 /**
  * Service cluster IPs, reserved as kube-apiserver 1.36's MultiCIDRServiceAllocator reserves them: one

@@ -1,8 +1,9 @@
 import type { Obj } from '../api/object-util.js';
-import { StorageError, type Storage } from '../storage/storage.js';
+import { type Storage } from '../storage/storage.js';
 import { AllocationError, type ServiceRef } from './cluster-ip-allocator.js';
 import { reserveFreeSlot } from './free-slot-probe.js';
 import { holdsPort, staticPortBandSize, type PortRange } from '../config/port-range.js';
+import { StorageError } from '../api/storage-error.js';
 
 /**
  * Service node ports. kube-apiserver keeps them in a bitmap that no API serves; Capstan keeps one

@@ -40,8 +40,9 @@ export interface AllocationTarget {
   ri: { namespace: string; subresource: string };
 }
 
+/** Writes of the Service itself allocate; its status subresource's do not. */
 function isServiceWrite(r: AllocationTarget): boolean {
-  return r.info.group === '' && r.info.resource === 'services' && r.ri.subresource === '';
+  return r.ri.subresource === '';
 }
 
 function throwIfAny(name: string, causes: StatusCause[]): void {
@@ -231,7 +232,7 @@ function nodePortTypeCauses(spec: Obj): StatusCause[] {
  * into `obj`, then calls `write`. When `write` throws or resolves to undefined (nothing was stored, for
  * example a conflict the caller retries), every reservation is given back; when it resolves to a value,
  * addresses the update no longer uses are released. Throws 422 (kube's causes) for addresses that
- * cannot be had, 500 when a range is full. Any other type is written untouched.
+ * cannot be had, 500 when a range is full. A status write is written untouched.
  */
 export async function withServiceAllocation<T>(r: AllocationTarget, obj: Obj, old: Obj | undefined, dryRun: boolean, write: () => Promise<T>): Promise<T> {
   if (!isServiceWrite(r)) return write();

@@ -1,6 +1,7 @@
 import { compareResourceVersions } from './resource-version.js';
-import { StorageError, type ChangeEvent, type ListOptions, type ListResult, type Storage, type StoredObject } from './storage.js';
+import { type ChangeEvent, type ListOptions, type ListResult, type Storage, type StoredObject } from './storage.js';
 import { VersionedCollection, type HistoryLimits } from './versioned-collection.js';
+import { StorageError } from '../api/storage-error.js';
 
 /**
  * What the cache reads from the store behind it: pages of the store's own lists (`list`), its

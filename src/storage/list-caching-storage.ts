@@ -4,7 +4,8 @@
  */
 import { ListCache } from './list-cache.js';
 import { isResourceVersion } from './resource-version.js';
-import type { ChangeListener, ListOptions, ListResult, Storage, StorageError, StoredObject } from './storage.js';
+import type { ChangeListener, ListOptions, ListResult, Storage, StoredObject } from './storage.js';
+import { type StorageError } from '../api/storage-error.js';
 
 /** How much history the cache keeps and how long a list waits for it. */
 export interface ListCachingStorageOptions {

@@ -2,7 +2,6 @@ import { compareResourceVersions } from './resource-version.js';
 import {
   DEFAULT_MAX_OBJECT_BYTES,
   objectTooLarge,
-  StorageError,
   type ChangeEvent,
   type ChangeListener,
   type ListOptions,
@@ -11,6 +10,7 @@ import {
   type StoredObject,
 } from './storage.js';
 import { VersionedCollection, type HistoryLimits } from './versioned-collection.js';
+import { StorageError } from '../api/storage-error.js';
 
 export interface MemoryStorageOptions {
   /** How long change history is kept, in milliseconds (watch and snapshot window). */

@@ -1,3 +1,4 @@
+import { StorageError } from '../api/storage-error.js';
 /**
  * The storage contract: the only seam between the API layer and persistence. The memory and Redis
  * backends implement it with identical observable behaviour, checked by one conformance suite.
@@ -65,34 +66,12 @@ export interface ListResult {
 /** Receives changes in resourceVersion order, each exactly once. */
 export type ChangeListener = (event: ChangeEvent) => void;
 
-/**
- * `Unavailable`: nothing was done (the backend could not be reached). `Timeout`: a write was sent
- * but its outcome is unknown (it may have been applied), as with a connection lost mid-command.
- * `TooLarge`: a requested resourceVersion is newer than the type's. `ObjectTooLarge`: a write's
- * object is bigger than the backend stores (nothing was written).
- */
-export type StorageErrorCode = 'NotFound' | 'AlreadyExists' | 'Conflict' | 'Gone' | 'TooLarge' | 'ObjectTooLarge' | 'Unavailable' | 'Timeout';
-
 /** Default bound on a stored object's JSON size: etcd's default request limit (1.5 MiB). */
 export const DEFAULT_MAX_OBJECT_BYTES = 1536 * 1024;
 
 /** The refusal of a write whose object serialises to `size` bytes, more than `limit`. */
 export function objectTooLarge(size: number, limit: number): StorageError {
   return new StorageError('ObjectTooLarge', `object is ${size} bytes, more than the storage limit of ${limit} bytes`);
-}
-
-/** A storage failure; the API layer maps it to a Kubernetes error in `storageErrorToApi`. */
-export class StorageError extends Error {
-  readonly code: StorageErrorCode;
-  /** For `Conflict`: the object's current version; for `Gone`: the oldest version still kept. */
-  readonly resourceVersion: string | undefined;
-
-  constructor(code: StorageErrorCode, message: string, resourceVersion?: string) {
-    super(message);
-    this.name = 'StorageError';
-    this.code = code;
-    this.resourceVersion = resourceVersion;
-  }
 }
 
 export interface Storage {

@@ -1,5 +1,6 @@
 import { compareResourceVersions } from './resource-version.js';
-import { StorageError, type ChangeEvent, type ListOptions, type ListResult, type StoredObject } from './storage.js';
+import { type ChangeEvent, type ListOptions, type ListResult, type StoredObject } from './storage.js';
+import { StorageError } from '../api/storage-error.js';
 
 /** How long and how much change history a collection keeps. */
 export interface HistoryLimits {

@@ -2,12 +2,17 @@ import type { StatusCause } from '../api/errors.js';
 import type { Obj } from '../api/object-util.js';
 import type { User } from '../api/user.js';
 import type { UpdateMetaPasses } from '../validation/object-meta.js';
+import type { TablePrinter } from '../codec/table-printer.js';
+import type { FieldSelectorSpec } from '../selectors/field-selector.js';
+import type { AllocationTarget } from '../services/service-allocation.js';
 
 /**
  * One kind's written contract, after kube-apiserver's registry strategies: what a create and an update
  * of the kind reset and keep, its defaults, its validation and immutable fields, and how its deletes
  * and status writes behave. Every entry is optional; what a kind leaves out is the generic behaviour
- * described on each field. The write path (src/store/) reads these facts and nothing else per kind.
+ * described on each field. Everything Capstan knows about a built-in kind beyond the generated API
+ * facts (schema/) is reached from here: the store, the handlers' Table output, field selectors and
+ * the field manager read a kind's facts from its strategy, never from tables of their own.
  */
 export interface KindStrategy {
   /** kube's defaulting (`SetDefaults_*`) for an object written in `version` of the resource. Default: none. */
@@ -97,4 +102,64 @@ export interface KindStrategy {
 
   /** Whether DELETE answers with the deleted object rather than a Success Status. Default: a Status. */
   returnsDeletedObject?: boolean;
+
+  /** Whether the kind's `spec.selector` is a plain label map (ReplicationControllers), shown as such in its Scale. Default: a LabelSelector. */
+  scaleSelectorIsMap?: boolean;
+
+  /** Where objects of the kind keep a pod template (workloads), as object keys. Default: none. */
+  podTemplatePath?: readonly string[];
+
+  /** kube's Table columns for the kind (its TableConvertor). Default: Name and Created At. */
+  printer?: TablePrinter;
+
+  /**
+   * The field labels a field selector may use on the kind and the object's values for them (kube's
+   * field label conversion and GetAttrs), in the served `version`. Default: metadata.name and, for
+   * namespaced kinds, metadata.namespace.
+   */
+  fieldSelectors?: (version: string) => FieldSelectorSpec;
+
+  /**
+   * Fields besides `spec` a write of the status subresource never records as owned (kube's status
+   * strategy GetResetFields), as paths. Default: none beyond `spec`.
+   */
+  statusResetFields?: ReadonlyArray<readonly string[]>;
+
+  /** kube's DefaultGarbageCollectionPolicy in the served `version`. Default: dependents are deleted. */
+  garbageCollectionPolicy?: (version: string) => 'OrphanDependents' | 'Unsupported' | undefined;
+
+  /**
+   * What the kind's status writes change besides the status, run after the generic status rules
+   * (a CSR's condition timestamps).
+   */
+  prepareForStatusUpdate?: (next: Obj, old: Obj) => void;
+
+  /**
+   * The kind's own status-like subresources (a CSR's `approval`): a write of one runs the status
+   * rules, then this, which decides what of the request's `next` the prepared `result` keeps.
+   */
+  statusLikeSubresources?: Readonly<Record<string, (result: Obj, next: Obj, old: Obj) => void>>;
+
+  /**
+   * Subresources written as the object itself but taking only part of the request (a pod's
+   * `resize`): what of `next` is kept, given the stored `old`. Default: all of it.
+   */
+  filterSubresourceWrite?: Readonly<Record<string, (next: Obj, old: Obj) => Obj>>;
+
+  /**
+   * Work a write of the kind does beside storing the object (a Service's cluster IP and node port
+   * allocations, kube's BeginCreate/BeginUpdate and AfterDelete). Default: none.
+   */
+  storeHooks?: KindStoreHooks;
+}
+
+/** The bookkeeping around a kind's writes (see KindStrategy.storeHooks). */
+export interface KindStoreHooks {
+  /**
+   * Runs `write` (the store's write of `obj`, created when `old` is undefined) inside the kind's own
+   * bookkeeping: reserved before, given back when the write throws or stores nothing (undefined).
+   */
+  aroundWrite<T>(target: AllocationTarget, obj: Obj, old: Obj | undefined, dryRun: boolean, write: () => Promise<T>): Promise<T>;
+  /** After the object was removed from storage; never throws. */
+  afterDelete(target: AllocationTarget, removed: Obj): Promise<void>;
 }

@@ -1,6 +1,6 @@
 import { isObject, type Obj } from '../api/object-util.js';
 import { roundUpToMilli } from '../api/quantity.js';
-import { defaultNumber, defaultPointer, defaultString, objectAt, objectsAt, unset } from './field-defaults.js';
+import { defaultNumber, defaultPointer, defaultString, objectAt, objectsAt, unset } from '../api/field-defaults.js';
 import { imageTag } from './image-reference.js';
 import { aggregateContainerLimits, aggregateContainerRequests } from '../validation/pod-resource-totals.js';
 import { isPodLevelResource } from '../validation/pod-resources.js';

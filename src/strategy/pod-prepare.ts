@@ -1,6 +1,6 @@
 import { isObject, type Obj } from '../api/object-util.js';
 import { validateAppArmorProfile } from '../validation/pod-security-context.js';
-import { objectAt, objectsAt, unset } from './field-defaults.js';
+import { objectAt, objectsAt, unset } from '../api/field-defaults.js';
 import { appArmorSkewWarnings } from './pod-warnings.js';
 
 /**

@@ -3,7 +3,7 @@ import { goQuote } from '../codec/go-quote.js';
 import { canonicalQuantity, milliValueOf } from '../api/quantity.js';
 import { formatIPv6, parseIP } from '../validation/ip-formats.js';
 import { isDNS1123Label, isLabelValue } from '../validation/string-formats.js';
-import { objectAt, objectsAt } from './field-defaults.js';
+import { objectAt, objectsAt } from '../api/field-defaults.js';
 
 /**
  * kube-apiserver 1.36's warnings about pod specs (pkg/api/pod/warnings.go and the helpers it calls),

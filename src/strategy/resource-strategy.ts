@@ -1,4 +1,4 @@
-import type { ResourceInfo } from '../catalog/resource-types.js';
+import type { ResourceInfo } from '../api/resource-info.js';
 import { isObject, jsonEqual, metadataOf, type Obj } from '../api/object-util.js';
 import { applyDefaults, strategyFor } from './strategies.js';
 import type { User } from '../api/user.js';

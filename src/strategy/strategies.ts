@@ -1,62 +1,35 @@
+import type { TablePrinter } from '../codec/table-printer.js';
+import type { FieldSelectorSpec } from '../selectors/field-selector.js';
 import type { Obj } from '../api/object-util.js';
-import type { ResourceInfo } from '../catalog/resource-types.js';
+import type { ResourceInfo } from '../api/resource-info.js';
 import type { KindStrategy } from './kind-strategy.js';
-import { customResourceDefinitions } from '../crd/crd-strategy.js';
-import { customResources } from '../crd/custom-resource-strategy.js';
-import * as cluster from './kinds/cluster.js';
-import { apiServices } from './kinds/apiservices.js';
-import { configMaps, secrets } from './kinds/config.js';
-import { limitRanges, namespaces, resourceQuotas, serviceAccounts } from './kinds/namespaces.js';
-import { ingressClasses, ingresses, networkPolicies } from './kinds/networking.js';
-import { podTemplates, pods } from './kinds/pods.js';
-import { horizontalPodAutoscalers, podDisruptionBudgets } from './kinds/policy.js';
-import { endpointSlices, endpoints, services } from './kinds/services.js';
-import { csiDrivers, persistentVolumeClaims, persistentVolumes, storageClasses } from './kinds/storage.js';
-import { cronJobs, daemonSets, deployments, jobs, replicaSets, replicationControllers, statefulSets } from './kinds/workloads.js';
+import { customResourceDefinitions } from './kinds/custom-resource-definitions.js';
+import { customResources } from './custom-resources.js';
+import { cachedCustomResourcePrinter } from './printers/custom-columns.js';
+import { customResourceFieldSelector, defaultFieldSelector } from './field-selectors.js';
+import { CLUSTER_KINDS } from './kinds/cluster.js';
+import { CONFIG_KINDS } from './kinds/config.js';
+import { NAMESPACES_KINDS } from './kinds/namespaces.js';
+import { NETWORKING_KINDS } from './kinds/networking.js';
+import { INGRESS_CLASS_KINDS } from './kinds/ingress-classes.js';
+import { PODS_KINDS } from './kinds/pods.js';
+import { POLICY_KINDS } from './kinds/policy.js';
+import { SERVICES_KINDS } from './kinds/services.js';
+import { STORAGE_KINDS } from './kinds/storage.js';
+import { WORKLOADS_KINDS } from './kinds/workloads.js';
 
 /** Every built-in kind's strategy by `group/resource` (the core group is empty); kinds not listed have the generic behaviour. */
-const STRATEGIES: Record<string, KindStrategy> = {
-  '/pods': pods,
-  '/podtemplates': podTemplates,
-  '/replicationcontrollers': replicationControllers,
-  'apps/deployments': deployments,
-  'apps/replicasets': replicaSets,
-  'apps/statefulsets': statefulSets,
-  'apps/daemonsets': daemonSets,
-  'batch/jobs': jobs,
-  'batch/cronjobs': cronJobs,
-  '/services': services,
-  '/endpoints': endpoints,
-  'discovery.k8s.io/endpointslices': endpointSlices,
-  '/namespaces': namespaces,
-  '/resourcequotas': resourceQuotas,
-  '/limitranges': limitRanges,
-  '/serviceaccounts': serviceAccounts,
-  '/configmaps': configMaps,
-  '/secrets': secrets,
-  '/persistentvolumes': persistentVolumes,
-  '/persistentvolumeclaims': persistentVolumeClaims,
-  'storage.k8s.io/storageclasses': storageClasses,
-  'storage.k8s.io/csidrivers': csiDrivers,
-  'networking.k8s.io/networkpolicies': networkPolicies,
-  'networking.k8s.io/ingresses': ingresses,
-  'networking.k8s.io/ingressclasses': ingressClasses,
-  'policy/poddisruptionbudgets': podDisruptionBudgets,
-  'autoscaling/horizontalpodautoscalers': horizontalPodAutoscalers,
-  '/nodes': cluster.nodes,
-  '/events': cluster.coreEvents,
-  'events.k8s.io/events': cluster.eventsEvents,
-  'coordination.k8s.io/leases': cluster.leases,
-  'scheduling.k8s.io/priorityclasses': cluster.priorityClasses,
-  'rbac.authorization.k8s.io/roles': cluster.roles,
-  'rbac.authorization.k8s.io/clusterroles': cluster.clusterRoles,
-  'rbac.authorization.k8s.io/rolebindings': cluster.roleBindings,
-  'rbac.authorization.k8s.io/clusterrolebindings': cluster.clusterRoleBindings,
-  'admissionregistration.k8s.io/mutatingwebhookconfigurations': cluster.mutatingWebhookConfigurations,
-  'admissionregistration.k8s.io/validatingwebhookconfigurations': cluster.validatingWebhookConfigurations,
-  'resource.k8s.io/deviceclasses': cluster.trackedGeneration,
-  'certificates.k8s.io/certificatesigningrequests': cluster.certificateSigningRequests,
-  'apiregistration.k8s.io/apiservices': apiServices,
+const STRATEGIES: Readonly<Record<string, KindStrategy>> = {
+  ...CLUSTER_KINDS,
+  ...CONFIG_KINDS,
+  ...NAMESPACES_KINDS,
+  ...NETWORKING_KINDS,
+  ...INGRESS_CLASS_KINDS,
+  ...PODS_KINDS,
+  ...POLICY_KINDS,
+  ...SERVICES_KINDS,
+  ...STORAGE_KINDS,
+  ...WORKLOADS_KINDS,
   'apiextensions.k8s.io/customresourcedefinitions': customResourceDefinitions,
 };
 
@@ -66,6 +39,22 @@ const GENERIC: KindStrategy = {};
 export function strategyFor(info: Pick<ResourceInfo, 'group' | 'resource' | 'custom'>): KindStrategy {
   if (info.custom === true) return customResources;
   return STRATEGIES[`${info.group}/${info.resource}`] ?? GENERIC;
+}
+
+/** The Table columns of the resource's objects: a custom resource version's declared columns, a built-in kind's strategy's (undefined: Name and Created At). */
+export function printerOf(info: Pick<ResourceInfo, 'group' | 'resource' | 'custom' | 'printerColumns'>): TablePrinter | undefined {
+  if (info.custom === true) return cachedCustomResourcePrinter(info.printerColumns ?? []);
+  return strategyFor(info).printer;
+}
+
+/**
+ * The field selectors the resource's objects take: a custom resource's metadata fields and its
+ * version's selectableFields; a built-in kind's strategy's, or kube's default (metadata.name and,
+ * namespaced, metadata.namespace).
+ */
+export function fieldSelectorsOf(info: Pick<ResourceInfo, 'group' | 'version' | 'resource' | 'custom' | 'namespaced' | 'selectableFields'>): FieldSelectorSpec {
+  if (info.custom === true) return customResourceFieldSelector(info.namespaced, info.selectableFields ?? []);
+  return strategyFor(info).fieldSelectors?.(info.version) ?? defaultFieldSelector(info.namespaced);
 }
 
 /** Whether Capstan applies kube's defaulting to objects of this resource. */

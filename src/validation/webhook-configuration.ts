@@ -7,7 +7,6 @@
  * left unchanged).
  */
 import type { StatusCause } from '../api/errors.js';
-import { matchConditionCompiler } from '../admission/match-conditions.js';
 import { duplicateField, goJson, invalidField, notSupportedField, requiredField } from './field-errors.js';
 import { validateLabelSelector } from './label-selector.js';
 import { isDNS1035Label, isDNS1123Subdomain, isLabelKey } from './string-formats.js';
@@ -27,6 +26,7 @@ interface Options {
   requireNoSideEffects: boolean;
   requireRecognizedReviewVersion: boolean;
   requireUniqueNames: boolean;
+  checkExpression: ExpressionCheck;
 }
 
 function strings(v: unknown): string[] {
@@ -148,7 +148,7 @@ function validateService(field: string, service: Obj): StatusCause[] {
   return causes;
 }
 
-function validateMatchConditions(conditions: Obj[], field: string): StatusCause[] {
+function validateMatchConditions(conditions: Obj[], field: string, checkExpression: ExpressionCheck): StatusCause[] {
   const causes: StatusCause[] = [];
   if (conditions.length > 64) causes.push({ reason: 'FieldValueTooMany', field, message: `Too many: ${conditions.length}: must have at most 64 items` });
   const names = new Set<string>();
@@ -157,7 +157,7 @@ function validateMatchConditions(conditions: Obj[], field: string): StatusCause[
     const expression = str(c.expression).trim();
     if (expression === '') causes.push(requiredField(`${at}.expression`));
     else {
-      const error = matchConditionCompiler().check(expression);
+      const error = checkExpression(expression);
       if (error !== undefined) causes.push(invalidField(`${at}.expression`, expression, error));
     }
     const name = str(c.name);
@@ -197,7 +197,7 @@ function validateWebhook(hook: Obj, mutating: boolean, opts: Options, field: str
   if (hasUrl === (service !== undefined)) causes.push(requiredField(`${field}.clientConfig`, 'exactly one of url or service is required'));
   else if (hasUrl) causes.push(...validateUrl(`${field}.clientConfig.url`, str(cc.url)));
   else if (service !== undefined) causes.push(...validateService(`${field}.clientConfig.service`, service));
-  if (!opts.ignoreMatchConditions) causes.push(...validateMatchConditions(objects(hook.matchConditions), `${field}.matchConditions`));
+  if (!opts.ignoreMatchConditions) causes.push(...validateMatchConditions(objects(hook.matchConditions), `${field}.matchConditions`, opts.checkExpression));
   return causes;
 }
 
@@ -223,18 +223,25 @@ function conditionsOf(hooks: Obj[]): string {
   return JSON.stringify(hooks.map((h) => h.matchConditions ?? null));
 }
 
-/** kube's Validate(Mutating|Validating)WebhookConfiguration[Update]: the webhook causes (metadata is validated elsewhere). */
-export function validateWebhookConfiguration(config: Obj, old: Obj | undefined, mutating: boolean): StatusCause[] {
+/** Why a matchConditions expression is refused (kube's compile error), or undefined when it compiles to a bool. */
+export type ExpressionCheck = (expression: string) => string | undefined;
+
+/**
+ * kube's Validate(Mutating|Validating)WebhookConfiguration[Update]: the webhook causes (metadata is
+ * validated elsewhere). `checkExpression` compiles each matchConditions expression (CEL).
+ */
+export function validateWebhookConfiguration(config: Obj, old: Obj | undefined, mutating: boolean, checkExpression: ExpressionCheck): StatusCause[] {
   const hooks = objects(config.webhooks);
   const oldHooks = old === undefined ? undefined : objects(old.webhooks);
   const opts: Options =
     oldHooks === undefined
-      ? { ignoreMatchConditions: false, requireNoSideEffects: true, requireRecognizedReviewVersion: true, requireUniqueNames: true }
+      ? { ignoreMatchConditions: false, requireNoSideEffects: true, requireRecognizedReviewVersion: true, requireUniqueNames: true, checkExpression }
       : {
           ignoreMatchConditions: hooks.length === oldHooks.length && conditionsOf(hooks) === conditionsOf(oldHooks),
           requireNoSideEffects: oldHooks.every((h) => NO_SIDE_EFFECTS.includes(str(h.sideEffects))),
           requireRecognizedReviewVersion: oldHooks.every((h) => strings(h.admissionReviewVersions).some((v) => REVIEW_VERSIONS.includes(v))),
           requireUniqueNames: new Set(oldHooks.map((h) => str(h.name))).size === oldHooks.length,
+          checkExpression,
         };
   const causes: StatusCause[] = [];
   const names = new Set<string>();

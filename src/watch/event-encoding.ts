@@ -7,6 +7,7 @@ import { encodeProtobufWatchFrame } from '../codec/protobuf/protobuf-codec.js';
 import { encodeCborWatchEvent } from '../codec/cbor/cbor-encoder.js';
 import { encodeCborDocument, encodeCborJson } from '../codec/cbor/cbor-response.js';
 import { toPartialObjectMetadata, toTable } from '../codec/representations.js';
+import { type TablePrinter } from '../codec/table-printer.js';
 
 /**
  * Watch event frames: JSON lines (`{"type":...,"object":...}\n`), length-delimited Protobuf
@@ -29,6 +30,8 @@ export interface WatchEncoding {
   cbor?: boolean;
   /** Tables after a watch's first one omit their column definitions, as kube sends them. */
   noHeaders?: boolean;
+  /** The Table columns of the watched kind (undefined: Name and Created At). */
+  printer?: TablePrinter;
 }
 
 export const JSON_OBJECTS: WatchEncoding = { representation: 'object', protobuf: false };
@@ -201,7 +204,7 @@ export function objectFrame(type: WatchEventType, json: string, apiVersion: stri
   const meta = (typeof obj.metadata === 'object' && obj.metadata !== null ? obj.metadata : {}) as Obj;
   const out =
     encoding.representation === 'Table'
-      ? toTable([obj], { resourceVersion: meta.resourceVersion ?? '' }, 'Metadata', undefined, { noHeaders: encoding.noHeaders === true })
+      ? toTable([obj], { resourceVersion: meta.resourceVersion ?? '' }, 'Metadata', encoding.printer, { noHeaders: encoding.noHeaders === true })
       : toPartialObjectMetadata(obj);
   return frame(type, out, encoding);
 }

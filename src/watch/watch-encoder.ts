@@ -24,9 +24,14 @@ export class WatchEncoder {
   constructor(
     private readonly kind: string,
     private readonly apiVersion: string,
-    format: Pick<OutputFormat, 'representation' | 'encoding'>,
+    format: Pick<OutputFormat, 'representation' | 'encoding' | 'printer'>,
   ) {
-    this.encoding = { representation: format.representation, protobuf: format.encoding === 'protobuf', cbor: format.encoding === 'cbor' };
+    this.encoding = {
+      representation: format.representation,
+      protobuf: format.encoding === 'protobuf',
+      cbor: format.encoding === 'cbor',
+      printer: format.printer,
+    };
     this.key = encodingKey(apiVersion, this.encoding);
   }
 

@@ -1,5 +1,5 @@
 import { ApiError, type StatusObject } from '../api/errors.js';
-import type { StorageError } from '../storage/storage.js';
+import { type StorageError } from '../api/storage-error.js';
 
 /**
  * The Status of the ERROR event ending a watch whose history no longer reaches `from` (the version

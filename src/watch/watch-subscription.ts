@@ -1,12 +1,14 @@
 import { storageErrorToApi } from '../rest/storage-errors.js';
-import type { ResourceTarget } from '../rest/resource-target.js';
-import { StorageError, type ChangeEvent } from '../storage/storage.js';
+import type { ResourceTarget } from '../rest/server-context.js';
+import type { ChangeFeed } from '../rest/watch.js';
+import { type ChangeEvent } from '../storage/storage.js';
 import type { WatchEventFilter } from './event-filter.js';
 import type { WatchEncoder } from './watch-encoder.js';
 import { expiredStatus, failureStatus } from './watch-errors.js';
 import type { WatchLifetime } from './watch-lifetime.js';
 import type { WatchOutput } from './watch-output.js';
 import type { WatchProgress } from './watch-progress.js';
+import { StorageError } from '../api/storage-error.js';
 
 /** The parts of an open watch its change stream feeds. */
 export interface OpenWatch {
@@ -18,16 +20,17 @@ export interface OpenWatch {
 }
 
 /**
- * Subscribes the watch to every change of the target's type after `from`, delivering what the filter
+ * Subscribes the watch to every change of the feed after its start version, delivering what the filter
  * passes, in order and exactly once, until the watch ends (the subscription ends with it).
  *
  * Errors: when storage refuses the subscription before anything was sent (other than 410), the watch
  * is abandoned and this rejects with the mapped ApiError, so the client gets an HTTP error status.
- * Once the stream has started, a refusal becomes an ERROR event (410 Expired naming `from` when the
+ * Once the stream has started, a refusal becomes an ERROR event (410 Expired naming the start version when the
  * history no longer reaches it) and the watch ends; so does a later loss of history, naming the
  * newest version the watch had seen.
  */
-export async function followChanges(target: ResourceTarget, from: string, watch: OpenWatch): Promise<void> {
+export async function followChanges(target: ResourceTarget, feed: ChangeFeed, watch: OpenWatch): Promise<void> {
+  const from = feed.resourceVersion;
   const { lifetime, out, encoder, progress, filter } = watch;
   const onEvent = (event: ChangeEvent): void => {
     if (lifetime.ended) return;
@@ -46,7 +49,7 @@ export async function followChanges(target: ResourceTarget, from: string, watch:
     lifetime.end();
   };
   try {
-    await target.server.storage.watch(target.type, from, onEvent, lifetime.signal, onHistoryLost);
+    await feed.subscribe(from, onEvent, lifetime.signal, onHistoryLost);
     if (!lifetime.ended) out.start();
   } catch (err) {
     const expired = err instanceof StorageError && err.code === 'Gone';

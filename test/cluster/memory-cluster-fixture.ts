@@ -11,7 +11,7 @@ import type { Express } from 'express';
 import { parseArgs } from '../../src/cli/flags.js';
 import { runPrimary } from '../../src/cluster/primary.js';
 import { runServerProcess } from '../../src/cluster/server-process.js';
-import { errorLogger, requestLogger } from '../../src/logging/request-logger.js';
+import { errorLogger, requestLogger } from '../../src/server/request-logger.js';
 import { metricsMiddleware, metricsRouter } from '../../src/metrics/metrics-router.js';
 import type { RestartPolicyOptions } from '../../src/cluster/restart-policy.js';
 

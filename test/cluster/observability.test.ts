@@ -9,11 +9,12 @@ import { request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { Logger } from '../../src/logging/logger.js';
-import { errorLogger, redactedUrl, requestLogger } from '../../src/logging/request-logger.js';
+import { errorLogger, redactedUrl, requestLogger } from '../../src/server/request-logger.js';
 import { observeRedisCommand, recordWatchDropped, recordWatchEventSent, setStorageObjectsCollector } from '../../src/metrics/metrics.js';
 import { metricsMiddleware, metricsRouter } from '../../src/metrics/metrics-router.js';
 import { labelRequest } from '../../src/metrics/request-labels.js';
 import { metricSum } from './cluster-process.js';
+import { parseRequest } from '../../src/api/parsed-request.js';
 
 describe('request labels follow kube-apiserver', () => {
   const cases: [string, string, string, Partial<Record<string, string>>][] = [
@@ -29,7 +30,7 @@ describe('request labels follow kube-apiserver', () => {
   ];
   for (const [method, url, ct, want] of cases) {
     test(`${method} ${url}`, () => {
-      const { labels } = labelRequest(method, url, ct);
+      const { labels } = labelRequest(method, parseRequest(method, url), ct);
       for (const [k, v] of Object.entries(want)) assert.equal(labels[k as keyof typeof labels], v, k);
       assert.equal(labels.component, 'apiserver');
     });

@@ -10,7 +10,7 @@ import { startTestServer, type TestServer } from '../helpers/capstan.js';
 import { openWatch } from '../helpers/watch-client.js';
 import { kubectlFor } from './kubectl.js';
 import { restFor, type Rest } from './rest.js';
-import { ensureFlowControlConfiguration } from '../../src/server/bootstrap-flowcontrol.js';
+import { ensureFlowControlConfiguration } from '../../src/controllers/flowcontrol-bootstrap.js';
 import { ApiserverIdentityLease, apiserverIdentity } from '../../src/controllers/apiserver-identity-lease.js';
 import { hostname } from 'node:os';
 import { ensureLocalApiServices } from '../../src/server/bootstrap-apiservices.js';

@@ -16,7 +16,7 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { describe, test } from 'node:test';
-import { definitionName } from '../../src/crd/crd-openapi.js';
+import { definitionName } from '../../src/openapi/crd-openapi.js';
 import { startTestServer, uniqueName } from '../helpers/capstan.js';
 import { startRedisWorkers } from '../helpers/redis-workers.js';
 import { kubectlFor } from './kubectl.js';

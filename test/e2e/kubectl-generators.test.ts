@@ -1,8 +1,8 @@
 /**
  * kubectl's generator commands (`create deployment`, `run`, `expose`, `create job`, `autoscale`, ...)
  * against Capstan produce the objects kube-apiserver 1.36 stores for the same commands. The reference's
- * objects are recorded in test/golden/kubectl-generators/ (scripts/capture-kubectl-goldens.mjs; README
- * development section); each is compared field by field with Capstan's, except what is generated
+ * objects are recorded in test/golden/kubectl-generators/ (scripts/capture-kubectl-goldens.mjs; see
+ * docs/development.md); each is compared field by field with Capstan's, except what is generated
  * (uids and the labels and selectors that carry them, times, resource versions, token-volume name
  * suffixes) and what is allocated (cluster IPs and node ports).
  */

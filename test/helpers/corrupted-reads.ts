@@ -5,7 +5,8 @@
  * torn write would; everything else (writes, deletes, watches) reaches the real backend unchanged.
  * An object reads normally again once it is deleted or rewritten.
  */
-import type { ChangeListener, ListOptions, ListResult, Storage, StorageError, StoredObject } from '../../src/storage/storage.js';
+import type { ChangeListener, ListOptions, ListResult, Storage, StoredObject } from '../../src/storage/storage.js';
+import { type StorageError } from '../../src/api/storage-error.js';
 
 export class CorruptedReads implements Storage {
   private readonly corrupt = new Map<string, string>();

@@ -5,7 +5,8 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { StorageError, type ChangeEvent, type Storage, type StorageErrorCode } from '../../src/storage/storage.js';
+import { type ChangeEvent, type Storage } from '../../src/storage/storage.js';
+import { StorageError, type StorageErrorCode } from '../../src/api/storage-error.js';
 
 export interface StorageFactoryOptions {
   historyMs: number;

@@ -8,8 +8,9 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ListCachingStorage } from '../../src/storage/list-caching-storage.js';
 import { MemoryStorage } from '../../src/storage/memory-storage.js';
-import { StorageError, type ChangeListener, type ListOptions, type ListResult, type Storage, type StoredObject } from '../../src/storage/storage.js';
+import { type ChangeListener, type ListOptions, type ListResult, type Storage, type StoredObject } from '../../src/storage/storage.js';
 import { describeStorageConformance, freshType, obj } from './conformance.js';
+import { StorageError } from '../../src/api/storage-error.js';
 
 describeStorageConformance('memory behind ListCachingStorage', async (options) => new ListCachingStorage(new MemoryStorage(options), options));
 

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { compareKubeVersions } from '../../src/crd/crd-model.js';
 import { computeNames, setCondition } from '../../src/crd/crd-status.js';
-import { customResourcePrinter, evaluateJsonPath, parseJsonPath } from '../../src/codec/printers/custom-columns.js';
+import { customResourcePrinter, evaluateJsonPath, parseJsonPath } from '../../src/strategy/printers/custom-columns.js';
 
 function crd(names: Record<string, unknown>, accepted?: Record<string, unknown>): Record<string, unknown> {
   return { spec: { group: 'example.com', names }, status: accepted === undefined ? {} : { acceptedNames: accepted } };

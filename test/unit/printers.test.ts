@@ -5,16 +5,17 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { humanDuration, formatLabelSelector, labelSelectorString } from '../../src/codec/printers/format.js';
-import { podStatusCells } from '../../src/codec/printers/pod.js';
-import { nodeRoles, nodeStatus, serviceExternalIP, servicePorts, formatEndpoints, quotaCells } from '../../src/codec/printers/core.js';
-import { eventCells } from '../../src/codec/printers/events.js';
-import { jobCells } from '../../src/codec/printers/batch.js';
+import { humanDuration, formatLabelSelector, labelSelectorString } from '../../src/strategy/printers/format.js';
+import { podStatusCells } from '../../src/strategy/printers/pod.js';
+import { nodeRoles, nodeStatus, serviceExternalIP, servicePorts, formatEndpoints, quotaCells } from '../../src/strategy/printers/core.js';
+import { eventCells } from '../../src/strategy/printers/events.js';
+import { jobCells } from '../../src/strategy/printers/batch.js';
 import { canonicalQuantity } from '../../src/api/quantity.js';
-import { formatHPAMetrics } from '../../src/codec/printers/autoscaling.js';
-import { csrCondition } from '../../src/codec/printers/access.js';
-import { controllerName } from '../../src/codec/printers/apps.js';
-import { printedResources, printerForList, tableFor } from '../../src/codec/printers/registry.js';
+import { formatHPAMetrics } from '../../src/strategy/printers/autoscaling.js';
+import { csrCondition } from '../../src/strategy/printers/access.js';
+import { controllerName } from '../../src/strategy/printers/apps.js';
+import { printerOf } from '../../src/strategy/strategies.js';
+import { ResourceCatalog } from '../../src/catalog/resource-catalog.js';
 import { toTable } from '../../src/codec/representations.js';
 
 type Obj = Record<string, unknown>;
@@ -191,14 +192,14 @@ describe('pod Ready / Status / Restarts', () => {
         containerStatuses: [running('a'), running('b')],
       },
     );
-    const table = toTable([p], { resourceVersion: '5' }, 'None', tableFor('', 'pods'), { now: NOW });
+    const table = toTable([p], { resourceVersion: '5' }, 'None', printerOf({ group: '', resource: 'pods' }), { now: NOW });
     assert.deepEqual((table.rows as Obj[])[0], { cells: ['p', '2/2', 'Running', '0', '10m', '10.0.0.5', 'n1', '<none>', '1/2'] });
   });
 });
 
 describe('workloads', () => {
   test('deployment: Ready n/m with replicas defaulting to 1, selector string', () => {
-    const printer = tableFor('apps', 'deployments');
+    const printer = printerOf({ group: 'apps', resource: 'deployments' });
     assert.ok(printer);
     const d = {
       metadata: { name: 'web', creationTimestamp: ago(3 * HOUR) },
@@ -234,7 +235,7 @@ describe('workloads', () => {
   });
 
   test('replica sets, stateful sets and daemon sets', () => {
-    const rs = tableFor('apps', 'replicasets');
+    const rs = printerOf({ group: 'apps', resource: 'replicasets' });
     assert.deepEqual(rs?.row({ metadata: { name: 'r' }, spec: { replicas: 2, selector: {} }, status: { replicas: 2, readyReplicas: 1 } }, NOW).cells, [
       'r',
       2,
@@ -245,9 +246,9 @@ describe('workloads', () => {
       '',
       '<none>',
     ]);
-    const ss = tableFor('apps', 'statefulsets');
+    const ss = printerOf({ group: 'apps', resource: 'statefulsets' });
     assert.deepEqual(ss?.row({ metadata: { name: 's' }, spec: { replicas: 3 }, status: { readyReplicas: 3 } }, NOW).cells.slice(0, 2), ['s', '3/3']);
-    const ds = tableFor('apps', 'daemonsets');
+    const ds = printerOf({ group: 'apps', resource: 'daemonsets' });
     const cells = ds?.row(
       {
         metadata: { name: 'd' },
@@ -335,9 +336,17 @@ describe('services, endpoints, quotas', () => {
         selector: { app: 'x' },
       },
     };
-    assert.deepEqual(tableFor('', 'services')?.row(svc, NOW).cells, ['s', 'NodePort', '10.0.0.1', '<none>', '80:30080/TCP', '3d', 'app=x']);
+    assert.deepEqual(printerOf({ group: '', resource: 'services' })?.row(svc, NOW).cells, [
+      's',
+      'NodePort',
+      '10.0.0.1',
+      '<none>',
+      '80:30080/TCP',
+      '3d',
+      'app=x',
+    ]);
     assert.deepEqual(
-      tableFor('', 'services')
+      printerOf({ group: '', resource: 'services' })
         ?.row({ metadata: { name: 'h' }, spec: { clusterIP: 'None' } }, NOW)
         .cells.slice(1, 5),
       ['ClusterIP', 'None', '<none>', '<none>'],
@@ -402,7 +411,7 @@ describe('nodes', () => {
         nodeInfo: { kubeletVersion: 'v1.36.0', osImage: 'Debian' },
       },
     };
-    assert.deepEqual(tableFor('', 'nodes')?.row(n, NOW).cells, [
+    assert.deepEqual(printerOf({ group: '', resource: 'nodes' })?.row(n, NOW).cells, [
       'n1',
       'Ready',
       '<none>',
@@ -451,7 +460,7 @@ describe('events', () => {
     assert.deepEqual(eventCells(ev, NOW), ['60m', 'Normal', 'Started', 'node', '', 'ctrl, i-1', 'hello', '60m', 1, 'e']);
     const series = { ...ev, series: { count: 7, lastObservedTime: '2025-06-01T11:59:30.000000Z' } };
     assert.deepEqual(eventCells(series, NOW).slice(0, 1).concat(eventCells(series, NOW).slice(8, 9)), ['30s', 7]);
-    const columns = tableFor('', 'events')
+    const columns = printerOf({ group: '', resource: 'events' })
       ?.columns.filter((c) => c.priority === 0)
       .map((c) => c.name);
     assert.deepEqual(columns, ['Last Seen', 'Type', 'Reason', 'Object', 'Message']);
@@ -501,30 +510,30 @@ describe('other printers', () => {
     assert.equal(csrCondition({ status: {} }), 'Pending');
     assert.equal(csrCondition({ status: { conditions: [{ type: 'Approved' }], certificate: 'Zm9v' } }), 'Approved,Issued');
     assert.equal(csrCondition({ status: { conditions: [{ type: 'Approved' }, { type: 'Denied' }, { type: 'Failed' }] } }), 'Denied,Failed');
-    assert.deepEqual(tableFor('', 'configmaps')?.row({ metadata: { name: 'c' }, data: { a: '1', b: '2' }, binaryData: { c: 'AA==' } }, NOW).cells, [
-      'c',
-      3,
-      '<unknown>',
-    ]);
-    assert.deepEqual(tableFor('', 'secrets')?.row({ metadata: { name: 's' }, type: 'kubernetes.io/tls', data: { a: '', b: '' } }, NOW).cells, [
-      's',
-      'kubernetes.io/tls',
-      2,
-      '<unknown>',
-    ]);
     assert.deepEqual(
-      tableFor('storage.k8s.io', 'storageclasses')?.row(
+      printerOf({ group: '', resource: 'configmaps' })?.row({ metadata: { name: 'c' }, data: { a: '1', b: '2' }, binaryData: { c: 'AA==' } }, NOW).cells,
+      ['c', 3, '<unknown>'],
+    );
+    assert.deepEqual(
+      printerOf({ group: '', resource: 'secrets' })?.row({ metadata: { name: 's' }, type: 'kubernetes.io/tls', data: { a: '', b: '' } }, NOW).cells,
+      ['s', 'kubernetes.io/tls', 2, '<unknown>'],
+    );
+    assert.deepEqual(
+      printerOf({ group: 'storage.k8s.io', resource: 'storageclasses' })?.row(
         { metadata: { name: 'std', annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } }, provisioner: 'p' },
         NOW,
       ).cells,
       ['std (default)', 'p', 'Delete', 'Immediate', false, '<unknown>'],
     );
     assert.deepEqual(
-      tableFor('policy', 'poddisruptionbudgets')?.row({ metadata: { name: 'b' }, spec: { minAvailable: '50%' }, status: { disruptionsAllowed: 1 } }, NOW).cells,
+      printerOf({ group: 'policy', resource: 'poddisruptionbudgets' })?.row(
+        { metadata: { name: 'b' }, spec: { minAvailable: '50%' }, status: { disruptionsAllowed: 1 } },
+        NOW,
+      ).cells,
       ['b', '50%', 'N/A', 1, '<unknown>'],
     );
     assert.deepEqual(
-      tableFor('rbac.authorization.k8s.io', 'rolebindings')?.row(
+      printerOf({ group: 'rbac.authorization.k8s.io', resource: 'rolebindings' })?.row(
         {
           metadata: { name: 'rb' },
           roleRef: { kind: 'Role', name: 'r' },
@@ -539,13 +548,13 @@ describe('other printers', () => {
       ['rb', 'Role/r', '<unknown>', 'u1, u2', '', 'ns/sa'],
     );
     assert.deepEqual(
-      tableFor('batch', 'cronjobs')
+      printerOf({ group: 'batch', resource: 'cronjobs' })
         ?.row({ metadata: { name: 'cj' }, spec: { schedule: '*/5 * * * *', suspend: false }, status: { lastScheduleTime: ago(5 * MIN), active: [{}] } }, NOW)
         .cells.slice(0, 6),
       ['cj', '*/5 * * * *', '<none>', 'False', 1, '5m'],
     );
     assert.deepEqual(
-      tableFor('apiregistration.k8s.io', 'apiservices')
+      printerOf({ group: 'apiregistration.k8s.io', resource: 'apiservices' })
         ?.row(
           {
             metadata: { name: 'v1.x' },
@@ -560,31 +569,36 @@ describe('other printers', () => {
   });
 
   test('roles, limit ranges and CRDs have no printer (default table)', () => {
-    assert.equal(tableFor('rbac.authorization.k8s.io', 'roles'), undefined);
-    assert.equal(tableFor('', 'limitranges'), undefined);
-    assert.equal(tableFor('apiextensions.k8s.io', 'customresourcedefinitions'), undefined);
-    for (const { group, resource } of printedResources()) {
-      const p = tableFor(group, resource);
-      assert.ok(p);
-      assert.equal(p.row({}, NOW).cells.length, p.columns.length, `${group}/${resource}: one cell per column`);
+    assert.equal(printerOf({ group: 'rbac.authorization.k8s.io', resource: 'roles' }), undefined);
+    assert.equal(printerOf({ group: '', resource: 'limitranges' }), undefined);
+    assert.equal(printerOf({ group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions' }), undefined);
+    let printed = 0;
+    for (const info of ResourceCatalog.builtIn().all()) {
+      const p = printerOf(info);
+      if (p === undefined) continue;
+      printed++;
+      assert.equal(p.row({}, NOW).cells.length, p.columns.length, `${info.group}/${info.resource}: one cell per column`);
     }
+    assert.ok(printed >= 50, `${printed} built-in resources print with their own columns`);
   });
 });
 
 describe('toTable', () => {
   const cm = (name: string): Obj => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, creationTimestamp: ago(MIN), resourceVersion: '3' }, data: {} });
 
-  test('finds the printer from the objects and keeps includeObject behaviour', () => {
-    const t = toTable([cm('a')], { resourceVersion: '9' }, 'Metadata', undefined, { now: NOW });
+  const configMaps = printerOf({ group: '', resource: 'configmaps' });
+
+  test("prints with the kind's strategy's columns and keeps includeObject behaviour", () => {
+    const t = toTable([cm('a')], { resourceVersion: '9' }, 'Metadata', configMaps, { now: NOW });
     assert.equal(t.kind, 'Table');
     assert.deepEqual(
       (t.columnDefinitions as Obj[]).map((c) => c.name),
       ['Name', 'Data', 'Age'],
     );
     assert.deepEqual(t.rows, [{ cells: ['a', 0, '60s'], object: { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: cm('a').metadata } }]);
-    const full = toTable([cm('a')], {}, 'Object', undefined, { now: NOW });
+    const full = toTable([cm('a')], {}, 'Object', configMaps, { now: NOW });
     assert.equal(((full.rows as Obj[])[0]?.object as Obj).kind, 'ConfigMap');
-    const none = toTable([cm('a')], {}, 'None', undefined, { now: NOW });
+    const none = toTable([cm('a')], {}, 'None', configMaps, { now: NOW });
     assert.equal('object' in ((none.rows as Obj[])[0] ?? {}), false);
   });
 
@@ -600,19 +614,18 @@ describe('toTable', () => {
     assert.deepEqual(t.rows, [{ cells: ['w', '2025-01-01T00:00:00Z'] }]);
   });
 
-  test('empty lists take the printer from the list kind; noHeaders drops column definitions', () => {
-    const t = toTable([], { resourceVersion: '1' }, 'Metadata', printerForList('v1', 'PodList'));
+  test('empty lists print the columns of their kind; noHeaders drops column definitions', () => {
+    const t = toTable([], { resourceVersion: '1' }, 'Metadata', printerOf({ group: '', resource: 'pods' }));
     assert.deepEqual(
       (t.columnDefinitions as Obj[]).map((c) => c.name),
       ['Name', 'Ready', 'Status', 'Restarts', 'Age', 'IP', 'Node', 'Nominated Node', 'Readiness Gates'],
     );
     assert.deepEqual(t.rows, []);
     assert.equal(toTable([cm('a')], {}, 'None', undefined, { noHeaders: true }).columnDefinitions, null);
-    assert.equal(printerForList('apps/v1', 'DeploymentList'), tableFor('apps', 'deployments'));
   });
 
   test('pod rows of finished pods carry the Completed condition; flow schemas sort by precedence', () => {
-    const t = toTable([pod({ containers: [{ name: 'a' }] }, { phase: 'Succeeded' })], {}, 'None', undefined, { now: NOW });
+    const t = toTable([pod({ containers: [{ name: 'a' }] }, { phase: 'Succeeded' })], {}, 'None', printerOf({ group: '', resource: 'pods' }), { now: NOW });
     assert.deepEqual((t.rows as Obj[])[0]?.conditions, [
       { type: 'Completed', status: 'True', reason: 'Succeeded', message: 'The pod has completed successfully.' },
     ]);
@@ -622,7 +635,15 @@ describe('toTable', () => {
       metadata: { name },
       spec: { matchingPrecedence: p, priorityLevelConfiguration: { name: 'pl' } },
     });
-    const sorted = toTable([fs('b', 500), fs('a', 9000), fs('c', 500)], {}, 'None', undefined, { now: NOW });
+    const sorted = toTable(
+      [fs('b', 500), fs('a', 9000), fs('c', 500)],
+      {},
+      'None',
+      printerOf({ group: 'flowcontrol.apiserver.k8s.io', resource: 'flowschemas' }),
+      {
+        now: NOW,
+      },
+    );
     assert.deepEqual(
       (sorted.rows as Obj[]).map((r) => (r.cells as unknown[])[0]),
       ['b', 'c', 'a'],

@@ -3,7 +3,12 @@ import assert from 'node:assert/strict';
 import { ApiError } from '../../src/api/errors.js';
 import { compileSelectors } from '../../src/selectors/compile-selectors.js';
 import { compileFieldSelector, parseFieldSelector } from '../../src/selectors/field-selector.js';
-import { customResourceFieldSelector, fieldSelectorFor } from '../../src/selectors/field-selector-types.js';
+import { customResourceFieldSelector } from '../../src/strategy/field-selectors.js';
+import { fieldSelectorsOf } from '../../src/strategy/strategies.js';
+
+const CLUSTER_SCOPED = new Set(['nodes', 'namespaces', 'storageclasses', 'certificatesigningrequests', 'resourceslices']);
+/** The field selectors of a built-in resource (in v1, or `version`), as the server resolves them. */
+const specOf = (group: string, resource: string, version = 'v1') => fieldSelectorsOf({ group, version, resource, namespaced: !CLUSTER_SCOPED.has(resource) });
 
 function rejects(fn: () => unknown, message: string): void {
   assert.throws(fn, (err: unknown) => {
@@ -46,15 +51,15 @@ describe('field selector syntax', () => {
 
 describe('field selectors per type', () => {
   test("unsupported fields are 400 with the type's message", () => {
-    rejects(() => compileFieldSelector('', 'pods', 'spec.containers=x'), 'field label not supported: spec.containers');
-    rejects(() => compileFieldSelector('', 'nodes', 'metadata.namespace=x'), 'field label not supported: metadata.namespace');
+    rejects(() => compileFieldSelector('spec.containers=x', specOf('', 'pods')), 'field label not supported: spec.containers');
+    rejects(() => compileFieldSelector('metadata.namespace=x', specOf('', 'nodes')), 'field label not supported: metadata.namespace');
     rejects(
-      () => compileFieldSelector('apps', 'deployments', 'spec.replicas=1'),
+      () => compileFieldSelector('spec.replicas=1', specOf('apps', 'deployments')),
       '"spec.replicas" is not a known field selector: only "metadata.name", "metadata.namespace"',
     );
-    rejects(() => compileFieldSelector('batch', 'jobs', 'status.failed=1'), 'field label "status.failed" not supported for batchv1.Job');
+    rejects(() => compileFieldSelector('status.failed=1', specOf('batch', 'jobs')), 'field label "status.failed" not supported for batchv1.Job');
     rejects(
-      () => compileFieldSelector('resource.k8s.io', 'resourceslices', 'spec.pool=x'),
+      () => compileFieldSelector('spec.pool=x', specOf('resource.k8s.io', 'resourceslices')),
       'field label not supported for resource.k8s.io/v1, Kind=ResourceSlice: spec.pool',
     );
   });
@@ -64,7 +69,7 @@ describe('field selectors per type', () => {
       spec: { nodeName: 'n1', restartPolicy: 'Always', schedulerName: 'default-scheduler', serviceAccountName: 'sa', hostNetwork: true },
       status: { phase: 'Running', podIP: '10.0.0.1', podIPs: [{ ip: '10.0.0.1' }, { ip: 'fd00::1' }], nominatedNodeName: 'n2' },
     });
-    const m = (sel: string): boolean => compileFieldSelector('', 'pods', sel)(p);
+    const m = (sel: string): boolean => compileFieldSelector(sel, specOf('', 'pods'))(p);
     assert.equal(m('spec.nodeName=n1'), true);
     assert.equal(m('spec.host=n1'), true);
     assert.equal(m('spec.restartPolicy=Always,spec.schedulerName=default-scheduler'), true);
@@ -79,40 +84,44 @@ describe('field selectors per type', () => {
     assert.equal(m('status.podIPs='), true);
     // Defaults: hostNetwork false, missing node name is "".
     const bare = pod('p2');
-    assert.equal(compileFieldSelector('', 'pods', 'spec.hostNetwork=false')(bare), true);
-    assert.equal(compileFieldSelector('', 'pods', 'spec.nodeName=')(bare), true);
-    assert.equal(compileFieldSelector('', 'pods', 'spec.nodeName!=n1')(bare), true);
+    assert.equal(compileFieldSelector('spec.hostNetwork=false', specOf('', 'pods'))(bare), true);
+    assert.equal(compileFieldSelector('spec.nodeName=', specOf('', 'pods'))(bare), true);
+    assert.equal(compileFieldSelector('spec.nodeName!=n1', specOf('', 'pods'))(bare), true);
   });
 
   test('nodes, namespaces, secrets, services, replication controllers', () => {
-    assert.equal(compileFieldSelector('', 'nodes', 'spec.unschedulable=false')({ metadata: { name: 'n' }, spec: {} }), true);
-    assert.equal(compileFieldSelector('', 'nodes', 'spec.unschedulable=true')({ metadata: { name: 'n' }, spec: { unschedulable: true } }), true);
-    assert.equal(compileFieldSelector('', 'namespaces', 'status.phase=Active')({ metadata: { name: 'ns' }, status: { phase: 'Active' } }), true);
-    assert.equal(compileFieldSelector('', 'secrets', 'type=kubernetes.io/tls')({ metadata: { name: 's', namespace: 'n' }, type: 'kubernetes.io/tls' }), true);
-    const svc = { metadata: { name: 's', namespace: 'n' }, spec: { type: 'ClusterIP', clusterIP: 'None' } };
-    assert.equal(compileFieldSelector('', 'services', 'spec.clusterIP=None,spec.type=ClusterIP')(svc), true);
-    assert.equal(compileFieldSelector('', 'replicationcontrollers', 'status.replicas=0')({ metadata: { name: 'r', namespace: 'n' } }), true);
+    assert.equal(compileFieldSelector('spec.unschedulable=false', specOf('', 'nodes'))({ metadata: { name: 'n' }, spec: {} }), true);
+    assert.equal(compileFieldSelector('spec.unschedulable=true', specOf('', 'nodes'))({ metadata: { name: 'n' }, spec: { unschedulable: true } }), true);
+    assert.equal(compileFieldSelector('status.phase=Active', specOf('', 'namespaces'))({ metadata: { name: 'ns' }, status: { phase: 'Active' } }), true);
     assert.equal(
-      compileFieldSelector('', 'replicationcontrollers', 'status.replicas=3')({ metadata: { name: 'r', namespace: 'n' }, status: { replicas: 3 } }),
+      compileFieldSelector('type=kubernetes.io/tls', specOf('', 'secrets'))({ metadata: { name: 's', namespace: 'n' }, type: 'kubernetes.io/tls' }),
+      true,
+    );
+    const svc = { metadata: { name: 's', namespace: 'n' }, spec: { type: 'ClusterIP', clusterIP: 'None' } };
+    assert.equal(compileFieldSelector('spec.clusterIP=None,spec.type=ClusterIP', specOf('', 'services'))(svc), true);
+    assert.equal(compileFieldSelector('status.replicas=0', specOf('', 'replicationcontrollers'))({ metadata: { name: 'r', namespace: 'n' } }), true);
+    assert.equal(
+      compileFieldSelector('status.replicas=3', specOf('', 'replicationcontrollers'))({ metadata: { name: 'r', namespace: 'n' }, status: { replicas: 3 } }),
       true,
     );
   });
 
   test('jobs, certificate signing requests, resource slices', () => {
-    assert.equal(compileFieldSelector('batch', 'jobs', 'status.successful=2')({ metadata: { name: 'j', namespace: 'n' }, status: { succeeded: 2 } }), true);
+    assert.equal(
+      compileFieldSelector('status.successful=2', specOf('batch', 'jobs'))({ metadata: { name: 'j', namespace: 'n' }, status: { succeeded: 2 } }),
+      true,
+    );
     assert.equal(
       compileFieldSelector(
-        'certificates.k8s.io',
-        'certificatesigningrequests',
         'spec.signerName=kubernetes.io/kubelet-serving',
+        specOf('certificates.k8s.io', 'certificatesigningrequests'),
       )({ metadata: { name: 'c' }, spec: { signerName: 'kubernetes.io/kubelet-serving' } }),
       true,
     );
     assert.equal(
       compileFieldSelector(
-        'resource.k8s.io',
-        'resourceslices',
         'spec.nodeName=n1,spec.driver=gpu.example.com',
+        specOf('resource.k8s.io', 'resourceslices'),
       )({ metadata: { name: 'rs' }, spec: { nodeName: 'n1', driver: 'gpu.example.com' } }),
       true,
     );
@@ -126,7 +135,7 @@ describe('field selectors per type', () => {
       source: { component: 'kubelet' },
       involvedObject: { kind: 'Pod', name: 'p', namespace: 'n', uid: 'u', apiVersion: 'v1', resourceVersion: '7', fieldPath: 'spec.containers{c}' },
     };
-    const m = (sel: string): boolean => compileFieldSelector('', 'events', sel)(core);
+    const m = (sel: string): boolean => compileFieldSelector(sel, specOf('', 'events'))(core);
     assert.equal(m('involvedObject.kind=Pod,involvedObject.name=p,involvedObject.namespace=n'), true);
     assert.equal(m('involvedObject.uid=u,involvedObject.apiVersion=v1,involvedObject.resourceVersion=7'), true);
     assert.equal(m('involvedObject.fieldPath=spec.containers{c}'), true);
@@ -138,32 +147,32 @@ describe('field selectors per type', () => {
       reportingController: 'kubelet',
       regarding: { kind: 'Pod', name: 'p', namespace: 'n' },
     };
-    const e = (sel: string): boolean => compileFieldSelector('events.k8s.io', 'events', sel)(modern);
+    const e = (sel: string): boolean => compileFieldSelector(sel, specOf('events.k8s.io', 'events'))(modern);
     assert.equal(e('regarding.kind=Pod,regarding.name=p'), true);
     assert.equal(e('reportingController=kubelet,type=Warning,reason=Killing'), true);
-    rejects(() => compileFieldSelector('events.k8s.io', 'events', 'source=kubelet'), 'field label not supported: source');
-    rejects(() => compileFieldSelector('events.k8s.io', 'events', 'involvedObject.name=p'), 'field label not supported: involvedObject.name');
+    rejects(() => compileFieldSelector('source=kubelet', specOf('events.k8s.io', 'events')), 'field label not supported: source');
+    rejects(() => compileFieldSelector('involvedObject.name=p', specOf('events.k8s.io', 'events')), 'field label not supported: involvedObject.name');
   });
 
   test('default types: metadata only; cluster-scoped namespace reads as ""', () => {
     const cm = { metadata: { name: 'c', namespace: 'n' } };
-    assert.equal(compileFieldSelector('', 'configmaps', 'metadata.name=c,metadata.namespace=n')(cm), true);
-    assert.equal(compileFieldSelector('', 'configmaps', 'metadata.name!=c')(cm), false);
+    assert.equal(compileFieldSelector('metadata.name=c,metadata.namespace=n', specOf('', 'configmaps'))(cm), true);
+    assert.equal(compileFieldSelector('metadata.name!=c', specOf('', 'configmaps'))(cm), false);
     const sc = { metadata: { name: 'fast' } };
-    assert.equal(compileFieldSelector('storage.k8s.io', 'storageclasses', 'metadata.namespace=')(sc), true);
-    assert.equal(compileFieldSelector('storage.k8s.io', 'storageclasses', 'metadata.namespace=x')(sc), false);
+    assert.equal(compileFieldSelector('metadata.namespace=', specOf('storage.k8s.io', 'storageclasses'))(sc), true);
+    assert.equal(compileFieldSelector('metadata.namespace=x', specOf('storage.k8s.io', 'storageclasses'))(sc), false);
   });
 
   test('custom resources', () => {
     const spec = customResourceFieldSelector(true, ['.spec.color', '.spec.size']);
     const obj = { metadata: { name: 'w', namespace: 'n' }, spec: { color: 'blue', size: 3 } };
-    assert.equal(compileFieldSelector('example.com', 'widgets', 'spec.color=blue,spec.size=3', spec)(obj), true);
-    rejects(() => compileFieldSelector('example.com', 'widgets', 'spec.shape=x', spec), 'field label not supported: spec.shape');
-    assert.deepEqual(fieldSelectorFor('', 'pods').supported.includes('spec.host'), true);
+    assert.equal(compileFieldSelector('spec.color=blue,spec.size=3', spec)(obj), true);
+    rejects(() => compileFieldSelector('spec.shape=x', spec), 'field label not supported: spec.shape');
+    assert.deepEqual(specOf('', 'pods').supported.includes('spec.host'), true);
   });
 
   test('the first bad term in sorted order is reported', () => {
-    rejects(() => compileFieldSelector('', 'pods', 'zzz=1,aaa=1'), 'field label not supported: aaa');
+    rejects(() => compileFieldSelector('zzz=1,aaa=1', specOf('', 'pods')), 'field label not supported: aaa');
   });
 });
 
@@ -175,7 +184,7 @@ describe('compileSelectors', () => {
   ];
 
   test('labels and fields are ANDed', () => {
-    const m = compileSelectors('', 'pods', 'app in (a,b,c)', 'spec.nodeName=n1');
+    const m = compileSelectors(specOf('', 'pods'), 'app in (a,b,c)', 'spec.nodeName=n1');
     assert.deepEqual(
       pods.filter(m).map((p) => (p['metadata'] as { name: string }).name),
       ['a'],
@@ -183,7 +192,7 @@ describe('compileSelectors', () => {
   });
 
   test('label != matches objects without labels', () => {
-    const m = compileSelectors('', 'pods', 'app!=a');
+    const m = compileSelectors(specOf('', 'pods'), 'app!=a');
     assert.deepEqual(
       pods.filter(m).map((p) => (p['metadata'] as { name: string }).name),
       ['b', 'c'],
@@ -191,12 +200,12 @@ describe('compileSelectors', () => {
   });
 
   test('no selectors match everything', () => {
-    assert.equal(pods.filter(compileSelectors('', 'pods')).length, 3);
-    assert.equal(pods.filter(compileSelectors('', 'pods', '', '')).length, 3);
+    assert.equal(pods.filter(compileSelectors(specOf('', 'pods'))).length, 3);
+    assert.equal(pods.filter(compileSelectors(specOf('', 'pods'), '', '')).length, 3);
   });
 
   test('bad selectors throw 400 before matching', () => {
-    rejects(() => compileSelectors('', 'pods', 'a b', 'nope=1'), "unable to parse requirement: found 'b', expected: in, notin, =, ==, !=, gt, lt");
-    rejects(() => compileSelectors('', 'pods', 'a=b', 'nope=1'), 'field label not supported: nope');
+    rejects(() => compileSelectors(specOf('', 'pods'), 'a b', 'nope=1'), "unable to parse requirement: found 'b', expected: in, notin, =, ==, !=, gt, lt");
+    rejects(() => compileSelectors(specOf('', 'pods'), 'a=b', 'nope=1'), 'field label not supported: nope');
   });
 });

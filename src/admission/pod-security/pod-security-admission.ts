@@ -4,6 +4,7 @@ import type { Storage } from '../../storage/storage.js';
 import { obj, objects } from '../../validation/value-access.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../admission.js';
 import { compareLevels, evaluatePod, levelVersionText, policyOf, sameLevelVersion, violationDetail, violationReasons, type LevelVersion } from './policy.js';
+import { strategyFor } from '../../strategy/strategies.js';
 
 /** Pod subresources PodSecurity never looks at. */
 /** kube's audit annotation keys, prefixed with the plugin's name as kube's admission chain does. */
@@ -11,17 +12,6 @@ const ENFORCE_POLICY_ANNOTATION = 'pod-security.kubernetes.io/enforce-policy';
 const AUDIT_VIOLATIONS_ANNOTATION = 'pod-security.kubernetes.io/audit-violations';
 
 const IGNORED_POD_SUBRESOURCES = new Set(['exec', 'attach', 'binding', 'eviction', 'log', 'portforward', 'proxy', 'status']);
-/** Where each workload kind keeps its pod template. */
-const TEMPLATE_PATHS: Record<string, string[]> = {
-  '/replicationcontrollers': ['spec', 'template'],
-  '/podtemplates': ['template'],
-  'apps/replicasets': ['spec', 'template'],
-  'apps/deployments': ['spec', 'template'],
-  'apps/statefulsets': ['spec', 'template'],
-  'apps/daemonsets': ['spec', 'template'],
-  'batch/jobs': ['spec', 'template'],
-  'batch/cronjobs': ['spec', 'jobTemplate', 'spec', 'template'],
-};
 /** How many existing pods a stricter enforce label is checked against (kube's default). */
 const MAX_PODS_TO_CHECK = 3000;
 
@@ -47,7 +37,7 @@ export class PodSecurityAdmission implements AdmissionPlugin {
     if ((a.operation !== 'CREATE' && a.operation !== 'UPDATE') || a.object === undefined) return;
     if (a.info.group === '' && a.info.resource === 'namespaces') return this.validateNamespace(a, a.object);
     if (a.info.group === '' && a.info.resource === 'pods') return this.validatePod(a, a.object);
-    const path = TEMPLATE_PATHS[`${a.info.group}/${a.info.resource}`];
+    const path = strategyFor(a.info).podTemplatePath;
     if (path !== undefined && a.subresource === '') return this.validateWorkload(a, a.object, path);
   }
 
@@ -80,7 +70,7 @@ export class PodSecurityAdmission implements AdmissionPlugin {
     this.warn(a, policy.warn, sameLevelVersion(policy.warn, policy.enforce) ? [] : evaluatePod(policy.warn, meta, spec));
   }
 
-  private async validateWorkload(a: AdmissionAttributes, object: Obj, path: string[]): Promise<void> {
+  private async validateWorkload(a: AdmissionAttributes, object: Obj, path: readonly string[]): Promise<void> {
     const labels = await this.namespaceLabels(a.namespace);
     if (labels === undefined) return;
     const { policy } = policyOf(labels);

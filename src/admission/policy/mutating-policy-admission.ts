@@ -4,7 +4,7 @@ import { isObject, type Obj } from '../../api/object-util.js';
 import { typeFor } from '../../fieldmanager/track-write.js';
 import { mergeValues } from '../../fieldmanager/typed-value.js';
 import type { ResourceCatalog } from '../../catalog/resource-catalog.js';
-import type { ResourceInfo } from '../../catalog/resource-types.js';
+import type { ResourceInfo } from '../../api/resource-info.js';
 import type { Authorizer } from '../../auth/authorizer.js';
 import type { Storage } from '../../storage/storage.js';
 import { applyDefaults } from '../../strategy/resource-strategy.js';

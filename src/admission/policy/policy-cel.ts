@@ -1,4 +1,5 @@
-import { compileExpression, DYN, evaluate, fromCel, opaque, toCelInput, type CelType } from '../../cel/index.js';
+import { compileExpression, DYN, evaluate, fromCel, toCelInput, type CelType } from '../../cel/index.js';
+import { AUTHORIZER_VARIABLES } from '../../cel/authorizer-variables.js';
 
 /** The outcome of one evaluation: a JSON-shaped value, or kube's wording of the error; and its runtime cost. */
 export type EvalOutcome = ({ ok: true; value: unknown } | { ok: false; error: string }) & { cost: number };
@@ -20,12 +21,6 @@ export function policyDeclarations(types: Partial<Record<(typeof POLICY_VARIABLE
   for (const name of POLICY_VARIABLES) out[name] = types[name] ?? DYN;
   return { ...out, ...AUTHORIZER_VARIABLES };
 }
-
-/** The authorizer variables (policies and webhook matchConditions): values src/cel made, passed through as they are. */
-export const AUTHORIZER_VARIABLES: Record<string, CelType> = {
-  authorizer: opaque('kubernetes.authorization.Authorizer'),
-  'authorizer.requestResource': opaque('kubernetes.authorization.ResourceCheck'),
-};
 
 const DECLARED = policyDeclarations();
 

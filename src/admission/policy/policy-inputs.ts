@@ -3,7 +3,7 @@ import { ApiError } from '../../api/errors.js';
 import { isObject, objectKey, type Obj } from '../../api/object-util.js';
 import { servedObjectAsync } from '../../conversion/converting-io.js';
 import type { ResourceCatalog } from '../../catalog/resource-catalog.js';
-import { storageTypeOf } from '../../catalog/resource-types.js';
+import { storageTypeOf } from '../../api/resource-info.js';
 import type { Storage } from '../../storage/storage.js';
 import { selectorMatches } from '../../validation/label-selector.js';
 import type { AdmissionAttributes } from '../admission.js';

@@ -2,7 +2,7 @@ import { isObject, type Obj } from '../../api/object-util.js';
 import { servedObject, toStorageVersion } from '../../conversion/version-conversion.js';
 import { convertByWebhook, webhookConversionOf } from '../../conversion/webhook-conversion.js';
 import type { ResourceCatalog } from '../../catalog/resource-catalog.js';
-import { apiVersionOf, storageTypeOf, type ResourceInfo } from '../../catalog/resource-types.js';
+import { apiVersionOf, storageTypeOf, type ResourceInfo } from '../../api/resource-info.js';
 import type { Storage } from '../../storage/storage.js';
 import { selectorMatches } from '../../validation/label-selector.js';
 import type { AdmissionAttributes } from '../admission.js';

@@ -1,9 +1,10 @@
 import { isObject, type Obj } from '../../api/object-util.js';
 import { WatchedCollection, type CollectionChange } from '../../storage/watched-collection.js';
 import type { ResourceCatalog } from '../../catalog/resource-catalog.js';
-import { StorageError, type Storage } from '../../storage/storage.js';
+import { type Storage } from '../../storage/storage.js';
 import { typeCheckPolicy } from './policy-type-check.js';
 import { VALIDATING_POLICIES } from './validating-policy-admission.js';
+import { StorageError } from '../../api/storage-error.js';
 
 /**
  * kube's ValidatingAdmissionPolicy status controller: once per generation of every policy, type

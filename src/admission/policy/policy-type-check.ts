@@ -1,7 +1,7 @@
 import { isObject, type Obj } from '../../api/object-util.js';
 import { typeFromSchema, type CelType, type SchemaLike } from '../../cel/index.js';
 import type { ResourceCatalog } from '../../catalog/resource-catalog.js';
-import type { ResourceInfo } from '../../catalog/resource-types.js';
+import type { ResourceInfo } from '../../api/resource-info.js';
 import { schemaForDefinition, type SchemaNode } from '../../schema/openapi-schema.js';
 import type { Storage } from '../../storage/storage.js';
 import { compilePolicyExpression, policyDeclarations } from './policy-cel.js';

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { canonicalize, isObject, jsonEqual, metadataOf, nowTimestamp, objectKey, stringField, type Obj } from '../../api/object-util.js';
 import { readSchemaJson } from '../../schema/schema-files.js';
-import { StorageError, type Storage } from '../../storage/storage.js';
+import { type Storage } from '../../storage/storage.js';
 import { roleRefOf, rulesOf, subjectsOf, type Subject } from './policy-rule.js';
 import { RBAC_TYPES } from './rbac-policy.js';
 import { uncoveredRules } from './rule-coverage.js';
+import { StorageError } from '../../api/storage-error.js';
 
 /** The annotation that lets the server reconcile a bootstrap object (`"false"` protects an edited one). */
 export const AUTO_UPDATE = 'rbac.authorization.kubernetes.io/autoupdate';

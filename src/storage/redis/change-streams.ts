@@ -10,7 +10,8 @@ import type { TypeKeys } from './keys.js';
 import { replyString } from './replies.js';
 import { parseStreamEntry, WatchHub, watchGone } from './watch-hub.js';
 import { compareResourceVersions } from '../resource-version.js';
-import { StorageError, type ChangeEvent, type ChangeListener } from '../storage.js';
+import { type ChangeEvent, type ChangeListener } from '../storage.js';
+import { StorageError } from '../../api/storage-error.js';
 
 /** What the change streams read through and where they report failures without a caller. */
 export interface RedisChangeStreamsOptions {

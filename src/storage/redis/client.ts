@@ -5,7 +5,7 @@ import { describeSocketError } from '../../config/startup-error.js';
  */
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import type { RedisClient } from './scripts.js';
-import { StorageError } from '../storage.js';
+import { StorageError } from '../../api/storage-error.js';
 
 /** Where the Redis deployment is and how to talk to it. */
 export interface RedisConnectionOptions {

@@ -7,7 +7,7 @@ import type { TypeKeys } from './keys.js';
 import { replyArray, unavailable } from './replies.js';
 import { runScript, runScriptAndWait, type LuaScript, type RedisClient, type StorageScripts } from './scripts.js';
 import { closeClient } from './client.js';
-import { StorageError } from '../storage.js';
+import { StorageError } from '../../api/storage-error.js';
 
 /** Durability asked of every write. */
 export interface WriteAcknowledgement {

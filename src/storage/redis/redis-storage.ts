@@ -19,13 +19,13 @@ import { isResourceVersion } from '../resource-version.js';
 import {
   DEFAULT_MAX_OBJECT_BYTES,
   objectTooLarge,
-  StorageError,
   type ChangeListener,
   type ListOptions,
   type ListResult,
   type Storage,
   type StoredObject,
 } from '../storage.js';
+import { StorageError } from '../../api/storage-error.js';
 
 /** Where the Redis deployment is (standalone URL, Sentinel or Cluster) and how history is kept. */
 export interface RedisStorageOptions extends RedisConnectionOptions, WriteAcknowledgement {

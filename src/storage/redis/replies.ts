@@ -1,8 +1,8 @@
+import { StorageError } from '../../api/storage-error.js';
 /**
  * What Redis answers, turned into values and StorageErrors. Replies are `unknown` until narrowed
  * here; a reply of the wrong shape is a protocol failure (a plain Error), never a guessed value.
  */
-import { StorageError } from '../storage.js';
 
 /** A script reply narrowed to a non-empty array; throws on anything else. */
 export function replyArray(reply: unknown, what: string): unknown[] {

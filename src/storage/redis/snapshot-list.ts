@@ -6,7 +6,8 @@
 import type { RedisCommands } from './commands.js';
 import { parseStoredValue, type TypeKeys } from './keys.js';
 import { replyNumber, replyString, scriptFailure } from './replies.js';
-import { StorageError, type ListOptions, type ListResult, type StoredObject } from '../storage.js';
+import { type ListOptions, type ListResult, type StoredObject } from '../storage.js';
+import { StorageError } from '../../api/storage-error.js';
 
 function byteOrder(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;

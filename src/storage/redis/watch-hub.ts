@@ -1,6 +1,7 @@
 import { compareResourceVersions } from '../resource-version.js';
 import type { RedisClient } from './scripts.js';
-import { StorageError, type ChangeEvent, type ChangeListener, type ChangeType } from '../storage.js';
+import { type ChangeEvent, type ChangeListener, type ChangeType } from '../storage.js';
+import { StorageError } from '../../api/storage-error.js';
 
 const CHANGE_TYPES: readonly ChangeType[] = ['ADDED', 'MODIFIED', 'DELETED'];
 

@@ -1,6 +1,7 @@
 import { isObject, nowTimestamp, type Obj } from '../../api/object-util.js';
 import { validateApiServiceSpec, validateApiServiceStatus } from '../../validation/apiservice.js';
 import type { KindStrategy } from '../kind-strategy.js';
+import { apiServicePrinter } from '../printers/control-plane.js';
 
 /** kube's SetDefaults_ServiceReference: a service reference without port is port 443. */
 function defaultApiService(obj: Obj): void {
@@ -17,6 +18,7 @@ function defaultApiService(obj: Obj): void {
  */
 export const apiServices: KindStrategy = {
   tracksGeneration: false,
+  printer: apiServicePrinter,
   defaults: defaultApiService,
   validate: (obj, _old, subresource) => (subresource === 'status' ? validateApiServiceStatus(obj) : validateApiServiceSpec(obj)),
   createStatus: (obj) => {

@@ -2,6 +2,8 @@ import { isObject, type Obj } from '../../api/object-util.js';
 import { validateConfigMap, validateSecret } from '../../validation/config-data.js';
 import { defaultSecret } from '../defaults.js';
 import type { KindStrategy } from '../kind-strategy.js';
+import { configMapPrinter, secretPrinter } from '../printers/core.js';
+import { secretFieldSelectors } from '../field-selectors.js';
 
 /** ConfigMaps and Secrets: keys validated, `immutable` enforced, Secret types and their required keys (validation/config-data.ts). */
 
@@ -21,11 +23,19 @@ function convertSecret(secret: Obj): void {
   delete secret.stringData;
 }
 
-export const configMaps: KindStrategy = { validate: validateConfigMap };
+export const configMaps: KindStrategy = { printer: configMapPrinter, validate: validateConfigMap };
 
 export const secrets: KindStrategy = {
+  printer: secretPrinter,
+  fieldSelectors: secretFieldSelectors,
   defaults: defaultSecret,
   validate: validateSecret,
   prepareForCreate: convertSecret,
   prepareForUpdate: (next) => convertSecret(next),
+};
+
+/** This file's kinds by `group/resource` (the core group is empty). */
+export const CONFIG_KINDS: Readonly<Record<string, KindStrategy>> = {
+  '/configmaps': configMaps,
+  '/secrets': secrets,
 };

@@ -4,6 +4,8 @@ import { validateNamespace, validateNamespaceStatus } from '../../validation/nam
 import { validateResourceQuota, validateResourceQuotaStatus } from '../../validation/resource-quota.js';
 import { defaultLimitRange, defaultResourceQuota } from '../defaults.js';
 import type { KindStrategy } from '../kind-strategy.js';
+import { namespacePrinter, resourceQuotaPrinter, serviceAccountPrinter } from '../printers/core.js';
+import { namespaceFieldSelectors } from '../field-selectors.js';
 
 /**
  * Namespaces and the namespace-scoped policy objects. A namespace's deletion (finalizer `kubernetes`,
@@ -25,6 +27,8 @@ function setNamespaceNameLabel(ns: Obj): void {
 }
 
 export const namespaces: KindStrategy = {
+  printer: namespacePrinter,
+  fieldSelectors: namespaceFieldSelectors,
   validate: (obj, _old, sub) => (sub === 'status' ? validateNamespaceStatus(obj) : validateNamespace(obj, sub)),
   updateMetadataPasses: { objectMeta: true, objectMetaUpdate: true },
   tracksGeneration: false,
@@ -54,6 +58,7 @@ export const namespaces: KindStrategy = {
 };
 
 export const resourceQuotas: KindStrategy = {
+  printer: resourceQuotaPrinter,
   defaults: defaultResourceQuota,
   validate: (obj, old, sub) => (sub === 'status' ? validateResourceQuotaStatus(obj) : validateResourceQuota(obj, old)),
   updateMetadataPasses: { objectMeta: false, objectMetaUpdate: true },
@@ -67,6 +72,12 @@ export const limitRanges: KindStrategy = {
   createOnUpdate: true,
 };
 
-export const serviceAccounts: KindStrategy = {
-  updateMetadataPasses: { objectMeta: true, objectMetaUpdate: true },
+export const serviceAccounts: KindStrategy = { printer: serviceAccountPrinter, updateMetadataPasses: { objectMeta: true, objectMetaUpdate: true } };
+
+/** This file's kinds by `group/resource` (the core group is empty). */
+export const NAMESPACES_KINDS: Readonly<Record<string, KindStrategy>> = {
+  '/namespaces': namespaces,
+  '/resourcequotas': resourceQuotas,
+  '/limitranges': limitRanges,
+  '/serviceaccounts': serviceAccounts,
 };

@@ -9,6 +9,10 @@ import { preparePodForCreate } from '../pod-prepare.js';
 import { podQosClass } from '../../validation/pod-qos.js';
 import { canonicalizePodStatus } from '../pod-status.js';
 import { podCreateWarnings, podStatusWarnings, podTemplateWarnings } from '../pod-warnings.js';
+import { podTemplatePrinter } from '../printers/core.js';
+import { podPrinter } from '../printers/pod.js';
+import { podFieldSelectors } from '../field-selectors.js';
+import { dropNonResizeUpdates } from '../pod-resize.js';
 
 /**
  * Pods: defaults in pod-defaults.ts, validation in validation/pod-spec.ts (containers, volumes,
@@ -19,6 +23,13 @@ import { podCreateWarnings, podStatusWarnings, podTemplateWarnings } from '../po
  */
 
 export const pods: KindStrategy = {
+  filterSubresourceWrite: { resize: dropNonResizeUpdates },
+  statusResetFields: [
+    ['metadata', 'deletionTimestamp'],
+    ['metadata', 'ownerReferences'],
+  ],
+  printer: podPrinter,
+  fieldSelectors: podFieldSelectors,
   defaults: defaultPod,
   // A resize (pods/NAME/resize) changes only resources, with its own rules.
   validate: (pod, old, subresource) => (subresource === 'resize' && old !== undefined ? validatePodResize(pod, old) : validatePod(pod, old)),
@@ -45,8 +56,16 @@ export const pods: KindStrategy = {
 };
 
 export const podTemplates: KindStrategy = {
+  podTemplatePath: ['template'],
+  printer: podTemplatePrinter,
   defaults: defaultPodTemplate,
   validate: (obj) => validatePodTemplate(obj),
   // On update only when the template changed (kube: when the generation it bumps for that changed).
   warnings: (obj, old) => (old === undefined || !jsonEqual(obj.template, old.template) ? podTemplateWarnings('template', obj.template) : []),
+};
+
+/** This file's kinds by `group/resource` (the core group is empty). */
+export const PODS_KINDS: Readonly<Record<string, KindStrategy>> = {
+  '/pods': pods,
+  '/podtemplates': podTemplates,
 };

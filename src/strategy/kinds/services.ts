@@ -4,13 +4,21 @@ import { validateEndpoints } from '../../validation/endpoints.js';
 import { validateService } from '../../validation/service.js';
 import { defaultEndpointSlice, defaultEndpoints, defaultService } from '../defaults.js';
 import type { KindStrategy } from '../kind-strategy.js';
+import { endpointsPrinter, servicePrinter } from '../printers/core.js';
+import { endpointSlicePrinter } from '../printers/networking.js';
+import { serviceFieldSelectors } from '../field-selectors.js';
+import { withServiceAllocation, releaseServiceAllocation } from '../../services/service-allocation.js';
 
 /**
  * Services and their endpoints. Cluster IPs and node ports are allocated around the write by
  * src/services/service-allocation.ts (reserved atomically, released on delete and type change).
  */
 
+/** A Service's cluster IPs and node ports are allocated as it is written and released when it goes. */
 export const services: KindStrategy = {
+  storeHooks: { aroundWrite: withServiceAllocation, afterDelete: releaseServiceAllocation },
+  printer: servicePrinter,
+  fieldSelectors: serviceFieldSelectors,
   defaults: defaultService,
   validate: validateService,
   // status is a load balancer's; a new Service has none yet. kube leaves generation unset.
@@ -19,7 +27,7 @@ export const services: KindStrategy = {
   returnsDeletedObject: true,
 };
 
-export const endpoints: KindStrategy = { defaults: defaultEndpoints, validate: validateEndpoints, createOnUpdate: true };
+export const endpoints: KindStrategy = { printer: endpointsPrinter, defaults: defaultEndpoints, validate: validateEndpoints, createOnUpdate: true };
 
 /**
  * kube drops an EndpointSlice's per-endpoint deprecatedTopology on discovery.k8s.io/v1 writes (the
@@ -33,6 +41,7 @@ function dropDeprecatedTopology(slice: Obj): void {
 }
 
 export const endpointSlices: KindStrategy = {
+  printer: endpointSlicePrinter,
   defaults: defaultEndpointSlice,
   validate: validateEndpointSlice,
   tracksGeneration: true,
@@ -43,4 +52,11 @@ export const endpointSlices: KindStrategy = {
   prepareForUpdate: (next, old) => {
     if (!jsonEqual(next.endpoints, old.endpoints)) dropDeprecatedTopology(next);
   },
+};
+
+/** This file's kinds by `group/resource` (the core group is empty). */
+export const SERVICES_KINDS: Readonly<Record<string, KindStrategy>> = {
+  '/services': services,
+  '/endpoints': endpoints,
+  'discovery.k8s.io/endpointslices': endpointSlices,
 };

@@ -5,10 +5,20 @@ import { validateStorageClass } from '../../validation/storage-class.js';
 import { fillDataSources, prepareClaimDataSources } from '../claim-data-sources.js';
 import { defaultCSIDriver, defaultPersistentVolume, defaultPersistentVolumeClaim, defaultStorageClass } from '../defaults.js';
 import type { KindStrategy } from '../kind-strategy.js';
+import { persistentVolumeClaimPrinter, persistentVolumePrinter } from '../printers/core.js';
+import {
+  csiDriverPrinter,
+  csiNodePrinter,
+  csiStorageCapacityPrinter,
+  storageClassPrinter,
+  volumeAttachmentPrinter,
+  volumeAttributesClassPrinter,
+} from '../printers/storage.js';
 
 /** Persistent volumes, claims and storage classes. */
 
 export const persistentVolumes: KindStrategy = {
+  printer: persistentVolumePrinter,
   defaults: defaultPersistentVolume,
   validate: validatePersistentVolume,
   tracksGeneration: false,
@@ -16,6 +26,7 @@ export const persistentVolumes: KindStrategy = {
 };
 
 export const persistentVolumeClaims: KindStrategy = {
+  printer: persistentVolumeClaimPrinter,
   defaults: defaultPersistentVolumeClaim,
   validate: validatePersistentVolumeClaim,
   tracksGeneration: false,
@@ -33,6 +44,22 @@ export const persistentVolumeClaims: KindStrategy = {
   },
 };
 
-export const storageClasses: KindStrategy = { defaults: defaultStorageClass, validate: validateStorageClass };
+export const storageClasses: KindStrategy = { printer: storageClassPrinter, defaults: defaultStorageClass, validate: validateStorageClass };
 
-export const csiDrivers: KindStrategy = { defaults: defaultCSIDriver };
+export const csiDrivers: KindStrategy = { printer: csiDriverPrinter, defaults: defaultCSIDriver };
+export const csiNodes: KindStrategy = { printer: csiNodePrinter };
+export const csiStorageCapacities: KindStrategy = { printer: csiStorageCapacityPrinter };
+export const volumeAttachments: KindStrategy = { printer: volumeAttachmentPrinter };
+export const volumeAttributesClasses: KindStrategy = { printer: volumeAttributesClassPrinter };
+
+/** This file's kinds by `group/resource` (the core group is empty). */
+export const STORAGE_KINDS: Readonly<Record<string, KindStrategy>> = {
+  '/persistentvolumes': persistentVolumes,
+  '/persistentvolumeclaims': persistentVolumeClaims,
+  'storage.k8s.io/storageclasses': storageClasses,
+  'storage.k8s.io/csidrivers': csiDrivers,
+  'storage.k8s.io/csinodes': csiNodes,
+  'storage.k8s.io/csistoragecapacities': csiStorageCapacities,
+  'storage.k8s.io/volumeattachments': volumeAttachments,
+  'storage.k8s.io/volumeattributesclasses': volumeAttributesClasses,
+};

@@ -13,7 +13,11 @@ import { generateJobSelector } from '../job-selector.js';
 import type { KindStrategy } from '../kind-strategy.js';
 import { jsonEqual, type Obj } from '../../api/object-util.js';
 import { podNamePrefixWarnings, podTemplateWarnings, pvcSpecWarnings } from '../pod-warnings.js';
-import { objectAt, objectsAt } from '../field-defaults.js';
+import { objectAt, objectsAt } from '../../api/field-defaults.js';
+import { controllerRevisionPrinter, daemonSetPrinter, deploymentPrinter, replicaSetPrinter, statefulSetPrinter } from '../printers/apps.js';
+import { cronJobPrinter, jobPrinter } from '../printers/batch.js';
+import { replicationControllerPrinter } from '../printers/core.js';
+import { jobFieldSelectors, replicationControllerFieldSelectors } from '../field-selectors.js';
 
 /**
  * Workload controllers (apps/v1, batch/v1, ReplicationControllers): spec and status split by the
@@ -65,24 +69,33 @@ function jobSpecWarnings(path: string, jobSpec: Obj): string[] {
  * annotation through deployments/status.
  */
 export const deployments: KindStrategy = {
+  podTemplatePath: ['spec', 'template'],
+  statusResetFields: [['metadata', 'labels']],
+  printer: deploymentPrinter,
   defaults: defaultDeployment,
   validate: validateDeployment,
   warnings: templateWarnings,
   statusUpdatesMetadata: 'all-but-labels',
 };
 export const replicaSets: KindStrategy = {
+  podTemplatePath: ['spec', 'template'],
+  printer: replicaSetPrinter,
   defaults: defaultReplicaSet,
   validate: validateReplicaSet,
   warnings: templateWarnings,
   statusUpdatesMetadata: 'all',
 };
 export const statefulSets: KindStrategy = {
+  podTemplatePath: ['spec', 'template'],
+  printer: statefulSetPrinter,
   defaults: defaultStatefulSet,
   validate: validateStatefulSet,
   warnings: statefulSetWarnings,
   statusUpdatesMetadata: 'all',
 };
 export const daemonSets: KindStrategy = {
+  podTemplatePath: ['spec', 'template'],
+  printer: daemonSetPrinter,
   defaults: defaultDaemonSet,
   statusUpdatesMetadata: 'all',
   validate: validateDaemonSet,
@@ -91,7 +104,13 @@ export const daemonSets: KindStrategy = {
     old === undefined || !jsonEqual(spec(obj).template, spec(old).template) ? podTemplateWarnings('spec.template', spec(obj).template) : [],
 };
 export const replicationControllers: KindStrategy = {
+  podTemplatePath: ['spec', 'template'],
+  // kube keeps orphaning as the v1 default, for backward compatibility.
+  garbageCollectionPolicy: () => 'OrphanDependents',
+  printer: replicationControllerPrinter,
+  fieldSelectors: replicationControllerFieldSelectors,
   defaults: defaultReplicationController,
+  scaleSelectorIsMap: true,
   statusUpdatesMetadata: 'all',
   validate: (obj) => validateReplicationController(obj),
   // kube's update warnings are computed on the old template (its arguments are swapped).
@@ -105,6 +124,11 @@ export const replicationControllers: KindStrategy = {
 
 /** Jobs: a selector and the matching template labels are generated on create unless manualSelector (job-selector.ts). */
 export const jobs: KindStrategy = {
+  podTemplatePath: ['spec', 'template'],
+  // kube keeps orphaning as the batch/v1 default, for backward compatibility.
+  garbageCollectionPolicy: (version) => (version === 'v1' ? 'OrphanDependents' : undefined),
+  printer: jobPrinter,
+  fieldSelectors: jobFieldSelectors,
   defaults: defaultJob,
   statusUpdatesMetadata: 'all',
   validate: validateJob,
@@ -120,6 +144,9 @@ export const jobs: KindStrategy = {
 const jobTemplateSpec = (obj: Obj): Obj => objectAt(objectAt(spec(obj), 'jobTemplate') ?? {}, 'spec') ?? {};
 
 export const cronJobs: KindStrategy = {
+  podTemplatePath: ['spec', 'jobTemplate', 'spec', 'template'],
+  garbageCollectionPolicy: (version) => (version === 'v1beta1' ? 'OrphanDependents' : undefined),
+  printer: cronJobPrinter,
   defaults: defaultCronJob,
   statusUpdatesMetadata: 'all',
   validate: validateCronJob,
@@ -134,4 +161,17 @@ export const cronJobs: KindStrategy = {
     }
     return out;
   },
+};
+export const controllerRevisions: KindStrategy = { printer: controllerRevisionPrinter };
+
+/** This file's kinds by `group/resource` (the core group is empty). */
+export const WORKLOADS_KINDS: Readonly<Record<string, KindStrategy>> = {
+  '/replicationcontrollers': replicationControllers,
+  'apps/deployments': deployments,
+  'apps/replicasets': replicaSets,
+  'apps/statefulsets': statefulSets,
+  'apps/daemonsets': daemonSets,
+  'batch/jobs': jobs,
+  'batch/cronjobs': cronJobs,
+  'apps/controllerrevisions': controllerRevisions,
 };

@@ -1,0 +1,76 @@
+/**
+ * Watch fan-out in the comparison: W watchers of a scratch namespace's ConfigMaps while a writer
+ * creates R per second for D seconds (watch-fanout-run.ts), over the target's HTTPS and token. The
+ * row's throughput is events delivered per second, its CPU the server CPU from the first write until
+ * the last delivery divided by the delivered events, its latency the delivery latency from each
+ * write's acknowledgement. A note says when not every event reached every watcher.
+ */
+import { configMapsPath } from '../fixtures.js';
+import { createScratchNamespace, scratchNamespaceName } from '../scratch-namespace.js';
+import { histogramPercentile } from '../stats.js';
+import { runFanout, type FanoutOutcome } from '../watch-fanout-run.js';
+import { removeScratchNamespace } from './cleanup.js';
+import { clientFor, type LiveTarget } from './live-target.js';
+import type { CompareOptions } from './options.js';
+import { LATENCY_QUANTILES, type ComparisonRow, type ScenarioInfo } from './results.js';
+
+/** The fan-out scenario for `o`'s load. */
+export function watchScenario(o: CompareOptions): ScenarioInfo {
+  return { id: 'watch', title: `watch fan-out (${o.watchers} watchers × ${o.writeRate} writes/s)`, per: 'delivered event', throughputUnit: 'events/s' };
+}
+
+/** What went wrong with delivery, or undefined when every watcher got every acknowledged write once, in order. */
+export function deliveryProblems(f: FanoutOutcome): string | undefined {
+  const problems: string[] = [];
+  if (f.failedToStart > 0) problems.push(`${f.failedToStart} watchers failed to start`);
+  if (f.endedEarly > 0) problems.push(`${f.endedEarly} watch streams ended early`);
+  if (f.missing > 0) problems.push(`${f.missing} events missing`);
+  if (f.extra > 0) problems.push(`${f.extra} extra events`);
+  if (f.notIncreasing > 0) problems.push(`${f.notIncreasing} out of order`);
+  if (f.errorLines > 0) problems.push(`${f.errorLines} ERROR events`);
+  if (f.failedWrites > 0) problems.push(`${f.failedWrites} writes failed`);
+  if (problems.length === 0) return undefined;
+  const first = f.firstWatcherError ?? f.firstWriteError;
+  return `${problems.join(', ')}${first !== undefined ? `; first: ${first}` : ''}`;
+}
+
+/** Runs the fan-out on `t` and returns its row. */
+export async function measureWatch(t: LiveTarget, o: CompareOptions): Promise<ComparisonRow> {
+  const client = clientFor(t, 4);
+  const ns = scratchNamespaceName('watch');
+  try {
+    await createScratchNamespace(client, ns);
+    const f = await runFanout(
+      { url: t.url, access: t.access, path: configMapsPath(ns), assertAlive: () => t.assertAlive(), exited: () => t.exited(), cpu: t.cpu },
+      { watchers: o.watchers, rate: o.writeRate, seconds: o.watchSeconds, payloadBytes: o.payloadBytes, threads: o.watchThreads },
+    );
+    const problems = deliveryProblems(f);
+    // Events that arrived before their write's acknowledgement count as 0 (the histogram's first
+    // bucket, 1 µs): left out of the curve, whose log scale they would stretch to microseconds.
+    const latency: Array<[number, number]> =
+      f.events > 0 ? LATENCY_QUANTILES.map((q): [number, number] => [q, histogramPercentile(f.histAck, q)]).filter(([, ms]) => ms > 0.0011) : [];
+    const at = (q: number): number | null => (f.events > 0 ? histogramPercentile(f.histAck, q) : null);
+    return {
+      scenario: 'watch',
+      target: t.label,
+      throughput: f.eventsPerSecond,
+      cpuMsPerOp: f.cpuMs !== undefined && f.events > 0 ? f.cpuMs / f.events : null,
+      p50Ms: at(0.5),
+      p99Ms: at(0.99),
+      latency,
+      ok: f.events,
+      failed: f.missing,
+      note: [
+        problems ?? `all ${f.events.toLocaleString('en-US')} events delivered (${f.acked} writes × ${f.watchersStarted} watchers)`,
+        `watchers opened in ${(f.connectMs / 1000).toFixed(1)} s`,
+        // The writer holds at most 64 creates in flight: below the rate, the server could not take the load.
+        ...(f.writeRate < o.writeRate * 0.95
+          ? [`writes reached only ${f.writeRate.toFixed(1)}/s of ${o.writeRate}/s (create p99 ${Math.round(f.writeP99)} ms)`]
+          : []),
+      ].join('; '),
+    };
+  } finally {
+    await removeScratchNamespace(client, ns, o.concurrency, t.label);
+    client.close();
+  }
+}

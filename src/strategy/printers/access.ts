@@ -1,0 +1,129 @@
+/**
+ * Printers of access-control types: RBAC bindings, admission webhook configurations and
+ * policies, certificate signing requests and trust bundles. Roles and cluster roles have no
+ * printer in kube and keep the default Name/Created At table.
+ */
+import { ageColumn, col, nameColumn } from '../../codec/table-columns.js';
+import { age, humanDuration, labelSelectorString, nameOf } from './format.js';
+import type { Obj, TablePrinter } from '../../codec/table-printer.js';
+import { arr, obj, objs, optNum, optObj, str } from './values.js';
+
+/** kube's `rbac.SubjectsStrings`: users, groups and "namespace/name" service accounts. */
+export function subjectStrings(binding: Obj): [string, string, string] {
+  const users: string[] = [];
+  const groups: string[] = [];
+  const sas: string[] = [];
+  for (const s of objs(binding, 'subjects')) {
+    const kind = str(s, 'kind');
+    if (kind === 'User') users.push(str(s, 'name'));
+    else if (kind === 'Group') groups.push(str(s, 'name'));
+    else if (kind === 'ServiceAccount') sas.push(`${str(s, 'namespace')}/${str(s, 'name')}`);
+  }
+  return [users.join(', '), groups.join(', '), sas.join(', ')];
+}
+
+export function bindingPrinter(what: string): TablePrinter {
+  return {
+    columns: [
+      nameColumn(),
+      col('Role', 'string', 'The role this binding grants.'),
+      ageColumn(),
+      col('Users', 'string', `Users in the ${what}`, 1),
+      col('Groups', 'string', `Groups in the ${what}`, 1),
+      col('ServiceAccounts', 'string', `ServiceAccounts in the ${what}`, 1),
+    ],
+    row(b, now) {
+      const ref = obj(b, 'roleRef');
+      return { cells: [nameOf(b), `${str(ref, 'kind')}/${str(ref, 'name')}`, age(b, now), ...subjectStrings(b)] };
+    },
+  };
+}
+
+export function webhookConfigurationPrinter(): TablePrinter {
+  return {
+    columns: [nameColumn(), col('Webhooks', 'integer', 'Webhooks indicates the number of webhooks registered in this configuration'), ageColumn()],
+    row: (w, now) => ({ cells: [nameOf(w), arr(w, 'webhooks').length, age(w, now)] }),
+  };
+}
+
+export function policyPrinter(rulesField: 'validations' | 'mutations', header: string, description: string): TablePrinter {
+  return {
+    columns: [
+      nameColumn(),
+      col(header, 'integer', description),
+      col('ParamKind', 'string', 'ParamKind specifies the kind of resources used to parameterize this policy'),
+      ageColumn(),
+    ],
+    row(p, now) {
+      const spec = obj(p, 'spec');
+      const paramKind = optObj(spec, 'paramKind');
+      return {
+        cells: [nameOf(p), arr(spec, rulesField).length, paramKind ? `${str(paramKind, 'apiVersion')}/${str(paramKind, 'kind')}` : '<unset>', age(p, now)],
+      };
+    },
+  };
+}
+
+export function policyBindingPrinter(): TablePrinter {
+  return {
+    columns: [
+      nameColumn(),
+      col('PolicyName', 'string', 'PolicyName indicates the policy definition which the policy binding binded to'),
+      col('ParamRef', 'string', 'ParamRef indicates the param resource which sets the configration param'),
+      ageColumn(),
+    ],
+    row(b, now) {
+      const spec = obj(b, 'spec');
+      const ref = optObj(spec, 'paramRef');
+      let param = '<unset>';
+      if (ref) {
+        const name = str(ref, 'name');
+        if (name !== '') param = str(ref, 'namespace') !== '' ? `${str(ref, 'namespace')}/${name}` : `*/${name}`;
+        else if (optObj(ref, 'selector')) param = labelSelectorString(ref.selector) ?? '';
+      }
+      return { cells: [nameOf(b), str(spec, 'policyName'), param, age(b, now)] };
+    },
+  };
+}
+
+/** kube's `extractCSRStatus`: Approved/Denied/Pending, then ",Failed" and ",Issued". */
+export function csrCondition(csr: Obj): string {
+  const status = obj(csr, 'status');
+  const types = new Set(objs(status, 'conditions').map((c) => str(c, 'type')));
+  let out = types.has('Denied') ? 'Denied' : types.has('Approved') ? 'Approved' : 'Pending';
+  if (types.has('Failed')) out += ',Failed';
+  if (str(status, 'certificate') !== '') out += ',Issued';
+  return out;
+}
+
+export const csrPrinter: TablePrinter = {
+  columns: [
+    nameColumn(),
+    ageColumn(),
+    col('SignerName', 'string', 'The requested signer.'),
+    col('Requestor', 'string', 'The user that created the request.'),
+    col('RequestedDuration', 'string', 'The requested validity duration of the certificate.'),
+    col('Condition', 'string', 'Approval and issuance state of the request.'),
+  ],
+  row(csr, now) {
+    const spec = obj(csr, 'spec');
+    const seconds = optNum(spec, 'expirationSeconds');
+    return {
+      cells: [
+        nameOf(csr),
+        age(csr, now),
+        str(spec, 'signerName') || '<none>',
+        str(spec, 'username'),
+        seconds === undefined ? '<none>' : humanDuration(seconds * 1000),
+        csrCondition(csr),
+      ],
+    };
+  },
+};
+
+export const clusterTrustBundlePrinter: TablePrinter = {
+  columns: [nameColumn(), col('SignerName', 'string', 'The signer the trust anchors are associated with.')],
+  row: (b) => ({ cells: [nameOf(b), str(obj(b, 'spec'), 'signerName') || '<none>'] }),
+};
+
+export const ADMISSION = 'admissionregistration.k8s.io';
