@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { startTestServer, type TestServer } from '../helpers/capstan.js';
-import { startExtensionServer, type ExtensionServer } from '../helpers/extension-server.js';
+import { hostAddress, startExtensionServer, type ExtensionServer } from '../helpers/extension-server.js';
 import { assertStatus, eventually, restFor, type Rest } from '../e2e/rest.js';
 
 const GROUP = 'widgets.example.com';
@@ -132,6 +132,60 @@ test('the APIService passes the availability checks and is defaulted and validat
   assert.equal(r.text, 'service unavailable\n');
   assert.equal(r.headers.get('content-type'), 'text/plain; charset=utf-8');
   assert.equal((await rest.del('/apis/apiregistration.k8s.io/v1/apiservices/v2.defaults.example.com')).status, 200);
+});
+
+test('a ClusterIP Service: ServicePortError, EndpointsNotFound, MissingEndpoints, then Passed through its ready endpoint', async () => {
+  const merge = 'application/merge-patch+json';
+  const group = 'gizmos.example.com';
+  const host = hostAddress();
+  const gizmos = await startExtensionServer(group, 'v1', readFileSync(join(dir, 'pki', 'front-proxy', 'ca.crt'), 'utf8'), `gizmos.${namespace}.svc`, host);
+  try {
+    await rest.create(`/api/v1/namespaces/${namespace}/services`, {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'gizmos' },
+      spec: { selector: { app: 'gizmos' }, ports: [{ name: 'https', port: 443, targetPort: gizmos.port }] },
+    });
+    const name = `v1.${group}`;
+    await rest.create(
+      '/apis/apiregistration.k8s.io/v1/apiservices',
+      apiService(name, group, 'v1', { namespace, name: 'gizmos', port: 8443 }, { caBundle: gizmos.certs.caBundle }),
+    );
+    const reasonIs = (reason: string) => async () => {
+      const c = await condition(name);
+      return c?.reason === reason ? c : undefined;
+    };
+    const where = `service/gizmos in "${namespace}"`;
+    const portError = await eventually('ServicePortError', reasonIs('ServicePortError'));
+    assert.deepEqual([portError.status, portError.message], ['False', `${where} is not listening on port 8443`]);
+    assert.equal((await rest.patch(`/apis/apiregistration.k8s.io/v1/apiservices/${name}`, { spec: { service: { port: 443 } } }, merge)).status, 200);
+    // Capstan runs no EndpointSlice controller: the Service has no slice until one is written.
+    const notFound = await eventually('EndpointsNotFound', reasonIs('EndpointsNotFound'));
+    assert.deepEqual([notFound.status, notFound.message], ['False', `cannot find endpointslices for ${where}`]);
+    await rest.create(`/apis/discovery.k8s.io/v1/namespaces/${namespace}/endpointslices`, {
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: { name: 'gizmos-1', labels: { 'kubernetes.io/service-name': 'gizmos' } },
+      addressType: 'IPv4',
+      endpoints: [{ addresses: [host], conditions: { ready: false } }],
+      ports: [{ name: 'https', port: gizmos.port, protocol: 'TCP' }],
+    });
+    const missing = await eventually('MissingEndpoints', reasonIs('MissingEndpoints'));
+    assert.deepEqual([missing.status, missing.message], ['False', `endpointslices for ${where} have no addresses with port name "https"`]);
+    assert.equal(gizmos.requests.length, 0, 'no check reaches a Service without a ready endpoint');
+    const ready = { endpoints: [{ addresses: [host], conditions: { ready: true } }] };
+    assert.equal((await rest.patch(`/apis/discovery.k8s.io/v1/namespaces/${namespace}/endpointslices/gizmos-1`, ready, merge)).status, 200);
+    // The cluster IP is reached as kube-proxy would route it: to the ready endpoint's address and port.
+    const passed = await eventually('Passed', reasonIs('Passed'));
+    assert.deepEqual([passed.status, passed.message], ['True', 'all checks passed']);
+    assert.ok(gizmos.requests.some((r) => r.url === `/apis/${group}/v1` && r.clientName === 'front-proxy-client'));
+    const proxied = await rest.get(`/apis/${group}/v1`);
+    assert.equal(proxied.status, 200);
+    assert.equal(proxied.body.groupVersion, `${group}/v1`);
+    assert.equal((await rest.del(`/apis/apiregistration.k8s.io/v1/apiservices/${name}`)).status, 200);
+  } finally {
+    await gizmos.stop();
+  }
 });
 
 test('requests are authorized here, then sent with the user in front-proxy headers', async () => {

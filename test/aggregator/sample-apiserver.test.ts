@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { networkInterfaces, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
@@ -17,6 +17,7 @@ import { adminKubeconfigFor } from '../../src/cli/kubeconfig.js';
 import { startTestServer, type TestServer } from '../helpers/capstan.js';
 import { startSampleApiServer, type SampleApiServer } from '../helpers/sample-apiserver.js';
 import { generateCertificates } from '../helpers/webhook-server.js';
+import { hostAddress } from '../helpers/extension-server.js';
 import { eventually, restFor, type Rest } from '../e2e/rest.js';
 
 const run = promisify(execFile);
@@ -26,12 +27,6 @@ let rest: Rest;
 let wardle: SampleApiServer;
 let kubeconfig: string;
 let namespace: string;
-
-/** The host's first non-loopback IPv4 address (EndpointSlices may not name loopback addresses). */
-function hostAddress(): string {
-  for (const addresses of Object.values(networkInterfaces())) for (const a of addresses ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
-  throw new Error('this test needs a non-loopback IPv4 address on the host');
-}
 
 function kubectl(...args: string[]): Promise<string> {
   return run('kubectl', ['--kubeconfig', kubeconfig, ...args], { encoding: 'utf8' }).then((r) => r.stdout);

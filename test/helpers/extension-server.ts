@@ -9,6 +9,7 @@ import { X509Certificate } from 'node:crypto';
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import type { TLSSocket } from 'node:tls';
 import { generateCertificates, type TestCertificates } from './webhook-server.js';
 
@@ -33,7 +34,13 @@ export interface ExtensionServer {
 }
 
 /** Starts the server on 127.0.0.1 and a free port for GROUP/VERSION, trusting `frontProxyCA` (PEM). */
-export async function startExtensionServer(group: string, version: string, frontProxyCA: string, serviceName: string): Promise<ExtensionServer> {
+export async function startExtensionServer(
+  group: string,
+  version: string,
+  frontProxyCA: string,
+  serviceName: string,
+  host = '127.0.0.1',
+): Promise<ExtensionServer> {
   const certs = await generateCertificates([serviceName, 'localhost']);
   const requests: ExtensionRequest[] = [];
   const watches = new Set<ServerResponse>();
@@ -127,7 +134,7 @@ export async function startExtensionServer(group: string, version: string, front
     if (head.length > 0) socket.write(head);
     socket.pipe(socket);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   return {
     port: (server.address() as AddressInfo).port,
     certs,
@@ -143,4 +150,10 @@ export async function startExtensionServer(group: string, version: string, front
         server.close(() => resolve());
       }),
   };
+}
+
+/** The host's first non-loopback IPv4 address (EndpointSlices may not name loopback addresses). */
+export function hostAddress(): string {
+  for (const addresses of Object.values(networkInterfaces())) for (const a of addresses ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
+  throw new Error('this test needs a non-loopback IPv4 address on the host');
 }
