@@ -57,6 +57,7 @@ import { ensureLocalApiServices } from './bootstrap-apiservices.js';
 import { ServiceNetwork } from '../services/service-allocation.js';
 import { acceptRequest, installClientErrorHandler, lingerOnEarlyAnswer, MAX_HEADER_BYTES } from './http-framing.js';
 import { parsedRequestOf } from '../api/parsed-request.js';
+import { Lifecycle } from './lifecycle.js';
 import { Aggregator, clusterAuthenticationInfo } from '../aggregator/aggregator.js';
 import { withFrontProxyDefaults } from '../aggregator/front-proxy-defaults.js';
 
@@ -149,6 +150,10 @@ export async function startServer(given: ServerConfig, storage: Storage, options
   // First: a bad audit policy stops the start before any other work, as in kube.
   const auditLog = AuditLog.fromConfig(given);
   const config = await withFrontProxyDefaults(given);
+  // Components start in order and stop in reverse: the audit log closes last, storage just before it.
+  const lifecycle = new Lifecycle();
+  if (auditLog !== undefined) await lifecycle.start('audit log', { stop: () => auditLog.close() });
+  await lifecycle.start('storage', { stop: () => storage.close() });
   const catalog = ResourceCatalog.builtIn(config.runtimeConfig);
   const shutdown = new AbortController();
   // Every open watch listens for shutdown (and stops listening when it ends): any number is fine.
@@ -156,15 +161,15 @@ export async function startServer(given: ServerConfig, storage: Storage, options
   const modes = parseAuthorizationModes(config.authorizationMode);
   // RBAC decides from this process's own watched copy of the RBAC objects, listed before serving.
   // Escalation checks of RBAC writes resolve rules from it whatever the modes.
-  const rbacPolicy = new WatchedPolicy(storage, (error) => logger.warn('RBAC policy watch failed', { error }));
-  await rbacPolicy.start();
+  const rbacPolicy = await lifecycle.start('rbac policy', new WatchedPolicy(storage, (error) => logger.warn('RBAC policy watch failed', { error })));
   const rbac = new RbacAuthorizer(rbacPolicy);
   // The Node mode decides from this process's own graph of pods, volumes and attachments, built before serving.
   const nodeGraph = modes.includes('Node') ? new NodeGraph(storage, (error) => logger.warn('node authorizer graph watch failed', { error })) : undefined;
-  await nodeGraph?.start();
+  if (nodeGraph !== undefined) await lifecycle.start('node authorizer graph', nodeGraph);
   const node = nodeGraph === undefined ? undefined : new NodeAuthorizer(nodeGraph);
   const authorizer = options.authorizer ?? authorizerFor(modes, { rbac, webhook: webhookAuthorizerFor(config, modes), node });
   const serving = config.securePort === undefined ? undefined : await ServingSetup.load(config);
+  if (serving !== undefined) await lifecycle.start('serving certificates', serving);
   const authentication = buildAuthentication(config, storage, serving);
   const webhooks = webhookAdmission(storage, catalog, authorizer, (error) => logger.warn('cannot watch webhook configurations', { error }));
   const policyError = (error: unknown): void => logger.warn('admission policies: watch failed', { error });
@@ -234,6 +239,8 @@ export async function startServer(given: ServerConfig, storage: Storage, options
   const aggregator = new Aggregator(storage, config, openapi, () =>
     loopbackPort === undefined ? undefined : { host: config.bindAddress === '0.0.0.0' ? '127.0.0.1' : config.bindAddress, port: loopbackPort },
   );
+  // Its connections to extension servers close once the HTTP servers have drained.
+  await lifecycle.start('aggregator connections', { stop: () => aggregator.stop() });
   app.use(aggregator.proxy());
   let jwksUri = config.serviceAccountJwksUri;
   app.use(oidcDiscoveryRouter(authentication.tokens, () => jwksUri));
@@ -306,50 +313,83 @@ export async function startServer(given: ServerConfig, storage: Storage, options
     return (server.address() as AddressInfo).port;
   };
   const urlOf = (scheme: string, host: string, port: number): string => `${scheme}://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  let url: string;
-  let port: number;
+  let url = '';
+  let port = 0;
   let secureUrl: string | undefined;
   let securePort: number | undefined;
   let plainPort: number | undefined;
-  if (handed === undefined) {
-    // The plain port first: a test asking for a taken port sees that port named.
-    if (plain !== undefined && config.port !== undefined) plainPort = await listen(plain, config.insecureBindAddress, config.port);
-    if (secure !== undefined && config.securePort !== undefined) {
-      securePort = await listen(secure, config.bindAddress, config.securePort);
-      secureUrl = urlOf('https', config.bindAddress, securePort);
+  const listenAll = async (): Promise<void> => {
+    if (handed === undefined) {
+      // The plain port first: a test asking for a taken port sees that port named.
+      if (plain !== undefined && config.port !== undefined) plainPort = await listen(plain, config.insecureBindAddress, config.port);
+      if (secure !== undefined && config.securePort !== undefined) {
+        securePort = await listen(secure, config.bindAddress, config.securePort);
+        secureUrl = urlOf('https', config.bindAddress, securePort);
+      }
+      url = plainPort !== undefined ? urlOf('http', config.insecureBindAddress, plainPort) : (secureUrl ?? '');
+      port = securePort ?? plainPort ?? 0;
+      loopbackPort = securePort;
+    } else {
+      // Node starts tracking connections (idle ones closed on shutdown, the headers timeout) when a
+      // server starts listening; these never bind, so they are started here.
+      for (const server of servers) server.emit('listening');
+      url = handed.url;
+      secureUrl = handed.secureUrl;
+      securePort = handed.securePort;
+      port = handed.securePort ?? handed.port;
+      plainPort = handed.securePort === handed.port ? undefined : handed.port;
+      loopbackPort = handed.securePort;
     }
-    url = plainPort !== undefined ? urlOf('http', config.insecureBindAddress, plainPort) : (secureUrl ?? '');
-    port = securePort ?? plainPort ?? 0;
-    loopbackPort = securePort;
-  } else {
-    // Node starts tracking connections (idle ones closed on shutdown, the headers timeout) when a
-    // server starts listening; these never bind, so they are started here.
-    for (const server of servers) server.emit('listening');
-    url = handed.url;
-    secureUrl = handed.secureUrl;
-    securePort = handed.securePort;
-    port = handed.securePort ?? handed.port;
-    plainPort = handed.securePort === handed.port ? undefined : handed.port;
-    loopbackPort = handed.securePort;
-  }
+  };
+  /** Resolves once every connection is closed: idle ones at once, others after their response or within 5 s. */
+  const drain = (): Promise<void> =>
+    new Promise<void>((resolve) => {
+      if (handed === undefined) {
+        let open = servers.length;
+        for (const server of servers)
+          server.close(() => {
+            if (--open === 0) resolve();
+          });
+      } else {
+        // A server that never listened reports closed at once; drained means no connection left.
+        // Connections handed in while draining count too, until the last one closes.
+        const closed = async (): Promise<void> => {
+          onNoConnections = undefined;
+          await handed.onClosed?.();
+          // A connection granted while closing is served first; then the server is closed.
+          if (connections.size === 0) resolve();
+          else onNoConnections = () => resolve();
+        };
+        onNoConnections = () => {
+          void closed();
+        };
+        for (const server of servers) server.close();
+        if (connections.size === 0) onNoConnections();
+      }
+      for (const server of servers) server.closeIdleConnections();
+      // Node never counts a connection without a request as idle, but clients open spare ones (Go's
+      // transport does): close each once it has been open a second without a request.
+      for (const s of connections) {
+        const opened = openedAt.get(s);
+        if (opened !== undefined) setTimeout(() => openedAt.has(s) && s.destroy(), Math.max(0, opened + 1000 - Date.now())).unref();
+      }
+      setTimeout(() => {
+        for (const s of connections) s.destroy();
+      }, 5000).unref();
+    });
+  await lifecycle.start('http servers', { start: listenAll, stop: drain });
+  // Stopped before the servers drain: every open watch (and every policy cache's) ends, so draining can finish.
+  await lifecycle.start('open watches', { stop: () => shutdown.abort() });
   const serverForPort = (localPort: number): Server | undefined =>
     localPort === securePort && secure !== undefined ? secure : localPort === plainPort ? plain : undefined;
 
   // Every process serves the custom resources of the stored CRDs (and races the others on their status).
-  const crdRegistrar = new CrdRegistrar(context, { openapi, onError: (msg, error) => logger.warn(msg, { error }) });
-  await crdRegistrar.start();
-  await webhooks.start();
-  await aggregator.start();
+  await lifecycle.start('crd registrar', new CrdRegistrar(context, { openapi, onError: (msg, error) => logger.warn(msg, { error }) }));
+  await lifecycle.start('admission webhooks', { start: () => webhooks.start(), stop: () => webhooks.close() });
+  // Every process proxies the APIServices it watches; on shutdown, proxied watches end before the drain.
+  await lifecycle.start('aggregator', { start: () => aggregator.start(), stop: () => aggregator.endStreams() });
   // Every process watches the admission policies; writes wait until the first lists are cached.
-  await Promise.all([mutatingPolicies.start(), validatingPolicies.start()]);
-  let controller: NamespaceController | undefined;
-  let serviceAccounts: DefaultServiceAccounts | undefined;
-  let flowControl: FlowControlConfigController | undefined;
-  let identityLease: ApiserverIdentityLease | undefined;
-  let policyStatus: PolicyStatusController | undefined;
-  let roleAggregation: ClusterRoleAggregationController | undefined;
-  let rootCA: RootCAPublisher | undefined;
-  let saTokens: ServiceAccountTokenController | undefined;
+  await lifecycle.start('admission policies', { start: () => Promise.all([mutatingPolicies.start(), validatingPolicies.start()]) });
   const advertised = config.advertiseAddress || advertiseAddressFor(config.bindAddress);
   if (jwksUri === '') jwksUri = securePort === undefined ? '' : `${urlOf('https', advertised, securePort)}/openid/v1/jwks`;
   await bootstrapCluster(storage, { address: advertised, port }, config.serviceClusterIPRange);
@@ -357,32 +397,32 @@ export async function startServer(given: ServerConfig, storage: Storage, options
   await ensureBootstrapPolicy(storage);
   rbacHook.done();
   if (options.runControllers !== false) {
-    controller = new NamespaceController(context);
-    await controller.start();
-    serviceAccounts = new DefaultServiceAccounts(storage, (error) => logger.warn('cannot create a default ServiceAccount', { error }));
-    await serviceAccounts.start();
-    flowControl = new FlowControlConfigController(storage);
-    await flowControl.start();
+    await lifecycle.start('namespace controller', new NamespaceController(context));
+    await lifecycle.start(
+      'default service accounts',
+      new DefaultServiceAccounts(storage, (error) => logger.warn('cannot create a default ServiceAccount', { error })),
+    );
+    await lifecycle.start('flow control configuration', new FlowControlConfigController(storage));
     if (serving !== undefined && isControllerEnabled(ROOT_CA_PUBLISHER, config.controllers)) {
-      rootCA = new RootCAPublisher(storage, serving.servingCA, (error) => logger.warn('cannot publish kube-root-ca.crt', { error }));
-      await rootCA.start();
+      const publisher = new RootCAPublisher(storage, serving.servingCA, (error) => logger.warn('cannot publish kube-root-ca.crt', { error }));
+      await lifecycle.start('root CA publisher', publisher);
     }
     if (isControllerEnabled(SERVICE_ACCOUNT_TOKEN, config.controllers)) {
       const onError = (error: unknown): void => logger.warn('cannot fill a service account token Secret', { error });
-      saTokens = new ServiceAccountTokenController(storage, authentication.tokens, serving?.servingCA, onError);
-      await saTokens.start();
+      await lifecycle.start('service account tokens', new ServiceAccountTokenController(storage, authentication.tokens, serving?.servingCA, onError));
     }
-    identityLease = new ApiserverIdentityLease(storage, { peerAddress: `${advertised}:${port}` });
-    await identityLease.start();
-    policyStatus = new PolicyStatusController(storage, catalog, (error) => logger.warn('admission policy status', { error }));
-    await policyStatus.start();
-    roleAggregation = new ClusterRoleAggregationController(storage);
-    await roleAggregation.start();
-    await aggregator.startControllers(clusterAuthenticationInfo(config, serving));
+    await lifecycle.start('apiserver identity lease', new ApiserverIdentityLease(storage, { peerAddress: `${advertised}:${port}` }));
+    const onPolicyError = (error: unknown): void => logger.warn('admission policy status', { error });
+    await lifecycle.start('admission policy status', new PolicyStatusController(storage, catalog, onPolicyError));
+    await lifecycle.start('cluster role aggregation', new ClusterRoleAggregationController(storage));
+    // The availability controller and the extension-apiserver-authentication publisher (stopped by endStreams).
+    await lifecycle.start('aggregator controllers', { start: () => aggregator.startControllers(clusterAuthenticationInfo(config, serving)) });
   }
   // Every process is a candidate; the elected one runs the garbage collector and the disruption controller.
   const controllerManager = controllerManagerFor(context, config.controllers, undefined, { signing: clusterSigningConfig(config, serving) });
-  controllerManager?.start();
+  // Not awaited: it campaigns for the lease in the background.
+  if (controllerManager !== undefined)
+    await lifecycle.start('controller manager', { start: () => void controllerManager.start(), stop: () => controllerManager.stop() });
   bootstrapHook.done();
 
   let closing: Promise<void> | undefined;
@@ -392,59 +432,7 @@ export async function startServer(given: ServerConfig, storage: Storage, options
       if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
       draining = true;
       handed?.onDraining?.();
-      controller?.stop();
-      serviceAccounts?.stop();
-      saTokens?.stop();
-      flowControl?.stop();
-      identityLease?.stop();
-      policyStatus?.stop();
-      roleAggregation?.stop();
-      rootCA?.stop();
-      crdRegistrar.stop();
-      rbacPolicy.stop();
-      nodeGraph?.stop();
-      shutdown.abort();
-      webhooks.close();
-      await aggregator.endStreams();
-      serving?.stop();
-      await new Promise<void>((resolve) => {
-        if (handed === undefined) {
-          let open = servers.length;
-          for (const server of servers)
-            server.close(() => {
-              if (--open === 0) resolve();
-            });
-        } else {
-          // A server that never listened reports closed at once; drained means no connection left.
-          // Connections handed in while draining count too, until the last one closes.
-          const closed = async (): Promise<void> => {
-            onNoConnections = undefined;
-            await handed.onClosed?.();
-            // A connection granted while closing is served first; then the server is closed.
-            if (connections.size === 0) resolve();
-            else onNoConnections = () => resolve();
-          };
-          onNoConnections = () => {
-            void closed();
-          };
-          for (const server of servers) server.close();
-          if (connections.size === 0) onNoConnections();
-        }
-        for (const server of servers) server.closeIdleConnections();
-        // Node never counts a connection without a request as idle, but clients open spare ones (Go's
-        // transport does): close each once it has been open a second without a request.
-        for (const s of connections) {
-          const opened = openedAt.get(s);
-          if (opened !== undefined) setTimeout(() => openedAt.has(s) && s.destroy(), Math.max(0, opened + 1000 - Date.now())).unref();
-        }
-        setTimeout(() => {
-          for (const s of connections) s.destroy();
-        }, 5000).unref();
-      });
-      await controllerManager?.stop();
-      await aggregator.stop();
-      await storage.close();
-      auditLog?.close();
+      await lifecycle.stopAll();
     })();
     return closing;
   };
