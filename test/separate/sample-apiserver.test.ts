@@ -5,6 +5,8 @@
  * kubectl reaches flunders through Capstan (create, get, watch, label, delete, api-resources,
  * explain). The Service has no selector; its EndpointSlice names the host's address the sample
  * server listens on, as a user running an extension server on a host would register it.
+ * Not run by npm test: scripts/aggregator/test-sample-apiserver.sh (npm run test:sample-apiserver) runs it,
+ * after building both Go programs once.
  */
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
