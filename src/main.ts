@@ -9,6 +9,7 @@ import { checkKubeconfigPath } from './cli/serving-banner.js';
 import { logger } from './logging/logger.js';
 import { checkAuditPolicy } from './audit/audit-log.js';
 import { envtestAssetsCommand } from './cli/envtest-assets.js';
+import { warnIfOpenToOtherHosts } from './cli/open-access-warning.js';
 
 /**
  * The `capstan` command: parses flags, then either serves in this process (`--workers 1`, the
@@ -37,6 +38,7 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   if (cluster.isPrimary) checkKubeconfigPath(config);
+  if (cluster.isPrimary) warnIfOpenToOtherHosts(config);
   const workers = config.workers < 1 ? availableParallelism() : config.workers;
   if (cluster.isPrimary && workers > 1) checkAuditPolicy(config);
   if (cluster.isPrimary && workers > 1) {

@@ -25,13 +25,6 @@ import type { VersionViews } from '../fieldmanager/version-comparison.js';
 import { webhookVersionViews } from '../fieldmanager/webhook-version-views.js';
 import { SCALE_API_VERSION, SCALE_DEFINITION } from '../api/scale-kind.js';
 
-/** The applied configuration of a server-side apply request, checked as kube's applyPatcher checks it. */
-export interface AppliedConfiguration {
-  object: Obj;
-  manager: string;
-  force: boolean;
-}
-
 function gvkString(apiVersion: string, kind: string): string {
   const slash = apiVersion.indexOf('/');
   const group = slash < 0 ? '' : apiVersion.slice(0, slash);

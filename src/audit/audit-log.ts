@@ -7,8 +7,7 @@ import { AuditLogFile, stdoutSink, type AuditSink } from './audit-log-file.js';
 import { AuditPolicy, type AuditAttributes } from './audit-policy.js';
 import { legacyLine, RequestAudit } from './request-audit.js';
 import { parsedRequestOf } from '../api/parsed-request.js';
-
-type Obj = Record<string, unknown>;
+import type { Obj } from '../api/object-util.js';
 
 /** Subresources whose requests run long (kube's default long-running check), besides watches. */
 const LONG_RUNNING_SUBRESOURCES = new Set(['attach', 'exec', 'proxy', 'log', 'portforward']);

@@ -4,6 +4,7 @@ import { invalidField, notSupportedField, requiredField } from '../validation/fi
 import { isDNS1123Subdomain } from '../validation/string-formats.js';
 import type { StatusCause } from '../api/errors.js';
 import type { RequestAttributes } from '../auth/request-attributes.js';
+import type { Obj } from '../api/object-util.js';
 
 /** How much of a request an audit event records, from nothing to both bodies. */
 export type AuditLevel = 'None' | 'Metadata' | 'Request' | 'RequestResponse';
@@ -48,8 +49,6 @@ export interface RequestAuditConfig {
 
 /** The request as the policy sees it: kube's authorizer attributes (its user: when authenticated). */
 export type AuditAttributes = Omit<RequestAttributes, 'fieldSelector'> & { user: { name: string; groups: readonly string[] } | undefined };
-
-type Obj = Record<string, unknown>;
 
 function isObj(v: unknown): v is Obj {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -7,8 +7,7 @@ import { atLeast, type AuditLevel, type AuditStage, type RequestAuditConfig } fr
 import type { AuditAttributes } from './audit-policy.js';
 import { sourceIPs } from './source-ips.js';
 import type { ExchangeRecorder } from '../codec/exchange-recorder.js';
-
-type Obj = Record<string, unknown>;
+import type { Obj } from '../api/object-util.js';
 
 /** kube's UserInfo as an audit event prints it (empty fields left out). */
 interface UserInfo {

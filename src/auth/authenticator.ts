@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { ADMIN_USER, type User } from '../api/user.js';
+import type { User } from '../api/user.js';
 
 /**
  * The authentication stage: who sent a request. Undefined means the request carries no credentials
@@ -7,15 +7,6 @@ import { ADMIN_USER, type User } from '../api/user.js';
  */
 export interface Authenticator {
   authenticate(req: IncomingMessage): Promise<User | undefined>;
-}
-
-/** Every request is the administrator (in-process test servers that need no credentials). */
-export class FixedIdentity implements Authenticator {
-  constructor(private readonly user: User = ADMIN_USER) {}
-
-  async authenticate(): Promise<User | undefined> {
-    return this.user;
-  }
 }
 
 /**

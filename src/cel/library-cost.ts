@@ -38,8 +38,6 @@ export interface CallEstimate {
 
 /** The size of N: worked out, or from where it comes from, or unknown. */
 export type SizeOf = (n: CostNode) => Range;
-/** The size known from where N comes from (the schema), if any. */
-export type SizeByPath = (n: CostNode) => Range | undefined;
 
 const ONE = fixed(1n);
 const call = (cost: Range, resultSize?: Range): CallEstimate => ({ cost, resultSize });

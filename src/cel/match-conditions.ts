@@ -1,6 +1,6 @@
 import { compileExpression, DYN, evaluate, toCelInput, typeName, type Program } from './index.js';
 import type { Obj } from '../api/object-util.js';
-import { AUTHORIZER_VARIABLES } from '../cel/authorizer-variables.js';
+import { AUTHORIZER_VARIABLES } from './authorizer-variables.js';
 
 /**
  * Webhook `matchConditions`: CEL expressions over `object`, `oldObject`, `request`, `authorizer` and

@@ -53,13 +53,6 @@ export function asOpaque<T>(v: unknown, type: string): T | undefined {
   return o !== undefined && o.type === type ? (o.impl as T) : undefined;
 }
 
-/** The type name of an opaque or optional V, for error messages. */
-export function markedTypeName(v: unknown): string | undefined {
-  if (!isCelMap(v)) return undefined;
-  if ((v as Marked)[OPTIONAL] !== undefined) return 'optional_type';
-  return (v as Marked)[OPAQUE]?.type;
-}
-
 /** Parses a Go duration string (`1h30m`, `-1.5s`, `300ms`); undefined when malformed. */
 export function parseGoDuration(s: string): { seconds: bigint; nanos: number } | undefined {
   const m = /^([-+]?)((?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+$/.exec(s);

@@ -12,8 +12,6 @@ import { subjectAltNames } from './signer-names.js';
 
 x509.cryptoProvider.set(webcrypto as unknown as Crypto);
 
-/** kube-controller-manager's --cluster-signing-duration default: one year. */
-export const DEFAULT_SIGNING_DURATION_MS = 365 * 24 * 60 * 60 * 1000;
 const BACKDATE_MS = 5 * 60 * 1000;
 const SHORT_MS = 8 * 60 * 60 * 1000;
 const MIN_DURATION_MS = 10 * 60 * 1000;

@@ -66,8 +66,10 @@ function installShutdown(): { serving(server: CapstanServer): void } {
 /**
  * Runs one serving process: the whole server (`--workers 1`, binding the port itself) or one
  * cluster worker (serving the connections the primary accepts and hands over; it binds nothing).
- * Only the single process and worker slot 0 run controllers, so one namespace controller acts on
- * the shared store (a restarted slot-0 worker takes it back). The single process prints the
+ * Only the single process and worker slot 0 run the in-server controllers, so each instance runs
+ * one copy (a restarted slot-0 worker takes it back). Several instances (pods) on one store each run
+ * their copy, as every kube-apiserver runs its own: their writes are compare-and-swap, so the copies
+ * converge; the controllers of kube-controller-manager are elected once. The single process prints the
  * `serving` line; a worker tells the primary it is ready, and the primary prints the line once
  * every worker is.
  */

@@ -1,7 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Request, Response } from 'express';
-
-type Obj = Record<string, unknown>;
+import type { Obj } from '../api/object-util.js';
 
 /**
  * Whoever records a request's exchange (the audit log) learns the bodies from the codec through

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { schemaForKind, type SchemaNode } from '../schema/openapi-schema.js';
 import { schemaPath } from '../schema/schema-files.js';
+import type { Obj } from '../api/object-util.js';
 
 /**
  * Puts a decoded built-in object in the shape kube-apiserver stores it, which is the shape Go's JSON
@@ -16,8 +17,6 @@ import { schemaPath } from '../schema/schema-files.js';
  */
 
 type Code = 'z' | 's' | 'a' | 'n';
-type Obj = Record<string, unknown>;
-
 let table: Map<string, Map<string, Code>> | undefined;
 
 function shapeTable(): Map<string, Map<string, Code>> {

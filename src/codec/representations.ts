@@ -6,10 +6,9 @@
  */
 import { DEFAULT_COLUMNS } from './table-columns.js';
 import type { TableColumn, TablePrinter } from './table-printer.js';
+import type { Obj } from '../api/object-util.js';
 
 export type { TableColumn, TablePrinter } from './table-printer.js';
-
-type Obj = Record<string, unknown>;
 
 function metadataOf(obj: Obj): Obj {
   return typeof obj.metadata === 'object' && obj.metadata !== null ? (obj.metadata as Obj) : {};

@@ -7,6 +7,7 @@ import { toPartialObjectMetadata, toTable, type IncludeObject } from './represen
 import { encodeProtobufObject, ProtobufListEncoder, ProtobufUnsupportedError } from './protobuf/protobuf-codec.js';
 import { toYaml } from './yaml-writer.js';
 import { recorderOf } from './exchange-recorder.js';
+import type { Obj } from '../api/object-util.js';
 
 /** Sends `value` as Protobuf; false (nothing sent) when its kind has no protobuf message. */
 function sendProtobuf(res: Response, format: OutputFormat, encode: () => Buffer): boolean {
@@ -27,8 +28,6 @@ function asJson(format: OutputFormat): OutputFormat {
     format.representation === 'object' ? 'application/json' : format.contentType.replace('application/vnd.kubernetes.protobuf', 'application/json');
   return { ...format, encoding: 'json', contentType };
 }
-
-type Obj = Record<string, unknown>;
 
 /** Serialises a value in the negotiated encoding. */
 function encode(value: unknown, format: OutputFormat): string {

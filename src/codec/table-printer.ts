@@ -1,8 +1,9 @@
+import type { Obj } from '../api/object-util.js';
 /**
  * Shapes shared by the server-side Table printers (kube-apiserver's pkg/printers equivalents).
  */
 
-export type Obj = Record<string, unknown>;
+export type { Obj } from '../api/object-util.js';
 
 /** A column of a meta.k8s.io/v1 Table. `priority` 0 is always shown; 1 only with `-o wide`. */
 export interface TableColumn {

@@ -6,6 +6,7 @@ import { goShape } from '../schema/go-shape.js';
 import { kindValidator } from './kind-validators.js';
 import type { SchemaNode } from '../schema/openapi-schema.js';
 import { CBOR_TEXT_STRING } from './cbor/cbor-decoder.js';
+import type { Obj } from '../api/object-util.js';
 
 /**
  * Decoding a JSON value "into the kind", as kube-apiserver's typed decoder does with Go structs: every
@@ -35,8 +36,6 @@ export interface TypedDecodeOutcome {
 
 /** How the literal text of a number is found (see ParsedJson.numberLiterals). */
 export type NumberLiteralLookup = (container: object, key: string | number) => string | undefined;
-
-type Obj = Record<string, unknown>;
 
 /** The Go type name a schema decodes into, as Go's errors print it (`v1.Container`, `[]string`, `int32`). */
 export function goTypeName(schema: SchemaNode): string {

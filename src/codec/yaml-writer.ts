@@ -1,4 +1,5 @@
 import { goFormat } from './json-value.js';
+import type { Obj } from '../api/object-util.js';
 
 /**
  * YAML output, byte for byte as kube-apiserver writes it (sigs.k8s.io/yaml over go-yaml v2's emitter):
@@ -11,8 +12,6 @@ import { goFormat } from './json-value.js';
  * costs linear time and no stack; recursion follows the object's nesting, which the request decoders
  * bound.
  */
-
-type Obj = Record<string, unknown>;
 
 const BEST_WIDTH = 80;
 const BEST_INDENT = 2;

@@ -1,3 +1,4 @@
+import type { Obj } from '../api/object-util.js';
 /**
  * Event conversion between core/v1 (the storage version: kube keeps both APIs' events in the one
  * core `events` store) and events.k8s.io/v1, with kube's field mapping
@@ -8,8 +9,6 @@
  * lost either way. Fields come out in the target Go type's order, with the times Go always writes
  * (null when unset); inputs are not modified.
  */
-
-type Obj = Record<string, unknown>;
 
 /** core/v1 field -> events.k8s.io/v1 field, in core/v1's Go field order. */
 const CORE_FIELDS: ReadonlyArray<readonly [string, string]> = [

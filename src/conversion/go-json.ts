@@ -8,8 +8,7 @@
  * - `goMarshal` writes compact JSON with Go's HTML escaping (`<`, `>`, `&`, U+2028, U+2029).
  */
 import { canonicalQuantity } from '../api/quantity.js';
-
-type Obj = Record<string, unknown>;
+import type { Obj } from '../api/object-util.js';
 
 /** A value that `json.Unmarshal` would refuse for the Go type it is read into. */
 export class GoDecodeError extends Error {}

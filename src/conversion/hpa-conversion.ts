@@ -16,8 +16,7 @@
 import { GoDecodeError, goArray, goField, goInt32, goInt64, goMarshal, goObject, goQuantity, goString, goTime } from './go-json.js';
 import { v1MetricSpecToV2, v1MetricStatusToV2, v2MetricSpecToV1, v2MetricStatusToV1 } from './hpa-metrics.js';
 import { defaultHorizontalPodAutoscaler } from './hpa-defaults.js';
-
-type Obj = Record<string, unknown>;
+import type { Obj } from '../api/object-util.js';
 
 export const METRICS_ANNOTATION = 'autoscaling.alpha.kubernetes.io/metrics';
 export const CURRENT_METRICS_ANNOTATION = 'autoscaling.alpha.kubernetes.io/current-metrics';

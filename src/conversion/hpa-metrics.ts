@@ -9,8 +9,7 @@
  */
 import { canonicalQuantity } from '../api/quantity.js';
 import { goField, goInt32, goLabelSelector, goObject, goQuantity, goString } from './go-json.js';
-
-type Obj = Record<string, unknown>;
+import type { Obj } from '../api/object-util.js';
 
 /** The Go zero Quantity as it marshals. */
 const ZERO = '0';

@@ -81,11 +81,6 @@ const CHECKS: Record<string, (s: string) => boolean> = {
 };
 CHECKS.datetime = CHECKS['date-time'] ?? (() => true);
 
-/** Whether kube checks strings of FORMAT. */
-export function isCheckedFormat(format: string): boolean {
-  return Object.hasOwn(CHECKS, format);
-}
-
 /** Whether VALUE is valid in FORMAT (true for formats kube does not check). */
 export function validInFormat(format: string, value: string): boolean {
   const check = Object.hasOwn(CHECKS, format) ? CHECKS[format] : undefined;

@@ -6,8 +6,7 @@ import type { SmdType } from './smd-type.js';
 import { updateManagedFields } from './update-managed-fields.js';
 import { versionedChanges, type VersionViews } from './version-comparison.js';
 import { ensureNamedFieldsAreMembers, mergeValues, removeItems, toFieldSet } from './typed-value.js';
-
-type Obj = Record<string, unknown>;
+import type { Obj } from '../api/object-util.js';
 
 /** What one server-side apply is recorded as. */
 export interface ApplyRecord {

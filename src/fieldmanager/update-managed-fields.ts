@@ -4,8 +4,7 @@ import { decodeManagedFields, encodeManagedFields, managerIdentifier, timeSecond
 import { fieldElement } from './path-element.js';
 import type { SmdType } from './smd-type.js';
 import { versionedChanges, type VersionViews } from './version-comparison.js';
-
-type Obj = Record<string, unknown>;
+import type { Obj } from '../api/object-util.js';
 
 /** kube's DefaultMaxUpdateManagers: beyond this many Update entries the oldest are merged. */
 export const MAX_UPDATE_MANAGERS = 10;

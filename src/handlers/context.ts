@@ -1,4 +1,3 @@
-import { requestUser } from '../auth/auth-filter.js';
 import type { ServerContext, ResourceTarget } from '../rest/server-context.js';
 import type { User } from '../api/user.js';
 import type { Request, Response } from 'express';
@@ -8,7 +7,7 @@ import { hasProtobufMessage } from '../codec/protobuf/protobuf-codec.js';
 import { apiVersionOf, storageTypeOf, type ResourceInfo } from '../api/resource-info.js';
 import { writeOptionsFrom, type WriteOptions } from '../api/request-options.js';
 import { isReviewType } from '../rest/review-store.js';
-import { httpScope } from './http-scope.js';
+import { httpScope, requestUser } from './http-scope.js';
 import { printerOf } from '../strategy/strategies.js';
 import { scalePrinter } from '../strategy/printers/autoscaling.js';
 

@@ -63,30 +63,6 @@ export function reportStrictFindings(r: ResourceRequest, decoded: DecodedBody | 
   addWarnings(r, findings);
 }
 
-/**
- * Drops fields the type does not declare from an object built by a patch, reporting them as strict
- * decoding does (see reportStrictFindings). Types without a schema are left alone.
- */
-export function handleUnknownFields(r: ResourceRequest, obj: Obj, definition: string, prefix: string): void {
-  fieldValidationOf(r);
-  if (r.info.custom === true || definition === '') return;
-  const schema = schemaForDefinition(definition);
-  if (!schema) return;
-  let unknownFields: string[];
-  try {
-    unknownFields = decodeInto(obj, schema).unknownFields;
-  } catch (err) {
-    if (err instanceof TypedDecodeError) throw badRequest(`${prefix}${err.message}`);
-    throw err;
-  }
-  reportStrictFindings(r, undefined, unknownFields, prefix);
-}
-
-/** The OpenAPI definition a write's body is decoded as (Scale for the scale subresource). */
-export function bodyDefinition(r: ResourceRequest): string {
-  return r.ri.subresource === 'scale' ? SCALE_DEFINITION : r.info.definition;
-}
-
 function versionOf(apiVersion: string): string {
   const i = apiVersion.lastIndexOf('/');
   return i < 0 ? apiVersion : apiVersion.slice(i + 1);

@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import type { RequestScope } from '../api/request-scope.js';
-import type { User } from '../api/user.js';
+import { ADMIN_USER, type User } from '../api/user.js';
 import { warningHeaderValue } from '../codec/go-quote.js';
 import { logger } from '../logging/logger.js';
 
@@ -29,4 +29,9 @@ export function httpScope(user: User, query: URLSearchParams, res: Response): Re
       logger.debug('audit annotation', { key, value });
     },
   };
+}
+
+/** The user the auth filter established for this request (the administrator before the filter runs). */
+export function requestUser(res: Response): User {
+  return (res.locals.user as User | undefined) ?? ADMIN_USER;
 }

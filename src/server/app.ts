@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { authFilter } from '../auth/auth-filter.js';
+import { authFilter } from './auth-filter.js';
 import { authorizerFor, parseAuthorizationModes, type Authorizer } from '../auth/authorizer.js';
 import { RbacAuthorizer } from '../auth/rbac/rbac-authorizer.js';
 import { WebhookAuthorizer } from '../auth/webhook-authorizer.js';
@@ -55,6 +55,7 @@ import type { Storage } from '../storage/storage.js';
 import { advertiseAddressFor, bootstrapCluster } from './bootstrap.js';
 import { ensureLocalApiServices } from './bootstrap-apiservices.js';
 import { ServiceNetwork } from '../services/service-allocation.js';
+import { readTlsThroughStream } from './tls-read-pausing.js';
 import { acceptRequest, installClientErrorHandler, lingerOnEarlyAnswer, MAX_HEADER_BYTES } from './http-framing.js';
 import { parsedRequestOf } from '../api/parsed-request.js';
 import { Lifecycle } from './lifecycle.js';
@@ -282,6 +283,7 @@ export async function startServer(given: ServerConfig, storage: Storage, options
     installClientErrorHandler(server);
     aggregator.serveUpgrades(server, handler);
     server.on(server === plain ? 'connection' : 'secureConnection', (socket: Socket) => {
+      if (server !== plain) readTlsThroughStream(socket);
       connections.add(socket);
       openedAt.set(socket, Date.now());
       socket.on('close', () => {

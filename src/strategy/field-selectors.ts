@@ -6,8 +6,7 @@
  */
 import { goQuote } from '../validation/field-errors.js';
 import type { FieldSelectorSpec } from '../selectors/field-selector.js';
-
-type Obj = Record<string, unknown>;
+import type { Obj } from '../api/object-util.js';
 
 function get(obj: unknown, path: string): unknown {
   let cur = obj;

@@ -1,14 +1,13 @@
 import type { StatusCause } from '../api/errors.js';
 import { JsonSyntaxError, readJson } from '../codec/json-text.js';
 import { forbiddenField, invalidField, requiredField, tooLongField } from './field-errors.js';
+import type { Obj } from '../api/object-util.js';
 
 /**
  * kube-apiserver 1.36's validation of ConfigMaps and Secrets beyond their metadata (checked against
  * test/golden/validation/, kube's own registry strategies run by tools/goldens): key syntax, the
  * 1 MiB data limit, the keys each Secret type requires, and immutability on update.
  */
-
-type Obj = Record<string, unknown>;
 
 /** kube's MaxSecretSize, which bounds ConfigMap data too. */
 const MAX_DATA_BYTES = 1024 * 1024;

@@ -1,5 +1,6 @@
 import type { StatusCause } from '../api/errors.js';
 import { forbiddenField, invalidField, notSupportedField, requiredField } from './field-errors.js';
+import type { Obj } from '../api/object-util.js';
 
 /**
  * kube-apiserver 1.36's PriorityClass validation beyond metadata (checked against
@@ -7,8 +8,6 @@ import { forbiddenField, invalidField, notSupportedField, requiredField } from '
  * as defined, user classes stay at or under 1,000,000,000, the preemption policy is one of two, and
  * an update changes neither value nor preemption policy.
  */
-
-type Obj = Record<string, unknown>;
 
 const HIGHEST_USER_PRIORITY = 1_000_000_000;
 const SYSTEM_CLASSES: Record<string, { value: number; globalDefault: boolean }> = {

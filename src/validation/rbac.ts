@@ -3,6 +3,7 @@ import { goJson, invalidField, notSupportedField, requiredField } from './field-
 import { selectorConverts, validateLabelSelector } from './label-selector.js';
 import { validatePathSegment } from './name-rules.js';
 import { isDNS1123Subdomain } from './string-formats.js';
+import type { Obj } from '../api/object-util.js';
 
 /**
  * kube-apiserver 1.36's RBAC validation beyond metadata (checked against test/golden/validation/):
@@ -10,8 +11,6 @@ import { isDNS1123Subdomain } from './string-formats.js';
  * mixed with resources), aggregation rules (at least one selector, each a valid label selector), role references (group, kind, name; immutable on
  * update) and subjects. kube 1.36 prints list and struct values of field errors as JSON.
  */
-
-type Obj = Record<string, unknown>;
 
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
 

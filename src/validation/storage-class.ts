@@ -1,6 +1,7 @@
 import type { StatusCause } from '../api/errors.js';
 import { duplicateField, goJson, invalidField, notSupportedField, requiredField, tooLongField } from './field-errors.js';
 import { isLabelKey } from './string-formats.js';
+import type { Obj } from '../api/object-util.js';
 
 /**
  * kube-apiserver 1.36's StorageClass validation beyond metadata (checked against
@@ -10,8 +11,6 @@ import { isLabelKey } from './string-formats.js';
  * `allowedTopologies` terms are checked as kube checks them (label keys, values required and unique, one
  * expression per key, no two equal terms).
  */
-
-type Obj = Record<string, unknown>;
 
 const MAX_PARAMETERS = 512;
 const MAX_PARAMETER_BYTES = 256 * 1024;

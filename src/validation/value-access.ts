@@ -1,10 +1,11 @@
+import type { Obj } from '../api/object-util.js';
 /**
  * Read-only accessors for validating decoded JSON: each returns the value when it has the expected
  * JSON type and the Go zero value otherwise (an absent string is "", an absent list is empty), so
  * validators read objects the way kube's Go structs present them after decoding.
  */
 
-export type Obj = Record<string, unknown>;
+export type { Obj } from '../api/object-util.js';
 
 /** The object at `v`, or undefined when `v` is absent or not an object (a nil pointer in Go). */
 export function objOrUndefined(v: unknown): Obj | undefined {

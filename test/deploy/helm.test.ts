@@ -100,7 +100,16 @@ describe('helm chart deploy/helm/capstan', { timeout: 20 * 60_000 }, () => {
   test('default values: Deployment, Service, PodDisruptionBudget, ServiceAccount', async (t) => {
     if (skipReason) return t.skip(skipReason);
     const ms = await render();
-    assert.deepEqual(ms.map((m) => m.kind).sort(), ['Deployment', 'PodDisruptionBudget', 'Service', 'ServiceAccount']);
+    assert.deepEqual(ms.map((m) => `${m.kind}/${m.metadata.name}`).sort(), [
+      'Deployment/rel-capstan',
+      'PodDisruptionBudget/rel-capstan',
+      'Secret/rel-capstan-admin',
+      'Secret/rel-capstan-metrics',
+      'Secret/rel-capstan-service-account',
+      'Secret/rel-capstan-tls',
+      'Service/rel-capstan',
+      'ServiceAccount/rel-capstan',
+    ]);
     const dep = find(ms, 'Deployment');
     assert.equal(dep.spec.replicas, 2);
     const pod = dep.spec.template.spec;
@@ -109,7 +118,19 @@ describe('helm chart deploy/helm/capstan', { timeout: 20 * 60_000 }, () => {
     assert.equal(c.livenessProbe.httpGet.path, '/livez');
     assert.equal(c.readinessProbe.httpGet.path, '/readyz');
     assert.equal(c.securityContext.allowPrivilegeEscalation, false);
-    for (const flag of ['--bind-address=0.0.0.0', '--storage=redis', '--workers=2', '--redis-url=redis://redis:6379', '--shutdown-delay-duration=5s']) {
+    for (const flag of [
+      '--bind-address=0.0.0.0',
+      '--storage=redis',
+      '--workers=2',
+      '--redis-url=redis://redis:6379',
+      '--shutdown-delay-duration=5s',
+      '--authorization-mode=Node,RBAC',
+      '--anonymous-auth=true',
+      '--enable-admission-plugins=NodeRestriction',
+      '--token-auth-file=/etc/capstan/admin/tokens.csv',
+      '--tls-cert-file=/etc/capstan/tls/tls.crt',
+      '--service-account-signing-key-file=/etc/capstan/service-account/sa.key',
+    ]) {
       assert.ok(c.args.includes(flag), `args include ${flag}: ${c.args.join(' ')}`);
     }
     assert.ok(c.resources.requests.cpu);
@@ -130,7 +151,7 @@ describe('helm chart deploy/helm/capstan', { timeout: 20 * 60_000 }, () => {
       'featureGates.WatchList=true',
       'featureGates.APIResponseCompression=false',
     ]);
-    assert.ok(!ms.some((m) => m.kind === 'Secret'), 'an existing Secret is referenced, not created');
+    assert.ok(!ms.some((m) => m.kind === 'Secret' && m.metadata.name.endsWith('-redis')), 'an existing Redis password Secret is referenced, not created');
     const c = find(ms, 'Deployment').spec.template.spec.containers[0];
     assert.ok(c.args.includes('--redis-url=rediss://redis.example:6380'), c.args.join(' '));
     assert.ok(c.args.includes('--workers=4'));

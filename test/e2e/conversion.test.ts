@@ -325,12 +325,29 @@ for (const backend of allBackends()) {
       test('whatever v2 stored, reading it in v1 is never a server error', async () => {
         const name = uniqueName('hpa');
         const body = v2Hpa(name) as { spec: { metrics: unknown[] } };
-        body.spec.metrics = [{ type: 'Pods', pods: { metric: { name: 'qps' }, target: { type: 'AverageValue', averageValue: '1..5' } } }];
+        // Every metric type v1 has no field for, with quantities in unusual but valid spellings: all travel in v1's annotation.
+        const selector = { matchLabels: { app: 'web' } };
+        body.spec.metrics = [
+          { type: 'Pods', pods: { metric: { name: 'qps', selector }, target: { type: 'AverageValue', averageValue: '1500m' } } },
+          {
+            type: 'Object',
+            object: { describedObject: { apiVersion: 'v1', kind: 'Service', name: 'web' }, metric: { name: 'rps' }, target: { type: 'Value', value: '1e3' } },
+          },
+          { type: 'External', external: { metric: { name: 'queue' }, target: { type: 'AverageValue', averageValue: '0.5' } } },
+          { type: 'ContainerResource', containerResource: { name: 'memory', container: 'app', target: { type: 'AverageValue', averageValue: '12Ki' } } },
+        ];
         const created = await rest.post(hpaV2(), body);
-        assert.ok(created.status === 201 || created.status === 400, created.text);
-        if (created.status !== 201) return;
+        assert.equal(created.status, 201, created.text);
         const v1 = await rest.get(`${hpaV1()}/${name}`);
         assert.equal(v1.status, 200, v1.text);
+        const carried = JSON.parse(String(v1.body.metadata.annotations[METRICS])) as { type: string }[];
+        assert.deepEqual(
+          carried.map((m) => m.type),
+          ['Pods', 'Object', 'External', 'ContainerResource'],
+        );
+        const back = await rest.get(`${hpaV2()}/${name}`);
+        assert.equal(back.status, 200, back.text);
+        assert.deepEqual(back.body.spec.metrics, created.body.spec.metrics);
         const list = await rest.get(hpaV1());
         assert.equal(list.status, 200, list.text);
       });

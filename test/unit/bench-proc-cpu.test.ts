@@ -99,10 +99,27 @@ describe('bench /proc CPU reader', () => {
     }
   });
 
-  test('reads this process from the real /proc', () => {
-    const stat = readProcStat(process.pid);
-    assert.ok(stat !== undefined);
-    assert.equal(stat.pid, process.pid);
-    assert.ok(stat.utime + stat.stime >= 0);
+  test('reads this process from the real /proc: its ticks grow as it spins, in step with getrusage', () => {
+    const ticks = (): number => {
+      const stat = readProcStat(process.pid);
+      assert.ok(stat !== undefined);
+      assert.equal(stat.pid, process.pid);
+      return stat.utime + stat.stime;
+    };
+    const before = ticks();
+    const usageBefore = process.cpuUsage();
+    const deadline = Date.now() + 20_000;
+    let after = before;
+    // Spin until 20 ticks (200 ms at 100 Hz) of CPU are counted; on a busy machine that takes longer, not fewer ticks.
+    while (after - before < 20 && Date.now() < deadline) {
+      const until = Date.now() + 5;
+      while (Date.now() < until);
+      after = ticks();
+    }
+    const usage = process.cpuUsage(usageBefore);
+    const procMs = ((after - before) * 1000) / clockTicksPerSecond();
+    const rusageMs = (usage.user + usage.system) / 1000;
+    assert.ok(after - before >= 20, `ticks grew by ${after - before}`);
+    assert.ok(Math.abs(procMs - rusageMs) <= 30 + 0.2 * rusageMs, `/proc says ${procMs} ms, getrusage ${rusageMs} ms`);
   });
 });

@@ -568,6 +568,40 @@ describe('other printers', () => {
     );
   });
 
+  test('admission configurations and policies print their counts and references', () => {
+    const group = 'admissionregistration.k8s.io';
+    const webhooks = { metadata: { name: 'w' }, webhooks: [{ name: 'a.x.io' }, { name: 'b.x.io' }] };
+    for (const resource of ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations']) {
+      const printer = printerOf({ group, resource });
+      assert.deepEqual(
+        printer?.columns.map((c) => c.name),
+        ['Name', 'Webhooks', 'Age'],
+        resource,
+      );
+      assert.deepEqual(printer?.row(webhooks, NOW).cells.slice(0, 2), ['w', 2]);
+    }
+    const vap = printerOf({ group, resource: 'validatingadmissionpolicies' });
+    assert.deepEqual(
+      vap?.columns.map((c) => c.name),
+      ['Name', 'Validations', 'ParamKind', 'Age'],
+    );
+    assert.deepEqual(
+      vap?.row({ metadata: { name: 'p' }, spec: { validations: [{}], paramKind: { apiVersion: 'v1', kind: 'ConfigMap' } } }, NOW).cells.slice(0, 3),
+      ['p', 1, 'v1/ConfigMap'],
+    );
+    assert.deepEqual(
+      printerOf({ group, resource: 'mutatingadmissionpolicies' })?.columns.map((c) => c.name),
+      ['Name', 'Mutations', 'ParamKind', 'Age'],
+    );
+    for (const resource of ['validatingadmissionpolicybindings', 'mutatingadmissionpolicybindings']) {
+      assert.deepEqual(
+        printerOf({ group, resource })?.columns.map((c) => c.name),
+        ['Name', 'PolicyName', 'ParamRef', 'Age'],
+        resource,
+      );
+    }
+  });
+
   test('roles, limit ranges and CRDs have no printer (default table)', () => {
     assert.equal(printerOf({ group: 'rbac.authorization.k8s.io', resource: 'roles' }), undefined);
     assert.equal(printerOf({ group: '', resource: 'limitranges' }), undefined);

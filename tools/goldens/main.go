@@ -12,7 +12,7 @@
 //	go run ./tools/goldens test/fixtures/defaulting test/golden/defaulting
 //	go run ./tools/goldens shape schema/go-shape.txt
 //	go run ./tools/goldens validate test/fixtures/validation test/golden/validation
-//	go run ./tools/goldens presence src/codec/protobuf/go-field-presence.ts
+//	go run ./tools/goldens presence schema/go-field-presence.txt
 //	go run ./tools/goldens protobuf test/fixtures/protobuf test/golden/protobuf
 //	go run ./tools/goldens cbor test/fixtures/cbor test/golden/cbor
 //

@@ -399,11 +399,6 @@ function epochToRfc3339(seconds: number): string {
   return frac === 0 ? iso.replace(/\.\d{3}Z$/, 'Z') : iso;
 }
 
-/** True when the bytes start with the self-described CBOR tag (how kube recognises CBOR data). */
-export function isSelfDescribedCbor(data: Uint8Array): boolean {
-  return data.length >= 3 && data[0] === 0xd9 && data[1] === 0xd9 && data[2] === 0xf7;
-}
-
 /**
  * Decodes one CBOR document (with or without the self-described tag) into a JSON value. Throws
  * CborDecodeError (kube's wording) or ForbiddenKeyError.

@@ -3,14 +3,13 @@ import { readJson } from '../json-text.js';
 import { compareKeys, encodeCbor, fieldsOf, SELF_DESCRIBED, type NumberLiteral } from './cbor-encoder.js';
 import { fieldKindsFor, type FieldKind } from './field-kinds.js';
 import { JsonCborWriter, leadingType } from './json-to-cbor.js';
+import type { Obj } from '../../api/object-util.js';
 
 /**
  * CBOR response bodies: objects from their stored JSON text or built values, and collections written
  * item by item (each item encoded and sent before the next is parsed, waiting for the socket to
  * drain), so a list's memory stays bounded by one chunk whatever its size.
  */
-
-type Obj = Record<string, unknown>;
 
 /** Stored JSON with integers beyond 2^53 keeps their literal text, which CBOR writes exactly. */
 const LONG_DIGITS = /\d{16}/;

@@ -1,4 +1,23 @@
-import { GO_FIELD_PRESENCE } from './go-field-presence.js';
+import { readFileSync } from 'node:fs';
+import { schemaPath } from '../../schema/schema-files.js';
+
+/**
+ * schema/go-field-presence.txt says which proto fields of the Kubernetes API types are Go pointers and
+ * which are non-pointer scalars that Go's JSON encoder always writes (no `omitempty`). It is generated
+ * by reflecting over the k8s.io/api, apimachinery, apiextensions-apiserver and kube-aggregator v0.36 Go
+ * types (`go run . presence` in tools/goldens; `npm run gen:goldens` regenerates it): neither
+ * protobuf.json nor the OpenAPI document carries this fact.
+ *
+ * Why it matters: Go writes non-pointer scalars to protobuf even when zero, so a zero on the wire is
+ * ambiguous. For a pointer field (`replicas`, `automountServiceAccountToken`, `maxUnavailable`) the zero
+ * is meaningful and must survive into JSON; for an `omitempty` non-pointer field it must be dropped, as
+ * Go's JSON output drops it.
+ *
+ * Format: `@<proto package>` starts a package; each following line is `<Message> <field>:<code>...` where
+ * code `p` = pointer and `a` = always written by Go's JSON. Fields not listed are non-pointer
+ * `omitempty` fields, slices, maps or structs.
+ */
+const PRESENCE_FILE = 'go-field-presence.txt';
 
 /**
  * How Go treats a field's zero value, which decides whether a zero read from the wire reaches JSON:
@@ -13,7 +32,7 @@ let table: Map<string, Map<string, FieldPresence>> | undefined;
 function load(): Map<string, Map<string, FieldPresence>> {
   const out = new Map<string, Map<string, FieldPresence>>();
   let pkg = '';
-  for (const line of GO_FIELD_PRESENCE.split('\n')) {
+  for (const line of readFileSync(schemaPath(PRESENCE_FILE), 'utf8').split('\n')) {
     if (line === '') continue;
     if (line.startsWith('@')) {
       pkg = line.slice(1);

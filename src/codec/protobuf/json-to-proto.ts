@@ -1,14 +1,13 @@
 import { durationForWire, parseTimestamp } from './wire-time.js';
 import { int64ForWire } from './wire-int64.js';
 import type { MessagePlan, ValuePlan } from './message-plan.js';
+import type { Obj } from '../../api/object-util.js';
 
 /**
  * kube's JSON form -> plain objects shaped like the proto messages, ready for protobufjs `encode`.
  * Writes what is present: absent and null members stay absent on the wire (Go reads them as zero), and
  * members whose JSON type does not fit the field are skipped rather than written as garbage.
  */
-
-type Obj = Record<string, unknown>;
 
 function isObj(v: unknown): v is Obj {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -4,14 +4,13 @@ import { ForbiddenKeyError, JsonSyntaxError, readJson } from '../json-text.js';
 import { formatDuration, formatTimestamp } from './wire-time.js';
 import { int64ToNumber } from './wire-int64.js';
 import type { FieldPlan, MessagePlan, ValuePlan } from './message-plan.js';
+import type { Obj } from '../../api/object-util.js';
 
 /**
  * Decoded protobufjs messages -> kube's JSON form, mimicking Go's JSON encoder: a zero value read from
  * the wire is dropped unless the Go field is a pointer, has no `omitempty`, or is `required`; the zero
  * Time is dropped (Go writes `null`); lists and maps keep every element.
  */
-
-type Obj = Record<string, unknown>;
 
 /** Raised for bytes that decode as protobuf but not as the expected content (bad embedded JSON). */
 export class ProtobufContentError extends Error {

@@ -7,6 +7,7 @@ import { ProtobufUnsupportedError } from './protobuf-errors.js';
 import { messageToJson, setEmbeddedDecoder } from './proto-to-json.js';
 import { lookupMessage, protobufModule, requireMessage } from './proto-runtime.js';
 import type protobuf from 'protobufjs';
+import type { Obj } from '../../api/object-util.js';
 
 export { ProtobufUnsupportedError } from './protobuf-errors.js';
 
@@ -23,10 +24,6 @@ export { ProtobufUnsupportedError } from './protobuf-errors.js';
 
 /** Media type of protobuf bodies and responses. */
 export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
-/** Content-Type of a protobuf watch response (length-delimited `WatchEvent` frames). */
-export const PROTOBUF_WATCH_CONTENT_TYPE = 'application/vnd.kubernetes.protobuf;stream=watch';
-
-type Obj = Record<string, unknown>;
 
 /** The result of decoding a protobuf body. */
 export interface DecodedProtobufObject {
@@ -260,16 +257,4 @@ export function decodeProtobufWatchEvent(frame: Uint8Array): { type: string; obj
   const object = msg.object as { raw?: unknown } | undefined;
   const raw = object?.raw instanceof Uint8Array ? object.raw : new Uint8Array(0);
   return { type, object: decodeProtobufObject(raw).object };
-}
-
-/**
- * Loads protobufjs, the descriptor and the OpenAPI index now rather than on the first protobuf request
- * (a few hundred milliseconds). Optional: a server may call it once it is listening.
- */
-export function warmUpProtobufCodec(): void {
-  const name = messageNameForKind('v1', 'Pod');
-  if (name !== undefined) {
-    const type = lookupMessage(name);
-    if (type !== undefined) planFor(type);
-  }
 }

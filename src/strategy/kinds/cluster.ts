@@ -9,7 +9,7 @@ import { apiServices } from './apiservices.js';
 import { isObject, nowTimestamp, type Obj } from '../../api/object-util.js';
 import type { User } from '../../api/user.js';
 import { validateWebhookConfiguration } from '../../validation/webhook-configuration.js';
-import { bindingPrinter, clusterTrustBundlePrinter, csrPrinter } from '../printers/access.js';
+import { bindingPrinter, clusterTrustBundlePrinter, csrPrinter, policyBindingPrinter, policyPrinter, webhookConfigurationPrinter } from '../printers/access.js';
 import {
   flowSchemaPrinter,
   leaseCandidatePrinter,
@@ -83,15 +83,24 @@ export const clusterRoleBindings: KindStrategy = {
 /** A webhook's matchConditions expression is checked by compiling it as admission will. */
 const checkMatchCondition = (expression: string): string | undefined => matchConditionCompiler().check(expression);
 export const mutatingWebhookConfigurations: KindStrategy = {
+  printer: webhookConfigurationPrinter(),
   defaults: (obj) => defaultWebhooks(obj, true),
   validate: (obj, old) => validateWebhookConfiguration(obj, old, true, checkMatchCondition),
   tracksGeneration: true,
 };
 export const validatingWebhookConfigurations: KindStrategy = {
+  printer: webhookConfigurationPrinter(),
   defaults: (obj) => defaultWebhooks(obj, false),
   validate: (obj, old) => validateWebhookConfiguration(obj, old, false, checkMatchCondition),
   tracksGeneration: true,
 };
+export const validatingAdmissionPolicies: KindStrategy = {
+  printer: policyPrinter('validations', 'Validations', 'Validations indicates the number of validation rules defined in this configuration'),
+};
+export const mutatingAdmissionPolicies: KindStrategy = {
+  printer: policyPrinter('mutations', 'Mutations', 'Mutation indicates the number of mutations rules defined in this configuration'),
+};
+export const admissionPolicyBindings: KindStrategy = { printer: policyBindingPrinter() };
 /** Kinds whose only fact is kube leaving their generation unset although they have a status subresource, or setting it although they have none. */
 export const untrackedGeneration: KindStrategy = { tracksGeneration: false };
 export const trackedGeneration: KindStrategy = { tracksGeneration: true };
@@ -172,6 +181,10 @@ export const CLUSTER_KINDS: Readonly<Record<string, KindStrategy>> = {
   'rbac.authorization.k8s.io/clusterrolebindings': clusterRoleBindings,
   'admissionregistration.k8s.io/mutatingwebhookconfigurations': mutatingWebhookConfigurations,
   'admissionregistration.k8s.io/validatingwebhookconfigurations': validatingWebhookConfigurations,
+  'admissionregistration.k8s.io/validatingadmissionpolicies': validatingAdmissionPolicies,
+  'admissionregistration.k8s.io/validatingadmissionpolicybindings': admissionPolicyBindings,
+  'admissionregistration.k8s.io/mutatingadmissionpolicies': mutatingAdmissionPolicies,
+  'admissionregistration.k8s.io/mutatingadmissionpolicybindings': admissionPolicyBindings,
   'resource.k8s.io/deviceclasses': deviceClasses,
   'certificates.k8s.io/certificatesigningrequests': certificateSigningRequests,
   'apiregistration.k8s.io/apiservices': apiServices,

@@ -21,8 +21,7 @@ import { isDNS1123Label, isDNS1123Subdomain, isPathSegmentName, regexError } fro
 import type { KindStrategy } from '../kind-strategy.js';
 import { age, nameOf } from '../printers/format.js';
 import { obj, optObj, optStr, str } from '../printers/values.js';
-
-type Obj = Record<string, unknown>;
+import type { Obj } from '../../api/object-util.js';
 
 function defaultIngressClass(ic: Obj): void {
   const parameters = objectAt(objectAt(ic, 'spec') ?? {}, 'parameters');

@@ -125,5 +125,3 @@ export const clusterTrustBundlePrinter: TablePrinter = {
   columns: [nameColumn(), col('SignerName', 'string', 'The signer the trust anchors are associated with.')],
   row: (b) => ({ cells: [nameOf(b), str(obj(b, 'spec'), 'signerName') || '<none>'] }),
 };
-
-export const ADMISSION = 'admissionregistration.k8s.io';

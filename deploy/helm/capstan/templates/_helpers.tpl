@@ -102,17 +102,50 @@ from the Secret), so it appears neither in the manifest nor in the process argum
 {{- printf "%s://%s" $scheme $rest }}
 {{- end }}
 
+{{/* Secret with the serving certificate: the operator's, or the one the chart generates. */}}
+{{- define "capstan.tlsSecretName" -}}
+{{- default (printf "%s-tls" (include "capstan.fullname" .) | trunc 63 | trimSuffix "-") .Values.tls.secretName }}
+{{- end }}
+
+{{/* Secret with the static token file holding the admin token. */}}
+{{- define "capstan.adminSecretName" -}}
+{{- default (printf "%s-admin" (include "capstan.fullname" .) | trunc 63 | trimSuffix "-") .Values.admin.existingSecret }}
+{{- end }}
+
+{{/* Secret with the token Prometheus scrapes /metrics with (made with the admin Secret). */}}
+{{- define "capstan.metricsSecretName" -}}
+{{- printf "%s-metrics" (include "capstan.fullname" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "capstan.adminSecretKey" -}}
+{{- if .Values.admin.existingSecret }}{{ .Values.admin.existingSecretKey }}{{ else }}tokens.csv{{ end }}
+{{- end }}
+
+{{/* Secret with the key signing service account tokens. */}}
+{{- define "capstan.serviceAccountKeySecretName" -}}
+{{- default (printf "%s-service-account" (include "capstan.fullname" .) | trunc 63 | trimSuffix "-") .Values.serviceAccountKey.secretName }}
+{{- end }}
+
+{{/* DNS names of the generated serving certificate: the Service's, in every form a client uses. */}}
+{{- define "capstan.servingDnsNames" -}}
+{{- $svc := include "capstan.fullname" . }}
+{{- $names := list "localhost" $svc (printf "%s.%s" $svc .Release.Namespace) (printf "%s.%s.svc" $svc .Release.Namespace) (printf "%s.%s.svc.cluster.local" $svc .Release.Namespace) }}
+{{- concat $names .Values.tls.extraDnsNames | uniq | toJson }}
+{{- end }}
+
 {{/* The container's command-line flags. */}}
 {{- define "capstan.args" -}}
 - --bind-address=0.0.0.0
 - --secure-port={{ .Values.containerPort }}
 - --cert-dir=/tmp/capstan-pki
-{{- if .Values.tls.secretName }}
 - --tls-cert-file=/etc/capstan/tls/tls.crt
 - --tls-private-key-file=/etc/capstan/tls/tls.key
-{{- end }}
-{{- if .Values.serviceAccountKey.secretName }}
 - --service-account-signing-key-file=/etc/capstan/service-account/{{ .Values.serviceAccountKey.key }}
+- --token-auth-file=/etc/capstan/admin/{{ include "capstan.adminSecretKey" . }}
+- --authorization-mode={{ .Values.authorizationMode }}
+- --anonymous-auth={{ .Values.anonymousAuth }}
+{{- with .Values.enableAdmissionPlugins }}
+- --enable-admission-plugins={{ join "," . }}
 {{- end }}
 - --storage={{ .Values.storage }}
 - --workers={{ .Values.workers }}

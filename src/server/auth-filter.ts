@@ -1,18 +1,13 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError, forbidden, internalError, type StatusObject } from '../api/errors.js';
 import { writeError } from '../codec/response-writer.js';
-import type { Authenticator } from './authenticator.js';
-import { forbiddenMessage, type AuthorizationAttributes, type Authorizer, type Decision } from './authorizer.js';
-import { impersonate, ImpersonationDenied, ImpersonationModeCache, type Impersonation } from './impersonation.js';
-import { requestAttributesOf } from './request-attributes.js';
-import { ADMIN_USER, type User } from '../api/user.js';
+import type { Authenticator } from '../auth/authenticator.js';
+import { forbiddenMessage, type AuthorizationAttributes, type Authorizer, type Decision } from '../auth/authorizer.js';
+import { impersonate, ImpersonationDenied, ImpersonationModeCache, type Impersonation } from '../auth/impersonation.js';
+import { requestAttributesOf } from '../auth/request-attributes.js';
+import type { User } from '../api/user.js';
 import { requestAudit, type AuditLog } from '../audit/audit-log.js';
 import { parsedRequestOf } from '../api/parsed-request.js';
-
-/** The user the auth filter established for this request (the administrator before the filter runs). */
-export function requestUser(res: Response): User {
-  return (res.locals.user as User | undefined) ?? ADMIN_USER;
-}
 
 /** kube's Go-style escaping of the forbidden message (its sanitizer: &, <, >). */
 function sanitize(s: string): string {
