@@ -11,7 +11,7 @@ import { ApiServiceRegistry } from './api-service-registry.js';
 import { AuthenticationConfigMapPublisher, type ClusterAuthenticationInfo } from './authentication-configmap.js';
 import { AvailabilityController } from './availability-controller.js';
 import { OpenApiAggregation } from './openapi-aggregation.js';
-import { aggregatedPathOf, aggregatorProxy } from './proxy-handler.js';
+import { aggregatedPathOf, aggregatorProxy, type ProxyDependencies } from './proxy-handler.js';
 import { ProxyTransport } from './proxy-transport.js';
 import { RemoteDiscovery } from './remote-discovery.js';
 import { ServiceRoutes, type LoopbackEndpoint } from './service-routes.js';
@@ -74,8 +74,9 @@ export class Aggregator {
   }
 
   /** The proxy middleware (after authentication and authorization, before the local handlers). */
-  proxy(): RequestHandler {
+  proxy(userOf: ProxyDependencies['userOf']): RequestHandler {
     return aggregatorProxy({
+      userOf,
       registry: this.registry,
       routes: this.routes,
       transport: this.transport,

@@ -1,7 +1,7 @@
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { queryBool } from '../api/request-options.js';
-import { requestUser } from '../auth/auth-filter.js';
+import type { User } from '../api/user.js';
 import { writePlainText } from '../codec/plain-text.js';
 import { logger } from '../logging/logger.js';
 import { goNetError } from '../webhook/webhook-client.js';
@@ -20,6 +20,8 @@ export interface ProxyDependencies {
   rejectForwardingRedirects: boolean;
   /** How to end each open long-running exchange (watches, upgraded connections), for shutdown. */
   streams: Set<() => void>;
+  /** The user the auth filter established for the request (the handlers' layer knows where it is kept). */
+  userOf: (res: Response) => User;
 }
 
 /** How long kube's aggregator waits for an extension server's discovery document (`/apis/GROUP/VERSION`). */
@@ -78,7 +80,7 @@ function connectionTokens(raw: string[]): Set<string> {
  * a client sent; plus `X-Forwarded-For` and `X-Forwarded-Uri` as kube's proxy sets them, the
  * request's audit ID, and the user in front-proxy headers.
  */
-function backendHeaders(req: Request, res: Response, keepUpgrade: boolean): OutgoingHttpHeaders {
+function backendHeaders(req: Request, res: Response, user: User, keepUpgrade: boolean): OutgoingHttpHeaders {
   const raw = req.rawHeaders;
   const listed = connectionTokens(raw);
   const headers: OutgoingHttpHeaders = {};
@@ -103,7 +105,7 @@ function backendHeaders(req: Request, res: Response, keepUpgrade: boolean): Outg
   headers['X-Forwarded-Uri'] = q < 0 ? req.originalUrl : req.originalUrl.slice(0, q);
   const auditId = res.getHeader('Audit-Id');
   if (typeof auditId === 'string') headers['Audit-Id'] = auditId;
-  setAuthProxyHeaders(headers, requestUser(res));
+  setAuthProxyHeaders(headers, user);
   return headers;
 }
 
@@ -180,7 +182,7 @@ function staleConnection(upstream: { reusedSocket: boolean }, err: NodeJS.ErrnoE
 function proxyRequest(deps: ProxyDependencies, info: ApiServiceInfo, endpoint: Endpoint, req: Request, res: Response, discovery: boolean): void {
   const controller = new AbortController();
   const signal = discovery ? AbortSignal.any([controller.signal, AbortSignal.timeout(DISCOVERY_TIMEOUT_MS)]) : controller.signal;
-  const headers = backendHeaders(req, res, false);
+  const headers = backendHeaders(req, res, deps.userOf(res), false);
   const bodiless = hasNoBody(req);
   let answered = false;
   // The client went away (a watch it stopped): stop the backend request too.
@@ -238,7 +240,7 @@ function proxyRequest(deps: ProxyDependencies, info: ApiServiceInfo, endpoint: E
  */
 function proxyUpgrade(deps: ProxyDependencies, info: ApiServiceInfo, endpoint: Endpoint, req: Request, res: Response, client: UpgradeConnection): void {
   const { socket } = client;
-  const upstream = deps.transport.request(info, endpoint, req.method, req.originalUrl, backendHeaders(req, res, true));
+  const upstream = deps.transport.request(info, endpoint, req.method, req.originalUrl, backendHeaders(req, res, deps.userOf(res), true));
   const fail = (message: string): void => {
     const body = `${message}\n`;
     socket.end(

@@ -36,6 +36,7 @@ import { queryBool } from '../api/request-options.js';
 import { DEFAULT_VERSION_INFO, discoveryRouter } from '../discovery/discovery-router.js';
 import type { ServerContext } from '../rest/server-context.js';
 import { notFoundHandler, resourceHandler } from '../handlers/resource-router.js';
+import { requestUser } from '../handlers/http-scope.js';
 import { HealthChecks } from '../health/health-checks.js';
 import { healthRouter } from '../health/health-router.js';
 import { NamespaceController } from '../namespace/namespace-controller.js';
@@ -242,7 +243,7 @@ export async function startServer(given: ServerConfig, storage: Storage, options
   );
   // Its connections to extension servers close once the HTTP servers have drained.
   await lifecycle.start('aggregator connections', { stop: () => aggregator.stop() });
-  app.use(aggregator.proxy());
+  app.use(aggregator.proxy(requestUser));
   let jwksUri = config.serviceAccountJwksUri;
   app.use(oidcDiscoveryRouter(authentication.tokens, () => jwksUri));
   app.use(healthRouter(health));
