@@ -21,10 +21,11 @@ export const SCENARIO_NAMES = [
   'encodings',
   'access',
   'aggregator',
+  'overload',
 ] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 /** Scenarios that can measure a server given by URL (they clean up what they create). */
-export const URL_SCENARIOS: readonly ScenarioName[] = ['crud', 'create', 'apply', 'webhook', 'cr-create'];
+export const URL_SCENARIOS: readonly ScenarioName[] = ['crud', 'create', 'apply', 'webhook', 'cr-create', 'overload'];
 
 export const TARGET_NAMES = ['memory', 'redis', 'redis-workers2', 'url'] as const;
 export type TargetName = (typeof TARGET_NAMES)[number];

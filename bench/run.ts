@@ -25,6 +25,7 @@ import { encodingsScenario } from './scenario-encodings.js';
 import { informerStartScenario } from './scenario-informer-start.js';
 import { listScenario } from './scenario-list.js';
 import { memoryScenario } from './scenario-memory.js';
+import { overloadScenario } from './scenario-overload.js';
 import type { Scenario } from './scenario.js';
 import { startupScenario } from './scenario-startup.js';
 import { watchFanoutManyScenario, watchFanoutScenario } from './scenario-watch-fanout.js';
@@ -50,6 +51,7 @@ const SCENARIOS: Record<ScenarioName, Scenario> = {
   encodings: encodingsScenario,
   access: accessScenario,
   aggregator: aggregatorScenario,
+  overload: overloadScenario,
 };
 
 /** The JSON written by --json (and read by --baseline). */

@@ -16,6 +16,7 @@ const SECTIONS: readonly { group: FlagGroup; title: string; seeAlso?: string }[]
   { group: 'admission', title: 'Admission', seeAlso: '[Admission](api-coverage.md#admission)' },
   { group: 'api', title: 'API and Services', seeAlso: '[API coverage](api-coverage.md)' },
   { group: 'limits', title: 'Request limits', seeAlso: '[Request limits](api-coverage.md#request-limits)' },
+  { group: 'flowcontrol', title: 'Overload protection', seeAlso: '[Flow control](flow-control.md)' },
   { group: 'storage', title: 'Storage', seeAlso: '[Storage backends](operations.md#storage-backends)' },
   { group: 'processes', title: 'Workers and shutdown', seeAlso: '[Workers](operations.md#workers)' },
   { group: 'controllers', title: 'Controllers', seeAlso: '[Controllers](api-coverage.md#controllers)' },

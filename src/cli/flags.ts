@@ -11,6 +11,7 @@ import { admissionFlagProblems, isDefaultAdmissionPlugin, ORDERED_ADMISSION_PLUG
 import { SERVING_FLAGS } from '../config/serving-flags.js';
 import { AUDIT_FLAGS } from '../config/audit-flags.js';
 import { COMPAT_FLAGS } from '../config/compat-flags.js';
+import { FLOW_CONTROL_FLAGS } from '../config/flowcontrol-flags.js';
 import { SIGNING_FLAGS } from '../config/signing-flags.js';
 import { AGGREGATOR_FLAGS } from '../config/aggregator-flags.js';
 import type { FlagSpec, FlagValue, ServerConfig } from '../config/server-config.js';
@@ -130,6 +131,7 @@ export const FLAGS: readonly FlagSpec[] = [
   ...AUDIT_FLAGS,
   ...SIGNING_FLAGS,
   ...AGGREGATOR_FLAGS,
+  ...FLOW_CONTROL_FLAGS,
   {
     name: 'storage',
     group: 'storage',

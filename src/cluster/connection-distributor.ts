@@ -1,6 +1,7 @@
 import type { Worker } from 'node:cluster';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { logger } from '../logging/logger.js';
+import { LISTEN_BACKLOG } from '../server/listen-backlog.js';
 import {
   isConnectionClaimMessage,
   isConnectionRefusedMessage,
@@ -132,7 +133,7 @@ export class ConnectionDistributor {
     const server = createServer({ pauseOnConnect: true });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(port, host, () => {
+      server.listen({ port, host, backlog: LISTEN_BACKLOG }, () => {
         server.off('error', reject);
         resolve();
       });

@@ -5,7 +5,7 @@ import type { IpRange } from './ip-range.js';
 import type { PortRange } from './port-range.js';
 
 /** Everything the command line configures (serving and authentication: see serving-flags.ts). */
-export interface ServerConfig extends ServingConfig, AuthenticationConfig, AuditConfig, ClusterSigningConfig, AggregatorConfig {
+export interface ServerConfig extends ServingConfig, AuthenticationConfig, AuditConfig, ClusterSigningConfig, AggregatorConfig, FlowControlConfig {
   /** Address of the secure port. */
   bindAddress: string;
   storage: 'memory' | 'redis';
@@ -57,6 +57,7 @@ export type FlagGroup =
   | 'admission'
   | 'api'
   | 'limits'
+  | 'flowcontrol'
   | 'storage'
   | 'processes'
   | 'controllers'
@@ -167,4 +168,14 @@ export interface AggregatorConfig {
   enableAggregatorRouting: boolean;
   /** Answer 502 instead of passing on a redirect an extension API server sends. */
   aggregatorRejectForwardingRedirect: boolean;
+}
+
+/** How the server protects itself from overload (kube-apiserver's in-flight and APF flags). */
+export interface FlowControlConfig {
+  /** `--max-requests-inflight`: read-only requests at once (0: no limit), or with APF half of the concurrency limit's sum. */
+  maxRequestsInflight: number;
+  /** `--max-mutating-requests-inflight`: mutating requests at once (0: no limit), or with APF the other term of the sum. */
+  maxMutatingRequestsInflight: number;
+  /** `--enable-priority-and-fairness`: classify and queue by FlowSchemas and priority levels instead of the two limits. */
+  enablePriorityAndFairness: boolean;
 }

@@ -5,6 +5,7 @@ import { INITIAL_EVENTS_END, WatchBookmarks } from '../watch/bookmarks.js';
 import { watchEventFilter } from '../watch/event-filter.js';
 import { sendInitialEvents } from '../watch/initial-events.js';
 import { WatchEncoder } from '../watch/watch-encoder.js';
+import { signalWatchInitialized } from '../flowcontrol/watch-initialization.js';
 import { WatchLifetime } from '../watch/watch-lifetime.js';
 import { watchOptionsFrom } from '../watch/watch-options.js';
 import { WatchOutput } from '../watch/watch-output.js';
@@ -70,6 +71,8 @@ export async function handleWatch(r: ResourceRequest, store: Watcher): Promise<v
   const initial = afterConversion ? await selectConvertedStored(feed.initial, r.apiVersion, selection) : feed.initial;
   if (!(await sendInitialEvents(initial, encoder, out, lifetime))) return;
   if (options.sendInitialEvents === true) bookmarks.send(INITIAL_EVENTS_END);
+  // Flow control held the watch's seats while it initialised; the open stream holds none.
+  signalWatchInitialized(r.res);
   bookmarks.start(lifetime.signal);
   if (lifetime.signal.aborted) lifetime.end();
   await followChanges(r, feed, {

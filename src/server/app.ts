@@ -56,8 +56,10 @@ import type { Storage } from '../storage/storage.js';
 import { advertiseAddressFor, bootstrapCluster } from './bootstrap.js';
 import { ensureLocalApiServices } from './bootstrap-apiservices.js';
 import { ServiceNetwork } from '../services/service-allocation.js';
+import { FlowControl } from '../flowcontrol/flow-control.js';
 import { readTlsThroughStream } from './tls-read-pausing.js';
 import { acceptRequest, installClientErrorHandler, lingerOnEarlyAnswer, MAX_HEADER_BYTES } from './http-framing.js';
+import { LISTEN_BACKLOG } from './listen-backlog.js';
 import { parsedRequestOf } from '../api/parsed-request.js';
 import { Lifecycle } from './lifecycle.js';
 import { Aggregator, clusterAuthenticationInfo } from '../aggregator/aggregator.js';
@@ -234,7 +236,9 @@ export async function startServer(given: ServerConfig, storage: Storage, options
     // Watch streams bypass the middleware entirely: it would wrap every event write.
     app.use((req: Request, res: Response, next: NextFunction) => (isWatchRequest(req) ? next() : compress(req, res, next)));
   }
-  app.use(authFilter(options.authenticator ?? authentication.chain, authorizer, auditLog));
+  // Overload protection (APF or the in-flight limits) runs between impersonation and authorization, as in kube.
+  const flowControl = await lifecycle.start('flow control', new FlowControl({ config, storage, catalog }));
+  app.use(authFilter(options.authenticator ?? authentication.chain, authorizer, auditLog, flowControl.filter));
   const openapi = sharedOpenApiService(`runtime-config:${config.runtimeConfig.text}`, servedPathFilter(catalog));
   // Requests for group versions of extension API servers go there, once authorized here.
   let loopbackPort: number | undefined;
@@ -307,7 +311,7 @@ export async function startServer(given: ServerConfig, storage: Storage, options
       () =>
         new Promise<void>((resolve, reject) => {
           server.once('error', reject);
-          server.listen(port, host, () => {
+          server.listen({ port, host, backlog: LISTEN_BACKLOG }, () => {
             server.off('error', reject);
             resolve();
           });

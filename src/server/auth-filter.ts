@@ -8,6 +8,7 @@ import { requestAttributesOf } from '../auth/request-attributes.js';
 import type { User } from '../api/user.js';
 import { requestAudit, type AuditLog } from '../audit/audit-log.js';
 import { parsedRequestOf } from '../api/parsed-request.js';
+import type { PreAuthorizationFilter } from '../flowcontrol/pre-authorization-filter.js';
 
 /** kube's Go-style escaping of the forbidden message (its sanitizer: &, <, >). */
 function sanitize(s: string): string {
@@ -45,9 +46,10 @@ function forbiddenError(attrs: AuthorizationAttributes, decision: Decision): Api
  * or request 403 with kube's message (`<resource> "<name>" is forbidden: User "u" cannot <verb>
  * resource ...`); an allowed one goes on with its (impersonated) user in `res.locals.user`. With an
  * audit log, the request's record starts once it is authenticated (kube's audit filter sits there) and
- * takes the impersonated user and the authorization decision.
+ * takes the impersonated user and the authorization decision. `beforeAuthorization` (flow control)
+ * runs after impersonation and before authorization, as in kube's handler chain.
  */
-export function authFilter(authenticator: Authenticator, authorizer: Authorizer, audit?: AuditLog) {
+export function authFilter(authenticator: Authenticator, authorizer: Authorizer, audit?: AuditLog, beforeAuthorization?: PreAuthorizationFilter) {
   const impersonationModes = new ImpersonationModeCache();
   return (req: Request, res: Response, next: NextFunction): void => {
     void (async () => {
@@ -74,18 +76,22 @@ export function authFilter(authenticator: Authenticator, authorizer: Authorizer,
       const record = requestAudit(res);
       if (record !== undefined && user !== authenticated) record.noteImpersonation(user, impersonation.constraint);
       const attrs = user === authenticated ? asAuthenticated : { ...asAuthenticated, user };
-      const decision = await authorizer.authorize(attrs);
-      record?.noteDecision(decision.allowed, decision.reason);
-      if (!decision.allowed && decision.evaluationError !== undefined && decision.evaluationError !== '') {
-        // As kube: an authorizer that failed to decide makes a request nobody allowed a 500.
-        writeError(res, internalError(decision.evaluationError));
-        return;
-      }
-      if (!decision.allowed) {
-        writeError(res, forbiddenError(attrs, decision));
-        return;
-      }
-      next();
+      const authorize = async (): Promise<void> => {
+        const decision = await authorizer.authorize(attrs);
+        record?.noteDecision(decision.allowed, decision.reason);
+        if (!decision.allowed && decision.evaluationError !== undefined && decision.evaluationError !== '') {
+          // As kube: an authorizer that failed to decide makes a request nobody allowed a 500.
+          writeError(res, internalError(decision.evaluationError));
+          return;
+        }
+        if (!decision.allowed) {
+          writeError(res, forbiddenError(attrs, decision));
+          return;
+        }
+        next();
+      };
+      if (beforeAuthorization === undefined) await authorize();
+      else beforeAuthorization(req, res, attrs, () => void authorize().catch(next));
     })().catch(next);
   };
 }

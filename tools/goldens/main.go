@@ -127,6 +127,13 @@ func main() {
 		}
 		return
 	}
+	if len(os.Args) == 3 && os.Args[1] == "shufflesharding" {
+		if err := runShuffleSharding(os.Args[2]); err != nil {
+			fmt.Fprintln(os.Stderr, "goldens:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if len(os.Args) == 3 && os.Args[1] == "shape" {
 		if err := writeShape(os.Args[2]); err != nil {
 			fmt.Fprintln(os.Stderr, "goldens:", err)

@@ -1,0 +1,477 @@
+import { performance } from 'node:perf_hooks';
+import type { FlowStats, LevelStats, RejectReason } from './flowcontrol-metrics.js';
+import type { SeatDemandIntegrator } from './seat-demand.js';
+import { dealHand } from './shuffle-sharding.js';
+
+/** How much of the server a request is expected to occupy (kube's WorkEstimate). */
+export interface WorkEstimate {
+  /** Seats held while the request executes. */
+  initialSeats: number;
+  /** Seats held for `additionalLatencyMs` after it finished (a write notifying many watchers). */
+  finalSeats: number;
+  additionalLatencyMs: number;
+}
+
+/** The larger of a request's initial and final seats. */
+export function maxSeats(estimate: WorkEstimate): number {
+  return Math.max(estimate.initialSeats, estimate.finalSeats);
+}
+
+/** kube's queueSet.estimatedServiceDuration: the service time assumed when a request is dispatched. */
+const ESTIMATED_SERVICE_SECONDS = 0.003;
+
+/** How a priority level queues: kube's fairqueuing QueuingConfig. */
+export interface QueueSetConfig {
+  /** Queues to spread flows over; 0: no queues (a Reject level); negative: no limit at all (the exempt level). */
+  desiredNumQueues: number;
+  queueLengthLimit: number;
+  handSize: number;
+}
+
+/** How many seats a priority level may use now: kube's DispatchingConfig. */
+export interface DispatchingConfig {
+  concurrencyLimit: number;
+  /** What utilisation ratios divide by (the limit, or a tenth of the server's when the limit is 0). */
+  concurrencyDenominator: number;
+}
+
+/** A request's identity within its level: its FlowSchema, flow and the flow's hash. */
+export interface FlowIdentity {
+  flowSchema: string;
+  /** Key of the flow among this level's flows (schema and distinguisher). */
+  key: string;
+  /** kube's hashFlowID of the flow, computed only when the level has several queues. */
+  hash(): bigint;
+}
+
+/** What the owner of a request hears from the queue set. */
+export interface RequestCallbacks {
+  /** The request may execute now (called once, from a microtask when it was queued). */
+  dispatched(request: FairRequest): void;
+  /** The request was taken out of its queue without executing (its wait limit passed, or it was cancelled). */
+  rejected(request: FairRequest, reason: RejectReason): void;
+}
+
+class Queue {
+  readonly waiting = new RequestFifo();
+  nextDispatchR = 0;
+  executing = 0;
+  seatsInUse = 0;
+
+  constructor(public index: number) {}
+}
+
+/** One request known to a queue set, from arrival to the release of its last seat. */
+export class FairRequest {
+  /** The queue it waits or executes in (none for the exempt and Reject levels). */
+  queue: Queue | undefined;
+  arrivalR = 0;
+  readonly arrivalTime = performance.now();
+  startTime = 0;
+  /** Waiting in a queue: the list node that removes it. */
+  node: FifoNode | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  readonly totalWork: number;
+  readonly finalWork: number;
+  /** The request's own copy: dispatching may cap its final seats. */
+  readonly estimate: WorkEstimate;
+  state: 'waiting' | 'executing' | 'done' = 'waiting';
+
+  constructor(
+    readonly set: QueueSet,
+    readonly flow: FlowIdentity,
+    readonly stats: FlowStats,
+    estimate: WorkEstimate,
+    private readonly callbacks: RequestCallbacks,
+  ) {
+    this.estimate = { ...estimate };
+    this.finalWork = (estimate.finalSeats * estimate.additionalLatencyMs) / 1000;
+    this.totalWork = estimate.initialSeats * ESTIMATED_SERVICE_SECONDS + this.finalWork;
+  }
+
+  get maxSeats(): number {
+    return maxSeats(this.estimate);
+  }
+
+  /** Rejects the request after `ms` unless it was dispatched by then. */
+  limitWait(ms: number): void {
+    this.timer = setTimeout(() => this.set.cancel(this, 'time-out'), Math.max(0, ms));
+  }
+
+  /** Called by the queue set: the request leaves the waiting state. */
+  stopWaiting(): void {
+    clearTimeout(this.timer);
+  }
+
+  notifyDispatched(immediately: boolean): void {
+    if (immediately) this.callbacks.dispatched(this);
+    else queueMicrotask(() => this.callbacks.dispatched(this));
+  }
+
+  notifyRejected(reason: RejectReason): void {
+    this.callbacks.rejected(this, reason);
+  }
+}
+
+interface FifoNode {
+  request: FairRequest;
+  prev: FifoNode | undefined;
+  next: FifoNode | undefined;
+}
+
+/** A FIFO of waiting requests whose members can leave from anywhere, with running sums (kube's requestFIFO). */
+class RequestFifo {
+  private head: FifoNode | undefined;
+  private tail: FifoNode | undefined;
+  length = 0;
+  /** Sum of the members' max seats. */
+  maxSeatsSum = 0;
+  /** Sum of the members' total work (seat-seconds). */
+  totalWorkSum = 0;
+
+  push(request: FairRequest): FifoNode {
+    const node: FifoNode = { request, prev: this.tail, next: undefined };
+    if (this.tail === undefined) this.head = node;
+    else this.tail.next = node;
+    this.tail = node;
+    this.length++;
+    this.maxSeatsSum += request.maxSeats;
+    this.totalWorkSum += request.totalWork;
+    return node;
+  }
+
+  peek(): FairRequest | undefined {
+    return this.head?.request;
+  }
+
+  remove(node: FifoNode): void {
+    if (node.prev === undefined) this.head = node.next;
+    else node.prev.next = node.next;
+    if (node.next === undefined) this.tail = node.prev;
+    else node.next.prev = node.prev;
+    node.prev = node.next = undefined;
+    this.length--;
+    this.maxSeatsSum -= node.request.maxSeats;
+    this.totalWorkSum -= node.request.totalWork;
+  }
+}
+
+/** The outcome of {@link QueueSet.startRequest}. */
+export type StartOutcome = { kind: 'executing'; request: FairRequest } | { kind: 'queued'; request: FairRequest } | { kind: 'rejected'; reason: RejectReason };
+
+function now(): number {
+  return performance.now() / 1000;
+}
+
+/**
+ * kube's fair queuing for one priority level (fairqueuing/queueset): requests of a flow are shuffle
+ * sharded onto the shortest of the flow's hand of queues; queues are served in order of the
+ * virtual finish time of their oldest request, so that every active queue gets an equal share of
+ * the seats whatever its arrival rate, and a request runs once the seats it needs are free. A full
+ * queue (while every seat is taken) rejects; a Reject level rejects whatever does not fit at once;
+ * the exempt level runs everything. Single-threaded: every method runs to completion.
+ */
+export class QueueSet {
+  private queues: Queue[] = [];
+  private config: QueueSetConfig;
+  private dispatching: DispatchingConfig = { concurrencyLimit: 0, concurrencyDenominator: 1 };
+  private currentR = 0;
+  private lastRealTime = now();
+  private robinIndex = -1;
+  private totRequestsWaiting = 0;
+  private totRequestsExecuting = 0;
+  private totSeatsInUse = 0;
+  private totSeatsWaiting = 0;
+  private enqueues = 0;
+  /** Flows' hands of queues, for the current queue count and hand size. */
+  private hands = new Map<string, number[]>();
+
+  constructor(
+    readonly name: string,
+    config: QueueSetConfig,
+    private readonly stats: LevelStats,
+    private readonly demand: SeatDemandIntegrator,
+  ) {
+    this.config = config;
+  }
+
+  /** Applies a new configuration; queues are added at once and removed once empty. */
+  configure(config: QueueSetConfig, dispatching: DispatchingConfig): void {
+    this.syncTime();
+    if (config.desiredNumQueues > 0) {
+      while (this.queues.length < config.desiredNumQueues) this.queues.push(new Queue(this.queues.length));
+    } else {
+      // A level without queues keeps the old limits while its queues drain.
+      config = { ...config, queueLengthLimit: this.config.queueLengthLimit, handSize: this.config.handSize };
+    }
+    if (config.desiredNumQueues !== this.config.desiredNumQueues || config.handSize !== this.config.handSize) this.hands.clear();
+    this.config = config;
+    this.dispatching = dispatching;
+    const qll = Math.max(1, config.queueLengthLimit) * Math.max(1, config.desiredNumQueues);
+    this.stats.requestsWaiting.setDenominator(qll);
+    this.stats.requestsExecuting.setDenominator(dispatching.concurrencyDenominator);
+    this.stats.seatUtilization.setDenominator(dispatching.concurrencyDenominator);
+    this.dispatchAsMuchAsPossible();
+  }
+
+  /** No request waits or executes. */
+  get idle(): boolean {
+    return this.totRequestsWaiting === 0 && this.totRequestsExecuting === 0;
+  }
+
+  /** The current concurrency limit (seats). */
+  get concurrencyLimit(): number {
+    return this.dispatching.concurrencyLimit;
+  }
+
+  /**
+   * kube's StartRequest: runs the request now, queues it (with `waitLimitMs` to wait), or rejects
+   * it ("concurrency-limit" at a Reject level, "queue-full" when its queue is full and every seat
+   * is taken). A queued request is later dispatched or rejected through its callbacks; it waits at
+   * most `waitLimitMs()` milliseconds.
+   */
+  startRequest(flow: FlowIdentity, stats: FlowStats, estimate: WorkEstimate, callbacks: RequestCallbacks, waitLimitMs: () => number): StartOutcome {
+    this.syncTime();
+    const request = new FairRequest(this, flow, stats, estimate, callbacks);
+    if (this.config.desiredNumQueues < 1) {
+      if (!this.canAccommodate(request.maxSeats)) {
+        stats.reject('concurrency-limit');
+        return { kind: 'rejected', reason: 'concurrency-limit' };
+      }
+      request.arrivalR = this.currentR;
+      this.startExecuting(request, undefined);
+      return { kind: 'executing', request };
+    }
+    const queue = this.queues[this.shuffleShard(flow)];
+    if (this.totSeatsInUse >= this.dispatching.concurrencyLimit && queue.waiting.length >= this.config.queueLengthLimit) {
+      stats.reject('queue-full');
+      return { kind: 'rejected', reason: 'queue-full' };
+    }
+    request.arrivalR = this.currentR;
+    request.queue = queue;
+    if (queue.waiting.length === 0 && queue.executing === 0) queue.nextDispatchR = this.currentR;
+    request.node = queue.waiting.push(request);
+    this.totRequestsWaiting++;
+    this.totSeatsWaiting += request.maxSeats;
+    stats.inqueueRequests++;
+    stats.inqueueSeats += request.maxSeats;
+    stats.queueLength.observe(queue.waiting.length);
+    this.stats.requestsWaiting.add(1);
+    this.noteDemand();
+    this.boundNextDispatch(queue);
+    // Dispatching now may pick this very request: it then runs without a microtask's delay.
+    this.dispatchAsMuchAsPossible(request);
+    if (request.state === 'executing') return { kind: 'executing', request };
+    request.limitWait(waitLimitMs());
+    return { kind: 'queued', request };
+  }
+
+  /** A waiting request leaves its queue without executing (client gone, wait limit passed). */
+  cancel(request: FairRequest, reason: RejectReason): void {
+    if (request.state !== 'waiting' || request.node === undefined || request.queue === undefined) return;
+    this.syncTime();
+    request.stopWaiting();
+    const queue = request.queue;
+    queue.waiting.remove(request.node);
+    request.node = undefined;
+    request.state = 'done';
+    this.totRequestsWaiting--;
+    this.totSeatsWaiting -= request.maxSeats;
+    request.stats.inqueueRequests--;
+    request.stats.inqueueSeats -= request.maxSeats;
+    request.stats.reject(reason);
+    this.stats.requestsWaiting.add(-1);
+    this.noteDemand();
+    this.boundNextDispatch(queue);
+    request.notifyRejected(reason);
+  }
+
+  /** An executing request finished: its seats are released (after its additional latency) and others dispatched. */
+  finish(request: FairRequest): void {
+    if (request.state !== 'executing') return;
+    this.syncTime();
+    request.state = 'done';
+    this.totRequestsExecuting--;
+    request.stats.executingRequests--;
+    this.stats.requestsExecuting.add(-1);
+    const serviceSeconds = now() - request.startTime;
+    const queue = request.queue;
+    if (queue !== undefined) {
+      queue.executing--;
+      queue.nextDispatchR -= request.estimate.initialSeats * (ESTIMATED_SERVICE_SECONDS - serviceSeconds);
+      this.boundNextDispatch(queue);
+    }
+    const release = (): void => {
+      this.totSeatsInUse -= request.maxSeats;
+      request.stats.executingSeats -= request.maxSeats;
+      this.stats.seatUtilization.add(-request.maxSeats);
+      this.noteDemand();
+      if (queue !== undefined) {
+        queue.seatsInUse -= request.maxSeats;
+        this.removeQueueIfEmpty(queue);
+      }
+    };
+    if (request.estimate.additionalLatencyMs <= 0) {
+      release();
+      this.dispatchAsMuchAsPossible();
+      return;
+    }
+    this.dispatchAsMuchAsPossible();
+    setTimeout(() => {
+      this.syncTime();
+      release();
+      this.dispatchAsMuchAsPossible();
+    }, request.estimate.additionalLatencyMs).unref();
+  }
+
+  private startExecuting(request: FairRequest, queue: Queue | undefined): void {
+    request.state = 'executing';
+    request.startTime = now();
+    this.totRequestsExecuting++;
+    this.totSeatsInUse += request.maxSeats;
+    request.stats.executingRequests++;
+    request.stats.executingSeats += request.maxSeats;
+    request.stats.dispatched++;
+    this.stats.requestsExecuting.add(1);
+    this.stats.seatUtilization.add(request.maxSeats);
+    this.noteDemand();
+    if (queue !== undefined) {
+      queue.executing++;
+      queue.seatsInUse += request.maxSeats;
+    }
+  }
+
+  private noteDemand(): void {
+    const demand = this.totSeatsInUse + this.totSeatsWaiting;
+    this.demand.set(demand);
+    this.stats.demand.set(demand);
+  }
+
+  /** kube's syncTimeLocked: advances the virtual clock R at the rate each active queue is served. */
+  private syncTime(): void {
+    const realNow = now();
+    const elapsed = realNow - this.lastRealTime;
+    this.lastRealTime = realNow;
+    if (elapsed > 0) this.currentR += this.virtualTimeRatio() * elapsed;
+    this.stats.currentR = this.currentR;
+  }
+
+  private virtualTimeRatio(): number {
+    let active = 0;
+    let seatsRequested = 0;
+    for (const q of this.queues) {
+      seatsRequested += q.seatsInUse + q.waiting.maxSeatsSum;
+      if (q.waiting.length > 0 || q.executing > 0) active++;
+    }
+    if (active === 0) return 0;
+    return Math.min(seatsRequested, this.dispatching.concurrencyLimit) / active;
+  }
+
+  /** The least-loaded queue (by waiting work) of the flow's hand, starting at a rotating offset as kube does. */
+  private shuffleShard(flow: FlowIdentity): number {
+    let hand = this.hands.get(flow.key);
+    if (hand === undefined) {
+      hand = dealHand(flow.hash(), this.config.desiredNumQueues, this.config.handSize);
+      if (this.hands.size >= 10_000) this.hands.clear();
+      this.hands.set(flow.key, hand);
+    }
+    const offset = this.enqueues % hand.length;
+    this.enqueues++;
+    let best = hand[offset];
+    let bestWork = Infinity;
+    for (let i = 0; i < hand.length; i++) {
+      const index = hand[(offset + i) % hand.length];
+      const work = this.queues[index].waiting.totalWorkSum;
+      if (work < bestWork) {
+        bestWork = work;
+        best = index;
+      }
+    }
+    return best;
+  }
+
+  private canAccommodate(seats: number): boolean {
+    if (this.config.desiredNumQueues < 0) return true;
+    if (seats > this.dispatching.concurrencyLimit) return this.totRequestsExecuting === 0;
+    return this.totSeatsInUse + seats <= this.dispatching.concurrencyLimit;
+  }
+
+  private dispatchAsMuchAsPossible(arriving?: FairRequest): void {
+    while (this.totRequestsWaiting !== 0 && this.totSeatsInUse < this.dispatching.concurrencyLimit && this.dispatchOne(arriving)) {
+      // dispatchOne did the work
+    }
+  }
+
+  /** kube's dispatchLocked: runs the oldest request of the queue with the earliest virtual finish, if its seats are free. */
+  private dispatchOne(arriving: FairRequest | undefined): boolean {
+    let minFinish = Infinity;
+    let minQueue: Queue | undefined;
+    let minIndex = -1;
+    let sMin = Infinity;
+    let sMax = -Infinity;
+    let dsMin = Infinity;
+    let dsMax = -Infinity;
+    const n = this.queues.length;
+    for (let i = 0; i < n; i++) {
+      this.robinIndex = (this.robinIndex + 1) % n;
+      const queue = this.queues[this.robinIndex];
+      const oldest = queue.waiting.peek();
+      if (oldest === undefined) continue;
+      sMin = Math.min(sMin, queue.nextDispatchR);
+      sMax = Math.max(sMax, queue.nextDispatchR);
+      const discounted = queue.nextDispatchR - queue.seatsInUse * ESTIMATED_SERVICE_SECONDS;
+      dsMin = Math.min(dsMin, discounted);
+      dsMax = Math.max(dsMax, discounted);
+      const finish = queue.nextDispatchR + oldest.totalWork;
+      if (finish < minFinish) {
+        minFinish = finish;
+        minQueue = queue;
+        minIndex = this.robinIndex;
+      }
+    }
+    const request = minQueue?.waiting.peek();
+    if (minQueue === undefined || request === undefined || request.node === undefined) return false;
+    if (!this.canAccommodate(request.maxSeats)) {
+      request.stats.noAccommodation++;
+      return false;
+    }
+    minQueue.waiting.remove(request.node);
+    request.node = undefined;
+    request.stopWaiting();
+    const waitingSeats = request.maxSeats;
+    if (request.estimate.finalSeats > this.dispatching.concurrencyLimit) {
+      // As kube: the lingering seats are capped at the limit and held proportionally longer.
+      const finalSeats = this.dispatching.concurrencyLimit;
+      request.estimate.additionalLatencyMs = (request.finalWork / Math.max(1, finalSeats)) * 1000;
+      request.estimate.finalSeats = finalSeats;
+    }
+    this.robinIndex = minIndex;
+    this.stats.dispatch = { r: this.currentR, s: minQueue.nextDispatchR, sMin, sMax, dsMin, dsMax };
+    this.totRequestsWaiting--;
+    this.totSeatsWaiting -= waitingSeats;
+    request.stats.inqueueRequests--;
+    request.stats.inqueueSeats -= waitingSeats;
+    this.stats.requestsWaiting.add(-1);
+    this.startExecuting(request, minQueue);
+    minQueue.nextDispatchR += request.totalWork;
+    this.boundNextDispatch(minQueue);
+    if (request !== arriving) request.notifyDispatched(false);
+    return true;
+  }
+
+  /** kube's anti-windup: a queue's next dispatch never lags the arrival of its oldest request. */
+  private boundNextDispatch(queue: Queue): void {
+    const oldest = queue.waiting.peek();
+    if (oldest !== undefined && queue.nextDispatchR < oldest.arrivalR) queue.nextDispatchR = oldest.arrivalR;
+  }
+
+  /** Queues beyond the configured number go once empty. */
+  private removeQueueIfEmpty(queue: Queue): void {
+    if (this.queues.length <= this.config.desiredNumQueues || queue.waiting.length > 0 || queue.executing > 0) return;
+    if (this.queues[queue.index] !== queue) return;
+    this.queues.splice(queue.index, 1);
+    for (let i = queue.index; i < this.queues.length; i++) this.queues[i].index = i;
+    if (this.robinIndex >= queue.index) this.robinIndex--;
+    this.hands.clear();
+  }
+}
