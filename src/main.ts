@@ -8,6 +8,7 @@ import { StartupError } from './config/startup-error.js';
 import { checkKubeconfigPath } from './cli/serving-banner.js';
 import { logger } from './logging/logger.js';
 import { checkAuditPolicy } from './audit/audit-log.js';
+import { checkAuthenticationFlags } from './auth/authentication-setup.js';
 import { envtestAssetsCommand } from './cli/envtest-assets.js';
 import { warnIfOpenToOtherHosts } from './cli/open-access-warning.js';
 
@@ -41,6 +42,7 @@ async function main(): Promise<void> {
   if (cluster.isPrimary) warnIfOpenToOtherHosts(config);
   const workers = config.workers < 1 ? availableParallelism() : config.workers;
   if (cluster.isPrimary && workers > 1) checkAuditPolicy(config);
+  if (cluster.isPrimary && workers > 1) checkAuthenticationFlags(config);
   if (cluster.isPrimary && workers > 1) {
     await runPrimary(config, { workers });
     return;

@@ -1,6 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import { TLSSocket } from 'node:tls';
 import type { Authenticator, AuthenticationResult, RequestAuthenticator, TokenAuthenticator } from './authenticator.js';
+import { CachedTokenAuthenticator, type TokenCacheOptions } from './token-cache.js';
+import { logger } from '../logging/logger.js';
 import { ADMIN_USER, ANONYMOUS_USER, AUTHENTICATED_GROUP, UNAUTHENTICATED_GROUP, type User } from '../api/user.js';
 
 /** The members of the chain, each optional, in kube-apiserver's order. */
@@ -9,10 +11,14 @@ export interface ChainMembers {
   requestHeader?: RequestAuthenticator;
   /** `--client-ca-file` client certificates. */
   clientCertificates?: RequestAuthenticator;
-  /** Bearer token authenticators in order: static token file, then service account tokens. */
+  /** Bearer token authenticators in kube's order: static token file, service account tokens, JWT issuers, webhook. */
   tokens: TokenAuthenticator[];
   /** `--anonymous-auth`: a request no member recognises is system:anonymous. */
   anonymous: boolean;
+  /** The configuration file's anonymous conditions: only these request paths may be anonymous (absent: any). */
+  anonymousPaths?: ReadonlySet<string>;
+  /** kube's cache of the token authenticators' answers (absent: none). */
+  tokenCache?: Omit<TokenCacheOptions, 'cacheErrors'>;
   /** The API server's audiences (`--api-audiences`). */
   apiAudiences: string[];
 }
@@ -40,7 +46,13 @@ function withAuthenticatedGroup(user: User): User {
  * (not TLS) is the local administrator, as on kube-apiserver's old insecure port.
  */
 export class AuthenticationChain implements Authenticator {
-  constructor(private readonly members: ChainMembers) {}
+  private readonly tokens: TokenAuthenticator;
+
+  constructor(private readonly members: ChainMembers) {
+    const union: TokenAuthenticator = { authenticateToken: (token, audiences) => this.unionOfTokens(token, audiences) };
+    // As kube: the union's answers are cached, errors included (refusals only when a failure TTL is set).
+    this.tokens = members.tokenCache === undefined ? union : new CachedTokenAuthenticator(union, { ...members.tokenCache, cacheErrors: true });
+  }
 
   /** The audiences a token is for unless a TokenReview asks for others. */
   apiAudiences(): string[] {
@@ -66,7 +78,13 @@ export class AuthenticationChain implements Authenticator {
       }
       errors.push(result?.error ?? 'invalid bearer token');
     }
-    if (errors.length > 0 || !this.members.anonymous) return undefined;
+    if (errors.length > 0) {
+      logger.error('Unable to authenticate the request', { err: errors.length === 1 ? errors[0] : `[${errors.join(', ')}]` });
+      return undefined;
+    }
+    if (!this.members.anonymous) return undefined;
+    const paths = this.members.anonymousPaths;
+    if (paths !== undefined && !paths.has(requestPath(req.url))) return undefined;
     return ANONYMOUS_USER;
   }
 
@@ -74,7 +92,14 @@ export class AuthenticationChain implements Authenticator {
    * A bearer token alone (also TokenReview's question): the first token authenticator that knows it.
    * `audiences`: the audiences it must be for (default: the API server's).
    */
-  async authenticateToken(token: string, audiences?: string[]): Promise<AuthenticationResult> {
+  authenticateToken(token: string, audiences?: string[]): Promise<AuthenticationResult> {
+    // As kube: a request's token is for the API audiences, the same cache entry as a review asking for them.
+    const api = this.members.apiAudiences;
+    return this.tokens.authenticateToken(token, audiences ?? (api.length > 0 ? [...api] : undefined));
+  }
+
+  /** kube's token union: the first authenticator that accepts the token, else every error aggregated. */
+  private async unionOfTokens(token: string, audiences?: string[]): Promise<AuthenticationResult> {
     const errors: string[] = [];
     for (const member of this.members.tokens) {
       const result = await member.authenticateToken(token, audiences);
@@ -84,5 +109,15 @@ export class AuthenticationChain implements Authenticator {
     }
     if (errors.length === 0) return undefined;
     return { error: errors.length === 1 ? errors[0] : `[${errors.join(', ')}]` };
+  }
+}
+
+/** The request's path, percent-decoded as Go's URL.Path (kube's anonymous conditions compare it). */
+function requestPath(url: string | undefined): string {
+  const raw = (url ?? '/').split('?')[0];
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
   }
 }

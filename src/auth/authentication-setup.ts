@@ -12,6 +12,11 @@ import { RequestHeaderAuthenticator } from './request-header.js';
 import { ServiceAccountAuthenticator } from './service-account-authenticator.js';
 import { DEFAULT_ISSUER, ServiceAccountTokens } from './service-account-tokens.js';
 import { TokenFile } from './token-file.js';
+import { audienceAgnostic } from './audience-agnostic.js';
+import { buildJwtSetup, loadJwtConfiguration } from './oidc/jwt-setup.js';
+import { cachedTokenWebhook, TokenWebhookAuthenticator } from './token-webhook.js';
+import { anonymousAuthUnderAuthorization } from './anonymous-auth-flag.js';
+import { logger } from '../logging/logger.js';
 
 /** The server's authentication: the request chain, and the service account token issuer. */
 export interface AuthenticationSetup {
@@ -37,12 +42,17 @@ function readOrExplain(flag: string, path: string): string {
   }
 }
 
+/** kube-apiserver's cache of token authentication: successes for 10 s, failures not at all. */
+const TOKEN_CACHE = { successTtlMs: 10_000, failureTtlMs: 0 };
+
 /**
- * Builds the authentication chain the flags describe. Service account tokens are signed with
+ * Builds the authentication chain the flags describe (JWT issuers and the authentication
+ * configuration file: see oidc/jwt-setup.ts; the token webhook: token-webhook.ts). `signal` stops
+ * the background work (issuer discovery, file reloads, webhook connections). Service account tokens are signed with
  * `--service-account-signing-key-file`, else the key generated in `--cert-dir`, else (an in-process
  * server without HTTPS) a key generated for this process only.
  */
-export function buildAuthentication(config: ServerConfig, storage: Storage, serving: ServingSetup | undefined): AuthenticationSetup {
+export function buildAuthentication(config: ServerConfig, storage: Storage, serving: ServingSetup | undefined, signal: AbortSignal): AuthenticationSetup {
   let signingKey: string;
   if (config.serviceAccountSigningKeyFile !== '') signingKey = readOrExplain('service-account-signing-key-file', config.serviceAccountSigningKeyFile);
   else if (serving !== undefined) signingKey = serving.certDir.serviceAccountKey;
@@ -66,12 +76,30 @@ export function buildAuthentication(config: ServerConfig, storage: Storage, serv
   const tokenAuthenticators: TokenAuthenticator[] = [];
   if (config.tokenAuthFile !== '') {
     try {
-      tokenAuthenticators.push(new TokenFile(config.tokenAuthFile));
+      tokenAuthenticators.push(audienceAgnostic(tokens.apiAudiences, new TokenFile(config.tokenAuthFile)));
     } catch (err) {
       throw new StartupError(`invalid --token-auth-file: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
   tokenAuthenticators.push(new ServiceAccountAuthenticator(tokens, storage, config.serviceAccountLookup));
+  // kube keeps the JWT issuers after service accounts (their unknown keys would make issuers be asked again), then the webhook.
+  const authLog = (level: 'info' | 'error', message: string, fields?: Record<string, unknown>): void => logger.log(level, message, fields);
+  const anonymousAuth = anonymousAuthUnderAuthorization(config.anonymousAuth, config.authorizationMode, (message) => logger.warn(message));
+  const jwt = buildJwtSetup({ ...config, anonymousAuth }, issuers, authLog, signal);
+  if (jwt.authenticator !== undefined) tokenAuthenticators.push(audienceAgnostic(tokens.apiAudiences, jwt.authenticator));
+  if (config.tokenWebhook.configFile !== '') {
+    try {
+      const webhook = cachedTokenWebhook({
+        ...config.tokenWebhook,
+        apiAudiences: tokens.apiAudiences,
+        log: (message, fields) => logger.error(message, fields),
+      });
+      signal.addEventListener('abort', webhook.close, { once: true });
+      tokenAuthenticators.push(webhook.authenticator);
+    } catch (err) {
+      throw new StartupError(err instanceof Error ? err.message : String(err));
+    }
+  }
   const requestheaderRoots = serving?.requestheaderRoots();
   const chain = new AuthenticationChain({
     requestHeader:
@@ -87,9 +115,25 @@ export function buildAuthentication(config: ServerConfig, storage: Storage, serv
           }),
     clientCertificates: serving === undefined ? undefined : new ClientCertificateAuthenticator(() => serving.clientRoots()),
     tokens: tokenAuthenticators,
-    anonymous: config.anonymousAuth,
+    anonymous: jwt.anonymous.enabled,
+    anonymousPaths: jwt.anonymous.paths,
     apiAudiences: tokens.apiAudiences,
+    tokenCache: TOKEN_CACHE,
   });
   const lifetimes = { maxSeconds: config.serviceAccountMaxTokenExpirationSeconds ?? 0, extend: config.serviceAccountExtendTokenExpiration ?? true };
   return { chain, tokens, lifetimes };
+}
+
+/**
+ * The start-up refusals of the JWT, authentication configuration and token webhook flags, checked
+ * without starting anything (the cluster primary checks them before forking workers).
+ */
+export function checkAuthenticationFlags(config: ServerConfig): void {
+  loadJwtConfiguration(config, config.serviceAccountIssuers.length > 0 ? config.serviceAccountIssuers : [DEFAULT_ISSUER]);
+  if (config.tokenWebhook.configFile === '') return;
+  try {
+    new TokenWebhookAuthenticator({ ...config.tokenWebhook, apiAudiences: [], log: () => undefined }).close();
+  } catch (err) {
+    throw new StartupError(err instanceof Error ? err.message : String(err));
+  }
 }

@@ -9,6 +9,7 @@ import { KNOWN_CONTROLLER_NAMES, validateControllerList } from '../controllers/c
 import { isImplementedAdmissionPlugin } from '../admission/admission-chain.js';
 import { admissionFlagProblems, isDefaultAdmissionPlugin, ORDERED_ADMISSION_PLUGINS } from '../admission/plugin-names.js';
 import { SERVING_FLAGS } from '../config/serving-flags.js';
+import { AUTHENTICATION_FLAGS } from '../config/authentication-flags.js';
 import { AUDIT_FLAGS } from '../config/audit-flags.js';
 import { COMPAT_FLAGS } from '../config/compat-flags.js';
 import { FLOW_CONTROL_FLAGS } from '../config/flowcontrol-flags.js';
@@ -128,6 +129,7 @@ export const FLAGS: readonly FlagSpec[] = [
     },
   },
   ...SERVING_FLAGS,
+  ...AUTHENTICATION_FLAGS,
   ...AUDIT_FLAGS,
   ...SIGNING_FLAGS,
   ...AGGREGATOR_FLAGS,

@@ -15,16 +15,14 @@ export function isLoopbackAddress(address: string): boolean {
 
 /**
  * The warning for a server that authorizes with AlwaysAllow while other hosts can reach its secure
- * port, or undefined when there is nothing to warn about. kube-apiserver turns anonymous
- * authentication off in this combination; Capstan keeps its flags as given (the embedded default
- * serves loopback only), so it says loudly what that means instead.
+ * port, or undefined when there is nothing to warn about. Anonymous requests are off in this
+ * combination (kube's rule: auth/anonymous-auth-flag.ts), but every credential is still all-powerful.
  */
-export function openAccessWarning(config: Pick<ServerConfig, 'bindAddress' | 'authorizationMode' | 'anonymousAuth'>): string | undefined {
+export function openAccessWarning(config: Pick<ServerConfig, 'bindAddress' | 'authorizationMode'>): string | undefined {
   const modes = config.authorizationMode.split(',').map((m) => m.trim());
   if (!modes.includes('AlwaysAllow') || isLoopbackAddress(config.bindAddress)) return undefined;
-  const who = config.anonymousAuth ? 'every client that can reach it, without any credential,' : 'every client with any valid credential';
   return (
-    `--authorization-mode=${config.authorizationMode} on --bind-address=${config.bindAddress}: ${who} may read and change everything, ` +
+    `--authorization-mode=${config.authorizationMode} on --bind-address=${config.bindAddress}: every client with any valid credential may read and change everything, ` +
     'Secrets and RBAC included; use --authorization-mode=Node,RBAC (as the image and the Helm chart do) or bind a loopback address'
   );
 }
@@ -32,6 +30,5 @@ export function openAccessWarning(config: Pick<ServerConfig, 'bindAddress' | 'au
 /** Logs openAccessWarning's text at `warn` level when it applies (once, at start, by the primary). */
 export function warnIfOpenToOtherHosts(config: ServerConfig): void {
   const text = openAccessWarning(config);
-  if (text !== undefined)
-    logger.warn(text, { bindAddress: config.bindAddress, authorizationMode: config.authorizationMode, anonymousAuth: config.anonymousAuth });
+  if (text !== undefined) logger.warn(text, { bindAddress: config.bindAddress, authorizationMode: config.authorizationMode });
 }

@@ -3,9 +3,11 @@ import type { Limits } from '../api/limits.js';
 import type { RuntimeConfig } from './runtime-config.js';
 import type { IpRange } from './ip-range.js';
 import type { PortRange } from './port-range.js';
+import type { ExternalAuthenticationConfig } from './external-authentication-config.js';
 
 /** Everything the command line configures (serving and authentication: see serving-flags.ts). */
-export interface ServerConfig extends ServingConfig, AuthenticationConfig, AuditConfig, ClusterSigningConfig, AggregatorConfig, FlowControlConfig {
+export interface ServerConfig
+  extends ServingConfig, AuthenticationConfig, ExternalAuthenticationConfig, AuditConfig, ClusterSigningConfig, AggregatorConfig, FlowControlConfig {
   /** Address of the secure port. */
   bindAddress: string;
   storage: 'memory' | 'redis';

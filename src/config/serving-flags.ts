@@ -115,11 +115,13 @@ export const SERVING_FLAGS: FlagSpec[] = [
   {
     name: 'anonymous-auth',
     group: 'authentication',
-    default: 'true',
-    help: 'Requests without credentials are system:anonymous in group system:unauthenticated (false: 401).',
+    default: '',
+    help: 'Requests without credentials are system:anonymous in group system:unauthenticated (default true; false: 401). Turned off, as in kube-apiserver, when --authorization-mode includes AlwaysAllow. Not with an --authentication-config that has an anonymous section.',
     apply: (c, v) => {
-      if (v !== 'true' && v !== 'false') throw new Error(`invalid argument "${v}" for "--anonymous-auth" flag: must be true or false`);
-      c.anonymousAuth = v === 'true';
+      if (v !== '' && v !== 'true' && v !== 'false') throw new Error(`invalid argument "${v}" for "--anonymous-auth" flag: must be true or false`);
+      c.anonymousAuth = v !== 'false';
+      // Given or not matters: kube refuses the flag beside the configuration file's anonymous section.
+      c.anonymousAuthFlagSet = v !== '';
     },
   },
   {

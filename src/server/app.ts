@@ -174,7 +174,7 @@ export async function startServer(given: ServerConfig, storage: Storage, options
   const authorizer = options.authorizer ?? authorizerFor(modes, { rbac, webhook: webhookAuthorizerFor(config, modes), node });
   const serving = config.securePort === undefined ? undefined : await ServingSetup.load(config);
   if (serving !== undefined) await lifecycle.start('serving certificates', serving);
-  const authentication = buildAuthentication(config, storage, serving);
+  const authentication = buildAuthentication(config, storage, serving, shutdown.signal);
   const webhooks = webhookAdmission(storage, catalog, authorizer, (error) => logger.warn('cannot watch webhook configurations', { error }));
   const policyError = (error: unknown): void => logger.warn('admission policies: watch failed', { error });
   const mutatingPolicies = new MutatingAdmissionPolicyPlugin(catalog, storage, authorizer, shutdown.signal, policyError);

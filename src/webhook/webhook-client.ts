@@ -20,6 +20,18 @@ export interface WebhookClientConfig {
   service?: { namespace: string; name: string; path?: string; port?: number };
   /** Base64 of PEM certificates trusted for the serving certificate; absent: the system roots. */
   caBundle?: string;
+  /** Credentials a kubeconfig names (the token authentication webhook): never in admission configurations. */
+  credentials?: WebhookCredentials;
+}
+
+/** A kubeconfig user's credentials and its cluster's TLS choice. */
+export interface WebhookCredentials {
+  /** PEM client certificate and key. */
+  clientCertificate?: { cert: Buffer; key: Buffer };
+  /** Sent as `Authorization: Bearer TOKEN`. */
+  bearerToken?: string;
+  /** The serving certificate is not verified (kubeconfig's insecure-skip-tls-verify). */
+  insecureSkipTLSVerify?: boolean;
 }
 
 /** A `metav1.Status` as a webhook call failure carries it (code, reason, message). */
@@ -105,11 +117,12 @@ export class WebhookClient {
           Accept: 'application/json, */*',
           'Content-Length': payload.length,
           Host: target.hostHeader,
+          ...(config.credentials?.bearerToken === undefined ? {} : { Authorization: `Bearer ${config.credentials.bearerToken}` }),
         },
         signal,
       };
       const send = target.secure ? httpsRequest : httpRequest;
-      if (target.secure) opts.agent = this.agentFor(config.caBundle, target.serverName);
+      if (target.secure) opts.agent = this.agentFor(config.caBundle, target.serverName, config.credentials);
       const req = send(opts, (res) => {
         const chunks: Buffer[] = [];
         let size = 0;
@@ -183,12 +196,22 @@ export class WebhookClient {
     };
   }
 
-  private agentFor(caBundle: string | undefined, serverName: string): Agent {
-    const key = `${serverName}\n${caBundle ?? ''}`;
+  private agentFor(caBundle: string | undefined, serverName: string, credentials?: WebhookCredentials): Agent {
+    const identity = credentials?.clientCertificate;
+    const insecure = credentials?.insecureSkipTLSVerify === true;
+    const key = `${serverName}\n${caBundle ?? ''}\n${identity?.cert.toString('base64') ?? ''}\n${String(insecure)}`;
     let agent = this.agents.get(key);
     if (agent === undefined) {
       const ca = caBundle ? Buffer.from(caBundle, 'base64') : undefined;
-      const options = { keepAlive: true, maxSockets: 100, ca, servername: serverName || undefined, ALPNProtocols: ['http/1.1'] };
+      const options = {
+        keepAlive: true,
+        maxSockets: 100,
+        ca,
+        servername: serverName || undefined,
+        ALPNProtocols: ['http/1.1'],
+        ...(identity === undefined ? {} : { cert: identity.cert, key: identity.key }),
+        ...(insecure ? { rejectUnauthorized: false } : {}),
+      };
       // A bundle holding the serving certificate itself (envtest's) is trusted as Go trusts it.
       agent = ca !== undefined && bundleHasLeaf(ca.toString('utf8')) ? new LeafTrustingAgent({ ...options, ca }) : new Agent(options);
       if (this.agents.size >= MAX_AGENTS) {
@@ -263,7 +286,7 @@ const CERT_ERRORS: Record<string, string> = {
   CERT_NOT_YET_VALID: 'x509: certificate has expired or is not yet valid',
 };
 
-/** Go's wording of a dial or TLS error (`dial tcp 10.0.0.1:443: connect: connection refused`). */
+/** Go's net/http wording of a transport error (`dial tcp 127.0.0.1:1: connect: connection refused`, x509 failures). */
 export function goNetError(err: Error): string {
   const e = err as NodeJS.ErrnoException & { address?: string; port?: number; host?: string; reason?: string; hostname?: string };
   const addr = e.address !== undefined ? `${e.address.includes(':') ? `[${e.address}]` : e.address}:${e.port ?? ''}` : '';

@@ -361,7 +361,9 @@ describe('process lifecycle', { concurrency: true }, () => {
     try {
       const port = new URL(first.url).port;
       for (const extra of [[], ['--storage=redis', '--redis-url', redis.url, '--workers', '2']]) {
-        const r = await runCapstan(['--port', port, ...extra], 60_000);
+        // --anonymous-auth=false: under the default AlwaysAllow kube's warning that it turns anonymous
+        // requests off would be logged before the error.
+        const r = await runCapstan(['--port', port, '--anonymous-auth=false', ...extra], 60_000);
         assert.equal(r.code, 1, r.stderr);
         assert.equal(r.stderr, `Error: cannot listen on 127.0.0.1:${port}: address already in use\n`);
         assert.equal(r.stdout, '');

@@ -39,7 +39,8 @@ test('AlwaysAllow on 0.0.0.0 logs a warning at start; loopback and Node,RBAC do 
   assert.equal(open.found.length, 1, open.stderr);
   assert.equal(open.found[0].bindAddress, '0.0.0.0');
   assert.equal(open.found[0].authorizationMode, 'AlwaysAllow');
-  assert.match(open.found[0].msg ?? '', /without any credential/);
+  // Anonymous requests are off under AlwaysAllow (kube's rule), so the warning is about credentials.
+  assert.match(open.found[0].msg ?? '', /every client with any valid credential/);
   assert.match(open.found[0].msg ?? '', /Node,RBAC/);
   assert.deepEqual(loopback.found, [], loopback.stderr);
   assert.deepEqual(rbac.found, [], rbac.stderr);
@@ -48,9 +49,8 @@ test('AlwaysAllow on 0.0.0.0 logs a warning at start; loopback and Node,RBAC do 
 test('loopback addresses, and the warning for each combination', () => {
   for (const a of ['127.0.0.1', '127.1.2.3', '::1', '[::1]', '::ffff:127.0.0.1', 'localhost', 'LOCALHOST']) assert.equal(isLoopbackAddress(a), true, a);
   for (const a of ['0.0.0.0', '::', '10.0.0.1', '::ffff:10.0.0.1', '128.0.0.1', 'example.com', '']) assert.equal(isLoopbackAddress(a), false, a);
-  const base = { bindAddress: '0.0.0.0', authorizationMode: 'AlwaysAllow', anonymousAuth: true };
-  assert.match(openAccessWarning(base) ?? '', /without any credential/);
-  assert.match(openAccessWarning({ ...base, anonymousAuth: false }) ?? '', /any valid credential/);
+  const base = { bindAddress: '0.0.0.0', authorizationMode: 'AlwaysAllow' };
+  assert.match(openAccessWarning(base) ?? '', /every client with any valid credential/);
   assert.match(openAccessWarning({ ...base, authorizationMode: 'RBAC,AlwaysAllow' }) ?? '', /RBAC,AlwaysAllow/);
   assert.equal(openAccessWarning({ ...base, authorizationMode: 'Node,RBAC' }), undefined);
   assert.equal(openAccessWarning({ ...base, bindAddress: '127.0.0.1' }), undefined);
