@@ -22,11 +22,11 @@ if ! command -v go >/dev/null 2>&1; then
   exit 2
 fi
 
+# Every .go file of the folder is part of the hash (a program may be split into several files).
+sources=("$src"/*.go)
 if [[ -f "$src/main.go" ]]; then
-  sources=("$src/main.go")
   build=(go build)
 else
-  sources=("$src"/*.go)
   build=(go test -c)
 fi
 hash="$({ go version; cat "$src/go.mod" "$src/go.sum" "${sources[@]}"; } | sha256sum | cut -c1-16)"

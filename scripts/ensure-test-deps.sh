@@ -31,3 +31,5 @@ bash "$(dirname "$0")/build-go-metrics-fixture.sh" >/dev/null
 # The Helm chart tests lint and render with helm, built from the Go module proxy when missing
 # (cached under ~/.cache/capstan; exit status 3 means it cannot be built here and the test says so).
 bash "$(dirname "$0")/ensure-helm.sh" >/dev/null || [ $? -eq 3 ]
+# The linearizability checker (Porcupine) of the checker's tests and the failover scripts.
+bash "$(dirname "$0")/build-go-linearizability-checker.sh" >/dev/null

@@ -170,15 +170,36 @@ export function timeout(message: string, retryAfterSeconds = 1): ApiError {
   return new ApiError(504, 'Timeout', message, { retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) });
 }
 
-/** 504 for a write whose outcome is unknown (it may still be applied), as kube reports storage timeouts. */
-export function writeTimeout(): ApiError {
-  return new ApiError(
-    504,
-    'Timeout',
-    'Timeout: request did not complete within requested timeout - context deadline exceeded',
-    { retryAfterSeconds: 1 },
-    { 'Retry-After': '1' },
-  );
+/**
+ * 504 for a write whose outcome is unknown: storage did not confirm it in time, so it may have been
+ * applied (or be lost in a failover). Written as kube-apiserver's request timeout filter writes it
+ * when storage does not answer before the request's deadline (checked on kube-apiserver 1.36 with etcd
+ * stopped): `text/plain` JSON of a Status without kind and apiVersion, `details` empty, no
+ * Retry-After header, so client-go reports "the server was unable to return a response in the time
+ * allotted, but may still be processing the request" instead of re-sending a create that may have
+ * been stored.
+ */
+export class WriteTimeoutError extends ApiError {
+  constructor() {
+    super(504, 'Timeout', 'Timeout: request did not complete within the allotted timeout', {});
+  }
+
+  override toStatus(): StatusObject {
+    const { code, ...rest } = super.toStatus();
+    return { ...rest, details: {}, code };
+  }
+
+  /** The body as kube's timeout filter encodes it (Go's json.Encoder: no kind or apiVersion, a final newline). */
+  filterBody(): string {
+    const { metadata, status, message, reason, details, code } = this.toStatus();
+    return `${JSON.stringify({ metadata, status, message, reason, details, code })}\n`;
+  }
+}
+
+/** See WriteTimeoutError; `detail` (the storage's own words) goes to the log only. */
+export function writeTimeout(detail?: string): ApiError {
+  logger.warn('storage write outcome unknown', { detail });
+  return new WriteTimeoutError();
 }
 
 /**
@@ -204,7 +225,7 @@ export function storageErrorToApi(err: unknown, resource?: { group: string; reso
     case 'Unavailable':
       return storageUnavailable(err);
     case 'Timeout':
-      return writeTimeout();
+      return writeTimeout(err.message);
   }
 }
 

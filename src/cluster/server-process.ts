@@ -66,10 +66,9 @@ function installShutdown(): { serving(server: CapstanServer): void } {
 /**
  * Runs one serving process: the whole server (`--workers 1`, binding the port itself) or one
  * cluster worker (serving the connections the primary accepts and hands over; it binds nothing).
- * Only the single process and worker slot 0 run the in-server controllers, so each instance runs
- * one copy (a restarted slot-0 worker takes it back). Several instances (pods) on one store each run
- * their copy, as every kube-apiserver runs its own: their writes are compare-and-swap, so the copies
- * converge; the controllers of kube-controller-manager are elected once. The single process prints the
+ * Every worker is a candidate for the controller manager's lease (one process at a time runs the
+ * controllers, across every instance on the storage); only the single process or worker slot 0 does
+ * the instance's own work (identity Lease, APF configuration). The single process prints the
  * `serving` line; a worker tells the primary it is ready, and the primary prints the line once
  * every worker is.
  */
@@ -85,7 +84,8 @@ export async function runServerProcess(config: ServerConfig): Promise<CapstanSer
   const receiver = listener === undefined ? undefined : new ConnectionReceiver();
   const storage = await openStorage(config);
   const server = await startServer(config, storage, {
-    runControllers: index === 0,
+    // Each worker competes for the controller manager's lease; one per instance does the instance's own work.
+    instanceControllers: index === 0,
     handedConnections:
       listener === undefined || receiver === undefined
         ? undefined

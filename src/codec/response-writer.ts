@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { asApiError, type ApiError } from '../api/errors.js';
+import { asApiError, WriteTimeoutError, type ApiError } from '../api/errors.js';
 import { RouteNotAcceptableError, type OutputFormat } from './negotiation.js';
 import { encodeCborDocument, encodeCborJson, writeCborList } from './cbor/cbor-response.js';
 import { parseAccept } from './media-type.js';
@@ -206,6 +206,11 @@ export function writeError(res: Response, err: unknown): void {
     // go-restful writes its 406 indented, without a trailing newline.
     res.setHeader('Content-Type', 'application/json');
     res.end(JSON.stringify(status, null, 2));
+    return;
+  }
+  if (apiError instanceof WriteTimeoutError) {
+    res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+    res.end(apiError.filterBody());
     return;
   }
   // A 406 is written as JSON: kube answers in the encoding it could not negotiate with its default.

@@ -4,6 +4,7 @@
  * Every worker (and every replica over one Redis) is a candidate; the controllers start when this
  * one acquires the lease and stop when it loses it or the server shuts down.
  */
+import { setMaxListeners } from 'node:events';
 import { logger } from '../logging/logger.js';
 import type { ServerContext } from '../rest/server-context.js';
 import { GarbageCollector } from './garbage-collector.js';
@@ -29,6 +30,8 @@ import { candidateIdentity, DEFAULT_ELECTION_TIMING, LeaderElector, type Electio
 export interface ManagedController {
   readonly name: string;
   run(signal: AbortSignal): Promise<void>;
+  /** Resolves once the current run has started serving (caches filled); without it, as soon as it runs. */
+  whenStarted?(): Promise<void>;
 }
 
 /** What some controllers need beyond the API services. */
@@ -101,6 +104,7 @@ export class ControllerManager {
   private readonly abort = new AbortController();
   private running: Promise<void> | undefined;
   private readonly active = new Set<Promise<void>>();
+  private started: Promise<unknown> = Promise.resolve();
   readonly elector: LeaderElector;
 
   constructor(
@@ -118,9 +122,13 @@ export class ControllerManager {
     );
   }
 
-  /** Starts competing for the lease. */
-  start(): void {
+  /**
+   * Starts competing for the lease. Resolves after the first attempt; when it won the lease, once
+   * every controller has started (so a lone server is ready with its controllers running).
+   */
+  async start(): Promise<void> {
     this.running ??= this.elector.run(this.abort.signal);
+    if (await this.elector.firstAttempt) await this.started;
   }
 
   /**
@@ -138,11 +146,14 @@ export class ControllerManager {
   }
 
   private lead(signal: AbortSignal): void {
+    // Every controller listens for the end of the term.
+    setMaxListeners(0, signal);
     for (const c of this.controllers) {
       const p = this.keepRunning(c, signal);
       this.active.add(p);
       void p.finally(() => this.active.delete(p));
     }
+    this.started = Promise.all(this.controllers.map((c) => c.whenStarted?.() ?? Promise.resolve()));
   }
 
   /** Runs `c` until `signal` aborts, restarting it after a failure. */
@@ -158,16 +169,21 @@ export class ControllerManager {
   }
 }
 
-/** The manager for `--controllers`, or undefined when it enables none. */
+/**
+ * The manager for `--controllers` plus `extra` (controllers the server runs under the same election
+ * whatever the flag says), or undefined when there are none. Every candidate for the lease must be
+ * given the same controllers, or the leader of the moment decides which run.
+ */
 export function controllerManagerFor(
   server: ServerContext,
   list: string[],
   timing?: ElectionTiming,
   deps: ControllerDependencies = {},
+  extra: ManagedController[] = [],
 ): ControllerManager | undefined {
   const enabled = KNOWN_CONTROLLERS.filter((d) => isControllerEnabled(d, list))
     .map((d) => d.create(server, deps))
     .filter((c): c is ManagedController => c !== undefined);
-  if (enabled.length === 0) return undefined;
-  return new ControllerManager(server, enabled, timing);
+  if (enabled.length + extra.length === 0) return undefined;
+  return new ControllerManager(server, [...extra, ...enabled], timing);
 }

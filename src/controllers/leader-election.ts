@@ -67,6 +67,11 @@ export class LeaderElector {
   private observedAt = 0;
   private leading = false;
   private lastRenew = 0;
+  private attempted: (leading: boolean) => void = () => undefined;
+  /** Settles after the first attempt to acquire the lease: true when it was acquired. */
+  readonly firstAttempt = new Promise<boolean>((resolve) => {
+    this.attempted = resolve;
+  });
 
   constructor(
     private readonly storage: Storage,
@@ -115,8 +120,10 @@ export class LeaderElector {
         this.stepDown(leaderAbort);
         leaderAbort = undefined;
       }
+      this.attempted(this.leading);
       await sleep(this.timing.retryPeriodMs, signal);
     }
+    this.attempted(false);
     if (this.leading) {
       this.stepDown(leaderAbort);
       await this.release().catch((err: unknown) =>
@@ -125,9 +132,11 @@ export class LeaderElector {
     }
   }
 
+  /** The holder in the last observed spec (observedRaw is the spec alone, not the Lease). */
   private lastHolder(): string {
     try {
-      return recordOf(JSON.parse(this.observedRaw) as Obj).holderIdentity;
+      const spec: unknown = JSON.parse(this.observedRaw);
+      return isObject(spec) && typeof spec.holderIdentity === 'string' ? spec.holderIdentity : '';
     } catch {
       return '';
     }

@@ -7,7 +7,6 @@ import { WatchedPolicy } from '../auth/rbac/rbac-policy.js';
 import { NodeAuthorizer } from '../auth/node/node-authorizer.js';
 import { NodeGraph } from '../auth/node/node-graph.js';
 import { ensureBootstrapPolicy } from '../auth/rbac/bootstrap-policy.js';
-import { ClusterRoleAggregationController } from '../controllers/clusterrole-aggregation-controller.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import { buildAuthentication, type AuthenticationSetup } from '../auth/authentication-setup.js';
 import { auditIdFilter } from '../auth/audit-id.js';
@@ -23,7 +22,6 @@ import { admissionChain } from '../admission/admission-chain.js';
 import { webhookAdmission } from '../admission/webhook-admission.js';
 import { MutatingAdmissionPolicyPlugin } from '../admission/policy/mutating-policy-admission.js';
 import { ValidatingAdmissionPolicyPlugin } from '../admission/policy/validating-policy-admission.js';
-import { PolicyStatusController } from '../admission/policy/policy-status-controller.js';
 import { listenOrExplain } from '../config/startup-error.js';
 import type { ServerConfig } from '../config/server-config.js';
 import { writeError } from '../codec/response-writer.js';
@@ -39,14 +37,9 @@ import { notFoundHandler, resourceHandler } from '../handlers/resource-router.js
 import { requestUser } from '../handlers/http-scope.js';
 import { HealthChecks } from '../health/health-checks.js';
 import { healthRouter } from '../health/health-router.js';
-import { NamespaceController } from '../namespace/namespace-controller.js';
 import { controllerManagerFor } from '../controllers/controller-manager.js';
 import { clusterSigningConfig } from '../controllers/cluster-signing.js';
 import { CrdRegistrar } from '../controllers/crd-registrar.js';
-import { DefaultServiceAccounts } from '../namespace/default-service-accounts.js';
-import { RootCAPublisher } from '../namespace/root-ca-publisher.js';
-import { isControllerEnabled, ROOT_CA_PUBLISHER, SERVICE_ACCOUNT_TOKEN } from '../controllers/controller-names.js';
-import { ServiceAccountTokenController } from '../controllers/service-account-token-controller.js';
 import { FlowControlConfigController } from '../controllers/flowcontrol-config-controller.js';
 import { ApiserverIdentityLease } from '../controllers/apiserver-identity-lease.js';
 import { openapiRouter, sharedOpenApiService } from '../openapi/openapi-router.js';
@@ -54,6 +47,7 @@ import { servedPathFilter } from '../openapi/served-paths.js';
 import { ResourceCatalog } from '../catalog/resource-catalog.js';
 import type { Storage } from '../storage/storage.js';
 import { advertiseAddressFor, bootstrapCluster } from './bootstrap.js';
+import { electedServerControllers } from './elected-controllers.js';
 import { ensureLocalApiServices } from './bootstrap-apiservices.js';
 import { ServiceNetwork } from '../services/service-allocation.js';
 import { FlowControl } from '../flowcontrol/flow-control.js';
@@ -94,19 +88,22 @@ function isWatchRequest(req: Request): boolean {
 /**
  * Builds the Express app and HTTP server over `storage`: discovery, OpenAPI, health, and every resource
  * path. Runs bootstrap (system namespaces and objects, APF configuration, local APIServices) as a
- * post-start hook, and the controllers when `runControllers` is set (one process per storage): namespaces,
- * kube-root-ca.crt in every namespace (with HTTPS, once a CA exists),
- * default ServiceAccounts, APF configuration and FlowSchema status, the apiserver identity Lease. The
- * controllers of kube-controller-manager that Capstan has (garbage collector, disruption) run under
- * leader election in one process per storage, as `--controllers` enables them.
+ * post-start hook. What kube-apiserver does in every instance (its identity Lease, the APF
+ * configuration and FlowSchema status) runs when `instanceControllers` is set (one process per
+ * instance). The controllers of kube-controller-manager that Capstan has run under one leader
+ * election across every process on the storage: the in-server ones (namespaces, default
+ * ServiceAccounts, kube-root-ca.crt, legacy tokens, policy status, role aggregation; see
+ * elected-controllers.ts) and those `--controllers` enables (garbage collector, disruption, ...).
  */
 export interface StartOptions {
   /** Who requests act as (default: every request is the administrator, in system:masters). */
   authenticator?: Authenticator;
   /** What requests may do (default: `--authorization-mode`'s chain); tests inject finer ones. */
   authorizer?: Authorizer;
-  /** Run the namespace controller in this process (default true; one process per storage should). */
+  /** Compete for the controller manager's lease with the in-server controllers too (default true; false: only `--controllers`' ones). */
   runControllers?: boolean;
+  /** Do what every kube-apiserver instance does beside serving (identity Lease, APF configuration) in this process (default: `runControllers`; one process per instance). */
+  instanceControllers?: boolean;
   /** Clock for continue tokens (tests). */
   now?: () => number;
   bookmarkIntervalMs?: number;
@@ -403,33 +400,18 @@ export async function startServer(given: ServerConfig, storage: Storage, options
   await ensureLocalApiServices(storage, catalog);
   await ensureBootstrapPolicy(storage);
   rbacHook.done();
-  if (options.runControllers !== false) {
-    await lifecycle.start('namespace controller', new NamespaceController(context));
-    await lifecycle.start(
-      'default service accounts',
-      new DefaultServiceAccounts(storage, (error) => logger.warn('cannot create a default ServiceAccount', { error })),
-    );
+  if (options.instanceControllers ?? options.runControllers !== false) {
     await lifecycle.start('flow control configuration', new FlowControlConfigController(storage));
-    if (serving !== undefined && isControllerEnabled(ROOT_CA_PUBLISHER, config.controllers)) {
-      const publisher = new RootCAPublisher(storage, serving.servingCA, (error) => logger.warn('cannot publish kube-root-ca.crt', { error }));
-      await lifecycle.start('root CA publisher', publisher);
-    }
-    if (isControllerEnabled(SERVICE_ACCOUNT_TOKEN, config.controllers)) {
-      const onError = (error: unknown): void => logger.warn('cannot fill a service account token Secret', { error });
-      await lifecycle.start('service account tokens', new ServiceAccountTokenController(storage, authentication.tokens, serving?.servingCA, onError));
-    }
     await lifecycle.start('apiserver identity lease', new ApiserverIdentityLease(storage, { peerAddress: `${advertised}:${port}` }));
-    const onPolicyError = (error: unknown): void => logger.warn('admission policy status', { error });
-    await lifecycle.start('admission policy status', new PolicyStatusController(storage, catalog, onPolicyError));
-    await lifecycle.start('cluster role aggregation', new ClusterRoleAggregationController(storage));
-    // The availability controller and the extension-apiserver-authentication publisher (stopped by endStreams).
+    // kube-aggregator's availability controller and the extension-apiserver-authentication publisher run in
+    // every instance (stopped by the aggregator's endStreams).
     await lifecycle.start('aggregator controllers', { start: () => aggregator.startControllers(clusterAuthenticationInfo(config, serving)) });
   }
-  // Every process is a candidate; the elected one runs the garbage collector and the disruption controller.
-  const controllerManager = controllerManagerFor(context, config.controllers, undefined, { signing: clusterSigningConfig(config, serving) });
-  // Not awaited: it campaigns for the lease in the background.
-  if (controllerManager !== undefined)
-    await lifecycle.start('controller manager', { start: () => void controllerManager.start(), stop: () => controllerManager.stop() });
+  // Every process is a candidate; the elected one runs every controller of the manager (started
+  // before this resolves when this process wins the first election).
+  const elected = options.runControllers === false ? [] : electedServerControllers(context, { config, serving, tokens: authentication.tokens });
+  const controllerManager = controllerManagerFor(context, config.controllers, undefined, { signing: clusterSigningConfig(config, serving) }, elected);
+  if (controllerManager !== undefined) await lifecycle.start('controller manager', controllerManager);
   bootstrapHook.done();
 
   let closing: Promise<void> | undefined;

@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { allBackends } from '../helpers/backends.js';
-import { api, startTestServer, uniqueName, type TestServer } from '../helpers/capstan.js';
+import { api, startTestServer, uniqueName } from '../helpers/capstan.js';
+import { suiteTargets, type SuiteServer } from '../helpers/suite-target.js';
 
 const CM = '/api/v1/namespaces/default/configmaps';
 
@@ -22,15 +23,20 @@ function rvNum(rv: string): bigint {
   return BigInt(rv);
 }
 
-for (const backend of allBackends()) {
-  describe(`resourceVersion semantics (${backend.name})`, () => {
-    let s: TestServer;
+// Each storage backend in-process, or the servers CAPSTAN_TEST_URLS names (see suite-target.ts).
+const targets = suiteTargets(() =>
+  allBackends().map((backend) => ({ name: backend.name, start: async () => startTestServer({}, await backend.open()), stop: () => backend.stop() })),
+);
+
+for (const target of targets) {
+  describe(`resourceVersion semantics (${target.name})`, () => {
+    let s: SuiteServer;
     before(async () => {
-      s = await startTestServer({}, await backend.open());
+      s = await target.start();
     });
     after(async () => {
       await s.stop();
-      await backend.stop();
+      await target.stop();
     });
 
     test('get: unset is the newest state, "0" is served, an older version is "not older than"', async () => {

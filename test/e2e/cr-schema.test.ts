@@ -10,10 +10,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { uniqueName, type TestServer } from '../helpers/capstan.js';
+import { uniqueName } from '../helpers/capstan.js';
 import { startKubectlEnv, type Kubectl } from './kubectl.js';
 import { eventually, restFor, type Rest } from './rest.js';
 import { crdObject, replay, splitWarnings, type Case, type CaseResult, type CrdFixture, type Send } from './cr-schema-replay.js';
+import type { SuiteServer } from '../helpers/suite-target.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const fixture = JSON.parse(readFileSync(join(root, 'test', 'fixtures', 'crd-schema', 'cases.json'), 'utf8')) as { crd: CrdFixture; cases: Case[] };
@@ -47,7 +48,7 @@ function canonical(result: CaseResult): CaseResult {
   return { ...result, body: { ...body, message: list(sorted), details: { ...body.details, causes: sorted } } };
 }
 
-let srv: TestServer;
+let srv: SuiteServer;
 let k: Kubectl;
 let rest: Rest;
 let results: CaseResult[] = [];

@@ -7,12 +7,13 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { uniqueName, type TestServer } from '../helpers/capstan.js';
+import { uniqueName } from '../helpers/capstan.js';
 import { startKubectlEnv, type Kubectl } from './kubectl.js';
 import { eventually, restFor, type Rest } from './rest.js';
+import type { SuiteServer } from '../helpers/suite-target.js';
 
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
-let srv: TestServer;
+let srv: SuiteServer;
 let k: Kubectl;
 let ns: string;
 let rest: Rest;

@@ -7,11 +7,12 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { uniqueName, type TestServer } from '../helpers/capstan.js';
+import { uniqueName } from '../helpers/capstan.js';
 import { startKubectlEnv, type Kubectl } from './kubectl.js';
 import { assertStatus, eventually, restFor, type Rest } from './rest.js';
+import type { SuiteServer } from '../helpers/suite-target.js';
 
-let srv: TestServer;
+let srv: SuiteServer;
 let k: Kubectl;
 let ns: string;
 let rest: Rest;

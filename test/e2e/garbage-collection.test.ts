@@ -340,7 +340,7 @@ describe('--controllers', () => {
     });
   });
 
-  test('a list without any of the controllers turns the manager off: no Lease is written and dependents of a deleted owner stay', async () => {
+  test('a list without any of the controllers runs none of them: dependents of a deleted owner stay (the in-server controllers still hold the Lease)', async () => {
     const srv = await startTestServer({ controllers: ['-garbage-collector', '-disruption'] });
     try {
       const rest = restFor(srv.url);
@@ -348,9 +348,10 @@ describe('--controllers', () => {
       const owner = await rest.create(`/api/v1/namespaces/${ns}/configmaps`, cm('owner'));
       const dep = await rest.create(`/api/v1/namespaces/${ns}/configmaps`, cm('dep', [ref(owner)]));
       await rest.del(`/api/v1/namespaces/${ns}/configmaps/owner`);
-      // No candidate runs, so no Lease is ever written; the owner keeps what DELETE gave it.
+      // The namespace controller and the other in-server controllers are elected whatever the flag says.
       const lease = await rest.get('/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/capstan-controller-manager');
-      assert.equal(lease.status, 404, 'no election without controllers');
+      assert.equal(lease.status, 200, 'the in-server controllers are elected');
+      assert.notEqual(lease.body.spec.holderIdentity, '');
       const o = await rest.get(`/api/v1/namespaces/${ns}/configmaps/owner`);
       assert.equal(o.status, 404, 'background deletion of the owner itself needs no collector');
       const d = await rest.get(`/api/v1/namespaces/${ns}/configmaps/dep`);

@@ -11,14 +11,14 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { TestServer } from '../helpers/capstan.js';
 import { startKubectlEnv, type Kubectl } from './kubectl.js';
 import { runSequence, type StepTranscript } from './kubectl-apply-sequence.js';
+import type { SuiteServer } from '../helpers/suite-target.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const golden = JSON.parse(readFileSync(join(root, 'test', 'golden', 'kubectl-apply', 'server-side.json'), 'utf8')) as { steps: StepTranscript[] };
 
-let srv: TestServer;
+let srv: SuiteServer;
 let k: Kubectl;
 let ns: string;
 

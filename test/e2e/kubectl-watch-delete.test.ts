@@ -4,10 +4,11 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { api, startTestServer, uniqueName, type TestServer } from '../helpers/capstan.js';
+import { api, startTestServer, uniqueName } from '../helpers/capstan.js';
+import { suiteServer, type SuiteServer } from '../helpers/suite-target.js';
 import { kubectlFor, type Kubectl } from './kubectl.js';
 
-let srv: TestServer;
+let srv: SuiteServer;
 let k: Kubectl;
 let ns: string;
 
@@ -18,7 +19,7 @@ function cm(name: string, extra: Record<string, unknown> = {}, data: Record<stri
 }
 
 before(async () => {
-  srv = await startTestServer();
+  srv = await suiteServer(() => startTestServer());
   k = kubectlFor(srv.kubeconfig);
   ns = uniqueName('watch');
   const r = await api(srv.url, '/api/v1/namespaces', { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify({ metadata: { name: ns } }) });

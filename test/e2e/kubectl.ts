@@ -7,7 +7,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { api, startTestServer, uniqueName, type TestServer } from '../helpers/capstan.js';
+import { api, startTestServer, uniqueName } from '../helpers/capstan.js';
+import { suiteServer, type SuiteServer } from '../helpers/suite-target.js';
 
 export interface KubectlResult {
   code: number | null;
@@ -118,16 +119,16 @@ export function kubectlFor(kubeconfig: string): Kubectl {
   };
 }
 
-/** A test server, a kubectl bound to it and a namespace of its own. */
+/** A test server (or the external servers, see suite-target.ts), a kubectl bound to it and a namespace of its own. */
 export interface KubectlEnv {
-  srv: TestServer;
+  srv: SuiteServer;
   k: Kubectl;
   ns: string;
 }
 
 /** Starts a test server and a kubectl for it, and creates a namespace named uniquely after `prefix` (asserting 201). */
 export async function startKubectlEnv(prefix: string): Promise<KubectlEnv> {
-  const srv = await startTestServer();
+  const srv = await suiteServer(() => startTestServer());
   const k = kubectlFor(srv.kubeconfig);
   const ns = uniqueName(prefix);
   const r = await api(srv.url, '/api/v1/namespaces', {

@@ -10,10 +10,11 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { api, uniqueName, type TestServer } from '../helpers/capstan.js';
+import { api, uniqueName } from '../helpers/capstan.js';
 import { startKubectlEnv, type Kubectl } from './kubectl.js';
+import type { SuiteServer } from '../helpers/suite-target.js';
 
-let srv: TestServer;
+let srv: SuiteServer;
 let k: Kubectl;
 let ns: string;
 const dir = mkdtempSync(join(tmpdir(), 'capstan-ssa-'));

@@ -71,14 +71,24 @@ export async function faultProblems(
 }
 
 /**
+ * Whether a failed write failed the way clients handle: a 503 `Status` with Retry-After (nothing was
+ * done; retry), or kube's 504 Timeout for a write whose outcome is unknown (no Retry-After: client-go
+ * returns it to the caller, who must read before retrying).
+ */
+export function handledWriteFailure(a: WriteAttempt): boolean {
+  if (a.status === 503) return a.kind === 'Status' && a.retryAfter !== undefined;
+  return a.status === 504 && a.reason === 'Timeout' && a.retryAfter === undefined;
+}
+
+/**
  * Failed attempts that a client cannot handle: anything but a connection error (when
- * `connectionErrorsOk`) or a 503/504 `Status` with Retry-After.
+ * `connectionErrorsOk`) or a handledWriteFailure.
  */
 export function badFailures(attempts: readonly WriteAttempt[], connectionErrorsOk: boolean): WriteAttempt[] {
   return attempts.filter((a) => {
     if (acknowledged(a)) return false;
     if (a.status === undefined) return !connectionErrorsOk;
-    return !((a.status === 503 || a.status === 504) && a.kind === 'Status' && a.retryAfter !== undefined);
+    return !handledWriteFailure(a);
   });
 }
 

@@ -42,7 +42,7 @@ function listenOnce(port: number): Promise<number> {
 }
 
 /** Sends one inline command and returns the raw reply text (enough for PING / CLUSTER INFO). */
-function rawCommand(port: number, command: string, timeoutMs = 500): Promise<string> {
+export function rawCommand(port: number, command: string, timeoutMs = 500, host = '127.0.0.1'): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = new Socket();
     let data = '';
@@ -54,7 +54,7 @@ function rawCommand(port: number, command: string, timeoutMs = 500): Promise<str
       clearTimeout(timer);
       reject(err);
     });
-    socket.connect(port, '127.0.0.1', () => socket.write(`${command}\r\n`));
+    socket.connect(port, host, () => socket.write(`${command}\r\n`));
     socket.on('data', (chunk) => {
       data += chunk.toString('utf8');
       const firstLine = data.indexOf('\r\n');
@@ -92,6 +92,10 @@ export interface RedisServerOptions {
   args?: string[];
   /** Port to use; a free one when omitted. */
   port?: number;
+  /** Address to bind and reach it at (default 127.0.0.1). */
+  host?: string;
+  /** Run it inside this network namespace (`ip netns exec`; needs root). */
+  netns?: string;
 }
 
 export interface RedisServer {
@@ -99,6 +103,8 @@ export interface RedisServer {
   readonly port: number;
   readonly url: string;
   readonly dir: string;
+  /** PID of the running redis-server (undefined while stopped). */
+  readonly pid: number | undefined;
   /** SIGKILL, no shutdown save: what survives is what the AOF already holds. */
   kill9(): Promise<void>;
   /** Starts the server again on the same port and data directory (after kill9). */
@@ -117,11 +123,12 @@ export async function startRedis(options: RedisServerOptions = {}): Promise<Redi
   const ownDir = options.dir === undefined;
   const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'capstan-redis-')));
   const port = options.port ?? (await freePort((options.args ?? []).includes('--cluster-enabled')));
+  const host = options.host ?? '127.0.0.1';
   const args = [
     '--port',
     String(port),
     '--bind',
-    '127.0.0.1',
+    host,
     '--dir',
     dir,
     '--save',
@@ -141,7 +148,11 @@ export async function startRedis(options: RedisServerOptions = {}): Promise<Redi
   ];
   let child: ChildProcess | undefined;
   const launch = async (): Promise<void> => {
-    const started = spawn(REDIS_SERVER, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    const started =
+      options.netns === undefined
+        ? spawn(REDIS_SERVER, args, { stdio: ['ignore', 'ignore', 'pipe'] })
+        : // `ip netns exec` execs the server in place: the child's PID is redis-server's.
+          spawn('ip', ['netns', 'exec', options.netns, REDIS_SERVER, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     started.stderr?.on('data', (c: Buffer) => {
       stderr += c.toString('utf8');
@@ -149,12 +160,13 @@ export async function startRedis(options: RedisServerOptions = {}): Promise<Redi
     const spawnError = new Promise<never>((_, reject) => started.once('error', reject));
     spawnError.catch(() => undefined);
     child = started;
-    await Promise.race([waitFor(async () => (await rawCommand(port, 'PING')).startsWith('+PONG'), `redis-server on port ${port}`), spawnError]).catch(
-      (err: unknown) => {
-        started.kill('SIGKILL');
-        throw new Error(`redis-server did not start (${err instanceof Error ? err.message : String(err)}): ${stderr}`);
-      },
-    );
+    await Promise.race([
+      waitFor(async () => (await rawCommand(port, 'PING', 500, host)).startsWith('+PONG'), `redis-server on ${host}:${port}`),
+      spawnError,
+    ]).catch((err: unknown) => {
+      started.kill('SIGKILL');
+      throw new Error(`redis-server did not start (${err instanceof Error ? err.message : String(err)}): ${stderr}`);
+    });
   };
   await launch();
   const kill = async (signal: NodeJS.Signals): Promise<void> => {
@@ -165,10 +177,13 @@ export async function startRedis(options: RedisServerOptions = {}): Promise<Redi
     await waitExit(c);
   };
   return {
-    host: '127.0.0.1',
+    host,
     port,
-    url: `redis://127.0.0.1:${port}`,
+    url: `redis://${host}:${port}`,
     dir,
+    get pid() {
+      return child?.pid;
+    },
     kill9: () => kill('SIGKILL'),
     restart: launch,
     stop: async () => {

@@ -93,7 +93,11 @@ export function fresh(url: string, path: string, init: FreshInit = {}): Promise<
   const method = init.method ?? 'GET';
   const payload = init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
   const headers: Record<string, string> = { connection: 'close', accept: 'application/json' };
-  if (payload !== undefined) headers['content-type'] = init.contentType ?? 'application/json';
+  if (payload !== undefined) {
+    headers['content-type'] = init.contentType ?? 'application/json';
+    // Node sends a DELETE's body without a length (so, per HTTP/1.1, as no body at all) unless told.
+    headers['content-length'] = String(Buffer.byteLength(payload));
+  }
   return new Promise((resolve, reject) => {
     const req = request(`${url}${path}`, { method, agent: false, headers, timeout: init.timeoutMs ?? 15_000 }, (res) => {
       let text = '';

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { Redis } from 'ioredis';
 import { connectRedisBackend, type RedisBackendOptions } from '../../src/storage/redis/open-redis.js';
 import type { Storage } from '../../src/storage/storage.js';
+import type { StorageError } from '../../src/api/storage-error.js';
 import { typeKeys } from '../../src/storage/redis/keys.js';
 import { startRedis, startRedisSentinel, type RedisServer } from '../helpers/redis-process.js';
 import { describeStorageConformance, freshType, obj, Recorder, rejectsWith } from './conformance.js';
@@ -186,10 +187,54 @@ describe('redis storage specifics', () => {
     }
   });
 
-  test('waitReplicas: writes resolve once a replica has them; Unavailable when no replica acknowledges', async () => {
+  test('a watch reader that reconnects to a history missing changes it delivered (a failover) ends its watches with Gone and follows what survived', async () => {
+    const s = await connect();
+    const raw = new Redis(url());
+    const stop = new AbortController();
+    try {
+      const t = freshType();
+      const keys = typeKeys('capstan:', t);
+      const r = new Recorder();
+      const ended: StorageError[] = [];
+      await s.watch(t, '1', r.listener, stop.signal, (err) => ended.push(err));
+      for (let i = 0; i < 5; i++) await s.create(t, `ns/a${i}`, obj(`a${i}`, 'ns'));
+      await r.until(5);
+      assert.deepEqual(r.versions(), ['2', '3', '4', '5', '6']);
+      // What a failover to a replica that missed the last two writes leaves behind, then a write
+      // there that takes version 5 again; every client connection drops, as Sentinel makes them.
+      await raw.xdel(keys.stream, '5-0', '6-0');
+      await raw.call('XSETID', keys.stream, '4-0');
+      await raw.set(keys.counter, '4');
+      const other = await connect();
+      try {
+        await raw.call('CLIENT', 'KILL', 'TYPE', 'normal');
+        await other.create(t, 'ns/b', obj('b', 'ns'));
+        // Polls for the end (the reader notices on its next read after reconnecting; slow on a busy machine).
+        for (let i = 0; i < 600 && ended.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+        assert.equal(ended[0]?.code, 'Gone', 'the watch that saw versions 5 and 6 ends: they no longer exist');
+        assert.equal(r.events.length, 5, 'the reused version 5 is not delivered as if it followed 6');
+        // A watch from the surviving version sees the surviving history.
+        const again = new Recorder();
+        await s.watch(t, '4', again.listener, stop.signal);
+        await again.until(1);
+        assert.equal(again.events[0]?.key, 'ns/b');
+        assert.equal(again.events[0]?.resourceVersion, '5');
+      } finally {
+        await other.close();
+      }
+    } finally {
+      stop.abort();
+      raw.disconnect();
+      await s.close();
+    }
+  });
+
+  test('waitReplicas: writes resolve once a replica has them; Timeout (outcome unknown) when no replica acknowledges; watches show only replicated changes', async () => {
     const primary = await startRedis({ args: ['--repl-diskless-sync-delay', '0'] });
     const replica = await startRedis();
     const raw = new Redis(replica.url);
+    const onPrimary = new Redis(primary.url);
+    const stop = new AbortController();
     // Without a replica the write times out (a short bound: this is the failure being tested); with
     // one, WAIT returns as soon as the replica acknowledges, so a long bound costs nothing and holds
     // however slowly a loaded machine runs.
@@ -197,7 +242,19 @@ describe('redis storage specifics', () => {
     const patient = await connectRedisBackend({ url: primary.url, historyMs: 60_000, onError: quiet, waitReplicas: 1, waitTimeoutMs: 60_000 });
     try {
       const t = freshType();
-      await rejectsWith(s.create(t, 'lonely', obj('lonely')), 'Unavailable');
+      const r = new Recorder();
+      await s.watch(t, '1', r.listener, stop.signal);
+      // The write stands on the primary, unconfirmed: it may survive a failover or not.
+      await rejectsWith(s.create(t, 'lonely', obj('lonely')), 'Timeout');
+      // The watch reader has read it and waits (WAIT) for a replica before showing it: a failover
+      // now would discard it, and a watch must not show what storage may lose.
+      const fenceWaiting = async (): Promise<boolean> => /cmd=wait\b/.test(String(await onPrimary.call('CLIENT', 'LIST')));
+      const deadline = Date.now() + 30_000;
+      while (!(await fenceWaiting())) {
+        if (Date.now() > deadline) throw new Error('the watch reader never waited for a replica');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      assert.equal(r.events.length, 0, 'the watch showed an unreplicated change');
       await raw.replicaof('127.0.0.1', primary.port);
       // Waits for the replication link, polling the replica's own report of it.
       while (!(await raw.info('replication')).includes('master_link_status:up')) {
@@ -206,6 +263,15 @@ describe('redis storage specifics', () => {
       const created = await patient.create(t, 'a', obj('a'));
       const copy = await raw.hget(typeKeys('capstan:', t).objects, 'a');
       assert.ok(copy?.endsWith(created.json));
+      // Once a replica has them, the watch shows both, in order.
+      await r.until(2, 30_000);
+      assert.deepEqual(
+        r.events.map((e) => [e.type, e.key]),
+        [
+          ['ADDED', 'lonely'],
+          ['ADDED', 'a'],
+        ],
+      );
       const onReplica = await connectRedisBackend({ url: replica.url, historyMs: 60_000, onError: quiet });
       try {
         const error = await rejectsWith(onReplica.create(t, 'b', obj('b')), 'Unavailable');
@@ -215,7 +281,9 @@ describe('redis storage specifics', () => {
         await onReplica.close();
       }
     } finally {
+      stop.abort();
       raw.disconnect();
+      onPrimary.disconnect();
       await s.close();
       await patient.close();
       await replica.stop();

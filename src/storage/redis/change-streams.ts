@@ -8,6 +8,7 @@ import type { RedisCommands } from './commands.js';
 import { createReaderClient } from './client.js';
 import type { TypeKeys } from './keys.js';
 import { replyString } from './replies.js';
+import { awaitReplicated, fenceKeyOf, type FenceOptions } from './replication-fence.js';
 import { parseStreamEntry, WatchHub, watchGone } from './watch-hub.js';
 import { compareResourceVersions } from '../resource-version.js';
 import { type ChangeEvent, type ChangeListener } from '../storage.js';
@@ -20,6 +21,8 @@ export interface RedisChangeStreamsOptions {
   readonly keys: (type: string) => TypeKeys;
   /** Recent changes each type's reader keeps in process. */
   readonly watchCacheSize: number;
+  /** With replicas to wait for, watches show only changes that many replicas have (replication-fence.ts). */
+  readonly fence?: FenceOptions;
   readonly onError: (message: string, err: unknown) => void;
 }
 
@@ -56,9 +59,14 @@ export class RedisChangeStreams {
     if (this.options.commands.isClosed) throw new StorageError('Unavailable', 'storage is closed');
     const existing = this.hubs.get(type);
     if (existing) return existing;
+    const client = createReaderClient(this.options.commands.client);
+    const fence = this.options.fence;
+    const fenceKey = fenceKeyOf(keys);
     const hub = new WatchHub({
-      client: createReaderClient(this.options.commands.client),
+      client,
+      fence: fence === undefined || fence.replicas <= 0 ? undefined : (signal) => awaitReplicated(client, fenceKey, fence, signal),
       stream: keys.stream,
+      counter: keys.counter,
       position: current,
       cacheSize: this.options.watchCacheSize,
       readRange: (after, through, deliver) => this.readRange(keys, after, through, deliver),

@@ -58,6 +58,11 @@ export function createRedisClient(o: RedisConnectionOptions): RedisClient {
       name: o.sentinelName ?? 'mymaster',
       sentinelPassword: o.password,
       enableTLSForSentinelMode: o.tls === true,
+      // Reconnect as soon as the Sentinels announce a failover (+switch-master). Without it, a
+      // primary that is paused or cut off keeps this connection until it comes back and is demoted:
+      // meanwhile no write succeeds, and once it answers again it serves reads and takes writes
+      // that the demotion then discards.
+      failoverDetector: true,
     });
   } else {
     client = new Redis(o.url ?? 'redis://127.0.0.1:6379', common);
@@ -68,13 +73,30 @@ export function createRedisClient(o: RedisConnectionOptions): RedisClient {
 
 /**
  * A dedicated connection to the same deployment as `client`, for one blocking reader (XREAD
- * BLOCK): no command timeout shorter than its block, and commands wait through reconnects.
+ * BLOCK): no command timeout shorter than its block, and commands wait through reconnects. With
+ * Sentinels it reconnects whenever `client` does (a failover moves both to the new primary).
  */
 export function createReaderClient(client: RedisClient): RedisClient {
   const override = { commandTimeout: undefined, maxRetriesPerRequest: null };
-  const reader =
-    client instanceof Cluster ? client.duplicate(undefined, { redisOptions: { ...client.options.redisOptions, ...override } }) : client.duplicate(override);
+  if (client instanceof Cluster) {
+    const reader = client.duplicate(undefined, { redisOptions: { ...client.options.redisOptions, ...override } });
+    reader.on('error', () => undefined);
+    return reader;
+  }
+  // With Sentinels, only the shared connection subscribes to failover announcements (one set of
+  // Sentinel connections per process, not one per reader): when it reconnects, so do the readers.
+  const reader = client.duplicate({ ...override, failoverDetector: false });
   reader.on('error', () => undefined);
+  if (client.options.sentinels && client.options.sentinels.length > 0) {
+    // Only a connected reader is dropped: one still asking the Sentinels would be ended for good
+    // (ioredis gives up on a connection closed while it resolves the primary), and it will get
+    // the new primary's address anyway.
+    const follow = (): void => {
+      if (reader.status === 'ready') reader.disconnect(true);
+    };
+    client.on('close', follow);
+    reader.once('end', () => client.off('close', follow));
+  }
   return reader;
 }
 
@@ -128,6 +150,10 @@ export async function closeClient(client: RedisClient): Promise<void> {
   try {
     await client.quit();
   } catch {
+    // dropped below
+  } finally {
+    // QUIT ends the connection but not the Sentinel connections of ioredis's failover detector,
+    // which would reconnect forever (and keep the process alive); disconnect() closes those too.
     client.disconnect();
   }
 }

@@ -13,7 +13,7 @@ import { StorageError } from '../../api/storage-error.js';
 export interface WriteAcknowledgement {
   /** After each write, wait until this many replicas acknowledged it (WAIT); 0 disables. */
   waitReplicas?: number;
-  /** How long WAIT may take before the write is reported Unavailable (default 1000 ms). */
+  /** How long WAIT may take before the write's outcome is reported unknown (`Timeout`; default 1000 ms). */
   waitTimeoutMs?: number;
 }
 
@@ -46,8 +46,9 @@ export class RedisCommands {
 
   /**
    * Runs one script over the type's keys and returns its reply array. A write is only sent on a
-   * live connection and, with `waitReplicas`, is acknowledged only once that many replicas have it
-   * (else `Unavailable`, though the write stands on the primary). Failures: a refusal before sending
+   * live connection and, with `waitReplicas`, is acknowledged only once that many replicas have it;
+   * otherwise it is `Timeout`: it stands on the primary but may be lost in a failover, so its outcome
+   * is unknown (never `Unavailable`, which tells a client that nothing was done). Failures: a refusal before sending
    * or a Redis error reply (READONLY, OOM, NOSCRIPT...) is `Unavailable`; a write that was sent
    * without a reply (timeout, connection lost) is `Timeout`, its outcome unknown.
    */
@@ -63,7 +64,7 @@ export class RedisCommands {
       const { reply, acknowledged } = await runScriptAndWait(this.client, s, keyList, args, replicas, timeoutMs);
       const result = replyArray(reply, s.name);
       if (result[0] === 'ok' && acknowledged < replicas) {
-        throw new StorageError('Unavailable', `storage unavailable: write acknowledged by ${acknowledged} of ${replicas} replicas within ${timeoutMs}ms`);
+        throw new StorageError('Timeout', `write outcome unknown: acknowledged by ${acknowledged} of ${replicas} replicas within ${timeoutMs}ms`);
       }
       return result;
     } catch (err) {

@@ -90,6 +90,7 @@ export class RedisStorage implements Storage {
       commands: this.commands,
       keys: (type) => this.keys(type),
       watchCacheSize: options.watchCacheSize ?? 4096,
+      fence: { replicas: options.waitReplicas ?? 0, timeoutMs: options.waitTimeoutMs ?? 1000 },
       onError: options.onError ?? logRedisStorageError,
     });
   }

@@ -70,8 +70,15 @@ export interface WatchHubOptions {
   /** Dedicated connection: it spends its life in blocking XREAD. */
   readonly client: RedisClient;
   readonly stream: string;
+  /** The type's resourceVersion counter (absent means 1), read to tell whether history diverged. */
+  readonly counter: string;
   /** Version up to which changes are known when the hub starts; reading begins after it. */
   readonly position: string;
+  /**
+   * Resolves once Redis replicas hold everything the reader's connection has read (see
+   * replication-fence.ts); absent when writes wait for no replica. Read changes are handed out only after it.
+   */
+  readonly fence?: (signal: AbortSignal) => Promise<void>;
   /** Most recent changes kept in process to serve new watchers without a Redis round trip. */
   readonly cacheSize: number;
   readonly readRange: RangeReader;
@@ -86,6 +93,12 @@ export interface WatchHubOptions {
  * never mutated) and keeps a cache of recent changes. Listeners receive changes in resourceVersion
  * order, each exactly once, including listeners that join with an older start version while the
  * loop keeps running: their history is replayed first while live changes are buffered.
+ *
+ * After its connection failed or was re-established (a failover may have moved it to a replica
+ * that never received the last changes it delivered), the reader checks that Redis still holds
+ * the change at its position, byte for byte, before it reads on; when it does not, the delivered
+ * history has diverged from what survived: every listener is ended with Gone (clients relist)
+ * and reading goes on from the surviving history's current version.
  */
 export class WatchHub {
   private readonly options: WatchHubOptions;
@@ -96,10 +109,13 @@ export class WatchHub {
   private readonly loop: Promise<void>;
   /** Every change up to this version has been dispatched. */
   private position: string;
+  /** Connections the reader's client has made so far (a reconnect may land on another primary). */
+  private connections = 0;
 
   constructor(options: WatchHubOptions) {
     this.options = options;
     this.position = options.position;
+    options.client.on('ready', () => this.connections++);
     this.loop = this.run(this.stop.signal);
   }
 
@@ -206,14 +222,22 @@ export class WatchHub {
   private async run(signal: AbortSignal): Promise<void> {
     let backoff = 50;
     const blockMs = this.options.blockMs ?? 2000;
+    let suspect = false;
+    // ioredis never settles a command queued while its connection reconnects once disconnect() is
+    // called: close() must not wait for such a read, so each one races the abort.
+    const aborted = new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(new Error('watch reader closed')), { once: true }));
+    aborted.catch(() => undefined);
     while (!signal.aborted) {
       try {
-        const reply = await this.options.client.call('XREAD', ['COUNT', 1000, 'BLOCK', blockMs, 'STREAMS', this.options.stream, `${this.position}-0`]);
+        await Promise.race([this.readOnce(signal, suspect, blockMs), aborted]);
+        suspect = false;
         backoff = 50;
-        for (const event of parseXread(reply)) this.dispatch(event);
       } catch (err) {
         if (signal.aborted) break;
+        suspect = true;
         this.options.onError(`watch reader of ${this.options.stream} failed; retrying`, err);
+        // A connection that gave up reconnecting is started again: this reader has no other.
+        if (this.options.client.status === 'end') this.options.client.connect().catch(() => undefined);
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, backoff);
           signal.addEventListener(
@@ -228,6 +252,50 @@ export class WatchHub {
         backoff = Math.min(backoff * 2, 2000);
       }
     }
+  }
+
+  /** One read: the lineage check when the last read failed, XREAD, the replication fence, then dispatch. */
+  private async readOnce(signal: AbortSignal, suspect: boolean, blockMs: number): Promise<void> {
+    if (suspect) await this.checkLineage();
+    const connection = this.connections;
+    const reply = await this.options.client.call('XREAD', ['COUNT', 1000, 'BLOCK', blockMs, 'STREAMS', this.options.stream, `${this.position}-0`]);
+    const events = parseXread(reply);
+    if (events.length > 0 && this.options.fence) await this.options.fence(signal);
+    if (signal.aborted) return;
+    // A read (or fence) re-sent on a new connection may have gone to another primary: check first.
+    if (connection !== this.connections && (await this.checkLineage())) return;
+    for (const event of events) this.dispatch(event);
+  }
+
+  /**
+   * Whether Redis lost changes this reader delivered: its counter is behind the reader's position,
+   * or the change at the position is not the one delivered. If so, ends every listener with Gone,
+   * empties the cache and goes on from the counter; resolves true.
+   */
+  private async checkLineage(): Promise<boolean> {
+    const counter = await this.options.client.call('GET', [this.options.counter]);
+    const current = counter === null ? '1' : asString(counter, 'GET');
+    let diverged = compareResourceVersions(current, this.position) < 0;
+    const delivered = this.cache[this.cache.length - 1];
+    if (!diverged && delivered !== undefined && delivered.resourceVersion === this.position) {
+      const at = asArray(await this.options.client.call('XRANGE', [this.options.stream, `${this.position}-0`, `${this.position}-0`]), 'XRANGE');
+      // A missing entry was trimmed (the history window passed); a different one was written anew.
+      diverged = at.length > 0 && parseStreamEntry(at[0]).json !== delivered.json;
+    }
+    if (!diverged) return false;
+    this.options.onError(
+      `change stream ${this.options.stream} no longer holds the changes its reader delivered up to ${this.position} (now at ${current}: a failover lost them); ending every watch of the type`,
+      undefined,
+    );
+    this.cache.length = 0;
+    this.cacheStart = 0;
+    const lost = watchGone(this.position, current);
+    this.position = current;
+    for (const sub of [...this.subscriptions]) {
+      this.subscriptions.delete(sub);
+      sub.onError?.(lost);
+    }
+    return true;
   }
 }
 

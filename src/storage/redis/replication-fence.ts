@@ -1,0 +1,43 @@
+/**
+ * The watch readers' replication fence. With `--redis-wait-replicas N` a write is acknowledged only
+ * once N replicas have it, but the change it appended to the stream is readable on the primary at
+ * once: a watch fed straight from XREAD would show changes that a failover then discards (their
+ * writers got 504, outcome unknown), and no etcd watch ever shows an uncommitted change. So before a
+ * reader hands out what it read, it writes a marker on the same connection and waits (WAIT) until N
+ * replicas have it: replication is one ordered stream, so they then have every change read before it.
+ */
+import type { TypeKeys } from './keys.js';
+import type { RedisClient } from './scripts.js';
+
+/** What a fence waits for: replicas and each WAIT's timeout. */
+export interface FenceOptions {
+  replicas: number;
+  timeoutMs: number;
+}
+
+/** The marker's key: beside the type's keys (same hash tag, so the same Cluster shard as its stream). */
+export function fenceKeyOf(keys: TypeKeys): string {
+  return `${keys.counter}:watch-fence`;
+}
+
+/**
+ * Resolves once `replicas` replicas have everything `client`'s connection has read so far, retrying
+ * WAIT (each up to `timeoutMs`) while fewer acknowledge, e.g. while a new primary has no replica yet;
+ * resolves early when `signal` aborts. Rejects when the connection fails (the reader then checks
+ * whether what it read survived).
+ */
+export async function awaitReplicated(client: RedisClient, key: string, o: FenceOptions, signal: AbortSignal): Promise<void> {
+  while (!signal.aborted) {
+    const results = await client
+      .pipeline([
+        // Expires on its own: one small key per watched type, rewritten by every reader's batch.
+        ['set', key, '1', 'px', 60_000],
+        ['wait', o.replicas, o.timeoutMs],
+      ])
+      .exec();
+    if (results === null) throw new Error('pipeline aborted');
+    for (const [err] of results) if (err) throw err;
+    const acknowledged = Number(results[1]?.[1] ?? 0);
+    if (acknowledged >= o.replicas) return;
+  }
+}
