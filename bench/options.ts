@@ -20,6 +20,7 @@ export const SCENARIO_NAMES = [
   'cr-create',
   'encodings',
   'access',
+  'aggregator',
   'overload',
   'write-to-watch',
 ] as const;

@@ -30,6 +30,7 @@ import type { Scenario } from './scenario.js';
 import { startupScenario } from './scenario-startup.js';
 import { watchFanoutManyScenario, watchFanoutScenario } from './scenario-watch-fanout.js';
 import { webhookScenario } from './scenario-webhook.js';
+import { aggregatorScenario } from './scenario-aggregator.js';
 import { writeToWatchScenario } from './scenario-write-to-watch.js';
 import { renderTable } from './table.js';
 
@@ -50,6 +51,7 @@ const SCENARIOS: Record<ScenarioName, Scenario> = {
   'cr-create': crCreateScenario,
   encodings: encodingsScenario,
   access: accessScenario,
+  aggregator: aggregatorScenario,
   overload: overloadScenario,
   'write-to-watch': writeToWatchScenario,
 };

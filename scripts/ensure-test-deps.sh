@@ -25,6 +25,9 @@ bash "$(dirname "$0")/build-go-crd-field-selectors.sh" >/dev/null
 # The envtest drop-in test runs a controller-runtime envtest suite (a Go test binary, same modules).
 bash "$(dirname "$0")/build-go-envtest.sh" >/dev/null
 bash "$(dirname "$0")/ensure-python-client.sh" >/dev/null
+# The metrics.k8s.io aggregation test runs a standard-library extension API server (built once). kube's
+# sample API server and etcd are built by scripts/aggregator/test-sample-apiserver.sh, not here.
+bash "$(dirname "$0")/build-go-metrics-fixture.sh" >/dev/null
 # The Helm chart tests lint and render with helm, built from the Go module proxy when missing
 # (cached under ~/.cache/capstan; exit status 3 means it cannot be built here and the test says so).
 bash "$(dirname "$0")/ensure-helm.sh" >/dev/null || [ $? -eq 3 ]

@@ -18,7 +18,7 @@ export const LAYERS = [
   { name: 'admission', folders: ['admission'], says: 'the admission chain and its plugins' },
   { name: 'verbs', folders: ['rest', 'apply'], says: 'the store verbs over storage, server-side apply' },
   { name: 'serving', folders: ['watch', 'discovery', 'health', 'flowcontrol'], says: 'watch streams, discovery, health checks, flow control' },
-  { name: 'controllers', folders: ['controllers', 'namespace'], says: 'in-server controllers' },
+  { name: 'controllers', folders: ['controllers', 'namespace', 'aggregator'], says: 'in-server controllers, the aggregation layer (APIService proxy and availability)' },
   { name: 'handlers', folders: ['handlers'], says: 'HTTP handlers: one request scope per request' },
   { name: 'server', folders: ['server'], says: 'the Express app, components started and stopped as a list' },
   { name: 'process', folders: ['cli', 'cluster', 'envtest'], says: 'command line, cluster primary and workers' },

@@ -22,6 +22,9 @@
 #                   scripts/pod-runner/build-agnhost.sh, one network namespace per pod on bridge
 #                   capstan-pods, 10.244.0.0/16), for tests that deploy a webhook pod. Needs root.
 #                   Deployments and Services also need KCM_CONTROLLERS=deployment,replicaset,endpoint,endpointslice.
+#                   The sample-apiserver and etcd images of the Aggregator test run natively built
+#                   binaries (scripts/aggregator/build-sample-apiserver.sh, ensure-etcd.sh), and pods
+#                   reach Capstan at the kubernetes Service's cluster IP (the runner forwards it).
 #
 # Capstan serves HTTPS on a free port with certificates generated in the work directory; e2e.test
 # uses the admin kubeconfig it writes (client certificate in system:masters). The script's own calls
@@ -108,7 +111,10 @@ export KUBECACHEDIR=$work/no-kubectl-cache/cache
 if [[ ${POD_RUNNER:-0} == 1 ]]; then
   [[ $(id -u) == 0 ]] || { echo "run-conformance: POD_RUNNER=1 needs root (network namespaces)" >&2; exit 2; }
   agnhost=$("$root/scripts/pod-runner/build-agnhost.sh")
+  sample_apiserver=$("$root/scripts/aggregator/build-sample-apiserver.sh")
+  etcd=$("$root/scripts/aggregator/ensure-etcd.sh")
   node "$root/dist/test/tools/pod-runner/main.js" --server "http://127.0.0.1:$port" --agnhost "$agnhost" \
+    --sample-apiserver "$sample_apiserver" --etcd "$etcd" --apiserver "127.0.0.1:$secure_port" \
     --node fake-node --work-dir "$work/pods" >"$work/pod-runner.log" 2>&1 &
   runner_pid=$!
   # Started once it logs that it runs the node's pods (polled, up to 30 s).

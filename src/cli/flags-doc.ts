@@ -21,6 +21,7 @@ const SECTIONS: readonly { group: FlagGroup; title: string; seeAlso?: string }[]
   { group: 'processes', title: 'Workers and shutdown', seeAlso: '[Workers](operations.md#workers)' },
   { group: 'controllers', title: 'Controllers', seeAlso: '[Controllers](api-coverage.md#controllers)' },
   { group: 'audit', title: 'Audit log', seeAlso: '[Audit log](serving-and-security.md#audit-log)' },
+  { group: 'aggregation', title: 'Aggregation', seeAlso: '[Aggregation](aggregation.md)' },
   { group: 'logging', title: 'Logs', seeAlso: '[Metrics and logs](operations.md#metrics-and-logs)' },
   {
     group: 'compatibility',

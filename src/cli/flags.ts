@@ -14,6 +14,7 @@ import { AUDIT_FLAGS } from '../config/audit-flags.js';
 import { COMPAT_FLAGS } from '../config/compat-flags.js';
 import { FLOW_CONTROL_FLAGS } from '../config/flowcontrol-flags.js';
 import { SIGNING_FLAGS } from '../config/signing-flags.js';
+import { AGGREGATOR_FLAGS } from '../config/aggregator-flags.js';
 import type { FlagSpec, FlagValue, ServerConfig } from '../config/server-config.js';
 
 function int(name: string, v: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
@@ -131,6 +132,7 @@ export const FLAGS: readonly FlagSpec[] = [
   ...AUTHENTICATION_FLAGS,
   ...AUDIT_FLAGS,
   ...SIGNING_FLAGS,
+  ...AGGREGATOR_FLAGS,
   ...FLOW_CONTROL_FLAGS,
   {
     name: 'storage',

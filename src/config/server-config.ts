@@ -6,7 +6,8 @@ import type { PortRange } from './port-range.js';
 import type { ExternalAuthenticationConfig } from './external-authentication-config.js';
 
 /** Everything the command line configures (serving and authentication: see serving-flags.ts). */
-export interface ServerConfig extends ServingConfig, AuthenticationConfig, ExternalAuthenticationConfig, AuditConfig, ClusterSigningConfig, FlowControlConfig {
+export interface ServerConfig
+  extends ServingConfig, AuthenticationConfig, ExternalAuthenticationConfig, AuditConfig, ClusterSigningConfig, AggregatorConfig, FlowControlConfig {
   /** Address of the secure port. */
   bindAddress: string;
   storage: 'memory' | 'redis';
@@ -63,6 +64,7 @@ export type FlagGroup =
   | 'processes'
   | 'controllers'
   | 'audit'
+  | 'aggregation'
   | 'logging'
   | 'compatibility';
 
@@ -153,6 +155,21 @@ export interface ClusterSigningConfig {
   clusterSigningKeyFile: string;
   /** Longest lifetime of a signed certificate, in ms (`--cluster-signing-duration`). */
   clusterSigningDurationMs: number;
+}
+
+/** How the aggregation layer reaches extension API servers (kube-apiserver's aggregator flags). */
+export interface AggregatorConfig {
+  /**
+   * Client certificate (and key) the aggregator presents to extension API servers, which verify it
+   * against the `requestheader-client-ca-file` of the `extension-apiserver-authentication` ConfigMap.
+   * Both '' (with HTTPS): Capstan generates a front-proxy CA and this certificate in `--cert-dir`.
+   */
+  proxyClientCertFile: string;
+  proxyClientKeyFile: string;
+  /** Route to a Service's endpoints (EndpointSlices) instead of its cluster IP. */
+  enableAggregatorRouting: boolean;
+  /** Answer 502 instead of passing on a redirect an extension API server sends. */
+  aggregatorRejectForwardingRedirect: boolean;
 }
 
 /** How the server protects itself from overload (kube-apiserver's in-flight and APF flags). */

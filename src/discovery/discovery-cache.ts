@@ -1,7 +1,10 @@
-import type { ResourceCatalog } from '../catalog/resource-catalog.js';
+/** What derived documents are computed from: a change counter that increases on every change. */
+export interface Generational {
+  readonly generation: number;
+}
 
 /** The registry's change counter: every add/remove increases it, so it keys derived documents. */
-export function registryGeneration(catalog: ResourceCatalog): number {
+export function registryGeneration(catalog: Generational): number {
   return catalog.generation;
 }
 
@@ -14,7 +17,7 @@ export class GenerationCache<V> {
   private generation = -1;
   private readonly entries = new Map<string, V>();
 
-  constructor(private readonly catalog: ResourceCatalog) {}
+  constructor(private readonly catalog: Generational) {}
 
   /**
    * The cached value for `key` at the current generation, built by `build` on a miss. An undefined

@@ -16,6 +16,7 @@ import {
 import { acceptsJson, DISCOVERY_MEDIA_TYPES, negotiateDiscovery, wantsPretty, type DiscoveryFormat } from './discovery-negotiation.js';
 import { encodeCbor, fieldsOf } from '../codec/cbor/cbor-encoder.js';
 import type { APIGroupDiscoveryList } from './discovery-types.js';
+import type { DiscoveryExtension } from './discovery-extension.js';
 import type { VersionInfo } from './version-info.js';
 
 export type { VersionInfo } from './version-info.js';
@@ -32,6 +33,8 @@ export interface DiscoveryRouterOptions {
   serverAddress?: string;
   /** Custom resources get explicit group/version in aggregated `responseKind`, as kube's CRD handler does. */
   isCustomResource?: IsCustomResource;
+  /** Group versions served by aggregated API servers, merged into `/apis` and `/apis/GROUP`. */
+  extension?: DiscoveryExtension;
 }
 
 interface Encoded {
@@ -115,9 +118,19 @@ function cborServing(res: Response): boolean {
  */
 export function discoveryRouter(catalog: ResourceCatalog, options: DiscoveryRouterOptions): express.Router {
   const router = express.Router();
-  const cache = new GenerationCache<Encoded | undefined>(catalog);
-  const etags = new GenerationCache<string>(catalog);
-  const aggregated = new GenerationCache<APIGroupDiscoveryList>(catalog);
+  const extension = options.extension;
+  // Both counters only grow, so their sum moves whenever either does.
+  const source =
+    extension === undefined
+      ? catalog
+      : {
+          get generation(): number {
+            return catalog.generation + extension.generation();
+          },
+        };
+  const cache = new GenerationCache<Encoded | undefined>(source);
+  const etags = new GenerationCache<string>(source);
+  const aggregated = new GenerationCache<APIGroupDiscoveryList>(source);
   const versionBody = Buffer.from(JSON.stringify(options.version, null, 2), 'utf8');
 
   /** Serves one document, negotiating plain vs aggregated and the encoding. */
@@ -151,7 +164,10 @@ export function discoveryRouter(catalog: ResourceCatalog, options: DiscoveryRout
   }
 
   function serveAggregated(req: Request, res: Response, path: string, format: DiscoveryFormat): void {
-    const doc = aggregated.get(path, () => aggregatedDiscoveryDocument(catalog, path === '/api', options.isCustomResource));
+    const doc = aggregated.get(path, () => {
+      const local = aggregatedDiscoveryDocument(catalog, path === '/api', options.isCustomResource);
+      return extension === undefined || path === '/api' ? local : { ...local, items: extension.aggregatedItems(local.items) };
+    });
     // One ETag per document whatever the encoding: Vary: Accept keeps caches from mixing encodings.
     const etag = etags.get(path, () => `"${createHash('sha512').update(JSON.stringify(doc)).digest('hex').toUpperCase()}"`);
     res.setHeader('ETag', etag);
@@ -182,12 +198,17 @@ export function discoveryRouter(catalog: ResourceCatalog, options: DiscoveryRout
   });
 
   router.get('/apis', (req, res) => {
-    serve(req, res, '/apis', 'root', () => apiGroupListDocument(catalog));
+    serve(req, res, '/apis', 'root', () => {
+      const local = apiGroupListDocument(catalog);
+      return extension === undefined ? local : { ...local, groups: extension.groupList(local.groups) };
+    });
   });
 
   router.get('/apis/:group', (req, res) => {
     const { group } = req.params;
-    serve(req, res, `/apis/${group}`, 'group', () => apiGroupDocument(catalog, group));
+    serve(req, res, `/apis/${group}`, 'group', () =>
+      extension === undefined ? apiGroupDocument(catalog, group) : extension.group(group, apiGroupDocument(catalog, group)),
+    );
   });
 
   router.get('/apis/:group/:version', (req, res) => {

@@ -13,6 +13,8 @@ import { pruneUnservedPaths } from './served-paths.js';
 export interface OpenApiContribution {
   paths?: JsonObject;
   definitions?: JsonObject;
+  /** Shared parameters (`#/parameters/NAME`) the paths refer to. */
+  parameters?: JsonObject;
 }
 
 /**
@@ -110,12 +112,19 @@ export class OpenApiService {
     if (this.contributions.size > 0) {
       const paths: JsonObject = { ...(isJsonObject(parsed['paths']) ? parsed['paths'] : {}) };
       const definitions: JsonObject = { ...(isJsonObject(parsed['definitions']) ? parsed['definitions'] : {}) };
+      const parameters: JsonObject = { ...(isJsonObject(parsed['parameters']) ? parsed['parameters'] : {}) };
+      let addsParameters = false;
       for (const c of this.contributions.values()) {
         Object.assign(paths, c.paths ?? {});
         Object.assign(definitions, c.definitions ?? {});
+        if (c.parameters !== undefined && Object.keys(c.parameters).length > 0) {
+          Object.assign(parameters, c.parameters);
+          addsParameters = true;
+        }
       }
       parsed['paths'] = sortKeys(paths);
       parsed['definitions'] = sortKeys(definitions);
+      if (addsParameters) parsed['parameters'] = sortKeys(parameters);
     }
     this.merged = parsed;
     return parsed;

@@ -34,6 +34,7 @@ import { queryBool } from '../api/request-options.js';
 import { DEFAULT_VERSION_INFO, discoveryRouter } from '../discovery/discovery-router.js';
 import type { ServerContext } from '../rest/server-context.js';
 import { notFoundHandler, resourceHandler } from '../handlers/resource-router.js';
+import { requestUser } from '../handlers/http-scope.js';
 import { HealthChecks } from '../health/health-checks.js';
 import { healthRouter } from '../health/health-router.js';
 import { controllerManagerFor } from '../controllers/controller-manager.js';
@@ -56,6 +57,8 @@ import { acceptRequest, installClientErrorHandler, lingerOnEarlyAnswer, MAX_HEAD
 import { LISTEN_BACKLOG } from './listen-backlog.js';
 import { parsedRequestOf } from '../api/parsed-request.js';
 import { Lifecycle } from './lifecycle.js';
+import { Aggregator, clusterAuthenticationInfo } from '../aggregator/aggregator.js';
+import { withFrontProxyDefaults } from '../aggregator/front-proxy-defaults.js';
 
 /** A running Capstan API server. */
 export interface CapstanServer {
@@ -145,9 +148,10 @@ function webhookAuthorizerFor(config: ServerConfig, modes: readonly string[]): W
   return new WebhookAuthorizer(webhook);
 }
 
-export async function startServer(config: ServerConfig, storage: Storage, options: StartOptions = {}): Promise<CapstanServer> {
+export async function startServer(given: ServerConfig, storage: Storage, options: StartOptions = {}): Promise<CapstanServer> {
   // First: a bad audit policy stops the start before any other work, as in kube.
-  const auditLog = AuditLog.fromConfig(config);
+  const auditLog = AuditLog.fromConfig(given);
+  const config = await withFrontProxyDefaults(given);
   // Components start in order and stop in reverse: the audit log closes last, storage just before it.
   const lifecycle = new Lifecycle();
   if (auditLog !== undefined) await lifecycle.start('audit log', { stop: () => auditLog.close() });
@@ -233,19 +237,29 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   // Overload protection (APF or the in-flight limits) runs between impersonation and authorization, as in kube.
   const flowControl = await lifecycle.start('flow control', new FlowControl({ config, storage, catalog }));
   app.use(authFilter(options.authenticator ?? authentication.chain, authorizer, auditLog, flowControl.filter));
+  const openapi = sharedOpenApiService(`runtime-config:${config.runtimeConfig.text}`, servedPathFilter(catalog));
+  // Requests for group versions of extension API servers go there, once authorized here.
+  let loopbackPort: number | undefined;
+  const aggregator = new Aggregator(storage, config, openapi, () =>
+    loopbackPort === undefined ? undefined : { host: config.bindAddress === '0.0.0.0' ? '127.0.0.1' : config.bindAddress, port: loopbackPort },
+  );
+  // Its connections to extension servers close once the HTTP servers have drained.
+  await lifecycle.start('aggregator connections', { stop: () => aggregator.stop() });
+  app.use(aggregator.proxy(requestUser));
   let jwksUri = config.serviceAccountJwksUri;
   app.use(oidcDiscoveryRouter(authentication.tokens, () => jwksUri));
   app.use(healthRouter(health));
   app.use(metricsRouter());
-  app.use(discoveryRouter(catalog, { version: DEFAULT_VERSION_INFO, isCustomResource: (info) => info.custom === true }));
-  const openapi = sharedOpenApiService(`runtime-config:${config.runtimeConfig.text}`, servedPathFilter(catalog));
+  app.use(
+    discoveryRouter(catalog, { version: DEFAULT_VERSION_INFO, isCustomResource: (info) => info.custom === true, extension: aggregator.discoveryExtension() }),
+  );
   app.use(openapiRouter(openapi));
   app.use(resourceHandler(context));
   app.use(notFoundHandler(context));
   app.use(errorLogger());
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => writeError(res, err));
 
-  const serverOptions = { keepAliveTimeout: 65_000, requestTimeout: 0, maxHeaderSize: MAX_HEADER_BYTES };
+  const serverOptions = { keepAliveTimeout: 65_000, requestTimeout: 0, maxHeaderSize: MAX_HEADER_BYTES, IncomingMessage: aggregator.incomingMessageClass() };
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
     lingerOnEarlyAnswer(req);
     if (acceptRequest(req, res)) app(req, res);
@@ -270,6 +284,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   const openedAt = new WeakMap<Socket, number>();
   for (const server of servers) {
     installClientErrorHandler(server);
+    aggregator.serveUpgrades(server, handler);
     server.on(server === plain ? 'connection' : 'secureConnection', (socket: Socket) => {
       if (server !== plain) readTlsThroughStream(socket);
       connections.add(socket);
@@ -318,6 +333,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
       }
       url = plainPort !== undefined ? urlOf('http', config.insecureBindAddress, plainPort) : (secureUrl ?? '');
       port = securePort ?? plainPort ?? 0;
+      loopbackPort = securePort;
     } else {
       // Node starts tracking connections (idle ones closed on shutdown, the headers timeout) when a
       // server starts listening; these never bind, so they are started here.
@@ -327,6 +343,7 @@ export async function startServer(config: ServerConfig, storage: Storage, option
       securePort = handed.securePort;
       port = handed.securePort ?? handed.port;
       plainPort = handed.securePort === handed.port ? undefined : handed.port;
+      loopbackPort = handed.securePort;
     }
   };
   /** Resolves once every connection is closed: idle ones at once, others after their response or within 5 s. */
@@ -374,6 +391,8 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   // Every process serves the custom resources of the stored CRDs (and races the others on their status).
   await lifecycle.start('crd registrar', new CrdRegistrar(context, { openapi, onError: (msg, error) => logger.warn(msg, { error }) }));
   await lifecycle.start('admission webhooks', { start: () => webhooks.start(), stop: () => webhooks.close() });
+  // Every process proxies the APIServices it watches; on shutdown, proxied watches end before the drain.
+  await lifecycle.start('aggregator', { start: () => aggregator.start(), stop: () => aggregator.endStreams() });
   // Every process watches the admission policies; writes wait until the first lists are cached.
   await lifecycle.start('admission policies', { start: () => Promise.all([mutatingPolicies.start(), validatingPolicies.start()]) });
   const advertised = config.advertiseAddress || advertiseAddressFor(config.bindAddress);
@@ -389,6 +408,9 @@ export async function startServer(config: ServerConfig, storage: Storage, option
   if (options.instanceControllers ?? options.runControllers !== false) {
     await lifecycle.start('flow control configuration', new FlowControlConfigController(storage));
     await lifecycle.start('apiserver identity lease', new ApiserverIdentityLease(storage, { peerAddress: `${advertised}:${port}` }));
+    // kube-aggregator's availability controller and the extension-apiserver-authentication publisher run in
+    // every instance (stopped by the aggregator's endStreams).
+    await lifecycle.start('aggregator controllers', { start: () => aggregator.startControllers(clusterAuthenticationInfo(config, serving)) });
   }
   // Every process is a candidate; the elected one runs every controller of the manager (started
   // before this resolves when this process wins the first election).

@@ -5,7 +5,7 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { agnhostArguments, rewriteMountPaths } from '../tools/pod-runner/container-command.js';
+import { agnhostArguments, containerProgram, rewriteMountPaths } from '../tools/pod-runner/container-command.js';
 import { buildPodStatus } from '../tools/pod-runner/pod-status.js';
 
 const AGNHOST = 'registry.k8s.io/e2e-test-images/agnhost:2.63.0';
@@ -25,6 +25,32 @@ describe('pod runner: container commands', () => {
     assert.match(
       (agnhostArguments({ name: 'c', image: AGNHOST, command: ['/bin/sh', '-c', 'x'] }) as { unsupported: string }).unsupported,
       /"\/bin\/sh" is not agnhost/,
+    );
+  });
+
+  test("the Aggregator test's sample-apiserver and etcd images run their native binaries when the runner has them", () => {
+    const programs = { agnhost: '/bin/agnhost', sampleApiserver: '/bin/sample-apiserver', etcd: '/bin/etcd' };
+    const sample = {
+      name: 'sample-apiserver',
+      image: 'registry.k8s.io/e2e-test-images/sample-apiserver:1.29.2',
+      args: ['--etcd-servers=http://127.0.0.1:2379'],
+    };
+    assert.deepEqual(containerProgram(sample, programs), {
+      binary: '/bin/sample-apiserver',
+      args: ['--etcd-servers=http://127.0.0.1:2379'],
+      image: 'sample-apiserver',
+    });
+    const etcd = { name: 'etcd', image: 'registry.k8s.io/etcd:3.6.8-0', command: ['/usr/local/bin/etcd', '--listen-client-urls', 'http://127.0.0.1:2379'] };
+    assert.deepEqual(containerProgram(etcd, programs), { binary: '/bin/etcd', args: ['--listen-client-urls', 'http://127.0.0.1:2379'], image: 'etcd' });
+    assert.deepEqual(containerProgram({ name: 'c', image: AGNHOST }, programs), { binary: '/bin/agnhost', args: ['pause'], image: 'agnhost' });
+    assert.match((containerProgram(sample, { agnhost: '/bin/agnhost' }) as { unsupported: string }).unsupported, /needs a sample-apiserver binary/);
+    assert.match(
+      (containerProgram({ ...etcd, command: ['/bin/sh'] }, programs) as { unsupported: string }).unsupported,
+      /"\/bin\/sh" is not \/usr\/local\/bin\/etcd/,
+    );
+    assert.match(
+      (containerProgram({ name: 'c', image: 'nginx' }, programs) as { unsupported: string }).unsupported,
+      /is not agnhost, pause, sample-apiserver or etcd/,
     );
   });
 

@@ -5,12 +5,12 @@ import { validatePriorityClass } from '../../validation/priority-class.js';
 import { validateClusterRole, validateClusterRoleBinding, validateRole, validateRoleBinding } from '../../validation/rbac.js';
 import { defaultNode, defaultPriorityClass, defaultRoleBinding, defaultWebhooks } from '../defaults.js';
 import type { KindStrategy } from '../kind-strategy.js';
+import { apiServices } from './apiservices.js';
 import { isObject, nowTimestamp, type Obj } from '../../api/object-util.js';
 import type { User } from '../../api/user.js';
 import { validateWebhookConfiguration } from '../../validation/webhook-configuration.js';
 import { bindingPrinter, clusterTrustBundlePrinter, csrPrinter, policyBindingPrinter, policyPrinter, webhookConfigurationPrinter } from '../printers/access.js';
 import {
-  apiServicePrinter,
   flowSchemaPrinter,
   leaseCandidatePrinter,
   leasePrinter,
@@ -156,7 +156,6 @@ function recordCsrRequester(csr: Obj, user: User): void {
   if (Object.keys(user.extra).length > 0) spec.extra = Object.fromEntries(Object.entries(user.extra).map(([k, v]) => [k, [...v]]));
 }
 export const componentStatuses: KindStrategy = { printer: componentStatusPrinter };
-export const apiServices: KindStrategy = { ...untrackedGeneration, printer: apiServicePrinter };
 export const clusterTrustBundles: KindStrategy = { printer: clusterTrustBundlePrinter, fieldSelectors: clusterTrustBundleFieldSelectors };
 export const podCertificateRequests: KindStrategy = { fieldSelectors: podCertificateRequestFieldSelectors };
 export const leaseCandidates: KindStrategy = { printer: leaseCandidatePrinter };

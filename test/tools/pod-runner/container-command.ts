@@ -1,7 +1,9 @@
 /**
  * What the pod runner executes for a container: only kube's e2e test images it can run natively.
  * An agnhost image runs the agnhost binary with the container's command/args (the image's
- * entrypoint is /agnhost, its default arguments `pause`); a pause image runs `agnhost pause`.
+ * entrypoint is /agnhost, its default arguments `pause`); a pause image runs `agnhost pause`; the
+ * sample-apiserver image (entrypoint /sample-apiserver) runs a natively built k8s.io/sample-apiserver
+ * and the etcd image's `/usr/local/bin/etcd` runs an etcd binary, when the runner has them.
  * Paths under a volume's mountPath, in arguments and environment values, are rewritten to the
  * directory the runner materialised the volume in (the process runs in the host's file system).
  */
@@ -22,6 +24,36 @@ export interface MountMapping {
 
 const AGNHOST_IMAGE = /^(registry\.k8s\.io|k8s\.gcr\.io|gcr\.io\/k8s-staging-e2e-test-images)\/e2e-test-images\/agnhost(:|@|$)/;
 const PAUSE_IMAGE = /^(registry\.k8s\.io|k8s\.gcr\.io)\/pause(:|@|$)/;
+const SAMPLE_APISERVER_IMAGE = /^(registry\.k8s\.io|k8s\.gcr\.io|gcr\.io\/k8s-staging-e2e-test-images)\/e2e-test-images\/sample-apiserver(:|@|$)/;
+const ETCD_IMAGE = /^(registry\.k8s\.io|k8s\.gcr\.io|gcr\.io\/etcd-development)\/etcd(:|@|$)/;
+
+/** The native binaries standing in for images (agnhost always; the others when built). */
+export interface Programs {
+  agnhost: string;
+  sampleApiserver?: string;
+  etcd?: string;
+}
+
+/** The binary and arguments that run a container, or why the runner cannot run it. */
+export type Program = { binary: string; args: string[]; image: 'agnhost' | 'sample-apiserver' | 'etcd' } | { unsupported: string };
+
+/** A container's program: its image's entrypoint `entrypoint` (the command's first word may name it) run natively. */
+function nativeProgram(container: ContainerSpec, binary: string | undefined, entrypoint: string, image: 'sample-apiserver' | 'etcd'): Program {
+  if (binary === undefined) return { unsupported: `container ${container.name}: image ${container.image} needs a ${image} binary (pod runner flag --${image})` };
+  const command = container.command ?? [];
+  const args = container.args ?? [];
+  if (command.length === 0) return { binary, args, image };
+  if (command[0] === entrypoint || command[0] === entrypoint.slice(entrypoint.lastIndexOf('/') + 1)) return { binary, args: [...command.slice(1), ...args], image };
+  return { unsupported: `container ${container.name}: command ${JSON.stringify(command[0])} is not ${entrypoint}` };
+}
+
+/** What runs a container: agnhost and pause images (see agnhostArguments), the sample API server and etcd. */
+export function containerProgram(container: ContainerSpec, programs: Programs): Program {
+  if (SAMPLE_APISERVER_IMAGE.test(container.image)) return nativeProgram(container, programs.sampleApiserver, '/sample-apiserver', 'sample-apiserver');
+  if (ETCD_IMAGE.test(container.image)) return nativeProgram(container, programs.etcd, '/usr/local/bin/etcd', 'etcd');
+  const a = agnhostArguments(container);
+  return 'unsupported' in a ? { unsupported: a.unsupported.replace('is not agnhost or pause', 'is not agnhost, pause, sample-apiserver or etcd') } : { binary: programs.agnhost, args: a.args, image: 'agnhost' };
+}
 
 /**
  * The agnhost arguments that run the container, or a reason it cannot run here (another image, or

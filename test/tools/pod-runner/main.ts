@@ -2,6 +2,10 @@
  * Command line of the test-only pod runner (see pod-runner.ts):
  *   node dist/test/tools/pod-runner/main.js --server http://127.0.0.1:PORT --agnhost PATH
  *     [--node fake-node] [--work-dir DIR] [--bridge capstan-pods]
+ *     [--apiserver HOST:PORT] [--sample-apiserver PATH] [--etcd PATH] [--token TOKEN]
+ * --apiserver (the API server's secure port) makes it reachable from pods at the `kubernetes`
+ * Service's cluster IP; --sample-apiserver and --etcd run the e2e Aggregator test's images;
+ * --token authenticates to an HTTPS --server (the reference kube-apiserver, for baselines).
  * Needs root (network namespaces). Runs until SIGTERM/SIGINT, then kills every pod process and
  * removes the pod namespaces and the bridge. Logs one line per event on stderr.
  */
@@ -11,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ApiClient } from './api-client.js';
+import { startApiForwarder, type ApiForwarder } from './api-forwarder.js';
 import { startNodeHeartbeat } from './node-heartbeat.js';
 import { PodNetworks } from './pod-network.js';
 import { PodRunner } from './pod-runner.js';
@@ -22,6 +27,10 @@ const { values } = parseArgs({
     node: { type: 'string', default: 'fake-node' },
     'work-dir': { type: 'string' },
     bridge: { type: 'string', default: 'capstan-pods' },
+    apiserver: { type: 'string' },
+    'sample-apiserver': { type: 'string' },
+    etcd: { type: 'string' },
+    token: { type: 'string' },
   },
 });
 if (!values.server || !values.agnhost) {
@@ -29,7 +38,7 @@ if (!values.server || !values.agnhost) {
   process.exit(2);
 }
 const log = (msg: string): void => void process.stderr.write(`${new Date().toISOString()} pod-runner: ${msg}\n`);
-const api = new ApiClient(values.server);
+const api = new ApiClient(values.server, values.token);
 const node = values.node;
 
 const nodeRes = await api.get(`/api/v1/nodes/${node}`);
@@ -39,7 +48,8 @@ if (nodeRes.status !== 200) {
 }
  
 const hostIP = (nodeRes.body.status?.addresses ?? []).find((a: any) => a.type === 'InternalIP')?.address ?? '127.0.0.1';
-const digest = createHash('sha256').update(readFileSync(values.agnhost)).digest('hex');
+const digestOf = (path: string): string => createHash('sha256').update(readFileSync(path)).digest('hex');
+const digest = digestOf(values.agnhost);
 
 const kubernetes = await api.get('/api/v1/namespaces/default/services/kubernetes');
 const kubernetesService =
@@ -47,11 +57,21 @@ const kubernetesService =
 
 const networks = new PodNetworks(values.bridge);
 networks.setUp();
+let forwarder: ApiForwarder | undefined;
+if (values.apiserver !== undefined) {
+  const colon = values.apiserver.lastIndexOf(':');
+  forwarder = await startApiForwarder(networks.bridge, kubernetesService, { host: values.apiserver.slice(0, colon), port: Number(values.apiserver.slice(colon + 1)) });
+  log(`forwarding ${kubernetesService.host}:${kubernetesService.port} to ${values.apiserver}`);
+}
 const runner = new PodRunner(api, networks, {
   node,
   hostIP,
-  agnhost: values.agnhost,
-  imageID: `registry.k8s.io/e2e-test-images/agnhost@sha256:${digest}`,
+  programs: { agnhost: values.agnhost, sampleApiserver: values['sample-apiserver'], etcd: values.etcd },
+  imageIDs: {
+    agnhost: `registry.k8s.io/e2e-test-images/agnhost@sha256:${digest}`,
+    'sample-apiserver': values['sample-apiserver'] === undefined ? '' : `registry.k8s.io/e2e-test-images/sample-apiserver@sha256:${digestOf(values['sample-apiserver'])}`,
+    etcd: values.etcd === undefined ? '' : `registry.k8s.io/etcd@sha256:${digestOf(values.etcd)}`,
+  },
   workDir: values['work-dir'] ?? mkdtempSync(join(tmpdir(), 'pod-runner-')),
   kubernetesService,
   log,
@@ -69,6 +89,7 @@ const shutDown = (): void => {
     .shutDown()
     .catch((err: unknown) => log(`shutting down: ${String(err)}`))
     .finally(() => {
+      forwarder?.stop();
       networks.tearDown();
       log('stopped');
       process.exit(0);

@@ -1,19 +1,21 @@
 /**
  * A kubelet (and scheduler) for one node, for tests only: binds unscheduled pods of the default
- * scheduler to the node, runs bound pods whose containers are all agnhost or pause images as host
- * processes (agnhost binary, one network namespace per pod, volumes materialised into a directory),
+ * scheduler to the node, runs bound pods whose containers are all agnhost, pause, sample-apiserver or
+ * etcd images as host processes (native binaries, one network namespace per pod, volumes
+ * materialised into a directory),
  * probes readiness, reports status like the kubelet, and on deletion kills the processes, removes
  * the namespace and deletes the pod with gracePeriodSeconds=0. Pods it cannot run stay Pending with
  * a waiting reason `PodRunnerUnsupported` saying why. Poll-based: lists pods every 300 ms.
  * Container output goes to WORKDIR/logs/NAMESPACE_POD_CONTAINER.log. Containers get
  * KUBERNETES_SERVICE_HOST/PORT (so in-cluster configuration loads) and their mounts under /run (the
- * service account token) bind-mounted in place; the API server itself is not reachable from pods.
+ * service account token) bind-mounted in place; the API server is reachable from pods at the
+ * `kubernetes` Service's address when main.ts forwards it (--apiserver).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, closeSync, rmdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { ApiClient } from './api-client.js';
-import { agnhostArguments, rewriteMountPaths, type MountMapping } from './container-command.js';
+import { containerProgram, rewriteMountPaths, type MountMapping, type Program, type Programs } from './container-command.js';
 import type { PodNetwork, PodNetworks } from './pod-network.js';
 import { buildPodStatus, type ContainerState } from './pod-status.js';
 import { materialiseVolumes, VolumeError } from './pod-volumes.js';
@@ -25,8 +27,9 @@ import { probeSupported, runProbe } from './readiness-probe.js';
 export interface PodRunnerOptions {
   node: string;
   hostIP: string;
-  agnhost: string;
-  imageID: string;
+  programs: Programs;
+  /** The imageID reported for each kind of image (a digest of the binary standing in for it). */
+  imageIDs: Record<Exclude<Program, { unsupported: string }>['image'], string>;
   workDir: string;
   /** What KUBERNETES_SERVICE_HOST/PORT say (the `kubernetes` Service; not reachable from pods). */
   kubernetesService: { host: string; port: number };
@@ -35,6 +38,7 @@ export interface PodRunnerOptions {
 
 interface RunningContainer {
   spec: any;
+  binary: string;
   args: string[];
   mounts: MountMapping[];
   state: ContainerState;
@@ -148,7 +152,7 @@ export class PodRunner {
   private cannotRun(pod: any): string | undefined {
     if ((pod.spec.initContainers ?? []).length > 0) return 'init containers are not supported by the pod runner';
     for (const c of pod.spec.containers) {
-      const a = agnhostArguments(c);
+      const a = containerProgram(c, this.opts.programs);
       if ('unsupported' in a) return a.unsupported;
       if (c.readinessProbe && !probeSupported(c.readinessProbe)) return `container ${c.name}: only httpGet and tcpSocket readiness probes are supported`;
     }
@@ -188,17 +192,18 @@ export class PodRunner {
     const net = this.networks.create();
     const rp: RunningPod = { pod, net, dir, startTime: now(), containers: [], stopping: false };
     for (const spec of pod.spec.containers) {
-      const args = (agnhostArguments(spec) as { args: string[] }).args;
+      const program = containerProgram(spec, this.opts.programs) as Exclude<Program, { unsupported: string }>;
       rp.containers.push({
         spec,
-        args,
+        binary: program.binary,
+        args: program.args,
         mounts: mounts.get(spec.name) ?? [],
         successes: 0,
         failures: 0,
         state: {
           name: spec.name,
           image: spec.image,
-          imageID: this.opts.imageID,
+          imageID: this.opts.imageIDs[program.image],
           containerID: '',
           restartCount: 0,
           ready: false,
@@ -243,7 +248,7 @@ export class PodRunner {
     for (const m of bound) for (let d = m.mountPath; !existsSync(d); d = dirname(d)) this.createdMountPoints.add(d);
     const binds = bound.flatMap((m) => [m.mountPath, m.hostPath]);
     const bindThenExec = 'while [ "$1" != -- ]; do mkdir -p "$1" && mount --bind "$2" "$1" || exit 1; shift 2; done; shift; exec "$@"';
-    const child = spawn('ip', ['netns', 'exec', rp.net.namespace, 'sh', '-c', bindThenExec, 'sh', ...binds, '--', this.opts.agnhost, ...args], {
+    const child = spawn('ip', ['netns', 'exec', rp.net.namespace, 'sh', '-c', bindThenExec, 'sh', ...binds, '--', c.binary, ...args], {
       cwd: rp.dir,
       env: this.containerEnv(rp, c),
       detached: true,

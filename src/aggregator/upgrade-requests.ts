@@ -1,0 +1,69 @@
+import { IncomingMessage, ServerResponse, type Server } from 'node:http';
+import { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+
+/** A connection taken over from the HTTP server for an upgrade: the socket and what was read past the headers. */
+export interface UpgradeConnection {
+  socket: Socket;
+  head: Buffer;
+}
+
+const upgrades = new WeakMap<IncomingMessage, UpgradeConnection>();
+
+/**
+ * The request class of Capstan's HTTP servers. Node hands a request with `Connection: Upgrade` to
+ * the server's 'upgrade' listeners (the socket leaves the HTTP parser) only while its `upgrade` flag
+ * is set; this class keeps the flag only for requests `isProxiedUpgrade` claims (by URL: paths of
+ * aggregated API servers), so every other upgrade request is served as a plain request, as before.
+ */
+export function upgradeFilteringIncomingMessage(isProxiedUpgrade: (url: string) => boolean): typeof IncomingMessage {
+  return class FilteredIncomingMessage extends IncomingMessage {
+    constructor(socket: Socket) {
+      super(socket);
+      let upgrade = false;
+      Object.defineProperty(this, 'upgrade', {
+        configurable: true,
+        enumerable: true,
+        get: () => upgrade,
+        set: (value: unknown) => {
+          upgrade = value === true && isProxiedUpgrade(this.url ?? '');
+        },
+      });
+    }
+  };
+}
+
+/**
+ * Serves the upgrade requests Node hands to `server`'s 'upgrade' event through `handle`, as plain
+ * requests would be: a response bound to the connection (closed once it is sent). A handler that
+ * proxies the upgrade takes the connection over with {@link takeUpgradeConnection}.
+ */
+export function serveUpgradeRequests(server: Server, handle: (req: IncomingMessage, res: ServerResponse) => void): void {
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (!(socket instanceof Socket)) {
+      socket.destroy();
+      return;
+    }
+    const res = new ServerResponse(req);
+    res.shouldKeepAlive = false;
+    res.assignSocket(socket);
+    upgrades.set(req, { socket, head });
+    res.on('finish', () => {
+      if (upgrades.has(req)) socket.end();
+    });
+    socket.on('error', () => socket.destroy());
+    handle(req, res);
+  });
+}
+
+/**
+ * The connection of an upgrade request that came through {@link serveUpgradeRequests}, detached from
+ * its response (nothing more is written through `res`); undefined for a request served as a plain one.
+ */
+export function takeUpgradeConnection(req: IncomingMessage, res: ServerResponse): UpgradeConnection | undefined {
+  const connection = upgrades.get(req);
+  if (connection === undefined) return undefined;
+  upgrades.delete(req);
+  res.detachSocket(connection.socket);
+  return connection;
+}

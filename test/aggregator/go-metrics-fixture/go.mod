@@ -1,0 +1,3 @@
+module capstan.local/metrics-fixture
+
+go 1.22
