@@ -10,6 +10,7 @@ import {
   hasProtobufMessage,
   ProtobufListEncoder,
 } from '../../src/codec/protobuf/protobuf-codec.js';
+import { toPartialObjectMetadata } from '../../src/codec/representations.js';
 import { oracleList, oracleObject, oracleWatchFrame } from '../helpers/protobufjs-oracle.js';
 
 /**
@@ -166,4 +167,44 @@ test('lists, streamed item by item: the same bytes as protobufjs, small and over
   const chunks = [...e.chunks()];
   assert.ok(chunks.length > 3, `${chunks.length} chunks`);
   assert.deepEqual(Buffer.concat(chunks), oracleList('PodList', 'v1', meta, items));
+});
+
+test('stored items: the same bytes on the first LIST and from the item cache on the next, whole and metadata-only', () => {
+  const pods = corpus().filter((o) => o.kind === 'Pod');
+  const texts = pods.map((p, i) => JSON.stringify({ ...p, metadata: { ...(p.metadata as Obj), name: `cached-${i}` } }));
+  const meta = { resourceVersion: '9' };
+  const view = { name: 'PartialObjectMetadata', project: toPartialObjectMetadata };
+  const whole = oracleList(
+    'PodList',
+    'v1',
+    meta,
+    texts.map((t) => JSON.parse(t) as Obj),
+  );
+  const partial = oracleList(
+    'PartialObjectMetadataList',
+    'meta.k8s.io/v1',
+    meta,
+    texts.map((t) => toPartialObjectMetadata(JSON.parse(t) as Obj)),
+  );
+  for (const pass of ['first', 'cached']) {
+    const e = new ProtobufListEncoder('PodList', 'v1', meta);
+    for (const t of texts) e.addStored(t);
+    assert.deepEqual(Buffer.concat([...e.chunks()]), whole, `${pass} whole`);
+    const m = new ProtobufListEncoder('PartialObjectMetadataList', 'meta.k8s.io/v1', meta);
+    for (const t of texts) m.addStored(t, view);
+    assert.deepEqual(Buffer.concat([...m.chunks()]), partial, `${pass} metadata-only`);
+  }
+  // A changed object is another text: never served from the cache.
+  const changed = texts.map((t) => t.replace('"cached-', '"changed-'));
+  const e = new ProtobufListEncoder('PodList', 'v1', meta);
+  for (const t of changed) e.addStored(t);
+  assert.deepEqual(
+    Buffer.concat([...e.chunks()]),
+    oracleList(
+      'PodList',
+      'v1',
+      meta,
+      changed.map((t) => JSON.parse(t) as Obj),
+    ),
+  );
 });

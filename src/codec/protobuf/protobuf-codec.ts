@@ -2,11 +2,12 @@ import { ApiError, badRequest } from '../../api/errors.js';
 import { hasMagic, PROTOBUF_MAGIC, unwrapEnvelope } from './envelope.js';
 import { compileMessage, writeMessage, writeNestedMessage, type CompiledMessage } from './message-encoder.js';
 import { WireWriter } from './wire-writer.js';
+import { encodedItemsFor, type EncodedItems } from './encoded-items.js';
 import { messageNameForKind } from './kind-messages.js';
 import { planFor } from './message-plan.js';
 import { ProtobufUnsupportedError } from './protobuf-errors.js';
 import { messageToJson, setEmbeddedDecoder } from './proto-to-json.js';
-import { lookupMessage, protobufModule, requireMessage } from './proto-runtime.js';
+import { fullName, lookupMessage, protobufModule, requireMessage } from './proto-runtime.js';
 import type protobuf from 'protobufjs';
 import type { Obj } from '../../api/object-util.js';
 
@@ -200,6 +201,7 @@ export class ProtobufListEncoder {
   private readonly w = new WireWriter(256 * 1024);
   private readonly itemTag: number;
   private readonly item: CompiledMessage;
+  private readonly itemMessage: string;
 
   constructor(
     private readonly listKind: string,
@@ -212,6 +214,7 @@ export class ProtobufListEncoder {
     if (items === undefined || !items.repeated || !(itemType instanceof protobufModule().Type)) throw new ProtobufUnsupportedError(apiVersion, listKind);
     this.itemTag = ((items.id << 3) | 2) >>> 0;
     this.item = compileMessage(planFor(itemType));
+    this.itemMessage = fullName(itemType);
     writeMessage(this.w, message, { metadata: listMetadata });
   }
 
@@ -220,6 +223,25 @@ export class ProtobufListEncoder {
     this.w.startItem();
     writeNestedMessage(this.w, this.item, this.itemTag, item);
   }
+
+  /**
+   * Adds one item from its stored JSON text, seen through VIEW when given (e.g. its
+   * PartialObjectMetadata); items met before (the same text, item message and view) are copied from
+   * the encoded-item cache instead of being parsed and encoded again.
+   */
+  addStored(json: string, view?: ItemView): void {
+    const cache = view === undefined ? (this.fullCache ??= encodedItemsFor(this.itemMessage, '')) : encodedItemsFor(this.itemMessage, view.name);
+    this.w.startItem();
+    const hit = cache.get(json);
+    if (hit !== undefined) {
+      this.w.raw(hit);
+      return;
+    }
+    const obj = JSON.parse(json) as Obj;
+    if (writeNestedMessage(this.w, this.item, this.itemTag, view === undefined ? obj : view.project(obj))) cache.set(json, this.w.itemCopy());
+  }
+
+  private fullCache: EncodedItems | undefined;
 
   /** The body (magic prefix, Unknown envelope around the list message) in pieces; the encoder is spent. */
   *chunks(): Generator<Buffer> {
@@ -230,6 +252,12 @@ export class ProtobufListEncoder {
     yield* this.w.pieces();
     yield Buffer.from(ENVELOPE_TAIL);
   }
+}
+
+/** A projection of list items (kube's JSON form to the JSON form sent), named for the item cache. */
+export interface ItemView {
+  name: string;
+  project: (obj: Obj) => Obj;
 }
 
 /**

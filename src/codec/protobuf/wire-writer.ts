@@ -64,6 +64,11 @@ export class WireWriter {
     return out;
   }
 
+  /** A copy of the item written since `startItem`. */
+  itemCopy(): Buffer {
+    return Buffer.from(this.buf.subarray(this.mark, this.pos));
+  }
+
   /** The position (relative to the item) to roll back to with `rewind`. */
   here(): number {
     return this.pos - this.mark;
