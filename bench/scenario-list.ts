@@ -109,6 +109,7 @@ export const listScenario: Scenario = {
             metric('full LIST throughput', bytes / (median(fullTimes) / 1000), 'bytes/s', { higherIsBetter: true }),
             metric('full protobuf LIST time, median of 5', median(protoTimes), 'ms'),
             metric('full protobuf LIST server CPU, median of 5', median(protoCpus), 'ms'),
+            metric('first protobuf LIST server CPU (encodes every item)', protoCpus[0] ?? 0, 'ms'),
             metric('full protobuf LIST response size', protoBytes, 'bytes'),
             metric(`paged LIST (limit=${PAGE}) total, median of 3`, median(pagedTimes), 'ms'),
             metric('paged LIST pages', pages, 'count'),
