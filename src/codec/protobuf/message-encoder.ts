@@ -402,7 +402,8 @@ function writeValue(w: WireWriter, c: CompiledValue, tag: number, v: unknown): b
       w.uint32(tag);
       const len = w.begin();
       w.uint32(c.t1);
-      w.bytes(Buffer.from(JSON.stringify(v), 'utf8'));
+      // The bytes field holds the JSON text's UTF-8, which is how a string is written: no Buffer in between.
+      w.string(JSON.stringify(v));
       w.end(len);
       return true;
     }
