@@ -1,5 +1,6 @@
 /**
- * list: a full LIST of N ConfigMaps (median of 5) and its size, a paged LIST (limit=500, following
+ * list: a full LIST of N ConfigMaps (median time and server CPU of 5) and its size, the same in
+ * protobuf, a paged LIST (limit=500, following
  * continue tokens; median of 3), and the server's peak RSS growth during a full list against the
  * size of the JSON it sends.
  */
@@ -10,6 +11,7 @@ import { median } from './stats.js';
 import { log, sleep, withTarget, type Scenario } from './scenario.js';
 
 const PAGE = 500;
+const PROTOBUF = 'application/vnd.kubernetes.protobuf';
 
 interface ListBody {
   metadata?: { continue?: string; resourceVersion?: string };
@@ -42,11 +44,14 @@ export const listScenario: Scenario = {
 
         const fullTimes: number[] = [];
         const growths: number[] = [];
+        const jsonCpus: number[] = [];
         let bytes = 0;
         let items = -1;
         for (let i = 0; i < 5; i++) {
           const before = t.rss.reset();
+          const stop = t.cpu.start();
           const res = await client.request('GET', CM_PATH, { discardBody: i > 0, timeoutMs: 120_000 });
+          jsonCpus.push(stop().totalMs);
           const peak = t.rss.peakSinceReset();
           t.assertAlive();
           if (res.status !== 200) throw new Error(`LIST: HTTP ${res.status}: ${res.body.slice(0, 300)}`);
@@ -57,6 +62,20 @@ export const listScenario: Scenario = {
           await sleep(200);
         }
         if (items !== existing + n) throw new Error(`LIST returned ${items} items, expected ${existing + n}`);
+
+        // The same LIST in protobuf, as client-go components (informers, controllers) ask for it.
+        const protoTimes: number[] = [];
+        const protoCpus: number[] = [];
+        let protoBytes = 0;
+        for (let i = 0; i < 5; i++) {
+          const stop = t.cpu.start();
+          const res = await client.request('GET', CM_PATH, { discardBody: true, timeoutMs: 120_000, headers: { accept: PROTOBUF } });
+          protoCpus.push(stop().totalMs);
+          if (res.status !== 200) throw new Error(`protobuf LIST: HTTP ${res.status}`);
+          protoTimes.push(res.ms);
+          protoBytes = res.bytes;
+          await sleep(200);
+        }
 
         const pagedTimes: number[] = [];
         let pages = 0;
@@ -85,8 +104,13 @@ export const listScenario: Scenario = {
         return {
           metrics: [
             metric('full LIST time, median of 5', median(fullTimes), 'ms'),
+            metric('full LIST server CPU, median of 5', median(jsonCpus), 'ms'),
             metric('full LIST response size', bytes, 'bytes'),
             metric('full LIST throughput', bytes / (median(fullTimes) / 1000), 'bytes/s', { higherIsBetter: true }),
+            metric('full protobuf LIST time, median of 5', median(protoTimes), 'ms'),
+            metric('full protobuf LIST server CPU, median of 5', median(protoCpus), 'ms'),
+            metric('first protobuf LIST server CPU (encodes every item)', protoCpus[0] ?? 0, 'ms'),
+            metric('full protobuf LIST response size', protoBytes, 'bytes'),
             metric(`paged LIST (limit=${PAGE}) total, median of 3`, median(pagedTimes), 'ms'),
             metric('paged LIST pages', pages, 'count'),
             metric('peak RSS growth during full LIST (max of 5)', growth, 'bytes'),

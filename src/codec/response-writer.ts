@@ -5,7 +5,7 @@ import { RouteNotAcceptableError, type OutputFormat } from './negotiation.js';
 import { encodeCborDocument, encodeCborJson, writeCborList } from './cbor/cbor-response.js';
 import { parseAccept } from './media-type.js';
 import { toPartialObjectMetadata, toTable, type IncludeObject } from './representations.js';
-import { encodeProtobufObject, ProtobufListEncoder, ProtobufUnsupportedError } from './protobuf/protobuf-codec.js';
+import { encodeProtobufObject, ProtobufListEncoder, ProtobufUnsupportedError, type ItemView } from './protobuf/protobuf-codec.js';
 import { toYaml } from './yaml-writer.js';
 import { recorderOf } from './exchange-recorder.js';
 import type { Obj } from '../api/object-util.js';
@@ -104,9 +104,11 @@ function drained(res: Response): Promise<boolean> {
   });
 }
 
+const METADATA_VIEW: ItemView = { name: 'PartialObjectMetadata', project: toPartialObjectMetadata };
+
 /**
  * Writes a protobuf list item by item (see ProtobufListEncoder): each stored item is parsed and
- * encoded in turn, then the body is sent in chunks, waiting for the socket to drain. False (nothing
+ * encoded in turn (or copied from the encoded-item cache), then the body is sent in chunks, waiting for the socket to drain. False (nothing
  * sent) when the list kind has no protobuf message.
  */
 async function writeProtobufList(res: Response, envelope: ListEnvelope, items: string[], format: OutputFormat): Promise<boolean> {
@@ -120,10 +122,8 @@ async function writeProtobufList(res: Response, envelope: ListEnvelope, items: s
     if (err instanceof ProtobufUnsupportedError) return false;
     throw err;
   }
-  for (const item of items) {
-    const obj = JSON.parse(item) as Obj;
-    encoder.add(metadataOnly ? toPartialObjectMetadata(obj) : obj);
-  }
+  const view = metadataOnly ? METADATA_VIEW : undefined;
+  for (const item of items) encoder.addStored(item, view);
   res.setHeader('Content-Type', format.contentType);
   for (const chunk of encoder.chunks()) {
     if (!res.write(chunk) && !(await drained(res))) return true;

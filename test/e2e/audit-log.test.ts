@@ -116,7 +116,8 @@ describe('policy stages, formats and refusals', () => {
         ),
     );
     const log = join(dir, 'nopolicy.log');
-    const proc = await spawnCapstan([`--cert-dir=${PKI}`, `--audit-log-path=${log}`]);
+    // RBAC lets an anonymous client read /version (AlwaysAllow would refuse anonymous requests, as kube does).
+    const proc = await spawnCapstan([`--cert-dir=${PKI}`, `--audit-log-path=${log}`, '--authorization-mode=RBAC']);
     try {
       const res = await fetch(`${proc.url}/version`);
       assert.equal(res.status, 200);

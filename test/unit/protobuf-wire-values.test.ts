@@ -22,6 +22,25 @@ describe('protobuf wire time values', () => {
     assert.equal(parseTimestamp('yesterday'), undefined);
   });
 
+  test('Time: the whole-second UTC form (read without a regular expression) agrees with the general form', () => {
+    for (const t of [
+      '2024-01-02T03:04:05Z',
+      '1970-01-01T00:00:00Z',
+      '1969-12-31T23:59:59Z',
+      '9999-12-31T23:59:59Z',
+      '2024-02-29T12:00:00Z',
+      '1000-01-01T00:00:00Z',
+    ]) {
+      assert.deepEqual(parseTimestamp(t), { seconds: Date.parse(t) / 1000, nanos: 0 }, t);
+      assert.deepEqual(parseTimestamp(t), parseTimestamp(t.replace('Z', '.0+00:00')), t);
+    }
+    // Out-of-range fields roll over as in the general form; malformed texts are no time.
+    assert.deepEqual(parseTimestamp('2024-13-01T00:00:00Z'), parseTimestamp('2024-13-01T00:00:00.0Z'));
+    assert.deepEqual(parseTimestamp('0099-01-01T00:00:00Z'), parseTimestamp('0099-01-01T00:00:00.0Z'));
+    for (const t of ['2024-01-02T03:04:0xZ', '2024-01-02 03:04:05Z', '2024/01/02T03:04:05Z', '+024-01-02T03:04:05Z'])
+      assert.equal(parseTimestamp(t), undefined, t);
+  });
+
   test('MicroTime: six fractional digits', () => {
     assert.equal(formatTimestamp(1704164645, 123_456_789, 6), '2024-01-02T03:04:05.123456Z');
     assert.equal(formatTimestamp(1704164645, 0, 6), '2024-01-02T03:04:05.000000Z');

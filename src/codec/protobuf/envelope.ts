@@ -23,16 +23,6 @@ export function hasMagic(bytes: Uint8Array): boolean {
   return bytes.length >= 4 && bytes[0] === 0x6b && bytes[1] === 0x38 && bytes[2] === 0x73 && bytes[3] === 0x00;
 }
 
-/**
- * Magic prefix + `Unknown` around RAW. Like Go's serializer it writes contentEncoding and contentType as
- * empty strings, so the bytes match kube-apiserver's.
- */
-export function wrapEnvelope(apiVersion: string, kind: string, raw: Uint8Array): Buffer {
-  const unknown = requireMessage('k8s.io.apimachinery.pkg.runtime.Unknown');
-  const body = unknown.encode({ typeMeta: { apiVersion, kind }, raw, contentEncoding: '', contentType: '' }).finish();
-  return Buffer.concat([PROTOBUF_MAGIC, body]);
-}
-
 function str(v: unknown): string {
   return typeof v === 'string' ? v : '';
 }
@@ -50,13 +40,6 @@ export function unwrapEnvelope(bytes: Uint8Array): Envelope {
     contentEncoding: str(msg.contentEncoding),
     contentType: str(msg.contentType),
   };
-}
-
-/** FRAME preceded by its length as 4 big-endian bytes (apimachinery's length-delimited frame writer). */
-export function lengthDelimited(frame: Uint8Array): Buffer {
-  const header = Buffer.alloc(4);
-  header.writeUInt32BE(frame.length, 0);
-  return Buffer.concat([header, frame]);
 }
 
 /**

@@ -1,11 +1,13 @@
 import { ApiError, badRequest } from '../../api/errors.js';
-import { hasMagic, lengthDelimited, PROTOBUF_MAGIC, unwrapEnvelope, wrapEnvelope } from './envelope.js';
-import { jsonToMessage, valueToWire } from './json-to-proto.js';
+import { hasMagic, PROTOBUF_MAGIC, unwrapEnvelope } from './envelope.js';
+import { compileMessage, writeMessage, writeNestedMessage, type CompiledMessage } from './message-encoder.js';
+import { WireWriter } from './wire-writer.js';
+import { encodedItemsFor, type EncodedItems } from './encoded-items.js';
 import { messageNameForKind } from './kind-messages.js';
 import { planFor } from './message-plan.js';
 import { ProtobufUnsupportedError } from './protobuf-errors.js';
 import { messageToJson, setEmbeddedDecoder } from './proto-to-json.js';
-import { lookupMessage, protobufModule, requireMessage } from './proto-runtime.js';
+import { fullName, lookupMessage, protobufModule, requireMessage } from './proto-runtime.js';
 import type protobuf from 'protobufjs';
 import type { Obj } from '../../api/object-util.js';
 
@@ -114,12 +116,12 @@ export function hasProtobufMessage(apiVersion: string, kind: string): boolean {
   return messageNameForKind(apiVersion, kind) !== undefined;
 }
 
-/** The message bytes (no envelope) of OBJ as APIVERSION/KIND. */
-function encodeMessage(apiVersion: string, kind: string, obj: Obj): Uint8Array {
+/** The compiled encoder of APIVERSION/KIND's message; ProtobufUnsupportedError when it has none. */
+function compiledFor(apiVersion: string, kind: string): { type: protobuf.Type; message: CompiledMessage } {
   const name = messageNameForKind(apiVersion, kind);
   const type = name === undefined ? undefined : lookupMessage(name);
   if (type === undefined) throw new ProtobufUnsupportedError(apiVersion, kind);
-  return type.encode(jsonToMessage(planFor(type), obj)).finish();
+  return { type, message: compileMessage(planFor(type)) };
 }
 
 function typeOf(obj: Obj): { apiVersion: string; kind: string } {
@@ -128,13 +130,44 @@ function typeOf(obj: Obj): { apiVersion: string; kind: string } {
   return { apiVersion, kind };
 }
 
+/** Magic prefix and the start of the `Unknown` envelope: typeMeta, then the tag of `raw` (its length follows). */
+function writeEnvelopeHead(w: WireWriter, apiVersion: string, kind: string): void {
+  w.raw(PROTOBUF_MAGIC);
+  w.byte(0x0a);
+  const typeMeta = w.begin();
+  w.byte(0x0a);
+  w.string(apiVersion);
+  w.byte(0x12);
+  w.string(kind);
+  w.end(typeMeta);
+  w.byte(0x12);
+}
+
+/** The envelope's empty contentEncoding and contentType, which Go's serializer writes too. */
+const ENVELOPE_TAIL = Uint8Array.from([0x1a, 0x00, 0x22, 0x00]);
+
+/** Writes OBJ's protobuf body (magic prefix + Unknown envelope around its message). */
+function writeObjectBody(w: WireWriter, obj: Obj): void {
+  const { apiVersion, kind } = typeOf(obj);
+  const { message } = compiledFor(apiVersion, kind);
+  writeEnvelopeHead(w, apiVersion, kind);
+  const raw = w.begin();
+  writeMessage(w, message, obj);
+  w.end(raw);
+  w.raw(ENVELOPE_TAIL);
+}
+
+/** One writer reused by the single-object encoders (all synchronous); its buffer grows to the largest object. */
+const scratch = new WireWriter(16 * 1024);
+
 /**
  * The protobuf body of OBJ (magic prefix + Unknown envelope), typed by its own apiVersion and kind.
  * Throws ProtobufUnsupportedError when that kind has no message (custom resources).
  */
 export function encodeProtobufObject(obj: Record<string, unknown>): Buffer {
-  const { apiVersion, kind } = typeOf(obj);
-  return wrapEnvelope(apiVersion, kind, encodeMessage(apiVersion, kind, obj));
+  scratch.reset();
+  writeObjectBody(scratch, obj);
+  return scratch.copy();
 }
 
 /**
@@ -143,7 +176,9 @@ export function encodeProtobufObject(obj: Record<string, unknown>): Buffer {
  * Throws ProtobufUnsupportedError when the list kind has no message.
  */
 export function encodeProtobufList(listKind: string, apiVersion: string, listMetadata: Record<string, unknown>, items: Record<string, unknown>[]): Buffer {
-  return wrapEnvelope(apiVersion, listKind, encodeMessage(apiVersion, listKind, { metadata: listMetadata, items }));
+  const e = new ProtobufListEncoder(listKind, apiVersion, listMetadata);
+  for (const item of items) e.add(item);
+  return Buffer.concat([...e.chunks()]);
 }
 
 function varint(n: number): Buffer {
@@ -157,81 +192,72 @@ function varint(n: number): Buffer {
 }
 
 /**
- * A protobuf list body encoded one item at a time: the same bytes as `encodeProtobufList` for the
- * parsed items, without holding every item's object (or its proto-shaped copy) at once. Each stored
- * item is parsed, converted and encoded in turn; only the encoded bytes are kept, because the
- * envelope states the list's length before its items. `chunks` yields the body in pieces of about
- * 64 KiB. Throws ProtobufUnsupportedError when the list kind has no message.
+ * A protobuf list body encoded one item at a time, straight from each item's JSON form into one
+ * growing list of buffers: only the encoded bytes are kept, because the envelope states the list's
+ * length before its items. `chunks` yields the body in pieces of about 256 KiB. Throws
+ * ProtobufUnsupportedError when the list kind has no message.
  */
 export class ProtobufListEncoder {
-  private readonly parts: Uint8Array[] = [];
-  private size = 0;
-  private readonly itemsField: ReturnType<typeof planFor>['fields'][number];
-  private readonly itemType: protobuf.Type;
+  private readonly w = new WireWriter(256 * 1024);
+  private readonly itemTag: number;
+  private readonly item: CompiledMessage;
+  private readonly itemMessage: string;
 
   constructor(
     private readonly listKind: string,
     private readonly apiVersion: string,
     listMetadata: Record<string, unknown>,
   ) {
-    const name = messageNameForKind(apiVersion, listKind);
-    const type = name === undefined ? undefined : lookupMessage(name);
-    if (type === undefined) throw new ProtobufUnsupportedError(apiVersion, listKind);
-    const plan = planFor(type);
-    const items = plan.fields.find((f) => f.jsonName === 'items' && f.repeated);
-    const itemType = type.fields.items?.resolvedType;
-    if (items === undefined || !(itemType instanceof protobufModule().Type)) throw new ProtobufUnsupportedError(apiVersion, listKind);
-    this.itemsField = items;
-    this.itemType = itemType;
-    this.push(type.encode(jsonToMessage(plan, { metadata: listMetadata })).finish());
-  }
-
-  private push(b: Uint8Array): void {
-    this.parts.push(b);
-    this.size += b.length;
+    const { type, message } = compiledFor(apiVersion, listKind);
+    const items = type.fields.items;
+    const itemType = items?.resolvedType;
+    if (items === undefined || !items.repeated || !(itemType instanceof protobufModule().Type)) throw new ProtobufUnsupportedError(apiVersion, listKind);
+    this.itemTag = ((items.id << 3) | 2) >>> 0;
+    this.item = compileMessage(planFor(itemType));
+    this.itemMessage = fullName(itemType);
+    writeMessage(this.w, message, { metadata: listMetadata });
   }
 
   /** Adds one item (kube's JSON form); items that are not objects are skipped, as the whole-list encoder skips them. */
   add(item: Record<string, unknown>): void {
-    const msg = valueToWire(this.itemsField.value, item);
-    if (msg === undefined) return;
-    const bytes = this.itemType.encode(msg as Record<string, unknown>).finish();
-    // Field 2 (items), wire type 2 (length-delimited); the parts are joined once, per chunk.
-    this.push(itemHead(bytes.length));
-    this.push(bytes);
+    this.w.startItem();
+    writeNestedMessage(this.w, this.item, this.itemTag, item);
   }
+
+  /**
+   * Adds one item from its stored JSON text, seen through VIEW when given (e.g. its
+   * PartialObjectMetadata); items met before (the same text, item message and view) are copied from
+   * the encoded-item cache instead of being parsed and encoded again.
+   */
+  addStored(json: string, view?: ItemView): void {
+    const cache = view === undefined ? (this.fullCache ??= encodedItemsFor(this.itemMessage, '')) : encodedItemsFor(this.itemMessage, view.name);
+    this.w.startItem();
+    const hit = cache.get(json);
+    if (hit !== undefined) {
+      this.w.raw(hit);
+      return;
+    }
+    const obj = JSON.parse(json) as Obj;
+    if (writeNestedMessage(this.w, this.item, this.itemTag, view === undefined ? obj : view.project(obj))) cache.set(json, this.w.itemCopy());
+  }
+
+  private fullCache: EncodedItems | undefined;
 
   /** The body (magic prefix, Unknown envelope around the list message) in pieces; the encoder is spent. */
   *chunks(): Generator<Buffer> {
-    const unknown = requireMessage('k8s.io.apimachinery.pkg.runtime.Unknown');
-    const typeMeta = unknown.encode({ typeMeta: { apiVersion: this.apiVersion, kind: this.listKind } }).finish();
-    // Unknown fields in number order, as wrapEnvelope writes them: typeMeta, raw, then empty contentEncoding and contentType.
-    let chunk: Uint8Array[] = [PROTOBUF_MAGIC, typeMeta, Buffer.from([0x12]), varint(this.size)];
-    let chunkSize = 0;
-    for (let i = 0; i < this.parts.length; i++) {
-      chunk.push(this.parts[i]);
-      chunkSize += this.parts[i].length;
-      this.parts[i] = EMPTY;
-      if (chunkSize >= 64 * 1024) {
-        yield Buffer.concat(chunk);
-        chunk = [];
-        chunkSize = 0;
-      }
-    }
-    chunk.push(Buffer.from([0x1a, 0x00, 0x22, 0x00]));
-    yield Buffer.concat(chunk);
+    const head = new WireWriter(256);
+    writeEnvelopeHead(head, this.apiVersion, this.listKind);
+    const size = this.w.length;
+    yield Buffer.concat([head.copy(), varint(size)]);
+    yield* this.w.pieces();
+    yield Buffer.from(ENVELOPE_TAIL);
   }
 }
 
-const EMPTY = new Uint8Array(0);
-
-/** The tag (field 2, length-delimited) and length of one list item. */
-function itemHead(length: number): Buffer {
-  const len = varint(length);
-  const out = Buffer.allocUnsafe(len.length + 1);
-  out[0] = 0x12;
-  len.copy(out, 1);
-  return out;
+/** A projection of list items (kube's JSON form to the JSON form sent), named for the item cache. */
+export interface ItemView {
+  name: string;
+  project: (obj: Obj) => Obj;
 }
 
 /**
@@ -240,10 +266,24 @@ function itemHead(length: number): Buffer {
  * Throws ProtobufUnsupportedError when OBJ's kind has no message.
  */
 export function encodeProtobufWatchFrame(type: string, obj: Record<string, unknown>): Buffer {
-  const raw = encodeProtobufObject(obj);
-  const event = requireMessage(WATCH_EVENT).encode({ type, object: { raw } }).finish();
-  return lengthDelimited(event);
+  const w = scratch;
+  w.reset();
+  w.raw(FRAME_LENGTH_PLACEHOLDER);
+  w.byte(0x0a);
+  w.string(type);
+  w.byte(0x12);
+  const object = w.begin();
+  w.byte(0x0a);
+  const raw = w.begin();
+  writeObjectBody(w, obj);
+  w.end(raw);
+  w.end(object);
+  const frame = w.copy();
+  frame.writeUInt32BE(frame.length - 4, 0);
+  return frame;
 }
+
+const FRAME_LENGTH_PLACEHOLDER = new Uint8Array(4);
 
 /** Decodes one watch frame (without its length prefix) into the event type and the object's JSON form. */
 export function decodeProtobufWatchEvent(frame: Uint8Array): { type: string; object: Obj } {

@@ -9,8 +9,36 @@ import { int64ForWire, int64ToBigInt, int64ToNumber } from './wire-int64.js';
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|z|[+-]\d{2}:\d{2})$/;
 
+/** The value of the two ASCII digits of TEXT at AT, or -1 when they are not digits. */
+function twoDigits(text: string, at: number): number {
+  const a = text.charCodeAt(at) - 48;
+  const b = text.charCodeAt(at + 1) - 48;
+  return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : -1;
+}
+
+/**
+ * The seconds of TEXT when it has the form every stored time has (`2024-01-02T03:04:05Z`, year 1000
+ * or later), without a regular expression; undefined for any other form. Date.UTC rolls over
+ * out-of-range fields as the general path's setUTC* calls do.
+ */
+function wholeSecondsUtc(text: string): number | undefined {
+  if (text.length !== 20 || text.charCodeAt(19) !== 90 || text.charCodeAt(10) !== 84) return undefined;
+  if (text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45 || text.charCodeAt(13) !== 58 || text.charCodeAt(16) !== 58) return undefined;
+  const c = twoDigits(text, 0);
+  const y = twoDigits(text, 2);
+  const mo = twoDigits(text, 5);
+  const d = twoDigits(text, 8);
+  const h = twoDigits(text, 11);
+  const mi = twoDigits(text, 14);
+  const sec = twoDigits(text, 17);
+  if (c < 10 || y < 0 || mo < 0 || d < 0 || h < 0 || mi < 0 || sec < 0) return undefined;
+  return Math.floor(Date.UTC(c * 100 + y, mo - 1, d, h, mi, sec) / 1000);
+}
+
 /** {seconds, nanos} of an RFC 3339 timestamp, or undefined when TEXT is not one. */
 export function parseTimestamp(text: string): { seconds: number | string; nanos: number } | undefined {
+  const fast = wholeSecondsUtc(text);
+  if (fast !== undefined) return { seconds: fast, nanos: 0 };
   const m = RFC3339.exec(text);
   if (!m) return undefined;
   const [, y, mo, d, h, mi, s, frac, zone] = m;

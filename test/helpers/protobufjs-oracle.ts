@@ -1,12 +1,16 @@
-import { durationForWire, parseTimestamp } from './wire-time.js';
-import { int64ForWire } from './wire-int64.js';
-import type { MessagePlan, ValuePlan } from './message-plan.js';
-import type { Obj } from '../../api/object-util.js';
+import { durationForWire, parseTimestamp } from '../../src/codec/protobuf/wire-time.js';
+import { int64ForWire } from '../../src/codec/protobuf/wire-int64.js';
+import { planFor, type MessagePlan, type ValuePlan } from '../../src/codec/protobuf/message-plan.js';
+import { messageNameForKind } from '../../src/codec/protobuf/kind-messages.js';
+import { lookupMessage, requireMessage } from '../../src/codec/protobuf/proto-runtime.js';
+import { PROTOBUF_MAGIC } from '../../src/codec/protobuf/envelope.js';
+import type { Obj } from '../../src/api/object-util.js';
 
 /**
- * kube's JSON form -> plain objects shaped like the proto messages, ready for protobufjs `encode`.
- * Writes what is present: absent and null members stay absent on the wire (Go reads them as zero), and
- * members whose JSON type does not fit the field are skipped rather than written as garbage.
+ * The protobuf encoder Capstan used before its direct wire writer, kept as a test oracle: kube's JSON
+ * form -> plain objects shaped like the proto messages -> protobufjs `encode`. The direct encoder must
+ * write the same bytes. Absent and null members stay absent on the wire, members whose JSON type does
+ * not fit the field are skipped.
  */
 
 function isObj(v: unknown): v is Obj {
@@ -27,7 +31,7 @@ function scalarToWire(type: string, v: unknown): unknown {
 }
 
 /** The proto-shaped value of one JSON value under PLAN; undefined when its JSON type does not fit. */
-export function valueToWire(plan: ValuePlan, v: unknown): unknown {
+function valueToWire(plan: ValuePlan, v: unknown): unknown {
   switch (plan.kind) {
     case 'scalar':
       return scalarToWire(plan.type, v);
@@ -71,7 +75,7 @@ function listToWire(plan: ValuePlan, list: unknown[]): unknown[] {
 }
 
 /** The proto-shaped object for JSON object OBJ under PLAN. */
-export function jsonToMessage(plan: MessagePlan, obj: Obj): Obj {
+function jsonToMessage(plan: MessagePlan, obj: Obj): Obj {
   const out: Obj = {};
   for (const field of plan.fields) {
     if (field.inline) {
@@ -100,4 +104,39 @@ export function jsonToMessage(plan: MessagePlan, obj: Obj): Obj {
     if (w !== undefined) out[field.protoName] = w;
   }
   return out;
+}
+
+function encodeMessage(apiVersion: string, kind: string, obj: Obj): Uint8Array {
+  const name = messageNameForKind(apiVersion, kind);
+  const type = name === undefined ? undefined : lookupMessage(name);
+  if (type === undefined) throw new Error(`no message for ${apiVersion}/${kind}`);
+  return type.encode(jsonToMessage(planFor(type), obj)).finish();
+}
+
+function wrapEnvelope(apiVersion: string, kind: string, raw: Uint8Array): Buffer {
+  const unknown = requireMessage('k8s.io.apimachinery.pkg.runtime.Unknown');
+  const body = unknown.encode({ typeMeta: { apiVersion, kind }, raw, contentEncoding: '', contentType: '' }).finish();
+  return Buffer.concat([PROTOBUF_MAGIC, body]);
+}
+
+/** The protobufjs-built body of OBJ (magic + Unknown envelope). */
+export function oracleObject(obj: Obj): Buffer {
+  const apiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : '';
+  const kind = typeof obj.kind === 'string' ? obj.kind : '';
+  return wrapEnvelope(apiVersion, kind, encodeMessage(apiVersion, kind, obj));
+}
+
+/** The protobufjs-built body of a list. */
+export function oracleList(listKind: string, apiVersion: string, metadata: Obj, items: Obj[]): Buffer {
+  return wrapEnvelope(apiVersion, listKind, encodeMessage(apiVersion, listKind, { metadata, items }));
+}
+
+/** The protobufjs-built watch frame (4-byte big-endian length + WatchEvent). */
+export function oracleWatchFrame(type: string, obj: Obj): Buffer {
+  const event = requireMessage('k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent')
+    .encode({ type, object: { raw: oracleObject(obj) } })
+    .finish();
+  const header = Buffer.alloc(4);
+  header.writeUInt32BE(event.length, 0);
+  return Buffer.concat([header, event]);
 }

@@ -1,0 +1,66 @@
+/**
+ * The protobuf bytes of list items, keyed by the stored JSON text they were encoded from, so that a
+ * LIST repeated over unchanged objects (informers relisting, controllers resyncing, every client-go
+ * component starting) neither parses nor encodes them again. For one item message and view, the
+ * JSON text is the whole identity of an item's encoding, so an entry is never stale: a changed
+ * object has another text and misses.
+ *
+ * Bounded: each entry counts its bytes and its key's length (the key may be the only reference left
+ * to an old version's text), all caches together at most BUDGET; past it the cache being filled
+ * drops its oldest entries, and when that is not enough every cache is emptied.
+ */
+
+/** Budget of all item caches together: the encoded items and texts of about 15,000 typical Pods. */
+const BUDGET = 128 * 1024 * 1024;
+
+let total = 0;
+const caches = new Map<string, EncodedItems>();
+
+/** The cached items of one item message seen through one view. */
+export class EncodedItems {
+  private readonly entries = new Map<string, Buffer>();
+  private size = 0;
+
+  get(json: string): Buffer | undefined {
+    return this.entries.get(json);
+  }
+
+  set(json: string, bytes: Buffer): void {
+    const cost = bytes.length + json.length;
+    if (cost > BUDGET / 16 || this.entries.has(json)) return;
+    this.entries.set(json, bytes);
+    this.size += cost;
+    total += cost;
+    if (total <= BUDGET) return;
+    for (const [k, v] of this.entries) {
+      if (total <= BUDGET || k === json) break;
+      this.entries.delete(k);
+      const freed = v.length + k.length;
+      this.size -= freed;
+      total -= freed;
+    }
+    if (total > BUDGET) for (const c of caches.values()) c.clear();
+  }
+
+  clear(): void {
+    this.entries.clear();
+    total -= this.size;
+    this.size = 0;
+  }
+}
+
+/** The cache of items of message MESSAGE seen through VIEW ('' for the whole object). */
+export function encodedItemsFor(message: string, view: string): EncodedItems {
+  const key = `${message}|${view}`;
+  let c = caches.get(key);
+  if (c === undefined) {
+    c = new EncodedItems();
+    caches.set(key, c);
+  }
+  return c;
+}
+
+/** Bytes held by all caches (entries and their keys). */
+export function encodedItemsBytes(): number {
+  return total;
+}
