@@ -44,7 +44,20 @@ describe('APF classification of the bootstrap FlowSchemas', () => {
   }
 
   before(async () => {
-    s = await startApfServer(TOKENS);
+    // RBAC, so that anonymous requests are authenticated (AlwaysAllow refuses them, as kube does) and classified;
+    // alice may read ConfigMaps, so that a missing one answers 404.
+    s = await startApfServer(TOKENS, { authorizationMode: 'RBAC' });
+    const binding = {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'alice-view' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'alice' }],
+    };
+    assert.equal((await admin(s.adminUrl, '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', 'POST', binding)).status, 201);
+    await until('the binding to reach the authorizer', async () =>
+      (await s.client.send('tok-alice', '/api/v1/namespaces/default/configmaps/none')).status === 404 ? true : undefined,
+    );
     // The bootstrap objects exist once the server started; the APF configuration follows them through the change stream.
     uids = await until('the bootstrap FlowSchemas', async () => {
       const u = await flowControlUids(s.adminUrl);

@@ -97,7 +97,7 @@ describe('flow control flags', () => {
 
   test('APF needs a positive concurrency limit: the server does not start', async () => {
     await assert.rejects(
-      spawnCapstan(['--port=0', '--max-requests-inflight=0', '--max-mutating-requests-inflight=0']),
+      spawnCapstan(['--port=0', '--anonymous-auth=false', '--max-requests-inflight=0', '--max-mutating-requests-inflight=0']),
       /capstan exited with 1: Error: invalid configuration: MaxRequestsInFlight=0 and MaxMutatingRequestsInFlight=0; they must add up to something positive/,
     );
   });
