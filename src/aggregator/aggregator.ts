@@ -5,10 +5,8 @@ import type { DiscoveryExtension } from '../discovery/discovery-extension.js';
 import { logger } from '../logging/logger.js';
 import type { OpenApiService } from '../openapi/openapi-service.js';
 import type { Storage } from '../storage/storage.js';
-import type { ServingSetup } from '../tls/serving-setup.js';
 import { AggregatedGroups } from './aggregated-groups.js';
 import { ApiServiceRegistry } from './api-service-registry.js';
-import { AuthenticationConfigMapPublisher, type ClusterAuthenticationInfo } from './authentication-configmap.js';
 import { AvailabilityController } from './availability-controller.js';
 import { OpenApiAggregation } from './openapi-aggregation.js';
 import { aggregatedPathOf, aggregatorProxy, type ProxyDependencies } from './proxy-handler.js';
@@ -17,35 +15,12 @@ import { RemoteDiscovery } from './remote-discovery.js';
 import { ServiceRoutes, type LoopbackEndpoint } from './service-routes.js';
 import { serveUpgradeRequests, upgradeFilteringIncomingMessage } from './upgrade-requests.js';
 
-/** What the server tells extension API servers in `extension-apiserver-authentication`. */
-export function clusterAuthenticationInfo(config: ServerConfig, serving: ServingSetup | undefined): ClusterAuthenticationInfo {
-  return {
-    clientCA: () =>
-      serving === undefined
-        ? ''
-        : serving
-            .clientRoots()
-            .map((c) => c.toString())
-            .join(''),
-    requestheaderCA: () =>
-      serving
-        ?.requestheaderRoots()?.()
-        .map((c) => c.toString())
-        .join('') ?? '',
-    requestheaderUsernameHeaders: config.requestheaderUsernameHeaders,
-    requestheaderUidHeaders: config.requestheaderUidHeaders,
-    requestheaderGroupHeaders: config.requestheaderGroupHeaders,
-    requestheaderExtraHeadersPrefix: config.requestheaderExtraHeadersPrefix,
-    requestheaderAllowedNames: config.requestheaderAllowedNames,
-  };
-}
-
 /**
  * The aggregation layer of one server process (kube-aggregator in front of Capstan's own API):
  * the watched APIServices, the proxy to extension API servers, their discovery and OpenAPI merged
- * into this server's, and (where controllers run) the availability controller and the
- * `extension-apiserver-authentication` ConfigMap. Costs nothing per request while no APIService
- * names a service.
+ * into this server's, and (where controllers run) the availability controller. The
+ * `extension-apiserver-authentication` ConfigMap extension servers read is kept by
+ * server/authentication-trust.ts. Costs nothing per request while no APIService names a service.
  */
 export class Aggregator {
   private readonly abort = new AbortController();
@@ -55,7 +30,6 @@ export class Aggregator {
   private readonly discovery: RemoteDiscovery;
   private readonly openapiAggregation: OpenApiAggregation;
   private availability: AvailabilityController | undefined;
-  private publisher: AuthenticationConfigMapPublisher | undefined;
   /** Enders of the open proxied watches and upgraded connections. */
   private readonly streams = new Set<() => void>();
 
@@ -113,10 +87,8 @@ export class Aggregator {
    * Starts what kube-apiserver runs once per server: the availability controller and the
    * authentication ConfigMap publisher (`info`).
    */
-  async startControllers(info: ClusterAuthenticationInfo): Promise<void> {
+  async startControllers(): Promise<void> {
     const onError = (error: unknown): void => logger.warn('aggregator controller', { error });
-    this.publisher = new AuthenticationConfigMapPublisher(this.storage, info, onError);
-    await this.publisher.start();
     this.availability = new AvailabilityController(this.storage, this.registry, this.routes, this.transport, onError);
     await this.availability.start();
   }
@@ -127,7 +99,6 @@ export class Aggregator {
    */
   async endStreams(): Promise<void> {
     this.abort.abort();
-    this.publisher?.stop();
     this.discovery.stop();
     this.openapiAggregation.stop();
     for (const end of [...this.streams]) end();

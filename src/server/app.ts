@@ -57,7 +57,7 @@ import { acceptRequest, installClientErrorHandler, lingerOnEarlyAnswer, MAX_HEAD
 import { LISTEN_BACKLOG } from './listen-backlog.js';
 import { parsedRequestOf } from '../api/parsed-request.js';
 import { Lifecycle } from './lifecycle.js';
-import { Aggregator, clusterAuthenticationInfo } from '../aggregator/aggregator.js';
+import { Aggregator } from '../aggregator/aggregator.js';
 import { withFrontProxyDefaults } from '../aggregator/front-proxy-defaults.js';
 
 /** A running Capstan API server. */
@@ -408,9 +408,8 @@ export async function startServer(given: ServerConfig, storage: Storage, options
   if (options.instanceControllers ?? options.runControllers !== false) {
     await lifecycle.start('flow control configuration', new FlowControlConfigController(storage));
     await lifecycle.start('apiserver identity lease', new ApiserverIdentityLease(storage, { peerAddress: `${advertised}:${port}` }));
-    // kube-aggregator's availability controller and the extension-apiserver-authentication publisher run in
-    // every instance (stopped by the aggregator's endStreams).
-    await lifecycle.start('aggregator controllers', { start: () => aggregator.startControllers(clusterAuthenticationInfo(config, serving)) });
+    // kube-aggregator's availability controller runs in every instance (stopped by the aggregator's endStreams).
+    await lifecycle.start('aggregator controllers', { start: () => aggregator.startControllers() });
   }
   // Every process is a candidate; the elected one runs every controller of the manager (started
   // before this resolves when this process wins the first election).

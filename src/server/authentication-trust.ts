@@ -75,8 +75,13 @@ function combineStrings(existing: string | undefined, required: string[]): strin
   return JSON.stringify([...new Set([...stringList(existing), ...required])]);
 }
 
-/** The ConfigMap's data: what is there merged with what `trust` requires. */
+/** The ConfigMap's data: what is there merged with what `trust` requires, keys sorted as Go writes a map. */
 export function mergedTrustData(existing: Record<string, string>, trust: AuthenticationTrust): Record<string, string> {
+  const data = unsortedTrustData(existing, trust);
+  return Object.fromEntries(Object.entries(data).sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
+function unsortedTrustData(existing: Record<string, string>, trust: AuthenticationTrust): Record<string, string> {
   const data: Record<string, string> = {};
   const clientCA = combineCertificates(certificatesOf(existing['client-ca-file']), trust.clientCA);
   if (clientCA !== '') data['client-ca-file'] = clientCA;

@@ -1,29 +1,31 @@
 /**
- * The aggregation layer's pure merges: the authentication ConfigMap data (kube's cluster
- * authentication trust controller), an extension server's OpenAPI v2 merged as kube-openapi merges
+ * The aggregation layer's pure merges: the authentication ConfigMap data extension servers read
+ * (kube's cluster authentication trust controller), an extension server's OpenAPI v2 merged as kube-openapi merges
  * it, legacy discovery converted to aggregated discovery, and the paths the proxy claims.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { authenticationConfigMapData } from '../../src/aggregator/authentication-configmap.js';
+import { X509Certificate } from 'node:crypto';
+import { mergedTrustData } from '../../src/server/authentication-trust.js';
 import { contributionFrom } from '../../src/aggregator/openapi-aggregation.js';
 import { aggregatedPathOf } from '../../src/aggregator/proxy-handler.js';
 import { parseAggregatedDiscovery, resourcesFromLegacyList } from '../../src/aggregator/remote-discovery.js';
 import { generateCA } from '../../src/tls/certificates.js';
 
 describe('extension-apiserver-authentication data', () => {
-  test('what is stored is kept first, this server adds its own, without duplicates; uid headers only when some exist', async () => {
+  test('what is stored is kept first, this server adds its own, without duplicates; keys sorted; uid headers only when some exist', async () => {
     const [a, b] = await Promise.all([generateCA('a'), generateCA('b')]);
-    const info = {
-      clientCA: () => a.cert,
-      requestheaderCA: () => b.cert,
-      requestheaderUsernameHeaders: ['X-Remote-User'],
-      requestheaderUidHeaders: [],
-      requestheaderGroupHeaders: ['X-Remote-Group'],
-      requestheaderExtraHeadersPrefix: ['X-Remote-Extra-'],
-      requestheaderAllowedNames: ['front-proxy-client'],
+    const fingerprints = (bundle: string | undefined): string[] =>
+      (bundle?.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? []).map((pem) => new X509Certificate(pem).fingerprint256);
+    const requestHeader = {
+      ca: [b.cert],
+      usernameHeaders: ['X-Remote-User'],
+      uidHeaders: [],
+      groupHeaders: ['X-Remote-Group'],
+      extraHeaderPrefixes: ['X-Remote-Extra-'],
+      allowedNames: ['front-proxy-client'],
     };
-    const first = authenticationConfigMapData({}, info);
+    const first = mergedTrustData({}, { clientCA: [a.cert], requestHeader });
     assert.deepEqual(Object.keys(first), [
       'client-ca-file',
       'requestheader-allowed-names',
@@ -32,20 +34,18 @@ describe('extension-apiserver-authentication data', () => {
       'requestheader-group-headers',
       'requestheader-username-headers',
     ]);
-    assert.equal(first['client-ca-file'], a.cert);
+    assert.deepEqual(fingerprints(first['client-ca-file']), fingerprints(a.cert));
     // Another server of the same cluster with other settings: both are listed, the stored ones first.
-    const merged = authenticationConfigMapData(first, {
-      ...info,
-      clientCA: () => b.cert,
-      requestheaderUsernameHeaders: ['X-Other-User'],
-      requestheaderUidHeaders: ['X-Remote-Uid'],
+    const merged = mergedTrustData(first, {
+      clientCA: [b.cert, a.cert],
+      requestHeader: { ...requestHeader, usernameHeaders: ['X-Other-User'], uidHeaders: ['X-Remote-Uid'] },
     });
-    assert.equal(merged['client-ca-file'], a.cert + b.cert);
+    assert.deepEqual(fingerprints(merged['client-ca-file']), [...fingerprints(a.cert), ...fingerprints(b.cert)]);
     assert.equal(merged['requestheader-username-headers'], '["X-Remote-User","X-Other-User"]');
     assert.equal(merged['requestheader-uid-headers'], '["X-Remote-Uid"]');
-    assert.equal(merged['requestheader-client-ca-file'], b.cert);
+    assert.deepEqual(fingerprints(merged['requestheader-client-ca-file']), fingerprints(b.cert));
     // Without a front-proxy CA, only the client CA is published.
-    assert.deepEqual(Object.keys(authenticationConfigMapData({}, { ...info, requestheaderCA: () => '' })), ['client-ca-file']);
+    assert.deepEqual(Object.keys(mergedTrustData({}, { clientCA: [a.cert] })), ['client-ca-file']);
   });
 });
 
