@@ -51,7 +51,7 @@ let srv: TestServer;
 let k: Kubectl;
 before(async () => {
   // The goldens come from a kube-apiserver without kube-controller-manager: no disruption controller writes PDB status.
-  srv = await startTestServer({ controllers: ['-garbage-collector', '-disruption', '-resourcequota'] });
+  srv = await startTestServer({ controllers: ['*', '-garbage-collector', '-disruption', '-resourcequota'] });
   k = kubectlFor(srv.kubeconfig);
   const created = await api(srv.url, '/api/v1/namespaces', {
     method: 'POST',

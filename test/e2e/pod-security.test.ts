@@ -16,7 +16,7 @@ import { replay, splitWarnings, type ReplayResult } from './pod-security-replay.
 let srv: TestServer;
 before(async () => {
   // The corpus's namespaces carry only its own pods: no controller needs to run.
-  srv = await startTestServer({ controllers: ['-garbage-collector', '-disruption', '-resourcequota'] });
+  srv = await startTestServer({ controllers: ['*', '-garbage-collector', '-disruption', '-resourcequota'] });
 });
 after(async () => {
   await srv?.stop();

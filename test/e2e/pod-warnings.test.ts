@@ -14,7 +14,7 @@ import { NAMESPACE, replay, splitWarnings, type ReplayResult } from './pod-warni
 
 let srv: TestServer;
 before(async () => {
-  srv = await startTestServer({ controllers: ['-garbage-collector', '-disruption', '-resourcequota'] });
+  srv = await startTestServer({ controllers: ['*', '-garbage-collector', '-disruption', '-resourcequota'] });
 });
 after(async () => {
   await srv?.stop();
