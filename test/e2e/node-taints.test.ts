@@ -74,7 +74,7 @@ test('with --controllers=-node-lifecycle-controller the not-ready taint stays', 
 });
 
 test('with --disable-admission-plugins=TaintNodesByCondition a new node has no taint', async () => {
-  const srv = await server({ disableAdmissionPlugins: ['TaintNodesByCondition'], controllers: ['-node-lifecycle-controller'] });
+  const srv = await server({ disableAdmissionPlugins: ['TaintNodesByCondition'], controllers: ['*', '-node-lifecycle-controller'] });
   const created = await post(srv.url, '/api/v1/nodes', node('plain'));
   assert.equal(created.status, 201);
   assert.equal(created.body.spec.taints, undefined);

@@ -12,7 +12,8 @@ import { api, startTestServer, type TestServer } from '../helpers/capstan.js';
 type Obj = Record<string, any>;
 let srv: TestServer;
 before(async () => {
-  srv = await startTestServer({ controllers: ['resourcequota'] });
+  // The quota controller, and the ServiceAccount controller that makes a new namespace's pods admissible.
+  srv = await startTestServer({ controllers: ['resourcequota', 'serviceaccount'] });
 });
 after(async () => {
   await srv?.stop();
@@ -23,6 +24,12 @@ const post = (path: string, body: Obj) => api(srv.url, path, { method: 'POST', h
 
 async function namespace(name: string): Promise<string> {
   assert.equal((await post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } })).status, 201);
+  // Pods are admitted once the namespace's default ServiceAccount exists (as on a cluster, it is made right after).
+  const started = Date.now();
+  while ((await api(srv.url, `/api/v1/namespaces/${name}/serviceaccounts/default`)).status !== 200) {
+    assert.ok(Date.now() - started < 60_000, `no default ServiceAccount in ${name}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
   return `/api/v1/namespaces/${name}`;
 }
 
