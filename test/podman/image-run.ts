@@ -86,10 +86,15 @@ async function serverStartMs(name: string): Promise<number> {
   assert.ok(m, `podman's StartedAt: ${startedAt}`);
   const fraction = (m[3] ?? '.0').slice(0, 4);
   const started = Date.parse(`${m[1]}T${m[2]}${fraction}${m[4]}:${m[5]}`);
-  const logs = await podman(['logs', name]);
-  const serving = /"msg":"serving".*"ts":"([^"]+)"/.exec(logs.stderr + logs.stdout);
-  assert.ok(serving, 'the server logged serving');
-  return Date.parse(serving[1]) - started;
+  // With workers, /readyz can answer before the primary logs `serving` (it waits for every worker): wait for the line.
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const logs = await podman(['logs', name]);
+    const serving = /"msg":"serving".*"ts":"([^"]+)"/.exec(logs.stderr + logs.stdout);
+    if (serving) return Date.parse(serving[1]) - started;
+    assert.ok(Date.now() < deadline, `the server logged serving: ${logs.stderr}${logs.stdout}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }
 
 describe('the image, run with podman', { concurrency: false, timeout: 15 * 60_000 }, () => {
