@@ -9,21 +9,20 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { dump as yamlDump, loadAll as yamlLoadAll } from 'js-yaml';
 import { api, CAPSTAN_MAIN, startTestServer, uniqueName } from '../helpers/capstan.js';
 import { kubectlFor } from '../e2e/kubectl.js';
+import { runHelm } from './helm-run.js';
 import { generateCA, generateLeaf } from '../../src/tls/certificates.js';
 import { clientKubeconfig } from '../../src/cli/client-kubeconfig-command.js';
 
-const execFileAsync = promisify(execFile);
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const CHART = join(ROOT, 'deploy', 'helm', 'capstan');
 const BIN = process.env.KUBE_BIN ?? join(homedir(), '.cache', 'kube-reference', 'bin');
@@ -41,16 +40,7 @@ let skipReason: string | undefined;
 
 async function helmRun(args: string[]): Promise<string> {
   assert.ok(helm);
-  const { stdout } = await execFileAsync(helm, args, {
-    maxBuffer: 16 * 1024 * 1024,
-    env: {
-      ...process.env,
-      HELM_CACHE_HOME: join(ROOT, '.tmp', 'helm-cache'),
-      HELM_CONFIG_HOME: join(ROOT, '.tmp', 'helm-config'),
-      HELM_DATA_HOME: join(ROOT, '.tmp', 'helm-data'),
-    },
-  });
-  return stdout;
+  return runHelm(helm, args);
 }
 
 async function render(values: string[], namespace = 'capstan'): Promise<any[]> {

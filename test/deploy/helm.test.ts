@@ -7,15 +7,14 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { dump as yamlDump, loadAll as yamlLoadAll } from 'js-yaml';
 import { api, startTestServer, uniqueName, type TestServer } from '../helpers/capstan.js';
 import { kubectlFor } from '../e2e/kubectl.js';
+import { runHelm } from './helm-run.js';
 
-const execFileAsync = promisify(execFile);
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const CHART = join(ROOT, 'deploy', 'helm', 'capstan');
 
@@ -45,16 +44,7 @@ function findHelm(): void {
 
 async function helmRun(args: string[]): Promise<string> {
   assert.ok(helm);
-  const { stdout } = await execFileAsync(helm, args, {
-    maxBuffer: 16 * 1024 * 1024,
-    env: {
-      ...process.env,
-      HELM_CACHE_HOME: join(ROOT, '.tmp', 'helm-cache'),
-      HELM_CONFIG_HOME: join(ROOT, '.tmp', 'helm-config'),
-      HELM_DATA_HOME: join(ROOT, '.tmp', 'helm-data'),
-    },
-  });
-  return stdout;
+  return runHelm(helm, args);
 }
 
 async function render(setValues: string[] = [], namespace = 'capstan'): Promise<Manifest[]> {
