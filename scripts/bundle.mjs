@@ -51,7 +51,13 @@ await build({
   legalComments: 'none',
   logLevel: 'warning',
 });
-const bundle = readFileSync(bundleFile);
+// Only ASCII, so that the entry reads it as latin1, a one-byte string (esbuild leaves a few non-ASCII
+// characters in regular expressions and comments): each UTF-16 unit becomes a \uXXXX escape, which
+// means the same there and in strings.
+const text = readFileSync(bundleFile, 'utf8');
+const ascii = text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+if (ascii !== text) writeFileSync(bundleFile, ascii);
+const bundle = Buffer.from(ascii, 'latin1');
 const id = createHash('sha256').update(bundle).digest('hex').slice(0, 16);
 const entry = readFileSync(join(root, 'scripts', 'bundle-entry.mjs'), 'utf8').replace('@BUNDLE_ID@', id);
 writeFileSync(join(out, 'main.js'), entry, { mode: 0o755 });
