@@ -26,8 +26,12 @@ import { runWorkload, type PhaseResult, type WorkloadSize } from './workload.js'
 const TARGETS = ['memory', 'redis-workers2', 'reference'] as const;
 type Target = (typeof TARGETS)[number];
 
-/** The components' client rate limits, raised (as kube's scalability tests raise them) so that the server is what is measured. */
-const COMPONENT_QPS = '--kube-api-qps=500 --kube-api-burst=1000';
+/**
+ * The components' client rate limits, raised (as kube's scalability tests raise them) so that the
+ * server is what is measured; and leader-election deadlines long enough that a busy two-core host
+ * does not make a component give up its lease (and exit) in the middle of a run.
+ */
+const COMPONENT_ARGS = '--kube-api-qps=500 --kube-api-burst=1000 --leader-elect-lease-duration=60s --leader-elect-renew-deadline=40s';
 const FULL: WorkloadSize = { nodes: 1000, deployments: 300, replicas: 100 };
 const QUICK: WorkloadSize = { nodes: 50, deployments: 20, replicas: 50 };
 const REQUEUE = /is not as new as written version/;
@@ -100,7 +104,7 @@ async function startControlPlane(target: Target, work: string, redis: RedisProce
   const args = [join(PROJECT_ROOT, 'scripts', 'control-plane.sh'), '--port', '0', '--nodes', '0', '--work-dir', work];
   if (target === 'reference') args.push('--server', 'reference');
   if (redis !== undefined) args.push('--', '--storage=redis', `--redis-url=${redis.url}`, '--workers', '2');
-  const env = { ...process.env, KCM_ARGS: COMPONENT_QPS, SCHEDULER_ARGS: COMPONENT_QPS, KWOK_ARGS: '--cidr=10.0.0.0/8' };
+  const env = { ...process.env, KCM_ARGS: COMPONENT_ARGS, SCHEDULER_ARGS: COMPONENT_ARGS, KWOK_ARGS: '--cidr=10.0.0.0/8' };
   const child: ChildProcess = spawn('bash', args, { cwd: PROJECT_ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   const pgid = child.pid ?? 0;
   trackProcessGroup(pgid);
