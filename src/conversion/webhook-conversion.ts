@@ -3,6 +3,7 @@ import { ApiError, type StatusCause } from '../api/errors.js';
 import { isObject, type Obj } from '../api/object-util.js';
 import { validateAnnotations, validateLabels } from '../validation/object-meta.js';
 import { WebhookCallError, type WebhookClient, type WebhookClientConfig } from '../webhook/webhook-client.js';
+import type { ConversionWebhook } from '../catalog/custom-resource-facts.js';
 
 /**
  * CRD conversion webhooks (`spec.conversion.strategy: Webhook`), as kube's webhook converter
@@ -13,44 +14,11 @@ import { WebhookCallError, type WebhookClient, type WebhookClientConfig } from '
  * apiVersion, kind, name, namespace and uid); converted objects keep the original metadata except
  * labels and annotations, which the webhook may change (validated). Every failure is a 500 Status
  * without reason whose message is kube's (`conversion webhook for GROUP/VERSION, Kind=KIND failed: ...`).
+ * Which CRD converts by which webhook is a fact of the catalogue (catalog/custom-resource-facts.ts).
  */
-
-/** How the custom resources of one CRD convert. */
-export interface WebhookConversion {
-  crdName: string;
-  clientConfig: WebhookClientConfig;
-  /** `conversionReviewVersions`, in the CRD's order. */
-  reviewVersions: string[];
-  client: WebhookClient;
-}
 
 /** kube's REST client timeout for conversion webhooks. */
 const CONVERSION_TIMEOUT_MS = 30_000;
-
-const conversions = new Map<string, WebhookConversion>();
-
-/** Records (or, with undefined, forgets) the webhook converting KIND of GROUP. The CRD registrar keeps this current. */
-export function setWebhookConversion(group: string, kind: string, conversion: WebhookConversion | undefined): void {
-  const key = `${group}/${kind}`;
-  if (conversion === undefined) conversions.delete(key);
-  else conversions.set(key, conversion);
-}
-
-/** Whether any CRD converts by webhook (a cheap check for the paths of every other kind). */
-export function anyWebhookConversion(): boolean {
-  return conversions.size > 0;
-}
-
-function groupOf(apiVersion: string): string {
-  const slash = apiVersion.lastIndexOf('/');
-  return slash < 0 ? '' : apiVersion.slice(0, slash);
-}
-
-/** The webhook converting objects of KIND in APIVERSION's group, if its CRD converts by webhook. */
-export function webhookConversionOf(apiVersion: string, kind: string): WebhookConversion | undefined {
-  if (conversions.size === 0) return undefined;
-  return conversions.get(`${groupOf(apiVersion)}/${kind}`);
-}
 
 /** Go's `%T` of a JSON value, as kube's messages name types. */
 function goType(value: unknown): string {
@@ -157,7 +125,7 @@ function failure(message: string): ApiError {
  * in one ConversionReview; objects already in that version are not sent. `batch` words errors as
  * kube's list conversion does (`converted object at index N`). Rejects with a 500 ApiError.
  */
-export async function convertByWebhook(conversion: WebhookConversion, objects: readonly Obj[], desiredApiVersion: string, batch = false): Promise<Obj[]> {
+export async function convertByWebhook(conversion: ConversionWebhook, objects: readonly Obj[], desiredApiVersion: string, batch = false): Promise<Obj[]> {
   const toSend = objects.filter((o) => o.apiVersion !== desiredApiVersion);
   if (toSend.length === 0) return [...objects];
   const first = toSend[0];
@@ -173,7 +141,7 @@ export async function convertByWebhook(conversion: WebhookConversion, objects: r
   };
   let answer: unknown;
   try {
-    answer = await conversion.client.post(conversion.clientConfig, body, { timeoutMs: CONVERSION_TIMEOUT_MS });
+    answer = await conversion.post(body, CONVERSION_TIMEOUT_MS);
   } catch (err) {
     const why = err instanceof WebhookCallError || err instanceof Error ? err.message : String(err);
     throw failure(`conversion webhook for ${gvk} failed: ${why}`);
@@ -210,7 +178,7 @@ export async function convertByWebhook(conversion: WebhookConversion, objects: r
  * The webhook conversion a stored CRD object asks for (`spec.conversion.strategy: Webhook`), or
  * undefined for `None`. kube treats a caBundle of only whitespace as none.
  */
-export function webhookConversionOfCrd(crd: Obj, client: WebhookClient): WebhookConversion | undefined {
+export function webhookConversionOfCrd(crd: Obj, client: WebhookClient): ConversionWebhook | undefined {
   const spec = isObject(crd.spec) ? crd.spec : {};
   const conversion = isObject(spec.conversion) ? spec.conversion : {};
   if (conversion.strategy !== 'Webhook' || !isObject(conversion.webhook)) return undefined;
@@ -227,5 +195,9 @@ export function webhookConversionOfCrd(crd: Obj, client: WebhookClient): Webhook
   const reviewVersions = Array.isArray(webhook.conversionReviewVersions)
     ? webhook.conversionReviewVersions.filter((v): v is string => typeof v === 'string')
     : [];
-  return { crdName: str(isObject(crd.metadata) ? crd.metadata : {}, 'name'), clientConfig, reviewVersions, client };
+  return {
+    crdName: str(isObject(crd.metadata) ? crd.metadata : {}, 'name'),
+    reviewVersions,
+    post: (review, timeoutMs) => client.post(clientConfig, review, { timeoutMs }),
+  };
 }

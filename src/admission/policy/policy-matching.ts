@@ -1,6 +1,7 @@
 import { isObject, type Obj } from '../../api/object-util.js';
 import { servedObject, toStorageVersion } from '../../conversion/version-conversion.js';
-import { convertByWebhook, webhookConversionOf } from '../../conversion/webhook-conversion.js';
+import { convertByWebhook } from '../../conversion/webhook-conversion.js';
+import type { CustomResourceFacts } from '../../catalog/custom-resource-facts.js';
 import type { ResourceCatalog } from '../../catalog/resource-catalog.js';
 import { apiVersionOf, storageTypeOf, type ResourceInfo } from '../../api/resource-info.js';
 import type { Storage } from '../../storage/storage.js';
@@ -142,15 +143,18 @@ export async function matchResources(catalog: ResourceCatalog, namespaces: Names
  * whose CRD converts by webhook go through the webhook (rejecting with its 500 ApiError, kube's
  * `conversion webhook for ... failed` message), other kinds through the storage version.
  */
-export async function inMatchedVersion(obj: Obj | undefined, from: ResourceInfo, as: MatchedAs): Promise<Obj | undefined> {
-  return obj === undefined ? undefined : convertBetween(obj, from, as.info);
+export async function inMatchedVersion(facts: CustomResourceFacts, obj: Obj | undefined, from: ResourceInfo, as: MatchedAs): Promise<Obj | undefined> {
+  return obj === undefined ? undefined : convertBetween(facts, obj, from, as.info);
 }
 
-/** `obj`, an object of `from`, as an object of `to` (the same object when the versions agree); see inMatchedVersion. */
-export async function convertBetween(obj: Obj, from: ResourceInfo, to: ResourceInfo): Promise<Obj> {
+/**
+ * `obj`, an object of `from`, as an object of `to` (the same object when the versions agree), with
+ * the conversion webhook `facts` name for a custom resource; see inMatchedVersion.
+ */
+export async function convertBetween(facts: CustomResourceFacts, obj: Obj, from: ResourceInfo, to: ResourceInfo): Promise<Obj> {
   if (to.group === from.group && to.version === from.version) return obj;
   const target = apiVersionOf(to.group, to.version);
-  const conversion = from.custom === true ? webhookConversionOf(target, to.kind) : undefined;
+  const conversion = from.custom === true ? facts.conversionOf(target, to.kind) : undefined;
   if (conversion === undefined) return servedObject(toStorageVersion(structuredClone(obj), from), target);
   const [converted] = await convertByWebhook(conversion, [structuredClone(obj)], target);
   return converted;
