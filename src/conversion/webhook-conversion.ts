@@ -176,7 +176,8 @@ export async function convertByWebhook(conversion: ConversionWebhook, objects: r
 
 /**
  * The webhook conversion a stored CRD object asks for (`spec.conversion.strategy: Webhook`), or
- * undefined for `None`. kube treats a caBundle of only whitespace as none.
+ * undefined for `None`; its `post` calls the CRD's clientConfig through `client`. kube treats a
+ * caBundle of only whitespace as none.
  */
 export function webhookConversionOfCrd(crd: Obj, client: WebhookClient): ConversionWebhook | undefined {
   const spec = isObject(crd.spec) ? crd.spec : {};
