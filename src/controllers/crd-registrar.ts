@@ -57,9 +57,10 @@ interface Known {
  * the Storage interface (from the change stream, listing again after the stream is lost) and:
  *
  * - serves every served version of each established CRD in the process's catalogue under its accepted
- *   names, with its Table columns, Scale paths and OpenAPI paths, and records on the catalogue each
- *   version's schema and the CRD's conversion webhook (CustomResourceFacts), and stops serving what is no longer
- *   there (a CRD's resources stay served until the CRD itself is gone, so its finalizer can delete them);
+ *   names, with its Table columns, Scale paths and OpenAPI paths, records each version's schema and
+ *   the CRD's conversion webhook on the catalogue (`catalog.customResources`), and stops serving what
+ *   is no longer there (a CRD's resources stay served until the CRD itself is gone, so its finalizer
+ *   can delete them);
  * - writes the status kube's naming and establishing controllers write (`acceptedNames`,
  *   `NamesAccepted`, `Established`) and adds the `customresourcecleanup.apiextensions.k8s.io`
  *   finalizer, with compare-and-swap: processes that race lose with a conflict and converge on the

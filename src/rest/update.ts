@@ -118,7 +118,7 @@ export async function updateObject(
     if (!stored) return onMissing();
     const storedObj = JSON.parse(stored.json) as Obj;
     // Updates and patches apply to the object in the request's version; it is stored converted back.
-    const current = await servedObjectAsync(r.server.catalog.customResources, storedObj, r.apiVersion);
+    const current = await servedObjectAsync(facts, storedObj, r.apiVersion);
     const copy = structuredClone(current);
     const { next, pinnedVersion, managedFields } = await compute(copy, copy);
     if (pinnedVersion !== '' && pinnedVersion !== stored.resourceVersion) throw staleConflict(qr, name);

@@ -13,8 +13,8 @@ function schemaOf(facts: CustomResourceFacts, obj: Obj): (CustomSchema & { schem
 }
 
 /**
- * Validates a custom resource against its CRD version's `openAPIV3Schema` (in `facts`; kube's schema validation,
- * worded as kube words it; metadata is validated by the generic write path). Objects of versions
+ * Validates a custom resource against its CRD version's `openAPIV3Schema` (from `facts`), as kube's
+ * schema validation does and words it (metadata is validated by the generic write path). Objects of versions
  * without a schema pass. On update, findings on unchanged values are ratcheted (dropped) as kube does.
  * `subresource` is '' for the object, 'status' or 'scale' for those writes:
  * kube validates the whole object in each case.
@@ -33,9 +33,9 @@ export function defaultCustomResourceObject(obj: Obj, _version: string, facts: C
 }
 
 /**
- * Prunes a decoded custom resource body of KIND in APIVERSION in place (by its schema in `facts`), as kube's decoder does:
- * the fields its schema does not declare are removed and returned (sorted paths such as `spec.foo`),
- * for fieldValidation to report. Versions without a schema keep every field.
+ * Prunes a decoded custom resource body of KIND in APIVERSION in place by its schema in `facts`, as
+ * kube's decoder does: the fields the schema does not declare are removed and returned (sorted paths
+ * such as `spec.foo`), for fieldValidation to report. Versions without a schema keep every field.
  */
 export function pruneCustomResourceBody(facts: CustomResourceFacts, apiVersion: string, kind: string, obj: Obj): string[] {
   const custom = facts.schemaOf(apiVersion, kind);
