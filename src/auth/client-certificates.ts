@@ -28,8 +28,15 @@ export function peerChain(req: IncomingMessage): X509Certificate[] {
   return chain;
 }
 
-/** The roots a verifier trusts, re-read when its CA file changes. */
+/** The roots a verifier trusts, re-read when its CA file changes (the same array until then). */
 export type Roots = () => X509Certificate[];
+
+/**
+ * Chains that verified, with the roots they verified against and the time window in which every
+ * certificate of the path is valid: a connection's later requests (its chain is one cached array)
+ * skip the signature checks while the roots are unchanged and the time is inside the window.
+ */
+const verified = new WeakMap<X509Certificate[], { roots: X509Certificate[]; from: number; until: number }>();
 
 /**
  * Verifies `chain` (leaf first) up to one of `roots`: every certificate valid now and signed by the
@@ -37,6 +44,9 @@ export type Roots = () => X509Certificate[];
  * would (`verifying certificate ... failed: ...`), or undefined when it verifies.
  */
 export function verifyClientChain(chain: X509Certificate[], roots: X509Certificate[], now = new Date()): string | undefined {
+  const memo = verified.get(chain);
+  const t = now.getTime();
+  if (memo !== undefined && memo.roots === roots && t >= memo.from && t <= memo.until) return undefined;
   const leaf = chain[0];
   const describe = `SN=${BigInt(`0x${leaf.serialNumber}`).toString()}, SKID=, AKID= failed`;
   const fail = (why: string): string => `verifying certificate ${describe}: ${why}`;
@@ -45,14 +55,21 @@ export function verifyClientChain(chain: X509Certificate[], roots: X509Certifica
     return fail('x509: certificate specifies an incompatible key usage');
   }
   let current = leaf;
+  let from = -Infinity;
+  let until = Infinity;
   for (let depth = 0; depth < 8; depth++) {
+    from = Math.max(from, Date.parse(current.validFrom));
+    until = Math.min(until, Date.parse(current.validTo));
     if (now < new Date(current.validFrom) || now > new Date(current.validTo)) {
       return fail(
         `x509: certificate has expired or is not yet valid: current time ${now.toISOString().replace(/\.\d+Z$/, 'Z')} is after ${new Date(current.validTo).toISOString().replace(/\.\d+Z$/, 'Z')}`,
       );
     }
     const root = roots.find((r) => current.checkIssued(r) && current.verify(r.publicKey));
-    if (root !== undefined) return undefined;
+    if (root !== undefined) {
+      verified.set(chain, { roots, from, until });
+      return undefined;
+    }
     const next = chain.slice(1).find((c) => c !== current && c.ca && current.checkIssued(c) && current.verify(c.publicKey));
     if (next === undefined) break;
     current = next;
