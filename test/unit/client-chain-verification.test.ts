@@ -19,6 +19,11 @@ describe('client certificate chain verification', () => {
     assert.equal(verifyClientChain(chain, roots, new Date(now.getTime() + 1000)), undefined);
     // A reloaded CA bundle that no longer holds the issuer refuses the same chain.
     assert.match(verifyClientChain(chain, otherRoots, now) ?? '', /signed by unknown authority/);
+    // Both outcomes are remembered side by side (a client CA and a front-proxy CA check the same chain).
+    assert.equal(verifyClientChain(chain, roots, now), undefined);
+    assert.match(verifyClientChain(chain, otherRoots, now) ?? '', /signed by unknown authority/);
+    // A bundle reloaded with the issuer added (a new array) verifies it.
+    assert.equal(verifyClientChain(chain, [...otherRoots, ...roots], now), undefined);
     // Past the leaf's notAfter (2 days), the remembered verification does not apply.
     const later = new Date(now.getTime() + 3 * 24 * 3600 * 1000);
     assert.match(verifyClientChain(chain, roots, later) ?? '', /certificate has expired or is not yet valid/);
