@@ -2,7 +2,7 @@ import type { Obj } from '../api/object-util.js';
 import { WatchedCollection } from '../storage/watched-collection.js';
 import type { Storage } from '../storage/storage.js';
 import type { WebhookClientConfig } from '../webhook/webhook-client.js';
-import { asString, objectOrUndefined, stringOrUndefined } from '../api/values.js';
+import { asString, objectOrUndefined, stringElements, stringOrUndefined } from '../api/values.js';
 
 /** Storage types of the two configuration kinds. */
 export const MUTATING_WEBHOOKS_TYPE = 'mutatingwebhookconfigurations.admissionregistration.k8s.io';
@@ -38,10 +38,6 @@ export interface ConfiguredWebhook {
   matchConditions: { name: string; expression: string }[];
 }
 
-function strings(v: unknown): string[] {
-  return Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : [];
-}
-
 /** The webhooks of a stored configuration, in their order. */
 export function webhooksOf(config: Obj): ConfiguredWebhook[] {
   const name = asString(objectOrUndefined(config.metadata)?.name);
@@ -74,10 +70,10 @@ export function webhooksOf(config: Obj): ConfiguredWebhook[] {
           if (rule === undefined) return [];
           return [
             {
-              operations: strings(rule.operations),
-              apiGroups: strings(rule.apiGroups),
-              apiVersions: strings(rule.apiVersions),
-              resources: strings(rule.resources),
+              operations: stringElements(rule.operations),
+              apiGroups: stringElements(rule.apiGroups),
+              apiVersions: stringElements(rule.apiVersions),
+              resources: stringElements(rule.resources),
               scope: stringOrUndefined(rule.scope) ?? '*',
             },
           ];
@@ -88,7 +84,7 @@ export function webhooksOf(config: Obj): ConfiguredWebhook[] {
         objectSelector: objectOrUndefined(h.objectSelector) ?? {},
         sideEffects: typeof h.sideEffects === 'string' ? h.sideEffects : undefined,
         timeoutSeconds: typeof h.timeoutSeconds === 'number' ? h.timeoutSeconds : 10,
-        admissionReviewVersions: strings(h.admissionReviewVersions),
+        admissionReviewVersions: stringElements(h.admissionReviewVersions),
         reinvocationPolicy: stringOrUndefined(h.reinvocationPolicy) ?? 'Never',
         matchConditions: (Array.isArray(h.matchConditions) ? h.matchConditions : []).flatMap((c) => {
           const mc = objectOrUndefined(c);

@@ -2,11 +2,7 @@ import type { StatusCause } from '../api/errors.js';
 import { isObject, type Obj } from '../api/object-util.js';
 import { invalidField, notSupportedField, requiredField } from './field-errors.js';
 import { isDNS1035Label, isDNS1123Subdomain } from './string-formats.js';
-import { asString } from '../api/values.js';
-
-function int(v: unknown): number {
-  return typeof v === 'number' ? v : 0;
-}
+import { asNumber, asString } from '../api/values.js';
 
 /**
  * kube-aggregator's ValidateAPIService beyond metadata (the name rule, `VERSION.GROUP`, is checked with
@@ -23,10 +19,10 @@ export function validateApiServiceSpec(apiService: Obj): StatusCause[] {
   if (group === '' && version !== 'v1') causes.push(requiredField('spec.group', 'only v1 may have an empty group and it better be legacy kube'));
   if (group !== '') for (const msg of isDNS1123Subdomain(group)) causes.push(invalidField('spec.group', group, msg));
   for (const msg of isDNS1035Label(version)) causes.push(invalidField('spec.version', version, msg));
-  const groupPriority = int(spec.groupPriorityMinimum);
+  const groupPriority = asNumber(spec.groupPriorityMinimum);
   if (groupPriority <= 0 || groupPriority > 20000)
     causes.push(invalidField('spec.groupPriorityMinimum', groupPriority, 'must be positive and less than 20000'));
-  const versionPriority = int(spec.versionPriority);
+  const versionPriority = asNumber(spec.versionPriority);
   if (versionPriority <= 0 || versionPriority > 1000) causes.push(invalidField('spec.versionPriority', versionPriority, 'must be positive and less than 1000'));
   const caBundleBytes = Buffer.from(asString(spec.caBundle), 'base64').length;
   const insecure = spec.insecureSkipTLSVerify === true;
@@ -38,7 +34,7 @@ export function validateApiServiceSpec(apiService: Obj): StatusCause[] {
   }
   if (asString(service.namespace) === '') causes.push(requiredField('spec.service.namespace'));
   if (asString(service.name) === '') causes.push(requiredField('spec.service.name'));
-  const port = int(service.port);
+  const port = asNumber(service.port);
   if (port < 1 || port > 65535) causes.push(invalidField('spec.service.port', port, 'port is not valid: must be between 1 and 65535, inclusive'));
   if (insecure && caBundleBytes > 0) causes.push(invalidField('spec.insecureSkipTLSVerify', true, 'may not be true if caBundle is present'));
   return causes;

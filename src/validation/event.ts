@@ -67,17 +67,12 @@ function legacyCauses(event: CoreView, controllerField: string): StatusCause[] {
   return causes;
 }
 
-/** A timestamp, or "" when unset (Go's zero time). */
-function time(v: unknown): string {
-  return typeof v === 'string' ? v : '';
-}
-
 /** A core v1 Event as the legacy rules read it. */
 function coreView(event: Obj): CoreView {
   return {
     namespace: asString(asObject(event.metadata).namespace),
     involvedObject: asObject(event.involvedObject),
-    eventTime: time(event.eventTime),
+    eventTime: asString(event.eventTime),
     reportingController: asString(event.reportingComponent),
     reportingInstance: asString(event.reportingInstance),
     action: asString(event.action),
@@ -91,7 +86,7 @@ function eventsView(event: Obj): CoreView {
   return {
     namespace: asString(asObject(event.metadata).namespace),
     involvedObject: asObject(event.regarding),
-    eventTime: time(event.eventTime),
+    eventTime: asString(event.eventTime),
     reportingController: asString(event.reportingController),
     reportingInstance: asString(event.reportingInstance),
     action: asString(event.action),
@@ -111,18 +106,18 @@ function seriesCauses(event: Obj): StatusCause[] {
   if (series === undefined) return [];
   const causes: StatusCause[] = [];
   if (asNumber(series.count) < 2) causes.push(invalidField('series.count', '', 'should be at least 2'));
-  if (time(series.lastObservedTime) === '') causes.push(requiredField('series.lastObservedTime'));
+  if (asString(series.lastObservedTime) === '') causes.push(requiredField('series.lastObservedTime'));
   return causes;
 }
 
 /** ValidateEventCreate's checks for events.k8s.io/v1 (metadata is checked generically). */
 function eventsCreateCauses(event: Obj): StatusCause[] {
   const causes = [...legacyCauses(eventsView(event), 'reportingController'), ...seriesCauses(event)];
-  if (time(event.eventTime) === '') causes.push(requiredField('eventTime'));
+  if (asString(event.eventTime) === '') causes.push(requiredField('eventTime'));
   const type = asString(event.type);
   if (type !== 'Normal' && type !== 'Warning') causes.push(invalidField('type', '', `has invalid value: ${type}`));
-  if (time(event.deprecatedFirstTimestamp) !== '') causes.push(invalidField('firstTimestamp', '', 'needs to be unset'));
-  if (time(event.deprecatedLastTimestamp) !== '') causes.push(invalidField('lastTimestamp', '', 'needs to be unset'));
+  if (asString(event.deprecatedFirstTimestamp) !== '') causes.push(invalidField('firstTimestamp', '', 'needs to be unset'));
+  if (asString(event.deprecatedLastTimestamp) !== '') causes.push(invalidField('lastTimestamp', '', 'needs to be unset'));
   if (asNumber(event.deprecatedCount) !== 0) causes.push(invalidField('count', '', 'needs to be unset'));
   const source = asObject(event.deprecatedSource);
   if (asString(source.component) !== '' || asString(source.host) !== '') causes.push(invalidField('source', '', 'needs to be unset'));
@@ -146,7 +141,7 @@ function referenceValue(v: unknown): Obj | null {
 
 /** A metav1.Time as its JSON prints it (RFC 3339 in UTC, whole seconds; null when unset). */
 function timeValue(v: unknown): string | null {
-  const t = time(v);
+  const t = asString(v);
   if (t === '') return null;
   const d = new Date(t);
   return Number.isNaN(d.getTime()) ? t : `${d.toISOString().slice(0, 19)}Z`;
@@ -154,7 +149,7 @@ function timeValue(v: unknown): string | null {
 
 /** A metav1.MicroTime as its JSON prints it (UTC, six fractional digits; null when unset). */
 function microTimeValue(v: unknown): string | null {
-  const t = time(v);
+  const t = asString(v);
   if (t === '') return null;
   const d = new Date(t);
   if (Number.isNaN(d.getTime())) return t;
