@@ -10,7 +10,6 @@ import { webhookConversionOfCrd } from '../conversion/webhook-conversion.js';
 import { StorageServiceResolver, WebhookClient } from '../webhook/webhook-client.js';
 import { CLEANUP_FINALIZER, compareKubeVersions, crdModelOf, storageVersionName, type CrdModel } from '../crd/crd-model.js';
 import { buildV3Document, groupPathsByV3Key } from '../openapi/openapi-v3-convert.js';
-import { isJsonObject } from '../openapi/json-value.js';
 import { crdOpenApiContribution, crdV3KindSchema, definitionName } from '../openapi/crd-openapi.js';
 import { resourceInfoOf, servedResources } from '../crd/crd-resources.js';
 import {
@@ -261,8 +260,8 @@ export class CrdRegistrar {
       const paths = keys.get(key);
       if (paths === undefined) continue;
       const doc = buildV3Document(openapi.v2Document(), paths);
-      const components = isJsonObject(doc.components) ? doc.components : {};
-      const schemas = isJsonObject(components.schemas) ? components.schemas : {};
+      const components = isObject(doc.components) ? doc.components : {};
+      const schemas = isObject(components.schemas) ? components.schemas : {};
       for (const k of crds) {
         const crd = crdModelOf(k.obj);
         const names = acceptedNamesOf(k.obj);

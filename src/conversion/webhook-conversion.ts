@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError, type StatusCause } from '../api/errors.js';
-import { isObject, type Obj } from '../api/object-util.js';
+import { isObject, stringField, type Obj } from '../api/object-util.js';
 import { validateAnnotations, validateLabels } from '../validation/object-meta.js';
 import { WebhookCallError, type WebhookClient, type WebhookClientConfig } from '../webhook/webhook-client.js';
 import type { ConversionWebhook } from '../catalog/custom-resource-facts.js';
@@ -30,11 +30,6 @@ function goType(value: unknown): string {
   return 'map[string]interface {}';
 }
 
-function str(obj: Obj, key: string): string {
-  const v = obj[key];
-  return typeof v === 'string' ? v : '';
-}
-
 function meta(obj: Obj): Obj {
   return isObject(obj.metadata) ? obj.metadata : {};
 }
@@ -47,14 +42,15 @@ function aggregate(causes: StatusCause[]): string {
 
 /** kube's validateConvertedObject: what the webhook may not change. */
 function identityChange(original: Obj, converted: Obj): string | undefined {
-  if (str(original, 'kind') !== str(converted, 'kind')) return `must have the same kind: ${str(original, 'kind')} != ${str(converted, 'kind')}`;
+  if (stringField(original, 'kind') !== stringField(converted, 'kind'))
+    return `must have the same kind: ${stringField(original, 'kind')} != ${stringField(converted, 'kind')}`;
   const [a, b] = [meta(original), meta(converted)];
   for (const [field, label] of [
     ['name', 'name'],
     ['namespace', 'namespace'],
     ['uid', 'UID'],
   ] as const) {
-    if (str(a, field) !== str(b, field)) return `must have the same ${label}: ${str(a, field)} != ${str(b, field)}`;
+    if (stringField(a, field) !== stringField(b, field)) return `must have the same ${label}: ${stringField(a, field)} != ${stringField(b, field)}`;
   }
   return undefined;
 }
@@ -96,8 +92,8 @@ const REVIEW_GROUP = 'apiextensions.k8s.io';
 /** The converted objects of a ConversionReview answer, or the error text kube gives for it. */
 function convertedObjectsOf(answer: unknown, reviewVersion: string, uid: string): unknown[] | string {
   const review = isObject(answer) ? answer : {};
-  const kind = str(review, 'kind');
-  const apiVersion = str(review, 'apiVersion');
+  const kind = stringField(review, 'kind');
+  const apiVersion = stringField(review, 'apiVersion');
   if (kind !== 'ConversionReview' || (apiVersion !== `${REVIEW_GROUP}/v1` && apiVersion !== `${REVIEW_GROUP}/v1beta1`)) {
     return `no kind "${kind}" is registered for version "${apiVersion}" in scheme "pkg/runtime/scheme.go:111"`;
   }
@@ -106,12 +102,12 @@ function convertedObjectsOf(answer: unknown, reviewVersion: string, uid: string)
   }
   const response = review.response;
   if (!isObject(response)) return 'no response provided';
-  if (reviewVersion === 'v1' && str(response, 'uid') !== uid)
-    return `expected response.uid=${JSON.stringify(uid)}, got ${JSON.stringify(str(response, 'uid'))}`;
+  if (reviewVersion === 'v1' && stringField(response, 'uid') !== uid)
+    return `expected response.uid=${JSON.stringify(uid)}, got ${JSON.stringify(stringField(response, 'uid'))}`;
   const result = isObject(response.result) ? response.result : {};
-  if (str(result, 'status') !== 'Success') {
-    const message = str(result, 'message');
-    return message !== '' ? message : `response.result.status was '${str(result, 'status')}', not 'Success'`;
+  if (stringField(result, 'status') !== 'Success') {
+    const message = stringField(result, 'message');
+    return message !== '' ? message : `response.result.status was '${stringField(result, 'status')}', not 'Success'`;
   }
   return Array.isArray(response.convertedObjects) ? (response.convertedObjects as unknown[]) : [];
 }
@@ -129,7 +125,7 @@ export async function convertByWebhook(conversion: ConversionWebhook, objects: r
   const toSend = objects.filter((o) => o.apiVersion !== desiredApiVersion);
   if (toSend.length === 0) return [...objects];
   const first = toSend[0];
-  const gvk = `${str(first, 'apiVersion')}, Kind=${str(first, 'kind')}`;
+  const gvk = `${stringField(first, 'apiVersion')}, Kind=${stringField(first, 'kind')}`;
   const reviewVersion = conversion.reviewVersions.find((v) => v === 'v1' || v === 'v1beta1');
   if (reviewVersion === undefined) throw failure('no supported conversion review versions');
   const uid = randomUUID();
@@ -155,14 +151,14 @@ export async function convertByWebhook(conversion: ConversionWebhook, objects: r
     const value = converted[i];
     if (!isObject(value)) throw failure(`conversion webhook for ${gvk} returned ${invalid} ${i}: Object 'Kind' is missing in '${JSON.stringify(value)}'`);
     const result = structuredClone(value);
-    if (str(result, 'apiVersion') !== desiredApiVersion) {
+    if (stringField(result, 'apiVersion') !== desiredApiVersion) {
       throw failure(
-        `conversion webhook for ${gvk} returned ${invalid} ${i}: invalid groupVersion (expected ${desiredApiVersion}, received ${str(result, 'apiVersion')})`,
+        `conversion webhook for ${gvk} returned ${invalid} ${i}: invalid groupVersion (expected ${desiredApiVersion}, received ${stringField(result, 'apiVersion')})`,
       );
     }
-    if (str(result, 'kind') !== str(original, 'kind')) {
+    if (stringField(result, 'kind') !== stringField(original, 'kind')) {
       throw failure(
-        `conversion webhook for ${gvk} returned ${invalid} ${i}: invalid kind (expected ${str(original, 'kind')}, received ${str(result, 'kind')})`,
+        `conversion webhook for ${gvk} returned ${invalid} ${i}: invalid kind (expected ${stringField(original, 'kind')}, received ${stringField(result, 'kind')})`,
       );
     }
     const changed = identityChange(original, result);
@@ -189,7 +185,7 @@ export function webhookConversionOfCrd(crd: Obj, client: WebhookClient): Convers
   if (typeof config.url === 'string') clientConfig.url = config.url;
   if (isObject(config.service)) {
     const s = config.service;
-    clientConfig.service = { namespace: str(s, 'namespace'), name: str(s, 'name'), port: typeof s.port === 'number' ? s.port : 443 };
+    clientConfig.service = { namespace: stringField(s, 'namespace'), name: stringField(s, 'name'), port: typeof s.port === 'number' ? s.port : 443 };
     if (typeof s.path === 'string') clientConfig.service.path = s.path;
   }
   if (typeof config.caBundle === 'string' && Buffer.from(config.caBundle, 'base64').toString('utf8').trim() !== '') clientConfig.caBundle = config.caBundle;
@@ -197,7 +193,7 @@ export function webhookConversionOfCrd(crd: Obj, client: WebhookClient): Convers
     ? webhook.conversionReviewVersions.filter((v): v is string => typeof v === 'string')
     : [];
   return {
-    crdName: str(isObject(crd.metadata) ? crd.metadata : {}, 'name'),
+    crdName: stringField(isObject(crd.metadata) ? crd.metadata : {}, 'name'),
     reviewVersions,
     post: (review, timeoutMs) => client.post(clientConfig, review, { timeoutMs }),
   };

@@ -1,4 +1,5 @@
 import { isObject, type Obj } from '../../api/object-util.js';
+import { stringElements } from '../../api/values.js';
 import { servedObject, toStorageVersion } from '../../conversion/version-conversion.js';
 import { convertByWebhook } from '../../conversion/webhook-conversion.js';
 import type { CustomResourceFacts } from '../../catalog/custom-resource-facts.js';
@@ -13,10 +14,6 @@ export interface MatchedAs {
   info: ResourceInfo;
 }
 
-function strings(v: unknown): string[] {
-  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
-}
-
 /** The namespace a request's namespace selector is matched against: a Namespace's own name for Namespaces. */
 export function selectorNamespaceOf(a: AdmissionAttributes): string {
   if (a.info.group === '' && a.info.resource === 'namespaces') return a.name;
@@ -25,13 +22,13 @@ export function selectorNamespaceOf(a: AdmissionAttributes): string {
 
 /** kube's rule matcher (operations, groups, versions, `resource/subresource` patterns, scope) for `info`. */
 function ruleMatches(rule: Obj, a: AdmissionAttributes, info: ResourceInfo): boolean {
-  const ops = strings(rule.operations);
+  const ops = stringElements(rule.operations);
   if (!ops.includes('*') && !ops.includes(a.operation)) return false;
-  const groups = strings(rule.apiGroups);
+  const groups = stringElements(rule.apiGroups);
   if (!groups.includes('*') && !groups.includes(info.group)) return false;
-  const versions = strings(rule.apiVersions);
+  const versions = stringElements(rule.apiVersions);
   if (!versions.includes('*') && !versions.includes(info.version)) return false;
-  const resourceMatch = strings(rule.resources).some((pattern) => {
+  const resourceMatch = stringElements(rule.resources).some((pattern) => {
     const slash = pattern.indexOf('/');
     const res = slash < 0 ? pattern : pattern.slice(0, slash);
     const sub = slash < 0 ? '' : pattern.slice(slash + 1);
@@ -51,7 +48,7 @@ function ruleMatches(rule: Obj, a: AdmissionAttributes, info: ResourceInfo): boo
 
 function namedRuleMatches(rule: Obj, a: AdmissionAttributes, info: ResourceInfo): boolean {
   if (!ruleMatches(rule, a, info)) return false;
-  const names = strings(rule.resourceNames);
+  const names = stringElements(rule.resourceNames);
   return names.length === 0 || names.includes(a.name);
 }
 
