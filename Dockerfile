@@ -31,7 +31,7 @@ COPY package.json package-lock.json ./
 # --ignore-scripts: `prepare` would compile before the sources are copied.
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json ./
-COPY scripts/bundle.mjs ./scripts/
+COPY scripts/bundle.mjs scripts/bundle-entry.mjs ./scripts/
 COPY src ./src
 COPY schema ./schema
 # tsc checks and compiles the tree; esbuild then bundles the server into dist/src/main.js (one file
