@@ -189,6 +189,7 @@ export async function startServer(given: ServerConfig, storage: Storage, options
       mutatingPolicies,
       validatingPolicies,
       authorizer,
+      signal: shutdown.signal,
     }),
     featureGates: config.featureGates,
     limits: config.limits,
