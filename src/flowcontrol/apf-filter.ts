@@ -179,6 +179,18 @@ export function priorityAndFairnessFilter(parts: ApfFilterParts): PreAuthorizati
         },
       },
       () => waitLimitMs(query, watch),
+      {
+        distinguisher: () => flowDistinguisher(attrs, schema.distinguisher),
+        user: attrs.user.name,
+        verb: attrs.verb,
+        path: attrs.path,
+        namespace: attrs.namespace,
+        name: attrs.name,
+        apiGroup: attrs.apiGroup,
+        apiVersion: attrs.apiVersion,
+        resource: attrs.resource,
+        subresource: attrs.subresource,
+      },
     );
     switch (outcome.kind) {
       case 'executing':

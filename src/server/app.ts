@@ -249,6 +249,7 @@ export async function startServer(given: ServerConfig, storage: Storage, options
   let jwksUri = config.serviceAccountJwksUri;
   app.use(oidcDiscoveryRouter(authentication.tokens, () => jwksUri));
   app.use(healthRouter(health));
+  app.use(flowControl.debugRouter());
   app.use(metricsRouter());
   app.use(
     discoveryRouter(catalog, { version: DEFAULT_VERSION_INFO, isCustomResource: (info) => info.custom === true, extension: aggregator.discoveryExtension() }),
