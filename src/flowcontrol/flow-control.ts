@@ -132,6 +132,7 @@ async function startFlowControl(context: FlowControlContext, signal: AbortSignal
     },
     isServed,
     onLevelIdle: () => source.schedule(),
+    requestTimeoutMs: config.requestTimeoutMs,
   });
   return { filter, controller };
 }
