@@ -1,11 +1,11 @@
 import type { NextFunction, Request, Response } from 'express';
 import { parsedRequestOf } from '../api/parsed-request.js';
-import { WriteTimeoutError } from '../api/errors.js';
+import { badRequest, WriteTimeoutError } from '../api/errors.js';
 import { writeError } from '../codec/response-writer.js';
 import { recordTermination } from '../flowcontrol/flowcontrol-metrics.js';
 import { isLongRunning } from '../flowcontrol/long-running.js';
 import { labelRequest } from '../metrics/request-labels.js';
-import { requestDeadlineMs } from '../api/request-deadline.js';
+import { requestDeadlineMs, timeoutParameterProblem } from '../api/request-deadline.js';
 
 /** The request goes on but may write nothing more: the deadline's answer was sent in its place. */
 function silence(res: Response): void {
@@ -21,7 +21,8 @@ function silence(res: Response): void {
  * one not answered by its deadline is answered 504 with kube's Status ("Timeout: request did not
  * complete within the allotted timeout", written as kube's filter writes it) and counted in
  * apiserver_request_terminations_total; one whose answer had begun has its connection closed, as
- * kube aborts it. Watches, exec, attach, port-forward, proxy and logs have no deadline.
+ * kube aborts it. A `timeout` parameter that is not a Go duration is kube's 400. Watches, exec,
+ * attach, port-forward, proxy and logs have no deadline (nor a checked `timeout`).
  */
 export function requestDeadlineFilter(maxMs: number, isServed: (group: string, version: string, resource: string) => boolean) {
   return (req: Request, res: Response, next: NextFunction): void => {
@@ -29,6 +30,11 @@ export function requestDeadlineFilter(maxMs: number, isServed: (group: string, v
     const info = parsed.info;
     if (info !== undefined && isLongRunning({ resourceRequest: true, verb: info.verb, subresource: info.subresource })) {
       next();
+      return;
+    }
+    const problem = timeoutParameterProblem(parsed.query);
+    if (problem !== undefined) {
+      writeError(res, badRequest(problem));
       return;
     }
     const timer = setTimeout(

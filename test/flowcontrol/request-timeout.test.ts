@@ -11,6 +11,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from '../../src/cli/flags.js';
+import { parseGoDuration } from '../../src/api/request-deadline.js';
 import { createLevel, HoldingAuthorizer, sampleValue, scrape, startApfServer, until, type ApfServer } from './apf-helpers.js';
 
 const NS = '/api/v1/namespaces/default';
@@ -112,6 +113,25 @@ describe('--request-timeout', () => {
     );
     hook.release('hold-c');
     assert.ok([404, 504].includes((await first).status));
+  });
+
+  test("a timeout parameter that is not a Go duration is kube's 400", async () => {
+    for (const [value, why] of [
+      ['abc', 'time: invalid duration "abc"'],
+      ['30', 'time: missing unit in duration "30"'],
+      ['5x', 'time: unknown unit "x" in duration "5x"'],
+    ]) {
+      const r = await s.client.send('tok-u', `${NS}/configmaps?timeout=${value}`);
+      assert.equal(r.status, 400, value);
+      assert.equal(r.body.reason, 'BadRequest');
+      assert.equal(r.body.message, `invalid timeout specified in the request URL - ${why}`);
+    }
+    assert.equal(parseGoDuration('1h2m3.5s'), 3_723_500);
+    assert.equal(parseGoDuration('.5s'), 500);
+    // A watch takes no deadline, and its timeout parameter is not checked.
+    const watch = await s.client.open('tok-u', `${NS}/configmaps?watch=1&timeout=abc`);
+    assert.equal(watch.statusCode, 200);
+    watch.destroy();
   });
 
   test("the flag: kube's default and refusals", () => {
