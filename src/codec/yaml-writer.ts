@@ -1,5 +1,6 @@
 import { goFormat } from './json-value.js';
 import type { Obj } from '../api/object-util.js';
+import { isObject } from '../api/values.js';
 
 /**
  * YAML output, byte for byte as kube-apiserver writes it (sigs.k8s.io/yaml over go-yaml v2's emitter):
@@ -23,10 +24,6 @@ const enum Style {
   Single,
   Double,
   Literal,
-}
-
-function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function isBreak(c: number): boolean {
@@ -329,7 +326,7 @@ class Emitter {
     if (typeof v === 'number') return this.scalar(numberText(v), Style.Plain, simpleKey);
     if (typeof v === 'string') return this.string(v, simpleKey);
     if (Array.isArray(v)) return this.sequence(v, inMapping);
-    if (isObj(v)) return this.mapping(v);
+    if (isObject(v)) return this.mapping(v);
     // No JSON value is left; a bigint prints as its digits, anything else as JSON's null.
     return this.scalar(typeof v === 'bigint' ? v.toString() : 'null', Style.Plain, simpleKey);
   }
