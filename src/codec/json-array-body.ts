@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import type { Obj } from '../api/object-util.js';
-import { BODY_CHUNK_BYTES, ITEMS_PER_TURN, nextTurn, writePiece } from './paced-writes.js';
+import { BODY_CHUNK_BYTES, ITEMS_PER_TURN, type Pacer } from './paced-writes.js';
 
 /**
  * JSON bodies whose last field is a large array (a list's `items`, a Table's `rows`), written in
@@ -39,10 +39,10 @@ function wholeText(body: JsonArrayBody): string {
 
 /**
  * Writes the body and ends the response. Arrays of at most ITEMS_PER_TURN elements are written in
- * one piece; longer ones in pieces of about BODY_CHUNK_BYTES, giving the event loop a turn at least
- * every ITEMS_PER_TURN elements even when they are small.
+ * one piece; longer ones in pieces of about BODY_CHUNK_BYTES, `pacer` giving the event loop its
+ * turns (also between small elements).
  */
-export async function writeJsonArrayBody(res: Response, body: JsonArrayBody): Promise<void> {
+export async function writeJsonArrayBody(res: Response, body: JsonArrayBody, pacer: Pacer): Promise<void> {
   if (body.count <= ITEMS_PER_TURN) {
     res.end(wholeText(body));
     return;
@@ -61,9 +61,9 @@ export async function writeJsonArrayBody(res: Response, body: JsonArrayBody): Pr
     else if (pretty) piece += '\n';
     piece += elementText(body.element(i), pretty);
     if (piece.length >= BODY_CHUNK_BYTES) {
-      if (!(await writePiece(res, piece))) return;
+      if (!(await pacer.write(res, piece))) return;
       piece = '';
-    } else if ((i + 1) % ITEMS_PER_TURN === 0) await nextTurn();
+    } else await pacer.turnAt(i + 1);
   }
   res.end(`${piece}${pretty ? '\n  ]\n}' : ']}'}\n`);
 }

@@ -8,7 +8,7 @@ import { tableParts, toPartialObjectMetadata, toTable, type IncludeObject } from
 import { encodeProtobufObject, ProtobufListEncoder, ProtobufUnsupportedError, type ItemView } from './protobuf/protobuf-codec.js';
 import { toYaml, yamlPieces } from './yaml-writer.js';
 import { recorderOf } from './exchange-recorder.js';
-import { BODY_CHUNK_BYTES, ITEMS_PER_TURN, mapInTurns, nextTurn, writePiece } from './paced-writes.js';
+import { BODY_CHUNK_BYTES, ITEMS_PER_TURN, Pacer } from './paced-writes.js';
 import { writeJsonArrayBody, type JsonArrayBody } from './json-array-body.js';
 import type { Obj } from '../api/object-util.js';
 
@@ -94,11 +94,11 @@ const METADATA_VIEW: ItemView = { name: 'PartialObjectMetadata', project: toPart
 
 /**
  * Writes a protobuf list item by item (see ProtobufListEncoder): each stored item is parsed and
- * encoded in turn (or copied from the encoded-item cache), giving the event loop a turn every
- * ITEMS_PER_TURN items, then the body is sent in pieces (see paced-writes.ts). False (nothing sent)
- * when the list kind has no protobuf message.
+ * encoded in turn (or copied from the encoded-item cache), `pacer` giving the event loop its turns,
+ * then the body is sent in pieces (see paced-writes.ts). False (nothing sent) when the list kind has
+ * no protobuf message.
  */
-async function writeProtobufList(res: Response, envelope: ListEnvelope, items: string[], format: OutputFormat): Promise<boolean> {
+async function writeProtobufList(res: Response, envelope: ListEnvelope, items: string[], format: OutputFormat, pacer: Pacer): Promise<boolean> {
   const metadataOnly = format.representation === 'PartialObjectMetadataList';
   let encoder: ProtobufListEncoder;
   try {
@@ -111,7 +111,7 @@ async function writeProtobufList(res: Response, envelope: ListEnvelope, items: s
   }
   const view = metadataOnly ? METADATA_VIEW : undefined;
   for (let i = 0; i < items.length; i++) {
-    if (i > 0 && i % ITEMS_PER_TURN === 0) await nextTurn();
+    await pacer.turnAt(i);
     encoder.addStored(items[i], view);
   }
   res.setHeader('Content-Type', format.contentType);
@@ -122,7 +122,7 @@ async function writeProtobufList(res: Response, envelope: ListEnvelope, items: s
     return true;
   }
   for (const piece of pieces) {
-    if (!(await writePiece(res, piece))) return true;
+    if (!(await pacer.write(res, piece))) return true;
   }
   res.end();
   return true;
@@ -153,6 +153,7 @@ export async function writeList(
   res.status(200);
   res.setHeader('Content-Type', format.contentType);
   const typed = envelope.typedItems === true;
+  const pacer = new Pacer();
   if (format.representation === 'object' && format.encoding === 'json' && !format.pretty) {
     const head = `{"kind":${JSON.stringify(envelope.kind)},"apiVersion":${JSON.stringify(envelope.apiVersion)},"metadata":${JSON.stringify(envelope.metadata)},"items":[`;
     let chunk = head;
@@ -160,7 +161,7 @@ export async function writeList(
       const item = typed ? items[i] : withoutTypeMeta(items[i]);
       chunk += i === 0 ? item : `,${item}`;
       if (chunk.length >= BODY_CHUNK_BYTES) {
-        if (!(await writePiece(res, chunk))) return;
+        if (!(await pacer.write(res, chunk))) return;
         chunk = '';
       }
     }
@@ -174,17 +175,17 @@ export async function writeList(
       { kind, apiVersion, metadata },
       items,
       format.representation === 'PartialObjectMetadataList',
-      (piece) => writePiece(res, piece),
+      (piece) => pacer.write(res, piece),
       typed,
     );
     return;
   }
   if (format.encoding === 'protobuf') {
-    if (await writeProtobufList(res, envelope, items, format)) return;
+    if (await writeProtobufList(res, envelope, items, format, pacer)) return;
     format = asJson(format);
     res.setHeader('Content-Type', format.contentType);
   }
-  const objects = await mapInTurns(items, (i) => JSON.parse(i) as Obj);
+  const objects = await pacer.map(items, (i) => JSON.parse(i) as Obj);
   let body: JsonArrayBody;
   if (format.representation === 'Table') {
     const table = tableParts(objects, envelope.metadata, includeObject, format.printer);
@@ -196,12 +197,12 @@ export async function writeList(
     const head = { kind: envelope.kind, apiVersion: envelope.apiVersion, metadata: envelope.metadata };
     body = { head, key: 'items', count: objects.length, element: (i) => (typed ? objects[i] : objectWithoutTypeMeta(objects[i])), pretty: format.pretty };
   }
-  if (format.encoding === 'yaml') await writeYamlArrayBody(res, body);
-  else await writeJsonArrayBody(res, body);
+  if (format.encoding === 'yaml') await writeYamlArrayBody(res, body, pacer);
+  else await writeJsonArrayBody(res, body, pacer);
 }
 
 /** A list as YAML: short ones in one write, others in pieces (see paced-writes.ts). */
-async function writeYamlArrayBody(res: Response, body: JsonArrayBody): Promise<void> {
+async function writeYamlArrayBody(res: Response, body: JsonArrayBody, pacer: Pacer): Promise<void> {
   if (body.count <= ITEMS_PER_TURN) {
     const elements: unknown[] = [];
     for (let i = 0; i < body.count; i++) elements.push(body.element(i));
@@ -211,7 +212,7 @@ async function writeYamlArrayBody(res: Response, body: JsonArrayBody): Promise<v
   // Each piece is written when the next is made, so a body of one piece is still one write.
   let pending: string | undefined;
   for (const piece of yamlPieces(body.head, body.key, body.count, (i) => body.element(i), BODY_CHUNK_BYTES)) {
-    if (pending !== undefined && !(await writePiece(res, pending))) return;
+    if (pending !== undefined && !(await pacer.write(res, pending))) return;
     pending = piece;
   }
   res.end(pending);
