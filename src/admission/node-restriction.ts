@@ -1,6 +1,4 @@
-// The shim must load before @peculiar/x509 (its dependency tsyringe checks for Reflect metadata).
-import '../certificates/reflect-metadata-shim.js';
-import * as x509 from '@peculiar/x509';
+import { x509 } from '../certificates/x509-module.js';
 import { type ApiError, forbidden, notFound } from '../api/errors.js';
 import { isObject, jsonEqual, metadataOf, objectKey, stringField, type Obj } from '../api/object-util.js';
 import type { Authorizer } from '../auth/authorizer.js';
@@ -113,7 +111,7 @@ function apiObjectReference(pod: Obj): string | undefined {
 function csrCommonName(request: string): string | Error {
   try {
     const pem = Buffer.from(request, 'base64').toString('latin1');
-    const csr = new x509.Pkcs10CertificateRequest(pem);
+    const csr = new (x509().Pkcs10CertificateRequest)(pem);
     return csr.subjectName.getField('CN')[0] ?? '';
   } catch (err) {
     return err instanceof Error ? err : new Error(String(err));

@@ -26,14 +26,23 @@ export function versionOfStreamId(id: string): string {
 export function parseStreamEntry(entry: unknown): ChangeEvent {
   const [id, fields] = asArray(entry, 'stream entry');
   const list = asArray(fields, 'stream fields');
-  const f = new Map<string, string>();
-  for (let i = 0; i + 1 < list.length; i += 2) f.set(asString(list[i], 'field'), asString(list[i + 1], 'value'));
-  const type = CHANGE_TYPES.find((t) => t === f.get('e'));
-  const key = f.get('k');
-  const json = f.get('o');
+  // Every event of every followed type passes here in every process: read the few fields in one
+  // pass, without building a map of them.
+  let type: ChangeType | undefined;
+  let key: string | undefined;
+  let json: string | undefined;
+  let prevJson: string | undefined;
+  for (let i = 0; i + 1 < list.length; i += 2) {
+    const field = asString(list[i], 'field');
+    if (field === 'e') {
+      const value = asString(list[i + 1], 'value');
+      type = CHANGE_TYPES.find((t) => t === value);
+    } else if (field === 'k') key = asString(list[i + 1], 'value');
+    else if (field === 'o') json = asString(list[i + 1], 'value');
+    else if (field === 'p') prevJson = asString(list[i + 1], 'value');
+  }
   if (type === undefined || key === undefined || json === undefined) throw new Error('malformed change event in stream');
   const resourceVersion = versionOfStreamId(asString(id, 'stream id'));
-  const prevJson = f.get('p');
   return prevJson === undefined ? { type, key, resourceVersion, json } : { type, key, resourceVersion, json, prevJson };
 }
 
