@@ -33,7 +33,7 @@ export interface AdmissionDependencies {
   validatingPolicies?: AdmissionPlugin;
   /** The server's authorizer (NodeRestriction asks it whether a node may request a token audience). */
   authorizer?: Authorizer;
-  /** Ends the caches plugins keep (NamespaceLifecycle's namespaces); without it they read live. */
+  /** Ends the caches plugins keep (NamespaceLifecycle's namespaces, ResourceQuota's quotas); without it they read live. */
   signal?: AbortSignal;
 }
 
@@ -63,7 +63,7 @@ const PLUGINS: Record<string, (deps: AdmissionDependencies) => AdmissionPlugin |
   MutatingAdmissionWebhook: (d) => d.webhooks?.mutating,
   ValidatingAdmissionPolicy: (d) => d.validatingPolicies,
   ValidatingAdmissionWebhook: (d) => d.webhooks?.validating,
-  ResourceQuota: (d) => new ResourceQuotaAdmission(d.storage),
+  ResourceQuota: (d) => new ResourceQuotaAdmission(d.storage, Date.now, d.signal),
   AlwaysDeny: () => new AlwaysDeny(),
 };
 

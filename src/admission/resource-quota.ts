@@ -15,6 +15,8 @@ import {
   type ResourceList,
 } from '../quota/resource-list.js';
 import { type Storage } from '../storage/storage.js';
+import { compareResourceVersions } from '../storage/resource-version.js';
+import { WatchedCollection } from '../storage/watched-collection.js';
 import { asObject } from '../api/values.js';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission.js';
 import { StorageError } from '../api/storage-error.js';
@@ -22,6 +24,8 @@ import { StorageError } from '../api/storage-error.js';
 const QUOTAS = 'resourcequotas';
 /** How often a lost race on a quota's status is retried before the write fails (kube: 3). */
 const RETRIES = 3;
+/** How long a live lookup that found a namespace without quotas is trusted (kube's liveTTL). */
+const LIVE_LOOKUP_TTL_MS = 30_000;
 
 const sortedNames = (names: Iterable<string>): string => [...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).join(',');
 
@@ -47,9 +51,18 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
   /** The last evaluation queued per namespace: this process charges one write at a time per namespace, as kube does. */
   private readonly inFlight = new Map<string, Promise<void>>();
 
+  /** The quotas, watched (with a signal): read as kube's plugin reads its informer. */
+  private cache: WatchedCollection | undefined;
+  private cacheReady = false;
+  /** Namespaces a live lookup found without quotas, until when that answer is trusted. */
+  private readonly noQuotasUntil = new Map<string, number>();
+  /** Quotas this process charged, by key, until the cache has caught up with that write. */
+  private readonly charged = new Map<string, QuotaState>();
+
   constructor(
     private readonly storage: Storage,
     private readonly now: () => number = Date.now,
+    private readonly signal?: AbortSignal,
   ) {}
 
   async validate(a: AdmissionAttributes): Promise<void> {
@@ -69,7 +82,7 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
   }
 
   private async evaluate(a: AdmissionAttributes, evaluator: QuotaEvaluator): Promise<void> {
-    let states = await this.quotas(a.namespace);
+    let states = (await this.cachedQuotas(a.namespace)) ?? (await this.quotas(a.namespace));
     for (let attempt = 0; ; attempt++) {
       if (states.length === 0) return;
       const charged = this.charge(a, evaluator, states);
@@ -83,12 +96,64 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
     }
   }
 
+  /** The namespace's quotas as read live (also after a lost race). */
   private async quotas(namespace: string): Promise<QuotaState[]> {
     const listed = await this.storage.list(QUOTAS, { namespace });
-    return listed.items.map((item) => {
+    const states = listed.items.map((item) => {
       const quota = JSON.parse(item.json) as Obj;
       return { quota, resourceVersion: item.resourceVersion, used: resourceListOf(asObject(quota.status).used) };
     });
+    if (states.length === 0 && this.cacheReady) this.noQuotasUntil.set(namespace, this.now() + LIVE_LOOKUP_TTL_MS);
+    return states;
+  }
+
+  /**
+   * The namespace's quotas from the watched cache, each replaced by this process's own later charge
+   * while the cache has not caught up with it (kube's updatedQuotas); undefined when they must be
+   * read live: no cache yet, or no quota cached and no recent live lookup that found none (a quota
+   * created a moment ago may not have reached the cache).
+   */
+  private async cachedQuotas(namespace: string): Promise<QuotaState[] | undefined> {
+    if (this.signal === undefined || this.signal.aborted) return undefined;
+    if (this.cache === undefined) {
+      const cache = new WatchedCollection(
+        this.storage,
+        QUOTAS,
+        () => undefined,
+        this.signal,
+        () => this.dropCache(),
+      );
+      this.cache = cache;
+      cache.start().then(
+        () => (this.cacheReady = this.cache === cache),
+        () => this.dropCache(),
+      );
+    }
+    if (!this.cacheReady) return undefined;
+    const states: QuotaState[] = [];
+    for (const quota of this.cache.inNamespace(namespace)) {
+      const meta = asObject(quota.metadata);
+      const key = `${namespace}/${String(meta.name)}`;
+      const resourceVersion = typeof meta.resourceVersion === 'string' ? meta.resourceVersion : '';
+      const mine = this.charged.get(key);
+      if (mine !== undefined && compareResourceVersions(mine.resourceVersion, resourceVersion) > 0) states.push(mine);
+      else {
+        if (mine !== undefined) this.charged.delete(key);
+        states.push({ quota, resourceVersion, used: resourceListOf(asObject(quota.status).used) });
+      }
+    }
+    if (states.length > 0) return states;
+    const until = this.noQuotasUntil.get(namespace);
+    if (until !== undefined && until > this.now()) return [];
+    this.noQuotasUntil.delete(namespace);
+    return undefined;
+  }
+
+  /** A cache that lost its stream for good is dropped; quotas are read live until the next one has listed. */
+  private dropCache(): void {
+    this.cache = undefined;
+    this.cacheReady = false;
+    this.charged.clear();
   }
 
   /** CheckRequest: the quotas whose usage the write changes, with their new usage; throws when it does not fit. */
@@ -147,8 +212,12 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
     const quota = structuredClone(state.quota);
     quota.status = { ...asObject(quota.status), used: resourceListObject(state.used) };
     const meta = asObject(quota.metadata);
+    const key = `${String(meta.namespace)}/${String(meta.name)}`;
     try {
-      await this.storage.update(QUOTAS, `${String(meta.namespace)}/${String(meta.name)}`, quota, state.resourceVersion);
+      const stored = await this.storage.update(QUOTAS, key, quota, state.resourceVersion);
+      // Entries leave when the cache catches up; one for a quota deleted meanwhile would stay, so the map is bounded.
+      if (this.charged.size >= 10_000) this.charged.clear();
+      if (this.cache !== undefined) this.charged.set(key, { quota: JSON.parse(stored.json) as Obj, resourceVersion: stored.resourceVersion, used: state.used });
       return true;
     } catch (err) {
       if (err instanceof StorageError && (err.code === 'Conflict' || err.code === 'NotFound')) return false;
