@@ -1,6 +1,6 @@
 /**
  * A kubelet (and scheduler) for one node, for tests only: binds unscheduled pods of the default
- * scheduler to the node, runs bound pods whose containers are all agnhost, pause, sample-apiserver or
+ * scheduler to the node (unless `bind` is false: then kube-scheduler binds them), runs bound pods whose containers are all agnhost, pause, sample-apiserver or
  * etcd images as host processes (native binaries, one network namespace per pod, volumes
  * materialised into a directory),
  * probes readiness, reports status like the kubelet, and on deletion kills the processes, removes
@@ -26,6 +26,8 @@ import { probeSupported, runProbe } from './readiness-probe.js';
 /** Settings of a runner. */
 export interface PodRunnerOptions {
   node: string;
+  /** Whether the runner binds unscheduled pods itself (false when a real scheduler runs). */
+  bind: boolean;
   hostIP: string;
   programs: Programs;
   /** The imageID reported for each kind of image (a digest of the binary standing in for it). */
@@ -112,7 +114,7 @@ export class PodRunner {
     const uid = pod.metadata.uid as string;
     const nodeName = pod.spec.nodeName as string | undefined;
     if (!nodeName) {
-      if (pod.metadata.deletionTimestamp || this.bound.has(uid)) return;
+      if (!this.opts.bind || pod.metadata.deletionTimestamp || this.bound.has(uid)) return;
       if ((pod.spec.schedulerName ?? 'default-scheduler') !== 'default-scheduler') return;
       this.bound.add(uid);
       const res = await this.api.request('POST', podPath(pod, '/binding'), {
