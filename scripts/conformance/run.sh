@@ -87,9 +87,18 @@ redis_pid=
 e2e_pid=
 stop_target() {
   local p
-  for p in "$e2e_pid" "$runner_pid" "$cp_pid" "$redis_pid"; do
-    [[ -n $p ]] && kill -0 "$p" 2>/dev/null && kill "$p" 2>/dev/null
-    [[ -n $p ]] && wait "$p" 2>/dev/null
+  # e2e.test (or ginkgo and its e2e.test processes) runs in its own process group: TERM lets ginkgo
+  # report, KILL follows when a spec's clean-up does not end within 30 s.
+  if [[ -n $e2e_pid ]] && kill -0 -- "-$e2e_pid" 2>/dev/null; then
+    kill -TERM -- "-$e2e_pid" 2>/dev/null || true
+    for _ in $(seq 1 300); do kill -0 -- "-$e2e_pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL -- "-$e2e_pid" 2>/dev/null || true
+  fi
+  for p in "$runner_pid" "$cp_pid" "$redis_pid"; do
+    if [[ -n $p ]] && kill -0 "$p" 2>/dev/null; then
+      kill "$p" 2>/dev/null || true
+      wait "$p" 2>/dev/null || true
+    fi
   done
   e2e_pid= runner_pid= cp_pid= redis_pid=
   return 0
@@ -169,10 +178,10 @@ EOF
   load_before=$(cut -d' ' -f1-3 /proc/loadavg)
   log "$t: running e2e.test (focus $focus, parallel $parallel; log $dir/e2e.log)"
   if [[ $parallel == 1 ]]; then
-    KUBECACHEDIR=$dir/no-kubectl-cache/cache "$e2e" "${e2e_args[@]}" --ginkgo.focus "$focus" --ginkgo.skip "$skip" \
+    KUBECACHEDIR=$dir/no-kubectl-cache/cache setsid "$e2e" "${e2e_args[@]}" --ginkgo.focus "$focus" --ginkgo.skip "$skip" \
       --ginkgo.v --ginkgo.no-color --ginkgo.timeout "$timeout" >"$dir/e2e.log" 2>&1 &
   else
-    KUBECACHEDIR=$dir/no-kubectl-cache/cache "$ginkgo" --procs "$parallel" --focus "$focus" --skip "$skip" -v --no-color \
+    KUBECACHEDIR=$dir/no-kubectl-cache/cache setsid "$ginkgo" --procs "$parallel" --focus "$focus" --skip "$skip" -v --no-color \
       --timeout "$timeout" "$e2e" -- "${e2e_args[@]}" >"$dir/e2e.log" 2>&1 &
   fi
   e2e_pid=$!
