@@ -1,0 +1,279 @@
+/**
+ * `npm run bench:control-plane`: a whole control plane at the size of a real cluster. For each target
+ * (Capstan on the embedded store, Capstan on Redis with 2 workers, the reference kube-apiserver with
+ * etcd) it starts scripts/control-plane.sh (kube-controller-manager, kube-scheduler and kwok with
+ * their own identities and raised client rate limits), runs the workload (workload.ts) and prints,
+ * side by side: each phase's time, pods scheduled per second, API call latency by kube's SLO classes
+ * (from the server's own request-duration histogram), server CPU seconds and peak memory (server
+ * plus Redis or etcd), and kube-controller-manager's stale-cache requeues.
+ *
+ *   node dist/bench/control-plane/main.js [--quick] [--targets memory,redis-workers2,reference]
+ *        [--nodes N] [--deployments N] [--replicas N] [--json FILE]
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { HttpClient } from '../http-client.js';
+import { cpuMeter } from '../proc-cpu.js';
+import { treeMemory } from '../proc-memory.js';
+import { PROJECT_ROOT, installCleanupHandlers, spawnRedis, trackProcessGroup, untrackProcessGroup, type RedisProcess } from '../processes.js';
+import { alignColumns } from '../table.js';
+import { readKubeconfig } from './kubeconfig-access.js';
+import { countOf, parseRequestBuckets, quantileOf, SLO_P99_SECONDS, subtractBuckets, type Buckets, type SloClass } from './request-latency.js';
+import { runWorkload, type PhaseResult, type WorkloadSize } from './workload.js';
+
+const TARGETS = ['memory', 'redis-workers2', 'reference'] as const;
+type Target = (typeof TARGETS)[number];
+
+/**
+ * The components' client rate limits, raised (as kube's scalability tests raise them) so that the
+ * server is what is measured; and leader-election deadlines long enough that a busy two-core host
+ * does not make a component give up its lease (and exit) in the middle of a run.
+ */
+const COMPONENT_ARGS = '--kube-api-qps=500 --kube-api-burst=1000 --leader-elect-lease-duration=60s --leader-elect-renew-deadline=40s';
+const FULL: WorkloadSize = { nodes: 1000, deployments: 300, replicas: 100 };
+const QUICK: WorkloadSize = { nodes: 50, deployments: 20, replicas: 50 };
+const REQUEUE = /is not as new as written version/;
+const SLO_CLASSES: SloClass[] = ['mutating', 'get', 'list namespace', 'list cluster'];
+
+interface TargetResult {
+  target: Target;
+  phases: PhaseResult[];
+  cpuSeconds: number;
+  peakMemoryBytes: number;
+  requeues: number;
+  latency: Record<string, { count: number; p50: number; p99: number }>;
+}
+
+function parseArgs(argv: string[]): { size: WorkloadSize; targets: Target[]; json: string | undefined } {
+  let size = { ...FULL };
+  let targets: Target[] = [...TARGETS];
+  let json: string | undefined;
+  const overrides: Partial<WorkloadSize> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const value = (): string => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${a} needs a value`);
+      return v;
+    };
+    if (a === '--quick') size = { ...QUICK };
+    else if (a === '--targets') {
+      targets = value()
+        .split(',')
+        .map((t) => {
+          if (!(TARGETS as readonly string[]).includes(t)) throw new Error(`unknown target ${t} (${TARGETS.join(', ')})`);
+          return t as Target;
+        });
+    } else if (a === '--nodes') overrides.nodes = Number(value());
+    else if (a === '--deployments') overrides.deployments = Number(value());
+    else if (a === '--replicas') overrides.replicas = Number(value());
+    else if (a === '--json') json = value();
+    else throw new Error(`unknown argument ${a}`);
+  }
+  return { size: { ...size, ...overrides }, targets, json };
+}
+
+/** Processes whose command line mentions MARK and whose command name is one of COMMS. */
+function processesMentioning(mark: string, comms: readonly string[]): number[] {
+  const out: number[] = [];
+  for (const e of readdirSync('/proc')) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      const comm = readFileSync(`/proc/${e}/comm`, 'utf8').trim();
+      if (!comms.includes(comm)) continue;
+      if (readFileSync(`/proc/${e}/cmdline`, 'utf8').includes(mark)) out.push(Number(e));
+    } catch {
+      // gone while scanning
+    }
+  }
+  return out;
+}
+
+interface ControlPlane {
+  kubeconfig: string;
+  /** Rejects when control-plane.sh exits (a component died: it stops the others). */
+  exited: Promise<never>;
+  serverPids: () => number[];
+  kcmLog: string;
+  stop(): Promise<void>;
+}
+
+async function startControlPlane(target: Target, work: string, redis: RedisProcess | undefined): Promise<ControlPlane> {
+  const args = [join(PROJECT_ROOT, 'scripts', 'control-plane.sh'), '--port', '0', '--nodes', '0', '--work-dir', work];
+  if (target === 'reference') args.push('--server', 'reference');
+  if (redis !== undefined) args.push('--', '--storage=redis', `--redis-url=${redis.url}`, '--workers', '2');
+  const env = { ...process.env, KCM_ARGS: COMPONENT_ARGS, SCHEDULER_ARGS: COMPONENT_ARGS, KWOK_ARGS: '--cidr=10.0.0.0/8' };
+  const child: ChildProcess = spawn('bash', args, { cwd: PROJECT_ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const pgid = child.pid ?? 0;
+  trackProcessGroup(pgid);
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
+  const kubeconfig = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`control plane not ready within 300 s:\n${stderr}`)), 300_000);
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /control-plane: ready KUBECONFIG=(\S+)/.exec(out);
+      if (m?.[1] !== undefined) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`control-plane.sh exited (${code}):\n${stderr}`));
+    });
+  });
+  let serverPids: () => number[];
+  if (target === 'reference') {
+    const upLog = readFileSync(join(work, 'kube-up.log'), 'utf8');
+    const dir = /kube-up: dir ([^,\s]+)/.exec(upLog)?.[1];
+    if (dir === undefined) throw new Error('kube-up.log names no directory');
+    serverPids = () => processesMentioning(dir, ['kube-apiserver', 'etcd']);
+  } else {
+    const mark = join(work, 'pki');
+    serverPids = () => [...processesMentioning(mark, ['node', 'MainThread']), ...(redis !== undefined ? [redis.pid] : [])];
+  }
+  const exited = new Promise<never>((_, reject) => {
+    const fail = (): void => reject(new Error(`a component of the control plane exited; logs in ${work}:\n${stderr}`));
+    if (child.exitCode !== null) fail();
+    else child.once('exit', fail);
+  });
+  exited.catch(() => undefined);
+  return {
+    kubeconfig,
+    exited,
+    serverPids,
+    kcmLog: join(work, 'kube-controller-manager.log'),
+    stop: async () => {
+      const gone = new Promise<void>((r) => (child.exitCode !== null ? r() : child.once('exit', () => r())));
+      try {
+        process.kill(-pgid, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+      await Promise.race([gone, new Promise((r) => setTimeout(r, 20_000))]);
+      try {
+        process.kill(-pgid, 'SIGKILL');
+      } catch {
+        // stopped
+      }
+      untrackProcessGroup(pgid);
+    },
+  };
+}
+
+const requeuesIn = (log: string): number =>
+  existsSync(log)
+    ? readFileSync(log, 'utf8')
+        .split('\n')
+        .filter((l) => REQUEUE.test(l)).length
+    : 0;
+
+async function scrape(http: HttpClient): Promise<Buckets> {
+  const res = await http.request('GET', '/metrics', { timeoutMs: 60_000 });
+  if (res.status !== 200) throw new Error(`GET /metrics: ${res.status}`);
+  return parseRequestBuckets(res.body);
+}
+
+async function runTarget(target: Target, size: WorkloadSize): Promise<TargetResult> {
+  const work = mkdtempSync(join(tmpdir(), `capstan-cp-scale-${target}-`));
+  const redis = target === 'redis-workers2' ? await spawnRedis({ fsyncEveryWrite: true }) : undefined;
+  const log = (line: string): void => void process.stderr.write(`  [${target}] ${line}\n`);
+  let plane: ControlPlane | undefined;
+  let succeeded = false;
+  try {
+    plane = await startControlPlane(target, work, redis);
+    const cp = plane;
+    const { server, access } = readKubeconfig(cp.kubeconfig);
+    const http = new HttpClient(server, 4, access);
+    const before = await scrape(http);
+    const requeuesBefore = requeuesIn(cp.kcmLog);
+    const stopwatch = cpuMeter(cp.serverPids).start();
+    let peak = 0;
+    const sampler = setInterval(() => (peak = Math.max(peak, treeMemory(cp.serverPids()).rss)), 1000);
+    let phases: PhaseResult[];
+    try {
+      phases = await Promise.race([runWorkload(server, access, size, log), cp.exited]);
+    } finally {
+      clearInterval(sampler);
+    }
+    const cpuSeconds = stopwatch().totalMs / 1000;
+    const delta = subtractBuckets(await scrape(http), before);
+    http.close();
+    const latency: TargetResult['latency'] = {};
+    for (const cls of SLO_CLASSES) {
+      const series = delta.get(cls);
+      if (series !== undefined) latency[cls] = { count: countOf(series), p50: quantileOf(series, 0.5), p99: quantileOf(series, 0.99) };
+    }
+    succeeded = true;
+    return { target, phases, cpuSeconds, peakMemoryBytes: peak, requeues: requeuesIn(cp.kcmLog) - requeuesBefore, latency };
+  } finally {
+    await plane?.stop();
+    await redis?.stop();
+    // The logs of a failed run stay for a look.
+    if (succeeded) rmSync(work, { recursive: true, force: true });
+    else log(`kept ${work}`);
+  }
+}
+
+function render(results: TargetResult[], size: WorkloadSize): string {
+  const header = ['', ...results.map((r) => r.target)];
+  const rows: string[][] = [];
+  const phaseNames = results[0]?.phases.map((p) => p.name) ?? [];
+  phaseNames.forEach((name, i) => {
+    rows.push([`${name} (s)`, ...results.map((r) => r.phases[i]?.seconds.toFixed(1) ?? '-')]);
+    if (results.some((r) => r.phases[i]?.podsScheduledPerSecond !== undefined)) {
+      rows.push([`  pods scheduled/s`, ...results.map((r) => r.phases[i]?.podsScheduledPerSecond?.toFixed(0) ?? '-')]);
+    }
+  });
+  for (const cls of SLO_CLASSES) {
+    const ms = (s: number): string => (Number.isNaN(s) ? '-' : `${(s * 1000).toFixed(0)}`);
+    rows.push([
+      `${cls}: calls, p50 / p99 ms (SLO p99 ${SLO_P99_SECONDS[cls]} s)`,
+      ...results.map((r) => {
+        const l = r.latency[cls];
+        return l === undefined ? '-' : `${l.count}, ${ms(l.p50)} / ${ms(l.p99)}`;
+      }),
+    ]);
+  }
+  rows.push(['server CPU (s)', ...results.map((r) => r.cpuSeconds.toFixed(1))]);
+  rows.push(['peak memory, server + store (MiB)', ...results.map((r) => (r.peakMemoryBytes / 1048576).toFixed(0))]);
+  rows.push(['stale-cache requeues (kube-controller-manager)', ...results.map((r) => String(r.requeues))]);
+  const title = `control plane at scale: ${size.nodes} kwok nodes, ${size.deployments} Deployments x ${size.replicas} (${size.deployments * size.replicas} pods)`;
+  return [title, ...alignColumns(header, rows, 1)].join('\n');
+}
+
+async function main(): Promise<void> {
+  const { size, targets, json } = parseArgs(process.argv.slice(2));
+  installCleanupHandlers();
+  const bin = process.env.KUBE_BIN ?? join(homedir(), '.cache', 'kube-reference', 'bin');
+  for (const b of ['kube-controller-manager', 'kube-scheduler', 'kwok', ...(targets.includes('reference') ? ['kube-apiserver', 'etcd'] : [])]) {
+    if (!existsSync(join(bin, b))) throw new Error(`${join(bin, b)} is missing: build the reference with ../shared/reference/build.sh (or set KUBE_BIN)`);
+  }
+  const results: TargetResult[] = [];
+  for (const target of targets) {
+    process.stderr.write(`${target}:\n`);
+    results.push(await runTarget(target, size));
+  }
+  const table = render(results, size);
+  process.stdout.write(`${table}\n`);
+  const reference = results.find((r) => r.target === 'reference');
+  if (reference !== undefined) {
+    const timeOf = (r: TargetResult): number => r.phases.reduce((s, p) => s + p.seconds, 0);
+    for (const r of results) {
+      if (r === reference) continue;
+      process.stdout.write(
+        `${r.target} / reference: time ${(timeOf(r) / timeOf(reference)).toFixed(2)}x (goal <= 0.5), server CPU ${(r.cpuSeconds / reference.cpuSeconds).toFixed(2)}x (goal <= 0.33)\n`,
+      );
+    }
+  }
+  if (json !== undefined) writeFileSync(json, JSON.stringify({ size, results }, null, 2));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench:control-plane: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exitCode = 1;
+});

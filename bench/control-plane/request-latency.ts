@@ -1,0 +1,100 @@
+/**
+ * API call latency from a server's own `apiserver_request_duration_seconds` histogram: the buckets
+ * read from two /metrics scrapes, subtracted (what happened between them), summed into kube's SLO
+ * classes and turned into percentiles the way Prometheus' histogram_quantile does (linear inside the
+ * bucket). kube-apiserver and Capstan expose the same histogram, so both are measured alike.
+ */
+
+/** Cumulative bucket counts by upper bound (seconds; Infinity for +Inf), per series key. */
+export type Buckets = Map<string, Map<number, number>>;
+
+const BUCKET_LINE = /^apiserver_request_duration_seconds_bucket\{([^}]*)\}\s+([0-9.eE+-]+)/;
+const LABEL = /(\w+)="((?:[^"\\]|\\.)*)"/g;
+
+/** kube's API call latency SLO classes (mutating calls, single-object reads, namespace and cluster LISTs). */
+export type SloClass = 'mutating' | 'get' | 'list namespace' | 'list cluster';
+
+/**
+ * The SLO class of a request with these labels; undefined for what the SLOs leave out (WATCH,
+ * CONNECT, and non-resource requests such as /readyz, which have no scope).
+ */
+export function sloClassOf(verb: string, scope: string): SloClass | undefined {
+  if (scope === '') return undefined;
+  switch (verb) {
+    case 'POST':
+    case 'PUT':
+    case 'PATCH':
+    case 'APPLY':
+    case 'DELETE':
+    case 'DELETECOLLECTION':
+      return 'mutating';
+    case 'GET':
+      return 'get';
+    case 'LIST':
+      return scope === 'cluster' ? 'list cluster' : 'list namespace';
+    default:
+      return undefined;
+  }
+}
+
+/** kube's SLO thresholds, in seconds, for the p99 of each class. */
+export const SLO_P99_SECONDS: Record<SloClass, number> = { mutating: 1, get: 1, 'list namespace': 5, 'list cluster': 30 };
+
+/** The request-duration buckets of a /metrics text, summed per SLO class (keyed by class name). */
+export function parseRequestBuckets(metricsText: string): Buckets {
+  const out: Buckets = new Map();
+  for (const line of metricsText.split('\n')) {
+    const m = BUCKET_LINE.exec(line);
+    if (m === null) continue;
+    const labels = new Map<string, string>();
+    for (const l of (m[1] ?? '').matchAll(LABEL)) labels.set(l[1] ?? '', l[2] ?? '');
+    const cls = sloClassOf(labels.get('verb') ?? '', labels.get('scope') ?? '');
+    if (cls === undefined) continue;
+    const le = labels.get('le') ?? '';
+    const bound = le === '+Inf' ? Infinity : Number(le);
+    if (Number.isNaN(bound)) continue;
+    let series = out.get(cls);
+    if (series === undefined) out.set(cls, (series = new Map<number, number>()));
+    series.set(bound, (series.get(bound) ?? 0) + Number(m[2]));
+  }
+  return out;
+}
+
+/** AFTER minus BEFORE, per class and bucket. */
+export function subtractBuckets(after: Buckets, before: Buckets): Buckets {
+  const out: Buckets = new Map();
+  for (const [cls, series] of after) {
+    const base = before.get(cls);
+    out.set(cls, new Map([...series].map(([bound, n]) => [bound, n - (base?.get(bound) ?? 0)])));
+  }
+  return out;
+}
+
+/** Requests counted in one class's buckets. */
+export function countOf(series: Map<number, number>): number {
+  return series.get(Infinity) ?? 0;
+}
+
+/**
+ * The Q quantile (0..1) in seconds of one class's cumulative buckets, interpolated linearly inside
+ * its bucket; the highest finite bound when it falls in +Inf; NaN with no requests.
+ */
+export function quantileOf(series: Map<number, number>, q: number): number {
+  const bounds = [...series.keys()].sort((a, b) => a - b);
+  const total = countOf(series);
+  if (total <= 0) return NaN;
+  const rank = q * total;
+  let prevBound = 0;
+  let prevCount = 0;
+  for (const bound of bounds) {
+    const count = series.get(bound) ?? 0;
+    if (count >= rank) {
+      if (bound === Infinity) return prevBound;
+      const inBucket = count - prevCount;
+      return inBucket <= 0 ? bound : prevBound + ((bound - prevBound) * (rank - prevCount)) / inBucket;
+    }
+    prevBound = bound;
+    prevCount = count;
+  }
+  return prevBound;
+}
