@@ -85,15 +85,18 @@ cp_pid=
 runner_pid=
 redis_pid=
 e2e_pid=
-stop_target() {
-  local p
-  # e2e.test (or ginkgo and its e2e.test processes) runs in its own process group: TERM lets ginkgo
-  # report, KILL follows when a spec's clean-up does not end within 30 s.
+# e2e.test (or ginkgo and its e2e.test processes) runs in its own process group: TERM lets ginkgo
+# report, KILL follows when a spec's clean-up does not end within 30 s.
+stop_e2e() {
   if [[ -n $e2e_pid ]] && kill -0 -- "-$e2e_pid" 2>/dev/null; then
     kill -TERM -- "-$e2e_pid" 2>/dev/null || true
     for _ in $(seq 1 300); do kill -0 -- "-$e2e_pid" 2>/dev/null || break; sleep 0.1; done
     kill -KILL -- "-$e2e_pid" 2>/dev/null || true
   fi
+}
+stop_target() {
+  local p
+  stop_e2e
   for p in "$runner_pid" "$cp_pid" "$redis_pid"; do
     if [[ -n $p ]] && kill -0 "$p" 2>/dev/null; then
       kill "$p" 2>/dev/null || true
@@ -185,6 +188,17 @@ EOF
       --timeout "$timeout" "$e2e" -- "${e2e_args[@]}" >"$dir/e2e.log" 2>&1 &
   fi
   e2e_pid=$!
+  # Without its kubelet the rest of the run would measure nothing: a pod runner that exits ends it.
+  local runner_died=no
+  while kill -0 "$e2e_pid" 2>/dev/null; do
+    if ! kill -0 "$runner_pid" 2>/dev/null; then
+      runner_died=yes
+      log "$t: the pod runner exited (see $dir/pod-runner.log); stopping e2e.test"
+      stop_e2e
+      break
+    fi
+    sleep 2
+  done
   wait "$e2e_pid" || status=$?
   e2e_pid=
   cat >"$dir/run.txt" <<EOF
@@ -194,6 +208,7 @@ parallel: $parallel
 load average before: $load_before
 load average after: $(cut -d' ' -f1-3 /proc/loadavg)
 e2e.test exit: $status
+pod runner exited early: $runner_died
 EOF
   log "$t: e2e.test exited $status after $(( ($(date +%s) - start_s) / 60 )) min"
   stop_target

@@ -272,7 +272,19 @@ export class PodRunner {
     c.state.ready = !c.spec.readinessProbe;
     c.successes = 0;
     c.failures = 0;
-    child.on('exit', (code, signal) => this.containerExited(rp, c, code ?? (signal ? 137 : 1)));
+    // A failed spawn (the pod's directory removed by a concurrent stop) emits 'error' without 'exit':
+    // the container then ends with code 128 instead of taking the runner down. Either event ends it once.
+    let ended = false;
+    const end = (code: number): void => {
+      if (ended) return;
+      ended = true;
+      this.containerExited(rp, c, code);
+    };
+    child.on('exit', (code, signal) => end(code ?? (signal ? 137 : 1)));
+    child.on('error', (err) => {
+      this.opts.log(`${rp.pod.metadata.namespace}/${rp.pod.metadata.name} container ${c.spec.name}: ${err.message}`);
+      end(128);
+    });
     if (c.spec.readinessProbe) this.startProbe(rp, c);
   }
 
