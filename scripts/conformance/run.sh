@@ -10,6 +10,7 @@
 #                 started on a free port). Repeatable; default: all three, in that order.
 #   --sig S       only these sigs (apps,cli,...): focus \[sig-(S|...)\].*\[Conformance\]
 #   --focus RE    ginkgo focus instead (default \[Conformance\])
+#   --skip RE     also skip these tests (e.g. '\[Serial\]'), besides the out-of-scope ones
 #   --parallel N  ginkgo processes (default 1; N > 1 runs e2e.test under the ginkgo CLI, which
 #                 scripts/conformance/ensure-ginkgo.sh builds once; [Serial] tests still run alone)
 #   --out DIR     results (default .capstan/conformance): DIR/TARGET/{junit_01.xml,e2e.log,run.txt,
@@ -36,11 +37,13 @@ parallel=1
 out=$root/.capstan/conformance
 timeout=3h
 table_only=0
+extra_skip=
 while [[ $# -gt 0 ]]; do
   case $1 in
     --target) targets+=("$2"); shift 2 ;;
     --sig) focus="\\[sig-(${2//,/|})\\].*\\[Conformance\\]"; shift 2 ;;
     --focus) focus=$2; shift 2 ;;
+    --skip) extra_skip=$2; shift 2 ;;
     --parallel) parallel=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --timeout) timeout=$2; shift 2 ;;
@@ -72,6 +75,7 @@ if [[ $table_only == 1 ]]; then write_table; exit 0; fi
 [[ $(id -u) == 0 ]] || { log "needs root (the pod runner creates network namespaces)"; exit 2; }
 [[ -x $e2e ]] || { log "$e2e not found (../shared/reference/build.sh --e2e builds it, or set E2E_TEST)"; exit 2; }
 skip=$(node "$tool" skip-regex --scope "$scope")
+[[ -z $extra_skip ]] || skip="$skip|$extra_skip"
 ginkgo=
 [[ $parallel == 1 ]] || ginkgo=$("$root/scripts/conformance/ensure-ginkgo.sh")
 agnhost=$("$root/scripts/pod-runner/build-agnhost.sh")
@@ -205,6 +209,7 @@ EOF
 started: $(date -u -d "@$start_s" +%Y-%m-%dT%H:%M:%SZ)
 minutes: $(( ($(date +%s) - start_s + 30) / 60 ))
 parallel: $parallel
+extra skip: ${extra_skip:-none}
 load average before: $load_before
 load average after: $(cut -d' ' -f1-3 /proc/loadavg)
 e2e.test exit: $status
