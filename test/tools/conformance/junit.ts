@@ -1,7 +1,7 @@
 /**
  * Reads the JUnit XML that e2e.test writes with --report-dir (junit_01.xml): one entry per
  * `<testcase>`, its name without ginkgo's `[It] ` prefix, its status attribute and the first
- * line of its failure message. Only the shape ginkgo writes is understood (attributes in double
+ * line of its failure (the message attribute, else the element's text). Only the shape ginkgo writes is understood (attributes in double
  * quotes, XML's five entities and numeric character references); anything else is ignored, never
  * guessed.
  */
@@ -43,11 +43,12 @@ export function parseJUnit(xml: string): JUnitCase[] {
     if (rawName === undefined) continue;
     const name = rawName.replace(/^\[It\] /, '');
     const body = m[3] ?? '';
-    const failureTag = /<(failure|error)\b([^>]*)>/.exec(body);
+    const failureTag = /<(failure|error)\b([^>]*?)(?:\/>|>([\s\S]*?)<\/\1>)/.exec(body);
     const status = attrs.get('status') ?? (failureTag ? 'failed' : /<skipped\b/.test(body) ? 'skipped' : 'passed');
     const c: JUnitCase = { name, status };
     if (failureTag) {
-      const message = attributes(failureTag[2]).get('message') ?? '';
+      // Ginkgo leaves the message attribute empty and puts the failure in the element's text.
+      const message = attributes(failureTag[2]).get('message') || unescapeXml(failureTag[3] ?? '');
       const first = message.split('\n').find((l) => l.trim() !== '');
       if (first !== undefined) c.failure = first.trim();
     }
