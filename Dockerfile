@@ -24,16 +24,19 @@
 
 ARG NODE_IMAGE=node:20-bookworm-slim
 
-# ---- build: full dependencies, TypeScript compile ----
+# ---- build: full dependencies, TypeScript compile, bundle ----
 FROM ${NODE_IMAGE} AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
 # --ignore-scripts: `prepare` would compile before the sources are copied.
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json ./
+COPY scripts/bundle.mjs scripts/bundle-entry.mjs ./scripts/
 COPY src ./src
 COPY schema ./schema
-RUN npx tsc -p tsconfig.json
+# tsc checks and compiles the tree; esbuild then bundles the server into dist/src/main.js (one file
+# to load, so the server starts in a fraction of the time: scripts/bundle.mjs says why).
+RUN npx tsc -p tsconfig.json && node scripts/bundle.mjs
 
 # ---- production dependencies only, without what Node.js never loads ----
 FROM ${NODE_IMAGE} AS deps

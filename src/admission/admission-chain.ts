@@ -33,12 +33,14 @@ export interface AdmissionDependencies {
   validatingPolicies?: AdmissionPlugin;
   /** The server's authorizer (NodeRestriction asks it whether a node may request a token audience). */
   authorizer?: Authorizer;
+  /** Ends the caches plugins keep (NamespaceLifecycle's namespaces); without it they read live. */
+  signal?: AbortSignal;
 }
 
 /** The plugins Capstan implements, by kube's name. Enabled plugins missing here do not run. */
 const PLUGINS: Record<string, (deps: AdmissionDependencies) => AdmissionPlugin | undefined> = {
   AlwaysAdmit: () => ({ name: 'AlwaysAdmit' }),
-  NamespaceLifecycle: (d) => new NamespaceLifecycle(d.storage),
+  NamespaceLifecycle: (d) => new NamespaceLifecycle(d.storage, d.signal),
   LimitRanger: (d) => new LimitRanger(d.storage),
   ServiceAccount: (d) => new ServiceAccountAdmission(d.storage),
   NodeRestriction: (d) => new NodeRestriction(d.storage, d.authorizer),

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Obj } from '../api/object-util.js';
 import type { User } from '../api/user.js';
 import type { ResourceInfo } from '../api/resource-info.js';
+import { isObject } from '../api/values.js';
 
 /**
  * AdmissionReview objects (admission.k8s.io/v1, or v1beta1 for webhooks that accept only it) as
@@ -85,19 +86,15 @@ export class InvalidResponseError extends Error {}
 /** A patch kube cannot decode: "received undecodable patch in webhook response: MESSAGE". */
 export class UndecodablePatchError extends Error {}
 
-function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /**
  * kube's VerifyAdmissionResponse: the answer must be an AdmissionReview of the version sent, with a
  * response for the request's uid; only a mutating webhook may return a patch, and then with a
  * patchType (JSONPatch, the only one kube applies).
  */
 export function verifyAdmissionResponse(version: string, uid: string, mutating: boolean, answer: unknown): AdmissionResponse {
-  if (!isObj(answer)) throw new InvalidResponseError('webhook response was absent');
+  if (!isObject(answer)) throw new InvalidResponseError('webhook response was absent');
   const response = answer.response;
-  if (!isObj(response)) throw new InvalidResponseError('webhook response was absent');
+  if (!isObject(response)) throw new InvalidResponseError('webhook response was absent');
   const patchText = typeof response.patch === 'string' ? response.patch : '';
   const patchType = response.patchType;
   if (version === 'v1') {
@@ -134,8 +131,8 @@ export function verifyAdmissionResponse(version: string, uid: string, mutating: 
   }
   const warnings = Array.isArray(response.warnings) ? response.warnings.filter((w): w is string => typeof w === 'string') : [];
   const auditAnnotations: Record<string, string> = {};
-  if (isObj(response.auditAnnotations)) for (const [k, v] of Object.entries(response.auditAnnotations)) if (typeof v === 'string') auditAnnotations[k] = v;
-  return { allowed: response.allowed === true, patch, result: isObj(response.status) ? response.status : undefined, warnings, auditAnnotations };
+  if (isObject(response.auditAnnotations)) for (const [k, v] of Object.entries(response.auditAnnotations)) if (typeof v === 'string') auditAnnotations[k] = v;
+  return { allowed: response.allowed === true, patch, result: isObject(response.status) ? response.status : undefined, warnings, auditAnnotations };
 }
 
 /** A patch of a type kube does not apply: `unsupported patch type "X"`. */

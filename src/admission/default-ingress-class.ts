@@ -1,6 +1,6 @@
 import type { Obj } from '../api/object-util.js';
 import type { Storage } from '../storage/storage.js';
-import { obj } from '../validation/value-access.js';
+import { asObject } from '../api/values.js';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission.js';
 
 const DEFAULT_CLASS_ANNOTATION = 'ingressclass.kubernetes.io/is-default-class';
@@ -22,8 +22,8 @@ export class DefaultIngressClass implements AdmissionPlugin {
     if (a.operation !== 'CREATE' || a.info.group !== 'networking.k8s.io' || a.info.resource !== 'ingresses' || a.subresource !== '') return;
     const ingress = a.object;
     if (ingress === undefined) return;
-    const spec = obj(ingress.spec);
-    if (spec.ingressClassName != null || LEGACY_CLASS_ANNOTATION in obj(obj(ingress.metadata).annotations)) return;
+    const spec = asObject(ingress.spec);
+    if (spec.ingressClassName != null || LEGACY_CLASS_ANNOTATION in asObject(asObject(ingress.metadata).annotations)) return;
     const chosen = await this.defaultClass();
     if (chosen === undefined) return;
     spec.ingressClassName = chosen;
@@ -33,8 +33,8 @@ export class DefaultIngressClass implements AdmissionPlugin {
   private async defaultClass(): Promise<string | undefined> {
     const listed = await this.storage.list('ingressclasses.networking.k8s.io');
     const defaults = listed.items
-      .map((item) => obj((JSON.parse(item.json) as Obj).metadata))
-      .filter((meta) => obj(meta.annotations)[DEFAULT_CLASS_ANNOTATION] === 'true')
+      .map((item) => asObject((JSON.parse(item.json) as Obj).metadata))
+      .filter((meta) => asObject(meta.annotations)[DEFAULT_CLASS_ANNOTATION] === 'true')
       .map((meta) => ({ name: String(meta.name), created: Date.parse(String(meta.creationTimestamp)) || 0 }));
     defaults.sort((x, y) => (x.created === y.created ? (x.name < y.name ? -1 : 1) : y.created - x.created));
     return defaults[0]?.name;

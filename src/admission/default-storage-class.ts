@@ -1,6 +1,6 @@
 import type { Obj } from '../api/object-util.js';
 import type { Storage } from '../storage/storage.js';
-import { obj } from '../validation/value-access.js';
+import { asObject } from '../api/values.js';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission.js';
 
 const DEFAULT_CLASS_ANNOTATIONS = ['storageclass.kubernetes.io/is-default-class', 'storageclass.beta.kubernetes.io/is-default-class'];
@@ -22,8 +22,8 @@ export class DefaultStorageClass implements AdmissionPlugin {
     if (a.operation !== 'CREATE' || a.info.group !== '' || a.info.resource !== 'persistentvolumeclaims' || a.subresource !== '') return;
     const claim = a.object;
     if (claim === undefined) return;
-    const spec = obj(claim.spec);
-    if (spec.storageClassName != null || BETA_CLASS_ANNOTATION in obj(obj(claim.metadata).annotations)) return;
+    const spec = asObject(claim.spec);
+    if (spec.storageClassName != null || BETA_CLASS_ANNOTATION in asObject(asObject(claim.metadata).annotations)) return;
     const chosen = await this.defaultClass();
     if (chosen === undefined) return;
     spec.storageClassName = chosen;
@@ -33,8 +33,8 @@ export class DefaultStorageClass implements AdmissionPlugin {
   private async defaultClass(): Promise<string | undefined> {
     const listed = await this.storage.list('storageclasses.storage.k8s.io');
     const defaults = listed.items
-      .map((item) => obj((JSON.parse(item.json) as Obj).metadata))
-      .filter((meta) => DEFAULT_CLASS_ANNOTATIONS.some((key) => obj(meta.annotations)[key] === 'true'))
+      .map((item) => asObject((JSON.parse(item.json) as Obj).metadata))
+      .filter((meta) => DEFAULT_CLASS_ANNOTATIONS.some((key) => asObject(meta.annotations)[key] === 'true'))
       .map((meta) => ({ name: String(meta.name), created: Date.parse(String(meta.creationTimestamp)) || 0 }));
     defaults.sort((x, y) => (x.created === y.created ? (x.name < y.name ? -1 : 1) : y.created - x.created));
     return defaults[0]?.name;

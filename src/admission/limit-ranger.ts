@@ -4,7 +4,8 @@ import { canonicalQuantity, milliValueOf, quantityIntegerValue } from '../api/qu
 import type { Storage } from '../storage/storage.js';
 import { aggregateContainerLimits, aggregateContainerRequests } from '../validation/pod-resource-totals.js';
 import type { ResourceTotals } from '../validation/quantity-sum.js';
-import { obj, objects, stringEntries } from '../validation/value-access.js';
+import { asObject } from '../api/values.js';
+import { objects, stringEntries } from '../validation/value-access.js';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission.js';
 
 /** The annotation naming the defaults LimitRanger filled in. */
@@ -60,15 +61,15 @@ function applies(a: AdmissionAttributes): boolean {
       ? resource === 'pods' && a.operation === 'UPDATE'
       : a.subresource === '' && (resource === 'persistentvolumeclaims' || (resource === 'pods' && a.operation === 'CREATE'));
   if (!supported) return false;
-  return obj(a.oldObject?.metadata).deletionTimestamp == null;
+  return asObject(a.oldObject?.metadata).deletionTimestamp == null;
 }
 
 function limitsOf(range: Obj): Obj[] {
-  return objects(obj(range.spec).limits);
+  return objects(asObject(range.spec).limits);
 }
 
 function resourceList(value: unknown): ResourceTotals {
-  return new Map(stringEntries(obj(value)));
+  return new Map(stringEntries(asObject(value)));
 }
 
 /** The pod with the first-listed defaults of `range`'s Container limits filled into each container. */
@@ -77,25 +78,25 @@ function mergeDefaults(pod: Obj, range: Obj): void {
   const limits = new Map<string, unknown>();
   for (const limit of limitsOf(range)) {
     if (limit.type !== 'Container') continue;
-    for (const [k, v] of Object.entries(obj(limit.defaultRequest))) requests.set(k, v);
-    for (const [k, v] of Object.entries(obj(limit.default))) limits.set(k, v);
+    for (const [k, v] of Object.entries(asObject(limit.defaultRequest))) requests.set(k, v);
+    for (const [k, v] of Object.entries(asObject(limit.default))) limits.set(k, v);
   }
-  const spec = obj(pod.spec);
+  const spec = asObject(pod.spec);
   const notes = [
     ...objects(spec.containers).flatMap((c) => mergeContainer(c, requests, limits, 'container')),
     ...objects(spec.initContainers).flatMap((c) => mergeContainer(c, requests, limits, 'init container')),
   ];
   if (notes.length === 0) return;
-  const metadata = obj(pod.metadata);
+  const metadata = asObject(pod.metadata);
   pod.metadata = metadata;
-  metadata.annotations = { ...obj(metadata.annotations), [LIMIT_RANGER_ANNOTATION]: `LimitRanger plugin set: ${notes.join('; ')}` };
+  metadata.annotations = { ...asObject(metadata.annotations), [LIMIT_RANGER_ANNOTATION]: `LimitRanger plugin set: ${notes.join('; ')}` };
 }
 
 function mergeContainer(container: Obj, requests: Map<string, unknown>, limits: Map<string, unknown>, label: string): string[] {
-  const resources = obj(container.resources);
+  const resources = asObject(container.resources);
   container.resources = resources;
   const fill = (key: 'requests' | 'limits', defaults: Map<string, unknown>): string[] => {
-    const current = obj(resources[key]);
+    const current = asObject(resources[key]);
     const set = [...defaults.keys()].filter((name) => !(name in current));
     for (const name of set) current[name] = defaults.get(name);
     if (Object.keys(current).length > 0) resources[key] = current;
@@ -171,7 +172,7 @@ function check(limit: Obj, request: ResourceTotals, limits: ResourceTotals, cons
   const type = String(limit.type);
   const problems: string[] = [];
   for (const [field, constraint] of constraints) {
-    for (const [name, enforced] of stringEntries(obj(limit[field]))) {
+    for (const [name, enforced] of stringEntries(asObject(limit[field]))) {
       const problem = constraint(type, name, enforced, request, limits);
       if (problem !== undefined) problems.push(problem);
     }
@@ -186,21 +187,21 @@ const POD_CONSTRAINTS: [string, Constraint][] = [
 ];
 
 function podProblems(range: Obj, pod: Obj): string[] {
-  const spec = obj(pod.spec);
+  const spec = asObject(pod.spec);
   const problems: string[] = [];
   for (const limit of limitsOf(range)) {
     if (limit.type === 'Container') {
       for (const c of [...objects(spec.containers), ...objects(spec.initContainers)]) {
-        const resources = obj(c.resources);
+        const resources = asObject(c.resources);
         problems.push(...check(limit, resourceList(resources.requests), resourceList(resources.limits), POD_CONSTRAINTS));
       }
     }
     if (limit.type === 'Pod') {
       const requests = aggregateContainerRequests(spec);
       const limits = aggregateContainerLimits(spec);
-      const podLevel = obj(spec.resources);
-      for (const [name, q] of stringEntries(obj(podLevel.requests))) if (POD_LEVEL.has(name)) requests.set(name, q);
-      for (const [name, q] of stringEntries(obj(podLevel.limits))) if (POD_LEVEL.has(name)) limits.set(name, q);
+      const podLevel = asObject(spec.resources);
+      for (const [name, q] of stringEntries(asObject(podLevel.requests))) if (POD_LEVEL.has(name)) requests.set(name, q);
+      for (const [name, q] of stringEntries(asObject(podLevel.limits))) if (POD_LEVEL.has(name)) limits.set(name, q);
       problems.push(...check(limit, requests, limits, POD_CONSTRAINTS));
     }
   }
@@ -208,7 +209,7 @@ function podProblems(range: Obj, pod: Obj): string[] {
 }
 
 function claimProblems(range: Obj, claim: Obj): string[] {
-  const requests = resourceList(obj(obj(claim.spec).resources).requests);
+  const requests = resourceList(asObject(asObject(claim.spec).resources).requests);
   return limitsOf(range)
     .filter((limit) => limit.type === 'PersistentVolumeClaim')
     .flatMap((limit) =>

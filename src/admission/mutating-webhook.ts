@@ -116,12 +116,13 @@ export class MutatingAdmissionWebhook implements AdmissionPlugin {
         `${PATCH_PREFIX}round_${round}_index_${index}`,
         JSON.stringify({ configuration: hook.configuration, webhook: hook.name, patch: result.patch, patchType: 'JSONPatch' }),
       );
-      if (!isScaleWrite(attrs)) applyDefaults(resource, patched);
-      const back = await fromWebhookView(patched, attrs, resource, attrs.object);
+      const facts = this.dispatch.customResources;
+      if (!isScaleWrite(attrs)) applyDefaults(resource, patched, facts);
+      const back = await fromWebhookView(facts, patched, attrs, resource, attrs.object);
       // kube converts a custom resource back through its schema-coercing converter, which prunes
       // the fields the version's schema does not declare.
       if (attrs.info.custom === true && !isScaleWrite(attrs) && typeof back.apiVersion === 'string')
-        pruneCustomResourceBody(back.apiVersion, attrs.info.kind, back);
+        pruneCustomResourceBody(facts, back.apiVersion, attrs.info.kind, back);
       for (const key of Object.keys(attrs.object)) delete attrs.object[key];
       Object.assign(attrs.object, back);
       return changed;

@@ -2,7 +2,8 @@ import { forbidden } from '../api/errors.js';
 import type { Obj } from '../api/object-util.js';
 import type { Storage } from '../storage/storage.js';
 import { semanticEqual } from '../validation/semantic-equal.js';
-import { list, obj, objects, str } from '../validation/value-access.js';
+import { asArray, asObject, asString } from '../api/values.js';
+import { objects } from '../validation/value-access.js';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission.js';
 import { nodeNamed } from './pod-resize-validator.js';
 
@@ -47,15 +48,15 @@ export class NodeDeclaredFeatureValidator implements AdmissionPlugin {
   async validate(a: AdmissionAttributes): Promise<void> {
     if (a.operation !== 'UPDATE' || a.info.group !== '' || a.info.resource !== 'pods') return;
     if ((a.subresource !== '' && a.subresource !== 'resize') || a.object === undefined || a.oldObject === undefined) return;
-    const nodeName = str(obj(a.object.spec).nodeName);
-    if (nodeName === '' || obj(a.oldObject.metadata).generation === obj(a.object.metadata).generation) return;
-    const oldSpec = obj(a.oldObject.spec);
-    const spec = obj(a.object.spec);
+    const nodeName = asString(asObject(a.object.spec).nodeName);
+    if (nodeName === '' || asObject(a.oldObject.metadata).generation === asObject(a.object.metadata).generation) return;
+    const oldSpec = asObject(a.oldObject.spec);
+    const spec = asObject(a.object.spec);
     const needed = FEATURES.filter((f) => f.neededBy(oldSpec, spec)).map((f) => f.name);
     if (needed.length === 0) return;
     const node = await nodeNamed(this.storage, nodeName);
     if (node === undefined) throw forbidden(PODS, a.name, `node ${JSON.stringify(nodeName)} not found`);
-    const declared = new Set(list(obj(node.status).declaredFeatures).filter((f): f is string => typeof f === 'string'));
+    const declared = new Set(asArray(asObject(node.status).declaredFeatures).filter((f): f is string => typeof f === 'string'));
     const missing = needed.filter((f) => !declared.has(f));
     if (missing.length > 0) {
       throw forbidden(PODS, a.name, `pod update requires features ${missing.join(', ')} which are not available on node ${JSON.stringify(nodeName)}`);

@@ -1,13 +1,12 @@
-// The shim must load before @peculiar/x509 (its dependency tsyringe checks for Reflect metadata).
-import '../certificates/reflect-metadata-shim.js';
-import * as x509 from '@peculiar/x509';
+import { x509 } from '../certificates/x509-module.js';
 import { type ApiError, forbidden, notFound } from '../api/errors.js';
 import { isObject, jsonEqual, metadataOf, objectKey, stringField, type Obj } from '../api/object-util.js';
 import type { Authorizer } from '../auth/authorizer.js';
 import { nodeNameOf } from '../auth/node/node-identity.js';
 import { isMirrorPod, podReferences } from '../auth/node/pod-references.js';
 import type { Storage } from '../storage/storage.js';
-import { obj, objects, str } from '../validation/value-access.js';
+import { asObject, asString } from '../api/values.js';
+import { objects } from '../validation/value-access.js';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission.js';
 
 /** Label prefixes only the control plane may set on Nodes. */
@@ -81,8 +80,8 @@ function claimStatusesEqual(a: unknown, b: unknown): boolean {
 
 /** Whether a pod spec names API objects a mirror pod may not use, and which (kube's HasAPIObjectReference). */
 function apiObjectReference(pod: Obj): string | undefined {
-  const spec = obj(pod.spec);
-  if (str(spec.serviceAccountName) !== '') return 'serviceaccounts';
+  const spec = asObject(pod.spec);
+  if (asString(spec.serviceAccountName) !== '') return 'serviceaccounts';
   const refs = podReferences(pod);
   if (refs.secrets.length > 0) return 'secrets';
   if (refs.configMaps.length > 0) return 'configmaps';
@@ -112,7 +111,7 @@ function apiObjectReference(pod: Obj): string | undefined {
 function csrCommonName(request: string): string | Error {
   try {
     const pem = Buffer.from(request, 'base64').toString('latin1');
-    const csr = new x509.Pkcs10CertificateRequest(pem);
+    const csr = new (x509().Pkcs10CertificateRequest)(pem);
     return csr.subjectName.getField('CN')[0] ?? '';
   } catch (err) {
     return err instanceof Error ? err : new Error(String(err));
@@ -199,7 +198,7 @@ export class NodeRestriction implements AdmissionPlugin {
     if (a.operation === 'DELETE') {
       const existing = a.oldObject ?? (await this.get('pods', a.namespace, a.name));
       if (existing === undefined) throw listerNotFound('pod', a.name);
-      if (stringField(obj(existing.spec), 'nodeName') !== node)
+      if (stringField(asObject(existing.spec), 'nodeName') !== node)
         throw this.refuse(a, `node ${JSON.stringify(node)} can only delete pods with spec.nodeName set to itself`);
       return;
     }
@@ -210,7 +209,7 @@ export class NodeRestriction implements AdmissionPlugin {
     const pod = a.object ?? {};
     const q = JSON.stringify(node);
     if (!isMirrorPod(pod)) throw this.refuse(a, `pod does not have "kubernetes.io/config.mirror" annotation, node ${q} can only create mirror pods`);
-    if (stringField(obj(pod.spec), 'nodeName') !== node) throw this.refuse(a, `node ${q} can only create pods with spec.nodeName set to itself`);
+    if (stringField(asObject(pod.spec), 'nodeName') !== node) throw this.refuse(a, `node ${q} can only create pods with spec.nodeName set to itself`);
     const owners = objects(metadataOf(pod).ownerReferences);
     if (owners.length > 1) throw this.refuse(a, `node ${q} can only create pods with a single owner reference set to itself`);
     if (owners.length === 0) throw this.refuse(a, `node ${q} can only create pods with an owner reference set to itself`);
@@ -223,7 +222,7 @@ export class NodeRestriction implements AdmissionPlugin {
     const nodeObj = await this.get('nodes', '', node);
     if (nodeObj === undefined) throw listerNotFound('node', node);
     const uid = stringField(metadataOf(nodeObj), 'uid');
-    if (str(owner.uid) !== uid) throw this.refuse(a, `node ${node} UID mismatch: expected ${str(owner.uid)} got ${uid}`);
+    if (asString(owner.uid) !== uid) throw this.refuse(a, `node ${node} UID mismatch: expected ${asString(owner.uid)} got ${uid}`);
     const reference = apiObjectReference(pod);
     if (reference !== undefined) throw this.refuse(a, `node ${q} can not create pods that reference ${reference}`);
   }
@@ -233,11 +232,11 @@ export class NodeRestriction implements AdmissionPlugin {
     const oldPod = a.oldObject ?? {};
     const newPod = a.object ?? {};
     const q = JSON.stringify(node);
-    if (stringField(obj(oldPod.spec), 'nodeName') !== node)
+    if (stringField(asObject(oldPod.spec), 'nodeName') !== node)
       throw this.refuse(a, `node ${q} can only update pod status for pods with spec.nodeName set to itself`);
     if (modifiedLabels(labelsOf(oldPod), labelsOf(newPod)).size > 0) throw this.refuse(a, `node ${q} cannot update labels through pod status`);
-    const oldStatus = obj(oldPod.status);
-    const newStatus = obj(newPod.status);
+    const oldStatus = asObject(oldPod.status);
+    const newStatus = asObject(newPod.status);
     if (!claimStatusesEqual(oldStatus.resourceClaimStatuses, newStatus.resourceClaimStatuses))
       throw this.refuse(a, `node ${q} cannot update resource claim statues`);
     if (!semanticEqual(oldStatus.extendedResourceClaimStatus, newStatus.extendedResourceClaimStatus)) {
@@ -254,7 +253,7 @@ export class NodeRestriction implements AdmissionPlugin {
     }
     const pod = await this.get('pods', a.namespace, podName);
     if (pod === undefined) throw listerNotFound('pod', podName);
-    if (stringField(obj(pod.spec), 'nodeName') !== node) throw this.refuse(a, `node ${node} can only evict pods with spec.nodeName set to itself`);
+    if (stringField(asObject(pod.spec), 'nodeName') !== node) throw this.refuse(a, `node ${node} can only evict pods with spec.nodeName set to itself`);
   }
 
   private claimStatus(node: string, a: AdmissionAttributes): void {
@@ -264,7 +263,7 @@ export class NodeRestriction implements AdmissionPlugin {
       const meta = metadataOf(copy);
       delete meta.resourceVersion;
       delete meta.managedFields;
-      const status = obj(copy.status);
+      const status = asObject(copy.status);
       for (const field of ['capacity', 'conditions', 'allocatedResourceStatuses', 'allocatedResources']) delete status[field];
       return copy;
     };
@@ -285,14 +284,14 @@ export class NodeRestriction implements AdmissionPlugin {
     if (requested !== node) throw this.refuse(a, `node ${q} is not allowed to modify node ${JSON.stringify(requested)}`);
     const current = a.object ?? {};
     if (a.operation === 'CREATE') {
-      if (isObject(obj(current.spec).configSource)) throw this.refuse(a, `node ${q} is not allowed to create pods with a non-nil configSource`);
+      if (isObject(asObject(current.spec).configSource)) throw this.refuse(a, `node ${q} is not allowed to create pods with a non-nil configSource`);
       const forbiddenNew = forbiddenLabels(modifiedLabels(labelsOf(current), {}));
       if (forbiddenNew.length > 0) throw this.refuse(a, `node ${q} is not allowed to set the following labels: ${forbiddenNew.join(', ')}`);
     }
     if (a.operation === 'UPDATE') {
       const old = a.oldObject ?? {};
-      const spec = obj(current.spec);
-      const oldSpec = obj(old.spec);
+      const spec = asObject(current.spec);
+      const oldSpec = asObject(old.spec);
       if (isObject(spec.configSource) && !semanticEqual(spec.configSource, oldSpec.configSource)) {
         throw this.refuse(a, `node ${q} is not allowed to update configSource to a new non-nil configSource`);
       }
@@ -306,20 +305,20 @@ export class NodeRestriction implements AdmissionPlugin {
 
   private async serviceAccountToken(node: string, a: AdmissionAttributes): Promise<void> {
     if (a.operation !== 'CREATE' || a.subresource !== 'token') return;
-    const spec = obj(a.object?.spec);
+    const spec = asObject(a.object?.spec);
     const ref = isObject(spec.boundObjectRef) ? spec.boundObjectRef : undefined;
-    if (ref === undefined || ref.apiVersion !== 'v1' || ref.kind !== 'Pod' || str(ref.name) === '')
+    if (ref === undefined || ref.apiVersion !== 'v1' || ref.kind !== 'Pod' || asString(ref.name) === '')
       throw this.refuse(a, 'node requested token not bound to a pod');
-    if (str(ref.uid) === '') throw this.refuse(a, 'node requested token with a pod binding without a uid');
-    const pod = await this.get('pods', a.namespace, str(ref.name));
-    if (pod === undefined) throw listerNotFound('pod', str(ref.name));
-    if (str(ref.uid) !== stringField(metadataOf(pod), 'uid')) {
+    if (asString(ref.uid) === '') throw this.refuse(a, 'node requested token with a pod binding without a uid');
+    const pod = await this.get('pods', a.namespace, asString(ref.name));
+    if (pod === undefined) throw listerNotFound('pod', asString(ref.name));
+    if (asString(ref.uid) !== stringField(metadataOf(pod), 'uid')) {
       throw this.refuse(
         a,
-        `the UID in the bound object reference (${str(ref.uid)}) does not match the UID in record. The object might have been deleted and then recreated`,
+        `the UID in the bound object reference (${asString(ref.uid)}) does not match the UID in record. The object might have been deleted and then recreated`,
       );
     }
-    if (stringField(obj(pod.spec), 'nodeName') !== node) throw this.refuse(a, 'node requested token bound to a pod scheduled on a different node');
+    if (stringField(asObject(pod.spec), 'nodeName') !== node) throw this.refuse(a, 'node requested token bound to a pod scheduled on a different node');
     await this.tokenAudience(a, pod, spec);
   }
 
@@ -327,7 +326,7 @@ export class NodeRestriction implements AdmissionPlugin {
   private async tokenAudience(a: AdmissionAttributes, pod: Obj, spec: Obj): Promise<void> {
     const audiences = Array.isArray(spec.audiences) ? spec.audiences : [];
     if (audiences.length > 1) throw this.refuse(a, 'node may only request 0 or 1 audiences');
-    const audience = audiences.length === 1 ? str(audiences[0]) : '';
+    const audience = audiences.length === 1 ? asString(audiences[0]) : '';
     const found = await this.podUsesAudience(pod, audience);
     if (found instanceof Error) throw this.refuse(a, `error validating audience ${JSON.stringify(audience)}: ${found.message}`);
     if (found) return;
@@ -357,14 +356,14 @@ export class NodeRestriction implements AdmissionPlugin {
     const errors: string[] = [];
     const podName = stringField(metadataOf(pod), 'name');
     const namespace = stringField(metadataOf(pod), 'namespace');
-    for (const v of objects(obj(pod.spec).volumes)) {
+    for (const v of objects(asObject(pod.spec).volumes)) {
       if (isObject(v.projected)) {
-        for (const s of objects(v.projected.sources)) if (isObject(s.serviceAccountToken) && str(s.serviceAccountToken.audience) === audience) return true;
+        for (const s of objects(v.projected.sources)) if (isObject(s.serviceAccountToken) && asString(s.serviceAccountToken.audience) === audience) return true;
       }
       let driver: string | Error = '';
-      if (isObject(v.ephemeral) && isObject(v.ephemeral.volumeClaimTemplate)) driver = await this.claimDriver(namespace, `${podName}-${str(v.name)}`);
-      else if (isObject(v.persistentVolumeClaim)) driver = await this.claimDriver(namespace, str(v.persistentVolumeClaim.claimName));
-      else if (isObject(v.csi)) driver = str(v.csi.driver);
+      if (isObject(v.ephemeral) && isObject(v.ephemeral.volumeClaimTemplate)) driver = await this.claimDriver(namespace, `${podName}-${asString(v.name)}`);
+      else if (isObject(v.persistentVolumeClaim)) driver = await this.claimDriver(namespace, asString(v.persistentVolumeClaim.claimName));
+      else if (isObject(v.csi)) driver = asString(v.csi.driver);
       if (driver instanceof Error) {
         errors.push(driver.message);
         continue;
@@ -375,7 +374,7 @@ export class NodeRestriction implements AdmissionPlugin {
         errors.push(`csidriver.storage.k8s.io ${JSON.stringify(driver)} not found`);
         continue;
       }
-      if (objects(obj(csiDriver.spec).tokenRequests).some((t) => str(t.audience) === audience)) return true;
+      if (objects(asObject(csiDriver.spec).tokenRequests).some((t) => asString(t.audience) === audience)) return true;
     }
     if (errors.length === 0) return false;
     // kube's error aggregate: repeated messages once, brackets around more than one.
@@ -386,26 +385,26 @@ export class NodeRestriction implements AdmissionPlugin {
   private async claimDriver(namespace: string, claimName: string): Promise<string | Error> {
     const claim = await this.get('persistentvolumeclaims', namespace, claimName);
     if (claim === undefined) return new Error(`persistentvolumeclaim ${JSON.stringify(claimName)} not found`);
-    const volumeName = str(obj(claim.spec).volumeName);
+    const volumeName = asString(asObject(claim.spec).volumeName);
     const pv = await this.get('persistentvolumes', '', volumeName);
     if (pv === undefined) return new Error(`persistentvolume ${JSON.stringify(volumeName)} not found`);
-    return str(obj(obj(pv.spec).csi).driver);
+    return asString(asObject(asObject(pv.spec).csi).driver);
   }
 
   private resourceSlice(node: string, a: AdmissionAttributes): void {
-    if (a.operation === 'CREATE' && str(obj(a.object?.spec).nodeName) !== node) {
+    if (a.operation === 'CREATE' && asString(asObject(a.object?.spec).nodeName) !== node) {
       throw this.refuse(a, 'can only create ResourceSlice with the same NodeName as the requesting node');
     }
-    if (a.operation === 'DELETE' && str(obj(a.oldObject?.spec).nodeName) !== node) {
+    if (a.operation === 'DELETE' && asString(asObject(a.oldObject?.spec).nodeName) !== node) {
       throw this.refuse(a, 'can only delete ResourceSlice with the same NodeName as the requesting node');
     }
   }
 
   private certificateRequest(node: string, a: AdmissionAttributes): void {
     if (a.operation !== 'CREATE') return;
-    const spec = obj(a.object?.spec);
-    if (!KUBELET_SIGNERS.has(str(spec.signerName))) return;
-    const cn = csrCommonName(str(spec.request));
+    const spec = asObject(a.object?.spec);
+    if (!KUBELET_SIGNERS.has(asString(spec.signerName))) return;
+    const cn = csrCommonName(asString(spec.request));
     if (cn instanceof Error) throw this.refuse(a, `unable to parse csr: ${cn.message}`);
     if (cn !== `system:node:${node}`) throw this.refuse(a, `can only create a node CSR with CN=system:node:${node}`);
   }

@@ -2,7 +2,7 @@ import { forbidden } from '../api/errors.js';
 import type { Obj } from '../api/object-util.js';
 import { compareQuantities } from '../api/quantity.js';
 import type { Storage } from '../storage/storage.js';
-import { obj } from '../validation/value-access.js';
+import { asObject } from '../api/values.js';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission.js';
 
 const CLAIMS = { group: '', resource: 'persistentvolumeclaims' };
@@ -10,15 +10,15 @@ const BETA_CLASS_ANNOTATION = 'volume.beta.kubernetes.io/storage-class';
 
 /** A claim's requested storage ("0" when none). */
 function requestedStorage(claim: Obj | undefined): string {
-  const value = obj(obj(obj(claim?.spec).resources).requests).storage;
+  const value = asObject(asObject(asObject(claim?.spec).resources).requests).storage;
   return typeof value === 'string' ? value : '0';
 }
 
 /** A claim's class as kube's GetPersistentVolumeClaimClass reads it: the beta annotation first, then `spec.storageClassName`. */
 function claimClass(claim: Obj | undefined): string {
-  const annotations = obj(obj(claim?.metadata).annotations);
+  const annotations = asObject(asObject(claim?.metadata).annotations);
   if (BETA_CLASS_ANNOTATION in annotations) return String(annotations[BETA_CLASS_ANNOTATION]);
-  const name = obj(claim?.spec).storageClassName;
+  const name = asObject(claim?.spec).storageClassName;
   return typeof name === 'string' ? name : '';
 }
 
@@ -35,7 +35,7 @@ export class PersistentVolumeClaimResize implements AdmissionPlugin {
     if (a.operation !== 'UPDATE' || a.info.group !== '' || a.info.resource !== 'persistentvolumeclaims' || a.subresource !== '') return;
     if (a.object === undefined || a.oldObject === undefined) return;
     if ((compareQuantities(requestedStorage(a.object), requestedStorage(a.oldObject)) ?? 0) <= 0) return;
-    if (obj(a.oldObject.status).phase !== 'Bound') throw forbidden(CLAIMS, a.name, 'Only bound persistent volume claims can be expanded');
+    if (asObject(a.oldObject.status).phase !== 'Bound') throw forbidden(CLAIMS, a.name, 'Only bound persistent volume claims can be expanded');
     if (!(await this.classAllowsExpansion(a.object, a.oldObject))) {
       throw forbidden(CLAIMS, a.name, 'only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize');
     }

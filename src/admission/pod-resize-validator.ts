@@ -3,7 +3,7 @@ import type { Obj } from '../api/object-util.js';
 import { compareQuantities, milliValueOf, quantityIntegerValue } from '../api/quantity.js';
 import type { Storage } from '../storage/storage.js';
 import { podRequests } from '../validation/pod-resource-totals.js';
-import { obj, str } from '../validation/value-access.js';
+import { asObject, asString } from '../api/values.js';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission.js';
 
 const PODS = { group: '', resource: 'pods' };
@@ -24,18 +24,18 @@ export class PodResizeValidator implements AdmissionPlugin {
   async validate(a: AdmissionAttributes): Promise<void> {
     if (a.operation !== 'UPDATE' || a.info.group !== '' || a.info.resource !== 'pods' || a.subresource !== 'resize') return;
     if (a.object === undefined || a.oldObject === undefined) return;
-    const nodeName = str(obj(a.object.spec).nodeName);
-    if (nodeName === '' || obj(a.oldObject.metadata).generation === obj(a.object.metadata).generation) return;
+    const nodeName = asString(asObject(a.object.spec).nodeName);
+    if (nodeName === '' || asObject(a.oldObject.metadata).generation === asObject(a.object.metadata).generation) return;
     const node = await nodeNamed(this.storage, nodeName);
     if (node === undefined) throw forbidden(PODS, a.name, `node ${JSON.stringify(nodeName)} not found`);
-    const os = obj(obj(node.metadata).labels)['kubernetes.io/os'];
+    const os = asObject(asObject(node.metadata).labels)['kubernetes.io/os'];
     if (typeof os === 'string' && os !== 'linux') {
       throw withCause(
         forbidden(PODS, a.name, `pod resize is only supported on linux nodes, node ${JSON.stringify(nodeName)} is ${JSON.stringify(os)}`),
         'UnsupportedPlatform',
       );
     }
-    const shortfall = allocatableShortfall(a.object, obj(obj(node.status).allocatable));
+    const shortfall = allocatableShortfall(a.object, asObject(asObject(node.status).allocatable));
     if (shortfall !== undefined) throw withCause(forbidden(PODS, a.name, shortfall), 'NodeCapacity');
   }
 }
@@ -56,8 +56,8 @@ function allocatableShortfall(pod: Obj, allocatable: Obj): string | undefined {
   const requests = podRequests(pod);
   const cpu = requests.get('cpu') ?? '0';
   const memory = requests.get('memory') ?? '0';
-  const cpuAllocatable = str(allocatable.cpu) || '0';
-  const memoryAllocatable = str(allocatable.memory) || '0';
+  const cpuAllocatable = asString(allocatable.cpu) || '0';
+  const memoryAllocatable = asString(allocatable.memory) || '0';
   const parts: string[] = [];
   if (compareQuantities(cpu, cpuAllocatable) === 1)
     parts.push(`cpu, requested: ${milliValueOf(cpu) ?? 0n}, allocatable: ${milliValueOf(cpuAllocatable) ?? 0n}`);

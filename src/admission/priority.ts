@@ -1,7 +1,7 @@
 import { forbidden } from '../api/errors.js';
 import type { Obj } from '../api/object-util.js';
 import type { Storage } from '../storage/storage.js';
-import { str } from '../validation/value-access.js';
+import { asString } from '../api/values.js';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission.js';
 import { admittedPod, podSpecOf } from './pod-admission-target.js';
 
@@ -43,7 +43,7 @@ export class PriorityAdmission implements AdmissionPlugin {
       const pc = await this.globalDefault();
       if (pc === undefined) return { className: '', value: 0, preemptionPolicy: 'PreemptLowerPriority' };
       return {
-        className: str((pc.metadata as Obj | undefined)?.name),
+        className: asString((pc.metadata as Obj | undefined)?.name),
         value: Number(pc.value),
         preemptionPolicy: typeof pc.preemptionPolicy === 'string' ? pc.preemptionPolicy : undefined,
       };
@@ -65,7 +65,7 @@ export class PriorityAdmission implements AdmissionPlugin {
       return;
     }
     if (a.operation !== 'CREATE') return;
-    const p = await this.establish(a, str(spec.priorityClassName));
+    const p = await this.establish(a, asString(spec.priorityClassName));
     if (p.className === '') delete spec.priorityClassName;
     else spec.priorityClassName = p.className;
     if (typeof spec.priority === 'number' && spec.priority !== p.value) {
@@ -92,7 +92,7 @@ export class PriorityAdmission implements AdmissionPlugin {
     if (a.info.group !== 'scheduling.k8s.io' || a.info.resource !== 'priorityclasses' || a.subresource !== '') return;
     if ((a.operation !== 'CREATE' && a.operation !== 'UPDATE') || a.object?.globalDefault !== true) return;
     const current = await this.globalDefault();
-    const currentName = str((current?.metadata as Obj | undefined)?.name);
+    const currentName = asString((current?.metadata as Obj | undefined)?.name);
     if (current !== undefined && (a.operation === 'CREATE' || currentName !== a.name)) {
       throw forbidden(
         { group: 'scheduling.k8s.io', resource: 'priorityclasses' },

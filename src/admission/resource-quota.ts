@@ -15,7 +15,7 @@ import {
   type ResourceList,
 } from '../quota/resource-list.js';
 import { type Storage } from '../storage/storage.js';
-import { obj } from '../validation/value-access.js';
+import { asObject } from '../api/values.js';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission.js';
 import { StorageError } from '../api/storage-error.js';
 
@@ -77,9 +77,9 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
       const failed: QuotaState[] = [];
       for (const state of charged) if (!(await this.write(state))) failed.push(state);
       if (failed.length === 0) return;
-      if (attempt >= RETRIES) throw staleConflict({ group: '', resource: QUOTAS }, String(obj(failed[0]?.quota.metadata).name));
-      const names = new Set(failed.map((s) => obj(s.quota.metadata).name));
-      states = (await this.quotas(a.namespace)).filter((s) => names.has(obj(s.quota.metadata).name));
+      if (attempt >= RETRIES) throw staleConflict({ group: '', resource: QUOTAS }, String(asObject(failed[0]?.quota.metadata).name));
+      const names = new Set(failed.map((s) => asObject(s.quota.metadata).name));
+      states = (await this.quotas(a.namespace)).filter((s) => names.has(asObject(s.quota.metadata).name));
     }
   }
 
@@ -87,7 +87,7 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
     const listed = await this.storage.list(QUOTAS, { namespace });
     return listed.items.map((item) => {
       const quota = JSON.parse(item.json) as Obj;
-      return { quota, resourceVersion: item.resourceVersion, used: resourceListOf(obj(quota.status).used) };
+      return { quota, resourceVersion: item.resourceVersion, used: resourceListOf(asObject(quota.status).used) };
     });
   }
 
@@ -97,8 +97,8 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
     const interesting: QuotaState[] = [];
     for (const state of states) {
       if (!quotaMatches(evaluator, state.quota, object)) continue;
-      const name = String(obj(state.quota.metadata).name);
-      const hard = resourceListOf(obj(state.quota.status).hard);
+      const name = String(asObject(state.quota.metadata).name);
+      const hard = resourceListOf(asObject(state.quota.status).hard);
       const restricted = evaluator.matchingResources([...hard.keys()]);
       const problem = evaluator.constraints(restricted, object);
       if (problem !== undefined) throw this.refusal(a, `failed quota: ${name}: ${problem}`);
@@ -112,7 +112,7 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
     for (const state of interesting) {
       let delta = usage;
       const old = a.operation === 'UPDATE' ? a.oldObject : undefined;
-      if (old !== undefined && typeof obj(old.metadata).resourceVersion === 'string' && quotaMatches(evaluator, state.quota, old)) {
+      if (old !== undefined && typeof asObject(old.metadata).resourceVersion === 'string' && quotaMatches(evaluator, state.quota, old)) {
         delta = subtractNonNegative(usage, evaluator.usage(old, this.now()));
       }
       delta = removeZeros(delta);
@@ -120,7 +120,7 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
     }
     const changed: QuotaState[] = [];
     for (const [state, delta] of deltas) {
-      const hard = resourceListOf(obj(state.quota.status).hard);
+      const hard = resourceListOf(asObject(state.quota.status).hard);
       const requested = maskList(delta, hard.keys());
       const used = addLists(state.used, requested);
       if (a.subresource !== 'status') {
@@ -128,7 +128,7 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
         if (exceeded.length > 0) {
           throw this.refusal(
             a,
-            `exceeded quota: ${String(obj(state.quota.metadata).name)}, requested: ${prettyPrint(maskList(requested, exceeded))}, ` +
+            `exceeded quota: ${String(asObject(state.quota.metadata).name)}, requested: ${prettyPrint(maskList(requested, exceeded))}, ` +
               `used: ${prettyPrint(maskList(state.used, exceeded))}, limited: ${prettyPrint(maskList(hard, exceeded))}`,
           );
         }
@@ -145,8 +145,8 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
   /** Writes the new usage unless the quota changed since it was read; false on a lost race. */
   private async write(state: QuotaState): Promise<boolean> {
     const quota = structuredClone(state.quota);
-    quota.status = { ...obj(quota.status), used: resourceListObject(state.used) };
-    const meta = obj(quota.metadata);
+    quota.status = { ...asObject(quota.status), used: resourceListObject(state.used) };
+    const meta = asObject(quota.metadata);
     try {
       await this.storage.update(QUOTAS, `${String(meta.namespace)}/${String(meta.name)}`, quota, state.resourceVersion);
       return true;

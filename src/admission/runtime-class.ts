@@ -2,7 +2,8 @@ import { forbidden } from '../api/errors.js';
 import type { Obj } from '../api/object-util.js';
 import type { Storage } from '../storage/storage.js';
 import { semanticEqual } from '../validation/semantic-equal.js';
-import { obj, objects } from '../validation/value-access.js';
+import { asObject } from '../api/values.js';
+import { objects } from '../validation/value-access.js';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission.js';
 import { admittedPod, podSpecOf } from './pod-admission-target.js';
 import { mergeTolerations } from './toleration-merge.js';
@@ -40,20 +41,20 @@ export class RuntimeClassAdmission implements AdmissionPlugin {
     if (t?.rc === undefined) return;
     const { pod, spec, rc } = t;
     if (rc.overhead != null) {
-      const fixed = obj(rc.overhead).podFixed;
-      if (Object.keys(obj(spec.overhead)).length > 0 && !semanticEqual(fixed, spec.overhead)) {
+      const fixed = asObject(rc.overhead).podFixed;
+      if (Object.keys(asObject(spec.overhead)).length > 0 && !semanticEqual(fixed, spec.overhead)) {
         throw forbidden(PODS, podName(a, pod), "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead");
       }
       if (fixed == null) delete spec.overhead;
       else spec.overhead = structuredClone(fixed);
     }
     if (rc.scheduling == null) return;
-    const scheduling = obj(rc.scheduling);
-    const classSelector = obj(scheduling.nodeSelector);
+    const scheduling = asObject(rc.scheduling);
+    const classSelector = asObject(scheduling.nodeSelector);
     if (spec.nodeSelector == null) {
       if (scheduling.nodeSelector != null) spec.nodeSelector = { ...classSelector };
     } else {
-      const selector = obj(spec.nodeSelector);
+      const selector = asObject(spec.nodeSelector);
       for (const [key, value] of Object.entries(classSelector)) {
         if (key in selector && selector[key] !== value) {
           throw forbidden(
@@ -77,7 +78,7 @@ export class RuntimeClassAdmission implements AdmissionPlugin {
     if (t === undefined) return;
     const { pod, spec, rc } = t;
     if (rc?.overhead != null) {
-      if (!semanticEqual(obj(rc.overhead).podFixed, spec.overhead)) {
+      if (!semanticEqual(asObject(rc.overhead).podFixed, spec.overhead)) {
         throw forbidden(PODS, podName(a, pod), "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead");
       }
     } else if (spec.overhead != null) {
@@ -89,6 +90,6 @@ export class RuntimeClassAdmission implements AdmissionPlugin {
 /** The name kube's admission errors give a pod: the request's, else the object's. */
 function podName(a: AdmissionAttributes, pod: Obj): string {
   if (a.name) return a.name;
-  const name = obj(pod.metadata).name;
+  const name = asObject(pod.metadata).name;
   return typeof name === 'string' ? name : '';
 }

@@ -2,7 +2,8 @@ import { forbidden } from '../api/errors.js';
 import type { Obj } from '../api/object-util.js';
 import type { Storage } from '../storage/storage.js';
 import { generateNameFrom } from '../validation/generate-name.js';
-import { obj, objects, str } from '../validation/value-access.js';
+import { asObject, asString } from '../api/values.js';
+import { objects } from '../validation/value-access.js';
 import { podReferences } from '../auth/node/pod-references.js';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission.js';
 import { admittedPod, podSpecOf } from './pod-admission-target.js';
@@ -60,16 +61,16 @@ export class ServiceAccountAdmission implements AdmissionPlugin {
     const spec = podSpecOf(pod);
     const annotations = (pod.metadata as Obj | undefined)?.annotations as Obj | undefined;
     if (annotations?.[MIRROR_POD_ANNOTATION] !== undefined) {
-      if (str(spec.serviceAccountName) !== '') throw forbidden({ group: '', resource: 'pods' }, a.name, 'a mirror pod may not reference service accounts');
+      if (asString(spec.serviceAccountName) !== '') throw forbidden({ group: '', resource: 'pods' }, a.name, 'a mirror pod may not reference service accounts');
       if (podReferences(pod).secrets.length > 0) throw forbidden({ group: '', resource: 'pods' }, a.name, 'a mirror pod may not reference secrets');
-      const projections = objects(spec.volumes).flatMap((v) => objects(obj(v.projected).sources));
+      const projections = objects(spec.volumes).flatMap((v) => objects(asObject(v.projected).sources));
       if (projections.some((p) => p.serviceAccountToken !== undefined)) {
         throw forbidden({ group: '', resource: 'pods' }, a.name, 'a mirror pod may not use ServiceAccountToken volume projections');
       }
       return;
     }
-    if (str(spec.serviceAccountName) === '') spec.serviceAccountName = 'default';
-    const name = str(spec.serviceAccountName);
+    if (asString(spec.serviceAccountName) === '') spec.serviceAccountName = 'default';
+    const name = asString(spec.serviceAccountName);
     spec.serviceAccount = name;
     const account = await this.account(a.namespace, name);
     if (account === undefined) {
@@ -83,7 +84,7 @@ export class ServiceAccountAdmission implements AdmissionPlugin {
           : true;
     if (automount) mountToken(spec);
     if (objects(spec.imagePullSecrets).length === 0 && objects(account.imagePullSecrets).length > 0) {
-      spec.imagePullSecrets = objects(account.imagePullSecrets).map((s) => ({ name: str(s.name) }));
+      spec.imagePullSecrets = objects(account.imagePullSecrets).map((s) => ({ name: asString(s.name) }));
     }
   }
 }
@@ -91,8 +92,8 @@ export class ServiceAccountAdmission implements AdmissionPlugin {
 /** mountServiceAccountToken: one token volume, mounted read-only into every container lacking the path. */
 function mountToken(spec: Obj): void {
   const volumes = objects(spec.volumes);
-  const existing = volumes.find((v) => str(v.name).startsWith(TOKEN_VOLUME_PREFIX));
-  const volumeName = existing !== undefined ? str(existing.name) : generateNameFrom(TOKEN_VOLUME_PREFIX);
+  const existing = volumes.find((v) => asString(v.name).startsWith(TOKEN_VOLUME_PREFIX));
+  const volumeName = existing !== undefined ? asString(existing.name) : generateNameFrom(TOKEN_VOLUME_PREFIX);
   let needsVolume = false;
   for (const key of ['initContainers', 'containers'] as const) {
     for (const container of objects(spec[key])) {

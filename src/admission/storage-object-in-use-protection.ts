@@ -1,4 +1,4 @@
-import { obj } from '../validation/value-access.js';
+import { asObject } from '../api/values.js';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission.js';
 
 /** The finalizers kube's pvc-protection and pv-protection controllers remove once the object is unused. */
@@ -18,7 +18,7 @@ export class StorageObjectInUseProtection implements AdmissionPlugin {
     const finalizer =
       a.info.resource === 'persistentvolumeclaims' ? PVC_PROTECTION_FINALIZER : a.info.resource === 'persistentvolumes' ? PV_PROTECTION_FINALIZER : undefined;
     if (finalizer === undefined) return;
-    const metadata = obj(a.object.metadata);
+    const metadata = asObject(a.object.metadata);
     const finalizers = Array.isArray(metadata.finalizers) ? (metadata.finalizers as unknown[]) : [];
     if (finalizers.includes(finalizer)) return;
     metadata.finalizers = [...finalizers, finalizer];

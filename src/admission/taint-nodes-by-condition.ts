@@ -1,4 +1,5 @@
-import { obj, objects } from '../validation/value-access.js';
+import { asObject } from '../api/values.js';
+import { objects } from '../validation/value-access.js';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission.js';
 import { NOT_READY_TAINT_KEY } from '../nodes/node-condition-taints.js';
 
@@ -12,7 +13,7 @@ export class TaintNodesByCondition implements AdmissionPlugin {
 
   async admit(a: AdmissionAttributes): Promise<void> {
     if (a.operation !== 'CREATE' || a.info.group !== '' || a.info.resource !== 'nodes' || a.subresource !== '' || a.object === undefined) return;
-    const spec = obj(a.object.spec);
+    const spec = asObject(a.object.spec);
     const taints = objects(spec.taints);
     if (taints.some((t) => t.key === NOT_READY_TAINT_KEY && t.effect === 'NoSchedule')) return;
     spec.taints = [...(Array.isArray(spec.taints) ? (spec.taints as unknown[]) : []), { key: NOT_READY_TAINT_KEY, effect: 'NoSchedule' }];

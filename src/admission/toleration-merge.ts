@@ -1,9 +1,6 @@
 import type { Obj } from '../api/object-util.js';
 import { semanticEqual } from '../validation/semantic-equal.js';
-
-function text(v: unknown): string {
-  return typeof v === 'string' ? v : '';
-}
+import { asString } from '../api/values.js';
 
 /**
  * Whether toleration `ss` tolerates everything `t` does (kube's util/tolerations isSuperset): same or
@@ -11,15 +8,15 @@ function text(v: unknown): string {
  */
 export function tolerationCovers(ss: Obj, t: Obj): boolean {
   if (semanticEqual(ss, t)) return true;
-  if (text(t.key) !== text(ss.key) && (text(ss.key) !== '' || ss.operator !== 'Exists')) return false;
-  if (text(t.effect) !== text(ss.effect) && text(ss.effect) !== '') return false;
+  if (asString(t.key) !== asString(ss.key) && (asString(ss.key) !== '' || ss.operator !== 'Exists')) return false;
+  if (asString(t.effect) !== asString(ss.effect) && asString(ss.effect) !== '') return false;
   if (ss.effect === 'NoExecute' && typeof ss.tolerationSeconds === 'number') {
     if (typeof t.tolerationSeconds !== 'number' || t.tolerationSeconds > ss.tolerationSeconds) return false;
   }
-  switch (text(ss.operator)) {
+  switch (asString(ss.operator)) {
     case 'Equal':
     case '':
-      return t.operator === 'Equal' && text(t.value) === text(ss.value);
+      return t.operator === 'Equal' && asString(t.value) === asString(ss.value);
     case 'Exists':
       return true;
     default:

@@ -2,6 +2,7 @@ import type { Obj } from '../api/object-util.js';
 import { WatchedCollection } from '../storage/watched-collection.js';
 import type { Storage } from '../storage/storage.js';
 import type { WebhookClientConfig } from '../webhook/webhook-client.js';
+import { asString, objectOrUndefined, stringElements, stringOrUndefined } from '../api/values.js';
 
 /** Storage types of the two configuration kinds. */
 export const MUTATING_WEBHOOKS_TYPE = 'mutatingwebhookconfigurations.admissionregistration.k8s.io';
@@ -37,39 +38,27 @@ export interface ConfiguredWebhook {
   matchConditions: { name: string; expression: string }[];
 }
 
-function strings(v: unknown): string[] {
-  return Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : [];
-}
-
-function obj(v: unknown): Obj | undefined {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : undefined;
-}
-
-function str(v: unknown, fallback: string): string {
-  return typeof v === 'string' ? v : fallback;
-}
-
 /** The webhooks of a stored configuration, in their order. */
 export function webhooksOf(config: Obj): ConfiguredWebhook[] {
-  const name = str(obj(config.metadata)?.name, '');
+  const name = asString(objectOrUndefined(config.metadata)?.name);
   const hooks = Array.isArray(config.webhooks) ? config.webhooks : [];
   return hooks.flatMap((raw, index) => {
-    const h = obj(raw);
+    const h = objectOrUndefined(raw);
     if (h === undefined) return [];
-    const cc = obj(h.clientConfig) ?? {};
-    const service = obj(cc.service);
+    const cc = objectOrUndefined(h.clientConfig) ?? {};
+    const service = objectOrUndefined(cc.service);
     const clientConfig: WebhookClientConfig = {};
     if (typeof cc.url === 'string') clientConfig.url = cc.url;
     if (typeof cc.caBundle === 'string' && cc.caBundle !== '') clientConfig.caBundle = cc.caBundle;
     if (service !== undefined) {
       clientConfig.service = {
-        namespace: str(service.namespace, ''),
-        name: str(service.name, ''),
+        namespace: asString(service.namespace),
+        name: asString(service.name),
         path: typeof service.path === 'string' ? service.path : undefined,
         port: typeof service.port === 'number' ? service.port : 443,
       };
     }
-    const hookName = str(h.name, '');
+    const hookName = asString(h.name);
     return [
       {
         uid: `${name}/${hookName}/${index}`,
@@ -77,29 +66,29 @@ export function webhooksOf(config: Obj): ConfiguredWebhook[] {
         name: hookName,
         clientConfig,
         rules: (Array.isArray(h.rules) ? h.rules : []).flatMap((r) => {
-          const rule = obj(r);
+          const rule = objectOrUndefined(r);
           if (rule === undefined) return [];
           return [
             {
-              operations: strings(rule.operations),
-              apiGroups: strings(rule.apiGroups),
-              apiVersions: strings(rule.apiVersions),
-              resources: strings(rule.resources),
-              scope: str(rule.scope, '*'),
+              operations: stringElements(rule.operations),
+              apiGroups: stringElements(rule.apiGroups),
+              apiVersions: stringElements(rule.apiVersions),
+              resources: stringElements(rule.resources),
+              scope: stringOrUndefined(rule.scope) ?? '*',
             },
           ];
         }),
-        failurePolicy: str(h.failurePolicy, 'Fail'),
-        matchPolicy: str(h.matchPolicy, 'Equivalent'),
-        namespaceSelector: obj(h.namespaceSelector) ?? {},
-        objectSelector: obj(h.objectSelector) ?? {},
+        failurePolicy: stringOrUndefined(h.failurePolicy) ?? 'Fail',
+        matchPolicy: stringOrUndefined(h.matchPolicy) ?? 'Equivalent',
+        namespaceSelector: objectOrUndefined(h.namespaceSelector) ?? {},
+        objectSelector: objectOrUndefined(h.objectSelector) ?? {},
         sideEffects: typeof h.sideEffects === 'string' ? h.sideEffects : undefined,
         timeoutSeconds: typeof h.timeoutSeconds === 'number' ? h.timeoutSeconds : 10,
-        admissionReviewVersions: strings(h.admissionReviewVersions),
-        reinvocationPolicy: str(h.reinvocationPolicy, 'Never'),
+        admissionReviewVersions: stringElements(h.admissionReviewVersions),
+        reinvocationPolicy: stringOrUndefined(h.reinvocationPolicy) ?? 'Never',
         matchConditions: (Array.isArray(h.matchConditions) ? h.matchConditions : []).flatMap((c) => {
-          const mc = obj(c);
-          return mc === undefined ? [] : [{ name: str(mc.name, ''), expression: str(mc.expression, '') }];
+          const mc = objectOrUndefined(c);
+          return mc === undefined ? [] : [{ name: asString(mc.name), expression: asString(mc.expression) }];
         }),
       },
     ];
@@ -132,8 +121,8 @@ export class WebhookConfigurations {
     await this.start();
     if (this.cached === undefined) {
       const configs = [...this.collection.inNamespace('')].sort((a, b) => {
-        const an = str(obj(a.metadata)?.name, '');
-        const bn = str(obj(b.metadata)?.name, '');
+        const an = asString(objectOrUndefined(a.metadata)?.name);
+        const bn = asString(objectOrUndefined(b.metadata)?.name);
         return an < bn ? -1 : an > bn ? 1 : 0;
       });
       this.cached = configs.flatMap(webhooksOf);

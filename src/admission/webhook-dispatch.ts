@@ -2,6 +2,7 @@ import { ApiError, badRequest, forbidden, internalError, notFound } from '../api
 import type { Obj } from '../api/object-util.js';
 import type { Authorizer } from '../auth/authorizer.js';
 import type { ResourceCatalog } from '../catalog/resource-catalog.js';
+import type { CustomResourceFacts } from '../catalog/custom-resource-facts.js';
 import type { ResourceInfo } from '../api/resource-info.js';
 import type { Storage } from '../storage/storage.js';
 import { selectorMatches, selectsEverything } from '../validation/label-selector.js';
@@ -96,6 +97,11 @@ export class WebhookDispatch {
     private readonly authorizer: Authorizer,
   ) {}
 
+  /** The custom resource facts (schemas, conversion webhooks) of the catalogue the webhooks match against. */
+  get customResources(): CustomResourceFacts {
+    return this.catalog.customResources;
+  }
+
   /** kube's ShouldCallHook: the invocation of `hook` for the write, or undefined when it is not called. */
   async invocationFor(hook: ConfiguredWebhook, attrs: AdmissionAttributes): Promise<Invocation | undefined> {
     const nsMatch = await this.matchNamespace(hook, attrs).then(
@@ -171,8 +177,8 @@ export class WebhookDispatch {
     attrs: AdmissionAttributes,
     version = 'v1',
   ): Promise<{ object: Obj | undefined; oldObject: Obj | undefined; request: Obj; uid: string; review: Obj }> {
-    const object = attrs.object === undefined ? undefined : await webhookView(attrs.object, attrs, resource);
-    const oldObject = attrs.oldObject === undefined ? undefined : await webhookView(attrs.oldObject, attrs, resource);
+    const object = attrs.object === undefined ? undefined : await webhookView(this.catalog.customResources, attrs.object, attrs, resource);
+    const oldObject = attrs.oldObject === undefined ? undefined : await webhookView(this.catalog.customResources, attrs.oldObject, attrs, resource);
     const { uid, review } = admissionReview(version, {
       operation: attrs.operation,
       resource,

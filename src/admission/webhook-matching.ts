@@ -1,5 +1,6 @@
 import { servedObject, toStorageVersion } from '../conversion/version-conversion.js';
-import { convertByWebhook, webhookConversionOf } from '../conversion/webhook-conversion.js';
+import { convertByWebhook } from '../conversion/webhook-conversion.js';
+import type { CustomResourceFacts } from '../catalog/custom-resource-facts.js';
 import { ApiError, internalError } from '../api/errors.js';
 import type { Obj } from '../api/object-util.js';
 import { fromScale, toScale } from '../strategy/scale.js';
@@ -90,24 +91,25 @@ export function isScaleWrite(attrs: AdmissionAttributes): boolean {
 
 /**
  * What a webhook sees of `obj` (an object of the request's resource) when called for `to`: a Scale
- * for scale writes, otherwise the object converted to `to`'s version.
+ * for scale writes, otherwise the object converted to `to`'s version (by the conversion webhook
+ * `facts` name for a custom resource).
  */
-export async function webhookView(obj: Obj, attrs: AdmissionAttributes, to: ResourceInfo): Promise<Obj> {
-  return isScaleWrite(attrs) ? toScale(attrs.info, obj) : convertForWebhook(obj, attrs.info, to);
+export async function webhookView(facts: CustomResourceFacts, obj: Obj, attrs: AdmissionAttributes, to: ResourceInfo): Promise<Obj> {
+  return isScaleWrite(attrs) ? toScale(attrs.info, obj) : convertForWebhook(facts, obj, attrs.info, to);
 }
 
-/** The object a webhook's patched view stands for, in the request's version. */
-export async function fromWebhookView(view: Obj, attrs: AdmissionAttributes, from: ResourceInfo, current: Obj): Promise<Obj> {
-  return isScaleWrite(attrs) ? fromScale(attrs.info, view, current) : convertForWebhook(view, from, attrs.info);
+/** The object a webhook's patched view stands for, in the request's version (`facts` as for webhookView). */
+export async function fromWebhookView(facts: CustomResourceFacts, view: Obj, attrs: AdmissionAttributes, from: ResourceInfo, current: Obj): Promise<Obj> {
+  return isScaleWrite(attrs) ? fromScale(attrs.info, view, current) : convertForWebhook(facts, view, from, attrs.info);
 }
 
 /**
  * `convertObject`, except for custom resources whose CRD converts by webhook: those go through the
  * CRD's conversion webhook, whose failure is a 500 InternalError as kube's webhook dispatchers answer it.
  */
-async function convertForWebhook(obj: Obj, from: ResourceInfo, to: ResourceInfo): Promise<Obj> {
+async function convertForWebhook(facts: CustomResourceFacts, obj: Obj, from: ResourceInfo, to: ResourceInfo): Promise<Obj> {
   const target = apiVersionOf(to.group, to.version);
-  const conversion = from.custom === true && obj.apiVersion !== target ? webhookConversionOf(target, to.kind) : undefined;
+  const conversion = from.custom === true && obj.apiVersion !== target ? facts.conversionOf(target, to.kind) : undefined;
   if (conversion === undefined) return convertObject(obj, from, to);
   try {
     const [converted] = await convertByWebhook(conversion, [structuredClone(obj)], target);

@@ -1,4 +1,5 @@
 import { isObject, type Obj } from '../api/object-util.js';
+import { asString } from '../api/values.js';
 
 /** Storage type of APIServices. */
 export const API_SERVICES_TYPE = 'apiservices.apiregistration.k8s.io';
@@ -28,11 +29,8 @@ export interface ApiServiceInfo {
   object: Obj;
 }
 
-function str(v: unknown): string {
-  return typeof v === 'string' ? v : '';
-}
-
-function num(v: unknown): number {
+// Unlike the shared asNumber, NaN and the infinities read as 0.
+function finiteNumber(v: unknown): number {
   return typeof v === 'number' && Number.isFinite(v) ? v : 0;
 }
 
@@ -52,16 +50,17 @@ export function apiServiceInfoOf(obj: Obj): ApiServiceInfo {
   const metadata = isObject(obj.metadata) ? obj.metadata : {};
   const spec = isObject(obj.spec) ? obj.spec : {};
   const svc = isObject(spec.service) ? spec.service : undefined;
-  const caBundle = str(spec.caBundle);
+  const caBundle = asString(spec.caBundle);
   return {
-    name: str(metadata.name),
-    group: str(spec.group),
-    version: str(spec.version),
-    service: svc === undefined ? undefined : { namespace: str(svc.namespace), name: str(svc.name), port: typeof svc.port === 'number' ? svc.port : 443 },
+    name: asString(metadata.name),
+    group: asString(spec.group),
+    version: asString(spec.version),
+    service:
+      svc === undefined ? undefined : { namespace: asString(svc.namespace), name: asString(svc.name), port: typeof svc.port === 'number' ? svc.port : 443 },
     caBundle: caBundle === '' ? '' : Buffer.from(caBundle, 'base64').toString('utf8'),
     insecureSkipTLSVerify: spec.insecureSkipTLSVerify === true,
-    groupPriorityMinimum: num(spec.groupPriorityMinimum),
-    versionPriority: num(spec.versionPriority),
+    groupPriorityMinimum: finiteNumber(spec.groupPriorityMinimum),
+    versionPriority: finiteNumber(spec.versionPriority),
     available: conditionOf(obj, 'Available')?.status === 'True',
     object: obj,
   };

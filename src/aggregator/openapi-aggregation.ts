@@ -1,9 +1,10 @@
-import { isJsonObject, type JsonObject } from '../openapi/json-value.js';
+import { type JsonObject } from '../openapi/json-value.js';
 import type { OpenApiService } from '../openapi/openapi-service.js';
 import type { ApiServiceInfo } from './api-service.js';
 import type { ApiServiceRegistry } from './api-service-registry.js';
 import type { ProxyTransport } from './proxy-transport.js';
 import type { ServiceRoutes } from './service-routes.js';
+import { isObject } from '../api/values.js';
 
 const FETCH_TIMEOUT_MS = 10_000;
 /** kube's OpenAPI aggregation controllers look again every minute, and back off from 0.5 s after a failure. */
@@ -22,7 +23,7 @@ function sameSchema(a: unknown, b: unknown): boolean {
   if (Array.isArray(a) || Array.isArray(b)) {
     return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((v, i) => sameSchema(v, b[i]));
   }
-  if (!isJsonObject(a) || !isJsonObject(b)) return a === b;
+  if (!isObject(a) || !isObject(b)) return a === b;
   const keys = (o: JsonObject): string[] => Object.keys(o).filter((k) => k !== 'description' && o[k] !== undefined);
   const ak = keys(a);
   const bk = keys(b);
@@ -35,7 +36,7 @@ function refsOf(value: unknown, prefix: string, into: Set<string>): void {
   while (stack.length > 0) {
     const v = stack.pop();
     if (Array.isArray(v)) stack.push(...(v as unknown[]));
-    else if (isJsonObject(v)) {
+    else if (isObject(v)) {
       for (const [k, child] of Object.entries(v)) {
         if (k === '$ref' && typeof child === 'string' && child.startsWith(prefix)) into.add(child.slice(prefix.length));
         else stack.push(child);
@@ -47,7 +48,7 @@ function refsOf(value: unknown, prefix: string, into: Set<string>): void {
 /** `value` with `$ref`s to renamed definitions pointing at their new names. */
 function renameRefs(value: unknown, renames: Map<string, string>): unknown {
   if (Array.isArray(value)) return value.map((v) => renameRefs(v, renames));
-  if (!isJsonObject(value)) return value;
+  if (!isObject(value)) return value;
   const out: JsonObject = {};
   for (const [k, child] of Object.entries(value)) {
     if (k === '$ref' && typeof child === 'string' && child.startsWith(DEFINITION_PREFIX)) {
@@ -60,7 +61,7 @@ function renameRefs(value: unknown, renames: Map<string, string>): unknown {
 
 /** A definition without its `x-kubernetes-group-version-kind` (compared modulo GVKs, as kube does; the lists are not merged). */
 function withoutGvk(def: unknown): unknown {
-  if (!isJsonObject(def)) return def;
+  if (!isObject(def)) return def;
   const { ['x-kubernetes-group-version-kind']: _gvk, ...rest } = def;
   return rest;
 }
@@ -78,12 +79,12 @@ export function contributionFrom(
   version: string,
 ): { paths: JsonObject; definitions: JsonObject; parameters: JsonObject } {
   const prefix = `/apis/${group}/${version}/`;
-  const remotePaths = isJsonObject(remote['paths']) ? remote['paths'] : {};
-  const remoteDefinitions = isJsonObject(remote['definitions']) ? remote['definitions'] : {};
-  const remoteParameters = isJsonObject(remote['parameters']) ? remote['parameters'] : {};
-  const localDefinitions = isJsonObject(local['definitions']) ? local['definitions'] : {};
-  const localParameters = isJsonObject(local['parameters']) ? local['parameters'] : {};
-  const localPaths = isJsonObject(local['paths']) ? local['paths'] : {};
+  const remotePaths = isObject(remote['paths']) ? remote['paths'] : {};
+  const remoteDefinitions = isObject(remote['definitions']) ? remote['definitions'] : {};
+  const remoteParameters = isObject(remote['parameters']) ? remote['parameters'] : {};
+  const localDefinitions = isObject(local['definitions']) ? local['definitions'] : {};
+  const localParameters = isObject(local['parameters']) ? local['parameters'] : {};
+  const localPaths = isObject(local['paths']) ? local['paths'] : {};
   const paths: JsonObject = {};
   // Paths the local document has win (kube ignores conflicting paths).
   for (const [p, item] of Object.entries(remotePaths)) if (p.startsWith(prefix) && localPaths[p] === undefined) paths[p] = item;
@@ -235,7 +236,7 @@ export class OpenApiAggregation {
     const v2 = await this.transport.fetch(info, endpoint, '/openapi/v2', headers, FETCH_TIMEOUT_MS);
     if (v2.status === 200) {
       const remote: unknown = JSON.parse(v2.body.toString('utf8'));
-      if (!isJsonObject(remote)) throw new Error('/openapi/v2 is not a JSON object');
+      if (!isObject(remote)) throw new Error('/openapi/v2 is not a JSON object');
       // Merged against the built-in document without this server's own previous contribution.
       this.openapi.removeContribution(this.contributionId(info.name));
       const contribution = contributionFrom(remote, this.openapi.v2Document(), info.group, info.version);
@@ -250,12 +251,12 @@ export class OpenApiAggregation {
     }
     if (index.status !== 200) throw new Error(`/openapi/v3: HTTP ${index.status}`);
     const parsed: unknown = JSON.parse(index.body.toString('utf8'));
-    const paths = isJsonObject(parsed) && isJsonObject(parsed['paths']) ? parsed['paths'] : {};
+    const paths = isObject(parsed) && isObject(parsed['paths']) ? parsed['paths'] : {};
     // As kube's aggregator lists the extension server's keys (those of its group: the others are this server's).
     const documents = new Map<string, string>();
     for (const [key, entry] of Object.entries(paths)) {
       if (key !== `apis/${info.group}` && !key.startsWith(`apis/${info.group}/`)) continue;
-      const url = isJsonObject(entry) && typeof entry['serverRelativeURL'] === 'string' ? entry['serverRelativeURL'] : `/openapi/v3/${key}`;
+      const url = isObject(entry) && typeof entry['serverRelativeURL'] === 'string' ? entry['serverRelativeURL'] : `/openapi/v3/${key}`;
       const doc = await this.transport.fetch(info, endpoint, url, { Accept: 'application/json' }, FETCH_TIMEOUT_MS);
       if (doc.status !== 200) throw new Error(`${url}: HTTP ${doc.status}`);
       documents.set(key, doc.body.toString('utf8'));
@@ -269,7 +270,7 @@ export class OpenApiAggregation {
     for (const [key, text] of documents) {
       if (known.v3.get(key) === text) continue;
       const doc: unknown = JSON.parse(text);
-      if (isJsonObject(doc)) this.openapi.setV3Document(key, doc);
+      if (isObject(doc)) this.openapi.setV3Document(key, doc);
     }
     known.v3 = documents;
   }

@@ -4,6 +4,7 @@ import type { ApiServiceInfo } from './api-service.js';
 import type { ApiServiceRegistry } from './api-service-registry.js';
 import type { ProxyTransport } from './proxy-transport.js';
 import type { ServiceRoutes } from './service-routes.js';
+import { asString } from '../api/values.js';
 
 /** client-go's Accept for aggregated discovery: v2, then v2beta1. */
 const ACCEPT_AGGREGATED =
@@ -25,13 +26,9 @@ function strings(v: unknown): string[] | undefined {
   return out.length > 0 ? out : undefined;
 }
 
-function str(v: unknown): string {
-  return typeof v === 'string' ? v : '';
-}
-
 function gvk(v: unknown): GroupVersionKind {
   const o = isObject(v) ? v : {};
-  return { group: str(o.group), version: str(o.version), kind: str(o.kind) };
+  return { group: asString(o.group), version: asString(o.version), kind: asString(o.kind) };
 }
 
 /** One resource of an aggregated discovery document, narrowed (a missing responseKind becomes empty, as kube fills it). */
@@ -41,7 +38,7 @@ function resourceOf(v: unknown): APIResourceDiscovery | undefined {
     resource: v.resource,
     responseKind: gvk(v.responseKind),
     scope: v.scope === 'Cluster' ? 'Cluster' : 'Namespaced',
-    singularResource: str(v.singularResource),
+    singularResource: asString(v.singularResource),
     verbs: strings(v.verbs) ?? [],
   };
   const shortNames = strings(v.shortNames);
@@ -51,7 +48,7 @@ function resourceOf(v: unknown): APIResourceDiscovery | undefined {
   const subs = (Array.isArray(v.subresources) ? v.subresources : []).filter(isObject);
   if (subs.length > 0) {
     r.subresources = subs.map((s): APISubresourceDiscovery => ({
-      subresource: str(s.subresource),
+      subresource: asString(s.subresource),
       responseKind: gvk(s.responseKind),
       verbs: strings(s.verbs) ?? [],
     }));
@@ -65,7 +62,7 @@ export function parseAggregatedDiscovery(body: unknown): Map<string, APIVersionD
   const items = isObject(body) && Array.isArray(body.items) ? body.items : [];
   for (const item of items) {
     if (!isObject(item)) continue;
-    const group = isObject(item.metadata) ? str(item.metadata.name) : '';
+    const group = isObject(item.metadata) ? asString(item.metadata.name) : '';
     for (const v of Array.isArray(item.versions) ? item.versions : []) {
       if (!isObject(v) || typeof v.version !== 'string') continue;
       const resources = (Array.isArray(v.resources) ? v.resources : []).map(resourceOf).filter((r): r is APIResourceDiscovery => r !== undefined);
@@ -85,13 +82,13 @@ export function resourcesFromLegacyList(body: unknown): APIResourceDiscovery[] {
   const out: APIResourceDiscovery[] = [];
   const parents = new Map<string, APIResourceDiscovery>();
   for (const r of list) {
-    const name = str(r.name);
+    const name = asString(r.name);
     if (name.includes('/')) continue;
     const resource: APIResourceDiscovery = {
       resource: name,
-      responseKind: { group: str(r.group), version: str(r.version), kind: str(r.kind) },
+      responseKind: { group: asString(r.group), version: asString(r.version), kind: asString(r.kind) },
       scope: r.namespaced === true ? 'Namespaced' : 'Cluster',
-      singularResource: str(r.singularName),
+      singularResource: asString(r.singularName),
       verbs: strings(r.verbs) ?? [],
     };
     const shortNames = strings(r.shortNames);
@@ -102,7 +99,7 @@ export function resourcesFromLegacyList(body: unknown): APIResourceDiscovery[] {
     parents.set(name, resource);
   }
   for (const r of list) {
-    const name = str(r.name);
+    const name = asString(r.name);
     const slash = name.indexOf('/');
     if (slash < 0) continue;
     const parentName = name.slice(0, slash);
@@ -115,10 +112,10 @@ export function resourcesFromLegacyList(body: unknown): APIResourceDiscovery[] {
     }
     if (parent.scope !== scope)
       throw new Error(`Error: Parent ${parentName} (scope: ${parent.scope}) and subresource ${name.slice(slash + 1)} (scope: ${scope}) scope do not match`);
-    const kind = str(r.kind);
+    const kind = asString(r.kind);
     const sub: APISubresourceDiscovery = {
       subresource: name.slice(slash + 1),
-      responseKind: kind === '' ? { group: '', version: '', kind: '' } : { group: str(r.group), version: str(r.version), kind },
+      responseKind: kind === '' ? { group: '', version: '', kind: '' } : { group: asString(r.group), version: asString(r.version), kind },
       verbs: strings(r.verbs) ?? [],
     };
     parent.subresources = [...(parent.subresources ?? []), sub];

@@ -2,6 +2,7 @@ import { isObject, type Obj } from '../api/object-util.js';
 import type { StorageError } from '../api/storage-error.js';
 import type { Storage } from '../storage/storage.js';
 import type { ServiceReference } from './api-service.js';
+import { asString } from '../api/values.js';
 
 /** An address to dial. */
 export interface Endpoint {
@@ -51,25 +52,27 @@ export interface SliceInfo {
 /** What one routing decision found: addresses to pick from (and the location kube names), or kube's error. */
 type Route = { endpoints: Endpoint[]; location?: string } | { error: string };
 
-function str(v: unknown): string {
-  return typeof v === 'string' ? v : '';
-}
-
 /** Reads a stored Service leniently. */
 export function serviceInfoOf(obj: Obj): ServiceInfo {
   const spec = isObject(obj.spec) ? obj.spec : {};
   const metadata = isObject(obj.metadata) ? obj.metadata : {};
   const ports = (Array.isArray(spec.ports) ? spec.ports : [])
     .filter(isObject)
-    .map((p) => ({ name: str(p.name), port: typeof p.port === 'number' ? p.port : 0 }));
-  return { name: str(metadata.name), type: str(spec.type) || 'ClusterIP', clusterIP: str(spec.clusterIP), externalName: str(spec.externalName), ports };
+    .map((p) => ({ name: asString(p.name), port: typeof p.port === 'number' ? p.port : 0 }));
+  return {
+    name: asString(metadata.name),
+    type: asString(spec.type) || 'ClusterIP',
+    clusterIP: asString(spec.clusterIP),
+    externalName: asString(spec.externalName),
+    ports,
+  };
 }
 
 /** Reads a stored EndpointSlice leniently (a missing `ready` condition counts as ready, as in kube). */
 export function sliceInfoOf(obj: Obj): SliceInfo {
   const ports = (Array.isArray(obj.ports) ? obj.ports : [])
     .filter(isObject)
-    .map((p) => ({ name: str(p.name), port: typeof p.port === 'number' ? p.port : undefined }));
+    .map((p) => ({ name: asString(p.name), port: typeof p.port === 'number' ? p.port : undefined }));
   const endpoints = (Array.isArray(obj.endpoints) ? obj.endpoints : []).filter(isObject).flatMap((e) => {
     const addresses = Array.isArray(e.addresses) ? e.addresses.filter((a): a is string => typeof a === 'string') : [];
     const conditions = isObject(e.conditions) ? e.conditions : {};
@@ -174,8 +177,8 @@ export class ServiceRoutes {
     return subsets.map((s) => ({
       ports: (Array.isArray(s.ports) ? s.ports : [])
         .filter(isObject)
-        .map((p) => ({ name: str(p.name), port: typeof p.port === 'number' ? p.port : undefined })),
-      endpoints: (Array.isArray(s.addresses) ? s.addresses : []).filter(isObject).map((a) => ({ address: str(a.ip), ready: true })),
+        .map((p) => ({ name: asString(p.name), port: typeof p.port === 'number' ? p.port : undefined })),
+      endpoints: (Array.isArray(s.addresses) ? s.addresses : []).filter(isObject).map((a) => ({ address: asString(a.ip), ready: true })),
     }));
   }
 

@@ -1,20 +1,13 @@
-/** Small helpers over API objects held as plain JSON values. */
+/** Small helpers over API objects held as plain JSON values; the accessors are in `values.ts`. */
+import { isObject, type Obj } from './values.js';
 
-export type Obj = Record<string, unknown>;
-
-export function isObject(value: unknown): value is Obj {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+// Re-exported because most modules import the object type and these two with the helpers below.
+export { isObject, stringField, type Obj } from './values.js';
 
 /** The object's metadata, created empty when missing or not an object. */
 export function metadataOf(obj: Obj): Obj {
   if (!isObject(obj.metadata)) obj.metadata = {};
   return obj.metadata as Obj;
-}
-
-export function stringField(obj: Obj, field: string): string {
-  const v = obj[field];
-  return typeof v === 'string' ? v : '';
 }
 
 /** Storage key of an object: `namespace/name` or `name`. */

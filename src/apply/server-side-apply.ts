@@ -20,7 +20,7 @@ import { smdTypeOf, type SmdType } from '../fieldmanager/smd-type.js';
 import { replicasPathsOf } from '../strategy/scale.js';
 import { nowTimestamp } from '../api/object-util.js';
 import { apiVersionOf, type ResourceInfo } from '../api/resource-info.js';
-import { webhookConversionOf } from '../conversion/webhook-conversion.js';
+import type { CustomResourceFacts } from '../catalog/custom-resource-facts.js';
 import type { VersionViews } from '../fieldmanager/version-comparison.js';
 import { webhookVersionViews } from '../fieldmanager/webhook-version-views.js';
 import { SCALE_API_VERSION, SCALE_DEFINITION } from '../api/scale-kind.js';
@@ -115,9 +115,9 @@ function objectId(config: Obj, apiVersion: string, kind: string): string {
  * answers bad input with a 4xx). The type errors are worded by Capstan's typed decoder (Go's JSON
  * decoder), not structured-merge-diff.
  */
-function checkAppliedTypes(info: ResourceInfo, apiVersion: string, config: Obj): void {
+function checkAppliedTypes(info: ResourceInfo, apiVersion: string, config: Obj, facts: CustomResourceFacts): void {
   let problems: string[];
-  if (info.custom === true) problems = undeclaredFields(config, typeFor(info));
+  if (info.custom === true) problems = undeclaredFields(config, typeFor(info, facts));
   else {
     const schema = info.definition !== '' ? schemaForDefinition(info.definition) : undefined;
     if (schema === undefined) return;
@@ -141,6 +141,8 @@ export interface ApplyTarget {
   subresource: string;
   manager: string;
   force: boolean;
+  /** The serving catalogue's custom resource facts: a custom type's schema and conversion webhook. */
+  facts: CustomResourceFacts;
 }
 
 function applyOrThrow(config: Obj, apiVersion: string, kind: string, run: () => Obj): Obj {
@@ -164,8 +166,8 @@ function applyOrThrow(config: Obj, apiVersion: string, kind: string, run: () => 
  */
 export function applyToObject(t: ApplyTarget, live: Obj | undefined, config: Obj, versionViews?: VersionViews): Obj {
   const { info, apiVersion, manager, subresource } = t;
-  checkAppliedTypes(info, apiVersion, config);
-  const type = typeFor(info);
+  checkAppliedTypes(info, apiVersion, config, t.facts);
+  const type = typeFor(info, t.facts);
   const run = (force: boolean): Obj => applyConfiguration(live ?? emptyObjectFor(info), config, applyRecordOf(t, type, force, versionViews)).object;
   return applyOrThrow(config, apiVersion, info.kind, () => {
     let object: Obj;
@@ -211,21 +213,21 @@ function applyRecordOf(t: ApplyTarget, type: SmdType, force: boolean, versionVie
  * applies that cannot be computed go straight to applyToObject.
  */
 export async function applyToObjectConverting(t: ApplyTarget, live: Obj | undefined, config: Obj): Promise<Obj> {
-  if (live === undefined || t.info.custom !== true || webhookConversionOf(apiVersionOf(t.info.group, t.info.version), t.info.kind) === undefined) {
+  if (live === undefined || t.info.custom !== true || t.facts.conversionOf(apiVersionOf(t.info.group, t.info.version), t.info.kind) === undefined) {
     return applyToObject(t, live, config);
   }
   let after: Obj;
   try {
-    checkAppliedTypes(t.info, t.apiVersion, config);
+    checkAppliedTypes(t.info, t.apiVersion, config, t.facts);
     after = applyConfiguration(
       live,
       config,
-      applyRecordOf(t, typeFor(t.info), true, () => undefined),
+      applyRecordOf(t, typeFor(t.info, t.facts), true, () => undefined),
     ).object;
   } catch {
     return applyToObject(t, live, config);
   }
-  const views = await webhookVersionViews(t.info, live, withoutManagedFields(after), withoutManagedFields(live), true);
+  const views = await webhookVersionViews(t.facts, t.info, live, withoutManagedFields(after), withoutManagedFields(live), true);
   return applyToObject(t, live, config, views);
 }
 
@@ -273,7 +275,7 @@ let scaleType: SmdType | undefined;
  * Returns the applied Scale and the parent's new managedFields.
  */
 export function applyToScale(t: ApplyTarget, parent: Obj, scale: Obj, config: Obj): { scale: Obj; managedFields: unknown } {
-  checkAppliedTypes({ ...t.info, custom: false, definition: SCALE_DEFINITION, kind: 'Scale' }, SCALE_API_VERSION, config);
+  checkAppliedTypes({ ...t.info, custom: false, definition: SCALE_DEFINITION, kind: 'Scale' }, SCALE_API_VERSION, config, t.facts);
   scaleType ??= smdTypeOf(schemaForDefinition(SCALE_DEFINITION));
   const type = scaleType;
   const dotted = replicasPathsOf(t.info, t.apiVersion);

@@ -5,6 +5,7 @@ import { isDNS1123Subdomain } from '../validation/string-formats.js';
 import type { StatusCause } from '../api/errors.js';
 import type { RequestAttributes } from '../auth/request-attributes.js';
 import type { Obj } from '../api/object-util.js';
+import { isObject } from '../api/values.js';
 
 /** How much of a request an audit event records, from nothing to both bodies. */
 export type AuditLevel = 'None' | 'Metadata' | 'Request' | 'RequestResponse';
@@ -50,10 +51,6 @@ export interface RequestAuditConfig {
 /** The request as the policy sees it: kube's authorizer attributes (its user: when authenticated). */
 export type AuditAttributes = Omit<RequestAttributes, 'fieldSelector'> & { user: { name: string; groups: readonly string[] } | undefined };
 
-function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function strings(v: unknown): string[] {
   return Array.isArray(v) ? v.map((x) => (typeof x === 'string' ? x : String(x))) : [];
 }
@@ -76,7 +73,7 @@ function validateRule(rule: Obj, path: string): StatusCause[] {
     if (url !== '' && url.slice(0, -1).includes('*'))
       errs.push(invalidField(`${path}.nonResourceURLs[${i}]`, url, "non-resource URL wildcards '*' must be the final character of the rule"));
   });
-  const resources = Array.isArray(rule.resources) ? rule.resources.filter(isObj) : [];
+  const resources = Array.isArray(rule.resources) ? rule.resources.filter(isObject) : [];
   for (const gr of resources) {
     const group = typeof gr.group === 'string' ? gr.group : '';
     if (group !== '' && group !== '*') {
@@ -139,7 +136,7 @@ export class AuditPolicy {
     } catch (err) {
       throw new Error(`failed decoding: yaml: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
     }
-    if (!isObj(doc))
+    if (!isObject(doc))
       throw new Error(
         `failed decoding: couldn't get version/kind; json parse error: json: cannot unmarshal ${Array.isArray(doc) ? 'array' : typeof doc} into Go value of type struct`,
       );
@@ -150,7 +147,7 @@ export class AuditPolicy {
     if (kind !== 'Policy' || apiVersion !== 'audit.k8s.io/v1') {
       throw new Error(`failed decoding: no kind "${kind}" is registered for version "${apiVersion}" in scheme "pkg/runtime/scheme.go:111"`);
     }
-    const rawRules = Array.isArray(doc.rules) ? doc.rules.map((r) => (isObj(r) ? r : {})) : [];
+    const rawRules = Array.isArray(doc.rules) ? doc.rules.map((r) => (isObject(r) ? r : {})) : [];
     const errs = [...validateOmitStages(strings(doc.omitStages), 'omitStages'), ...rawRules.flatMap((r, i) => validateRule(r, `rules[${i}]`))];
     if (errs.length > 0) throw new Error(aggregate(errs));
     if (rawRules.length === 0) throw new Error('loaded illegal policy with 0 rules');
@@ -159,7 +156,7 @@ export class AuditPolicy {
       users: strings(r.users),
       userGroups: strings(r.userGroups),
       verbs: strings(r.verbs),
-      resources: (Array.isArray(r.resources) ? r.resources.filter(isObj) : []).map((gr) => ({
+      resources: (Array.isArray(r.resources) ? r.resources.filter(isObject) : []).map((gr) => ({
         group: typeof gr.group === 'string' ? gr.group : '',
         resources: strings(gr.resources),
         resourceNames: strings(gr.resourceNames),

@@ -8,6 +8,7 @@ import type { AuditAttributes } from './audit-policy.js';
 import { sourceIPs } from './source-ips.js';
 import type { ExchangeRecorder } from '../codec/exchange-recorder.js';
 import type { Obj } from '../api/object-util.js';
+import { isObject } from '../api/values.js';
 
 /** kube's UserInfo as an audit event prints it (empty fields left out). */
 interface UserInfo {
@@ -58,22 +59,18 @@ export function nowMs(): number {
   return performance.timeOrigin + performance.now();
 }
 
-function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** Drops metadata.managedFields from an object, the items of a list and the objects of a Table. */
 function withoutManagedFields(value: unknown): unknown {
-  if (!isObj(value)) return value;
+  if (!isObject(value)) return value;
   const strip = (o: unknown): unknown => {
-    if (!isObj(o) || !isObj(o.metadata) || !('managedFields' in o.metadata)) return o;
+    if (!isObject(o) || !isObject(o.metadata) || !('managedFields' in o.metadata)) return o;
     const { managedFields: _dropped, ...metadata } = o.metadata;
     return { ...o, metadata };
   };
   let out = strip(value) as Obj;
   if (Array.isArray(out.items)) out = { ...out, items: out.items.map(strip) };
   if (out.kind === 'Table' && Array.isArray(out.rows))
-    out = { ...out, rows: out.rows.map((row: unknown) => (isObj(row) && isObj(row.object) ? { ...row, object: strip(row.object) } : row)) };
+    out = { ...out, rows: out.rows.map((row: unknown) => (isObject(row) && isObject(row.object) ? { ...row, object: strip(row.object) } : row)) };
   return out;
 }
 
@@ -189,7 +186,7 @@ export class RequestAudit implements ExchangeRecorder {
     const parsed = parseBody(this.req.headers['content-type'], this.body);
     const object = atLeast(this.config.level, 'Request') ? (this.config.omitManagedFields ? withoutManagedFields(parsed) : parsed) : undefined;
     // A patch is recorded as sent; other bodies also name the object (kube's LogRequestObject).
-    const ref = this.attrs.verb !== 'patch' && isObj(parsed) && isObj(parsed.metadata) ? parsed.metadata : undefined;
+    const ref = this.attrs.verb !== 'patch' && isObject(parsed) && isObject(parsed.metadata) ? parsed.metadata : undefined;
     return { ref, object };
   }
 
@@ -254,7 +251,7 @@ export class RequestAudit implements ExchangeRecorder {
     const out: Obj = { metadata: {} };
     if (s !== undefined) {
       for (const k of ['status', 'message', 'reason']) if (typeof s[k] === 'string' && s[k] !== '') out[k] = s[k];
-      if (isObj(s.details)) out.details = s.details;
+      if (isObject(s.details)) out.details = s.details;
     }
     out.code = code;
     return out;

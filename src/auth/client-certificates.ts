@@ -28,8 +28,24 @@ export function peerChain(req: IncomingMessage): X509Certificate[] {
   return chain;
 }
 
-/** The roots a verifier trusts, re-read when its CA file changes. */
+/** The roots a verifier trusts, re-read when its CA file changes (the same array until then). */
 export type Roots = () => X509Certificate[];
+
+/** One verification's outcome, and the time window in which every certificate it looked at is valid. */
+interface Verification {
+  roots: X509Certificate[];
+  error: string | undefined;
+  from: number;
+  until: number;
+}
+
+/**
+ * Outcomes by chain (a connection's chain is one cached array) and roots: a connection's later
+ * requests skip the signature checks while the roots are unchanged (the same array) and the time is
+ * inside the window, where verifying again would look at the same certificates and answer the same.
+ * A chain meets at most two root sets (client CA, front-proxy CA).
+ */
+const verifications = new WeakMap<X509Certificate[], Verification[]>();
 
 /**
  * Verifies `chain` (leaf first) up to one of `roots`: every certificate valid now and signed by the
@@ -37,27 +53,43 @@ export type Roots = () => X509Certificate[];
  * would (`verifying certificate ... failed: ...`), or undefined when it verifies.
  */
 export function verifyClientChain(chain: X509Certificate[], roots: X509Certificate[], now = new Date()): string | undefined {
+  const t = now.getTime();
+  const known = verifications.get(chain) ?? [];
+  const memo = known.find((v) => v.roots === roots);
+  if (memo !== undefined && t >= memo.from && t <= memo.until) return memo.error;
+  const outcome = verifyUncached(chain, roots, now);
+  if (outcome.from <= outcome.until) verifications.set(chain, [...known.filter((v) => v.roots !== roots), { roots, ...outcome }].slice(-2));
+  return outcome.error;
+}
+
+function verifyUncached(chain: X509Certificate[], roots: X509Certificate[], now: Date): Omit<Verification, 'roots'> {
   const leaf = chain[0];
   const describe = `SN=${BigInt(`0x${leaf.serialNumber}`).toString()}, SKID=, AKID= failed`;
   const fail = (why: string): string => `verifying certificate ${describe}: ${why}`;
   const usages = leaf.keyUsage;
   if (usages !== undefined && usages.length > 0 && !usages.includes(CLIENT_AUTH) && !usages.includes(ANY_USAGE)) {
-    return fail('x509: certificate specifies an incompatible key usage');
+    return { error: fail('x509: certificate specifies an incompatible key usage'), from: -Infinity, until: Infinity };
   }
   let current = leaf;
+  let from = -Infinity;
+  let until = Infinity;
   for (let depth = 0; depth < 8; depth++) {
     if (now < new Date(current.validFrom) || now > new Date(current.validTo)) {
-      return fail(
+      const error = fail(
         `x509: certificate has expired or is not yet valid: current time ${now.toISOString().replace(/\.\d+Z$/, 'Z')} is after ${new Date(current.validTo).toISOString().replace(/\.\d+Z$/, 'Z')}`,
       );
+      // Not remembered: the time that makes it fail moves on.
+      return { error, from: Infinity, until: -Infinity };
     }
+    from = Math.max(from, Date.parse(current.validFrom));
+    until = Math.min(until, Date.parse(current.validTo));
     const root = roots.find((r) => current.checkIssued(r) && current.verify(r.publicKey));
-    if (root !== undefined) return undefined;
+    if (root !== undefined) return { error: undefined, from, until };
     const next = chain.slice(1).find((c) => c !== current && c.ca && current.checkIssued(c) && current.verify(c.publicKey));
     if (next === undefined) break;
     current = next;
   }
-  return fail('x509: certificate signed by unknown authority');
+  return { error: fail('x509: certificate signed by unknown authority'), from, until };
 }
 
 /** The subject's attribute values of `key` (CN, O) in order. */

@@ -4,6 +4,7 @@ import type { AuthenticationResult, TokenAuthenticator } from './authenticator.j
 import { TokenError, type ServiceAccountTokens, type ObjectRef, type VerifiedToken } from './service-account-tokens.js';
 import { serviceAccountUser } from '../api/user.js';
 import { StorageError } from '../api/storage-error.js';
+import { asString } from '../api/values.js';
 
 /** The labels kube keeps on Secrets holding legacy tokens: when last used, and since when refused. */
 export const LEGACY_TOKEN_LAST_USED = 'kubernetes.io/legacy-token-last-used';
@@ -42,7 +43,7 @@ export class ServiceAccountAuthenticator implements TokenAuthenticator {
     if (this.lookup) {
       const account = await this.get(TYPES.serviceaccount, objectKey(ns, sa.name));
       if (account === undefined) return { error: `serviceaccounts "${sa.name}" not found` };
-      const uid = stringOf(metadataOf(account).uid);
+      const uid = asString(metadataOf(account).uid);
       if (uid !== sa.uid) return { error: `service account UID (${uid}) does not match claim (${sa.uid})` };
       if (isDeleted(account)) return { error: `service account ${ns}/${sa.name} has been deleted` };
       const bound = await this.checkBound('secret', ns, k.secret);
@@ -89,11 +90,11 @@ export class ServiceAccountAuthenticator implements TokenAuthenticator {
       const account = await this.get(TYPES.serviceaccount, objectKey(ns, sa.name));
       if (account === undefined) return { error: `serviceaccounts "${sa.name}" not found` };
       if (isDeleted(account)) return { error: `ServiceAccount ${ns}/${sa.name} has been deleted` };
-      const uid = stringOf(metadataOf(account).uid);
+      const uid = asString(metadataOf(account).uid);
       if (uid !== sa.uid) return { error: `ServiceAccount UID (${uid}) does not match claim (${sa.uid})` };
       const labels = isObject(metadataOf(secret).labels) ? (metadataOf(secret).labels as Obj) : {};
       await this.recordLegacyUse(ns, secretName, stored?.resourceVersion ?? '', secret, labels);
-      const invalidSince = stringOf(labels[LEGACY_TOKEN_INVALID_SINCE]);
+      const invalidSince = asString(labels[LEGACY_TOKEN_INVALID_SINCE]);
       if (invalidSince !== '') {
         return {
           error: `the token in secret ${ns}/${secretName} for service account ${ns}/${sa.name} has been marked invalid. Use tokens from the TokenRequest API or manually created secret-based tokens, or remove the '${LEGACY_TOKEN_INVALID_SINCE}' label from the secret to temporarily allow use of this token`,
@@ -111,7 +112,7 @@ export class ServiceAccountAuthenticator implements TokenAuthenticator {
     const now = new Date();
     const day = (d: Date): string => d.toISOString().slice(0, 10);
     const today = day(now);
-    const lastUsed = stringOf(labels[LEGACY_TOKEN_LAST_USED]);
+    const lastUsed = asString(labels[LEGACY_TOKEN_LAST_USED]);
     if (lastUsed === today || lastUsed === day(new Date(now.getTime() + 86_400_000))) return;
     const meta = metadataOf(secret);
     meta.labels = { ...labels, [LEGACY_TOKEN_LAST_USED]: today };
@@ -132,17 +133,13 @@ export class ServiceAccountAuthenticator implements TokenAuthenticator {
     if (ref === undefined) return undefined;
     const obj = await this.get(TYPES[kind], objectKey(ns, ref.name));
     if (obj === undefined || isDeleted(obj)) return 'service account token has been invalidated';
-    const uid = stringOf(metadataOf(obj).uid);
+    const uid = asString(metadataOf(obj).uid);
     if (uid !== ref.uid) {
       const claim = kind === 'secret' ? 'service account secret ref claim' : `service account ${kind} ref claim`;
       return `${kind} UID (${uid}) does not match ${claim} (${ref.uid})`;
     }
     return undefined;
   }
-}
-
-function stringOf(v: unknown): string {
-  return typeof v === 'string' ? v : '';
 }
 
 /** Deleted more than a minute ago (kube's leeway) and still present awaiting finalizers. */

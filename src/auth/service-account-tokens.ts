@@ -1,5 +1,6 @@
 import { createPrivateKey, createPublicKey, randomUUID, type KeyObject } from 'node:crypto';
 import { algorithmOf, keyIdOf, parseJwt, signJwt, verifyJwt } from './jwt.js';
+import { numberOrUndefined } from '../api/values.js';
 
 /** kube's default issuer when none is configured (the reference runs with this one). */
 export const DEFAULT_ISSUER = 'https://kubernetes.default.svc.cluster.local';
@@ -124,10 +125,9 @@ export class ServiceAccountTokens {
       throw new TokenError('go-jose/go-jose: error in cryptographic primitive');
     }
     const c = jwt.claims;
-    const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
-    const exp = num(c.exp);
-    const nbf = num(c.nbf);
-    const iat = num(c.iat);
+    const exp = numberOrUndefined(c.exp);
+    const nbf = numberOrUndefined(c.nbf);
+    const iat = numberOrUndefined(c.iat);
     if (exp !== undefined && nowSeconds - LEEWAY_SECONDS > exp) throw new TokenError('service account token has expired');
     if (nbf !== undefined && nowSeconds + LEEWAY_SECONDS < nbf) throw new TokenError('service account token is not valid yet');
     if (iat !== undefined && nowSeconds + LEEWAY_SECONDS < iat) throw new TokenError('service account token is issued in the future');

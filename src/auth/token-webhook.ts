@@ -5,6 +5,7 @@ import { WebhookCallError, WebhookClient, type WebhookClientConfig } from '../we
 import type { AuthenticationResult, TokenAuthenticator } from './authenticator.js';
 import { CachedTokenAuthenticator } from './token-cache.js';
 import { readWebhookConfig } from './webhook-authorizer.js';
+import { stringElements } from '../api/values.js';
 
 /**
  * kube's webhook token authenticator (`--authentication-token-webhook-config-file`): a bearer token
@@ -37,24 +38,20 @@ interface ReviewStatus {
   error: string;
 }
 
-function strings(v: unknown): string[] {
-  return Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : [];
-}
-
 function statusOf(body: unknown): ReviewStatus {
   const status: Obj = isObject(body) && isObject(body.status) ? body.status : {};
   const user: Obj = isObject(status.user) ? status.user : {};
   const extra: Record<string, string[]> = {};
-  if (isObject(user.extra)) for (const [k, v] of Object.entries(user.extra)) extra[k] = strings(v);
+  if (isObject(user.extra)) for (const [k, v] of Object.entries(user.extra)) extra[k] = stringElements(v);
   return {
     authenticated: status.authenticated === true,
     user: {
       name: typeof user.username === 'string' ? user.username : '',
       uid: typeof user.uid === 'string' ? user.uid : '',
-      groups: strings(user.groups),
+      groups: stringElements(user.groups),
       extra,
     },
-    audiences: strings(status.audiences),
+    audiences: stringElements(status.audiences),
     error: typeof status.error === 'string' ? status.error : '',
   };
 }

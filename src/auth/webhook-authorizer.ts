@@ -5,6 +5,7 @@ import { dirname, isAbsolute, join } from 'node:path';
 import { load as loadYaml } from 'js-yaml';
 import { isObject, type Obj } from '../api/object-util.js';
 import type { AuthorizationAttributes, Authorizer, Decision } from './authorizer.js';
+import { stringField } from '../api/values.js';
 
 /** `--authorization-webhook-*` settings. */
 export interface WebhookAuthorizerOptions {
@@ -25,10 +26,6 @@ interface Endpoint {
   token: string;
 }
 
-function str(o: unknown, key: string): string {
-  return isObject(o) && typeof o[key] === 'string' ? o[key] : '';
-}
-
 /** The first entry of `list` named `name` (or the first entry), as kubeconfig sections are. */
 function named(list: unknown, name: string, field: string): Obj {
   const items = Array.isArray(list) ? list.filter(isObject) : [];
@@ -40,16 +37,16 @@ function named(list: unknown, name: string, field: string): Obj {
 export function readWebhookConfig(file: string): Endpoint {
   const config: unknown = loadYaml(readFileSync(file, 'utf8'));
   if (!isObject(config)) throw new Error(`${file}: not a kubeconfig`);
-  const current = str(config, 'current-context');
+  const current = stringField(config, 'current-context');
   const context = named(config.contexts, current, 'context');
-  const cluster = named(config.clusters, str(context, 'cluster'), 'cluster');
-  const user = named(config.users, str(context, 'user'), 'user');
-  const server = str(cluster, 'server');
+  const cluster = named(config.clusters, stringField(context, 'cluster'), 'cluster');
+  const user = named(config.users, stringField(context, 'user'), 'user');
+  const server = stringField(cluster, 'server');
   if (server === '') throw new Error(`${file}: no server for the authorization webhook`);
   const path = (p: string): string => (isAbsolute(p) ? p : join(dirname(file), p));
   const bytes = (dataKey: string, fileKey: string, from: Obj): Buffer | undefined => {
-    if (str(from, dataKey) !== '') return Buffer.from(str(from, dataKey), 'base64');
-    if (str(from, fileKey) !== '') return readFileSync(path(str(from, fileKey)));
+    if (stringField(from, dataKey) !== '') return Buffer.from(stringField(from, dataKey), 'base64');
+    if (stringField(from, fileKey) !== '') return readFileSync(path(stringField(from, fileKey)));
     return undefined;
   };
   const tls: RequestOptions = {
@@ -58,8 +55,8 @@ export function readWebhookConfig(file: string): Endpoint {
     key: bytes('client-key-data', 'client-key', user),
     rejectUnauthorized: cluster['insecure-skip-tls-verify'] !== true,
   };
-  const tokenFile = str(user, 'tokenFile');
-  const token = str(user, 'token') || (tokenFile !== '' ? readFileSync(path(tokenFile), 'utf8').trim() : '');
+  const tokenFile = stringField(user, 'tokenFile');
+  const token = stringField(user, 'token') || (tokenFile !== '' ? readFileSync(path(tokenFile), 'utf8').trim() : '');
   return { url: new URL(server), tls, token };
 }
 
@@ -117,7 +114,7 @@ export class WebhookAuthorizer implements Authorizer {
     } catch (err) {
       return { allowed: false, reason: '', evaluationError: `Post "${this.endpoint.url.href}": ${err instanceof Error ? err.message : String(err)}` };
     }
-    const decision: Decision = { allowed: status.allowed === true, reason: str(status, 'reason') };
+    const decision: Decision = { allowed: status.allowed === true, reason: stringField(status, 'reason') };
     if (!decision.allowed && status.denied === true) decision.denied = true;
     const ttl = decision.allowed ? this.options.authorizedTtlMs : this.options.unauthorizedTtlMs;
     if (ttl > 0) {

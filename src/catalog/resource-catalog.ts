@@ -2,6 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { readSchemaJson } from '../schema/schema-files.js';
 import type { GroupInfo, ResourceInfo } from '../api/resource-info.js';
 import { DEFAULT_RUNTIME_CONFIG, servesResource, type RuntimeConfig } from '../config/runtime-config.js';
+import { CustomResourceFacts } from './custom-resource-facts.js';
 
 interface ResourcesFile {
   groups: GroupInfo[];
@@ -27,6 +28,8 @@ export class ResourceCatalog {
   generation = 0;
   /** Per served path, the controller whose signal aborts when the path stops being served. */
   private readonly removals = new Map<string, AbortController>();
+  /** The run-time facts of the served custom resources (schemas, conversion webhooks), kept by the CRD registrar. */
+  readonly customResources = new CustomResourceFacts();
 
   constructor(groups: GroupInfo[], resources: ResourceInfo[]) {
     for (const g of groups) this.groupMap.set(g.name, { name: g.name, versions: [...g.versions] });

@@ -3,8 +3,8 @@
  * of a request (kube's pkg/controller/certificates/signer and pkg/apis/certificates helpers): a
  * refusal is the message kube writes into the CSR's Failed condition.
  */
-import './reflect-metadata-shim.js';
-import * as x509 from '@peculiar/x509';
+import type * as X509 from '@peculiar/x509';
+import { x509 } from './x509-module.js';
 
 export const KUBE_APISERVER_CLIENT = 'kubernetes.io/kube-apiserver-client';
 export const KUBE_APISERVER_CLIENT_KUBELET = 'kubernetes.io/kube-apiserver-client-kubelet';
@@ -29,7 +29,7 @@ function withoutKeyEncipherment(usages: readonly string[]): string[] {
 }
 
 /** The SAN kinds a request asks for. */
-function sans(csr: x509.Pkcs10CertificateRequest): { dns: number; ip: number; email: number; uri: number } {
+function sans(csr: X509.Pkcs10CertificateRequest): { dns: number; ip: number; email: number; uri: number } {
   const out = { dns: 0, ip: 0, email: 0, uri: 0 };
   const ext = subjectAltNames(csr);
   for (const n of ext?.names.items ?? []) {
@@ -42,31 +42,31 @@ function sans(csr: x509.Pkcs10CertificateRequest): { dns: number; ip: number; em
 }
 
 /** The request's subjectAltName extension, if any. */
-export function subjectAltNames(csr: x509.Pkcs10CertificateRequest): x509.SubjectAlternativeNameExtension | undefined {
+export function subjectAltNames(csr: X509.Pkcs10CertificateRequest): X509.SubjectAlternativeNameExtension | undefined {
   const ext = csr.extensions.find((e) => e.type === '2.5.29.17');
-  return ext === undefined ? undefined : new x509.SubjectAlternativeNameExtension(ext.rawData);
+  return ext === undefined ? undefined : new (x509().SubjectAlternativeNameExtension)(ext.rawData);
 }
 
-function organizations(csr: x509.Pkcs10CertificateRequest): string[] {
+function organizations(csr: X509.Pkcs10CertificateRequest): string[] {
   return csr.subjectName.getField('O');
 }
 
-function commonName(csr: x509.Pkcs10CertificateRequest): string {
+function commonName(csr: X509.Pkcs10CertificateRequest): string {
   return csr.subjectName.getField('CN')[0] ?? '';
 }
 
 /** The request's subject groups (O) and user (CN), as the client certificate authenticator reads them. */
-export function subjectOf(csr: x509.Pkcs10CertificateRequest): { user: string; groups: string[] } {
+export function subjectOf(csr: X509.Pkcs10CertificateRequest): { user: string; groups: string[] } {
   return { user: commonName(csr), groups: organizations(csr) };
 }
 
-function isSystemNodes(csr: x509.Pkcs10CertificateRequest): boolean {
+function isSystemNodes(csr: X509.Pkcs10CertificateRequest): boolean {
   const o = organizations(csr);
   return o.length === 1 && o[0] === 'system:nodes';
 }
 
 /** kube's ValidateKubeletServingCSR. */
-function kubeletServing(csr: x509.Pkcs10CertificateRequest, usages: readonly string[]): string | undefined {
+function kubeletServing(csr: X509.Pkcs10CertificateRequest, usages: readonly string[]): string | undefined {
   if (!isSystemNodes(csr)) return 'subject organization is not system:nodes';
   const s = sans(csr);
   if (s.dns === 0 && s.ip === 0) return 'DNS or IP subjectAltName is required';
@@ -79,7 +79,7 @@ function kubeletServing(csr: x509.Pkcs10CertificateRequest, usages: readonly str
 }
 
 /** kube's ValidateKubeletClientCSR. */
-function kubeletClient(csr: x509.Pkcs10CertificateRequest, usages: readonly string[]): string | undefined {
+function kubeletClient(csr: X509.Pkcs10CertificateRequest, usages: readonly string[]): string | undefined {
   if (!isSystemNodes(csr)) return 'subject organization is not system:nodes';
   const s = sans(csr);
   if (s.dns > 0) return 'DNS subjectAltNames are not allowed';
@@ -106,7 +106,7 @@ function apiserverClient(usages: readonly string[]): string | undefined {
  * Why `signerName` refuses the request (kube's message), or undefined when it signs it. Only
  * BUILT_IN_SIGNERS are asked; legacy-unknown accepts everything, as in kube.
  */
-export function signerRefusal(signerName: string, csr: x509.Pkcs10CertificateRequest, usages: readonly string[]): string | undefined {
+export function signerRefusal(signerName: string, csr: X509.Pkcs10CertificateRequest, usages: readonly string[]): string | undefined {
   switch (signerName) {
     case KUBELET_SERVING:
       return kubeletServing(csr, usages);

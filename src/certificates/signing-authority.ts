@@ -5,29 +5,31 @@
  * valid from five minutes ago for the requested duration (at least ten minutes, at most the
  * signer's maximum; minus the backdate when eight hours or longer), never past the CA's own expiry.
  */
-import './reflect-metadata-shim.js';
 import { createPrivateKey, randomBytes, webcrypto } from 'node:crypto';
-import * as x509 from '@peculiar/x509';
+import type * as X509 from '@peculiar/x509';
+import { x509 } from './x509-module.js';
 import { subjectAltNames } from './signer-names.js';
-
-x509.cryptoProvider.set(webcrypto as unknown as Crypto);
 
 const BACKDATE_MS = 5 * 60 * 1000;
 const SHORT_MS = 8 * 60 * 60 * 1000;
 const MIN_DURATION_MS = 10 * 60 * 1000;
 
-const KEY_USAGES: Record<string, number> = {
-  signing: x509.KeyUsageFlags.digitalSignature,
-  'digital signature': x509.KeyUsageFlags.digitalSignature,
-  'content commitment': x509.KeyUsageFlags.nonRepudiation,
-  'key encipherment': x509.KeyUsageFlags.keyEncipherment,
-  'key agreement': x509.KeyUsageFlags.keyAgreement,
-  'data encipherment': x509.KeyUsageFlags.dataEncipherment,
-  'cert sign': x509.KeyUsageFlags.keyCertSign,
-  'crl sign': x509.KeyUsageFlags.cRLSign,
-  'encipher only': x509.KeyUsageFlags.encipherOnly,
-  'decipher only': x509.KeyUsageFlags.decipherOnly,
-};
+/** Key usage names to their bits; a function so that @peculiar/x509 loads on first use. */
+function keyUsages(): Record<string, number> {
+  const flags = x509().KeyUsageFlags;
+  return {
+    signing: flags.digitalSignature,
+    'digital signature': flags.digitalSignature,
+    'content commitment': flags.nonRepudiation,
+    'key encipherment': flags.keyEncipherment,
+    'key agreement': flags.keyAgreement,
+    'data encipherment': flags.dataEncipherment,
+    'cert sign': flags.keyCertSign,
+    'crl sign': flags.cRLSign,
+    'encipher only': flags.encipherOnly,
+    'decipher only': flags.decipherOnly,
+  };
+}
 
 /** Extended key usages in Go's x509.ExtKeyUsage order, which kube sorts them by. */
 const EXT_KEY_USAGES: Array<[string[], string]> = [
@@ -69,14 +71,14 @@ function algorithmFor(key: ReturnType<typeof createPrivateKey>): { importAs: Rsa
 /** A CA certificate and its private key (PEM, any format Node reads), able to sign CSRs. */
 export class SigningAuthority {
   private constructor(
-    private readonly ca: x509.X509Certificate,
+    private readonly ca: X509.X509Certificate,
     private readonly key: CryptoKey,
     private readonly algorithm: Algorithm | EcdsaParams,
   ) {}
 
   /** Loads the CA; throws when the certificate or key cannot be read. */
   static async load(certPem: string, keyPem: string): Promise<SigningAuthority> {
-    const ca = new x509.X509Certificate(certPem);
+    const ca = new (x509().X509Certificate)(certPem);
     const nodeKey = createPrivateKey(keyPem);
     const { importAs, sign } = algorithmFor(nodeKey);
     const der = nodeKey.export({ format: 'der', type: 'pkcs8' });
@@ -85,12 +87,12 @@ export class SigningAuthority {
   }
 
   /** The PEM certificate for `csr` (PEM or DER request), valid for `durationMs` as kube bounds it. */
-  async sign(csr: x509.Pkcs10CertificateRequest, usages: readonly string[], durationMs: number, now = Date.now()): Promise<string> {
+  async sign(csr: X509.Pkcs10CertificateRequest, usages: readonly string[], durationMs: number, now = Date.now()): Promise<string> {
     let keyUsage = 0;
     const extended: string[] = [];
     const unrecognized: string[] = [];
     for (const u of usages) {
-      const flag = KEY_USAGES[u];
+      const flag = keyUsages()[u];
       if (flag !== undefined) keyUsage |= flag;
       else if (!EXT_KEY_USAGES.some(([names]) => names.includes(u))) unrecognized.push(u);
     }
@@ -103,19 +105,19 @@ export class SigningAuthority {
     if (notAfter >= caNotAfter) notAfter = caNotAfter;
     if (notBefore >= caNotAfter) throw new Error(`the signer has expired: NotAfter=${this.ca.notAfter.toISOString()}`);
 
-    const extensions: x509.Extension[] = [];
-    if (keyUsage !== 0) extensions.push(new x509.KeyUsagesExtension(keyUsage, true));
-    if (extended.length > 0) extensions.push(new x509.ExtendedKeyUsageExtension(extended));
-    extensions.push(new x509.BasicConstraintsExtension(false, undefined, true));
-    const ski = this.ca.getExtension(x509.SubjectKeyIdentifierExtension);
-    if (ski !== null) extensions.push(new x509.AuthorityKeyIdentifierExtension(ski.keyId));
+    const extensions: X509.Extension[] = [];
+    if (keyUsage !== 0) extensions.push(new (x509().KeyUsagesExtension)(keyUsage, true));
+    if (extended.length > 0) extensions.push(new (x509().ExtendedKeyUsageExtension)(extended));
+    extensions.push(new (x509().BasicConstraintsExtension)(false, undefined, true));
+    const ski = this.ca.getExtension(x509().SubjectKeyIdentifierExtension);
+    if (ski !== null) extensions.push(new (x509().AuthorityKeyIdentifierExtension)(ski.keyId));
     const san = subjectAltNames(csr);
-    if (san !== undefined) extensions.push(new x509.SubjectAlternativeNameExtension(san.names.toJSON(), csr.subject === ''));
+    if (san !== undefined) extensions.push(new (x509().SubjectAlternativeNameExtension)(san.names.toJSON(), csr.subject === ''));
 
     // A positive 128-bit serial number (the top bit clear), as kube draws one below 2^128.
     const serial = randomBytes(16);
     serial[0] &= 0x7f;
-    const cert = await x509.X509CertificateGenerator.create({
+    const cert = await x509().X509CertificateGenerator.create({
       serialNumber: serial.toString('hex'),
       subject: csr.subjectName,
       issuer: this.ca.subjectName,
@@ -131,8 +133,8 @@ export class SigningAuthority {
 }
 
 /** Parses a CSR's `spec.request` (base64 of PEM); throws kube's message when it is not one. */
-export function parseRequest(request: string): x509.Pkcs10CertificateRequest {
+export function parseRequest(request: string): X509.Pkcs10CertificateRequest {
   const pem = Buffer.from(request, 'base64').toString('latin1');
   if (!pem.includes('-----BEGIN CERTIFICATE REQUEST-----')) throw new Error('PEM block type must be CERTIFICATE REQUEST');
-  return new x509.Pkcs10CertificateRequest(pem);
+  return new (x509().Pkcs10CertificateRequest)(pem);
 }

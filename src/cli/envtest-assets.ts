@@ -1,5 +1,5 @@
 import { chmodSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { delimiter, join, resolve } from 'node:path';
+import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from './flags.js';
 
@@ -42,6 +42,15 @@ function kubectlOnPath(): string | undefined {
   return undefined;
 }
 
+/**
+ * The folder holding the entry `main.js` (dist/src): this module's own folder when it runs inside the
+ * bundle (which is main.js), its parent when it runs as tsc's dist/src/cli/envtest-assets.js.
+ */
+function compiledSourceDir(): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  return existsSync(join(here, 'main.js')) ? here : dirname(here);
+}
+
 /** What was written, for the command's summary. */
 export interface EnvtestAssets {
   dir: string;
@@ -54,8 +63,9 @@ export function writeEnvtestAssets(dir: string, capstanFlags: string[]): Envtest
   if (parsed.help) throw new Error('--help is not a flag to bake into kube-apiserver');
   const target = resolve(dir);
   mkdirSync(target, { recursive: true });
-  const main = fileURLToPath(new URL('../main.js', import.meta.url));
-  const etcd = fileURLToPath(new URL('../envtest/etcd-stand-in.js', import.meta.url));
+  const dist = compiledSourceDir();
+  const main = join(dist, 'main.js');
+  const etcd = join(dist, 'envtest', 'etcd-stand-in.js');
   writeExecutable(join(target, 'kube-apiserver'), [process.execPath, main, ...capstanFlags]);
   writeExecutable(join(target, 'etcd'), [process.execPath, etcd]);
   const kubectl = kubectlOnPath();

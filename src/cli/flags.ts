@@ -16,6 +16,7 @@ import { FLOW_CONTROL_FLAGS } from '../config/flowcontrol-flags.js';
 import { SIGNING_FLAGS } from '../config/signing-flags.js';
 import { AGGREGATOR_FLAGS } from '../config/aggregator-flags.js';
 import type { FlagSpec, FlagValue, ServerConfig } from '../config/server-config.js';
+import { boolFlag, listFlag } from '../config/flag-values.js';
 
 function int(name: string, v: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
   if (!/^\d+$/.test(v)) throw new Error(`invalid argument "${v}" for "--${name}" flag: must be an integer`);
@@ -32,12 +33,6 @@ function duration(name: string, v: string): number {
   }
 }
 
-function bool(name: string, v: string): boolean {
-  if (v === 'true') return true;
-  if (v === 'false') return false;
-  throw new Error(`invalid argument "${v}" for "--${name}" flag: must be true or false`);
-}
-
 /** Runs a flag value parser, reporting its failure as the flag's invalid argument. */
 function parsed<T>(name: string, v: string, parse: (text: string) => T): T {
   try {
@@ -45,13 +40,6 @@ function parsed<T>(name: string, v: string, parse: (text: string) => T): T {
   } catch (err) {
     throw new Error(`invalid argument "${v}" for "--${name}" flag: ${err instanceof Error ? err.message : String(err)}`);
   }
-}
-
-function list(v: string): string[] {
-  return v
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
 }
 
 /** kube's admission plugins that Capstan has or that kube runs by default, in kube's order. */
@@ -208,7 +196,7 @@ export const FLAGS: readonly FlagSpec[] = [
     default: 'true',
     help: 'With --storage=redis, serve lists from a per-process cache kept current by the change stream (false: read every list from Redis).',
     apply: (c, v) => {
-      c.watchCache = bool('watch-cache', v);
+      c.watchCache = boolFlag('watch-cache', v);
     },
   },
   {
@@ -263,7 +251,7 @@ export const FLAGS: readonly FlagSpec[] = [
     default: '',
     help: 'Comma-separated host:port seed nodes of a Redis Cluster.',
     apply: (c, v) => {
-      c.redisCluster = list(v);
+      c.redisCluster = listFlag(v);
     },
   },
   {
@@ -272,7 +260,7 @@ export const FLAGS: readonly FlagSpec[] = [
     default: '',
     help: 'Comma-separated host:port Sentinel addresses.',
     apply: (c, v) => {
-      c.redisSentinels = list(v);
+      c.redisSentinels = listFlag(v);
     },
   },
   {
@@ -376,7 +364,7 @@ export const FLAGS: readonly FlagSpec[] = [
       ').',
     values: () => KNOWN_CONTROLLER_NAMES.map((c) => ({ value: c.name, help: `${c.help} Alias${c.aliases.length > 1 ? 'es' : ''}: ${c.aliases.join(', ')}.` })),
     apply: (c, v) => {
-      const names = list(v);
+      const names = listFlag(v);
       parsed('controllers', v, () => validateControllerList(names));
       c.controllers = names;
     },
@@ -388,7 +376,7 @@ export const FLAGS: readonly FlagSpec[] = [
     help: 'Admission plugins to run besides kube-apiserver\'s defaults (comma-separated kube plugin names). Enabled plugins run in kube\'s order whatever the order here. Naming a plugin Capstan does not have stops the start (admission plugin "NAME" is not supported by Capstan).',
     values: admissionPluginValues,
     apply: (c, v) => {
-      c.enableAdmissionPlugins = list(v);
+      c.enableAdmissionPlugins = listFlag(v);
     },
   },
   {
@@ -397,7 +385,7 @@ export const FLAGS: readonly FlagSpec[] = [
     default: '',
     help: "Admission plugins to turn off, even if they are on by default (comma-separated kube plugin names; any of kube's names is accepted, also those Capstan does not have).",
     apply: (c, v) => {
-      c.disableAdmissionPlugins = list(v);
+      c.disableAdmissionPlugins = listFlag(v);
     },
   },
   {

@@ -73,47 +73,48 @@ export interface DrainingMessage {
   type: 'capstan:draining';
 }
 
-function record(value: unknown): Record<string, unknown> | undefined {
+// Any non-null object, arrays included (unlike the shared objectOrUndefined): only the fields read decide.
+function objectLikeOrUndefined(value: unknown): Record<string, unknown> | undefined {
   return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
 }
 
 export function isReadyMessage(value: unknown): value is ReadyMessage {
-  const m = record(value);
+  const m = objectLikeOrUndefined(value);
   return m?.type === 'capstan:ready' && typeof m.url === 'string' && typeof m.index === 'number';
 }
 
 export function isConnectionMessage(value: unknown): value is ConnectionMessage {
-  const m = record(value);
+  const m = objectLikeOrUndefined(value);
   return m?.type === 'capstan:connection' && typeof m.id === 'number';
 }
 
 export function isConnectionClaimMessage(value: unknown): value is ConnectionClaimMessage {
-  const m = record(value);
+  const m = objectLikeOrUndefined(value);
   return m?.type === 'capstan:connection-claim' && typeof m.id === 'number';
 }
 
 export function isConnectionGrantMessage(value: unknown): value is ConnectionGrantMessage {
-  const m = record(value);
+  const m = objectLikeOrUndefined(value);
   return m?.type === 'capstan:connection-grant' && typeof m.id === 'number' && typeof m.granted === 'boolean';
 }
 
 export function isConnectionRefusedMessage(value: unknown): value is ConnectionRefusedMessage {
-  const m = record(value);
+  const m = objectLikeOrUndefined(value);
   return m?.type === 'capstan:connection-refused' && typeof m.id === 'number';
 }
 
 export function isPingMessage(value: unknown): value is PingMessage {
-  return record(value)?.type === 'capstan:ping';
+  return objectLikeOrUndefined(value)?.type === 'capstan:ping';
 }
 
 /** Any message a worker sends about connections (each one shows its event loop is running). */
 export function isWorkerConnectionMessage(value: unknown): boolean {
-  const type = record(value)?.type;
+  const type = objectLikeOrUndefined(value)?.type;
   return type === 'capstan:connection-claim' || type === 'capstan:connection-refused' || type === 'capstan:draining' || type === 'capstan:pong';
 }
 
 export function isDrainingMessage(value: unknown): value is DrainingMessage {
-  return record(value)?.type === 'capstan:draining';
+  return objectLikeOrUndefined(value)?.type === 'capstan:draining';
 }
 
 /** The slot index of this worker process (0 outside a cluster or when unset). */

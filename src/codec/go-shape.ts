@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { schemaForKind, type SchemaNode } from '../schema/openapi-schema.js';
 import { schemaPath } from '../schema/schema-files.js';
 import type { Obj } from '../api/object-util.js';
+import { isObject } from '../api/values.js';
 
 /**
  * Puts a decoded built-in object in the shape kube-apiserver stores it, which is the shape Go's JSON
@@ -35,14 +36,10 @@ function shapeTable(): Map<string, Map<string, Code>> {
   return table;
 }
 
-function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function isZero(v: unknown): boolean {
   if (v === null || v === '' || v === false || v === 0) return true;
   if (Array.isArray(v)) return v.length === 0;
-  return isObj(v) && Object.keys(v).length === 0;
+  return isObject(v) && Object.keys(v).length === 0;
 }
 
 /** The zero value Go writes for a non-omitempty scalar of this schema. */
@@ -66,7 +63,7 @@ export function applyGoShape(value: unknown, schema: SchemaNode | undefined, dep
     for (const item of value) applyGoShape(item, items, depth + 1);
     return;
   }
-  if (!isObj(value)) return;
+  if (!isObject(value)) return;
   const codes = schema.definition === undefined ? undefined : shapeTable().get(schema.definition);
   if (codes !== undefined) {
     for (const [field, code] of codes) {
@@ -74,7 +71,7 @@ export function applyGoShape(value: unknown, schema: SchemaNode | undefined, dep
       if (code === 'z') {
         if (v !== undefined && isZero(v)) delete value[field];
       } else if (code === 's') {
-        if (!isObj(v)) value[field] = {};
+        if (!isObject(v)) value[field] = {};
       } else if (code === 'a') {
         if (v === undefined || v === null) value[field] = zeroOf(schema.property(field));
       } else if (v === undefined) {

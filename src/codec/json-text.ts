@@ -15,6 +15,7 @@
  */
 
 import { goQuote } from './go-quote.js';
+import { isObject } from '../api/values.js';
 
 /** Keys refused in every decoded body: assigning them to a plain object would reach its prototype. */
 export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
@@ -112,13 +113,9 @@ function childPath(parent: string, key: string): string {
   return parent === '' ? key : `${parent}.${key}`;
 }
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** Go's decoding of a repeated key: objects merge into the first occurrence, anything else replaces it. */
 function mergeRepeated(first: unknown, second: unknown): unknown {
-  if (!isPlainObject(first) || !isPlainObject(second)) return second;
+  if (!isObject(first) || !isObject(second)) return second;
   for (const k of Object.keys(second)) first[k] = mergeRepeated(first[k], second[k]);
   return first;
 }

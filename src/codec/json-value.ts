@@ -2,14 +2,10 @@
  * Small helpers over parsed JSON values shared by the patch engines. All of them treat their inputs as
  * immutable and never assign through a key that could reach `Object.prototype` (`__proto__`).
  */
+import { isObject } from '../api/values.js';
 
 /** A parsed JSON object. */
 export type JsonObject = Record<string, unknown>;
-
-/** True for a plain JSON object (not null, not an array). */
-export function isJsonObject(v: unknown): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** Sets an own enumerable property, also for keys such as `__proto__` that plain assignment would not create. */
 export function setOwn(obj: JsonObject, key: string, value: unknown): void {
@@ -44,7 +40,7 @@ function cloneAt<T>(v: T, depth: number): T {
     if (depth > MAX_WALK_DEPTH) throw new PatchDepthError();
     return v.map((x: unknown) => cloneAt(x, depth + 1)) as T;
   }
-  if (isJsonObject(v)) {
+  if (isObject(v)) {
     if (depth > MAX_WALK_DEPTH) throw new PatchDepthError();
     const out: JsonObject = {};
     for (const k of Object.keys(v)) setOwn(out, k, cloneAt(v[k], depth + 1));
@@ -65,8 +61,8 @@ function equalAt(a: unknown, b: unknown, depth: number): boolean {
     if (!Array.isArray(b) || a.length !== b.length) return false;
     return a.every((x, i) => equalAt(x, b[i], depth + 1));
   }
-  if (isJsonObject(a)) {
-    if (!isJsonObject(b)) return false;
+  if (isObject(a)) {
+    if (!isObject(b)) return false;
     const ka = Object.keys(a);
     if (ka.length !== Object.keys(b).length) return false;
     return ka.every((k) => hasOwn(b, k) && equalAt(a[k], b[k], depth + 1));
@@ -140,7 +136,7 @@ function goFloat(n: number): string {
 export function goFormat(v: unknown): string {
   if (v === null || v === undefined) return '<nil>';
   if (Array.isArray(v)) return `[${v.map(goFormat).join(' ')}]`;
-  if (isJsonObject(v)) {
+  if (isObject(v)) {
     const keys = Object.keys(v).sort();
     return `map[${keys.map((k) => `${k}:${goFormat(v[k])}`).join(' ')}]`;
   }

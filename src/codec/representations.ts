@@ -38,27 +38,45 @@ const defaultPrinter: TablePrinter = {
   },
 };
 
-/**
- * A Table for `objects`; `listMeta` carries the list's resourceVersion and continue token.
- * `printer` is the type's printer (its strategy's); types without one get the default Name/Created At table.
- */
-export function toTable(objects: Obj[], listMeta: Obj, includeObject: IncludeObject = 'Metadata', printer?: TablePrinter, options: TableOptions = {}): Obj {
+/** A Table in parts: its fields before `rows`, and the rows' objects with how each becomes its row. */
+export interface TableParts {
+  head: Obj;
+  /** The objects in the order of their rows. */
+  ordered: Obj[];
+  row: (obj: Obj) => Obj;
+}
+
+/** The parts of `toTable` (for a Table written row by row); the same arguments and meaning. */
+export function tableParts(
+  objects: Obj[],
+  listMeta: Obj,
+  includeObject: IncludeObject = 'Metadata',
+  printer?: TablePrinter,
+  options: TableOptions = {},
+): TableParts {
   const p = printer ?? defaultPrinter;
   const now = options.now ?? Date.now();
   const ordered = p.sort ? p.sort(objects) : objects;
   const columns: TableColumn[] | null = options.noHeaders ? null : p.columns;
   return {
-    kind: 'Table',
-    apiVersion: 'meta.k8s.io/v1',
-    metadata: listMeta,
-    columnDefinitions: columns,
-    rows: ordered.map((o) => {
+    head: { kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata: listMeta, columnDefinitions: columns },
+    ordered,
+    row: (o) => {
       const printed = p.row(o, now);
       const row: Obj = { cells: printed.cells };
       if (printed.conditions) row.conditions = printed.conditions;
       if (includeObject === 'Object') row.object = o;
       else if (includeObject === 'Metadata') row.object = toPartialObjectMetadata(o);
       return row;
-    }),
+    },
   };
+}
+
+/**
+ * A Table for `objects`; `listMeta` carries the list's resourceVersion and continue token.
+ * `printer` is the type's printer (its strategy's); types without one get the default Name/Created At table.
+ */
+export function toTable(objects: Obj[], listMeta: Obj, includeObject: IncludeObject = 'Metadata', printer?: TablePrinter, options: TableOptions = {}): Obj {
+  const parts = tableParts(objects, listMeta, includeObject, printer, options);
+  return { ...parts.head, rows: parts.ordered.map(parts.row) };
 }

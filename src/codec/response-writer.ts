@@ -4,10 +4,12 @@ import { asApiError, WriteTimeoutError, type ApiError } from '../api/errors.js';
 import { RouteNotAcceptableError, type OutputFormat } from './negotiation.js';
 import { encodeCborDocument, encodeCborJson, writeCborList } from './cbor/cbor-response.js';
 import { parseAccept } from './media-type.js';
-import { toPartialObjectMetadata, toTable, type IncludeObject } from './representations.js';
+import { tableParts, toPartialObjectMetadata, toTable, type IncludeObject } from './representations.js';
 import { encodeProtobufObject, ProtobufListEncoder, ProtobufUnsupportedError, type ItemView } from './protobuf/protobuf-codec.js';
-import { toYaml } from './yaml-writer.js';
+import { toYaml, yamlPieces } from './yaml-writer.js';
 import { recorderOf } from './exchange-recorder.js';
+import { BODY_CHUNK_BYTES, ITEMS_PER_TURN, Pacer } from './paced-writes.js';
+import { writeJsonArrayBody, type JsonArrayBody } from './json-array-body.js';
 import type { Obj } from '../api/object-util.js';
 
 /** Sends `value` as Protobuf; false (nothing sent) when its kind has no protobuf message. */
@@ -88,30 +90,15 @@ function auditedList(envelope: ListEnvelope, items: string[]): Obj {
   return { kind: envelope.kind, apiVersion: envelope.apiVersion, metadata: envelope.metadata, items: objects };
 }
 
-/** Resolves true when the response can take more data, false when the client went away. */
-function drained(res: Response): Promise<boolean> {
-  return new Promise((resolve) => {
-    const onDrain = (): void => {
-      res.off('close', onClose);
-      resolve(true);
-    };
-    const onClose = (): void => {
-      res.off('drain', onDrain);
-      resolve(false);
-    };
-    res.once('drain', onDrain);
-    res.once('close', onClose);
-  });
-}
-
 const METADATA_VIEW: ItemView = { name: 'PartialObjectMetadata', project: toPartialObjectMetadata };
 
 /**
  * Writes a protobuf list item by item (see ProtobufListEncoder): each stored item is parsed and
- * encoded in turn (or copied from the encoded-item cache), then the body is sent in chunks, waiting for the socket to drain. False (nothing
- * sent) when the list kind has no protobuf message.
+ * encoded in turn (or copied from the encoded-item cache), `pacer` giving the event loop its turns,
+ * then the body is sent in pieces (see paced-writes.ts). False (nothing sent) when the list kind has
+ * no protobuf message.
  */
-async function writeProtobufList(res: Response, envelope: ListEnvelope, items: string[], format: OutputFormat): Promise<boolean> {
+async function writeProtobufList(res: Response, envelope: ListEnvelope, items: string[], format: OutputFormat, pacer: Pacer): Promise<boolean> {
   const metadataOnly = format.representation === 'PartialObjectMetadataList';
   let encoder: ProtobufListEncoder;
   try {
@@ -123,10 +110,19 @@ async function writeProtobufList(res: Response, envelope: ListEnvelope, items: s
     throw err;
   }
   const view = metadataOnly ? METADATA_VIEW : undefined;
-  for (const item of items) encoder.addStored(item, view);
+  for (let i = 0; i < items.length; i++) {
+    await pacer.turnAt(i);
+    encoder.addStored(items[i], view);
+  }
   res.setHeader('Content-Type', format.contentType);
-  for (const chunk of encoder.chunks()) {
-    if (!res.write(chunk) && !(await drained(res))) return true;
+  const pieces = [...encoder.chunks()];
+  if (pieces.length <= 3) {
+    // A small list: one write.
+    res.end(pieces.length === 1 ? pieces[0] : Buffer.concat(pieces));
+    return true;
+  }
+  for (const piece of pieces) {
+    if (!(await pacer.write(res, piece))) return true;
   }
   res.end();
   return true;
@@ -141,8 +137,10 @@ export interface ListEnvelope {
 }
 
 /**
- * Writes a collection. Plain JSON is streamed in chunks from the stored JSON texts, waiting for the
- * socket to drain, so memory per request stays bounded by one chunk whatever the collection size.
+ * Writes a collection. Plain JSON is streamed in pieces from the stored JSON texts; every other
+ * form is built item by item; large bodies are written in pieces with the event loop served between
+ * them (see paced-writes.ts), so memory per request stays bounded by one piece and other requests
+ * are answered meanwhile, whatever the collection size.
  */
 export async function writeList(
   res: Response,
@@ -155,15 +153,15 @@ export async function writeList(
   res.status(200);
   res.setHeader('Content-Type', format.contentType);
   const typed = envelope.typedItems === true;
+  const pacer = new Pacer();
   if (format.representation === 'object' && format.encoding === 'json' && !format.pretty) {
     const head = `{"kind":${JSON.stringify(envelope.kind)},"apiVersion":${JSON.stringify(envelope.apiVersion)},"metadata":${JSON.stringify(envelope.metadata)},"items":[`;
     let chunk = head;
     for (let i = 0; i < items.length; i++) {
       const item = typed ? items[i] : withoutTypeMeta(items[i]);
       chunk += i === 0 ? item : `,${item}`;
-      if (chunk.length >= 64 * 1024) {
-        // Respect backpressure so a slow client holds at most one chunk plus the socket's buffer.
-        if (!res.write(chunk) && !(await drained(res))) return;
+      if (chunk.length >= BODY_CHUNK_BYTES) {
+        if (!(await pacer.write(res, chunk))) return;
         chunk = '';
       }
     }
@@ -172,22 +170,52 @@ export async function writeList(
   }
   if (format.encoding === 'cbor') {
     const { kind, apiVersion, metadata } = envelope;
-    await writeCborList(res, { kind, apiVersion, metadata }, items, format.representation === 'PartialObjectMetadataList', () => drained(res), typed);
+    await writeCborList(
+      res,
+      { kind, apiVersion, metadata },
+      items,
+      format.representation === 'PartialObjectMetadataList',
+      (piece) => pacer.write(res, piece),
+      typed,
+    );
     return;
   }
   if (format.encoding === 'protobuf') {
-    if (await writeProtobufList(res, envelope, items, format)) return;
+    if (await writeProtobufList(res, envelope, items, format, pacer)) return;
     format = asJson(format);
     res.setHeader('Content-Type', format.contentType);
   }
-  const objects = items.map((i) => JSON.parse(i) as Obj);
-  let out: unknown;
-  if (format.representation === 'Table') out = toTable(objects, envelope.metadata, includeObject, format.printer);
-  else if (format.representation === 'PartialObjectMetadataList') {
-    out = { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: envelope.metadata, items: objects.map(toPartialObjectMetadata) };
-  } else
-    out = { kind: envelope.kind, apiVersion: envelope.apiVersion, metadata: envelope.metadata, items: typed ? objects : objects.map(objectWithoutTypeMeta) };
-  res.end(encode(out, format));
+  const objects = await pacer.map(items, (i) => JSON.parse(i) as Obj);
+  let body: JsonArrayBody;
+  if (format.representation === 'Table') {
+    const table = tableParts(objects, envelope.metadata, includeObject, format.printer);
+    body = { head: table.head, key: 'rows', count: table.ordered.length, element: (i) => table.row(table.ordered[i]), pretty: format.pretty };
+  } else if (format.representation === 'PartialObjectMetadataList') {
+    const head = { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: envelope.metadata };
+    body = { head, key: 'items', count: objects.length, element: (i) => toPartialObjectMetadata(objects[i]), pretty: format.pretty };
+  } else {
+    const head = { kind: envelope.kind, apiVersion: envelope.apiVersion, metadata: envelope.metadata };
+    body = { head, key: 'items', count: objects.length, element: (i) => (typed ? objects[i] : objectWithoutTypeMeta(objects[i])), pretty: format.pretty };
+  }
+  if (format.encoding === 'yaml') await writeYamlArrayBody(res, body, pacer);
+  else await writeJsonArrayBody(res, body, pacer);
+}
+
+/** A list as YAML: short ones in one write, others in pieces (see paced-writes.ts). */
+async function writeYamlArrayBody(res: Response, body: JsonArrayBody, pacer: Pacer): Promise<void> {
+  if (body.count <= ITEMS_PER_TURN) {
+    const elements: unknown[] = [];
+    for (let i = 0; i < body.count; i++) elements.push(body.element(i));
+    res.end(toYaml({ ...body.head, [body.key]: elements }));
+    return;
+  }
+  // Each piece is written when the next is made, so a body of one piece is still one write.
+  let pending: string | undefined;
+  for (const piece of yamlPieces(body.head, body.key, body.count, (i) => body.element(i), BODY_CHUNK_BYTES)) {
+    if (pending !== undefined && !(await pacer.write(res, pending))) return;
+    pending = piece;
+  }
+  res.end(pending);
 }
 
 /** Writes an error as a `Status` object with its headers; logs real server faults. */

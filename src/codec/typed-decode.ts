@@ -7,6 +7,7 @@ import { kindValidator } from './kind-validators.js';
 import type { SchemaNode } from '../schema/openapi-schema.js';
 import { CBOR_TEXT_STRING } from './cbor/cbor-decoder.js';
 import type { Obj } from '../api/object-util.js';
+import { isObject } from '../api/values.js';
 
 /**
  * Decoding a JSON value "into the kind", as kube-apiserver's typed decoder does with Go structs: every
@@ -82,10 +83,6 @@ function jsonKind(v: unknown): string {
     default:
       return 'object';
   }
-}
-
-function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function intRange(format: string | undefined): [number, number] {
@@ -253,7 +250,7 @@ class Decoder {
       case 'map':
       case 'struct': {
         const values = schema.propertyNames().length === 0 ? schema.additionalProperties() : undefined;
-        if (!isObj(v)) {
+        if (!isObject(v)) {
           this.shapeMismatch(ctx, v, schema, values ? 'map' : 'struct', textLiteral);
           return;
         }

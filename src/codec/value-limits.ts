@@ -1,4 +1,5 @@
 import { FORBIDDEN_KEYS, ForbiddenKeyError } from './json-text.js';
+import { isObject } from '../api/values.js';
 
 /** A decoded value nested deeper than the limit allows. */
 export class NestingDepthError extends Error {
@@ -6,10 +7,6 @@ export class NestingDepthError extends Error {
     super(`exceeded max depth of ${maxDepth}`);
     this.name = 'NestingDepthError';
   }
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /**

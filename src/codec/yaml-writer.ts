@@ -1,5 +1,6 @@
 import { goFormat } from './json-value.js';
 import type { Obj } from '../api/object-util.js';
+import { isObject } from '../api/values.js';
 
 /**
  * YAML output, byte for byte as kube-apiserver writes it (sigs.k8s.io/yaml over go-yaml v2's emitter):
@@ -23,10 +24,6 @@ const enum Style {
   Single,
   Double,
   Literal,
-}
-
-function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function isBreak(c: number): boolean {
@@ -329,7 +326,7 @@ class Emitter {
     if (typeof v === 'number') return this.scalar(numberText(v), Style.Plain, simpleKey);
     if (typeof v === 'string') return this.string(v, simpleKey);
     if (Array.isArray(v)) return this.sequence(v, inMapping);
-    if (isObj(v)) return this.mapping(v);
+    if (isObject(v)) return this.mapping(v);
     // No JSON value is left; a bigint prints as its digits, anything else as JSON's null.
     return this.scalar(typeof v === 'bigint' ? v.toString() : 'null', Style.Plain, simpleKey);
   }
@@ -452,20 +449,25 @@ class Emitter {
     }
     this.increaseIndent(false, false);
     for (const k of keys) {
-      this.writeIndent();
-      const simple = Buffer.byteLength(k) <= MAX_SIMPLE_KEY_BYTES && !k.includes('\n');
-      if (simple) {
-        this.node(k, false, true);
-        this.indicator(':', false, false, false);
-      } else {
-        this.indicator('?', true, false, true);
-        this.node(k, false);
-        this.writeIndent();
-        this.indicator(':', true, false, true);
-      }
+      this.mappingKey(k);
       this.node(obj[k], true);
     }
     this.decreaseIndent();
+  }
+
+  /** A mapping's key and its `:`, before its value. */
+  private mappingKey(k: string): void {
+    this.writeIndent();
+    const simple = Buffer.byteLength(k) <= MAX_SIMPLE_KEY_BYTES && !k.includes('\n');
+    if (simple) {
+      this.node(k, false, true);
+      this.indicator(':', false, false, false);
+    } else {
+      this.indicator('?', true, false, true);
+      this.node(k, false);
+      this.writeIndent();
+      this.indicator(':', true, false, true);
+    }
   }
 
   private sequence(items: unknown[], inMapping: boolean): void {
@@ -474,10 +476,45 @@ class Emitter {
       return;
     }
     this.increaseIndent(false, inMapping && !this.indention);
-    for (const item of items) {
-      this.writeIndent();
-      this.indicator('-', true, false, true);
-      this.node(item, false);
+    for (const item of items) this.sequenceItem(item);
+    this.decreaseIndent();
+  }
+
+  private sequenceItem(item: unknown): void {
+    this.writeIndent();
+    this.indicator('-', true, false, true);
+    this.node(item, false);
+  }
+
+  /** The text written since the last call (the emitter's state stays: more may follow). */
+  take(): string {
+    const out = this.out;
+    this.out = '';
+    return out;
+  }
+
+  /**
+   * `node(obj)` for a mapping whose field `key` is a sequence of `count` elements, made when they are
+   * written; yields the text so far each time it reaches `pieceLength`.
+   */
+  *mappingWithSequence(obj: Obj, key: string, count: number, element: (i: number) => unknown, pieceLength: number): Generator<string> {
+    this.increaseIndent(false, false);
+    for (const k of sortedKeys({ ...obj, [key]: null })) {
+      this.mappingKey(k);
+      if (k !== key) {
+        this.node(obj[k], true);
+        continue;
+      }
+      if (count === 0) {
+        this.sequence([], true);
+        continue;
+      }
+      this.increaseIndent(false, !this.indention);
+      for (let i = 0; i < count; i++) {
+        this.sequenceItem(element(i));
+        if (this.out.length >= pieceLength) yield this.take();
+      }
+      this.decreaseIndent();
     }
     this.decreaseIndent();
   }
@@ -528,4 +565,14 @@ export function toYaml(value: unknown): string {
   const e = new Emitter();
   e.node(value, false);
   return e.finish();
+}
+
+/**
+ * `toYaml({...head, [key]: elements})` in pieces of about `pieceLength` characters, the elements
+ * made as they are written (for large lists written piece by piece).
+ */
+export function* yamlPieces(head: Obj, key: string, count: number, element: (i: number) => unknown, pieceLength: number): Generator<string> {
+  const e = new Emitter();
+  yield* e.mappingWithSequence(head, key, count, element, pieceLength);
+  yield e.finish();
 }

@@ -1,10 +1,5 @@
 import type { FlagSpec } from './server-config.js';
-
-function bool(name: string, v: string): boolean {
-  if (v === 'true') return true;
-  if (v === 'false') return false;
-  throw new Error(`invalid argument "${v}" for "--${name}" flag: must be true or false`);
-}
+import { boolFlag } from './flag-values.js';
 
 /** The aggregator flags, with kube-apiserver's names and defaults. */
 export const AGGREGATOR_FLAGS: FlagSpec[] = [
@@ -32,7 +27,7 @@ export const AGGREGATOR_FLAGS: FlagSpec[] = [
     default: 'false',
     help: "Turns on aggregator routing requests to endpoints IP rather than cluster IP (Capstan reaches a cluster IP through the Service's endpoints either way; see docs/aggregation.md).",
     apply: (c, v) => {
-      c.enableAggregatorRouting = bool('enable-aggregator-routing', v);
+      c.enableAggregatorRouting = boolFlag('enable-aggregator-routing', v);
     },
   },
   {
@@ -41,7 +36,7 @@ export const AGGREGATOR_FLAGS: FlagSpec[] = [
     default: 'true',
     help: 'Aggregator reject forwarding redirect response back to client.',
     apply: (c, v) => {
-      c.aggregatorRejectForwardingRedirect = bool('aggregator-reject-forwarding-redirect', v);
+      c.aggregatorRejectForwardingRedirect = boolFlag('aggregator-reject-forwarding-redirect', v);
     },
   },
 ];

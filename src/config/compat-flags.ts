@@ -1,3 +1,4 @@
+import { boolFlag } from './flag-values.js';
 import type { FlagSpec } from './server-config.js';
 
 /**
@@ -13,10 +14,6 @@ function ignored(name: string, help: string): FlagSpec {
   return { name, group: 'compatibility', default: '', help, apply: () => undefined };
 }
 
-function boolChecked(name: string, v: string): void {
-  if (v !== 'true' && v !== 'false') throw new Error(`invalid argument "${v}" for "--${name}" flag: must be true or false`);
-}
-
 const ETCD = 'Ignored: Capstan keeps objects in its embedded store or Redis (--storage), not etcd.';
 
 export const COMPAT_FLAGS: FlagSpec[] = [
@@ -26,7 +23,7 @@ export const COMPAT_FLAGS: FlagSpec[] = [
     default: 'true',
     help: "Accepted for kube-apiserver compatibility (envtest passes true). Capstan admits privileged containers whatever the value: it does not enforce kube's --allow-privileged=false.",
     apply: (_c, v) => {
-      boolChecked('allow-privileged', v);
+      boolFlag('allow-privileged', v);
     },
   },
   ignored('etcd-servers', `Comma-separated etcd URLs. ${ETCD}`),

@@ -1,4 +1,5 @@
 import type { FlagSpec, FlowControlConfig } from './server-config.js';
+import { parseDuration } from './duration.js';
 
 /** kube's strconv.Atoi message, then its negative-value refusal. */
 function inflight(name: string, v: string): number {
@@ -6,6 +7,19 @@ function inflight(name: string, v: string): number {
   const n = Number(v);
   if (n < 0) throw new Error(`--${name} can not be negative value`);
   return n;
+}
+
+/** A Go duration; kube refuses a negative one after parsing it. */
+function requestTimeout(v: string): number {
+  const negative = v.startsWith('-');
+  let ms: number;
+  try {
+    ms = parseDuration(negative ? v.slice(1) : v);
+  } catch (err) {
+    throw new Error(`invalid argument "${v}" for "--request-timeout" flag: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
+  if (negative && ms > 0) throw new Error('--request-timeout can not be negative value');
+  return ms;
 }
 
 /** The flow control flags, with kube-apiserver's names, defaults, help and refusals. */
@@ -30,6 +44,15 @@ export const FLOW_CONTROL_FLAGS: FlagSpec[] = [
       '--enable-priority-and-fairness is true. Otherwise, this flag limits the maximum number of mutating requests in flight, or a zero value disables the limit completely. With --workers N each worker gets 1/N of it (rounded up).',
     apply: (c, v) => {
       c.maxMutatingRequestsInflight = inflight('max-mutating-requests-inflight', v);
+    },
+  },
+  {
+    name: 'request-timeout',
+    group: 'flowcontrol',
+    default: '1m0s',
+    help: 'An optional field indicating the duration a handler must keep a request open before timing it out. This is the default request timeout for requests but may be overridden by flags such as --min-request-timeout for specific types of requests.',
+    apply: (c, v) => {
+      c.requestTimeoutMs = requestTimeout(v);
     },
   },
   {

@@ -180,4 +180,9 @@ export interface FlowControlConfig {
   maxMutatingRequestsInflight: number;
   /** `--enable-priority-and-fairness`: classify and queue by FlowSchemas and priority levels instead of the two limits. */
   enablePriorityAndFairness: boolean;
+  /**
+   * `--request-timeout` (ms): a request that is not long-running and has not completed by then is
+   * answered 504; an APF queue holds a request at most a quarter of it.
+   */
+  requestTimeoutMs: number;
 }

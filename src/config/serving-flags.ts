@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { parseDuration } from './duration.js';
 import type { FlagSpec, ServingConfig } from './server-config.js';
+import { listFlag } from './flag-values.js';
 
 function port(name: string, v: string): number {
   if (!/^\d+$/.test(v) || Number(v) > 65535) throw new Error(`invalid argument "${v}" for "--${name}" flag: must be a port between 0 and 65535`);
@@ -9,13 +10,6 @@ function port(name: string, v: string): number {
 
 function isLoopback(address: string): boolean {
   return (isIP(address) === 4 && address.startsWith('127.')) || address === '::1';
-}
-
-function list(v: string): string[] {
-  return v
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
 }
 
 /** A repeatable flag (kube's stringArray): every occurrence adds to the list. */
@@ -194,7 +188,7 @@ export const SERVING_FLAGS: FlagSpec[] = [
     default: '',
     help: 'Comma-separated audiences a token must carry one of (default: the service account issuers).',
     apply: (c, v) => {
-      c.apiAudiences = list(v);
+      c.apiAudiences = listFlag(v);
     },
   },
   {
@@ -212,7 +206,7 @@ export const SERVING_FLAGS: FlagSpec[] = [
     default: '',
     help: 'Common names allowed for front-proxy client certificates (empty: any signed by the requestheader CA).',
     apply: (c, v) => {
-      c.requestheaderAllowedNames = list(v);
+      c.requestheaderAllowedNames = listFlag(v);
     },
   },
   {
@@ -221,7 +215,7 @@ export const SERVING_FLAGS: FlagSpec[] = [
     default: '',
     help: 'Request headers carrying the user name (X-Remote-User is common); the first non-empty one is used.',
     apply: (c, v) => {
-      c.requestheaderUsernameHeaders = list(v);
+      c.requestheaderUsernameHeaders = listFlag(v);
     },
   },
   {
@@ -230,7 +224,7 @@ export const SERVING_FLAGS: FlagSpec[] = [
     default: '',
     help: 'Request headers carrying the user UID (X-Remote-Uid is common).',
     apply: (c, v) => {
-      c.requestheaderUidHeaders = list(v);
+      c.requestheaderUidHeaders = listFlag(v);
     },
   },
   {
@@ -239,7 +233,7 @@ export const SERVING_FLAGS: FlagSpec[] = [
     default: '',
     help: 'Request headers carrying groups, every value (X-Remote-Group is common).',
     apply: (c, v) => {
-      c.requestheaderGroupHeaders = list(v);
+      c.requestheaderGroupHeaders = listFlag(v);
     },
   },
   {
@@ -248,7 +242,7 @@ export const SERVING_FLAGS: FlagSpec[] = [
     default: '',
     help: 'Prefixes of request headers carrying extra user attributes (X-Remote-Extra- is common).',
     apply: (c, v) => {
-      c.requestheaderExtraHeadersPrefix = list(v);
+      c.requestheaderExtraHeadersPrefix = listFlag(v);
     },
   },
 ];

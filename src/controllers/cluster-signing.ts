@@ -9,7 +9,7 @@ import { SigningAuthority } from '../certificates/signing-authority.js';
  * The CSR signing controller's CA: `--cluster-signing-cert-file`/`--cluster-signing-key-file` (both
  * or neither), else the --cert-dir CA that client certificates are always verified against (so the
  * certificates it signs authenticate); undefined without either (plain HTTP only). Files are read
- * each time the controller starts leading.
+ * when a term as leader first signs (so that start-up does not load the X.509 code).
  */
 export function clusterSigningConfig(config: ServerConfig, serving: ServingSetup | undefined): SigningConfig | undefined {
   const { clusterSigningCertFile: certFile, clusterSigningKeyFile: keyFile } = config;

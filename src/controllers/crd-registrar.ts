@@ -6,12 +6,10 @@ import { apiVersionOf, storageTypeOf, type ResourceInfo } from '../api/resource-
 import { type ChangeEvent } from '../storage/storage.js';
 import { makeTarget, type ServerContext } from '../rest/server-context.js';
 import { setStatusCondition } from '../crd/crd-status.js';
-import { setCustomSchema } from '../crd/cr-schemas.js';
-import { setWebhookConversion, webhookConversionOfCrd } from '../conversion/webhook-conversion.js';
+import { webhookConversionOfCrd } from '../conversion/webhook-conversion.js';
 import { StorageServiceResolver, WebhookClient } from '../webhook/webhook-client.js';
 import { CLEANUP_FINALIZER, compareKubeVersions, crdModelOf, storageVersionName, type CrdModel } from '../crd/crd-model.js';
 import { buildV3Document, groupPathsByV3Key } from '../openapi/openapi-v3-convert.js';
-import { isJsonObject } from '../openapi/json-value.js';
 import { crdOpenApiContribution, crdV3KindSchema, definitionName } from '../openapi/crd-openapi.js';
 import { resourceInfoOf, servedResources } from '../crd/crd-resources.js';
 import {
@@ -57,9 +55,11 @@ interface Known {
  * The CRD controllers of one server process. It lists and watches CustomResourceDefinitions through
  * the Storage interface (from the change stream, listing again after the stream is lost) and:
  *
- * - serves every served version of each established CRD in the process's registry under its accepted
- *   names, with its Table columns, Scale paths and OpenAPI paths, and stops serving what is no longer
- *   there (a CRD's resources stay served until the CRD itself is gone, so its finalizer can delete them);
+ * - serves every served version of each established CRD in the process's catalogue under its accepted
+ *   names, with its Table columns, Scale paths and OpenAPI paths, records each version's schema and
+ *   the CRD's conversion webhook on the catalogue (`catalog.customResources`), and stops serving what
+ *   is no longer there (a CRD's resources stay served until the CRD itself is gone, so its finalizer
+ *   can delete them);
  * - writes the status kube's naming and establishing controllers write (`acceptedNames`,
  *   `NamesAccepted`, `Established`) and adds the `customresourcecleanup.apiextensions.k8s.io`
  *   finalizer, with compare-and-swap: processes that race lose with a conflict and converge on the
@@ -185,7 +185,7 @@ export class CrdRegistrar {
     for (const [other, k] of this.known) if (crdModelOf(k.obj).group === group) this.enqueue(other);
   }
 
-  /** Makes the registry, printers, scales and OpenAPI show exactly what the stored CRD serves. */
+  /** Makes the catalogue (with its custom resource facts), printers, scales and OpenAPI show exactly what the stored CRD serves. */
   private serve(known: Known): void {
     const crd = crdModelOf(known.obj);
     const names = acceptedNamesOf(known.obj);
@@ -198,11 +198,11 @@ export class CrdRegistrar {
       if (current === undefined || JSON.stringify(current) !== JSON.stringify(info)) catalog.add(info);
       const apiVersion = apiVersionOf(info.group, info.version);
       const version = crd.versions.find((v) => v.name === info.version);
-      setCustomSchema(apiVersion, info.kind, { cacheKey: `${crd.uid}/${known.resourceVersion}/${info.version}`, schema: version?.schema });
+      catalog.customResources.setSchema(apiVersion, info.kind, { cacheKey: `${crd.uid}/${known.resourceVersion}/${info.version}`, schema: version?.schema });
     }
     if (desired.length > 0) {
       this.conversionClient ??= new WebhookClient(new StorageServiceResolver(this.server.storage));
-      setWebhookConversion(crd.group, names.kind, webhookConversionOfCrd(known.obj, this.conversionClient));
+      catalog.customResources.setConversion(crd.group, names.kind, webhookConversionOfCrd(known.obj, this.conversionClient));
     }
     if (desired.length > 0) catalog.sortVersions(crd.group, compareKubeVersions);
     known.served = desired;
@@ -260,8 +260,8 @@ export class CrdRegistrar {
       const paths = keys.get(key);
       if (paths === undefined) continue;
       const doc = buildV3Document(openapi.v2Document(), paths);
-      const components = isJsonObject(doc.components) ? doc.components : {};
-      const schemas = isJsonObject(components.schemas) ? components.schemas : {};
+      const components = isObject(doc.components) ? doc.components : {};
+      const schemas = isObject(components.schemas) ? components.schemas : {};
       for (const k of crds) {
         const crd = crdModelOf(k.obj);
         const names = acceptedNamesOf(k.obj);
@@ -281,9 +281,9 @@ export class CrdRegistrar {
       const current = this.server.catalog.get(info.group, info.version, info.resource);
       // Another CRD may have taken the path over; only what this one added is removed.
       if (current !== undefined && current.kind === info.kind && current.custom === true) this.server.catalog.remove(info.group, info.version, info.resource);
-      const apiVersion = apiVersionOf(info.group, info.version);
-      setCustomSchema(apiVersion, info.kind, undefined);
-      if (desired.length === 0) setWebhookConversion(info.group, info.kind, undefined);
+      const facts = this.server.catalog.customResources;
+      facts.setSchema(apiVersionOf(info.group, info.version), info.kind, undefined);
+      if (desired.length === 0) facts.setConversion(info.group, info.kind, undefined);
     }
   }
 

@@ -53,7 +53,8 @@ export class CsrSigningController {
   private readonly abort = new AbortController();
   private readonly csrs: WatchedCollection;
   private readonly queue: WorkQueue<string>;
-  private authority: SigningAuthority | undefined;
+  /** The CA, read when this term first signs (not when it starts leading: that would load X.509 code at start-up). */
+  private authority: Promise<SigningAuthority> | undefined;
 
   constructor(
     private readonly storage: Storage,
@@ -69,7 +70,7 @@ export class CsrSigningController {
   /** Signs what is pending, then follows changes until `signal` aborts. */
   async run(signal: AbortSignal): Promise<void> {
     signal.addEventListener('abort', () => this.abort.abort(), { once: true });
-    this.authority = await this.config.authority();
+    this.authority = undefined;
     await this.csrs.start();
     await this.queue.run(1, this.abort.signal);
   }
@@ -85,7 +86,7 @@ export class CsrSigningController {
 
   private async sync(key: string): Promise<WorkOutcome> {
     const stored = await this.storage.get(CSR_TYPE, key);
-    if (stored === undefined || this.authority === undefined) return 'done';
+    if (stored === undefined) return 'done';
     const csr = JSON.parse(stored.json) as Obj;
     if (!needsSigning(csr)) return 'done';
     const spec = isObject(csr.spec) ? csr.spec : {};
@@ -109,7 +110,15 @@ export class CsrSigningController {
       ];
     } else {
       const expiration = typeof spec.expirationSeconds === 'number' ? spec.expirationSeconds : undefined;
-      const pem = await this.authority.sign(request, usages, signingDuration(expiration, this.config.maxDurationMs));
+      let authority: SigningAuthority;
+      try {
+        authority = await (this.authority ??= this.config.authority());
+      } catch (err) {
+        // Read again for the next CSR; the queue reports this one's error.
+        this.authority = undefined;
+        throw err;
+      }
+      const pem = await authority.sign(request, usages, signingDuration(expiration, this.config.maxDurationMs));
       status.certificate = Buffer.from(pem).toString('base64');
     }
     csr.status = status;

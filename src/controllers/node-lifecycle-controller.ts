@@ -12,7 +12,7 @@ import type { Obj } from '../api/object-util.js';
 import { logger } from '../logging/logger.js';
 import { reconciledTaints } from '../nodes/node-condition-taints.js';
 import { type Storage } from '../storage/storage.js';
-import { obj } from '../validation/value-access.js';
+import { asObject } from '../api/values.js';
 import { WatchedCollection } from '../storage/watched-collection.js';
 import { WorkQueue, type WorkOutcome } from './work-queue.js';
 import { StorageError } from '../api/storage-error.js';
@@ -51,7 +51,7 @@ export class NodeLifecycleController {
     const node = JSON.parse(stored.json) as Obj;
     const taints = reconciledTaints(node);
     if (taints === undefined) return 'done';
-    const spec = obj(node.spec);
+    const spec = asObject(node.spec);
     if (taints.length === 0) delete spec.taints;
     else spec.taints = taints;
     node.spec = spec;

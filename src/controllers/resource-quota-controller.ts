@@ -3,7 +3,7 @@ import { logger } from '../logging/logger.js';
 import { DEVICE_CLASSES, DEVICES_PER_CLASS_SUFFIX, deviceClassIndex, evaluatorFor, needsDeviceClasses, quotaScopes } from '../quota/quota-evaluators.js';
 import { addLists, listsEqual, maskList, resourceListObject, resourceListOf, type ResourceList } from '../quota/resource-list.js';
 import { type Storage } from '../storage/storage.js';
-import { obj } from '../validation/value-access.js';
+import { asObject } from '../api/values.js';
 import { WatchedCollection, type CollectionChange } from '../storage/watched-collection.js';
 import { WorkQueue, type WorkOutcome } from './work-queue.js';
 import { StorageError } from '../api/storage-error.js';
@@ -100,12 +100,12 @@ export class ResourceQuotaController {
       return;
     }
     this.quotaKeys.add(c.key);
-    for (const name of resourceListOf(obj(c.current.spec).hard).keys()) {
+    for (const name of resourceListOf(asObject(c.current.spec).hard).keys()) {
       for (const counted of countedKinds(name)) if (counted.type !== QUOTAS) this.follow(counted.type);
     }
-    const spec = resourceListOf(obj(c.current.spec).hard);
-    const status = resourceListOf(obj(c.current.status).hard);
-    const used = resourceListOf(obj(c.current.status).used);
+    const spec = resourceListOf(asObject(c.current.spec).hard);
+    const status = resourceListOf(asObject(c.current.status).hard);
+    const used = resourceListOf(asObject(c.current.status).used);
     if (!listsEqual(spec, status) || [...spec.keys()].some((k) => !used.has(k))) this.queue.add(c.namespace);
     // Quotas count quotas: a quota created or deleted changes its namespace's `resourcequotas` usage.
     if (c.previous === undefined) this.queue.add(c.namespace);
@@ -153,13 +153,13 @@ export class ResourceQuotaController {
     };
     for (const item of listed.items) {
       const quota = JSON.parse(item.json) as Obj;
-      const hard = resourceListOf(obj(quota.spec).hard);
+      const hard = resourceListOf(asObject(quota.spec).hard);
       const used = await this.usage(quota, hard, objectsOf, listed.items.length);
-      const status = obj(quota.status);
+      const status = asObject(quota.status);
       if (listsEqual(resourceListOf(status.hard), hard) && listsEqual(resourceListOf(status.used), used)) continue;
       quota.status = { ...status, hard: resourceListObject(hard), used: resourceListObject(used) };
       try {
-        await this.storage.update(QUOTAS, objectKey(namespace, String(obj(quota.metadata).name)), quota, item.resourceVersion);
+        await this.storage.update(QUOTAS, objectKey(namespace, String(asObject(quota.metadata).name)), quota, item.resourceVersion);
       } catch (err) {
         if (!(err instanceof StorageError) || (err.code !== 'Conflict' && err.code !== 'NotFound')) throw err;
         if (err.code === 'Conflict') outcome = 'retry';

@@ -2,7 +2,8 @@ import { metadataOf, stringField, type Obj } from '../api/object-util.js';
 import { PV_PROTECTION_FINALIZER, PVC_PROTECTION_FINALIZER } from '../admission/storage-object-in-use-protection.js';
 import { logger } from '../logging/logger.js';
 import type { ServerContext } from '../rest/server-context.js';
-import { obj, objects } from '../validation/value-access.js';
+import { asObject } from '../api/values.js';
+import { objects } from '../validation/value-access.js';
 import { finalizersOf } from './garbage-collector-graph.js';
 import { GarbageCollectorStore } from './garbage-collector-store.js';
 import { WatchedCollection } from '../storage/watched-collection.js';
@@ -102,14 +103,14 @@ abstract class ProtectionController {
 
 /** The claim names a pod holds on to, as kube's pvc-protection controller reads them (scheduled pods only). */
 function claimsUsedBy(pod: Obj): string[] {
-  const spec = obj(pod.spec);
+  const spec = asObject(pod.spec);
   if (typeof spec.nodeName !== 'string' || spec.nodeName === '') return [];
   const meta = metadataOf(pod);
   const shutDown = meta.deletionTimestamp != null && meta.deletionGracePeriodSeconds === 0;
   const podName = stringField(meta, 'name');
   const names: string[] = [];
   for (const volume of objects(spec.volumes)) {
-    const claim = obj(volume.persistentVolumeClaim).claimName;
+    const claim = asObject(volume.persistentVolumeClaim).claimName;
     if (typeof claim === 'string') names.push(claim);
     else if (volume.ephemeral != null && !shutDown) names.push(`${podName}-${String(volume.name)}`);
   }
@@ -161,6 +162,6 @@ export class PvProtectionController extends ProtectionController {
   }
 
   protected inUse(volume: Obj): boolean {
-    return obj(volume.status).phase === 'Bound';
+    return asObject(volume.status).phase === 'Bound';
   }
 }

@@ -17,6 +17,7 @@ import { GoDecodeError, goArray, goField, goInt32, goInt64, goMarshal, goObject,
 import { v1MetricSpecToV2, v1MetricStatusToV2, v2MetricSpecToV1, v2MetricStatusToV1 } from './hpa-metrics.js';
 import { defaultHorizontalPodAutoscaler } from './hpa-defaults.js';
 import type { Obj } from '../api/object-util.js';
+import { isObject } from '../api/values.js';
 
 export const METRICS_ANNOTATION = 'autoscaling.alpha.kubernetes.io/metrics';
 export const CURRENT_METRICS_ANNOTATION = 'autoscaling.alpha.kubernetes.io/current-metrics';
@@ -36,13 +37,9 @@ const ROUND_TRIP_ANNOTATIONS = [
 /** kube's CPU utilization target for an HPA that names no metric. */
 const DEFAULT_CPU_UTILIZATION = 80;
 
-function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function objAt(o: Obj, key: string): Obj {
   const v = o[key];
-  return isObj(v) ? v : {};
+  return isObject(v) ? v : {};
 }
 
 function listAt(o: Obj, key: string): unknown[] {
@@ -57,7 +54,7 @@ function put(out: Obj, key: string, value: unknown): void {
 /** The object's metadata copied, with the round-trip annotations removed (and an emptied map dropped). */
 function metadataWithoutRoundTrip(obj: Obj): Obj {
   const meta = structuredClone(objAt(obj, 'metadata'));
-  if (isObj(meta.annotations)) {
+  if (isObject(meta.annotations)) {
     const annotations = meta.annotations;
     for (const key of ROUND_TRIP_ANNOTATIONS) delete annotations[key];
     if (Object.keys(annotations).length === 0) delete meta.annotations;
@@ -67,7 +64,7 @@ function metadataWithoutRoundTrip(obj: Obj): Obj {
 
 /** Whether a v2 metric spec is the one v1 holds in `targetCPUUtilizationPercentage`. */
 function cpuUtilizationTarget(metric: unknown): number | undefined {
-  if (!isObj(metric) || metric.type !== 'Resource' || !isObj(metric.resource) || metric.resource.name !== 'cpu') return undefined;
+  if (!isObject(metric) || metric.type !== 'Resource' || !isObject(metric.resource) || metric.resource.name !== 'cpu') return undefined;
   const value = objAt(metric.resource, 'target').averageUtilization;
   return typeof value === 'number' ? value : undefined;
 }
@@ -77,7 +74,7 @@ function cpuUtilizationMetric(percent: number): Obj {
 }
 
 function crossVersionRef(raw: unknown): Obj {
-  const o = isObj(raw) ? raw : {};
+  const o = isObject(raw) ? raw : {};
   const out: Obj = { kind: typeof o.kind === 'string' ? o.kind : '', name: typeof o.name === 'string' ? o.name : '' };
   if (typeof o.apiVersion === 'string' && o.apiVersion !== '') out.apiVersion = o.apiVersion;
   return out;
@@ -113,10 +110,10 @@ function fromAnnotation<T>(annotations: Obj, key: string, convert: (decoded: unk
 // ---- behavior: v2 JSON <-> the internal type's Go field names ----------------------------------
 
 function internalRules(raw: unknown): Obj | null {
-  if (!isObj(raw)) return null;
+  if (!isObject(raw)) return null;
   const policies = Array.isArray(raw.policies)
     ? raw.policies.map((p) =>
-        isObj(p) ? { Type: p.type ?? '', Value: p.value ?? 0, PeriodSeconds: p.periodSeconds ?? 0 } : { Type: '', Value: 0, PeriodSeconds: 0 },
+        isObject(p) ? { Type: p.type ?? '', Value: p.value ?? 0, PeriodSeconds: p.periodSeconds ?? 0 } : { Type: '', Value: 0, PeriodSeconds: 0 },
       )
     : null;
   return {
@@ -182,7 +179,7 @@ export function hpaV2ToV1(v2: Obj): Obj {
   v1Status.desiredReplicas = status.desiredReplicas ?? 0;
   let currentCpu: number | undefined;
   for (const m of listAt(status, 'currentMetrics')) {
-    if (!isObj(m) || m.type !== 'Resource' || !isObj(m.resource) || m.resource.name !== 'cpu') continue;
+    if (!isObject(m) || m.type !== 'Resource' || !isObject(m.resource) || m.resource.name !== 'cpu') continue;
     const utilization = objAt(m.resource, 'current').averageUtilization;
     if (typeof utilization === 'number') currentCpu = utilization;
   }
@@ -193,13 +190,13 @@ export function hpaV2ToV1(v2: Obj): Obj {
   if (otherMetrics.length > 0) added[METRICS_ANNOTATION] = goMarshal(otherMetrics);
   const currentMetrics = listAt(status, 'currentMetrics');
   if (currentMetrics.length > 0) added[CURRENT_METRICS_ANNOTATION] = goMarshal(currentMetrics.map(v2MetricStatusToV1));
-  if (isObj(spec.behavior)) {
+  if (isObject(spec.behavior)) {
     added[BEHAVIOR_ANNOTATION] = goMarshal({ ScaleUp: internalRules(spec.behavior.scaleUp), ScaleDown: internalRules(spec.behavior.scaleDown) });
   }
   const conditions = listAt(status, 'conditions');
   if (conditions.length > 0) added[CONDITIONS_ANNOTATION] = goMarshal(conditions.map(condition));
   if (Object.keys(added).length > 0) {
-    const annotations: Obj = { ...(isObj(metadata.annotations) ? metadata.annotations : {}), ...added };
+    const annotations: Obj = { ...(isObject(metadata.annotations) ? metadata.annotations : {}), ...added };
     // Go writes a map's keys sorted.
     metadata.annotations = Object.fromEntries(Object.entries(annotations).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   }

@@ -28,7 +28,8 @@ function storedQuantity(v: unknown): string | undefined {
   return undefined;
 }
 
-function str(o: Obj, name: string): string {
+// Unlike the shared stringField, a field that is present but not a string is a decode error (GoDecodeError), as in Go.
+function goStringField(o: Obj, name: string): string {
   return goString(goField(o, name)) ?? '';
 }
 
@@ -40,8 +41,8 @@ function put(out: Obj, key: string, value: unknown): void {
 /** CrossVersionObjectReference (same JSON in both versions). */
 function crossVersionRef(raw: unknown): Obj {
   const o = goObject(raw) ?? {};
-  const out: Obj = { kind: str(o, 'kind'), name: str(o, 'name') };
-  const apiVersion = str(o, 'apiVersion');
+  const out: Obj = { kind: goStringField(o, 'kind'), name: goStringField(o, 'name') };
+  const apiVersion = goStringField(o, 'apiVersion');
   if (apiVersion !== '') out.apiVersion = apiVersion;
   return out;
 }
@@ -74,7 +75,7 @@ type Source = (typeof SOURCES)[number];
 
 function convertSources(raw: unknown, convert: Record<Source, (o: Obj) => Obj>): Obj {
   const m = goObject(raw) ?? {};
-  const out: Obj = { type: str(m, 'type') };
+  const out: Obj = { type: goStringField(m, 'type') };
   for (const source of SOURCES) {
     const o = goObject(goField(m, source));
     if (o !== undefined) out[source] = convert[source](o);
@@ -96,25 +97,25 @@ const V1_SPEC_TO_V2: Record<Source, (o: Obj) => Obj> = {
     return {
       describedObject: crossVersionRef(goField(o, 'target')),
       target,
-      metric: metricIdentifier(str(o, 'metricName'), goLabelSelector(goField(o, 'selector'))),
+      metric: metricIdentifier(goStringField(o, 'metricName'), goLabelSelector(goField(o, 'selector'))),
     };
   },
   pods(o) {
     return {
-      metric: metricIdentifier(str(o, 'metricName'), goLabelSelector(goField(o, 'selector'))),
+      metric: metricIdentifier(goStringField(o, 'metricName'), goLabelSelector(goField(o, 'selector'))),
       target: metricTarget('AverageValue', undefined, goQuantity(goField(o, 'targetAverageValue')) ?? ZERO, undefined),
     };
   },
   resource(o) {
-    return { name: str(o, 'name'), target: resourceTarget(o) };
+    return { name: goStringField(o, 'name'), target: resourceTarget(o) };
   },
   containerResource(o) {
-    return { name: str(o, 'name'), target: resourceTarget(o), container: str(o, 'container') };
+    return { name: goStringField(o, 'name'), target: resourceTarget(o), container: goStringField(o, 'container') };
   },
   external(o) {
     const value = goQuantity(goField(o, 'targetValue'));
     return {
-      metric: metricIdentifier(str(o, 'metricName'), goLabelSelector(goField(o, 'metricSelector'))),
+      metric: metricIdentifier(goStringField(o, 'metricName'), goLabelSelector(goField(o, 'metricSelector'))),
       target: metricTarget(value === undefined ? 'AverageValue' : 'Value', value, goQuantity(goField(o, 'targetAverageValue')), undefined),
     };
   },
@@ -131,7 +132,7 @@ const V2_SPEC_TO_V1: Record<Source, (o: Obj) => Obj> = {
     const metric = goObject(goField(o, 'metric')) ?? {};
     const out: Obj = {
       target: crossVersionRef(goField(o, 'describedObject')),
-      metricName: str(metric, 'name'),
+      metricName: goStringField(metric, 'name'),
       targetValue: storedQuantity(goField(target, 'value')) ?? ZERO,
     };
     put(out, 'selector', goLabelSelector(goField(metric, 'selector')));
@@ -141,7 +142,7 @@ const V2_SPEC_TO_V1: Record<Source, (o: Obj) => Obj> = {
   pods(o) {
     const target = goObject(goField(o, 'target')) ?? {};
     const metric = goObject(goField(o, 'metric')) ?? {};
-    const out: Obj = { metricName: str(metric, 'name'), targetAverageValue: storedQuantity(goField(target, 'averageValue')) ?? ZERO };
+    const out: Obj = { metricName: goStringField(metric, 'name'), targetAverageValue: storedQuantity(goField(target, 'averageValue')) ?? ZERO };
     put(out, 'selector', goLabelSelector(goField(metric, 'selector')));
     return out;
   },
@@ -154,7 +155,7 @@ const V2_SPEC_TO_V1: Record<Source, (o: Obj) => Obj> = {
   external(o) {
     const target = goObject(goField(o, 'target')) ?? {};
     const metric = goObject(goField(o, 'metric')) ?? {};
-    const out: Obj = { metricName: str(metric, 'name') };
+    const out: Obj = { metricName: goStringField(metric, 'name') };
     put(out, 'metricSelector', goLabelSelector(goField(metric, 'selector')));
     put(out, 'targetValue', storedQuantity(goField(target, 'value')));
     put(out, 'targetAverageValue', storedQuantity(goField(target, 'averageValue')));
@@ -164,10 +165,10 @@ const V2_SPEC_TO_V1: Record<Source, (o: Obj) => Obj> = {
 
 function v1ResourceSource(o: Obj, withContainer: boolean): Obj {
   const target = goObject(goField(o, 'target')) ?? {};
-  const out: Obj = { name: str(o, 'name') };
+  const out: Obj = { name: goStringField(o, 'name') };
   put(out, 'targetAverageUtilization', goInt32(goField(target, 'averageUtilization')));
   put(out, 'targetAverageValue', storedQuantity(goField(target, 'averageValue')));
-  if (withContainer) out.container = str(o, 'container');
+  if (withContainer) out.container = goStringField(o, 'container');
   return out;
 }
 
@@ -186,26 +187,26 @@ export function v2MetricSpecToV1(raw: unknown): Obj {
 const V1_STATUS_TO_V2: Record<Source, (o: Obj) => Obj> = {
   object(o) {
     return {
-      metric: metricIdentifier(str(o, 'metricName'), goLabelSelector(goField(o, 'selector'))),
+      metric: metricIdentifier(goStringField(o, 'metricName'), goLabelSelector(goField(o, 'selector'))),
       current: metricValueStatus(goQuantity(goField(o, 'currentValue')) ?? ZERO, goQuantity(goField(o, 'averageValue')), undefined),
       describedObject: crossVersionRef(goField(o, 'target')),
     };
   },
   pods(o) {
     return {
-      metric: metricIdentifier(str(o, 'metricName'), goLabelSelector(goField(o, 'selector'))),
+      metric: metricIdentifier(goStringField(o, 'metricName'), goLabelSelector(goField(o, 'selector'))),
       current: metricValueStatus(undefined, goQuantity(goField(o, 'currentAverageValue')) ?? ZERO, undefined),
     };
   },
   resource(o) {
-    return { name: str(o, 'name'), current: resourceCurrent(o) };
+    return { name: goStringField(o, 'name'), current: resourceCurrent(o) };
   },
   containerResource(o) {
-    return { name: str(o, 'name'), current: resourceCurrent(o), container: str(o, 'container') };
+    return { name: goStringField(o, 'name'), current: resourceCurrent(o), container: goStringField(o, 'container') };
   },
   external(o) {
     return {
-      metric: metricIdentifier(str(o, 'metricName'), goLabelSelector(goField(o, 'metricSelector'))),
+      metric: metricIdentifier(goStringField(o, 'metricName'), goLabelSelector(goField(o, 'metricSelector'))),
       current: metricValueStatus(goQuantity(goField(o, 'currentValue')) ?? ZERO, goQuantity(goField(o, 'currentAverageValue')), undefined),
     };
   },
@@ -221,7 +222,7 @@ const V2_STATUS_TO_V1: Record<Source, (o: Obj) => Obj> = {
     const metric = goObject(goField(o, 'metric')) ?? {};
     const out: Obj = {
       target: crossVersionRef(goField(o, 'describedObject')),
-      metricName: str(metric, 'name'),
+      metricName: goStringField(metric, 'name'),
       currentValue: storedQuantity(goField(current, 'value')) ?? ZERO,
     };
     put(out, 'selector', goLabelSelector(goField(metric, 'selector')));
@@ -231,7 +232,7 @@ const V2_STATUS_TO_V1: Record<Source, (o: Obj) => Obj> = {
   pods(o) {
     const current = goObject(goField(o, 'current')) ?? {};
     const metric = goObject(goField(o, 'metric')) ?? {};
-    const out: Obj = { metricName: str(metric, 'name'), currentAverageValue: storedQuantity(goField(current, 'averageValue')) ?? ZERO };
+    const out: Obj = { metricName: goStringField(metric, 'name'), currentAverageValue: storedQuantity(goField(current, 'averageValue')) ?? ZERO };
     put(out, 'selector', goLabelSelector(goField(metric, 'selector')));
     return out;
   },
@@ -244,7 +245,7 @@ const V2_STATUS_TO_V1: Record<Source, (o: Obj) => Obj> = {
   external(o) {
     const current = goObject(goField(o, 'current')) ?? {};
     const metric = goObject(goField(o, 'metric')) ?? {};
-    const out: Obj = { metricName: str(metric, 'name') };
+    const out: Obj = { metricName: goStringField(metric, 'name') };
     put(out, 'metricSelector', goLabelSelector(goField(metric, 'selector')));
     out.currentValue = storedQuantity(goField(current, 'value')) ?? ZERO;
     put(out, 'currentAverageValue', storedQuantity(goField(current, 'averageValue')));
@@ -254,10 +255,10 @@ const V2_STATUS_TO_V1: Record<Source, (o: Obj) => Obj> = {
 
 function v1ResourceStatus(o: Obj, withContainer: boolean): Obj {
   const current = goObject(goField(o, 'current')) ?? {};
-  const out: Obj = { name: str(o, 'name') };
+  const out: Obj = { name: goStringField(o, 'name') };
   put(out, 'currentAverageUtilization', goInt32(goField(current, 'averageUtilization')));
   out.currentAverageValue = storedQuantity(goField(current, 'averageValue')) ?? ZERO;
-  if (withContainer) out.container = str(o, 'container');
+  if (withContainer) out.container = goStringField(o, 'container');
   return out;
 }
 

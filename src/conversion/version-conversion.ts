@@ -13,6 +13,7 @@
  * encoder gives the target version's type; serving never throws on what storage holds.
  */
 import { withReadDefaults } from '../crd/cr-read-defaults.js';
+import type { CustomResourceFacts } from '../catalog/custom-resource-facts.js';
 import { canonicalize, withApiVersion, type Obj } from '../api/object-util.js';
 import { shapeStoredObject } from '../codec/go-shape.js';
 import { logger } from '../logging/logger.js';
@@ -118,13 +119,14 @@ const HEAD = /^\{"kind":"([^"\\]*)","apiVersion":"([^"\\]*)"/;
 
 /**
  * Stored JSON as served at `apiVersion`. Objects already in that version, and kinds whose versions
- * share one schema, are relabelled without parsing; the others are converted.
+ * share one schema, are relabelled without parsing; the others are converted. Custom resources get
+ * their version's read defaults from `facts`.
  */
-export function servedJson(json: string, apiVersion: string): string {
+function servedJson(facts: CustomResourceFacts, json: string, apiVersion: string): string {
   const head = HEAD.exec(json);
-  if (head === null || head[2] === apiVersion) return withReadDefaults(json);
+  if (head === null || head[2] === apiVersion) return withReadDefaults(facts, json);
   const conversion = conversionFor(head[1], head[2]);
-  if (conversion === undefined || !conversion.versions.includes(apiVersion)) return withReadDefaults(withApiVersion(json, apiVersion));
+  if (conversion === undefined || !conversion.versions.includes(apiVersion)) return withReadDefaults(facts, withApiVersion(json, apiVersion));
   return JSON.stringify(servedObject(JSON.parse(json) as Obj, apiVersion));
 }
 
@@ -132,10 +134,11 @@ export function servedJson(json: string, apiVersion: string): string {
  * The JSON an answer in `representation` is built from. Metadata-only answers (PartialObjectMetadata
  * and Tables that do not embed the whole object) come from the stored object, as kube builds them
  * from its internal object, in which an autoscaling/v1 HPA's round-trip annotations are no metadata
- * and printers see every metric; full objects are served at `apiVersion`.
+ * and printers see every metric; full objects are served at `apiVersion` (custom resources with the
+ * read defaults of the version's schema in `facts`).
  */
-export function servedJsonFor(json: string, apiVersion: string, representation: string, includeObject = 'Metadata'): string {
+export function servedJsonFor(facts: CustomResourceFacts, json: string, apiVersion: string, representation: string, includeObject = 'Metadata'): string {
   const metadataOnly =
     representation === 'PartialObjectMetadata' || representation === 'PartialObjectMetadataList' || (representation === 'Table' && includeObject !== 'Object');
-  return metadataOnly ? json : servedJson(json, apiVersion);
+  return metadataOnly ? json : servedJson(facts, json, apiVersion);
 }

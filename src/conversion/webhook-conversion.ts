@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError, type StatusCause } from '../api/errors.js';
-import { isObject, type Obj } from '../api/object-util.js';
+import { isObject, stringField, type Obj } from '../api/object-util.js';
 import { validateAnnotations, validateLabels } from '../validation/object-meta.js';
 import { WebhookCallError, type WebhookClient, type WebhookClientConfig } from '../webhook/webhook-client.js';
+import type { ConversionWebhook } from '../catalog/custom-resource-facts.js';
 
 /**
  * CRD conversion webhooks (`spec.conversion.strategy: Webhook`), as kube's webhook converter
@@ -13,44 +14,11 @@ import { WebhookCallError, type WebhookClient, type WebhookClientConfig } from '
  * apiVersion, kind, name, namespace and uid); converted objects keep the original metadata except
  * labels and annotations, which the webhook may change (validated). Every failure is a 500 Status
  * without reason whose message is kube's (`conversion webhook for GROUP/VERSION, Kind=KIND failed: ...`).
+ * Which CRD converts by which webhook is a fact of the catalogue (catalog/custom-resource-facts.ts).
  */
-
-/** How the custom resources of one CRD convert. */
-export interface WebhookConversion {
-  crdName: string;
-  clientConfig: WebhookClientConfig;
-  /** `conversionReviewVersions`, in the CRD's order. */
-  reviewVersions: string[];
-  client: WebhookClient;
-}
 
 /** kube's REST client timeout for conversion webhooks. */
 const CONVERSION_TIMEOUT_MS = 30_000;
-
-const conversions = new Map<string, WebhookConversion>();
-
-/** Records (or, with undefined, forgets) the webhook converting KIND of GROUP. The CRD registrar keeps this current. */
-export function setWebhookConversion(group: string, kind: string, conversion: WebhookConversion | undefined): void {
-  const key = `${group}/${kind}`;
-  if (conversion === undefined) conversions.delete(key);
-  else conversions.set(key, conversion);
-}
-
-/** Whether any CRD converts by webhook (a cheap check for the paths of every other kind). */
-export function anyWebhookConversion(): boolean {
-  return conversions.size > 0;
-}
-
-function groupOf(apiVersion: string): string {
-  const slash = apiVersion.lastIndexOf('/');
-  return slash < 0 ? '' : apiVersion.slice(0, slash);
-}
-
-/** The webhook converting objects of KIND in APIVERSION's group, if its CRD converts by webhook. */
-export function webhookConversionOf(apiVersion: string, kind: string): WebhookConversion | undefined {
-  if (conversions.size === 0) return undefined;
-  return conversions.get(`${groupOf(apiVersion)}/${kind}`);
-}
 
 /** Go's `%T` of a JSON value, as kube's messages name types. */
 function goType(value: unknown): string {
@@ -60,11 +28,6 @@ function goType(value: unknown): string {
   if (typeof value === 'boolean') return 'bool';
   if (typeof value === 'number') return Number.isInteger(value) ? 'int64' : 'float64';
   return 'map[string]interface {}';
-}
-
-function str(obj: Obj, key: string): string {
-  const v = obj[key];
-  return typeof v === 'string' ? v : '';
 }
 
 function meta(obj: Obj): Obj {
@@ -79,14 +42,15 @@ function aggregate(causes: StatusCause[]): string {
 
 /** kube's validateConvertedObject: what the webhook may not change. */
 function identityChange(original: Obj, converted: Obj): string | undefined {
-  if (str(original, 'kind') !== str(converted, 'kind')) return `must have the same kind: ${str(original, 'kind')} != ${str(converted, 'kind')}`;
+  if (stringField(original, 'kind') !== stringField(converted, 'kind'))
+    return `must have the same kind: ${stringField(original, 'kind')} != ${stringField(converted, 'kind')}`;
   const [a, b] = [meta(original), meta(converted)];
   for (const [field, label] of [
     ['name', 'name'],
     ['namespace', 'namespace'],
     ['uid', 'UID'],
   ] as const) {
-    if (str(a, field) !== str(b, field)) return `must have the same ${label}: ${str(a, field)} != ${str(b, field)}`;
+    if (stringField(a, field) !== stringField(b, field)) return `must have the same ${label}: ${stringField(a, field)} != ${stringField(b, field)}`;
   }
   return undefined;
 }
@@ -128,8 +92,8 @@ const REVIEW_GROUP = 'apiextensions.k8s.io';
 /** The converted objects of a ConversionReview answer, or the error text kube gives for it. */
 function convertedObjectsOf(answer: unknown, reviewVersion: string, uid: string): unknown[] | string {
   const review = isObject(answer) ? answer : {};
-  const kind = str(review, 'kind');
-  const apiVersion = str(review, 'apiVersion');
+  const kind = stringField(review, 'kind');
+  const apiVersion = stringField(review, 'apiVersion');
   if (kind !== 'ConversionReview' || (apiVersion !== `${REVIEW_GROUP}/v1` && apiVersion !== `${REVIEW_GROUP}/v1beta1`)) {
     return `no kind "${kind}" is registered for version "${apiVersion}" in scheme "pkg/runtime/scheme.go:111"`;
   }
@@ -138,12 +102,12 @@ function convertedObjectsOf(answer: unknown, reviewVersion: string, uid: string)
   }
   const response = review.response;
   if (!isObject(response)) return 'no response provided';
-  if (reviewVersion === 'v1' && str(response, 'uid') !== uid)
-    return `expected response.uid=${JSON.stringify(uid)}, got ${JSON.stringify(str(response, 'uid'))}`;
+  if (reviewVersion === 'v1' && stringField(response, 'uid') !== uid)
+    return `expected response.uid=${JSON.stringify(uid)}, got ${JSON.stringify(stringField(response, 'uid'))}`;
   const result = isObject(response.result) ? response.result : {};
-  if (str(result, 'status') !== 'Success') {
-    const message = str(result, 'message');
-    return message !== '' ? message : `response.result.status was '${str(result, 'status')}', not 'Success'`;
+  if (stringField(result, 'status') !== 'Success') {
+    const message = stringField(result, 'message');
+    return message !== '' ? message : `response.result.status was '${stringField(result, 'status')}', not 'Success'`;
   }
   return Array.isArray(response.convertedObjects) ? (response.convertedObjects as unknown[]) : [];
 }
@@ -157,11 +121,11 @@ function failure(message: string): ApiError {
  * in one ConversionReview; objects already in that version are not sent. `batch` words errors as
  * kube's list conversion does (`converted object at index N`). Rejects with a 500 ApiError.
  */
-export async function convertByWebhook(conversion: WebhookConversion, objects: readonly Obj[], desiredApiVersion: string, batch = false): Promise<Obj[]> {
+export async function convertByWebhook(conversion: ConversionWebhook, objects: readonly Obj[], desiredApiVersion: string, batch = false): Promise<Obj[]> {
   const toSend = objects.filter((o) => o.apiVersion !== desiredApiVersion);
   if (toSend.length === 0) return [...objects];
   const first = toSend[0];
-  const gvk = `${str(first, 'apiVersion')}, Kind=${str(first, 'kind')}`;
+  const gvk = `${stringField(first, 'apiVersion')}, Kind=${stringField(first, 'kind')}`;
   const reviewVersion = conversion.reviewVersions.find((v) => v === 'v1' || v === 'v1beta1');
   if (reviewVersion === undefined) throw failure('no supported conversion review versions');
   const uid = randomUUID();
@@ -173,7 +137,7 @@ export async function convertByWebhook(conversion: WebhookConversion, objects: r
   };
   let answer: unknown;
   try {
-    answer = await conversion.client.post(conversion.clientConfig, body, { timeoutMs: CONVERSION_TIMEOUT_MS });
+    answer = await conversion.post(body, CONVERSION_TIMEOUT_MS);
   } catch (err) {
     const why = err instanceof WebhookCallError || err instanceof Error ? err.message : String(err);
     throw failure(`conversion webhook for ${gvk} failed: ${why}`);
@@ -187,14 +151,14 @@ export async function convertByWebhook(conversion: WebhookConversion, objects: r
     const value = converted[i];
     if (!isObject(value)) throw failure(`conversion webhook for ${gvk} returned ${invalid} ${i}: Object 'Kind' is missing in '${JSON.stringify(value)}'`);
     const result = structuredClone(value);
-    if (str(result, 'apiVersion') !== desiredApiVersion) {
+    if (stringField(result, 'apiVersion') !== desiredApiVersion) {
       throw failure(
-        `conversion webhook for ${gvk} returned ${invalid} ${i}: invalid groupVersion (expected ${desiredApiVersion}, received ${str(result, 'apiVersion')})`,
+        `conversion webhook for ${gvk} returned ${invalid} ${i}: invalid groupVersion (expected ${desiredApiVersion}, received ${stringField(result, 'apiVersion')})`,
       );
     }
-    if (str(result, 'kind') !== str(original, 'kind')) {
+    if (stringField(result, 'kind') !== stringField(original, 'kind')) {
       throw failure(
-        `conversion webhook for ${gvk} returned ${invalid} ${i}: invalid kind (expected ${str(original, 'kind')}, received ${str(result, 'kind')})`,
+        `conversion webhook for ${gvk} returned ${invalid} ${i}: invalid kind (expected ${stringField(original, 'kind')}, received ${stringField(result, 'kind')})`,
       );
     }
     const changed = identityChange(original, result);
@@ -208,9 +172,10 @@ export async function convertByWebhook(conversion: WebhookConversion, objects: r
 
 /**
  * The webhook conversion a stored CRD object asks for (`spec.conversion.strategy: Webhook`), or
- * undefined for `None`. kube treats a caBundle of only whitespace as none.
+ * undefined for `None`; its `post` calls the CRD's clientConfig through `client`. kube treats a
+ * caBundle of only whitespace as none.
  */
-export function webhookConversionOfCrd(crd: Obj, client: WebhookClient): WebhookConversion | undefined {
+export function webhookConversionOfCrd(crd: Obj, client: WebhookClient): ConversionWebhook | undefined {
   const spec = isObject(crd.spec) ? crd.spec : {};
   const conversion = isObject(spec.conversion) ? spec.conversion : {};
   if (conversion.strategy !== 'Webhook' || !isObject(conversion.webhook)) return undefined;
@@ -220,12 +185,16 @@ export function webhookConversionOfCrd(crd: Obj, client: WebhookClient): Webhook
   if (typeof config.url === 'string') clientConfig.url = config.url;
   if (isObject(config.service)) {
     const s = config.service;
-    clientConfig.service = { namespace: str(s, 'namespace'), name: str(s, 'name'), port: typeof s.port === 'number' ? s.port : 443 };
+    clientConfig.service = { namespace: stringField(s, 'namespace'), name: stringField(s, 'name'), port: typeof s.port === 'number' ? s.port : 443 };
     if (typeof s.path === 'string') clientConfig.service.path = s.path;
   }
   if (typeof config.caBundle === 'string' && Buffer.from(config.caBundle, 'base64').toString('utf8').trim() !== '') clientConfig.caBundle = config.caBundle;
   const reviewVersions = Array.isArray(webhook.conversionReviewVersions)
     ? webhook.conversionReviewVersions.filter((v): v is string => typeof v === 'string')
     : [];
-  return { crdName: str(isObject(crd.metadata) ? crd.metadata : {}, 'name'), clientConfig, reviewVersions, client };
+  return {
+    crdName: stringField(isObject(crd.metadata) ? crd.metadata : {}, 'name'),
+    reviewVersions,
+    post: (review, timeoutMs) => client.post(clientConfig, review, { timeoutMs }),
+  };
 }

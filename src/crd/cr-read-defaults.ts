@@ -1,6 +1,6 @@
 import { isObject, type Obj } from '../api/object-util.js';
 import { defaultCustomResource } from './cr-defaulting.js';
-import { customSchemaOf } from './cr-schemas.js';
+import type { CustomResourceFacts } from '../catalog/custom-resource-facts.js';
 
 const HEAD = /^\{"kind":"([^"\\]*)","apiVersion":"([^"\\]*)"/;
 
@@ -15,15 +15,15 @@ function containsDefault(node: unknown): boolean {
 }
 
 /**
- * Stored JSON of a custom resource with its CRD version's defaults applied, as kube defaults objects
+ * Stored JSON of a custom resource with its CRD version's defaults (from `facts`) applied, as kube defaults objects
  * read from storage (a default added to the schema after the object was written shows on read).
  * Answers JSON unchanged, without parsing it, for built-in kinds, schemas without defaults and
  * objects that already hold every default.
  */
-export function withReadDefaults(json: string): string {
+export function withReadDefaults(facts: CustomResourceFacts, json: string): string {
   const head = HEAD.exec(json);
   if (head === null) return json;
-  const custom = customSchemaOf(head[2] ?? '', head[1] ?? '');
+  const custom = facts.schemaOf(head[2] ?? '', head[1] ?? '');
   if (custom?.schema === undefined) return json;
   let flagged = hasDefaults.get(custom.cacheKey);
   if (flagged === undefined) {

@@ -8,6 +8,7 @@ import { patternError, re2Engine } from './cr-pattern.js';
 import { numberInFormat, validInFormat } from './cr-formats.js';
 import { isInt64 } from '../codec/int64-overflow.js';
 import { additionalPropertiesOf, isEmbeddedResource, isIntOrString, isNullable, itemsOf, propertiesOf } from './cr-schema-nodes.js';
+import { asNumber } from '../api/values.js';
 
 /**
  * Validation of custom resources by their CRD version's `openAPIV3Schema`, as kube-apiserver's
@@ -318,16 +319,12 @@ function countOf(data: unknown): number {
   return isObject(data) ? Object.keys(data).length : 0;
 }
 
-function num(v: unknown): number {
-  return typeof v === 'number' ? v : 0;
-}
-
 /** One ajv finding as kube's field error. */
 function causeOf(root: unknown, e: ErrorObject): StatusCause | undefined {
   const path = fieldPath(root, e.instancePath);
   const data: unknown = e.data;
   const params = e.params as Record<string, unknown>;
-  const limit = num(params.limit);
+  const limit = asNumber(params.limit);
   switch (e.keyword) {
     case 'kube': {
       const f = (params as { finding: KubeFinding }).finding;
@@ -353,7 +350,7 @@ function causeOf(root: unknown, e: ErrorObject): StatusCause | undefined {
     case 'exclusiveMinimum':
       return invalidField(path, badValue(data), `${path} in body should be greater than ${limit}`);
     case 'multipleOf':
-      return invalidField(path, badValue(data), `${path} in body should be a multiple of ${num(params.multipleOf)}`);
+      return invalidField(path, badValue(data), `${path} in body should be a multiple of ${asNumber(params.multipleOf)}`);
     case 'minLength':
       return invalidField(path, badValue(data), `${path} in body should be at least ${limit} chars long`);
     case 'maxLength':

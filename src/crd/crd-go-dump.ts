@@ -1,4 +1,5 @@
 import { isObject, type Obj } from '../api/object-util.js';
+import { asBoolean, asString } from '../api/values.js';
 
 /**
  * kube prints `spec.versions` in a CRD's Invalid causes as Go's json.Marshal of its internal
@@ -8,16 +9,8 @@ import { isObject, type Obj } from '../api/object-util.js';
 
 type Json = unknown;
 
-function str(v: Json): string {
-  return typeof v === 'string' ? v : '';
-}
-
 function ptr(v: Json): Json {
   return v === undefined ? null : v;
-}
-
-function bool(v: Json): boolean {
-  return v === true;
 }
 
 function schemaOrNull(v: Json): Json {
@@ -40,25 +33,25 @@ export function schemaProps(s: Obj): Obj {
   const items = s.items;
   const additional = s.additionalProperties;
   return {
-    ID: str(s.id),
-    Schema: str(s.$schema),
+    ID: asString(s.id),
+    Schema: asString(s.$schema),
     Ref: ptr(s.$ref),
-    Description: str(s.description),
-    Type: str(s.type),
-    Nullable: bool(s.nullable),
-    Format: str(s.format),
-    Title: str(s.title),
+    Description: asString(s.description),
+    Type: asString(s.type),
+    Nullable: asBoolean(s.nullable),
+    Format: asString(s.format),
+    Title: asString(s.title),
     Default: ptr(s.default),
     Maximum: ptr(s.maximum),
-    ExclusiveMaximum: bool(s.exclusiveMaximum),
+    ExclusiveMaximum: asBoolean(s.exclusiveMaximum),
     Minimum: ptr(s.minimum),
-    ExclusiveMinimum: bool(s.exclusiveMinimum),
+    ExclusiveMinimum: asBoolean(s.exclusiveMinimum),
     MaxLength: ptr(s.maxLength),
     MinLength: ptr(s.minLength),
-    Pattern: str(s.pattern),
+    Pattern: asString(s.pattern),
     MaxItems: ptr(s.maxItems),
     MinItems: ptr(s.minItems),
-    UniqueItems: bool(s.uniqueItems),
+    UniqueItems: asBoolean(s.uniqueItems),
     MultipleOf: ptr(s.multipleOf),
     Enum: Array.isArray(s.enum) ? s.enum : null,
     MaxProperties: ptr(s.maxProperties),
@@ -76,21 +69,21 @@ export function schemaProps(s: Obj): Obj {
     Dependencies: null,
     AdditionalItems: null,
     Definitions: schemaMap(s.definitions),
-    ExternalDocs: isObject(s.externalDocs) ? { Description: str(s.externalDocs.description), URL: str(s.externalDocs.url) } : null,
+    ExternalDocs: isObject(s.externalDocs) ? { Description: asString(s.externalDocs.description), URL: asString(s.externalDocs.url) } : null,
     Example: ptr(s.example),
     XPreserveUnknownFields: ptr(s['x-kubernetes-preserve-unknown-fields']),
-    XEmbeddedResource: bool(s['x-kubernetes-embedded-resource']),
-    XIntOrString: bool(s['x-kubernetes-int-or-string']),
+    XEmbeddedResource: asBoolean(s['x-kubernetes-embedded-resource']),
+    XIntOrString: asBoolean(s['x-kubernetes-int-or-string']),
     XListMapKeys: Array.isArray(s['x-kubernetes-list-map-keys']) ? s['x-kubernetes-list-map-keys'] : null,
     XListType: ptr(s['x-kubernetes-list-type']),
     XMapType: ptr(s['x-kubernetes-map-type']),
     XValidations: Array.isArray(s['x-kubernetes-validations'])
       ? s['x-kubernetes-validations'].filter(isObject).map((r) => ({
-          Rule: str(r.rule),
-          Message: str(r.message),
-          MessageExpression: str(r.messageExpression),
+          Rule: asString(r.rule),
+          Message: asString(r.message),
+          MessageExpression: asString(r.messageExpression),
           Reason: ptr(r.reason),
-          FieldPath: str(r.fieldPath),
+          FieldPath: asString(r.fieldPath),
           OptionalOldSelf: ptr(r.optionalOldSelf),
         }))
       : null,
@@ -105,31 +98,35 @@ function subresources(v: Json): Json {
     Scale:
       scale === undefined
         ? null
-        : { SpecReplicasPath: str(scale.specReplicasPath), StatusReplicasPath: str(scale.statusReplicasPath), LabelSelectorPath: ptr(scale.labelSelectorPath) },
+        : {
+            SpecReplicasPath: asString(scale.specReplicasPath),
+            StatusReplicasPath: asString(scale.statusReplicasPath),
+            LabelSelectorPath: ptr(scale.labelSelectorPath),
+          },
   };
 }
 
 function version(v: Obj): Obj {
   const schema = isObject(v.schema) ? v.schema : undefined;
   return {
-    Name: str(v.name),
-    Served: bool(v.served),
-    Storage: bool(v.storage),
-    Deprecated: bool(v.deprecated),
+    Name: asString(v.name),
+    Served: asBoolean(v.served),
+    Storage: asBoolean(v.storage),
+    Deprecated: asBoolean(v.deprecated),
     DeprecationWarning: ptr(v.deprecationWarning),
     Schema: schema === undefined ? null : { OpenAPIV3Schema: schemaOrNull(schema.openAPIV3Schema) },
     Subresources: subresources(v.subresources),
     AdditionalPrinterColumns: Array.isArray(v.additionalPrinterColumns)
       ? v.additionalPrinterColumns.filter(isObject).map((c) => ({
-          Name: str(c.name),
-          Type: str(c.type),
-          Format: str(c.format),
-          Description: str(c.description),
+          Name: asString(c.name),
+          Type: asString(c.type),
+          Format: asString(c.format),
+          Description: asString(c.description),
           Priority: typeof c.priority === 'number' ? c.priority : 0,
-          JSONPath: str(c.jsonPath),
+          JSONPath: asString(c.jsonPath),
         }))
       : null,
-    SelectableFields: Array.isArray(v.selectableFields) ? v.selectableFields.filter(isObject).map((f) => ({ JSONPath: str(f.jsonPath) })) : null,
+    SelectableFields: Array.isArray(v.selectableFields) ? v.selectableFields.filter(isObject).map((f) => ({ JSONPath: asString(f.jsonPath) })) : null,
   };
 }
 

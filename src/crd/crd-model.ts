@@ -1,5 +1,6 @@
 import { isObject, metadataOf, stringField, type Obj } from '../api/object-util.js';
 import type { PrinterColumn, ScalePaths } from '../api/resource-info.js';
+import { stringElements } from '../api/values.js';
 
 export type { PrinterColumn } from '../api/resource-info.js';
 
@@ -50,10 +51,6 @@ export interface CrdModel {
 /** kube's finalizer that holds a CRD until its custom resources are deleted. */
 export const CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
 
-function strings(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
-}
-
 /** `names` narrowed; `listKind` defaults to `<kind>List` as kube's defaulting does. */
 export function namesOf(value: unknown): CrdNames {
   const n = isObject(value) ? value : {};
@@ -65,8 +62,8 @@ export function namesOf(value: unknown): CrdNames {
     singular: stringField(n, 'singular') || plural.toLowerCase(),
     kind,
     listKind: listKind || (kind ? `${kind}List` : ''),
-    shortNames: strings(n.shortNames),
-    categories: strings(n.categories),
+    shortNames: stringElements(n.shortNames),
+    categories: stringElements(n.categories),
   };
 }
 
@@ -126,7 +123,7 @@ export function crdModelOf(obj: Obj): CrdModel {
     names: namesOf(spec.names),
     versions,
     deleting: meta.deletionTimestamp !== undefined && meta.deletionTimestamp !== null,
-    finalizers: strings(meta.finalizers),
+    finalizers: stringElements(meta.finalizers),
   };
 }
 

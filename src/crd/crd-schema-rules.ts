@@ -1,6 +1,7 @@
 import type { StatusCause } from '../api/errors.js';
 import { isObject, type Obj } from '../api/object-util.js';
 import { forbiddenField, goJson, invalidField, notSupportedField, requiredField } from '../validation/field-errors.js';
+import { asString } from '../api/values.js';
 
 /**
  * kube's rules for the fields of a CRD schema (ValidateCustomResourceDefinitionOpenAPISchema with
@@ -21,10 +22,6 @@ interface Context {
   insideResourceMeta: boolean;
 }
 
-function str(v: unknown): string {
-  return typeof v === 'string' ? v : '';
-}
-
 function set(v: unknown): boolean {
   return v !== undefined && v !== null;
 }
@@ -37,13 +34,13 @@ function nonEmpty(v: unknown): boolean {
 
 /** kube's specStandardValidatorV3.validate: keywords a CRD schema may not use anywhere. */
 function standard(node: Obj, path: string, ctx: Context, out: StatusCause[]): void {
-  const type = str(node.type);
+  const type = asString(node.type);
   if (type !== '' && !OPENAPI_V3_TYPES.includes(type)) out.push(notSupportedField(`${path}.type`, type, OPENAPI_V3_TYPES));
   if (set(node.default) && !ctx.allowDefaults) {
     const reason = ctx.disallowDefaultsReason;
     out.push(forbiddenField(`${path}.default`, reason === '' ? 'must not be set' : `must not be set ${reason}`));
   }
-  if (str(node.id) !== '') out.push(forbiddenField(`${path}.id`, 'id is not supported'));
+  if (asString(node.id) !== '') out.push(forbiddenField(`${path}.id`, 'id is not supported'));
   if (set(node.additionalItems)) out.push(forbiddenField(`${path}.additionalItems`, 'additionalItems is not supported'));
   if (nonEmpty(node.patternProperties)) out.push(forbiddenField(`${path}.patternProperties`, 'patternProperties is not supported'));
   if (nonEmpty(node.definitions)) out.push(forbiddenField(`${path}.definitions`, 'definitions is not supported'));
@@ -85,7 +82,7 @@ function mapListKeysMapSet(node: Obj, path: string, out: StatusCause[]): void {
 
 /** The list and map type extensions of NODE. */
 function collectionExtensions(node: Obj, path: string, out: StatusCause[]): void {
-  const type = str(node.type);
+  const type = asString(node.type);
   const mapType = node['x-kubernetes-map-type'];
   const listType = node['x-kubernetes-list-type'];
   const keys = node['x-kubernetes-list-map-keys'];
@@ -94,7 +91,7 @@ function collectionExtensions(node: Obj, path: string, out: StatusCause[]): void
     else out.push(invalidField(`${path}.type`, type, 'must be object if x-kubernetes-map-type is specified'));
   }
   if (set(mapType) && mapType !== 'atomic' && mapType !== 'granular')
-    out.push(notSupportedField(`${path}.x-kubernetes-map-type`, str(mapType), ['atomic', 'granular']));
+    out.push(notSupportedField(`${path}.x-kubernetes-map-type`, asString(mapType), ['atomic', 'granular']));
   if (set(listType) && type !== 'array') {
     if (type === '') out.push(requiredField(`${path}.type`, 'must be array if x-kubernetes-list-type is specified'));
     else out.push(invalidField(`${path}.type`, type, 'must be array if x-kubernetes-list-type is specified'));
@@ -102,24 +99,26 @@ function collectionExtensions(node: Obj, path: string, out: StatusCause[]): void
     const items = node.items;
     const itemListType = items['x-kubernetes-list-type'];
     if (items.type === 'array' && set(itemListType) && itemListType !== 'atomic')
-      out.push(invalidField(`${path}.items.x-kubernetes-list-type`, str(itemListType), 'must be atomic as item of a list with x-kubernetes-list-type=set'));
+      out.push(
+        invalidField(`${path}.items.x-kubernetes-list-type`, asString(itemListType), 'must be atomic as item of a list with x-kubernetes-list-type=set'),
+      );
     // kube prints the items' list type here (unset for an object), whatever the map type says.
     if (items.type === 'object' && items['x-kubernetes-map-type'] !== 'atomic')
       out.push(
         invalidField(
           `${path}.items.x-kubernetes-map-type`,
-          set(itemListType) ? str(itemListType) : null,
+          set(itemListType) ? asString(itemListType) : null,
           'must be atomic as item of a list with x-kubernetes-list-type=set',
         ),
       );
   }
   if (set(listType) && listType !== 'atomic' && listType !== 'set' && listType !== 'map')
-    out.push(notSupportedField(`${path}.x-kubernetes-list-type`, str(listType), ['atomic', 'set', 'map']));
+    out.push(notSupportedField(`${path}.x-kubernetes-list-type`, asString(listType), ['atomic', 'set', 'map']));
   const keyList = Array.isArray(keys) ? keys : [];
   if (keyList.length > 0) {
     if (!set(listType)) out.push(requiredField(`${path}.x-kubernetes-list-type`, 'must be map if x-kubernetes-list-map-keys is non-empty'));
     else if (listType !== 'map')
-      out.push(invalidField(`${path}.x-kubernetes-list-type`, str(listType), 'must be map if x-kubernetes-list-map-keys is non-empty'));
+      out.push(invalidField(`${path}.x-kubernetes-list-type`, asString(listType), 'must be map if x-kubernetes-list-map-keys is non-empty'));
   }
   if (listType === 'map') {
     if (keyList.length === 0) out.push(requiredField(`${path}.x-kubernetes-list-map-keys`, 'must not be empty if x-kubernetes-list-type is map'));
@@ -127,7 +126,7 @@ function collectionExtensions(node: Obj, path: string, out: StatusCause[]): void
     if (items === undefined || items === null) out.push(requiredField(`${path}.items`, 'must have a schema if x-kubernetes-list-type is map'));
     else if (Array.isArray(items)) out.push(invalidField(`${path}.items`, goJson(items), 'must only have a single schema if x-kubernetes-list-type is map'));
     else if (isObject(items) && items.type !== 'object')
-      out.push(invalidField(`${path}.items.type`, str(items.type), "must be object if parent array's x-kubernetes-list-type is map"));
+      out.push(invalidField(`${path}.items.type`, asString(items.type), "must be object if parent array's x-kubernetes-list-type is map"));
     else if (isObject(items)) {
       const properties = isObject(items.properties) ? items.properties : {};
       const seen = new Set<unknown>();

@@ -2,6 +2,7 @@ import type { StatusCause } from '../api/errors.js';
 import { isObject, type Obj } from '../api/object-util.js';
 import { patternError } from './cr-pattern.js';
 import { forbiddenField, invalidField, requiredField } from '../validation/field-errors.js';
+import { asString } from '../api/values.js';
 
 /**
  * kube's structural-schema rules for a CRD version's `openAPIV3Schema` (apiextensions-apiserver's
@@ -33,10 +34,6 @@ function schemas(v: unknown): Obj[] {
 
 function props(node: Obj): [string, Obj][] {
   return isObject(node.properties) ? Object.entries(node.properties).map(([k, v]) => [k, isObject(v) ? v : {}]) : [];
-}
-
-function str(v: unknown): string {
-  return typeof v === 'string' ? v : '';
 }
 
 function set(v: unknown): boolean {
@@ -96,7 +93,7 @@ function valueValidation(node: Obj, skipAnyOf: boolean, skipFirstAllOfAnyOf: boo
   schemas(node.allOf).forEach((s, i) => nested(s, skipFirstAllOfAnyOf && i === 0, `${path}.allOf[${i}]`, out));
   schemas(node.oneOf).forEach((s, i) => nested(s, false, `${path}.oneOf[${i}]`, out));
   if (isObject(node.not)) nested(node.not, false, `${path}.not`, out);
-  const pattern = str(node.pattern);
+  const pattern = asString(node.pattern);
   if (pattern !== '') {
     const err = patternError(pattern);
     if (err !== undefined) out.push(invalidField(`${path}.pattern`, pattern, `must be a valid regular expression, but isn't: ${err}`));
@@ -108,12 +105,12 @@ function nested(node: Obj, skipAnyOf: boolean, path: string, out: StatusCause[])
   valueValidation(node, skipAnyOf, false, path, out);
   if (isObject(node.items)) nested(node.items, false, `${path}.items`, out);
   for (const [k, v] of props(node)) nested(v, false, `${path}.properties[${k}]`, out);
-  if (str(node.type) !== '') out.push(forbiddenField(`${path}.type`, 'must be empty to be structural'));
+  if (asString(node.type) !== '') out.push(forbiddenField(`${path}.type`, 'must be empty to be structural'));
   if (isObject(node.additionalProperties) || node.additionalProperties === true)
     out.push(forbiddenField(`${path}.additionalProperties`, 'must be undefined to be structural'));
   if (set(node.default)) out.push(forbiddenField(`${path}.default`, 'must be undefined to be structural'));
-  if (str(node.title) !== '') out.push(forbiddenField(`${path}.title`, 'must be empty to be structural'));
-  if (str(node.description) !== '') out.push(forbiddenField(`${path}.description`, 'must be empty to be structural'));
+  if (asString(node.title) !== '') out.push(forbiddenField(`${path}.title`, 'must be empty to be structural'));
+  if (asString(node.description) !== '') out.push(forbiddenField(`${path}.description`, 'must be empty to be structural'));
   if (node.nullable === true) out.push(forbiddenField(`${path}.nullable`, 'must be false to be structural'));
   if (node['x-kubernetes-preserve-unknown-fields'] === true)
     out.push(forbiddenField(`${path}.x-kubernetes-preserve-unknown-fields`, 'must be false to be structural'));
@@ -153,7 +150,7 @@ const LEVEL_TYPE_DETAIL: Record<Level, string> = {
 };
 
 function invariants(node: Obj, level: Level, path: string, out: StatusCause[]): void {
-  const type = str(node.type);
+  const type = asString(node.type);
   const embedded = node['x-kubernetes-embedded-resource'] === true;
   const preserve = node['x-kubernetes-preserve-unknown-fields'] === true;
   const intOrString = node['x-kubernetes-int-or-string'] === true;
@@ -181,7 +178,7 @@ function invariants(node: Obj, level: Level, path: string, out: StatusCause[]): 
   for (const key of ['kind', 'apiVersion']) {
     const p = properties[key];
     if (p !== undefined && checkMetadata) {
-      const t = isObject(p) ? str(p.type) : '';
+      const t = isObject(p) ? asString(p.type) : '';
       if (t !== 'string') out.push(invalidField(`${path}.properties[${key}].type`, t, 'must be string'));
     }
   }
@@ -189,7 +186,7 @@ function invariants(node: Obj, level: Level, path: string, out: StatusCause[]): 
   if (metadata !== undefined) {
     const meta = isObject(metadata) ? metadata : {};
     const metaPath = `${path}.properties[metadata]`;
-    if (checkMetadata && str(meta.type) !== 'object') out.push(invalidField(`${metaPath}.type`, str(meta.type), 'must be object'));
+    if (checkMetadata && asString(meta.type) !== 'object') out.push(invalidField(`${metaPath}.type`, asString(meta.type), 'must be object'));
     if (level === 'root' && metadataSaysMore(meta))
       out.push(forbiddenField(metaPath, 'must not specify anything other than name and generateName, but metadata is implicitly specified'));
   }

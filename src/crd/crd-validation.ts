@@ -5,6 +5,7 @@ import { validateCrdSchema } from './crd-schema.js';
 import { validateConversion, validateDeprecationWarning, validatePrinterColumns, validateSelectableFields, validateSubresources } from './crd-versions.js';
 import { goJson, invalidField, notSupportedField, requiredField } from '../validation/field-errors.js';
 import { isDNS1035Label, isDNS1123Subdomain } from '../validation/string-formats.js';
+import { stringField } from '../api/values.js';
 
 /**
  * kube's static validation of an apiextensions.k8s.io/v1 CustomResourceDefinition (after defaults),
@@ -69,8 +70,7 @@ export function validateCustomResourceDefinition(obj: Obj, checkSchemas = true):
   }
 
   const names = isObject(spec.names) ? spec.names : {};
-  const str = (k: string): string => (typeof names[k] === 'string' ? names[k] : '');
-  for (const k of ['plural', 'singular', 'kind', 'listKind']) if (str(k) === '') causes.push(requiredField(`spec.names.${k}`));
+  for (const k of ['plural', 'singular', 'kind', 'listKind']) if (stringField(names, k) === '') causes.push(requiredField(`spec.names.${k}`));
   causes.push(...validateNames(names, 'spec.names'));
   if (checkSchemas && sharedSchema) causes.push(...validateCrdSchema(versions[0]?.schema, 'spec.validation', versions.some(hasStatus)));
   if (sharedSubresources) causes.push(...validateSubresources(versions[0]?.subresources, 'spec.subresources'));
@@ -95,15 +95,14 @@ function hasStatus(version: Obj): boolean {
 /** kube's ValidateCustomResourceDefinitionNames: DNS-1035 names, mixed-case kinds, distinct kind and listKind. */
 function validateNames(names: Obj, path: string): StatusCause[] {
   const causes: StatusCause[] = [];
-  const str = (k: string): string => (typeof names[k] === 'string' ? names[k] : '');
   for (const k of ['plural', 'singular']) {
-    const errs = isDNS1035Label(str(k));
-    if (str(k) !== '' && errs.length > 0) causes.push(invalidField(`${path}.${k}`, str(k), errs.join(',')));
+    const errs = isDNS1035Label(stringField(names, k));
+    if (stringField(names, k) !== '' && errs.length > 0) causes.push(invalidField(`${path}.${k}`, stringField(names, k), errs.join(',')));
   }
   for (const k of ['kind', 'listKind']) {
-    const errs = isDNS1035Label(str(k).toLowerCase());
-    if (str(k) !== '' && errs.length > 0)
-      causes.push(invalidField(`${path}.${k}`, str(k), `may have mixed case, but should otherwise match: ${errs.join(',')}`));
+    const errs = isDNS1035Label(stringField(names, k).toLowerCase());
+    if (stringField(names, k) !== '' && errs.length > 0)
+      causes.push(invalidField(`${path}.${k}`, stringField(names, k), `may have mixed case, but should otherwise match: ${errs.join(',')}`));
   }
   const shortNames = Array.isArray(names.shortNames) ? names.shortNames : [];
   shortNames.forEach((s, i) => {
@@ -111,8 +110,8 @@ function validateNames(names: Obj, path: string): StatusCause[] {
     const errs = isDNS1035Label(value);
     if (errs.length > 0) causes.push(invalidField(`${path}.shortNames[${i}]`, value, errs.join(',')));
   });
-  if (str('kind') !== '' && str('kind') === str('listKind'))
-    causes.push(invalidField(`${path}.listKind`, str('listKind'), 'kind and listKind may not be the same'));
+  if (stringField(names, 'kind') !== '' && stringField(names, 'kind') === stringField(names, 'listKind'))
+    causes.push(invalidField(`${path}.listKind`, stringField(names, 'listKind'), 'kind and listKind may not be the same'));
   const categories = Array.isArray(names.categories) ? names.categories : [];
   categories.forEach((c, i) => {
     const value = typeof c === 'string' ? c : '';

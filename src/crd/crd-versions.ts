@@ -2,6 +2,7 @@ import type { StatusCause } from '../api/errors.js';
 import { isObject, type Obj } from '../api/object-util.js';
 import { duplicateField, forbiddenField, goJson, invalidField, notSupportedField, requiredField } from '../validation/field-errors.js';
 import { isDNS1035Label, isDNS1123Subdomain } from '../validation/string-formats.js';
+import { asString } from '../api/values.js';
 
 /**
  * kube's checks of a CRD's per-version settings and conversion, beside its schemas: the
@@ -13,10 +14,6 @@ import { isDNS1035Label, isDNS1123Subdomain } from '../validation/string-formats
 const COLUMN_TYPES = ['boolean', 'date', 'integer', 'number', 'string'];
 const COLUMN_FORMATS = ['byte', 'date', 'date-time', 'double', 'float', 'int32', 'int64', 'password'];
 const REVIEW_VERSIONS = ['v1', 'v1beta1'];
-
-function str(v: unknown): string {
-  return typeof v === 'string' ? v : '';
-}
 
 /** kube's validateDeprecationWarning for VERSION at PATH. */
 export function validateDeprecationWarning(version: Obj, path: string): StatusCause[] {
@@ -55,17 +52,17 @@ export function validateSubresources(subresources: unknown, path: string): Statu
   const scale = subresources.scale;
   const causes: StatusCause[] = [];
   const under = (key: string, prefixes: string[], detail: string): void => {
-    const value = str(scale[key]);
+    const value = asString(scale[key]);
     const at = `${path}.scale.${key}`;
     const errs = simpleJsonPath(value, at);
     if (errs.length > 0) causes.push(...errs);
     else if (!prefixes.some((p) => value.startsWith(p))) causes.push(invalidField(at, value, detail));
   };
-  if (str(scale.specReplicasPath) === '') causes.push(requiredField(`${path}.scale.specReplicasPath`));
+  if (asString(scale.specReplicasPath) === '') causes.push(requiredField(`${path}.scale.specReplicasPath`));
   else under('specReplicasPath', ['.spec.'], 'should be a json path under .spec');
-  if (str(scale.statusReplicasPath) === '') causes.push(requiredField(`${path}.scale.statusReplicasPath`));
+  if (asString(scale.statusReplicasPath) === '') causes.push(requiredField(`${path}.scale.statusReplicasPath`));
   else under('statusReplicasPath', ['.status.'], 'should be a json path under .status');
-  if (str(scale.labelSelectorPath) !== '') under('labelSelectorPath', ['.spec.', '.status.'], 'should be a json path under either .spec or .status');
+  if (asString(scale.labelSelectorPath) !== '') under('labelSelectorPath', ['.spec.', '.status.'], 'should be a json path under either .spec or .status');
   return causes;
 }
 
@@ -76,13 +73,13 @@ export function validatePrinterColumns(columns: unknown, path: string): StatusCa
   columns.forEach((raw, i) => {
     const col = isObject(raw) ? raw : {};
     const at = `${path}[${i}]`;
-    if (str(col.name) === '') causes.push(requiredField(`${at}.name`));
-    const type = str(col.type);
+    if (asString(col.name) === '') causes.push(requiredField(`${at}.name`));
+    const type = asString(col.type);
     if (type === '') causes.push(requiredField(`${at}.type`, `must be one of ${COLUMN_TYPES.join(',')}`));
     else if (!COLUMN_TYPES.includes(type)) causes.push(invalidField(`${at}.type`, type, `must be one of ${COLUMN_TYPES.join(',')}`));
-    const format = str(col.format);
+    const format = asString(col.format);
     if (format !== '' && !COLUMN_FORMATS.includes(format)) causes.push(invalidField(`${at}.format`, format, `must be one of ${COLUMN_FORMATS.join(',')}`));
-    const jsonPath = str(col.jsonPath);
+    const jsonPath = asString(col.jsonPath);
     if (jsonPath === '') causes.push(requiredField(`${at}.JSONPath`));
     else causes.push(...simpleJsonPath(jsonPath, `${at}.JSONPath`));
   });
@@ -113,8 +110,8 @@ function validateWebhookService(service: Obj, path: string): StatusCause[] {
   const causes: StatusCause[] = [];
   // kube passes the service's name as the namespace and its namespace as the name, so each is
   // reported under the other's field.
-  if (str(service.namespace) === '') causes.push(requiredField(`${path}.name`));
-  if (str(service.name) === '') causes.push(requiredField(`${path}.namespace`));
+  if (asString(service.namespace) === '') causes.push(requiredField(`${path}.name`));
+  if (asString(service.name) === '') causes.push(requiredField(`${path}.namespace`));
   const port = typeof service.port === 'number' ? service.port : 443;
   if (!Number.isInteger(port) || port < 1 || port > 65535)
     causes.push(invalidField(`${path}.port`, port, 'port is not valid: must be between 1 and 65535, inclusive'));
@@ -134,7 +131,7 @@ function validateWebhookService(service: Obj, path: string): StatusCause[] {
 
 /** kube's validateConversionReviewVersions (a recognised version required). */
 function validateReviewVersions(versions: unknown, path: string): StatusCause[] {
-  const list = Array.isArray(versions) ? versions.map(str) : [];
+  const list = Array.isArray(versions) ? versions.map(asString) : [];
   if (list.length === 0) return [requiredField(path)];
   const causes: StatusCause[] = [];
   const seen = new Set<string>();
@@ -156,7 +153,7 @@ function validateReviewVersions(versions: unknown, path: string): StatusCause[] 
 export function validateConversion(conversion: unknown): StatusCause[] {
   if (!isObject(conversion)) return [];
   const path = 'spec.conversion';
-  const strategy = str(conversion.strategy);
+  const strategy = asString(conversion.strategy);
   const causes: StatusCause[] = [];
   if (strategy === '') causes.push(requiredField(`${path}.strategy`));
   else if (strategy !== 'None' && strategy !== 'Webhook') causes.push(notSupportedField(`${path}.strategy`, strategy, ['None', 'Webhook']));
@@ -226,7 +223,7 @@ export function validateSelectableFields(fields: unknown, schema: unknown, path:
   const seen = new Set<string>();
   fields.forEach((raw, i) => {
     const at = `${path}[${i}].jsonPath`;
-    const jsonPath = isObject(raw) ? str(raw.jsonPath) : '';
+    const jsonPath = isObject(raw) ? asString(raw.jsonPath) : '';
     if (jsonPath === '') {
       causes.push(requiredField(at));
       return;
@@ -237,7 +234,7 @@ export function validateSelectableFields(fields: unknown, schema: unknown, path:
       return;
     }
     if (found.root === 'metadata') causes.push(invalidField(at, jsonPath, 'must not point to fields in metadata'));
-    const type = found.node === undefined ? '' : str(found.node.type);
+    const type = found.node === undefined ? '' : asString(found.node.type);
     if (!['string', 'boolean', 'integer'].includes(type))
       causes.push(
         invalidField(at, jsonPath, 'must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed.'),

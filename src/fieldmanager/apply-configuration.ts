@@ -7,6 +7,7 @@ import { updateManagedFields } from './update-managed-fields.js';
 import { versionedChanges, type VersionViews } from './version-comparison.js';
 import { ensureNamedFieldsAreMembers, mergeValues, removeItems, toFieldSet } from './typed-value.js';
 import type { Obj } from '../api/object-util.js';
+import { isObject } from '../api/values.js';
 
 /** What one server-side apply is recorded as. */
 export interface ApplyRecord {
@@ -46,10 +47,6 @@ export class ApplyConflictError extends Error {
   }
 }
 
-function isMap(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /**
  * Applies `config` (the applied configuration, already checked to be of the object's kind and
  * version and to carry no managedFields) to `live` (the object in the request's version, or the
@@ -87,7 +84,7 @@ export function applyConfiguration(live: Obj, config: Obj, rec: ApplyRecord): { 
   const applied = filter(toFieldSet(config, rec.type));
   managed.set(id, { set: applied, apiVersion: rec.apiVersion, applied: true, time: lastSet?.time });
   const pruned = lastSet === undefined || lastSet.set.empty() ? merged : prune(merged, managed, lastSet.set, rec.type);
-  const next = isMap(pruned) ? pruned : {};
+  const next = isObject(pruned) ? pruned : {};
 
   // Updater.update: conflicts with and removals from every other manager.
   const cmp = compareObjects(liveValue, next, rec.type);
@@ -129,7 +126,7 @@ export function applyConfiguration(live: Obj, config: Obj, rec: ApplyRecord): { 
     }
   }
   const object = changed ? next : structuredClone(liveValue);
-  const meta = isMap(object.metadata) ? object.metadata : (object.metadata = {});
+  const meta = isObject(object.metadata) ? object.metadata : (object.metadata = {});
   const encoded = encodeManagedFields(managed);
   if (encoded !== undefined) meta.managedFields = encoded;
   return { object, changed };
@@ -137,7 +134,7 @@ export function applyConfiguration(live: Obj, config: Obj, rec: ApplyRecord): { 
 
 function withoutManagedFields(obj: Obj): Obj {
   const copy = structuredClone(obj);
-  if (isMap(copy.metadata)) delete copy.metadata.managedFields;
+  if (isObject(copy.metadata)) delete copy.metadata.managedFields;
   return copy;
 }
 

@@ -3,6 +3,7 @@ import { goQuote } from '../codec/go-quote.js';
 import type { ApplyConflict } from './apply-configuration.js';
 import type { FieldPath } from './field-set.js';
 import type { PathElement } from './path-element.js';
+import { stringField } from '../api/values.js';
 
 /** structured-merge-diff's value.ToString: Go's `%v` for numbers and booleans, `%q` for strings. */
 function valueString(v: unknown): string {
@@ -41,10 +42,9 @@ function printManager(id: string): string {
   } catch {
     return goQuote(id);
   }
-  const str = (k: string): string => (typeof parsed[k] === 'string' ? parsed[k] : '');
-  let out = goQuote(str('manager'));
-  if (str('subresource') !== '') out = `${out} with subresource ${goQuote(str('subresource'))}`;
-  if (str('operation') === 'Update') return `${out} using ${str('apiVersion')}`;
+  let out = goQuote(stringField(parsed, 'manager'));
+  if (stringField(parsed, 'subresource') !== '') out = `${out} with subresource ${goQuote(stringField(parsed, 'subresource'))}`;
+  if (stringField(parsed, 'operation') === 'Update') return `${out} using ${stringField(parsed, 'apiVersion')}`;
   return out;
 }
 

@@ -1,5 +1,6 @@
 import { FieldSet } from './field-set.js';
 import { deserializePathElement, PathElementError, serializePathElement, type PathElement } from './path-element.js';
+import { isObject } from '../api/values.js';
 
 /** The JSON object of a `fieldsV1` entry. */
 export type FieldsV1 = { [key: string]: FieldsV1 };
@@ -29,7 +30,7 @@ export class FieldsV1Error extends Error {}
  * Throws FieldsV1Error on anything else that is not well formed.
  */
 export function fieldsV1ToSet(fields: unknown): FieldSet {
-  if (!isPlainObject(fields)) throw new FieldsV1Error('fieldsV1 must be an object');
+  if (!isObject(fields)) throw new FieldsV1Error('fieldsV1 must be an object');
   const set = new FieldSet();
   read(fields, set);
   return set;
@@ -51,7 +52,7 @@ function read(obj: Record<string, unknown>, into: FieldSet): boolean {
       if (err instanceof PathElementError && err.unknownType) continue;
       throw new FieldsV1Error(err instanceof Error ? err.message : String(err));
     }
-    if (!isPlainObject(value)) throw new FieldsV1Error(`expected an object for ${key}`);
+    if (!isObject(value)) throw new FieldsV1Error(`expected an object for ${key}`);
     hasChildren = true;
     const child = new FieldSet();
     if (read(value, child)) into.insertMember(pe);
@@ -61,8 +62,4 @@ function read(obj: Record<string, unknown>, into: FieldSet): boolean {
     }
   }
   return isMember || !hasChildren;
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

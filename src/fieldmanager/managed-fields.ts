@@ -1,6 +1,7 @@
 import { FieldSet } from './field-set.js';
 import { fieldsV1ToSet, setToFieldsV1 } from './fields-v1.js';
 import { compareStrings } from './path-element.js';
+import { isObject, stringField } from '../api/values.js';
 
 /** One manager's fields: the set, the version it speaks, whether it is an Apply entry, and when it last changed. */
 export interface VersionedSet {
@@ -38,16 +39,16 @@ export function managerIdentifier(info: ManagerInfo): string {
 
 function parseIdentifier(id: string): ManagerInfo {
   const parsed = JSON.parse(id) as Record<string, unknown>;
-  const str = (k: string): string => (typeof parsed[k] === 'string' ? parsed[k] : '');
-  return { manager: str('manager'), operation: str('operation'), apiVersion: str('apiVersion'), subresource: str('subresource') };
+  return {
+    manager: stringField(parsed, 'manager'),
+    operation: stringField(parsed, 'operation'),
+    apiVersion: stringField(parsed, 'apiVersion'),
+    subresource: stringField(parsed, 'subresource'),
+  };
 }
 
 /** Why stored or sent managedFields could not be read (kube's DecodeManagedFields errors). */
 export class ManagedFieldsError extends Error {}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /**
  * Reads `metadata.managedFields` as kube's DecodeManagedFields does: operation Apply or Update,
@@ -59,23 +60,27 @@ export function decodeManagedFields(entries: unknown): Managed {
   if (entries === undefined || entries === null) return managed;
   if (!Array.isArray(entries)) throw new ManagedFieldsError('managedFields must be a list');
   entries.forEach((raw, i) => {
-    const e = isRecord(raw) ? raw : {};
-    const str = (k: string): string => (typeof e[k] === 'string' ? e[k] : '');
-    const operation = str('operation');
+    const e = isObject(raw) ? raw : {};
+    const operation = stringField(e, 'operation');
     if (operation !== 'Apply' && operation !== 'Update') throw new ManagedFieldsError('operation must be `Apply` or `Update`');
-    if (str('apiVersion') === '') throw new ManagedFieldsError('apiVersion must not be empty');
-    const fieldsType = str('fieldsType');
+    if (stringField(e, 'apiVersion') === '') throw new ManagedFieldsError('apiVersion must not be empty');
+    const fieldsType = stringField(e, 'fieldsType');
     if (fieldsType === '') throw new ManagedFieldsError(`missing fieldsType in managed fields entry ${i}`);
     if (fieldsType !== 'FieldsV1') throw new ManagedFieldsError(`invalid fieldsType ${JSON.stringify(fieldsType)} in managed fields entry ${i}`);
-    const id = managerIdentifier({ manager: str('manager'), operation, apiVersion: str('apiVersion'), subresource: str('subresource') });
+    const id = managerIdentifier({
+      manager: stringField(e, 'manager'),
+      operation,
+      apiVersion: stringField(e, 'apiVersion'),
+      subresource: stringField(e, 'subresource'),
+    });
     let set: FieldSet;
     try {
       set = e.fieldsV1 === undefined || e.fieldsV1 === null ? new FieldSet() : fieldsV1ToSet(e.fieldsV1);
     } catch (err) {
       throw new ManagedFieldsError(`error decoding versioned set: ${err instanceof Error ? err.message : String(err)}`);
     }
-    const time = str('time');
-    managed.set(id, { set, apiVersion: str('apiVersion'), applied: operation === 'Apply', time: time === '' ? undefined : time });
+    const time = stringField(e, 'time');
+    managed.set(id, { set, apiVersion: stringField(e, 'apiVersion'), applied: operation === 'Apply', time: time === '' ? undefined : time });
   });
   return managed;
 }

@@ -1,5 +1,4 @@
 import { apiVersionOf, type ResourceInfo } from '../api/resource-info.js';
-import { customSchemaOf } from '../crd/cr-schemas.js';
 import { customResourceType } from './custom-smd-type.js';
 import { schemaForDefinition, schemaForKind } from '../schema/openapi-schema.js';
 import { shapeStoredObject } from '../codec/go-shape.js';
@@ -13,6 +12,7 @@ import { conversionFor, servedObject, toStorageVersion } from '../conversion/ver
 import { decodeManagedFields, encodeManagedFields } from './managed-fields.js';
 import { parentEntriesAfterScale, scaleEntriesOf, type ReplicasPaths } from './scale-managed-fields.js';
 import { SCALE_API_VERSION, SCALE_DEFINITION } from '../api/scale-kind.js';
+import type { CustomResourceFacts, CustomSchema } from '../catalog/custom-resource-facts.js';
 
 /** The write being recorded: the served type, its request version and subresource, and the manager. */
 export interface TrackedWrite {
@@ -22,6 +22,8 @@ export interface TrackedWrite {
   subresource: string;
   /** From managerOrUserAgent ('' is recorded as `unknown`). */
   manager: string;
+  /** The serving catalogue's custom resource facts (a custom type is typed by its version's schema). */
+  facts: CustomResourceFacts;
   /** The other versions' views, when computed beforehand (webhook-version-views.ts); else `versionViewsFor`. */
   versionViews?: VersionViews;
 }
@@ -30,11 +32,15 @@ const typeCache = new Map<string, { revision: string; type: SmdType }>();
 
 /**
  * The structured-merge-diff type of a served kind, cached per kind: built-ins from the OpenAPI
- * definitions, custom resources from their CRD version's structural schema (customResourceType,
- * cached per CRD revision).
+ * definitions, custom resources from their CRD version's structural schema in `facts`
+ * (customResourceType, cached per CRD revision).
  */
-export function typeFor(info: ResourceInfo): SmdType {
-  const custom = info.custom === true ? customSchemaOf(apiVersionOf(info.group, info.version), info.kind) : undefined;
+export function typeFor(info: ResourceInfo, facts: CustomResourceFacts): SmdType {
+  return cachedType(info, info.custom === true ? facts.schemaOf(apiVersionOf(info.group, info.version), info.kind) : undefined);
+}
+
+/** typeFor, given a custom type's schema. */
+function cachedType(info: ResourceInfo, custom: CustomSchema | undefined): SmdType {
   const key = `${info.group}/${info.version}/${info.kind}/${info.definition}`;
   // One entry per kind: a custom type's entry is replaced when its CRD changes (revision).
   const revision = custom?.cacheKey ?? '';
@@ -65,7 +71,8 @@ export function versionViewsFor(info: ResourceInfo): VersionViews | undefined {
     if (apiVersion === own || group !== info.group || !conversion.versions.includes(apiVersion)) return undefined;
     const other: ResourceInfo = { ...info, version: apiVersion.slice(slash + 1), definition: '' };
     return {
-      type: typeFor(other),
+      // A built-in kind: typed by its OpenAPI definitions, no custom schema.
+      type: cachedType(other, undefined),
       convert: (value) => servedObject(toStorageVersion({ ...value, apiVersion: own, kind: info.kind }, info), apiVersion),
     };
   };
@@ -88,7 +95,7 @@ function recordOrThrow(w: TrackedWrite, live: Obj, next: Obj, sent: unknown): vo
     manager: w.manager,
     apiVersion: w.apiVersion,
     subresource: w.subresource,
-    type: typeFor(w.info),
+    type: typeFor(w.info, w.facts),
     resetFields: resetFieldsFor(
       { group: w.info.group, resource: w.info.resource, hasStatus: 'status' in w.info.subresources, custom: w.info.custom },
       w.subresource,

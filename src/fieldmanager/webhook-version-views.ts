@@ -1,7 +1,8 @@
 import { ApiError } from '../api/errors.js';
 import { isObject, type Obj } from '../api/object-util.js';
 import { undeclaredFields } from './custom-smd-type.js';
-import { convertByWebhook, webhookConversionOf } from '../conversion/webhook-conversion.js';
+import { convertByWebhook } from '../conversion/webhook-conversion.js';
+import type { CustomResourceFacts } from '../catalog/custom-resource-facts.js';
 import { apiVersionOf, type ResourceInfo } from '../api/resource-info.js';
 import { typeFor } from './track-write.js';
 import { VersionConversionError, type VersionView, type VersionViews } from './version-comparison.js';
@@ -10,7 +11,7 @@ import { DEDUCED } from './smd-type.js';
 class UndeclaredFieldsError extends Error {}
 
 /**
- * For a write of a custom resource whose CRD converts by webhook: the views of the other versions
+ * For a write of a custom resource whose CRD converts by webhook (as `facts` say): the views of the other versions
  * its managers were recorded at, with the objects compared (`before`, by default `live`, and
  * `next`) converted there by the webhook beforehand (one ConversionReview per version), so that
  * those managers lose, or conflict on, what the write changes as seen at their own version, as
@@ -21,10 +22,17 @@ class UndeclaredFieldsError extends Error {}
  * write fails instead with kube's 500: the webhook's error, or `.spec.x: field not declared in
  * schema`. Undefined when nothing needs it.
  */
-export async function webhookVersionViews(info: ResourceInfo, live: Obj, next: Obj, before: Obj = live, strict = false): Promise<VersionViews | undefined> {
+export async function webhookVersionViews(
+  facts: CustomResourceFacts,
+  info: ResourceInfo,
+  live: Obj,
+  next: Obj,
+  before: Obj = live,
+  strict = false,
+): Promise<VersionViews | undefined> {
   if (info.custom !== true) return undefined;
   const own = apiVersionOf(info.group, info.version);
-  const conversion = webhookConversionOf(own, info.kind);
+  const conversion = facts.conversionOf(own, info.kind);
   if (conversion === undefined) return undefined;
   const entries = isObject(live.metadata) && Array.isArray(live.metadata.managedFields) ? live.metadata.managedFields : [];
   const versions = new Set<string>();
@@ -39,7 +47,7 @@ export async function webhookVersionViews(info: ResourceInfo, live: Obj, next: O
   for (const apiVersion of versions) {
     try {
       const [liveThere, nextThere] = await convertByWebhook(conversion, [before, next], apiVersion, true);
-      const type = typeFor({ ...info, version: apiVersion.slice(apiVersion.lastIndexOf('/') + 1), definition: '' });
+      const type = typeFor({ ...info, version: apiVersion.slice(apiVersion.lastIndexOf('/') + 1), definition: '' }, facts);
       const undeclared = [...undeclaredFields(liveThere, type), ...undeclaredFields(nextThere, type)];
       if (undeclared.length > 0) {
         const problems = [...new Set(undeclared)];

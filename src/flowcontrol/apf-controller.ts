@@ -80,6 +80,11 @@ export class ApfController {
     return this.schemas;
   }
 
+  /** Every level in force or quiescing, in name order (the debug dumps). */
+  levelStates(): LevelState[] {
+    return [...this.levels.values()].sort((a, b) => (a.config.name < b.config.name ? -1 : a.config.name > b.config.name ? 1 : 0));
+  }
+
   /** The level named `name`, if configured. */
   level(name: string): LevelState | undefined {
     return this.levels.get(name);

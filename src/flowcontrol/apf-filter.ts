@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import type { PreAuthorizationFilter } from './pre-authorization-filter.js';
 import type { AuthorizationAttributes } from '../auth/authorizer.js';
 import { parsedRequestOf } from '../api/parsed-request.js';
+import { requestDeadlineMs } from '../api/request-deadline.js';
 import { labelRequest } from '../metrics/request-labels.js';
 import type { ApfController } from './apf-controller.js';
 import { flowDistinguisher } from './flow-schema-matching.js';
@@ -20,8 +21,7 @@ import type { WorkEstimator } from './work-estimator.js';
 export const FLOW_SCHEMA_UID_HEADER = 'X-Kubernetes-PF-FlowSchema-UID';
 export const PRIORITY_LEVEL_UID_HEADER = 'X-Kubernetes-PF-PriorityLevel-UID';
 
-/** kube's default request timeout (60 s): a queued request waits at most a quarter of it. */
-const REQUEST_TIMEOUT_MS = 60_000;
+/** kube's hard limit of a queue wait. */
 const MAX_WAIT_MS = 60_000;
 
 /** What the APF filter works with. */
@@ -37,21 +37,18 @@ export interface ApfFilterParts {
   isServed: (group: string, version: string, resource: string) => boolean;
   /** A removed priority level became idle: the configuration should be digested again to drop it. */
   onLevelIdle: () => void;
+  /** `--request-timeout` (ms): a queued request waits at most a quarter of its deadline. */
+  requestTimeoutMs: number;
 }
 
 const READ_ONLY_VERBS = new Set(['get', 'list', 'watch']);
 
-/** kube's getRequestWaitContext: a quarter of the request's deadline (its `timeout`, at most 60 s), at most a minute. */
-function waitLimitMs(query: URLSearchParams, watch: boolean): number {
-  const timeout = watch ? null : query.get('timeout');
-  let deadline = REQUEST_TIMEOUT_MS;
-  if (timeout !== null && timeout !== '') {
-    const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(timeout);
-    if (m !== null) {
-      const ms = Number(m[1]) * (m[2] === 'ms' ? 1 : m[2] === 'm' ? 60_000 : m[2] === 'h' ? 3_600_000 : 1000);
-      if (ms > 0 && ms < REQUEST_TIMEOUT_MS) deadline = ms;
-    }
-  }
+/**
+ * kube's getRequestWaitContext: a quarter of the request's deadline (see requestDeadlineMs), or of
+ * `--request-timeout` for a watch (which has none), at most a minute.
+ */
+function waitLimitMs(query: URLSearchParams, watch: boolean, requestTimeoutMs: number): number {
+  const deadline = watch ? requestTimeoutMs : requestDeadlineMs(query, requestTimeoutMs);
   return Math.min(deadline / 4, MAX_WAIT_MS);
 }
 
@@ -178,7 +175,19 @@ export function priorityAndFairnessFilter(parts: ApfFilterParts): PreAuthorizati
           reject();
         },
       },
-      () => waitLimitMs(query, watch),
+      () => waitLimitMs(query, watch, parts.requestTimeoutMs),
+      {
+        distinguisher: () => flowDistinguisher(attrs, schema.distinguisher),
+        user: attrs.user.name,
+        verb: attrs.verb,
+        path: attrs.path,
+        namespace: attrs.namespace,
+        name: attrs.name,
+        apiGroup: attrs.apiGroup,
+        apiVersion: attrs.apiVersion,
+        resource: attrs.resource,
+        subresource: attrs.subresource,
+      },
     );
     switch (outcome.kind) {
       case 'executing':

@@ -1,4 +1,5 @@
 import { isObject, metadataOf, stringField, type Obj } from '../api/object-util.js';
+import { stringElements } from '../api/values.js';
 
 /** One subject of a FlowSchema rule (kube's flowcontrol.Subject). */
 export type FlowSubject = { kind: 'User'; name: string } | { kind: 'Group'; name: string } | { kind: 'ServiceAccount'; namespace: string; name: string };
@@ -58,10 +59,6 @@ export interface PriorityLevelConfig {
   queuing: QueuingConfig | undefined;
 }
 
-function strings(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
-}
-
 function integer(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isInteger(value) ? value : undefined;
 }
@@ -88,15 +85,15 @@ function rulesOf(value: unknown): PolicyRules[] {
   return value.filter(isObject).map((rule: Obj) => ({
     subjects: (Array.isArray(rule.subjects) ? rule.subjects : []).map(subjectOf).filter((s): s is FlowSubject => s !== undefined),
     resourceRules: (Array.isArray(rule.resourceRules) ? rule.resourceRules : []).filter(isObject).map((r: Obj) => ({
-      verbs: strings(r.verbs),
-      apiGroups: strings(r.apiGroups),
-      resources: strings(r.resources),
+      verbs: stringElements(r.verbs),
+      apiGroups: stringElements(r.apiGroups),
+      resources: stringElements(r.resources),
       clusterScope: r.clusterScope === true,
-      namespaces: strings(r.namespaces),
+      namespaces: stringElements(r.namespaces),
     })),
     nonResourceRules: (Array.isArray(rule.nonResourceRules) ? rule.nonResourceRules : []).filter(isObject).map((r: Obj) => ({
-      verbs: strings(r.verbs),
-      nonResourceURLs: strings(r.nonResourceURLs),
+      verbs: stringElements(r.verbs),
+      nonResourceURLs: stringElements(r.nonResourceURLs),
     })),
   }));
 }

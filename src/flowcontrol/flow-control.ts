@@ -15,6 +15,8 @@ import { ObjectCounts } from './object-counts.js';
 import { RetryAfterTracker } from './retry-after.js';
 import { WatchTracker } from './watch-tracker.js';
 import { WorkEstimator } from './work-estimator.js';
+import { apfDebugRouter } from './apf-debug-router.js';
+import type { Router } from 'express';
 
 /** kube's borrowingAdjustmentPeriod: how often seats are redistributed among the levels. */
 const BORROWING_ADJUSTMENT_MS = 10_000;
@@ -54,7 +56,7 @@ function share(limit: number, processes: number): number {
  */
 export class FlowControl {
   private readonly stopped = new AbortController();
-  private started: PreAuthorizationFilter | undefined;
+  private started: StartedFlowControl = {};
 
   constructor(private readonly context: FlowControlContext) {}
 
@@ -64,7 +66,15 @@ export class FlowControl {
 
   /** After `start`: the stage the authentication filter runs before authorization (undefined: nothing is limited). */
   get filter(): PreAuthorizationFilter | undefined {
-    return this.started;
+    return this.started.filter;
+  }
+
+  /**
+   * kube's `/debug/api_priority_and_fairness/dump_*` endpoints of this process's APF state (mounted
+   * after authorization); without APF they are not served (the request goes on, to a 404).
+   */
+  debugRouter(): Router {
+    return apfDebugRouter(() => this.started.controller);
   }
 
   stop(): void {
@@ -72,7 +82,13 @@ export class FlowControl {
   }
 }
 
-async function startFlowControl(context: FlowControlContext, signal: AbortSignal): Promise<PreAuthorizationFilter | undefined> {
+/** What a started flow control runs: its filter, and with APF the controller the debug dumps read. */
+interface StartedFlowControl {
+  filter?: PreAuthorizationFilter;
+  controller?: ApfController;
+}
+
+async function startFlowControl(context: FlowControlContext, signal: AbortSignal): Promise<StartedFlowControl> {
   const { config, catalog } = context;
   const isServed = (group: string, version: string, resource: string): boolean => catalog.get(group, version, resource) !== undefined;
   const problem = flowControlConfigProblem(config);
@@ -91,19 +107,20 @@ async function startFlowControl(context: FlowControlContext, signal: AbortSignal
     { once: true },
   );
   if (!config.enablePriorityAndFairness) {
-    return maxInFlightFilter({
+    const filter = maxInFlightFilter({
       readOnlyLimit: share(config.maxRequestsInflight, processes),
       mutatingLimit: share(config.maxMutatingRequestsInflight, processes),
       stats,
       isServed,
     });
+    return filter === undefined ? {} : { filter };
   }
   const controller = new ApfController(share(config.maxRequestsInflight + config.maxMutatingRequestsInflight, processes), mandatoryConfig(), stats);
   const source = new ApfConfigSource(context.storage, controller, signal);
   await source.start();
   timers.push(setInterval(() => controller.rebalance(), BORROWING_ADJUSTMENT_MS).unref());
   const watches = new WatchTracker();
-  return priorityAndFairnessFilter({
+  const filter = priorityAndFairnessFilter({
     controller,
     estimator: new WorkEstimator(new ObjectCounts(context.storage), watches),
     watches,
@@ -115,5 +132,7 @@ async function startFlowControl(context: FlowControlContext, signal: AbortSignal
     },
     isServed,
     onLevelIdle: () => source.schedule(),
+    requestTimeoutMs: config.requestTimeoutMs,
   });
+  return { filter, controller };
 }

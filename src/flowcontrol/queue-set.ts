@@ -52,8 +52,25 @@ export interface RequestCallbacks {
   rejected(request: FairRequest, reason: RejectReason): void;
 }
 
+/** What the debug dumps tell of a request (kube's RequestDump details); only read when dumping. */
+export interface RequestDigest {
+  /** The flow within its FlowSchema (user name, namespace, or empty). */
+  distinguisher(): string;
+  user: string;
+  verb: string;
+  path: string;
+  namespace: string;
+  name: string;
+  apiGroup: string;
+  apiVersion: string;
+  resource: string;
+  subresource: string;
+}
+
 class Queue {
   readonly waiting = new RequestFifo();
+  /** Requests dispatched from this queue and still holding seats (the debug dumps list them). */
+  readonly executingRequests = new Set<FairRequest>();
   nextDispatchR = 0;
   executing = 0;
   seatsInUse = 0;
@@ -67,6 +84,7 @@ export class FairRequest {
   queue: Queue | undefined;
   arrivalR = 0;
   readonly arrivalTime = performance.now();
+  /** When it started executing (seconds on the queue set's clock; 0 while waiting). */
   startTime = 0;
   /** Waiting in a queue: the list node that removes it. */
   node: FifoNode | undefined;
@@ -83,6 +101,7 @@ export class FairRequest {
     readonly stats: FlowStats,
     estimate: WorkEstimate,
     private readonly callbacks: RequestCallbacks,
+    readonly digest?: RequestDigest,
   ) {
     this.estimate = { ...estimate };
     this.finalWork = (estimate.finalSeats * estimate.additionalLatencyMs) / 1000;
@@ -126,6 +145,8 @@ class RequestFifo {
   length = 0;
   /** Sum of the members' max seats. */
   maxSeatsSum = 0;
+  /** Sum of the members' initial seats. */
+  initialSeatsSum = 0;
   /** Sum of the members' total work (seat-seconds). */
   totalWorkSum = 0;
 
@@ -136,12 +157,20 @@ class RequestFifo {
     this.tail = node;
     this.length++;
     this.maxSeatsSum += request.maxSeats;
+    this.initialSeatsSum += request.estimate.initialSeats;
     this.totalWorkSum += request.totalWork;
     return node;
   }
 
   peek(): FairRequest | undefined {
     return this.head?.request;
+  }
+
+  /** The members, oldest first. */
+  toArray(): FairRequest[] {
+    const out: FairRequest[] = [];
+    for (let n = this.head; n !== undefined; n = n.next) out.push(n.request);
+    return out;
   }
 
   remove(node: FifoNode): void {
@@ -152,8 +181,35 @@ class RequestFifo {
     node.prev = node.next = undefined;
     this.length--;
     this.maxSeatsSum -= node.request.maxSeats;
+    this.initialSeatsSum -= node.request.estimate.initialSeats;
     this.totalWorkSum -= node.request.totalWork;
   }
+}
+
+/** One queue in a {@link QueueSetDump}. */
+export interface QueueDump {
+  /** Oldest first. */
+  waiting: FairRequest[];
+  executing: FairRequest[];
+  executingRequests: number;
+  seatsInUse: number;
+  /** Seat-seconds of virtual time. */
+  nextDispatchR: number;
+  initialSeatsSum: number;
+  maxSeatsSum: number;
+  /** Seat-seconds. */
+  totalWorkSum: number;
+}
+
+/** A queue set's state and counters since it was made (kube's debug.QueueSetDump). */
+export interface QueueSetDump {
+  queues: QueueDump[];
+  queuelessExecuting: FairRequest[];
+  waiting: number;
+  executing: number;
+  dispatched: number;
+  rejected: number;
+  cancelled: number;
 }
 
 /** The outcome of {@link QueueSet.startRequest}. */
@@ -183,6 +239,12 @@ export class QueueSet {
   private totSeatsInUse = 0;
   private totSeatsWaiting = 0;
   private enqueues = 0;
+  /** Executing requests of a level without queues (exempt, Reject). */
+  private readonly queuelessExecuting = new Set<FairRequest>();
+  /** kube's totRequestsDispatched, totRequestsRejected, totRequestsCancelled (for the debug dumps). */
+  private totDispatched = 0;
+  private totRejected = 0;
+  private totCancelled = 0;
   /** Flows' hands of queues, for the current queue count and hand size. */
   private hands = new Map<string, number[]>();
 
@@ -230,11 +292,19 @@ export class QueueSet {
    * is taken). A queued request is later dispatched or rejected through its callbacks; it waits at
    * most `waitLimitMs()` milliseconds.
    */
-  startRequest(flow: FlowIdentity, stats: FlowStats, estimate: WorkEstimate, callbacks: RequestCallbacks, waitLimitMs: () => number): StartOutcome {
+  startRequest(
+    flow: FlowIdentity,
+    stats: FlowStats,
+    estimate: WorkEstimate,
+    callbacks: RequestCallbacks,
+    waitLimitMs: () => number,
+    digest?: RequestDigest,
+  ): StartOutcome {
     this.syncTime();
-    const request = new FairRequest(this, flow, stats, estimate, callbacks);
+    const request = new FairRequest(this, flow, stats, estimate, callbacks, digest);
     if (this.config.desiredNumQueues < 1) {
       if (!this.canAccommodate(request.maxSeats)) {
+        this.totRejected++;
         stats.reject('concurrency-limit');
         return { kind: 'rejected', reason: 'concurrency-limit' };
       }
@@ -244,6 +314,7 @@ export class QueueSet {
     }
     const queue = this.queues[this.shuffleShard(flow)];
     if (this.totSeatsInUse >= this.dispatching.concurrencyLimit && queue.waiting.length >= this.config.queueLengthLimit) {
+      this.totRejected++;
       stats.reject('queue-full');
       return { kind: 'rejected', reason: 'queue-full' };
     }
@@ -280,6 +351,8 @@ export class QueueSet {
     request.stats.inqueueRequests--;
     request.stats.inqueueSeats -= request.maxSeats;
     request.stats.reject(reason);
+    this.totRejected++;
+    this.totCancelled++;
     this.stats.requestsWaiting.add(-1);
     this.noteDemand();
     this.boundNextDispatch(queue);
@@ -296,7 +369,9 @@ export class QueueSet {
     this.stats.requestsExecuting.add(-1);
     const serviceSeconds = now() - request.startTime;
     const queue = request.queue;
-    if (queue !== undefined) {
+    if (queue === undefined) this.queuelessExecuting.delete(request);
+    else {
+      queue.executingRequests.delete(request);
       queue.executing--;
       queue.nextDispatchR -= request.estimate.initialSeats * (ESTIMATED_SERVICE_SECONDS - serviceSeconds);
       this.boundNextDispatch(queue);
@@ -332,13 +407,39 @@ export class QueueSet {
     request.stats.executingRequests++;
     request.stats.executingSeats += request.maxSeats;
     request.stats.dispatched++;
+    this.totDispatched++;
     this.stats.requestsExecuting.add(1);
     this.stats.seatUtilization.add(request.maxSeats);
     this.noteDemand();
-    if (queue !== undefined) {
+    if (queue === undefined) this.queuelessExecuting.add(request);
+    else {
+      queue.executingRequests.add(request);
       queue.executing++;
       queue.seatsInUse += request.maxSeats;
     }
+  }
+
+  /** The state kube's debug endpoints show (its queueSet.Dump). */
+  dump(): QueueSetDump {
+    this.syncTime();
+    return {
+      queues: this.queues.map((q) => ({
+        waiting: q.waiting.toArray(),
+        executing: [...q.executingRequests],
+        executingRequests: q.executing,
+        seatsInUse: q.seatsInUse,
+        nextDispatchR: q.nextDispatchR,
+        initialSeatsSum: q.waiting.initialSeatsSum,
+        maxSeatsSum: q.waiting.maxSeatsSum,
+        totalWorkSum: q.waiting.totalWorkSum,
+      })),
+      queuelessExecuting: [...this.queuelessExecuting],
+      waiting: this.totRequestsWaiting,
+      executing: this.totRequestsExecuting,
+      dispatched: this.totDispatched,
+      rejected: this.totRejected,
+      cancelled: this.totCancelled,
+    };
   }
 
   private noteDemand(): void {

@@ -19,5 +19,5 @@ export async function handleCreate(r: ResourceRequest, store: Creater): Promise<
     throw forbidden({ group: r.info.group, resource: r.info.resource }, name, 'create not allowed while custom resource definition is terminating');
   }
   const created = await store.create(obj, { dryRun, manager: managerOrUserAgent(writeOptionsOf(r).fieldManager, r.req.headers['user-agent']) });
-  writeObject(r.res, 201, await servedJsonForAsync(created, r.apiVersion, format.representation), format);
+  writeObject(r.res, 201, await servedJsonForAsync(r.server.catalog.customResources, created, r.apiVersion, format.representation), format);
 }

@@ -124,7 +124,8 @@ export async function decodeObject(r: ResourceRequest, expectedKind = r.info.kin
   const schema = bodySchema(r, expectedKind, expectedApiVersion);
   if (schema === undefined) {
     fieldValidationOf(r);
-    if (r.info.custom === true) reportStrictFindings(r, decoded, pruneCustomResourceBody(expectedApiVersion, expectedKind, value), prefix, true);
+    if (r.info.custom === true)
+      reportStrictFindings(r, decoded, pruneCustomResourceBody(r.server.catalog.customResources, expectedApiVersion, expectedKind, value), prefix, true);
     return value;
   }
   let unknownFields: string[];

@@ -135,7 +135,7 @@ export async function handleDelete(r: ResourceRequest, store: GracefulDeleter): 
     writeObject(r.res, 200, successStatus(r, obj), { ...format, representation: 'object' });
     return;
   }
-  writeObject(r.res, 200, await servedJsonForAsync(outcome.json, r.apiVersion, format.representation), format);
+  writeObject(r.res, 200, await servedJsonForAsync(r.server.catalog.customResources, outcome.json, r.apiVersion, format.representation), format);
 }
 
 /** DELETE of a collection: deletes every selected object, answering the list of what was deleted. */
@@ -145,8 +145,11 @@ export async function handleDeleteCollection(r: ResourceRequest, store: Collecti
   const listOpts = listOptionsFrom(r.query, false, r.server.featureGates.WatchList);
   const opts = await readDeleteOptions(r);
   if (opts.ignoreStoreReadErrorWithClusterBreakingPotential === true) throw unsafeDeleteCollectionRefused();
-  const outcome = await store.deleteCollection(conversionAwareSelection(r, r.apiVersion, listOpts, selectionFor(r, listOpts)), opts);
-  const deleted = await servedJsonsFor(outcome.deleted, r.apiVersion, format.representation);
+  const outcome = await store.deleteCollection(
+    conversionAwareSelection(r.server.catalog.customResources, r, r.apiVersion, listOpts, selectionFor(r, listOpts)),
+    opts,
+  );
+  const deleted = await servedJsonsFor(r.server.catalog.customResources, outcome.deleted, r.apiVersion, format.representation);
   const envelope = {
     kind: `${r.info.kind}List`,
     apiVersion: r.apiVersion,

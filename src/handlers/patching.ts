@@ -119,7 +119,8 @@ export function decodePatchedObject(r: ResourceRequest, patch: RequestPatch, pat
       if (err instanceof TypedDecodeError) throw patchInvalid(before ?? valueText(), err.message);
       throw err;
     }
-  } else if (r.info.custom === true && r.ri.subresource !== 'scale') unknownFields = pruneCustomResourceBody(r.apiVersion, r.info.kind, patched);
+  } else if (r.info.custom === true && r.ri.subresource !== 'scale')
+    unknownFields = pruneCustomResourceBody(r.server.catalog.customResources, r.apiVersion, r.info.kind, patched);
   if (r.ri.subresource !== 'scale') {
     // Leaves `patched` unchanged when it fails. kube answers a strategic merge patch's failure with a
     // bare 500 of the converter's message: a 400 with that message here.

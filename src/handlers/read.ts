@@ -35,7 +35,13 @@ export async function handleGet(r: ResourceRequest, store: Getter): Promise<void
     return;
   }
   const includeObject = includeObjectParam(r.query, format);
-  writeObject(r.res, 200, await servedJsonForAsync(json, r.apiVersion, format.representation, includeObject), format, includeObject);
+  writeObject(
+    r.res,
+    200,
+    await servedJsonForAsync(r.server.catalog.customResources, json, r.apiVersion, format.representation, includeObject),
+    format,
+    includeObject,
+  );
 }
 
 /** LIST of a collection: consistent, optionally chunked with `limit`/`continue`, filtered by selectors. */
@@ -47,14 +53,14 @@ export async function handleList(r: ResourceRequest, store: Lister): Promise<voi
   const selection = selectionFor(r, opts);
   // Field selectors on a webhook-converting kind select on the converted objects: a page may then
   // hold fewer than `limit` items, and the remaining count is unknown.
-  const afterConversion = selectsAfterConversion(r.info, opts.fieldSelector);
+  const afterConversion = selectsAfterConversion(r.server.catalog.customResources, r.info, opts.fieldSelector);
   const page = await store.list(opts, afterConversion ? storageSelectionFor(r, opts.labelSelector) : selection);
   const metadata: Obj = { resourceVersion: page.resourceVersion };
   if (page.continue !== undefined) metadata.continue = page.continue;
   if (page.remainingItemCount !== undefined && !afterConversion) metadata.remainingItemCount = page.remainingItemCount;
   const items = afterConversion
-    ? await selectConverted(page.items, r.apiVersion, selection)
-    : await servedJsonsFor(page.items, r.apiVersion, format.representation, includeObject);
+    ? await selectConverted(r.server.catalog.customResources, page.items, r.apiVersion, selection)
+    : await servedJsonsFor(r.server.catalog.customResources, page.items, r.apiVersion, format.representation, includeObject);
   const envelope = { kind: r.info.listKind ?? `${r.info.kind}List`, apiVersion: r.apiVersion, metadata, typedItems: r.info.custom === true };
   await writeList(r.res, envelope, items, format, includeObject);
 }

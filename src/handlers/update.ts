@@ -144,7 +144,8 @@ async function handleApply(r: ResourceRequest, store: Updater, body: Buffer, for
   const decodeOther = encoding === 'cbor' ? decodeCborApplyBody : undefined;
   const { config, duplicates } = readAppliedConfiguration(body, target, r.server.limits.maxNestingDepth, decodeOther);
   let warnings: string[] = [];
-  const t = { info: r.info, apiVersion: r.apiVersion, subresource, manager: options.fieldManager, force: options.force === true };
+  const facts = r.server.catalog.customResources;
+  const t = { info: r.info, apiVersion: r.apiVersion, subresource, manager: options.fieldManager, force: options.force === true, facts };
   const pinned = stringField(metadataOf(config), 'resourceVersion');
   const outcome = await store.update(
     async (current: Obj, object: Obj) => {
@@ -180,5 +181,10 @@ async function respond(r: ResourceRequest, outcome: UpdateOutcome, format: Outpu
     writeObject(r.res, outcome.created ? 201 : 200, outcome.json, format);
     return;
   }
-  writeObject(r.res, outcome.created ? 201 : 200, await servedJsonForAsync(outcome.json, r.apiVersion, format.representation), format);
+  writeObject(
+    r.res,
+    outcome.created ? 201 : 200,
+    await servedJsonForAsync(r.server.catalog.customResources, outcome.json, r.apiVersion, format.representation),
+    format,
+  );
 }

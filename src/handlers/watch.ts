@@ -35,7 +35,7 @@ export async function handleWatch(r: ResourceRequest, store: Watcher): Promise<v
   const options = watchOptionsFrom(r.query, r.server.featureGates.WatchList, r.server.minRequestTimeoutSeconds);
   const selection = selectionFor(r, options.list, r.ri.name);
   // Field selectors on a webhook-converting kind select on the objects converted to the watch's version.
-  const afterConversion = selectsAfterConversion(r.info, options.list.fieldSelector);
+  const afterConversion = selectsAfterConversion(r.server.catalog.customResources, r.info, options.list.fieldSelector);
   const namespace = r.info.namespaced && r.ri.namespace !== '' ? r.ri.namespace : undefined;
   // A custom resource's watches end when its CRD goes, as kube ends them when it drops the CRD's storage.
   const removed = r.info.custom === true ? r.server.catalog.removedSignal(r.info.group, r.info.version, r.info.resource) : undefined;
@@ -56,7 +56,7 @@ export async function handleWatch(r: ResourceRequest, store: Watcher): Promise<v
     maxBacklogBytes: r.server.maxWatchBacklogBytes,
     metricResource: r.info.resource,
   });
-  const encoder = new WatchEncoder(r.info.kind, r.apiVersion, format);
+  const encoder = new WatchEncoder(r.info.kind, r.apiVersion, format, r.server.catalog.customResources);
   const progress = new WatchProgress(feed.resourceVersion);
   if (removed !== undefined && removal !== undefined)
     stopWhenRemoved(removed, removal, {
@@ -68,7 +68,7 @@ export async function handleWatch(r: ResourceRequest, store: Watcher): Promise<v
     });
   const bookmarks = new WatchBookmarks(options.allowBookmarks, r.server.bookmarkIntervalMs, encoder, progress, out);
   lifetime.begin(options.timeoutMs, () => bookmarks.send());
-  const initial = afterConversion ? await selectConvertedStored(feed.initial, r.apiVersion, selection) : feed.initial;
+  const initial = afterConversion ? await selectConvertedStored(r.server.catalog.customResources, feed.initial, r.apiVersion, selection) : feed.initial;
   if (!(await sendInitialEvents(initial, encoder, out, lifetime))) return;
   if (options.sendInitialEvents === true) bookmarks.send(INITIAL_EVENTS_END);
   // Flow control held the watch's seats while it initialised; the open stream holds none.
@@ -80,6 +80,6 @@ export async function handleWatch(r: ResourceRequest, store: Watcher): Promise<v
     out,
     encoder,
     progress,
-    filter: watchEventFilter(namespace, selection, afterConversion ? r.apiVersion : undefined),
+    filter: watchEventFilter(namespace, selection, afterConversion ? { apiVersion: r.apiVersion, facts: r.server.catalog.customResources } : undefined),
   });
 }

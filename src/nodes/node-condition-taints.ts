@@ -4,7 +4,8 @@
  * adding the missing ones and removing the stale ones. Taints are matched by key and effect only.
  */
 import { nowTimestamp, type Obj } from '../api/object-util.js';
-import { obj, objects } from '../validation/value-access.js';
+import { asObject } from '../api/values.js';
+import { objects } from '../validation/value-access.js';
 
 export const NOT_READY_TAINT_KEY = 'node.kubernetes.io/not-ready';
 export const UNREACHABLE_TAINT_KEY = 'node.kubernetes.io/unreachable';
@@ -25,11 +26,11 @@ const OWNED_KEYS = new Set([...Object.values(CONDITION_TAINTS).flatMap((m) => Ob
 /** The keys of the NoSchedule taints `node` should carry, in kube's order (conditions as listed, then unschedulable). */
 export function conditionTaintKeys(node: Obj): string[] {
   const keys: string[] = [];
-  for (const c of objects(obj(node.status).conditions)) {
+  for (const c of objects(asObject(node.status).conditions)) {
     const key = CONDITION_TAINTS[String(c.type)]?.[String(c.status)];
     if (key !== undefined) keys.push(key);
   }
-  if (obj(node.spec).unschedulable === true) keys.push(UNSCHEDULABLE_TAINT_KEY);
+  if (asObject(node.spec).unschedulable === true) keys.push(UNSCHEDULABLE_TAINT_KEY);
   return keys;
 }
 
@@ -40,7 +41,7 @@ export function conditionTaintKeys(node: Obj): string[] {
  */
 export function reconciledTaints(node: Obj, now: string = nowTimestamp()): Obj[] | undefined {
   const wanted = conditionTaintKeys(node);
-  const current = objects(obj(node.spec).taints);
+  const current = objects(asObject(node.spec).taints);
   const owned = current.filter((t) => t.effect === 'NoSchedule' && OWNED_KEYS.has(String(t.key)));
   const has = (taints: Obj[], key: string): boolean => taints.some((t) => t.key === key && t.effect === 'NoSchedule');
   const toAdd = [...new Set(wanted)].filter((key) => !has(owned, key));

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { schemaPath } from '../schema/schema-files.js';
-import { isJsonObject, objectMember, type JsonObject } from './json-value.js';
+import type { JsonObject } from './json-value.js';
+import { isObject, objectFieldOrUndefined } from '../api/values.js';
 
 /**
  * The descriptions kube-apiserver publishes for the meta types every resource's OpenAPI embeds
@@ -39,30 +40,30 @@ function described(schema: JsonObject, description: string): JsonObject {
  */
 export function addMetaDescriptions(doc: JsonObject, descriptions: MetaDescriptions = metaDescriptions()): void {
   const definitions = doc['definitions'];
-  if (!isJsonObject(definitions)) return;
+  if (!isObject(definitions)) return;
   for (const [name, entry] of Object.entries(descriptions.definitions)) {
     const def = definitions[name];
-    if (!isJsonObject(def)) continue;
+    if (!isObject(def)) continue;
     const properties = def['properties'];
-    if (isJsonObject(properties)) {
+    if (isObject(properties)) {
       for (const [field, description] of Object.entries(entry.properties ?? {})) {
         const prop = properties[field];
-        if (isJsonObject(prop)) properties[field] = described(prop, description);
+        if (isObject(prop)) properties[field] = described(prop, description);
       }
     }
     definitions[name] = entry.description === undefined ? def : described(def, entry.description);
   }
   for (const [name, description] of Object.entries(descriptions.metadataFields ?? {})) {
-    const properties = objectMember(definitions[name], 'properties');
+    const properties = objectFieldOrUndefined(definitions[name], 'properties');
     const field = properties?.['metadata'];
-    if (properties !== undefined && isJsonObject(field)) properties['metadata'] = described(field, description);
+    if (properties !== undefined && isObject(field)) properties['metadata'] = described(field, description);
   }
 }
 
 /** The built-in Swagger 2.0 document (schema/openapi-v2.json) with the meta descriptions added, as JSON bytes. */
 export function describedBaseDocument(): Buffer {
   const doc: unknown = JSON.parse(readFileSync(schemaPath('openapi-v2.json'), 'utf8'));
-  if (!isJsonObject(doc)) throw new Error('schema/openapi-v2.json is not a JSON object');
+  if (!isObject(doc)) throw new Error('schema/openapi-v2.json is not a JSON object');
   addMetaDescriptions(doc);
   return Buffer.from(JSON.stringify(doc));
 }

@@ -1,9 +1,10 @@
 import { CachedDocument, sha512Hex } from './cached-document.js';
-import { isJsonObject, type JsonObject } from './json-value.js';
+import { type JsonObject } from './json-value.js';
 import { describedBaseDocument } from './meta-descriptions.js';
 import { encodeOpenApiV2Protobuf } from './openapi-v2-protobuf.js';
 import { buildV3Document, groupPathsByV3Key } from './openapi-v3-convert.js';
 import { pruneUnservedPaths } from './served-paths.js';
+import { isObject } from '../api/values.js';
 
 /**
  * Paths and definitions that extend the built-in OpenAPI v2 document, e.g. what a custom resource
@@ -107,12 +108,12 @@ export class OpenApiService {
   v2Document(): JsonObject {
     if (this.merged) return this.merged;
     const parsed: unknown = JSON.parse(this.base().toString('utf8'));
-    if (!isJsonObject(parsed)) throw new Error('schema/openapi-v2.json is not a JSON object');
+    if (!isObject(parsed)) throw new Error('schema/openapi-v2.json is not a JSON object');
     if (this.servesPath !== undefined) this.pruned = pruneUnservedPaths(parsed, this.servesPath);
     if (this.contributions.size > 0) {
-      const paths: JsonObject = { ...(isJsonObject(parsed['paths']) ? parsed['paths'] : {}) };
-      const definitions: JsonObject = { ...(isJsonObject(parsed['definitions']) ? parsed['definitions'] : {}) };
-      const parameters: JsonObject = { ...(isJsonObject(parsed['parameters']) ? parsed['parameters'] : {}) };
+      const paths: JsonObject = { ...(isObject(parsed['paths']) ? parsed['paths'] : {}) };
+      const definitions: JsonObject = { ...(isObject(parsed['definitions']) ? parsed['definitions'] : {}) };
+      const parameters: JsonObject = { ...(isObject(parsed['parameters']) ? parsed['parameters'] : {}) };
       let addsParameters = false;
       for (const c of this.contributions.values()) {
         Object.assign(paths, c.paths ?? {});

@@ -1,7 +1,8 @@
 import type protobuf from 'protobufjs';
 import type { dump as yamlDump } from 'js-yaml';
 import { readSchemaJson } from '../schema/schema-files.js';
-import { isJsonObject, type JsonObject } from './json-value.js';
+import { type JsonObject } from './json-value.js';
+import { isObject, objectElements } from '../api/values.js';
 
 /**
  * The gnostic protobuf form of an OpenAPI v2 (Swagger 2.0) document: `openapi.v2.Document`, what
@@ -113,14 +114,10 @@ function withExtensions(src: JsonObject, out: Pb): Pb {
 }
 
 function named(map: unknown, convert: (v: JsonObject) => Pb): Pb[] {
-  if (!isJsonObject(map)) return [];
+  if (!isObject(map)) return [];
   const out: Pb[] = [];
-  for (const [name, v] of Object.entries(map)) if (isJsonObject(v)) out.push({ name, value: convert(v) });
+  for (const [name, v] of Object.entries(map)) if (isObject(v)) out.push({ name, value: convert(v) });
   return out;
-}
-
-function objects(list: unknown): JsonObject[] {
-  return Array.isArray(list) ? list.filter(isJsonObject) : [];
 }
 
 function setIf(out: Pb, field: string, value: unknown): void {
@@ -128,7 +125,7 @@ function setIf(out: Pb, field: string, value: unknown): void {
 }
 
 function optionalObject(value: unknown, convert: (v: JsonObject) => Pb): Pb | undefined {
-  return isJsonObject(value) ? convert(value) : undefined;
+  return isObject(value) ? convert(value) : undefined;
 }
 
 const VALIDATION_RULES: readonly Rule[] = [
@@ -183,15 +180,15 @@ function schema(src: JsonObject): Pb {
   ]);
   const additional = src['additionalProperties'];
   if (typeof additional === 'boolean') out['additional_properties'] = { boolean: additional };
-  else if (isJsonObject(additional)) out['additional_properties'] = { schema: schema(additional) };
+  else if (isObject(additional)) out['additional_properties'] = { schema: schema(additional) };
   const type = src['type'];
   if (typeof type === 'string') out['type'] = { value: [type] };
   else if (Array.isArray(type)) out['type'] = { value: type.filter((t): t is string => typeof t === 'string') };
   const items = src['items'];
-  if (isJsonObject(items)) out['items'] = { schema: [schema(items)] };
-  else if (Array.isArray(items)) out['items'] = { schema: objects(items).map(schema) };
-  if (Array.isArray(src['allOf'])) out['all_of'] = objects(src['allOf']).map(schema);
-  if (isJsonObject(src['properties'])) out['properties'] = { additional_properties: named(src['properties'], schema) };
+  if (isObject(items)) out['items'] = { schema: [schema(items)] };
+  else if (Array.isArray(items)) out['items'] = { schema: objectElements(items).map(schema) };
+  if (Array.isArray(src['allOf'])) out['all_of'] = objectElements(src['allOf']).map(schema);
+  if (isObject(src['properties'])) out['properties'] = { additional_properties: named(src['properties'], schema) };
   copy(
     src,
     [
@@ -302,9 +299,9 @@ function fileSchema(src: JsonObject): Pb {
 function response(src: JsonObject): Pb {
   const out = copy(src, [['description', 'description', 'string']]);
   const s = src['schema'];
-  if (isJsonObject(s)) out['schema'] = s['type'] === 'file' ? { file_schema: fileSchema(s) } : { schema: schema(s) };
-  if (isJsonObject(src['headers'])) out['headers'] = { additional_properties: named(src['headers'], header) };
-  if (isJsonObject(src['examples'])) {
+  if (isObject(s)) out['schema'] = s['type'] === 'file' ? { file_schema: fileSchema(s) } : { schema: schema(s) };
+  if (isObject(src['headers'])) out['headers'] = { additional_properties: named(src['headers'], header) };
+  if (isObject(src['examples'])) {
     out['examples'] = {
       additional_properties: Object.entries(src['examples']).map(([name, v]) => ({ name, value: toAny(v) })),
     };
@@ -319,7 +316,7 @@ function responseValue(src: JsonObject): Pb {
 function responses(src: JsonObject): Pb {
   const codes: Pb[] = [];
   for (const [code, v] of Object.entries(src)) {
-    if (isJsonObject(v) && (/^[0-9]{3}$/.test(code) || code === 'default')) codes.push({ name: code, value: responseValue(v) });
+    if (isObject(v) && (/^[0-9]{3}$/.test(code) || code === 'default')) codes.push({ name: code, value: responseValue(v) });
   }
   return withExtensions(src, { response_code: codes });
 }
@@ -349,7 +346,7 @@ function operation(src: JsonObject): Pb {
     ],
     out,
   );
-  if (Array.isArray(src['parameters'])) out['parameters'] = objects(src['parameters']).map(parametersItem);
+  if (Array.isArray(src['parameters'])) out['parameters'] = objectElements(src['parameters']).map(parametersItem);
   setIf(out, 'responses', optionalObject(src['responses'], responses));
   copy(
     src,
@@ -359,7 +356,7 @@ function operation(src: JsonObject): Pb {
     ],
     out,
   );
-  if (Array.isArray(src['security'])) out['security'] = objects(src['security']).map(securityRequirement);
+  if (Array.isArray(src['security'])) out['security'] = objectElements(src['security']).map(securityRequirement);
   return withExtensions(src, out);
 }
 
@@ -368,21 +365,21 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'] as 
 function pathItem(src: JsonObject): Pb {
   const out = copy(src, [['$ref', '_ref', 'string']]);
   for (const method of METHODS) setIf(out, method, optionalObject(src[method], operation));
-  if (Array.isArray(src['parameters'])) out['parameters'] = objects(src['parameters']).map(parametersItem);
+  if (Array.isArray(src['parameters'])) out['parameters'] = objectElements(src['parameters']).map(parametersItem);
   return withExtensions(src, out);
 }
 
 function paths(src: JsonObject): Pb {
   const out = withExtensions(src, {});
   out['path'] = Object.entries(src)
-    .filter((entry): entry is [string, JsonObject] => entry[0].startsWith('/') && isJsonObject(entry[1]))
+    .filter((entry): entry is [string, JsonObject] => entry[0].startsWith('/') && isObject(entry[1]))
     .map(([name, v]) => ({ name, value: pathItem(v) }));
   return out;
 }
 
 function oauth2Scopes(src: unknown): Pb {
   const entries: Pb[] = [];
-  if (isJsonObject(src)) for (const [name, v] of Object.entries(src)) if (typeof v === 'string') entries.push({ name, value: v });
+  if (isObject(src)) for (const [name, v] of Object.entries(src)) if (typeof v === 'string') entries.push({ name, value: v });
   return { additional_properties: entries };
 }
 
@@ -496,14 +493,14 @@ function toDocument(src: JsonObject): Pb {
     out,
   );
   setIf(out, 'paths', optionalObject(src['paths'], paths));
-  if (isJsonObject(src['definitions'])) out['definitions'] = { additional_properties: named(src['definitions'], schema) };
-  if (isJsonObject(src['parameters'])) out['parameters'] = { additional_properties: named(src['parameters'], parameter) };
-  if (isJsonObject(src['responses'])) out['responses'] = { additional_properties: named(src['responses'], response) };
-  if (Array.isArray(src['security'])) out['security'] = objects(src['security']).map(securityRequirement);
-  if (isJsonObject(src['securityDefinitions'])) {
+  if (isObject(src['definitions'])) out['definitions'] = { additional_properties: named(src['definitions'], schema) };
+  if (isObject(src['parameters'])) out['parameters'] = { additional_properties: named(src['parameters'], parameter) };
+  if (isObject(src['responses'])) out['responses'] = { additional_properties: named(src['responses'], response) };
+  if (Array.isArray(src['security'])) out['security'] = objectElements(src['security']).map(securityRequirement);
+  if (isObject(src['securityDefinitions'])) {
     out['security_definitions'] = { additional_properties: named(src['securityDefinitions'], securityDefinitionsItem) };
   }
-  if (Array.isArray(src['tags'])) out['tags'] = objects(src['tags']).map(tag);
+  if (Array.isArray(src['tags'])) out['tags'] = objectElements(src['tags']).map(tag);
   setIf(out, 'external_docs', optionalObject(src['externalDocs'], externalDocs));
   return withExtensions(src, out);
 }

@@ -1,4 +1,5 @@
-import { isJsonObject, type JsonObject } from './json-value.js';
+import { type JsonObject } from './json-value.js';
+import { isObject } from '../api/values.js';
 
 /**
  * Derives kube-apiserver's per-group-version OpenAPI 3.0 documents from the Swagger 2.0 document.
@@ -50,7 +51,7 @@ export function v3KeyOfPath(path: string): string {
 /** Every v2 path of DOC grouped by its v3 document key; keys and paths sorted. */
 export function groupPathsByV3Key(doc: JsonObject): Map<string, string[]> {
   const groups = new Map<string, string[]>();
-  const paths = isJsonObject(doc['paths']) ? Object.keys(doc['paths']) : [];
+  const paths = isObject(doc['paths']) ? Object.keys(doc['paths']) : [];
   for (const path of paths.sort()) {
     if (!path.startsWith('/')) continue;
     const key = v3KeyOfPath(path);
@@ -72,14 +73,14 @@ export function convertSchema(src: JsonObject): JsonObject {
   for (const [key, value] of Object.entries(src)) {
     if (key.startsWith('x-')) out[key] = value;
     else if (key === '$ref' && typeof value === 'string') out[key] = rewriteRef(value);
-    else if (key === 'properties' && isJsonObject(value)) {
+    else if (key === 'properties' && isObject(value)) {
       const props: JsonObject = {};
-      for (const [name, prop] of Object.entries(value)) props[name] = isJsonObject(prop) ? convertSchema(prop) : prop;
+      for (const [name, prop] of Object.entries(value)) props[name] = isObject(prop) ? convertSchema(prop) : prop;
       out[key] = props;
-    } else if ((key === 'items' || key === 'additionalProperties' || key === 'not') && isJsonObject(value)) {
+    } else if ((key === 'items' || key === 'additionalProperties' || key === 'not') && isObject(value)) {
       out[key] = convertSchema(value);
     } else if ((key === 'items' || key === 'allOf' || key === 'anyOf' || key === 'oneOf') && Array.isArray(value)) {
-      out[key] = value.map((s: unknown) => (isJsonObject(s) ? convertSchema(s) : s));
+      out[key] = value.map((s: unknown) => (isObject(s) ? convertSchema(s) : s));
     } else out[key] = value;
   }
   const ref = out['$ref'];
@@ -103,8 +104,8 @@ function resolveParameter(doc: JsonObject, param: JsonObject): JsonObject | unde
   if (typeof ref !== 'string') return param;
   if (!ref.startsWith(V2_PARAMETER_PREFIX)) return undefined;
   const defs = doc['parameters'];
-  const found = isJsonObject(defs) ? defs[ref.slice(V2_PARAMETER_PREFIX.length)] : undefined;
-  return isJsonObject(found) ? found : undefined;
+  const found = isObject(defs) ? defs[ref.slice(V2_PARAMETER_PREFIX.length)] : undefined;
+  return isObject(found) ? found : undefined;
 }
 
 const SIMPLE_SCHEMA_KEYS = [
@@ -137,9 +138,9 @@ function convertParameter(param: JsonObject): JsonObject {
   for (const key of SIMPLE_SCHEMA_KEYS) {
     const value = param[key];
     if (value === undefined || key === 'collectionFormat') continue;
-    schema[key] = key === 'items' && isJsonObject(value) ? convertSchema(value) : value;
+    schema[key] = key === 'items' && isObject(value) ? convertSchema(value) : value;
   }
-  out['schema'] = isJsonObject(param['schema']) ? convertSchema(param['schema']) : schema;
+  out['schema'] = isObject(param['schema']) ? convertSchema(param['schema']) : schema;
   for (const [key, value] of Object.entries(param)) if (key.startsWith('x-')) out[key] = value;
   return out;
 }
@@ -160,7 +161,7 @@ function convertResponse(response: JsonObject, code: string, produces: readonly 
   const description = typeof response['description'] === 'string' ? response['description'] : (STATUS_TEXT[code] ?? '');
   const out: JsonObject = { description };
   const schema = response['schema'];
-  if (isJsonObject(schema)) out['content'] = mediaContent(produces.length > 0 ? produces : ['application/json'], schema);
+  if (isObject(schema)) out['content'] = mediaContent(produces.length > 0 ? produces : ['application/json'], schema);
   for (const [key, value] of Object.entries(response)) if (key.startsWith('x-')) out[key] = value;
   return out;
 }
@@ -168,17 +169,17 @@ function convertResponse(response: JsonObject, code: string, produces: readonly 
 function convertOperation(doc: JsonObject, op: JsonObject): JsonObject {
   const out: JsonObject = {};
   for (const key of ['tags', 'summary', 'description'] as const) if (op[key] !== undefined) out[key] = op[key];
-  if (isJsonObject(op['externalDocs'])) out['externalDocs'] = op['externalDocs'];
+  if (isObject(op['externalDocs'])) out['externalDocs'] = op['externalDocs'];
   if (typeof op['operationId'] === 'string') out['operationId'] = op['operationId'];
   const consumes = stringList(op['consumes']) ?? stringList(doc['consumes']) ?? ['*/*'];
   const produces = stringList(op['produces']) ?? stringList(doc['produces']) ?? [];
   const parameters: JsonObject[] = [];
   for (const raw of Array.isArray(op['parameters']) ? op['parameters'] : []) {
-    if (!isJsonObject(raw)) continue;
+    if (!isObject(raw)) continue;
     const param = resolveParameter(doc, raw);
     if (param === undefined) continue;
     if (param['in'] === 'body') {
-      const schema = isJsonObject(param['schema']) ? param['schema'] : {};
+      const schema = isObject(param['schema']) ? param['schema'] : {};
       const body: JsonObject = { content: mediaContent(consumes, schema) };
       if (typeof param['description'] === 'string') body['description'] = param['description'];
       if (param['required'] === true) body['required'] = true;
@@ -193,9 +194,9 @@ function convertOperation(doc: JsonObject, op: JsonObject): JsonObject {
     out['requestBody'] = body;
   }
   const responses: JsonObject = {};
-  if (isJsonObject(op['responses'])) {
+  if (isObject(op['responses'])) {
     for (const [code, response] of Object.entries(op['responses'])) {
-      if (isJsonObject(response)) responses[code] = convertResponse(response, code, produces);
+      if (isObject(response)) responses[code] = convertResponse(response, code, produces);
     }
   }
   out['responses'] = responses;
@@ -209,11 +210,11 @@ function convertPathItem(doc: JsonObject, item: JsonObject): JsonObject {
   const out: JsonObject = {};
   for (const method of METHODS) {
     const op = item[method];
-    if (isJsonObject(op)) out[method] = convertOperation(doc, op);
+    if (isObject(op)) out[method] = convertOperation(doc, op);
   }
   const parameters: JsonObject[] = [];
   for (const raw of Array.isArray(item['parameters']) ? item['parameters'] : []) {
-    if (!isJsonObject(raw)) continue;
+    if (!isObject(raw)) continue;
     const param = resolveParameter(doc, raw);
     if (param !== undefined && param['in'] !== 'body') parameters.push(convertParameter(param));
   }
@@ -228,7 +229,7 @@ function collectRefs(value: unknown, out: Set<string>): void {
     for (const v of value) collectRefs(v, out);
     return;
   }
-  if (!isJsonObject(value)) return;
+  if (!isObject(value)) return;
   for (const [key, v] of Object.entries(value)) {
     if (key === '$ref' && typeof v === 'string' && v.startsWith(V3_SCHEMA_PREFIX)) out.add(v.slice(V3_SCHEMA_PREFIX.length));
     else if (!key.startsWith('x-')) collectRefs(v, out);
@@ -236,17 +237,17 @@ function collectRefs(value: unknown, out: Set<string>): void {
 }
 
 function convertSecuritySchemes(defs: unknown): JsonObject | undefined {
-  if (!isJsonObject(defs)) return undefined;
+  if (!isObject(defs)) return undefined;
   const out: JsonObject = {};
   for (const [name, def] of Object.entries(defs)) {
-    if (!isJsonObject(def)) continue;
+    if (!isObject(def)) continue;
     const scheme: JsonObject = { type: def['type'] };
     for (const key of ['description', 'name', 'in'] as const) if (def[key] !== undefined) scheme[key] = def[key];
     if (typeof def['flow'] === 'string') {
       const flow: JsonObject = {};
       if (def['authorizationUrl'] !== undefined) flow['authorizationUrl'] = def['authorizationUrl'];
       if (def['tokenUrl'] !== undefined) flow['tokenUrl'] = def['tokenUrl'];
-      flow['scopes'] = isJsonObject(def['scopes']) ? def['scopes'] : {};
+      flow['scopes'] = isObject(def['scopes']) ? def['scopes'] : {};
       scheme['flows'] = { [def['flow']]: flow };
     }
     for (const [key, value] of Object.entries(def)) if (key.startsWith('x-')) scheme[key] = value;
@@ -261,13 +262,13 @@ function convertSecuritySchemes(defs: unknown): JsonObject | undefined {
  * A reference to a definition DOC lacks is kept as is (it will not resolve).
  */
 export function buildV3Document(doc: JsonObject, paths: readonly string[]): JsonObject {
-  const v2Paths = isJsonObject(doc['paths']) ? doc['paths'] : {};
+  const v2Paths = isObject(doc['paths']) ? doc['paths'] : {};
   const v3Paths: JsonObject = {};
   for (const path of [...paths].sort()) {
     const item = v2Paths[path];
-    if (isJsonObject(item)) v3Paths[path] = convertPathItem(doc, item);
+    if (isObject(item)) v3Paths[path] = convertPathItem(doc, item);
   }
-  const definitions = isJsonObject(doc['definitions']) ? doc['definitions'] : {};
+  const definitions = isObject(doc['definitions']) ? doc['definitions'] : {};
   const schemas = new Map<string, JsonObject>();
   const pending = new Set<string>();
   collectRefs(v3Paths, pending);
@@ -276,7 +277,7 @@ export function buildV3Document(doc: JsonObject, paths: readonly string[]): Json
     for (const name of pending) {
       if (schemas.has(name)) continue;
       const def = definitions[name];
-      if (!isJsonObject(def)) continue;
+      if (!isObject(def)) continue;
       const converted = convertSchema(def);
       schemas.set(name, converted);
       collectRefs(converted, next);
@@ -290,7 +291,7 @@ export function buildV3Document(doc: JsonObject, paths: readonly string[]): Json
   const securitySchemes = convertSecuritySchemes(doc['securityDefinitions']);
   if (securitySchemes !== undefined) components['securitySchemes'] = securitySchemes;
   const out: JsonObject = { openapi: '3.0.0' };
-  if (isJsonObject(doc['info'])) out['info'] = doc['info'];
+  if (isObject(doc['info'])) out['info'] = doc['info'];
   out['paths'] = v3Paths;
   out['components'] = components;
   return out;

@@ -1,5 +1,6 @@
 import type { ResourceCatalog } from '../catalog/resource-catalog.js';
-import { isJsonObject, type JsonObject } from './json-value.js';
+import { type JsonObject } from './json-value.js';
+import { isObject } from '../api/values.js';
 
 /**
  * Which paths of the built-in OpenAPI document a server serves: those of its served group versions
@@ -41,7 +42,7 @@ function referencedDefinitions(value: unknown, definitions: JsonObject, into = n
     const v = stack.pop();
     if (Array.isArray(v)) {
       stack.push(...(v as unknown[]));
-    } else if (isJsonObject(v)) {
+    } else if (isObject(v)) {
       for (const [k, child] of Object.entries(v)) {
         if (k === '$ref' && typeof child === 'string' && child.startsWith('#/definitions/')) {
           const name = child.slice('#/definitions/'.length);
@@ -65,8 +66,8 @@ function referencedDefinitions(value: unknown, definitions: JsonObject, into = n
  * Definitions no path refers to at all are kept. Returns whether anything was removed.
  */
 export function pruneUnservedPaths(doc: JsonObject, serves: (path: string) => boolean): boolean {
-  const paths = isJsonObject(doc['paths']) ? doc['paths'] : {};
-  const definitions = isJsonObject(doc['definitions']) ? doc['definitions'] : {};
+  const paths = isObject(doc['paths']) ? doc['paths'] : {};
+  const definitions = isObject(doc['definitions']) ? doc['definitions'] : {};
   const dropped = new Set(Object.keys(paths).filter((p) => !serves(p)));
   if (dropped.size === 0) return false;
   const usedBefore = referencedDefinitions(paths, definitions);

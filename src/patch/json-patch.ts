@@ -1,6 +1,7 @@
 import { tooLarge } from '../api/errors.js';
-import { cloneJson, goJsonKind, hasOwn, isJsonObject, jsonEqual, setOwn, type JsonObject } from '../codec/json-value.js';
+import { cloneJson, goJsonKind, hasOwn, jsonEqual, setOwn, type JsonObject } from '../codec/json-value.js';
 import { patchBadRequest, patchUnprocessable } from './patch-errors.js';
+import { isObject } from '../api/values.js';
 
 /**
  * JSON Patch (RFC 6902) with the semantics of the library kube-apiserver uses (evanphx/json-patch v4),
@@ -133,7 +134,7 @@ function findObject(doc: Container, path: string): { con: Container; key: string
     } catch {
       return undefined;
     }
-    if (Array.isArray(next) || isJsonObject(next)) con = next;
+    if (Array.isArray(next) || isObject(next)) con = next;
     else return undefined;
   }
   return { con, key: decodeKey(split[split.length - 1] ?? '') };
@@ -201,7 +202,7 @@ function opReplace(ref: DocRef, op: JsonObject): void {
   if (p.value === undefined) throw new OpError(`replace operation failed to decode path: ${p.error ?? MISSING}`);
   const value = valueOf(op).value;
   if (p.value === '') {
-    if (!Array.isArray(value) && !isJsonObject(value)) {
+    if (!Array.isArray(value) && !isObject(value)) {
       throw new OpError('replace operation value must be object or array: %!w(<nil>)');
     }
     ref.doc = cloneJson(value);
@@ -307,7 +308,7 @@ function decodeOperations(body: unknown, strict: boolean): (JsonObject | null)[]
       ops.push(null);
       continue;
     }
-    if (!isJsonObject(el)) return fail(`json: cannot unmarshal ${goJsonKind(el)} into Go value of type ${elemType}`);
+    if (!isObject(el)) return fail(`json: cannot unmarshal ${goJsonKind(el)} into Go value of type ${elemType}`);
     if (strict) {
       for (const name of ['op', 'path', 'from']) {
         const v = hasOwn(el, name) ? el[name] : null;
@@ -333,7 +334,7 @@ export function applyJsonPatch(original: unknown, patchBody: unknown, options: J
     throw tooLarge(`The allowed maximum operations in a JSON patch is ${maxOperations}, got ${ops.length}`);
   }
   const start = cloneJson(original);
-  if (!Array.isArray(start) && !isJsonObject(start)) {
+  if (!Array.isArray(start) && !isObject(start)) {
     throw patchUnprocessable('invalid state detected');
   }
   const ref: DocRef = { doc: start, copied: 0, maxCopyBytes: options.maxCopyBytes ?? MAX_JSON_PATCH_COPY_BYTES };

@@ -1,5 +1,6 @@
-import { cloneJson, goJsonKind, hasOwn, isJsonObject, setOwn, type JsonObject } from '../codec/json-value.js';
+import { cloneJson, goJsonKind, hasOwn, setOwn, type JsonObject } from '../codec/json-value.js';
 import { patchBadRequest } from './patch-errors.js';
+import { isObject } from '../api/values.js';
 
 /**
  * JSON Merge Patch (RFC 7386) as kube-apiserver applies it (evanphx/json-patch v4 `MergePatch`):
@@ -16,7 +17,7 @@ export interface MergePatchOptions {
 
 function pruneNulls(v: unknown): unknown {
   if (Array.isArray(v)) return v.filter((x) => x !== null).map(pruneNulls);
-  if (isJsonObject(v)) {
+  if (isObject(v)) {
     const out: JsonObject = {};
     for (const k of Object.keys(v)) {
       if (v[k] !== null) setOwn(out, k, pruneNulls(v[k]));
@@ -37,8 +38,8 @@ function mergeDocs(doc: JsonObject, patch: JsonObject): void {
     const cur = hasOwn(doc, k) ? doc[k] : null;
     if (cur === null) {
       setOwn(doc, k, pruneNulls(pv));
-    } else if (isJsonObject(cur)) {
-      if (isJsonObject(pv)) mergeDocs(cur, pv);
+    } else if (isObject(cur)) {
+      if (isObject(pv)) mergeDocs(cur, pv);
       // An object replaced by a non-object takes the patch value as is (nulls in arrays kept).
       else setOwn(doc, k, cloneJson(pv));
     } else {
@@ -53,12 +54,12 @@ function mergeDocs(doc: JsonObject, patch: JsonObject): void {
  * the whole document (the caller's decoding then rejects it for object kinds, as kube does).
  */
 export function applyMergePatch(original: unknown, patch: unknown, options: MergePatchOptions = {}): unknown {
-  if (options.strictDecoding === true && patch !== null && !isJsonObject(patch)) {
+  if (options.strictDecoding === true && patch !== null && !isObject(patch)) {
     throw patchBadRequest(`error decoding patch: json: cannot unmarshal ${goJsonKind(patch)} into Go value of type map[string]interface {}`);
   }
   if (Array.isArray(patch)) return pruneNulls(patch);
-  if (!isJsonObject(patch)) throw patchBadRequest('Invalid JSON Patch');
-  if (!isJsonObject(original)) return pruneNulls(patch);
+  if (!isObject(patch)) throw patchBadRequest('Invalid JSON Patch');
+  if (!isObject(original)) return pruneNulls(patch);
   const doc = cloneJson(original);
   mergeDocs(doc, patch);
   return doc;

@@ -1,8 +1,9 @@
 import type { ApiError } from '../api/errors.js';
 import type { SchemaNode } from '../schema/openapi-schema.js';
 import { goSliceStable } from './go-stable-sort.js';
-import { cloneJson, goFormat, goFormatS, goJsonKind, goTypeName, hasOwn, isJsonObject, setOwn, type JsonObject } from '../codec/json-value.js';
+import { cloneJson, goFormat, goFormatS, goJsonKind, goTypeName, hasOwn, setOwn, type JsonObject } from '../codec/json-value.js';
 import { patchBadRequest, patchRejected, patchUnprocessable } from './patch-errors.js';
+import { isObject } from '../api/values.js';
 
 /**
  * Strategic merge patch, applied the way kube-apiserver applies it to built-in types
@@ -138,7 +139,7 @@ function sliceElementKind(...slices: unknown[][]): ElementKind {
 function findMapInSlice(list: unknown[], key: string, value: unknown): number {
   for (let i = 0; i < list.length; i++) {
     const v = list[i];
-    if (!isJsonObject(v)) throw new SmpError(`value for key ${i} is not a map`);
+    if (!isObject(v)) throw new SmpError(`value for key ${i} is not a map`);
     if (hasOwn(v, key) && goEq(v[key], value)) return i;
   }
   return -1;
@@ -146,8 +147,8 @@ function findMapInSlice(list: unknown[], key: string, value: unknown): number {
 
 function mergeKeyValueEqual(left: unknown, right: unknown, mergeKey: string): boolean {
   if (mergeKey === '') return goEq(left, right);
-  if (!isJsonObject(left)) throw errBadArgType(MAP_TYPE, left);
-  if (!isJsonObject(right)) throw errBadArgType(MAP_TYPE, right);
+  if (!isObject(left)) throw errBadArgType(MAP_TYPE, left);
+  if (!isObject(right)) throw errBadArgType(MAP_TYPE, right);
   if (!hasOwn(left, mergeKey)) throw errNoMergeKey(left, mergeKey);
   if (!hasOwn(right, mergeKey)) throw errNoMergeKey(right, mergeKey);
   return goEq(left[mergeKey], right[mergeKey]);
@@ -157,7 +158,7 @@ function extractToDeleteItems(list: unknown[]): { keep: unknown[]; toDelete: unk
   const keep: unknown[] = [];
   const toDelete: unknown[] = [];
   for (const v of list) {
-    if (!isJsonObject(v)) throw errBadArgType(MAP_TYPE, v);
+    if (!isObject(v)) throw errBadArgType(MAP_TYPE, v);
     if (hasOwn(v, DIRECTIVE) && v[DIRECTIVE] === 'delete') toDelete.push(v);
     else keep.push(v);
   }
@@ -167,7 +168,7 @@ function extractToDeleteItems(list: unknown[]): { keep: unknown[]; toDelete: unk
 function indexIn(list: unknown[], item: unknown, mergeKey: string, kind: ElementKind): number {
   const val = (x: unknown): unknown => {
     if (kind !== 'map') return x;
-    return isJsonObject(x) ? mergeKeyValue(x, mergeKey) : null;
+    return isObject(x) ? mergeKeyValue(x, mergeKey) : null;
   };
   const wanted = val(item);
   for (let i = 0; i < list.length; i++) {
@@ -179,7 +180,7 @@ function indexIn(list: unknown[], item: unknown, mergeKey: string, kind: Element
 function validateMergeKeyInLists(mergeKey: string, ...lists: unknown[][]): void {
   for (const list of lists) {
     for (const item of list) {
-      if (!isJsonObject(item)) throw errBadArgType(MAP_TYPE, item);
+      if (!isObject(item)) throw errBadArgType(MAP_TYPE, item);
       if (!hasOwn(item, mergeKey)) throw errNoMergeKey(item, mergeKey);
     }
   }
@@ -248,7 +249,7 @@ function partitionMaps(list: unknown[], by: unknown[], mergeKey: string): { inBy
   const inBy: unknown[] = [];
   const rest: unknown[] = [];
   for (const v of list) {
-    if (!isJsonObject(v)) throw errBadArgType(MAP_TYPE, v);
+    if (!isObject(v)) throw errBadArgType(MAP_TYPE, v);
     if (!hasOwn(v, mergeKey)) throw errNoMergeKey(v, mergeKey);
     if (findMapInSlice(by, mergeKey, v[mergeKey]) >= 0) inBy.push(v);
     else rest.push(v);
@@ -282,7 +283,7 @@ function mergeSliceWithSpecialElements(original: unknown[], patch: unknown[], me
   let replace = false;
   let current = original;
   for (const v of patch) {
-    if (!isJsonObject(v)) throw errBadArgType(MAP_TYPE, v);
+    if (!isObject(v)) throw errBadArgType(MAP_TYPE, v);
     if (!hasOwn(v, DIRECTIVE)) {
       plain.push(v);
       continue;
@@ -319,12 +320,12 @@ function mergeSlice(original: unknown[], patch: unknown[], schema: SchemaNode | 
     ({ original: base, patch: patchItems } = mergeSliceWithSpecialElements(original, patch, mergeKey));
     merged = [...base];
     for (const v of patchItems) {
-      if (!isJsonObject(v)) throw errBadArgType(MAP_TYPE, v);
+      if (!isObject(v)) throw errBadArgType(MAP_TYPE, v);
       if (!hasOwn(v, mergeKey)) throw errNoMergeKey(v, mergeKey);
       const idx = findMapInSlice(merged, mergeKey, v[mergeKey]);
       if (idx >= 0) {
         const target = merged[idx];
-        merged[idx] = mergeMap(isJsonObject(target) ? target : {}, v, schema);
+        merged[idx] = mergeMap(isObject(target) ? target : {}, v, schema);
       } else {
         merged.push(v);
       }
@@ -370,7 +371,7 @@ function validatePatchWithSetOrderList(patchList: unknown[], setOrder: unknown[]
   let si = 0;
   while (pi < nonDelete.length && si < setOrder.length) {
     const item = nonDelete[pi];
-    if (isJsonObject(item) && hasOwn(item, DIRECTIVE)) {
+    if (isObject(item) && hasOwn(item, DIRECTIVE)) {
       pi++;
       continue;
     }
@@ -447,7 +448,7 @@ function mergeMap(original: JsonObject, patch: JsonObject, schema: SchemaNode | 
       if (!isDeleteList) setOwn(original, key, patchV);
       continue;
     }
-    if (isJsonObject(originalV) && isJsonObject(patchV)) {
+    if (isObject(originalV) && isObject(patchV)) {
       const meta = lookupField(schema, key, false);
       setOwn(original, key, meta.strategy === 'replace' ? patchV : mergeMap(originalV, patchV, meta.schema));
     } else if (Array.isArray(originalV) && Array.isArray(patchV)) {
@@ -488,10 +489,10 @@ export function applyStrategicMergePatch(
   _options: StrategicMergePatchOptions = {},
 ): unknown {
   if (patch === null || patch === undefined) return cloneJson(original);
-  if (!isJsonObject(patch)) {
+  if (!isObject(patch)) {
     throw patchBadRequest(`json: cannot unmarshal ${goJsonKind(patch)} into Go value of type map[string]interface {}`);
   }
-  const base = isJsonObject(original) ? cloneJson(original) : {};
+  const base = isObject(original) ? cloneJson(original) : {};
   try {
     return mergeMap(base, cloneJson(patch), schema);
   } catch (e) {

@@ -9,7 +9,8 @@ import { compareQuantities, isWholeQuantity, quantityIntegerValue } from '../api
 import { podQosClass } from '../validation/pod-qos.js';
 import { aggregateContainerLimits, aggregateContainerRequests } from '../validation/pod-resource-totals.js';
 import { isPodLevelResource } from '../validation/pod-resources.js';
-import { obj, objects } from '../validation/value-access.js';
+import { asObject } from '../api/values.js';
+import { objects } from '../validation/value-access.js';
 import { addLists, resourceListOf, type ResourceList } from './resource-list.js';
 
 /** One term of a quota's scopes: `scopes` entries are `Exists` terms. */
@@ -102,23 +103,23 @@ function computeUsage(requests: ResourceList, limits: ResourceList): ResourceLis
 /** PodRequests: the containers' aggregate, pod-level requests over it, plus the pod's overhead. */
 function podRequests(spec: Obj): ResourceList {
   const requests = aggregateContainerRequests(spec);
-  for (const [name, q] of resourceListOf(obj(spec.resources).requests)) if (isPodLevelResource(name)) requests.set(name, q);
+  for (const [name, q] of resourceListOf(asObject(spec.resources).requests)) if (isPodLevelResource(name)) requests.set(name, q);
   return addLists(requests, resourceListOf(spec.overhead));
 }
 
 /** PodLimits: as requests, the overhead added only to resources that have a limit. */
 function podLimits(spec: Obj): ResourceList {
   const limits = aggregateContainerLimits(spec);
-  for (const [name, q] of resourceListOf(obj(spec.resources).limits)) if (isPodLevelResource(name)) limits.set(name, q);
+  for (const [name, q] of resourceListOf(asObject(spec.resources).limits)) if (isPodLevelResource(name)) limits.set(name, q);
   const overhead = new Map([...resourceListOf(spec.overhead)].filter(([name]) => limits.has(name)));
   return addLists(limits, overhead);
 }
 
 /** QuotaV1Pod: terminal pods, and pods past their deletion grace period, use no compute quota. */
 function chargedPod(pod: Obj, now: number): boolean {
-  const phase = obj(pod.status).phase;
+  const phase = asObject(pod.status).phase;
   if (phase === 'Failed' || phase === 'Succeeded') return false;
-  const meta = obj(pod.metadata);
+  const meta = asObject(pod.metadata);
   if (typeof meta.deletionTimestamp === 'string' && typeof meta.deletionGracePeriodSeconds === 'number') {
     if (now > Date.parse(meta.deletionTimestamp) + meta.deletionGracePeriodSeconds * 1000) return false;
   }
@@ -126,16 +127,17 @@ function chargedPod(pod: Obj, now: number): boolean {
 }
 
 /** A pod whose `activeDeadlineSeconds` ends it: the Terminating scope. */
-const isTerminating = (pod: Obj): boolean => typeof obj(pod.spec).activeDeadlineSeconds === 'number' && (obj(pod.spec).activeDeadlineSeconds as number) >= 0;
+const isTerminating = (pod: Obj): boolean =>
+  typeof asObject(pod.spec).activeDeadlineSeconds === 'number' && (asObject(pod.spec).activeDeadlineSeconds as number) >= 0;
 
 function usesCrossNamespaceAffinity(pod: Obj): boolean {
-  const affinity = obj(obj(pod.spec).affinity);
+  const affinity = asObject(asObject(pod.spec).affinity);
   const crosses = (term: Obj): boolean =>
     (Array.isArray(term.namespaces) && term.namespaces.length > 0) || (term.namespaceSelector !== undefined && term.namespaceSelector !== null);
   for (const kind of [affinity.podAffinity, affinity.podAntiAffinity]) {
-    const k = obj(kind);
+    const k = asObject(kind);
     if (objects(k.requiredDuringSchedulingIgnoredDuringExecution).some(crosses)) return true;
-    if (objects(k.preferredDuringSchedulingIgnoredDuringExecution).some((w) => crosses(obj(w.podAffinityTerm)))) return true;
+    if (objects(k.preferredDuringSchedulingIgnoredDuringExecution).some((w) => crosses(asObject(w.podAffinityTerm)))) return true;
   }
   return false;
 }
@@ -162,11 +164,11 @@ const podEvaluator: QuotaEvaluator = {
   usage: (pod, now) => {
     const usage: ResourceList = new Map([['count/pods', '1']]);
     if (!chargedPod(pod, now)) return usage;
-    const spec = obj(pod.spec);
+    const spec = asObject(pod.spec);
     return addLists(usage, computeUsage(podRequests(spec), podLimits(spec)));
   },
   matchesScope: (scope, pod) => {
-    const spec = obj(pod.spec);
+    const spec = asObject(pod.spec);
     switch (scope.scopeName) {
       case 'Terminating':
         return isTerminating(pod);
@@ -193,13 +195,13 @@ const podEvaluator: QuotaEvaluator = {
     return operation === 'CREATE';
   },
   constraints: (required, pod) => {
-    const spec = obj(pod.spec);
-    const podLevel = obj(spec.resources);
-    if (Object.keys(obj(podLevel.requests)).length > 0 || Object.keys(obj(podLevel.limits)).length > 0) return undefined;
+    const spec = asObject(pod.spec);
+    const podLevel = asObject(spec.resources);
+    if (Object.keys(asObject(podLevel.requests)).length > 0 || Object.keys(asObject(podLevel.limits)).length > 0) return undefined;
     const wanted = required.filter((r) => CONSTRAINED.includes(r));
     const missing = new Map<string, Set<string>>();
     for (const c of [...objects(spec.containers), ...objects(spec.initContainers)]) {
-      const resources = obj(c.resources);
+      const resources = asObject(c.resources);
       const has = computeUsage(resourceListOf(resources.requests), resourceListOf(resources.limits));
       for (const r of wanted) {
         if (has.has(r)) continue;
@@ -221,7 +223,7 @@ const SERVICE_RESOURCES = ['count/services', 'services', 'services.nodeports', '
 const serviceEvaluator: QuotaEvaluator = {
   matchingResources: (input) => input.filter((n) => SERVICE_RESOURCES.includes(n)),
   usage: (service) => {
-    const spec = obj(service.spec);
+    const spec = asObject(service.spec);
     const ports = objects(spec.ports);
     const usage: ResourceList = new Map([
       ['count/services', '1'],
@@ -248,9 +250,9 @@ const BETA_CLASS_ANNOTATION = 'volume.beta.kubernetes.io/storage-class';
 
 /** GetPersistentVolumeClaimClass: the beta annotation, else `storageClassName`. */
 function claimClass(claim: Obj): string {
-  const annotation = obj(obj(claim.metadata).annotations)[BETA_CLASS_ANNOTATION];
+  const annotation = asObject(asObject(claim.metadata).annotations)[BETA_CLASS_ANNOTATION];
   if (typeof annotation === 'string') return annotation;
-  const name = obj(claim.spec).storageClassName;
+  const name = asObject(claim.spec).storageClassName;
   return typeof name === 'string' ? name : '';
 }
 
@@ -276,10 +278,10 @@ const claimEvaluator: QuotaEvaluator = {
     ]);
     const className = claimClass(claim);
     if (className !== '') usage.set(`${className}${STORAGE_CLASS_SUFFIX}persistentvolumeclaims`, '1');
-    let storage = resourceListOf(obj(obj(claim.spec).resources).requests).get('storage');
+    let storage = resourceListOf(asObject(asObject(claim.spec).resources).requests).get('storage');
     if (storage !== undefined) {
       storage = roundedUp(storage);
-      const allocated = resourceListOf(obj(claim.status).allocatedResources).get('storage');
+      const allocated = resourceListOf(asObject(claim.status).allocatedResources).get('storage');
       if (allocated !== undefined && compareQuantities(allocated, storage) === 1) storage = roundedUp(allocated);
       usage.set('requests.storage', storage);
       if (className !== '') usage.set(`${className}${STORAGE_CLASS_SUFFIX}requests.storage`, storage);
@@ -290,9 +292,9 @@ const claimEvaluator: QuotaEvaluator = {
     if (scope.scopeName !== 'VolumeAttributesClass') return false;
     const names = new Set(
       [
-        obj(claim.spec).volumeAttributesClassName,
-        obj(claim.status).currentVolumeAttributesClassName,
-        obj(obj(claim.status).modifyVolumeStatus).targetVolumeAttributesClassName,
+        asObject(claim.spec).volumeAttributesClassName,
+        asObject(claim.status).currentVolumeAttributesClassName,
+        asObject(asObject(claim.status).modifyVolumeStatus).targetVolumeAttributesClassName,
       ].filter((n): n is string => typeof n === 'string' && n !== ''),
     );
     if (scope.operator === 'Exists') return names.size > 0;
@@ -302,7 +304,9 @@ const claimEvaluator: QuotaEvaluator = {
   handles: (operation, subresource, claim, old) => {
     if (subresource === '') return operation === 'CREATE' || operation === 'UPDATE';
     if (subresource !== 'status' || claim === undefined || old === undefined) return false;
-    return JSON.stringify(obj(obj(claim.status).allocatedResources).storage) !== JSON.stringify(obj(obj(old.status).allocatedResources).storage);
+    return (
+      JSON.stringify(asObject(asObject(claim.status).allocatedResources).storage) !== JSON.stringify(asObject(asObject(old.status).allocatedResources).storage)
+    );
   },
   constraints: noConstraints,
 };
@@ -334,9 +338,9 @@ export function deviceClassIndex(classes: readonly Obj[]): DeviceClassIndex {
   const names = new Set<string>();
   const extendedResources = new Map<string, string>();
   for (const c of classes) {
-    const name = String(obj(c.metadata).name);
+    const name = String(asObject(c.metadata).name);
     names.add(name);
-    const extended = obj(c.spec).extendedResourceName;
+    const extended = asObject(c.spec).extendedResourceName;
     if (typeof extended === 'string' && extended !== '') extendedResources.set(name, extended);
   }
   return { names, extendedResources };
@@ -376,14 +380,14 @@ function resourceClaimEvaluator(classes: DeviceClassIndex): QuotaEvaluator {
         const name = `${typeof className === 'string' ? className : ''}${DEVICES_PER_CLASS_SUFFIX}`;
         devices.set(name, (devices.get(name) ?? 0) + count);
       };
-      for (const request of objects(obj(obj(claim.spec).devices).requests)) {
+      for (const request of objects(asObject(asObject(claim.spec).devices).requests)) {
         const subrequests = objects(request.firstAvailable);
         if (subrequests.length > 0) {
           const worst = new Map<unknown, number>();
           for (const sub of subrequests) worst.set(sub.deviceClassName, Math.max(worst.get(sub.deviceClassName) ?? 0, requestedDevices(sub)));
           for (const [className, count] of worst) charge(className, count);
         } else if (request.exactly !== undefined && request.exactly !== null) {
-          const exactly = obj(request.exactly);
+          const exactly = asObject(request.exactly);
           charge(exactly.deviceClassName, requestedDevices(exactly));
         }
       }
@@ -450,9 +454,9 @@ export const DEVICE_CLASSES = 'deviceclasses.resource.k8s.io';
 
 /** The scope terms of a quota: its `scopes` (as `Exists`) and its scope selector's expressions. */
 export function quotaScopes(quota: Obj): ScopeRequirement[] {
-  const spec = obj(quota.spec);
+  const spec = asObject(quota.spec);
   const scopes = (Array.isArray(spec.scopes) ? spec.scopes : []).map((s) => ({ scopeName: String(s), operator: 'Exists', values: [] }));
-  const expressions = objects(obj(spec.scopeSelector).matchExpressions).map((e) => ({
+  const expressions = objects(asObject(spec.scopeSelector).matchExpressions).map((e) => ({
     scopeName: String(e.scopeName),
     operator: String(e.operator),
     values: Array.isArray(e.values) ? e.values.map(String) : [],
@@ -462,7 +466,7 @@ export function quotaScopes(quota: Obj): ScopeRequirement[] {
 
 /** generic.Matches: the quota limits one of the kind's resources and the object is in every scope. */
 export function quotaMatches(evaluator: QuotaEvaluator, quota: Obj, object: Obj): boolean {
-  const hard = [...resourceListOf(obj(quota.status).hard).keys()];
+  const hard = [...resourceListOf(asObject(quota.status).hard).keys()];
   if (evaluator.matchingResources(hard).length === 0) return false;
   return quotaScopes(quota).every((scope) => evaluator.matchesScope(scope, object));
 }

@@ -5,6 +5,7 @@ import { shapeStoredObject } from '../codec/go-shape.js';
 import { storageInfoOf } from '../conversion/version-conversion.js';
 import { toStorageVersionAsync } from '../conversion/converting-io.js';
 import type { ResourceInfo } from '../api/resource-info.js';
+import type { CustomResourceFacts } from '../catalog/custom-resource-facts.js';
 import { canonicalize, metadataOf, nowTimestamp, objectKey, stringField, type Obj } from '../api/object-util.js';
 import type { ResourceTarget } from './server-context.js';
 import { admissionRequestOf } from '../api/request-scope.js';
@@ -40,9 +41,10 @@ export async function createObject(r: ResourceTarget, input: Obj, dryRun: boolea
   const obj = canonicalize(input, r.info.kind, r.apiVersion);
   // kube's order: defaults as the body is decoded, managedFields, mutating admission, then the
   // strategy's PrepareForCreate, validation and validating admission.
-  applyDefaults(r.info, obj);
+  const facts = r.server.catalog.customResources;
+  applyDefaults(r.info, obj, facts);
   shapeStoredObject(obj, r.info);
-  if (manager !== undefined) trackCreate({ info: r.info, apiVersion: r.apiVersion, subresource: '', manager }, obj, sentManagedFields);
+  if (manager !== undefined) trackCreate({ info: r.info, apiVersion: r.apiVersion, subresource: '', manager, facts }, obj, sentManagedFields);
   // After defaults and managedFields, as kube's BeforeCreate: what defaulting derives from the name
   // (a namespace's name label) is then not the creating manager's for a generated name.
   const objMeta = metadataOf(obj);
@@ -75,11 +77,11 @@ export async function createObject(r: ResourceTarget, input: Obj, dryRun: boolea
     if (dryRun) {
       const existing = await withStorage(r, name, () => r.server.storage.get(r.type, key));
       if (existing) throw alreadyExists({ group: r.info.group, resource: r.info.resource }, name);
-      const wouldStore = await storedForCreate(r.info, obj);
+      const wouldStore = await storedForCreate(facts, r.info, obj);
       delete metadataOf(wouldStore).resourceVersion;
       return JSON.stringify(wouldStore);
     }
-    const toStore = await storedForCreate(r.info, obj);
+    const toStore = await storedForCreate(facts, r.info, obj);
     const stored = await withStorage(r, name, () => r.server.storage.create(r.type, key, toStore));
     return stored.json;
   });
@@ -90,11 +92,11 @@ export async function createObject(r: ResourceTarget, input: Obj, dryRun: boolea
  * than the request's, the create preparation runs again there, as kube runs it on its internal
  * object: what converted into the status (an autoscaling/v1 HPA's round-trip annotations) is reset.
  */
-async function storedForCreate(info: ResourceInfo, obj: Obj): Promise<Obj> {
-  const stored = await toStorageVersionAsync(obj, info);
+async function storedForCreate(facts: CustomResourceFacts, info: ResourceInfo, obj: Obj): Promise<Obj> {
+  const stored = await toStorageVersionAsync(facts, obj, info);
   const storageInfo = storageInfoOf(info);
   if (storageInfo === undefined) return stored;
-  applyDefaults(storageInfo, stored);
+  applyDefaults(storageInfo, stored, facts);
   prepareForCreate(storageInfo, stored);
   shapeStoredObject(stored, storageInfo);
   return stored;

@@ -17,6 +17,7 @@ import {
   updateDisruptionAllowedCondition,
 } from './disruption-budget-rules.js';
 import { StorageError } from '../api/storage-error.js';
+import { stringElements } from '../api/values.js';
 
 /** Evictions approved but not yet seen by the disruption controller beyond which kube refuses more. */
 const MAX_DISRUPTED_POD_SIZE = 2000;
@@ -48,10 +49,6 @@ function stillProcessing(pdbName: string): ApiError {
   return tooManyRequests(`The disruption budget ${pdbName} is still being processed by the server.`, 10);
 }
 
-function stringList(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
-}
-
 /** Go's %v of a string slice. */
 function goList(values: string[]): string {
   return `[${values.join(' ')}]`;
@@ -60,7 +57,7 @@ function goList(values: string[]): string {
 /** kube's propagateDryRun: the query's dryRun fills the Eviction's DeleteOptions; both set must agree. */
 function effectiveDeleteOptions(input: EvictionInput): Obj {
   const options: Obj = { ...(input.deleteOptions ?? {}) };
-  const bodyDryRun = stringList(options.dryRun);
+  const bodyDryRun = stringElements(options.dryRun);
   if (bodyDryRun.length === 0) options.dryRun = input.queryDryRun;
   else if (input.queryDryRun.length > 0 && goList(bodyDryRun) !== goList(input.queryDryRun)) {
     throw new ApiError(500, '', `Non-matching dry-run options in request and content: ${goList(input.queryDryRun)} and ${goList(bodyDryRun)}`, {});

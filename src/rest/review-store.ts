@@ -8,6 +8,7 @@ import { nowTimestamp } from '../api/object-util.js';
 import { validateLocalSubjectAccessReview, validateSelfSubjectAccessReview, validateSubjectAccessReview } from '../validation/access-review.js';
 import type { ResourceTarget } from './server-context.js';
 import type { Creater, WriteRequestOptions } from './rest-verbs.js';
+import { asString } from '../api/values.js';
 
 /**
  * Whether a type is a review: a create-only resource that answers a question rather than storing an
@@ -26,10 +27,6 @@ function userInfoOf(user: User): Obj {
   return info;
 }
 
-function str(value: unknown): string {
-  return typeof value === 'string' ? value : '';
-}
-
 /** The user a SubjectAccessReview asks about. */
 function subjectOf(spec: Obj): User {
   const extra: Record<string, string[]> = {};
@@ -37,7 +34,7 @@ function subjectOf(spec: Obj): User {
     for (const [k, v] of Object.entries(spec.extra)) if (Array.isArray(v)) extra[k] = v.filter((x): x is string => typeof x === 'string');
   }
   const groups = Array.isArray(spec.groups) ? spec.groups.filter((g): g is string => typeof g === 'string') : [];
-  return { name: str(spec.user), uid: str(spec.uid), groups, extra };
+  return { name: asString(spec.user), uid: asString(spec.uid), groups, extra };
 }
 
 /**
@@ -47,9 +44,9 @@ function subjectOf(spec: Obj): User {
 function reviewFieldSelector(selector: unknown): { fieldSelector?: FieldRequirement[] } {
   if (!isObject(selector)) return {};
   let terms: FieldRequirement[] | undefined;
-  if (str(selector.rawSelector) !== '') {
+  if (asString(selector.rawSelector) !== '') {
     try {
-      terms = parseFieldSelector(str(selector.rawSelector));
+      terms = parseFieldSelector(asString(selector.rawSelector));
     } catch {
       terms = undefined;
     }
@@ -58,8 +55,8 @@ function reviewFieldSelector(selector: unknown): { fieldSelector?: FieldRequirem
     terms = [];
     for (const r of selector.requirements) {
       if (!isObject(r) || !Array.isArray(r.values) || r.values.length !== 1 || typeof r.values[0] !== 'string') continue;
-      if (r.operator === 'In') terms.push({ field: str(r.key), operator: '=', value: r.values[0] });
-      else if (r.operator === 'NotIn') terms.push({ field: str(r.key), operator: '!=', value: r.values[0] });
+      if (r.operator === 'In') terms.push({ field: asString(r.key), operator: '=', value: r.values[0] });
+      else if (r.operator === 'NotIn') terms.push({ field: asString(r.key), operator: '!=', value: r.values[0] });
     }
   }
   return terms === undefined ? {} : { fieldSelector: terms };
@@ -72,19 +69,19 @@ function attributesOf(spec: Obj, user: User): AuthorizationAttributes {
     const a = spec.resourceAttributes;
     return {
       ...base,
-      verb: str(a.verb),
+      verb: asString(a.verb),
       resourceRequest: true,
-      apiGroup: str(a.group),
-      apiVersion: str(a.version),
-      namespace: str(a.namespace),
-      resource: str(a.resource),
-      subresource: str(a.subresource),
-      name: str(a.name),
+      apiGroup: asString(a.group),
+      apiVersion: asString(a.version),
+      namespace: asString(a.namespace),
+      resource: asString(a.resource),
+      subresource: asString(a.subresource),
+      name: asString(a.name),
       ...reviewFieldSelector(a.fieldSelector),
     };
   }
   const n = isObject(spec.nonResourceAttributes) ? spec.nonResourceAttributes : {};
-  return { ...base, verb: str(n.verb), resourceRequest: false, path: str(n.path) };
+  return { ...base, verb: asString(n.verb), resourceRequest: false, path: asString(n.path) };
 }
 
 /**
@@ -121,16 +118,16 @@ export class ReviewStore implements Creater {
         status = await this.decide(attributesOf(spec, subjectOf(spec)));
         break;
       case 'selfsubjectrulesreviews':
-        if (str(spec.namespace) === '') throw badRequest('no namespace on request');
-        status = await this.rules(str(spec.namespace));
+        if (asString(spec.namespace) === '') throw badRequest('no namespace on request');
+        status = await this.rules(asString(spec.namespace));
         break;
       case 'selfsubjectreviews':
         outMeta = { creationTimestamp: nowTimestamp() };
         status = { userInfo: userInfoOf(this.user) };
         break;
       case 'tokenreviews':
-        if (str(spec.token) === '') throw badRequest('token is required for TokenReview in authentication');
-        status = await reviewToken(this.target.server.authentication?.chain, str(spec.token), spec.audiences);
+        if (asString(spec.token) === '') throw badRequest('token is required for TokenReview in authentication');
+        status = await reviewToken(this.target.server.authentication?.chain, asString(spec.token), spec.audiences);
         break;
       default:
         status = {};

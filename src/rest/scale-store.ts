@@ -33,7 +33,7 @@ export class ScaleStore implements Getter, Updater {
 
   private async scaleJson(json: string): Promise<string> {
     const { info, apiVersion } = this.target;
-    const inVersion = info.custom === true ? await servedJsonForAsync(json, apiVersion, 'object') : json;
+    const inVersion = info.custom === true ? await servedJsonForAsync(this.target.server.catalog.customResources, json, apiVersion, 'object') : json;
     return JSON.stringify(toScale(info, JSON.parse(inVersion) as Obj));
   }
 }

@@ -36,7 +36,7 @@ function merge(r: ResourceTarget, next: Obj, old: Obj): Obj {
   } else if (sub === 'finalize') result = prepareForFinalize(next, old);
   else if (sub === 'scale') {
     result = fromScale(r.info, next, old);
-    prepareForUpdate(r.info, result, old);
+    prepareForUpdate(r.info, result, old, r.server.catalog.customResources);
   } else {
     result = canonicalize(next, r.info.kind, r.apiVersion);
     // A subresource write of the object itself may keep only part of the request (a pod's resize).
@@ -51,7 +51,7 @@ function merge(r: ResourceTarget, next: Obj, old: Obj): Obj {
     if (oldMeta.deletionGracePeriodSeconds !== undefined) meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
     else delete meta.deletionGracePeriodSeconds;
     delete meta.selfLink;
-    prepareForUpdate(r.info, result, old);
+    prepareForUpdate(r.info, result, old, r.server.catalog.customResources);
   }
   shapeStoredObject(result, r.info);
   return canonicalize(result, r.info.kind, r.apiVersion);
@@ -113,11 +113,12 @@ export async function updateObject(
 ): Promise<UpdateOutcome> {
   const name = r.ri.name;
   const qr = { group: r.info.group, resource: r.info.resource };
+  const facts = r.server.catalog.customResources;
   return guaranteedUpdate(r, name, async (stored, key) => {
     if (!stored) return onMissing();
     const storedObj = JSON.parse(stored.json) as Obj;
     // Updates and patches apply to the object in the request's version; it is stored converted back.
-    const current = await servedObjectAsync(storedObj, r.apiVersion);
+    const current = await servedObjectAsync(facts, storedObj, r.apiVersion);
     const copy = structuredClone(current);
     const { next, pinnedVersion, managedFields } = await compute(copy, copy);
     if (pinnedVersion !== '' && pinnedVersion !== stored.resourceVersion) throw staleConflict(qr, name);
@@ -134,7 +135,7 @@ export async function updateObject(
     if (manager !== undefined && r.ri.subresource === 'scale') {
       const paths = new Map([...replicasPathsOf(r.info, r.apiVersion)].map(([v, p]) => [v, replicasPath(p)] as const));
       trackScaleUpdate(
-        { info: r.info, apiVersion: r.apiVersion, subresource: 'scale', manager },
+        { info: r.info, apiVersion: r.apiVersion, subresource: 'scale', manager, facts },
         current,
         result,
         toScale(r.info, current),
@@ -142,8 +143,13 @@ export async function updateObject(
         paths,
       );
     } else if (manager !== undefined) {
-      const versionViews = await webhookVersionViews(r.info, current, result);
-      trackUpdate({ info: r.info, apiVersion: r.apiVersion, subresource: r.ri.subresource, manager, versionViews }, current, result, nextMeta.managedFields);
+      const versionViews = await webhookVersionViews(facts, r.info, current, result);
+      trackUpdate(
+        { info: r.info, apiVersion: r.apiVersion, subresource: r.ri.subresource, manager, versionViews, facts },
+        current,
+        result,
+        nextMeta.managedFields,
+      );
     }
     metadataOf(result).resourceVersion = stored.resourceVersion;
     // undefined: a concurrent write got in first; the loop retries.
@@ -169,7 +175,7 @@ export async function updateObject(
         resultMeta.deletionTimestamp !== undefined &&
         finalizers.length === 0 &&
         (resultMeta.deletionGracePeriodSeconds === undefined || resultMeta.deletionGracePeriodSeconds === 0);
-      const toStore = settleInStorageVersion(r, next, await toStorageVersionAsync(result, r.info), storedObj);
+      const toStore = settleInStorageVersion(r, next, await toStorageVersionAsync(facts, result, r.info), storedObj);
       metadataOf(toStore).resourceVersion = stored.resourceVersion;
       // As kube compares what it would write with what is stored: a write that changes nothing is no
       // write (the version label of kinds whose versions share one schema does not count).

@@ -7,7 +7,7 @@ import type { ResourceTarget } from './server-context.js';
 import { metadataOf, stringField, type Obj } from '../api/object-util.js';
 
 function validateKind(r: ResourceTarget, obj: Obj, old: Obj | undefined): StatusCause[] {
-  return strategyFor(r.info).validate?.(obj, old, r.ri.subresource) ?? [];
+  return strategyFor(r.info).validate?.(obj, old, r.ri.subresource, r.server.catalog.customResources) ?? [];
 }
 
 /** The validation step of writes: 422 Invalid with one cause per field error. */

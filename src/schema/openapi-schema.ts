@@ -1,4 +1,5 @@
 import { readSchemaJson } from './schema-files.js';
+import { isObject } from '../api/values.js';
 
 /**
  * A read-only view of the OpenAPI v2 definitions in `schema/openapi-v2.json`: follow `$ref`s, walk from a
@@ -11,10 +12,6 @@ import { readSchemaJson } from './schema-files.js';
  */
 
 type JsonObject = Record<string, unknown>;
-
-function isObject(v: unknown): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 const REF_PREFIX = '#/definitions/';
 

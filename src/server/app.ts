@@ -37,6 +37,7 @@ import { notFoundHandler, resourceHandler } from '../handlers/resource-router.js
 import { requestUser } from '../handlers/http-scope.js';
 import { HealthChecks } from '../health/health-checks.js';
 import { healthRouter } from '../health/health-router.js';
+import { requestDeadlineFilter } from './request-deadline.js';
 import { controllerManagerFor } from '../controllers/controller-manager.js';
 import { clusterSigningConfig } from '../controllers/cluster-signing.js';
 import { CrdRegistrar } from '../controllers/crd-registrar.js';
@@ -189,6 +190,7 @@ export async function startServer(given: ServerConfig, storage: Storage, options
       mutatingPolicies,
       validatingPolicies,
       authorizer,
+      signal: shutdown.signal,
     }),
     featureGates: config.featureGates,
     limits: config.limits,
@@ -236,6 +238,8 @@ export async function startServer(given: ServerConfig, storage: Storage, options
   }
   // Overload protection (APF or the in-flight limits) runs between impersonation and authorization, as in kube.
   const flowControl = await lifecycle.start('flow control', new FlowControl({ config, storage, catalog }));
+  // kube's request deadline: covers authentication, a wait in an APF queue, authorization and the handler.
+  app.use(requestDeadlineFilter(config.requestTimeoutMs, (g, v, r) => catalog.get(g, v, r) !== undefined));
   app.use(authFilter(options.authenticator ?? authentication.chain, authorizer, auditLog, flowControl.filter));
   const openapi = sharedOpenApiService(`runtime-config:${config.runtimeConfig.text}`, servedPathFilter(catalog));
   // Requests for group versions of extension API servers go there, once authorized here.
@@ -249,6 +253,7 @@ export async function startServer(given: ServerConfig, storage: Storage, options
   let jwksUri = config.serviceAccountJwksUri;
   app.use(oidcDiscoveryRouter(authentication.tokens, () => jwksUri));
   app.use(healthRouter(health));
+  app.use(flowControl.debugRouter());
   app.use(metricsRouter());
   app.use(
     discoveryRouter(catalog, { version: DEFAULT_VERSION_INFO, isCustomResource: (info) => info.custom === true, extension: aggregator.discoveryExtension() }),

@@ -1,4 +1,5 @@
 import { isObject, type Obj } from '../api/object-util.js';
+import { stringElements } from '../api/values.js';
 
 /**
  * Typed reads and writes of the Service spec fields allocation looks at, over the plain JSON object
@@ -15,9 +16,9 @@ export function serviceType(spec: Obj): string {
   return typeof spec.type === 'string' ? spec.type : '';
 }
 
+/** The string elements of the list at `spec[field]`. */
 export function stringList(spec: Obj, field: string): string[] {
-  const value = spec[field];
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+  return stringElements(spec[field]);
 }
 
 export function clusterIPOf(spec: Obj): string {

@@ -5,6 +5,7 @@ import type { UpdateMetaPasses } from '../validation/object-meta.js';
 import type { TablePrinter } from '../codec/table-printer.js';
 import type { FieldSelectorSpec } from '../selectors/field-selector.js';
 import type { AllocationTarget } from '../services/service-allocation.js';
+import type { CustomResourceFacts } from '../catalog/custom-resource-facts.js';
 
 /**
  * One kind's written contract, after kube-apiserver's registry strategies: what a create and an update
@@ -15,15 +16,19 @@ import type { AllocationTarget } from '../services/service-allocation.js';
  * the field manager read a kind's facts from its strategy, never from tables of their own.
  */
 export interface KindStrategy {
-  /** kube's defaulting (`SetDefaults_*`) for an object written in `version` of the resource. Default: none. */
-  defaults?: (obj: Obj, version: string) => void;
+  /**
+   * kube's defaulting (`SetDefaults_*`) for an object written in `version` of the resource. `facts`
+   * are the serving catalogue's custom resource facts (custom resources default by their schema).
+   * Default: none.
+   */
+  defaults?: (obj: Obj, version: string, facts: CustomResourceFacts) => void;
 
   /**
    * kube's validation of the kind, immutable fields included: `old` is undefined on create, and
    * `subresource` names the subresource written ('' for the object, 'status', ...). Default: only
-   * object metadata is validated.
+   * object metadata is validated. `facts` as for `defaults`.
    */
-  validate?: (obj: Obj, old: Obj | undefined, subresource: string) => StatusCause[];
+  validate?: (obj: Obj, old: Obj | undefined, subresource: string, facts: CustomResourceFacts) => StatusCause[];
 
   /**
    * The metadata validators kube's update validation of the kind runs again (each adds its causes

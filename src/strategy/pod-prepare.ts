@@ -2,6 +2,7 @@ import { isObject, type Obj } from '../api/object-util.js';
 import { validateAppArmorProfile } from '../validation/pod-security-context.js';
 import { objectAt, objectsAt, unset } from '../api/field-defaults.js';
 import { appArmorSkewWarnings } from './pod-warnings.js';
+import { stringElements } from '../api/values.js';
 
 /**
  * What kube-apiserver 1.36's pod strategy does to a Pod on create beyond defaulting (PrepareForCreate
@@ -22,10 +23,6 @@ function stringMap(v: unknown): Record<string, string> {
   return Object.fromEntries(Object.entries(v).filter((e): e is [string, string] => typeof e[1] === 'string'));
 }
 
-function stringList(v: unknown): string[] {
-  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
-}
-
 /** applyLabelKeysToLabelSelector: one requirement per key the pod has a label for. */
 function mergeKeys(selector: Obj, keys: string[], operator: 'In' | 'NotIn', labels: Record<string, string>): void {
   for (const key of keys) {
@@ -39,8 +36,8 @@ function mergeKeys(selector: Obj, keys: string[], operator: 'In' | 'NotIn', labe
 
 /** A term or constraint without keys, or without a selector (which matches nothing), is left alone. */
 function mergeIntoSelector(term: Obj, labels: Record<string, string>, withMismatch: boolean): void {
-  const match = stringList(term.matchLabelKeys);
-  const mismatch = withMismatch ? stringList(term.mismatchLabelKeys) : [];
+  const match = stringElements(term.matchLabelKeys);
+  const mismatch = withMismatch ? stringElements(term.mismatchLabelKeys) : [];
   const selector = objectAt(term, 'labelSelector');
   if ((match.length === 0 && mismatch.length === 0) || selector === undefined) return;
   mergeKeys(selector, match, 'In', labels);

@@ -1,5 +1,6 @@
 import { metadataOf, type Obj } from '../api/object-util.js';
-import { list, obj, objects } from '../validation/value-access.js';
+import { asArray, asObject } from '../api/values.js';
+import { objects } from '../validation/value-access.js';
 
 /**
  * kube's pod resize strategy (dropNonResizeUpdates): a `pods/NAME/resize` write keeps the stored
@@ -9,10 +10,10 @@ import { list, obj, objects } from '../validation/value-access.js';
  * removes, reorders or renames containers is left as sent, for validation to refuse.
  */
 export function dropNonResizeUpdates(next: Obj, old: Obj): Obj {
-  const nextSpec = obj(next.spec);
-  const oldSpec = obj(old.spec);
-  const containers = mergedResources(list(nextSpec.containers), list(oldSpec.containers));
-  const initContainers = mergedResources(list(nextSpec.initContainers), list(oldSpec.initContainers));
+  const nextSpec = asObject(next.spec);
+  const oldSpec = asObject(old.spec);
+  const containers = mergedResources(asArray(nextSpec.containers), asArray(oldSpec.containers));
+  const initContainers = mergedResources(asArray(nextSpec.initContainers), asArray(oldSpec.initContainers));
   if (containers === undefined || initContainers === undefined) return next;
   const spec: Obj = structuredClone(oldSpec);
   if (nextSpec.resources === undefined) delete spec.resources;
@@ -37,7 +38,7 @@ function mergedResources(next: unknown[], old: unknown[]): Obj[] | undefined {
   if (next.length !== old.length) return undefined;
   const merged: Obj[] = [];
   for (let i = 0; i < old.length; i++) {
-    const n = obj(next[i]);
+    const n = asObject(next[i]);
     const o: Obj = structuredClone(objects(old)[i]);
     if (n.name !== o.name) return undefined;
     for (const field of ['resources', 'resizePolicy']) {

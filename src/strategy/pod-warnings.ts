@@ -4,6 +4,7 @@ import { canonicalQuantity, milliValueOf } from '../api/quantity.js';
 import { formatIPv6, parseIP } from '../validation/ip-formats.js';
 import { isDNS1123Label, isLabelValue } from '../validation/string-formats.js';
 import { objectAt, objectsAt } from '../api/field-defaults.js';
+import { asNumber, asObject, asString } from '../api/values.js';
 
 /**
  * kube-apiserver 1.36's warnings about pod specs (pkg/api/pod/warnings.go and the helpers it calls),
@@ -75,10 +76,6 @@ const REMOVED_VOLUMES: [string, string][] = [
 const SECCOMP_POD_ANNOTATION = 'seccomp.security.alpha.kubernetes.io/pod';
 const SECCOMP_CONTAINER_PREFIX = 'container.seccomp.security.alpha.kubernetes.io/';
 const APPARMOR_PREFIX = 'container.apparmor.security.beta.kubernetes.io/';
-
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-const num = (v: unknown): number => (typeof v === 'number' ? v : 0);
-const stringMap = (v: unknown): Record<string, unknown> => (isObject(v) ? v : {});
 const has = (o: Obj | undefined, k: string): boolean => o !== undefined && o[k] !== undefined && o[k] !== null;
 
 /** `path: fractional byte value "q" is invalid, must be an integer` when q is not a whole number of bytes. */
@@ -112,8 +109,8 @@ export function pvcSpecWarnings(at: Path | string, spec: Obj | undefined): strin
   const path = typeof at === 'string' ? new Path(at) : at;
   const resources = objectAt(spec ?? {}, 'resources') ?? {};
   return [
-    ...fractionalBytes(path.child('resources', 'requests').key('storage'), stringMap(resources.requests).storage),
-    ...fractionalBytes(path.child('resources', 'limits').key('storage'), stringMap(resources.limits).storage),
+    ...fractionalBytes(path.child('resources', 'requests').key('storage'), asObject(resources.requests).storage),
+    ...fractionalBytes(path.child('resources', 'limits').key('storage'), asObject(resources.limits).storage),
   ];
 }
 
@@ -121,13 +118,13 @@ export function pvcSpecWarnings(at: Path | string, spec: Obj | undefined): strin
 function nodeSelectorTermWarnings(term: Obj, checkValues: boolean, path: Path): string[] {
   const out: string[] = [];
   objectsAt(term, 'matchExpressions').forEach((e, i) => {
-    const key = str(e.key);
+    const key = asString(e.key);
     const msg = deprecatedNodeLabel(key);
     if (msg !== undefined) out.push(`${path.child('matchExpressions').index(i).child('key').s}: ${key} is ${msg}`);
     if (!checkValues || !Array.isArray(e.values)) return;
     e.values.forEach((value: unknown, j: number) => {
-      for (const m of isLabelValue(str(value)))
-        out.push(`${path.child('matchExpressions').index(i).child('values').index(j).s}: ${str(value)} is invalid, ${m}`);
+      for (const m of isLabelValue(asString(value)))
+        out.push(`${path.child('matchExpressions').index(i).child('values').index(j).s}: ${asString(value)} is invalid, ${m}`);
     });
   });
   return out;
@@ -156,12 +153,12 @@ function appArmorFieldFor(annotation: string): Obj | undefined {
 
 function sameAppArmor(a: Obj | undefined, b: Obj | undefined): boolean {
   if (a === undefined || b === undefined) return a === b;
-  return str(a.type) === str(b.type) && (a.localhostProfile ?? null) === (b.localhostProfile ?? null);
+  return asString(a.type) === asString(b.type) && (a.localhostProfile ?? null) === (b.localhostProfile ?? null);
 }
 
 /** A container port as Go prints the internal ContainerPort with `%+v`. */
 function portText(p: Obj): string {
-  return `{Name:${str(p.name)} HostPort:${num(p.hostPort)} ContainerPort:${num(p.containerPort)} Protocol:${str(p.protocol)} HostIP:${str(p.hostIP)}}`;
+  return `{Name:${asString(p.name)} HostPort:${asNumber(p.hostPort)} ContainerPort:${asNumber(p.containerPort)} Protocol:${asString(p.protocol)} HostIP:${asString(p.hostIP)}}`;
 }
 
 interface PathAndSource {
@@ -185,7 +182,7 @@ function overlapsWith(haystack: PathAndSource[], needle: PathAndSource): PathAnd
 const trimSlashes = (p: string): string => p.replace(/\/+$/, '');
 
 function pathsOf(items: unknown, source: string): PathAndSource[] {
-  return (Array.isArray(items) ? items : []).filter(isObject).map((i) => ({ path: str(i.path), source }));
+  return (Array.isArray(items) ? items : []).filter(isObject).map((i) => ({ path: asString(i.path), source }));
 }
 
 /** The overlaps of one list of paths, each against those before it. */
@@ -205,24 +202,24 @@ const PROJECTION_KINDS = ['secret', 'downwardAPI', 'configMap', 'serviceAccountT
 /** The paths one projected volume source writes, as kube names their source. */
 function projectionPaths(source: Obj): PathAndSource[] {
   const cm = objectAt(source, 'configMap');
-  if (cm !== undefined && Array.isArray(cm.items)) return pathsOf(cm.items, `ConfigMap ${goQuote(str(cm.name))}`);
+  if (cm !== undefined && Array.isArray(cm.items)) return pathsOf(cm.items, `ConfigMap ${goQuote(asString(cm.name))}`);
   const secret = objectAt(source, 'secret');
-  if (secret !== undefined && Array.isArray(secret.items)) return pathsOf(secret.items, `Secret ${goQuote(str(secret.name))}`);
+  if (secret !== undefined && Array.isArray(secret.items)) return pathsOf(secret.items, `Secret ${goQuote(asString(secret.name))}`);
   const downward = objectAt(source, 'downwardAPI');
   if (downward !== undefined && Array.isArray(downward.items)) return pathsOf(downward.items, 'DownwardAPI');
   const token = objectAt(source, 'serviceAccountToken');
-  if (token !== undefined) return [{ path: str(token.path), source: 'ServiceAccountToken' }];
+  if (token !== undefined) return [{ path: asString(token.path), source: 'ServiceAccountToken' }];
   const bundle = objectAt(source, 'clusterTrustBundle');
   if (bundle !== undefined) {
-    const name = typeof bundle.name === 'string' ? bundle.name : str(bundle.signerName);
-    return [{ path: str(bundle.path), source: `ClusterTrustBundle ${goQuote(name)}` }];
+    const name = typeof bundle.name === 'string' ? bundle.name : asString(bundle.signerName);
+    return [{ path: asString(bundle.path), source: `ClusterTrustBundle ${goQuote(name)}` }];
   }
   const cert = objectAt(source, 'podCertificate');
   if (cert !== undefined) {
     const out: PathAndSource[] = [];
-    if (str(cert.certificateChainPath) !== '') out.push({ path: str(cert.certificateChainPath), source: 'PodCertificate chain' });
-    if (str(cert.keyPath) !== '') out.push({ path: str(cert.keyPath), source: 'PodCertificate key' });
-    if (str(cert.credentialBundlePath) !== '') out.push({ path: str(cert.credentialBundlePath), source: 'PodCertificate credential bundle' });
+    if (asString(cert.certificateChainPath) !== '') out.push({ path: asString(cert.certificateChainPath), source: 'PodCertificate chain' });
+    if (asString(cert.keyPath) !== '') out.push({ path: asString(cert.keyPath), source: 'PodCertificate key' });
+    if (asString(cert.credentialBundlePath) !== '') out.push({ path: asString(cert.credentialBundlePath), source: 'PodCertificate credential bundle' });
     return out;
   }
   return [];
@@ -235,13 +232,13 @@ function overlappingPathWarnings(volumes: Obj[]): string[] {
     out.push(`volume ${goQuote(name)} (${desc}): overlapping paths: ${body}`);
   };
   for (const v of volumes) {
-    const name = str(v.name);
+    const name = asString(v.name);
     const cm = objectAt(v, 'configMap');
     if (cm !== undefined && Array.isArray(cm.items))
-      for (const o of mappingOverlaps(pathsOf(cm.items, ''))) warn(name, `ConfigMap ${goQuote(str(cm.name))}`, o);
+      for (const o of mappingOverlaps(pathsOf(cm.items, ''))) warn(name, `ConfigMap ${goQuote(asString(cm.name))}`, o);
     const secret = objectAt(v, 'secret');
     if (secret !== undefined && Array.isArray(secret.items)) {
-      for (const o of mappingOverlaps(pathsOf(secret.items, ''))) warn(name, `Secret ${goQuote(str(secret.secretName))}`, o);
+      for (const o of mappingOverlaps(pathsOf(secret.items, ''))) warn(name, `Secret ${goQuote(asString(secret.secretName))}`, o);
     }
     const downward = objectAt(v, 'downwardAPI');
     if (downward !== undefined && Array.isArray(downward.items)) for (const o of mappingOverlaps(pathsOf(downward.items, ''))) warn(name, 'DownwardAPI', o);
@@ -280,10 +277,10 @@ function nullSelectorWarnings(terms: Obj[], path: Path, weighted: boolean): stri
 function podSpecWarnings(at: Path | undefined, spec: Obj, meta: Obj): string[] {
   const base = at ?? ROOT;
   const specPath = base.child('spec');
-  const annotations = stringMap(meta.annotations);
+  const annotations = asObject(meta.annotations);
   const out: string[] = [];
 
-  for (const key of Object.keys(stringMap(spec.nodeSelector))) {
+  for (const key of Object.keys(asObject(spec.nodeSelector))) {
     const msg = deprecatedNodeLabel(key);
     if (msg !== undefined) out.push(`${specPath.child('nodeSelector').key(key).s}: ${msg}`);
   }
@@ -302,8 +299,8 @@ function podSpecWarnings(at: Path | undefined, spec: Obj, meta: Obj): string[] {
   }
   objectsAt(spec, 'topologySpreadConstraints').forEach((t, i) => {
     const path = specPath.child('topologySpreadConstraints').index(i);
-    const msg = deprecatedNodeLabel(str(t.topologyKey));
-    if (msg !== undefined) out.push(`${path.child('topologyKey').s}: ${str(t.topologyKey)} is ${msg}`);
+    const msg = deprecatedNodeLabel(asString(t.topologyKey));
+    if (msg !== undefined) out.push(`${path.child('topologyKey').s}: ${asString(t.topologyKey)} is ${msg}`);
     if (!has(t, 'labelSelector')) out.push(`${path.child('labelSelector').s}: a null labelSelector results in matching no pod`);
   });
 
@@ -325,7 +322,7 @@ function podSpecWarnings(at: Path | undefined, spec: Obj, meta: Obj): string[] {
   if (aliases.length > 1) {
     const ips = new Set<string>();
     aliases.forEach((a, i) => {
-      const ip = str(a.ip);
+      const ip = asString(a.ip);
       if (ips.has(ip)) out.push(`${specPath.child('hostAliases').index(i).child('ip').s}: duplicate ip ${goQuote(ip)}`);
       else ips.add(ip);
     });
@@ -334,16 +331,16 @@ function podSpecWarnings(at: Path | undefined, spec: Obj, meta: Obj): string[] {
   if (pullSecrets.length > 1) {
     const names = new Set<string>();
     pullSecrets.forEach((s, i) => {
-      const name = str(s.name);
+      const name = asString(s.name);
       if (names.has(name)) out.push(`${specPath.child('imagePullSecrets').index(i).child('name').s}: duplicate name ${goQuote(name)}`);
       else names.add(name);
     });
   }
   pullSecrets.forEach((s, i) => {
-    if (str(s.name) === '') out.push(`${specPath.child('imagePullSecrets').index(i).child('name').s}: invalid empty name ""`);
+    if (asString(s.name) === '') out.push(`${specPath.child('imagePullSecrets').index(i).child('name').s}: invalid empty name ""`);
   });
 
-  const overhead = stringMap(spec.overhead);
+  const overhead = asObject(spec.overhead);
   for (const r of ['memory', 'ephemeral-storage']) out.push(...fractionalBytes(specPath.child('overhead').key(r), overhead[r]));
 
   const podSecurity = objectAt(spec, 'securityContext');
@@ -354,7 +351,7 @@ function podSpecWarnings(at: Path | undefined, spec: Obj, meta: Obj): string[] {
 
   const containers = containersWithPaths(spec, specPath);
   for (const [c, path] of containers) {
-    const name = str(c.name);
+    const name = asString(c.name);
     const sc = objectAt(c, 'securityContext');
     if (!has(sc, 'seccompProfile') && Object.hasOwn(annotations, SECCOMP_CONTAINER_PREFIX + name)) {
       out.push(
@@ -369,8 +366,8 @@ function podSpecWarnings(at: Path | undefined, spec: Obj, meta: Obj): string[] {
       }
     }
     const resources = objectAt(c, 'resources') ?? {};
-    const limits = stringMap(resources.limits);
-    const requests = stringMap(resources.requests);
+    const limits = asObject(resources.limits);
+    const requests = asObject(resources.requests);
     out.push(...fractionalBytes(path.child('resources', 'limits').key('memory'), limits.memory));
     out.push(...fractionalBytes(path.child('resources', 'requests').key('memory'), requests.memory));
     out.push(...fractionalBytes(path.child('resources', 'limits').key('ephemeral-storage'), limits['ephemeral-storage']));
@@ -379,13 +376,13 @@ function podSpecWarnings(at: Path | undefined, spec: Obj, meta: Obj): string[] {
     if (env.length > 1) {
       const names = new Set<string>();
       env.forEach((e, i) => {
-        const envName = str(e.name);
+        const envName = asString(e.name);
         if (!names.has(envName)) {
           names.add(envName);
           return;
         }
         const ref = `$(${envName})`;
-        const value = str(e.value);
+        const value = asString(e.value);
         if (has(e, 'valueFrom') || value === ref || !value.includes(ref)) {
           out.push(`${path.child('env').index(i).s}: hides previous definition of ${goQuote(envName)}, which may be dropped when using apply`);
         }
@@ -397,12 +394,12 @@ function podSpecWarnings(at: Path | undefined, spec: Obj, meta: Obj): string[] {
   for (const [c, path] of containers) {
     objectsAt(c, 'ports').forEach((port, i) => {
       const here = path.child('ports').index(i);
-      if (str(port.hostIP) !== '' && num(port.hostPort) === 0) out.push(`${here.s}: hostIP set without hostPort: ${portText(port)}`);
-      const key = `${num(port.containerPort)}/${str(port.protocol)}`;
+      if (asString(port.hostIP) !== '' && asNumber(port.hostPort) === 0) out.push(`${here.s}: hostIP set without hostPort: ${portText(port)}`);
+      const key = `${asNumber(port.containerPort)}/${asString(port.protocol)}`;
       const others = byPort.get(key) ?? [];
       for (const other of others) {
-        const [ipA, ipB] = [str(port.hostIP), str(other.port.hostIP)];
-        const [hpA, hpB] = [num(port.hostPort), num(other.port.hostPort)];
+        const [ipA, ipB] = [asString(port.hostIP), asString(other.port.hostIP)];
+        const [hpA, hpB] = [asNumber(port.hostPort), asNumber(other.port.hostPort)];
         if (ipA === ipB && hpA === hpB) out.push(`${here.s}: duplicate port definition with ${other.path.s}`);
         else if (hpA === 0 || hpB === 0) out.push(`${here.s}: overlapping port definition with ${other.path.s}`);
         else if (hpA === hpB && (ipA === '') !== (ipB === '')) out.push(`${here.s}: dangerously ambiguous port definition with ${other.path.s}`);
@@ -413,7 +410,7 @@ function podSpecWarnings(at: Path | undefined, spec: Obj, meta: Obj): string[] {
   const portNames = new Map<string, Path>();
   for (const [c, path] of containers) {
     objectsAt(c, 'ports').forEach((port, i) => {
-      const name = str(port.name);
+      const name = asString(port.name);
       if (name === '') return;
       const here = path.child('ports').index(i);
       const other = portNames.get(name);
@@ -449,8 +446,8 @@ function podSpecWarnings(at: Path | undefined, spec: Obj, meta: Obj): string[] {
 
   const dnsConfig = objectAt(spec, 'dnsConfig');
   const nameservers = dnsConfig !== undefined && Array.isArray(dnsConfig.nameservers) ? dnsConfig.nameservers : [];
-  nameservers.forEach((ns: unknown, i: number) => out.push(...ipWarnings(specPath.child('dnsConfig', 'nameservers').index(i), str(ns))));
-  aliases.forEach((a, i) => out.push(...ipWarnings(specPath.child('hostAliases').index(i).child('ip'), str(a.ip))));
+  nameservers.forEach((ns: unknown, i: number) => out.push(...ipWarnings(specPath.child('dnsConfig', 'nameservers').index(i), asString(ns))));
+  aliases.forEach((a, i) => out.push(...ipWarnings(specPath.child('hostAliases').index(i).child('ip'), asString(a.ip))));
   return out;
 }
 
@@ -464,7 +461,7 @@ export function podTemplateWarnings(path: string, template: unknown): string[] {
 export function podCreateWarnings(pod: Obj): string[] {
   const meta = objectAt(pod, 'metadata') ?? {};
   const out: string[] = [];
-  const msgs = isDNS1123Label(str(meta.name));
+  const msgs = isDNS1123Label(asString(meta.name));
   if (msgs.length > 0) {
     out.push(`metadata.name: this is used in the Pod's hostname, which can result in surprising behavior; a DNS label is recommended: [${msgs.join(' ')}]`);
   }
@@ -476,14 +473,14 @@ export function podStatusWarnings(pod: Obj): string[] {
   const status = objectAt(pod, 'status') ?? {};
   const out: string[] = [];
   for (const key of ['podIPs', 'hostIPs']) {
-    objectsAt(status, key).forEach((entry, i) => out.push(...ipWarnings(new Path('status').child(key).index(i).child('ip'), str(entry.ip))));
+    objectsAt(status, key).forEach((entry, i) => out.push(...ipWarnings(new Path('status').child(key).index(i).child('ip'), asString(entry.ip))));
   }
   return out;
 }
 
 /** Workload strategies' name warning (Deployments, ReplicaSets, Jobs, CronJobs, ReplicationControllers). */
 export function podNamePrefixWarnings(obj: Obj): string[] {
-  const msgs = isDNS1123Label(str((objectAt(obj, 'metadata') ?? {}).name));
+  const msgs = isDNS1123Label(asString((objectAt(obj, 'metadata') ?? {}).name));
   if (msgs.length === 0) return [];
   return [`metadata.name: this is used in Pod names and hostnames, which can result in surprising behavior; a DNS label is recommended: [${msgs.join(' ')}]`];
 }
@@ -495,11 +492,11 @@ export function podNamePrefixWarnings(obj: Obj): string[] {
 export function appArmorSkewWarnings(pod: Obj, valid: (profile: Obj) => boolean): string[] {
   const spec = objectAt(pod, 'spec');
   if (spec === undefined || objectAt(spec, 'os')?.name === 'windows') return [];
-  const annotations = stringMap((objectAt(pod, 'metadata') ?? {}).annotations);
+  const annotations = asObject((objectAt(pod, 'metadata') ?? {}).annotations);
   const podProfile = objectAt(objectAt(spec, 'securityContext') ?? {}, 'appArmorProfile');
   const out: string[] = [];
   for (const [c] of containersWithPaths(spec, ROOT)) {
-    const key = APPARMOR_PREFIX + str(c.name);
+    const key = APPARMOR_PREFIX + asString(c.name);
     const annotation = annotations[key];
     if (typeof annotation !== 'string' || has(objectAt(c, 'securityContext'), 'appArmorProfile')) continue;
     const profile = appArmorFieldFor(annotation);

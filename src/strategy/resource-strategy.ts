@@ -3,6 +3,7 @@ import { isObject, jsonEqual, metadataOf, type Obj } from '../api/object-util.js
 import { applyDefaults, strategyFor } from './strategies.js';
 import { shapeStoredObject } from '../codec/go-shape.js';
 import type { User } from '../api/user.js';
+import type { CustomResourceFacts } from '../catalog/custom-resource-facts.js';
 
 export { applyDefaults };
 
@@ -70,11 +71,12 @@ export function writeWarnings(info: ResourceInfo, subresource: string, obj: Obj,
 
 /**
  * Prepares a write to the main resource: keeps the stored status where the type has a status
- * subresource, and bumps generation when anything outside metadata and status changed.
+ * subresource, and bumps generation when anything outside metadata and status changed. Defaults
+ * come from the kind's strategy (a custom resource's from its schema in `facts`).
  */
-export function prepareForUpdate(info: ResourceInfo, next: Obj, old: Obj): void {
+export function prepareForUpdate(info: ResourceInfo, next: Obj, old: Obj, facts: CustomResourceFacts): void {
   const strategy = strategyFor(info);
-  applyDefaults(info, next);
+  applyDefaults(info, next, facts);
   // Compared with the stored object below, which has Go's shape (empty structs written): a body
   // without them is no change of the spec.
   shapeStoredObject(next, info);

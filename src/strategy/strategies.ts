@@ -3,6 +3,7 @@ import type { FieldSelectorSpec } from '../selectors/field-selector.js';
 import type { Obj } from '../api/object-util.js';
 import type { ResourceInfo } from '../api/resource-info.js';
 import type { KindStrategy } from './kind-strategy.js';
+import type { CustomResourceFacts } from '../catalog/custom-resource-facts.js';
 import { customResourceDefinitions } from './kinds/custom-resource-definitions.js';
 import { customResources } from './custom-resources.js';
 import { cachedCustomResourcePrinter } from './printers/custom-columns.js';
@@ -62,7 +63,10 @@ export function hasDefaults(info: Pick<ResourceInfo, 'group' | 'resource'>): boo
   return strategyFor(info).defaults !== undefined;
 }
 
-/** Applies kube's defaults for the object's type and version in place (nothing for types without defaults). */
-export function applyDefaults(info: Pick<ResourceInfo, 'group' | 'version' | 'resource'>, obj: Obj): void {
-  strategyFor(info).defaults?.(obj, info.version);
+/**
+ * Applies kube's defaults for the object's type and version in place (nothing for types without
+ * defaults); custom resources take theirs from their schema in `facts`.
+ */
+export function applyDefaults(info: Pick<ResourceInfo, 'group' | 'version' | 'resource'>, obj: Obj, facts: CustomResourceFacts): void {
+  strategyFor(info).defaults?.(obj, info.version, facts);
 }

@@ -1,8 +1,6 @@
-import '../certificates/reflect-metadata-shim.js';
 import { webcrypto } from 'node:crypto';
-import * as x509 from '@peculiar/x509';
-
-x509.cryptoProvider.set(webcrypto as unknown as Crypto);
+import type * as X509 from '@peculiar/x509';
+import { x509 as loadX509 } from '../certificates/x509-module.js';
 
 /** ECDSA P-256 with SHA-256: every certificate and key Capstan generates. */
 const ALGORITHM = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
@@ -36,6 +34,7 @@ function dnValue(v: string): string {
 
 /** A self-signed certificate authority valid for ten years (kube's generated CAs last as long). */
 export async function generateCA(commonName: string): Promise<CertificateAndKey> {
+  const x509 = loadX509();
   const keys = await keyPair();
   const now = Date.now();
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
@@ -58,10 +57,11 @@ export type LeafProfile = { usage: 'server'; commonName: string; dnsNames: strin
 
 /** A leaf certificate signed by `ca`, valid for one year. */
 export async function generateLeaf(ca: CertificateAndKey, profile: LeafProfile, validDays = 365): Promise<CertificateAndKey> {
+  const x509 = loadX509();
   const keys = await keyPair();
   const caCert = new x509.X509Certificate(ca.cert);
   const now = Date.now();
-  const extensions: x509.Extension[] = [
+  const extensions: X509.Extension[] = [
     new x509.BasicConstraintsExtension(false, undefined, true),
     new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
     new x509.ExtendedKeyUsageExtension([profile.usage === 'server' ? x509.ExtendedKeyUsage.serverAuth : x509.ExtendedKeyUsage.clientAuth]),

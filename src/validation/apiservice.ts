@@ -2,14 +2,7 @@ import type { StatusCause } from '../api/errors.js';
 import { isObject, type Obj } from '../api/object-util.js';
 import { invalidField, notSupportedField, requiredField } from './field-errors.js';
 import { isDNS1035Label, isDNS1123Subdomain } from './string-formats.js';
-
-function str(v: unknown): string {
-  return typeof v === 'string' ? v : '';
-}
-
-function int(v: unknown): number {
-  return typeof v === 'number' ? v : 0;
-}
+import { asNumber, asString } from '../api/values.js';
 
 /**
  * kube-aggregator's ValidateAPIService beyond metadata (the name rule, `VERSION.GROUP`, is checked with
@@ -21,17 +14,17 @@ function int(v: unknown): number {
 export function validateApiServiceSpec(apiService: Obj): StatusCause[] {
   const spec = isObject(apiService.spec) ? apiService.spec : {};
   const causes: StatusCause[] = [];
-  const group = str(spec.group);
-  const version = str(spec.version);
+  const group = asString(spec.group);
+  const version = asString(spec.version);
   if (group === '' && version !== 'v1') causes.push(requiredField('spec.group', 'only v1 may have an empty group and it better be legacy kube'));
   if (group !== '') for (const msg of isDNS1123Subdomain(group)) causes.push(invalidField('spec.group', group, msg));
   for (const msg of isDNS1035Label(version)) causes.push(invalidField('spec.version', version, msg));
-  const groupPriority = int(spec.groupPriorityMinimum);
+  const groupPriority = asNumber(spec.groupPriorityMinimum);
   if (groupPriority <= 0 || groupPriority > 20000)
     causes.push(invalidField('spec.groupPriorityMinimum', groupPriority, 'must be positive and less than 20000'));
-  const versionPriority = int(spec.versionPriority);
+  const versionPriority = asNumber(spec.versionPriority);
   if (versionPriority <= 0 || versionPriority > 1000) causes.push(invalidField('spec.versionPriority', versionPriority, 'must be positive and less than 1000'));
-  const caBundleBytes = Buffer.from(str(spec.caBundle), 'base64').length;
+  const caBundleBytes = Buffer.from(asString(spec.caBundle), 'base64').length;
   const insecure = spec.insecureSkipTLSVerify === true;
   const service = isObject(spec.service) ? spec.service : undefined;
   if (service === undefined) {
@@ -39,9 +32,9 @@ export function validateApiServiceSpec(apiService: Obj): StatusCause[] {
     if (insecure) causes.push(invalidField('spec.insecureSkipTLSVerify', true, 'local APIServices may not have insecureSkipTLSVerify'));
     return causes;
   }
-  if (str(service.namespace) === '') causes.push(requiredField('spec.service.namespace'));
-  if (str(service.name) === '') causes.push(requiredField('spec.service.name'));
-  const port = int(service.port);
+  if (asString(service.namespace) === '') causes.push(requiredField('spec.service.namespace'));
+  if (asString(service.name) === '') causes.push(requiredField('spec.service.name'));
+  const port = asNumber(service.port);
   if (port < 1 || port > 65535) causes.push(invalidField('spec.service.port', port, 'port is not valid: must be between 1 and 65535, inclusive'));
   if (insecure && caBundleBytes > 0) causes.push(invalidField('spec.insecureSkipTLSVerify', true, 'may not be true if caBundle is present'));
   return causes;
@@ -53,7 +46,7 @@ export function validateApiServiceStatus(apiService: Obj): StatusCause[] {
   const conditions = Array.isArray(status.conditions) ? status.conditions : [];
   const causes: StatusCause[] = [];
   conditions.forEach((c, i) => {
-    const value = isObject(c) ? str(c.status) : '';
+    const value = isObject(c) ? asString(c.status) : '';
     if (value !== 'True' && value !== 'False' && value !== 'Unknown')
       causes.push(notSupportedField(`status.conditions[${i}].status`, value, ['True', 'False', 'Unknown']));
   });

@@ -16,7 +16,8 @@ import { forbiddenField, goJson, invalidField, notSupportedField, requiredField 
 import { validateContainerResourceName } from './resource-names.js';
 import { isDNS1123Label, isPathSegmentName } from './string-formats.js';
 import { nonNegative } from './value-formats.js';
-import { isSet, num, numOrUndefined, obj, objOrUndefined, objects, str, type Obj } from './value-access.js';
+import { asNumber, asObject, asString, numberOrUndefined, type Obj, objectOrUndefined } from '../api/values.js';
+import { isSet, objects } from './value-access.js';
 
 const MAX_PERIOD_SECONDS = 1800;
 const MAX_STABILIZATION_WINDOW_SECONDS = 3600;
@@ -52,11 +53,11 @@ function apiVersionProblem(apiVersion: string, opts: ReferenceOptions): string |
 function validateReference(ref: Obj, field: string, opts: ReferenceOptions): StatusCause[] {
   const causes: StatusCause[] = [];
   for (const key of ['kind', 'name']) {
-    const value = str(ref[key]);
+    const value = asString(ref[key]);
     if (value === '') causes.push(requiredField(`${field}.${key}`));
     else causes.push(...isPathSegmentName(value).map((msg) => invalidField(`${field}.${key}`, value, msg)));
   }
-  const apiVersion = str(ref.apiVersion);
+  const apiVersion = asString(ref.apiVersion);
   const problem = apiVersionProblem(apiVersion, opts);
   if (problem !== undefined) causes.push(invalidField(`${field}.apiVersion`, apiVersion, problem));
   return causes;
@@ -70,20 +71,20 @@ function sign(quantity: unknown): number {
 /** validateMetricTarget. */
 function validateTarget(target: Obj, field: string): StatusCause[] {
   const causes: StatusCause[] = [];
-  const type = str(target.type);
+  const type = asString(target.type);
   if (type === '') causes.push(requiredField(`${field}.type`, 'must specify a metric target type'));
   if (!TARGET_TYPES.includes(type)) causes.push(invalidField(`${field}.type`, goJson(type), 'must be either Utilization, Value, or AverageValue'));
   for (const key of ['value', 'averageValue']) {
     if (isSet(target[key]) && sign(target[key]) !== 1) causes.push(invalidField(`${field}.${key}`, quantityOf(target[key]), 'must be positive'));
   }
-  const utilization = numOrUndefined(target.averageUtilization);
+  const utilization = numberOrUndefined(target.averageUtilization);
   if (utilization !== undefined && utilization < 1) causes.push(invalidField(`${field}.averageUtilization`, utilization, 'must be greater than 0'));
   return causes;
 }
 
 /** validateMetricIdentifier. */
 function validateMetricName(metric: Obj, field: string): StatusCause[] {
-  const name = str(metric.name);
+  const name = asString(metric.name);
   if (name === '') return [requiredField(`${field}.name`, 'must specify a metric name')];
   return isPathSegmentName(name).map((msg) => invalidField(`${field}.name`, name, msg));
 }
@@ -99,10 +100,10 @@ function resourceTargetCauses(target: Obj, field: string): StatusCause[] {
 }
 
 function validateObjectSource(src: Obj, field: string, opts: ReferenceOptions): StatusCause[] {
-  const target = obj(src.target);
+  const target = asObject(src.target);
   const causes = [
-    ...validateReference(obj(src.describedObject), `${field}.describedObject`, opts),
-    ...validateMetricName(obj(src.metric), `${field}.metric`),
+    ...validateReference(asObject(src.describedObject), `${field}.describedObject`, opts),
+    ...validateMetricName(asObject(src.metric), `${field}.metric`),
     ...validateTarget(target, `${field}.target`),
   ];
   if (!isSet(target.value) && !isSet(target.averageValue)) {
@@ -112,8 +113,8 @@ function validateObjectSource(src: Obj, field: string, opts: ReferenceOptions): 
 }
 
 function validateExternalSource(src: Obj, field: string): StatusCause[] {
-  const target = obj(src.target);
-  const causes = [...validateMetricName(obj(src.metric), `${field}.metric`), ...validateTarget(target, `${field}.target`)];
+  const target = asObject(src.target);
+  const causes = [...validateMetricName(asObject(src.metric), `${field}.metric`), ...validateTarget(target, `${field}.target`)];
   const hasValue = isSet(target.value);
   const hasAverage = isSet(target.averageValue);
   if (!hasValue && !hasAverage) causes.push(requiredField(`${field}.target.averageValue`, 'must set either a target value for metric or a per-pod target'));
@@ -122,27 +123,27 @@ function validateExternalSource(src: Obj, field: string): StatusCause[] {
 }
 
 function validatePodsSource(src: Obj, field: string): StatusCause[] {
-  const target = obj(src.target);
-  const causes = [...validateMetricName(obj(src.metric), `${field}.metric`), ...validateTarget(target, `${field}.target`)];
+  const target = asObject(src.target);
+  const causes = [...validateMetricName(asObject(src.metric), `${field}.metric`), ...validateTarget(target, `${field}.target`)];
   if (!isSet(target.averageValue)) causes.push(requiredField(`${field}.target.averageValue`, 'must specify a positive target averageValue'));
   return causes;
 }
 
 function validateResourceSource(src: Obj, field: string): StatusCause[] {
   const causes: StatusCause[] = [];
-  if (str(src.name) === '') causes.push(requiredField(`${field}.name`, 'must specify a resource name'));
-  return [...causes, ...resourceTargetCauses(obj(src.target), `${field}.target`)];
+  if (asString(src.name) === '') causes.push(requiredField(`${field}.name`, 'must specify a resource name'));
+  return [...causes, ...resourceTargetCauses(asObject(src.target), `${field}.target`)];
 }
 
 function validateContainerResourceSource(src: Obj, field: string): StatusCause[] {
   const causes: StatusCause[] = [];
-  const name = str(src.name);
+  const name = asString(src.name);
   if (name === '') causes.push(requiredField(`${field}.name`, 'must specify a resource name'));
   else causes.push(...validateContainerResourceName(name, `${field}.name`));
-  const container = str(src.container);
+  const container = asString(src.container);
   if (container === '') causes.push(requiredField(`${field}.container`, 'must specify a container'));
   else causes.push(...isDNS1123Label(container).map((msg) => invalidField(`${field}.container`, container, msg)));
-  return [...causes, ...resourceTargetCauses(obj(src.target), `${field}.target`)];
+  return [...causes, ...resourceTargetCauses(asObject(src.target), `${field}.target`)];
 }
 
 /** Metric source fields in the order kube looks at them, with the metric type each belongs to. */
@@ -157,14 +158,14 @@ const SOURCES: Array<{ key: string; type: string }> = [
 /** validateMetricSpec: a known type, its source present, and no other source (only the first present is checked). */
 function validateMetric(metric: Obj, field: string, opts: ReferenceOptions): StatusCause[] {
   const causes: StatusCause[] = [];
-  const type = str(metric.type);
+  const type = asString(metric.type);
   if (type === '') causes.push(requiredField(`${field}.type`, 'must specify a metric source type'));
   const unsupported = notSupportedField(`${field}.type`, goJson(type), METRIC_SOURCE_TYPES);
   if (!METRIC_SOURCE_TYPES.includes(type)) causes.push(unsupported);
-  const present = SOURCES.filter((s) => objOrUndefined(metric[s.key]) !== undefined);
+  const present = SOURCES.filter((s) => objectOrUndefined(metric[s.key]) !== undefined);
   const first = present[0];
   if (first !== undefined) {
-    const src = obj(metric[first.key]);
+    const src = asObject(metric[first.key]);
     const at = `${field}.${first.key}`;
     switch (first.key) {
       case 'object':
@@ -185,7 +186,7 @@ function validateMetric(metric: Obj, field: string, opts: ReferenceOptions): Sta
   }
   const expected = SOURCES.find((s) => s.type === type);
   if (expected === undefined) causes.push(unsupported);
-  else if (objOrUndefined(metric[expected.key]) === undefined) {
+  else if (objectOrUndefined(metric[expected.key]) === undefined) {
     causes.push(requiredField(`${field}.${expected.key}`, 'must populate information for the given metric source'));
   }
   if (present.length !== 1) {
@@ -199,7 +200,7 @@ function validateMetrics(spec: Obj, opts: ReferenceOptions): StatusCause[] {
   const metrics = objects(spec.metrics);
   const causes = metrics.flatMap((m, i) => validateMetric(m, `spec.metrics[${i}]`, opts));
   const scalesOnObjects = metrics.some((m) => m.type === 'Object' || m.type === 'External');
-  if (numOrUndefined(spec.minReplicas) === 0 && !scalesOnObjects) {
+  if (numberOrUndefined(spec.minReplicas) === 0 && !scalesOnObjects) {
     causes.push(forbiddenField('spec.metrics', 'must specify at least one Object or External metric to support scaling to zero replicas'));
   }
   return causes;
@@ -207,10 +208,10 @@ function validateMetrics(spec: Obj, opts: ReferenceOptions): StatusCause[] {
 
 /** validateScalingRules for one direction (nothing to check when absent). */
 function validateScalingRules(rulesValue: unknown, field: string): StatusCause[] {
-  const rules = objOrUndefined(rulesValue);
+  const rules = objectOrUndefined(rulesValue);
   if (rules === undefined) return [];
   const causes: StatusCause[] = [];
-  const window = numOrUndefined(rules.stabilizationWindowSeconds);
+  const window = numberOrUndefined(rules.stabilizationWindowSeconds);
   if (window !== undefined && window < 0) causes.push(invalidField(`${field}.stabilizationWindowSeconds`, window, 'must be greater than or equal to zero'));
   if (window !== undefined && window > MAX_STABILIZATION_WINDOW_SECONDS) {
     causes.push(invalidField(`${field}.stabilizationWindowSeconds`, window, `must be less than or equal to ${MAX_STABILIZATION_WINDOW_SECONDS}`));
@@ -222,11 +223,11 @@ function validateScalingRules(rulesValue: unknown, field: string): StatusCause[]
   if (policies.length === 0) causes.push(requiredField(`${field}.policies`, 'must specify at least one Policy'));
   policies.forEach((p, i) => {
     const at = `${field}.policies[${i}]`;
-    const type = str(p.type);
+    const type = asString(p.type);
     if (!SCALING_POLICY_TYPES.includes(type)) causes.push(notSupportedField(`${at}.type`, goJson(type), SCALING_POLICY_TYPES));
-    const value = numOrUndefined(p.value) ?? 0;
+    const value = numberOrUndefined(p.value) ?? 0;
     if (value <= 0) causes.push(invalidField(`${at}.value`, value, 'must be greater than zero'));
-    const period = numOrUndefined(p.periodSeconds) ?? 0;
+    const period = numberOrUndefined(p.periodSeconds) ?? 0;
     if (period <= 0) causes.push(invalidField(`${at}.periodSeconds`, period, 'must be greater than zero'));
     if (period > MAX_PERIOD_SECONDS) causes.push(invalidField(`${at}.periodSeconds`, period, `must be less than or equal to ${MAX_PERIOD_SECONDS}`));
   });
@@ -239,13 +240,13 @@ function validateScalingRules(rulesValue: unknown, field: string): StatusCause[]
 /** The v2 spec kube's conversion makes of an autoscaling/v1 spec (validation needs only its metrics). */
 function v2SpecOfV1(spec: Obj): Obj {
   const { targetCPUUtilizationPercentage: target, ...rest } = spec;
-  const averageUtilization = numOrUndefined(target) ?? 80;
+  const averageUtilization = numberOrUndefined(target) ?? 80;
   return { ...rest, metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization } } }] };
 }
 
 /** The spec as autoscaling/v2 has it, whichever version the object is in. */
 function v2Spec(hpa: Obj): Obj {
-  return hpa.apiVersion === 'autoscaling/v1' ? v2SpecOfV1(obj(hpa.spec)) : obj(hpa.spec);
+  return hpa.apiVersion === 'autoscaling/v1' ? v2SpecOfV1(asObject(hpa.spec)) : asObject(hpa.spec);
 }
 
 /**
@@ -256,9 +257,9 @@ export function validateHorizontalPodAutoscaler(hpa: Obj, old?: Obj): StatusCaus
   const spec = v2Spec(hpa);
   const oldSpec = old === undefined ? undefined : v2Spec(old);
   const causes: StatusCause[] = [];
-  const minReplicas = numOrUndefined(spec.minReplicas);
-  const maxReplicas = numOrUndefined(spec.maxReplicas) ?? 0;
-  const minLowerBound = oldSpec !== undefined && numOrUndefined(oldSpec.minReplicas) === 0 ? 0 : 1;
+  const minReplicas = numberOrUndefined(spec.minReplicas);
+  const maxReplicas = numberOrUndefined(spec.maxReplicas) ?? 0;
+  const minLowerBound = oldSpec !== undefined && numberOrUndefined(oldSpec.minReplicas) === 0 ? 0 : 1;
   if (minReplicas !== undefined && minReplicas < minLowerBound) {
     causes.push(invalidField('spec.minReplicas', minReplicas, `must be greater than or equal to ${minLowerBound}`));
   }
@@ -267,17 +268,17 @@ export function validateHorizontalPodAutoscaler(hpa: Obj, old?: Obj): StatusCaus
   if (minReplicas !== undefined && maxReplicas < minReplicas) {
     causes.push(invalidField('spec.maxReplicas', maxReplicas, 'must be greater than or equal to `minReplicas`'));
   }
-  const ref = obj(spec.scaleTargetRef);
-  const oldRef = oldSpec === undefined ? undefined : obj(oldSpec.scaleTargetRef);
-  const unchangedTarget = oldRef !== undefined && str(oldRef.apiVersion) === str(ref.apiVersion) && str(oldRef.kind) === str(ref.kind);
+  const ref = asObject(spec.scaleTargetRef);
+  const oldRef = oldSpec === undefined ? undefined : asObject(oldSpec.scaleTargetRef);
+  const unchangedTarget = oldRef !== undefined && asString(oldRef.apiVersion) === asString(ref.apiVersion) && asString(oldRef.kind) === asString(ref.kind);
   causes.push(
     ...validateReference(ref, 'spec.scaleTargetRef', {
       allowInvalidApiVersion: unchangedTarget,
-      allowEmptyGroup: !unchangedTarget && str(ref.kind) === 'ReplicationController',
+      allowEmptyGroup: !unchangedTarget && asString(ref.kind) === 'ReplicationController',
     }),
   );
   causes.push(...validateMetrics(spec, { allowEmptyGroup: true, allowInvalidApiVersion: false }));
-  const behavior = objOrUndefined(spec.behavior);
+  const behavior = objectOrUndefined(spec.behavior);
   if (behavior !== undefined) {
     causes.push(...validateScalingRules(behavior.scaleUp, 'spec.behavior.scaleUp'), ...validateScalingRules(behavior.scaleDown, 'spec.behavior.scaleDown'));
   }
@@ -286,6 +287,9 @@ export function validateHorizontalPodAutoscaler(hpa: Obj, old?: Obj): StatusCaus
 
 /** ValidateHorizontalPodAutoscalerStatusUpdate: current and desired replicas not negative. */
 export function validateHorizontalPodAutoscalerStatus(hpa: Obj): StatusCause[] {
-  const status = obj(hpa.status);
-  return [...nonNegative('status.currentReplicas', num(status.currentReplicas)), ...nonNegative('status.desiredReplicas', num(status.desiredReplicas))];
+  const status = asObject(hpa.status);
+  return [
+    ...nonNegative('status.currentReplicas', asNumber(status.currentReplicas)),
+    ...nonNegative('status.desiredReplicas', asNumber(status.desiredReplicas)),
+  ];
 }

@@ -7,7 +7,8 @@
 import type { StatusCause } from '../api/errors.js';
 import { duplicateField, invalidField, notSupportedField, requiredField, tooLongField } from './field-errors.js';
 import { byteLength, isLabelKey, regexError } from './string-formats.js';
-import { num, objects, str } from './value-access.js';
+import { asNumber, asString } from '../api/values.js';
+import { objects } from './value-access.js';
 
 const STATUSES = ['False', 'True', 'Unknown'];
 const MAX_REASON_LENGTH = 1024;
@@ -30,22 +31,22 @@ export function validateConditions(conditions: unknown, field: string): StatusCa
   const seen = new Set<string>();
   objects(conditions).forEach((c, i) => {
     const at = `${field}[${i}]`;
-    const type = str(c.type);
+    const type = asString(c.type);
     if (seen.has(type)) causes.push(duplicateField(`${at}.type`, type));
     seen.add(type);
     causes.push(...isLabelKey(type).map((msg) => invalidField(`${at}.type`, type, msg)));
-    const status = str(c.status);
+    const status = asString(c.status);
     if (!STATUSES.includes(status)) causes.push(notSupportedField(`${at}.status`, status, STATUSES));
-    const observed = num(c.observedGeneration);
+    const observed = asNumber(c.observedGeneration);
     if (observed < 0) causes.push(invalidField(`${at}.observedGeneration`, observed, 'must be greater than or equal to zero'));
-    if (str(c.lastTransitionTime) === '') causes.push(requiredField(`${at}.lastTransitionTime`));
-    const reason = str(c.reason);
+    if (asString(c.lastTransitionTime) === '') causes.push(requiredField(`${at}.lastTransitionTime`));
+    const reason = asString(c.reason);
     if (reason === '') causes.push(requiredField(`${at}.reason`));
     else {
       if (!REASON_RE.test(reason)) causes.push(invalidField(`${at}.reason`, reason, REASON_ERROR));
       if (byteLength(reason) > MAX_REASON_LENGTH) causes.push(tooLongField(`${at}.reason`, MAX_REASON_LENGTH));
     }
-    if (byteLength(str(c.message)) > MAX_MESSAGE_LENGTH) causes.push(tooLongField(`${at}.message`, MAX_MESSAGE_LENGTH));
+    if (byteLength(asString(c.message)) > MAX_MESSAGE_LENGTH) causes.push(tooLongField(`${at}.message`, MAX_MESSAGE_LENGTH));
   });
   return causes;
 }

@@ -13,7 +13,8 @@ import { validateResourceRequirements } from './resource-requirements.js';
 import { isDNS1123Label, isDNS1123Subdomain, isLabelKey, maskTrailingDash } from './string-formats.js';
 import { envVarNameProblems, nonNegative, portNameProblems, portNumberProblems } from './value-formats.js';
 import { validateVolumeMounts } from './volumes.js';
-import { num, numOrUndefined, objOrUndefined, objects, str, type Obj } from './value-access.js';
+import { asNumber, asString, numberOrUndefined, type Obj, objectOrUndefined } from '../api/values.js';
+import { objects } from './value-access.js';
 
 const PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
 const PULL_POLICIES = ['Always', 'IfNotPresent', 'Never'];
@@ -46,19 +47,19 @@ function portCauses(ports: unknown, field: string): StatusCause[] {
   const names = new Set<string>();
   objects(ports).forEach((port, i) => {
     const at = `${field}[${i}]`;
-    const name = str(port.name);
+    const name = asString(port.name);
     if (name !== '') {
       const problems = portNameProblems(name);
       if (problems.length > 0) causes.push(...problems.map((msg) => invalidField(`${at}.name`, name, msg)));
       else if (names.has(name)) causes.push(duplicateField(`${at}.name`, name));
       else names.add(name);
     }
-    const containerPort = num(port.containerPort);
+    const containerPort = asNumber(port.containerPort);
     if (containerPort === 0) causes.push(requiredField(`${at}.containerPort`));
     else causes.push(...portNumberProblems(containerPort).map((msg) => invalidField(`${at}.containerPort`, containerPort, msg)));
-    const hostPort = num(port.hostPort);
+    const hostPort = asNumber(port.hostPort);
     if (hostPort !== 0) causes.push(...portNumberProblems(hostPort).map((msg) => invalidField(`${at}.hostPort`, hostPort, msg)));
-    const protocol = str(port.protocol);
+    const protocol = asString(port.protocol);
     if (protocol === '') causes.push(requiredField(`${at}.protocol`));
     else if (!PROTOCOLS.includes(protocol)) causes.push(notSupportedField(`${at}.protocol`, protocol, PROTOCOLS));
   });
@@ -71,9 +72,9 @@ function hostPortConflicts(containers: Obj[], field: string): StatusCause[] {
   const causes: StatusCause[] = [];
   containers.forEach((container, ci) => {
     objects(container.ports).forEach((port, pi) => {
-      const hostPort = num(port.hostPort);
+      const hostPort = asNumber(port.hostPort);
       if (hostPort === 0) return;
-      const key = `${str(port.protocol)}/${str(port.hostIP)}/${hostPort}`;
+      const key = `${asString(port.protocol)}/${asString(port.hostIP)}/${hostPort}`;
       if (seen.has(key)) causes.push(duplicateField(`${field}[${ci}].ports[${pi}].hostPort`, key));
       else seen.add(key);
     });
@@ -82,12 +83,12 @@ function hostPortConflicts(containers: Obj[], field: string): StatusCause[] {
 }
 
 function fieldRefCauses(ref: Obj, field: string): StatusCause[] {
-  if (str(ref.apiVersion) === '') return [requiredField(`${field}.apiVersion`)];
-  const path = str(ref.fieldPath);
+  if (asString(ref.apiVersion) === '') return [requiredField(`${field}.apiVersion`)];
+  const path = asString(ref.fieldPath);
   if (path === '') return [requiredField(`${field}.fieldPath`)];
   const subscripted = /^(metadata\.(?:annotations|labels))\['(.*)'\]$/.exec(path);
-  if (str(ref.apiVersion) !== 'v1')
-    return [invalidField(`${field}.fieldPath`, path, `error converting fieldPath: unsupported pod version: ${str(ref.apiVersion)}`)];
+  if (asString(ref.apiVersion) !== 'v1')
+    return [invalidField(`${field}.fieldPath`, path, `error converting fieldPath: unsupported pod version: ${asString(ref.apiVersion)}`)];
   if (subscripted === null && !DOWNWARD_FIELD_LABELS.has(path)) {
     return [invalidField(`${field}.fieldPath`, path, `error converting fieldPath: field label not supported: ${path}`)];
   }
@@ -100,8 +101,8 @@ function fieldRefCauses(ref: Obj, field: string): StatusCause[] {
 }
 
 function keySelectorCauses(ref: Obj, field: string): StatusCause[] {
-  const name = str(ref.name);
-  const key = str(ref.key);
+  const name = asString(ref.name);
+  const key = asString(ref.key);
   const causes = isDNS1123Subdomain(name).map((msg) => invalidField(`${field}.name`, name, msg));
   if (key === '') causes.push(requiredField(`${field}.key`));
   else causes.push(...configKeyProblems(key).map((msg) => invalidField(`${field}.key`, key, msg)));
@@ -109,35 +110,35 @@ function keySelectorCauses(ref: Obj, field: string): StatusCause[] {
 }
 
 function valueFromCauses(env: Obj, field: string): StatusCause[] {
-  const from = objOrUndefined(env.valueFrom);
+  const from = objectOrUndefined(env.valueFrom);
   if (from === undefined) return [];
   const causes: StatusCause[] = [];
   let sources = 0;
-  const fieldRef = objOrUndefined(from.fieldRef);
+  const fieldRef = objectOrUndefined(from.fieldRef);
   if (fieldRef !== undefined) {
     sources += 1;
     causes.push(...fieldRefCauses(fieldRef, `${field}.fieldRef`));
   }
-  const resourceRef = objOrUndefined(from.resourceFieldRef);
+  const resourceRef = objectOrUndefined(from.resourceFieldRef);
   if (resourceRef !== undefined) {
     sources += 1;
-    const resource = str(resourceRef.resource);
+    const resource = asString(resourceRef.resource);
     if (resource === '') causes.push(requiredField(`${field}.resourceFieldRef.resource`));
     else if (!RESOURCE_FIELD_PATHS.includes(resource) && !resource.startsWith('requests.hugepages-') && !resource.startsWith('limits.hugepages-')) {
       causes.push(notSupportedField(`${field}.resourceFieldRef.resource`, resource, RESOURCE_FIELD_PATHS));
     }
   }
   for (const key of ['configMapKeyRef', 'secretKeyRef'] as const) {
-    const ref = objOrUndefined(from[key]);
+    const ref = objectOrUndefined(from[key]);
     if (ref !== undefined) {
       sources += 1;
       causes.push(...keySelectorCauses(ref, `${field}.${key}`));
     }
   }
-  if (objOrUndefined(from.fileKeyRef) !== undefined) sources += 1;
+  if (objectOrUndefined(from.fileKeyRef) !== undefined) sources += 1;
   if (sources === 0)
     causes.push(invalidField(field, '', 'must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef`, `secretKeyRef` or `fileKeyRef`'));
-  else if (str(env.value) !== '') causes.push(invalidField(field, '', 'may not be specified when `value` is not empty'));
+  else if (asString(env.value) !== '') causes.push(invalidField(field, '', 'may not be specified when `value` is not empty'));
   else if (sources > 1) causes.push(invalidField(field, '', 'may not have more than one field specified at a time'));
   return causes;
 }
@@ -145,7 +146,7 @@ function valueFromCauses(env: Obj, field: string): StatusCause[] {
 function envCauses(env: unknown, field: string): StatusCause[] {
   return objects(env).flatMap((e, i) => {
     const at = `${field}[${i}]`;
-    const name = str(e.name);
+    const name = asString(e.name);
     const causes = name === '' ? [requiredField(`${at}.name`)] : envVarNameProblems(name).map((msg) => invalidField(`${at}.name`, name, msg));
     return [...causes, ...valueFromCauses(e, `${at}.valueFrom`)];
   });
@@ -154,14 +155,14 @@ function envCauses(env: unknown, field: string): StatusCause[] {
 function envFromCauses(envFrom: unknown, field: string): StatusCause[] {
   return objects(envFrom).flatMap((e, i) => {
     const at = `${field}[${i}]`;
-    const prefix = str(e.prefix);
+    const prefix = asString(e.prefix);
     const causes = prefix === '' ? [] : envVarNameProblems(prefix).map((msg) => invalidField(`${at}.prefix`, prefix, msg));
     let sources = 0;
     for (const key of ['configMapRef', 'secretRef'] as const) {
-      const ref = objOrUndefined(e[key]);
+      const ref = objectOrUndefined(e[key]);
       if (ref === undefined) continue;
       sources += 1;
-      const name = str(ref.name);
+      const name = asString(ref.name);
       if (name === '') causes.push(requiredField(`${at}.${key}.name`));
       else causes.push(...isDNS1123Subdomain(maskTrailingDash(name)).map((msg) => invalidField(`${at}.${key}.name`, name, msg)));
     }
@@ -182,7 +183,7 @@ function handlerCauses(handler: Obj, field: string, kinds: readonly string[]): S
   const causes: StatusCause[] = [];
   let count = 0;
   for (const kind of kinds) {
-    const action = objOrUndefined(handler[kind]);
+    const action = objectOrUndefined(handler[kind]);
     if (action === undefined) continue;
     if (count > 0) {
       causes.push(forbiddenField(`${field}.${kind}`, 'may not specify more than 1 handler type'));
@@ -192,13 +193,13 @@ function handlerCauses(handler: Obj, field: string, kinds: readonly string[]): S
     const at = `${field}.${kind}`;
     if (kind === 'exec' && (!Array.isArray(action.command) || action.command.length === 0)) causes.push(requiredField(`${at}.command`));
     if (kind === 'httpGet') {
-      if (str(action.path) === '') causes.push(requiredField(`${at}.path`));
+      if (asString(action.path) === '') causes.push(requiredField(`${at}.path`));
       causes.push(...portNumOrName(action.port, `${at}.port`));
-      const scheme = str(action.scheme);
+      const scheme = asString(action.scheme);
       if (!SCHEMES.includes(scheme)) causes.push(notSupportedField(`${at}.scheme`, scheme, SCHEMES));
     }
     if (kind === 'tcpSocket') causes.push(...portNumOrName(action.port, `${at}.port`));
-    if (kind === 'grpc') causes.push(...portNumOrName(num(action.port), `${at}.port`));
+    if (kind === 'grpc') causes.push(...portNumOrName(asNumber(action.port), `${at}.port`));
   }
   if (count === 0) causes.push(requiredField(field, 'must specify a handler type'));
   return causes;
@@ -207,12 +208,12 @@ function handlerCauses(handler: Obj, field: string, kinds: readonly string[]): S
 function probeCauses(probe: Obj, field: string, kind: 'liveness' | 'readiness' | 'startup'): StatusCause[] {
   const causes = handlerCauses(probe, field, ['exec', 'httpGet', 'tcpSocket', 'grpc']);
   for (const key of ['initialDelaySeconds', 'timeoutSeconds', 'periodSeconds', 'successThreshold', 'failureThreshold']) {
-    causes.push(...nonNegative(`${field}.${key}`, num(probe[key])));
+    causes.push(...nonNegative(`${field}.${key}`, asNumber(probe[key])));
   }
-  const grace = numOrUndefined(probe.terminationGracePeriodSeconds);
+  const grace = numberOrUndefined(probe.terminationGracePeriodSeconds);
   if (grace !== undefined && grace <= 0) causes.push(invalidField(`${field}.terminationGracePeriodSeconds`, grace, 'must be greater than 0'));
-  if (kind !== 'readiness' && num(probe.successThreshold) !== 1)
-    causes.push(invalidField(`${field}.successThreshold`, num(probe.successThreshold), 'must be 1'));
+  if (kind !== 'readiness' && asNumber(probe.successThreshold) !== 1)
+    causes.push(invalidField(`${field}.successThreshold`, asNumber(probe.successThreshold), 'must be 1'));
   if (kind === 'readiness' && grace !== undefined)
     causes.push(invalidField(`${field}.terminationGracePeriodSeconds`, grace, 'must not be set for readinessProbes'));
   return causes;
@@ -221,15 +222,15 @@ function probeCauses(probe: Obj, field: string, kind: 'liveness' | 'readiness' |
 /** Probes and lifecycle handlers, for regular containers and sidecars. */
 function probesAndLifecycle(container: Obj, at: string): StatusCause[] {
   const causes: StatusCause[] = [];
-  const lifecycle = objOrUndefined(container.lifecycle);
+  const lifecycle = objectOrUndefined(container.lifecycle);
   if (lifecycle !== undefined) {
     for (const hook of ['postStart', 'preStop'] as const) {
-      const handler = objOrUndefined(lifecycle[hook]);
+      const handler = objectOrUndefined(lifecycle[hook]);
       if (handler !== undefined) causes.push(...handlerCauses(handler, `${at}.lifecycle.${hook}`, ['exec', 'httpGet', 'tcpSocket', 'sleep']));
     }
   }
   for (const kind of ['liveness', 'readiness', 'startup'] as const) {
-    const probe = objOrUndefined(container[`${kind}Probe`]);
+    const probe = objectOrUndefined(container[`${kind}Probe`]);
     if (probe !== undefined) causes.push(...probeCauses(probe, `${at}.${kind}Probe`, kind));
   }
   return causes;
@@ -250,18 +251,18 @@ export interface ContainerContext {
 /** validateContainerCommon: the checks every container gets. */
 function containerCommon(container: Obj, ctx: ContainerContext, at: string): StatusCause[] {
   const causes: StatusCause[] = [];
-  const name = str(container.name);
+  const name = asString(container.name);
   if (name === '') causes.push(requiredField(`${at}.name`));
   else causes.push(...isDNS1123Label(name).map((msg) => invalidField(`${at}.name`, name, msg)));
-  if (str(container.image) === '') causes.push(requiredField(`${at}.image`));
-  const tmp = str(container.terminationMessagePolicy);
+  if (asString(container.image) === '') causes.push(requiredField(`${at}.image`));
+  const tmp = asString(container.terminationMessagePolicy);
   if (tmp === '') causes.push(requiredField(`${at}.terminationMessagePolicy`));
   else if (!TERMINATION_MESSAGE_POLICIES.includes(tmp)) causes.push(notSupportedField(`${at}.terminationMessagePolicy`, tmp, TERMINATION_MESSAGE_POLICIES));
   causes.push(...portCauses(container.ports, `${at}.ports`));
   causes.push(...envCauses(container.env, `${at}.env`));
   causes.push(...envFromCauses(container.envFrom, `${at}.envFrom`));
   causes.push(...validateVolumeMounts(container.volumeMounts, ctx.volumeNames, `${at}.volumeMounts`));
-  const pull = str(container.imagePullPolicy);
+  const pull = asString(container.imagePullPolicy);
   if (pull === '') causes.push(requiredField(`${at}.imagePullPolicy`));
   else if (!PULL_POLICIES.includes(pull)) causes.push(notSupportedField(`${at}.imagePullPolicy`, pull, PULL_POLICIES));
   causes.push(...validateResourceRequirements(container.resources, `${at}.resources`, { podClaims: ctx.podClaims }));
@@ -278,7 +279,7 @@ export function validateRegularContainers(containers: unknown, ctx: ContainerCon
   list.forEach((container, i) => {
     const at = `${field}[${i}]`;
     causes.push(...containerCommon(container, ctx, at));
-    const name = str(container.name);
+    const name = asString(container.name);
     if (names.has(name)) causes.push(duplicateField(`${at}.name`, name));
     else names.add(name);
     causes.push(...probesAndLifecycle(container, at));
@@ -289,20 +290,20 @@ export function validateRegularContainers(containers: unknown, ctx: ContainerCon
 /** validateInitContainers: names unique across init and regular containers; probes only on sidecars. */
 export function validateInitContainers(initContainers: unknown, regular: unknown, ctx: ContainerContext, field: string): StatusCause[] {
   const causes: StatusCause[] = [];
-  const names = new Set(objects(regular).map((c) => str(c.name)));
+  const names = new Set(objects(regular).map((c) => asString(c.name)));
   objects(initContainers).forEach((container, i) => {
     const at = `${field}[${i}]`;
     causes.push(...containerCommon(container, ctx, at));
     const restartPolicy = container.restartPolicy;
     const sidecar = restartPolicy === 'Always';
-    const name = str(container.name);
+    const name = asString(container.name);
     if (names.has(name)) causes.push(duplicateField(`${at}.name`, name));
     else if (name !== '') names.add(name);
     causes.push(...hostPortConflicts([container], field));
     if (sidecar) causes.push(...probesAndLifecycle(container, at));
     else {
       for (const key of ['lifecycle', 'livenessProbe', 'readinessProbe', 'startupProbe']) {
-        if (objOrUndefined(container[key]) !== undefined)
+        if (objectOrUndefined(container[key]) !== undefined)
           causes.push(forbiddenField(`${at}.${key}`, 'may not be set for init containers without restartPolicy=Always'));
       }
     }
@@ -322,7 +323,7 @@ export function validateInitContainers(initContainers: unknown, regular: unknown
 /** validateContainersOnlyForPod: a Pod's (not a template's) images may not have surrounding whitespace. */
 export function validateContainerImagesForPod(containers: unknown, field: string): StatusCause[] {
   return objects(containers).flatMap((c, i) => {
-    const image = str(c.image);
+    const image = asString(c.image);
     return image !== image.trim() ? [invalidField(`${field}[${i}].image`, image, 'must not have leading or trailing whitespace')] : [];
   });
 }
@@ -353,24 +354,24 @@ function isNonZero(value: unknown): boolean {
  */
 export function validateEphemeralContainers(ephemeral: unknown, regular: unknown, init: unknown, ctx: ContainerContext, field: string): StatusCause[] {
   const causes: StatusCause[] = [];
-  const others = new Set([...objects(regular), ...objects(init)].map((c) => str(c.name)));
+  const others = new Set([...objects(regular), ...objects(init)].map((c) => asString(c.name)));
   const names = new Set(others);
   objects(ephemeral).forEach((container, i) => {
     const at = `${field}[${i}]`;
     causes.push(...containerCommon(container, ctx, at));
-    const image = str(container.image);
+    const image = asString(container.image);
     if (image !== image.trim()) causes.push(invalidField(`${at}.image`, image, 'must not have leading or trailing whitespace'));
-    const name = str(container.name);
+    const name = asString(container.name);
     if (names.has(name)) causes.push(duplicateField(`${at}.name`, name));
     else names.add(name);
-    const target = str(container.targetContainerName);
+    const target = asString(container.targetContainerName);
     if (target !== '' && !others.has(target)) causes.push(notFoundField(`${at}.targetContainerName`, target));
     for (const key of EPHEMERAL_FORBIDDEN_FIELDS) {
       if (isNonZero(container[key])) causes.push(forbiddenField(`${at}.${key}`, 'cannot be set for an Ephemeral Container'));
     }
     objects(container.volumeMounts).forEach((mount, mi) => {
       for (const key of ['subPath', 'subPathExpr'] as const) {
-        if (str(mount[key]) !== '') causes.push(forbiddenField(`${at}.volumeMounts[${mi}].${key}`, 'cannot be set for an Ephemeral Container'));
+        if (asString(mount[key]) !== '') causes.push(forbiddenField(`${at}.volumeMounts[${mi}].${key}`, 'cannot be set for an Ephemeral Container'));
       }
     });
   });

@@ -12,7 +12,8 @@ import { validateConditions } from './conditions.js';
 import { goJson, invalidField, notSupportedField } from './field-errors.js';
 import { selectorValue, validateLabelSelector } from './label-selector.js';
 import { nonNegative } from './value-formats.js';
-import { isSet, num, obj, objOrUndefined, str, type Obj } from './value-access.js';
+import { asNumber, asObject, asString, type Obj, objectOrUndefined } from '../api/values.js';
+import { isSet } from './value-access.js';
 import { notMoreThan100Percent, positiveIntOrPercent } from './workloads.js';
 
 const EVICTION_POLICIES = ['AlwaysAllow', 'IfHealthyBudget'];
@@ -24,7 +25,7 @@ function optionalIntOrString(v: unknown): number | string | null {
 
 /** The internal PodDisruptionBudgetSpec as Go's JSON prints it (no JSON tags: Go field names). */
 function specValue(spec: Obj): ReturnType<typeof goJson> {
-  const selector = objOrUndefined(spec.selector) === undefined ? null : (JSON.parse(selectorValue(spec.selector).goSyntax) as unknown);
+  const selector = objectOrUndefined(spec.selector) === undefined ? null : (JSON.parse(selectorValue(spec.selector).goSyntax) as unknown);
   return goJson({
     MinAvailable: optionalIntOrString(spec.minAvailable),
     Selector: selector,
@@ -35,7 +36,7 @@ function specValue(spec: Obj): ReturnType<typeof goJson> {
 
 /** ValidatePodDisruptionBudget: the spec checks, on create and update alike. */
 export function validatePodDisruptionBudget(pdb: Obj): StatusCause[] {
-  const spec = obj(pdb.spec);
+  const spec = asObject(pdb.spec);
   const causes: StatusCause[] = [];
   if (isSet(spec.minAvailable) && isSet(spec.maxUnavailable)) {
     causes.push(invalidField('spec', specValue(spec), 'minAvailable and maxUnavailable cannot be both set'));
@@ -46,17 +47,17 @@ export function validatePodDisruptionBudget(pdb: Obj): StatusCause[] {
   }
   causes.push(...validateLabelSelector(spec.selector, 'spec.selector'));
   if (typeof spec.unhealthyPodEvictionPolicy === 'string' && !EVICTION_POLICIES.includes(spec.unhealthyPodEvictionPolicy)) {
-    causes.push(notSupportedField('spec.unhealthyPodEvictionPolicy', str(spec.unhealthyPodEvictionPolicy), EVICTION_POLICIES));
+    causes.push(notSupportedField('spec.unhealthyPodEvictionPolicy', asString(spec.unhealthyPodEvictionPolicy), EVICTION_POLICIES));
   }
   return causes;
 }
 
 /** ValidatePodDisruptionBudgetStatusUpdate for policy/v1: valid conditions, counts not negative. */
 export function validatePodDisruptionBudgetStatus(pdb: Obj): StatusCause[] {
-  const status = obj(pdb.status);
+  const status = asObject(pdb.status);
   const causes = validateConditions(status.conditions, 'status.conditions');
   for (const key of ['disruptionsAllowed', 'currentHealthy', 'desiredHealthy', 'expectedPods']) {
-    causes.push(...nonNegative(`status.${key}`, num(status[key])));
+    causes.push(...nonNegative(`status.${key}`, asNumber(status[key])));
   }
   return causes;
 }

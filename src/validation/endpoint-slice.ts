@@ -14,7 +14,8 @@ import { FIELD_IMMUTABLE } from './object-meta.js';
 import { asIPv4, endpointIPProblems, legacyIPProblems, parseIP, strictIPProblems } from './ip-formats.js';
 import { semanticEqual } from './semantic-equal.js';
 import { isDNS1123Label, isDNS1123Subdomain, isLabelKey, isLabelValue } from './string-formats.js';
-import { list, objOrUndefined, objects, str, type Obj } from './value-access.js';
+import { asArray, asString, type Obj, objectOrUndefined } from '../api/values.js';
+import { objects } from './value-access.js';
 
 const ADDRESS_TYPES = ['FQDN', 'IPv4', 'IPv6'];
 const PORT_PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
@@ -31,11 +32,11 @@ function portsCauses(ports: Obj[]): StatusCause[] {
   const seen: string[] = [];
   ports.forEach((port, i) => {
     const at = `ports[${i}]`;
-    const name = str(port.name);
+    const name = asString(port.name);
     if (name !== '') causes.push(...isDNS1123Label(name).map((m) => invalidField(`${at}.name`, name, m)));
     if (seen.includes(name)) causes.push(duplicateField(`${at}.name`, name));
     else seen.push(name);
-    const protocol = port.protocol === undefined || port.protocol === null ? 'TCP' : str(port.protocol);
+    const protocol = port.protocol === undefined || port.protocol === null ? 'TCP' : asString(port.protocol);
     if (!PORT_PROTOCOLS.includes(protocol)) causes.push(notSupportedField(`${at}.protocol`, protocol, PORT_PROTOCOLS));
     if (typeof port.appProtocol === 'string') {
       const appProtocol = port.appProtocol;
@@ -94,7 +95,7 @@ function hintsCauses(hints: Obj, at: string): StatusCause[] {
     const seen: string[] = [];
     entries.forEach((entry, i) => {
       const path = `${at}.${key}[${i}].name`;
-      const name = str(entry.name);
+      const name = asString(entry.name);
       if (seen.includes(name)) causes.push(duplicateField(path, name));
       else seen.push(name);
       causes.push(...check(name).map((m) => invalidField(path, name, m)));
@@ -108,7 +109,7 @@ function endpointsCauses(endpoints: Obj[], addressType: string): StatusCause[] {
   const causes: StatusCause[] = [];
   endpoints.forEach((endpoint, i) => {
     const at = `endpoints[${i}]`;
-    const addresses = list(endpoint.addresses).map(str);
+    const addresses = asArray(endpoint.addresses).map(asString);
     if (addresses.length === 0) causes.push(requiredField(`${at}.addresses`, 'must contain at least 1 address'));
     else if (addresses.length > MAX_ADDRESSES) causes.push(tooMany(`${at}.addresses`, addresses.length, MAX_ADDRESSES));
     addresses.forEach((a, j) => causes.push(...addressCauses(a, addressType, `${at}.addresses`, `${at}.addresses[${j}]`)));
@@ -120,7 +121,7 @@ function endpointsCauses(endpoints: Obj[], addressType: string): StatusCause[] {
       const hostname = endpoint.hostname;
       causes.push(...isDNS1123Label(hostname).map((m) => invalidField(`${at}.hostname`, hostname, m)));
     }
-    const hints = objOrUndefined(endpoint.hints);
+    const hints = objectOrUndefined(endpoint.hints);
     if (hints !== undefined) causes.push(...hintsCauses(hints, `${at}.hints`));
   });
   return causes;
@@ -128,13 +129,13 @@ function endpointsCauses(endpoints: Obj[], addressType: string): StatusCause[] {
 
 /** An EndpointSlice's own checks (create, or update given the stored slice). */
 export function validateEndpointSlice(slice: Obj, old?: Obj): StatusCause[] {
-  const addressType = str(slice.addressType);
+  const addressType = asString(slice.addressType);
   const causes: StatusCause[] = [];
   if (addressType === '') causes.push(requiredField('addressType'));
   else if (!ADDRESS_TYPES.includes(addressType)) causes.push(notSupportedField('addressType', addressType, ADDRESS_TYPES));
   causes.push(...portsCauses(objects(slice.ports)));
   const endpointCauses = endpointsCauses(objects(slice.endpoints), addressType);
   if (!(old !== undefined && semanticEqual(old.endpoints, slice.endpoints))) causes.push(...endpointCauses);
-  if (old !== undefined && addressType !== str(old.addressType)) causes.push(invalidField('addressType', addressType, FIELD_IMMUTABLE));
+  if (old !== undefined && addressType !== asString(old.addressType)) causes.push(invalidField('addressType', addressType, FIELD_IMMUTABLE));
   return causes;
 }

@@ -11,15 +11,16 @@ import { invalidField, notSupportedField, requiredField } from './field-errors.j
 import { endpointIPProblems, legacyIPProblems } from './ip-formats.js';
 import { semanticEqual } from './semantic-equal.js';
 import { isDNS1123Label, isDNS1123Subdomain, isLabelKey } from './string-formats.js';
-import { objects, str, type Obj } from './value-access.js';
+import { asString, type Obj } from '../api/values.js';
+import { objects } from './value-access.js';
 import { portNumberProblems } from './value-formats.js';
 
 export const PORT_PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
 
 function addressCauses(address: Obj, at: string): StatusCause[] {
-  const ip = str(address.ip);
+  const ip = asString(address.ip);
   const causes = legacyIPProblems(ip).map((m) => invalidField(`${at}.ip`, ip, m));
-  const hostname = str(address.hostname);
+  const hostname = asString(address.hostname);
   if (hostname !== '') causes.push(...isDNS1123Label(hostname).map((m) => invalidField(`${at}.hostname`, hostname, m)));
   if (typeof address.nodeName === 'string') {
     const nodeName = address.nodeName;
@@ -31,12 +32,12 @@ function addressCauses(address: Obj, at: string): StatusCause[] {
 
 function portCauses(port: Obj, requireName: boolean, at: string): StatusCause[] {
   const causes: StatusCause[] = [];
-  const name = str(port.name);
+  const name = asString(port.name);
   if (requireName && name === '') causes.push(requiredField(`${at}.name`));
   else if (name !== '') causes.push(...isDNS1123Label(name).map((m) => invalidField(`${at}.name`, name, m)));
   const number = typeof port.port === 'number' ? port.port : 0;
   causes.push(...portNumberProblems(number).map((m) => invalidField(`${at}.port`, number, m)));
-  const protocol = str(port.protocol);
+  const protocol = asString(port.protocol);
   if (protocol === '') causes.push(requiredField(`${at}.protocol`));
   else if (!PORT_PROTOCOLS.includes(protocol)) causes.push(notSupportedField(`${at}.protocol`, protocol, PORT_PROTOCOLS));
   if (typeof port.appProtocol === 'string') {

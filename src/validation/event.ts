@@ -19,7 +19,7 @@ import type { StatusCause } from '../api/errors.js';
 import { goJson, invalidField, requiredField, type BadValue } from './field-errors.js';
 import { FIELD_IMMUTABLE } from './object-meta.js';
 import { byteLength, isLabelKey } from './string-formats.js';
-import { num, obj, objOrUndefined, str, type Obj } from './value-access.js';
+import { asNumber, asObject, asString, type Obj, objectOrUndefined } from '../api/values.js';
 
 const REPORTING_INSTANCE_LIMIT = 128;
 const ACTION_LIMIT = 128;
@@ -49,7 +49,7 @@ interface CoreView {
 /** legacyValidateEvent: `controllerField` is the name the request's API gives the reporting controller. */
 function legacyCauses(event: CoreView, controllerField: string): StatusCause[] {
   const namespace = event.namespace;
-  const involvedNamespace = str(event.involvedObject.namespace);
+  const involvedNamespace = asString(event.involvedObject.namespace);
   const mismatch = (): StatusCause => invalidField('involvedObject.namespace', involvedNamespace, 'does not match event.namespace');
   const causes: StatusCause[] = [];
   if (event.eventTime === '') {
@@ -67,36 +67,31 @@ function legacyCauses(event: CoreView, controllerField: string): StatusCause[] {
   return causes;
 }
 
-/** A timestamp, or "" when unset (Go's zero time). */
-function time(v: unknown): string {
-  return typeof v === 'string' ? v : '';
-}
-
 /** A core v1 Event as the legacy rules read it. */
 function coreView(event: Obj): CoreView {
   return {
-    namespace: str(obj(event.metadata).namespace),
-    involvedObject: obj(event.involvedObject),
-    eventTime: time(event.eventTime),
-    reportingController: str(event.reportingComponent),
-    reportingInstance: str(event.reportingInstance),
-    action: str(event.action),
-    reason: str(event.reason),
-    message: str(event.message),
+    namespace: asString(asObject(event.metadata).namespace),
+    involvedObject: asObject(event.involvedObject),
+    eventTime: asString(event.eventTime),
+    reportingController: asString(event.reportingComponent),
+    reportingInstance: asString(event.reportingInstance),
+    action: asString(event.action),
+    reason: asString(event.reason),
+    message: asString(event.message),
   };
 }
 
 /** An events.k8s.io/v1 Event under core's field names. */
 function eventsView(event: Obj): CoreView {
   return {
-    namespace: str(obj(event.metadata).namespace),
-    involvedObject: obj(event.regarding),
-    eventTime: time(event.eventTime),
-    reportingController: str(event.reportingController),
-    reportingInstance: str(event.reportingInstance),
-    action: str(event.action),
-    reason: str(event.reason),
-    message: str(event.note),
+    namespace: asString(asObject(event.metadata).namespace),
+    involvedObject: asObject(event.regarding),
+    eventTime: asString(event.eventTime),
+    reportingController: asString(event.reportingController),
+    reportingInstance: asString(event.reportingInstance),
+    action: asString(event.action),
+    reason: asString(event.reason),
+    message: asString(event.note),
   };
 }
 
@@ -107,46 +102,46 @@ export function validateCoreEvent(event: Obj): StatusCause[] {
 
 /** validateV1EventSeries. */
 function seriesCauses(event: Obj): StatusCause[] {
-  const series = objOrUndefined(event.series);
+  const series = objectOrUndefined(event.series);
   if (series === undefined) return [];
   const causes: StatusCause[] = [];
-  if (num(series.count) < 2) causes.push(invalidField('series.count', '', 'should be at least 2'));
-  if (time(series.lastObservedTime) === '') causes.push(requiredField('series.lastObservedTime'));
+  if (asNumber(series.count) < 2) causes.push(invalidField('series.count', '', 'should be at least 2'));
+  if (asString(series.lastObservedTime) === '') causes.push(requiredField('series.lastObservedTime'));
   return causes;
 }
 
 /** ValidateEventCreate's checks for events.k8s.io/v1 (metadata is checked generically). */
 function eventsCreateCauses(event: Obj): StatusCause[] {
   const causes = [...legacyCauses(eventsView(event), 'reportingController'), ...seriesCauses(event)];
-  if (time(event.eventTime) === '') causes.push(requiredField('eventTime'));
-  const type = str(event.type);
+  if (asString(event.eventTime) === '') causes.push(requiredField('eventTime'));
+  const type = asString(event.type);
   if (type !== 'Normal' && type !== 'Warning') causes.push(invalidField('type', '', `has invalid value: ${type}`));
-  if (time(event.deprecatedFirstTimestamp) !== '') causes.push(invalidField('firstTimestamp', '', 'needs to be unset'));
-  if (time(event.deprecatedLastTimestamp) !== '') causes.push(invalidField('lastTimestamp', '', 'needs to be unset'));
-  if (num(event.deprecatedCount) !== 0) causes.push(invalidField('count', '', 'needs to be unset'));
-  const source = obj(event.deprecatedSource);
-  if (str(source.component) !== '' || str(source.host) !== '') causes.push(invalidField('source', '', 'needs to be unset'));
+  if (asString(event.deprecatedFirstTimestamp) !== '') causes.push(invalidField('firstTimestamp', '', 'needs to be unset'));
+  if (asString(event.deprecatedLastTimestamp) !== '') causes.push(invalidField('lastTimestamp', '', 'needs to be unset'));
+  if (asNumber(event.deprecatedCount) !== 0) causes.push(invalidField('count', '', 'needs to be unset'));
+  const source = asObject(event.deprecatedSource);
+  if (asString(source.component) !== '' || asString(source.host) !== '') causes.push(invalidField('source', '', 'needs to be unset'));
   return causes;
 }
 
 /** The internal ObjectReference as Go's JSON prints it (no JSON tags: Go field names); null when absent. */
 function referenceValue(v: unknown): Obj | null {
-  const ref = objOrUndefined(v);
+  const ref = objectOrUndefined(v);
   if (ref === undefined) return null;
   return {
-    Kind: str(ref.kind),
-    Namespace: str(ref.namespace),
-    Name: str(ref.name),
-    UID: str(ref.uid),
-    APIVersion: str(ref.apiVersion),
-    ResourceVersion: str(ref.resourceVersion),
-    FieldPath: str(ref.fieldPath),
+    Kind: asString(ref.kind),
+    Namespace: asString(ref.namespace),
+    Name: asString(ref.name),
+    UID: asString(ref.uid),
+    APIVersion: asString(ref.apiVersion),
+    ResourceVersion: asString(ref.resourceVersion),
+    FieldPath: asString(ref.fieldPath),
   };
 }
 
 /** A metav1.Time as its JSON prints it (RFC 3339 in UTC, whole seconds; null when unset). */
 function timeValue(v: unknown): string | null {
-  const t = time(v);
+  const t = asString(v);
   if (t === '') return null;
   const d = new Date(t);
   return Number.isNaN(d.getTime()) ? t : `${d.toISOString().slice(0, 19)}Z`;
@@ -154,7 +149,7 @@ function timeValue(v: unknown): string | null {
 
 /** A metav1.MicroTime as its JSON prints it (UTC, six fractional digits; null when unset). */
 function microTimeValue(v: unknown): string | null {
-  const t = time(v);
+  const t = asString(v);
   if (t === '') return null;
   const d = new Date(t);
   if (Number.isNaN(d.getTime())) return t;
@@ -167,8 +162,8 @@ function eventsUpdateCauses(event: Obj, old: Obj): StatusCause[] {
   const causes = legacyCauses(eventsView(event), 'reportingController');
   const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
   const seriesOf = (e: Obj): unknown => {
-    const s = objOrUndefined(e.series);
-    return s === undefined ? null : [num(s.count), microTimeValue(s.lastObservedTime)];
+    const s = objectOrUndefined(e.series);
+    return s === undefined ? null : [asNumber(s.count), microTimeValue(s.lastObservedTime)];
   };
   if (!same(seriesOf(event), seriesOf(old))) causes.push(...seriesCauses(event));
   const immutable = (field: string, pick: (e: Obj) => unknown, print: (v: unknown) => BadValue): void => {
@@ -176,27 +171,27 @@ function eventsUpdateCauses(event: Obj, old: Obj): StatusCause[] {
     if (!same(next, pick(old))) causes.push(invalidField(field, print(next), FIELD_IMMUTABLE));
   };
   const asJson = (v: unknown): BadValue => goJson(v);
-  const asText = (v: unknown): BadValue => str(v);
+  const asText = (v: unknown): BadValue => asString(v);
   const asTime = (v: unknown): BadValue => goJson(v);
   immutable('involvedObject', (e) => referenceValue(e.regarding) ?? referenceValue({}), asJson);
-  immutable('reason', (e) => str(e.reason), asText);
-  immutable('message', (e) => str(e.note), asText);
-  immutable('source', (e) => ({ Component: str(obj(e.deprecatedSource).component), Host: str(obj(e.deprecatedSource).host) }), asJson);
+  immutable('reason', (e) => asString(e.reason), asText);
+  immutable('message', (e) => asString(e.note), asText);
+  immutable('source', (e) => ({ Component: asString(asObject(e.deprecatedSource).component), Host: asString(asObject(e.deprecatedSource).host) }), asJson);
   immutable('firstTimestamp', (e) => timeValue(e.deprecatedFirstTimestamp), asTime);
   immutable('lastTimestamp', (e) => timeValue(e.deprecatedLastTimestamp), asTime);
   immutable(
     'count',
-    (e) => num(e.deprecatedCount),
-    (v) => num(v),
+    (e) => asNumber(e.deprecatedCount),
+    (v) => asNumber(v),
   );
   // kube checks the reason twice.
-  immutable('reason', (e) => str(e.reason), asText);
-  immutable('type', (e) => str(e.type), asText);
+  immutable('reason', (e) => asString(e.reason), asText);
+  immutable('type', (e) => asString(e.type), asText);
   immutable('eventTime', (e) => microTimeValue(e.eventTime), asTime);
-  immutable('action', (e) => str(e.action), asText);
+  immutable('action', (e) => asString(e.action), asText);
   immutable('related', (e) => referenceValue(e.related), asJson);
-  immutable('reportingController', (e) => str(e.reportingController), asText);
-  immutable('reportingInstance', (e) => str(e.reportingInstance), asText);
+  immutable('reportingController', (e) => asString(e.reportingController), asText);
+  immutable('reportingInstance', (e) => asString(e.reportingInstance), asText);
   return causes;
 }
 

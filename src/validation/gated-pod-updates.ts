@@ -8,7 +8,8 @@
 import type { StatusCause } from '../api/errors.js';
 import { jsonEqual } from '../api/object-util.js';
 import { goJson, invalidField } from './field-errors.js';
-import { list, objOrUndefined, objects, sortedStringMap, type Obj } from './value-access.js';
+import { asArray, type Obj, objectOrUndefined } from '../api/values.js';
+import { objects, sortedStringMap } from './value-access.js';
 
 const NODE_AFFINITY = 'spec.affinity.nodeAffinity';
 const TERMS = `${NODE_AFFINITY}.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms`;
@@ -30,10 +31,10 @@ function sameList(a: unknown[], b: unknown[]): boolean {
 
 /** validateNodeSelectorTermHasOnlyAdditions. */
 function onlyAdditions(next: Obj, old: Obj): boolean {
-  const oldExpressions = list(old.matchExpressions);
-  const oldFields = list(old.matchFields);
-  const nextExpressions = list(next.matchExpressions);
-  const nextFields = list(next.matchFields);
+  const oldExpressions = asArray(old.matchExpressions);
+  const oldFields = asArray(old.matchFields);
+  const nextExpressions = asArray(next.matchExpressions);
+  const nextFields = asArray(next.matchFields);
   if (oldExpressions.length === 0 && oldFields.length === 0 && (nextExpressions.length > 0 || nextFields.length > 0)) return false;
   for (const [nextList, oldList] of [
     [nextExpressions, oldExpressions],
@@ -45,16 +46,16 @@ function onlyAdditions(next: Obj, old: Obj): boolean {
 }
 
 function requiredTerms(nodeAffinity: Obj | undefined): unknown[] | undefined {
-  const required = objOrUndefined(nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution);
-  return required === undefined ? undefined : list(required.nodeSelectorTerms);
+  const required = objectOrUndefined(nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution);
+  return required === undefined ? undefined : asArray(required.nodeSelectorTerms);
 }
 
 /** validateNodeAffinityMutation. */
 function nodeAffinityCauses(next: Obj | undefined, old: Obj | undefined): StatusCause[] {
   const oldTerms = requiredTerms(old);
   if (oldTerms === undefined) return [];
-  const nextTermsValue = objOrUndefined(objOrUndefined(next?.requiredDuringSchedulingIgnoredDuringExecution))?.nodeSelectorTerms;
-  const nextTerms = list(nextTermsValue);
+  const nextTermsValue = objectOrUndefined(objectOrUndefined(next?.requiredDuringSchedulingIgnoredDuringExecution))?.nodeSelectorTerms;
+  const nextTerms = asArray(nextTermsValue);
   if (oldTerms.length > 0 && oldTerms.length !== nextTerms.length) {
     const printed = goJson(Array.isArray(nextTermsValue) ? objects(nextTermsValue).map(internalTerm) : null);
     return [invalidField(TERMS, printed, 'no additions/deletions to non-empty NodeSelectorTerms list are allowed')];
@@ -84,10 +85,10 @@ export function gatedPodUpdateCauses(munged: Obj, old: Obj): StatusCause[] {
     if (old.nodeSelector === undefined) delete munged.nodeSelector;
     else munged.nodeSelector = old.nodeSelector;
   }
-  const oldAffinity = objOrUndefined(old.affinity);
-  const oldNodeAffinity = objOrUndefined(oldAffinity?.nodeAffinity);
-  const affinity = objOrUndefined(munged.affinity);
-  const nodeAffinity = objOrUndefined(affinity?.nodeAffinity);
+  const oldAffinity = objectOrUndefined(old.affinity);
+  const oldNodeAffinity = objectOrUndefined(oldAffinity?.nodeAffinity);
+  const affinity = objectOrUndefined(munged.affinity);
+  const nodeAffinity = objectOrUndefined(affinity?.nodeAffinity);
   if (jsonEqual(nodeAffinity, oldNodeAffinity)) return causes;
   causes.push(...nodeAffinityCauses(nodeAffinity, oldNodeAffinity));
   if (affinity === undefined) {

@@ -11,7 +11,8 @@ import type { StatusCause } from '../api/errors.js';
 import { goJson, invalidField, notSupportedField, requiredField } from './field-errors.js';
 import { parseIP } from './ip-formats.js';
 import { byteLength, isDNS1123Label, isDNS1123Subdomain, isPathSegmentName, regexError } from './string-formats.js';
-import { list, obj, objOrUndefined, objects, str, type Obj } from './value-access.js';
+import { asArray, asObject, asString, type Obj, objectOrUndefined } from '../api/values.js';
+import { objects } from './value-access.js';
 import { portNameProblems, portNumberProblems } from './value-formats.js';
 
 const PATH_TYPES = ['Exact', 'ImplementationSpecific', 'Prefix'];
@@ -54,7 +55,7 @@ function typedReferenceCauses(ref: Obj, at: string): StatusCause[] {
     causes.push(...isDNS1123Subdomain(group).map((m) => invalidField(`${at}.apiGroup`, group, m)));
   }
   for (const key of ['kind', 'name']) {
-    const v = str(ref[key]);
+    const v = asString(ref[key]);
     if (v === '') causes.push(requiredField(`${at}.${key}`));
     else causes.push(...isPathSegmentName(v).map((m) => invalidField(`${at}.${key}`, v, m)));
   }
@@ -62,17 +63,17 @@ function typedReferenceCauses(ref: Obj, at: string): StatusCause[] {
 }
 
 function backendCauses(backend: Obj, at: string): StatusCause[] {
-  const resource = objOrUndefined(backend.resource);
-  const service = objOrUndefined(backend.service);
+  const resource = objectOrUndefined(backend.resource);
+  const service = objectOrUndefined(backend.service);
   if (resource !== undefined && service !== undefined) return [invalidField(at, '', 'cannot set both resource and service backends')];
   if (resource !== undefined) return typedReferenceCauses(resource, `${at}.resource`);
   if (service === undefined) return [invalidField(at, '', 'resource or service backend is required')];
   const causes: StatusCause[] = [];
-  const name = str(service.name);
+  const name = asString(service.name);
   if (name === '') causes.push(requiredField(`${at}.service.name`));
   else causes.push(...isDNS1123Label(name).map((m) => invalidField(`${at}.service.name`, name, m)));
-  const port = obj(service.port);
-  const portName = str(port.name);
+  const port = asObject(service.port);
+  const portName = asString(port.name);
   const portNumber = typeof port.number === 'number' ? port.number : 0;
   if (portName !== '' && portNumber !== 0) causes.push(invalidField(at, '', 'cannot set both port name & port number'));
   else if (portName !== '') causes.push(...portNameProblems(portName).map((m) => invalidField(`${at}.service.port.name`, portName, m)));
@@ -84,8 +85,8 @@ function backendCauses(backend: Obj, at: string): StatusCause[] {
 function pathCauses(path: Obj, at: string): StatusCause[] {
   if (path.pathType === undefined || path.pathType === null) return [requiredField(`${at}.pathType`, 'pathType must be specified')];
   const causes: StatusCause[] = [];
-  const pathType = str(path.pathType);
-  const p = str(path.path);
+  const pathType = asString(path.pathType);
+  const p = asString(path.path);
   if (pathType === 'Exact' || pathType === 'Prefix') {
     if (!p.startsWith('/')) causes.push(invalidField(`${at}.path`, p, 'must be an absolute path'));
     for (const seq of INVALID_PATH_SEQUENCES) if (p.includes(seq)) causes.push(invalidField(`${at}.path`, p, `must not contain '${seq}'`));
@@ -95,13 +96,13 @@ function pathCauses(path: Obj, at: string): StatusCause[] {
   } else {
     causes.push(notSupportedField(`${at}.pathType`, pathType, PATH_TYPES));
   }
-  causes.push(...backendCauses(obj(path.backend), `${at}.backend`));
+  causes.push(...backendCauses(asObject(path.backend), `${at}.backend`));
   return causes;
 }
 
 /** A rule's HTTP paths (nothing to check for a rule without `http`). */
 function ruleValueCauses(rule: Obj, at: string): StatusCause[] {
-  const http = objOrUndefined(rule.http);
+  const http = objectOrUndefined(rule.http);
   if (http === undefined) return [];
   const paths = objects(http.paths);
   const causes = paths.length === 0 ? [requiredField(`${at}.http.paths`)] : [];
@@ -113,7 +114,7 @@ function rulesCauses(rules: Obj[], opts: IngressOptions): StatusCause[] {
   const causes: StatusCause[] = [];
   rules.forEach((rule, i) => {
     const at = `spec.rules[${i}]`;
-    const host = str(rule.host);
+    const host = asString(rule.host);
     if (host !== '') {
       if (parseIP(host) !== undefined) causes.push(invalidField(`${at}.host`, host, 'must be a DNS name, not an IP address'));
       causes.push(...hostProblems(host).map((m) => invalidField(`${at}.host`, host, m)));
@@ -126,11 +127,11 @@ function rulesCauses(rules: Obj[], opts: IngressOptions): StatusCause[] {
 function tlsCauses(tls: Obj[], opts: IngressOptions): StatusCause[] {
   const causes: StatusCause[] = [];
   tls.forEach((entry, i) => {
-    list(entry.hosts).forEach((h, hi) => {
-      const host = str(h);
+    asArray(entry.hosts).forEach((h, hi) => {
+      const host = asString(h);
       causes.push(...hostProblems(host).map((m) => invalidField(`spec.tls[${i}].hosts[${hi}]`, host, m)));
     });
-    const secretName = str(entry.secretName);
+    const secretName = asString(entry.secretName);
     if (!opts.allowInvalidSecretName && secretName !== '') {
       causes.push(...isDNS1123Subdomain(secretName).map((m) => invalidField(`spec.tls[${i}].secretName`, secretName, m)));
     }
@@ -141,7 +142,7 @@ function tlsCauses(tls: Obj[], opts: IngressOptions): StatusCause[] {
 function specCauses(spec: Obj, opts: IngressOptions): StatusCause[] {
   const causes: StatusCause[] = [];
   const rules = objects(spec.rules);
-  const defaultBackend = objOrUndefined(spec.defaultBackend);
+  const defaultBackend = objectOrUndefined(spec.defaultBackend);
   if (rules.length === 0 && defaultBackend === undefined) {
     causes.push(invalidField('spec', goJson(Array.isArray(spec.rules) ? spec.rules : null), 'either `defaultBackend` or `rules` must be specified'));
   }
@@ -158,19 +159,19 @@ function specCauses(spec: Obj, opts: IngressOptions): StatusCause[] {
 /** kube keeps accepting what an already-stored Ingress had: invalid TLS secret names, invalid wildcard rules. */
 function optionsFor(old: Obj | undefined): IngressOptions {
   if (old === undefined) return { allowInvalidSecretName: false, allowInvalidWildcardHostRule: false };
-  const spec = obj(old.spec);
+  const spec = asObject(old.spec);
   return {
-    allowInvalidSecretName: objects(spec.tls).some((t) => str(t.secretName) !== '' && isDNS1123Subdomain(str(t.secretName)).length > 0),
-    allowInvalidWildcardHostRule: objects(spec.rules).some((r) => str(r.host).includes('*') && ruleValueCauses(r, '').length > 0),
+    allowInvalidSecretName: objects(spec.tls).some((t) => asString(t.secretName) !== '' && isDNS1123Subdomain(asString(t.secretName)).length > 0),
+    allowInvalidWildcardHostRule: objects(spec.rules).some((r) => asString(r.host).includes('*') && ruleValueCauses(r, '').length > 0),
   };
 }
 
 /** The causes of an Ingress's spec (and, on create, of its ingress-class annotation). */
 export function validateIngress(ingress: Obj, old?: Obj): StatusCause[] {
-  const spec = obj(ingress.spec);
+  const spec = asObject(ingress.spec);
   const causes = specCauses(spec, optionsFor(old));
   if (old === undefined) {
-    const annotations = obj(obj(ingress.metadata).annotations);
+    const annotations = asObject(asObject(ingress.metadata).annotations);
     const annotation = annotations[CLASS_ANNOTATION];
     if (typeof annotation === 'string' && typeof spec.ingressClassName === 'string' && annotation !== spec.ingressClassName) {
       causes.push(invalidField(`annotations.${CLASS_ANNOTATION}`, annotation, 'must match `ingressClassName` when both are specified'));

@@ -12,7 +12,8 @@ import { labelsValue, selectorConverts, selectorMatches, selectorValue, validate
 import { validatePodTemplateSpec } from './pod-spec.js';
 import { isDNS1123Label } from './string-formats.js';
 import { nonNegative } from './value-formats.js';
-import { isSet, list, numOrUndefined, obj, objOrUndefined, objects, str, type Obj } from './value-access.js';
+import { asArray, asObject, asString, numberOrUndefined, type Obj, objectOrUndefined } from '../api/values.js';
+import { isSet, objects } from './value-access.js';
 
 const FIELD_IMMUTABLE = 'field is immutable';
 const FAILURE_ACTIONS = ['Count', 'FailIndex', 'FailJob', 'Ignore'];
@@ -27,26 +28,26 @@ function quotedList(values: readonly string[]): string {
 
 function podFailurePolicyCauses(spec: Obj, field: string): StatusCause[] {
   const causes: StatusCause[] = [];
-  const podSpec = obj(obj(spec.template).spec);
-  const containerNames = new Set([...objects(podSpec.containers), ...objects(podSpec.initContainers)].map((c) => str(c.name)));
-  objects(obj(spec.podFailurePolicy).rules).forEach((rule, i) => {
+  const podSpec = asObject(asObject(spec.template).spec);
+  const containerNames = new Set([...objects(podSpec.containers), ...objects(podSpec.initContainers)].map((c) => asString(c.name)));
+  objects(asObject(spec.podFailurePolicy).rules).forEach((rule, i) => {
     const at = `${field}.rules[${i}]`;
-    const action = str(rule.action);
+    const action = asString(rule.action);
     if (action === '') causes.push(requiredField(`${at}.action`, `valid values: ${quotedList(FAILURE_ACTIONS)}`));
     else if (action === 'FailIndex') {
       if (!isSet(spec.backoffLimitPerIndex)) causes.push(invalidField(`${at}.action`, action, 'requires the backoffLimitPerIndex to be set'));
     } else if (!FAILURE_ACTIONS.includes(action)) causes.push(notSupportedField(`${at}.action`, action, FAILURE_ACTIONS));
-    const onExitCodes = objOrUndefined(rule.onExitCodes);
+    const onExitCodes = objectOrUndefined(rule.onExitCodes);
     const onConditions = objects(rule.onPodConditions);
     if (onExitCodes !== undefined) {
       const ec = `${at}.onExitCodes`;
-      const operator = str(onExitCodes.operator);
+      const operator = asString(onExitCodes.operator);
       if (operator === '') causes.push(requiredField(`${ec}.operator`, `valid values: ${quotedList(EXIT_CODE_OPERATORS)}`));
       else if (!EXIT_CODE_OPERATORS.includes(operator)) causes.push(notSupportedField(`${ec}.operator`, operator, EXIT_CODE_OPERATORS));
       if (typeof onExitCodes.containerName === 'string' && !containerNames.has(onExitCodes.containerName)) {
         causes.push(invalidField(`${ec}.containerName`, onExitCodes.containerName, 'must be one of the container or initContainer names in the pod template'));
       }
-      const values = list(onExitCodes.values).filter((v): v is number => typeof v === 'number');
+      const values = asArray(onExitCodes.values).filter((v): v is number => typeof v === 'number');
       if (values.length === 0) causes.push(invalidField(`${ec}.values`, goJson(onExitCodes.values ?? null), 'at least one value is required'));
       const seen = new Set<number>();
       let ordered = true;
@@ -59,7 +60,7 @@ function podFailurePolicyCauses(spec: Obj, field: string): StatusCause[] {
       if (!ordered) causes.push(invalidField(`${ec}.values`, goJson(values), 'must be ordered'));
     }
     onConditions.forEach((pattern, j) => {
-      const status = str(pattern.status);
+      const status = asString(pattern.status);
       const sp = `${at}.onPodConditions[${j}].status`;
       if (status === '') causes.push(requiredField(sp, `valid values: ${quotedList(CONDITION_STATUSES)}`));
       else if (!CONDITION_STATUSES.includes(status)) causes.push(notSupportedField(sp, status, CONDITION_STATUSES));
@@ -76,9 +77,9 @@ function podFailurePolicyCauses(spec: Obj, field: string): StatusCause[] {
 function jobSpecCauses(spec: Obj, field: string): StatusCause[] {
   const causes: StatusCause[] = [];
   for (const key of ['parallelism', 'completions', 'activeDeadlineSeconds', 'backoffLimit', 'ttlSecondsAfterFinished', 'backoffLimitPerIndex']) {
-    causes.push(...nonNegative(`${field}.${key}`, numOrUndefined(spec[key])));
+    causes.push(...nonNegative(`${field}.${key}`, numberOrUndefined(spec[key])));
   }
-  const maxFailed = numOrUndefined(spec.maxFailedIndexes);
+  const maxFailed = numberOrUndefined(spec.maxFailedIndexes);
   if (maxFailed !== undefined) {
     causes.push(...nonNegative(`${field}.maxFailedIndexes`, maxFailed));
     if (!isSet(spec.backoffLimitPerIndex)) causes.push(requiredField(`${field}.backoffLimitPerIndex`, 'when maxFailedIndexes is specified'));
@@ -88,7 +89,7 @@ function jobSpecCauses(spec: Obj, field: string): StatusCause[] {
     if (mode !== 'NonIndexed' && mode !== 'Indexed') causes.push(notSupportedField(`${field}.completionMode`, mode, ['NonIndexed', 'Indexed']));
     if (mode === 'Indexed') {
       if (!isSet(spec.completions)) causes.push(requiredField(`${field}.completions`, 'when completion mode is Indexed'));
-      const parallelism = numOrUndefined(spec.parallelism);
+      const parallelism = numberOrUndefined(spec.parallelism);
       if (parallelism !== undefined && parallelism > MAX_PARALLELISM_INDEXED) {
         causes.push(
           invalidField(`${field}.parallelism`, parallelism, `must be less than or equal to ${MAX_PARALLELISM_INDEXED} when completion mode is Indexed`),
@@ -97,7 +98,7 @@ function jobSpecCauses(spec: Obj, field: string): StatusCause[] {
     }
   }
   if (mode === undefined || mode === null || mode === 'NonIndexed') {
-    const perIndex = numOrUndefined(spec.backoffLimitPerIndex);
+    const perIndex = numberOrUndefined(spec.backoffLimitPerIndex);
     if (perIndex !== undefined) causes.push(invalidField(`${field}.backoffLimitPerIndex`, perIndex, 'requires indexed completion mode'));
     if (maxFailed !== undefined) causes.push(invalidField(`${field}.maxFailedIndexes`, maxFailed, 'requires indexed completion mode'));
   }
@@ -109,7 +110,7 @@ function jobSpecCauses(spec: Obj, field: string): StatusCause[] {
     } else if (!REPLACEMENT_POLICIES.includes(replacement)) causes.push(notSupportedField(`${field}.podReplacementPolicy`, replacement, REPLACEMENT_POLICIES));
   }
   causes.push(...validatePodTemplateSpec(spec.template, `${field}.template`));
-  const restartPolicy = str(obj(obj(spec.template).spec).restartPolicy);
+  const restartPolicy = asString(asObject(asObject(spec.template).spec).restartPolicy);
   const rp = `${field}.template.spec.restartPolicy`;
   if (restartPolicy === 'Always' || restartPolicy === '') causes.push(requiredField(rp, 'valid values: "OnFailure", "Never"'));
   else if (restartPolicy !== 'OnFailure' && restartPolicy !== 'Never') causes.push(notSupportedField(rp, restartPolicy, ['OnFailure', 'Never']));
@@ -120,13 +121,13 @@ function jobSpecCauses(spec: Obj, field: string): StatusCause[] {
 
 /** validateGeneratedSelector: a generated selector selects the Job's uid, and the template carries its labels. */
 function generatedSelectorCauses(job: Obj): StatusCause[] {
-  const spec = obj(job.spec);
+  const spec = asObject(job.spec);
   if (spec.manualSelector === true || !isSet(spec.selector)) return [];
-  const meta = obj(job.metadata);
-  const uid = str(meta.uid);
-  const name = str(meta.name);
+  const meta = asObject(job.metadata);
+  const uid = asString(meta.uid);
+  const name = asString(meta.name);
   const causes: StatusCause[] = [];
-  const templateLabels = obj(obj(obj(spec.template).metadata).labels);
+  const templateLabels = asObject(asObject(asObject(spec.template).metadata).labels);
   const expected: Array<[string, string]> = [
     ['controller-uid', uid],
     ['job-name', name],
@@ -150,7 +151,7 @@ function fullJobSpecCauses(spec: Obj): StatusCause[] {
   const causes = jobSpecCauses(spec, 'spec');
   if (!isSet(spec.selector)) causes.push(requiredField('spec.selector'));
   else causes.push(...validateLabelSelector(spec.selector, 'spec.selector'));
-  const labels = obj(obj(spec.template).metadata).labels;
+  const labels = asObject(asObject(spec.template).metadata).labels;
   if (selectorConverts(spec.selector) && !selectorMatches(spec.selector, labels)) {
     causes.push(invalidField('spec.template.metadata.labels', labelsValue(labels), '`selector` does not match template `labels`'));
   }
@@ -162,19 +163,23 @@ function immutable(field: string, next: unknown, old: unknown): StatusCause[] {
 }
 
 export function validateJob(job: Obj, old?: Obj): StatusCause[] {
-  const spec = obj(job.spec);
+  const spec = asObject(job.spec);
   const causes = [...(old === undefined ? generatedSelectorCauses(job) : []), ...fullJobSpecCauses(spec)];
-  const completions = numOrUndefined(spec.completions);
-  const name = str(obj(job.metadata).name);
+  const completions = numberOrUndefined(spec.completions);
+  const name = asString(asObject(job.metadata).name);
   if (old === undefined && spec.completionMode === 'Indexed' && completions !== undefined && completions > 0) {
     const hostname = `${name}-${completions - 1}`;
     if (isDNS1123Label(hostname).length > 0)
       causes.push(invalidField('metadata.name', name, `will not able to create pod with invalid DNS label: ${hostname}`));
   }
   if (old === undefined) return causes;
-  const oldSpec = obj(old.spec);
+  const oldSpec = asObject(old.spec);
   if (spec.completionMode !== 'Indexed') causes.push(...immutable('spec.completions', spec.completions, oldSpec.completions));
-  else if (!jsonEqual(spec.completions ?? null, oldSpec.completions ?? null) && completions !== undefined && completions !== numOrUndefined(spec.parallelism)) {
+  else if (
+    !jsonEqual(spec.completions ?? null, oldSpec.completions ?? null) &&
+    completions !== undefined &&
+    completions !== numberOrUndefined(spec.parallelism)
+  ) {
     causes.push(invalidField('spec.completions', completions, 'can only be modified in tandem with spec.parallelism'));
   }
   causes.push(...immutable('spec.selector', spec.selector, oldSpec.selector));
@@ -186,32 +191,32 @@ export function validateJob(job: Obj, old?: Obj): StatusCause[] {
 }
 
 export function validateCronJob(cj: Obj, old?: Obj): StatusCause[] {
-  const spec = obj(cj.spec);
-  const oldSpec = old === undefined ? undefined : obj(old.spec);
+  const spec = asObject(cj.spec);
+  const oldSpec = old === undefined ? undefined : asObject(old.spec);
   const causes: StatusCause[] = [];
-  const schedule = str(spec.schedule);
+  const schedule = asString(spec.schedule);
   if (schedule === '') causes.push(requiredField('spec.schedule'));
   else {
     const error = cronScheduleError(schedule);
     if (error !== undefined) causes.push(invalidField('spec.schedule', schedule, error));
-    const allowTZ = oldSpec !== undefined && str(oldSpec.schedule).includes('TZ');
+    const allowTZ = oldSpec !== undefined && asString(oldSpec.schedule).includes('TZ');
     if (allowTZ && schedule.includes('TZ') && isSet(spec.timeZone))
       causes.push(invalidField('spec.schedule', schedule, 'cannot use both timeZone field and TZ or CRON_TZ in schedule'));
     else if (!allowTZ && schedule.includes('TZ'))
       causes.push(invalidField('spec.schedule', schedule, 'cannot use TZ or CRON_TZ in schedule, use timeZone field instead'));
   }
-  causes.push(...nonNegative('spec.startingDeadlineSeconds', numOrUndefined(spec.startingDeadlineSeconds)));
+  causes.push(...nonNegative('spec.startingDeadlineSeconds', numberOrUndefined(spec.startingDeadlineSeconds)));
   if (typeof spec.timeZone === 'string' && (oldSpec === undefined || oldSpec.timeZone !== spec.timeZone)) causes.push(...timeZoneCauses(spec.timeZone));
-  const policy = str(spec.concurrencyPolicy);
+  const policy = asString(spec.concurrencyPolicy);
   if (policy === '') causes.push(requiredField('spec.concurrencyPolicy'));
   else if (!['Allow', 'Forbid', 'Replace'].includes(policy)) causes.push(notSupportedField('spec.concurrencyPolicy', policy, ['Allow', 'Forbid', 'Replace']));
-  const jobSpec = obj(obj(spec.jobTemplate).spec);
+  const jobSpec = asObject(asObject(spec.jobTemplate).spec);
   causes.push(...jobSpecCauses(jobSpec, 'spec.jobTemplate.spec'));
   if (isSet(jobSpec.selector))
     causes.push(invalidField('spec.jobTemplate.spec.selector', selectorValue(jobSpec.selector), '`selector` will be auto-generated'));
   if (jobSpec.manualSelector === true) causes.push(notSupportedField('spec.jobTemplate.spec.manualSelector', true, ['nil', 'false']));
-  causes.push(...nonNegative('spec.successfulJobsHistoryLimit', numOrUndefined(spec.successfulJobsHistoryLimit)));
-  causes.push(...nonNegative('spec.failedJobsHistoryLimit', numOrUndefined(spec.failedJobsHistoryLimit)));
+  causes.push(...nonNegative('spec.successfulJobsHistoryLimit', numberOrUndefined(spec.successfulJobsHistoryLimit)));
+  causes.push(...nonNegative('spec.failedJobsHistoryLimit', numberOrUndefined(spec.failedJobsHistoryLimit)));
   return causes;
 }
 

@@ -12,7 +12,8 @@ import { compareQuantities, milliValueOf, quantityOf } from '../api/quantity.js'
 import { duplicateField, forbiddenField, invalidField, requiredField } from './field-errors.js';
 import { isOvercommitAllowed, validateContainerResourceName, validateResourceName } from './resource-names.js';
 import { isLabelKey } from './string-formats.js';
-import { obj, objects, str, type Obj } from './value-access.js';
+import { asObject, asString, type Obj } from '../api/values.js';
+import { objects } from './value-access.js';
 
 const STANDARD_TYPES = new Set(['Pod', 'Container', 'PersistentVolumeClaim']);
 /** resource.MaxMilliValue: above it kube compares whole values instead of milli-values. */
@@ -28,9 +29,9 @@ function validateTypeName(type: string, field: string): StatusCause[] {
 /** The quantities of one resource list, canonical, by resource name (sorted for a stable order). */
 function quantities(list: unknown): Map<string, string> {
   return new Map(
-    Object.keys(obj(list))
+    Object.keys(asObject(list))
       .sort()
-      .map((k) => [k, quantityOf(obj(list)[k], '0')]),
+      .map((k) => [k, quantityOf(asObject(list)[k], '0')]),
   );
 }
 
@@ -66,7 +67,7 @@ function ratioAboveBounds(ratio: string, min: string, max: string): string | und
 
 /** The checks of one limit item at `field`; `seenTypes` holds the types of the items before it. */
 function validateItem(item: Obj, field: string, seenTypes: Set<string>): StatusCause[] {
-  const type = str(item.type);
+  const type = asString(item.type);
   const causes = validateTypeName(type, `${field}.type`);
   if (seenTypes.has(type)) causes.push(duplicateField(`${field}.type`, type));
   seenTypes.add(type);
@@ -87,7 +88,7 @@ function validateItem(item: Obj, field: string, seenTypes: Set<string>): StatusC
     lists.default = new Map();
     lists.defaultRequest = new Map();
     for (const listName of ['default', 'defaultRequest']) {
-      if (Object.keys(obj(item[listName])).length > 0) causes.push(forbiddenField(`${field}.${listName}`, "may not be specified when `type` is 'Pod'"));
+      if (Object.keys(asObject(item[listName])).length > 0) causes.push(forbiddenField(`${field}.${listName}`, "may not be specified when `type` is 'Pod'"));
     }
   } else {
     take('default');
@@ -145,5 +146,5 @@ function validateItem(item: Obj, field: string, seenTypes: Set<string>): StatusC
 /** ValidateLimitRange (the update checks are the same). */
 export function validateLimitRange(lr: Obj): StatusCause[] {
   const seenTypes = new Set<string>();
-  return objects(obj(lr.spec).limits).flatMap((item, i) => validateItem(item, `spec.limits[${i}]`, seenTypes));
+  return objects(asObject(lr.spec).limits).flatMap((item, i) => validateItem(item, `spec.limits[${i}]`, seenTypes));
 }

@@ -8,7 +8,8 @@
 import type { StatusCause } from '../api/errors.js';
 import { forbiddenField, invalidField } from './field-errors.js';
 import { isLabelKey } from './string-formats.js';
-import { list, obj, objOrUndefined, objects, str } from './value-access.js';
+import { asArray, asObject, asString, objectOrUndefined } from '../api/values.js';
+import { objects } from './value-access.js';
 
 function labelKeyCauses(keys: string[], hasSelector: boolean, field: string): StatusCause[] {
   if (keys.length === 0) return [];
@@ -18,18 +19,18 @@ function labelKeyCauses(keys: string[], hasSelector: boolean, field: string): St
 
 /** The matchLabelKeys and mismatchLabelKeys of the term or constraint at `field`. */
 export function validateMatchLabelKeys(field: string, matchLabelKeys: unknown, mismatchLabelKeys: unknown, labelSelector: unknown): StatusCause[] {
-  const matchKeys = list(matchLabelKeys).map(str);
-  const mismatchKeys = list(mismatchLabelKeys).map(str);
-  const selector = objOrUndefined(labelSelector);
+  const matchKeys = asArray(matchLabelKeys).map(asString);
+  const mismatchKeys = asArray(mismatchLabelKeys).map(asString);
+  const selector = objectOrUndefined(labelSelector);
   const causes = [
     ...labelKeyCauses(matchKeys, selector !== undefined, `${field}.matchLabelKeys`),
     ...labelKeyCauses(mismatchKeys, selector !== undefined, `${field}.mismatchLabelKeys`),
   ];
   if (selector !== undefined) {
     const indexOfKey = new Map(matchKeys.map((key, i) => [key, i]));
-    const selectorKeys = new Set(Object.keys(obj(selector.matchLabels)));
+    const selectorKeys = new Set(Object.keys(asObject(selector.matchLabels)));
     for (const requirement of objects(selector.matchExpressions)) {
-      const key = str(requirement.key);
+      const key = asString(requirement.key);
       const i = indexOfKey.get(key);
       if (i !== undefined && selectorKeys.has(key)) causes.push(invalidField(`${field}[${i}]`, key, 'exists in both matchLabelKeys and labelSelector'));
       selectorKeys.add(key);

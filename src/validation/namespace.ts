@@ -10,7 +10,7 @@
 import type { StatusCause } from '../api/errors.js';
 import { invalidField } from './field-errors.js';
 import { isLabelKey } from './string-formats.js';
-import { list, obj, str, type Obj } from './value-access.js';
+import { asArray, asObject, asString, type Obj } from '../api/values.js';
 
 const STANDARD_FINALIZERS = new Set(['kubernetes', 'orphan', 'foregroundDeletion']);
 
@@ -28,15 +28,15 @@ function finalizerCauses(name: string, field: string): StatusCause[] {
  * ValidateNamespaceFinalizeUpdate's for a write to the finalize subresource (each entry by index).
  */
 export function validateNamespace(ns: Obj, subresource = ''): StatusCause[] {
-  const finalizers = list(obj(ns.spec).finalizers).map(str);
+  const finalizers = asArray(asObject(ns.spec).finalizers).map(asString);
   if (subresource === 'finalize') return finalizers.flatMap((f, i) => finalizerCauses(f, `spec.finalizers[${i}]`));
   return finalizers.flatMap((f) => finalizerCauses(f, 'spec.finalizers'));
 }
 
 /** ValidateNamespaceStatusUpdate's phase rule (kube names the field `status.Phase`). */
 export function validateNamespaceStatus(ns: Obj): StatusCause[] {
-  const phase = str(obj(ns.status).phase) || 'Active';
-  if (str(obj(ns.metadata).deletionTimestamp) === '') {
+  const phase = asString(asObject(ns.status).phase) || 'Active';
+  if (asString(asObject(ns.metadata).deletionTimestamp) === '') {
     return phase === 'Active' ? [] : [invalidField('status.Phase', phase, "may only be 'Active' if `deletionTimestamp` is empty")];
   }
   return phase === 'Terminating' ? [] : [invalidField('status.Phase', phase, "may only be 'Terminating' if `deletionTimestamp` is not empty")];

@@ -10,7 +10,8 @@ import type { StatusCause } from '../api/errors.js';
 import { forbiddenField, goJson, invalidField, notSupportedField, requiredField } from './field-errors.js';
 import { cidrContains, legacyCIDRProblems, parseCIDR } from './ip-formats.js';
 import { validateLabelSelector } from './label-selector.js';
-import { list, obj, objOrUndefined, objects, str, type Obj } from './value-access.js';
+import { asArray, asObject, asString, type Obj, objectOrUndefined } from '../api/values.js';
+import { objects } from './value-access.js';
 import { portNameProblems, portNumberProblems } from './value-formats.js';
 
 const PROTOCOLS = ['TCP', 'UDP', 'SCTP'];
@@ -18,8 +19,8 @@ const POLICY_TYPES = ['Ingress', 'Egress'];
 
 function portCauses(port: Obj, at: string): StatusCause[] {
   const causes: StatusCause[] = [];
-  if (port.protocol !== undefined && port.protocol !== null && !PROTOCOLS.includes(str(port.protocol))) {
-    causes.push(notSupportedField(`${at}.protocol`, str(port.protocol), PROTOCOLS));
+  if (port.protocol !== undefined && port.protocol !== null && !PROTOCOLS.includes(asString(port.protocol))) {
+    causes.push(notSupportedField(`${at}.protocol`, asString(port.protocol), PROTOCOLS));
   }
   const endPort = typeof port.endPort === 'number' ? port.endPort : undefined;
   if (typeof port.port === 'number') {
@@ -40,14 +41,14 @@ function portCauses(port: Obj, at: string): StatusCause[] {
 }
 
 function ipBlockCauses(block: Obj, at: string, allowedCIDRs: Set<string>): StatusCause[] {
-  const cidr = str(block.cidr);
+  const cidr = asString(block.cidr);
   if (cidr === '') return [requiredField(`${at}.cidr`)];
   const problems = (value: string): string[] => (allowedCIDRs.has(value) ? [] : legacyCIDRProblems(value));
   const causes = problems(cidr).map((m) => invalidField(`${at}.cidr`, cidr, m));
   const network = parseCIDR(cidr);
   if (network === undefined) return causes;
-  list(block.except).forEach((v, i) => {
-    const except = str(v);
+  asArray(block.except).forEach((v, i) => {
+    const except = asString(v);
     const exceptAt = `${at}.except[${i}]`;
     causes.push(...problems(except).map((m) => invalidField(exceptAt, except, m)));
     const parsed = parseCIDR(except);
@@ -63,11 +64,11 @@ function peerCauses(peer: Obj, at: string, allowedCIDRs: Set<string>): StatusCau
   const causes: StatusCause[] = [];
   let peers = 0;
   for (const key of ['podSelector', 'namespaceSelector']) {
-    if (objOrUndefined(peer[key]) === undefined) continue;
+    if (objectOrUndefined(peer[key]) === undefined) continue;
     peers++;
     causes.push(...validateLabelSelector(peer[key], `${at}.${key}`));
   }
-  const block = objOrUndefined(peer.ipBlock);
+  const block = objectOrUndefined(peer.ipBlock);
   if (block !== undefined) {
     peers++;
     causes.push(...ipBlockCauses(block, `${at}.ipBlock`, allowedCIDRs));
@@ -82,19 +83,19 @@ function policyCIDRs(spec: Obj): Set<string> {
   const out = new Set<string>();
   const rules = [...objects(spec.ingress).flatMap((r) => objects(r.from)), ...objects(spec.egress).flatMap((r) => objects(r.to))];
   for (const peer of rules) {
-    const block = objOrUndefined(peer.ipBlock);
+    const block = objectOrUndefined(peer.ipBlock);
     if (block === undefined) continue;
-    out.add(str(block.cidr));
-    for (const e of list(block.except)) out.add(str(e));
+    out.add(asString(block.cidr));
+    for (const e of asArray(block.except)) out.add(asString(e));
   }
   return out;
 }
 
 /** The causes of a NetworkPolicy's spec (create and update). */
 export function validateNetworkPolicy(np: Obj, old?: Obj): StatusCause[] {
-  const spec = obj(np.spec);
-  const allowedCIDRs = old === undefined ? new Set<string>() : policyCIDRs(obj(old.spec));
-  const causes = validateLabelSelector(obj(spec.podSelector), 'spec.podSelector');
+  const spec = asObject(np.spec);
+  const allowedCIDRs = old === undefined ? new Set<string>() : policyCIDRs(asObject(old.spec));
+  const causes = validateLabelSelector(asObject(spec.podSelector), 'spec.podSelector');
   for (const [direction, peersKey] of [
     ['ingress', 'from'],
     ['egress', 'to'],
@@ -105,13 +106,13 @@ export function validateNetworkPolicy(np: Obj, old?: Obj): StatusCause[] {
       objects(rule[peersKey]).forEach((peer, pi) => causes.push(...peerCauses(peer, `${at}.${peersKey}[${pi}]`, allowedCIDRs)));
     });
   }
-  const policyTypes = list(spec.policyTypes);
+  const policyTypes = asArray(spec.policyTypes);
   if (policyTypes.length > POLICY_TYPES.length) {
     causes.push(invalidField('spec.policyTypes', goJson(policyTypes), 'may not specify more than two policyTypes'));
     return causes;
   }
   policyTypes.forEach((t, i) => {
-    if (!POLICY_TYPES.includes(str(t))) causes.push(notSupportedField(`spec.policyTypes[${i}]`, str(t), POLICY_TYPES));
+    if (!POLICY_TYPES.includes(asString(t))) causes.push(notSupportedField(`spec.policyTypes[${i}]`, asString(t), POLICY_TYPES));
   });
   return causes;
 }

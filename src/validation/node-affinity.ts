@@ -8,13 +8,14 @@
 import type { StatusCause } from '../api/errors.js';
 import { forbiddenField, invalidField, requiredField } from './field-errors.js';
 import { isDNS1123Subdomain, isLabelKey, isLabelValue } from './string-formats.js';
-import { list, num, objOrUndefined, objects, str, type Obj } from './value-access.js';
+import { asArray, asNumber, asString, type Obj, objectOrUndefined } from '../api/values.js';
+import { objects } from './value-access.js';
 
 /** ValidateNodeSelectorRequirement; `strictValues` checks values as label values (required terms). */
 function requirementCauses(rq: Obj, strictValues: boolean, at: string): StatusCause[] {
   const causes: StatusCause[] = [];
-  const operator = str(rq.operator);
-  const values = list(rq.values);
+  const operator = asString(rq.operator);
+  const values = asArray(rq.values);
   if (operator === 'In' || operator === 'NotIn') {
     if (values.length === 0) causes.push(requiredField(`${at}.values`, "must be specified when `operator` is 'In' or 'NotIn'"));
   } else if (operator === 'Exists' || operator === 'DoesNotExist') {
@@ -24,11 +25,11 @@ function requirementCauses(rq: Obj, strictValues: boolean, at: string): StatusCa
   } else {
     causes.push(invalidField(`${at}.operator`, operator, 'not a valid selector operator'));
   }
-  const key = str(rq.key);
+  const key = asString(rq.key);
   causes.push(...isLabelKey(key).map((msg) => invalidField(`${at}.key`, key, msg)));
   if (strictValues) {
     values.forEach((v, i) => {
-      const value = str(v);
+      const value = asString(v);
       causes.push(...isLabelValue(value).map((msg) => invalidField(`${at}.values[${i}]`, value, msg)));
     });
   }
@@ -38,18 +39,18 @@ function requirementCauses(rq: Obj, strictValues: boolean, at: string): StatusCa
 /** ValidateNodeFieldSelectorRequirement: only `metadata.name`, with one node name for In and NotIn. */
 function fieldRequirementCauses(rq: Obj, at: string): StatusCause[] {
   const causes: StatusCause[] = [];
-  const operator = str(rq.operator);
-  const values = list(rq.values);
+  const operator = asString(rq.operator);
+  const values = asArray(rq.values);
   if (operator === 'In' || operator === 'NotIn') {
     if (values.length !== 1) causes.push(requiredField(`${at}.values`, "must be only one value when `operator` is 'In' or 'NotIn' for node field selector"));
   } else {
     causes.push(invalidField(`${at}.operator`, operator, 'not a valid selector operator'));
   }
-  const key = str(rq.key);
+  const key = asString(rq.key);
   if (key !== 'metadata.name') causes.push(invalidField(`${at}.key`, key, 'not a valid field selector key'));
   else {
     values.forEach((v, i) => {
-      const value = str(v);
+      const value = asString(v);
       causes.push(...isDNS1123Subdomain(value).map((msg) => invalidField(`${at}.values[${i}]`, value, msg)));
     });
   }
@@ -67,23 +68,23 @@ function termCauses(term: Obj, strictValues: boolean, at: string): StatusCause[]
 /** ValidateNodeSelector at `path` (a pod's required node affinity, a PersistentVolume's): terms required, label values strict. */
 export function validateNodeSelector(selector: Obj, path: string): StatusCause[] {
   const at = `${path}.nodeSelectorTerms`;
-  if (list(selector.nodeSelectorTerms).length === 0) return [requiredField(at, 'must have at least one node selector term')];
+  if (asArray(selector.nodeSelectorTerms).length === 0) return [requiredField(at, 'must have at least one node selector term')];
   return objects(selector.nodeSelectorTerms).flatMap((term, i) => termCauses(term, true, `${at}[${i}]`));
 }
 
 /** validateNodeAffinity for `affinity.nodeAffinity` at `field` (nothing to check when absent). */
 export function validateNodeAffinity(nodeAffinity: unknown, field: string): StatusCause[] {
-  const na = objOrUndefined(nodeAffinity);
+  const na = objectOrUndefined(nodeAffinity);
   if (na === undefined) return [];
   const causes: StatusCause[] = [];
-  const required = objOrUndefined(na.requiredDuringSchedulingIgnoredDuringExecution);
+  const required = objectOrUndefined(na.requiredDuringSchedulingIgnoredDuringExecution);
   if (required !== undefined) causes.push(...validateNodeSelector(required, `${field}.requiredDuringSchedulingIgnoredDuringExecution`));
   objects(na.preferredDuringSchedulingIgnoredDuringExecution).forEach((term, i) => {
     const at = `${field}.preferredDuringSchedulingIgnoredDuringExecution[${i}]`;
-    const weight = num(term.weight);
+    const weight = asNumber(term.weight);
     if (weight <= 0 || weight > 100) causes.push(invalidField(`${at}.weight`, weight, 'must be in the range 1-100'));
     // kube always allows invalid label values in preferred terms.
-    causes.push(...termCauses(objOrUndefined(term.preference) ?? {}, false, `${at}.preference`));
+    causes.push(...termCauses(objectOrUndefined(term.preference) ?? {}, false, `${at}.preference`));
   });
   return causes;
 }

@@ -3,7 +3,7 @@
  * (internal structs have no JSON tags, so Go's field names appear). The node selector's own checks are
  * ValidateNodeSelector in node-affinity.ts.
  */
-import { obj, objOrUndefined, str, type Obj } from './value-access.js';
+import { asObject, asString, type Obj, objectOrUndefined } from '../api/values.js';
 
 /** A list as Go marshals a decoded slice: null when absent. */
 function goSlice<T>(v: unknown, each: (x: unknown) => T): T[] | null {
@@ -11,23 +11,23 @@ function goSlice<T>(v: unknown, each: (x: unknown) => T): T[] | null {
 }
 
 function goRequirement(v: unknown): Obj {
-  const r = obj(v);
-  return { Key: str(r.key), Operator: str(r.operator), Values: goSlice(r.values, str) };
+  const r = asObject(v);
+  return { Key: asString(r.key), Operator: asString(r.operator), Values: goSlice(r.values, asString) };
 }
 
 /** The Go JSON of an internal core.VolumeNodeAffinity (null when absent). */
 export function goVolumeNodeAffinity(v: unknown): unknown {
-  const affinity = objOrUndefined(v);
+  const affinity = objectOrUndefined(v);
   if (affinity === undefined) return null;
-  const required = objOrUndefined(affinity.required);
+  const required = objectOrUndefined(affinity.required);
   return {
     Required:
       required === undefined
         ? null
         : {
             NodeSelectorTerms: goSlice(required.nodeSelectorTerms, (t) => ({
-              MatchExpressions: goSlice(obj(t).matchExpressions, goRequirement),
-              MatchFields: goSlice(obj(t).matchFields, goRequirement),
+              MatchExpressions: goSlice(asObject(t).matchExpressions, goRequirement),
+              MatchFields: goSlice(asObject(t).matchFields, goRequirement),
             })),
           },
   };

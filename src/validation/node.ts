@@ -14,13 +14,14 @@ import { duplicateField, forbiddenField, goJson, invalidField, notSupportedField
 import { asIPv4, legacyCIDRProblems, parseCIDR } from './ip-formats.js';
 import { validateResourceQuantity } from './resource-names.js';
 import { isLabelKey, isLabelValue } from './string-formats.js';
-import { list, obj, objOrUndefined, objects, str, type Obj } from './value-access.js';
+import { asArray, asObject, asString, type Obj, objectOrUndefined } from '../api/values.js';
+import { objects } from './value-access.js';
 
 const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
 
 /** The Go JSON of an internal core.Taint (no JSON tags: Go's field names), as a duplicate-taint error prints it. */
 function goTaint(t: Obj): unknown {
-  return { Key: str(t.key), Value: str(t.value), Effect: str(t.effect), TimeAdded: typeof t.timeAdded === 'string' ? t.timeAdded : null };
+  return { Key: asString(t.key), Value: asString(t.value), Effect: asString(t.effect), TimeAdded: typeof t.timeAdded === 'string' ? t.timeAdded : null };
 }
 
 function taintsCauses(taints: Obj[]): StatusCause[] {
@@ -28,12 +29,12 @@ function taintsCauses(taints: Obj[]): StatusCause[] {
   const seen = new Map<string, Set<string>>();
   taints.forEach((taint, i) => {
     const at = `metadata.taints[${i}]`;
-    const key = str(taint.key);
+    const key = asString(taint.key);
     causes.push(...isLabelKey(key).map((m) => invalidField(`${at}.key`, key, m)));
-    const value = str(taint.value);
+    const value = asString(taint.value);
     const valueErrs = isLabelValue(value);
     if (valueErrs.length > 0) causes.push(invalidField(`${at}.value`, value, valueErrs.join(';')));
-    const effect = str(taint.effect);
+    const effect = asString(taint.effect);
     if (effect === '') causes.push(requiredField(`${at}.effect`));
     else if (!TAINT_EFFECTS.includes(effect)) causes.push(notSupportedField(`${at}.effect`, effect, TAINT_EFFECTS));
     const keys = seen.get(effect) ?? new Set<string>();
@@ -50,13 +51,13 @@ function taintsCauses(taints: Obj[]): StatusCause[] {
 
 function resourceCauses(status: Obj): StatusCause[] {
   const causes: StatusCause[] = [];
-  const capacity = objOrUndefined(status.capacity);
-  const allocatable = objOrUndefined(status.allocatable) ?? capacity;
-  for (const [name, list] of [
+  const capacity = objectOrUndefined(status.capacity);
+  const allocatable = objectOrUndefined(status.allocatable) ?? capacity;
+  for (const [name, quantities] of [
     ['capacity', capacity],
     ['allocatable', allocatable],
   ] as const) {
-    for (const [resource, q] of Object.entries(list ?? {})) {
+    for (const [resource, q] of Object.entries(quantities ?? {})) {
       if (typeof q === 'string') causes.push(...validateResourceQuantity(resource, q, `status.${name}.${resource}`));
     }
   }
@@ -88,32 +89,32 @@ function podCIDRsCauses(cidrs: string[]): StatusCause[] {
 
 /** spec.podCIDRs as kube's v1 conversion reads them: podCIDR wins when it is set and differs. */
 function podCIDRsOf(spec: Obj): string[] {
-  const cidrs = list(spec.podCIDRs).map(str);
-  const cidr = str(spec.podCIDR);
+  const cidrs = asArray(spec.podCIDRs).map(asString);
+  const cidr = asString(spec.podCIDR);
   if (cidr !== '' && (cidrs.length === 0 || cidrs[0] !== cidr)) return [cidr];
   return cidrs;
 }
 
 function nodeCauses(node: Obj): StatusCause[] {
-  const spec = obj(node.spec);
-  const status = obj(node.status);
+  const spec = asObject(node.spec);
+  const status = asObject(node.status);
   const causes = taintsCauses(objects(spec.taints));
   causes.push(...resourceCauses(status));
-  const swap = obj(obj(status.nodeInfo).swap).capacity;
+  const swap = asObject(asObject(status.nodeInfo).swap).capacity;
   if (typeof swap === 'number' && swap <= 0) causes.push(invalidField('metadata.nodeSwapStatus.capacity', swap, 'must be greater than zero'));
   causes.push(...podCIDRsCauses(podCIDRsOf(spec)));
   return causes;
 }
 
 function updateCauses(node: Obj, old: Obj): StatusCause[] {
-  const spec = obj(node.spec);
-  const oldSpec = obj(old.spec);
-  const status = obj(node.status);
+  const spec = asObject(node.spec);
+  const oldSpec = asObject(old.spec);
+  const status = asObject(node.status);
   const causes = resourceCauses(status);
   const seen = new Set<string>();
   objects(status.addresses).forEach((a, i) => {
-    const key = JSON.stringify([str(a.type), str(a.address)]);
-    if (seen.has(key)) causes.push(duplicateField(`status.addresses[${i}]`, goJson({ type: str(a.type), address: str(a.address) })));
+    const key = JSON.stringify([asString(a.type), asString(a.address)]);
+    if (seen.has(key)) causes.push(duplicateField(`status.addresses[${i}]`, goJson({ type: asString(a.type), address: asString(a.address) })));
     seen.add(key);
   });
   const cidrs = podCIDRsOf(spec);
@@ -126,12 +127,12 @@ function updateCauses(node: Obj, old: Obj): StatusCause[] {
         if (c !== cidrs[i]) causes.push(forbiddenField('spec.podCIDRs', cidrMessage));
       });
   }
-  const oldProvider = str(oldSpec.providerID);
-  if (oldProvider !== '' && oldProvider !== str(spec.providerID)) {
+  const oldProvider = asString(oldSpec.providerID);
+  if (oldProvider !== '' && oldProvider !== asString(spec.providerID)) {
     causes.push(forbiddenField('spec.providerID', 'node updates may not change providerID except from "" to valid'));
   }
   causes.push(...taintsCauses(objects(spec.taints)));
-  if (str(spec.externalID) !== str(oldSpec.externalID)) causes.push(forbiddenField('spec.externalID', 'may not be updated'));
+  if (asString(spec.externalID) !== asString(oldSpec.externalID)) causes.push(forbiddenField('spec.externalID', 'may not be updated'));
   return causes;
 }
 

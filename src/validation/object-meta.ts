@@ -7,6 +7,7 @@ import type { StatusCause } from '../api/errors.js';
 import { forbiddenField, goJson, goStringSlice, invalidField, requiredField, tooLongField, type BadValue } from './field-errors.js';
 import { validateName, validatePathSegment, type NameRule } from './name-rules.js';
 import { byteLength, isDNS1123Label, isLabelKey, isLabelValue } from './string-formats.js';
+import { asObject, stringElements, stringField } from '../api/values.js';
 
 /** Total bytes of annotation keys and values an object may carry. */
 export const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
@@ -34,26 +35,13 @@ export interface ObjectMetaOptions {
 
 type Meta = Record<string, unknown>;
 
-function asRecord(v: unknown): Meta {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Meta) : {};
-}
-
-function str(meta: Meta, key: string): string {
-  const v = meta[key];
-  return typeof v === 'string' ? v : '';
-}
-
 function stringMap(v: unknown): Array<[string, string]> {
   const entries: Array<[string, string]> = [];
-  for (const [k, val] of Object.entries(asRecord(v))) {
+  for (const [k, val] of Object.entries(asObject(v))) {
     if (typeof val === 'string') entries.push([k, val]);
   }
   // Go iterates maps in random order; sorting keeps the reported order stable.
   return entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-}
-
-function stringList(v: unknown): string[] {
-  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
 }
 
 /** v1validation.ValidateLabels: keys are label keys, values label values; all errors at `fieldPath`. */
@@ -83,7 +71,7 @@ export function validateAnnotations(annotations: unknown, fieldPath = 'metadata.
  * `standardFinalizers`, a name without '/' must be one of kube's standard finalizers.
  */
 export function validateFinalizers(finalizers: unknown, standardFinalizers: boolean, fieldPath = 'metadata.finalizers'): StatusCause[] {
-  const list = stringList(finalizers);
+  const list = stringElements(finalizers);
   const errs: StatusCause[] = [];
   for (const f of list) {
     for (const msg of isLabelKey(f)) errs.push(invalidField(fieldPath, f, msg));
@@ -114,7 +102,12 @@ function parseApiVersion(apiVersion: string): { group: string; version: string }
 
 /** An owner reference as json.Marshal writes a metav1.OwnerReference (json tags, pointers omitted when nil). */
 function ownerReferenceJson(ref: Meta): Record<string, unknown> {
-  const out: Record<string, unknown> = { apiVersion: str(ref, 'apiVersion'), kind: str(ref, 'kind'), name: str(ref, 'name'), uid: str(ref, 'uid') };
+  const out: Record<string, unknown> = {
+    apiVersion: stringField(ref, 'apiVersion'),
+    kind: stringField(ref, 'kind'),
+    name: stringField(ref, 'name'),
+    uid: stringField(ref, 'uid'),
+  };
   if (typeof ref['controller'] === 'boolean') out.controller = ref['controller'];
   if (typeof ref['blockOwnerDeletion'] === 'boolean') out.blockOwnerDeletion = ref['blockOwnerDeletion'];
   return out;
@@ -123,22 +116,22 @@ function ownerReferenceJson(ref: Meta): Record<string, unknown> {
 /** ValidateOwnerReferences: apiVersion has a version, kind/name/uid non-empty, at most one controller, no Event owners. */
 export function validateOwnerReferences(ownerReferences: unknown, fieldPath = 'metadata.ownerReferences'): StatusCause[] {
   const errs: StatusCause[] = [];
-  const refs = Array.isArray(ownerReferences) ? ownerReferences.map(asRecord) : [];
+  const refs = Array.isArray(ownerReferences) ? ownerReferences.map(asObject) : [];
   let firstController = '';
   for (const ref of refs) {
-    const apiVersion = str(ref, 'apiVersion');
-    const kind = str(ref, 'kind');
+    const apiVersion = stringField(ref, 'apiVersion');
+    const kind = stringField(ref, 'kind');
     const gv = parseApiVersion(apiVersion);
     const version = gv?.version ?? '';
     if (version === '') errs.push(invalidField(`${fieldPath}.apiVersion`, apiVersion, 'version must not be empty'));
     if (kind === '') errs.push(invalidField(`${fieldPath}.kind`, kind, 'must not be empty'));
-    if (str(ref, 'name') === '') errs.push(invalidField(`${fieldPath}.name`, '', 'must not be empty'));
-    if (str(ref, 'uid') === '') errs.push(invalidField(`${fieldPath}.uid`, '', 'must not be empty'));
+    if (stringField(ref, 'name') === '') errs.push(invalidField(`${fieldPath}.name`, '', 'must not be empty'));
+    if (stringField(ref, 'uid') === '') errs.push(invalidField(`${fieldPath}.uid`, '', 'must not be empty'));
     if (gv !== undefined && gv.group === '' && version === 'v1' && kind === 'Event') {
       errs.push(invalidField(fieldPath, goJson(ownerReferenceJson(ref)), '/v1, Kind=Event is disallowed from being an owner'));
     }
     if (ref['controller'] === true) {
-      const current = `${kind}/${str(ref, 'name')}`;
+      const current = `${kind}/${stringField(ref, 'name')}`;
       if (firstController !== '') {
         errs.push(
           invalidField(
@@ -158,23 +151,23 @@ export function validateOwnerReferences(ownerReferences: unknown, fieldPath = 'm
 /** ValidateManagedFields: operation Apply/Update, fieldsType FieldsV1, printable manager, short subresource. */
 export function validateManagedFields(managedFields: unknown, fieldPath = 'metadata.managedFields'): StatusCause[] {
   const errs: StatusCause[] = [];
-  const entries = Array.isArray(managedFields) ? managedFields.map(asRecord) : [];
+  const entries = Array.isArray(managedFields) ? managedFields.map(asObject) : [];
   entries.forEach((entry, i) => {
     const path = `${fieldPath}[${i}]`;
-    const operation = str(entry, 'operation');
+    const operation = stringField(entry, 'operation');
     if (operation !== 'Apply' && operation !== 'Update') {
       errs.push(invalidField(`${path}.operation`, operation, 'must be `Apply` or `Update`'));
     }
-    const fieldsType = str(entry, 'fieldsType');
+    const fieldsType = stringField(entry, 'fieldsType');
     if (fieldsType !== '' && fieldsType !== 'FieldsV1') {
       errs.push(invalidField(`${path}.fieldsType`, fieldsType, 'must be `FieldsV1`'));
     }
-    const manager = str(entry, 'manager');
+    const manager = stringField(entry, 'manager');
     if (byteLength(manager) > MAX_FIELD_MANAGER_LENGTH) errs.push(tooLongField(`${path}.manager`, MAX_FIELD_MANAGER_LENGTH));
     if (/[\u0000-\u001f\u007f-\u009f]/.test(manager)) {
       errs.push(invalidField(`${path}.manager`, manager, 'must only contain printable characters'));
     }
-    if (byteLength(str(entry, 'subresource')) > MAX_SUBRESOURCE_NAME_LENGTH) {
+    if (byteLength(stringField(entry, 'subresource')) > MAX_SUBRESOURCE_NAME_LENGTH) {
       errs.push(tooLongField(`${path}.subresource`, MAX_SUBRESOURCE_NAME_LENGTH));
     }
   });
@@ -184,7 +177,7 @@ export function validateManagedFields(managedFields: unknown, fieldPath = 'metad
 /** Metadata checks shared by create and update (kube's validateObjectMetaAccessorWithOptsCommon). */
 function validateCommon(meta: Meta, opts: ObjectMetaOptions): StatusCause[] {
   const errs: StatusCause[] = [];
-  const namespace = str(meta, 'namespace');
+  const namespace = stringField(meta, 'namespace');
   if (opts.namespaced) {
     if (namespace === '') errs.push(requiredField('metadata.namespace'));
     else for (const msg of isDNS1123Label(namespace)) errs.push(invalidField('metadata.namespace', namespace, msg));
@@ -205,8 +198,8 @@ function validateCommon(meta: Meta, opts: ObjectMetaOptions): StatusCause[] {
 
 function nameErrors(meta: Meta, check: (name: string, prefix: boolean) => string[]): StatusCause[] {
   const errs: StatusCause[] = [];
-  const generateName = str(meta, 'generateName');
-  const name = str(meta, 'name');
+  const generateName = stringField(meta, 'generateName');
+  const name = stringField(meta, 'name');
   if (generateName !== '') {
     for (const msg of check(generateName, true)) errs.push(invalidField('metadata.generateName', generateName, msg));
   }
@@ -217,7 +210,7 @@ function nameErrors(meta: Meta, check: (name: string, prefix: boolean) => string
 
 function kubeFinalizerErrors(meta: Meta): StatusCause[] {
   const errs: StatusCause[] = [];
-  stringList(meta['finalizers']).forEach((f, i) => {
+  stringElements(meta['finalizers']).forEach((f, i) => {
     if (!f.includes('/') && !STANDARD_FINALIZERS.has(f)) {
       errs.push(invalidField(`metadata.finalizers[${i}]`, f, 'name is neither a standard finalizer name nor is it fully qualified'));
     }
@@ -243,8 +236,8 @@ function sameValue(a: unknown, b: unknown): boolean {
 function updateErrors(meta: Meta, old: Meta, opts: ObjectMetaOptions): StatusCause[] {
   const errs: StatusCause[] = [];
   if (old['deletionTimestamp'] !== undefined && old['deletionTimestamp'] !== null) {
-    const before = new Set(stringList(old['finalizers']));
-    const extra = [...new Set(stringList(meta['finalizers']).filter((f) => !before.has(f)))].sort();
+    const before = new Set(stringElements(old['finalizers']));
+    const extra = [...new Set(stringElements(meta['finalizers']).filter((f) => !before.has(f)))].sort();
     if (extra.length > 0) {
       errs.push(
         forbiddenField(
@@ -254,14 +247,14 @@ function updateErrors(meta: Meta, old: Meta, opts: ObjectMetaOptions): StatusCau
       );
     }
   }
-  if (opts.requireResourceVersion === true && str(meta, 'resourceVersion') === '') {
+  if (opts.requireResourceVersion === true && stringField(meta, 'resourceVersion') === '') {
     errs.push(invalidField('metadata.resourceVersion', '', 'must be specified for an update'));
   }
   const generation = typeof meta['generation'] === 'number' ? meta['generation'] : 0;
   const oldGeneration = typeof old['generation'] === 'number' ? old['generation'] : 0;
   if (generation < oldGeneration) errs.push(invalidField('metadata.generation', generation, 'must not be decremented'));
   for (const key of ['name', 'namespace', 'uid'] as const) {
-    if (str(meta, key) !== str(old, key)) errs.push(invalidField(`metadata.${key}`, str(meta, key), FIELD_IMMUTABLE));
+    if (stringField(meta, key) !== stringField(old, key)) errs.push(invalidField(`metadata.${key}`, stringField(meta, key), FIELD_IMMUTABLE));
   }
   for (const key of ['creationTimestamp', 'deletionTimestamp'] as const) {
     if (!sameValue(meta[key], old[key])) errs.push(invalidField(`metadata.${key}`, goTime(meta[key]), FIELD_IMMUTABLE));
@@ -282,19 +275,19 @@ function updateErrors(meta: Meta, old: Meta, opts: ObjectMetaOptions): StatusCau
  * `opts.old`. Returns one cause per problem, in kube's order; empty when valid.
  */
 export function validateObjectMeta(metaInput: unknown, opts: ObjectMetaOptions): StatusCause[] {
-  const meta = asRecord(metaInput);
+  const meta = asObject(metaInput);
   const errs: StatusCause[] = [];
   if (opts.isCreate) {
     const byRule = nameErrors(meta, (n, p) => validateName(opts.nameRule.kind, n, p, opts.object));
     // kube runs the generic path-segment check only when the type's own validation passed.
     errs.push(...(byRule.length > 0 ? byRule : nameErrors(meta, validatePathSegment)));
   } else {
-    const name = str(meta, 'name');
+    const name = stringField(meta, 'name');
     if (name === '') errs.push(requiredField('metadata.name', 'name or generateName is required'));
     else for (const msg of validatePathSegment(name, false)) errs.push(invalidField('metadata.name', name, msg));
   }
   errs.push(...validateCommon(meta, opts));
-  if (!opts.isCreate) errs.push(...updateErrors(meta, asRecord(opts.old), opts));
+  if (!opts.isCreate) errs.push(...updateErrors(meta, asObject(opts.old), opts));
   if (opts.nameRule.standardFinalizers) errs.push(...kubeFinalizerErrors(meta));
   return errs;
 }
@@ -315,7 +308,7 @@ export interface UpdateMetaPasses {
  * causes as a set; the message deduplicates them.
  */
 export function repeatedUpdateCauses(metaInput: unknown, opts: ObjectMetaOptions, passes: UpdateMetaPasses): StatusCause[] {
-  const meta = asRecord(metaInput);
+  const meta = asObject(metaInput);
   const shared = (): StatusCause[] => [
     ...validateLabels(meta['labels']),
     ...validateAnnotations(meta['annotations']),
@@ -325,7 +318,7 @@ export function repeatedUpdateCauses(metaInput: unknown, opts: ObjectMetaOptions
   const errs = shared();
   let standardFinalizerPasses = opts.nameRule.standardFinalizers ? -1 : 0;
   if (passes.objectMetaUpdate) {
-    errs.push(...updateErrors(meta, asRecord(opts.old), { ...opts, requireResourceVersion: false }), ...shared());
+    errs.push(...updateErrors(meta, asObject(opts.old), { ...opts, requireResourceVersion: false }), ...shared());
     standardFinalizerPasses += 1;
   }
   if (passes.objectMeta) {

@@ -16,7 +16,7 @@ import { validateLabelSelector } from './label-selector.js';
 import { FIELD_IMMUTABLE } from './object-meta.js';
 import { changedSpecFields, semanticEqual } from './semantic-equal.js';
 import { isDNS1123Label, isDNS1123Subdomain } from './string-formats.js';
-import { obj, objOrUndefined, str, type Obj } from './value-access.js';
+import { asObject, asString, type Obj, objectOrUndefined } from '../api/values.js';
 
 export const ACCESS_MODES = ['ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOnce', 'ReadWriteOncePod'];
 export const VOLUME_MODES = ['Block', 'Filesystem'];
@@ -26,20 +26,20 @@ const BETA_CLASS_ANNOTATION = 'volume.beta.kubernetes.io/storage-class';
 
 function dataSourceCauses(source: Obj, at: string, isRef: boolean): StatusCause[] {
   const causes: StatusCause[] = [];
-  if (str(source.name) === '') causes.push(requiredField(`${at}.name`));
-  const kind = str(source.kind);
+  if (asString(source.name) === '') causes.push(requiredField(`${at}.name`));
+  const kind = asString(source.kind);
   if (kind === '') causes.push(requiredField(`${at}.kind`));
-  const group = str(source.apiGroup);
+  const group = asString(source.apiGroup);
   if (group === '' && kind !== 'PersistentVolumeClaim')
     causes.push(invalidField(at, kind, "must be 'PersistentVolumeClaim' when referencing the default apiGroup"));
   if (group !== '') causes.push(...isDNS1123Subdomain(group).map((m) => invalidField(`${at}.apiGroup`, group, m)));
-  const namespace = str(source.namespace);
+  const namespace = asString(source.namespace);
   if (isRef && namespace !== '') causes.push(...isDNS1123Label(namespace).map((m) => invalidField(`${at}.namespace`, namespace, m)));
   return causes;
 }
 
 function storageRequest(spec: Obj): string | undefined {
-  const requests = objOrUndefined(obj(spec.resources).requests);
+  const requests = objectOrUndefined(asObject(spec.resources).requests);
   const v = requests?.storage;
   return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined;
 }
@@ -47,9 +47,9 @@ function storageRequest(spec: Obj): string | undefined {
 /** ValidatePersistentVolumeClaimSpec at `path` (also used for StatefulSet claim templates). */
 export function validateClaimSpec(spec: Obj, path: string): StatusCause[] {
   const causes: StatusCause[] = [];
-  const modes = Array.isArray(spec.accessModes) ? spec.accessModes.map(str) : [];
+  const modes = Array.isArray(spec.accessModes) ? spec.accessModes.map(asString) : [];
   if (modes.length === 0) causes.push(requiredField(`${path}.accessModes`, 'at least 1 access mode is required'));
-  if (objOrUndefined(spec.selector) !== undefined) causes.push(...validateLabelSelector(spec.selector, `${path}.selector`));
+  if (objectOrUndefined(spec.selector) !== undefined) causes.push(...validateLabelSelector(spec.selector, `${path}.selector`));
   let oncePod = false;
   let other = false;
   for (const mode of modes) {
@@ -62,27 +62,27 @@ export function validateClaimSpec(spec: Obj, path: string): StatusCause[] {
   if (storage === undefined) causes.push(requiredField(`${path}.resources[storage]`));
   else if ((compareQuantities(storage, '0') ?? 1) <= 0) causes.push(invalidField(`${path}.resources[storage]`, storage, 'must be greater than zero'));
   for (const key of ['storageClassName', 'volumeAttributesClassName']) {
-    const name = str(spec[key]);
+    const name = asString(spec[key]);
     if (name !== '') causes.push(...isDNS1123Subdomain(name).map((m) => invalidField(`${path}.${key}`, name, m)));
   }
-  if (spec.volumeMode !== undefined && spec.volumeMode !== null && !VOLUME_MODES.includes(str(spec.volumeMode))) {
-    causes.push(notSupportedField(`${path}.volumeMode`, str(spec.volumeMode), VOLUME_MODES));
+  if (spec.volumeMode !== undefined && spec.volumeMode !== null && !VOLUME_MODES.includes(asString(spec.volumeMode))) {
+    causes.push(notSupportedField(`${path}.volumeMode`, asString(spec.volumeMode), VOLUME_MODES));
   }
-  const source = objOrUndefined(spec.dataSource);
-  const ref = objOrUndefined(spec.dataSourceRef);
+  const source = objectOrUndefined(spec.dataSource);
+  const ref = objectOrUndefined(spec.dataSourceRef);
   if (source !== undefined) causes.push(...dataSourceCauses(source, `${path}.dataSource`, false));
   if (ref !== undefined) causes.push(...dataSourceCauses(ref, `${path}.dataSourceRef`, true));
-  if (ref !== undefined && str(ref.namespace) !== '') {
+  if (ref !== undefined && asString(ref.namespace) !== '') {
     if (source !== undefined) causes.push(invalidField(path, FIELD_PATH_VALUE, 'may not be specified when dataSourceRef.namespace is specified'));
   } else if (source !== undefined && ref !== undefined) {
-    const same = semanticEqual(source.apiGroup, ref.apiGroup) && str(source.kind) === str(ref.kind) && str(source.name) === str(ref.name);
+    const same = semanticEqual(source.apiGroup, ref.apiGroup) && asString(source.kind) === asString(ref.kind) && asString(source.name) === asString(ref.name);
     if (!same) causes.push(invalidField(path, FIELD_PATH_VALUE, 'must match dataSourceRef'));
   }
   return causes;
 }
 
 function annotationsOf(o: Obj): Obj {
-  return obj(obj(o.metadata).annotations);
+  return asObject(asObject(o.metadata).annotations);
 }
 
 /** The spec rules of ValidatePersistentVolumeClaimUpdate beyond validating the new claim. */
@@ -90,7 +90,7 @@ function claimUpdateCauses(pvc: Obj, spec: Obj, old: Obj, oldSpec: Obj): StatusC
   const causes: StatusCause[] = [];
   const next: Obj = { ...spec };
   const prev: Obj = { ...oldSpec };
-  if (str(oldSpec.volumeName) === '') prev.volumeName = next.volumeName;
+  if (asString(oldSpec.volumeName) === '') prev.volumeName = next.volumeName;
   const oldAnnotations = annotationsOf(old);
   const newAnnotations = annotationsOf(pvc);
   const oldClass = typeof oldSpec.storageClassName === 'string' ? oldSpec.storageClassName : undefined;
@@ -105,14 +105,14 @@ function claimUpdateCauses(pvc: Obj, spec: Obj, old: Obj, oldSpec: Obj): StatusC
   if (upgradeFromAnnotation) {
     delete next.storageClassName;
   } else {
-    if (str(newAnnotation) !== str(oldAnnotation))
-      causes.push(invalidField(`metadata.annotations.${BETA_CLASS_ANNOTATION}`, str(newAnnotation), FIELD_IMMUTABLE));
+    if (asString(newAnnotation) !== asString(oldAnnotation))
+      causes.push(invalidField(`metadata.annotations.${BETA_CLASS_ANNOTATION}`, asString(newAnnotation), FIELD_IMMUTABLE));
     if (newClass !== undefined && oldClass === undefined && (typeof oldAnnotation !== 'string' || newClass === oldAnnotation)) delete next.storageClassName;
   }
-  const bound = str(obj(pvc.status).phase) === 'Bound';
-  const nextResources = obj(next.resources);
-  if (bound && objOrUndefined(nextResources.requests) !== undefined) {
-    next.resources = { ...nextResources, requests: { ...obj(nextResources.requests), storage: obj(obj(oldSpec.resources).requests).storage } };
+  const bound = asString(asObject(pvc.status).phase) === 'Bound';
+  const nextResources = asObject(next.resources);
+  if (bound && objectOrUndefined(nextResources.requests) !== undefined) {
+    next.resources = { ...nextResources, requests: { ...asObject(nextResources.requests), storage: asObject(asObject(oldSpec.resources).requests).storage } };
   }
   if (bound) {
     if (oldSpec.volumeAttributesClassName === undefined) delete next.volumeAttributesClassName;
@@ -129,7 +129,7 @@ function claimUpdateCauses(pvc: Obj, spec: Obj, old: Obj, oldSpec: Obj): StatusC
   const newSize = storageRequest(spec) ?? '0';
   const oldSize = storageRequest(oldSpec) ?? '0';
   if ((compareQuantities(newSize, oldSize) ?? 0) < 0) {
-    const statusSize = obj(obj(old.status).capacity).storage;
+    const statusSize = asObject(asObject(old.status).capacity).storage;
     if ((compareQuantities(newSize, typeof statusSize === 'string' ? statusSize : '0') ?? 1) <= 0) {
       causes.push(forbiddenField('spec.resources.requests.storage', 'field can not be less than status.capacity'));
     }
@@ -137,7 +137,7 @@ function claimUpdateCauses(pvc: Obj, spec: Obj, old: Obj, oldSpec: Obj): StatusC
   if (!semanticEqual(spec.volumeMode, oldSpec.volumeMode)) causes.push(invalidField('volumeMode', goJson(spec.volumeMode ?? null), FIELD_IMMUTABLE));
   if (
     !semanticEqual(spec.volumeAttributesClassName, oldSpec.volumeAttributesClassName) &&
-    typeof obj(old.status).currentVolumeAttributesClassName === 'string'
+    typeof asObject(old.status).currentVolumeAttributesClassName === 'string'
   ) {
     if (spec.volumeAttributesClassName === undefined || spec.volumeAttributesClassName === null) {
       causes.push(forbiddenField('spec.volumeAttributesClassName', 'update to nil is forbidden when status.currentVolumeAttributesClassName is not nil'));
@@ -152,8 +152,8 @@ function claimUpdateCauses(pvc: Obj, spec: Obj, old: Obj, oldSpec: Obj): StatusC
 
 /** A PersistentVolumeClaim's own checks (create, or update given the stored claim). */
 export function validatePersistentVolumeClaim(pvc: Obj, old?: Obj): StatusCause[] {
-  const spec = obj(pvc.spec);
+  const spec = asObject(pvc.spec);
   const causes = validateClaimSpec(spec, 'spec');
-  if (old !== undefined) causes.push(...claimUpdateCauses({ ...pvc, status: old.status }, spec, old, obj(old.spec)));
+  if (old !== undefined) causes.push(...claimUpdateCauses({ ...pvc, status: old.status }, spec, old, asObject(old.spec)));
   return causes;
 }

@@ -19,7 +19,8 @@ import { FIELD_IMMUTABLE } from './object-meta.js';
 import { ACCESS_MODES, VOLUME_MODES } from './persistent-volume-claim.js';
 import { changedSpecFields, semanticEqual } from './semantic-equal.js';
 import { isDNS1123Label, isDNS1123Subdomain } from './string-formats.js';
-import { obj, objOrUndefined, objects, str, type Obj } from './value-access.js';
+import { asObject, asString, type Obj, objectOrUndefined } from '../api/values.js';
+import { objects } from './value-access.js';
 import { sourceCauses } from './volumes.js';
 import { legacySourceCauses } from './pv-sources.js';
 
@@ -80,10 +81,10 @@ const BETA_TO_GA_LABEL: Record<string, string> = {
 
 function secretReferenceCauses(ref: Obj, at: string): StatusCause[] {
   const causes: StatusCause[] = [];
-  const name = str(ref.name);
+  const name = asString(ref.name);
   if (name === '') causes.push(requiredField(`${at}.name`));
   else causes.push(...isDNS1123Subdomain(name).map((m) => invalidField(`${at}.name`, name, m)));
-  const namespace = str(ref.namespace);
+  const namespace = asString(ref.namespace);
   if (namespace === '') causes.push(requiredField(`${at}.namespace`));
   else causes.push(...isDNS1123Label(namespace).map((m) => invalidField(`${at}.namespace`, namespace, m)));
   return causes;
@@ -91,15 +92,15 @@ function secretReferenceCauses(ref: Obj, at: string): StatusCause[] {
 
 function csiCauses(csi: Obj, at: string): StatusCause[] {
   const causes: StatusCause[] = [];
-  const driver = str(csi.driver);
+  const driver = asString(csi.driver);
   if (driver === '') causes.push(requiredField(`${at}.driver`));
   else {
     if (Buffer.byteLength(driver) > 63) causes.push(tooLongField(`${at}.driver`, 63));
     causes.push(...isDNS1123Subdomain(driver.toLowerCase()).map((m) => invalidField(`${at}.driver`, driver, m)));
   }
-  if (str(csi.volumeHandle) === '') causes.push(requiredField(`${at}.volumeHandle`));
+  if (asString(csi.volumeHandle) === '') causes.push(requiredField(`${at}.volumeHandle`));
   for (const key of ['controllerPublishSecretRef', 'controllerExpandSecretRef', 'nodePublishSecretRef', 'nodeExpandSecretRef']) {
-    const ref = objOrUndefined(csi[key]);
+    const ref = objectOrUndefined(csi[key]);
     if (ref !== undefined) causes.push(...secretReferenceCauses(ref, `${at}.${key}`));
   }
   return causes;
@@ -111,7 +112,7 @@ function ownSourceCauses(key: string, source: Obj, pvName: string, at: string): 
     case 'nfs':
       return sourceCauses(key, source, at);
     case 'local': {
-      const path = str(source.path);
+      const path = asString(source.path);
       if (path === '') return [requiredField(`${at}.path`)];
       return path.split('/').includes('..') ? [invalidField(`${at}.path`, path, "must not contain '..'")] : [];
     }
@@ -124,7 +125,7 @@ function ownSourceCauses(key: string, source: Obj, pvName: string, at: string): 
 
 /** The Go JSON of a ResourceList (keys sorted, quantities as their text). */
 function goResourceList(v: unknown): unknown {
-  const o = objOrUndefined(v);
+  const o = objectOrUndefined(v);
   if (o === undefined) return null;
   return Object.fromEntries(
     Object.keys(o)
@@ -140,7 +141,7 @@ function cleansToRoot(p: string): boolean {
 
 function specCauses(spec: Obj, pvName: string): StatusCause[] {
   const causes: StatusCause[] = [];
-  const modes = Array.isArray(spec.accessModes) ? spec.accessModes.map(str) : [];
+  const modes = Array.isArray(spec.accessModes) ? spec.accessModes.map(asString) : [];
   if (modes.length === 0) causes.push(requiredField('spec.accessModes'));
   let oncePod = false;
   let other = false;
@@ -150,29 +151,29 @@ function specCauses(spec: Obj, pvName: string): StatusCause[] {
     else if (ACCESS_MODES.includes(mode)) other = true;
   }
   if (oncePod && other) causes.push(forbiddenField('spec.accessModes', 'may not use ReadWriteOncePod with other access modes'));
-  const capacity = obj(spec.capacity);
+  const capacity = asObject(spec.capacity);
   const names = Object.keys(capacity);
   if (names.length === 0) causes.push(requiredField('spec.capacity'));
   if (!('storage' in capacity) || names.length > 1) causes.push(notSupportedField('spec.capacity', goJson(goResourceList(spec.capacity)), ['storage']));
   for (const name of names) {
-    const q = str(capacity[name]);
+    const q = asString(capacity[name]);
     const at = `spec.capacity[${name}]`;
     if ((compareQuantities(q, '0') ?? 0) < 0) {
       causes.push(invalidField(at, { goSyntax: String(quantityIntegerValue(q) ?? 0n) }, 'must be a valid resource quantity'));
     }
     if ((compareQuantities(q, '0') ?? 1) <= 0) causes.push(invalidField(at, q, 'must be greater than zero'));
   }
-  const policy = str(spec.persistentVolumeReclaimPolicy);
+  const policy = asString(spec.persistentVolumeReclaimPolicy);
   if (policy !== '' && !RECLAIM_POLICIES.includes(policy)) causes.push(notSupportedField('spec.persistentVolumeReclaimPolicy', policy, RECLAIM_POLICIES));
-  const affinity = objOrUndefined(spec.nodeAffinity);
+  const affinity = objectOrUndefined(spec.nodeAffinity);
   if (affinity !== undefined) {
-    const required = objOrUndefined(affinity.required);
+    const required = objectOrUndefined(affinity.required);
     if (required !== undefined) causes.push(...validateNodeSelector(required, 'spec.nodeAffinity.required'));
     else causes.push(requiredField('spec.nodeAffinity.required', 'must specify required node constraints'));
   }
   let count = 0;
   for (const [key, reportedAs, checkedAt] of SOURCES) {
-    const source = objOrUndefined(spec[key]);
+    const source = objectOrUndefined(spec[key]);
     if (source === undefined) continue;
     if (count > 0 && key !== 'flexVolume') {
       causes.push(forbiddenField(`spec.${reportedAs}`, 'may not specify more than 1 volume type'));
@@ -183,28 +184,28 @@ function specCauses(spec: Obj, pvName: string): StatusCause[] {
     if (key === 'local' && affinity === undefined) causes.push(requiredField('spec.nodeAffinity', 'Local volume requires node affinity'));
   }
   if (count === 0) causes.push(requiredField('spec', 'must specify a volume type'));
-  const hostPath = objOrUndefined(spec.hostPath);
-  if (hostPath !== undefined && cleansToRoot(str(hostPath.path)) && policy === 'Recycle') {
+  const hostPath = objectOrUndefined(spec.hostPath);
+  if (hostPath !== undefined && cleansToRoot(asString(hostPath.path)) && policy === 'Recycle') {
     causes.push(forbiddenField('spec.persistentVolumeReclaimPolicy', "may not be 'recycle' for a hostPath mount of '/'"));
   }
-  const className = str(spec.storageClassName);
+  const className = asString(spec.storageClassName);
   if (className !== '') causes.push(...isDNS1123Subdomain(className).map((m) => invalidField('spec.storageClassName', className, m)));
-  if (spec.volumeMode !== undefined && spec.volumeMode !== null && !VOLUME_MODES.includes(str(spec.volumeMode))) {
-    causes.push(notSupportedField('spec.volumeMode', str(spec.volumeMode), VOLUME_MODES));
+  if (spec.volumeMode !== undefined && spec.volumeMode !== null && !VOLUME_MODES.includes(asString(spec.volumeMode))) {
+    causes.push(notSupportedField('spec.volumeMode', asString(spec.volumeMode), VOLUME_MODES));
   }
   if (typeof spec.volumeAttributesClassName === 'string') {
     const vac = spec.volumeAttributesClassName;
     if (vac === '') causes.push(requiredField('spec.volumeAttributesClassName', 'an empty string is disallowed'));
     else causes.push(...isDNS1123Subdomain(vac).map((m) => invalidField('spec.volumeAttributesClassName', vac, m)));
-    if (objOrUndefined(spec.csi) === undefined) causes.push(requiredField('spec.csi', 'has to be specified when using volumeAttributesClassName'));
+    if (objectOrUndefined(spec.csi) === undefined) causes.push(requiredField('spec.csi', 'has to be specified when using volumeAttributesClassName'));
   }
   return causes;
 }
 
 /** Mount options (an annotation) only for the source types that take them. */
 function mountOptionCauses(pv: Obj, spec: Obj): StatusCause[] {
-  const annotations = obj(obj(pv.metadata).annotations);
-  if (!(MOUNT_OPTIONS_ANNOTATION in annotations) || MOUNT_OPTION_SOURCES.some((k) => objOrUndefined(spec[k]) !== undefined)) return [];
+  const annotations = asObject(asObject(pv.metadata).annotations);
+  if (!(MOUNT_OPTIONS_ANNOTATION in annotations) || MOUNT_OPTION_SOURCES.some((k) => objectOrUndefined(spec[k]) !== undefined)) return [];
   return [forbiddenField(`metadata.annotations.${MOUNT_OPTIONS_ANNOTATION}`, 'may not specify mount options for this volume type')];
 }
 
@@ -216,15 +217,15 @@ function volumeSource(spec: Obj): Obj {
 /** Node affinities equal up to beta topology labels renamed to their GA names. */
 function affinityEqual(next: unknown, old: unknown): boolean {
   const rename = (prev: unknown, cur: unknown): unknown => {
-    const p = objOrUndefined(prev);
-    const required = objOrUndefined(p?.required);
+    const p = objectOrUndefined(prev);
+    const required = objectOrUndefined(p?.required);
     if (p === undefined || required === undefined) return prev;
-    const curTerms = objects(obj(obj(cur).required).nodeSelectorTerms);
+    const curTerms = objects(asObject(asObject(cur).required).nodeSelectorTerms);
     const terms = objects(required.nodeSelectorTerms).map((t, i) => ({
       ...t,
       matchExpressions: objects(t.matchExpressions).map((e, j) => {
-        const newKey = str(objects(curTerms[i]?.matchExpressions)[j]?.key);
-        return BETA_TO_GA_LABEL[str(e.key)] === newKey ? { ...e, key: newKey } : e;
+        const newKey = asString(objects(curTerms[i]?.matchExpressions)[j]?.key);
+        return BETA_TO_GA_LABEL[asString(e.key)] === newKey ? { ...e, key: newKey } : e;
       }),
     }));
     return { ...p, required: { ...required, nodeSelectorTerms: terms } };
@@ -236,8 +237,8 @@ function updateCauses(spec: Obj, oldSpec: Obj): StatusCause[] {
   const causes: StatusCause[] = [];
   const source = volumeSource(spec);
   const oldSource = volumeSource(oldSpec);
-  const oldCsi = objOrUndefined(oldSpec.csi);
-  const csi = objOrUndefined(source.csi);
+  const oldCsi = objectOrUndefined(oldSpec.csi);
+  const csi = objectOrUndefined(source.csi);
   if (oldCsi !== undefined && oldCsi.controllerExpandSecretRef === undefined && csi !== undefined && csi.controllerExpandSecretRef !== undefined) {
     const { controllerExpandSecretRef: _added, ...rest } = csi;
     source.csi = rest;
@@ -247,9 +248,9 @@ function updateCauses(spec: Obj, oldSpec: Obj): StatusCause[] {
       forbiddenField('spec.persistentvolumesource', `spec.persistentvolumesource is immutable after creation\n${changedSpecFields(source, oldSource)}`),
     );
   }
-  const mode = str(spec.volumeMode) || 'Filesystem';
-  if (mode !== (str(oldSpec.volumeMode) || 'Filesystem')) causes.push(invalidField('volumeMode', goJson(mode), FIELD_IMMUTABLE));
-  if (objOrUndefined(oldSpec.nodeAffinity) !== undefined && !affinityEqual(spec.nodeAffinity, oldSpec.nodeAffinity)) {
+  const mode = asString(spec.volumeMode) || 'Filesystem';
+  if (mode !== (asString(oldSpec.volumeMode) || 'Filesystem')) causes.push(invalidField('volumeMode', goJson(mode), FIELD_IMMUTABLE));
+  if (objectOrUndefined(oldSpec.nodeAffinity) !== undefined && !affinityEqual(spec.nodeAffinity, oldSpec.nodeAffinity)) {
     causes.push(invalidField('nodeAffinity', goJson(goVolumeNodeAffinity(spec.nodeAffinity)), `${FIELD_IMMUTABLE}, except for updating from beta label to GA`));
   }
   if (typeof oldSpec.volumeAttributesClassName === 'string' && (spec.volumeAttributesClassName === undefined || spec.volumeAttributesClassName === null)) {
@@ -260,9 +261,9 @@ function updateCauses(spec: Obj, oldSpec: Obj): StatusCause[] {
 
 /** A PersistentVolume's own checks (create, or update given the stored volume). */
 export function validatePersistentVolume(pv: Obj, old?: Obj): StatusCause[] {
-  const spec = obj(pv.spec);
-  const causes = specCauses(spec, str(obj(pv.metadata).name));
+  const spec = asObject(pv.spec);
+  const causes = specCauses(spec, asString(asObject(pv.metadata).name));
   const mountOptions = mountOptionCauses(pv, spec);
   if (old === undefined) return [...causes, ...mountOptions];
-  return [...causes, ...mountOptions, ...causes, ...updateCauses(spec, obj(old.spec))];
+  return [...causes, ...mountOptions, ...causes, ...updateCauses(spec, asObject(old.spec))];
 }

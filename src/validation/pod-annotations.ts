@@ -10,7 +10,8 @@
 import type { StatusCause } from '../api/errors.js';
 import { forbiddenField, invalidField } from './field-errors.js';
 import { validateSecurityProfileAnnotations } from './security-profile-annotations.js';
-import { obj, str, stringEntries, type Obj } from './value-access.js';
+import { asObject, asString, type Obj } from '../api/values.js';
+import { stringEntries } from './value-access.js';
 
 const MIRROR_POD_KEY = 'kubernetes.io/config.mirror';
 const DELETION_COST_KEY = 'controller.kubernetes.io/pod-deletion-cost';
@@ -20,7 +21,7 @@ const INT32_MAX = 2 ** 31 - 1;
 
 /** GetDeletionCostFromPodAnnotations succeeds: absent, or an int32 without '+' or leading zeros. */
 function deletionCostValid(annotations: unknown): boolean {
-  const value = obj(annotations)[DELETION_COST_KEY];
+  const value = asObject(annotations)[DELETION_COST_KEY];
   if (typeof value !== 'string') return true;
   const firstDigitOk = value.startsWith('-') || value === '0' || /^[1-9]/.test(value);
   if (!firstDigitOk || !/^-?[0-9]+$/.test(value)) return false;
@@ -34,13 +35,13 @@ function deletionCostValid(annotations: unknown): boolean {
  */
 export function validatePodSpecificAnnotations(annotations: unknown, spec: Obj, field: string, allowInvalidDeletionCost = false): StatusCause[] {
   const causes: StatusCause[] = [];
-  const map = obj(annotations);
+  const map = asObject(annotations);
   const mirror = map[MIRROR_POD_KEY];
-  if (typeof mirror === 'string' && str(spec.nodeName) === '') {
+  if (typeof mirror === 'string' && asString(spec.nodeName) === '') {
     causes.push(invalidField(`${field}[${MIRROR_POD_KEY}]`, mirror, 'must set spec.nodeName if mirror pod annotation is set'));
   }
   if (!allowInvalidDeletionCost && !deletionCostValid(map)) {
-    causes.push(invalidField(`${field}[${DELETION_COST_KEY}]`, str(map[DELETION_COST_KEY]), 'must be a 32bit integer'));
+    causes.push(invalidField(`${field}[${DELETION_COST_KEY}]`, asString(map[DELETION_COST_KEY]), 'must be a 32bit integer'));
   }
   causes.push(...validateSecurityProfileAnnotations(annotations, spec, field));
   return causes;
@@ -59,8 +60,8 @@ function guardedName(key: string): string {
  * `old`), the new annotations checked as on create; both pass kube's pod-specific checks once before.
  */
 export function validatePodAnnotationUpdates(next: Obj, old: Obj, field: string): StatusCause[] {
-  const nextAnnotations = new Map(stringEntries(obj(next.metadata).annotations));
-  const oldAnnotations = new Map(stringEntries(obj(old.metadata).annotations));
+  const nextAnnotations = new Map(stringEntries(asObject(next.metadata).annotations));
+  const oldAnnotations = new Map(stringEntries(asObject(old.metadata).annotations));
   const causes: StatusCause[] = [];
   for (const [key, value] of oldAnnotations) {
     if (nextAnnotations.get(key) === value || !isGuarded(key)) continue;
@@ -70,12 +71,12 @@ export function validatePodAnnotationUpdates(next: Obj, old: Obj, field: string)
     if (oldAnnotations.has(key) || !isGuarded(key)) continue;
     causes.push(forbiddenField(`${field}[${key}]`, `may not add ${guardedName(key)}`));
   }
-  const allowInvalidCost = !deletionCostValid(obj(old.metadata).annotations);
-  causes.push(...validatePodSpecificAnnotations(obj(next.metadata).annotations, obj(next.spec), field, allowInvalidCost));
+  const allowInvalidCost = !deletionCostValid(asObject(old.metadata).annotations);
+  causes.push(...validatePodSpecificAnnotations(asObject(next.metadata).annotations, asObject(next.spec), field, allowInvalidCost));
   return causes;
 }
 
 /** Whether a stored Pod's deletion cost annotation is invalid (an update may then keep it). */
 export function hasInvalidDeletionCost(pod: Obj): boolean {
-  return !deletionCostValid(obj(pod.metadata).annotations);
+  return !deletionCostValid(asObject(pod.metadata).annotations);
 }

@@ -10,7 +10,8 @@ import { ipv4Problem } from '../config/ip-range.js';
 import { goJson, invalidField, requiredField } from './field-errors.js';
 import { isIPv4Mapped, parseIP } from './ip-formats.js';
 import { isDNS1123Subdomain, isDNS1123SubdomainWithUnderscore } from './string-formats.js';
-import { list, objOrUndefined, objects, str } from './value-access.js';
+import { asArray, asString, objectOrUndefined } from '../api/values.js';
+import { objects } from './value-access.js';
 
 const MAX_NAMESERVERS = 3;
 const MAX_SEARCH_PATHS = 32;
@@ -27,19 +28,20 @@ function ipCauses(ip: string, field: string): StatusCause[] {
 }
 
 export function validatePodDNSConfig(config: unknown, dnsPolicy: string, field: string): StatusCause[] {
-  const dns = objOrUndefined(config);
+  const dns = objectOrUndefined(config);
   if (dnsPolicy === 'None') {
     if (dns === undefined) return [requiredField(field, 'must provide `dnsConfig` when `dnsPolicy` is None')];
-    if (list(dns.nameservers).length === 0) return [requiredField(`${field}.nameservers`, 'must provide at least one DNS nameserver when `dnsPolicy` is None')];
+    if (asArray(dns.nameservers).length === 0)
+      return [requiredField(`${field}.nameservers`, 'must provide at least one DNS nameserver when `dnsPolicy` is None')];
   }
   if (dns === undefined) return [];
   const causes: StatusCause[] = [];
-  const nameservers = list(dns.nameservers).map(str);
+  const nameservers = asArray(dns.nameservers).map(asString);
   if (nameservers.length > MAX_NAMESERVERS) {
     causes.push(invalidField(`${field}.nameservers`, goJson(nameservers), `must not have more than ${MAX_NAMESERVERS} nameservers`));
   }
   nameservers.forEach((ns, i) => causes.push(...ipCauses(ns, `${field}.nameservers[${i}]`)));
-  const searches = list(dns.searches).map(str);
+  const searches = asArray(dns.searches).map(asString);
   if (searches.length > MAX_SEARCH_PATHS) {
     causes.push(invalidField(`${field}.searches`, goJson(searches), `must not have more than ${MAX_SEARCH_PATHS} search paths`));
   }
@@ -54,14 +56,16 @@ export function validatePodDNSConfig(config: unknown, dnsPolicy: string, field: 
     causes.push(...isDNS1123SubdomainWithUnderscore(trimmed).map((msg) => invalidField(`${field}.searches[${i}]`, trimmed, msg)));
   });
   objects(dns.options).forEach((option, i) => {
-    if (str(option.name) === '') causes.push(requiredField(`${field}.options[${i}]`, 'must not be empty'));
+    if (asString(option.name) === '') causes.push(requiredField(`${field}.options[${i}]`, 'must not be empty'));
   });
   return causes;
 }
 
 export function validateHostAliases(aliases: unknown, field: string): StatusCause[] {
   return objects(aliases).flatMap((alias, i) => [
-    ...ipCauses(str(alias.ip), `${field}[${i}].ip`),
-    ...list(alias.hostnames).flatMap((h, j) => isDNS1123Subdomain(str(h)).map((msg) => invalidField(`${field}[${i}].hostnames[${j}]`, str(h), msg))),
+    ...ipCauses(asString(alias.ip), `${field}[${i}].ip`),
+    ...asArray(alias.hostnames).flatMap((h, j) =>
+      isDNS1123Subdomain(asString(h)).map((msg) => invalidField(`${field}[${i}].hostnames[${j}]`, asString(h), msg)),
+    ),
   ]);
 }

@@ -8,7 +8,8 @@
  */
 import type { StatusCause } from '../api/errors.js';
 import { forbiddenField, notSupportedField, requiredField } from './field-errors.js';
-import { list, obj, objOrUndefined, objects, str, isSet, type Obj } from './value-access.js';
+import { asArray, asObject, asString, type Obj, objectOrUndefined } from '../api/values.js';
+import { isSet, objects } from './value-access.js';
 
 const OS_NAMES = ['linux', 'windows'];
 const WINDOWS_FORBIDDEN = 'cannot be set for a windows pod';
@@ -47,28 +48,28 @@ function containersWithPath(spec: Obj, field: string): Array<{ container: Obj; p
 
 function linuxCauses(spec: Obj, field: string): StatusCause[] {
   const causes: StatusCause[] = [];
-  if (isSet(obj(spec.securityContext).windowsOptions)) causes.push(forbiddenField(`${field}.securityContext.windowsOptions`, LINUX_FORBIDDEN));
+  if (isSet(asObject(spec.securityContext).windowsOptions)) causes.push(forbiddenField(`${field}.securityContext.windowsOptions`, LINUX_FORBIDDEN));
   for (const { container, path } of containersWithPath(spec, field)) {
-    if (isSet(obj(container.securityContext).windowsOptions)) causes.push(forbiddenField(`${path}.securityContext.windowsOptions`, LINUX_FORBIDDEN));
+    if (isSet(asObject(container.securityContext).windowsOptions)) causes.push(forbiddenField(`${path}.securityContext.windowsOptions`, LINUX_FORBIDDEN));
   }
   return causes;
 }
 
 function windowsCauses(spec: Obj, field: string): StatusCause[] {
   const causes: StatusCause[] = [];
-  const sc = obj(spec.securityContext);
+  const sc = asObject(spec.securityContext);
   if (isSet(sc.appArmorProfile)) causes.push(forbiddenField(`${field}.securityContext.appArmorProfile`, WINDOWS_FORBIDDEN));
   // hostUsers, hostPID, hostIPC and shareProcessNamespace are part of kube's internal pod security context.
   if (isSet(spec.hostUsers)) causes.push(forbiddenField(`${field}.hostUsers`, WINDOWS_FORBIDDEN));
   if (spec.hostPID === true) causes.push(forbiddenField(`${field}.hostPID`, WINDOWS_FORBIDDEN));
   if (spec.hostIPC === true) causes.push(forbiddenField(`${field}.hostIPC`, WINDOWS_FORBIDDEN));
-  if (list(sc.sysctls).length > 0) causes.push(forbiddenField(`${field}.securityContext.sysctls`, WINDOWS_FORBIDDEN));
+  if (asArray(sc.sysctls).length > 0) causes.push(forbiddenField(`${field}.securityContext.sysctls`, WINDOWS_FORBIDDEN));
   if (isSet(spec.shareProcessNamespace)) causes.push(forbiddenField(`${field}.shareProcessNamespace`, WINDOWS_FORBIDDEN));
   for (const key of WINDOWS_POD_SECURITY_FIELDS) {
     if (isSet(sc[key])) causes.push(forbiddenField(`${field}.securityContext.${key}`, WINDOWS_FORBIDDEN));
   }
   for (const { container, path } of containersWithPath(spec, field)) {
-    const csc = objOrUndefined(container.securityContext);
+    const csc = objectOrUndefined(container.securityContext);
     if (csc === undefined) continue;
     for (const key of WINDOWS_CONTAINER_SECURITY_FIELDS) {
       if (isSet(csc[key])) causes.push(forbiddenField(`${path}.securityContext.${key}`, WINDOWS_FORBIDDEN));
@@ -79,9 +80,9 @@ function windowsCauses(spec: Obj, field: string): StatusCause[] {
 
 /** validateOS, then validateLinux or validateWindows: `spec.os` of the pod spec at `field`. */
 export function validatePodOS(spec: Obj, field: string): StatusCause[] {
-  const os = objOrUndefined(spec.os);
+  const os = objectOrUndefined(spec.os);
   if (os === undefined) return [];
-  const name = str(os.name);
+  const name = asString(os.name);
   if (name === '') return [requiredField(`${field}.os.name`)];
   if (!OS_NAMES.includes(name)) return [notSupportedField(`${field}.os`, name, OS_NAMES)];
   return name === 'linux' ? linuxCauses(spec, field) : windowsCauses(spec, field);
@@ -96,7 +97,7 @@ export function validateHostUsers(spec: Obj, field: string): StatusCause[] {
   if (spec.hostPID === true) causes.push(forbiddenField(`${field}.HostPID`, 'when `hostUsers` is false'));
   if (spec.hostIPC === true) causes.push(forbiddenField(`${field}.HostIPC`, 'when `hostUsers` is false'));
   for (const { container, path } of containersWithPath(spec, field)) {
-    if (list(container.volumeDevices).length > 0) causes.push(forbiddenField(`${path}.volumeDevices`, 'when `hostUsers` is false'));
+    if (asArray(container.volumeDevices).length > 0) causes.push(forbiddenField(`${path}.volumeDevices`, 'when `hostUsers` is false'));
   }
   return causes;
 }

@@ -1,6 +1,7 @@
 import { compareQuantities } from '../api/quantity.js';
 import { addResourceList, type ResourceTotals } from './quantity-sum.js';
-import { obj, objects, objOrUndefined, stringEntries, type Obj } from './value-access.js';
+import { asObject, type Obj, objectOrUndefined } from '../api/values.js';
+import { objects, stringEntries } from './value-access.js';
 
 /**
  * A Pod's `status.qosClass` as kube 1.36 computes it on create (qos.ComputePodQOS): from the pod-level
@@ -20,18 +21,18 @@ function addPositive(totals: ResourceTotals, list: unknown): Set<string> {
 
 /** ComputePodQOS: Guaranteed, Burstable or BestEffort. */
 export function podQosClass(pod: Obj): string {
-  const spec = obj(pod.spec);
+  const spec = asObject(pod.spec);
   const requests: ResourceTotals = new Map();
   const limits: ResourceTotals = new Map();
   let guaranteed = true;
-  const podResources = objOrUndefined(spec.resources);
+  const podResources = objectOrUndefined(spec.resources);
   if (podResources !== undefined) {
     addPositive(requests, podResources.requests);
     const limited = addPositive(limits, podResources.limits);
     if (stringEntries(podResources.limits).length > 0 && !QOS_RESOURCES.every((r) => limited.has(r))) guaranteed = false;
   } else {
     for (const container of [...objects(spec.containers), ...objects(spec.initContainers)]) {
-      const resources = obj(container.resources);
+      const resources = asObject(container.resources);
       addPositive(requests, resources.requests);
       const limited = addPositive(limits, resources.limits);
       if (!QOS_RESOURCES.every((r) => limited.has(r))) guaranteed = false;

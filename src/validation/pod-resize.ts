@@ -3,7 +3,8 @@ import { podQosClass } from './pod-qos.js';
 import { forbiddenField, invalidField } from './field-errors.js';
 import { validatePodMetadataAndSpec } from './pod-spec.js';
 import { semanticEqual } from './semantic-equal.js';
-import { list, obj, objects, objOrUndefined, str, type Obj } from './value-access.js';
+import { asArray, asObject, asString, type Obj, objectOrUndefined } from '../api/values.js';
+import { objects } from './value-access.js';
 
 const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';
 
@@ -18,20 +19,21 @@ const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';
  */
 export function validatePodResize(pod: Obj, old: Obj): StatusCause[] {
   const causes = validatePodMetadataAndSpec(pod, old);
-  const oldMeta = obj(old.metadata);
-  const oldSpec = obj(old.spec);
-  const spec = obj(pod.spec);
-  if (MIRROR_POD_ANNOTATION in obj(oldMeta.annotations)) {
+  const oldMeta = asObject(old.metadata);
+  const oldSpec = asObject(old.spec);
+  const spec = asObject(pod.spec);
+  if (MIRROR_POD_ANNOTATION in asObject(oldMeta.annotations)) {
     return [forbiddenField('[]', 'static pods cannot be resized')];
   }
-  if (obj(oldSpec.os).name === 'windows') return [forbiddenField('[]', 'windows pods cannot be resized')];
-  const oldQos = str(obj(old.status).qosClass) || podQosClass(old);
-  if (oldQos !== podQosClass(pod)) causes.push(invalidField('spec', str(obj(pod.status).qosClass), 'Pod QOS Class may not change as a result of resizing'));
+  if (asObject(oldSpec.os).name === 'windows') return [forbiddenField('[]', 'windows pods cannot be resized')];
+  const oldQos = asString(asObject(old.status).qosClass) || podQosClass(old);
+  if (oldQos !== podQosClass(pod))
+    causes.push(invalidField('spec', asString(asObject(pod.status).qosClass), 'Pod QOS Class may not change as a result of resizing'));
   if (!resizeSupported(old)) causes.push(forbiddenField('spec', 'Pod running on node without support for resize'));
 
   const specCopy: Obj = structuredClone(spec);
   if (podLevelResourcesSet(old) || podLevelResourcesSet(pod)) causes.push(...podLevelResizeCauses(spec, oldSpec, specCopy));
-  if (list(obj(old.status).nodeAllocatableResourceClaimStatuses).length > 0) {
+  if (asArray(asObject(old.status).nodeAllocatableResourceClaimStatuses).length > 0) {
     causes.push(forbiddenField('spec', 'pods with node allocatable resource claims cannot be resized'));
   }
   const ordering = orderingCauses(spec, oldSpec);
@@ -42,8 +44,10 @@ export function validatePodResize(pod: Obj, old: Obj): StatusCause[] {
   const oldContainers = objects(oldSpec.containers);
   const newInit = objects(spec.initContainers);
   const newContainers = objects(spec.containers);
-  oldInit.forEach((c, i) => causes.push(...removalCauses(obj(newInit[i].resources), obj(c.resources), `spec.initContainers[${i}].resources`)));
-  oldContainers.forEach((c, i) => causes.push(...removalCauses(obj(newContainers[i].resources), obj(c.resources), `spec.containers[${i}].resources`)));
+  oldInit.forEach((c, i) => causes.push(...removalCauses(asObject(newInit[i].resources), asObject(c.resources), `spec.initContainers[${i}].resources`)));
+  oldContainers.forEach((c, i) =>
+    causes.push(...removalCauses(asObject(newContainers[i].resources), asObject(c.resources), `spec.containers[${i}].resources`)),
+  );
 
   specCopy.containers = objects(specCopy.containers).map((c, i) => {
     const dropped = withoutCpuMemoryChanges(c, oldContainers[i]);
@@ -73,21 +77,21 @@ export function validatePodResize(pod: Obj, old: Obj): StatusCause[] {
 
 /** isPodResizeRequestSupported: the first running container's status must report its resources. */
 function resizeSupported(pod: Obj): boolean {
-  for (const c of objects(obj(pod.status).containerStatuses)) {
-    if (objOrUndefined(obj(c.state).running) !== undefined) return objOrUndefined(c.resources) !== undefined;
+  for (const c of objects(asObject(pod.status).containerStatuses)) {
+    if (objectOrUndefined(asObject(c.state).running) !== undefined) return objectOrUndefined(c.resources) !== undefined;
   }
   return true;
 }
 
 function podLevelResourcesSet(pod: Obj): boolean {
-  const resources = objOrUndefined(obj(pod.spec).resources);
-  return resources !== undefined && Object.keys(obj(resources.requests)).length + Object.keys(obj(resources.limits)).length > 0;
+  const resources = objectOrUndefined(asObject(pod.spec).resources);
+  return resources !== undefined && Object.keys(asObject(resources.requests)).length + Object.keys(asObject(resources.limits)).length > 0;
 }
 
 /** validatePodLevelResourcesResize; leaves `specCopy.resources` with its cpu and memory changes undone. */
 function podLevelResizeCauses(spec: Obj, oldSpec: Obj, specCopy: Obj): StatusCause[] {
-  const oldResources = objOrUndefined(oldSpec.resources);
-  const resources = objOrUndefined(spec.resources);
+  const oldResources = objectOrUndefined(oldSpec.resources);
+  const resources = objectOrUndefined(spec.resources);
   if (oldResources !== undefined && resources === undefined) return [forbiddenField('spec.resources', 'pod-level resources cannot be removed')];
   const causes: StatusCause[] = [];
   if (oldResources !== undefined && resources !== undefined) {
@@ -95,15 +99,15 @@ function podLevelResizeCauses(spec: Obj, oldSpec: Obj, specCopy: Obj): StatusCau
       causes.push(forbiddenField('spec.resources.requests', 'pod-level resource requests cannot be removed'));
     if (removed(resources.limits, oldResources.limits)) causes.push(forbiddenField('spec.resources.limits', 'pod-level resource limits cannot be removed'));
   }
-  const copy = objOrUndefined(specCopy.resources);
+  const copy = objectOrUndefined(specCopy.resources);
   if (copy !== undefined) {
     copy.requests = withoutCpuMemoryUpdates(copy.requests, oldResources?.requests);
     copy.limits = withoutCpuMemoryUpdates(copy.limits, oldResources?.limits);
     if (
       oldResources === undefined &&
-      Object.keys(obj(copy.requests)).length === 0 &&
-      Object.keys(obj(copy.limits)).length === 0 &&
-      list(copy.claims).length === 0
+      Object.keys(asObject(copy.requests)).length === 0 &&
+      Object.keys(asObject(copy.limits)).length === 0 &&
+      asArray(copy.claims).length === 0
     ) {
       delete specCopy.resources;
     }
@@ -140,15 +144,15 @@ function removalCauses(resources: Obj, oldResources: Obj, path: string): StatusC
 
 /** resourcesRemoved: a resource of `old` is missing from `next`. */
 function removed(next: unknown, old: unknown): boolean {
-  const n = obj(next);
-  return Object.keys(obj(old)).some((name) => !(name in n));
+  const n = asObject(next);
+  return Object.keys(asObject(old)).some((name) => !(name in n));
 }
 
-/** dropCPUMemoryUpdates: `list` with its cpu and memory entries taken from `old` (undefined when both lists are). */
-function withoutCpuMemoryUpdates(list: unknown, old: unknown): Obj | undefined {
-  if (list === undefined && old === undefined) return undefined;
-  const result: Obj = { ...obj(list) };
-  const o = obj(old);
+/** dropCPUMemoryUpdates: `quantities` with its cpu and memory entries taken from `old` (undefined when both lists are). */
+function withoutCpuMemoryUpdates(quantities: unknown, old: unknown): Obj | undefined {
+  if (quantities === undefined && old === undefined) return undefined;
+  const result: Obj = { ...asObject(quantities) };
+  const o = asObject(old);
   for (const name of ['cpu', 'memory']) {
     if (name in o) result[name] = o[name];
     else delete result[name];
@@ -158,8 +162,8 @@ function withoutCpuMemoryUpdates(list: unknown, old: unknown): Obj | undefined {
 
 /** dropCPUMemoryResourcesFromContainer: the container with only its requests and limits (cpu and memory as in `old`) as resources. */
 function withoutCpuMemoryChanges(container: Obj, old: Obj): Obj {
-  const resources = obj(container.resources);
-  const oldResources = obj(old.resources);
+  const resources = asObject(container.resources);
+  const oldResources = asObject(old.resources);
   const requests = withoutCpuMemoryUpdates(resources.requests, oldResources.requests);
   const limits = withoutCpuMemoryUpdates(resources.limits, oldResources.limits);
   return { ...container, resources: { ...(limits === undefined ? {} : { limits }), ...(requests === undefined ? {} : { requests }) } };

@@ -6,10 +6,11 @@
  * are canonical texts; used by pod-level resource validation and defaulting.
  */
 import { addResourceList, maxResourceList, type ResourceTotals } from './quantity-sum.js';
-import { obj, objects, stringEntries, type Obj } from './value-access.js';
+import { asObject, type Obj } from '../api/values.js';
+import { objects, stringEntries } from './value-access.js';
 
 function listOf(container: Obj, key: 'requests' | 'limits'): ResourceTotals {
-  return new Map(stringEntries(obj(obj(container.resources)[key])));
+  return new Map(stringEntries(asObject(asObject(container.resources)[key])));
 }
 
 function aggregate(spec: Obj, key: 'requests' | 'limits'): ResourceTotals {
@@ -55,10 +56,10 @@ function podLevelResource(name: string): boolean {
  * of cpu, memory and hugepages in place of theirs when the pod sets any, plus the pod's overhead.
  */
 export function podRequests(pod: Obj): ResourceTotals {
-  const spec = obj(pod.spec);
+  const spec = asObject(pod.spec);
   const totals = aggregateContainerRequests(spec);
-  const podLevel = stringEntries(obj(obj(spec.resources).requests)).filter(([name]) => podLevelResource(name));
+  const podLevel = stringEntries(asObject(asObject(spec.resources).requests)).filter(([name]) => podLevelResource(name));
   for (const [name, quantity] of podLevel) totals.set(name, quantity);
-  addResourceList(totals, new Map(stringEntries(obj(spec.overhead))));
+  addResourceList(totals, new Map(stringEntries(asObject(spec.overhead))));
   return totals;
 }

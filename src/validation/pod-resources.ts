@@ -11,7 +11,8 @@ import { forbiddenField, invalidField, notSupportedField } from './field-errors.
 import { aggregateContainerLimits, aggregateContainerRequests } from './pod-resource-totals.js';
 import { isHugePages, validateResourceName } from './resource-names.js';
 import { validateResourceRequirements } from './resource-requirements.js';
-import { obj, objOrUndefined, objects, stringEntries, type Obj } from './value-access.js';
+import { asObject, type Obj, objectOrUndefined } from '../api/values.js';
+import { objects, stringEntries } from './value-access.js';
 
 /** The resources pod-level requests and limits may name (resourcehelper.SupportedPodLevelResources, sorted). */
 const POD_LEVEL_RESOURCES = ['cpu', 'hugepages-', 'memory'];
@@ -46,7 +47,7 @@ function consistencyCauses(spec: Obj, resources: Obj, field: string): StatusCaus
     causes.push(invalidField(`${field}.limits[${name}]`, quantityOf(podLimit), `must be greater than or equal to aggregate container limits of ${total}`));
   }
   objects(spec.containers).forEach((container, i) => {
-    for (const [name, limit] of stringEntries(obj(container.resources).limits)) {
+    for (const [name, limit] of stringEntries(asObject(container.resources).limits)) {
       const podLimit = podLimits.get(name);
       if (podLimit === undefined || compareQuantities(limit, podLimit) !== 1) continue;
       causes.push(
@@ -59,10 +60,10 @@ function consistencyCauses(spec: Obj, resources: Obj, field: string): StatusCaus
 
 /** validatePodResources: `spec.resources` of the pod spec at `field`, given the pod's claim names. */
 export function validatePodResources(spec: Obj, podClaims: ReadonlySet<string>, field: string): StatusCause[] {
-  const resources = objOrUndefined(spec.resources);
+  const resources = objectOrUndefined(spec.resources);
   if (resources === undefined) return [];
   const at = `${field}.resources`;
-  if (obj(spec.os).name === 'windows') return [forbiddenField(at, 'may not be set for a windows pod')];
+  if (asObject(spec.os).name === 'windows') return [forbiddenField(at, 'may not be set for a windows pod')];
   const causes: StatusCause[] = [];
   if (Array.isArray(resources.claims)) causes.push(forbiddenField(`${at}.claims`, 'claims may not be set for Resources at pod-level'));
   causes.push(...validateResourceRequirements(resources, at, { podClaims, resourceName: podResourceName }));

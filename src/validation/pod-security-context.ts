@@ -14,7 +14,8 @@ import { goJson, invalidField, notSupportedField, requiredField, tooLongField, d
 import { idProblems } from './value-formats.js';
 import { localDescendingPath } from './volumes.js';
 import { validateWindowsOptions } from './windows-options.js';
-import { list, numOrUndefined, objOrUndefined, objects, str, type Obj } from './value-access.js';
+import { asArray, asString, numberOrUndefined, type Obj, objectOrUndefined } from '../api/values.js';
+import { objects } from './value-access.js';
 
 const SYSCTL_MAX_LENGTH = 253;
 const SYSCTL_SEGMENT = '[a-z0-9]([-_a-z0-9]*[a-z0-9])?';
@@ -64,7 +65,7 @@ function sysctlCauses(spec: Obj, sysctls: unknown, field: string): StatusCause[]
   const names = new Set<string>();
   objects(sysctls).forEach((s, i) => {
     const at = `${field}[${i}].name`;
-    const name = str(s.name);
+    const name = asString(s.name);
     if (name === '') causes.push(requiredField(at));
     else if (name.length > SYSCTL_MAX_LENGTH || !SYSCTL_RE.test(name)) {
       causes.push(invalidField(at, name, `must have at most ${SYSCTL_MAX_LENGTH} characters and match regex ${SYSCTL_PATTERN}`));
@@ -79,10 +80,10 @@ function sysctlCauses(spec: Obj, sysctls: unknown, field: string): StatusCause[]
 
 /** validateSeccompProfileField: a supported type, and a relative `localhostProfile` exactly for Localhost. */
 export function validateSeccompProfile(profileValue: unknown, field: string): StatusCause[] {
-  const profile = objOrUndefined(profileValue);
+  const profile = objectOrUndefined(profileValue);
   if (profile === undefined) return [];
   const causes: StatusCause[] = [];
-  const type = str(profile.type);
+  const type = asString(profile.type);
   if (type === '') causes.push(requiredField(`${field}.type`, 'type is required when seccompProfile is set'));
   else if (!PROFILE_TYPES.includes(type)) causes.push(notSupportedField(`${field}.type`, type, PROFILE_TYPES));
   const localhost = profile.localhostProfile;
@@ -98,9 +99,9 @@ export function validateSeccompProfile(profileValue: unknown, field: string): St
 
 /** ValidateAppArmorProfileField: a supported type, and an unpadded `localhostProfile` exactly for Localhost. */
 export function validateAppArmorProfile(profileValue: unknown, field: string): StatusCause[] {
-  const profile = objOrUndefined(profileValue);
+  const profile = objectOrUndefined(profileValue);
   if (profile === undefined) return [];
-  const type = str(profile.type);
+  const type = asString(profile.type);
   const localhost = profile.localhostProfile;
   const at = `${field}.localhostProfile`;
   switch (type) {
@@ -125,7 +126,7 @@ export function validateAppArmorProfile(profileValue: unknown, field: string): S
 function idCauses(sc: Obj, field: string): StatusCause[] {
   const causes: StatusCause[] = [];
   for (const key of ['runAsUser', 'runAsGroup'] as const) {
-    const id = numOrUndefined(sc[key]);
+    const id = numberOrUndefined(sc[key]);
     if (id !== undefined) causes.push(...idProblems(id).map((msg) => invalidField(`${field}.${key}`, id, msg)));
   }
   return causes;
@@ -144,11 +145,11 @@ export function usesHostUsers(spec: Obj): boolean {
  * `allowAnySELinuxChangePolicy` is set on the update of a Pod that already had a seLinuxChangePolicy.
  */
 export function validatePodSecurityContext(spec: Obj, field: string, allowAnySELinuxChangePolicy = false): StatusCause[] {
-  const sc = objOrUndefined(spec.securityContext);
+  const sc = objectOrUndefined(spec.securityContext);
   if (sc === undefined) return [];
   const at = `${field}.securityContext`;
   const causes: StatusCause[] = [];
-  const fsGroup = numOrUndefined(sc.fsGroup);
+  const fsGroup = numberOrUndefined(sc.fsGroup);
   if (fsGroup !== undefined) causes.push(...idProblems(fsGroup).map((msg) => invalidField(`${at}.fsGroup`, fsGroup, msg)));
   causes.push(...idCauses(sc, at));
   (Array.isArray(sc.supplementalGroups) ? sc.supplementalGroups : []).forEach((gid, i) => {
@@ -181,11 +182,11 @@ export function validatePodSecurityContext(spec: Obj, field: string, allowAnySEL
 /** kube's internal SecurityContext as its field errors print it (Go field names, nil pointers as null). */
 function internalSecurityContext(sc: Obj): unknown {
   const pick = (o: unknown, fields: Record<string, string>, zero: unknown): unknown => {
-    const value = objOrUndefined(o);
+    const value = objectOrUndefined(o);
     return value === undefined ? null : Object.fromEntries(Object.entries(fields).map(([goName, key]) => [goName, value[key] ?? zero]));
   };
   const profile = (o: unknown): unknown => pick(o, { Type: 'type', LocalhostProfile: 'localhostProfile' }, null);
-  const seLinux = objOrUndefined(sc.seLinuxOptions);
+  const seLinux = objectOrUndefined(sc.seLinuxOptions);
   return {
     Capabilities: pick(sc.capabilities, { Add: 'add', Drop: 'drop' }, null),
     Privileged: sc.privileged ?? null,
@@ -217,7 +218,7 @@ function privilegeEscalationCauses(sc: Obj, field: string): StatusCause[] {
   const causes: StatusCause[] = [];
   if (sc.privileged === true)
     causes.push(invalidField(field, goJson(internalSecurityContext(sc)), 'cannot set `allowPrivilegeEscalation` to false and `privileged` to true'));
-  for (const capability of list(objOrUndefined(sc.capabilities)?.add)) {
+  for (const capability of asArray(objectOrUndefined(sc.capabilities)?.add)) {
     if (capability === 'CAP_SYS_ADMIN') {
       causes.push(
         invalidField(field, goJson(internalSecurityContext(sc)), 'cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN'),
@@ -229,7 +230,7 @@ function privilegeEscalationCauses(sc: Obj, field: string): StatusCause[] {
 
 /** ValidateSecurityContext: a container's security context at `field`; `hostUsers` as {@link usesHostUsers}. */
 export function validateContainerSecurityContext(scValue: unknown, field: string, hostUsers: boolean): StatusCause[] {
-  const sc = objOrUndefined(scValue);
+  const sc = objectOrUndefined(scValue);
   if (sc === undefined) return [];
   const causes = idCauses(sc, field);
   if (typeof sc.procMount === 'string') {

@@ -43,7 +43,8 @@ import { validateAnnotationsMatchFields } from './security-profile-annotations.j
 import { validateHostAliases, validatePodDNSConfig } from './pod-dns.js';
 import { validateTopologySpreadConstraints } from './topology-spread.js';
 import { validateVolumes } from './volumes.js';
-import { list, num, numOrUndefined, obj, objOrUndefined, objects, str, type Obj } from './value-access.js';
+import { asArray, asNumber, asObject, asString, numberOrUndefined, type Obj, objectOrUndefined } from '../api/values.js';
+import { objects } from './value-access.js';
 
 const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'];
 const DNS_POLICIES = ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None'];
@@ -72,7 +73,7 @@ function enumCauses(field: string, value: string, supported: readonly string[]):
 }
 
 function nameCauses(field: string, value: unknown, check: (v: string) => string[]): StatusCause[] {
-  const name = str(value);
+  const name = asString(value);
   return name === '' ? [] : check(name).map((msg) => invalidField(field, name, msg));
 }
 
@@ -81,15 +82,15 @@ export function validateTolerations(tolerations: unknown, field: string): Status
   const causes: StatusCause[] = [];
   objects(tolerations).forEach((t, i) => {
     const at = `${field}[${i}]`;
-    const key = str(t.key);
-    const operator = str(t.operator);
-    const value = str(t.value);
-    const effect = str(t.effect);
+    const key = asString(t.key);
+    const operator = asString(t.operator);
+    const value = asString(t.value);
+    const effect = asString(t.effect);
     if (key !== '') causes.push(...isLabelKey(key).map((msg) => invalidField(`${at}.key`, key, msg)));
     if (key === '' && operator !== 'Exists') {
       causes.push(invalidField(`${at}.operator`, operator, 'operator must be Exists when `key` is empty, which means "match all values and all keys"'));
     }
-    if (numOrUndefined(t.tolerationSeconds) !== undefined && effect !== 'NoExecute') {
+    if (numberOrUndefined(t.tolerationSeconds) !== undefined && effect !== 'NoExecute') {
       causes.push(invalidField(`${at}.effect`, effect, "effect must be 'NoExecute' when `tolerationSeconds` is set"));
     }
     if (operator === 'Equal' || operator === '') {
@@ -110,7 +111,7 @@ export function validateTolerations(tolerations: unknown, field: string): Status
 /** validateReadinessGates: each condition type a qualified name. */
 function validateReadinessGates(gates: unknown, field: string): StatusCause[] {
   return objects(gates).flatMap((gate, i) => {
-    const type = str(gate.conditionType);
+    const type = asString(gate.conditionType);
     return isLabelKey(type).map((msg) => invalidField(`${field}[${i}].conditionType`, type, msg));
   });
 }
@@ -119,7 +120,7 @@ function validateReadinessGates(gates: unknown, field: string): StatusCause[] {
 function validateSchedulingGates(gates: unknown, field: string): StatusCause[] {
   const seen = new Set<string>();
   return objects(gates).flatMap((gate, i) => {
-    const name = str(gate.name);
+    const name = asString(gate.name);
     const causes = isLabelKey(name).map((msg) => invalidField(`${field}[${i}]`, name, msg));
     if (seen.has(name)) causes.push(duplicateField(`${field}[${i}]`, name));
     seen.add(name);
@@ -129,11 +130,11 @@ function validateSchedulingGates(gates: unknown, field: string): StatusCause[] {
 
 /** validateOnlyDeletedSchedulingGates: an update may remove scheduling gates, not add them. */
 function schedulingGateUpdateCauses(next: unknown, old: unknown, field: string): StatusCause[] {
-  const oldNames = new Set(objects(old).map((g) => str(g.name)));
+  const oldNames = new Set(objects(old).map((g) => asString(g.name)));
   // kube reports each new name once, at the last index it appears at.
   const added = new Map<string, number>();
   objects(next).forEach((g, i) => {
-    const name = str(g.name);
+    const name = asString(g.name);
     if (!oldNames.has(name)) added.set(name, i);
   });
   return [...added].map(([name, i]) => forbiddenField(`${field}[${i}].name`, `only deletion is allowed, but found new scheduling gate '${name}'`));
@@ -144,8 +145,8 @@ function hostNetworkCauses(spec: Obj, field: string, opts: PodSpecOptions): Stat
   if (spec.hostNetwork !== true) return [];
   return objects(spec.containers).flatMap((c, ci) =>
     objects(c.ports).flatMap((p, pi) => {
-      const hostPort = num(p.hostPort);
-      return (opts.resourceIsPod || hostPort !== 0) && hostPort !== num(p.containerPort)
+      const hostPort = asNumber(p.hostPort);
+      return (opts.resourceIsPod || hostPort !== 0) && hostPort !== asNumber(p.containerPort)
         ? [invalidField(`${field}.containers[${ci}].ports[${pi}].hostPort`, hostPort, 'must match `containerPort` when `hostNetwork` is true')]
         : [];
     }),
@@ -159,9 +160,9 @@ function hasRestartContainerForNonSidecarInit(spec: Obj | undefined): boolean {
 
 /** ValidatePodSpec at `field` (`spec`, `spec.template.spec`, ...). */
 export function validatePodSpec(specValue: unknown, field: string, opts: PodSpecOptions): StatusCause[] {
-  const spec = obj(specValue);
+  const spec = asObject(specValue);
   const causes: StatusCause[] = [];
-  if (numOrUndefined(spec.terminationGracePeriodSeconds) === undefined) causes.push(requiredField(`${field}.terminationGracePeriodSeconds`));
+  if (numberOrUndefined(spec.terminationGracePeriodSeconds) === undefined) causes.push(requiredField(`${field}.terminationGracePeriodSeconds`));
   const volumes = validateVolumes(spec.volumes, `${field}.volumes`);
   causes.push(...volumes.causes);
   const ctx: ContainerContext = {
@@ -176,16 +177,16 @@ export function validatePodSpec(specValue: unknown, field: string, opts: PodSpec
   causes.push(...validateEphemeralContainers(spec.ephemeralContainers, spec.containers, spec.initContainers, ctx, `${field}.ephemeralContainers`));
   causes.push(...validatePodResources(spec, ctx.podClaims, field));
   causes.push(...hostNetworkCauses(spec, field, opts));
-  causes.push(...enumCauses(`${field}.restartPolicy`, str(spec.restartPolicy), RESTART_POLICIES));
-  causes.push(...enumCauses(`${field}.dnsPolicy`, str(spec.dnsPolicy), DNS_POLICIES));
+  causes.push(...enumCauses(`${field}.restartPolicy`, asString(spec.restartPolicy), RESTART_POLICIES));
+  causes.push(...enumCauses(`${field}.dnsPolicy`, asString(spec.dnsPolicy), DNS_POLICIES));
   causes.push(...validateLabels(spec.nodeSelector, `${field}.nodeSelector`));
-  const hadChangePolicy = typeof obj(opts.oldSpec?.securityContext).seLinuxChangePolicy === 'string';
+  const hadChangePolicy = typeof asObject(opts.oldSpec?.securityContext).seLinuxChangePolicy === 'string';
   causes.push(...validatePodSecurityContext(spec, field, hadChangePolicy));
-  causes.push(...validateNodeAffinity(objOrUndefined(spec.affinity)?.nodeAffinity, `${field}.affinity.nodeAffinity`));
+  causes.push(...validateNodeAffinity(objectOrUndefined(spec.affinity)?.nodeAffinity, `${field}.affinity.nodeAffinity`));
   causes.push(...validatePodAffinities(spec.affinity, `${field}.affinity`));
   causes.push(...nameCauses(`${field}.serviceAccountName`, spec.serviceAccountName, isDNS1123Subdomain));
   causes.push(...nameCauses(`${field}.nodeName`, spec.nodeName, isDNS1123Subdomain));
-  const deadline = numOrUndefined(spec.activeDeadlineSeconds);
+  const deadline = numberOrUndefined(spec.activeDeadlineSeconds);
   if (deadline !== undefined && (deadline < 1 || deadline > INT32_MAX)) {
     causes.push(invalidField(`${field}.activeDeadlineSeconds`, deadline, inclusiveRangeError(1, INT32_MAX)));
   }
@@ -196,7 +197,7 @@ export function validatePodSpec(specValue: unknown, field: string, opts: PodSpec
   causes.push(...validateReadinessGates(spec.readinessGates, `${field}.readinessGates`));
   causes.push(...validateSchedulingGates(spec.schedulingGates, `${field}.schedulingGates`));
   causes.push(...validateHostUsers(spec, field));
-  causes.push(...validatePodDNSConfig(spec.dnsConfig, str(spec.dnsPolicy), `${field}.dnsConfig`));
+  causes.push(...validatePodDNSConfig(spec.dnsConfig, asString(spec.dnsPolicy), `${field}.dnsConfig`));
   causes.push(...validateHostAliases(spec.hostAliases, `${field}.hostAliases`));
   causes.push(...nameCauses(`${field}.priorityClassName`, spec.priorityClassName, isDNS1123Subdomain));
   if (typeof spec.runtimeClassName === 'string')
@@ -208,9 +209,9 @@ export function validatePodSpec(specValue: unknown, field: string, opts: PodSpec
 
 /** ValidatePodTemplateSpec: template labels and annotations, and its pod spec. */
 export function validatePodTemplateSpec(templateValue: unknown, field: string): StatusCause[] {
-  const template = obj(templateValue);
-  const meta = obj(template.metadata);
-  const spec = obj(template.spec);
+  const template = asObject(templateValue);
+  const meta = asObject(template.metadata);
+  const spec = asObject(template.spec);
   const causes = [
     ...validateLabels(meta.labels, `${field}.labels`),
     ...validateAnnotations(meta.annotations, `${field}.annotations`),
@@ -218,7 +219,7 @@ export function validatePodTemplateSpec(templateValue: unknown, field: string): 
     ...validatePodSpec(spec, `${field}.spec`, { resourceIsPod: false }),
     ...validateAnnotationsMatchFields(meta.annotations, spec, `${field}.spec`),
   ];
-  if (list(obj(template.spec).ephemeralContainers).length > 0) {
+  if (asArray(asObject(template.spec).ephemeralContainers).length > 0) {
     causes.push(forbiddenField(`${field}.spec.ephemeralContainers`, 'ephemeral containers not allowed in pod template'));
   }
   return causes;
@@ -227,10 +228,10 @@ export function validatePodTemplateSpec(templateValue: unknown, field: string): 
 /** ValidateContainerUpdates: the same number of containers, each with an image. */
 function containerUpdateCauses(next: unknown, old: unknown, field: string): { causes: StatusCause[]; stop: boolean } {
   const nextList = objects(next);
-  if (nextList.length !== list(old).length) return { causes: [forbiddenField(field, 'pod updates may not add or remove containers')], stop: true };
+  if (nextList.length !== asArray(old).length) return { causes: [forbiddenField(field, 'pod updates may not add or remove containers')], stop: true };
   const causes: StatusCause[] = [];
   nextList.forEach((c, i) => {
-    const image = str(c.image);
+    const image = asString(c.image);
     if (image === '') causes.push(requiredField(`${field}[${i}].image`));
     if (image.trim() !== image) causes.push(invalidField(`${field}[${i}].image`, image, 'must not have leading or trailing whitespace'));
   });
@@ -258,7 +259,7 @@ function withUpdatableFieldsFrom(next: Obj, old: Obj): Obj {
     if (old[key] === undefined) delete munged[key];
     else munged[key] = old[key];
   }
-  const oldGrace = numOrUndefined(old.terminationGracePeriodSeconds);
+  const oldGrace = numberOrUndefined(old.terminationGracePeriodSeconds);
   if (oldGrace !== undefined && oldGrace < 0 && next.terminationGracePeriodSeconds === 1) munged.terminationGracePeriodSeconds = oldGrace;
   return munged;
 }
@@ -280,8 +281,8 @@ function podSpecUpdateCauses(next: Obj, old: Obj): StatusCause[] {
     causes.push(...result.causes);
     if (result.stop) return causes;
   }
-  const deadline = numOrUndefined(next.activeDeadlineSeconds);
-  const oldDeadline = numOrUndefined(old.activeDeadlineSeconds);
+  const deadline = numberOrUndefined(next.activeDeadlineSeconds);
+  const oldDeadline = numberOrUndefined(old.activeDeadlineSeconds);
   if (deadline !== undefined) {
     if (deadline < 0 || deadline > INT32_MAX) return [...causes, invalidField('spec.activeDeadlineSeconds', deadline, inclusiveRangeError(0, INT32_MAX))];
     if (oldDeadline !== undefined && oldDeadline < deadline) {
@@ -294,7 +295,7 @@ function podSpecUpdateCauses(next: Obj, old: Obj): StatusCause[] {
   causes.push(...schedulingGateUpdateCauses(next.schedulingGates, old.schedulingGates, 'spec.schedulingGates'));
   if (jsonEqual(next, old)) return causes;
   const munged = withUpdatableFieldsFrom(next, old);
-  if (list(old.schedulingGates).length > 0) causes.push(...gatedPodUpdateCauses(munged, old));
+  if (asArray(old.schedulingGates).length > 0) causes.push(...gatedPodUpdateCauses(munged, old));
   if (!jsonEqual(munged, old)) {
     causes.push(forbiddenField('spec', `pod updates may not change fields other than ${UPDATABLE_POD_SPEC_FIELDS.join(',')}\n${changedFields(munged, old)}`));
   }
@@ -303,18 +304,18 @@ function podSpecUpdateCauses(next: Obj, old: Obj): StatusCause[] {
 
 /** A Pod's own checks beyond its metadata: ValidatePodCreate, or ValidatePodUpdate given the stored Pod. */
 export function validatePod(pod: Obj, old?: Obj): StatusCause[] {
-  const spec = obj(pod.spec);
-  const meta = obj(pod.metadata);
+  const spec = asObject(pod.spec);
+  const meta = asObject(pod.metadata);
   const causes = validatePodMetadataAndSpec(pod, old);
   if (old === undefined) {
-    if (list(spec.ephemeralContainers).length > 0) causes.push(forbiddenField('spec.ephemeralContainers', 'cannot be set on create'));
-    if (str(spec.nodeName) !== '' && list(spec.schedulingGates).length > 0) {
+    if (asArray(spec.ephemeralContainers).length > 0) causes.push(forbiddenField('spec.ephemeralContainers', 'cannot be set on create'));
+    if (asString(spec.nodeName) !== '' && asArray(spec.schedulingGates).length > 0) {
       causes.push(forbiddenField('spec.nodeName', 'cannot be set until all schedulingGates have been cleared'));
     }
     causes.push(...validateAnnotationsMatchFields(meta.annotations, spec, 'spec'));
     return causes;
   }
-  return [...causes, ...validatePodAnnotationUpdates(pod, old, 'metadata.annotations'), ...podSpecUpdateCauses(spec, obj(old.spec))];
+  return [...causes, ...validatePodAnnotationUpdates(pod, old, 'metadata.annotations'), ...podSpecUpdateCauses(spec, asObject(old.spec))];
 }
 
 /**
@@ -323,18 +324,18 @@ export function validatePod(pod: Obj, old?: Obj): StatusCause[] {
  * stored), image names, and no service account token volume without a service account.
  */
 export function validatePodMetadataAndSpec(pod: Obj, old?: Obj): StatusCause[] {
-  const spec = obj(pod.spec);
-  const meta = obj(pod.metadata);
+  const spec = asObject(pod.spec);
+  const meta = asObject(pod.metadata);
   const causes = [
     ...validatePodSpecificAnnotations(meta.annotations, spec, 'metadata.annotations', old !== undefined && hasInvalidDeletionCost(old)),
-    ...validatePodSpec(spec, 'spec', { resourceIsPod: true, podMeta: meta, oldSpec: old === undefined ? undefined : obj(old.spec) }),
+    ...validatePodSpec(spec, 'spec', { resourceIsPod: true, podMeta: meta, oldSpec: old === undefined ? undefined : asObject(old.spec) }),
     ...validateContainerImagesForPod(spec.containers, 'spec.containers'),
     ...validateContainerImagesForPod(spec.initContainers, 'spec.initContainers'),
   ];
-  if (str(spec.serviceAccountName) === '') {
+  if (asString(spec.serviceAccountName) === '') {
     objects(spec.volumes).forEach((v, vi) => {
-      objects(obj(v.projected).sources).forEach((s, si) => {
-        if (objOrUndefined(s.serviceAccountToken) !== undefined) {
+      objects(asObject(v.projected).sources).forEach((s, si) => {
+        if (objectOrUndefined(s.serviceAccountToken) !== undefined) {
           causes.push(
             forbiddenField(`spec.volumes[${vi}].projected.sources[${si}].serviceAccountToken`, 'must not be specified when serviceAccountName is not set'),
           );

@@ -9,7 +9,7 @@
 import type { StatusCause } from '../api/errors.js';
 import { goJson, invalidField, notSupportedField, requiredField } from './field-errors.js';
 import { isDNS1123Label } from './string-formats.js';
-import { list, obj, objOrUndefined, str, type Obj } from './value-access.js';
+import { asArray, asNumber, asObject, asString, type Obj, objectOrUndefined } from '../api/values.js';
 import { inclusiveRangeError } from './value-formats.js';
 
 const IQN_RE = /iqn\.\d{4}-\d{2}\.([A-Za-z0-9\-.]+)(:[^,;*&$|\s]+)$/;
@@ -17,8 +17,6 @@ const EUI_RE = /^eui.[A-Za-z0-9]{16}$/;
 const NAA_RE = /^naa.[A-Za-z0-9]{32}$/;
 const CACHING_MODES = ['None', 'ReadOnly', 'ReadWrite'];
 const DISK_KINDS = ['Dedicated', 'Managed', 'Shared'];
-
-const num = (v: unknown): number => (typeof v === 'number' ? v : 0);
 
 /** Whether an iSCSI qualified name has a known prefix and that prefix's shape. */
 function iscsiNameProblem(name: string): string | undefined {
@@ -30,13 +28,13 @@ function iscsiNameProblem(name: string): string | undefined {
 }
 
 function partitionCauses(source: Obj, at: string): StatusCause[] {
-  const p = num(source.partition);
+  const p = asNumber(source.partition);
   return p < 0 || p > 255 ? [invalidField(`${at}.partition`, p, inclusiveRangeError(1, 255))] : [];
 }
 
 function iscsiCauses(s: Obj, pvName: string, at: string): StatusCause[] {
   const causes: StatusCause[] = [];
-  const portal = str(s.targetPortal);
+  const portal = asString(s.targetPortal);
   if (portal === '') causes.push(requiredField(`${at}.targetPortal`));
   if (typeof s.initiatorName === 'string' && Buffer.byteLength(`${pvName}:${portal}`) > 64) {
     causes.push(
@@ -47,17 +45,17 @@ function iscsiCauses(s: Obj, pvName: string, at: string): StatusCause[] {
       ),
     );
   }
-  const iqn = str(s.iqn);
+  const iqn = asString(s.iqn);
   if (iqn === '') causes.push(requiredField(`${at}.iqn`));
   else {
     const problem = iscsiNameProblem(iqn);
     if (problem !== undefined) causes.push(invalidField(`${at}.iqn`, iqn, problem));
   }
-  const lun = num(s.lun);
+  const lun = asNumber(s.lun);
   if (lun < 0 || lun > 255) causes.push(invalidField(`${at}.lun`, lun, inclusiveRangeError(0, 255)));
-  const secretRef = objOrUndefined(s.secretRef);
+  const secretRef = objectOrUndefined(s.secretRef);
   if ((s.chapAuthDiscovery === true || s.chapAuthSession === true) && secretRef === undefined) causes.push(requiredField(`${at}.secretRef`));
-  if (secretRef !== undefined && str(secretRef.name) === '') causes.push(requiredField(`${at}.secretRef.name`));
+  if (secretRef !== undefined && asString(secretRef.name) === '') causes.push(requiredField(`${at}.secretRef.name`));
   if (typeof s.initiatorName === 'string') {
     const initiator = s.initiatorName;
     const problem = iscsiNameProblem(initiator);
@@ -68,8 +66,8 @@ function iscsiCauses(s: Obj, pvName: string, at: string): StatusCause[] {
 
 function fcCauses(s: Obj, at: string): StatusCause[] {
   const causes: StatusCause[] = [];
-  const wwns = list(s.targetWWNs);
-  const wwids = list(s.wwids);
+  const wwns = asArray(s.targetWWNs);
+  const wwids = asArray(s.wwids);
   if (wwns.length < 1 && wwids.length < 1) causes.push(requiredField(`${at}.targetWWNs`, 'must specify either targetWWNs or wwids, but not both'));
   if (wwns.length !== 0 && wwids.length !== 0)
     causes.push(invalidField(`${at}.targetWWNs`, goJson(wwns), 'targetWWNs and wwids can not be specified simultaneously'));
@@ -82,8 +80,8 @@ function fcCauses(s: Obj, at: string): StatusCause[] {
 
 function azureDiskCauses(s: Obj, at: string): StatusCause[] {
   const causes: StatusCause[] = [];
-  if (str(s.diskName) === '') causes.push(requiredField(`${at}.diskName`));
-  const uri = str(s.diskURI);
+  if (asString(s.diskName) === '') causes.push(requiredField(`${at}.diskName`));
+  const uri = asString(s.diskURI);
   if (uri === '') causes.push(requiredField(`${at}.diskURI`));
   const caching = typeof s.cachingMode === 'string' ? s.cachingMode : 'ReadWrite';
   if (!CACHING_MODES.includes(caching)) causes.push(notSupportedField(`${at}.cachingMode`, caching, CACHING_MODES));
@@ -99,8 +97,8 @@ function azureDiskCauses(s: Obj, at: string): StatusCause[] {
 }
 
 function flexCauses(s: Obj, at: string): StatusCause[] {
-  const causes: StatusCause[] = str(s.driver) === '' ? [requiredField(`${at}.driver`)] : [];
-  for (const key of Object.keys(obj(s.options)).sort()) {
+  const causes: StatusCause[] = asString(s.driver) === '' ? [requiredField(`${at}.driver`)] : [];
+  for (const key of Object.keys(asObject(s.options)).sort()) {
     const slash = key.indexOf('/');
     const namespace = `.${(slash >= 0 ? key.slice(0, slash) : key).toLowerCase()}`;
     if (namespace.endsWith('.kubernetes.io') || namespace.endsWith('.k8s.io')) {
@@ -111,7 +109,7 @@ function flexCauses(s: Obj, at: string): StatusCause[] {
 }
 
 const required = (s: Obj, at: string, ...keys: string[]): StatusCause[] =>
-  keys.filter((k) => (Array.isArray(s[k]) ? (s[k] as unknown[]).length === 0 : str(s[k]) === '')).map((k) => requiredField(`${at}.${k}`));
+  keys.filter((k) => (Array.isArray(s[k]) ? (s[k] as unknown[]).length === 0 : asString(s[k]) === '')).map((k) => requiredField(`${at}.${k}`));
 
 /** The checks of one in-tree PV source's own fields at `at` (the path kube reports them under). */
 export function legacySourceCauses(key: string, s: Obj, pvName: string, at: string): StatusCause[] {
@@ -137,7 +135,7 @@ export function legacySourceCauses(key: string, s: Obj, pvName: string, at: stri
       return iscsiCauses(s, pvName, at);
     case 'cinder': {
       const causes = required(s, at, 'volumeID');
-      const ref = objOrUndefined(s.secretRef);
+      const ref = objectOrUndefined(s.secretRef);
       if (ref !== undefined) causes.push(...required(ref, `${at}.secretRef`, 'name', 'namespace'));
       return causes;
     }

@@ -8,7 +8,8 @@
 import type { StatusCause } from '../api/errors.js';
 import { duplicateField, forbiddenField, goJson, invalidField, notFoundField, requiredField } from './field-errors.js';
 import { isDNS1123Label, isDNS1123Subdomain } from './string-formats.js';
-import { obj, objects, str, type Obj } from './value-access.js';
+import { asObject, asString, type Obj } from '../api/values.js';
+import { objects } from './value-access.js';
 
 const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';
 
@@ -16,14 +17,14 @@ const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';
 export function podClaimNames(spec: Obj): Set<string> {
   return new Set(
     objects(spec.resourceClaims)
-      .map((c) => str(c.name))
+      .map((c) => asString(c.name))
       .filter((n) => n !== ''),
   );
 }
 
 function claimCauses(claim: Obj, seen: Set<string>, at: string): StatusCause[] {
   const causes: StatusCause[] = [];
-  const name = str(claim.name);
+  const name = asString(claim.name);
   if (name === '') causes.push(requiredField(`${at}.name`));
   else if (seen.has(name)) causes.push(duplicateField(`${at}.name`, name));
   else {
@@ -53,7 +54,7 @@ function claimCauses(claim: Obj, seen: Set<string>, at: string): StatusCause[] {
  */
 export function validatePodResourceClaims(spec: Obj, podMeta: Obj | undefined, field: string): StatusCause[] {
   const claims = objects(spec.resourceClaims);
-  if (podMeta !== undefined && Object.hasOwn(obj(podMeta.annotations), MIRROR_POD_ANNOTATION)) {
+  if (podMeta !== undefined && Object.hasOwn(asObject(podMeta.annotations), MIRROR_POD_ANNOTATION)) {
     return claims.map(() => forbiddenField('[]', 'static pods do not support resource claims'));
   }
   const seen = new Set<string>();
@@ -66,14 +67,14 @@ export function validateClaimReferences(claims: unknown, podClaims: ReadonlySet<
   const seen = new Set<string>();
   objects(claims).forEach((claim, i) => {
     const at = `${field}[${i}]`;
-    const name = str(claim.name);
+    const name = asString(claim.name);
     if (name === '') {
       causes.push(requiredField(at));
       return;
     }
     if (seen.has(name)) causes.push(duplicateField(at, name));
     else {
-      const request = str(claim.request);
+      const request = asString(claim.request);
       let key = name;
       if (request !== '') {
         causes.push(...isDNS1123Label(request).map((msg) => invalidField(`${at}.request`, request, msg)));

@@ -10,7 +10,8 @@ import type { StatusCause } from '../api/errors.js';
 import { FIELD_IMMUTABLE } from './object-meta.js';
 import { goJson, invalidField, requiredField } from './field-errors.js';
 import { isStandardQuotaResource, validateQuotaResourceName, validateResourceQuantity } from './resource-names.js';
-import { list, obj, objOrUndefined, objects, str, type Obj } from './value-access.js';
+import { asArray, asObject, asString, type Obj, objectOrUndefined } from '../api/values.js';
+import { objects } from './value-access.js';
 
 const SCOPES = new Set(['Terminating', 'NotTerminating', 'BestEffort', 'NotBestEffort', 'PriorityClass', 'VolumeAttributesClass', 'CrossNamespacePodAffinity']);
 /** Scopes that only exist or not: a selector may only ask whether they apply. */
@@ -52,8 +53,8 @@ function scopesValue(spec: Obj): ReturnType<typeof goJson> {
 /** The internal ScopeSelector as Go's JSON prints it (no JSON tags: Go field names). */
 function scopeSelectorValue(selector: Obj): ReturnType<typeof goJson> {
   const expressions = objects(selector.matchExpressions).map((e) => ({
-    ScopeName: str(e.scopeName),
-    Operator: str(e.operator),
+    ScopeName: asString(e.scopeName),
+    Operator: asString(e.operator),
     Values: Array.isArray(e.values) ? e.values : null,
   }));
   return goJson({ MatchExpressions: Array.isArray(selector.matchExpressions) ? expressions : null });
@@ -65,7 +66,7 @@ function conflictCauses(scopes: Set<string>, field: string, value: ReturnType<ty
 
 /** validateResourceQuotaScopes. */
 function validateScopes(spec: Obj, hard: readonly string[]): StatusCause[] {
-  const scopes = list(spec.scopes).map(str);
+  const scopes = asArray(spec.scopes).map(asString);
   if (scopes.length === 0) return [];
   const value = scopesValue(spec);
   const causes: StatusCause[] = [];
@@ -78,15 +79,15 @@ function validateScopes(spec: Obj, hard: readonly string[]): StatusCause[] {
 
 /** validateScopedResourceSelectorRequirement (nothing to check without a selector). */
 function validateScopeSelector(spec: Obj, hard: readonly string[]): StatusCause[] {
-  const selector = objOrUndefined(spec.scopeSelector);
+  const selector = objectOrUndefined(spec.scopeSelector);
   if (selector === undefined) return [];
   const field = 'spec.scopeSelector.matchExpressions';
   const causes: StatusCause[] = [];
   const scopes = new Set<string>();
   for (const e of objects(selector.matchExpressions)) {
-    const scope = str(e.scopeName);
-    const operator = str(e.operator);
-    const values = list(e.values);
+    const scope = asString(e.scopeName);
+    const operator = asString(e.operator);
+    const values = asArray(e.values);
     if (!SCOPES.has(scope)) causes.push(invalidField(`${field}.scopeName`, goJson(scope), 'unsupported scope'));
     for (let i = misfits(scope, hard); i > 0; i--) causes.push(invalidField(field, scopeSelectorValue(selector), 'unsupported scope applied to resource'));
     if (EXISTS_ONLY_SCOPES.has(scope) && operator !== 'Exists') {
@@ -115,13 +116,13 @@ function validateScopeSelector(spec: Obj, hard: readonly string[]): StatusCause[
 
 /** ValidateResourceQuotaSpec, plus (on update) ValidateResourceQuotaUpdate's unchanged scopes. */
 export function validateResourceQuota(rq: Obj, old?: Obj): StatusCause[] {
-  const spec = obj(rq.spec);
-  const hard = Object.keys(obj(spec.hard)).sort();
+  const spec = asObject(rq.spec);
+  const hard = Object.keys(asObject(spec.hard)).sort();
   const causes = resourceListCauses(spec.hard, 'spec.hard');
   causes.push(...validateScopes(spec, hard), ...validateScopeSelector(spec, hard));
   if (old !== undefined) {
-    const next = new Set(list(spec.scopes).map(str));
-    const prev = new Set(list(obj(old.spec).scopes).map(str));
+    const next = new Set(asArray(spec.scopes).map(asString));
+    const prev = new Set(asArray(asObject(old.spec).scopes).map(asString));
     const same = next.size === prev.size && [...next].every((s) => prev.has(s));
     if (!same) causes.push(invalidField('spec.scopes', scopesValue(spec), FIELD_IMMUTABLE));
   }
@@ -130,14 +131,14 @@ export function validateResourceQuota(rq: Obj, old?: Obj): StatusCause[] {
 
 /** The resource names and quantities of one resource list at `field`. */
 function resourceListCauses(resources: unknown, field: string): StatusCause[] {
-  const list = obj(resources);
-  return Object.keys(list)
+  const quantities = asObject(resources);
+  return Object.keys(quantities)
     .sort()
-    .flatMap((k) => [...validateQuotaResourceName(k, `${field}[${k}]`), ...validateResourceQuantity(k, list[k], `${field}[${k}]`)]);
+    .flatMap((k) => [...validateQuotaResourceName(k, `${field}[${k}]`), ...validateResourceQuantity(k, quantities[k], `${field}[${k}]`)]);
 }
 
 /** ValidateResourceQuotaStatusUpdate: status.hard and status.used (the resourceVersion is always set here). */
 export function validateResourceQuotaStatus(rq: Obj): StatusCause[] {
-  const status = obj(rq.status);
+  const status = asObject(rq.status);
   return [...resourceListCauses(status.hard, 'status.hard'), ...resourceListCauses(status.used, 'status.used')];
 }

@@ -11,7 +11,8 @@ import { compareQuantities } from '../api/quantity.js';
 import { forbiddenField, invalidField, requiredField } from './field-errors.js';
 import { isHugePages, isOvercommitAllowed, validateContainerResourceName, validateResourceQuantity } from './resource-names.js';
 import { validateClaimReferences } from './resource-claims.js';
-import { obj, stringEntries } from './value-access.js';
+import { asObject } from '../api/values.js';
+import { stringEntries } from './value-access.js';
 
 /** What a ResourceRequirements is checked against: the pod's claim names and a resource-name rule. */
 export interface ResourceRequirementsOptions {
@@ -22,7 +23,7 @@ export interface ResourceRequirementsOptions {
 
 /** The causes of a container's (or the pod's) `resources` at `path`. */
 export function validateResourceRequirements(resources: unknown, path: string, opts: ResourceRequirementsOptions): StatusCause[] {
-  const r = obj(resources);
+  const r = asObject(resources);
   const validateName = opts.resourceName ?? validateContainerResourceName;
   const limitsPath = `${path}.limits`;
   const requestsPath = `${path}.requests`;

@@ -9,7 +9,8 @@
 import type { StatusCause } from '../api/errors.js';
 import { forbiddenField, goQuote, invalidField } from './field-errors.js';
 import { localDescendingPath } from './volumes.js';
-import { obj, objOrUndefined, objects, str, stringEntries, type Obj } from './value-access.js';
+import { asObject, asString, type Obj, objectOrUndefined } from '../api/values.js';
+import { objects, stringEntries } from './value-access.js';
 
 const SECCOMP_POD_KEY = 'seccomp.security.alpha.kubernetes.io/pod';
 const SECCOMP_CONTAINER_PREFIX = 'container.seccomp.security.alpha.kubernetes.io/';
@@ -40,7 +41,7 @@ function seccompAnnotationCauses(value: string, field: string): StatusCause[] {
 export function validateSecurityProfileAnnotations(annotations: unknown, spec: Obj, field: string): StatusCause[] {
   const causes: StatusCause[] = [];
   const entries = stringEntries(annotations);
-  const names = new Set(containersWithPath(spec, '').map(({ container }) => str(container.name)));
+  const names = new Set(containersWithPath(spec, '').map(({ container }) => asString(container.name)));
   for (const [key, value] of entries) {
     // kube names seccomp annotations as a child path and AppArmor ones as a map key.
     if (key === SECCOMP_POD_KEY || key.startsWith(SECCOMP_CONTAINER_PREFIX)) causes.push(...seccompAnnotationCauses(value, `${field}.${key}`));
@@ -57,7 +58,7 @@ export function validateSecurityProfileAnnotations(annotations: unknown, spec: O
 /** validateSeccompAnnotationsAndFieldsMatch / the AppArmor equivalent: the annotation's profile is the field's. */
 function mismatchCauses(kind: 'seccomp' | 'apparmor', annotation: string, profile: Obj, field: string): StatusCause[] {
   const typeMismatch = [forbiddenField(`${field}.type`, `${kind} type in annotation and field must match`)];
-  switch (str(profile.type)) {
+  switch (asString(profile.type)) {
     case 'Unconfined':
       return annotation === UNCONFINED ? [] : typeMismatch;
     case 'RuntimeDefault':
@@ -79,23 +80,23 @@ function mismatchCauses(kind: 'seccomp' | 'apparmor', annotation: string, profil
 export function validateAnnotationsMatchFields(annotations: unknown, spec: Obj, specPath: string): StatusCause[] {
   const byKey = new Map(stringEntries(annotations));
   const causes: StatusCause[] = [];
-  const podSc = obj(spec.securityContext);
-  const podSeccomp = objOrUndefined(podSc.seccompProfile);
+  const podSc = asObject(spec.securityContext);
+  const podSeccomp = objectOrUndefined(podSc.seccompProfile);
   const podAnnotation = byKey.get(SECCOMP_POD_KEY);
   if (podSeccomp !== undefined && podAnnotation !== undefined) {
     causes.push(...mismatchCauses('seccomp', podAnnotation, podSeccomp, `${specPath}.securityContext.seccompProfile`));
   }
   for (const { container, path } of containersWithPath(spec, specPath)) {
-    const seccomp = objOrUndefined(obj(container.securityContext).seccompProfile);
-    const annotation = byKey.get(`${SECCOMP_CONTAINER_PREFIX}${str(container.name)}`);
+    const seccomp = objectOrUndefined(asObject(container.securityContext).seccompProfile);
+    const annotation = byKey.get(`${SECCOMP_CONTAINER_PREFIX}${asString(container.name)}`);
     if (seccomp !== undefined && annotation !== undefined)
       causes.push(...mismatchCauses('seccomp', annotation, seccomp, `${path}.securityContext.seccompProfile`));
   }
-  if (obj(spec.os).name === 'windows') return causes;
-  const podAppArmor = objOrUndefined(podSc.appArmorProfile);
+  if (asObject(spec.os).name === 'windows') return causes;
+  const podAppArmor = objectOrUndefined(podSc.appArmorProfile);
   for (const { container, path } of containersWithPath(spec, specPath)) {
-    const profile = objOrUndefined(obj(container.securityContext).appArmorProfile) ?? podAppArmor;
-    const annotation = byKey.get(`${APPARMOR_CONTAINER_PREFIX}${str(container.name)}`);
+    const profile = objectOrUndefined(asObject(container.securityContext).appArmorProfile) ?? podAppArmor;
+    const annotation = byKey.get(`${APPARMOR_CONTAINER_PREFIX}${asString(container.name)}`);
     if (profile !== undefined && annotation !== undefined)
       causes.push(...mismatchCauses('apparmor', annotation, profile, `${path}.securityContext.appArmorProfile`));
   }

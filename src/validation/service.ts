@@ -12,7 +12,8 @@ import { ipv4Problem } from '../config/ip-range.js';
 import { duplicateField, forbiddenField, goJson, invalidField, notSupportedField, requiredField } from './field-errors.js';
 import { validateLabels } from './object-meta.js';
 import { isDNS1123Label, isDNS1123Subdomain, isLabelKey } from './string-formats.js';
-import { list, num, numOrUndefined, obj, objOrUndefined, objects, str, type Obj } from './value-access.js';
+import { asArray, asNumber, asObject, asString, numberOrUndefined, type Obj, objectOrUndefined } from '../api/values.js';
+import { objects } from './value-access.js';
 import { portNameProblems, portNumberProblems } from './value-formats.js';
 
 const TYPES = ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort'];
@@ -23,22 +24,22 @@ const TRAFFIC_DISTRIBUTIONS = ['PreferClose', 'PreferSameZone', 'PreferSameNode'
 const MAX_AFFINITY_TIMEOUT = 86400;
 
 function isHeadless(spec: Obj): boolean {
-  const ips = list(spec.clusterIPs);
+  const ips = asArray(spec.clusterIPs);
   return ips.length > 0 ? ips[0] === 'None' : spec.clusterIP === 'None';
 }
 
 function portCauses(port: Obj, requireName: boolean, names: Set<string>, at: string): StatusCause[] {
   const causes: StatusCause[] = [];
-  const name = str(port.name);
+  const name = asString(port.name);
   if (requireName && name === '') causes.push(requiredField(`${at}.name`));
   else if (name !== '') {
     causes.push(...isDNS1123Label(name).map((msg) => invalidField(`${at}.name`, name, msg)));
     if (names.has(name)) causes.push(duplicateField(`${at}.name`, name));
     else names.add(name);
   }
-  const number = num(port.port);
+  const number = asNumber(port.port);
   causes.push(...portNumberProblems(number).map((msg) => invalidField(`${at}.port`, number, msg)));
-  const protocol = str(port.protocol);
+  const protocol = asString(port.protocol);
   if (protocol === '') causes.push(requiredField(`${at}.protocol`));
   else if (!PROTOCOLS.includes(protocol)) causes.push(notSupportedField(`${at}.protocol`, protocol, PROTOCOLS));
   const target = port.targetPort;
@@ -53,16 +54,16 @@ function portCauses(port: Obj, requireName: boolean, names: Set<string>, at: str
 }
 
 function affinityCauses(spec: Obj): StatusCause[] {
-  const affinity = str(spec.sessionAffinity);
+  const affinity = asString(spec.sessionAffinity);
   if (affinity === '') return [requiredField('spec.sessionAffinity')];
   if (!AFFINITIES.includes(affinity)) return [notSupportedField('spec.sessionAffinity', affinity, AFFINITIES)];
-  const config = objOrUndefined(spec.sessionAffinityConfig);
+  const config = objectOrUndefined(spec.sessionAffinityConfig);
   if (affinity === 'None') return config !== undefined ? [forbiddenField('spec.sessionAffinityConfig', 'must not be set when session affinity is None')] : [];
   const why = 'when session affinity type is ClientIP';
   if (config === undefined) return [requiredField('spec.sessionAffinityConfig', why)];
-  const clientIP = objOrUndefined(config.clientIP);
+  const clientIP = objectOrUndefined(config.clientIP);
   if (clientIP === undefined) return [requiredField('spec.sessionAffinityConfig.clientIP', why)];
-  const timeout = numOrUndefined(clientIP.timeoutSeconds);
+  const timeout = numberOrUndefined(clientIP.timeoutSeconds);
   if (timeout === undefined) return [requiredField('spec.sessionAffinityConfig.clientIP.timeoutSeconds', why)];
   return timeout <= 0 || timeout > MAX_AFFINITY_TIMEOUT
     ? [invalidField('spec.sessionAffinityConfig.clientIP.timeoutSeconds', timeout, `must be greater than 0 and less than ${MAX_AFFINITY_TIMEOUT}`)]
@@ -94,13 +95,13 @@ function validCIDR(value: string): boolean {
 
 function trafficPolicyCauses(spec: Obj, type: string): StatusCause[] {
   const causes: StatusCause[] = [];
-  const accessible = type === 'LoadBalancer' || type === 'NodePort' || (type === 'ClusterIP' && list(spec.externalIPs).length > 0);
-  const external = str(spec.externalTrafficPolicy);
+  const accessible = type === 'LoadBalancer' || type === 'NodePort' || (type === 'ClusterIP' && asArray(spec.externalIPs).length > 0);
+  const external = asString(spec.externalTrafficPolicy);
   if (!accessible) {
     if (external !== '') causes.push(invalidField('spec.externalTrafficPolicy', external, 'may only be set for externally-accessible services'));
   } else if (external === '') causes.push(requiredField('spec.externalTrafficPolicy'));
   else if (!TRAFFIC_POLICIES.includes(external)) causes.push(notSupportedField('spec.externalTrafficPolicy', external, TRAFFIC_POLICIES));
-  const healthCheck = num(spec.healthCheckNodePort);
+  const healthCheck = asNumber(spec.healthCheckNodePort);
   if (!(type === 'LoadBalancer' && external === 'Local')) {
     if (healthCheck !== 0)
       causes.push(
@@ -111,7 +112,7 @@ function trafficPolicyCauses(spec: Obj, type: string): StatusCause[] {
   const internal = spec.internalTrafficPolicy;
   if (internal === undefined || internal === null) {
     if (type === 'NodePort' || type === 'LoadBalancer' || type === 'ClusterIP') causes.push(requiredField('spec.internalTrafficPolicy'));
-  } else if (!TRAFFIC_POLICIES.includes(str(internal))) causes.push(notSupportedField('spec.internalTrafficPolicy', str(internal), TRAFFIC_POLICIES));
+  } else if (!TRAFFIC_POLICIES.includes(asString(internal))) causes.push(notSupportedField('spec.internalTrafficPolicy', asString(internal), TRAFFIC_POLICIES));
   if (typeof spec.trafficDistribution === 'string' && !TRAFFIC_DISTRIBUTIONS.includes(spec.trafficDistribution)) {
     causes.push(notSupportedField('spec.trafficDistribution', spec.trafficDistribution, TRAFFIC_DISTRIBUTIONS));
   }
@@ -119,9 +120,9 @@ function trafficPolicyCauses(spec: Obj, type: string): StatusCause[] {
 }
 
 export function validateService(svc: Obj, old?: Obj): StatusCause[] {
-  const spec = obj(svc.spec);
-  const oldSpec = old === undefined ? undefined : obj(old.spec);
-  const type = str(spec.type);
+  const spec = asObject(svc.spec);
+  const oldSpec = old === undefined ? undefined : asObject(old.spec);
+  const type = asString(spec.type);
   const ports = objects(spec.ports);
   const causes: StatusCause[] = [];
   if (ports.length === 0 && !isHeadless(spec) && type !== 'ExternalName') causes.push(requiredField('spec.ports'));
@@ -129,11 +130,11 @@ export function validateService(svc: Obj, old?: Obj): StatusCause[] {
     causes.push(invalidField('spec.clusterIPs[0]', 'None', `may not be set to 'None' for ${type} services`));
   }
   if (type === 'ExternalName') {
-    if (list(spec.clusterIPs).length > 0) causes.push(forbiddenField('spec.clusterIPs', 'may not be set for ExternalName services'));
-    if (list(spec.ipFamilies).length > 0) causes.push(forbiddenField('spec.ipFamilies', 'may not be set for ExternalName services'));
+    if (asArray(spec.clusterIPs).length > 0) causes.push(forbiddenField('spec.clusterIPs', 'may not be set for ExternalName services'));
+    if (asArray(spec.ipFamilies).length > 0) causes.push(forbiddenField('spec.ipFamilies', 'may not be set for ExternalName services'));
     if (spec.ipFamilyPolicy !== undefined && spec.ipFamilyPolicy !== null)
       causes.push(forbiddenField('spec.ipFamilyPolicy', 'may not be set for ExternalName services'));
-    const cname = str(spec.externalName).replace(/\.$/, '');
+    const cname = asString(spec.externalName).replace(/\.$/, '');
     if (cname === '') causes.push(requiredField('spec.externalName'));
     else causes.push(...isDNS1123Subdomain(cname).map((msg) => invalidField('spec.externalName', cname, msg)));
   }
@@ -141,31 +142,34 @@ export function validateService(svc: Obj, old?: Obj): StatusCause[] {
   ports.forEach((p, i) => causes.push(...portCauses(p, ports.length > 1, names, `spec.ports[${i}]`)));
   if (spec.selector !== undefined && spec.selector !== null) causes.push(...validateLabels(spec.selector, 'spec.selector'));
   causes.push(...affinityCauses(spec));
-  const previousIPs = list(oldSpec?.externalIPs).map(str);
-  list(spec.externalIPs).forEach((ip, i) => causes.push(...externalIPCauses(str(ip), `spec.externalIPs[${i}]`, previousIPs)));
+  const previousIPs = asArray(oldSpec?.externalIPs).map(asString);
+  asArray(spec.externalIPs).forEach((ip, i) => causes.push(...externalIPCauses(asString(ip), `spec.externalIPs[${i}]`, previousIPs)));
   if (type === '') causes.push(requiredField('spec.type'));
   else if (!TYPES.includes(type)) causes.push(notSupportedField('spec.type', type, TYPES));
   const nodePorts = new Set<string>();
   const servicePorts = new Set<string>();
   ports.forEach((p, i) => {
-    const nodePort = num(p.nodePort);
+    const nodePort = asNumber(p.nodePort);
     if (nodePort !== 0) {
-      const key = `${str(p.protocol)}/${nodePort}`;
+      const key = `${asString(p.protocol)}/${nodePort}`;
       if (nodePorts.has(key)) causes.push(duplicateField(`spec.ports[${i}].nodePort`, nodePort));
       nodePorts.add(key);
     }
-    const key = `${str(p.protocol)}/${num(p.port)}`;
+    const key = `${asString(p.protocol)}/${asNumber(p.port)}`;
     if (servicePorts.has(key)) {
       causes.push(
-        duplicateField(`spec.ports[${i}]`, goJson({ Name: '', Protocol: str(p.protocol), AppProtocol: null, Port: num(p.port), TargetPort: 0, NodePort: 0 })),
+        duplicateField(
+          `spec.ports[${i}]`,
+          goJson({ Name: '', Protocol: asString(p.protocol), AppProtocol: null, Port: asNumber(p.port), TargetPort: 0, NodePort: 0 }),
+        ),
       );
     }
     servicePorts.add(key);
   });
-  const ranges = list(spec.loadBalancerSourceRanges).map(str);
+  const ranges = asArray(spec.loadBalancerSourceRanges).map(asString);
   if (ranges.length > 0) {
     if (type !== 'LoadBalancer') causes.push(forbiddenField('spec.LoadBalancerSourceRanges', "may only be used when `type` is 'LoadBalancer'"));
-    const previous = list(oldSpec?.loadBalancerSourceRanges).map((v) => str(v).trim());
+    const previous = asArray(oldSpec?.loadBalancerSourceRanges).map((v) => asString(v).trim());
     ranges.forEach((value, i) => {
       const v = value.trim();
       if (!validCIDR(v) && !previous.includes(v))
@@ -180,7 +184,7 @@ export function validateService(svc: Obj, old?: Obj): StatusCause[] {
   }
   const lbClass = spec.loadBalancerClass;
   if (typeof lbClass === 'string') {
-    if (oldSpec !== undefined && str(oldSpec.type) === 'LoadBalancer' && type === 'LoadBalancer' && oldSpec.loadBalancerClass !== lbClass) {
+    if (oldSpec !== undefined && asString(oldSpec.type) === 'LoadBalancer' && type === 'LoadBalancer' && oldSpec.loadBalancerClass !== lbClass) {
       causes.push(invalidField('spec.loadBalancerClass', lbClass, 'may not change once set'));
     }
     if (type === 'LoadBalancer') causes.push(...isLabelKey(lbClass).map((msg) => invalidField('spec.loadBalancerClass', lbClass, msg)));

@@ -2,6 +2,7 @@ import type { StatusCause } from '../api/errors.js';
 import { duplicateField, goJson, invalidField, notSupportedField, requiredField, tooLongField } from './field-errors.js';
 import { isLabelKey } from './string-formats.js';
 import type { Obj } from '../api/object-util.js';
+import { asString } from '../api/values.js';
 
 /**
  * kube-apiserver 1.36's StorageClass validation beyond metadata (checked against
@@ -14,10 +15,6 @@ import type { Obj } from '../api/object-util.js';
 
 const MAX_PARAMETERS = 512;
 const MAX_PARAMETER_BYTES = 256 * 1024;
-
-function str(v: unknown): string {
-  return typeof v === 'string' ? v : '';
-}
 
 function stringMap(v: unknown): Record<string, string> {
   return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, string>) : {};
@@ -42,12 +39,12 @@ export function validateStorageClass(sc: Obj, old?: Obj): StatusCause[] {
   if (old !== undefined) {
     const oldParameters = stringMap(old.parameters);
     causes.push(...immutable('parameters', sortedMap(parameters), sortedMap(oldParameters), goJson(sortedMap(parameters))));
-    causes.push(...immutable('provisioner', str(sc.provisioner), str(old.provisioner), str(sc.provisioner)));
+    causes.push(...immutable('provisioner', asString(sc.provisioner), asString(old.provisioner), asString(sc.provisioner)));
     causes.push(...immutable('reclaimPolicy', sc.reclaimPolicy ?? null, old.reclaimPolicy ?? null, goJson(sc.reclaimPolicy ?? null)));
     causes.push(...immutable('volumeBindingMode', sc.volumeBindingMode ?? null, old.volumeBindingMode ?? null, goJson(sc.volumeBindingMode ?? null)));
     return causes;
   }
-  const provisioner = str(sc.provisioner);
+  const provisioner = asString(sc.provisioner);
   if (provisioner === '') causes.push(requiredField('provisioner'));
   else for (const msg of isLabelKey(provisioner.toLowerCase())) causes.push(invalidField('provisioner', provisioner.toLowerCase(), msg));
   const keys = Object.keys(parameters);
@@ -61,13 +58,13 @@ export function validateStorageClass(sc: Obj, old?: Obj): StatusCause[] {
     }
     if (size > MAX_PARAMETER_BYTES) causes.push(tooLongField('parameters', MAX_PARAMETER_BYTES));
   }
-  const reclaimPolicy = str(sc.reclaimPolicy);
+  const reclaimPolicy = asString(sc.reclaimPolicy);
   if (reclaimPolicy !== '' && reclaimPolicy !== 'Delete' && reclaimPolicy !== 'Retain') {
     causes.push(notSupportedField('reclaimPolicy', reclaimPolicy, ['Delete', 'Retain']));
   }
   if (sc.volumeBindingMode === undefined || sc.volumeBindingMode === null) causes.push(requiredField('volumeBindingMode'));
   else if (sc.volumeBindingMode !== 'Immediate' && sc.volumeBindingMode !== 'WaitForFirstConsumer') {
-    causes.push(notSupportedField('volumeBindingMode', str(sc.volumeBindingMode), ['Immediate', 'WaitForFirstConsumer']));
+    causes.push(notSupportedField('volumeBindingMode', asString(sc.volumeBindingMode), ['Immediate', 'WaitForFirstConsumer']));
   }
   return [...causes, ...allowedTopologyCauses(sc.allowedTopologies)];
 }
@@ -78,8 +75,8 @@ function rawTerm(term: unknown): Map<string, string> {
   const expressions = (term as { matchLabelExpressions?: unknown } | null)?.matchLabelExpressions;
   for (const e of Array.isArray(expressions) ? expressions : []) {
     const req = (e ?? {}) as { key?: unknown; values?: unknown };
-    const values = Array.isArray(req.values) ? [...new Set(req.values.map(str))].sort() : [];
-    raw.set(str(req.key), JSON.stringify(values));
+    const values = Array.isArray(req.values) ? [...new Set(req.values.map(asString))].sort() : [];
+    raw.set(asString(req.key), JSON.stringify(values));
   }
   return raw;
 }
@@ -102,14 +99,14 @@ function allowedTopologyCauses(topologies: unknown): StatusCause[] {
     const expressions = (term as { matchLabelExpressions?: unknown } | null)?.matchLabelExpressions;
     (Array.isArray(expressions) ? expressions : []).forEach((e, j) => {
       const req = (e ?? {}) as { key?: unknown; values?: unknown };
-      const values = Array.isArray(req.values) ? req.values.map(str) : [];
+      const values = Array.isArray(req.values) ? req.values.map(asString) : [];
       if (values.length === 0) causes.push(requiredField(`${at}[${j}].values`));
       const unique = new Set<string>();
       values.forEach((v, k) => {
         if (unique.has(v)) causes.push(duplicateField(`${at}[${j}].values[${k}]`, v));
         unique.add(v);
       });
-      const key = str(req.key);
+      const key = asString(req.key);
       causes.push(...isLabelKey(key).map((msg) => invalidField(`${at}[${j}].key`, key, msg)));
       if (keys.has(key)) causes.push(duplicateField(`${at}[${j}].key`, key));
       keys.add(key);

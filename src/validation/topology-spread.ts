@@ -9,7 +9,8 @@ import type { StatusCause } from '../api/errors.js';
 import { duplicateField, invalidField, notSupportedField, requiredField } from './field-errors.js';
 import { validateLabelSelector } from './label-selector.js';
 import { validateMatchLabelKeys } from './match-label-keys.js';
-import { numOrUndefined, objects, str } from './value-access.js';
+import { asString, numberOrUndefined } from '../api/values.js';
+import { objects } from './value-access.js';
 
 const ACTIONS = ['DoNotSchedule', 'ScheduleAnyway'];
 const INCLUSION_POLICIES = ['Honor', 'Ignore'];
@@ -24,15 +25,15 @@ export function validateTopologySpreadConstraints(constraints: unknown, field: s
   const causes: StatusCause[] = [];
   list.forEach((c, i) => {
     const at = `${field}[${i}]`;
-    causes.push(...positive(`${at}.maxSkew`, numOrUndefined(c.maxSkew) ?? 0));
-    const key = str(c.topologyKey);
+    causes.push(...positive(`${at}.maxSkew`, numberOrUndefined(c.maxSkew) ?? 0));
+    const key = asString(c.topologyKey);
     if (key === '') causes.push(requiredField(`${at}.topologyKey`, 'can not be empty'));
-    const action = str(c.whenUnsatisfiable);
+    const action = asString(c.whenUnsatisfiable);
     if (!ACTIONS.includes(action)) causes.push(notSupportedField(`${at}.whenUnsatisfiable`, action, ACTIONS));
-    if (list.slice(i + 1).some((other) => str(other.topologyKey) === key && str(other.whenUnsatisfiable) === action)) {
+    if (list.slice(i + 1).some((other) => asString(other.topologyKey) === key && asString(other.whenUnsatisfiable) === action)) {
       causes.push(duplicateField(`${at}.{topologyKey, whenUnsatisfiable}`, `{${key}, ${action}}`));
     }
-    const minDomains = numOrUndefined(c.minDomains);
+    const minDomains = numberOrUndefined(c.minDomains);
     if (minDomains !== undefined) {
       causes.push(...positive(`${at}.minDomains`, minDomains));
       if (action !== 'DoNotSchedule') {

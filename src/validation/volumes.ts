@@ -9,7 +9,8 @@ import type { StatusCause } from '../api/errors.js';
 import { compareQuantities } from '../api/quantity.js';
 import { duplicateField, forbiddenField, invalidField, notFoundField, notSupportedField, requiredField } from './field-errors.js';
 import { isDNS1123Label } from './string-formats.js';
-import { numOrUndefined, objOrUndefined, objects, str, type Obj } from './value-access.js';
+import { asString, numberOrUndefined, type Obj, objectOrUndefined } from '../api/values.js';
+import { objects } from './value-access.js';
 
 /** Volume source keys in kube's checking order, with the path name kube reports for a second source. */
 const SOURCES: ReadonlyArray<readonly [string, string]> = [
@@ -73,9 +74,9 @@ function keyToPathCauses(items: unknown, field: string): StatusCause[] {
   return objects(items).flatMap((item, i) => {
     const at = `${field}.items[${i}]`;
     const causes: StatusCause[] = [];
-    if (str(item.key) === '') causes.push(requiredField(`${at}.key`));
-    if (str(item.path) === '') causes.push(requiredField(`${at}.path`));
-    causes.push(...localNonReservedPath(str(item.path), `${at}.path`), ...fileModeCauses(numOrUndefined(item.mode), `${at}.mode`));
+    if (asString(item.key) === '') causes.push(requiredField(`${at}.key`));
+    if (asString(item.path) === '') causes.push(requiredField(`${at}.path`));
+    causes.push(...localNonReservedPath(asString(item.path), `${at}.path`), ...fileModeCauses(numberOrUndefined(item.mode), `${at}.mode`));
     return causes;
   });
 }
@@ -90,7 +91,7 @@ export function sourceCauses(key: string, source: Obj, field: string): StatusCau
         : [];
     }
     case 'hostPath': {
-      const path = str(source.path);
+      const path = asString(source.path);
       if (path === '') return [requiredField(`${field}.path`)];
       const type = source.type;
       const causes = noBacksteps(path, `${field}.path`);
@@ -99,28 +100,28 @@ export function sourceCauses(key: string, source: Obj, field: string): StatusCau
     }
     case 'secret':
       return [
-        ...(str(source.secretName) === '' ? [requiredField(`${field}.secretName`)] : []),
-        ...fileModeCauses(numOrUndefined(source.defaultMode), `${field}.defaultMode`),
+        ...(asString(source.secretName) === '' ? [requiredField(`${field}.secretName`)] : []),
+        ...fileModeCauses(numberOrUndefined(source.defaultMode), `${field}.defaultMode`),
         ...keyToPathCauses(source.items, field),
       ];
     case 'configMap':
       return [
-        ...(str(source.name) === '' ? [requiredField(`${field}.name`)] : []),
-        ...fileModeCauses(numOrUndefined(source.defaultMode), `${field}.defaultMode`),
+        ...(asString(source.name) === '' ? [requiredField(`${field}.name`)] : []),
+        ...fileModeCauses(numberOrUndefined(source.defaultMode), `${field}.defaultMode`),
         ...keyToPathCauses(source.items, field),
       ];
     case 'persistentVolumeClaim':
-      return str(source.claimName) === '' ? [requiredField(`${field}.claimName`)] : [];
+      return asString(source.claimName) === '' ? [requiredField(`${field}.claimName`)] : [];
     case 'nfs': {
       const causes: StatusCause[] = [];
-      if (str(source.server) === '') causes.push(requiredField(`${field}.server`));
-      if (str(source.path) === '') causes.push(requiredField(`${field}.path`));
-      if (!str(source.path).startsWith('/')) causes.push(invalidField(`${field}.path`, str(source.path), 'must be an absolute path'));
+      if (asString(source.server) === '') causes.push(requiredField(`${field}.server`));
+      if (asString(source.path) === '') causes.push(requiredField(`${field}.path`));
+      if (!asString(source.path).startsWith('/')) causes.push(invalidField(`${field}.path`, asString(source.path), 'must be an absolute path'));
       return causes;
     }
     case 'downwardAPI':
     case 'projected':
-      return fileModeCauses(numOrUndefined(source.defaultMode), `${field}.defaultMode`);
+      return fileModeCauses(numberOrUndefined(source.defaultMode), `${field}.defaultMode`);
     default:
       return [];
   }
@@ -131,7 +132,7 @@ function volumeSourceCauses(volume: Obj, field: string): StatusCause[] {
   const causes: StatusCause[] = [];
   let count = 0;
   for (const [key, reportedAs] of SOURCES) {
-    const source = objOrUndefined(volume[key]);
+    const source = objectOrUndefined(volume[key]);
     if (source === undefined) continue;
     if (count > 0 && key !== 'emptyDir') {
       causes.push(forbiddenField(`${field}.${reportedAs}`, 'may not specify more than 1 volume type'));
@@ -150,7 +151,7 @@ export function validateVolumes(volumes: unknown, field: string): { causes: Stat
   const names = new Set<string>();
   objects(volumes).forEach((volume, i) => {
     const at = `${field}[${i}]`;
-    const name = str(volume.name);
+    const name = asString(volume.name);
     const own = volumeSourceCauses(volume, at);
     if (name === '') own.push(requiredField(`${at}.name`));
     else own.push(...isDNS1123Label(name).map((msg) => invalidField(`${at}.name`, name, msg)));
@@ -167,15 +168,15 @@ export function validateVolumeMounts(mounts: unknown, volumeNames: Set<string>, 
   const paths = new Set<string>();
   objects(mounts).forEach((mount, i) => {
     const at = `${field}[${i}]`;
-    const name = str(mount.name);
-    const mountPath = str(mount.mountPath);
+    const name = asString(mount.name);
+    const mountPath = asString(mount.mountPath);
     if (name === '') causes.push(requiredField(`${at}.name`));
     if (!volumeNames.has(name)) causes.push(notFoundField(`${at}.name`, name));
     if (mountPath === '') causes.push(requiredField(`${at}.mountPath`));
     if (paths.has(mountPath)) causes.push(invalidField(`${at}.mountPath`, mountPath, 'must be unique'));
     paths.add(mountPath);
-    const subPath = str(mount.subPath);
-    const subPathExpr = str(mount.subPathExpr);
+    const subPath = asString(mount.subPath);
+    const subPathExpr = asString(mount.subPathExpr);
     if (subPath !== '') causes.push(...localDescendingPath(subPath, `${field}.subPath`));
     if (subPathExpr !== '') {
       if (subPath !== '') causes.push(invalidField(`${at}.subPathExpr`, subPathExpr, 'subPathExpr and subPath are mutually exclusive'));

@@ -10,7 +10,8 @@ import type { StatusCause } from '../api/errors.js';
 import { duplicateField, goJson, invalidField, notSupportedField, requiredField } from './field-errors.js';
 import { validateLabelSelector } from './label-selector.js';
 import { isDNS1035Label, isDNS1123Subdomain, isLabelKey } from './string-formats.js';
-import { list, objOrUndefined, objects, str, type Obj } from './value-access.js';
+import { asArray, asString, type Obj, objectOrUndefined } from '../api/values.js';
+import { objects } from './value-access.js';
 
 const FAILURE_POLICIES = ['Fail', 'Ignore'];
 const MATCH_POLICIES = ['Equivalent', 'Exact'];
@@ -30,7 +31,7 @@ interface Options {
 }
 
 function strings(v: unknown): string[] {
-  return list(v).map(str);
+  return asArray(v).map(asString);
 }
 
 /** IsFullyQualifiedName: a DNS subdomain of at least three segments. */
@@ -97,8 +98,8 @@ function validateRule(rule: Obj, field: string): StatusCause[] {
     if (v === '') causes.push(requiredField(`${field}.apiVersions[${i}]`));
   });
   causes.push(...validateResources(strings(rule.resources), `${field}.resources`));
-  if (rule.scope !== undefined && rule.scope !== null && !SCOPES.includes(str(rule.scope)))
-    causes.push(notSupportedField(`${field}.scope`, str(rule.scope), SCOPES));
+  if (rule.scope !== undefined && rule.scope !== null && !SCOPES.includes(asString(rule.scope)))
+    causes.push(notSupportedField(`${field}.scope`, asString(rule.scope), SCOPES));
   return causes;
 }
 
@@ -126,8 +127,8 @@ function validateService(field: string, service: Obj): StatusCause[] {
   const causes: StatusCause[] = [];
   // kube passes name and namespace to its service check in swapped order: an empty namespace is
   // reported at .name and an empty name at .namespace.
-  if (str(service.namespace) === '') causes.push(requiredField(`${field}.name`));
-  if (str(service.name) === '') causes.push(requiredField(`${field}.namespace`));
+  if (asString(service.namespace) === '') causes.push(requiredField(`${field}.name`));
+  if (asString(service.name) === '') causes.push(requiredField(`${field}.namespace`));
   const port = typeof service.port === 'number' ? service.port : 443;
   if (!(Number.isInteger(port) && port >= 1 && port <= 65535))
     causes.push(invalidField(`${field}.port`, port, 'port is not valid: must be between 1 and 65535, inclusive'));
@@ -154,13 +155,13 @@ function validateMatchConditions(conditions: Obj[], field: string, checkExpressi
   const names = new Set<string>();
   conditions.forEach((c, i) => {
     const at = `${field}[${i}]`;
-    const expression = str(c.expression).trim();
+    const expression = asString(c.expression).trim();
     if (expression === '') causes.push(requiredField(`${at}.expression`));
     else {
       const error = checkExpression(expression);
       if (error !== undefined) causes.push(invalidField(`${at}.expression`, expression, error));
     }
-    const name = str(c.name);
+    const name = asString(c.name);
     if (name === '') causes.push(requiredField(`${at}.name`));
     else for (const msg of isLabelKey(name)) causes.push(invalidField(`${at}.name`, name, msg));
     if (name !== '') {
@@ -172,7 +173,7 @@ function validateMatchConditions(conditions: Obj[], field: string, checkExpressi
 }
 
 function validateWebhook(hook: Obj, mutating: boolean, opts: Options, field: string): StatusCause[] {
-  const causes = fullyQualifiedName(`${field}.name`, str(hook.name));
+  const causes = fullyQualifiedName(`${field}.name`, asString(hook.name));
   objects(hook.rules).forEach((rule, i) => causes.push(...validateRule(rule, `${field}.rules[${i}]`)));
   if (typeof hook.failurePolicy === 'string' && !FAILURE_POLICIES.includes(hook.failurePolicy)) {
     causes.push(notSupportedField(`${field}.failurePolicy`, hook.failurePolicy, FAILURE_POLICIES));
@@ -191,11 +192,11 @@ function validateWebhook(hook: Obj, mutating: boolean, opts: Options, field: str
   if (mutating && typeof hook.reinvocationPolicy === 'string' && !REINVOCATION_POLICIES.includes(hook.reinvocationPolicy)) {
     causes.push(notSupportedField(`${field}.reinvocationPolicy`, hook.reinvocationPolicy, REINVOCATION_POLICIES));
   }
-  const cc = objOrUndefined(hook.clientConfig) ?? {};
+  const cc = objectOrUndefined(hook.clientConfig) ?? {};
   const hasUrl = typeof cc.url === 'string';
-  const service = objOrUndefined(cc.service);
+  const service = objectOrUndefined(cc.service);
   if (hasUrl === (service !== undefined)) causes.push(requiredField(`${field}.clientConfig`, 'exactly one of url or service is required'));
-  else if (hasUrl) causes.push(...validateUrl(`${field}.clientConfig.url`, str(cc.url)));
+  else if (hasUrl) causes.push(...validateUrl(`${field}.clientConfig.url`, asString(cc.url)));
   else if (service !== undefined) causes.push(...validateService(`${field}.clientConfig.service`, service));
   if (!opts.ignoreMatchConditions) causes.push(...validateMatchConditions(objects(hook.matchConditions), `${field}.matchConditions`, opts.checkExpression));
   return causes;
@@ -238,9 +239,9 @@ export function validateWebhookConfiguration(config: Obj, old: Obj | undefined, 
       ? { ignoreMatchConditions: false, requireNoSideEffects: true, requireRecognizedReviewVersion: true, requireUniqueNames: true, checkExpression }
       : {
           ignoreMatchConditions: hooks.length === oldHooks.length && conditionsOf(hooks) === conditionsOf(oldHooks),
-          requireNoSideEffects: oldHooks.every((h) => NO_SIDE_EFFECTS.includes(str(h.sideEffects))),
+          requireNoSideEffects: oldHooks.every((h) => NO_SIDE_EFFECTS.includes(asString(h.sideEffects))),
           requireRecognizedReviewVersion: oldHooks.every((h) => strings(h.admissionReviewVersions).some((v) => REVIEW_VERSIONS.includes(v))),
-          requireUniqueNames: new Set(oldHooks.map((h) => str(h.name))).size === oldHooks.length,
+          requireUniqueNames: new Set(oldHooks.map((h) => asString(h.name))).size === oldHooks.length,
           checkExpression,
         };
   const causes: StatusCause[] = [];
@@ -249,7 +250,7 @@ export function validateWebhookConfiguration(config: Obj, old: Obj | undefined, 
     const field = `webhooks[${i}]`;
     causes.push(...validateWebhook(hook, mutating, opts, field));
     causes.push(...validateReviewVersions(strings(hook.admissionReviewVersions), opts.requireRecognizedReviewVersion, `${field}.admissionReviewVersions`));
-    const name = str(hook.name);
+    const name = asString(hook.name);
     if (opts.requireUniqueNames && name !== '') {
       if (names.has(name)) causes.push(duplicateField(`${field}.name`, name));
       else names.add(name);

@@ -7,7 +7,7 @@
 import type { StatusCause } from '../api/errors.js';
 import { invalidField } from './field-errors.js';
 import { isDNS1123Subdomain } from './string-formats.js';
-import { objOrUndefined } from './value-access.js';
+import { objectOrUndefined } from '../api/values.js';
 
 const MAX_CREDENTIAL_SPEC_KIB = 64;
 const MAX_DOMAIN_LENGTH = 256;
@@ -40,7 +40,7 @@ function userNameProblems(name: string): string[] {
 
 /** The `windowsOptions` of a pod or container security context at `field`. */
 export function validateWindowsOptions(value: unknown, field: string): StatusCause[] {
-  const options = objOrUndefined(value);
+  const options = objectOrUndefined(value);
   if (options === undefined) return [];
   const causes: StatusCause[] = [];
   const specName = options.gmsaCredentialSpecName;

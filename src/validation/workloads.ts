@@ -14,7 +14,8 @@ import { validateAnnotations, validateLabels } from './object-meta.js';
 import { validatePodTemplateSpec } from './pod-spec.js';
 import { isDNS1123Label } from './string-formats.js';
 import { intOrStringValue, nonNegative, percentProblems } from './value-formats.js';
-import { isSet, numOrUndefined, obj, objOrUndefined, objects, str, stringEntries, type Obj } from './value-access.js';
+import { asObject, asString, numberOrUndefined, type Obj, objectOrUndefined } from '../api/values.js';
+import { isSet, objects, stringEntries } from './value-access.js';
 
 const FIELD_IMMUTABLE = 'field is immutable';
 
@@ -46,8 +47,8 @@ export function notMoreThan100Percent(v: unknown, field: string): StatusCause[] 
 /** The template checks every replicated workload shares (ValidatePodTemplateSpecForReplicaSet and kin). */
 function templateForReplicas(spec: Obj): StatusCause[] {
   const causes: StatusCause[] = [];
-  const template = obj(spec.template);
-  const labels = obj(template.metadata).labels;
+  const template = asObject(spec.template);
+  const labels = asObject(template.metadata).labels;
   if (!selectsEverything(spec.selector) && !selectorMatches(spec.selector, labels)) {
     causes.push(invalidField('spec.template.metadata.labels', labelsValue(labels), '`selector` does not match template `labels`'));
   }
@@ -55,9 +56,9 @@ function templateForReplicas(spec: Obj): StatusCause[] {
 }
 
 function alwaysRestartCauses(spec: Obj, kind: string): StatusCause[] {
-  const podSpec = obj(obj(spec.template).spec);
+  const podSpec = asObject(asObject(spec.template).spec);
   const causes: StatusCause[] = [];
-  const restartPolicy = str(podSpec.restartPolicy);
+  const restartPolicy = asString(podSpec.restartPolicy);
   if (restartPolicy !== 'Always') causes.push(notSupportedField('spec.template.spec.restartPolicy', restartPolicy, ['Always']));
   if (isSet(podSpec.activeDeadlineSeconds))
     causes.push(forbiddenField('spec.template.spec.activeDeadlineSeconds', `activeDeadlineSeconds in ${kind} is not Supported`));
@@ -77,14 +78,14 @@ function requiredSelector(spec: Obj, kindWord: string): { causes: StatusCause[];
 
 function immutableSelector(next: Obj, old: Obj | undefined): StatusCause[] {
   if (old === undefined) return [];
-  const a = selectorValue(obj(next.spec).selector);
-  return a.goSyntax === selectorValue(obj(old.spec).selector).goSyntax ? [] : [invalidField('spec.selector', a, FIELD_IMMUTABLE)];
+  const a = selectorValue(asObject(next.spec).selector);
+  return a.goSyntax === selectorValue(asObject(old.spec).selector).goSyntax ? [] : [invalidField('spec.selector', a, FIELD_IMMUTABLE)];
 }
 
 /** ReplicaSet and Deployment share the replica, selector and template rules. */
 function replicaSetLikeSpec(spec: Obj, kind: string): StatusCause[] {
-  const causes = [...nonNegative('spec.replicas', numOrUndefined(spec.replicas))];
-  if (kind === 'ReplicaSet') causes.push(...nonNegative('spec.minReadySeconds', numOrUndefined(spec.minReadySeconds)));
+  const causes = [...nonNegative('spec.replicas', numberOrUndefined(spec.replicas))];
+  if (kind === 'ReplicaSet') causes.push(...nonNegative('spec.minReadySeconds', numberOrUndefined(spec.minReadySeconds)));
   const selector = requiredSelector(spec, 'deployment');
   causes.push(...selector.causes);
   if (!selector.converts) causes.push(invalidField('spec.selector', selectorValue(spec.selector), 'invalid label selector'));
@@ -93,8 +94,8 @@ function replicaSetLikeSpec(spec: Obj, kind: string): StatusCause[] {
 }
 
 function deploymentStrategyCauses(strategy: Obj): StatusCause[] {
-  const type = str(strategy.type);
-  const rolling = objOrUndefined(strategy.rollingUpdate);
+  const type = asString(strategy.type);
+  const rolling = objectOrUndefined(strategy.rollingUpdate);
   if (type === 'Recreate') {
     return rolling !== undefined ? [forbiddenField('spec.strategy.rollingUpdate', "may not be specified when strategy `type` is 'Recreate'")] : [];
   }
@@ -115,13 +116,13 @@ function deploymentStrategyCauses(strategy: Obj): StatusCause[] {
 }
 
 export function validateDeployment(d: Obj, old?: Obj): StatusCause[] {
-  const spec = obj(d.spec);
+  const spec = asObject(d.spec);
   const causes = replicaSetLikeSpec(spec, 'Deployment');
-  causes.push(...deploymentStrategyCauses(obj(spec.strategy)));
-  const minReady = numOrUndefined(spec.minReadySeconds) ?? 0;
+  causes.push(...deploymentStrategyCauses(asObject(spec.strategy)));
+  const minReady = numberOrUndefined(spec.minReadySeconds) ?? 0;
   causes.push(...nonNegative('spec.minReadySeconds', minReady));
-  causes.push(...nonNegative('spec.revisionHistoryLimit', numOrUndefined(spec.revisionHistoryLimit)));
-  const deadline = numOrUndefined(spec.progressDeadlineSeconds);
+  causes.push(...nonNegative('spec.revisionHistoryLimit', numberOrUndefined(spec.revisionHistoryLimit)));
+  const deadline = numberOrUndefined(spec.progressDeadlineSeconds);
   if (deadline !== undefined) {
     causes.push(...nonNegative('spec.progressDeadlineSeconds', deadline));
     if (deadline <= minReady) causes.push(invalidField('spec.progressDeadlineSeconds', deadline, 'must be greater than minReadySeconds'));
@@ -130,16 +131,16 @@ export function validateDeployment(d: Obj, old?: Obj): StatusCause[] {
 }
 
 export function validateReplicaSet(rs: Obj, old?: Obj): StatusCause[] {
-  return [...replicaSetLikeSpec(obj(rs.spec), 'ReplicaSet'), ...immutableSelector(rs, old)];
+  return [...replicaSetLikeSpec(asObject(rs.spec), 'ReplicaSet'), ...immutableSelector(rs, old)];
 }
 
 function statefulSetStrategyCauses(strategy: Obj): StatusCause[] {
-  const type = str(strategy.type);
-  const rolling = objOrUndefined(strategy.rollingUpdate);
+  const type = asString(strategy.type);
+  const rolling = objectOrUndefined(strategy.rollingUpdate);
   const internalRolling =
     rolling === undefined
       ? null
-      : { Partition: numOrUndefined(rolling.partition) ?? 0, MaxUnavailable: isSet(rolling.maxUnavailable) ? rolling.maxUnavailable : null };
+      : { Partition: numberOrUndefined(rolling.partition) ?? 0, MaxUnavailable: isSet(rolling.maxUnavailable) ? rolling.maxUnavailable : null };
   switch (type) {
     case '':
       return [requiredField('spec.updateStrategy')];
@@ -148,7 +149,7 @@ function statefulSetStrategyCauses(strategy: Obj): StatusCause[] {
         ? [invalidField('spec.updateStrategy.rollingUpdate', goJson(internalRolling), "only allowed for updateStrategy 'RollingUpdate'")]
         : [];
     case 'RollingUpdate':
-      return rolling !== undefined ? nonNegative('spec.updateStrategy.rollingUpdate.partition', numOrUndefined(rolling.partition) ?? 0) : [];
+      return rolling !== undefined ? nonNegative('spec.updateStrategy.rollingUpdate.partition', numberOrUndefined(rolling.partition) ?? 0) : [];
     default:
       return [invalidField('spec.updateStrategy', goJson({ Type: type, RollingUpdate: internalRolling }), "must be 'RollingUpdate' or 'OnDelete'")];
   }
@@ -157,47 +158,53 @@ function statefulSetStrategyCauses(strategy: Obj): StatusCause[] {
 /** The volumes a StatefulSet's claim templates add to its pods (checked with the template's own). */
 function withClaimTemplateVolumes(template: Obj, claims: Obj[]): Obj {
   if (claims.length === 0) return template;
-  const spec = obj(template.spec);
-  const claimVolumes = claims.map((c) => ({ name: str(obj(c.metadata).name), persistentVolumeClaim: { claimName: str(obj(c.metadata).name) } }));
+  const spec = asObject(template.spec);
+  const claimVolumes = claims.map((c) => ({
+    name: asString(asObject(c.metadata).name),
+    persistentVolumeClaim: { claimName: asString(asObject(c.metadata).name) },
+  }));
   const names = new Set(claimVolumes.map((v) => v.name));
-  const volumes = [...claimVolumes, ...objects(spec.volumes).filter((v) => !names.has(str(v.name)))];
+  const volumes = [...claimVolumes, ...objects(spec.volumes).filter((v) => !names.has(asString(v.name)))];
   return { ...template, spec: { ...spec, volumes } };
 }
 
 function statefulSetSpecCauses(spec: Obj, isUpdate: boolean): StatusCause[] {
   const causes: StatusCause[] = [];
-  const policy = str(spec.podManagementPolicy);
+  const policy = asString(spec.podManagementPolicy);
   if (policy === '') causes.push(requiredField('spec.podManagementPolicy'));
   else if (policy !== 'OrderedReady' && policy !== 'Parallel')
     causes.push(invalidField('spec.podManagementPolicy', policy, "must be 'OrderedReady' or 'Parallel'"));
-  causes.push(...statefulSetStrategyCauses(obj(spec.updateStrategy)));
-  const retention = objOrUndefined(spec.persistentVolumeClaimRetentionPolicy);
+  causes.push(...statefulSetStrategyCauses(asObject(spec.updateStrategy)));
+  const retention = objectOrUndefined(spec.persistentVolumeClaimRetentionPolicy);
   if (retention !== undefined) {
     for (const key of ['whenDeleted', 'whenScaled']) {
-      const v = str(retention[key]);
+      const v = asString(retention[key]);
       if (v !== 'Retain' && v !== 'Delete') causes.push(notSupportedField(`spec.persistentVolumeClaimRetentionPolicy.${key}`, v, ['Retain', 'Delete']));
     }
   }
   const claims = objects(spec.volumeClaimTemplates);
-  if (!isUpdate) claims.forEach((c, i) => causes.push(...validateClaimSpec(obj(c.spec), `spec.volumeClaimTemplates[${i}].spec`)));
-  causes.push(...nonNegative('spec.replicas', numOrUndefined(spec.replicas)));
-  causes.push(...nonNegative('spec.minReadySeconds', numOrUndefined(spec.minReadySeconds)));
-  const ordinals = objOrUndefined(spec.ordinals);
-  if (ordinals !== undefined) causes.push(...nonNegative('spec.ordinals.start', numOrUndefined(ordinals.start) ?? 0));
-  const serviceName = str(spec.serviceName);
+  if (!isUpdate) claims.forEach((c, i) => causes.push(...validateClaimSpec(asObject(c.spec), `spec.volumeClaimTemplates[${i}].spec`)));
+  causes.push(...nonNegative('spec.replicas', numberOrUndefined(spec.replicas)));
+  causes.push(...nonNegative('spec.minReadySeconds', numberOrUndefined(spec.minReadySeconds)));
+  const ordinals = objectOrUndefined(spec.ordinals);
+  if (ordinals !== undefined) causes.push(...nonNegative('spec.ordinals.start', numberOrUndefined(ordinals.start) ?? 0));
+  const serviceName = asString(spec.serviceName);
   if (!isUpdate && serviceName !== '') causes.push(...isDNS1123Label(serviceName).map((msg) => invalidField('spec.serviceName', serviceName, msg)));
   const selector = requiredSelector(spec, 'statefulset');
   causes.push(...selector.causes);
   if (!selector.converts) causes.push(invalidField('spec.selector', selectorValue(spec.selector), ''));
   else {
-    const template = obj(spec.template);
-    const checked = withClaimTemplateVolumes({ ...template, spec: { ...obj(template.spec), hostname: undefined, subdomain: undefined } }, claims);
-    const labels = obj(template.metadata).labels;
+    const template = asObject(spec.template);
+    const checked = withClaimTemplateVolumes({ ...template, spec: { ...asObject(template.spec), hostname: undefined, subdomain: undefined } }, claims);
+    const labels = asObject(template.metadata).labels;
     if (!selectsEverything(spec.selector) && !selectorMatches(spec.selector, labels)) {
       causes.push(invalidField('spec.template.metadata.labels', labelsValue(labels), '`selector` does not match template `labels`'));
     }
     causes.push(...validatePodTemplateSpec(checked, 'spec.template'));
-    causes.push(...validateLabels(labels, 'spec.template.labels'), ...validateAnnotations(obj(template.metadata).annotations, 'spec.template.annotations'));
+    causes.push(
+      ...validateLabels(labels, 'spec.template.labels'),
+      ...validateAnnotations(asObject(template.metadata).annotations, 'spec.template.annotations'),
+    );
   }
   return [...causes, ...alwaysRestartCauses(spec, 'StatefulSet')];
 }
@@ -214,11 +221,11 @@ const STATEFULSET_MUTABLE = [
 ];
 
 export function validateStatefulSet(sts: Obj, old?: Obj): StatusCause[] {
-  const spec = obj(sts.spec);
+  const spec = asObject(sts.spec);
   const causes = statefulSetSpecCauses(spec, old !== undefined);
   if (old !== undefined) {
     const strip = (s: Obj): Obj => Object.fromEntries(Object.entries(s).filter(([k]) => !STATEFULSET_MUTABLE.includes(k)));
-    if (!jsonEqual(strip(spec), strip(obj(old.spec)))) {
+    if (!jsonEqual(strip(spec), strip(asObject(old.spec)))) {
       causes.push(
         forbiddenField(
           'spec',
@@ -231,8 +238,8 @@ export function validateStatefulSet(sts: Obj, old?: Obj): StatusCause[] {
 }
 
 function daemonSetStrategyCauses(strategy: Obj): StatusCause[] {
-  const type = str(strategy.type);
-  const rolling = objOrUndefined(strategy.rollingUpdate);
+  const type = asString(strategy.type);
+  const rolling = objectOrUndefined(strategy.rollingUpdate);
   if (type === 'OnDelete') return [];
   if (type === 'RollingUpdate') {
     if (rolling === undefined) return [requiredField('spec.updateStrategy.rollingUpdate')];
@@ -257,38 +264,38 @@ function daemonSetStrategyCauses(strategy: Obj): StatusCause[] {
 }
 
 export function validateDaemonSet(ds: Obj, old?: Obj): StatusCause[] {
-  const spec = obj(ds.spec);
+  const spec = asObject(ds.spec);
   const causes = [...immutableSelector(ds, old), ...validateLabelSelector(spec.selector, 'spec.selector')];
-  const template = obj(spec.template);
-  const labels = obj(template.metadata).labels;
+  const template = asObject(spec.template);
+  const labels = asObject(template.metadata).labels;
   if (selectorConverts(spec.selector) && !selectsEverything(spec.selector) && !selectorMatches(spec.selector, labels)) {
     causes.push(invalidField('spec.template.metadata.labels', labelsValue(labels), '`selector` does not match template `labels`'));
   }
   if (selectsEverything(spec.selector)) causes.push(invalidField('spec.selector', selectorValue(spec.selector), 'empty selector is invalid for daemonset'));
   causes.push(...validatePodTemplateSpec(template, 'spec.template'), ...alwaysRestartCauses(spec, 'DaemonSet'));
-  causes.push(...nonNegative('spec.minReadySeconds', numOrUndefined(spec.minReadySeconds)));
-  causes.push(...daemonSetStrategyCauses(obj(spec.updateStrategy)));
-  causes.push(...nonNegative('spec.revisionHistoryLimit', numOrUndefined(spec.revisionHistoryLimit)));
+  causes.push(...nonNegative('spec.minReadySeconds', numberOrUndefined(spec.minReadySeconds)));
+  causes.push(...daemonSetStrategyCauses(asObject(spec.updateStrategy)));
+  causes.push(...nonNegative('spec.revisionHistoryLimit', numberOrUndefined(spec.revisionHistoryLimit)));
   return causes;
 }
 
 export function validateReplicationController(rc: Obj): StatusCause[] {
-  const spec = obj(rc.spec);
-  const causes = [...nonNegative('spec.minReadySeconds', numOrUndefined(spec.minReadySeconds))];
+  const spec = asObject(rc.spec);
+  const causes = [...nonNegative('spec.minReadySeconds', numberOrUndefined(spec.minReadySeconds))];
   const selector = stringEntries(spec.selector);
   if (selector.length === 0) causes.push(requiredField('spec.selector'));
-  const replicas = numOrUndefined(spec.replicas);
+  const replicas = numberOrUndefined(spec.replicas);
   if (replicas === undefined) causes.push(requiredField('spec.replicas'));
   else causes.push(...nonNegative('spec.replicas', replicas));
-  const template = objOrUndefined(spec.template);
+  const template = objectOrUndefined(spec.template);
   if (template === undefined) return [...causes, requiredField('spec.template')];
-  const labels = new Map(stringEntries(obj(template.metadata).labels));
+  const labels = new Map(stringEntries(asObject(template.metadata).labels));
   if (selector.length > 0 && !selector.every(([k, v]) => labels.get(k) === v)) {
-    causes.push(invalidField('spec.template.metadata.labels', labelsValue(obj(template.metadata).labels), '`selector` does not match template `labels`'));
+    causes.push(invalidField('spec.template.metadata.labels', labelsValue(asObject(template.metadata).labels), '`selector` does not match template `labels`'));
   }
   causes.push(...validatePodTemplateSpec(template, 'spec.template'));
-  const podSpec = obj(template.spec);
-  const restartPolicy = str(podSpec.restartPolicy);
+  const podSpec = asObject(template.spec);
+  const restartPolicy = asString(podSpec.restartPolicy);
   if (restartPolicy !== 'Always') causes.push(notSupportedField('spec.template.spec.restartPolicy', restartPolicy, ['Always']));
   if (isSet(podSpec.activeDeadlineSeconds))
     causes.push(forbiddenField('spec.template.spec.activeDeadlineSeconds', 'activeDeadlineSeconds in ReplicationController is not Supported'));

@@ -8,12 +8,14 @@ import { encodeCborWatchEvent } from '../codec/cbor/cbor-encoder.js';
 import { encodeCborDocument, encodeCborJson } from '../codec/cbor/cbor-response.js';
 import { toPartialObjectMetadata, toTable } from '../codec/representations.js';
 import { type TablePrinter } from '../codec/table-printer.js';
+import type { CustomResourceFacts } from '../catalog/custom-resource-facts.js';
 
 /**
  * Watch event frames: JSON lines (`{"type":...,"object":...}\n`), length-delimited Protobuf
  * `WatchEvent` frames, or items of a CBOR sequence (`application/cbor-seq`). Each change is encoded once per (event type, apiVersion, representation,
  * encoding) and the bytes are shared across all watchers; each change's objects are parsed once for
- * selector matching. Caches live as long as the event does.
+ * selector matching. Caches live as long as the event does. Custom resources are served with the
+ * read defaults and conversion webhooks of the serving catalogue's CustomResourceFacts, passed in.
  */
 type FramesByType = Partial<Record<WatchEventType, string | Buffer>>;
 const frameCache = new WeakMap<ChangeEvent, Map<string, FramesByType>>();
@@ -48,6 +50,7 @@ export function encodingKey(apiVersion: string, encoding: WatchEncoding): string
  * carries an object of `kind` naming only the object and the deletion's version.
  */
 export function encodedEvent(
+  facts: CustomResourceFacts,
   event: ChangeEvent,
   type: WatchEventType,
   kind: string,
@@ -68,7 +71,7 @@ export function encodedEvent(
   let frame = frames[type];
   if (frame === undefined) {
     const json = type === 'DELETED' && !eventDecodes(event) ? corruptTombstone(event, kind, apiVersion) : deliveredJson(event, type);
-    frame = objectFrame(type, json, apiVersion, encoding);
+    frame = objectFrame(facts, type, json, apiVersion, encoding);
     frames[type] = frame;
   }
   return frame;
@@ -84,6 +87,7 @@ const convertedCache = new WeakMap<ChangeEvent, Map<string, Promise<string>>>();
  * when it never recovers.
  */
 export function encodedEventOrConversion(
+  facts: CustomResourceFacts,
   event: ChangeEvent,
   type: WatchEventType,
   kind: string,
@@ -91,7 +95,7 @@ export function encodedEventOrConversion(
   encoding: WatchEncoding,
   key: string,
 ): string | Buffer | Promise<string | Buffer> {
-  if (!needsWebhookConversion(event.json, apiVersion) || !eventDecodes(event)) return encodedEvent(event, type, kind, apiVersion, encoding, key);
+  if (!needsWebhookConversion(facts, event.json, apiVersion) || !eventDecodes(event)) return encodedEvent(facts, event, type, kind, apiVersion, encoding, key);
   let byVersion = convertedCache.get(event);
   if (!byVersion) {
     byVersion = new Map();
@@ -103,12 +107,12 @@ export function encodedEventOrConversion(
   let converted = byVersion.get(cacheKey);
   if (converted === undefined) {
     const json = deliveredJson(event, type);
-    converted = untilConverted(() => servedJsonForAsync(json, apiVersion, 'object'));
+    converted = untilConverted(() => servedJsonForAsync(facts, json, apiVersion, 'object'));
     // Kept even when it fails for good: every watcher of this version gets the same ERROR.
     converted.catch(() => undefined);
     byVersion.set(cacheKey, converted);
   }
-  return converted.then((json) => objectFrame(type, json, apiVersion, encoding));
+  return converted.then((json) => objectFrame(facts, type, json, apiVersion, encoding));
 }
 
 /** Whether a watch delivers the update `event` as DELETED: its object left the watch's selection. */
@@ -185,18 +189,25 @@ function frame(type: string, object: Obj, encoding: WatchEncoding): string | Buf
 
 /** `objectFrame`, after the object went through its CRD's conversion webhook when it needs to. */
 export function objectFrameOrConversion(
+  facts: CustomResourceFacts,
   type: WatchEventType,
   json: string,
   apiVersion: string,
   encoding: WatchEncoding,
 ): string | Buffer | Promise<string | Buffer> {
-  if (!needsWebhookConversion(json, apiVersion)) return objectFrame(type, json, apiVersion, encoding);
-  return servedJsonForAsync(json, apiVersion, 'object').then((converted) => objectFrame(type, converted, apiVersion, encoding));
+  if (!needsWebhookConversion(facts, json, apiVersion)) return objectFrame(facts, type, json, apiVersion, encoding);
+  return servedJsonForAsync(facts, json, apiVersion, 'object').then((converted) => objectFrame(facts, type, converted, apiVersion, encoding));
 }
 
 /** A frame for one object (synthetic ADDED of initial state, or a change) in the watch's encoding. */
-export function objectFrame(type: WatchEventType, json: string, apiVersion: string, encoding: WatchEncoding = JSON_OBJECTS): string | Buffer {
-  const objectJson = servedJsonFor(json, apiVersion, encoding.representation);
+export function objectFrame(
+  facts: CustomResourceFacts,
+  type: WatchEventType,
+  json: string,
+  apiVersion: string,
+  encoding: WatchEncoding = JSON_OBJECTS,
+): string | Buffer {
+  const objectJson = servedJsonFor(facts, json, apiVersion, encoding.representation);
   if (encoding.representation === 'object' && encoding.cbor === true) return encodeCborWatchEvent(type, encodeCborJson(objectJson));
   if (encoding.representation === 'object' && !encoding.protobuf) return `{"type":"${type}","object":${objectJson}}\n`;
   const obj = JSON.parse(objectJson) as Obj;

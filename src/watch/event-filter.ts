@@ -1,6 +1,7 @@
 import type { Obj } from '../api/object-util.js';
 import { servedJsonsFor, untilConverted } from '../conversion/converting-io.js';
 import type { ChangeEvent } from '../storage/storage.js';
+import type { CustomResourceFacts } from '../catalog/custom-resource-facts.js';
 import { eventDecodes, parsedObjects, type WatchEventType } from './event-encoding.js';
 
 /** The selectors a watch narrows its events with (a handler's `Selection` fits). */
@@ -25,9 +26,13 @@ export type WatchEventFilter = (event: ChangeEvent) => WatchEventType | undefine
 /**
  * The filter of a watch over `namespace` (undefined: all namespaces) and `selection`. With
  * `convertTo`, selectors are evaluated on the objects converted to that apiVersion by their CRD's
- * webhook (the answer is then a promise, rejecting with the webhook's error).
+ * webhook, as `convertTo.facts` name it (the answer is then a promise, rejecting with the webhook's error).
  */
-export function watchEventFilter(namespace: string | undefined, selection: WatchSelection, convertTo?: string): WatchEventFilter {
+export function watchEventFilter(
+  namespace: string | undefined,
+  selection: WatchSelection,
+  convertTo?: { apiVersion: string; facts: CustomResourceFacts },
+): WatchEventFilter {
   const prefix = namespace !== undefined ? `${namespace}/` : '';
   return (event) => {
     if (prefix !== '' && !event.key.startsWith(prefix)) return undefined;
@@ -35,19 +40,20 @@ export function watchEventFilter(namespace: string | undefined, selection: Watch
     if (!selection.active) return event.type;
     const { current, previous } = parsedObjects(event);
     if (current === undefined) return undefined;
-    if (convertTo !== undefined) return convertedTransition(event, selection, convertTo, previous !== undefined);
+    if (convertTo !== undefined) return convertedTransition(convertTo.facts, event, selection, convertTo.apiVersion, previous !== undefined);
     return transition(event.type, selection.matches(current), previous !== undefined && selection.matches(previous));
   };
 }
 
 async function convertedTransition(
+  facts: CustomResourceFacts,
   event: ChangeEvent,
   selection: WatchSelection,
   apiVersion: string,
   hasPrevious: boolean,
 ): Promise<WatchEventType | undefined> {
   const jsons = hasPrevious && event.prevJson !== undefined ? [event.json, event.prevJson] : [event.json];
-  const converted = await untilConverted(() => servedJsonsFor(jsons, apiVersion, 'object'));
+  const converted = await untilConverted(() => servedJsonsFor(facts, jsons, apiVersion, 'object'));
   const [current, previous] = converted.map((json) => JSON.parse(json) as Obj);
   return transition(event.type, selection.matches(current), previous !== undefined && selection.matches(previous));
 }

@@ -1,6 +1,7 @@
 import type { StatusObject } from '../api/errors.js';
 import type { OutputFormat } from '../codec/negotiation.js';
 import type { ChangeEvent } from '../storage/storage.js';
+import type { CustomResourceFacts } from '../catalog/custom-resource-facts.js';
 import {
   bookmarkFrame,
   encodedEventOrConversion,
@@ -15,7 +16,8 @@ import {
  * The frames of one watch, with objects converted to the request's apiVersion and representation
  * (object, Table or PartialObjectMetadata; JSON lines, Protobuf or CBOR). Frames of changes are shared
  * with every watcher of the same encoding. As kube sends them, only the first Table event of a
- * watch carries column definitions.
+ * watch carries column definitions. Custom resources are served with the read defaults and
+ * conversion webhooks of `facts` (the serving catalogue's).
  */
 export class WatchEncoder {
   private encoding: WatchEncoding;
@@ -25,6 +27,7 @@ export class WatchEncoder {
     private readonly kind: string,
     private readonly apiVersion: string,
     format: Pick<OutputFormat, 'representation' | 'encoding' | 'printer'>,
+    private readonly facts: CustomResourceFacts,
   ) {
     this.encoding = {
       representation: format.representation,
@@ -40,14 +43,14 @@ export class WatchEncoder {
    * convert by webhook come as promises (rejecting with the webhook's ApiError).
    */
   added(json: string): string | Buffer | Promise<string | Buffer> {
-    const frame = objectFrameOrConversion('ADDED', json, this.apiVersion, this.encoding);
+    const frame = objectFrameOrConversion(this.facts, 'ADDED', json, this.apiVersion, this.encoding);
     this.objectSent();
     return frame;
   }
 
   /** `event` delivered as `type` (a selector transition may turn a MODIFIED into ADDED or DELETED). */
   change(event: ChangeEvent, type: WatchEventType): string | Buffer | Promise<string | Buffer> {
-    const frame = encodedEventOrConversion(event, type, this.kind, this.apiVersion, this.encoding, this.key);
+    const frame = encodedEventOrConversion(this.facts, event, type, this.kind, this.apiVersion, this.encoding, this.key);
     this.objectSent();
     return frame;
   }

@@ -4,7 +4,8 @@
  * reason and detail kube words a violation with (`host namespaces (hostNetwork=true)`).
  */
 import { goQuote } from '../../codec/go-quote.js';
-import { obj, objects } from '../../validation/value-access.js';
+import { arrayField, asObject, asString } from '../../api/values.js';
+import { objects } from '../../validation/value-access.js';
 import type { Obj } from '../../api/object-util.js';
 
 /** A violation: the succinct reason and, optionally, the values behind it. */
@@ -27,7 +28,6 @@ const plural = (singular: string, pluralForm: string, n: number): string => (n =
 const joinQuote = (items: readonly string[]): string => (items.length === 0 ? '' : `"${items.join('", "')}"`);
 /** Go's sets.NewString(...).List(): distinct, sorted bytewise. */
 const sortedSet = (items: Iterable<string>): string[] => [...new Set(items)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const present = (v: unknown): boolean => v !== undefined && v !== null;
 
 /** Init containers, containers and ephemeral containers, in that order (visitContainers). */
@@ -35,8 +35,8 @@ function containers(spec: Obj): Obj[] {
   return [...objects(spec.initContainers), ...objects(spec.containers), ...objects(spec.ephemeralContainers)];
 }
 
-const securityContext = (o: Obj): Obj | undefined => (present(o.securityContext) ? obj(o.securityContext) : undefined);
-const isWindows = (spec: Obj): boolean => obj(spec.os).name === 'windows';
+const securityContext = (o: Obj): Obj | undefined => (present(o.securityContext) ? asObject(o.securityContext) : undefined);
+const isWindows = (spec: Obj): boolean => asObject(spec.os).name === 'windows';
 /** A pod in its own user namespace (`hostUsers: false`) is held to relaxed rules from 1.35. */
 const inUserNamespace = (spec: Obj): boolean => spec.hostUsers === false;
 const containerList = (names: string[]): string => `${plural('container', 'containers', names.length)} ${joinQuote(names)}`;
@@ -44,7 +44,7 @@ const containerList = (names: string[]): string => `${plural('container', 'conta
 const allowPrivilegeEscalation: CheckFn = (_meta, spec) => {
   const bad = containers(spec)
     .filter((c) => securityContext(c)?.allowPrivilegeEscalation !== false)
-    .map((c) => str(c.name));
+    .map((c) => asString(c.name));
   if (bad.length === 0) return undefined;
   return { reason: 'allowPrivilegeEscalation != false', detail: `${containerList(bad)} must set securityContext.allowPrivilegeEscalation=false` };
 };
@@ -56,22 +56,22 @@ const appArmorProfile: CheckFn = (meta, spec) => {
   const setters: string[] = [];
   const values = new Set<string>();
   const podProfile = securityContext(spec)?.appArmorProfile;
-  if (present(podProfile) && !allowedType(obj(podProfile).type)) {
+  if (present(podProfile) && !allowedType(asObject(podProfile).type)) {
     setters.push('pod');
-    values.add(str(obj(podProfile).type));
+    values.add(asString(asObject(podProfile).type));
   }
   const bad: string[] = [];
   for (const c of containers(spec)) {
     const profile = securityContext(c)?.appArmorProfile;
-    if (present(profile) && !allowedType(obj(profile).type)) {
-      bad.push(str(c.name));
-      values.add(str(obj(profile).type));
+    if (present(profile) && !allowedType(asObject(profile).type)) {
+      bad.push(asString(c.name));
+      values.add(asString(asObject(profile).type));
     }
   }
   if (bad.length > 0) setters.push(containerList(bad));
-  const annotations = Object.entries(obj(meta.annotations))
-    .filter(([k, v]) => k.startsWith(APPARMOR_ANNOTATION_PREFIX) && !(str(v) === '' || v === 'runtime/default' || str(v).startsWith('localhost/')))
-    .map(([k, v]) => `${k}=${goQuote(str(v))}`)
+  const annotations = Object.entries(asObject(meta.annotations))
+    .filter(([k, v]) => k.startsWith(APPARMOR_ANNOTATION_PREFIX) && !(asString(v) === '' || v === 'runtime/default' || asString(v).startsWith('localhost/')))
+    .map(([k, v]) => `${k}=${goQuote(asString(v))}`)
     .sort();
   const valueList = [...sortedSet(values), ...annotations];
   if (annotations.length > 0) setters.push(plural('annotation', 'annotations', annotations.length));
@@ -104,9 +104,11 @@ const capabilitiesBaseline: CheckFn = (_meta, spec) => {
   for (const c of containers(spec)) {
     const capabilities = securityContext(c)?.capabilities;
     if (!present(capabilities)) continue;
-    const extra = (Array.isArray(obj(capabilities).add) ? (obj(capabilities).add as unknown[]) : []).map(str).filter((n) => !DEFAULT_CAPABILITIES.has(n));
+    const extra = (Array.isArray(asObject(capabilities).add) ? (asObject(capabilities).add as unknown[]) : [])
+      .map(asString)
+      .filter((n) => !DEFAULT_CAPABILITIES.has(n));
     if (extra.length > 0) {
-      bad.push(str(c.name));
+      bad.push(asString(c.name));
       caps.push(...extra);
     }
   }
@@ -124,14 +126,14 @@ const capabilitiesRestricted: CheckFn = (_meta, spec) => {
   for (const c of containers(spec)) {
     const capabilities = securityContext(c)?.capabilities;
     if (!present(capabilities)) {
-      missingDropAll.push(str(c.name));
+      missingDropAll.push(asString(c.name));
       continue;
     }
-    const list = (key: string): string[] => (Array.isArray(obj(capabilities)[key]) ? (obj(capabilities)[key] as unknown[]).map(str) : []);
-    if (!list('drop').includes('ALL')) missingDropAll.push(str(c.name));
-    const forbidden = list('add').filter((n) => n !== 'NET_BIND_SERVICE');
+    const capabilityNames = (key: string): string[] => arrayField(capabilities, key).map(asString);
+    if (!capabilityNames('drop').includes('ALL')) missingDropAll.push(asString(c.name));
+    const forbidden = capabilityNames('add').filter((n) => n !== 'NET_BIND_SERVICE');
     if (forbidden.length > 0) {
-      adding.push(str(c.name));
+      adding.push(asString(c.name));
       caps.push(...forbidden);
     }
   }
@@ -150,7 +152,7 @@ const hostNamespaces: CheckFn = (_meta, spec) => {
 const hostPathVolumes: CheckFn = (_meta, spec) => {
   const volumes = objects(spec.volumes)
     .filter((v) => present(v.hostPath))
-    .map((v) => str(v.name));
+    .map((v) => asString(v.name));
   return volumes.length === 0 ? undefined : { reason: 'hostPath volumes', detail: `${plural('volume', 'volumes', volumes.length)} ${joinQuote(volumes)}` };
 };
 
@@ -162,7 +164,7 @@ const hostPorts: CheckFn = (_meta, spec) => {
       .map((p) => (typeof p.hostPort === 'number' ? p.hostPort : 0))
       .filter((p) => p !== 0);
     if (used.length > 0) {
-      bad.push(str(c.name));
+      bad.push(asString(c.name));
       ports.push(...used.map(String));
     }
   }
@@ -177,19 +179,19 @@ const hostPorts: CheckFn = (_meta, spec) => {
 /** The hosts an HTTP or TCP probe or lifecycle handler names. */
 function handlerHosts(handler: unknown): string[] {
   if (!present(handler)) return [];
-  const h = obj(handler);
-  return [str(obj(h.httpGet).host), str(obj(h.tcpSocket).host)].filter((host) => host !== '');
+  const h = asObject(handler);
+  return [asString(asObject(h.httpGet).host), asString(asObject(h.tcpSocket).host)].filter((host) => host !== '');
 }
 
 const hostProbesAndHostLifecycle: CheckFn = (_meta, spec) => {
   const bad = new Set<string>();
   const hosts = new Set<string>();
   for (const c of containers(spec)) {
-    const lifecycle = obj(c.lifecycle);
+    const lifecycle = asObject(c.lifecycle);
     for (const handler of [c.livenessProbe, c.readinessProbe, c.startupProbe, lifecycle.postStart, lifecycle.preStop]) {
       const found = handlerHosts(handler);
       if (found.length === 0) continue;
-      bad.add(str(c.name));
+      bad.add(asString(c.name));
       for (const h of found) hosts.add(h);
     }
   }
@@ -205,7 +207,7 @@ const hostProbesAndHostLifecycle: CheckFn = (_meta, spec) => {
 const privileged: CheckFn = (_meta, spec) => {
   const bad = containers(spec)
     .filter((c) => securityContext(c)?.privileged === true)
-    .map((c) => str(c.name));
+    .map((c) => asString(c.name));
   return bad.length === 0 ? undefined : { reason: 'privileged', detail: `${containerList(bad)} must not set securityContext.privileged=true` };
 };
 
@@ -215,8 +217,8 @@ const procMount: CheckFn = (_meta, spec) => {
   for (const c of containers(spec)) {
     const mount = securityContext(c)?.procMount;
     if (!present(mount) || mount === 'Default') continue;
-    bad.push(str(c.name));
-    types.push(str(mount));
+    bad.push(asString(c.name));
+    types.push(asString(mount));
   }
   if (bad.length === 0) return undefined;
   return { reason: 'procMount', detail: `${containerList(bad)} must not set securityContext.procMount to ${joinQuote(sortedSet(types))}` };
@@ -254,7 +256,7 @@ const restrictedVolumes: CheckFn = (_meta, spec) => {
   const types: string[] = [];
   for (const volume of objects(spec.volumes)) {
     if (ALLOWED_VOLUME_SOURCES.some((k) => present(volume[k]))) continue;
-    bad.push(str(volume.name));
+    bad.push(asString(volume.name));
     const source = RESTRICTED_VOLUME_SOURCES.find((k) => present(volume[k])) ?? (present(volume.storageos) ? SOURCE_NAMES.storageos : 'unknown');
     types.push(source);
   }
@@ -281,8 +283,8 @@ const runAsNonRoot: CheckFn = (_meta, spec) => {
   for (const c of containers(spec)) {
     const value = securityContext(c)?.runAsNonRoot;
     if (typeof value === 'boolean') {
-      if (!value) explicit.push(str(c.name));
-    } else if (!podNonRoot) implicit.push(str(c.name));
+      if (!value) explicit.push(asString(c.name));
+    } else if (!podNonRoot) implicit.push(asString(c.name));
   }
   if (explicit.length > 0) setters.push(containerList(explicit));
   if (setters.length > 0) return { reason: 'runAsNonRoot != true', detail: `${setters.join(' and ')} must not set securityContext.runAsNonRoot=false` };
@@ -295,7 +297,7 @@ const runAsUser: CheckFn = (_meta, spec) => {
   if (securityContext(spec)?.runAsUser === 0) setters.push('pod');
   const bad = containers(spec)
     .filter((c) => securityContext(c)?.runAsUser === 0)
-    .map((c) => str(c.name));
+    .map((c) => asString(c.name));
   if (bad.length > 0) setters.push(containerList(bad));
   return setters.length === 0 ? undefined : { reason: 'runAsUser=0', detail: `${setters.join(' and ')} must not set runAsUser=0` };
 };
@@ -308,26 +310,26 @@ function seLinuxOptions(allowedTypes: Set<string>): CheckFn {
     let setRole = false;
     const valid = (options: Obj): boolean => {
       let ok = true;
-      if (!allowedTypes.has(str(options.type))) {
+      if (!allowedTypes.has(asString(options.type))) {
         ok = false;
-        types.add(str(options.type));
+        types.add(asString(options.type));
       }
-      if (str(options.user) !== '') {
+      if (asString(options.user) !== '') {
         ok = false;
         setUser = true;
       }
-      if (str(options.role) !== '') {
+      if (asString(options.role) !== '') {
         ok = false;
         setRole = true;
       }
       return ok;
     };
     const podOptions = securityContext(spec)?.seLinuxOptions;
-    if (present(podOptions) && !valid(obj(podOptions))) setters.push('pod');
+    if (present(podOptions) && !valid(asObject(podOptions))) setters.push('pod');
     const bad: string[] = [];
     for (const c of containers(spec)) {
       const options = securityContext(c)?.seLinuxOptions;
-      if (present(options) && !valid(obj(options))) bad.push(str(c.name));
+      if (present(options) && !valid(asObject(options))) bad.push(asString(c.name));
     }
     if (bad.length > 0) setters.push(containerList(bad));
     if (setters.length === 0) return undefined;
@@ -347,14 +349,14 @@ const SECCOMP_CONTAINER_ANNOTATION_PREFIX = 'container.seccomp.security.alpha.ku
 const validSeccompType = (t: unknown): boolean => t === 'Localhost' || t === 'RuntimeDefault';
 
 const seccompAnnotations: CheckFn = (meta, spec) => {
-  const annotations = obj(meta.annotations);
+  const annotations = asObject(meta.annotations);
   const validValue = (v: string): boolean => v === 'runtime/default' || v === 'docker/default' || v.startsWith('localhost/');
   const forbidden = new Set<string>();
   const checkKey = (key: string): void => {
-    if (key in annotations && !validValue(str(annotations[key]))) forbidden.add(`${key}=${goQuote(str(annotations[key]))}`);
+    if (key in annotations && !validValue(asString(annotations[key]))) forbidden.add(`${key}=${goQuote(asString(annotations[key]))}`);
   };
   checkKey(SECCOMP_POD_ANNOTATION);
-  for (const c of containers(spec)) checkKey(SECCOMP_CONTAINER_ANNOTATION_PREFIX + str(c.name));
+  for (const c of containers(spec)) checkKey(SECCOMP_CONTAINER_ANNOTATION_PREFIX + asString(c.name));
   if (forbidden.size === 0) return undefined;
   return { reason: 'seccompProfile', detail: `forbidden ${plural('annotation', 'annotations', forbidden.size)} ${sortedSet(forbidden).join(', ')}` };
 };
@@ -367,9 +369,9 @@ function seccompProfile(requireSet: boolean): CheckFn {
     let podSet = false;
     const podProfile = securityContext(spec)?.seccompProfile;
     if (present(podProfile)) {
-      if (!validSeccompType(obj(podProfile).type)) {
+      if (!validSeccompType(asObject(podProfile).type)) {
         setters.push('pod');
-        values.add(str(obj(podProfile).type));
+        values.add(asString(asObject(podProfile).type));
       } else podSet = true;
     }
     const explicit: string[] = [];
@@ -377,11 +379,11 @@ function seccompProfile(requireSet: boolean): CheckFn {
     for (const c of containers(spec)) {
       const profile = securityContext(c)?.seccompProfile;
       if (present(profile)) {
-        if (!validSeccompType(obj(profile).type)) {
-          explicit.push(str(c.name));
-          values.add(str(obj(profile).type));
+        if (!validSeccompType(asObject(profile).type)) {
+          explicit.push(asString(c.name));
+          values.add(asString(asObject(profile).type));
         }
-      } else if (!podSet) implicit.push(str(c.name));
+      } else if (!podSet) implicit.push(asString(c.name));
     }
     if (explicit.length > 0) setters.push(containerList(explicit));
     if (setters.length > 0) {
@@ -420,19 +422,19 @@ const SYSCTLS_1_32 = [...SYSCTLS_1_29, 'net.ipv4.tcp_rmem', 'net.ipv4.tcp_wmem']
 function sysctls(allowed: readonly string[]): CheckFn {
   return (_meta, spec) => {
     const forbidden = objects(securityContext(spec)?.sysctls)
-      .map((s) => str(s.name))
+      .map((s) => asString(s.name))
       .filter((n) => !allowed.includes(n));
     return forbidden.length === 0 ? undefined : { reason: 'forbidden sysctls', detail: forbidden.join(', ') };
   };
 }
 
 const windowsHostProcess: CheckFn = (_meta, spec) => {
-  const hostProcess = (o: Obj): boolean => obj(securityContext(o)?.windowsOptions).hostProcess === true;
+  const hostProcess = (o: Obj): boolean => asObject(securityContext(o)?.windowsOptions).hostProcess === true;
   const setters: string[] = [];
   if (hostProcess(spec)) setters.push('pod');
   const bad = containers(spec)
     .filter(hostProcess)
-    .map((c) => str(c.name));
+    .map((c) => asString(c.name));
   if (bad.length > 0) setters.push(containerList(bad));
   return setters.length === 0
     ? undefined

@@ -1,7 +1,8 @@
 import { forbidden, invalid } from '../../api/errors.js';
 import type { Obj } from '../../api/object-util.js';
 import type { Storage } from '../../storage/storage.js';
-import { obj, objects } from '../../validation/value-access.js';
+import { asObject } from '../../api/values.js';
+import { objects } from '../../validation/value-access.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../admission.js';
 import { compareLevels, evaluatePod, levelVersionText, policyOf, sameLevelVersion, violationDetail, violationReasons, type LevelVersion } from './policy.js';
 import { strategyFor } from '../../strategy/strategies.js';
@@ -43,7 +44,7 @@ export class PodSecurityAdmission implements AdmissionPlugin {
 
   private async namespaceLabels(name: string): Promise<Obj | undefined> {
     const stored = await this.storage.get('namespaces', name);
-    return stored === undefined ? undefined : obj(obj((JSON.parse(stored.json) as Obj).metadata).labels);
+    return stored === undefined ? undefined : asObject(asObject((JSON.parse(stored.json) as Obj).metadata).labels);
   }
 
   private async validatePod(a: AdmissionAttributes, pod: Obj): Promise<void> {
@@ -56,8 +57,8 @@ export class PodSecurityAdmission implements AdmissionPlugin {
       return;
     }
     if (a.operation === 'UPDATE' && a.oldObject !== undefined && !significantPodUpdate(pod, a.oldObject)) return;
-    const meta = obj(pod.metadata);
-    const spec = obj(pod.spec);
+    const meta = asObject(pod.metadata);
+    const spec = asObject(pod.spec);
     a.request?.annotate(ENFORCE_POLICY_ANNOTATION, levelVersionText(policy.enforce));
     const enforced = evaluatePod(policy.enforce, meta, spec);
     const audited = sameLevelVersion(policy.audit, policy.enforce) ? enforced : evaluatePod(policy.audit, meta, spec);
@@ -76,9 +77,9 @@ export class PodSecurityAdmission implements AdmissionPlugin {
     const { policy } = policyOf(labels);
     if (policy.warn.level === 'privileged') return;
     let template: unknown = object;
-    for (const key of path) template = obj(template)[key];
+    for (const key of path) template = asObject(template)[key];
     if (template === undefined || template === null) return;
-    this.warn(a, policy.warn, evaluatePod(policy.warn, obj(obj(template).metadata), obj(obj(template).spec)));
+    this.warn(a, policy.warn, evaluatePod(policy.warn, asObject(asObject(template).metadata), asObject(asObject(template).spec)));
   }
 
   private warn(a: AdmissionAttributes, lv: LevelVersion, violations: ReturnType<typeof evaluatePod>): void {
@@ -87,12 +88,12 @@ export class PodSecurityAdmission implements AdmissionPlugin {
 
   private async validateNamespace(a: AdmissionAttributes, namespace: Obj): Promise<void> {
     if (a.subresource !== '') return;
-    const { policy, errors } = policyOf(obj(obj(namespace.metadata).labels));
+    const { policy, errors } = policyOf(asObject(asObject(namespace.metadata).labels));
     if (a.operation === 'CREATE') {
       if (errors.length > 0) throw invalid('Namespace', '', a.name, errors);
       return;
     }
-    const old = policyOf(obj(obj(a.oldObject?.metadata).labels));
+    const old = policyOf(asObject(asObject(a.oldObject?.metadata).labels));
     if (errors.length > 0 && (old.errors.length === 0 || JSON.stringify(errors) !== JSON.stringify(old.errors))) {
       throw invalid('Namespace', '', a.name, errors);
     }
@@ -110,10 +111,10 @@ export class PodSecurityAdmission implements AdmissionPlugin {
     const checked = pods.slice(0, MAX_PODS_TO_CHECK);
     const byReason = new Map<string, { first: string; count: number }>();
     for (const pod of checked) {
-      const violations = evaluatePod(enforce, obj(pod.metadata), obj(pod.spec));
+      const violations = evaluatePod(enforce, asObject(pod.metadata), asObject(pod.spec));
       if (violations.length === 0) continue;
       const reasons = violationReasons(violations);
-      const name = String(obj(pod.metadata).name);
+      const name = String(asObject(pod.metadata).name);
       const seen = byReason.get(reasons);
       if (seen === undefined) byReason.set(reasons, { first: name, count: 1 });
       else {
@@ -136,8 +137,8 @@ export class PodSecurityAdmission implements AdmissionPlugin {
 
 /** isSignificantPodUpdate: a container's image changed, or an ephemeral container was added or changed. */
 function significantPodUpdate(pod: Obj, old: Obj): boolean {
-  const spec = obj(pod.spec);
-  const oldSpec = obj(old.spec);
+  const spec = asObject(pod.spec);
+  const oldSpec = asObject(old.spec);
   for (const key of ['containers', 'initContainers'] as const) {
     const now = objects(spec[key]);
     const before = objects(oldSpec[key]);
@@ -157,7 +158,7 @@ function prioritized(pods: Obj[]): Obj[] {
   const replicas: Obj[] = [];
   const controllers = new Set<string>();
   for (const pod of pods) {
-    const controller = objects(obj(pod.metadata).ownerReferences).find((ref) => ref.controller === true);
+    const controller = objects(asObject(pod.metadata).ownerReferences).find((ref) => ref.controller === true);
     if (controller === undefined) first.push(pod);
     else if (controllers.has(String(controller.uid))) replicas.push(pod);
     else {

@@ -4,6 +4,7 @@ import { isObject, type Obj } from '../../api/object-util.js';
 import { typeFor } from '../../fieldmanager/track-write.js';
 import { mergeValues } from '../../fieldmanager/typed-value.js';
 import type { ResourceCatalog } from '../../catalog/resource-catalog.js';
+import type { CustomResourceFacts } from '../../catalog/custom-resource-facts.js';
 import type { ResourceInfo } from '../../api/resource-info.js';
 import type { Authorizer } from '../../auth/authorizer.js';
 import type { Storage } from '../../storage/storage.js';
@@ -122,9 +123,9 @@ function replaceContents(target: Obj, source: Obj): void {
  * A mutated object of the matched version back in the request's version (through the CRD's webhook
  * for custom resources converting by webhook); a failure is kube's 500 `failed to convert object`.
  */
-async function backToRequestVersion(object: Obj, as: MatchedAs, a: AdmissionAttributes): Promise<Obj> {
+async function backToRequestVersion(facts: CustomResourceFacts, object: Obj, as: MatchedAs, a: AdmissionAttributes): Promise<Obj> {
   try {
-    return await convertBetween(object, as.info, a.info);
+    return await convertBetween(facts, object, as.info, a.info);
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
     throw internalError(new Error(`failed to convert object: ${err.message}`));
@@ -146,7 +147,13 @@ function asKubePatchOperation(doc: unknown, op: jsonPatch.Operation): jsonPatch.
 }
 
 /** One mutation's result applied to `object`, or the error kube reports for it. */
-function applyMutation(m: CompiledMutation, value: unknown, object: Obj, info: ResourceInfo): { ok: true; object: Obj } | { ok: false; error: string } {
+function applyMutation(
+  m: CompiledMutation,
+  value: unknown,
+  object: Obj,
+  info: ResourceInfo,
+  facts: CustomResourceFacts,
+): { ok: true; object: Obj } | { ok: false; error: string } {
   if (m.patchType === 'JSONPatch') {
     if (!Array.isArray(value)) return { ok: false, error: 'type mismatch: JSONPatchType.expression should evaluate to array' };
     const ops: jsonPatch.Operation[] = [];
@@ -171,7 +178,7 @@ function applyMutation(m: CompiledMutation, value: unknown, object: Obj, info: R
     return isObject(doc) ? { ok: true, object: doc } : { ok: false, error: 'JSON Patch: the patched document is not an object' };
   }
   if (!isObject(value)) return { ok: false, error: `unsupported return type from ApplyConfiguration expression: ${typeof value}` };
-  const merged = mergeValues(structuredClone(object), structuredClone(value), typeFor(info));
+  const merged = mergeValues(structuredClone(object), structuredClone(value), typeFor(info, facts));
   if (!isObject(merged)) return { ok: false, error: 'error applying patch: the merged object is not an object' };
   return { ok: true, object: merged };
 }
@@ -250,7 +257,7 @@ export class MutatingAdmissionPolicyPlugin implements AdmissionPlugin {
           const before = JSON.stringify(a.object);
           let objects: { object: Obj | null; oldObject: Obj | null };
           try {
-            objects = await objectsOf(a, matched);
+            objects = await objectsOf(this.catalog.customResources, a, matched);
           } catch (err) {
             // kube's versioned attributes for the matched kind: a failed conversion is the policy's configuration error.
             if (!(err instanceof ApiError)) throw err;
@@ -266,7 +273,8 @@ export class MutatingAdmissionPolicyPlugin implements AdmissionPlugin {
           }
           if ('error' in outcome) {
             if (compiled.failurePolicy !== 'Ignore') errors.push({ policy: policyName, binding: bindingName, message: outcome.error, reason: 'Invalid' });
-          } else if (outcome.object !== undefined && a.object !== undefined) replaceContents(a.object, await backToRequestVersion(outcome.object, matched, a));
+          } else if (outcome.object !== undefined && a.object !== undefined)
+            replaceContents(a.object, await backToRequestVersion(this.catalog.customResources, outcome.object, matched, a));
           if (JSON.stringify(a.object) !== before) {
             requireReinvoking(ctx);
             if (a.reinvocation !== undefined) a.reinvocation.shouldReinvoke = true;
@@ -308,10 +316,10 @@ export class MutatingAdmissionPolicyPlugin implements AdmissionPlugin {
       const { vars, explain } = withVariables(inputs(), compiled.variables, budget);
       const out = evaluate(m.expression, vars, budget);
       if (!out.ok) return { error: explain(out.error) };
-      const applied = applyMutation(m, out.value, object, as.info);
+      const applied = applyMutation(m, out.value, object, as.info, this.catalog.customResources);
       if (!applied.ok) return { error: applied.error };
       object = applied.object;
-      applyDefaults(as.info, object);
+      applyDefaults(as.info, object, this.catalog.customResources);
     }
     return { object };
   }

@@ -3,6 +3,7 @@ import { ApiError } from '../../api/errors.js';
 import { isObject, objectKey, type Obj } from '../../api/object-util.js';
 import { servedObjectAsync } from '../../conversion/converting-io.js';
 import type { ResourceCatalog } from '../../catalog/resource-catalog.js';
+import type { CustomResourceFacts } from '../../catalog/custom-resource-facts.js';
 import { storageTypeOf } from '../../api/resource-info.js';
 import type { Storage } from '../../storage/storage.js';
 import { selectorMatches } from '../../validation/label-selector.js';
@@ -66,7 +67,7 @@ export async function collectParams(
   }
   const params: Obj[] = [];
   try {
-    for (const o of stored) params.push(await servedObjectAsync(o, apiVersion));
+    for (const o of stored) params.push(await servedObjectAsync(catalog.customResources, o, apiVersion));
   } catch (err) {
     if (err instanceof ApiError) return { ok: false, error: err.message };
     throw err;
@@ -114,7 +115,7 @@ export function namespaceObjectOf(ns: Obj | undefined): Obj | null {
  * The request's object and old object in the matched version, null where absent, as CEL sees them
  * (old object first, as kube's NewVersionedAttributes). Rejects as inMatchedVersion does.
  */
-export async function objectsOf(a: AdmissionAttributes, as: MatchedAs): Promise<{ object: Obj | null; oldObject: Obj | null }> {
-  const oldObject = (await inMatchedVersion(a.oldObject, a.info, as)) ?? null;
-  return { object: (await inMatchedVersion(a.object, a.info, as)) ?? null, oldObject };
+export async function objectsOf(facts: CustomResourceFacts, a: AdmissionAttributes, as: MatchedAs): Promise<{ object: Obj | null; oldObject: Obj | null }> {
+  const oldObject = (await inMatchedVersion(facts, a.oldObject, a.info, as)) ?? null;
+  return { object: (await inMatchedVersion(facts, a.object, a.info, as)) ?? null, oldObject };
 }

@@ -1,6 +1,8 @@
 import { isObject, type Obj } from '../../api/object-util.js';
+import { stringElements } from '../../api/values.js';
 import { servedObject, toStorageVersion } from '../../conversion/version-conversion.js';
-import { convertByWebhook, webhookConversionOf } from '../../conversion/webhook-conversion.js';
+import { convertByWebhook } from '../../conversion/webhook-conversion.js';
+import type { CustomResourceFacts } from '../../catalog/custom-resource-facts.js';
 import type { ResourceCatalog } from '../../catalog/resource-catalog.js';
 import { apiVersionOf, storageTypeOf, type ResourceInfo } from '../../api/resource-info.js';
 import type { Storage } from '../../storage/storage.js';
@@ -12,10 +14,6 @@ export interface MatchedAs {
   info: ResourceInfo;
 }
 
-function strings(v: unknown): string[] {
-  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
-}
-
 /** The namespace a request's namespace selector is matched against: a Namespace's own name for Namespaces. */
 export function selectorNamespaceOf(a: AdmissionAttributes): string {
   if (a.info.group === '' && a.info.resource === 'namespaces') return a.name;
@@ -24,13 +22,13 @@ export function selectorNamespaceOf(a: AdmissionAttributes): string {
 
 /** kube's rule matcher (operations, groups, versions, `resource/subresource` patterns, scope) for `info`. */
 function ruleMatches(rule: Obj, a: AdmissionAttributes, info: ResourceInfo): boolean {
-  const ops = strings(rule.operations);
+  const ops = stringElements(rule.operations);
   if (!ops.includes('*') && !ops.includes(a.operation)) return false;
-  const groups = strings(rule.apiGroups);
+  const groups = stringElements(rule.apiGroups);
   if (!groups.includes('*') && !groups.includes(info.group)) return false;
-  const versions = strings(rule.apiVersions);
+  const versions = stringElements(rule.apiVersions);
   if (!versions.includes('*') && !versions.includes(info.version)) return false;
-  const resourceMatch = strings(rule.resources).some((pattern) => {
+  const resourceMatch = stringElements(rule.resources).some((pattern) => {
     const slash = pattern.indexOf('/');
     const res = slash < 0 ? pattern : pattern.slice(0, slash);
     const sub = slash < 0 ? '' : pattern.slice(slash + 1);
@@ -50,7 +48,7 @@ function ruleMatches(rule: Obj, a: AdmissionAttributes, info: ResourceInfo): boo
 
 function namedRuleMatches(rule: Obj, a: AdmissionAttributes, info: ResourceInfo): boolean {
   if (!ruleMatches(rule, a, info)) return false;
-  const names = strings(rule.resourceNames);
+  const names = stringElements(rule.resourceNames);
   return names.length === 0 || names.includes(a.name);
 }
 
@@ -142,15 +140,18 @@ export async function matchResources(catalog: ResourceCatalog, namespaces: Names
  * whose CRD converts by webhook go through the webhook (rejecting with its 500 ApiError, kube's
  * `conversion webhook for ... failed` message), other kinds through the storage version.
  */
-export async function inMatchedVersion(obj: Obj | undefined, from: ResourceInfo, as: MatchedAs): Promise<Obj | undefined> {
-  return obj === undefined ? undefined : convertBetween(obj, from, as.info);
+export async function inMatchedVersion(facts: CustomResourceFacts, obj: Obj | undefined, from: ResourceInfo, as: MatchedAs): Promise<Obj | undefined> {
+  return obj === undefined ? undefined : convertBetween(facts, obj, from, as.info);
 }
 
-/** `obj`, an object of `from`, as an object of `to` (the same object when the versions agree); see inMatchedVersion. */
-export async function convertBetween(obj: Obj, from: ResourceInfo, to: ResourceInfo): Promise<Obj> {
+/**
+ * `obj`, an object of `from`, as an object of `to` (the same object when the versions agree), with
+ * the conversion webhook `facts` name for a custom resource; see inMatchedVersion.
+ */
+export async function convertBetween(facts: CustomResourceFacts, obj: Obj, from: ResourceInfo, to: ResourceInfo): Promise<Obj> {
   if (to.group === from.group && to.version === from.version) return obj;
   const target = apiVersionOf(to.group, to.version);
-  const conversion = from.custom === true ? webhookConversionOf(target, to.kind) : undefined;
+  const conversion = from.custom === true ? facts.conversionOf(target, to.kind) : undefined;
   if (conversion === undefined) return servedObject(toStorageVersion(structuredClone(obj), from), target);
   const [converted] = await convertByWebhook(conversion, [structuredClone(obj)], target);
   return converted;

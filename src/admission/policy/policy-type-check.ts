@@ -5,6 +5,7 @@ import type { ResourceInfo } from '../../api/resource-info.js';
 import { schemaForDefinition, type SchemaNode } from '../../schema/openapi-schema.js';
 import type { Storage } from '../../storage/storage.js';
 import { compilePolicyExpression, policyDeclarations } from './policy-cel.js';
+import { stringElements } from '../../api/values.js';
 
 /** One `status.typeChecking.expressionWarnings` entry. */
 export interface ExpressionWarning {
@@ -82,10 +83,6 @@ async function objectType(storage: Storage, info: ResourceInfo): Promise<CelType
   return node === undefined ? undefined : typeFromSchema(expand(node, new Set()), 'object');
 }
 
-function strings(v: unknown): string[] {
-  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
-}
-
 /** The kinds kube type checks a policy against: its rules' explicit groups, versions and resources (sorted). */
 function kindsToCheck(catalog: ResourceCatalog, policy: Obj): ResourceInfo[] {
   const spec = isObject(policy.spec) ? policy.spec : {};
@@ -93,13 +90,13 @@ function kindsToCheck(catalog: ResourceCatalog, policy: Obj): ResourceInfo[] {
   const rules = Array.isArray(constraints.resourceRules) ? constraints.resourceRules.filter(isObject) : [];
   const found = new Map<string, ResourceInfo>();
   for (const rule of rules) {
-    const groups = strings(rule.apiGroups)
+    const groups = stringElements(rule.apiGroups)
       .filter((g) => g !== '*')
       .sort();
-    const versions = strings(rule.apiVersions)
+    const versions = stringElements(rule.apiVersions)
       .filter((v) => v !== '*')
       .sort();
-    const resources = strings(rule.resources)
+    const resources = stringElements(rule.resources)
       .filter((r) => !r.includes('*') && !r.includes('/'))
       .sort();
     let count = 0;

@@ -171,7 +171,7 @@ export class ValidatingAdmissionPolicyPlugin implements AdmissionPlugin {
         const actions = Array.isArray(bspec.validationActions) ? bspec.validationActions : [];
         if (objects === undefined && params.length > 0) {
           try {
-            objects = await objectsOf(a, matched);
+            objects = await objectsOf(this.catalog.customResources, a, matched);
           } catch (err) {
             if (!(err instanceof ApiError)) throw err;
             if (compiled.failurePolicy !== 'Ignore')

@@ -1,4 +1,5 @@
 import { isObject, metadataOf, stringField, type Obj } from '../../api/object-util.js';
+import { objectElements } from '../../api/values.js';
 
 /** kube's annotation marking a mirror pod (a kubelet's copy of a static pod). */
 export const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';
@@ -10,10 +11,6 @@ export interface PodReferences {
   configMaps: string[];
   persistentVolumeClaims: string[];
   resourceClaims: string[];
-}
-
-function objects(value: unknown): Obj[] {
-  return Array.isArray(value) ? value.filter(isObject) : [];
 }
 
 function nameAt(obj: Obj, ...path: string[]): string {
@@ -29,22 +26,22 @@ export function isMirrorPod(pod: Obj): boolean {
 }
 
 function containersOf(spec: Obj): Obj[] {
-  return [...objects(spec.initContainers), ...objects(spec.containers), ...objects(spec.ephemeralContainers)];
+  return [...objectElements(spec.initContainers), ...objectElements(spec.containers), ...objectElements(spec.ephemeralContainers)];
 }
 
 /** kube's VisitPodSecretNames: image pull secrets, env and envFrom of every container, and the volume sources that name a secret. */
 function secretNames(spec: Obj): string[] {
-  const out = objects(spec.imagePullSecrets).map((r) => stringField(r, 'name'));
+  const out = objectElements(spec.imagePullSecrets).map((r) => stringField(r, 'name'));
   for (const c of containersOf(spec)) {
-    for (const e of objects(c.envFrom)) out.push(nameAt(e, 'secretRef', 'name'));
-    for (const e of objects(c.env)) out.push(nameAt(e, 'valueFrom', 'secretKeyRef', 'name'));
+    for (const e of objectElements(c.envFrom)) out.push(nameAt(e, 'secretRef', 'name'));
+    for (const e of objectElements(c.env)) out.push(nameAt(e, 'valueFrom', 'secretKeyRef', 'name'));
   }
-  for (const v of objects(spec.volumes)) {
+  for (const v of objectElements(spec.volumes)) {
     if (isObject(v.azureFile)) out.push(stringField(v.azureFile, 'secretName'));
     else if (isObject(v.cephfs)) out.push(nameAt(v.cephfs, 'secretRef', 'name'));
     else if (isObject(v.cinder)) out.push(nameAt(v.cinder, 'secretRef', 'name'));
     else if (isObject(v.flexVolume)) out.push(nameAt(v.flexVolume, 'secretRef', 'name'));
-    else if (isObject(v.projected)) for (const s of objects(v.projected.sources)) out.push(nameAt(s, 'secret', 'name'));
+    else if (isObject(v.projected)) for (const s of objectElements(v.projected.sources)) out.push(nameAt(s, 'secret', 'name'));
     else if (isObject(v.rbd)) out.push(nameAt(v.rbd, 'secretRef', 'name'));
     else if (isObject(v.secret)) out.push(stringField(v.secret, 'secretName'));
     else if (isObject(v.scaleIO)) out.push(nameAt(v.scaleIO, 'secretRef', 'name'));
@@ -59,11 +56,11 @@ function secretNames(spec: Obj): string[] {
 function configMapNames(spec: Obj): string[] {
   const out: string[] = [];
   for (const c of containersOf(spec)) {
-    for (const e of objects(c.envFrom)) out.push(nameAt(e, 'configMapRef', 'name'));
-    for (const e of objects(c.env)) out.push(nameAt(e, 'valueFrom', 'configMapKeyRef', 'name'));
+    for (const e of objectElements(c.envFrom)) out.push(nameAt(e, 'configMapRef', 'name'));
+    for (const e of objectElements(c.env)) out.push(nameAt(e, 'valueFrom', 'configMapKeyRef', 'name'));
   }
-  for (const v of objects(spec.volumes)) {
-    if (isObject(v.projected)) for (const s of objects(v.projected.sources)) out.push(nameAt(s, 'configMap', 'name'));
+  for (const v of objectElements(spec.volumes)) {
+    if (isObject(v.projected)) for (const s of objectElements(v.projected.sources)) out.push(nameAt(s, 'configMap', 'name'));
     else if (isObject(v.configMap)) out.push(stringField(v.configMap, 'name'));
   }
   return out.filter((n) => n !== '');
@@ -73,7 +70,7 @@ function configMapNames(spec: Obj): string[] {
 function claimNames(pod: Obj, spec: Obj): string[] {
   const podName = stringField(metadataOf(pod), 'name');
   const out: string[] = [];
-  for (const v of objects(spec.volumes)) {
+  for (const v of objectElements(spec.volumes)) {
     if (isObject(v.persistentVolumeClaim)) out.push(stringField(v.persistentVolumeClaim, 'claimName'));
     else if (isObject(v.ephemeral)) out.push(`${podName}-${stringField(v, 'name')}`);
   }
@@ -86,9 +83,9 @@ function claimNames(pod: Obj, spec: Obj): string[] {
  * extended-resource claim of the status counts too.
  */
 function resourceClaimNames(spec: Obj, status: Obj): string[] {
-  const statuses = objects(status.resourceClaimStatuses);
+  const statuses = objectElements(status.resourceClaimStatuses);
   const out: string[] = [];
-  for (const c of objects(spec.resourceClaims)) {
+  for (const c of objectElements(spec.resourceClaims)) {
     if (typeof c.resourceClaimName === 'string') out.push(c.resourceClaimName);
     else if (typeof c.resourceClaimTemplateName === 'string') {
       const s = statuses.find((x) => x.name === c.name);

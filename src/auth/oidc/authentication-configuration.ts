@@ -1,4 +1,5 @@
 import { load as loadYaml } from 'js-yaml';
+import { asString } from '../../api/values.js';
 
 /**
  * `AuthenticationConfiguration` (apiserver.config.k8s.io v1, also v1beta1 and v1alpha1), the file of
@@ -206,10 +207,6 @@ function duplicateJsonKey(text: string): string | undefined {
     }
   }
   return undefined;
-}
-
-function asString(v: unknown): string {
-  return typeof v === 'string' ? v : '';
 }
 
 function normalizePrefixed(v: unknown): PrefixedClaimOrExpression {

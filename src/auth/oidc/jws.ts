@@ -1,4 +1,5 @@
 import { constants, createPublicKey, verify, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { stringField } from '../../api/values.js';
 
 /**
  * Compact JSON Web Signatures as kube's OIDC authenticator (go-oidc over go-jose) reads them: the
@@ -86,8 +87,10 @@ export function keysOfJwks(doc: unknown): VerificationKey[] {
     const jwk = entry as Record<string, unknown>;
     if (jwk.kty !== 'RSA' && jwk.kty !== 'EC') continue;
     try {
-      const text = (k: string): string => (typeof jwk[k] === 'string' ? jwk[k] : '');
-      const pub: JsonWebKey = jwk.kty === 'RSA' ? { kty: 'RSA', n: text('n'), e: text('e') } : { kty: 'EC', crv: text('crv'), x: text('x'), y: text('y') };
+      const pub: JsonWebKey =
+        jwk.kty === 'RSA'
+          ? { kty: 'RSA', n: stringField(jwk, 'n'), e: stringField(jwk, 'e') }
+          : { kty: 'EC', crv: stringField(jwk, 'crv'), x: stringField(jwk, 'x'), y: stringField(jwk, 'y') };
       keys.push({ kid: typeof jwk.kid === 'string' ? jwk.kid : '', key: createPublicKey({ key: pub, format: 'jwk' }) });
     } catch {
       continue;

@@ -6,6 +6,7 @@ import { roleRefOf, rulesOf, subjectsOf, type Subject } from './policy-rule.js';
 import { RBAC_TYPES } from './rbac-policy.js';
 import { uncoveredRules } from './rule-coverage.js';
 import { StorageError } from '../../api/storage-error.js';
+import { arrayField } from '../../api/values.js';
 
 /** The annotation that lets the server reconcile a bootstrap object (`"false"` protects an edited one). */
 export const AUTO_UPDATE = 'rbac.authorization.kubernetes.io/autoupdate';
@@ -24,8 +25,13 @@ let cached: BootstrapPolicy | undefined;
 export function bootstrapPolicy(): BootstrapPolicy {
   if (cached === undefined) {
     const raw = readSchemaJson('rbac-bootstrap-policy.json');
-    const list = (k: string): Obj[] => (isObject(raw) && Array.isArray(raw[k]) ? raw[k].filter(isObject) : []);
-    cached = { clusterRoles: list('clusterRoles'), clusterRoleBindings: list('clusterRoleBindings'), roles: list('roles'), roleBindings: list('roleBindings') };
+    const objectsAt = (k: string): Obj[] => arrayField(raw, k).filter(isObject);
+    cached = {
+      clusterRoles: objectsAt('clusterRoles'),
+      clusterRoleBindings: objectsAt('clusterRoleBindings'),
+      roles: objectsAt('roles'),
+      roleBindings: objectsAt('roleBindings'),
+    };
   }
   return cached;
 }

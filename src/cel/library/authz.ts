@@ -7,6 +7,7 @@
  */
 import { asOpaque, opaqueValue } from '../values.js';
 import { defineMethod } from './registry.js';
+import { stringOrUndefined } from '../../api/values.js';
 
 /** What one check asks, in kube's authorizer.Attributes terms. */
 export interface AuthzAttributes {
@@ -59,24 +60,22 @@ export function requestResourceValue(backend: AuthorizerBackend, resource: Resou
   return value(RESOURCE, { backend, resource } satisfies ResourceState);
 }
 
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-
 defineMethod('group', 1, (r, g) => {
   const a = asOpaque<AuthorizerState>(r, AUTHORIZER);
-  return a === undefined || str(g) === undefined ? undefined : value(GROUP, { ...a, group: g });
+  return a === undefined || stringOrUndefined(g) === undefined ? undefined : value(GROUP, { ...a, group: g });
 });
 defineMethod('serviceAccount', 2, (r, ns, name) => {
   const a = asOpaque<AuthorizerState>(r, AUTHORIZER);
-  if (a === undefined || str(ns) === undefined || str(name) === undefined) return undefined;
+  if (a === undefined || stringOrUndefined(ns) === undefined || stringOrUndefined(name) === undefined) return undefined;
   return value(AUTHORIZER, { backend: a.backend, serviceAccount: { namespace: ns as string, name: name as string } });
 });
 defineMethod('path', 1, (r, p) => {
   const a = asOpaque<AuthorizerState>(r, AUTHORIZER);
-  return a === undefined || str(p) === undefined ? undefined : value(PATH, { ...a, path: p });
+  return a === undefined || stringOrUndefined(p) === undefined ? undefined : value(PATH, { ...a, path: p });
 });
 defineMethod('resource', 1, (r, res) => {
   const g = asOpaque<AuthorizerState & { group: string }>(r, GROUP);
-  if (g === undefined || str(res) === undefined) return undefined;
+  if (g === undefined || stringOrUndefined(res) === undefined) return undefined;
   return value(RESOURCE, {
     backend: g.backend,
     serviceAccount: g.serviceAccount,
@@ -86,7 +85,7 @@ defineMethod('resource', 1, (r, res) => {
 for (const field of ['subresource', 'namespace', 'name', 'fieldSelector', 'labelSelector'] as const) {
   defineMethod(field, 1, (r, v) => {
     const s = asOpaque<ResourceState>(r, RESOURCE);
-    if (s === undefined || str(v) === undefined) return undefined;
+    if (s === undefined || stringOrUndefined(v) === undefined) return undefined;
     return value(RESOURCE, { ...s, resource: { ...s.resource, [field]: v } });
   });
 }

@@ -3,7 +3,8 @@ import { isCelList, isCelMap, isCelUint, type CelValue } from '@bufbuild/cel';
 import { isReflectMessage } from '@bufbuild/protobuf/reflect';
 import { CelEvalError } from './registry.js';
 
-function num(v: CelValue): number | bigint | undefined {
+// A CEL int, uint or double as a JS number or bigint (undefined for any other CEL value).
+function celNumeric(v: CelValue): number | bigint | undefined {
   if (typeof v === 'bigint' || typeof v === 'number') return v;
   if (isCelUint(v)) return v.value;
   return undefined;
@@ -11,8 +12,8 @@ function num(v: CelValue): number | bigint | undefined {
 
 /** CEL's heterogeneous equality (numbers compare across int, uint and double). */
 export function celEquals(a: CelValue, b: CelValue): boolean {
-  const na = num(a);
-  const nb = num(b);
+  const na = celNumeric(a);
+  const nb = celNumeric(b);
   if (na !== undefined && nb !== undefined) return na == nb;
   if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null) return a === b;
   if (a instanceof Uint8Array && b instanceof Uint8Array) return Buffer.from(a).equals(Buffer.from(b));
@@ -39,8 +40,8 @@ function big(_k: string, v: unknown): unknown {
 
 /** CEL ordering (`_<_`) of two values of one orderable type; numbers compare across types. */
 export function compareValues(a: CelValue, b: CelValue): number {
-  const na = num(a);
-  const nb = num(b);
+  const na = celNumeric(a);
+  const nb = celNumeric(b);
   if (na !== undefined && nb !== undefined) return na < nb ? -1 : na > nb ? 1 : 0;
   if (typeof a === 'string' && typeof b === 'string') {
     const ba = Buffer.from(a);

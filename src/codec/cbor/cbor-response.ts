@@ -58,14 +58,15 @@ const CHUNK = 64 * 1024;
 /**
  * Writes a list: the envelope's keys in kube's order with `items` as a definite-length array whose
  * elements are encoded one at a time. `metadataOnly` writes a PartialObjectMetadataList (an empty one
- * has `items: null`, as kube's nil slice). `drained` resolves false when the client went away.
+ * has `items: null`, as kube's nil slice). `send` writes one piece of a large body and resolves
+ * when the next may follow, false when the client went away (src/codec/paced-writes.ts).
  */
 export async function writeCborList(
   res: Response,
   envelope: Envelope,
   items: string[],
   metadataOnly: boolean,
-  drained: () => Promise<boolean>,
+  send: (piece: Buffer) => Promise<boolean>,
   typedItems = true,
 ): Promise<void> {
   const head: Obj = metadataOnly
@@ -101,8 +102,7 @@ export async function writeCborList(
         w.value(written, fieldsOf(value) ?? itemFields, literal);
       }
       if (w.length >= CHUNK) {
-        // Respect backpressure so a slow client holds at most one chunk plus the socket's buffer.
-        if (!res.write(w.take()) && !(await drained())) return;
+        if (!(await send(w.take()))) return;
       }
     }
   }

@@ -1,4 +1,5 @@
 import { requireMessage } from './proto-runtime.js';
+import { asString } from '../../api/values.js';
 
 /**
  * The Kubernetes protobuf envelope: 4 magic bytes `6b 38 73 00` then a `runtime.Unknown`
@@ -23,10 +24,6 @@ export function hasMagic(bytes: Uint8Array): boolean {
   return bytes.length >= 4 && bytes[0] === 0x6b && bytes[1] === 0x38 && bytes[2] === 0x73 && bytes[3] === 0x00;
 }
 
-function str(v: unknown): string {
-  return typeof v === 'string' ? v : '';
-}
-
 /** Decodes the `Unknown` after the magic prefix (the caller checked it); protobufjs errors propagate. */
 export function unwrapEnvelope(bytes: Uint8Array): Envelope {
   const unknown = requireMessage('k8s.io.apimachinery.pkg.runtime.Unknown');
@@ -34,11 +31,11 @@ export function unwrapEnvelope(bytes: Uint8Array): Envelope {
   const typeMeta = typeof msg.typeMeta === 'object' && msg.typeMeta !== null ? (msg.typeMeta as Record<string, unknown>) : {};
   const raw = msg.raw instanceof Uint8Array ? msg.raw : new Uint8Array(0);
   return {
-    apiVersion: str(typeMeta.apiVersion),
-    kind: str(typeMeta.kind),
+    apiVersion: asString(typeMeta.apiVersion),
+    kind: asString(typeMeta.kind),
     raw,
-    contentEncoding: str(msg.contentEncoding),
-    contentType: str(msg.contentType),
+    contentEncoding: asString(msg.contentEncoding),
+    contentType: asString(msg.contentType),
   };
 }
 

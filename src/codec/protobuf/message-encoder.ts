@@ -4,6 +4,7 @@ import type { FieldPlan, MessagePlan, ValuePlan } from './message-plan.js';
 import { durationForWire, parseTimestamp } from './wire-time.js';
 import { protobufModule } from './proto-runtime.js';
 import type { WireWriter } from './wire-writer.js';
+import { isObject } from '../../api/values.js';
 
 /**
  * kube's JSON form straight to protobuf bytes: each message plan is compiled once into its fields in
@@ -207,10 +208,6 @@ export function compileMessage(plan: MessagePlan): CompiledMessage {
   return c;
 }
 
-function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /**
  * Writes the fields of OBJ under message M (without tag or length). Returns true when some field
  * had a value of a fitting JSON type (an inline struct with none is not written at all).
@@ -255,7 +252,7 @@ export function writeMessage(w: WireWriter, m: CompiledMessage, obj: Obj): boole
         }
         break;
       case F.Map:
-        if (isObj(v)) {
+        if (isObject(v)) {
           any = true;
           writeMap(w, field, v);
         }
@@ -423,7 +420,7 @@ function writeValue(w: WireWriter, c: CompiledValue, tag: number, v: unknown): b
     case K.SchemaOrStringArray:
       return writeSchemaOrStringArray(w, c, tag, v);
     case K.Message: {
-      if (!isObj(v) || c.message === undefined) return false;
+      if (!isObject(v) || c.message === undefined) return false;
       w.uint32(tag);
       const len = w.begin();
       writeMessage(w, c.message(), v);
@@ -450,18 +447,18 @@ function writeSchema(w: WireWriter, c: CompiledValue, tag: number, v: Obj): void
 }
 
 function writeSchemaOrArray(w: WireWriter, c: CompiledValue, tag: number, v: unknown): boolean {
-  if (!Array.isArray(v) && !isObj(v)) return false;
+  if (!Array.isArray(v) && !isObject(v)) return false;
   w.uint32(tag);
   const len = w.begin();
   if (Array.isArray(v)) {
-    for (const e of v) if (isObj(e)) writeSchema(w, c, c.t2, e);
+    for (const e of v) if (isObject(e)) writeSchema(w, c, c.t2, e);
   } else writeSchema(w, c, c.t1, v);
   w.end(len);
   return true;
 }
 
 function writeSchemaOrBool(w: WireWriter, c: CompiledValue, tag: number, v: unknown): boolean {
-  if (typeof v !== 'boolean' && !isObj(v)) return false;
+  if (typeof v !== 'boolean' && !isObject(v)) return false;
   w.uint32(tag);
   const len = w.begin();
   w.uint32(c.t1);
@@ -475,7 +472,7 @@ function writeSchemaOrBool(w: WireWriter, c: CompiledValue, tag: number, v: unkn
 }
 
 function writeSchemaOrStringArray(w: WireWriter, c: CompiledValue, tag: number, v: unknown): boolean {
-  if (!Array.isArray(v) && !isObj(v)) return false;
+  if (!Array.isArray(v) && !isObject(v)) return false;
   w.uint32(tag);
   const len = w.begin();
   if (Array.isArray(v)) {
@@ -491,7 +488,7 @@ function writeSchemaOrStringArray(w: WireWriter, c: CompiledValue, tag: number, 
 
 /** Writes TAG and OBJ as a nested message of PLAN; false, writing nothing, when OBJ is not an object. */
 export function writeNestedMessage(w: WireWriter, plan: CompiledMessage, tag: number, obj: unknown): boolean {
-  if (!isObj(obj)) return false;
+  if (!isObject(obj)) return false;
   w.uint32(tag);
   const len = w.begin();
   writeMessage(w, plan, obj);

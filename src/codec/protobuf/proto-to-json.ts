@@ -30,7 +30,8 @@ export function setEmbeddedDecoder(decoder: EmbeddedDecoder): void {
   embedded = decoder;
 }
 
-function isObj(v: unknown): v is Obj {
+// A decoded message field: bytes fields decode as Uint8Array, which is an object but not a message.
+function isMessageObject(v: unknown): v is Obj {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Uint8Array);
 }
 
@@ -41,7 +42,7 @@ const INT64 = new Set(['int64', 'uint64', 'sint64', 'fixed64', 'sfixed64']);
 function isEmpty(v: unknown): boolean {
   if (v === '' || v === 0 || v === false) return true;
   if (Array.isArray(v)) return v.length === 0;
-  if (isObj(v)) return Object.keys(v).length === 0;
+  if (isMessageObject(v)) return Object.keys(v).length === 0;
   return false;
 }
 
@@ -70,38 +71,38 @@ function valueToJson(plan: ValuePlan, v: unknown): unknown {
       if (INT64.has(plan.type)) return int64ToNumber(v);
       return v;
     case 'time':
-      return isObj(v) ? formatTimestamp(v.seconds, v.nanos, plan.fraction) : undefined;
+      return isMessageObject(v) ? formatTimestamp(v.seconds, v.nanos, plan.fraction) : undefined;
     case 'duration':
-      return isObj(v) ? formatDuration(v.duration) : undefined;
+      return isMessageObject(v) ? formatDuration(v.duration) : undefined;
     case 'quantity':
-      return isObj(v) && typeof v.string === 'string' ? v.string : '';
+      return isMessageObject(v) && typeof v.string === 'string' ? v.string : '';
     case 'intOrString':
-      if (!isObj(v)) return 0;
+      if (!isMessageObject(v)) return 0;
       return int64ToNumber(v.type) === 1 ? (typeof v.strVal === 'string' ? v.strVal : '') : typeof v.intVal === 'number' ? v.intVal : 0;
     case 'rawJson':
-      return isObj(v) ? rawJson(v[plan.field]) : undefined;
+      return isMessageObject(v) ? rawJson(v[plan.field]) : undefined;
     case 'wrappedList': {
-      const items = isObj(v) ? v[plan.field] : undefined;
+      const items = isMessageObject(v) ? v[plan.field] : undefined;
       return Array.isArray(items) ? items.map((e) => valueToJson(plan.item, e) ?? null) : [];
     }
     case 'schemaOrArray': {
-      if (!isObj(v)) return undefined;
+      if (!isMessageObject(v)) return undefined;
       const list = v.jSONSchemas;
-      if (Array.isArray(list) && list.length > 0) return list.map((e) => (isObj(e) ? messageToJson(plan.schema(), e) : null));
-      return hasOwn(v, 'schema') && isObj(v.schema) ? messageToJson(plan.schema(), v.schema) : undefined;
+      if (Array.isArray(list) && list.length > 0) return list.map((e) => (isMessageObject(e) ? messageToJson(plan.schema(), e) : null));
+      return hasOwn(v, 'schema') && isMessageObject(v.schema) ? messageToJson(plan.schema(), v.schema) : undefined;
     }
     case 'schemaOrBool':
-      if (!isObj(v)) return undefined;
-      if (hasOwn(v, 'schema') && isObj(v.schema)) return messageToJson(plan.schema(), v.schema);
+      if (!isMessageObject(v)) return undefined;
+      if (hasOwn(v, 'schema') && isMessageObject(v.schema)) return messageToJson(plan.schema(), v.schema);
       return v.allows === true;
     case 'schemaOrStringArray': {
-      if (!isObj(v)) return undefined;
+      if (!isMessageObject(v)) return undefined;
       const list = v.property;
       if (Array.isArray(list) && list.length > 0) return list;
-      return hasOwn(v, 'schema') && isObj(v.schema) ? messageToJson(plan.schema(), v.schema) : undefined;
+      return hasOwn(v, 'schema') && isMessageObject(v.schema) ? messageToJson(plan.schema(), v.schema) : undefined;
     }
     case 'message':
-      return isObj(v) ? messageToJson(plan.plan(), v) : {};
+      return isMessageObject(v) ? messageToJson(plan.plan(), v) : {};
   }
 }
 
@@ -115,7 +116,7 @@ export function messageToJson(plan: MessagePlan, msg: Obj, out: Obj = {}): Obj {
     if (!hasOwn(msg, field.protoName)) continue;
     const v = msg[field.protoName];
     if (field.inline) {
-      if (isObj(v)) messageToJson(field.inline, v, out);
+      if (isMessageObject(v)) messageToJson(field.inline, v, out);
       continue;
     }
     if (field.repeated) {
@@ -124,7 +125,7 @@ export function messageToJson(plan: MessagePlan, msg: Obj, out: Obj = {}): Obj {
       continue;
     }
     if (field.map) {
-      if (!isObj(v)) continue;
+      if (!isMessageObject(v)) continue;
       const entries = Object.entries(v);
       if (entries.length === 0) continue;
       const m: Obj = {};

@@ -110,8 +110,16 @@ export class RedisStorage implements Storage {
     return storage;
   }
 
+  /** Key names of each type, built once (every call of every operation needs them). */
+  private readonly keysByType = new Map<string, TypeKeys>();
+
   private keys(type: string): TypeKeys {
-    return typeKeys(this.prefix, type);
+    let keys = this.keysByType.get(type);
+    if (keys === undefined) {
+      keys = typeKeys(this.prefix, type);
+      this.keysByType.set(type, keys);
+    }
+    return keys;
   }
 
   private history(): (string | number)[] {

@@ -5,12 +5,14 @@ import { StorageError } from '../../api/storage-error.js';
 
 const CHANGE_TYPES: readonly ChangeType[] = ['ADDED', 'MODIFIED', 'DELETED'];
 
-function asArray(value: unknown, what: string): unknown[] {
+/** A Redis array reply; anything else is a protocol error naming WHAT. */
+function replyArray(value: unknown, what: string): unknown[] {
   if (!Array.isArray(value)) throw new Error(`unexpected Redis reply for ${what}`);
   return value;
 }
 
-function asString(value: unknown, what: string): string {
+/** A Redis bulk string (or integer) reply as text; anything else is a protocol error naming WHAT. */
+function replyString(value: unknown, what: string): string {
   if (typeof value === 'string') return value;
   if (typeof value === 'number') return String(value);
   throw new Error(`unexpected Redis reply for ${what}`);
@@ -24,16 +26,25 @@ export function versionOfStreamId(id: string): string {
 
 /** One stream entry (`[id, [field, value, ...]]`) as a ChangeEvent; throws on a malformed entry. */
 export function parseStreamEntry(entry: unknown): ChangeEvent {
-  const [id, fields] = asArray(entry, 'stream entry');
-  const list = asArray(fields, 'stream fields');
-  const f = new Map<string, string>();
-  for (let i = 0; i + 1 < list.length; i += 2) f.set(asString(list[i], 'field'), asString(list[i + 1], 'value'));
-  const type = CHANGE_TYPES.find((t) => t === f.get('e'));
-  const key = f.get('k');
-  const json = f.get('o');
+  const [id, fields] = replyArray(entry, 'stream entry');
+  const list = replyArray(fields, 'stream fields');
+  // Every event of every followed type passes here in every process: read the few fields in one
+  // pass, without building a map of them.
+  let type: ChangeType | undefined;
+  let key: string | undefined;
+  let json: string | undefined;
+  let prevJson: string | undefined;
+  for (let i = 0; i + 1 < list.length; i += 2) {
+    const field = replyString(list[i], 'field');
+    if (field === 'e') {
+      const value = replyString(list[i + 1], 'value');
+      type = CHANGE_TYPES.find((t) => t === value);
+    } else if (field === 'k') key = replyString(list[i + 1], 'value');
+    else if (field === 'o') json = replyString(list[i + 1], 'value');
+    else if (field === 'p') prevJson = replyString(list[i + 1], 'value');
+  }
   if (type === undefined || key === undefined || json === undefined) throw new Error('malformed change event in stream');
-  const resourceVersion = versionOfStreamId(asString(id, 'stream id'));
-  const prevJson = f.get('p');
+  const resourceVersion = versionOfStreamId(replyString(id, 'stream id'));
   return prevJson === undefined ? { type, key, resourceVersion, json } : { type, key, resourceVersion, json, prevJson };
 }
 
@@ -41,9 +52,9 @@ export function parseStreamEntry(entry: unknown): ChangeEvent {
 function parseXread(reply: unknown): ChangeEvent[] {
   if (reply === null) return [];
   const events: ChangeEvent[] = [];
-  for (const stream of asArray(reply, 'XREAD')) {
-    const [, entries] = asArray(stream, 'XREAD stream');
-    for (const entry of asArray(entries, 'XREAD entries')) events.push(parseStreamEntry(entry));
+  for (const stream of replyArray(reply, 'XREAD')) {
+    const [, entries] = replyArray(stream, 'XREAD stream');
+    for (const entry of replyArray(entries, 'XREAD entries')) events.push(parseStreamEntry(entry));
   }
   return events;
 }
@@ -274,11 +285,11 @@ export class WatchHub {
    */
   private async checkLineage(): Promise<boolean> {
     const counter = await this.options.client.call('GET', [this.options.counter]);
-    const current = counter === null ? '1' : asString(counter, 'GET');
+    const current = counter === null ? '1' : replyString(counter, 'GET');
     let diverged = compareResourceVersions(current, this.position) < 0;
     const delivered = this.cache[this.cache.length - 1];
     if (!diverged && delivered !== undefined && delivered.resourceVersion === this.position) {
-      const at = asArray(await this.options.client.call('XRANGE', [this.options.stream, `${this.position}-0`, `${this.position}-0`]), 'XRANGE');
+      const at = replyArray(await this.options.client.call('XRANGE', [this.options.stream, `${this.position}-0`, `${this.position}-0`]), 'XRANGE');
       // A missing entry was trimmed (the history window passed); a different one was written anew.
       diverged = at.length > 0 && parseStreamEntry(at[0]).json !== delivered.json;
     }

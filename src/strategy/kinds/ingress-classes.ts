@@ -20,7 +20,7 @@ import { forbiddenField, invalidField, notSupportedField, requiredField, tooLong
 import { isDNS1123Label, isDNS1123Subdomain, isPathSegmentName, regexError } from '../../validation/string-formats.js';
 import type { KindStrategy } from '../kind-strategy.js';
 import { age, nameOf } from '../printers/format.js';
-import { obj, optObj, optStr, str } from '../printers/values.js';
+import { objectField, objectFieldOrUndefined, stringField, stringFieldOrUndefined } from '../../api/values.js';
 import type { Obj } from '../../api/object-util.js';
 
 function defaultIngressClass(ic: Obj): void {
@@ -96,14 +96,14 @@ const ingressClassPrinter: TablePrinter = {
     ageColumn(),
   ],
   row(ic, now) {
-    const spec = obj(ic, 'spec');
-    const p = optObj(spec, 'parameters');
+    const spec = objectField(ic, 'spec');
+    const p = objectFieldOrUndefined(spec, 'parameters');
     let parameters = '<none>';
     if (p) {
-      const apiGroup = optStr(p, 'apiGroup');
-      parameters = `${str(p, 'kind')}${apiGroup !== undefined ? `.${apiGroup}` : ''}/${str(p, 'name')}`;
+      const apiGroup = stringFieldOrUndefined(p, 'apiGroup');
+      parameters = `${stringField(p, 'kind')}${apiGroup !== undefined ? `.${apiGroup}` : ''}/${stringField(p, 'name')}`;
     }
-    return { cells: [nameOf(ic), str(spec, 'controller'), parameters, age(ic, now)] };
+    return { cells: [nameOf(ic), stringField(spec, 'controller'), parameters, age(ic, now)] };
   },
 };
 

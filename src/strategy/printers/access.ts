@@ -6,7 +6,8 @@
 import { ageColumn, col, nameColumn } from '../../codec/table-columns.js';
 import { age, humanDuration, labelSelectorString, nameOf } from './format.js';
 import type { Obj, TablePrinter } from '../../codec/table-printer.js';
-import { arr, obj, objs, optNum, optObj, str } from './values.js';
+import { arrayField, objectField, objectFieldOrUndefined, stringField } from '../../api/values.js';
+import { finiteNumberFieldOrUndefined, objs } from './values.js';
 
 /** kube's `rbac.SubjectsStrings`: users, groups and "namespace/name" service accounts. */
 export function subjectStrings(binding: Obj): [string, string, string] {
@@ -14,10 +15,10 @@ export function subjectStrings(binding: Obj): [string, string, string] {
   const groups: string[] = [];
   const sas: string[] = [];
   for (const s of objs(binding, 'subjects')) {
-    const kind = str(s, 'kind');
-    if (kind === 'User') users.push(str(s, 'name'));
-    else if (kind === 'Group') groups.push(str(s, 'name'));
-    else if (kind === 'ServiceAccount') sas.push(`${str(s, 'namespace')}/${str(s, 'name')}`);
+    const kind = stringField(s, 'kind');
+    if (kind === 'User') users.push(stringField(s, 'name'));
+    else if (kind === 'Group') groups.push(stringField(s, 'name'));
+    else if (kind === 'ServiceAccount') sas.push(`${stringField(s, 'namespace')}/${stringField(s, 'name')}`);
   }
   return [users.join(', '), groups.join(', '), sas.join(', ')];
 }
@@ -33,8 +34,8 @@ export function bindingPrinter(what: string): TablePrinter {
       col('ServiceAccounts', 'string', `ServiceAccounts in the ${what}`, 1),
     ],
     row(b, now) {
-      const ref = obj(b, 'roleRef');
-      return { cells: [nameOf(b), `${str(ref, 'kind')}/${str(ref, 'name')}`, age(b, now), ...subjectStrings(b)] };
+      const ref = objectField(b, 'roleRef');
+      return { cells: [nameOf(b), `${stringField(ref, 'kind')}/${stringField(ref, 'name')}`, age(b, now), ...subjectStrings(b)] };
     },
   };
 }
@@ -42,7 +43,7 @@ export function bindingPrinter(what: string): TablePrinter {
 export function webhookConfigurationPrinter(): TablePrinter {
   return {
     columns: [nameColumn(), col('Webhooks', 'integer', 'Webhooks indicates the number of webhooks registered in this configuration'), ageColumn()],
-    row: (w, now) => ({ cells: [nameOf(w), arr(w, 'webhooks').length, age(w, now)] }),
+    row: (w, now) => ({ cells: [nameOf(w), arrayField(w, 'webhooks').length, age(w, now)] }),
   };
 }
 
@@ -55,10 +56,15 @@ export function policyPrinter(rulesField: 'validations' | 'mutations', header: s
       ageColumn(),
     ],
     row(p, now) {
-      const spec = obj(p, 'spec');
-      const paramKind = optObj(spec, 'paramKind');
+      const spec = objectField(p, 'spec');
+      const paramKind = objectFieldOrUndefined(spec, 'paramKind');
       return {
-        cells: [nameOf(p), arr(spec, rulesField).length, paramKind ? `${str(paramKind, 'apiVersion')}/${str(paramKind, 'kind')}` : '<unset>', age(p, now)],
+        cells: [
+          nameOf(p),
+          arrayField(spec, rulesField).length,
+          paramKind ? `${stringField(paramKind, 'apiVersion')}/${stringField(paramKind, 'kind')}` : '<unset>',
+          age(p, now),
+        ],
       };
     },
   };
@@ -73,26 +79,26 @@ export function policyBindingPrinter(): TablePrinter {
       ageColumn(),
     ],
     row(b, now) {
-      const spec = obj(b, 'spec');
-      const ref = optObj(spec, 'paramRef');
+      const spec = objectField(b, 'spec');
+      const ref = objectFieldOrUndefined(spec, 'paramRef');
       let param = '<unset>';
       if (ref) {
-        const name = str(ref, 'name');
-        if (name !== '') param = str(ref, 'namespace') !== '' ? `${str(ref, 'namespace')}/${name}` : `*/${name}`;
-        else if (optObj(ref, 'selector')) param = labelSelectorString(ref.selector) ?? '';
+        const name = stringField(ref, 'name');
+        if (name !== '') param = stringField(ref, 'namespace') !== '' ? `${stringField(ref, 'namespace')}/${name}` : `*/${name}`;
+        else if (objectFieldOrUndefined(ref, 'selector')) param = labelSelectorString(ref.selector) ?? '';
       }
-      return { cells: [nameOf(b), str(spec, 'policyName'), param, age(b, now)] };
+      return { cells: [nameOf(b), stringField(spec, 'policyName'), param, age(b, now)] };
     },
   };
 }
 
 /** kube's `extractCSRStatus`: Approved/Denied/Pending, then ",Failed" and ",Issued". */
 export function csrCondition(csr: Obj): string {
-  const status = obj(csr, 'status');
-  const types = new Set(objs(status, 'conditions').map((c) => str(c, 'type')));
+  const status = objectField(csr, 'status');
+  const types = new Set(objs(status, 'conditions').map((c) => stringField(c, 'type')));
   let out = types.has('Denied') ? 'Denied' : types.has('Approved') ? 'Approved' : 'Pending';
   if (types.has('Failed')) out += ',Failed';
-  if (str(status, 'certificate') !== '') out += ',Issued';
+  if (stringField(status, 'certificate') !== '') out += ',Issued';
   return out;
 }
 
@@ -106,14 +112,14 @@ export const csrPrinter: TablePrinter = {
     col('Condition', 'string', 'Approval and issuance state of the request.'),
   ],
   row(csr, now) {
-    const spec = obj(csr, 'spec');
-    const seconds = optNum(spec, 'expirationSeconds');
+    const spec = objectField(csr, 'spec');
+    const seconds = finiteNumberFieldOrUndefined(spec, 'expirationSeconds');
     return {
       cells: [
         nameOf(csr),
         age(csr, now),
-        str(spec, 'signerName') || '<none>',
-        str(spec, 'username'),
+        stringField(spec, 'signerName') || '<none>',
+        stringField(spec, 'username'),
         seconds === undefined ? '<none>' : humanDuration(seconds * 1000),
         csrCondition(csr),
       ],
@@ -123,5 +129,5 @@ export const csrPrinter: TablePrinter = {
 
 export const clusterTrustBundlePrinter: TablePrinter = {
   columns: [nameColumn(), col('SignerName', 'string', 'The signer the trust anchors are associated with.')],
-  row: (b) => ({ cells: [nameOf(b), str(obj(b, 'spec'), 'signerName') || '<none>'] }),
+  row: (b) => ({ cells: [nameOf(b), stringField(objectField(b, 'spec'), 'signerName') || '<none>'] }),
 };

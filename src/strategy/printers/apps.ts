@@ -6,7 +6,8 @@ import { ageColumn, col, nameColumn, templateColumns } from '../../codec/table-c
 import { age, containerCells, formatLabelSelector, formatLabels, labelSelectorString, nameOf } from './format.js';
 import { replicaCountPrinter, replicasOf } from './core.js';
 import type { Obj, TablePrinter } from '../../codec/table-printer.js';
-import { num, obj, objs, path, str, strMap } from './values.js';
+import { objectField, stringField } from '../../api/values.js';
+import { finiteNumberField, objs, path, strMap } from './values.js';
 
 export const deploymentPrinter: TablePrinter = {
   columns: [
@@ -18,15 +19,15 @@ export const deploymentPrinter: TablePrinter = {
     ...templateColumns(true),
   ],
   row(d, now) {
-    const spec = obj(d, 'spec');
-    const status = obj(d, 'status');
+    const spec = objectField(d, 'spec');
+    const status = objectField(d, 'status');
     const [names, images] = containerCells(path(spec, 'template', 'spec'));
     return {
       cells: [
         nameOf(d),
-        `${num(status, 'readyReplicas')}/${replicasOf(spec)}`,
-        num(status, 'updatedReplicas'),
-        num(status, 'availableReplicas'),
+        `${finiteNumberField(status, 'readyReplicas')}/${replicasOf(spec)}`,
+        finiteNumberField(status, 'updatedReplicas'),
+        finiteNumberField(status, 'availableReplicas'),
         age(d, now),
         names,
         images,
@@ -41,9 +42,9 @@ export const replicaSetPrinter = replicaCountPrinter((spec) => formatLabelSelect
 export const statefulSetPrinter: TablePrinter = {
   columns: [nameColumn(), col('Ready', 'string', 'Number of the pod with ready state'), ageColumn(), ...templateColumns(false)],
   row(ss, now) {
-    const spec = obj(ss, 'spec');
+    const spec = objectField(ss, 'spec');
     const [names, images] = containerCells(path(spec, 'template', 'spec'));
-    return { cells: [nameOf(ss), `${num(obj(ss, 'status'), 'readyReplicas')}/${replicasOf(spec)}`, age(ss, now), names, images] };
+    return { cells: [nameOf(ss), `${finiteNumberField(objectField(ss, 'status'), 'readyReplicas')}/${replicasOf(spec)}`, age(ss, now), names, images] };
   },
 };
 
@@ -60,18 +61,18 @@ export const daemonSetPrinter: TablePrinter = {
     ...templateColumns(true),
   ],
   row(ds, now) {
-    const spec = obj(ds, 'spec');
-    const status = obj(ds, 'status');
+    const spec = objectField(ds, 'spec');
+    const status = objectField(ds, 'status');
     const podSpec = path(spec, 'template', 'spec');
     const [names, images] = containerCells(podSpec);
     return {
       cells: [
         nameOf(ds),
-        num(status, 'desiredNumberScheduled'),
-        num(status, 'currentNumberScheduled'),
-        num(status, 'numberReady'),
-        num(status, 'updatedNumberScheduled'),
-        num(status, 'numberAvailable'),
+        finiteNumberField(status, 'desiredNumberScheduled'),
+        finiteNumberField(status, 'currentNumberScheduled'),
+        finiteNumberField(status, 'numberReady'),
+        finiteNumberField(status, 'updatedNumberScheduled'),
+        finiteNumberField(status, 'numberAvailable'),
         formatLabels(strMap(podSpec, 'nodeSelector')),
         age(ds, now),
         names,
@@ -84,13 +85,13 @@ export const daemonSetPrinter: TablePrinter = {
 
 /** kube's `formatResourceName` of a controller owner reference: "daemonset.apps/name". */
 export function controllerName(o: Obj): string {
-  const ref = objs(obj(o, 'metadata'), 'ownerReferences').find((r) => r.controller === true);
+  const ref = objs(objectField(o, 'metadata'), 'ownerReferences').find((r) => r.controller === true);
   if (!ref) return '<none>';
-  const apiVersion = str(ref, 'apiVersion');
+  const apiVersion = stringField(ref, 'apiVersion');
   const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
-  const kind = str(ref, 'kind');
-  if (kind === '' && group === '') return str(ref, 'name');
-  return `${(group ? `${kind}.${group}` : kind).toLowerCase()}/${str(ref, 'name')}`;
+  const kind = stringField(ref, 'kind');
+  if (kind === '' && group === '') return stringField(ref, 'name');
+  return `${(group ? `${kind}.${group}` : kind).toLowerCase()}/${stringField(ref, 'name')}`;
 }
 
 export const controllerRevisionPrinter: TablePrinter = {
@@ -100,5 +101,5 @@ export const controllerRevisionPrinter: TablePrinter = {
     col('Revision', 'string', 'Revision indicates the revision of the state represented by Data.'),
     ageColumn(),
   ],
-  row: (cr, now) => ({ cells: [nameOf(cr), controllerName(cr), num(cr, 'revision'), age(cr, now)] }),
+  row: (cr, now) => ({ cells: [nameOf(cr), controllerName(cr), finiteNumberField(cr, 'revision'), age(cr, now)] }),
 };

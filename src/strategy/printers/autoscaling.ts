@@ -7,19 +7,20 @@ import { ageColumn, col, CREATION_TIMESTAMP_DESCRIPTION, NAME_DESCRIPTION, nameC
 import { age, nameOf } from './format.js';
 import { quantityOf } from '../../api/quantity.js';
 import type { Obj, TablePrinter } from '../../codec/table-printer.js';
-import { intOrString, num, obj, objs, optNum, optObj, str } from './values.js';
+import { objectField, objectFieldOrUndefined, stringField } from '../../api/values.js';
+import { finiteNumberField, finiteNumberFieldOrUndefined, intOrString, objs } from './values.js';
 
 /**
  * The HPA's metrics in autoscaling/v2 form, as kube prints them from its internal object: an
  * autoscaling/v1 object is converted (CPU target, round-trip annotations, kube's 80% CPU default).
  */
 export function hpaMetrics(hpa: Obj): { specs: Obj[]; statuses: Obj[] } {
-  const v2 = Array.isArray(obj(hpa, 'spec').metrics) ? hpa : hpaV1ToV2(hpa);
-  return { specs: objs(obj(v2, 'spec'), 'metrics'), statuses: objs(obj(v2, 'status'), 'currentMetrics') };
+  const v2 = Array.isArray(objectField(hpa, 'spec').metrics) ? hpa : hpaV1ToV2(hpa);
+  return { specs: objs(objectField(v2, 'spec'), 'metrics'), statuses: objs(objectField(v2, 'status'), 'currentMetrics') };
 }
 
 export function utilization(v: Obj): string | undefined {
-  const n = optNum(v, 'averageUtilization');
+  const n = finiteNumberFieldOrUndefined(v, 'averageUtilization');
   return n === undefined ? undefined : `${n}%`;
 }
 
@@ -29,7 +30,7 @@ export function formatHPAMetrics(hpa: Obj): string {
   if (specs.length === 0) return '<none>';
   const list = specs.map((s, i) => {
     const st = statuses[i];
-    const type = str(s, 'type');
+    const type = stringField(s, 'type');
     const field =
       type === 'External'
         ? 'external'
@@ -43,10 +44,10 @@ export function formatHPAMetrics(hpa: Obj): string {
                 ? 'containerResource'
                 : '';
     if (field === '') return '<unknown type>';
-    const source = obj(s, field);
-    const target = obj(source, 'target');
-    const current = st ? optObj(st, field) : undefined;
-    const cur = current ? obj(current, 'current') : undefined;
+    const source = objectField(s, field);
+    const target = objectField(source, 'target');
+    const current = st ? objectFieldOrUndefined(st, field) : undefined;
+    const cur = current ? objectField(current, 'current') : undefined;
     switch (type) {
       case 'External':
       case 'Object':
@@ -58,7 +59,7 @@ export function formatHPAMetrics(hpa: Obj): string {
       case 'Pods':
         return `${cur ? quantityOf(cur.averageValue, '0') : '<unknown>'}/${quantityOf(target.averageValue, '0')}`;
       default: {
-        const name = str(source, 'name');
+        const name = stringField(source, 'name');
         if (target.averageValue !== undefined) return `${name}: ${cur ? quantityOf(cur.averageValue, '0') : '<unknown>'}/${quantityOf(target.averageValue)}`;
         return `${name}: ${(cur && utilization(cur)) ?? '<unknown>'}/${utilization(target) ?? '<auto>'}`;
       }
@@ -79,16 +80,16 @@ export const hpaPrinter: TablePrinter = {
     ageColumn(),
   ],
   row(hpa, now) {
-    const spec = obj(hpa, 'spec');
-    const ref = obj(spec, 'scaleTargetRef');
+    const spec = objectField(hpa, 'spec');
+    const ref = objectField(spec, 'scaleTargetRef');
     return {
       cells: [
         nameOf(hpa),
-        `${str(ref, 'kind')}/${str(ref, 'name')}`,
+        `${stringField(ref, 'kind')}/${stringField(ref, 'name')}`,
         formatHPAMetrics(hpa),
-        String(optNum(spec, 'minReplicas') ?? 1),
-        num(spec, 'maxReplicas'),
-        num(obj(hpa, 'status'), 'currentReplicas'),
+        String(finiteNumberFieldOrUndefined(spec, 'minReplicas') ?? 1),
+        finiteNumberField(spec, 'maxReplicas'),
+        finiteNumberField(objectField(hpa, 'status'), 'currentReplicas'),
         age(hpa, now),
       ],
     };
@@ -102,7 +103,9 @@ export const scalePrinter: TablePrinter = {
     col('Available', 'integer', 'Actual number of observed instances of the scaled object.'),
     col('Age', 'string', CREATION_TIMESTAMP_DESCRIPTION),
   ],
-  row: (s, now) => ({ cells: [nameOf(s), num(obj(s, 'spec'), 'replicas'), num(obj(s, 'status'), 'replicas'), age(s, now)] }),
+  row: (s, now) => ({
+    cells: [nameOf(s), finiteNumberField(objectField(s, 'spec'), 'replicas'), finiteNumberField(objectField(s, 'status'), 'replicas'), age(s, now)],
+  }),
 };
 
 export const pdbPrinter: TablePrinter = {
@@ -114,13 +117,13 @@ export const pdbPrinter: TablePrinter = {
     ageColumn(),
   ],
   row(pdb, now) {
-    const spec = obj(pdb, 'spec');
+    const spec = objectField(pdb, 'spec');
     return {
       cells: [
         nameOf(pdb),
         intOrString(spec, 'minAvailable') ?? 'N/A',
         intOrString(spec, 'maxUnavailable') ?? 'N/A',
-        num(obj(pdb, 'status'), 'disruptionsAllowed'),
+        finiteNumberField(objectField(pdb, 'status'), 'disruptionsAllowed'),
         age(pdb, now),
       ],
     };

@@ -5,21 +5,22 @@
 import { ageColumn, col, nameColumn, templateColumns } from '../../codec/table-columns.js';
 import { age, boolPtr, containerCells, formatLabelSelector, humanDuration, nameOf, parseTime, since } from './format.js';
 import type { Obj, TablePrinter } from '../../codec/table-printer.js';
-import { arr, num, obj, objs, optNum, optStr, path, str } from './values.js';
+import { arrayField, objectField, stringField, stringFieldOrUndefined } from '../../api/values.js';
+import { finiteNumberField, finiteNumberFieldOrUndefined, objs, path } from './values.js';
 
 /** kube's `hasJobCondition`: the first condition of `type` has status True. */
 export function hasCondition(status: Obj, type: string): boolean {
-  const c = objs(status, 'conditions').find((x) => str(x, 'type') === type);
-  return c !== undefined && str(c, 'status') === 'True';
+  const c = objs(status, 'conditions').find((x) => stringField(x, 'type') === type);
+  return c !== undefined && stringField(c, 'status') === 'True';
 }
 
 /** The Status, Completions and Duration cells of a job (exported for tests). */
 export function jobCells(job: Obj, now: number): { status: string; completions: string; duration: string } {
-  const spec = obj(job, 'spec');
-  const status = obj(job, 'status');
-  const succeeded = num(status, 'succeeded');
-  const completionsSpec = optNum(spec, 'completions');
-  const parallelism = optNum(spec, 'parallelism') ?? 0;
+  const spec = objectField(job, 'spec');
+  const status = objectField(job, 'status');
+  const succeeded = finiteNumberField(status, 'succeeded');
+  const completionsSpec = finiteNumberFieldOrUndefined(spec, 'completions');
+  const parallelism = finiteNumberFieldOrUndefined(spec, 'parallelism') ?? 0;
   let completions: string;
   if (completionsSpec !== undefined) completions = `${succeeded}/${completionsSpec}`;
   else if (parallelism > 1) completions = `${succeeded}/1 of ${parallelism}`;
@@ -33,7 +34,7 @@ export function jobCells(job: Obj, now: number): { status: string; completions: 
   let state = 'Running';
   if (hasCondition(status, 'Complete')) state = 'Complete';
   else if (hasCondition(status, 'Failed')) state = 'Failed';
-  else if (optStr(obj(job, 'metadata'), 'deletionTimestamp')) state = 'Terminating';
+  else if (stringFieldOrUndefined(objectField(job, 'metadata'), 'deletionTimestamp')) state = 'Terminating';
   else if (hasCondition(status, 'Suspended')) state = 'Suspended';
   else if (hasCondition(status, 'FailureTarget')) state = 'FailureTarget';
   return { status: state, completions, duration };
@@ -49,7 +50,7 @@ export const jobPrinter: TablePrinter = {
     ...templateColumns(true),
   ],
   row(job, now) {
-    const spec = obj(job, 'spec');
+    const spec = objectField(job, 'spec');
     const c = jobCells(job, now);
     const [names, images] = containerCells(path(spec, 'template', 'spec'));
     return { cells: [nameOf(job), c.status, c.completions, c.duration, age(job, now), names, images, formatLabelSelector(spec.selector)] };
@@ -68,18 +69,18 @@ export const cronJobPrinter: TablePrinter = {
     ...templateColumns(true),
   ],
   row(cj, now) {
-    const spec = obj(cj, 'spec');
-    const status = obj(cj, 'status');
+    const spec = objectField(cj, 'spec');
+    const status = objectField(cj, 'status');
     const jobSpec = path(spec, 'jobTemplate', 'spec');
     const [names, images] = containerCells(path(jobSpec, 'template', 'spec'));
     const last = parseTime(status.lastScheduleTime) === undefined ? '<none>' : since(status.lastScheduleTime, now);
     return {
       cells: [
         nameOf(cj),
-        str(spec, 'schedule'),
-        optStr(spec, 'timeZone') ?? '<none>',
+        stringField(spec, 'schedule'),
+        stringFieldOrUndefined(spec, 'timeZone') ?? '<none>',
         boolPtr(spec.suspend),
-        arr(status, 'active').length,
+        arrayField(status, 'active').length,
         last,
         age(cj, now),
         names,

@@ -6,11 +6,12 @@
 import { ageColumn, col, nameColumn } from '../../codec/table-columns.js';
 import { age, listWithMore, nameOf } from './format.js';
 import type { Obj, TablePrinter } from '../../codec/table-printer.js';
-import { bool, num, obj, objs, optNum, optObj, optStr, path, str } from './values.js';
+import { booleanField, objectField, objectFieldOrUndefined, stringField, stringFieldOrUndefined } from '../../api/values.js';
+import { finiteNumberField, finiteNumberFieldOrUndefined, objs, path } from './values.js';
 
 export const leasePrinter: TablePrinter = {
   columns: [nameColumn(), col('Holder', 'string', 'The identity of the holder of the lease.'), ageColumn()],
-  row: (l, now) => ({ cells: [nameOf(l), str(obj(l, 'spec'), 'holderIdentity'), age(l, now)] }),
+  row: (l, now) => ({ cells: [nameOf(l), stringField(objectField(l, 'spec'), 'holderIdentity'), age(l, now)] }),
 };
 
 export const leaseCandidatePrinter: TablePrinter = {
@@ -22,8 +23,8 @@ export const leaseCandidatePrinter: TablePrinter = {
     ageColumn(),
   ],
   row(c, now) {
-    const spec = obj(c, 'spec');
-    return { cells: [nameOf(c), str(spec, 'leaseName'), str(spec, 'binaryVersion'), str(spec, 'emulationVersion'), age(c, now)] };
+    const spec = objectField(c, 'spec');
+    return { cells: [nameOf(c), stringField(spec, 'leaseName'), stringField(spec, 'binaryVersion'), stringField(spec, 'emulationVersion'), age(c, now)] };
   },
 };
 
@@ -36,13 +37,19 @@ export const priorityClassPrinter: TablePrinter = {
     col('PreemptionPolicy', 'string', 'Whether pods of this class may preempt lower-priority pods.', 1),
   ],
   row: (pc, now) => ({
-    cells: [nameOf(pc), num(pc, 'value'), bool(pc, 'globalDefault'), age(pc, now), optStr(pc, 'preemptionPolicy') ?? 'PreemptLowerPriority'],
+    cells: [
+      nameOf(pc),
+      finiteNumberField(pc, 'value'),
+      booleanField(pc, 'globalDefault'),
+      age(pc, now),
+      stringFieldOrUndefined(pc, 'preemptionPolicy') ?? 'PreemptLowerPriority',
+    ],
   }),
 };
 
 export const runtimeClassPrinter: TablePrinter = {
   columns: [nameColumn(), col('Handler', 'string', 'The CRI handler of this runtime class.'), ageColumn()],
-  row: (rc, now) => ({ cells: [nameOf(rc), str(rc, 'handler'), age(rc, now)] }),
+  row: (rc, now) => ({ cells: [nameOf(rc), stringField(rc, 'handler'), age(rc, now)] }),
 };
 
 export const flowSchemaPrinter: TablePrinter = {
@@ -55,24 +62,24 @@ export const flowSchemaPrinter: TablePrinter = {
     col('MissingPL', 'string', 'references a broken or non-existent PriorityLevelConfiguration'),
   ],
   row(fs, now) {
-    const spec = obj(fs, 'spec');
-    const dm = optObj(spec, 'distinguisherMethod');
-    const dangling = objs(obj(fs, 'status'), 'conditions').find((c) => str(c, 'type') === 'Dangling');
+    const spec = objectField(fs, 'spec');
+    const dm = objectFieldOrUndefined(spec, 'distinguisherMethod');
+    const dangling = objs(objectField(fs, 'status'), 'conditions').find((c) => stringField(c, 'type') === 'Dangling');
     return {
       cells: [
         nameOf(fs),
-        str(obj(spec, 'priorityLevelConfiguration'), 'name'),
-        num(spec, 'matchingPrecedence'),
-        dm ? str(dm, 'type') : '<none>',
+        stringField(objectField(spec, 'priorityLevelConfiguration'), 'name'),
+        finiteNumberField(spec, 'matchingPrecedence'),
+        dm ? stringField(dm, 'type') : '<none>',
         age(fs, now),
-        dangling ? str(dangling, 'status') : '?',
+        dangling ? stringField(dangling, 'status') : '?',
       ],
     };
   },
   sort(objects: Obj[]): Obj[] {
     return [...objects].sort((a, b) => {
-      const pa = num(obj(a, 'spec'), 'matchingPrecedence');
-      const pb = num(obj(b, 'spec'), 'matchingPrecedence');
+      const pa = finiteNumberField(objectField(a, 'spec'), 'matchingPrecedence');
+      const pb = finiteNumberField(objectField(b, 'spec'), 'matchingPrecedence');
       if (pa !== pb) return pa - pb;
       const na = nameOf(a);
       const nb = nameOf(b);
@@ -92,17 +99,19 @@ export const priorityLevelPrinter: TablePrinter = {
     ageColumn(),
   ],
   row(pl, now) {
-    const spec = obj(pl, 'spec');
-    const limited = optObj(spec, 'limited');
+    const spec = objectField(pl, 'spec');
+    const limited = objectFieldOrUndefined(spec, 'limited');
     let cells: unknown[] = ['<none>', '<none>', '<none>', '<none>'];
     if (limited) {
-      const queuing = optObj(path(limited, 'limitResponse'), 'queuing');
+      const queuing = objectFieldOrUndefined(path(limited, 'limitResponse'), 'queuing');
       cells = [
-        optNum(limited, 'nominalConcurrencyShares') ?? 30,
-        ...(queuing ? [num(queuing, 'queues'), num(queuing, 'handSize'), num(queuing, 'queueLengthLimit')] : ['<none>', '<none>', '<none>']),
+        finiteNumberFieldOrUndefined(limited, 'nominalConcurrencyShares') ?? 30,
+        ...(queuing
+          ? [finiteNumberField(queuing, 'queues'), finiteNumberField(queuing, 'handSize'), finiteNumberField(queuing, 'queueLengthLimit')]
+          : ['<none>', '<none>', '<none>']),
       ];
     }
-    return { cells: [nameOf(pl), str(spec, 'type'), ...cells, age(pl, now)] };
+    return { cells: [nameOf(pl), stringField(spec, 'type'), ...cells, age(pl, now)] };
   },
 };
 
@@ -114,15 +123,15 @@ export const apiServicePrinter: TablePrinter = {
     ageColumn(),
   ],
   row(svc, now) {
-    const ref = optObj(obj(svc, 'spec'), 'service');
-    const available = objs(obj(svc, 'status'), 'conditions').find((c) => str(c, 'type') === 'Available');
+    const ref = objectFieldOrUndefined(objectField(svc, 'spec'), 'service');
+    const available = objs(objectField(svc, 'status'), 'conditions').find((c) => stringField(c, 'type') === 'Available');
     let status = 'Unknown';
     if (available) {
-      const s = str(available, 'status');
-      const reason = str(available, 'reason');
+      const s = stringField(available, 'status');
+      const reason = stringField(available, 'reason');
       status = s === 'True' || reason === '' ? s : `${s} (${reason})`;
     }
-    return { cells: [nameOf(svc), ref ? `${str(ref, 'namespace')}/${str(ref, 'name')}` : 'Local', status, age(svc, now)] };
+    return { cells: [nameOf(svc), ref ? `${stringField(ref, 'namespace')}/${stringField(ref, 'name')}` : 'Local', status, age(svc, now)] };
   },
 };
 
@@ -134,9 +143,9 @@ export const storageVersionPrinter: TablePrinter = {
     ageColumn(),
   ],
   row(sv, now) {
-    const status = obj(sv, 'status');
-    const versions = objs(status, 'storageVersions').map((v) => `${str(v, 'apiServerID')}=${str(v, 'encodingVersion')}`);
-    return { cells: [nameOf(sv), optStr(status, 'commonEncodingVersion') ?? '<unset>', listWithMore(versions), age(sv, now)] };
+    const status = objectField(sv, 'status');
+    const versions = objs(status, 'storageVersions').map((v) => `${stringField(v, 'apiServerID')}=${stringField(v, 'encodingVersion')}`);
+    return { cells: [nameOf(sv), stringFieldOrUndefined(status, 'commonEncodingVersion') ?? '<unset>', listWithMore(versions), age(sv, now)] };
   },
 };
 
@@ -148,10 +157,10 @@ export const nameAgePrinter: TablePrinter = {
 /** kube's `resourceClaimState`: deleted, pending, allocated, reserved. */
 export function resourceClaimState(claim: Obj): string {
   const states: string[] = [];
-  const deleted = typeof obj(claim, 'metadata').deletionTimestamp === 'string';
-  const status = obj(claim, 'status');
+  const deleted = typeof objectField(claim, 'metadata').deletionTimestamp === 'string';
+  const status = objectField(claim, 'status');
   if (deleted) states.push('deleted');
-  if (optObj(status, 'allocation') === undefined) {
+  if (objectFieldOrUndefined(status, 'allocation') === undefined) {
     if (!deleted) states.push('pending');
   } else {
     states.push('allocated');
@@ -174,7 +183,7 @@ export const resourceSlicePrinter: TablePrinter = {
     ageColumn(),
   ],
   row(s, now) {
-    const spec = obj(s, 'spec');
-    return { cells: [nameOf(s), str(spec, 'nodeName'), str(spec, 'driver'), str(obj(spec, 'pool'), 'name'), age(s, now)] };
+    const spec = objectField(s, 'spec');
+    return { cells: [nameOf(s), stringField(spec, 'nodeName'), stringField(spec, 'driver'), stringField(objectField(spec, 'pool'), 'name'), age(s, now)] };
   },
 };

@@ -6,18 +6,19 @@ import { ageColumn, col, nameColumn, templateColumns } from '../../codec/table-c
 import { accessModes, age, containerCells, formatLabels, nameOf, storageClassOf } from './format.js';
 import { quantityOf } from '../../api/quantity.js';
 import type { Obj, TablePrinter } from '../../codec/table-printer.js';
-import { arr, keyCount, num, obj, objs, optNum, optObj, optStr, path, str, strMap, strs } from './values.js';
+import { arrayField, objectField, objectFieldOrUndefined, stringField, stringFieldOrUndefined } from '../../api/values.js';
+import { finiteNumberField, finiteNumberFieldOrUndefined, keyCount, objs, path, strMap, strs } from './values.js';
 
 /**
  * `spec.replicas` as kube's printers read it from the internal object: absent is 0, Go's zero value
  * (stored objects always have it, defaulted to 1; a watch bookmark's empty object has not).
  */
 export function replicasOf(spec: Obj): number {
-  return optNum(spec, 'replicas') ?? 0;
+  return finiteNumberFieldOrUndefined(spec, 'replicas') ?? 0;
 }
 
 export function deleting(o: Obj): boolean {
-  const ts = obj(o, 'metadata').deletionTimestamp;
+  const ts = objectField(o, 'metadata').deletionTimestamp;
   return typeof ts === 'string' && ts !== '';
 }
 
@@ -25,9 +26,9 @@ export function deleting(o: Obj): boolean {
 export function servicePorts(ports: Obj[]): string {
   return ports
     .map((p) => {
-      const protocol = str(p, 'protocol') || 'TCP';
-      const nodePort = num(p, 'nodePort');
-      return nodePort > 0 ? `${num(p, 'port')}:${nodePort}/${protocol}` : `${num(p, 'port')}/${protocol}`;
+      const protocol = stringField(p, 'protocol') || 'TCP';
+      const nodePort = finiteNumberField(p, 'nodePort');
+      return nodePort > 0 ? `${finiteNumberField(p, 'port')}:${nodePort}/${protocol}` : `${finiteNumberField(p, 'port')}/${protocol}`;
     })
     .join(',');
 }
@@ -36,7 +37,7 @@ export function servicePorts(ports: Obj[]): string {
 export function loadBalancerIngress(lb: Obj): string {
   const set = new Set<string>();
   for (const i of objs(lb, 'ingress')) {
-    const v = str(i, 'ip') || str(i, 'hostname');
+    const v = stringField(i, 'ip') || stringField(i, 'hostname');
     if (v) set.add(v);
   }
   return [...set].sort().join(',');
@@ -44,9 +45,9 @@ export function loadBalancerIngress(lb: Obj): string {
 
 /** kube's `getServiceExternalIP` with wide output (the server always prints wide). */
 export function serviceExternalIP(svc: Obj): string {
-  const spec = obj(svc, 'spec');
+  const spec = objectField(svc, 'spec');
   const externalIPs = strs(spec, 'externalIPs');
-  switch (str(spec, 'type') || 'ClusterIP') {
+  switch (stringField(spec, 'type') || 'ClusterIP') {
     case 'ClusterIP':
     case 'NodePort':
       return externalIPs.length > 0 ? externalIPs.join(',') : '<none>';
@@ -56,7 +57,7 @@ export function serviceExternalIP(svc: Obj): string {
       return lb || '<pending>';
     }
     case 'ExternalName':
-      return str(spec, 'externalName');
+      return stringField(spec, 'externalName');
     default:
       return '<unknown>';
   }
@@ -73,12 +74,12 @@ export const servicePrinter: TablePrinter = {
     col('Selector', 'string', 'Label selector of the pods traffic is routed to.', 1),
   ],
   row(svc, now) {
-    const spec = obj(svc, 'spec');
-    const clusterIP = strs(spec, 'clusterIPs')[0] || str(spec, 'clusterIP') || '<none>';
+    const spec = objectField(svc, 'spec');
+    const clusterIP = strs(spec, 'clusterIPs')[0] || stringField(spec, 'clusterIP') || '<none>';
     return {
       cells: [
         nameOf(svc),
-        str(spec, 'type') || 'ClusterIP',
+        stringField(spec, 'type') || 'ClusterIP',
         clusterIP,
         serviceExternalIP(svc),
         servicePorts(objs(spec, 'ports')) || '<none>',
@@ -91,9 +92,9 @@ export const servicePrinter: TablePrinter = {
 
 /** The "Status" cell of a node: Ready/NotReady/Unknown, plus SchedulingDisabled when cordoned. */
 export function nodeStatus(node: Obj): string {
-  const ready = objs(path(node, 'status'), 'conditions').find((c) => str(c, 'type') === 'Ready');
+  const ready = objs(path(node, 'status'), 'conditions').find((c) => stringField(c, 'type') === 'Ready');
   const status: string[] = [];
-  if (ready) status.push(str(ready, 'status') === 'True' ? 'Ready' : 'NotReady');
+  if (ready) status.push(stringField(ready, 'status') === 'True' ? 'Ready' : 'NotReady');
   else status.push('Unknown');
   if (path(node, 'spec').unschedulable === true) status.push('SchedulingDisabled');
   return status.join(',');
@@ -102,7 +103,7 @@ export function nodeStatus(node: Obj): string {
 /** Roles from `node-role.kubernetes.io/<role>` labels and the `kubernetes.io/role` label, sorted. */
 export function nodeRoles(node: Obj): string {
   const roles = new Set<string>();
-  for (const [k, v] of Object.entries(strMap(obj(node, 'metadata'), 'labels'))) {
+  for (const [k, v] of Object.entries(strMap(objectField(node, 'metadata'), 'labels'))) {
     if (k.startsWith('node-role.kubernetes.io/')) {
       const role = k.slice('node-role.kubernetes.io/'.length);
       if (role) roles.add(role);
@@ -114,8 +115,8 @@ export function nodeRoles(node: Obj): string {
 }
 
 export function nodeAddress(node: Obj, type: string): string {
-  const a = objs(path(node, 'status'), 'addresses').find((x) => str(x, 'type') === type);
-  return a ? str(a, 'address') : '<none>';
+  const a = objs(path(node, 'status'), 'addresses').find((x) => stringField(x, 'type') === type);
+  return a ? stringField(a, 'address') : '<none>';
 }
 
 export const nodePrinter: TablePrinter = {
@@ -139,12 +140,12 @@ export const nodePrinter: TablePrinter = {
         nodeStatus(node),
         nodeRoles(node),
         age(node, now),
-        str(info, 'kubeletVersion'),
+        stringField(info, 'kubeletVersion'),
         nodeAddress(node, 'InternalIP'),
         nodeAddress(node, 'ExternalIP'),
-        str(info, 'osImage') || '<unknown>',
-        str(info, 'kernelVersion') || '<unknown>',
-        str(info, 'containerRuntimeVersion') || '<unknown>',
+        stringField(info, 'osImage') || '<unknown>',
+        stringField(info, 'kernelVersion') || '<unknown>',
+        stringField(info, 'containerRuntimeVersion') || '<unknown>',
       ],
     };
   },
@@ -152,7 +153,7 @@ export const nodePrinter: TablePrinter = {
 
 export const namespacePrinter: TablePrinter = {
   columns: [nameColumn(), col('Status', 'string', 'The status of the namespace'), ageColumn()],
-  row: (ns, now) => ({ cells: [nameOf(ns), str(obj(ns, 'status'), 'phase') || 'Active', age(ns, now)] }),
+  row: (ns, now) => ({ cells: [nameOf(ns), stringField(objectField(ns, 'status'), 'phase') || 'Active', age(ns, now)] }),
 };
 
 export const configMapPrinter: TablePrinter = {
@@ -167,12 +168,12 @@ export const secretPrinter: TablePrinter = {
     col('Data', 'string', 'Number of data entries.'),
     ageColumn(),
   ],
-  row: (s, now) => ({ cells: [nameOf(s), str(s, 'type') || 'Opaque', keyCount(s, 'data'), age(s, now)] }),
+  row: (s, now) => ({ cells: [nameOf(s), stringField(s, 'type') || 'Opaque', keyCount(s, 'data'), age(s, now)] }),
 };
 
 export const serviceAccountPrinter: TablePrinter = {
   columns: [nameColumn(), col('Secrets', 'string', 'Number of secrets the service account references.'), ageColumn()],
-  row: (sa, now) => ({ cells: [nameOf(sa), arr(sa, 'secrets').length, age(sa, now)] }),
+  row: (sa, now) => ({ cells: [nameOf(sa), arrayField(sa, 'secrets').length, age(sa, now)] }),
 };
 
 /** kube's `formatEndpoints` over all ports: up to three `ip:port`, then "+ N more...". */
@@ -189,8 +190,8 @@ export function formatEndpoints(ep: Obj): string {
       count += addresses.length;
       for (const a of addresses) {
         if (list.length === 3) break;
-        const ip = str(a, 'ip');
-        list.push(port === undefined ? ip : `${ip.includes(':') ? `[${ip}]` : ip}:${num(port, 'port')}`);
+        const ip = stringField(a, 'ip');
+        list.push(port === undefined ? ip : `${ip.includes(':') ? `[${ip}]` : ip}:${finiteNumberField(port, 'port')}`);
       }
     }
   }
@@ -218,21 +219,21 @@ export const persistentVolumePrinter: TablePrinter = {
     col('VolumeMode', 'string', 'Whether the volume is a filesystem or a raw block device.', 1),
   ],
   row(pv, now) {
-    const spec = obj(pv, 'spec');
-    const claimRef = optObj(spec, 'claimRef');
+    const spec = objectField(pv, 'spec');
+    const claimRef = objectFieldOrUndefined(spec, 'claimRef');
     return {
       cells: [
         nameOf(pv),
-        quantityOf(obj(spec, 'capacity').storage, '0'),
-        accessModes(arr(spec, 'accessModes')),
-        str(spec, 'persistentVolumeReclaimPolicy'),
-        deleting(pv) ? 'Terminating' : str(obj(pv, 'status'), 'phase'),
-        claimRef ? `${str(claimRef, 'namespace')}/${str(claimRef, 'name')}` : '',
+        quantityOf(objectField(spec, 'capacity').storage, '0'),
+        accessModes(arrayField(spec, 'accessModes')),
+        stringField(spec, 'persistentVolumeReclaimPolicy'),
+        deleting(pv) ? 'Terminating' : stringField(objectField(pv, 'status'), 'phase'),
+        claimRef ? `${stringField(claimRef, 'namespace')}/${stringField(claimRef, 'name')}` : '',
         storageClassOf(pv, spec),
-        optStr(spec, 'volumeAttributesClassName') ?? '<unset>',
-        str(obj(pv, 'status'), 'reason'),
+        stringFieldOrUndefined(spec, 'volumeAttributesClassName') ?? '<unset>',
+        stringField(objectField(pv, 'status'), 'reason'),
         age(pv, now),
-        optStr(spec, 'volumeMode') ?? '<unset>',
+        stringFieldOrUndefined(spec, 'volumeMode') ?? '<unset>',
       ],
     };
   },
@@ -251,21 +252,21 @@ export const persistentVolumeClaimPrinter: TablePrinter = {
     col('VolumeMode', 'string', 'Whether the claim is for a filesystem or a raw block device.', 1),
   ],
   row(pvc, now) {
-    const spec = obj(pvc, 'spec');
-    const status = obj(pvc, 'status');
-    const volumeName = str(spec, 'volumeName');
+    const spec = objectField(pvc, 'spec');
+    const status = objectField(pvc, 'status');
+    const volumeName = stringField(spec, 'volumeName');
     const bound = volumeName !== '';
     return {
       cells: [
         nameOf(pvc),
-        deleting(pvc) ? 'Terminating' : str(status, 'phase'),
+        deleting(pvc) ? 'Terminating' : stringField(status, 'phase'),
         volumeName,
-        bound ? quantityOf(obj(status, 'capacity').storage, '0') : '',
-        bound ? accessModes(arr(status, 'accessModes')) : '',
+        bound ? quantityOf(objectField(status, 'capacity').storage, '0') : '',
+        bound ? accessModes(arrayField(status, 'accessModes')) : '',
         storageClassOf(pvc, spec),
-        optStr(spec, 'volumeAttributesClassName') ?? '<unset>',
+        stringFieldOrUndefined(spec, 'volumeAttributesClassName') ?? '<unset>',
         age(pvc, now),
-        optStr(spec, 'volumeMode') ?? '<unset>',
+        stringFieldOrUndefined(spec, 'volumeMode') ?? '<unset>',
       ],
     };
   },
@@ -273,9 +274,9 @@ export const persistentVolumeClaimPrinter: TablePrinter = {
 
 /** kube's quota cells: "resource: used/hard" pairs, requests and limits apart, sorted by name. */
 export function quotaCells(rq: Obj): [string, string] {
-  const status = obj(rq, 'status');
-  const hard = obj(status, 'hard');
-  const used = obj(status, 'used');
+  const status = objectField(rq, 'status');
+  const hard = objectField(status, 'hard');
+  const used = objectField(status, 'used');
   const requests: string[] = [];
   const limits: string[] = [];
   for (const name of Object.keys(hard).sort()) {
@@ -308,9 +309,9 @@ export const podTemplatePrinter: TablePrinter = {
     col('Pod Labels', 'string', 'The labels for the pod template.'),
   ],
   row(pt) {
-    const template = obj(pt, 'template');
-    const [names, images] = containerCells(obj(template, 'spec'));
-    return { cells: [nameOf(pt), names, images, formatLabels(strMap(obj(template, 'metadata'), 'labels'))] };
+    const template = objectField(pt, 'template');
+    const [names, images] = containerCells(objectField(template, 'spec'));
+    return { cells: [nameOf(pt), names, images, formatLabels(strMap(objectField(template, 'metadata'), 'labels'))] };
   },
 };
 
@@ -329,11 +330,20 @@ export function replicaCountPrinter(selectorCell: (spec: Obj) => string): TableP
       ...templateColumns(true),
     ],
     row(o, now) {
-      const spec = obj(o, 'spec');
-      const status = obj(o, 'status');
+      const spec = objectField(o, 'spec');
+      const status = objectField(o, 'status');
       const [names, images] = containerCells(path(spec, 'template', 'spec'));
       return {
-        cells: [nameOf(o), replicasOf(spec), num(status, 'replicas'), num(status, 'readyReplicas'), age(o, now), names, images, selectorCell(spec)],
+        cells: [
+          nameOf(o),
+          replicasOf(spec),
+          finiteNumberField(status, 'replicas'),
+          finiteNumberField(status, 'readyReplicas'),
+          age(o, now),
+          names,
+          images,
+          selectorCell(spec),
+        ],
       };
     },
   };
@@ -349,8 +359,10 @@ export const componentStatusPrinter: TablePrinter = {
     col('Error', 'string', 'Error of the component conditions'),
   ],
   row(cs) {
-    const healthy = objs(cs, 'conditions').find((c) => str(c, 'type') === 'Healthy');
+    const healthy = objs(cs, 'conditions').find((c) => stringField(c, 'type') === 'Healthy');
     if (!healthy) return { cells: [nameOf(cs), 'Unknown', '', ''] };
-    return { cells: [nameOf(cs), str(healthy, 'status') === 'True' ? 'Healthy' : 'Unhealthy', str(healthy, 'message'), str(healthy, 'error')] };
+    return {
+      cells: [nameOf(cs), stringField(healthy, 'status') === 'True' ? 'Healthy' : 'Unhealthy', stringField(healthy, 'message'), stringField(healthy, 'error')],
+    };
   },
 };

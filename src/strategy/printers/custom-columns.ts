@@ -3,6 +3,7 @@
  * the version's additionalPrinterColumns (or a single Age column when it declares none), each cell
  * read with the JSONPath subset kube allows in printer columns.
  */
+import { isObject } from '../../api/values.js';
 import { CREATION_TIMESTAMP_DESCRIPTION, nameColumn } from '../../codec/table-columns.js';
 import { nameOf, since } from './format.js';
 import type { Obj, TableColumn, TablePrinter } from '../../codec/table-printer.js';
@@ -61,10 +62,6 @@ export function parseJsonPath(path: string): Step[] | undefined {
   return steps;
 }
 
-export function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** Every value `steps` reach in `root`, in document order (missing keys give nothing, as AllowMissingKeys). */
 export function evaluateJsonPath(root: unknown, steps: readonly Step[]): unknown[] {
   let current: unknown[] = [root];
@@ -72,14 +69,14 @@ export function evaluateJsonPath(root: unknown, steps: readonly Step[]): unknown
     const next: unknown[] = [];
     for (const v of current) {
       if ('key' in step) {
-        if (isObj(v) && v[step.key] !== undefined) next.push(v[step.key]);
+        if (isObject(v) && v[step.key] !== undefined) next.push(v[step.key]);
       } else if ('index' in step) {
         if (Array.isArray(v) && step.index < v.length) next.push(v[step.index]);
       } else if ('all' in step) {
         if (Array.isArray(v)) next.push(...(v as unknown[]));
-        else if (isObj(v)) next.push(...Object.values(v));
+        else if (isObject(v)) next.push(...Object.values(v));
       } else if (Array.isArray(v)) {
-        for (const item of v as unknown[]) if (isObj(item) && String(item[step.filterKey]) === step.filterValue) next.push(item);
+        for (const item of v as unknown[]) if (isObject(item) && String(item[step.filterKey]) === step.filterValue) next.push(item);
       }
     }
     current = next;

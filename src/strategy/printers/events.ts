@@ -5,7 +5,8 @@
 import { col, nameColumn } from '../../codec/table-columns.js';
 import { nameOf, since } from './format.js';
 import type { Obj, TablePrinter } from '../../codec/table-printer.js';
-import { obj, optNum, optObj, str } from './values.js';
+import { objectField, objectFieldOrUndefined, stringField } from '../../api/values.js';
+import { finiteNumberFieldOrUndefined } from './values.js';
 
 /** The fields the printer reads, whichever API version the event is served in. */
 interface EventView {
@@ -20,27 +21,27 @@ interface EventView {
 }
 
 export function viewOf(ev: Obj): EventView {
-  if (str(ev, 'apiVersion').startsWith('events.k8s.io/') || (ev.involvedObject === undefined && ev.regarding !== undefined)) {
+  if (stringField(ev, 'apiVersion').startsWith('events.k8s.io/') || (ev.involvedObject === undefined && ev.regarding !== undefined)) {
     return {
-      involved: obj(ev, 'regarding'),
-      message: str(ev, 'note'),
+      involved: objectField(ev, 'regarding'),
+      message: stringField(ev, 'note'),
       firstTimestamp: ev.deprecatedFirstTimestamp,
       lastTimestamp: ev.deprecatedLastTimestamp,
       eventTime: ev.eventTime,
-      count: optNum(ev, 'deprecatedCount') ?? 0,
-      source: obj(ev, 'deprecatedSource'),
-      series: optObj(ev, 'series'),
+      count: finiteNumberFieldOrUndefined(ev, 'deprecatedCount') ?? 0,
+      source: objectField(ev, 'deprecatedSource'),
+      series: objectFieldOrUndefined(ev, 'series'),
     };
   }
   return {
-    involved: obj(ev, 'involvedObject'),
-    message: str(ev, 'message'),
+    involved: objectField(ev, 'involvedObject'),
+    message: stringField(ev, 'message'),
     firstTimestamp: ev.firstTimestamp,
     lastTimestamp: ev.lastTimestamp,
     eventTime: ev.eventTime,
-    count: optNum(ev, 'count') ?? 0,
-    source: obj(ev, 'source'),
-    series: optObj(ev, 'series'),
+    count: finiteNumberFieldOrUndefined(ev, 'count') ?? 0,
+    source: objectField(ev, 'source'),
+    series: objectFieldOrUndefined(ev, 'series'),
   };
 }
 
@@ -50,8 +51,8 @@ export function isSet(ts: unknown): boolean {
 
 /** kube's `formatEventSource`: "component, host", falling back to the reporting controller/instance. */
 export function eventSource(source: Obj, ev: Obj): string {
-  const component = str(source, 'component') || str(ev, 'reportingController') || str(ev, 'reportingComponent');
-  const instance = str(source, 'host') || str(ev, 'reportingInstance');
+  const component = stringField(source, 'component') || stringField(ev, 'reportingController') || stringField(ev, 'reportingComponent');
+  const instance = stringField(source, 'host') || stringField(ev, 'reportingInstance');
   return instance === '' ? component : `${component}, ${instance}`;
 }
 
@@ -63,19 +64,19 @@ export function eventCells(ev: Obj, now: number): unknown[] {
   let count = v.count;
   if (v.series) {
     last = since(v.series.lastObservedTime, now);
-    count = optNum(v.series, 'count') ?? 0;
+    count = finiteNumberFieldOrUndefined(v.series, 'count') ?? 0;
   } else if (count === 0) {
     count = 1;
   }
-  const kind = str(v.involved, 'kind').toLowerCase();
-  const name = str(v.involved, 'name');
+  const kind = stringField(v.involved, 'kind').toLowerCase();
+  const name = stringField(v.involved, 'name');
   const target = name !== '' ? `${kind}/${name}` : kind;
   return [
     last,
-    str(ev, 'type'),
-    str(ev, 'reason'),
+    stringField(ev, 'type'),
+    stringField(ev, 'reason'),
     target,
-    str(v.involved, 'fieldPath'),
+    stringField(v.involved, 'fieldPath'),
     eventSource(v.source, ev),
     v.message.trim(),
     first,

@@ -3,7 +3,8 @@
  * label-selector strings, container lists, access modes, "N more" lists.
  */
 import type { Obj } from '../../codec/table-printer.js';
-import { isObj, objs, str, strMap, strs } from './values.js';
+import { isObject, stringField } from '../../api/values.js';
+import { objs, strMap, strs } from './values.js';
 
 /**
  * kube's `duration.HumanDuration`: about two significant figures ("45s", "3m20s", "5h7m", "12d",
@@ -54,12 +55,12 @@ export function since(timestamp: unknown, now: number): string {
 
 /** The object's age (the "Age" cell). */
 export function age(o: Obj, now: number): string {
-  return since(isObj(o.metadata) ? o.metadata.creationTimestamp : undefined, now);
+  return since(isObject(o.metadata) ? o.metadata.creationTimestamp : undefined, now);
 }
 
 /** The object's name. */
 export function nameOf(o: Obj): string {
-  return isObj(o.metadata) ? str(o.metadata, 'name') : '';
+  return isObject(o.metadata) ? stringField(o.metadata, 'name') : '';
 }
 
 /** kube's `labels.FormatLabels`: sorted `k=v` pairs joined by commas, "<none>" when empty. */
@@ -81,13 +82,13 @@ export const OPERATORS: Record<string, (key: string, values: string[]) => string
  * "" for a missing or empty selector; undefined when an operator is not valid.
  */
 export function labelSelectorString(selector: unknown): string | undefined {
-  if (!isObj(selector)) return '';
+  if (!isObject(selector)) return '';
   const reqs: Array<{ key: string; text: string }> = [];
   for (const [k, v] of Object.entries(strMap(selector, 'matchLabels'))) reqs.push({ key: k, text: `${k}=${v}` });
   for (const e of objs(selector, 'matchExpressions')) {
-    const op = OPERATORS[str(e, 'operator')];
+    const op = OPERATORS[stringField(e, 'operator')];
     if (!op) return undefined;
-    const key = str(e, 'key');
+    const key = stringField(e, 'key');
     reqs.push({ key, text: op(key, [...strs(e, 'values')].sort()) });
   }
   reqs.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
@@ -104,7 +105,7 @@ export function formatLabelSelector(selector: unknown): string {
 /** Names and images of containers, each joined by commas (the wide "Containers"/"Images" cells). */
 export function containerCells(podSpec: Obj): [string, string] {
   const containers = objs(podSpec, 'containers');
-  return [containers.map((c) => str(c, 'name')).join(','), containers.map((c) => str(c, 'image')).join(',')];
+  return [containers.map((c) => stringField(c, 'name')).join(','), containers.map((c) => stringField(c, 'image')).join(',')];
 }
 
 /** kube's `printBoolPtr`: "True"/"False", "<unset>" when absent. */
@@ -136,8 +137,8 @@ export function listWithMore(items: string[], max = 3): string {
 
 /** The annotation or field holding a PV's or PVC's storage class, annotation first. */
 export function storageClassOf(o: Obj, spec: Obj): string {
-  const annotations = isObj(o.metadata) ? strMap(o.metadata, 'annotations') : {};
+  const annotations = isObject(o.metadata) ? strMap(o.metadata, 'annotations') : {};
   const beta = annotations['volume.beta.kubernetes.io/storage-class'];
   if (beta !== undefined) return beta;
-  return str(spec, 'storageClassName');
+  return stringField(spec, 'storageClassName');
 }

@@ -6,7 +6,8 @@ import { ageColumn, col, nameColumn } from '../../codec/table-columns.js';
 import { age, formatLabelSelector, listWithMore, nameOf } from './format.js';
 import { loadBalancerIngress } from './core.js';
 import type { Obj, TablePrinter } from '../../codec/table-printer.js';
-import { arr, obj, objs, optNum, optObj, optStr, path, str, strs } from './values.js';
+import { arrayField, objectField, objectFieldOrUndefined, stringField, stringFieldOrUndefined } from '../../api/values.js';
+import { finiteNumberFieldOrUndefined, objs, path, strs } from './values.js';
 
 /** kube's `formatHosts`: up to three rule hosts, "*" when none, then "+ N more...". */
 export function ingressHosts(rules: Obj[]): string {
@@ -14,7 +15,7 @@ export function ingressHosts(rules: Obj[]): string {
   let more = false;
   for (const rule of rules) {
     if (list.length === 3) more = true;
-    const host = str(rule, 'host');
+    const host = stringField(rule, 'host');
     if (!more && host !== '') list.push(host);
   }
   if (list.length === 0) return '*';
@@ -32,14 +33,14 @@ export const ingressPrinter: TablePrinter = {
     ageColumn(),
   ],
   row(ing, now) {
-    const spec = obj(ing, 'spec');
+    const spec = objectField(ing, 'spec');
     return {
       cells: [
         nameOf(ing),
-        optStr(spec, 'ingressClassName') ?? '<none>',
+        stringFieldOrUndefined(spec, 'ingressClassName') ?? '<none>',
         ingressHosts(objs(spec, 'rules')),
         loadBalancerIngress(path(ing, 'status', 'loadBalancer')),
-        arr(spec, 'tls').length > 0 ? '80, 443' : '80',
+        arrayField(spec, 'tls').length > 0 ? '80, 443' : '80',
         age(ing, now),
       ],
     };
@@ -48,24 +49,24 @@ export const ingressPrinter: TablePrinter = {
 
 export const networkPolicyPrinter: TablePrinter = {
   columns: [nameColumn(), col('Pod-Selector', 'string', 'The pods to which this policy applies.'), ageColumn()],
-  row: (np, now) => ({ cells: [nameOf(np), formatLabelSelector(obj(np, 'spec').podSelector ?? {}), age(np, now)] }),
+  row: (np, now) => ({ cells: [nameOf(np), formatLabelSelector(objectField(np, 'spec').podSelector ?? {}), age(np, now)] }),
 };
 
 export const serviceCIDRPrinter: TablePrinter = {
   columns: [nameColumn(), col('CIDRs', 'string', 'The IP blocks service IPs are allocated from.'), ageColumn()],
-  row: (sc, now) => ({ cells: [nameOf(sc), strs(obj(sc, 'spec'), 'cidrs').join(','), age(sc, now)] }),
+  row: (sc, now) => ({ cells: [nameOf(sc), strs(objectField(sc, 'spec'), 'cidrs').join(','), age(sc, now)] }),
 };
 
 export const ipAddressPrinter: TablePrinter = {
   columns: [nameColumn(), col('ParentRef', 'string', 'The object this IP address is allocated to.')],
   row(ip) {
-    const ref = optObj(obj(ip, 'spec'), 'parentRef');
+    const ref = objectFieldOrUndefined(objectField(ip, 'spec'), 'parentRef');
     let parent = '<none>';
     if (ref) {
-      const group = str(ref, 'group');
-      parent = (group ? `${str(ref, 'resource')}.${group}` : str(ref, 'resource')).toLowerCase();
-      if (str(ref, 'namespace') !== '') parent += `/${str(ref, 'namespace')}`;
-      parent += `/${str(ref, 'name')}`;
+      const group = stringField(ref, 'group');
+      parent = (group ? `${stringField(ref, 'resource')}.${group}` : stringField(ref, 'resource')).toLowerCase();
+      if (stringField(ref, 'namespace') !== '') parent += `/${stringField(ref, 'namespace')}`;
+      parent += `/${stringField(ref, 'name')}`;
     }
     return { cells: [nameOf(ip), parent] };
   },
@@ -75,9 +76,9 @@ export const ipAddressPrinter: TablePrinter = {
 export function slicePorts(ports: Obj[]): string {
   return listWithMore(
     ports.map((p) => {
-      const n = optNum(p, 'port');
+      const n = finiteNumberFieldOrUndefined(p, 'port');
       if (n !== undefined) return String(n);
-      return optStr(p, 'name') ?? '*';
+      return stringFieldOrUndefined(p, 'name') ?? '*';
     }),
   );
 }
@@ -92,6 +93,6 @@ export const endpointSlicePrinter: TablePrinter = {
   ],
   row(es, now) {
     const addresses = objs(es, 'endpoints').flatMap((e) => strs(e, 'addresses'));
-    return { cells: [nameOf(es), str(es, 'addressType'), slicePorts(objs(es, 'ports')), listWithMore(addresses), age(es, now)] };
+    return { cells: [nameOf(es), stringField(es, 'addressType'), slicePorts(objs(es, 'ports')), listWithMore(addresses), age(es, now)] };
   },
 };

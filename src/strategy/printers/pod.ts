@@ -6,47 +6,48 @@
 import { ageColumn, col, nameColumn } from '../../codec/table-columns.js';
 import { age, parseTime, since } from './format.js';
 import type { Obj, PrintedRow, TablePrinter, TableRowCondition } from '../../codec/table-printer.js';
-import { bool, isObj, num, obj, objs, optObj, str } from './values.js';
+import { booleanField, isObject, objectField, objectFieldOrUndefined, stringField } from '../../api/values.js';
+import { finiteNumberField, objs } from './values.js';
 
 export const SUCCEEDED: TableRowCondition[] = [{ type: 'Completed', status: 'True', reason: 'Succeeded', message: 'The pod has completed successfully.' }];
 export const FAILED: TableRowCondition[] = [{ type: 'Completed', status: 'True', reason: 'Failed', message: 'The pod failed.' }];
 
 export function conditionStatus(conditions: Obj[], type: string): string | undefined {
-  const c = conditions.find((x) => str(x, 'type') === type);
-  return c ? str(c, 'status') : undefined;
+  const c = conditions.find((x) => stringField(x, 'type') === type);
+  return c ? stringField(c, 'status') : undefined;
 }
 
 /** Latest `lastState.terminated.finishedAt` seen so far (ms), kept in `latest`. */
 export function laterFinish(status: Obj, latest: number): number {
-  const terminated = optObj(obj(status, 'lastState'), 'terminated');
+  const terminated = objectFieldOrUndefined(objectField(status, 'lastState'), 'terminated');
   const t = terminated ? parseTime(terminated.finishedAt) : undefined;
   return t !== undefined && t > latest ? t : latest;
 }
 
 export function terminatedReason(terminated: Obj, prefix: string): string {
-  const reason = str(terminated, 'reason');
+  const reason = stringField(terminated, 'reason');
   if (reason !== '') return `${prefix}${reason}`;
-  const signal = num(terminated, 'signal');
-  return signal !== 0 ? `${prefix}Signal:${signal}` : `${prefix}ExitCode:${num(terminated, 'exitCode')}`;
+  const signal = finiteNumberField(terminated, 'signal');
+  return signal !== 0 ? `${prefix}Signal:${signal}` : `${prefix}ExitCode:${finiteNumberField(terminated, 'exitCode')}`;
 }
 
 /** The Ready, Status and Restarts cells of a pod (exported for tests). */
 export function podStatusCells(pod: Obj, now: number): { ready: string; status: string; restarts: string; conditions?: TableRowCondition[] } {
-  const spec = obj(pod, 'spec');
-  const status = obj(pod, 'status');
-  const meta = obj(pod, 'metadata');
+  const spec = objectField(pod, 'spec');
+  const status = objectField(pod, 'status');
+  const meta = objectField(pod, 'metadata');
   const podConditions = objs(status, 'conditions');
-  const phase = str(status, 'phase');
-  let reason = str(status, 'reason') || phase;
-  if (podConditions.some((c) => str(c, 'type') === 'PodScheduled' && str(c, 'reason') === 'SchedulingGated')) reason = 'SchedulingGated';
+  const phase = stringField(status, 'phase');
+  let reason = stringField(status, 'reason') || phase;
+  if (podConditions.some((c) => stringField(c, 'type') === 'PodScheduled' && stringField(c, 'reason') === 'SchedulingGated')) reason = 'SchedulingGated';
 
   const initContainers = new Map<string, Obj>();
   let total = objs(spec, 'containers').length;
   for (const c of objs(spec, 'initContainers')) {
-    initContainers.set(str(c, 'name'), c);
-    if (str(c, 'restartPolicy') === 'Always') total++;
+    initContainers.set(stringField(c, 'name'), c);
+    if (stringField(c, 'restartPolicy') === 'Always') total++;
   }
-  const restartable = (name: string): boolean => str(initContainers.get(name), 'restartPolicy') === 'Always';
+  const restartable = (name: string): boolean => stringField(initContainers.get(name), 'restartPolicy') === 'Always';
 
   let restarts = 0;
   let sidecarRestarts = 0;
@@ -57,23 +58,24 @@ export function podStatusCells(pod: Obj, now: number): { ready: string; status: 
   const initStatuses = objs(status, 'initContainerStatuses');
   for (let i = 0; i < initStatuses.length; i++) {
     const cs = initStatuses[i] ?? {};
-    const name = str(cs, 'name');
-    restarts += num(cs, 'restartCount');
+    const name = stringField(cs, 'name');
+    restarts += finiteNumberField(cs, 'restartCount');
     lastRestart = laterFinish(cs, lastRestart);
     if (restartable(name)) {
-      sidecarRestarts += num(cs, 'restartCount');
+      sidecarRestarts += finiteNumberField(cs, 'restartCount');
       lastSidecarRestart = laterFinish(cs, lastSidecarRestart);
     }
-    const state = obj(cs, 'state');
-    const terminated = optObj(state, 'terminated');
-    const waiting = optObj(state, 'waiting');
-    if (terminated && num(terminated, 'exitCode') === 0) continue;
-    if (restartable(name) && bool(cs, 'started')) {
-      if (bool(cs, 'ready')) ready++;
+    const state = objectField(cs, 'state');
+    const terminated = objectFieldOrUndefined(state, 'terminated');
+    const waiting = objectFieldOrUndefined(state, 'waiting');
+    if (terminated && finiteNumberField(terminated, 'exitCode') === 0) continue;
+    if (restartable(name) && booleanField(cs, 'started')) {
+      if (booleanField(cs, 'ready')) ready++;
       continue;
     }
     if (terminated) reason = terminatedReason(terminated, 'Init:');
-    else if (waiting && str(waiting, 'reason') !== '' && str(waiting, 'reason') !== 'PodInitializing') reason = `Init:${str(waiting, 'reason')}`;
+    else if (waiting && stringField(waiting, 'reason') !== '' && stringField(waiting, 'reason') !== 'PodInitializing')
+      reason = `Init:${stringField(waiting, 'reason')}`;
     else reason = `Init:${i}/${objs(spec, 'initContainers').length}`;
     initializing = true;
     break;
@@ -86,14 +88,14 @@ export function podStatusCells(pod: Obj, now: number): { ready: string; status: 
     const statuses = objs(status, 'containerStatuses');
     for (let i = statuses.length - 1; i >= 0; i--) {
       const cs = statuses[i] ?? {};
-      restarts += num(cs, 'restartCount');
+      restarts += finiteNumberField(cs, 'restartCount');
       lastRestart = laterFinish(cs, lastRestart);
-      const state = obj(cs, 'state');
-      const terminated = optObj(state, 'terminated');
-      const waiting = optObj(state, 'waiting');
-      if (waiting && str(waiting, 'reason') !== '') reason = str(waiting, 'reason');
+      const state = objectField(cs, 'state');
+      const terminated = objectFieldOrUndefined(state, 'terminated');
+      const waiting = objectFieldOrUndefined(state, 'waiting');
+      if (waiting && stringField(waiting, 'reason') !== '') reason = stringField(waiting, 'reason');
       else if (terminated) reason = terminatedReason(terminated, '');
-      else if (bool(cs, 'ready') && optObj(state, 'running')) {
+      else if (booleanField(cs, 'ready') && objectFieldOrUndefined(state, 'running')) {
         hasRunning = true;
         ready++;
       }
@@ -104,7 +106,7 @@ export function podStatusCells(pod: Obj, now: number): { ready: string; status: 
   }
 
   const deleting = typeof meta.deletionTimestamp === 'string' && meta.deletionTimestamp !== '';
-  if (deleting && str(status, 'reason') === 'NodeLost') reason = 'Unknown';
+  if (deleting && stringField(status, 'reason') === 'NodeLost') reason = 'Unknown';
   else if (deleting && phase !== 'Succeeded' && phase !== 'Failed') reason = 'Terminating';
 
   let restartsCell = String(restarts);
@@ -126,14 +128,14 @@ export function readinessGates(spec: Obj, status: Obj): string {
   const conditions = objs(status, 'conditions');
   let trueCount = 0;
   for (const g of gates) {
-    if (conditionStatus(conditions, str(g, 'conditionType')) === 'True') trueCount++;
+    if (conditionStatus(conditions, stringField(g, 'conditionType')) === 'True') trueCount++;
   }
   return `${trueCount}/${gates.length}`;
 }
 
 export function podIP(status: Obj): string {
   const first = objs(status, 'podIPs')[0];
-  const ip = (first && str(first, 'ip')) || str(status, 'podIP');
+  const ip = (first && stringField(first, 'ip')) || stringField(status, 'podIP');
   return ip || '<none>';
 }
 
@@ -150,19 +152,19 @@ export const podPrinter: TablePrinter = {
     col('Readiness Gates', 'string', 'Readiness gates of the pod that report true.', 1),
   ],
   row(pod: Obj, now: number): PrintedRow {
-    const spec = obj(pod, 'spec');
-    const status = obj(pod, 'status');
+    const spec = objectField(pod, 'spec');
+    const status = objectField(pod, 'status');
     const s = podStatusCells(pod, now);
     const row: PrintedRow = {
       cells: [
-        isObj(pod.metadata) ? str(pod.metadata, 'name') : '',
+        isObject(pod.metadata) ? stringField(pod.metadata, 'name') : '',
         s.ready,
         s.status,
         s.restarts,
         age(pod, now),
         podIP(status),
-        str(spec, 'nodeName') || '<none>',
-        str(status, 'nominatedNodeName') || '<none>',
+        stringField(spec, 'nodeName') || '<none>',
+        stringField(status, 'nominatedNodeName') || '<none>',
         readinessGates(spec, status),
       ],
     };

@@ -6,10 +6,11 @@ import { ageColumn, col, nameColumn } from '../../codec/table-columns.js';
 import { age, nameOf } from './format.js';
 import { quantityOf } from '../../api/quantity.js';
 import type { Obj, TablePrinter } from '../../codec/table-printer.js';
-import { arr, bool, obj, objs, optBool, optStr, str, strMap, strs } from './values.js';
+import { arrayField, booleanField, booleanFieldOrUndefined, objectField, stringField, stringFieldOrUndefined } from '../../api/values.js';
+import { objs, strMap, strs } from './values.js';
 
 export function annotation(o: Obj, key: string): string | undefined {
-  return strMap(obj(o, 'metadata'), 'annotations')[key];
+  return strMap(objectField(o, 'metadata'), 'annotations')[key];
 }
 
 export const storageClassPrinter: TablePrinter = {
@@ -27,10 +28,10 @@ export const storageClassPrinter: TablePrinter = {
     return {
       cells: [
         isDefault ? `${nameOf(sc)} (default)` : nameOf(sc),
-        str(sc, 'provisioner'),
-        optStr(sc, 'reclaimPolicy') ?? 'Delete',
-        optStr(sc, 'volumeBindingMode') ?? 'Immediate',
-        bool(sc, 'allowVolumeExpansion'),
+        stringField(sc, 'provisioner'),
+        stringFieldOrUndefined(sc, 'reclaimPolicy') ?? 'Delete',
+        stringFieldOrUndefined(sc, 'volumeBindingMode') ?? 'Immediate',
+        booleanField(sc, 'allowVolumeExpansion'),
         age(sc, now),
       ],
     };
@@ -43,7 +44,7 @@ export const volumeAttributesClassPrinter: TablePrinter = {
     const isDefault =
       annotation(vac, 'volumeattributesclass.alpha.kubernetes.io/is-default-class') === 'true' ||
       annotation(vac, 'volumeattributesclass.kubernetes.io/is-default-class') === 'true';
-    return { cells: [isDefault ? `${nameOf(vac)} (default)` : nameOf(vac), str(vac, 'driverName'), age(vac, now)] };
+    return { cells: [isDefault ? `${nameOf(vac)} (default)` : nameOf(vac), stringField(vac, 'driverName'), age(vac, now)] };
   },
 };
 
@@ -57,14 +58,14 @@ export const volumeAttachmentPrinter: TablePrinter = {
     ageColumn(),
   ],
   row(va, now) {
-    const spec = obj(va, 'spec');
+    const spec = objectField(va, 'spec');
     return {
       cells: [
         nameOf(va),
-        str(spec, 'attacher'),
-        optStr(obj(spec, 'source'), 'persistentVolumeName') ?? '',
-        str(spec, 'nodeName'),
-        bool(obj(va, 'status'), 'attached'),
+        stringField(spec, 'attacher'),
+        stringFieldOrUndefined(objectField(spec, 'source'), 'persistentVolumeName') ?? '',
+        stringField(spec, 'nodeName'),
+        booleanField(objectField(va, 'status'), 'attached'),
         age(va, now),
       ],
     };
@@ -73,7 +74,7 @@ export const volumeAttachmentPrinter: TablePrinter = {
 
 export const csiNodePrinter: TablePrinter = {
   columns: [nameColumn(), col('Drivers', 'integer', 'Drivers indicates the number of CSI drivers registered on the node'), ageColumn()],
-  row: (n, now) => ({ cells: [nameOf(n), arr(obj(n, 'spec'), 'drivers').length, age(n, now)] }),
+  row: (n, now) => ({ cells: [nameOf(n), arrayField(objectField(n, 'spec'), 'drivers').length, age(n, now)] }),
 };
 
 export const csiDriverPrinter: TablePrinter = {
@@ -88,20 +89,20 @@ export const csiDriverPrinter: TablePrinter = {
     ageColumn(),
   ],
   row(d, now) {
-    const spec = obj(d, 'spec');
+    const spec = objectField(d, 'spec');
     const tokenRequests = Array.isArray(spec.tokenRequests)
       ? objs(spec, 'tokenRequests')
-          .map((t) => str(t, 'audience'))
+          .map((t) => stringField(t, 'audience'))
           .join(',')
       : '<unset>';
     return {
       cells: [
         nameOf(d),
-        optBool(spec, 'attachRequired') ?? true,
-        bool(spec, 'podInfoOnMount'),
-        bool(spec, 'storageCapacity'),
+        booleanFieldOrUndefined(spec, 'attachRequired') ?? true,
+        booleanField(spec, 'podInfoOnMount'),
+        booleanField(spec, 'storageCapacity'),
         tokenRequests,
-        bool(spec, 'requiresRepublish'),
+        booleanField(spec, 'requiresRepublish'),
         strs(spec, 'volumeLifecycleModes').join(',') || '<none>',
         age(d, now),
       ],
@@ -115,5 +116,5 @@ export const csiStorageCapacityPrinter: TablePrinter = {
     col('StorageClassName', 'string', 'The storage class the capacity applies to.'),
     col('Capacity', 'string', 'The available capacity.'),
   ],
-  row: (c) => ({ cells: [nameOf(c), str(c, 'storageClassName'), quantityOf(c.capacity, '<unset>')] }),
+  row: (c) => ({ cells: [nameOf(c), stringField(c, 'storageClassName'), quantityOf(c.capacity, '<unset>')] }),
 };

@@ -1,0 +1,143 @@
+#!/usr/bin/env node
+// Bundles the server after `tsc` has compiled the tree (`npm run build` runs both). Why: Node 20
+// has no module compile cache, and loading ~500 modules (a file open, stat and compile each, plus
+// every package's own files) was two thirds of start-up; docs/benchmarks.md has the numbers.
+//
+// Writes into dist/src/:
+// - capstan-bundle.cjs: src/main.ts and its packages as one CommonJS function expression, the form
+//   V8's code cache can be made for and read with (vm.Script; ES modules have no such API in Node 20).
+//   Modules loaded on first use (`import()`) stay lazy: esbuild evaluates them on that first use.
+// - main.js (over tsc's): scripts/bundle-entry.mjs, which compiles the bundle with the cache and runs
+//   it. npm start, the image, the chart, cluster workers, envtest's wrappers and the tests run it; the
+//   rest of dist/src stays tsc's output for the unit tests. A later bare `tsc` rewrites main.js as
+//   the unbundled entry, which still works: never a stale bundle.
+// - capstan-bundle.<hash>.v8cache: V8's code cache, taken from a warm-up run of the bundle (start,
+//   a few requests, SIGTERM), so it also holds the functions the first requests compile. Skipped,
+//   with a warning, with --no-code-cache.
+// Run-time data (schema/, lua/) is found by walking up from dist/src/. Native addons stay outside.
+import { build } from 'esbuild';
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const out = join(root, 'dist', 'src');
+const bundleFile = join(out, 'capstan-bundle.cjs');
+for (const name of readdirSync(out)) if (name.startsWith('capstan-bundle.')) rmSync(join(out, name), { force: true });
+
+await build({
+  absWorkingDir: root,
+  entryPoints: ['src/main.ts'],
+  outfile: bundleFile,
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  tsconfig: 'tsconfig.json',
+  // cbor-extract is a native addon that cbor-x finds at run time; it must stay a package on disk.
+  external: ['cbor-extract'],
+  // The file is one function expression: bundle-entry.mjs compiles it as a vm.Script and calls it.
+  banner: { js: "(function (exports, require, module, __filename, __dirname) {\nconst __capstanModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
+  footer: { js: '})' },
+  // Modules find schema/ and lua/ from their own location: the bundle's, two levels below the root.
+  define: { 'import.meta.url': '__capstanModuleUrl' },
+  // Names stay (stack traces, `constructor.name` checks); whitespace stays for readable stacks.
+  keepNames: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+});
+// Only ASCII, so that the entry reads it as latin1, a one-byte string (esbuild leaves a few non-ASCII
+// characters in regular expressions and comments): each UTF-16 unit becomes a \uXXXX escape, which
+// means the same there and in strings.
+const text = readFileSync(bundleFile, 'utf8');
+const ascii = text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+if (ascii !== text) writeFileSync(bundleFile, ascii);
+const bundle = Buffer.from(ascii, 'latin1');
+const id = createHash('sha256').update(bundle).digest('hex').slice(0, 16);
+const entry = readFileSync(join(root, 'scripts', 'bundle-entry.mjs'), 'utf8').replace('@BUNDLE_ID@', id);
+writeFileSync(join(out, 'main.js'), entry, { mode: 0o755 });
+
+if (process.argv.includes('--no-code-cache')) {
+  process.stderr.write('bundle: no code cache (--no-code-cache): start-up compiles the bundle\n');
+} else {
+  const cacheFile = join(out, `capstan-bundle.${id}.v8cache`);
+  await warmUp(cacheFile);
+  process.stdout.write(`bundle: ${(bundle.length / 1048576).toFixed(1)} MiB, code cache ${(statSync(cacheFile).size / 1048576).toFixed(1)} MiB\n`);
+}
+
+/** Starts the bundled server, sends the requests every client starts with, stops it: the entry writes the cache on exit. */
+async function warmUp(cacheFile) {
+  const port = await freePort();
+  // HTTPS on a free port too (its certificates generated in a scratch folder): its code is cached.
+  const certDir = mkdtempSync(join(tmpdir(), 'capstan-bundle-'));
+  const args = ['--port', String(port), '--secure-port', '0', '--cert-dir', certDir, '--log-level=error', '--shutdown-delay-duration=0s'];
+  const child = spawn(process.execPath, [join(out, 'main.js'), ...args], {
+    cwd: root,
+    env: { ...process.env, CAPSTAN_CODE_CACHE_OUT: cacheFile },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(signal ?? code)));
+  let alive = true;
+  void exited.then(() => (alive = false));
+  try {
+    const deadline = Date.now() + 60_000;
+    while ((await call(port, 'GET', '/readyz').catch(() => 0)) !== 200) {
+      if (!alive || Date.now() > deadline) throw new Error(`the bundled server did not become ready:\n${stderr}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const cm = '/api/v1/namespaces/default/configmaps';
+    const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'warm-up' }, data: { a: 'b' } });
+    const requests = [
+      ['GET', '/api'],
+      ['GET', '/apis'],
+      ['GET', '/version'],
+      ['POST', cm, body],
+      ['GET', `${cm}/warm-up`],
+      ['GET', cm],
+      ['PUT', `${cm}/warm-up`, body],
+      ['PATCH', `${cm}/warm-up`, JSON.stringify({ data: { c: 'd' } }), 'application/merge-patch+json'],
+      ['DELETE', `${cm}/warm-up`],
+    ];
+    for (let round = 0; round < 20; round++) {
+      for (const [method, path, payload, type] of requests) {
+        const status = await call(port, method, path, payload, type);
+        if (status >= 500) throw new Error(`warm-up ${method} ${path} answered ${status}:\n${stderr}`);
+      }
+    }
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
+    rmSync(certDir, { recursive: true, force: true });
+  }
+  if (!statSync(cacheFile, { throwIfNoEntry: false })) throw new Error(`the bundled server wrote no code cache:\n${stderr}`);
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function call(port, method, path, body, type = 'application/json') {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, method, path, headers: body === undefined ? {} : { 'content-type': type } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.setTimeout(10_000, () => req.destroy(new Error(`${method} ${path} timed out`)));
+    req.once('error', reject);
+    req.end(body);
+  });
+}
