@@ -2,10 +2,11 @@
  * Command line of the test-only pod runner (see pod-runner.ts):
  *   node dist/test/tools/pod-runner/main.js --server http://127.0.0.1:PORT --agnhost PATH
  *     [--node fake-node] [--work-dir DIR] [--bridge capstan-pods]
- *     [--apiserver HOST:PORT] [--sample-apiserver PATH] [--etcd PATH] [--token TOKEN]
+ *     [--apiserver HOST:PORT] [--sample-apiserver PATH] [--etcd PATH] [--token TOKEN] [--no-bind]
  * --apiserver (the API server's secure port) makes it reachable from pods at the `kubernetes`
  * Service's cluster IP; --sample-apiserver and --etcd run the e2e Aggregator test's images;
- * --token authenticates to an HTTPS --server (the reference kube-apiserver, for baselines).
+ * --token authenticates to an HTTPS --server (the reference kube-apiserver, for baselines);
+ * --no-bind leaves scheduling to a kube-scheduler that runs beside it (npm run conformance).
  * Needs root (network namespaces). Runs until SIGTERM/SIGINT, then kills every pod process and
  * removes the pod namespaces and the bridge. Logs one line per event on stderr.
  */
@@ -31,6 +32,7 @@ const { values } = parseArgs({
     'sample-apiserver': { type: 'string' },
     etcd: { type: 'string' },
     token: { type: 'string' },
+    'no-bind': { type: 'boolean', default: false },
   },
 });
 if (!values.server || !values.agnhost) {
@@ -65,6 +67,7 @@ if (values.apiserver !== undefined) {
 }
 const runner = new PodRunner(api, networks, {
   node,
+  bind: values['no-bind'] !== true,
   hostIP,
   programs: { agnhost: values.agnhost, sampleApiserver: values['sample-apiserver'], etcd: values.etcd },
   imageIDs: {

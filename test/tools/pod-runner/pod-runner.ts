@@ -1,7 +1,7 @@
 /**
  * A kubelet (and scheduler) for one node, for tests only: binds unscheduled pods of the default
- * scheduler to the node, runs bound pods whose containers are all agnhost, pause, sample-apiserver or
- * etcd images as host processes (native binaries, one network namespace per pod, volumes
+ * scheduler to the node (unless `bind` is false: then kube-scheduler binds them), runs bound pods whose containers are all agnhost, pause, sample-apiserver or
+ * etcd images as host processes (native binaries, one network and UTS namespace per pod, volumes
  * materialised into a directory),
  * probes readiness, reports status like the kubelet, and on deletion kills the processes, removes
  * the namespace and deletes the pod with gracePeriodSeconds=0. Pods it cannot run stay Pending with
@@ -26,6 +26,8 @@ import { probeSupported, runProbe } from './readiness-probe.js';
 /** Settings of a runner. */
 export interface PodRunnerOptions {
   node: string;
+  /** Whether the runner binds unscheduled pods itself (false when a real scheduler runs). */
+  bind: boolean;
   hostIP: string;
   programs: Programs;
   /** The imageID reported for each kind of image (a digest of the binary standing in for it). */
@@ -63,6 +65,12 @@ const now = (): string => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 function podPath(pod: any, sub = ''): string {
   return `/api/v1/namespaces/${pod.metadata.namespace}/pods/${pod.metadata.name}${sub}`;
+}
+
+/** The pod's hostname as the kubelet sets it: spec.hostname, else the name cut to 63 characters. */
+function podHostname(pod: any): string {
+  const name = (pod.spec.hostname as string | undefined) ?? (pod.metadata.name as string);
+  return name.slice(0, 63).replace(/[-.]+$/, '');
 }
 
 /** The runner: call tick() periodically (start() does) and shutDown() at the end. */
@@ -112,7 +120,7 @@ export class PodRunner {
     const uid = pod.metadata.uid as string;
     const nodeName = pod.spec.nodeName as string | undefined;
     if (!nodeName) {
-      if (pod.metadata.deletionTimestamp || this.bound.has(uid)) return;
+      if (!this.opts.bind || pod.metadata.deletionTimestamp || this.bound.has(uid)) return;
       if ((pod.spec.schedulerName ?? 'default-scheduler') !== 'default-scheduler') return;
       this.bound.add(uid);
       const res = await this.api.request('POST', podPath(pod, '/binding'), {
@@ -247,8 +255,10 @@ export class PodRunner {
     const bound = c.mounts.filter((m) => /^\/(var\/)?run\//.test(m.mountPath));
     for (const m of bound) for (let d = m.mountPath; !existsSync(d); d = dirname(d)) this.createdMountPoints.add(d);
     const binds = bound.flatMap((m) => [m.mountPath, m.hostPath]);
-    const bindThenExec = 'while [ "$1" != -- ]; do mkdir -p "$1" && mount --bind "$2" "$1" || exit 1; shift 2; done; shift; exec "$@"';
-    const child = spawn('ip', ['netns', 'exec', rp.net.namespace, 'sh', '-c', bindThenExec, 'sh', ...binds, '--', c.binary, ...args], {
+    const bindThenExec = 'hostname "$0" && while [ "$1" != -- ]; do mkdir -p "$1" && mount --bind "$2" "$1" || exit 1; shift 2; done; shift; exec "$@"';
+    // Its own UTS namespace gives the container the pod's hostname, as the kubelet does (agnhost
+    // serve-hostname answers with it).
+    const child = spawn('ip', ['netns', 'exec', rp.net.namespace, 'unshare', '--uts', 'sh', '-c', bindThenExec, podHostname(rp.pod), ...binds, '--', c.binary, ...args], {
       cwd: rp.dir,
       env: this.containerEnv(rp, c),
       detached: true,
@@ -262,7 +272,19 @@ export class PodRunner {
     c.state.ready = !c.spec.readinessProbe;
     c.successes = 0;
     c.failures = 0;
-    child.on('exit', (code, signal) => this.containerExited(rp, c, code ?? (signal ? 137 : 1)));
+    // A failed spawn (the pod's directory removed by a concurrent stop) emits 'error' without 'exit':
+    // the container then ends with code 128 instead of taking the runner down. Either event ends it once.
+    let ended = false;
+    const end = (code: number): void => {
+      if (ended) return;
+      ended = true;
+      this.containerExited(rp, c, code);
+    };
+    child.on('exit', (code, signal) => end(code ?? (signal ? 137 : 1)));
+    child.on('error', (err) => {
+      this.opts.log(`${rp.pod.metadata.namespace}/${rp.pod.metadata.name} container ${c.spec.name}: ${err.message}`);
+      end(128);
+    });
     if (c.spec.readinessProbe) this.startProbe(rp, c);
   }
 
