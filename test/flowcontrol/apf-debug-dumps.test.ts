@@ -7,10 +7,16 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createLevel, HoldingAuthorizer, sampleValue, scrape, startApfServer, until, type ApfServer } from './apf-helpers.js';
+import {
+  sampleValue,
+  scrape,
+  startApfServer,
+  startHeldOneSeatServer,
+  until,
+  type ApfServer,
+  type HeldOneSeatServer,
+  type HoldingAuthorizer,
+} from './apf-helpers.js';
 import { startTestServer } from '../helpers/capstan.js';
 import { goDuration } from '../../src/flowcontrol/apf-debug-dumps.js';
 
@@ -31,41 +37,16 @@ function table(text: string): string[][] {
 
 describe('APF debug dumps', () => {
   let s: ApfServer;
-  const hook = new HoldingAuthorizer();
+  let hook: HoldingAuthorizer;
+  let held: HeldOneSeatServer | undefined;
 
   before(async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'capstan-apf-dump-'));
-    await hook.start(dir);
-    s = await startApfServer(
-      ['tok-noisy,noisy,noisy-uid'],
-      {
-        maxRequestsInflight: 50,
-        maxMutatingRequestsInflight: 0,
-        authorizationMode: 'Webhook',
-        authorizationWebhook: { configFile: hook.configFile, version: 'v1', authorizedTtlMs: 0, unauthorizedTtlMs: 0 },
-      },
-      dir,
-    );
-    await createLevel(
-      s.adminUrl,
-      'one-seat',
-      {
-        nominalConcurrencyShares: 1,
-        lendablePercent: 0,
-        borrowingLimitPercent: 0,
-        limitResponse: { type: 'Queue', queuing: { queues: 4, handSize: 1, queueLengthLimit: 5 } },
-      },
-      ['noisy'],
-      60,
-    );
-    await until('the level in force', async () => {
-      const m = await scrape(s.adminUrl);
-      return sampleValue(m, 'apiserver_flowcontrol_current_limit_seats', { priority_level: 'one-seat' }) === 1 ? true : undefined;
-    });
+    held = await startHeldOneSeatServer(['tok-noisy,noisy,noisy-uid'], ['noisy'], 4);
+    s = held.server;
+    hook = held.hook;
   });
   after(async () => {
-    await hook.stop();
-    await s?.stop();
+    await held?.stop();
   });
 
   test('an idle server: every level, its queues, and the dump request itself', async () => {

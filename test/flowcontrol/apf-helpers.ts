@@ -277,3 +277,62 @@ export async function until<T>(what: string, check: () => Promise<T | undefined>
     await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+/** A server whose requests an authorization webhook can hold, with a one-seat level for some users. */
+export interface HeldOneSeatServer {
+  server: ApfServer;
+  hook: HoldingAuthorizer;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a server with TOKENS (kube's token CSV lines) whose authorization is HoldingAuthorizer's
+ * webhook, so a test holds requests after flow control admitted them, and a level `one-seat` (one
+ * seat, nothing lent or borrowed, QUEUES queues of hand size 1 and length 5) for USERS; resolves once
+ * the level is in force.
+ */
+export async function startHeldOneSeatServer(
+  tokens: string[],
+  users: string[],
+  queues: number,
+  config: Partial<ServerConfig> = {},
+): Promise<HeldOneSeatServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'capstan-apf-held-'));
+  const hook = new HoldingAuthorizer();
+  await hook.start(dir);
+  const server = await startApfServer(
+    tokens,
+    {
+      maxRequestsInflight: 50,
+      maxMutatingRequestsInflight: 0,
+      authorizationMode: 'Webhook',
+      authorizationWebhook: { configFile: hook.configFile, version: 'v1', authorizedTtlMs: 0, unauthorizedTtlMs: 0 },
+      ...config,
+    },
+    dir,
+  );
+  await createLevel(
+    server.adminUrl,
+    'one-seat',
+    {
+      nominalConcurrencyShares: 1,
+      lendablePercent: 0,
+      borrowingLimitPercent: 0,
+      limitResponse: { type: 'Queue', queuing: { queues, handSize: 1, queueLengthLimit: 5 } },
+    },
+    users,
+    60,
+  );
+  await until('the level in force', async () => {
+    const m = await scrape(server.adminUrl);
+    return sampleValue(m, 'apiserver_flowcontrol_current_limit_seats', { priority_level: 'one-seat' }) === 1 ? true : undefined;
+  });
+  return {
+    server,
+    hook,
+    stop: async () => {
+      await hook.stop();
+      await server.stop();
+    },
+  };
+}

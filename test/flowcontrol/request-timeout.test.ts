@@ -7,12 +7,9 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from '../../src/cli/flags.js';
 import { parseGoDuration } from '../../src/api/request-deadline.js';
-import { createLevel, HoldingAuthorizer, sampleValue, scrape, startApfServer, until, type ApfServer } from './apf-helpers.js';
+import { sampleValue, scrape, startHeldOneSeatServer, until, type ApfServer, type HeldOneSeatServer, type HoldingAuthorizer } from './apf-helpers.js';
 
 const NS = '/api/v1/namespaces/default';
 const TIMEOUT_BODY =
@@ -20,42 +17,16 @@ const TIMEOUT_BODY =
 
 describe('--request-timeout', () => {
   let s: ApfServer;
-  const hook = new HoldingAuthorizer();
+  let hook: HoldingAuthorizer;
+  let held: HeldOneSeatServer | undefined;
 
   before(async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'capstan-timeout-'));
-    await hook.start(dir);
-    s = await startApfServer(
-      ['tok-u,user-u,u-uid', 'tok-q,user-q,q-uid'],
-      {
-        requestTimeoutMs: 2000,
-        maxRequestsInflight: 50,
-        maxMutatingRequestsInflight: 0,
-        authorizationMode: 'Webhook',
-        authorizationWebhook: { configFile: hook.configFile, version: 'v1', authorizedTtlMs: 0, unauthorizedTtlMs: 0 },
-      },
-      dir,
-    );
-    await createLevel(
-      s.adminUrl,
-      'one-seat',
-      {
-        nominalConcurrencyShares: 1,
-        lendablePercent: 0,
-        borrowingLimitPercent: 0,
-        limitResponse: { type: 'Queue', queuing: { queues: 1, handSize: 1, queueLengthLimit: 5 } },
-      },
-      ['user-q'],
-      60,
-    );
-    await until('the level in force', async () => {
-      const m = await scrape(s.adminUrl);
-      return sampleValue(m, 'apiserver_flowcontrol_current_limit_seats', { priority_level: 'one-seat' }) === 1 ? true : undefined;
-    });
+    held = await startHeldOneSeatServer(['tok-u,user-u,u-uid', 'tok-q,user-q,q-uid'], ['user-q'], 1, { requestTimeoutMs: 2000 });
+    s = held.server;
+    hook = held.hook;
   });
   after(async () => {
-    await hook.stop();
-    await s?.stop();
+    await held?.stop();
   });
 
   test("a request not answered by the deadline gets kube's 504; a watch stays open", async () => {
