@@ -20,24 +20,35 @@ export function fenceKeyOf(keys: TypeKeys): string {
   return `${keys.counter}:watch-fence`;
 }
 
+/** The number of replicas the primary behind `client` has connected (its ROLE reply); 0 when unknown. */
+async function connectedReplicas(client: RedisClient): Promise<number> {
+  const role = await client.call('ROLE', []);
+  return Array.isArray(role) && role[0] === 'master' && Array.isArray(role[2]) ? role[2].length : 0;
+}
+
 /**
- * Resolves once `replicas` replicas have everything `client`'s connection has read so far, retrying
- * WAIT (each up to `timeoutMs`) while fewer acknowledge, e.g. while a new primary has no replica yet;
- * resolves early when `signal` aborts. Rejects when the connection fails (the reader then checks
- * whether what it read survived).
+ * Resolves once every replica connected to the primary, and at least `replicas`, have everything
+ * `client`'s connection has read so far, retrying WAIT (each up to `timeoutMs`) while fewer
+ * acknowledge, e.g. while a new primary has no replica yet; resolves early when `signal` aborts.
+ * Rejects when the connection fails (the reader then checks whether what it read survived).
+ *
+ * Every connected replica, not only `replicas` of them: a failover may promote any replica, so a
+ * change one replica lacks could still be discarded after a watch showed it (seen with two replicas
+ * and `--redis-wait-replicas 1`). A replica that disconnects drops out of the count at the next try.
  */
 export async function awaitReplicated(client: RedisClient, key: string, o: FenceOptions, signal: AbortSignal): Promise<void> {
   while (!signal.aborted) {
+    const needed = Math.max(o.replicas, await connectedReplicas(client));
     const results = await client
       .pipeline([
         // Expires on its own: one small key per watched type, rewritten by every reader's batch.
         ['set', key, '1', 'px', 60_000],
-        ['wait', o.replicas, o.timeoutMs],
+        ['wait', needed, o.timeoutMs],
       ])
       .exec();
     if (results === null) throw new Error('pipeline aborted');
     for (const [err] of results) if (err) throw err;
     const acknowledged = Number(results[1]?.[1] ?? 0);
-    if (acknowledged >= o.replicas) return;
+    if (acknowledged >= needed) return;
   }
 }
