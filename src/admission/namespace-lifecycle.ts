@@ -1,7 +1,7 @@
 import { ApiError, forbidden, notFound } from '../api/errors.js';
 import { isObject, type Obj } from '../api/object-util.js';
 import type { Storage } from '../storage/storage.js';
-import { WatchedCollection } from '../storage/watched-collection.js';
+import { LazyWatchedCollection } from '../storage/watched-collection.js';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission.js';
 
 /** Namespaces that can never be deleted, as in kube-apiserver. */
@@ -21,25 +21,28 @@ const FORCE_LIVE_LOOKUP_MS = 30_000;
  */
 export class NamespaceLifecycle implements AdmissionPlugin {
   readonly name = 'NamespaceLifecycle';
-  private cache: WatchedCollection | undefined;
-  private cacheReady = false;
+  private readonly cache: LazyWatchedCollection | undefined;
   private readonly forceLive = new Map<string, number>();
 
   constructor(
     private readonly storage: Storage,
-    private readonly signal?: AbortSignal,
+    signal?: AbortSignal,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.cache = signal === undefined ? undefined : new LazyWatchedCollection(storage, 'namespaces', signal);
+  }
 
   async validate(a: AdmissionAttributes): Promise<void> {
     const qr = { group: a.info.group, resource: a.info.resource };
     const isNamespace = a.info.group === '' && a.info.resource === 'namespaces';
     if (a.operation === 'DELETE' && isNamespace) {
       if (IMMORTAL_NAMESPACES.has(a.name)) throw forbidden(qr, a.name, 'this namespace may not be deleted');
-      this.forceLive.set(a.name, this.now() + FORCE_LIVE_LOOKUP_MS);
+      const now = this.now();
+      for (const [name, until] of this.forceLive) if (until <= now) this.forceLive.delete(name);
+      this.forceLive.set(a.name, now + FORCE_LIVE_LOOKUP_MS);
     }
     if (a.operation !== 'CREATE' || !a.info.namespaced || a.namespace === '') return;
-    const ns = (await this.lookup(a.namespace)) ?? (await this.live(a.namespace));
+    const ns = this.lookup(a.namespace) ?? (await this.live(a.namespace));
     if (ns === undefined) throw notFound({ group: '', resource: 'namespaces' }, a.namespace);
     const phase = isObject(ns.status) ? ns.status.phase : undefined;
     const deleting = isObject(ns.metadata) && ns.metadata.deletionTimestamp !== undefined && ns.metadata.deletionTimestamp !== null;
@@ -53,35 +56,13 @@ export class NamespaceLifecycle implements AdmissionPlugin {
   }
 
   /** The cached namespace, or undefined when it must be read live (no cache yet, missing, or recently deleted here). */
-  private async lookup(name: string): Promise<Obj | undefined> {
+  private lookup(name: string): Obj | undefined {
     const until = this.forceLive.get(name);
     if (until !== undefined) {
       if (until > this.now()) return undefined;
       this.forceLive.delete(name);
     }
-    if (this.signal === undefined || this.signal.aborted) return undefined;
-    if (this.cache === undefined) {
-      const cache = new WatchedCollection(
-        this.storage,
-        'namespaces',
-        () => undefined,
-        this.signal,
-        () => this.dropCache(),
-      );
-      this.cache = cache;
-      // Listing happens beside this request; requests read live until it is done.
-      cache.start().then(
-        () => (this.cacheReady = this.cache === cache),
-        () => this.dropCache(),
-      );
-    }
-    return this.cacheReady ? this.cache.get(name) : undefined;
-  }
-
-  /** A cache that lost its stream for good is dropped; lookups read live until the next one has listed. */
-  private dropCache(): void {
-    this.cache = undefined;
-    this.cacheReady = false;
+    return this.cache?.listed()?.get(name);
   }
 
   private async live(name: string): Promise<Obj | undefined> {

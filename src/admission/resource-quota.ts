@@ -16,7 +16,7 @@ import {
 } from '../quota/resource-list.js';
 import { type Storage } from '../storage/storage.js';
 import { compareResourceVersions } from '../storage/resource-version.js';
-import { WatchedCollection } from '../storage/watched-collection.js';
+import { LazyWatchedCollection } from '../storage/watched-collection.js';
 import { asObject } from '../api/values.js';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission.js';
 import { StorageError } from '../api/storage-error.js';
@@ -52,8 +52,7 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
   private readonly inFlight = new Map<string, Promise<void>>();
 
   /** The quotas, watched (with a signal): read as kube's plugin reads its informer. */
-  private cache: WatchedCollection | undefined;
-  private cacheReady = false;
+  private readonly cache: LazyWatchedCollection | undefined;
   /** Namespaces a live lookup found without quotas, until when that answer is trusted. */
   private readonly noQuotasUntil = new Map<string, number>();
   /** Quotas this process charged, by key, until the cache has caught up with that write. */
@@ -62,8 +61,11 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
   constructor(
     private readonly storage: Storage,
     private readonly now: () => number = Date.now,
-    private readonly signal?: AbortSignal,
-  ) {}
+    signal?: AbortSignal,
+  ) {
+    // A cache that lost its stream forgets the charges it stood in for.
+    this.cache = signal === undefined ? undefined : new LazyWatchedCollection(storage, QUOTAS, signal, () => this.charged.clear());
+  }
 
   async validate(a: AdmissionAttributes): Promise<void> {
     if (a.namespace === '' || !a.info.namespaced || a.object === undefined) return;
@@ -82,7 +84,7 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
   }
 
   private async evaluate(a: AdmissionAttributes, evaluator: QuotaEvaluator): Promise<void> {
-    let states = (await this.cachedQuotas(a.namespace)) ?? (await this.quotas(a.namespace));
+    let states = this.cachedQuotas(a.namespace) ?? (await this.quotas(a.namespace));
     for (let attempt = 0; ; attempt++) {
       if (states.length === 0) return;
       const charged = this.charge(a, evaluator, states);
@@ -103,7 +105,7 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
       const quota = JSON.parse(item.json) as Obj;
       return { quota, resourceVersion: item.resourceVersion, used: resourceListOf(asObject(quota.status).used) };
     });
-    if (states.length === 0 && this.cacheReady) this.noQuotasUntil.set(namespace, this.now() + LIVE_LOOKUP_TTL_MS);
+    if (states.length === 0 && this.cache !== undefined) this.rememberNoQuotas(namespace);
     return states;
   }
 
@@ -113,25 +115,11 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
    * read live: no cache yet, or no quota cached and no recent live lookup that found none (a quota
    * created a moment ago may not have reached the cache).
    */
-  private async cachedQuotas(namespace: string): Promise<QuotaState[] | undefined> {
-    if (this.signal === undefined || this.signal.aborted) return undefined;
-    if (this.cache === undefined) {
-      const cache = new WatchedCollection(
-        this.storage,
-        QUOTAS,
-        () => undefined,
-        this.signal,
-        () => this.dropCache(),
-      );
-      this.cache = cache;
-      cache.start().then(
-        () => (this.cacheReady = this.cache === cache),
-        () => this.dropCache(),
-      );
-    }
-    if (!this.cacheReady) return undefined;
+  private cachedQuotas(namespace: string): QuotaState[] | undefined {
+    const cache = this.cache?.listed();
+    if (cache === undefined) return undefined;
     const states: QuotaState[] = [];
-    for (const quota of this.cache.inNamespace(namespace)) {
+    for (const quota of cache.inNamespace(namespace)) {
       const meta = asObject(quota.metadata);
       const key = `${namespace}/${String(meta.name)}`;
       const resourceVersion = typeof meta.resourceVersion === 'string' ? meta.resourceVersion : '';
@@ -149,11 +137,11 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
     return undefined;
   }
 
-  /** A cache that lost its stream for good is dropped; quotas are read live until the next one has listed. */
-  private dropCache(): void {
-    this.cache = undefined;
-    this.cacheReady = false;
-    this.charged.clear();
+  /** Trusts for LIVE_LOOKUP_TTL_MS that NAMESPACE has no quota; answers past their time are dropped. */
+  private rememberNoQuotas(namespace: string): void {
+    const now = this.now();
+    for (const [ns, until] of this.noQuotasUntil) if (until <= now) this.noQuotasUntil.delete(ns);
+    this.noQuotasUntil.set(namespace, now + LIVE_LOOKUP_TTL_MS);
   }
 
   /** CheckRequest: the quotas whose usage the write changes, with their new usage; throws when it does not fit. */

@@ -86,3 +86,47 @@ export class WatchedCollection {
     this.onChange({ type: this.type, key, namespace, previous, current });
   }
 }
+
+/**
+ * A WatchedCollection for readers that fall back to live reads (kube's admission plugins reading
+ * their informers): `listed()` starts it on first use and answers it only once it holds the listed
+ * state; before that, after `signal` aborts, and after its stream is lost for good (`onDropped` is
+ * told; the next call starts a new one), it answers undefined.
+ */
+export class LazyWatchedCollection {
+  private collection: WatchedCollection | undefined;
+  private ready = false;
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly type: string,
+    private readonly signal: AbortSignal,
+    private readonly onDropped: () => void = () => undefined,
+  ) {}
+
+  listed(): WatchedCollection | undefined {
+    if (this.signal.aborted) return undefined;
+    if (this.collection === undefined) {
+      const collection = new WatchedCollection(
+        this.storage,
+        this.type,
+        () => undefined,
+        this.signal,
+        () => this.drop(),
+      );
+      this.collection = collection;
+      // Listing happens beside the caller, which reads live until it is done.
+      collection.start().then(
+        () => (this.ready = this.collection === collection),
+        () => this.drop(),
+      );
+    }
+    return this.ready ? this.collection : undefined;
+  }
+
+  private drop(): void {
+    this.collection = undefined;
+    this.ready = false;
+    this.onDropped();
+  }
+}
