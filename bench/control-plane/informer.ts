@@ -7,14 +7,7 @@
 import { request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { ServerAccess } from '../http-client.js';
-
-type Obj = Record<string, unknown>;
-
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-
-function record(v: unknown): Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : {};
-}
+import { asObject, asString, type Obj } from '../../src/api/values.js';
 
 export interface InformerOptions<S> {
   server: string;
@@ -105,12 +98,12 @@ export class Informer<S> {
     let body = '';
     const status = await this.stream(this.options.path, (line) => (body += line));
     if (status !== 200) throw new Error(`LIST ${this.options.path}: ${status}`);
-    const list = record(JSON.parse(body));
+    const list = asObject(JSON.parse(body));
     const seen = new Set<string>();
     const now = performance.now();
     for (const item of Array.isArray(list.items) ? list.items : []) {
-      const obj = record(item);
-      const name = str(record(obj.metadata).name);
+      const obj = asObject(item);
+      const name = asString(asObject(obj.metadata).name);
       seen.add(name);
       const s = this.options.summarize(obj);
       this.items.set(name, s);
@@ -121,7 +114,7 @@ export class Informer<S> {
       this.items.delete(name);
       this.options.onChange?.(name, undefined, now);
     }
-    this.rv = str(record(list.metadata).resourceVersion);
+    this.rv = asString(asObject(list.metadata).resourceVersion);
   }
 
   /** Watches until the stream ends; true when the server answered 410 Gone (list again). */
@@ -130,16 +123,16 @@ export class Informer<S> {
     const sep = this.options.path.includes('?') ? '&' : '?';
     const path = `${this.options.path}${sep}watch=1&allowWatchBookmarks=true&timeoutSeconds=600&resourceVersion=${encodeURIComponent(this.rv)}`;
     const status = await this.stream(path, (line) => {
-      const event = record(JSON.parse(line));
-      const obj = record(event.object);
+      const event = asObject(JSON.parse(line));
+      const obj = asObject(event.object);
       if (event.type === 'ERROR') {
         if (obj.code === 410) gone = true;
         return;
       }
-      const meta = record(obj.metadata);
+      const meta = asObject(obj.metadata);
       if (typeof meta.resourceVersion === 'string') this.rv = meta.resourceVersion;
       if (event.type === 'BOOKMARK') return;
-      const name = str(meta.name);
+      const name = asString(meta.name);
       const now = performance.now();
       if (event.type === 'DELETED') {
         this.items.delete(name);

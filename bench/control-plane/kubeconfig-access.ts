@@ -6,30 +6,27 @@
 import { readFileSync } from 'node:fs';
 import { load } from 'js-yaml';
 import type { ServerAccess } from '../http-client.js';
+import { asObject, objectElements, type Obj } from '../../src/api/values.js';
 
 export interface KubeconfigAccess {
   server: string;
   access: ServerAccess;
 }
 
-function record(v: unknown): Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
-}
-
 function text(v: unknown): string | undefined {
   return typeof v === 'string' && v !== '' ? v : undefined;
 }
 
-function named(list: unknown, name: string, field: string): Record<string, unknown> {
-  const entry = (Array.isArray(list) ? list : []).map(record).find((e) => e.name === name);
-  return record(entry?.[field]);
+function named(list: unknown, name: string, field: string): Obj {
+  const entry = objectElements(list).find((e) => e.name === name);
+  return asObject(entry?.[field]);
 }
 
 const decode = (b64: string | undefined): string | undefined => (b64 === undefined ? undefined : Buffer.from(b64, 'base64').toString('utf8'));
 
 /** Reads PATH; throws when its current context names no server. */
 export function readKubeconfig(path: string): KubeconfigAccess {
-  const config = record(load(readFileSync(path, 'utf8')));
+  const config = asObject(load(readFileSync(path, 'utf8')));
   const context = named(config.contexts, text(config['current-context']) ?? '', 'context');
   const cluster = named(config.clusters, text(context.cluster) ?? '', 'cluster');
   const user = named(config.users, text(context.user) ?? '', 'user');

@@ -5,14 +5,7 @@
  */
 import { HttpClient, runPool, type ServerAccess } from '../http-client.js';
 import { Informer } from './informer.js';
-
-type Obj = Record<string, unknown>;
-
-function record(v: unknown): Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : {};
-}
-
-const num = (v: unknown): number => (typeof v === 'number' ? v : 0);
+import { asNumber, asObject, objectElements, stringField } from '../../src/api/values.js';
 
 export interface WorkloadSize {
   nodes: number;
@@ -96,10 +89,7 @@ export async function runWorkload(server: string, access: ServerAccess, size: Wo
     server,
     access,
     path: '/api/v1/nodes?labelSelector=type%3Dkwok',
-    summarize: (o) =>
-      (Array.isArray(record(o.status).conditions) ? (record(o.status).conditions as unknown[]) : []).some(
-        (c) => record(c).type === 'Ready' && record(c).status === 'True',
-      ),
+    summarize: (o) => objectElements(asObject(o.status).conditions).some((c) => c.type === 'Ready' && c.status === 'True'),
     onChange: notify,
   });
   const deployments = new Informer<DeploymentSummary>({
@@ -107,13 +97,13 @@ export async function runWorkload(server: string, access: ServerAccess, size: Wo
     access,
     path: DEPLOYMENTS,
     summarize: (o) => {
-      const s = record(o.status);
+      const s = asObject(o.status);
       return {
-        generation: num(record(o.metadata).generation),
-        observed: num(s.observedGeneration),
-        replicas: num(s.replicas),
-        updated: num(s.updatedReplicas),
-        available: num(s.availableReplicas),
+        generation: asNumber(asObject(o.metadata).generation),
+        observed: asNumber(s.observedGeneration),
+        replicas: asNumber(s.replicas),
+        updated: asNumber(s.updatedReplicas),
+        available: asNumber(s.availableReplicas),
       };
     },
     onChange: notify,
@@ -122,7 +112,7 @@ export async function runWorkload(server: string, access: ServerAccess, size: Wo
     server,
     access,
     path: PODS,
-    summarize: (o) => (typeof record(o.spec).nodeName === 'string' ? String(record(o.spec).nodeName) : ''),
+    summarize: (o) => stringField(o.spec, 'nodeName'),
     onChange: (name, node, now) => {
       if (node !== undefined && node !== '' && !scheduledAt.has(name)) scheduledAt.set(name, now);
       notify();
