@@ -9,7 +9,7 @@ export const LAYERS = [
   { name: 'facts', folders: ['metrics', 'schema', 'certificates'], says: 'generated API facts, metrics, X.509 signing' },
   { name: 'encoding', folders: ['codec', 'catalog', 'tls'], says: 'media types and Go-exact values, the served types, serving certificates' },
   { name: 'storage', folders: ['storage'], says: 'memory and Redis backends, one Storage contract' },
-  { name: 'checks', folders: ['webhook', 'validation', 'selectors', 'patch', 'quota', 'nodes', 'services'], says: 'validation, selectors, patches, quota, service allocation, the webhook client' },
+  { name: 'checks', folders: ['webhook', 'validation', 'selectors', 'patch', 'quota', 'nodes', 'services', 'proxy'], says: 'validation, selectors, patches, quota, service allocation, the webhook client, HTTP proxying' },
   { name: 'cel', folders: ['cel'], says: 'CEL: parse, type check, cost, evaluate' },
   { name: 'crd', folders: ['crd'], says: 'CustomResourceDefinitions: their validation and the schemas of custom resources' },
   { name: 'conversion', folders: ['conversion'], says: 'version conversion of built-in kinds and custom resources' },

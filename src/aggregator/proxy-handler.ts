@@ -1,10 +1,11 @@
-import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import type { OutgoingHttpHeaders } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { queryBool } from '../api/request-options.js';
 import type { User } from '../api/user.js';
 import { writePlainText } from '../codec/plain-text.js';
 import { logger } from '../logging/logger.js';
 import { goNetError } from '../webhook/webhook-client.js';
+import { connectionTokens, forwardedResponseHeaders, HOP_BY_HOP, isUpgradeRequest } from '../proxy/proxy-headers.js';
 import type { ApiServiceInfo } from './api-service.js';
 import type { ApiServiceRegistry } from './api-service-registry.js';
 import { setAuthProxyHeaders, type ProxyTransport } from './proxy-transport.js';
@@ -27,22 +28,6 @@ export interface ProxyDependencies {
 /** How long kube's aggregator waits for an extension server's discovery document (`/apis/GROUP/VERSION`). */
 const DISCOVERY_TIMEOUT_MS = 5000;
 
-/** Hop-by-hop headers (RFC 9110 7.6.1) Go's reverse proxy never forwards, request or response. */
-const HOP_BY_HOP = new Set([
-  'connection',
-  'proxy-connection',
-  'keep-alive',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-]);
-
-/** CORS headers kube's proxy removes from backend answers. */
-const CORS = new Set(['access-control-allow-credentials', 'access-control-allow-headers', 'access-control-allow-methods', 'access-control-allow-origin']);
-
 /** The group and version of an `/apis/GROUP/VERSION[/...]` path, and whether it is that path exactly. */
 export function aggregatedPathOf(url: string): { group: string; version: string; discovery: boolean } | undefined {
   if (!url.startsWith('/apis/')) return undefined;
@@ -53,25 +38,9 @@ export function aggregatedPathOf(url: string): { group: string; version: string;
   return { group: segments[0], version: segments[1], discovery: segments.length === 2 || (segments.length === 3 && segments[2] === '') };
 }
 
-/** Whether `Connection` names `upgrade` (apimachinery's httpstream.IsUpgradeRequest). */
-export function isUpgradeRequest(req: IncomingMessage): boolean {
-  const values = req.headersDistinct['connection'] ?? [];
-  return values.some((v) => v.split(',').some((token) => token.trim().toLowerCase() === 'upgrade'));
-}
-
 /** Go's `http.Error`: plain text, nosniff, the message and a newline. */
 function httpError(res: Response, code: number, message: string): void {
   writePlainText(res, code, `${message}\n`, true);
-}
-
-/** Names of the headers `Connection` lists (hop-by-hop for this message too). */
-function connectionTokens(raw: string[]): Set<string> {
-  const out = new Set<string>();
-  for (let i = 0; i < raw.length; i += 2) {
-    if (raw[i].toLowerCase() !== 'connection') continue;
-    for (const token of raw[i + 1].split(',')) if (token.trim() !== '') out.add(token.trim().toLowerCase());
-  }
-  return out;
 }
 
 /**
@@ -107,18 +76,6 @@ function backendHeaders(req: Request, res: Response, user: User, keepUpgrade: bo
   if (typeof auditId === 'string') headers['Audit-Id'] = auditId;
   setAuthProxyHeaders(headers, user);
   return headers;
-}
-
-/** The backend's response headers less hop-by-hop and CORS ones, as a flat name/value list. */
-function responseHeaders(raw: string[]): string[] {
-  const listed = connectionTokens(raw);
-  const out: string[] = [];
-  for (let i = 0; i < raw.length; i += 2) {
-    const lower = raw[i].toLowerCase();
-    if (HOP_BY_HOP.has(lower) || listed.has(lower) || CORS.has(lower)) continue;
-    out.push(raw[i], raw[i + 1]);
-  }
-  return out;
 }
 
 /**
@@ -218,7 +175,7 @@ function proxyRequest(deps: ProxyDependencies, info: ApiServiceInfo, endpoint: E
         writePlainText(res, 502, 'the backend attempted to redirect this request, which is not permitted', false);
         return;
       }
-      res.writeHead(status, responseHeaders(answer.rawHeaders));
+      res.writeHead(status, forwardedResponseHeaders(answer.rawHeaders));
       // A streamed answer (a watch) may send nothing for a while: the client gets the headers now.
       if (answer.headers['content-length'] === undefined) res.flushHeaders();
       // Each chunk is written as it arrives: watch events reach the client one by one.

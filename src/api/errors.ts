@@ -158,6 +158,11 @@ export function serviceUnavailable(message: string, retryAfterSeconds = 1): ApiE
   return new ApiError(503, 'ServiceUnavailable', message, { retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) });
 }
 
+/** kube's errors.NewServiceUnavailable: 503 ServiceUnavailable with the message only (no details, no Retry-After). */
+export function unavailable(message: string): ApiError {
+  return new ApiError(503, 'ServiceUnavailable', message);
+}
+
 /**
  * 503 for storage that cannot be reached. The client gets kube's generic words for the condition;
  * the backend's own description (a client library's wording) goes to the log only.

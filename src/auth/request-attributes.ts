@@ -47,7 +47,8 @@ export function requestAttributesOf(method: string, request: ParsedRequest): Req
     };
   }
   const attrs: RequestAttributes = {
-    verb: ri.verb === 'unknown' ? method.toLowerCase() : ri.verb,
+    // kube's request info gives a resource request of any other method (OPTIONS, ...) no verb at all.
+    verb: ri.verb === 'unknown' ? '' : ri.verb,
     resourceRequest: true,
     apiGroup: ri.group,
     apiVersion: ri.version,

@@ -10,6 +10,7 @@ import { handleCreate } from './create.js';
 import { handleDelete, handleDeleteCollection } from './delete.js';
 import { handleGet, handleList } from './read.js';
 import { handleSubresourceAction } from './subresource-actions.js';
+import { handleProxy, isServedProxy } from './proxy.js';
 import { isActionSubresource } from '../rest/action-stores.js';
 import { handlePatch, handleUpdate } from './update.js';
 import { storeFor } from '../rest/store-for.js';
@@ -81,6 +82,7 @@ async function dispatch(r: ResourceRequest): Promise<void> {
   if (r.ri.subresource !== '') {
     const sub = r.info.subresources[r.ri.subresource];
     if (!sub) throw routeNotFound();
+    if (isServedProxy(r)) return handleProxy(r);
     if (isActionSubresource(r.ri.subresource)) return handleSubresourceAction(r);
     if (!sub.verbs.includes(VERB_REQUIREMENT[verb] ?? '')) throw methodNotAllowed();
   } else if (!r.info.verbs.includes(VERB_REQUIREMENT[verb] ?? '')) {
@@ -172,7 +174,8 @@ export function resourceHandler(server: ServerContext) {
       writeNotFoundPage(res);
       return;
     }
-    if (MUTATING_VERBS.has(ri.verb)) holdUntilWatchersHaveEvents(res);
+    // A proxied request changes nothing here: its answer need not wait for watchers.
+    if (MUTATING_VERBS.has(ri.verb) && ri.subresource !== 'proxy') holdUntilWatchersHaveEvents(res);
     const r = makeResourceRequest(server, info, ri, req, res, query);
     dispatch(r).catch((err: unknown) => writeError(res, err));
   };

@@ -9,13 +9,14 @@ import { podConnectOptions } from './connect-options.js';
  * POST on an action subresource (pod eviction and binding, service account tokens): the body is
  * decoded as the action's kind and handed to its store, which answers 201 with the action's result.
  * A CONNECT on a pod's streaming subresources is admitted first, as kube admits it before its
- * connecter looks the pod up; the store then refuses it (no kubelet).
+ * connecter looks the pod up; the store then refuses it (no kubelet). Pod and service proxies are
+ * served by `handleProxy` instead.
  */
 export async function handleSubresourceAction(r: ResourceRequest): Promise<void> {
-  const [sub, ...rest] = r.ri.subresource.split('/');
+  const sub = r.ri.subresource;
   const format = outputFor(r, 'object', ...scaleKind(r));
   if (r.info.resource === 'pods' && r.info.group === '') {
-    const connect = podConnectOptions(sub, r.query, rest.join('/'));
+    const connect = podConnectOptions(sub, r.query);
     if (connect !== undefined) await admitConnect(r, sub, connect);
   }
   const store = await actionStoreFor(r, sub);

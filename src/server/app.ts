@@ -87,6 +87,11 @@ function isWatchRequest(req: Request): boolean {
   return queryBool(parsedRequestOf(req).query, 'watch') || req.path.includes('/watch/');
 }
 
+/** Whether a request is for a resource's proxy subresource (a pod's, service's or node's). */
+function isProxyRequest(req: Request): boolean {
+  return parsedRequestOf(req).info?.subresource === 'proxy';
+}
+
 /**
  * Builds the Express app and HTTP server over `storage`: discovery, OpenAPI, health, and every resource
  * path. Runs bootstrap (system namespaces and objects, APF configuration, local APIServices) as a
@@ -233,8 +238,9 @@ export async function startServer(given: ServerConfig, storage: Storage, options
   });
   if (config.featureGates.APIResponseCompression) {
     const compress = compression({ threshold: 128 * 1024 });
-    // Watch streams bypass the middleware entirely: it would wrap every event write.
-    app.use((req: Request, res: Response, next: NextFunction) => (isWatchRequest(req) ? next() : compress(req, res, next)));
+    // Watch streams bypass the middleware entirely: it would wrap every event write. Proxied answers
+    // pass as the backend sent them (kube compresses only the API objects it encodes itself).
+    app.use((req: Request, res: Response, next: NextFunction) => (isWatchRequest(req) || isProxyRequest(req) ? next() : compress(req, res, next)));
   }
   // Overload protection (APF or the in-flight limits) runs between impersonation and authorization, as in kube.
   const flowControl = await lifecycle.start('flow control', new FlowControl({ config, storage, catalog }));

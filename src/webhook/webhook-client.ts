@@ -306,6 +306,8 @@ export function goNetError(err: Error): string {
       return `tls: failed to verify certificate: x509: ${altNameMessage(e.reason ?? e.message)}`;
     default:
       if (e.code !== undefined && CERT_ERRORS[e.code] !== undefined) return `tls: failed to verify certificate: ${CERT_ERRORS[e.code]}`;
+      // A plain-HTTP server answering a TLS client: OpenSSL reads its answer as a record of a wrong version.
+      if (e.code === 'EPROTO' && e.message.includes('wrong version number')) return 'tls: first record does not look like a TLS handshake';
       if (e.code?.startsWith('ERR_SSL') === true || e.code?.startsWith('EPROTO') === true) return `remote error: tls: ${e.message}`;
       return e.message;
   }

@@ -1,0 +1,41 @@
+import { methodNotAllowed } from '../api/errors.js';
+import { writeError } from '../codec/response-writer.js';
+import { joinPreservingTrailingSlash } from '../proxy/go-paths.js';
+import { forwardProxyRequest } from '../proxy/forward-request.js';
+import { admitConnect } from '../rest/action-stores.js';
+import { podProxyLocation, serviceProxyLocation } from '../rest/proxy-locations.js';
+import { parsedRequestOf } from '../api/parsed-request.js';
+import { asString } from '../api/values.js';
+import { proxyConnectOptions } from './connect-options.js';
+import type { ResourceRequest } from './context.js';
+
+/** The methods kube's pod, service and node proxies connect (ProxyREST.ConnectMethods). */
+const PROXY_METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
+
+/** Whether `pods/proxy` or `services/proxy` of the core group is asked for (served by {@link handleProxy}). */
+export function isServedProxy(r: ResourceRequest): boolean {
+  return r.ri.subresource === 'proxy' && r.info.group === '' && (r.info.resource === 'pods' || r.info.resource === 'services');
+}
+
+/**
+ * `pods/NAME/proxy[/PATH]` and `services/NAME/proxy[/PATH]` as kube's connect handler serves them:
+ * a dry run is refused (400), the proxy options (`path`) are admitted as a CONNECT, the pod or
+ * service is resolved to a backend address (kube's ResourceLocation, with its 400, 404 and 503
+ * answers), and the request is forwarded there and its answer streamed back.
+ */
+export async function handleProxy(r: ResourceRequest): Promise<void> {
+  if (!PROXY_METHODS.has(r.req.method)) throw methodNotAllowed();
+  const parsed = parsedRequestOf(r.req);
+  const requestPath = parsed.path ?? parsed.rawPath;
+  const options = proxyConnectOptions(r.info.resource, r.ri.subpath, requestPath.endsWith('/'));
+  await admitConnect(r, 'proxy', options);
+  const location = r.info.resource === 'pods' ? await podProxyLocation(r, r.ri.name) : await serviceProxyLocation(r, r.ri.name);
+  const q = r.req.originalUrl.indexOf('?');
+  forwardProxyRequest(
+    r.req,
+    r.res,
+    { path: requestPath, rawQuery: q < 0 ? '' : r.req.originalUrl.slice(q + 1) },
+    { ...location, path: joinPreservingTrailingSlash('', asString(options.path)) },
+    (err) => writeError(r.res, err),
+  );
+}

@@ -1,0 +1,61 @@
+/**
+ * The header rules kube's proxies share (Go's httputil.ReverseProxy under kube's UpgradeAwareHandler
+ * and the aggregator's proxy): which headers are hop-by-hop and never forwarded, which backend CORS
+ * headers are dropped, and how an upgrade request is recognised.
+ */
+import type { IncomingMessage } from 'node:http';
+
+/** Hop-by-hop headers (RFC 9110 7.6.1) Go's reverse proxy never forwards, request or response. */
+export const HOP_BY_HOP: ReadonlySet<string> = new Set([
+  'connection',
+  'proxy-connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
+
+/** CORS headers kube's proxy removes from backend answers. */
+export const CORS_HEADERS: ReadonlySet<string> = new Set([
+  'access-control-allow-credentials',
+  'access-control-allow-headers',
+  'access-control-allow-methods',
+  'access-control-allow-origin',
+]);
+
+/** Names of the headers `Connection` lists in a flat name/value list (hop-by-hop for this message too). */
+export function connectionTokens(raw: string[]): Set<string> {
+  const out = new Set<string>();
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i].toLowerCase() !== 'connection') continue;
+    for (const token of raw[i + 1].split(',')) if (token.trim() !== '') out.add(token.trim().toLowerCase());
+  }
+  return out;
+}
+
+/** Whether `Connection` names `upgrade` (apimachinery's httpstream.IsUpgradeRequest). */
+export function isUpgradeRequest(req: IncomingMessage): boolean {
+  const values = req.headersDistinct['connection'] ?? [];
+  return values.some((v) => v.split(',').some((token) => token.trim().toLowerCase() === 'upgrade'));
+}
+
+/**
+ * A backend answer's headers as Go's reverse proxy passes them on: hop-by-hop ones and those
+ * `Connection` lists go, and so do CORS headers. Go's HTTP client drops the whole `Connection`
+ * header of an answer that says `close` before the proxy sees it, so the headers such an answer
+ * lists are kept, as kube-apiserver keeps them.
+ */
+export function forwardedResponseHeaders(raw: string[]): string[] {
+  const listed = connectionTokens(raw);
+  const dropListed = !listed.has('close');
+  const out: string[] = [];
+  for (let i = 0; i < raw.length; i += 2) {
+    const lower = raw[i].toLowerCase();
+    if (HOP_BY_HOP.has(lower) || (dropListed && listed.has(lower)) || CORS_HEADERS.has(lower)) continue;
+    out.push(raw[i], raw[i + 1]);
+  }
+  return out;
+}
