@@ -4,6 +4,7 @@ import type { Socket } from 'node:net';
 import { unavailable, type ApiError } from '../api/errors.js';
 import { goNetError } from '../webhook/webhook-client.js';
 import { escapePath, joinPath } from './go-paths.js';
+import { isRewrittenHtml, readHtmlAnswer } from './html-answer.js';
 import { rewriteLocation } from './location-rewrite.js';
 import { connectionTokens, forwardedResponseHeaders, HOP_BY_HOP } from './proxy-headers.js';
 
@@ -68,8 +69,25 @@ function hasBody(req: IncomingMessage): boolean {
   return req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
 }
 
-/** Writes a backend answer's status and headers: merged with those already set (Cache-Control, Audit-Id), `Location` rewritten. */
-function writeHead(res: ServerResponse, answer: IncomingMessage, backendHost: string, requestHost: string, pathPrepend: string): void {
+/** What rewriting the URLs of a backend's answer needs (the fields and request of kube's proxy.Transport). */
+interface LinkRewrite {
+  /** The backend as the URL host the request went to. */
+  backendHost: string;
+  /** The `Host` the client asked for. */
+  requestHost: string;
+  /** The proxy path of the client's URL (`/api/v1/namespaces/NS/pods/NAME/proxy`). */
+  pathPrepend: string;
+}
+
+function rewriteUrl(url: string, links: LinkRewrite): string {
+  return rewriteLocation(url, links.backendHost, links.requestHost, links.pathPrepend);
+}
+
+/**
+ * Writes a backend answer's status and headers: merged with those already set (Cache-Control,
+ * Audit-Id), `Location` rewritten, and `Content-Length` replaced by `bodyLength` when the body was.
+ */
+function writeHead(res: ServerResponse, answer: IncomingMessage, links: LinkRewrite, bodyLength?: number): void {
   const raw = forwardedResponseHeaders(answer.rawHeaders);
   const grouped = new Map<string, { name: string; values: string[] }>();
   for (let i = 0; i < raw.length; i += 2) {
@@ -79,7 +97,8 @@ function writeHead(res: ServerResponse, answer: IncomingMessage, backendHost: st
     else entry.values.push(raw[i + 1]);
   }
   const location = grouped.get('location');
-  if (location !== undefined) location.values = [rewriteLocation(location.values[0], backendHost, requestHost, pathPrepend)];
+  if (location !== undefined) location.values = [rewriteUrl(location.values[0], links)];
+  if (bodyLength !== undefined) grouped.set('content-length', { name: 'Content-Length', values: [String(bodyLength)] });
   for (const [lower, { name, values }] of grouped) {
     const existing = res.getHeader(lower);
     const before = existing === undefined ? [] : Array.isArray(existing) ? existing : [String(existing)];
@@ -87,6 +106,17 @@ function writeHead(res: ServerResponse, answer: IncomingMessage, backendHost: st
     res.setHeader(name, all.length === 1 ? all[0] : all);
   }
   res.writeHead(answer.statusCode ?? 502);
+}
+
+/** Passes a backend's answer on as it arrives, after `prefix` (what was read of it already). */
+function relay(answer: IncomingMessage, res: ServerResponse, prefix: Buffer[] = []): void {
+  for (const chunk of prefix) res.write(chunk);
+  if (answer.readableEnded) {
+    res.end();
+    return;
+  }
+  answer.pipe(res);
+  answer.resume();
 }
 
 /** A dial that took longer than Go's dialer allows, in Go's words. */
@@ -171,15 +201,32 @@ export function forwardProxyRequest(
     onError(unavailable(`error trying to reach service: ${err instanceof DialTimeout ? err.message : goNetError(err)}`));
   });
   upstream.on('response', (answer) => {
-    writeHead(res, answer, target.host, req.headers.host ?? '', pathPrepend);
-    // An answer of unknown length may be a stream: the client gets the headers now, as Go's proxy flushes them.
-    if (answer.headers['content-length'] === undefined) res.flushHeaders();
+    const links: LinkRewrite = { backendHost: target.host, requestHost: req.headers.host ?? '', pathPrepend };
     // A backend that fails or closes before its answer is complete: the client's answer cannot be complete either.
     answer.on('error', () => res.destroy());
     answer.on('close', () => {
       if (!answer.complete) res.destroy();
     });
-    answer.pipe(res);
+    if (isRewrittenHtml(answer)) {
+      readHtmlAnswer(
+        answer,
+        (url) => rewriteUrl(url, links),
+        (html) => {
+          if ('page' in html) {
+            writeHead(res, answer, links, html.page.length);
+            res.end(html.page);
+            return;
+          }
+          writeHead(res, answer, links);
+          relay(answer, res, html.prefix);
+        },
+      );
+      return;
+    }
+    writeHead(res, answer, links);
+    // An answer of unknown length may be a stream: the client gets the headers now, as Go's proxy flushes them.
+    if (answer.headers['content-length'] === undefined) res.flushHeaders();
+    relay(answer, res);
   });
   if (hasBody(req)) req.pipe(upstream);
   else upstream.end();

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import type { Authenticator } from '../../src/auth/authenticator.js';
 import { api, startTestServer, type TestServer } from '../helpers/capstan.js';
 
@@ -51,6 +52,12 @@ function backend(req: IncomingMessage, res: ServerResponse): void {
     } else if (url.startsWith('/cut')) {
       res.writeHead(200, { 'Content-Length': '100' });
       res.write('partial', () => req.socket.destroy());
+    } else if (url.startsWith('/page')) {
+      // The page of kube's conformance test "should proxy through a service and a pod".
+      const page = Buffer.from('<a href="/rewriteme">test</a>');
+      const gzipped = url.includes('gz');
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', ...(gzipped ? { 'Content-Encoding': 'gzip' } : {}) });
+      res.end(gzipped ? gzipSync(page) : page);
     } else if (url.startsWith('/stream')) {
       res.writeHead(200, { 'Content-Type': 'text/plain' });
       res.write('first;');
@@ -150,6 +157,23 @@ describe('pods/proxy and services/proxy', { skip: ip === undefined ? 'no non-loo
     const res = await fetch(`${srv.url}${PODS}/web/proxy/redirect`, { redirect: 'manual' });
     assert.equal(res.status, 302);
     assert.equal(res.headers.get('location'), `${PODS}/web/proxy/target/x?y=1`);
+  });
+
+  test('the links of an HTML page are put under the proxy path, in its own encoding', async () => {
+    const plain = await fetch(`${srv.url}${PODS}/web:${port}/proxy/page`);
+    assert.equal(await plain.text(), `<a href="${PODS}/web:${port}/proxy/rewriteme">test</a>`);
+    const target = new URL(`${srv.url}${SERVICES}/svc:http/proxy/pagegz`);
+    const gzipped = await new Promise<{ encoding: string | undefined; body: Buffer }>((resolve, reject) => {
+      const client = request({ host: target.hostname, port: target.port, path: target.pathname }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ encoding: res.headers['content-encoding'], body: Buffer.concat(chunks) }));
+      });
+      client.on('error', reject);
+      client.end();
+    });
+    assert.equal(gzipped.encoding, 'gzip');
+    assert.equal(gunzipSync(gzipped.body).toString(), `<a href="${SERVICES}/svc:http/proxy/rewriteme">test</a>`);
   });
 
   test("kube's errors: invalid name forms, unknown pods, addresses not allowed, nothing listening, dry run", async () => {

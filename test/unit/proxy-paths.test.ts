@@ -1,11 +1,13 @@
 /**
  * The pieces of kube's proxy that are pure functions, with the answers Go and kube-apiserver 1.36.4
- * give: Go's path cleaning and escaping, the Location rewrite (cases seen on the reference),
+ * give: Go's path cleaning and escaping, the Location and HTML link rewrites (pages kube-apiserver
+ * rewrote),
  * SplitSchemeNamePort and IsGlobalUnicast.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cleanPath, escapePath, joinPreservingTrailingSlash } from '../../src/proxy/go-paths.js';
+import { rewriteHtmlLinks } from '../../src/proxy/html-links.js';
 import { rewriteLocation } from '../../src/proxy/location-rewrite.js';
 import { forwardedResponseHeaders } from '../../src/proxy/proxy-headers.js';
 import { isGlobalUnicast, splitSchemeNamePort } from '../../src/rest/proxy-locations.js';
@@ -66,4 +68,16 @@ test("Go's IsGlobalUnicast", () => {
     '1.2.3.256',
   ])
     assert.equal(isGlobalUnicast(ip), false, ip);
+});
+
+test("an HTML page's links as kube-apiserver 1.36.4 rewrote the same page (tags written again as Go writes them)", () => {
+  const prefix = '/api/v1/namespaces/default/pods/web/proxy';
+  const page =
+    '<a href="/a?x=1&copy=2&amp&ampx&lt3" title="&copy &#0; &#xD800; &#65; &Aacute &AElig;">a</a>\n<SCRIPT type=x>document.write(\'<a href="/in">\')</Script >\n<textarea><a href=/t></textarea><xmp><a href=/x></xmp>\n</><a/href="/sl"><a =weird="/w" href=\'/q\'>\n<img SRC = "/sp.png" >\n<a href="HTTP://192.0.2.2:18080/upper">u</a>\n<a href="?q=1">q</a><a href="#frag">f</a><a href="">e</a>\n<base href="/"><link rel=stylesheet href="/c.css"/>\n<a href="/api/v1/namespaces/default/pods/web/proxy">same</a>\n<div id=x class=\'a b\'>d</div>\n<a href="/t\n';
+  const rewritten =
+    '<a href="/api/v1/namespaces/default/pods/web/proxy/a?x=1&amp;copy=2&amp;&amp;ampx&amp;lt3" title="\u00a9 \ufffd \ufffd A \u00c1 \u00c6">a</a>\n<script type="x">document.write(\'<a href="/in">\')</Script >\n<textarea><a href=/t></textarea><xmp><a href=/x></xmp>\n</><a href="/api/v1/namespaces/default/pods/web/proxy/sl"><a =weird="/w" href="/api/v1/namespaces/default/pods/web/proxy/q">\n<img src="/api/v1/namespaces/default/pods/web/proxy/sp.png">\n<a href="/api/v1/namespaces/default/pods/web/proxy/upper">u</a>\n<a href="?q=1">q</a><a href="#frag">f</a><a href="">e</a>\n<base href="/api/v1/namespaces/default/pods/web/proxy/"><link rel="stylesheet" href="/api/v1/namespaces/default/pods/web/proxy/c.css"/>\n<a href="/api/v1/namespaces/default/pods/web/proxy">same</a>\n<div id="x" class="a b">d</div>\n';
+  assert.equal(
+    rewriteHtmlLinks(page, (url) => rewriteLocation(url, '192.0.2.2:18080', 'HOST', prefix)),
+    rewritten,
+  );
 });
