@@ -12,12 +12,25 @@ version=${K8S_VERSION:-v1.36.4}
 staging="v0.${version#v1.}"
 cache=${CAPSTAN_GO_CACHE:-$HOME/.cache/capstan/agnhost}
 bin=$cache/agnhost-$version
+src=$cache/src-$version
+# Files the agnhost image has in its working directory (porter's TLS pair, localhost.crt and .key),
+# kept beside the binary: the pod runner copies them into each pod's directory, the working
+# directory of its containers.
+files=$bin-files
+image_files() {
+  [[ -f $files/localhost.crt && -f $files/localhost.key ]] && return 0
+  local dir
+  dir=$(cd "$cache" && GOFLAGS=-mod=mod go mod download -json "k8s.io/kubernetes@$version" | sed -n 's/.*"Dir": "\(.*\)",/\1/p')
+  mkdir -p "$files"
+  cp "$dir/test/images/agnhost/porter/localhost.crt" "$dir/test/images/agnhost/porter/localhost.key" "$files/"
+  chmod 644 "$files"/localhost.*
+}
 if [[ -x $bin ]]; then
+  image_files >&2
   echo "$bin"
   exit 0
 fi
 command -v go >/dev/null || { echo "build-agnhost: Go toolchain not found on PATH" >&2; exit 2; }
-src=$cache/src-$version
 mkdir -p "$src"
 cd "$src"
 export GOFLAGS=-mod=mod
@@ -44,5 +57,6 @@ GO
 start=$SECONDS
 go build -p 1 -trimpath -o "$bin.$$.tmp" k8s.io/kubernetes/test/images/agnhost >&2
 mv "$bin.$$.tmp" "$bin"
+image_files >&2
 echo "build-agnhost: built $bin in $((SECONDS - start)) s" >&2
 echo "$bin"

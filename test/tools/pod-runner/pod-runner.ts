@@ -12,7 +12,7 @@
  * `kubernetes` Service's address when main.ts forwards it (--apiserver).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, closeSync, rmdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, openSync, closeSync, readdirSync, rmdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { ApiClient } from './api-client.js';
 import { containerProgram, rewriteMountPaths, type MountMapping, type Program, type Programs } from './container-command.js';
@@ -48,6 +48,18 @@ interface RunningContainer {
   probeTimer?: NodeJS.Timeout;
   successes: number;
   failures: number;
+}
+
+/**
+ * Copies the files of the agnhost image's working directory (porter's `localhost.crt` and
+ * `localhost.key`, which scripts/pod-runner/build-agnhost.sh keeps in `AGNHOST-files`) into a pod's
+ * directory, where its containers run: `agnhost porter` serves its TLS ports with them.
+ */
+function copyAgnhostImageFiles(agnhost: string, dir: string): void {
+  const files = `${agnhost}-files`;
+  if (!existsSync(files)) return;
+  mkdirSync(dir, { recursive: true });
+  for (const name of readdirSync(files)) copyFileSync(join(files, name), join(dir, name));
 }
 
 interface RunningPod {
@@ -197,6 +209,7 @@ export class PodRunner {
       this.opts.log(`${pod.metadata.namespace}/${pod.metadata.name}: volumes not ready: ${String(err)}`);
       return;
     }
+    copyAgnhostImageFiles(this.opts.programs.agnhost, dir);
     const net = this.networks.create();
     const rp: RunningPod = { pod, net, dir, startTime: now(), containers: [], stopping: false };
     for (const spec of pod.spec.containers) {
