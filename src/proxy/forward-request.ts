@@ -135,8 +135,9 @@ class DialTimeout extends Error {
  * with no path at all is redirected (301) to the same URL with a slash. A backend that cannot be
  * reached is `onError`'s 503 `error trying to reach service: ...` (nothing is written then); one that
  * fails after its answer began has the client's connection cut, and a client that goes away has the
- * backend's cut. There is no deadline beyond Go's 30 s to connect: kube serves proxy requests as
- * long-running.
+ * backend's cut. A request without a body that meets a kept-alive connection the backend had
+ * closed is sent once more, as Go's transport does. There is no deadline beyond Go's 30 s to
+ * connect: kube serves proxy requests as long-running.
  */
 export function forwardProxyRequest(
   req: IncomingMessage,
@@ -182,32 +183,43 @@ export function forwardProxyRequest(
     // Go's proxy sends the client's Host header on (kube sets no other).
     setHost: false,
   };
-  const upstream: ClientRequest = https ? httpsRequest({ ...options, agent: httpsAgent }) : httpRequest({ ...options, agent: httpAgent });
-  upstream.on('socket', (socket: Socket) => {
-    if (!socket.connecting) return;
-    const timer = setTimeout(() => upstream.destroy(new DialTimeout(address)), DIAL_TIMEOUT_MS);
-    socket.once('connect', () => clearTimeout(timer));
-    socket.once('close', () => clearTimeout(timer));
-  });
+  const bodiless = !hasBody(req);
+  let upstream: ClientRequest | undefined;
   // The client went away before the answer ended: the backend request goes too.
   res.once('close', () => {
-    if (!res.writableFinished) upstream.destroy();
+    if (!res.writableFinished) upstream?.destroy();
   });
-  upstream.on('error', (err: Error) => {
-    if (res.headersSent || res.destroyed) {
-      res.destroy();
-      return;
-    }
-    onError(unavailable(`error trying to reach service: ${err instanceof DialTimeout ? err.message : goNetError(err)}`));
-  });
-  upstream.on('response', (answer) => {
+  const send = (retry: boolean): void => {
+    const sent = https ? httpsRequest({ ...options, agent: httpsAgent }) : httpRequest({ ...options, agent: httpAgent });
+    upstream = sent;
+    sent.on('socket', (socket: Socket) => {
+      if (!socket.connecting) return;
+      const timer = setTimeout(() => sent.destroy(new DialTimeout(address)), DIAL_TIMEOUT_MS);
+      socket.once('connect', () => clearTimeout(timer));
+      socket.once('close', () => clearTimeout(timer));
+    });
+    sent.on('error', (err: NodeJS.ErrnoException) => {
+      if (res.headersSent || res.destroyed) {
+        res.destroy();
+        return;
+      }
+      // A kept-alive connection the backend closed meanwhile: once more on a new one, as Go's transport retries.
+      if (retry && bodiless && sent.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) return send(false);
+      onError(unavailable(`error trying to reach service: ${err instanceof DialTimeout ? err.message : goNetError(err)}`));
+    });
+    sent.on('response', (answer) => respond(answer));
+    if (bodiless) sent.end();
+    else req.pipe(sent);
+  };
+  const respond = (answer: IncomingMessage): void => {
     const links: LinkRewrite = { backendHost: target.host, requestHost: req.headers.host ?? '', pathPrepend };
     // A backend that fails or closes before its answer is complete: the client's answer cannot be complete either.
     answer.on('error', () => res.destroy());
     answer.on('close', () => {
       if (!answer.complete) res.destroy();
     });
-    if (isRewrittenHtml(answer)) {
+    // A HEAD answer has no page to rewrite: its headers pass as they came.
+    if (req.method !== 'HEAD' && isRewrittenHtml(answer)) {
       readHtmlAnswer(
         answer,
         (url) => rewriteUrl(url, links),
@@ -227,7 +239,6 @@ export function forwardProxyRequest(
     // An answer of unknown length may be a stream: the client gets the headers now, as Go's proxy flushes them.
     if (answer.headers['content-length'] === undefined) res.flushHeaders();
     relay(answer, res);
-  });
-  if (hasBody(req)) req.pipe(upstream);
-  else upstream.end();
+  };
+  send(true);
 }
