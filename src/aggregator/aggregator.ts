@@ -64,9 +64,13 @@ export class Aggregator {
     return new AggregatedGroups(this.registry, this.discovery);
   }
 
-  /** The request class servers use so that only upgrades of aggregated paths leave the HTTP parser. */
-  incomingMessageClass(): typeof IncomingMessage {
+  /**
+   * The request class servers use so that only upgrades of aggregated paths, and of the paths
+   * `alsoClaim` names (pod and service proxies), leave the HTTP parser.
+   */
+  incomingMessageClass(alsoClaim: (url: string) => boolean = () => false): typeof IncomingMessage {
     return upgradeFilteringIncomingMessage((url) => {
+      if (alsoClaim(url)) return true;
       if (!this.registry.hasRemote) return false;
       const path = aggregatedPathOf(url);
       return path !== undefined && this.registry.remote(path.group, path.version) !== undefined;

@@ -5,7 +5,7 @@ import type { User } from '../api/user.js';
 import { writePlainText } from '../codec/plain-text.js';
 import { logger } from '../logging/logger.js';
 import { goNetError } from '../webhook/webhook-client.js';
-import { connectionTokens, forwardedResponseHeaders, HOP_BY_HOP, isUpgradeRequest } from '../proxy/proxy-headers.js';
+import { connectionTokens, forwardedResponseHeaders, HOP_BY_HOP, isUpgradeRequest, rawResponseHead, withClose } from '../proxy/proxy-headers.js';
 import type { ApiServiceInfo } from './api-service.js';
 import type { ApiServiceRegistry } from './api-service-registry.js';
 import { setAuthProxyHeaders, type ProxyTransport } from './proxy-transport.js';
@@ -234,23 +234,4 @@ function proxyUpgrade(deps: ProxyDependencies, info: ApiServiceInfo, endpoint: E
     answer.pipe(socket);
   });
   upstream.end();
-}
-
-/** A response's status line and headers as bytes. */
-function rawResponseHead(status: number, message: string, raw: string[]): string {
-  let head = `HTTP/1.1 ${status} ${message}\r\n`;
-  for (let i = 0; i < raw.length; i += 2) head += `${raw[i]}: ${raw[i + 1]}\r\n`;
-  return `${head}\r\n`;
-}
-
-/**
- * Headers of an answer the connection ends after (`Connection: close`): its body is written decoded,
- * so a chunked answer loses `Transfer-Encoding` and is delimited by the close.
- */
-function withClose(raw: string[]): string[] {
-  const out: string[] = [];
-  const dropped = new Set(['connection', 'keep-alive', 'transfer-encoding']);
-  for (let i = 0; i < raw.length; i += 2) if (!dropped.has(raw[i].toLowerCase())) out.push(raw[i], raw[i + 1]);
-  out.push('Connection', 'close');
-  return out;
 }

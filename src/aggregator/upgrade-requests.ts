@@ -67,3 +67,8 @@ export function takeUpgradeConnection(req: IncomingMessage, res: ServerResponse)
   res.detachSocket(connection.socket);
   return connection;
 }
+
+/** Whether `req` came through {@link serveUpgradeRequests} and its connection can still be taken. */
+export function hasUpgradeConnection(req: IncomingMessage): boolean {
+  return upgrades.has(req);
+}

@@ -1,7 +1,10 @@
-import { methodNotAllowed } from '../api/errors.js';
+import { methodNotAllowed, type ApiError } from '../api/errors.js';
+import { hasUpgradeConnection, takeUpgradeConnection } from '../aggregator/upgrade-requests.js';
 import { writeError } from '../codec/response-writer.js';
 import { joinPreservingTrailingSlash } from '../proxy/go-paths.js';
 import { forwardProxyRequest } from '../proxy/forward-request.js';
+import { forwardProxyUpgrade } from '../proxy/forward-upgrade.js';
+import { isUpgradeRequest } from '../proxy/proxy-headers.js';
 import { admitConnect } from '../rest/action-stores.js';
 import { podProxyLocation, serviceProxyLocation } from '../rest/proxy-locations.js';
 import { parsedRequestOf } from '../api/parsed-request.js';
@@ -21,7 +24,8 @@ export function isServedProxy(r: ResourceRequest): boolean {
  * `pods/NAME/proxy[/PATH]` and `services/NAME/proxy[/PATH]` as kube's connect handler serves them:
  * a dry run is refused (400), the proxy options (`path`) are admitted as a CONNECT, the pod or
  * service is resolved to a backend address (kube's ResourceLocation, with its 400, 404 and 503
- * answers), and the request is forwarded there and its answer streamed back.
+ * answers), and the request is forwarded there and its answer streamed back; an upgrade request's
+ * connection is spliced to the backend's once it switches protocols.
  */
 export async function handleProxy(r: ResourceRequest): Promise<void> {
   if (!PROXY_METHODS.has(r.req.method)) throw methodNotAllowed();
@@ -30,12 +34,13 @@ export async function handleProxy(r: ResourceRequest): Promise<void> {
   const options = proxyConnectOptions(r.info.resource, r.ri.subpath, requestPath.endsWith('/'));
   await admitConnect(r, 'proxy', options);
   const location = r.info.resource === 'pods' ? await podProxyLocation(r, r.ri.name) : await serviceProxyLocation(r, r.ri.name);
+  const target = { ...location, path: joinPreservingTrailingSlash('', asString(options.path)) };
+  const onError = (err: ApiError): void => writeError(r.res, err);
+  // An upgrade (WebSocket, SPDY) whose connection left the HTTP server is spliced to the backend.
+  if (isUpgradeRequest(r.req) && hasUpgradeConnection(r.req)) {
+    forwardProxyUpgrade(r.req, r.res, target, () => takeUpgradeConnection(r.req, r.res), onError);
+    return;
+  }
   const q = r.req.originalUrl.indexOf('?');
-  forwardProxyRequest(
-    r.req,
-    r.res,
-    { path: requestPath, rawQuery: q < 0 ? '' : r.req.originalUrl.slice(q + 1) },
-    { ...location, path: joinPreservingTrailingSlash('', asString(options.path)) },
-    (err) => writeError(r.res, err),
-  );
+  forwardProxyRequest(r.req, r.res, { path: requestPath, rawQuery: q < 0 ? '' : r.req.originalUrl.slice(q + 1) }, target, onError);
 }

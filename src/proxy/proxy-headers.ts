@@ -59,3 +59,22 @@ export function forwardedResponseHeaders(raw: string[]): string[] {
   }
   return out;
 }
+
+/** A response's status line and headers as bytes. */
+export function rawResponseHead(status: number, message: string, raw: string[]): string {
+  let head = `HTTP/1.1 ${status} ${message}\r\n`;
+  for (let i = 0; i < raw.length; i += 2) head += `${raw[i]}: ${raw[i + 1]}\r\n`;
+  return `${head}\r\n`;
+}
+
+/**
+ * Headers of an answer the connection ends after (`Connection: close`): its body is written decoded,
+ * so a chunked answer loses `Transfer-Encoding` and is delimited by the close.
+ */
+export function withClose(raw: string[]): string[] {
+  const out: string[] = [];
+  const dropped = new Set(['connection', 'keep-alive', 'transfer-encoding']);
+  for (let i = 0; i < raw.length; i += 2) if (!dropped.has(raw[i].toLowerCase())) out.push(raw[i], raw[i + 1]);
+  out.push('Connection', 'close');
+  return out;
+}

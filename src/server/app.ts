@@ -56,7 +56,7 @@ import { FlowControl } from '../flowcontrol/flow-control.js';
 import { readTlsThroughStream } from './tls-read-pausing.js';
 import { acceptRequest, installClientErrorHandler, lingerOnEarlyAnswer, MAX_HEADER_BYTES } from './http-framing.js';
 import { LISTEN_BACKLOG } from './listen-backlog.js';
-import { parsedRequestOf } from '../api/parsed-request.js';
+import { parsedRequestOf, parseRequest } from '../api/parsed-request.js';
 import { Lifecycle } from './lifecycle.js';
 import { Aggregator } from '../aggregator/aggregator.js';
 import { withFrontProxyDefaults } from '../aggregator/front-proxy-defaults.js';
@@ -90,6 +90,12 @@ function isWatchRequest(req: Request): boolean {
 /** Whether a request is for a resource's proxy subresource (a pod's, service's or node's). */
 function isProxyRequest(req: Request): boolean {
   return parsedRequestOf(req).info?.subresource === 'proxy';
+}
+
+/** Whether an upgrade request's target is a pod's or service's proxy, which splices upgraded connections. */
+function isProxyUpgradeTarget(url: string): boolean {
+  const info = parseRequest('GET', url).info;
+  return info !== undefined && info.subresource === 'proxy' && info.group === '' && (info.resource === 'pods' || info.resource === 'services');
 }
 
 /**
@@ -270,7 +276,12 @@ export async function startServer(given: ServerConfig, storage: Storage, options
   app.use(errorLogger());
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => writeError(res, err));
 
-  const serverOptions = { keepAliveTimeout: 65_000, requestTimeout: 0, maxHeaderSize: MAX_HEADER_BYTES, IncomingMessage: aggregator.incomingMessageClass() };
+  const serverOptions = {
+    keepAliveTimeout: 65_000,
+    requestTimeout: 0,
+    maxHeaderSize: MAX_HEADER_BYTES,
+    IncomingMessage: aggregator.incomingMessageClass(isProxyUpgradeTarget),
+  };
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
     lingerOnEarlyAnswer(req);
     if (acceptRequest(req, res)) app(req, res);

@@ -7,7 +7,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { networkInterfaces } from 'node:os';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { Authenticator } from '../../src/auth/authenticator.js';
@@ -78,6 +79,13 @@ describe('pods/proxy and services/proxy', { skip: ip === undefined ? 'no non-loo
 
   before(async () => {
     server = createServer(backend);
+    // An upgrade: the backend switches protocols and echoes what it then reads.
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex) => {
+      socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: ${req.headers.upgrade}\r\nConnection: Upgrade\r\nX-Path: ${req.url}\r\n\r\n`);
+      socket.on('data', (d: Buffer) => socket.write(`echo:${d.toString()}`));
+      // The server keeps its upgraded sockets half-open: this one ends with its peer.
+      socket.on('end', () => socket.end());
+    });
     await new Promise<void>((resolve) => server.listen(0, ip, resolve));
     port = (server.address() as AddressInfo).port;
     srv = await startTestServer({ authorizationMode: 'RBAC' }, undefined, { authenticator: byHeader });
@@ -234,6 +242,46 @@ describe('pods/proxy and services/proxy', { skip: ip === undefined ? 'no non-loo
     }
     const svc = await api(srv.url, `${SERVICES}/svc:http/proxy/`, { headers: { 'x-test-user': 'alice' } });
     assert.equal(svc.status, 403, svc.text);
+  });
+
+  test('an upgrade request is spliced to the backend once it switches protocols; one that cannot connect is 500', async () => {
+    const target = new URL(srv.url);
+    const exchange = (path: string, after: (socket: ReturnType<typeof connect>, seen: string) => boolean): Promise<string> =>
+      new Promise((resolve, reject) => {
+        const socket = connect(Number(target.port), target.hostname, () =>
+          socket.write(`GET ${path} HTTP/1.1\r\nHost: ${target.host}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n`),
+        );
+        let seen = '';
+        socket.on('data', (d: Buffer) => {
+          seen += d.toString();
+          if (after(socket, seen)) socket.end();
+        });
+        socket.on('error', reject);
+        socket.on('close', () => resolve(seen));
+      });
+    let pinged = false;
+    const spliced = await exchange(`${PODS}/web/proxy/ws?q=1`, (socket, seen) => {
+      if (!pinged && seen.includes('\r\n\r\n')) {
+        pinged = true;
+        socket.write('ping');
+      }
+      return seen.endsWith('echo:ping');
+    });
+    assert.match(spliced, /^HTTP\/1\.1 101 Switching Protocols\r\n/);
+    // kube sends the location's path alone on this path, without the query.
+    assert.match(spliced, /\r\nX-Path: \/ws\r\n/);
+    assert.ok(spliced.endsWith('echo:ping'), spliced);
+    const refused = await exchange(`${PODS}/web:1/proxy/ws`, () => false);
+    assert.match(refused, /^HTTP\/1\.1 500 /);
+    const status = JSON.parse(refused.slice(refused.indexOf('\r\n\r\n') + 4));
+    assert.deepEqual(status, {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: `error dialing backend: dial tcp ${ip}:1: connect: connection refused`,
+      code: 500,
+    });
   });
 
   test('answers stream: the first part arrives before the backend has finished', async () => {
