@@ -129,3 +129,15 @@ export function startRssSampler(rootPid: number, intervalMs: number, limitBytes:
     stop: () => clearInterval(timer),
   };
 }
+
+/** How long a server is left without requests before its settled idle RSS is read. */
+export const SETTLE_SECONDS = 30;
+
+/**
+ * `sample()` after SETTLE_SECONDS without requests: RSS right after start-up still holds the pages
+ * start-up touched, which V8's memory reducer (and Go's scavenger) give back once the process idles.
+ */
+export async function settledRss<T>(sample: () => T): Promise<T> {
+  await new Promise((resolve) => setTimeout(resolve, SETTLE_SECONDS * 1000));
+  return sample();
+}

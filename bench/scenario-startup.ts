@@ -1,6 +1,6 @@
 /** startup: spawn to first `/readyz` 200, polled every 5 ms; median of several starts. */
 import { metric } from './metrics.js';
-import { processTree, treeMemory } from './proc-memory.js';
+import { processTree, SETTLE_SECONDS, settledRss, treeMemory } from './proc-memory.js';
 import { median } from './stats.js';
 import { builtinTarget, startBackend, startTargetServer } from './target.js';
 import { sleep, type Scenario } from './scenario.js';
@@ -14,6 +14,7 @@ export const startupScenario: Scenario = {
     const ready: number[] = [];
     const serving: number[] = [];
     let idleRss = Number.NaN;
+    let settledIdleRss = Number.NaN;
     try {
       for (let i = 0; i < options.startups; i++) {
         const server = await startTargetServer(target, redis, options.serverNodeArgs, 5);
@@ -23,6 +24,7 @@ export const startupScenario: Scenario = {
           if (i === options.startups - 1) {
             await sleep(1000);
             idleRss = treeMemory(processTree(server.pid)).rss;
+            settledIdleRss = await settledRss(() => treeMemory(processTree(server.pid)).rss);
           }
         } finally {
           await server.stop();
@@ -38,6 +40,7 @@ export const startupScenario: Scenario = {
         metric('spawn -> /readyz 200, max', Math.max(...ready), 'ms'),
         metric('spawn -> "serving" log, median', median(serving), 'ms'),
         metric('idle RSS 1 s after ready', idleRss, 'bytes'),
+        metric(`idle RSS ${SETTLE_SECONDS + 1} s after ready`, settledIdleRss, 'bytes'),
       ],
       notes: [`${options.startups} starts`],
     };

@@ -44,6 +44,11 @@ export interface StartupRow {
   readyExistingCertsMs: number | null;
   /** RSS of the server's processes (with Redis or etcd) about 2 s after ready, before any load. */
   idleRssBytes: number | null;
+  /**
+   * The same after 30 s without requests: what an idle server holds once its runtime has given back
+   * start-up's garbage (V8's memory reducer, Go's scavenger). Absent in results of older runs.
+   */
+  settledIdleRssBytes?: number | null;
   note?: string;
 }
 

@@ -5,6 +5,7 @@
  * still runs, unless the server is gone. The server is always stopped at the end.
  */
 import { loadavg } from 'node:os';
+import { settledRss } from '../proc-memory.js';
 import { log, sleep } from '../scenario.js';
 import type { LiveTarget } from './live-target.js';
 import { measureLists } from './list-phase.js';
@@ -56,6 +57,7 @@ export async function measureTarget(label: string, start: () => Promise<LiveTarg
       readyFreshMs: t.readyFreshMs,
       readyExistingCertsMs: t.readyExistingCertsMs,
       idleRssBytes: t.rssBytes(),
+      settledIdleRssBytes: await settledRss(() => t.rssBytes()),
       ...(t.startupNote !== undefined ? { note: t.startupNote } : {}),
     };
     const run = async (phase: keyof PhaseScenarios, body: () => Promise<ComparisonRow[]>): Promise<void> => {

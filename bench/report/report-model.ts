@@ -14,6 +14,7 @@ import {
   type ComparisonResults,
   type StartupRow,
 } from '../compare/results.js';
+import { SETTLE_SECONDS } from '../proc-memory.js';
 import { formatMiB, formatMs, formatRate } from './format.js';
 import type { BarPanel } from './svg-bars.js';
 import type { CurvePanel } from './svg-percentiles.js';
@@ -143,6 +144,7 @@ export function startupLines(results: ComparisonResults): StartupLine[] {
     line('start to ready, fresh certificate directory', (s) => s.readyFreshMs, formatMs),
     line('start to ready, existing certificates', (s) => s.readyExistingCertsMs, formatMs),
     line('idle RSS (server + Redis or etcd)', (s) => s.idleRssBytes, formatMiB),
+    line(`idle RSS after ${SETTLE_SECONDS} s without requests`, (s) => s.settledIdleRssBytes ?? null, formatMiB),
   ];
   if (fresh !== undefined) {
     lines.push({

@@ -52,9 +52,9 @@ function sample(): ComparisonResults {
       row('list-json', 'kube-apiserver', 200, 4, 250, 300),
     ],
     startup: [
-      { target: 'memory', readyFreshMs: 900, readyExistingCertsMs: 600, idleRssBytes: 100 * 1048576 },
+      { target: 'memory', readyFreshMs: 900, readyExistingCertsMs: 600, idleRssBytes: 100 * 1048576, settledIdleRssBytes: 75 * 1048576 },
       { target: 'redis', readyFreshMs: 1200, readyExistingCertsMs: 800, idleRssBytes: 150 * 1048576 },
-      { target: 'kube-apiserver', readyFreshMs: 3000, readyExistingCertsMs: null, idleRssBytes: 300 * 1048576 },
+      { target: 'kube-apiserver', readyFreshMs: 3000, readyExistingCertsMs: null, idleRssBytes: 300 * 1048576, settledIdleRssBytes: 250 * 1048576 },
     ],
     notes: ['a note'],
   };
@@ -157,6 +157,8 @@ describe('bench --compare report', () => {
     assert.match(text, /1\.70 ms \(1\.7x\)/);
     assert.match(text, /start to ready, fresh certificate directory\s+900 ms · 0\.30x\s+1,200 ms · 0\.40x\s+3,000 ms/);
     assert.match(text, /idle RSS \(server \+ Redis or etcd\)\s+100 MiB · 0\.33x\s+150 MiB · 0\.50x\s+300 MiB/);
+    // A target without the settled figure (results of an older run) shows none and no ratio.
+    assert.match(text, /idle RSS after 30 s without requests\s+75 MiB · 0\.30x\s+n\/a\s+250 MiB/);
     // First 100 creates cost 0.75 ms against 0.5 ms in steady state.
     assert.match(text, /first 100 creates: CPU ÷ steady state\s+1\.5x\s+n\/a\s+n\/a/);
   });
