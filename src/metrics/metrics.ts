@@ -119,6 +119,25 @@ new Gauge({
   },
 });
 
+/** kube's group and resource labels of a storage type ("deployments.apps": apps, deployments). */
+function groupResourceLabels(type: string): { group: string; resource: string } {
+  const dot = type.indexOf('.');
+  return dot < 0 ? { group: '', resource: type } : { group: type.slice(dot + 1), resource: type.slice(0, dot) };
+}
+
+new Gauge({
+  name: 'apiserver_resource_objects',
+  help: 'Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.',
+  labelNames: ['group', 'resource'],
+  aggregator: 'max',
+  registers: [metricsRegistry],
+  async collect() {
+    this.reset();
+    const stats = await collectStorageStats();
+    for (const [type, s] of Object.entries(stats ?? {})) this.set(groupResourceLabels(type), s.objectCount);
+  },
+});
+
 new Gauge({
   name: 'apiserver_resource_size_estimate_bytes',
   help: 'Estimated size of stored objects in database. Estimate is based on sum of last observed sizes of serialized objects. In case of a fetching error, the value will be -1.',
@@ -130,8 +149,7 @@ new Gauge({
     this.reset();
     const stats = await collectStorageStats();
     for (const [type, s] of Object.entries(stats ?? {})) {
-      const dot = type.indexOf('.');
-      const labels = dot < 0 ? { group: '', resource: type } : { group: type.slice(dot + 1), resource: type.slice(0, dot) };
+      const labels = groupResourceLabels(type);
       // kube's -1: objects whose sizes this process has not seen.
       this.set(labels, s.objectCount > 0 && s.averageObjectBytes === undefined ? -1 : (s.averageObjectBytes ?? 0) * s.objectCount);
     }
@@ -139,8 +157,9 @@ new Gauge({
 });
 
 /**
- * Sets the source of `apiserver_storage_objects` and `apiserver_resource_size_estimate_bytes`: by
- * storage type ("pods", "deployments.apps"), the count and mean object size, read once per scrape.
+ * Sets the source of `apiserver_storage_objects`, `apiserver_resource_objects` and
+ * `apiserver_resource_size_estimate_bytes`: by storage type ("pods", "deployments.apps"), the
+ * count and mean object size, read once per scrape.
  */
 export function setStorageStatsCollector(fn: StorageStatsCollector | undefined): void {
   storageStatsCollector = fn;

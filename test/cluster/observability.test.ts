@@ -186,6 +186,7 @@ describe('middleware over HTTP', () => {
     setStorageStatsCollector(undefined);
     assert.equal(metricSum(text, 'apiserver_storage_objects', { resource: 'pods' }), 7);
     assert.equal(metricSum(text, 'apiserver_storage_objects', { resource: 'deployments.apps' }), 2);
+    assert.equal(metricSum(text, 'apiserver_resource_objects', { group: 'apps', resource: 'deployments' }), 2);
     assert.equal(metricSum(text, 'apiserver_resource_size_estimate_bytes', { group: '', resource: 'pods' }), 7 * 1200);
     assert.equal(metricSum(text, 'apiserver_resource_size_estimate_bytes', { group: 'apps', resource: 'deployments' }), -1);
     assert.equal(metricSum(text, 'apiserver_watch_events_total', { resource: 'pods' }), 5);
