@@ -21,8 +21,8 @@ export function queryBool(query: URLSearchParams, name: string): boolean {
 export function queryOptionalBool(query: URLSearchParams, name: string): boolean | undefined {
   const v = query.get(name);
   if (v === null) return undefined;
-  const lower = v.toLowerCase();
-  return !(v === '0' || lower === 'f' || lower === 'false');
+  // kube's query conversion: only "0" and "false" (any case) are false; "f", "" and the rest are true.
+  return !(v === '0' || v.toLowerCase() === 'false');
 }
 
 /** Go's strconv.ParseInt(s, 10, 64) as a JavaScript number; throws its error text. */

@@ -1,5 +1,6 @@
 import type { Response } from 'express';
-import { objectWithoutTypeMeta, withoutTypeMeta } from './untyped-list-items.js';
+import { objectWithoutTypeMeta, typeMetaEnd, withoutTypeMeta } from './untyped-list-items.js';
+import { Utf8Pieces } from './utf8-pieces.js';
 import { asApiError, WriteTimeoutError, type ApiError } from '../api/errors.js';
 import { RouteNotAcceptableError, type OutputFormat } from './negotiation.js';
 import { encodeCborDocument, encodeCborJson, writeCborList } from './cbor/cbor-response.js';
@@ -156,16 +157,17 @@ export async function writeList(
   const pacer = new Pacer();
   if (format.representation === 'object' && format.encoding === 'json' && !format.pretty) {
     const head = `{"kind":${JSON.stringify(envelope.kind)},"apiVersion":${JSON.stringify(envelope.apiVersion)},"metadata":${JSON.stringify(envelope.metadata)},"items":[`;
-    let chunk = head;
+    const body = new Utf8Pieces(BODY_CHUNK_BYTES);
+    body.append(head);
     for (let i = 0; i < items.length; i++) {
-      const item = typed ? items[i] : withoutTypeMeta(items[i]);
-      chunk += i === 0 ? item : `,${item}`;
-      if (chunk.length >= BODY_CHUNK_BYTES) {
-        if (!(await pacer.write(res, chunk))) return;
-        chunk = '';
+      if (i > 0) body.append(',');
+      appendListItem(body, items[i], typed);
+      if (body.length >= BODY_CHUNK_BYTES) {
+        if (!(await pacer.write(res, body.take()))) return;
       }
     }
-    res.end(`${chunk}]}\n`);
+    body.append(']}\n');
+    res.end(body.take());
     return;
   }
   if (format.encoding === 'cbor') {
@@ -199,6 +201,16 @@ export async function writeList(
   }
   if (format.encoding === 'yaml') await writeYamlArrayBody(res, body, pacer);
   else await writeJsonArrayBody(res, body, pacer);
+}
+
+/** One item of a JSON list: stored text as it is, or without its type meta (a built-in type's item), sliced rather than copied. */
+function appendListItem(body: Utf8Pieces, json: string, typed: boolean): void {
+  const end = typed ? undefined : typeMetaEnd(json);
+  if (end === undefined) body.append(typed ? json : withoutTypeMeta(json));
+  else {
+    body.append('{');
+    body.append(json.slice(end));
+  }
 }
 
 /** A list as YAML: short ones in one write, others in pieces (see paced-writes.ts). */

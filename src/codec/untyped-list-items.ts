@@ -9,12 +9,22 @@
 const TYPE_META_FIRST = /^\{(?:"kind":"(?:[^"\\]|\\.)*","apiVersion":"(?:[^"\\]|\\.)*"|"apiVersion":"(?:[^"\\]|\\.)*","kind":"(?:[^"\\]|\\.)*")(,?)/;
 
 /**
+ * Where a stored object's text goes on after its leading `kind` and `apiVersion` (and the comma
+ * after them): `{` and the text from there is the object without them. Undefined when the text
+ * does not start with both.
+ */
+export function typeMetaEnd(json: string): number | undefined {
+  const m = TYPE_META_FIRST.exec(json);
+  return m === null ? undefined : m[0].length;
+}
+
+/**
  * The JSON text of an object without its top-level `kind` and `apiVersion`. Stored objects start
  * with both, which are cut off the text; any other text is parsed and written again.
  */
 export function withoutTypeMeta(json: string): string {
-  const m = TYPE_META_FIRST.exec(json);
-  if (m !== null) return `{${json.slice(m[0].length)}`;
+  const end = typeMetaEnd(json);
+  if (end !== undefined) return `{${json.slice(end)}`;
   const value: unknown = JSON.parse(json);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return json;
   const rest: Record<string, unknown> = { ...(value as Record<string, unknown>) };

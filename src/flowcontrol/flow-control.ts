@@ -11,7 +11,7 @@ import { ApfController } from './apf-controller.js';
 import { priorityAndFairnessFilter } from './apf-filter.js';
 import { FlowControlStats, registerFlowControlStats, unregisterFlowControlStats } from './flowcontrol-metrics.js';
 import { maxInFlightFilter } from './max-in-flight-filter.js';
-import { ObjectCounts } from './object-counts.js';
+import { StorageStatsTracker } from './storage-stats-tracker.js';
 import { RetryAfterTracker } from './retry-after.js';
 import { WatchTracker } from './watch-tracker.js';
 import { WorkEstimator } from './work-estimator.js';
@@ -122,7 +122,7 @@ async function startFlowControl(context: FlowControlContext, signal: AbortSignal
   const watches = new WatchTracker();
   const filter = priorityAndFairnessFilter({
     controller,
-    estimator: new WorkEstimator(new ObjectCounts(context.storage), watches),
+    estimator: new WorkEstimator(new StorageStatsTracker(context.storage), watches),
     watches,
     retryAfter: new RetryAfterTracker(),
     stats,

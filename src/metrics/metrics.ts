@@ -77,8 +77,33 @@ const redisCommandErrors = new Counter({
   registers: [metricsRegistry],
 });
 
-type StorageObjectsCollector = () => Promise<Record<string, number>>;
-let storageObjectsCollector: StorageObjectsCollector | undefined;
+/** A stored type's object count and mean object size (undefined: not known in this process). */
+export interface StoredTypeStats {
+  objectCount: number;
+  averageObjectBytes: number | undefined;
+}
+
+type StorageStatsCollector = () => Promise<Record<string, StoredTypeStats>>;
+let storageStatsCollector: StorageStatsCollector | undefined;
+/** One read of the stats serves both gauges of a scrape, which collect at the same time. */
+let pendingStats: Promise<Record<string, StoredTypeStats>> | undefined;
+
+async function collectStorageStats(): Promise<Record<string, StoredTypeStats> | undefined> {
+  const collector = storageStatsCollector;
+  if (collector === undefined) return undefined;
+  if (pendingStats === undefined) {
+    const reading = collector().finally(() => {
+      if (pendingStats === reading) pendingStats = undefined;
+    });
+    pendingStats = reading;
+  }
+  try {
+    return await pendingStats;
+  } catch {
+    // The storage is unreachable: report nothing rather than failing the whole scrape (readyz reports the outage).
+    return undefined;
+  }
+}
 
 new Gauge({
   name: 'apiserver_storage_objects',
@@ -89,20 +114,55 @@ new Gauge({
   registers: [metricsRegistry],
   async collect() {
     this.reset();
-    if (storageObjectsCollector === undefined) return;
-    try {
-      const counts = await storageObjectsCollector();
-      for (const [resource, count] of Object.entries(counts)) this.set({ resource }, count);
-    } catch {
-      // The storage is unreachable: report no counts rather than failing the whole scrape
-      // (readyz reports the outage).
+    const stats = await collectStorageStats();
+    for (const [resource, s] of Object.entries(stats ?? {})) this.set({ resource }, s.objectCount);
+  },
+});
+
+/** kube's group and resource labels of a storage type ("deployments.apps": apps, deployments). */
+function groupResourceLabels(type: string): { group: string; resource: string } {
+  const dot = type.indexOf('.');
+  return dot < 0 ? { group: '', resource: type } : { group: type.slice(dot + 1), resource: type.slice(0, dot) };
+}
+
+new Gauge({
+  name: 'apiserver_resource_objects',
+  help: 'Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.',
+  labelNames: ['group', 'resource'],
+  aggregator: 'max',
+  registers: [metricsRegistry],
+  async collect() {
+    this.reset();
+    const stats = await collectStorageStats();
+    for (const [type, s] of Object.entries(stats ?? {})) this.set(groupResourceLabels(type), s.objectCount);
+  },
+});
+
+new Gauge({
+  name: 'apiserver_resource_size_estimate_bytes',
+  help: 'Estimated size of stored objects in database. Estimate is based on sum of last observed sizes of serialized objects. In case of a fetching error, the value will be -1.',
+  labelNames: ['group', 'resource'],
+  // A worker that has not cached a type reports -1; one that has, the size.
+  aggregator: 'max',
+  registers: [metricsRegistry],
+  async collect() {
+    this.reset();
+    const stats = await collectStorageStats();
+    for (const [type, s] of Object.entries(stats ?? {})) {
+      const labels = groupResourceLabels(type);
+      // kube's -1: objects whose sizes this process has not seen.
+      this.set(labels, s.objectCount > 0 && s.averageObjectBytes === undefined ? -1 : (s.averageObjectBytes ?? 0) * s.objectCount);
     }
   },
 });
 
-/** Sets the source of `apiserver_storage_objects`: resource ("pods", "deployments.apps") to count, read on each scrape. */
-export function setStorageObjectsCollector(fn: StorageObjectsCollector | undefined): void {
-  storageObjectsCollector = fn;
+/**
+ * Sets the source of `apiserver_storage_objects`, `apiserver_resource_objects` and
+ * `apiserver_resource_size_estimate_bytes`: by storage type ("pods", "deployments.apps"), the
+ * count and mean object size, read once per scrape.
+ */
+export function setStorageStatsCollector(fn: StorageStatsCollector | undefined): void {
+  storageStatsCollector = fn;
 }
 
 /** Counts one watch event written to a client of `resource` (group-qualified as in storage objects). */

@@ -28,7 +28,7 @@ import { writeError } from '../codec/response-writer.js';
 import { errorLogger, requestLogger } from './request-logger.js';
 import { logger } from '../logging/logger.js';
 import { metricsMiddleware, metricsRouter } from '../metrics/metrics-router.js';
-import { setStorageObjectsCollector } from '../metrics/metrics.js';
+import { setStorageStatsCollector, type StoredTypeStats } from '../metrics/metrics.js';
 import { storageTypeOf } from '../api/resource-info.js';
 import { queryBool } from '../api/request-options.js';
 import { DEFAULT_VERSION_INFO, discoveryRouter } from '../discovery/discovery-router.js';
@@ -213,13 +213,13 @@ export async function startServer(given: ServerConfig, storage: Storage, options
     maxWatchBacklogBytes: options.maxWatchBacklogBytes ?? 16 * 1024 * 1024,
     serviceNetwork: new ServiceNetwork(storage, config.serviceClusterIPRange, config.serviceNodePortRange),
   };
-  setStorageObjectsCollector(async () => {
-    const counts: Record<string, number> = {};
+  setStorageStatsCollector(async () => {
+    const stats: Record<string, StoredTypeStats> = {};
     for (const info of catalog.all()) {
       const type = storageTypeOf(info);
-      if (counts[type] === undefined && info.verbs.includes('list')) counts[type] = await storage.count(type);
+      if (stats[type] === undefined && info.verbs.includes('list')) stats[type] = await storage.stats(type);
     }
-    return counts;
+    return stats;
   });
   const health = new HealthChecks({ livezGracePeriodMs: config.livezGracePeriodMs });
   health.addStorageChecks(async () => {

@@ -121,6 +121,15 @@ export class ListCache {
     }
   }
 
+  /**
+   * Mean JSON length of `type`'s objects once its cache is filled (kept current from its stream,
+   * as kube's size estimator is from its cacher); undefined before, or when the type is empty.
+   */
+  averageObjectBytes(type: string): number | undefined {
+    const replica = this.filled.get(type);
+    return replica === undefined || replica.stop.signal.aborted ? undefined : replica.collection.averageObjectBytes;
+  }
+
   /** Stops every type's stream subscription and drops the cached objects. */
   close(): void {
     this.closed = true;

@@ -4,7 +4,7 @@
  */
 import { ListCache } from './list-cache.js';
 import { isResourceVersion } from './resource-version.js';
-import type { ChangeListener, ListOptions, ListResult, Storage, StoredObject } from './storage.js';
+import type { ChangeListener, ListOptions, ListResult, Storage, StorageStats, StoredObject } from './storage.js';
 import { type StorageError } from '../api/storage-error.js';
 
 /** How much history the cache keeps and how long a list waits for it. */
@@ -30,7 +30,7 @@ function logListCacheError(message: string, err: unknown): void {
 /**
  * Wraps `inner` so lists are served from memory (kube-apiserver's watch cache), with the same
  * observable behaviour as `inner` alone. Writes, gets, watches, versions, counts, readiness all go
- * to `inner` unchanged.
+ * to `inner` unchanged; `stats` adds the mean object size of a cached type.
  *
  * `list` is answered by the cache when it can vouch for the answer (see ListCache): a list without
  * a version once the cache has caught up to the version `inner` reports after the list arrived (so
@@ -94,8 +94,10 @@ export class ListCachingStorage implements Storage {
     return this.inner.watch(type, fromResourceVersion, listener, signal, onError);
   }
 
-  count(type: string): Promise<number> {
-    return this.inner.count(type);
+  /** The inner backend's count, with the mean object size of the cached copy once the type is cached. */
+  async stats(type: string): Promise<StorageStats> {
+    const stats = await this.inner.stats(type);
+    return { objectCount: stats.objectCount, averageObjectBytes: this.cache.averageObjectBytes(type) ?? stats.averageObjectBytes };
   }
 
   ready(): Promise<boolean> {

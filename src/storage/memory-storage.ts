@@ -7,6 +7,7 @@ import {
   type ListOptions,
   type ListResult,
   type Storage,
+  type StorageStats,
   type StoredObject,
 } from './storage.js';
 import { VersionedCollection, type HistoryLimits } from './versioned-collection.js';
@@ -161,8 +162,9 @@ export class MemoryStorage implements Storage {
     signal.addEventListener('abort', () => s.watchers.delete(watcher), { once: true });
   }
 
-  async count(type: string): Promise<number> {
-    return this.types.get(type)?.collection.size ?? 0;
+  async stats(type: string): Promise<StorageStats> {
+    const collection = this.types.get(type)?.collection;
+    return { objectCount: collection?.size ?? 0, averageObjectBytes: collection?.averageObjectBytes };
   }
 
   async ready(): Promise<boolean> {

@@ -63,6 +63,21 @@ export interface ListResult {
   remaining?: number;
 }
 
+/**
+ * What a backend knows of a type's size (kube's storage.Stats), read by the LIST work estimator and
+ * the storage metrics.
+ */
+export interface StorageStats {
+  /** Objects stored now. */
+  readonly objectCount: number;
+  /**
+   * Mean length of the stored objects' JSON (characters: bytes for ASCII), rounded down; undefined
+   * when this process has not seen every object of the type (Redis before the type's list cache is
+   * filled), as kube reports 0 without a watch cache.
+   */
+  readonly averageObjectBytes: number | undefined;
+}
+
 /** Receives changes in resourceVersion order, each exactly once. */
 export type ChangeListener = (event: ChangeEvent) => void;
 
@@ -112,8 +127,11 @@ export interface Storage {
    */
   watch(type: string, fromResourceVersion: string, listener: ChangeListener, signal: AbortSignal, onError?: (err: StorageError) => void): Promise<void>;
 
-  /** How many objects of `type` are stored now (metrics). */
-  count(type: string): Promise<number>;
+  /**
+   * How many objects of `type` are stored now and, where the process holds them all, their mean
+   * size (metrics and the LIST work estimate). Never a round trip per object.
+   */
+  stats(type: string): Promise<StorageStats>;
 
   /** Whether the backend can serve requests (readyz storage check). */
   ready(): Promise<boolean>;

@@ -55,6 +55,8 @@ export class VersionedCollection {
   private historyStart = 0;
   private version: string;
   private oldest: string;
+  /** Sum of the current objects' JSON lengths, kept on every change for the mean object size. */
+  private jsonLength = 0;
 
   /**
    * An empty collection at `version`, or one holding `items` as they were at `version` (a
@@ -67,7 +69,10 @@ export class VersionedCollection {
   ) {
     this.version = version;
     this.oldest = version;
-    for (const item of items) this.objects.set(item.key, item);
+    for (const item of items) {
+      this.jsonLength += item.json.length - (this.objects.get(item.key)?.json.length ?? 0);
+      this.objects.set(item.key, item);
+    }
     this.sorted = null;
   }
 
@@ -83,6 +88,11 @@ export class VersionedCollection {
 
   get size(): number {
     return this.objects.size;
+  }
+
+  /** Mean JSON length of the current objects, rounded down (kube's estimated average object size); undefined when empty. */
+  get averageObjectBytes(): number | undefined {
+    return this.objects.size === 0 ? undefined : Math.floor(this.jsonLength / this.objects.size);
   }
 
   get(key: string): StoredObject | undefined {
@@ -107,10 +117,14 @@ export class VersionedCollection {
     if (compareResourceVersions(event.resourceVersion, this.version) <= 0) {
       throw new Error(`change ${event.resourceVersion} is not newer than ${this.version}`);
     }
-    const had = this.objects.has(event.key);
+    const previous = this.objects.get(event.key);
+    if (previous !== undefined) this.jsonLength -= previous.json.length;
     if (event.type === 'DELETED') this.objects.delete(event.key);
-    else this.objects.set(event.key, { key: event.key, resourceVersion: event.resourceVersion, json: event.json });
-    if (had !== this.objects.has(event.key)) this.sorted = null;
+    else {
+      this.objects.set(event.key, { key: event.key, resourceVersion: event.resourceVersion, json: event.json });
+      this.jsonLength += event.json.length;
+    }
+    if ((previous !== undefined) !== this.objects.has(event.key)) this.sorted = null;
     this.version = event.resourceVersion;
     this.history.push({ event, at: now });
     this.trim(now);

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { Logger } from '../../src/logging/logger.js';
 import { errorLogger, redactedUrl, requestLogger } from '../../src/server/request-logger.js';
-import { observeRedisCommand, recordWatchDropped, recordWatchEventSent, setStorageObjectsCollector } from '../../src/metrics/metrics.js';
+import { observeRedisCommand, recordWatchDropped, recordWatchEventSent, setStorageStatsCollector } from '../../src/metrics/metrics.js';
 import { metricsMiddleware, metricsRouter } from '../../src/metrics/metrics-router.js';
 import { labelRequest } from '../../src/metrics/request-labels.js';
 import { metricSum } from './cluster-process.js';
@@ -174,15 +174,21 @@ describe('middleware over HTTP', () => {
     assert.equal(metricSum(text, 'apiserver_longrunning_requests', { verb: 'WATCH', resource: 'secrets' }), 0);
     assert.equal(metricSum(text, 'apiserver_request_total', { verb: 'WATCH', resource: 'secrets', code: '200' }), 1);
 
-    setStorageObjectsCollector(async () => ({ pods: 7, 'deployments.apps': 2 }));
+    setStorageStatsCollector(async () => ({
+      pods: { objectCount: 7, averageObjectBytes: 1200 },
+      'deployments.apps': { objectCount: 2, averageObjectBytes: undefined },
+    }));
     recordWatchEventSent('pods', 5);
     recordWatchDropped('pods');
     observeRedisCommand('EVALSHA', 0.002);
     observeRedisCommand('evalsha', 0.5, new Error('READONLY'));
     text = await scrape();
-    setStorageObjectsCollector(undefined);
+    setStorageStatsCollector(undefined);
     assert.equal(metricSum(text, 'apiserver_storage_objects', { resource: 'pods' }), 7);
     assert.equal(metricSum(text, 'apiserver_storage_objects', { resource: 'deployments.apps' }), 2);
+    assert.equal(metricSum(text, 'apiserver_resource_objects', { group: 'apps', resource: 'deployments' }), 2);
+    assert.equal(metricSum(text, 'apiserver_resource_size_estimate_bytes', { group: '', resource: 'pods' }), 7 * 1200);
+    assert.equal(metricSum(text, 'apiserver_resource_size_estimate_bytes', { group: 'apps', resource: 'deployments' }), -1);
     assert.equal(metricSum(text, 'apiserver_watch_events_total', { resource: 'pods' }), 5);
     assert.equal(metricSum(text, 'apiserver_terminated_watchers_total', { resource: 'pods' }), 1);
     assert.equal(metricSum(text, 'capstan_redis_request_duration_seconds_count', { command: 'evalsha' }), 2);

@@ -5,7 +5,7 @@
  * torn write would; everything else (writes, deletes, watches) reaches the real backend unchanged.
  * An object reads normally again once it is deleted or rewritten.
  */
-import type { ChangeListener, ListOptions, ListResult, Storage, StoredObject } from '../../src/storage/storage.js';
+import type { ChangeListener, ListOptions, ListResult, Storage, StorageStats, StoredObject } from '../../src/storage/storage.js';
 import { type StorageError } from '../../src/api/storage-error.js';
 
 export class CorruptedReads implements Storage {
@@ -63,8 +63,8 @@ export class CorruptedReads implements Storage {
     return this.inner.watch(type, from, listener, signal, onError);
   }
 
-  count(type: string): Promise<number> {
-    return this.inner.count(type);
+  stats(type: string): Promise<StorageStats> {
+    return this.inner.stats(type);
   }
 
   ready(): Promise<boolean> {

@@ -85,8 +85,12 @@ function range(fromExclusive: number, toInclusive: number): string[] {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** Registers the conformance tests for one backend. */
-export function describeStorageConformance(name: string, factory: StorageFactory): void {
+/**
+ * Registers the conformance tests for one backend. `sizesAfterList`: whether the backend knows the
+ * mean object size of a type it has listed (every backend that holds the type's objects in this
+ * process: memory, and any store behind the list cache); Redis alone does not.
+ */
+export function describeStorageConformance(name: string, factory: StorageFactory, sizesAfterList = true): void {
   describe(`storage conformance: ${name}`, () => {
     const opened: Storage[] = [];
     const controllers: AbortController[] = [];
@@ -140,6 +144,20 @@ export function describeStorageConformance(name: string, factory: StorageFactory
       assert.match(updated.json, /"spec":\{"empty":\[\]\}/);
       const gone = await s.delete(t, 'j');
       assert.equal(gone.json, updated.json.replace(`"resourceVersion":"${updated.resourceVersion}"`, `"resourceVersion":"${gone.resourceVersion}"`));
+    });
+
+    test('stats: the object count, and the mean stored JSON length kept through updates and deletes', async () => {
+      const s = await open();
+      const t = freshType();
+      assert.deepEqual(await s.stats(t), { objectCount: 0, averageObjectBytes: undefined });
+      const a = await s.create(t, 'ns/a', obj('a', 'ns', { data: { k: 'v' } }));
+      const b = await s.create(t, 'ns/b', obj('b', 'ns', { data: { k: 'x'.repeat(3000) } }));
+      const c = await s.create(t, 'ns/c', obj('c', 'ns', { data: { k: 'y'.repeat(500) } }));
+      const b2 = await s.update(t, 'ns/b', obj('b', 'ns', { data: { k: 'z'.repeat(1000) } }), b.resourceVersion);
+      await s.delete(t, 'ns/c', c.resourceVersion);
+      assert.equal((await s.list(t)).items.length, 2);
+      const expected = sizesAfterList ? Math.floor((a.json.length + b2.json.length) / 2) : undefined;
+      assert.deepEqual(await s.stats(t), { objectCount: 2, averageObjectBytes: expected });
     });
 
     test('compare-and-swap update: success, Conflict with the current version, NotFound', async () => {

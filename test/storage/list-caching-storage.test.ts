@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ListCachingStorage } from '../../src/storage/list-caching-storage.js';
 import { MemoryStorage } from '../../src/storage/memory-storage.js';
-import { type ChangeListener, type ListOptions, type ListResult, type Storage, type StoredObject } from '../../src/storage/storage.js';
+import { type ChangeListener, type ListOptions, type ListResult, type Storage, type StorageStats, type StoredObject } from '../../src/storage/storage.js';
 import { describeStorageConformance, freshType, obj } from './conformance.js';
 import { StorageError } from '../../src/api/storage-error.js';
 
@@ -40,8 +40,8 @@ class CountingStorage implements Storage {
   watch(type: string, from: string, listener: ChangeListener, signal: AbortSignal): Promise<void> {
     return this.memory.watch(type, from, listener, signal);
   }
-  count(type: string): Promise<number> {
-    return this.memory.count(type);
+  stats(type: string): Promise<StorageStats> {
+    return this.memory.stats(type);
   }
   ready(): Promise<boolean> {
     return this.memory.ready();

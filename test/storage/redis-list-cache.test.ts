@@ -13,6 +13,7 @@ import { connectRedisBackend, type RedisBackendOptions } from '../../src/storage
 import type { Storage } from '../../src/storage/storage.js';
 import { startRedis, type RedisServer } from '../helpers/redis-process.js';
 import { describeStorageConformance, freshType, obj, rejectsWith } from './conformance.js';
+import { StorageStatsTracker } from '../../src/flowcontrol/storage-stats-tracker.js';
 
 let server: RedisServer | undefined;
 let raw: Redis | undefined;
@@ -52,7 +53,7 @@ async function scriptCalls(): Promise<number> {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-describeStorageConformance('redis standalone, lists read from Redis (list cache off)', (options) => connect({ ...options, listCache: false }));
+describeStorageConformance('redis standalone, lists read from Redis (list cache off)', (options) => connect({ ...options, listCache: false }), false);
 
 describe('redis list cache', () => {
   test('once filled, lists run no list script on Redis and still match the stored objects', async () => {
@@ -95,6 +96,33 @@ describe('redis list cache', () => {
       } finally {
         await direct.close();
       }
+    } finally {
+      await s.close();
+    }
+  });
+
+  test("a type's mean size is known once this process has cached it, and the LIST estimate's stats find it within a second", async () => {
+    const s = await connect();
+    try {
+      const t = freshType();
+      const a = await s.create(t, 'ns/a', obj('a', 'ns', { data: { k: 'v'.repeat(900) } }));
+      const b = await s.create(t, 'ns/b', obj('b', 'ns'));
+      let now = 1_000_000;
+      const tracker = new StorageStatsTracker(s, () => now);
+      await tracker.refreshNow(t);
+      assert.deepEqual(tracker.get(t), { kind: 'found', stats: { objectCount: 2, averageObjectBytes: undefined } });
+      assert.equal((await s.list(t)).items.length, 2); // fills this process's cache
+      const sized = { objectCount: 2, averageObjectBytes: Math.floor((a.json.length + b.json.length) / 2) };
+      assert.deepEqual(await s.stats(t), sized);
+      now += 1001;
+      tracker.get(t); // starts the background read
+      const deadline = Date.now() + 10_000;
+      let answer = tracker.get(t);
+      while (!(answer.kind === 'found' && answer.stats.averageObjectBytes !== undefined) && Date.now() < deadline) {
+        await sleep(5);
+        answer = tracker.get(t);
+      }
+      assert.deepEqual(answer, { kind: 'found', stats: sized });
     } finally {
       await s.close();
     }

@@ -23,6 +23,7 @@ import {
   type ListOptions,
   type ListResult,
   type Storage,
+  type StorageStats,
   type StoredObject,
 } from '../storage.js';
 import { StorageError } from '../../api/storage-error.js';
@@ -198,9 +199,10 @@ export class RedisStorage implements Storage {
     return sharedSecret(this.commands.client, this.prefix, name);
   }
 
-  async count(type: string): Promise<number> {
+  /** The count only: the sizes are known where a process holds every object (the list cache wrapping this store). */
+  async stats(type: string): Promise<StorageStats> {
     try {
-      return Number(await this.commands.client.call('ZCARD', [this.keys(type).index]));
+      return { objectCount: Number(await this.commands.client.call('ZCARD', [this.keys(type).index])), averageObjectBytes: undefined };
     } catch (err) {
       throw unavailable(err);
     }
