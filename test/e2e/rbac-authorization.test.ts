@@ -94,6 +94,9 @@ describe('RBAC decisions', () => {
     assert.equal(get.status, 404, get.text);
     const del = await api(srv.url, '/api/v1/namespaces/demo/pods/x', as('alice', { method: 'DELETE' }));
     assert.equal(del.status, 403);
+    // kube's authorization filter marks its refusals nosniff; a 404 from a handler is not marked.
+    assert.equal(del.headers.get('x-content-type-options'), 'nosniff');
+    assert.equal(get.headers.get('x-content-type-options'), null);
     assert.deepEqual(del.body, {
       kind: 'Status',
       apiVersion: 'v1',
