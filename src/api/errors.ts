@@ -28,7 +28,8 @@ export interface StatusDetails {
 export interface StatusObject {
   kind: 'Status';
   apiVersion: 'v1';
-  metadata: Record<string, never>;
+  /** ListMeta: only a 410 for an expired continue token fills it (`continue`). */
+  metadata: { continue?: string };
   status: 'Failure' | 'Success';
   message?: string;
   reason?: string;

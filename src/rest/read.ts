@@ -2,7 +2,7 @@ import { ApiError, badRequest, notFound } from '../api/errors.js';
 import type { ListOptions } from '../api/request-options.js';
 import { objectKey } from '../api/object-util.js';
 import type { Selection } from './selection.js';
-import { CONTINUE_TOKEN_LIFETIME_MS, decodeContinue, encodeContinue, expiredContinue } from '../storage/continue-token.js';
+import { CONTINUE_TOKEN_LIFETIME_MS, decodeContinue, encodeContinue, expiredContinue, LATEST_VERSION, type ContinueState } from '../storage/continue-token.js';
 import { decodeStored, listReadError } from './corrupt-object.js';
 import { getSemantic, listSemantic, waitForResourceVersion, type ReadSemantic } from './read-consistency.js';
 import type { ResourceTarget } from './server-context.js';
@@ -35,13 +35,16 @@ export async function getObject(target: ResourceTarget, name: string, query: URL
 }
 
 /** The list's starting point: from a continue token (validated, signed, not expired) or from the query's version semantic. */
-function startOf(target: ResourceTarget, opts: ListOptions): { listRv?: string; afterKey?: string; issuedAt: number } {
-  if (opts.continue === '') return { issuedAt: target.server.now() };
+function startOf(target: ResourceTarget, opts: ListOptions): { listRv?: string; afterKey?: string; issuedAt: number; token?: ContinueState } {
+  const now = target.server.now();
+  if (opts.continue === '') return { issuedAt: now };
   const rv = opts.resourceVersion ?? '';
   if (rv !== '' && rv !== '0') throw badRequest('specifying resource version is not allowed when using continue');
   const state = decodeContinue(opts.continue);
-  if (target.server.now() - state.issuedAt > CONTINUE_TOKEN_LIFETIME_MS) throw expiredContinue();
-  return { listRv: state.resourceVersion, afterKey: state.startAfter, issuedAt: state.issuedAt };
+  // A token that continues at the latest state reads a new snapshot, and its next pages read that one.
+  if (state.resourceVersion === LATEST_VERSION) return { afterKey: state.startAfter, issuedAt: now, token: state };
+  if (now - state.issuedAt > CONTINUE_TOKEN_LIFETIME_MS) throw expiredContinue(state, now);
+  return { listRv: state.resourceVersion, afterKey: state.startAfter, issuedAt: state.issuedAt, token: state };
 }
 
 /**
@@ -70,7 +73,7 @@ export async function listObjects(target: ResourceTarget, opts: ListOptions, sel
     result = await listOnce();
   } catch (err) {
     if (err instanceof StorageError && err.code === 'Gone') {
-      if (opts.continue !== '') throw expiredContinue();
+      if (start.token !== undefined) throw expiredContinue(start.token, target.server.now());
       throw new ApiError(410, 'Expired', `too old resource version: ${listRv ?? ''} (${err.resourceVersion ?? ''})`, {});
     }
     if (!(err instanceof StorageError && err.code === 'TooLarge' && listRv !== undefined)) throw storageErrorToApi(err, target, '');

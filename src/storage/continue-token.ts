@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { ApiError, badRequest } from '../api/errors.js';
+import { ApiError, badRequest, type StatusObject } from '../api/errors.js';
 import { isResourceVersion } from './resource-version.js';
 
 /**
@@ -8,12 +8,19 @@ import { isResourceVersion } from './resource-version.js';
  * Tokens made by one server process are checked with a key shared by all workers (see `setTokenKey`).
  */
 export interface ContinueState {
+  /** The snapshot every page reads; LATEST_VERSION: each page reads the newest state (an inconsistent list). */
   resourceVersion: string;
   /** Last key returned; the next page starts strictly after it. */
   startAfter: string;
   /** Issue time, ms since epoch. */
   issuedAt: number;
 }
+
+/**
+ * The version of the token a 410 hands back for continuing without the snapshot (kube's -1): the
+ * remaining pages read the latest state, so the list may mix versions. It does not expire.
+ */
+export const LATEST_VERSION = '-1';
 
 /** How long a continue token stays valid (kube-apiserver's default with etcd compaction every 5 minutes). */
 export const CONTINUE_TOKEN_LIFETIME_MS = 5 * 60 * 1000;
@@ -54,18 +61,41 @@ export function decodeContinue(token: string): ContinueState {
   }
   if (typeof parsed !== 'object' || parsed === null) throw badRequest(`${INVALID}invalid encoding`);
   const p = parsed as Record<string, unknown>;
-  if (p.v !== 1 || typeof p.rv !== 'string' || !isResourceVersion(p.rv) || typeof p.start !== 'string' || typeof p.t !== 'number') {
+  if (
+    p.v !== 1 ||
+    typeof p.rv !== 'string' ||
+    !(isResourceVersion(p.rv) || p.rv === LATEST_VERSION) ||
+    typeof p.start !== 'string' ||
+    typeof p.t !== 'number'
+  ) {
     throw badRequest(`${INVALID}invalid encoding`);
   }
   return { resourceVersion: p.rv, startAfter: p.start, issuedAt: p.t };
 }
 
-/** 410 Gone for an expired token or one whose version left the history, with kube's wording. */
-export function expiredContinue(): ApiError {
-  return new ApiError(
-    410,
-    'Expired',
-    'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.',
-    {},
-  );
+/** A 410 whose Status also carries, as its list metadata, the token that continues without the snapshot. */
+class InconsistentContinueError extends ApiError {
+  constructor(private readonly next: string) {
+    super(
+      410,
+      'Expired',
+      'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, ' +
+        'or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an ' +
+        'inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
+      {},
+    );
+  }
+
+  override toStatus(): StatusObject {
+    return { ...super.toStatus(), metadata: { continue: this.next } };
+  }
+}
+
+/**
+ * 410 Gone for a token that expired or whose version left the history, in kube's words: as etcd3's
+ * store answers a compacted page, the Status offers a token (LATEST_VERSION) for the rest after the
+ * token's last key, issued at `now`.
+ */
+export function expiredContinue(state: ContinueState, now: number): ApiError {
+  return new InconsistentContinueError(encodeContinue({ resourceVersion: LATEST_VERSION, startAfter: state.startAfter, issuedAt: now }));
 }
