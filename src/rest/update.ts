@@ -174,6 +174,7 @@ export async function updateObject(
       const removeNow =
         resultMeta.deletionTimestamp !== undefined &&
         finalizers.length === 0 &&
+        strategyFor(r.info).heldAfterFinalizers?.(result) !== true &&
         (resultMeta.deletionGracePeriodSeconds === undefined || resultMeta.deletionGracePeriodSeconds === 0);
       const toStore = settleInStorageVersion(r, next, await toStorageVersionAsync(facts, result, r.info), storedObj);
       metadataOf(toStore).resourceVersion = stored.resourceVersion;

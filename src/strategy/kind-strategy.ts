@@ -112,6 +112,13 @@ export interface KindStrategy {
    */
   markTerminating?: (obj: Obj) => void;
 
+  /**
+   * Whether a deleted object that an update leaves without `metadata.finalizers` is still held by
+   * finalizers of the kind's own (namespaces: `spec.finalizers`, as kube's
+   * ShouldDeleteNamespaceDuringUpdate), so it is written rather than removed. Default: not held.
+   */
+  heldAfterFinalizers?: (obj: Obj) => boolean;
+
   /** Whether DELETE answers with the deleted object rather than a Success Status. Default: a Status. */
   returnsDeletedObject?: boolean;
 

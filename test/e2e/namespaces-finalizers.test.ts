@@ -173,6 +173,20 @@ describe('namespace lifecycle', { concurrency: true }, () => {
     assert.equal(conds.get('NamespaceDeletionContentFailure')?.status, 'False');
     assert.match(conds.get('NamespaceContentRemaining')?.lastTransitionTime ?? '', /Z$/);
 
+    // A status write while content remains (kube-controller-manager's namespace controller writes its
+    // conditions so) keeps the namespace: its spec still holds the `kubernetes` finalizer.
+    const statusWrite = await rest.put(`/api/v1/namespaces/${ns}/status`, {
+      ...terminating,
+      status: { ...terminating.status, conditions: [...terminating.status.conditions, { type: 'Example', status: 'True', reason: 'R', message: 'm' }] },
+    });
+    assert.equal(statusWrite.status, 200, statusWrite.text);
+    const labelled = await rest.patch(`/api/v1/namespaces/${ns}`, { metadata: { labels: { touched: 'yes' } } });
+    assert.equal(labelled.status, 200, labelled.text);
+    const still = await rest.get(`/api/v1/namespaces/${ns}`);
+    assert.equal(still.status, 200, 'the namespace is still there');
+    assert.deepEqual(still.body.spec.finalizers, ['kubernetes']);
+    assert.equal(still.body.metadata.labels.touched, 'yes');
+
     // The free object is gone, the held one is terminating.
     assert.equal((await rest.get(`/api/v1/namespaces/${ns}/configmaps/free`)).status, 404);
     const held = await rest.get(`/api/v1/namespaces/${ns}/configmaps/held`);

@@ -58,6 +58,9 @@ export const namespaces: KindStrategy = {
     ns.status = { ...(isObject(ns.status) ? ns.status : {}), phase: 'Terminating' };
   },
   returnsDeletedObject: true,
+  // A status update of a Terminating namespace (the controller's conditions) must not remove it
+  // while its `kubernetes` finalizer, or another, waits in spec.
+  heldAfterFinalizers: (ns) => isObject(ns.spec) && Array.isArray(ns.spec.finalizers) && ns.spec.finalizers.length > 0,
 };
 
 export const resourceQuotas: KindStrategy = {
