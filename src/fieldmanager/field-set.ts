@@ -27,25 +27,31 @@ export class FieldSet {
 
   /** Adds `path` (the empty path, the whole object, is not tracked, as in structured-merge-diff). */
   insert(path: FieldPath): void {
-    if (path.length === 0) return;
-    const node = path.slice(0, -1).reduce<FieldSet>((n, pe) => n.descend(pe), this);
-    const last = path[path.length - 1];
-    node.members.set(serializePathElement(last), last);
+    const last = path.length - 1;
+    if (last < 0) return;
+    let node = last === 0 ? undefined : this.descend(path[0]);
+    for (let i = 1; i < last; i++) node = node?.descend(path[i]);
+    (node ?? this).insertMember(path[last]);
   }
 
-  /** Marks `pe` a member at this level. */
-  insertMember(pe: PathElement): void {
-    this.members.set(serializePathElement(pe), pe);
+  /** Marks `pe` a member at this level; `key` is its string form, when the caller has it already. */
+  insertMember(pe: PathElement, key: string = serializePathElement(pe)): void {
+    this.members.set(key, pe);
   }
 
-  /** The subtree under `pe`, created when missing. */
-  descend(pe: PathElement): FieldSet {
-    const key = serializePathElement(pe);
+  /** The subtree under `pe`, created when missing; `key` is its string form, when the caller has it already. */
+  descend(pe: PathElement, key: string = serializePathElement(pe)): FieldSet {
     const existing = this.children.get(key);
     if (existing) return existing.set;
     const set = new FieldSet();
     this.children.set(key, { pe, set });
     return set;
+  }
+
+  /** Drops the subtree under the element whose string form is `key` when it holds no path. */
+  pruneChild(key: string): void {
+    const c = this.children.get(key);
+    if (c !== undefined && c.set.empty()) this.children.delete(key);
   }
 
   /** True when `path` was inserted. */
@@ -87,7 +93,7 @@ export class FieldSet {
 
   private addAll(other: FieldSet): void {
     for (const [k, pe] of other.members) this.members.set(k, pe);
-    for (const c of other.children.values()) this.descend(c.pe).addAll(c.set);
+    for (const [k, c] of other.children) this.descend(c.pe, k).addAll(c.set);
   }
 
   /** A deep copy. */

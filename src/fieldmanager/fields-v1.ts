@@ -36,7 +36,15 @@ export function fieldsV1ToSet(fields: unknown): FieldSet {
   return set;
 }
 
-/** Reads `obj` into `into`; answers whether the node itself is a member. */
+function hasKeys(obj: Record<string, unknown>): boolean {
+  for (const key in obj) if (Object.hasOwn(obj, key)) return true;
+  return false;
+}
+
+/**
+ * Reads `obj` into `into`, building each subtree in place (one pass over the tree); answers
+ * whether the node itself is a member.
+ */
 function read(obj: Record<string, unknown>, into: FieldSet): boolean {
   let isMember = false;
   let hasChildren = false;
@@ -54,12 +62,15 @@ function read(obj: Record<string, unknown>, into: FieldSet): boolean {
     }
     if (!isObject(value)) throw new FieldsV1Error(`expected an object for ${key}`);
     hasChildren = true;
-    const child = new FieldSet();
-    if (read(value, child)) into.insertMember(pe);
-    if (!child.empty()) {
-      const target = into.descend(pe);
-      for (const p of child.paths()) target.insert(p);
+    // The string form, not the key as written: keys spelled differently for one element meet.
+    const element = serializePathElement(pe);
+    // `{}`: a member without children, the commonest node.
+    if (!hasKeys(value)) {
+      into.insertMember(pe, element);
+      continue;
     }
+    if (read(value, into.descend(pe, element))) into.insertMember(pe, element);
+    into.pruneChild(element);
   }
   return isMember || !hasChildren;
 }

@@ -24,7 +24,17 @@ export function keyElement(fields: readonly (readonly [string, unknown])[]): Pat
 /** Go's byte-wise string order (UTF-8), which differs from UTF-16 order only past the BMP. */
 export function compareStrings(a: string, b: string): number {
   if (a === b) return 0;
-  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+  // Below U+D800 a code unit is a code point whose UTF-8 bytes sort as the code point does, and an
+  // equal prefix encodes equally: the first differing unit decides. Surrogates (pairs, or lone
+  // ones that UTF-8 writes as U+FFFD) and the units after them take the byte comparison.
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x >= 0xd800 || y >= 0xd800) return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return a.length < b.length ? -1 : 1;
 }
 
 function typeRank(v: unknown): number {
