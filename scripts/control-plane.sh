@@ -3,7 +3,9 @@
 # kube-controller-manager, kube-scheduler and kwok (simulated nodes and kubelets), each with its own
 # identity, until Ctrl-C or SIGTERM stops them all. See docs/control-plane.md.
 #
-#   scripts/control-plane.sh [--port N] [--nodes N] [--work-dir DIR] [--bin DIR] [--server S] [-- CAPSTAN_FLAGS...]
+#   scripts/control-plane.sh [--port N] [--nodes N] [--work-dir DIR] [--bin DIR] [--server S] [-- SERVER_FLAGS...]
+#
+#   SERVER_FLAGS are Capstan's flags, or kube-apiserver's with --server reference.
 #
 #   --server S      capstan (default), or reference: the reference kube-apiserver + etcd of
 #                   ../shared/reference/kube-up.sh (REFERENCE_DIR moves it) in Capstan's place, with the same
@@ -129,7 +131,7 @@ else
     echo "$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n'),$user,$user" >>"$tokens"
   done
   token_of() { grep ",$1,$1$" "$tokens" | cut -d, -f1; }
-  read -r server admin_token reference_pgid < <(KUBE_UP_CONTROLLERS=0 KUBE_UP_TOKENS=$tokens "$reference/kube-up.sh" 2>"$work/kube-up.log")
+  read -r server admin_token reference_pgid < <(KUBE_UP_CONTROLLERS=0 KUBE_UP_TOKENS=$tokens "$reference/kube-up.sh" "${capstan_flags[@]}" 2>"$work/kube-up.log")
   [[ -n $reference_pgid ]] || { log "kube-up.sh failed:"; cat "$work/kube-up.log" >&2; exit 1; }
   reference_dir=$(sed -n 's/^kube-up: dir \([^,]*\),.*/\1/p' "$work/kube-up.log")
   server_pid=$reference_pgid

@@ -131,7 +131,9 @@ run_target() {
   local capstan_flags=() server=capstan insecure_port
   insecure_port=$(free_port)
   case $t in
-    reference) server=reference ;;
+    # Without kube-proxy a cluster IP leads nowhere: the reference reaches webhook and extension servers
+    # at their endpoints, as Capstan reaches a cluster IP (docs/aggregation.md).
+    reference) server=reference capstan_flags=(--enable-aggregator-routing=true) ;;
     capstan-memory) capstan_flags=(--insecure-port "$insecure_port") ;;
     capstan-redis2)
       local redis_port
