@@ -119,8 +119,25 @@ export function invalid(kind: string, group: string, name: string, causes: Statu
   return new ApiError(422, 'Invalid', message, { name: name || undefined, group: group || undefined, kind: kind || undefined, causes });
 }
 
+/**
+ * An answer of kube's NewGenericServerResponse (the 404 of a path no route serves, the 405 of a verb
+ * a resource lacks): its Status always carries details, `"details":{}` when they name nothing, where
+ * other errors omit empty details.
+ */
+class GenericResponseError extends ApiError {
+  override toStatus(): StatusObject {
+    const { code, ...rest } = super.toStatus();
+    return { ...rest, details: rest.details ?? {}, code };
+  }
+}
+
+/** kube's 404 for a resource path that no route serves. */
+export function routeNotFound(): ApiError {
+  return new GenericResponseError(404, 'NotFound', 'the server could not find the requested resource', {});
+}
+
 export function methodNotAllowed(message = 'the server does not allow this method on the requested resource'): ApiError {
-  return new ApiError(405, 'MethodNotAllowed', message, {});
+  return new GenericResponseError(405, 'MethodNotAllowed', message, {});
 }
 
 export function forbidden(r: QualifiedResource, name: string, detail: string): ApiError {

@@ -1,4 +1,4 @@
-import { ApiError, badRequest } from '../api/errors.js';
+import { badRequest, methodNotAllowed } from '../api/errors.js';
 import type { IncludeObject } from '../codec/representations.js';
 import type { OutputFormat } from '../codec/negotiation.js';
 import { listOptionsFrom } from '../api/request-options.js';
@@ -25,8 +25,7 @@ function includeObjectParam(query: URLSearchParams, format: OutputFormat): Inclu
 
 /** GET of one object (or of its status/scale view). */
 export async function handleGet(r: ResourceRequest, store: Getter): Promise<void> {
-  if (!READABLE_SUBRESOURCES.has(r.ri.subresource))
-    throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
+  if (!READABLE_SUBRESOURCES.has(r.ri.subresource)) throw methodNotAllowed();
   const format = outputFor(r, 'object', ...scaleKind(r));
   const json = await store.get(r.ri.name, r.query);
   if (r.ri.subresource === 'scale') {
@@ -46,7 +45,7 @@ export async function handleGet(r: ResourceRequest, store: Getter): Promise<void
 
 /** LIST of a collection: consistent, optionally chunked with `limit`/`continue`, filtered by selectors. */
 export async function handleList(r: ResourceRequest, store: Lister): Promise<void> {
-  if (r.ri.subresource !== '') throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
+  if (r.ri.subresource !== '') throw methodNotAllowed();
   const opts = listOptionsFrom(r.query, false, r.server.featureGates.WatchList);
   const format = outputFor(r, 'list');
   const includeObject = includeObjectParam(r.query, format);

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { ApiError, badRequest, methodNotAllowed, notFound } from '../api/errors.js';
+import { badRequest, methodNotAllowed, notFound, routeNotFound } from '../api/errors.js';
 import { splitPath, type RequestInfo } from '../api/request-info.js';
 import type { ResourceInfo } from '../api/resource-info.js';
 import { writeNotFoundPage } from '../codec/plain-text.js';
@@ -34,11 +34,6 @@ const VERB_REQUIREMENT: Record<string, string> = {
 
 /** Verbs served on an object's own path: a type with none of them (reviews, bindings) has no such path. */
 const ITEM_VERBS = new Set(['get', 'update', 'patch', 'delete']);
-
-/** kube-apiserver's answer for a resource path no route serves. */
-function routeNotFound(): ApiError {
-  return new ApiError(404, 'NotFound', 'the server could not find the requested resource', {});
-}
 
 /** Names kube refuses as path segments: `.`, `..`, and anything with `/` or `%` (IsPathSegmentName). */
 function pathSegmentProblems(value: string): string[] {

@@ -301,6 +301,7 @@ describe('paths and verbs', { concurrency: true }, () => {
     for (const path of ['/api/v1/flurbs', '/apis/apps/v1/flurbs', `/apis/apps/v1/namespaces/${ns}/flurbs`]) {
       const r = await rest.get(path);
       assertStatus(r, 404, 'NotFound', 'the server could not find the requested resource');
+      assert.deepEqual(r.body.details, {}, path);
     }
   });
 
@@ -308,6 +309,7 @@ describe('paths and verbs', { concurrency: true }, () => {
     await rest.create(cms, cm('nosub'));
     const r = await rest.get(`${cms}/nosub/flurb`);
     assertStatus(r, 404, 'NotFound', 'the server could not find the requested resource');
+    assert.deepEqual(r.body.details, {});
   });
 
   test("a missing object is 404 with kube's message and details", async () => {
@@ -333,6 +335,8 @@ describe('paths and verbs', { concurrency: true }, () => {
         body: method === 'DELETE' ? undefined : JSON.stringify(cm('verb')),
       });
       assertStatus(r, 405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+      // As kube's generic answers: empty details, shown.
+      assert.deepEqual(r.body.details, {}, `${method} ${path}`);
     }
   });
 
