@@ -120,6 +120,30 @@ describe('linearizability checker: histories that must pass', () => {
     );
   });
 
+  test('two deletes of one state, one answer lost: the acknowledged one removed it, the lost one did nothing', async () => {
+    // Seen in a Sentinel partition: the lost delete's one DELETED event is the later acknowledged one's.
+    await assertLinearizable(
+      [
+        op(0, 0, 1, 'create', 'a', { status: 'ok', rv: 3 }, { value: 't1' }),
+        op(1, 2, 3, 'delete', 'a', { status: 'unknown' }, { expectRv: 3 }),
+        op(2, 10, 11, 'get', 'a', { status: 'ok', rv: 3, value: 't1' }),
+        op(2, 12, 13, 'delete', 'a', { status: 'ok', rv: 9 }, { expectRv: 3 }),
+        op(2, 14, 15, 'get', 'a', { status: 'notfound' }),
+      ],
+      [ev('ADDED', 'a', 3, 't1'), ev('DELETED', 'a', 9, 't1')],
+    );
+    // Two lost deletes of one state: one of them removed it.
+    await assertLinearizable(
+      [
+        op(0, 0, 1, 'create', 'a', { status: 'ok', rv: 3 }, { value: 't1' }),
+        op(1, 2, 3, 'delete', 'a', { status: 'unknown' }, { expectRv: 3 }),
+        op(2, 4, 5, 'delete', 'a', { status: 'unknown' }, { expectRv: 3 }),
+        op(2, 14, 15, 'get', 'a', { status: 'notfound' }),
+      ],
+      [ev('ADDED', 'a', 3, 't1'), ev('DELETED', 'a', 9, 't1')],
+    );
+  });
+
   test('a write whose answer was lost and that the watch never shows did not happen; a failed write (503) neither', async () => {
     await assertLinearizable([
       op(0, 0, 5, 'create', 'a', { status: 'unknown' }, { value: 't1' }),
@@ -130,6 +154,17 @@ describe('linearizability checker: histories that must pass', () => {
 });
 
 describe('linearizability checker: histories that must fail', () => {
+  test('two acknowledged deletes of one state', async () => {
+    await assertNotLinearizable(
+      [
+        op(0, 0, 1, 'create', 'a', { status: 'ok', rv: 3 }, { value: 't1' }),
+        op(1, 2, 3, 'delete', 'a', { status: 'ok', rv: 4 }, { expectRv: 3 }),
+        op(2, 5, 6, 'delete', 'a', { status: 'ok', rv: 5 }, { expectRv: 3 }),
+      ],
+      [ev('ADDED', 'a', 3, 't1'), ev('DELETED', 'a', 4, 't1')],
+    );
+  });
+
   test('a lost write: an acknowledged create is gone for a later read', async () => {
     await assertNotLinearizable([op(0, 0, 1, 'create', 'a', { status: 'ok', rv: 4 }, { value: 't1' }), op(1, 2, 3, 'get', 'a', { status: 'notfound' })]);
   });

@@ -9,7 +9,9 @@
 // call, or never. A write's effect is identified in the history's watch events (every write carries
 // a value no other write carries), which gives it its resourceVersion; an unknown write the watch
 // never shows did not take effect, and is left out (were it applied, later reads would show a value
-// no operation wrote, and the check fails). Operations that failed without effect (a 503) are left
+// no operation wrote, and the check fails). Deletes conditional on one state all match its one
+// DELETED event: it belongs to an acknowledged delete of that state if any, and the other unknown
+// deletes of that state are left out. Operations that failed without effect (a 503) are left
 // out too.
 //
 // Usage: linearizability-checker [-timeout 60s] [-visualize FILE.html] HISTORY.json
@@ -136,6 +138,24 @@ func prepare(h recordedHistory, v *verdict) ([]porcupine.Operation, error) {
 		rv, err := parseRV(e.RV)
 		return rv, err == nil, err
 	}
+	// A delete is found in the watch by the state it removed, which every delete conditional on that
+	// state matches, and only one of them can have removed it: an acknowledged one if there is one,
+	// else the unknown one called first (the widest window). The other unknown ones did not take effect.
+	deleter := map[string]int{}
+	for k, r := range h.Operations {
+		if r.Op != "delete" || (r.Result.Status != "ok" && r.Result.Status != "unknown") {
+			continue
+		}
+		key := r.Name + "@" + r.ExpectRV
+		j, seen := deleter[key]
+		switch {
+		case !seen:
+			deleter[key] = k
+		case h.Operations[j].Result.Status == "ok":
+		case r.Result.Status == "ok" || r.Call < h.Operations[j].Call:
+			deleter[key] = k
+		}
+	}
 	var ops []porcupine.Operation
 	for k, r := range h.Operations {
 		expect, err := parseRV(r.ExpectRV)
@@ -148,6 +168,9 @@ func prepare(h recordedHistory, v *verdict) ([]porcupine.Operation, error) {
 		switch {
 		case r.Result.Status == "failed":
 			v.FailedDropped++
+			continue
+		case r.Result.Status == "unknown" && r.Op == "delete" && deleter[r.Name+"@"+r.ExpectRV] != k:
+			v.UnknownDropped++
 			continue
 		case r.Result.Status == "unknown":
 			rv, found, err := fromWatch(r)
