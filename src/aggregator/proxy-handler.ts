@@ -6,6 +6,7 @@ import { writePlainText } from '../codec/plain-text.js';
 import { logger } from '../logging/logger.js';
 import { goNetError } from '../webhook/webhook-client.js';
 import { connectionTokens, forwardedResponseHeaders, HOP_BY_HOP, isUpgradeRequest, rawResponseHead, withClose } from '../proxy/proxy-headers.js';
+import { spliceUpgraded } from '../proxy/splice-upgraded.js';
 import type { ApiServiceInfo } from './api-service.js';
 import type { ApiServiceRegistry } from './api-service-registry.js';
 import { setAuthProxyHeaders, type ProxyTransport } from './proxy-transport.js';
@@ -212,17 +213,7 @@ function proxyUpgrade(deps: ProxyDependencies, info: ApiServiceInfo, endpoint: E
   deps.streams.add(end);
   socket.on('close', () => deps.streams.delete(end));
   upstream.on('error', (err: Error) => fail(`error dialing backend: ${goNetError(err)}`));
-  upstream.on('upgrade', (answer, backend, head) => {
-    socket.write(rawResponseHead(answer.statusCode ?? 101, answer.statusMessage ?? 'Switching Protocols', answer.rawHeaders));
-    if (head.length > 0) socket.write(head);
-    if (client.head.length > 0) backend.write(client.head);
-    backend.pipe(socket);
-    socket.pipe(backend);
-    backend.on('error', () => socket.destroy());
-    socket.on('error', () => backend.destroy());
-    backend.on('close', () => socket.destroy());
-    socket.on('close', () => backend.destroy());
-  });
+  upstream.on('upgrade', (answer, backend, head) => spliceUpgraded(socket, client.head, answer, backend, head));
   upstream.on('response', (answer) => {
     const status = answer.statusCode ?? 0;
     if (status < 400) {

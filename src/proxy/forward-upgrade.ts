@@ -6,6 +6,7 @@ import { goNetError } from '../webhook/webhook-client.js';
 import type { ProxyTarget } from './forward-request.js';
 import { escapePath } from './go-paths.js';
 import { rawResponseHead, withClose } from './proxy-headers.js';
+import { spliceUpgraded } from './splice-upgraded.js';
 
 /** The client's connection, taken from the HTTP server once the backend agrees to switch protocols. */
 export interface TakenConnection {
@@ -82,22 +83,7 @@ export function forwardProxyUpgrade(
       onError(new ApiError(500, '', 'request connection cannot be hijacked'));
       return;
     }
-    const { socket } = client;
-    socket.write(rawResponseHead(answer.statusCode ?? 101, answer.statusMessage ?? 'Switching Protocols', answer.rawHeaders));
-    if (backendHead.length > 0) socket.write(backendHead);
-    if (client.head.length > 0) backend.write(client.head);
-    backend.pipe(socket);
-    socket.pipe(backend);
-    backend.on('error', () => socket.destroy());
-    socket.on('error', () => backend.destroy());
-    backend.on('close', () => socket.destroy());
-    socket.on('close', () => backend.destroy());
-    // As kube's copy loops, either side's end ends the exchange (HTTP servers keep half-open sockets).
-    socket.on('end', () => {
-      backend.destroy();
-      socket.end();
-    });
-    backend.on('end', () => socket.end());
+    spliceUpgraded(client.socket, client.head, answer, backend, backendHead);
   });
   upstream.on('response', (answer: IncomingMessage) => {
     const status = answer.statusCode ?? 0;
