@@ -125,36 +125,37 @@ function groupResourceLabels(type: string): { group: string; resource: string } 
   return dot < 0 ? { group: '', resource: type } : { group: type.slice(dot + 1), resource: type.slice(0, dot) };
 }
 
-new Gauge({
-  name: 'apiserver_resource_objects',
-  help: 'Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.',
-  labelNames: ['group', 'resource'],
-  aggregator: 'max',
-  registers: [metricsRegistry],
-  async collect() {
-    this.reset();
-    const stats = await collectStorageStats();
-    for (const [type, s] of Object.entries(stats ?? {})) this.set(groupResourceLabels(type), s.objectCount);
-  },
-});
+/**
+ * A gauge per stored type labelled by group and resource, read from the storage stats at each
+ * scrape; workers' values combine by their maximum (one that has not cached a type may know less).
+ */
+function perTypeGauge(name: string, help: string, valueOf: (s: StoredTypeStats) => number): void {
+  new Gauge({
+    name,
+    help,
+    labelNames: ['group', 'resource'],
+    aggregator: 'max',
+    registers: [metricsRegistry],
+    async collect() {
+      this.reset();
+      const stats = await collectStorageStats();
+      for (const [type, s] of Object.entries(stats ?? {})) this.set(groupResourceLabels(type), valueOf(s));
+    },
+  });
+}
 
-new Gauge({
-  name: 'apiserver_resource_size_estimate_bytes',
-  help: 'Estimated size of stored objects in database. Estimate is based on sum of last observed sizes of serialized objects. In case of a fetching error, the value will be -1.',
-  labelNames: ['group', 'resource'],
-  // A worker that has not cached a type reports -1; one that has, the size.
-  aggregator: 'max',
-  registers: [metricsRegistry],
-  async collect() {
-    this.reset();
-    const stats = await collectStorageStats();
-    for (const [type, s] of Object.entries(stats ?? {})) {
-      const labels = groupResourceLabels(type);
-      // kube's -1: objects whose sizes this process has not seen.
-      this.set(labels, s.objectCount > 0 && s.averageObjectBytes === undefined ? -1 : (s.averageObjectBytes ?? 0) * s.objectCount);
-    }
-  },
-});
+perTypeGauge(
+  'apiserver_resource_objects',
+  'Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.',
+  (s) => s.objectCount,
+);
+
+perTypeGauge(
+  'apiserver_resource_size_estimate_bytes',
+  'Estimated size of stored objects in database. Estimate is based on sum of last observed sizes of serialized objects. In case of a fetching error, the value will be -1.',
+  // kube's -1: objects whose sizes this process has not seen.
+  (s) => (s.objectCount > 0 && s.averageObjectBytes === undefined ? -1 : (s.averageObjectBytes ?? 0) * s.objectCount),
+);
 
 /**
  * Sets the source of `apiserver_storage_objects`, `apiserver_resource_objects` and
