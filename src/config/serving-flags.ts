@@ -119,7 +119,7 @@ export const SERVING_FLAGS: FlagSpec[] = [
     name: 'http2-max-streams-per-connection',
     group: 'serving',
     default: '0',
-    help: "The most requests a client may have in flight on one HTTP/2 connection (0: 100, kube-apiserver's default).",
+    help: "The most requests a client may have in flight on one HTTP/2 connection (0: 1000; kube-apiserver's default is 100, see docs/serving-and-security.md).",
     apply: (c, v) => {
       if (!/^\d+$/.test(v))
         throw new Error(`invalid argument "${v}" for "--http2-max-streams-per-connection" flag: strconv.ParseInt: parsing "${v}": invalid syntax`);

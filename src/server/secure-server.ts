@@ -19,12 +19,18 @@ export interface SecureServer {
   closeSessions(): void;
 }
 
-/**
- * kube-apiserver's HTTP/2 settings: 100 concurrent streams per connection unless the flag says
- * otherwise, and 256 KiB of request body per stream in flight (a frame holds nearly every object).
- */
+/** kube-apiserver's window: 256 KiB of request body per stream in flight (a frame holds nearly every object). */
 const STREAM_WINDOW_BYTES = 256 * 1024;
-const DEFAULT_MAX_STREAMS = 100;
+/**
+ * Streams per connection unless the flag says otherwise: 1,000 where kube-apiserver allows 100. A
+ * Go client with more requests in flight than a connection allows dials another connection for each
+ * waiting request. kube-apiserver answers on every core; a Capstan process answers on one event loop,
+ * so under load more requests wait in flight, and a scheduler binding pods faster than they were
+ * answered dialled hundreds of connections that queued unaccepted behind the requests being served
+ * (its lease renewal among them: it lost its lease). With 1,000, requests past what the server can
+ * serve wait in flow control's queues or get its 429, on the connection they came on.
+ */
+const DEFAULT_MAX_STREAMS = 1000;
 
 /**
  * The HTTPS server of the secure port. With HTTP/2 (the default, as kube-apiserver), a client that

@@ -1,6 +1,6 @@
 /**
  * HTTP/2 on the secure port, as kube-apiserver serves it: a client offering `h2` in ALPN gets HTTP/2
- * (Go clients then multiplex every request over one connection), with kube's SETTINGS (100 streams,
+ * (Go clients then multiplex every request over one connection), with kube's SETTINGS (1,000 streams,
  * or --http2-max-streams-per-connection), every request and watch served over streams of one
  * connection, HTTP/1.1 still served on the same port, and `--disable-http2-serving=true` offering
  * HTTP/1.1 only. The server runs as its own process, as clients meet it.
@@ -85,7 +85,7 @@ test('HTTP/2: kube SETTINGS, requests and a watch as streams of one connection, 
     assert.equal(await alpn(server.url, pki, ['http/1.1']), 'http/1.1');
     const s = await session(server.url, pki);
     try {
-      assert.equal(s.remoteSettings.maxConcurrentStreams, 100);
+      assert.equal(s.remoteSettings.maxConcurrentStreams, 1000);
       assert.equal(s.remoteSettings.initialWindowSize, 256 * 1024);
 
       // A watch on one stream sees a create made on another stream of the same connection.
