@@ -1,7 +1,7 @@
 /**
  * HTTP/2 on the secure port, as kube-apiserver serves it: a client offering `h2` in ALPN gets HTTP/2
- * (Go clients then multiplex every request over one connection), with kube's SETTINGS (1,000 streams,
- * or --http2-max-streams-per-connection), every request and watch served over streams of one
+ * (Go clients then multiplex every request over one connection), with kube's stream window and 1,000
+ * streams (or --http2-max-streams-per-connection), every request and watch served over streams of one
  * connection, HTTP/1.1 still served on the same port, and `--disable-http2-serving=true` offering
  * HTTP/1.1 only. The server runs as its own process, as clients meet it.
  */
