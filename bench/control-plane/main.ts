@@ -257,6 +257,9 @@ async function main(): Promise<void> {
   for (const target of targets) {
     process.stderr.write(`${target}:\n`);
     results.push(await runTarget(target, size));
+    // Each target's table as soon as it is done (a full-size target takes most of an hour).
+    if (targets.length > 1) process.stderr.write(`${render(results.slice(-1), size)}\n`);
+    if (json !== undefined) writeFileSync(json, JSON.stringify({ size, results }, null, 2));
   }
   const table = render(results, size);
   process.stdout.write(`${table}\n`);

@@ -5,7 +5,15 @@ import type { User } from '../api/user.js';
 import { writePlainText } from '../codec/plain-text.js';
 import { logger } from '../logging/logger.js';
 import { goNetError } from '../webhook/webhook-client.js';
-import { connectionTokens, forwardedResponseHeaders, HOP_BY_HOP, isUpgradeRequest, rawResponseHead, withClose } from '../proxy/proxy-headers.js';
+import {
+  connectionTokens,
+  forwardedResponseHeaders,
+  HOP_BY_HOP,
+  isPseudoHeader,
+  isUpgradeRequest,
+  rawResponseHead,
+  withClose,
+} from '../proxy/proxy-headers.js';
 import { spliceUpgraded } from '../proxy/splice-upgraded.js';
 import type { ApiServiceInfo } from './api-service.js';
 import type { ApiServiceRegistry } from './api-service-registry.js';
@@ -62,6 +70,7 @@ function backendHeaders(req: Request, res: Response, user: User, keepUpgrade: bo
     const name = raw[i];
     const lower = name.toLowerCase();
     if (lower === 'host' || lower === 'authorization' || lower.startsWith('impersonate-') || lower.startsWith('x-remote-')) continue;
+    if (isPseudoHeader(lower)) continue;
     if (!keepUpgrade && (HOP_BY_HOP.has(lower) || listed.has(lower))) continue;
     if (keepUpgrade && lower !== 'connection' && lower !== 'upgrade' && (HOP_BY_HOP.has(lower) || listed.has(lower))) continue;
     add(lower === 'x-forwarded-for' ? 'X-Forwarded-For' : name, raw[i + 1]);

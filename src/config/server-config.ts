@@ -99,6 +99,10 @@ export interface ServingConfig {
   tlsPrivateKeyFile: string;
   /** Where the CA, serving and admin certificates and the service account key are generated and kept. */
   certDir: string;
+  /** The secure port offers only HTTP/1.1 (`--disable-http2-serving`); otherwise HTTP/2 as well. */
+  disableHttp2Serving: boolean;
+  /** HTTP/2 streams a client may open at once on one connection (`--http2-max-streams-per-connection`; 0: 100). */
+  http2MaxStreamsPerConnection: number;
 }
 
 /** How requests are authenticated (kube-apiserver's authentication flags). */

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { parseDuration } from './duration.js';
 import type { FlagSpec, ServingConfig } from './server-config.js';
-import { listFlag } from './flag-values.js';
+import { boolFlag, listFlag } from './flag-values.js';
 
 function port(name: string, v: string): number {
   if (!/^\d+$/.test(v) || Number(v) > 65535) throw new Error(`invalid argument "${v}" for "--${name}" flag: must be a port between 0 and 65535`);
@@ -104,6 +104,26 @@ export const SERVING_FLAGS: FlagSpec[] = [
     help: 'Static bearer tokens, kube\'s CSV: token,user,uid,"group1,group2".',
     apply: (c, v) => {
       c.tokenAuthFile = v;
+    },
+  },
+  {
+    name: 'disable-http2-serving',
+    group: 'serving',
+    default: 'false',
+    help: 'true: the secure port offers only HTTP/1.1. By default it also offers HTTP/2 (ALPN h2), which Go clients (kubectl, client-go) use, multiplexing their requests over one connection as they do with kube-apiserver.',
+    apply: (c, v) => {
+      c.disableHttp2Serving = boolFlag('disable-http2-serving', v);
+    },
+  },
+  {
+    name: 'http2-max-streams-per-connection',
+    group: 'serving',
+    default: '0',
+    help: "The most requests a client may have in flight on one HTTP/2 connection (0: 100, kube-apiserver's default).",
+    apply: (c, v) => {
+      if (!/^\d+$/.test(v))
+        throw new Error(`invalid argument "${v}" for "--http2-max-streams-per-connection" flag: strconv.ParseInt: parsing "${v}": invalid syntax`);
+      c.http2MaxStreamsPerConnection = Number(v);
     },
   },
   {

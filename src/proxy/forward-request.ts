@@ -6,7 +6,7 @@ import { goNetError } from '../webhook/webhook-client.js';
 import { escapePath, joinPath } from './go-paths.js';
 import { isRewrittenHtml, readHtmlAnswer } from './html-answer.js';
 import { rewriteLocation } from './location-rewrite.js';
-import { connectionTokens, forwardedResponseHeaders, HOP_BY_HOP } from './proxy-headers.js';
+import { connectionTokens, forwardedResponseHeaders, HOP_BY_HOP, isPseudoHeader, requestHost } from './proxy-headers.js';
 
 /** Where kube's proxy sends a request: its ResourceLocation with the proxy path joined on. */
 export interface ProxyTarget {
@@ -47,7 +47,7 @@ function backendHeaders(req: IncomingMessage, forwardedUri: string): OutgoingHtt
     // kube's authentication and impersonation filters consume these before any handler runs.
     if (lower === 'authorization' || lower.startsWith('impersonate-')) continue;
     if (lower === 'te' && raw[i + 1].split(',').some((t) => t.trim().toLowerCase() === 'trailers')) trailers = true;
-    if (HOP_BY_HOP.has(lower) || listed.has(lower)) continue;
+    if (HOP_BY_HOP.has(lower) || listed.has(lower) || isPseudoHeader(lower)) continue;
     if (lower === 'x-forwarded-for') {
       forwardedFor.push(raw[i + 1]);
       continue;
@@ -212,7 +212,7 @@ export function forwardProxyRequest(
     else req.pipe(sent);
   };
   const respond = (answer: IncomingMessage): void => {
-    const links: LinkRewrite = { backendHost: target.host, requestHost: req.headers.host ?? '', pathPrepend };
+    const links: LinkRewrite = { backendHost: target.host, requestHost: requestHost(req), pathPrepend };
     // A backend that fails or closes before its answer is complete: the client's answer cannot be complete either.
     answer.on('error', () => res.destroy());
     answer.on('close', () => {

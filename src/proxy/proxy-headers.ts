@@ -18,6 +18,17 @@ export const HOP_BY_HOP: ReadonlySet<string> = new Set([
   'upgrade',
 ]);
 
+/** HTTP/2's pseudo-headers (`:path`, `:authority`, ...): the request line of an HTTP/2 request, never forwarded as headers. */
+export function isPseudoHeader(lowerName: string): boolean {
+  return lowerName.startsWith(':');
+}
+
+/** The Host of a request: the `Host` header, or the `:authority` of an HTTP/2 request. */
+export function requestHost(req: IncomingMessage): string {
+  const authority = req.headers[':authority'];
+  return req.headers.host ?? (typeof authority === 'string' ? authority : '');
+}
+
 /** CORS headers kube's proxy removes from backend answers. */
 export const CORS_HEADERS: ReadonlySet<string> = new Set([
   'access-control-allow-credentials',

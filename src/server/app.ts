@@ -16,7 +16,7 @@ import { ServingSetup } from '../tls/serving-setup.js';
 import compression from 'compression';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
+import type { Server as TlsServer, TLSSocket } from 'node:tls';
 import type { AddressInfo, Socket } from 'node:net';
 import { admissionChain } from '../admission/admission-chain.js';
 import { webhookAdmission } from '../admission/webhook-admission.js';
@@ -56,6 +56,8 @@ import { FlowControl } from '../flowcontrol/flow-control.js';
 import { readTlsThroughStream } from './tls-read-pausing.js';
 import { acceptRequest, installClientErrorHandler, lingerOnEarlyAnswer, MAX_HEADER_BYTES } from './http-framing.js';
 import { LISTEN_BACKLOG } from './listen-backlog.js';
+import { http2CapableApp, isHttp2 } from './http2-requests.js';
+import { closeIdleConnections, secureServer } from './secure-server.js';
 import { parsedRequestOf, parseRequest } from '../api/parsed-request.js';
 import { Lifecycle } from './lifecycle.js';
 import { Aggregator } from '../aggregator/aggregator.js';
@@ -282,18 +284,26 @@ export async function startServer(given: ServerConfig, storage: Storage, options
     maxHeaderSize: MAX_HEADER_BYTES,
     IncomingMessage: aggregator.incomingMessageClass(isProxyUpgradeTarget),
   };
+  const serveApp = http2CapableApp(app);
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
-    lingerOnEarlyAnswer(req);
-    if (acceptRequest(req, res)) app(req, res);
+    // An HTTP/2 stream ends alone; its connection is shared and never lingers.
+    if (!isHttp2(req)) lingerOnEarlyAnswer(req);
+    if (acceptRequest(req, res)) serveApp(req, res);
   };
   const plain = config.port === undefined ? undefined : createServer(serverOptions, handler);
   // Client certificates are asked for, never required: kube's authenticators decide what they prove.
-  const secure =
+  const secureServing =
     serving === undefined
       ? undefined
-      : createHttpsServer({ ...serverOptions, ...serving.secureContextOptions(), requestCert: true, rejectUnauthorized: false }, handler);
-  serving?.watch(() => secure?.setSecureContext(serving.secureContextOptions()));
-  const servers: Server[] = [...(plain === undefined ? [] : [plain]), ...(secure === undefined ? [] : [secure as unknown as Server])];
+      : secureServer(
+          { ...serving.secureContextOptions(), requestCert: true, rejectUnauthorized: false },
+          serverOptions,
+          config.disableHttp2Serving ? undefined : { maxStreamsPerConnection: config.http2MaxStreamsPerConnection },
+          handler,
+        );
+  const secure = secureServing?.server;
+  serving?.watch(() => (secure as unknown as TlsServer | undefined)?.setSecureContext(serving.secureContextOptions()));
+  const servers: Server[] = [...(plain === undefined ? [] : [plain]), ...(secure === undefined ? [] : [secure])];
   if (servers.length === 0) throw new Error('nothing to serve: neither --secure-port nor --insecure-port is set');
   const http = servers[0];
   const handed = options.handedConnections;
@@ -308,9 +318,11 @@ export async function startServer(given: ServerConfig, storage: Storage, options
     installClientErrorHandler(server);
     aggregator.serveUpgrades(server, handler);
     server.on(server === plain ? 'connection' : 'secureConnection', (socket: Socket) => {
-      if (server !== plain) readTlsThroughStream(socket);
+      // An HTTP/2 session reads its connection itself.
+      if (server !== plain && (socket as TLSSocket).alpnProtocol !== 'h2') readTlsThroughStream(socket);
       connections.add(socket);
-      openedAt.set(socket, Date.now());
+      // An HTTP/2 connection is closed by its GOAWAY, never as a spare one.
+      if ((socket as TLSSocket).alpnProtocol !== 'h2') openedAt.set(socket, Date.now());
       socket.on('close', () => {
         connections.delete(socket);
         if (connections.size === 0) onNoConnections?.();
@@ -318,10 +330,12 @@ export async function startServer(given: ServerConfig, storage: Storage, options
     });
     server.prependListener('request', (req, res) => {
       openedAt.delete(req.socket);
+      // HTTP/2 connections get a GOAWAY when draining starts (closeSessions) instead.
+      if (isHttp2(req)) return;
       if (draining) res.setHeader('Connection', 'close');
       // A response begun before draining (a watch the shutdown ends) leaves its connection idle:
       // close it then, rather than when the last connections are destroyed seconds later.
-      else res.once('finish', () => draining && setImmediate(() => server.closeIdleConnections()));
+      else res.once('finish', () => draining && setImmediate(() => closeIdleConnections(server)));
     });
   }
   const listen = async (server: Server, host: string, port: number): Promise<number> => {
@@ -393,7 +407,8 @@ export async function startServer(given: ServerConfig, storage: Storage, options
         for (const server of servers) server.close();
         if (connections.size === 0) onNoConnections();
       }
-      for (const server of servers) server.closeIdleConnections();
+      for (const server of servers) closeIdleConnections(server);
+      secureServing?.closeSessions();
       // Node never counts a connection without a request as idle, but clients open spare ones (Go's
       // transport does): close each once it has been open a second without a request.
       for (const s of connections) {

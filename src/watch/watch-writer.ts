@@ -104,8 +104,9 @@ export class WatchWriter {
   ) {
     openWriters++;
     res.on('drain', this.onDrain);
-    // Direct chunk writes (see `writeChunk`) make the socket, not the response, emit `drain`.
-    this.socket = res.socket ?? undefined;
+    // Direct chunk writes (see `writeChunk`) make the socket, not the response, emit `drain`. An
+    // HTTP/2 stream shares its connection with others: frames always go through the response.
+    this.socket = res.req.httpVersionMajor === 2 ? undefined : (res.socket ?? undefined);
     this.socket?.on('drain', this.onDrain);
     res.on('close', () => {
       this.close();

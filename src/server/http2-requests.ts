@@ -1,0 +1,104 @@
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
+
+/**
+ * HTTP/2 requests through the Express app. Node's HTTP/2 compatibility API hands the app request and
+ * response objects with the methods of HTTP/1's (`headers`, `setHeader`, `writeHead`, `write`, `end`),
+ * but Express re-parents every request and response onto its own prototypes, which inherit from
+ * HTTP/1's classes: an HTTP/2 request would lose its getters. For an HTTP/2 request the app is given,
+ * for the moment Express installs them (synchronously, first thing in `app.handle`), copies of its
+ * prototypes that inherit from the HTTP/2 classes instead.
+ *
+ * What the rest of the server can rely on for an HTTP/2 request: `req.httpVersionMajor` is 2;
+ * `req.headers` also holds the pseudo-headers (`:authority`, `:path`, ...); `res.flushHeaders()`
+ * sends the headers; `req.socket` reads through to the TLS connection but must not be written to,
+ * paused or destroyed (it is shared by every stream of the connection).
+ */
+
+/** The app as Express exposes it: callable, with the prototypes it gives requests and responses. */
+export interface ExpressLike {
+  (req: IncomingMessage, res: ServerResponse): void;
+  request: object;
+  response: object;
+}
+
+/** Whether a request arrived over HTTP/2. */
+export function isHttp2(req: IncomingMessage | Http2ServerRequest): req is Http2ServerRequest {
+  return req.httpVersionMajor === 2;
+}
+
+/** The chain of `proto`'s own layers down to (not including) `base`, outermost first. */
+function layersAbove(proto: object, base: object): object[] {
+  const layers: object[] = [];
+  let p: object | null = proto;
+  while (p !== null && p !== base && p !== Object.prototype) {
+    layers.push(p);
+    p = Object.getPrototypeOf(p) as object | null;
+  }
+  return layers;
+}
+
+/** The same layers as `proto` has above `oldBase`, stacked on `newBase`. */
+function rebase(proto: object, oldBase: object, newBase: object, extra: PropertyDescriptorMap = {}): object {
+  let result = Object.create(newBase, extra) as object;
+  for (const layer of layersAbove(proto, oldBase).reverse()) result = Object.create(result, Object.getOwnPropertyDescriptors(layer)) as object;
+  return result;
+}
+
+const DISTINCT = Symbol('capstan.headersDistinct');
+
+/** What HTTP/1's request has and HTTP/2's compatibility request lacks, that the server uses. */
+const REQUEST_ADDITIONS: PropertyDescriptorMap = {
+  // Each header's values as a list, pseudo-headers left out (HTTP/1's `headersDistinct`).
+  headersDistinct: {
+    get(this: Http2ServerRequest & { [DISTINCT]?: Record<string, string[]> }): Record<string, string[]> {
+      let distinct = this[DISTINCT];
+      if (distinct === undefined) {
+        distinct = Object.create(null) as Record<string, string[]>;
+        for (const [name, value] of Object.entries(this.headers)) {
+          if (name.startsWith(':') || value === undefined) continue;
+          distinct[name] = Array.isArray(value) ? value : [value];
+        }
+        this[DISTINCT] = distinct;
+      }
+      return distinct;
+    },
+    configurable: true,
+  },
+};
+
+/** What HTTP/1's response has and HTTP/2's compatibility response lacks, that the server uses. */
+const RESPONSE_ADDITIONS: PropertyDescriptorMap = {
+  flushHeaders: {
+    value(this: Http2ServerResponse): void {
+      if (!this.headersSent) this.writeHead(this.statusCode);
+    },
+    writable: true,
+    configurable: true,
+  },
+};
+
+/**
+ * The request handler for an HTTP/2-capable server: HTTP/1 requests go to `app` as they are, HTTP/2
+ * ones with the app's prototypes rebased on the HTTP/2 classes.
+ */
+export function http2CapableApp(app: ExpressLike): (req: IncomingMessage, res: ServerResponse) => void {
+  const h1Request = app.request;
+  const h1Response = app.response;
+  const h2Request = rebase(h1Request, IncomingMessage.prototype, Http2ServerRequest.prototype, REQUEST_ADDITIONS);
+  const h2Response = rebase(h1Response, ServerResponse.prototype, Http2ServerResponse.prototype, RESPONSE_ADDITIONS);
+  return (req, res) => {
+    if (!isHttp2(req)) {
+      app(req, res);
+      return;
+    }
+    app.request = h2Request;
+    app.response = h2Response;
+    try {
+      app(req, res);
+    } finally {
+      app.request = h1Request;
+      app.response = h1Response;
+    }
+  };
+}

@@ -1,0 +1,173 @@
+/**
+ * HTTP/2 on the secure port, as kube-apiserver serves it: a client offering `h2` in ALPN gets HTTP/2
+ * (Go clients then multiplex every request over one connection), with kube's SETTINGS (100 streams,
+ * or --http2-max-streams-per-connection), every request and watch served over streams of one
+ * connection, HTTP/1.1 still served on the same port, and `--disable-http2-serving=true` offering
+ * HTTP/1.1 only. The server runs as its own process, as clients meet it.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { connect, constants, type ClientHttp2Session } from 'node:http2';
+import { connect as tlsConnect } from 'node:tls';
+import { request } from 'node:https';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnCapstan, type CapstanProcess } from '../helpers/capstan.js';
+
+interface Pki {
+  ca: Buffer;
+  cert: Buffer;
+  key: Buffer;
+}
+
+async function withServer(args: string[], body: (server: CapstanProcess, pki: Pki) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'capstan-h2-'));
+  const server = await spawnCapstan(['--secure-port=0', `--cert-dir=${join(dir, 'pki')}`, '--log-format=json', ...args]);
+  const file = (name: string): Buffer => readFileSync(join(dir, 'pki', name));
+  try {
+    await body(server, { ca: file('ca.crt'), cert: file('admin.crt'), key: file('admin.key') });
+  } finally {
+    assert.equal(await server.stop(), 0);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function session(url: string, pki: Pki): Promise<ClientHttp2Session> {
+  return new Promise((resolve, reject) => {
+    const s = connect(url, { ...pki });
+    s.once('remoteSettings', () => resolve(s));
+    s.once('error', reject);
+  });
+}
+
+interface Reply {
+  status: number;
+  headers: Record<string, unknown>;
+  body: string;
+}
+
+function call(s: ClientHttp2Session, method: string, path: string, body?: string): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = { ':method': method, ':path': path, accept: 'application/json' };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const stream = s.request(headers);
+    let status = 0;
+    let got: Record<string, unknown> = {};
+    const chunks: Buffer[] = [];
+    stream.on('response', (h) => {
+      status = Number(h[':status']);
+      got = h;
+    });
+    stream.on('data', (c: Buffer) => chunks.push(c));
+    stream.on('end', () => resolve({ status, headers: got, body: Buffer.concat(chunks).toString('utf8') }));
+    stream.on('error', reject);
+    stream.end(body);
+  });
+}
+
+function alpn(url: string, pki: Pki, protocols: string[]): Promise<string | false> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = tlsConnect({ host: hostname, port: Number(port), ...pki, ALPNProtocols: protocols }, () => {
+      resolve(socket.alpnProtocol ?? false);
+      socket.end();
+    });
+    socket.once('error', reject);
+  });
+}
+
+const CM = '/api/v1/namespaces/default/configmaps';
+
+test('HTTP/2: kube SETTINGS, requests and a watch as streams of one connection, HTTP/1.1 beside it', { timeout: 120_000 }, async () => {
+  await withServer([], async (server, pki) => {
+    assert.equal(await alpn(server.url, pki, ['h2', 'http/1.1']), 'h2');
+    assert.equal(await alpn(server.url, pki, ['http/1.1']), 'http/1.1');
+    const s = await session(server.url, pki);
+    try {
+      assert.equal(s.remoteSettings.maxConcurrentStreams, 100);
+      assert.equal(s.remoteSettings.initialWindowSize, 256 * 1024);
+
+      // A watch on one stream sees a create made on another stream of the same connection.
+      const watch = s.request({ ':method': 'GET', ':path': `${CM}?watch=true&fieldSelector=metadata.name%3Dh2-watched` });
+      const watchStatus = new Promise<number>((resolve) => watch.once('response', (h) => resolve(Number(h[':status']))));
+      let received = '';
+      const added = new Promise<Record<string, unknown>>((resolve) => {
+        watch.on('data', (c: Buffer) => {
+          received += c.toString('utf8');
+          const line = received.split('\n').find((l) => l.includes('"ADDED"'));
+          if (line !== undefined) resolve(JSON.parse(line) as Record<string, unknown>);
+        });
+      });
+      assert.equal(await watchStatus, 200);
+      const created = await call(s, 'POST', CM, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'h2-watched' }, data: { a: 'b' } }));
+      assert.equal(created.status, 201, created.body);
+      assert.equal(created.headers['content-type'], 'application/json');
+      assert.equal(created.headers['connection'], undefined);
+      const event = await added;
+      assert.equal((event.object as { metadata: { name: string } }).metadata.name, 'h2-watched');
+      watch.close(constants.NGHTTP2_CANCEL);
+
+      // 100 requests at once on the one connection: all answered.
+      const many = await Promise.all(
+        Array.from({ length: 100 }, (_, i) => call(s, 'POST', CM, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `h2-${i}` } }))),
+      );
+      assert.deepEqual(
+        many.map((r) => r.status),
+        many.map(() => 201),
+      );
+      const list = await call(s, 'GET', `${CM}?limit=500`);
+      assert.equal(list.status, 200);
+      assert.equal((JSON.parse(list.body) as { items: unknown[] }).items.length >= 101, true);
+
+      // Errors are kube Status objects, gzip is negotiated as over HTTP/1.1.
+      const missing = await call(s, 'GET', `${CM}/nope`);
+      assert.equal(missing.status, 404);
+      assert.equal((JSON.parse(missing.body) as { reason: string }).reason, 'NotFound');
+
+      // Impersonation headers are read over HTTP/2 too.
+      const whoami = await new Promise<Reply>((resolve, reject) => {
+        const stream = s.request({
+          ':method': 'POST',
+          ':path': '/apis/authentication.k8s.io/v1/selfsubjectreviews',
+          'content-type': 'application/json',
+          'impersonate-user': 'jane',
+        });
+        let status = 0;
+        const chunks: Buffer[] = [];
+        stream.on('response', (h) => (status = Number(h[':status'])));
+        stream.on('data', (c: Buffer) => chunks.push(c));
+        stream.on('end', () => resolve({ status, headers: {}, body: Buffer.concat(chunks).toString('utf8') }));
+        stream.on('error', reject);
+        stream.end(JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' }));
+      });
+      assert.equal(whoami.status, 201, whoami.body);
+      assert.equal((JSON.parse(whoami.body) as { status: { userInfo: { username: string } } }).status.userInfo.username, 'jane');
+    } finally {
+      s.close();
+    }
+
+    // HTTP/1.1 on the same port (Node's HTTPS client offers no ALPN).
+    const h1 = await new Promise<number>((resolve, reject) => {
+      const req = request(`${server.url}${CM}/h2-watched`, { ...pki }, (res) => {
+        res.resume();
+        assert.equal(res.httpVersion, '1.1');
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    assert.equal(h1, 200);
+  });
+});
+
+test('--http2-max-streams-per-connection sets the SETTINGS; --disable-http2-serving=true offers HTTP/1.1 only', { timeout: 120_000 }, async () => {
+  await withServer(['--http2-max-streams-per-connection=250'], async (server, pki) => {
+    const s = await session(server.url, pki);
+    assert.equal(s.remoteSettings.maxConcurrentStreams, 250);
+    s.close();
+  });
+  await withServer(['--disable-http2-serving=true'], async (server, pki) => {
+    assert.equal(await alpn(server.url, pki, ['h2', 'http/1.1']), 'http/1.1');
+  });
+});
