@@ -103,7 +103,8 @@ export function decodeConversionProblem(info: ResourceInfo, obj: Obj): string | 
 
 /**
  * Prepares a write to the status subresource: the result is the stored object with only the new
- * status (and, for pods and nodes, labels and annotations; for namespaces and workloads the whole
+ * status (and, for pods and nodes, labels and annotations; for the kinds whose kube status strategy
+ * resets only the spec, such as namespaces, workloads, Services, Ingresses, PVs and PVCs, the whole
  * metadata but its system fields, Deployments their labels too) taken from the request.
  */
 export function prepareForStatusUpdate(info: ResourceInfo, next: Obj, old: Obj): Obj {

@@ -69,6 +69,7 @@ export const resourceQuotas: KindStrategy = {
   validate: (obj, old, sub) => (sub === 'status' ? validateResourceQuotaStatus(obj) : validateResourceQuota(obj, old)),
   updateMetadataPasses: { objectMeta: false, objectMetaUpdate: true },
   tracksGeneration: false,
+  statusUpdatesMetadata: 'all',
 };
 
 export const limitRanges: KindStrategy = {

@@ -12,7 +12,8 @@ export const networkPolicies: KindStrategy = {
   validate: validateNetworkPolicy,
   tracksGeneration: true,
 };
-export const ingresses: KindStrategy = { printer: ingressPrinter, validate: validateIngress };
+// kube's status strategy resets only the spec: a status write may change the metadata too.
+export const ingresses: KindStrategy = { printer: ingressPrinter, validate: validateIngress, statusUpdatesMetadata: 'all' };
 export const ipAddresses: KindStrategy = { printer: ipAddressPrinter };
 export const serviceCIDRs: KindStrategy = { printer: serviceCIDRPrinter };
 

@@ -10,6 +10,7 @@ export const podDisruptionBudgets: KindStrategy = {
   printer: pdbPrinter,
   validate: (obj, _old, sub) => (sub === 'status' ? validatePodDisruptionBudgetStatus(obj) : validatePodDisruptionBudget(obj)),
   updateMetadataPasses: { objectMeta: false, objectMetaUpdate: false },
+  statusUpdatesMetadata: 'all',
 };
 
 export const horizontalPodAutoscalers: KindStrategy = {
@@ -18,6 +19,7 @@ export const horizontalPodAutoscalers: KindStrategy = {
   validate: (obj, old, sub) => (sub === 'status' ? validateHorizontalPodAutoscalerStatus(obj) : validateHorizontalPodAutoscaler(obj, old)),
   updateMetadataPasses: { objectMeta: false, objectMetaUpdate: true },
   tracksGeneration: false,
+  statusUpdatesMetadata: 'all',
 };
 
 /** This file's kinds by `group/resource` (the core group is empty). */

@@ -25,6 +25,8 @@ export const services: KindStrategy = {
   createStatus: () => ({ loadBalancer: {} }),
   tracksGeneration: false,
   returnsDeletedObject: true,
+  // kube's status strategy resets only the spec: a status write may change the metadata too.
+  statusUpdatesMetadata: 'all',
 };
 
 export const endpoints: KindStrategy = { printer: endpointsPrinter, defaults: defaultEndpoints, validate: validateEndpoints, createOnUpdate: true };

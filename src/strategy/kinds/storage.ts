@@ -23,6 +23,7 @@ export const persistentVolumes: KindStrategy = {
   validate: validatePersistentVolume,
   tracksGeneration: false,
   createStatus: () => ({ phase: 'Pending' }),
+  statusUpdatesMetadata: 'all',
 };
 
 export const persistentVolumeClaims: KindStrategy = {
@@ -31,6 +32,7 @@ export const persistentVolumeClaims: KindStrategy = {
   validate: validatePersistentVolumeClaim,
   tracksGeneration: false,
   createStatus: () => ({ phase: 'Pending' }),
+  statusUpdatesMetadata: 'all',
   // dataSource and dataSourceRef mirror each other as kube's strategy keeps them.
   prepareForCreate: (pvc) => {
     if (isObject(pvc.spec)) prepareClaimDataSources(pvc.spec);
