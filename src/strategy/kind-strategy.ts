@@ -79,12 +79,13 @@ export interface KindStrategy {
   createOnUpdate?: boolean;
 
   /**
-   * What of the metadata a status write may change: `true` labels and annotations, `'all'` all of it
+   * What of the metadata a status write may change: `'all'` all of it
    * but the system fields (uid, creationTimestamp, deletion, generation), as kube's status strategies
-   * that reset only the spec; `'all-but-labels'` likewise but the labels stay (Deployments). Default:
-   * only the status changes.
+   * that reset only the spec; `'all-but-labels'` likewise but the labels stay (Deployments);
+   * `'all-but-owner-references'` likewise but the owner references stay (Pods: old kubelets corrupted
+   * them). Default: only the status changes.
    */
-  statusUpdatesMetadata?: boolean | 'all' | 'all-but-labels';
+  statusUpdatesMetadata?: 'all' | 'all-but-labels' | 'all-but-owner-references';
 
   /**
    * kube's Canonicalize for a status write, which runs it after every update, subresources included

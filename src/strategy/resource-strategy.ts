@@ -103,9 +103,9 @@ export function decodeConversionProblem(info: ResourceInfo, obj: Obj): string | 
 
 /**
  * Prepares a write to the status subresource: the result is the stored object with only the new
- * status (and, for pods and nodes, labels and annotations; for the kinds whose kube status strategy
- * resets only the spec, such as namespaces, workloads, Services, Ingresses, PVs and PVCs, the whole
- * metadata but its system fields, Deployments their labels too) taken from the request.
+ * status (and, for the kinds whose kube status strategy resets only the spec, such as nodes,
+ * namespaces, workloads, Services, Ingresses, PVs and PVCs, the whole metadata but its system fields;
+ * Deployments keep their labels, pods their owner references) taken from the request.
  */
 export function prepareForStatusUpdate(info: ResourceInfo, next: Obj, old: Obj): Obj {
   const result: Obj = structuredClone(old);
@@ -114,22 +114,17 @@ export function prepareForStatusUpdate(info: ResourceInfo, next: Obj, old: Obj):
   const nextMeta = metadataOf(next);
   const strategy = strategyFor(info);
   const statusUpdatesMetadata = strategy.statusUpdatesMetadata;
-  if (statusUpdatesMetadata === 'all' || statusUpdatesMetadata === 'all-but-labels') {
+  if (statusUpdatesMetadata !== undefined) {
     result.metadata = requestMetadataWithSystemFields(nextMeta, metadataOf(old));
-    if (statusUpdatesMetadata === 'all-but-labels') {
-      const oldLabels = metadataOf(old).labels;
-      if (oldLabels === undefined) delete metadataOf(result).labels;
-      else metadataOf(result).labels = oldLabels;
+    const kept = statusUpdatesMetadata === 'all-but-labels' ? 'labels' : statusUpdatesMetadata === 'all-but-owner-references' ? 'ownerReferences' : undefined;
+    if (kept !== undefined) {
+      const stored = metadataOf(old)[kept];
+      if (stored === undefined) delete metadataOf(result)[kept];
+      else metadataOf(result)[kept] = stored;
     }
   }
   const meta = metadataOf(result);
   meta.resourceVersion = nextMeta.resourceVersion;
-  if (statusUpdatesMetadata === true) {
-    if (nextMeta.labels === undefined) delete meta.labels;
-    else meta.labels = nextMeta.labels;
-    if (nextMeta.annotations === undefined) delete meta.annotations;
-    else meta.annotations = nextMeta.annotations;
-  }
   strategy.canonicalizeStatusWrite?.(result);
   return result;
 }

@@ -1,8 +1,8 @@
 /**
  * A status write keeps the request's labels, annotations and finalizers for the kinds whose kube
  * status strategy resets only the spec (Service, Ingress, PodDisruptionBudget,
- * HorizontalPodAutoscaler, ResourceQuota, PersistentVolume, PersistentVolumeClaim), as
- * kube-apiserver 1.36 does (compared with the reference by a merge patch of /status per kind). The
+ * HorizontalPodAutoscaler, ResourceQuota, PersistentVolume, PersistentVolumeClaim, Node; Pod but
+ * its owner references), as kube-apiserver 1.36 does (compared with the reference by a merge patch of /status per kind). The
  * conformance tests "Services should complete a service status lifecycle" and "Ingress API should
  * support creating Ingress API operations" patch an annotation through /status and wait for it.
  */
@@ -46,6 +46,18 @@ const KINDS: { name: string; collection: string; body: object; spec: (o: any) =>
     collection: '/api/v1/persistentvolumes',
     body: { apiVersion: 'v1', kind: 'PersistentVolume', spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/tmp/x' } } },
     spec: (o) => o.spec.capacity,
+  },
+  {
+    name: 'Node',
+    collection: '/api/v1/nodes',
+    body: { apiVersion: 'v1', kind: 'Node', spec: { podCIDR: '10.1.0.0/24' } },
+    spec: (o) => o.spec.podCIDR,
+  },
+  {
+    name: 'Pod',
+    collection: `${NS}/pods`,
+    body: { apiVersion: 'v1', kind: 'Pod', spec: { containers: [{ name: 'c', image: 'pause' }] } },
+    spec: (o) => o.spec.containers,
   },
   {
     name: 'PersistentVolumeClaim',
@@ -96,4 +108,35 @@ describe('status writes keep the request metadata where kube resets only the spe
       assert.equal(got.body.metadata.annotations.patchedstatus, 'true');
     });
   }
+
+  test('a Pod status write keeps the stored owner references, as kube (old kubelets corrupted them)', async () => {
+    // A real owner, or the garbage collector removes the pod.
+    const ownerCm = await api(srv.url, `${NS}/configmaps`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'pod-owner' } }),
+    });
+    assert.equal(ownerCm.status, 201, ownerCm.text);
+    const owner = { apiVersion: 'v1', kind: 'ConfigMap', name: 'pod-owner', uid: ownerCm.body.metadata.uid };
+    const created = await api(srv.url, `${NS}/pods`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'owned', ownerReferences: [owner] },
+        spec: { containers: [{ name: 'c', image: 'pause' }] },
+      }),
+    });
+    assert.equal(created.status, 201, created.text);
+    const res = await api(srv.url, `${NS}/pods/owned/status`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/merge-patch+json' },
+      body: JSON.stringify({ metadata: { ownerReferences: null, labels: { l: 'v' } }, status: { phase: 'Running' } }),
+    });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.body.metadata.ownerReferences, [owner]);
+    assert.deepEqual(res.body.metadata.labels, { l: 'v' });
+    assert.equal(res.body.status.phase, 'Running');
+  });
 });

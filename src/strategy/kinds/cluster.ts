@@ -45,7 +45,8 @@ export const nodes: KindStrategy = {
   tracksGeneration: false,
   // A node registers with the status its kubelet reports.
   createStatus: 'keep',
-  statusUpdatesMetadata: true,
+  // kube's node status strategy resets only the spec.
+  statusUpdatesMetadata: 'all',
 };
 
 /** Events take no part in garbage collection (kube's event strategies). */

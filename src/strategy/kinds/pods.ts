@@ -40,8 +40,8 @@ export const pods: KindStrategy = {
   // kube warns about a pod's spec on create only (updates are frequent and mostly not by people).
   warnings: (pod, old) => (old === undefined ? podCreateWarnings(pod) : []),
   statusWarnings: podStatusWarnings,
-  // The kubelet's status writes also carry labels and annotations.
-  statusUpdatesMetadata: true,
+  // As kube's pod status strategy: the request's metadata but its owner references.
+  statusUpdatesMetadata: 'all-but-owner-references',
   // podIPs from podIP (v1 conversion), null condition times (Go's zero times).
   canonicalizeStatusWrite: canonicalizePodStatus,
   // A pod bound to a node and not finished is deleted gracefully: its kubelet confirms.
