@@ -1,4 +1,6 @@
-import { compileSelectors } from '../selectors/compile-selectors.js';
+import { compileSelectorParts, labelsOf } from '../selectors/compile-selectors.js';
+import type { FieldSelectorSpec } from '../selectors/field-selector.js';
+import type { Labels } from '../selectors/label-selector.js';
 import { fieldSelectorsOf } from '../strategy/strategies.js';
 import type { StoredObject } from '../storage/storage.js';
 import type { ListOptions } from '../api/request-options.js';
@@ -35,14 +37,46 @@ export function selectionFor(
   if (labelSelector.trim() === '' && fieldSelector.trim() === '') {
     return { active: false, matches: () => true, matchesStored: undefined };
   }
-  const matches = compileSelectors(fieldSelectorsOf(r.info), labelSelector, fieldSelector);
-  // An object that does not decode is kept, for the read to report it (kube's corrupt-object errors).
+  const spec = fieldSelectorsOf(r.info);
+  const parts = compileSelectorParts(spec, labelSelector, fieldSelector);
+  const matches = (obj: Obj): boolean => parts.byLabels(labelsOf(obj)) && (!parts.selectsFields || parts.byFields(spec.fieldsOf(obj)));
+  const contract = contractOf(r.info);
   return {
     active: true,
     matches,
     matchesStored: (s) => {
-      const obj = tryDecode(s.json);
-      return obj === undefined || matches(obj);
+      const view = selectedView(s, contract, spec);
+      // An object that does not decode is kept, for the read to report it (kube's corrupt-object errors).
+      return view === undefined || (parts.byLabels(view.labels) && parts.byFields(view.fields));
     },
   };
+}
+
+/** What selectors read of one stored object version, under one type's field-selector contract. */
+interface SelectedView {
+  contract: string;
+  labels: Labels;
+  fields: Record<string, string>;
+}
+
+/**
+ * Each stored object's labels and selectable fields, decoded once per object version (a stored
+ * object is never changed, and a write replaces it): a LIST with selectors, such as every kubelet's
+ * `fieldSelector=spec.nodeName=<node>`, would otherwise parse every object of the type each time.
+ */
+const views = new WeakMap<StoredObject, SelectedView>();
+
+/** The identity of a type's field-selector contract (a CRD's selectable fields can change). */
+function contractOf(info: Pick<ResourceInfo, 'group' | 'version' | 'resource' | 'selectableFields'>): string {
+  return `${info.group}/${info.version}/${info.resource}/${(info.selectableFields ?? []).join(',')}`;
+}
+
+function selectedView(s: StoredObject, contract: string, spec: FieldSelectorSpec): SelectedView | undefined {
+  const known = views.get(s);
+  if (known !== undefined && known.contract === contract) return known;
+  const obj = tryDecode(s.json);
+  if (obj === undefined) return undefined;
+  const view = { contract, labels: labelsOf(obj), fields: spec.fieldsOf(obj) };
+  views.set(s, view);
+  return view;
 }

@@ -1,9 +1,10 @@
 /** One predicate for a list or watch request's labelSelector and fieldSelector. */
-import { compileFieldSelector, type ObjectMatcher } from './field-selector.js';
+import { compileFieldSelector, fieldRequirementsMatch, parseFieldSelectorFor, type ObjectMatcher } from './field-selector.js';
 import type { FieldSelectorSpec } from './field-selector.js';
 import { compileLabelSelector, type Labels } from './label-selector.js';
 
-function labelsOf(obj: Record<string, unknown>): Labels {
+/** An object's labels as selectors read them (string values only). */
+export function labelsOf(obj: Record<string, unknown>): Labels {
   const meta = obj['metadata'];
   if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) return undefined;
   const labels = (meta as Record<string, unknown>)['labels'];
@@ -22,4 +23,22 @@ export function compileSelectors(fieldSpec: FieldSelectorSpec, labelSelector?: s
   const byLabels = compileLabelSelector(labelSelector);
   const byFields = compileFieldSelector(fieldSelector, fieldSpec);
   return (obj) => byLabels(labelsOf(obj)) && byFields(obj);
+}
+
+/** Both selectors as predicates over what they read: an object's labels and its selectable fields. */
+export interface SelectorParts {
+  /** Whether the field selector has any term (without one, `byFields` is always true). */
+  selectsFields: boolean;
+  byLabels(labels: Labels): boolean;
+  byFields(fields: Record<string, string>): boolean;
+}
+
+/**
+ * `compileSelectors` split in two, for callers that keep objects' labels and fields (from
+ * `labelsOf` and `fieldSpec.fieldsOf`) instead of the objects. Throws as compileSelectors does.
+ */
+export function compileSelectorParts(fieldSpec: FieldSelectorSpec, labelSelector?: string, fieldSelector?: string): SelectorParts {
+  const byLabels = compileLabelSelector(labelSelector);
+  const requirements = fieldSelector === undefined || fieldSelector === '' ? [] : parseFieldSelectorFor(fieldSpec, fieldSelector);
+  return { selectsFields: requirements.length > 0, byLabels, byFields: (fields) => requirements.length === 0 || fieldRequirementsMatch(requirements, fields) };
 }
