@@ -9,17 +9,24 @@ import { encodeCborDocument, encodeCborJson } from '../codec/cbor/cbor-response.
 import { toPartialObjectMetadata, toTable } from '../codec/representations.js';
 import { type TablePrinter } from '../codec/table-printer.js';
 import type { CustomResourceFacts } from '../catalog/custom-resource-facts.js';
+import { RecentEventCache } from './recent-event-cache.js';
 
 /**
  * Watch event frames: JSON lines (`{"type":...,"object":...}\n`), length-delimited Protobuf
  * `WatchEvent` frames, or items of a CBOR sequence (`application/cbor-seq`). Each change is encoded once per (event type, apiVersion, representation,
  * encoding) and the bytes are shared across all watchers; each change's objects are parsed once for
- * selector matching. Caches live as long as the event does. Custom resources are served with the
+ * selector matching, while the change is recent. Custom resources are served with the
  * read defaults and conversion webhooks of the serving catalogue's CustomResourceFacts, passed in.
  */
 type FramesByType = Partial<Record<WatchEventType, string | Buffer>>;
-const frameCache = new WeakMap<ChangeEvent, Map<string, FramesByType>>();
-const parsedCache = new WeakMap<ChangeEvent, { current: Obj | undefined; previous: Obj | undefined }>();
+/**
+ * Frames and parsed objects are kept for the last RECENT_CHANGES changes only (see
+ * RecentEventCache): enough for every watcher to share them at fan-out, even at thousands of writes
+ * per second with deferred flushes, without holding them for the whole history window.
+ */
+const RECENT_CHANGES = 2048;
+const frameCache = new RecentEventCache<Map<string, FramesByType>>(RECENT_CHANGES);
+const parsedCache = new RecentEventCache<{ current: Obj | undefined; previous: Obj | undefined }>(RECENT_CHANGES);
 const decodesCache = new WeakMap<ChangeEvent, boolean>();
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
