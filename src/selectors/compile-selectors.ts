@@ -27,7 +27,7 @@ export function compileSelectors(fieldSpec: FieldSelectorSpec, labelSelector?: s
 
 /** Both selectors as predicates over what they read: an object's labels and its selectable fields. */
 export interface SelectorParts {
-  /** Whether the field selector has any term (without one, `byFields` is always true). */
+  /** Whether the field selector has at least one term (without one, `byFields` is always true). */
   selectsFields: boolean;
   byLabels(labels: Labels): boolean;
   byFields(fields: Record<string, string>): boolean;
