@@ -39,8 +39,11 @@ export function selectionFor(
   }
   const spec = fieldSelectorsOf(r.info);
   const parts = compileSelectorParts(spec, labelSelector, fieldSelector);
-  const matches = (obj: Obj): boolean => parts.byLabels(labelsOf(obj)) && (!parts.selectsFields || parts.byFields(spec.fieldsOf(obj)));
   const contract = contractOf(r.info);
+  const matches = (obj: Obj): boolean => {
+    const view = parsedView(obj, contract, spec);
+    return parts.byLabels(view.labels) && parts.byFields(view.fields);
+  };
   return {
     active: true,
     matches,
@@ -69,6 +72,21 @@ const views = new WeakMap<StoredObject, SelectedView>();
 /** The identity of a type's field-selector contract (a CRD's selectable fields can change). */
 function contractOf(info: Pick<ResourceInfo, 'group' | 'version' | 'resource' | 'selectableFields'>): string {
   return `${info.group}/${info.version}/${info.resource}/${(info.selectableFields ?? []).join(',')}`;
+}
+
+/**
+ * The same for parsed objects: a watch event's object is parsed once and tested by every watch with
+ * selectors (a thousand kubelets each watch pods with `spec.nodeName=<node>`), so its view is made
+ * once too. Callers never change an object after selecting on it.
+ */
+const parsedViews = new WeakMap<Obj, SelectedView>();
+
+function parsedView(obj: Obj, contract: string, spec: FieldSelectorSpec): SelectedView {
+  const known = parsedViews.get(obj);
+  if (known !== undefined && known.contract === contract) return known;
+  const view = { contract, labels: labelsOf(obj), fields: spec.fieldsOf(obj) };
+  parsedViews.set(obj, view);
+  return view;
 }
 
 function selectedView(s: StoredObject, contract: string, spec: FieldSelectorSpec): SelectedView | undefined {

@@ -27,8 +27,6 @@ export function compileSelectors(fieldSpec: FieldSelectorSpec, labelSelector?: s
 
 /** Both selectors as predicates over what they read: an object's labels and its selectable fields. */
 export interface SelectorParts {
-  /** Whether the field selector has at least one term (without one, `byFields` is always true). */
-  selectsFields: boolean;
   byLabels(labels: Labels): boolean;
   byFields(fields: Record<string, string>): boolean;
 }
@@ -40,5 +38,5 @@ export interface SelectorParts {
 export function compileSelectorParts(fieldSpec: FieldSelectorSpec, labelSelector?: string, fieldSelector?: string): SelectorParts {
   const byLabels = compileLabelSelector(labelSelector);
   const requirements = fieldSelector === undefined || fieldSelector === '' ? [] : parseFieldSelectorFor(fieldSpec, fieldSelector);
-  return { selectsFields: requirements.length > 0, byLabels, byFields: (fields) => requirements.length === 0 || fieldRequirementsMatch(requirements, fields) };
+  return { byLabels, byFields: (fields) => requirements.length === 0 || fieldRequirementsMatch(requirements, fields) };
 }
