@@ -55,7 +55,7 @@ export function selectionFor(
   };
 }
 
-/** What selectors read of one stored object version, under one type's field-selector contract. */
+/** What selectors read of one object (a stored version or a parsed one), under one type's field-selector contract. */
 interface SelectedView {
   contract: string;
   labels: Labels;
@@ -84,9 +84,13 @@ const parsedViews = new WeakMap<Obj, SelectedView>();
 function parsedView(obj: Obj, contract: string, spec: FieldSelectorSpec): SelectedView {
   const known = parsedViews.get(obj);
   if (known !== undefined && known.contract === contract) return known;
-  const view = { contract, labels: labelsOf(obj), fields: spec.fieldsOf(obj) };
+  const view = viewOf(obj, contract, spec);
   parsedViews.set(obj, view);
   return view;
+}
+
+function viewOf(obj: Obj, contract: string, spec: FieldSelectorSpec): SelectedView {
+  return { contract, labels: labelsOf(obj), fields: spec.fieldsOf(obj) };
 }
 
 function selectedView(s: StoredObject, contract: string, spec: FieldSelectorSpec): SelectedView | undefined {
@@ -94,7 +98,7 @@ function selectedView(s: StoredObject, contract: string, spec: FieldSelectorSpec
   if (known !== undefined && known.contract === contract) return known;
   const obj = tryDecode(s.json);
   if (obj === undefined) return undefined;
-  const view = { contract, labels: labelsOf(obj), fields: spec.fieldsOf(obj) };
+  const view = viewOf(obj, contract, spec);
   views.set(s, view);
   return view;
 }
