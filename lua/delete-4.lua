@@ -12,9 +12,11 @@ ARGV[2]  "1" when ARGV[3] must equal the object's version, "0" for an unconditio
 ARGV[3]  expected current resourceVersion (ignored when ARGV[2] is "0")
 ARGV[4]  history window in milliseconds
 ARGV[5]  most events kept in the stream
+ARGV[6]  "1" to have the last JSON returned too (the writer hands the change to its own watchers)
 
 Returns  {"ok", rv, tombstone}   removed at version rv; tombstone is the last JSON of the object
                                  with metadata.resourceVersion replaced by rv
+         {"ok", rv, tombstone, previous}  the same, with ARGV[6] "1": previous is the last JSON
          {"NotFound"}            no object has that key; nothing was written
          {"Conflict", current}   the object is at version current; nothing was written
 
@@ -44,4 +46,7 @@ redis.call('XADD', KEYS[4], 'MAXLEN', ARGV[5], rv .. '-0', 't', now, 'e', 'DELET
 redis.call('SET', KEYS[1], rv)
 redis.call('HDEL', KEYS[2], key)
 redis.call('ZREM', KEYS[3], key)
+if ARGV[6] == '1' then
+  return {'ok', rv, tombstone, previous}
+end
 return {'ok', rv, tombstone}

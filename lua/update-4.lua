@@ -13,8 +13,10 @@ ARGV[3]  new object JSON up to and including the opening quote of metadata.resou
 ARGV[4]  new object JSON from the closing quote of metadata.resourceVersion on
 ARGV[5]  history window in milliseconds
 ARGV[6]  most events kept in the stream
+ARGV[7]  "1" to have the previous JSON returned too (the writer hands the change to its own watchers)
 
 Returns  {"ok", rv}              the object was replaced at version rv
+         {"ok", rv, previous}    the same, with ARGV[7] "1": previous is the replaced JSON
          {"NotFound"}            no object has that key; nothing was written
          {"Conflict", current}   the object is at version current; nothing was written
 
@@ -42,4 +44,7 @@ redis.call('XADD', KEYS[4], 'MAXLEN', ARGV[6], rv .. '-0', 't', now, 'e', 'MODIF
   'o', json, 'p', previous, 'pr', current_rv)
 redis.call('SET', KEYS[1], rv)
 redis.call('HSET', KEYS[2], key, rv .. ':' .. #ARGV[3] .. ':' .. json)
+if ARGV[7] == '1' then
+  return {'ok', rv, previous}
+end
 return {'ok', rv}

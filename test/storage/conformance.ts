@@ -402,6 +402,32 @@ export function describeStorageConformance(name: string, factory: StorageFactory
       assert.equal(added.prevJson, undefined);
     });
 
+    test("a write's change has reached the same storage's watchers when the write resolves", async () => {
+      const s = await open();
+      const t = freshType();
+      const r = new Recorder();
+      await s.watch(t, await s.currentResourceVersion(t), r.listener, signal());
+      const created = await s.create(t, 'ns/a', obj('a', 'ns'));
+      assert.deepEqual(
+        r.events.map((e) => [e.type, e.resourceVersion, e.json, e.prevJson]),
+        [['ADDED', created.resourceVersion, created.json, undefined]],
+      );
+      const updated = await s.update(t, 'ns/a', obj('a', 'ns', { v: 2 }), created.resourceVersion);
+      assert.deepEqual(
+        r.events.slice(1).map((e) => [e.type, e.resourceVersion, e.json, e.prevJson]),
+        [['MODIFIED', updated.resourceVersion, updated.json, created.json]],
+      );
+      const deleted = await s.delete(t, 'ns/a');
+      assert.deepEqual(
+        r.events.slice(2).map((e) => [e.type, e.resourceVersion, e.json, e.prevJson]),
+        [['DELETED', deleted.resourceVersion, deleted.json, updated.json]],
+      );
+      const burst = await Promise.all(Array.from({ length: 20 }, (_, i) => s.create(t, `ns/b${i}`, obj(`b${i}`, 'ns'))));
+      const seen = new Set(r.versions());
+      assert.ok(burst.every((b) => seen.has(b.resourceVersion)));
+      assert.deepEqual(r.versions(), range(Number(created.resourceVersion) - 1, Number(created.resourceVersion) + 22));
+    });
+
     test('watch from a version newer than the current one delivers only later changes', async () => {
       const s = await open();
       const t = freshType();

@@ -18,6 +18,10 @@ after(async () => {
   await server?.stop();
 });
 
+function range(fromExclusive: number, toInclusive: number): string[] {
+  return Array.from({ length: toInclusive - fromExclusive }, (_, i) => String(fromExclusive + 1 + i));
+}
+
 function url(): string {
   if (!server) throw new Error('redis-server not started');
   return server.url;
@@ -57,6 +61,57 @@ describe('redis storage specifics', () => {
       stop.abort();
       await one.close();
       await two.close();
+    }
+  });
+
+  test("an instance's own writes reach its watchers before they resolve, also behind another instance's writes", async () => {
+    const one = await connect();
+    const two = await connect();
+    const third = await connect();
+    const stop = new AbortController();
+    try {
+      const t = freshType();
+      const mine = new Recorder();
+      const reader = new Recorder();
+      await one.watch(t, '1', mine.listener, stop.signal);
+      await third.watch(t, '1', reader.listener, stop.signal);
+      // Each of one's writes, at the moment it resolves, must already be in `mine`; two's writes
+      // interleave, so most of one's writes come back with a gap that must be read first.
+      const missingAtResolve: string[] = [];
+      const oneWrites = (async () => {
+        for (let i = 0; i < 60; i++) {
+          const k = `ns/one${i % 6}`;
+          const current = await one.get(t, k);
+          const written = current
+            ? await one.update(t, k, obj(`one${i % 6}`, 'ns', { i }), current.resourceVersion)
+            : await one.create(t, k, obj(`one${i % 6}`, 'ns'));
+          if (!mine.events.some((e) => e.resourceVersion === written.resourceVersion && e.json === written.json))
+            missingAtResolve.push(written.resourceVersion);
+        }
+      })();
+      const twoWrites = Promise.all(
+        Array.from({ length: 4 }, (_, w) =>
+          (async () => {
+            for (let i = 0; i < 30; i++) await two.create(t, `ns/two-${w}-${i}`, obj(`two-${w}-${i}`, 'ns'));
+          })(),
+        ),
+      );
+      await Promise.all([oneWrites, twoWrites]);
+      assert.deepEqual(missingAtResolve, []);
+      const total = 60 + 120;
+      await mine.until(total);
+      await reader.until(total);
+      // Exactly once, in order, and byte for byte what a reader of the stream alone delivers.
+      assert.deepEqual(mine.versions(), range(1, total + 1));
+      assert.deepEqual(
+        mine.events.map((e) => [e.type, e.key, e.json, e.prevJson]),
+        reader.events.map((e) => [e.type, e.key, e.json, e.prevJson]),
+      );
+    } finally {
+      stop.abort();
+      await one.close();
+      await two.close();
+      await third.close();
     }
   });
 

@@ -48,6 +48,19 @@ export class RedisChangeStreams {
     await hub.subscribe(fromResourceVersion, listener, signal, onError);
   }
 
+  /** Whether this process reads the type's changes (its own writes of the type are then handed to the reader). */
+  follows(type: string): boolean {
+    return this.hubs.has(type);
+  }
+
+  /**
+   * Hands a change this process wrote to the type's reader, if it has one (see WatchHub.deliverOwn):
+   * a promise when the write waits for older changes to be read first, else undefined.
+   */
+  deliverOwn(type: string, event: ChangeEvent): Promise<void> | undefined {
+    return this.hubs.get(type)?.deliverOwn(event);
+  }
+
   /** Stops every reader and closes their connections; listeners receive nothing more. */
   async close(): Promise<void> {
     const hubs = [...this.hubs.values()];
@@ -70,6 +83,10 @@ export class RedisChangeStreams {
       position: current,
       cacheSize: this.options.watchCacheSize,
       readRange: (after, through, deliver) => this.readRange(keys, after, through, deliver),
+      readNewer: async (after) => {
+        const reply = await this.options.commands.command('XRANGE', [keys.stream, `(${after}-0`, '+', 'COUNT', 1000]);
+        return Array.isArray(reply) ? reply.map(parseStreamEntry) : [];
+      },
       onError: this.options.onError,
     });
     this.hubs.set(type, hub);

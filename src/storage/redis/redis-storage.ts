@@ -60,7 +60,9 @@ export function logRedisStorageError(message: string, err: unknown): void {
  * next version, stores the object, updates the key index and appends the change event, all or
  * nothing; lists are consistent snapshots (exact at an older version while the history reaches
  * back); watches deliver changes in version order, exactly once, from any process connected to the
- * same Redis. Redis failures of any kind reject with `StorageError('Unavailable')`; a write that
+ * same Redis; in the writing process, a write's change has been handed to its watches when the write
+ * resolves (as on MemoryStorage), unless older changes of other writers must be read first and that
+ * read failed, or must first reach the replicas `waitReplicas` asks for. Redis failures of any kind reject with `StorageError('Unavailable')`; a write that
  * timed out may still have been applied, as with any remote store.
  *
  * Object JSON is produced by `splitAroundResourceVersion` and stored byte-exact: Lua never decodes
@@ -144,7 +146,10 @@ export class RedisStorage implements Storage {
     const failure = scriptFailure(reply, key);
     if (failure) throw failure;
     const rv = replyString(reply[1], 'create');
-    return { key, resourceVersion: rv, json: before + rv + after };
+    const json = before + rv + after;
+    const delivered = this.streams.deliverOwn(type, { type: 'ADDED', key, resourceVersion: rv, json });
+    if (delivered) await delivered;
+    return { key, resourceVersion: rv, json };
   }
 
   async get(type: string, key: string): Promise<StoredObject | undefined> {
@@ -157,19 +162,33 @@ export class RedisStorage implements Storage {
 
   async update(type: string, key: string, object: Record<string, unknown>, expectedResourceVersion: string): Promise<StoredObject> {
     const { before, after } = this.serialize(object);
-    const reply = await this.commands.script((s) => s.update, this.keys(type), [key, expectedResourceVersion, before, after, ...this.history()], true);
+    const followed = this.streams.follows(type);
+    const args = [key, expectedResourceVersion, before, after, ...this.history(), followed ? '1' : '0'];
+    const reply = await this.commands.script((s) => s.update, this.keys(type), args, true);
     const failure = scriptFailure(reply, key);
     if (failure) throw failure;
     const rv = replyString(reply[1], 'update');
-    return { key, resourceVersion: rv, json: before + rv + after };
+    const json = before + rv + after;
+    if (followed && reply.length > 2) {
+      const delivered = this.streams.deliverOwn(type, { type: 'MODIFIED', key, resourceVersion: rv, json, prevJson: replyString(reply[2], 'update') });
+      if (delivered) await delivered;
+    }
+    return { key, resourceVersion: rv, json };
   }
 
   async delete(type: string, key: string, expectedResourceVersion?: string): Promise<StoredObject> {
     const precondition = expectedResourceVersion === undefined ? ['0', ''] : ['1', expectedResourceVersion];
-    const reply = await this.commands.script((s) => s.delete, this.keys(type), [key, ...precondition, ...this.history()], true);
+    const followed = this.streams.follows(type);
+    const reply = await this.commands.script((s) => s.delete, this.keys(type), [key, ...precondition, ...this.history(), followed ? '1' : '0'], true);
     const failure = scriptFailure(reply, key);
     if (failure) throw failure;
-    return { key, resourceVersion: replyString(reply[1], 'delete'), json: replyString(reply[2], 'delete') };
+    const rv = replyString(reply[1], 'delete');
+    const json = replyString(reply[2], 'delete');
+    if (followed && reply.length > 3) {
+      const delivered = this.streams.deliverOwn(type, { type: 'DELETED', key, resourceVersion: rv, json, prevJson: replyString(reply[3], 'delete') });
+      if (delivered) await delivered;
+    }
+    return { key, resourceVersion: rv, json };
   }
 
   /** Read from Redis (see readSnapshotList); a malformed version is refused as `TooLarge`. */

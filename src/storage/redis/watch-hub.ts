@@ -48,13 +48,19 @@ export function parseStreamEntry(entry: unknown): ChangeEvent {
   return prevJson === undefined ? { type, key, resourceVersion, json } : { type, key, resourceVersion, json, prevJson };
 }
 
-/** The entries of a single-stream XREAD reply (`[[stream, [entry, ...]]]` or null). */
-function parseXread(reply: unknown): ChangeEvent[] {
+/**
+ * The entries newer than `after` of a single-stream XREAD reply (`[[stream, [entry, ...]]]` or
+ * null). Older entries (already handed out as this process's own writes) are skipped unparsed.
+ */
+function parseXread(reply: unknown, after: string): ChangeEvent[] {
   if (reply === null) return [];
   const events: ChangeEvent[] = [];
   for (const stream of replyArray(reply, 'XREAD')) {
     const [, entries] = replyArray(stream, 'XREAD stream');
-    for (const entry of replyArray(entries, 'XREAD entries')) events.push(parseStreamEntry(entry));
+    for (const entry of replyArray(entries, 'XREAD entries')) {
+      if (Array.isArray(entry) && typeof entry[0] === 'string' && compareResourceVersions(versionOfStreamId(entry[0]), after) <= 0) continue;
+      events.push(parseStreamEntry(entry));
+    }
   }
   return events;
 }
@@ -93,6 +99,8 @@ export interface WatchHubOptions {
   /** Most recent changes kept in process to serve new watchers without a Redis round trip. */
   readonly cacheSize: number;
   readonly readRange: RangeReader;
+  /** Reads the stream's changes after the given version (a bounded batch, oldest first), on a connection that does not block. */
+  readonly readNewer: (after: string) => Promise<ChangeEvent[]>;
   readonly onError: (message: string, err: unknown) => void;
   /** How long one XREAD blocks, in ms (bounds how late an abort is noticed if the socket hangs). */
   readonly blockMs?: number;
@@ -104,6 +112,10 @@ export interface WatchHubOptions {
  * never mutated) and keeps a cache of recent changes. Listeners receive changes in resourceVersion
  * order, each exactly once, including listeners that join with an older start version while the
  * loop keeps running: their history is replayed first while live changes are buffered.
+ *
+ * A change this process wrote itself is handed out as soon as its write's reply arrives
+ * (`deliverOwn`), not when the blocking read brings it back: a controller that writes and then
+ * waits for its informer sees its write before (or with) the response, as on the embedded store.
  *
  * After its connection failed or was re-established (a failover may have moved it to a replica
  * that never received the last changes it delivered), the reader checks that Redis still holds
@@ -122,6 +134,12 @@ export class WatchHub {
   private position: string;
   /** Connections the reader's client has made so far (a reconnect may land on another primary). */
   private connections = 0;
+  /** Own writes that came back while an older change was not dispatched yet, by version. */
+  private readonly pendingOwn = new Map<string, ChangeEvent>();
+  /** The one read of newer changes in flight that own writes behind a gap wait for. */
+  private catchingUp: Promise<void> | null = null;
+  /** The lineage check running, if any: meanwhile only the reader dispatches (the check compares against a fixed position). */
+  private lineageCheck: Promise<boolean> | null = null;
 
   constructor(options: WatchHubOptions) {
     this.options = options;
@@ -166,6 +184,51 @@ export class WatchHub {
     signal.addEventListener('abort', () => this.subscriptions.delete(sub), { once: true });
   }
 
+  /**
+   * Hands out a change this process just wrote (byte for byte the stream's entry). When every
+   * older change has been dispatched it goes out at once and nothing is returned. Otherwise
+   * (another writer's changes came first) it waits for one shared read of the newer changes and
+   * the returned promise resolves once it has gone out, or once reading gave up: the blocking
+   * reader delivers it then. Never rejects; never dispatches a change twice or out of order.
+   */
+  deliverOwn(event: ChangeEvent): Promise<void> | undefined {
+    if (compareResourceVersions(event.resourceVersion, this.position) <= 0) return undefined;
+    if (this.lineageCheck === null && event.resourceVersion === successor(this.position)) {
+      this.dispatch(event);
+      return undefined;
+    }
+    // With a replication fence, other writers' changes may not be on the replicas yet: only the
+    // reader (which waits for the fence) may hand them out.
+    if (this.options.fence) return undefined;
+    this.pendingOwn.set(event.resourceVersion, event);
+    const check = this.lineageCheck;
+    if (check === null) return this.catchUpThrough(event.resourceVersion);
+    return check.then(
+      () => this.catchUpThrough(event.resourceVersion),
+      () => undefined,
+    );
+  }
+
+  private async catchUpThrough(version: string): Promise<void> {
+    // A read sent before this write was applied misses it: read again, a few times at most.
+    for (let attempt = 0; attempt < 3 && compareResourceVersions(this.position, version) < 0; attempt++) {
+      this.catchingUp ??= this.readNewer().finally(() => {
+        this.catchingUp = null;
+      });
+      await this.catchingUp;
+    }
+  }
+
+  private async readNewer(): Promise<void> {
+    try {
+      const events = await this.options.readNewer(this.position);
+      if (this.lineageCheck !== null) return;
+      for (const event of events) this.dispatch(event);
+    } catch {
+      // The blocking reader reports failures and delivers these changes when it can.
+    }
+  }
+
   /** Number of registered listeners. */
   get size(): number {
     return this.subscriptions.size;
@@ -200,7 +263,18 @@ export class WatchHub {
     }
   }
 
+  /** Dispatches `event`, then the own writes waiting for it. */
   private dispatch(event: ChangeEvent): void {
+    this.dispatchOne(event);
+    while (this.pendingOwn.size > 0) {
+      const next = this.pendingOwn.get(successor(this.position));
+      if (next === undefined) return;
+      this.dispatchOne(next);
+    }
+  }
+
+  private dispatchOne(event: ChangeEvent): void {
+    if (this.pendingOwn.size > 0) this.pendingOwn.delete(event.resourceVersion);
     if (compareResourceVersions(event.resourceVersion, this.position) <= 0) return;
     if (event.resourceVersion !== successor(this.position)) {
       // The stream was trimmed past changes this reader had not read: listeners miss them.
@@ -210,6 +284,7 @@ export class WatchHub {
       );
       this.cache.length = 0;
       this.cacheStart = 0;
+      this.dropPendingThrough(event.resourceVersion);
       // Every current listener has missed changes: end their watches so clients resume or relist.
       const lost = watchGone(this.position, event.resourceVersion);
       for (const sub of [...this.subscriptions]) {
@@ -228,6 +303,11 @@ export class WatchHub {
       if (sub.buffer) sub.buffer.push(event);
       else this.deliver(sub, event);
     }
+  }
+
+  /** Forgets own writes up to `version` (history skipped past them). */
+  private dropPendingThrough(version: string): void {
+    for (const rv of [...this.pendingOwn.keys()]) if (compareResourceVersions(rv, version) < 0) this.pendingOwn.delete(rv);
   }
 
   private async run(signal: AbortSignal): Promise<void> {
@@ -270,7 +350,7 @@ export class WatchHub {
     if (suspect) await this.checkLineage();
     const connection = this.connections;
     const reply = await this.options.client.call('XREAD', ['COUNT', 1000, 'BLOCK', blockMs, 'STREAMS', this.options.stream, `${this.position}-0`]);
-    const events = parseXread(reply);
+    const events = parseXread(reply, this.position);
     if (events.length > 0 && this.options.fence) await this.options.fence(signal);
     if (signal.aborted) return;
     // A read (or fence) re-sent on a new connection may have gone to another primary: check first.
@@ -284,6 +364,16 @@ export class WatchHub {
    * empties the cache and goes on from the counter; resolves true.
    */
   private async checkLineage(): Promise<boolean> {
+    const check = this.lineageDiverged();
+    this.lineageCheck = check;
+    try {
+      return await check;
+    } finally {
+      this.lineageCheck = null;
+    }
+  }
+
+  private async lineageDiverged(): Promise<boolean> {
     const counter = await this.options.client.call('GET', [this.options.counter]);
     const current = counter === null ? '1' : replyString(counter, 'GET');
     let diverged = compareResourceVersions(current, this.position) < 0;
@@ -300,6 +390,7 @@ export class WatchHub {
     );
     this.cache.length = 0;
     this.cacheStart = 0;
+    this.pendingOwn.clear();
     const lost = watchGone(this.position, current);
     this.position = current;
     for (const sub of [...this.subscriptions]) {
