@@ -1,13 +1,13 @@
 /**
  * `npm run bench:control-plane`: a whole control plane at the size of a real cluster. For each target
- * (Capstan on the embedded store, Capstan on Redis with 2 workers, the reference kube-apiserver with
+ * (Capstan on the embedded store, Capstan on Redis with 2 workers (or 1: `redis`), the reference kube-apiserver with
  * etcd) it starts scripts/control-plane.sh (kube-controller-manager, kube-scheduler and kwok with
  * their own identities and raised client rate limits), runs the workload (workload.ts) and prints,
  * side by side: each phase's time, pods scheduled per second, API call latency by kube's SLO classes
  * (from the server's own request-duration histogram), server CPU seconds and peak memory (server
  * plus Redis or etcd), and kube-controller-manager's stale-cache requeues.
  *
- *   node dist/bench/control-plane/main.js [--quick] [--targets memory,redis-workers2,reference]
+ *   node dist/bench/control-plane/main.js [--quick] [--targets memory,redis,redis-workers2,reference]
  *        [--nodes N] [--deployments N] [--replicas N] [--json FILE]
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -23,8 +23,10 @@ import { readKubeconfig } from './kubeconfig-access.js';
 import { countOf, parseRequestBuckets, quantileOf, SLO_P99_SECONDS, subtractBuckets, type Buckets, type SloClass } from './request-latency.js';
 import { runWorkload, type PhaseResult, type WorkloadSize } from './workload.js';
 
-const TARGETS = ['memory', 'redis-workers2', 'reference'] as const;
+const TARGETS = ['memory', 'redis', 'redis-workers2', 'reference'] as const;
 type Target = (typeof TARGETS)[number];
+/** The targets run when `--targets` is not given (`redis`, one worker, only when asked for). */
+const DEFAULT_TARGETS: readonly Target[] = ['memory', 'redis-workers2', 'reference'];
 
 /**
  * The components' client rate limits, raised (as kube's scalability tests raise them) so that the
@@ -48,7 +50,7 @@ interface TargetResult {
 
 function parseArgs(argv: string[]): { size: WorkloadSize; targets: Target[]; json: string | undefined } {
   let size = { ...FULL };
-  let targets: Target[] = [...TARGETS];
+  let targets: Target[] = [...DEFAULT_TARGETS];
   let json: string | undefined;
   const overrides: Partial<WorkloadSize> = {};
   for (let i = 0; i < argv.length; i++) {
@@ -103,7 +105,7 @@ interface ControlPlane {
 async function startControlPlane(target: Target, work: string, redis: RedisProcess | undefined): Promise<ControlPlane> {
   const args = [join(PROJECT_ROOT, 'scripts', 'control-plane.sh'), '--port', '0', '--nodes', '0', '--work-dir', work];
   if (target === 'reference') args.push('--server', 'reference');
-  if (redis !== undefined) args.push('--', '--storage=redis', `--redis-url=${redis.url}`, '--workers', '2');
+  if (redis !== undefined) args.push('--', '--storage=redis', `--redis-url=${redis.url}`, '--workers', target === 'redis-workers2' ? '2' : '1');
   const env = { ...process.env, KCM_ARGS: COMPONENT_ARGS, SCHEDULER_ARGS: COMPONENT_ARGS, KWOK_ARGS: '--cidr=10.0.0.0/8' };
   const child: ChildProcess = spawn('bash', args, { cwd: PROJECT_ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   const pgid = child.pid ?? 0;
@@ -180,7 +182,7 @@ async function scrape(http: HttpClient): Promise<Buckets> {
 
 async function runTarget(target: Target, size: WorkloadSize): Promise<TargetResult> {
   const work = mkdtempSync(join(tmpdir(), `capstan-cp-scale-${target}-`));
-  const redis = target === 'redis-workers2' ? await spawnRedis({ fsyncEveryWrite: true }) : undefined;
+  const redis = target === 'redis' || target === 'redis-workers2' ? await spawnRedis({ fsyncEveryWrite: true }) : undefined;
   const log = (line: string): void => void process.stderr.write(`  [${target}] ${line}\n`);
   let plane: ControlPlane | undefined;
   let succeeded = false;
