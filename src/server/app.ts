@@ -13,7 +13,6 @@ import { auditIdFilter } from '../auth/audit-id.js';
 import { AuditLog } from '../audit/audit-log.js';
 import { oidcDiscoveryRouter } from '../auth/oidc-discovery.js';
 import { ServingSetup } from '../tls/serving-setup.js';
-import compression from 'compression';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Server as TlsServer, TLSSocket } from 'node:tls';
@@ -26,6 +25,7 @@ import { listenOrExplain } from '../config/startup-error.js';
 import type { ServerConfig } from '../config/server-config.js';
 import { writeError } from '../codec/response-writer.js';
 import { errorLogger, requestLogger } from './request-logger.js';
+import { responseCompression } from './response-compression.js';
 import { logger } from '../logging/logger.js';
 import { metricsMiddleware, metricsRouter } from '../metrics/metrics-router.js';
 import { setStorageStatsCollector, type StoredTypeStats } from '../metrics/metrics.js';
@@ -89,9 +89,10 @@ function isWatchRequest(req: Request): boolean {
   return queryBool(parsedRequestOf(req).query, 'watch') || req.path.includes('/watch/');
 }
 
-/** Whether a request is for a resource's proxy subresource (a pod's, service's or node's). */
-function isProxyRequest(req: Request): boolean {
-  return parsedRequestOf(req).info?.subresource === 'proxy';
+/** Whether a request's answer is a stream of another origin: a proxied answer or a container's log. */
+function isStreamedSubresource(req: Request): boolean {
+  const subresource = parsedRequestOf(req).info?.subresource;
+  return subresource === 'proxy' || subresource === 'log';
 }
 
 /** Whether an upgrade request's target is a pod's or service's proxy, which splices upgraded connections. */
@@ -245,10 +246,10 @@ export async function startServer(given: ServerConfig, storage: Storage, options
     next();
   });
   if (config.featureGates.APIResponseCompression) {
-    const compress = compression({ threshold: 128 * 1024 });
-    // Watch streams bypass the middleware entirely: it would wrap every event write. Proxied answers
-    // pass as the backend sent them (kube compresses only the API objects it encodes itself).
-    app.use((req: Request, res: Response, next: NextFunction) => (isWatchRequest(req) || isProxyRequest(req) ? next() : compress(req, res, next)));
+    // Streams bypass it: watches (it would wrap every event write) and container logs (they must flow
+    // as written). Proxied answers pass as the backend sent them (kube compresses only the API objects
+    // it encodes itself).
+    app.use(responseCompression((req) => !isWatchRequest(req) && !isStreamedSubresource(req)));
   }
   // Overload protection (APF or the in-flight limits) runs between impersonation and authorization, as in kube.
   const flowControl = await lifecycle.start('flow control', new FlowControl({ config, storage, catalog }));
