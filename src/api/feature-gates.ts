@@ -16,7 +16,8 @@ const NO_EFFECT = 'Accepted as kube-apiserver accepts it; it changes nothing in 
 
 /** What each gate of KNOWN_GATES changes in Capstan (for `--help` and docs/flags.md). */
 const GATE_HELP: Record<string, string> = {
-  APIResponseCompression: 'Compresses responses of 128 KiB or more (not watches) in an encoding the client accepts.',
+  APIResponseCompression:
+    'As kube-apiserver: responses of 128 KiB or more, in every media type, are gzipped (level 1) when `Accept-Encoding` lists `gzip`; no other encoding is used. Watches, container logs and proxied answers pass uncompressed.',
   AllowUnsafeMalformedObjectDeletion:
     'DELETE with ignoreStoreReadErrorWithClusterBreakingPotential=true removes an object whose stored bytes no longer decode, skipping finalizers and preconditions, for users also allowed the unsafe-delete-ignore-read-errors verb.',
   CBORServingAndStorage:

@@ -26,6 +26,7 @@ import type { ServerConfig } from '../config/server-config.js';
 import { writeError } from '../codec/response-writer.js';
 import { errorLogger, requestLogger } from './request-logger.js';
 import { responseCompression } from './response-compression.js';
+import { headerBytesPreserved } from './header-bytes.js';
 import { logger } from '../logging/logger.js';
 import { metricsMiddleware, metricsRouter } from '../metrics/metrics-router.js';
 import { setStorageStatsCollector, type StoredTypeStats } from '../metrics/metrics.js';
@@ -245,6 +246,7 @@ export async function startServer(given: ServerConfig, storage: Storage, options
     if (config.featureGates.CBORServingAndStorage) res.locals.cborServing = true;
     next();
   });
+  app.use(headerBytesPreserved());
   if (config.featureGates.APIResponseCompression) {
     // Streams bypass it: watches (it would wrap every event write) and container logs (they must flow
     // as written). Proxied answers pass as the backend sent them (kube compresses only the API objects
