@@ -150,8 +150,11 @@ function rawRequest(url: string, raw: Buffer, boundMs: number): Promise<Answer> 
         const ct = /\r\ncontent-type: *([^\r\n]*)/i.exec(head)?.[1];
         const bodyStart = data.indexOf('\r\n\r\n');
         const raw = bodyStart >= 0 ? data.subarray(bodyStart + 4) : Buffer.alloc(0);
-        const chunked = /\r\ntransfer-encoding: *chunked/i.test(head.slice(0, bodyStart));
-        finish({ status: Number(m[1]), contentType: ct, body: chunked ? unchunk(raw) : raw });
+        const headers = head.slice(0, bodyStart);
+        const chunked = /\r\ntransfer-encoding: *chunked/i.test(headers);
+        // A Content-Length answer ends where it says: what follows is the answer to the next bytes sent.
+        const length = /\r\ncontent-length: *(\d+)/i.exec(headers)?.[1];
+        finish({ status: Number(m[1]), contentType: ct, body: chunked ? unchunk(raw) : length !== undefined ? raw.subarray(0, Number(length)) : raw });
       } else {
         finish({ closed: true, body: data });
       }
