@@ -19,6 +19,7 @@ import { isResourceVersion } from '../resource-version.js';
 import {
   DEFAULT_MAX_OBJECT_BYTES,
   objectTooLarge,
+  type ChangeEvent,
   type ChangeListener,
   type ListOptions,
   type ListResult,
@@ -62,8 +63,9 @@ export function logRedisStorageError(message: string, err: unknown): void {
  * back); watches deliver changes in version order, exactly once, from any process connected to the
  * same Redis; in the writing process, a write's change has been handed to its watches when the write
  * resolves (as on MemoryStorage), unless older changes of other writers must be read first and that
- * read failed, or must first reach the replicas `waitReplicas` asks for. Redis failures of any kind reject with `StorageError('Unavailable')`; a write that
- * timed out may still have been applied, as with any remote store.
+ * read failed, or must first reach the replicas `waitReplicas` asks for. Redis failures of any kind
+ * reject with `StorageError('Unavailable')`; a write that timed out may still have been applied, as
+ * with any remote store.
  *
  * Object JSON is produced by `splitAroundResourceVersion` and stored byte-exact: Lua never decodes
  * it, so `[]`, `{}` and number spellings survive, and bigint values are kept with all digits.
@@ -140,6 +142,12 @@ export class RedisStorage implements Storage {
     return split;
   }
 
+  /** Hands this process's own write to the type's watch reader (see RedisChangeStreams.deliverOwn). */
+  private async handOut(type: string, event: ChangeEvent): Promise<void> {
+    const delivered = this.streams.deliverOwn(type, event);
+    if (delivered) await delivered;
+  }
+
   async create(type: string, key: string, object: Record<string, unknown>): Promise<StoredObject> {
     const { before, after } = this.serialize(object);
     const reply = await this.commands.script((s) => s.create, this.keys(type), [key, before, after, ...this.history()], true);
@@ -147,8 +155,7 @@ export class RedisStorage implements Storage {
     if (failure) throw failure;
     const rv = replyString(reply[1], 'create');
     const json = before + rv + after;
-    const delivered = this.streams.deliverOwn(type, { type: 'ADDED', key, resourceVersion: rv, json });
-    if (delivered) await delivered;
+    await this.handOut(type, { type: 'ADDED', key, resourceVersion: rv, json });
     return { key, resourceVersion: rv, json };
   }
 
@@ -170,8 +177,7 @@ export class RedisStorage implements Storage {
     const rv = replyString(reply[1], 'update');
     const json = before + rv + after;
     if (followed && reply.length > 2) {
-      const delivered = this.streams.deliverOwn(type, { type: 'MODIFIED', key, resourceVersion: rv, json, prevJson: replyString(reply[2], 'update') });
-      if (delivered) await delivered;
+      await this.handOut(type, { type: 'MODIFIED', key, resourceVersion: rv, json, prevJson: replyString(reply[2], 'update') });
     }
     return { key, resourceVersion: rv, json };
   }
@@ -185,8 +191,7 @@ export class RedisStorage implements Storage {
     const rv = replyString(reply[1], 'delete');
     const json = replyString(reply[2], 'delete');
     if (followed && reply.length > 3) {
-      const delivered = this.streams.deliverOwn(type, { type: 'DELETED', key, resourceVersion: rv, json, prevJson: replyString(reply[3], 'delete') });
-      if (delivered) await delivered;
+      await this.handOut(type, { type: 'DELETED', key, resourceVersion: rv, json, prevJson: replyString(reply[3], 'delete') });
     }
     return { key, resourceVersion: rv, json };
   }
