@@ -99,13 +99,17 @@ export class VersionedCollection {
     return this.objects.get(key);
   }
 
-  /** Changes after `after` still kept, oldest first. */
+  /** Changes after `after` still kept, oldest first (found by bisection: history is in version order). */
   changesAfter(after: string): ChangeEvent[] {
-    const events: ChangeEvent[] = [];
-    for (let i = this.historyStart; i < this.history.length; i++) {
-      const { event } = this.history[i];
-      if (compareResourceVersions(event.resourceVersion, after) > 0) events.push(event);
+    let low = this.historyStart;
+    let high = this.history.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (compareResourceVersions(this.history[mid].event.resourceVersion, after) > 0) high = mid;
+      else low = mid + 1;
     }
+    const events: ChangeEvent[] = new Array<ChangeEvent>(this.history.length - low);
+    for (let i = low; i < this.history.length; i++) events[i - low] = this.history[i].event;
     return events;
   }
 
