@@ -112,6 +112,29 @@ export class HttpClient {
     });
   }
 
+  /**
+   * Opens a long-lived GET (a watch) and hands each received chunk to `onData`. Resolves with the
+   * response status once headers arrive (the stream goes on); `close` ends it. `onEnd` is told when
+   * the server ends the stream or the connection fails.
+   */
+  stream(path: string, onData: (chunk: Buffer) => void, onEnd: (err?: Error) => void): Promise<{ status: number; close(): void }> {
+    return new Promise((resolve, reject) => {
+      const headers: Record<string, string> = { accept: 'application/json' };
+      if (this.token !== undefined) headers.authorization = `Bearer ${this.token}`;
+      const req = this.send({ host: this.host, port: this.port, method: 'GET', path, agent: this.agent, headers }, (res) => {
+        res.on('data', onData);
+        res.once('end', () => onEnd());
+        res.once('error', (e) => onEnd(e));
+        resolve({ status: res.statusCode ?? 0, close: () => req.destroy() });
+      });
+      req.once('error', (e) => {
+        reject(e);
+        onEnd(e);
+      });
+      req.end();
+    });
+  }
+
   close(): void {
     this.agent.destroy();
   }

@@ -23,10 +23,11 @@ export const SCENARIO_NAMES = [
   'aggregator',
   'overload',
   'write-to-watch',
+  'node-watches',
 ] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 /** Scenarios that can measure a server given by URL (they clean up what they create). */
-export const URL_SCENARIOS: readonly ScenarioName[] = ['crud', 'create', 'apply', 'webhook', 'cr-create', 'overload', 'write-to-watch'];
+export const URL_SCENARIOS: readonly ScenarioName[] = ['crud', 'create', 'apply', 'webhook', 'cr-create', 'overload', 'write-to-watch', 'node-watches'];
 
 export const TARGET_NAMES = ['memory', 'redis', 'redis-workers2', 'url'] as const;
 export type TargetName = (typeof TARGET_NAMES)[number];
@@ -85,6 +86,8 @@ export interface BenchOptions {
   /** Worker threads holding the watchers of `watch-fanout` and `informer-start`. */
   watchThreads: number;
   informers: number;
+  /** Node watches (and nodes) of `node-watches`. */
+  nodeWatches: number;
   informerObjects: number;
   /** Size of the `data` payload of ConfigMaps, in bytes. */
   payloadBytes: number;
@@ -136,6 +139,7 @@ Sizes (defaults full / quick):
   --watch-payload B    padding bytes per watch-fanout write (256)
   --watch-threads N    client worker threads holding watchers (2)
   --informers N        watchers for informer-start (1000 / 1000)
+  --node-watches N     nodes, each watching its pods, for node-watches (1000 / 500)
   --informer-objects N objects for informer-start (10000 / 2000)
   --payload B          ConfigMap data bytes (1024)
   --max-server-rss-mb N  kill the server above this RSS (6144)
@@ -254,6 +258,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions | undefine
     '--watch-payload',
     '--watch-threads',
     '--informers',
+    '--node-watches',
     '--informer-objects',
     '--payload',
     '--max-server-rss-mb',
@@ -305,6 +310,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions | undefine
     watchPayload: flags.has('--watch-payload') ? nonNegativeInt('--watch-payload', flags.get('--watch-payload')) : 256,
     watchThreads: int('--watch-threads', 2, 2),
     informers: int('--informers', 1000, 1000),
+    nodeWatches: int('--node-watches', 1000, 500),
     informerObjects: int('--informer-objects', 10_000, 2_000),
     payloadBytes: flags.has('--payload') ? nonNegativeInt('--payload', flags.get('--payload')) : 1024,
     maxServerRssMb: int('--max-server-rss-mb', 6144, 6144),

@@ -32,6 +32,7 @@ import { watchFanoutManyScenario, watchFanoutScenario } from './scenario-watch-f
 import { webhookScenario } from './scenario-webhook.js';
 import { aggregatorScenario } from './scenario-aggregator.js';
 import { writeToWatchScenario } from './scenario-write-to-watch.js';
+import { nodeWatchesScenario } from './scenario-node-watches.js';
 import { renderTable } from './table.js';
 
 const SCENARIOS: Record<ScenarioName, Scenario> = {
@@ -54,6 +55,7 @@ const SCENARIOS: Record<ScenarioName, Scenario> = {
   aggregator: aggregatorScenario,
   overload: overloadScenario,
   'write-to-watch': writeToWatchScenario,
+  'node-watches': nodeWatchesScenario,
 };
 
 /** The JSON written by --json (and read by --baseline). */
