@@ -15,7 +15,8 @@ import { followChanges } from '../watch/watch-subscription.js';
 import { supportsProtobuf, type ResourceRequest } from './context.js';
 import { selectionFor } from '../rest/selection.js';
 import { selectConvertedStored, selectsAfterConversion, storageSelectionFor } from '../rest/converted-selection.js';
-import { printerOf } from '../strategy/strategies.js';
+import { printerOf, watchIndexFieldOf } from '../strategy/strategies.js';
+import { watchTrigger } from '../watch/watch-trigger.js';
 
 /**
  * WATCH: a chunked stream of events (JSON lines or Protobuf frames), flushed in short batches.
@@ -81,5 +82,8 @@ export async function handleWatch(r: ResourceRequest, store: Watcher): Promise<v
     encoder,
     progress,
     filter: watchEventFilter(namespace, selection, afterConversion ? { apiVersion: r.apiVersion, facts: r.server.catalog.customResources } : undefined),
+    ...(!afterConversion &&
+      selection.exactField !== undefined &&
+      selection.exactField.field === watchIndexFieldOf(r.info) && { trigger: watchTrigger(selection.exactField, (clock) => progress.follow(clock)) }),
   });
 }

@@ -1,7 +1,7 @@
 import { compileSelectorParts, labelsOf } from '../selectors/compile-selectors.js';
-import type { FieldSelectorSpec } from '../selectors/field-selector.js';
+import { fieldValue, type FieldSelectorSpec } from '../selectors/field-selector.js';
 import type { Labels } from '../selectors/label-selector.js';
-import { fieldSelectorsOf } from '../strategy/strategies.js';
+import { fieldSelectorsOf, watchIndexFieldOf } from '../strategy/strategies.js';
 import type { StoredObject } from '../storage/storage.js';
 import type { ListOptions } from '../api/request-options.js';
 import type { ResourceInfo } from '../api/resource-info.js';
@@ -20,6 +20,23 @@ export interface Selection {
    * objects converted by a CRD's webhook, src/selectors/converted-selection.ts).
    */
   selectConverted?: (items: readonly StoredObject[]) => Promise<StoredObject[]>;
+  /**
+   * An exact-match term (`field=value`) of the field selector, when it has one: an object whose
+   * `field` is not `value` never matches. Watches test it first (see event-filter.ts): every kubelet
+   * watches pods with `spec.nodeName=<node>`, and a change concerns one or two nodes of thousands.
+   */
+  exactField?: ExactField;
+}
+
+/** One exact-match field term of a selection. */
+export interface ExactField {
+  /** Names the field under its type's field-selector contract: equal keys read equal values of one object. */
+  key: string;
+  /** The field's canonical label. */
+  field: string;
+  value: string;
+  /** The object's value of the field, as the selector reads it (a missing field reads as ""). */
+  of(obj: Obj): string;
 }
 
 /**
@@ -44,9 +61,15 @@ export function selectionFor(
     const view = parsedView(obj, contract, spec);
     return parts.byLabels(view.labels) && parts.byFields(view.fields);
   };
+  // The kind's indexed field first: storage narrows watches by it (watch-trigger.ts).
+  const indexField = watchIndexFieldOf(r.info);
+  const exact = parts.fieldRequirements.find((r) => r.operator === '=' && r.field === indexField) ?? parts.fieldRequirements.find((r) => r.operator === '=');
   return {
     active: true,
     matches,
+    ...(exact !== undefined && {
+      exactField: { key: `${contract} ${exact.field}`, field: exact.field, value: exact.value, of: (obj: Obj) => fieldValue(parsedView(obj, contract, spec).fields, exact.field) },
+    }),
     matchesStored: (s) => {
       const view = selectedView(s, contract, spec);
       // An object that does not decode is kept, for the read to report it (kube's corrupt-object errors).

@@ -1,4 +1,4 @@
-import type { ChangeEvent, StoredObject } from '../storage/storage.js';
+import type { ChangeEvent, StoredObject, WatchTrigger } from '../storage/storage.js';
 import { listReadError } from './corrupt-object.js';
 import { waitForResourceVersion } from './read-consistency.js';
 import type { ResourceTarget } from './server-context.js';
@@ -26,7 +26,13 @@ export interface ChangeFeed {
    * `signal` aborts; resolves once subscribed. Rejects with the StorageError storage raised (410 Gone
    * when the history no longer reaches `from`); a later loss of history calls `onHistoryLost`.
    */
-  subscribe(from: string, onEvent: (event: ChangeEvent) => void, signal: AbortSignal, onHistoryLost: (err: StorageError) => void): Promise<void>;
+  subscribe(
+    from: string,
+    onEvent: (event: ChangeEvent) => void,
+    signal: AbortSignal,
+    onHistoryLost: (err: StorageError) => void,
+    trigger?: WatchTrigger,
+  ): Promise<void>;
 }
 
 /**
@@ -41,7 +47,7 @@ export async function openChangeFeed(target: ResourceTarget, request: WatchReque
   const { storage } = target.server;
   const type = target.type;
   const namespace = target.info.namespaced && target.ri.namespace !== '' ? target.ri.namespace : undefined;
-  const subscribe: ChangeFeed['subscribe'] = (from, onEvent, signal, onHistoryLost) => storage.watch(type, from, onEvent, signal, onHistoryLost);
+  const subscribe: ChangeFeed['subscribe'] = (from, onEvent, signal, onHistoryLost, trigger) => storage.watch(type, from, onEvent, signal, onHistoryLost, trigger);
   const rv = request.resourceVersion;
   try {
     if (request.initialEvents) {

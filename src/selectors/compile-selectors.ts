@@ -1,6 +1,6 @@
 /** One predicate for a list or watch request's labelSelector and fieldSelector. */
 import { compileFieldSelector, fieldRequirementsMatch, parseFieldSelectorFor, type ObjectMatcher } from './field-selector.js';
-import type { FieldSelectorSpec } from './field-selector.js';
+import type { FieldRequirement, FieldSelectorSpec } from './field-selector.js';
 import { compileLabelSelector, type Labels } from './label-selector.js';
 
 /** An object's labels as selectors read them (string values only). */
@@ -29,6 +29,8 @@ export function compileSelectors(fieldSpec: FieldSelectorSpec, labelSelector?: s
 export interface SelectorParts {
   byLabels(labels: Labels): boolean;
   byFields(fields: Record<string, string>): boolean;
+  /** The field selector's terms, fields under their canonical labels. */
+  fieldRequirements: readonly FieldRequirement[];
 }
 
 /**
@@ -38,5 +40,5 @@ export interface SelectorParts {
 export function compileSelectorParts(fieldSpec: FieldSelectorSpec, labelSelector?: string, fieldSelector?: string): SelectorParts {
   const byLabels = compileLabelSelector(labelSelector);
   const requirements = fieldSelector === undefined || fieldSelector === '' ? [] : parseFieldSelectorFor(fieldSpec, fieldSelector);
-  return { byLabels, byFields: (fields) => requirements.length === 0 || fieldRequirementsMatch(requirements, fields) };
+  return { byLabels, byFields: (fields) => requirements.length === 0 || fieldRequirementsMatch(requirements, fields), fieldRequirements: requirements };
 }

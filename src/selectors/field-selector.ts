@@ -113,9 +113,14 @@ export function parseFieldSelectorFor(spec: FieldSelectorSpec, selector: string)
 /** Whether every requirement holds for the object's selectable fields (a missing field reads as ""). */
 export function fieldRequirementsMatch(requirements: readonly FieldRequirement[], fields: Record<string, string>): boolean {
   return requirements.every((r) => {
-    const actual = Object.prototype.hasOwnProperty.call(fields, r.field) ? (fields[r.field] ?? '') : '';
+    const actual = fieldValue(fields, r.field);
     return r.operator === '=' ? actual === r.value : actual !== r.value;
   });
+}
+
+/** The value of selectable field `field` as selectors read it: a missing field reads as "". */
+export function fieldValue(fields: Record<string, string>, field: string): string {
+  return Object.prototype.hasOwnProperty.call(fields, field) ? (fields[field] ?? '') : '';
 }
 
 /**

@@ -9,8 +9,10 @@ import {
   type Storage,
   type StorageStats,
   type StoredObject,
+  type WatchTrigger,
 } from './storage.js';
 import { VersionedCollection, type HistoryLimits } from './versioned-collection.js';
+import { ListenerSet } from './listener-set.js';
 import { StorageError } from '../api/storage-error.js';
 
 export interface MemoryStorageOptions {
@@ -24,16 +26,18 @@ export interface MemoryStorageOptions {
   maxObjectBytes?: number;
 }
 
-interface Watcher {
-  listener: ChangeListener;
-  signal: AbortSignal;
-}
-
 /** Per-type state: the versioned objects and the live watchers. */
 interface TypeState {
   readonly collection: VersionedCollection;
-  readonly watchers: Set<Watcher>;
+  readonly watchers: ListenerSet<Watcher>;
 }
+
+/** One watch's entry (its own object, so one listener given twice is two watches). */
+interface Watcher {
+  readonly listener: ChangeListener;
+}
+
+const callListener = (event: ChangeEvent) => (w: Watcher) => w.listener(event);
 
 function withResourceVersion(object: Record<string, unknown>, rv: string): string {
   const metadata = (typeof object.metadata === 'object' && object.metadata !== null ? object.metadata : {}) as Record<string, unknown>;
@@ -76,7 +80,7 @@ export class MemoryStorage implements Storage {
     let s = this.types.get(type);
     if (!s) {
       // An untouched type is at version 1; its first write gets 2.
-      s = { collection: new VersionedCollection('1', this.limits), watchers: new Set() };
+      s = { collection: new VersionedCollection('1', this.limits), watchers: new ListenerSet('1') };
       this.types.set(type, s);
     }
     return s;
@@ -90,7 +94,7 @@ export class MemoryStorage implements Storage {
   private record(s: TypeState, event: ChangeEvent): void {
     s.collection.apply(event, this.now());
     // Aborted watchers remove themselves (abort listener in `watch`), so the hot loop only calls.
-    for (const w of s.watchers) w.listener(event);
+    s.watchers.dispatch(event, callListener(event));
   }
 
   async create(type: string, key: string, object: Record<string, unknown>): Promise<StoredObject> {
@@ -140,7 +144,14 @@ export class MemoryStorage implements Storage {
     return this.state(type).collection.resourceVersion;
   }
 
-  async watch(type: string, fromResourceVersion: string, listener: ChangeListener, signal: AbortSignal): Promise<void> {
+  async watch(
+    type: string,
+    fromResourceVersion: string,
+    listener: ChangeListener,
+    signal: AbortSignal,
+    _onError?: (err: StorageError) => void,
+    trigger?: WatchTrigger,
+  ): Promise<void> {
     const s = this.state(type);
     const oldest = s.collection.oldestResourceVersion;
     if (compareResourceVersions(fromResourceVersion, oldest) < 0) {
@@ -156,10 +167,10 @@ export class MemoryStorage implements Storage {
               if (compareResourceVersions(e.resourceVersion, fromResourceVersion) > 0) listener(e);
             }
           : listener,
-      signal,
     };
-    s.watchers.add(watcher);
+    s.watchers.add(watcher, trigger);
     signal.addEventListener('abort', () => s.watchers.delete(watcher), { once: true });
+    trigger?.onLive?.(s.watchers.clock);
   }
 
   async stats(type: string): Promise<StorageStats> {

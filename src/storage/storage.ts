@@ -81,6 +81,33 @@ export interface StorageStats {
 /** Receives changes in resourceVersion order, each exactly once. */
 export type ChangeListener = (event: ChangeEvent) => void;
 
+/**
+ * Narrows a watch to the changes of objects with one value of an indexed field, as kube's Cacher
+ * triggers do (pods by `spec.nodeName`): storage may withhold the other live changes from the
+ * listener without calling it. Replayed history is not narrowed.
+ */
+export interface WatchTrigger {
+  /** Names the index; one name always comes with the same `valuesOf`. */
+  readonly index: string;
+  /**
+   * The index values of a change: its object's, before and after it. Undefined when they cannot
+   * be read (the change then reaches every listener of the index).
+   */
+  readonly valuesOf: (event: ChangeEvent) => readonly string[] | undefined;
+  /** The value the listener's objects have. */
+  readonly value: string;
+  /**
+   * Told, once the listener is live (history replayed), how far the type's changes have been
+   * handed out: the listener has been through every change up to the clock's version, withheld or not.
+   */
+  readonly onLive?: (clock: DispatchClock) => void;
+}
+
+/** Where the live listeners of one type stand: every change up to `resourceVersion` has been handed out. */
+export interface DispatchClock {
+  readonly resourceVersion: string;
+}
+
 /** Default bound on a stored object's JSON size: etcd's default request limit (1.5 MiB). */
 export const DEFAULT_MAX_OBJECT_BYTES = 1536 * 1024;
 
@@ -124,8 +151,16 @@ export interface Storage {
    * `fromResourceVersion`. Resolves once the listener is registered (history replayed or queued).
    * `onError` is called at most once if the backend later cannot deliver every change (for example
    * the history was trimmed past changes a lagging reader had not read); the watch is over then.
+   * With `trigger`, live changes of objects without the trigger's value may be withheld.
    */
-  watch(type: string, fromResourceVersion: string, listener: ChangeListener, signal: AbortSignal, onError?: (err: StorageError) => void): Promise<void>;
+  watch(
+    type: string,
+    fromResourceVersion: string,
+    listener: ChangeListener,
+    signal: AbortSignal,
+    onError?: (err: StorageError) => void,
+    trigger?: WatchTrigger,
+  ): Promise<void>;
 
   /**
    * How many objects of `type` are stored now and, where the process holds them all, their mean

@@ -140,6 +140,13 @@ export interface KindStrategy {
   fieldSelectors?: (version: string) => FieldSelectorSpec;
 
   /**
+   * A field label (canonical) whose exact-match watches (`field=value`) storage hands only the
+   * changes of objects with that value before or after, without calling the others (kube's Cacher
+   * trigger: pods by spec.nodeName, which every kubelet watches). Default: none.
+   */
+  watchIndexField?: string;
+
+  /**
    * Fields besides `spec` a write of the status subresource never records as owned (kube's status
    * strategy GetResetFields), as paths. Default: none beyond `spec`.
    */

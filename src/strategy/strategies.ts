@@ -58,6 +58,11 @@ export function fieldSelectorsOf(info: Pick<ResourceInfo, 'group' | 'version' | 
   return strategyFor(info).fieldSelectors?.(info.version) ?? defaultFieldSelector(info.namespaced);
 }
 
+/** The field whose exact-match watches storage narrows by index (KindStrategy.watchIndexField); none for custom resources. */
+export function watchIndexFieldOf(info: Pick<ResourceInfo, 'group' | 'resource' | 'custom'>): string | undefined {
+  return info.custom === true ? undefined : strategyFor(info).watchIndexField;
+}
+
 /** Whether Capstan applies kube's defaulting to objects of this resource. */
 export function hasDefaults(info: Pick<ResourceInfo, 'group' | 'resource'>): boolean {
   return strategyFor(info).defaults !== undefined;

@@ -2,6 +2,7 @@ import type { Obj } from '../api/object-util.js';
 import { servedJsonsFor, untilConverted } from '../conversion/converting-io.js';
 import type { ChangeEvent } from '../storage/storage.js';
 import type { CustomResourceFacts } from '../catalog/custom-resource-facts.js';
+import type { ExactField } from '../rest/selection.js';
 import { eventDecodes, parsedObjects, type WatchEventType } from './event-encoding.js';
 
 /** The selectors a watch narrows its events with (a handler's `Selection` fits). */
@@ -9,6 +10,31 @@ export interface WatchSelection {
   /** Whether any selector narrows the collection (when false, `matches` is not called). */
   active: boolean;
   matches(obj: Obj): boolean;
+  /** An exact-match field term every match satisfies (see Selection.exactField). */
+  exactField?: ExactField;
+}
+
+/**
+ * The values of one exact-match field (by ExactField key) in the last change tested. Every watch
+ * of a type is handed each change in turn, so a thousand kubelets' `spec.nodeName=<node>` watches
+ * read the change's node names once and each compares one string.
+ */
+const lastExact: { event: ChangeEvent | undefined; key: string; current: string; previous: string | undefined } = {
+  event: undefined,
+  key: '',
+  current: '',
+  previous: undefined,
+};
+
+/** Whether `event`'s object, before or after, has `exact.value` in the field (a necessary condition for any delivery). */
+function exactFieldMayMatch(exact: ExactField, event: ChangeEvent, current: Obj, previous: Obj | undefined): boolean {
+  if (lastExact.event !== event || lastExact.key !== exact.key) {
+    lastExact.event = event;
+    lastExact.key = exact.key;
+    lastExact.current = exact.of(current);
+    lastExact.previous = previous !== undefined ? exact.of(previous) : undefined;
+  }
+  return lastExact.current === exact.value || lastExact.previous === exact.value;
 }
 
 /**
@@ -34,12 +60,15 @@ export function watchEventFilter(
   convertTo?: { apiVersion: string; facts: CustomResourceFacts },
 ): WatchEventFilter {
   const prefix = namespace !== undefined ? `${namespace}/` : '';
+  // Field selectors of webhook-converted kinds read the converted objects: no shortcut there.
+  const exact = convertTo === undefined ? selection.exactField : undefined;
   return (event) => {
     if (prefix !== '' && !event.key.startsWith(prefix)) return undefined;
     if (event.type === 'DELETED' && !eventDecodes(event)) return 'DELETED';
     if (!selection.active) return event.type;
     const { current, previous } = parsedObjects(event);
     if (current === undefined) return undefined;
+    if (exact !== undefined && !exactFieldMayMatch(exact, event, current, previous)) return undefined;
     if (convertTo !== undefined) return convertedTransition(convertTo.facts, event, selection, convertTo.apiVersion, previous !== undefined);
     return transition(event.type, selection.matches(current), previous !== undefined && selection.matches(previous));
   };

@@ -1,7 +1,7 @@
 import { storageErrorToApi } from '../rest/storage-errors.js';
 import type { ResourceTarget } from '../rest/server-context.js';
 import type { ChangeFeed } from '../rest/watch.js';
-import { type ChangeEvent } from '../storage/storage.js';
+import { type ChangeEvent, type WatchTrigger } from '../storage/storage.js';
 import type { WatchEventFilter } from './event-filter.js';
 import type { WatchEncoder } from './watch-encoder.js';
 import { expiredStatus, failureStatus } from './watch-errors.js';
@@ -17,6 +17,8 @@ export interface OpenWatch {
   encoder: WatchEncoder;
   progress: WatchProgress;
   filter: WatchEventFilter;
+  /** Narrows the changes storage hands the watch (see watch-trigger.ts); its filter still decides. */
+  trigger?: WatchTrigger;
 }
 
 /**
@@ -31,25 +33,26 @@ export interface OpenWatch {
  */
 export async function followChanges(target: ResourceTarget, feed: ChangeFeed, watch: OpenWatch): Promise<void> {
   const from = feed.resourceVersion;
-  const { lifetime, out, encoder, progress, filter } = watch;
+  const { lifetime, out, encoder, progress, filter, trigger } = watch;
+  const onFailure = (err: unknown): string | Buffer => encoder.error(failureStatus(err));
   const onEvent = (event: ChangeEvent): void => {
     if (lifetime.ended) return;
     progress.advance(event.resourceVersion);
     const type = filter(event);
-    const onFailure = (err: unknown): string | Buffer => encoder.error(failureStatus(err));
+    if (type === undefined) return;
     if (type instanceof Promise)
       out.write(
         type.then((t) => (t === undefined ? undefined : encoder.change(event, t))),
         onFailure,
       );
-    else if (type !== undefined) out.write(encoder.change(event, type), onFailure);
+    else out.write(encoder.change(event, type), onFailure);
   };
   const onHistoryLost = (err: StorageError): void => {
     out.write(encoder.error(expiredStatus(progress.resourceVersion, err)));
     lifetime.end();
   };
   try {
-    await feed.subscribe(from, onEvent, lifetime.signal, onHistoryLost);
+    await feed.subscribe(from, onEvent, lifetime.signal, onHistoryLost, trigger);
     if (!lifetime.ended) out.start();
   } catch (err) {
     const expired = err instanceof StorageError && err.code === 'Gone';

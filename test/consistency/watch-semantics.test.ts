@@ -150,6 +150,83 @@ for (const backend of allBackends()) {
       assert.deepEqual(summary(fe), [['ADDED', 'y']]);
     });
 
+    test("pod watches by spec.nodeName, as kubelets and the scheduler hold them, see exactly their node's pods", async () => {
+      const pods = '/api/v1/namespaces/default/pods';
+      const node = (n: string): string => uniqueName(`node-${n}`);
+      const [a, b, c] = [node('a'), node('b'), node('c')];
+      const pod = async (name: string, nodeName?: string): Promise<string> => {
+        const spec = { ...(nodeName !== undefined && { nodeName }), containers: [{ name: 'c', image: 'nginx' }] };
+        const r = await api(s.url, pods, { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify({ metadata: { name }, spec }) });
+        assert.equal(r.status, 201, r.text);
+        return r.body.metadata.resourceVersion as string;
+      };
+      const [p1, p2, p3, p4] = ['p1', 'p2', 'p3', 'p4'].map((p) => uniqueName(p));
+      const rv = (await api(s.url, `${pods}?limit=1`)).body.metadata.resourceVersion;
+      const watch = (selector: string): Promise<Awaited<ReturnType<typeof openWatch>>> =>
+        openWatch(s.url, `${pods}?watch=1&allowWatchBookmarks=true&resourceVersion=${rv}&fieldSelector=${encodeURIComponent(selector)}`);
+      const onA = await watch(`spec.nodeName=${a}`);
+      const onB = await watch(`spec.nodeName=${b}`);
+      const onC = await watch(`spec.nodeName=${c}`);
+      const unassigned = await watch('spec.nodeName=');
+      const p2OnB = await watch(`spec.nodeName=${b},metadata.name=${p2}`);
+      const p2OnA = await watch(`spec.nodeName=${a},metadata.name=${p2}`);
+
+      await pod(p1);
+      const bound = await api(s.url, `${pods}/${p1}/binding`, {
+        method: 'POST',
+        headers: JSON_HEADERS,
+        body: JSON.stringify({ apiVersion: 'v1', kind: 'Binding', metadata: { name: p1 }, target: { apiVersion: 'v1', kind: 'Node', name: a } }),
+      });
+      assert.equal(bound.status, 201, bound.text);
+      await pod(p2, b);
+      const status = await api(s.url, `${pods}/${p1}/status`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/merge-patch+json' },
+        body: JSON.stringify({ status: { message: 'running' } }),
+      });
+      assert.equal(status.status, 200, status.text);
+      for (const name of [p2, p1]) assert.equal((await api(s.url, `${pods}/${name}?gracePeriodSeconds=0`, { method: 'DELETE' })).status, 200);
+      // The last writes: each watch's last event comes from one of them, so anything it should not
+      // have been sent would have come before.
+      await pod(p3, c);
+      const lastVersion = await pod(p4);
+
+      const last = (w: Awaited<ReturnType<typeof openWatch>>, type: string, name: string) =>
+        w.waitFor((events) => events.some((e) => e.type === type && e.object.metadata.name === name)).then((events) => events.filter((e) => e.type !== 'BOOKMARK'));
+      assert.deepEqual(summary(await last(onA, 'DELETED', p1)), [
+        ['ADDED', p1],
+        ['MODIFIED', p1],
+        ['DELETED', p1],
+      ]);
+      assert.deepEqual(summary(await last(onB, 'DELETED', p2)), [
+        ['ADDED', p2],
+        ['DELETED', p2],
+      ]);
+      assert.deepEqual(summary(await last(onC, 'ADDED', p3)), [['ADDED', p3]]);
+      assert.deepEqual(summary(await last(unassigned, 'ADDED', p4)), [
+        ['ADDED', p1],
+        ['DELETED', p1],
+        ['ADDED', p4],
+      ]);
+      assert.deepEqual(summary(await last(p2OnB, 'DELETED', p2)), [
+        ['ADDED', p2],
+        ['DELETED', p2],
+      ]);
+      // Binding p1 to a: the unassigned watch's DELETED carries the pod as it last matched (no node).
+      assert.equal(unassigned.events.filter((e) => e.type !== 'BOOKMARK')[1]?.object.spec.nodeName, undefined);
+      assert.equal(onA.events.find((e) => e.type !== 'BOOKMARK')?.object.spec.nodeName, a);
+      // p2OnA matches nothing. Its bookmarks still move on with every change of the type: once one
+      // reaches p4's creation, it has been handed every change, and none was sent.
+      const through = await p2OnA.waitFor((events) =>
+        events.some((e) => e.type === 'BOOKMARK' && BigInt(e.object.metadata.resourceVersion as string) >= BigInt(lastVersion)),
+      );
+      assert.deepEqual(
+        through.filter((e) => e.type !== 'BOOKMARK'),
+        [],
+      );
+      for (const w of [onA, onB, onC, unassigned, p2OnB, p2OnA]) w.close();
+    });
+
     test("a watch on one object's /watch/ path sees only that object; ?watch=1 on an object path is a plain get", async () => {
       const ns = await mkNamespace(s.url);
       const one = await create(s.url, ns, 'one');

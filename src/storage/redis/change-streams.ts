@@ -11,7 +11,7 @@ import { replyString } from './replies.js';
 import { awaitReplicated, fenceKeyOf, type FenceOptions } from './replication-fence.js';
 import { parseStreamEntry, WatchHub, watchGone } from './watch-hub.js';
 import { compareResourceVersions } from '../resource-version.js';
-import { type ChangeEvent, type ChangeListener } from '../storage.js';
+import { type ChangeEvent, type ChangeListener, type WatchTrigger } from '../storage.js';
 import { StorageError } from '../../api/storage-error.js';
 
 /** What the change streams read through and where they report failures without a caller. */
@@ -40,12 +40,19 @@ export class RedisChangeStreams {
    * reaches back that far (checked against bounds read after the call), `Unavailable` when Redis
    * cannot be reached or the backend is closed.
    */
-  async watch(type: string, fromResourceVersion: string, listener: ChangeListener, signal: AbortSignal, onError?: (err: StorageError) => void): Promise<void> {
+  async watch(
+    type: string,
+    fromResourceVersion: string,
+    listener: ChangeListener,
+    signal: AbortSignal,
+    onError?: (err: StorageError) => void,
+    trigger?: WatchTrigger,
+  ): Promise<void> {
     const { current, oldest } = await this.historyReads.get(type);
     if (compareResourceVersions(fromResourceVersion, oldest) < 0) throw watchGone(fromResourceVersion, oldest);
     if (signal.aborted) return;
     const hub = this.hub(type, this.options.keys(type), current);
-    await hub.subscribe(fromResourceVersion, listener, signal, onError);
+    await hub.subscribe(fromResourceVersion, listener, signal, onError, trigger);
   }
 
   /** Whether this process reads the type's changes (its own writes of the type are then handed to the reader). */

@@ -26,6 +26,7 @@ import {
   type Storage,
   type StorageStats,
   type StoredObject,
+  type WatchTrigger,
 } from '../storage.js';
 import { StorageError } from '../../api/storage-error.js';
 
@@ -211,8 +212,15 @@ export class RedisStorage implements Storage {
   }
 
   /** See RedisChangeStreams.watch. */
-  async watch(type: string, fromResourceVersion: string, listener: ChangeListener, signal: AbortSignal, onError?: (err: StorageError) => void): Promise<void> {
-    return this.streams.watch(type, fromResourceVersion, listener, signal, onError);
+  async watch(
+    type: string,
+    fromResourceVersion: string,
+    listener: ChangeListener,
+    signal: AbortSignal,
+    onError?: (err: StorageError) => void,
+    trigger?: WatchTrigger,
+  ): Promise<void> {
+    return this.streams.watch(type, fromResourceVersion, listener, signal, onError, trigger);
   }
 
   /**

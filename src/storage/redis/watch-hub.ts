@@ -1,6 +1,7 @@
 import { compareResourceVersions } from '../resource-version.js';
 import type { RedisClient } from './scripts.js';
-import { type ChangeEvent, type ChangeListener, type ChangeType } from '../storage.js';
+import { type ChangeEvent, type ChangeListener, type ChangeType, type WatchTrigger } from '../storage.js';
+import { ListenerSet } from '../listener-set.js';
 import { StorageError } from '../../api/storage-error.js';
 
 const CHANGE_TYPES: readonly ChangeType[] = ['ADDED', 'MODIFIED', 'DELETED'];
@@ -125,7 +126,7 @@ export interface WatchHubOptions {
  */
 export class WatchHub {
   private readonly options: WatchHubOptions;
-  private readonly subscriptions = new Set<Subscription>();
+  private readonly subscriptions: ListenerSet<Subscription>;
   private readonly cache: ChangeEvent[] = [];
   private cacheStart = 0;
   private readonly stop = new AbortController();
@@ -144,6 +145,7 @@ export class WatchHub {
   constructor(options: WatchHubOptions) {
     this.options = options;
     this.position = options.position;
+    this.subscriptions = new ListenerSet(options.position);
     options.client.on('ready', () => this.connections++);
     this.loop = this.run(this.stop.signal);
   }
@@ -153,7 +155,7 @@ export class WatchHub {
    * position has been delivered; rejects with Gone (and registers nothing) when Redis no longer
    * holds that history.
    */
-  async subscribe(after: string, listener: ChangeListener, signal: AbortSignal, onError?: (err: StorageError) => void): Promise<void> {
+  async subscribe(after: string, listener: ChangeListener, signal: AbortSignal, onError?: (err: StorageError) => void, trigger?: WatchTrigger): Promise<void> {
     const sub: Subscription = { listener, after, buffer: null, onError };
     const upTo = this.position;
     if (compareResourceVersions(after, upTo) < 0) {
@@ -162,7 +164,7 @@ export class WatchHub {
         for (const event of cached) this.deliver(sub, event);
       } else {
         sub.buffer = [];
-        this.subscriptions.add(sub);
+        this.subscriptions.add(sub, trigger);
         try {
           await this.options.readRange(after, upTo, (events) => {
             for (const event of events) if (!signal.aborted) this.deliver(sub, event);
@@ -180,8 +182,9 @@ export class WatchHub {
       this.subscriptions.delete(sub);
       return;
     }
-    this.subscriptions.add(sub);
+    this.subscriptions.add(sub, trigger);
     signal.addEventListener('abort', () => this.subscriptions.delete(sub), { once: true });
+    trigger?.onLive?.(this.subscriptions.clock);
   }
 
   /**
@@ -287,7 +290,7 @@ export class WatchHub {
       this.dropPendingThrough(event.resourceVersion);
       // Every current listener has missed changes: end their watches so clients resume or relist.
       const lost = watchGone(this.position, event.resourceVersion);
-      for (const sub of [...this.subscriptions]) {
+      for (const sub of this.subscriptions.entries()) {
         this.subscriptions.delete(sub);
         sub.onError?.(lost);
       }
@@ -299,10 +302,10 @@ export class WatchHub {
       this.cache.splice(0, this.cacheStart);
       this.cacheStart = 0;
     }
-    for (const sub of this.subscriptions) {
+    this.subscriptions.dispatch(event, (sub) => {
       if (sub.buffer) sub.buffer.push(event);
       else this.deliver(sub, event);
-    }
+    });
   }
 
   /** Forgets own writes up to `version` (history skipped past them). */
@@ -393,7 +396,8 @@ export class WatchHub {
     this.pendingOwn.clear();
     const lost = watchGone(this.position, current);
     this.position = current;
-    for (const sub of [...this.subscriptions]) {
+    this.subscriptions.passed(current);
+    for (const sub of this.subscriptions.entries()) {
       this.subscriptions.delete(sub);
       sub.onError?.(lost);
     }

@@ -30,6 +30,7 @@ export const pods: KindStrategy = {
   ],
   printer: podPrinter,
   fieldSelectors: podFieldSelectors,
+  watchIndexField: 'spec.nodeName',
   defaults: defaultPod,
   // A resize (pods/NAME/resize) changes only resources, with its own rules.
   validate: (pod, old, subresource) => (subresource === 'resize' && old !== undefined ? validatePodResize(pod, old) : validatePod(pod, old)),
