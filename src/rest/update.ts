@@ -119,7 +119,8 @@ export async function updateObject(
     const storedObj = JSON.parse(stored.json) as Obj;
     // Updates and patches apply to the object in the request's version; it is stored converted back.
     const current = await servedObjectAsync(facts, storedObj, r.apiVersion);
-    const copy = structuredClone(current);
+    // The working copy: parsing the stored text again is about twice as fast as a deep clone.
+    const copy = current === storedObj ? (JSON.parse(stored.json) as Obj) : structuredClone(current);
     const { next, pinnedVersion, managedFields } = await compute(copy, copy);
     if (pinnedVersion !== '' && pinnedVersion !== stored.resourceVersion) throw staleConflict(qr, name);
     const nextMeta = metadataOf(next);
