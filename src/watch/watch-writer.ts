@@ -3,21 +3,22 @@ import type { Response } from 'express';
 
 const CRLF = Buffer.from('\r\n');
 
-/** Below this many open watchers, frames go out as soon as the code that queued them has run. */
+/** Below this many watchers with frames to write, frames go out as soon as the code that queued them has run. */
 export const WATCH_IMMEDIATE_BELOW = 200;
 /** How long frames may wait to be written together once there are more watchers. */
 export const WATCH_FLUSH_DELAY_MS = 5;
 /** The longest wait, reached with many watchers (bounds the added delivery latency). */
 export const WATCH_FLUSH_MAX_DELAY_MS = 50;
-/** Open watchers per millisecond of delay: the wait grows with the number of sockets to write. */
+/** Watchers to write per millisecond of delay: the wait grows with the number of sockets to write. */
 const WATCHERS_PER_DELAY_MS = 100;
 
 /** Writers waiting for the next flush (each at most once: see `WatchWriter.isScheduled`). */
 let scheduled: WatchWriter[] = [];
 let timer: NodeJS.Timeout | undefined;
-/** A flush is queued as a microtask. */
+/** A flush (or the decision to wait for one) is queued as a microtask. */
 let flushQueued = false;
-let openWriters = 0;
+/** The flush under way was not delayed (few watchers had frames). */
+let flushingAtOnce = true;
 /** Writers whose socket had a write in flight at their flush: they write in the check phase. */
 let deferred: WatchWriter[] = [];
 let deferredImmediate: NodeJS.Immediate | undefined;
@@ -40,20 +41,22 @@ export function afterDeferredWatchFrames(send: () => void): void {
   else setImmediate(send);
 }
 
-function flushAll(): void {
+function flushAll(atOnce: boolean): void {
   timer = undefined;
   flushQueued = false;
+  flushingAtOnce = atOnce;
   const writers = scheduled;
   scheduled = [];
   for (const w of writers) w.flushScheduled();
 }
 
 /**
- * How long queued frames wait for a flush with this many open watches: not at all below 200
- * watchers, then 5 ms up to 500, 10 ms at 1,000, growing to 50 ms at 5,000 and beyond. Each flush
- * costs one socket write per watcher with frames, so with many watchers a longer window puts
- * several events in one write instead of spending the CPU on syscalls (the cost that saturates the
- * process first).
+ * How long queued frames wait for a flush when this many watches have frames to write: not at all
+ * below 200, then 5 ms up to 500, 10 ms at 1,000, growing to 50 ms at 5,000 and beyond. Each flush
+ * costs one socket write per watcher with frames, so when changes go to many watchers a longer
+ * window puts several events in one write instead of spending the CPU on syscalls (the cost that
+ * saturates the process first). Changes that reach few watches (a pod's change, which only its
+ * node's watch is handed among a thousand kubelets') go out at once, however many watches are open.
  */
 export function flushDelayMs(watchers: number): number {
   if (watchers < WATCH_IMMEDIATE_BELOW) return 0;
@@ -61,18 +64,22 @@ export function flushDelayMs(watchers: number): number {
 }
 
 /**
- * Queues the next flush. Without delay it runs as a microtask: after the code that queued the
- * frames (every event of one storage write or stream read shares it), but before the write's own
- * response is encoded and sent, so an informer sees its event no later than the writer sees the
- * response, as with kube-apiserver.
+ * Queues the next flush. A microtask, after the code that queued the frames (every event of one
+ * storage write or stream read shares it) but before the write's own response is encoded and sent,
+ * counts the watches with frames: when few, it flushes them at once, so an informer sees its event
+ * no later than the writer sees the response, as with kube-apiserver; when many, the flush waits
+ * (`flushDelayMs`) and later frames join it.
  */
 function requestFlush(): void {
   if (timer !== undefined || flushQueued) return;
-  const delay = flushDelayMs(openWriters);
-  if (delay === 0) {
-    flushQueued = true;
-    queueMicrotask(flushAll);
-  } else timer = setTimeout(flushAll, delay);
+  flushQueued = true;
+  queueMicrotask(flushOrWait);
+}
+
+function flushOrWait(): void {
+  const delay = flushDelayMs(scheduled.length);
+  if (delay === 0) flushAll(true);
+  else timer = setTimeout(() => flushAll(false), delay);
 }
 
 /**
@@ -102,7 +109,6 @@ export class WatchWriter {
     /** Told how many frames each flush handed to the socket (metrics). */
     private readonly onWritten: (frames: number) => void = () => undefined,
   ) {
-    openWriters++;
     res.on('drain', this.onDrain);
     // Direct chunk writes (see `writeChunk`) make the socket, not the response, emit `drain`. An
     // HTTP/2 stream shares its connection with others: frames always go through the response.
@@ -141,10 +147,10 @@ export class WatchWriter {
     // then queue behind it until the turn after (then `write` soon returns false and waits for
     // `drain`, another turn). Under load a turn is long: frames wait for the check phase instead,
     // when the socket is free again, and go out in one write.
-    // Only while flushes are immediate (few watchers): with many, the flush spacing already trades
-    // latency for fewer writes, and writes' responses are not held (see afterDeferredWatchFrames).
+    // Only while flushes are immediate (few watchers to write): with many, the flush spacing already
+    // trades latency for fewer writes, and writes' responses are not held (see afterDeferredWatchFrames).
     if (
-      openWriters < WATCH_IMMEDIATE_BELOW &&
+      flushingAtOnce &&
       this.socket !== undefined &&
       this.socket.writableLength > 0 &&
       !this.closed &&
@@ -236,7 +242,6 @@ export class WatchWriter {
 
   private close(): void {
     if (this.closed) return;
-    openWriters--;
     this.closed = true;
     // The socket outlives the response when the connection is kept alive.
     this.socket?.off('drain', this.onDrain);

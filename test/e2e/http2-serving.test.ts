@@ -171,3 +171,55 @@ test('--http2-max-streams-per-connection sets the SETTINGS; --disable-http2-serv
     assert.equal(await alpn(server.url, pki, ['h2', 'http/1.1']), 'http/1.1');
   });
 });
+
+test("a change that reaches one watch goes out before its write's response, however many watches are open", { timeout: 120_000 }, async () => {
+  await withServer([], async (server, pki) => {
+    // 300 watches that no change below reaches (another namespace): open, but with nothing to write.
+    const idle = await session(server.url, pki);
+    const s = await session(server.url, pki);
+    try {
+      const opened = Array.from({ length: 300 }, () => {
+        const w = idle.request({ ':method': 'GET', ':path': '/api/v1/namespaces/kube-public/configmaps?watch=true' });
+        return new Promise<number>((resolve) => w.once('response', (h) => resolve(Number(h[':status']))));
+      });
+      assert.deepEqual(new Set(await Promise.all(opened)), new Set([200]));
+
+      // One watch on the writer's own connection, as client-go holds them; each write's event must
+      // come before its answer is complete on that connection.
+      const order: string[] = [];
+      const watch = s.request({ ':method': 'GET', ':path': `${CM}?watch=true&labelSelector=flush%3Dorder` });
+      assert.equal(await new Promise<number>((resolve) => watch.once('response', (h) => resolve(Number(h[':status'])))), 200);
+      let received = '';
+      watch.on('data', (c: Buffer) => {
+        received += c.toString('utf8');
+        const lines = received.split('\n');
+        received = lines.pop() ?? '';
+        for (const line of lines) order.push(`event ${(JSON.parse(line) as { object: { metadata: { name: string } } }).object.metadata.name}`);
+      });
+      for (let i = 0; i < 10; i++) {
+        const name = `flush-order-${i}`;
+        const post = s.request({ ':method': 'POST', ':path': CM, 'content-type': 'application/json', accept: 'application/json' });
+        // A client has its answer once the body has ended (client-go reads it whole).
+        let code = 0;
+        post.once('response', (h) => (code = Number(h[':status'])));
+        const status = new Promise<number>((resolve) =>
+          post.once('end', () => {
+            order.push(`response ${name}`);
+            resolve(code);
+          }),
+        );
+        post.resume();
+        post.end(JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { flush: 'order' } } }));
+        assert.equal(await status, 201);
+      }
+      watch.close(constants.NGHTTP2_CANCEL);
+      assert.deepEqual(
+        order,
+        Array.from({ length: 10 }, (_, i) => [`event flush-order-${i}`, `response flush-order-${i}`]).flat(),
+      );
+    } finally {
+      s.close();
+      idle.close();
+    }
+  });
+});
