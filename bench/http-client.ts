@@ -117,7 +117,7 @@ export class HttpClient {
    * response status once headers arrive (the stream goes on); `close` ends it. `onEnd` is told when
    * the server ends the stream or the connection fails.
    */
-  stream(path: string, onData: (chunk: Buffer) => void, onEnd: (err?: Error) => void): Promise<{ status: number; close(): void }> {
+  stream(path: string, onData: (chunk: Buffer) => void, onEnd: (err?: Error) => void): Promise<{ status: number; close: () => void }> {
     return new Promise((resolve, reject) => {
       const headers: Record<string, string> = { accept: 'application/json' };
       if (this.token !== undefined) headers.authorization = `Bearer ${this.token}`;

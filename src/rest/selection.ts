@@ -68,7 +68,12 @@ export function selectionFor(
     active: true,
     matches,
     ...(exact !== undefined && {
-      exactField: { key: `${contract} ${exact.field}`, field: exact.field, value: exact.value, of: (obj: Obj) => fieldValue(parsedView(obj, contract, spec).fields, exact.field) },
+      exactField: {
+        key: `${contract} ${exact.field}`,
+        field: exact.field,
+        value: exact.value,
+        of: (obj: Obj) => fieldValue(parsedView(obj, contract, spec).fields, exact.field),
+      },
     }),
     matchesStored: (s) => {
       const view = selectedView(s, contract, spec);

@@ -47,7 +47,8 @@ export async function openChangeFeed(target: ResourceTarget, request: WatchReque
   const { storage } = target.server;
   const type = target.type;
   const namespace = target.info.namespaced && target.ri.namespace !== '' ? target.ri.namespace : undefined;
-  const subscribe: ChangeFeed['subscribe'] = (from, onEvent, signal, onHistoryLost, trigger) => storage.watch(type, from, onEvent, signal, onHistoryLost, trigger);
+  const subscribe: ChangeFeed['subscribe'] = (from, onEvent, signal, onHistoryLost, trigger) =>
+    storage.watch(type, from, onEvent, signal, onHistoryLost, trigger);
   const rv = request.resourceVersion;
   try {
     if (request.initialEvents) {

@@ -4,8 +4,7 @@
  */
 import { ListCache } from './list-cache.js';
 import { isResourceVersion } from './resource-version.js';
-import type { ChangeListener, ListOptions, ListResult, Storage, StorageStats, StoredObject, WatchTrigger } from './storage.js';
-import { type StorageError } from '../api/storage-error.js';
+import type { ListOptions, ListResult, Storage, StorageStats, StoredObject } from './storage.js';
 
 /** How much history the cache keeps and how long a list waits for it. */
 export interface ListCachingStorageOptions {
@@ -90,15 +89,8 @@ export class ListCachingStorage implements Storage {
     return this.inner.currentResourceVersion(type);
   }
 
-  watch(
-    type: string,
-    fromResourceVersion: string,
-    listener: ChangeListener,
-    signal: AbortSignal,
-    onError?: (err: StorageError) => void,
-    trigger?: WatchTrigger,
-  ): Promise<void> {
-    return this.inner.watch(type, fromResourceVersion, listener, signal, onError, trigger);
+  watch(...args: Parameters<Storage['watch']>): Promise<void> {
+    return this.inner.watch(...args);
   }
 
   /** The inner backend's count, with the mean object size of the cached copy once the type is cached. */

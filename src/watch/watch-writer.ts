@@ -149,14 +149,7 @@ export class WatchWriter {
     // when the socket is free again, and go out in one write.
     // Only while flushes are immediate (few watchers to write): with many, the flush spacing already
     // trades latency for fewer writes, and writes' responses are not held (see afterDeferredWatchFrames).
-    if (
-      flushingAtOnce &&
-      this.socket !== undefined &&
-      this.socket.writableLength > 0 &&
-      !this.closed &&
-      !this.waitingForDrain &&
-      this.pending.length > 0
-    ) {
+    if (flushingAtOnce && this.socket !== undefined && this.socket.writableLength > 0 && !this.closed && !this.waitingForDrain && this.pending.length > 0) {
       this.isScheduled = true;
       deferred.push(this);
       deferredImmediate ??= setImmediate(flushDeferred);

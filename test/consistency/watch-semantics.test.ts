@@ -192,7 +192,9 @@ for (const backend of allBackends()) {
       const lastVersion = await pod(p4);
 
       const last = (w: Awaited<ReturnType<typeof openWatch>>, type: string, name: string) =>
-        w.waitFor((events) => events.some((e) => e.type === type && e.object.metadata.name === name)).then((events) => events.filter((e) => e.type !== 'BOOKMARK'));
+        w
+          .waitFor((events) => events.some((e) => e.type === type && e.object.metadata.name === name))
+          .then((events) => events.filter((e) => e.type !== 'BOOKMARK'));
       assert.deepEqual(summary(await last(onA, 'DELETED', p1)), [
         ['ADDED', p1],
         ['MODIFIED', p1],

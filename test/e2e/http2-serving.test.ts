@@ -213,10 +213,7 @@ test("a change that reaches one watch goes out before its write's response, howe
         assert.equal(await status, 201);
       }
       watch.close(constants.NGHTTP2_CANCEL);
-      assert.deepEqual(
-        order,
-        Array.from({ length: 10 }, (_, i) => [`event flush-order-${i}`, `response flush-order-${i}`]).flat(),
-      );
+      assert.deepEqual(order, Array.from({ length: 10 }, (_, i) => [`event flush-order-${i}`, `response flush-order-${i}`]).flat());
     } finally {
       s.close();
       idle.close();

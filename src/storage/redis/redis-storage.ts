@@ -20,13 +20,11 @@ import {
   DEFAULT_MAX_OBJECT_BYTES,
   objectTooLarge,
   type ChangeEvent,
-  type ChangeListener,
   type ListOptions,
   type ListResult,
   type Storage,
   type StorageStats,
   type StoredObject,
-  type WatchTrigger,
 } from '../storage.js';
 import { StorageError } from '../../api/storage-error.js';
 
@@ -212,15 +210,8 @@ export class RedisStorage implements Storage {
   }
 
   /** See RedisChangeStreams.watch. */
-  async watch(
-    type: string,
-    fromResourceVersion: string,
-    listener: ChangeListener,
-    signal: AbortSignal,
-    onError?: (err: StorageError) => void,
-    trigger?: WatchTrigger,
-  ): Promise<void> {
-    return this.streams.watch(type, fromResourceVersion, listener, signal, onError, trigger);
+  async watch(...args: Parameters<Storage['watch']>): Promise<void> {
+    return this.streams.watch(...args);
   }
 
   /**
