@@ -158,9 +158,31 @@ pids+=($!)
 pids+=($!)
 stage_args=()
 for f in "${stage_files[@]}"; do stage_args+=(--config "$f"); done
+# kwok also serves its nodes' kubelet API (logs, exec, port-forward) on 127.0.0.1:$kwok_port: every pod's
+# log is kwok-pod.log (CRI log lines), exec runs the command here in the work dir, and any port
+# forwarded reaches the API server's port.
+kwok_port=$(free_port)
+printf '%s stdout F kwok serves this log for every pod\n' "$(date -u +%Y-%m-%dT%H:%M:%S.000000000Z)" >"$work/kwok-pod.log"
+cat >"$work/kwok-kubelet.yaml" <<EOF
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: ClusterLogs
+metadata: {name: every-pod}
+spec: {logs: [{logsFile: $work/kwok-pod.log}]}
+---
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: ClusterExec
+metadata: {name: every-pod}
+spec: {execs: [{local: {workDir: $work}}]}
+---
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: ClusterPortForward
+metadata: {name: every-pod}
+spec: {forwards: [{target: {address: 127.0.0.1, port: $port}}]}
+EOF
 # shellcheck disable=SC2086
 "$kwok" --kubeconfig "$work/kwok.kubeconfig" --manage-nodes-with-annotation-selector kwok.x-k8s.io/node=fake \
-  --node-lease-duration-seconds 40 "${stage_args[@]}" ${KWOK_ARGS:-} >"$work/kwok.log" 2>&1 &
+  --node-lease-duration-seconds 40 --node-ip 127.0.0.1 --node-port "$kwok_port" --config "$work/kwok-kubelet.yaml" \
+  "${stage_args[@]}" ${KWOK_ARGS:-} >"$work/kwok.log" 2>&1 &
 pids+=($!)
 
 healthz() { curl -ksf "https://127.0.0.1:$1/healthz"; }

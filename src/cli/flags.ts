@@ -15,6 +15,7 @@ import { COMPAT_FLAGS } from '../config/compat-flags.js';
 import { FLOW_CONTROL_FLAGS } from '../config/flowcontrol-flags.js';
 import { SIGNING_FLAGS } from '../config/signing-flags.js';
 import { AGGREGATOR_FLAGS } from '../config/aggregator-flags.js';
+import { KUBELET_FLAGS } from '../config/kubelet-flags.js';
 import type { FlagSpec, FlagValue, ServerConfig } from '../config/server-config.js';
 import { boolFlag, listFlag } from '../config/flag-values.js';
 
@@ -121,6 +122,7 @@ export const FLAGS: readonly FlagSpec[] = [
   ...AUDIT_FLAGS,
   ...SIGNING_FLAGS,
   ...AGGREGATOR_FLAGS,
+  ...KUBELET_FLAGS,
   ...FLOW_CONTROL_FLAGS,
   {
     name: 'storage',

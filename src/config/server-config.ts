@@ -7,7 +7,15 @@ import type { ExternalAuthenticationConfig } from './external-authentication-con
 
 /** Everything the command line configures (serving and authentication: see serving-flags.ts). */
 export interface ServerConfig
-  extends ServingConfig, AuthenticationConfig, ExternalAuthenticationConfig, AuditConfig, ClusterSigningConfig, AggregatorConfig, FlowControlConfig {
+  extends
+    ServingConfig,
+    AuthenticationConfig,
+    ExternalAuthenticationConfig,
+    AuditConfig,
+    ClusterSigningConfig,
+    AggregatorConfig,
+    KubeletClientConfig,
+    FlowControlConfig {
   /** Address of the secure port. */
   bindAddress: string;
   storage: 'memory' | 'redis';
@@ -174,6 +182,19 @@ export interface AggregatorConfig {
   enableAggregatorRouting: boolean;
   /** Answer 502 instead of passing on a redirect an extension API server sends. */
   aggregatorRejectForwardingRedirect: boolean;
+}
+
+/** How the server reaches a node's kubelet for pod logs, exec, attach and port-forward (kube-apiserver's `--kubelet-*` flags). */
+export interface KubeletClientConfig {
+  /** Client certificate (and key) presented to kubelets; both '' for none. */
+  kubeletClientCertificate: string;
+  kubeletClientKey: string;
+  /** PEM CA bundle that kubelets' serving certificates are verified against; '' to verify none, as kube does. */
+  kubeletCertificateAuthority: string;
+  /** Node address types in the order they are tried. */
+  kubeletPreferredAddressTypes: string[];
+  /** Port used when a node's status names no kubelet port. */
+  kubeletPort: number;
 }
 
 /** How the server protects itself from overload (kube-apiserver's in-flight and APF flags). */

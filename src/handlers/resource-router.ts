@@ -11,6 +11,8 @@ import { handleDelete, handleDeleteCollection } from './delete.js';
 import { handleGet, handleList } from './read.js';
 import { handleSubresourceAction } from './subresource-actions.js';
 import { handleProxy, isServedProxy } from './proxy.js';
+import { handlePodLog, isPodLog } from './pod-log.js';
+import { handlePodConnect, isPodConnect } from './pod-connect.js';
 import { isActionSubresource } from '../rest/action-stores.js';
 import { handlePatch, handleUpdate } from './update.js';
 import { storeFor } from '../rest/store-for.js';
@@ -78,6 +80,8 @@ async function dispatch(r: ResourceRequest): Promise<void> {
     const sub = r.info.subresources[r.ri.subresource];
     if (!sub) throw routeNotFound();
     if (isServedProxy(r)) return handleProxy(r);
+    if (isPodLog(r)) return handlePodLog(r);
+    if (isPodConnect(r)) return handlePodConnect(r);
     if (isActionSubresource(r.ri.subresource)) return handleSubresourceAction(r);
     if (!sub.verbs.includes(VERB_REQUIREMENT[verb] ?? '')) throw methodNotAllowed();
   } else if (!r.info.verbs.includes(VERB_REQUIREMENT[verb] ?? '')) {

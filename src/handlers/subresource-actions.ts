@@ -1,24 +1,18 @@
 import { methodNotAllowed } from '../api/errors.js';
 import { writeObject } from '../codec/response-writer.js';
-import { actionStoreFor, admitConnect } from '../rest/action-stores.js';
+import { actionStoreFor } from '../rest/action-stores.js';
 import { writeOptionsOf, type ResourceRequest, outputFor, scaleKind } from './context.js';
 import { decodeObject } from './decode-object.js';
-import { podConnectOptions } from './connect-options.js';
 
 /**
  * POST on an action subresource (pod eviction and binding, service account tokens): the body is
  * decoded as the action's kind and handed to its store, which answers 201 with the action's result.
- * A CONNECT on a pod's streaming subresources is admitted first, as kube admits it before its
- * connecter looks the pod up; the store then refuses it (no kubelet). Pod and service proxies are
- * served by `handleProxy` instead.
+ * Pod and service proxies are served by `handleProxy`, a pod's log by `handlePodLog` and its exec,
+ * attach and portforward by `handlePodConnect` instead.
  */
 export async function handleSubresourceAction(r: ResourceRequest): Promise<void> {
   const sub = r.ri.subresource;
   const format = outputFor(r, 'object', ...scaleKind(r));
-  if (r.info.resource === 'pods' && r.info.group === '') {
-    const connect = podConnectOptions(sub, r.query);
-    if (connect !== undefined) await admitConnect(r, sub, connect);
-  }
   const store = await actionStoreFor(r, sub);
   if (r.ri.verb !== 'create') throw methodNotAllowed();
   const body = await decodeObject(r, ...store.bodyKind);

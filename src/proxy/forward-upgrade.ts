@@ -15,6 +15,12 @@ export interface TakenConnection {
   head: Buffer;
 }
 
+/** What a backend other than a pod or service needs (a kubelet): the query of its location, and TLS settings (default: no verification). */
+export interface UpgradeBackend {
+  query?: string;
+  tls?: { cert?: string; key?: string; ca?: string; rejectUnauthorized: boolean };
+}
+
 /** The headers of an upgrade request sent to the backend: all of the client's, less the credentials kube's filters consumed, plus X-Forwarded-For. */
 function upgradeHeaders(req: IncomingMessage): OutgoingHttpHeaders {
   const headers: OutgoingHttpHeaders = {};
@@ -39,7 +45,8 @@ function upgradeHeaders(req: IncomingMessage): OutgoingHttpHeaders {
 /**
  * The upgrade path of kube's UpgradeAwareHandler (tryUpgrade), for a request with `Connection:
  * Upgrade` (WebSocket, SPDY): it goes to `target` on a connection of its own with its upgrade
- * headers, to the location's path alone (kube sends no query on this path, and redirects nothing).
+ * headers, to the location's path alone (kube sends no query on a proxy's location; a kubelet's
+ * location has one, `backend.query`), and redirects nothing.
  * A backend that switches protocols has its answer written to the client as it came, and the two
  * connections are spliced until either closes; an error answer (400 and above) is passed on and the
  * connection closed. A backend that cannot be reached is `onError`'s 500 `error dialing backend:
@@ -52,6 +59,7 @@ export function forwardProxyUpgrade(
   target: ProxyTarget,
   take: () => TakenConnection | undefined,
   onError: (err: ApiError) => void,
+  backend: UpgradeBackend = {},
 ): void {
   const https = target.scheme === 'https';
   const colon = target.host.lastIndexOf(':');
@@ -62,13 +70,13 @@ export function forwardProxyUpgrade(
     host: hostname,
     port,
     method: req.method,
-    path: escapePath(target.path === '' ? '/' : target.path),
+    path: escapePath(target.path === '' ? '/' : target.path) + (backend.query ? `?${backend.query}` : ''),
     headers: upgradeHeaders(req),
     setHost: false,
     // An upgraded connection is never returned to a pool.
     agent: false,
   };
-  const upstream = https ? httpsRequest({ ...options, rejectUnauthorized: false }) : httpRequest(options);
+  const upstream = https ? httpsRequest({ ...options, rejectUnauthorized: false, ...backend.tls }) : httpRequest(options);
   res.once('close', () => {
     if (!res.writableFinished) upstream.destroy();
   });

@@ -47,8 +47,8 @@ async function admitAction(r: ResourceTarget, subresource: string, object: Obj, 
 
 /**
  * The action store of `subresource` on the object `r` names, once that object exists (404
- * otherwise). The streaming subresources of a real node (log, exec, attach, portforward, proxy) have
- * no kubelet behind them here: they answer 400 (a pod without a node says so first).
+ * otherwise). A pod's log, exec, attach and portforward go to its kubelet (src/handlers/pod-log.ts,
+ * pod-connect.ts) and never come here; a node's proxy has no kubelet behind it here: 400.
  */
 export async function actionStoreFor(r: ResourceTarget, subresource: string): Promise<ActionStore> {
   const key = objectKey(r.info.namespaced ? r.ri.namespace : '', r.ri.name);

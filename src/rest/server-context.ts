@@ -1,3 +1,4 @@
+import type { KubeletClient } from '../kubelet/kubelet-client.js';
 import type { RuleResolver } from '../auth/rbac/rbac-policy.js';
 import type { Authorizer } from '../auth/authorizer.js';
 import type { AuthenticationSetup } from '../auth/authentication-setup.js';
@@ -40,6 +41,8 @@ export interface ServerContext {
   maxWatchBacklogBytes: number;
   /** Service cluster IP and node port ranges, and the allocators over them. */
   serviceNetwork: ServiceNetwork;
+  /** How nodes' kubelets are reached (pod logs, exec, attach, port-forward). */
+  kubelet: KubeletClient;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { KubeletClient } from '../kubelet/kubelet-client.js';
 import { setMaxListeners } from 'node:events';
 import { authFilter } from './auth-filter.js';
 import { authorizerFor, parseAuthorizationModes, type Authorizer } from '../auth/authorizer.js';
@@ -96,10 +97,13 @@ function isStreamedSubresource(req: Request): boolean {
   return subresource === 'proxy' || subresource === 'log';
 }
 
-/** Whether an upgrade request's target is a pod's or service's proxy, which splices upgraded connections. */
+/** Subresources whose upgrade requests are spliced to a backend: a pod's or service's proxy, a pod's streams to its kubelet. */
+const UPGRADED_SUBRESOURCES: Record<string, readonly string[]> = { pods: ['proxy', 'exec', 'attach', 'portforward'], services: ['proxy'] };
+
+/** Whether an upgrade request's target splices upgraded connections (see UPGRADED_SUBRESOURCES). */
 function isProxyUpgradeTarget(url: string): boolean {
   const info = parseRequest('GET', url).info;
-  return info !== undefined && info.subresource === 'proxy' && info.group === '' && (info.resource === 'pods' || info.resource === 'services');
+  return info !== undefined && info.group === '' && (UPGRADED_SUBRESOURCES[info.resource]?.includes(info.subresource ?? '') ?? false);
 }
 
 /**
@@ -216,6 +220,7 @@ export async function startServer(given: ServerConfig, storage: Storage, options
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
     maxWatchBacklogBytes: options.maxWatchBacklogBytes ?? 16 * 1024 * 1024,
     serviceNetwork: new ServiceNetwork(storage, config.serviceClusterIPRange, config.serviceNodePortRange),
+    kubelet: new KubeletClient(config),
   };
   setStorageStatsCollector(async () => {
     const stats: Record<string, StoredTypeStats> = {};

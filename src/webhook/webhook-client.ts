@@ -1,6 +1,7 @@
 import { request as httpsRequest, Agent, type RequestOptions } from 'node:https';
 import { request as httpRequest } from 'node:http';
 import { isIP } from 'node:net';
+import { genericResponse } from '../api/generic-response.js';
 import type { Storage } from '../storage/storage.js';
 import { bundleHasLeaf, LeafTrustingAgent } from './leaf-trusting-agent.js';
 
@@ -342,34 +343,6 @@ function statusErrorOf(code: number, contentType: string, text: string): [string
   const serverMessage = contentType.startsWith('text/') ? text.slice(0, 4096).trim() : 'unknown';
   const [reason, message] = genericResponse(code, serverMessage);
   return [message, { code, reason, message }];
-}
-
-function genericResponse(code: number, serverMessage: string): [string, string] {
-  switch (code) {
-    case 409:
-      return ['AlreadyExists', 'the server reported a conflict'];
-    case 404:
-      return ['NotFound', 'the server could not find the requested resource'];
-    case 400:
-      return ['BadRequest', 'the server rejected our request for an unknown reason'];
-    case 401:
-      return ['Unauthorized', 'the server has asked for the client to provide credentials'];
-    case 403:
-      return ['Forbidden', serverMessage];
-    case 405:
-      return ['MethodNotAllowed', 'the server does not allow this method on the requested resource'];
-    case 422:
-      return ['Invalid', 'the server rejected our request due to an error in our request'];
-    case 503:
-      return ['ServiceUnavailable', 'the server is currently unable to handle the request'];
-    case 504:
-      return ['Timeout', 'the server was unable to return a response in the time allotted, but may still be processing the request'];
-    case 429:
-      return ['TooManyRequests', 'the server has received too many requests and has asked us to try again later'];
-    default:
-      if (code >= 500) return ['InternalError', `an error on the server (${JSON.stringify(serverMessage)}) has prevented the request from succeeding`];
-      return ['', `the server responded with the status code ${code} but did not return more information`];
-  }
 }
 
 /**

@@ -24,7 +24,7 @@ export interface Kubectl {
   /** Runs `kubectl ARGS -o json` and parses the output. */
   json(args: string[]): Promise<any>;
   /** Starts a long-running kubectl (for `get -w`); lines of stdout arrive through `lines()`. */
-  spawn(args: string[]): StreamingKubectl;
+  spawn(args: string[], binary?: string): StreamingKubectl;
   env: NodeJS.ProcessEnv;
 }
 
@@ -75,8 +75,8 @@ export function kubectlFor(kubeconfig: string): Kubectl {
     run,
     ok,
     json: async (args) => JSON.parse(await ok([...args, '-o', 'json'])) as unknown,
-    spawn: (args) => {
-      const child = spawn('kubectl', args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    spawn: (args, binary = 'kubectl') => {
+      const child = spawn(binary, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
       let err = '';
       child.stdout?.on('data', (d: Buffer) => {

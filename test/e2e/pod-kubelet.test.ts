@@ -1,0 +1,360 @@
+/**
+ * A pod's log, exec, attach and portforward reach the kubelet of its node, over HTTP against a real
+ * HTTPS server standing in for the kubelet on 127.0.0.1 (the node's status names its address and
+ * port). Expected answers are kube-apiserver 1.36.4's to the same requests: the kubelet paths and
+ * queries it sends, its Status for each refusal, a kubelet's error answers and an unreachable kubelet.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:https';
+import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { api, startTestServer, type TestServer } from '../helpers/capstan.js';
+import { generateCertificates } from '../helpers/webhook-server.js';
+
+const NS = 'kubelet-e2e';
+const PODS = `/api/v1/namespaces/${NS}/pods`;
+
+/** What the kubelet stand-in was asked, in order. */
+interface KubeletCall {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  /** The CN of the client certificate the API server presented ('' for none). */
+  clientCN: string;
+}
+
+const calls: KubeletCall[] = [];
+/** The rest of a followed log waits for this to be called. */
+let followRest: (() => void) | undefined;
+
+function record(req: IncomingMessage): void {
+  const peer = (req.socket as TLSSocket).getPeerCertificate();
+  calls.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, clientCN: typeof peer?.subject?.CN === 'string' ? peer.subject.CN : '' });
+}
+
+/** The kubelet's `/containerLogs`: a container named `errNNN` answers NNN, `follow` streams in two parts. */
+function kubelet(req: IncomingMessage, res: ServerResponse): void {
+  record(req);
+  const container = (req.url ?? '').split('?')[0].split('/')[4] ?? '';
+  const code = /^err(\d{3})$/.exec(container);
+  if (code !== null) {
+    res.writeHead(Number(code[1]), { 'Content-Type': 'text/plain' }).end(`kubelet answers ${code[1]}`);
+    return;
+  }
+  res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8', 'X-From-Kubelet': 'yes' });
+  if (container === 'follow') {
+    res.write('first line\n');
+    followRest = () => res.end('second line\n');
+    return;
+  }
+  res.end('line one\nline two\n');
+}
+
+/** The kubelet's streaming endpoints: a SPDY upgrade is accepted and echoes what it reads, prefixed. */
+function kubeletUpgrade(req: IncomingMessage, socket: Socket, head: Buffer): void {
+  record(req);
+  if ((req.url ?? '').includes('/refuse/')) {
+    socket.end('HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nContent-Length: 15\r\n\r\nkubelet says no');
+    return;
+  }
+  socket.write('HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: v4.channel.k8s.io\r\n\r\n');
+  if (head.length > 0) socket.write(Buffer.concat([Buffer.from('echo:'), head]));
+  socket.on('data', (chunk: Buffer) => socket.write(Buffer.concat([Buffer.from('echo:'), chunk])));
+}
+
+let server: TestServer;
+
+/** A request with a JSON body (a merge patch when `contentType` says so). */
+function call(method: string, path: string, body?: unknown, contentType = 'application/json'): ReturnType<typeof api> {
+  return api(server.url, path, { method, headers: { 'Content-Type': contentType }, body: body === undefined ? undefined : JSON.stringify(body) });
+}
+let backend: Server;
+let dir: string;
+let port = 0;
+
+/** A Node whose status points at the stand-in (or at `status` when given). */
+async function node(name: string, status: Record<string, unknown>): Promise<void> {
+  const created = await call('POST', '/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name } });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const patched = await call('PATCH', `/api/v1/nodes/${name}/status`, { status }, 'application/merge-patch+json');
+  assert.equal(patched.status, 200, JSON.stringify(patched.body));
+}
+
+async function pod(name: string, spec: Record<string, unknown>): Promise<void> {
+  const res = await call('POST', PODS, { apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec });
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+}
+
+/** A GET with its status, Content-Type and text. */
+async function get(path: string): Promise<{ status: number; type: string; text: string }> {
+  const res = await fetch(`${server.url}${path}`);
+  return { status: res.status, type: res.headers.get('content-type') ?? '', text: await res.text() };
+}
+
+/** A GET answered with a Status: its code and message. */
+async function refusal(path: string, method = 'GET'): Promise<{ code: number; reason?: string; message: string; details?: unknown }> {
+  const res = await call(method, path);
+  const body = res.body as { code: number; reason?: string; message: string; details?: unknown };
+  assert.equal(res.status, body.code);
+  return { code: body.code, reason: body.reason, message: body.message, details: body.details };
+}
+
+/** An upgrade request through the API server: the raw answer head and, after a 101, the echo of `send`. */
+function upgrade(path: string, send: string): Promise<{ head: string; echoed: string }> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(`${server.url}${path}`);
+    const req = httpRequest({
+      host: url.hostname,
+      port: url.port,
+      path: `${url.pathname}${url.search}`,
+      method: 'POST',
+      headers: { Connection: 'Upgrade', Upgrade: 'SPDY/3.1', 'X-Stream-Protocol-Version': 'v4.channel.k8s.io', Authorization: 'Bearer secret' },
+    });
+    req.on('error', reject);
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ head: `${res.statusCode}`, echoed: Buffer.concat(chunks).toString() }));
+    });
+    req.on('upgrade', (res, socket: Socket) => {
+      let echoed = '';
+      socket.on('data', (c: Buffer) => {
+        echoed += c.toString();
+        if (echoed.length >= `echo:${send}`.length) {
+          socket.destroy();
+          resolve({ head: `${res.statusCode} ${res.headers.upgrade}`, echoed });
+        }
+      });
+      socket.write(send);
+    });
+    req.end();
+  });
+}
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'capstan-kubelet-'));
+  const serving = await generateCertificates(['localhost']);
+  const client = await generateCertificates(['kube-apiserver-kubelet-client']);
+  const file = (name: string, text: string): string => {
+    writeFileSync(join(dir, name), text);
+    return join(dir, name);
+  };
+  backend = createServer({ cert: serving.certPem, key: serving.keyPem, requestCert: true, rejectUnauthorized: false }, kubelet);
+  backend.on('upgrade', kubeletUpgrade);
+  await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
+  port = (backend.address() as AddressInfo).port;
+  server = await startTestServer({
+    kubeletClientCertificate: file('client.crt', client.certPem),
+    kubeletClientKey: file('client.key', client.keyPem),
+    kubeletCertificateAuthority: file('ca.crt', serving.caPem),
+  });
+  await call('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+  await call('POST', `/api/v1/namespaces/${NS}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } });
+  await node('kubelet-node', { addresses: [{ type: 'InternalIP', address: '127.0.0.1' }], daemonEndpoints: { kubeletEndpoint: { Port: port } } });
+  await node('named-node', {
+    addresses: [
+      { type: 'InternalIP', address: '127.0.0.1' },
+      { type: 'Hostname', address: 'localhost' },
+    ],
+    daemonEndpoints: { kubeletEndpoint: { Port: port } },
+  });
+  await node('bare-node', { daemonEndpoints: { kubeletEndpoint: { Port: port } } });
+  await pod('one', { nodeName: 'kubelet-node', containers: [{ name: 'app', image: 'x' }] });
+  await pod('multi', {
+    nodeName: 'kubelet-node',
+    initContainers: [{ name: 'setup', image: 'x' }],
+    containers: [
+      { name: 'a', image: 'x' },
+      { name: 'b', image: 'x' },
+    ],
+  });
+  await pod('errors', {
+    nodeName: 'kubelet-node',
+    containers: ['err404', 'err400', 'err500', 'err403', 'err503', 'follow'].map((name) => ({ name, image: 'x' })),
+  });
+  await pod('unbound', { containers: [{ name: 'app', image: 'x' }] });
+  await pod('by-hostname', { nodeName: 'named-node', containers: [{ name: 'app', image: 'x' }] });
+  await pod('addressless', { nodeName: 'bare-node', containers: [{ name: 'app', image: 'x' }] });
+  await pod('lost', { nodeName: 'ghost', containers: [{ name: 'app', image: 'x' }] });
+});
+
+after(async () => {
+  followRest?.();
+  await server?.stop();
+  await new Promise<void>((resolve) => (backend ? backend.close(() => resolve()) : resolve()));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('pods/log through the kubelet', () => {
+  test('the log streams from /containerLogs as text/plain, with the options as kube sends them and the client certificate', async () => {
+    calls.length = 0;
+    const plain = await get(`${PODS}/one/log`);
+    assert.deepEqual(plain, { status: 200, type: 'text/plain', text: 'line one\nline two\n' });
+    const all = await get(
+      `${PODS}/one/log?container=app&follow=true&previous=1&timestamps=yes&sinceSeconds=10&tailLines=5&limitBytes=100&insecureSkipTLSVerifyBackend=true`,
+    );
+    assert.equal(all.status, 200);
+    const since = await get(`${PODS}/multi/log?container=setup&sinceTime=2026-01-01T10:00:00.123%2B02:00&follow=0&timestamps=false`);
+    assert.equal(since.status, 200);
+    assert.deepEqual(
+      calls.map((c) => `${c.method} ${c.url}`),
+      [
+        `GET /containerLogs/${NS}/one/app`,
+        `GET /containerLogs/${NS}/one/app?follow=true&limitBytes=100&previous=true&sinceSeconds=10&tailLines=5&timestamps=true`,
+        `GET /containerLogs/${NS}/multi/setup?sinceTime=2026-01-01T08%3A00%3A00Z`,
+      ],
+    );
+    assert.ok(
+      calls.every((c) => c.clientCN === 'kube-apiserver-kubelet-client'),
+      'the kubelet client certificate is presented',
+    );
+    assert.ok(calls.every((c) => c.headers.authorization === undefined));
+  });
+
+  test('a followed log reaches the client as the kubelet writes it', async () => {
+    const res = await fetch(`${server.url}${PODS}/errors/log?container=follow&follow=true`);
+    assert.equal(res.status, 200);
+    const reader = res.body!.getReader();
+    const first = await reader.read();
+    assert.equal(Buffer.from(first.value!).toString(), 'first line\n');
+    // The kubelet has not ended: the second line is written only now.
+    followRest!();
+    let rest = '';
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += Buffer.from(chunk.value).toString();
+    assert.equal(rest, 'second line\n');
+  });
+
+  test('containers, nodes and options are refused with kube-apiserver statuses', async () => {
+    assert.deepEqual(await refusal(`${PODS}/one/log?container=zz`), {
+      code: 400,
+      reason: 'BadRequest',
+      message: 'container zz is not valid for pod one',
+      details: undefined,
+    });
+    assert.equal((await refusal(`${PODS}/multi/log`)).message, 'a container name must be specified for pod multi, choose one of: [setup a b]');
+    assert.deepEqual(await refusal(`${PODS}/nope/log`), {
+      code: 404,
+      reason: 'NotFound',
+      message: 'pods "nope" not found',
+      details: { name: 'nope', kind: 'pods' },
+    });
+    // kube looks the node up through a getter that names it as a pod.
+    assert.deepEqual(await refusal(`${PODS}/lost/log`), {
+      code: 404,
+      reason: 'NotFound',
+      message: 'pods "ghost" not found',
+      details: { name: 'ghost', kind: 'pods' },
+    });
+    assert.deepEqual(await refusal(`${PODS}/addressless/log`), {
+      code: 500,
+      reason: undefined,
+      message: 'no preferred addresses found; known addresses: []',
+      details: undefined,
+    });
+    const unbound = await get(`${PODS}/unbound/log`);
+    assert.deepEqual(unbound, { status: 204, type: '', text: '' });
+    assert.equal((await refusal(`${PODS}/one/log?tailLines=abc`)).message, 'strconv.ParseInt: parsing "abc": invalid syntax');
+    assert.equal(
+      (await refusal(`${PODS}/one/log?limitBytes=99999999999999999999`)).message,
+      'strconv.ParseInt: parsing "99999999999999999999": value out of range',
+    );
+    assert.equal(
+      (await refusal(`${PODS}/one/log?sinceTime=yesterday`)).message,
+      'parsing time "yesterday" as "2006-01-02T15:04:05Z07:00": cannot parse "yesterday" as "2006"',
+    );
+    const invalid = await refusal(`${PODS}/one/log?sinceSeconds=-5&tailLines=-1&limitBytes=-1`);
+    assert.equal(invalid.code, 422);
+    assert.equal(
+      invalid.message,
+      'PodLogOptions "one" is invalid: [tailLines: Invalid value: -1: must be greater than or equal to 0, limitBytes: Invalid value: -1: must be greater than 0, sinceSeconds: Invalid value: -5: must be greater than 0]',
+    );
+    assert.equal(
+      (await refusal(`${PODS}/one/log?sinceSeconds=1&sinceTime=2026-01-01T00:00:00Z`)).message,
+      'PodLogOptions "one" is invalid: []: Forbidden: at most one of `sinceTime` or `sinceSeconds` may be specified',
+    );
+    assert.equal((await refusal(`${PODS}/one/log?stream=Stdout`)).message, 'PodLogOptions "one" is invalid: stream: Forbidden: may not be specified');
+  });
+
+  test("a kubelet's error answers become kube's Status, and an unreachable kubelet a 500", async () => {
+    assert.deepEqual(await refusal(`${PODS}/errors/log?container=err404`), {
+      code: 404,
+      reason: 'NotFound',
+      message: 'the server could not find the requested resource ( pods/log errors)',
+      details: { name: 'errors', kind: 'pods/log' },
+    });
+    assert.deepEqual(await refusal(`${PODS}/errors/log?container=err400`), {
+      code: 400,
+      reason: 'BadRequest',
+      message: 'kubelet answers 400',
+      details: undefined,
+    });
+    assert.deepEqual(await refusal(`${PODS}/errors/log?container=err500`), {
+      code: 500,
+      reason: 'InternalError',
+      message: 'Internal error occurred: kubelet answers 500',
+      details: { causes: [{ message: 'kubelet answers 500' }] },
+    });
+    assert.equal((await refusal(`${PODS}/errors/log?container=err403`)).message, 'kubelet answers 403 ( pods/log errors)');
+    assert.equal((await refusal(`${PODS}/errors/log?container=err503`)).message, 'the server is currently unable to handle the request ( pods/log errors)');
+    // The Hostname address comes first; the stand-in's certificate names localhost, so it verifies.
+    assert.equal((await get(`${PODS}/by-hostname/log`)).text, 'line one\nline two\n');
+    await call('PATCH', '/api/v1/nodes/named-node/status', { status: { daemonEndpoints: { kubeletEndpoint: { Port: 1 } } } }, 'application/merge-patch+json');
+    try {
+      assert.deepEqual(await refusal(`${PODS}/by-hostname/log`), {
+        code: 500,
+        reason: undefined,
+        message: `Get "https://localhost:1/containerLogs/${NS}/by-hostname/app": dial tcp 127.0.0.1:1: connect: connection refused`,
+        details: undefined,
+      });
+    } finally {
+      await call(
+        'PATCH',
+        '/api/v1/nodes/named-node/status',
+        { status: { daemonEndpoints: { kubeletEndpoint: { Port: port } } } },
+        'application/merge-patch+json',
+      );
+    }
+  });
+});
+
+describe('pods exec, attach and portforward through the kubelet', () => {
+  test('an upgrade is spliced to the kubelet path with kube query, without the credentials', async () => {
+    calls.length = 0;
+    const exec = await upgrade(`${PODS}/one/exec?command=ls&command=-l&stdout=1&stderr=true&container=app`, 'ping');
+    assert.deepEqual(exec, { head: '101 SPDY/3.1', echoed: 'echo:ping' });
+    const attach = await upgrade(`${PODS}/multi/attach?container=b&stdin=1&stdout=1&tty=1`, 'tty');
+    assert.deepEqual(attach, { head: '101 SPDY/3.1', echoed: 'echo:tty' });
+    const forward = await upgrade(`${PODS}/one/portforward?ports=80,81`, 'data');
+    assert.deepEqual(forward, { head: '101 SPDY/3.1', echoed: 'echo:data' });
+    assert.deepEqual(
+      calls.map((c) => `${c.method} ${c.url}`),
+      [
+        `POST /exec/${NS}/one/app?command=ls&command=-l&error=1&output=1`,
+        `POST /attach/${NS}/multi/b?input=1&output=1&tty=1`,
+        `POST /portForward/${NS}/one?port=80%2C81`,
+      ],
+    );
+    assert.ok(
+      calls.every(
+        (c) => c.headers.authorization === undefined && c.headers['x-forwarded-for'] === '127.0.0.1' && c.clientCN === 'kube-apiserver-kubelet-client',
+      ),
+    );
+  });
+
+  test("the kubelet's refusal is passed on, and kube's refusals come first", async () => {
+    await pod('refuse', { nodeName: 'kubelet-node', containers: [{ name: 'app', image: 'x' }] });
+    // The stand-in refuses the pod named `refuse`: its answer reaches the client as it came.
+    const refused = await upgrade(`${PODS}/refuse/exec?command=ls&stdout=1`, 'x');
+    assert.deepEqual(refused, { head: '403', echoed: 'kubelet says no' });
+    assert.equal((await refusal(`${PODS}/one/exec?command=ls&stdout=1`, 'POST')).message, 'Upgrade request required');
+    assert.equal((await refusal(`${PODS}/unbound/exec?command=ls&stdout=1`, 'POST')).message, 'pod unbound does not have a host assigned');
+    assert.equal((await refusal(`${PODS}/unbound/portforward?ports=80`, 'POST')).message, 'pod unbound does not have a host assigned');
+    assert.equal((await refusal(`${PODS}/one/exec?command=ls&container=zz`, 'POST')).message, 'container zz is not valid for pod one');
+    assert.equal((await refusal(`${PODS}/one/exec?command=ls`, 'PUT')).code, 405);
+  });
+});
