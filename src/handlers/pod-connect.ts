@@ -1,7 +1,7 @@
 import { badRequest, methodNotAllowed, type ApiError } from '../api/errors.js';
 import { hasUpgradeConnection, takeUpgradeConnection } from '../aggregator/upgrade-requests.js';
 import { writeError } from '../codec/response-writer.js';
-import { podStreamLocation } from '../kubelet/pod-locations.js';
+import { podStreamLocation } from '../rest/pod-locations.js';
 import { forwardProxyUpgrade } from '../proxy/forward-upgrade.js';
 import { isUpgradeRequest } from '../proxy/proxy-headers.js';
 import { admitConnect } from '../rest/action-stores.js';

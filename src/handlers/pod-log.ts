@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { ApiError, badRequest, internalError, methodNotAllowed } from '../api/errors.js';
 import { genericResponse } from '../api/generic-response.js';
 import { writeError } from '../codec/response-writer.js';
-import { goQueryEncode, kubeletOf, podContainer, podNodeName, readPod } from '../kubelet/pod-locations.js';
+import { goQueryEncode, kubeletOf, podContainer, podNodeName, readPod } from '../rest/pod-locations.js';
 import { kubeletLogParams, podLogOptions } from '../kubelet/pod-log-options.js';
 import { goNetError } from '../webhook/webhook-client.js';
 import type { ResourceRequest } from './context.js';

@@ -7,9 +7,9 @@ import { badRequest, notFound } from '../api/errors.js';
 import { objectKey } from '../api/object-util.js';
 import { arrayField, objectElements, objectField, stringField, type Obj } from '../api/values.js';
 import { storageTypeOf } from '../api/resource-info.js';
-import type { ResourceTarget } from '../rest/server-context.js';
-import { withStorage } from '../rest/storage-errors.js';
-import { nodeNotFound, type KubeletConnection, type KubeletClient } from './kubelet-client.js';
+import type { ResourceTarget } from './server-context.js';
+import { withStorage } from './storage-errors.js';
+import { nodeNotFound, type KubeletConnection, type KubeletClient } from '../kubelet/kubelet-client.js';
 
 /** A request on a kubelet: where, and the path and query (already encoded) it asks for. */
 export interface KubeletLocation {
