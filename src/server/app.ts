@@ -98,12 +98,15 @@ function isStreamedSubresource(req: Request): boolean {
 }
 
 /** Subresources whose upgrade requests are spliced to a backend: a pod's or service's proxy, a pod's streams to its kubelet. */
-const UPGRADED_SUBRESOURCES: Record<string, readonly string[]> = { pods: ['proxy', 'exec', 'attach', 'portforward'], services: ['proxy'] };
+const UPGRADED_SUBRESOURCES = new Map<string, readonly string[]>([
+  ['pods', ['proxy', 'exec', 'attach', 'portforward']],
+  ['services', ['proxy']],
+]);
 
 /** Whether an upgrade request's target splices upgraded connections (see UPGRADED_SUBRESOURCES). */
 function isProxyUpgradeTarget(url: string): boolean {
   const info = parseRequest('GET', url).info;
-  return info !== undefined && info.group === '' && (UPGRADED_SUBRESOURCES[info.resource]?.includes(info.subresource ?? '') ?? false);
+  return info !== undefined && info.group === '' && (UPGRADED_SUBRESOURCES.get(info.resource)?.includes(info.subresource ?? '') ?? false);
 }
 
 /**
