@@ -16,6 +16,8 @@ export interface ProxyTarget {
   host: string;
   /** The decoded path on the backend ('' for none), as kube's Location.Path. */
   path: string;
+  /** The agent of an HTTPS backend with TLS settings of its own (a kubelet); default: no verification. */
+  httpsAgent?: HttpsAgent;
 }
 
 /** The client's request line as kube's handler reads it. */
@@ -190,7 +192,7 @@ export function forwardProxyRequest(
     if (!res.writableFinished) upstream?.destroy();
   });
   const send = (retry: boolean): void => {
-    const sent = https ? httpsRequest({ ...options, agent: httpsAgent }) : httpRequest({ ...options, agent: httpAgent });
+    const sent = https ? httpsRequest({ ...options, agent: target.httpsAgent ?? httpsAgent }) : httpRequest({ ...options, agent: httpAgent });
     upstream = sent;
     sent.on('socket', (socket: Socket) => {
       if (!socket.connecting) return;

@@ -48,7 +48,8 @@ async function admitAction(r: ResourceTarget, subresource: string, object: Obj, 
 /**
  * The action store of `subresource` on the object `r` names, once that object exists (404
  * otherwise). A pod's log, exec, attach and portforward go to its kubelet (src/handlers/pod-log.ts,
- * pod-connect.ts) and never come here; a node's proxy has no kubelet behind it here: 400.
+ * pod-connect.ts), and the pod, service and node proxies are served by src/handlers/proxy.ts: none
+ * of them comes here, and any other streaming subresource answers 400.
  */
 export async function actionStoreFor(r: ResourceTarget, subresource: string): Promise<ActionStore> {
   const key = objectKey(r.info.namespaced ? r.ri.namespace : '', r.ri.name);

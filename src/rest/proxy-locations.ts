@@ -1,3 +1,4 @@
+import { lookup } from 'node:dns/promises';
 import { isIPv6 } from 'node:net';
 import { badRequest, notFound, unavailable } from '../api/errors.js';
 import { objectKey } from '../api/object-util.js';
@@ -5,6 +6,7 @@ import { arrayField, isObject, numberField, objectElements, objectField, stringF
 import { storageTypeOf } from '../api/resource-info.js';
 import type { ResourceTarget } from './server-context.js';
 import { withStorage } from './storage-errors.js';
+import type { KubeletClient, KubeletConnection } from '../kubelet/kubelet-client.js';
 
 /** Where a proxy request goes: kube's `ResourceLocation` of a pod or service, before the path is added. */
 export interface ProxyLocation {
@@ -12,6 +14,8 @@ export interface ProxyLocation {
   scheme: string;
   /** The backend's address as a URL host: an IP (IPv6 in brackets), with `:port` when there is one. */
   host: string;
+  /** A node's kubelet port: the kubelet client's TLS settings apply (its certificate, its CA). */
+  kubelet?: KubeletConnection;
 }
 
 /**
@@ -186,4 +190,40 @@ export async function serviceProxyLocation(r: ResourceTarget, id: string): Promi
     }
   }
   throw unavailable(`no endpoints available for service ${JSON.stringify(id)}`);
+}
+
+/**
+ * kube's IsProxyableHostname: every address `hostname` resolves to must be global unicast (400
+ * `address not allowed` otherwise, as for a node at 127.0.0.1); a name that does not resolve is a 400
+ * with the lookup's error.
+ */
+async function checkProxyableHostname(hostname: string): Promise<void> {
+  let addresses: string[];
+  try {
+    addresses = (await lookup(hostname, { all: true })).map((a) => a.address);
+  } catch {
+    throw badRequest(`lookup ${hostname}: no such host`);
+  }
+  if (addresses.length === 0) throw badRequest(`No addresses for hostname`);
+  if (!addresses.every(isGlobalUnicast)) throw badRequest('address not allowed');
+}
+
+/**
+ * kube's node ResourceLocation for `nodes/ID/proxy`: ID is `name`, `name:port` or `scheme:name:port`
+ * (400 `invalid node request` otherwise); the node must exist (404) and have an address of a
+ * preferred type (kube's 500), which must be proxyable. Without a port, or with the kubelet's, the
+ * request goes to the kubelet over HTTPS with the kubelet client's settings; any other port is
+ * reached with the scheme asked for, as a pod's proxy reaches it.
+ */
+export async function nodeProxyLocation(r: ResourceTarget, kubelet: KubeletClient, id: string): Promise<ProxyLocation> {
+  const parts = splitSchemeNamePort(id);
+  if (parts === undefined) throw badRequest(`invalid node request ${JSON.stringify(id)}`);
+  const node = await readObject(r, 'nodes', parts.name);
+  if (node === undefined) throw notFound({ group: '', resource: 'nodes' }, parts.name);
+  const connection = kubelet.connectionOf(node);
+  await checkProxyableHostname(connection.hostname);
+  if (parts.port === '' || parts.port === String(connection.port)) {
+    return { scheme: connection.scheme, host: joinHostPort(connection.hostname, String(connection.port)), kubelet: connection };
+  }
+  return { scheme: parts.scheme, host: joinHostPort(connection.hostname, parts.port) };
 }

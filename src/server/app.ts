@@ -97,10 +97,11 @@ function isStreamedSubresource(req: Request): boolean {
   return subresource === 'proxy' || subresource === 'log';
 }
 
-/** Subresources whose upgrade requests are spliced to a backend: a pod's or service's proxy, a pod's streams to its kubelet. */
+/** Subresources whose upgrade requests are spliced to a backend: a pod's, service's or node's proxy, a pod's streams to its kubelet. */
 const UPGRADED_SUBRESOURCES = new Map<string, readonly string[]>([
   ['pods', ['proxy', 'exec', 'attach', 'portforward']],
   ['services', ['proxy']],
+  ['nodes', ['proxy']],
 ]);
 
 /** Whether an upgrade request's target splices upgraded connections (see UPGRADED_SUBRESOURCES). */

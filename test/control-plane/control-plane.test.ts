@@ -174,7 +174,7 @@ describe('kube-controller-manager, kube-scheduler and kwok on Capstan', { skip: 
     }
     // kubectl 1.31+ first asks for a WebSocket tunnel, which kube-apiserver turns into SPDY for the
     // kubelet and Capstan passes on: kwok refuses it (and logs an error), and kubectl falls back to
-    // SPDY. The oldest kubectl here asks for SPDY at once (docs/api-coverage.md, pod logs, exec, ...).
+    // SPDY. The oldest kubectl here asks for SPDY at once (docs/api-coverage.md, "The kubelet").
     const forward = k.spawn(['port-forward', '-n', ns, 'pod/web', '0:80'], binaries[binaries.length - 1]);
     try {
       const [line] = await forward.waitForLines(1, 30_000);

@@ -7,7 +7,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:https';
-import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpServer, request as httpRequest, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { api, startTestServer, type TestServer } from '../helpers/capstan.js';
 import { generateCertificates } from '../helpers/webhook-server.js';
+import { hostAddress } from '../helpers/extension-server.js';
 
 const NS = 'kubelet-e2e';
 const PODS = `/api/v1/namespaces/${NS}/pods`;
@@ -37,9 +38,13 @@ function record(req: IncomingMessage): void {
   calls.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, clientCN: typeof peer?.subject?.CN === 'string' ? peer.subject.CN : '' });
 }
 
-/** The kubelet's `/containerLogs`: a container named `errNNN` answers NNN, `follow` streams in two parts. */
+/** The kubelet's `/containerLogs`: a container named `errNNN` answers NNN, `follow` streams in two parts; other paths say their URL. */
 function kubelet(req: IncomingMessage, res: ServerResponse): void {
   record(req);
+  if (!(req.url ?? '').startsWith('/containerLogs/')) {
+    res.writeHead(200, { 'Content-Type': 'text/plain' }).end(`kubelet ${req.url}`);
+    return;
+  }
   const container = (req.url ?? '').split('?')[0].split('/')[4] ?? '';
   const code = /^err(\d{3})$/.exec(container);
   if (code !== null) {
@@ -68,6 +73,10 @@ function kubeletUpgrade(req: IncomingMessage, socket: Socket, head: Buffer): voi
 }
 
 let server: TestServer;
+/** A plain HTTP server on another port of the node: what a node proxy to a port other than the kubelet's reaches. */
+let other: HttpServer;
+/** This machine's non-loopback address: the node proxy refuses a node at 127.0.0.1, as kube does. */
+const nodeIP = hostAddress();
 
 /** A request with a JSON body (a merge patch when `contentType` says so). */
 function call(method: string, path: string, body?: unknown, contentType = 'application/json'): ReturnType<typeof api> {
@@ -138,7 +147,7 @@ function upgrade(path: string, send: string): Promise<{ head: string; echoed: st
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'capstan-kubelet-'));
-  const serving = await generateCertificates(['localhost']);
+  const serving = await generateCertificates(['localhost'], ['127.0.0.1', nodeIP]);
   const client = await generateCertificates(['kube-apiserver-kubelet-client']);
   const file = (name: string, text: string): string => {
     writeFileSync(join(dir, name), text);
@@ -146,8 +155,10 @@ before(async () => {
   };
   backend = createServer({ cert: serving.certPem, key: serving.keyPem, requestCert: true, rejectUnauthorized: false }, kubelet);
   backend.on('upgrade', kubeletUpgrade);
-  await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => backend.listen(0, '0.0.0.0', resolve));
   port = (backend.address() as AddressInfo).port;
+  other = createHttpServer((req, res) => res.writeHead(200, { 'Content-Type': 'text/plain' }).end(`other port ${req.url}`));
+  await new Promise<void>((resolve) => other.listen(0, '0.0.0.0', resolve));
   server = await startTestServer({
     kubeletClientCertificate: file('client.crt', client.certPem),
     kubeletClientKey: file('client.key', client.keyPem),
@@ -164,6 +175,7 @@ before(async () => {
     daemonEndpoints: { kubeletEndpoint: { Port: port } },
   });
   await node('bare-node', { daemonEndpoints: { kubeletEndpoint: { Port: port } } });
+  await node('host-node', { addresses: [{ type: 'InternalIP', address: nodeIP }], daemonEndpoints: { kubeletEndpoint: { Port: port } } });
   await pod('one', { nodeName: 'kubelet-node', containers: [{ name: 'app', image: 'x' }] });
   await pod('multi', {
     nodeName: 'kubelet-node',
@@ -187,6 +199,7 @@ after(async () => {
   followRest?.();
   await server?.stop();
   await new Promise<void>((resolve) => (backend ? backend.close(() => resolve()) : resolve()));
+  await new Promise<void>((resolve) => (other ? other.close(() => resolve()) : resolve()));
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -356,5 +369,50 @@ describe('pods exec, attach and portforward through the kubelet', () => {
     assert.equal((await refusal(`${PODS}/unbound/portforward?ports=80`, 'POST')).message, 'pod unbound does not have a host assigned');
     assert.equal((await refusal(`${PODS}/one/exec?command=ls&container=zz`, 'POST')).message, 'container zz is not valid for pod one');
     assert.equal((await refusal(`${PODS}/one/exec?command=ls`, 'PUT')).code, 405);
+  });
+});
+
+describe('nodes/proxy through the kubelet', () => {
+  test("the kubelet's port is reached with the kubelet client's TLS, another port as asked", async () => {
+    calls.length = 0;
+    const summary = await get(`/api/v1/nodes/host-node/proxy/stats/summary?x=1`);
+    assert.deepEqual(summary, { status: 200, type: 'text/plain', text: 'kubelet /stats/summary?x=1' });
+    // The kubelet's port named, with any scheme, is the kubelet itself.
+    assert.equal((await get(`/api/v1/nodes/http:host-node:${port}/proxy/metrics`)).text, 'kubelet /metrics');
+    assert.deepEqual(
+      calls.map((c) => [c.url, c.headers['x-forwarded-uri'], c.clientCN]),
+      [
+        ['/stats/summary?x=1', '/api/v1/nodes/host-node/proxy/stats/summary', 'kube-apiserver-kubelet-client'],
+        ['/metrics', `/api/v1/nodes/http:host-node:${port}/proxy/metrics`, 'kube-apiserver-kubelet-client'],
+      ],
+    );
+    const otherPort = (other.address() as AddressInfo).port;
+    assert.equal((await get(`/api/v1/nodes/host-node:${otherPort}/proxy/abc`)).text, 'other port /abc');
+    assert.equal((await get(`/api/v1/nodes/http:host-node:${otherPort}/proxy/abc`)).text, 'other port /abc');
+    const tlsToPlain = await refusal(`/api/v1/nodes/https:host-node:${otherPort}/proxy/abc`);
+    assert.deepEqual(tlsToPlain, {
+      code: 503,
+      reason: 'ServiceUnavailable',
+      message: 'error trying to reach service: tls: first record does not look like a TLS handshake',
+      details: undefined,
+    });
+  });
+
+  test('nodes/proxy is refused with kube-apiserver statuses', async () => {
+    assert.deepEqual(await refusal('/api/v1/nodes/kubelet-node/proxy/metrics'), {
+      code: 400,
+      reason: 'BadRequest',
+      message: 'address not allowed',
+      details: undefined,
+    });
+    assert.deepEqual(await refusal('/api/v1/nodes/nope/proxy/metrics'), {
+      code: 404,
+      reason: 'NotFound',
+      message: 'nodes "nope" not found',
+      details: { name: 'nope', kind: 'nodes' },
+    });
+    assert.equal((await refusal('/api/v1/nodes/bare-node/proxy/metrics')).message, 'no preferred addresses found; known addresses: []');
+    assert.equal((await refusal('/api/v1/nodes/a:b:c:d/proxy/metrics')).message, 'invalid node request "a:b:c:d"');
+    assert.equal((await refusal('/api/v1/nodes/ftp:host-node:1/proxy/metrics')).message, 'invalid node request "ftp:host-node:1"');
   });
 });
