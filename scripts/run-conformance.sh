@@ -73,6 +73,7 @@ trap cleanup EXIT
 
 # shellcheck disable=SC2086 # CAPSTAN_FLAGS is a list of flags
 node "$root/dist/src/main.js" --insecure-port "$port" --secure-port "$secure_port" --cert-dir "$work/pki" --log-level=error \
+  --kubelet-preferred-address-types=InternalIP,Hostname \
   --write-kubeconfig "$kubeconfig" ${CAPSTAN_FLAGS:-} >"$work/capstan.log" 2>&1 &
 pid=$!
 
@@ -115,7 +116,7 @@ if [[ ${POD_RUNNER:-0} == 1 ]]; then
   etcd=$("$root/scripts/aggregator/ensure-etcd.sh")
   node "$root/dist/test/tools/pod-runner/main.js" --server "http://127.0.0.1:$port" --agnhost "$agnhost" \
     --sample-apiserver "$sample_apiserver" --etcd "$etcd" --apiserver "127.0.0.1:$secure_port" \
-    --node fake-node --work-dir "$work/pods" >"$work/pod-runner.log" 2>&1 &
+    --node fake-node --kubelet-port 0 --work-dir "$work/pods" >"$work/pod-runner.log" 2>&1 &
   runner_pid=$!
   # Started once it logs that it runs the node's pods (polled, up to 30 s).
   for _ in $(seq 1 300); do

@@ -145,6 +145,9 @@ run_target() {
       ;;
   esac
 
+  # The fake node's kubelet API (the pod runner's container logs) is at its InternalIP, as kubeadm
+  # clusters prefer it; its Hostname address names no host.
+  capstan_flags+=(--kubelet-preferred-address-types=InternalIP,Hostname)
   log "$t: starting the control plane"
   "$root/scripts/control-plane.sh" --port 0 --nodes 0 --work-dir "$dir/control-plane" --server "$server" -- "${capstan_flags[@]}" \
     >"$dir/control-plane.out" 2>&1 &
@@ -174,7 +177,7 @@ EOF
   fi
   NODE_TLS_REJECT_UNAUTHORIZED=0 node "$root/dist/test/tools/pod-runner/main.js" --server "$runner_server" "${runner_auth[@]}" \
     --no-bind --agnhost "$agnhost" --sample-apiserver "$sample_apiserver" --etcd "$etcd" --apiserver "${url#https://}" \
-    --node fake-node --work-dir "$dir/pods" >"$dir/pod-runner.log" 2>&1 &
+    --node fake-node --kubelet-port 0 --work-dir "$dir/pods" >"$dir/pod-runner.log" 2>&1 &
   runner_pid=$!
   wait_for "$runner_pid" 60 grep -q 'running pods of node' "$dir/pod-runner.log" ||
     { log "$t: pod runner did not start:"; tail -20 "$dir/pod-runner.log" >&2; return 1; }

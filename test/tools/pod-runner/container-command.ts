@@ -1,7 +1,8 @@
 /**
  * What the pod runner executes for a container: only kube's e2e test images it can run natively.
  * An agnhost image runs the agnhost binary with the container's command/args (the image's
- * entrypoint is /agnhost, its default arguments `pause`); a pause image runs `agnhost pause`; the
+ * entrypoint is /agnhost, its default arguments `pause`), under the name the image gives it
+ * (`argv0`: what the program sees as its own path); a pause image runs `agnhost pause`; the
  * sample-apiserver image (entrypoint /sample-apiserver) runs a natively built k8s.io/sample-apiserver
  * and the etcd image's `/usr/local/bin/etcd` runs an etcd binary, when the runner has them.
  * Paths under a volume's mountPath, in arguments and environment values, are rewritten to the
@@ -23,6 +24,8 @@ export interface MountMapping {
 }
 
 const AGNHOST_IMAGE = /^(registry\.k8s\.io|k8s\.gcr\.io|gcr\.io\/k8s-staging-e2e-test-images)\/e2e-test-images\/agnhost(:|@|$)/;
+/** The commands of the agnhost image that run agnhost. */
+const AGNHOST_ENTRYPOINTS = ['/agnhost', 'agnhost', '/agnhost-2', 'agnhost-2'];
 const PAUSE_IMAGE = /^(registry\.k8s\.io|k8s\.gcr\.io)\/pause(:|@|$)/;
 const SAMPLE_APISERVER_IMAGE = /^(registry\.k8s\.io|k8s\.gcr\.io|gcr\.io\/k8s-staging-e2e-test-images)\/e2e-test-images\/sample-apiserver(:|@|$)/;
 const ETCD_IMAGE = /^(registry\.k8s\.io|k8s\.gcr\.io|gcr\.io\/etcd-development)\/etcd(:|@|$)/;
@@ -35,7 +38,7 @@ export interface Programs {
 }
 
 /** The binary and arguments that run a container, or why the runner cannot run it. */
-export type Program = { binary: string; args: string[]; image: 'agnhost' | 'sample-apiserver' | 'etcd' } | { unsupported: string };
+export type Program = { binary: string; args: string[]; image: 'agnhost' | 'sample-apiserver' | 'etcd'; argv0?: string } | { unsupported: string };
 
 /** A container's program: its image's entrypoint `entrypoint` (the command's first word may name it) run natively. */
 function nativeProgram(container: ContainerSpec, binary: string | undefined, entrypoint: string, image: 'sample-apiserver' | 'etcd'): Program {
@@ -52,19 +55,22 @@ export function containerProgram(container: ContainerSpec, programs: Programs): 
   if (SAMPLE_APISERVER_IMAGE.test(container.image)) return nativeProgram(container, programs.sampleApiserver, '/sample-apiserver', 'sample-apiserver');
   if (ETCD_IMAGE.test(container.image)) return nativeProgram(container, programs.etcd, '/usr/local/bin/etcd', 'etcd');
   const a = agnhostArguments(container);
-  return 'unsupported' in a ? { unsupported: a.unsupported.replace('is not agnhost or pause', 'is not agnhost, pause, sample-apiserver or etcd') } : { binary: programs.agnhost, args: a.args, image: 'agnhost' };
+  return 'unsupported' in a
+    ? { unsupported: a.unsupported.replace('is not agnhost or pause', 'is not agnhost, pause, sample-apiserver or etcd') }
+    : { binary: programs.agnhost, args: a.args, image: 'agnhost', argv0: a.argv0 };
 }
 
 /**
  * The agnhost arguments that run the container, or a reason it cannot run here (another image, or
  * a command other than the image's entrypoint).
  */
-export function agnhostArguments(container: ContainerSpec): { args: string[] } | { unsupported: string } {
+export function agnhostArguments(container: ContainerSpec): { args: string[]; argv0?: string } | { unsupported: string } {
   const command = container.command ?? [];
   const args = container.args ?? [];
   if (AGNHOST_IMAGE.test(container.image)) {
-    if (command.length === 0) return { args: args.length > 0 ? args : ['pause'] };
-    if (command[0] === '/agnhost' || command[0] === 'agnhost') return { args: [...command.slice(1), ...args] };
+    if (command.length === 0) return { args: args.length > 0 ? args : ['pause'], argv0: '/agnhost' };
+    // The image holds the binary twice, as /agnhost and /agnhost-2 (kube's entrypoint tests run the second).
+    if (AGNHOST_ENTRYPOINTS.includes(command[0])) return { args: [...command.slice(1), ...args], argv0: command[0] };
     return { unsupported: `container ${container.name}: command ${JSON.stringify(command[0])} is not agnhost` };
   }
   if (PAUSE_IMAGE.test(container.image)) {

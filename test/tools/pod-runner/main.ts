@@ -6,13 +6,16 @@
  * --apiserver (the API server's secure port) makes it reachable from pods at the `kubernetes`
  * Service's cluster IP; --sample-apiserver and --etcd run the e2e Aggregator test's images;
  * --token authenticates to an HTTPS --server (the reference kube-apiserver, for baselines);
- * --no-bind leaves scheduling to a kube-scheduler that runs beside it (npm run conformance).
+ * --no-bind leaves scheduling to a kube-scheduler that runs beside it (npm run conformance);
+ * --kubelet-port (default 10250, 0: a free one) is where its kubelet API (container logs) listens, on
+ * the node's InternalIP, which the runner adds to the bridge when no interface has it, and which it
+ * writes into the node's status.daemonEndpoints.
  * Needs root (network namespaces). Runs until SIGTERM/SIGINT, then kills every pod process and
  * removes the pod namespaces and the bridge. Logs one line per event on stderr.
  */
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ApiClient } from './api-client.js';
@@ -20,6 +23,7 @@ import { startApiForwarder, type ApiForwarder } from './api-forwarder.js';
 import { startNodeHeartbeat } from './node-heartbeat.js';
 import { PodNetworks } from './pod-network.js';
 import { PodRunner } from './pod-runner.js';
+import { startKubeletApi } from './kubelet-api.js';
 
 const { values } = parseArgs({
   options: {
@@ -33,6 +37,7 @@ const { values } = parseArgs({
     etcd: { type: 'string' },
     token: { type: 'string' },
     'no-bind': { type: 'boolean', default: false },
+    'kubelet-port': { type: 'string', default: '10250' },
   },
 });
 if (!values.server || !values.agnhost) {
@@ -59,6 +64,9 @@ const kubernetesService =
 
 const networks = new PodNetworks(values.bridge);
 networks.setUp();
+// The node's address must reach this runner's kubelet API: a fake node's InternalIP is added to the bridge.
+const local = Object.values(networkInterfaces()).some((list) => (list ?? []).some((a) => a.address === hostIP));
+if (!local) networks.addHostAddress(hostIP);
 let forwarder: ApiForwarder | undefined;
 if (values.apiserver !== undefined) {
   const colon = values.apiserver.lastIndexOf(':');
@@ -79,6 +87,10 @@ const runner = new PodRunner(api, networks, {
   kubernetesService,
   log,
 });
+const kubeletApi = await startKubeletApi(hostIP, Number(values['kubelet-port']), (ns, pod, container, previous) => runner.containerLogs(ns, pod, container, previous));
+const endpoint = await api.mergePatch(`/api/v1/nodes/${node}/status`, { status: { daemonEndpoints: { kubeletEndpoint: { Port: kubeletApi.port } } } });
+if (endpoint.status !== 200) log(`node ${node}: writing the kubelet port: HTTP ${endpoint.status}`);
+log(`kubelet API (container logs) on ${hostIP}:${kubeletApi.port}`);
 const stopHeartbeat = startNodeHeartbeat(api, node, log);
 runner.start();
 log(`running pods of node ${node} (host IP ${hostIP}) on bridge ${networks.bridge}`);
@@ -93,6 +105,7 @@ const shutDown = (): void => {
     .catch((err: unknown) => log(`shutting down: ${String(err)}`))
     .finally(() => {
       forwarder?.stop();
+      kubeletApi.server.close();
       networks.tearDown();
       log('stopped');
       process.exit(0);

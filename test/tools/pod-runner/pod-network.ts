@@ -75,6 +75,11 @@ export class PodNetworks {
     this.used.delete(net.slot);
   }
 
+  /** Gives the host `address` too (on the bridge, so it goes with it): a fake node's address, where its kubelet API listens. */
+  addHostAddress(address: string): void {
+    ip('addr', 'add', `${address}/32`, 'dev', this.bridge);
+  }
+
   /** Deletes every pod namespace and the bridge. */
   tearDown(): void {
     this.removeLeftovers();

@@ -6,15 +6,17 @@
  * probes readiness, reports status like the kubelet, and on deletion kills the processes, removes
  * the namespace and deletes the pod with gracePeriodSeconds=0. Pods it cannot run stay Pending with
  * a waiting reason `PodRunnerUnsupported` saying why. Poll-based: lists pods every 300 ms.
- * Container output goes to WORKDIR/logs/NAMESPACE_POD_CONTAINER.log. Containers get
+ * Container output goes to WORKDIR/logs/NAMESPACE_POD_CONTAINER.log in the CRI log format (the
+ * kubelet API of kubelet-api.ts serves it to pods/log). Containers get
  * KUBERNETES_SERVICE_HOST/PORT (so in-cluster configuration loads) and their mounts under /run (the
  * service account token) bind-mounted in place; the API server is reachable from pods at the
  * `kubernetes` Service's address when main.ts forwards it (--apiserver).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, openSync, closeSync, readdirSync, rmdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { ApiClient } from './api-client.js';
+import { captureOutput } from './container-log.js';
 import { containerProgram, rewriteMountPaths, type MountMapping, type Program, type Programs } from './container-command.js';
 import type { PodNetwork, PodNetworks } from './pod-network.js';
 import { buildPodStatus, type ContainerState } from './pod-status.js';
@@ -42,6 +44,8 @@ interface RunningContainer {
   spec: any;
   binary: string;
   args: string[];
+  /** The program's own name as the image would show it (`/agnhost`); the binary's path when undefined. */
+  argv0?: string;
   mounts: MountMapping[];
   state: ContainerState;
   process?: ChildProcess;
@@ -218,6 +222,7 @@ export class PodRunner {
         spec,
         binary: program.binary,
         args: program.args,
+        argv0: program.argv0,
         mounts: mounts.get(spec.name) ?? [],
         successes: 0,
         failures: 0,
@@ -260,24 +265,29 @@ export class PodRunner {
 
   private spawnContainer(rp: RunningPod, c: RunningContainer): void {
     const args = c.args.map((a) => rewriteMountPaths(a, c.mounts));
-    const logDir = join(this.opts.workDir, 'logs');
-    mkdirSync(logDir, { recursive: true });
-    const fd = openSync(join(logDir, `${rp.pod.metadata.namespace}_${rp.pod.metadata.name}_${c.spec.name}.log`), 'a');
+    const logFile = this.logFile(rp.pod.metadata.namespace, rp.pod.metadata.name, c.spec.name, false);
+    mkdirSync(dirname(logFile), { recursive: true });
+    // A restarted container's earlier log is what `previous=true` reads.
+    if (c.state.restartCount > 0 && existsSync(logFile)) renameSync(logFile, this.logFile(rp.pod.metadata.namespace, rp.pod.metadata.name, c.spec.name, true));
     // Mounts under /run are also bind-mounted at their mountPath (in the mount namespace `ip netns
     // exec` makes), for paths programs read without being told: the service account's token.
     const bound = c.mounts.filter((m) => /^\/(var\/)?run\//.test(m.mountPath));
     for (const m of bound) for (let d = m.mountPath; !existsSync(d); d = dirname(d)) this.createdMountPoints.add(d);
     const binds = bound.flatMap((m) => [m.mountPath, m.hostPath]);
-    const bindThenExec = 'hostname "$0" && while [ "$1" != -- ]; do mkdir -p "$1" && mount --bind "$2" "$1" || exit 1; shift 2; done; shift; exec "$@"';
+    // bash's `exec -a` runs the binary under the name the image would give it (what it sees as argv[0]).
+    const bindThenExec = 'hostname "$0" && while [ "$1" != -- ]; do mkdir -p "$1" && mount --bind "$2" "$1" || exit 1; shift 2; done; shift; argv0=$1; shift; exec -a "$argv0" "$@"';
     // Its own UTS namespace gives the container the pod's hostname, as the kubelet does (agnhost
     // serve-hostname answers with it).
-    const child = spawn('ip', ['netns', 'exec', rp.net.namespace, 'unshare', '--uts', 'sh', '-c', bindThenExec, podHostname(rp.pod), ...binds, '--', c.binary, ...args], {
+    const child = spawn('ip', ['netns', 'exec', rp.net.namespace, 'unshare', '--uts', 'bash', '-c', bindThenExec, podHostname(rp.pod), ...binds, '--', c.argv0 ?? c.binary, c.binary, ...args], {
       cwd: rp.dir,
       env: this.containerEnv(rp, c),
       detached: true,
-      stdio: ['ignore', fd, fd],
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
-    closeSync(fd);
+    captureOutput(logFile, [
+      [child.stdout, 'stdout'],
+      [child.stderr, 'stderr'],
+    ]);
     c.process = child;
     c.state.startedAt = now();
     c.state.containerID = `capstan://${rp.pod.metadata.uid}-${c.spec.name}-${c.state.restartCount}`;
@@ -413,6 +423,22 @@ export class PodRunner {
     this.networks.remove(rp.net);
     rmSync(rp.dir, { recursive: true, force: true });
     this.opts.log(`stopped ${rp.pod.metadata.namespace}/${rp.pod.metadata.name}`);
+  }
+
+  /** A container's log file in the CRI format (its log before the last restart with `previous`). */
+  private logFile(namespace: string, pod: string, container: string, previous: boolean): string {
+    return join(this.opts.workDir, 'logs', `${namespace}_${pod}_${container}${previous ? '.previous' : ''}.log`);
+  }
+
+  /** The log of a container of a pod this runner runs, for the kubelet API; undefined for another. */
+  containerLogs(namespace: string, pod: string, container: string, previous: boolean): { file: string; running: () => boolean } | undefined {
+    for (const rp of this.running.values()) {
+      if (rp.pod.metadata.namespace !== namespace || rp.pod.metadata.name !== pod) continue;
+      const c = rp.containers.find((x) => x.spec.name === container);
+      if (c === undefined) return undefined;
+      return { file: this.logFile(namespace, pod, container, previous), running: () => !previous && c.process !== undefined && !rp.stopping };
+    }
+    return undefined;
   }
 
   /** Stops polling and every pod. */
