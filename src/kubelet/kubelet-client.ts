@@ -56,8 +56,10 @@ export class KubeletClient {
     const addresses = objectElements(arrayField(objectField(node, 'status'), 'addresses'));
     let hostname: string | undefined;
     for (const type of this.config.kubeletPreferredAddressTypes) {
-      hostname = addresses.find((a) => stringField(a, 'type') === type)?.address as string | undefined;
-      if (hostname !== undefined) break;
+      const match = addresses.find((a) => stringField(a, 'type') === type);
+      if (match === undefined) continue;
+      hostname = stringField(match, 'address');
+      break;
     }
     if (hostname === undefined) throw new ApiError(500, '', `no preferred addresses found; known addresses: ${goAddressList(addresses)}`);
     const statusPort = numberField(objectField(objectField(objectField(node, 'status'), 'daemonEndpoints'), 'kubeletEndpoint'), 'Port');
