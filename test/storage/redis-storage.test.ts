@@ -346,6 +346,53 @@ describe('redis storage specifics', () => {
     }
   });
 
+  test('waitReplicas: a write acknowledged by N replicas reaches its own watches only once every connected replica has it', async () => {
+    const primary = await startRedis({ args: ['--repl-diskless-sync-delay', '0'] });
+    const quick = await startRedis();
+    const slow = await startRedis();
+    const onPrimary = new Redis(primary.url);
+    const replicas = [new Redis(quick.url), new Redis(slow.url)];
+    const stop = new AbortController();
+    const s = await connectRedisBackend({ url: primary.url, historyMs: 60_000, onError: quiet, waitReplicas: 1, waitTimeoutMs: 60_000 });
+    try {
+      for (const r of replicas) await r.replicaof('127.0.0.1', primary.port);
+      for (const r of replicas) {
+        while (!(await r.info('replication')).includes('master_link_status:up')) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const t = freshType();
+      const r = new Recorder();
+      await s.watch(t, '1', r.listener, stop.signal);
+      // The slow replica stays connected but applies nothing: a failover could promote it.
+      process.kill(slow.pid!, 'SIGSTOP');
+      try {
+        // One replica is what the write asks for: it is acknowledged.
+        await s.create(t, 'a', obj('a'));
+        const fenceWaiting = async (): Promise<boolean> => /cmd=wait\b/.test(String(await onPrimary.call('CLIENT', 'LIST')));
+        const deadline = Date.now() + 30_000;
+        while (!(await fenceWaiting())) {
+          if (Date.now() > deadline) throw new Error('the watch reader never waited for the replicas');
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        assert.equal(r.events.length, 0, 'the writing process showed its own write before every connected replica had it');
+      } finally {
+        process.kill(slow.pid!, 'SIGCONT');
+      }
+      await r.until(1, 30_000);
+      assert.deepEqual(
+        r.events.map((e) => [e.type, e.key]),
+        [['ADDED', 'a']],
+      );
+    } finally {
+      stop.abort();
+      onPrimary.disconnect();
+      for (const r of replicas) r.disconnect();
+      await s.close();
+      await slow.stop();
+      await quick.stop();
+      await primary.stop();
+    }
+  });
+
   test('connects through Sentinel to the monitored master', async () => {
     if (!server) throw new Error('redis-server not started');
     const sentinel = await startRedisSentinel(server.port, 'capstan');

@@ -117,6 +117,7 @@ export interface WatchHubOptions {
  * A change this process wrote itself is handed out as soon as its write's reply arrives
  * (`deliverOwn`), not when the blocking read brings it back: a controller that writes and then
  * waits for its informer sees its write before (or with) the response, as on the embedded store.
+ * Not with a replication fence (`--redis-wait-replicas`): then every change waits for it.
  *
  * After its connection failed or was re-established (a failover may have moved it to a replica
  * that never received the last changes it delivered), the reader checks that Redis still holds
@@ -188,7 +189,8 @@ export class WatchHub {
   }
 
   /**
-   * Hands out a change this process just wrote (byte for byte the stream's entry). When every
+   * Hands out a change this process just wrote (byte for byte the stream's entry); with a
+   * replication fence, leaves it to the reader. When every
    * older change has been dispatched it goes out at once and nothing is returned. Otherwise
    * (another writer's changes came first) it waits for one shared read of the newer changes and
    * the returned promise resolves once it has gone out, or once reading gave up: the blocking
@@ -196,13 +198,16 @@ export class WatchHub {
    */
   deliverOwn(event: ChangeEvent): Promise<void> | undefined {
     if (compareResourceVersions(event.resourceVersion, this.position) <= 0) return undefined;
+    // With a replication fence only the reader, which waits for it, hands changes out: other writers'
+    // changes may not be on the replicas yet, and an own write was acknowledged by
+    // --redis-wait-replicas of them, where the fence waits for every connected one (a failover may
+    // promote any; the Sentinel durability test's SIGSTOP fault showed a watch an own write that
+    // the promoted replica lacked).
+    if (this.options.fence) return undefined;
     if (this.lineageCheck === null && event.resourceVersion === successor(this.position)) {
       this.dispatch(event);
       return undefined;
     }
-    // With a replication fence, other writers' changes may not be on the replicas yet: only the
-    // reader (which waits for the fence) may hand them out.
-    if (this.options.fence) return undefined;
     this.pendingOwn.set(event.resourceVersion, event);
     const check = this.lineageCheck;
     if (check === null) return this.catchUpThrough(event.resourceVersion);
