@@ -356,9 +356,9 @@ describe('redis storage specifics', () => {
     const s = await connectRedisBackend({ url: primary.url, historyMs: 60_000, onError: quiet, waitReplicas: 1, waitTimeoutMs: 60_000 });
     try {
       for (const r of replicas) await r.replicaof('127.0.0.1', primary.port);
-      for (const r of replicas) {
-        while (!(await r.info('replication')).includes('master_link_status:up')) await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      // Both replicas online as the primary sees them (what the fence counts), not only linked as they see it.
+      const online = async (): Promise<number> => ((await onPrimary.info('replication')).match(/^slave\d+:.*state=online/gm) ?? []).length;
+      while ((await online()) < 2) await new Promise((resolve) => setTimeout(resolve, 20));
       const t = freshType();
       const r = new Recorder();
       await s.watch(t, '1', r.listener, stop.signal);
