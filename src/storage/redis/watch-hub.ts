@@ -361,8 +361,14 @@ export class WatchHub {
     const events = parseXread(reply, this.position);
     if (events.length > 0 && this.options.fence) await this.options.fence(signal);
     if (signal.aborted) return;
-    // A read (or fence) re-sent on a new connection may have gone to another primary: check first.
-    if (connection !== this.connections && (await this.checkLineage())) return;
+    // The connection changed between the read and now (a failover): the changes may have been read
+    // on the old primary and fenced on the new one, where ioredis re-sent the fence, so they may not
+    // exist there. None of them goes out: the lineage check ends the watches if what they were
+    // already shown is gone, and the next read takes the changes from the current primary.
+    if (connection !== this.connections) {
+      await this.checkLineage();
+      return;
+    }
     for (const event of events) this.dispatch(event);
   }
 
