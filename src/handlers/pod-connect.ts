@@ -32,11 +32,7 @@ export async function handlePodConnect(r: ResourceRequest): Promise<void> {
   const location = await podStreamLocation(r, r.server.kubelet, sub, options);
   if (!isUpgradeRequest(r.req) || !hasUpgradeConnection(r.req)) throw badRequest('Upgrade request required');
   const { connection } = location;
-  const target = {
-    scheme: connection.scheme,
-    host: `${connection.hostname.includes(':') ? `[${connection.hostname}]` : connection.hostname}:${connection.port}`,
-    path: location.path,
-  };
+  const target = { scheme: connection.scheme, host: connection.address, path: location.path };
   const onError = (err: ApiError): void => writeError(r.res, err);
   forwardProxyUpgrade(r.req, r.res, target, () => takeUpgradeConnection(r.req, r.res), onError, { query: location.query, tls: connection.tls });
 }

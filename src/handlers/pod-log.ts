@@ -36,7 +36,8 @@ export function kubeletErrorAnswer(code: number, text: string, podName: string):
  * `Get "URL": ...`, and one that answers an error becomes the Status of {@link kubeletErrorAnswer}.
  */
 export async function handlePodLog(r: ResourceRequest): Promise<void> {
-  if (r.req.method !== 'GET' && r.req.method !== 'HEAD') throw methodNotAllowed();
+  // kube registers the log for GET alone: HEAD is a 405 too.
+  if (r.req.method !== 'GET') throw methodNotAllowed();
   const options = podLogOptions(r.query, r.ri.name);
   const pod = await readPod(r);
   const container = podContainer(pod, options.container);
@@ -49,8 +50,7 @@ export async function handlePodLog(r: ResourceRequest): Promise<void> {
   const query = goQueryEncode(kubeletLogParams(options));
   // Namespace, pod and container names are DNS names: nothing in them needs escaping.
   const path = `/containerLogs/${r.ri.namespace}/${r.ri.name}/${container}${query === '' ? '' : `?${query}`}`;
-  const host = connection.hostname.includes(':') ? `[${connection.hostname}]` : connection.hostname;
-  const url = `${connection.scheme}://${host}:${connection.port}${path}`;
+  const url = `${connection.scheme}://${connection.address}${path}`;
   const res = r.res;
   const upstream = httpsRequest({
     host: connection.hostname,

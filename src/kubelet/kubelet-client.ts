@@ -16,6 +16,8 @@ export interface KubeletConnection {
   /** The address as the node lists it (a host name or an IP). */
   hostname: string;
   port: number;
+  /** `hostname:port` as a URL host (an IPv6 address in brackets). */
+  address: string;
   /** The agent for requests that verify the kubelet as configured. */
   agent: Agent;
   /** The agent for `insecureSkipTLSVerifyBackend` (pod logs only): the kubelet's certificate is not verified. */
@@ -65,7 +67,8 @@ export class KubeletClient {
     const statusPort = numberField(objectField(objectField(objectField(node, 'status'), 'daemonEndpoints'), 'kubeletEndpoint'), 'Port');
     const port = statusPort > 0 ? statusPort : this.config.kubeletPort;
     const { verified, insecure, tls } = this.agentsNow();
-    return { scheme: 'https', hostname, port, agent: verified, insecureAgent: insecure, tls };
+    const address = `${hostname.includes(':') ? `[${hostname}]` : hostname}:${port}`;
+    return { scheme: 'https', hostname, port, address, agent: verified, insecureAgent: insecure, tls };
   }
 
   /** Stops watching the certificate files. */

@@ -4,6 +4,7 @@
  * kubelet query they become (kube's LogLocation).
  */
 import { badRequest, invalid, type StatusCause } from '../api/errors.js';
+import { queryBool, queryInt64 } from '../api/request-options.js';
 import { forbiddenField, goQuote, invalidField } from '../validation/field-errors.js';
 
 /** The options of one log request. */
@@ -14,27 +15,11 @@ export interface PodLogOptions {
   previous: boolean;
   timestamps: boolean;
   insecureSkipTLSVerifyBackend: boolean;
-  sinceSeconds?: bigint;
+  sinceSeconds?: number;
   /** As the kubelet is sent it: RFC 3339 in UTC, whole seconds. */
   sinceTime?: string;
-  tailLines?: bigint;
-  limitBytes?: bigint;
-}
-
-/** kube's query conversion of a boolean: absent, `0` or `false` (any case) is false, anything else true. */
-function queryBool(query: URLSearchParams, name: string): boolean {
-  const v = query.get(name);
-  return v !== null && v !== '0' && v.toLowerCase() !== 'false';
-}
-
-/** Go's strconv.ParseInt(v, 10, 64), with its error as kube's 400 says it. */
-function queryInt64(query: URLSearchParams, name: string): bigint | undefined {
-  const v = query.get(name);
-  if (v === null) return undefined;
-  if (!/^[+-]?\d+$/.test(v)) throw badRequest(`strconv.ParseInt: parsing ${goQuote(v)}: invalid syntax`);
-  const n = BigInt(v);
-  if (n < -(2n ** 63n) || n >= 2n ** 63n) throw badRequest(`strconv.ParseInt: parsing ${goQuote(v)}: value out of range`);
-  return n;
+  tailLines?: number;
+  limitBytes?: number;
 }
 
 const RFC3339 = '2006-01-02T15:04:05Z07:00';
@@ -96,14 +81,15 @@ export function podLogOptions(query: URLSearchParams, podName: string): PodLogOp
     sinceTime: sinceTime === null ? undefined : querySinceTime(sinceTime),
   };
   const causes: StatusCause[] = [];
-  if (options.tailLines !== undefined && options.tailLines < 0n)
-    causes.push(invalidField('tailLines', { goSyntax: String(options.tailLines) }, 'must be greater than or equal to 0'));
-  if (options.limitBytes !== undefined && options.limitBytes < 1n)
-    causes.push(invalidField('limitBytes', { goSyntax: String(options.limitBytes) }, 'must be greater than 0'));
+  // The value as Go prints an int64 (exact beyond 2^53, where the number is not).
+  const printed = (name: string): { goSyntax: string } => ({ goSyntax: BigInt(query.get(name) ?? '0').toString() });
+  if (options.tailLines !== undefined && options.tailLines < 0)
+    causes.push(invalidField('tailLines', printed('tailLines'), 'must be greater than or equal to 0'));
+  if (options.limitBytes !== undefined && options.limitBytes < 1) causes.push(invalidField('limitBytes', printed('limitBytes'), 'must be greater than 0'));
   if (options.sinceSeconds !== undefined && options.sinceTime !== undefined)
     causes.push(forbiddenField('[]', 'at most one of `sinceTime` or `sinceSeconds` may be specified'));
-  else if (options.sinceSeconds !== undefined && options.sinceSeconds < 1n)
-    causes.push(invalidField('sinceSeconds', { goSyntax: String(options.sinceSeconds) }, 'must be greater than 0'));
+  else if (options.sinceSeconds !== undefined && options.sinceSeconds < 1)
+    causes.push(invalidField('sinceSeconds', printed('sinceSeconds'), 'must be greater than 0'));
   if (query.has('stream')) causes.push(forbiddenField('stream', 'may not be specified'));
   if (causes.length > 0) throw invalid('PodLogOptions', '', podName, causes);
   return options;

@@ -223,7 +223,7 @@ export async function nodeProxyLocation(r: ResourceTarget, kubelet: KubeletClien
   const connection = kubelet.connectionOf(node);
   await checkProxyableHostname(connection.hostname);
   if (parts.port === '' || parts.port === String(connection.port)) {
-    return { scheme: connection.scheme, host: joinHostPort(connection.hostname, String(connection.port)), kubelet: connection };
+    return { scheme: connection.scheme, host: connection.address, kubelet: connection };
   }
   return { scheme: parts.scheme, host: joinHostPort(connection.hostname, parts.port) };
 }

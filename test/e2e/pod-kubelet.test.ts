@@ -291,6 +291,14 @@ describe('pods/log through the kubelet', () => {
       'PodLogOptions "one" is invalid: []: Forbidden: at most one of `sinceTime` or `sinceSeconds` may be specified',
     );
     assert.equal((await refusal(`${PODS}/one/log?stream=Stdout`)).message, 'PodLogOptions "one" is invalid: stream: Forbidden: may not be specified');
+    // kube serves the log for GET alone.
+    for (const method of ['HEAD', 'POST', 'PUT', 'DELETE']) assert.equal((await fetch(`${server.url}${PODS}/unbound/log`, { method })).status, 405, method);
+    assert.deepEqual(await refusal(`${PODS}/unbound/log`, 'POST'), {
+      code: 405,
+      reason: 'MethodNotAllowed',
+      message: 'the server does not allow this method on the requested resource',
+      details: {},
+    });
   });
 
   test("a kubelet's error answers become kube's Status, and an unreachable kubelet a 500", async () => {
