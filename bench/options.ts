@@ -95,6 +95,8 @@ export interface BenchOptions {
   maxServerRssMb: number;
   /** Extra node flags for the server process, e.g. ['--cpu-prof', '--cpu-prof-dir=/tmp/prof']. */
   serverNodeArgs: string[];
+  /** Extra Capstan flags for every server the bench starts, e.g. ['--worker-write-sync-timeout=0']. */
+  serverArgs: string[];
 }
 
 export const USAGE = `Usage: npm run bench -- [options]
@@ -144,6 +146,7 @@ Sizes (defaults full / quick):
   --payload B          ConfigMap data bytes (1024)
   --max-server-rss-mb N  kill the server above this RSS (6144)
   --server-node-args "A B"  extra node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
+  --server-args "A B"  extra Capstan flags for every server the bench starts, e.g. "--worker-write-sync-timeout=0"
   -h, --help
 `;
 
@@ -264,6 +267,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions | undefine
     '--max-server-rss-mb',
     '--memory-concurrency',
     '--server-node-args',
+    '--server-args',
     '--create-ops',
     '--access-ops',
     '--access-concurrency',
@@ -315,5 +319,6 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions | undefine
     payloadBytes: flags.has('--payload') ? nonNegativeInt('--payload', flags.get('--payload')) : 1024,
     maxServerRssMb: int('--max-server-rss-mb', 6144, 6144),
     serverNodeArgs: (flags.get('--server-node-args') ?? '').split(' ').filter((a) => a !== ''),
+    serverArgs: (flags.get('--server-args') ?? '').split(' ').filter((a) => a !== ''),
   };
 }

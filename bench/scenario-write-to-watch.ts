@@ -4,8 +4,11 @@
  * seen its own write). One process writes ConfigMaps over HTTPS with a bearer token and holds a
  * JSON watch of their namespace, all on one HTTP/2 connection as client-go does (so a server with
  * several workers serves the writes and the watch in one of them); for each write it records (event arrival - response arrival):
- * negative when the event came first. Low load: one write at a time with a pause; high load: 16 in
- * flight. Runs in a scratch namespace deleted afterwards, so it can measure a server given by --url.
+ * negative when the event came first. A second watch of the namespace on another HTTP/2 connection
+ * is timed the same way: with several workers, consecutive connections go to different workers, so
+ * it sees the writes through another worker, as a controller whose informers and writes use two
+ * connections does. Low load: one write at a time with a pause; high load: 16 in flight. Runs in a
+ * scratch namespace deleted afterwards, so it can measure a server given by --url.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -63,8 +66,10 @@ async function withHttpsServer<T>(name: TargetName, options: BenchOptions, body:
 }
 
 interface PhaseResult {
-  /** event arrival - response arrival, ms, per write. */
+  /** event arrival - response arrival, ms, per write, at the watch on the writer's connection. */
   gaps: number[];
+  /** The same at the watch on the other connection. */
+  otherGaps: number[];
   writes: number;
   seconds: number;
   cpuMs: number | undefined;
@@ -73,6 +78,7 @@ interface PhaseResult {
 
 async function phase(
   client: Http2Session,
+  other: Http2Session,
   server: Server,
   ns: string,
   prefix: string,
@@ -85,7 +91,9 @@ async function phase(
   const start = await client.request('GET', `${path}?limit=1`);
   const listRv = (JSON.parse(start.body) as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion;
   if (start.status !== 200 || listRv === undefined) throw new Error(`list ${path}: HTTP ${start.status}`);
-  const watch = await openWatchArrivalsOn(client, `${path}?watch=1&allowWatchBookmarks=true&resourceVersion=${listRv}`);
+  const watchPath = `${path}?watch=1&allowWatchBookmarks=true&resourceVersion=${listRv}`;
+  const watch = await openWatchArrivalsOn(client, watchPath);
+  const otherWatch = await openWatchArrivalsOn(other, watchPath);
   try {
     const responses = new Map<string, number>();
     const stopCpu = server.cpu.available() ? server.cpu.start() : undefined;
@@ -104,39 +112,51 @@ async function phase(
     };
     await Promise.all(Array.from({ length: concurrency }, worker));
     const seconds = (performance.now() - t0) / 1000;
-    const all = await watch.waitFor([...responses.keys()], EVENT_TIMEOUT_MS);
+    const versions = [...responses.keys()];
+    const all = (await watch.waitFor(versions, EVENT_TIMEOUT_MS)) && (await otherWatch.waitFor(versions, EVENT_TIMEOUT_MS));
     const cpuMs = stopCpu?.()?.totalMs;
     const gaps: number[] = [];
+    const otherGaps: number[] = [];
     let missing = 0;
     for (const [rv, at] of responses) {
       const arrived = watch.arrivals.get(rv);
-      if (arrived === undefined) missing++;
-      else gaps.push(arrived - at);
+      const otherArrived = otherWatch.arrivals.get(rv);
+      if (arrived === undefined || otherArrived === undefined) missing++;
+      if (arrived !== undefined) gaps.push(arrived - at);
+      if (otherArrived !== undefined) otherGaps.push(otherArrived - at);
     }
-    if (!all) log(`write-to-watch: ${missing} events did not arrive within ${EVENT_TIMEOUT_MS} ms`);
-    return { gaps, writes: responses.size, seconds, cpuMs, missing };
+    if (!all) log(`write-to-watch: ${missing} events did not arrive at both watches within ${EVENT_TIMEOUT_MS} ms`);
+    return { gaps, otherGaps, writes: responses.size, seconds, cpuMs, missing };
   } finally {
     watch.close();
+    otherWatch.close();
   }
 }
 
-function phaseMetrics(label: string, p: PhaseResult): Metric[] {
-  const first = p.gaps.filter((g) => g <= 0).length;
+function gapMetrics(label: string, gaps: number[]): Metric[] {
+  const first = gaps.filter((g) => g <= 0).length;
   return [
-    metric(`${label}: event after response p50`, p.gaps.length > 0 ? percentile(p.gaps, 0.5) : null, 'ms'),
-    metric(`${label}: event after response p99`, p.gaps.length > 0 ? percentile(p.gaps, 0.99) : null, 'ms'),
-    metric(`${label}: event before response`, p.gaps.length > 0 ? first / p.gaps.length : null, 'ratio', { higherIsBetter: true }),
+    metric(`${label}: event after response p50`, gaps.length > 0 ? percentile(gaps, 0.5) : null, 'ms'),
+    metric(`${label}: event after response p99`, gaps.length > 0 ? percentile(gaps, 0.99) : null, 'ms'),
+    metric(`${label}: event before response`, gaps.length > 0 ? first / gaps.length : null, 'ratio', { higherIsBetter: true }),
+  ];
+}
+
+function phaseMetrics(label: string, p: PhaseResult): Metric[] {
+  return [
+    ...gapMetrics(label, p.gaps),
+    ...gapMetrics(`${label}, other connection`, p.otherGaps),
     metric(`${label}: events missing`, p.missing, 'count', { goal: { op: '<', value: 1 } }),
   ];
 }
 
-function row(operation: string, p: PhaseResult): OperationRow {
+function row(operation: string, p: PhaseResult, gaps: number[]): OperationRow {
   return {
     operation,
     opsPerSecond: p.writes / p.seconds,
     cpuMsPerOp: p.cpuMs !== undefined && p.writes > 0 ? p.cpuMs / p.writes : null,
-    p50Ms: p.gaps.length > 0 ? percentile(p.gaps, 0.5) : Number.NaN,
-    p99Ms: p.gaps.length > 0 ? percentile(p.gaps, 0.99) : Number.NaN,
+    p50Ms: gaps.length > 0 ? percentile(gaps, 0.5) : Number.NaN,
+    p99Ms: gaps.length > 0 ? percentile(gaps, 0.99) : Number.NaN,
     ok: p.writes - p.missing,
     failed: p.missing,
   };
@@ -151,23 +171,30 @@ export const writeToWatchScenario: Scenario = {
     return withHttpsServer(target, options, async (server) => {
       const client = new HttpClient(server.url, HIGH_CONCURRENCY, { token: server.token, insecureTls: true });
       const session = await Http2Session.open(server.url, server.token);
+      const other = await Http2Session.open(server.url, server.token);
       const ns = scratchNamespaceName('w2w');
       try {
         await createScratchNamespace(client, ns);
         log(`write-to-watch: ${low} writes one at a time`);
-        const lowResult = await phase(session, server, ns, 'low', low, 1, LOW_PAUSE_MS, options.payloadBytes);
+        const lowResult = await phase(session, other, server, ns, 'low', low, 1, LOW_PAUSE_MS, options.payloadBytes);
         log(`write-to-watch: ${high} writes, ${HIGH_CONCURRENCY} in flight`);
-        const highResult = await phase(session, server, ns, 'high', high, HIGH_CONCURRENCY, 0, options.payloadBytes);
+        const highResult = await phase(session, other, server, ns, 'high', high, HIGH_CONCURRENCY, 0, options.payloadBytes);
         return {
           metrics: [...phaseMetrics('low load', lowResult), ...phaseMetrics('high load', highResult)],
-          operations: [row('event after response, 1 write at a time', lowResult), row(`event after response, ${HIGH_CONCURRENCY} in flight`, highResult)],
+          operations: [
+            row('event after response, 1 write at a time', lowResult, lowResult.gaps),
+            row('the same at another connection, 1 write at a time', lowResult, lowResult.otherGaps),
+            row(`event after response, ${HIGH_CONCURRENCY} in flight`, highResult, highResult.gaps),
+            row(`the same at another connection, ${HIGH_CONCURRENCY} in flight`, highResult, highResult.otherGaps),
+          ],
           notes: [
-            `ConfigMap creates with ${options.payloadBytes} B data; p50/p99 columns are (event arrival - response arrival) at one JSON watch on the writer's HTTP/2 connection; ops/s and CPU ms/op are the writes'`,
+            `ConfigMap creates with ${options.payloadBytes} B data; p50/p99 columns are (event arrival - response arrival) at a JSON watch on the writer's HTTP/2 connection, and at one on another connection (another worker when there are several); ops/s and CPU ms/op are the writes'`,
           ],
         };
       } finally {
         await deleteScratchNamespace(client, ns, [configMapsPath(ns)]);
         session.close();
+        other.close();
         client.close();
       }
     });

@@ -72,7 +72,7 @@ export async function startTarget(name: BuiltinTargetName, options: BenchOptions
   const redis = await startBackend(name);
   let server: ServerProcess;
   try {
-    server = await startTargetServer(name, redis, options.serverNodeArgs, 5, extraArgs);
+    server = await startTargetServer(name, redis, options.serverNodeArgs, 5, [...extraArgs, ...options.serverArgs]);
   } catch (err) {
     await redis?.stop();
     throw err;

@@ -8,7 +8,9 @@
  * plus Redis or etcd), and kube-controller-manager's stale-cache requeues.
  *
  *   node dist/bench/control-plane/main.js [--quick] [--targets memory,redis,redis-workers2,reference]
- *        [--nodes N] [--deployments N] [--replicas N] [--json FILE]
+ *        [--nodes N] [--deployments N] [--replicas N] [--json FILE] [--server-args "A B"]
+ *
+ * `--server-args` adds Capstan flags to every Capstan target (e.g. "--worker-write-sync-timeout=0").
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -48,11 +50,12 @@ interface TargetResult {
   latency: Record<string, { count: number; p50: number; p99: number }>;
 }
 
-function parseArgs(argv: string[]): { size: WorkloadSize; targets: Target[]; json: string | undefined } {
+function parseArgs(argv: string[]): { size: WorkloadSize; targets: Target[]; json: string | undefined; serverArgs: string[] } {
   let size = { ...FULL };
   let targets: Target[] = [...DEFAULT_TARGETS];
   let json: string | undefined;
   const overrides: Partial<WorkloadSize> = {};
+  let serverArgs: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = (): string => {
@@ -72,9 +75,13 @@ function parseArgs(argv: string[]): { size: WorkloadSize; targets: Target[]; jso
     else if (a === '--deployments') overrides.deployments = Number(value());
     else if (a === '--replicas') overrides.replicas = Number(value());
     else if (a === '--json') json = value();
+    else if (a === '--server-args')
+      serverArgs = value()
+        .split(' ')
+        .filter((x) => x !== '');
     else throw new Error(`unknown argument ${a}`);
   }
-  return { size: { ...size, ...overrides }, targets, json };
+  return { size: { ...size, ...overrides }, targets, json, serverArgs };
 }
 
 /** Processes whose command line mentions MARK and whose command name is one of COMMS. */
@@ -102,10 +109,12 @@ interface ControlPlane {
   stop(): Promise<void>;
 }
 
-async function startControlPlane(target: Target, work: string, redis: RedisProcess | undefined): Promise<ControlPlane> {
+async function startControlPlane(target: Target, work: string, redis: RedisProcess | undefined, serverArgs: string[]): Promise<ControlPlane> {
   const args = [join(PROJECT_ROOT, 'scripts', 'control-plane.sh'), '--port', '0', '--nodes', '0', '--work-dir', work];
   if (target === 'reference') args.push('--server', 'reference');
-  if (redis !== undefined) args.push('--', '--storage=redis', `--redis-url=${redis.url}`, '--workers', target === 'redis-workers2' ? '2' : '1');
+  const capstanArgs = redis === undefined ? [] : ['--storage=redis', `--redis-url=${redis.url}`, '--workers', target === 'redis-workers2' ? '2' : '1'];
+  if (target !== 'reference') capstanArgs.push(...serverArgs);
+  if (capstanArgs.length > 0) args.push('--', ...capstanArgs);
   const env = { ...process.env, KCM_ARGS: COMPONENT_ARGS, SCHEDULER_ARGS: COMPONENT_ARGS, KWOK_ARGS: '--cidr=10.0.0.0/8' };
   const child: ChildProcess = spawn('bash', args, { cwd: PROJECT_ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   const pgid = child.pid ?? 0;
@@ -180,14 +189,14 @@ async function scrape(http: HttpClient): Promise<Buckets> {
   return parseRequestBuckets(res.body);
 }
 
-async function runTarget(target: Target, size: WorkloadSize): Promise<TargetResult> {
+async function runTarget(target: Target, size: WorkloadSize, serverArgs: string[]): Promise<TargetResult> {
   const work = mkdtempSync(join(tmpdir(), `capstan-cp-scale-${target}-`));
   const redis = target === 'redis' || target === 'redis-workers2' ? await spawnRedis({ fsyncEveryWrite: true }) : undefined;
   const log = (line: string): void => void process.stderr.write(`  [${target}] ${line}\n`);
   let plane: ControlPlane | undefined;
   let succeeded = false;
   try {
-    plane = await startControlPlane(target, work, redis);
+    plane = await startControlPlane(target, work, redis, serverArgs);
     const cp = plane;
     const { server, access } = readKubeconfig(cp.kubeconfig);
     const http = new HttpClient(server, 4, access);
@@ -249,7 +258,7 @@ function render(results: TargetResult[], size: WorkloadSize): string {
 }
 
 async function main(): Promise<void> {
-  const { size, targets, json } = parseArgs(process.argv.slice(2));
+  const { size, targets, json, serverArgs } = parseArgs(process.argv.slice(2));
   installCleanupHandlers();
   const bin = process.env.KUBE_BIN ?? join(homedir(), '.cache', 'kube-reference', 'bin');
   for (const b of ['kube-controller-manager', 'kube-scheduler', 'kwok', ...(targets.includes('reference') ? ['kube-apiserver', 'etcd'] : [])]) {
@@ -258,7 +267,7 @@ async function main(): Promise<void> {
   const results: TargetResult[] = [];
   for (const target of targets) {
     process.stderr.write(`${target}:\n`);
-    results.push(await runTarget(target, size));
+    results.push(await runTarget(target, size, serverArgs));
     // Each target's table as soon as it is done (a full-size target takes most of an hour).
     if (targets.length > 1) process.stderr.write(`${render(results.slice(-1), size)}\n`);
     if (json !== undefined) writeFileSync(json, JSON.stringify({ size, results }, null, 2));

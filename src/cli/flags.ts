@@ -239,6 +239,15 @@ export const FLAGS: readonly FlagSpec[] = [
     },
   },
   {
+    name: 'worker-write-sync-timeout',
+    group: 'processes',
+    default: '0',
+    help: "With --workers and --storage=redis: when set, a write answers only once the other workers' watches of its type have its change (waiting at most this long; a worker that lets it pass is not waited for until it catches up), so a client whose watches another worker serves sees its own write by the time the response comes. 0 (the default): writes do not wait; other workers' watches get the change moments later.",
+    apply: (c, v) => {
+      c.workerWriteSyncTimeoutMs = duration('worker-write-sync-timeout', v);
+    },
+  },
+  {
     name: 'redis-url',
     group: 'storage',
     default: 'redis://127.0.0.1:6379',

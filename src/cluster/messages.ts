@@ -134,3 +134,55 @@ export function listenerFromEnv(env: NodeJS.ProcessEnv = process.env): { url: st
   if (secureUrl === undefined || secureUrl === '' || !Number.isInteger(securePort) || securePort <= 0) return { url, port };
   return { url, port, secureUrl, securePort };
 }
+
+/** Worker to primary: this worker's watches of change stream `stream` now have listeners, or none left. */
+export interface StreamReaderMessage {
+  type: 'capstan:stream-reader';
+  stream: string;
+  listening: boolean;
+}
+
+/** Primary to worker: the cluster worker ids (`cluster.worker.id`) whose watches of `stream` have listeners, the receiver's own included. */
+export interface StreamReadersMessage {
+  type: 'capstan:stream-readers';
+  stream: string;
+  workers: number[];
+}
+
+/**
+ * Answer `id` (with {@link SyncDoneMessage}) once your reader of `stream` has handed out its
+ * changes through `version`. Worker to primary: ask every other worker reading it; primary to
+ * worker: one such question.
+ */
+export interface SyncRequestMessage {
+  type: 'capstan:sync-request';
+  id: number;
+  stream: string;
+  version: string;
+}
+
+/** The answer to {@link SyncRequestMessage} `id` (from the primary: every peer answered, or the wait's bound passed). */
+export interface SyncDoneMessage {
+  type: 'capstan:sync-done';
+  id: number;
+}
+
+export function isStreamReaderMessage(value: unknown): value is StreamReaderMessage {
+  const m = objectLikeOrUndefined(value);
+  return m?.type === 'capstan:stream-reader' && typeof m.stream === 'string' && typeof m.listening === 'boolean';
+}
+
+export function isStreamReadersMessage(value: unknown): value is StreamReadersMessage {
+  const m = objectLikeOrUndefined(value);
+  return m?.type === 'capstan:stream-readers' && typeof m.stream === 'string' && Array.isArray(m.workers) && m.workers.every((w) => typeof w === 'number');
+}
+
+export function isSyncRequestMessage(value: unknown): value is SyncRequestMessage {
+  const m = objectLikeOrUndefined(value);
+  return m?.type === 'capstan:sync-request' && typeof m.id === 'number' && typeof m.stream === 'string' && typeof m.version === 'string';
+}
+
+export function isSyncDoneMessage(value: unknown): value is SyncDoneMessage {
+  const m = objectLikeOrUndefined(value);
+  return m?.type === 'capstan:sync-done' && typeof m.id === 'number';
+}

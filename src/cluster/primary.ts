@@ -8,6 +8,7 @@ import { ConnectionDistributor } from './connection-distributor.js';
 import { isReadyMessage, LISTEN_PORT_ENV, LISTEN_SECURE_PORT_ENV, LISTEN_SECURE_URL_ENV, LISTEN_URL_ENV, WORKER_INDEX_ENV } from './messages.js';
 import { ensureServingCertDir } from '../tls/serving-setup.js';
 import { RestartPolicy, type RestartPolicyOptions } from './restart-policy.js';
+import { PeerSyncRelay } from './peer-sync-relay.js';
 
 /** Extra time past the shutdown delay a worker gets to drain before the primary kills it. */
 const DRAIN_GRACE_MS = 60_000;
@@ -49,6 +50,12 @@ export async function runPrimary(config: ServerConfig, options: PrimaryOptions):
   /** The listeners' URLs and ports: the main one (plain HTTP when served, else HTTPS), and HTTPS. */
   let listening: { url: string; port: number; secureUrl?: string; securePort?: number } | undefined;
 
+  // Writes wait for the other workers' watch readers (peer-sync.ts); not with a replication fence,
+  // where every change reaches watches only once replicas have it.
+  const peerSync =
+    config.storage === 'redis' && options.workers > 1 && config.workerWriteSyncTimeoutMs > 0 && config.redisWaitReplicas === 0
+      ? new PeerSyncRelay(config.workerWriteSyncTimeoutMs)
+      : undefined;
   const liveWorkers = (): Worker[] => slots.flatMap((s) => (s.worker !== undefined && !s.worker.isDead() ? [s.worker] : []));
   servePrimaryMetrics(liveWorkers);
 
@@ -66,6 +73,7 @@ export async function runPrimary(config: ServerConfig, options: PrimaryOptions):
     slot.worker = worker;
     slot.startedAt = Date.now();
     workerSlot.set(worker, slot);
+    peerSync?.addWorker(worker);
     worker.on('message', (msg: unknown) => {
       if (!isReadyMessage(msg)) return;
       listener.addWorker(worker);
@@ -106,6 +114,7 @@ export async function runPrimary(config: ServerConfig, options: PrimaryOptions):
   };
 
   cluster.on('exit', (worker: Worker, code: number | null, signal: string | null) => {
+    peerSync?.removeWorker(worker);
     const slot = workerSlot.get(worker);
     workerSlot.delete(worker);
     if (slot === undefined) return;

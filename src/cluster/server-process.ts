@@ -6,13 +6,30 @@ import { startServer, type CapstanServer } from '../server/app.js';
 import { MemoryStorage } from '../storage/memory-storage.js';
 import type { Storage } from '../storage/storage.js';
 import { ConnectionReceiver } from './connection-receiver.js';
+import { WorkerPeerSync } from './peer-sync.js';
+import type { PeerReaders } from '../storage/redis/peer-readers.js';
 import { listenerFromEnv, workerIndexFromEnv, type ReadyMessage } from './messages.js';
 
-/** Opens the storage backend the flags select. */
-export async function openStorage(config: ServerConfig): Promise<Storage> {
+/** Opens the storage backend the flags select (with `peers`, the Redis backend's writes wait for the other workers' watches). */
+export async function openStorage(config: ServerConfig, peers?: PeerReaders): Promise<Storage> {
   if (config.storage === 'memory') return new MemoryStorage({ historyMs: config.watchCacheHistoryMs, maxObjectBytes: config.limits.maxObjectBytes });
   const { openRedisStorage } = await import('../storage/redis/open-redis.js');
-  return openRedisStorage(config);
+  return openRedisStorage(config, peers);
+}
+
+/** A worker's link to the other workers' watch readers, through the primary (peer-sync.ts). */
+function workerPeerSync(config: ServerConfig): WorkerPeerSync | undefined {
+  const worker = cluster.worker;
+  if (worker === undefined || config.storage !== 'redis' || config.workerWriteSyncTimeoutMs <= 0) return undefined;
+  const sync = new WorkerPeerSync({
+    self: worker.id,
+    send: (message) => {
+      if (process.connected) process.send?.(message, undefined, {}, () => undefined);
+    },
+    safetyMs: config.workerWriteSyncTimeoutMs + 1000,
+  });
+  process.on('message', (message: unknown) => sync.onMessage(message));
+  return sync;
 }
 
 /** Logs a fatal error with its stack and exits 1 (a worker is then restarted by the primary). */
@@ -82,7 +99,7 @@ export async function runServerProcess(config: ServerConfig): Promise<CapstanSer
     throw new Error("a cluster worker needs the primary's listener (CAPSTAN_LISTEN_URL, CAPSTAN_LISTEN_PORT)");
   }
   const receiver = listener === undefined ? undefined : new ConnectionReceiver();
-  const storage = await openStorage(config);
+  const storage = await openStorage(config, workerPeerSync(config));
   const server = await startServer(config, storage, {
     // Each worker competes for the controller manager's lease; one per instance does the instance's own work.
     instanceControllers: index === 0,

@@ -10,6 +10,7 @@ import type { TypeKeys } from './keys.js';
 import { replyString } from './replies.js';
 import { awaitReplicated, fenceKeyOf, type FenceOptions } from './replication-fence.js';
 import { parseStreamEntry, WatchHub, watchGone } from './watch-hub.js';
+import type { PeerReaders } from './peer-readers.js';
 import { compareResourceVersions } from '../resource-version.js';
 import { type ChangeEvent, type ChangeListener, type WatchTrigger } from '../storage.js';
 import { StorageError } from '../../api/storage-error.js';
@@ -23,16 +24,22 @@ export interface RedisChangeStreamsOptions {
   readonly watchCacheSize: number;
   /** With replicas to wait for, watches show only changes that many replicas have (replication-fence.ts). */
   readonly fence?: FenceOptions;
+  /** The other workers of this instance, whose watches of a type a write waits for (absent outside a cluster). */
+  readonly peers?: PeerReaders;
   readonly onError: (message: string, err: unknown) => void;
 }
 
 /** The per-process readers of every watched type's change stream, owned by one RedisStorage. */
 export class RedisChangeStreams {
   private readonly hubs = new Map<string, WatchHub>();
+  /** The same readers by stream key (what peers name). */
+  private readonly hubsByStream = new Map<string, WatchHub>();
   /** Concurrent watches of a type share one read of its history bounds. */
   private readonly historyReads = new FreshReads<{ current: string; oldest: string }>((type) => this.historyBounds(this.options.keys(type)));
 
-  constructor(private readonly options: RedisChangeStreamsOptions) {}
+  constructor(private readonly options: RedisChangeStreamsOptions) {
+    options.peers?.serve({ whenDispatched: (stream, version) => this.hubsByStream.get(stream)?.whenDispatched(version) });
+  }
 
   /**
    * Storage.watch for Redis: every change after `fromResourceVersion`, in order and exactly once,
@@ -68,10 +75,23 @@ export class RedisChangeStreams {
     return this.hubs.get(type)?.deliverOwn(event);
   }
 
+  /**
+   * Waits (bounded, see PeerReaders.awaitPeers) until the other workers with watches of the type
+   * have handed out its changes through `version`; undefined when there is nothing to wait for.
+   * Not with a replication fence: there a change reaches watches only once replicas have it, after
+   * the write's response on every worker alike.
+   */
+  awaitPeers(type: string, version: string): Promise<void> | undefined {
+    const peers = this.options.peers;
+    if (peers === undefined || (this.options.fence !== undefined && this.options.fence.replicas > 0)) return undefined;
+    return peers.awaitPeers(this.options.keys(type).stream, version);
+  }
+
   /** Stops every reader and closes their connections; listeners receive nothing more. */
   async close(): Promise<void> {
     const hubs = [...this.hubs.values()];
     this.hubs.clear();
+    this.hubsByStream.clear();
     await Promise.all(hubs.map((h) => h.close()));
   }
 
@@ -95,8 +115,10 @@ export class RedisChangeStreams {
         return Array.isArray(reply) ? reply.map(parseStreamEntry) : [];
       },
       onError: this.options.onError,
+      onListening: (listening) => this.options.peers?.reading(keys.stream, listening),
     });
     this.hubs.set(type, hub);
+    this.hubsByStream.set(keys.stream, hub);
     return hub;
   }
 

@@ -4,6 +4,7 @@ import { setTokenKey } from '../continue-token.js';
 import { ListCachingStorage } from '../list-caching-storage.js';
 import { logRedisStorageError, RedisStorage, type RedisStorageOptions } from './redis-storage.js';
 import type { Storage } from '../storage.js';
+import type { PeerReaders } from './peer-readers.js';
 
 /** The Redis backend's options plus whether lists are served from the per-process list cache. */
 export interface RedisBackendOptions extends RedisStorageOptions {
@@ -55,7 +56,7 @@ function describeTarget(config: ServerConfig): string {
  * shared by every server on that Redis. Rejects with a StartupError naming the Redis and the
  * reason when it cannot be reached.
  */
-export async function openRedisStorage(config: ServerConfig): Promise<Storage> {
+export async function openRedisStorage(config: ServerConfig, peers?: PeerReaders): Promise<Storage> {
   let url: URL;
   try {
     url = new URL(config.redisUrl);
@@ -79,6 +80,7 @@ export async function openRedisStorage(config: ServerConfig): Promise<Storage> {
     historyMs: config.watchCacheHistoryMs,
     maxObjectBytes: config.limits.maxObjectBytes,
     listCache: config.watchCache,
+    peers,
   };
   const redis = await RedisStorage.connect(options).catch((err: unknown) => {
     const reason = (err instanceof Error ? err.message : String(err)).replace(/^cannot reach Redis: /, '');

@@ -14,6 +14,7 @@ import { RedisCommands, type WriteAcknowledgement } from './commands.js';
 import { replyString, scriptFailure, unavailable } from './replies.js';
 import { loadScripts } from './scripts.js';
 import { sharedSecret } from './shared-secrets.js';
+import type { PeerReaders } from './peer-readers.js';
 import { readSnapshotList } from './snapshot-list.js';
 import { isResourceVersion } from '../resource-version.js';
 import {
@@ -42,6 +43,8 @@ export interface RedisStorageOptions extends RedisConnectionOptions, WriteAcknow
   watchCacheSize?: number;
   /** Receives failures that have no caller to report to (watch reader retries, listener errors). */
   onError?: (message: string, err: unknown) => void;
+  /** The other workers of this instance: writes wait until their watch readers have the change (see peer-readers.ts). */
+  peers?: PeerReaders;
 }
 
 /** Most change events kept per type when `historyMaxEvents` is not given. */
@@ -95,6 +98,7 @@ export class RedisStorage implements Storage {
       keys: (type) => this.keys(type),
       watchCacheSize: options.watchCacheSize ?? 4096,
       fence: { replicas: options.waitReplicas ?? 0, timeoutMs: options.waitTimeoutMs ?? 1000 },
+      peers: options.peers,
       onError: options.onError ?? logRedisStorageError,
     });
   }
@@ -141,10 +145,18 @@ export class RedisStorage implements Storage {
     return split;
   }
 
-  /** Hands this process's own write to the type's watch reader (see RedisChangeStreams.deliverOwn). */
-  private async handOut(type: string, event: ChangeEvent): Promise<void> {
-    const delivered = this.streams.deliverOwn(type, event);
-    if (delivered) await delivered;
+  /**
+   * Hands this process's own write to the type's watch reader, when it has one (see
+   * RedisChangeStreams.deliverOwn), then waits until the other workers' readers have it too (see
+   * RedisChangeStreams.awaitPeers).
+   */
+  private async handOut(type: string, resourceVersion: string, event: ChangeEvent | undefined): Promise<void> {
+    if (event !== undefined) {
+      const delivered = this.streams.deliverOwn(type, event);
+      if (delivered) await delivered;
+    }
+    const peers = this.streams.awaitPeers(type, resourceVersion);
+    if (peers) await peers;
   }
 
   async create(type: string, key: string, object: Record<string, unknown>): Promise<StoredObject> {
@@ -154,7 +166,7 @@ export class RedisStorage implements Storage {
     if (failure) throw failure;
     const rv = replyString(reply[1], 'create');
     const json = before + rv + after;
-    await this.handOut(type, { type: 'ADDED', key, resourceVersion: rv, json });
+    await this.handOut(type, rv, { type: 'ADDED', key, resourceVersion: rv, json });
     return { key, resourceVersion: rv, json };
   }
 
@@ -175,9 +187,11 @@ export class RedisStorage implements Storage {
     if (failure) throw failure;
     const rv = replyString(reply[1], 'update');
     const json = before + rv + after;
-    if (followed && reply.length > 2) {
-      await this.handOut(type, { type: 'MODIFIED', key, resourceVersion: rv, json, prevJson: replyString(reply[2], 'update') });
-    }
+    await this.handOut(
+      type,
+      rv,
+      followed && reply.length > 2 ? { type: 'MODIFIED', key, resourceVersion: rv, json, prevJson: replyString(reply[2], 'update') } : undefined,
+    );
     return { key, resourceVersion: rv, json };
   }
 
@@ -189,9 +203,11 @@ export class RedisStorage implements Storage {
     if (failure) throw failure;
     const rv = replyString(reply[1], 'delete');
     const json = replyString(reply[2], 'delete');
-    if (followed && reply.length > 3) {
-      await this.handOut(type, { type: 'DELETED', key, resourceVersion: rv, json, prevJson: replyString(reply[3], 'delete') });
-    }
+    await this.handOut(
+      type,
+      rv,
+      followed && reply.length > 3 ? { type: 'DELETED', key, resourceVersion: rv, json, prevJson: replyString(reply[3], 'delete') } : undefined,
+    );
     return { key, resourceVersion: rv, json };
   }
 

@@ -105,6 +105,8 @@ export interface WatchHubOptions {
   readonly onError: (message: string, err: unknown) => void;
   /** How long one XREAD blocks, in ms (bounds how late an abort is noticed if the socket hangs). */
   readonly blockMs?: number;
+  /** Told when the hub gains its first listener (true) or loses its last (false). */
+  readonly onListening?: (listening: boolean) => void;
 }
 
 /**
@@ -142,6 +144,10 @@ export class WatchHub {
   private catchingUp: Promise<void> | null = null;
   /** The lineage check running, if any: meanwhile only the reader dispatches (the check compares against a fixed position). */
   private lineageCheck: Promise<boolean> | null = null;
+  /** Whether any listener is registered (as last told to `onListening`). */
+  private listening = false;
+  /** Callers of whenDispatched waiting for the position to reach their version. */
+  private dispatchWaiters: { version: string; resolve: () => void }[] = [];
 
   constructor(options: WatchHubOptions) {
     this.options = options;
@@ -165,13 +171,13 @@ export class WatchHub {
         for (const event of cached) this.deliver(sub, event);
       } else {
         sub.buffer = [];
-        this.subscriptions.add(sub, trigger);
+        this.addSubscription(sub, trigger);
         try {
           await this.options.readRange(after, upTo, (events) => {
             for (const event of events) if (!signal.aborted) this.deliver(sub, event);
           });
         } catch (err) {
-          this.subscriptions.delete(sub);
+          this.removeSubscription(sub);
           throw err;
         }
         const held = sub.buffer;
@@ -180,11 +186,11 @@ export class WatchHub {
       }
     }
     if (signal.aborted) {
-      this.subscriptions.delete(sub);
+      this.removeSubscription(sub);
       return;
     }
-    this.subscriptions.add(sub, trigger);
-    signal.addEventListener('abort', () => this.subscriptions.delete(sub), { once: true });
+    this.addSubscription(sub, trigger);
+    signal.addEventListener('abort', () => this.removeSubscription(sub), { once: true });
     trigger?.onLive?.(this.subscriptions.clock);
   }
 
@@ -237,6 +243,44 @@ export class WatchHub {
     }
   }
 
+  /**
+   * Resolves once every change through `version` has been dispatched to this hub's listeners (or
+   * the hub closed, or its history was reset past it); undefined when that is already so.
+   */
+  whenDispatched(version: string): Promise<void> | undefined {
+    if (compareResourceVersions(version, this.position) <= 0 || this.stop.signal.aborted) return undefined;
+    return new Promise((resolve) => this.dispatchWaiters.push({ version, resolve }));
+  }
+
+  /** Resolves the whenDispatched callers whose version the position has reached (all of them when `all`). */
+  private releaseWaiters(all = false): void {
+    if (this.dispatchWaiters.length === 0) return;
+    const waiting: { version: string; resolve: () => void }[] = [];
+    for (const waiter of this.dispatchWaiters) {
+      if (all || compareResourceVersions(waiter.version, this.position) <= 0) waiter.resolve();
+      else waiting.push(waiter);
+    }
+    this.dispatchWaiters = waiting;
+  }
+
+  private addSubscription(sub: Subscription, trigger: WatchTrigger | undefined): void {
+    this.subscriptions.add(sub, trigger);
+    this.noteListening();
+  }
+
+  private removeSubscription(sub: Subscription): void {
+    this.subscriptions.delete(sub);
+    this.noteListening();
+  }
+
+  /** Tells `onListening` when the hub gains its first listener or loses its last. */
+  private noteListening(): void {
+    const listening = this.subscriptions.size > 0;
+    if (listening === this.listening) return;
+    this.listening = listening;
+    this.options.onListening?.(listening);
+  }
+
   /** Number of registered listeners. */
   get size(): number {
     return this.subscriptions.size;
@@ -245,6 +289,7 @@ export class WatchHub {
   /** Stops the loop, drops listeners and closes the dedicated connection. */
   async close(): Promise<void> {
     this.stop.abort();
+    this.releaseWaiters(true);
     this.subscriptions.clear();
     this.options.client.disconnect();
     await this.loop;
@@ -276,9 +321,10 @@ export class WatchHub {
     this.dispatchOne(event);
     while (this.pendingOwn.size > 0) {
       const next = this.pendingOwn.get(successor(this.position));
-      if (next === undefined) return;
+      if (next === undefined) break;
       this.dispatchOne(next);
     }
+    this.releaseWaiters();
   }
 
   private dispatchOne(event: ChangeEvent): void {
@@ -296,7 +342,7 @@ export class WatchHub {
       // Every current listener has missed changes: end their watches so clients resume or relist.
       const lost = watchGone(this.position, event.resourceVersion);
       for (const sub of this.subscriptions.entries()) {
-        this.subscriptions.delete(sub);
+        this.removeSubscription(sub);
         sub.onError?.(lost);
       }
     }
@@ -407,9 +453,10 @@ export class WatchHub {
     this.pendingOwn.clear();
     const lost = watchGone(this.position, current);
     this.position = current;
+    this.releaseWaiters();
     this.subscriptions.passed(current);
     for (const sub of this.subscriptions.entries()) {
-      this.subscriptions.delete(sub);
+      this.removeSubscription(sub);
       sub.onError?.(lost);
     }
     return true;

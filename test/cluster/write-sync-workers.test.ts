@@ -1,0 +1,223 @@
+/**
+ * `--storage=redis --workers 2`: a write answers only once the other worker's watches have its
+ * change (--worker-write-sync-timeout), so a client whose watch one worker serves and whose writes
+ * the other does sees each write at its watch before the write's response; a stopped worker holds
+ * writes up for one bound at most, and its watches get every change, in order, once it runs again.
+ * Needs `redis-server` (scripts/ensure-test-deps.sh installs it).
+ */
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { Agent, request, type IncomingMessage } from 'node:http';
+import { CAPSTAN_MAIN, uniqueName } from '../helpers/capstan.js';
+import { freePort, startRedis, type RedisServer } from '../helpers/redis-process.js';
+import { freshRequest, requestLines, spawnCluster, type ClusterProcess } from './cluster-process.js';
+
+const SYNC_TIMEOUT_MS = 400;
+
+/** One kept-alive connection: every request through it goes to the worker that took the connection. */
+class Connection {
+  readonly agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  constructor(readonly url: string) {}
+
+  send(method: string, path: string, body?: unknown): Promise<{ status: number; text: string }> {
+    return new Promise((resolve, reject) => {
+      const req = request(`${this.url}${path}`, { method, agent: this.agent, headers: { 'content-type': 'application/json' } }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      });
+      req.on('error', reject);
+      req.end(body === undefined ? undefined : JSON.stringify(body));
+    });
+  }
+
+  /** Starts a watch on this connection; `onEvent` gets each event's type and object name. */
+  watch(path: string, onEvent: (type: string, name: string, rv: string) => void): Promise<() => void> {
+    return new Promise((resolve, reject) => {
+      const req = request(`${this.url}${path}`, { agent: this.agent }, (res: IncomingMessage) => {
+        if (res.statusCode !== 200) {
+          reject(new Error(`watch: HTTP ${String(res.statusCode)}`));
+          return;
+        }
+        let buffered = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          buffered += chunk;
+          let nl: number;
+          while ((nl = buffered.indexOf('\n')) >= 0) {
+            const event = JSON.parse(buffered.slice(0, nl)) as { type: string; object: { metadata: { name: string; resourceVersion: string } } };
+            buffered = buffered.slice(nl + 1);
+            onEvent(event.type, event.object.metadata.name, event.object.metadata.resourceVersion);
+          }
+        });
+        resolve(() => req.destroy());
+      });
+      req.on('error', (err) => {
+        if (!req.destroyed) reject(err);
+      });
+      req.end();
+    });
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
+describe('--storage=redis --workers 2: writes and the other worker watches', () => {
+  let redis: RedisServer;
+  let cap: ClusterProcess;
+  const ns = uniqueName('write-sync');
+
+  /** The worker index and pid that served a GET of `marker` (a unique path) through `conn`. */
+  async function workerOf(conn: Connection, marker: string): Promise<number> {
+    assert.equal((await conn.send('GET', `/api/v1/namespaces/${ns}/configmaps?labelSelector=marker%3D${marker}`)).status, 200);
+    await cap.waitForLog(new RegExp(`"path":"[^"]*marker%3D${marker}`));
+    const line = requestLines(cap.stderr()).find((l) => typeof l.path === 'string' && l.path.includes(`marker%3D${marker}`));
+    assert.equal(typeof line?.worker, 'number');
+    return line?.worker as number;
+  }
+
+  /** A watch connection and a write connection served by different workers. */
+  async function twoWorkers(tag: string): Promise<{ watcher: Connection; writer: Connection; watcherIndex: number }> {
+    const watcher = new Connection(cap.url);
+    const watcherIndex = await workerOf(watcher, `${tag}-w`);
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const writer = new Connection(cap.url);
+      if ((await workerOf(writer, `${tag}-c${attempt}`)) !== watcherIndex) return { watcher, writer, watcherIndex };
+      writer.close();
+    }
+    throw new Error('no connection reached the other worker');
+  }
+
+  before(async () => {
+    redis = await startRedis();
+    cap = await spawnCluster(CAPSTAN_MAIN, [
+      '--storage=redis',
+      '--redis-url',
+      redis.url,
+      '--workers',
+      '2',
+      '--port',
+      String(await freePort()),
+      '--worker-write-sync-timeout',
+      `${SYNC_TIMEOUT_MS}ms`,
+    ]);
+    const created = await freshRequest(cap.url, '/api/v1/namespaces', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }),
+    });
+    assert.equal(created.status, 201, created.text);
+  });
+  after(async () => {
+    await cap?.stop('SIGKILL');
+    await redis?.stop();
+  });
+
+  /**
+   * Writes ConfigMaps named `<tag>-warm-N` until one's event is at the watch when its response comes:
+   * the writing worker has heard that the other one reads ConfigMaps (a watch answers 200 as that
+   * news travels).
+   */
+  async function untilSynced(writer: Connection, seen: (event: string) => boolean, tag: string): Promise<void> {
+    for (let i = 0; i < 50; i++) {
+      const name = `${tag}-warm-${i}`;
+      const r = await writer.send('POST', `/api/v1/namespaces/${ns}/configmaps`, {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name, labels: { set: tag } },
+      });
+      assert.equal(r.status, 201, r.text);
+      if (seen(`ADDED ${name}`)) return;
+    }
+    throw new Error('no write was seen at the watch before its response');
+  }
+
+  test("each write's event reaches a watch on the other worker before the write's response", async () => {
+    const { watcher, writer } = await twoWorkers('order');
+    const seen = new Set<string>();
+    const stop = await watcher.watch(`/api/v1/namespaces/${ns}/configmaps?watch=1&labelSelector=set%3Dorder`, (type, name) => seen.add(`${type} ${name}`));
+    try {
+      await untilSynced(writer, (e) => seen.has(e), 'order');
+      const late: string[] = [];
+      const expect = (event: string): void => {
+        if (!seen.has(event)) late.push(event);
+      };
+      for (let i = 0; i < 30; i++) {
+        const name = `order-${i}`;
+        const path = `/api/v1/namespaces/${ns}/configmaps`;
+        const created = await writer.send('POST', path, {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name, labels: { set: 'order' } },
+          data: { i: String(i) },
+        });
+        assert.equal(created.status, 201, created.text);
+        expect(`ADDED ${name}`);
+        const object = JSON.parse(created.text) as { metadata: Record<string, unknown> };
+        const updated = await writer.send('PUT', `${path}/${name}`, { ...object, data: { i: String(i), updated: 'yes' } });
+        assert.equal(updated.status, 200, updated.text);
+        expect(`MODIFIED ${name}`);
+        if (i % 3 === 0) {
+          const deleted = await writer.send('DELETE', `${path}/${name}`);
+          assert.equal(deleted.status, 200, deleted.text);
+          expect(`DELETED ${name}`);
+        }
+      }
+      assert.deepEqual(late, [], 'every event arrived before its write was answered');
+    } finally {
+      stop();
+      watcher.close();
+      writer.close();
+    }
+  });
+
+  test('a stopped worker holds writes up for one bound at most, and its watch gets every change in order once it runs again', async () => {
+    const { watcher, writer, watcherIndex } = await twoWorkers('stall');
+    const events: string[] = [];
+    const stop = await watcher.watch(`/api/v1/namespaces/${ns}/configmaps?watch=1&labelSelector=set%3Dstall`, (type, name) => events.push(`${type} ${name}`));
+    await untilSynced(writer, (e) => events.includes(e), 'stall');
+    events.length = 0;
+    const first = await writer.send('POST', `/api/v1/namespaces/${ns}/configmaps`, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'stall-0', labels: { set: 'stall' } },
+    });
+    assert.equal(first.status, 201, first.text);
+    assert.deepEqual(events, ['ADDED stall-0']);
+    const pid = workerPid(cap, watcherIndex);
+    process.kill(pid, 'SIGSTOP');
+    try {
+      const started = performance.now();
+      for (let i = 1; i <= 5; i++) {
+        const r = await writer.send('POST', `/api/v1/namespaces/${ns}/configmaps`, {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: `stall-${i}`, labels: { set: 'stall' } },
+        });
+        assert.equal(r.status, 201, r.text);
+      }
+      // The first write waited for the stopped worker until the bound; the next ones did not wait for it.
+      assert.ok(performance.now() - started >= SYNC_TIMEOUT_MS, 'the first write waited for the stopped worker');
+      assert.deepEqual(events, ['ADDED stall-0'], 'the stopped worker delivered nothing');
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    const deleted = await writer.send('DELETE', `/api/v1/namespaces/${ns}/configmaps/stall-0`);
+    assert.equal(deleted.status, 200, deleted.text);
+    // Once it answers again the worker is waited for again: the delete's event came before its response.
+    assert.deepEqual(events, ['ADDED stall-0', 'ADDED stall-1', 'ADDED stall-2', 'ADDED stall-3', 'ADDED stall-4', 'ADDED stall-5', 'DELETED stall-0']);
+    stop();
+    watcher.close();
+    writer.close();
+  });
+});
+
+/** The pid of the worker with slot `index`, from its request log lines. */
+function workerPid(cap: ClusterProcess, index: number): number {
+  const line = requestLines(cap.stderr()).find((l) => l.worker === index && typeof l.pid === 'number');
+  assert.ok(line !== undefined, `a request line of worker ${index}`);
+  return line.pid as number;
+}
