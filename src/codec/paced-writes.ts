@@ -29,20 +29,31 @@ export function nextTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
-/** Resolves true when the response can take more data, false when the client went away. */
+/** What each response's one 'drain' and one 'close' listener wake: the waits of `drained`. */
+const drainWaits = new WeakMap<Response, Array<(open: boolean) => void>>();
+
+/**
+ * Resolves true when the response can take more data, false when the client went away. A response
+ * gets one 'drain' and one 'close' listener for its life, however many times it waits: the
+ * compression middleware moves 'drain' listeners onto its gzip stream, where removing them through
+ * the response does not reach, so listeners added per wait would pile up there.
+ */
 export function drained(res: Response): Promise<boolean> {
-  return new Promise((resolve) => {
-    const onDrain = (): void => {
-      res.off('close', onClose);
-      resolve(true);
-    };
-    const onClose = (): void => {
-      res.off('drain', onDrain);
-      resolve(false);
-    };
-    res.once('drain', onDrain);
-    res.once('close', onClose);
-  });
+  if (res.destroyed) return Promise.resolve(false);
+  let waits = drainWaits.get(res);
+  if (waits === undefined) {
+    const list: Array<(open: boolean) => void> = [];
+    drainWaits.set(res, list);
+    res.on('drain', () => {
+      for (const wake of list.splice(0)) wake(true);
+    });
+    res.once('close', () => {
+      for (const wake of list.splice(0)) wake(false);
+    });
+    waits = list;
+  }
+  const pending = waits;
+  return new Promise((resolve) => pending.push(resolve));
 }
 
 /** One large response's share of the event loop: a turn for the others every SLICE_MS of its work. */

@@ -8,6 +8,9 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { EventEmitter } from 'node:events';
+import { request } from 'node:http';
+import { gunzipSync } from 'node:zlib';
 import { startTestServer, uniqueName, type TestServer } from '../helpers/capstan.js';
 import { toYaml } from '../../src/codec/yaml-writer.js';
 import { encodeProtobufList } from '../../src/codec/protobuf/protobuf-codec.js';
@@ -35,7 +38,7 @@ describe('large lists written in pieces', () => {
   const indented = (text: string): string => `${JSON.stringify(JSON.parse(text), null, 2)}\n`;
 
   before(async () => {
-    srv = await startTestServer({ featureGates: { CBORServingAndStorage: true } });
+    srv = await startTestServer({ featureGates: { CBORServingAndStorage: true, APIResponseCompression: true } });
     const ns = uniqueName('pieces');
     const post = async (p: string, body: unknown): Promise<void> => {
       const res = await fetch(`${srv.url}${p}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -109,5 +112,48 @@ describe('large lists written in pieces', () => {
       if (kinds[i] === TABLE) assert.equal((JSON.parse(body.toString()) as { rows: unknown[] }).rows.length, COUNT);
       else assert.deepEqual(body, alone[i], kinds[i]);
     });
+  });
+
+  test('a gzip LIST read slowly: the whole list, and one drain listener on the compressing stream however many pieces wait', async () => {
+    // Every wait of a piece used to add a 'drain' listener the compression middleware moves onto its
+    // gzip stream, where it stayed: with the limit at 2, the third wait warned.
+    const warnings: Error[] = [];
+    const onWarning = (w: Error): void => {
+      if (w.name === 'MaxListenersExceededWarning') warnings.push(w);
+    };
+    const limit = EventEmitter.defaultMaxListeners;
+    EventEmitter.defaultMaxListeners = 2;
+    process.on('warning', onWarning);
+    try {
+      const body = await new Promise<Buffer>((resolve, reject) => {
+        const req = request(`${srv.url}${path}`, { headers: { 'accept-encoding': 'gzip', accept: 'application/json' } }, (res) => {
+          assert.equal(res.statusCode, 200);
+          assert.equal(res.headers['content-encoding'], 'gzip');
+          const chunks: Buffer[] = [];
+          // Read one chunk a turn, so that the server's pieces wait for the socket.
+          res.pause();
+          const readSome = (): void => {
+            const chunk = res.read() as Buffer | null;
+            if (chunk !== null) chunks.push(chunk);
+            if (!res.readableEnded) setImmediate(readSome);
+          };
+          res.on('end', () => resolve(Buffer.concat(chunks)));
+          res.on('error', reject);
+          readSome();
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      assert.equal(gunzipSync(body).toString(), plain.text);
+      // A warning is emitted on the next turn after the listener that passes the limit.
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(
+        warnings.filter((w) => (w as Error & { type?: unknown }).type === 'drain').map((w) => w.message),
+        [],
+      );
+    } finally {
+      process.off('warning', onWarning);
+      EventEmitter.defaultMaxListeners = limit;
+    }
   });
 });
