@@ -4,6 +4,7 @@ import { logger } from '../logging/logger.js';
 import { LISTEN_BACKLOG } from '../server/listen-backlog.js';
 import {
   isConnectionClaimMessage,
+  isConnectionClosedMessage,
   isConnectionRefusedMessage,
   isDrainingMessage,
   isWorkerConnectionMessage,
@@ -70,9 +71,12 @@ const UNAVAILABLE_RESPONSE =
  *
  * Guarantees:
  * - The primary accepts with reading paused, so it never reads a byte of any connection.
- * - Each connection goes to the next ready worker in turn (consecutive connections alternate over
- *   the ready workers), passing over a worker that holds `maxUnclaimed` unclaimed hand-offs while
- *   another does not. Only workers added with {@link addWorker} (they reported ready) receive
+ * - Each connection goes to the ready worker serving the fewest connections (open ones it was
+ *   granted, and hand-offs it has not claimed yet), the next in turn among equals (so connections
+ *   that come and go alternate over the workers), passing over a worker that holds `maxUnclaimed`
+ *   unclaimed hand-offs while another does not. Clients hold few long-lived connections (HTTP/2
+ *   carries all of a Go client's requests on one): a short first connection (discovery) then the
+ *   long one would otherwise put every component's long one on the same worker. Only workers added with {@link addWorker} (they reported ready) receive
  *   connections, and none after they report draining.
  * - A worker serves a connection only after the primary grants its claim, and the primary grants
  *   only while the hand-off is still that worker's. Until the grant has been sent the primary keeps
@@ -96,6 +100,8 @@ export class ConnectionDistributor {
   private readonly stalled = new Set<Worker>();
   private readonly pending = new Map<number, Handoff>();
   private readonly unclaimed = new Map<Worker, number>();
+  /** Connections each worker was granted and has not reported closed. */
+  private readonly open = new Map<Worker, number>();
   private waiting: Waiting[] = [];
   private cursor = 0;
   private nextId = 0;
@@ -195,6 +201,7 @@ export class ConnectionDistributor {
         this.untrack(handoff);
         if (err === null) {
           handoff.socket.destroy();
+          this.open.set(worker, (this.open.get(worker) ?? 0) + 1);
           return;
         }
         // The grant never left: the worker cannot serve the connection, which is still unread.
@@ -206,6 +213,10 @@ export class ConnectionDistributor {
       const handoff = this.take(msg.id, worker);
       if (this.draining.delete(worker)) this.closeIfIdle();
       if (handoff !== undefined) this.hand(handoff.socket, handoff.handoffs);
+    } else if (isConnectionClosedMessage(msg)) {
+      const left = (this.open.get(worker) ?? 1) - 1;
+      if (left > 0) this.open.set(worker, left);
+      else this.open.delete(worker);
     } else if (isDrainingMessage(msg)) {
       this.removeReady(worker);
       if (!worker.isDead()) this.draining.add(worker);
@@ -291,18 +302,23 @@ export class ConnectionDistributor {
   private pick(): Worker | undefined {
     const candidates = this.ready.filter((w) => !this.stalled.has(w));
     if (candidates.length > 0) {
-      // Turn order is over `ready`; the cursor moves past the chosen worker.
+      // Turn order is over `ready`, from the cursor: the first of the least loaded is chosen, and the
+      // cursor moves past it.
       const n = this.ready.length;
       if (this.cursor >= n) this.cursor = 0;
       let chosen = -1;
+      let fewest = Infinity;
       for (let k = 0; k < n; k++) {
         const i = (this.cursor + k) % n;
         const worker = this.ready[i];
         if (this.stalled.has(worker)) continue;
         if (chosen < 0) chosen = i;
-        if ((this.unclaimed.get(worker) ?? 0) < this.maxUnclaimed) {
+        const unclaimed = this.unclaimed.get(worker) ?? 0;
+        if (unclaimed >= this.maxUnclaimed) continue;
+        const load = unclaimed + (this.open.get(worker) ?? 0);
+        if (load < fewest) {
+          fewest = load;
           chosen = i;
-          break;
         }
       }
       this.cursor = (chosen + 1) % n;
@@ -381,6 +397,7 @@ export class ConnectionDistributor {
    */
   private lost(worker: Worker): void {
     this.stopSending(worker);
+    this.open.delete(worker);
     const started = Date.now();
     const release = (): void => {
       if (worker.isConnected() && Date.now() - started < CHANNEL_WAIT_MS) {

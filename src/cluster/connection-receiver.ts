@@ -1,18 +1,20 @@
 import type { Server } from 'node:http';
 import { Socket } from 'node:net';
 import { logger } from '../logging/logger.js';
+import { workerConnections } from '../metrics/metrics.js';
 import {
   isConnectionGrantMessage,
   isConnectionMessage,
   isPingMessage,
   type ConnectionClaimMessage,
+  type ConnectionClosedMessage,
   type ConnectionRefusedMessage,
   type DrainingMessage,
   type PongMessage,
 } from './messages.js';
 
 /** Sends `message` to the primary; a closed channel (the primary is gone) is not an error here. */
-function tell(message: ConnectionClaimMessage | ConnectionRefusedMessage | DrainingMessage | PongMessage): void {
+function tell(message: ConnectionClaimMessage | ConnectionClosedMessage | ConnectionRefusedMessage | DrainingMessage | PongMessage): void {
   const send = process.send?.bind(process);
   if (send === undefined) return;
   send(message, undefined, {}, (err: Error | null) => {
@@ -64,6 +66,7 @@ function releaseReading(socket: Socket): void {
  *   (`capstan:connection-refused`): the primary hands it to another worker.
  * - A ping from the primary is answered (it asks after this worker stopped claiming in time).
  * - Sockets granted after {@link drain} are served (the server then answers with `Connection: close`).
+ * - The primary is told when a connection it granted closes (`capstan:connection-closed`).
  */
 export class ConnectionReceiver {
   private route: ((socket: Socket) => Server | undefined) | undefined;
@@ -71,6 +74,9 @@ export class ConnectionReceiver {
   private readonly held = new Map<number, Socket>();
   /** Set by {@link close} while claims are outstanding; called when the last one is answered. */
   private settled: (() => void) | undefined;
+
+  /** `index`: this worker's slot, the label of its connection gauge. */
+  constructor(private readonly index: number) {}
 
   /**
    * Starts serving handed connections with the server `route` picks for each (by its local port:
@@ -114,6 +120,13 @@ export class ConnectionReceiver {
         socket.destroy();
         return;
       }
+      // The primary hands new connections to the worker serving the fewest.
+      const labels = { worker: String(this.index) };
+      workerConnections.inc(labels);
+      socket.once('close', () => {
+        workerConnections.dec(labels);
+        tell({ type: 'capstan:connection-closed' });
+      });
       server.emit('connection', socket);
       releaseReading(socket);
       socket.resume();

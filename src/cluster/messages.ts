@@ -73,6 +73,11 @@ export interface DrainingMessage {
   type: 'capstan:draining';
 }
 
+/** Worker to primary: a connection the primary granted it has closed (the primary counts each worker's open connections). */
+export interface ConnectionClosedMessage {
+  type: 'capstan:connection-closed';
+}
+
 // Any non-null object, arrays included (unlike the shared objectOrUndefined): only the fields read decide.
 function objectLikeOrUndefined(value: unknown): Record<string, unknown> | undefined {
   return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
@@ -110,7 +115,17 @@ export function isPingMessage(value: unknown): value is PingMessage {
 /** Any message a worker sends about connections (each one shows its event loop is running). */
 export function isWorkerConnectionMessage(value: unknown): boolean {
   const type = objectLikeOrUndefined(value)?.type;
-  return type === 'capstan:connection-claim' || type === 'capstan:connection-refused' || type === 'capstan:draining' || type === 'capstan:pong';
+  return (
+    type === 'capstan:connection-claim' ||
+    type === 'capstan:connection-refused' ||
+    type === 'capstan:connection-closed' ||
+    type === 'capstan:draining' ||
+    type === 'capstan:pong'
+  );
+}
+
+export function isConnectionClosedMessage(value: unknown): value is ConnectionClosedMessage {
+  return objectLikeOrUndefined(value)?.type === 'capstan:connection-closed';
 }
 
 export function isDrainingMessage(value: unknown): value is DrainingMessage {

@@ -98,7 +98,7 @@ export async function runServerProcess(config: ServerConfig): Promise<CapstanSer
   if (cluster.isWorker && listener === undefined) {
     throw new Error("a cluster worker needs the primary's listener (CAPSTAN_LISTEN_URL, CAPSTAN_LISTEN_PORT)");
   }
-  const receiver = listener === undefined ? undefined : new ConnectionReceiver();
+  const receiver = listener === undefined ? undefined : new ConnectionReceiver(index);
   const storage = await openStorage(config, workerPeerSync(config));
   const server = await startServer(config, storage, {
     // Each worker competes for the controller manager's lease; one per instance does the instance's own work.

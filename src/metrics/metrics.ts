@@ -40,6 +40,15 @@ export const longRunningRequests = new Gauge({
   registers: [metricsRegistry],
 });
 
+/** Connections a cluster worker serves that the primary handed it, by worker slot (the primary hands new ones to the worker serving the fewest). */
+export const workerConnections = new Gauge({
+  name: 'capstan_worker_connections',
+  help: 'Open client connections each cluster worker serves (handed over by the primary), by worker slot.',
+  labelNames: ['worker'],
+  aggregator: 'sum',
+  registers: [metricsRegistry],
+});
+
 /** Watch events written since the last scrape, by resource: counted on the hot path without prom-client's label hashing. */
 const unreportedWatchEvents = new Map<string, number>();
 

@@ -177,7 +177,12 @@ describe('--storage=redis --workers 2: writes and the other worker watches', () 
   test('a stopped worker holds writes up for one bound at most, and its watch gets every change in order once it runs again', async () => {
     const { watcher, writer, watcherIndex } = await twoWorkers('stall');
     const events: string[] = [];
-    const stop = await watcher.watch(`/api/v1/namespaces/${ns}/configmaps?watch=1&labelSelector=set%3Dstall`, (type, name) => events.push(`${type} ${name}`));
+    let onCaughtUp = (): void => undefined;
+    const caughtUp = new Promise<void>((resolve) => (onCaughtUp = resolve));
+    const stop = await watcher.watch(`/api/v1/namespaces/${ns}/configmaps?watch=1&labelSelector=set%3Dstall`, (type, name) => {
+      events.push(`${type} ${name}`);
+      if (name === 'stall-5') onCaughtUp();
+    });
     await untilSynced(writer, (e) => events.includes(e), 'stall');
     events.length = 0;
     const first = await writer.send('POST', `/api/v1/namespaces/${ns}/configmaps`, {
@@ -205,6 +210,9 @@ describe('--storage=redis --workers 2: writes and the other worker watches', () 
     } finally {
       process.kill(pid, 'SIGCONT');
     }
+    // Running again, the worker hands out the changes it missed, and answers the question it let
+    // run out (so the primary waits for it again) before those events reach this client.
+    await caughtUp;
     const deleted = await writer.send('DELETE', `/api/v1/namespaces/${ns}/configmaps/stall-0`);
     assert.equal(deleted.status, 200, deleted.text);
     // Once it answers again the worker is waited for again: the delete's event came before its response.
