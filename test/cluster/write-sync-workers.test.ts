@@ -8,9 +8,9 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Agent, request, type IncomingMessage } from 'node:http';
-import { CAPSTAN_MAIN, uniqueName } from '../helpers/capstan.js';
-import { freePort, startRedis, type RedisServer } from '../helpers/redis-process.js';
-import { freshRequest, requestLines, spawnCluster, type ClusterProcess } from './cluster-process.js';
+import { uniqueName } from '../helpers/capstan.js';
+import { createNamespace, startRedisWorkers, type RedisWorkers } from '../helpers/redis-workers.js';
+import { requestLines, type ClusterProcess } from './cluster-process.js';
 
 const SYNC_TIMEOUT_MS = 400;
 
@@ -66,7 +66,7 @@ class Connection {
 }
 
 describe('--storage=redis --workers 2: writes and the other worker watches', () => {
-  let redis: RedisServer;
+  let env: RedisWorkers;
   let cap: ClusterProcess;
   const ns = uniqueName('write-sync');
 
@@ -92,28 +92,12 @@ describe('--storage=redis --workers 2: writes and the other worker watches', () 
   }
 
   before(async () => {
-    redis = await startRedis();
-    cap = await spawnCluster(CAPSTAN_MAIN, [
-      '--storage=redis',
-      '--redis-url',
-      redis.url,
-      '--workers',
-      '2',
-      '--port',
-      String(await freePort()),
-      '--worker-write-sync-timeout',
-      `${SYNC_TIMEOUT_MS}ms`,
-    ]);
-    const created = await freshRequest(cap.url, '/api/v1/namespaces', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }),
-    });
-    assert.equal(created.status, 201, created.text);
+    env = await startRedisWorkers({ args: ['--worker-write-sync-timeout', `${SYNC_TIMEOUT_MS}ms`] });
+    cap = env.cap;
+    await createNamespace(cap.url, ns);
   });
   after(async () => {
-    await cap?.stop('SIGKILL');
-    await redis?.stop();
+    await env?.stop();
   });
 
   /**
