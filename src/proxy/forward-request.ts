@@ -43,9 +43,13 @@ function backendHeaders(req: IncomingMessage, forwardedUri: string): OutgoingHtt
   const headers: OutgoingHttpHeaders = {};
   const forwardedFor: string[] = [];
   let trailers = false;
+  let authority: string | undefined;
+  let host = false;
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i];
     const lower = name.toLowerCase();
+    if (lower === ':authority') authority = raw[i + 1];
+    if (lower === 'host') host = true;
     // kube's authentication and impersonation filters consume these before any handler runs.
     if (lower === 'authorization' || lower.startsWith('impersonate-')) continue;
     if (lower === 'te' && raw[i + 1].split(',').some((t) => t.trim().toLowerCase() === 'trailers')) trailers = true;
@@ -57,6 +61,9 @@ function backendHeaders(req: IncomingMessage, forwardedUri: string): OutgoingHtt
     const current = headers[name];
     headers[name] = current === undefined ? raw[i + 1] : Array.isArray(current) ? [...current, raw[i + 1]] : [String(current), raw[i + 1]];
   }
+  // An HTTP/2 client names the host in `:authority`; Go's server makes it the request's Host, which
+  // its proxy sends on as the backend request's Host header.
+  if (!host && authority !== undefined) headers['Host'] = authority;
   // The client may learn trailers, so Go's proxy says the backend may send them.
   if (trailers) headers['Te'] = 'trailers';
   const client = (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');

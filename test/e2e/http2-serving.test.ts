@@ -10,8 +10,10 @@ import assert from 'node:assert/strict';
 import { connect, constants, type ClientHttp2Session } from 'node:http2';
 import { connect as tlsConnect } from 'node:tls';
 import { request } from 'node:https';
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnCapstan, type CapstanProcess } from '../helpers/capstan.js';
 
@@ -220,3 +222,55 @@ test("a change that reaches one watch goes out before its write's response, howe
     }
   });
 });
+
+/** A non-internal IPv4 address of this machine (a pod's address must not be loopback to be proxied). */
+function hostAddress(): string | undefined {
+  for (const list of Object.values(networkInterfaces())) {
+    for (const a of list ?? []) if (a.family === 'IPv4' && !a.internal && !a.address.startsWith('169.254.')) return a.address;
+  }
+  return undefined;
+}
+
+test(
+  "pods/proxy from an HTTP/2 client: the backend gets the client's host as its Host header, as from HTTP/1.1",
+  { timeout: 120_000, skip: hostAddress() === undefined ? 'no non-loopback IPv4 address on this machine' : false },
+  async () => {
+    const ip = hostAddress() ?? '';
+    // agnhost's netexec, like Go's HTTP/1.1 server, refuses a request without a Host header (400).
+    const backend = createHttpServer((req, res) => {
+      res.writeHead(req.headers.host === undefined ? 400 : 200, { 'content-type': 'text/plain' });
+      res.end(`host=${req.headers.host ?? ''}`);
+    });
+    await new Promise<void>((resolve) => backend.listen(0, ip, resolve));
+    const port = (backend.address() as AddressInfo).port;
+    try {
+      await withServer([], async (server, pki) => {
+        const s = await session(server.url, pki);
+        try {
+          const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'h2-proxied' }, spec: { containers: [{ name: 'c', image: 'x' }] } };
+          assert.equal((await call(s, 'POST', '/api/v1/namespaces/default/pods', JSON.stringify(pod))).status, 201);
+          const status = await new Promise<number>((resolve, reject) => {
+            const stream = s.request({
+              ':method': 'PATCH',
+              ':path': '/api/v1/namespaces/default/pods/h2-proxied/status',
+              'content-type': 'application/merge-patch+json',
+            });
+            stream.on('response', (h) => resolve(Number(h[':status'])));
+            stream.on('error', reject);
+            stream.resume();
+            stream.end(JSON.stringify({ status: { podIP: ip, podIPs: [{ ip }] } }));
+          });
+          assert.equal(status, 200);
+          const authority = new URL(server.url).host;
+          const proxied = await call(s, 'GET', `/api/v1/namespaces/default/pods/h2-proxied:${port}/proxy/x`);
+          assert.equal(proxied.status, 200, proxied.body);
+          assert.equal(proxied.body, `host=${authority}`);
+        } finally {
+          s.close();
+        }
+      });
+    } finally {
+      await new Promise((resolve) => backend.close(resolve));
+    }
+  },
+);
