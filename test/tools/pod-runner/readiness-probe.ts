@@ -1,8 +1,9 @@
 /**
  * Runs a container's readiness probe against the pod IP as the kubelet's prober does: httpGet
  * (HTTP or HTTPS without verifying the certificate; 200-399 succeeds) or tcpSocket (a connection
- * succeeds), each within timeoutSeconds. A named port is looked up in the container's ports.
- * Other probe kinds (exec, grpc) are reported as unsupported.
+ * succeeds), exec (the command, run in the container by the runner's `exec`, exits 0), each
+ * within timeoutSeconds. A named port is looked up in the container's ports. gRPC probes are
+ * reported as unsupported.
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -21,14 +22,25 @@ function resolvePort(port: unknown, container: any): number {
 
 /** Whether the probe can be run by this prober. */
 export function probeSupported(probe: any): boolean {
-  return Boolean(probe.httpGet || probe.tcpSocket);
+  return Boolean(probe.httpGet || probe.tcpSocket || probe.exec);
 }
 
+/** Runs a command in the container, resolving with its exit code (or undefined when it could not run or timed out). */
+export type ExecInContainer = (argv: string[], timeoutMs: number) => Promise<number | undefined>;
+
 /** Runs the probe once; resolves to success or failure, never rejects. */
-export function runProbe(probe: any, container: any, podIP: string): Promise<boolean> {
+export function runProbe(probe: any, container: any, podIP: string, exec?: ExecInContainer): Promise<boolean> {
   const timeoutMs = (probe.timeoutSeconds ?? 1) * 1000;
   return new Promise<boolean>((resolve) => {
     try {
+      if (probe.exec) {
+        if (exec === undefined) return resolve(false);
+        exec(probe.exec.command ?? [], timeoutMs).then(
+          (code) => resolve(code === 0),
+          () => resolve(false),
+        );
+        return;
+      }
       if (probe.httpGet) {
         const g = probe.httpGet;
         const headers: Record<string, string> = { 'User-Agent': 'kube-probe/1.36' };
