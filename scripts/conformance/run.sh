@@ -79,7 +79,7 @@ skip=$(node "$tool" skip-regex --scope "$scope")
 ginkgo=
 [[ $parallel == 1 ]] || ginkgo=$("$root/scripts/conformance/ensure-ginkgo.sh")
 agnhost=$("$root/scripts/pod-runner/build-agnhost.sh")
-busybox=$("$root/scripts/pod-runner/ensure-busybox.sh")
+busybox=$("$root/scripts/pod-runner/build-busybox.sh")
 sample_apiserver=$("$root/scripts/aggregator/build-sample-apiserver.sh")
 etcd=$("$root/scripts/aggregator/ensure-etcd.sh")
 

@@ -6,7 +6,8 @@
  * variables of the Services (the `kubernetes` Service of namespace default always, the pod's
  * namespace's when enableServiceLinks is not false) for the names still free. A reference to a
  * missing ConfigMap, Secret or key that is not optional is an EnvError (the kubelet's
- * CreateContainerConfigError: the container waits).
+ * CreateContainerConfigError: the container waits), as is a volumeMount's subPathExpr that names a
+ * variable without a value or expands to an absolute path or one with `..`.
  */
 import type { ApiClient } from './api-client.js';
 
@@ -206,4 +207,18 @@ export async function containerEnv(container: any, services: any[], src: EnvSour
   }
   for (const [k, v] of Object.entries(svcEnv)) if (!(k in defined)) defined[k] = v;
   return { ...env, ...defined };
+}
+
+/** A volumeMount's subPathExpr expanded as the kubelet does (ExpandContainerVolumeMounts and makeMounts' checks). */
+export function expandSubPathExpr(expr: string, env: Record<string, string>): string {
+  const missing = new Set<string>();
+  const out = expand(expr, (name) => {
+    const value = env[name];
+    if (!value) missing.add(name);
+    return value ?? '';
+  });
+  if (missing.size > 0) throw new EnvError(`missing value for ${[...missing].sort().join(', ')}`);
+  if (out.startsWith('/')) throw new EnvError(`error SubPath \`${out}\` must not be an absolute path`);
+  if (out.split('/').includes('..')) throw new EnvError(`error SubPath \`${out}\` must not contain backsteps`);
+  return out;
 }

@@ -3,14 +3,13 @@
  * once per image under WORKDIR/images, the lower layers of every container's overlay root), its
  * entrypoint and default command, and the PATH its containers start with. Stand-ins for kube's e2e
  * images:
- * - busybox (registry.k8s.io/e2e-test-images/busybox, docker.io's busybox): Debian's static busybox
- *   at /bin/busybox with a symbolic link per applet at its usual path (/usr/bin/wc, /bin/ls, ...),
- *   /etc/passwd and /etc/group as the image has them; default command `sh`. /bin/sh is Debian's
- *   static bash (bash-static) when the host has it: Debian's busybox 1.35 ash drops environment
- *   variables whose names are not shell names (`data-1`, `p-data-1`) from what its commands get,
- *   where the image's busybox 1.37 passes them on, and kube's envFrom tests print them with `env`.
+ * - busybox (registry.k8s.io/e2e-test-images/busybox, docker.io's busybox): a static busybox 1.37
+ *   (scripts/pod-runner/build-busybox.sh builds upstream's, as the image has it; Debian's packages
+ *   drop environment variables whose names are not shell names, which kube's envFrom tests print)
+ *   at /bin/busybox with a symbolic link per applet at its usual path (/bin/sh, /usr/bin/wc, ...),
+ *   /etc/passwd and /etc/group as the image has them; default command `sh`.
  * - agnhost: the busybox layer (the image is Alpine, whose shell and tools are busybox's too) plus the
- *   natively built agnhost binary at /agnhost with /agnhost-2 linking to it, porter's
+ *   natively built agnhost binary at /agnhost with /agnhost-2 linking to it, the host's curl, porter's
  *   /localhost.crt and /localhost.key, /uploads, and the image's user-defined-in-image (1000) and
  *   group-defined-in-image (50000); entrypoint /agnhost, default arguments `pause`.
  * - pause: agnhost at /pause, run as `/pause pause`.
@@ -38,10 +37,8 @@ export interface Image {
 /** The native binaries standing in for images (agnhost always; the others when built). */
 export interface Programs {
   agnhost: string;
-  /** A static busybox (Debian's busybox-static); default /bin/busybox, else /usr/bin/busybox. */
+  /** A static busybox (build-busybox.sh's); default /bin/busybox, else /usr/bin/busybox. */
   busybox?: string;
-  /** The static shell at /bin/sh of the busybox layer; default /bin/bash-static when it exists, else busybox's. */
-  shell?: string;
   sampleApiserver?: string;
   etcd?: string;
 }
@@ -127,7 +124,7 @@ function nativeBinary(layer: string, binary: string, path: string): void {
 function busyboxBinary(programs: Programs): string {
   if (programs.busybox) return programs.busybox;
   for (const p of ['/bin/busybox', '/usr/bin/busybox']) if (existsSync(p)) return p;
-  throw new Error('busybox not found: install Debian package busybox-static');
+  throw new Error('busybox not found: scripts/pod-runner/build-busybox.sh builds one (--busybox PATH)');
 }
 
 function buildBusybox(layer: string, programs: Programs): void {
@@ -142,13 +139,6 @@ function buildBusybox(layer: string, programs: Programs): void {
     mkdirSync(dirname(target), { recursive: true });
     symlinkSync('/bin/busybox', target);
   }
-  const shell = programs.shell ?? (existsSync('/bin/bash-static') ? '/bin/bash-static' : undefined);
-  if (shell !== undefined) {
-    rmSync(join(layer, 'bin/sh'), { force: true });
-    copyFileSync(shell, join(layer, 'bin/bash'));
-    chmodSync(join(layer, 'bin/bash'), 0o755);
-    symlinkSync('bash', join(layer, 'bin/sh'));
-  }
   for (const d of ['etc', 'proc', 'sys', 'dev', 'root', 'home', 'var/spool/mail', 'var/www', 'usr/local/bin']) mkdirSync(join(layer, d), { recursive: true });
   mkdirSync(join(layer, 'tmp'), { recursive: true });
   chmodSync(join(layer, 'tmp'), 0o1777);
@@ -159,6 +149,12 @@ function buildBusybox(layer: string, programs: Programs): void {
 
 function buildAgnhost(layer: string, programs: Programs): void {
   nativeBinary(layer, programs.agnhost, '/agnhost');
+  // The image's curl (exec hooks and probes of kube's tests call it): the host's, with its libraries.
+  for (const curl of ['/usr/bin/curl', '/bin/curl']) {
+    if (!existsSync(curl)) continue;
+    nativeBinary(layer, curl, '/usr/bin/curl');
+    break;
+  }
   symlinkSync('agnhost', join(layer, 'agnhost-2'));
   // scripts/pod-runner/build-agnhost.sh keeps the files of the image's root (porter's TLS pair) beside the binary.
   const files = `${programs.agnhost}-files`;

@@ -11,7 +11,8 @@
  * the container's user, group and supplementary groups, keeps only its capabilities (containerd's
  * defaults unless privileged, with securityContext.capabilities) and executes argv with exactly the
  * container's environment (PATH looked up in it). A start that fails exits 128 after one line on
- * stderr, as a container runtime's StartError. execInContainer runs another command in a running
+ * stderr, as a container runtime's StartError. A pipe given as fd 3 is closed by the exec itself
+ * (close-on-exec): the start signal. execInContainer runs another command in a running
  * container (its namespaces, root, working directory, user and environment), as exec probes do.
  */
 import { spawn } from 'node:child_process';
@@ -115,7 +116,10 @@ export function orderMounts(mounts: Mount[]): Mount[] {
 
 /** The helper (Perl: on every Debian host, and it can chroot, set groups and exec with an argv[0]). */
 export const LAUNCH_HELPER = String.raw`
-use strict; use warnings; use JSON::PP; use POSIX (); use File::Path qw(make_path); use File::Basename qw(dirname);
+use strict; use warnings; use JSON::PP; use POSIX (); use Fcntl qw(F_SETFD FD_CLOEXEC); use File::Path qw(make_path); use File::Basename qw(dirname);
+# fd 3, when given, closes at the exec: the runner's sign that the program runs.
+our $started;
+if (open($started, '>&=', 3)) { fcntl($started, F_SETFD, FD_CLOEXEC); }
 my $p = JSON::PP->new->decode($ENV{CAPSTAN_CONTAINER});
 sub fail { print STDERR "pod-runner: $_[0]\n"; exit 128; }
 sub run { system(@_) == 0 or fail("@_ failed"); }

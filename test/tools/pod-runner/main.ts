@@ -5,7 +5,7 @@
  *     [--apiserver HOST:PORT] [--sample-apiserver PATH] [--etcd PATH] [--busybox PATH] [--token TOKEN] [--no-bind]
  * --apiserver (the API server's secure port) makes it reachable from pods at the `kubernetes`
  * Service's cluster IP; --sample-apiserver and --etcd run the e2e Aggregator test's images; --busybox
- * is the static busybox of busybox images (default /bin/busybox: Debian's busybox-static);
+ * is the static busybox of busybox images (scripts/pod-runner/build-busybox.sh; default /bin/busybox);
  * --token authenticates to an HTTPS --server (the reference kube-apiserver, for baselines);
  * --no-bind leaves scheduling to a kube-scheduler that runs beside it (npm run conformance);
  * --kubelet-port (default 10250, 0: a free one) is where its kubelet API (container logs) listens, on

@@ -6,9 +6,10 @@
  * bind-mounted at their paths (container-root.ts), one network and UTS namespace per pod; runs
  * init containers one by one before the others; restarts containers by the pod's restartPolicy
  * (1 s back-off); reports termination messages (terminationMessagePath, or the log's tail with
- * FallbackToLogsOnError); probes readiness (httpGet, tcpSocket, exec); refreshes Secret, ConfigMap and downward API volumes
+ * FallbackToLogsOnError); runs readiness and liveness probes (httpGet, tcpSocket, exec, gRPC; a failed liveness probe restarts the container); runs postStart and preStop hooks (exec, httpGet, sleep); refreshes Secret, ConfigMap and downward API volumes
  * every few seconds; reports status like the kubelet, and on deletion kills the processes, removes
- * the namespace and deletes the pod with gracePeriodSeconds=0. Pods it cannot run stay Pending
+ * the namespace and deletes the pod with gracePeriodSeconds=0; a pod past its activeDeadlineSeconds fails
+ * (DeadlineExceeded). Pods it cannot run stay Pending
  * with a waiting reason `PodRunnerUnsupported` saying why; a container whose environment names a
  * missing ConfigMap or Secret waits with CreateContainerConfigError. Poll-based: lists pods every
  * 300 ms. Container output goes to WORKDIR/logs/NAMESPACE_POD_CONTAINER.log in the CRI log format
@@ -19,14 +20,14 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { ApiClient } from './api-client.js';
-import { containerEnv, EnvError, expand, podServices, type Allocatable } from './container-env.js';
+import { containerEnv, EnvError, expand, expandSubPathExpr, podServices, type Allocatable } from './container-env.js';
 import { containerArgv, imageOf, ImageLayers, type Image, type ImageKind, type Programs } from './container-image.js';
 import { captureOutput } from './container-log.js';
 import { containerCapabilities, DEV_SYMLINKS, execInContainer, launchCommand, systemMounts, type LaunchPlan, type Mount } from './container-root.js';
 import type { PodNetwork, PodNetworks } from './pod-network.js';
-import { buildPodStatus, type ContainerState, type Terminated } from './pod-status.js';
+import { buildPodStatus, type ContainerState, type PodState, type Terminated } from './pod-status.js';
 import { materialiseVolumes, mountSource, refreshVolumes, releaseVolumes, VolumeError, type PodVolumes } from './pod-volumes.js';
-import { probeSupported, runProbe } from './readiness-probe.js';
+import { probeSupported, runProbe } from './container-probe.js';
 
 /** Settings of a runner. */
 export interface PodRunnerOptions {
@@ -51,10 +52,9 @@ interface RunningContainer {
   process?: ChildProcess;
   /** The plan the running process was started from (exec probes run with its user and environment). */
   plan?: LaunchPlan;
-  probeTimer?: NodeJS.Timeout;
+  /** Stop the probes of the current process. */
+  probeTimers: Array<() => void>;
   restartTimer?: NodeJS.Timeout;
-  successes: number;
-  failures: number;
 }
 
 interface RunningPod {
@@ -67,6 +67,8 @@ interface RunningPod {
   initContainers: RunningContainer[];
   containers: RunningContainer[];
   stopping: boolean;
+  /** Why the runner ended the pod itself (activeDeadlineSeconds passed): its status.reason and message. */
+  failure?: { reason: string; message: string };
   lastStatus?: string;
   flushTimer?: NodeJS.Timeout;
   refreshing?: boolean;
@@ -214,18 +216,30 @@ export class PodRunner {
     }
     if (nodeName !== this.opts.node) return;
     const rp = this.running.get(uid);
-    if (rp) rp.pod = pod;
+    if (rp) {
+      // A spec change (a new generation) is reported as observed, as the kubelet does.
+      const observed = rp.pod.metadata.generation !== pod.metadata.generation;
+      rp.pod = pod;
+      if (observed) this.markDirty(rp);
+      this.checkDeadline(rp);
+    }
     if (pod.metadata.deletionTimestamp) {
       if (this.deleting.has(uid)) return;
       this.deleting.add(uid);
-      if (rp) await this.stop(rp);
-      const res = await this.api.request('DELETE', podPath(pod), {
-        apiVersion: 'v1',
-        kind: 'DeleteOptions',
-        gracePeriodSeconds: 0,
-        preconditions: { uid },
-      });
-      this.opts.log(`deleted ${pod.metadata.namespace}/${pod.metadata.name}: HTTP ${res.status}`);
+      // Not awaited: preStop hooks may take the grace period, and other pods go on meanwhile.
+      void (async () => {
+        if (rp) {
+          await this.stop(rp, Math.min(30, pod.metadata.deletionGracePeriodSeconds ?? 30));
+          await this.writeFinalStatus(rp);
+        }
+        const res = await this.api.request('DELETE', podPath(pod), {
+          apiVersion: 'v1',
+          kind: 'DeleteOptions',
+          gracePeriodSeconds: 0,
+          preconditions: { uid },
+        });
+        this.opts.log(`deleted ${pod.metadata.namespace}/${pod.metadata.name}: HTTP ${res.status}`);
+      })().catch((err: unknown) => this.opts.log(`deleting ${pod.metadata.namespace}/${pod.metadata.name}: ${String(err)}`));
       return;
     }
     if (rp || this.unsupported.has(uid)) return;
@@ -238,7 +252,7 @@ export class PodRunner {
     for (const c of [...(pod.spec.initContainers ?? []), ...pod.spec.containers]) {
       const image = imageOf(c.image, this.opts.programs);
       if ('unsupported' in image) return `container ${c.name}: ${image.unsupported}`;
-      if (c.readinessProbe && !probeSupported(c.readinessProbe)) return `container ${c.name}: only httpGet, tcpSocket and exec readiness probes are supported`;
+      for (const probe of [c.readinessProbe, c.livenessProbe]) if (probe && !probeSupported(probe)) return `container ${c.name}: a probe the pod runner cannot run`;
       if (c.restartPolicy === 'Always') return `init container ${c.name}: sidecar containers (restartPolicy Always) are not supported by the pod runner`;
     }
     return undefined;
@@ -271,8 +285,7 @@ export class PodRunner {
       spec,
       image,
       init,
-      successes: 0,
-      failures: 0,
+      probeTimers: [],
       state: {
         name: spec.name,
         image: spec.image,
@@ -318,6 +331,29 @@ export class PodRunner {
     this.running.set(uid, rp);
     this.opts.log(`starting ${pod.metadata.namespace}/${pod.metadata.name} at ${net.ip} (${net.namespace})`);
     this.startNext(rp);
+    this.markDirty(rp);
+  }
+
+  /**
+   * Ends a pod whose spec.activeDeadlineSeconds passed since it started (as the kubelet does): its
+   * containers are killed and not restarted, and it fails with reason DeadlineExceeded.
+   */
+  private checkDeadline(rp: RunningPod): void {
+    const deadline = rp.pod.spec.activeDeadlineSeconds as number | undefined;
+    if (deadline === undefined || rp.failure || rp.stopping) return;
+    if (Date.now() - Date.parse(rp.startTime) < deadline * 1000) return;
+    rp.failure = { reason: 'DeadlineExceeded', message: 'Pod was active on the node longer than the specified deadline' };
+    this.opts.log(`${rp.pod.metadata.namespace}/${rp.pod.metadata.name}: active deadline of ${deadline}s passed; killing its containers`);
+    for (const c of [...rp.initContainers, ...rp.containers]) {
+      clearTimeout(c.restartTimer);
+      const pid = c.process?.pid;
+      if (pid === undefined) continue;
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
     this.markDirty(rp);
   }
 
@@ -390,7 +426,7 @@ export class PodRunner {
     }
     const mounts: Mount[] = systemMounts({ hosts: join(rp.dir, 'etc/hosts'), hostname: join(rp.dir, 'etc/hostname'), resolvConf: join(rp.dir, 'etc/resolv.conf') });
     for (const m of spec.volumeMounts ?? []) {
-      const subPath = m.subPathExpr !== undefined ? expand(m.subPathExpr, lookup) : m.subPath;
+      const subPath = m.subPathExpr !== undefined ? expandSubPathExpr(m.subPathExpr, env) : m.subPath;
       const { source, file } = mountSource(rp.volumes, { name: m.name, subPath }, spec.name);
       mounts.push({ target: m.mountPath, source, file, readOnly: m.readOnly === true });
     }
@@ -414,7 +450,7 @@ export class PodRunner {
   }
 
   private async spawnContainer(rp: RunningPod, c: RunningContainer): Promise<void> {
-    if (rp.stopping) return;
+    if (rp.stopping || rp.failure) return;
     const { namespace, name } = rp.pod.metadata;
     const cdir = join(rp.dir, 'containers', `${c.spec.name}-${c.state.restartCount}`);
     const terminationLog = join(cdir, 'termination-log');
@@ -441,19 +477,28 @@ export class PodRunner {
     // A restarted container's earlier log is what `previous=true` reads.
     if (c.state.restartCount > 0 && existsSync(logFile)) renameSync(logFile, this.logFile(namespace, name, c.spec.name, true));
     const launch = launchCommand(rp.net.namespace, plan);
-    const child = spawn(launch.command, launch.args, { cwd: cdir, env: launch.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(launch.command, launch.args, { cwd: cdir, env: launch.env, detached: true, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
     captureOutput(logFile, [
       [child.stdout, 'stdout'],
       [child.stderr, 'stderr'],
     ]);
     c.process = child;
     c.plan = plan;
-    c.state.startedAt = now();
     c.state.containerID = `capstan://${rp.pod.metadata.uid}-${c.spec.name}-${c.state.restartCount}`;
     c.state.terminated = undefined;
-    c.state.ready = !c.spec.readinessProbe && !c.init;
-    c.successes = 0;
-    c.failures = 0;
+    // Running from the moment the helper executed the program (it closes its fd 3 then), as the
+    // kubelet reports it once the runtime started the process: not while mounts are still being made.
+    const started = (): void => {
+      if (c.process !== child || c.state.startedAt !== undefined) return;
+      c.state.startedAt = now();
+      c.state.ready = !c.spec.readinessProbe && !c.init;
+      this.markDirty(rp);
+    };
+    const startSignal = child.stdio[3] as NodeJS.ReadableStream | null;
+    if (startSignal) {
+      startSignal.on('close', started);
+      startSignal.resume();
+    } else started();
     // A failed spawn emits 'error' without 'exit': the container then ends with code 128 instead of
     // taking the runner down. The end is handled once, when the output is all written ('close'),
     // or a second after the exit when a process the container left behind keeps the output open.
@@ -473,44 +518,92 @@ export class PodRunner {
       this.opts.log(`${namespace}/${name} container ${c.spec.name}: ${err.message}`);
       end();
     });
-    if (c.spec.readinessProbe && !c.init) this.startProbe(rp, c);
+    for (const stopProbe of c.probeTimers.splice(0)) stopProbe();
+    if (c.spec.readinessProbe && !c.init) this.startProbe(rp, c, 'readiness');
+    if (c.spec.livenessProbe && !c.init) this.startProbe(rp, c, 'liveness');
+    const postStart = c.spec.lifecycle?.postStart;
+    if (postStart && !c.init) {
+      // As the kubelet does, a failed postStart hook kills the container (which restarts by its policy).
+      void this.runHook(rp, c, postStart, 30_000).then((ok) => {
+        this.opts.log(`${namespace}/${name} container ${c.spec.name}: postStart hook ${ok ? 'ran' : 'failed'}`);
+        if (!ok && c.process === child && child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      });
+    }
     this.markDirty(rp);
   }
 
-  private startProbe(rp: RunningPod, c: RunningContainer): void {
-    const probe = c.spec.readinessProbe;
+  /** Runs a lifecycle hook (exec in the container, or httpGet to the pod IP by default, as the kubelet does); resolves whether it succeeded. */
+  private runHook(rp: RunningPod, c: RunningContainer, handler: any, timeoutMs: number): Promise<boolean> {
+    if (handler.sleep) return new Promise((resolve) => setTimeout(() => resolve(true), Math.min(timeoutMs, (handler.sleep.seconds ?? 0) * 1000)));
+    const probe = { ...handler, timeoutSeconds: Math.max(1, Math.floor(timeoutMs / 1000)) };
+    const pid = c.process?.pid;
+    const plan = c.plan;
+    return runProbe(probe, c.spec, rp.net.ip, (argv, ms) => (pid === undefined || plan === undefined ? Promise.resolve(undefined) : execInContainer(pid, plan, argv, ms)));
+  }
+
+  /**
+   * Runs a container's readiness or liveness probe every periodSeconds after initialDelaySeconds:
+   * readiness sets `ready` after successThreshold successes and clears it after failureThreshold
+   * failures; liveness failing failureThreshold times in a row kills the container (SIGTERM, SIGKILL
+   * after 2 s), which then restarts by the pod's restartPolicy, as the kubelet does.
+   */
+  private startProbe(rp: RunningPod, c: RunningContainer, kind: 'readiness' | 'liveness'): void {
+    const probe = kind === 'readiness' ? c.spec.readinessProbe : c.spec.livenessProbe;
     const period = Math.max(1, probe.periodSeconds ?? 10) * 1000;
     const success = probe.successThreshold ?? 1;
     const failure = probe.failureThreshold ?? 3;
+    const child = c.process;
     let inFlight = false;
+    let successes = 0;
+    let failures = 0;
     const run = async (): Promise<void> => {
-      if (inFlight || rp.stopping || !c.state.startedAt) return;
+      if (inFlight || rp.stopping || !c.state.startedAt || c.process !== child) return;
       inFlight = true;
-      const pid = c.process?.pid;
+      const pid = child?.pid;
       const plan = c.plan;
       const ok = await runProbe(probe, c.spec, rp.net.ip, (argv, timeoutMs) =>
         pid === undefined || plan === undefined ? Promise.resolve(undefined) : execInContainer(pid, plan, argv, timeoutMs),
       );
       inFlight = false;
+      if (rp.stopping || c.process !== child) return;
       if (ok) {
-        c.failures = 0;
-        if (++c.successes >= success && !c.state.ready) {
+        failures = 0;
+        if (++successes >= success && kind === 'readiness' && !c.state.ready) {
           c.state.ready = true;
           this.markDirty(rp);
         }
-      } else {
-        c.successes = 0;
-        if (++c.failures >= failure && c.state.ready) {
-          c.state.ready = false;
-          this.markDirty(rp);
-        }
+        return;
+      }
+      successes = 0;
+      if (++failures < failure) return;
+      if (kind === 'readiness' && c.state.ready) {
+        c.state.ready = false;
+        this.markDirty(rp);
+      }
+      if (kind === 'liveness' && child?.pid !== undefined) {
+        this.opts.log(`${rp.pod.metadata.namespace}/${rp.pod.metadata.name} container ${c.spec.name} failed its liveness probe; killing it`);
+        failures = 0;
+        const pgid = child.pid;
+        const signal = (sig: NodeJS.Signals): void => {
+          try {
+            process.kill(-pgid, sig);
+          } catch {
+            // gone
+          }
+        };
+        signal('SIGTERM');
+        setTimeout(() => signal('SIGKILL'), 2000);
       }
     };
     const delay = (probe.initialDelaySeconds ?? 0) * 1000;
-    c.probeTimer = setTimeout(() => {
+    const timers = { delay: setTimeout(() => {
       void run();
-      c.probeTimer = setInterval(() => void run(), period);
-    }, delay);
+      timers.every = setInterval(() => void run(), period);
+    }, delay), every: undefined as NodeJS.Timeout | undefined };
+    c.probeTimers.push(() => {
+      clearTimeout(timers.delay);
+      clearInterval(timers.every);
+    });
   }
 
   /** A container's termination message as the kubelet reads it (see terminationMessage). */
@@ -527,8 +620,7 @@ export class PodRunner {
   }
 
   private containerExited(rp: RunningPod, c: RunningContainer, exitCode: number, logFile: string, terminationLog: string): void {
-    clearTimeout(c.probeTimer);
-    clearInterval(c.probeTimer);
+    for (const stopProbe of c.probeTimers.splice(0)) stopProbe();
     c.process = undefined;
     if (rp.stopping) return;
     const terminated: Terminated = { exitCode, startedAt: c.state.startedAt ?? now(), finishedAt: now(), reason: exitCode === 0 ? 'Completed' : 'Error' };
@@ -539,7 +631,11 @@ export class PodRunner {
     c.state.startedAt = undefined;
     const policy = rp.pod.spec.restartPolicy ?? 'Always';
     // An init container that completed is done; one that failed is run again unless the pod's policy is Never.
-    const restart = c.init ? exitCode !== 0 && policy !== 'Never' : policy === 'Always' || (policy === 'OnFailure' && exitCode !== 0);
+    const restart = rp.failure
+      ? false
+      : c.init
+        ? exitCode !== 0 && policy !== 'Never'
+        : policy === 'Always' || (policy === 'OnFailure' && exitCode !== 0);
     if (restart) {
       c.state.lastTerminated = terminated;
       c.state.waiting = { reason: 'CrashLoopBackOff', message: `back-off 1s restarting failed container=${c.spec.name} pod=${rp.pod.metadata.name}_${rp.pod.metadata.namespace}(${rp.pod.metadata.uid})` };
@@ -583,15 +679,33 @@ export class PodRunner {
     }, 50);
   }
 
-  private async flushStatus(rp: RunningPod): Promise<void> {
-    if (rp.stopping) return;
-    const state = {
+  /**
+   * The terminal status of a pod the runner stopped for its deletion (phase Succeeded when every
+   * container ended with 0, else Failed), written before the pod is deleted, as the kubelet does:
+   * controllers that wait for a terminal phase (the Job controller's podReplacementPolicy Failed)
+   * see it while the pod's finalizers keep it.
+   */
+  private async writeFinalStatus(rp: RunningPod): Promise<void> {
+    const status = buildPodStatus(rp.pod, { ...this.podState(rp), terminal: true }, now());
+    const res = await this.api.mergePatch(podPath(rp.pod, '/status'), { status }).catch(() => undefined);
+    if (res && res.status !== 200 && res.status !== 404) this.opts.log(`final status of ${rp.pod.metadata.namespace}/${rp.pod.metadata.name}: HTTP ${res.status}`);
+  }
+
+  private podState(rp: RunningPod): PodState {
+    return {
       podIP: rp.net.ip,
       hostIP: this.opts.hostIP,
       startTime: rp.startTime,
       initContainers: rp.initContainers.map((c) => c.state),
       containers: rp.containers.map((c) => c.state),
+      generation: rp.pod.metadata.generation,
+      failure: rp.failure,
     };
+  }
+
+  private async flushStatus(rp: RunningPod): Promise<void> {
+    if (rp.stopping) return;
+    const state = this.podState(rp);
     const key = JSON.stringify(state);
     if (key === rp.lastStatus) return;
     const status = buildPodStatus(rp.pod, state, now());
@@ -608,20 +722,27 @@ export class PodRunner {
     }
   }
 
-  /** Kills the pod's processes (SIGTERM, SIGKILL after 2 s), removes its namespace, volumes and container roots (logs stay). */
-  private async stop(rp: RunningPod): Promise<void> {
+  /**
+   * Runs the preStop hooks of the running containers (within `graceSeconds`), kills the pod's
+   * processes (SIGTERM, SIGKILL after 2 s), removes its namespace, volumes and container roots (logs stay).
+   */
+  private async stop(rp: RunningPod, graceSeconds = 0): Promise<void> {
     if (rp.stopping) return;
     rp.stopping = true;
     clearTimeout(rp.flushTimer);
     this.running.delete(rp.pod.metadata.uid);
     await Promise.all(
       [...rp.initContainers, ...rp.containers].map(async (c) => {
-        clearTimeout(c.probeTimer);
-        clearInterval(c.probeTimer);
+        for (const stopProbe of c.probeTimers.splice(0)) stopProbe();
         clearTimeout(c.restartTimer);
         const child = c.process;
         if (!child?.pid || child.exitCode !== null) return;
-        const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+        const preStop = c.spec.lifecycle?.preStop;
+        if (preStop && graceSeconds > 0) {
+          const ok = await this.runHook(rp, c, preStop, graceSeconds * 1000);
+          this.opts.log(`${rp.pod.metadata.namespace}/${rp.pod.metadata.name} container ${c.spec.name}: preStop hook ${ok ? 'ran' : 'failed'}`);
+        }
+        const exited = new Promise<number>((resolve) => child.once('exit', (code, sig) => resolve(code ?? 128 + (sig === 'SIGKILL' ? 9 : 15))));
         const signal = (sig: NodeJS.Signals): void => {
           try {
             process.kill(-child.pid!, sig);
@@ -631,8 +752,13 @@ export class PodRunner {
         };
         signal('SIGTERM');
         const timer = setTimeout(() => signal('SIGKILL'), 2000);
-        await exited;
+        const exitCode = await exited;
         clearTimeout(timer);
+        // The end the final status reports (see writeFinalStatus).
+        c.state.terminated = { exitCode, startedAt: c.state.startedAt ?? now(), finishedAt: now(), reason: exitCode === 0 ? 'Completed' : 'Error' };
+        c.state.startedAt = undefined;
+        c.state.waiting = undefined;
+        c.state.ready = false;
       }),
     );
     this.networks.remove(rp.net);

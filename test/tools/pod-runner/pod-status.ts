@@ -1,10 +1,11 @@
 /**
  * Builds a pod's status the way the kubelet reports it, from what the pod runner knows of the
  * pod's containers: phase (Pending until every init container completed; Failed when one failed
- * and will not be restarted), the five pod conditions (lastTransitionTime kept while a condition's
+ * and will not be restarted; terminal once the pod was stopped for its deletion), the five pod conditions (lastTransitionTime kept while a condition's
  * status is unchanged; Initialized and Ready name the containers holding them back, as the
- * kubelet's messages do), host and pod IPs, start time and one status per init container and
- * container (a terminated one with its termination message).
+ * kubelet's messages do; the other conditions, PodScheduled among them, kept as their writers left them), host and pod IPs, start time and one status per init container and
+ * container (a terminated one with its termination message); observedGeneration (of the status and
+ * the kubelet's conditions) is the pod generation the runner last saw.
  */
 
  
@@ -42,18 +43,27 @@ export interface PodState {
   startTime: string;
   initContainers?: ContainerState[];
   containers: ContainerState[];
+  /** The pod's metadata.generation this status is for (status.observedGeneration). */
+  generation?: number;
+  /** Set when the runner failed the pod itself (DeadlineExceeded): phase Failed with this reason and message. */
+  failure?: { reason: string; message: string };
+  /** The pod was stopped for its deletion: Succeeded when every container ended with 0, else Failed, whatever its restartPolicy. */
+  terminal?: boolean;
 }
 
 type ConditionStatus = 'True' | 'False';
 
-function condition(pod: any, type: string, status: ConditionStatus, now: string, reason?: string, message?: string): Record<string, unknown> {
+function condition(pod: any, type: string, status: ConditionStatus, now: string, reason?: string, message?: string, generation?: number): Record<string, unknown> {
   const previous = (pod.status?.conditions ?? []).find((c: any) => c.type === type);
   const lastTransitionTime = previous && previous.status === status && previous.lastTransitionTime ? previous.lastTransitionTime : now;
-  const out: Record<string, unknown> = { type, status, lastProbeTime: null, lastTransitionTime };
+  const out: Record<string, unknown> = { type, ...(generation !== undefined ? { observedGeneration: generation } : {}), status, lastProbeTime: null, lastTransitionTime };
   if (reason) out.reason = reason;
   if (message) out.message = message;
   return out;
 }
+
+/** The pod conditions the kubelet (the runner) owns. */
+const KUBELET_CONDITIONS = ['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady'];
 
 /** Whether an init container has completed (exited 0 and will not run again). */
 const initDone = (c: ContainerState): boolean => c.terminated?.exitCode === 0;
@@ -97,19 +107,28 @@ export function buildPodStatus(pod: any, state: PodState, now: string): Record<s
   const uninitialised = inits.filter((c) => !initDone(c)).map((c) => c.name);
   const initialised = uninitialised.length === 0;
   const sandboxReady = state.podIP !== undefined;
-  const phase = phaseOf(pod, state.containers, inits);
+  const phase = state.failure
+    ? 'Failed'
+    : state.terminal
+      ? state.containers.every((c) => c.terminated?.exitCode === 0)
+        ? 'Succeeded'
+        : 'Failed'
+      : phaseOf(pod, state.containers, inits);
+  const g = state.generation;
   // A pod whose containers all completed is not ready for that reason alone (the kubelet's PodCompleted).
   const [readyReason, readyMessage] = phase === 'Succeeded' ? ['PodCompleted', undefined] : [notReadyReason, notReadyMessage];
   const status: Record<string, unknown> = {
     phase,
     conditions: [
-      condition(pod, 'PodReadyToStartContainers', sandboxReady ? 'True' : 'False', now),
+      condition(pod, 'PodReadyToStartContainers', sandboxReady ? 'True' : 'False', now, undefined, undefined, g),
       initialised
-        ? condition(pod, 'Initialized', 'True', now)
-        : condition(pod, 'Initialized', 'False', now, 'ContainersNotInitialized', `containers with incomplete status: [${uninitialised.join(' ')}]`),
-      condition(pod, 'Ready', allReady ? 'True' : 'False', now, readyReason, readyMessage),
-      condition(pod, 'ContainersReady', allReady ? 'True' : 'False', now, readyReason, readyMessage),
-      condition(pod, 'PodScheduled', 'True', now),
+        ? condition(pod, 'Initialized', 'True', now, undefined, undefined, g)
+        : condition(pod, 'Initialized', 'False', now, 'ContainersNotInitialized', `containers with incomplete status: [${uninitialised.join(' ')}]`, g),
+      condition(pod, 'Ready', allReady ? 'True' : 'False', now, readyReason, readyMessage, g),
+      condition(pod, 'ContainersReady', allReady ? 'True' : 'False', now, readyReason, readyMessage, g),
+      // PodScheduled is the scheduler's (with its observedGeneration), others (DisruptionTarget) their writers': kept as they are.
+      ...((pod.status?.conditions ?? []) as any[]).filter((c) => !KUBELET_CONDITIONS.includes(c.type)),
+      ...((pod.status?.conditions ?? []) as any[]).some((c) => c.type === 'PodScheduled') ? [] : [condition(pod, 'PodScheduled', 'True', now)],
     ],
     hostIP: state.hostIP,
     hostIPs: [{ ip: state.hostIP }],
@@ -122,5 +141,7 @@ export function buildPodStatus(pod: any, state: PodState, now: string): Record<s
     status.podIPs = [{ ip: state.podIP }];
   }
   if (pod.status?.qosClass) status.qosClass = pod.status.qosClass;
+  if (g !== undefined) status.observedGeneration = g;
+  if (state.failure) Object.assign(status, state.failure);
   return status;
 }
