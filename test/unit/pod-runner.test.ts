@@ -20,7 +20,7 @@ import {
   systemMounts,
   type LaunchPlan,
 } from '../tools/pod-runner/container-root.js';
-import { containerUser, hostsFile, terminationMessage } from '../tools/pod-runner/pod-runner.js';
+import { containerUser, hostsFile, resolvConf, terminationMessage } from '../tools/pod-runner/pod-runner.js';
 import { atomicWrite } from '../tools/pod-runner/pod-volumes.js';
 import { buildPodStatus } from '../tools/pod-runner/pod-status.js';
 import { captureOutput, logOptionsOf, streamLog } from '../tools/pod-runner/container-log.js';
@@ -119,6 +119,18 @@ describe('pod runner: pod files', () => {
     const hosts = hostsFile(pod, '10.244.0.7');
     assert.match(hosts, /^# Kubernetes-managed hosts file\.\n127\.0\.0\.1\tlocalhost\n/);
     assert.match(hosts, /\n10\.244\.0\.7\th\.sub\.ns\.svc\.cluster\.local\th\n\n# Entries added by HostAliases\.\n1\.2\.3\.4\tfoo\tbar\n$/);
+  });
+
+  test("/etc/resolv.conf: the host's with dnsConfig added; dnsPolicy None has dnsConfig alone", () => {
+    const host = 'nameserver 10.0.0.2\nsearch example.org\noptions ndots:1\n';
+    assert.equal(resolvConf({ spec: {} }, host), 'search example.org\nnameserver 10.0.0.2\noptions ndots:1\n');
+    const none = {
+      spec: {
+        dnsPolicy: 'None',
+        dnsConfig: { nameservers: ['1.1.1.1'], searches: ['resolv.conf.local'], options: [{ name: 'ndots', value: '2' }, { name: 'edns0' }] },
+      },
+    };
+    assert.equal(resolvConf(none, host), 'search resolv.conf.local\nnameserver 1.1.1.1\noptions ndots:2 edns0\n');
   });
 
   test("a container's user: runAsUser/runAsGroup (container over pod), else the image's group for the uid; fsGroup and supplementalGroups added", () => {

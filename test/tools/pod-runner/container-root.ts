@@ -13,9 +13,10 @@
  * container's environment (PATH looked up in it). A start that fails exits 128 after one line on
  * stderr, as a container runtime's StartError. A pipe given as fd 3 is closed by the exec itself
  * (close-on-exec): the start signal. execInContainer runs another command in a running
- * container (its namespaces, root, working directory, user and environment), as exec probes do.
+ * container (its namespaces, root, working directory, user and environment), as exec probes do;
+ * spawnInContainer starts one with pipes, for the kubelet API's exec.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 
 /** One mount onto the container's root; `target` is a path inside the container. */
 export interface Mount {
@@ -187,8 +188,7 @@ export function launchCommand(netns: string | undefined, plan: LaunchPlan): { co
  */
 export function execInContainer(pid: number, plan: Pick<LaunchPlan, 'uid' | 'gid' | 'env'>, argv: string[], timeoutMs: number): Promise<number | undefined> {
   return new Promise((resolve) => {
-    const args = ['-t', String(pid), '-m', '-u', '-n', '-r', '-w', '-S', String(plan.uid), '-G', String(plan.gid), '--', ...argv];
-    const child = spawn('nsenter', args, { env: plan.env, stdio: 'ignore' });
+    const child = spawnInContainer(pid, plan, argv, 'ignore');
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.on('error', () => {
       clearTimeout(timer);
@@ -199,4 +199,10 @@ export function execInContainer(pid: number, plan: Pick<LaunchPlan, 'uid' | 'gid
       resolve(code ?? undefined);
     });
   });
+}
+
+/** Starts `argv` in the running container whose main process is `pid` (see execInContainer), with the given stdio. */
+export function spawnInContainer(pid: number, plan: Pick<LaunchPlan, 'uid' | 'gid' | 'env'>, argv: string[], stdio: 'ignore' | 'pipe'): ChildProcess {
+  const args = ['-t', String(pid), '-m', '-u', '-n', '-r', '-w', '-S', String(plan.uid), '-G', String(plan.gid), '--', ...argv];
+  return spawn('nsenter', args, { env: plan.env, stdio });
 }

@@ -8,7 +8,7 @@
  * is the static busybox of busybox images (scripts/pod-runner/build-busybox.sh; default /bin/busybox);
  * --token authenticates to an HTTPS --server (the reference kube-apiserver, for baselines);
  * --no-bind leaves scheduling to a kube-scheduler that runs beside it (npm run conformance);
- * --kubelet-port (default 10250, 0: a free one) is where its kubelet API (container logs) listens, on
+ * --kubelet-port (default 10250, 0: a free one) is where its kubelet API (container logs, exec) listens, on
  * the node's InternalIP, which the runner adds to the bridge when no interface has it, and which it
  * writes into the node's status.daemonEndpoints.
  * Needs root (network namespaces). Runs until SIGTERM/SIGINT, then kills every pod process and
@@ -92,10 +92,12 @@ const runner = new PodRunner(api, networks, {
   allocatable,
   log,
 });
-const kubeletApi = await startKubeletApi(hostIP, Number(values['kubelet-port']), (ns, pod, container, previous) => runner.containerLogs(ns, pod, container, previous));
+const kubeletApi = await startKubeletApi(hostIP, Number(values['kubelet-port']), (ns, pod, container, previous) => runner.containerLogs(ns, pod, container, previous),
+  (ns, pod, container, argv) => runner.execInPod(ns, pod, container, argv),
+);
 const endpoint = await api.mergePatch(`/api/v1/nodes/${node}/status`, { status: { daemonEndpoints: { kubeletEndpoint: { Port: kubeletApi.port } } } });
 if (endpoint.status !== 200) log(`node ${node}: writing the kubelet port: HTTP ${endpoint.status}`);
-log(`kubelet API (container logs) on ${hostIP}:${kubeletApi.port}`);
+log(`kubelet API (container logs, exec) on ${hostIP}:${kubeletApi.port}`);
 const stopHeartbeat = startNodeHeartbeat(api, node, log);
 runner.start();
 log(`running pods of node ${node} (host IP ${hostIP}) on bridge ${networks.bridge}`);

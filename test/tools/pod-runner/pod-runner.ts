@@ -23,7 +23,7 @@ import type { ApiClient } from './api-client.js';
 import { containerEnv, EnvError, expand, expandSubPathExpr, podServices, type Allocatable } from './container-env.js';
 import { containerArgv, imageOf, ImageLayers, type Image, type ImageKind, type Programs } from './container-image.js';
 import { captureOutput } from './container-log.js';
-import { containerCapabilities, DEV_SYMLINKS, execInContainer, launchCommand, systemMounts, type LaunchPlan, type Mount } from './container-root.js';
+import { containerCapabilities, DEV_SYMLINKS, execInContainer, launchCommand, spawnInContainer, systemMounts, type LaunchPlan, type Mount } from './container-root.js';
 import type { PodNetwork, PodNetworks } from './pod-network.js';
 import { buildPodStatus, type ContainerState, type PodState, type Terminated } from './pod-status.js';
 import { materialiseVolumes, mountSource, refreshVolumes, releaseVolumes, VolumeError, type PodVolumes } from './pod-volumes.js';
@@ -95,6 +95,27 @@ export function hostsFile(pod: any, podIP: string): string {
   out += domain ? `${podIP}\t${hostname}.${domain}\t${hostname}\n` : `${podIP}\t${hostname}\n`;
   const aliases: any[] = pod.spec.hostAliases ?? [];
   if (aliases.length > 0) out += '\n# Entries added by HostAliases.\n' + aliases.map((a) => `${a.ip}\t${(a.hostnames ?? []).join('\t')}\n`).join('');
+  return out;
+}
+
+/**
+ * A pod's /etc/resolv.conf as the kubelet writes it without cluster DNS: the host's servers, search
+ * domains and options (none with dnsPolicy None), then spec.dnsConfig's added (options by name).
+ */
+export function resolvConf(pod: any, host: string): string {
+  const lines = pod.spec.dnsPolicy === 'None' ? [] : host.split('\n').map((l) => l.trim().split(/\s+/));
+  const nameservers = lines.filter((l) => l[0] === 'nameserver').map((l) => l[1]);
+  const searches = lines.filter((l) => l[0] === 'search').flatMap((l) => l.slice(1));
+  const options = new Map<string, string | undefined>();
+  for (const l of lines.filter((x) => x[0] === 'options')) for (const o of l.slice(1)) options.set(o.split(':')[0], o.includes(':') ? o.slice(o.indexOf(':') + 1) : undefined);
+  const cfg = pod.spec.dnsConfig ?? {};
+  for (const n of cfg.nameservers ?? []) if (!nameservers.includes(n)) nameservers.push(n);
+  for (const d of cfg.searches ?? []) if (!searches.includes(d)) searches.push(d);
+  for (const o of cfg.options ?? []) options.set(o.name, o.value);
+  let out = '';
+  if (searches.length > 0) out += `search ${searches.join(' ')}\n`;
+  for (const n of nameservers) out += `nameserver ${n}\n`;
+  if (options.size > 0) out += `options ${[...options].map(([k, v]) => (v === undefined ? k : `${k}:${v}`)).join(' ')}\n`;
   return out;
 }
 
@@ -371,7 +392,7 @@ export class PodRunner {
     }
   }
 
-  /** The pod's /etc/hosts, /etc/hostname and /etc/resolv.conf (the host's), which every container mounts. */
+  /** The pod's /etc/hosts, /etc/hostname and /etc/resolv.conf (resolvConf), which every container mounts. */
   private writeEtcFiles(rp: RunningPod): void {
     const etc = join(rp.dir, 'etc');
     mkdirSync(etc, { recursive: true });
@@ -383,7 +404,7 @@ export class PodRunner {
     } catch {
       // none on the host
     }
-    writeFileSync(join(etc, 'resolv.conf'), resolv);
+    writeFileSync(join(etc, 'resolv.conf'), resolvConf(rp.pod, resolv));
   }
 
   /** The image's /etc/passwd and /etc/group (from its topmost layer that has them). */
@@ -781,6 +802,20 @@ export class PodRunner {
       return { file: this.logFile(namespace, pod, container, previous), running: () => !previous && c.process !== undefined && !rp.stopping };
     }
     return undefined;
+  }
+
+  /** Starts `argv` in a running container of a pod this runner runs, for the kubelet API's exec; or why not (HTTP status, message). */
+  execInPod(namespace: string, pod: string, container: string, argv: string[]): ChildProcess | { status: number; message: string } {
+    for (const rp of this.running.values()) {
+      if (rp.pod.metadata.namespace !== namespace || rp.pod.metadata.name !== pod) continue;
+      const c = [...rp.initContainers, ...rp.containers].find((x) => x.spec.name === container);
+      if (c === undefined) return { status: 404, message: `container ${container} of pod ${namespace}/${pod} not found` };
+      const pid = c.process?.pid;
+      if (pid === undefined || c.plan === undefined || !c.state.startedAt) return { status: 500, message: `container ${container} is not running` };
+      if (argv.length === 0) return { status: 400, message: 'no command given' };
+      return spawnInContainer(pid, c.plan, argv, 'pipe');
+    }
+    return { status: 404, message: `pod ${namespace}/${pod} not found` };
   }
 
   /** Stops polling and every pod. */
