@@ -80,6 +80,7 @@ ginkgo=
 [[ $parallel == 1 ]] || ginkgo=$("$root/scripts/conformance/ensure-ginkgo.sh")
 agnhost=$("$root/scripts/pod-runner/build-agnhost.sh")
 busybox=$("$root/scripts/pod-runner/build-busybox.sh")
+"$root/scripts/pod-runner/ensure-image-tools.sh"
 sample_apiserver=$("$root/scripts/aggregator/build-sample-apiserver.sh")
 etcd=$("$root/scripts/aggregator/ensure-etcd.sh")
 

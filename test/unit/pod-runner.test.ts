@@ -32,6 +32,9 @@ import { PassThrough } from 'node:stream';
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { grpcHealthCheck } from '../tools/pod-runner/container-probe.js';
+import net from 'node:net';
+import zlib from 'node:zlib';
+import { headerBlock, parseHeaderBlock, SpdyConnection, SPDY_DICTIONARY } from '../tools/pod-runner/spdy.js';
 
 const AGNHOST = 'registry.k8s.io/e2e-test-images/agnhost:2.63.0';
 const BUSYBOX = 'registry.k8s.io/e2e-test-images/busybox:1.37.0-1';
@@ -357,6 +360,82 @@ describe('pod runner: probes', () => {
       server.close();
     }
     assert.equal(await grpcHealthCheck('127.0.0.1', port, '', 2000), false);
+  });
+});
+
+describe('pod runner: SPDY', () => {
+  /** A client's header compressor: one zlib stream with SPDY's dictionary, flushed per block. */
+  function compressor(): (raw: Buffer) => Promise<Buffer> {
+    const z = zlib.createDeflate({ dictionary: SPDY_DICTIONARY });
+    let out: Buffer[] = [];
+    z.on('data', (d: Buffer) => out.push(d));
+    return (raw) =>
+      new Promise((resolve) => {
+        z.write(raw);
+        z.flush(zlib.constants.Z_SYNC_FLUSH, () => {
+          resolve(Buffer.concat(out));
+          out = [];
+        });
+      });
+  }
+
+  test('streams are answered with SYN_REPLY, their headers read, DATA passed both ways, PING echoed, and close sends FIN and GOAWAY', async () => {
+    const seen: Array<Record<string, string>> = [];
+    const server = net.createServer((socket) => {
+      const conn = new SpdyConnection(socket, Buffer.alloc(0), (stream) => {
+        seen.push(stream.headers);
+        stream.onData = (data) => {
+          if (data === null) {
+            stream.write(Buffer.from('bye'));
+            conn.close();
+          } else stream.write(Buffer.from(data.toString().toUpperCase()));
+        };
+      });
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const client = net.connect((server.address() as AddressInfo).port, '127.0.0.1');
+    await once(client, 'connect');
+    const received: Buffer[] = [];
+    client.on('data', (d: Buffer) => received.push(d));
+    const compress = compressor();
+    const control = (type: number, flags: number, payload: Buffer): Buffer => {
+      const head = Buffer.alloc(8);
+      head.writeUInt32BE(0x80030000 + type);
+      head.writeUInt32BE(flags * 0x1000000 + payload.length, 4);
+      return Buffer.concat([head, payload]);
+    };
+    const syn = Buffer.alloc(10);
+    syn.writeUInt32BE(1);
+    client.write(control(1, 0, Buffer.concat([syn, await compress(headerBlock({ streamType: 'stdout' }))])));
+    client.write(control(6, 0, Buffer.from([0, 0, 0, 7])));
+    const data = Buffer.alloc(8);
+    data.writeUInt32BE(1);
+    data.writeUInt32BE(5, 4);
+    client.write(Buffer.concat([data, Buffer.from('hello')]));
+    const fin = Buffer.alloc(8);
+    fin.writeUInt32BE(1);
+    fin.writeUInt32BE(0x01000000, 4);
+    client.write(fin);
+    await once(client, 'end');
+    server.close();
+    // The frames the server sent, in order.
+    const all = Buffer.concat(received);
+    const frames: Array<{ control: boolean; type: number; flags: number; payload: Buffer }> = [];
+    for (let at = 0; at < all.length;) {
+      const first = all.readUInt32BE(at);
+      const length = all.readUInt32BE(at + 4) & 0xffffff;
+      frames.push({ control: (first & 0x80000000) !== 0, type: first & 0xffff, flags: all[at + 4], payload: all.subarray(at + 8, at + 8 + length) });
+      at += 8 + length;
+    }
+    assert.deepEqual(seen, [{ streamtype: 'stdout' }]);
+    assert.deepEqual(
+      frames.map((f) => (f.control ? `control ${f.type}` : `data ${f.payload.toString()}${f.flags & 1 ? ' FIN' : ''}`)),
+      ['control 2', 'control 6', 'data HELLO', 'data bye', 'data  FIN', 'control 7'],
+    );
+    const reply = zlib.inflateSync(frames[0].payload.subarray(4), { dictionary: SPDY_DICTIONARY, finishFlush: zlib.constants.Z_SYNC_FLUSH });
+    assert.deepEqual(parseHeaderBlock(reply), {});
+    assert.deepEqual(frames[1].payload, Buffer.from([0, 0, 0, 7]));
   });
 });
 

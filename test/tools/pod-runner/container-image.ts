@@ -9,7 +9,8 @@
  *   at /bin/busybox with a symbolic link per applet at its usual path (/bin/sh, /usr/bin/wc, ...),
  *   /etc/passwd and /etc/group as the image has them; default command `sh`.
  * - agnhost: the busybox layer (the image is Alpine, whose shell and tools are busybox's too) plus the
- *   natively built agnhost binary at /agnhost with /agnhost-2 linking to it, the host's curl, porter's
+ *   natively built agnhost binary at /agnhost with /agnhost-2 linking to it, the host's curl and
+ *   OpenBSD nc (Debian's netcat-openbsd, as the image has it), porter's
  *   /localhost.crt and /localhost.key, /uploads, and the image's user-defined-in-image (1000) and
  *   group-defined-in-image (50000); entrypoint /agnhost, default arguments `pause`.
  * - pause: agnhost at /pause, run as `/pause pause`.
@@ -18,7 +19,7 @@
  * Which image runs a container follows its image name; any other image is unsupported.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 /** The kinds of image the runner can run. */
@@ -149,11 +150,14 @@ function buildBusybox(layer: string, programs: Programs): void {
 
 function buildAgnhost(layer: string, programs: Programs): void {
   nativeBinary(layer, programs.agnhost, '/agnhost');
-  // The image's curl (exec hooks and probes of kube's tests call it): the host's, with its libraries.
-  for (const curl of ['/usr/bin/curl', '/bin/curl']) {
-    if (!existsSync(curl)) continue;
-    nativeBinary(layer, curl, '/usr/bin/curl');
-    break;
+  // The image's curl and OpenBSD nc (kube's tests call them in exec hooks, probes and exec; busybox's
+  // nc has no UDP): the host's (Debian's curl and netcat-openbsd), with their libraries.
+  for (const [path, candidates] of [
+    ['/usr/bin/curl', ['/usr/bin/curl']],
+    ['/usr/bin/nc', ['/usr/bin/nc.openbsd', '/bin/nc.openbsd']],
+  ] as const) {
+    const found = candidates.find((c) => existsSync(c));
+    if (found !== undefined) nativeBinary(layer, realpathSync(found), path);
   }
   symlinkSync('agnhost', join(layer, 'agnhost-2'));
   // scripts/pod-runner/build-agnhost.sh keeps the files of the image's root (porter's TLS pair) beside the binary.
