@@ -6,7 +6,8 @@
  * all are there the command runs in the container (the runner's `exec`: its namespaces, root, user
  * and environment), stdin is fed to it and stdout and stderr come back on their streams; at its end
  * the error stream carries the metav1.Status kube writes (Success, or Failure NonZeroExitCode with
- * the exit code as the ExitCode cause) and the connection closes. A WebSocket upgrade is answered 400,
+ * the exit code as the ExitCode cause); the client then closes the connection (this side does after
+ * 10 s). A WebSocket upgrade is answered 400,
  * so client-go falls back to SPDY; a container that is not running, 404 or 500 before any upgrade.
  * tty=1 runs the command without a terminal, its output on the stdout stream.
  */
@@ -111,7 +112,8 @@ export function handleExecUpgrade(req: IncomingMessage, socket: Duplex, head: Bu
       const error = streams.get('error');
       error?.write(Buffer.from(status));
       error?.end();
-      setTimeout(() => conn.close(), 100);
+      // The client closes the connection once it read everything; closing first could lose what it has not read yet.
+      setTimeout(() => conn.close(), 10_000).unref();
     });
   };
 }

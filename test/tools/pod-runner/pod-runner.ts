@@ -3,18 +3,22 @@
  * scheduler to the node (unless `bind` is false: then kube-scheduler binds them), runs bound pods
  * whose images it knows (container-image.ts: busybox, agnhost, pause, sample-apiserver, etcd) as
  * native processes, each container chrooted into a root file system of its own with its volumes
- * bind-mounted at their paths (container-root.ts), one network and UTS namespace per pod; runs
- * init containers one by one before the others; restarts containers by the pod's restartPolicy
- * (1 s back-off); reports termination messages (terminationMessagePath, or the log's tail with
- * FallbackToLogsOnError); runs readiness and liveness probes (httpGet, tcpSocket, exec, gRPC; a failed liveness probe restarts the container); runs postStart and preStop hooks (exec, httpGet, sleep); refreshes Secret, ConfigMap and downward API volumes
- * every few seconds; reports status like the kubelet, and on deletion kills the processes, removes
- * the namespace and deletes the pod with gracePeriodSeconds=0; a pod past its activeDeadlineSeconds fails
- * (DeadlineExceeded). Pods it cannot run stay Pending
- * with a waiting reason `PodRunnerUnsupported` saying why; a container whose environment names a
- * missing ConfigMap or Secret waits with CreateContainerConfigError. Poll-based: lists pods every
- * 300 ms. Container output goes to WORKDIR/logs/NAMESPACE_POD_CONTAINER.log in the CRI log format
- * (the kubelet API of kubelet-api.ts serves it to pods/log). The API server is reachable from pods
- * at the `kubernetes` Service's address when main.ts forwards it (--apiserver).
+ * bind-mounted at their paths (container-root.ts), one network and UTS namespace per pod.
+ * As the kubelet does, it runs init containers one by one before the others (a sidecar, an init
+ * container with restartPolicy Always, keeps running once started and its startup probe passed);
+ * restarts containers by the pod's restartPolicy (1 s back-off); reports termination messages
+ * (terminationMessagePath, or the log's tail with FallbackToLogsOnError); runs readiness, liveness
+ * and startup probes (httpGet, tcpSocket, exec, gRPC; a failed liveness probe restarts the
+ * container) and postStart and preStop hooks (exec, httpGet, sleep); refreshes Secret, ConfigMap
+ * and downward API volumes every 3 s; fails a pod past its activeDeadlineSeconds (DeadlineExceeded);
+ * reports status; serves exec (execInPod, for kubelet-exec.ts); and on deletion runs preStop hooks,
+ * kills the processes (containers before sidecars), writes the pod's terminal phase, removes the
+ * namespace and deletes the pod with gracePeriodSeconds=0. Pods it cannot run stay Pending with a
+ * waiting reason `PodRunnerUnsupported` saying why; a container whose environment names a missing
+ * ConfigMap or Secret waits with CreateContainerConfigError. Poll-based: lists pods every 300 ms.
+ * Container output goes to WORKDIR/logs/NAMESPACE_POD_CONTAINER.log in the CRI log format (the
+ * kubelet API of kubelet-api.ts serves it to pods/log). The API server is reachable from pods at the
+ * `kubernetes` Service's address when main.ts forwards it (--apiserver).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -48,6 +52,10 @@ interface RunningContainer {
   spec: any;
   image: Image;
   init: boolean;
+  /** An init container with restartPolicy Always: it keeps running beside the others. */
+  sidecar: boolean;
+  /** A sidecar that started (and passed its startup probe): the init containers after it may run. */
+  sidecarStarted?: boolean;
   state: ContainerState;
   process?: ChildProcess;
   /** The plan the running process was started from (exec probes run with its user and environment). */
@@ -274,7 +282,6 @@ export class PodRunner {
       const image = imageOf(c.image, this.opts.programs);
       if ('unsupported' in image) return `container ${c.name}: ${image.unsupported}`;
       for (const probe of [c.readinessProbe, c.livenessProbe]) if (probe && !probeSupported(probe)) return `container ${c.name}: a probe the pod runner cannot run`;
-      if (c.restartPolicy === 'Always') return `init container ${c.name}: sidecar containers (restartPolicy Always) are not supported by the pod runner`;
     }
     return undefined;
   }
@@ -306,6 +313,7 @@ export class PodRunner {
       spec,
       image,
       init,
+      sidecar: init && spec.restartPolicy === 'Always',
       probeTimers: [],
       state: {
         name: spec.name,
@@ -314,6 +322,7 @@ export class PodRunner {
         containerID: '',
         restartCount: 0,
         ready: false,
+        ...(init && spec.restartPolicy === 'Always' ? { sidecar: true } : {}),
         waiting: waitingReason ? { reason: waitingReason } : undefined,
       },
     };
@@ -378,12 +387,26 @@ export class PodRunner {
     this.markDirty(rp);
   }
 
-  /** Starts the first init container not yet completed, or (all completed) every container. */
+  /** A sidecar (an init container with restartPolicy Always) has started: the pod's start goes on. */
+  private sidecarStarted(rp: RunningPod, c: RunningContainer): void {
+    if (c.sidecarStarted) return;
+    c.sidecarStarted = true;
+    this.startNext(rp);
+  }
+
+  /**
+   * Starts the first init container not yet completed (a sidecar: not yet started), or (all
+   * completed) every container.
+   */
   private startNext(rp: RunningPod): void {
-    const next = rp.initContainers.find((c) => c.state.terminated?.exitCode !== 0);
-    if (next) {
-      next.state.waiting = undefined;
-      void this.spawnContainer(rp, next);
+    for (const c of rp.initContainers) {
+      if (c.sidecar) {
+        if (c.sidecarStarted) continue;
+        if (c.process === undefined) void this.spawnContainer(rp, c);
+        return;
+      }
+      if (c.state.terminated?.exitCode === 0) continue;
+      void this.spawnContainer(rp, c);
       return;
     }
     for (const c of rp.containers) {
@@ -492,7 +515,8 @@ export class PodRunner {
       return;
     }
     if (rp.stopping) return;
-    c.state.waiting = undefined;
+    // Until the program runs, the kubelet's waiting reason: PodInitializing for an init container.
+    c.state.waiting = { reason: c.init ? 'PodInitializing' : 'ContainerCreating' };
     const logFile = this.logFile(namespace, name, c.spec.name, false);
     mkdirSync(dirname(logFile), { recursive: true });
     // A restarted container's earlier log is what `previous=true` reads.
@@ -512,8 +536,11 @@ export class PodRunner {
     const started = (): void => {
       if (c.process !== child || c.state.startedAt !== undefined) return;
       c.state.startedAt = now();
-      c.state.ready = !c.spec.readinessProbe && !c.init;
+      c.state.waiting = undefined;
+      c.state.ready = !c.spec.readinessProbe && (!c.init || c.sidecar);
       this.markDirty(rp);
+      // A sidecar lets the next init container start once it started (its startup probe passed).
+      if (c.sidecar && !c.spec.startupProbe) this.sidecarStarted(rp, c);
     };
     const startSignal = child.stdio[3] as NodeJS.ReadableStream | null;
     if (startSignal) {
@@ -540,8 +567,10 @@ export class PodRunner {
       end();
     });
     for (const stopProbe of c.probeTimers.splice(0)) stopProbe();
-    if (c.spec.readinessProbe && !c.init) this.startProbe(rp, c, 'readiness');
-    if (c.spec.livenessProbe && !c.init) this.startProbe(rp, c, 'liveness');
+    const probed = !c.init || c.sidecar;
+    if (c.spec.readinessProbe && probed) this.startProbe(rp, c, 'readiness');
+    if (c.spec.livenessProbe && probed) this.startProbe(rp, c, 'liveness');
+    if (c.spec.startupProbe && probed) this.startProbe(rp, c, 'startup');
     const postStart = c.spec.lifecycle?.postStart;
     if (postStart && !c.init) {
       // As the kubelet does, a failed postStart hook kills the container (which restarts by its policy).
@@ -568,8 +597,9 @@ export class PodRunner {
    * failures; liveness failing failureThreshold times in a row kills the container (SIGTERM, SIGKILL
    * after 2 s), which then restarts by the pod's restartPolicy, as the kubelet does.
    */
-  private startProbe(rp: RunningPod, c: RunningContainer, kind: 'readiness' | 'liveness'): void {
-    const probe = kind === 'readiness' ? c.spec.readinessProbe : c.spec.livenessProbe;
+  private startProbe(rp: RunningPod, c: RunningContainer, kind: 'readiness' | 'liveness' | 'startup'): void {
+    const probe = kind === 'readiness' ? c.spec.readinessProbe : kind === 'liveness' ? c.spec.livenessProbe : c.spec.startupProbe;
+    let done = false;
     const period = Math.max(1, probe.periodSeconds ?? 10) * 1000;
     const success = probe.successThreshold ?? 1;
     const failure = probe.failureThreshold ?? 3;
@@ -578,7 +608,7 @@ export class PodRunner {
     let successes = 0;
     let failures = 0;
     const run = async (): Promise<void> => {
-      if (inFlight || rp.stopping || !c.state.startedAt || c.process !== child) return;
+      if (done || inFlight || rp.stopping || !c.state.startedAt || c.process !== child) return;
       inFlight = true;
       const pid = child?.pid;
       const plan = c.plan;
@@ -589,6 +619,12 @@ export class PodRunner {
       if (rp.stopping || c.process !== child) return;
       if (ok) {
         failures = 0;
+        if (kind === 'startup') {
+          // Passed once, the startup probe is done; a sidecar's start lets the pod go on.
+          done = true;
+          if (c.sidecar) this.sidecarStarted(rp, c);
+          return;
+        }
         if (++successes >= success && kind === 'readiness' && !c.state.ready) {
           c.state.ready = true;
           this.markDirty(rp);
@@ -654,9 +690,11 @@ export class PodRunner {
     // An init container that completed is done; one that failed is run again unless the pod's policy is Never.
     const restart = rp.failure
       ? false
-      : c.init
-        ? exitCode !== 0 && policy !== 'Never'
-        : policy === 'Always' || (policy === 'OnFailure' && exitCode !== 0);
+      : c.sidecar
+        ? true
+        : c.init
+          ? exitCode !== 0 && policy !== 'Never'
+          : policy === 'Always' || (policy === 'OnFailure' && exitCode !== 0);
     if (restart) {
       c.state.lastTerminated = terminated;
       c.state.waiting = { reason: 'CrashLoopBackOff', message: `back-off 1s restarting failed container=${c.spec.name} pod=${rp.pod.metadata.name}_${rp.pod.metadata.namespace}(${rp.pod.metadata.uid})` };
@@ -752,8 +790,9 @@ export class PodRunner {
     rp.stopping = true;
     clearTimeout(rp.flushTimer);
     this.running.delete(rp.pod.metadata.uid);
-    await Promise.all(
-      [...rp.initContainers, ...rp.containers].map(async (c) => {
+    // The containers first (their preStop hooks may use the sidecars), then the init containers and sidecars.
+    for (const group of [rp.containers, rp.initContainers]) await Promise.all(
+      group.map(async (c) => {
         for (const stopProbe of c.probeTimers.splice(0)) stopProbe();
         clearTimeout(c.restartTimer);
         const child = c.process;

@@ -18,6 +18,8 @@ export interface ContainerState {
   containerID: string;
   restartCount: number;
   ready: boolean;
+  /** An init container with restartPolicy Always (a sidecar): initialised once running. */
+  sidecar?: boolean;
   /** When the current process started; undefined while waiting. */
   startedAt?: string;
   /** Set once the process exited and will not be restarted (or before a restart). */
@@ -65,8 +67,8 @@ function condition(pod: any, type: string, status: ConditionStatus, now: string,
 /** The pod conditions the kubelet (the runner) owns. */
 const KUBELET_CONDITIONS = ['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady'];
 
-/** Whether an init container has completed (exited 0 and will not run again). */
-const initDone = (c: ContainerState): boolean => c.terminated?.exitCode === 0;
+/** Whether an init container has completed (exited 0 and will not run again), or a sidecar runs. */
+const initDone = (c: ContainerState): boolean => (c.sidecar ? Boolean(c.startedAt) : c.terminated?.exitCode === 0);
 
 function containerStatus(c: ContainerState): Record<string, unknown> {
   let state: Record<string, unknown>;
