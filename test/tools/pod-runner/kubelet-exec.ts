@@ -1,6 +1,7 @@
 /**
  * The kubelet API's exec, as kube-apiserver and client-go reach it: `POST|GET
- * /exec/NAMESPACE/POD/[UID/]CONTAINER?command=...&stdin=1&stdout=1&stderr=1&tty=0` upgraded to
+ * /exec/NAMESPACE/POD/[UID/]CONTAINER?command=...&input=1&output=1&error=1&tty=0` (or stdin,
+ * stdout, stderr) upgraded to
  * SPDY/3.1 with the remotecommand protocol v4.channel.k8s.io (spdy.ts): the client opens an error
  * stream and one stream per standard stream asked for (their `streamtype` header names them); once
  * all are there the command runs in the container (the runner's `exec`: its namespaces, root, user
@@ -46,11 +47,13 @@ export function handleExecUpgrade(req: IncomingMessage, socket: Duplex, head: Bu
     .map((s) => s.trim());
   if (!offered.includes(PROTOCOL)) return refuse(socket, 400, `none of the stream protocols ${offered.join(', ')} is supported (${PROTOCOL} is)\n`);
   const argv = url.searchParams.getAll('command');
+  // The kubelet's names (kube-apiserver's streamParams: input, output, error), or the options' own.
+  const param = (kubelet: string, option: string): boolean => truthy(url.searchParams.get(kubelet)) || truthy(url.searchParams.get(option));
   const tty = truthy(url.searchParams.get('tty'));
   const wanted = new Set(['error']);
-  if (truthy(url.searchParams.get('stdin'))) wanted.add('stdin');
-  if (truthy(url.searchParams.get('stdout'))) wanted.add('stdout');
-  if (truthy(url.searchParams.get('stderr')) && !tty) wanted.add('stderr');
+  if (param('input', 'stdin')) wanted.add('stdin');
+  if (param('output', 'stdout')) wanted.add('stdout');
+  if (param('error', 'stderr') && !tty) wanted.add('stderr');
   if (tty) wanted.add('resize');
   const child = exec(namespace, pod, container, argv);
   if (!(child instanceof ChildProcess)) return refuse(socket, child.status, `${child.message}\n`);
