@@ -114,8 +114,10 @@ if [[ ${POD_RUNNER:-0} == 1 ]]; then
   agnhost=$("$root/scripts/pod-runner/build-agnhost.sh")
   sample_apiserver=$("$root/scripts/aggregator/build-sample-apiserver.sh")
   etcd=$("$root/scripts/aggregator/ensure-etcd.sh")
+  busybox=$("$root/scripts/pod-runner/build-busybox.sh")
+  "$root/scripts/pod-runner/ensure-image-tools.sh"
   node "$root/dist/test/tools/pod-runner/main.js" --server "http://127.0.0.1:$port" --agnhost "$agnhost" \
-    --sample-apiserver "$sample_apiserver" --etcd "$etcd" --apiserver "127.0.0.1:$secure_port" \
+    --sample-apiserver "$sample_apiserver" --etcd "$etcd" --busybox "$busybox" --apiserver "127.0.0.1:$secure_port" \
     --node fake-node --kubelet-port 0 --work-dir "$work/pods" >"$work/pod-runner.log" 2>&1 &
   runner_pid=$!
   # Started once it logs that it runs the node's pods (polled, up to 30 s).

@@ -79,6 +79,8 @@ skip=$(node "$tool" skip-regex --scope "$scope")
 ginkgo=
 [[ $parallel == 1 ]] || ginkgo=$("$root/scripts/conformance/ensure-ginkgo.sh")
 agnhost=$("$root/scripts/pod-runner/build-agnhost.sh")
+busybox=$("$root/scripts/pod-runner/build-busybox.sh")
+"$root/scripts/pod-runner/ensure-image-tools.sh"
 sample_apiserver=$("$root/scripts/aggregator/build-sample-apiserver.sh")
 etcd=$("$root/scripts/aggregator/ensure-etcd.sh")
 
@@ -176,7 +178,7 @@ EOF
     runner_server=http://127.0.0.1:$insecure_port
   fi
   NODE_TLS_REJECT_UNAUTHORIZED=0 node "$root/dist/test/tools/pod-runner/main.js" --server "$runner_server" "${runner_auth[@]}" \
-    --no-bind --agnhost "$agnhost" --sample-apiserver "$sample_apiserver" --etcd "$etcd" --apiserver "${url#https://}" \
+    --no-bind --agnhost "$agnhost" --sample-apiserver "$sample_apiserver" --etcd "$etcd" --busybox "$busybox" --apiserver "${url#https://}" \
     --node fake-node --kubelet-port 0 --work-dir "$dir/pods" >"$dir/pod-runner.log" 2>&1 &
   runner_pid=$!
   wait_for "$runner_pid" 60 grep -q 'running pods of node' "$dir/pod-runner.log" ||

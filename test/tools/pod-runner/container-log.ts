@@ -15,7 +15,7 @@ function criTime(d = new Date()): string {
   return d.toISOString().replace(/\.(\d{3})Z$/, '.$1000000Z');
 }
 
-/** Writes a container's stdout and stderr into `file` in the CRI format, as they come. */
+/** Writes a container's stdout and stderr into `file` in the CRI format, as they come (see the end's partial record). */
 export function captureOutput(file: string, streams: Array<[Readable | null, 'stdout' | 'stderr']>): void {
   for (const [stream, name] of streams) {
     if (stream === null) continue;
@@ -31,8 +31,10 @@ export function captureOutput(file: string, streams: Array<[Readable | null, 'st
         partial = partial.slice(MAX_RECORD);
       }
     });
+    // Output that ends without a newline ends with a partial record, as containerd writes it: read
+    // back (and as a termination message) it gets no newline it did not have.
     stream.on('end', () => {
-      if (partial !== '') write(partial, true);
+      if (partial !== '') write(partial, false);
     });
   }
 }
@@ -108,11 +110,12 @@ export function streamLog(file: string, options: LogOptions, out: Writable, runn
   let records = parseRecords(text);
   if (options.sinceMs !== undefined) records = records.filter((r) => Date.parse(r.time) >= options.sinceMs!);
   if (options.tailLines !== undefined) {
-    // A line may span several records (P ... F): the last tailLines lines are counted by their F.
+    // A line may span several records (P ... F): the last tailLines lines are counted by their F
+    // (or, for output ending without a newline, by its last record).
     let lines = 0;
     let start = records.length;
     for (; start > 0; start--) {
-      if (records[start - 1].full) {
+      if (records[start - 1].full || start === records.length) {
         if (lines === options.tailLines) break;
         lines++;
       }

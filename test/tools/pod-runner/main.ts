@@ -2,19 +2,20 @@
  * Command line of the test-only pod runner (see pod-runner.ts):
  *   node dist/test/tools/pod-runner/main.js --server http://127.0.0.1:PORT --agnhost PATH
  *     [--node fake-node] [--work-dir DIR] [--bridge capstan-pods]
- *     [--apiserver HOST:PORT] [--sample-apiserver PATH] [--etcd PATH] [--token TOKEN] [--no-bind]
+ *     [--apiserver HOST:PORT] [--sample-apiserver PATH] [--etcd PATH] [--busybox PATH] [--token TOKEN] [--no-bind]
  * --apiserver (the API server's secure port) makes it reachable from pods at the `kubernetes`
- * Service's cluster IP; --sample-apiserver and --etcd run the e2e Aggregator test's images;
+ * Service's cluster IP; --sample-apiserver and --etcd run the e2e Aggregator test's images; --busybox
+ * is the static busybox of busybox images (scripts/pod-runner/build-busybox.sh; default /bin/busybox);
  * --token authenticates to an HTTPS --server (the reference kube-apiserver, for baselines);
  * --no-bind leaves scheduling to a kube-scheduler that runs beside it (npm run conformance);
- * --kubelet-port (default 10250, 0: a free one) is where its kubelet API (container logs) listens, on
+ * --kubelet-port (default 10250, 0: a free one) is where its kubelet API (container logs, exec) listens, on
  * the node's InternalIP, which the runner adds to the bridge when no interface has it, and which it
  * writes into the node's status.daemonEndpoints.
  * Needs root (network namespaces). Runs until SIGTERM/SIGINT, then kills every pod process and
  * removes the pod namespaces and the bridge. Logs one line per event on stderr.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -35,6 +36,7 @@ const { values } = parseArgs({
     apiserver: { type: 'string' },
     'sample-apiserver': { type: 'string' },
     etcd: { type: 'string' },
+    busybox: { type: 'string' },
     token: { type: 'string' },
     'no-bind': { type: 'boolean', default: false },
     'kubelet-port': { type: 'string', default: '10250' },
@@ -57,6 +59,7 @@ if (nodeRes.status !== 200) {
 const hostIP = (nodeRes.body.status?.addresses ?? []).find((a: any) => a.type === 'InternalIP')?.address ?? '127.0.0.1';
 const digestOf = (path: string): string => createHash('sha256').update(readFileSync(path)).digest('hex');
 const digest = digestOf(values.agnhost);
+const allocatable = (nodeRes.body.status?.allocatable ?? nodeRes.body.status?.capacity ?? {}) as Record<string, string>;
 
 const kubernetes = await api.get('/api/v1/namespaces/default/services/kubernetes');
 const kubernetesService =
@@ -77,20 +80,24 @@ const runner = new PodRunner(api, networks, {
   node,
   bind: values['no-bind'] !== true,
   hostIP,
-  programs: { agnhost: values.agnhost, sampleApiserver: values['sample-apiserver'], etcd: values.etcd },
+  programs: { agnhost: values.agnhost, busybox: values.busybox, sampleApiserver: values['sample-apiserver'], etcd: values.etcd },
   imageIDs: {
     agnhost: `registry.k8s.io/e2e-test-images/agnhost@sha256:${digest}`,
+    pause: `registry.k8s.io/pause@sha256:${digest}`,
+    busybox: `registry.k8s.io/e2e-test-images/busybox@sha256:${digestOf(values.busybox ?? (existsSync('/bin/busybox') ? '/bin/busybox' : '/usr/bin/busybox'))}`,
     'sample-apiserver': values['sample-apiserver'] === undefined ? '' : `registry.k8s.io/e2e-test-images/sample-apiserver@sha256:${digestOf(values['sample-apiserver'])}`,
     etcd: values.etcd === undefined ? '' : `registry.k8s.io/etcd@sha256:${digestOf(values.etcd)}`,
   },
   workDir: values['work-dir'] ?? mkdtempSync(join(tmpdir(), 'pod-runner-')),
-  kubernetesService,
+  allocatable,
   log,
 });
-const kubeletApi = await startKubeletApi(hostIP, Number(values['kubelet-port']), (ns, pod, container, previous) => runner.containerLogs(ns, pod, container, previous));
+const kubeletApi = await startKubeletApi(hostIP, Number(values['kubelet-port']), (ns, pod, container, previous) => runner.containerLogs(ns, pod, container, previous),
+  (ns, pod, container, argv) => runner.execInPod(ns, pod, container, argv),
+);
 const endpoint = await api.mergePatch(`/api/v1/nodes/${node}/status`, { status: { daemonEndpoints: { kubeletEndpoint: { Port: kubeletApi.port } } } });
 if (endpoint.status !== 200) log(`node ${node}: writing the kubelet port: HTTP ${endpoint.status}`);
-log(`kubelet API (container logs) on ${hostIP}:${kubeletApi.port}`);
+log(`kubelet API (container logs, exec) on ${hostIP}:${kubeletApi.port}`);
 const stopHeartbeat = startNodeHeartbeat(api, node, log);
 runner.start();
 log(`running pods of node ${node} (host IP ${hostIP}) on bridge ${networks.bridge}`);

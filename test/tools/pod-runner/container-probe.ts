@@ -1,0 +1,124 @@
+/**
+ * Runs a container's probe (readiness, liveness) or lifecycle hook against the pod IP as the
+ * kubelet's prober does: httpGet (HTTP or HTTPS without verifying the certificate; 200-399
+ * succeeds), tcpSocket (a connection succeeds), exec (the command, run in the container by the
+ * runner's `exec`, exits 0) and gRPC (grpc.health.v1.Health/Check answers SERVING), each within
+ * timeoutSeconds. A named port is looked up in the container's ports.
+ */
+import http from 'node:http';
+import http2 from 'node:http2';
+import https from 'node:https';
+import net from 'node:net';
+
+ 
+
+function resolvePort(port: unknown, container: any): number {
+  if (typeof port === 'number') return port;
+  const asNumber = Number(port);
+  if (Number.isInteger(asNumber)) return asNumber;
+  const named = (container.ports ?? []).find((p: any) => p.name === port);
+  if (!named) throw new Error(`port ${String(port)} not found in container ${container.name}`);
+  return named.containerPort as number;
+}
+
+/** Whether the probe can be run by this prober. */
+export function probeSupported(probe: any): boolean {
+  return Boolean(probe.httpGet || probe.tcpSocket || probe.exec || probe.grpc);
+}
+
+/** Runs a command in the container, resolving with its exit code (or undefined when it could not run or timed out). */
+export type ExecInContainer = (argv: string[], timeoutMs: number) => Promise<number | undefined>;
+
+/** Runs the probe once; resolves to success or failure, never rejects. */
+export function runProbe(probe: any, container: any, podIP: string, exec?: ExecInContainer): Promise<boolean> {
+  const timeoutMs = (probe.timeoutSeconds ?? 1) * 1000;
+  return new Promise<boolean>((resolve) => {
+    try {
+      if (probe.exec) {
+        if (exec === undefined) return resolve(false);
+        exec(probe.exec.command ?? [], timeoutMs).then(
+          (code) => resolve(code === 0),
+          () => resolve(false),
+        );
+        return;
+      }
+      if (probe.httpGet) {
+        const g = probe.httpGet;
+        const headers: Record<string, string> = { 'User-Agent': 'kube-probe/1.36' };
+        for (const h of g.httpHeaders ?? []) headers[h.name] = h.value;
+        const options = { host: g.host || podIP, port: resolvePort(g.port, container), path: g.path || '/', headers, timeout: timeoutMs };
+        const req =
+          g.scheme === 'HTTPS'
+            ? https.get({ ...options, rejectUnauthorized: false }, (res) => {
+                res.resume();
+                resolve((res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 400);
+              })
+            : http.get(options, (res) => {
+                res.resume();
+                resolve((res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 400);
+              });
+        req.on('timeout', () => req.destroy(new Error('timeout')));
+        req.on('error', () => resolve(false));
+        return;
+      }
+      if (probe.grpc) {
+        grpcHealthCheck(podIP, probe.grpc.port, probe.grpc.service ?? '', timeoutMs).then(resolve, () => resolve(false));
+        return;
+      }
+      if (probe.tcpSocket) {
+        const socket = net.connect({ host: probe.tcpSocket.host || podIP, port: resolvePort(probe.tcpSocket.port, container) });
+        socket.setTimeout(timeoutMs, () => socket.destroy(new Error('timeout')));
+        socket.on('connect', () => {
+          socket.destroy();
+          resolve(true);
+        });
+        socket.on('error', () => resolve(false));
+        return;
+      }
+      resolve(false);
+    } catch {
+      resolve(false);
+    }
+  });
+}
+
+/** One gRPC health check (grpc.health.v1.Health/Check over HTTP/2 without TLS): whether it answers status 0 and SERVING. */
+export function grpcHealthCheck(host: string, port: number, service: string, timeoutMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    let settled = false;
+    const client = http2.connect(`http://${host.includes(':') ? `[${host}]` : host}:${port}`);
+    const done = (ok: boolean): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      client.close();
+      client.destroy();
+      resolve(ok);
+    };
+    const timer = setTimeout(() => done(false), timeoutMs);
+    client.on('error', () => done(false));
+    // HealthCheckRequest{service}: field 1, length-delimited; the gRPC message prefix: not compressed, length.
+    const name = Buffer.from(service);
+    const message = name.length > 0 ? Buffer.concat([Buffer.from([0x0a, name.length]), name]) : Buffer.alloc(0);
+    const frame = Buffer.alloc(5 + message.length);
+    frame.writeUInt32BE(message.length, 1);
+    message.copy(frame, 5);
+    const req = client.request({ ':method': 'POST', ':path': '/grpc.health.v1.Health/Check', 'content-type': 'application/grpc', te: 'trailers' });
+    const chunks: Buffer[] = [];
+    let status: unknown;
+    req.on('response', (headers) => {
+      if (headers['grpc-status'] !== undefined) status = headers['grpc-status'];
+    });
+    req.on('trailers', (trailers) => {
+      status = trailers['grpc-status'];
+    });
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      // HealthCheckResponse{status: SERVING (1)}: field 1, varint.
+      done(String(status) === '0' && body.length >= 7 && body[5] === 0x08 && body[6] === 1);
+    });
+    req.on('error', () => done(false));
+    req.end(frame);
+  });
+}
