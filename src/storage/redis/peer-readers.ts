@@ -17,7 +17,7 @@ export interface PeerReaders {
   /**
    * Resolves once every peer with listeners of `stream` has handed out its changes through
    * `version`, or a bound passed (a peer that is stalled is not waited for); undefined when no peer
-   * has any.
+   * listens to it.
    * Never rejects.
    */
   awaitPeers(stream: string, version: string): Promise<void> | undefined;
