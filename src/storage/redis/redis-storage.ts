@@ -147,16 +147,15 @@ export class RedisStorage implements Storage {
 
   /**
    * Hands this process's own write to the type's watch reader, when it has one (see
-   * RedisChangeStreams.deliverOwn), then waits until the other workers' readers have it too (see
-   * RedisChangeStreams.awaitPeers).
+   * RedisChangeStreams.deliverOwn), and waits until the other workers' readers have it too (see
+   * RedisChangeStreams.awaitPeers); a promise only when there is something to wait for, so a write
+   * that waits for nothing pays no extra turn.
    */
-  private async handOut(type: string, resourceVersion: string, event: ChangeEvent | undefined): Promise<void> {
-    if (event !== undefined) {
-      const delivered = this.streams.deliverOwn(type, event);
-      if (delivered) await delivered;
-    }
+  private handOut(type: string, resourceVersion: string, event: ChangeEvent | undefined): Promise<void> | undefined {
+    const delivered = event === undefined ? undefined : this.streams.deliverOwn(type, event);
     const peers = this.streams.awaitPeers(type, resourceVersion);
-    if (peers) await peers;
+    if (delivered === undefined) return peers;
+    return peers === undefined ? delivered : Promise.all([delivered, peers]).then(() => undefined);
   }
 
   async create(type: string, key: string, object: Record<string, unknown>): Promise<StoredObject> {
@@ -166,7 +165,8 @@ export class RedisStorage implements Storage {
     if (failure) throw failure;
     const rv = replyString(reply[1], 'create');
     const json = before + rv + after;
-    await this.handOut(type, rv, { type: 'ADDED', key, resourceVersion: rv, json });
+    const handedOut = this.handOut(type, rv, { type: 'ADDED', key, resourceVersion: rv, json });
+    if (handedOut) await handedOut;
     return { key, resourceVersion: rv, json };
   }
 
@@ -187,11 +187,12 @@ export class RedisStorage implements Storage {
     if (failure) throw failure;
     const rv = replyString(reply[1], 'update');
     const json = before + rv + after;
-    await this.handOut(
+    const handedOut = this.handOut(
       type,
       rv,
       followed && reply.length > 2 ? { type: 'MODIFIED', key, resourceVersion: rv, json, prevJson: replyString(reply[2], 'update') } : undefined,
     );
+    if (handedOut) await handedOut;
     return { key, resourceVersion: rv, json };
   }
 
@@ -203,11 +204,12 @@ export class RedisStorage implements Storage {
     if (failure) throw failure;
     const rv = replyString(reply[1], 'delete');
     const json = replyString(reply[2], 'delete');
-    await this.handOut(
+    const handedOut = this.handOut(
       type,
       rv,
       followed && reply.length > 3 ? { type: 'DELETED', key, resourceVersion: rv, json, prevJson: replyString(reply[3], 'delete') } : undefined,
     );
+    if (handedOut) await handedOut;
     return { key, resourceVersion: rv, json };
   }
 
