@@ -287,7 +287,7 @@ export const FLAGS: readonly FlagSpec[] = [
     name: 'redis-wait-replicas',
     group: 'storage',
     default: '0',
-    help: 'Acknowledge a write only after this many replicas have it (WAIT).',
+    help: 'Acknowledge a write only after this many replicas have it (WAIT), and answer a read only once every connected replica, and at least this many, holds what it saw.',
     apply: (c, v) => {
       c.redisWaitReplicas = int('redis-wait-replicas', v, 0);
     },

@@ -284,48 +284,68 @@ describe('redis storage specifics', () => {
     }
   });
 
-  test('waitReplicas: writes resolve once a replica has them; Timeout (outcome unknown) when no replica acknowledges; watches show only replicated changes', async () => {
+  test('waitReplicas: writes resolve once a replica has them; Timeout (outcome unknown) when no replica acknowledges; watches and reads show only replicated changes', async () => {
     const primary = await startRedis({ args: ['--repl-diskless-sync-delay', '0'] });
     const replica = await startRedis();
     const raw = new Redis(replica.url);
     const onPrimary = new Redis(primary.url);
     const stop = new AbortController();
-    // Without a replica the write times out (a short bound: this is the failure being tested); with
-    // one, WAIT returns as soon as the replica acknowledges, so a long bound costs nothing and holds
-    // however slowly a loaded machine runs.
+    // Without a replica answering, a write times out (a short bound: this is the failure being
+    // tested); with one, WAIT returns as soon as the replica acknowledges, so a long bound costs
+    // nothing and holds however slowly a loaded machine runs.
     const s = await connectRedisBackend({ url: primary.url, historyMs: 60_000, onError: quiet, waitReplicas: 1, waitTimeoutMs: 300 });
     const patient = await connectRedisBackend({ url: primary.url, historyMs: 60_000, onError: quiet, waitReplicas: 1, waitTimeoutMs: 60_000 });
     try {
+      await raw.replicaof('127.0.0.1', primary.port);
+      const online = async (): Promise<boolean> => /^slave0:.*state=online/m.test(await onPrimary.info('replication'));
+      while (!(await online())) await new Promise((resolve) => setTimeout(resolve, 20));
       const t = freshType();
+      const first = await patient.create(t, 'first', obj('first'));
       const r = new Recorder();
       await s.watch(t, '1', r.listener, stop.signal);
-      // The write stands on the primary, unconfirmed: it may survive a failover or not.
-      await rejectsWith(s.create(t, 'lonely', obj('lonely')), 'Timeout');
-      // The watch reader has read it and waits (WAIT) for a replica before showing it: a failover
-      // now would discard it, and a watch must not show what storage may lose.
-      const fenceWaiting = async (): Promise<boolean> => /cmd=wait\b/.test(String(await onPrimary.call('CLIENT', 'LIST')));
-      const deadline = Date.now() + 30_000;
-      while (!(await fenceWaiting())) {
-        if (Date.now() > deadline) throw new Error('the watch reader never waited for a replica');
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      assert.equal(r.events.length, 0, 'the watch showed an unreplicated change');
-      await raw.replicaof('127.0.0.1', primary.port);
-      // Waits for the replication link, polling the replica's own report of it.
-      while (!(await raw.info('replication')).includes('master_link_status:up')) {
-        await new Promise((r) => setTimeout(r, 20));
+      await r.until(1, 30_000);
+      // The replica stays connected but applies and acknowledges nothing.
+      process.kill(replica.pid!, 'SIGSTOP');
+      try {
+        // The write stands on the primary, unconfirmed: it may survive a failover or not.
+        await rejectsWith(s.create(t, 'lonely', obj('lonely')), 'Timeout');
+        // The watch reader has read it and waits (WAIT) for a replica before showing it: a failover
+        // now would discard it, and a watch must not show what storage may lose.
+        const fenceWaiting = async (): Promise<boolean> => /cmd=wait\b/.test(String(await onPrimary.call('CLIENT', 'LIST')));
+        const deadline = Date.now() + 30_000;
+        while (!(await fenceWaiting())) {
+          if (Date.now() > deadline) throw new Error('the watch reader never waited for a replica');
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        assert.equal(r.events.length, 1, 'the watch showed an unreplicated change');
+        // Nor does a read: a get, a list, the counter and a refused precondition all saw the
+        // unreplicated write, and are refused (503) rather than answered.
+        const unconfirmed = /read not confirmed: acknowledged by 0 of 1 replicas|answer not confirmed/;
+        assert.match((await rejectsWith(s.get(t, 'lonely'), 'Unavailable')).message, unconfirmed);
+        assert.match((await rejectsWith(s.get(t, 'first'), 'Unavailable')).message, unconfirmed);
+        assert.match((await rejectsWith(s.list(t), 'Unavailable')).message, unconfirmed);
+        assert.match((await rejectsWith(s.currentResourceVersion(t), 'Unavailable')).message, unconfirmed);
+        assert.match((await rejectsWith(s.create(t, 'lonely', obj('lonely')), 'Unavailable')).message, unconfirmed);
+      } finally {
+        process.kill(replica.pid!, 'SIGCONT');
       }
       const created = await patient.create(t, 'a', obj('a'));
       const copy = await raw.hget(typeKeys('capstan:', t).objects, 'a');
       assert.ok(copy?.endsWith(created.json));
-      // Once a replica has them, the watch shows both, in order.
-      await r.until(2, 30_000);
+      // Once a replica has them, the watch shows both, in order, and reads answer.
+      await r.until(3, 30_000);
       assert.deepEqual(
         r.events.map((e) => [e.type, e.key]),
         [
+          ['ADDED', 'first'],
           ['ADDED', 'lonely'],
           ['ADDED', 'a'],
         ],
+      );
+      assert.deepEqual(await s.get(t, 'first'), first);
+      assert.deepEqual(
+        (await patient.list(t)).items.map((o) => o.key),
+        ['a', 'first', 'lonely'],
       );
       const onReplica = await connectRedisBackend({ url: replica.url, historyMs: 60_000, onError: quiet });
       try {

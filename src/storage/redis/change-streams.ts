@@ -111,7 +111,7 @@ export class RedisChangeStreams {
       cacheSize: this.options.watchCacheSize,
       readRange: (after, through, deliver) => this.readRange(keys, after, through, deliver),
       readNewer: async (after) => {
-        const reply = await this.options.commands.command('XRANGE', [keys.stream, `(${after}-0`, '+', 'COUNT', 1000]);
+        const reply = await this.options.commands.command(keys, 'XRANGE', [keys.stream, `(${after}-0`, '+', 'COUNT', 1000]);
         return Array.isArray(reply) ? reply.map(parseStreamEntry) : [];
       },
       onError: this.options.onError,
@@ -132,7 +132,7 @@ export class RedisChangeStreams {
   private async readRange(keys: TypeKeys, after: string, through: string, deliver: (events: ChangeEvent[]) => void): Promise<void> {
     let cursor = after;
     while (compareResourceVersions(cursor, through) < 0) {
-      const reply = await this.options.commands.command('XRANGE', [keys.stream, `(${cursor}-0`, `${through}-0`, 'COUNT', 1000]);
+      const reply = await this.options.commands.command(keys, 'XRANGE', [keys.stream, `(${cursor}-0`, `${through}-0`, 'COUNT', 1000]);
       const entries = Array.isArray(reply) ? reply : [];
       const events: ChangeEvent[] = [];
       for (const entry of entries) {

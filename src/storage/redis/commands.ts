@@ -7,6 +7,7 @@ import type { TypeKeys } from './keys.js';
 import { replyArray, unavailable } from './replies.js';
 import { runScript, runScriptAndWait, type LuaScript, type RedisClient, type StorageScripts } from './scripts.js';
 import { closeClient } from './client.js';
+import { ConnectionEpoch, ReadConfirmation } from './read-confirmation.js';
 import { StorageError } from '../../api/storage-error.js';
 
 /** Durability asked of every write. */
@@ -23,6 +24,9 @@ export interface WriteAcknowledgement {
  */
 export class RedisCommands {
   private closed = false;
+  private readonly epoch: ConnectionEpoch;
+  /** With replicas to wait for, reads are answered only once they hold what the read saw. */
+  private readonly confirmation: ReadConfirmation | undefined;
 
   constructor(
     /** The shared connection; owned by this object (closed by `quit`). */
@@ -32,6 +36,9 @@ export class RedisCommands {
     private readonly acknowledgement: WriteAcknowledgement,
   ) {
     this.scripts.catch(() => undefined);
+    this.epoch = new ConnectionEpoch(client);
+    const replicas = acknowledgement.waitReplicas ?? 0;
+    this.confirmation = replicas > 0 ? new ReadConfirmation(client, this.epoch, { replicas, timeoutMs: acknowledgement.waitTimeoutMs ?? 1000 }) : undefined;
   }
 
   /** Settles when the scripts have loaded (rejects when they cannot be read). */
@@ -59,12 +66,26 @@ export class RedisCommands {
       const s = pick(await this.scripts);
       const keyList = s.keyCount === 2 ? [keys.counter, keys.stream] : [keys.counter, keys.objects, keys.index, keys.stream];
       const replicas = this.acknowledgement.waitReplicas ?? 0;
-      if (!write || replicas <= 0) return replyArray(await runScript(this.client, s, keyList, args), s.name);
+      if (!write) return await this.confirmed(keys, async () => replyArray(await runScript(this.client, s, keyList, args), s.name));
+      if (replicas <= 0) return replyArray(await runScript(this.client, s, keyList, args), s.name);
       const timeoutMs = this.acknowledgement.waitTimeoutMs ?? 1000;
+      const epoch = this.epoch.current;
       const { reply, acknowledged } = await runScriptAndWait(this.client, s, keyList, args, replicas, timeoutMs);
       const result = replyArray(reply, s.name);
-      if (result[0] === 'ok' && acknowledged < replicas) {
+      if (result[0] !== 'ok') {
+        // A refused precondition (conflict, not found, exists) reports what the script read: a
+        // read, answered only once confirmed; nothing was written either way.
+        const problem = (await this.confirmation?.confirm(keys, epoch)) ?? '';
+        if (problem !== '') throw new StorageError('Unavailable', `storage unavailable: answer not confirmed: ${problem}`);
+        return result;
+      }
+      if (acknowledged < replicas) {
         throw new StorageError('Timeout', `write outcome unknown: acknowledged by ${acknowledged} of ${replicas} replicas within ${timeoutMs}ms`);
+      }
+      // ioredis re-sends a WAIT left unanswered by a closed connection to the next one (a new
+      // primary), where it counts nothing about the write the old one applied.
+      if (this.epoch.current !== epoch) {
+        throw new StorageError('Timeout', 'write outcome unknown: the Redis connection changed before its replicas confirmed it');
       }
       return result;
     } catch (err) {
@@ -76,14 +97,21 @@ export class RedisCommands {
     }
   }
 
-  /** Sends one read-only command; any failure rejects with `Unavailable`. */
-  async command(name: string, args: (string | number)[]): Promise<unknown> {
+  /**
+   * Sends one read-only command over the type's keys; any failure rejects with `Unavailable`. With
+   * `waitReplicas` its answer waits for the replicas to hold what it saw (read-confirmation.ts).
+   */
+  async command(keys: TypeKeys, name: string, args: (string | number)[]): Promise<unknown> {
     if (this.closed) throw new StorageError('Unavailable', 'storage is closed');
     try {
-      return await this.client.call(name, args);
+      return await this.confirmed(keys, () => this.client.call(name, args));
     } catch (err) {
       throw unavailable(err);
     }
+  }
+
+  private confirmed<T>(keys: TypeKeys, read: () => Promise<T>): Promise<T> {
+    return this.confirmation === undefined ? read() : this.confirmation.read(keys, read);
   }
 
   /** From now on every call rejects; the connection stays open until `quit`. */

@@ -65,7 +65,8 @@ export function logRedisStorageError(message: string, err: unknown): void {
  * back); watches deliver changes in version order, exactly once, from any process connected to the
  * same Redis; in the writing process, a write's change has been handed to its watches when the write
  * resolves (as on MemoryStorage), unless older changes of other writers must be read first and that
- * read failed, or must first reach the replicas `waitReplicas` asks for. Redis failures of any kind
+ * read failed, or must first reach the replicas `waitReplicas` asks for; with `waitReplicas`, reads
+ * too answer only what the replicas hold (read-confirmation.ts). Redis failures of any kind
  * reject with `StorageError('Unavailable')`; a write that timed out may still have been applied, as
  * with any remote store.
  *
@@ -84,7 +85,7 @@ export class RedisStorage implements Storage {
   private readonly historyMax: number;
   /** Concurrent reads of a type's counter share one round trip. */
   private readonly counterReads = new FreshReads<string>(async (type) => {
-    const value = await this.commands.command('GET', [this.keys(type).counter]);
+    const value = await this.commands.command(this.keys(type), 'GET', [this.keys(type).counter]);
     return value === null ? '1' : replyString(value, 'GET');
   });
 
@@ -171,7 +172,7 @@ export class RedisStorage implements Storage {
   }
 
   async get(type: string, key: string): Promise<StoredObject | undefined> {
-    const value = await this.commands.command('HGET', [this.keys(type).objects, key]);
+    const value = await this.commands.command(this.keys(type), 'HGET', [this.keys(type).objects, key]);
     if (value === null) return undefined;
     const parsed = parseStoredValue(replyString(value, 'HGET'));
     if (!parsed) throw new StorageError('Unavailable', `storage holds a malformed value for ${key}`);
