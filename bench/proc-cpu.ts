@@ -105,16 +105,25 @@ export function cpuSnapshot(pids: Iterable<number>, procRoot = '/proc'): CpuSnap
  * Milliseconds of CPU spent between two snapshots, summed over the processes of `after` (a process
  * absent from `before` started in between and counts in full), and per command name.
  */
-export function cpuDeltaMs(before: CpuSnapshot, after: CpuSnapshot, hz = clockTicksPerSecond()): { totalMs: number; byComm: Map<string, number> } {
+export function cpuDeltaMs(before: CpuSnapshot, after: CpuSnapshot, hz = clockTicksPerSecond()): CpuDelta {
   let total = 0;
   const byComm = new Map<string, number>();
+  const byPid = new Map<number, number>();
   for (const [pid, t] of after.ticks) {
     const delta = Math.max(0, t - (before.ticks.get(pid) ?? 0));
     total += delta;
     const comm = after.comms.get(pid) ?? String(pid);
     byComm.set(comm, (byComm.get(comm) ?? 0) + (delta * 1000) / hz);
+    byPid.set(pid, (delta * 1000) / hz);
   }
-  return { totalMs: (total * 1000) / hz, byComm };
+  return { totalMs: (total * 1000) / hz, byComm, byPid };
+}
+
+/** CPU ms spent between two snapshots: in all, per command name and per process. */
+export interface CpuDelta {
+  totalMs: number;
+  byComm: Map<string, number>;
+  byPid: Map<number, number>;
 }
 
 /** Which processes make up a server, re-resolved at every reading (workers restart, groups change). */
@@ -124,8 +133,8 @@ export type ServerProcessSet = () => number[];
 export interface CpuMeter {
   /** True when there is at least one process to measure. */
   available(): boolean;
-  /** Starts a measurement; the returned function gives CPU ms since then (total and per command name). */
-  start(): () => { totalMs: number; byComm: Map<string, number> };
+  /** Starts a measurement; the returned function gives CPU ms since then (total, per command name and per process). */
+  start(): () => CpuDelta;
 }
 
 /** A CpuMeter over the processes `processes()` returns at each reading. */

@@ -8,6 +8,7 @@ import {
   isConnectionRefusedMessage,
   isDrainingMessage,
   isWorkerConnectionMessage,
+  isWorkerLoadMessage,
   type ConnectionGrantMessage,
   type ConnectionMessage,
   type PingMessage,
@@ -46,6 +47,17 @@ interface Waiting {
   handoffs: number;
 }
 
+/**
+ * A worker whose event loop was busier than the least busy one's by more than this (a share of its
+ * time) receives no new connection while that one can take it.
+ */
+const BUSY_MARGIN = 0.25;
+/**
+ * What each connection handed to a worker adds to its last reported busyness until its next report
+ * (every half second), so a burst of new connections does not all follow one stale report.
+ */
+const BUSY_PER_HANDOFF = 0.02;
+
 /** How often, and how long, to wait for the IPC channel of an exited worker to reach its end. */
 const CHANNEL_POLL_MS = 10;
 const CHANNEL_WAIT_MS = 2000;
@@ -72,7 +84,9 @@ const UNAVAILABLE_RESPONSE =
  * Guarantees:
  * - The primary accepts with reading paused, so it never reads a byte of any connection.
  * - Each connection goes to the ready worker serving the fewest connections (open ones it was
- *   granted, and hand-offs it has not claimed yet), the next in turn among equals (so connections
+ *   granted, and hand-offs it has not claimed yet) among those not much busier than the least busy
+ *   (event loop utilization, reported by each worker every half second; see BUSY_MARGIN), the next
+ *   in turn among equals (so connections
  *   that come and go alternate over the workers), passing over a worker that holds `maxUnclaimed`
  *   unclaimed hand-offs while another does not. Clients hold few long-lived connections (HTTP/2
  *   carries all of a Go client's requests on one): a short first connection (discovery) then the
@@ -102,6 +116,8 @@ export class ConnectionDistributor {
   private readonly unclaimed = new Map<Worker, number>();
   /** Connections each worker was granted and has not reported closed. */
   private readonly open = new Map<Worker, number>();
+  /** Each worker's last reported event loop utilization (0-1), plus BUSY_PER_HANDOFF per hand-off since. */
+  private readonly busy = new Map<Worker, number>();
   private waiting: Waiting[] = [];
   private cursor = 0;
   private nextId = 0;
@@ -213,6 +229,8 @@ export class ConnectionDistributor {
       const handoff = this.take(msg.id, worker);
       if (this.draining.delete(worker)) this.closeIfIdle();
       if (handoff !== undefined) this.hand(handoff.socket, handoff.handoffs);
+    } else if (isWorkerLoadMessage(msg)) {
+      this.busy.set(worker, msg.busy);
     } else if (isConnectionClosedMessage(msg)) {
       const left = (this.open.get(worker) ?? 1) - 1;
       if (left > 0) this.open.set(worker, left);
@@ -302,6 +320,10 @@ export class ConnectionDistributor {
   private pick(): Worker | undefined {
     const candidates = this.ready.filter((w) => !this.stalled.has(w));
     if (candidates.length > 0) {
+      let leastBusy = Infinity;
+      for (const worker of candidates) {
+        if ((this.unclaimed.get(worker) ?? 0) < this.maxUnclaimed) leastBusy = Math.min(leastBusy, this.busy.get(worker) ?? 0);
+      }
       // Turn order is over `ready`, from the cursor: the first of the least loaded is chosen, and the
       // cursor moves past it.
       const n = this.ready.length;
@@ -314,7 +336,7 @@ export class ConnectionDistributor {
         if (this.stalled.has(worker)) continue;
         if (chosen < 0) chosen = i;
         const unclaimed = this.unclaimed.get(worker) ?? 0;
-        if (unclaimed >= this.maxUnclaimed) continue;
+        if (unclaimed >= this.maxUnclaimed || (this.busy.get(worker) ?? 0) > leastBusy + BUSY_MARGIN) continue;
         const load = unclaimed + (this.open.get(worker) ?? 0);
         if (load < fewest) {
           fewest = load;
@@ -322,7 +344,9 @@ export class ConnectionDistributor {
         }
       }
       this.cursor = (chosen + 1) % n;
-      return this.ready[chosen];
+      const picked = this.ready[chosen];
+      this.busy.set(picked, (this.busy.get(picked) ?? 0) + BUSY_PER_HANDOFF);
+      return picked;
     }
     // Shutting down with every worker draining: a connection re-handed from a worker that died is
     // still answered by one that drains (with `Connection: close`).
@@ -398,6 +422,7 @@ export class ConnectionDistributor {
   private lost(worker: Worker): void {
     this.stopSending(worker);
     this.open.delete(worker);
+    this.busy.delete(worker);
     const started = Date.now();
     const release = (): void => {
       if (worker.isConnected() && Date.now() - started < CHANNEL_WAIT_MS) {

@@ -1,7 +1,8 @@
 import type { Server } from 'node:http';
 import { Socket } from 'node:net';
 import { logger } from '../logging/logger.js';
-import { workerConnections } from '../metrics/metrics.js';
+import { performance, type EventLoopUtilization } from 'node:perf_hooks';
+import { workerBusy, workerConnections } from '../metrics/metrics.js';
 import {
   isConnectionGrantMessage,
   isConnectionMessage,
@@ -11,10 +12,14 @@ import {
   type ConnectionRefusedMessage,
   type DrainingMessage,
   type PongMessage,
+  type WorkerLoadMessage,
 } from './messages.js';
 
+/** How often a worker tells the primary how busy its event loop was. */
+const LOAD_REPORT_MS = 500;
+
 /** Sends `message` to the primary; a closed channel (the primary is gone) is not an error here. */
-function tell(message: ConnectionClaimMessage | ConnectionClosedMessage | ConnectionRefusedMessage | DrainingMessage | PongMessage): void {
+function tell(message: ConnectionClaimMessage | ConnectionClosedMessage | ConnectionRefusedMessage | DrainingMessage | PongMessage | WorkerLoadMessage): void {
   const send = process.send?.bind(process);
   if (send === undefined) return;
   send(message, undefined, {}, (err: Error | null) => {
@@ -74,6 +79,7 @@ export class ConnectionReceiver {
   private readonly held = new Map<number, Socket>();
   /** Set by {@link close} while claims are outstanding; called when the last one is answered. */
   private settled: (() => void) | undefined;
+  private loadTimer: NodeJS.Timeout | undefined;
 
   /** `index`: this worker's slot, the label of its connection gauge. */
   constructor(private readonly index: number) {}
@@ -104,6 +110,24 @@ export class ConnectionReceiver {
       this.held.set(msg.id, handle);
       tell({ type: 'capstan:connection-claim', id: msg.id });
     });
+    this.reportLoad();
+  }
+
+  /** Tells the primary, every LOAD_REPORT_MS until {@link close}, how busy the event loop has been lately. */
+  private reportLoad(): void {
+    let last: EventLoopUtilization = performance.eventLoopUtilization();
+    let busy = 0;
+    const labels = { worker: String(this.index) };
+    this.loadTimer = setInterval(() => {
+      const now = performance.eventLoopUtilization();
+      const recent = Math.min(1, Math.max(0, performance.eventLoopUtilization(now, last).utilization));
+      last = now;
+      // Smoothed over the last seconds: one long request or collection is not a busy worker.
+      busy = (busy + recent) / 2;
+      workerBusy.set(labels, busy);
+      tell({ type: 'capstan:load', busy });
+    }, LOAD_REPORT_MS);
+    this.loadTimer.unref();
   }
 
   private granted(route: (socket: Socket) => Server | undefined, id: number, granted: boolean): void {
@@ -146,6 +170,7 @@ export class ConnectionReceiver {
    */
   close(settleMs = 5000): Promise<void> {
     this.closed = true;
+    clearInterval(this.loadTimer);
     if (this.held.size === 0) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = setTimeout(done, settleMs);

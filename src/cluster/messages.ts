@@ -78,6 +78,16 @@ export interface ConnectionClosedMessage {
   type: 'capstan:connection-closed';
 }
 
+/**
+ * Worker to primary, every half second: the share of the last seconds its event loop was busy (0-1,
+ * each half second weighing half the rest). The primary hands a new connection to a much less busy
+ * worker first.
+ */
+export interface WorkerLoadMessage {
+  type: 'capstan:load';
+  busy: number;
+}
+
 // Any non-null object, arrays included (unlike the shared objectOrUndefined): only the fields read decide.
 function objectLikeOrUndefined(value: unknown): Record<string, unknown> | undefined {
   return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
@@ -120,8 +130,14 @@ export function isWorkerConnectionMessage(value: unknown): boolean {
     type === 'capstan:connection-refused' ||
     type === 'capstan:connection-closed' ||
     type === 'capstan:draining' ||
-    type === 'capstan:pong'
+    type === 'capstan:pong' ||
+    type === 'capstan:load'
   );
+}
+
+export function isWorkerLoadMessage(value: unknown): value is WorkerLoadMessage {
+  const m = objectLikeOrUndefined(value);
+  return m?.type === 'capstan:load' && typeof m.busy === 'number' && m.busy >= 0 && m.busy <= 1;
 }
 
 export function isConnectionClosedMessage(value: unknown): value is ConnectionClosedMessage {

@@ -113,6 +113,8 @@ export interface ServingConfig {
   disableHttp2Serving: boolean;
   /** HTTP/2 streams a client may open at once on one connection (`--http2-max-streams-per-connection`; 0: 100). */
   http2MaxStreamsPerConnection: number;
+  /** The fraction of HTTP/2 requests whose connection gets a GOAWAY as they arrive (`--goaway-chance`; 0: none). */
+  goawayChance: number;
 }
 
 /** How requests are authenticated (kube-apiserver's authentication flags). */

@@ -127,6 +127,22 @@ export const SERVING_FLAGS: FlagSpec[] = [
     },
   },
   {
+    name: 'goaway-chance',
+    group: 'serving',
+    default: '0',
+    help:
+      'The fraction of HTTP/2 requests whose connection is told to go away (GOAWAY) as the request arrives: the request and the others already in flight on it (watches too) finish there, and the client opens a new connection for its next ones. ' +
+      "With --workers the primary hands a new connection to the least busy worker, so clients' long-lived connections move off a busy worker; behind a load balancer they spread over the pods. " +
+      'Between 0 (off, the default) and 0.02; kube-apiserver suggests starting at 0.001.',
+    apply: (c, v) => {
+      const n = Number(v);
+      if (v.trim() === '' || !Number.isFinite(n))
+        throw new Error(`invalid argument "${v}" for "--goaway-chance" flag: strconv.ParseFloat: parsing "${v}": invalid syntax`);
+      if (n < 0 || n > 0.02) throw new Error('--goaway-chance can not be less than 0 or greater than 0.02');
+      c.goawayChance = n;
+    },
+  },
+  {
     name: 'anonymous-auth',
     group: 'authentication',
     default: '',

@@ -49,6 +49,15 @@ export const workerConnections = new Gauge({
   registers: [metricsRegistry],
 });
 
+/** How busy each cluster worker's event loop was over its last report (the primary passes over a much busier worker when it hands out a new connection). */
+export const workerBusy = new Gauge({
+  name: 'capstan_worker_event_loop_utilization',
+  help: "Share of the last seconds each cluster worker's event loop spent running (0-1, each half second weighing half the rest), by worker slot.",
+  labelNames: ['worker'],
+  aggregator: 'sum',
+  registers: [metricsRegistry],
+});
+
 /** Watch events written since the last scrape, by resource: counted on the hot path without prom-client's label hashing. */
 const unreportedWatchEvents = new Map<string, number>();
 

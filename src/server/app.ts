@@ -58,7 +58,7 @@ import { FlowControl } from '../flowcontrol/flow-control.js';
 import { readTlsThroughStream } from './tls-read-pausing.js';
 import { acceptRequest, installClientErrorHandler, lingerOnEarlyAnswer, MAX_HEADER_BYTES } from './http-framing.js';
 import { LISTEN_BACKLOG } from './listen-backlog.js';
-import { http2CapableApp, isHttp2 } from './http2-requests.js';
+import { goAway, http2CapableApp, isHttp2 } from './http2-requests.js';
 import { closeIdleConnections, secureServer } from './secure-server.js';
 import { parsedRequestOf, parseRequest } from '../api/parsed-request.js';
 import { Lifecycle } from './lifecycle.js';
@@ -326,6 +326,7 @@ export async function startServer(given: ServerConfig, storage: Storage, options
   let draining = false;
   /** When each connection that has not carried a request yet was opened. */
   const openedAt = new WeakMap<Socket, number>();
+  const goawayChance = config.goawayChance;
   for (const server of servers) {
     installClientErrorHandler(server);
     aggregator.serveUpgrades(server, handler);
@@ -343,7 +344,10 @@ export async function startServer(given: ServerConfig, storage: Storage, options
     server.prependListener('request', (req, res) => {
       openedAt.delete(req.socket);
       // HTTP/2 connections get a GOAWAY when draining starts (closeSessions) instead.
-      if (isHttp2(req)) return;
+      if (isHttp2(req)) {
+        if (goawayChance > 0 && Math.random() < goawayChance) goAway(req);
+        return;
+      }
       if (draining) res.setHeader('Connection', 'close');
       // A response begun before draining (a watch the shutdown ends) leaves its connection idle:
       // close it then, rather than when the last connections are destroyed seconds later.

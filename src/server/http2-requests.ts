@@ -102,3 +102,13 @@ export function http2CapableApp(app: ExpressLike): (req: IncomingMessage, res: S
     }
   };
 }
+
+/**
+ * Tells the client to open a new connection for its next requests (GOAWAY, as kube-apiserver's
+ * `--goaway-chance`): this request and every other stream already open on the connection, watches
+ * included, finish on it; the session closes once they have.
+ */
+export function goAway(req: Http2ServerRequest): void {
+  const session = req.stream.session;
+  if (session !== undefined && !session.closed && !session.destroyed) session.close();
+}

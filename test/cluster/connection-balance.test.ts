@@ -2,7 +2,9 @@
  * `--storage=redis --workers 2`: the primary hands a new connection to the worker serving the
  * fewest open connections. Clients such as kube-controller-manager open a short connection, close
  * it, then hold one long HTTP/2 connection: handed out in turn, the long ones of every client would
- * land on the same worker. Each worker's open connections are in `capstan_worker_connections`.
+ * land on the same worker. Each worker's open connections are in `capstan_worker_connections`. A
+ * worker much busier than another (event loop utilization, `capstan_worker_event_loop_utilization`)
+ * is passed over, however few connections it serves.
  * Needs `redis-server` (scripts/ensure-test-deps.sh installs it).
  */
 import { after, before, describe, test } from 'node:test';
@@ -37,6 +39,13 @@ function connectionsByWorker(metrics: string): Map<number, number> {
   return counts;
 }
 
+/** Each worker's event loop utilization, from the cluster's metrics text. */
+function busyByWorker(metrics: string): Map<number, number> {
+  const busy = new Map<number, number>();
+  for (const m of metrics.matchAll(/^capstan_worker_event_loop_utilization\{worker="(\d+)"\} ([\d.e-]+)/gm)) busy.set(Number(m[1]), Number(m[2]));
+  return busy;
+}
+
 describe('connections go to the worker serving the fewest', () => {
   let env: RedisWorkers;
   before(async () => {
@@ -50,6 +59,15 @@ describe('connections go to the worker serving the fewest', () => {
     const long1 = new Agent({ keepAlive: true, maxSockets: 1 });
     const long2 = new Agent({ keepAlive: true, maxSockets: 1 });
     try {
+      // Both workers about as busy (their start-up work done), so connections go by their count.
+      await eventually(
+        async () => {
+          const busy = [...busyByWorker((await getThrough(long1, env.url, '/metrics')).text).values()];
+          return busy.length === 2 && Math.abs(busy[0] - busy[1]) < 0.1;
+        },
+        'both workers about as busy',
+        60_000,
+      );
       assert.equal((await getThrough(long1, env.url, '/api/v1/namespaces/default?conn=long1')).status, 200);
       const [first] = await servedBy(env, 'conn=long1');
       // The short connection goes to the other worker, which serves none.
@@ -74,6 +92,51 @@ describe('connections go to the worker serving the fewest', () => {
     } finally {
       long1.destroy();
       long2.destroy();
+    }
+  });
+
+  test('a new connection goes to a much less busy worker, even one serving more connections', async () => {
+    const agents = [0, 1, 2].map(() => new Agent({ keepAlive: true, maxSockets: 1 }));
+    let busyLoop = false;
+    let loop: Promise<void> | undefined;
+    try {
+      const workerOf: number[] = [];
+      for (const [i, agent] of agents.entries()) {
+        assert.equal((await getThrough(agent, env.url, `/api/v1/namespaces/default?conn=idle${i}`)).status, 200);
+        workerOf.push((await servedBy(env, `conn=idle${i}`))[0] ?? -1);
+      }
+      // Three connections on two workers: one serves two, the other one.
+      let counts = new Map<number, number>();
+      await eventually(async () => {
+        counts = connectionsByWorker((await getThrough(agents[0], env.url, '/metrics')).text);
+        return [...counts.values()].reduce((a, b) => a + b, 0) === 3;
+      }, 'the three connections counted, and none before them');
+      const lone = [...counts].find(([, n]) => n === 1)?.[0];
+      const crowded = [...counts].find(([, n]) => n === 2)?.[0];
+      assert.ok(lone !== undefined && crowded !== undefined, `connections by worker: ${JSON.stringify([...counts])}`);
+      const loneAgent = agents[workerOf.indexOf(lone)];
+      // The lone worker's connection keeps it busy.
+      busyLoop = true;
+      loop = (async () => {
+        while (busyLoop) await getThrough(loneAgent, env.url, '/openapi/v2?conn=busy');
+      })();
+      const crowdedAgent = agents[workerOf.indexOf(crowded)];
+      await eventually(
+        async () => {
+          const busy = busyByWorker((await getThrough(crowdedAgent, env.url, '/metrics')).text);
+          return (busy.get(lone) ?? 0) > (busy.get(crowded) ?? 0) + 0.3;
+        },
+        'the lone worker reported much busier',
+        60_000,
+      );
+      // By the connections alone the new one would go to the lone worker; it is too busy.
+      const next = await fresh(env.url, '/api/v1/namespaces/default?conn=next');
+      assert.equal(next.status, 200);
+      assert.deepEqual(await servedBy(env, 'conn=next'), [crowded]);
+    } finally {
+      busyLoop = false;
+      await loop;
+      for (const agent of agents) agent.destroy();
     }
   });
 });

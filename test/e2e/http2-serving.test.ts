@@ -16,6 +16,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnCapstan, type CapstanProcess } from '../helpers/capstan.js';
+import { parseArgs } from '../../src/cli/flags.js';
 
 interface Pki {
   ca: Buffer;
@@ -274,3 +275,62 @@ test(
     }
   },
 );
+
+test('--goaway-chance: now and then a request tells its connection to go away; it and a watch already open finish on it', { timeout: 120_000 }, async () => {
+  assert.throws(() => parseArgs(['--goaway-chance=0.03']), /^Error: --goaway-chance can not be less than 0 or greater than 0\.02$/);
+  assert.throws(() => parseArgs(['--goaway-chance=x']), /invalid argument "x" for "--goaway-chance" flag/);
+  await withServer(['--goaway-chance=0.02'], async (server, pki) => {
+    const s = await session(server.url, pki);
+    const other = await session(server.url, pki);
+    try {
+      let goneAway = false;
+      const goaway = new Promise<number>((resolve) =>
+        s.once('goaway', (code: number) => {
+          goneAway = true;
+          resolve(code);
+        }),
+      );
+      const watch = s.request({ ':method': 'GET', ':path': `${CM}?watch=true&fieldSelector=metadata.name%3Dgoaway-watched` });
+      const watchStatus = new Promise<number>((resolve) => watch.once('response', (h) => resolve(Number(h[':status']))));
+      let received = '';
+      const added = new Promise<string>((resolve) => {
+        watch.on('data', (c: Buffer) => {
+          received += c.toString('utf8');
+          if (received.includes('"ADDED"')) resolve(received);
+        });
+      });
+      assert.equal(await watchStatus, 200);
+      // One request in 50 on average: by 2,000 one has come but for a chance of 3e-18.
+      let answered = 0;
+      while (!goneAway && answered < 2000) {
+        const reply = await call(s, 'GET', `${CM}?limit=1`);
+        // The request that drew the GOAWAY is answered too.
+        assert.equal(reply.status, 200, reply.body);
+        answered++;
+      }
+      assert.ok(goneAway, `no GOAWAY in ${answered} requests`);
+      assert.equal(await goaway, constants.NGHTTP2_NO_ERROR);
+      // No new request on the old connection; the watch opened on it goes on.
+      assert.throws(() => s.request({ ':method': 'GET', ':path': CM }), { code: 'ERR_HTTP2_GOAWAY_SESSION' });
+      const created = await call(other, 'POST', CM, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'goaway-watched' } }));
+      assert.equal(created.status, 201, created.body);
+      assert.match(await added, /"name":"goaway-watched"/);
+      watch.close(constants.NGHTTP2_CANCEL);
+    } finally {
+      s.close();
+      other.close();
+    }
+  });
+  // Off by default: 300 requests on one connection, no GOAWAY.
+  await withServer([], async (server, pki) => {
+    const s = await session(server.url, pki);
+    let goneAway = false;
+    s.once('goaway', () => (goneAway = true));
+    try {
+      for (let i = 0; i < 300; i++) assert.equal((await call(s, 'GET', `${CM}?limit=1`)).status, 200);
+      assert.equal(goneAway, false);
+    } finally {
+      s.close();
+    }
+  });
+});
