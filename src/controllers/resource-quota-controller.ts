@@ -5,6 +5,7 @@ import { addLists, listsEqual, maskList, resourceListObject, resourceListOf, typ
 import { type Storage } from '../storage/storage.js';
 import { asObject } from '../api/values.js';
 import { WatchedCollection, type CollectionChange } from '../storage/watched-collection.js';
+import type { ChangeEvent } from '../storage/storage.js';
 import { WorkQueue, type WorkOutcome } from './work-queue.js';
 import { StorageError } from '../api/storage-error.js';
 
@@ -39,12 +40,45 @@ export function countedKinds(name: string): Counted[] {
   return [];
 }
 
+/** Scopes an update can move an object into or out of, as kube's replenishment filter checks them. */
+const SCOPES_TO_COMPARE = ['Terminating', 'NotTerminating', 'BestEffort', 'NotBestEffort', 'CrossNamespacePodAffinity', 'VolumeAttributesClass'].map(
+  (scopeName) => ({
+    scopeName,
+    operator: 'Exists',
+    values: [],
+  }),
+);
+
+/**
+ * Whether a change of a counted object calls for a recount (kube's QuotaMonitor: deletions, and the
+ * updates its filter passes: a pod turning terminal or changing its resources or Terminating scope,
+ * a service changing type, a claim shrinking). Creations never do: admission charged them already,
+ * and a recount between an admitted create's charge and its write would count one object too few,
+ * letting the next create overspend the quota. An update counts when it changes the object's usage or
+ * the scopes it is in; one without its previous state does too.
+ */
+export function mayReleaseQuota(type: string, e: ChangeEvent, now: number): boolean {
+  if (e.type === 'DELETED') return true;
+  if (e.type !== 'MODIFIED') return false;
+  if (e.prevJson === undefined) return true;
+  const dot = type.indexOf('.');
+  const group = dot < 0 ? '' : type.slice(dot + 1);
+  const resource = dot < 0 ? type : type.slice(0, dot);
+  if (needsDeviceClasses(group, resource)) return true;
+  const evaluator = evaluatorFor(group, resource);
+  if (evaluator === undefined) return true;
+  const before = JSON.parse(e.prevJson) as Obj;
+  const after = JSON.parse(e.json) as Obj;
+  if (!listsEqual(evaluator.usage(before, now), evaluator.usage(after, now))) return true;
+  return SCOPES_TO_COMPARE.some((scope) => evaluator.matchesScope(scope, before) !== evaluator.matchesScope(scope, after));
+}
+
 /**
  * kube-controller-manager's resourcequota controller: keeps each ResourceQuota's `status.hard`
  * equal to its `spec.hard` and `status.used` equal to what the namespace's objects in the quota's
  * scopes use (every tracked resource present, zeros included, so that admission can charge it).
  * A namespace is recounted when one of its quotas changes, when an object of a kind its quotas
- * count changes (deletions release quota), and every five minutes. Status writes are
+ * count is deleted or changes its usage (mayReleaseQuota), and every five minutes. Status writes are
  * compare-and-swap; a lost race is recounted. Run it in one process per storage.
  */
 export class ResourceQuotaController {
@@ -111,7 +145,7 @@ export class ResourceQuotaController {
     if (c.previous === undefined) this.queue.add(c.namespace);
   }
 
-  /** Watches a counted kind from now on: any change re-counts the quotas of its namespace. */
+  /** Watches a counted kind from now on: a deletion or a change of usage re-counts the quotas of its namespace. */
   private follow(type: string): void {
     if (this.watchedTypes.has(type)) return;
     this.watchedTypes.add(type);
@@ -122,7 +156,7 @@ export class ResourceQuotaController {
         from,
         (e) => {
           const slash = e.key.indexOf('/');
-          if (slash > 0) this.queue.add(e.key.slice(0, slash));
+          if (slash > 0 && mayReleaseQuota(type, e, this.now())) this.queue.add(e.key.slice(0, slash));
         },
         this.abort.signal,
         () => {

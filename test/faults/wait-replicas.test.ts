@@ -2,7 +2,8 @@
  * `--redis-wait-replicas`: a write no replica confirms in time stands on the primary but may be lost
  * in a failover, so its outcome is unknown. Capstan answers it as kube-apiserver answers a write its
  * storage did not confirm before the deadline (504 Timeout, no Retry-After), never with a 503 that
- * reads as "nothing was done" and makes clients retry into AlreadyExists.
+ * reads as "nothing was done" and makes clients retry into AlreadyExists. Reads, which no replica
+ * confirms either, answer 503 until a replica has what they would show.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -41,9 +42,10 @@ test('--redis-wait-replicas 1: a write no replica confirms answers 504 Timeout a
     assert.equal(unconfirmed.text, KUBE_TIMEOUT_BODY);
     assert.equal(unconfirmed.headers['content-type'], 'text/plain; charset=utf-8');
     assert.equal(unconfirmed.headers['retry-after'], undefined, 'no Retry-After: clients must not re-send a write that may have been applied');
-    // The write stands on the primary: the 504 said "may have been applied", and it was.
-    const read = await fresh(cap.url, `${CM}/unconfirmed`);
-    assert.equal(read.status, 200, read.text);
+    // Nor is a read answered that no replica confirms: a failover now could discard what it shows.
+    const unconfirmedRead = await fresh(cap.url, `${CM}/confirmed`);
+    assert.equal(unconfirmedRead.status, 503, unconfirmedRead.text);
+    assert.equal((JSON.parse(unconfirmedRead.text) as { reason: string }).reason, 'ServiceUnavailable');
 
     // kubectl reports the outcome as unknown, without retrying the create into AlreadyExists.
     const kubeconfig = join(dir, 'kubeconfig');
@@ -56,8 +58,18 @@ test('--redis-wait-replicas 1: a write no replica confirms answers 504 Timeout a
     t.diagnostic(`kubectl took ${Date.now() - started} ms; the first unconfirmed write ${unconfirmed.ms} ms`);
     assert.notEqual(run.code, 0);
     assert.match(run.stderr, /the server was unable to return a response in the time allotted, but may still be processing the request \(post configmaps\)/);
-    const byKubectl = await fresh(cap.url, `${CM}/by-kubectl`);
-    assert.equal(byKubectl.status, 200, 'applied on the primary, answered as unknown');
+    // A new replica copies the primary: the writes answered 504 stand ("may have been applied", and
+    // they were), and reads answer again.
+    const another = await startReplica(primary);
+    try {
+      await waitForReplicas(primary.host, primary.port, 1);
+      const read = await fresh(cap.url, `${CM}/unconfirmed`);
+      assert.equal(read.status, 200, read.text);
+      const byKubectl = await fresh(cap.url, `${CM}/by-kubectl`);
+      assert.equal(byKubectl.status, 200, 'applied on the primary, answered as unknown');
+    } finally {
+      await another.stop();
+    }
   } finally {
     await cap.stop('SIGKILL');
     await replica.stop();
