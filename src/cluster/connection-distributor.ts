@@ -48,9 +48,11 @@ interface Waiting {
 }
 
 /**
- * A worker whose event loop was busier than the least busy one's by more than this (a share of its
- * time) receives no new connection while that one can take it.
+ * A worker whose event loop has been busy more than BUSY_FLOOR of its time, and more than
+ * BUSY_MARGIN more than the least busy one's, receives no new connection while that one can take it.
+ * Below the floor a worker has room, and connections go by count and in turn.
  */
+const BUSY_FLOOR = 0.5;
 const BUSY_MARGIN = 0.25;
 /**
  * What each connection handed to a worker adds to its last reported busyness until its next report
@@ -336,7 +338,8 @@ export class ConnectionDistributor {
         if (this.stalled.has(worker)) continue;
         if (chosen < 0) chosen = i;
         const unclaimed = this.unclaimed.get(worker) ?? 0;
-        if (unclaimed >= this.maxUnclaimed || (this.busy.get(worker) ?? 0) > leastBusy + BUSY_MARGIN) continue;
+        const busy = this.busy.get(worker) ?? 0;
+        if (unclaimed >= this.maxUnclaimed || (busy > BUSY_FLOOR && busy > leastBusy + BUSY_MARGIN)) continue;
         const load = unclaimed + (this.open.get(worker) ?? 0);
         if (load < fewest) {
           fewest = load;
