@@ -293,12 +293,10 @@ describe('redis storage specifics', () => {
     // Without a replica answering, a write times out (a short bound: this is the failure being
     // tested); with one, WAIT returns as soon as the replica acknowledges, so a long bound costs
     // nothing and holds however slowly a loaded machine runs.
+    await raw.replicaof('127.0.0.1', primary.port);
     const s = await connectRedisBackend({ url: primary.url, historyMs: 60_000, onError: quiet, waitReplicas: 1, waitTimeoutMs: 300 });
     const patient = await connectRedisBackend({ url: primary.url, historyMs: 60_000, onError: quiet, waitReplicas: 1, waitTimeoutMs: 60_000 });
     try {
-      await raw.replicaof('127.0.0.1', primary.port);
-      const online = async (): Promise<boolean> => /^slave0:.*state=online/m.test(await onPrimary.info('replication'));
-      while (!(await online())) await new Promise((resolve) => setTimeout(resolve, 20));
       const t = freshType();
       const first = await patient.create(t, 'first', obj('first'));
       const r = new Recorder();
@@ -366,6 +364,41 @@ describe('redis storage specifics', () => {
     }
   });
 
+  test('waitReplicas: connect waits until that many replicas are connected, and says so when they do not come', async () => {
+    const primary = await startRedis({ args: ['--repl-diskless-sync-delay', '0'] });
+    const replica = await startRedis();
+    const raw = new Redis(replica.url);
+    try {
+      const refused = await rejectsWith(
+        connectRedisBackend({ url: primary.url, historyMs: 60_000, onError: quiet, waitReplicas: 1, replicaWaitMs: 300 }),
+        'Unavailable',
+      );
+      assert.match(refused.message, /^Redis has 0 of the 1 connected replicas --redis-wait-replicas asks for \(waited \d+ s\)$/);
+      // Connecting while no replica is there: it resolves once one has caught up, and then writes are confirmed.
+      const connecting = connectRedisBackend({
+        url: primary.url,
+        historyMs: 60_000,
+        onError: quiet,
+        waitReplicas: 1,
+        waitTimeoutMs: 60_000,
+        replicaWaitMs: 60_000,
+      });
+      await raw.replicaof('127.0.0.1', primary.port);
+      const s = await connecting;
+      try {
+        const t = freshType();
+        const created = await s.create(t, 'a', obj('a'));
+        assert.deepEqual(await s.get(t, 'a'), created);
+      } finally {
+        await s.close();
+      }
+    } finally {
+      raw.disconnect();
+      await replica.stop();
+      await primary.stop();
+    }
+  });
+
   test('waitReplicas: a write acknowledged by N replicas reaches its own watches only once every connected replica has it', async () => {
     const primary = await startRedis({ args: ['--repl-diskless-sync-delay', '0'] });
     const quick = await startRedis();
@@ -373,12 +406,12 @@ describe('redis storage specifics', () => {
     const onPrimary = new Redis(primary.url);
     const replicas = [new Redis(quick.url), new Redis(slow.url)];
     const stop = new AbortController();
+    for (const r of replicas) await r.replicaof('127.0.0.1', primary.port);
+    // Both replicas online as the primary sees them (what the fence counts), not only linked as they see it.
+    const online = async (): Promise<number> => ((await onPrimary.info('replication')).match(/^slave\d+:.*state=online/gm) ?? []).length;
+    while ((await online()) < 2) await new Promise((resolve) => setTimeout(resolve, 20));
     const s = await connectRedisBackend({ url: primary.url, historyMs: 60_000, onError: quiet, waitReplicas: 1, waitTimeoutMs: 60_000 });
     try {
-      for (const r of replicas) await r.replicaof('127.0.0.1', primary.port);
-      // Both replicas online as the primary sees them (what the fence counts), not only linked as they see it.
-      const online = async (): Promise<number> => ((await onPrimary.info('replication')).match(/^slave\d+:.*state=online/gm) ?? []).length;
-      while ((await online()) < 2) await new Promise((resolve) => setTimeout(resolve, 20));
       const t = freshType();
       const r = new Recorder();
       await s.watch(t, '1', r.listener, stop.signal);

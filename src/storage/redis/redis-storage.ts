@@ -13,6 +13,7 @@ import { answersPing, createRedisClient, reachRedis, type RedisConnectionOptions
 import { RedisCommands, type WriteAcknowledgement } from './commands.js';
 import { replyString, scriptFailure, unavailable } from './replies.js';
 import { loadScripts } from './scripts.js';
+import { awaitReplicasConnected } from './replication-fence.js';
 import { sharedSecret } from './shared-secrets.js';
 import type { PeerReaders } from './peer-readers.js';
 import { readSnapshotList } from './snapshot-list.js';
@@ -45,6 +46,8 @@ export interface RedisStorageOptions extends RedisConnectionOptions, WriteAcknow
   onError?: (message: string, err: unknown) => void;
   /** The other workers of this instance: writes wait until their watch readers have the change (see peer-readers.ts). */
   peers?: PeerReaders;
+  /** With `waitReplicas`: how long `connect` waits for that many replicas to be connected (default 30 s). */
+  replicaWaitMs?: number;
 }
 
 /** Most change events kept per type when `historyMaxEvents` is not given. */
@@ -105,13 +108,16 @@ export class RedisStorage implements Storage {
   }
 
   /**
-   * Creates the storage and waits until scripts are loaded and Redis answers; otherwise closes it
-   * and rejects with `Unavailable('cannot reach Redis: <why>')`.
+   * Creates the storage and waits until scripts are loaded and Redis answers, and, with
+   * `waitReplicas`, until the primary has that many replicas connected (without them no write or
+   * read could be confirmed); otherwise closes it and rejects with `Unavailable` saying why.
    */
   static async connect(options: RedisStorageOptions): Promise<RedisStorage> {
     const storage = new RedisStorage(options);
     try {
       await reachRedis(storage.commands.client, storage.commands.loaded);
+      const replicas = options.waitReplicas ?? 0;
+      if (replicas > 0) await awaitReplicasConnected(storage.commands.client, replicas, options.replicaWaitMs ?? 30_000);
     } catch (err) {
       await storage.close();
       throw err;

@@ -6,8 +6,11 @@
  * reader hands out what it read, it writes a marker on the same connection and waits (WAIT) until N
  * replicas have it: replication is one ordered stream, so they then have every change read before it.
  */
+import { Cluster } from 'ioredis';
 import type { TypeKeys } from './keys.js';
 import type { RedisClient } from './scripts.js';
+import { StorageError } from '../../api/storage-error.js';
+import { logger } from '../../logging/logger.js';
 
 /** What a fence waits for: replicas and each WAIT's timeout. */
 export interface FenceOptions {
@@ -50,5 +53,35 @@ export async function awaitReplicated(client: RedisClient, key: string, o: Fence
     for (const [err] of results) if (err) throw err;
     const acknowledged = Number(results[1]?.[1] ?? 0);
     if (acknowledged >= needed) return;
+  }
+}
+
+/**
+ * Resolves once the primary behind `client` has `replicas` replicas connected; logs that it waits
+ * (then every 10 s); rejects with `Unavailable` after `timeoutMs`. A Cluster's shards are not asked
+ * (each answers for its own replicas as its writes wait).
+ */
+export async function awaitReplicasConnected(client: RedisClient, replicas: number, timeoutMs: number): Promise<void> {
+  if (client instanceof Cluster) return;
+  const started = Date.now();
+  let told = 0;
+  for (;;) {
+    const connected = await connectedReplicas(client);
+    if (connected >= replicas) {
+      if (told > 0) logger.info('Redis replicas connected', { replicas: connected });
+      return;
+    }
+    const waited = Date.now() - started;
+    if (waited >= timeoutMs) {
+      throw new StorageError(
+        'Unavailable',
+        `Redis has ${connected} of the ${replicas} connected replicas --redis-wait-replicas asks for (waited ${Math.round(waited / 1000)} s)`,
+      );
+    }
+    if (waited >= told * 10_000) {
+      logger.info('waiting for Redis replicas (--redis-wait-replicas)', { connected, wanted: replicas });
+      told++;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
