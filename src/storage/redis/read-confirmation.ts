@@ -14,7 +14,7 @@
  */
 import type { RedisClient } from './scripts.js';
 import type { TypeKeys } from './keys.js';
-import type { FenceOptions } from './replication-fence.js';
+import { replicasInRole, type FenceOptions } from './replication-fence.js';
 import { FreshReads } from '../fresh-reads.js';
 import { StorageError } from '../../api/storage-error.js';
 
@@ -23,11 +23,6 @@ interface FenceOutcome {
   epoch: number;
   acknowledged: number;
   needed: number;
-}
-
-/** The replicas a ROLE reply lists as connected to a primary; 0 for anything else. */
-function replicasOf(role: unknown): number {
-  return Array.isArray(role) && role[0] === 'master' && Array.isArray(role[2]) ? role[2].length : 0;
 }
 
 /**
@@ -118,7 +113,7 @@ export class ReadConfirmation {
       for (const [err] of results) if (err) throw new StorageError('Unavailable', `storage unavailable: ${err.message}`);
       if (this.epoch.current !== epoch) return { epoch: -1, acknowledged: 0, needed };
       const acknowledged = Number(results[1]?.[1] ?? 0);
-      this.connected = replicasOf(results[2]?.[1]);
+      this.connected = replicasInRole(results[2]?.[1]);
       this.connectedEpoch = epoch;
       const now = Math.max(this.options.replicas, this.connected);
       if (tries >= 3 || (acknowledged >= needed ? now <= needed : now >= needed)) return { epoch, acknowledged, needed };

@@ -23,10 +23,14 @@ export function fenceKeyOf(keys: TypeKeys): string {
   return `${keys.counter}:watch-fence`;
 }
 
+/** The replicas a ROLE reply lists as connected to a primary; 0 for anything else. */
+export function replicasInRole(role: unknown): number {
+  return Array.isArray(role) && role[0] === 'master' && Array.isArray(role[2]) ? role[2].length : 0;
+}
+
 /** The number of replicas the primary behind `client` has connected (its ROLE reply); 0 when unknown. */
 async function connectedReplicas(client: RedisClient): Promise<number> {
-  const role = await client.call('ROLE', []);
-  return Array.isArray(role) && role[0] === 'master' && Array.isArray(role[2]) ? role[2].length : 0;
+  return replicasInRole(await client.call('ROLE', []));
 }
 
 /**
