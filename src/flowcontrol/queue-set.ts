@@ -71,11 +71,28 @@ class Queue {
   readonly waiting = new RequestFifo();
   /** Requests dispatched from this queue and still holding seats (the debug dumps list them). */
   readonly executingRequests = new Set<FairRequest>();
+  /** Virtual time charged to the queue for the work it has dispatched: estimates, and real durations once finished. */
   nextDispatchR = 0;
   executing = 0;
   seatsInUse = 0;
 
   constructor(public index: number) {}
+
+  /**
+   * The work its executing requests did beyond their estimate so far (seat-seconds at time `t`):
+   * what their finish will charge, counted while they run. kube charges it only at the finish, so
+   * a queue whose long requests (large LISTs) still run looks as if it had been served little and
+   * is preferred over a quiet flow's queue for as long as they run.
+   */
+  overrunWork(t: number): number {
+    let work = 0;
+    for (const r of this.executingRequests) {
+      if (r.state !== 'executing') continue;
+      const over = t - r.startTime - ESTIMATED_SERVICE_SECONDS;
+      if (over > 0) work += r.estimate.initialSeats * over;
+    }
+    return work;
+  }
 }
 
 /** One request known to a queue set, from arrival to the release of its last seat. */
@@ -223,7 +240,10 @@ function now(): number {
  * kube's fair queuing for one priority level (fairqueuing/queueset): requests of a flow are shuffle
  * sharded onto the shortest of the flow's hand of queues; queues are served in order of the
  * virtual finish time of their oldest request, so that every active queue gets an equal share of
- * the seats whatever its arrival rate, and a request runs once the seats it needs are free. A full
+ * the seats whatever its arrival rate, and a request runs once the seats it needs are free. Unlike
+ * kube, a queue is charged for its executing requests' time as it passes, not only once they finish
+ * ({@link Queue.overrunWork}): a flood of long LISTs cannot go ahead of a quiet flow's queue for as
+ * long as its earlier LISTs run. A full
  * queue (while every seat is taken) rejects; a Reject level rejects whatever does not fit at once;
  * the exempt level runs everything. Single-threaded: every method runs to completion.
  */
@@ -232,7 +252,7 @@ export class QueueSet {
   private config: QueueSetConfig;
   private dispatching: DispatchingConfig = { concurrencyLimit: 0, concurrencyDenominator: 1 };
   private currentR = 0;
-  private lastRealTime = now();
+  private lastRealTime: number;
   private robinIndex = -1;
   private totRequestsWaiting = 0;
   private totRequestsExecuting = 0;
@@ -248,13 +268,16 @@ export class QueueSet {
   /** Flows' hands of queues, for the current queue count and hand size. */
   private hands = new Map<string, number[]>();
 
+  /** @param clock seconds on a monotonic clock (tests pass their own to step time). */
   constructor(
     readonly name: string,
     config: QueueSetConfig,
     private readonly stats: LevelStats,
     private readonly demand: SeatDemandIntegrator,
+    readonly clock: () => number = now,
   ) {
     this.config = config;
+    this.lastRealTime = clock();
   }
 
   /** Applies a new configuration; queues are added at once and removed once empty. */
@@ -318,9 +341,9 @@ export class QueueSet {
       stats.reject('queue-full');
       return { kind: 'rejected', reason: 'queue-full' };
     }
-    request.arrivalR = this.currentR;
+    request.arrivalR = this.arrivalR();
     request.queue = queue;
-    if (queue.waiting.length === 0 && queue.executing === 0) queue.nextDispatchR = this.currentR;
+    if (queue.waiting.length === 0 && queue.executing === 0) queue.nextDispatchR = request.arrivalR;
     request.node = queue.waiting.push(request);
     this.totRequestsWaiting++;
     this.totSeatsWaiting += request.maxSeats;
@@ -367,7 +390,7 @@ export class QueueSet {
     this.totRequestsExecuting--;
     request.stats.executingRequests--;
     this.stats.requestsExecuting.add(-1);
-    const serviceSeconds = now() - request.startTime;
+    const serviceSeconds = this.clock() - request.startTime;
     const queue = request.queue;
     if (queue === undefined) this.queuelessExecuting.delete(request);
     else {
@@ -401,7 +424,7 @@ export class QueueSet {
 
   private startExecuting(request: FairRequest, queue: Queue | undefined): void {
     request.state = 'executing';
-    request.startTime = now();
+    request.startTime = this.clock();
     this.totRequestsExecuting++;
     this.totSeatsInUse += request.maxSeats;
     request.stats.executingRequests++;
@@ -450,7 +473,7 @@ export class QueueSet {
 
   /** kube's syncTimeLocked: advances the virtual clock R at the rate each active queue is served. */
   private syncTime(): void {
-    const realNow = now();
+    const realNow = this.clock();
     const elapsed = realNow - this.lastRealTime;
     this.lastRealTime = realNow;
     if (elapsed > 0) this.currentR += this.virtualTimeRatio() * elapsed;
@@ -480,11 +503,16 @@ export class QueueSet {
     this.enqueues++;
     let best = hand[offset];
     let bestWork = Infinity;
+    let bestSeats = Infinity;
     for (let i = 0; i < hand.length; i++) {
       const index = hand[(offset + i) % hand.length];
-      const work = this.queues[index].waiting.totalWorkSum;
-      if (work < bestWork) {
+      const queue = this.queues[index];
+      const work = queue.waiting.totalWorkSum;
+      // Of queues with as little waiting, the one with the fewest seats in use: a flow does not
+      // join a queue where another flow's long requests run while an idle queue is in its hand.
+      if (work < bestWork || (work === bestWork && queue.seatsInUse < bestSeats)) {
         bestWork = work;
+        bestSeats = queue.seatsInUse;
         best = index;
       }
     }
@@ -513,6 +541,7 @@ export class QueueSet {
     let dsMin = Infinity;
     let dsMax = -Infinity;
     const n = this.queues.length;
+    const t = this.clock();
     for (let i = 0; i < n; i++) {
       this.robinIndex = (this.robinIndex + 1) % n;
       const queue = this.queues[this.robinIndex];
@@ -523,7 +552,8 @@ export class QueueSet {
       const discounted = queue.nextDispatchR - queue.seatsInUse * ESTIMATED_SERVICE_SECONDS;
       dsMin = Math.min(dsMin, discounted);
       dsMax = Math.max(dsMax, discounted);
-      const finish = queue.nextDispatchR + oldest.totalWork;
+      const served = queue.executing === 0 ? queue.nextDispatchR : queue.nextDispatchR + queue.overrunWork(t);
+      const finish = served + oldest.totalWork;
       if (finish < minFinish) {
         minFinish = finish;
         minQueue = queue;
@@ -560,10 +590,34 @@ export class QueueSet {
     return true;
   }
 
-  /** kube's anti-windup: a queue's next dispatch never lags the arrival of its oldest request. */
+  /**
+   * The virtual time of an arrival, where an idle queue starts and below which no queue's served
+   * time stays (anti-windup): kube's current R, or the least-served backlogged queue's position if
+   * that is behind it (start-time fair queuing's virtual time). R advances as if every seat were in
+   * use, while seats stand idle until a wide request fits; the backlogged queues then lag it, and a
+   * flow arriving at R would wait behind all of them.
+   */
+  private arrivalR(): number {
+    if (this.totRequestsWaiting === 0) return this.currentR;
+    const t = this.clock();
+    let least = this.currentR;
+    for (const q of this.queues) {
+      if (q.waiting.length === 0 || q.nextDispatchR >= least) continue;
+      const served = q.executing === 0 ? q.nextDispatchR : q.nextDispatchR + q.overrunWork(t);
+      if (served < least) least = served;
+    }
+    return least;
+  }
+
+  /**
+   * kube's anti-windup: the virtual time a queue has been served, its executing requests' overrun
+   * included, never lags the arrival of its oldest waiting request.
+   */
   private boundNextDispatch(queue: Queue): void {
     const oldest = queue.waiting.peek();
-    if (oldest !== undefined && queue.nextDispatchR < oldest.arrivalR) queue.nextDispatchR = oldest.arrivalR;
+    if (oldest === undefined) return;
+    const overrun = queue.executing === 0 ? 0 : queue.overrunWork(this.clock());
+    if (queue.nextDispatchR + overrun < oldest.arrivalR) queue.nextDispatchR = oldest.arrivalR - overrun;
   }
 
   /** Queues beyond the configured number go once empty. */
