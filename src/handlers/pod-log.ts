@@ -3,6 +3,8 @@ import type { IncomingMessage } from 'node:http';
 import { ApiError, badRequest, internalError, methodNotAllowed } from '../api/errors.js';
 import { genericResponse } from '../api/generic-response.js';
 import { writeError } from '../codec/response-writer.js';
+import { isWebSocketRequest, streamToWebSocket } from '../codec/websocket-reader.js';
+import { hasUpgradeConnection, takeUpgradeConnection } from '../aggregator/upgrade-requests.js';
 import { goQueryEncode, kubeletOf, podContainer, podNodeName, readPod } from '../rest/pod-locations.js';
 import { kubeletLogParams, podLogOptions } from '../kubelet/pod-log-options.js';
 import { goNetError } from '../webhook/webhook-client.js';
@@ -32,7 +34,7 @@ export function kubeletErrorAnswer(code: number, text: string, podName: string):
  * `GET pods/NAME/log` as kube's LogREST serves it: the options are validated (422 naming the pod),
  * the container checked, and the kubelet of the pod's node asked for `/containerLogs/NS/POD/CONTAINER`;
  * its answer is streamed as `text/plain` (flushed as it comes; with `follow` until either side
- * ends). A pod on no node answers 204 with nothing; a kubelet that cannot be reached is kube's 500
+ * ends), or as WebSocket messages to a WebSocket request ({@link streamToWebSocket}). A pod on no node answers 204 with nothing; a kubelet that cannot be reached is kube's 500
  * `Get "URL": ...`, and one that answers an error becomes the Status of {@link kubeletErrorAnswer}.
  */
 export async function handlePodLog(r: ResourceRequest): Promise<void> {
@@ -62,7 +64,9 @@ export async function handlePodLog(r: ResourceRequest): Promise<void> {
   res.once('close', () => {
     if (!res.writableFinished) upstream.destroy();
   });
+  let upgraded = false;
   upstream.on('error', (err: Error) => {
+    if (upgraded) return;
     if (res.headersSent) res.destroy();
     else if (!res.destroyed) writeError(res, new ApiError(500, '', `Get ${JSON.stringify(url)}: ${goNetError(err)}`));
   });
@@ -77,6 +81,12 @@ export async function handlePodLog(r: ResourceRequest): Promise<void> {
       });
       answer.on('end', () => writeError(res, kubeletErrorAnswer(code, Buffer.concat(chunks).toString('utf8'), r.ri.name)));
       answer.on('error', () => res.destroy());
+      return;
+    }
+    if (isWebSocketRequest(r.req) && hasUpgradeConnection(r.req)) {
+      // kube's StreamObject: the log as WebSocket messages once the kubelet answered.
+      upgraded = true;
+      streamToWebSocket(r.req, takeUpgradeConnection(r.req, res)!, answer);
       return;
     }
     res.status(200);

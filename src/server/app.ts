@@ -97,9 +97,12 @@ function isStreamedSubresource(req: Request): boolean {
   return subresource === 'proxy' || subresource === 'log';
 }
 
-/** Subresources whose upgrade requests are spliced to a backend: a pod's, service's or node's proxy, a pod's streams to its kubelet. */
+/**
+ * Subresources that take over an upgrade request's connection: a pod's, service's or node's proxy
+ * and a pod's streams to its kubelet (spliced to the backend), a pod's log (served as a WebSocket).
+ */
 const UPGRADED_SUBRESOURCES = new Map<string, readonly string[]>([
-  ['pods', ['proxy', 'exec', 'attach', 'portforward']],
+  ['pods', ['proxy', 'exec', 'attach', 'portforward', 'log']],
   ['services', ['proxy']],
   ['nodes', ['proxy']],
 ]);

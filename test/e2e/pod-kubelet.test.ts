@@ -10,12 +10,14 @@ import { createServer, type Server } from 'node:https';
 import { createServer as createHttpServer, request as httpRequest, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { api, startTestServer, type TestServer } from '../helpers/capstan.js';
 import { generateCertificates } from '../helpers/webhook-server.js';
 import { hostAddress } from '../helpers/extension-server.js';
+import { openWebSocket } from '../helpers/websocket-client.js';
 
 const NS = 'kubelet-e2e';
 const PODS = `/api/v1/namespaces/${NS}/pods`;
@@ -52,6 +54,10 @@ function kubelet(req: IncomingMessage, res: ServerResponse): void {
     return;
   }
   res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8', 'X-From-Kubelet': 'yes' });
+  if (container === 'big') {
+    res.end('0123456789'.repeat(500));
+    return;
+  }
   if (container === 'follow') {
     res.write('first line\n');
     followRest = () => res.end('second line\n');
@@ -187,7 +193,7 @@ before(async () => {
   });
   await pod('errors', {
     nodeName: 'kubelet-node',
-    containers: ['err404', 'err400', 'err500', 'err403', 'err503', 'follow'].map((name) => ({ name, image: 'x' })),
+    containers: ['err404', 'err400', 'err500', 'err403', 'err503', 'follow', 'big'].map((name) => ({ name, image: 'x' })),
   });
   await pod('unbound', { containers: [{ name: 'app', image: 'x' }] });
   await pod('by-hostname', { nodeName: 'named-node', containers: [{ name: 'app', image: 'x' }] });
@@ -340,6 +346,104 @@ describe('pods/log through the kubelet', () => {
         'application/merge-patch+json',
       );
     }
+  });
+});
+
+describe('pods/log as a WebSocket', () => {
+  const accept = (key: string): string => createHash('sha1').update(`${key}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
+
+  test('binary.k8s.io: kube-apiserver answers 101 and sends the log in binary messages after an empty one, then closes normally', async () => {
+    calls.length = 0;
+    const ws = await openWebSocket(server.url, `${PODS}/one/log?container=app`, 'binary.k8s.io');
+    await ws.ended;
+    assert.equal(ws.status, 101);
+    assert.equal(ws.headers.get('upgrade'), 'websocket');
+    assert.equal(ws.headers.get('connection'), 'Upgrade');
+    assert.equal(ws.headers.get('sec-websocket-accept'), accept(ws.key));
+    assert.equal(ws.headers.get('sec-websocket-protocol'), 'binary.k8s.io');
+    assert.deepEqual(
+      ws.messages.map((m) => m.opcode),
+      ws.messages.map(() => 2),
+    );
+    assert.equal(ws.messages[0].data.length, 0, 'the first message is empty');
+    assert.equal(Buffer.concat(ws.messages.map((m) => m.data)).toString(), 'line one\nline two\n');
+    assert.equal(ws.closeStatus, 1000);
+    // The kubelet is asked with a plain GET, as for any log.
+    assert.deepEqual(
+      calls.map((c) => `${c.method} ${c.url} ${c.headers.upgrade ?? ''}`),
+      [`GET /containerLogs/${NS}/one/app `],
+    );
+  });
+
+  test('base64.binary.k8s.io sends base64 text messages; no protocol is binary, the empty one named', async () => {
+    const b64 = await openWebSocket(server.url, `${PODS}/one/log`, 'base64.binary.k8s.io');
+    await b64.ended;
+    assert.equal(b64.status, 101);
+    assert.equal(b64.headers.get('sec-websocket-protocol'), 'base64.binary.k8s.io');
+    assert.ok(b64.messages.every((m) => m.opcode === 1));
+    assert.equal(b64.messages[0].data.length, 0);
+    assert.equal(b64.messages.map((m) => Buffer.from(m.data.toString(), 'base64').toString()).join(''), 'line one\nline two\n');
+    // The first protocol the server knows wins.
+    const chosen = await openWebSocket(server.url, `${PODS}/one/log`, 'v5.channel.k8s.io, base64.binary.k8s.io, binary.k8s.io');
+    await chosen.ended;
+    assert.equal(chosen.headers.get('sec-websocket-protocol'), 'base64.binary.k8s.io');
+    const none = await openWebSocket(server.url, `${PODS}/one/log`);
+    await none.ended;
+    assert.equal(none.status, 101);
+    assert.equal(none.headers.get('sec-websocket-protocol'), '');
+    assert.equal(Buffer.concat(none.messages.map((m) => m.data)).toString(), 'line one\nline two\n');
+  });
+
+  test('a long log comes in messages of at most 2,048 bytes', async () => {
+    const ws = await openWebSocket(server.url, `${PODS}/errors/log?container=big`, 'binary.k8s.io');
+    await ws.ended;
+    assert.ok(ws.messages.length >= 4);
+    assert.ok(ws.messages.every((m) => m.data.length <= 2048));
+    assert.equal(Buffer.concat(ws.messages.map((m) => m.data)).toString(), '0123456789'.repeat(500));
+  });
+
+  test('a followed log arrives as the kubelet writes it; the client closing ends it', async () => {
+    const ws = await openWebSocket(server.url, `${PODS}/errors/log?container=follow&follow=true`, 'binary.k8s.io');
+    const first = await ws.messagesArrived(2);
+    assert.equal(Buffer.concat(first.map((m) => m.data)).toString(), 'first line\n');
+    followRest!();
+    await ws.ended;
+    assert.equal(Buffer.concat(ws.messages.map((m) => m.data)).toString(), 'first line\nsecond line\n');
+    assert.equal(ws.closeStatus, 1000);
+
+    const closing = await openWebSocket(server.url, `${PODS}/errors/log?container=follow&follow=true`, 'binary.k8s.io');
+    await closing.messagesArrived(2);
+    // A ping is answered with a pong carrying its payload.
+    closing.send(0x9, Buffer.from('hi'));
+    await closing.messagesArrived(3);
+    assert.deepEqual(closing.messages[2], { opcode: 0xa, data: Buffer.from('hi') });
+    closing.send(0x8, Buffer.from([0x03, 0xe8]));
+    await closing.ended;
+    assert.equal(closing.closeStatus, 1000);
+    followRest!();
+  });
+
+  test("refusals: the kubelet's and kube's errors as Status before any handshake, a bad handshake as Go's WebSocket server answers it", async () => {
+    const notFound = await openWebSocket(server.url, `${PODS}/errors/log?container=err404`, 'binary.k8s.io');
+    await notFound.ended;
+    assert.equal(notFound.status, 404);
+    assert.match(notFound.refusal, /"kind":"Status"/);
+    const unbound = await openWebSocket(server.url, `${PODS}/unbound/log`, 'binary.k8s.io');
+    await unbound.ended;
+    assert.equal(unbound.status, 204);
+    const protocol = await openWebSocket(server.url, `${PODS}/one/log`, 'v5.channel.k8s.io');
+    await protocol.ended;
+    assert.equal(protocol.status, 403);
+    assert.equal(protocol.refusal, '');
+    const noKey = await openWebSocket(server.url, `${PODS}/one/log`, 'binary.k8s.io', { 'Sec-WebSocket-Key': undefined });
+    await noKey.ended;
+    assert.equal(noKey.status, 400);
+    assert.equal(noKey.refusal, 'mismatch challenge/response');
+    const version = await openWebSocket(server.url, `${PODS}/one/log`, 'binary.k8s.io', { 'Sec-WebSocket-Version': '8' });
+    await version.ended;
+    assert.equal(version.status, 400);
+    assert.equal(version.headers.get('sec-websocket-version'), '13');
+    assert.equal(version.refusal, 'missing or bad WebSocket Version');
   });
 });
 
