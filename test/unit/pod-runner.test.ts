@@ -26,12 +26,13 @@ import { buildPodStatus } from '../tools/pod-runner/pod-status.js';
 import { captureOutput, logOptionsOf, streamLog } from '../tools/pod-runner/container-log.js';
 import { appendFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
+import http from 'node:http';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
-import { grpcHealthCheck } from '../tools/pod-runner/container-probe.js';
+import { grpcHealthCheck, runProbe } from '../tools/pod-runner/container-probe.js';
 import net from 'node:net';
 import zlib from 'node:zlib';
 import { headerBlock, parseHeaderBlock, SpdyConnection, SPDY_DICTIONARY } from '../tools/pod-runner/spdy.js';
@@ -360,6 +361,49 @@ describe('pod runner: probes', () => {
       server.close();
     }
     assert.equal(await grpcHealthCheck('127.0.0.1', port, '', 2000), false);
+  });
+
+  test("a stall of the runner's event loop past the timeout does not fail a probe the container answers; silence still fails", async () => {
+    /** Blocks the event loop as a synchronous copy of a root file system does. */
+    const stall = (ms: number): void => {
+      const end = Date.now() + ms;
+      while (Date.now() < end) {
+        // busy
+      }
+    };
+    const grpc = http2.createServer();
+    grpc.on('stream', (stream) => {
+      stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
+      stream.on('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));
+      stream.end(Buffer.from([0, 0, 0, 0, 2, 0x08, 1]));
+    });
+    const web = http.createServer((_req, res) => res.end('ok'));
+    const silent = http.createServer(() => {
+      // never answers
+    });
+    for (const server of [grpc, web, silent]) {
+      server.listen(0, '127.0.0.1');
+      await once(server, 'listening');
+    }
+    const portOf = (server: { address(): unknown }): number => (server.address() as AddressInfo).port;
+    try {
+      const grpcCheck = grpcHealthCheck('127.0.0.1', portOf(grpc), '', 500);
+      stall(1_200);
+      assert.equal(await grpcCheck, true);
+      const httpCheck = runProbe({ httpGet: { port: portOf(web), path: '/' }, timeoutSeconds: 1 }, { ports: [] }, '127.0.0.1');
+      stall(1_500);
+      assert.equal(await httpCheck, true);
+      const tcpCheck = runProbe({ tcpSocket: { port: portOf(web) }, timeoutSeconds: 1 }, { ports: [] }, '127.0.0.1');
+      stall(1_500);
+      assert.equal(await tcpCheck, true);
+      assert.equal(await runProbe({ httpGet: { port: portOf(silent), path: '/' }, timeoutSeconds: 1 }, { ports: [] }, '127.0.0.1'), false);
+    } finally {
+      grpc.close();
+      web.closeAllConnections();
+      web.close();
+      silent.closeAllConnections();
+      silent.close();
+    }
   });
 });
 

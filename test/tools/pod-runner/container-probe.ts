@@ -10,7 +10,30 @@ import http2 from 'node:http2';
 import https from 'node:https';
 import net from 'node:net';
 
- 
+/** A timer that fired this much later than due found the runner's event loop stalled. */
+const STALL_MS = 200;
+/** How often a stalled deadline gives the container a new (short) window. */
+const STALL_RETRIES = 3;
+
+/**
+ * Calls `expire` once `ms` have passed, unless cancelled by the returned function. A timer that
+ * fires late found this runner's event loop stalled (it copies root file systems and runs `ip`
+ * synchronously), during which the container's answer may have arrived unread: the container then
+ * gets a new window of up to a second, a few times, rather than failing a probe it answered in time.
+ */
+export function probeDeadline(ms: number, expire: () => void): () => void {
+  let timer: NodeJS.Timeout;
+  let retries = 0;
+  const arm = (wait: number): void => {
+    const due = Date.now() + wait;
+    timer = setTimeout(() => {
+      if (Date.now() - due > STALL_MS && retries++ < STALL_RETRIES) arm(Math.min(ms, 1000));
+      else expire();
+    }, wait);
+  };
+  arm(ms);
+  return () => clearTimeout(timer);
+}
 
 function resolvePort(port: unknown, container: any): number {
   if (typeof port === 'number') return port;
@@ -46,19 +69,18 @@ export function runProbe(probe: any, container: any, podIP: string, exec?: ExecI
         const g = probe.httpGet;
         const headers: Record<string, string> = { 'User-Agent': 'kube-probe/1.36' };
         for (const h of g.httpHeaders ?? []) headers[h.name] = h.value;
-        const options = { host: g.host || podIP, port: resolvePort(g.port, container), path: g.path || '/', headers, timeout: timeoutMs };
-        const req =
-          g.scheme === 'HTTPS'
-            ? https.get({ ...options, rejectUnauthorized: false }, (res) => {
-                res.resume();
-                resolve((res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 400);
-              })
-            : http.get(options, (res) => {
-                res.resume();
-                resolve((res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 400);
-              });
-        req.on('timeout', () => req.destroy(new Error('timeout')));
-        req.on('error', () => resolve(false));
+        const options = { host: g.host || podIP, port: resolvePort(g.port, container), path: g.path || '/', headers };
+        const answered = (res: http.IncomingMessage): void => {
+          cancel();
+          res.resume();
+          resolve((res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 400);
+        };
+        const req = g.scheme === 'HTTPS' ? https.get({ ...options, rejectUnauthorized: false }, answered) : http.get(options, answered);
+        const cancel = probeDeadline(timeoutMs, () => req.destroy(new Error('timeout')));
+        req.on('error', () => {
+          cancel();
+          resolve(false);
+        });
         return;
       }
       if (probe.grpc) {
@@ -67,12 +89,16 @@ export function runProbe(probe: any, container: any, podIP: string, exec?: ExecI
       }
       if (probe.tcpSocket) {
         const socket = net.connect({ host: probe.tcpSocket.host || podIP, port: resolvePort(probe.tcpSocket.port, container) });
-        socket.setTimeout(timeoutMs, () => socket.destroy(new Error('timeout')));
+        const cancel = probeDeadline(timeoutMs, () => socket.destroy(new Error('timeout')));
         socket.on('connect', () => {
+          cancel();
           socket.destroy();
           resolve(true);
         });
-        socket.on('error', () => resolve(false));
+        socket.on('error', () => {
+          cancel();
+          resolve(false);
+        });
         return;
       }
       resolve(false);
@@ -90,12 +116,12 @@ export function grpcHealthCheck(host: string, port: number, service: string, tim
     const done = (ok: boolean): void => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
+      cancel();
       client.close();
       client.destroy();
       resolve(ok);
     };
-    const timer = setTimeout(() => done(false), timeoutMs);
+    const cancel = probeDeadline(timeoutMs, () => done(false));
     client.on('error', () => done(false));
     // HealthCheckRequest{service}: field 1, length-delimited; the gRPC message prefix: not compressed, length.
     const name = Buffer.from(service);
