@@ -33,19 +33,28 @@ function groupOf(apiVersion: string): string {
  * worker) has its own.
  */
 export class CustomResourceFacts {
-  private readonly schemas = new Map<string, CustomSchema>();
+  /** Schemas by apiVersion, then kind: a read of a built-in kind looks up its apiVersion and stops. */
+  private readonly schemas = new Map<string, Map<string, CustomSchema>>();
   private readonly conversions = new Map<string, ConversionWebhook>();
 
   /** Records (or, with undefined, forgets) the schema objects of KIND in APIVERSION are validated, pruned and defaulted by. */
   setSchema(apiVersion: string, kind: string, schema: CustomSchema | undefined): void {
-    const key = `${apiVersion}/${kind}`;
-    if (schema === undefined) this.schemas.delete(key);
-    else this.schemas.set(key, schema);
+    let kinds = this.schemas.get(apiVersion);
+    if (schema === undefined) {
+      kinds?.delete(kind);
+      if (kinds?.size === 0) this.schemas.delete(apiVersion);
+      return;
+    }
+    if (kinds === undefined) {
+      kinds = new Map();
+      this.schemas.set(apiVersion, kinds);
+    }
+    kinds.set(kind, schema);
   }
 
   /** The schema of KIND in APIVERSION, if a CRD serves it. */
   schemaOf(apiVersion: string, kind: string): CustomSchema | undefined {
-    return this.schemas.get(`${apiVersion}/${kind}`);
+    return this.schemas.get(apiVersion)?.get(kind);
   }
 
   /** Records (or, with undefined, forgets) the webhook converting KIND of GROUP between its versions. */

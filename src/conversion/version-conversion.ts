@@ -12,7 +12,7 @@
  * Converted objects come out canonical (kind, apiVersion, metadata first) and in the shape Go's
  * encoder gives the target version's type; serving never throws on what storage holds.
  */
-import { withReadDefaults } from '../crd/cr-read-defaults.js';
+import { withReadDefaultsOf } from '../crd/cr-read-defaults.js';
 import type { CustomResourceFacts } from '../catalog/custom-resource-facts.js';
 import { canonicalize, withApiVersion, type Obj } from '../api/object-util.js';
 import { shapeStoredObject } from '../codec/go-shape.js';
@@ -124,9 +124,11 @@ const HEAD = /^\{"kind":"([^"\\]*)","apiVersion":"([^"\\]*)"/;
  */
 function servedJson(facts: CustomResourceFacts, json: string, apiVersion: string): string {
   const head = HEAD.exec(json);
-  if (head === null || head[2] === apiVersion) return withReadDefaults(facts, json);
+  if (head === null) return json;
+  if (head[2] === apiVersion) return withReadDefaultsOf(facts, json, apiVersion, head[1]);
   const conversion = conversionFor(head[1], head[2]);
-  if (conversion === undefined || !conversion.versions.includes(apiVersion)) return withReadDefaults(facts, withApiVersion(json, apiVersion));
+  if (conversion === undefined || !conversion.versions.includes(apiVersion))
+    return withReadDefaultsOf(facts, withApiVersion(json, apiVersion), apiVersion, head[1]);
   return JSON.stringify(servedObject(JSON.parse(json) as Obj, apiVersion));
 }
 

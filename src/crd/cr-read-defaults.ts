@@ -23,7 +23,12 @@ function containsDefault(node: unknown): boolean {
 export function withReadDefaults(facts: CustomResourceFacts, json: string): string {
   const head = HEAD.exec(json);
   if (head === null) return json;
-  const custom = facts.schemaOf(head[2] ?? '', head[1] ?? '');
+  return withReadDefaultsOf(facts, json, head[2] ?? '', head[1] ?? '');
+}
+
+/** {@link withReadDefaults} of stored JSON whose `apiVersion` and `kind` the caller has read already. */
+export function withReadDefaultsOf(facts: CustomResourceFacts, json: string, apiVersion: string, kind: string): string {
+  const custom = facts.schemaOf(apiVersion, kind);
   if (custom?.schema === undefined) return json;
   let flagged = hasDefaults.get(custom.cacheKey);
   if (flagged === undefined) {
