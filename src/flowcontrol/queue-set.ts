@@ -241,9 +241,11 @@ function now(): number {
  * sharded onto the shortest of the flow's hand of queues; queues are served in order of the
  * virtual finish time of their oldest request, so that every active queue gets an equal share of
  * the seats whatever its arrival rate, and a request runs once the seats it needs are free. Unlike
- * kube, a queue is charged for its executing requests' time as it passes, not only once they finish
- * ({@link Queue.overrunWork}): a flood of long LISTs cannot go ahead of a quiet flow's queue for as
- * long as its earlier LISTs run. A full
+ * kube, so that a flood of long or wide LISTs cannot go ahead of a quiet flow of the same level: a
+ * queue is charged for its executing requests' time as it passes, not only once they finish
+ * ({@link Queue.overrunWork}); an arrival's virtual time is the least-served backlogged queue's when
+ * that lags the clock ({@link QueueSet.arrivalR}); and a flow joins the idlest of its equally short
+ * queues. A full
  * queue (while every seat is taken) rejects; a Reject level rejects whatever does not fit at once;
  * the exempt level runs everything. Single-threaded: every method runs to completion.
  */
@@ -491,7 +493,7 @@ export class QueueSet {
     return Math.min(seatsRequested, this.dispatching.concurrencyLimit) / active;
   }
 
-  /** The least-loaded queue (by waiting work) of the flow's hand, starting at a rotating offset as kube does. */
+  /** The least-loaded queue (by waiting work, then seats in use) of the flow's hand, starting at a rotating offset as kube does. */
   private shuffleShard(flow: FlowIdentity): number {
     let hand = this.hands.get(flow.key);
     if (hand === undefined) {
