@@ -79,6 +79,10 @@ interface RunningPod {
   failure?: { reason: string; message: string };
   lastStatus?: string;
   flushTimer?: NodeJS.Timeout;
+  /** The status write in flight: a pod's status writes go one at a time, as the kubelet's status manager sends them. */
+  statusWrite?: Promise<void>;
+  /** The state changed while a write was in flight: write again once it is done. */
+  flushAgain?: boolean;
   refreshing?: boolean;
 }
 
@@ -745,6 +749,8 @@ export class PodRunner {
    * see it while the pod's finalizers keep it.
    */
   private async writeFinalStatus(rp: RunningPod): Promise<void> {
+    // A write still in flight must not land after the terminal status.
+    await rp.statusWrite;
     const status = buildPodStatus(rp.pod, { ...this.podState(rp), terminal: true }, now());
     const res = await this.api.mergePatch(podPath(rp.pod, '/status'), { status }).catch(() => undefined);
     if (res && res.status !== 200 && res.status !== 404) this.opts.log(`final status of ${rp.pod.metadata.namespace}/${rp.pod.metadata.name}: HTTP ${res.status}`);
@@ -762,7 +768,26 @@ export class PodRunner {
     };
   }
 
+  /**
+   * Writes the pod's status if it changed since the last write that succeeded. Writes go one at a
+   * time: two in flight could land in either order (on another connection, another worker), and an
+   * older status landing last would stay, as the newer one counts as written.
+   */
   private async flushStatus(rp: RunningPod): Promise<void> {
+    if (rp.statusWrite !== undefined) {
+      rp.flushAgain = true;
+      return;
+    }
+    rp.statusWrite = this.writeStatus(rp);
+    await rp.statusWrite;
+    rp.statusWrite = undefined;
+    if (rp.flushAgain) {
+      rp.flushAgain = false;
+      await this.flushStatus(rp);
+    }
+  }
+
+  private async writeStatus(rp: RunningPod): Promise<void> {
     if (rp.stopping) return;
     const state = this.podState(rp);
     const key = JSON.stringify(state);
