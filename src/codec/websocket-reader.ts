@@ -40,12 +40,13 @@ function refuse(socket: Socket, code: number, text: string, body: string, extraH
 /** One server frame (never masked): FIN set, the opcode, the payload's length, the payload. */
 function frame(opcode: number, payload: Buffer): Buffer {
   const n = payload.length;
-  const head = n < 126 ? Buffer.from([0x80 | opcode, n]) : n < 0x10000 ? Buffer.alloc(4) : Buffer.alloc(10);
-  if (n >= 126 && n < 0x10000) {
-    head[0] = 0x80 | opcode;
-    head[1] = 126;
+  let head: Buffer;
+  if (n < 126) head = Buffer.from([0x80 | opcode, n]);
+  else if (n < 0x10000) {
+    head = Buffer.from([0x80 | opcode, 126, 0, 0]);
     head.writeUInt16BE(n, 2);
-  } else if (n >= 0x10000) {
+  } else {
+    head = Buffer.alloc(10);
     head[0] = 0x80 | opcode;
     head[1] = 127;
     head.writeBigUInt64BE(BigInt(n), 2);
