@@ -23,7 +23,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { ApiClient } from './api-client.js';
+import type { ApiClient, ApiResponse } from './api-client.js';
 import { containerEnv, EnvError, expand, expandSubPathExpr, podServices, type Allocatable } from './container-env.js';
 import { containerArgv, imageOf, ImageLayers, type Image, type ImageKind, type Programs } from './container-image.js';
 import { captureOutput } from './container-log.js';
@@ -751,9 +751,31 @@ export class PodRunner {
   private async writeFinalStatus(rp: RunningPod): Promise<void> {
     // A write still in flight must not land after the terminal status.
     await rp.statusWrite;
-    const status = buildPodStatus(rp.pod, { ...this.podState(rp), terminal: true }, now());
-    const res = await this.api.mergePatch(podPath(rp.pod, '/status'), { status }).catch(() => undefined);
-    if (res && res.status !== 200 && res.status !== 404) this.opts.log(`final status of ${rp.pod.metadata.namespace}/${rp.pod.metadata.name}: HTTP ${res.status}`);
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const status = buildPodStatus(rp.pod, { ...this.podState(rp), terminal: true }, now());
+      const res = await this.patchStatus(rp, status).catch(() => undefined);
+      if (res?.status === 409 && (await this.refreshPod(rp))) continue;
+      if (res && res.status !== 200 && res.status !== 404) this.opts.log(`final status of ${rp.pod.metadata.namespace}/${rp.pod.metadata.name}: HTTP ${res.status}`);
+      return;
+    }
+  }
+
+  /**
+   * A status merge patch made against the pod version the runner knows (its resourceVersion a
+   * precondition): the patch replaces `conditions` whole, keeping the others' conditions (the
+   * DisruptionTarget of an eviction) only as that version had them, so a newer version answers 409
+   * and the status is made again from it.
+   */
+  private patchStatus(rp: RunningPod, status: unknown): Promise<ApiResponse> {
+    return this.api.mergePatch(podPath(rp.pod, '/status'), { metadata: { resourceVersion: rp.pod.metadata.resourceVersion }, status });
+  }
+
+  /** Reads the pod again after a 409; false when it is gone or cannot be read. */
+  private async refreshPod(rp: RunningPod): Promise<boolean> {
+    const res = await this.api.get(podPath(rp.pod)).catch(() => undefined);
+    if (res?.status !== 200) return false;
+    rp.pod = res.body;
+    return true;
   }
 
   private podState(rp: RunningPod): PodState {
@@ -793,13 +815,16 @@ export class PodRunner {
     const key = JSON.stringify(state);
     if (key === rp.lastStatus) return;
     const status = buildPodStatus(rp.pod, state, now());
-    const res = await this.api.mergePatch(podPath(rp.pod, '/status'), { status }).catch((err: unknown) => {
+    const res = await this.patchStatus(rp, status).catch((err: unknown) => {
       this.opts.log(`status of ${rp.pod.metadata.name}: ${String(err)}`);
       return undefined;
     });
     if (res?.status === 200) {
       rp.lastStatus = key;
       rp.pod = res.body;
+    } else if (res?.status === 409) {
+      // Another writer changed the pod since: make the status again from its newer version.
+      if (await this.refreshPod(rp)) this.markDirty(rp);
     } else if (res && res.status !== 404) {
       this.opts.log(`status of ${rp.pod.metadata.namespace}/${rp.pod.metadata.name}: HTTP ${res.status} ${res.body?.message ?? ''}`);
       this.markDirty(rp);
