@@ -115,6 +115,58 @@ describe('redis storage specifics', () => {
     }
   });
 
+  test("an instance's own writes reach its watchers before they resolve while its reader reconnects", async () => {
+    const one = await connect();
+    const two = await connect();
+    const raw = new Redis(url());
+    const stop = new AbortController();
+    try {
+      const t = freshType();
+      const mine = new Recorder();
+      await one.watch(t, '1', mine.listener, stop.signal);
+      // After a reconnect the reader checks that Redis still holds what it delivered; reads of
+      // newer changes that return meanwhile do not count, and an own write must still go out
+      // before it resolves, also behind the other instance's writes.
+      const missingAtResolve: string[] = [];
+      let kills = 0;
+      let writing = true;
+      const cuts = (async () => {
+        while (writing) {
+          const clients = String(await raw.call('CLIENT', 'LIST'));
+          for (const [, id] of clients.matchAll(/^id=(\d+) .*cmd=xread/gm)) {
+            await raw.call('CLIENT', 'KILL', 'ID', id);
+            kills++;
+          }
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      })();
+      const writers = (name: string, s: Storage, check: boolean): Promise<unknown> =>
+        Promise.all(
+          Array.from({ length: 4 }, (_, w) =>
+            (async () => {
+              for (let i = 0; i < 25; i++) {
+                const written = await s.create(t, `ns/${name}-${w}-${i}`, obj(`${name}-${w}-${i}`, 'ns'));
+                if (check && !mine.events.some((e) => e.resourceVersion === written.resourceVersion && e.json === written.json))
+                  missingAtResolve.push(written.resourceVersion);
+              }
+            })(),
+          ),
+        );
+      await Promise.all([writers('one', one, true), writers('two', two, false)]);
+      writing = false;
+      await cuts;
+      assert.ok(kills > 0, 'the reader was blocked in XREAD when its connection was cut');
+      assert.deepEqual(missingAtResolve, []);
+      await mine.until(200);
+      assert.deepEqual(mine.versions(), range(1, 201));
+    } finally {
+      stop.abort();
+      raw.disconnect();
+      await one.close();
+      await two.close();
+    }
+  });
+
   test('watchers replaying from Redis while writes continue get every change once, in order', async () => {
     const writer = await connect();
     const reader = await connect({ watchCacheSize: 4 });

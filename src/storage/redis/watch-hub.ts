@@ -141,7 +141,7 @@ export class WatchHub {
   /** Own writes that came back while an older change was not dispatched yet, by version. */
   private readonly pendingOwn = new Map<string, ChangeEvent>();
   /** The one read of newer changes in flight that own writes behind a gap wait for. */
-  private catchingUp: Promise<void> | null = null;
+  private catchingUp: Promise<'dispatched' | 'voided' | 'failed'> | null = null;
   /** The lineage check running, if any: meanwhile only the reader dispatches (the check compares against a fixed position). */
   private lineageCheck: Promise<boolean> | null = null;
   /** Whether any listener is registered (as last told to `onListening`). */
@@ -224,23 +224,37 @@ export class WatchHub {
   }
 
   private async catchUpThrough(version: string): Promise<void> {
-    // A read sent before this write was applied misses it: read again, a few times at most.
-    for (let attempt = 0; attempt < 3 && compareResourceVersions(this.position, version) < 0; attempt++) {
+    // The shared read may have been sent before this write was applied, and a lineage check that
+    // starts meanwhile voids a read's result: read again until one that counts reaches the write.
+    // Bounded, so a write whose change Redis lost (a failover) does not wait forever; a failed
+    // read ends the wait (the blocking reader delivers the change when it can).
+    for (let reads = 0, turns = 0; reads < 3 && turns < 10 && !this.stop.signal.aborted && compareResourceVersions(this.position, version) < 0; turns++) {
+      const check = this.lineageCheck;
+      if (check !== null) {
+        await check.catch(() => false);
+        continue;
+      }
       this.catchingUp ??= this.readNewer().finally(() => {
         this.catchingUp = null;
       });
-      await this.catchingUp;
+      const outcome = await this.catchingUp;
+      if (outcome === 'failed') return;
+      if (outcome === 'dispatched') reads++;
     }
   }
 
-  private async readNewer(): Promise<void> {
+  /** One read of the changes after the position; dispatches them unless a lineage check began meanwhile. */
+  private async readNewer(): Promise<'dispatched' | 'voided' | 'failed'> {
+    let events: ChangeEvent[];
     try {
-      const events = await this.options.readNewer(this.position);
-      if (this.lineageCheck !== null) return;
-      for (const event of events) this.dispatch(event);
+      events = await this.options.readNewer(this.position);
     } catch {
       // The blocking reader reports failures and delivers these changes when it can.
+      return 'failed';
     }
+    if (this.lineageCheck !== null) return 'voided';
+    for (const event of events) this.dispatch(event);
+    return 'dispatched';
   }
 
   /**
@@ -402,7 +416,9 @@ export class WatchHub {
   /** One read: the lineage check when the last read failed, XREAD, the replication fence, then dispatch. */
   private async readOnce(signal: AbortSignal, suspect: boolean, blockMs: number): Promise<void> {
     if (suspect) await this.checkLineage();
-    const connection = this.connections;
+    // A command issued while the client is not ready goes out on its next connection (the first
+    // one included): only a connection made after that one means the read may have moved.
+    const connection = this.options.client.status === 'ready' ? this.connections : this.connections + 1;
     const reply = await this.options.client.call('XREAD', ['COUNT', 1000, 'BLOCK', blockMs, 'STREAMS', this.options.stream, `${this.position}-0`]);
     const events = parseXread(reply, this.position);
     if (events.length > 0 && this.options.fence) await this.options.fence(signal);
