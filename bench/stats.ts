@@ -16,6 +16,14 @@ export function median(values: readonly number[]): number {
   return percentile(values, 0.5);
 }
 
+/** The arithmetic mean of `values`; NaN when empty. */
+export function mean(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  let sum = 0;
+  for (const v of values) sum += v;
+  return sum / values.length;
+}
+
 /** Monotonic milliseconds on a clock shared by all threads and processes of the host (CLOCK_MONOTONIC). */
 export function nowMs(): number {
   return Number(process.hrtime.bigint()) / 1e6;
