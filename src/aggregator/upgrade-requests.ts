@@ -1,6 +1,7 @@
 import { IncomingMessage, ServerResponse, type Server } from 'node:http';
 import { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { markHijacked } from '../api/hijacked-responses.js';
 
 /** A connection taken over from the HTTP server for an upgrade: the socket and what was read past the headers. */
 export interface UpgradeConnection {
@@ -58,13 +59,15 @@ export function serveUpgradeRequests(server: Server, handle: (req: IncomingMessa
 
 /**
  * The connection of an upgrade request that came through {@link serveUpgradeRequests}, detached from
- * its response (nothing more is written through `res`); undefined for a request served as a plain one.
+ * its response (nothing more is written through `res`, which counts as hijacked: see
+ * hijacked-responses.ts); undefined for a request served as a plain one.
  */
 export function takeUpgradeConnection(req: IncomingMessage, res: ServerResponse): UpgradeConnection | undefined {
   const connection = upgrades.get(req);
   if (connection === undefined) return undefined;
   upgrades.delete(req);
   res.detachSocket(connection.socket);
+  markHijacked(res, connection.socket);
   return connection;
 }
 

@@ -9,6 +9,7 @@ import { sourceIPs } from './source-ips.js';
 import type { ExchangeRecorder } from '../codec/exchange-recorder.js';
 import type { Obj } from '../api/object-util.js';
 import { isObject } from '../api/values.js';
+import { isHijacked, onHijacked } from '../api/hijacked-responses.js';
 
 /** kube's UserInfo as an audit event prints it (empty fields left out). */
 interface UserInfo {
@@ -133,11 +134,18 @@ export class RequestAudit implements ExchangeRecorder {
         }
         return writeHead(...args);
       };
+      // A connection taken over switches protocols without a header written through Node: kube's
+      // audit fakes the 101 when its connection is hijacked.
+      onHijacked(res, () => {
+        if (this.started) return;
+        this.started = true;
+        this.emit('ResponseStarted', 101);
+      });
     }
     const done = (): void => {
       if (this.finished) return;
       this.finished = true;
-      if (!this.res.headersSent && this.response.status === undefined) {
+      if (!this.res.headersSent && this.response.status === undefined && !isHijacked(this.res)) {
         // As kube: a client gone before any answer is recorded as a success "closed early".
         this.response.status = { status: 'Success', message: 'Connection closed early', code: 200 };
         if (longRunning) this.emit('ResponseStarted', 200);

@@ -4,6 +4,7 @@ import { installWorkerMetricsResponder, requestClusterMetrics } from './cluster-
 import { metricsRegistry, recordRequest, longRunningRequests, startDefaultMetrics } from './metrics.js';
 import { isLongRunning, labelRequest } from './request-labels.js';
 import { parsedRequestOf } from '../api/parsed-request.js';
+import { isHijacked } from '../api/hijacked-responses.js';
 
 /** Prometheus text exposition format 0.0.4, as kube-apiserver serves it. */
 const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
@@ -41,8 +42,8 @@ export interface MetricsMiddlewareOptions {
 
 /**
  * Counts every request in `apiserver_request_total` and `apiserver_request_duration_seconds` when
- * its response finishes (or the client goes away), and tracks open watches in
- * `apiserver_longrunning_requests`. Mount it first, before any router.
+ * its response finishes (or the client goes away, or a connection taken over closes), and tracks
+ * open watches and streams (see isLongRunning) in `apiserver_longrunning_requests`. Mount it first, before any router.
  */
 export function metricsMiddleware(options: MetricsMiddlewareOptions = {}): (req: Request, res: Response, next: NextFunction) => void {
   startDefaultMetrics();
@@ -68,7 +69,9 @@ export function metricsMiddleware(options: MetricsMiddlewareOptions = {}): (req:
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       // Unmatched non-resource paths share one label value: a scanner must not grow the series set.
       if (info === undefined && res.statusCode === 404) labels.subresource = '';
-      recordRequest(labels, res.statusCode, seconds, longRunning);
+      // A hijacked connection's request is recorded with code 0, as kube-apiserver's (its response
+      // writer never saw a status).
+      recordRequest(labels, isHijacked(res) ? 0 : res.statusCode, seconds, longRunning);
     };
     res.once('finish', finish);
     res.once('close', finish);

@@ -4,7 +4,8 @@ import type { ParsedRequest } from '../api/parsed-request.js';
 /**
  * How kube-apiserver labels a request in its metrics (endpoints/metrics CleanVerb/CleanScope):
  * - verb: the HTTP method upper-cased, GET on a collection is `LIST`, a watch is `WATCH`, a PATCH with
- *   the apply content type is `APPLY`; unknown methods are `other`;
+ *   the apply content type is `APPLY`, any request of a pod's log, exec, attach, portforward or a
+ *   proxy is `CONNECT`; unknown methods are `other`;
  * - scope: `resource` for a named object or a create, `namespace` inside a namespace, `cluster` for
  *   other resource requests, '' for non-resource paths;
  * - non-resource paths (health, discovery, OpenAPI, /metrics) have empty group/version/resource and
@@ -29,10 +30,14 @@ function scopeOf(info: RequestInfo): string {
   return 'cluster';
 }
 
+/** Subresources kube reports with the verb CONNECT (its validConnectRequests). */
+const CONNECT_SUBRESOURCES = new Set(['log', 'exec', 'portforward', 'attach', 'proxy']);
+
 function verbOf(method: string, info: RequestInfo | undefined, contentType: string): string {
   const upper = method.toUpperCase();
   if (!KNOWN_METHODS.has(upper)) return 'other';
   if (info === undefined) return upper;
+  if (CONNECT_SUBRESOURCES.has(info.subresource)) return 'CONNECT';
   if (info.verb === 'watch') return 'WATCH';
   if (info.verb === 'list') return 'LIST';
   if (upper === 'PATCH' && contentType.toLowerCase().startsWith('application/apply-patch')) return 'APPLY';
@@ -89,7 +94,10 @@ export function labelRequest(
   };
 }
 
-/** True for requests that stay open (watches), which kube tracks in the long-running gauge. */
+/**
+ * True for requests that stay open, which kube tracks in the long-running gauge: watches, and the
+ * streams of a pod's log and of the connect subresources (exec, attach, port forwarding, proxies).
+ */
 export function isLongRunning(info: RequestInfo | undefined): boolean {
-  return info?.verb === 'watch';
+  return info !== undefined && (info.verb === 'watch' || CONNECT_SUBRESOURCES.has(info.subresource));
 }

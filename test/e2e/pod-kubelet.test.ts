@@ -11,7 +11,7 @@ import { createServer as createHttpServer, request as httpRequest, type Incoming
 import type { AddressInfo, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { api, startTestServer, type TestServer } from '../helpers/capstan.js';
@@ -169,6 +169,12 @@ before(async () => {
     kubeletClientCertificate: file('client.crt', client.certPem),
     kubeletClientKey: file('client.key', client.keyPem),
     kubeletCertificateAuthority: file('ca.crt', serving.caPem),
+    // The streams' audit events (a log and the connect subresources; nothing else is recorded).
+    auditLogPath: join(dir, 'audit.log'),
+    auditPolicyFile: file(
+      'audit-policy.yaml',
+      'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n  resources: [{group: "", resources: ["pods/log", "pods/exec"]}]\n- level: None\n',
+    ),
   });
   await call('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
   await call('POST', `/api/v1/namespaces/${NS}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } });
@@ -421,6 +427,73 @@ describe('pods/log as a WebSocket', () => {
     await closing.ended;
     assert.equal(closing.closeStatus, 1000);
     followRest!();
+  });
+
+  test('metrics: a log is a CONNECT, long-running while it streams; a WebSocket one, whose connection is taken over, is counted with code 0 once it closes, as kube counts a hijacked connection', async () => {
+    /** The sum of the samples of `metric` whose labels include every one of `labels`. */
+    const sample = async (metric: string, labels: string[]): Promise<number> => {
+      const res = await api(server.url, '/metrics');
+      assert.equal(res.status, 200);
+      let sum = 0;
+      for (const line of res.text.split('\n')) {
+        if (!line.startsWith(`${metric}{`)) continue;
+        const close = line.lastIndexOf('}');
+        const set = line.slice(metric.length + 1, close);
+        if (labels.every((l) => set.includes(l))) sum += Number(line.slice(close + 1));
+      }
+      return sum;
+    };
+    const LOG = ['subresource="log"', 'verb="CONNECT"', 'resource="pods"'];
+    const total = (code: string): Promise<number> => sample('apiserver_request_total', [...LOG, `code="${code}"`]);
+    const streaming = (): Promise<number> => sample('apiserver_longrunning_requests', LOG);
+    /** Reads the metric until it has the expected value (the server records a request as its connection closes). */
+    const until = async (read: () => Promise<number>, expected: number): Promise<void> => {
+      let seen = await read();
+      for (let i = 0; i < 200 && seen !== expected; i++) seen = await read();
+      assert.equal(seen, expected);
+    };
+
+    const plainBefore = await total('200');
+    const plain = await api(server.url, `${PODS}/one/log?container=app`);
+    assert.equal(plain.status, 200);
+    await until(() => total('200'), plainBefore + 1);
+
+    const hijackedBefore = await total('0');
+    const idle = await streaming();
+    const ws = await openWebSocket(server.url, `${PODS}/errors/log?container=follow&follow=true`, 'binary.k8s.io');
+    await ws.messagesArrived(2);
+    assert.equal(await streaming(), idle + 1);
+    assert.equal(await total('0'), hijackedBefore);
+    ws.send(0x8, Buffer.from([0x03, 0xe8]));
+    await ws.ended;
+    followRest!();
+    await until(() => total('0'), hijackedBefore + 1);
+    assert.equal(await streaming(), idle);
+    assert.equal(await total('101'), 0);
+
+    // Its audit events, as kube's for a hijacked connection: ResponseStarted and ResponseComplete with 101.
+    const events = readFileSync(join(dir, 'audit.log'), 'utf8')
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as { stage: string; requestURI: string; verb: string; responseStatus?: { code?: number } })
+      .filter((e) => e.requestURI === `${PODS}/errors/log?container=follow&follow=true`);
+    const last = events.slice(-3);
+    assert.deepEqual(
+      last.map((e) => [e.stage, e.verb, e.responseStatus?.code]),
+      [
+        ['RequestReceived', 'get', undefined],
+        ['ResponseStarted', 'get', 101],
+        ['ResponseComplete', 'get', 101],
+      ],
+    );
+
+    // exec, spliced to the kubelet: the same.
+    const execLabels = ['subresource="exec"', 'verb="CONNECT"', 'resource="pods"', 'code="0"'];
+    const execBefore = await sample('apiserver_request_total', execLabels);
+    const exec = await upgrade(`${PODS}/one/exec?command=ls&stdout=1&container=app`, 'ping');
+    assert.equal(exec.head, '101 SPDY/3.1');
+    await until(() => sample('apiserver_request_total', execLabels), execBefore + 1);
+    assert.equal(await sample('apiserver_longrunning_requests', ['subresource="exec"', 'verb="CONNECT"']), 0);
   });
 
   test("refusals: the kubelet's and kube's errors as Status before any handshake, a bad handshake as Go's WebSocket server answers it", async () => {
