@@ -65,9 +65,17 @@ export function withApiVersion(json: string, apiVersion: string): string {
   return `${json.slice(0, start)}${apiVersion}${json.slice(start + m[1].length)}`;
 }
 
-/** RFC 3339 timestamp with second precision, as kube writes metav1.Time. */
+let timestampSecond = Number.NaN;
+let timestampText = '';
+
+/** RFC 3339 timestamp with second precision, as kube writes metav1.Time (formatted once per second). */
 export function nowTimestamp(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const second = Math.floor(Date.now() / 1000);
+  if (second !== timestampSecond) {
+    timestampSecond = second;
+    timestampText = new Date(second * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  }
+  return timestampText;
 }
 
 /** Deep equality of JSON values. */
