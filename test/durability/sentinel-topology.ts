@@ -139,7 +139,9 @@ export const FAULTS = {
     await node.kill9();
     await t.waitForNewPrimary(old, 1);
     await node.restart();
-    await waitForReplicas(...(await primaryAddress(t)), 2);
+    // The Sentinels turn the restarted node into a replica and it syncs in full: on a loaded
+    // machine that took more than the default 20 s (a CI run beside a conformance run).
+    await waitForReplicas(...(await primaryAddress(t)), 2, 60_000);
   },
   /** SIGSTOP the primary until a replica took over (longer than down-after), then SIGCONT: the Sentinels demote it. */
   SIGSTOP: async (t: SentinelTopology): Promise<void> => {
