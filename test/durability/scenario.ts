@@ -79,6 +79,13 @@ export async function runScenario(o: ScenarioOptions): Promise<DurabilityReport>
       await waitUntil(() => acknowledgedSince(started), 60_000, 'a write acknowledged after the fault');
       await sleep(o.size.afterRecoveryMs);
     }
+  } catch (err) {
+    // A fault that failed ends the run: the load and the watches stop too (a watch left resuming
+    // against servers the test then stops would keep the test process alive).
+    stop = true;
+    await load.done.catch(() => undefined);
+    await Promise.all([...watchers.values()].map((w) => w.stop()));
+    throw err;
   } finally {
     stop = true;
   }
