@@ -22,6 +22,7 @@ import {
 } from '../tools/pod-runner/container-root.js';
 import { containerUser, hostsFile, resolvConf, terminationMessage } from '../tools/pod-runner/pod-runner.js';
 import { atomicWrite } from '../tools/pod-runner/pod-volumes.js';
+import { freeSlotFrom } from '../tools/pod-runner/pod-network.js';
 import { buildPodStatus } from '../tools/pod-runner/pod-status.js';
 import { captureOutput, logOptionsOf, streamLog } from '../tools/pod-runner/container-log.js';
 import { appendFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
@@ -680,5 +681,21 @@ describe('pod runner: container logs', () => {
     // The reader ends only once the container has stopped (and a few idle polls passed).
     running = false;
     assert.equal(await reading, 'before\nafter\n');
+  });
+});
+
+describe('pod IPs', () => {
+  test('an address is given again only after every other one: the next free slot after the last, skipping .0 and .255, wrapping around', () => {
+    const used = new Set<number>([3]);
+    // Slot 2 was just freed: the search goes on from the last slot given (3), not from the lowest free one.
+    assert.equal(freeSlotFrom(used, 4), 4);
+    assert.equal(freeSlotFrom(used, 3), 4);
+    assert.equal(freeSlotFrom(new Set(), 255), 256 + 1);
+    assert.equal(freeSlotFrom(new Set([2]), 0xfffe), 0xfffe);
+    assert.equal(freeSlotFrom(new Set([2, 0xfffe]), 0xfffe), 3);
+    assert.equal(freeSlotFrom(new Set(), 0x10000), 2);
+    const all = new Set<number>();
+    for (let slot = 2; slot <= 0xfffe; slot++) all.add(slot);
+    assert.throws(() => freeSlotFrom(all, 2), /no free pod IP/);
   });
 });

@@ -28,9 +28,27 @@ function tryIp(...args: string[]): void {
   }
 }
 
+/** The highest slot: 10.244.255.254. */
+const LAST_SLOT = 0xfffe;
+
+/**
+ * The first slot from `from` on (wrapping around after LAST_SLOT) that is not in `used` and whose IP
+ * is no network or broadcast address of its /24; throws when every slot is used.
+ */
+export function freeSlotFrom(used: ReadonlySet<number>, from: number): number {
+  let slot = from < 2 || from > LAST_SLOT ? 2 : from;
+  for (let tried = 0; used.has(slot) || (slot & 255) === 0 || (slot & 255) === 255; tried++) {
+    if (tried > LAST_SLOT) throw new Error('no free pod IP in 10.244.0.0/16');
+    slot = slot >= LAST_SLOT ? 2 : slot + 1;
+  }
+  return slot;
+}
+
 /** The bridge and the pod namespaces on it; slots number the pods' IPs (10.244.x.y). */
 export class PodNetworks {
   private readonly used = new Set<number>();
+  /** Where the search for a free slot starts. */
+  private nextSlot = 2;
 
   constructor(readonly bridge = 'capstan-pods') {}
 
@@ -47,10 +65,14 @@ export class PodNetworks {
     ip('link', 'set', this.bridge, 'up');
   }
 
-  /** Creates a namespace with the next free IP. */
+  /**
+   * Creates a namespace with the next free IP after the last one given, wrapping around the /16, as
+   * CNI's host-local IPAM gives pod IPs on a real node: an address is not given again soon after its
+   * pod is gone, so nothing still addressed to the old pod reaches the new one.
+   */
   create(): PodNetwork {
-    let slot = 2;
-    while (this.used.has(slot) || (slot & 255) === 0 || (slot & 255) === 255) slot++;
+    const slot = freeSlotFrom(this.used, this.nextSlot);
+    this.nextSlot = slot >= LAST_SLOT ? 2 : slot + 1;
     this.used.add(slot);
     const net: PodNetwork = { namespace: NAMESPACE_PREFIX + slot, hostVeth: `cpod${slot}`, ip: `10.244.${slot >> 8}.${slot & 255}`, slot };
     try {
