@@ -43,7 +43,8 @@ export interface MetricsMiddlewareOptions {
 /**
  * Counts every request in `apiserver_request_total` and `apiserver_request_duration_seconds` when
  * its response finishes (or the client goes away, or a connection taken over closes), and tracks
- * open watches and streams (see isLongRunning) in `apiserver_longrunning_requests`. Mount it first, before any router.
+ * open watches and streams (see isLongRunning) in `apiserver_longrunning_requests`. Mount it first,
+ * before any router.
  */
 export function metricsMiddleware(options: MetricsMiddlewareOptions = {}): (req: Request, res: Response, next: NextFunction) => void {
   startDefaultMetrics();
