@@ -36,6 +36,28 @@ const DEFAULT_TARGETS: readonly Target[] = ['memory', 'redis-workers2', 'referen
  * does not make a component give up its lease (and exit) in the middle of a run.
  */
 const COMPONENT_ARGS = '--kube-api-qps=500 --kube-api-burst=1000 --leader-elect-lease-duration=60s --leader-elect-renew-deadline=40s';
+/**
+ * kwok's parallelism, raised (from its default of 4) so that one kwok acts for its nodes as that
+ * many kubelets would, each renewing its own Lease and reporting its own pods: with 4 Lease
+ * renewals at a time, 1,000 nodes are renewed in time only while a renewal takes under 40 ms, and
+ * at 30,000 pods on two cores a node's Lease then went 100 s unrenewed, kube-controller-manager
+ * marked its pods not ready, and kwok (unlike a kubelet) never reported them ready again. A
+ * configuration file is not defaulted by kwok 0.8, so the other options are kwok's defaults, spelt out.
+ */
+const KWOK_CONFIG = `apiVersion: config.kwok.x-k8s.io/v1alpha1
+kind: KwokConfiguration
+options:
+  nodeLeaseParallelism: 100
+  podPlayStageParallelism: 32
+  nodePlayStageParallelism: 4
+  podsOnNodeSyncParallelism: 1
+  manageAllNodes: false
+  enableDebuggingHandlers: true
+  enableContentionProfiling: false
+  enableProfilingHandler: true
+  enablePodsOnNodeSyncListPager: true
+  enablePodsOnNodeSyncStreamWatch: false
+`;
 const FULL: WorkloadSize = { nodes: 1000, deployments: 300, replicas: 100 };
 const QUICK: WorkloadSize = { nodes: 50, deployments: 20, replicas: 50 };
 const REQUEUE = /is not as new as written version/;
@@ -117,7 +139,9 @@ async function startControlPlane(target: Target, work: string, redis: RedisProce
   const capstanArgs = redis === undefined ? [] : ['--storage=redis', `--redis-url=${redis.url}`, '--workers', target === 'redis-workers2' ? '2' : '1'];
   if (target !== 'reference') capstanArgs.push(...serverArgs);
   if (capstanArgs.length > 0) args.push('--', ...capstanArgs);
-  const env = { ...process.env, KCM_ARGS: COMPONENT_ARGS, SCHEDULER_ARGS: COMPONENT_ARGS, KWOK_ARGS: '--cidr=10.0.0.0/8' };
+  const kwokConfig = join(work, 'kwok-parallelism.yaml');
+  writeFileSync(kwokConfig, KWOK_CONFIG);
+  const env = { ...process.env, KCM_ARGS: COMPONENT_ARGS, SCHEDULER_ARGS: COMPONENT_ARGS, KWOK_ARGS: `--cidr=10.0.0.0/8 --config ${kwokConfig}` };
   const child: ChildProcess = spawn('bash', args, { cwd: PROJECT_ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   const pgid = child.pid ?? 0;
   trackProcessGroup(pgid);
