@@ -354,14 +354,20 @@ describe('pod runner: probes', () => {
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
     const port = (server.address() as AddressInfo).port;
+    const reasons: string[] = [];
+    const failed = (why: string): number => reasons.push(why);
     try {
-      assert.equal(await grpcHealthCheck('127.0.0.1', port, '', 2000), true);
+      assert.equal(await grpcHealthCheck('127.0.0.1', port, '', 2000, failed), true);
+      assert.deepEqual(reasons, []);
       answer = 2;
-      assert.equal(await grpcHealthCheck('127.0.0.1', port, 'svc', 2000), false);
+      assert.equal(await grpcHealthCheck('127.0.0.1', port, 'svc', 2000, failed), false);
+      assert.deepEqual(reasons, ['service unhealthy (responded with status 2)']);
     } finally {
       server.close();
     }
-    assert.equal(await grpcHealthCheck('127.0.0.1', port, '', 2000), false);
+    assert.equal(await grpcHealthCheck('127.0.0.1', port, '', 2000, failed), false);
+    assert.equal(reasons.length, 2);
+    assert.match(reasons[1] ?? '', new RegExp(`ECONNREFUSED 127\\.0\\.0\\.1:${port}`));
   });
 
   test("a stall of the runner's event loop past the timeout does not fail a probe the container answers; silence still fails", async () => {
@@ -397,7 +403,10 @@ describe('pod runner: probes', () => {
       const tcpCheck = runProbe({ tcpSocket: { port: portOf(web) }, timeoutSeconds: 1 }, { ports: [] }, '127.0.0.1');
       stall(1_500);
       assert.equal(await tcpCheck, true);
-      assert.equal(await runProbe({ httpGet: { port: portOf(silent), path: '/' }, timeoutSeconds: 1 }, { ports: [] }, '127.0.0.1'), false);
+      const reasons: string[] = [];
+      const failed = (why: string): number => reasons.push(why);
+      assert.equal(await runProbe({ httpGet: { port: portOf(silent), path: '/' }, timeoutSeconds: 1 }, { ports: [] }, '127.0.0.1', undefined, failed), false);
+      assert.deepEqual(reasons, ['timeout: no answer within 1000 ms']);
     } finally {
       grpc.close();
       web.closeAllConnections();

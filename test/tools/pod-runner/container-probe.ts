@@ -52,16 +52,25 @@ export function probeSupported(probe: any): boolean {
 /** Runs a command in the container, resolving with its exit code (or undefined when it could not run or timed out). */
 export type ExecInContainer = (argv: string[], timeoutMs: number) => Promise<number | undefined>;
 
-/** Runs the probe once; resolves to success or failure, never rejects. */
-export function runProbe(probe: any, container: any, podIP: string, exec?: ExecInContainer): Promise<boolean> {
+/** Why a probe failed, in the words of the kubelet's event ("timeout: ...", "HTTP probe failed with statuscode: 500"). */
+export type ProbeFailure = (reason: string) => void;
+
+const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+/** Runs the probe once; resolves to success or failure, never rejects; a failure's reason goes to `failed`. */
+export function runProbe(probe: any, container: any, podIP: string, exec?: ExecInContainer, failed?: ProbeFailure): Promise<boolean> {
   const timeoutMs = (probe.timeoutSeconds ?? 1) * 1000;
-  return new Promise<boolean>((resolve) => {
+  return new Promise<boolean>((answer) => {
+    const resolve = (ok: boolean, reason?: string): void => {
+      if (!ok) failed?.(reason ?? 'probe failed');
+      answer(ok);
+    };
     try {
       if (probe.exec) {
-        if (exec === undefined) return resolve(false);
+        if (exec === undefined) return resolve(false, 'exec: the container is not running');
         exec(probe.exec.command ?? [], timeoutMs).then(
-          (code) => resolve(code === 0),
-          () => resolve(false),
+          (code) => resolve(code === 0, code === undefined ? `command timed out or could not run within ${timeoutMs} ms` : `command exited with ${code}`),
+          (err: unknown) => resolve(false, errorText(err)),
         );
         return;
       }
@@ -73,56 +82,63 @@ export function runProbe(probe: any, container: any, podIP: string, exec?: ExecI
         const answered = (res: http.IncomingMessage): void => {
           cancel();
           res.resume();
-          resolve((res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 400);
+          const code = res.statusCode ?? 0;
+          resolve(code >= 200 && code < 400, `HTTP probe failed with statuscode: ${code}`);
         };
         const req = g.scheme === 'HTTPS' ? https.get({ ...options, rejectUnauthorized: false }, answered) : http.get(options, answered);
-        const cancel = probeDeadline(timeoutMs, () => req.destroy(new Error('timeout')));
-        req.on('error', () => {
+        const cancel = probeDeadline(timeoutMs, () => req.destroy(new Error(`timeout: no answer within ${timeoutMs} ms`)));
+        req.on('error', (err) => {
           cancel();
-          resolve(false);
+          resolve(false, errorText(err));
         });
         return;
       }
       if (probe.grpc) {
-        grpcHealthCheck(podIP, probe.grpc.port, probe.grpc.service ?? '', timeoutMs).then(resolve, () => resolve(false));
+        grpcHealthCheck(podIP, probe.grpc.port, probe.grpc.service ?? '', timeoutMs, (reason) => failed?.(reason)).then(answer, (err: unknown) =>
+          resolve(false, errorText(err)),
+        );
         return;
       }
       if (probe.tcpSocket) {
         const socket = net.connect({ host: probe.tcpSocket.host || podIP, port: resolvePort(probe.tcpSocket.port, container) });
-        const cancel = probeDeadline(timeoutMs, () => socket.destroy(new Error('timeout')));
+        const cancel = probeDeadline(timeoutMs, () => socket.destroy(new Error(`timeout: not connected within ${timeoutMs} ms`)));
         socket.on('connect', () => {
           cancel();
           socket.destroy();
           resolve(true);
         });
-        socket.on('error', () => {
+        socket.on('error', (err) => {
           cancel();
-          resolve(false);
+          resolve(false, errorText(err));
         });
         return;
       }
-      resolve(false);
-    } catch {
-      resolve(false);
+      resolve(false, 'no probe handler the runner knows');
+    } catch (err) {
+      resolve(false, errorText(err));
     }
   });
 }
 
-/** One gRPC health check (grpc.health.v1.Health/Check over HTTP/2 without TLS): whether it answers status 0 and SERVING. */
-export function grpcHealthCheck(host: string, port: number, service: string, timeoutMs: number): Promise<boolean> {
+/**
+ * One gRPC health check (grpc.health.v1.Health/Check over HTTP/2 without TLS): whether it answers
+ * status 0 and SERVING; a failure's reason goes to `failed`.
+ */
+export function grpcHealthCheck(host: string, port: number, service: string, timeoutMs: number, failed?: ProbeFailure): Promise<boolean> {
   return new Promise((resolve) => {
     let settled = false;
     const client = http2.connect(`http://${host.includes(':') ? `[${host}]` : host}:${port}`);
-    const done = (ok: boolean): void => {
+    const done = (ok: boolean, reason?: string): void => {
       if (settled) return;
       settled = true;
       cancel();
       client.close();
       client.destroy();
+      if (!ok) failed?.(reason ?? 'gRPC probe failed');
       resolve(ok);
     };
-    const cancel = probeDeadline(timeoutMs, () => done(false));
-    client.on('error', () => done(false));
+    const cancel = probeDeadline(timeoutMs, () => done(false, `timeout: health rpc did not complete within ${timeoutMs} ms`));
+    client.on('error', (err) => done(false, `failed to connect service "${host}:${port}": ${errorText(err)}`));
     // HealthCheckRequest{service}: field 1, length-delimited; the gRPC message prefix: not compressed, length.
     const name = Buffer.from(service);
     const message = name.length > 0 ? Buffer.concat([Buffer.from([0x0a, name.length]), name]) : Buffer.alloc(0);
@@ -142,9 +158,11 @@ export function grpcHealthCheck(host: string, port: number, service: string, tim
     req.on('end', () => {
       const body = Buffer.concat(chunks);
       // HealthCheckResponse{status: SERVING (1)}: field 1, varint.
-      done(String(status) === '0' && body.length >= 7 && body[5] === 0x08 && body[6] === 1);
+      if (String(status) !== '0') return done(false, `health rpc failed: grpc-status ${String(status)}`);
+      const serving = body.length >= 7 && body[5] === 0x08 && body[6] === 1;
+      done(serving, `service unhealthy (responded with ${body.length >= 7 && body[5] === 0x08 ? `status ${body[6]}` : `${body.length} bytes`})`);
     });
-    req.on('error', () => done(false));
+    req.on('error', (err) => done(false, `health rpc failed: ${errorText(err)}`));
     req.end(frame);
   });
 }

@@ -616,8 +616,13 @@ export class PodRunner {
       inFlight = true;
       const pid = child?.pid;
       const plan = c.plan;
-      const ok = await runProbe(probe, c.spec, rp.net.ip, (argv, timeoutMs) =>
-        pid === undefined || plan === undefined ? Promise.resolve(undefined) : execInContainer(pid, plan, argv, timeoutMs),
+      let reason = '';
+      const ok = await runProbe(
+        probe,
+        c.spec,
+        rp.net.ip,
+        (argv, timeoutMs) => (pid === undefined || plan === undefined ? Promise.resolve(undefined) : execInContainer(pid, plan, argv, timeoutMs)),
+        (why) => (reason = why),
       );
       inFlight = false;
       if (rp.stopping || c.process !== child) return;
@@ -642,7 +647,7 @@ export class PodRunner {
         this.markDirty(rp);
       }
       if (kind === 'liveness' && child?.pid !== undefined) {
-        this.opts.log(`${rp.pod.metadata.namespace}/${rp.pod.metadata.name} container ${c.spec.name} failed its liveness probe; killing it`);
+        this.opts.log(`${rp.pod.metadata.namespace}/${rp.pod.metadata.name} container ${c.spec.name} failed its liveness probe (${reason}); killing it`);
         failures = 0;
         const pgid = child.pid;
         const signal = (sig: NodeJS.Signals): void => {
