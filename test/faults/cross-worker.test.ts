@@ -95,10 +95,24 @@ describe('cross-worker consistency', () => {
     const pages: any[] = [];
     let cont: string | undefined;
     let n = 0;
+    let previousWorker: number | undefined;
     do {
-      const query = `limit=2${cont ? `&continue=${encodeURIComponent(cont)}` : ''}&chunk=${n}`;
-      const page = await fresh(env.url, `/api/v1/namespaces/${ns}/configmaps?${query}`);
-      assert.equal(page.status, 200, page.text);
+      // Each page on a fresh connection, asked again (a page of a snapshot reads the same) until a
+      // worker other than the previous page's served it: where the primary hands a connection
+      // depends on the workers' load, and the point is pages served by different workers.
+      let page: Awaited<ReturnType<typeof fresh>> | undefined;
+      for (let attempt = 0; attempt < 20; attempt++) {
+        const tag = `chunk=p${n}a${attempt}x`;
+        page = await fresh(env.url, `/api/v1/namespaces/${ns}/configmaps?limit=2${cont ? `&continue=${encodeURIComponent(cont)}` : ''}&${tag}`);
+        assert.equal(page.status, 200, page.text);
+        let served: number[] = [];
+        await eventually(() => (served = workersThatServed(env.cap.stderr(), tag)).length > 0, `the request log line of ${tag}`);
+        if (served[0] !== previousWorker) {
+          previousWorker = served[0];
+          break;
+        }
+      }
+      assert.ok(page);
       pages.push(page.body);
       cont = page.body.metadata.continue || undefined;
       // Between pages: writes that the snapshot must not show, through other connections.
