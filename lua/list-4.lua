@@ -81,7 +81,8 @@ if at_number < tonumber(current) then
     local fields = entry[2]
     for i = 1, #fields, 2 do f[fields[i]] = fields[i + 1] end
     local key = f['k']
-    if not changed[key] and above_lower(key, ARGV[2]) and below_upper(key, ARGV[3]) then
+    -- A progress entry (advance-2.lua) has no key: it changed no object.
+    if key and not changed[key] and above_lower(key, ARGV[2]) and below_upper(key, ARGV[3]) then
       changed[key] = true
       local exists = tostring(redis.call('HEXISTS', KEYS[2], key))
       if f['e'] == 'ADDED' then

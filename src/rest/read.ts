@@ -34,8 +34,11 @@ export async function getObject(target: ResourceTarget, name: string, query: URL
   return stored.json;
 }
 
-/** The list's starting point: from a continue token (validated, signed, not expired) or from the query's version semantic. */
-function startOf(target: ResourceTarget, opts: ListOptions): { listRv?: string; afterKey?: string; issuedAt: number; token?: ContinueState } {
+/**
+ * The list's starting point: from a continue token (validated, signed, not expired) or from the
+ * query's version semantic. `expired`: the token is too old (410 after expireSnapshot).
+ */
+function startOf(target: ResourceTarget, opts: ListOptions): { listRv?: string; afterKey?: string; issuedAt: number; token?: ContinueState; expired?: true } {
   const now = target.server.now();
   if (opts.continue === '') return { issuedAt: now };
   const rv = opts.resourceVersion ?? '';
@@ -43,8 +46,23 @@ function startOf(target: ResourceTarget, opts: ListOptions): { listRv?: string; 
   const state = decodeContinue(opts.continue);
   // A token that continues at the latest state reads a new snapshot, and its next pages read that one.
   if (state.resourceVersion === LATEST_VERSION) return { afterKey: state.startAfter, issuedAt: now, token: state };
-  if (now - state.issuedAt > CONTINUE_TOKEN_LIFETIME_MS) throw expiredContinue(state, now);
+  if (now - state.issuedAt > CONTINUE_TOKEN_LIFETIME_MS) return { issuedAt: now, token: state, expired: true };
   return { listRv: state.resourceVersion, afterKey: state.startAfter, issuedAt: state.issuedAt, token: state };
+}
+
+/**
+ * The 410 of a continue token that expired. kube's tokens expire when etcd compacts past their
+ * revision, and its compactor writes a key of its own each time, so the latest state the 410's
+ * token reads is always at a newer version than the expired one. Versions here are per type: when
+ * nothing of the type was written since the token's snapshot, the type's version is moved on
+ * (Storage.advanceVersion) so that the rest of the list is read at a version of its own as well.
+ */
+async function expireSnapshot(target: ResourceTarget, token: ContinueState): Promise<ApiError> {
+  const storage = target.server.storage;
+  await withStorage(target, '', async () => {
+    if ((await storage.currentResourceVersion(target.type)) === token.resourceVersion) await storage.advanceVersion(target.type);
+  });
+  return expiredContinue(token, target.server.now());
 }
 
 /**
@@ -54,6 +72,7 @@ function startOf(target: ResourceTarget, opts: ListOptions): { listRv?: string; 
  */
 export async function listObjects(target: ResourceTarget, opts: ListOptions, selection: Selection): Promise<ListPage> {
   const start = startOf(target, opts);
+  if (start.expired && start.token !== undefined) throw await expireSnapshot(target, start.token);
   let listRv = start.listRv;
   if (opts.continue === '') {
     const semantic: ReadSemantic = listSemantic(opts);

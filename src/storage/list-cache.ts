@@ -5,7 +5,7 @@ import { StorageError } from '../api/storage-error.js';
 
 /**
  * What the cache reads from the store behind it: pages of the store's own lists (`list`), its
- * change stream (`watch`) and its newest version (`currentResourceVersion`). Any Storage is one;
+ * change stream and version progress (`watch`) and its newest version (`currentResourceVersion`). Any Storage is one;
  * the cache relies only on the contract of these three methods.
  */
 export type ListCacheSource = Pick<Storage, 'list' | 'watch' | 'currentResourceVersion'>;
@@ -36,6 +36,15 @@ class TypeReplica {
     this.collection.apply(event, this.now());
     for (const w of this.waiters) {
       if (compareResourceVersions(w.rv, event.resourceVersion) <= 0) w.done(true);
+    }
+  };
+
+  /** The store moved to `rv` without a change (Storage.advanceVersion): the replica is current there too. */
+  readonly advance = (rv: string): void => {
+    if (compareResourceVersions(rv, this.collection.resourceVersion) <= 0) return;
+    this.collection.advance(rv);
+    for (const w of this.waiters) {
+      if (compareResourceVersions(w.rv, rv) <= 0) w.done(true);
     }
   };
 
@@ -171,9 +180,17 @@ export class ListCache {
     }
     const replica = new TypeReplica(new VersionedCollection(at, this.options, items), this.now);
     try {
-      await this.source.watch(type, at, replica.apply, replica.stop.signal, (err) => {
-        this.drop(type, replica, `the list cache of ${type} missed changes (${err.message}); rebuilding it on the next list`);
-      });
+      await this.source.watch(
+        type,
+        at,
+        replica.apply,
+        replica.stop.signal,
+        (err) => {
+          this.drop(type, replica, `the list cache of ${type} missed changes (${err.message}); rebuilding it on the next list`);
+        },
+        undefined,
+        replica.advance,
+      );
     } catch (err) {
       replica.dispose();
       throw err;

@@ -78,6 +78,10 @@ export class ListCachingStorage implements Storage {
     return this.inner.delete(type, key, expectedResourceVersion);
   }
 
+  advanceVersion(type: string): Promise<string> {
+    return this.inner.advanceVersion(type);
+  }
+
   /** From the cache when it can vouch for the answer, else from the inner backend: the same snapshot either way. */
   async list(type: string, options: ListOptions = {}): Promise<ListResult> {
     const requested = options.resourceVersion;

@@ -6,6 +6,7 @@ import {
   type ChangeListener,
   type ListOptions,
   type ListResult,
+  type ProgressListener,
   type Storage,
   type StorageStats,
   type StoredObject,
@@ -26,15 +27,18 @@ export interface MemoryStorageOptions {
   maxObjectBytes?: number;
 }
 
-/** Per-type state: the versioned objects and the live watchers. */
+/** Per-type state: the versioned objects, the live watchers and the versions advanced to without a change. */
 interface TypeState {
   readonly collection: VersionedCollection;
   readonly watchers: ListenerSet<Watcher>;
+  /** Versions from advanceVersion still within the history, oldest first (replayed to watches that ask). */
+  readonly progress: string[];
 }
 
 /** One watch's entry (its own object, so one listener given twice is two watches). */
 interface Watcher {
   readonly listener: ChangeListener;
+  readonly onProgress: ProgressListener | undefined;
 }
 
 const callListener = (event: ChangeEvent) => (w: Watcher) => w.listener(event);
@@ -80,7 +84,7 @@ export class MemoryStorage implements Storage {
     let s = this.types.get(type);
     if (!s) {
       // An untouched type is at version 1; its first write gets 2.
-      s = { collection: new VersionedCollection('1', this.limits), watchers: new ListenerSet('1') };
+      s = { collection: new VersionedCollection('1', this.limits), watchers: new ListenerSet('1'), progress: [] };
       this.types.set(type, s);
     }
     return s;
@@ -136,6 +140,17 @@ export class MemoryStorage implements Storage {
     return tombstone;
   }
 
+  async advanceVersion(type: string): Promise<string> {
+    const s = this.state(type);
+    const rv = this.nextVersion(s);
+    s.collection.advance(rv);
+    s.progress.push(rv);
+    while (s.progress.length > 0 && compareResourceVersions(s.progress[0], s.collection.oldestResourceVersion) <= 0) s.progress.shift();
+    s.watchers.passed(rv);
+    for (const w of s.watchers.entries()) w.onProgress?.(rv);
+    return rv;
+  }
+
   async list(type: string, options: ListOptions = {}): Promise<ListResult> {
     return this.state(type).collection.list(options);
   }
@@ -151,6 +166,7 @@ export class MemoryStorage implements Storage {
     signal: AbortSignal,
     _onError?: (err: StorageError) => void,
     trigger?: WatchTrigger,
+    onProgress?: ProgressListener,
   ): Promise<void> {
     const s = this.state(type);
     const oldest = s.collection.oldestResourceVersion;
@@ -158,7 +174,13 @@ export class MemoryStorage implements Storage {
       throw new StorageError('Gone', `too old resource version: ${fromResourceVersion} (${oldest})`, oldest);
     }
     if (signal.aborted) return;
-    for (const event of s.collection.changesAfter(fromResourceVersion)) listener(event);
+    const progress = onProgress === undefined ? [] : s.progress.filter((rv) => compareResourceVersions(rv, fromResourceVersion) > 0);
+    let told = 0;
+    for (const event of s.collection.changesAfter(fromResourceVersion)) {
+      while (told < progress.length && compareResourceVersions(progress[told], event.resourceVersion) < 0) onProgress?.(progress[told++]);
+      listener(event);
+    }
+    while (told < progress.length) onProgress?.(progress[told++]);
     // A start version newer than the type's current one delivers only changes after it.
     const watcher: Watcher = {
       listener:
@@ -167,6 +189,7 @@ export class MemoryStorage implements Storage {
               if (compareResourceVersions(e.resourceVersion, fromResourceVersion) > 0) listener(e);
             }
           : listener,
+      onProgress,
     };
     s.watchers.add(watcher, trigger);
     signal.addEventListener('abort', () => s.watchers.delete(watcher), { once: true });

@@ -82,6 +82,12 @@ export interface StorageStats {
 export type ChangeListener = (event: ChangeEvent) => void;
 
 /**
+ * Told, in order with the changes, of a version the type moved to without a change (see
+ * `Storage.advanceVersion`): everything up to it has been delivered.
+ */
+export type ProgressListener = (resourceVersion: string) => void;
+
+/**
  * Narrows a watch to the changes of objects with one value of an indexed field, as kube's Cacher
  * triggers do (pods by `spec.nodeName`): storage may withhold the other live changes from the
  * listener without calling it. Replayed history is not narrowed.
@@ -139,6 +145,16 @@ export interface Storage {
    */
   delete(type: string, key: string, expectedResourceVersion?: string): Promise<StoredObject>;
 
+  /**
+   * Moves the type's version on by one without changing any object, as etcd's revision moves with
+   * every write to the cluster and with kube's compactor's own write each interval: the new version
+   * is newer than every change so far and reads the same objects. A continue token's snapshot that
+   * expires while nothing of its type was written is then not the latest state (what clients of
+   * one cluster-wide revision expect). Watches get no event; those that asked are told through
+   * their ProgressListener.
+   */
+  advanceVersion(type: string): Promise<string>;
+
   /** A consistent snapshot of the collection (or one page of it). */
   list(type: string, options?: ListOptions): Promise<ListResult>;
 
@@ -151,7 +167,10 @@ export interface Storage {
    * `fromResourceVersion`. Resolves once the listener is registered (history replayed or queued).
    * `onError` is called at most once if the backend later cannot deliver every change (for example
    * the history was trimmed past changes a lagging reader had not read); the watch is over then.
-   * With `trigger`, live changes of objects without the trigger's value may be withheld.
+   * With `trigger`, live changes of objects without the trigger's value may be withheld. With
+   * `onProgress`, the versions the type moved to without a change are told too, in their place
+   * among the changes, replayed history included (a cache of the type's lists then knows it is
+   * current at them).
    */
   watch(
     type: string,
@@ -160,6 +179,7 @@ export interface Storage {
     signal: AbortSignal,
     onError?: (err: StorageError) => void,
     trigger?: WatchTrigger,
+    onProgress?: ProgressListener,
   ): Promise<void>;
 
   /**

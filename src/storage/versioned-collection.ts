@@ -134,6 +134,15 @@ export class VersionedCollection {
     this.trim(now);
   }
 
+  /**
+   * Moves the collection to `rv` (newer than its version) without a change, as the store's version
+   * moved without one: lists at `rv` and at the versions before it read the same objects.
+   */
+  advance(rv: string): void {
+    if (compareResourceVersions(rv, this.version) <= 0) throw new Error(`version ${rv} is not newer than ${this.version}`);
+    this.version = rv;
+  }
+
   private trim(now: number): void {
     const h = this.history;
     let start = this.historyStart;

@@ -5,7 +5,16 @@
  * torn write would; everything else (writes, deletes, watches) reaches the real backend unchanged.
  * An object reads normally again once it is deleted or rewritten.
  */
-import type { ChangeListener, ListOptions, ListResult, Storage, StorageStats, StoredObject } from '../../src/storage/storage.js';
+import type {
+  ChangeListener,
+  ListOptions,
+  ListResult,
+  ProgressListener,
+  Storage,
+  StorageStats,
+  StoredObject,
+  WatchTrigger,
+} from '../../src/storage/storage.js';
 import { type StorageError } from '../../src/api/storage-error.js';
 
 export class CorruptedReads implements Storage {
@@ -59,8 +68,20 @@ export class CorruptedReads implements Storage {
     return this.inner.currentResourceVersion(type);
   }
 
-  watch(type: string, from: string, listener: ChangeListener, signal: AbortSignal, onError?: (err: StorageError) => void): Promise<void> {
-    return this.inner.watch(type, from, listener, signal, onError);
+  advanceVersion(type: string): Promise<string> {
+    return this.inner.advanceVersion(type);
+  }
+
+  watch(
+    type: string,
+    from: string,
+    listener: ChangeListener,
+    signal: AbortSignal,
+    onError?: (err: StorageError) => void,
+    trigger?: WatchTrigger,
+    onProgress?: ProgressListener,
+  ): Promise<void> {
+    return this.inner.watch(type, from, listener, signal, onError, trigger, onProgress);
   }
 
   stats(type: string): Promise<StorageStats> {

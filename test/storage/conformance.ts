@@ -428,6 +428,64 @@ export function describeStorageConformance(name: string, factory: StorageFactory
       assert.deepEqual(r.versions(), range(Number(created.resourceVersion) - 1, Number(created.resourceVersion) + 22));
     });
 
+    test('advanceVersion moves the version without a change: same objects, watches told only through onProgress, in order', async () => {
+      const s = await open();
+      const t = freshType();
+      const a = await s.create(t, 'ns/a', obj('a', 'ns'));
+      const log: string[] = [];
+      let wake: (() => void) | undefined;
+      const seen = (entry: string): void => {
+        log.push(entry);
+        wake?.();
+      };
+      const until = async (n: number): Promise<void> => {
+        while (log.length < n) await new Promise<void>((resolve) => (wake = resolve));
+      };
+      await s.watch(
+        t,
+        a.resourceVersion,
+        (e) => seen(`${e.type} ${e.key} ${e.resourceVersion}`),
+        signal(),
+        undefined,
+        undefined,
+        (rv) => seen(`progress ${rv}`),
+      );
+      const advanced = await s.advanceVersion(t);
+      assert.equal(BigInt(advanced), BigInt(a.resourceVersion) + 1n);
+      assert.equal(await s.currentResourceVersion(t), advanced);
+      const now = await s.list(t);
+      assert.equal(now.resourceVersion, advanced);
+      assert.deepEqual(now.items, [a]);
+      assert.deepEqual((await s.list(t, { resourceVersion: a.resourceVersion })).items, [a]);
+      await until(1);
+      const b = await s.create(t, 'ns/b', obj('b', 'ns'));
+      assert.equal(BigInt(b.resourceVersion), BigInt(advanced) + 1n);
+      await until(2);
+      assert.deepEqual(log, [`progress ${advanced}`, `ADDED ns/b ${b.resourceVersion}`]);
+      // Replayed history carries the progress in its place; a watch without onProgress sees only changes.
+      const replayed: string[] = [];
+      const r = new Recorder();
+      await s.watch(
+        t,
+        a.resourceVersion,
+        (e) => replayed.push(`${e.type} ${e.resourceVersion}`),
+        signal(),
+        undefined,
+        undefined,
+        (rv) => replayed.push(`progress ${rv}`),
+      );
+      await s.watch(t, a.resourceVersion, r.listener, signal());
+      await r.until(1);
+      assert.deepEqual(r.versions(), [b.resourceVersion]);
+      const c = await s.create(t, 'ns/c', obj('c', 'ns'));
+      await r.until(2);
+      assert.deepEqual(replayed, [`progress ${advanced}`, `ADDED ${b.resourceVersion}`, `ADDED ${c.resourceVersion}`]);
+      assert.deepEqual(
+        (await s.list(t, { resourceVersion: advanced })).items.map((o) => o.key),
+        ['ns/a'],
+      );
+    });
+
     test('watch from a version newer than the current one delivers only later changes', async () => {
       const s = await open();
       const t = freshType();

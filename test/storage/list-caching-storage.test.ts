@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ListCachingStorage } from '../../src/storage/list-caching-storage.js';
 import { MemoryStorage } from '../../src/storage/memory-storage.js';
-import { type ChangeListener, type ListOptions, type ListResult, type Storage, type StorageStats, type StoredObject } from '../../src/storage/storage.js';
+import { type ListOptions, type ListResult, type Storage, type StorageStats, type StoredObject } from '../../src/storage/storage.js';
 import { describeStorageConformance, freshType, obj } from './conformance.js';
 import { StorageError } from '../../src/api/storage-error.js';
 
@@ -37,8 +37,11 @@ class CountingStorage implements Storage {
   currentResourceVersion(type: string): Promise<string> {
     return this.memory.currentResourceVersion(type);
   }
-  watch(type: string, from: string, listener: ChangeListener, signal: AbortSignal): Promise<void> {
-    return this.memory.watch(type, from, listener, signal);
+  advanceVersion(type: string): Promise<string> {
+    return this.memory.advanceVersion(type);
+  }
+  watch(...args: Parameters<Storage['watch']>): Promise<void> {
+    return this.memory.watch(...args);
   }
   stats(type: string): Promise<StorageStats> {
     return this.memory.stats(type);
@@ -108,6 +111,27 @@ describe('ListCachingStorage', () => {
       const cached = await outcome(s.list(t, { resourceVersion: '0x' }));
       assert.equal(inner.lists, before + 2);
       assert.deepEqual(cached, await outcome(inner.memory.list(t, { resourceVersion: '0x' })));
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('a list after the inner store moved its version without a change is served from the cache at the new version', async () => {
+    const inner = new CountingStorage();
+    // A catch-up wait longer than the test's: only the watch's progress can make the cache current.
+    const s = new ListCachingStorage(inner, { historyMs: 60_000, catchUpTimeoutMs: 600_000 });
+    try {
+      const t = freshType();
+      await s.create(t, 'a', obj('a'));
+      const filled = await s.list(t);
+      const before = inner.lists;
+      const advanced = await inner.memory.advanceVersion(t);
+      assert.equal(BigInt(advanced), BigInt(filled.resourceVersion) + 1n);
+      const listed = await s.list(t);
+      assert.equal(listed.resourceVersion, advanced);
+      assert.deepEqual(listed.items, filled.items);
+      assert.deepEqual((await s.list(t, { resourceVersion: filled.resourceVersion })).items, filled.items);
+      assert.equal(inner.lists, before, 'served from the cache');
     } finally {
       await s.close();
     }

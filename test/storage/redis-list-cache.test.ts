@@ -159,6 +159,41 @@ describe('redis list cache', () => {
     }
   });
 
+  test("a version another process moved on without a change reaches this process's cache through the stream", async () => {
+    const writer = await connect();
+    // A catch-up wait longer than the test's: only the stream's progress entry can make the cache current.
+    const reader = await connect({ listCacheCatchUpMs: 600_000 });
+    try {
+      const t = freshType();
+      const seed = await writer.create(t, 'ns/seed', obj('seed', 'ns'));
+      assert.equal((await reader.list(t)).items.length, 1); // fills the reader's cache
+      const advanced = await writer.advanceVersion(t);
+      assert.equal(BigInt(advanced), BigInt(seed.resourceVersion) + 1n);
+      const before = await scriptCalls();
+      const listed = await reader.list(t);
+      assert.equal(listed.resourceVersion, advanced);
+      assert.deepEqual(listed.items, [seed]);
+      assert.equal(await scriptCalls(), before, 'served from the cache');
+      // Redis's own list script skips the progress entry: a snapshot before it reads the same objects.
+      const direct = await connect({ listCache: false });
+      try {
+        assert.deepEqual((await direct.list(t, { resourceVersion: seed.resourceVersion })).items, [seed]);
+        const next = await writer.create(t, 'ns/next', obj('next', 'ns'));
+        assert.deepEqual((await direct.list(t, { resourceVersion: advanced })).items, [seed]);
+        assert.deepEqual(
+          (await reader.list(t)).items.map((o) => o.key),
+          ['ns/next', 'ns/seed'],
+        );
+        assert.equal(BigInt(next.resourceVersion), BigInt(advanced) + 1n);
+      } finally {
+        await direct.close();
+      }
+    } finally {
+      await writer.close();
+      await reader.close();
+    }
+  });
+
   test('a cache whose stream reader missed trimmed changes is rebuilt, never served stale', async () => {
     const s = await connect({ historyMaxEvents: 3 });
     try {

@@ -9,10 +9,10 @@ import { createReaderClient } from './client.js';
 import type { TypeKeys } from './keys.js';
 import { replyString } from './replies.js';
 import { awaitReplicated, fenceKeyOf, type FenceOptions } from './replication-fence.js';
-import { parseStreamEntry, WatchHub, watchGone } from './watch-hub.js';
+import { parseStreamEntry, WatchHub, watchGone, type StreamEntry } from './watch-hub.js';
 import type { PeerReaders } from './peer-readers.js';
 import { compareResourceVersions } from '../resource-version.js';
-import { type ChangeEvent, type ChangeListener, type WatchTrigger } from '../storage.js';
+import { type ChangeEvent, type ChangeListener, type ProgressListener, type WatchTrigger } from '../storage.js';
 import { StorageError } from '../../api/storage-error.js';
 
 /** What the change streams read through and where they report failures without a caller. */
@@ -54,12 +54,13 @@ export class RedisChangeStreams {
     signal: AbortSignal,
     onError?: (err: StorageError) => void,
     trigger?: WatchTrigger,
+    onProgress?: ProgressListener,
   ): Promise<void> {
     const { current, oldest } = await this.historyReads.get(type);
     if (compareResourceVersions(fromResourceVersion, oldest) < 0) throw watchGone(fromResourceVersion, oldest);
     if (signal.aborted) return;
     const hub = this.hub(type, this.options.keys(type), current);
-    await hub.subscribe(fromResourceVersion, listener, signal, onError, trigger);
+    await hub.subscribe(fromResourceVersion, listener, signal, onError, trigger, onProgress);
   }
 
   /** Whether this process reads the type's changes (its own writes of the type are then handed to the reader). */
@@ -129,12 +130,12 @@ export class RedisChangeStreams {
   }
 
   /** Replays the stream after `after` through `through` in batches; Gone when an entry is missing. */
-  private async readRange(keys: TypeKeys, after: string, through: string, deliver: (events: ChangeEvent[]) => void): Promise<void> {
+  private async readRange(keys: TypeKeys, after: string, through: string, deliver: (events: StreamEntry[]) => void): Promise<void> {
     let cursor = after;
     while (compareResourceVersions(cursor, through) < 0) {
       const reply = await this.options.commands.command(keys, 'XRANGE', [keys.stream, `(${cursor}-0`, `${through}-0`, 'COUNT', 1000]);
       const entries = Array.isArray(reply) ? reply : [];
-      const events: ChangeEvent[] = [];
+      const events: StreamEntry[] = [];
       for (const entry of entries) {
         const event = parseStreamEntry(entry);
         if (event.resourceVersion !== (BigInt(cursor) + 1n).toString()) break;

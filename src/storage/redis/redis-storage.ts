@@ -220,6 +220,13 @@ export class RedisStorage implements Storage {
     return { key, resourceVersion: rv, json };
   }
 
+  /** See Storage.advanceVersion: a progress entry in the type's stream carries the version to every reader. */
+  async advanceVersion(type: string): Promise<string> {
+    const reply = await this.commands.script((s) => s.advance, this.keys(type), this.history(), true);
+    if (reply[0] !== 'ok') throw new StorageError('Unavailable', `unexpected reply of ${type}'s version advance`);
+    return replyString(reply[1], 'advance');
+  }
+
   /** Read from Redis (see readSnapshotList); a malformed version is refused as `TooLarge`. */
   async list(type: string, options: ListOptions = {}): Promise<ListResult> {
     const requested = options.resourceVersion;

@@ -24,9 +24,17 @@ export interface StorageScripts {
   readonly delete: LuaScript;
   readonly list: LuaScript;
   readonly info: LuaScript;
+  readonly advance: LuaScript;
 }
 
-const FILES = { create: 'create-4.lua', update: 'update-4.lua', delete: 'delete-4.lua', list: 'list-4.lua', info: 'info-2.lua' } as const;
+const FILES = {
+  create: 'create-4.lua',
+  update: 'update-4.lua',
+  delete: 'delete-4.lua',
+  list: 'list-4.lua',
+  info: 'info-2.lua',
+  advance: 'advance-2.lua',
+} as const;
 
 /** The project's `lua/` folder, found by walking up from this module (src/ or dist/src/). */
 function luaDir(): string {
@@ -67,6 +75,7 @@ export function loadScripts(): Promise<StorageScripts> {
       delete: await load(FILES.delete),
       list: await load(FILES.list),
       info: await load(FILES.info),
+      advance: await load(FILES.advance),
     };
   })();
   return cached;

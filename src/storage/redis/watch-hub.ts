@@ -1,6 +1,6 @@
 import { compareResourceVersions } from '../resource-version.js';
 import type { RedisClient } from './scripts.js';
-import { type ChangeEvent, type ChangeListener, type ChangeType, type WatchTrigger } from '../storage.js';
+import { type ChangeEvent, type ChangeListener, type ChangeType, type ProgressListener, type WatchTrigger } from '../storage.js';
 import { ListenerSet } from '../listener-set.js';
 import { StorageError } from '../../api/storage-error.js';
 
@@ -25,13 +25,28 @@ export function versionOfStreamId(id: string): string {
   return dash < 0 ? id : id.slice(0, dash);
 }
 
-/** One stream entry (`[id, [field, value, ...]]`) as a ChangeEvent; throws on a malformed entry. */
-export function parseStreamEntry(entry: unknown): ChangeEvent {
+/**
+ * A stream entry that changed no object: the type's version moved on (advance-2.lua,
+ * Storage.advanceVersion). It has its place in the stream's order like a change.
+ */
+export interface VersionProgress {
+  readonly type: 'PROGRESS';
+  readonly key: '';
+  readonly resourceVersion: string;
+  readonly json: '';
+}
+
+/** What one stream entry holds: a change, or a version the type moved to without one. */
+export type StreamEntry = ChangeEvent | VersionProgress;
+
+/** One stream entry (`[id, [field, value, ...]]`) as a ChangeEvent or VersionProgress; throws on a malformed entry. */
+export function parseStreamEntry(entry: unknown): StreamEntry {
   const [id, fields] = replyArray(entry, 'stream entry');
   const list = replyArray(fields, 'stream fields');
   // Every event of every followed type passes here in every process: read the few fields in one
   // pass, without building a map of them.
   let type: ChangeType | undefined;
+  let progress = false;
   let key: string | undefined;
   let json: string | undefined;
   let prevJson: string | undefined;
@@ -40,12 +55,14 @@ export function parseStreamEntry(entry: unknown): ChangeEvent {
     if (field === 'e') {
       const value = replyString(list[i + 1], 'value');
       type = CHANGE_TYPES.find((t) => t === value);
+      progress = value === 'PROGRESS';
     } else if (field === 'k') key = replyString(list[i + 1], 'value');
     else if (field === 'o') json = replyString(list[i + 1], 'value');
     else if (field === 'p') prevJson = replyString(list[i + 1], 'value');
   }
-  if (type === undefined || key === undefined || json === undefined) throw new Error('malformed change event in stream');
   const resourceVersion = versionOfStreamId(replyString(id, 'stream id'));
+  if (progress) return { type: 'PROGRESS', key: '', resourceVersion, json: '' };
+  if (type === undefined || key === undefined || json === undefined) throw new Error('malformed change event in stream');
   return prevJson === undefined ? { type, key, resourceVersion, json } : { type, key, resourceVersion, json, prevJson };
 }
 
@@ -53,9 +70,9 @@ export function parseStreamEntry(entry: unknown): ChangeEvent {
  * The entries newer than `after` of a single-stream XREAD reply (`[[stream, [entry, ...]]]` or
  * null). Older entries (already handed out as this process's own writes) are skipped unparsed.
  */
-function parseXread(reply: unknown, after: string): ChangeEvent[] {
+function parseXread(reply: unknown, after: string): StreamEntry[] {
   if (reply === null) return [];
-  const events: ChangeEvent[] = [];
+  const events: StreamEntry[] = [];
   for (const stream of replyArray(reply, 'XREAD')) {
     const [, entries] = replyArray(stream, 'XREAD stream');
     for (const entry of replyArray(entries, 'XREAD entries')) {
@@ -71,16 +88,18 @@ function successor(rv: string): string {
 }
 
 /** Reads the changes after `after` up to and including `through`, in order; rejects with Gone on a gap. */
-export type RangeReader = (after: string, through: string, deliver: (events: ChangeEvent[]) => void) => Promise<void>;
+export type RangeReader = (after: string, through: string, deliver: (events: StreamEntry[]) => void) => Promise<void>;
 
 interface Subscription {
   readonly listener: ChangeListener;
   /** Only changes newer than this are delivered. */
   readonly after: string;
   /** Live changes held back while older history is replayed; null once live. */
-  buffer: ChangeEvent[] | null;
+  buffer: StreamEntry[] | null;
   /** Told (once) when this hub can no longer deliver every change to the listener. */
   readonly onError: ((err: StorageError) => void) | undefined;
+  /** Told of the versions the type moved to without a change. */
+  readonly onProgress: ProgressListener | undefined;
 }
 
 /** What one WatchHub reads and where it reports failures that have no caller. */
@@ -101,7 +120,7 @@ export interface WatchHubOptions {
   readonly cacheSize: number;
   readonly readRange: RangeReader;
   /** Reads the stream's changes after the given version (a bounded batch, oldest first), on a connection that does not block. */
-  readonly readNewer: (after: string) => Promise<ChangeEvent[]>;
+  readonly readNewer: (after: string) => Promise<StreamEntry[]>;
   readonly onError: (message: string, err: unknown) => void;
   /** How long one XREAD blocks, in ms (bounds how late an abort is noticed if the socket hangs). */
   readonly blockMs?: number;
@@ -130,7 +149,7 @@ export interface WatchHubOptions {
 export class WatchHub {
   private readonly options: WatchHubOptions;
   private readonly subscriptions: ListenerSet<Subscription>;
-  private readonly cache: ChangeEvent[] = [];
+  private readonly cache: StreamEntry[] = [];
   private cacheStart = 0;
   private readonly stop = new AbortController();
   private readonly loop: Promise<void>;
@@ -162,8 +181,15 @@ export class WatchHub {
    * position has been delivered; rejects with Gone (and registers nothing) when Redis no longer
    * holds that history.
    */
-  async subscribe(after: string, listener: ChangeListener, signal: AbortSignal, onError?: (err: StorageError) => void, trigger?: WatchTrigger): Promise<void> {
-    const sub: Subscription = { listener, after, buffer: null, onError };
+  async subscribe(
+    after: string,
+    listener: ChangeListener,
+    signal: AbortSignal,
+    onError?: (err: StorageError) => void,
+    trigger?: WatchTrigger,
+    onProgress?: ProgressListener,
+  ): Promise<void> {
+    const sub: Subscription = { listener, after, buffer: null, onError, onProgress };
     const upTo = this.position;
     if (compareResourceVersions(after, upTo) < 0) {
       const cached = this.cachedAfter(after);
@@ -245,7 +271,7 @@ export class WatchHub {
 
   /** One read of the changes after the position; dispatches them unless a lineage check began meanwhile. */
   private async readNewer(): Promise<'dispatched' | 'voided' | 'failed'> {
-    let events: ChangeEvent[];
+    let events: StreamEntry[];
     try {
       events = await this.options.readNewer(this.position);
     } catch {
@@ -310,10 +336,10 @@ export class WatchHub {
   }
 
   /** Cached changes after `after` when the cache reaches back that far, else undefined. */
-  private cachedAfter(after: string): ChangeEvent[] | undefined {
+  private cachedAfter(after: string): StreamEntry[] | undefined {
     const first = this.cache[this.cacheStart];
     if (!first || compareResourceVersions(first.resourceVersion, successor(after)) > 0) return undefined;
-    const events: ChangeEvent[] = [];
+    const events: StreamEntry[] = [];
     for (let i = this.cacheStart; i < this.cache.length; i++) {
       const event = this.cache[i];
       if (compareResourceVersions(event.resourceVersion, after) > 0) events.push(event);
@@ -321,17 +347,18 @@ export class WatchHub {
     return events;
   }
 
-  private deliver(sub: Subscription, event: ChangeEvent): void {
+  private deliver(sub: Subscription, event: StreamEntry): void {
     if (compareResourceVersions(event.resourceVersion, sub.after) <= 0) return;
     try {
-      sub.listener(event);
+      if (event.type === 'PROGRESS') sub.onProgress?.(event.resourceVersion);
+      else sub.listener(event);
     } catch (err) {
       this.options.onError('watch listener failed', err);
     }
   }
 
   /** Dispatches `event`, then the own writes waiting for it. */
-  private dispatch(event: ChangeEvent): void {
+  private dispatch(event: StreamEntry): void {
     this.dispatchOne(event);
     while (this.pendingOwn.size > 0) {
       const next = this.pendingOwn.get(successor(this.position));
@@ -341,7 +368,7 @@ export class WatchHub {
     this.releaseWaiters();
   }
 
-  private dispatchOne(event: ChangeEvent): void {
+  private dispatchOne(event: StreamEntry): void {
     if (this.pendingOwn.size > 0) this.pendingOwn.delete(event.resourceVersion);
     if (compareResourceVersions(event.resourceVersion, this.position) <= 0) return;
     if (event.resourceVersion !== successor(this.position)) {
@@ -367,10 +394,16 @@ export class WatchHub {
       this.cache.splice(0, this.cacheStart);
       this.cacheStart = 0;
     }
-    this.subscriptions.dispatch(event, (sub) => {
+    const handOut = (sub: Subscription): void => {
       if (sub.buffer) sub.buffer.push(event);
       else this.deliver(sub, event);
-    });
+    };
+    if (event.type !== 'PROGRESS') this.subscriptions.dispatch(event, handOut);
+    else {
+      // Rare (an expired continue token's type): every listener is told, narrowed ones included.
+      this.subscriptions.passed(event.resourceVersion);
+      for (const sub of this.subscriptions.entries()) handOut(sub);
+    }
   }
 
   /** Forgets own writes up to `version` (history skipped past them). */
