@@ -55,35 +55,99 @@ function zeroOf(schema: SchemaNode | undefined): unknown {
   }
 }
 
-/** Applies Go's shape to `value` (described by `schema`) in place, recursively. */
-export function applyGoShape(value: unknown, schema: SchemaNode | undefined, depth = 0): void {
-  if (schema === undefined || depth > 200) return;
+/**
+ * What applying the shape needs of one schema position, worked out once per schema object and kept:
+ * walking a Pod visits a few hundred positions, and resolving each one's schema again (a `$ref`,
+ * the property lookup, the field codes) cost more than the walk itself.
+ */
+interface ShapePlan {
+  /** The definition's fields that have a code, with the code and (for 'a') the zero value to write. */
+  readonly fields: string[];
+  readonly codes: Code[];
+  readonly zeros: unknown[];
+  /** Element plan (lists). */
+  items: ShapePlan | undefined;
+  /** The plan of every value (maps: no declared properties); undefined for structs. */
+  values: ShapePlan | undefined;
+  /** Declared property plans, made on first use (null: a property without a plan). */
+  readonly properties: Map<string, ShapePlan | null>;
+  readonly schema: SchemaNode;
+}
+
+/** Plans of definitions, by name; of inline schemas, by their schema object. */
+const definitionPlans = new Map<string, ShapePlan>();
+const inlinePlans = new WeakMap<object, ShapePlan>();
+
+function planOf(schema: SchemaNode): ShapePlan {
+  const known = schema.definition === undefined ? inlinePlans.get(schema.resolved) : definitionPlans.get(schema.definition);
+  if (known !== undefined) return known;
+  const plan: ShapePlan = { fields: [], codes: [], zeros: [], items: undefined, values: undefined, properties: new Map(), schema };
+  // Kept before its children are made: the schema graph is recursive (JSONSchemaProps).
+  if (schema.definition === undefined) inlinePlans.set(schema.resolved, plan);
+  else definitionPlans.set(schema.definition, plan);
+  const table = schema.definition === undefined ? undefined : shapeTable().get(schema.definition);
+  for (const [field, code] of table ?? []) {
+    plan.fields.push(field);
+    plan.codes.push(code);
+    plan.zeros.push(code === 'a' ? zeroOf(schema.property(field)) : undefined);
+  }
+  const items = schema.items();
+  if (items !== undefined) plan.items = planOf(items);
+  const values = schema.propertyNames().length === 0 ? schema.additionalProperties() : undefined;
+  if (values !== undefined) plan.values = planOf(values);
+  return plan;
+}
+
+function propertyPlan(plan: ShapePlan, key: string): ShapePlan | undefined {
+  if (plan.values !== undefined) return plan.values;
+  let child = plan.properties.get(key);
+  if (child === undefined) {
+    const schema = plan.schema.property(key);
+    child = schema === undefined ? null : planOf(schema);
+    plan.properties.set(key, child);
+  }
+  return child ?? undefined;
+}
+
+function shapeWith(value: unknown, plan: ShapePlan, depth: number): void {
+  if (depth > 200) return;
   if (Array.isArray(value)) {
-    const items = schema.items();
-    for (const item of value) applyGoShape(item, items, depth + 1);
+    const items = plan.items;
+    if (items === undefined) return;
+    for (const item of value) if (item !== null && typeof item === 'object') shapeWith(item, items, depth + 1);
     return;
   }
   if (!isObject(value)) return;
-  const codes = schema.definition === undefined ? undefined : shapeTable().get(schema.definition);
-  if (codes !== undefined) {
-    for (const [field, code] of codes) {
-      const v = value[field];
-      if (code === 'z') {
+  const { fields, codes } = plan;
+  for (let i = 0; i < fields.length; i++) {
+    const field = fields[i];
+    const v = value[field];
+    switch (codes[i]) {
+      case 'z':
         if (v !== undefined && isZero(v)) delete value[field];
-      } else if (code === 's') {
+        break;
+      case 's':
         if (!isObject(v)) value[field] = {};
-      } else if (code === 'a') {
-        if (v === undefined || v === null) value[field] = zeroOf(schema.property(field));
-      } else if (v === undefined) {
-        value[field] = null;
-      }
+        break;
+      case 'a':
+        if (v === undefined || v === null) value[field] = plan.zeros[i];
+        break;
+      default:
+        if (v === undefined) value[field] = null;
     }
   }
-  const values = schema.propertyNames().length === 0 ? schema.additionalProperties() : undefined;
-  for (const [key, child] of Object.entries(value)) {
+  for (const key in value) {
+    const child = value[key];
     if (child === null || typeof child !== 'object') continue;
-    applyGoShape(child, values ?? schema.property(key), depth + 1);
+    const childPlan = propertyPlan(plan, key);
+    if (childPlan !== undefined) shapeWith(child, childPlan, depth + 1);
   }
+}
+
+/** Applies Go's shape to `value` (described by `schema`) in place, recursively. */
+export function applyGoShape(value: unknown, schema: SchemaNode | undefined): void {
+  if (schema === undefined) return;
+  shapeWith(value, planOf(schema), 0);
 }
 
 /** Applies Go's shape to an object about to be stored as `kind` of group/version (built-in kinds only). */

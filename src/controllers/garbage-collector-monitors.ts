@@ -26,8 +26,8 @@ export interface ObservedChange {
  */
 export function uidOf(json: string): string {
   const at = json.indexOf('"uid":"');
-  const refs = json.indexOf('"ownerReferences"');
-  if (at >= 0 && (refs < 0 || at < refs)) {
+  // Only the text before the uid is searched for owner references (the uid comes early).
+  if (at >= 0 && json.lastIndexOf('"ownerReferences"', at) < 0) {
     const start = at + 7;
     const end = json.indexOf('"', start);
     if (end > start) return json.slice(start, end);

@@ -74,8 +74,8 @@ export function metricsMiddleware(options: MetricsMiddlewareOptions = {}): (req:
       // writer never saw a status).
       recordRequest(labels, isHijacked(res) ? 0 : res.statusCode, seconds, longRunning);
     };
-    res.once('finish', finish);
-    res.once('close', finish);
+    // 'close' follows 'finish' on every response, hijacked ones included (hijacked-responses.ts).
+    res.on('close', finish);
     next();
   };
 }

@@ -67,8 +67,9 @@ export function requestLogger(options: RequestLoggerOptions = {}): (req: Request
       if (!res.writableFinished) fields.aborted = true;
       log.log(lineLevel, 'request', fields);
     };
-    res.once('finish', finish);
-    res.once('close', finish);
+    // 'close' follows 'finish' on every response (HTTP/1 and HTTP/2), and comes alone when the
+    // connection ends first: one listener sees both.
+    res.on('close', finish);
     next();
   };
 }

@@ -1,0 +1,54 @@
+/**
+ * The JSON lines of src/logging/logger.ts: key order, primitive fields as they are, and the values
+ * that need the replacer (errors, also nested, and bigints) still written in full.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Logger } from '../../src/logging/logger.js';
+
+function capture(): { log: Logger; lines: string[] } {
+  const lines: string[] = [];
+  return { log: new Logger('debug', (l) => lines.push(l)), lines };
+}
+
+test('a line of primitive fields keeps level, msg, the fields in order, then ts', () => {
+  const { log, lines } = capture();
+  log.info('request', { method: 'GET', status: 200, durationMs: 1.25, aborted: true });
+  assert.equal(lines.length, 1);
+  assert.ok(lines[0].endsWith('\n'));
+  const parsed = JSON.parse(lines[0]) as Record<string, unknown>;
+  assert.deepEqual(Object.keys(parsed), ['level', 'msg', 'method', 'status', 'durationMs', 'aborted', 'ts']);
+  assert.deepEqual({ ...parsed, ts: undefined }, { level: 'info', msg: 'request', method: 'GET', status: 200, durationMs: 1.25, aborted: true, ts: undefined });
+  assert.match(String(parsed.ts), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+});
+
+test('errors (top-level and nested) and bigints are expanded', () => {
+  const { log, lines } = capture();
+  const cause = new Error('inner');
+  log.error('failed', { error: new Error('outer', { cause }), nested: { err: new TypeError('deep') }, big: 12345678901234567890n });
+  const parsed = JSON.parse(lines[0]) as { error: Record<string, unknown>; nested: { err: Record<string, unknown> }; big: string };
+  assert.equal(parsed.error.name, 'Error');
+  assert.equal(parsed.error.message, 'outer');
+  assert.match(String(parsed.error.stack), /outer/);
+  assert.equal((parsed.error.cause as Record<string, unknown>).message, 'inner');
+  assert.equal(parsed.nested.err.name, 'TypeError');
+  assert.equal(parsed.nested.err.message, 'deep');
+  assert.equal(parsed.big, '12345678901234567890');
+});
+
+test('base fields with an object still go through the replacer', () => {
+  const { log, lines } = capture();
+  log.addBaseFields({ worker: 1, origin: { err: new Error('base') } });
+  log.warn('w', { n: 1 });
+  const parsed = JSON.parse(lines[0]) as { worker: number; origin: { err: { message: string } } };
+  assert.equal(parsed.worker, 1);
+  assert.equal(parsed.origin.err.message, 'base');
+});
+
+test('an unserialisable field still gives a line', () => {
+  const { log, lines } = capture();
+  const cyclic: Record<string, unknown> = {};
+  cyclic.self = cyclic;
+  log.info('cyclic', { cyclic });
+  assert.deepEqual(Object.keys(JSON.parse(lines[0]) as object), ['level', 'msg', 'fields', 'ts']);
+});
