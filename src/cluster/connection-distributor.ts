@@ -12,6 +12,7 @@ import {
   type ConnectionGrantMessage,
   type ConnectionMessage,
   type PingMessage,
+  type ShedConnectionMessage,
 } from './messages.js';
 
 /** Options of {@link ConnectionDistributor}. */
@@ -26,6 +27,8 @@ export interface DistributorOptions {
   maxHandoffs?: number;
   /** A worker with this many unclaimed hand-offs is passed over while another ready worker has fewer. */
   maxUnclaimed?: number;
+  /** The least time between two requests to move a connection (see REBALANCE_BUSY); 0 turns rebalancing off. */
+  rebalanceIntervalMs?: number;
 }
 
 interface Handoff {
@@ -59,6 +62,21 @@ const BUSY_MARGIN = 0.25;
  * (every half second), so a burst of new connections does not all follow one stale report.
  */
 const BUSY_PER_HANDOFF = 0.02;
+
+/**
+ * Rebalancing of long-lived connections. Go clients carry all their requests on one HTTP/2
+ * connection, so a control plane's few clients can leave one worker saturated and another idle
+ * whatever the hand-off did when they connected. A worker busier than REBALANCE_BUSY for
+ * REBALANCE_REPORTS reports in a row (two seconds), while another ready worker is at least
+ * REBALANCE_GAP less busy, is asked to send GOAWAY on one connection (ShedConnectionMessage): the
+ * one that carried about the share of its requests that would even the two out. The client
+ * reconnects, and the new connection goes to the least busy worker. At most one such request per
+ * `rebalanceIntervalMs` over all workers, so a client that is the whole load is not bounced back
+ * and forth often.
+ */
+const REBALANCE_BUSY = 0.85;
+const REBALANCE_GAP = 0.4;
+const REBALANCE_REPORTS = 4;
 
 /** How often, and how long, to wait for the IPC channel of an exited worker to reach its end. */
 const CHANNEL_POLL_MS = 10;
@@ -120,6 +138,10 @@ export class ConnectionDistributor {
   private readonly open = new Map<Worker, number>();
   /** Each worker's last reported event loop utilization (0-1), plus BUSY_PER_HANDOFF per hand-off since. */
   private readonly busy = new Map<Worker, number>();
+  /** How many load reports in a row each worker was above REBALANCE_BUSY. */
+  private readonly hot = new Map<Worker, number>();
+  private lastRebalance = 0;
+  private readonly rebalanceIntervalMs: number;
   private waiting: Waiting[] = [];
   private cursor = 0;
   private nextId = 0;
@@ -141,6 +163,7 @@ export class ConnectionDistributor {
     this.claimTimeoutMs = options.claimTimeoutMs ?? 2000;
     this.maxHandoffs = options.maxHandoffs ?? 8;
     this.maxUnclaimed = options.maxUnclaimed ?? 8;
+    this.rebalanceIntervalMs = options.rebalanceIntervalMs ?? 15_000;
     this.accept(server);
   }
 
@@ -233,6 +256,7 @@ export class ConnectionDistributor {
       if (handoff !== undefined) this.hand(handoff.socket, handoff.handoffs);
     } else if (isWorkerLoadMessage(msg)) {
       this.busy.set(worker, msg.busy);
+      this.rebalance(worker, msg.busy);
     } else if (isConnectionClosedMessage(msg)) {
       const left = (this.open.get(worker) ?? 1) - 1;
       if (left > 0) this.open.set(worker, left);
@@ -241,6 +265,26 @@ export class ConnectionDistributor {
       this.removeReady(worker);
       if (!worker.isDead()) this.draining.add(worker);
       this.closeIfIdle();
+    }
+  }
+
+  /** After a load report of `worker`: asks it to move a connection when it has stayed much busier than another (see REBALANCE_BUSY). */
+  private rebalance(worker: Worker, busy: number): void {
+    const hot = busy > REBALANCE_BUSY ? (this.hot.get(worker) ?? 0) + 1 : 0;
+    this.hot.set(worker, hot);
+    if (hot < REBALANCE_REPORTS || this.rebalanceIntervalMs <= 0 || !this.ready.includes(worker)) return;
+    const now = Date.now();
+    if (now - this.lastRebalance < this.rebalanceIntervalMs) return;
+    let idlest = busy;
+    for (const other of this.ready) if (other !== worker && !this.stalled.has(other)) idlest = Math.min(idlest, this.busy.get(other) ?? 0);
+    if (busy - idlest < REBALANCE_GAP) return;
+    this.lastRebalance = now;
+    this.hot.set(worker, 0);
+    const message: ShedConnectionMessage = { type: 'capstan:shed-connection', share: Math.min(1, (busy - idlest) / (2 * busy)) };
+    try {
+      worker.send(message, undefined, {}, () => undefined);
+    } catch {
+      // The worker is going away: its connections are moving anyway.
     }
   }
 
@@ -426,6 +470,7 @@ export class ConnectionDistributor {
     this.stopSending(worker);
     this.open.delete(worker);
     this.busy.delete(worker);
+    this.hot.delete(worker);
     const started = Date.now();
     const release = (): void => {
       if (worker.isConnected() && Date.now() - started < CHANNEL_WAIT_MS) {

@@ -7,6 +7,7 @@ import {
   isConnectionGrantMessage,
   isConnectionMessage,
   isPingMessage,
+  isShedConnectionMessage,
   type ConnectionClaimMessage,
   type ConnectionClosedMessage,
   type ConnectionRefusedMessage,
@@ -86,14 +87,19 @@ export class ConnectionReceiver {
 
   /**
    * Starts serving handed connections with the server `route` picks for each (by its local port:
-   * plain HTTP or HTTPS; servers that do not listen themselves). Call once.
+   * plain HTTP or HTTPS; servers that do not listen themselves). `shed` is called when the primary
+   * asks this worker to move a client elsewhere (see ShedConnectionMessage). Call once.
    */
-  serve(route: (socket: Socket) => Server | undefined): void {
+  serve(route: (socket: Socket) => Server | undefined, shed: (share: number) => boolean = () => false): void {
     if (this.route !== undefined) throw new Error('ConnectionReceiver.serve called twice');
     this.route = route;
     process.on('message', (msg: unknown, handle: unknown) => {
       if (isPingMessage(msg)) {
         tell({ type: 'capstan:pong' });
+        return;
+      }
+      if (isShedConnectionMessage(msg)) {
+        if (!this.closed) shed(msg.share);
         return;
       }
       if (isConnectionGrantMessage(msg)) {

@@ -88,6 +88,16 @@ export interface WorkerLoadMessage {
   busy: number;
 }
 
+/**
+ * Primary to worker: your event loop has been much busier than another worker's for a while; ask
+ * one HTTP/2 client to reconnect (its new connection goes to the least busy worker), choosing the
+ * connection that carried about `share` (0-1) of your requests lately.
+ */
+export interface ShedConnectionMessage {
+  type: 'capstan:shed-connection';
+  share: number;
+}
+
 // Any non-null object, arrays included (unlike the shared objectOrUndefined): only the fields read decide.
 function objectLikeOrUndefined(value: unknown): Record<string, unknown> | undefined {
   return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
@@ -138,6 +148,11 @@ export function isWorkerConnectionMessage(value: unknown): boolean {
 export function isWorkerLoadMessage(value: unknown): value is WorkerLoadMessage {
   const m = objectLikeOrUndefined(value);
   return m?.type === 'capstan:load' && typeof m.busy === 'number' && m.busy >= 0 && m.busy <= 1;
+}
+
+export function isShedConnectionMessage(value: unknown): value is ShedConnectionMessage {
+  const m = objectLikeOrUndefined(value);
+  return m?.type === 'capstan:shed-connection' && typeof m.share === 'number' && m.share >= 0 && m.share <= 1;
 }
 
 export function isConnectionClosedMessage(value: unknown): value is ConnectionClosedMessage {

@@ -114,7 +114,10 @@ export async function runServerProcess(config: ServerConfig): Promise<CapstanSer
   });
   shutdown.serving(server);
   if (receiver !== undefined) {
-    receiver.serve((socket) => server.serverForPort(socket.localPort ?? 0));
+    receiver.serve(
+      (socket) => server.serverForPort(socket.localPort ?? 0),
+      (share) => server.shedConnection(share),
+    );
     logger.debug('worker ready', { url: server.url });
     const message: ReadyMessage = { type: 'capstan:ready', url: server.url, index };
     process.send?.(message);

@@ -53,13 +53,16 @@ function needsReplacer(fields: LogFields): boolean {
 }
 
 /**
- * The default sink: lines written during one turn of the event loop go to stderr in one write at
- * the end of the turn (a busy server finishes many requests per turn, and each write to a pipe is
- * a system call), and whatever is pending is written before the process exits.
+ * Lines bound for stderr. A deferred line (a request line: a busy server finishes many requests per
+ * turn of the event loop, and each write to a pipe is a system call) waits for the end of the turn
+ * and goes out with the others of that turn in one write; any other line first writes what waits,
+ * then itself, so every line stays in order with what the process writes to stderr itself (a fatal
+ * error's message). What still waits is written before the process exits.
  */
-function bufferedStderr(): LogSink {
+const stderrLines = (() => {
   let pending = '';
   let scheduled = false;
+  let exitHooked = false;
   const flush = (): void => {
     scheduled = false;
     if (pending === '') return;
@@ -67,15 +70,23 @@ function bufferedStderr(): LogSink {
     pending = '';
     process.stderr.write(text);
   };
-  process.once('exit', flush);
-  return (line) => {
-    pending += line;
-    if (!scheduled) {
+  return {
+    now(line: string): void {
+      flush();
+      process.stderr.write(line);
+    },
+    defer(line: string): void {
+      pending += line;
+      if (scheduled) return;
       scheduled = true;
       setImmediate(flush);
-    }
+      if (!exitHooked) {
+        exitHooked = true;
+        process.once('exit', flush);
+      }
+    },
   };
-}
+})();
 
 /** `key=value` for a text line: bare when the value is a plain word, JSON-quoted otherwise. */
 function textValue(value: unknown): string {
@@ -103,7 +114,7 @@ export class Logger {
 
   constructor(
     level: LogLevel = 'info',
-    private sink: LogSink = bufferedStderr(),
+    private sink: LogSink | undefined = undefined,
     private readonly base: LogFields = {},
   ) {
     this.rank = RANK[level];
@@ -131,7 +142,7 @@ export class Logger {
 
   /** Replaces the output; returns the previous sink. */
   setSink(sink: LogSink): LogSink {
-    const previous = this.sink;
+    const previous = this.sink ?? ((line: string) => stderrLines.now(line));
     this.sink = sink;
     return previous;
   }
@@ -147,6 +158,15 @@ export class Logger {
   }
 
   /**
+   * As `log`, for the lines of every request: on stderr such a line may wait until the end of the
+   * event loop's turn, to be written with the others of that turn (see stderrLines).
+   */
+  logDeferred(level: LogLevel, msg: string, fields: LogFields = {}): void {
+    if (RANK[level] < this.rank) return;
+    this.write(level, msg, fields, true);
+  }
+
+  /**
    * An `info` line written whatever the level: lifecycle lines (`serving`, `shutting down`) that
    * scripts and tests wait for must not disappear under `--log-level=warn`.
    */
@@ -154,9 +174,9 @@ export class Logger {
     this.write('info', msg, fields);
   }
 
-  private write(level: LogLevel, msg: string, fields: LogFields): void {
+  private write(level: LogLevel, msg: string, fields: LogFields, deferred = false): void {
     if (this.lineFormat === 'text') {
-      this.sink(textLine(level, msg, { ...fields, ...this.base }));
+      this.emit(textLine(level, msg, { ...fields, ...this.base }), deferred);
       return;
     }
     const record: LogFields = { level, msg, ...fields, ...this.base, ts: new Date().toISOString() };
@@ -166,7 +186,13 @@ export class Logger {
     } catch {
       line = JSON.stringify({ level, msg, fields: '[unserializable fields]', ts: record.ts });
     }
-    this.sink(`${line}\n`);
+    this.emit(`${line}\n`, deferred);
+  }
+
+  private emit(line: string, deferred: boolean): void {
+    if (this.sink !== undefined) this.sink(line);
+    else if (deferred) stderrLines.defer(line);
+    else stderrLines.now(line);
   }
 
   debug(msg: string, fields?: LogFields): void {

@@ -78,6 +78,8 @@ export interface CapstanServer {
   secureUrl: string | undefined;
   /** The server that serves connections arriving on local port `port` (handed-in connections). */
   serverForPort(port: number): Server | undefined;
+  /** Asks one HTTP/2 client to reconnect (see SecureServer.shedSession); false when none carried requests. */
+  shedConnection(share: number): boolean;
   /** Serving certificates and CAs (undefined without HTTPS). */
   serving: ServingSetup | undefined;
   /** Authentication chain and service account token issuer. */
@@ -485,5 +487,6 @@ export async function startServer(given: ServerConfig, storage: Storage, options
     })();
     return closing;
   };
-  return { app, http, context, health, url, secureUrl, serverForPort, serving, authentication, close };
+  const shedConnection = (share: number): boolean => secureServing?.shedSession(share) ?? false;
+  return { app, http, context, health, url, secureUrl, serverForPort, shedConnection, serving, authentication, close };
 }

@@ -65,7 +65,7 @@ export function requestLogger(options: RequestLoggerOptions = {}): (req: Request
       fields.userAgent = req.headers['user-agent'] ?? '';
       fields.remoteAddr = req.socket?.remoteAddress ?? '';
       if (!res.writableFinished) fields.aborted = true;
-      log.log(lineLevel, 'request', fields);
+      log.logDeferred(lineLevel, 'request', fields);
     };
     // 'close' follows 'finish' on every response (HTTP/1 and HTTP/2), and comes alone when the
     // connection ends first: one listener sees both.

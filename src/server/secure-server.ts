@@ -1,6 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { createSecureServer, type Http2Session, type SecureServerOptions } from 'node:http2';
+import { createSecureServer, type Http2Session, type SecureServerOptions, type ServerHttp2Stream } from 'node:http2';
 import type { SecureContextOptions } from 'node:tls';
 import { logger } from '../logging/logger.js';
 
@@ -17,6 +17,13 @@ export interface SecureServer {
   server: Server;
   /** Sends GOAWAY on every HTTP/2 connection: streams in flight finish, no new ones start. */
   closeSessions(): void;
+  /**
+   * Sends GOAWAY on one HTTP/2 connection so that its client reconnects (to a less busy worker,
+   * see ConnectionDistributor): the one whose requests since the last call come closest to `share`
+   * of all of them. Its streams in flight, watches included, finish on it. False when no
+   * connection carried a request since the last call.
+   */
+  shedSession(share: number): boolean;
 }
 
 /** kube-apiserver's window: 256 KiB of request body per stream in flight (a frame holds nearly every object). */
@@ -45,7 +52,7 @@ export function secureServer(
   http2: { maxStreamsPerConnection: number } | undefined,
   handler: (req: IncomingMessage, res: ServerResponse) => void,
 ): SecureServer {
-  if (http2 === undefined) return { server: createHttpsServer({ ...http1, ...tls }, handler), closeSessions: () => undefined };
+  if (http2 === undefined) return { server: createHttpsServer({ ...http1, ...tls }, handler), closeSessions: () => undefined, shedSession: () => false };
   const maxConcurrentStreams = http2.maxStreamsPerConnection > 0 ? http2.maxStreamsPerConnection : DEFAULT_MAX_STREAMS;
   const options: SecureServerOptions = {
     ...tls,
@@ -59,19 +66,55 @@ export function secureServer(
   const h2 = createSecureServer(options, handler as unknown as Parameters<typeof createSecureServer>[1]);
   // The HTTP/1 fallback reads these from the server object, as http.Server does.
   Object.assign(h2, { keepAliveTimeout: http1.keepAliveTimeout, requestTimeout: http1.requestTimeout, maxHeaderSize: http1.maxHeaderSize });
-  const sessions = new Set<Http2Session>();
+  /** Every open HTTP/2 connection, with the streams it carried since the last shedSession. */
+  const sessions = new Map<Http2Session, number>();
   h2.on('session', (session: Http2Session) => {
-    sessions.add(session);
+    sessions.set(session, 0);
     session.once('close', () => sessions.delete(session));
+  });
+  h2.on('stream', (stream: ServerHttp2Stream) => {
+    const session = stream.session;
+    const count = session === undefined ? undefined : sessions.get(session);
+    if (count !== undefined && session !== undefined) sessions.set(session, count + 1);
   });
   // A broken connection (a protocol error, a reset) ends that connection only.
   h2.on('sessionError', (error: Error) => logger.debug('http2 connection error', { error: error.message }));
   return {
     server: h2 as unknown as Server,
     closeSessions: () => {
-      for (const session of sessions) if (!session.closed) session.close();
+      for (const session of sessions.keys()) if (!session.closed) session.close();
+    },
+    shedSession: (share) => {
+      const open = [...sessions].filter(([session]) => !session.closed && !session.destroyed);
+      for (const session of sessions.keys()) sessions.set(session, 0);
+      const counts = open.map(([, count]) => count);
+      const chosen = connectionToMove(counts, share);
+      if (chosen === undefined) return false;
+      logger.info('asking a client to reconnect, to a less busy worker', { requests: counts[chosen], ofRequests: counts.reduce((a, b) => a + b, 0) });
+      open[chosen][0].close();
+      return true;
     },
   };
+}
+
+/**
+ * Which connection to move off a busy worker, given how many requests each carried lately and
+ * the `share` of them that would even the worker out with the least busy one: the connection
+ * closest to that share, only if moving it makes the two closer (it carried less than twice the
+ * share; a connection that is nearly the whole load would only move the hot spot). Undefined when
+ * none qualifies.
+ */
+export function connectionToMove(counts: readonly number[], share: number): number | undefined {
+  const total = counts.reduce((a, b) => a + b, 0);
+  if (total === 0) return undefined;
+  const target = share * total;
+  let chosen: number | undefined;
+  for (let i = 0; i < counts.length; i++) {
+    const count = counts[i];
+    if (count === 0 || count >= 2 * target) continue;
+    if (chosen === undefined || Math.abs(count - target) < Math.abs(counts[chosen] - target)) chosen = i;
+  }
+  return chosen;
 }
 
 /** Closes the server's idle HTTP/1 connections where Node can (an HTTP/2 server closes them on `close()`). */

@@ -4,6 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { Logger } from '../../src/logging/logger.js';
 
 function capture(): { log: Logger; lines: string[] } {
@@ -51,4 +52,23 @@ test('an unserialisable field still gives a line', () => {
   cyclic.self = cyclic;
   log.info('cyclic', { cyclic });
   assert.deepEqual(Object.keys(JSON.parse(lines[0]) as object), ['level', 'msg', 'fields', 'ts']);
+});
+
+test('on stderr, a deferred (request) line goes out before the next other line, and before the process exits', () => {
+  const loggerModule = new URL('../../src/logging/logger.js', import.meta.url).href;
+  const script = `
+    const { logger } = await import(${JSON.stringify(loggerModule)});
+    logger.logDeferred('info', 'request', { n: 1 });
+    logger.logDeferred('info', 'request', { n: 2 });
+    logger.warn('plain');
+    process.stderr.write('direct\\n');
+    logger.logDeferred('info', 'request', { n: 3 });
+  `;
+  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stderr);
+  const lines = run.stderr.trim().split('\n');
+  assert.deepEqual(
+    lines.map((l) => (l.startsWith('{') ? `${(JSON.parse(l) as { msg: string; n?: number }).msg}${(JSON.parse(l) as { n?: number }).n ?? ''}` : l)),
+    ['request1', 'request2', 'plain', 'direct', 'request3'],
+  );
 });
