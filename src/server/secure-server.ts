@@ -101,8 +101,9 @@ export function secureServer(
  * Which connection to move off a busy worker, given how many requests each carried lately and
  * the `share` of them that would even the worker out with the least busy one: the connection
  * closest to that share, only if moving it makes the two closer (it carried less than twice the
- * share; a connection that is nearly the whole load would only move the hot spot). Undefined when
- * none qualifies.
+ * share; a connection that is nearly the whole load would only move the hot spot) and by enough to
+ * be worth a reconnection (at least half the share; a client that sends a request now and then is
+ * left alone). Undefined when none qualifies.
  */
 export function connectionToMove(counts: readonly number[], share: number): number | undefined {
   const total = counts.reduce((a, b) => a + b, 0);
@@ -111,7 +112,7 @@ export function connectionToMove(counts: readonly number[], share: number): numb
   let chosen: number | undefined;
   for (let i = 0; i < counts.length; i++) {
     const count = counts[i];
-    if (count === 0 || count >= 2 * target) continue;
+    if (count === 0 || count < target / 2 || count >= 2 * target) continue;
     if (chosen === undefined || Math.abs(count - target) < Math.abs(counts[chosen] - target)) chosen = i;
   }
   return chosen;

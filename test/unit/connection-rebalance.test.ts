@@ -20,7 +20,13 @@ test('the connection closest to the share is moved', () => {
 
 test('a connection carrying twice the share or more is never moved: it would only move the hot spot', () => {
   assert.equal(connectionToMove([100], 0.47), undefined);
-  assert.equal(connectionToMove([90, 10], 0.45), 1);
-  assert.equal(connectionToMove([95, 5], 0.1), 1);
+  assert.equal(connectionToMove([70, 30], 0.3), 1);
+  assert.equal(connectionToMove([95, 5], 0.05), 1);
   assert.equal(connectionToMove([80, 20], 0.05), undefined);
+});
+
+test('nor one carrying less than half the share: moving it would not be worth a reconnection', () => {
+  assert.equal(connectionToMove([90, 10], 0.45), undefined);
+  assert.equal(connectionToMove([997, 3], 0.3), undefined);
+  assert.equal(connectionToMove([60, 25, 15], 0.2), 1);
 });
