@@ -16,6 +16,8 @@ import {
   sentinelMaster,
   startReplica,
   startSentinels,
+  onlineReplicas,
+  until,
   waitForReplicas,
   type SentinelProcess,
   type TestNetwork,
@@ -38,6 +40,8 @@ export interface SentinelTopology {
   primaryIndex(): Promise<number>;
   /** Resolves once the Sentinels name a primary other than node `old` and it has `replicas` replicas online. */
   waitForNewPrimary(old: number, replicas: number, timeoutMs?: number): Promise<number>;
+  /** Each node's replication state and the end of each Sentinel's log, for a failing test's message. */
+  describe(): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -118,6 +122,15 @@ export async function startSentinelTopology(network?: TestNetwork, capstanArgs: 
           await sleep(100);
         }
       },
+      describe: async () => {
+        const parts: string[] = [];
+        for (const [i, n] of nodes.entries()) {
+          const info = await replicationInfo(n.host, n.port).catch((err: Error) => ({ error: err.message }));
+          parts.push(`node ${i} (${n.host}:${n.port}): ${JSON.stringify(info)}`);
+        }
+        for (const [i, s] of sentinels.entries()) parts.push(`sentinel ${i} log:\n${await s.logTail()}`);
+        return parts.join('\n');
+      },
       stop: async () => {
         await capstan.stop('SIGKILL');
         await cleanup();
@@ -141,7 +154,7 @@ export const FAULTS = {
     await node.restart();
     // The Sentinels turn the restarted node into a replica and it syncs in full: on a loaded
     // machine that took more than the default 20 s (a CI run beside a conformance run).
-    await waitForReplicas(...(await primaryAddress(t)), 2, 60_000);
+    await explained(t, waitForWholeAgain(t, 60_000));
   },
   /** SIGSTOP the primary until a replica took over (longer than down-after), then SIGCONT: the Sentinels demote it. */
   SIGSTOP: async (t: SentinelTopology): Promise<void> => {
@@ -155,7 +168,7 @@ export const FAULTS = {
     } finally {
       process.kill(pid, 'SIGCONT');
     }
-    await waitForReplicas(...(await primaryAddress(t)), 2);
+    await explained(t, waitForWholeAgain(t));
   },
   /** Cut the primary off from every other process until a replica took over, then heal: the Sentinels demote it. */
   partition: async (t: SentinelTopology): Promise<void> => {
@@ -169,12 +182,31 @@ export const FAULTS = {
     } finally {
       await network.heal(old);
     }
-    await waitForReplicas(...(await primaryAddress(t)), 2);
+    await explained(t, waitForWholeAgain(t));
   },
 };
 
-async function primaryAddress(t: SentinelTopology): Promise<[string, number]> {
-  const node = t.nodes[await t.primaryIndex()];
-  if (!node) throw new Error('no primary');
-  return [node.host, node.port];
+/** `wait`, with the topology's state added to its error. */
+async function explained(t: SentinelTopology, wait: Promise<void>): Promise<void> {
+  try {
+    await wait;
+  } catch (err) {
+    throw new Error(`${(err as Error).message}\n${await t.describe()}`);
+  }
+}
+
+/**
+ * Waits until the primary of the moment, asked of the Sentinels at every poll, has both other nodes
+ * as replicas online: on a loaded machine a second failover can follow the first (down-after is 1 s),
+ * and then the node that took over first is no longer the one to ask.
+ */
+async function waitForWholeAgain(t: SentinelTopology, timeoutMs = 20_000): Promise<void> {
+  await until(
+    async () => {
+      const node = t.nodes[await t.primaryIndex()];
+      return node !== undefined && onlineReplicas(await replicationInfo(node.host, node.port)) >= t.nodes.length - 1;
+    },
+    `the primary of the moment with ${t.nodes.length - 1} replicas online`,
+    timeoutMs,
+  );
 }

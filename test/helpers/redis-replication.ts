@@ -6,7 +6,7 @@
  */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -18,7 +18,8 @@ const REDIS_SERVER = process.env.REDIS_SERVER ?? 'redis-server';
 /** Arguments every replicated node gets: full syncs start at once (Redis 7 waits 5 s by default). */
 export const DURABLE_NODE_ARGS = ['--repl-diskless-sync-delay', '0'];
 
-async function until(check: () => Promise<boolean>, what: string, timeoutMs: number): Promise<void> {
+/** Polls `check` every 50 ms until it resolves true (a rejection counts as not yet); throws naming `what` after `timeoutMs`. */
+export async function until(check: () => Promise<boolean>, what: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
@@ -42,18 +43,17 @@ export async function replicationInfo(host: string, port: number): Promise<Recor
   return fields;
 }
 
+/** How many replicas a node's INFO replication (see replicationInfo) lists as online; 0 unless it is a primary. */
+export function onlineReplicas(info: Record<string, string>): number {
+  if (info.role !== 'master') return 0;
+  let online = 0;
+  for (let i = 0; i < Number(info.connected_slaves ?? '0'); i++) if (info[`slave${i}`]?.includes('state=online')) online++;
+  return online;
+}
+
 /** Waits until the primary at host:port has `count` replicas online. */
 export async function waitForReplicas(host: string, port: number, count: number, timeoutMs = 20_000): Promise<void> {
-  await until(
-    async () => {
-      const info = await replicationInfo(host, port);
-      let online = 0;
-      for (let i = 0; i < Number(info.connected_slaves ?? '0'); i++) if (info[`slave${i}`]?.includes('state=online')) online++;
-      return info.role === 'master' && online >= count;
-    },
-    `${count} replica(s) online at ${host}:${port}`,
-    timeoutMs,
-  );
+  await until(async () => onlineReplicas(await replicationInfo(host, port)) >= count, `${count} replica(s) online at ${host}:${port}`, timeoutMs);
 }
 
 /** Starts a replica of `primary` (same options as startRedis) and waits until it is in sync. */
@@ -76,6 +76,8 @@ export async function startReplica(primary: { host: string; port: number }, opti
 export interface SentinelProcess {
   readonly host: string;
   readonly port: number;
+  /** The last `lines` lines of the Sentinel's log (for a failing test's message). */
+  logTail(lines?: number): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -112,6 +114,7 @@ export async function startSentinels(master: { host: string; port: number }, cou
           `port ${port}`,
           `bind ${host}`,
           `dir ${dir}`,
+          `logfile ${join(dir, 'sentinel.log')}`,
           'protected-mode no',
           `sentinel monitor ${name} ${master.host} ${master.port} ${quorum}`,
           `sentinel down-after-milliseconds ${name} ${options.downAfterMs ?? 1000}`,
@@ -124,6 +127,10 @@ export async function startSentinels(master: { host: string; port: number }, cou
       sentinels.push({
         host,
         port,
+        logTail: async (lines = 30) => {
+          const text = await readFile(join(dir, 'sentinel.log'), 'utf8').catch(() => '');
+          return text.trimEnd().split('\n').slice(-lines).join('\n');
+        },
         stop: async () => {
           child.kill('SIGKILL');
           await waitExit(child);
