@@ -14,7 +14,7 @@ import { RecentEventCache } from './recent-event-cache.js';
 /**
  * Watch event frames: JSON lines (`{"type":...,"object":...}\n`), length-delimited Protobuf
  * `WatchEvent` frames, or items of a CBOR sequence (`application/cbor-seq`). Each change is encoded once per (event type, apiVersion, representation,
- * encoding) and the bytes are shared across all watchers; each change's objects are parsed once for
+ * encoding) and the bytes (one Buffer) are shared across all watchers; each change's objects are parsed once for
  * selector matching, while the change is recent. Custom resources are served with the
  * read defaults and conversion webhooks of the serving catalogue's CustomResourceFacts, passed in.
  */
@@ -78,7 +78,9 @@ export function encodedEvent(
   let frame = frames[type];
   if (frame === undefined) {
     const json = type === 'DELETED' && !eventDecodes(event) ? corruptTombstone(event, kind, apiVersion) : deliveredJson(event, type);
-    frame = objectFrame(facts, type, json, apiVersion, encoding);
+    const encoded = objectFrame(facts, type, json, apiVersion, encoding);
+    // Encoded to UTF-8 once here rather than by every watcher's socket write.
+    frame = typeof encoded === 'string' ? Buffer.from(encoded) : encoded;
     frames[type] = frame;
   }
   return frame;

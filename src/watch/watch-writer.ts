@@ -12,6 +12,23 @@ export const WATCH_FLUSH_MAX_DELAY_MS = 50;
 /** Watchers to write per millisecond of delay: the wait grows with the number of sockets to write. */
 const WATCHERS_PER_DELAY_MS = 100;
 
+/**
+ * HTTP/1.1 chunks of shared frames: a change's frame is one Buffer for every watcher of its
+ * encoding (event-encoding.ts), and a flush that writes it alone writes the same chunk, so the
+ * chunk is built once, not once per watcher.
+ */
+const chunks = new WeakMap<Buffer, Buffer>();
+
+/** The HTTP/1.1 chunk of `data`; kept for reuse when `data` is a shared frame. */
+function chunkOf(data: Buffer, shared: boolean): Buffer {
+  let chunk = shared ? chunks.get(data) : undefined;
+  if (chunk === undefined) {
+    chunk = Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, CRLF]);
+    if (shared) chunks.set(data, chunk);
+  }
+  return chunk;
+}
+
 /** Writers waiting for the next flush (each at most once: see `WatchWriter.isScheduled`). */
 let scheduled: WatchWriter[] = [];
 let timer: NodeJS.Timeout | undefined;
@@ -177,7 +194,7 @@ export class WatchWriter {
           ? frames.join('')
           : Buffer.concat(frames.map((f) => (typeof f === 'string' ? Buffer.from(f) : f)));
     this.onWritten(frames.length);
-    if (!this.writeChunk(data)) {
+    if (!this.writeChunk(data, frames.length === 1)) {
       this.waitingForDrain = true;
       this.socketBacklog = this.res.writableLength;
       if (this.socketBacklog > this.maxBacklogBytes) this.overflow();
@@ -191,7 +208,7 @@ export class WatchWriter {
    * buffered writes and a `writev` per chunk, the main cost with thousands of watchers). `end()`
    * on the response still writes the last chunk. Until then `res.write` frames it.
    */
-  private writeChunk(data: string | Buffer): boolean {
+  private writeChunk(data: string | Buffer, shared: boolean): boolean {
     const res = this.res;
     const socket = this.socket;
     if (!this.direct) {
@@ -200,7 +217,7 @@ export class WatchWriter {
     }
     if (!this.direct || socket === undefined) return res.write(data);
     if (typeof data === 'string') return socket.write(`${Buffer.byteLength(data).toString(16)}\r\n${data}\r\n`);
-    return socket.write(Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, CRLF]));
+    return socket.write(chunkOf(data, shared));
   }
 
   private overflow(): void {

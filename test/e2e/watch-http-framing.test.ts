@@ -155,3 +155,64 @@ test('JSON and Protobuf watches are well-formed chunked bodies, and the connecti
     socket.destroy();
   }
 });
+
+test('watchers sharing a change get the same well-framed UTF-8 bytes, whatever the characters', async () => {
+  const ns = uniqueName('frame-utf8');
+  const made = await api(server.url, '/api/v1/namespaces', { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify({ metadata: { name: ns } }) });
+  assert.equal(made.status, 201, made.text);
+  const listed = await api(server.url, `/api/v1/namespaces/${ns}/configmaps`);
+  const from = String(listed.body.metadata.resourceVersion);
+  const { port } = new URL(server.url);
+  const data = ['grüße', '日本語のテキスト', 'emoji 🚀 and ü', 'plain'];
+  const sockets: Socket[] = [];
+  try {
+    const bodies: Array<Promise<Buffer>> = [];
+    for (let w = 0; w < 3; w++) {
+      const socket = connect(Number(port), '127.0.0.1');
+      sockets.push(socket);
+      await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+      bodies.push(readUntil(socket, (bytes) => eventLines(bytes).length >= data.length, 60_000));
+      socket.write(`GET /api/v1/namespaces/${ns}/configmaps?watch=1&resourceVersion=${from} HTTP/1.1\r\nHost: capstan\r\nAccept: application/json\r\n\r\n`);
+    }
+    for (const [i, text] of data.entries()) {
+      const r = await api(server.url, `/api/v1/namespaces/${ns}/configmaps`, {
+        method: 'POST',
+        headers: JSON_HEADERS,
+        body: JSON.stringify({ metadata: { name: `cm-${i}` }, data: { text } }),
+      });
+      assert.equal(r.status, 201, r.text);
+    }
+    const received: string[][] = [];
+    for (const body of bodies) {
+      const lines = eventLines(await body);
+      received.push(lines.map((l) => JSON.stringify((JSON.parse(l) as { object: { data: unknown } }).object.data)));
+    }
+    const expected = data.map((text) => JSON.stringify({ text }));
+    for (const events of received) assert.deepEqual(events, expected);
+  } finally {
+    for (const s of sockets) s.destroy();
+  }
+});
+
+/**
+ * The complete event lines of a chunked watch body so far. Each chunk's declared size must be its
+ * byte length (the CRLF after the data is checked) and its data whole UTF-8 lines.
+ */
+function eventLines(bytes: Buffer): string[] {
+  const headEnd = bytes.indexOf('\r\n\r\n');
+  if (headEnd < 0) return [];
+  assert.match(bytes.subarray(0, headEnd).toString('latin1'), /^HTTP\/1\.1 200 [^]*\r\ntransfer-encoding: chunked/i);
+  const lines: string[] = [];
+  for (let at = headEnd + 4; ;) {
+    const lineEnd = bytes.indexOf('\r\n', at);
+    if (lineEnd < 0) return lines;
+    const size = parseInt(bytes.subarray(at, lineEnd).toString('latin1'), 16);
+    const dataStart = lineEnd + 2;
+    if (bytes.length < dataStart + size + 2) return lines;
+    assert.equal(bytes.subarray(dataStart + size, dataStart + size + 2).toString('latin1'), '\r\n', 'chunk data ends with CRLF');
+    const text = bytes.subarray(dataStart, dataStart + size).toString('utf8');
+    assert.ok(text.endsWith('\n'), 'a chunk holds whole events');
+    lines.push(...text.split('\n').filter((l) => l !== ''));
+    at = dataStart + size + 2;
+  }
+}
