@@ -16,8 +16,9 @@
 #   --bin DIR       where kube-controller-manager, kube-scheduler and kwok are (default $KUBE_BIN, else
 #                   ~/.cache/kube-reference/bin, which ../shared/reference/build.sh fills); KCM, SCHEDULER
 #                   and KWOK name single binaries instead
-# Environment: KCM_ARGS, SCHEDULER_ARGS, KWOK_ARGS: extra flags for that component. KWOK_STAGES: a directory
-# of kwok Stage files (default: kwok's own "fast" stages from the Go module cache).
+# Environment: KCM_ARGS, SCHEDULER_ARGS, KWOK_ARGS: extra flags for that component. CAPSTAN_NODE_ARGS: extra
+# flags for the node running Capstan (e.g. "--cpu-prof --cpu-prof-dir=DIR"; its workers inherit them).
+# KWOK_STAGES: a directory of kwok Stage files (default: kwok's own "fast" stages from the Go module cache).
 #
 # Once everything is up it prints one line, "control-plane: ready KUBECONFIG=<admin kubeconfig>", and
 # waits; if a component exits, the others are stopped and the script exits 1.
@@ -110,7 +111,7 @@ wait_for() {
 }
 
 if [[ $kind == capstan ]]; then
-  node "$root/dist/src/main.js" --secure-port "$port" --cert-dir "$work/pki" --authorization-mode=Node,RBAC \
+  node ${CAPSTAN_NODE_ARGS:-} "$root/dist/src/main.js" --secure-port "$port" --cert-dir "$work/pki" --authorization-mode=Node,RBAC \
     --controllers= --write-kubeconfig "$admin" "${capstan_flags[@]}" >"$work/capstan.log" 2>&1 &
   server_pid=$!
   pids+=("$server_pid")
