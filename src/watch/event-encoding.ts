@@ -26,7 +26,13 @@ type FramesByType = Partial<Record<WatchEventType, string | Buffer>>;
  */
 const RECENT_CHANGES = 2048;
 const frameCache = new RecentEventCache<Map<string, FramesByType>>(RECENT_CHANGES);
-const parsedCache = new RecentEventCache<{ current: Obj | undefined; previous: Obj | undefined }>(RECENT_CHANGES);
+/** A change's objects parsed; the previous one only once a selector asked for it (`parsedObjects`). */
+interface ParsedChange {
+  current: Obj | undefined;
+  previous: Obj | undefined;
+  previousParsed: boolean;
+}
+const parsedCache = new RecentEventCache<ParsedChange>(RECENT_CHANGES);
 const decodesCache = new WeakMap<ChangeEvent, boolean>();
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -78,7 +84,10 @@ export function encodedEvent(
   let frame = frames[type];
   if (frame === undefined) {
     const json = type === 'DELETED' && !eventDecodes(event) ? corruptTombstone(event, kind, apiVersion) : deliveredJson(event, type);
-    const encoded = objectFrame(facts, type, json, apiVersion, encoding);
+    // Protobuf, Table and metadata frames are built from the object: when a watch's selector had
+    // it parsed already, that parse serves (not kept for this alone: parsed objects are large).
+    const parsed = json === event.json ? parsedCache.get(event)?.current : undefined;
+    const encoded = objectFrame(facts, type, json, apiVersion, encoding, parsed);
     // Encoded to UTF-8 once here rather than by every watcher's socket write.
     frame = typeof encoded === 'string' ? Buffer.from(encoded) : encoded;
     frames[type] = frame;
@@ -157,9 +166,18 @@ function decode(json: string): Obj | undefined {
  * when the change's object does not decode; `previous` when there is none or it does not decode.
  */
 export function parsedObjects(event: ChangeEvent): { current: Obj | undefined; previous: Obj | undefined } {
+  const parsed = parsedChange(event);
+  if (!parsed.previousParsed) {
+    parsed.previous = event.prevJson !== undefined ? decode(event.prevJson) : undefined;
+    parsed.previousParsed = true;
+  }
+  return parsed;
+}
+
+function parsedChange(event: ChangeEvent): ParsedChange {
   let parsed = parsedCache.get(event);
   if (!parsed) {
-    parsed = { current: decode(event.json), previous: event.prevJson !== undefined ? decode(event.prevJson) : undefined };
+    parsed = { current: decode(event.json), previous: undefined, previousParsed: false };
     parsedCache.set(event, parsed);
   }
   return parsed;
@@ -208,18 +226,23 @@ export function objectFrameOrConversion(
   return servedJsonForAsync(facts, json, apiVersion, 'object').then((converted) => objectFrame(facts, type, converted, apiVersion, encoding));
 }
 
-/** A frame for one object (synthetic ADDED of initial state, or a change) in the watch's encoding. */
+/**
+ * A frame for one object (synthetic ADDED of initial state, or a change) in the watch's encoding.
+ * `parsed`, when given, is what `json` decodes to (shared, so never mutated here): used instead of
+ * parsing again when the object is served as stored.
+ */
 export function objectFrame(
   facts: CustomResourceFacts,
   type: WatchEventType,
   json: string,
   apiVersion: string,
   encoding: WatchEncoding = JSON_OBJECTS,
+  parsed?: Obj,
 ): string | Buffer {
   const objectJson = servedJsonFor(facts, json, apiVersion, encoding.representation);
   if (encoding.representation === 'object' && encoding.cbor === true) return encodeCborWatchEvent(type, encodeCborJson(objectJson));
   if (encoding.representation === 'object' && !encoding.protobuf) return `{"type":"${type}","object":${objectJson}}\n`;
-  const obj = JSON.parse(objectJson) as Obj;
+  const obj = parsed !== undefined && objectJson === json ? parsed : (JSON.parse(objectJson) as Obj);
   if (encoding.representation === 'object') return frame(type, obj, encoding);
   const meta = (typeof obj.metadata === 'object' && obj.metadata !== null ? obj.metadata : {}) as Obj;
   const out =
