@@ -72,11 +72,13 @@ const BUSY_PER_HANDOFF = 0.02;
  * one that carried about the share of its requests that would even the two out. The client
  * reconnects, and the new connection goes to the least busy worker. At most one such request per
  * `rebalanceIntervalMs` over all workers, so a client that is the whole load is not bounced back
- * and forth often.
+ * and forth often. With `rebalanceIntervalMs` 0 nothing moves, and the imbalance is logged instead
+ * (at most once per UNBALANCED_LOG_INTERVAL_MS).
  */
 const REBALANCE_BUSY = 0.85;
 const REBALANCE_GAP = 0.4;
 const REBALANCE_REPORTS = 4;
+const UNBALANCED_LOG_INTERVAL_MS = 60_000;
 
 /** How often, and how long, to wait for the IPC channel of an exited worker to reach its end. */
 const CHANNEL_POLL_MS = 10;
@@ -272,14 +274,23 @@ export class ConnectionDistributor {
   private rebalance(worker: Worker, busy: number): void {
     const hot = busy > REBALANCE_BUSY ? (this.hot.get(worker) ?? 0) + 1 : 0;
     this.hot.set(worker, hot);
-    if (hot < REBALANCE_REPORTS || this.rebalanceIntervalMs <= 0 || !this.ready.includes(worker)) return;
+    if (hot < REBALANCE_REPORTS || !this.ready.includes(worker)) return;
+    const off = this.rebalanceIntervalMs <= 0;
     const now = Date.now();
-    if (now - this.lastRebalance < this.rebalanceIntervalMs) return;
+    if (now - this.lastRebalance < (off ? UNBALANCED_LOG_INTERVAL_MS : this.rebalanceIntervalMs)) return;
     let idlest = busy;
     for (const other of this.ready) if (other !== worker && !this.stalled.has(other)) idlest = Math.min(idlest, this.busy.get(other) ?? 0);
     if (busy - idlest < REBALANCE_GAP) return;
     this.lastRebalance = now;
     this.hot.set(worker, 0);
+    if (off) {
+      logger.info('a worker stays much busier than another; moving clients is off (--worker-rebalance-interval=0)', {
+        pid: worker.process.pid,
+        busy: Math.round(busy * 100) / 100,
+        otherBusy: Math.round(idlest * 100) / 100,
+      });
+      return;
+    }
     const message: ShedConnectionMessage = { type: 'capstan:shed-connection', share: Math.min(1, (busy - idlest) / (2 * busy)) };
     try {
       worker.send(message, undefined, {}, () => undefined);

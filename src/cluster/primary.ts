@@ -162,7 +162,7 @@ export async function runPrimary(config: ServerConfig, options: PrimaryOptions):
   }
   // Certificates are generated once here, before the workers load them.
   if (config.securePort !== undefined) await ensureServingCertDir(config);
-  const distributorOptions = { claimTimeoutMs: config.workerClaimTimeoutMs };
+  const distributorOptions = { claimTimeoutMs: config.workerClaimTimeoutMs, rebalanceIntervalMs: config.workerRebalanceIntervalMs };
   const urlOf = (scheme: string, host: string, port: number): string => `${scheme}://${host.includes(':') ? `[${host}]` : host}:${port}`;
   const plainPort = config.port;
   const securePort = config.securePort;

@@ -31,6 +31,8 @@ export interface ServerConfig
   workers: number;
   /** With workers: how long a worker may take to claim a handed connection before it is stalled. */
   workerClaimTimeoutMs: number;
+  /** With workers: the least time between two moves of a client off a saturated worker (0: never). */
+  workerRebalanceIntervalMs: number;
   /** With workers on Redis: how long a write waits for the other workers' watches to have its change (0: not at all). */
   workerWriteSyncTimeoutMs: number;
   redisUrl: string;

@@ -4,6 +4,7 @@
  * would even the two workers out, and the client's next connection goes to the other worker. Go
  * clients carry every request on one connection, so without this a control plane's few clients
  * can keep one worker saturated and the other idle. Connections of the other worker are left alone.
+ * With `--worker-rebalance-interval=0` nothing moves and the primary logs the imbalance instead.
  * Needs `redis-server` (scripts/ensure-test-deps.sh installs it).
  */
 import { after, before, describe, test } from 'node:test';
@@ -64,63 +65,114 @@ async function workerOf(env: RedisWorkers, marker: string): Promise<number> {
 
 const LIST = '/api/v1/namespaces/default/configmaps';
 
-describe('a worker much busier than the other moves one of its HTTP/2 clients', () => {
-  let env: RedisWorkers;
-  let secureUrl: string;
-  const sessions: ClientHttp2Session[] = [];
+/** Two workers on Redis, HTTPS with an administrator token, `args` added; HTTP/2 sessions opened on it. */
+interface Cluster {
+  env: RedisWorkers;
+  open(): ClientHttp2Session;
+  stop(): Promise<void>;
+}
+
+async function startCluster(args: string[] = []): Promise<Cluster> {
   const dir = mkdtempSync(join(tmpdir(), 'capstan-rebalance-'));
-  before(async () => {
-    const tokens = join(dir, 'tokens.csv');
-    writeFileSync(tokens, `${TOKEN},admin,admin-uid,"system:masters"\n`);
-    env = await startRedisWorkers({ args: [`--token-auth-file=${tokens}`] });
-    secureUrl = /"secureUrl":"(https:[^"]+)"/.exec(env.cap.stderr())?.[1] ?? '';
-    assert.ok(secureUrl !== '', 'the cluster serves HTTPS');
-  });
-  after(async () => {
-    for (const s of sessions) s.destroy();
-    await env?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const tokens = join(dir, 'tokens.csv');
+  writeFileSync(tokens, `${TOKEN},admin,admin-uid,"system:masters"\n`);
+  const sessions: ClientHttp2Session[] = [];
+  const env = await startRedisWorkers({ args: [`--token-auth-file=${tokens}`, ...args] });
+  const secureUrl = /"secureUrl":"(https:[^"]+)"/.exec(env.cap.stderr())?.[1] ?? '';
+  assert.ok(secureUrl !== '', 'the cluster serves HTTPS');
+  return {
+    env,
+    open: () => {
+      const session = connect(secureUrl, { rejectUnauthorized: false });
+      session.on('error', () => undefined);
+      sessions.push(session);
+      return session;
+    },
+    stop: async () => {
+      for (const s of sessions) s.destroy();
+      await env.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
 
-  function open(): ClientHttp2Session {
-    const session = connect(secureUrl, { rejectUnauthorized: false });
-    session.on('error', () => undefined);
-    sessions.push(session);
-    return session;
+/** Three connections, two of which share a worker (whichever way the primary hands them): those two, the rest, and their worker. */
+async function twoOnOneWorker(c: Cluster): Promise<{ heavy: ClientHttp2Session; light: ClientHttp2Session; others: ClientHttp2Session[]; busyWorker: number }> {
+  const opened = [c.open(), c.open(), c.open()];
+  const workers: number[] = [];
+  for (let i = 0; i < opened.length; i++) {
+    assert.equal(await getOn(opened[i], `${LIST}?limit=1&rebalance=probe-${i}`), 200);
+    workers.push(await workerOf(c.env, `rebalance=probe-${i}`));
   }
+  const busyWorker = workers.find((w, i) => workers.indexOf(w) !== i);
+  assert.ok(busyWorker !== undefined, `two connections share a worker: ${JSON.stringify(workers)}`);
+  const [heavy, light] = opened.filter((_, i) => workers[i] === busyWorker);
+  return { heavy, light, others: opened.filter((_, i) => workers[i] !== busyWorker), busyWorker };
+}
 
-  test('the client whose share evens the load out gets GOAWAY; its next connection is served by the other worker', async () => {
-    // Three connections: two of them are on the same worker, whichever way the primary hands them.
-    const opened = [open(), open(), open()];
-    const workers: number[] = [];
-    for (let i = 0; i < opened.length; i++) {
-      assert.equal(await getOn(opened[i], `${LIST}?limit=1&rebalance=probe-${i}`), 200);
-      workers.push(await workerOf(env, `rebalance=probe-${i}`));
-    }
-    const busyWorker = workers.find((w, i) => workers.indexOf(w) !== i);
-    assert.ok(busyWorker !== undefined, `two connections share a worker: ${JSON.stringify(workers)}`);
-    const [heavy, light] = opened.filter((_, i) => workers[i] === busyWorker);
-    const others = opened.filter((_, i) => workers[i] !== busyWorker);
-    const goaway = (s: ClientHttp2Session): Promise<ClientHttp2Session> => new Promise((resolve) => s.once('goaway', () => resolve(s)));
-    const moved = Promise.race([goaway(heavy), goaway(light)]);
-    let othersGotGoaway = false;
-    for (const s of others) s.once('goaway', () => (othersGotGoaway = true));
-    // Load on the two connections of one worker, twice as much on one as on the other, until one is moved.
-    let loading = true;
-    const loop = async (s: ClientHttp2Session, name: string): Promise<void> => {
-      while (loading && !s.closed && !s.destroyed) await applyOn(s, name).catch(() => undefined);
-    };
-    const loops = [...Array.from({ length: 8 }, (_, i) => loop(heavy, `heavy-${i}`)), ...Array.from({ length: 4 }, (_, i) => loop(light, `light-${i}`))];
-    const movedSession = await moved;
+/** Load on `heavy` and `light`, twice as much on the first, until `until` resolves; then waits for the requests in flight. */
+async function loadUntil<T>(heavy: ClientHttp2Session, light: ClientHttp2Session, until: Promise<T>): Promise<T> {
+  let loading = true;
+  const loop = async (s: ClientHttp2Session, name: string): Promise<void> => {
+    while (loading && !s.closed && !s.destroyed) await applyOn(s, name).catch(() => undefined);
+  };
+  const loops = [...Array.from({ length: 8 }, (_, i) => loop(heavy, `heavy-${i}`)), ...Array.from({ length: 4 }, (_, i) => loop(light, `light-${i}`))];
+  try {
+    return await until;
+  } finally {
     loading = false;
     await Promise.all(loops);
-    assert.match(env.cap.stderr(), /"msg":"asking a client to reconnect, to a less busy worker"/);
+  }
+}
+
+const goaway = (s: ClientHttp2Session): Promise<ClientHttp2Session> => new Promise((resolve) => s.once('goaway', () => resolve(s)));
+
+describe('a worker much busier than the other moves one of its HTTP/2 clients', () => {
+  let cluster: Cluster;
+  before(async () => {
+    cluster = await startCluster();
+  });
+  after(async () => {
+    await cluster?.stop();
+  });
+
+  test('the client whose share evens the load out gets GOAWAY; its next connection is served by the other worker', async () => {
+    const { heavy, light, others, busyWorker } = await twoOnOneWorker(cluster);
+    let othersGotGoaway = false;
+    for (const s of others) s.once('goaway', () => (othersGotGoaway = true));
+    const movedSession = await loadUntil(heavy, light, Promise.race([goaway(heavy), goaway(light)]));
+    assert.match(cluster.env.cap.stderr(), /"msg":"asking a client to reconnect, to a less busy worker"/);
     assert.equal(othersGotGoaway, false, 'connections of the other worker stay');
     assert.equal([heavy, light].filter((s) => s.closed || s.destroyed).length >= 1, true);
     // The moved client reconnects: the primary hands the new connection to the less busy worker.
-    const reconnected = open();
+    const reconnected = cluster.open();
     assert.equal(await getOn(reconnected, `${LIST}?limit=1&rebalance=after-move`), 200);
-    const servedAfter = await workerOf(env, 'rebalance=after-move');
+    const servedAfter = await workerOf(cluster.env, 'rebalance=after-move');
     assert.notEqual(servedAfter, busyWorker, `the reconnected client is served by the other worker (moved: ${movedSession === heavy ? 'heavy' : 'light'})`);
+  });
+});
+
+describe('--worker-rebalance-interval=0: clients stay where they were handed', () => {
+  let cluster: Cluster;
+  before(async () => {
+    cluster = await startCluster(['--worker-rebalance-interval=0']);
+  });
+  after(async () => {
+    await cluster?.stop();
+  });
+
+  test('the same imbalance is logged, and no connection gets GOAWAY', async () => {
+    const { heavy, light, others } = await twoOnOneWorker(cluster);
+    let goaways = 0;
+    for (const s of [heavy, light, ...others]) s.on('goaway', () => goaways++);
+    // The primary logs the imbalance where it would otherwise have asked for a move.
+    await loadUntil(
+      heavy,
+      light,
+      eventually(() => cluster.env.cap.stderr().includes('moving clients is off (--worker-rebalance-interval=0)'), 'the imbalance logged', 120_000),
+    );
+    assert.doesNotMatch(cluster.env.cap.stderr(), /asking a client to reconnect/);
+    assert.equal(goaways, 0);
+    for (const s of [heavy, light, ...others]) assert.equal(await getOn(s, `${LIST}?limit=1`), 200, 'every connection still serves');
   });
 });
