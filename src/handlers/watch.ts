@@ -11,6 +11,7 @@ import { watchOptionsFrom } from '../watch/watch-options.js';
 import { WatchOutput } from '../watch/watch-output.js';
 import { WatchProgress } from '../watch/watch-progress.js';
 import { stopWhenRemoved } from '../watch/watch-removal.js';
+import { connectionMovedSignal } from '../watch/connection-moves.js';
 import { followChanges } from '../watch/watch-subscription.js';
 import { supportsProtobuf, type ResourceRequest } from './context.js';
 import { selectionFor } from '../rest/selection.js';
@@ -23,7 +24,7 @@ import { watchTrigger } from '../watch/watch-trigger.js';
  * Starts with synthetic ADDED events when asked (rv unset or "0", or sendInitialEvents=true), then
  * delivers every change after its start version exactly once and in order. Ends on timeout, client
  * disconnect, server shutdown, lost history (410 ERROR event), when the client falls too far
- * behind, or (custom resources) when the type stops being served. Invalid options answer 400/422 and a storage outage before the stream starts 503.
+ * behind, when its HTTP/2 client is moved to another worker, or (custom resources) when the type stops being served. Invalid options answer 400/422 and a storage outage before the stream starts 503.
  */
 export async function handleWatch(r: ResourceRequest, store: Watcher): Promise<void> {
   if (r.ri.subresource !== '' || !r.info.verbs.includes('watch')) throw methodNotAllowed();
@@ -41,7 +42,10 @@ export async function handleWatch(r: ResourceRequest, store: Watcher): Promise<v
   // A custom resource's watches end when its CRD goes, as kube ends them when it drops the CRD's storage.
   const removed = r.info.custom === true ? r.server.catalog.removedSignal(r.info.group, r.info.version, r.info.resource) : undefined;
   const removal = removed === undefined ? undefined : new AbortController();
-  const lifetime = new WatchLifetime(removal === undefined ? r.server.shutdownSignal : [r.server.shutdownSignal, removal.signal], r.req, r.res);
+  // A watch also ends when its client is asked to reconnect to another worker (connection-moves.ts).
+  const moved = connectionMovedSignal(r.req);
+  const stops = [r.server.shutdownSignal, ...(removal === undefined ? [] : [removal.signal]), ...(moved === undefined ? [] : [moved])];
+  const lifetime = new WatchLifetime(stops, r.req, r.res);
   const filter = afterConversion ? storageSelectionFor(r, options.list.labelSelector).matchesStored : selection.matchesStored;
   const feed = await store
     .watch({ resourceVersion: options.resourceVersion, initialEvents: options.initialEvents, timeoutMs: options.timeoutMs }, filter)

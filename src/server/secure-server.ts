@@ -3,6 +3,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import { createSecureServer, type Http2Session, type SecureServerOptions, type ServerHttp2Stream } from 'node:http2';
 import type { SecureContextOptions } from 'node:tls';
 import { logger } from '../logging/logger.js';
+import { connectionMoved } from '../watch/connection-moves.js';
 
 /** What the HTTP/1 side of every server of Capstan is given (Node's `http.ServerOptions`). */
 export interface Http1Options {
@@ -20,8 +21,8 @@ export interface SecureServer {
   /**
    * Sends GOAWAY on one HTTP/2 connection so that its client reconnects (to a less busy worker,
    * see ConnectionDistributor): the one whose requests since the last call come closest to `share`
-   * of all of them. Its streams in flight, watches included, finish on it. False when no
-   * connection carried a request since the last call.
+   * of all of them. Its requests in flight finish on it; its watches end (connection-moves.ts), so
+   * the client opens them again beside its requests. False when no connection carried a request since the last call.
    */
   shedSession(share: number): boolean;
 }
@@ -91,7 +92,10 @@ export function secureServer(
       const chosen = connectionToMove(counts, share);
       if (chosen === undefined) return false;
       logger.info('asking a client to reconnect, to a less busy worker', { requests: counts[chosen], ofRequests: counts.reduce((a, b) => a + b, 0) });
-      open[chosen][0].close();
+      const session = open[chosen][0];
+      session.close();
+      // After the GOAWAY: the client reopens its watches on its new connection, beside its requests.
+      connectionMoved(session);
       return true;
     },
   };

@@ -4,6 +4,7 @@
  * would even the two workers out, and the client's next connection goes to the other worker. Go
  * clients carry every request on one connection, so without this a control plane's few clients
  * can keep one worker saturated and the other idle. Connections of the other worker are left alone.
+ * The moved client's watches end with the move, so that it opens them again beside its requests.
  * With `--worker-rebalance-interval=0` nothing moves and the primary logs the imbalance instead.
  * Needs `redis-server` (scripts/ensure-test-deps.sh installs it).
  */
@@ -127,6 +128,17 @@ async function loadUntil<T>(heavy: ClientHttp2Session, light: ClientHttp2Session
 
 const goaway = (s: ClientHttp2Session): Promise<ClientHttp2Session> => new Promise((resolve) => s.once('goaway', () => resolve(s)));
 
+/** A watch of ConfigMaps on `session` (headers received); `ended` resolves when its stream ends. */
+async function watchOn(session: ClientHttp2Session): Promise<{ ended: Promise<void>; open(): boolean }> {
+  const stream = session.request({ ':path': `${LIST}?watch=1&timeoutSeconds=600`, authorization: `Bearer ${TOKEN}` });
+  stream.on('data', () => undefined);
+  stream.on('error', () => undefined);
+  const ended = new Promise<void>((resolve) => stream.once('close', () => resolve()));
+  const status = await new Promise<number>((resolve) => stream.once('response', (headers) => resolve(Number(headers[':status']))));
+  assert.equal(status, 200);
+  return { ended, open: () => !stream.closed && !stream.destroyed };
+}
+
 describe('a worker much busier than the other moves one of its HTTP/2 clients', () => {
   let cluster: Cluster;
   before(async () => {
@@ -140,7 +152,12 @@ describe('a worker much busier than the other moves one of its HTTP/2 clients', 
     const { heavy, light, others, busyWorker } = await twoOnOneWorker(cluster);
     let othersGotGoaway = false;
     for (const s of others) s.once('goaway', () => (othersGotGoaway = true));
+    const watches = new Map<ClientHttp2Session, Awaited<ReturnType<typeof watchOn>>>();
+    for (const s of [heavy, light, ...others]) watches.set(s, await watchOn(s));
     const movedSession = await loadUntil(heavy, light, Promise.race([goaway(heavy), goaway(light)]));
+    // The moved client's watch ends with the move (it reopens it beside its requests); the others' stay.
+    await watches.get(movedSession)?.ended;
+    for (const s of [heavy, light, ...others]) if (s !== movedSession) assert.equal(watches.get(s)?.open(), true, 'a watch of a client that stays is open');
     assert.match(cluster.env.cap.stderr(), /"msg":"asking a client to reconnect, to a less busy worker"/);
     assert.equal(othersGotGoaway, false, 'connections of the other worker stay');
     assert.equal([heavy, light].filter((s) => s.closed || s.destroyed).length >= 1, true);
