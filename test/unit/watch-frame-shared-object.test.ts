@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CustomResourceFacts } from '../../src/catalog/custom-resource-facts.js';
 import { objectFrame, type WatchEncoding } from '../../src/watch/event-encoding.js';
+import { printerOf } from '../../src/strategy/strategies.js';
 
 function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null) {
@@ -61,4 +62,22 @@ test('frames from a shared parsed object equal frames from the stored JSON, and 
     }
     assert.equal(JSON.stringify(shared), json, `${name}: the shared object is unchanged`);
   }
+});
+
+test("a Table frame with the kind's own columns leaves the shared object unchanged", () => {
+  const json = JSON.stringify(pod);
+  const shared = deepFreeze(JSON.parse(json) as Record<string, unknown>);
+  const encoding: WatchEncoding = { representation: 'Table', protobuf: false, printer: printerOf({ group: '', resource: 'pods' }) };
+  // Its Age column is computed from the clock: the frames are compared by their other cells.
+  const cells = (frame: string | Buffer): unknown[][] => {
+    const table = (
+      JSON.parse(Buffer.from(frame).toString('utf8')) as { object: { columnDefinitions: Array<{ name: string }>; rows: Array<{ cells: unknown[] }> } }
+    ).object;
+    const age = table.columnDefinitions.findIndex((c) => c.name === 'Age');
+    assert.ok(age >= 0, 'the pod columns have an Age');
+    return table.rows.map((r) => r.cells.filter((_, i) => i !== age));
+  };
+  const fromShared = objectFrame(new CustomResourceFacts(), 'MODIFIED', json, 'v1', encoding, shared);
+  assert.deepEqual(cells(fromShared), cells(objectFrame(new CustomResourceFacts(), 'MODIFIED', json, 'v1', encoding)));
+  assert.equal(JSON.stringify(shared), json);
 });
