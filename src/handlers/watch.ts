@@ -11,7 +11,7 @@ import { watchOptionsFrom } from '../watch/watch-options.js';
 import { WatchOutput } from '../watch/watch-output.js';
 import { WatchProgress } from '../watch/watch-progress.js';
 import { stopWhenRemoved } from '../watch/watch-removal.js';
-import { connectionMovedSignal } from '../watch/connection-moves.js';
+import { connectionMovedSignal, countWatch } from '../watch/connection-moves.js';
 import { followChanges } from '../watch/watch-subscription.js';
 import { supportsProtobuf, type ResourceRequest } from './context.js';
 import { selectionFor } from '../rest/selection.js';
@@ -46,6 +46,7 @@ export async function handleWatch(r: ResourceRequest, store: Watcher): Promise<v
   const moved = connectionMovedSignal(r.req);
   const stops = [r.server.shutdownSignal, ...(removal === undefined ? [] : [removal.signal]), ...(moved === undefined ? [] : [moved])];
   const lifetime = new WatchLifetime(stops, r.req, r.res);
+  countWatch(r.req, lifetime.signal);
   const filter = afterConversion ? storageSelectionFor(r, options.list.labelSelector).matchesStored : selection.matchesStored;
   const feed = await store
     .watch({ resourceVersion: options.resourceVersion, initialEvents: options.initialEvents, timeoutMs: options.timeoutMs }, filter)

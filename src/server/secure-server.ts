@@ -3,7 +3,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import { createSecureServer, type Http2Session, type SecureServerOptions, type ServerHttp2Stream } from 'node:http2';
 import type { SecureContextOptions } from 'node:tls';
 import { logger } from '../logging/logger.js';
-import { connectionMoved } from '../watch/connection-moves.js';
+import { connectionMoved, openWatches } from '../watch/connection-moves.js';
 
 /** What the HTTP/1 side of every server of Capstan is given (Node's `http.ServerOptions`). */
 export interface Http1Options {
@@ -88,10 +88,14 @@ export function secureServer(
     shedSession: (share) => {
       const open = [...sessions].filter(([session]) => !session.closed && !session.destroyed);
       for (const session of sessions.keys()) sessions.set(session, 0);
-      const counts = open.map(([, count]) => count);
-      const chosen = connectionToMove(counts, share);
+      const connections = open.map(([session, requests]) => ({ requests, watches: openWatches(session) }));
+      const chosen = connectionToMove(connections, share);
       if (chosen === undefined) return false;
-      logger.info('asking a client to reconnect, to a less busy worker', { requests: counts[chosen], ofRequests: counts.reduce((a, b) => a + b, 0) });
+      logger.info('asking a client to reconnect, to a less busy worker', {
+        requests: connections[chosen].requests,
+        watches: connections[chosen].watches,
+        ofRequests: connections.reduce((a, c) => a + c.requests, 0),
+      });
       const session = open[chosen][0];
       session.close();
       // After the GOAWAY: the client reopens its watches on its new connection, beside its requests.
@@ -102,22 +106,26 @@ export function secureServer(
 }
 
 /**
- * Which connection to move off a busy worker, given how many requests each carried lately and
- * the `share` of them that would even the worker out with the least busy one: the connection
- * closest to that share, only if moving it makes the two closer (it carried less than twice the
- * share; a connection that is nearly the whole load would only move the hot spot) and by enough to
- * be worth a reconnection (at least half the share; a client that sends a request now and then is
- * left alone). Undefined when none qualifies.
+ * Which connection to move off a busy worker, given how many requests each carried lately, how many
+ * watches each has open, and the `share` of the requests that would even the worker out with the
+ * least busy one: the connection closest to that share, only if moving it makes the two closer (it
+ * carried less than twice the share; a connection that is nearly the whole load would only move the
+ * hot spot), by enough to be worth a reconnection (at least half the share; a client that sends a
+ * request now and then is left alone), and only one with a watch open. A client's watches move
+ * with its connection (connection-moves.ts); a connection without any is one of several of its
+ * client's (kube-controller-manager writes through one and watches through another): moving it
+ * would part the client's writes from its watches, and its informers would see its own writes late.
+ * Undefined when none qualifies.
  */
-export function connectionToMove(counts: readonly number[], share: number): number | undefined {
-  const total = counts.reduce((a, b) => a + b, 0);
+export function connectionToMove(connections: readonly { requests: number; watches: number }[], share: number): number | undefined {
+  const total = connections.reduce((a, c) => a + c.requests, 0);
   if (total === 0) return undefined;
   const target = share * total;
   let chosen: number | undefined;
-  for (let i = 0; i < counts.length; i++) {
-    const count = counts[i];
-    if (count === 0 || count < target / 2 || count >= 2 * target) continue;
-    if (chosen === undefined || Math.abs(count - target) < Math.abs(counts[chosen] - target)) chosen = i;
+  for (let i = 0; i < connections.length; i++) {
+    const { requests, watches } = connections[i];
+    if (watches === 0 || requests === 0 || requests < target / 2 || requests >= 2 * target) continue;
+    if (chosen === undefined || Math.abs(requests - target) < Math.abs(connections[chosen].requests - target)) chosen = i;
   }
   return chosen;
 }

@@ -4,9 +4,15 @@
  * the watches it had open would stay here until they time out, minutes later: its informers would
  * see its own writes only after they crossed from one worker to the other through Redis. Ending
  * those watches at the move sends them after the requests: the client opens them again from the
- * version it had, on its new connection.
+ * version it had, on its new connection. The open watches of each connection are counted, so that
+ * only a connection carrying its client's watches is moved (see connectionToMove).
  */
-const moves = new WeakMap<object, AbortController>();
+interface ConnectionWatches {
+  readonly moved: AbortController;
+  open: number;
+}
+
+const connections = new WeakMap<object, ConnectionWatches>();
 
 /** The HTTP/2 connection a request came on (Node's compatibility request keeps its stream), if any. */
 function sessionOf(req: object): object | undefined {
@@ -14,19 +20,36 @@ function sessionOf(req: object): object | undefined {
   return stream?.session ?? undefined;
 }
 
+function watchesOf(session: object): ConnectionWatches {
+  let c = connections.get(session);
+  if (c === undefined) {
+    c = { moved: new AbortController(), open: 0 };
+    connections.set(session, c);
+  }
+  return c;
+}
+
 /** Aborts when the client of `req`'s HTTP/2 connection is asked to reconnect; undefined over HTTP/1.1. */
 export function connectionMovedSignal(req: object): AbortSignal | undefined {
   const session = sessionOf(req);
-  if (session === undefined) return undefined;
-  let controller = moves.get(session);
-  if (controller === undefined) {
-    controller = new AbortController();
-    moves.set(session, controller);
-  }
-  return controller.signal;
+  return session === undefined ? undefined : watchesOf(session).moved.signal;
+}
+
+/** Counts the watch of `req` as open on its HTTP/2 connection until `over` aborts. */
+export function countWatch(req: object, over: AbortSignal): void {
+  const session = sessionOf(req);
+  if (session === undefined || over.aborted) return;
+  const c = watchesOf(session);
+  c.open++;
+  over.addEventListener('abort', () => c.open--, { once: true });
+}
+
+/** How many watches are open on the HTTP/2 connection `session`. */
+export function openWatches(session: object): number {
+  return connections.get(session)?.open ?? 0;
 }
 
 /** Ends the watches of the HTTP/2 connection `session`, whose client was just asked to reconnect. */
 export function connectionMoved(session: object): void {
-  moves.get(session)?.abort();
+  connections.get(session)?.moved.abort();
 }
