@@ -1,3 +1,5 @@
+import { setMaxListeners } from 'node:events';
+
 /**
  * Watches of a client asked to reconnect elsewhere. When a worker moves an HTTP/2 client off itself
  * (GOAWAY, see SecureServer.shedSession), the client's next requests go to another worker while
@@ -24,6 +26,8 @@ function watchesOf(session: object): ConnectionWatches {
   let c = connections.get(session);
   if (c === undefined) {
     c = { moved: new AbortController(), open: 0 };
+    // Every watch of the connection listens (kube-controller-manager opens some forty on one).
+    setMaxListeners(0, c.moved.signal);
     connections.set(session, c);
   }
   return c;
