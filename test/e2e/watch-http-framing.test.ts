@@ -86,13 +86,17 @@ async function createConfigMaps(ns: string, n: number): Promise<void> {
   }
 }
 
-test('JSON and Protobuf watches are well-formed chunked bodies, and the connection is reused afterwards', async () => {
-  const ns = uniqueName('frame');
+/** A new namespace, the resourceVersion its ConfigMaps' watches start from, and the server's port. */
+async function freshNamespace(prefix: string): Promise<{ ns: string; from: string; port: string }> {
+  const ns = uniqueName(prefix);
   const made = await api(server.url, '/api/v1/namespaces', { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify({ metadata: { name: ns } }) });
   assert.equal(made.status, 201, made.text);
   const listed = await api(server.url, `/api/v1/namespaces/${ns}/configmaps`);
-  const from = String(listed.body.metadata.resourceVersion);
-  const { port } = new URL(server.url);
+  return { ns, from: String(listed.body.metadata.resourceVersion), port: new URL(server.url).port };
+}
+
+test('JSON and Protobuf watches are well-formed chunked bodies, and the connection is reused afterwards', async () => {
+  const { ns, from, port } = await freshNamespace('frame');
   const socket = connect(Number(port), '127.0.0.1');
   await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
   try {
@@ -157,12 +161,7 @@ test('JSON and Protobuf watches are well-formed chunked bodies, and the connecti
 });
 
 test('watchers sharing a change get the same well-framed UTF-8 bytes, whatever the characters', async () => {
-  const ns = uniqueName('frame-utf8');
-  const made = await api(server.url, '/api/v1/namespaces', { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify({ metadata: { name: ns } }) });
-  assert.equal(made.status, 201, made.text);
-  const listed = await api(server.url, `/api/v1/namespaces/${ns}/configmaps`);
-  const from = String(listed.body.metadata.resourceVersion);
-  const { port } = new URL(server.url);
+  const { ns, from, port } = await freshNamespace('frame-utf8');
   const data = ['grüße', '日本語のテキスト', 'emoji 🚀 and ü', 'plain'];
   const sockets: Socket[] = [];
   try {
