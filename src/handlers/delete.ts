@@ -130,9 +130,8 @@ export async function handleDelete(r: ResourceRequest, store: GracefulDeleter): 
   } else {
     outcome = await store.delete(r.ri.name, opts);
   }
-  const obj = JSON.parse(outcome.json) as Obj;
   if (outcome.removed && !returnsDeletedObject(r.info)) {
-    writeObject(r.res, 200, successStatus(r, obj), { ...format, representation: 'object' });
+    writeObject(r.res, 200, successStatus(r, JSON.parse(outcome.json) as Obj), { ...format, representation: 'object' });
     return;
   }
   writeObject(r.res, 200, await servedJsonForAsync(r.server.catalog.customResources, outcome.json, r.apiVersion, format.representation), format);

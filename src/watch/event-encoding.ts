@@ -1,5 +1,5 @@
 import type { ChangeEvent } from '../storage/storage.js';
-import { isObject, type Obj } from '../api/object-util.js';
+import { type Obj } from '../api/object-util.js';
 import { servedJsonFor } from '../conversion/version-conversion.js';
 import { needsWebhookConversion, servedJsonForAsync, untilConverted } from '../conversion/converting-io.js';
 import type { Representation } from '../codec/negotiation.js';
@@ -9,31 +9,24 @@ import { encodeCborDocument, encodeCborJson } from '../codec/cbor/cbor-response.
 import { toPartialObjectMetadata, toTable } from '../codec/representations.js';
 import { type TablePrinter } from '../codec/table-printer.js';
 import type { CustomResourceFacts } from '../catalog/custom-resource-facts.js';
-import { RecentEventCache } from './recent-event-cache.js';
+import { RecentEventCache } from '../storage/recent-event-cache.js';
+import { eventDecodes, parsedIfRecent, parsedObjects } from '../storage/parsed-changes.js';
 
 /**
  * Watch event frames: JSON lines (`{"type":...,"object":...}\n`), length-delimited Protobuf
  * `WatchEvent` frames, or items of a CBOR sequence (`application/cbor-seq`). Each change is encoded once per (event type, apiVersion, representation,
  * encoding) and the bytes (one Buffer) are shared across all watchers; each change's objects are parsed once for
- * selector matching, while the change is recent. Custom resources are served with the
+ * selector matching and frames, while the change is recent (storage/parsed-changes.ts). Custom resources are served with the
  * read defaults and conversion webhooks of the serving catalogue's CustomResourceFacts, passed in.
  */
 type FramesByType = Partial<Record<WatchEventType, string | Buffer>>;
 /**
- * Frames and parsed objects are kept for the last RECENT_CHANGES changes only (see
- * RecentEventCache): enough for every watcher to share them at fan-out, even at thousands of writes
+ * Frames are kept for the last RECENT_CHANGES changes only (see RecentEventCache), as the parsed
+ * objects are (storage/parsed-changes.ts): enough for every watcher to share them at fan-out, even at thousands of writes
  * per second with deferred flushes, without holding them for the whole history window.
  */
 const RECENT_CHANGES = 2048;
 const frameCache = new RecentEventCache<Map<string, FramesByType>>(RECENT_CHANGES);
-/** A change's objects parsed; the previous one only once a selector asked for it (`parsedObjects`). */
-interface ParsedChange {
-  current: Obj | undefined;
-  previous: Obj | undefined;
-  previousParsed: boolean;
-}
-const parsedCache = new RecentEventCache<ParsedChange>(RECENT_CHANGES);
-const decodesCache = new WeakMap<ChangeEvent, boolean>();
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -86,7 +79,7 @@ export function encodedEvent(
     const json = type === 'DELETED' && !eventDecodes(event) ? corruptTombstone(event, kind, apiVersion) : deliveredJson(event, type);
     // Protobuf, Table and metadata frames are built from the object: when a watch's selector had
     // it parsed already, that parse serves (not kept for this alone: parsed objects are large).
-    const parsed = json === event.json ? parsedCache.get(event)?.current : undefined;
+    const parsed = json === event.json ? parsedIfRecent(event) : undefined;
     const encoded = objectFrame(facts, type, json, apiVersion, encoding, parsed);
     // Encoded to UTF-8 once here rather than by every watcher's socket write.
     frame = typeof encoded === 'string' ? Buffer.from(encoded) : encoded;
@@ -146,57 +139,9 @@ function leftSelection(event: ChangeEvent, type: WatchEventType): boolean {
  */
 function deliveredJson(event: ChangeEvent, type: WatchEventType): string {
   if (!leftSelection(event, type) || event.prevJson === undefined) return event.json;
-  const previous = decode(event.prevJson);
+  const { previous } = parsedObjects(event);
   if (previous === undefined) return event.json;
   return JSON.stringify({ ...previous, metadata: { ...(previous.metadata as Obj), resourceVersion: event.resourceVersion } });
-}
-
-/** A stored object's JSON decoded, or undefined when it is not a JSON object with metadata (corrupt). */
-function decode(json: string): Obj | undefined {
-  try {
-    const value: unknown = JSON.parse(json);
-    return isObject(value) && isObject(value.metadata) ? value : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * The parsed objects of a change (shared: callers must not mutate them). `current` is undefined
- * when the change's object does not decode; `previous` when there is none or it does not decode.
- */
-export function parsedObjects(event: ChangeEvent): { current: Obj | undefined; previous: Obj | undefined } {
-  const parsed = parsedChange(event);
-  if (!parsed.previousParsed) {
-    parsed.previous = event.prevJson !== undefined ? decode(event.prevJson) : undefined;
-    parsed.previousParsed = true;
-  }
-  return parsed;
-}
-
-function parsedChange(event: ChangeEvent): ParsedChange {
-  let parsed = parsedCache.get(event);
-  if (!parsed) {
-    parsed = { current: decode(event.json), previous: undefined, previousParsed: false };
-    parsedCache.set(event, parsed);
-  }
-  return parsed;
-}
-
-/**
- * Whether the change's object decodes, decided once per change and shared by every watcher. Only
- * the answer is kept (events live as long as the history window): the parsed objects are kept only
- * for watches with selectors, which need them.
- */
-export function eventDecodes(event: ChangeEvent): boolean {
-  const parsed = parsedCache.get(event);
-  if (parsed) return parsed.current !== undefined;
-  let decodes = decodesCache.get(event);
-  if (decodes === undefined) {
-    decodes = decode(event.json) !== undefined;
-    decodesCache.set(event, decodes);
-  }
-  return decodes;
 }
 
 /** The object of a DELETED event whose stored bytes do not decode: kind, apiVersion, name, namespace, version. */

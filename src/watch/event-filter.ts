@@ -3,7 +3,8 @@ import { servedJsonsFor, untilConverted } from '../conversion/converting-io.js';
 import type { ChangeEvent } from '../storage/storage.js';
 import type { CustomResourceFacts } from '../catalog/custom-resource-facts.js';
 import type { ExactField } from '../rest/selection.js';
-import { eventDecodes, parsedObjects, type WatchEventType } from './event-encoding.js';
+import { type WatchEventType } from './event-encoding.js';
+import { eventDecodes, parsedObjects } from '../storage/parsed-changes.js';
 
 /** The selectors a watch narrows its events with (a handler's `Selection` fits). */
 export interface WatchSelection {

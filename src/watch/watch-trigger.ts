@@ -1,6 +1,6 @@
 import type { ExactField } from '../rest/selection.js';
 import type { ChangeEvent, WatchTrigger } from '../storage/storage.js';
-import { parsedObjects } from './event-encoding.js';
+import { parsedObjects } from '../storage/parsed-changes.js';
 
 /**
  * The storage trigger of a watch whose field selector requires `exact` on its kind's indexed field

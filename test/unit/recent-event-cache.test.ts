@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { RecentEventCache } from '../../src/watch/recent-event-cache.js';
+import { RecentEventCache } from '../../src/storage/recent-event-cache.js';
 import type { ChangeEvent } from '../../src/storage/storage.js';
 
 function change(rv: number): ChangeEvent {

@@ -1,6 +1,7 @@
 import { isObject, metadataOf, objectKey, stringField, type Obj } from '../../api/object-util.js';
 import { compareResourceVersions } from '../../storage/resource-version.js';
 import type { Storage } from '../../storage/storage.js';
+import { parsedObject } from '../../storage/parsed-changes.js';
 import { isMirrorPod, persistentVolumeSecrets, podReferences } from './pod-references.js';
 
 /** The kinds of object a node may reach through its pods, as kube's node graph names its vertices. */
@@ -165,7 +166,8 @@ export class NodeGraph {
       type,
       listed.resourceVersion,
       (e) => {
-        this.apply(type, e.key, e.type === 'DELETED' ? undefined : (JSON.parse(e.json) as Obj));
+        // The parse that watch selectors and frames of the same change share; only read here.
+        this.apply(type, e.key, e.type === 'DELETED' ? undefined : parsedObject(e));
         this.advance(type, e.resourceVersion);
       },
       watchAbort.signal,

@@ -1,4 +1,4 @@
-import type { ChangeEvent } from '../storage/storage.js';
+import type { ChangeEvent } from './storage.js';
 
 /**
  * A per-change memo that keeps its values only for the most recent `capacity` changes it was given.
