@@ -53,9 +53,14 @@ async function admitAction(r: ResourceTarget, subresource: string, object: Obj, 
  */
 export async function actionStoreFor(r: ResourceTarget, subresource: string): Promise<ActionStore> {
   const key = objectKey(r.info.namespaced ? r.ri.namespace : '', r.ri.name);
-  const stored = await withStorage(r, r.ri.name, () => r.server.storage.get(r.type, key));
+  // Binding and eviction only check here that the pod exists (their own writes read it again and
+  // answer 404 if it is gone): a cached copy serves, where the process keeps one. A TokenRequest
+  // is signed for the ServiceAccount the store holds now.
+  const existenceOnly = subresource === 'binding' || subresource === 'eviction';
+  const stored =
+    (existenceOnly ? r.server.storage.peek?.(r.type, key) : undefined) ?? (await withStorage(r, r.ri.name, () => r.server.storage.get(r.type, key)));
   if (!stored) throw notFound({ group: r.info.group, resource: r.info.resource }, r.ri.name);
-  const parent = JSON.parse(stored.json) as Obj;
+  const parent = (): Obj => JSON.parse(stored.json) as Obj;
   switch (subresource) {
     case 'eviction':
       return {
@@ -90,12 +95,13 @@ export async function actionStoreFor(r: ResourceTarget, subresource: string): Pr
         bodyKind: ['TokenRequest', 'authentication.k8s.io/v1'],
         create: async (body, dryRun) => {
           await admitAction(r, subresource, body, dryRun);
-          return createTokenRequest(r, parent, body);
+          return createTokenRequest(r, parent(), body);
         },
       };
     default: {
       if (r.info.resource === 'pods') {
-        const node = isObject(parent.spec) ? stringField(parent.spec, 'nodeName') : '';
+        const spec = parent().spec;
+        const node = isObject(spec) ? stringField(spec, 'nodeName') : '';
         if (node === '') throw badRequest(`pod ${r.ri.name} does not have a host assigned`);
       }
       throw badRequest(`${subresource} is not supported: Capstan serves the API only; no kubelet or container runtime is connected`);

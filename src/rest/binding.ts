@@ -1,6 +1,7 @@
 import { conflict, notFound } from '../api/errors.js';
 import { isObject, nowTimestamp, stringField, type Obj } from '../api/object-util.js';
-import { guaranteedUpdate, RETRY } from './guaranteed-update.js';
+import { guaranteedUpdate, RETRY, type WroteCurrent } from './guaranteed-update.js';
+import type { StoredObject } from '../storage/storage.js';
 import type { ResourceTarget } from './server-context.js';
 import { storageErrorToApi } from './storage-errors.js';
 import { StorageError } from '../api/storage-error.js';
@@ -19,7 +20,7 @@ export async function bindPod(
   copied: { labels: Obj; annotations: Obj } = { labels: {}, annotations: {} },
 ): Promise<void> {
   const qr = { group: target.info.group, resource: target.info.resource };
-  await guaranteedUpdate(target, name, async (current, podKey) => {
+  const attempt = async (current: StoredObject | undefined, podKey: string, wroteCurrent: WroteCurrent): Promise<true | typeof RETRY> => {
     if (!current) throw notFound(qr, name);
     const pod = JSON.parse(current.json) as Obj;
     const spec = isObject(pod.spec) ? pod.spec : {};
@@ -42,12 +43,15 @@ export async function bindPod(
     pod.status = status;
     try {
       await target.server.storage.update(target.type, podKey, pod, current.resourceVersion);
+      wroteCurrent();
       return true;
     } catch (err) {
       if (err instanceof StorageError && err.code === 'Conflict') return RETRY;
       throw storageErrorToApi(err, target, name);
     }
-  });
+  };
+  // Starts from the list cache's copy where this process keeps one (Redis), saving a read.
+  await guaranteedUpdate(target, name, attempt, { startFromCache: true });
 }
 
 /** The map with its keys in order, as Go writes a map. */

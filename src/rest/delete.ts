@@ -5,7 +5,8 @@ import type { Selection } from './selection.js';
 import { strategyFor } from '../strategy/strategies.js';
 import { decodeStored } from './corrupt-object.js';
 import { deletionFinalizers } from './deletion-finalizers.js';
-import { guaranteedUpdate, RETRY } from './guaranteed-update.js';
+import { guaranteedUpdate, RETRY, type WroteCurrent } from './guaranteed-update.js';
+import type { StoredObject } from '../storage/storage.js';
 import type { ResourceTarget } from './server-context.js';
 import { storageErrorToApi, withStorage } from './storage-errors.js';
 import { afterKindDelete } from './kind-hooks.js';
@@ -55,7 +56,7 @@ export interface DeleteOutcome {
  */
 export async function deleteObject(r: ResourceTarget, name: string, opts: DeleteOptions): Promise<DeleteOutcome> {
   const qr = { group: r.info.group, resource: r.info.resource };
-  return guaranteedUpdate(r, name, async (stored, key) => {
+  const attempt = async (stored: StoredObject | undefined, key: string, wroteCurrent: WroteCurrent): Promise<DeleteOutcome | typeof RETRY> => {
     if (!stored) throw notFound(qr, name);
     const obj = decodeStored(r, stored);
     const meta = metadataOf(obj);
@@ -92,6 +93,7 @@ export async function deleteObject(r: ResourceTarget, name: string, opts: Delete
       if (opts.dryRun) return { json: stored.json, removed: true };
       try {
         const removed = await r.server.storage.delete(r.type, key, stored.resourceVersion);
+        wroteCurrent();
         await afterKindDelete(r, obj);
         return { json: removed.json, removed: true };
       } catch (err) {
@@ -112,12 +114,15 @@ export async function deleteObject(r: ResourceTarget, name: string, opts: Delete
     if (opts.dryRun) return { json: JSON.stringify(obj), removed: false };
     try {
       const updated = await r.server.storage.update(r.type, key, obj, stored.resourceVersion);
+      wroteCurrent();
       return { json: updated.json, removed: false };
     } catch (err) {
       if (err instanceof StorageError && err.code === 'Conflict') return RETRY;
       throw storageErrorToApi(err, r, name);
     }
-  });
+  };
+  // Starts from the list cache's copy where this process keeps one (Redis), saving a read.
+  return guaranteedUpdate(r, name, attempt, { startFromCache: true });
 }
 
 /** What a deletecollection removed or marked: each object's JSON (storage version) and the list's version. */

@@ -11,21 +11,75 @@ export const RETRY: unique symbol = Symbol('retry');
 const MAX_ATTEMPTS = 20;
 
 /**
+ * Told by an attempt that its compare-and-swap on the version it was given succeeded: that version
+ * was the store's, so the outcome stands however the object was read.
+ */
+export type WroteCurrent = () => void;
+
+/** How guaranteedUpdate reads the object its first attempt starts from. */
+export interface GuaranteedUpdateOptions {
+  /**
+   * Start from this process's cached copy (Storage.peek) when it has one, as kube starts from its
+   * watch cache's: the attempt must then call `wroteCurrent` after its successful write.
+   */
+  startFromCache?: boolean;
+}
+
+/**
  * kube's GuaranteedUpdate, the one read-decide-write loop of every write to an existing object
  * (update, patch, the subresources, delete): reads the stored object (undefined when there is none),
  * lets `attempt` decide, check and write against exactly the version it read, and repeats while the
  * attempt reports a lost race. An attempt that throws ends the loop with its error.
+ *
+ * With `startFromCache`, the first attempt may start from a cached copy, saving a read of the
+ * store when the copy is current. A copy that is behind makes the compare-and-swap fail (a lost
+ * race: read again). Any other outcome of an attempt on the copy (an error, a write that changes
+ * nothing, a dry run) stands only once a read of the store shows the copy was current; otherwise
+ * the attempt runs again on what the store holds. So the answer is always one decided on the
+ * store's current object, as without the cache.
  */
 export async function guaranteedUpdate<T>(
   target: ResourceTarget,
   name: string,
-  attempt: (stored: StoredObject | undefined, key: string) => Promise<T | typeof RETRY>,
+  attempt: (stored: StoredObject | undefined, key: string, wroteCurrent: WroteCurrent) => Promise<T | typeof RETRY>,
+  options: GuaranteedUpdateOptions = {},
 ): Promise<T> {
   const key = objectKey(target.info.namespaced ? target.ri.namespace : '', name);
+  const storage = target.server.storage;
+  const read = (): Promise<StoredObject | undefined> => withStorage(target, name, () => storage.get(target.type, key));
+  let cached = options.startFromCache === true ? storage.peek?.(target.type, key) : undefined;
   for (let i = 0; i < MAX_ATTEMPTS; i++) {
-    const stored = await withStorage(target, name, () => target.server.storage.get(target.type, key));
-    const outcome = await attempt(stored, key);
-    if (outcome !== RETRY) return outcome;
+    if (cached === undefined) {
+      const outcome = await attempt(await read(), key, noteWrite);
+      if (outcome !== RETRY) return outcome;
+      continue;
+    }
+    const copy = cached;
+    cached = undefined;
+    let wrote = false;
+    let outcome: { value: T | typeof RETRY } | { error: unknown };
+    try {
+      outcome = { value: await attempt(copy, key, () => (wrote = true)) };
+    } catch (error) {
+      outcome = { error };
+    }
+    if (wrote) {
+      if ('error' in outcome) throw outcome.error;
+      return outcome.value as T;
+    }
+    if ('value' in outcome && outcome.value === RETRY) continue;
+    // Decided without a write: it stands only if the copy was the store's current object.
+    const current = await read();
+    if (current === undefined || current.resourceVersion !== copy.resourceVersion) {
+      const fresh = await attempt(current, key, noteWrite);
+      if (fresh !== RETRY) return fresh;
+      continue;
+    }
+    if ('error' in outcome) throw outcome.error;
+    return outcome.value as T;
   }
   throw conflict({ group: target.info.group, resource: target.info.resource }, name, 'too many concurrent updates, please retry');
 }
+
+/** The write notice of an attempt on an object read from the store: nothing to check. */
+function noteWrite(): void {}

@@ -139,6 +139,15 @@ export class ListCache {
     return replica === undefined || replica.stop.signal.aborted ? undefined : replica.collection.averageObjectBytes;
   }
 
+  /**
+   * The cached object under `key` once `type`'s cache is filled and following the store; it may
+   * lag behind the store by the changes still on their way.
+   */
+  peek(type: string, key: string): StoredObject | undefined {
+    const replica = this.filled.get(type);
+    return replica === undefined || replica.stop.signal.aborted ? undefined : replica.collection.get(key);
+  }
+
   /** Stops every type's stream subscription and drops the cached objects. */
   close(): void {
     this.closed = true;

@@ -70,6 +70,11 @@ export class ListCachingStorage implements Storage {
     return this.inner.get(type, key);
   }
 
+  /** The cached copy, when `type`'s cache is filled and following the store (it may lag behind). */
+  peek(type: string, key: string): StoredObject | undefined {
+    return this.cache.peek(type, key);
+  }
+
   update(type: string, key: string, object: Record<string, unknown>, expectedResourceVersion: string): Promise<StoredObject> {
     return this.inner.update(type, key, object, expectedResourceVersion);
   }

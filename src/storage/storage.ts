@@ -134,6 +134,14 @@ export interface Storage {
   get(type: string, key: string): Promise<StoredObject | undefined>;
 
   /**
+   * A copy of the object this process already holds (a list cache following the store), read
+   * without a round trip: it may be older than the store's, so it is only a starting point for a
+   * compare-and-swap, which tells. Undefined when the process holds none; absent on backends whose
+   * `get` is already local.
+   */
+  peek?(type: string, key: string): StoredObject | undefined;
+
+  /**
    * Compare-and-swap update: replaces the object when its current version equals
    * `expectedResourceVersion`. Throws `NotFound`, or `Conflict` when the version differs.
    */
