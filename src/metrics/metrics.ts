@@ -95,6 +95,13 @@ const redisCommandErrors = new Counter({
   registers: [metricsRegistry],
 });
 
+const cachedCopyWrites = new Counter({
+  name: 'capstan_cached_copy_writes_total',
+  help: "Writes to existing objects that started from the process's cached copy (the Redis list cache), by whether the copy was the stored object's current version or behind it.",
+  labelNames: ['copy'],
+  registers: [metricsRegistry],
+});
+
 /** A stored type's object count and mean object size (undefined: not known in this process). */
 export interface StoredTypeStats {
   objectCount: number;
@@ -199,6 +206,11 @@ export function observeRedisCommand(command: string, seconds: number, error?: un
   const labels = { command: command.toLowerCase() };
   redisCommandDuration.observe(labels, seconds);
   if (error !== undefined && error !== false && error !== null) redisCommandErrors.inc(labels);
+}
+
+/** Counts one write that started from a cached copy: `current` when the copy was the store's version, else `behind`. */
+export function recordCachedCopyWrite(copy: 'current' | 'behind'): void {
+  cachedCopyWrites.inc({ copy });
 }
 
 /** Records a finished request (counter and, for non-long-running requests, the latency histogram). */

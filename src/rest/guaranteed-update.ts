@@ -3,6 +3,7 @@ import { objectKey } from '../api/object-util.js';
 import { withStorage } from './storage-errors.js';
 import { type ResourceTarget } from './server-context.js';
 import type { StoredObject } from '../storage/storage.js';
+import { recordCachedCopyWrite } from '../metrics/metrics.js';
 
 /** What an attempt answers when its compare-and-swap lost a race: read again and decide again. */
 export const RETRY: unique symbol = Symbol('retry');
@@ -64,17 +65,23 @@ export async function guaranteedUpdate<T>(
       outcome = { error };
     }
     if (wrote) {
+      recordCachedCopyWrite('current');
       if ('error' in outcome) throw outcome.error;
       return outcome.value as T;
     }
-    if ('value' in outcome && outcome.value === RETRY) continue;
+    if ('value' in outcome && outcome.value === RETRY) {
+      recordCachedCopyWrite('behind');
+      continue;
+    }
     // Decided without a write: it stands only if the copy was the store's current object.
     const current = await read();
     if (current === undefined || current.resourceVersion !== copy.resourceVersion) {
+      recordCachedCopyWrite('behind');
       const fresh = await attempt(current, key, noteWrite);
       if (fresh !== RETRY) return fresh;
       continue;
     }
+    recordCachedCopyWrite('current');
     if ('error' in outcome) throw outcome.error;
     return outcome.value as T;
   }

@@ -84,6 +84,22 @@ describe('updates from a cached copy', () => {
     assert.equal(storage.readsOf('configmaps', `${NS}/${name}`), readsBefore, 'the store was read although the copy was current');
   });
 
+  test('/metrics counts writes whose copy was current and writes whose copy was behind', async () => {
+    const count = async (copy: string): Promise<number> => {
+      const text = (await api(srv.url, '/metrics')).text;
+      const line = text.split('\n').find((l) => l.startsWith(`capstan_cached_copy_writes_total{copy="${copy}"}`));
+      return line === undefined ? 0 : Number(line.split(' ').pop());
+    };
+    const [current, behind] = [await count('current'), await count('behind')];
+    const { name, rv } = await createConfigMap({ a: '1' });
+    await storage.freeze('configmaps', `${NS}/${name}`);
+    assert.equal((await put(name, { metadata: { name, resourceVersion: rv }, data: { a: '2' } })).status, 200);
+    assert.equal(await count('current'), current + 1);
+    assert.equal(await count('behind'), behind);
+    assert.equal((await put(name, { metadata: { name }, data: { a: '3' } })).status, 200);
+    assert.equal(await count('behind'), behind + 1);
+  });
+
   test('a PUT pinned to the store’s version succeeds although the copy is older', async () => {
     const { name } = await createConfigMap({ a: '1' });
     await storage.freeze('configmaps', `${NS}/${name}`);

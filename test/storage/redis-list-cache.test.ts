@@ -159,6 +159,34 @@ describe('redis list cache', () => {
     }
   });
 
+  test("a process's copy of an object (peek) is the stored one once its type is cached, and follows another process's writes", async () => {
+    const writer = await connect();
+    const reader = await connect();
+    try {
+      const t = freshType();
+      const created = await writer.create(t, 'ns/a', obj('a', 'ns', { data: { v: '1' } }));
+      assert.equal(reader.peek?.(t, 'ns/a'), undefined, 'no copy before the type is listed');
+      await reader.list(t); // fills the reader's cache
+      assert.deepEqual(reader.peek?.(t, 'ns/a'), await reader.get(t, 'ns/a'));
+      assert.equal(reader.peek?.(t, 'ns/a')?.resourceVersion, created.resourceVersion);
+      const updated = await writer.update(t, 'ns/a', obj('a', 'ns', { data: { v: '2' } }), created.resourceVersion);
+      // The copy may lag by the change on its way through the stream, never more: it catches up.
+      for (let i = 0; reader.peek?.(t, 'ns/a')?.resourceVersion !== updated.resourceVersion; i++) {
+        assert.ok(i < 500, `copy still at ${reader.peek?.(t, 'ns/a')?.resourceVersion} after 5 s`);
+        await sleep(10);
+      }
+      assert.deepEqual(reader.peek?.(t, 'ns/a'), await reader.get(t, 'ns/a'));
+      await writer.delete(t, 'ns/a');
+      for (let i = 0; reader.peek?.(t, 'ns/a') !== undefined; i++) {
+        assert.ok(i < 500, 'deleted object still in the copy after 5 s');
+        await sleep(10);
+      }
+    } finally {
+      await writer.close();
+      await reader.close();
+    }
+  });
+
   test("a version another process moved on without a change reaches this process's cache through the stream", async () => {
     const writer = await connect();
     // A catch-up wait longer than the test's: only the stream's progress entry can make the cache current.
