@@ -1,6 +1,7 @@
 import { ApiError } from '../api/errors.js';
 import { isObject, type Obj } from '../api/object-util.js';
 import type { StoredObject } from '../storage/storage.js';
+import { decodeStoredJson } from '../storage/stored-json.js';
 import type { ResourceTarget } from './server-context.js';
 
 /** kube's storage error code for an object that cannot be transformed or decoded (`ErrCodeCorruptObj`). */
@@ -65,23 +66,13 @@ export function corruptObjectError(target: ResourceTarget, stored: StoredObject,
  * object with metadata: kube's corrupt-object read error, which only the unsafe deleter gets past.
  */
 export function decodeStored(target: ResourceTarget, stored: StoredObject): Obj {
-  const obj = tryDecode(stored.json);
+  const obj = decodeStoredJson(stored.json);
   if (obj !== undefined) return obj;
   throw corruptObjectError(target, stored, decodeFailure(stored.json) ?? 'undecodable object');
 }
 
 /** kube aggregates at most this many unreadable objects of a list, then adds a "too many" cause. */
 const MAX_LIST_ERRORS = 100;
-
-/** The parsed object, or undefined when `json` is not a JSON object with metadata. */
-export function tryDecode(json: string): Obj | undefined {
-  try {
-    const value: unknown = JSON.parse(json);
-    return isObject(value) && isObject(value.metadata) ? value : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * Whether stored JSON is framed as one object: O(1), so lists can check every item without

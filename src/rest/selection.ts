@@ -6,7 +6,7 @@ import type { StoredObject } from '../storage/storage.js';
 import type { ListOptions } from '../api/request-options.js';
 import type { ResourceInfo } from '../api/resource-info.js';
 import type { Obj } from '../api/object-util.js';
-import { tryDecode } from './corrupt-object.js';
+import { decodeStoredJson } from '../storage/stored-json.js';
 
 /** The label and field selectors of a list, watch or deletecollection request. */
 export interface Selection {
@@ -124,7 +124,7 @@ function viewOf(obj: Obj, contract: string, spec: FieldSelectorSpec): SelectedVi
 function selectedView(s: StoredObject, contract: string, spec: FieldSelectorSpec): SelectedView | undefined {
   const known = views.get(s);
   if (known !== undefined && known.contract === contract) return known;
-  const obj = tryDecode(s.json);
+  const obj = decodeStoredJson(s.json);
   if (obj === undefined) return undefined;
   const view = viewOf(obj, contract, spec);
   views.set(s, view);

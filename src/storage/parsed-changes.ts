@@ -1,5 +1,6 @@
 import type { ChangeEvent } from './storage.js';
-import { isObject, type Obj } from '../api/object-util.js';
+import type { Obj } from '../api/object-util.js';
+import { decodeStoredJson } from './stored-json.js';
 import { RecentEventCache } from './recent-event-cache.js';
 
 /**
@@ -19,16 +20,6 @@ interface ParsedChange {
 }
 
 const parsedCache = new RecentEventCache<ParsedChange>(RECENT_CHANGES);
-
-/** A stored object's JSON decoded, or undefined when it is not a JSON object with metadata (corrupt). */
-export function decodeStoredJson(json: string): Obj | undefined {
-  try {
-    const value: unknown = JSON.parse(json);
-    return isObject(value) && isObject(value.metadata) ? value : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 function parsedChange(event: ChangeEvent): ParsedChange {
   let parsed = parsedCache.get(event);

@@ -73,6 +73,33 @@ describe('updates from a cached copy', () => {
     });
   }
 
+  const pods = `/api/v1/namespaces/${NS}/pods`;
+
+  /** Creates an unscheduled pod and freezes the copy of it as created. */
+  async function createPodAndFreeze(prefix: string): Promise<string> {
+    const name = uniqueName(prefix);
+    const created = await api(srv.url, pods, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ name: 'c', image: 'nginx' }] } }),
+    });
+    assert.equal(created.status, 201, created.text);
+    await storage.freeze('pods', `${NS}/${name}`);
+    return name;
+  }
+
+  /** POSTs `body` to the pod's subresource `sub`. */
+  function postTo(name: string, sub: string, body: Record<string, unknown>): Promise<{ status: number; body: any; text: string }> {
+    return api(srv.url, `${pods}/${name}/${sub}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  }
+
+  const binding = (name: string, node: string): Record<string, unknown> => ({
+    apiVersion: 'v1',
+    kind: 'Binding',
+    metadata: { name },
+    target: { apiVersion: 'v1', kind: 'Node', name: node },
+  });
+
   test('with a current copy, an update writes without reading the store first', async () => {
     const { name, rv } = await createConfigMap({ a: '1' });
     await storage.freeze('configmaps', `${NS}/${name}`);
@@ -181,23 +208,9 @@ describe('updates from a cached copy', () => {
   });
 
   test('a second binding of a pod is refused although the copy predates the first', async () => {
-    const name = uniqueName('bind');
-    const pods = `/api/v1/namespaces/${NS}/pods`;
-    const created = await api(srv.url, pods, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ name: 'c', image: 'nginx' }] } }),
-    });
-    assert.equal(created.status, 201, created.text);
-    await storage.freeze('pods', `${NS}/${name}`);
-    const bind = (node: string): Promise<{ status: number; body: any; text: string }> =>
-      api(srv.url, `${pods}/${name}/binding`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ apiVersion: 'v1', kind: 'Binding', metadata: { name }, target: { apiVersion: 'v1', kind: 'Node', name: node } }),
-      });
-    assert.equal((await bind('node-1')).status, 201);
-    const second = await bind('node-2');
+    const name = await createPodAndFreeze('bind');
+    assert.equal((await postTo(name, 'binding', binding(name, 'node-1'))).status, 201);
+    const second = await postTo(name, 'binding', binding(name, 'node-2'));
     assert.equal(second.status, 409, second.text);
     assert.equal(second.body.message, `Operation cannot be fulfilled on pods/binding "${name}": pod ${name} is already assigned to node "node-1"`);
     assert.equal((await api(srv.url, `${pods}/${name}`)).body.spec.nodeName, 'node-1');
@@ -217,30 +230,15 @@ describe('updates from a cached copy', () => {
   });
 
   test('a pod deleted since the copy was taken cannot be evicted or bound', async () => {
-    const name = uniqueName('gone');
-    const pods = `/api/v1/namespaces/${NS}/pods`;
-    const created = await api(srv.url, pods, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ name: 'c', image: 'nginx' }] } }),
-    });
-    assert.equal(created.status, 201, created.text);
-    await storage.freeze('pods', `${NS}/${name}`);
+    const name = await createPodAndFreeze('gone');
     // Not bound to a node: removed at once.
     assert.equal((await api(srv.url, `${pods}/${name}`, { method: 'DELETE' })).status, 200);
     assert.equal((await api(srv.url, `${pods}/${name}`)).status, 404);
-    const post = (sub: string, body: Record<string, unknown>): Promise<{ status: number; body: any; text: string }> =>
-      api(srv.url, `${pods}/${name}/${sub}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    const eviction = await post('eviction', { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name } });
+    const eviction = await postTo(name, 'eviction', { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name } });
     assert.equal(eviction.status, 404, eviction.text);
     assert.equal(eviction.body.message, `pods "${name}" not found`);
-    const binding = await post('binding', {
-      apiVersion: 'v1',
-      kind: 'Binding',
-      metadata: { name },
-      target: { apiVersion: 'v1', kind: 'Node', name: 'node-1' },
-    });
-    assert.equal(binding.status, 404, binding.text);
-    assert.equal(binding.body.message, `pods "${name}" not found`);
+    const bound = await postTo(name, 'binding', binding(name, 'node-1'));
+    assert.equal(bound.status, 404, bound.text);
+    assert.equal(bound.body.message, `pods "${name}" not found`);
   });
 });
