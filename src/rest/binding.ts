@@ -1,6 +1,6 @@
 import { conflict, notFound } from '../api/errors.js';
 import { isObject, nowTimestamp, stringField, type Obj } from '../api/object-util.js';
-import { guaranteedUpdate, RETRY, type WroteCurrent } from './guaranteed-update.js';
+import { guaranteedUpdate, RETRY, type SendingWrite } from './guaranteed-update.js';
 import type { StoredObject } from '../storage/storage.js';
 import type { ResourceTarget } from './server-context.js';
 import { storageErrorToApi } from './storage-errors.js';
@@ -20,7 +20,7 @@ export async function bindPod(
   copied: { labels: Obj; annotations: Obj } = { labels: {}, annotations: {} },
 ): Promise<void> {
   const qr = { group: target.info.group, resource: target.info.resource };
-  const attempt = async (current: StoredObject | undefined, podKey: string, wroteCurrent: WroteCurrent): Promise<true | typeof RETRY> => {
+  const attempt = async (current: StoredObject | undefined, podKey: string, sendingWrite: SendingWrite): Promise<true | typeof RETRY> => {
     if (!current) throw notFound(qr, name);
     const pod = JSON.parse(current.json) as Obj;
     const spec = isObject(pod.spec) ? pod.spec : {};
@@ -42,8 +42,8 @@ export async function bindPod(
     status.conditions = conditions;
     pod.status = status;
     try {
+      sendingWrite();
       await target.server.storage.update(target.type, podKey, pod, current.resourceVersion);
-      wroteCurrent();
       return true;
     } catch (err) {
       if (err instanceof StorageError && err.code === 'Conflict') return RETRY;

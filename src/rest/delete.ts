@@ -5,7 +5,7 @@ import type { Selection } from './selection.js';
 import { strategyFor } from '../strategy/strategies.js';
 import { decodeStored } from './corrupt-object.js';
 import { deletionFinalizers } from './deletion-finalizers.js';
-import { guaranteedUpdate, RETRY, type WroteCurrent } from './guaranteed-update.js';
+import { guaranteedUpdate, RETRY, type SendingWrite } from './guaranteed-update.js';
 import type { StoredObject } from '../storage/storage.js';
 import type { ResourceTarget } from './server-context.js';
 import { storageErrorToApi, withStorage } from './storage-errors.js';
@@ -56,7 +56,7 @@ export interface DeleteOutcome {
  */
 export async function deleteObject(r: ResourceTarget, name: string, opts: DeleteOptions): Promise<DeleteOutcome> {
   const qr = { group: r.info.group, resource: r.info.resource };
-  const attempt = async (stored: StoredObject | undefined, key: string, wroteCurrent: WroteCurrent): Promise<DeleteOutcome | typeof RETRY> => {
+  const attempt = async (stored: StoredObject | undefined, key: string, sendingWrite: SendingWrite): Promise<DeleteOutcome | typeof RETRY> => {
     if (!stored) throw notFound(qr, name);
     const obj = decodeStored(r, stored);
     const meta = metadataOf(obj);
@@ -92,8 +92,8 @@ export async function deleteObject(r: ResourceTarget, name: string, opts: Delete
     if (finalizers.length === 0 && grace === 0 && !twoPhase) {
       if (opts.dryRun) return { json: stored.json, removed: true };
       try {
+        sendingWrite();
         const removed = await r.server.storage.delete(r.type, key, stored.resourceVersion);
-        wroteCurrent();
         await afterKindDelete(r, obj);
         return { json: removed.json, removed: true };
       } catch (err) {
@@ -113,8 +113,8 @@ export async function deleteObject(r: ResourceTarget, name: string, opts: Delete
     strategy.markTerminating?.(obj);
     if (opts.dryRun) return { json: JSON.stringify(obj), removed: false };
     try {
+      sendingWrite();
       const updated = await r.server.storage.update(r.type, key, obj, stored.resourceVersion);
-      wroteCurrent();
       return { json: updated.json, removed: false };
     } catch (err) {
       if (err instanceof StorageError && err.code === 'Conflict') return RETRY;

@@ -12,16 +12,18 @@ export const RETRY: unique symbol = Symbol('retry');
 const MAX_ATTEMPTS = 20;
 
 /**
- * Told by an attempt that its compare-and-swap on the version it was given succeeded: that version
- * was the store's, so the outcome stands however the object was read.
+ * Told by an attempt just before it sends its compare-and-swap on the version it was given. From
+ * then on the store decides: the outcome stands however the object was read (a success proves
+ * the version was current; a write whose answer was lost may have taken effect, so it is not
+ * decided again), unless the attempt reports a lost race (RETRY).
  */
-export type WroteCurrent = () => void;
+export type SendingWrite = () => void;
 
 /** How guaranteedUpdate reads the object its first attempt starts from. */
 export interface GuaranteedUpdateOptions {
   /**
    * Start from this process's cached copy (Storage.peek) when it has one, as kube starts from its
-   * watch cache's: the attempt must then call `wroteCurrent` after its successful write.
+   * watch cache's: the attempt must then call `sendingWrite` before its compare-and-swap.
    */
   startFromCache?: boolean;
 }
@@ -34,15 +36,16 @@ export interface GuaranteedUpdateOptions {
  *
  * With `startFromCache`, the first attempt may start from a cached copy, saving a read of the
  * store when the copy is current. A copy that is behind makes the compare-and-swap fail (a lost
- * race: read again). Any other outcome of an attempt on the copy (an error, a write that changes
- * nothing, a dry run) stands only once a read of the store shows the copy was current; otherwise
- * the attempt runs again on what the store holds. So the answer is always one decided on the
- * store's current object, as without the cache.
+ * race: read again). An outcome decided on the copy without sending a write (an error, a write
+ * that changes nothing, a dry run) stands only once a read of the store shows the copy was
+ * current; otherwise the attempt runs again on what the store holds. So the answer is always one
+ * decided on the store's current object, as without the cache; and a write sent is never decided
+ * a second time (its answer may have been lost after it took effect).
  */
 export async function guaranteedUpdate<T>(
   target: ResourceTarget,
   name: string,
-  attempt: (stored: StoredObject | undefined, key: string, wroteCurrent: WroteCurrent) => Promise<T | typeof RETRY>,
+  attempt: (stored: StoredObject | undefined, key: string, sendingWrite: SendingWrite) => Promise<T | typeof RETRY>,
   options: GuaranteedUpdateOptions = {},
 ): Promise<T> {
   const key = objectKey(target.info.namespaced ? target.ri.namespace : '', name);
@@ -57,21 +60,21 @@ export async function guaranteedUpdate<T>(
     }
     const copy = cached;
     cached = undefined;
-    let wrote = false;
+    let sent = false;
     let outcome: { value: T | typeof RETRY } | { error: unknown };
     try {
-      outcome = { value: await attempt(copy, key, () => (wrote = true)) };
+      outcome = { value: await attempt(copy, key, () => (sent = true)) };
     } catch (error) {
       outcome = { error };
-    }
-    if (wrote) {
-      recordCachedCopyWrite('current');
-      if ('error' in outcome) throw outcome.error;
-      return outcome.value as T;
     }
     if ('value' in outcome && outcome.value === RETRY) {
       recordCachedCopyWrite('behind');
       continue;
+    }
+    if (sent) {
+      if ('error' in outcome) throw outcome.error;
+      recordCachedCopyWrite('current');
+      return outcome.value as T;
     }
     // Decided without a write: it stands only if the copy was the store's current object.
     const current = await read();
@@ -88,5 +91,5 @@ export async function guaranteedUpdate<T>(
   throw conflict({ group: target.info.group, resource: target.info.resource }, name, 'too many concurrent updates, please retry');
 }
 
-/** The write notice of an attempt on an object read from the store: nothing to check. */
+/** The write notice of an attempt on an object read from the store: nothing to decide by it. */
 function noteWrite(): void {}

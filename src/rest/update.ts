@@ -4,7 +4,7 @@ import { hasStatusSubresource, prepareForFinalize, prepareForStatusUpdate, prepa
 import { canonicalize, jsonEqual, metadataOf, stringField, type Obj } from '../api/object-util.js';
 import { storageVersionOf, toStorageVersion } from '../conversion/version-conversion.js';
 import { servedObjectAsync, toStorageVersionAsync } from '../conversion/converting-io.js';
-import { guaranteedUpdate, RETRY, type WroteCurrent } from './guaranteed-update.js';
+import { guaranteedUpdate, RETRY, type SendingWrite } from './guaranteed-update.js';
 import type { StoredObject } from '../storage/storage.js';
 import type { ResourceTarget } from './server-context.js';
 import { admissionRequestOf } from '../api/request-scope.js';
@@ -115,7 +115,7 @@ export async function updateObject(
   const name = r.ri.name;
   const qr = { group: r.info.group, resource: r.info.resource };
   const facts = r.server.catalog.customResources;
-  const attempt = async (stored: StoredObject | undefined, key: string, wroteCurrent: WroteCurrent): Promise<UpdateOutcome | typeof RETRY> => {
+  const attempt = async (stored: StoredObject | undefined, key: string, sendingWrite: SendingWrite): Promise<UpdateOutcome | typeof RETRY> => {
     if (!stored) return onMissing();
     const storedObj = JSON.parse(stored.json) as Obj;
     // Updates and patches apply to the object in the request's version; it is stored converted back.
@@ -188,13 +188,13 @@ export async function updateObject(
         if (removeNow) {
           // As kube's store: an update that empties a deleted object's finalizers deletes it instead of
           // writing it, in one compare-and-swap on the version read (no window where it is left behind).
+          sendingWrite();
           const removed = await r.server.storage.delete(r.type, key, stored.resourceVersion);
-          wroteCurrent();
           await afterKindDelete(r, result);
           return { json: removed.json, created: false };
         }
+        sendingWrite();
         const updated = await r.server.storage.update(r.type, key, toStore, stored.resourceVersion);
-        wroteCurrent();
         return { json: updated.json, created: false };
       } catch (err) {
         if (err instanceof StorageError && err.code === 'Conflict' && pinnedVersion === '') return undefined;

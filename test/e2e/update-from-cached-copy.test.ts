@@ -10,6 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MemoryStorage } from '../../src/storage/memory-storage.js';
 import type { StoredObject } from '../../src/storage/storage.js';
+import { StorageError } from '../../src/api/storage-error.js';
 import { api, startTestServer, uniqueName, type TestServer } from '../helpers/capstan.js';
 
 /** A memory store with a copy that lags: `peek` answers the objects as `freeze` last saw them. */
@@ -29,6 +30,16 @@ class LaggingCopyStorage extends MemoryStorage {
 
   peek(type: string, key: string): StoredObject | undefined {
     return this.frozen.get(`${type}\n${key}`);
+  }
+
+  /** The next update is applied, then answers as if its reply were lost (a connection dropped). */
+  loseNextUpdateAnswer = false;
+
+  override async update(type: string, key: string, object: Record<string, unknown>, expected: string): Promise<StoredObject> {
+    const stored = await super.update(type, key, object, expected);
+    if (!this.loseNextUpdateAnswer) return stored;
+    this.loseNextUpdateAnswer = false;
+    throw new StorageError('Unavailable', 'the connection to the store dropped before its answer');
   }
 
   /** From now on `peek` serves this object as it is now, until the next freeze. */
@@ -125,6 +136,17 @@ describe('updates from a cached copy', () => {
     assert.equal(await count('behind'), behind);
     assert.equal((await put(name, { metadata: { name }, data: { a: '3' } })).status, 200);
     assert.equal(await count('behind'), behind + 1);
+  });
+
+  test('a write whose answer was lost is not decided again: the client hears of the failure, not a conflict', async () => {
+    const { name, rv } = await createConfigMap({ a: '1' });
+    await storage.freeze('configmaps', `${NS}/${name}`);
+    storage.loseNextUpdateAnswer = true;
+    const res = await put(name, { metadata: { name, resourceVersion: rv }, data: { a: '2' } });
+    assert.equal(res.status, 503, res.text);
+    assert.equal(res.body.kind, 'Status');
+    // It took effect; deciding the write again on the new version would have answered 409.
+    assert.deepEqual((await api(srv.url, path(name))).body.data, { a: '2' });
   });
 
   test('a PUT pinned to the store’s version succeeds although the copy is older', async () => {
