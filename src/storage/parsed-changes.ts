@@ -9,7 +9,7 @@ import { RecentEventCache } from './recent-event-cache.js';
  * to be mutated. Kept for the most recent RECENT_CHANGES changes only (see RecentEventCache): an
  * older change read again (a resumed watch) is parsed again, to the same result.
  */
-const RECENT_CHANGES = 2048;
+export const RECENT_CHANGES = 2048;
 
 interface ParsedChange {
   /** Undefined when the change's object does not decode (a corrupt stored object). */

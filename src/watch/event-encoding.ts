@@ -10,7 +10,7 @@ import { toPartialObjectMetadata, toTable } from '../codec/representations.js';
 import { type TablePrinter } from '../codec/table-printer.js';
 import type { CustomResourceFacts } from '../catalog/custom-resource-facts.js';
 import { RecentEventCache } from '../storage/recent-event-cache.js';
-import { eventDecodes, parsedIfRecent, parsedObjects } from '../storage/parsed-changes.js';
+import { eventDecodes, parsedIfRecent, parsedObjects, RECENT_CHANGES } from '../storage/parsed-changes.js';
 
 /**
  * Watch event frames: JSON lines (`{"type":...,"object":...}\n`), length-delimited Protobuf
@@ -21,11 +21,10 @@ import { eventDecodes, parsedIfRecent, parsedObjects } from '../storage/parsed-c
  */
 type FramesByType = Partial<Record<WatchEventType, string | Buffer>>;
 /**
- * Frames are kept for the last RECENT_CHANGES changes only (see RecentEventCache), as the parsed
- * objects are (storage/parsed-changes.ts): enough for every watcher to share them at fan-out, even at thousands of writes
+ * Frames are kept for as many recent changes as the parsed objects (RECENT_CHANGES, see RecentEventCache
+ * and storage/parsed-changes.ts): enough for every watcher to share them at fan-out, even at thousands of writes
  * per second with deferred flushes, without holding them for the whole history window.
  */
-const RECENT_CHANGES = 2048;
 const frameCache = new RecentEventCache<Map<string, FramesByType>>(RECENT_CHANGES);
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
