@@ -1,5 +1,5 @@
 import { metaOf, STRIP } from './update-managed-fields.js';
-import { compareObjects, valuesEqual } from './compare-objects.js';
+import { compareChanges, valuesEqual } from './compare-objects.js';
 import { FieldSet, type FieldPath } from './field-set.js';
 import { decodeManagedFields, encodeManagedFields, managerIdentifier, type Managed } from './managed-fields.js';
 import type { SmdType } from './smd-type.js';
@@ -87,11 +87,9 @@ export function applyConfiguration(live: Obj, config: Obj, rec: ApplyRecord): { 
   const next = isObject(pruned) ? pruned : {};
 
   // Updater.update: conflicts with and removals from every other manager.
-  const cmp = compareObjects(liveValue, next, rec.type);
-  const added = filter(cmp.added);
-  const modified = filter(cmp.modified);
+  const cmp = compareChanges(liveValue, next, rec.type);
   const removed = filter(cmp.removed);
-  const changeAt = versionedChanges({ changed: modified.union(added), removed }, rec.apiVersion, rec.versionViews, liveValue, next, filter);
+  const changeAt = versionedChanges({ changed: filter(cmp.changed), removed }, rec.apiVersion, rec.versionViews, liveValue, next, filter);
   const conflicts: ApplyConflict[] = [];
   const conflictSets = new Map<string, FieldSet>();
   for (const [m, vs] of managed) {

@@ -38,50 +38,118 @@ export function valuesEqual(a: Value, b: Value): boolean {
  * items are matched by key or value, duplicates compared as a group. `null` is a present value.
  */
 export function compareObjects(lhs: Value, rhs: Value, type: SmdType): Comparison {
-  const out: Comparison = { added: new FieldSet(), modified: new FieldSet(), removed: new FieldSet() };
-  walk(lhs, rhs, type, [], out);
-  return out;
+  const added = new FieldSet();
+  const modified = new FieldSet();
+  const removed = new FieldSet();
+  walk(lhs, rhs, type, new Cursor(undefined, undefined, '', [added, modified, removed]));
+  return { added, modified, removed };
 }
 
-function leaf(l: Value, r: Value, path: PathElement[], out: Comparison): void {
-  if (l === undefined) out.added.insert(path);
-  else if (r === undefined) out.removed.insert(path);
-  else if (!valuesEqual(l, r)) out.modified.insert(path);
+/** What changed between two versions, with added and modified fields in one set. */
+export interface Changes {
+  /** Added or modified fields. */
+  changed: FieldSet;
+  removed: FieldSet;
 }
 
-function walk(l: Value, r: Value, type: SmdType, path: PathElement[], out: Comparison): void {
+/** compareObjects with its added and modified sets as one (what the field manager records). */
+export function compareChanges(lhs: Value, rhs: Value, type: SmdType): Changes {
+  const changed = new FieldSet();
+  const removed = new FieldSet();
+  walk(lhs, rhs, type, new Cursor(undefined, undefined, '', [changed, changed, removed]));
+  return { changed, removed };
+}
+
+const ADDED = 0;
+const MODIFIED = 1;
+const REMOVED = 2;
+
+/**
+ * One position of the walk: its element (with its string form) under its parent position, and,
+ * per output set, the node of that set at this position, made on the first insertion below it, so
+ * each element is serialised once and no path array is copied per field.
+ */
+class Cursor {
+  private readonly nodes: (FieldSet | undefined)[];
+
+  constructor(
+    private readonly parent: Cursor | undefined,
+    private readonly pe: PathElement | undefined,
+    private readonly key: string,
+    roots?: FieldSet[],
+  ) {
+    this.nodes = roots ?? [undefined, undefined, undefined];
+  }
+
+  /** The node of output `i` at this position. */
+  private node(i: number): FieldSet {
+    let n = this.nodes[i];
+    if (n === undefined) {
+      // Only the root has no parent, and its nodes are given.
+      const parent = this.parent as Cursor;
+      n = parent.node(i).descend(this.pe as PathElement, this.key);
+      this.nodes[i] = n;
+    }
+    return n;
+  }
+
+  /** Adds this position's path to output `i` (the root, the empty path, is not tracked). */
+  insert(i: number): void {
+    if (this.parent !== undefined) this.parent.node(i).insertMember(this.pe as PathElement, this.key);
+  }
+
+  /** The position of child element `pe`, whose string form is `key`. */
+  child(pe: PathElement, key: string): Cursor {
+    return new Cursor(this, pe, key);
+  }
+}
+
+function leaf(l: Value, r: Value, at: Cursor): void {
+  if (l === undefined) at.insert(ADDED);
+  else if (r === undefined) at.insert(REMOVED);
+  else if (!valuesEqual(l, r)) at.insert(MODIFIED);
+}
+
+const mapLike = (v: Value): boolean => v === undefined || v === null || isMap(v);
+const listLike = (v: Value): boolean => v === undefined || v === null || Array.isArray(v);
+
+function hasKeys(m: Record<string, unknown> | undefined): boolean {
+  if (m === undefined) return false;
+  for (const k in m) if (Object.prototype.hasOwnProperty.call(m, k)) return true;
+  return false;
+}
+
+function walk(l: Value, r: Value, type: SmdType, at: Cursor): void {
   const sample = r !== undefined ? r : l;
   let isLeaf = true;
   if (type.kind === 'map' || type.kind === 'untyped') {
-    const mapLike = (v: Value): boolean => v === undefined || v === null || isMap(v);
     // A value of another kind than the schema's (or a deduced scalar or list) is one leaf.
     if ((isMap(sample) || sample === null) && mapLike(l) && mapLike(r) && !(type.kind === 'untyped' && sample === null)) {
       const lm = isMap(l) ? l : undefined;
       const rm = isMap(r) ? r : undefined;
-      const empty = (lm === undefined || Object.keys(lm).length === 0) && (rm === undefined || Object.keys(rm).length === 0);
-      if (!type.atomic && !empty) {
+      if (!type.atomic && (hasKeys(lm) || hasKeys(rm))) {
         isLeaf = false;
-        const keys = new Set([...Object.keys(lm ?? {}), ...Object.keys(rm ?? {})]);
-        for (const k of keys) {
+        const visit = (k: string): void => {
           const childType: SmdType = type.kind === 'map' ? type.field(k) : type;
-          walk(lm?.[k], rm?.[k], childType, [...path, fieldElement(k)], out);
-        }
+          walk(lm?.[k], rm?.[k], childType, at.child(fieldElement(k), `f:${k}`));
+        };
+        if (rm !== undefined) for (const k of Object.keys(rm)) visit(k);
+        if (lm !== undefined) for (const k of Object.keys(lm)) if (rm === undefined || !Object.prototype.hasOwnProperty.call(rm, k)) visit(k);
       }
     }
   } else if (type.kind === 'list') {
-    const listLike = (v: Value): boolean => v === undefined || v === null || Array.isArray(v);
     if ((Array.isArray(sample) || sample === null) && listLike(l) && listLike(r)) {
       const ll = Array.isArray(l) ? l : [];
       const rl = Array.isArray(r) ? r : [];
       if (!type.atomic && (ll.length > 0 || rl.length > 0)) {
         isLeaf = false;
-        visitListItems(type, ll, rl, path, out);
+        visitListItems(type, ll, rl, at);
       }
     }
   }
-  if (isLeaf) leaf(l, r, path, out);
-  else if (l === undefined) out.added.insert(path);
-  else if (r === undefined) out.removed.insert(path);
+  if (isLeaf) leaf(l, r, at);
+  else if (l === undefined) at.insert(ADDED);
+  else if (r === undefined) at.insert(REMOVED);
 }
 
 type ListType = Extract<SmdType, { kind: 'list' }>;
@@ -105,8 +173,13 @@ export function listItemElement(type: ListType, item: Value): PathElement | unde
   return keyElement(fields);
 }
 
-function groupItems(type: ListType, list: Value[]): Map<string, { pe: PathElement; items: Value[] }> {
-  const groups = new Map<string, { pe: PathElement; items: Value[] }>();
+interface Group {
+  pe: PathElement;
+  items: Value[];
+}
+
+function groupItems(type: ListType, list: Value[]): Map<string, Group> {
+  const groups = new Map<string, Group>();
   for (const item of list) {
     const pe = listItemElement(type, item);
     if (pe === undefined) continue;
@@ -118,29 +191,28 @@ function groupItems(type: ListType, list: Value[]): Map<string, { pe: PathElemen
   return groups;
 }
 
-function visitListItems(type: ListType, l: Value[], r: Value[], path: PathElement[], out: Comparison): void {
+function visitListItems(type: ListType, l: Value[], r: Value[], at: Cursor): void {
   const lg = groupItems(type, l);
   const rg = groupItems(type, r);
-  const keys = new Set([...lg.keys(), ...rg.keys()]);
   const elem = type.elem();
-  for (const k of keys) {
-    const left = lg.get(k);
-    const right = rg.get(k);
+  const visit = (k: string, left: Group | undefined, right: Group | undefined): void => {
     const pe = (right ?? left)?.pe;
-    if (pe === undefined) continue;
+    if (pe === undefined) return;
     const lList = left?.items ?? [];
     const rList = right?.items ?? [];
-    const childPath = [...path, pe];
+    const child = at.child(pe, k);
     if (lList.length <= 1 && rList.length <= 1) {
-      walk(lList[0], rList[0], elem, childPath, out);
+      walk(lList[0], rList[0], elem, child);
     } else if (lList.length >= 2 && rList.length >= 2) {
-      if (!valuesEqual(lList, rList)) out.modified.insert(childPath);
+      if (!valuesEqual(lList, rList)) child.insert(MODIFIED);
     } else if (lList.length >= 2) {
-      if (rList.length !== 0) walk(undefined, rList[0], elem, childPath, out);
-      out.removed.insert(childPath);
+      if (rList.length !== 0) walk(undefined, rList[0], elem, child);
+      child.insert(REMOVED);
     } else {
-      if (lList.length !== 0) walk(lList[0], undefined, elem, childPath, out);
-      out.added.insert(childPath);
+      if (lList.length !== 0) walk(lList[0], undefined, elem, child);
+      child.insert(ADDED);
     }
-  }
+  };
+  for (const [k, left] of lg) visit(k, left, rg.get(k));
+  for (const [k, right] of rg) if (!lg.has(k)) visit(k, undefined, right);
 }

@@ -164,17 +164,25 @@ export class FieldSet {
 
   /**
    * The members and non-empty subtrees at this level, merged and sorted by path element, each with
-   * whether it is a member and its subtree if any (what fieldsV1 writes, key by key).
+   * its string form, whether it is a member and its subtree if any (what fieldsV1 writes, key by key).
    */
-  entries(): { pe: PathElement; member: boolean; child: FieldSet | undefined }[] {
-    const byKey = new Map<string, { pe: PathElement; member: boolean; child: FieldSet | undefined }>();
-    for (const [k, pe] of this.members) byKey.set(k, { pe, member: true, child: undefined });
-    for (const [k, c] of this.children) {
-      if (c.set.empty()) continue;
-      const e = byKey.get(k);
-      if (e) e.child = c.set;
-      else byKey.set(k, { pe: c.pe, member: false, child: c.set });
+  entries(): FieldSetEntry[] {
+    const out: FieldSetEntry[] = [];
+    for (const [key, pe] of this.members) {
+      const c = this.children.get(key);
+      out.push({ pe, key, member: true, child: c === undefined || c.set.empty() ? undefined : c.set });
     }
-    return [...byKey.values()].sort((a, b) => comparePathElements(a.pe, b.pe));
+    for (const [key, c] of this.children) if (!this.members.has(key) && !c.set.empty()) out.push({ pe: c.pe, key, member: false, child: c.set });
+    if (out.length > 1) out.sort((a, b) => comparePathElements(a.pe, b.pe));
+    return out;
   }
+}
+
+/** One element of a set's level: see FieldSet.entries. */
+export interface FieldSetEntry {
+  pe: PathElement;
+  /** The element's string form (its fieldsV1 key). */
+  key: string;
+  member: boolean;
+  child: FieldSet | undefined;
 }

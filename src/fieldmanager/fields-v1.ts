@@ -17,7 +17,7 @@ function emit(set: FieldSet, includeSelf: boolean): FieldsV1 {
   const out: FieldsV1 = {};
   const entries = set.entries();
   if (includeSelf && entries.length > 0) out['.'] = {};
-  for (const { pe, member, child } of entries) out[serializePathElement(pe)] = child ? emit(child, member) : {};
+  for (const { key, member, child } of entries) out[key] = child ? emit(child, member) : {};
   return out;
 }
 
@@ -62,8 +62,9 @@ function read(obj: Record<string, unknown>, into: FieldSet): boolean {
     }
     if (!isObject(value)) throw new FieldsV1Error(`expected an object for ${key}`);
     hasChildren = true;
-    // The string form, not the key as written: keys spelled differently for one element meet.
-    const element = serializePathElement(pe);
+    // The string form, not the key as written: keys spelled differently for one element meet. A
+    // field's key is its string form already.
+    const element = pe.kind === 'field' ? key : serializePathElement(pe);
     // `{}`: a member without children, the commonest node.
     if (!hasKeys(value)) {
       into.insertMember(pe, element);

@@ -1,4 +1,4 @@
-import { compareObjects } from './compare-objects.js';
+import { compareChanges } from './compare-objects.js';
 import { FieldSet } from './field-set.js';
 import { decodeManagedFields, encodeManagedFields, managerIdentifier, timeSeconds, type Managed } from './managed-fields.js';
 import { fieldElement } from './path-element.js';
@@ -111,12 +111,10 @@ export function updateManagedFields(live: Obj, next: Obj, rec: UpdateRecord): vo
     subresource: rec.subresource,
   });
 
-  const cmp = compareObjects(live, next, rec.type);
+  const cmp = compareChanges(live, next, rec.type);
   const filter = (s: FieldSet): FieldSet => (rec.resetFields ? s.recursiveDifference(rec.resetFields) : s);
-  const added = filter(cmp.added);
-  const modified = filter(cmp.modified);
+  const changed = filter(cmp.changed);
   const removed = filter(cmp.removed);
-  const changed = modified.union(added);
   const changeAt = versionedChanges({ changed, removed }, rec.apiVersion, rec.versionViews, live, next, filter);
   for (const [m, vs] of managed) {
     const there = changeAt(vs.apiVersion);

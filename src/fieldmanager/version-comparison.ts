@@ -1,5 +1,5 @@
 import type { Obj } from '../api/object-util.js';
-import { compareObjects } from './compare-objects.js';
+import { compareChanges } from './compare-objects.js';
 import type { FieldSet } from './field-set.js';
 import type { SmdType } from './smd-type.js';
 
@@ -44,8 +44,8 @@ export function versionedChanges(
     const view = views?.(apiVersion);
     if (view !== undefined) {
       try {
-        const cmp = compareObjects(view.convert(before), view.convert(after), view.type);
-        change = { changed: filter(cmp.modified.union(cmp.added)), removed: filter(cmp.removed) };
+        const cmp = compareChanges(view.convert(before), view.convert(after), view.type);
+        change = { changed: filter(cmp.changed), removed: filter(cmp.removed) };
       } catch (err) {
         if (err instanceof VersionConversionError) throw err;
         change = own;
