@@ -1,5 +1,6 @@
 import type { Obj } from '../api/object-util.js';
-import type { Storage } from './storage.js';
+import type { ChangeEvent, Storage } from './storage.js';
+import { parsedObject } from './parsed-changes.js';
 
 /** One change a collection applied to its cache: the object before and after (undefined when absent). */
 export interface CollectionChange {
@@ -8,6 +9,15 @@ export interface CollectionChange {
   namespace: string;
   previous: Obj | undefined;
   current: Obj | undefined;
+}
+
+/**
+ * A change's object as the process's other readers of the change parse it (parsed-changes.ts), so
+ * a change is parsed once however many collections and watches follow its type. One that does not
+ * decode as a stored object is parsed on its own (JSON.parse's error, as before).
+ */
+function sharedObject(e: ChangeEvent): Obj {
+  return parsedObject(e) ?? (JSON.parse(e.json) as Obj);
 }
 
 function namespaceOfKey(key: string): string {
@@ -20,7 +30,8 @@ function namespaceOfKey(key: string): string {
  * in a map by namespace and key. Every change is applied to the map before `onChange` sees it, in
  * the stream's order. When the stream is lost (history trimmed past an unread change) the
  * collection lists again and reports every object as changed, so its owner resyncs; it stops when
- * `signal` aborts.
+ * `signal` aborts. The objects it holds and reports are shared with the process's other readers of
+ * the same changes (watch selectors and frames, other collections): never mutate them.
  */
 export class WatchedCollection {
   private readonly byNamespace = new Map<string, Map<string, Obj>>();
@@ -48,7 +59,7 @@ export class WatchedCollection {
     await this.storage.watch(
       this.type,
       listed.resourceVersion,
-      (e) => this.apply(e.key, e.type === 'DELETED' ? undefined : (JSON.parse(e.json) as Obj)),
+      (e) => this.apply(e.key, e.type === 'DELETED' ? undefined : sharedObject(e)),
       watchAbort.signal,
       () => {
         stopWatch();

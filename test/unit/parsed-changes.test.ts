@@ -1,12 +1,15 @@
 /**
  * A change's objects are parsed once per process and shared by its readers (watch selectors and
  * frames, the node authorizer's graph): the same object for the same change, undefined for an
- * object that does not decode, and a fresh parse once the change is no longer recent.
+ * object that does not decode, and a fresh parse once the change is no longer recent. Collections
+ * (the in-server controllers' informers) read the same parse.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventDecodes, parsedIfRecent, parsedObject, parsedObjects } from '../../src/storage/parsed-changes.js';
 import type { ChangeEvent } from '../../src/storage/storage.js';
+import { MemoryStorage } from '../../src/storage/memory-storage.js';
+import { WatchedCollection } from '../../src/storage/watched-collection.js';
 
 function change(rv: number, json: string, prevJson?: string): ChangeEvent {
   return prevJson === undefined
@@ -44,4 +47,41 @@ test('a change read again after thousands of others is parsed again, to an equal
   const again = parsedObject(e);
   assert.notEqual(again, first);
   assert.deepEqual(again, first);
+});
+
+test('collections following one type hold the one parse of each change, and its own parse of the listed state', async () => {
+  const storage = new MemoryStorage({ historyMs: 60_000 });
+  await storage.create('pods', 'default/a', { metadata: { name: 'a', namespace: 'default' }, spec: { nodeName: 'n1' } });
+  const abort = new AbortController();
+  const seen: (Record<string, unknown> | undefined)[][] = [[], []];
+  const collections = [0, 1].map(
+    (i) =>
+      new WatchedCollection(
+        storage,
+        'pods',
+        (c) => seen[i].push(c.current),
+        abort.signal,
+        (err) => {
+          throw err;
+        },
+      ),
+  );
+  try {
+    for (const c of collections) await c.start();
+    assert.notEqual(collections[0].get('default/a'), collections[1].get('default/a'), 'a listed object is each collection’s own');
+    const stored = await storage.get('pods', 'default/a');
+    await storage.update('pods', 'default/a', { metadata: { name: 'a', namespace: 'default' }, spec: { nodeName: 'n2' } }, stored?.resourceVersion ?? '');
+    await storage.create('pods', 'default/b', { metadata: { name: 'b', namespace: 'default' } });
+    for (const key of ['default/a', 'default/b']) {
+      const held = collections[0].get(key);
+      assert.ok(held !== undefined, key);
+      assert.equal(collections[1].get(key), held, `${key}: one object for both collections`);
+    }
+    assert.deepEqual((collections[0].get('default/a') as { spec: unknown }).spec, { nodeName: 'n2' });
+    assert.equal(seen[0].length, 3);
+    assert.deepEqual(seen[0], seen[1]);
+    assert.equal(seen[0][1], seen[1][1], 'the change reported to both is one object');
+  } finally {
+    abort.abort();
+  }
 });
