@@ -20,6 +20,7 @@ import {
   type OwnerRef,
 } from './garbage-collector-graph.js';
 import { uidOf, type ChangeSink, type ObservedChange } from './garbage-collector-monitors.js';
+import { parsedObjects } from '../storage/parsed-changes.js';
 
 /** Identities confirmed absent, as kube's absentOwnerCache (bounded, least recently used out first). */
 export class AbsentOwnerCache {
@@ -160,8 +161,10 @@ export class GraphBuilder implements ChangeSink {
       this.remember(uid, c);
       return;
     }
-    const obj = JSON.parse(c.json) as Obj;
-    const old = c.prevJson === undefined ? undefined : (JSON.parse(c.prevJson) as Obj);
+    // A streamed change's objects are the process's shared parse (read only, never mutated here).
+    const shared = c.event !== undefined ? parsedObjects(c.event) : undefined;
+    const obj = shared?.current ?? (JSON.parse(c.json) as Obj);
+    const old = c.prevJson === undefined ? undefined : (shared?.previous ?? (JSON.parse(c.prevJson) as Obj));
     const meta = metadataOf(obj);
     const identity = identityOf(obj);
     if (existing === undefined && ownerRefsOf(meta).length === 0 && !deletingWith(meta, ORPHAN_FINALIZER) && !deletingWith(meta, FOREGROUND_FINALIZER)) {

@@ -18,6 +18,8 @@ export interface ObservedChange {
   type: 'ADDED' | 'MODIFIED' | 'DELETED';
   json: string;
   prevJson?: string;
+  /** The storage change it comes from (none for a listed object), whose parse readers share. */
+  event?: ChangeEvent;
 }
 
 /**
@@ -110,7 +112,7 @@ class TypeMonitor {
   }
 
   private deliver(e: ChangeEvent): void {
-    this.sink.change(e.prevJson === undefined ? { type: e.type, json: e.json } : { type: e.type, json: e.json, prevJson: e.prevJson });
+    this.sink.change(e.prevJson === undefined ? { type: e.type, json: e.json, event: e } : { type: e.type, json: e.json, prevJson: e.prevJson, event: e });
   }
 }
 

@@ -1,4 +1,5 @@
 import { objectKey, type Obj } from '../api/object-util.js';
+import { parsedObjects } from '../storage/parsed-changes.js';
 import { logger } from '../logging/logger.js';
 import { DEVICE_CLASSES, DEVICES_PER_CLASS_SUFFIX, deviceClassIndex, evaluatorFor, needsDeviceClasses, quotaScopes } from '../quota/quota-evaluators.js';
 import { addLists, listsEqual, maskList, resourceListObject, resourceListOf, type ResourceList } from '../quota/resource-list.js';
@@ -67,8 +68,10 @@ export function mayReleaseQuota(type: string, e: ChangeEvent, now: number): bool
   if (needsDeviceClasses(group, resource)) return true;
   const evaluator = evaluatorFor(group, resource);
   if (evaluator === undefined) return true;
-  const before = JSON.parse(e.prevJson) as Obj;
-  const after = JSON.parse(e.json) as Obj;
+  // The change's shared parse (read only here): watches and collections of the type read the same.
+  const shared = parsedObjects(e);
+  const before = shared.previous ?? (JSON.parse(e.prevJson) as Obj);
+  const after = shared.current ?? (JSON.parse(e.json) as Obj);
   if (!listsEqual(evaluator.usage(before, now), evaluator.usage(after, now))) return true;
   return SCOPES_TO_COMPARE.some((scope) => evaluator.matchesScope(scope, before) !== evaluator.matchesScope(scope, after));
 }
