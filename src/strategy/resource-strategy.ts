@@ -105,12 +105,11 @@ export function decodeConversionProblem(info: ResourceInfo, obj: Obj): string | 
  * Prepares a write to the status subresource: the result is the stored object with only the new
  * status (and, for the kinds whose kube status strategy resets only the spec, such as nodes,
  * namespaces, workloads, Services, Ingresses, PVs and PVCs, the whole metadata but its system fields;
- * Deployments keep their labels, pods their owner references) taken from the request.
+ * Deployments keep their labels, pods their owner references) taken from the request. `next` is the
+ * request's own object, sharing nothing with `old`; the result may share parts of it, never of `old`.
  */
 export function prepareForStatusUpdate(info: ResourceInfo, next: Obj, old: Obj): Obj {
-  const result: Obj = structuredClone(old);
-  if (next.status === undefined) delete result.status;
-  else result.status = next.status;
+  const result = storedWithStatusOf(next, old);
   const nextMeta = metadataOf(next);
   const strategy = strategyFor(info);
   const statusUpdatesMetadata = strategy.statusUpdatesMetadata;
@@ -127,6 +126,49 @@ export function prepareForStatusUpdate(info: ResourceInfo, next: Obj, old: Obj):
   meta.resourceVersion = nextMeta.resourceVersion;
   strategy.canonicalizeStatusWrite?.(result);
   return result;
+}
+
+/**
+ * `old` with the status of `next`, in `old`'s key order, sharing nothing with `old`: a field other
+ * than metadata and status that `next` holds unchanged (same JSON, same key order, as a status write
+ * built on a copy of the stored object does) is taken from `next`, which the request owns, instead
+ * of being cloned from `old`.
+ */
+function storedWithStatusOf(next: Obj, old: Obj): Obj {
+  const result: Obj = {};
+  for (const key of Object.keys(old)) {
+    if (key === 'status') {
+      if (next.status !== undefined) result.status = next.status;
+      continue;
+    }
+    const value = old[key];
+    const mine = next[key];
+    if (typeof value !== 'object' || value === null) result[key] = value;
+    else if (key !== 'metadata' && mine !== value && sameJsonTree(mine, value)) result[key] = mine;
+    else result[key] = structuredClone(value);
+  }
+  if (!('status' in result) && next.status !== undefined && !Object.prototype.hasOwnProperty.call(old, 'status')) result.status = next.status;
+  return result;
+}
+
+/** Whether `a` and `b` are the same JSON value written the same way: equal scalars, and keys in the same order. */
+function sameJsonTree(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJsonTree(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ak = Object.keys(a);
+  const bk = Object.keys(b);
+  if (ak.length !== bk.length) return false;
+  for (let i = 0; i < ak.length; i++) {
+    const k = ak[i];
+    if (k !== bk[i] || !sameJsonTree((a as Obj)[k], (b as Obj)[k])) return false;
+  }
+  return true;
 }
 
 /** The request's metadata with the fields a client never sets (identity, creation, deletion, generation) taken from the stored object. */
