@@ -135,14 +135,15 @@ export function decodePatchedObject(r: ResourceRequest, patch: RequestPatch, pat
 }
 
 /**
- * Applies the request's patch to `view` (the stored object or its Scale view) and returns the patched
- * value, checked against the nesting limit and the forbidden keys like any decoded body.
+ * Applies the request's patch to `view` (the stored object or its Scale view, the update attempt's
+ * own copy, which the patch changes in place) and returns the patched value, checked against the
+ * nesting limit and the forbidden keys like any decoded body.
  */
 export function patchObject(r: ResourceRequest, patch: RequestPatch, view: unknown): unknown {
   const definition = r.ri.subresource === 'scale' ? SCALE_DEFINITION : r.info.definition;
   const schema = r.info.custom === true || definition === '' ? undefined : schemaForDefinition(definition);
   const limits = r.server.limits;
-  const patched = applyPatch(patch.type, view, patch.patch, schema, { fieldValidation: fieldValidationOf(r), limits });
+  const patched = applyPatch(patch.type, view, patch.patch, schema, { fieldValidation: fieldValidationOf(r), limits, inPlace: true });
   try {
     assertPlainJsonValue(patched, limits.maxNestingDepth);
   } catch (err) {

@@ -43,6 +43,11 @@ export interface ApplyPatchOptions {
   supportedTypes?: readonly string[];
   /** Nesting, JSON patch operation and copy limits (defaults: DEFAULT_LIMITS). */
   limits?: Pick<Limits, 'maxNestingDepth' | 'maxJsonPatchOperations' | 'maxJsonPatchCopyBytes'>;
+  /**
+   * `original` is the caller's own copy, which it drops once patched: JSON and merge patches change
+   * it in place instead of a clone (a failed patch may leave it half changed).
+   */
+  inPlace?: boolean;
 }
 
 /** A patch body read from its bytes. */
@@ -80,7 +85,7 @@ function parseBody(body: unknown, type: string, options: ApplyPatchOptions): unk
 
 /**
  * Applies a PATCH body to `original` according to `contentType` and returns the patched object; the
- * inputs are never modified. `body` is either the parsed JSON value or the raw request bytes
+ * inputs are never modified, but for `original` with `inPlace`. `body` is either the parsed JSON value or the raw request bytes
  * (a Uint8Array/Buffer). `schema` is the kind's OpenAPI definition; undefined means a type without
  * schema (a custom resource), for which strategic merge patch is refused with 415 as kube does.
  * Server-side apply types are accepted by the media type check but must be handled by the caller.
@@ -98,9 +103,10 @@ export function applyPatch(contentType: string, original: unknown, body: unknown
           strictDecoding: strict,
           maxOperations: limits.maxJsonPatchOperations,
           maxCopyBytes: limits.maxJsonPatchCopyBytes,
+          inPlace: options.inPlace,
         });
       case MERGE_PATCH_TYPE:
-        return applyMergePatch(original, parseBody(body, type, options), { strictDecoding: strict });
+        return applyMergePatch(original, parseBody(body, type, options), { strictDecoding: strict, inPlace: options.inPlace });
       case STRATEGIC_MERGE_PATCH_TYPE:
         return applyStrategicMergePatch(original, parseBody(body, type, options), schema, { strictDecoding: strict });
       default:

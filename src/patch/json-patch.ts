@@ -29,6 +29,8 @@ export interface JsonPatchOptions {
   maxOperations?: number;
   /** Most bytes (JSON form) that copy operations may add together (default MAX_JSON_PATCH_COPY_BYTES); 422 above. */
   maxCopyBytes?: number;
+  /** `original` is the caller's own copy: the operations change it in place rather than a clone. */
+  inPlace?: boolean;
 }
 
 /** An applied-operation failure; its text follows evanphx/json-patch and travels as the 422's cause. */
@@ -333,7 +335,7 @@ export function applyJsonPatch(original: unknown, patchBody: unknown, options: J
   if (ops.length > maxOperations) {
     throw tooLarge(`The allowed maximum operations in a JSON patch is ${maxOperations}, got ${ops.length}`);
   }
-  const start = cloneJson(original);
+  const start = options.inPlace === true ? original : cloneJson(original);
   if (!Array.isArray(start) && !isObject(start)) {
     throw patchUnprocessable('invalid state detected');
   }

@@ -13,6 +13,8 @@ import { isObject } from '../api/values.js';
 export interface MergePatchOptions {
   /** Strict or Warn field validation: kube decodes the body into a map first, which changes decode errors. */
   strictDecoding?: boolean;
+  /** `original` is the caller's own copy: the patch is applied to it in place rather than to a clone. */
+  inPlace?: boolean;
 }
 
 function pruneNulls(v: unknown): unknown {
@@ -60,7 +62,7 @@ export function applyMergePatch(original: unknown, patch: unknown, options: Merg
   if (Array.isArray(patch)) return pruneNulls(patch);
   if (!isObject(patch)) throw patchBadRequest('Invalid JSON Patch');
   if (!isObject(original)) return pruneNulls(patch);
-  const doc = cloneJson(original);
+  const doc = options.inPlace === true ? original : cloneJson(original);
   mergeDocs(doc, patch);
   return doc;
 }

@@ -41,8 +41,10 @@ export class EscalationCheckingStore extends GenericStore {
   ): Promise<UpdateOutcome> {
     return super.update(
       async (current, object) => {
+        // compute may change its copy (a patch is applied in place): the check needs the object before.
+        const before = structuredClone(current);
         const computed = await compute(current, object);
-        await confirmNoEscalation(this.write(this.rbacTarget.ri.name), computed.next, current);
+        await confirmNoEscalation(this.write(this.rbacTarget.ri.name), computed.next, before);
         return computed;
       },
       onMissing,

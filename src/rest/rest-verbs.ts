@@ -53,7 +53,8 @@ export interface Updater {
    * Runs `compute` on the current object inside the store's retry loop and stores the result;
    * `onMissing` answers when the object does not exist. `current` is what the request writes (the
    * object, or its subresource's view such as a Scale) and `object` the object itself, both in the
-   * request's version.
+   * request's version and both the attempt's own copies, which `compute` may change (a patch is
+   * applied to `current` in place).
    */
   update(
     compute: (current: Obj, object: Obj) => Promise<ComputedUpdate> | ComputedUpdate,

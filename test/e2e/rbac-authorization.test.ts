@@ -274,6 +274,40 @@ describe('escalation prevention', () => {
     assert.equal(small.status, 201, small.text);
   });
 
+  test('a PATCH of a role that adds permissions its user does not hold is 403, as a merge, JSON or strategic merge patch, and the role stays', async () => {
+    const patchRule = [{ apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles'], verbs: ['patch'] }];
+    assert.equal((await create(`${RBAC}/namespaces/demo/roles`, role('patcher', patchRule))).status, 201);
+    assert.equal((await create(`${RBAC}/namespaces/demo/rolebindings`, binding('eve-patcher', 'Role', 'patcher', [user('eve')]))).status, 201);
+    const held = [{ apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles'], verbs: ['get'] }];
+    assert.equal((await create(`${RBAC}/namespaces/demo/roles`, role('tiny', held))).status, 201);
+    await eventually(
+      async () =>
+        (await sar({ user: 'eve', resourceAttributes: { verb: 'patch', group: 'rbac.authorization.k8s.io', resource: 'roles', namespace: 'demo' } }))
+          .allowed === true,
+      'eve may patch roles',
+    );
+    const secrets = { apiGroups: [''], resources: ['secrets'], verbs: ['get'] };
+    const patch = (type: string, body: unknown) =>
+      api(srv.url, `${RBAC}/namespaces/demo/roles/tiny`, as('eve', { method: 'PATCH', headers: { 'content-type': type }, body: JSON.stringify(body) }));
+    for (const [type, body] of [
+      ['application/merge-patch+json', { rules: [...held, secrets] }],
+      ['application/json-patch+json', [{ op: 'add', path: '/rules/-', value: secrets }]],
+      ['application/strategic-merge-patch+json', { rules: [...held, secrets] }],
+    ] as const) {
+      const r = await patch(type, body);
+      assert.equal(r.status, 403, `${type}: ${r.text}`);
+      assert.match(
+        r.body.message,
+        /^roles.rbac.authorization.k8s.io "tiny" is forbidden: user "eve" .* is attempting to grant RBAC permissions not currently held:\n\{APIGroups:\[""\], Resources:\["secrets"\], Verbs:\["get"\]\}$/,
+      );
+    }
+    const stored = await api(srv.url, `${RBAC}/namespaces/demo/roles/tiny`);
+    assert.deepEqual(stored.body.rules, held);
+    const within = await patch('application/json-patch+json', [{ op: 'add', path: '/rules/0/verbs/-', value: 'create' }]);
+    assert.equal(within.status, 200, within.text);
+    assert.deepEqual(within.body.rules, [{ ...held[0], verbs: ['get', 'create'] }]);
+  });
+
   test("binding a role needs its permissions or bind; a missing role is kube's 404", async () => {
     const r = await create(`${RBAC}/namespaces/demo/rolebindings`, binding('b2', 'Role', 'getpods', [user('x')]), 'eve');
     assert.equal(r.status, 403);
