@@ -85,8 +85,8 @@ function parseBody(body: unknown, type: string, options: ApplyPatchOptions): unk
 
 /**
  * Applies a PATCH body to `original` according to `contentType` and returns the patched object; the
- * inputs are never modified, but for `original` with `inPlace`. `body` is either the parsed JSON value or the raw request bytes
- * (a Uint8Array/Buffer). `schema` is the kind's OpenAPI definition; undefined means a type without
+ * inputs are never modified (`original` may be, with `inPlace`). `body` is either the parsed JSON
+ * value or the raw request bytes (a Uint8Array/Buffer). `schema` is the kind's OpenAPI definition; undefined means a type without
  * schema (a custom resource), for which strategic merge patch is refused with 415 as kube does.
  * Server-side apply types are accepted by the media type check but must be handled by the caller.
  * Throws ApiError with kube-apiserver's status for every failure.

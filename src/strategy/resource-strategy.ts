@@ -147,7 +147,8 @@ function storedWithStatusOf(next: Obj, old: Obj): Obj {
     else if (key !== 'metadata' && mine !== value && sameJsonTree(mine, value)) result[key] = mine;
     else result[key] = structuredClone(value);
   }
-  if (!('status' in result) && next.status !== undefined && !Object.prototype.hasOwnProperty.call(old, 'status')) result.status = next.status;
+  // A status the stored object lacks goes last, where an assignment to the clone put it.
+  if (next.status !== undefined && !Object.prototype.hasOwnProperty.call(old, 'status')) result.status = next.status;
   return result;
 }
 
