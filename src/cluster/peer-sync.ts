@@ -35,6 +35,12 @@ export interface WorkerPeerSyncOptions {
   send: Send;
   /** The longest a write waits when the primary does not answer. */
   safetyMs: number;
+  /**
+   * Runs an answer once the watch frames this worker put off are written (watch-writer.ts's
+   * afterDeferredWatchFrames): "dispatched" must mean on the watches' sockets, as for a write's own
+   * response, or the writer's client could read the response first. At once when not given.
+   */
+  afterWatchFrames?: (answer: () => void) => void;
 }
 
 export class WorkerPeerSync implements PeerReaders {
@@ -80,7 +86,9 @@ export class WorkerPeerSync implements PeerReaders {
       return true;
     }
     if (isSyncRequestMessage(message)) {
-      const answer = (): void => this.options.send({ type: 'capstan:sync-done', id: message.id });
+      const send = (): void => this.options.send({ type: 'capstan:sync-done', id: message.id });
+      const after = this.options.afterWatchFrames;
+      const answer = after === undefined ? send : (): void => after(send);
       const dispatched = this.local?.whenDispatched(message.stream, message.version);
       if (dispatched === undefined) answer();
       else void dispatched.then(answer);

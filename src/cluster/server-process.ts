@@ -6,6 +6,7 @@ import { startServer, type CapstanServer } from '../server/app.js';
 import { MemoryStorage } from '../storage/memory-storage.js';
 import type { Storage } from '../storage/storage.js';
 import { ConnectionReceiver } from './connection-receiver.js';
+import { afterDeferredWatchFrames } from '../watch/watch-writer.js';
 import { WorkerPeerSync } from './peer-sync.js';
 import type { PeerReaders } from '../storage/redis/peer-readers.js';
 import { listenerFromEnv, workerIndexFromEnv, type ReadyMessage } from './messages.js';
@@ -27,6 +28,7 @@ function workerPeerSync(config: ServerConfig): WorkerPeerSync | undefined {
       if (process.connected) process.send?.(message, undefined, {}, () => undefined);
     },
     safetyMs: config.workerWriteSyncTimeoutMs + 1000,
+    afterWatchFrames: afterDeferredWatchFrames,
   });
   process.on('message', (message: unknown) => sync.onMessage(message));
   return sync;
