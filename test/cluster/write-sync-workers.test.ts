@@ -101,11 +101,14 @@ describe('--storage=redis --workers 2: writes and the other worker watches', () 
   });
 
   /**
-   * Writes ConfigMaps named `<prefix>-warm-N` (labelled set=<tag>) until one's event is at the watch when its response comes:
-   * the writing worker has heard that the other one reads ConfigMaps (a watch answers 200 as that
-   * news travels).
+   * Writes ConfigMaps named `<prefix>-warm-N` (labelled set=<tag>) until three in a row had their
+   * event at the watch when their response came: the writing worker has heard that the other one
+   * reads ConfigMaps (a watch answers 200 as that news travels). One such write is not enough: most
+   * writes' events beat their response even without the wait, and a write that did by luck left
+   * the next one unsynced (flaked once here).
    */
   async function untilSynced(writer: Connection, seen: (event: string) => boolean, tag: string, prefix = tag): Promise<void> {
+    let inARow = 0;
     for (let i = 0; i < 50; i++) {
       const name = `${prefix}-warm-${i}`;
       const r = await writer.send('POST', `/api/v1/namespaces/${ns}/configmaps`, {
@@ -114,9 +117,10 @@ describe('--storage=redis --workers 2: writes and the other worker watches', () 
         metadata: { name, labels: { set: tag } },
       });
       assert.equal(r.status, 201, r.text);
-      if (seen(`ADDED ${name}`)) return;
+      inARow = seen(`ADDED ${name}`) ? inARow + 1 : 0;
+      if (inARow === 3) return;
     }
-    throw new Error('no write was seen at the watch before its response');
+    throw new Error('no three writes in a row were seen at the watch before their responses');
   }
 
   test("each write's event reaches a watch on the other worker before the write's response", async () => {
