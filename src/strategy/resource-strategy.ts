@@ -109,10 +109,10 @@ export function decodeConversionProblem(info: ResourceInfo, obj: Obj): string | 
  * request's own object, sharing nothing with `old`; the result may share parts of it, never of `old`.
  */
 export function prepareForStatusUpdate(info: ResourceInfo, next: Obj, old: Obj): Obj {
-  const result = storedWithStatusOf(next, old);
   const nextMeta = metadataOf(next);
   const strategy = strategyFor(info);
   const statusUpdatesMetadata = strategy.statusUpdatesMetadata;
+  const result = storedWithStatusOf(next, old, statusUpdatesMetadata !== undefined);
   if (statusUpdatesMetadata !== undefined) {
     result.metadata = requestMetadataWithSystemFields(nextMeta, metadataOf(old));
     const kept = statusUpdatesMetadata === 'all-but-labels' ? 'labels' : statusUpdatesMetadata === 'all-but-owner-references' ? 'ownerReferences' : undefined;
@@ -130,21 +130,26 @@ export function prepareForStatusUpdate(info: ResourceInfo, next: Obj, old: Obj):
 
 /**
  * `old` with the status of `next`, in `old`'s key order, sharing nothing with `old`: a field other
- * than metadata and status that `next` holds unchanged (same JSON, same key order, as a status write
- * built on a copy of the stored object does) is taken from `next`, which the request owns, instead
- * of being cloned from `old`.
+ * than status that `next` holds unchanged (same JSON, same key order, as a status write built on a
+ * copy of the stored object does) is taken from `next`, which the request owns, instead of being
+ * cloned from `old`. With `requestMetadata` the metadata is left as a placeholder (null, in its
+ * place) for the caller, which takes it from the request.
  */
-function storedWithStatusOf(next: Obj, old: Obj): Obj {
+function storedWithStatusOf(next: Obj, old: Obj, requestMetadata: boolean): Obj {
   const result: Obj = {};
   for (const key of Object.keys(old)) {
     if (key === 'status') {
       if (next.status !== undefined) result.status = next.status;
       continue;
     }
+    if (key === 'metadata' && requestMetadata) {
+      result.metadata = null;
+      continue;
+    }
     const value = old[key];
     const mine = next[key];
     if (typeof value !== 'object' || value === null) result[key] = value;
-    else if (key !== 'metadata' && mine !== value && sameJsonTree(mine, value)) result[key] = mine;
+    else if (mine !== value && sameJsonTree(mine, value)) result[key] = mine;
     else result[key] = structuredClone(value);
   }
   // A status the stored object lacks goes last, where an assignment to the clone put it.
@@ -172,9 +177,12 @@ function sameJsonTree(a: unknown, b: unknown): boolean {
   return true;
 }
 
-/** The request's metadata with the fields a client never sets (identity, creation, deletion, generation) taken from the stored object. */
+/**
+ * The request's metadata with the fields a client never sets (identity, creation, deletion,
+ * generation) taken from the stored object: a new top level, sharing the rest with the request's.
+ */
 function requestMetadataWithSystemFields(nextMeta: Obj, oldMeta: Obj): Obj {
-  const meta: Obj = structuredClone(nextMeta);
+  const meta: Obj = { ...nextMeta };
   for (const field of ['name', 'namespace', 'uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation']) {
     if (oldMeta[field] === undefined) delete meta[field];
     else meta[field] = oldMeta[field];
