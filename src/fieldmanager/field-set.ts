@@ -80,6 +80,16 @@ export class FieldSet {
     this.addAll(other);
   }
 
+  /** True when some path is a member of both sets (what makes `difference` drop something). */
+  intersects(other: FieldSet): boolean {
+    for (const k of this.members.keys()) if (other.members.has(k)) return true;
+    for (const [k, c] of this.children) {
+      const o = other.children.get(k);
+      if (o !== undefined && c.set.intersects(o.set)) return true;
+    }
+    return false;
+  }
+
   /** True when `pe` is a member at this level. */
   hasMember(pe: PathElement): boolean {
     return this.members.has(serializePathElement(pe));

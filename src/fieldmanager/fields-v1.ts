@@ -1,5 +1,5 @@
 import { FieldSet } from './field-set.js';
-import { deserializePathElement, PathElementError, serializePathElement, type PathElement } from './path-element.js';
+import { comparePathElements, deserializePathElement, PathElementError, serializePathElement, type PathElement } from './path-element.js';
 import { isObject } from '../api/values.js';
 
 /** The JSON object of a `fieldsV1` entry. */
@@ -30,10 +30,20 @@ export class FieldsV1Error extends Error {}
  * Throws FieldsV1Error on anything else that is not well formed.
  */
 export function fieldsV1ToSet(fields: unknown): FieldSet {
+  return decodeFieldsV1(fields).set;
+}
+
+/**
+ * `fieldsV1ToSet`, also telling whether `fields` is canonical: exactly what `setToFieldsV1` writes
+ * for the set, key order included (each key in its string form, keys in path-element order, `"."`
+ * first and only beside children, no key of an unknown type).
+ */
+export function decodeFieldsV1(fields: unknown): { set: FieldSet; canonical: boolean } {
   if (!isObject(fields)) throw new FieldsV1Error('fieldsV1 must be an object');
   const set = new FieldSet();
-  read(fields, set);
-  return set;
+  const state = { canonical: !Object.hasOwn(fields, '.') };
+  read(fields, set, state);
+  return { set, canonical: state.canonical };
 }
 
 function hasKeys(obj: Record<string, unknown>): boolean {
@@ -43,21 +53,30 @@ function hasKeys(obj: Record<string, unknown>): boolean {
 
 /**
  * Reads `obj` into `into`, building each subtree in place (one pass over the tree); answers
- * whether the node itself is a member.
+ * whether the node itself is a member. Clears `state.canonical` on anything `emit` would write
+ * otherwise.
  */
-function read(obj: Record<string, unknown>, into: FieldSet): boolean {
+function read(obj: Record<string, unknown>, into: FieldSet, state: { canonical: boolean }): boolean {
   let isMember = false;
   let hasChildren = false;
+  let previous: PathElement | undefined;
+  let first = true;
   for (const [key, value] of Object.entries(obj)) {
     if (key === '.') {
       isMember = true;
+      if (!first || !isObject(value) || hasKeys(value)) state.canonical = false;
+      first = false;
       continue;
     }
+    first = false;
     let pe: PathElement;
     try {
       pe = deserializePathElement(key);
     } catch (err) {
-      if (err instanceof PathElementError && err.unknownType) continue;
+      if (err instanceof PathElementError && err.unknownType) {
+        state.canonical = false;
+        continue;
+      }
       throw new FieldsV1Error(err instanceof Error ? err.message : String(err));
     }
     if (!isObject(value)) throw new FieldsV1Error(`expected an object for ${key}`);
@@ -65,13 +84,17 @@ function read(obj: Record<string, unknown>, into: FieldSet): boolean {
     // The string form, not the key as written: keys spelled differently for one element meet. A
     // field's key is its string form already.
     const element = pe.kind === 'field' ? key : serializePathElement(pe);
+    if (state.canonical && (element !== key || (previous !== undefined && comparePathElements(previous, pe) >= 0))) state.canonical = false;
+    previous = pe;
     // `{}`: a member without children, the commonest node.
     if (!hasKeys(value)) {
       into.insertMember(pe, element);
       continue;
     }
-    if (read(value, into.descend(pe, element))) into.insertMember(pe, element);
+    if (read(value, into.descend(pe, element), state)) into.insertMember(pe, element);
     into.pruneChild(element);
   }
+  // A lone "." reads as a member, which is written `{}`.
+  if (isMember && !hasChildren) state.canonical = false;
   return isMember || !hasChildren;
 }

@@ -1,5 +1,5 @@
 import { FieldSet } from './field-set.js';
-import { fieldsV1ToSet, setToFieldsV1 } from './fields-v1.js';
+import { decodeFieldsV1, setToFieldsV1, type FieldsV1 } from './fields-v1.js';
 import { compareStrings } from './path-element.js';
 import { isObject, stringField } from '../api/values.js';
 
@@ -47,6 +47,15 @@ function parseIdentifier(id: string): ManagerInfo {
   };
 }
 
+/**
+ * The fieldsV1 a decoded set was read from, when it is exactly what `setToFieldsV1` writes for
+ * that set: encoding an entry whose set no write changed then hands it back instead of writing it
+ * again (a status write leaves the creator's large entry as it was). Exact because a set is never
+ * changed in place once built (FieldSet's operations return new sets): a changed entry holds
+ * another set, which is not here.
+ */
+const canonicalFields = new WeakMap<FieldSet, FieldsV1>();
+
 /** Why stored or sent managedFields could not be read (kube's DecodeManagedFields errors). */
 export class ManagedFieldsError extends Error {}
 
@@ -75,7 +84,12 @@ export function decodeManagedFields(entries: unknown): Managed {
     });
     let set: FieldSet;
     try {
-      set = e.fieldsV1 === undefined || e.fieldsV1 === null ? new FieldSet() : fieldsV1ToSet(e.fieldsV1);
+      if (e.fieldsV1 === undefined || e.fieldsV1 === null) set = new FieldSet();
+      else {
+        const decoded = decodeFieldsV1(e.fieldsV1);
+        set = decoded.set;
+        if (decoded.canonical) canonicalFields.set(set, e.fieldsV1 as FieldsV1);
+      }
     } catch (err) {
       throw new ManagedFieldsError(`error decoding versioned set: ${err instanceof Error ? err.message : String(err)}`);
     }
@@ -111,7 +125,7 @@ export function encodeManagedFields(managed: Managed): Record<string, unknown>[]
     if (vs.apiVersion !== '') e.apiVersion = vs.apiVersion;
     if (vs.time !== undefined) e.time = vs.time;
     e.fieldsType = 'FieldsV1';
-    e.fieldsV1 = setToFieldsV1(vs.set);
+    e.fieldsV1 = canonicalFields.get(vs.set) ?? setToFieldsV1(vs.set);
     if (info.subresource !== '') e.subresource = info.subresource;
     return { e, info, vs };
   });

@@ -118,6 +118,8 @@ export function updateManagedFields(live: Obj, next: Obj, rec: UpdateRecord): vo
   const changeAt = versionedChanges({ changed, removed }, rec.apiVersion, rec.versionViews, live, next, filter);
   for (const [m, vs] of managed) {
     const there = changeAt(vs.apiVersion);
+    // An entry the write does not touch keeps its set (and so its stored fieldsV1, see managed-fields.ts).
+    if (!vs.set.intersects(there.changed) && !vs.set.intersects(there.removed) && !vs.set.empty()) continue;
     const set = vs.set.difference(vs.set.intersection(there.changed)).difference(there.removed);
     if (set.empty()) managed.delete(m);
     else vs.set = set;

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { fieldsV1ToSet, FieldsV1Error, setToFieldsV1 } from '../../src/fieldmanager/fields-v1.js';
+import { decodeFieldsV1, fieldsV1ToSet, FieldsV1Error, setToFieldsV1 } from '../../src/fieldmanager/fields-v1.js';
 import { FieldSet } from '../../src/fieldmanager/field-set.js';
 import { deserializePathElement, fieldElement as f, keyElement, serializePathElement } from '../../src/fieldmanager/path-element.js';
 import { compareObjects } from '../../src/fieldmanager/compare-objects.js';
@@ -30,6 +30,55 @@ test('every fieldsV1 kube-apiserver wrote in the goldens decodes and re-encodes 
         }
   }
   assert.ok(count > 50);
+});
+
+test('fieldsV1 is canonical only when it is exactly what encoding its set writes', () => {
+  const canonical = {
+    'f:metadata': { 'f:labels': { '.': {}, 'f:a': {}, 'f:b': {} } },
+    'f:spec': { 'f:ports': { 'k:{"port":80,"protocol":"TCP"}': { '.': {}, 'f:port': {} } } },
+  };
+  assert.equal(decodeFieldsV1(canonical).canonical, true);
+  assert.equal(JSON.stringify(setToFieldsV1(decodeFieldsV1(canonical).set)), JSON.stringify(canonical));
+  const written = [
+    { 'f:spec': {}, 'f:metadata': {} }, // keys out of order
+    { 'f:labels': { 'f:a': {}, '.': {} } }, // "." not first
+    { 'f:labels': { '.': {} } }, // a lone "." is written {}
+    { 'f:labels': { '.': { x: {} }, 'f:a': {} } }, // "." holding something
+    { '.': {}, 'f:a': {} }, // "." at the root
+    { 'f:ports': { 'k:{"protocol":"TCP","port":80}': {} } }, // key fields not in kube's order
+    { 'f:a': {}, 'z:unknown': {} }, // an unknown element type, skipped
+  ];
+  for (const fields of written) {
+    const { set, canonical: isCanonical } = decodeFieldsV1(fields);
+    assert.equal(isCanonical, false, JSON.stringify(fields));
+    assert.notEqual(JSON.stringify(setToFieldsV1(set)), JSON.stringify(fields), JSON.stringify(fields));
+  }
+});
+
+test('an update writes every entry canonically, also one it does not touch whose stored fieldsV1 was not', () => {
+  const stored = (fieldsV1: unknown): Record<string, unknown>[] => [
+    { manager: 'creator', operation: 'Update', apiVersion: 'v1', time: '2026-01-01T00:00:00Z', fieldsType: 'FieldsV1', fieldsV1 },
+  ];
+  const update = (fieldsV1: unknown): unknown => {
+    const live = { metadata: { uid: 'u', managedFields: stored(fieldsV1) }, data: { a: '1', b: '2' } };
+    const next: Record<string, unknown> = { metadata: { uid: 'u', managedFields: stored(fieldsV1) }, data: { a: '1', b: '2', c: '3' } };
+    updateManagedFields(live, next, {
+      manager: 'writer',
+      apiVersion: 'v1',
+      subresource: '',
+      type: smdTypeOf(undefined),
+      resetFields: undefined,
+      now: '2026-01-01T00:01:00Z',
+      sent: undefined,
+    });
+    return (next.metadata as { managedFields: { manager: string; fieldsV1: unknown }[] }).managedFields.map((e) => [e.manager, e.fieldsV1]);
+  };
+  const expected = [
+    ['creator', { 'f:data': { '.': {}, 'f:a': {}, 'f:b': {} } }],
+    ['writer', { 'f:data': { 'f:c': {} } }],
+  ];
+  assert.equal(JSON.stringify(update({ 'f:data': { '.': {}, 'f:a': {}, 'f:b': {} } })), JSON.stringify(expected));
+  assert.equal(JSON.stringify(update({ 'f:data': { 'f:b': {}, 'f:a': {}, '.': {} } })), JSON.stringify(expected));
 });
 
 test('path elements: kube key order and JSON, values, indexes, fields raw', () => {
