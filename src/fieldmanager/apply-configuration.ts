@@ -106,7 +106,8 @@ export function applyConfiguration(live: Obj, config: Obj, rec: ApplyRecord): { 
     const c = conflictSets.get(m);
     let set = c ? vs.set.difference(c) : vs.set;
     const removedThere = changeAt(vs.apiVersion).removed;
-    if (!removedThere.empty()) set = set.difference(removedThere);
+    // An entry nothing changed keeps its set, and so its stored fieldsV1 (managed-fields.ts).
+    if (set.intersects(removedThere)) set = set.difference(removedThere);
     if (set.empty()) managed.delete(m);
     else vs.set = set;
   }
