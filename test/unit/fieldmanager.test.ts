@@ -16,6 +16,19 @@ import { managerOrUserAgent } from '../../src/fieldmanager/manager-name.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
+/** Records an update of `live` into `next` by `manager` (v1, no schema, at 00:01:00). */
+function recordUntypedUpdate(live: Record<string, unknown>, next: Record<string, unknown>, manager: string): void {
+  updateManagedFields(live, next, {
+    manager,
+    apiVersion: 'v1',
+    subresource: '',
+    type: smdTypeOf(undefined),
+    resetFields: undefined,
+    now: '2026-01-01T00:01:00Z',
+    sent: undefined,
+  });
+}
+
 test('every fieldsV1 kube-apiserver wrote in the goldens decodes and re-encodes byte for byte', () => {
   let count = 0;
   for (const file of ['configmaps.json', 'deployments.json', 'pods.json', 'services.json']) {
@@ -62,15 +75,7 @@ test('an update writes every entry canonically, also one it does not touch whose
   const update = (fieldsV1: unknown): unknown => {
     const live = { metadata: { uid: 'u', managedFields: stored(fieldsV1) }, data: { a: '1', b: '2' } };
     const next: Record<string, unknown> = { metadata: { uid: 'u', managedFields: stored(fieldsV1) }, data: { a: '1', b: '2', c: '3' } };
-    updateManagedFields(live, next, {
-      manager: 'writer',
-      apiVersion: 'v1',
-      subresource: '',
-      type: smdTypeOf(undefined),
-      resetFields: undefined,
-      now: '2026-01-01T00:01:00Z',
-      sent: undefined,
-    });
+    recordUntypedUpdate(live, next, 'writer');
     return (next.metadata as { managedFields: { manager: string; fieldsV1: unknown }[] }).managedFields.map((e) => [e.manager, e.fieldsV1]);
   };
   const expected = [
@@ -160,15 +165,7 @@ test('entries sort by operation, time, manager; more than ten Update managers me
     entries.map((e) => e.manager).reverse(),
   );
   const obj: Record<string, unknown> = { metadata: { uid: 'u', managedFields: entries }, data: { new: 'x' } };
-  updateManagedFields({ metadata: { uid: 'u', managedFields: entries } }, obj, {
-    manager: 'z',
-    apiVersion: 'v1',
-    subresource: '',
-    type: smdTypeOf(undefined),
-    resetFields: undefined,
-    now: '2026-01-01T00:01:00Z',
-    sent: undefined,
-  });
+  recordUntypedUpdate({ metadata: { uid: 'u', managedFields: entries } }, obj, 'z');
   const mf = (obj.metadata as { managedFields: { manager: string; time: string; fieldsV1: unknown }[] }).managedFields;
   assert.deepEqual(
     mf.map((e) => e.manager),
