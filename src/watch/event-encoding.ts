@@ -3,7 +3,7 @@ import { type Obj } from '../api/object-util.js';
 import { servedJsonFor } from '../conversion/version-conversion.js';
 import { needsWebhookConversion, servedJsonForAsync, untilConverted } from '../conversion/converting-io.js';
 import type { Representation } from '../codec/negotiation.js';
-import { encodeProtobufWatchFrame } from '../codec/protobuf/protobuf-codec.js';
+import { encodeProtobufWatchFrame, forgetStoredObject } from '../codec/protobuf/protobuf-codec.js';
 import { encodeCborWatchEvent } from '../codec/cbor/cbor-encoder.js';
 import { encodeCborDocument, encodeCborJson } from '../codec/cbor/cbor-response.js';
 import { toPartialObjectMetadata, toTable } from '../codec/representations.js';
@@ -83,6 +83,12 @@ export function encodedEvent(
     // Encoded to UTF-8 once here rather than by every watcher's socket write.
     frame = typeof encoded === 'string' ? Buffer.from(encoded) : encoded;
     frames[type] = frame;
+    // A protobuf frame put the object's encoding in the LIST items' cache; the version this change
+    // replaced or removed will not be listed again, nor will a deletion's own.
+    if (encoding.protobuf && encoding.representation === 'object' && encoding.cbor !== true) {
+      if (event.prevJson !== undefined) forgetStoredObject(apiVersion, kind, event.prevJson);
+      if (event.type === 'DELETED') forgetStoredObject(apiVersion, kind, event.json);
+    }
   }
   return frame;
 }
@@ -187,7 +193,9 @@ export function objectFrame(
   if (encoding.representation === 'object' && encoding.cbor === true) return encodeCborWatchEvent(type, encodeCborJson(objectJson));
   if (encoding.representation === 'object' && !encoding.protobuf) return `{"type":"${type}","object":${objectJson}}\n`;
   const obj = parsed !== undefined && objectJson === json ? parsed : (JSON.parse(objectJson) as Obj);
-  if (encoding.representation === 'object') return frame(type, obj, encoding);
+  // The object's message is shared with protobuf LISTs of the same text (see encodeProtobufWatchFrame).
+  if (encoding.representation === 'object')
+    return encoding.protobuf && encoding.cbor !== true ? encodeProtobufWatchFrame(type, obj, objectJson) : frame(type, obj, encoding);
   const meta = (typeof obj.metadata === 'object' && obj.metadata !== null ? obj.metadata : {}) as Obj;
   const out =
     encoding.representation === 'Table'

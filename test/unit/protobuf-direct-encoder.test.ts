@@ -169,6 +169,39 @@ test('lists, streamed item by item: the same bytes as protobufjs, small and over
   assert.deepEqual(Buffer.concat(chunks), oracleList('PodList', 'v1', meta, items));
 });
 
+test('a watch frame of a stored text and a LIST of it share one encoding of the object, byte for byte', () => {
+  const pods = corpus().filter((o) => o.kind === 'Pod');
+  const texts = pods.map((p, i) => JSON.stringify({ ...p, metadata: { ...(p.metadata as Obj), name: `shared-${i}` } }));
+  const meta = { resourceVersion: '10' };
+  for (const t of texts) {
+    const obj = JSON.parse(t) as Obj;
+    assert.deepEqual(encodeProtobufWatchFrame('ADDED', obj, t), oracleWatchFrame('ADDED', obj), 'frame that encodes');
+    assert.deepEqual(encodeProtobufWatchFrame('DELETED', obj, t), oracleWatchFrame('DELETED', obj), 'frame from the cache');
+  }
+  const e = new ProtobufListEncoder('PodList', 'v1', meta);
+  for (const t of texts) e.addStored(t);
+  assert.deepEqual(
+    Buffer.concat([...e.chunks()]),
+    oracleList(
+      'PodList',
+      'v1',
+      meta,
+      texts.map((t) => JSON.parse(t) as Obj),
+    ),
+  );
+  // The text is the whole identity of an encoding: what a frame encoded for a text is what a LIST of
+  // that text sends, and the other way round.
+  const [first, second] = pods.map((p) => ({ ...p, metadata: { ...(p.metadata as Obj), name: 'other' } }));
+  assert.ok(first !== undefined && second !== undefined);
+  encodeProtobufWatchFrame('MODIFIED', first, 'text-a');
+  const list = new ProtobufListEncoder('PodList', 'v1', meta);
+  list.addStored('text-a');
+  assert.deepEqual(Buffer.concat([...list.chunks()]), oracleList('PodList', 'v1', meta, [first]));
+  const listed = new ProtobufListEncoder('PodList', 'v1', meta);
+  listed.addStored(JSON.stringify(second));
+  assert.deepEqual(encodeProtobufWatchFrame('DELETED', first, JSON.stringify(second)), oracleWatchFrame('DELETED', second));
+});
+
 test('stored items: the same bytes on the first LIST and from the item cache on the next, whole and metadata-only', () => {
   const pods = corpus().filter((o) => o.kind === 'Pod');
   const texts = pods.map((p, i) => JSON.stringify({ ...p, metadata: { ...(p.metadata as Obj), name: `cached-${i}` } }));

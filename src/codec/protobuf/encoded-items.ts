@@ -1,5 +1,6 @@
 /**
- * The protobuf bytes of list items, keyed by the stored JSON text they were encoded from, so that a
+ * The protobuf message bytes of list items (without the list's tag and length), keyed by the JSON
+ * text they were encoded from, so that a
  * LIST repeated over unchanged objects (informers relisting, controllers resyncing, every client-go
  * component starting) neither parses nor encodes them again. For one item message and view, the
  * JSON text is the whole identity of an item's encoding, so an entry is never stale: a changed
@@ -9,6 +10,9 @@
  * to an old version's text), all caches together at most BUDGET; past it the cache being filled
  * drops its oldest entries, and when that is not enough every cache is emptied.
  */
+
+import { Gauge } from 'prom-client';
+import { metricsRegistry } from '../../metrics/metrics.js';
 
 /** Budget of all item caches together: the encoded items and texts of about 15,000 typical Pods. */
 const BUDGET = 128 * 1024 * 1024;
@@ -42,6 +46,16 @@ export class EncodedItems {
     if (total > BUDGET) for (const c of caches.values()) c.clear();
   }
 
+  /** Drops the entry of `json`, if any. */
+  delete(json: string): void {
+    const bytes = this.entries.get(json);
+    if (bytes === undefined) return;
+    this.entries.delete(json);
+    const freed = bytes.length + json.length;
+    this.size -= freed;
+    total -= freed;
+  }
+
   clear(): void {
     this.entries.clear();
     total -= this.size;
@@ -60,7 +74,23 @@ export function encodedItemsFor(message: string, view: string): EncodedItems {
   return c;
 }
 
+/** Drops `json`'s entries of item message `message` in every view: a version no LIST serves again. */
+export function forgetItem(message: string, json: string): void {
+  const prefix = `${message}|`;
+  for (const [key, c] of caches) if (key.startsWith(prefix)) c.delete(json);
+}
+
 /** Bytes held by all caches (entries and their keys). */
 export function encodedItemsBytes(): number {
   return total;
 }
+
+new Gauge({
+  name: 'capstan_protobuf_item_cache_bytes',
+  help: 'Bytes held by the protobuf encodings of list items kept for the next LIST and watch frame (entries and their JSON texts), per process at most 128 MiB.',
+  aggregator: 'sum',
+  registers: [metricsRegistry],
+  collect() {
+    this.set(total);
+  },
+});

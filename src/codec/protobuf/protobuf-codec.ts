@@ -2,7 +2,7 @@ import { ApiError, badRequest } from '../../api/errors.js';
 import { hasMagic, PROTOBUF_MAGIC, unwrapEnvelope } from './envelope.js';
 import { compileMessage, writeMessage, writeNestedMessage, type CompiledMessage } from './message-encoder.js';
 import { WireWriter } from './wire-writer.js';
-import { encodedItemsFor, type EncodedItems } from './encoded-items.js';
+import { encodedItemsFor, forgetItem, type EncodedItems } from './encoded-items.js';
 import { messageNameForKind } from './kind-messages.js';
 import { planFor } from './message-plan.js';
 import { ProtobufUnsupportedError } from './protobuf-errors.js';
@@ -10,6 +10,7 @@ import { messageToJson, setEmbeddedDecoder } from './proto-to-json.js';
 import { fullName, lookupMessage, protobufModule, requireMessage } from './proto-runtime.js';
 import type protobuf from 'protobufjs';
 import type { Obj } from '../../api/object-util.js';
+import { isObject } from '../../api/values.js';
 
 export { ProtobufUnsupportedError } from './protobuf-errors.js';
 
@@ -157,6 +158,40 @@ function writeObjectBody(w: WireWriter, obj: Obj): void {
   w.raw(ENVELOPE_TAIL);
 }
 
+/**
+ * `writeObjectBody` for an object parsed from `json` (its text as a LIST serves it): the message is
+ * the one a list item of that text has, so it is copied from the list items' cache when a LIST (or
+ * an earlier frame) encoded it, and put there when not. A watch of a changed object thus also
+ * encodes it for the next protobuf LIST, and a DELETED or initial event of a listed object is not
+ * encoded again.
+ */
+function writeStoredObjectBody(w: WireWriter, obj: Obj, json: string): void {
+  const { apiVersion, kind } = typeOf(obj);
+  const { type, message } = compiledFor(apiVersion, kind);
+  const cache = encodedItemsFor(fullName(type), '');
+  writeEnvelopeHead(w, apiVersion, kind);
+  const hit = cache.get(json);
+  if (hit !== undefined) w.bytes(hit);
+  else {
+    const raw = w.begin();
+    writeMessage(w, message, obj);
+    cache.set(json, w.copyFrom(raw + 1));
+    w.end(raw);
+  }
+  w.raw(ENVELOPE_TAIL);
+}
+
+/**
+ * Forgets the cached encodings of `json`, a version of an `apiVersion`/`kind` object that no LIST
+ * will serve again (it was replaced or deleted), so that watched changes do not fill the cache with
+ * dead versions. Kinds without a protobuf message have none.
+ */
+export function forgetStoredObject(apiVersion: string, kind: string, json: string): void {
+  const name = messageNameForKind(apiVersion, kind);
+  const type = name === undefined ? undefined : lookupMessage(name);
+  if (type !== undefined) forgetItem(fullName(type), json);
+}
+
 /** One writer reused by the single-object encoders (all synchronous); its buffer grows to the largest object. */
 const scratch = new WireWriter(16 * 1024);
 
@@ -231,14 +266,23 @@ export class ProtobufListEncoder {
    */
   addStored(json: string, view?: ItemView): void {
     const cache = view === undefined ? (this.fullCache ??= encodedItemsFor(this.itemMessage, '')) : encodedItemsFor(this.itemMessage, view.name);
-    this.w.startItem();
+    const w = this.w;
+    w.startItem();
     const hit = cache.get(json);
     if (hit !== undefined) {
-      this.w.raw(hit);
+      w.uint32(this.itemTag);
+      w.uint32(hit.length);
+      w.raw(hit);
       return;
     }
     const obj = JSON.parse(json) as Obj;
-    if (writeNestedMessage(this.w, this.item, this.itemTag, view === undefined ? obj : view.project(obj))) cache.set(json, this.w.itemCopy());
+    const value = view === undefined ? obj : view.project(obj);
+    if (!isObject(value)) return;
+    w.uint32(this.itemTag);
+    const len = w.begin();
+    writeMessage(w, this.item, value);
+    cache.set(json, w.copyFrom(len + 1));
+    w.end(len);
   }
 
   private fullCache: EncodedItems | undefined;
@@ -265,7 +309,7 @@ export interface ItemView {
  * where object.raw is OBJ's full protobuf body (magic prefix + envelope), as kube-apiserver writes it.
  * Throws ProtobufUnsupportedError when OBJ's kind has no message.
  */
-export function encodeProtobufWatchFrame(type: string, obj: Record<string, unknown>): Buffer {
+export function encodeProtobufWatchFrame(type: string, obj: Record<string, unknown>, sourceJson?: string): Buffer {
   const w = scratch;
   w.reset();
   w.raw(FRAME_LENGTH_PLACEHOLDER);
@@ -275,7 +319,8 @@ export function encodeProtobufWatchFrame(type: string, obj: Record<string, unkno
   const object = w.begin();
   w.byte(0x0a);
   const raw = w.begin();
-  writeObjectBody(w, obj);
+  if (sourceJson === undefined) writeObjectBody(w, obj);
+  else writeStoredObjectBody(w, obj, sourceJson);
   w.end(raw);
   w.end(object);
   const frame = w.copy();

@@ -64,9 +64,9 @@ export class WireWriter {
     return out;
   }
 
-  /** A copy of the item written since `startItem`. */
-  itemCopy(): Buffer {
-    return Buffer.from(this.buf.subarray(this.mark, this.pos));
+  /** A copy of the bytes from AT (a position relative to the item, such as `here` gives) to the end. */
+  copyFrom(at: number): Buffer {
+    return Buffer.from(this.buf.subarray(this.mark + at, this.pos));
   }
 
   /** The position (relative to the item) to roll back to with `rewind`. */
