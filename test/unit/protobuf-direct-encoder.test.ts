@@ -169,6 +169,14 @@ test('lists, streamed item by item: the same bytes as protobufjs, small and over
   assert.deepEqual(Buffer.concat(chunks), oracleList('PodList', 'v1', meta, items));
 });
 
+/** A PodList of stored texts, encoded item by item, is the oracle's list of their objects. */
+function assertStoredPodList(texts: string[], meta: Obj): void {
+  const e = new ProtobufListEncoder('PodList', 'v1', meta);
+  for (const t of texts) e.addStored(t);
+  const objects = texts.map((t) => JSON.parse(t) as Obj);
+  assert.deepEqual(Buffer.concat([...e.chunks()]), oracleList('PodList', 'v1', meta, objects));
+}
+
 test('a watch frame of a stored text and a LIST of it share one encoding of the object, byte for byte', () => {
   const pods = corpus().filter((o) => o.kind === 'Pod');
   const texts = pods.map((p, i) => JSON.stringify({ ...p, metadata: { ...(p.metadata as Obj), name: `shared-${i}` } }));
@@ -178,17 +186,7 @@ test('a watch frame of a stored text and a LIST of it share one encoding of the 
     assert.deepEqual(encodeProtobufWatchFrame('ADDED', obj, t), oracleWatchFrame('ADDED', obj), 'frame that encodes');
     assert.deepEqual(encodeProtobufWatchFrame('DELETED', obj, t), oracleWatchFrame('DELETED', obj), 'frame from the cache');
   }
-  const e = new ProtobufListEncoder('PodList', 'v1', meta);
-  for (const t of texts) e.addStored(t);
-  assert.deepEqual(
-    Buffer.concat([...e.chunks()]),
-    oracleList(
-      'PodList',
-      'v1',
-      meta,
-      texts.map((t) => JSON.parse(t) as Obj),
-    ),
-  );
+  assertStoredPodList(texts, meta);
   // The text is the whole identity of an encoding: what a frame encoded for a text is what a LIST of
   // that text sends, and the other way round.
   const [first, second] = pods.map((p) => ({ ...p, metadata: { ...(p.metadata as Obj), name: 'other' } }));
@@ -229,15 +227,5 @@ test('stored items: the same bytes on the first LIST and from the item cache on 
   }
   // A changed object is another text: never served from the cache.
   const changed = texts.map((t) => t.replace('"cached-', '"changed-'));
-  const e = new ProtobufListEncoder('PodList', 'v1', meta);
-  for (const t of changed) e.addStored(t);
-  assert.deepEqual(
-    Buffer.concat([...e.chunks()]),
-    oracleList(
-      'PodList',
-      'v1',
-      meta,
-      changed.map((t) => JSON.parse(t) as Obj),
-    ),
-  );
+  assertStoredPodList(changed, meta);
 });
