@@ -80,11 +80,7 @@ export function forgetItem(message: string, json: string): void {
   for (const [key, c] of caches) if (key.startsWith(prefix)) c.delete(json);
 }
 
-/** Bytes held by all caches (entries and their keys). */
-export function encodedItemsBytes(): number {
-  return total;
-}
-
+/** Bytes held by all caches (entries and their keys), per process; the workers' add up. */
 new Gauge({
   name: 'capstan_protobuf_item_cache_bytes',
   help: 'Bytes held by the protobuf encodings of list items kept for the next LIST and watch frame (entries and their JSON texts), per process at most 128 MiB.',
