@@ -35,14 +35,35 @@ function crd(group: string): unknown {
   };
 }
 
-/** Resolves once `n` consecutive fresh connections (so both workers, round robin) answer `status`. */
+/** The workers whose request lines in `log` answered `path` with `status`. */
+function workersAnswering(log: string, path: string, status: number): number[] {
+  const seen = new Set<number>();
+  for (const line of log.split('\n')) {
+    if (!line.includes('"msg":"request"') || !line.includes(path)) continue;
+    let parsed: { worker?: unknown; status?: unknown; path?: unknown };
+    try {
+      parsed = JSON.parse(line) as typeof parsed;
+    } catch {
+      continue; // a line still being written
+    }
+    if (parsed.path === path && parsed.status === status && typeof parsed.worker === 'number') seen.add(parsed.worker);
+  }
+  return [...seen].sort();
+}
+
+/**
+ * Resolves once `n` consecutive fresh connections answer `status` and each worker has answered it
+ * since this wait began. The primary hands a new connection to the worker with the fewest open
+ * ones, so consecutive connections need not alternate: the request log says who answered.
+ */
 async function consecutively(path: string, status: number, n: number, what: string): Promise<void> {
+  const from = env.cap.stderr().length;
   let streak = 0;
   await eventually(
     async () => {
       const r = await fresh(env.url, path);
       streak = r.status === status ? streak + 1 : 0;
-      return streak >= n;
+      return streak >= n && workersAnswering(env.cap.stderr().slice(from), path, status).length === 2;
     },
     what,
     10_000,
