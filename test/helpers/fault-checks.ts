@@ -33,7 +33,10 @@ export async function configMapsRv(url: string): Promise<string> {
   return String(r.body.metadata.resourceVersion);
 }
 
-/** Opens `n` cluster-wide ConfigMap watches from `from`, one after the other (round-robin: alternating workers). */
+/**
+ * Opens `n` cluster-wide ConfigMap watches from `from`, one after the other: each connection goes to
+ * the worker with the fewest open ones, so the watches alternate between the workers.
+ */
 export async function openWatchers(url: string, n: number, from: string): Promise<ResumingWatch[]> {
   const watchers: ResumingWatch[] = [];
   for (let i = 0; i < n; i++) {

@@ -1,6 +1,7 @@
 /**
  * A spawned `capstan --storage=redis --workers 2` over its own redis-server, plus plain HTTP calls
- * that each open a fresh connection (so the primary's round-robin hands them to either worker).
+ * that each open a fresh connection (the primary hands it to the worker with the fewest open
+ * connections, so either worker may answer; the request log says which).
  * Used by the end-to-end and fault tests in test/faults.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
