@@ -85,7 +85,7 @@ export function encodedEvent(
     frames[type] = frame;
     // A protobuf frame put the object's encoding in the LIST items' cache; the version this change
     // replaced or removed will not be listed again, nor will a deletion's own.
-    if (encoding.protobuf && encoding.representation === 'object' && encoding.cbor !== true) {
+    if (encoding.protobuf && encoding.representation === 'object') {
       if (event.prevJson !== undefined) forgetStoredObject(apiVersion, kind, event.prevJson);
       if (event.type === 'DELETED') forgetStoredObject(apiVersion, kind, event.json);
     }
@@ -193,9 +193,9 @@ export function objectFrame(
   if (encoding.representation === 'object' && encoding.cbor === true) return encodeCborWatchEvent(type, encodeCborJson(objectJson));
   if (encoding.representation === 'object' && !encoding.protobuf) return `{"type":"${type}","object":${objectJson}}\n`;
   const obj = parsed !== undefined && objectJson === json ? parsed : (JSON.parse(objectJson) as Obj);
-  // The object's message is shared with protobuf LISTs of the same text (see encodeProtobufWatchFrame).
-  if (encoding.representation === 'object')
-    return encoding.protobuf && encoding.cbor !== true ? encodeProtobufWatchFrame(type, obj, objectJson) : frame(type, obj, encoding);
+  // Protobuf (JSON and CBOR objects went out above): the object's message is shared with protobuf
+  // LISTs of the same text (see encodeProtobufWatchFrame).
+  if (encoding.representation === 'object') return encodeProtobufWatchFrame(type, obj, objectJson);
   const meta = (typeof obj.metadata === 'object' && obj.metadata !== null ? obj.metadata : {}) as Obj;
   const out =
     encoding.representation === 'Table'
