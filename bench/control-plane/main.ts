@@ -22,7 +22,16 @@ import { treeMemory } from '../proc-memory.js';
 import { PROJECT_ROOT, installCleanupHandlers, spawnRedis, trackProcessGroup, untrackProcessGroup, type RedisProcess } from '../processes.js';
 import { alignColumns } from '../table.js';
 import { readKubeconfig } from './kubeconfig-access.js';
-import { countOf, parseRequestBuckets, quantileOf, SLO_P99_SECONDS, subtractBuckets, type Buckets, type SloClass } from './request-latency.js';
+import {
+  countOf,
+  parseRequestBuckets,
+  parseRequestBucketsByCall,
+  quantileOf,
+  SLO_P99_SECONDS,
+  subtractBuckets,
+  type Buckets,
+  type SloClass,
+} from './request-latency.js';
 import { runWorkload, type PhaseResult, type WorkloadSize } from './workload.js';
 
 const TARGETS = ['memory', 'redis', 'redis-workers2', 'reference'] as const;
@@ -72,7 +81,13 @@ interface TargetResult {
   peakMemoryBytes: number;
   requeues: number;
   latency: Record<string, { count: number; p50: number; p99: number }>;
+  /** The calls with the highest p99 among those of the SLO classes (for example `mutating PATCH pods/status`). */
+  slowestCalls: Array<{ call: string; count: number; p50: number; p99: number }>;
 }
+
+/** How many of the slowest calls a result lists, and how many requests a call needs to be listed. */
+const SLOWEST_CALLS = 6;
+const SLOWEST_CALL_MIN_COUNT = 50;
 
 function parseArgs(argv: string[]): { size: WorkloadSize; targets: Target[]; json: string | undefined; serverArgs: string[] } {
   let size = { ...FULL };
@@ -209,10 +224,11 @@ const requeuesIn = (log: string): number =>
         .filter((l) => REQUEUE.test(l)).length
     : 0;
 
-async function scrape(http: HttpClient): Promise<Buckets> {
+/** The request-duration buckets by SLO class and by call. */
+async function scrape(http: HttpClient): Promise<{ byClass: Buckets; byCall: Buckets }> {
   const res = await http.request('GET', '/metrics', { timeoutMs: 60_000 });
   if (res.status !== 200) throw new Error(`GET /metrics: ${res.status}`);
-  return parseRequestBuckets(res.body);
+  return { byClass: parseRequestBuckets(res.body), byCall: parseRequestBucketsByCall(res.body) };
 }
 
 async function runTarget(target: Target, size: WorkloadSize, serverArgs: string[]): Promise<TargetResult> {
@@ -240,15 +256,22 @@ async function runTarget(target: Target, size: WorkloadSize, serverArgs: string[
     const cpu = stopwatch();
     const cpuSeconds = cpu.totalMs / 1000;
     const busiestProcessCpuSeconds = Math.max(0, ...cpu.byPid.values()) / 1000;
-    const delta = subtractBuckets(await scrape(http), before);
+    const after = await scrape(http);
     http.close();
+    const delta = subtractBuckets(after.byClass, before.byClass);
     const latency: TargetResult['latency'] = {};
     for (const cls of SLO_CLASSES) {
       const series = delta.get(cls);
       if (series !== undefined) latency[cls] = { count: countOf(series), p50: quantileOf(series, 0.5), p99: quantileOf(series, 0.99) };
     }
+    const slowestCalls = [...subtractBuckets(after.byCall, before.byCall)]
+      .filter(([, series]) => countOf(series) >= SLOWEST_CALL_MIN_COUNT)
+      .map(([call, series]) => ({ call, count: countOf(series), p50: quantileOf(series, 0.5), p99: quantileOf(series, 0.99) }))
+      .sort((a, b) => b.p99 - a.p99)
+      .slice(0, SLOWEST_CALLS);
     succeeded = true;
-    return { target, phases, cpuSeconds, busiestProcessCpuSeconds, peakMemoryBytes: peak, requeues: requeuesIn(cp.kcmLog) - requeuesBefore, latency };
+    const requeues = requeuesIn(cp.kcmLog) - requeuesBefore;
+    return { target, phases, cpuSeconds, busiestProcessCpuSeconds, peakMemoryBytes: peak, requeues, latency, slowestCalls };
   } finally {
     await plane?.stop();
     await redis?.stop();
@@ -283,7 +306,11 @@ function render(results: TargetResult[], size: WorkloadSize): string {
   rows.push(['peak memory, server + store (MiB)', ...results.map((r) => (r.peakMemoryBytes / 1048576).toFixed(0))]);
   rows.push(['stale-cache requeues (kube-controller-manager)', ...results.map((r) => String(r.requeues))]);
   const title = `control plane at scale: ${size.nodes} kwok nodes, ${size.deployments} Deployments x ${size.replicas} (${size.deployments * size.replicas} pods)`;
-  return [title, ...alignColumns(header, rows, 1)].join('\n');
+  const slowest = results.flatMap((r) => [
+    `${r.target}: slowest calls by p99 (calls, p50 / p99 ms)`,
+    ...r.slowestCalls.map((c) => `  ${c.call}: ${c.count}, ${(c.p50 * 1000).toFixed(0)} / ${(c.p99 * 1000).toFixed(0)}`),
+  ]);
+  return [title, ...alignColumns(header, rows, 1), ...slowest].join('\n');
 }
 
 async function main(): Promise<void> {

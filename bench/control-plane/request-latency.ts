@@ -42,6 +42,21 @@ export const SLO_P99_SECONDS: Record<SloClass, number> = { mutating: 1, get: 1, 
 
 /** The request-duration buckets of a /metrics text, summed per SLO class (keyed by class name). */
 export function parseRequestBuckets(metricsText: string): Buckets {
+  return parseRequestBucketsBy(metricsText, (cls) => cls);
+}
+
+/**
+ * The request-duration buckets of a /metrics text, summed per call (`class verb resource[/subresource]`,
+ * for example `mutating PATCH pods/status`): which calls make a class's tail.
+ */
+export function parseRequestBucketsByCall(metricsText: string): Buckets {
+  return parseRequestBucketsBy(metricsText, (cls, labels) => {
+    const sub = labels.get('subresource') ?? '';
+    return `${cls} ${labels.get('verb') ?? ''} ${labels.get('resource') ?? ''}${sub === '' ? '' : `/${sub}`}`;
+  });
+}
+
+function parseRequestBucketsBy(metricsText: string, keyOf: (cls: SloClass, labels: Map<string, string>) => string): Buckets {
   const out: Buckets = new Map();
   for (const line of metricsText.split('\n')) {
     const m = BUCKET_LINE.exec(line);
@@ -53,8 +68,9 @@ export function parseRequestBuckets(metricsText: string): Buckets {
     const le = labels.get('le') ?? '';
     const bound = le === '+Inf' ? Infinity : Number(le);
     if (Number.isNaN(bound)) continue;
-    let series = out.get(cls);
-    if (series === undefined) out.set(cls, (series = new Map<number, number>()));
+    const key = keyOf(cls, labels);
+    let series = out.get(key);
+    if (series === undefined) out.set(key, (series = new Map<number, number>()));
     series.set(bound, (series.get(bound) ?? 0) + Number(m[2]));
   }
   return out;

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { countOf, parseRequestBuckets, quantileOf, sloClassOf, subtractBuckets } from '../../bench/control-plane/request-latency.js';
+import { countOf, parseRequestBuckets, parseRequestBucketsByCall, quantileOf, sloClassOf, subtractBuckets } from '../../bench/control-plane/request-latency.js';
 
 /** Cumulative buckets of one series, as /metrics lists them. */
 function series(verb: string, scope: string, resource: string, counts: Array<[string, number]>): string {
@@ -65,6 +65,31 @@ describe('bench request latency from the request-duration histogram', () => {
     assert.equal(countOf(mutating), 110);
     assert.equal(mutating.get(0.1), 68);
     assert.equal(mutating.get(1), 108);
+  });
+
+  test('by call: each verb and resource (with its subresource) of a class is its own series', () => {
+    const text = [
+      series('POST', 'namespace', 'pods', [
+        ['0.1', 3],
+        ['+Inf', 4],
+      ]),
+      series('PUT', 'resource', 'leases', [
+        ['0.1', 10],
+        ['+Inf', 10],
+      ]),
+      series('PATCH', 'namespace', 'pods', [
+        ['0.1', 1],
+        ['+Inf', 1],
+      ]).replaceAll('subresource=""', 'subresource="status"'),
+      series('GET', 'namespace', 'pods', [
+        ['0.1', 7],
+        ['+Inf', 7],
+      ]),
+    ].join('\n');
+    const calls = parseRequestBucketsByCall(text);
+    assert.deepEqual([...calls.keys()].sort(), ['get GET pods', 'mutating PATCH pods/status', 'mutating POST pods', 'mutating PUT leases']);
+    assert.equal(calls.get('mutating POST pods')?.get(Infinity), 4);
+    assert.equal(calls.get('mutating PATCH pods/status')?.get(0.1), 1);
   });
 
   test('quantiles interpolate inside the bucket and stop at the last finite bound', () => {
