@@ -5,6 +5,7 @@ import { connectRedisBackend, type RedisBackendOptions } from '../../src/storage
 import type { Storage } from '../../src/storage/storage.js';
 import type { StorageError } from '../../src/api/storage-error.js';
 import { typeKeys } from '../../src/storage/redis/keys.js';
+import { createReaderClient, createRedisClient } from '../../src/storage/redis/client.js';
 import { startRedis, startRedisSentinel, type RedisServer } from '../helpers/redis-process.js';
 import { describeStorageConformance, freshType, obj, Recorder, rejectsWith } from './conformance.js';
 
@@ -245,6 +246,42 @@ describe('redis storage specifics', () => {
     } finally {
       raw.disconnect();
       await s.close();
+    }
+  });
+
+  test("commands issued in one turn of the event loop leave in one socket write, in order; a reader's connection does not batch", async () => {
+    const client = createRedisClient({ url: url() });
+    const reader = createReaderClient(client);
+    try {
+      await Promise.all([client.ping(), reader.ping()]);
+      const writesOn = (c: Redis): (() => number) => {
+        const stream = (c as unknown as { stream: { write: (...args: unknown[]) => boolean } }).stream;
+        const write = stream.write.bind(stream);
+        let n = 0;
+        stream.write = (...args: unknown[]): boolean => {
+          n++;
+          return write(...args);
+        };
+        return () => n;
+      };
+      const clientWrites = writesOn(client as Redis);
+      const readerWrites = writesOn(reader as Redis);
+      const key = `batch-${Date.now()}`;
+      const replies = await Promise.all(Array.from({ length: 50 }, (_, i) => client.call('RPUSH', key, String(i))));
+      assert.deepEqual(
+        replies,
+        Array.from({ length: 50 }, (_, i) => i + 1),
+      );
+      assert.deepEqual(
+        await client.call('LRANGE', key, '0', '-1'),
+        Array.from({ length: 50 }, (_, i) => String(i)),
+      );
+      assert.ok(clientWrites() <= 3, `50 commands took ${clientWrites()} socket writes`);
+      await Promise.all(Array.from({ length: 10 }, () => reader.ping()));
+      assert.equal(readerWrites(), 10);
+    } finally {
+      reader.disconnect();
+      client.disconnect();
     }
   });
 
