@@ -8,9 +8,10 @@
  * plus Redis or etcd), and kube-controller-manager's stale-cache requeues.
  *
  *   node dist/bench/control-plane/main.js [--quick] [--targets memory,redis,redis-workers2,reference]
- *        [--nodes N] [--deployments N] [--replicas N] [--json FILE] [--server-args "A B"]
+ *        [--nodes N] [--deployments N] [--replicas N] [--json FILE] [--server-args "A B"] [--keep]
  *
  * `--server-args` adds Capstan flags to every Capstan target (e.g. "--worker-write-sync-timeout=0").
+ * `--keep` keeps each target's work directory (every component's log), as a failed run always does.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -89,12 +90,22 @@ interface TargetResult {
 const SLOWEST_CALLS = 6;
 const SLOWEST_CALL_MIN_COUNT = 50;
 
-function parseArgs(argv: string[]): { size: WorkloadSize; targets: Target[]; json: string | undefined; serverArgs: string[] } {
+interface Options {
+  size: WorkloadSize;
+  targets: Target[];
+  json: string | undefined;
+  serverArgs: string[];
+  /** Keep every target's work directory (the components' and the server's logs), not only a failed one's. */
+  keep: boolean;
+}
+
+function parseArgs(argv: string[]): Options {
   let size = { ...FULL };
   let targets: Target[] = [...DEFAULT_TARGETS];
   let json: string | undefined;
   const overrides: Partial<WorkloadSize> = {};
   let serverArgs: string[] = [];
+  let keep = false;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = (): string => {
@@ -114,13 +125,14 @@ function parseArgs(argv: string[]): { size: WorkloadSize; targets: Target[]; jso
     else if (a === '--deployments') overrides.deployments = Number(value());
     else if (a === '--replicas') overrides.replicas = Number(value());
     else if (a === '--json') json = value();
+    else if (a === '--keep') keep = true;
     else if (a === '--server-args')
       serverArgs = value()
         .split(' ')
         .filter((x) => x !== '');
     else throw new Error(`unknown argument ${a}`);
   }
-  return { size: { ...size, ...overrides }, targets, json, serverArgs };
+  return { size: { ...size, ...overrides }, targets, json, serverArgs, keep };
 }
 
 /** Processes whose command line mentions MARK and whose command name is one of COMMS. */
@@ -231,7 +243,7 @@ async function scrape(http: HttpClient): Promise<{ byClass: Buckets; byCall: Buc
   return { byClass: parseRequestBuckets(res.body), byCall: parseRequestBucketsByCall(res.body) };
 }
 
-async function runTarget(target: Target, size: WorkloadSize, serverArgs: string[]): Promise<TargetResult> {
+async function runTarget(target: Target, size: WorkloadSize, serverArgs: string[], keep: boolean): Promise<TargetResult> {
   const work = mkdtempSync(join(tmpdir(), `capstan-cp-scale-${target}-`));
   const redis = target === 'redis' || target === 'redis-workers2' ? await spawnRedis({ fsyncEveryWrite: true }) : undefined;
   const log = (line: string): void => void process.stderr.write(`  [${target}] ${line}\n`);
@@ -275,8 +287,8 @@ async function runTarget(target: Target, size: WorkloadSize, serverArgs: string[
   } finally {
     await plane?.stop();
     await redis?.stop();
-    // The logs of a failed run stay for a look.
-    if (succeeded) rmSync(work, { recursive: true, force: true });
+    // The logs of a failed run (or with --keep) stay for a look.
+    if (succeeded && !keep) rmSync(work, { recursive: true, force: true });
     else log(`kept ${work}`);
   }
 }
@@ -314,7 +326,7 @@ function render(results: TargetResult[], size: WorkloadSize): string {
 }
 
 async function main(): Promise<void> {
-  const { size, targets, json, serverArgs } = parseArgs(process.argv.slice(2));
+  const { size, targets, json, serverArgs, keep } = parseArgs(process.argv.slice(2));
   installCleanupHandlers();
   const bin = process.env.KUBE_BIN ?? join(homedir(), '.cache', 'kube-reference', 'bin');
   for (const b of ['kube-controller-manager', 'kube-scheduler', 'kwok', ...(targets.includes('reference') ? ['kube-apiserver', 'etcd'] : [])]) {
@@ -323,7 +335,7 @@ async function main(): Promise<void> {
   const results: TargetResult[] = [];
   for (const target of targets) {
     process.stderr.write(`${target}:\n`);
-    results.push(await runTarget(target, size, serverArgs));
+    results.push(await runTarget(target, size, serverArgs, keep));
     // Each target's table as soon as it is done (a full-size target takes most of an hour).
     if (targets.length > 1) process.stderr.write(`${render(results.slice(-1), size)}\n`);
     if (json !== undefined) writeFileSync(json, JSON.stringify({ size, results }, null, 2));
