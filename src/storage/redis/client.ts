@@ -33,11 +33,7 @@ function reconnectDelay(attempt: number): number {
  * trouble is not reported as events (nobody listens) but as rejected commands, each given at most
  * `commandTimeoutMs` and two retries.
  *
- * Commands issued in one turn of the event loop leave in one socket write (ioredis' auto-pipelining),
- * in the order they were issued; the next batch leaves when the previous one's replies are in. Under
- * load a worker has many requests' commands at once, and one write and one read for all of them costs
- * both processes far less than one each (measured: about a third less server CPU per ConfigMap write
- * on one worker). Explicit pipelines (a write with its WAIT) are sent at once, as before.
+ * The storage's scripts and reads on it are batched per turn of the event loop (write-batching.ts).
  */
 export function createRedisClient(o: RedisConnectionOptions): RedisClient {
   const common: RedisOptions = {
@@ -55,7 +51,6 @@ export function createRedisClient(o: RedisConnectionOptions): RedisClient {
       maxRedirections: 16,
       retryDelayOnFailover: 200,
       clusterRetryStrategy: reconnectDelay,
-      enableAutoPipelining: true,
     };
     client = new Cluster(o.clusterNodes, clusterOptions);
   } else if (o.sentinels && o.sentinels.length > 0) {
@@ -70,10 +65,9 @@ export function createRedisClient(o: RedisConnectionOptions): RedisClient {
       // meanwhile no write succeeds, and once it answers again it serves reads and takes writes
       // that the demotion then discards.
       failoverDetector: true,
-      enableAutoPipelining: true,
     });
   } else {
-    client = new Redis(o.url ?? 'redis://127.0.0.1:6379', { ...common, enableAutoPipelining: true });
+    client = new Redis(o.url ?? 'redis://127.0.0.1:6379', common);
   }
   client.on('error', () => undefined);
   return client;
@@ -87,14 +81,13 @@ export function createRedisClient(o: RedisConnectionOptions): RedisClient {
 export function createReaderClient(client: RedisClient): RedisClient {
   const override = { commandTimeout: undefined, maxRetriesPerRequest: null };
   if (client instanceof Cluster) {
-    const reader = client.duplicate(undefined, { enableAutoPipelining: false, redisOptions: { ...client.options.redisOptions, ...override } });
+    const reader = client.duplicate(undefined, { redisOptions: { ...client.options.redisOptions, ...override } });
     reader.on('error', () => undefined);
     return reader;
   }
-  // A blocking XREAD holds its connection anyway: nothing would share its batch.
   // With Sentinels, only the shared connection subscribes to failover announcements (one set of
   // Sentinel connections per process, not one per reader): when it reconnects, so do the readers.
-  const reader = client.duplicate({ ...override, failoverDetector: false, enableAutoPipelining: false });
+  const reader = client.duplicate({ ...override, failoverDetector: false });
   reader.on('error', () => undefined);
   if (client.options.sentinels && client.options.sentinels.length > 0) {
     // Only a connected reader is dropped: one still asking the Sentinels would be ended for good

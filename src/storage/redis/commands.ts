@@ -7,6 +7,7 @@ import type { TypeKeys } from './keys.js';
 import { replyArray, unavailable } from './replies.js';
 import { runScript, runScriptAndWait, type LuaScript, type RedisClient, type StorageScripts } from './scripts.js';
 import { closeClient } from './client.js';
+import { batchWritesThisTurn } from './write-batching.js';
 import { ConnectionEpoch, ReadConfirmation } from './read-confirmation.js';
 import { StorageError } from '../../api/storage-error.js';
 
@@ -104,7 +105,10 @@ export class RedisCommands {
   async command(keys: TypeKeys, name: string, args: (string | number)[]): Promise<unknown> {
     if (this.closed) throw new StorageError('Unavailable', 'storage is closed');
     try {
-      return await this.confirmed(keys, () => this.client.call(name, args));
+      return await this.confirmed(keys, () => {
+        batchWritesThisTurn(this.client);
+        return this.client.call(name, args);
+      });
     } catch (err) {
       throw unavailable(err);
     }

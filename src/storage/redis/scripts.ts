@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { observeRedisCommand } from '../../metrics/metrics.js';
+import { batchWritesThisTurn } from './write-batching.js';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -99,6 +100,7 @@ export async function runScript(client: RedisClient, script: LuaScript, keys: re
   const rest = scriptArgs(script, keys, args);
   const started = performance.now();
   try {
+    batchWritesThisTurn(client);
     const reply = await client.call('EVALSHA', [script.sha, ...rest]);
     observeRedisCommand(script.name, (performance.now() - started) / 1000);
     return reply;
@@ -127,6 +129,7 @@ export async function runScriptAndWait(
   const rest = scriptArgs(script, keys, args);
   for (const command of ['evalsha', 'eval'] as const) {
     const first = command === 'evalsha' ? script.sha : script.source;
+    batchWritesThisTurn(client);
     const results = await client
       .pipeline([
         [command, first, ...rest],
