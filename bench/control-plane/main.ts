@@ -33,6 +33,7 @@ import {
   type Buckets,
   type SloClass,
 } from './request-latency.js';
+import { parseRejections, rejectionsBetween, type Rejections } from './rejections.js';
 import { runWorkload, type PhaseResult, type WorkloadSize } from './workload.js';
 
 const TARGETS = ['memory', 'redis', 'redis-workers2', 'reference'] as const;
@@ -84,6 +85,8 @@ interface TargetResult {
   latency: Record<string, { count: number; p50: number; p99: number }>;
   /** The calls with the highest p99 among those of the SLO classes (for example `mutating PATCH pods/status`). */
   slowestCalls: Array<{ call: string; count: number; p50: number; p99: number }>;
+  /** Requests answered 429 by API Priority and Fairness, by `level reason`. */
+  rejected: Record<string, number>;
 }
 
 /** How many of the slowest calls a result lists, and how many requests a call needs to be listed. */
@@ -236,11 +239,11 @@ const requeuesIn = (log: string): number =>
         .filter((l) => REQUEUE.test(l)).length
     : 0;
 
-/** The request-duration buckets by SLO class and by call. */
-async function scrape(http: HttpClient): Promise<{ byClass: Buckets; byCall: Buckets }> {
+/** The request-duration buckets by SLO class and by call, and the APF rejections. */
+async function scrape(http: HttpClient): Promise<{ byClass: Buckets; byCall: Buckets; rejected: Rejections }> {
   const res = await http.request('GET', '/metrics', { timeoutMs: 60_000 });
   if (res.status !== 200) throw new Error(`GET /metrics: ${res.status}`);
-  return { byClass: parseRequestBuckets(res.body), byCall: parseRequestBucketsByCall(res.body) };
+  return { byClass: parseRequestBuckets(res.body), byCall: parseRequestBucketsByCall(res.body), rejected: parseRejections(res.body) };
 }
 
 async function runTarget(target: Target, size: WorkloadSize, serverArgs: string[], keep: boolean): Promise<TargetResult> {
@@ -283,7 +286,8 @@ async function runTarget(target: Target, size: WorkloadSize, serverArgs: string[
       .slice(0, SLOWEST_CALLS);
     succeeded = true;
     const requeues = requeuesIn(cp.kcmLog) - requeuesBefore;
-    return { target, phases, cpuSeconds, busiestProcessCpuSeconds, peakMemoryBytes: peak, requeues, latency, slowestCalls };
+    const rejected = Object.fromEntries(rejectionsBetween(before.rejected, after.rejected));
+    return { target, phases, cpuSeconds, busiestProcessCpuSeconds, peakMemoryBytes: peak, requeues, latency, slowestCalls, rejected };
   } finally {
     await plane?.stop();
     await redis?.stop();
@@ -317,6 +321,14 @@ function render(results: TargetResult[], size: WorkloadSize): string {
   rows.push(['  of it, its busiest process (s)', ...results.map((r) => r.busiestProcessCpuSeconds.toFixed(1))]);
   rows.push(['peak memory, server + store (MiB)', ...results.map((r) => (r.peakMemoryBytes / 1048576).toFixed(0))]);
   rows.push(['stale-cache requeues (kube-controller-manager)', ...results.map((r) => String(r.requeues))]);
+  rows.push([
+    'requests rejected by APF (429)',
+    ...results.map((r) => {
+      const byKey = Object.entries(r.rejected).sort((a, b) => b[1] - a[1]);
+      const total = byKey.reduce((s, [, n]) => s + n, 0);
+      return total === 0 ? '0' : `${total} (${byKey.map(([k, n]) => `${k} ${n}`).join(', ')})`;
+    }),
+  ]);
   const title = `control plane at scale: ${size.nodes} kwok nodes, ${size.deployments} Deployments x ${size.replicas} (${size.deployments * size.replicas} pods)`;
   const slowest = results.flatMap((r) => [
     `${r.target}: slowest calls by p99 (calls, p50 / p99 ms)`,
