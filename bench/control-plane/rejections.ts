@@ -3,9 +3,9 @@
  * `apiserver_flowcontrol_rejected_requests_total` counter (kube-apiserver and Capstan expose the same
  * series): counted per priority level and reason (`queue-full`, `time-out`, `concurrency-limit`).
  */
+import { samplesOf } from './request-latency.js';
 
 const REJECTED_LINE = /^apiserver_flowcontrol_rejected_requests_total\{([^}]*)\}\s+([0-9.eE+-]+)/;
-const LABEL = /(\w+)="((?:[^"\\]|\\.)*)"/g;
 
 /** Rejections by `level reason` (for example `workload-high queue-full`). */
 export type Rejections = Map<string, number>;
@@ -13,13 +13,9 @@ export type Rejections = Map<string, number>;
 /** The rejection counters of a /metrics text, summed per priority level and reason. */
 export function parseRejections(metricsText: string): Rejections {
   const out: Rejections = new Map();
-  for (const line of metricsText.split('\n')) {
-    const m = REJECTED_LINE.exec(line);
-    if (m === null) continue;
-    const labels = new Map<string, string>();
-    for (const l of (m[1] ?? '').matchAll(LABEL)) labels.set(l[1] ?? '', l[2] ?? '');
+  for (const { labels, value } of samplesOf(metricsText, REJECTED_LINE)) {
     const key = `${labels.get('priority_level') ?? ''} ${labels.get('reason') ?? ''}`;
-    out.set(key, (out.get(key) ?? 0) + Number(m[2]));
+    out.set(key, (out.get(key) ?? 0) + value);
   }
   return out;
 }

@@ -56,13 +56,20 @@ export function parseRequestBucketsByCall(metricsText: string): Buckets {
   });
 }
 
-function parseRequestBucketsBy(metricsText: string, keyOf: (cls: SloClass, labels: Map<string, string>) => string): Buckets {
-  const out: Buckets = new Map();
+/** Each sample of the series `pattern` matches (its first group: the text between the braces), with its labels and value. */
+export function* samplesOf(metricsText: string, pattern: RegExp): Generator<{ labels: Map<string, string>; value: number }> {
   for (const line of metricsText.split('\n')) {
-    const m = BUCKET_LINE.exec(line);
+    const m = pattern.exec(line);
     if (m === null) continue;
     const labels = new Map<string, string>();
     for (const l of (m[1] ?? '').matchAll(LABEL)) labels.set(l[1] ?? '', l[2] ?? '');
+    yield { labels, value: Number(m[2]) };
+  }
+}
+
+function parseRequestBucketsBy(metricsText: string, keyOf: (cls: SloClass, labels: Map<string, string>) => string): Buckets {
+  const out: Buckets = new Map();
+  for (const { labels, value } of samplesOf(metricsText, BUCKET_LINE)) {
     const cls = sloClassOf(labels.get('verb') ?? '', labels.get('scope') ?? '');
     if (cls === undefined) continue;
     const le = labels.get('le') ?? '';
@@ -71,7 +78,7 @@ function parseRequestBucketsBy(metricsText: string, keyOf: (cls: SloClass, label
     const key = keyOf(cls, labels);
     let series = out.get(key);
     if (series === undefined) out.set(key, (series = new Map<number, number>()));
-    series.set(bound, (series.get(bound) ?? 0) + Number(m[2]));
+    series.set(bound, (series.get(bound) ?? 0) + value);
   }
   return out;
 }
