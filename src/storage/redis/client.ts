@@ -33,7 +33,7 @@ function reconnectDelay(attempt: number): number {
  * trouble is not reported as events (nobody listens) but as rejected commands, each given at most
  * `commandTimeoutMs` and two retries.
  *
- * The storage's scripts and reads on it are batched per turn of the event loop (write-batching.ts).
+ * The storage sends its scripts and reads on it in one write per turn of the event loop (write-batching.ts).
  */
 export function createRedisClient(o: RedisConnectionOptions): RedisClient {
   const common: RedisOptions = {
