@@ -1,4 +1,5 @@
 import { shapeStoredObject } from '../codec/go-shape.js';
+import { cloneJson } from '../codec/json-value.js';
 import { conflict, staleConflict } from '../api/errors.js';
 import { hasStatusSubresource, prepareForFinalize, prepareForStatusUpdate, prepareForUpdate, writeWarnings } from '../strategy/resource-strategy.js';
 import { canonicalize, jsonEqual, metadataOf, stringField, type Obj } from '../api/object-util.js';
@@ -120,8 +121,9 @@ export async function updateObject(
     const storedObj = JSON.parse(stored.json) as Obj;
     // Updates and patches apply to the object in the request's version; it is stored converted back.
     const current = await servedObjectAsync(facts, storedObj, r.apiVersion);
-    // The working copy: parsing the stored text again is about twice as fast as a deep clone.
-    const copy = current === storedObj ? (JSON.parse(stored.json) as Obj) : structuredClone(current);
+    // The working copy, sharing nothing with `current`: a copy of the parsed values costs about half
+    // a second parse of the stored text, and a fifth of structuredClone.
+    const copy = cloneJson(current);
     const { next, pinnedVersion, managedFields } = await compute(copy, copy);
     if (pinnedVersion !== '' && pinnedVersion !== stored.resourceVersion) throw staleConflict(qr, name);
     const nextMeta = metadataOf(next);
