@@ -1,4 +1,5 @@
 import { metaOf, STRIP } from './update-managed-fields.js';
+import { cloneJson } from '../codec/json-value.js';
 import { compareChanges, valuesEqual } from './compare-objects.js';
 import { FieldSet, type FieldPath } from './field-set.js';
 import { decodeManagedFields, encodeManagedFields, managerIdentifier, type Managed } from './managed-fields.js';
@@ -63,7 +64,7 @@ export function applyConfiguration(live: Obj, config: Obj, rec: ApplyRecord): { 
   let managed: Managed = decodeManagedFields(metaOf(live).managedFields);
   if (managed.size === 0) {
     // skipNonAppliedManager: the fields the object already has become an Update entry first.
-    const tracked = structuredClone(live);
+    const tracked = cloneJson(live);
     updateManagedFields(rec.empty, tracked, {
       manager: BEFORE_FIRST_APPLY,
       apiVersion: rec.apiVersion,
@@ -124,7 +125,7 @@ export function applyConfiguration(live: Obj, config: Obj, rec: ApplyRecord): { 
       if (changed) own.time = rec.now;
     }
   }
-  const object = changed ? next : structuredClone(liveValue);
+  const object = changed ? next : cloneJson(liveValue);
   const meta = isObject(object.metadata) ? object.metadata : (object.metadata = {});
   const encoded = encodeManagedFields(managed);
   if (encoded !== undefined) meta.managedFields = encoded;
@@ -132,7 +133,7 @@ export function applyConfiguration(live: Obj, config: Obj, rec: ApplyRecord): { 
 }
 
 function withoutManagedFields(obj: Obj): Obj {
-  const copy = structuredClone(obj);
+  const copy = cloneJson(obj);
   if (isObject(copy.metadata)) delete copy.metadata.managedFields;
   return copy;
 }

@@ -1,4 +1,5 @@
 import type { OutputFormat } from '../codec/negotiation.js';
+import { cloneJson } from '../codec/json-value.js';
 import { badRequest, methodNotAllowed, notFound } from '../api/errors.js';
 import { writeObject } from '../codec/response-writer.js';
 import { managerOrUserAgent } from '../fieldmanager/manager-name.js';
@@ -57,7 +58,7 @@ export async function handleUpdate(r: ResourceRequest, store: Updater): Promise<
   if (r.info.namespaced && bodyNs === '') bodyMeta.namespace = r.ri.namespace;
   const pinned = stringField(bodyMeta, 'resourceVersion');
   const outcome = await store.update(
-    () => ({ next: structuredClone(body), pinnedVersion: pinned }),
+    () => ({ next: cloneJson(body), pinnedVersion: pinned }),
     async () => {
       if (r.ri.subresource === '' && allowsCreateOnUpdate(r.info) && isCreater(store)) {
         delete bodyMeta.resourceVersion;
