@@ -1,4 +1,5 @@
 import type { ResourceInfo } from '../api/resource-info.js';
+import { cloneJson } from '../codec/json-value.js';
 import { isObject, jsonEqual, metadataOf, type Obj } from '../api/object-util.js';
 import { applyDefaults, strategyFor } from './strategies.js';
 import { shapeStoredObject } from '../codec/go-shape.js';
@@ -150,7 +151,7 @@ function storedWithStatusOf(next: Obj, old: Obj, requestMetadata: boolean): Obj 
     const mine = next[key];
     if (typeof value !== 'object' || value === null) result[key] = value;
     else if (mine !== value && sameJsonTree(mine, value)) result[key] = mine;
-    else result[key] = structuredClone(value);
+    else result[key] = cloneJson(value);
   }
   // A status the stored object lacks goes last, where an assignment to the clone put it.
   if (next.status !== undefined && !Object.prototype.hasOwnProperty.call(old, 'status')) result.status = next.status;
