@@ -1,5 +1,4 @@
-import { Redis } from 'ioredis';
-import type { RedisClient } from './scripts.js';
+import { Redis, type Cluster } from 'ioredis';
 
 /**
  * One socket write for all the commands a process sends on a connection in one turn of its event
@@ -14,7 +13,7 @@ import type { RedisClient } from './scripts.js';
 const corked = new WeakSet<object>();
 
 /** Corks `client`'s socket until the end of this turn, unless it already is. */
-export function batchWritesThisTurn(client: RedisClient): void {
+export function batchWritesThisTurn(client: Redis | Cluster): void {
   if (!(client instanceof Redis) || client.status !== 'ready') return;
   const socket = client.stream;
   if (corked.has(socket)) return;
