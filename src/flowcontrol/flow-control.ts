@@ -34,7 +34,8 @@ export interface FlowControlContext {
 /**
  * How many processes share this server's concurrency: the workers of a cluster (`--workers N`,
  * `auto` = one per core), else 1. Each worker enforces its share of the configured limits, so the
- * whole server admits what one kube-apiserver with those flags admits.
+ * whole server admits what one kube-apiserver with those flags admits, and a worker's seats stay in
+ * proportion to its one event loop (docs/flow-control.md, "Workers and pods", says why not more).
  */
 function processShare(workers: number): number {
   if (!cluster.isWorker) return 1;
