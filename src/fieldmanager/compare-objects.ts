@@ -120,6 +120,9 @@ function hasKeys(m: Record<string, unknown> | undefined): boolean {
 }
 
 function walk(l: Value, r: Value, type: SmdType, at: Cursor): void {
+  // Equal values change nothing below them: one equality pass over what a write left alone (a
+  // status write's spec and metadata) replaces the walk, its cursors and its keyed-list grouping.
+  if (typeof l === 'object' && l !== null && r !== undefined && valuesEqual(l, r)) return;
   const sample = r !== undefined ? r : l;
   let isLeaf = true;
   if (type.kind === 'map' || type.kind === 'untyped') {

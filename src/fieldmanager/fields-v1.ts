@@ -51,6 +51,39 @@ function hasKeys(obj: Record<string, unknown>): boolean {
   return false;
 }
 
+/** A fieldsV1 key read: its element and that element's string form. */
+interface ReadKey {
+  readonly pe: PathElement;
+  readonly element: string;
+}
+
+/**
+ * Keys read before. The same keys (`f:spec`, `k:{"name":"app"}`, ...) recur in every object of a
+ * kind and in every write of one, so each is parsed once; elements are never mutated, so sets may
+ * share them. Emptied when it reaches its bound.
+ */
+const readKeys = new Map<string, ReadKey>();
+const READ_KEYS_BOUND = 8192;
+
+/** The element `key` names; undefined for a key of an unknown element type (skipped, as kube skips it). */
+function readKey(key: string): ReadKey | undefined {
+  const cached = readKeys.get(key);
+  if (cached !== undefined) return cached;
+  let pe: PathElement;
+  try {
+    pe = deserializePathElement(key);
+  } catch (err) {
+    if (err instanceof PathElementError && err.unknownType) return undefined;
+    throw new FieldsV1Error(err instanceof Error ? err.message : String(err));
+  }
+  // The string form, not the key as written: keys spelled differently for one element meet. A
+  // field's key is its string form already.
+  const read: ReadKey = { pe, element: pe.kind === 'field' ? key : serializePathElement(pe) };
+  if (readKeys.size >= READ_KEYS_BOUND) readKeys.clear();
+  readKeys.set(key, read);
+  return read;
+}
+
 /**
  * Reads `obj` into `into`, building each subtree in place (one pass over the tree); answers
  * whether the node itself is a member. Clears `state.canonical` on anything `emit` would write
@@ -69,21 +102,14 @@ function read(obj: Record<string, unknown>, into: FieldSet, state: { canonical: 
       continue;
     }
     first = false;
-    let pe: PathElement;
-    try {
-      pe = deserializePathElement(key);
-    } catch (err) {
-      if (err instanceof PathElementError && err.unknownType) {
-        state.canonical = false;
-        continue;
-      }
-      throw new FieldsV1Error(err instanceof Error ? err.message : String(err));
+    const known = readKey(key);
+    if (known === undefined) {
+      state.canonical = false;
+      continue;
     }
+    const { pe, element } = known;
     if (!isObject(value)) throw new FieldsV1Error(`expected an object for ${key}`);
     hasChildren = true;
-    // The string form, not the key as written: keys spelled differently for one element meet. A
-    // field's key is its string form already.
-    const element = pe.kind === 'field' ? key : serializePathElement(pe);
     if (state.canonical && (element !== key || (previous !== undefined && comparePathElements(previous, pe) >= 0))) state.canonical = false;
     previous = pe;
     // `{}`: a member without children, the commonest node.
