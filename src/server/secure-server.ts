@@ -93,6 +93,7 @@ export function secureServer(
       if (chosen === undefined) return false;
       logger.info('asking a client to reconnect, to a less busy worker', {
         requests: connections[chosen].requests,
+        share: Math.round(share * 100) / 100,
         watches: connections[chosen].watches,
         ofRequests: connections.reduce((a, c) => a + c.requests, 0),
       });
@@ -108,9 +109,10 @@ export function secureServer(
 /**
  * Which connection to move off a busy worker, given how many requests each carried lately, how many
  * watches each has open, and the `share` of the requests that would even the worker out with the
- * least busy one: the connection closest to that share, only if moving it makes the two closer (it
- * carried less than twice the share; a connection that is nearly the whole load would only move the
- * hot spot), by enough to be worth a reconnection (at least half the share; a client that sends a
+ * least busy one: the connection closest to that share, only if moving it at least halves the gap
+ * between the two (it carried at most one and a half times the share; more would flip the hot spot
+ * to the other worker, which would then send the client back), by enough to be worth a reconnection
+ * (at least half the share; a client that sends a
  * request now and then is left alone), and only one with a watch open. A client's watches move
  * with its connection (connection-moves.ts); a connection without any is one of several of its
  * client's (kube-controller-manager writes through one and watches through another): moving it
@@ -124,7 +126,7 @@ export function connectionToMove(connections: readonly { requests: number; watch
   let chosen: number | undefined;
   for (let i = 0; i < connections.length; i++) {
     const { requests, watches } = connections[i];
-    if (watches === 0 || requests === 0 || requests < target / 2 || requests >= 2 * target) continue;
+    if (watches === 0 || requests === 0 || requests < target / 2 || requests > 1.5 * target) continue;
     if (chosen === undefined || Math.abs(requests - target) < Math.abs(connections[chosen].requests - target)) chosen = i;
   }
   return chosen;

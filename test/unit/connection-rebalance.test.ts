@@ -26,11 +26,15 @@ test('the connection closest to the share is moved', () => {
   assert.equal(move([0, 30, 70], 0.3), 1);
 });
 
-test('a connection carrying twice the share or more is never moved: it would only move the hot spot', () => {
+test('a connection carrying more than one and a half times the share is never moved: it would flip the hot spot to the other worker', () => {
   assert.equal(move([100], 0.47), undefined);
   assert.equal(move([70, 30], 0.3), 1);
   assert.equal(move([95, 5], 0.05), 1);
   assert.equal(move([80, 20], 0.05), undefined);
+  // 40% of the requests against a share of 25%: the other worker would end up as much busier as
+  // this one was, and send the client back.
+  assert.equal(move([60, 40], 0.25), undefined);
+  assert.equal(move([63, 37], 0.25), 1);
 });
 
 test('nor one carrying less than half the share: moving it would not be worth a reconnection', () => {
