@@ -60,10 +60,12 @@ interface ReadKey {
 /**
  * Keys read before. The same keys (`f:spec`, `k:{"name":"app"}`, ...) recur in every object of a
  * kind and in every write of one, so each is parsed once; elements are never mutated, so sets may
- * share them. Emptied when it reaches its bound.
+ * share them. At most READ_KEYS_BOUND keys of at most READ_KEY_MAX_LENGTH characters (a client's
+ * managedFields cannot make it hold much), emptied when full.
  */
 const readKeys = new Map<string, ReadKey>();
 const READ_KEYS_BOUND = 8192;
+const READ_KEY_MAX_LENGTH = 256;
 
 /** The element `key` names; undefined for a key of an unknown element type (skipped, as kube skips it). */
 function readKey(key: string): ReadKey | undefined {
@@ -79,6 +81,7 @@ function readKey(key: string): ReadKey | undefined {
   // The string form, not the key as written: keys spelled differently for one element meet. A
   // field's key is its string form already.
   const read: ReadKey = { pe, element: pe.kind === 'field' ? key : serializePathElement(pe) };
+  if (key.length > READ_KEY_MAX_LENGTH) return read;
   if (readKeys.size >= READ_KEYS_BOUND) readKeys.clear();
   readKeys.set(key, read);
   return read;

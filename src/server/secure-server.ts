@@ -111,9 +111,9 @@ export function secureServer(
  * watches each has open, and the `share` of the requests that would even the worker out with the
  * least busy one: the connection closest to that share, only if moving it at least halves the gap
  * between the two (it carried at most one and a half times the share; more would flip the hot spot
- * to the other worker, which would then send the client back), by enough to be worth a reconnection
- * (at least half the share; a client that sends a
- * request now and then is left alone), and only one with a watch open. A client's watches move
+ * to the other worker, which would then send the client back), by enough to be worth a
+ * reconnection (at least half the share; a client that sends a request now and then is left
+ * alone), and only one with a watch open. A client's watches move
  * with its connection (connection-moves.ts); a connection without any is one of several of its
  * client's (kube-controller-manager writes through one and watches through another): moving it
  * would part the client's writes from its watches, and its informers would see its own writes late.

@@ -31,8 +31,8 @@ test('a connection carrying more than one and a half times the share is never mo
   assert.equal(move([70, 30], 0.3), 1);
   assert.equal(move([95, 5], 0.05), 1);
   assert.equal(move([80, 20], 0.05), undefined);
-  // 40% of the requests against a share of 25%: the other worker would end up as much busier as
-  // this one was, and send the client back.
+  // 40% of the requests against a share of 25%: the other worker would end up the busier one, by
+  // more than half of today's gap, and could send the client back.
   assert.equal(move([60, 40], 0.25), undefined);
   assert.equal(move([63, 37], 0.25), 1);
 });

@@ -68,6 +68,19 @@ test('fieldsV1 is canonical only when it is exactly what encoding its set writes
   }
 });
 
+test('a key reads the same every time it is met, short or long, spelled canonically or not', () => {
+  const long = `f:${'x'.repeat(300)}`;
+  const fields = { [long]: {}, 'f:ports': { 'k:{"protocol":"TCP","port":80}': {}, 'k:{"port":81,"protocol":"TCP"}': {} } };
+  const first = decodeFieldsV1(fields);
+  for (let i = 0; i < 3; i++) {
+    const again = decodeFieldsV1(fields);
+    assert.equal(again.canonical, false);
+    assert.equal(JSON.stringify(setToFieldsV1(again.set)), JSON.stringify(setToFieldsV1(first.set)));
+  }
+  assert.deepEqual(Object.keys(setToFieldsV1(first.set)['f:ports']), ['k:{"port":80,"protocol":"TCP"}', 'k:{"port":81,"protocol":"TCP"}']);
+  assert.deepEqual(Object.keys(setToFieldsV1(first.set)), ['f:ports', long]);
+});
+
 test('an update writes every entry canonically, also one it does not touch whose stored fieldsV1 was not', () => {
   const stored = (fieldsV1: unknown): Record<string, unknown>[] => [
     { manager: 'creator', operation: 'Update', apiVersion: 'v1', time: '2026-01-01T00:00:00Z', fieldsType: 'FieldsV1', fieldsV1 },
