@@ -2,7 +2,10 @@ import type { Worker } from 'node:cluster';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { logger } from '../logging/logger.js';
 import { LISTEN_BACKLOG } from '../server/listen-backlog.js';
+import { ClientAffinity } from './client-affinity.js';
 import {
+  isClientConnectionGoneMessage,
+  isClientConnectionMessage,
   isConnectionClaimMessage,
   isConnectionClosedMessage,
   isConnectionRefusedMessage,
@@ -11,6 +14,7 @@ import {
   isWorkerLoadMessage,
   type ConnectionGrantMessage,
   type ConnectionMessage,
+  type MoveConnectionMessage,
   type PingMessage,
   type ShedConnectionMessage,
 } from './messages.js';
@@ -114,6 +118,9 @@ const UNAVAILABLE_RESPONSE =
  *   carries all of a Go client's requests on one): a short first connection (discovery) then the
  *   long one would otherwise put every component's long one on the same worker. Only workers added with {@link addWorker} (they reported ready) receive
  *   connections, and none after they report draining.
+ * - A client's HTTP/2 connections of different credentials are kept on one worker (see
+ *   ClientAffinity): one reported from another worker is moved, and the next connection from its
+ *   address goes to the worker serving the others, ahead of the rule above.
  * - A worker serves a connection only after the primary grants its claim, and the primary grants
  *   only while the hand-off is still that worker's. Until the grant has been sent the primary keeps
  *   its own copy, and nothing has been read from the socket, so a connection is never lost and never
@@ -143,6 +150,8 @@ export class ConnectionDistributor {
   /** How many load reports in a row each worker was above REBALANCE_BUSY. */
   private readonly hot = new Map<Worker, number>();
   private lastRebalance = 0;
+  /** Which worker serves which client's HTTP/2 connections (client-affinity.ts). */
+  private readonly affinity = new ClientAffinity<Worker>();
   private readonly rebalanceIntervalMs: number;
   private waiting: Waiting[] = [];
   private cursor = 0;
@@ -259,6 +268,23 @@ export class ConnectionDistributor {
     } else if (isWorkerLoadMessage(msg)) {
       this.busy.set(worker, msg.busy);
       this.rebalance(worker, msg.busy);
+    } else if (isClientConnectionMessage(msg)) {
+      const home = this.affinity.opened(worker, msg);
+      if (home !== undefined) {
+        logger.info("moving a connection to the worker serving its client's other connections", {
+          client: msg.client,
+          from: worker.process.pid,
+          to: home.process.pid,
+        });
+        const move: MoveConnectionMessage = { type: 'capstan:move-connection', session: msg.session };
+        try {
+          worker.send(move, undefined, {}, () => undefined);
+        } catch {
+          // The worker is going away: its connections are moving anyway.
+        }
+      }
+    } else if (isClientConnectionGoneMessage(msg)) {
+      this.affinity.gone(worker, msg.session);
     } else if (isConnectionClosedMessage(msg)) {
       const left = (this.open.get(worker) ?? 1) - 1;
       if (left > 0) this.open.set(worker, left);
@@ -421,7 +447,8 @@ export class ConnectionDistributor {
       answerUnavailable(socket);
       return;
     }
-    const worker = this.pick();
+    const pinned = handoffs === 0 ? this.affinity.pinned(socket.remoteAddress, (w) => this.ready.includes(w) && !this.stalled.has(w)) : undefined;
+    const worker = pinned ?? this.pick();
     if (worker === undefined) {
       if (this.closed) {
         logger.info('closing a connection: the cluster is shutting down and no worker is left to serve it', { handoffs });
@@ -482,6 +509,7 @@ export class ConnectionDistributor {
     this.open.delete(worker);
     this.busy.delete(worker);
     this.hot.delete(worker);
+    this.affinity.lost(worker);
     const started = Date.now();
     const release = (): void => {
       if (worker.isConnected() && Date.now() - started < CHANNEL_WAIT_MS) {

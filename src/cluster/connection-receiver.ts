@@ -1,13 +1,17 @@
 import type { Server } from 'node:http';
 import { Socket } from 'node:net';
 import { logger } from '../logging/logger.js';
+import type { ClientConnections } from '../server/client-connections.js';
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { workerBusy, workerConnections } from '../metrics/metrics.js';
 import {
   isConnectionGrantMessage,
   isConnectionMessage,
+  isMoveConnectionMessage,
   isPingMessage,
   isShedConnectionMessage,
+  type ClientConnectionGoneMessage,
+  type ClientConnectionMessage,
   type ConnectionClaimMessage,
   type ConnectionClosedMessage,
   type ConnectionRefusedMessage,
@@ -20,7 +24,17 @@ import {
 const LOAD_REPORT_MS = 500;
 
 /** Sends `message` to the primary; a closed channel (the primary is gone) is not an error here. */
-function tell(message: ConnectionClaimMessage | ConnectionClosedMessage | ConnectionRefusedMessage | DrainingMessage | PongMessage | WorkerLoadMessage): void {
+function tell(
+  message:
+    | ClientConnectionGoneMessage
+    | ClientConnectionMessage
+    | ConnectionClaimMessage
+    | ConnectionClosedMessage
+    | ConnectionRefusedMessage
+    | DrainingMessage
+    | PongMessage
+    | WorkerLoadMessage,
+): void {
   const send = process.send?.bind(process);
   if (send === undefined) return;
   send(message, undefined, {}, (err: Error | null) => {
@@ -88,9 +102,10 @@ export class ConnectionReceiver {
   /**
    * Starts serving handed connections with the server `route` picks for each (by its local port:
    * plain HTTP or HTTPS; servers that do not listen themselves). `shed` is called when the primary
-   * asks this worker to move a client elsewhere (see ShedConnectionMessage). Call once.
+   * asks this worker to move a client elsewhere (see ShedConnectionMessage), `move` when it asks to
+   * move one connection to the worker serving its client's others (see MoveConnectionMessage). Call once.
    */
-  serve(route: (socket: Socket) => Server | undefined, shed: (share: number) => boolean = () => false): void {
+  serve(route: (socket: Socket) => Server | undefined, shed: (share: number) => boolean = () => false, move: (session: number) => boolean = () => false): void {
     if (this.route !== undefined) throw new Error('ConnectionReceiver.serve called twice');
     this.route = route;
     process.on('message', (msg: unknown, handle: unknown) => {
@@ -100,6 +115,10 @@ export class ConnectionReceiver {
       }
       if (isShedConnectionMessage(msg)) {
         if (!this.closed) shed(msg.share);
+        return;
+      }
+      if (isMoveConnectionMessage(msg)) {
+        if (!this.closed) move(msg.session);
         return;
       }
       if (isConnectionGrantMessage(msg)) {
@@ -163,6 +182,12 @@ export class ConnectionReceiver {
     }
     if (this.held.size === 0) this.settled?.();
   }
+
+  /** Reports each HTTP/2 connection's client to the primary (client-affinity.ts), for HandedConnections.clients. */
+  readonly clients: ClientConnections = {
+    opened: (connection) => tell({ type: 'capstan:client-connection', ...connection }),
+    gone: (session) => tell({ type: 'capstan:client-connection-gone', session }),
+  };
 
   /** The server starts draining: the primary sends no new connections to this worker. */
   drain(): void {

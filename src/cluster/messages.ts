@@ -98,6 +98,31 @@ export interface ShedConnectionMessage {
   share: number;
 }
 
+/**
+ * Worker to primary: HTTP/2 connection `session` (numbered by the worker) carried its first request,
+ * from `client` (see client-affinity.ts) presenting `credential`. The primary may answer
+ * {@link MoveConnectionMessage} when the client's other connections are served elsewhere.
+ */
+export interface ClientConnectionMessage {
+  type: 'capstan:client-connection';
+  session: number;
+  client: string;
+  address: string;
+  credential: string;
+}
+
+/** Worker to primary: connection `session` it reported has closed, or its client was asked to reconnect. */
+export interface ClientConnectionGoneMessage {
+  type: 'capstan:client-connection-gone';
+  session: number;
+}
+
+/** Primary to worker: send GOAWAY on connection `session`; its client's next connection goes to the worker serving its other connections. */
+export interface MoveConnectionMessage {
+  type: 'capstan:move-connection';
+  session: number;
+}
+
 // Any non-null object, arrays included (unlike the shared objectOrUndefined): only the fields read decide.
 function objectLikeOrUndefined(value: unknown): Record<string, unknown> | undefined {
   return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
@@ -141,7 +166,9 @@ export function isWorkerConnectionMessage(value: unknown): boolean {
     type === 'capstan:connection-closed' ||
     type === 'capstan:draining' ||
     type === 'capstan:pong' ||
-    type === 'capstan:load'
+    type === 'capstan:load' ||
+    type === 'capstan:client-connection' ||
+    type === 'capstan:client-connection-gone'
   );
 }
 
@@ -153,6 +180,27 @@ export function isWorkerLoadMessage(value: unknown): value is WorkerLoadMessage 
 export function isShedConnectionMessage(value: unknown): value is ShedConnectionMessage {
   const m = objectLikeOrUndefined(value);
   return m?.type === 'capstan:shed-connection' && typeof m.share === 'number' && m.share >= 0 && m.share <= 1;
+}
+
+export function isClientConnectionMessage(value: unknown): value is ClientConnectionMessage {
+  const m = objectLikeOrUndefined(value);
+  return (
+    m?.type === 'capstan:client-connection' &&
+    typeof m.session === 'number' &&
+    typeof m.client === 'string' &&
+    typeof m.address === 'string' &&
+    typeof m.credential === 'string'
+  );
+}
+
+export function isClientConnectionGoneMessage(value: unknown): value is ClientConnectionGoneMessage {
+  const m = objectLikeOrUndefined(value);
+  return m?.type === 'capstan:client-connection-gone' && typeof m.session === 'number';
+}
+
+export function isMoveConnectionMessage(value: unknown): value is MoveConnectionMessage {
+  const m = objectLikeOrUndefined(value);
+  return m?.type === 'capstan:move-connection' && typeof m.session === 'number';
 }
 
 export function isConnectionClosedMessage(value: unknown): value is ConnectionClosedMessage {

@@ -111,6 +111,7 @@ export async function runServerProcess(config: ServerConfig): Promise<CapstanSer
         : {
             ...listener,
             onDraining: () => receiver.drain(),
+            clients: receiver.clients,
             onClosed: () => receiver.close(),
           },
   });
@@ -119,6 +120,7 @@ export async function runServerProcess(config: ServerConfig): Promise<CapstanSer
     receiver.serve(
       (socket) => server.serverForPort(socket.localPort ?? 0),
       (share) => server.shedConnection(share),
+      (session) => server.moveConnection(session),
     );
     logger.debug('worker ready', { url: server.url });
     const message: ReadyMessage = { type: 'capstan:ready', url: server.url, index };

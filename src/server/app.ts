@@ -60,6 +60,7 @@ import { acceptRequest, installClientErrorHandler, lingerOnEarlyAnswer, MAX_HEAD
 import { LISTEN_BACKLOG } from './listen-backlog.js';
 import { goAway, http2CapableApp, isHttp2 } from './http2-requests.js';
 import { closeIdleConnections, secureServer } from './secure-server.js';
+import type { ClientConnections } from './client-connections.js';
 import { parsedRequestOf, parseRequest } from '../api/parsed-request.js';
 import { Lifecycle } from './lifecycle.js';
 import { Aggregator } from '../aggregator/aggregator.js';
@@ -80,6 +81,8 @@ export interface CapstanServer {
   serverForPort(port: number): Server | undefined;
   /** Asks one HTTP/2 client to reconnect (see SecureServer.shedSession); false when none carried requests. */
   shedConnection(share: number): boolean;
+  /** Sends GOAWAY on HTTP/2 connection `session`, as numbered to HandedConnections.clients (see SecureServer.moveSession). */
+  moveConnection(session: number): boolean;
   /** Serving certificates and CAs (undefined without HTTPS). */
   serving: ServingSetup | undefined;
   /** Authentication chain and service account token issuer. */
@@ -158,6 +161,8 @@ export interface HandedConnections {
   secureUrl?: string;
   /** Called once the shutdown delay is over, as the server starts draining: send no new connections. */
   onDraining?(): void;
+  /** Told which client each HTTP/2 connection of the secure port serves (the primary keeps a client's connections together). */
+  clients?: ClientConnections;
   /**
    * Called once every connection has closed: the server takes no more connections. May return a
    * promise that settles once connections already on their way (claimed, not yet granted) have
@@ -317,6 +322,7 @@ export async function startServer(given: ServerConfig, storage: Storage, options
           serverOptions,
           config.disableHttp2Serving ? undefined : { maxStreamsPerConnection: config.http2MaxStreamsPerConnection },
           handler,
+          options.handedConnections?.clients,
         );
   const secure = secureServing?.server;
   serving?.watch(() => (secure as unknown as TlsServer | undefined)?.setSecureContext(serving.secureContextOptions()));
@@ -488,5 +494,6 @@ export async function startServer(given: ServerConfig, storage: Storage, options
     return closing;
   };
   const shedConnection = (share: number): boolean => secureServing?.shedSession(share) ?? false;
-  return { app, http, context, health, url, secureUrl, serverForPort, shedConnection, serving, authentication, close };
+  const moveConnection = (session: number): boolean => secureServing?.moveSession(session) ?? false;
+  return { app, http, context, health, url, secureUrl, serverForPort, shedConnection, moveConnection, serving, authentication, close };
 }

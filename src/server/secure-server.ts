@@ -1,9 +1,10 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { createSecureServer, type Http2Session, type SecureServerOptions, type ServerHttp2Stream } from 'node:http2';
-import type { SecureContextOptions } from 'node:tls';
+import { createSecureServer, type Http2Session, type IncomingHttpHeaders, type SecureServerOptions, type ServerHttp2Stream } from 'node:http2';
+import type { SecureContextOptions, TLSSocket } from 'node:tls';
 import { logger } from '../logging/logger.js';
 import { connectionMoved, openWatches } from '../watch/connection-moves.js';
+import { clientKey, type ClientConnections } from './client-connections.js';
 
 /** What the HTTP/1 side of every server of Capstan is given (Node's `http.ServerOptions`). */
 export interface Http1Options {
@@ -21,10 +22,28 @@ export interface SecureServer {
   /**
    * Sends GOAWAY on one HTTP/2 connection so that its client reconnects (to a less busy worker,
    * see ConnectionDistributor): the one whose requests since the last call come closest to `share`
-   * of all of them. Its requests in flight finish on it; its watches end (connection-moves.ts), so
-   * the client opens them again beside its requests. False when no connection carried a request since the last call.
+   * of all of them, together with its client's connections of other credentials (clientGroups).
+   * Its requests in flight finish on it; its watches end (connection-moves.ts), so the client opens
+   * them again beside its requests. False when no connection carried a request since the last call.
    */
   shedSession(share: number): boolean;
+  /** Sends GOAWAY on connection `session` (as numbered in ClientConnections reports) and ends its watches; false when it is gone. */
+  moveSession(session: number): boolean;
+}
+
+/** What the server knows of one open HTTP/2 connection. */
+interface SessionState {
+  /** Its number in ClientConnections reports. */
+  readonly id: number;
+  /** Streams it carried since the last shedSession. */
+  requests: number;
+  /** Its client's key and credential, once its first request named them. */
+  client?: string;
+  credential?: string;
+  /** Its first request was read for its client. */
+  described: boolean;
+  /** Told to ClientConnections as opened, and not yet as gone. */
+  reported: boolean;
 }
 
 /** kube-apiserver's window: 256 KiB of request body per stream in flight (a frame holds nearly every object). */
@@ -52,8 +71,11 @@ export function secureServer(
   http1: Http1Options,
   http2: { maxStreamsPerConnection: number } | undefined,
   handler: (req: IncomingMessage, res: ServerResponse) => void,
+  clients?: ClientConnections,
 ): SecureServer {
-  if (http2 === undefined) return { server: createHttpsServer({ ...http1, ...tls }, handler), closeSessions: () => undefined, shedSession: () => false };
+  if (http2 === undefined) {
+    return { server: createHttpsServer({ ...http1, ...tls }, handler), closeSessions: () => undefined, shedSession: () => false, moveSession: () => false };
+  }
   const maxConcurrentStreams = http2.maxStreamsPerConnection > 0 ? http2.maxStreamsPerConnection : DEFAULT_MAX_STREAMS;
   const options: SecureServerOptions = {
     ...tls,
@@ -67,19 +89,40 @@ export function secureServer(
   const h2 = createSecureServer(options, handler as unknown as Parameters<typeof createSecureServer>[1]);
   // The HTTP/1 fallback reads these from the server object, as http.Server does.
   Object.assign(h2, { keepAliveTimeout: http1.keepAliveTimeout, requestTimeout: http1.requestTimeout, maxHeaderSize: http1.maxHeaderSize });
-  /** Every open HTTP/2 connection, with the streams it carried since the last shedSession. */
-  const sessions = new Map<Http2Session, number>();
+  /** Every open HTTP/2 connection. */
+  const sessions = new Map<Http2Session, SessionState>();
+  const byId = new Map<number, Http2Session>();
+  let lastId = 0;
+  const gone = (state: SessionState): void => {
+    if (!state.reported) return;
+    state.reported = false;
+    clients?.gone(state.id);
+  };
   h2.on('session', (session: Http2Session) => {
-    sessions.set(session, 0);
-    session.once('close', () => sessions.delete(session));
+    const state: SessionState = { id: ++lastId, requests: 0, described: false, reported: false };
+    sessions.set(session, state);
+    byId.set(state.id, session);
+    session.once('close', () => {
+      sessions.delete(session);
+      byId.delete(state.id);
+      gone(state);
+    });
   });
-  h2.on('stream', (stream: ServerHttp2Stream) => {
+  h2.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => {
     const session = stream.session;
-    const count = session === undefined ? undefined : sessions.get(session);
-    if (count !== undefined && session !== undefined) sessions.set(session, count + 1);
+    const state = session === undefined ? undefined : sessions.get(session);
+    if (state === undefined || session === undefined) return;
+    state.requests++;
+    if (!state.described && clients !== undefined) describeClient(session, state, headers, clients);
   });
   // A broken connection (a protocol error, a reset) ends that connection only.
   h2.on('sessionError', (error: Error) => logger.debug('http2 connection error', { error: error.message }));
+  /** GOAWAY on `session`; its watches end, so the client opens them again on its next connection. */
+  const move = (session: Http2Session, state: SessionState): void => {
+    gone(state);
+    session.close();
+    connectionMoved(session);
+  };
   return {
     server: h2 as unknown as Server,
     closeSessions: () => {
@@ -87,36 +130,84 @@ export function secureServer(
     },
     shedSession: (share) => {
       const open = [...sessions].filter(([session]) => !session.closed && !session.destroyed);
-      for (const session of sessions.keys()) sessions.set(session, 0);
-      const connections = open.map(([session, requests]) => ({ requests, watches: openWatches(session) }));
+      const groups = clientGroups(open.map(([, state]) => state));
+      const connections = groups.map((members) =>
+        members.reduce((a, i) => ({ requests: a.requests + open[i][1].requests, watches: a.watches + openWatches(open[i][0]) }), { requests: 0, watches: 0 }),
+      );
+      for (const state of sessions.values()) state.requests = 0;
       const chosen = connectionToMove(connections, share);
       if (chosen === undefined) return false;
       logger.info('asking a client to reconnect, to a less busy worker', {
         requests: connections[chosen].requests,
         share: Math.round(share * 100) / 100,
         watches: connections[chosen].watches,
+        connections: groups[chosen].length,
         ofRequests: connections.reduce((a, c) => a + c.requests, 0),
       });
-      const session = open[chosen][0];
-      session.close();
-      // After the GOAWAY: the client reopens its watches on its new connection, beside its requests.
-      connectionMoved(session);
+      for (const i of groups[chosen]) move(open[i][0], open[i][1]);
+      return true;
+    },
+    moveSession: (id) => {
+      const session = byId.get(id);
+      const state = session === undefined ? undefined : sessions.get(session);
+      if (session === undefined || state === undefined || session.closed || session.destroyed) return false;
+      move(session, state);
       return true;
     },
   };
 }
 
+/** Reads the client of `session` from its first request's headers, and tells `clients`. */
+function describeClient(session: Http2Session, state: SessionState, headers: IncomingHttpHeaders, clients: ClientConnections): void {
+  state.described = true;
+  const socket = session.socket as TLSSocket | undefined;
+  const address = socket?.remoteAddress;
+  const client = clientKey(address, headers['user-agent']);
+  if (client === undefined || address === undefined) return;
+  state.client = client;
+  state.credential = socket?.getPeerCertificate?.()?.fingerprint256 ?? '';
+  state.reported = true;
+  clients.opened({ session: state.id, client, address, credential: state.credential });
+}
+
 /**
- * Which connection to move off a busy worker, given how many requests each carried lately, how many
+ * The connections that move together: those of one client that presented different credentials
+ * (kube-controller-manager's informers' and its controllers', kept on one worker by the primary)
+ * form one group; every other connection is a group of its own. Indexes into `states`.
+ */
+export function clientGroups(states: readonly { client?: string; credential?: string }[]): number[][] {
+  const byClient = new Map<string, number[]>();
+  const groups: number[][] = [];
+  states.forEach((state, i) => {
+    if (state.client === undefined) {
+      groups.push([i]);
+      return;
+    }
+    const members = byClient.get(state.client);
+    if (members === undefined) byClient.set(state.client, [i]);
+    else members.push(i);
+  });
+  for (const members of byClient.values()) {
+    const credentials = new Set(members.map((i) => states[i].credential));
+    if (credentials.size > 1) groups.push(members);
+    else for (const i of members) groups.push([i]);
+  }
+  return groups;
+}
+
+/**
+ * Which connection (or group of one client's connections, clientGroups) to move off a busy worker,
+ * given how many requests each carried lately, how many
  * watches each has open, and the `share` of the requests that would even the worker out with the
  * least busy one: the connection closest to that share, only if moving it at least halves the gap
  * between the two (it carried at most one and a half times the share; more would flip the hot spot
  * to the other worker, which would then send the client back), by enough to be worth a
  * reconnection (at least half the share; a client that sends a request now and then is left
  * alone), and only one with a watch open. A client's watches move
- * with its connection (connection-moves.ts); a connection without any is one of several of its
- * client's (kube-controller-manager writes through one and watches through another): moving it
- * would part the client's writes from its watches, and its informers would see its own writes late.
+ * with its connection (connection-moves.ts); a connection without any may be one of several of its
+ * client's that the primary could not tie together (a client whose user agent it cannot read):
+ * moving it would part the client's writes from its watches, and its informers would see its own
+ * writes late.
  * Undefined when none qualifies.
  */
 export function connectionToMove(connections: readonly { requests: number; watches: number }[], share: number): number | undefined {
