@@ -269,16 +269,15 @@ export class ConnectionDistributor {
       this.busy.set(worker, msg.busy);
       this.rebalance(worker, msg.busy);
     } else if (isClientConnectionMessage(msg)) {
-      const home = this.affinity.opened(worker, msg);
-      if (home !== undefined) {
+      for (const move of this.affinity.opened(worker, msg)) {
         logger.info("moving a connection to the worker serving its client's other connections", {
           client: msg.client,
-          from: worker.process.pid,
-          to: home.process.pid,
+          from: move.worker.process.pid,
+          to: move.to.process.pid,
         });
-        const move: MoveConnectionMessage = { type: 'capstan:move-connection', session: msg.session };
+        const message: MoveConnectionMessage = { type: 'capstan:move-connection', session: move.session };
         try {
-          worker.send(move, undefined, {}, () => undefined);
+          move.worker.send(message, undefined, {}, () => undefined);
         } catch {
           // The worker is going away: its connections are moving anyway.
         }

@@ -109,4 +109,39 @@ describe("one client's connections of different credentials share a worker", () 
     assert.equal(await getOn(informers, `${LIST}?limit=1&affinity=informers-after`, `${PROGRAM}/shared-informers`), 200);
     assert.equal(await workerOf('affinity=informers-after'), home);
   });
+
+  test('once a program shows a second credential, its older connection on the other worker moves', async () => {
+    // kube-controller-manager's way: connections of its certificate on both workers (its delegated
+    // authentication client's, then its informers'), then its controllers' token connection.
+    const program = 'another-controller-manager/v1.36.4 (linux/amd64) kubernetes/0123abc';
+    const first = open({ cert: clientCert.cert, key: clientCert.key });
+    assert.equal(await getOn(first, `${LIST}?limit=1&older=first`, `${program}/authentication`), 200);
+    const firstWorker = await workerOf('older=first');
+    let second: ClientHttp2Session | undefined;
+    for (let i = 0; i < 6 && second === undefined; i++) {
+      const candidate = open({ cert: clientCert.cert, key: clientCert.key });
+      assert.equal(await getOn(candidate, `${LIST}?limit=1&older=second-${i}`, `${program}/shared-informers`), 200);
+      if ((await workerOf(`older=second-${i}`)) !== firstWorker) second = candidate;
+    }
+    assert.ok(second !== undefined, 'a connection of the certificate landed on each worker');
+    // One credential so far: nothing moved.
+    assert.equal(first.closed || second.closed, false);
+    const goaways = [first, second].map((s) => new Promise<ClientHttp2Session>((resolve) => s.once('goaway', () => resolve(s))));
+
+    const controllers = open();
+    assert.equal(await getOn(controllers, `${LIST}?limit=1&older=controllers`, `${program}/system:serviceaccount:kube-system:test-controller`, TOKEN), 200);
+    const home = await workerOf('older=controllers');
+    // The certificate connection on the other worker is asked to reconnect, the other stays.
+    const moved = await Promise.race(goaways);
+    const apart = firstWorker === home ? second : first;
+    assert.equal(moved, apart, 'the connection on the worker without the controllers got GOAWAY');
+    const stayed = moved === first ? second : first;
+    assert.equal(stayed.closed, false, 'the connection beside the controllers stays');
+    assert.equal(controllers.closed, false, 'the newest connection, beside most of its program, stays');
+    assert.equal(
+      await getOn(controllers, `${LIST}?limit=1&older=controllers-after`, `${program}/system:serviceaccount:kube-system:test-controller`, TOKEN),
+      200,
+    );
+    assert.equal(await workerOf('older=controllers-after'), home);
+  });
 });

@@ -41,8 +41,8 @@ const token = { client, address: '127.0.0.1', credential: '' };
 
 test("a connection of another credential on another worker moves to the client's worker, and the next connection from its address follows", () => {
   const affinity = new ClientAffinity<string>();
-  assert.equal(affinity.opened('w0', { ...cert, session: 1 }), undefined);
-  assert.equal(affinity.opened('w1', { ...token, session: 1 }), 'w0', 'the token connection on w1 belongs on w0');
+  assert.deepEqual(affinity.opened('w0', { ...cert, session: 1 }), []);
+  assert.deepEqual(affinity.opened('w1', { ...token, session: 1 }), [{ worker: 'w1', session: 1, to: 'w0' }], 'one each: the oldest worker is home');
   assert.equal(
     affinity.pinned('127.0.0.2', () => true),
     undefined,
@@ -63,52 +63,71 @@ test("a connection of another credential on another worker moves to the client's
     'a pin is used once',
   );
   // The reconnection reports from w0: it stays.
-  assert.equal(affinity.opened('w0', { ...token, session: 2 }), undefined);
+  assert.deepEqual(affinity.opened('w0', { ...token, session: 2 }), []);
 });
 
-test('connections of one credential are left where they are; a worker with both keeps a newcomer', () => {
+test("a client's connections of one credential are left where they are", () => {
   const affinity = new ClientAffinity<string>();
-  assert.equal(affinity.opened('w0', { ...token, session: 1 }), undefined);
-  assert.equal(affinity.opened('w1', { ...token, session: 1 }), undefined, 'same credential: maybe another process');
-  assert.equal(affinity.opened('w1', { ...cert, session: 2 }), undefined, 'w1 already serves a connection of another credential');
+  assert.deepEqual(affinity.opened('w0', { ...token, session: 1 }), []);
+  assert.deepEqual(affinity.opened('w1', { ...token, session: 1 }), [], 'same credential: maybe another process');
   assert.equal(
     affinity.pinned('127.0.0.1', () => true),
     undefined,
   );
+});
+
+test('once a client shows two credentials, all its connections go to the worker serving most of them', () => {
+  // kube-controller-manager: an early connection of its certificate (delegated authentication) on
+  // w0, its informers' (the same certificate) on w1, then its controllers' (tokens) on w0.
+  const affinity = new ClientAffinity<string>();
+  assert.deepEqual(affinity.opened('w0', { ...cert, session: 1 }), []);
+  assert.deepEqual(affinity.opened('w1', { ...cert, session: 7 }), []);
+  assert.deepEqual(affinity.opened('w0', { ...token, session: 2 }), [{ worker: 'w1', session: 7, to: 'w0' }], 'the informers join the controllers');
+  assert.equal(
+    affinity.pinned('127.0.0.1', () => true),
+    'w0',
+  );
+  // The informers reconnect beside them; nothing more moves.
+  assert.deepEqual(affinity.opened('w0', { ...cert, session: 3 }), []);
 });
 
 test('a connection reported gone, or a lost worker, no longer draws others', () => {
   const affinity = new ClientAffinity<string>();
   affinity.opened('w0', { ...cert, session: 1 });
   affinity.gone('w0', 1);
-  assert.equal(affinity.opened('w1', { ...token, session: 1 }), undefined);
+  assert.deepEqual(affinity.opened('w1', { ...token, session: 1 }), []);
   affinity.lost('w1');
-  assert.equal(affinity.opened('w2', { ...cert, session: 5 }), undefined, "a lost worker's connections no longer draw others");
-  assert.equal(affinity.opened('w0', { ...token, session: 9 }), 'w2');
+  assert.deepEqual(affinity.opened('w2', { ...cert, session: 5 }), [], "a lost worker's connections no longer draw others");
+  assert.deepEqual(affinity.opened('w0', { ...token, session: 9 }), [{ worker: 'w0', session: 9, to: 'w2' }]);
   affinity.lost('w2');
   assert.equal(
     affinity.pinned('127.0.0.1', () => true),
     undefined,
     "a lost worker's pins go with it",
   );
-  assert.equal(affinity.opened('w0', { ...token, session: 10 }), undefined);
+  assert.deepEqual(affinity.opened('w0', { ...token, session: 10 }), []);
 });
 
-test('a pin expires, and a client is moved at most five times a minute', () => {
+test('a pin expires, and a client has at most eight connections moved a minute', () => {
   let now = 1_000_000;
   const affinity = new ClientAffinity<string>(() => now);
   affinity.opened('w0', { ...cert, session: 1 });
-  assert.equal(affinity.opened('w1', { ...token, session: 1 }), 'w0');
+  affinity.opened('w0', { ...cert, session: 2 });
+  assert.deepEqual(affinity.opened('w1', { ...token, session: 1 }), [{ worker: 'w1', session: 1, to: 'w0' }]);
   now += 2_500;
   assert.equal(
     affinity.pinned('127.0.0.1', () => true),
     undefined,
     'expired',
   );
-  for (let i = 2; i <= 5; i++) assert.equal(affinity.opened('w1', { ...token, session: i }), 'w0', `move ${i}`);
-  assert.equal(affinity.opened('w1', { ...token, session: 6 }), undefined, 'the sixth within a minute stays');
+  for (let i = 2; i <= 8; i++) assert.equal(affinity.opened('w1', { ...token, session: i }).length, 1, `move ${i}`);
+  assert.deepEqual(affinity.opened('w1', { ...token, session: 9 }), [], 'the ninth within a minute stays');
   now += 61_000;
-  assert.equal(affinity.opened('w1', { ...token, session: 7 }), 'w0', 'a minute later it moves again');
+  // w1 now serves the ninth: w0 still serves more of the client's connections.
+  assert.deepEqual(affinity.opened('w1', { ...token, session: 10 }), [
+    { worker: 'w1', session: 9, to: 'w0' },
+    { worker: 'w1', session: 10, to: 'w0' },
+  ]);
 });
 
 test("a busy worker moves one client's connections of different credentials together", () => {
