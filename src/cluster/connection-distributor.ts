@@ -118,9 +118,9 @@ const UNAVAILABLE_RESPONSE =
  *   carries all of a Go client's requests on one): a short first connection (discovery) then the
  *   long one would otherwise put every component's long one on the same worker. Only workers added with {@link addWorker} (they reported ready) receive
  *   connections, and none after they report draining.
- * - A client's HTTP/2 connections of different credentials are kept on one worker (see
- *   ClientAffinity): one reported from another worker is moved, and the next connection from its
- *   address goes to the worker serving the others, ahead of the rule above.
+ * - A client's HTTP/2 connections are gathered on one worker once they present more than one
+ *   credential (see ClientAffinity): each one elsewhere is moved, and for each, the next connection
+ *   from its address goes to that worker, ahead of the rule above.
  * - A worker serves a connection only after the primary grants its claim, and the primary grants
  *   only while the hand-off is still that worker's. Until the grant has been sent the primary keeps
  *   its own copy, and nothing has been read from the socket, so a connection is never lost and never
