@@ -17,15 +17,42 @@ interface ParsedChange {
   /** Undefined when there is none or it does not decode; parsed only once asked for. */
   previous: Obj | undefined;
   previousParsed: boolean;
+  /** The key's last parse when this change was first read: its object is `previous` if the texts are equal. */
+  lastOfKey: LastParse | undefined;
+}
+
+interface LastParse {
+  readonly json: string;
+  readonly object: Obj;
 }
 
 const parsedCache = new RecentEventCache<ParsedChange>(RECENT_CHANGES);
 
+/**
+ * Each recently changed key's last parsed object and the text it was parsed from. The object a
+ * MODIFIED or DELETED change replaced is the object of that key's change before it, which this
+ * process parsed moments ago: it is reused when the texts are equal (kept for the most recently
+ * changed RECENT_CHANGES keys). Keys of different types can meet here; their texts then differ.
+ */
+const lastParseByKey = new Map<string, LastParse>();
+
+function rememberParse(key: string, json: string, object: Obj): void {
+  lastParseByKey.delete(key);
+  lastParseByKey.set(key, { json, object });
+  if (lastParseByKey.size > RECENT_CHANGES) {
+    const oldest = lastParseByKey.keys().next();
+    if (oldest.done !== true) lastParseByKey.delete(oldest.value);
+  }
+}
+
 function parsedChange(event: ChangeEvent): ParsedChange {
   let parsed = parsedCache.get(event);
   if (!parsed) {
-    parsed = { current: decodeStoredJson(event.json), previous: undefined, previousParsed: false };
+    const lastOfKey = event.prevJson !== undefined ? lastParseByKey.get(event.key) : undefined;
+    const current = decodeStoredJson(event.json);
+    parsed = { current, previous: undefined, previousParsed: false, lastOfKey };
     parsedCache.set(event, parsed);
+    if (current !== undefined) rememberParse(event.key, event.json, current);
   }
   return parsed;
 }
@@ -39,8 +66,11 @@ export function parsedObject(event: ChangeEvent): Obj | undefined {
 export function parsedObjects(event: ChangeEvent): { current: Obj | undefined; previous: Obj | undefined } {
   const parsed = parsedChange(event);
   if (!parsed.previousParsed) {
-    parsed.previous = event.prevJson !== undefined ? decodeStoredJson(event.prevJson) : undefined;
+    const prevJson = event.prevJson;
+    const last = parsed.lastOfKey;
+    parsed.previous = prevJson === undefined ? undefined : last !== undefined && last.json === prevJson ? last.object : decodeStoredJson(prevJson);
     parsed.previousParsed = true;
+    parsed.lastOfKey = undefined;
   }
   return parsed;
 }

@@ -49,6 +49,35 @@ test('a change read again after thousands of others is parsed again, to an equal
   assert.deepEqual(again, first);
 });
 
+test("a change's previous object is its key's last parse when the texts are equal, and a parse of its own otherwise", () => {
+  const v1 = '{"metadata":{"name":"k","resourceVersion":"101"},"spec":{"nodeName":"n1"}}';
+  const v2 = '{"metadata":{"name":"k","resourceVersion":"102"},"spec":{"nodeName":"n2"}}';
+  const v3 = '{"metadata":{"name":"k","resourceVersion":"103"},"spec":{"nodeName":"n3"}}';
+  const key = 'default/reused';
+  const created: ChangeEvent = { type: 'ADDED', key, resourceVersion: '101', json: v1 };
+  // Texts read from a stream are other strings with the same characters.
+  const modified: ChangeEvent = { type: 'MODIFIED', key, resourceVersion: '102', json: v2, prevJson: [v1].join('') };
+  const deleted: ChangeEvent = { type: 'DELETED', key, resourceVersion: '103', json: v3, prevJson: v2 };
+  const first = parsedObject(created);
+  assert.equal(parsedObjects(modified).previous, first, 'the previous object of an update is the parse of the change before it');
+  const second = parsedObject(modified);
+  assert.equal(parsedObjects(deleted).previous, second);
+
+  // The previous text differs from the key's last parse (a change this process did not read): its own parse.
+  const other: ChangeEvent = { type: 'MODIFIED', key, resourceVersion: '105', json: v3, prevJson: v1.replace('101', '104') };
+  const previous = parsedObjects(other).previous;
+  assert.notEqual(previous, parsedObject(deleted));
+  assert.deepEqual(previous, { metadata: { name: 'k', resourceVersion: '104' }, spec: { nodeName: 'n1' } });
+
+  // Asked for only after the key's next change was read: still the parse it replaced.
+  const a: ChangeEvent = { type: 'MODIFIED', key, resourceVersion: '106', json: v1, prevJson: v3 };
+  const b: ChangeEvent = { type: 'MODIFIED', key, resourceVersion: '107', json: v2, prevJson: v1 };
+  const aCurrent = parsedObject(a);
+  parsedObject(b);
+  assert.equal(parsedObjects(b).previous, aCurrent);
+  assert.equal(parsedObjects(a).previous, parsedObject(other));
+});
+
 test('collections following one type hold the one parse of each change, and its own parse of the listed state', async () => {
   const storage = new MemoryStorage({ historyMs: 60_000 });
   await storage.create('pods', 'default/a', { metadata: { name: 'a', namespace: 'default' }, spec: { nodeName: 'n1' } });
