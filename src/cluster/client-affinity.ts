@@ -22,6 +22,9 @@
  *   it, and for each one moved, one next connection from its address within PIN_MS goes to the home.
  * - A client has at most MAX_MOVES connections moved per MOVES_WINDOW_MS, so clients that share an
  *   address and a user agent and catch each other's pins cannot bounce for ever.
+ * - A client whose connection a busy worker shed (ShedConnectionMessage) is `settling` for SETTLE_MS:
+ *   the next shed requests name it, and no worker sheds it again before then, so the rebalancer
+ *   cannot send one client back and forth between two workers whose loads it flips.
  * - Nothing is remembered of a connection after it is moved or reported gone, nor of a lost worker.
  */
 import type { ClientConnection } from '../server/client-connections.js';
@@ -32,6 +35,12 @@ const MAX_MOVES = 8;
 const MOVES_WINDOW_MS = 60_000;
 /** Past this many clients with moves on record, those without a recent one are forgotten. */
 const MAX_REMEMBERED_CLIENTS = 1000;
+/**
+ * How long a client shed by a busy worker is left where it reconnected: eight rebalancing intervals
+ * of the default 15 s. Its load needs a few load reports to show on its new worker, and a client
+ * that is most of a worker's load, moved, makes the other worker the busy one.
+ */
+export const SETTLE_MS = 120_000;
 
 interface Entry<W> {
   worker: W;
@@ -60,6 +69,8 @@ export class ClientAffinity<W> {
   private readonly bySession = new Map<W, Map<number, string>>();
   private pins: Pin<W>[] = [];
   private readonly moves = new Map<string, number[]>();
+  /** When each client was last shed by a busy worker. */
+  private readonly shedAt = new Map<string, number>();
   private reports = 0;
 
   constructor(private readonly now: () => number = Date.now) {}
@@ -88,9 +99,20 @@ export class ClientAffinity<W> {
     return away.map((e) => ({ worker: e.worker, session: e.session, to: home }));
   }
 
-  /** `worker`'s connection `session` closed, or its client was asked to reconnect. */
-  gone(worker: W, session: number): void {
+  /** `worker`'s connection `session` closed, or its client was asked to reconnect (`shed`: by a busy worker). */
+  gone(worker: W, session: number, shed = false): void {
+    if (shed) {
+      const client = this.bySession.get(worker)?.get(session);
+      if (client !== undefined) this.shedAt.set(client, this.now());
+    }
     this.forget(worker, session);
+  }
+
+  /** The clients shed within SETTLE_MS, which a busy worker is not to shed again yet. */
+  settling(): string[] {
+    const since = this.now() - SETTLE_MS;
+    for (const [client, at] of this.shedAt) if (at <= since) this.shedAt.delete(client);
+    return [...this.shedAt.keys()];
   }
 
   /** `worker` exited: its connections are gone, and no pin sends a connection to it. */

@@ -75,8 +75,9 @@ const BUSY_PER_HANDOFF = 0.02;
  * REBALANCE_GAP less busy, is asked to send GOAWAY on one connection (ShedConnectionMessage): the
  * one that carried about the share of its requests that would even the two out. The client
  * reconnects, and the new connection goes to the least busy worker. At most one such request per
- * `rebalanceIntervalMs` over all workers, so a client that is the whole load is not bounced back
- * and forth often. With `rebalanceIntervalMs` 0 nothing moves, and the imbalance is logged instead
+ * `rebalanceIntervalMs` over all workers, and a client shed once is not shed again for SETTLE_MS
+ * (the request names it; ClientAffinity.settling), so a client that is the whole load is not bounced
+ * back and forth. With `rebalanceIntervalMs` 0 nothing moves, and the imbalance is logged instead
  * (at most once per UNBALANCED_LOG_INTERVAL_MS).
  */
 const REBALANCE_BUSY = 0.85;
@@ -283,7 +284,7 @@ export class ConnectionDistributor {
         }
       }
     } else if (isClientConnectionGoneMessage(msg)) {
-      this.affinity.gone(worker, msg.session);
+      this.affinity.gone(worker, msg.session, msg.shed === true);
     } else if (isConnectionClosedMessage(msg)) {
       const left = (this.open.get(worker) ?? 1) - 1;
       if (left > 0) this.open.set(worker, left);
@@ -316,7 +317,8 @@ export class ConnectionDistributor {
       });
       return;
     }
-    const message: ShedConnectionMessage = { type: 'capstan:shed-connection', share: Math.min(1, (busy - idlest) / (2 * busy)) };
+    const share = Math.min(1, (busy - idlest) / (2 * busy));
+    const message: ShedConnectionMessage = { type: 'capstan:shed-connection', share, settling: this.affinity.settling() };
     try {
       worker.send(message, undefined, {}, () => undefined);
     } catch {

@@ -105,7 +105,11 @@ export class ConnectionReceiver {
    * asks this worker to move a client elsewhere (see ShedConnectionMessage), `move` when it asks to
    * move one connection to the worker serving its client's others (see MoveConnectionMessage). Call once.
    */
-  serve(route: (socket: Socket) => Server | undefined, shed: (share: number) => boolean = () => false, move: (session: number) => boolean = () => false): void {
+  serve(
+    route: (socket: Socket) => Server | undefined,
+    shed: (share: number, settling: ReadonlySet<string>) => boolean = () => false,
+    move: (session: number) => boolean = () => false,
+  ): void {
     if (this.route !== undefined) throw new Error('ConnectionReceiver.serve called twice');
     this.route = route;
     process.on('message', (msg: unknown, handle: unknown) => {
@@ -114,7 +118,7 @@ export class ConnectionReceiver {
         return;
       }
       if (isShedConnectionMessage(msg)) {
-        if (!this.closed) shed(msg.share);
+        if (!this.closed) shed(msg.share, new Set(msg.settling));
         return;
       }
       if (isMoveConnectionMessage(msg)) {
@@ -186,7 +190,8 @@ export class ConnectionReceiver {
   /** Reports each HTTP/2 connection's client to the primary (client-affinity.ts), for HandedConnections.clients. */
   readonly clients: ClientConnections = {
     opened: (connection) => tell({ type: 'capstan:client-connection', ...connection }),
-    gone: (session) => tell({ type: 'capstan:client-connection-gone', session }),
+    gone: (session, shed) =>
+      tell(shed === true ? { type: 'capstan:client-connection-gone', session, shed } : { type: 'capstan:client-connection-gone', session }),
   };
 
   /** The server starts draining: the primary sends no new connections to this worker. */

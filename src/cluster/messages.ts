@@ -96,6 +96,8 @@ export interface WorkerLoadMessage {
 export interface ShedConnectionMessage {
   type: 'capstan:shed-connection';
   share: number;
+  /** Clients (as ClientConnection names them) moved off a worker lately: none of their connections is picked. */
+  settling: string[];
 }
 
 /**
@@ -115,6 +117,8 @@ export interface ClientConnectionMessage {
 export interface ClientConnectionGoneMessage {
   type: 'capstan:client-connection-gone';
   session: number;
+  /** The worker asked the client to reconnect elsewhere because it was busy (ShedConnectionMessage). */
+  shed?: boolean;
 }
 
 /** Primary to worker: send GOAWAY on connection `session`; its client's next connection goes to the worker serving its other connections. */
@@ -179,7 +183,14 @@ export function isWorkerLoadMessage(value: unknown): value is WorkerLoadMessage 
 
 export function isShedConnectionMessage(value: unknown): value is ShedConnectionMessage {
   const m = objectLikeOrUndefined(value);
-  return m?.type === 'capstan:shed-connection' && typeof m.share === 'number' && m.share >= 0 && m.share <= 1;
+  return (
+    m?.type === 'capstan:shed-connection' &&
+    typeof m.share === 'number' &&
+    m.share >= 0 &&
+    m.share <= 1 &&
+    Array.isArray(m.settling) &&
+    m.settling.every((c) => typeof c === 'string')
+  );
 }
 
 export function isClientConnectionMessage(value: unknown): value is ClientConnectionMessage {
@@ -195,7 +206,7 @@ export function isClientConnectionMessage(value: unknown): value is ClientConnec
 
 export function isClientConnectionGoneMessage(value: unknown): value is ClientConnectionGoneMessage {
   const m = objectLikeOrUndefined(value);
-  return m?.type === 'capstan:client-connection-gone' && typeof m.session === 'number';
+  return m?.type === 'capstan:client-connection-gone' && typeof m.session === 'number' && (m.shed === undefined || typeof m.shed === 'boolean');
 }
 
 export function isMoveConnectionMessage(value: unknown): value is MoveConnectionMessage {

@@ -119,7 +119,7 @@ export async function runServerProcess(config: ServerConfig): Promise<CapstanSer
   if (receiver !== undefined) {
     receiver.serve(
       (socket) => server.serverForPort(socket.localPort ?? 0),
-      (share) => server.shedConnection(share),
+      (share, settling) => server.shedConnection(share, settling),
       (session) => server.moveConnection(session),
     );
     logger.debug('worker ready', { url: server.url });

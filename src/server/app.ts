@@ -80,7 +80,7 @@ export interface CapstanServer {
   /** The server that serves connections arriving on local port `port` (handed-in connections). */
   serverForPort(port: number): Server | undefined;
   /** Asks one HTTP/2 client to reconnect (see SecureServer.shedSession); false when none carried requests. */
-  shedConnection(share: number): boolean;
+  shedConnection(share: number, settling?: ReadonlySet<string>): boolean;
   /** Sends GOAWAY on HTTP/2 connection `session`, as numbered to HandedConnections.clients (see SecureServer.moveSession). */
   moveConnection(session: number): boolean;
   /** Serving certificates and CAs (undefined without HTTPS). */
@@ -493,7 +493,7 @@ export async function startServer(given: ServerConfig, storage: Storage, options
     })();
     return closing;
   };
-  const shedConnection = (share: number): boolean => secureServing?.shedSession(share) ?? false;
+  const shedConnection = (share: number, settling?: ReadonlySet<string>): boolean => secureServing?.shedSession(share, settling) ?? false;
   const moveConnection = (session: number): boolean => secureServing?.moveSession(session) ?? false;
   return { app, http, context, health, url, secureUrl, serverForPort, shedConnection, moveConnection, serving, authentication, close };
 }

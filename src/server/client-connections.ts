@@ -16,7 +16,8 @@ export interface ClientConnection {
 /** Told of each HTTP/2 connection's client at its first request, and when it closes or is asked to reconnect. */
 export interface ClientConnections {
   opened(connection: ClientConnection): void;
-  gone(session: number): void;
+  /** `shed`: the worker asked the client to reconnect because it was busy (SecureServer.shedSession). */
+  gone(session: number, shed?: boolean): void;
 }
 
 /**

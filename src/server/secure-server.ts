@@ -22,11 +22,12 @@ export interface SecureServer {
   /**
    * Sends GOAWAY on one HTTP/2 connection so that its client reconnects (to a less busy worker,
    * see ConnectionDistributor): the one whose requests since the last call come closest to `share`
-   * of all of them, together with its client's connections of other credentials (clientGroups).
+   * of all of them, together with its client's connections of other credentials (clientGroups),
+   * never one of a client in `settling` (moved lately: sending it on again would bounce it).
    * Its requests in flight finish on it; its watches end (connection-moves.ts), so the client opens
    * them again beside its requests. False when no connection carried a request since the last call.
    */
-  shedSession(share: number): boolean;
+  shedSession(share: number, settling?: ReadonlySet<string>): boolean;
   /** Sends GOAWAY on connection `session` (as numbered in ClientConnections reports) and ends its watches; false when it is gone. */
   moveSession(session: number): boolean;
 }
@@ -93,10 +94,10 @@ export function secureServer(
   const sessions = new Map<Http2Session, SessionState>();
   const byId = new Map<number, Http2Session>();
   let lastId = 0;
-  const gone = (state: SessionState): void => {
+  const gone = (state: SessionState, shed?: boolean): void => {
     if (!state.reported) return;
     state.reported = false;
-    clients?.gone(state.id);
+    clients?.gone(state.id, shed);
   };
   h2.on('session', (session: Http2Session) => {
     const state: SessionState = { id: ++lastId, requests: 0, described: false, reported: false };
@@ -118,8 +119,8 @@ export function secureServer(
   // A broken connection (a protocol error, a reset) ends that connection only.
   h2.on('sessionError', (error: Error) => logger.debug('http2 connection error', { error: error.message }));
   /** GOAWAY on `session`; its watches end, so the client opens them again on its next connection. */
-  const move = (session: Http2Session, state: SessionState): void => {
-    gone(state);
+  const move = (session: Http2Session, state: SessionState, shed?: boolean): void => {
+    gone(state, shed);
     session.close();
     connectionMoved(session);
   };
@@ -128,11 +129,18 @@ export function secureServer(
     closeSessions: () => {
       for (const session of sessions.keys()) if (!session.closed) session.close();
     },
-    shedSession: (share) => {
+    shedSession: (share, settling) => {
       const open = [...sessions].filter(([session]) => !session.closed && !session.destroyed);
       const groups = clientGroups(open.map(([, state]) => state));
       const connections = groups.map((members) =>
-        members.reduce((a, i) => ({ requests: a.requests + open[i][1].requests, watches: a.watches + openWatches(open[i][0]) }), { requests: 0, watches: 0 }),
+        members.reduce(
+          (a, i) => ({
+            requests: a.requests + open[i][1].requests,
+            watches: a.watches + openWatches(open[i][0]),
+            settling: a.settling || settling?.has(open[i][1].client ?? '') === true,
+          }),
+          { requests: 0, watches: 0, settling: false },
+        ),
       );
       for (const state of sessions.values()) state.requests = 0;
       const chosen = connectionToMove(connections, share);
@@ -144,7 +152,7 @@ export function secureServer(
         connections: groups[chosen].length,
         ofRequests: connections.reduce((a, c) => a + c.requests, 0),
       });
-      for (const i of groups[chosen]) move(open[i][0], open[i][1]);
+      for (const i of groups[chosen]) move(open[i][0], open[i][1], true);
       return true;
     },
     moveSession: (id) => {
@@ -201,7 +209,8 @@ export function clientGroups(states: readonly { client?: string; credential?: st
  * watches each has open, and the `share` of the requests that would even the worker out with the
  * least busy one: the connection closest to that share, only if moving it at least halves the gap
  * between the two (it carried at most one and a half times the share; more would flip the hot spot
- * to the other worker, which would then send the client back), by enough to be worth a
+ * to the other worker, which would then send the client back), not a client moved lately (`settling`:
+ * the primary's record, see ClientAffinity.settling), by enough to be worth a
  * reconnection (at least half the share; a client that sends a request now and then is left
  * alone), and only one with a watch open. A client's watches move
  * with its connection (connection-moves.ts); a connection without any may be one of several of its
@@ -210,14 +219,14 @@ export function clientGroups(states: readonly { client?: string; credential?: st
  * writes late.
  * Undefined when none qualifies.
  */
-export function connectionToMove(connections: readonly { requests: number; watches: number }[], share: number): number | undefined {
+export function connectionToMove(connections: readonly { requests: number; watches: number; settling?: boolean }[], share: number): number | undefined {
   const total = connections.reduce((a, c) => a + c.requests, 0);
   if (total === 0) return undefined;
   const target = share * total;
   let chosen: number | undefined;
   for (let i = 0; i < connections.length; i++) {
-    const { requests, watches } = connections[i];
-    if (watches === 0 || requests === 0 || requests < target / 2 || requests > 1.5 * target) continue;
+    const { requests, watches, settling } = connections[i];
+    if (settling === true || watches === 0 || requests === 0 || requests < target / 2 || requests > 1.5 * target) continue;
     if (chosen === undefined || Math.abs(requests - target) < Math.abs(connections[chosen].requests - target)) chosen = i;
   }
   return chosen;

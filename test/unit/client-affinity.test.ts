@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ClientAffinity } from '../../src/cluster/client-affinity.js';
+import { ClientAffinity, SETTLE_MS } from '../../src/cluster/client-affinity.js';
 import { clientKey, userAgentProgram } from '../../src/server/client-connections.js';
 import { clientGroups } from '../../src/server/secure-server.js';
 
@@ -142,4 +142,24 @@ test("a busy worker moves one client's connections of different credentials toge
     groups.map((g) => [...g].sort()).sort((x, y) => x[0] - y[0]),
     [[0, 2], [1], [3], [4]],
   );
+});
+
+test('a client a busy worker shed settles for a while: shed requests name it until SETTLE_MS has passed', () => {
+  let now = 1_000_000;
+  const affinity = new ClientAffinity<string>(() => now);
+  const kwok = { client: '127.0.0.1 kwok/v0.8.0', address: '127.0.0.1', credential: 'EF:01' };
+  affinity.opened('w0', { ...kwok, session: 1 });
+  affinity.opened('w0', { ...cert, session: 2 });
+  assert.deepEqual(affinity.settling(), []);
+  affinity.gone('w0', 2);
+  assert.deepEqual(affinity.settling(), [], 'a connection that closed of itself was not shed');
+  affinity.gone('w0', 1, true);
+  assert.deepEqual(affinity.settling(), [kwok.client]);
+  affinity.gone('w0', 1, true);
+  assert.deepEqual(affinity.settling(), [kwok.client], 'a second report of a forgotten connection changes nothing');
+  affinity.opened('w1', { ...kwok, session: 1 });
+  now += SETTLE_MS - 1;
+  assert.deepEqual(affinity.settling(), [kwok.client], 'still settling where it reconnected');
+  now += 1;
+  assert.deepEqual(affinity.settling(), []);
 });

@@ -56,3 +56,11 @@ test('only a connection with a watch open: one without is one of several of its 
   assert.equal(connectionToMove([closest, heavy], 0.2), undefined);
   assert.equal(connectionToMove([{ ...closest, watches: 1 }, heavy], 0.2), 0);
 });
+
+test('never a connection of a client moved lately (settling): the next closest, or none', () => {
+  const kwok = { requests: 45, watches: 3, settling: true };
+  const scheduler = { requests: 30, watches: 12 };
+  assert.equal(connectionToMove([{ ...kwok, settling: false }, scheduler], 0.6), 0, 'kwok carried the share');
+  assert.equal(connectionToMove([kwok, scheduler], 0.6), 1);
+  assert.equal(connectionToMove([kwok, { ...scheduler, settling: true }], 0.6), undefined);
+});
