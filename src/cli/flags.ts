@@ -242,7 +242,7 @@ export const FLAGS: readonly FlagSpec[] = [
     name: 'worker-rebalance-interval',
     group: 'processes',
     default: '15s',
-    help: "With --workers: when one worker's event loop stays more than 85% busy while another's is at least 40 points less busy, the busy worker closes (HTTP/2 GOAWAY) the one client connection carrying closest to the share of its requests that would even them out, and the client reconnects to the other; at most one such move per this interval. 0 turns it off (each connection stays with the worker it was handed to).",
+    help: "With --workers: when one worker's event loop stays more than 85% busy while another's is at least 40 points less busy, the busy worker closes (HTTP/2 GOAWAY) the one client connection carrying closest to the share of its requests that would even them out, and the client reconnects to the other; at most one such move per this interval, and a client so moved is not moved again for two minutes. 0 turns it off (each connection stays with the worker it was handed to).",
     apply: (c, v) => {
       c.workerRebalanceIntervalMs = duration('worker-rebalance-interval', v);
     },
