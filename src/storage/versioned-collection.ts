@@ -38,6 +38,16 @@ function recordedVersion(json: string): string {
 }
 
 /**
+ * Makes `event` hold `stored`, the text the collection kept for its key, as the object it replaced
+ * when the two are equal. A change read from a Redis stream carries that object as a text of its
+ * own; the history then keeps one copy of each object's text, not two (the change stays equal:
+ * only which of two equal strings it points to changes).
+ */
+function shareReplacedText(event: ChangeEvent, stored: string): void {
+  if (event.prevJson !== undefined && event.prevJson === stored) (event as { prevJson?: string }).prevJson = stored;
+}
+
+/**
  * The objects of one storage type at its newest version, plus the recent changes that produced
  * them, so a list can be served at the newest version or rebuilt exactly as it was at any version
  * the history still reaches. Changes must be applied in version order; the collection is then
@@ -122,7 +132,10 @@ export class VersionedCollection {
       throw new Error(`change ${event.resourceVersion} is not newer than ${this.version}`);
     }
     const previous = this.objects.get(event.key);
-    if (previous !== undefined) this.jsonLength -= previous.json.length;
+    if (previous !== undefined) {
+      this.jsonLength -= previous.json.length;
+      shareReplacedText(event, previous.json);
+    }
     if (event.type === 'DELETED') this.objects.delete(event.key);
     else {
       this.objects.set(event.key, { key: event.key, resourceVersion: event.resourceVersion, json: event.json });
