@@ -36,6 +36,16 @@ export interface ChangeEvent {
   readonly prevJson?: string;
 }
 
+/**
+ * Makes `event` hold `held`, a text this process already keeps for the change's key, as the object
+ * the change replaced when the two are equal. A change read from a Redis stream carries that object
+ * as a text of its own; whoever keeps changes then holds one copy of each object's text, not two.
+ * The change stays equal: only which of two equal strings it points to changes.
+ */
+export function shareReplacedText(event: ChangeEvent, held: string): void {
+  if (event.prevJson !== undefined && event.prevJson === held) (event as { prevJson?: string }).prevJson = held;
+}
+
 export interface ListOptions {
   /** Only objects of this namespace (keys starting with `namespace/`). */
   namespace?: string;

@@ -1,5 +1,5 @@
 import { compareResourceVersions } from './resource-version.js';
-import { type ChangeEvent, type ListOptions, type ListResult, type StoredObject } from './storage.js';
+import { shareReplacedText, type ChangeEvent, type ListOptions, type ListResult, type StoredObject } from './storage.js';
 import { StorageError } from '../api/storage-error.js';
 
 /** How long and how much change history a collection keeps. */
@@ -35,16 +35,6 @@ function lowerBound(keys: string[], bound: string, inclusive: boolean): number {
 /** The version recorded in an object's JSON (`metadata.resourceVersion`), or "0". */
 function recordedVersion(json: string): string {
   return /"resourceVersion":"(\d+)"/.exec(json)?.[1] ?? '0';
-}
-
-/**
- * Makes `event` hold `stored`, the text the collection kept for its key, as the object it replaced
- * when the two are equal. A change read from a Redis stream carries that object as a text of its
- * own; the history then keeps one copy of each object's text, not two (the change stays equal:
- * only which of two equal strings it points to changes).
- */
-function shareReplacedText(event: ChangeEvent, stored: string): void {
-  if (event.prevJson !== undefined && event.prevJson === stored) (event as { prevJson?: string }).prevJson = stored;
 }
 
 /**

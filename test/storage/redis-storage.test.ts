@@ -1,5 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { Redis } from 'ioredis';
 import { connectRedisBackend, type RedisBackendOptions } from '../../src/storage/redis/open-redis.js';
 import type { Storage } from '../../src/storage/storage.js';
@@ -38,6 +40,37 @@ async function connect(extra: Partial<RedisBackendOptions> = {}): Promise<Storag
 describeStorageConformance('redis standalone', (options) => connect(options));
 
 describe('redis storage specifics', () => {
+  test("a reader's cache of recent changes keeps one copy of each object's text", async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const writer = await connect({ listCache: false });
+    const reader = await connect({ listCache: false });
+    const stop = new AbortController();
+    try {
+      const t = freshType();
+      const r = new Recorder();
+      await reader.watch(t, '1', r.listener, stop.signal);
+      const filler = 'x'.repeat(200_000);
+      let stored = await writer.create(t, 'ns/big', obj('big', 'ns', { data: { v: `0${filler}` } }));
+      await r.until(1);
+      gc();
+      const before = process.memoryUsage().heapUsed;
+      const changes = 100;
+      for (let i = 1; i <= changes; i++) stored = await writer.update(t, 'ns/big', obj('big', 'ns', { data: { v: `${i}${filler}` } }), stored.resourceVersion);
+      await r.until(changes + 1);
+      gc();
+      const grown = process.memoryUsage().heapUsed - before;
+      // Each change read from the stream brings the object it replaced as a text of its own: kept
+      // as it came, the reader would hold two copies of every version (40 MB).
+      assert.ok(grown < changes * 200_000 * 1.5, `${grown} bytes for ${changes} changes of 200 KB`);
+      const last = r.events[r.events.length - 1];
+      assert.equal(last.prevJson, r.events[r.events.length - 2].json, 'a change still carries the object it replaced');
+    } finally {
+      stop.abort();
+      await Promise.all([writer.close(), reader.close()]);
+    }
+  });
+
   test("a second instance (another worker) sees the first one's writes, in order, and can CAS them", async () => {
     const one = await connect();
     const two = await connect();

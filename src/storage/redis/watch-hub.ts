@@ -1,6 +1,6 @@
 import { compareResourceVersions } from '../resource-version.js';
 import type { RedisClient } from './scripts.js';
-import { type ChangeEvent, type ChangeListener, type ChangeType, type ProgressListener, type WatchTrigger } from '../storage.js';
+import { shareReplacedText, type ChangeEvent, type ChangeListener, type ChangeType, type ProgressListener, type WatchTrigger } from '../storage.js';
 import { ListenerSet } from '../listener-set.js';
 import { StorageError } from '../../api/storage-error.js';
 
@@ -151,6 +151,11 @@ export class WatchHub {
   private readonly subscriptions: ListenerSet<Subscription>;
   private readonly cache: StreamEntry[] = [];
   private cacheStart = 0;
+  /**
+   * The newest cached change of each key in the cache: a change read next for the key points at
+   * its text as the object it replaced (shareReplacedText), so the cache holds one copy of each.
+   */
+  private readonly lastOfKey = new Map<string, ChangeEvent>();
   private readonly stop = new AbortController();
   private readonly loop: Promise<void>;
   /** Every change up to this version has been dispatched. */
@@ -379,6 +384,7 @@ export class WatchHub {
       );
       this.cache.length = 0;
       this.cacheStart = 0;
+      this.lastOfKey.clear();
       this.dropPendingThrough(event.resourceVersion);
       // Every current listener has missed changes: end their watches so clients resume or relist.
       const lost = watchGone(this.position, event.resourceVersion);
@@ -389,7 +395,15 @@ export class WatchHub {
     }
     this.position = event.resourceVersion;
     this.cache.push(event);
-    if (this.cache.length - this.cacheStart > this.options.cacheSize) this.cacheStart++;
+    if (event.type !== 'PROGRESS') {
+      const last = this.lastOfKey.get(event.key);
+      if (last !== undefined) shareReplacedText(event, last.json);
+      this.lastOfKey.set(event.key, event);
+    }
+    if (this.cache.length - this.cacheStart > this.options.cacheSize) {
+      const evicted = this.cache[this.cacheStart++];
+      if (this.lastOfKey.get(evicted.key) === evicted) this.lastOfKey.delete(evicted.key);
+    }
     if (this.cacheStart > 1024 && this.cacheStart * 2 > this.cache.length) {
       this.cache.splice(0, this.cacheStart);
       this.cacheStart = 0;
@@ -499,6 +513,7 @@ export class WatchHub {
     );
     this.cache.length = 0;
     this.cacheStart = 0;
+    this.lastOfKey.clear();
     this.pendingOwn.clear();
     const lost = watchGone(this.position, current);
     this.position = current;
