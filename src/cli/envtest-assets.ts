@@ -1,7 +1,8 @@
 import { chmodSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from './flags.js';
+import { parseArgs, usage } from './flags.js';
+import { ETCD_STAND_IN_USAGE } from '../envtest/etcd-usage.js';
 
 /**
  * `capstan envtest-assets DIR [FLAGS...]`: writes a directory that controller-runtime's envtest
@@ -13,6 +14,10 @@ import { parseArgs } from './flags.js';
  * - `kubectl`: a link to the kubectl on PATH, when there is one (envtest needs it only for
  *   `AuthenticatedUser.Kubectl().Run`).
  * FLAGS are checked now, so a bad flag fails here rather than inside a test run.
+ *
+ * envtest runs `kube-apiserver --help` and `etcd --help` before starting each (CheckFlag reads the
+ * flags they list). Each script prints that text itself, written into it here by the same build, so
+ * that check costs no Node start (about 0.2 s of envtest's Start on a quiet machine).
  */
 
 export const ENVTEST_ASSETS_USAGE = `Usage: capstan envtest-assets DIR [CAPSTAN_FLAGS...]
@@ -27,8 +32,20 @@ function shellQuote(word: string): string {
   return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-function writeExecutable(path: string, words: string[]): void {
-  const script = `#!/bin/sh\n# Written by capstan envtest-assets.\nexec ${words.map(shellQuote).join(' ')} "$@"\n`;
+/** Ends the help text's here-document; never a line of a help text (checked). */
+const HELP_END = 'CAPSTAN_HELP_END';
+
+/**
+ * Writes an executable /bin/sh script that runs `words` with its own arguments appended, except that
+ * a lone `--help` or `-h` prints `help` (what the command prints for it) without starting the command.
+ */
+function writeExecutable(path: string, words: string[], help: string): void {
+  if (help.split('\n').includes(HELP_END)) throw new Error(`help text holds the line ${HELP_END}`);
+  const script =
+    `#!/bin/sh\n# Written by capstan envtest-assets.\n` +
+    `if [ "$#" -eq 1 ] && { [ "$1" = --help ] || [ "$1" = -h ]; }; then\n` +
+    `  cat <<'${HELP_END}'\n${help.endsWith('\n') ? help : `${help}\n`}${HELP_END}\n  exit 0\nfi\n` +
+    `exec ${words.map(shellQuote).join(' ')} "$@"\n`;
   writeFileSync(path, script);
   chmodSync(path, 0o755);
 }
@@ -66,8 +83,8 @@ export function writeEnvtestAssets(dir: string, capstanFlags: string[]): Envtest
   const dist = compiledSourceDir();
   const main = join(dist, 'main.js');
   const etcd = join(dist, 'envtest', 'etcd-stand-in.js');
-  writeExecutable(join(target, 'kube-apiserver'), [process.execPath, main, ...capstanFlags]);
-  writeExecutable(join(target, 'etcd'), [process.execPath, etcd]);
+  writeExecutable(join(target, 'kube-apiserver'), [process.execPath, main, ...capstanFlags], usage());
+  writeExecutable(join(target, 'etcd'), [process.execPath, etcd], ETCD_STAND_IN_USAGE);
   const kubectl = kubectlOnPath();
   const link = join(target, 'kubectl');
   rmSync(link, { force: true });

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { createServer, type Server } from 'node:http';
+import { ETCD_STAND_IN_USAGE } from './etcd-usage.js';
 
 /**
  * The `etcd` of a Capstan envtest assets directory: envtest starts etcd before kube-apiserver and
@@ -9,21 +10,6 @@ import { createServer, type Server } from 'node:http';
  * (`{"health":"true","reason":""}`) and 404 elsewhere, ignores every other flag, and exits 0 on
  * SIGTERM or SIGINT.
  */
-
-const USAGE = `Usage: etcd [flags]
-
-A stand-in for etcd written by \`capstan envtest-assets\`: Capstan does not use etcd. It answers the
-health check envtest polls and exits on SIGTERM. Other flags are accepted and ignored.
-
-      --listen-client-urls (default "http://127.0.0.1:2379")
-          Comma-separated http URLs to answer GET /health on.
-      --advertise-client-urls
-          Ignored.
-      --data-dir
-          Ignored.
-      --listen-peer-urls
-          Ignored.
-`;
 
 /** The value of `--name=value` or `--name value` (last occurrence wins), or undefined. */
 function flagValue(argv: string[], name: string): string | undefined {
@@ -47,7 +33,7 @@ function listen(server: Server, url: URL): Promise<void> {
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   if (argv.includes('--help') || argv.includes('-h')) {
-    process.stdout.write(USAGE);
+    process.stdout.write(ETCD_STAND_IN_USAGE);
     return;
   }
   if (argv.includes('--version')) {
