@@ -24,8 +24,11 @@ const CBOR = 'application/cbor';
 export interface NegotiationOptions {
   /** `?pretty=true`. */
   pretty?: boolean;
-  /** The type has a protobuf message (built-in types). */
-  protobuf?: boolean;
+  /**
+   * The type has a protobuf message (built-in types). A function is asked only when the Accept header
+   * names protobuf: finding out loads the protobuf runtime, which a JSON client never needs.
+   */
+  protobuf?: boolean | (() => boolean);
   /** The CBORServingAndStorage feature gate is on: `application/cbor` (and cbor-seq watches) are served. */
   cbor?: boolean;
   /**
@@ -96,10 +99,10 @@ function routeAccepts(accept: string | undefined, produces: string[]): boolean {
 /** What the request path can return: an object, a list, or a watch stream. */
 export type Target = 'object' | 'list' | 'watch';
 
-function encodingOf(type: string, protobuf: boolean, cbor: boolean): OutputFormat['encoding'] | undefined {
+function encodingOf(type: string, protobuf: boolean | (() => boolean), cbor: boolean): OutputFormat['encoding'] | undefined {
   if (type === 'application/json' || type === '*/*' || type === 'application/*') return 'json';
   if (type === 'application/yaml') return 'yaml';
-  if (type === PROTOBUF && protobuf) return 'protobuf';
+  if (type === PROTOBUF && (typeof protobuf === 'function' ? protobuf() : protobuf)) return 'protobuf';
   if (type === CBOR && cbor) return 'cbor';
   return undefined;
 }

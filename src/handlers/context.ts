@@ -66,7 +66,7 @@ export function servesTables(r: ResourceTarget): boolean {
 export function outputFor(r: ResourceRequest, target: 'object' | 'list', kind = r.info.kind, apiVersion = r.apiVersion): OutputFormat {
   const format = negotiateOutput(r.req.headers.accept, target, {
     pretty: r.query.get('pretty') === 'true',
-    protobuf: supportsProtobuf(r, kind, apiVersion),
+    protobuf: () => supportsProtobuf(r, kind, apiVersion),
     cbor: r.server.featureGates.CBORServingAndStorage === true,
     restfulRoute: r.info.custom !== true,
     table: servesTables(r),

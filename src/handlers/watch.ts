@@ -29,7 +29,7 @@ import { watchTrigger } from '../watch/watch-trigger.js';
 export async function handleWatch(r: ResourceRequest, store: Watcher): Promise<void> {
   if (r.ri.subresource !== '' || !r.info.verbs.includes('watch')) throw methodNotAllowed();
   const negotiated = negotiateOutput(r.req.headers.accept, 'watch', {
-    protobuf: supportsProtobuf(r),
+    protobuf: () => supportsProtobuf(r),
     cbor: r.server.featureGates.CBORServingAndStorage === true,
     restfulRoute: r.info.custom !== true,
   });
