@@ -5,7 +5,8 @@ import type * as X509 from '@peculiar/x509';
 
 /**
  * @peculiar/x509, loaded on its first use rather than at start-up: only CertificateSigningRequests
- * need it, and loading it (with its ASN.1 schemas) cost a tenth of the server's start. Synchronous, so
+ * need it (Capstan's own certificates are written by src/tls/certificates.ts without it), and loading
+ * it with its ASN.1 schemas takes 0.1-0.2 s. Synchronous, so
  * that its callers stay synchronous. The Reflect metadata shim (imported first) is in place, and it
  * signs with Node's WebCrypto.
  */
