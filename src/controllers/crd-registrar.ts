@@ -9,7 +9,8 @@ import { setStatusCondition } from '../crd/crd-status.js';
 import { webhookConversionOfCrd } from '../conversion/webhook-conversion.js';
 import { StorageServiceResolver, WebhookClient } from '../webhook/webhook-client.js';
 import { CLEANUP_FINALIZER, compareKubeVersions, crdModelOf, storageVersionName, type CrdModel } from '../crd/crd-model.js';
-import { buildV3Document, groupPathsByV3Key } from '../openapi/openapi-v3-convert.js';
+import { buildV3Document } from '../openapi/openapi-v3-convert.js';
+import type { JsonObject } from '../openapi/json-value.js';
 import { crdOpenApiContribution, crdV3KindSchema, definitionName } from '../openapi/crd-openapi.js';
 import { resourceInfoOf, servedResources } from '../crd/crd-resources.js';
 import {
@@ -242,13 +243,13 @@ export class CrdRegistrar {
    * Serves /openapi/v3/apis/GROUP/VERSION for every version of GROUP as kube does: the document derived
    * from the v2 contributions, with each custom kind's schema in its v3 form (nullable, anyOf, defaults
    * and embedded resources kept). Versions no CRD serves any more fall back to the derived document.
+   * The documents are built when first asked for: merging the v2 document takes about 100 ms, which a
+   * CRD's create (a test suite installing its CRDs, then creating objects) need not wait behind.
    */
   private refreshV3(group: string): void {
     const openapi = this.options.openapi;
-    const keys = groupPathsByV3Key(openapi.v2Document());
     const prefix = `apis/${group}/`;
-    const crds = [...this.known.values()].filter((k) => k.served.length > 0 && crdModelOf(k.obj).group === group);
-    const versions = new Set(crds.flatMap((k) => k.served.map((i) => i.version)));
+    const versions = new Set(this.crdsOfGroup(group).flatMap((k) => k.served.map((i) => i.version)));
     for (const key of this.v3Keys) {
       if (key.startsWith(prefix) && !versions.has(key.slice(prefix.length))) {
         openapi.removeV3Document(key);
@@ -257,19 +258,34 @@ export class CrdRegistrar {
     }
     for (const version of versions) {
       const key = `${prefix}${version}`;
-      const paths = keys.get(key);
-      if (paths === undefined) continue;
+      openapi.setV3Document(key, () => this.v3Document(group, version));
+      this.v3Keys.add(key);
+    }
+  }
+
+  private crdsOfGroup(group: string): Known[] {
+    return [...this.known.values()].filter((k) => k.served.length > 0 && crdModelOf(k.obj).group === group);
+  }
+
+  /** The v3 document of GROUP/VERSION from the CRDs known now; undefined serves the derived one. */
+  private v3Document(group: string, version: string): JsonObject | undefined {
+    try {
+      const openapi = this.options.openapi;
+      const paths = openapi.derivedPaths(`apis/${group}/${version}`);
+      if (paths === undefined) return undefined;
       const doc = buildV3Document(openapi.v2Document(), paths);
       const components = isObject(doc.components) ? doc.components : {};
       const schemas = isObject(components.schemas) ? components.schemas : {};
-      for (const k of crds) {
+      for (const k of this.crdsOfGroup(group)) {
         const crd = crdModelOf(k.obj);
         const names = acceptedNamesOf(k.obj);
         const schema = crdV3KindSchema(crd, names, version);
         if (schema !== undefined) schemas[definitionName(group, version, names.kind)] = schema;
       }
-      openapi.setV3Document(key, doc);
-      this.v3Keys.add(key);
+      return doc;
+    } catch (err) {
+      this.report(`OpenAPI v3 document of ${group}/${version} could not be built`, err);
+      return undefined;
     }
   }
 

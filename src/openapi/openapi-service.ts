@@ -18,6 +18,9 @@ export interface OpenApiContribution {
   parameters?: JsonObject;
 }
 
+/** An explicit v3 document, or a function building it (undefined: serve the derived one). */
+export type V3Document = JsonObject | (() => JsonObject | undefined);
+
 /**
  * The OpenAPI documents of one server: /openapi/v2 (JSON and gnostic protobuf) and the /openapi/v3
  * index and per-group-version documents.
@@ -33,11 +36,13 @@ export interface OpenApiContribution {
  *   from the affected paths (for `/apis/GROUP/VERSION/...` paths, the key `apis/GROUP/VERSION`) change
  *   accordingly. `removeContribution(id)` undoes it.
  * - `setV3Document(key, doc)` serves an OpenAPI 3.0 document verbatim for KEY (`apis/GROUP/VERSION`),
- *   taking precedence over a derived one; `removeV3Document(key)` undoes it.
+ *   taking precedence over a derived one; `doc` may be a function, called when the document is first
+ *   asked for (and again after a change), so that a burst of changes builds nothing until a client
+ *   reads it. `removeV3Document(key)` undoes it.
  */
 export class OpenApiService {
   private readonly contributions = new Map<string, OpenApiContribution>();
-  private readonly explicitV3 = new Map<string, JsonObject>();
+  private readonly explicitV3 = new Map<string, V3Document>();
   private baseBytes: Buffer | undefined;
   private merged: JsonObject | undefined;
   private lastModified = new Date();
@@ -73,8 +78,11 @@ export class OpenApiService {
     if (this.contributions.delete(id)) this.invalidate(true);
   }
 
-  /** Serves DOC (an OpenAPI 3.0 document) for the v3 key KEY, e.g. `apis/example.com/v1`. */
-  setV3Document(key: string, doc: JsonObject): void {
+  /**
+   * Serves DOC (an OpenAPI 3.0 document, or a function building it when first asked for) for the v3
+   * key KEY, e.g. `apis/example.com/v1`. A function returning undefined serves the derived document.
+   */
+  setV3Document(key: string, doc: V3Document): void {
     this.explicitV3.set(key, doc);
     this.v3Docs.delete(key);
     this.invalidate(false);
@@ -173,6 +181,11 @@ export class OpenApiService {
     return encoded;
   }
 
+  /** The v2 paths the v3 document KEY is derived from (undefined when the v2 document has none). */
+  derivedPaths(key: string): string[] | undefined {
+    return this.derivedKeys().get(key);
+  }
+
   private derivedKeys(): Map<string, string[]> {
     this.v3Keys ??= groupPathsByV3Key(this.v2Document());
     return this.v3Keys;
@@ -188,7 +201,8 @@ export class OpenApiService {
   v3Document(key: string): CachedDocument | undefined {
     const cached = this.v3Docs.get(key);
     if (cached) return cached;
-    let doc: JsonObject | undefined = this.explicitV3.get(key);
+    const explicit = this.explicitV3.get(key);
+    let doc: JsonObject | undefined = typeof explicit === 'function' ? explicit() : explicit;
     if (doc === undefined) {
       const paths = this.derivedKeys().get(key);
       if (paths === undefined) return undefined;
