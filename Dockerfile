@@ -69,8 +69,11 @@ RUN set -eu; \
 # ---- runtime ----
 FROM scratch AS runtime
 COPY --from=rootfs /rootfs /
+# Two glibc malloc arenas rather than eight per core: less freed memory stays resident
+# (docs/operations.md#memory); the primary also sets it for the workers it forks.
 ENV PATH=/usr/local/bin:/usr/bin:/bin \
-    NODE_ENV=production
+    NODE_ENV=production \
+    MALLOC_ARENA_MAX=2
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json ./

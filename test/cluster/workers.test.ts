@@ -1,11 +1,13 @@
 /**
  * `capstan --workers`: refused over the memory store; over Redis, two workers behind one port
- * serve a shared store, survive a SIGKILLed worker, aggregate /metrics and exit 0 on SIGTERM.
+ * serve a shared store, survive a SIGKILLed worker, aggregate /metrics and exit 0 on SIGTERM; the
+ * workers run with MALLOC_ARENA_MAX=2 unless it is set.
  * Needs `redis-server` (scripts/ensure-test-deps.sh installs it).
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { CAPSTAN_MAIN, uniqueName, withFreeSecurePort } from '../helpers/capstan.js';
 import { freePort, startRedis, type RedisServer } from '../helpers/redis-process.js';
 import { freshRequest, metricSum, requestLines, requestWithRetry, spawnCluster, type ClusterProcess } from './cluster-process.js';
@@ -89,6 +91,28 @@ describe('--storage=redis --workers 2', () => {
     }
     const lines = requestLines(cap.stderr()).filter((l) => typeof l.path === 'string' && l.path.includes(`/namespaces/${ns}/configmaps`));
     assert.deepEqual([...new Set(lines.map((l) => l.worker))].sort(), [0, 1], 'both workers served requests');
+  });
+
+  test('workers run with two malloc arenas unless the environment says otherwise', async () => {
+    const arenasOf = (pid: number): string | undefined =>
+      readFileSync(`/proc/${pid}/environ`, 'utf8')
+        .split('\0')
+        .find((v) => v.startsWith('MALLOC_ARENA_MAX='))
+        ?.slice('MALLOC_ARENA_MAX='.length);
+    const pids = cap.workerPids();
+    assert.equal(pids.length, 2);
+    for (const pid of pids) assert.equal(arenasOf(pid), process.env.MALLOC_ARENA_MAX ?? '2');
+    const own = await spawnCluster(
+      CAPSTAN_MAIN,
+      ['--storage=redis', '--redis-url', redis.url, '--workers', '2', '--port', String(await freePort()), '--shutdown-delay-duration', '0s'],
+      { MALLOC_ARENA_MAX: '4' },
+    );
+    try {
+      assert.equal(own.workerPids().length, 2);
+      for (const pid of own.workerPids()) assert.equal(arenasOf(pid), '4');
+    } finally {
+      assert.equal(await own.stop('SIGTERM'), 0);
+    }
   });
 
   test('/metrics counts requests from every worker', async () => {
