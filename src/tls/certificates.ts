@@ -1,5 +1,5 @@
 import { createHash, createPrivateKey, generateKeyPairSync, randomBytes, sign, X509Certificate, type KeyObject } from 'node:crypto';
-import { isIPv4 } from 'node:net';
+import { isIP } from 'node:net';
 import {
   bitString,
   booleanTrue,
@@ -90,15 +90,21 @@ function keyUsage(bits: number[]): Der {
   return element(0x03, Buffer.from([unused, value]));
 }
 
+/** The address bytes of an IPv4 (4) or IPv6 (16) address, as subjectAltName's iPAddress holds them. */
 function ipBytes(ip: string): Buffer {
-  if (isIPv4(ip)) return Buffer.from(ip.split('.').map(Number));
-  // IPv6: expand "::" and write the eight groups.
-  const [head, tail = ''] = ip.includes('::') ? ip.split('::') : [ip, undefined];
+  const family = isIP(ip);
+  if (family === 4) return Buffer.from(ip.split('.').map(Number));
+  if (family !== 6) throw new Error(`not an IP address: ${ip}`);
+  // An embedded IPv4 tail (::ffff:10.0.0.1) is the last two groups; "::" stands for the missing zeros.
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(ip);
+  const text =
+    dotted === null ? ip : `${ip.slice(0, dotted.index)}${((+dotted[1] << 8) | +dotted[2]).toString(16)}:${((+dotted[3] << 8) | +dotted[4]).toString(16)}`;
+  const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined];
   const headGroups = head === '' ? [] : head.split(':');
-  const tailGroups = tail === '' ? [] : tail.split(':');
-  const groups = ip.includes('::') ? [...headGroups, ...Array<string>(8 - headGroups.length - tailGroups.length).fill('0'), ...tailGroups] : headGroups;
+  const tailGroups = tail === undefined || tail === '' ? [] : tail.split(':');
+  const zeros = tail === undefined ? [] : Array<string>(8 - headGroups.length - tailGroups.length).fill('0');
   const out = Buffer.alloc(16);
-  groups.forEach((g, i) => out.writeUInt16BE(parseInt(g, 16), i * 2));
+  [...headGroups, ...zeros, ...tailGroups].forEach((g, i) => out.writeUInt16BE(parseInt(g, 16), i * 2));
   return out;
 }
 
