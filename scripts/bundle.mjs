@@ -14,21 +14,29 @@
 // - capstan-bundle.<hash>.v8cache: V8's code cache, taken from a warm-up run of the bundle (start,
 //   a few requests, SIGTERM), so it also holds the functions the first requests compile. Skipped,
 //   with a warning, with --no-code-cache.
+// - validators/: the built-in kinds' ajv validators as standalone modules, loaded on a kind's first
+//   use instead of compiled then (src/codec/kind-validator-modules.ts).
 // Run-time data (schema/, lua/) is found by walking up from dist/src/. Native addons stay outside.
 import { build } from 'esbuild';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const out = join(root, 'dist', 'src');
 const bundleFile = join(out, 'capstan-bundle.cjs');
 for (const name of readdirSync(out)) if (name.startsWith('capstan-bundle.')) rmSync(join(out, name), { force: true });
+
+const validatorsDir = join(out, 'validators');
+rmSync(validatorsDir, { recursive: true, force: true });
+mkdirSync(validatorsDir);
+const { validatorModules } = await import(pathToFileURL(join(out, 'codec', 'kind-validator-modules.js')).href);
+for (const [name, text] of validatorModules()) writeFileSync(join(validatorsDir, name), text);
 
 await build({
   absWorkingDir: root,

@@ -5,6 +5,9 @@
  * decodeInto, which takes the validator as its fast path, must answer every body as the walk alone
  * does: the same Go error text, the same unknown fields, the same decoded object.
  *
+ * The validators the build writes out (dist/src/validators) are the ones the tests load; each body is
+ * also given to a validator compiled in the process from the same schemas, which must answer alike.
+ *
  * Bodies: every object of test/fixtures/validation and test/fixtures/defaulting, the hostile-input
  * corpus of test/e2e/hostile-bodies.ts, and variants of the fixtures with one value replaced by a
  * wrong-typed, out-of-range or malformed one, or an object given an unknown field.
@@ -16,7 +19,17 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readJson } from '../../src/codec/json-text.js';
 import { decodeInto, TypedDecodeError, walkInto, type NumberLiteralLookup } from '../../src/codec/typed-decode.js';
-import { kindValidator } from '../../src/codec/kind-validators.js';
+import {
+  addReachableSchemas,
+  builtValidatorsDir,
+  isBuiltValidator,
+  kindValidator,
+  validatorAjv,
+  VALIDATOR_MANIFEST,
+  type ValidatorManifest,
+} from '../../src/codec/kind-validators.js';
+import { sourceDigest } from '../../src/codec/kind-validator-modules.js';
+import { schemaId, type SchemaWording } from '../../src/schema/ajv-schemas.js';
 import { definitionNames, schemaForDefinition, schemaForKind, type SchemaNode } from '../../src/schema/openapi-schema.js';
 import { hostileBodies, NAME_PLACEHOLDER } from '../e2e/hostile-bodies.js';
 
@@ -206,10 +219,21 @@ function outcome(run: (obj: Obj) => { unknownFields: string[] }, obj: Obj): Outc
 
 const BODIES = corpus();
 
+/** Validators compiled here, as kindValidator compiles a definition no built module has. */
+const compiling = validatorAjv();
+const compiledIds = new Set<string>();
+function compiledValidator(definition: string, wording: SchemaWording): (value: unknown) => boolean {
+  assert.ok(addReachableSchemas(compiling, definition, wording, compiledIds), definition);
+  const validate = compiling.getSchema(schemaId(definition, wording));
+  assert.ok(validate, definition);
+  return (value) => validate(value) as boolean;
+}
+
 for (const wording of ['json', 'unstructured'] as const) {
   test(`ajv and the walk (${wording}) agree on every body, and decodeInto answers as the walk alone`, () => {
     let checked = 0;
     let accepted = 0;
+    let built = 0;
     const disagreements: string[] = [];
     for (const body of BODIES) {
       const copies = parseCopies(body.text);
@@ -219,8 +243,14 @@ for (const wording of ['json', 'unstructured'] as const) {
       assert.ok(schema?.definition, `no schema for ${body.origin}`);
       const validate = kindValidator(schema.definition, wording);
       assert.ok(validate);
+      if (isBuiltValidator(schema.definition, wording)) built++;
       // The validator against the walk reading numbers as JavaScript holds them, as the fast path runs.
       const ajvAccepts = validate(a.value);
+      const compiledCopy = JSON.parse(body.text) as unknown;
+      const compiledAccepts = compiledValidator(schema.definition, wording)(compiledCopy);
+      if (compiledAccepts !== ajvAccepts) disagreements.push(`${body.origin}: compiled validator ${compiledAccepts ? 'accepts' : 'refuses'}`);
+      else if (ajvAccepts && JSON.stringify(compiledCopy) !== JSON.stringify(a.value))
+        disagreements.push(`${body.origin}: compiled validator left another object`);
       const walked = outcome((o) => walkInto(o, schema, undefined, wording), b.value);
       const walkClean = 'unknownFields' in walked && walked.unknownFields.length === 0;
       checked++;
@@ -237,8 +267,37 @@ for (const wording of ['json', 'unstructured'] as const) {
     assert.deepEqual(disagreements.slice(0, 20), [], `${disagreements.length} disagreements`);
     assert.ok(checked > 50000, `only ${checked} bodies`);
     assert.ok(accepted > 10000 && accepted < checked, `${accepted} of ${checked} accepted`);
+    assert.equal(built, checked, 'every body was checked by a built validator (npm run build writes them)');
   });
 }
+
+test('the built validator modules are those of the schemas in the tree, one per kind, workloads sharing one', () => {
+  const dir = builtValidatorsDir();
+  assert.ok(dir, 'no dist/src/validators: npm run build writes them');
+  const manifest = JSON.parse(readFileSync(join(dir, VALIDATOR_MANIFEST), 'utf8')) as ValidatorManifest;
+  const stale: string[] = [];
+  const holders = new Map<string, string>();
+  for (const [file, entry] of Object.entries(manifest.modules)) {
+    if (sourceDigest(entry.definitions, entry.wording) !== entry.digest) stale.push(file);
+    for (const definition of entry.definitions) holders.set(`${entry.wording}:${definition}`, file);
+  }
+  assert.deepEqual(stale, [], 'modules built from other schemas than the tree has: run npm run build');
+  for (const name of definitionNames()) {
+    const kinds = schemaForDefinition(name)?.groupVersionKinds() ?? [];
+    if (kinds.length === 0 || kinds.every((gvk) => gvk.kind.endsWith('List'))) continue;
+    for (const wording of ['json', 'unstructured'] as const) {
+      assert.ok(holders.has(`${wording}:${name}`), `${wording} ${name} has no built module`);
+      assert.equal(isBuiltValidator(name, wording), true, `${wording} ${name}`);
+    }
+  }
+  assert.equal(holders.get('json:io.k8s.api.core.v1.Pod'), 'json.workloads.cjs');
+  assert.equal(holders.get('json:io.k8s.api.batch.v1.CronJob'), 'json.workloads.cjs');
+  assert.equal(holders.get('unstructured:io.k8s.api.core.v1.Namespace'), 'unstructured.io.k8s.api.core.v1.Namespace.cjs');
+  // A list has no built validator; it compiles on first use.
+  assert.equal(isBuiltValidator('io.k8s.api.core.v1.PodList', 'json'), false);
+  assert.equal(kindValidator('io.k8s.api.core.v1.PodList', 'json')?.({ items: [{ spec: { containers: [] } }] }), true);
+  assert.equal(kindValidator('io.k8s.api.core.v1.PodList', 'json')?.({ items: [{ spec: { containers: 1 } }] }), false);
+});
 
 test('a kind validator is compiled once and shared; unknown definitions have none', () => {
   const first = kindValidator('io.k8s.api.apps.v1.Deployment', 'json');
