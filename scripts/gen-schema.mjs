@@ -201,5 +201,9 @@ const groupList = [...groups.entries()]
 
 writeFileSync(join(out, 'resources.json'), JSON.stringify({ groups: groupList, resources: resourceList }, null, 1) + '\n');
 for (const f of ['protobuf.json', 'openapi-v2-protobuf.json']) copyFileSync(join(src, f), join(out, f));
-writeFileSync(join(out, 'openapi-v2.json'), JSON.stringify(restoreDescriptionFields(openapi)));
+const described = restoreDescriptionFields(openapi);
+writeFileSync(join(out, 'openapi-v2.json'), JSON.stringify(described));
+// The definitions alone, for the server's type checks and protobuf plans: a fifth of the document,
+// parsed in a fifth of the time on a process's first decode (src/schema/openapi-schema.ts).
+writeFileSync(join(out, 'openapi-v2-definitions.json'), JSON.stringify({ definitions: described.definitions }));
 console.log(`schema/: ${groupList.length} groups, ${resourceList.length} resources`);
