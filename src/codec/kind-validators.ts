@@ -32,11 +32,16 @@ export function validatorAjv(source = false): Ajv {
   // Union types carry `null` next to each Go type; everything else stays strict. The schemas are
   // generated (strict mode still refuses an unknown keyword); compiled on a request's path, the
   // meta-schema check and ajv's code optimiser, which together double compile time, are left out.
+  // Bodies are plain objects from Capstan's parsers (JSON, CBOR, YAML), and no Go field is named as an
+  // Object.prototype member, so member reads need no own-property check. Each definition is its own
+  // function (no inlined refs): in a server, V8 optimises small functions where it leaves a large one
+  // interpreted (a Deployment's validator in the server: 68 µs with both, 41-50 µs without).
   const created = new Ajv({
     strict: true,
     allowUnionTypes: true,
     allErrors: false,
-    ownProperties: true,
+    ownProperties: false,
+    inlineRefs: false,
     messages: false,
     validateSchema: false,
     code: { optimize: source, source },
