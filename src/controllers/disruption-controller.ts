@@ -149,8 +149,13 @@ export class DisruptionController {
     }
     if (c.type === 'pods') {
       // The PDBs the pod belonged to before and after the change.
-      for (const pod of [c.previous, c.current]) if (pod !== undefined) for (const key of this.budgetsOf(c.namespace, pod)) this.enqueue(key);
-      if (c.current !== undefined) this.watchStaleCondition(c.key, c.current);
+      // Read only when a PDB could hold it (the pod is parsed on first read).
+      if (this.pdbs.hasNamespace(c.namespace)) {
+        for (const pod of [c.previous, c.current]) if (pod !== undefined) for (const key of this.budgetsOf(c.namespace, pod)) this.enqueue(key);
+      }
+      // A pod with neither a DisruptionTarget condition nor a timer for one needs nothing here.
+      if (c.removed) this.clearStaleTimer(c.key);
+      else if (this.staleTimers.has(c.key) || c.mentions('"DisruptionTarget"')) this.watchStaleCondition(c.key, c.current ?? {});
       return;
     }
     // A workload's scale feeds expectedPods of the PDBs over its namespace's pods.
@@ -360,9 +365,13 @@ export class DisruptionController {
   }
 
   /** Schedules the reset of a DisruptionTarget condition the eviction set on a pod that is still not deleted. */
-  private watchStaleCondition(key: string, pod: Obj): void {
+  private clearStaleTimer(key: string): void {
     clearTimeout(this.staleTimers.get(key));
     this.staleTimers.delete(key);
+  }
+
+  private watchStaleCondition(key: string, pod: Obj): void {
+    this.clearStaleTimer(key);
     const since = staleSince(pod);
     if (since === undefined) return;
     const wait = Math.max(0, Date.parse(since) + this.staleTimeoutMs - Date.now());

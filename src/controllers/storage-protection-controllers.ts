@@ -132,6 +132,8 @@ export class PvcProtectionController extends ProtectionController {
       server.storage,
       'pods',
       (c) => {
+        // A pod whose text names no claim and no ephemeral volume uses none (and is not parsed).
+        if (!c.mentions('"persistentVolumeClaim"') && !c.mentions('"ephemeral"')) return;
         for (const pod of [c.previous, c.current]) if (pod !== undefined) for (const claim of claimsUsedBy(pod)) this.enqueue(`${c.namespace}/${claim}`);
       },
       this.signal,

@@ -2,22 +2,83 @@ import type { Obj } from '../api/object-util.js';
 import type { ChangeEvent, Storage } from './storage.js';
 import { parsedObject } from './parsed-changes.js';
 
-/** One change a collection applied to its cache: the object before and after (undefined when absent). */
+/**
+ * One change a collection applied to its cache: the object before and after (undefined when absent).
+ * The objects are parsed from their stored text when first read (and kept), so a change nobody looks
+ * into costs no parse; `mentions` lets a reader skip both on the text alone.
+ */
 export interface CollectionChange {
-  type: string;
-  key: string;
-  namespace: string;
-  previous: Obj | undefined;
-  current: Obj | undefined;
+  readonly type: string;
+  readonly key: string;
+  readonly namespace: string;
+  readonly previous: Obj | undefined;
+  readonly current: Obj | undefined;
+  /** Whether the change removed the key (`current` is undefined); answered without parsing. */
+  readonly removed: boolean;
+  /**
+   * False only when neither object's stored text contains `fragment` (e.g. `"persistentVolumeClaim"`):
+   * then no field of either holds it. True otherwise, also for objects with no text to look into.
+   */
+  mentions(fragment: string): boolean;
 }
 
 /**
- * A change's object as the process's other readers of the change parse it (parsed-changes.ts), so
- * a change is parsed once however many collections and watches follow its type. One that does not
- * decode as a stored object is parsed on its own (JSON.parse's error, as before).
+ * A cached object not parsed yet: its stored text and the change that carried it, if any. Parsed once,
+ * on first read, as the process's other readers of the same change parse it (parsed-changes.ts), so a
+ * change is parsed at most once however many collections and watches follow its type. One that does
+ * not decode as a stored object is parsed on its own (JSON.parse's error, as before).
  */
-function sharedObject(e: ChangeEvent): Obj {
-  return parsedObject(e) ?? (JSON.parse(e.json) as Obj);
+class Unparsed {
+  private parsed: Obj | undefined;
+
+  constructor(
+    readonly json: string,
+    private readonly event: ChangeEvent | undefined,
+  ) {}
+
+  get object(): Obj {
+    this.parsed ??= (this.event !== undefined ? parsedObject(this.event) : undefined) ?? (JSON.parse(this.json) as Obj);
+    return this.parsed;
+  }
+}
+
+type Cached = Obj | Unparsed;
+
+function objectOf(cached: Cached): Obj;
+function objectOf(cached: Cached | undefined): Obj | undefined;
+function objectOf(cached: Cached | undefined): Obj | undefined {
+  return cached instanceof Unparsed ? cached.object : cached;
+}
+
+function textMentions(cached: Cached | undefined, fragment: string): boolean {
+  if (cached === undefined) return false;
+  return cached instanceof Unparsed ? cached.json.includes(fragment) : true;
+}
+
+class AppliedChange implements CollectionChange {
+  constructor(
+    readonly type: string,
+    readonly key: string,
+    readonly namespace: string,
+    private readonly before: Cached | undefined,
+    private readonly after: Cached | undefined,
+  ) {}
+
+  get previous(): Obj | undefined {
+    return objectOf(this.before);
+  }
+
+  get current(): Obj | undefined {
+    return objectOf(this.after);
+  }
+
+  get removed(): boolean {
+    return this.after === undefined;
+  }
+
+  mentions(fragment: string): boolean {
+    return textMentions(this.before, fragment) || textMentions(this.after, fragment);
+  }
 }
 
 function namespaceOfKey(key: string): string {
@@ -30,11 +91,12 @@ function namespaceOfKey(key: string): string {
  * in a map by namespace and key. Every change is applied to the map before `onChange` sees it, in
  * the stream's order. When the stream is lost (history trimmed past an unread change) the
  * collection lists again and reports every object as changed, so its owner resyncs; it stops when
- * `signal` aborts. The objects it holds and reports are shared with the process's other readers of
- * the same changes (watch selectors and frames, other collections): never mutate them.
+ * `signal` aborts. Objects are held as their stored text until first read. The objects it holds and
+ * reports are shared with the process's other readers of the same changes (watch selectors and
+ * frames, other collections): never mutate them.
  */
 export class WatchedCollection {
-  private readonly byNamespace = new Map<string, Map<string, Obj>>();
+  private readonly byNamespace = new Map<string, Map<string, Cached>>();
 
   constructor(
     private readonly storage: Storage,
@@ -53,13 +115,13 @@ export class WatchedCollection {
     const seen = new Set<string>();
     for (const item of listed.items) {
       seen.add(item.key);
-      this.apply(item.key, JSON.parse(item.json) as Obj);
+      this.apply(item.key, new Unparsed(item.json, undefined));
     }
     for (const [, objects] of this.byNamespace) for (const key of [...objects.keys()]) if (!seen.has(key)) this.apply(key, undefined);
     await this.storage.watch(
       this.type,
       listed.resourceVersion,
-      (e) => this.apply(e.key, e.type === 'DELETED' ? undefined : sharedObject(e)),
+      (e) => this.apply(e.key, e.type === 'DELETED' ? undefined : new Unparsed(e.json, e)),
       watchAbort.signal,
       () => {
         stopWatch();
@@ -71,15 +133,21 @@ export class WatchedCollection {
 
   /** The cached object under `key`. */
   get(key: string): Obj | undefined {
-    return this.byNamespace.get(namespaceOfKey(key))?.get(key);
+    return objectOf(this.byNamespace.get(namespaceOfKey(key))?.get(key));
+  }
+
+  /** Whether the cache holds any object of `namespace` (nothing is parsed). */
+  hasNamespace(namespace: string): boolean {
+    return this.byNamespace.has(namespace);
   }
 
   /** The cached objects of one namespace. */
-  inNamespace(namespace: string): Iterable<Obj> {
-    return this.byNamespace.get(namespace)?.values() ?? [];
+  *inNamespace(namespace: string): Iterable<Obj> {
+    const objects = this.byNamespace.get(namespace);
+    if (objects !== undefined) for (const cached of objects.values()) yield objectOf(cached);
   }
 
-  private apply(key: string, current: Obj | undefined): void {
+  private apply(key: string, current: Cached | undefined): void {
     const namespace = namespaceOfKey(key);
     let objects = this.byNamespace.get(namespace);
     const previous = objects?.get(key);
@@ -94,7 +162,7 @@ export class WatchedCollection {
       }
       objects.set(key, current);
     }
-    this.onChange({ type: this.type, key, namespace, previous, current });
+    this.onChange(new AppliedChange(this.type, key, namespace, previous, current));
   }
 }
 

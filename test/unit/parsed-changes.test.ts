@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { eventDecodes, parsedIfRecent, parsedObject, parsedObjects } from '../../src/storage/parsed-changes.js';
 import type { ChangeEvent } from '../../src/storage/storage.js';
 import { MemoryStorage } from '../../src/storage/memory-storage.js';
-import { WatchedCollection } from '../../src/storage/watched-collection.js';
+import { WatchedCollection, type CollectionChange } from '../../src/storage/watched-collection.js';
 
 function change(rv: number, json: string, prevJson?: string): ChangeEvent {
   return prevJson === undefined
@@ -110,6 +110,55 @@ test('collections following one type hold the one parse of each change, and its 
     assert.equal(seen[0].length, 3);
     assert.deepEqual(seen[0], seen[1]);
     assert.equal(seen[0][1], seen[1][1], 'the change reported to both is one object');
+  } finally {
+    abort.abort();
+  }
+});
+
+test('a collection parses a change only when it is read, and says what its texts mention without parsing', async () => {
+  const storage = new MemoryStorage({ historyMs: 60_000 });
+  const abort = new AbortController();
+  const changes: CollectionChange[] = [];
+  const collection = new WatchedCollection(
+    storage,
+    'pods',
+    (c) => changes.push(c),
+    abort.signal,
+    (err) => {
+      throw err;
+    },
+  );
+  const events: ChangeEvent[] = [];
+  try {
+    await collection.start();
+    await storage.watch('pods', '1', (e) => events.push(e), abort.signal);
+    await storage.create('pods', 'default/a', {
+      metadata: { name: 'a', namespace: 'default' },
+      spec: { volumes: [{ name: 'v', persistentVolumeClaim: { claimName: 'c' } }] },
+    });
+    await storage.create('pods', 'other/b', { metadata: { name: 'b', namespace: 'other' }, spec: {} });
+    assert.equal(changes.length, 2);
+    assert.equal(events.length, 2);
+    for (const e of events) assert.equal(parsedIfRecent(e), undefined, `${e.key}: not parsed before anyone reads it`);
+    assert.equal(changes[0].mentions('"persistentVolumeClaim"'), true);
+    assert.equal(changes[1].mentions('"persistentVolumeClaim"'), false);
+    assert.equal(changes[1].mentions('"other"'), true);
+    assert.equal(collection.hasNamespace('other'), true);
+    assert.equal(collection.hasNamespace('elsewhere'), false);
+    const read = changes[0].current;
+    assert.deepEqual((read as { spec: unknown }).spec, { volumes: [{ name: 'v', persistentVolumeClaim: { claimName: 'c' } }] });
+    assert.equal(parsedIfRecent(events[0]), read, 'the read is the process’s one parse of the change');
+    assert.equal(collection.get('default/a'), read);
+    assert.equal(changes[0].current, read);
+    assert.equal(parsedIfRecent(events[1]), undefined, 'the other change is still unparsed');
+    assert.deepEqual([...collection.inNamespace('other')], [{ metadata: { name: 'b', namespace: 'other', resourceVersion: '3' }, spec: {} }]);
+    await storage.delete('pods', 'other/b');
+    assert.equal(changes.length, 3);
+    assert.equal(changes[2].removed, true);
+    assert.equal(changes[0].removed, false);
+    assert.equal(changes[2].current, undefined);
+    assert.deepEqual(changes[2].previous, { metadata: { name: 'b', namespace: 'other', resourceVersion: '3' }, spec: {} });
+    assert.equal(collection.hasNamespace('other'), false);
   } finally {
     abort.abort();
   }
