@@ -158,7 +158,8 @@ export class DisruptionController {
       else if (this.staleTimers.has(c.key) || c.mentions('"DisruptionTarget"')) this.watchStaleCondition(c.key, c.current ?? {});
       return;
     }
-    // A workload's scale feeds expectedPods of the PDBs over its namespace's pods.
+    // A workload's scale feeds expectedPods of the PDBs over its namespace's pods (none: nothing to read).
+    if (!this.pdbs.hasNamespace(c.namespace)) return;
     if (c.previous !== undefined && c.current !== undefined && replicasOf(c.previous) === replicasOf(c.current)) return;
     for (const pdb of this.pdbs.inNamespace(c.namespace)) this.enqueue(objectKey(c.namespace, stringField(metadataOf(pdb), 'name')));
   }
