@@ -12,9 +12,10 @@ import { definitionSchema, schemaId, type SchemaWording } from '../schema/ajv-sc
  * error and no unknown field? It stops at the first problem and says nothing about it; the
  * typed-decode walk words refusals as Go does.
  *
- * Validators come from the modules the build writes (`dist/src/validators/`, one per wording and API
- * group version: src/codec/kind-validator-modules.ts), loaded on a kind's first use; a definition no
- * module has, or a tree built without them, compiles with ajv on first use instead. Both are the same
+ * Validators come from the modules the build writes (`dist/src/validators/`, one per kind and wording,
+ * the kinds embedding a Pod template sharing one: src/codec/kind-validator-modules.ts), loaded on a
+ * kind's first use; a definition no module has (lists), or a tree built without them, compiles with
+ * ajv on first use instead. Both are the same
  * schemas and keywords, so they accept the same values.
  *
  * Accepted Quantities are rewritten in canonical form ("1000m" is "1"), as the walk stores them; the

@@ -16,19 +16,19 @@ export interface CollectionChange {
   /** Whether the change removed the key (`current` is undefined); answered without parsing. */
   readonly removed: boolean;
   /**
-   * False only when neither object's stored text contains `fragment` (e.g. `"persistentVolumeClaim"`):
-   * then no field of either holds it. True otherwise, also for objects with no text to look into.
+   * Whether either object's stored text contains `fragment` (e.g. `"persistentVolumeClaim"`); when
+   * false, no field of either holds it.
    */
   mentions(fragment: string): boolean;
 }
 
 /**
- * A cached object not parsed yet: its stored text and the change that carried it, if any. Parsed once,
+ * An object a collection holds: its stored text and the change that carried it, if any, parsed once,
  * on first read, as the process's other readers of the same change parse it (parsed-changes.ts), so a
  * change is parsed at most once however many collections and watches follow its type. One that does
  * not decode as a stored object is parsed on its own (JSON.parse's error, as before).
  */
-class Unparsed {
+class HeldObject {
   private parsed: Obj | undefined;
 
   constructor(
@@ -42,34 +42,21 @@ class Unparsed {
   }
 }
 
-type Cached = Obj | Unparsed;
-
-function objectOf(cached: Cached): Obj;
-function objectOf(cached: Cached | undefined): Obj | undefined;
-function objectOf(cached: Cached | undefined): Obj | undefined {
-  return cached instanceof Unparsed ? cached.object : cached;
-}
-
-function textMentions(cached: Cached | undefined, fragment: string): boolean {
-  if (cached === undefined) return false;
-  return cached instanceof Unparsed ? cached.json.includes(fragment) : true;
-}
-
 class AppliedChange implements CollectionChange {
   constructor(
     readonly type: string,
     readonly key: string,
     readonly namespace: string,
-    private readonly before: Cached | undefined,
-    private readonly after: Cached | undefined,
+    private readonly before: HeldObject | undefined,
+    private readonly after: HeldObject | undefined,
   ) {}
 
   get previous(): Obj | undefined {
-    return objectOf(this.before);
+    return this.before?.object;
   }
 
   get current(): Obj | undefined {
-    return objectOf(this.after);
+    return this.after?.object;
   }
 
   get removed(): boolean {
@@ -77,7 +64,7 @@ class AppliedChange implements CollectionChange {
   }
 
   mentions(fragment: string): boolean {
-    return textMentions(this.before, fragment) || textMentions(this.after, fragment);
+    return this.before?.json.includes(fragment) === true || this.after?.json.includes(fragment) === true;
   }
 }
 
@@ -96,7 +83,7 @@ function namespaceOfKey(key: string): string {
  * frames, other collections): never mutate them.
  */
 export class WatchedCollection {
-  private readonly byNamespace = new Map<string, Map<string, Cached>>();
+  private readonly byNamespace = new Map<string, Map<string, HeldObject>>();
 
   constructor(
     private readonly storage: Storage,
@@ -115,13 +102,13 @@ export class WatchedCollection {
     const seen = new Set<string>();
     for (const item of listed.items) {
       seen.add(item.key);
-      this.apply(item.key, new Unparsed(item.json, undefined));
+      this.apply(item.key, new HeldObject(item.json, undefined));
     }
     for (const [, objects] of this.byNamespace) for (const key of [...objects.keys()]) if (!seen.has(key)) this.apply(key, undefined);
     await this.storage.watch(
       this.type,
       listed.resourceVersion,
-      (e) => this.apply(e.key, e.type === 'DELETED' ? undefined : new Unparsed(e.json, e)),
+      (e) => this.apply(e.key, e.type === 'DELETED' ? undefined : new HeldObject(e.json, e)),
       watchAbort.signal,
       () => {
         stopWatch();
@@ -133,7 +120,7 @@ export class WatchedCollection {
 
   /** The cached object under `key`. */
   get(key: string): Obj | undefined {
-    return objectOf(this.byNamespace.get(namespaceOfKey(key))?.get(key));
+    return this.byNamespace.get(namespaceOfKey(key))?.get(key)?.object;
   }
 
   /** Whether the cache holds any object of `namespace` (nothing is parsed). */
@@ -144,10 +131,10 @@ export class WatchedCollection {
   /** The cached objects of one namespace. */
   *inNamespace(namespace: string): Iterable<Obj> {
     const objects = this.byNamespace.get(namespace);
-    if (objects !== undefined) for (const cached of objects.values()) yield objectOf(cached);
+    if (objects !== undefined) for (const cached of objects.values()) yield cached.object;
   }
 
-  private apply(key: string, current: Cached | undefined): void {
+  private apply(key: string, current: HeldObject | undefined): void {
     const namespace = namespaceOfKey(key);
     let objects = this.byNamespace.get(namespace);
     const previous = objects?.get(key);
