@@ -107,54 +107,64 @@ export class WebhookClient {
     const payload = Buffer.from(JSON.stringify(body));
     const remaining = options.timeoutMs - (Date.now() - started);
     if (remaining <= 0 || signal.aborted) throw new WebhookCallError(`Post "${target.url}": context deadline exceeded`, unavailable(), true);
-    return new Promise<unknown>((resolve, reject) => {
-      const opts: RequestOptions = {
-        method: 'POST',
-        host: dial.host,
-        port: dial.port,
-        path: target.path,
-        headers: {
-          'Content-Type': 'application/json',
-          Accept: 'application/json, */*',
-          'Content-Length': payload.length,
-          Host: target.hostHeader,
-          ...(config.credentials?.bearerToken === undefined ? {} : { Authorization: `Bearer ${config.credentials.bearerToken}` }),
-        },
-        signal,
-      };
-      const send = target.secure ? httpsRequest : httpRequest;
-      if (target.secure) opts.agent = this.agentFor(config.caBundle, target.serverName, config.credentials);
-      const req = send(opts, (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > MAX_RESPONSE_BYTES) {
-            req.destroy(new Error('webhook response is too large'));
-            return;
-          }
-          chunks.push(chunk);
+    // Go's transport sends a request again, once, when a kept-alive connection it reused was closed
+    // by the server before any answer (the server stopped, or timed the idle connection out): the
+    // answer is then the new connection's (a refused dial when the server is gone).
+    const post = (mayRetry: boolean): Promise<unknown> =>
+      new Promise<unknown>((resolve, reject) => {
+        const opts: RequestOptions = {
+          method: 'POST',
+          host: dial.host,
+          port: dial.port,
+          path: target.path,
+          headers: {
+            'Content-Type': 'application/json',
+            Accept: 'application/json, */*',
+            'Content-Length': payload.length,
+            Host: target.hostHeader,
+            ...(config.credentials?.bearerToken === undefined ? {} : { Authorization: `Bearer ${config.credentials.bearerToken}` }),
+          },
+          signal,
+        };
+        const send = target.secure ? httpsRequest : httpRequest;
+        if (target.secure) opts.agent = this.agentFor(config.caBundle, target.serverName, config.credentials);
+        let answered = false;
+        const req = send(opts, (res) => {
+          answered = true;
+          const chunks: Buffer[] = [];
+          let size = 0;
+          res.on('data', (chunk: Buffer) => {
+            size += chunk.length;
+            if (size > MAX_RESPONSE_BYTES) {
+              req.destroy(new Error('webhook response is too large'));
+              return;
+            }
+            chunks.push(chunk);
+          });
+          res.on('error', (err) => reject(callError(target.url, err, signal)));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            const code = res.statusCode ?? 0;
+            const contentType = String(res.headers['content-type'] ?? '');
+            if (code < 200 || code > 299) {
+              reject(new WebhookCallError(...statusErrorOf(code, contentType, text)));
+              return;
+            }
+            try {
+              resolve(JSON.parse(text) as unknown);
+            } catch (err) {
+              const why = err instanceof Error ? err.message : String(err);
+              reject(new WebhookCallError(`couldn't get version/kind; json parse error: ${why}`, unavailable()));
+            }
+          });
         });
-        res.on('error', (err) => reject(callError(target.url, err, signal)));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          const code = res.statusCode ?? 0;
-          const contentType = String(res.headers['content-type'] ?? '');
-          if (code < 200 || code > 299) {
-            reject(new WebhookCallError(...statusErrorOf(code, contentType, text)));
-            return;
-          }
-          try {
-            resolve(JSON.parse(text) as unknown);
-          } catch (err) {
-            const why = err instanceof Error ? err.message : String(err);
-            reject(new WebhookCallError(`couldn't get version/kind; json parse error: ${why}`, unavailable()));
-          }
+        req.on('error', (err) => {
+          if (mayRetry && req.reusedSocket && !answered && isClosedConnection(err) && !signal.aborted) resolve(post(false));
+          else reject(callError(target.url, err, signal));
         });
+        req.end(payload);
       });
-      req.on('error', (err) => reject(callError(target.url, err, signal)));
-      req.end(payload);
-    });
+    return post(true);
   }
 
   private targetOf(config: WebhookClientConfig, timeoutMs: number): Target {
@@ -264,6 +274,12 @@ function normalizePath(path: string): string {
 
 function unavailable(): WebhookStatus {
   return { code: 503, reason: 'ServiceUnavailable', message: 'error calling webhook' };
+}
+
+/** Whether a request failed because its connection was closed under it (reset, or written after the close). */
+function isClosedConnection(err: Error): boolean {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code === 'ECONNRESET' || code === 'EPIPE';
 }
 
 /** Go's wording for a transport failure, behind `Post "URL": `. */

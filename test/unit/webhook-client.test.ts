@@ -2,7 +2,8 @@
  * The webhook client (src/webhook/webhook-client.ts) against a real HTTPS server in the test process:
  * URL and Service references (resolved through EndpointSlices, then Endpoints), the CA bundle as the
  * only trust root, the service DNS name as the TLS server name, and Go-worded errors for refused
- * connections, timeouts, untrusted or misnamed certificates, and non-2xx answers.
+ * connections, timeouts, untrusted or misnamed certificates, and non-2xx answers; a call whose
+ * kept-alive connection the server closed is sent again once, on a new connection.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -124,4 +125,41 @@ test('non-2xx answers: a Status is the webhook status; anything else is client-g
   assert.deepEqual(status.status, { code: 403, reason: 'Forbidden', message: 'nope' });
   const notFound = await webhookCallError(client.post({ url: `${server.url}/missing`, caBundle: ca }, {}, { timeoutMs: 1000 }));
   assert.equal(notFound.message, 'the server could not find the requested resource');
+});
+
+test("a kept-alive connection closed under a call is replaced once, as Go's transport replaces it; a new one is not", async () => {
+  // A client of its own, so that the pooled connection is the one this test made.
+  const own = new WebhookClient(new StorageServiceResolver(storage));
+  const ca = server.certs.caBundle;
+  const served = new WeakSet<object>();
+  let closes = 0;
+  // Answers on a connection's first request; closes the connection at once when it carries another.
+  server.handle('/close-reused', (call, res) => {
+    if (served.has(res.socket as object)) {
+      closes++;
+      res.socket?.destroy();
+      return undefined;
+    }
+    served.add(res.socket as object);
+    return { got: call.body };
+  });
+  server.handle('/close-always', (_call, res) => {
+    res.socket?.destroy();
+    return undefined;
+  });
+  try {
+    assert.deepEqual(await own.post({ url: `${server.url}/close-reused`, caBundle: ca }, { n: 1 }, { timeoutMs: 2000 }), { got: { n: 1 } });
+    // The second call goes out on the kept-alive connection, which the server closes: it is sent
+    // again on a new connection, and that answer is the call's.
+    assert.deepEqual(await own.post({ url: `${server.url}/close-reused`, caBundle: ca }, { n: 2 }, { timeoutMs: 2000 }), { got: { n: 2 } });
+    assert.equal(closes, 1);
+    // A connection closed on its first request is the call's failure, not sent again.
+    own.close();
+    const before = server.calls.length;
+    const err = await webhookCallError(own.post({ url: `${server.url}/close-always`, caBundle: ca }, {}, { timeoutMs: 2000 }));
+    assert.equal(err.message, `Post "${server.url}/close-always?timeout=2s": read: connection reset by peer`);
+    assert.equal(server.calls.length - before, 1, 'one call reached the server');
+  } finally {
+    own.close();
+  }
 });
