@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes } from 'node:crypto';
 import type { AuthenticationResult, TokenAuthenticator } from './authenticator.js';
 
 /**
@@ -19,7 +19,7 @@ export interface TokenCacheOptions {
 const DEFAULT_MAX_ENTRIES = 10_000;
 
 export class CachedTokenAuthenticator implements TokenAuthenticator {
-  private readonly secret = randomBytes(32);
+  private readonly secret = createSecretKey(randomBytes(32));
   private readonly entries = new Map<string, { result: AuthenticationResult; expires: number }>();
   private readonly inflight = new Map<string, Promise<AuthenticationResult>>();
   private readonly now: () => number;
@@ -70,21 +70,15 @@ export class CachedTokenAuthenticator implements TokenAuthenticator {
     this.entries.set(key, { result, expires: this.now() + ttl });
   }
 
-  /** kube's keyFunc: an HMAC of the length-prefixed token and audiences ('undefined' audiences are the API server's). */
+  /**
+   * kube's keyFunc: an HMAC of the length-prefixed token and audiences ('undefined' audiences are the
+   * API server's), fed as one string (string lengths prefix each part, so no two inputs meet).
+   */
   private keyOf(token: string, audiences: string[] | undefined): string {
-    const h = createHmac('sha256', this.secret);
-    const prefixed = (s: string): void => {
-      const bytes = Buffer.from(s);
-      const length = Buffer.alloc(4);
-      length.writeUInt32BE(bytes.length);
-      h.update(length).update(bytes);
-    };
-    prefixed(token);
-    const count = Buffer.alloc(4);
-    count.writeInt32BE(audiences === undefined ? -1 : audiences.length);
-    h.update(count);
-    for (const a of audiences ?? []) prefixed(a);
-    return h.digest('base64');
+    let text = `${token.length}:${token}|`;
+    if (audiences === undefined) text += '-';
+    else for (const a of audiences) text += `${a.length}:${a}|`;
+    return createHmac('sha256', this.secret).update(text).digest('base64');
   }
 }
 

@@ -191,3 +191,18 @@ export function notFoundHandler(server: ServerContext) {
     else writeNotFoundPage(res);
   };
 }
+
+type Middleware = (req: Request, res: Response, next: NextFunction) => void;
+
+/**
+ * Routes a request by what its path names: a resource (`/api/v1/namespaces/N/pods`, ...) to
+ * `resources`, every other path (discovery, health, metrics, OpenAPI, ...) to `others`. A resource
+ * request is then matched against no route of the other handlers, which serve none of its paths.
+ */
+export function byRequestKind(resources: Middleware, others: Middleware): Middleware {
+  return (req, res, next) => {
+    const ri = parsedRequestOf(req).info;
+    if (ri !== undefined && ri.resource !== '') resources(req, res, next);
+    else others(req, res, next);
+  };
+}

@@ -8,6 +8,7 @@ import { getSemantic, listSemantic, waitForResourceVersion, type ReadSemantic } 
 import type { ResourceTarget } from './server-context.js';
 import { storageErrorToApi, withStorage } from './storage-errors.js';
 import { StorageError } from '../api/storage-error.js';
+import type { StoredObject } from '../storage/storage.js';
 
 /** One page of a list: stored objects' JSON (storage version) and the list metadata kube reports. */
 export interface ListPage {
@@ -30,9 +31,18 @@ export async function getObject(target: ResourceTarget, name: string, query: URL
   const stored = await withStorage(target, name, () => target.server.storage.get(target.type, key));
   if (!stored) throw notFound({ group: target.info.group, resource: target.info.resource }, name);
   // An object whose stored bytes do not decode is kube's corrupt-object 500, never served as it is.
-  decodeStored(target, stored);
+  if (!decodedObjects.has(stored)) {
+    decodeStored(target, stored);
+    decodedObjects.add(stored);
+  }
   return stored.json;
 }
+
+/**
+ * Stored objects a GET found decodable. The embedded store hands out one object per version, so
+ * its objects are decoded by the first GET only; Redis reads a new one each time.
+ */
+const decodedObjects = new WeakSet<StoredObject>();
 
 /**
  * The list's starting point: from a continue token (validated, signed, not expired) or from the

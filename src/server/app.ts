@@ -35,7 +35,7 @@ import { storageTypeOf } from '../api/resource-info.js';
 import { queryBool } from '../api/request-options.js';
 import { DEFAULT_VERSION_INFO, discoveryRouter } from '../discovery/discovery-router.js';
 import type { ServerContext } from '../rest/server-context.js';
-import { notFoundHandler, resourceHandler } from '../handlers/resource-router.js';
+import { byRequestKind, notFoundHandler, resourceHandler } from '../handlers/resource-router.js';
 import { requestUser } from '../handlers/http-scope.js';
 import { HealthChecks } from '../health/health-checks.js';
 import { healthRouter } from '../health/health-router.js';
@@ -287,15 +287,18 @@ export async function startServer(given: ServerConfig, storage: Storage, options
   await lifecycle.start('aggregator connections', { stop: () => aggregator.stop() });
   app.use(aggregator.proxy(requestUser));
   let jwksUri = config.serviceAccountJwksUri;
-  app.use(oidcDiscoveryRouter(authentication.tokens, () => jwksUri));
-  app.use(healthRouter(health));
-  app.use(flowControl.debugRouter());
-  app.use(metricsRouter());
-  app.use(
+  // Paths without a resource: none of these routers serves a resource path, so a resource
+  // request goes straight to its handler and is never matched against their routes.
+  const nonResourcePaths = express.Router();
+  nonResourcePaths.use(oidcDiscoveryRouter(authentication.tokens, () => jwksUri));
+  nonResourcePaths.use(healthRouter(health));
+  nonResourcePaths.use(flowControl.debugRouter());
+  nonResourcePaths.use(metricsRouter());
+  nonResourcePaths.use(
     discoveryRouter(catalog, { version: DEFAULT_VERSION_INFO, isCustomResource: (info) => info.custom === true, extension: aggregator.discoveryExtension() }),
   );
-  app.use(openapiRouter(openapi));
-  app.use(resourceHandler(context));
+  nonResourcePaths.use(openapiRouter(openapi));
+  app.use(byRequestKind(resourceHandler(context), nonResourcePaths));
   app.use(notFoundHandler(context));
   app.use(errorLogger());
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => writeError(res, err));
