@@ -20,6 +20,7 @@ export const SCENARIO_NAMES = [
   'cr-create',
   'encodings',
   'access',
+  'floor',
   'aggregator',
   'overload',
   'write-to-watch',
@@ -129,7 +130,7 @@ Sizes (defaults full / quick):
   --create-ops N       creates per kind (ConfigMap, Deployment, Pod) for create, per row for webhook and cr-create (3000 / 1000)
   --concurrency N      concurrent requests for crud and setup (64)
   --access-ops N       creates and GETs per credential for access (5000 / 1000)
-  --access-concurrency N  requests in flight for access (16)
+  --access-concurrency N  requests in flight for access and floor (16)
   --list-objects N     ConfigMaps for list (10000 / 10000)
   --objects N          ConfigMaps for memory (100000 / 20000)
   --memory-concurrency N  concurrent creates for memory (128)

@@ -19,6 +19,7 @@ import { crCreateScenario } from './scenario-cr-create.js';
 import { crudScenario } from './scenario-crud.js';
 import { applyScenario } from './scenario-apply.js';
 import { accessScenario } from './scenario-access.js';
+import { floorScenario } from './scenario-floor.js';
 import { gcScenario } from './scenario-gc.js';
 import { decodeScenario } from './scenario-decode.js';
 import { encodingsScenario } from './scenario-encodings.js';
@@ -52,6 +53,7 @@ const SCENARIOS: Record<ScenarioName, Scenario> = {
   'cr-create': crCreateScenario,
   encodings: encodingsScenario,
   access: accessScenario,
+  floor: floorScenario,
   aggregator: aggregatorScenario,
   overload: overloadScenario,
   'write-to-watch': writeToWatchScenario,
