@@ -9,6 +9,8 @@ const USER_HEADER = 'impersonate-user';
 const GROUP_HEADER = 'impersonate-group';
 const UID_HEADER = 'impersonate-uid';
 const EXTRA_PREFIX = 'impersonate-extra-';
+/** What every impersonation header's name starts with. */
+const IMPERSONATE_PREFIX = 'impersonate-';
 
 const NODE_PREFIX = 'system:node:';
 const NODES_GROUP = 'system:nodes';
@@ -42,8 +44,28 @@ function goWantedUser(w: WantedUser): string {
   return `&user.DefaultInfo{Name:${goQuote(w.name)}, UID:${goQuote(w.uid)}, Groups:${groups}, Extra:${extra}}`;
 }
 
+/**
+ * Whether the request carries any `Impersonate-*` header, read from its raw header list (most
+ * requests carry none, and Node builds `headersDistinct`, every header as a list, only when asked).
+ */
+function hasImpersonationHeaders(req: IncomingMessage): boolean {
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i];
+    if (
+      name.length >= IMPERSONATE_PREFIX.length &&
+      (name.charCodeAt(0) | 0x20) === 0x69 &&
+      name.slice(0, IMPERSONATE_PREFIX.length).toLowerCase() === IMPERSONATE_PREFIX
+    ) {
+      return true;
+    }
+  }
+  return false;
+}
+
 /** The impersonation headers as a wanted user; undefined without `Impersonate-User`; 400 for the rest without it. */
 function wantedUserOf(req: IncomingMessage): WantedUser | undefined {
+  if (!hasImpersonationHeaders(req)) return undefined;
   const wanted: WantedUser = { name: headerValues(req, USER_HEADER)[0] ?? '', uid: headerValues(req, UID_HEADER)[0] ?? '', groups: [], extra: {} };
   wanted.groups = headerValues(req, GROUP_HEADER);
   let hasExtra = false;
