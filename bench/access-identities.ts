@@ -2,7 +2,8 @@
  * The identities the `access` scenario measures with: a static token file (an administrator in
  * system:masters and a user outside it) written before the server starts, and, once it runs, a
  * ServiceAccount, a RoleBinding of the bootstrap `edit` ClusterRole to the user and the
- * ServiceAccount in the benchmark's namespace, and a service account token from TokenRequest.
+ * ServiceAccount in the benchmark's namespace, and a service account token from TokenRequest. The
+ * `floor` scenario starts its server the same way.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,7 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { certDirPaths } from '../src/tls/cert-dir.js';
 import type { HttpClient } from './http-client.js';
-import { sleep } from './scenario.js';
+import type { BenchOptions, TargetName } from './options.js';
+import { sleep, withTarget } from './scenario.js';
+import type { RunningTarget } from './target.js';
 
 export const BENCH_USER = 'bench-user';
 export const BENCH_SERVICE_ACCOUNT = 'bench-robot';
@@ -46,6 +49,33 @@ export function writeAccessFiles(): AccessFiles {
     serverArgs: ['--authorization-mode=RBAC', '--cert-dir', certDir, '--token-auth-file', tokenFile],
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
+}
+
+/**
+ * Starts target `name` with fresh access files (RBAC, the static tokens, a cert dir of its own), runs
+ * `body` with the running target, the files and the server's HTTPS URL, then stops the target and
+ * removes the files.
+ */
+export async function withAccessTarget<T>(
+  name: TargetName,
+  options: BenchOptions,
+  body: (t: RunningTarget, files: AccessFiles, secureUrl: string) => Promise<T>,
+): Promise<T> {
+  const files = writeAccessFiles();
+  try {
+    return await withTarget(
+      name,
+      options,
+      async (t) => {
+        const secureUrl = t.server.secureUrl;
+        if (secureUrl === undefined) throw new Error('the server announced no HTTPS URL');
+        return body(t, files, secureUrl);
+      },
+      files.serverArgs,
+    );
+  } finally {
+    files.remove();
+  }
 }
 
 /** The CA and the admin client certificate (CN capstan-admin, O system:masters) the server generated. */

@@ -11,16 +11,15 @@
  * the cost of TLS, of each authenticator and of RBAC.
  */
 import { loadavg } from 'node:os';
-import { BENCH_USER, grantEditAndIssueToken, readAdminCredentials, waitAllowed, writeAccessFiles } from './access-identities.js';
+import { BENCH_USER, grantEditAndIssueToken, readAdminCredentials, waitAllowed, withAccessTarget } from './access-identities.js';
 import { configMapBody, configMapsPath } from './fixtures.js';
 import { HttpClient, type ServerAccess } from './http-client.js';
 import { metric, type Metric, type OperationRow, type ScenarioResult } from './metrics.js';
 import type { BenchOptions } from './options.js';
-import { log, withTarget, type Scenario } from './scenario.js';
-import { operationRow, timedPhase, withCpu, type Phase } from './scenario-crud.js';
+import { log, type Scenario } from './scenario.js';
+import { cpuDifferenceUs, failedRequestsMetric, mergedRounds, timedPhase, withCpu, type Phase } from './scenario-crud.js';
 import { createScratchNamespace, scratchNamespaceName } from './scratch-namespace.js';
-import { median } from './stats.js';
-import { builtinTarget, type RunningTarget } from './target.js';
+import type { RunningTarget } from './target.js';
 
 const WARM_UP = 300;
 
@@ -71,13 +70,6 @@ function clientFor(c: Configuration, creds: Credentials, maxSockets: number): Ht
   return new HttpClient(creds.secureUrl, maxSockets, access);
 }
 
-/** Server CPU per request (µs) of row `a` minus row `b`; null when either is unmeasured. */
-function cpuDifferenceUs(rows: readonly OperationRow[], a: string, b: string): number | null {
-  const x = rows.find((r) => r.operation === a)?.cpuMsPerOp;
-  const y = rows.find((r) => r.operation === b)?.cpuMsPerOp;
-  return x === null || x === undefined || y === null || y === undefined ? null : (x - y) * 1000;
-}
-
 /** The derived costs: [metric name, row, baseline row]. */
 function derivedCosts(): Array<[string, string, string]> {
   const [plain, cert, adminToken, userToken, saToken] = KEEP_ALIVE;
@@ -106,20 +98,6 @@ function derivedCosts(): Array<[string, string, string]> {
 interface RowPhases {
   name: string;
   phases: Phase[];
-}
-
-/** The phases of a row merged: throughput over all rounds, CPU per request the median of the rounds' (robust to a GC or a neighbour landing in one). */
-function mergedRow(row: RowPhases): { row: OperationRow; firstError: string | undefined } {
-  const merged: Phase = {
-    ok: row.phases.reduce((n, p) => n + p.ok, 0),
-    failed: row.phases.reduce((n, p) => n + p.failed, 0),
-    seconds: row.phases.reduce((n, p) => n + p.seconds, 0),
-    latencies: row.phases.flatMap((p) => p.latencies),
-    firstError: row.phases.find((p) => p.firstError !== undefined)?.firstError,
-  };
-  const perRound = row.phases.filter((p) => p.cpuMs !== undefined && p.ok > 0).map((p) => (p.cpuMs ?? 0) / p.ok);
-  const out = operationRow(row.name, merged);
-  return { row: { ...out, cpuMsPerOp: perRound.length > 0 ? median(perRound) : null }, firstError: merged.firstError };
 }
 
 /**
@@ -176,78 +154,59 @@ export const accessScenario: Scenario = {
   name: 'access',
   title: 'access: ConfigMap creates and GETs over HTTP and HTTPS, per credential, with --authorization-mode=RBAC',
   async run(target, options) {
-    const files = writeAccessFiles();
-    try {
-      return await withTarget(
-        builtinTarget(target),
-        options,
-        async (t): Promise<ScenarioResult> => {
-          const secureUrl = t.server.secureUrl;
-          if (secureUrl === undefined) throw new Error('the server announced no HTTPS URL');
-          const load = loadavg();
-          const admin = new HttpClient(t.server.url, 4);
-          const ns = scratchNamespaceName('access');
-          let saToken: string;
-          try {
-            await createScratchNamespace(admin, ns);
-            saToken = await grantEditAndIssueToken(admin, ns);
-          } finally {
-            admin.close();
-          }
-          const creds: Credentials = {
-            plainUrl: t.server.url,
-            secureUrl,
-            ...readAdminCredentials(files.certDir),
-            adminToken: files.adminToken,
-            userToken: files.userToken,
-            saToken,
-          };
-          for (const c of [KEEP_ALIVE[3], KEEP_ALIVE[4]]) {
-            const client = clientFor(c, creds, 1);
-            try {
-              await waitAllowed(client, ns, c.name);
-            } finally {
-              client.close();
-            }
-          }
-          const rounds = options.quick ? 3 : 5;
-          const measured = await measure(t, creds, ns, options, rounds);
-          const rows: OperationRow[] = [];
-          const errors: string[] = [];
-          const order = [...KEEP_ALIVE.flatMap((c) => [createRow(c), getRow(c)]), ...NEW_CONNECTION.map(getRow)];
-          for (const name of order) {
-            const found = measured.find((m) => m.name === name);
-            if (found === undefined) continue;
-            const { row, firstError } = mergedRow(found);
-            rows.push(row);
-            if (firstError !== undefined) errors.push(`${name}: first error: ${firstError}`);
-          }
-          const metrics: Metric[] = derivedCosts().map(([name, a, b]) => metric(`${name}, server CPU`, cpuDifferenceUs(rows, a, b), 'µs'));
-          metrics.push(
-            metric(
-              'failed requests',
-              rows.reduce((n, r) => n + r.failed, 0),
-              'count',
-              { goal: { op: '<', value: 1 } },
-            ),
-          );
-          const loadAfter = loadavg();
-          return {
-            metrics,
-            operations: rows,
-            notes: [
-              `${options.accessOps} creates and GETs per keep-alive row, half as many GETs per new-connection row, in ${rounds} rounds (rotated order), ${options.accessConcurrency} in flight, ${options.payloadBytes} B data per ConfigMap, after ${WARM_UP} warm-up requests per row`,
-              `user ${BENCH_USER} and the service account are bound to ClusterRole edit in ${ns}; the admin token and certificate are in system:masters (RBAC not asked)`,
-              `server CPU per request is the median over the rounds; derived costs are differences of it between rows (${t.cpu.available() ? 'capstan primary and workers' : 'not measured'}${t.redis ? ' + redis-server' : ''}); on a busy host differences of ~10% of a row's CPU are noise`,
-              `load average (1/5/15 min) before: ${load.map((l) => l.toFixed(2)).join(' ')}, after: ${loadAfter.map((l) => l.toFixed(2)).join(' ')}`,
-              ...errors.slice(0, 3),
-            ],
-          };
-        },
-        files.serverArgs,
-      );
-    } finally {
-      files.remove();
-    }
+    return withAccessTarget(target, options, async (t, files, secureUrl): Promise<ScenarioResult> => {
+      const load = loadavg();
+      const admin = new HttpClient(t.server.url, 4);
+      const ns = scratchNamespaceName('access');
+      let saToken: string;
+      try {
+        await createScratchNamespace(admin, ns);
+        saToken = await grantEditAndIssueToken(admin, ns);
+      } finally {
+        admin.close();
+      }
+      const creds: Credentials = {
+        plainUrl: t.server.url,
+        secureUrl,
+        ...readAdminCredentials(files.certDir),
+        adminToken: files.adminToken,
+        userToken: files.userToken,
+        saToken,
+      };
+      for (const c of [KEEP_ALIVE[3], KEEP_ALIVE[4]]) {
+        const client = clientFor(c, creds, 1);
+        try {
+          await waitAllowed(client, ns, c.name);
+        } finally {
+          client.close();
+        }
+      }
+      const rounds = options.quick ? 3 : 5;
+      const measured = await measure(t, creds, ns, options, rounds);
+      const rows: OperationRow[] = [];
+      const errors: string[] = [];
+      const order = [...KEEP_ALIVE.flatMap((c) => [createRow(c), getRow(c)]), ...NEW_CONNECTION.map(getRow)];
+      for (const name of order) {
+        const found = measured.find((m) => m.name === name);
+        if (found === undefined) continue;
+        const { row, firstError } = mergedRounds(found.name, found.phases);
+        rows.push(row);
+        if (firstError !== undefined) errors.push(`${name}: first error: ${firstError}`);
+      }
+      const metrics: Metric[] = derivedCosts().map(([name, a, b]) => metric(`${name}, server CPU`, cpuDifferenceUs(rows, a, b), 'µs'));
+      metrics.push(failedRequestsMetric(rows));
+      const loadAfter = loadavg();
+      return {
+        metrics,
+        operations: rows,
+        notes: [
+          `${options.accessOps} creates and GETs per keep-alive row, half as many GETs per new-connection row, in ${rounds} rounds (rotated order), ${options.accessConcurrency} in flight, ${options.payloadBytes} B data per ConfigMap, after ${WARM_UP} warm-up requests per row`,
+          `user ${BENCH_USER} and the service account are bound to ClusterRole edit in ${ns}; the admin token and certificate are in system:masters (RBAC not asked)`,
+          `server CPU per request is the median over the rounds; derived costs are differences of it between rows (${t.cpu.available() ? 'capstan primary and workers' : 'not measured'}${t.redis ? ' + redis-server' : ''}); on a busy host differences of ~10% of a row's CPU are noise`,
+          `load average (1/5/15 min) before: ${load.map((l) => l.toFixed(2)).join(' ')}, after: ${loadAfter.map((l) => l.toFixed(2)).join(' ')}`,
+          ...errors.slice(0, 3),
+        ],
+      };
+    });
   },
 };

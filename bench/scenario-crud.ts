@@ -10,6 +10,7 @@ import { metric, type Metric, type OperationRow } from './metrics.js';
 import type { CpuMeter } from './proc-cpu.js';
 import { log, type Scenario } from './scenario.js';
 import { createScratchNamespace, deleteScratchNamespace, scratchNamespaceName } from './scratch-namespace.js';
+import { median } from './stats.js';
 
 const PHASE_TIMEOUT_MS = 120_000;
 
@@ -34,6 +35,39 @@ export function operationRow(operation: string, p: Phase): OperationRow {
     ok: p.ok,
     failed: p.failed,
   };
+}
+
+/**
+ * The phases of one row over several rounds merged: throughput and latencies over all of them,
+ * server CPU per request the median of the rounds' (robust to a GC or a neighbour landing in one).
+ */
+export function mergedRounds(name: string, phases: readonly Phase[]): { row: OperationRow; firstError: string | undefined } {
+  const merged: Phase = {
+    ok: phases.reduce((n, p) => n + p.ok, 0),
+    failed: phases.reduce((n, p) => n + p.failed, 0),
+    seconds: phases.reduce((n, p) => n + p.seconds, 0),
+    latencies: phases.flatMap((p) => p.latencies),
+    firstError: phases.find((p) => p.firstError !== undefined)?.firstError,
+  };
+  const perRound = phases.filter((p) => p.cpuMs !== undefined && p.ok > 0).map((p) => (p.cpuMs ?? 0) / p.ok);
+  return { row: { ...operationRow(name, merged), cpuMsPerOp: perRound.length > 0 ? median(perRound) : null }, firstError: merged.firstError };
+}
+
+/** Server CPU per request (µs) of row `a` minus row `b`; null when either is unmeasured. */
+export function cpuDifferenceUs(rows: readonly OperationRow[], a: string, b: string): number | null {
+  const x = rows.find((r) => r.operation === a)?.cpuMsPerOp;
+  const y = rows.find((r) => r.operation === b)?.cpuMsPerOp;
+  return x === null || x === undefined || y === null || y === undefined ? null : (x - y) * 1000;
+}
+
+/** The failed requests of all rows, a metric whose goal is none. */
+export function failedRequestsMetric(rows: readonly OperationRow[]): Metric {
+  return metric(
+    'failed requests',
+    rows.reduce((n, r) => n + r.failed, 0),
+    'count',
+    { goal: { op: '<', value: 1 } },
+  );
 }
 
 /** Runs `phase` and adds the server CPU it took. */

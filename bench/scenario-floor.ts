@@ -11,17 +11,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
-import { readAdminCredentials, writeAccessFiles } from './access-identities.js';
+import { readAdminCredentials, withAccessTarget } from './access-identities.js';
 import { configMapBody, configMapsPath } from './fixtures.js';
 import { HttpClient } from './http-client.js';
-import { metric, type Metric, type OperationRow, type ScenarioResult } from './metrics.js';
+import { metric, type Metric, type ScenarioResult } from './metrics.js';
 import { cpuMeter, type CpuMeter } from './proc-cpu.js';
 import { PROJECT_ROOT } from './processes.js';
-import { log, withTarget, type Scenario } from './scenario.js';
-import { operationRow, timedPhase, withCpu, type Phase } from './scenario-crud.js';
+import { log, type Scenario } from './scenario.js';
+import { cpuDifferenceUs, failedRequestsMetric, mergedRounds, timedPhase, withCpu, type Phase } from './scenario-crud.js';
 import { createScratchNamespace, scratchNamespaceName } from './scratch-namespace.js';
-import { median } from './stats.js';
-import { builtinTarget } from './target.js';
 
 const WARM_UP = 2_000;
 const FLOOR_SERVER = join(PROJECT_ROOT, 'dist', 'bench', 'floor-server.js');
@@ -60,141 +58,107 @@ function stopFloor(child: ChildProcess): Promise<void> {
   });
 }
 
-/** One row's phases merged: throughput over all rounds, CPU per request the median of the rounds'. */
-function mergedRow(name: string, phases: Phase[]): OperationRow {
-  const merged: Phase = {
-    ok: phases.reduce((n, p) => n + p.ok, 0),
-    failed: phases.reduce((n, p) => n + p.failed, 0),
-    seconds: phases.reduce((n, p) => n + p.seconds, 0),
-    latencies: phases.flatMap((p) => p.latencies),
-    firstError: phases.find((p) => p.firstError !== undefined)?.firstError,
-  };
-  const perRound = phases.filter((p) => p.cpuMs !== undefined && p.ok > 0).map((p) => (p.cpuMs ?? 0) / p.ok);
-  return { ...operationRow(name, merged), cpuMsPerOp: perRound.length > 0 ? median(perRound) : null };
-}
-
 export const floorScenario: Scenario = {
   name: 'floor',
   title: 'floor: server CPU per ConfigMap create and GET, Capstan beside Node.js HTTPS alone and with Express',
   async run(target, options) {
-    const files = writeAccessFiles();
-    try {
-      return await withTarget(
-        builtinTarget(target),
-        options,
-        async (t): Promise<ScenarioResult> => {
-          const secureUrl = t.server.secureUrl;
-          if (secureUrl === undefined) throw new Error('the server announced no HTTPS URL');
-          const load = loadavg();
-          const { ca } = readAdminCredentials(files.certDir);
-          const cert = join(files.certDir, 'apiserver.crt');
-          const key = join(files.certDir, 'apiserver.key');
-          const concurrency = options.accessConcurrency;
-          const ns = scratchNamespaceName('floor');
-          const nodeFloor = await startFloor(cert, key, false);
-          const expressFloor = await startFloor(cert, key, true).catch(async (err: unknown) => {
-            await stopFloor(nodeFloor.child);
-            throw err;
-          });
-          const floorPid = (c: ChildProcess): number[] => (c.pid === undefined ? [] : [c.pid]);
-          const servers: Measured[] = [
-            {
-              name: 'node:https alone',
-              client: new HttpClient(`https://127.0.0.1:${nodeFloor.port}`, concurrency, { ca }),
-              cpu: cpuMeter(() => floorPid(nodeFloor.child)),
-              path: configMapsPath(ns),
-            },
-            {
-              name: 'node:https + Express',
-              client: new HttpClient(`https://127.0.0.1:${expressFloor.port}`, concurrency, { ca }),
-              cpu: cpuMeter(() => floorPid(expressFloor.child)),
-              path: configMapsPath(ns),
-            },
-            {
-              name: `Capstan ${t.name}`,
-              client: new HttpClient(secureUrl, concurrency, { ca, token: files.adminToken }),
-              cpu: t.cpu,
-              path: configMapsPath(ns),
-            },
-          ];
-          const phases = new Map<string, Phase[]>();
-          const record = (row: string, p: Phase): void => {
-            phases.set(row, [...(phases.get(row) ?? []), p]);
-          };
-          const rounds = options.quick ? 3 : 5;
-          // Rounds long enough for /proc's 10 ms clock ticks to be noise below 1%.
-          const perRound = options.quick ? 2_000 : 4_000;
-          try {
-            const capstan = servers[2];
-            await createScratchNamespace(capstan.client, ns);
-            const create = (s: Measured, prefix: string) => (i: number) =>
-              s.client.request('POST', s.path, { body: configMapBody(`${prefix}-${i}`, options.payloadBytes, i) });
-            const get = (s: Measured, prefix: string, count: number) => (i: number) =>
-              s.client.request('GET', `${s.path}/${prefix}-${i % count}`, { discardBody: true });
-            log(`floor: warm-up, ${WARM_UP} creates and GETs per server`);
-            for (const s of servers) {
-              await timedPhase(WARM_UP, concurrency, 201, create(s, 'warm'));
-              await timedPhase(WARM_UP, concurrency, 200, get(s, 'warm', WARM_UP));
-            }
-            t.assertAlive();
-            for (let r = 0; r < rounds; r++) {
-              log(`floor: round ${r + 1}/${rounds}: ${perRound} creates and GETs per server`);
-              const rotated = [...servers.slice(r % servers.length), ...servers.slice(0, r % servers.length)];
-              for (const s of rotated) {
-                const prefix = `r${r}`;
-                record(`${s.name}: create`, await withCpu(s.cpu, () => timedPhase(perRound, concurrency, 201, create(s, prefix))));
-                record(`${s.name}: GET`, await withCpu(s.cpu, () => timedPhase(perRound, concurrency, 200, get(s, prefix, perRound))));
-                t.assertAlive();
-              }
-            }
-          } finally {
-            for (const s of servers) s.client.close();
-            await stopFloor(nodeFloor.child);
-            await stopFloor(expressFloor.child);
-          }
-          const rows = servers.flatMap((s) => [`${s.name}: create`, `${s.name}: GET`]).map((name) => mergedRow(name, phases.get(name) ?? []));
-          const cpuOf = (name: string): number | null => rows.find((r) => r.operation === name)?.cpuMsPerOp ?? null;
-          const differenceUs = (a: string, b: string): number | null => {
-            const x = cpuOf(a);
-            const y = cpuOf(b);
-            return x === null || y === null ? null : (x - y) * 1000;
-          };
-          const metrics: Metric[] = [];
-          for (const op of ['create', 'GET']) {
-            metrics.push(
-              metric(`Express over node:https (${op}), server CPU`, differenceUs(`node:https + Express: ${op}`, `node:https alone: ${op}`), 'µs'),
-              metric(`Capstan over node:https + Express (${op}), server CPU`, differenceUs(`Capstan ${t.name}: ${op}`, `node:https + Express: ${op}`), 'µs'),
-            );
-          }
-          metrics.push(
-            metric(
-              'failed requests',
-              rows.reduce((n, r) => n + r.failed, 0),
-              'count',
-              { goal: { op: '<', value: 1 } },
-            ),
-          );
-          const errors = [...phases.entries()].flatMap(([name, ps]) =>
-            ps.filter((p) => p.firstError !== undefined).map((p) => `${name}: first error: ${p.firstError}`),
-          );
-          return {
-            metrics,
-            operations: rows,
-            notes: [
-              `${perRound} creates and GETs per server and round, ${rounds} rounds (rotated order), ${concurrency} in flight, ${options.payloadBytes} B data per ConfigMap, after ${WARM_UP} warm-up creates and GETs per server; keep-alive HTTPS, the same certificate for all three`,
-              `the floor servers answer a GET with a stored ConfigMap's text and a create by parsing the body and writing it back, with Capstan's headers; Capstan runs with --authorization-mode=RBAC and a system:masters token`,
-              `server CPU per request is the median over the rounds (the floor server's process, or ${t.cpu.available() ? 'the capstan primary and workers' : 'not measured'}${t.redis ? ' + redis-server' : ''})`,
-              `load average (1/5/15 min) before: ${load.map((l) => l.toFixed(2)).join(' ')}, after: ${loadavg()
-                .map((l) => l.toFixed(2))
-                .join(' ')}`,
-              ...errors.slice(0, 3),
-            ],
-          };
+    return withAccessTarget(target, options, async (t, files, secureUrl): Promise<ScenarioResult> => {
+      const load = loadavg();
+      const { ca } = readAdminCredentials(files.certDir);
+      const cert = join(files.certDir, 'apiserver.crt');
+      const key = join(files.certDir, 'apiserver.key');
+      const concurrency = options.accessConcurrency;
+      const ns = scratchNamespaceName('floor');
+      const nodeFloor = await startFloor(cert, key, false);
+      const expressFloor = await startFloor(cert, key, true).catch(async (err: unknown) => {
+        await stopFloor(nodeFloor.child);
+        throw err;
+      });
+      const floorPid = (c: ChildProcess): number[] => (c.pid === undefined ? [] : [c.pid]);
+      const servers: Measured[] = [
+        {
+          name: 'node:https alone',
+          client: new HttpClient(`https://127.0.0.1:${nodeFloor.port}`, concurrency, { ca }),
+          cpu: cpuMeter(() => floorPid(nodeFloor.child)),
+          path: configMapsPath(ns),
         },
-        files.serverArgs,
+        {
+          name: 'node:https + Express',
+          client: new HttpClient(`https://127.0.0.1:${expressFloor.port}`, concurrency, { ca }),
+          cpu: cpuMeter(() => floorPid(expressFloor.child)),
+          path: configMapsPath(ns),
+        },
+        {
+          name: `Capstan ${t.name}`,
+          client: new HttpClient(secureUrl, concurrency, { ca, token: files.adminToken }),
+          cpu: t.cpu,
+          path: configMapsPath(ns),
+        },
+      ];
+      const phases = new Map<string, Phase[]>();
+      const record = (row: string, p: Phase): void => {
+        phases.set(row, [...(phases.get(row) ?? []), p]);
+      };
+      const rounds = options.quick ? 3 : 5;
+      // Rounds long enough for /proc's 10 ms clock ticks to be noise below 1%.
+      const perRound = options.quick ? 2_000 : 4_000;
+      try {
+        const capstan = servers[2];
+        await createScratchNamespace(capstan.client, ns);
+        const create = (s: Measured, prefix: string) => (i: number) =>
+          s.client.request('POST', s.path, { body: configMapBody(`${prefix}-${i}`, options.payloadBytes, i) });
+        const get = (s: Measured, prefix: string, count: number) => (i: number) =>
+          s.client.request('GET', `${s.path}/${prefix}-${i % count}`, { discardBody: true });
+        log(`floor: warm-up, ${WARM_UP} creates and GETs per server`);
+        for (const s of servers) {
+          await timedPhase(WARM_UP, concurrency, 201, create(s, 'warm'));
+          await timedPhase(WARM_UP, concurrency, 200, get(s, 'warm', WARM_UP));
+        }
+        t.assertAlive();
+        for (let r = 0; r < rounds; r++) {
+          log(`floor: round ${r + 1}/${rounds}: ${perRound} creates and GETs per server`);
+          const rotated = [...servers.slice(r % servers.length), ...servers.slice(0, r % servers.length)];
+          for (const s of rotated) {
+            const prefix = `r${r}`;
+            record(`${s.name}: create`, await withCpu(s.cpu, () => timedPhase(perRound, concurrency, 201, create(s, prefix))));
+            record(`${s.name}: GET`, await withCpu(s.cpu, () => timedPhase(perRound, concurrency, 200, get(s, prefix, perRound))));
+            t.assertAlive();
+          }
+        }
+      } finally {
+        for (const s of servers) s.client.close();
+        await stopFloor(nodeFloor.child);
+        await stopFloor(expressFloor.child);
+      }
+      const rows = servers.flatMap((s) => [`${s.name}: create`, `${s.name}: GET`]).map((name) => mergedRounds(name, phases.get(name) ?? []).row);
+      const metrics: Metric[] = [];
+      for (const op of ['create', 'GET']) {
+        metrics.push(
+          metric(`Express over node:https (${op}), server CPU`, cpuDifferenceUs(rows, `node:https + Express: ${op}`, `node:https alone: ${op}`), 'µs'),
+          metric(
+            `Capstan over node:https + Express (${op}), server CPU`,
+            cpuDifferenceUs(rows, `Capstan ${t.name}: ${op}`, `node:https + Express: ${op}`),
+            'µs',
+          ),
+        );
+      }
+      metrics.push(failedRequestsMetric(rows));
+      const errors = [...phases.entries()].flatMap(([name, ps]) =>
+        ps.filter((p) => p.firstError !== undefined).map((p) => `${name}: first error: ${p.firstError}`),
       );
-    } finally {
-      files.remove();
-    }
+      return {
+        metrics,
+        operations: rows,
+        notes: [
+          `${perRound} creates and GETs per server and round, ${rounds} rounds (rotated order), ${concurrency} in flight, ${options.payloadBytes} B data per ConfigMap, after ${WARM_UP} warm-up creates and GETs per server; keep-alive HTTPS, the same certificate for all three`,
+          `the floor servers answer a GET with a stored ConfigMap's text and a create by parsing the body and writing it back, with Capstan's headers; Capstan runs with --authorization-mode=RBAC and a system:masters token`,
+          `server CPU per request is the median over the rounds (the floor server's process, or ${t.cpu.available() ? 'the capstan primary and workers' : 'not measured'}${t.redis ? ' + redis-server' : ''})`,
+          `load average (1/5/15 min) before: ${load.map((l) => l.toFixed(2)).join(' ')}, after: ${loadavg()
+            .map((l) => l.toFixed(2))
+            .join(' ')}`,
+          ...errors.slice(0, 3),
+        ],
+      };
+    });
   },
 };
