@@ -11,6 +11,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
+import { certDirPaths } from '../src/tls/cert-dir.js';
 import { readAdminCredentials, withAccessTarget } from './access-identities.js';
 import { configMapBody, configMapsPath } from './fixtures.js';
 import { HttpClient } from './http-client.js';
@@ -65,8 +66,7 @@ export const floorScenario: Scenario = {
     return withAccessTarget(target, options, async (t, files, secureUrl): Promise<ScenarioResult> => {
       const load = loadavg();
       const { ca } = readAdminCredentials(files.certDir);
-      const cert = join(files.certDir, 'apiserver.crt');
-      const key = join(files.certDir, 'apiserver.key');
+      const { servingCert: cert, servingKey: key } = certDirPaths(files.certDir);
       const concurrency = options.accessConcurrency;
       const ns = scratchNamespaceName('floor');
       const nodeFloor = await startFloor(cert, key, false);
