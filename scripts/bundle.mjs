@@ -38,6 +38,54 @@ mkdirSync(validatorsDir);
 const { validatorModules } = await import(pathToFileURL(join(out, 'codec', 'kind-validator-modules.js')).href);
 for (const [name, text] of validatorModules()) writeFileSync(join(validatorsDir, name), text);
 
+/**
+ * Packages Express evaluates when it is loaded that the server needs late or never: the body
+ * parsers (Capstan reads bodies itself), the MIME table (~1,000 types put in maps, wanted when a
+ * response type is first set), static files and `qs` (the "extended" query parser; Capstan's is
+ * "simple"). Each is evaluated on its first use instead, about 10 ms off every start. The names
+ * are the functions a package's importers copy off it while loading (express.js copies the four
+ * parsers): they are handed out as forwarders, anything else is read from the loaded package.
+ */
+const LAZY_PACKAGES = {
+  'body-parser': ['json', 'raw', 'text', 'urlencoded'],
+  'mime-types': [],
+  qs: [],
+  send: [],
+  'serve-static': [],
+};
+
+/** An esbuild plugin: every `require` of a package named in PACKAGES gets a stand-in that loads it on first use. */
+function lazyPackages(packages) {
+  const names = Object.keys(packages);
+  const filter = new RegExp(`^(${names.map((n) => n.replace(/[-/]/g, '\\$&')).join('|')})$`);
+  return {
+    name: 'lazy-packages',
+    setup(b) {
+      b.onResolve({ filter }, async (args) => {
+        // The stand-in's own require, and the lookup of the package itself below, reach the package.
+        if (args.namespace === 'lazy-package' || args.pluginData?.lookup === true) return undefined;
+        const real = await b.resolve(args.path, { resolveDir: args.resolveDir, kind: args.kind, importer: args.importer, pluginData: { lookup: true } });
+        if (real.errors.length > 0) return { errors: real.errors };
+        return { path: real.path, namespace: 'lazy-package', pluginData: { name: args.path } };
+      });
+      b.onLoad({ filter: /.*/, namespace: 'lazy-package' }, (args) => ({
+        resolveDir: dirname(args.path),
+        loader: 'js',
+        contents: `let loaded;
+const load = () => (loaded ??= require(${JSON.stringify(args.pluginData.name)}));
+const forwarded = new Set(${JSON.stringify(packages[args.pluginData.name])});
+module.exports = new Proxy(function () {}, {
+  get: (_, key) => (forwarded.has(key) ? (...a) => load()[key](...a) : load()[key]),
+  has: (_, key) => key in load(),
+  apply: (_, self, a) => Reflect.apply(load(), self, a),
+  construct: (_, a) => Reflect.construct(load(), a),
+});
+`,
+      }));
+    },
+  };
+}
+
 await build({
   absWorkingDir: root,
   entryPoints: ['src/main.ts'],
@@ -63,6 +111,7 @@ await build({
   keepNames: false,
   legalComments: 'none',
   logLevel: 'warning',
+  plugins: [lazyPackages(LAZY_PACKAGES)],
 });
 // Only ASCII, so that the entry reads it as latin1, a one-byte string (esbuild leaves a few non-ASCII
 // characters in regular expressions and comments): each UTF-16 unit becomes a \uXXXX escape, which
