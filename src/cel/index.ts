@@ -42,10 +42,14 @@ export { authorizerValue, requestResourceValue, type AuthorizerBackend, type Aut
 export { estimateCost, type CostEstimate } from './cost.js';
 export { schemaSizes, unboundedCardinality, type SizeOracle } from './schema-sizes.js';
 
-/** kube's per-expression runtime cost limit (celconfig.PerCallLimit). */
-export const PER_CALL_LIMIT = 1_000_000;
-/** kube's runtime cost budget for all the rules of one custom resource (celconfig.RuntimeCELCostBudget). */
-export const RUNTIME_CEL_COST_BUDGET = 10_000_000;
+import { PER_CALL_LIMIT } from './limits.js';
+
+export { PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET } from './limits.js';
+
+/** The syntax tree of CEL source, unchecked (@bufbuild/cel's parser; throws on a syntax error). */
+export function parseSource(source: string): ParsedExpr {
+  return parse(source);
+}
 
 export interface CompileEnv {
   /** Declared variables and their types (dyn when unknown): `self`, `oldSelf`, `object`, `request`, ... */

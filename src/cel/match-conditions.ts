@@ -1,4 +1,6 @@
-import { compileExpression, DYN, evaluate, toCelInput, typeName, type Program } from './index.js';
+import type { Program } from './index.js';
+import { cel } from './load.js';
+import { DYN, typeName } from './types.js';
 import type { Obj } from '../api/object-util.js';
 import { AUTHORIZER_VARIABLES } from './authorizer-variables.js';
 
@@ -44,7 +46,7 @@ const VARIABLES = { object: DYN, oldObject: DYN, request: DYN, ...AUTHORIZER_VAR
  * after "compilation failed: ", or an output type other than exactly bool (dyn included).
  */
 function compileError(expression: string): { error: string } | { program: Program } {
-  const compiled = compileExpression(expression, { variables: VARIABLES });
+  const compiled = cel().compileExpression(expression, { variables: VARIABLES });
   if (!compiled.ok || compiled.program === undefined) return { error: `compilation failed: ${compiled.errors.join('\n')}` };
   const out = compiled.program.outputType;
   if (out.kind !== 'bool') return { error: `must evaluate to bool but got ${typeName(out)}` };
@@ -62,6 +64,7 @@ class CelMatchConditions implements MatchConditionCompiler {
     const programs = conditions.map((c) => ({ name: c.name, expression: c.expression, ...compileError(c.expression) }));
     return {
       evaluate: (input, failurePolicy) => {
+        const { evaluate, toCelInput } = cel();
         const activation = {
           object: toCelInput(input.object ?? null, DYN),
           oldObject: toCelInput(input.oldObject ?? null, DYN),

@@ -9,18 +9,10 @@
  */
 import type { StatusCause } from '../api/errors.js';
 import { isObject, type Obj } from '../api/object-util.js';
-import {
-  compileExpression,
-  evaluate,
-  fromCel,
-  optionalValue,
-  PER_CALL_LIMIT,
-  RUNTIME_CEL_COST_BUDGET,
-  toCelInput,
-  typeFromSchema,
-  type CelType,
-  type Program,
-} from '../cel/index.js';
+import type { Program } from '../cel/index.js';
+import { PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET } from '../cel/limits.js';
+import { cel } from '../cel/load.js';
+import { typeFromSchema, type CelType } from '../cel/types.js';
 import { goQuote, type BadValue } from '../validation/field-errors.js';
 import { jsonEqual } from './cr-ratcheting.js';
 import { additionalPropertiesOf, itemsOf, propertiesOf } from './cr-schema-nodes.js';
@@ -89,6 +81,7 @@ export function fieldPathSuffix(fieldPath: string | undefined): string {
 }
 
 function compileNode(schema: Obj, isRoot: boolean): RuleNode {
+  const { compileExpression } = cel();
   const type = typeFromSchema(schema, 'self', isRoot);
   const optionalOld: CelType = { kind: 'optional_type', elem: type };
   const rules: CompiledRule[] = rulesOf(schema).map((rule) => {
@@ -177,6 +170,7 @@ interface Walk {
 
 /** kube's message for a messageExpression's result; undefined falls back to the rule's message. */
 function messageOf(program: Program, activation: Record<string, unknown>, walk: Walk): string | undefined | null {
+  const { evaluate, fromCel } = cel();
   const r = evaluate(program, activation, { costBudget: Math.min(PER_CALL_LIMIT, walk.budget) });
   walk.budget -= r.cost;
   if (r.error !== undefined) return r.exceeded === true ? null : undefined;
@@ -190,6 +184,7 @@ function messageOf(program: Program, activation: Record<string, unknown>, walk: 
 function validateNode(node: RuleNode, field: string, value: unknown, old: unknown, hasOld: boolean, walk: Walk): void {
   if (walk.stopped || value === undefined || value === null) return;
   if (node.rules.length > 0) {
+    const { evaluate, optionalValue, toCelInput } = cel();
     const typeField = field === '' ? '<nil>' : field;
     const self = toCelInput(value, node.type);
     const oldSelf = hasOld ? toCelInput(old, node.type) : undefined;

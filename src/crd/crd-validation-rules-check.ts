@@ -8,7 +8,9 @@
  */
 import type { StatusCause } from '../api/errors.js';
 import { isObject, type Obj } from '../api/object-util.js';
-import { compileExpression, schemaSizes, typeFromSchema, unboundedCardinality, type CelType } from '../cel/index.js';
+import { cel } from '../cel/load.js';
+import { schemaSizes, unboundedCardinality } from '../cel/schema-sizes.js';
+import { typeFromSchema, type CelType } from '../cel/types.js';
 import { forbiddenField, goJson, invalidField, notSupportedField, requiredField } from '../validation/field-errors.js';
 import { additionalPropertiesOf, itemsOf, propertiesOf } from './cr-schema-nodes.js';
 import { jsonEqual } from './cr-ratcheting.js';
@@ -151,7 +153,7 @@ function checkNode(
   rules.forEach((r, i) => {
     const usesOldSelf = OLD_SELF.test(r.rule);
     const oldSelf = r.optionalOldSelf === true ? optionalOld : type;
-    const compiled = compileExpression(r.rule, { variables: { self: type, oldSelf }, sizes });
+    const compiled = cel().compileExpression(r.rule, { variables: { self: type, oldSelf }, sizes });
     const failed = !compiled.ok || (compiled.outputType !== undefined && !['bool', 'dyn'].includes(compiled.outputType.kind));
     const ruleCost = failed || compiled.estimatedCost === undefined ? 0n : saturatingProduct(compiled.estimatedCost.exact.max, times);
     if (ruleCost > RULE_LIMIT) out.push(forbiddenField(at(i, 'rule'), costMessage('estimated rule cost', ruleCost, RULE_LIMIT)));
@@ -160,7 +162,7 @@ function checkNode(
     else if (failed) out.push(invalidField(at(i, 'rule'), ruleDump(r), 'cel expression must evaluate to a bool'));
     // kube compiles the messageExpression of a rule that compiled; its cost is not multiplied.
     if (!failed && typeof r.messageExpression === 'string' && r.messageExpression !== '') {
-      const msg = compileExpression(r.messageExpression, { variables: { self: type, oldSelf }, sizes });
+      const msg = cel().compileExpression(r.messageExpression, { variables: { self: type, oldSelf }, sizes });
       if (!msg.ok) out.push(invalidField(at(i, 'messageExpression'), ruleDump(r), `messageExpression compilation failed: ${msg.errors.join('\n')}`));
       else if (msg.outputType !== undefined && !['string', 'dyn'].includes(msg.outputType.kind))
         out.push(invalidField(at(i, 'messageExpression'), ruleDump(r), 'messageExpression must evaluate to a string'));

@@ -1,6 +1,7 @@
 import type { AuthorizationAttributes, Authorizer } from '../../auth/authorizer.js';
 import type { User } from '../../api/user.js';
-import { authorizerValue, requestResourceValue, type AuthorizerBackend, type AuthzAttributes, type AuthzDecision } from '../../cel/index.js';
+import type { AuthorizerBackend, AuthzAttributes, AuthzDecision } from '../../cel/index.js';
+import { cel } from '../../cel/load.js';
 import type { AdmissionAttributes } from '../admission.js';
 
 /** Rounds of evaluation one invocation may take to learn the decisions its expressions ask for. */
@@ -50,6 +51,7 @@ export class PolicyAuthorizer {
 
   /** The `authorizer` and `authorizer.requestResource` variables for request `a`. */
   variables(a: AdmissionAttributes): Record<string, unknown> {
+    const { authorizerValue, requestResourceValue } = cel();
     return {
       authorizer: authorizerValue(this.backend),
       'authorizer.requestResource': requestResourceValue(this.backend, {

@@ -1,4 +1,5 @@
-import { compileExpression, DYN, evaluate, fromCel, toCelInput, type CelType } from '../../cel/index.js';
+import { cel } from '../../cel/load.js';
+import { DYN, type CelType } from '../../cel/types.js';
 import { AUTHORIZER_VARIABLES } from '../../cel/authorizer-variables.js';
 
 /** The outcome of one evaluation: a JSON-shaped value, or kube's wording of the error; and its runtime cost. */
@@ -43,7 +44,7 @@ export class LazyVariables extends Map<string, unknown> {
     if (!this.computed.has(name)) {
       this.computed.set(name, FAILED); // a variable reading itself finds nothing
       const value = this.resolve(name);
-      this.computed.set(name, value === undefined ? FAILED : toCelInput(value, DYN));
+      this.computed.set(name, value === undefined ? FAILED : cel().toCelInput(value, DYN));
     }
     const v = this.computed.get(name);
     return v === FAILED ? undefined : v;
@@ -60,6 +61,7 @@ export class LazyVariables extends Map<string, unknown> {
  * (`compilation failed: ERROR: <input>:1:5: ...`).
  */
 export function compilePolicyExpression(expression: string, declarations: Record<string, CelType> = DECLARED): Compiled {
+  const { compileExpression, evaluate, fromCel, toCelInput } = cel();
   const compiled = compileExpression(expression, { variables: declarations });
   if (!compiled.ok || compiled.program === undefined) return { ok: false, error: `compilation failed: ${compiled.errors.join('\n')}` };
   const program = compiled.program;

@@ -1,5 +1,5 @@
 import { isObject, type Obj } from '../../api/object-util.js';
-import { RUNTIME_CEL_COST_BUDGET } from '../../cel/index.js';
+import { RUNTIME_CEL_COST_BUDGET } from '../../cel/limits.js';
 import { compilePolicyExpression, LazyVariables, type Compiled } from './policy-cel.js';
 
 /** One expression of a policy, compiled once per policy generation. */

@@ -1,5 +1,5 @@
 import { isObject, type Obj } from '../../api/object-util.js';
-import { typeFromSchema, type CelType, type SchemaLike } from '../../cel/index.js';
+import { typeFromSchema, type CelType, type SchemaLike } from '../../cel/types.js';
 import type { ResourceCatalog } from '../../catalog/resource-catalog.js';
 import type { ResourceInfo } from '../../api/resource-info.js';
 import { schemaForDefinition, type SchemaNode } from '../../schema/openapi-schema.js';

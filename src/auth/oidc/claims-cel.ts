@@ -1,8 +1,7 @@
-import { parse } from '@bufbuild/cel';
 import type { Expr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
-import { compileExpression, evaluate, fromCel, type CelType, type Program } from '../../cel/index.js';
-import { BOOL, DYN, listOf, mapOf, objectOf, STRING } from '../../cel/types.js';
-import { escapeFieldName } from '../../cel/types.js';
+import type { Program } from '../../cel/index.js';
+import { cel } from '../../cel/load.js';
+import { BOOL, DYN, escapeFieldName, listOf, mapOf, objectOf, STRING, type CelType } from '../../cel/types.js';
 import { OPT_SELECT, rewriteOptionalSyntax } from '../../cel/source.js';
 
 /**
@@ -41,7 +40,7 @@ export type CompileOutcome = { ok: true; compiled: CompiledClaimExpression } | {
  * its type must be bool (validation rules), otherwise any type is accepted (mappings).
  */
 export function compileAuthExpression(expression: string, variable: 'claims' | 'user', mustBeBool: boolean): CompileOutcome {
-  const result = compileExpression(expression, { variables: { [variable]: variable === 'claims' ? CLAIMS_TYPE : USER_TYPE } });
+  const result = cel().compileExpression(expression, { variables: { [variable]: variable === 'claims' ? CLAIMS_TYPE : USER_TYPE } });
   if (!result.ok || result.program === undefined) return { ok: false, detail: `compilation failed: ${result.errors.join('\n')}` };
   if (mustBeBool && result.program.outputType.kind !== BOOL.kind) return { ok: false, detail: 'must evaluate to bool' };
   const root = parsedTree(expression);
@@ -58,7 +57,7 @@ export function compileAuthExpression(expression: string, variable: 'claims' | '
 
 function parsedTree(expression: string): Expr | undefined {
   try {
-    return parse(rewriteOptionalSyntax(expression).text).expr;
+    return cel().parseSource(rewriteOptionalSyntax(expression).text).expr;
   } catch {
     return undefined;
   }
@@ -128,6 +127,7 @@ export type EvalOutcome = { ok: true; value: unknown } | { ok: false; error: str
 
 /** Evaluates a compiled expression with `variable` bound to `value`, within kube's per-call cost limit. */
 export function evaluateAuthExpression(compiled: CompiledClaimExpression, variable: 'claims' | 'user', value: unknown): EvalOutcome {
+  const { evaluate, fromCel } = cel();
   const r = evaluate(compiled.program, { [variable]: value });
   if (r.error !== undefined) return { ok: false, error: `expression '${compiled.expression}' resulted in error: ${r.error}` };
   return { ok: true, value: fromCel(r.value) };
