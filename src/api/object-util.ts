@@ -78,6 +78,19 @@ export function nowTimestamp(): string {
   return timestampText;
 }
 
+/**
+ * A text that is the same for two JSON values exactly when `jsonEqual` holds for them (members in
+ * key order, undefined members left out): a key for sets and maps of values compared that way.
+ */
+export function jsonKey(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => {
+    if (!isObject(v)) return v;
+    const sorted: Obj = {};
+    for (const k of Object.keys(v).sort()) sorted[k] = v[k];
+    return sorted;
+  });
+}
+
 /** Deep equality of JSON values. */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;

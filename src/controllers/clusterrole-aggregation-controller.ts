@@ -1,4 +1,4 @@
-import { isObject, jsonEqual, metadataOf, stringField, type Obj } from '../api/object-util.js';
+import { isObject, jsonEqual, jsonKey, metadataOf, stringField, type Obj } from '../api/object-util.js';
 import { RBAC_TYPES } from '../auth/rbac/rbac-policy.js';
 import { labelSelectorString } from '../strategy/printers/format.js';
 import { logger } from '../logging/logger.js';
@@ -76,13 +76,19 @@ export class ClusterRoleAggregationController {
     const name = stringField(metadataOf(role), 'name');
     const all = [...this.roles.inNamespace('')].sort((a, b) => (stringField(metadataOf(a), 'name') < stringField(metadataOf(b), 'name') ? -1 : 1));
     const rules: unknown[] = [];
+    const seen = new Set<string>();
     for (const selector of selectorsOf(role) ?? []) {
       const text = labelSelectorString(selector);
       if (text === undefined) continue;
       const matches = compileLabelSelector(text);
       for (const other of all) {
         if (stringField(metadataOf(other), 'name') === name || !matches(labelsOf(other))) continue;
-        for (const rule of Array.isArray(other.rules) ? other.rules : []) if (!rules.some((r) => jsonEqual(r, rule))) rules.push(rule);
+        for (const rule of Array.isArray(other.rules) ? other.rules : []) {
+          const key = jsonKey(rule);
+          if (seen.has(key)) continue;
+          seen.add(key);
+          rules.push(rule);
+        }
       }
     }
     return rules;

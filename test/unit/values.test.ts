@@ -27,7 +27,7 @@ import {
   stringFieldOrUndefined,
   stringOrUndefined,
 } from '../../src/api/values.js';
-import { isObject as objectUtilIsObject, stringField as objectUtilStringField } from '../../src/api/object-util.js';
+import { isObject as objectUtilIsObject, jsonEqual, jsonKey, stringField as objectUtilStringField } from '../../src/api/object-util.js';
 
 const obj = { a: 1 };
 const arr = [1, 'x'];
@@ -123,4 +123,31 @@ test('the element readers keep the elements of their type in order', () => {
     assert.deepEqual(stringElements(notList), []);
     assert.deepEqual(objectElements(notList), []);
   }
+});
+
+test('jsonKey is the same text for two values exactly when jsonEqual holds', () => {
+  const values: unknown[] = [
+    { verbs: ['get', 'list'], resources: ['pods'], apiGroups: [''] },
+    { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] },
+    { apiGroups: [''], resources: ['pods'], verbs: ['list', 'get'] },
+    { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'], resourceNames: undefined },
+    { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'], resourceNames: [] },
+    { a: { y: 1, x: [{ q: 2, p: 1 }] } },
+    { a: { x: [{ p: 1, q: 2 }], y: 1 } },
+    { a: { x: [{ p: 1, q: '2' }], y: 1 } },
+    ['a', 'b'],
+    ['b', 'a'],
+    'a',
+    1,
+    null,
+  ];
+  let equalPairs = 0;
+  for (const a of values) {
+    for (const b of values) {
+      assert.equal(jsonKey(a) === jsonKey(b), jsonEqual(a, b), `${JSON.stringify(a)} and ${JSON.stringify(b)}`);
+      if (a !== b && jsonEqual(a, b)) equalPairs++;
+    }
+  }
+  // Members in another order, an undefined member and nested objects in another order are equal.
+  assert.equal(equalPairs, 8);
 });
