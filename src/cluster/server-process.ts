@@ -1,6 +1,7 @@
 import cluster from 'node:cluster';
 import type { ServerConfig } from '../config/server-config.js';
 import { announceServing } from '../cli/serving-banner.js';
+import { warmUpProtobufWhenIdle } from '../codec/protobuf/warm-up.js';
 import { logger } from '../logging/logger.js';
 import { startServer, type CapstanServer } from '../server/app.js';
 import { MemoryStorage } from '../storage/memory-storage.js';
@@ -116,6 +117,7 @@ export async function runServerProcess(config: ServerConfig): Promise<CapstanSer
           },
   });
   shutdown.serving(server);
+  warmUpProtobufWhenIdle(server.context.shutdownSignal);
   if (receiver !== undefined) {
     receiver.serve(
       (socket) => server.serverForPort(socket.localPort ?? 0),
