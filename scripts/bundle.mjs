@@ -12,7 +12,8 @@
 //   rest of dist/src stays tsc's output for the unit tests. A later bare `tsc` rewrites main.js as
 //   the unbundled entry, which still works: never a stale bundle.
 // - capstan-bundle.<hash>.v8cache: V8's code cache, taken from a warm-up run of the bundle (start,
-//   a few requests, SIGTERM), so it also holds the functions the first requests compile. Skipped,
+//   a few requests, the CRD, webhook configuration, namespace and custom resource a test suite
+//   starts with, SIGTERM), so it also holds the functions the first requests compile. Skipped,
 //   with a warning, with --no-code-cache.
 // - validators/: the built-in kinds' ajv validators as standalone modules, loaded on a kind's first
 //   use instead of compiled then (src/codec/kind-validator-modules.ts).
@@ -173,12 +174,98 @@ async function warmUp(cacheFile) {
         if (status >= 500) throw new Error(`warm-up ${method} ${path} answered ${status}:\n${stderr}`);
       }
     }
+    await setUpLikeATestSuite(port, stderr);
   } finally {
     child.kill('SIGTERM');
     await exited;
     rmSync(certDir, { recursive: true, force: true });
   }
   if (!statSync(cacheFile, { throwIfNoEntry: false })) throw new Error(`the bundled server wrote no code cache:\n${stderr}`);
+}
+
+/**
+ * What a controller's test suite does once after the server starts (envtest installs CRDs and
+ * webhook configurations, then creates a namespace and custom resources): the first of each is
+ * otherwise compiled on that suite's critical path.
+ */
+async function setUpLikeATestSuite(port, stderr) {
+  const crds = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+  const crd = {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'warmups.bundle.capstan.test' },
+    spec: {
+      group: 'bundle.capstan.test',
+      scope: 'Namespaced',
+      names: { plural: 'warmups', singular: 'warmup', kind: 'WarmUp' },
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              properties: {
+                spec: {
+                  type: 'object',
+                  properties: { size: { type: 'integer', minimum: 0 }, labels: { type: 'object', additionalProperties: { type: 'string' } } },
+                },
+                status: { type: 'object', properties: { ready: { type: 'boolean' } } },
+              },
+            },
+          },
+        },
+      ],
+    },
+  };
+  const webhooks = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations';
+  const webhook = {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingWebhookConfiguration',
+    metadata: { name: 'bundle-warm-up' },
+    webhooks: [
+      {
+        name: 'warm-up.bundle.capstan.test',
+        admissionReviewVersions: ['v1'],
+        sideEffects: 'None',
+        clientConfig: { url: 'https://127.0.0.1:1/validate' },
+        rules: [{ apiGroups: ['bundle.capstan.test'], apiVersions: ['v1'], operations: ['DELETE'], resources: ['nothing'] }],
+      },
+    ],
+  };
+  const resources = '/apis/bundle.capstan.test/v1/namespaces/bundle-warm-up/warmups';
+  const steps = [
+    ['POST', crds, JSON.stringify(crd)],
+    ['POST', webhooks, JSON.stringify(webhook)],
+    ['POST', '/api/v1/namespaces', JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bundle-warm-up' } })],
+    ['WAIT', '/apis/bundle.capstan.test/v1'],
+    ['POST', resources, JSON.stringify({ apiVersion: 'bundle.capstan.test/v1', kind: 'WarmUp', metadata: { name: 'w' }, spec: { size: 1 } })],
+    ['GET', resources],
+    [
+      'PUT',
+      `${resources}/w/status`,
+      JSON.stringify({ apiVersion: 'bundle.capstan.test/v1', kind: 'WarmUp', metadata: { name: 'w' }, status: { ready: true } }),
+    ],
+    ['DELETE', `${resources}/w`],
+    ['DELETE', `${webhooks}/bundle-warm-up`],
+    ['DELETE', `${crds}/warmups.bundle.capstan.test`],
+    ['DELETE', '/api/v1/namespaces/bundle-warm-up'],
+  ];
+  for (const [method, path, payload] of steps) {
+    if (method === 'WAIT') {
+      // The CRD's group is served once the CRD is established, a moment after its create.
+      const deadline = Date.now() + 10_000;
+      while ((await call(port, 'GET', path)) !== 200) {
+        if (Date.now() > deadline) throw new Error(`warm-up: ${path} was not served within 10 s:\n${stderr}`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      continue;
+    }
+    const status = await call(port, method, path, payload);
+    if (status >= 500) throw new Error(`warm-up ${method} ${path} answered ${status}:\n${stderr}`);
+  }
 }
 
 function freePort() {
