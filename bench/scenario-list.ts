@@ -3,7 +3,7 @@
  * clock ticks is too coarse for one LIST) and its size, the same in protobuf (the first LIST, which
  * encodes every item, apart), a paged LIST (limit=500, following
  * continue tokens; median of 3), and the server's peak RSS growth during a full list against the
- * size of the JSON it sends.
+ * size of the JSON it sends (and during the protobuf LISTs after the first).
  */
 import { CM_PATH, bulkCreate } from './fixtures.js';
 import { HttpClient } from './http-client.js';
@@ -67,11 +67,14 @@ export const listScenario: Scenario = {
         // The same LIST in protobuf, as client-go components (informers, controllers) ask for it.
         const protoTimes: number[] = [];
         const protoCpus: number[] = [];
+        const protoGrowths: number[] = [];
         let protoBytes = 0;
         for (let i = 0; i < 6; i++) {
+          const before = t.rss.reset();
           const stop = t.cpu.start();
           const res = await client.request('GET', CM_PATH, { discardBody: true, timeoutMs: 120_000, headers: { accept: PROTOBUF } });
           protoCpus.push(stop().totalMs);
+          protoGrowths.push(Math.max(0, t.rss.peakSinceReset() - before));
           if (res.status !== 200) throw new Error(`protobuf LIST: HTTP ${res.status}`);
           protoTimes.push(res.ms);
           protoBytes = res.bytes;
@@ -112,6 +115,7 @@ export const listScenario: Scenario = {
             metric('full protobuf LIST server CPU per LIST, mean of 5 after the first', mean(protoCpus.slice(1)), 'ms'),
             metric('first protobuf LIST server CPU (encodes every item)', protoCpus[0] ?? 0, 'ms'),
             metric('full protobuf LIST response size', protoBytes, 'bytes'),
+            metric('peak RSS growth during protobuf LIST (max of 5 after the first)', Math.max(...protoGrowths.slice(1)), 'bytes'),
             metric(`paged LIST (limit=${PAGE}) total, median of 3`, median(pagedTimes), 'ms'),
             metric('paged LIST pages', pages, 'count'),
             metric('peak RSS growth during full LIST (max of 5)', growth, 'bytes'),

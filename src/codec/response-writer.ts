@@ -95,9 +95,9 @@ const METADATA_VIEW: ItemView = { name: 'PartialObjectMetadata', project: toPart
 
 /**
  * Writes a protobuf list item by item (see ProtobufListEncoder): each stored item is parsed and
- * encoded in turn (or copied from the encoded-item cache), `pacer` giving the event loop its turns,
- * then the body is sent in pieces (see paced-writes.ts). False (nothing sent) when the list kind has
- * no protobuf message.
+ * encoded in turn (or taken from the encoded-item cache), `pacer` giving the event loop its turns,
+ * then the body is copied and sent a piece at a time (see paced-writes.ts). False (nothing sent)
+ * when the list kind has no protobuf message.
  */
 async function writeProtobufList(res: Response, envelope: ListEnvelope, items: string[], format: OutputFormat, pacer: Pacer): Promise<boolean> {
   const metadataOnly = format.representation === 'PartialObjectMetadataList';
@@ -116,12 +116,16 @@ async function writeProtobufList(res: Response, envelope: ListEnvelope, items: s
     encoder.addStored(items[i], view);
   }
   res.setHeader('Content-Type', format.contentType);
-  const pieces = [...encoder.chunks()];
-  if (pieces.length <= 3) {
+  const pieces = encoder.chunks();
+  const first = pieces.next();
+  const second = first.done === true ? first : pieces.next();
+  if (first.done === true || second.done === true) {
     // A small list: one write.
-    res.end(pieces.length === 1 ? pieces[0] : Buffer.concat(pieces));
+    res.end(first.done === true ? undefined : first.value);
     return true;
   }
+  if (!(await pacer.write(res, first.value))) return true;
+  if (!(await pacer.write(res, second.value))) return true;
   for (const piece of pieces) {
     if (!(await pacer.write(res, piece))) return true;
   }

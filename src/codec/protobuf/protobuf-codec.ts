@@ -1,7 +1,8 @@
 import { ApiError, badRequest } from '../../api/errors.js';
 import { hasMagic, PROTOBUF_MAGIC, unwrapEnvelope } from './envelope.js';
-import { compileMessage, writeMessage, writeNestedMessage, type CompiledMessage } from './message-encoder.js';
-import { WireWriter } from './wire-writer.js';
+import { compileMessage, writeMessage, type CompiledMessage } from './message-encoder.js';
+import { WireWriter, varintSize } from './wire-writer.js';
+import { BytePieces } from './byte-pieces.js';
 import { encodedItemsFor, forgetItem, type EncodedItems } from './encoded-items.js';
 import { messageNameForKind } from './kind-messages.js';
 import { planFor } from './message-plan.js';
@@ -216,27 +217,37 @@ export function encodeProtobufList(listKind: string, apiVersion: string, listMet
   return Buffer.concat([...e.chunks()]);
 }
 
-function varint(n: number): Buffer {
-  const out: number[] = [];
-  while (n >= 0x80) {
-    out.push((n % 0x80) | 0x80);
-    n = Math.floor(n / 0x80);
-  }
-  out.push(n);
-  return Buffer.from(out);
+/** Writer of the items that `ProtobufListEncoder` encodes (it copies each out before the next). */
+const itemWriter = new WireWriter(64 * 1024);
+
+/** The message bytes of one list item (no tag, no length). */
+function encodeItem(message: CompiledMessage, obj: Obj): Buffer {
+  itemWriter.reset();
+  writeMessage(itemWriter, message, obj);
+  return itemWriter.copy();
 }
 
+/** Pieces of a large protobuf list body (see `ProtobufListEncoder.chunks`). */
+export const LIST_PIECE_BYTES = 256 * 1024;
+
 /**
- * A protobuf list body encoded one item at a time, straight from each item's JSON form into one
- * growing list of buffers: only the encoded bytes are kept, because the envelope states the list's
- * length before its items. `chunks` yields the body in pieces of about 256 KiB. Throws
- * ProtobufUnsupportedError when the list kind has no message.
+ * A protobuf list body gathered one item at a time, straight from each item's JSON form. The
+ * envelope states the list's length before its items, so items are kept until `chunks`: as
+ * references to the encoded-item cache's bytes where it had them (`addStored`), and as their own
+ * message bytes otherwise. `chunks` then copies them into pieces of about `LIST_PIECE_BYTES`, one
+ * at a time, so a large list is never held as one body. Throws ProtobufUnsupportedError when the
+ * list kind has no message.
  */
 export class ProtobufListEncoder {
-  private readonly w = new WireWriter(256 * 1024);
+  /** The list message's fields before its items (its ListMeta). */
+  private readonly head: Buffer;
   private readonly itemTag: number;
   private readonly item: CompiledMessage;
   private readonly itemMessage: string;
+  private readonly items: Buffer[] = [];
+  /** Bytes of the list message: `head` and every item with its tag and length. */
+  private size: number;
+  private fullCache: EncodedItems | undefined;
 
   constructor(
     private readonly listKind: string,
@@ -250,51 +261,63 @@ export class ProtobufListEncoder {
     this.itemTag = ((items.id << 3) | 2) >>> 0;
     this.item = compileMessage(planFor(itemType));
     this.itemMessage = fullName(itemType);
-    writeMessage(this.w, message, { metadata: listMetadata });
+    const w = new WireWriter(256);
+    writeMessage(w, message, { metadata: listMetadata });
+    this.head = w.copy();
+    this.size = this.head.length;
   }
 
   /** Adds one item (kube's JSON form); items that are not objects are skipped, as the whole-list encoder skips them. */
   add(item: Record<string, unknown>): void {
-    this.w.startItem();
-    writeNestedMessage(this.w, this.item, this.itemTag, item);
+    if (isObject(item)) this.push(encodeItem(this.item, item));
   }
 
   /**
    * Adds one item from its stored JSON text, seen through VIEW when given (e.g. its
-   * PartialObjectMetadata); items met before (the same text, item message and view) are copied from
+   * PartialObjectMetadata); items met before (the same text, item message and view) are taken from
    * the encoded-item cache instead of being parsed and encoded again.
    */
   addStored(json: string, view?: ItemView): void {
     const cache = view === undefined ? (this.fullCache ??= encodedItemsFor(this.itemMessage, '')) : encodedItemsFor(this.itemMessage, view.name);
-    const w = this.w;
-    w.startItem();
     const hit = cache.get(json);
     if (hit !== undefined) {
-      w.uint32(this.itemTag);
-      w.uint32(hit.length);
-      w.raw(hit);
+      this.push(hit);
       return;
     }
     const obj = JSON.parse(json) as Obj;
     const value = view === undefined ? obj : view.project(obj);
     if (!isObject(value)) return;
-    w.uint32(this.itemTag);
-    const len = w.begin();
-    writeMessage(w, this.item, value);
-    cache.set(json, w.copyFrom(len + 1));
-    w.end(len);
+    const bytes = encodeItem(this.item, value);
+    cache.set(json, bytes);
+    this.push(bytes);
   }
 
-  private fullCache: EncodedItems | undefined;
+  private push(bytes: Buffer): void {
+    this.items.push(bytes);
+    this.size += varintSize(this.itemTag) + varintSize(bytes.length) + bytes.length;
+  }
 
-  /** The body (magic prefix, Unknown envelope around the list message) in pieces; the encoder is spent. */
-  *chunks(): Generator<Buffer> {
-    const head = new WireWriter(256);
-    writeEnvelopeHead(head, this.apiVersion, this.listKind);
-    const size = this.w.length;
-    yield Buffer.concat([head.copy(), varint(size)]);
-    yield* this.w.pieces();
-    yield Buffer.from(ENVELOPE_TAIL);
+  /**
+   * The body (magic prefix, Unknown envelope around the list message) in pieces of about
+   * PIECE_BYTES, each copied when the one before it has been taken; the encoder is spent.
+   */
+  *chunks(pieceBytes = LIST_PIECE_BYTES): Generator<Buffer> {
+    const lead = new WireWriter(256);
+    writeEnvelopeHead(lead, this.apiVersion, this.listKind);
+    lead.uint32(this.size);
+    lead.raw(this.head);
+    const leadBytes = lead.copy();
+    const out = new BytePieces(pieceBytes, leadBytes.length + this.size - this.head.length + ENVELOPE_TAIL.length);
+    out.put(leadBytes);
+    const tag = this.itemTag;
+    for (const item of this.items) {
+      out.varint(tag);
+      out.varint(item.length);
+      out.put(item);
+      if (out.hasPieces) yield* out.take();
+    }
+    out.put(ENVELOPE_TAIL);
+    yield* out.finish();
   }
 }
 
