@@ -102,13 +102,20 @@ export function descriptorMessageNames(): string[] {
   return names;
 }
 
+/** Message types found by `lookupMessage`, by name: a lookup walks the descriptor's namespaces. */
+const foundMessages = new Map<string, protobuf.Type>();
+
 /** The message type with fully-qualified name NAME (no leading dot), or undefined if the descriptor lacks it. */
 export function lookupMessage(name: string): protobuf.Type | undefined {
+  const known = foundMessages.get(name);
+  if (known !== undefined) return known;
   const pkg = packageOf(name);
   if (pkg === undefined) return undefined;
   loadPackage(pkg);
   const found = root?.lookup(name);
-  return found instanceof protobufModule().Type ? found : undefined;
+  if (!(found instanceof protobufModule().Type)) return undefined;
+  foundMessages.set(name, found);
+  return found;
 }
 
 /** The message type NAME, which the descriptor is known to contain (envelope and meta types). */

@@ -119,11 +119,31 @@ export function hasProtobufMessage(apiVersion: string, kind: string): boolean {
 }
 
 /** The compiled encoder of APIVERSION/KIND's message; ProtobufUnsupportedError when it has none. */
-function compiledFor(apiVersion: string, kind: string): { type: protobuf.Type; message: CompiledMessage } {
+/** What encoding an apiVersion and kind needs: its message type, compiled plan and encoded-item cache. */
+interface CompiledKind {
+  type: protobuf.Type;
+  message: CompiledMessage;
+  /** The cache of whole items of this message (see encoded-items.ts). */
+  items: EncodedItems;
+}
+
+/** CompiledKind by apiVersion, then kind: only kinds with a message, so bounded by the descriptor. */
+const compiledKinds = new Map<string, Map<string, CompiledKind>>();
+
+function compiledFor(apiVersion: string, kind: string): CompiledKind {
+  let byKind = compiledKinds.get(apiVersion);
+  const known = byKind?.get(kind);
+  if (known !== undefined) return known;
   const name = messageNameForKind(apiVersion, kind);
   const type = name === undefined ? undefined : lookupMessage(name);
   if (type === undefined) throw new ProtobufUnsupportedError(apiVersion, kind);
-  return { type, message: compileMessage(planFor(type)) };
+  const compiled = { type, message: compileMessage(planFor(type)), items: encodedItemsFor(fullName(type), '') };
+  if (byKind === undefined) {
+    byKind = new Map();
+    compiledKinds.set(apiVersion, byKind);
+  }
+  byKind.set(kind, compiled);
+  return compiled;
 }
 
 function typeOf(obj: Obj): { apiVersion: string; kind: string } {
@@ -168,8 +188,7 @@ function writeObjectBody(w: WireWriter, obj: Obj): void {
  */
 function writeStoredObjectBody(w: WireWriter, obj: Obj, json: string): void {
   const { apiVersion, kind } = typeOf(obj);
-  const { type, message } = compiledFor(apiVersion, kind);
-  const cache = encodedItemsFor(fullName(type), '');
+  const { message, items: cache } = compiledFor(apiVersion, kind);
   writeEnvelopeHead(w, apiVersion, kind);
   const hit = cache.get(json);
   if (hit !== undefined) w.bytes(hit);
