@@ -1,3 +1,5 @@
+import { putVarint32, varintSize } from './wire-writer.js';
+
 /**
  * Assembles a body of known length from many byte runs into pieces of about `pieceBytes`, so that
  * a large body is copied and written a piece at a time while the piece is still in the CPU's cache,
@@ -42,18 +44,10 @@ export class BytePieces {
 
   /** Appends a non-negative 32-bit varint (a tag or a length). */
   varint(value: number): void {
-    let v = value >>> 0;
-    const n = v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5;
+    const n = varintSize(value >>> 0);
     if (this.pos + n > this.buf.length) this.cut();
     this.left -= n;
-    const buf = this.buf;
-    let p = this.pos;
-    while (v > 127) {
-      buf[p++] = (v & 127) | 128;
-      v >>>= 7;
-    }
-    buf[p++] = v;
-    this.pos = p;
+    this.pos = putVarint32(this.buf, this.pos, value);
   }
 
   /** The pieces completed so far; the assembler keeps filling the next one. */

@@ -85,16 +85,8 @@ export class WireWriter {
 
   /** A tag or any non-negative 32-bit varint. */
   uint32(value: number): void {
-    let v = value >>> 0;
     this.ensure(5);
-    const buf = this.buf;
-    let p = this.pos;
-    while (v > 127) {
-      buf[p++] = (v & 127) | 128;
-      v >>>= 7;
-    }
-    buf[p++] = v;
-    this.pos = p;
+    this.pos = putVarint32(this.buf, this.pos, value);
   }
 
   /** An int32, wrapped to 32 bits first; negatives take 10 bytes, as the protobuf spec says. */
@@ -228,6 +220,21 @@ export class WireWriter {
     }
     this.buf[p] = v;
   }
+}
+
+/**
+ * Writes VALUE, wrapped to an unsigned 32-bit integer, as a varint into BUF at POS (the caller made
+ * room for it); returns the position after it.
+ */
+export function putVarint32(buf: Buffer, pos: number, value: number): number {
+  let v = value >>> 0;
+  let p = pos;
+  while (v > 127) {
+    buf[p++] = (v & 127) | 128;
+    v >>>= 7;
+  }
+  buf[p++] = v;
+  return p;
 }
 
 /** Bytes of the varint of a non-negative 32-bit N. */
