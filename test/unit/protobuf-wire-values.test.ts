@@ -41,6 +41,24 @@ describe('protobuf wire time values', () => {
       assert.equal(parseTimestamp(t), undefined, t);
   });
 
+  test('Time: whole-second times of one day and of many days, in range and rolled over, agree with the general form', () => {
+    const two = (n: number): string => String(n).padStart(2, '0');
+    let seed = 7;
+    const next = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    for (let i = 0; i < 3000; i++) {
+      // A run on one day, then a different day at every time; fields up to 99 (hours 24-99, day 32, month 13 roll over).
+      const sameDay = i < 1000;
+      const year = sameDay ? 2026 : 1000 + next(9000);
+      const month = sameDay ? 12 : 1 + next(13);
+      const day = sameDay ? 2 : 1 + next(32);
+      const t = `${year}-${two(month)}-${two(day)}T${two(next(i % 7 === 0 ? 100 : 24))}:${two(next(i % 11 === 0 ? 100 : 60))}:${two(next(i % 13 === 0 ? 100 : 60))}Z`;
+      assert.deepEqual(parseTimestamp(t), parseTimestamp(t.replace('Z', '.0Z')), t);
+    }
+  });
+
   test('MicroTime: six fractional digits', () => {
     assert.equal(formatTimestamp(1704164645, 123_456_789, 6), '2024-01-02T03:04:05.123456Z');
     assert.equal(formatTimestamp(1704164645, 0, 6), '2024-01-02T03:04:05.000000Z');
