@@ -116,20 +116,14 @@ async function writeProtobufList(res: Response, envelope: ListEnvelope, items: s
     encoder.addStored(items[i], view);
   }
   res.setHeader('Content-Type', format.contentType);
-  const pieces = encoder.chunks();
-  const first = pieces.next();
-  const second = first.done === true ? first : pieces.next();
-  if (first.done === true || second.done === true) {
-    // A small list: one write.
-    res.end(first.done === true ? undefined : first.value);
-    return true;
+  // Each piece is written once the next exists, and the last one ends the response: a list of one
+  // piece is one write.
+  let previous: Buffer | undefined;
+  for (const piece of encoder.chunks()) {
+    if (previous !== undefined && !(await pacer.write(res, previous))) return true;
+    previous = piece;
   }
-  if (!(await pacer.write(res, first.value))) return true;
-  if (!(await pacer.write(res, second.value))) return true;
-  for (const piece of pieces) {
-    if (!(await pacer.write(res, piece))) return true;
-  }
-  res.end();
+  res.end(previous);
   return true;
 }
 

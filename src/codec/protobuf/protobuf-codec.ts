@@ -118,7 +118,6 @@ export function hasProtobufMessage(apiVersion: string, kind: string): boolean {
   return messageNameForKind(apiVersion, kind) !== undefined;
 }
 
-/** The compiled encoder of APIVERSION/KIND's message; ProtobufUnsupportedError when it has none. */
 /** What encoding an apiVersion and kind needs: its message type, compiled plan and encoded-item cache. */
 interface CompiledKind {
   type: protobuf.Type;
@@ -130,6 +129,7 @@ interface CompiledKind {
 /** CompiledKind by apiVersion, then kind: only kinds with a message, so bounded by the descriptor. */
 const compiledKinds = new Map<string, Map<string, CompiledKind>>();
 
+/** The compiled encoder of APIVERSION/KIND's message; ProtobufUnsupportedError when it has none. */
 function compiledFor(apiVersion: string, kind: string): CompiledKind {
   let byKind = compiledKinds.get(apiVersion);
   const known = byKind?.get(kind);
@@ -318,7 +318,7 @@ export class ProtobufListEncoder {
 
   /**
    * The body (magic prefix, Unknown envelope around the list message) in pieces of about
-   * PIECE_BYTES, each copied when the one before it has been taken; the encoder is spent.
+   * `pieceBytes`, each copied when the one before it has been taken; the encoder is spent.
    */
   *chunks(pieceBytes = LIST_PIECE_BYTES): Generator<Buffer> {
     const lead = new WireWriter(256);
