@@ -18,18 +18,17 @@ const upgrades = new WeakMap<IncomingMessage, UpgradeConnection>();
  * aggregated API servers), so every other upgrade request is served as a plain request, as before.
  */
 export function upgradeFilteringIncomingMessage(isProxiedUpgrade: (url: string) => boolean): typeof IncomingMessage {
+  // The flag is an accessor of the class, not of each request: requests keep one shape, and making
+  // one costs no property definition.
   return class FilteredIncomingMessage extends IncomingMessage {
-    constructor(socket: Socket) {
-      super(socket);
-      let upgrade = false;
-      Object.defineProperty(this, 'upgrade', {
-        configurable: true,
-        enumerable: true,
-        get: () => upgrade,
-        set: (value: unknown) => {
-          upgrade = value === true && isProxiedUpgrade(this.url ?? '');
-        },
-      });
+    private proxiedUpgrade = false;
+
+    get upgrade(): boolean {
+      return this.proxiedUpgrade;
+    }
+
+    set upgrade(value: unknown) {
+      this.proxiedUpgrade = value === true && isProxiedUpgrade(this.url ?? '');
     }
   };
 }

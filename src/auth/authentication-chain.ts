@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { TLSSocket } from 'node:tls';
 import type { Authenticator, AuthenticationResult, RequestAuthenticator, TokenAuthenticator } from './authenticator.js';
 import { CachedTokenAuthenticator, type TokenCacheOptions } from './token-cache.js';
+import { requestConnection } from './request-connection.js';
 import { logger } from '../logging/logger.js';
 import { ADMIN_USER, ANONYMOUS_USER, AUTHENTICATED_GROUP, UNAUTHENTICATED_GROUP, type User } from '../api/user.js';
 
@@ -71,7 +72,7 @@ export class AuthenticationChain implements Authenticator {
     }
     const token = bearerToken(req);
     if (token !== undefined) {
-      const result = await this.authenticateToken(token);
+      const result = await this.authenticateRequestToken(req, token);
       if (result !== undefined && 'user' in result) {
         delete req.headers.authorization;
         return result.user;
@@ -96,6 +97,13 @@ export class AuthenticationChain implements Authenticator {
     // As kube: a request's token is for the API audiences, the same cache entry as a review asking for them.
     const api = this.members.apiAudiences;
     return this.tokens.authenticateToken(token, audiences ?? (api.length > 0 ? [...api] : undefined));
+  }
+
+  /** A request's bearer token, for the API audiences, its key remembered with its connection. */
+  private authenticateRequestToken(req: IncomingMessage, token: string): Promise<AuthenticationResult> {
+    if (!(this.tokens instanceof CachedTokenAuthenticator)) return this.authenticateToken(token);
+    const api = this.members.apiAudiences;
+    return this.tokens.authenticateTokenOn(requestConnection(req), token, api.length > 0 ? [...api] : undefined);
   }
 
   /** kube's token union: the first authenticator that accepts the token, else every error aggregated. */

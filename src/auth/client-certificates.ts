@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { X509Certificate } from 'node:crypto';
 import { TLSSocket, type DetailedPeerCertificate } from 'node:tls';
 import type { AuthenticationResult, RequestAuthenticator } from './authenticator.js';
+import { requestConnection } from './request-connection.js';
 
 /** TLS Web Client Authentication and "any" extended key usages. */
 const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
@@ -10,18 +11,9 @@ const ANY_USAGE = '2.5.29.37.0';
 /** Each connection's peer chain, parsed once (a TLS session's certificates never change). */
 const chains = new WeakMap<TLSSocket, X509Certificate[]>();
 
-/**
- * The TLS connection a request came on. An HTTP/2 request's `socket` is a fresh stand-in per stream;
- * the connection is its session's socket, which every stream of it shares.
- */
-function connectionOf(req: IncomingMessage): unknown {
-  const stream = (req as { stream?: { session?: { socket?: unknown } } }).stream;
-  return stream?.session?.socket ?? req.socket;
-}
-
 /** The peer's certificates, leaf first, as sent in the handshake (none on a plain connection). */
 export function peerChain(req: IncomingMessage): X509Certificate[] {
-  const socket = connectionOf(req);
+  const socket = requestConnection(req);
   if (!(socket instanceof TLSSocket)) return [];
   const cached = chains.get(socket);
   if (cached !== undefined) return cached;

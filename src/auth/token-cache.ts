@@ -22,6 +22,8 @@ export class CachedTokenAuthenticator implements TokenAuthenticator {
   private readonly secret = createSecretKey(randomBytes(32));
   private readonly entries = new Map<string, { result: AuthenticationResult; expires: number }>();
   private readonly inflight = new Map<string, Promise<AuthenticationResult>>();
+  /** Per connection, the key of its last request's token (see {@link authenticateTokenOn}). */
+  private readonly lastKeys = new WeakMap<object, { text: string; key: string }>();
   private readonly now: () => number;
 
   constructor(
@@ -31,8 +33,26 @@ export class CachedTokenAuthenticator implements TokenAuthenticator {
     this.now = options.now ?? Date.now;
   }
 
-  async authenticateToken(token: string, audiences?: string[]): Promise<AuthenticationResult> {
-    const key = this.keyOf(token, audiences);
+  authenticateToken(token: string, audiences?: string[]): Promise<AuthenticationResult> {
+    return this.answer(this.keyOf(keyText(token, audiences)), token, audiences);
+  }
+
+  /**
+   * {@link authenticateToken} for a request's token: the connection it came on remembers the key of
+   * its last token, so that a client sending the same token on every request of a connection pays
+   * the HMAC once (about 10 µs of each request otherwise). The token is kept with the connection, as
+   * long as it lives, as its requests' headers are.
+   */
+  authenticateTokenOn(connection: object, token: string, audiences?: string[]): Promise<AuthenticationResult> {
+    const text = keyText(token, audiences);
+    const last = this.lastKeys.get(connection);
+    if (last !== undefined && last.text === text) return this.answer(last.key, token, audiences);
+    const key = this.keyOf(text);
+    this.lastKeys.set(connection, { text, key });
+    return this.answer(key, token, audiences);
+  }
+
+  private async answer(key: string, token: string, audiences: string[] | undefined): Promise<AuthenticationResult> {
     const hit = this.entries.get(key);
     if (hit !== undefined) {
       if (hit.expires > this.now()) return copy(hit.result);
@@ -70,16 +90,21 @@ export class CachedTokenAuthenticator implements TokenAuthenticator {
     this.entries.set(key, { result, expires: this.now() + ttl });
   }
 
-  /**
-   * kube's keyFunc: an HMAC of the length-prefixed token and audiences ('undefined' audiences are the
-   * API server's), fed as one string (string lengths prefix each part, so no two inputs meet).
-   */
-  private keyOf(token: string, audiences: string[] | undefined): string {
-    let text = `${token.length}:${token}|`;
-    if (audiences === undefined) text += '-';
-    else for (const a of audiences) text += `${a.length}:${a}|`;
+  /** kube's keyFunc: an HMAC of {@link keyText} under the key drawn at start. */
+  private keyOf(text: string): string {
     return createHmac('sha256', this.secret).update(text).digest('base64');
   }
+}
+
+/**
+ * What kube's keyFunc hashes: the length-prefixed token and audiences ('undefined' audiences are the
+ * API server's), as one string (string lengths prefix each part, so no two inputs meet).
+ */
+function keyText(token: string, audiences: string[] | undefined): string {
+  let text = `${token.length}:${token}|`;
+  if (audiences === undefined) text += '-';
+  else for (const a of audiences) text += `${a.length}:${a}|`;
+  return text;
 }
 
 /** A copy the caller may change (users are shared between cached answers otherwise). */

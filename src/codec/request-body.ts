@@ -26,25 +26,61 @@ export const BODY_MEDIA_TYPES = ['application/json', 'application/yaml', PROTOBU
 
 /**
  * Reads the whole request body, failing with 413 as soon as it exceeds `limit` bytes, so a huge body
- * never sits in memory.
+ * never sits in memory. A request that ends early (the client went away) fails as a stream read by
+ * `for await` would, with `ERR_STREAM_PREMATURE_CLOSE`. Listens for the stream's events itself: an
+ * async iterator over the request cost a create about 10 µs more.
  */
-export async function readBody(req: Request, limit = DEFAULT_LIMITS.maxRequestBodyBytes): Promise<Buffer> {
+export function readBody(req: Request, limit = DEFAULT_LIMITS.maxRequestBodyBytes): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) throw tooLarge(`limit is ${limit}`);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
-    size += buf.length;
-    if (size > limit) {
-      req.resume();
-      throw tooLarge(`limit is ${limit}`);
-    }
-    chunks.push(buf);
-  }
-  const body = Buffer.concat(chunks);
+  if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge(`limit is ${limit}`));
+  if (req.readableEnded) return Promise.resolve(noteBody(req, Buffer.alloc(0)));
+  if (req.destroyed) return Promise.reject(prematureClose());
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = (): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    const onData = (chunk: Buffer | string): void => {
+      const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      size += buf.length;
+      if (size > limit) {
+        stop();
+        req.resume();
+        reject(tooLarge(`limit is ${limit}`));
+        return;
+      }
+      chunks.push(buf);
+    };
+    const onEnd = (): void => {
+      stop();
+      resolve(noteBody(req, Buffer.concat(chunks, size)));
+    };
+    const onError = (err: Error): void => {
+      stop();
+      reject(err);
+    };
+    const onClose = (): void => {
+      stop();
+      reject(prematureClose());
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
+}
+
+function noteBody(req: Request, body: Buffer): Buffer {
   requestRecorderOf(req)?.noteBody(body);
   return body;
+}
+
+function prematureClose(): Error {
+  return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
 }
 
 /**

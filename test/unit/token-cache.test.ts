@@ -50,3 +50,25 @@ test('one answer per token and audiences', async () => {
   }
   assert.equal(inner.asked.length, questions.length, 'asked again, each was answered from the cache');
 });
+
+test('a connection remembers its last token, and another token on it, or the same token on another connection, gets its own answer', async () => {
+  const inner = new NamingAuthenticator();
+  const cache = new CachedTokenAuthenticator(inner, { successTtlMs: 60_000, failureTtlMs: 0, cacheErrors: true });
+  const first = {};
+  const second = {};
+  const ask = async (connection: object, token: string, audiences?: string[]): Promise<string> => {
+    const answer = await cache.authenticateTokenOn(connection, token, audiences);
+    assert.ok(answer !== undefined && 'user' in answer);
+    return answer.user.name;
+  };
+  assert.equal(await ask(first, 'alice'), 'alice (server)');
+  assert.equal(await ask(first, 'alice'), 'alice (server)');
+  assert.equal(await ask(first, 'bob'), 'bob (server)');
+  assert.equal(await ask(first, 'alice'), 'alice (server)');
+  assert.equal(await ask(first, 'alice', ['api']), 'alice ["api"]');
+  assert.equal(await ask(second, 'bob'), 'bob (server)');
+  assert.equal(await ask(second, 'carol'), 'carol (server)');
+  // The per-connection keys are the cache's keys: a question without a connection shares the answers.
+  assert.equal((await cache.authenticateToken('carol')) !== undefined, true);
+  assert.deepEqual(inner.asked, ['alice (server)', 'bob (server)', 'alice ["api"]', 'carol (server)']);
+});
