@@ -14,7 +14,7 @@ import { auditIdFilter } from '../auth/audit-id.js';
 import { AuditLog } from '../audit/audit-log.js';
 import { oidcDiscoveryRouter } from '../auth/oidc-discovery.js';
 import { ServingSetup } from '../tls/serving-setup.js';
-import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Server as TlsServer, TLSSocket } from 'node:tls';
 import type { AddressInfo, Socket } from 'node:net';
@@ -27,7 +27,8 @@ import type { ServerConfig } from '../config/server-config.js';
 import { writeError } from '../codec/response-writer.js';
 import { errorLogger, requestLogger } from './request-logger.js';
 import { responseCompression } from './response-compression.js';
-import { headerBytesPreserved } from './header-bytes.js';
+import { headerBytesPreserving } from './header-bytes.js';
+import { requestPipeline } from './request-pipeline.js';
 import { logger } from '../logging/logger.js';
 import { metricsMiddleware, metricsRouter } from '../metrics/metrics-router.js';
 import { setStorageStatsCollector, type StoredTypeStats } from '../metrics/metrics.js';
@@ -255,28 +256,29 @@ export async function startServer(given: ServerConfig, storage: Storage, options
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
+  // Every request passes these stages in order (one Express middleware, see request-pipeline.ts).
+  const stages: RequestHandler[] = [];
+  stages.push(auditIdFilter());
   // In a terminal (text lines) request lines are detail, shown at --log-level=debug; JSON logs carry them at info.
-  app.use(auditIdFilter());
-  app.use(requestLogger({ level: logger.format === 'text' ? 'debug' : 'info' }));
-  app.use(metricsMiddleware({ isServed: (g, v, r) => catalog.get(g, v, r) !== undefined }));
-  app.use((_req: Request, res: Response, next: NextFunction) => {
+  stages.push(requestLogger({ level: logger.format === 'text' ? 'debug' : 'info' }));
+  stages.push(metricsMiddleware({ isServed: (g, v, r) => catalog.get(g, v, r) !== undefined }));
+  stages.push((_req: Request, res: Response, next: NextFunction) => {
     res.setHeader('Cache-Control', 'no-cache, private');
     // Error Status objects may be negotiated as CBOR only with the gate on (see writeError).
     if (config.featureGates.CBORServingAndStorage) res.locals.cborServing = true;
     next();
   });
-  app.use(headerBytesPreserved());
   if (config.featureGates.APIResponseCompression) {
     // Streams bypass it: watches (it would wrap every event write) and container logs (they must flow
     // as written). Proxied answers pass as the backend sent them (kube compresses only the API objects
     // it encodes itself).
-    app.use(responseCompression((req) => !isWatchRequest(req) && !isStreamedSubresource(req)));
+    stages.push(responseCompression((req) => !isWatchRequest(req) && !isStreamedSubresource(req)));
   }
   // Overload protection (APF or the in-flight limits) runs between impersonation and authorization, as in kube.
   const flowControl = await lifecycle.start('flow control', new FlowControl({ config, storage, catalog }));
   // kube's request deadline: covers authentication, a wait in an APF queue, authorization and the handler.
-  app.use(requestDeadlineFilter(config.requestTimeoutMs, (g, v, r) => catalog.get(g, v, r) !== undefined));
-  app.use(authFilter(options.authenticator ?? authentication.chain, authorizer, auditLog, flowControl.filter));
+  stages.push(requestDeadlineFilter(config.requestTimeoutMs, (g, v, r) => catalog.get(g, v, r) !== undefined));
+  stages.push(authFilter(options.authenticator ?? authentication.chain, authorizer, auditLog, flowControl.filter));
   const openapi = sharedOpenApiService(`runtime-config:${config.runtimeConfig.text}`, servedPathFilter(catalog));
   // Requests for group versions of extension API servers go there, once authorized here.
   let loopbackPort: number | undefined;
@@ -285,7 +287,7 @@ export async function startServer(given: ServerConfig, storage: Storage, options
   );
   // Its connections to extension servers close once the HTTP servers have drained.
   await lifecycle.start('aggregator connections', { stop: () => aggregator.stop() });
-  app.use(aggregator.proxy(requestUser));
+  stages.push(aggregator.proxy(requestUser));
   let jwksUri = config.serviceAccountJwksUri;
   // Paths without a resource: none of these routers serves a resource path, so a resource
   // request goes straight to its handler and is never matched against their routes.
@@ -298,8 +300,9 @@ export async function startServer(given: ServerConfig, storage: Storage, options
     discoveryRouter(catalog, { version: DEFAULT_VERSION_INFO, isCustomResource: (info) => info.custom === true, extension: aggregator.discoveryExtension() }),
   );
   nonResourcePaths.use(openapiRouter(openapi));
-  app.use(byRequestKind(resourceHandler(context), nonResourcePaths));
-  app.use(notFoundHandler(context));
+  stages.push(byRequestKind(resourceHandler(context), nonResourcePaths));
+  stages.push(notFoundHandler(context));
+  app.use(requestPipeline(stages));
   app.use(errorLogger());
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => writeError(res, err));
 
@@ -309,7 +312,7 @@ export async function startServer(given: ServerConfig, storage: Storage, options
     maxHeaderSize: MAX_HEADER_BYTES,
     IncomingMessage: aggregator.incomingMessageClass(isProxyUpgradeTarget),
   };
-  const serveApp = http2CapableApp(app);
+  const serveApp = http2CapableApp(app, headerBytesPreserving(app.response));
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
     // An HTTP/2 stream ends alone; its connection is shared and never lingers.
     if (!isHttp2(req)) lingerOnEarlyAnswer(req);

@@ -3,34 +3,29 @@
  * header's bytes as they are, see codec/go-quote.ts), which Node writes byte for byte, except in one
  * case: an HTTP/1.1 response whose first write (or end) is a string while its header block is not
  * built yet goes out as one string, header block and body together, in the body's encoding, which
- * encodes those bytes a second time. The middleware here hands Node such a body as bytes instead.
+ * encodes those bytes a second time. The response methods here hand Node such a body as bytes instead.
  */
-import type { NextFunction, Request, Response } from 'express';
+import type { ServerResponse } from 'node:http';
 
-type Writer = (...args: unknown[]) => unknown;
-
-/** The string body of a write or end as bytes (Node's default encoding is UTF-8). */
-function asBytes(args: unknown[]): unknown[] {
-  const [chunk, encoding, ...rest] = args;
-  if (typeof encoding === 'string') return [Buffer.from(chunk as string, encoding as BufferEncoding), ...rest];
-  return [Buffer.from(chunk as string, 'utf8'), ...(encoding === undefined ? [] : [encoding]), ...rest];
-}
+type Write = (this: ServerResponse, chunk: unknown, encoding?: unknown, callback?: unknown) => unknown;
 
 /**
- * Wraps `res.write` and `res.end` of HTTP/1.1 responses: a string body written before the header
- * block is built goes as bytes, so Node writes the header block by itself (and frames the answer as
- * it would have: Content-Length for a whole body given to `end`).
+ * `write` and `end` for a layer of HTTP/1.1 responses above `base` (the app's response prototype): a
+ * string body written before the header block is built goes as bytes, so Node writes the header
+ * block by itself (and frames the answer as it would have: Content-Length for a whole body given to
+ * `end`). Methods of the prototype rather than of each response: a response keeps Node's shape, and
+ * costs no wrapper of its own.
  */
-export function headerBytesPreserved(): (req: Request, res: Response, next: NextFunction) => void {
-  return (req, res, next) => {
-    if (req.httpVersionMajor >= 2) {
-      next();
-      return;
-    }
-    const write = res.write.bind(res) as Writer;
-    const end = res.end.bind(res) as Writer;
-    res.write = ((...args: unknown[]) => write(...(typeof args[0] === 'string' && !res.headersSent ? asBytes(args) : args))) as Response['write'];
-    res.end = ((...args: unknown[]) => end(...(typeof args[0] === 'string' && !res.headersSent ? asBytes(args) : args))) as Response['end'];
-    next();
-  };
+export function headerBytesPreserving(base: object): PropertyDescriptorMap {
+  const method = (inner: Write): PropertyDescriptor => ({
+    value(this: ServerResponse, chunk: unknown, encoding?: unknown, callback?: unknown): unknown {
+      if (typeof chunk !== 'string' || this.headersSent) return inner.call(this, chunk, encoding, callback);
+      if (typeof encoding === 'string') return inner.call(this, Buffer.from(chunk, encoding as BufferEncoding), callback);
+      return inner.call(this, Buffer.from(chunk, 'utf8'), encoding, callback);
+    },
+    writable: true,
+    configurable: true,
+  });
+  const { write, end } = base as { write: Write; end: Write };
+  return { write: method(write), end: method(end) };
 }

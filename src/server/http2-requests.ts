@@ -79,14 +79,16 @@ const RESPONSE_ADDITIONS: PropertyDescriptorMap = {
 };
 
 /**
- * The request handler for an HTTP/2-capable server: HTTP/1 requests go to `app` as they are, HTTP/2
- * ones with the app's prototypes rebased on the HTTP/2 classes.
+ * The request handler for an HTTP/2-capable server: HTTP/1 requests go to `app` with its prototypes,
+ * the response's topped by `http1Response` (methods for HTTP/1.1 responses only), HTTP/2 ones with
+ * the app's prototypes rebased on the HTTP/2 classes.
  */
-export function http2CapableApp(app: ExpressLike): (req: IncomingMessage, res: ServerResponse) => void {
+export function http2CapableApp(app: ExpressLike, http1Response: PropertyDescriptorMap = {}): (req: IncomingMessage, res: ServerResponse) => void {
   const h1Request = app.request;
-  const h1Response = app.response;
   const h2Request = rebase(h1Request, IncomingMessage.prototype, Http2ServerRequest.prototype, REQUEST_ADDITIONS);
-  const h2Response = rebase(h1Response, ServerResponse.prototype, Http2ServerResponse.prototype, RESPONSE_ADDITIONS);
+  const h2Response = rebase(app.response, ServerResponse.prototype, Http2ServerResponse.prototype, RESPONSE_ADDITIONS);
+  const h1Response = Object.create(app.response, http1Response) as object;
+  app.response = h1Response;
   return (req, res) => {
     if (!isHttp2(req)) {
       app(req, res);
