@@ -1,4 +1,5 @@
 import type { AdmissionAttributes, AdmissionHooks, Reinvocation } from '../api/admission-attributes.js';
+import type { ResourceInfo } from '../api/resource-info.js';
 
 export type { AdmissionAttributes, AdmissionRequest } from '../api/admission-attributes.js';
 
@@ -21,6 +22,12 @@ export class ReinvocationContext implements Reinvocation {
 /** An admission plugin: mutates `attrs.object` in place (mutating phase) or throws an ApiError. */
 export interface AdmissionPlugin {
   readonly name: string;
+  /**
+   * Whether the plugin can act on writes of this operation, resource and subresource, whatever the
+   * object and the user (kube's `Handles`, by resource as well). The chain asks once per resource,
+   * operation and subresource and does not call a plugin that cannot act. Absent: every write.
+   */
+  handles?(operation: AdmissionAttributes['operation'], info: ResourceInfo, subresource: string): boolean;
   admit?(attrs: AdmissionAttributes): Promise<void>;
   validate?(attrs: AdmissionAttributes): Promise<void>;
 }
@@ -33,23 +40,49 @@ export interface AdmissionPlugin {
  * mutating pass runs once more.
  */
 export class Admission implements AdmissionHooks {
+  /** Per resource, then operation and subresource: the plugins that handle such writes, in order. */
+  private readonly byResource = new WeakMap<ResourceInfo, Map<string, PluginsForWrite>>();
+
   constructor(private readonly plugins: AdmissionPlugin[]) {}
 
   async admit(attrs: AdmissionAttributes): Promise<void> {
     const reinvocation = new ReinvocationContext();
     attrs.reinvocation = reinvocation;
-    for (const p of this.plugins) if (p.admit) await p.admit(attrs);
+    const { mutating } = this.pluginsFor(attrs);
+    for (const p of mutating) await p.admit!(attrs);
     if (!reinvocation.shouldReinvoke) return;
     reinvocation.isReinvoke = true;
-    for (const p of this.plugins) if (p.admit) await p.admit(attrs);
+    for (const p of mutating) await p.admit!(attrs);
   }
 
   async validate(attrs: AdmissionAttributes): Promise<void> {
-    for (const p of this.plugins) if (p.validate) await p.validate(attrs);
+    for (const p of this.pluginsFor(attrs).validating) await p.validate!(attrs);
   }
 
   async run(attrs: AdmissionAttributes): Promise<void> {
     await this.admit(attrs);
     await this.validate(attrs);
   }
+
+  private pluginsFor(attrs: AdmissionAttributes): PluginsForWrite {
+    let byWrite = this.byResource.get(attrs.info);
+    if (byWrite === undefined) {
+      byWrite = new Map();
+      this.byResource.set(attrs.info, byWrite);
+    }
+    const key = attrs.subresource === '' ? attrs.operation : `${attrs.operation}/${attrs.subresource}`;
+    let plugins = byWrite.get(key);
+    if (plugins === undefined) {
+      const handling = this.plugins.filter((p) => p.handles?.(attrs.operation, attrs.info, attrs.subresource) ?? true);
+      plugins = { mutating: handling.filter((p) => p.admit !== undefined), validating: handling.filter((p) => p.validate !== undefined) };
+      byWrite.set(key, plugins);
+    }
+    return plugins;
+  }
+}
+
+/** The plugins of one kind of write, by phase. */
+interface PluginsForWrite {
+  readonly mutating: readonly AdmissionPlugin[];
+  readonly validating: readonly AdmissionPlugin[];
 }

@@ -1,3 +1,4 @@
+import type { ResourceInfo } from '../api/resource-info.js';
 /**
  * kube's certificate admission plugins (plugin/pkg/admission/certificates): who may approve a
  * CertificateSigningRequest (CertificateApproval), who may write its certificate or conditions
@@ -60,6 +61,11 @@ export class CertificateApproval implements AdmissionPlugin {
   readonly name = 'CertificateApproval';
   constructor(private readonly authorizer: Authorizer | undefined) {}
 
+  /** Updates of a CSR's approval only. */
+  handles(operation: AdmissionAttributes['operation'], info: ResourceInfo, subresource: string): boolean {
+    return operation === 'UPDATE' && subresource === 'approval' && info.group === GROUP && info.resource === 'certificatesigningrequests';
+  }
+
   async validate(a: AdmissionAttributes): Promise<void> {
     if (a.operation !== 'UPDATE' || a.subresource !== 'approval' || !isCsr(a) || a.request === undefined) return;
     const signerName = signerNameOf(a.oldObject);
@@ -72,6 +78,11 @@ export class CertificateApproval implements AdmissionPlugin {
 export class CertificateSigning implements AdmissionPlugin {
   readonly name = 'CertificateSigning';
   constructor(private readonly authorizer: Authorizer | undefined) {}
+
+  /** Updates of a CSR's status only. */
+  handles(operation: AdmissionAttributes['operation'], info: ResourceInfo, subresource: string): boolean {
+    return operation === 'UPDATE' && subresource === 'status' && info.group === GROUP && info.resource === 'certificatesigningrequests';
+  }
 
   async validate(a: AdmissionAttributes): Promise<void> {
     if (a.operation !== 'UPDATE' || a.subresource !== 'status' || !isCsr(a) || a.request === undefined) return;
@@ -89,6 +100,11 @@ export class CertificateSigning implements AdmissionPlugin {
 /** CertificateSubjectRestriction: a kubernetes.io/kube-apiserver-client CSR must not ask for group system:masters. */
 export class CertificateSubjectRestriction implements AdmissionPlugin {
   readonly name = 'CertificateSubjectRestriction';
+
+  /** CSR creates only. */
+  handles(operation: AdmissionAttributes['operation'], info: ResourceInfo, subresource: string): boolean {
+    return operation === 'CREATE' && subresource === '' && info.group === GROUP && info.resource === 'certificatesigningrequests';
+  }
 
   validate(a: AdmissionAttributes): Promise<void> {
     if (a.operation !== 'CREATE' || a.subresource !== '' || !isCsr(a)) return Promise.resolve();

@@ -1,3 +1,4 @@
+import type { ResourceInfo } from '../api/resource-info.js';
 import type { Obj } from '../api/object-util.js';
 import type { Storage } from '../storage/storage.js';
 import { asObject } from '../api/values.js';
@@ -17,6 +18,11 @@ export class DefaultIngressClass implements AdmissionPlugin {
   readonly name = 'DefaultIngressClass';
 
   constructor(private readonly storage: Storage) {}
+
+  /** Ingress creates only. */
+  handles(operation: AdmissionAttributes['operation'], info: ResourceInfo, subresource: string): boolean {
+    return operation === 'CREATE' && subresource === '' && info.group === 'networking.k8s.io' && info.resource === 'ingresses';
+  }
 
   async admit(a: AdmissionAttributes): Promise<void> {
     if (a.operation !== 'CREATE' || a.info.group !== 'networking.k8s.io' || a.info.resource !== 'ingresses' || a.subresource !== '') return;

@@ -1,3 +1,4 @@
+import type { ResourceInfo } from '../api/resource-info.js';
 import { objects } from '../validation/value-access.js';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission.js';
 import { admittedPod, podSpecOf } from './pod-admission-target.js';
@@ -14,6 +15,11 @@ const DEFAULT_SECONDS = 300;
  */
 export class DefaultTolerationSeconds implements AdmissionPlugin {
   readonly name = 'DefaultTolerationSeconds';
+
+  /** Pod creates and updates only. */
+  handles(operation: AdmissionAttributes['operation'], info: ResourceInfo, subresource: string): boolean {
+    return (operation === 'CREATE' || operation === 'UPDATE') && subresource === '' && info.group === '' && info.resource === 'pods';
+  }
 
   async admit(a: AdmissionAttributes): Promise<void> {
     if (a.operation !== 'CREATE' && a.operation !== 'UPDATE') return;

@@ -1,3 +1,4 @@
+import type { ResourceInfo } from '../api/resource-info.js';
 import { forbidden } from '../api/errors.js';
 import type { Obj } from '../api/object-util.js';
 import { canonicalQuantity, milliValueOf, quantityIntegerValue } from '../api/quantity.js';
@@ -29,6 +30,11 @@ export class LimitRanger implements AdmissionPlugin {
   readonly name = 'LimitRanger';
 
   constructor(private readonly storage: Storage) {}
+
+  /** Pods and claims only. */
+  handles(_operation: AdmissionAttributes['operation'], info: ResourceInfo, _subresource: string): boolean {
+    return info.group === '' && (info.resource === 'pods' || info.resource === 'persistentvolumeclaims');
+  }
 
   async admit(a: AdmissionAttributes): Promise<void> {
     if (!applies(a) || a.info.resource !== 'pods') return;

@@ -1,3 +1,4 @@
+import type { ResourceInfo } from '../api/resource-info.js';
 import { internalError } from '../api/errors.js';
 import type { Obj } from '../api/object-util.js';
 import { pruneCustomResourceBody } from '../strategy/custom-resources.js';
@@ -46,6 +47,11 @@ export class MutatingAdmissionWebhook implements AdmissionPlugin {
     private readonly configurations: WebhookConfigurations,
     private readonly dispatch: WebhookDispatch,
   ) {}
+
+  /** Every write but those of the webhook configurations and policies themselves. */
+  handles(_operation: AdmissionAttributes['operation'], info: ResourceInfo): boolean {
+    return !isExemptFromWebhooks(info);
+  }
 
   async admit(attrs: AdmissionAttributes): Promise<void> {
     if (isExemptFromWebhooks(attrs.info)) return;

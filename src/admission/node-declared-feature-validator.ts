@@ -1,3 +1,4 @@
+import type { ResourceInfo } from '../api/resource-info.js';
 import { forbidden } from '../api/errors.js';
 import type { Obj } from '../api/object-util.js';
 import type { Storage } from '../storage/storage.js';
@@ -44,6 +45,11 @@ export class NodeDeclaredFeatureValidator implements AdmissionPlugin {
   readonly name = 'NodeDeclaredFeatureValidator';
 
   constructor(private readonly storage: Storage) {}
+
+  /** Pod updates and resizes only. */
+  handles(operation: AdmissionAttributes['operation'], info: ResourceInfo, subresource: string): boolean {
+    return operation === 'UPDATE' && (subresource === '' || subresource === 'resize') && info.group === '' && info.resource === 'pods';
+  }
 
   async validate(a: AdmissionAttributes): Promise<void> {
     if (a.operation !== 'UPDATE' || a.info.group !== '' || a.info.resource !== 'pods') return;

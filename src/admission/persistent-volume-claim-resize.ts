@@ -1,3 +1,4 @@
+import type { ResourceInfo } from '../api/resource-info.js';
 import { forbidden } from '../api/errors.js';
 import type { Obj } from '../api/object-util.js';
 import { compareQuantities } from '../api/quantity.js';
@@ -30,6 +31,11 @@ export class PersistentVolumeClaimResize implements AdmissionPlugin {
   readonly name = 'PersistentVolumeClaimResize';
 
   constructor(private readonly storage: Storage) {}
+
+  /** Claim updates only. */
+  handles(operation: AdmissionAttributes['operation'], info: ResourceInfo, subresource: string): boolean {
+    return operation === 'UPDATE' && subresource === '' && info.group === '' && info.resource === 'persistentvolumeclaims';
+  }
 
   async validate(a: AdmissionAttributes): Promise<void> {
     if (a.operation !== 'UPDATE' || a.info.group !== '' || a.info.resource !== 'persistentvolumeclaims' || a.subresource !== '') return;

@@ -1,3 +1,4 @@
+import type { ResourceInfo } from '../api/resource-info.js';
 import { forbidden, type ApiError } from '../api/errors.js';
 import type { Obj } from '../api/object-util.js';
 import { compareQuantities, milliValueOf, quantityIntegerValue } from '../api/quantity.js';
@@ -20,6 +21,11 @@ export class PodResizeValidator implements AdmissionPlugin {
   readonly name = 'PodResizeValidator';
 
   constructor(private readonly storage: Storage) {}
+
+  /** Pod resizes only. */
+  handles(operation: AdmissionAttributes['operation'], info: ResourceInfo, subresource: string): boolean {
+    return operation === 'UPDATE' && subresource === 'resize' && info.group === '' && info.resource === 'pods';
+  }
 
   async validate(a: AdmissionAttributes): Promise<void> {
     if (a.operation !== 'UPDATE' || a.info.group !== '' || a.info.resource !== 'pods' || a.subresource !== 'resize') return;

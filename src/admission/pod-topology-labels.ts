@@ -1,3 +1,4 @@
+import type { ResourceInfo } from '../api/resource-info.js';
 import type { Obj } from '../api/object-util.js';
 import type { Storage } from '../storage/storage.js';
 import { asObject } from '../api/values.js';
@@ -22,6 +23,11 @@ export class PodTopologyLabels implements AdmissionPlugin {
   private readonly seen = new Map<string, { resourceVersion: string; labels: Record<string, string> }>();
 
   constructor(private readonly storage: Storage) {}
+
+  /** Pod creates and bindings only. */
+  handles(operation: AdmissionAttributes['operation'], info: ResourceInfo, subresource: string): boolean {
+    return operation === 'CREATE' && (subresource === '' || subresource === 'binding') && info.group === '' && info.resource === 'pods';
+  }
 
   async admit(a: AdmissionAttributes): Promise<void> {
     if (a.operation !== 'CREATE' || a.info.group !== '' || a.info.resource !== 'pods' || a.object === undefined) return;

@@ -1,3 +1,4 @@
+import type { ResourceInfo } from '../api/resource-info.js';
 import { forbidden } from '../api/errors.js';
 import type { Obj } from '../api/object-util.js';
 import type { Storage } from '../storage/storage.js';
@@ -52,6 +53,13 @@ export class PriorityAdmission implements AdmissionPlugin {
     if (stored === undefined) throw forbidden({ group: '', resource: 'pods' }, a.name, `no PriorityClass with name ${className} was found`);
     const pc = JSON.parse(stored.json) as Obj;
     return { className, value: Number(pc.value), preemptionPolicy: typeof pc.preemptionPolicy === 'string' ? pc.preemptionPolicy : undefined };
+  }
+
+  /** Pods and priority classes only. */
+  handles(_operation: AdmissionAttributes['operation'], info: ResourceInfo, subresource: string): boolean {
+    return (
+      subresource === '' && ((info.group === '' && info.resource === 'pods') || (info.group === 'scheduling.k8s.io' && info.resource === 'priorityclasses'))
+    );
   }
 
   async admit(a: AdmissionAttributes): Promise<void> {

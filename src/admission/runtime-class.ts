@@ -1,3 +1,4 @@
+import type { ResourceInfo } from '../api/resource-info.js';
 import { forbidden } from '../api/errors.js';
 import type { Obj } from '../api/object-util.js';
 import type { Storage } from '../storage/storage.js';
@@ -34,6 +35,11 @@ export class RuntimeClassAdmission implements AdmissionPlugin {
     const stored = await this.storage.get(RUNTIME_CLASSES, className);
     if (stored === undefined) throw forbidden(PODS, podName(a, pod), `pod rejected: RuntimeClass "${className}" not found`);
     return { pod, spec, rc: JSON.parse(stored.json) as Obj };
+  }
+
+  /** Pod creates only. */
+  handles(operation: AdmissionAttributes['operation'], info: ResourceInfo, subresource: string): boolean {
+    return operation === 'CREATE' && subresource === '' && info.group === '' && info.resource === 'pods';
   }
 
   async admit(a: AdmissionAttributes): Promise<void> {

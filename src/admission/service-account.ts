@@ -1,3 +1,4 @@
+import type { ResourceInfo } from '../api/resource-info.js';
 import { forbidden } from '../api/errors.js';
 import type { Obj } from '../api/object-util.js';
 import type { Storage } from '../storage/storage.js';
@@ -52,6 +53,11 @@ export class ServiceAccountAdmission implements AdmissionPlugin {
       if (stored !== undefined) return JSON.parse(stored.json) as Obj;
     }
     return undefined;
+  }
+
+  /** Pod creates only. */
+  handles(operation: AdmissionAttributes['operation'], info: ResourceInfo, subresource: string): boolean {
+    return operation === 'CREATE' && subresource === '' && info.group === '' && info.resource === 'pods';
   }
 
   async admit(a: AdmissionAttributes): Promise<void> {

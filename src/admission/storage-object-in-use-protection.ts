@@ -1,3 +1,4 @@
+import type { ResourceInfo } from '../api/resource-info.js';
 import { asObject } from '../api/values.js';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission.js';
 
@@ -12,6 +13,15 @@ export const PV_PROTECTION_FINALIZER = 'kubernetes.io/pv-protection';
  */
 export class StorageObjectInUseProtection implements AdmissionPlugin {
   readonly name = 'StorageObjectInUseProtection';
+
+  /** Creates of claims and volumes only. */
+  handles(operation: AdmissionAttributes['operation'], info: ResourceInfo, subresource: string): boolean {
+    return (
+      operation === 'CREATE' &&
+      subresource === '' &&
+      ((info.group === '' && info.resource === 'persistentvolumeclaims') || (info.group === '' && info.resource === 'persistentvolumes'))
+    );
+  }
 
   async admit(a: AdmissionAttributes): Promise<void> {
     if (a.operation !== 'CREATE' || a.info.group !== '' || a.subresource !== '' || a.object === undefined) return;

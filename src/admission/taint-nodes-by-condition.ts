@@ -1,3 +1,4 @@
+import type { ResourceInfo } from '../api/resource-info.js';
 import { asObject } from '../api/values.js';
 import { objects } from '../validation/value-access.js';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission.js';
@@ -10,6 +11,11 @@ import { NOT_READY_TAINT_KEY } from '../nodes/node-condition-taints.js';
  */
 export class TaintNodesByCondition implements AdmissionPlugin {
   readonly name = 'TaintNodesByCondition';
+
+  /** Node creates only. */
+  handles(operation: AdmissionAttributes['operation'], info: ResourceInfo, subresource: string): boolean {
+    return operation === 'CREATE' && subresource === '' && info.group === '' && info.resource === 'nodes';
+  }
 
   async admit(a: AdmissionAttributes): Promise<void> {
     if (a.operation !== 'CREATE' || a.info.group !== '' || a.info.resource !== 'nodes' || a.subresource !== '' || a.object === undefined) return;

@@ -1,3 +1,4 @@
+import type { ResourceInfo } from '../api/resource-info.js';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission.js';
 import { denial, isExemptFromWebhooks, WebhookCallFailure, type Invocation, type WebhookDispatch } from './webhook-dispatch.js';
 import type { WebhookConfigurations } from './webhook-configurations.js';
@@ -18,6 +19,11 @@ export class ValidatingAdmissionWebhook implements AdmissionPlugin {
     private readonly configurations: WebhookConfigurations,
     private readonly dispatch: WebhookDispatch,
   ) {}
+
+  /** Every write but those of the webhook configurations and policies themselves. */
+  handles(_operation: AdmissionAttributes['operation'], info: ResourceInfo): boolean {
+    return !isExemptFromWebhooks(info);
+  }
 
   async validate(attrs: AdmissionAttributes): Promise<void> {
     if (isExemptFromWebhooks(attrs.info)) return;

@@ -1,3 +1,4 @@
+import type { ResourceInfo } from '../../api/resource-info.js';
 import { forbidden, invalid } from '../../api/errors.js';
 import type { Obj } from '../../api/object-util.js';
 import type { Storage } from '../../storage/storage.js';
@@ -33,6 +34,16 @@ export class PodSecurityAdmission implements AdmissionPlugin {
   readonly name = 'PodSecurity';
 
   constructor(private readonly storage: Storage) {}
+
+  /** Namespaces, pods and the workloads with a pod template. */
+  handles(operation: AdmissionAttributes['operation'], info: ResourceInfo, subresource: string): boolean {
+    return (
+      (operation === 'CREATE' || operation === 'UPDATE') &&
+      ((info.group === '' && info.resource === 'namespaces') ||
+        (info.group === '' && info.resource === 'pods') ||
+        (subresource === '' && strategyFor(info).podTemplatePath !== undefined))
+    );
+  }
 
   async validate(a: AdmissionAttributes): Promise<void> {
     if ((a.operation !== 'CREATE' && a.operation !== 'UPDATE') || a.object === undefined) return;
