@@ -59,7 +59,7 @@ import { FlowControl } from '../flowcontrol/flow-control.js';
 import { readTlsThroughStream } from './tls-read-pausing.js';
 import { acceptRequest, installClientErrorHandler, lingerOnEarlyAnswer, MAX_HEADER_BYTES } from './http-framing.js';
 import { LISTEN_BACKLOG } from './listen-backlog.js';
-import { goAway, http2CapableApp, isHttp2 } from './http2-requests.js';
+import { expressRequests, goAway, isHttp2 } from './http2-requests.js';
 import { closeIdleConnections, secureServer } from './secure-server.js';
 import type { ClientConnections } from './client-connections.js';
 import { parsedRequestOf, parseRequest } from '../api/parsed-request.js';
@@ -256,7 +256,7 @@ export async function startServer(given: ServerConfig, storage: Storage, options
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
-  // Every request passes these stages in order (one Express middleware, see request-pipeline.ts).
+  // Every request passes these stages in order (see request-pipeline.ts and serveApp below).
   const stages: RequestHandler[] = [];
   stages.push(auditIdFilter());
   // In a terminal (text lines) request lines are detail, shown at --log-level=debug; JSON logs carry them at info.
@@ -301,10 +301,10 @@ export async function startServer(given: ServerConfig, storage: Storage, options
   );
   nonResourcePaths.use(openapiRouter(openapi));
   stages.push(byRequestKind(resourceHandler(context), nonResourcePaths));
-  stages.push(notFoundHandler(context));
-  app.use(requestPipeline(stages));
-  app.use(errorLogger());
-  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => writeError(res, err));
+  const notFound = notFoundHandler(context);
+  stages.push(notFound);
+  const pipeline = requestPipeline(stages);
+  const logError = errorLogger();
 
   const serverOptions = {
     keepAliveTimeout: 65_000,
@@ -312,7 +312,17 @@ export async function startServer(given: ServerConfig, storage: Storage, options
     maxHeaderSize: MAX_HEADER_BYTES,
     IncomingMessage: aggregator.incomingMessageClass(isProxyUpgradeTarget),
   };
-  const serveApp = http2CapableApp(app, headerBytesPreserving(app.response));
+  const asExpress = expressRequests(app, headerBytesPreserving(app.response));
+  // Errors are logged, then answered as Status objects; a request no stage answered gets the 404.
+  const serveApp = (req: IncomingMessage, res: ServerResponse): void => {
+    asExpress(req, res);
+    const request = req as Request;
+    const response = res as Response;
+    pipeline(request, response, (err?: unknown) => {
+      if (err === undefined || err === null) notFound(request, response);
+      else logError(err, request, response, () => writeError(response, err));
+    });
+  };
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
     // An HTTP/2 stream ends alone; its connection is shared and never lingers.
     if (!isHttp2(req)) lingerOnEarlyAnswer(req);

@@ -1,10 +1,10 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 
 /**
- * The server's request stages as one Express middleware. The stages run in order, as they would
+ * The server's request stages as one middleware function. The stages run in order, as they would
  * each mounted with `app.use` at `/`, with Express 5's rules: a stage passes the request on with
  * `next()`, and fails it with `next(err)`, by throwing, or by returning a promise that rejects, which
- * skips the remaining stages and hands `err` to the app's error handlers. What it saves is the
+ * skips the remaining stages and hands `err` to `done` (the error handling). What it saves is the
  * router's work per stage and request (matching each layer's path, a params object, closures): the
  * request pays one closure here.
  */
