@@ -306,16 +306,18 @@ export async function startServer(given: ServerConfig, storage: Storage, options
   const pipeline = requestPipeline(stages);
   const logError = errorLogger();
 
+  // Requests and responses are made on the app's prototypes (see expressRequests).
+  const appObjects = expressRequests(app, aggregator.incomingMessageClass(isProxyUpgradeTarget), headerBytesPreserving(app.response));
   const serverOptions = {
     keepAliveTimeout: 65_000,
     requestTimeout: 0,
     maxHeaderSize: MAX_HEADER_BYTES,
-    IncomingMessage: aggregator.incomingMessageClass(isProxyUpgradeTarget),
+    IncomingMessage: appObjects.classes.IncomingMessage,
+    ServerResponse: appObjects.classes.ServerResponse,
   };
-  const asExpress = expressRequests(app, headerBytesPreserving(app.response));
   // Errors are logged, then answered as Status objects; a request no stage answered gets the 404.
   const serveApp = (req: IncomingMessage, res: ServerResponse): void => {
-    asExpress(req, res);
+    appObjects.prepare(req, res);
     const request = req as Request;
     const response = res as Response;
     pipeline(request, response, (err?: unknown) => {
@@ -336,7 +338,13 @@ export async function startServer(given: ServerConfig, storage: Storage, options
       : secureServer(
           { ...serving.secureContextOptions(), requestCert: true, rejectUnauthorized: false },
           serverOptions,
-          config.disableHttp2Serving ? undefined : { maxStreamsPerConnection: config.http2MaxStreamsPerConnection },
+          config.disableHttp2Serving
+            ? undefined
+            : {
+                maxStreamsPerConnection: config.http2MaxStreamsPerConnection,
+                Http2ServerRequest: appObjects.classes.Http2ServerRequest,
+                Http2ServerResponse: appObjects.classes.Http2ServerResponse,
+              },
           handler,
           options.handedConnections?.clients,
         );

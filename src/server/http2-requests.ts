@@ -84,23 +84,64 @@ interface RoutedRequest {
   baseUrl?: string;
 }
 
+/** The classes the servers make requests and responses with (Node's server options of these names). */
+export interface AppClasses {
+  IncomingMessage: typeof IncomingMessage;
+  ServerResponse: typeof ServerResponse;
+  Http2ServerRequest: typeof Http2ServerRequest;
+  Http2ServerResponse: typeof Http2ServerResponse;
+}
+
+/** Requests and responses made the app's (see {@link expressRequests}). */
+export interface ExpressRequests {
+  /** Servers given these classes make requests and responses that need no new prototype. */
+  readonly classes: AppClasses;
+  /** Makes one request and its response the app's. */
+  prepare(req: IncomingMessage, res: ServerResponse): void;
+}
+
+/** A subclass of `base` whose instances inherit from `proto` (whose chain must lead to `base`'s prototype). */
+function classOn<T extends abstract new (...args: never[]) => object>(base: T, proto: object): T {
+  const made = class extends (base as unknown as new (...args: unknown[]) => object) {};
+  Object.setPrototypeOf(made.prototype, proto);
+  return made as unknown as T;
+}
+
 /**
  * Makes requests and responses the app's, as `app.handle` and its router do before the first
  * middleware mounted at `/`: the app's prototypes (Express's methods, the app's settings through
  * `req.app`), HTTP/1 ones with the response's topped by `http1Response` (methods for HTTP/1.1
- * responses only), HTTP/2 ones with the prototypes rebased on the HTTP/2 classes; then `req.res`,
- * `res.req`, `res.locals`, `req.originalUrl` and `req.baseUrl`. The server runs its stages on them
- * itself (see request-pipeline.ts): the router's dispatch cost a request about 15 µs for one layer.
+ * responses only) and the request's based on `http1Request` (the servers' request class), HTTP/2
+ * ones with the prototypes rebased on the HTTP/2 classes; then `req.res`, `res.req`, `res.locals`,
+ * `req.originalUrl` and `req.baseUrl`. The server runs its stages on them itself (see
+ * request-pipeline.ts): the router's dispatch cost a request about 15 µs for one layer.
+ *
+ * Servers made with `classes` create requests and responses on those prototypes from the start; a
+ * request or response made otherwise (an upgrade's response) gets them here, as Express would.
  */
-export function expressRequests(app: ExpressLike, http1Response: PropertyDescriptorMap = {}): (req: IncomingMessage, res: ServerResponse) => void {
-  const h1Request = app.request;
-  const h2Request = rebase(h1Request, IncomingMessage.prototype, Http2ServerRequest.prototype, REQUEST_ADDITIONS);
-  const h2Response = rebase(app.response, ServerResponse.prototype, Http2ServerResponse.prototype, RESPONSE_ADDITIONS);
+export function expressRequests(app: ExpressLike, http1Request: typeof IncomingMessage, http1Response: PropertyDescriptorMap = {}): ExpressRequests {
+  const h1Request = rebase(app.request, IncomingMessage.prototype, http1Request.prototype);
   const h1Response = Object.create(app.response, http1Response) as object;
-  return (req, res) => {
+  const h2Request = rebase(app.request, IncomingMessage.prototype, Http2ServerRequest.prototype, REQUEST_ADDITIONS);
+  const h2Response = rebase(app.response, ServerResponse.prototype, Http2ServerResponse.prototype, RESPONSE_ADDITIONS);
+  const classes: AppClasses = {
+    IncomingMessage: classOn(http1Request, h1Request),
+    ServerResponse: classOn(ServerResponse, h1Response),
+    Http2ServerRequest: classOn(Http2ServerRequest, h2Request),
+    Http2ServerResponse: classOn(Http2ServerResponse, h2Response),
+  };
+  const protos = {
+    h1Request: classes.IncomingMessage.prototype,
+    h1Response: classes.ServerResponse.prototype,
+    h2Request: classes.Http2ServerRequest.prototype,
+    h2Response: classes.Http2ServerResponse.prototype,
+  };
+  const prepare = (req: IncomingMessage, res: ServerResponse): void => {
     const http2 = isHttp2(req);
-    Object.setPrototypeOf(req, http2 ? h2Request : h1Request);
-    Object.setPrototypeOf(res, http2 ? h2Response : h1Response);
+    const requestProto = http2 ? protos.h2Request : protos.h1Request;
+    const responseProto = http2 ? protos.h2Response : protos.h1Response;
+    if (Object.getPrototypeOf(req) !== requestProto) Object.setPrototypeOf(req, requestProto);
+    if (Object.getPrototypeOf(res) !== responseProto) Object.setPrototypeOf(res, responseProto);
     const routed = req as IncomingMessage & RoutedRequest;
     routed.res = res;
     (res as ServerResponse & { req: IncomingMessage }).req = req;
@@ -109,6 +150,7 @@ export function expressRequests(app: ExpressLike, http1Response: PropertyDescrip
     routed.originalUrl ??= req.url;
     routed.baseUrl = '';
   };
+  return { classes, prepare };
 }
 
 /**

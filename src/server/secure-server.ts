@@ -1,6 +1,14 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { createSecureServer, type Http2Session, type IncomingHttpHeaders, type SecureServerOptions, type ServerHttp2Stream } from 'node:http2';
+import {
+  createSecureServer,
+  type Http2ServerRequest,
+  type Http2ServerResponse,
+  type Http2Session,
+  type IncomingHttpHeaders,
+  type SecureServerOptions,
+  type ServerHttp2Stream,
+} from 'node:http2';
 import type { SecureContextOptions, TLSSocket } from 'node:tls';
 import { logger } from '../logging/logger.js';
 import { connectionMoved, openWatches } from '../watch/connection-moves.js';
@@ -12,6 +20,14 @@ export interface Http1Options {
   requestTimeout: number;
   maxHeaderSize: number;
   IncomingMessage: typeof IncomingMessage;
+  /** Node's default when absent. */
+  ServerResponse?: typeof ServerResponse;
+}
+
+/** The classes of HTTP/2 requests and responses (Node's http2 server options of these names). */
+export interface Http2Classes {
+  Http2ServerRequest: typeof Http2ServerRequest;
+  Http2ServerResponse: typeof Http2ServerResponse;
 }
 
 /** The secure port's server, and how to end its HTTP/2 connections gracefully. */
@@ -70,7 +86,7 @@ const DEFAULT_MAX_STREAMS = 1000;
 export function secureServer(
   tls: SecureContextOptions & { requestCert: boolean; rejectUnauthorized: boolean },
   http1: Http1Options,
-  http2: { maxStreamsPerConnection: number } | undefined,
+  http2: ({ maxStreamsPerConnection: number } & Partial<Http2Classes>) | undefined,
   handler: (req: IncomingMessage, res: ServerResponse) => void,
   clients?: ClientConnections,
 ): SecureServer {
@@ -82,6 +98,9 @@ export function secureServer(
     ...tls,
     allowHTTP1: true,
     Http1IncomingMessage: http1.IncomingMessage,
+    ...(http1.ServerResponse === undefined ? {} : { Http1ServerResponse: http1.ServerResponse }),
+    ...(http2.Http2ServerRequest === undefined ? {} : { Http2ServerRequest: http2.Http2ServerRequest }),
+    ...(http2.Http2ServerResponse === undefined ? {} : { Http2ServerResponse: http2.Http2ServerResponse }),
     settings: { maxConcurrentStreams, initialWindowSize: STREAM_WINDOW_BYTES, maxHeaderListSize: http1.maxHeaderSize },
     // Node refuses new streams once a session buffers this much; a connection may carry
     // maxConcurrentStreams bodies of a window each (kube's MaxUploadBufferPerConnection).
