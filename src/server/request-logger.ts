@@ -13,8 +13,9 @@ const SECRET_PARAM = /(token|password|passwd|secret|signature|sig|key|credential
 /** `path?query` with secret-looking parameters removed; the rest is kept in order. */
 export function redactedUrl(originalUrl: string): string {
   const q0 = originalUrl.indexOf('?');
-  const rawPath = q0 < 0 ? originalUrl : originalUrl.slice(0, q0);
-  const query = new URLSearchParams(q0 < 0 ? '' : originalUrl.slice(q0 + 1));
+  if (q0 < 0) return originalUrl;
+  const rawPath = originalUrl.slice(0, q0);
+  const query = new URLSearchParams(originalUrl.slice(q0 + 1));
   const kept = new URLSearchParams();
   for (const [k, v] of query) if (!SECRET_PARAM.test(k)) kept.append(k, v);
   const q = kept.toString();
@@ -42,7 +43,7 @@ export function requestLogger(options: RequestLoggerOptions = {}): (req: Request
       next();
       return;
     }
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     let done = false;
     const finish = (): void => {
       if (done) return;
@@ -61,7 +62,7 @@ export function requestLogger(options: RequestLoggerOptions = {}): (req: Request
       if (info?.namespace) fields.namespace = info.namespace;
       if (info?.name) fields.name = info.name;
       fields.status = status;
-      fields.durationMs = Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100;
+      fields.durationMs = Math.round((performance.now() - started) * 100) / 100;
       fields.userAgent = req.headers['user-agent'] ?? '';
       fields.remoteAddr = req.socket?.remoteAddress ?? '';
       if (!res.writableFinished) fields.aborted = true;
