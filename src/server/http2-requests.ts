@@ -2,12 +2,12 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 
 /**
- * HTTP/2 requests through the Express app. Node's HTTP/2 compatibility API hands the app request and
- * response objects with the methods of HTTP/1's (`headers`, `setHeader`, `writeHead`, `write`, `end`),
- * but Express re-parents every request and response onto its own prototypes, which inherit from
- * HTTP/1's classes: an HTTP/2 request would lose its getters. For an HTTP/2 request the app is given,
- * for the moment Express installs them (synchronously, first thing in `app.handle`), copies of its
- * prototypes that inherit from the HTTP/2 classes instead.
+ * Requests and responses as the Express app's, over HTTP/1 and HTTP/2. Express's methods live on
+ * its prototypes, which inherit from HTTP/1's classes; Node's HTTP/2 compatibility API makes objects
+ * with the methods of HTTP/1's (`headers`, `setHeader`, `writeHead`, `write`, `end`) on classes of
+ * its own. The servers make every request and response on a copy of the app's prototypes stacked on
+ * the class Node would have used (see expressRequests), so an HTTP/2 request keeps its getters and no
+ * object is re-parented while it is served, as `app.handle` would do.
  *
  * What the rest of the server can rely on for an HTTP/2 request: `req.httpVersionMajor` is 2;
  * `req.headers` also holds the pseudo-headers (`:authority`, `:path`, ...); `res.flushHeaders()`
