@@ -138,13 +138,27 @@ function underApiRoot(server: ServerContext, path: string): boolean {
 
 const MUTATING_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
 
-/** Sends a write's response only after the watch frames its change queued behind busy sockets. */
-function holdUntilWatchersHaveEvents(res: Response): void {
-  const end = res.end.bind(res) as (...args: unknown[]) => Response;
-  res.end = ((...args: unknown[]): Response => {
-    afterDeferredWatchFrames(() => end(...args));
-    return res;
-  }) as Response['end'];
+/**
+ * `end` for a layer of responses above `base`: the response of a write (marked `holdForWatchers` in
+ * its `locals`) ends only after the watch frames its change queued behind busy sockets, so a client
+ * never sees its write's answer before a watch of the same server sees the change. A method of the
+ * response prototypes: a write's response costs no wrapper of its own.
+ */
+export function watchersFirstLayer(base: object): PropertyDescriptorMap {
+  const { end } = base as { end: (this: Response, ...args: unknown[]) => Response };
+  return {
+    end: {
+      value(this: Response, ...args: unknown[]): Response {
+        const locals = this.locals as { holdForWatchers?: boolean } | undefined;
+        if (locals?.holdForWatchers !== true) return end.apply(this, args);
+        locals.holdForWatchers = false;
+        afterDeferredWatchFrames(() => end.apply(this, args));
+        return this;
+      },
+      writable: true,
+      configurable: true,
+    },
+  };
 }
 
 /**
@@ -174,7 +188,7 @@ export function resourceHandler(server: ServerContext) {
       return;
     }
     // A proxied request changes nothing here: its answer need not wait for watchers.
-    if (MUTATING_VERBS.has(ri.verb) && ri.subresource !== 'proxy') holdUntilWatchersHaveEvents(res);
+    if (MUTATING_VERBS.has(ri.verb) && ri.subresource !== 'proxy') res.locals.holdForWatchers = true;
     const r = makeResourceRequest(server, info, ri, req, res, query);
     dispatch(r).catch((err: unknown) => writeError(res, err));
   };

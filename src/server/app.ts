@@ -26,7 +26,7 @@ import { listenOrExplain } from '../config/startup-error.js';
 import type { ServerConfig } from '../config/server-config.js';
 import { writeError } from '../codec/response-writer.js';
 import { errorLogger, requestLogger } from './request-logger.js';
-import { responseCompression } from './response-compression.js';
+import { compressionLayer, responseCompression } from './response-compression.js';
 import { headerBytesPreserving } from './header-bytes.js';
 import { requestPipeline } from './request-pipeline.js';
 import { logger } from '../logging/logger.js';
@@ -36,7 +36,7 @@ import { storageTypeOf } from '../api/resource-info.js';
 import { queryBool } from '../api/request-options.js';
 import { DEFAULT_VERSION_INFO, discoveryRouter } from '../discovery/discovery-router.js';
 import type { ServerContext } from '../rest/server-context.js';
-import { byRequestKind, notFoundHandler, resourceHandler } from '../handlers/resource-router.js';
+import { byRequestKind, notFoundHandler, resourceHandler, watchersFirstLayer } from '../handlers/resource-router.js';
 import { requestUser } from '../handlers/http-scope.js';
 import { HealthChecks } from '../health/health-checks.js';
 import { healthRouter } from '../health/health-router.js';
@@ -307,7 +307,12 @@ export async function startServer(given: ServerConfig, storage: Storage, options
   const logError = errorLogger();
 
   // Requests and responses are made on the app's prototypes (see expressRequests).
-  const appObjects = expressRequests(app, aggregator.incomingMessageClass(isProxyUpgradeTarget), headerBytesPreserving(app.response));
+  // Above Express's methods: the header bytes of HTTP/1.1 answers, the decision to gzip a large
+  // answer, a write's answer held until watchers have its change (outermost).
+  const appObjects = expressRequests(app, aggregator.incomingMessageClass(isProxyUpgradeTarget), {
+    http1: headerBytesPreserving,
+    both: [compressionLayer, watchersFirstLayer],
+  });
   const serverOptions = {
     keepAliveTimeout: 65_000,
     requestTimeout: 0,

@@ -92,6 +92,17 @@ export interface AppClasses {
   Http2ServerResponse: typeof Http2ServerResponse;
 }
 
+/**
+ * Methods stacked on the app's response prototype, each layer made from the prototype below it
+ * (whose methods it calls): `http1` for HTTP/1.1 responses only, then `both`, in order, for HTTP/1
+ * and HTTP/2 ones. A method of a prototype costs a response nothing of its own, where a wrapper set
+ * on each response would change its shape.
+ */
+export interface ResponseLayers {
+  http1?: (base: object) => PropertyDescriptorMap;
+  both?: ReadonlyArray<(base: object) => PropertyDescriptorMap>;
+}
+
 /** Requests and responses made the app's (see {@link expressRequests}). */
 export interface ExpressRequests {
   /** Servers given these classes make requests and responses that need no new prototype. */
@@ -110,8 +121,8 @@ function classOn<T extends abstract new (...args: never[]) => object>(base: T, p
 /**
  * Makes requests and responses the app's, as `app.handle` and its router do before the first
  * middleware mounted at `/`: the app's prototypes (Express's methods, the app's settings through
- * `req.app`), HTTP/1 ones with the response's topped by `http1Response` (methods for HTTP/1.1
- * responses only) and the request's based on `http1Request` (the servers' request class), HTTP/2
+ * `req.app`), the responses' topped by `responseLayers`, HTTP/1 requests' based on `http1Request`
+ * (the servers' request class), HTTP/2
  * ones with the prototypes rebased on the HTTP/2 classes; then `req.res`, `res.req`, `res.locals`,
  * `req.originalUrl` and `req.baseUrl`. The server runs its stages on them itself (see
  * request-pipeline.ts): the router's dispatch cost a request about 15 µs for one layer.
@@ -119,11 +130,15 @@ function classOn<T extends abstract new (...args: never[]) => object>(base: T, p
  * Servers made with `classes` create requests and responses on those prototypes from the start; a
  * request or response made otherwise (an upgrade's response) gets them here, as Express would.
  */
-export function expressRequests(app: ExpressLike, http1Request: typeof IncomingMessage, http1Response: PropertyDescriptorMap = {}): ExpressRequests {
+export function expressRequests(app: ExpressLike, http1Request: typeof IncomingMessage, responseLayers: ResponseLayers = {}): ExpressRequests {
   const h1Request = rebase(app.request, IncomingMessage.prototype, http1Request.prototype);
-  const h1Response = Object.create(app.response, http1Response) as object;
+  let h1Response = Object.create(app.response, responseLayers.http1?.(app.response) ?? {}) as object;
   const h2Request = rebase(app.request, IncomingMessage.prototype, Http2ServerRequest.prototype, REQUEST_ADDITIONS);
-  const h2Response = rebase(app.response, ServerResponse.prototype, Http2ServerResponse.prototype, RESPONSE_ADDITIONS);
+  let h2Response = rebase(app.response, ServerResponse.prototype, Http2ServerResponse.prototype, RESPONSE_ADDITIONS);
+  for (const layer of responseLayers.both ?? []) {
+    h1Response = Object.create(h1Response, layer(h1Response)) as object;
+    h2Response = Object.create(h2Response, layer(h2Response)) as object;
+  }
   const classes: AppClasses = {
     IncomingMessage: classOn(http1Request, h1Request),
     ServerResponse: classOn(ServerResponse, h1Response),

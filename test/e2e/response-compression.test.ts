@@ -21,9 +21,14 @@ interface RawResponse {
 
 /** GET `path` with the given headers; the body as the server sent it (never decompressed). */
 function rawGet(path: string, headers: Record<string, string>, untilBytes?: number): Promise<RawResponse> {
+  return rawRequest('GET', path, headers, undefined, untilBytes);
+}
+
+/** A request with the given method, headers and body; the answer's body as sent (never decompressed). */
+function rawRequest(method: string, path: string, headers: Record<string, string>, body?: string, untilBytes?: number): Promise<RawResponse> {
   const url = new URL(path, server.url);
   return new Promise((resolve, reject) => {
-    const req = request(url, { headers }, (res) => {
+    const req = request(url, { method, headers }, (res) => {
       const chunks: Buffer[] = [];
       let bytes = 0;
       const done = (): void => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) });
@@ -39,7 +44,7 @@ function rawGet(path: string, headers: Record<string, string>, untilBytes?: numb
       res.on('error', reject);
     });
     req.on('error', reject);
-    req.end();
+    req.end(body);
   });
 }
 
@@ -106,4 +111,36 @@ test('small answers and watches are not compressed', async () => {
   assert.equal(watch.status, 200);
   assert.equal(watch.headers['content-encoding'], undefined);
   assert.match(watch.body.toString(), /^\{"type":"ADDED","object":\{/);
+});
+
+test('one large object is gzipped in the answer to the write that stored it and to a GET; small answers beside it are not', async () => {
+  const big = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'big' }, data: { d: 'y'.repeat(200 * 1024) } };
+  const headers = { accept: 'application/json', 'accept-encoding': 'gzip', 'content-type': 'application/json' };
+  const created = await rawRequest('POST', LIST, headers, JSON.stringify(big));
+  assert.equal(created.status, 201);
+  assert.equal(created.headers['content-encoding'], 'gzip');
+  assert.match(String(created.headers.vary), /Accept-Encoding/);
+  const stored = JSON.parse(gunzipSync(created.body).toString()) as { metadata: { resourceVersion: string }; data: { d: string } };
+  assert.equal(stored.data.d.length, 200 * 1024);
+  const read = await rawGet(`${LIST}/big`, { accept: 'application/json', 'accept-encoding': 'gzip' });
+  assert.equal(read.headers['content-encoding'], 'gzip');
+  assert.equal(
+    (JSON.parse(gunzipSync(read.body).toString()) as { metadata: { resourceVersion: string } }).metadata.resourceVersion,
+    stored.metadata.resourceVersion,
+  );
+  // A small write's answer and an error's Status, to the same kind of client: as they are, no Vary.
+  const small = await rawRequest('POST', LIST, headers, JSON.stringify({ metadata: { name: 'small' }, data: { d: 'z' } }));
+  assert.equal(small.status, 201);
+  assert.equal(small.headers['content-encoding'], undefined);
+  assert.equal(small.headers.vary, undefined);
+  assert.equal((JSON.parse(small.body.toString()) as { metadata: { name: string } }).metadata.name, 'small');
+  const conflict = await rawRequest('POST', LIST, headers, JSON.stringify({ metadata: { name: 'small' } }));
+  assert.equal(conflict.status, 409);
+  assert.equal(conflict.headers['content-encoding'], undefined);
+  assert.equal((JSON.parse(conflict.body.toString()) as { reason: string }).reason, 'AlreadyExists');
+  // Deleting it answers a small Status (kube returns a ConfigMap's deletion as one): not compressed.
+  const deleted = await rawRequest('DELETE', `${LIST}/big`, { accept: 'application/json', 'accept-encoding': 'gzip' });
+  assert.equal(deleted.status, 200);
+  assert.equal(deleted.headers['content-encoding'], undefined);
+  assert.equal((JSON.parse(deleted.body.toString()) as { kind: string; status: string }).status, 'Success');
 });
