@@ -26,9 +26,20 @@ export class PriorityAdmission implements AdmissionPlugin {
 
   constructor(private readonly storage: Storage) {}
 
+  /** Classes parsed so far, by stored text: every pod created without a class reads them all. */
+  private parsed = new Map<string, Obj>();
+
   private async classes(): Promise<Obj[]> {
     const list = await this.storage.list(PRIORITY_CLASSES);
-    return list.items.map((item) => JSON.parse(item.json) as Obj);
+    const parsed = new Map<string, Obj>();
+    const classes = list.items.map((item) => {
+      const pc = this.parsed.get(item.json) ?? (JSON.parse(item.json) as Obj);
+      parsed.set(item.json, pc);
+      return pc;
+    });
+    // Only the classes of this list are kept: a changed or deleted class's text goes.
+    this.parsed = parsed;
+    return classes;
   }
 
   private async globalDefault(): Promise<Obj | undefined> {

@@ -27,24 +27,48 @@ export interface ManagerInfo {
   subresource: string;
 }
 
+/**
+ * Identifiers made and read so far, both ways: a server sees few managers, and every write with
+ * managedFields names each of its object's entries. Bounded: cleared when it holds too many.
+ */
+const identifiers = new Map<string, string>();
+const parsedIdentifiers = new Map<string, Readonly<ManagerInfo>>();
+const MAX_REMEMBERED_IDENTIFIERS = 4096;
+
 /** kube's manager identifier: JSON of the non-empty parts, apiVersion left out for Apply. */
 export function managerIdentifier(info: ManagerInfo): string {
-  const out: Record<string, string> = {};
-  if (info.manager !== '') out.manager = info.manager;
-  if (info.operation !== '') out.operation = info.operation;
-  if (info.operation !== 'Apply' && info.apiVersion !== '') out.apiVersion = info.apiVersion;
-  if (info.subresource !== '') out.subresource = info.subresource;
-  return JSON.stringify(out);
+  // Lengths first: no two different infos share a key, whatever characters their parts hold.
+  const { manager, operation, apiVersion, subresource } = info;
+  const key = `${manager.length}:${manager}${operation.length}:${operation}${apiVersion.length}:${apiVersion}${subresource}`;
+  let id = identifiers.get(key);
+  if (id === undefined) {
+    const out: Record<string, string> = {};
+    if (info.manager !== '') out.manager = info.manager;
+    if (info.operation !== '') out.operation = info.operation;
+    if (info.operation !== 'Apply' && info.apiVersion !== '') out.apiVersion = info.apiVersion;
+    if (info.subresource !== '') out.subresource = info.subresource;
+    id = JSON.stringify(out);
+    if (identifiers.size >= MAX_REMEMBERED_IDENTIFIERS) identifiers.clear();
+    identifiers.set(key, id);
+  }
+  return id;
 }
 
-function parseIdentifier(id: string): ManagerInfo {
-  const parsed = JSON.parse(id) as Record<string, unknown>;
-  return {
-    manager: stringField(parsed, 'manager'),
-    operation: stringField(parsed, 'operation'),
-    apiVersion: stringField(parsed, 'apiVersion'),
-    subresource: stringField(parsed, 'subresource'),
-  };
+/** The parts an identifier names (shared and frozen: callers only read them). */
+function parseIdentifier(id: string): Readonly<ManagerInfo> {
+  let info = parsedIdentifiers.get(id);
+  if (info === undefined) {
+    const parsed = JSON.parse(id) as Record<string, unknown>;
+    info = Object.freeze({
+      manager: stringField(parsed, 'manager'),
+      operation: stringField(parsed, 'operation'),
+      apiVersion: stringField(parsed, 'apiVersion'),
+      subresource: stringField(parsed, 'subresource'),
+    });
+    if (parsedIdentifiers.size >= MAX_REMEMBERED_IDENTIFIERS) parsedIdentifiers.clear();
+    parsedIdentifiers.set(id, info);
+  }
+  return info;
 }
 
 /**

@@ -20,6 +20,14 @@ const DOCKER_DEFAULT = 'docker/default';
 const UNCONFINED = 'unconfined';
 const LOCALHOST_PREFIX = 'localhost/';
 
+/** Whether any annotation is a seccomp or AppArmor one (most objects have none: nothing to check). */
+function anyProfileAnnotation(entries: ReadonlyArray<readonly [string, string]>): boolean {
+  for (const [key] of entries) {
+    if (key === SECCOMP_POD_KEY || key.startsWith(SECCOMP_CONTAINER_PREFIX) || key.startsWith(APPARMOR_CONTAINER_PREFIX)) return true;
+  }
+  return false;
+}
+
 /** Every container of a spec with its path, in kube's VisitContainersWithPath order. */
 function containersWithPath(spec: Obj, specPath: string): Array<{ container: Obj; path: string }> {
   return ['initContainers', 'containers', 'ephemeralContainers'].flatMap((key) =>
@@ -41,6 +49,7 @@ function seccompAnnotationCauses(value: string, field: string): StatusCause[] {
 export function validateSecurityProfileAnnotations(annotations: unknown, spec: Obj, field: string): StatusCause[] {
   const causes: StatusCause[] = [];
   const entries = stringEntries(annotations);
+  if (!anyProfileAnnotation(entries)) return causes;
   const names = new Set(containersWithPath(spec, '').map(({ container }) => asString(container.name)));
   for (const [key, value] of entries) {
     // kube names seccomp annotations as a child path and AppArmor ones as a map key.
@@ -78,8 +87,10 @@ function mismatchCauses(kind: 'seccomp' | 'apparmor', annotation: string, profil
  * object whose pod spec is `spec` at `specPath`), they must name the same profile.
  */
 export function validateAnnotationsMatchFields(annotations: unknown, spec: Obj, specPath: string): StatusCause[] {
-  const byKey = new Map(stringEntries(annotations));
+  const entries = stringEntries(annotations);
   const causes: StatusCause[] = [];
+  if (!anyProfileAnnotation(entries)) return causes;
+  const byKey = new Map(entries);
   const podSc = asObject(spec.securityContext);
   const podSeccomp = objectOrUndefined(podSc.seccompProfile);
   const podAnnotation = byKey.get(SECCOMP_POD_KEY);

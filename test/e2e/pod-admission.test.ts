@@ -131,6 +131,13 @@ test('a global default PriorityClass gives its value to pods; a second default i
     assert.equal(created.body.spec.priorityClassName, 'adm-d1');
     assert.equal(created.body.spec.priority, 7);
     assert.equal(created.body.spec.preemptionPolicy, 'Never');
+    // Once the default class is gone, a new pod gets priority 0 again.
+    assert.equal((await api(srv.url, `${classes}/adm-d1`, { method: 'DELETE' })).status, 200);
+    const after = await post(pods, pod('q'));
+    assert.equal(after.status, 201, after.text);
+    assert.equal(after.body.spec.priorityClassName, undefined);
+    assert.equal(after.body.spec.priority, 0);
+    assert.equal(after.body.spec.preemptionPolicy, 'PreemptLowerPriority');
   } finally {
     await api(srv.url, `${classes}/adm-d1`, { method: 'DELETE' });
   }

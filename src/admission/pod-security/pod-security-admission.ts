@@ -17,6 +17,9 @@ const IGNORED_POD_SUBRESOURCES = new Set(['exec', 'attach', 'binding', 'eviction
 /** How many existing pods a stricter enforce label is checked against (kube's default). */
 const MAX_PODS_TO_CHECK = 3000;
 
+/** Namespaces whose labels the plugin keeps parsed (it forgets them all past this many). */
+const MAX_NAMESPACES_REMEMBERED = 10_000;
+
 /**
  * kube's PodSecurity plugin with its default configuration (privileged everywhere unless namespace
  * labels say otherwise; no exemptions):
@@ -53,9 +56,21 @@ export class PodSecurityAdmission implements AdmissionPlugin {
     if (path !== undefined && a.subresource === '') return this.validateWorkload(a, a.object, path);
   }
 
+  /** Each namespace's labels as last read, with the stored text they came from (callers only read them). */
+  private readonly labelsRead = new Map<string, { json: string; labels: Obj }>();
+
   private async namespaceLabels(name: string): Promise<Obj | undefined> {
     const stored = await this.storage.get('namespaces', name);
-    return stored === undefined ? undefined : asObject(asObject((JSON.parse(stored.json) as Obj).metadata).labels);
+    if (stored === undefined) {
+      this.labelsRead.delete(name);
+      return undefined;
+    }
+    const known = this.labelsRead.get(name);
+    if (known !== undefined && known.json === stored.json) return known.labels;
+    const labels = asObject(asObject((JSON.parse(stored.json) as Obj).metadata).labels);
+    if (this.labelsRead.size >= MAX_NAMESPACES_REMEMBERED) this.labelsRead.clear();
+    this.labelsRead.set(name, { json: stored.json, labels });
+    return labels;
   }
 
   private async validatePod(a: AdmissionAttributes, pod: Obj): Promise<void> {
