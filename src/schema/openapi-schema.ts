@@ -217,10 +217,18 @@ export class SchemaNode {
   }
 }
 
+/** The node of each definition asked for so far (nodes are immutable; one per definition name). */
+const definitionNodes = new Map<string, SchemaNode>();
+
 /** The schema of a named definition (e.g. `io.k8s.api.apps.v1.Deployment`), or undefined if unknown. */
 export function schemaForDefinition(name: string): SchemaNode | undefined {
+  const known = definitionNodes.get(name);
+  if (known !== undefined) return known;
   const def = loadDefinitions().get(name);
-  return def ? new SchemaNode({ $ref: `${REF_PREFIX}${name}` }) : undefined;
+  if (!def) return undefined;
+  const node = new SchemaNode({ $ref: `${REF_PREFIX}${name}` });
+  definitionNodes.set(name, node);
+  return node;
 }
 
 let gvkIndex: Map<string, string> | undefined;
