@@ -48,6 +48,11 @@ export class MutatingAdmissionWebhook implements AdmissionPlugin {
     private readonly dispatch: WebhookDispatch,
   ) {}
 
+  /** Nothing to call while no webhook of this kind is configured. */
+  idle(): boolean {
+    return this.configurations.idle();
+  }
+
   /** Every write but those of the webhook configurations and policies themselves. */
   handles(_operation: AdmissionAttributes['operation'], info: ResourceInfo): boolean {
     return !isExemptFromWebhooks(info);

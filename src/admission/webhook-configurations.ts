@@ -105,6 +105,8 @@ export class WebhookConfigurations {
   private readonly collection: WatchedCollection;
   private cached: ConfiguredWebhook[] | undefined = [];
   private started: Promise<void> | undefined;
+  /** Whether the first list is known (`start` resolved). */
+  private listed = false;
 
   constructor(storage: Storage, type: string, signal: AbortSignal, onError: (err: unknown) => void) {
     this.collection = new WatchedCollection(storage, type, () => (this.cached = undefined), signal, onError);
@@ -112,13 +114,25 @@ export class WebhookConfigurations {
 
   /** Lists and starts watching; resolves once the listed configurations are known. Idempotent. */
   start(): Promise<void> {
-    this.started ??= this.collection.start();
+    this.started ??= this.collection.start().then(() => {
+      this.listed = true;
+    });
     return this.started;
+  }
+
+  /** True once the first list is known and there is no webhook of this kind (a write need not ask). */
+  idle(): boolean {
+    return this.listed && this.current().length === 0;
   }
 
   /** Every webhook, in kube's call order (waits for the first list). */
   async webhooks(): Promise<ConfiguredWebhook[]> {
     await this.start();
+    return this.current();
+  }
+
+  /** The webhooks as the watched configurations are now, sorted on the first read after a change. */
+  private current(): ConfiguredWebhook[] {
     if (this.cached === undefined) {
       const configs = [...this.collection.inNamespace('')].sort((a, b) => {
         const an = asString(objectOrUndefined(a.metadata)?.name);

@@ -209,6 +209,11 @@ export class MutatingAdmissionPolicyPlugin implements AdmissionPlugin {
     return this.cache.start();
   }
 
+  /** Nothing to apply while no policy is bound. */
+  idle(): boolean {
+    return this.cache.idle();
+  }
+
   /**
    * One mutating pass. On the chain's reinvocation pass, the policies with `reinvocationPolicy:
    * IfNeeded` that ran before the object was changed again (by a later policy or plugin) run once more.

@@ -33,6 +33,8 @@ export class PolicyCache<C> {
   /** Settles once both collections hold their listed state (requests arriving earlier wait for it). */
   readonly ready: Promise<void>;
   private markReady: () => void = () => undefined;
+  /** Whether `ready` has settled. */
+  private isReady = false;
 
   constructor(
     storage: Storage,
@@ -55,7 +57,13 @@ export class PolicyCache<C> {
   /** Lists and starts watching both kinds. */
   async start(): Promise<void> {
     await Promise.all([this.policies.start(), this.bindings.start()]);
+    this.isReady = true;
     this.markReady();
+  }
+
+  /** True once the first lists are cached and no policy has a binding (a write has nothing to evaluate). */
+  idle(): boolean {
+    return this.isReady && this.entries().length === 0;
   }
 
   /** Every policy that has at least one binding, with its bindings; compiled on first use per generation. */
