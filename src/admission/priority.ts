@@ -31,14 +31,15 @@ export class PriorityAdmission implements AdmissionPlugin {
 
   private async classes(): Promise<Obj[]> {
     const list = await this.storage.list(PRIORITY_CLASSES);
-    const parsed = new Map<string, Obj>();
+    let unchanged = list.items.length === this.parsed.size;
     const classes = list.items.map((item) => {
-      const pc = this.parsed.get(item.json) ?? (JSON.parse(item.json) as Obj);
-      parsed.set(item.json, pc);
-      return pc;
+      const known = this.parsed.get(item.json);
+      if (known !== undefined) return known;
+      unchanged = false;
+      return JSON.parse(item.json) as Obj;
     });
     // Only the classes of this list are kept: a changed or deleted class's text goes.
-    this.parsed = parsed;
+    if (!unchanged) this.parsed = new Map(list.items.map((item, i) => [item.json, classes[i]]));
     return classes;
   }
 

@@ -122,10 +122,10 @@ function classOn<T extends abstract new (...args: never[]) => object>(base: T, p
  * Makes requests and responses the app's, as `app.handle` and its router do before the first
  * middleware mounted at `/`: the app's prototypes (Express's methods, the app's settings through
  * `req.app`), the responses' topped by `responseLayers`, HTTP/1 requests' based on `http1Request`
- * (the servers' request class), HTTP/2
- * ones with the prototypes rebased on the HTTP/2 classes; then `req.res`, `res.req`, `res.locals`,
- * `req.originalUrl` and `req.baseUrl`. The server runs its stages on them itself (see
- * request-pipeline.ts): the router's dispatch cost a request about 15 µs for one layer.
+ * (the servers' request class), HTTP/2 ones with the prototypes rebased on the HTTP/2 classes;
+ * then `req.res`, `res.req`, `res.locals`, `req.originalUrl` and `req.baseUrl`. The server runs its
+ * stages on them itself (see request-pipeline.ts): the router's dispatch cost a request about 15 µs
+ * for one layer.
  *
  * Servers made with `classes` create requests and responses on those prototypes from the start; a
  * request or response made otherwise (an upgrade's response) gets them here, as Express would.
