@@ -45,6 +45,7 @@ export async function startCapstanTarget(name: BuiltinTargetName, nodeArgs: stri
       url: secureUrl,
       access: { token: files.adminToken, insecureTls: true },
       cpu: cpuMeter(pids),
+      pids,
       cpuScope: `capstan primary and workers${redis ? ' + redis-server' : ''}`,
       startedHere: true,
       readyFreshMs,

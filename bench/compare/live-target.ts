@@ -17,6 +17,8 @@ export interface LiveTarget {
   readonly access: ServerAccess;
   /** CPU of the server's processes (with Redis or etcd); `available()` false when unknown. */
   readonly cpu: CpuMeter;
+  /** The processes `cpu` measures (server workers, Redis or etcd), for `--pin`. */
+  pids(): number[];
   /** What `cpu` and `rssBytes` cover, for the report. */
   readonly cpuScope: string;
   /** Whether the benchmark started it (its first requests are then a fresh server's). */

@@ -8,6 +8,7 @@
 import { existsSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { resolve } from 'node:path';
+import { pinPlan } from '../affinity.js';
 import { writeReport } from '../report/html-report.js';
 import { CAPSTAN_MAIN, installCleanupHandlers } from '../processes.js';
 import { startCapstanTarget } from './capstan-target.js';
@@ -55,6 +56,12 @@ export async function runCompare(argv: readonly string[]): Promise<number> {
       return 0;
     }
     planned = plannedTargets(o, notes);
+    if (o.pin) {
+      const plan = pinPlan();
+      notes.push(
+        `--pin: each target's processes ran on core ${plan.server} from their start (start-up included), the client on ${plan.client === '1' ? 'core' : 'cores'} ${plan.client} while it measured.`,
+      );
+    }
   } catch (err) {
     process.stderr.write(`bench --compare: ${err instanceof Error ? err.message : String(err)}\n\n${COMPARE_USAGE}`);
     return 2;

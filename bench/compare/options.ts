@@ -41,6 +41,8 @@ export interface CompareOptions {
   watchSeconds: number;
   watchThreads: number;
   serverNodeArgs: string[];
+  /** Each target's processes on core 0 and the client on the other cores while measured (`--pin`). */
+  pin: boolean;
 }
 
 export const COMPARE_USAGE = `Usage: npm run bench -- --compare [options]   (or: npm run bench:compare -- [options])
@@ -56,6 +58,9 @@ writes an HTML report with charts (bench-report/index.html).
   --quick              a few minutes in all (smaller sizes)
   --targets a,b        of ${COMPARE_TARGETS.join(', ')} (default: all; reference skipped with a note when not built)
   --only a,b           phases: ${COMPARE_PHASES.join(', ')} (default: all)
+  --pin                each target's processes (Capstan's, Redis; kube-apiserver, etcd) run on core 0
+                       from their start, and this client on the other cores while it measures
+                       (taskset). Without it the client competes with the server for cores
   --report DIR         where index.html, the SVG charts and results.json go (default: bench-report)
   --reference-dir DIR  where kube-up.sh is (default: ../shared/reference)
 
@@ -111,11 +116,16 @@ const VALUE_FLAGS = new Set([
 export function parseCompareArgs(argv: readonly string[]): CompareOptions | undefined {
   const flags = new Map<string, string>();
   let quick = false;
+  let pin = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '-h' || arg === '--help') return undefined;
     if (arg === '--quick') {
       quick = true;
+      continue;
+    }
+    if (arg === '--pin') {
+      pin = true;
       continue;
     }
     if (arg === '--compare') continue;
@@ -161,5 +171,6 @@ export function parseCompareArgs(argv: readonly string[]): CompareOptions | unde
     watchSeconds: int('--duration', 20, 10),
     watchThreads: int('--watch-threads', 2, 2),
     serverNodeArgs: (flags.get('--server-node-args') ?? '').split(' ').filter((a) => a !== ''),
+    pin,
   };
 }

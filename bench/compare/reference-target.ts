@@ -138,6 +138,7 @@ function referenceTarget(
     url: target.url,
     access: { ...(target.token !== undefined ? { token: target.token } : {}), insecureTls: true },
     cpu: cpuMeter(pids),
+    pids,
     cpuScope: measured
       ? `${target.comms?.join(' + ') ?? 'given processes'}${target.pgid !== undefined ? ` of process group ${target.pgid}` : ''}`
       : 'not measured (give --server-pgid or --server-pids)',

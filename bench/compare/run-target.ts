@@ -5,6 +5,7 @@
  * still runs, unless the server is gone. The server is always stopped at the end.
  */
 import { loadavg } from 'node:os';
+import { pinPlan, pinProcesses } from '../affinity.js';
 import { settledRss } from '../proc-memory.js';
 import { log, sleep } from '../scenario.js';
 import type { LiveTarget } from './live-target.js';
@@ -37,8 +38,12 @@ export async function measureTarget(label: string, start: () => Promise<LiveTarg
     for (const s of scenarios[phase]) rows.push(missingRow(s.id, label, why));
   };
   log(`${label}: starting`);
+  const pins = o.pin ? pinPlan() : undefined;
   let t: LiveTarget;
   try {
+    // The target's processes inherit this client's affinity when spawned, so they start on the
+    // server's core (Go sizes GOMAXPROCS and Node its thread pools from it at start).
+    if (pins !== undefined) pinProcesses([process.pid], pins.server);
     t = await start();
   } catch (err) {
     const why = `did not start: ${message(err)}`;
@@ -51,6 +56,11 @@ export async function measureTarget(label: string, start: () => Promise<LiveTarg
     };
   }
   try {
+    if (pins !== undefined) {
+      pinProcesses(t.pids(), pins.server);
+      pinProcesses([process.pid], pins.client);
+      log(`${label}: its processes on core ${pins.server}, the client on ${pins.client}`);
+    }
     await sleep(2000);
     const startup: StartupRow = {
       target: label,
@@ -97,5 +107,6 @@ export async function measureTarget(label: string, start: () => Promise<LiveTarg
   } finally {
     log(`${label}: stopping`);
     await t.stop();
+    if (pins !== undefined) pinProcesses([process.pid], pins.all);
   }
 }
