@@ -1,7 +1,7 @@
 import { Counter, Gauge } from 'prom-client';
 import { metricsRegistry } from '../metrics/metrics.js';
 import type { RequestLabels } from '../metrics/request-labels.js';
-import { HistogramSeries, SeriesHistogram, TimingRatioSeries, type LabelledSnapshot } from './metric-series.js';
+import { HistogramSeries, SeriesHistogram, TimingRatioSeries, type LabelledSnapshot } from '../metrics/metric-series.js';
 
 /**
  * kube-apiserver's API Priority and Fairness metrics (k8s.io/apiserver/pkg/util/flowcontrol/metrics),

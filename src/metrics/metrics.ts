@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { RequestLabels } from './request-labels.js';
+import { RequestSeries } from './request-series.js';
 
 /**
  * Capstan's Prometheus metrics, in one registry per process. In a cluster each worker keeps its own
@@ -9,28 +10,23 @@ import type { RequestLabels } from './request-labels.js';
  */
 export const metricsRegistry = new Registry();
 
-const REQUEST_LABELS = ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'] as const;
-
 /** kube-apiserver's `apiserver_request_duration_seconds` buckets. */
 export const REQUEST_DURATION_BUCKETS = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
 
 /** Buckets for single Redis commands: sub-millisecond to a few seconds. */
 const REDIS_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
-export const requestTotal = new Counter({
-  name: 'apiserver_request_total',
-  help: 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.',
-  labelNames: [...REQUEST_LABELS, 'code'],
-  registers: [metricsRegistry],
-});
-
-export const requestDuration = new Histogram({
-  name: 'apiserver_request_duration_seconds',
-  help: 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.',
-  labelNames: REQUEST_LABELS,
-  buckets: REQUEST_DURATION_BUCKETS,
-  registers: [metricsRegistry],
-});
+/** `apiserver_request_total` and `apiserver_request_duration_seconds` (see request-series.ts). */
+const requests = new RequestSeries(
+  REQUEST_DURATION_BUCKETS,
+  {
+    total: 'apiserver_request_total',
+    totalHelp: 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.',
+    duration: 'apiserver_request_duration_seconds',
+    durationHelp: 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.',
+  },
+  metricsRegistry,
+);
 
 export const longRunningRequests = new Gauge({
   name: 'apiserver_longrunning_requests',
@@ -215,10 +211,9 @@ export function recordCachedCopyWrite(copy: 'current' | 'behind'): void {
 
 /** Records a finished request (counter and, for non-long-running requests, the latency histogram). */
 export function recordRequest(labels: RequestLabels, code: number, seconds: number, longRunning: boolean): void {
-  requestTotal.inc({ ...labels, code: String(code) });
   // kube observes watch latency too, but a watch's duration is its timeout: keep it out of the
   // histogram so latency SLOs are not skewed by streams that are open by design.
-  if (!longRunning) requestDuration.observe(labels, seconds);
+  requests.record(labels, code, longRunning ? undefined : seconds);
 }
 
 let defaultsStarted = false;
