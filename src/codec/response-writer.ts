@@ -6,7 +6,7 @@ import { RouteNotAcceptableError, type OutputFormat } from './negotiation.js';
 import { encodeCborDocument, encodeCborJson, writeCborList } from './cbor/cbor-response.js';
 import { parseAccept } from './media-type.js';
 import { tableParts, toPartialObjectMetadata, toTable, type IncludeObject } from './representations.js';
-import { encodeProtobufObject, ProtobufListEncoder, ProtobufUnsupportedError, type ItemView } from './protobuf/protobuf-codec.js';
+import { cachedProtobufObject, encodeProtobufObject, ProtobufListEncoder, ProtobufUnsupportedError, type ItemView } from './protobuf/protobuf-codec.js';
 import { toYaml, yamlPieces } from './yaml-writer.js';
 import { recorderOf } from './exchange-recorder.js';
 import { BODY_CHUNK_BYTES, ITEMS_PER_TURN, Pacer } from './paced-writes.js';
@@ -55,6 +55,13 @@ export function writeObject(res: Response, status: number, json: string | Obj, f
     if (format.representation === 'object') res.end(typeof json === 'string' ? encodeCborJson(json) : encodeCborDocument(json));
     else res.end(encodeCborDocument(toPartialObjectMetadata(typeof json === 'string' ? (JSON.parse(json) as Obj) : json)));
     return;
+  }
+  if (format.encoding === 'protobuf' && format.representation === 'object' && typeof json === 'string') {
+    const cached = cachedProtobufObject(json);
+    if (cached !== undefined) {
+      res.end(cached);
+      return;
+    }
   }
   const obj = typeof json === 'string' ? (JSON.parse(json) as Obj) : json;
   if (format.encoding === 'protobuf') {

@@ -110,3 +110,32 @@ test("a protobuf watch's encodings serve the next protobuf LIST, and replaced or
   );
   watch.stop();
 });
+
+test('with a protobuf watch open, protobuf write responses and GETs carry the object as JSON reads it', async () => {
+  const ns = uniqueName('pbresp');
+  assert.equal((await send('POST', '/api/v1/namespaces', { metadata: { name: ns } })).status, 201);
+  const path = `/api/v1/namespaces/${ns}/configmaps`;
+  const watch = await protobufWatch(`${path}?watch=1`);
+  const asProtobuf = async (method: string, url: string, body?: unknown): Promise<{ status: number; object: Record<string, unknown> }> => {
+    const r = await fetch(`${server.url}${url}`, {
+      method,
+      headers: { accept: PROTOBUF, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    assert.equal(r.headers.get('content-type'), PROTOBUF);
+    return { status: r.status, object: decodeProtobufObject(new Uint8Array(await r.arrayBuffer())).object };
+  };
+  const created = await asProtobuf('POST', path, { metadata: { name: 'one' }, data: { a: '1' } });
+  assert.equal(created.status, 201);
+  assert.deepEqual(created.object, (await send('GET', `${path}/one`)).body);
+  const replaced = await asProtobuf('PUT', `${path}/one`, { ...created.object, data: { a: '2' } });
+  assert.equal(replaced.status, 200);
+  assert.deepEqual(replaced.object, (await send('GET', `${path}/one`)).body);
+  assert.equal((replaced.object.data as Record<string, string>).a, '2');
+  await watch.until(2);
+  const read = await asProtobuf('GET', `${path}/one`);
+  assert.equal(read.status, 200);
+  assert.deepEqual(read.object, replaced.object);
+  assert.deepEqual(watch.events, ['ADDED one', 'MODIFIED one']);
+  watch.stop();
+});

@@ -10,6 +10,8 @@ import {
   encodeProtobufWatchFrame,
   hasProtobufMessage,
   ProtobufUnsupportedError,
+  cachedProtobufObject,
+  forgetStoredObject,
 } from '../../src/codec/protobuf/protobuf-codec.js';
 import { splitFrames } from '../../src/codec/protobuf/envelope.js';
 import { lookupMessage } from '../../src/codec/protobuf/proto-runtime.js';
@@ -388,6 +390,32 @@ describe('protobuf lists and watch frames', () => {
     assert.deepEqual(decodeProtobufWatchEvent(errorFrame.subarray(4)), { type: 'ERROR', object: status });
     const bookmark = { kind: 'Pod', apiVersion: 'v1', metadata: { resourceVersion: '12', annotations: { 'k8s.io/initial-events-end': 'true' } } };
     assert.deepEqual(decodeProtobufWatchEvent(encodeProtobufWatchFrame('BOOKMARK', bookmark).subarray(4)), { type: 'BOOKMARK', object: bookmark });
+  });
+});
+
+describe('a stored version encoded once serves its protobuf response', () => {
+  test('cachedProtobufObject: the bytes of encodeProtobufObject once a watch frame encoded the text, none before or after it is forgotten', () => {
+    const obj = {
+      kind: 'Pod',
+      apiVersion: 'v1',
+      metadata: { name: 'cached', namespace: 'default', resourceVersion: '41' },
+      spec: { containers: [{ name: 'c', image: 'i' }] },
+    };
+    const json = JSON.stringify(obj);
+    assert.equal(cachedProtobufObject(json), undefined, 'nothing encoded this text yet');
+    encodeProtobufWatchFrame('ADDED', obj, json);
+    assert.deepEqual(cachedProtobufObject(json), encodeProtobufObject(obj));
+    // apiVersion first is the same stored object.
+    const reordered = JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: obj.metadata, spec: obj.spec });
+    encodeProtobufWatchFrame('MODIFIED', obj, reordered);
+    assert.deepEqual(cachedProtobufObject(reordered), encodeProtobufObject(obj));
+    // Another version of the object is another text: a miss, never the old bytes.
+    assert.equal(cachedProtobufObject(json.replace('"41"', '"42"')), undefined);
+    forgetStoredObject('v1', 'Pod', json);
+    assert.equal(cachedProtobufObject(json), undefined, 'a forgotten version is not served');
+    // Kinds without a message (custom resources) and texts without leading type meta miss.
+    assert.equal(cachedProtobufObject('{"kind":"Widget","apiVersion":"example.com/v1","metadata":{}}'), undefined);
+    assert.equal(cachedProtobufObject('{"metadata":{},"kind":"Pod","apiVersion":"v1"}'), undefined);
   });
 });
 

@@ -225,6 +225,31 @@ export function encodeProtobufObject(obj: Record<string, unknown>): Buffer {
   return scratch.copy();
 }
 
+/** `{"kind":"K","apiVersion":"V"` (or the reverse) at the start of a stored object's text, without escapes. */
+const STORED_TYPE_META = /^\{(?:"kind":"([^"\\]*)","apiVersion":"([^"\\]*)"|"apiVersion":"([^"\\]*)","kind":"([^"\\]*)")/;
+
+/**
+ * `encodeProtobufObject` of the stored object whose JSON text is `json`, when that text's message is
+ * already in the list items' cache (a watch frame or a LIST encoded it); undefined otherwise, and
+ * for kinds without a message. A write's watch event is encoded before its response is written, so
+ * the response of a client-go write reuses that encoding rather than parsing and encoding again.
+ * Never adds to the cache: a response alone would leave dead versions there.
+ */
+export function cachedProtobufObject(json: string): Buffer | undefined {
+  const m = STORED_TYPE_META.exec(json);
+  if (m === null) return undefined;
+  const kind = m[1] ?? m[4] ?? '';
+  const apiVersion = m[2] ?? m[3] ?? '';
+  // Only kinds something has encoded already can have entries.
+  const hit = compiledKinds.get(apiVersion)?.get(kind)?.items.get(json);
+  if (hit === undefined) return undefined;
+  scratch.reset();
+  writeEnvelopeHead(scratch, apiVersion, kind);
+  scratch.bytes(hit);
+  scratch.raw(ENVELOPE_TAIL);
+  return scratch.copy();
+}
+
 /**
  * The protobuf body of a list: LIST_KIND (e.g. "ConfigMapList") in APIVERSION with ListMeta
  * LIST_METADATA and ITEMS (their kind/apiVersion are not part of the wire form).
