@@ -623,6 +623,76 @@ describe('decoding bytes built like Go does (zero-valued non-pointer fields pres
   });
 });
 
+describe('decoding wire bytes as Go reads them', () => {
+  /** A length-delimited field: tag (NUMBER, wire type 2), length, BYTES. */
+  const delimited = (number: number, bytes: Uint8Array | number[]): Buffer => Buffer.from([(number << 3) | 2, bytes.length, ...bytes]);
+  const cm = type('k8s.io.api.core.v1.ConfigMap');
+  const meta = (m: Obj): Uint8Array => type('k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta').encode(m).finish();
+  const dataEntry = (k: string, v: string): Buffer => delimited(2, [...delimited(1, Buffer.from(k)), ...delimited(2, Buffer.from(v))]);
+  const decode = (kind: string, apiVersion: string, raw: Uint8Array): Obj => decodeProtobufObject(envelope(apiVersion, kind, raw)).object;
+
+  test("members come out in the message's declaration order whatever the order on the wire", () => {
+    // data (field 2) before metadata (field 1), and metadata's namespace (3) before its name (1).
+    const raw = Buffer.concat([dataEntry('k', 'v'), delimited(1, Buffer.concat([delimited(3, Buffer.from('ns')), delimited(1, Buffer.from('n'))]))]);
+    const obj = decode('ConfigMap', 'v1', raw);
+    assert.equal(JSON.stringify(obj), '{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"n","namespace":"ns"},"data":{"k":"v"}}');
+  });
+
+  test('a singular message sent twice merges, a scalar sent twice keeps its last value, map entries accumulate', () => {
+    const raw = Buffer.concat([
+      delimited(1, meta({ name: 'first', labels: { a: '1' } })),
+      dataEntry('x', '1'),
+      delimited(1, meta({ name: 'second', namespace: 'ns', labels: { b: '2' } })),
+      dataEntry('y', '2'),
+    ]);
+    assert.deepEqual(decode('ConfigMap', 'v1', raw), {
+      kind: 'ConfigMap',
+      apiVersion: 'v1',
+      metadata: { name: 'second', namespace: 'ns', labels: { a: '1', b: '2' } },
+      data: { x: '1', y: '2' },
+    });
+  });
+
+  test('repeated numbers packed and unpacked; unknown fields and groups skipped', () => {
+    // An unknown varint (field 99) and an unknown group (field 98) before ConfigMap.immutable.
+    const unknownVarint = Buffer.from([0x98, 0x06, 0x2a]);
+    const unknownGroup = Buffer.from([0x93, 0x06, 0x08, 0x01, 0x94, 0x06]); // start 98, {1: 1}, end 98
+    const immutable = cm.fields.immutable?.id ?? 0;
+    assert.ok(immutable > 0 && immutable < 16);
+    const raw = Buffer.concat([delimited(1, meta({ name: 'n' })), unknownVarint, unknownGroup, Buffer.from([immutable << 3, 0x01])]);
+    assert.deepEqual(decode('ConfigMap', 'v1', raw), { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'n' }, immutable: true });
+    const pm = type('k8s.io.api.core.v1.PodSecurityContext');
+    const groups = pm.fields.supplementalGroups;
+    assert.ok(groups);
+    const tag = groups.id << 3;
+    assert.ok(groups.id < 16);
+    const unpacked = Buffer.from([tag, 1, tag, 2]);
+    const packed = Buffer.from([tag | 2, 2, 3, 4]);
+    const podSpecCtx = type('k8s.io.api.core.v1.PodSpec').fields.securityContext;
+    assert.ok(podSpecCtx && podSpecCtx.id < 16);
+    const spec = Buffer.from([(podSpecCtx.id << 3) | 2, unpacked.length + packed.length, ...unpacked, ...packed]);
+    const pod = decode('Pod', 'v1', delimited(2, spec));
+    assert.deepEqual(pod.spec, { securityContext: { supplementalGroups: [1, 2, 3, 4] } });
+  });
+
+  test('a field sent with another wire type than its own, field number 0, a mismatched group end and cut bytes are 400s', () => {
+    const cases: Array<[string, Buffer, RegExp]> = [
+      ['metadata as a varint', Buffer.from([0x08, 0x01]), /proto: illegal wireType 0/],
+      ['field number 0', Buffer.concat([Buffer.from([0x02, 0x00]), delimited(1, meta({ name: 'n' }))]), /proto: illegal tag 0/],
+      ['group ended by another field', Buffer.from([0x93, 0x06, 0x9c, 0x06]), /proto: mismatching end group marker/],
+      ['a string longer than the bytes', Buffer.from([0x0a, 0x05, 0x0a, 0x09, 0x61]), /proto: unexpected EOF/],
+    ];
+    for (const [what, raw, message] of cases) {
+      assert.throws(
+        () => decode('ConfigMap', 'v1', raw),
+        (err: unknown) => err instanceof ApiError && err.code === 400 && message.test(err.message),
+        what,
+      );
+    }
+    assert.equal(cm.fields.metadata?.id, 1, 'the cases above assume ConfigMap.metadata is field 1');
+  });
+});
+
 describe('protobuf errors', () => {
   test('bad prefix, empty bodies, truncated bytes, garbage, unknown kinds -> 400 BadRequest', () => {
     assertBadRequest(

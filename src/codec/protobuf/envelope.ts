@@ -1,5 +1,5 @@
 import { requireMessage } from './proto-runtime.js';
-import { asString } from '../../api/values.js';
+import { WireFormatError, WireReader } from './wire-reader.js';
 
 /**
  * The Kubernetes protobuf envelope: 4 magic bytes `6b 38 73 00` then a `runtime.Unknown`
@@ -24,20 +24,71 @@ export function hasMagic(bytes: Uint8Array): boolean {
   return bytes.length >= 4 && bytes[0] === 0x6b && bytes[1] === 0x38 && bytes[2] === 0x73 && bytes[3] === 0x00;
 }
 
-/** Decodes the `Unknown` after the magic prefix (the caller checked it); protobufjs errors propagate. */
-export function unwrapEnvelope(bytes: Uint8Array): Envelope {
-  const unknown = requireMessage('k8s.io.apimachinery.pkg.runtime.Unknown');
-  const msg = unknown.decode(bytes.subarray(4)) as unknown as Record<string, unknown>;
-  const typeMeta = typeof msg.typeMeta === 'object' && msg.typeMeta !== null ? (msg.typeMeta as Record<string, unknown>) : {};
-  const raw = msg.raw instanceof Uint8Array ? msg.raw : new Uint8Array(0);
-  return {
-    apiVersion: asString(typeMeta.apiVersion),
-    kind: asString(typeMeta.kind),
-    raw,
-    contentEncoding: asString(msg.contentEncoding),
-    contentType: asString(msg.contentType),
-  };
+/** Field numbers of `runtime.Unknown` and its `TypeMeta`, read from the descriptor once. */
+interface EnvelopeNumbers {
+  typeMeta: number;
+  raw: number;
+  contentEncoding: number;
+  contentType: number;
+  apiVersion: number;
+  kind: number;
 }
+
+let numbers: EnvelopeNumbers | undefined;
+
+function envelopeNumbers(): EnvelopeNumbers {
+  if (numbers !== undefined) return numbers;
+  const unknown = requireMessage('k8s.io.apimachinery.pkg.runtime.Unknown');
+  const typeMeta = requireMessage('k8s.io.apimachinery.pkg.runtime.TypeMeta');
+  const id = (t: typeof unknown, name: string): number => {
+    const f = t.fields[name];
+    if (f === undefined) throw new Error(`protobuf descriptor: ${t.name} has no field ${name}`);
+    return f.id;
+  };
+  numbers = {
+    typeMeta: id(unknown, 'typeMeta'),
+    raw: id(unknown, 'raw'),
+    contentEncoding: id(unknown, 'contentEncoding'),
+    contentType: id(unknown, 'contentType'),
+    apiVersion: id(typeMeta, 'apiVersion'),
+    kind: id(typeMeta, 'kind'),
+  };
+  return numbers;
+}
+
+/**
+ * Decodes the `Unknown` after the magic prefix (the caller checked it); malformed bytes throw
+ * WireFormatError. `raw` shares BYTES' memory.
+ */
+export function unwrapEnvelope(bytes: Uint8Array): Envelope {
+  const n = envelopeNumbers();
+  const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+  const r = new WireReader(buf, 4, buf.length);
+  const env: Envelope = { apiVersion: '', kind: '', raw: EMPTY, contentEncoding: '', contentType: '' };
+  while (r.pos < r.end) {
+    const tag = r.tag();
+    const field = tag >>> 3;
+    const wt = tag & 7;
+    if (wt !== 2) r.skip(tag);
+    else if (field === n.typeMeta) {
+      const end = r.delimited();
+      while (r.pos < end) {
+        const t = r.tag();
+        if ((t & 7) !== 2) r.skip(t);
+        else if (t >>> 3 === n.apiVersion) env.apiVersion = r.string();
+        else if (t >>> 3 === n.kind) env.kind = r.string();
+        else r.skip(t);
+      }
+      if (r.pos !== end) throw new WireFormatError('unexpected EOF');
+    } else if (field === n.raw) env.raw = r.bytes();
+    else if (field === n.contentEncoding) env.contentEncoding = r.string();
+    else if (field === n.contentType) env.contentType = r.string();
+    else r.skip(tag);
+  }
+  return env;
+}
+
+const EMPTY = new Uint8Array(0);
 
 /**
  * Splits a length-delimited stream into complete frames; REST holds the bytes of an incomplete trailing

@@ -5,7 +5,7 @@ import { WireWriter, varintSize } from './wire-writer.js';
 import { BytePieces } from './byte-pieces.js';
 import { encodedItemsFor, forgetItem, type EncodedItems } from './encoded-items.js';
 import { messageNameForKind } from './kind-messages.js';
-import { planFor } from './message-plan.js';
+import { planFor, type MessagePlan } from './message-plan.js';
 import { ProtobufUnsupportedError } from './protobuf-errors.js';
 import { messageToJson, setEmbeddedDecoder } from './proto-to-json.js';
 import { fullName, lookupMessage, protobufModule, requireMessage } from './proto-runtime.js';
@@ -90,9 +90,8 @@ export function decodeProtobufObject(body: Uint8Array, expected?: ProtobufDecode
     const typeMeta = `runtime.TypeMeta{APIVersion:"${env.apiVersion}", Kind:"${env.kind}"}`;
     if (kind === '') throw decodeError(`Object 'Kind' is missing in '${typeMeta}'`, body, expected);
     if (apiVersion === '') throw decodeError(`Object 'apiVersion' is missing in '${typeMeta}'`, body, expected);
-    const name = messageNameForKind(apiVersion, kind);
-    const type = name === undefined ? undefined : lookupMessage(name);
-    if (type === undefined) {
+    const compiled = compiledKinds.get(apiVersion)?.get(kind) ?? (hasProtobufMessage(apiVersion, kind) ? compiledFor(apiVersion, kind) : undefined);
+    if (compiled === undefined) {
       throw decodeError(
         `no kind "${kind}" is registered for version "${apiVersion}" in scheme "pkg/api/legacyscheme/scheme.go:30"`,
         body,
@@ -101,9 +100,8 @@ export function decodeProtobufObject(body: Uint8Array, expected?: ProtobufDecode
         apiVersion,
       );
     }
-    const msg = type.decode(env.raw) as unknown as Obj;
     const object: Obj = { kind, apiVersion };
-    messageToJson(planFor(type), msg, object);
+    messageToJson(compiled.plan, env.raw, object);
     return { apiVersion, kind, object };
   } catch (err) {
     if (err instanceof ApiError) throw err;
@@ -121,6 +119,8 @@ export function hasProtobufMessage(apiVersion: string, kind: string): boolean {
 /** What encoding an apiVersion and kind needs: its message type, compiled plan and encoded-item cache. */
 interface CompiledKind {
   type: protobuf.Type;
+  /** Its conversion plan (decoding reads by it). */
+  plan: MessagePlan;
   message: CompiledMessage;
   /** The cache of whole items of this message (see encoded-items.ts). */
   items: EncodedItems;
@@ -137,7 +137,8 @@ function compiledFor(apiVersion: string, kind: string): CompiledKind {
   const name = messageNameForKind(apiVersion, kind);
   const type = name === undefined ? undefined : lookupMessage(name);
   if (type === undefined) throw new ProtobufUnsupportedError(apiVersion, kind);
-  const compiled = { type, message: compileMessage(planFor(type)), items: encodedItemsFor(fullName(type), '') };
+  const plan = planFor(type);
+  const compiled = { type, plan, message: compileMessage(plan), items: encodedItemsFor(fullName(type), '') };
   if (byKind === undefined) {
     byKind = new Map();
     compiledKinds.set(apiVersion, byKind);
