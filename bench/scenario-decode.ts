@@ -2,11 +2,13 @@
  * decode: what type-checking a realistic Deployment and Pod body costs in the server's decode stage,
  * measured in this process (no server; the target only names the column): the hand-written walk alone
  * against decodeInto's ajv fast path, on the parsed value and with JSON parsing included, plus a body
- * with one unknown field (ajv refuses, so the fast path pays for ajv and then the walk).
+ * with one unknown field (ajv refuses, so the fast path pays for ajv and then the walk); and reading
+ * the same bodies sent as protobuf (client-go's encoding) into their JSON form, beside JSON.parse.
  */
 import { readJson } from '../src/codec/json-text.js';
 import { decodeInto, walkInto } from '../src/codec/typed-decode.js';
 import { kindValidator } from '../src/codec/kind-validators.js';
+import { decodeProtobufObject, encodeProtobufObject } from '../src/codec/protobuf/protobuf-codec.js';
 import { schemaForKind, type SchemaNode } from '../src/schema/openapi-schema.js';
 import { deploymentBody, podBody } from './manifests.js';
 import { metric, type Metric } from './metrics.js';
@@ -87,6 +89,15 @@ export const decodeScenario: Scenario = {
       metrics.push(
         metric('Deployment + unknown field: parse + walk only', walk, 'µs'),
         metric('Deployment + unknown field: parse + ajv, then walk', fast, 'µs'),
+      );
+    }
+    for (const [kind, , text] of kinds) {
+      const value = parsed(text);
+      const bytes = encodeProtobufObject(value);
+      const [json = NaN, proto = NaN] = microseconds(rounds, iterations, [() => JSON.parse(text) as unknown, () => decodeProtobufObject(bytes)]);
+      metrics.push(
+        metric(`${kind}: JSON.parse of the body (${Buffer.byteLength(text)} B)`, json, 'µs'),
+        metric(`${kind}: protobuf body (${bytes.length} B) to its JSON form`, proto, 'µs'),
       );
     }
     return Promise.resolve({ metrics, notes: [`in-process, ${rounds} rounds of ${iterations} bodies, median; the target is not used`] });

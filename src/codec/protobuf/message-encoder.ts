@@ -2,9 +2,9 @@ import type protobuf from 'protobufjs';
 import type { Obj } from '../../api/object-util.js';
 import type { FieldPlan, MessagePlan, ValuePlan } from './message-plan.js';
 import { durationForWire, parseTimestamp } from './wire-time.js';
-import { protobufModule } from './proto-runtime.js';
 import type { WireWriter } from './wire-writer.js';
 import { isObject } from '../../api/values.js';
+import { fieldNumber, messageTypeOf } from './wire-types.js';
 
 /**
  * kube's JSON form straight to protobuf bytes: each message plan is compiled once into its fields in
@@ -81,28 +81,22 @@ function tagOf(id: number, wireType: number): number {
   return ((id << 3) | wireType) >>> 0;
 }
 
-function fieldId(type: protobuf.Type | undefined, name: string): number {
-  const f = type?.fields[name];
-  if (f === undefined) throw new Error(`protobuf descriptor: ${type?.name ?? '?'} has no field ${name}`);
-  return f.id;
-}
-
-const SCALARS: Record<string, [K, number]> = {
-  string: [K.String, 2],
-  bytes: [K.Bytes, 2],
-  bool: [K.Bool, 0],
-  double: [K.Double, 1],
-  float: [K.Float, 5],
-  int32: [K.Int32, 0],
-  uint32: [K.Uint32, 0],
-  sint32: [K.Sint32, 0],
-  fixed32: [K.Fixed32, 5],
-  sfixed32: [K.Fixed32, 5],
-  int64: [K.Int64, 0],
-  uint64: [K.Int64, 0],
-  sint64: [K.Sint64, 0],
-  fixed64: [K.Fixed64, 1],
-  sfixed64: [K.Fixed64, 1],
+const SCALARS: Record<string, K> = {
+  string: K.String,
+  bytes: K.Bytes,
+  bool: K.Bool,
+  double: K.Double,
+  float: K.Float,
+  int32: K.Int32,
+  uint32: K.Uint32,
+  sint32: K.Sint32,
+  fixed32: K.Fixed32,
+  sfixed32: K.Fixed32,
+  int64: K.Int64,
+  uint64: K.Int64,
+  sint64: K.Sint64,
+  fixed64: K.Fixed64,
+  sfixed64: K.Fixed64,
 };
 
 function value(k: K, t1 = 0, t2 = 0, t3 = 0, item?: CompiledValue, message?: () => CompiledMessage): CompiledValue {
@@ -118,33 +112,33 @@ function lazy(get: () => MessagePlan): () => CompiledMessage {
 function compileValue(plan: ValuePlan, wire: protobuf.Type | undefined): CompiledValue {
   switch (plan.kind) {
     case 'scalar': {
-      const s = SCALARS[plan.type];
-      if (s === undefined) throw new Error(`protobuf descriptor: unsupported scalar type ${plan.type}`);
-      return value(s[0]);
+      const k = SCALARS[plan.type];
+      if (k === undefined) throw new Error(`protobuf descriptor: unsupported scalar type ${plan.type}`);
+      return value(k);
     }
     case 'time':
-      return value(K.Time, tagOf(fieldId(wire, 'seconds'), 0), tagOf(fieldId(wire, 'nanos'), 0));
+      return value(K.Time, tagOf(fieldNumber(wire, 'seconds'), 0), tagOf(fieldNumber(wire, 'nanos'), 0));
     case 'duration':
-      return value(K.Duration, tagOf(fieldId(wire, 'duration'), 0));
+      return value(K.Duration, tagOf(fieldNumber(wire, 'duration'), 0));
     case 'quantity':
-      return value(K.Quantity, tagOf(fieldId(wire, 'string'), 2));
+      return value(K.Quantity, tagOf(fieldNumber(wire, 'string'), 2));
     case 'intOrString':
-      return value(K.IntOrString, tagOf(fieldId(wire, 'type'), 0), tagOf(fieldId(wire, 'intVal'), 0), tagOf(fieldId(wire, 'strVal'), 2));
+      return value(K.IntOrString, tagOf(fieldNumber(wire, 'type'), 0), tagOf(fieldNumber(wire, 'intVal'), 0), tagOf(fieldNumber(wire, 'strVal'), 2));
     case 'rawJson':
-      return value(K.RawJson, tagOf(fieldId(wire, plan.field), 2));
+      return value(K.RawJson, tagOf(fieldNumber(wire, plan.field), 2));
     case 'wrappedList': {
       const inner = wire?.fields[plan.field];
       if (inner === undefined) throw new Error(`protobuf descriptor: ${wire?.name ?? '?'} has no field ${plan.field}`);
-      const innerType = inner.resolvedType instanceof protobufModule().Type ? inner.resolvedType : undefined;
+      const innerType = messageTypeOf(inner);
       const item = compileValue(plan.item, innerType);
       return value(K.WrappedList, tagOf(inner.id, wireTypeOf(item)), 0, 0, item);
     }
     case 'schemaOrArray':
-      return value(K.SchemaOrArray, tagOf(fieldId(wire, 'schema'), 2), tagOf(fieldId(wire, 'jSONSchemas'), 2), 0, undefined, lazy(plan.schema));
+      return value(K.SchemaOrArray, tagOf(fieldNumber(wire, 'schema'), 2), tagOf(fieldNumber(wire, 'jSONSchemas'), 2), 0, undefined, lazy(plan.schema));
     case 'schemaOrBool':
-      return value(K.SchemaOrBool, tagOf(fieldId(wire, 'allows'), 0), tagOf(fieldId(wire, 'schema'), 2), 0, undefined, lazy(plan.schema));
+      return value(K.SchemaOrBool, tagOf(fieldNumber(wire, 'allows'), 0), tagOf(fieldNumber(wire, 'schema'), 2), 0, undefined, lazy(plan.schema));
     case 'schemaOrStringArray':
-      return value(K.SchemaOrStringArray, tagOf(fieldId(wire, 'schema'), 2), tagOf(fieldId(wire, 'property'), 2), 0, undefined, lazy(plan.schema));
+      return value(K.SchemaOrStringArray, tagOf(fieldNumber(wire, 'schema'), 2), tagOf(fieldNumber(wire, 'property'), 2), 0, undefined, lazy(plan.schema));
     case 'message':
       return value(K.Message, 0, 0, 0, undefined, lazy(plan.plan));
   }
@@ -169,11 +163,6 @@ function wireTypeOf(v: CompiledValue): number {
     default:
       return 2;
   }
-}
-
-function messageTypeOf(field: protobuf.Field): protobuf.Type | undefined {
-  const t = field.resolvedType;
-  return t instanceof protobufModule().Type ? t : undefined;
 }
 
 function compileField(plan: FieldPlan, field: protobuf.Field): CompiledField {

@@ -3,6 +3,7 @@ import type { SchemaNode } from '../../schema/openapi-schema.js';
 import { fieldPresence, type FieldPresence } from './field-presence.js';
 import { schemaForMessage } from './openapi-definitions.js';
 import { fullName, protobufModule } from './proto-runtime.js';
+import { messageTypeOf } from './wire-types.js';
 
 /**
  * Conversion plans: for one proto message (and the OpenAPI definition of its JSON form), how each proto
@@ -98,11 +99,6 @@ function matchProperty(protoName: string, s: SchemaNode | undefined): string | u
   return props.find((p) => normalize(p) === wanted);
 }
 
-function messageType(field: protobuf.Field): protobuf.Type | undefined {
-  const t = field.resolvedType;
-  return t instanceof protobufModule().Type ? t : undefined;
-}
-
 /** True when message TYPE is a custom wire type with a scalar, list or union JSON form. */
 function isSpecial(type: protobuf.Type): boolean {
   return specialValue(type) !== undefined;
@@ -152,7 +148,7 @@ function specialValue(type: protobuf.Type): ValuePlan | undefined {
 }
 
 function valuePlan(field: protobuf.Field, node: SchemaNode | undefined): ValuePlan {
-  const type = messageType(field);
+  const type = messageTypeOf(field);
   if (type === undefined) return { kind: 'scalar', type: field.resolvedType ? 'int32' : field.type };
   const special = specialValue(type);
   if (special) return special;
@@ -166,7 +162,7 @@ function inlineMatches(type: protobuf.Type, s: SchemaNode, depth: number): numbe
   for (const f of type.fieldsArray) {
     if (matchProperty(f.name, s) !== undefined) matched++;
     else {
-      const t = messageType(f);
+      const t = messageTypeOf(f);
       if (t && depth < 3 && !f.repeated && !f.map && !isSpecial(t) && inlineMatches(t, s, depth + 1) === t.fieldsArray.length) matched++;
     }
   }
@@ -196,7 +192,7 @@ function buildFields(type: protobuf.Type, s: SchemaNode | undefined): FieldPlan[
     const map = field.map;
     const presence = fieldPresence(message, field.name);
     const jsonName = matchProperty(field.name, s);
-    const sub = messageType(field);
+    const sub = messageTypeOf(field);
     if (jsonName === undefined && sub && isInline(field, sub, s)) {
       out.push({
         protoName: field.name,

@@ -3,10 +3,10 @@ import { badRequest } from '../../api/errors.js';
 import { DEFAULT_LIMITS } from '../../api/limits.js';
 import { ForbiddenKeyError, JsonSyntaxError, readJson } from '../json-text.js';
 import { formatDuration, formatTimestamp } from './wire-time.js';
-import { protobufModule } from './proto-runtime.js';
 import { WireFormatError, WireReader } from './wire-reader.js';
 import type { FieldPlan, MessagePlan, ValuePlan } from './message-plan.js';
 import type { Obj } from '../../api/object-util.js';
+import { fieldNumber, messageTypeOf, SCALAR_WIRE_TYPE } from './wire-types.js';
 
 /**
  * Protobuf wire bytes straight to kube's JSON form, mimicking Go's JSON encoder: a zero value read
@@ -102,8 +102,9 @@ interface FieldReader {
   value: ValueReader;
   /** Packed repeated elements are accepted for scalars of wire type 0, 1 and 5. */
   packable: boolean;
-  /** A map's key type. */
+  /** A map's key type and its wire type. */
   key: V;
+  keyWire: number;
   /** Kept in JSON even when zero (pointer, not `omitempty`, or required). */
   keepsZero: boolean;
   /** The message of an inline struct or of a singular message field. */
@@ -117,36 +118,25 @@ interface MessageReader {
   byNumber: (FieldReader | undefined)[];
 }
 
-const SCALARS: Record<string, [V, number]> = {
-  string: [V.String, 2],
-  bytes: [V.Bytes, 2],
-  bool: [V.Bool, 0],
-  double: [V.Double, 1],
-  float: [V.Float, 5],
-  int32: [V.Int32, 0],
-  uint32: [V.Uint32, 0],
-  sint32: [V.Sint32, 0],
-  fixed32: [V.Fixed32, 5],
-  sfixed32: [V.Sfixed32, 5],
-  int64: [V.Int64, 0],
-  uint64: [V.Uint64, 0],
-  sint64: [V.Sint64, 0],
-  fixed64: [V.Fixed64, 1],
-  sfixed64: [V.Sfixed64, 1],
+const SCALARS: Record<string, V> = {
+  string: V.String,
+  bytes: V.Bytes,
+  bool: V.Bool,
+  double: V.Double,
+  float: V.Float,
+  int32: V.Int32,
+  uint32: V.Uint32,
+  sint32: V.Sint32,
+  fixed32: V.Fixed32,
+  sfixed32: V.Sfixed32,
+  int64: V.Int64,
+  uint64: V.Uint64,
+  sint64: V.Sint64,
+  fixed64: V.Fixed64,
+  sfixed64: V.Sfixed64,
 };
 
 const readers = new WeakMap<MessagePlan, MessageReader>();
-
-function numberOf(type: protobuf.Type | undefined, name: string): number {
-  const f = type?.fields[name];
-  if (f === undefined) throw new Error(`protobuf descriptor: ${type?.name ?? '?'} has no field ${name}`);
-  return f.id;
-}
-
-function messageTypeOf(field: protobuf.Field | undefined): protobuf.Type | undefined {
-  const t = field?.resolvedType;
-  return t instanceof protobufModule().Type ? t : undefined;
-}
 
 function valueReader(v: V, wire: number, n1 = 0, n2 = 0, n3 = 0, more: Partial<ValueReader> = {}): ValueReader {
   return { v, wire, n1, n2, n3, fraction: 0, item: undefined, message: undefined, ...more };
@@ -161,30 +151,31 @@ function lazy(get: () => MessagePlan): () => MessageReader {
 function compileValue(plan: ValuePlan, type: protobuf.Type | undefined): ValueReader {
   switch (plan.kind) {
     case 'scalar': {
-      const s = SCALARS[plan.type];
-      if (s === undefined) throw new Error(`protobuf descriptor: unsupported scalar type ${plan.type}`);
-      return valueReader(s[0], s[1]);
+      const v = SCALARS[plan.type];
+      const wire = SCALAR_WIRE_TYPE[plan.type];
+      if (v === undefined || wire === undefined) throw new Error(`protobuf descriptor: unsupported scalar type ${plan.type}`);
+      return valueReader(v, wire);
     }
     case 'time':
-      return valueReader(V.Time, 2, numberOf(type, 'seconds'), numberOf(type, 'nanos'), 0, { fraction: plan.fraction });
+      return valueReader(V.Time, 2, fieldNumber(type, 'seconds'), fieldNumber(type, 'nanos'), 0, { fraction: plan.fraction });
     case 'duration':
-      return valueReader(V.Duration, 2, numberOf(type, 'duration'));
+      return valueReader(V.Duration, 2, fieldNumber(type, 'duration'));
     case 'quantity':
-      return valueReader(V.Quantity, 2, numberOf(type, 'string'));
+      return valueReader(V.Quantity, 2, fieldNumber(type, 'string'));
     case 'intOrString':
-      return valueReader(V.IntOrString, 2, numberOf(type, 'type'), numberOf(type, 'intVal'), numberOf(type, 'strVal'));
+      return valueReader(V.IntOrString, 2, fieldNumber(type, 'type'), fieldNumber(type, 'intVal'), fieldNumber(type, 'strVal'));
     case 'rawJson':
-      return valueReader(V.RawJson, 2, numberOf(type, plan.field));
+      return valueReader(V.RawJson, 2, fieldNumber(type, plan.field));
     case 'wrappedList': {
       const inner = type?.fields[plan.field];
-      return valueReader(V.WrappedList, 2, numberOf(type, plan.field), 0, 0, { item: compileValue(plan.item, messageTypeOf(inner)) });
+      return valueReader(V.WrappedList, 2, fieldNumber(type, plan.field), 0, 0, { item: compileValue(plan.item, messageTypeOf(inner)) });
     }
     case 'schemaOrArray':
-      return valueReader(V.SchemaOrArray, 2, numberOf(type, 'schema'), numberOf(type, 'jSONSchemas'), 0, { message: lazy(plan.schema) });
+      return valueReader(V.SchemaOrArray, 2, fieldNumber(type, 'schema'), fieldNumber(type, 'jSONSchemas'), 0, { message: lazy(plan.schema) });
     case 'schemaOrBool':
-      return valueReader(V.SchemaOrBool, 2, numberOf(type, 'allows'), numberOf(type, 'schema'), 0, { message: lazy(plan.schema) });
+      return valueReader(V.SchemaOrBool, 2, fieldNumber(type, 'allows'), fieldNumber(type, 'schema'), 0, { message: lazy(plan.schema) });
     case 'schemaOrStringArray':
-      return valueReader(V.SchemaOrStringArray, 2, numberOf(type, 'schema'), numberOf(type, 'property'), 0, { message: lazy(plan.schema) });
+      return valueReader(V.SchemaOrStringArray, 2, fieldNumber(type, 'schema'), fieldNumber(type, 'property'), 0, { message: lazy(plan.schema) });
     case 'message':
       return valueReader(V.Message, 2, 0, 0, 0, { message: lazy(plan.plan) });
   }
@@ -205,7 +196,8 @@ function compileField(plan: FieldPlan, field: protobuf.Field, slot: number): Fie
     jsonName: plan.jsonName,
     value,
     packable: value.wire !== 2,
-    key: keyType === undefined ? V.String : (SCALARS[keyType]?.[0] ?? V.String),
+    key: keyType === undefined ? V.String : (SCALARS[keyType] ?? V.String),
+    keyWire: keyType === undefined ? 2 : (SCALAR_WIRE_TYPE[keyType] ?? 2),
     keepsZero: keepsZero(plan),
     inline: inlinePlan !== undefined ? lazy(() => inlinePlan) : f === F.Message ? value.message : undefined,
   };
@@ -474,7 +466,7 @@ function readMapEntry(r: WireReader, wt: number, field: FieldReader, map: Obj, d
     const n = tag >>> 3;
     const t = tag & 7;
     if (n === 1) {
-      expectWire(r, t, SCALARS_WIRE[field.key] ?? 2);
+      expectWire(r, t, field.keyWire);
       key = readScalar(r, field.key);
     } else if (n === 2) {
       value = readValue(r, t, field.value, depth);
@@ -487,8 +479,6 @@ function readMapEntry(r: WireReader, wt: number, field: FieldReader, map: Obj, d
   if (k === '__proto__' || k === 'constructor' || k === 'prototype') throw badRequest(`invalid field name "${k}"`);
   map[k] = (hasValue ? value : absentValue(field.value)) ?? null;
 }
-
-const SCALARS_WIRE: Partial<Record<V, number>> = Object.fromEntries(Object.values(SCALARS).map(([v, w]) => [v, w]));
 
 /** Reads the fields of message M from the reader up to END into one slot per field (of INTO, when given: a repeated occurrence of the message merges into it). */
 function readSlots(r: WireReader, end: number, m: MessageReader, depth: number, into?: unknown[]): unknown[] {
