@@ -14,9 +14,6 @@ export class WireFormatError extends Error {
 
 const TWO_32 = 4294967296;
 
-/** Strings up to this many bytes are decoded in JavaScript when ASCII. */
-const SHORT_STRING = 32;
-
 declare module 'node:buffer' {
   interface Buffer {
     /** Node's UTF-8 decoder of a range (what `toString('utf8', start, end)` calls, without its checks). */
@@ -147,17 +144,6 @@ export class WireReader {
     const end = this.delimited();
     const start = this.pos;
     this.pos = end;
-    if (end - start <= SHORT_STRING) {
-      // Most strings of API objects are short and ASCII: built here, without a call into native code.
-      const buf = this.buf;
-      let s = '';
-      for (let i = start; i < end; i++) {
-        const c = buf[i] ?? 0;
-        if (c >= 0x80) return buf.utf8Slice(start, end);
-        s += String.fromCharCode(c);
-      }
-      return s;
-    }
     return this.buf.utf8Slice(start, end);
   }
 
