@@ -1,5 +1,6 @@
 import { requireMessage } from './proto-runtime.js';
 import { WireFormatError, WireReader } from './wire-reader.js';
+import { fieldNumber } from './wire-types.js';
 
 /**
  * The Kubernetes protobuf envelope: 4 magic bytes `6b 38 73 00` then a `runtime.Unknown`
@@ -40,18 +41,13 @@ function envelopeNumbers(): EnvelopeNumbers {
   if (numbers !== undefined) return numbers;
   const unknown = requireMessage('k8s.io.apimachinery.pkg.runtime.Unknown');
   const typeMeta = requireMessage('k8s.io.apimachinery.pkg.runtime.TypeMeta');
-  const id = (t: typeof unknown, name: string): number => {
-    const f = t.fields[name];
-    if (f === undefined) throw new Error(`protobuf descriptor: ${t.name} has no field ${name}`);
-    return f.id;
-  };
   numbers = {
-    typeMeta: id(unknown, 'typeMeta'),
-    raw: id(unknown, 'raw'),
-    contentEncoding: id(unknown, 'contentEncoding'),
-    contentType: id(unknown, 'contentType'),
-    apiVersion: id(typeMeta, 'apiVersion'),
-    kind: id(typeMeta, 'kind'),
+    typeMeta: fieldNumber(unknown, 'typeMeta'),
+    raw: fieldNumber(unknown, 'raw'),
+    contentEncoding: fieldNumber(unknown, 'contentEncoding'),
+    contentType: fieldNumber(unknown, 'contentType'),
+    apiVersion: fieldNumber(typeMeta, 'apiVersion'),
+    kind: fieldNumber(typeMeta, 'kind'),
   };
   return numbers;
 }
