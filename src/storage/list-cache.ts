@@ -106,20 +106,17 @@ export class ListCache {
     const requested = options.resourceVersion;
     let target: string;
     if (requested === undefined) {
-      const before = replica.collection.resourceVersion;
-      target = await this.source.currentResourceVersion(type);
-      if (compareResourceVersions(target, before) < 0) {
-        this.drop(type, replica, `the store's version of ${type} went back from ${before} to ${target}; rebuilding its list cache`);
-        return undefined;
-      }
+      const current = await this.storeVersion(type, replica);
+      if (current === undefined) return undefined;
+      target = current;
     } else {
       if (compareResourceVersions(requested, replica.collection.oldestResourceVersion) < 0) return undefined;
-      target = requested;
-      if (compareResourceVersions(target, replica.collection.resourceVersion) > 0) {
+      if (compareResourceVersions(requested, replica.collection.resourceVersion) > 0) {
         // The store decides TooLarge for a version it has not reached.
         const current = await this.source.currentResourceVersion(type);
-        if (compareResourceVersions(target, current) > 0) return undefined;
+        if (compareResourceVersions(requested, current) > 0) return undefined;
       }
+      target = requested;
     }
     if (!(await replica.caughtUpTo(target, this.options.catchUpTimeoutMs ?? 3000))) return undefined;
     try {
@@ -128,6 +125,42 @@ export class ListCache {
       if (err instanceof StorageError && (err.code === 'Gone' || err.code === 'TooLarge')) return undefined;
       throw err;
     }
+  }
+
+  /**
+   * A consistent read of one object from the cache: once `type`'s cache is filled, and when the
+   * cache has already reached the version the store reports after the call, the answer shows every
+   * write acknowledged before it, through any process. `{ object }` (undefined object: not found),
+   * or undefined when the caller must read the store: the type is not cached (a get never fills a
+   * cache), the cache is behind that version (a get does not wait for it, unlike a list: reading the
+   * store is as quick), or the store's version went back.
+   */
+  async get(type: string, key: string): Promise<{ object: StoredObject | undefined } | undefined> {
+    const replica = this.filled.get(type);
+    if (replica === undefined || replica.stop.signal.aborted) return undefined;
+    const target = await this.storeVersion(type, replica);
+    if (target === undefined || compareResourceVersions(target, replica.collection.resourceVersion) > 0) return undefined;
+    return { object: replica.collection.get(key) };
+  }
+
+  /** Whether `type` has a filled cache that a get can be answered from (see get). */
+  follows(type: string): boolean {
+    const replica = this.filled.get(type);
+    return replica !== undefined && !replica.stop.signal.aborted;
+  }
+
+  /**
+   * The store's version of `type`, read after the call; undefined when it is older than
+   * `replica`'s (the store lost data: the replica is dropped and rebuilt on the next list).
+   */
+  private async storeVersion(type: string, replica: TypeReplica): Promise<string | undefined> {
+    const before = replica.collection.resourceVersion;
+    const target = await this.source.currentResourceVersion(type);
+    if (compareResourceVersions(target, before) < 0) {
+      this.drop(type, replica, `the store's version of ${type} went back from ${before} to ${target}; rebuilding its list cache`);
+      return undefined;
+    }
+    return target;
   }
 
   /**

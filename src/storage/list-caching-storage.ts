@@ -28,7 +28,7 @@ function logListCacheError(message: string, err: unknown): void {
 
 /**
  * Wraps `inner` so lists are served from memory (kube-apiserver's watch cache), with the same
- * observable behaviour as `inner` alone. Writes, gets, watches, versions, counts, readiness all go
+ * observable behaviour as `inner` alone. Writes, watches, versions, counts, readiness all go
  * to `inner` unchanged; `stats` adds the mean object size of a cached type.
  *
  * `list` is answered by the cache when it can vouch for the answer (see ListCache): a list without
@@ -36,7 +36,9 @@ function logListCacheError(message: string, err: unknown): void {
  * it sees every write acknowledged before it, through any process sharing `inner`'s data); a list at
  * a version within the cache's own history. Otherwise, and for a malformed version (which `inner`
  * refuses in its own words), it reads `inner`. A failure to fill the cache because `inner` is
- * unreachable fails the list with `inner`'s error.
+ * unreachable fails the list with `inner`'s error. `get` is answered by the cache once a list has
+ * filled its type's cache (a get alone never fills one) and the cache has already reached the
+ * version `inner` reports after the get arrived; a get does not wait for a lagging cache.
  *
  * The seam is the Storage contract only: the cache fills from `inner.list` at one version, follows
  * `inner.watch` from there and compares against `inner.currentResourceVersion`. It is worth having
@@ -66,8 +68,15 @@ export class ListCachingStorage implements Storage {
     return this.inner.create(type, key, object);
   }
 
+  /**
+   * From the cache when `type` is cached (some list filled it) and the cache has already reached the
+   * store's version read after the call, else from the inner backend: the same answer either way.
+   * Concurrent gets of a type share that version read (the inner backend's currentResourceVersion),
+   * where each would otherwise read its object.
+   */
   get(type: string, key: string): Promise<StoredObject | undefined> {
-    return this.inner.get(type, key);
+    if (!this.cache.follows(type)) return this.inner.get(type, key);
+    return this.cache.get(type, key).then((cached) => (cached !== undefined ? cached.object : this.inner.get(type, key)));
   }
 
   /** The cached copy, when `type`'s cache is filled and following the store (it may lag behind). */

@@ -159,6 +159,56 @@ describe('redis list cache', () => {
     }
   });
 
+  test('a get through one process sees every write acknowledged through another just before, and reads no object from Redis when its cache is current', async () => {
+    const writer = await connect();
+    const reader = await connect();
+    const fromRedis = await connect({ listCache: false });
+    try {
+      const t = freshType();
+      const seed = await writer.create(t, 'ns/seed', obj('seed', 'ns'));
+      const hgets = async (): Promise<number> => Number(/^cmdstat_hget:calls=(\d+)/m.exec(await redis().info('commandstats'))?.[1] ?? 0);
+      const uncached = await hgets();
+      assert.deepEqual(await reader.get(t, 'ns/seed'), seed);
+      assert.equal(await hgets(), uncached + 1, 'a get of a type no list has cached reads Redis');
+      assert.equal((await reader.list(t)).items.length, 1); // fills the reader's cache
+      // Writes through another process: each get after one shows it, from the cache or from Redis.
+      for (let i = 0; i < 150; i++) {
+        const key = `ns/k${i % 10}`;
+        const current = await reader.get(t, key);
+        const written =
+          i % 3 === 2 && current !== undefined
+            ? await writer.delete(t, key)
+            : current === undefined
+              ? await writer.create(t, key, obj(`k${i % 10}`, 'ns', { data: { i: String(i) } }))
+              : await writer.update(t, key, obj(`k${i % 10}`, 'ns', { data: { i: String(i) } }), current.resourceVersion);
+        const read = await reader.get(t, key);
+        if (i % 3 === 2 && current !== undefined) assert.equal(read, undefined, `${key} deleted at ${written.resourceVersion} still read`);
+        else assert.deepEqual(read, written, `${key} written at ${written.resourceVersion}`);
+      }
+      // Writes through the reader itself reach its cache before they are acknowledged: its gets
+      // then read no object from Redis (the update scripts' own HGETs run inside Redis and are
+      // counted too, one per update).
+      const before = await hgets();
+      let updates = 0;
+      for (let i = 0; i < 50; i++) {
+        const key = `ns/k${i % 10}`;
+        const current = await reader.get(t, key);
+        const written =
+          current === undefined
+            ? await reader.create(t, key, obj(`k${i % 10}`, 'ns', { data: { own: String(i) } }))
+            : await reader.update(t, key, obj(`k${i % 10}`, 'ns', { data: { own: String(i) } }), current.resourceVersion);
+        if (current !== undefined) updates++;
+        assert.deepEqual(await reader.get(t, key), written);
+        assert.deepEqual(await fromRedis.get(t, key), written);
+      }
+      assert.equal(await hgets(), before + updates + 50, "the reader's 100 gets read no object from Redis (the 50 HGETs are the uncached process's)");
+    } finally {
+      await writer.close();
+      await reader.close();
+      await fromRedis.close();
+    }
+  });
+
   test("a process's copy of an object (peek) is the stored one once its type is cached, and follows another process's writes", async () => {
     const writer = await connect();
     const reader = await connect();
