@@ -98,6 +98,18 @@ const cachedCopyWrites = new Counter({
   registers: [metricsRegistry],
 });
 
+const cachedGets = new Counter({
+  name: 'capstan_list_cache_gets_total',
+  help: "GETs of a type the process's list cache holds (Redis), by how they were answered: from the cache already at the store's version, from the cache after waiting for the changes it lacked, or from the store after that wait ran out.",
+  labelNames: ['answer'],
+  registers: [metricsRegistry],
+});
+const cachedGetAnswers = {
+  current: cachedGets.labels('current'),
+  waited: cachedGets.labels('waited'),
+  store: cachedGets.labels('store'),
+};
+
 /** A stored type's object count and mean object size (undefined: not known in this process). */
 export interface StoredTypeStats {
   objectCount: number;
@@ -207,6 +219,11 @@ export function observeRedisCommand(command: string, seconds: number, error?: un
 /** Counts one write that started from a cached copy: `current` when the copy was the store's version, else `behind`. */
 export function recordCachedCopyWrite(copy: 'current' | 'behind'): void {
   cachedCopyWrites.inc({ copy });
+}
+
+/** Counts a GET of a list-cached type by how it was answered (see capstan_list_cache_gets_total). */
+export function recordListCacheGet(answer: 'current' | 'waited' | 'store'): void {
+  cachedGetAnswers[answer].inc();
 }
 
 /** Records a finished request (counter and, for non-long-running requests, the latency histogram). */

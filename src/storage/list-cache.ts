@@ -2,6 +2,7 @@ import { compareResourceVersions } from './resource-version.js';
 import { type ChangeEvent, type ListOptions, type ListResult, type Storage, type StoredObject } from './storage.js';
 import { VersionedCollection, type HistoryLimits } from './versioned-collection.js';
 import { StorageError } from '../api/storage-error.js';
+import { recordListCacheGet } from '../metrics/metrics.js';
 
 /**
  * What the cache reads from the store behind it: pages of the store's own lists (`list`), its
@@ -14,6 +15,8 @@ export type ListCacheSource = Pick<Storage, 'list' | 'watch' | 'currentResourceV
 export interface ListCacheOptions extends HistoryLimits {
   /** How long a consistent list waits for the cache to catch up before the store is read (ms). */
   catchUpTimeoutMs?: number;
+  /** How long a consistent get waits for the cache to catch up before the store is read (ms). */
+  getCatchUpTimeoutMs?: number;
   /** Objects read per page while a type's cache is first filled. */
   fillPageSize?: number;
   now?: () => number;
@@ -128,18 +131,27 @@ export class ListCache {
   }
 
   /**
-   * A consistent read of one object from the cache: once `type`'s cache is filled, and when the
-   * cache has already reached the version the store reports after the call, the answer shows every
-   * write acknowledged before it, through any process. `{ object }` (undefined object: not found),
-   * or undefined when the caller must read the store: the type is not cached (a get never fills a
-   * cache), the cache is behind that version (a get does not wait for it, unlike a list: reading the
-   * store is as quick), or the store's version went back.
+   * A consistent read of one object from the cache: once `type`'s cache is filled, and once the
+   * cache has reached the version the store reports after the call, the answer shows every write
+   * acknowledged before it, through any process. `{ object }` (undefined object: not found), or
+   * undefined when the caller must read the store: the type is not cached (a get never fills a
+   * cache), the cache has not reached that version within `getCatchUpTimeoutMs` (default 100 ms;
+   * the changes it lacks were written before the version was read, so they are normally already on
+   * their way from the store), or the store's version went back.
    */
   async get(type: string, key: string): Promise<{ object: StoredObject | undefined } | undefined> {
     const replica = this.filled.get(type);
     if (replica === undefined || replica.stop.signal.aborted) return undefined;
     const target = await this.storeVersion(type, replica);
-    if (target === undefined || compareResourceVersions(target, replica.collection.resourceVersion) > 0) return undefined;
+    if (target === undefined) return undefined;
+    if (compareResourceVersions(target, replica.collection.resourceVersion) <= 0) {
+      recordListCacheGet('current');
+    } else if (await replica.caughtUpTo(target, this.options.getCatchUpTimeoutMs ?? 100)) {
+      recordListCacheGet('waited');
+    } else {
+      recordListCacheGet('store');
+      return undefined;
+    }
     return { object: replica.collection.get(key) };
   }
 

@@ -14,6 +14,8 @@ export interface ListCachingStorageOptions {
   historyMaxEvents?: number;
   /** How long a list waits for the cache to catch up before reading the inner backend (default 3000 ms). */
   catchUpTimeoutMs?: number;
+  /** How long a get waits for the cache to catch up before reading the inner backend (default 100 ms). */
+  getCatchUpTimeoutMs?: number;
   /** Objects read per page while a type's cache is first filled (default 1000). */
   fillPageSize?: number;
   /** Clock of the cached history, replaceable in tests. */
@@ -37,8 +39,9 @@ function logListCacheError(message: string, err: unknown): void {
  * a version within the cache's own history. Otherwise, and for a malformed version (which `inner`
  * refuses in its own words), it reads `inner`. A failure to fill the cache because `inner` is
  * unreachable fails the list with `inner`'s error. `get` is answered by the cache once a list has
- * filled its type's cache (a get alone never fills one) and the cache has already reached the
- * version `inner` reports after the get arrived; a get does not wait for a lagging cache.
+ * filled its type's cache (a get alone never fills one) and the cache has reached the version
+ * `inner` reports after the get arrived; a get waits for a lagging cache for a short while only
+ * (`getCatchUpTimeoutMs`), then reads `inner`.
  *
  * The seam is the Storage contract only: the cache fills from `inner.list` at one version, follows
  * `inner.watch` from there and compares against `inner.currentResourceVersion`. It is worth having
@@ -58,6 +61,7 @@ export class ListCachingStorage implements Storage {
       historyMs: options.historyMs,
       historyMaxEvents: options.historyMaxEvents ?? 1_000_000,
       catchUpTimeoutMs: options.catchUpTimeoutMs,
+      getCatchUpTimeoutMs: options.getCatchUpTimeoutMs,
       fillPageSize: options.fillPageSize,
       now: options.now,
       onError: options.onError ?? logListCacheError,
@@ -69,8 +73,9 @@ export class ListCachingStorage implements Storage {
   }
 
   /**
-   * From the cache when `type` is cached (some list filled it) and the cache has already reached the
-   * store's version read after the call, else from the inner backend: the same answer either way.
+   * From the cache when `type` is cached (some list filled it) and the cache reaches the store's
+   * version read after the call within `getCatchUpTimeoutMs`, else from the inner backend: the same
+   * answer either way.
    * Concurrent gets of a type share that version read (the inner backend's currentResourceVersion),
    * where each would otherwise read its object.
    */

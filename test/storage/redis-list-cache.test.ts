@@ -14,6 +14,7 @@ import type { Storage } from '../../src/storage/storage.js';
 import { startRedis, type RedisServer } from '../helpers/redis-process.js';
 import { describeStorageConformance, freshType, obj, rejectsWith } from './conformance.js';
 import { StorageStatsTracker } from '../../src/flowcontrol/storage-stats-tracker.js';
+import { metricsRegistry } from '../../src/metrics/metrics.js';
 
 let server: RedisServer | undefined;
 let raw: Redis | undefined;
@@ -49,6 +50,12 @@ async function scriptCalls(): Promise<number> {
   let calls = 0;
   for (const m of info.matchAll(/^cmdstat_(?:evalsha|eval|evalsha_ro|eval_ro):calls=(\d+)/gm)) calls += Number(m[1]);
   return calls;
+}
+
+/** This process's count of list-cached GETs answered one way (capstan_list_cache_gets_total). */
+async function cachedGets(answer: 'current' | 'waited' | 'store'): Promise<number> {
+  const text = await metricsRegistry.getSingleMetricAsString('capstan_list_cache_gets_total');
+  return Number(new RegExp(`^capstan_list_cache_gets_total\\{answer="${answer}"\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -159,9 +166,10 @@ describe('redis list cache', () => {
     }
   });
 
-  test('a get through one process sees every write acknowledged through another just before, and reads no object from Redis when its cache is current', async () => {
+  test('a get through one process sees every write acknowledged through another just before, and reads no object from Redis once its cache has caught up', async () => {
     const writer = await connect();
-    const reader = await connect();
+    // A catch-up wait longer than the test's: every get below is answered from the cache.
+    const reader = await connect({ getCacheCatchUpMs: 600_000 });
     const fromRedis = await connect({ listCache: false });
     try {
       const t = freshType();
@@ -185,6 +193,24 @@ describe('redis list cache', () => {
         if (i % 3 === 2 && current !== undefined) assert.equal(read, undefined, `${key} deleted at ${written.resourceVersion} still read`);
         else assert.deepEqual(read, written, `${key} written at ${written.resourceVersion}`);
       }
+      // The changes of another process's writes reach the reader's cache through its stream
+      // reader: each get waits for them instead of reading the object (creates run no HGET).
+      const beforeCreates = await hgets();
+      for (let i = 0; i < 50; i++) {
+        const written = await writer.create(t, `ns/new${i}`, obj(`new${i}`, 'ns'));
+        assert.deepEqual(await reader.get(t, `ns/new${i}`), written);
+      }
+      assert.equal(await hgets(), beforeCreates, "the reader's gets after another process's creates read no object from Redis");
+      // The reader's stream reader cut off and reconnecting: a get waits for the change it lacks.
+      const clients = (await redis().client('LIST')) as string;
+      const readerIds = [...clients.matchAll(/^id=(\d+) .*cmd=xread/gm)].map((m) => m[1]);
+      assert.ok(readerIds.length > 0, 'stream readers are blocked in XREAD');
+      for (const id of readerIds) await redis().client('KILL', 'ID', id);
+      const waited = await cachedGets('waited');
+      const late = await writer.create(t, 'ns/late', obj('late', 'ns'));
+      assert.deepEqual(await reader.get(t, 'ns/late'), late);
+      assert.equal(await hgets(), beforeCreates, 'the get waited for the reconnected stream reader instead of reading the object');
+      assert.equal(await cachedGets('waited'), waited + 1, 'counted as a get that waited for the cache');
       // Writes through the reader itself reach its cache before they are acknowledged: its gets
       // then read no object from Redis (the update scripts' own HGETs run inside Redis and are
       // counted too, one per update).
@@ -206,6 +232,36 @@ describe('redis list cache', () => {
       await writer.close();
       await reader.close();
       await fromRedis.close();
+    }
+  });
+
+  test("a get whose cache cannot reach the store's version reads Redis after a short wait", async () => {
+    const s = await connect({ getCacheCatchUpMs: 200 });
+    try {
+      const t = freshType();
+      const a = await s.create(t, 'ns/a', obj('a', 'ns'));
+      assert.equal((await s.list(t)).items.length, 1); // fills the cache
+      // A version that no stream entry carries (the object rewritten by hand, bypassing the
+      // scripts): the cache never reaches it, so the get falls back to reading the object.
+      const base = `capstan:{${t}}`;
+      const stored = (await redis().hget(`${base}:objects`, 'ns/a')) as string;
+      const [rv, offset] = stored.split(':', 2);
+      const json = stored.slice(rv.length + offset.length + 2);
+      const next = String(Number(await redis().incr(`${base}:rv`)));
+      const at = Number(offset);
+      const rewritten = `${json.slice(0, at)}${next}${json.slice(at + rv.length)}`;
+      await redis().hset(`${base}:objects`, 'ns/a', `${next}:${offset}:${rewritten}`);
+      const fromStore = await cachedGets('store');
+      const started = Date.now();
+      const read = await s.get(t, 'ns/a');
+      const took = Date.now() - started;
+      assert.equal(await cachedGets('store'), fromStore + 1, 'counted as a get answered by the store');
+      assert.equal(read?.resourceVersion, next);
+      assert.equal(read?.json, rewritten);
+      assert.notEqual(read?.json, a.json);
+      assert.ok(took < 3000, `answered in ${took} ms, without waiting as long as a list would`);
+    } finally {
+      await s.close();
     }
   });
 

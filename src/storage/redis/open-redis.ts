@@ -12,6 +12,8 @@ export interface RedisBackendOptions extends RedisStorageOptions {
   listCache?: boolean;
   /** How long a list waits for that cache to catch up before reading Redis (default 3000 ms). */
   listCacheCatchUpMs?: number;
+  /** How long a get waits for that cache to catch up before reading Redis (default 100 ms). */
+  getCacheCatchUpMs?: number;
 }
 
 /**
@@ -24,6 +26,7 @@ export function withListCache(redis: RedisStorage, options: RedisBackendOptions)
     historyMs: options.historyMs,
     historyMaxEvents: options.historyMaxEvents,
     catchUpTimeoutMs: options.listCacheCatchUpMs,
+    getCatchUpTimeoutMs: options.getCacheCatchUpMs,
     onError: options.onError ?? logRedisStorageError,
   });
 }
