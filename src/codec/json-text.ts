@@ -58,6 +58,8 @@ export interface ParsedJson {
    * sits at, so a typed decoder can report the literal as Go does. Absent when there are none.
    */
   numberLiterals: Map<object, Map<string | number, string>> | undefined;
+  /** Whether some number literal has an exponent (`1e5`, `2.5E-3`): YAML 1.1 reads some of those as strings. */
+  exponents: boolean;
 }
 
 /** The literal text of the number at `container[key]` when it is recorded in `parsed.numberLiterals`. */
@@ -134,6 +136,7 @@ export function readJson(text: string, options: JsonReadOptions): ParsedJson {
   let numberLiterals: Map<object, Map<string | number, string>> | undefined;
   /** Literal of the number just read, when it must be recorded (see ParsedJson.numberLiterals). */
   let pendingLiteral: string | undefined;
+  let exponents = false;
 
   const fail = (context: string, at: number): never => {
     if (at >= n) throw new JsonSyntaxError('unexpected end of JSON input', n);
@@ -238,6 +241,7 @@ export function readJson(text: string, options: JsonReadOptions): ParsedJson {
     }
     const e = text.charCodeAt(i);
     if (e === 0x65 || e === 0x45) {
+      exponents = true;
       i++;
       const s = text.charCodeAt(i);
       if (s === 0x2b || s === 0x2d) i++;
@@ -373,7 +377,7 @@ export function readJson(text: string, options: JsonReadOptions): ParsedJson {
       if (top === undefined) {
         skipSpace();
         if (i < n) fail('after top-level value', i);
-        return { value: haveResult ? result : undefined, duplicates, numberLiterals };
+        return { value: haveResult ? result : undefined, duplicates, numberLiterals, exponents };
       }
       skipSpace();
       const d = text.charCodeAt(i);
