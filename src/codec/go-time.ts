@@ -10,7 +10,7 @@ const LAYOUT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|([+-]
 
 function daysIn(month: number, year: number): number {
   if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
-  return [4, 6, 9, 11].includes(month) ? 30 : 31;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
 }
 
 /**
@@ -19,19 +19,25 @@ function daysIn(month: number, year: number): number {
  */
 export function goTimeError(text: string): string | undefined {
   const m = LAYOUT.exec(text);
-  const quoted = JSON.stringify(text);
-  if (m === null) return `parsing time ${quoted} as "2006-01-02T15:04:05Z07:00": cannot parse ${quoted} as "2006"`;
-  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
-  const outOfRange = (what: string): string => `parsing time ${quoted}: ${what} out of range`;
-  // Go checks each field as it reads it, and the day against its month last.
-  if (month < 1 || month > 12) return outOfRange('month');
-  if (hour > 23) return outOfRange('hour');
-  if (minute > 59) return outOfRange('minute');
-  if (second > 59) return outOfRange('second');
-  if (m[9] !== undefined) {
-    if (Number(m[11]) > 60) return outOfRange('time zone offset minute');
-    if (Number(m[10]) > 24) return outOfRange('time zone offset hour');
+  if (m === null) {
+    const quoted = JSON.stringify(text);
+    return `parsing time ${quoted} as "2006-01-02T15:04:05Z07:00": cannot parse ${quoted} as "2006"`;
   }
-  if (day < 1 || day > daysIn(month, year)) return outOfRange('day');
+  // Go checks each field as it reads it, and the day against its month last.
+  const month = Number(m[2]);
+  if (month < 1 || month > 12) return outOfRange(text, 'month');
+  if (Number(m[4]) > 23) return outOfRange(text, 'hour');
+  if (Number(m[5]) > 59) return outOfRange(text, 'minute');
+  if (Number(m[6]) > 59) return outOfRange(text, 'second');
+  if (m[9] !== undefined) {
+    if (Number(m[11]) > 60) return outOfRange(text, 'time zone offset minute');
+    if (Number(m[10]) > 24) return outOfRange(text, 'time zone offset hour');
+  }
+  const day = Number(m[3]);
+  if (day < 1 || day > daysIn(month, Number(m[1]))) return outOfRange(text, 'day');
   return undefined;
+}
+
+function outOfRange(text: string, what: string): string {
+  return `parsing time ${JSON.stringify(text)}: ${what} out of range`;
 }
