@@ -58,7 +58,7 @@ export interface ParsedJson {
    * sits at, so a typed decoder can report the literal as Go does. Absent when there are none.
    */
   numberLiterals: Map<object, Map<string | number, string>> | undefined;
-  /** Whether some number literal has an exponent (`1e5`, `2.5E-3`): YAML 1.1 reads some of those as strings. */
+  /** Whether some number literal has an exponent (`1e5`, `2.5E-3`): the YAML reader reads those as strings (see yaml-text.ts). */
   exponents: boolean;
 }
 

@@ -335,7 +335,7 @@ const NOT_ONE_LINE_JSON = /[\t\n\r\u0085\u2028\u2029]/;
  * body that is one line of JSON: what client-go, kubectl and the other clients send as
  * `application/apply-patch+yaml` or `application/yaml`. Undefined (read it as YAML) unless nothing in
  * it could read differently: one line without tabs, an object, no repeated keys (their report names
- * YAML lines), no number with an exponent (YAML 1.1 reads `1e5` as a string) or that JSON and Go
+ * YAML lines), no number with an exponent (this YAML reader reads `1e5` as a string, where go-yaml reads a number) or that JSON and Go
  * read differently, nesting two levels inside the limit (the YAML reader counts the leaf scalar and
  * the document), no forbidden key and no syntax error (whose messages are the YAML reader's).
  */
