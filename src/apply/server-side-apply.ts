@@ -54,7 +54,7 @@ export function readAppliedConfiguration(
     else ({ value, duplicates } = readYaml(yamlBodyText(body), { maxDepth }));
   } catch (err) {
     if (err instanceof ForbiddenKeyError) throw badRequest(err.message);
-    if (err instanceof YamlDecodeError) throw badRequest(`error decoding YAML: error converting YAML to JSON: yaml: ${err.message}`);
+    if (err instanceof YamlDecodeError) throw badRequest(`error decoding YAML: error converting YAML to JSON: ${err.kubeMessage}`);
     throw err;
   }
   if (value === null || value === undefined) value = {};

@@ -58,8 +58,6 @@ export interface ParsedJson {
    * sits at, so a typed decoder can report the literal as Go does. Absent when there are none.
    */
   numberLiterals: Map<object, Map<string | number, string>> | undefined;
-  /** Whether some number literal has an exponent (`1e5`, `2.5E-3`): the YAML reader reads those as strings (see yaml-text.ts). */
-  exponents: boolean;
 }
 
 /** The literal text of the number at `container[key]` when it is recorded in `parsed.numberLiterals`. */
@@ -136,7 +134,6 @@ export function readJson(text: string, options: JsonReadOptions): ParsedJson {
   let numberLiterals: Map<object, Map<string | number, string>> | undefined;
   /** Literal of the number just read, when it must be recorded (see ParsedJson.numberLiterals). */
   let pendingLiteral: string | undefined;
-  let exponents = false;
 
   const fail = (context: string, at: number): never => {
     if (at >= n) throw new JsonSyntaxError('unexpected end of JSON input', n);
@@ -241,7 +238,6 @@ export function readJson(text: string, options: JsonReadOptions): ParsedJson {
     }
     const e = text.charCodeAt(i);
     if (e === 0x65 || e === 0x45) {
-      exponents = true;
       i++;
       const s = text.charCodeAt(i);
       if (s === 0x2b || s === 0x2d) i++;
@@ -249,7 +245,7 @@ export function readJson(text: string, options: JsonReadOptions): ParsedJson {
       while (isDigit(text.charCodeAt(i))) i++;
     }
     const literal = text.slice(start, i);
-    const value = Number(literal);
+    const value = literal === '-0' ? 0 : Number(literal); // Go reads `-0` as the integer 0
     if (!Number.isSafeInteger(value) ? !Number.isFinite(value) || Number.isInteger(value) : literal.length > 15 || /[.eE]/.test(literal)) {
       if (String(value) !== literal) pendingLiteral = literal;
     }
@@ -377,7 +373,7 @@ export function readJson(text: string, options: JsonReadOptions): ParsedJson {
       if (top === undefined) {
         skipSpace();
         if (i < n) fail('after top-level value', i);
-        return { value: haveResult ? result : undefined, duplicates, numberLiterals, exponents };
+        return { value: haveResult ? result : undefined, duplicates, numberLiterals };
       }
       skipSpace();
       const d = text.charCodeAt(i);

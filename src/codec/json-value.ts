@@ -114,19 +114,33 @@ export function goTypeName(v: unknown): string {
   }
 }
 
-function goFloat(n: number): string {
+/**
+ * A float as Go's `strconv.FormatFloat(n, 'g', -1, bits)` (and `%v`) prints it: the shortest digits
+ * that read back as the same float64 (or float32, after rounding to one), in exponent form when the
+ * exponent is below -4 or at least 6.
+ */
+export function goFloat(value: number, bits: 32 | 64 = 64): string {
+  const n = bits === 32 ? Math.fround(value) : value;
   if (Number.isNaN(n)) return 'NaN';
   if (!Number.isFinite(n)) return n > 0 ? '+Inf' : '-Inf';
   if (n === 0) return Object.is(n, -0) ? '-0' : '0';
-  const [mantissa = '', expPart = '0'] = n.toExponential().split('e');
+  let shortest = n.toExponential();
+  if (bits === 32)
+    for (let digits = 0; digits < 9; digits++) {
+      const candidate = n.toExponential(digits);
+      if (Math.fround(Number(candidate)) === n) {
+        shortest = candidate;
+        break;
+      }
+    }
+  const [mantissa = '', expPart = '0'] = shortest.split('e');
   const exp = Number(expPart);
-  // Go's %v on float64 is %g with the shortest digits, switching to exponent form at exp < -4 || exp >= 6.
   if (exp < -4 || exp >= 6) {
     const sign = exp < 0 ? '-' : '+';
     const digits = String(Math.abs(exp)).padStart(2, '0');
     return `${mantissa}e${sign}${digits}`;
   }
-  return String(n);
+  return String(Number(shortest));
 }
 
 /**

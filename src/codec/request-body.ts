@@ -180,7 +180,7 @@ export function decodeBody(
     } catch (err) {
       if (err instanceof ForbiddenKeyError) throw forbidden(err);
       if (err instanceof YamlDecodeError) {
-        throw badRequest(`the object provided is unrecognized (must be of type ${intoKind}): yaml: ${err.message} (${summarizeBody(body)})`);
+        throw badRequest(`the object provided is unrecognized (must be of type ${intoKind}): ${err.kubeMessage} (${summarizeBody(body)})`);
       }
       throw err;
     }

@@ -1,11 +1,12 @@
-import { constructFromEvents, EVENT_ID, getScalarValue, parseEvents, SCALAR_STYLE, YAML11_SCHEMA, YAMLException, type Event, type ScalarEvent } from 'js-yaml';
+import { constructFromEvents, EVENT_ID, getScalarValue, parseEvents, SCALAR_STYLE, YAMLException, type Event, type ScalarEvent } from 'js-yaml';
 import { isUtf8 } from 'node:buffer';
 import { FORBIDDEN_KEYS, ForbiddenKeyError, readJson } from './json-text.js';
+import { GO_YAML_SCHEMA, GoFloat, GoUint, goKeyIdentity, jsonKey, jsonScalar, KeyError } from './yaml-go-scalars.js';
 
 /**
  * The one YAML reader for request bodies. It turns YAML into the JSON value kube-apiserver would see
  * after its YAML-to-JSON step (YAML 1.1 scalars, as go-yaml v2 resolves them: `yes`/`on` are booleans,
- * `0777` is octal) and refuses, before building anything, what would let a small body cost a lot:
+ * `0777` is octal, `1e5` is a number, `1:30` and timestamps are text; see yaml-go-scalars.ts) and refuses, before building anything, what would let a small body cost a lot:
  * - nesting deeper than `maxDepth`, in the text or after aliases are expanded;
  * - alias expansion beyond go-yaml v2's budget (the decoder's ratio of alias-expanded nodes to all
  *   decoded nodes: 99% below 400,000 decodes, falling to 10% at 4,000,000), answered with its words,
@@ -18,11 +19,17 @@ import { FORBIDDEN_KEYS, ForbiddenKeyError, readJson } from './json-text.js';
  * Only the first document of a stream is read, as kube-apiserver reads it.
  */
 
-/** A YAML body that cannot be read; `message` is what follows "yaml: " in kube's answer. */
+/** A YAML body that cannot be read or turned into JSON. */
 export class YamlDecodeError extends Error {
-  constructor(message: string) {
+  /**
+   * The error as kube's YAML-to-JSON step words it: go-yaml's own errors after "yaml: ", those of the
+   * conversion to JSON (a NaN, a null key) as they are.
+   */
+  readonly kubeMessage: string;
+  constructor(message: string, stage: 'read' | 'convert' = 'read') {
     super(message);
     this.name = 'YamlDecodeError';
+    this.kubeMessage = stage === 'read' ? `yaml: ${message}` : message;
   }
 }
 
@@ -131,22 +138,21 @@ const YAML11_FALSE = new Set(['n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FAL
 const YAML11_NULL = new Set(['', '~', 'null', 'Null', 'NULL']);
 
 /**
- * A mapping key as go-yaml v2 resolves it and prints it with `%#v` in its duplicate-key errors: plain
- * scalars that read as booleans, nulls or numbers under YAML 1.1 become those values (`y`, `on` and
- * `true` are the same key), anything else a quoted string.
+ * A mapping key as go-yaml v2 resolves it: its form in go-yaml's duplicate-key errors (`%#v`) and its
+ * identity for finding repeats. Plain scalars that read as booleans, nulls or numbers become those
+ * values (`y`, `on` and `true` are the same key; `1e5` and `100000` are not, a float and an integer),
+ * anything else a quoted string.
  */
-function keyForm(raw: string, plain: boolean): string {
+function keyForm(raw: string, plain: boolean): { form: string; identity: string } {
   if (plain) {
-    if (YAML11_TRUE.has(raw)) return 'true';
-    if (YAML11_FALSE.has(raw)) return 'false';
-    if (YAML11_NULL.has(raw)) return '<nil>';
-    const digits = raw.replace(/_/g, '');
-    if (/^[-+]?(0|[1-9][0-9]*)$/.test(digits)) return String(Number(digits));
-    if (/^[-+]?0x[0-9a-fA-F]+$/.test(digits)) return String(Number.parseInt(digits, 16));
-    if (/^[-+]?0b[01]+$/.test(digits)) return String(Number.parseInt(digits.replace('0b', ''), 2) * (digits.startsWith('-') ? -1 : 1));
-    if (/^[-+]?0[0-7]+$/.test(digits)) return String(Number.parseInt(digits, 8));
+    if (YAML11_TRUE.has(raw)) return { form: 'true', identity: 'true' };
+    if (YAML11_FALSE.has(raw)) return { form: 'false', identity: 'false' };
+    if (YAML11_NULL.has(raw)) return { form: '<nil>', identity: '<nil>' };
+    const number = goKeyIdentity(raw);
+    if (number !== undefined) return number;
   }
-  return JSON.stringify(raw);
+  const form = JSON.stringify(raw);
+  return { form, identity: form };
 }
 
 /**
@@ -162,7 +168,7 @@ function checkKeys(text: string, events: Event[], nodes: YamlNode[]): string[] {
   nodes.forEach((n, i) => {
     if (n.kind === Kind.Scalar) scalarIndex.set(i, scalarEvents[s++]);
   });
-  const keyOf = (i: number): { raw: string; form: string } => {
+  const keyOf = (i: number): { raw: string; form: string; identity: string } => {
     let n = nodes[i];
     let index = i;
     if (n.kind === Kind.Alias) {
@@ -172,7 +178,7 @@ function checkKeys(text: string, events: Event[], nodes: YamlNode[]): string[] {
     if (n.kind !== Kind.Scalar) throw new YamlDecodeError(`invalid map key: only scalar keys are supported (line ${lineOf(text, n.offset)})`);
     const event = scalarIndex.get(index) as ScalarEvent;
     const raw = getScalarValue(text, event);
-    return { raw, form: keyForm(raw, event.style === SCALAR_STYLE.PLAIN && event.tagStart < 0) };
+    return { raw, ...keyForm(raw, event.style === SCALAR_STYLE.PLAIN && event.tagStart < 0) };
   };
   const duplicates: string[] = [];
   for (const n of nodes) {
@@ -180,11 +186,11 @@ function checkKeys(text: string, events: Event[], nodes: YamlNode[]): string[] {
     const seen = new Set<string>();
     for (let k = 0; k + 1 < n.children.length; k += 2) {
       const keyIndex = n.children[k];
-      const { raw, form } = keyOf(keyIndex);
+      const { raw, form, identity } = keyOf(keyIndex);
       if (FORBIDDEN_KEYS.has(raw)) throw new ForbiddenKeyError(raw);
       if (raw === '<<') continue;
-      if (seen.has(form)) duplicates.push(`line ${lineOf(text, nodes[keyIndex].offset)}: key ${form} already set in map`);
-      seen.add(form);
+      if (seen.has(identity)) duplicates.push(`line ${lineOf(text, nodes[keyIndex].offset)}: key ${form} already set in map`);
+      seen.add(identity);
     }
   }
   return duplicates;
@@ -240,7 +246,7 @@ function checkExpansion(nodes: YamlNode[], maxDepth: number): void {
 /** A JSON number for a YAML float, refusing what JSON cannot carry (as Go's json.Marshal refuses it). */
 function jsonNumber(n: number): number {
   if (Number.isFinite(n)) return n;
-  throw new YamlDecodeError(`json: unsupported value: ${Number.isNaN(n) ? 'NaN' : n > 0 ? '+Inf' : '-Inf'}`);
+  throw new YamlDecodeError(`json: unsupported value: ${Number.isNaN(n) ? 'NaN' : n > 0 ? '+Inf' : '-Inf'}`, 'convert');
 }
 
 /**
@@ -252,17 +258,18 @@ function jsonNumber(n: number): number {
 function toJson(value: unknown): unknown {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
   if (typeof value === 'number') return jsonNumber(value);
+  if (value instanceof GoFloat || value instanceof GoUint || typeof value === 'bigint') return jsonNumber(jsonScalar(value));
   if (value instanceof Date) return value.toISOString().replace('.000Z', 'Z');
   if (value instanceof Uint8Array) return Buffer.from(value).toString('utf8');
   if (Array.isArray(value)) return value.map(toJson);
   if (value instanceof Set) {
     const out: Record<string, unknown> = {};
-    for (const k of value) out[String(k)] = null;
+    for (const k of value) out[keyText(k, null)] = null;
     return out;
   }
   if (value instanceof Map) {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of value) out[String(k)] = toJson(v);
+    for (const [k, v] of value) out[keyText(k, v)] = toJson(v);
     return out;
   }
   if (typeof value === 'object') {
@@ -273,8 +280,16 @@ function toJson(value: unknown): unknown {
   return null;
 }
 
+/** A key of a set or map as sigs.k8s.io/yaml writes it; throws what it refuses. */
+function keyText(key: unknown, value: unknown): string {
+  const text = jsonKey(key, value);
+  if (text instanceof KeyError) throw new YamlDecodeError(text.message, 'convert');
+  return text;
+}
+
 function parseFailure(err: unknown, maxDepth: number): YamlDecodeError {
   if (err instanceof YamlDecodeError) return err;
+  if (err instanceof KeyError) return new YamlDecodeError(err.message, 'convert');
   if (err instanceof YAMLException) {
     const line = err.mark !== undefined ? `line ${err.mark.line + 1}: ` : '';
     if (/maxDepth/.test(err.reason)) return new YamlDecodeError(`${line}exceeded max depth of ${maxDepth}`);
@@ -335,8 +350,7 @@ const NOT_ONE_LINE_JSON = /[\t\n\r\u0085\u2028\u2029]/;
  * body that is one line of JSON: what client-go, kubectl and the other clients send as
  * `application/apply-patch+yaml` or `application/yaml`. Undefined (read it as YAML) unless nothing in
  * it could read differently: one line without tabs, an object, no repeated keys (their report names
- * YAML lines), no number with an exponent (this YAML reader reads `1e5` as a string, where go-yaml reads a number) or that JSON and Go
- * read differently, nesting two levels inside the limit (the YAML reader counts the leaf scalar and
+ * YAML lines), no number that JSON and Go read differently (YAML makes `1e3` an integer, `1e400` text), nesting two levels inside the limit (the YAML reader counts the leaf scalar and
  * the document), no forbidden key and no syntax error (whose messages are the YAML reader's).
  */
 function readOneLineJson(text: string, maxDepth: number): ParsedYaml | undefined {
@@ -349,7 +363,7 @@ function readOneLineJson(text: string, maxDepth: number): ParsedYaml | undefined
   if (NOT_ONE_LINE_JSON.test(line)) return undefined;
   try {
     const parsed = readJson(line, { maxDepth: maxDepth - 2 });
-    if (parsed.duplicates.length > 0 || parsed.numberLiterals !== undefined || parsed.exponents) return undefined;
+    if (parsed.duplicates.length > 0 || parsed.numberLiterals !== undefined) return undefined;
     return { value: parsed.value, duplicates: [] };
   } catch {
     return undefined;
@@ -374,7 +388,7 @@ export function readYaml(text: string, options: YamlReadOptions): ParsedYaml {
   checkExpansion(nodes, options.maxDepth);
   let constructed: unknown;
   try {
-    [constructed] = constructFromEvents(events, { source: text, schema: YAML11_SCHEMA, json: true });
+    [constructed] = constructFromEvents(events, { source: text, schema: GO_YAML_SCHEMA, json: true });
   } catch (err) {
     throw parseFailure(err, options.maxDepth);
   }

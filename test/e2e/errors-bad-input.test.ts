@@ -69,6 +69,47 @@ describe('malformed bodies', { concurrency: true }, () => {
     );
   });
 
+  test("YAML numbers, timestamps and keys are what kube's YAML-to-JSON step makes of them (answers checked against kube-apiserver 1.36.4)", async () => {
+    // 1e5 is a number to go-yaml (YAML 1.1 alone would leave it text), so a ConfigMap value refuses it.
+    const exponent = await rest.post(cms, 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: yaml-exp}\ndata: {a: 1e5}\n', 'application/yaml');
+    assertStatus(
+      exponent,
+      400,
+      'BadRequest',
+      'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal number into Go struct field ConfigMap.data of type string',
+    );
+    // An integer field takes a float with an integral value: the conversion writes 2e0 as 2.
+    const deployment = await rest.post(
+      `/apis/apps/v1/namespaces/${ns}/deployments`,
+      'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: yaml-exp}\nspec: {replicas: 2e0, selector: {matchLabels: {a: b}}, template: {metadata: {labels: {a: b}}, spec: {containers: [{name: c, image: x}]}}}\n',
+      'application/yaml',
+    );
+    assert.equal(deployment.status, 201, deployment.text);
+    assert.equal(deployment.body.spec.replicas, 2);
+    // Base-60 forms and timestamps stay the text written; 0o17 is 15, a key of 1.5e-7 is written as Go prints a float.
+    const text = await rest.post(
+      cms,
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: yaml-text}\ndata: {a: 1:30, b: 2001-12-14, 0o17: c, 1.5e-7: d}\n',
+      'application/yaml',
+    );
+    assert.equal(text.status, 201, text.text);
+    assert.deepEqual(text.body.data, { a: '1:30', b: '2001-12-14', '15': 'c', '1.5e-07': 'd' });
+    // What the conversion to JSON refuses is worded without go-yaml's "yaml: ", as kube words it.
+    const nullKey = await rest.post(cms, 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: yaml-null}\ndata: {~: x}\n', 'application/yaml');
+    assertStatus(
+      nullKey,
+      400,
+      'BadRequest',
+      /^the object provided is unrecognized \(must be of type ConfigMap\): unsupported map key of type: %!s\(<nil>\), key: <nil>, value: "x" \(/,
+    );
+    const nan = await rest.patch(
+      `${cms}/yaml-nan?fieldManager=t`,
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: yaml-nan}\ndata: {a: .nan}\n',
+      'application/apply-patch+yaml',
+    );
+    assertStatus(nan, 400, 'BadRequest', 'error decoding YAML: error converting YAML to JSON: json: unsupported value: NaN');
+  });
+
   test('a JSON body that is not an object is 400', async () => {
     for (const body of ['[]', '"text"', '42', 'null']) {
       const r = await rest.post(cms, body);

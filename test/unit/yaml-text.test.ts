@@ -66,6 +66,31 @@ test('only the first document is read; YAML 1.1 scalars resolve as go-yaml resol
   assert.throws(() => read('a: .nan\n'), /json: unsupported value: NaN/);
 });
 
+test("plain scalars, as values and as keys, read as kube's YAML-to-JSON step reads them (golden from sigs.k8s.io/yaml)", () => {
+  // Written by tools/goldens (`yamlscalars`) from test/fixtures/yaml-scalars/scalars.json.
+  const golden = JSON.parse(
+    readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'test', 'golden', 'yaml-scalars', 'scalars.json'), 'utf8'),
+  ) as { cases: { document: string; json?: unknown; error?: string }[] };
+  assert.ok(golden.cases.length > 300);
+  for (const c of golden.cases) {
+    const want = c.error !== undefined ? { error: c.error } : { value: c.json };
+    let got: unknown;
+    try {
+      got = { value: read(c.document).value };
+    } catch (err) {
+      got = { error: err instanceof YamlDecodeError ? err.message : String(err) };
+    }
+    assert.deepEqual(got, want, JSON.stringify(c.document));
+  }
+  // Numbers go-yaml reads that YAML 1.1 alone would leave as text, and the reverse.
+  assert.deepEqual(read('a: 1e5\nb: 15e-1\nc: 08\nd: 0o17\ne: 1:30\nf: 2001-12-14\n').value, { a: 100000, b: 1.5, c: 8, d: 15, e: '1:30', f: '2001-12-14' });
+});
+
+test('keys of different Go types never repeat one another; the same key in two notations does', () => {
+  const r = read('1e5: a\n100000: b\n0x10: c\n16: d\n');
+  assert.deepEqual(r.duplicates, ['line 4: key 16 already set in map']);
+});
+
 /** What reading `text` gives, value or error, with or without the one-line JSON shortcut. */
 function outcome(text: string, maxDepth: number, jsonShortcut: boolean): unknown {
   try {
@@ -80,7 +105,7 @@ test('one-line JSON, as clients send it, reads the same with the JSON shortcut a
   const cases = [
     '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","labels":{"on":"yes"}},"data":{"k":"v: #x &y *z"}}\n',
     ' {"a": 1.5, "b": [true, false, null], "c": {}, "d": [], "e": -0, "f": 0.001} ',
-    '{"e1":1e5,"e2":1E+2,"e3":15e-1,"e4":0.1e-2}', // YAML 1.1 reads some exponents as strings
+    '{"e1":1e5,"e2":1E+2,"e3":15e-1,"e4":0.1e-2,"e5":-2.5E-3}',
     '{"big":12345678901234567890,"unsafe":9007199254740993,"float":1.0,"over":1e400}',
     '{"a":1,"b":{"c":1},"a":2}', // repeated keys: reported with YAML's line numbers
     '{"__proto__":{"x":1}}',

@@ -5,7 +5,9 @@
 // server reads at run time to store objects in the shape kube-apiserver stores them. With `presence`,
 // it writes the protobuf codec's table of Go pointer and always-written fields (see presence.go); with
 // `protobuf`, the bytes apimachinery's protobuf serializer writes for a corpus (see protobuf.go); with
-// `cbor`, the bytes its CBOR serializer writes and what its CBOR decoder accepts (see cbor.go).
+// `cbor`, the bytes its CBOR serializer writes and what its CBOR decoder accepts (see cbor.go); with
+// `yamlscalars`, the JSON sigs.k8s.io/yaml makes of plain YAML scalars as values and keys (see
+// yamlscalars.go).
 //
 // Usage (from the project root, `npm run gen:goldens`):
 //
@@ -15,6 +17,7 @@
 //	go run ./tools/goldens presence schema/go-field-presence.txt
 //	go run ./tools/goldens protobuf test/fixtures/protobuf test/golden/protobuf
 //	go run ./tools/goldens cbor test/fixtures/cbor test/golden/cbor
+//	go run ./tools/goldens yamlscalars test/fixtures/yaml-scalars/scalars.json test/golden/yaml-scalars/scalars.json
 //
 // Every corpus file is JSON: {"cases": [{"name": "...", "object": {...}}, ...]}, each object a
 // complete versioned object (apiVersion and kind set). The golden file of the same name holds
@@ -122,6 +125,13 @@ func main() {
 	}
 	if len(os.Args) == 3 && os.Args[1] == "presence" {
 		if err := writePresence(os.Args[2]); err != nil {
+			fmt.Fprintln(os.Stderr, "goldens:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if len(os.Args) == 4 && os.Args[1] == "yamlscalars" {
+		if err := runYAMLScalars(os.Args[2], os.Args[3]); err != nil {
 			fmt.Fprintln(os.Stderr, "goldens:", err)
 			os.Exit(1)
 		}
