@@ -76,7 +76,7 @@ Sizes (defaults full / quick):
   --concurrency N      requests in flight (64)
   --payload B          ConfigMap data bytes (1024)
   --list-objects N     ConfigMaps listed (10000 / 10000)
-  --lists N            measured LISTs per encoding (10 / 5)
+  --lists N            measured LISTs per encoding (30 / 20)
   --watchers W         watchers (1000)
   --rate R             writes per second during the fan-out (20)
   --duration D         seconds of writes during the fan-out (20 / 10)
@@ -165,7 +165,7 @@ export function parseCompareArgs(argv: readonly string[]): CompareOptions | unde
     concurrency: int('--concurrency', 64, 64),
     payloadBytes: flags.has('--payload') ? nonNegativeInt('--payload', flags.get('--payload')) : 1024,
     listObjects: int('--list-objects', 10_000, 10_000),
-    lists: int('--lists', 10, 5),
+    lists: int('--lists', 30, 20),
     watchers: int('--watchers', 1000, 1000),
     writeRate: int('--rate', 20, 20),
     watchSeconds: int('--duration', 20, 10),
