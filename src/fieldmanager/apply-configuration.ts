@@ -89,8 +89,12 @@ export function applyConfiguration(live: Obj, config: Obj, rec: ApplyRecord): { 
 
   // Updater.update: conflicts with and removals from every other manager.
   const cmp = compareChanges(liveValue, next, rec.type);
-  const removed = filter(cmp.removed);
-  const changeAt = versionedChanges({ changed: filter(cmp.changed), removed }, rec.apiVersion, rec.versionViews, liveValue, next, filter);
+  // The comparison's sets are this apply's alone: filtered in place rather than copied.
+  if (rec.resetFields) {
+    cmp.changed.removeRecursively(rec.resetFields);
+    cmp.removed.removeRecursively(rec.resetFields);
+  }
+  const changeAt = versionedChanges(cmp, rec.apiVersion, rec.versionViews, liveValue, next, filter);
   const conflicts: ApplyConflict[] = [];
   const conflictSets = new Map<string, FieldSet>();
   for (const [m, vs] of managed) {
@@ -118,10 +122,12 @@ export function applyConfiguration(live: Obj, config: Obj, rec: ApplyRecord): { 
   // stripMetaManager, then managedFieldsUpdater's time.
   const own = managed.get(id);
   if (own !== undefined) {
-    const stripped = own.set.difference(STRIP);
-    if (stripped.empty()) managed.delete(id);
+    // The applied set is this apply's own (made from its configuration above): stripped in place.
+    own.set.remove(STRIP);
+    if (own.set.empty()) managed.delete(id);
     else {
-      own.set = stripped;
+      // Applying what it applied before keeps the entry's set, and so its stored fieldsV1.
+      if (lastSet !== undefined && own.set.equals(lastSet.set)) own.set = lastSet.set;
       if (changed) own.time = rec.now;
     }
   }
@@ -148,8 +154,8 @@ function prune(merged: unknown, managed: Managed, lastSet: FieldSet, type: SmdTy
   const last = ensure(lastSet);
   let pruned = removeItems(merged, last, type);
   // addBackOwnedItems
-  let all = new FieldSet();
-  for (const vs of managed.values()) all = all.union(vs.set);
+  const all = new FieldSet();
+  for (const vs of managed.values()) all.absorb(vs.set);
   const mergedSet = ensure(toFieldSet(merged, type));
   const prunedSet = ensure(toFieldSet(pruned, type));
   pruned = removeItems(merged, mergedSet.difference(prunedSet.union(ensure(all))), type);

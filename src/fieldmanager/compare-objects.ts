@@ -1,5 +1,5 @@
 import { FieldSet } from './field-set.js';
-import { fieldElement, keyElement, serializePathElement, type PathElement } from './path-element.js';
+import { fieldEntry, keyElement, serializePathElement, type PathElement } from './path-element.js';
 import type { SmdType } from './smd-type.js';
 
 /** What changed between two versions of an object, as structured-merge-diff's Comparison reports it. */
@@ -134,7 +134,8 @@ function walk(l: Value, r: Value, type: SmdType, at: Cursor): void {
         isLeaf = false;
         const visit = (k: string): void => {
           const childType: SmdType = type.kind === 'map' ? type.field(k) : type;
-          walk(lm?.[k], rm?.[k], childType, at.child(fieldElement(k), `f:${k}`));
+          const field = fieldEntry(k);
+          walk(lm?.[k], rm?.[k], childType, at.child(field.pe, field.key));
         };
         if (rm !== undefined) for (const k of Object.keys(rm)) visit(k);
         if (lm !== undefined) for (const k of Object.keys(lm)) if (rm === undefined || !Object.prototype.hasOwnProperty.call(rm, k)) visit(k);

@@ -12,11 +12,15 @@ interface Child {
  * A set of field paths as structured-merge-diff's fieldpath.Set keeps it: a tree whose nodes hold
  * the members at that level and the subtrees below them. A path is a member only when inserted:
  * inserting `a.b` does not make `a` a member. Operations return new sets and never share subtrees
- * with their inputs.
+ * with their inputs, except the ones named "in place" (`remove`, `removeRecursively`), which change
+ * this set and are for sets nobody else holds (a comparison's fresh output, never a decoded entry).
+ *
+ * A node makes its two maps on first use: most nodes of an object's set are leaves' parents with
+ * members only, or paths with children only.
  */
 export class FieldSet {
-  private readonly members = new Map<string, PathElement>();
-  private readonly children = new Map<string, Child>();
+  private members: Map<string, PathElement> | undefined = undefined;
+  private children: Map<string, Child> | undefined = undefined;
 
   /** A set holding exactly `paths`. */
   static of(...paths: FieldPath[]): FieldSet {
@@ -36,35 +40,36 @@ export class FieldSet {
 
   /** Marks `pe` a member at this level; `key` is its string form, when the caller has it already. */
   insertMember(pe: PathElement, key: string = serializePathElement(pe)): void {
-    this.members.set(key, pe);
+    (this.members ??= new Map<string, PathElement>()).set(key, pe);
   }
 
   /** The subtree under `pe`, created when missing; `key` is its string form, when the caller has it already. */
   descend(pe: PathElement, key: string = serializePathElement(pe)): FieldSet {
-    const existing = this.children.get(key);
+    const children = (this.children ??= new Map<string, Child>());
+    const existing = children.get(key);
     if (existing) return existing.set;
     const set = new FieldSet();
-    this.children.set(key, { pe, set });
+    children.set(key, { pe, set });
     return set;
   }
 
   /** Drops the subtree under the element whose string form is `key` when it holds no path. */
   pruneChild(key: string): void {
-    const c = this.children.get(key);
-    if (c !== undefined && c.set.empty()) this.children.delete(key);
+    const c = this.children?.get(key);
+    if (c !== undefined && c.set.empty()) this.children?.delete(key);
   }
 
   /** True when `path` was inserted. */
   has(path: FieldPath): boolean {
-    const node = path.slice(0, -1).reduce<FieldSet | undefined>((n, pe) => n?.children.get(serializePathElement(pe))?.set, this);
+    const node = path.slice(0, -1).reduce<FieldSet | undefined>((n, pe) => n?.children?.get(serializePathElement(pe))?.set, this);
     const last = path[path.length - 1];
-    return node !== undefined && last !== undefined && node.members.has(serializePathElement(last));
+    return node !== undefined && last !== undefined && node.members?.has(serializePathElement(last)) === true;
   }
 
   /** True when no path is a member (empty subtrees do not count). */
   empty(): boolean {
-    if (this.members.size > 0) return false;
-    for (const c of this.children.values()) if (!c.set.empty()) return false;
+    if (this.members !== undefined && this.members.size > 0) return false;
+    if (this.children !== undefined) for (const c of this.children.values()) if (!c.set.empty()) return false;
     return true;
   }
 
@@ -82,28 +87,29 @@ export class FieldSet {
 
   /** True when some path is a member of both sets (what makes `difference` drop something). */
   intersects(other: FieldSet): boolean {
-    for (const k of this.members.keys()) if (other.members.has(k)) return true;
-    for (const [k, c] of this.children) {
-      const o = other.children.get(k);
-      if (o !== undefined && c.set.intersects(o.set)) return true;
-    }
+    if (this.members !== undefined && other.members !== undefined) for (const k of this.members.keys()) if (other.members.has(k)) return true;
+    if (this.children !== undefined && other.children !== undefined)
+      for (const [k, c] of this.children) {
+        const o = other.children.get(k);
+        if (o !== undefined && c.set.intersects(o.set)) return true;
+      }
     return false;
   }
 
   /** True when `pe` is a member at this level. */
   hasMember(pe: PathElement): boolean {
-    return this.members.has(serializePathElement(pe));
+    return this.members?.has(serializePathElement(pe)) === true;
   }
 
   /** The paths below `pe` (without `pe` itself), as fieldpath.Set.WithPrefix; undefined when none. */
   child(pe: PathElement): FieldSet | undefined {
-    const c = this.children.get(serializePathElement(pe));
+    const c = this.children?.get(serializePathElement(pe));
     return c === undefined || c.set.empty() ? undefined : c.set;
   }
 
   private addAll(other: FieldSet): void {
-    for (const [k, pe] of other.members) this.members.set(k, pe);
-    for (const [k, c] of other.children) this.descend(c.pe, k).addAll(c.set);
+    if (other.members !== undefined) for (const [k, pe] of other.members) this.insertMember(pe, k);
+    if (other.children !== undefined) for (const [k, c] of other.children) this.descend(c.pe, k).addAll(c.set);
   }
 
   /** A deep copy. */
@@ -116,44 +122,84 @@ export class FieldSet {
   /** Paths of `this` not in `other`; children of a removed member stay (fieldpath.Set.Difference). */
   difference(other: FieldSet): FieldSet {
     const out = new FieldSet();
-    for (const [k, pe] of this.members) if (!other.members.has(k)) out.members.set(k, pe);
-    for (const [k, c] of this.children) {
-      const o = other.children.get(k);
-      const diff = o ? c.set.difference(o.set) : c.set.clone();
-      if (!diff.empty()) out.children.set(k, { pe: c.pe, set: diff });
-    }
+    if (this.members !== undefined) for (const [k, pe] of this.members) if (other.members?.has(k) !== true) out.insertMember(pe, k);
+    if (this.children !== undefined)
+      for (const [k, c] of this.children) {
+        const o = other.children?.get(k);
+        const diff = o ? c.set.difference(o.set) : c.set.clone();
+        if (!diff.empty()) (out.children ??= new Map<string, Child>()).set(k, { pe: c.pe, set: diff });
+      }
     return out;
   }
 
   /** Paths of `this` neither in `other` nor below a member of `other` (fieldpath.Set.RecursiveDifference). */
   recursiveDifference(other: FieldSet): FieldSet {
     const out = new FieldSet();
-    for (const [k, pe] of this.members) if (!other.members.has(k)) out.members.set(k, pe);
-    for (const [k, c] of this.children) {
-      if (other.members.has(k)) continue;
-      const o = other.children.get(k);
-      const diff = o ? c.set.recursiveDifference(o.set) : c.set.clone();
-      if (!diff.empty()) out.children.set(k, { pe: c.pe, set: diff });
-    }
+    if (this.members !== undefined) for (const [k, pe] of this.members) if (other.members?.has(k) !== true) out.insertMember(pe, k);
+    if (this.children !== undefined)
+      for (const [k, c] of this.children) {
+        if (other.members?.has(k) === true) continue;
+        const o = other.children?.get(k);
+        const diff = o ? c.set.recursiveDifference(o.set) : c.set.clone();
+        if (!diff.empty()) (out.children ??= new Map<string, Child>()).set(k, { pe: c.pe, set: diff });
+      }
     return out;
+  }
+
+  /** `difference`, in place: removes the paths of `other` from this set (see the class comment). */
+  remove(other: FieldSet): void {
+    if (this.members !== undefined && other.members !== undefined) for (const k of other.members.keys()) this.members.delete(k);
+    if (this.children !== undefined)
+      for (const [k, c] of this.children) {
+        const o = other.children?.get(k);
+        if (o !== undefined) c.set.remove(o.set);
+        if (c.set.empty()) this.children.delete(k);
+      }
+  }
+
+  /** `recursiveDifference`, in place: removes the paths of `other` and everything below its members. */
+  removeRecursively(other: FieldSet): void {
+    if (this.members !== undefined && other.members !== undefined) for (const k of other.members.keys()) this.members.delete(k);
+    if (this.children !== undefined)
+      for (const [k, c] of this.children) {
+        if (other.members?.has(k) === true) {
+          this.children.delete(k);
+          continue;
+        }
+        const o = other.children?.get(k);
+        if (o !== undefined) c.set.removeRecursively(o.set);
+        if (c.set.empty()) this.children.delete(k);
+      }
   }
 
   /** Paths in both sets. */
   intersection(other: FieldSet): FieldSet {
     const out = new FieldSet();
-    for (const [k, pe] of this.members) if (other.members.has(k)) out.members.set(k, pe);
-    for (const [k, c] of this.children) {
-      const o = other.children.get(k);
-      if (!o) continue;
-      const inter = c.set.intersection(o.set);
-      if (!inter.empty()) out.children.set(k, { pe: c.pe, set: inter });
-    }
+    if (this.members !== undefined && other.members !== undefined) for (const [k, pe] of this.members) if (other.members.has(k)) out.insertMember(pe, k);
+    if (this.children !== undefined && other.children !== undefined)
+      for (const [k, c] of this.children) {
+        const o = other.children.get(k);
+        if (!o) continue;
+        const inter = c.set.intersection(o.set);
+        if (!inter.empty()) (out.children ??= new Map<string, Child>()).set(k, { pe: c.pe, set: inter });
+      }
     return out;
   }
 
   /** True when both sets hold the same paths. */
   equals(other: FieldSet): boolean {
-    return this.difference(other).empty() && other.difference(this).empty();
+    return this.covers(other) && other.covers(this);
+  }
+
+  /** True when every path of `other` is in this set (without building a set). */
+  covers(other: FieldSet): boolean {
+    if (other.members !== undefined) for (const k of other.members.keys()) if (this.members?.has(k) !== true) return false;
+    if (other.children !== undefined)
+      for (const [k, o] of other.children) {
+        const c = this.children?.get(k);
+        if (c === undefined ? !o.set.empty() : !c.set.covers(o.set)) return false;
+      }
+    return true;
   }
 
   /**
@@ -178,14 +224,21 @@ export class FieldSet {
    */
   entries(): FieldSetEntry[] {
     const out: FieldSetEntry[] = [];
-    for (const [key, pe] of this.members) {
-      const c = this.children.get(key);
-      out.push({ pe, key, member: true, child: c === undefined || c.set.empty() ? undefined : c.set });
-    }
-    for (const [key, c] of this.children) if (!this.members.has(key) && !c.set.empty()) out.push({ pe: c.pe, key, member: false, child: c.set });
-    if (out.length > 1) out.sort((a, b) => comparePathElements(a.pe, b.pe));
+    const { members, children } = this;
+    if (members !== undefined)
+      for (const [key, pe] of members) {
+        const c = children?.get(key);
+        out.push({ pe, key, member: true, child: c === undefined || c.set.empty() ? undefined : c.set });
+      }
+    if (children !== undefined)
+      for (const [key, c] of children) if (members?.has(key) !== true && !c.set.empty()) out.push({ pe: c.pe, key, member: false, child: c.set });
+    if (out.length > 1) out.sort(byElement);
     return out;
   }
+}
+
+function byElement(a: FieldSetEntry, b: FieldSetEntry): number {
+  return comparePathElements(a.pe, b.pe);
 }
 
 /** One element of a set's level: see FieldSet.entries. */

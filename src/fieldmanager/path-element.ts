@@ -15,6 +15,33 @@ export function fieldElement(name: string): PathElement {
   return { kind: 'field', name };
 }
 
+/** A field element with its string form (its fieldsV1 key). */
+export interface FieldEntry {
+  readonly pe: PathElement;
+  readonly key: string;
+}
+
+/**
+ * Field elements made before, by name: an object's field names recur in every object of its kind,
+ * and a comparison visits each field of both objects. Names of at most FIELD_NAME_MAX_LENGTH
+ * characters, at most FIELD_ENTRIES_BOUND of them (emptied when full: map keys come from clients).
+ */
+const fieldEntries = new Map<string, FieldEntry>();
+const FIELD_ENTRIES_BOUND = 4096;
+const FIELD_NAME_MAX_LENGTH = 128;
+
+/** The element of field (or map key) `name` and its string form, shared: never mutate it. */
+export function fieldEntry(name: string): FieldEntry {
+  const known = fieldEntries.get(name);
+  if (known !== undefined) return known;
+  const entry: FieldEntry = { pe: fieldElement(name), key: `f:${name}` };
+  if (name.length <= FIELD_NAME_MAX_LENGTH) {
+    if (fieldEntries.size >= FIELD_ENTRIES_BOUND) fieldEntries.clear();
+    fieldEntries.set(name, entry);
+  }
+  return entry;
+}
+
 /** A keyed list item; the key fields are sorted by name, as structured-merge-diff sorts them. */
 export function keyElement(fields: readonly (readonly [string, unknown])[]): PathElement {
   const sorted = [...fields].sort((a, b) => compareStrings(a[0], b[0]));

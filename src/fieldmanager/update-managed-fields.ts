@@ -111,23 +111,37 @@ export function updateManagedFields(live: Obj, next: Obj, rec: UpdateRecord): vo
     subresource: rec.subresource,
   });
 
-  const cmp = compareChanges(live, next, rec.type);
-  const filter = (s: FieldSet): FieldSet => (rec.resetFields ? s.recursiveDifference(rec.resetFields) : s);
-  const changed = filter(cmp.changed);
-  const removed = filter(cmp.removed);
+  const { changed, removed } = compareChanges(live, next, rec.type);
+  const reset = rec.resetFields;
+  const filter = (s: FieldSet): FieldSet => (reset ? s.recursiveDifference(reset) : s);
+  // The comparison's sets are this write's alone: filtered in place rather than copied.
+  if (reset) {
+    changed.removeRecursively(reset);
+    removed.removeRecursively(reset);
+  }
   const changeAt = versionedChanges({ changed, removed }, rec.apiVersion, rec.versionViews, live, next, filter);
+  /** The writer's own entry as it was read (with its stored fieldsV1, see managed-fields.ts). */
+  const original = managed.get(id)?.set;
   for (const [m, vs] of managed) {
     const there = changeAt(vs.apiVersion);
     // An entry the write does not touch keeps its set (and so its stored fieldsV1, see managed-fields.ts).
     if (!vs.set.intersects(there.changed) && !vs.set.intersects(there.removed) && !vs.set.empty()) continue;
-    const set = vs.set.difference(vs.set.intersection(there.changed)).difference(there.removed);
+    const set = vs.set.difference(there.changed);
+    set.remove(there.removed);
     if (set.empty()) managed.delete(m);
     else vs.set = set;
   }
-  const own = changed.difference(STRIP);
+  // Nothing reads the comparison after the loop: the writer's own fields are what is left of it.
+  changed.remove(STRIP);
+  const own = changed;
   if (!own.empty()) {
     const previous = managed.get(id);
-    managed.set(id, { set: previous ? own.union(previous.set) : own, apiVersion: rec.apiVersion, applied: false, time: rec.now });
+    if (previous) own.absorb(previous.set);
+    let set = own;
+    // A writer that owns what it owned before (a Lease renewal, a status report) keeps the entry's
+    // set, and with it the stored fieldsV1: not encoded again.
+    if (original !== undefined && set.equals(original)) set = original;
+    managed.set(id, { set, apiVersion: rec.apiVersion, applied: false, time: rec.now });
   }
   capUpdateManagers(managed);
   const encoded = encodeManagedFields(managed);

@@ -147,6 +147,74 @@ test('set algebra: difference keeps children of a removed member, recursive diff
   assert.ok(s.intersection(FieldSet.of([f('spec'), f('x')], [f('other')])).equals(FieldSet.of([f('spec'), f('x')])));
 });
 
+/** A set of random paths over a small alphabet of fields, keys, values and indexes (so sets overlap). */
+function randomSet(next: () => number): FieldSet {
+  const elements = [
+    f('a'),
+    f('b'),
+    f('spec'),
+    f('status'),
+    keyElement([['name', 'c']]),
+    { kind: 'value' as const, value: 'x' },
+    { kind: 'index' as const, index: 0 },
+  ];
+  const set = new FieldSet();
+  const paths = Math.floor(next() * 12);
+  for (let i = 0; i < paths; i++) {
+    const depth = 1 + Math.floor(next() * 4);
+    set.insert(Array.from({ length: depth }, () => elements[Math.floor(next() * elements.length)]));
+  }
+  return set;
+}
+
+test('set algebra in place (remove, removeRecursively) leaves what difference and recursiveDifference return; equals and covers agree with them', () => {
+  let seed = 7;
+  const next = (): number => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed / 2147483648;
+  };
+  for (let i = 0; i < 2000; i++) {
+    const a = randomSet(next);
+    const b = randomSet(next);
+    const text = (s: FieldSet): string => JSON.stringify(setToFieldsV1(s));
+    const inPlace = a.clone();
+    inPlace.remove(b);
+    assert.equal(text(inPlace), text(a.difference(b)));
+    const recursive = a.clone();
+    recursive.removeRecursively(b);
+    assert.equal(text(recursive), text(a.recursiveDifference(b)));
+    assert.equal(a.covers(b), b.difference(a).empty());
+    assert.equal(a.equals(b), text(a) === text(b));
+    assert.ok(a.equals(a.clone()));
+  }
+});
+
+test('a writer that owns what it owned before keeps its entry as stored, written canonically', () => {
+  const entry = (fieldsV1: unknown, time: string): Record<string, unknown> => ({
+    manager: 'renewer',
+    operation: 'Update',
+    apiVersion: 'v1',
+    time,
+    fieldsType: 'FieldsV1',
+    fieldsV1,
+  });
+  const renew = (fieldsV1: unknown): Record<string, unknown>[] => {
+    const live = { metadata: { uid: 'u', managedFields: [entry(fieldsV1, '2026-01-01T00:00:00Z')] }, spec: { holder: 'n', renewTime: 't1' } };
+    const next: Record<string, unknown> = {
+      metadata: { uid: 'u', managedFields: [entry(fieldsV1, '2026-01-01T00:00:00Z')] },
+      spec: { holder: 'n', renewTime: 't2' },
+    };
+    recordUntypedUpdate(live, next, 'renewer');
+    return (next.metadata as { managedFields: Record<string, unknown>[] }).managedFields;
+  };
+  const canonical = { 'f:spec': { '.': {}, 'f:holder': {}, 'f:renewTime': {} } };
+  assert.deepEqual(renew(canonical), [entry(canonical, '2026-01-01T00:01:00Z')]);
+  assert.equal(JSON.stringify(renew({ 'f:spec': { 'f:renewTime': {}, 'f:holder': {}, '.': {} } })), JSON.stringify([entry(canonical, '2026-01-01T00:01:00Z')]));
+  // A field it did not own before is added to its entry.
+  const fewer = renew({ 'f:spec': { 'f:holder': {} } });
+  assert.equal(JSON.stringify(fewer[0].fieldsV1), JSON.stringify({ 'f:spec': { 'f:holder': {}, 'f:renewTime': {} } }));
+});
+
 test('comparison under the schema: set lists by value, list maps by key, atomic selectors as one leaf', () => {
   const type = smdTypeOf(schemaForKind('apps', 'v1', 'Deployment'));
   const live = { metadata: { finalizers: ['a'] }, spec: { selector: { matchLabels: { x: '1' } }, template: { spec: { containers: null } } } };
