@@ -41,10 +41,10 @@ export class Http2Session {
     return headers;
   }
 
-  /** One request; resolves with the whole response body as text. */
-  request(method: string, path: string, body?: string): Promise<Http2Response> {
+  /** One request (a body is sent as `contentType`, JSON by default); resolves with the whole response body as text. */
+  request(method: string, path: string, body?: string, contentType = 'application/json'): Promise<Http2Response> {
     return new Promise((resolve, reject) => {
-      const stream = this.session.request(this.headers(method, path, body === undefined ? {} : { 'content-type': 'application/json' }));
+      const stream = this.session.request(this.headers(method, path, body === undefined ? {} : { 'content-type': contentType }));
       let status = 0;
       let text = '';
       stream.setEncoding('utf8');

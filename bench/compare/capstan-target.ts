@@ -20,8 +20,11 @@ const DESCRIPTIONS: Record<BuiltinTargetName, string> = {
   'redis-workers2': 'Capstan, Redis (AOF, appendfsync always), 2 workers',
 };
 
-/** Starts Capstan target `name` for a comparison; `nodeArgs` are extra node flags (e.g. --cpu-prof). */
-export async function startCapstanTarget(name: BuiltinTargetName, nodeArgs: string[]): Promise<LiveTarget> {
+/**
+ * Starts Capstan target `name` for a comparison; `nodeArgs` are extra node flags (e.g. --cpu-prof),
+ * `extraArgs` extra Capstan flags after the comparison's own.
+ */
+export async function startCapstanTarget(name: BuiltinTargetName, nodeArgs: string[], extraArgs: string[] = []): Promise<LiveTarget> {
   const files = writeAccessFiles();
   const redis = await startBackend(name, { fsyncEveryWrite: true }).catch((err: unknown) => {
     files.remove();
@@ -29,10 +32,10 @@ export async function startCapstanTarget(name: BuiltinTargetName, nodeArgs: stri
   });
   let server: ServerProcess | undefined;
   try {
-    const first = await startTargetServer(name, redis, nodeArgs, 5, files.serverArgs);
+    const first = await startTargetServer(name, redis, nodeArgs, 5, [...files.serverArgs, ...extraArgs]);
     const readyFreshMs = first.readyMs;
     await first.stop();
-    server = await startTargetServer(name, redis, nodeArgs, 5, files.serverArgs);
+    server = await startTargetServer(name, redis, nodeArgs, 5, [...files.serverArgs, ...extraArgs]);
     const running = server;
     const secureUrl = running.secureUrl;
     if (secureUrl === undefined) throw new Error(`capstan (${name}) announced no HTTPS URL`);

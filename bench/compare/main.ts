@@ -21,12 +21,13 @@ import { measureTarget, type PhaseScenarios } from './run-target.js';
 import { renderTextReport } from './text-report.js';
 import { freshScenario, VERB_SCENARIOS } from './verb-phases.js';
 import { watchScenario } from './watch-phase.js';
+import { measurePaired, PAIRED_SCENARIOS } from './paired-phase.js';
 
 /** The targets to measure, in order: label and how to start it. */
 function plannedTargets(o: CompareOptions, notes: string[]): Array<{ label: string; start: () => Promise<LiveTarget> }> {
   const planned: Array<{ label: string; start: () => Promise<LiveTarget> }> = o.capstanTargets.map((name) => ({
     label: name,
-    start: () => startCapstanTarget(name, o.serverNodeArgs),
+    start: () => startCapstanTarget(name, o.serverNodeArgs, o.serverArgs),
   }));
   const ref = o.reference;
   if (ref.kind === 'url') planned.push({ label: ref.target.label, start: () => existingServerTarget(ref.target) });
@@ -41,7 +42,7 @@ function plannedTargets(o: CompareOptions, notes: string[]): Array<{ label: stri
 
 /** The scenarios of each phase for these options. */
 function phaseScenarios(o: CompareOptions): PhaseScenarios {
-  return { fresh: [freshScenario(o)], verbs: VERB_SCENARIOS, list: listScenarios(o.listObjects), watch: [watchScenario(o)] };
+  return { fresh: [freshScenario(o)], verbs: VERB_SCENARIOS, list: listScenarios(o.listObjects), watch: [watchScenario(o)], paired: PAIRED_SCENARIOS };
 }
 
 /** Runs the comparison with `argv` (the arguments after the script, --compare among them); resolves with the exit code. */
@@ -72,7 +73,9 @@ export async function runCompare(argv: readonly string[]): Promise<number> {
   }
   installCleanupHandlers();
   const byPhase = phaseScenarios(o);
-  const scenarios: ScenarioInfo[] = (['fresh', 'verbs', 'list', 'watch'] as const).filter((p) => o.phases.includes(p)).flatMap((p) => [...byPhase[p]]);
+  const scenarios: ScenarioInfo[] = (['fresh', 'verbs', 'list', 'watch', 'paired'] as const)
+    .filter((p) => o.phases.includes(p))
+    .flatMap((p) => [...byPhase[p]]);
   const date = new Date().toISOString();
   const results: ComparisonResults = {
     version: 1,
@@ -91,6 +94,7 @@ export async function runCompare(argv: readonly string[]): Promise<number> {
       watchers: o.watchers,
       'writes/s': o.writeRate,
       'write seconds': o.watchSeconds,
+      ...(o.phases.includes('paired') ? { 'paired rounds': o.pairedRounds } : {}),
     },
     targets: [],
     reference: undefined,
@@ -107,7 +111,9 @@ export async function runCompare(argv: readonly string[]): Promise<number> {
   for (const n of notes) process.stdout.write(`note: ${n}\n`);
   const started = performance.now();
   let errors = 0;
-  for (const p of planned) {
+  // With only paired rounds asked for, targets are started by them alone (no start-up measurement).
+  const sequential = o.phases.some((phase) => phase !== 'paired');
+  for (const p of sequential ? planned : []) {
     const t0 = performance.now();
     const m = await measureTarget(p.label, p.start, o, byPhase);
     results.targets.push(m.info);
@@ -116,6 +122,18 @@ export async function runCompare(argv: readonly string[]): Promise<number> {
     errors += m.errors.length;
     for (const e of m.errors) process.stderr.write(`bench --compare: ${e}\n`);
     process.stderr.write(`  ${p.label}: done in ${((performance.now() - t0) / 1000).toFixed(0)} s\n`);
+  }
+  if (o.phases.includes('paired')) {
+    const t0 = performance.now();
+    try {
+      const paired = await measurePaired(planned, o);
+      results.rows.push(...paired.rows);
+      if (!sequential) results.targets.push(...paired.targets);
+    } catch (err) {
+      errors++;
+      process.stderr.write(`bench --compare: paired rounds: ${err instanceof Error ? err.message : String(err)}\n`);
+    }
+    process.stderr.write(`  paired rounds: done in ${((performance.now() - t0) / 1000).toFixed(0)} s\n`);
   }
   const ref = o.reference;
   const refLabel = ref.kind === 'url' ? ref.target.label : ref.kind === 'kube-up' ? ref.label : undefined;

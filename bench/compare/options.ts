@@ -10,7 +10,9 @@ export const COMPARE_TARGETS = ['memory', 'redis', 'redis-workers2', 'reference'
 export type CompareTargetName = (typeof COMPARE_TARGETS)[number];
 
 /** The parts of a target's measurement, in the order they run. */
-export const COMPARE_PHASES = ['startup', 'fresh', 'verbs', 'list', 'watch'] as const;
+export const COMPARE_PHASES = ['startup', 'fresh', 'verbs', 'list', 'watch', 'paired'] as const;
+/** The phases run without --only: paired rounds start every target at once, so they are asked for. */
+const DEFAULT_PHASES: readonly ComparePhase[] = ['startup', 'fresh', 'verbs', 'list', 'watch'];
 export type ComparePhase = (typeof COMPARE_PHASES)[number];
 
 /** How the reference column is obtained. */
@@ -41,6 +43,10 @@ export interface CompareOptions {
   watchSeconds: number;
   watchThreads: number;
   serverNodeArgs: string[];
+  /** Extra Capstan flags for every Capstan target (after the compare's own). */
+  serverArgs: string[];
+  /** Rounds of the paired phase. */
+  pairedRounds: number;
   /** Each target's processes on core 0 and the client on the other cores while measured (`--pin`). */
   pin: boolean;
 }
@@ -57,7 +63,11 @@ writes an HTML report with charts (bench-report/index.html).
 
   --quick              a few minutes in all (smaller sizes)
   --targets a,b        of ${COMPARE_TARGETS.join(', ')} (default: all; reference skipped with a note when not built)
-  --only a,b           phases: ${COMPARE_PHASES.join(', ')} (default: all)
+  --only a,b           phases: ${COMPARE_PHASES.join(', ')} (default: all but paired)
+                       paired: every target running at once, measured in turn in rotating rounds
+                       (creates, then GETs, over HTTP/1.1 and over one HTTP/2 connection as client-go
+                       holds it); each figure is the median of a target's rounds, so the machine's
+                       drift reaches every target alike
   --pin                each target's processes (Capstan's, Redis; kube-apiserver, etcd) run on core 0
                        from their start, and this client on the other cores while it measures
                        (taskset). Without it the client competes with the server for cores
@@ -81,7 +91,9 @@ Sizes (defaults full / quick):
   --rate R             writes per second during the fan-out (20)
   --duration D         seconds of writes during the fan-out (20 / 10)
   --watch-threads N    client worker threads holding the watchers (2)
+  --rounds N           paired rounds (8 / 6); each is --ops creates and GETs per transport
   --server-node-args "A B"  extra node flags for Capstan, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
+  --server-args "A B"  extra Capstan flags for every Capstan target, e.g. "--log-level=error"
   -h, --help
 `;
 
@@ -110,6 +122,8 @@ const VALUE_FLAGS = new Set([
   '--duration',
   '--watch-threads',
   '--server-node-args',
+  '--server-args',
+  '--rounds',
 ]);
 
 /** Parses the arguments after `--compare`; undefined when help was asked for. Throws on anything unknown. */
@@ -139,7 +153,7 @@ export function parseCompareArgs(argv: readonly string[]): CompareOptions | unde
   }
   const int = (flag: string, full: number, short: number): number => (flags.has(flag) ? positiveInt(flag, flags.get(flag)) : quick ? short : full);
   const targets: CompareTargetName[] = flags.has('--targets') ? listOf('--targets', COMPARE_TARGETS, flags.get('--targets')) : [...COMPARE_TARGETS];
-  const only: ComparePhase[] = flags.has('--only') ? listOf('--only', COMPARE_PHASES, flags.get('--only')) : [...COMPARE_PHASES];
+  const only: ComparePhase[] = flags.has('--only') ? listOf('--only', COMPARE_PHASES, flags.get('--only')) : [...DEFAULT_PHASES];
   const urlTarget = parseUrlTarget(flags);
   let reference: ReferenceSource = { kind: 'none' };
   if (urlTarget !== undefined) reference = { kind: 'url', target: urlTarget };
@@ -171,6 +185,8 @@ export function parseCompareArgs(argv: readonly string[]): CompareOptions | unde
     watchSeconds: int('--duration', 20, 10),
     watchThreads: int('--watch-threads', 2, 2),
     serverNodeArgs: (flags.get('--server-node-args') ?? '').split(' ').filter((a) => a !== ''),
+    pairedRounds: int('--rounds', 8, 6),
+    serverArgs: (flags.get('--server-args') ?? '').split(' ').filter((a) => a !== ''),
     pin,
   };
 }

@@ -31,6 +31,8 @@ export interface ComparisonRow {
   latency: Array<[number, number]>;
   ok: number;
   failed: number;
+  /** Paired rounds: the server CPU per operation of each round, ms, in the order measured (the row holds their median). */
+  roundsCpuMsPerOp?: number[];
   /** Why the numbers are missing or what qualifies them (e.g. an error). */
   note?: string;
 }

@@ -39,8 +39,8 @@ export function renderTextReport(results: ComparisonResults): string {
     `== throughput${against}, latency p50 / p99`,
     ...alignColumns(['scenario', ...targets], rateRows, 1),
     '',
-    `== start-up and memory${against}`,
-    ...alignColumns(['', ...targets], startRows, 1),
+    // A run of paired rounds alone starts no target on its own, so it has no start-up figures.
+    ...(results.startup.length > 0 ? [`== start-up and memory${against}`, ...alignColumns(['', ...targets], startRows, 1)] : []),
     ...(notes.length > 0 ? ['', ...notes] : []),
     ...results.notes.map((n) => `  ${n}`),
     '',

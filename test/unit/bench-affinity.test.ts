@@ -26,6 +26,26 @@ describe('bench --compare --pin', () => {
     assert.equal(parseCompareArgs(['--compare', '--quick'])?.pin, false);
     assert.equal(parseCompareArgs(['--compare', '--pin', '--targets', 'memory'])?.pin, true);
   });
+});
+
+describe('bench --compare options', () => {
+  test('paired rounds run only when asked for, with 8 rounds (6 quick) unless --rounds says', () => {
+    assert.deepEqual(parseCompareArgs(['--compare'])?.phases, ['startup', 'fresh', 'verbs', 'list', 'watch']);
+    assert.deepEqual(parseCompareArgs(['--compare', '--only', 'paired'])?.phases, ['paired']);
+    assert.deepEqual(parseCompareArgs(['--compare', '--only', 'verbs,paired'])?.phases, ['verbs', 'paired']);
+    assert.equal(parseCompareArgs(['--compare'])?.pairedRounds, 8);
+    assert.equal(parseCompareArgs(['--compare', '--quick'])?.pairedRounds, 6);
+    assert.equal(parseCompareArgs(['--compare', '--rounds', '3'])?.pairedRounds, 3);
+    assert.throws(() => parseCompareArgs(['--compare', '--rounds', '0']), /--rounds/);
+  });
+
+  test('--server-args are passed to every Capstan target', () => {
+    assert.deepEqual(parseCompareArgs(['--compare'])?.serverArgs, []);
+    assert.deepEqual(parseCompareArgs(['--compare', '--server-args', '--log-level=error  --max-requests-inflight=0'])?.serverArgs, [
+      '--log-level=error',
+      '--max-requests-inflight=0',
+    ]);
+  });
 
   test('moves a running process and the threads it starts later', { skip: cpus().length < 2 ? 'one core' : false }, async () => {
     // A process that starts a worker thread only after it has been pinned.

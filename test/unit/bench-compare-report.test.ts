@@ -163,6 +163,14 @@ describe('bench --compare report', () => {
     assert.match(text, /first 100 creates: CPU ÷ steady state\s+1\.5x\s+n\/a\s+n\/a/);
   });
 
+  test('a run without start-up figures (paired rounds alone) prints no start-up table', () => {
+    const r = { ...sample(), startup: [] };
+    const text = renderTextReport(r);
+    assert.match(text, /== server CPU per operation/);
+    assert.doesNotMatch(text, /== start-up and memory/);
+    assert.match(renderTextReport(sample()), /== start-up and memory/);
+  });
+
   test('writeReport writes the page, an SVG per chart and the results as JSON', () => {
     const dir = mkdtempSync(join(tmpdir(), 'bench-report-'));
     try {

@@ -1,0 +1,261 @@
+/**
+ * Paired rounds: every target running at once, measured in turn, round after round. The sequential
+ * phases measure one target after another, minutes apart, and this machine's speed drifts by a
+ * third within an hour; here each round measures every target within seconds of the others, in an
+ * order that rotates from round to round, so drift and disturbances reach all of them alike. A
+ * round is `ops` ConfigMap creates, then as many GETs, updates, merge patches, server-side applies
+ * and deletes, with `concurrency` in flight, over HTTP/1.1 (a keep-alive pool) and over one HTTP/2
+ * connection (as client-go sends its requests), after a shorter round that is not counted (it wakes
+ * a target that sat idle while the others were measured); a target's figure is the median over its
+ * rounds.
+ */
+import { configMapBody, configMapsPath, payload } from '../fixtures.js';
+import type { CpuMeter } from '../proc-cpu.js';
+import { pinPlan, pinProcesses } from '../affinity.js';
+import { Http2Session } from '../http2-session.js';
+import { log, sleep } from '../scenario.js';
+import { timedPhase, withCpu, type Phase } from '../scenario-crud.js';
+import { createScratchNamespace, scratchNamespaceName } from '../scratch-namespace.js';
+import { removeScratchNamespace } from './cleanup.js';
+import { clientFor, type LiveTarget } from './live-target.js';
+import type { CompareOptions } from './options.js';
+import { loadavg } from 'node:os';
+import type { ComparisonRow, ScenarioInfo, TargetInfo } from './results.js';
+import { latencyCurve, curveAt, missingRow } from './rows.js';
+
+type Transport = 'h1' | 'h2';
+type Verb = 'create' | 'get' | 'update' | 'patch' | 'apply' | 'delete';
+
+const TRANSPORTS: readonly Transport[] = ['h1', 'h2'];
+/** In the order a round runs them: each works on the ConfigMaps the creates made, and the deletes remove them. */
+const VERBS: readonly Verb[] = ['create', 'get', 'update', 'patch', 'apply', 'delete'];
+
+const TITLES: Record<Verb, string> = {
+  create: 'create',
+  get: 'GET',
+  update: 'update (PUT)',
+  patch: 'merge patch',
+  apply: 'server-side apply',
+  delete: 'delete',
+};
+const EXPECT: Record<Verb, number> = { create: 201, get: 200, update: 200, patch: 200, apply: 200, delete: 200 };
+const RV = /"resourceVersion":"(\d+)"/;
+const TRANSPORT_TITLES: Record<Transport, string> = { h1: 'HTTP/1.1', h2: 'HTTP/2' };
+
+/** The scenarios of the paired phase: create and GET over each transport. */
+export const PAIRED_SCENARIOS: readonly ScenarioInfo[] = TRANSPORTS.flatMap((transport) =>
+  VERBS.map((verb) => ({
+    id: pairedId(verb, transport),
+    title: `${TITLES[verb]}, paired rounds, ${TRANSPORT_TITLES[transport]}`,
+    per: 'request',
+    throughputUnit: 'ops/s',
+  })),
+);
+
+function pairedId(verb: Verb, transport: Transport): string {
+  return `paired-${verb}-${transport}`;
+}
+
+/** One request of a round: status, latency and body (over HTTP/1.1 only the bodies of creates and updates are kept). */
+type Send = (method: string, path: string, body?: string, contentType?: string) => Promise<{ status: number; ms: number; body: string }>;
+
+interface Subject {
+  target: LiveTarget;
+  ns: string;
+  close: () => void;
+  send: Record<Transport, Send>;
+  /** Per scenario id: the rounds measured. */
+  rounds: Map<string, Phase[]>;
+}
+
+async function openSubject(t: LiveTarget, o: CompareOptions): Promise<Subject> {
+  const client = clientFor(t, o.concurrency);
+  const session = await Http2Session.open(t.url, t.access.token);
+  const h2: Send = async (method, path, body, contentType) => {
+    const t0 = performance.now();
+    const res = await session.request(method, path, body, contentType);
+    return { status: res.status, body: res.body, ms: performance.now() - t0 };
+  };
+  const h1: Send = (method, path, body, contentType) =>
+    client.request(method, path, {
+      body,
+      discardBody: method !== 'POST' && method !== 'PUT',
+      ...(contentType !== undefined ? { headers: { 'content-type': contentType } } : {}),
+    });
+  const ns = scratchNamespaceName('paired');
+  await createScratchNamespace(client, ns);
+  return {
+    target: t,
+    ns,
+    send: { h1, h2 },
+    rounds: new Map(),
+    close: () => {
+      session.close();
+      client.close();
+    },
+  };
+}
+
+/**
+ * One round on one transport: `o.ops` creates of fresh names (`${prefix}-i`), then as many GETs,
+ * updates, merge patches, forced applies and deletes of them (the requests of the sequential verbs
+ * phase), each verb timed with the target's CPU. Leaves nothing behind when every request succeeds.
+ */
+async function round(s: Subject, transport: Transport, prefix: string, o: CompareOptions, cpu: CpuMeter): Promise<Record<Verb, Phase>> {
+  const path = configMapsPath(s.ns);
+  const send = s.send[transport];
+  const name = (i: number): string => `${prefix}-${i}`;
+  const rvs: string[] = [];
+  const keepRv = (i: number, res: { status: number; ms: number; body: string }): { status: number; ms: number; body: string } => {
+    const m = RV.exec(res.body);
+    if (m) rvs[i] = m[1];
+    return res;
+  };
+  const requests: Record<Verb, (i: number) => Promise<{ status: number; ms: number; body: string }>> = {
+    create: async (i) => keepRv(i, await send('POST', path, configMapBody(name(i), o.payloadBytes, i))),
+    get: (i) => send('GET', `${path}/${name(i)}`),
+    update: async (i) => {
+      const rv = rvs[i];
+      if (rv === undefined) return { status: 0, ms: 0, body: `${name(i)} has no resourceVersion (its create failed)` };
+      return keepRv(i, await send('PUT', `${path}/${name(i)}`, configMapBody(name(i), o.payloadBytes, i + 1, {}, rv, s.ns)));
+    },
+    patch: (i) =>
+      send(
+        'PATCH',
+        `${path}/${name(i)}`,
+        JSON.stringify({ metadata: { labels: { 'bench-patched': String(i) } }, data: { patched: String(i) } }),
+        'application/merge-patch+json',
+      ),
+    apply: (i) =>
+      send(
+        'PATCH',
+        `${path}/${name(i)}?fieldManager=bench-apply&force=true`,
+        JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: name(i), namespace: s.ns },
+          data: { payload: payload(o.payloadBytes, i + 2) },
+        }),
+        'application/apply-patch+yaml',
+      ),
+    delete: (i) => send('DELETE', `${path}/${name(i)}`),
+  };
+  const measured = {} as Record<Verb, Phase>;
+  for (const verb of VERBS) measured[verb] = await withCpu(cpu, () => timedPhase(o.ops, o.concurrency, EXPECT[verb], requests[verb]));
+  return measured;
+}
+
+function median(values: readonly number[]): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** A target's row of one scenario: the medians of its rounds' CPU per request and throughput, latency over all of them. */
+function pairedRow(scenario: string, target: string, rounds: readonly Phase[]): ComparisonRow {
+  const ok = rounds.reduce((n, p) => n + p.ok, 0);
+  const failed = rounds.reduce((n, p) => n + p.failed, 0);
+  const latency = latencyCurve(rounds.flatMap((p) => p.latencies));
+  const firstError = rounds.find((p) => p.firstError !== undefined)?.firstError;
+  const perRound = rounds.filter((p) => p.cpuMs !== undefined && p.ok > 0).map((p) => (p.cpuMs as number) / p.ok);
+  return {
+    scenario,
+    target,
+    throughput: median(rounds.filter((p) => p.seconds > 0).map((p) => p.ok / p.seconds)),
+    cpuMsPerOp: median(perRound),
+    p50Ms: curveAt(latency, 0.5),
+    p99Ms: curveAt(latency, 0.99),
+    latency,
+    ok,
+    failed,
+    roundsCpuMsPerOp: perRound,
+    ...(firstError !== undefined ? { note: `${failed} failed; first error: ${firstError}` } : {}),
+  };
+}
+
+/**
+ * Starts every target, warms each up (one round over each transport, not counted), measures
+ * `o.pairedRounds` rounds in rotating order, and stops them all. A target that does not start gets
+ * rows saying why; the others are measured.
+ */
+export async function measurePaired(
+  planned: ReadonlyArray<{ label: string; start: () => Promise<LiveTarget> }>,
+  o: CompareOptions,
+): Promise<{ rows: ComparisonRow[]; targets: TargetInfo[] }> {
+  const rows: ComparisonRow[] = [];
+  const loadBefore = loadavg();
+  const subjects: Subject[] = [];
+  const failedToStart: TargetInfo[] = [];
+  const pins = o.pin ? pinPlan() : undefined;
+  try {
+    for (const p of planned) {
+      log(`paired: starting ${p.label}`);
+      try {
+        if (pins !== undefined) pinProcesses([process.pid], pins.server);
+        const t = await p.start();
+        if (pins !== undefined) pinProcesses(t.pids(), pins.server);
+        subjects.push(
+          await openSubject(t, o).catch(async (err: unknown) => {
+            await t.stop();
+            throw err;
+          }),
+        );
+      } catch (err) {
+        const why = `did not start: ${err instanceof Error ? err.message : String(err)}`;
+        for (const s of PAIRED_SCENARIOS) rows.push(missingRow(s.id, p.label, why));
+        failedToStart.push({ label: p.label, description: 'failed to start', cpuScope: '', loadBefore, loadAfter: loadavg() });
+      } finally {
+        if (pins !== undefined) pinProcesses([process.pid], pins.all);
+      }
+    }
+    if (pins !== undefined) pinProcesses([process.pid], pins.client);
+    await sleep(2000);
+    for (const s of subjects) {
+      log(`paired: warming up ${s.target.label}`);
+      for (const transport of TRANSPORTS) await round(s, transport, `warm-${transport}`, o, s.target.cpu);
+    }
+    for (let r = 0; r < o.pairedRounds; r++) {
+      const order = subjects.map((_, i) => subjects[(i + r) % subjects.length]);
+      log(`paired: round ${r + 1} of ${o.pairedRounds}: ${order.map((s) => s.target.label).join(', ')}`);
+      for (const s of order) {
+        s.target.assertAlive();
+        // A target that sat idle while the others were measured is woken first, uncounted: after
+        // seconds without requests V8's memory reducer has shrunk the heap, and the first requests
+        // after it cost a Node server up to half again as much (see docs/benchmarks.md).
+        await round(s, 'h1', `wake-r${r}`, { ...o, ops: Math.max(200, Math.floor(o.ops / 4)) }, s.target.cpu);
+        for (const transport of TRANSPORTS) {
+          const measured = await round(s, transport, `r${r}-${transport}`, o, s.target.cpu);
+          for (const verb of VERBS) {
+            const id = pairedId(verb, transport);
+            const list = s.rounds.get(id) ?? [];
+            list.push(measured[verb]);
+            s.rounds.set(id, list);
+          }
+        }
+      }
+    }
+    for (const s of subjects) for (const sc of PAIRED_SCENARIOS) rows.push(pairedRow(sc.id, s.target.label, s.rounds.get(sc.id) ?? []));
+    const loadAfter = loadavg();
+    const measured = subjects.map((s): TargetInfo => ({
+      label: s.target.label,
+      description: s.target.description,
+      cpuScope: s.target.cpuScope,
+      loadBefore,
+      loadAfter,
+    }));
+    const order = planned.map((p) => p.label);
+    const targets = [...measured, ...failedToStart].sort((a, b) => order.indexOf(a.label) - order.indexOf(b.label));
+    return { rows, targets };
+  } finally {
+    if (pins !== undefined) pinProcesses([process.pid], pins.all);
+    for (const s of subjects) {
+      log(`paired: stopping ${s.target.label}`);
+      const client = clientFor(s.target, o.concurrency);
+      await removeScratchNamespace(client, s.ns, o.concurrency, s.target.label).catch(() => undefined);
+      client.close();
+      s.close();
+      await s.target.stop();
+    }
+  }
+}
