@@ -22,7 +22,10 @@ export function reportCharts(results: ComparisonResults): Array<{ file: string; 
     { file: 'cpu-per-op.svg', svg: barChartSvg('cpu', `Server CPU per operation, incl. Redis or etcd; shorter is better${against}`, cpuPanels(results)) },
     { file: 'throughput.svg', svg: barChartSvg('throughput', `Throughput; longer is better${against}`, throughputPanels(results)) },
     { file: 'latency.svg', svg: percentileChartSvg('Latency percentiles (log scale; lower is better)', latencyPanels(results), legend) },
-    { file: 'startup.svg', svg: barChartSvg('startup', `Start-up and idle memory; shorter is better${against}`, startupPanels(results), 2) },
+    // A run of paired rounds alone has no start-up figures.
+    ...(results.startup.length > 0
+      ? [{ file: 'startup.svg', svg: barChartSvg('startup', `Start-up and idle memory; shorter is better${against}`, startupPanels(results), 2) }]
+      : []),
   ];
 }
 
@@ -99,11 +102,10 @@ export function renderHtmlReport(results: ComparisonResults): string {
 <body>
 <h1>Capstan side-by-side benchmark</h1>
 <p>${escapeXml(results.date)} · node ${escapeXml(h.node)} · ${h.cpus} × ${escapeXml(h.cpuModel)} · ${(h.memoryBytes / 1024 ** 3).toFixed(0)} GiB · ${results.quick ? 'quick' : 'full'} run (${escapeXml(sizes)})</p>
-<p>Same client, same run, one target at a time; every target over HTTPS with a system:masters bearer token and RBAC authorization. Server CPU is utime + stime of the server's processes, including Redis or etcd. ${refText}</p>
+<p>Same client, same run; every target over HTTPS with a system:masters bearer token and RBAC authorization. The sequential phases measure one target at a time; paired rounds (scenarios so named) run every target at once and measure them in turn, each figure the median of a target's rounds. Server CPU is utime + stime of the server's processes, including Redis or etcd. ${refText}</p>
 <h2>At a glance</h2>
 ${mainTable(results)}
-<h2>Start-up and memory</h2>
-${startupTable(results)}
+${results.startup.length > 0 ? `<h2>Start-up and memory</h2>\n${startupTable(results)}` : ''}
 <h2>Charts</h2>
 ${reportCharts(results)
   .map((c) => `<figure>${c.svg}</figure>`)

@@ -169,6 +169,9 @@ describe('bench --compare report', () => {
     assert.match(text, /== server CPU per operation/);
     assert.doesNotMatch(text, /== start-up and memory/);
     assert.match(renderTextReport(sample()), /== start-up and memory/);
+    const html = renderHtmlReport(r);
+    assert.doesNotMatch(html, /<h2>Start-up and memory<\/h2>/);
+    assert.match(renderHtmlReport(sample()), /<h2>Start-up and memory<\/h2>/);
   });
 
   test('writeReport writes the page, an SVG per chart and the results as JSON', () => {
