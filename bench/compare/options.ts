@@ -65,7 +65,7 @@ writes an HTML report with charts (bench-report/index.html).
   --targets a,b        of ${COMPARE_TARGETS.join(', ')} (default: all; reference skipped with a note when not built)
   --only a,b           phases: ${COMPARE_PHASES.join(', ')} (default: all but paired)
                        paired: every target running at once, measured in turn in rotating rounds
-                       (creates, then GETs, over HTTP/1.1 and over one HTTP/2 connection as client-go
+                       (the six verbs, over HTTP/1.1 and over one HTTP/2 connection as client-go
                        holds it); each figure is the median of a target's rounds, so the machine's
                        drift reaches every target alike
   --pin                each target's processes (Capstan's, Redis; kube-apiserver, etcd) run on core 0
@@ -91,7 +91,7 @@ Sizes (defaults full / quick):
   --rate R             writes per second during the fan-out (20)
   --duration D         seconds of writes during the fan-out (20 / 10)
   --watch-threads N    client worker threads holding the watchers (2)
-  --rounds N           paired rounds (8 / 6); each is --ops creates and GETs per transport
+  --rounds N           paired rounds (8 / 6); each is --ops requests of each verb per transport
   --server-node-args "A B"  extra node flags for Capstan, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
   --server-args "A B"  extra Capstan flags for every Capstan target, e.g. "--log-level=error"
   -h, --help

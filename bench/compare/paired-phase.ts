@@ -9,6 +9,7 @@
  * a target that sat idle while the others were measured); a target's figure is the median over its
  * rounds.
  */
+import { loadavg } from 'node:os';
 import { configMapBody, configMapsPath, payload } from '../fixtures.js';
 import type { CpuMeter } from '../proc-cpu.js';
 import { pinPlan, pinProcesses } from '../affinity.js';
@@ -19,7 +20,6 @@ import { createScratchNamespace, scratchNamespaceName } from '../scratch-namespa
 import { removeScratchNamespace } from './cleanup.js';
 import { clientFor, type LiveTarget } from './live-target.js';
 import type { CompareOptions } from './options.js';
-import { loadavg } from 'node:os';
 import type { ComparisonRow, ScenarioInfo, TargetInfo } from './results.js';
 import { latencyCurve, curveAt, missingRow } from './rows.js';
 
@@ -42,7 +42,7 @@ const EXPECT: Record<Verb, number> = { create: 201, get: 200, update: 200, patch
 const RV = /"resourceVersion":"(\d+)"/;
 const TRANSPORT_TITLES: Record<Transport, string> = { h1: 'HTTP/1.1', h2: 'HTTP/2' };
 
-/** The scenarios of the paired phase: create and GET over each transport. */
+/** The scenarios of the paired phase: each verb over each transport. */
 export const PAIRED_SCENARIOS: readonly ScenarioInfo[] = TRANSPORTS.flatMap((transport) =>
   VERBS.map((verb) => ({
     id: pairedId(verb, transport),
