@@ -79,6 +79,11 @@ export class Http2Session {
     });
   }
 
+  /** Whether the connection is gone (closed by either side, or failed): requests on it fail. */
+  get closed(): boolean {
+    return this.session.closed || this.session.destroyed;
+  }
+
   close(): void {
     this.session.close();
   }

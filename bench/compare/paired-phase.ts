@@ -70,10 +70,19 @@ interface Subject {
 
 async function openSubject(t: LiveTarget, o: CompareOptions): Promise<Subject> {
   const client = clientFor(t, o.concurrency);
-  const session = await Http2Session.open(t.url, t.access.token);
+  // A server may close a connection that stayed idle while the others were measured (Go's HTTP/2
+  // server does after its idle timeout): as client-go does, the next request opens a new one.
+  let session = await Http2Session.open(t.url, t.access.token);
+  let reopening: Promise<Http2Session> | undefined;
+  const current = async (): Promise<Http2Session> => {
+    if (!session.closed) return session;
+    reopening ??= Http2Session.open(t.url, t.access.token).finally(() => (reopening = undefined));
+    session = await reopening;
+    return session;
+  };
   const h2: Send = async (method, path, body, contentType) => {
     const t0 = performance.now();
-    const res = await session.request(method, path, body, contentType);
+    const res = await (await current()).request(method, path, body, contentType);
     return { status: res.status, body: res.body, ms: performance.now() - t0 };
   };
   const h1: Send = (method, path, body, contentType) =>
