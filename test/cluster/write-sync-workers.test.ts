@@ -102,14 +102,15 @@ class EventLog {
 }
 
 /**
- * Events allowed in after their write's response among a test's writes. The server writes the
+ * Events allowed in after their write's response among a test's 70 writes. The server writes the
  * watch frame before the other worker's answer lets the response go, but the two connections'
  * packets can still cross on their way to the client when every core is busy (the kernel hands a
  * loopback packet on from the sending core, and a starved core hands it on later): seen once in
- * about ten runs under load, 0.3 ms late. Without the wait about 28% of events come after the
- * response (docs/control-plane.md), 20 of 70 here.
+ * about ten runs under load, 0.3 ms late, and three at once (0.2-0.3 ms late) in a fresh-clone CI
+ * run on 4 December 2026. Without the wait about 28% of events come after the response
+ * (docs/control-plane.md), 20 of 70 here, so five still tells a missing wait from crossed packets.
  */
-const CROSSED_ALLOWED = 2;
+const CROSSED_ALLOWED = 5;
 
 /** Each late event (not in when its write was answered) with how long after the response it came. */
 async function lateness(log: EventLog, late: Array<{ event: string; answered: number }>): Promise<string[]> {
