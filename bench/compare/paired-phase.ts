@@ -10,7 +10,6 @@
  * rounds.
  */
 import { loadavg } from 'node:os';
-import { configMapBody, configMapsPath, payload } from '../fixtures.js';
 import type { CpuMeter } from '../proc-cpu.js';
 import { pinPlan, pinProcesses } from '../affinity.js';
 import { Http2Session } from '../http2-session.js';
@@ -20,33 +19,25 @@ import { createScratchNamespace, scratchNamespaceName } from '../scratch-namespa
 import { removeScratchNamespace } from './cleanup.js';
 import { clientFor, type LiveTarget } from './live-target.js';
 import type { CompareOptions } from './options.js';
+import { verbRequests, VERB_SCENARIOS, type SendRequest, type Verb } from './verb-phases.js';
 import type { ComparisonRow, ScenarioInfo, TargetInfo } from './results.js';
 import { latencyCurve, curveAt, missingRow } from './rows.js';
 
 type Transport = 'h1' | 'h2';
-type Verb = 'create' | 'get' | 'update' | 'patch' | 'apply' | 'delete';
 
 const TRANSPORTS: readonly Transport[] = ['h1', 'h2'];
-/** In the order a round runs them: each works on the ConfigMaps the creates made, and the deletes remove them. */
-const VERBS: readonly Verb[] = ['create', 'get', 'update', 'patch', 'apply', 'delete'];
-
-const TITLES: Record<Verb, string> = {
-  create: 'create',
-  get: 'GET',
-  update: 'update (PUT)',
-  patch: 'merge patch',
-  apply: 'server-side apply',
-  delete: 'delete',
-};
-const EXPECT: Record<Verb, number> = { create: 201, get: 200, update: 200, patch: 200, apply: 200, delete: 200 };
-const RV = /"resourceVersion":"(\d+)"/;
+/**
+ * The sequential verbs phase's verbs, titles and expected statuses, in the order a round runs them:
+ * each works on the ConfigMaps the creates made, and the deletes remove them.
+ */
+const VERBS = VERB_SCENARIOS;
 const TRANSPORT_TITLES: Record<Transport, string> = { h1: 'HTTP/1.1', h2: 'HTTP/2' };
 
 /** The scenarios of the paired phase: each verb over each transport. */
 export const PAIRED_SCENARIOS: readonly ScenarioInfo[] = TRANSPORTS.flatMap((transport) =>
   VERBS.map((verb) => ({
-    id: pairedId(verb, transport),
-    title: `${TITLES[verb]}, paired rounds, ${TRANSPORT_TITLES[transport]}`,
+    id: pairedId(verb.id, transport),
+    title: `${verb.title}, paired rounds, ${TRANSPORT_TITLES[transport]}`,
     per: 'request',
     throughputUnit: 'ops/s',
   })),
@@ -56,14 +47,11 @@ function pairedId(verb: Verb, transport: Transport): string {
   return `paired-${verb}-${transport}`;
 }
 
-/** One request of a round: status, latency and body (over HTTP/1.1 only the bodies of creates and updates are kept). */
-type Send = (method: string, path: string, body?: string, contentType?: string) => Promise<{ status: number; ms: number; body: string }>;
-
 interface Subject {
   target: LiveTarget;
   ns: string;
   close: () => void;
-  send: Record<Transport, Send>;
+  send: Record<Transport, SendRequest>;
   /** Per scenario id: the rounds measured. */
   rounds: Map<string, Phase[]>;
 }
@@ -80,17 +68,12 @@ async function openSubject(t: LiveTarget, o: CompareOptions): Promise<Subject> {
     session = await reopening;
     return session;
   };
-  const h2: Send = async (method, path, body, contentType) => {
+  const h2: SendRequest = async (method, path, options = {}) => {
     const t0 = performance.now();
-    const res = await (await current()).request(method, path, body, contentType);
-    return { status: res.status, body: res.body, ms: performance.now() - t0 };
+    const res = await (await current()).request(method, path, options.body, options.headers?.['content-type']);
+    return { status: res.status, body: options.discardBody === true ? '' : res.body, bytes: Buffer.byteLength(res.body), ms: performance.now() - t0 };
   };
-  const h1: Send = (method, path, body, contentType) =>
-    client.request(method, path, {
-      body,
-      discardBody: method !== 'POST' && method !== 'PUT',
-      ...(contentType !== undefined ? { headers: { 'content-type': contentType } } : {}),
-    });
+  const h1: SendRequest = (method, path, options) => client.request(method, path, options);
   const ns = scratchNamespaceName('paired');
   await createScratchNamespace(client, ns);
   return {
@@ -108,49 +91,12 @@ async function openSubject(t: LiveTarget, o: CompareOptions): Promise<Subject> {
 /**
  * One round on one transport: `o.ops` creates of fresh names (`${prefix}-i`), then as many GETs,
  * updates, merge patches, forced applies and deletes of them (the requests of the sequential verbs
- * phase), each verb timed with the target's CPU. Leaves nothing behind when every request succeeds.
+ * phase, verbRequests), each verb timed with the target's CPU. Leaves nothing behind when every request succeeds.
  */
 async function round(s: Subject, transport: Transport, prefix: string, o: CompareOptions, cpu: CpuMeter): Promise<Record<Verb, Phase>> {
-  const path = configMapsPath(s.ns);
-  const send = s.send[transport];
-  const name = (i: number): string => `${prefix}-${i}`;
-  const rvs: string[] = [];
-  const keepRv = (i: number, res: { status: number; ms: number; body: string }): { status: number; ms: number; body: string } => {
-    const m = RV.exec(res.body);
-    if (m) rvs[i] = m[1];
-    return res;
-  };
-  const requests: Record<Verb, (i: number) => Promise<{ status: number; ms: number; body: string }>> = {
-    create: async (i) => keepRv(i, await send('POST', path, configMapBody(name(i), o.payloadBytes, i))),
-    get: (i) => send('GET', `${path}/${name(i)}`),
-    update: async (i) => {
-      const rv = rvs[i];
-      if (rv === undefined) return { status: 0, ms: 0, body: `${name(i)} has no resourceVersion (its create failed)` };
-      return keepRv(i, await send('PUT', `${path}/${name(i)}`, configMapBody(name(i), o.payloadBytes, i + 1, {}, rv, s.ns)));
-    },
-    patch: (i) =>
-      send(
-        'PATCH',
-        `${path}/${name(i)}`,
-        JSON.stringify({ metadata: { labels: { 'bench-patched': String(i) } }, data: { patched: String(i) } }),
-        'application/merge-patch+json',
-      ),
-    apply: (i) =>
-      send(
-        'PATCH',
-        `${path}/${name(i)}?fieldManager=bench-apply&force=true`,
-        JSON.stringify({
-          apiVersion: 'v1',
-          kind: 'ConfigMap',
-          metadata: { name: name(i), namespace: s.ns },
-          data: { payload: payload(o.payloadBytes, i + 2) },
-        }),
-        'application/apply-patch+yaml',
-      ),
-    delete: (i) => send('DELETE', `${path}/${name(i)}`),
-  };
+  const requests = verbRequests(s.send[transport], s.ns, prefix, o.payloadBytes, []);
   const measured = {} as Record<Verb, Phase>;
-  for (const verb of VERBS) measured[verb] = await withCpu(cpu, () => timedPhase(o.ops, o.concurrency, EXPECT[verb], requests[verb]));
+  for (const verb of VERBS) measured[verb.id] = await withCpu(cpu, () => timedPhase(o.ops, o.concurrency, verb.expect, requests[verb.id]));
   return measured;
 }
 
@@ -236,9 +182,9 @@ export async function measurePaired(
         for (const transport of TRANSPORTS) {
           const measured = await round(s, transport, `r${r}-${transport}`, o, s.target.cpu);
           for (const verb of VERBS) {
-            const id = pairedId(verb, transport);
+            const id = pairedId(verb.id, transport);
             const list = s.rounds.get(id) ?? [];
-            list.push(measured[verb]);
+            list.push(measured[verb.id]);
             s.rounds.set(id, list);
           }
         }

@@ -6,7 +6,7 @@
  * scratch namespace of its own that is deleted afterwards, so the server is left as it was found.
  */
 import { configMapBody, configMapsPath, payload } from '../fixtures.js';
-import type { HttpClient, HttpResponse } from '../http-client.js';
+import type { HttpResponse, RequestOptions } from '../http-client.js';
 import { log } from '../scenario.js';
 import { timedPhase, withCpu, type Phase } from '../scenario-crud.js';
 import { createScratchNamespace, scratchNamespaceName } from '../scratch-namespace.js';
@@ -16,7 +16,7 @@ import type { CompareOptions } from './options.js';
 import { FRESH_CREATE_SCENARIO, type ComparisonRow, type ScenarioInfo } from './results.js';
 import { phaseRow } from './rows.js';
 
-type Verb = 'create' | 'get' | 'update' | 'patch' | 'apply' | 'delete';
+export type Verb = 'create' | 'get' | 'update' | 'patch' | 'apply' | 'delete';
 
 /** The measured verbs, in the order they run (each reads or changes what the previous one left), with the status a success has. */
 export const VERB_SCENARIOS: ReadonlyArray<ScenarioInfo & { id: Verb; expect: number }> = [
@@ -35,8 +35,14 @@ export function freshScenario(o: CompareOptions): ScenarioInfo {
 
 const RV = /"resourceVersion":"(\d+)"/;
 
-/** The requests of each verb on ConfigMap `${prefix}-${i}` in `path`; `rvs` holds the resourceVersion creates and updates returned. */
-function verbRequests(client: HttpClient, ns: string, prefix: string, bytes: number, rvs: string[]): Record<Verb, (i: number) => Promise<HttpResponse>> {
+/** Sends one request (HttpClient.request's shape; paired rounds also pass an HTTP/2 connection's). */
+export type SendRequest = (method: string, path: string, options?: RequestOptions) => Promise<HttpResponse>;
+
+/**
+ * The requests of each verb on ConfigMap `${prefix}-${i}` in namespace `ns`, sent with `send`; `rvs`
+ * holds the resourceVersion creates and updates returned.
+ */
+export function verbRequests(send: SendRequest, ns: string, prefix: string, bytes: number, rvs: string[]): Record<Verb, (i: number) => Promise<HttpResponse>> {
   const path = configMapsPath(ns);
   const name = (i: number): string => `${prefix}-${i}`;
   const keepRv = (i: number, res: HttpResponse): HttpResponse => {
@@ -45,24 +51,24 @@ function verbRequests(client: HttpClient, ns: string, prefix: string, bytes: num
     return res;
   };
   return {
-    create: async (i: number) => keepRv(i, await client.request('POST', path, { body: configMapBody(name(i), bytes, i) })),
-    get: (i: number) => client.request('GET', `${path}/${name(i)}`, { discardBody: true }),
+    create: async (i: number) => keepRv(i, await send('POST', path, { body: configMapBody(name(i), bytes, i) })),
+    get: (i: number) => send('GET', `${path}/${name(i)}`, { discardBody: true }),
     update: async (i: number) => {
       const rv = rvs[i];
       if (rv === undefined) return { status: 0, ms: 0, body: `${name(i)} has no resourceVersion (its create failed)`, bytes: 0 };
-      return keepRv(i, await client.request('PUT', `${path}/${name(i)}`, { body: configMapBody(name(i), bytes, i + 1, {}, rv, ns) }));
+      return keepRv(i, await send('PUT', `${path}/${name(i)}`, { body: configMapBody(name(i), bytes, i + 1, {}, rv, ns) }));
     },
     patch: (i: number) =>
-      client.request('PATCH', `${path}/${name(i)}`, {
+      send('PATCH', `${path}/${name(i)}`, {
         body: JSON.stringify({ metadata: { labels: { 'bench-patched': String(i) } }, data: { patched: String(i) } }),
         headers: { 'content-type': 'application/merge-patch+json' },
       }),
     apply: (i: number) =>
-      client.request('PATCH', `${path}/${name(i)}?fieldManager=bench-apply&force=true`, {
+      send('PATCH', `${path}/${name(i)}?fieldManager=bench-apply&force=true`, {
         body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: name(i), namespace: ns }, data: { payload: payload(bytes, i + 2) } }),
         headers: { 'content-type': 'application/apply-patch+yaml' },
       }),
-    delete: (i: number) => client.request('DELETE', `${path}/${name(i)}`, { discardBody: true }),
+    delete: (i: number) => send('DELETE', `${path}/${name(i)}`, { discardBody: true }),
   };
 }
 
@@ -85,12 +91,12 @@ export async function freshAndWarmUp(t: LiveTarget, o: CompareOptions, measureFr
     let fresh: ComparisonRow | undefined;
     if (measureFresh) {
       log(`${t.label}: ${o.freshOps} creates on the fresh server`);
-      const r = verbRequests(client, ns, 'fresh', o.payloadBytes, []);
+      const r = verbRequests((method, path, options) => client.request(method, path, options), ns, 'fresh', o.payloadBytes, []);
       fresh = phaseRow(FRESH_CREATE_SCENARIO, t.label, await withCpu(t.cpu, () => timedPhase(o.freshOps, c, 201, r.create)));
       t.assertAlive();
     }
     log(`${t.label}: warm-up: ${o.warmupCreates} creates, ${o.warmupGets} GETs, ${o.warmupVerbs} of each other verb`);
-    const r = verbRequests(client, ns, 'warm', o.payloadBytes, []);
+    const r = verbRequests((method, path, options) => client.request(method, path, options), ns, 'warm', o.payloadBytes, []);
     checkWarm('creates', await timedPhase(o.warmupCreates, c, 201, r.create));
     checkWarm('GETs', await timedPhase(o.warmupGets, c, 200, (i) => r.get(i % o.warmupCreates)));
     const verbs = Math.min(o.warmupVerbs, o.warmupCreates);
@@ -114,7 +120,7 @@ export async function measureVerbs(t: LiveTarget, o: CompareOptions): Promise<Co
   const rows: ComparisonRow[] = [];
   try {
     await createScratchNamespace(client, ns);
-    const r = verbRequests(client, ns, 'cm', o.payloadBytes, []);
+    const r = verbRequests((method, path, options) => client.request(method, path, options), ns, 'cm', o.payloadBytes, []);
     for (const verb of VERB_SCENARIOS) {
       log(`${t.label}: ${o.ops} × ${verb.title}`);
       rows.push(phaseRow(verb.id, t.label, await withCpu(t.cpu, () => timedPhase(o.ops, o.concurrency, verb.expect, r[verb.id]))));
