@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { FlowStats, LevelStats, RejectReason } from './flowcontrol-metrics.js';
 import type { SeatDemandIntegrator } from './seat-demand.js';
 import { dealHand } from './shuffle-sharding.js';
+import { MemberList, type MemberNode } from './member-list.js';
 
 /** How much of the server a request is expected to occupy (kube's WorkEstimate). */
 export interface WorkEstimate {
@@ -70,7 +71,7 @@ export interface RequestDigest {
 class Queue {
   readonly waiting = new RequestFifo();
   /** Requests dispatched from this queue and still holding seats (the debug dumps list them). */
-  readonly executingRequests = new Set<FairRequest>();
+  readonly executingRequests = new MemberList<FairRequest>();
   /** Virtual time charged to the queue for the work it has dispatched: estimates, and real durations once finished. */
   nextDispatchR = 0;
   executing = 0;
@@ -86,7 +87,8 @@ class Queue {
    */
   overrunWork(t: number): number {
     let work = 0;
-    for (const r of this.executingRequests) {
+    for (let n = this.executingRequests.first; n !== undefined; n = n.next) {
+      const r = n.value;
       if (r.state !== 'executing') continue;
       const over = t - r.startTime - ESTIMATED_SERVICE_SECONDS;
       if (over > 0) work += r.estimate.initialSeats * over;
@@ -105,6 +107,8 @@ export class FairRequest {
   startTime = 0;
   /** Waiting in a queue: the list node that removes it. */
   node: FifoNode | undefined;
+  /** Executing: its node in the queue's (or the queueless level's) list of executing requests. */
+  executingNode: MemberNode<FairRequest> | undefined;
   private timer: NodeJS.Timeout | undefined;
   readonly totalWork: number;
   readonly finalWork: number;
@@ -262,7 +266,7 @@ export class QueueSet {
   private totSeatsWaiting = 0;
   private enqueues = 0;
   /** Executing requests of a level without queues (exempt, Reject). */
-  private readonly queuelessExecuting = new Set<FairRequest>();
+  private readonly queuelessExecuting = new MemberList<FairRequest>();
   /** kube's totRequestsDispatched, totRequestsRejected, totRequestsCancelled (for the debug dumps). */
   private totDispatched = 0;
   private totRejected = 0;
@@ -394,9 +398,12 @@ export class QueueSet {
     this.stats.requestsExecuting.add(-1);
     const serviceSeconds = this.clock() - request.startTime;
     const queue = request.queue;
-    if (queue === undefined) this.queuelessExecuting.delete(request);
-    else {
-      queue.executingRequests.delete(request);
+    const executingNode = request.executingNode;
+    request.executingNode = undefined;
+    if (queue === undefined) {
+      if (executingNode !== undefined) this.queuelessExecuting.remove(executingNode);
+    } else {
+      if (executingNode !== undefined) queue.executingRequests.remove(executingNode);
       queue.executing--;
       queue.nextDispatchR -= request.estimate.initialSeats * (ESTIMATED_SERVICE_SECONDS - serviceSeconds);
       this.boundNextDispatch(queue);
@@ -436,9 +443,9 @@ export class QueueSet {
     this.stats.requestsExecuting.add(1);
     this.stats.seatUtilization.add(request.maxSeats);
     this.noteDemand();
-    if (queue === undefined) this.queuelessExecuting.add(request);
+    if (queue === undefined) request.executingNode = this.queuelessExecuting.add(request);
     else {
-      queue.executingRequests.add(request);
+      request.executingNode = queue.executingRequests.add(request);
       queue.executing++;
       queue.seatsInUse += request.maxSeats;
     }
