@@ -20,6 +20,7 @@ import { removeScratchNamespace } from './cleanup.js';
 import { clientFor, type LiveTarget } from './live-target.js';
 import type { CompareOptions } from './options.js';
 import { verbRequests, VERB_SCENARIOS, type SendRequest, type Verb } from './verb-phases.js';
+import { GcClock } from './gc-time.js';
 import type { ComparisonRow, ScenarioInfo, TargetInfo } from './results.js';
 import { latencyCurve, curveAt, missingRow } from './rows.js';
 
@@ -47,13 +48,18 @@ function pairedId(verb: Verb, transport: Transport): string {
   return `paired-${verb}-${transport}`;
 }
 
+/** A round's phase of one verb, with the garbage collection time the server reported for it. */
+type PairedPhase = Phase & { gcMs?: number };
+
 interface Subject {
   target: LiveTarget;
   ns: string;
   close: () => void;
   send: Record<Transport, SendRequest>;
+  /** The server's garbage collection time (Capstan's; kube-apiserver does not report one). */
+  gc: GcClock;
   /** Per scenario id: the rounds measured. */
-  rounds: Map<string, Phase[]>;
+  rounds: Map<string, PairedPhase[]>;
 }
 
 async function openSubject(t: LiveTarget, o: CompareOptions): Promise<Subject> {
@@ -80,6 +86,7 @@ async function openSubject(t: LiveTarget, o: CompareOptions): Promise<Subject> {
     target: t,
     ns,
     send: { h1, h2 },
+    gc: new GcClock(h1),
     rounds: new Map(),
     close: () => {
       session.close();
@@ -91,12 +98,20 @@ async function openSubject(t: LiveTarget, o: CompareOptions): Promise<Subject> {
 /**
  * One round on one transport: `o.ops` creates of fresh names (`${prefix}-i`), then as many GETs,
  * updates, merge patches, forced applies and deletes of them (the requests of the sequential verbs
- * phase, verbRequests), each verb timed with the target's CPU. Leaves nothing behind when every request succeeds.
+ * phase, verbRequests), each verb timed with the target's CPU and, from the server's metrics read
+ * before and after it (outside the CPU measurement), its garbage collection time. Leaves nothing
+ * behind when every request succeeds.
  */
-async function round(s: Subject, transport: Transport, prefix: string, o: CompareOptions, cpu: CpuMeter): Promise<Record<Verb, Phase>> {
+async function round(s: Subject, transport: Transport, prefix: string, o: CompareOptions, cpu: CpuMeter): Promise<Record<Verb, PairedPhase>> {
   const requests = verbRequests(s.send[transport], s.ns, prefix, o.payloadBytes, []);
-  const measured = {} as Record<Verb, Phase>;
-  for (const verb of VERBS) measured[verb.id] = await withCpu(cpu, () => timedPhase(o.ops, o.concurrency, verb.expect, requests[verb.id]));
+  const measured = {} as Record<Verb, PairedPhase>;
+  for (const verb of VERBS) {
+    const gcBefore = await s.gc.read();
+    const phase: PairedPhase = await withCpu(cpu, () => timedPhase(o.ops, o.concurrency, verb.expect, requests[verb.id]));
+    const gcAfter = gcBefore === undefined ? undefined : await s.gc.read();
+    if (gcBefore !== undefined && gcAfter !== undefined) phase.gcMs = (gcAfter - gcBefore) * 1000;
+    measured[verb.id] = phase;
+  }
   return measured;
 }
 
@@ -107,13 +122,17 @@ function median(values: readonly number[]): number | null {
   return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
-/** A target's row of one scenario: the medians of its rounds' CPU per request and throughput, latency over all of them. */
-function pairedRow(scenario: string, target: string, rounds: readonly Phase[]): ComparisonRow {
+/**
+ * A target's row of one scenario: the medians of its rounds' CPU per request, garbage collection
+ * per request (when the server reports it) and throughput, latency over all of them.
+ */
+function pairedRow(scenario: string, target: string, rounds: readonly PairedPhase[]): ComparisonRow {
   const ok = rounds.reduce((n, p) => n + p.ok, 0);
   const failed = rounds.reduce((n, p) => n + p.failed, 0);
   const latency = latencyCurve(rounds.flatMap((p) => p.latencies));
   const firstError = rounds.find((p) => p.firstError !== undefined)?.firstError;
   const perRound = rounds.filter((p) => p.cpuMs !== undefined && p.ok > 0).map((p) => (p.cpuMs as number) / p.ok);
+  const gcPerRound = rounds.filter((p) => p.gcMs !== undefined && p.ok > 0).map((p) => (p.gcMs as number) / p.ok);
   return {
     scenario,
     target,
@@ -125,6 +144,7 @@ function pairedRow(scenario: string, target: string, rounds: readonly Phase[]): 
     ok,
     failed,
     roundsCpuMsPerOp: perRound,
+    ...(gcPerRound.length > 0 ? { gcMsPerOp: median(gcPerRound), roundsGcMsPerOp: gcPerRound } : {}),
     ...(firstError !== undefined ? { note: `${failed} failed; first error: ${firstError}` } : {}),
   };
 }

@@ -33,6 +33,13 @@ export interface ComparisonRow {
   failed: number;
   /** Paired rounds: the server CPU per operation of each round, ms, in the order measured (the row holds their median). */
   roundsCpuMsPerOp?: number[];
+  /**
+   * Paired rounds, a server that reports it (Capstan: Node's `nodejs_gc_duration_seconds`): the
+   * median over the rounds of its garbage collection time per operation, ms (part of `cpuMsPerOp`).
+   */
+  gcMsPerOp?: number | null;
+  /** The same, each round's, in the order measured. */
+  roundsGcMsPerOp?: number[];
   /** Why the numbers are missing or what qualifies them (e.g. an error). */
   note?: string;
 }

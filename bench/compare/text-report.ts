@@ -1,9 +1,37 @@
 /** The comparison as printed tables: server CPU per operation with ratios, throughput and latency, start-up and memory. */
 import { startupLines, summaryCell } from '../report/report-model.js';
+import { formatMs } from '../report/format.js';
 import { alignColumns } from '../table.js';
-import type { ComparisonResults } from './results.js';
+import { findRow, type ComparisonResults } from './results.js';
 
 const paren = (r: string): string => (r === '' ? '' : ` (${r})`);
+
+/**
+ * Garbage collection per operation of the servers that report it (paired rounds of Capstan
+ * targets), with its share of the server's CPU per operation; empty when no row has it.
+ */
+export function gcTableLines(results: ComparisonResults): string[] {
+  const targets = results.targets.map((t) => t.label);
+  const reporting = targets.filter((t) => results.rows.some((r) => r.target === t && r.gcMsPerOp !== undefined));
+  if (reporting.length === 0) return [];
+  const rows = results.scenarios
+    .filter((s) => reporting.some((t) => findRow(results, s.id, t)?.gcMsPerOp !== undefined))
+    .map((s) => [
+      `${s.title}, per ${s.per}`,
+      ...reporting.map((t) => {
+        const row = findRow(results, s.id, t);
+        const gc = row?.gcMsPerOp ?? null;
+        const cpu = row?.cpuMsPerOp ?? null;
+        const share = gc !== null && cpu !== null && cpu > 0 ? ` (${Math.round((gc / cpu) * 100)}% of CPU)` : '';
+        return `${formatMs(gc)}${share}`;
+      }),
+    ]);
+  return [
+    "== garbage collection per operation, as the server reports it (Node's nodejs_gc_duration_seconds)",
+    ...alignColumns(['scenario', ...reporting], rows, 1),
+    '',
+  ];
+}
 
 /** The tables, each under a `==` title, then the notes of rows that have one. */
 export function renderTextReport(results: ComparisonResults): string {
@@ -39,6 +67,7 @@ export function renderTextReport(results: ComparisonResults): string {
     `== throughput${against}, latency p50 / p99`,
     ...alignColumns(['scenario', ...targets], rateRows, 1),
     '',
+    ...gcTableLines(results),
     // A run of paired rounds alone starts no target on its own, so it has no start-up figures.
     ...(results.startup.length > 0 ? [`== start-up and memory${against}`, ...alignColumns(['', ...targets], startRows, 1)] : []),
     ...(notes.length > 0 ? ['', ...notes] : []),

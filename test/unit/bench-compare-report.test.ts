@@ -4,7 +4,8 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { formatRatio, ratioToReference, type ComparisonResults, type ComparisonRow } from '../../bench/compare/results.js';
-import { renderTextReport } from '../../bench/compare/text-report.js';
+import { gcTableLines, renderTextReport } from '../../bench/compare/text-report.js';
+import { gcSecondsIn } from '../../bench/compare/gc-time.js';
 import { renderHtmlReport, writeReport } from '../../bench/report/html-report.js';
 import { MAX_BAR_WIDTH } from '../../bench/report/svg-bars.js';
 
@@ -172,6 +173,37 @@ describe('bench --compare report', () => {
     const html = renderHtmlReport(r);
     assert.doesNotMatch(html, /<h2>Start-up and memory<\/h2>/);
     assert.match(renderHtmlReport(sample()), /<h2>Start-up and memory<\/h2>/);
+  });
+
+  test("garbage collection: the servers' reported time per operation and its share of CPU, only for targets that report it", () => {
+    assert.deepEqual(gcTableLines(sample()), []);
+    assert.doesNotMatch(renderTextReport(sample()), /garbage collection/);
+    const r = sample();
+    r.rows = r.rows.map((x) => (x.target === 'memory' && x.scenario === 'create' ? { ...x, gcMsPerOp: 0.05 } : x));
+    const lines = gcTableLines(r);
+    assert.match(lines[0], /^== garbage collection per operation/);
+    // Only the reporting target has a column, and only scenarios it reported have a row.
+    assert.match(lines[1], /^scenario\s+memory$/);
+    assert.equal(lines.length, 5);
+    assert.match(lines[3], /^create, per request\s+50 µs \(10% of CPU\)$/);
+    assert.equal(lines[4], '');
+    assert.match(renderTextReport(r), /== garbage collection per operation[^\n]*\nscenario +memory\n-+ +-+\ncreate, per request +50 µs \(10% of CPU\)\n/);
+  });
+
+  test('the garbage collection time of a metrics text: every kind summed, undefined without the metric', () => {
+    const text = [
+      '# HELP nodejs_gc_duration_seconds Garbage collection duration by kind.',
+      '# TYPE nodejs_gc_duration_seconds histogram',
+      'nodejs_gc_duration_seconds_bucket{le="0.001",kind="minor"} 3',
+      'nodejs_gc_duration_seconds_sum{kind="minor"} 0.25',
+      'nodejs_gc_duration_seconds_count{kind="minor"} 3',
+      'nodejs_gc_duration_seconds_sum{kind="major"} 1.5',
+      'nodejs_gc_duration_seconds_sum{kind="incremental"} 2.5e-1',
+      'process_cpu_seconds_total 12',
+    ].join('\n');
+    assert.equal(gcSecondsIn(text), 2);
+    assert.equal(gcSecondsIn('go_gc_duration_seconds_sum 0.5\napiserver_request_total 3\n'), undefined);
+    assert.equal(gcSecondsIn(''), undefined);
   });
 
   test('writeReport writes the page, an SVG per chart and the results as JSON', () => {
