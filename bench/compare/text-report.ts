@@ -1,34 +1,21 @@
 /** The comparison as printed tables: server CPU per operation with ratios, throughput and latency, start-up and memory. */
-import { startupLines, summaryCell } from '../report/report-model.js';
-import { formatMs } from '../report/format.js';
+import { gcTable, startupLines, summaryCell } from '../report/report-model.js';
 import { alignColumns } from '../table.js';
-import { findRow, type ComparisonResults } from './results.js';
+import type { ComparisonResults } from './results.js';
 
 const paren = (r: string): string => (r === '' ? '' : ` (${r})`);
 
-/**
- * Garbage collection per operation of the servers that report it (paired rounds of Capstan
- * targets), with its share of the server's CPU per operation; empty when no row has it.
- */
+/** The garbage collection table (see gcTable) under its title, then a blank line; nothing when no target reports it. */
 export function gcTableLines(results: ComparisonResults): string[] {
-  const targets = results.targets.map((t) => t.label);
-  const reporting = targets.filter((t) => results.rows.some((r) => r.target === t && r.gcMsPerOp !== undefined));
-  if (reporting.length === 0) return [];
-  const rows = results.scenarios
-    .filter((s) => reporting.some((t) => findRow(results, s.id, t)?.gcMsPerOp !== undefined))
-    .map((s) => [
-      `${s.title}, per ${s.per}`,
-      ...reporting.map((t) => {
-        const row = findRow(results, s.id, t);
-        const gc = row?.gcMsPerOp ?? null;
-        const cpu = row?.cpuMsPerOp ?? null;
-        const share = gc !== null && cpu !== null && cpu > 0 ? ` (${Math.round((gc / cpu) * 100)}% of CPU)` : '';
-        return `${formatMs(gc)}${share}`;
-      }),
-    ]);
+  const gc = gcTable(results);
+  if (gc.targets.length === 0) return [];
   return [
     "== garbage collection per operation, as the server reports it (Node's nodejs_gc_duration_seconds)",
-    ...alignColumns(['scenario', ...reporting], rows, 1),
+    ...alignColumns(
+      ['scenario', ...gc.targets],
+      gc.lines.map((l) => [l.name, ...l.cells]),
+      1,
+    ),
     '',
   ];
 }

@@ -9,7 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ComparisonResults } from '../compare/results.js';
 import { escapeXml } from './format.js';
-import { cpuPanels, latencyPanels, startupLines, startupPanels, summaryCell, targetColors, throughputPanels } from './report-model.js';
+import { cpuPanels, gcTable, latencyPanels, startupLines, startupPanels, summaryCell, targetColors, throughputPanels } from './report-model.js';
 import { barChartSvg } from './svg-bars.js';
 import { percentileChartSvg } from './svg-percentiles.js';
 
@@ -77,6 +77,16 @@ function startupTable(results: ComparisonResults): string {
   return `<table class="startup">${head}${rows.join('')}</table>`;
 }
 
+function gcHtmlTable(results: ComparisonResults): string {
+  const gc = gcTable(results);
+  const head = `<tr><th>scenario</th>${gc.targets.map((t) => `<th>${escapeXml(t)}</th>`).join('')}</tr>`;
+  const rows = gc.lines.map(
+    (l) =>
+      `<tr><th>${escapeXml(l.name)}</th>${l.cells.map((c, i) => `<td class="num" data-target="${escapeXml(gc.targets[i])}">${escapeXml(c)}</td>`).join('')}</tr>`,
+  );
+  return `<table class="gc">${head}${rows.join('')}</table>`;
+}
+
 function targetsList(results: ComparisonResults): string {
   const load = (l: number[]): string => l.map((v) => v.toFixed(2)).join(' / ');
   return `<table class="targets"><tr><th>target</th><th>what</th><th>CPU and memory count</th><th>load average before → after</th></tr>${results.targets
@@ -106,6 +116,7 @@ export function renderHtmlReport(results: ComparisonResults): string {
 <h2>At a glance</h2>
 ${mainTable(results)}
 ${results.startup.length > 0 ? `<h2>Start-up and memory</h2>\n${startupTable(results)}` : ''}
+${gcTable(results).targets.length > 0 ? `<h2>Garbage collection</h2>\n<p>Per operation, as each Capstan server reports it (Node's nodejs_gc_duration_seconds, read before and after each verb of its paired rounds), with its share of the server CPU per operation. kube-apiserver reports no such figure.</p>\n${gcHtmlTable(results)}` : ''}
 <h2>Charts</h2>
 ${reportCharts(results)
   .map((c) => `<figure>${c.svg}</figure>`)

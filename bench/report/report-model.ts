@@ -167,3 +167,31 @@ export function startupPanels(results: ComparisonResults): BarPanel[] {
     bars: l.cells.map((c) => ({ target: c.target, value: c.value, label: c.text, color: colors.get(c.target) ?? '#000' })),
   }));
 }
+
+/** The garbage collection table: the targets that report it and a line per scenario one of them reported. */
+export interface GcTable {
+  targets: string[];
+  lines: Array<{ name: string; cells: string[] }>;
+}
+
+/**
+ * Garbage collection per operation of the servers that report it (paired rounds of Capstan
+ * targets), each cell with its share of the server's CPU per operation ("50 µs (10% of CPU)");
+ * no targets when no row has it.
+ */
+export function gcTable(results: ComparisonResults): GcTable {
+  const targets = results.targets.map((t) => t.label).filter((t) => results.rows.some((r) => r.target === t && r.gcMsPerOp !== undefined));
+  const lines = results.scenarios
+    .filter((s) => targets.some((t) => findRow(results, s.id, t)?.gcMsPerOp !== undefined))
+    .map((s) => ({
+      name: `${s.title}, per ${s.per}`,
+      cells: targets.map((t) => {
+        const row = findRow(results, s.id, t);
+        const gc = row?.gcMsPerOp ?? null;
+        const cpu = row?.cpuMsPerOp ?? null;
+        const share = gc !== null && cpu !== null && cpu > 0 ? ` (${Math.round((gc / cpu) * 100)}% of CPU)` : '';
+        return `${formatMs(gc)}${share}`;
+      }),
+    }));
+  return { targets, lines };
+}

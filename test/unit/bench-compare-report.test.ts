@@ -188,6 +188,14 @@ describe('bench --compare report', () => {
     assert.match(lines[3], /^create, per request\s+50 µs \(10% of CPU\)$/);
     assert.equal(lines[4], '');
     assert.match(renderTextReport(r), /== garbage collection per operation[^\n]*\nscenario +memory\n-+ +-+\ncreate, per request +50 µs \(10% of CPU\)\n/);
+    // The HTML report has the same table, and none without the figures.
+    const html = renderHtmlReport(r);
+    assert.match(html, /<h2>Garbage collection<\/h2>/);
+    assert.match(
+      html,
+      /<table class="gc"><tr><th>scenario<\/th><th>memory<\/th><\/tr><tr><th>create, per request<\/th><td class="num" data-target="memory">50 µs \(10% of CPU\)<\/td><\/tr><\/table>/,
+    );
+    assert.doesNotMatch(renderHtmlReport(sample()), /Garbage collection/);
   });
 
   test('the garbage collection time of a metrics text: every kind summed, undefined without the metric', () => {
