@@ -40,15 +40,16 @@ export class MemberList<T> implements Iterable<T> {
     return node;
   }
 
-  /** Removes a node this list returned (once; a node already removed is ignored). */
-  remove(node: MemberNode<T>): void {
-    if (node.prev === undefined && node.next === undefined && this.head !== node) return;
+  /** Removes a node this list returned; false (and nothing changes) for a node already removed. */
+  remove(node: MemberNode<T>): boolean {
+    if (node.prev === undefined && node.next === undefined && this.head !== node) return false;
     if (node.prev === undefined) this.head = node.next;
     else node.prev.next = node.next;
     if (node.next === undefined) this.tail = node.prev;
     else node.next.prev = node.prev;
     node.prev = node.next = undefined;
     this.count--;
+    return true;
   }
 
   *[Symbol.iterator](): Iterator<T> {

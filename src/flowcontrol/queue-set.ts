@@ -106,7 +106,7 @@ export class FairRequest {
   /** When it started executing (seconds on the queue set's clock; 0 while waiting). */
   startTime = 0;
   /** Waiting in a queue: the list node that removes it. */
-  node: FifoNode | undefined;
+  node: MemberNode<FairRequest> | undefined;
   /** Executing: its node in the queue's (or the queueless level's) list of executing requests. */
   executingNode: MemberNode<FairRequest> | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -153,17 +153,9 @@ export class FairRequest {
   }
 }
 
-interface FifoNode {
-  request: FairRequest;
-  prev: FifoNode | undefined;
-  next: FifoNode | undefined;
-}
-
 /** A FIFO of waiting requests whose members can leave from anywhere, with running sums (kube's requestFIFO). */
 class RequestFifo {
-  private head: FifoNode | undefined;
-  private tail: FifoNode | undefined;
-  length = 0;
+  private readonly members = new MemberList<FairRequest>();
   /** Sum of the members' max seats. */
   maxSeatsSum = 0;
   /** Sum of the members' initial seats. */
@@ -171,39 +163,31 @@ class RequestFifo {
   /** Sum of the members' total work (seat-seconds). */
   totalWorkSum = 0;
 
-  push(request: FairRequest): FifoNode {
-    const node: FifoNode = { request, prev: this.tail, next: undefined };
-    if (this.tail === undefined) this.head = node;
-    else this.tail.next = node;
-    this.tail = node;
-    this.length++;
+  get length(): number {
+    return this.members.size;
+  }
+
+  push(request: FairRequest): MemberNode<FairRequest> {
     this.maxSeatsSum += request.maxSeats;
     this.initialSeatsSum += request.estimate.initialSeats;
     this.totalWorkSum += request.totalWork;
-    return node;
+    return this.members.add(request);
   }
 
   peek(): FairRequest | undefined {
-    return this.head?.request;
+    return this.members.first?.value;
   }
 
   /** The members, oldest first. */
   toArray(): FairRequest[] {
-    const out: FairRequest[] = [];
-    for (let n = this.head; n !== undefined; n = n.next) out.push(n.request);
-    return out;
+    return [...this.members];
   }
 
-  remove(node: FifoNode): void {
-    if (node.prev === undefined) this.head = node.next;
-    else node.prev.next = node.next;
-    if (node.next === undefined) this.tail = node.prev;
-    else node.next.prev = node.prev;
-    node.prev = node.next = undefined;
-    this.length--;
-    this.maxSeatsSum -= node.request.maxSeats;
-    this.initialSeatsSum -= node.request.estimate.initialSeats;
-    this.totalWorkSum -= node.request.totalWork;
+  remove(node: MemberNode<FairRequest>): void {
+    if (!this.members.remove(node)) return;
+    this.maxSeatsSum -= node.value.maxSeats;
+    this.initialSeatsSum -= node.value.estimate.initialSeats;
+    this.totalWorkSum -= node.value.totalWork;
   }
 }
 

@@ -29,10 +29,10 @@ test('members are listed in the order they joined, whichever leave', () => {
 test('a removed node points at nothing and a second removal changes nothing', () => {
   const list = new MemberList<number>();
   const nodes = [1, 2, 3].map((n) => list.add(n));
-  list.remove(nodes[1]);
+  assert.equal(list.remove(nodes[1]), true);
   assert.equal(nodes[1].prev, undefined);
   assert.equal(nodes[1].next, undefined);
-  list.remove(nodes[1]);
+  assert.equal(list.remove(nodes[1]), false);
   assert.equal(list.size, 2);
   assert.deepEqual([...list], [1, 3]);
   list.remove(nodes[0]);
