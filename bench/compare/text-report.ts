@@ -1,4 +1,4 @@
-/** The comparison as printed tables: server CPU per operation with ratios, throughput and latency, start-up and memory. */
+/** The comparison as printed tables: server CPU per operation with ratios, throughput and latency, garbage collection (servers that report it), start-up and memory. */
 import { gcTable, startupLines, summaryCell } from '../report/report-model.js';
 import { alignColumns } from '../table.js';
 import type { ComparisonResults } from './results.js';
