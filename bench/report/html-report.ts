@@ -77,14 +77,19 @@ function startupTable(results: ComparisonResults): string {
   return `<table class="startup">${head}${rows.join('')}</table>`;
 }
 
-function gcHtmlTable(results: ComparisonResults): string {
+/** The garbage collection section (see gcTable), or nothing when no target reports it. */
+function gcSection(results: ComparisonResults): string {
   const gc = gcTable(results);
+  if (gc.targets.length === 0) return '';
   const head = `<tr><th>scenario</th>${gc.targets.map((t) => `<th>${escapeXml(t)}</th>`).join('')}</tr>`;
   const rows = gc.lines.map(
     (l) =>
       `<tr><th>${escapeXml(l.name)}</th>${l.cells.map((c, i) => `<td class="num" data-target="${escapeXml(gc.targets[i])}">${escapeXml(c)}</td>`).join('')}</tr>`,
   );
-  return `<table class="gc">${head}${rows.join('')}</table>`;
+  return (
+    "<h2>Garbage collection</h2>\n<p>Per operation, as each Capstan server reports it (Node's nodejs_gc_duration_seconds, read before and after each verb of its paired rounds), with its share of the server CPU per operation. kube-apiserver reports no such figure.</p>\n" +
+    `<table class="gc">${head}${rows.join('')}</table>`
+  );
 }
 
 function targetsList(results: ComparisonResults): string {
@@ -116,7 +121,7 @@ export function renderHtmlReport(results: ComparisonResults): string {
 <h2>At a glance</h2>
 ${mainTable(results)}
 ${results.startup.length > 0 ? `<h2>Start-up and memory</h2>\n${startupTable(results)}` : ''}
-${gcTable(results).targets.length > 0 ? `<h2>Garbage collection</h2>\n<p>Per operation, as each Capstan server reports it (Node's nodejs_gc_duration_seconds, read before and after each verb of its paired rounds), with its share of the server CPU per operation. kube-apiserver reports no such figure.</p>\n${gcHtmlTable(results)}` : ''}
+${gcSection(results)}
 <h2>Charts</h2>
 ${reportCharts(results)
   .map((c) => `<figure>${c.svg}</figure>`)
