@@ -21,7 +21,7 @@
 # KWOK_STAGES: a directory of kwok Stage files (default: kwok's own "fast" stages from the Go module cache).
 #
 # Once everything is up it prints one line, "control-plane: ready KUBECONFIG=<admin kubeconfig>", and
-# waits; if a component exits, the others are stopped and the script exits 1.
+# waits; if a component exits, the script names it, prints the end of its log, stops the others and exits 1.
 #
 # Identities (client certificates issued from Capstan's CA with `capstan client-kubeconfig`):
 #   kube-controller-manager  system:kube-controller-manager, with --use-service-account-credentials (each
@@ -77,21 +77,19 @@ fi
 [[ -f $root/dist/src/main.js ]] || (cd "$root" && npx tsc -p tsconfig.json)
 
 free_port() { node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
-[[ $port == 0 ]] && port=$(free_port)
-kcm_port=$(free_port)
-scheduler_port=$(free_port)
 mkdir -p "$work/kcm" "$work/scheduler"
-server=https://127.0.0.1:$port
 admin=$work/admin.kubeconfig
 rm -f "$admin"
 
 pids=()
+declare -A name_of # pid -> component, for the line that says which one exited
+starting_pid=
 reference_pgid=
 stop() {
   trap - EXIT INT TERM
   local p
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}" $starting_pid; do kill "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}" $starting_pid; do wait "$p" 2>/dev/null || true; done
   if [[ -n $reference_pgid ]]; then kill -- "-$reference_pgid" 2>/dev/null || true; fi
 }
 trap 'stop; exit 1' EXIT
@@ -109,13 +107,55 @@ wait_for() {
   log "$what not ready within 120 s; its log: $work/$what.log"
   return 1
 }
+# Starts component $1 (log: $work/$1.log) with the command after $2, in which @PORT@ stands for a port of its
+# own, and returns once its log has line $2 (@PORT@ likewise), which it writes once it listens. free_port
+# names a port that was free a moment ago; when another process takes it first, the component exits with
+# "address already in use" and is started again on another port (5 tries). Sets started_pid, started_port.
+start_listening() {
+  local name=$1 listening=$2 arg args
+  shift 2
+  for _ in 1 2 3 4 5; do
+    started_port=$(free_port)
+    args=()
+    for arg in "$@"; do args+=("${arg//@PORT@/$started_port}"); done
+    "${args[@]}" >"$work/$name.log" 2>&1 &
+    starting_pid=$!
+    for _ in $(seq 1 1200); do
+      if grep -qF "${listening//@PORT@/$started_port}" "$work/$name.log"; then
+        started_pid=$starting_pid starting_pid=
+        pids+=("$started_pid")
+        name_of[$started_pid]=$name
+        return 0
+      fi
+      kill -0 "$starting_pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    if kill -0 "$starting_pid" 2>/dev/null; then
+      log "$name not listening on :$started_port within 120 s; its log: $work/$name.log"
+      return 1
+    fi
+    wait "$starting_pid" 2>/dev/null || true
+    starting_pid=
+    if ! grep -q "address already in use" "$work/$name.log"; then
+      log "$name exited; its log: $work/$name.log"
+      tail -20 "$work/$name.log" >&2
+      return 1
+    fi
+    log "$name: port $started_port was taken before it listened; starting it on another"
+  done
+  log "$name found no free port in 5 tries"
+  return 1
+}
 
 if [[ $kind == capstan ]]; then
+  # With --port 0 Capstan binds a free port itself and writes it into the admin kubeconfig.
   node ${CAPSTAN_NODE_ARGS:-} "$root/dist/src/main.js" --secure-port "$port" --cert-dir "$work/pki" --authorization-mode=Node,RBAC \
     --controllers= --write-kubeconfig "$admin" "${capstan_flags[@]}" >"$work/capstan.log" 2>&1 &
   server_pid=$!
   pids+=("$server_pid")
+  name_of[$server_pid]=capstan
   wait_for "$server_pid" capstan test -s "$admin"
+  server=$(sed -n 's/^ *server: *//p' "$admin" | head -1)
   wait_for "$server_pid" capstan kubectl --kubeconfig "$admin" get --raw /readyz
   log "capstan serves $server"
   issue() { node "$root/dist/src/main.js" client-kubeconfig --cert-dir "$work/pki" --server "$server" --user "$1" --out "$2"; }
@@ -144,25 +184,26 @@ else
   sa_key=$reference_dir/sa.key
   kcm_pki=(--root-ca-file "$reference_dir/certs/apiserver.crt")
 fi
+port=${server##*:}
 kubectl --kubeconfig "$admin" apply -f "$root/scripts/control-plane/kwok-rbac.yaml" >/dev/null
 
+serving='Serving securely on 127.0.0.1:@PORT@'
 # shellcheck disable=SC2086 # *_ARGS are lists of flags
-"$kcm" --kubeconfig "$work/kcm.kubeconfig" --authentication-kubeconfig "$work/kcm.kubeconfig" \
-  --authorization-kubeconfig "$work/kcm.kubeconfig" --bind-address 127.0.0.1 --secure-port "$kcm_port" \
-  --cert-dir "$work/kcm" --use-service-account-credentials --service-account-private-key-file "$sa_key" "${kcm_pki[@]}" \
-  --service-cluster-ip-range 10.96.0.0/12 ${KCM_ARGS:-} >"$work/kube-controller-manager.log" 2>&1 &
-pids+=($!)
+start_listening kube-controller-manager "$serving" "$kcm" --kubeconfig "$work/kcm.kubeconfig" \
+  --authentication-kubeconfig "$work/kcm.kubeconfig" --authorization-kubeconfig "$work/kcm.kubeconfig" \
+  --bind-address 127.0.0.1 --secure-port @PORT@ --cert-dir "$work/kcm" --use-service-account-credentials \
+  --service-account-private-key-file "$sa_key" "${kcm_pki[@]}" --service-cluster-ip-range 10.96.0.0/12 ${KCM_ARGS:-}
+kcm_pid=$started_pid kcm_port=$started_port
 # shellcheck disable=SC2086
-"$scheduler" --kubeconfig "$work/scheduler.kubeconfig" --authentication-kubeconfig "$work/scheduler.kubeconfig" \
-  --authorization-kubeconfig "$work/scheduler.kubeconfig" --bind-address 127.0.0.1 --secure-port "$scheduler_port" \
-  --cert-dir "$work/scheduler" ${SCHEDULER_ARGS:-} >"$work/kube-scheduler.log" 2>&1 &
-pids+=($!)
+start_listening kube-scheduler "$serving" "$scheduler" --kubeconfig "$work/scheduler.kubeconfig" \
+  --authentication-kubeconfig "$work/scheduler.kubeconfig" --authorization-kubeconfig "$work/scheduler.kubeconfig" \
+  --bind-address 127.0.0.1 --secure-port @PORT@ --cert-dir "$work/scheduler" ${SCHEDULER_ARGS:-}
+scheduler_pid=$started_pid scheduler_port=$started_port
 stage_args=()
 for f in "${stage_files[@]}"; do stage_args+=(--config "$f"); done
-# kwok also serves its nodes' kubelet API (logs, exec, port-forward) on 127.0.0.1:$kwok_port: every pod's
+# kwok also serves its nodes' kubelet API (logs, exec, port-forward) on a port of its own: every pod's
 # log is kwok-pod.log (CRI log lines), exec runs the command here in the work dir, and any port
 # forwarded reaches the API server's port.
-kwok_port=$(free_port)
 printf '%s stdout F kwok serves this log for every pod\n' "$(date -u +%Y-%m-%dT%H:%M:%S.000000000Z)" >"$work/kwok-pod.log"
 cat >"$work/kwok-kubelet.yaml" <<EOF
 apiVersion: kwok.x-k8s.io/v1alpha1
@@ -181,16 +222,12 @@ metadata: {name: every-pod}
 spec: {forwards: [{target: {address: 127.0.0.1, port: $port}}]}
 EOF
 # shellcheck disable=SC2086
-"$kwok" --kubeconfig "$work/kwok.kubeconfig" --manage-nodes-with-annotation-selector kwok.x-k8s.io/node=fake \
-  --node-lease-duration-seconds 40 --node-ip 127.0.0.1 --node-port "$kwok_port" --config "$work/kwok-kubelet.yaml" \
-  "${stage_args[@]}" ${KWOK_ARGS:-} >"$work/kwok.log" 2>&1 &
-pids+=($!)
+start_listening kwok '"Starting HTTP server"' "$kwok" --kubeconfig "$work/kwok.kubeconfig" \
+  --manage-nodes-with-annotation-selector kwok.x-k8s.io/node=fake --node-lease-duration-seconds 40 --node-ip 127.0.0.1 \
+  --node-port @PORT@ --config "$work/kwok-kubelet.yaml" "${stage_args[@]}" ${KWOK_ARGS:-}
+kwok_pid=$started_pid
 
 healthz() { curl -ksf "https://127.0.0.1:$1/healthz"; }
-n=${#pids[@]}
-kcm_pid=${pids[n-3]}
-scheduler_pid=${pids[n-2]}
-kwok_pid=${pids[n-1]}
 wait_for "$kcm_pid" kube-controller-manager healthz "$kcm_port"
 wait_for "$scheduler_pid" kube-scheduler healthz "$scheduler_port"
 log "kube-controller-manager on :$kcm_port, kube-scheduler on :$scheduler_port"
@@ -213,6 +250,10 @@ echo "control-plane: ready KUBECONFIG=$admin"
 
 # Until a signal, or until a component exits.
 set +e
-wait -n "${pids[@]}"
-log "a component exited (logs in $work)"
+wait -n -p exited "${pids[@]}"
+status=$?
+what=
+[[ -z ${exited:-} ]] || what=${name_of[$exited]:-}
+log "${what:-a component} exited ($status); the others are stopped (logs in $work)"
+[[ -z $what ]] || tail -20 "$work/$what.log" >&2
 exit 1

@@ -11,7 +11,7 @@
  * with the reason; scripts/ci-control-plane.sh builds them and runs it.
  */
 import '../helpers/reflect-metadata-shim.js';
-import { after, before, describe, test } from 'node:test';
+import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
@@ -78,6 +78,14 @@ describe('kube-controller-manager, kube-scheduler and kwok on Capstan', { skip: 
       });
     });
     k = kubectlFor(join(work, 'admin.kubeconfig'));
+  });
+
+  // The script stops everything when one component exits, and says which and why: a test that failed
+  // because of that carries the script's words, not only its own symptom (connection refused).
+  afterEach(() => {
+    if (child !== undefined && child.exitCode !== null) {
+      throw new Error(`scripts/control-plane.sh exited ${String(child.exitCode)} during the test:\n${output.slice(-4000)}`);
+    }
   });
 
   after(async () => {
