@@ -6,6 +6,13 @@
  * admission, validation, storage or metrics. With `--express`, the requests pass through an Express
  * app with one middleware first, as Capstan's do.
  *
+ * It also stands in for a watch fan-out: a GET of a collection (a path ending in `/configmaps`)
+ * with `watch=1` holds a chunked 200 open, and every POST gets the next resourceVersion, a uid, a
+ * creation time and managedFields (the metadata a stored object carries) before its 201, and goes
+ * to every open watch as an ADDED line: encoded once, then one `res.write` per watch, Node's plain
+ * way to stream a response. Without `watch`, such a GET answers an empty list at the current
+ * resourceVersion.
+ *
  *   node dist/bench/floor-server.js --cert FILE --key FILE [--express]
  *
  * Prints `listening PORT` once it accepts connections (on 127.0.0.1, a free port); SIGTERM ends it.
@@ -62,18 +69,59 @@ function answer(res: ServerResponse, status: number, body: string): void {
   res.end(body);
 }
 
+/** The open watches, and the resourceVersion of the last POST. */
+const watches = new Set<ServerResponse>();
+let resourceVersion = 1;
+
+/** Whether `url` names a collection (watched and listed) rather than one object. */
+function isCollection(url: string): boolean {
+  const path = url.split('?', 1)[0];
+  return path.endsWith('/configmaps');
+}
+
+function openWatch(res: ServerResponse): void {
+  res.writeHead(200, { 'Cache-Control': 'no-cache, private', 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
+  res.flushHeaders();
+  watches.add(res);
+  res.on('close', () => watches.delete(res));
+}
+
+/** `object` with what storing it adds to its metadata (the next resourceVersion among it). */
+function stored(object: Record<string, unknown>): Record<string, unknown> {
+  const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  const metadata = (object.metadata ?? {}) as Record<string, unknown>;
+  return {
+    ...object,
+    metadata: {
+      ...metadata,
+      uid: randomUUID(),
+      resourceVersion: String(++resourceVersion),
+      creationTimestamp: now,
+      managedFields: [{ manager: 'bench', operation: 'Update', apiVersion: 'v1', time: now, fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { '.': {} } } }],
+    },
+  };
+}
+
 function serve(req: IncomingMessage, res: ServerResponse): void {
   if (req.method !== 'POST') {
     req.resume();
-    answer(res, 200, STORED);
+    const url = req.url ?? '';
+    if (!isCollection(url)) answer(res, 200, STORED);
+    else if (/[?&]watch=(1|true)/.test(url)) openWatch(res);
+    else answer(res, 200, `{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"${resourceVersion}"},"items":[]}`);
     return;
   }
   const chunks: Buffer[] = [];
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
   req.on('end', () => {
     try {
-      const object = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
-      answer(res, 201, JSON.stringify(object));
+      const object = stored(JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>);
+      const json = JSON.stringify(object);
+      if (watches.size > 0) {
+        const frame = Buffer.from(`{"type":"ADDED","object":${json}}\n`);
+        for (const watch of watches) watch.write(frame);
+      }
+      answer(res, 201, json);
     } catch {
       answer(res, 400, '{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"BadRequest","code":400}');
     }

@@ -7,6 +7,10 @@
  * (order rotated every round) and a row's server CPU per request is the median of its rounds'.
  * The differences say how much of Capstan's CPU per request is its own work and how much is the
  * floor no Node.js server of this shape goes under.
+ *
+ * Then the same for watch events: a fan-out (watch-fanout-run.ts; the watchers of `--watchers`, 20
+ * writes/s as in `--compare`) on the node:https stand-in, which writes each event to every watch
+ * with `res.write`, and on Capstan; server CPU per delivered event for both.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
@@ -19,10 +23,14 @@ import { metric, type Metric, type ScenarioResult } from './metrics.js';
 import { cpuMeter, type CpuMeter } from './proc-cpu.js';
 import { PROJECT_ROOT } from './processes.js';
 import { log, type Scenario } from './scenario.js';
+import { deliveryProblems } from './compare/watch-phase.js';
+import { runFanout, type FanoutServer } from './watch-fanout-run.js';
 import { cpuDifferenceUs, failedRequestsMetric, mergedRounds, timedPhase, withCpu, type Phase } from './scenario-crud.js';
 import { createScratchNamespace, scratchNamespaceName } from './scratch-namespace.js';
 
 const WARM_UP = 2_000;
+/** Writes per second of the fan-out, as `--compare` measures it. */
+const FANOUT_RATE = 20;
 const FLOOR_SERVER = join(PROJECT_ROOT, 'dist', 'bench', 'floor-server.js');
 
 interface Measured {
@@ -99,6 +107,7 @@ export const floorScenario: Scenario = {
       const record = (row: string, p: Phase): void => {
         phases.set(row, [...(phases.get(row) ?? []), p]);
       };
+      const fanouts: Array<{ name: string; perEventUs: number; problems: string | undefined }> = [];
       const rounds = options.quick ? 3 : 5;
       // Rounds long enough for /proc's 10 ms clock ticks to be noise below 1%.
       const perRound = options.quick ? 2_000 : 4_000;
@@ -125,6 +134,25 @@ export const floorScenario: Scenario = {
             t.assertAlive();
           }
         }
+        for (const s of [servers[0], servers[2]]) {
+          log(`floor: watch fan-out on ${s.name}`);
+          const server: FanoutServer = {
+            url: s === capstan ? secureUrl : `https://127.0.0.1:${nodeFloor.port}`,
+            access: s === capstan ? { ca, token: files.adminToken } : { ca },
+            path: s.path,
+            assertAlive: () => t.assertAlive(),
+            exited: () => t.server.exited() || nodeFloor.child.exitCode !== null,
+            cpu: s.cpu,
+          };
+          const f = await runFanout(server, {
+            watchers: options.watchers,
+            rate: FANOUT_RATE,
+            seconds: options.quick ? 10 : 20,
+            payloadBytes: options.watchPayload,
+            threads: options.watchThreads,
+          });
+          fanouts.push({ name: s.name, perEventUs: f.cpuMs !== undefined && f.events > 0 ? (f.cpuMs * 1000) / f.events : Number.NaN, problems: deliveryProblems(f) });
+        }
       } finally {
         for (const s of servers) s.client.close();
         await stopFloor(nodeFloor.child);
@@ -142,6 +170,7 @@ export const floorScenario: Scenario = {
           ),
         );
       }
+      for (const f of fanouts) metrics.push(metric(`watch fan-out on ${f.name}, server CPU per delivered event`, f.perEventUs, 'µs'));
       metrics.push(failedRequestsMetric(rows));
       const errors = [...phases.entries()].flatMap(([name, ps]) =>
         ps.filter((p) => p.firstError !== undefined).map((p) => `${name}: first error: ${p.firstError}`),
@@ -156,6 +185,8 @@ export const floorScenario: Scenario = {
           `load average (1/5/15 min) before: ${load.map((l) => l.toFixed(2)).join(' ')}, after: ${loadavg()
             .map((l) => l.toFixed(2))
             .join(' ')}`,
+          `watch fan-out: ${options.watchers} watchers (one HTTPS connection each), ${FANOUT_RATE} writes/s for ${options.quick ? 10 : 20} s; the node:https stand-in writes each event to every watch with res.write`,
+          ...fanouts.filter((f) => f.problems !== undefined).map((f) => `watch fan-out on ${f.name}: ${f.problems}`),
           ...errors.slice(0, 3),
         ],
       };
