@@ -151,7 +151,11 @@ export const floorScenario: Scenario = {
             payloadBytes: options.watchPayload,
             threads: options.watchThreads,
           });
-          fanouts.push({ name: s.name, perEventUs: f.cpuMs !== undefined && f.events > 0 ? (f.cpuMs * 1000) / f.events : Number.NaN, problems: deliveryProblems(f) });
+          fanouts.push({
+            name: s.name,
+            perEventUs: f.cpuMs !== undefined && f.events > 0 ? (f.cpuMs * 1000) / f.events : Number.NaN,
+            problems: deliveryProblems(f),
+          });
         }
       } finally {
         for (const s of servers) s.client.close();

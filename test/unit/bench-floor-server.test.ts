@@ -1,0 +1,123 @@
+/**
+ * The floor stand-in (bench/floor-server.ts) is the measuring stick of `--only floor`: these tests
+ * drive it over HTTPS as the bench does, so a stand-in that skipped work would fail here rather than
+ * report a floor that is too low.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:https';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { generateCA, generateLeaf } from '../../src/tls/certificates.js';
+
+const FLOOR_SERVER = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bench', 'floor-server.js');
+const PATH = '/api/v1/namespaces/floor/configmaps';
+
+describe('bench floor server', () => {
+  let dir: string;
+  let child: ChildProcess;
+  let port: number;
+  let ca: string;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'floor-server-'));
+    const authority = await generateCA('floor-test-ca');
+    const leaf = await generateLeaf(authority, { usage: 'server', commonName: 'floor', dnsNames: ['localhost'], ips: ['127.0.0.1'] });
+    ca = authority.cert;
+    writeFileSync(join(dir, 'tls.crt'), leaf.cert);
+    writeFileSync(join(dir, 'tls.key'), leaf.key);
+    child = spawn(process.execPath, [FLOOR_SERVER, '--cert', join(dir, 'tls.crt'), '--key', join(dir, 'tls.key')], { stdio: ['ignore', 'pipe', 'inherit'] });
+    port = await new Promise<number>((resolve, reject) => {
+      let out = '';
+      child.stdout?.on('data', (d: Buffer) => {
+        out += d.toString();
+        const m = /listening (\d+)/.exec(out);
+        if (m) resolve(Number(m[1]));
+      });
+      child.once('exit', (code) => reject(new Error(`floor-server exited ${String(code)}`)));
+    });
+  });
+
+  after(async () => {
+    if (child.exitCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const call = (method: string, path: string, body?: string): Promise<{ status: number; body: string }> =>
+    new Promise((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, method, path, ca, servername: 'localhost' }, (res) => {
+        let text = '';
+        res.on('data', (d: Buffer) => (text += d.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+
+  test('a watch gets every create as an ADDED line, in order, with the resourceVersion its 201 carried', async () => {
+    const list = await call('GET', `${PATH}?limit=1`);
+    assert.equal(list.status, 200);
+    const startVersion = Number(JSON.parse(list.body).metadata.resourceVersion);
+    assert.ok(startVersion > 0);
+
+    const lines: string[] = [];
+    let buffered = '';
+    let watchStatus = 0;
+    let gotTwo!: Promise<void>;
+    const watchReq = request({ host: '127.0.0.1', port, method: 'GET', path: `${PATH}?watch=1&resourceVersion=${startVersion}`, ca, servername: 'localhost' });
+    const opened = new Promise<void>((resolveOpened, rejectOpened) => {
+      watchReq.on('error', rejectOpened);
+      watchReq.on('response', (res) => {
+        watchStatus = res.statusCode ?? 0;
+        gotTwo = new Promise<void>((resolve, reject) => {
+          res.on('data', (d: Buffer) => {
+            buffered += d.toString();
+            let nl: number;
+            while ((nl = buffered.indexOf('\n')) >= 0) {
+              lines.push(buffered.slice(0, nl));
+              buffered = buffered.slice(nl + 1);
+            }
+            if (lines.length >= 2) resolve();
+          });
+          res.on('end', () => reject(new Error(`the watch ended after ${lines.length} events`)));
+        });
+        resolveOpened();
+      });
+    });
+    watchReq.end();
+    await opened;
+    assert.equal(watchStatus, 200);
+
+    const created: Array<{ metadata: { name: string; resourceVersion: string; uid: string; managedFields: unknown[] } }> = [];
+    for (const name of ['a', 'b']) {
+      const res = await call('POST', PATH, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { payload: 'x' } }));
+      assert.equal(res.status, 201);
+      created.push(JSON.parse(res.body));
+    }
+    assert.ok(Number(created[0].metadata.resourceVersion) > startVersion);
+    assert.ok(Number(created[1].metadata.resourceVersion) > Number(created[0].metadata.resourceVersion));
+    assert.notEqual(created[0].metadata.uid, created[1].metadata.uid);
+    assert.equal(created[0].metadata.managedFields.length, 1);
+
+    await gotTwo;
+    watchReq.destroy();
+    const events = lines.map((l) => JSON.parse(l));
+    assert.deepEqual(
+      events.map((e) => [e.type, e.object.metadata.name, e.object.metadata.resourceVersion]),
+      created.map((o) => ['ADDED', o.metadata.name, o.metadata.resourceVersion]),
+    );
+  });
+
+  test('a GET of one object still answers the stored ConfigMap', async () => {
+    const res = await call('GET', `${PATH}/floor`);
+    assert.equal(res.status, 200);
+    assert.equal(JSON.parse(res.body).kind, 'ConfigMap');
+  });
+});
