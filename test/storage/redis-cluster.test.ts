@@ -45,9 +45,9 @@ describe('redis cluster specifics', () => {
       const owners = new Set<number>();
       for (const t of types) {
         const k = typeKeys('capstan:', t);
-        const slots = await Promise.all([k.counter, k.objects, k.index, k.stream].map((key) => direct[0]?.call('CLUSTER', 'KEYSLOT', key)));
+        const slots = await Promise.all([k.counter, k.objects, k.index, k.stream, k.trimDue].map((key) => direct[0]?.call('CLUSTER', 'KEYSLOT', key)));
         assert.equal(new Set(slots).size, 1, 'all keys of a type share a slot');
-        for (const [i, node] of direct.entries()) if ((await node.call('CLUSTER', 'COUNTKEYSINSLOT', String(slots[0]))) === 4) owners.add(i);
+        for (const [i, node] of direct.entries()) if ((await node.call('CLUSTER', 'COUNTKEYSINSLOT', String(slots[0]))) === 5) owners.add(i);
         const r = recorders.get(t);
         assert.ok(r);
         await r.until(5);

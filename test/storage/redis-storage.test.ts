@@ -308,6 +308,42 @@ describe('redis storage specifics', () => {
     }
   });
 
+  test('writes read the change stream only once its oldest event leaves the window (the trim-due time)', async () => {
+    const windowMs = 300;
+    const s = await connect({ historyMs: windowMs, listCache: false });
+    const raw = new Redis(url());
+    const timeOf = (entry: [string, string[]] | undefined): number => Number(entry?.[1][1]);
+    const due = async (k: ReturnType<typeof typeKeys>): Promise<number> => Number(await raw.get(k.trimDue));
+    try {
+      const t = freshType();
+      const k = typeKeys('capstan:', t);
+      await s.create(t, 'a', obj('a'));
+      const first = timeOf((await raw.xrange(k.stream, '-', '+'))[0]);
+      assert.equal(await due(k), first + windowMs);
+      await s.create(t, 'b', obj('b'));
+      // Within the window nothing is old: the due time stays the oldest event's, and both events stay.
+      assert.equal(await due(k), first + windowMs);
+      assert.equal(await raw.xlen(k.stream), 2);
+      // Once Redis's clock has passed it, the next write trims both and its own event sets the time.
+      for (;;) {
+        const [seconds, micros] = await raw.time();
+        if (Number(seconds) * 1000 + Math.floor(Number(micros) / 1000) > first + windowMs + 1) break;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      await s.create(t, 'c', obj('c'));
+      const kept = await raw.xrange(k.stream, '-', '+');
+      assert.deepEqual(
+        kept.map(([id]) => id),
+        ['4-0'],
+      );
+      assert.equal(await due(k), timeOf(kept[0]) + windowMs);
+      await rejectsWith(s.list(t, { resourceVersion: '2' }), 'Gone', '3');
+    } finally {
+      raw.disconnect();
+      await s.close();
+    }
+  });
+
   test('keys of a type share one hash tag; scripts are loaded once and survive SCRIPT FLUSH', async () => {
     const s = await connect({ keyPrefix: 'iso:' });
     const raw = new Redis(url());
@@ -315,7 +351,7 @@ describe('redis storage specifics', () => {
       const t = freshType();
       await s.create(t, 'a', obj('a'));
       const keys = (await raw.keys(`iso:{${t}}*`)).sort();
-      assert.deepEqual(keys, [`iso:{${t}}:changes`, `iso:{${t}}:index`, `iso:{${t}}:objects`, `iso:{${t}}:rv`]);
+      assert.deepEqual(keys, [`iso:{${t}}:changes`, `iso:{${t}}:changes:trim-due`, `iso:{${t}}:index`, `iso:{${t}}:objects`, `iso:{${t}}:rv`]);
       await raw.script('FLUSH');
       assert.equal((await s.create(t, 'b', obj('b'))).resourceVersion, '3');
     } finally {

@@ -65,7 +65,7 @@ export class RedisCommands {
     if (write && this.client.status !== 'ready') throw new StorageError('Unavailable', `storage unavailable: connection is ${this.client.status}`);
     try {
       const s = pick(await this.scripts);
-      const keyList = s.keyCount === 2 ? [keys.counter, keys.stream] : [keys.counter, keys.objects, keys.index, keys.stream];
+      const keyList = scriptKeys(s.keyCount, keys);
       const replicas = this.acknowledgement.waitReplicas ?? 0;
       if (!write) return await this.confirmed(keys, async () => replyArray(await runScript(this.client, s, keyList, args), s.name));
       if (replicas <= 0) return replyArray(await runScript(this.client, s, keyList, args), s.name);
@@ -126,5 +126,23 @@ export class RedisCommands {
   /** Closes the shared connection. */
   async quit(): Promise<void> {
     await closeClient(this.client);
+  }
+}
+
+/**
+ * The keys a script of `count` keys takes, in its KEYS order: the counter and stream (info), with
+ * the trim-due time (advance); the counter, objects, index and stream (list), with the trim-due time
+ * (create, update, delete).
+ */
+function scriptKeys(count: number, keys: TypeKeys): string[] {
+  switch (count) {
+    case 2:
+      return [keys.counter, keys.stream];
+    case 3:
+      return [keys.counter, keys.stream, keys.trimDue];
+    case 4:
+      return [keys.counter, keys.objects, keys.index, keys.stream];
+    default:
+      return [keys.counter, keys.objects, keys.index, keys.stream, keys.trimDue];
   }
 }

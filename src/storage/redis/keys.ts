@@ -11,6 +11,8 @@ export interface TypeKeys {
   readonly index: string;
   /** Stream: one change event per version, id `<rv>-0`, trimmed only at the head. */
   readonly stream: string;
+  /** String: when (ms) the stream's oldest event leaves the history window; the write scripts keep it (lua/lib/history.lua). */
+  readonly trimDue: string;
 }
 
 /**
@@ -20,7 +22,7 @@ export interface TypeKeys {
 export function typeKeys(prefix: string, type: string): TypeKeys {
   if (type === '') throw new Error('storage type must not be empty');
   const base = `${prefix}{${type}}`;
-  return { counter: `${base}:rv`, objects: `${base}:objects`, index: `${base}:index`, stream: `${base}:changes` };
+  return { counter: `${base}:rv`, objects: `${base}:objects`, index: `${base}:index`, stream: `${base}:changes`, trimDue: `${base}:changes:trim-due` };
 }
 
 /** Splits a stored hash value `<rv>:<offset>:<json>`; undefined when malformed. */

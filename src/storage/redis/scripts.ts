@@ -29,12 +29,12 @@ export interface StorageScripts {
 }
 
 const FILES = {
-  create: 'create-4.lua',
-  update: 'update-4.lua',
-  delete: 'delete-4.lua',
+  create: 'create-5.lua',
+  update: 'update-5.lua',
+  delete: 'delete-5.lua',
   list: 'list-4.lua',
   info: 'info-2.lua',
-  advance: 'advance-2.lua',
+  advance: 'advance-3.lua',
 } as const;
 
 /** The project's `lua/` folder, found by walking up from this module (src/ or dist/src/). */

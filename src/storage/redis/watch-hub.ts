@@ -26,7 +26,7 @@ export function versionOfStreamId(id: string): string {
 }
 
 /**
- * A stream entry that changed no object: the type's version moved on (advance-2.lua,
+ * A stream entry that changed no object: the type's version moved on (advance-3.lua,
  * Storage.advanceVersion). It has its place in the stream's order like a change.
  */
 export interface VersionProgress {

@@ -1,12 +1,13 @@
 #!lua
 --[[
-delete-4.lua: removes an object, optionally only at an expected version, as one atomic step
+delete-5.lua: removes an object, optionally only at an expected version, as one atomic step
 (check, version, object, index, change event, history trim).
 
 KEYS[1]  counter   string: the type's current resourceVersion (absent means 1)
 KEYS[2]  objects   hash:   object key -> "<rv>:<offset>:<json>" (offset = bytes before the rv in json)
 KEYS[3]  index     zset:   object keys
 KEYS[4]  stream    stream: change events, id "<rv>-0"
+KEYS[5]  trim-due  string: when the oldest kept event leaves the history window (ms; see trim_by_age)
 ARGV[1]  object key
 ARGV[2]  "1" when ARGV[3] must equal the object's version, "0" for an unconditional delete
 ARGV[3]  expected current resourceVersion (ignored when ARGV[2] is "0")
@@ -40,7 +41,7 @@ local now = now_ms()
 -- The stored offset locates metadata.resourceVersion, so no JSON is decoded to rewrite it.
 local tombstone = string.sub(previous, 1, offset) .. rv .. string.sub(previous, offset + #current_rv + 1)
 -- Trimming first, then XADD: after XADD only plain writes follow, which cannot fail halfway.
-trim_by_age(KEYS[4], now, tonumber(ARGV[4]))
+trim_by_age(KEYS[4], KEYS[5], now, tonumber(ARGV[4]))
 redis.call('XADD', KEYS[4], 'MAXLEN', ARGV[5], rv .. '-0', 't', now, 'e', 'DELETED', 'k', key,
   'o', tombstone, 'p', previous, 'pr', current_rv)
 redis.call('SET', KEYS[1], rv)

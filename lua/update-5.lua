@@ -1,12 +1,13 @@
 #!lua
 --[[
-update-4.lua: compare-and-swap replace of an existing object, as one atomic step (check, version,
+update-5.lua: compare-and-swap replace of an existing object, as one atomic step (check, version,
 object, change event, history trim).
 
 KEYS[1]  counter   string: the type's current resourceVersion (absent means 1)
 KEYS[2]  objects   hash:   object key -> "<rv>:<offset>:<json>" (offset = bytes before the rv in json)
 KEYS[3]  index     zset:   object keys (unchanged by an update; passed so every key is declared)
 KEYS[4]  stream    stream: change events, id "<rv>-0"
+KEYS[5]  trim-due  string: when the oldest kept event leaves the history window (ms; see trim_by_age)
 ARGV[1]  object key
 ARGV[2]  expected current resourceVersion of the object
 ARGV[3]  new object JSON up to and including the opening quote of metadata.resourceVersion
@@ -39,7 +40,7 @@ local rv = next_version(KEYS[1])
 local now = now_ms()
 local json = ARGV[3] .. rv .. ARGV[4]
 -- Trimming first, then XADD: after XADD only plain writes follow, which cannot fail halfway.
-trim_by_age(KEYS[4], now, tonumber(ARGV[5]))
+trim_by_age(KEYS[4], KEYS[5], now, tonumber(ARGV[5]))
 redis.call('XADD', KEYS[4], 'MAXLEN', ARGV[6], rv .. '-0', 't', now, 'e', 'MODIFIED', 'k', key,
   'o', json, 'p', previous, 'pr', current_rv)
 redis.call('SET', KEYS[1], rv)
