@@ -118,15 +118,21 @@ function waitExit(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
-/** Starts a standalone redis-server on a free port and waits until it answers PING. */
+/**
+ * Starts a standalone redis-server on a free port and waits until it answers, itself: the reply to
+ * INFO must carry its process id, since another process may have taken the port between freePort
+ * and the start. Then redis-server exits ("Address already in use") and, unless `options.port`
+ * fixed the port, it is started again on another.
+ */
 export async function startRedis(options: RedisServerOptions = {}): Promise<RedisServer> {
   const ownDir = options.dir === undefined;
   const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'capstan-redis-')));
-  const port = options.port ?? (await freePort((options.args ?? []).includes('--cluster-enabled')));
+  const clusterBus = (options.args ?? []).includes('--cluster-enabled');
+  let port = options.port ?? (await freePort(clusterBus));
   const host = options.host ?? '127.0.0.1';
-  const args = [
+  const argsFor = (p: number): string[] => [
     '--port',
-    String(port),
+    String(p),
     '--bind',
     host,
     '--dir',
@@ -148,27 +154,44 @@ export async function startRedis(options: RedisServerOptions = {}): Promise<Redi
   ];
   let child: ChildProcess | undefined;
   const launch = async (): Promise<void> => {
+    const args = argsFor(port);
     const started =
       options.netns === undefined
-        ? spawn(REDIS_SERVER, args, { stdio: ['ignore', 'ignore', 'pipe'] })
+        ? spawn(REDIS_SERVER, args, { stdio: ['ignore', 'pipe', 'pipe'] })
         : // `ip netns exec` execs the server in place: the child's PID is redis-server's.
-          spawn('ip', ['netns', 'exec', options.netns, REDIS_SERVER, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    started.stderr?.on('data', (c: Buffer) => {
-      stderr += c.toString('utf8');
+          spawn('ip', ['netns', 'exec', options.netns, REDIS_SERVER, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    // With --logfile '' the log (a failed bind among it) goes to stdout.
+    let output = '';
+    const collect = (c: Buffer): void => {
+      if (output.length < 64 * 1024) output += c.toString('utf8');
+    };
+    started.stdout?.on('data', collect);
+    started.stderr?.on('data', collect);
+    const gone = new Promise<never>((_, reject) => {
+      started.once('error', reject);
+      started.once('exit', (code, signal) => reject(new Error(`exited (${String(code ?? signal)})`)));
     });
-    const spawnError = new Promise<never>((_, reject) => started.once('error', reject));
-    spawnError.catch(() => undefined);
+    gone.catch(() => undefined);
     child = started;
+    const itself = `process_id:${String(started.pid)}\r\n`;
     await Promise.race([
-      waitFor(async () => (await rawCommand(port, 'PING', 500, host)).startsWith('+PONG'), `redis-server on ${host}:${port}`),
-      spawnError,
+      waitFor(async () => (await rawCommand(port, 'INFO server', 500, host)).includes(itself), `redis-server on ${host}:${port}`),
+      gone,
     ]).catch((err: unknown) => {
       started.kill('SIGKILL');
-      throw new Error(`redis-server did not start (${err instanceof Error ? err.message : String(err)}): ${stderr}`);
+      throw new Error(`redis-server did not start (${err instanceof Error ? err.message : String(err)}): ${output}`);
     });
   };
-  await launch();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await launch();
+      break;
+    } catch (err) {
+      const taken = err instanceof Error && /Address already in use/i.test(err.message);
+      if (!taken || options.port !== undefined || attempt >= 5) throw err;
+      port = await freePort(clusterBus);
+    }
+  }
   const kill = async (signal: NodeJS.Signals): Promise<void> => {
     const c = child;
     if (!c) return;
