@@ -34,6 +34,7 @@ import {
   type SloClass,
 } from './request-latency.js';
 import { parseRejections, rejectionsBetween, type Rejections } from './rejections.js';
+import { parseQueueWaitBuckets, parseRedisCommandBuckets } from './time-spent.js';
 import { runWorkload, type PhaseResult, type WorkloadSize } from './workload.js';
 
 const TARGETS = ['memory', 'redis', 'redis-workers2', 'reference'] as const;
@@ -85,8 +86,14 @@ interface TargetResult {
   latency: Record<string, { count: number; p50: number; p99: number }>;
   /** The calls with the highest p99 among those of the SLO classes (for example `mutating PATCH pods/status`). */
   slowestCalls: Array<{ call: string; count: number; p50: number; p99: number }>;
+  /** Every call of the SLO classes with at least SLOWEST_CALL_MIN_COUNT requests, highest p99 first (in the JSON). */
+  calls: Array<{ call: string; count: number; p50: number; p99: number }>;
   /** Requests answered 429 by API Priority and Fairness, by `level reason`. */
   rejected: Record<string, number>;
+  /** Time the executed requests of each priority level waited in its queues (levels with at least SLOWEST_CALL_MIN_COUNT requests). */
+  queueWait: Array<{ level: string; count: number; p50: number; p99: number }>;
+  /** Capstan on Redis: its Redis commands and scripts (at least SLOWEST_CALL_MIN_COUNT calls), send to reply, most called first. */
+  redisCommands: Array<{ command: string; count: number; p50: number; p99: number }>;
 }
 
 /** How many of the slowest calls a result lists, and how many requests a call needs to be listed. */
@@ -239,11 +246,17 @@ const requeuesIn = (log: string): number =>
         .filter((l) => REQUEUE.test(l)).length
     : 0;
 
-/** The request-duration buckets by SLO class and by call, and the APF rejections. */
-async function scrape(http: HttpClient): Promise<{ byClass: Buckets; byCall: Buckets; rejected: Rejections }> {
+/** The request-duration buckets by SLO class and by call, the APF rejections and the APF queue waits by level. */
+async function scrape(http: HttpClient): Promise<{ byClass: Buckets; byCall: Buckets; rejected: Rejections; queueWait: Buckets; redis: Buckets }> {
   const res = await http.request('GET', '/metrics', { timeoutMs: 60_000 });
   if (res.status !== 200) throw new Error(`GET /metrics: ${res.status}`);
-  return { byClass: parseRequestBuckets(res.body), byCall: parseRequestBucketsByCall(res.body), rejected: parseRejections(res.body) };
+  return {
+    byClass: parseRequestBuckets(res.body),
+    byCall: parseRequestBucketsByCall(res.body),
+    rejected: parseRejections(res.body),
+    queueWait: parseQueueWaitBuckets(res.body),
+    redis: parseRedisCommandBuckets(res.body),
+  };
 }
 
 async function runTarget(target: Target, size: WorkloadSize, serverArgs: string[], keep: boolean): Promise<TargetResult> {
@@ -279,15 +292,36 @@ async function runTarget(target: Target, size: WorkloadSize, serverArgs: string[
       const series = delta.get(cls);
       if (series !== undefined) latency[cls] = { count: countOf(series), p50: quantileOf(series, 0.5), p99: quantileOf(series, 0.99) };
     }
-    const slowestCalls = [...subtractBuckets(after.byCall, before.byCall)]
+    const calls = [...subtractBuckets(after.byCall, before.byCall)]
       .filter(([, series]) => countOf(series) >= SLOWEST_CALL_MIN_COUNT)
       .map(([call, series]) => ({ call, count: countOf(series), p50: quantileOf(series, 0.5), p99: quantileOf(series, 0.99) }))
-      .sort((a, b) => b.p99 - a.p99)
-      .slice(0, SLOWEST_CALLS);
+      .sort((a, b) => b.p99 - a.p99);
+    const slowestCalls = calls.slice(0, SLOWEST_CALLS);
     succeeded = true;
     const requeues = requeuesIn(cp.kcmLog) - requeuesBefore;
     const rejected = Object.fromEntries(rejectionsBetween(before.rejected, after.rejected));
-    return { target, phases, cpuSeconds, busiestProcessCpuSeconds, peakMemoryBytes: peak, requeues, latency, slowestCalls, rejected };
+    const queueWait = [...subtractBuckets(after.queueWait, before.queueWait)]
+      .filter(([, series]) => countOf(series) >= SLOWEST_CALL_MIN_COUNT)
+      .map(([level, series]) => ({ level, count: countOf(series), p50: quantileOf(series, 0.5), p99: quantileOf(series, 0.99) }))
+      .sort((a, b) => b.p99 - a.p99);
+    const redisCommands = [...subtractBuckets(after.redis, before.redis)]
+      .filter(([, series]) => countOf(series) >= SLOWEST_CALL_MIN_COUNT)
+      .map(([command, series]) => ({ command, count: countOf(series), p50: quantileOf(series, 0.5), p99: quantileOf(series, 0.99) }))
+      .sort((a, b) => b.count - a.count);
+    return {
+      target,
+      phases,
+      cpuSeconds,
+      busiestProcessCpuSeconds,
+      peakMemoryBytes: peak,
+      requeues,
+      latency,
+      slowestCalls,
+      calls,
+      rejected,
+      queueWait,
+      redisCommands,
+    };
   } finally {
     await plane?.stop();
     await redis?.stop();
@@ -333,6 +367,14 @@ function render(results: TargetResult[], size: WorkloadSize): string {
   const slowest = results.flatMap((r) => [
     `${r.target}: slowest calls by p99 (calls, p50 / p99 ms)`,
     ...r.slowestCalls.map((c) => `  ${c.call}: ${c.count}, ${(c.p50 * 1000).toFixed(0)} / ${(c.p99 * 1000).toFixed(0)}`),
+    `${r.target}: APF queue wait of the requests that ran, by priority level (requests, p50 / p99 ms)`,
+    ...r.queueWait.map((w) => `  ${w.level}: ${w.count}, ${(w.p50 * 1000).toFixed(1)} / ${(w.p99 * 1000).toFixed(1)}`),
+    ...(r.redisCommands.length === 0
+      ? []
+      : [
+          `${r.target}: Redis commands and scripts, send to reply (calls, p50 / p99 ms)`,
+          ...r.redisCommands.map((c) => `  ${c.command}: ${c.count}, ${(c.p50 * 1000).toFixed(1)} / ${(c.p99 * 1000).toFixed(1)}`),
+        ]),
   ]);
   return [title, ...alignColumns(header, rows, 1), ...slowest].join('\n');
 }

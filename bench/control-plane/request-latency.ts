@@ -8,7 +8,6 @@
 /** Cumulative bucket counts by upper bound (seconds; Infinity for +Inf), per series key. */
 export type Buckets = Map<string, Map<number, number>>;
 
-const BUCKET_LINE = /^apiserver_request_duration_seconds_bucket\{([^}]*)\}\s+([0-9.eE+-]+)/;
 const LABEL = /(\w+)="((?:[^"\\]|\\.)*)"/g;
 
 /** kube's API call latency SLO classes (mutating calls, single-object reads, namespace and cluster LISTs). */
@@ -68,14 +67,25 @@ export function* samplesOf(metricsText: string, pattern: RegExp): Generator<{ la
 }
 
 function parseRequestBucketsBy(metricsText: string, keyOf: (cls: SloClass, labels: Map<string, string>) => string): Buckets {
-  const out: Buckets = new Map();
-  for (const { labels, value } of samplesOf(metricsText, BUCKET_LINE)) {
+  return parseHistogramBuckets(metricsText, 'apiserver_request_duration_seconds', (labels) => {
     const cls = sloClassOf(labels.get('verb') ?? '', labels.get('scope') ?? '');
-    if (cls === undefined) continue;
+    return cls === undefined ? undefined : keyOf(cls, labels);
+  });
+}
+
+/**
+ * The buckets of the histogram `name` in a /metrics text, summed per key: `keyOf` names the key of a
+ * series by its labels (`le` aside), or undefined to leave the series out.
+ */
+export function parseHistogramBuckets(metricsText: string, name: string, keyOf: (labels: Map<string, string>) => string | undefined): Buckets {
+  const line = new RegExp(`^${name}_bucket\\{([^}]*)\\}\\s+([0-9.eE+-]+)`);
+  const out: Buckets = new Map();
+  for (const { labels, value } of samplesOf(metricsText, line)) {
+    const key = keyOf(labels);
+    if (key === undefined) continue;
     const le = labels.get('le') ?? '';
     const bound = le === '+Inf' ? Infinity : Number(le);
     if (Number.isNaN(bound)) continue;
-    const key = keyOf(cls, labels);
     let series = out.get(key);
     if (series === undefined) out.set(key, (series = new Map<number, number>()));
     series.set(bound, (series.get(bound) ?? 0) + value);
