@@ -44,6 +44,8 @@ export interface FanoutLoad {
   payloadBytes: number;
   /** Client worker threads holding the watchers. */
   threads: number;
+  /** Over HTTPS: the watchers share HTTP/2 connections (100 watches each) instead of one HTTP/1.1 connection each. */
+  http2?: boolean;
 }
 
 export interface FanoutOutcome {
@@ -104,9 +106,13 @@ export async function runFanout(server: FanoutServer, load: FanoutLoad): Promise
     const ackSab = new SharedArrayBuffer(8 * maxWrites);
     const ack = new Float64Array(ackSab);
     const path = `${server.path}?watch=1&resourceVersion=${rv}&timeoutSeconds=${D + 600}`;
-    log(`watch-fanout: opening ${W} watchers over ${load.threads} worker threads`);
+    log(`watch-fanout: opening ${W} watchers over ${load.threads} worker threads${load.http2 === true ? ', sharing HTTP/2 connections' : ''}`);
     const c0 = nowMs();
-    const pool = startWatchPool({ mode: 'fanout', ...workerAccess(server), path, connectTimeoutMs: 60_000, ackTimes: ackSab }, W, load.threads);
+    const pool = startWatchPool(
+      { mode: 'fanout', ...workerAccess(server), path, connectTimeoutMs: 60_000, ackTimes: ackSab, http2: load.http2 === true },
+      W,
+      load.threads,
+    );
     let stopped = false;
     try {
       const started = await pool.started;

@@ -7,13 +7,18 @@
  *   a SharedArrayBuffer indexed by sequence number, and from the send time carried in the object).
  * - informer: every watcher counts the initial ADDED lines without parsing them and notes when the
  *   BOOKMARK with `k8s.io/initial-events-end` arrives.
+ * Over HTTP/1.1 each watch has its own connection (as many separate clients); with `http2` the
+ * watches share a few HTTP/2 connections (as a client-go program's informers share one), at most
+ * WATCHES_PER_HTTP2_CONNECTION each.
  * Protocol: posts `started` once every watcher has its response headers (or failed), `progress`
  * every 250 ms, and `result` after the parent posts `stop`.
  */
 import { Agent, request, type ClientRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { connect as http2Connect, type ClientHttp2Session, type ClientHttp2Stream } from 'node:http2';
 import { parentPort, workerData } from 'node:worker_threads';
 import { newHistogram, nowMs, recordLatency } from './stats.js';
+import { WATCHES_PER_HTTP2_CONNECTION } from './watch-http2.js';
 
 export interface WatchWorkerConfig {
   mode: 'fanout' | 'informer';
@@ -33,6 +38,8 @@ export interface WatchWorkerConfig {
   connectTimeoutMs: number;
   /** fanout: acknowledgement time (nowMs) of write #seq, 0 until acknowledged. */
   ackTimes?: SharedArrayBuffer;
+  /** With `https`: the watches share HTTP/2 connections instead of one HTTP/1.1 connection each. */
+  http2?: boolean;
 }
 
 export interface WatchWorkerStarted {
@@ -84,6 +91,10 @@ export interface WatchWorkerResult {
 interface Watcher {
   req: ClientRequest | undefined;
   res: IncomingMessage | undefined;
+  /** With `http2`: the watch's stream (req and res stay undefined). */
+  stream: ClientHttp2Stream | undefined;
+  /** The response's HTTP status (0 before it came). */
+  status: number;
   count: number;
   /** fanout: events whose write was never acknowledged (known only at the end). */
   unacked: number;
@@ -204,7 +215,45 @@ function onInformerChunk(w: Watcher, chunk: Buffer, recv: number): void {
   else w.carry = Buffer.from(chunk.subarray(Math.max(0, chunk.length - BOOKMARK_MARK.length)));
 }
 
-function open(w: Watcher, index: number, agent: Agent | HttpsAgent): Promise<boolean> {
+/** Reads a 200 watch response's body: lines (fanout) or chunks (informer). */
+function follow(w: Watcher, index: number, body: IncomingMessage | ClientHttp2Stream): void {
+  if (config.mode === 'fanout') {
+    body.setEncoding('utf8');
+    body.on('data', (chunk: string) => {
+      const recv = nowMs();
+      w.text += chunk;
+      let start = 0;
+      for (let nl = w.text.indexOf('\n'); nl >= 0; nl = w.text.indexOf('\n', start)) {
+        onFanoutLine(w, index, w.text.slice(start, nl), recv);
+        start = nl + 1;
+      }
+      if (start > 0) w.text = w.text.slice(start);
+    });
+  } else {
+    body.on('data', (chunk: Buffer) => onInformerChunk(w, chunk, nowMs()));
+  }
+  const ended = (): void => {
+    if (!w.stopped && !w.ended) {
+      w.ended = true;
+      noteError('a watch stream ended before the benchmark closed it');
+    }
+  };
+  body.once('end', ended);
+  body.once('close', ended);
+  body.once('error', ended);
+}
+
+/** Notes the body of a refused watch (status other than 200) as the first error. */
+function noteRefusal(status: number, body: IncomingMessage | ClientHttp2Stream): void {
+  let text = '';
+  body.setEncoding('utf8');
+  body.on('data', (c: string) => {
+    if (text.length < 500) text += c;
+  });
+  body.once('end', () => noteError(`watch HTTP ${String(status)}: ${text.slice(0, 300)}`));
+}
+
+function open(w: Watcher, index: number, via: Agent | HttpsAgent | ClientHttp2Session): Promise<boolean> {
   return new Promise((resolve) => {
     let settled = false;
     const settle = (ok: boolean): void => {
@@ -216,57 +265,42 @@ function open(w: Watcher, index: number, agent: Agent | HttpsAgent): Promise<boo
     };
     const headers: Record<string, string> = { accept: 'application/json' };
     if (config.token !== undefined) headers.authorization = `Bearer ${config.token}`;
-    const send = config.https === true ? httpsRequest : request;
-    const req = send({ host: config.host ?? '127.0.0.1', port: config.port, path: config.path, agent, headers }, (res) => {
-      w.res = res;
-      if (res.statusCode !== 200) {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => {
-          if (body.length < 500) body += c;
-        });
-        res.once('end', () => noteError(`watch HTTP ${String(res.statusCode)}: ${body.slice(0, 300)}`));
+    const started = (status: number, body: IncomingMessage | ClientHttp2Stream): void => {
+      w.status = status;
+      if (status !== 200) {
+        noteRefusal(status, body);
         w.ended = true;
         settle(false);
         return;
       }
       settle(true);
-      if (config.mode === 'fanout') {
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          const recv = nowMs();
-          w.text += chunk;
-          let start = 0;
-          for (let nl = w.text.indexOf('\n'); nl >= 0; nl = w.text.indexOf('\n', start)) {
-            onFanoutLine(w, index, w.text.slice(start, nl), recv);
-            start = nl + 1;
-          }
-          if (start > 0) w.text = w.text.slice(start);
-        });
-      } else {
-        res.on('data', (chunk: Buffer) => onInformerChunk(w, chunk, nowMs()));
-      }
-      const ended = (): void => {
-        if (!w.stopped && !w.ended) {
-          w.ended = true;
-          noteError('a watch stream ended before the benchmark closed it');
-        }
-      };
-      res.once('end', ended);
-      res.once('close', ended);
-      res.once('error', ended);
-    });
-    w.req = req;
+      follow(w, index, body);
+    };
+    const failed = (e: Error): void => {
+      if (!w.stopped) noteError(`watch request failed: ${e.message}`);
+      w.ended = true;
+      settle(false);
+    };
     const timer = setTimeout(() => {
       noteError(`watch not started within ${config.connectTimeoutMs} ms`);
       w.ended = true;
       settle(false);
     }, config.connectTimeoutMs);
-    req.once('error', (e) => {
-      if (!w.stopped) noteError(`watch request failed: ${e.message}`);
-      w.ended = true;
-      settle(false);
+    if (!(via instanceof Agent) && !(via instanceof HttpsAgent)) {
+      const stream = via.request({ ...headers, ':path': config.path });
+      w.stream = stream;
+      stream.once('response', (h) => started(Number(h[':status']), stream));
+      stream.once('error', failed);
+      stream.end();
+      return;
+    }
+    const send = config.https === true ? httpsRequest : request;
+    const req = send({ host: config.host ?? '127.0.0.1', port: config.port, path: config.path, agent: via, headers }, (res) => {
+      w.res = res;
+      started(res.statusCode ?? 0, res);
     });
+    w.req = req;
+    req.once('error', failed);
     req.end();
   });
 }
@@ -278,11 +312,24 @@ async function main(): Promise<void> {
     config.https === true
       ? new HttpsAgent({ ...agentOptions, rejectUnauthorized: config.insecureTls !== true, ...(config.ca !== undefined ? { ca: config.ca } : {}) })
       : new Agent(agentOptions);
-  const agents = Array.from({ length: Math.max(1, Math.ceil(config.count / 250)) }, newAgent);
+  const agents = config.http2 === true ? [] : Array.from({ length: Math.max(1, Math.ceil(config.count / 250)) }, newAgent);
+  const sessions: ClientHttp2Session[] =
+    config.http2 === true
+      ? Array.from({ length: Math.max(1, Math.ceil(config.count / WATCHES_PER_HTTP2_CONNECTION)) }, () => {
+          const session = http2Connect(`https://${config.host ?? '127.0.0.1'}:${config.port}`, {
+            rejectUnauthorized: config.insecureTls !== true,
+            ...(config.ca !== undefined ? { ca: config.ca } : {}),
+          });
+          session.on('error', (e: Error) => noteError(`HTTP/2 connection failed: ${e.message}`));
+          return session;
+        })
+      : [];
   for (let i = 0; i < config.count; i++) {
     watchers.push({
       req: undefined,
       res: undefined,
+      stream: undefined,
+      status: 0,
       count: 0,
       unacked: 0,
       lastRv: 0,
@@ -294,7 +341,7 @@ async function main(): Promise<void> {
     });
   }
   const openedAt = nowMs();
-  const outcomes = await Promise.all(watchers.map((w, i) => open(w, i, agents[i % agents.length])));
+  const outcomes = await Promise.all(watchers.map((w, i) => open(w, i, sessions.length > 0 ? sessions[i % sessions.length] : agents[i % agents.length])));
   const connected = outcomes.filter((ok) => ok).length;
   const started: WatchWorkerStarted = { type: 'started', connected, failed: outcomes.length - connected, firstError };
   port?.postMessage(started);
@@ -318,12 +365,14 @@ async function main(): Promise<void> {
     clearInterval(progress);
     let endedEarly = 0;
     for (const w of watchers) {
-      if (w.ended && w.res !== undefined && w.res.statusCode === 200) endedEarly++;
+      if (w.ended && w.status === 200) endedEarly++;
       w.stopped = true;
       w.req?.destroy();
+      w.stream?.close();
     }
     resolvePending(true);
     for (const a of agents) a.destroy();
+    for (const s of sessions) s.destroy();
     const result: WatchWorkerResult = {
       type: 'result',
       watchers: watchers.length,

@@ -42,7 +42,13 @@ function plannedTargets(o: CompareOptions, notes: string[]): Array<{ label: stri
 
 /** The scenarios of each phase for these options. */
 function phaseScenarios(o: CompareOptions): PhaseScenarios {
-  return { fresh: [freshScenario(o)], verbs: VERB_SCENARIOS, list: listScenarios(o.listObjects), watch: [watchScenario(o)], paired: PAIRED_SCENARIOS };
+  return {
+    fresh: [freshScenario(o)],
+    verbs: VERB_SCENARIOS,
+    list: listScenarios(o.listObjects),
+    watch: [watchScenario(o), watchScenario(o, true)],
+    paired: PAIRED_SCENARIOS,
+  };
 }
 
 /** Runs the comparison with `argv` (the arguments after the script, --compare among them); resolves with the exit code. */

@@ -97,7 +97,7 @@ export async function measureTarget(label: string, start: () => Promise<LiveTarg
     }
     await run('verbs', () => measureVerbs(t, o));
     await run('list', () => measureLists(t, o));
-    await run('watch', async () => [await measureWatch(t, o)]);
+    await run('watch', async () => [await measureWatch(t, o), await measureWatch(t, o, true)]);
     return {
       info: { label, description: t.description, cpuScope: t.cpuScope, loadBefore, loadAfter: loadavg() },
       rows,

@@ -1,6 +1,8 @@
 /**
  * Watch fan-out in the comparison: W watchers of a scratch namespace's ConfigMaps while a writer
- * creates R per second for D seconds (watch-fanout-run.ts), over the target's HTTPS and token. The
+ * creates R per second for D seconds (watch-fanout-run.ts), over the target's HTTPS and token; each
+ * watcher on its own connection (a thousand separate clients), then 100 watchers to an HTTP/2
+ * connection (as client-go programs hold their informers' watches). The
  * row's throughput is events delivered per second, its CPU the server CPU from the first write until
  * the last delivery divided by the delivered events, its latency the delivery latency from each
  * write's acknowledgement. A note says when not every event reached every watcher.
@@ -9,14 +11,22 @@ import { configMapsPath } from '../fixtures.js';
 import { createScratchNamespace, scratchNamespaceName } from '../scratch-namespace.js';
 import { histogramPercentile } from '../stats.js';
 import { runFanout, type FanoutOutcome } from '../watch-fanout-run.js';
+import { WATCHES_PER_HTTP2_CONNECTION } from '../watch-http2.js';
 import { removeScratchNamespace } from './cleanup.js';
 import { clientFor, type LiveTarget } from './live-target.js';
 import type { CompareOptions } from './options.js';
 import { LATENCY_QUANTILES, type ComparisonRow, type ScenarioInfo } from './results.js';
 
-/** The fan-out scenario for `o`'s load. */
-export function watchScenario(o: CompareOptions): ScenarioInfo {
-  return { id: 'watch', title: `watch fan-out (${o.watchers} watchers × ${o.writeRate} writes/s)`, per: 'delivered event', throughputUnit: 'events/s' };
+/** The fan-out scenario for `o`'s load: each watcher on its own HTTP/1.1 connection, or (`http2`) 100 watchers to an HTTP/2 connection. */
+export function watchScenario(o: CompareOptions, http2 = false): ScenarioInfo {
+  return http2
+    ? {
+        id: 'watch-h2',
+        title: `watch fan-out over HTTP/2 (${o.watchers} watchers on ${Math.ceil(o.watchers / WATCHES_PER_HTTP2_CONNECTION)} connections × ${o.writeRate} writes/s)`,
+        per: 'delivered event',
+        throughputUnit: 'events/s',
+      }
+    : { id: 'watch', title: `watch fan-out (${o.watchers} watchers × ${o.writeRate} writes/s)`, per: 'delivered event', throughputUnit: 'events/s' };
 }
 
 /** What went wrong with delivery, or undefined when every watcher got every acknowledged write once, in order. */
@@ -34,15 +44,15 @@ export function deliveryProblems(f: FanoutOutcome): string | undefined {
   return `${problems.join(', ')}${first !== undefined ? `; first: ${first}` : ''}`;
 }
 
-/** Runs the fan-out on `t` and returns its row. */
-export async function measureWatch(t: LiveTarget, o: CompareOptions): Promise<ComparisonRow> {
+/** Runs the fan-out on `t` (over HTTP/2 connections with `http2`) and returns its row. */
+export async function measureWatch(t: LiveTarget, o: CompareOptions, http2 = false): Promise<ComparisonRow> {
   const client = clientFor(t, 4);
   const ns = scratchNamespaceName('watch');
   try {
     await createScratchNamespace(client, ns);
     const f = await runFanout(
       { url: t.url, access: t.access, path: configMapsPath(ns), assertAlive: () => t.assertAlive(), exited: () => t.exited(), cpu: t.cpu },
-      { watchers: o.watchers, rate: o.writeRate, seconds: o.watchSeconds, payloadBytes: o.payloadBytes, threads: o.watchThreads },
+      { watchers: o.watchers, rate: o.writeRate, seconds: o.watchSeconds, payloadBytes: o.payloadBytes, threads: o.watchThreads, http2 },
     );
     const problems = deliveryProblems(f);
     // Events that arrived before their write's acknowledgement count as 0 (the histogram's first
@@ -51,7 +61,7 @@ export async function measureWatch(t: LiveTarget, o: CompareOptions): Promise<Co
       f.events > 0 ? LATENCY_QUANTILES.map((q): [number, number] => [q, histogramPercentile(f.histAck, q)]).filter(([, ms]) => ms > 0.0011) : [];
     const at = (q: number): number | null => (f.events > 0 ? histogramPercentile(f.histAck, q) : null);
     return {
-      scenario: 'watch',
+      scenario: watchScenario(o, http2).id,
       target: t.label,
       throughput: f.eventsPerSecond,
       cpuMsPerOp: f.cpuMs !== undefined && f.events > 0 ? f.cpuMs / f.events : null,
