@@ -20,8 +20,9 @@ end
 -- the head is read, old events are trimmed and `due` moves to the new head's time + window (or to
 -- now + window: the event this write appends is then the oldest).
 local function trim_by_age(stream, due, now, window)
-  local at = redis.call('GET', due)
-  if at and now <= tonumber(at) then return end
+  -- Absent (or not a number: written by no script of ours) means unknown: read the head.
+  local at = tonumber(redis.call('GET', due) or '')
+  if at and now <= at then return end
   local cutoff = now - window
   local last_old = nil
   local start = '-'
