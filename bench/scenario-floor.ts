@@ -23,8 +23,7 @@ import { metric, type Metric, type ScenarioResult } from './metrics.js';
 import { cpuMeter, type CpuMeter } from './proc-cpu.js';
 import { PROJECT_ROOT } from './processes.js';
 import { log, type Scenario } from './scenario.js';
-import { deliveryProblems } from './compare/watch-phase.js';
-import { runFanout, type FanoutServer } from './watch-fanout-run.js';
+import { deliveryProblems, runFanout, type FanoutServer } from './watch-fanout-run.js';
 import { cpuDifferenceUs, failedRequestsMetric, mergedRounds, timedPhase, withCpu, type Phase } from './scenario-crud.js';
 import { createScratchNamespace, scratchNamespaceName } from './scratch-namespace.js';
 

@@ -78,6 +78,21 @@ export interface FanoutOutcome {
   firstWatcherError: string | undefined;
 }
 
+/** What went wrong with delivery, or undefined when every watcher got every acknowledged write once, in order. */
+export function deliveryProblems(f: FanoutOutcome): string | undefined {
+  const problems: string[] = [];
+  if (f.failedToStart > 0) problems.push(`${f.failedToStart} watchers failed to start`);
+  if (f.endedEarly > 0) problems.push(`${f.endedEarly} watch streams ended early`);
+  if (f.missing > 0) problems.push(`${f.missing} events missing`);
+  if (f.extra > 0) problems.push(`${f.extra} extra events`);
+  if (f.notIncreasing > 0) problems.push(`${f.notIncreasing} out of order`);
+  if (f.errorLines > 0) problems.push(`${f.errorLines} ERROR events`);
+  if (f.failedWrites > 0) problems.push(`${f.failedWrites} writes failed`);
+  if (problems.length === 0) return undefined;
+  const first = f.firstWatcherError ?? f.firstWriteError;
+  return `${problems.join(', ')}${first !== undefined ? `; first: ${first}` : ''}`;
+}
+
 /** The access fields of a watch worker for `server`. */
 function workerAccess(server: FanoutServer): Pick<WatchWorkerConfig, 'host' | 'port' | 'https' | 'token' | 'ca' | 'insecureTls'> {
   const u = new URL(server.url);

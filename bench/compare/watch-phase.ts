@@ -10,7 +10,7 @@
 import { configMapsPath } from '../fixtures.js';
 import { createScratchNamespace, scratchNamespaceName } from '../scratch-namespace.js';
 import { histogramPercentile } from '../stats.js';
-import { runFanout, type FanoutOutcome } from '../watch-fanout-run.js';
+import { deliveryProblems, runFanout } from '../watch-fanout-run.js';
 import { WATCHES_PER_HTTP2_CONNECTION } from '../watch-http2.js';
 import { removeScratchNamespace } from './cleanup.js';
 import { clientFor, type LiveTarget } from './live-target.js';
@@ -27,21 +27,6 @@ export function watchScenario(o: CompareOptions, http2 = false): ScenarioInfo {
         throughputUnit: 'events/s',
       }
     : { id: 'watch', title: `watch fan-out (${o.watchers} watchers × ${o.writeRate} writes/s)`, per: 'delivered event', throughputUnit: 'events/s' };
-}
-
-/** What went wrong with delivery, or undefined when every watcher got every acknowledged write once, in order. */
-export function deliveryProblems(f: FanoutOutcome): string | undefined {
-  const problems: string[] = [];
-  if (f.failedToStart > 0) problems.push(`${f.failedToStart} watchers failed to start`);
-  if (f.endedEarly > 0) problems.push(`${f.endedEarly} watch streams ended early`);
-  if (f.missing > 0) problems.push(`${f.missing} events missing`);
-  if (f.extra > 0) problems.push(`${f.extra} extra events`);
-  if (f.notIncreasing > 0) problems.push(`${f.notIncreasing} out of order`);
-  if (f.errorLines > 0) problems.push(`${f.errorLines} ERROR events`);
-  if (f.failedWrites > 0) problems.push(`${f.failedWrites} writes failed`);
-  if (problems.length === 0) return undefined;
-  const first = f.firstWatcherError ?? f.firstWriteError;
-  return `${problems.join(', ')}${first !== undefined ? `; first: ${first}` : ''}`;
 }
 
 /** Runs the fan-out on `t` (over HTTP/2 connections with `http2`) and returns its row. */

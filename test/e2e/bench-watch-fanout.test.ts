@@ -11,8 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { api, spawnCapstan, type CapstanProcess } from '../helpers/capstan.js';
 import { certDirPaths } from '../../src/tls/cert-dir.js';
-import { runFanout } from '../../bench/watch-fanout-run.js';
-import { deliveryProblems } from '../../bench/compare/watch-phase.js';
+import { deliveryProblems, runFanout } from '../../bench/watch-fanout-run.js';
 
 describe('bench watch fan-out over HTTP/1.1 and HTTP/2', () => {
   let dir: string;
