@@ -32,7 +32,9 @@ function runCapstan(args: string[], timeoutMs = 30_000): Promise<{ code: number 
       child.kill('SIGKILL');
       reject(new Error(`capstan ${args.join(' ')} did not exit: ${stderr}`));
     }, timeoutMs);
-    child.on('exit', (code) => {
+    // 'close', not 'exit': 'exit' may come before the last of stderr has been read (a loaded CI
+    // machine once gave an empty stderr for a process that had written its reason).
+    child.on('close', (code) => {
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
     });

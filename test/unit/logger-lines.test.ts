@@ -72,3 +72,31 @@ test('on stderr, a deferred (request) line goes out before the next other line, 
     ['request1', 'request2', 'plain', 'direct', 'request3'],
   );
 });
+
+test('every JSON line is what JSON.stringify of { level, msg, ...fields, ...base, ts } writes', () => {
+  const fieldSets: Record<string, unknown>[] = [
+    {},
+    { method: 'GET', path: '/api/v1/namespaces/default/configmaps/c-1', status: 200, durationMs: 1.52, userAgent: 'kubectl/v1.33', remoteAddr: '' },
+    { quote: 'a"b\\c\nd\u2028e', unicode: 'ü→😀', lone: '\ud800x', empty: '' },
+    { nan: Number.NaN, inf: Number.POSITIVE_INFINITY, negZero: -0, big: 1e21, small: 5e-7, t: true, f: false, nil: null },
+    { skipped: undefined, fn: () => 1, sym: Symbol('s'), after: 'kept' },
+    { 'a"b': 1, ü: 2, 'with space': 3, '': 4 },
+    { '1': 'integer-like key', b: 'x' },
+    { level: 'overridden', msg: 'overridden', ts: 'overridden', other: 1 },
+    { toString: 'own', constructor: 'own too' },
+    { worker: 'field' },
+    { gone: undefined, worker: undefined },
+  ];
+  const bases: Record<string, unknown>[] = [{}, { worker: 2 }, { worker: undefined }, { pod: 'p-1', zone: 'a' }];
+  for (const base of bases) {
+    for (const fields of fieldSets) {
+      const lines: string[] = [];
+      const log = new Logger('debug', (l) => lines.push(l));
+      log.addBaseFields(base);
+      log.info('request', fields);
+      const ts = (JSON.parse(lines[0]) as { ts: string }).ts;
+      const expected = `${JSON.stringify({ level: 'info', msg: 'request', ...fields, ...base, ts })}\n`;
+      assert.equal(lines[0], expected, `fields ${Object.keys(fields).join(',')} with base ${Object.keys(base).join(',')}`);
+    }
+  }
+});
