@@ -13,12 +13,16 @@
  * way to stream a response. Without `watch`, such a GET answers an empty list at the current
  * resourceVersion.
  *
- *   node dist/bench/floor-server.js --cert FILE --key FILE [--express]
+ * With `--http2` it serves HTTP/2 (and HTTP/1.1 to clients that do not offer h2) through
+ * node:http2's compatibility API, so that many watches share one connection as client-go's do.
+ *
+ *   node dist/bench/floor-server.js --cert FILE --key FILE [--express] [--http2]
  *
  * Prints `listening PORT` once it accepts connections (on 127.0.0.1, a free port); SIGTERM ends it.
  */
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:https';
+import { createSecureServer } from 'node:http2';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
@@ -80,7 +84,9 @@ function isCollection(url: string): boolean {
 }
 
 function openWatch(res: ServerResponse): void {
-  res.writeHead(200, { 'Cache-Control': 'no-cache, private', 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
+  // HTTP/2 has no Transfer-Encoding (a stream's DATA frames carry it); HTTP/1.1 streams chunked.
+  const chunked = res.req.httpVersionMajor === 1 ? { 'Transfer-Encoding': 'chunked' } : {};
+  res.writeHead(200, { 'Cache-Control': 'no-cache, private', 'Content-Type': 'application/json', ...chunked });
   res.flushHeaders();
   watches.add(res);
   res.on('close', () => watches.delete(res));
@@ -137,11 +143,17 @@ if (args.includes('--express')) {
   handler = app;
 }
 
-const server = createServer({ cert: readFileSync(option('--cert')), key: readFileSync(option('--key')), keepAliveTimeout: 65_000 }, handler);
+const tls = { cert: readFileSync(option('--cert')), key: readFileSync(option('--key')) };
+const server = args.includes('--http2')
+  ? // The compatibility API's request and response stand in for node:http's (the handler uses their common part).
+    createSecureServer({ ...tls, allowHTTP1: true }, handler as unknown as Parameters<typeof createSecureServer>[1])
+  : createServer({ ...tls, keepAliveTimeout: 65_000 }, handler);
 server.listen(0, '127.0.0.1', () => {
   process.stdout.write(`listening ${(server.address() as AddressInfo).port}\n`);
 });
 process.on('SIGTERM', () => {
-  server.closeAllConnections();
+  if ('closeAllConnections' in server) server.closeAllConnections();
   server.close(() => process.exit(0));
+  // HTTP/2 sessions (watches among them) keep close() waiting: nothing is left to finish.
+  setTimeout(() => process.exit(0), 1000).unref();
 });

@@ -10,7 +10,9 @@
  *
  * Then the same for watch events: a fan-out (watch-fanout-run.ts; the watchers of `--watchers`, 20
  * writes/s as in `--compare`) on the node:https stand-in, which writes each event to every watch
- * with `res.write`, and on Capstan; server CPU per delivered event for both.
+ * with `res.write`, and on Capstan, each watcher on its own connection; then again with 100 watchers
+ * to an HTTP/2 connection (as client-go programs hold their informers' watches), on a node:http2
+ * stand-in and on Capstan. Server CPU per delivered event for each.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
@@ -24,6 +26,7 @@ import { cpuMeter, type CpuMeter } from './proc-cpu.js';
 import { PROJECT_ROOT } from './processes.js';
 import { log, type Scenario } from './scenario.js';
 import { deliveryProblems, runFanout, type FanoutServer } from './watch-fanout-run.js';
+import { WATCHES_PER_HTTP2_CONNECTION } from './watch-http2.js';
 import { cpuDifferenceUs, failedRequestsMetric, mergedRounds, timedPhase, withCpu, type Phase } from './scenario-crud.js';
 import { createScratchNamespace, scratchNamespaceName } from './scratch-namespace.js';
 
@@ -42,8 +45,8 @@ interface Measured {
 }
 
 /** Starts a floor server; resolves once it listens. */
-async function startFloor(cert: string, key: string, withExpress: boolean): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, [FLOOR_SERVER, '--cert', cert, '--key', key, ...(withExpress ? ['--express'] : [])], {
+async function startFloor(cert: string, key: string, withExpress: boolean, http2 = false): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, [FLOOR_SERVER, '--cert', cert, '--key', key, ...(withExpress ? ['--express'] : []), ...(http2 ? ['--http2'] : [])], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const port = await new Promise<number>((resolve, reject) => {
@@ -76,9 +79,15 @@ export const floorScenario: Scenario = {
       const { servingCert: cert, servingKey: key } = certDirPaths(files.certDir);
       const concurrency = options.accessConcurrency;
       const ns = scratchNamespaceName('floor');
+      const h2Namespace = scratchNamespaceName('floor-h2');
       const nodeFloor = await startFloor(cert, key, false);
       const expressFloor = await startFloor(cert, key, true).catch(async (err: unknown) => {
         await stopFloor(nodeFloor.child);
+        throw err;
+      });
+      const http2Floor = await startFloor(cert, key, false, true).catch(async (err: unknown) => {
+        await stopFloor(nodeFloor.child);
+        await stopFloor(expressFloor.child);
         throw err;
       });
       const floorPid = (c: ChildProcess): number[] => (c.pid === undefined ? [] : [c.pid]);
@@ -133,14 +142,23 @@ export const floorScenario: Scenario = {
             t.assertAlive();
           }
         }
-        for (const s of [servers[0], servers[2]]) {
-          log(`floor: watch fan-out on ${s.name}`);
+        const fanoutOn = [
+          { name: servers[0].name, floor: nodeFloor, s: servers[0], http2: false },
+          { name: servers[2].name, floor: undefined, s: servers[2], http2: false },
+          { name: 'node:http2 alone', floor: http2Floor, s: { ...servers[0], cpu: cpuMeter(() => floorPid(http2Floor.child)) }, http2: true },
+          // Another namespace: the fan-out's ConfigMap names repeat from run to run.
+          { name: servers[2].name, floor: undefined, s: { ...servers[2], path: configMapsPath(h2Namespace) }, http2: true },
+        ];
+        await createScratchNamespace(capstan.client, h2Namespace);
+        for (const { name, floor, s, http2 } of fanoutOn) {
+          const over = http2 ? ' over HTTP/2' : '';
+          log(`floor: watch fan-out${over} on ${name}`);
           const server: FanoutServer = {
-            url: s === capstan ? secureUrl : `https://127.0.0.1:${nodeFloor.port}`,
-            access: s === capstan ? { ca, token: files.adminToken } : { ca },
+            url: floor === undefined ? secureUrl : `https://127.0.0.1:${floor.port}`,
+            access: floor === undefined ? { ca, token: files.adminToken } : { ca },
             path: s.path,
             assertAlive: () => t.assertAlive(),
-            exited: () => t.server.exited() || nodeFloor.child.exitCode !== null,
+            exited: () => t.server.exited() || (floor !== undefined && floor.child.exitCode !== null),
             cpu: s.cpu,
           };
           const f = await runFanout(server, {
@@ -149,9 +167,10 @@ export const floorScenario: Scenario = {
             seconds: options.quick ? 10 : 20,
             payloadBytes: options.watchPayload,
             threads: options.watchThreads,
+            http2,
           });
           fanouts.push({
-            name: s.name,
+            name: `${name}${over}`,
             perEventUs: f.cpuMs !== undefined && f.events > 0 ? (f.cpuMs * 1000) / f.events : Number.NaN,
             problems: deliveryProblems(f),
           });
@@ -160,6 +179,7 @@ export const floorScenario: Scenario = {
         for (const s of servers) s.client.close();
         await stopFloor(nodeFloor.child);
         await stopFloor(expressFloor.child);
+        await stopFloor(http2Floor.child);
       }
       const rows = servers.flatMap((s) => [`${s.name}: create`, `${s.name}: GET`]).map((name) => mergedRounds(name, phases.get(name) ?? []).row);
       const metrics: Metric[] = [];
@@ -188,7 +208,7 @@ export const floorScenario: Scenario = {
           `load average (1/5/15 min) before: ${load.map((l) => l.toFixed(2)).join(' ')}, after: ${loadavg()
             .map((l) => l.toFixed(2))
             .join(' ')}`,
-          `watch fan-out: ${options.watchers} watchers (one HTTPS connection each), ${FANOUT_RATE} writes/s for ${options.quick ? 10 : 20} s; the node:https stand-in writes each event to every watch with res.write`,
+          `watch fan-out: ${options.watchers} watchers (one HTTPS connection each; over HTTP/2, ${WATCHES_PER_HTTP2_CONNECTION} to a connection), ${FANOUT_RATE} writes/s for ${options.quick ? 10 : 20} s; the stand-ins write each event to every watch with res.write`,
           ...fanouts.filter((f) => f.problems !== undefined).map((f) => `watch fan-out on ${f.name}: ${f.problems}`),
           ...errors.slice(0, 3),
         ],

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
+import { connect as http2Connect } from 'node:http2';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +16,39 @@ import { generateCA, generateLeaf } from '../../src/tls/certificates.js';
 
 const FLOOR_SERVER = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bench', 'floor-server.js');
 const PATH = '/api/v1/namespaces/floor/configmaps';
+
+/** Writes a CA and a serving pair for 127.0.0.1 into `dir`; returns the CA's certificate. */
+async function writeServingPair(dir: string): Promise<string> {
+  const authority = await generateCA('floor-test-ca');
+  const leaf = await generateLeaf(authority, { usage: 'server', commonName: 'floor', dnsNames: ['localhost'], ips: ['127.0.0.1'] });
+  writeFileSync(join(dir, 'tls.crt'), leaf.cert);
+  writeFileSync(join(dir, 'tls.key'), leaf.key);
+  return authority.cert;
+}
+
+/** Spawns the stand-in with the pair in `dir` and `extra` flags; resolves with it and its port once it listens. */
+async function startStandIn(dir: string, extra: string[]): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, [FLOOR_SERVER, '--cert', join(dir, 'tls.crt'), '--key', join(dir, 'tls.key'), ...extra], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening (\d+)/.exec(out);
+      if (m) resolve(Number(m[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`floor-server exited ${String(code)}`)));
+  });
+  return { child, port };
+}
+
+async function stopStandIn(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
 
 describe('bench floor server', () => {
   let dir: string;
@@ -24,29 +58,12 @@ describe('bench floor server', () => {
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'floor-server-'));
-    const authority = await generateCA('floor-test-ca');
-    const leaf = await generateLeaf(authority, { usage: 'server', commonName: 'floor', dnsNames: ['localhost'], ips: ['127.0.0.1'] });
-    ca = authority.cert;
-    writeFileSync(join(dir, 'tls.crt'), leaf.cert);
-    writeFileSync(join(dir, 'tls.key'), leaf.key);
-    child = spawn(process.execPath, [FLOOR_SERVER, '--cert', join(dir, 'tls.crt'), '--key', join(dir, 'tls.key')], { stdio: ['ignore', 'pipe', 'inherit'] });
-    port = await new Promise<number>((resolve, reject) => {
-      let out = '';
-      child.stdout?.on('data', (d: Buffer) => {
-        out += d.toString();
-        const m = /listening (\d+)/.exec(out);
-        if (m) resolve(Number(m[1]));
-      });
-      child.once('exit', (code) => reject(new Error(`floor-server exited ${String(code)}`)));
-    });
+    ca = await writeServingPair(dir);
+    ({ child, port } = await startStandIn(dir, []));
   });
 
   after(async () => {
-    if (child.exitCode === null) {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    }
+    await stopStandIn(child);
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -119,5 +136,81 @@ describe('bench floor server', () => {
     const res = await call('GET', `${PATH}/floor`);
     assert.equal(res.status, 200);
     assert.equal(JSON.parse(res.body).kind, 'ConfigMap');
+  });
+});
+
+describe('bench floor server over HTTP/2 (--http2)', () => {
+  let dir: string;
+  let child: ChildProcess;
+  let port: number;
+  let ca: string;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'floor-server-h2-'));
+    ca = await writeServingPair(dir);
+    ({ child, port } = await startStandIn(dir, ['--http2']));
+  });
+
+  after(async () => {
+    await stopStandIn(child);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('watches sharing one connection each get every create as an ADDED line, in order', async () => {
+    const session = http2Connect(`https://127.0.0.1:${port}`, { ca, servername: 'localhost' });
+    try {
+      const call = (method: string, path: string, body?: string): Promise<{ status: number; body: string }> =>
+        new Promise((resolve, reject) => {
+          const stream = session.request({ ':method': method, ':path': path });
+          let status = 0;
+          let text = '';
+          stream.on('response', (headers) => (status = Number(headers[':status'])));
+          stream.on('data', (d: Buffer) => (text += d.toString()));
+          stream.on('end', () => resolve({ status, body: text }));
+          stream.on('error', reject);
+          stream.end(body);
+        });
+      const list = await call('GET', `${PATH}?limit=1`);
+      assert.equal(list.status, 200);
+      const startVersion = JSON.parse(list.body).metadata.resourceVersion;
+
+      const watches = [0, 1, 2].map(() => {
+        const stream = session.request({ ':method': 'GET', ':path': `${PATH}?watch=1&resourceVersion=${startVersion}` });
+        const lines: string[] = [];
+        let buffered = '';
+        const status = new Promise<number>((resolve) => stream.on('response', (headers) => resolve(Number(headers[':status']))));
+        const gotTwo = new Promise<void>((resolve, reject) => {
+          stream.on('data', (d: Buffer) => {
+            buffered += d.toString();
+            let nl: number;
+            while ((nl = buffered.indexOf('\n')) >= 0) {
+              lines.push(buffered.slice(0, nl));
+              buffered = buffered.slice(nl + 1);
+            }
+            if (lines.length >= 2) resolve();
+          });
+          stream.on('end', () => reject(new Error(`the watch ended after ${lines.length} events`)));
+        });
+        return { stream, lines, status, gotTwo };
+      });
+      for (const w of watches) assert.equal(await w.status, 200);
+
+      const created: Array<{ metadata: { name: string; resourceVersion: string } }> = [];
+      for (const name of ['a', 'b']) {
+        const res = await call('POST', PATH, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { payload: 'x' } }));
+        assert.equal(res.status, 201);
+        created.push(JSON.parse(res.body));
+      }
+      for (const w of watches) {
+        await w.gotTwo;
+        w.stream.close();
+        assert.deepEqual(
+          w.lines.map((l) => JSON.parse(l)).map((e) => [e.type, e.object.metadata.name, e.object.metadata.resourceVersion]),
+          created.map((o) => ['ADDED', o.metadata.name, o.metadata.resourceVersion]),
+        );
+      }
+    } finally {
+      session.close();
+    }
   });
 });
