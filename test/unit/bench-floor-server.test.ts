@@ -9,6 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { connect as http2Connect } from 'node:http2';
+import type { Readable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,6 +42,23 @@ async function startStandIn(dir: string, extra: string[]): Promise<{ child: Chil
     child.once('exit', (code) => reject(new Error(`floor-server exited ${String(code)}`)));
   });
   return { child, port };
+}
+
+/** Collects the lines of a watch body into `lines`; resolves once there are two, rejects if the body ends first. */
+function twoLines(body: Readable, lines: string[]): Promise<void> {
+  let buffered = '';
+  return new Promise<void>((resolve, reject) => {
+    body.on('data', (d: Buffer) => {
+      buffered += d.toString();
+      let nl: number;
+      while ((nl = buffered.indexOf('\n')) >= 0) {
+        lines.push(buffered.slice(0, nl));
+        buffered = buffered.slice(nl + 1);
+      }
+      if (lines.length >= 2) resolve();
+    });
+    body.on('end', () => reject(new Error(`the watch ended after ${lines.length} events`)));
+  });
 }
 
 async function stopStandIn(child: ChildProcess): Promise<void> {
@@ -85,7 +103,6 @@ describe('bench floor server', () => {
     assert.ok(startVersion > 0);
 
     const lines: string[] = [];
-    let buffered = '';
     let watchStatus = 0;
     let gotTwo!: Promise<void>;
     const watchReq = request({ host: '127.0.0.1', port, method: 'GET', path: `${PATH}?watch=1&resourceVersion=${startVersion}`, ca, servername: 'localhost' });
@@ -93,18 +110,7 @@ describe('bench floor server', () => {
       watchReq.on('error', rejectOpened);
       watchReq.on('response', (res) => {
         watchStatus = res.statusCode ?? 0;
-        gotTwo = new Promise<void>((resolve, reject) => {
-          res.on('data', (d: Buffer) => {
-            buffered += d.toString();
-            let nl: number;
-            while ((nl = buffered.indexOf('\n')) >= 0) {
-              lines.push(buffered.slice(0, nl));
-              buffered = buffered.slice(nl + 1);
-            }
-            if (lines.length >= 2) resolve();
-          });
-          res.on('end', () => reject(new Error(`the watch ended after ${lines.length} events`)));
-        });
+        gotTwo = twoLines(res, lines);
         resolveOpened();
       });
     });
@@ -177,20 +183,8 @@ describe('bench floor server over HTTP/2 (--http2)', () => {
       const watches = [0, 1, 2].map(() => {
         const stream = session.request({ ':method': 'GET', ':path': `${PATH}?watch=1&resourceVersion=${startVersion}` });
         const lines: string[] = [];
-        let buffered = '';
         const status = new Promise<number>((resolve) => stream.on('response', (headers) => resolve(Number(headers[':status']))));
-        const gotTwo = new Promise<void>((resolve, reject) => {
-          stream.on('data', (d: Buffer) => {
-            buffered += d.toString();
-            let nl: number;
-            while ((nl = buffered.indexOf('\n')) >= 0) {
-              lines.push(buffered.slice(0, nl));
-              buffered = buffered.slice(nl + 1);
-            }
-            if (lines.length >= 2) resolve();
-          });
-          stream.on('end', () => reject(new Error(`the watch ended after ${lines.length} events`)));
-        });
+        const gotTwo = twoLines(stream, lines);
         return { stream, lines, status, gotTwo };
       });
       for (const w of watches) assert.equal(await w.status, 200);
