@@ -18,30 +18,45 @@ import { generateCA, generateLeaf } from '../../src/tls/certificates.js';
 const FLOOR_SERVER = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bench', 'floor-server.js');
 const PATH = '/api/v1/namespaces/floor/configmaps';
 
-/** Writes a CA and a serving pair for 127.0.0.1 into `dir`; returns the CA's certificate. */
-async function writeServingPair(dir: string): Promise<string> {
-  const authority = await generateCA('floor-test-ca');
-  const leaf = await generateLeaf(authority, { usage: 'server', commonName: 'floor', dnsNames: ['localhost'], ips: ['127.0.0.1'] });
-  writeFileSync(join(dir, 'tls.crt'), leaf.cert);
-  writeFileSync(join(dir, 'tls.key'), leaf.key);
-  return authority.cert;
-}
-
-/** Spawns the stand-in with the pair in `dir` and `extra` flags; resolves with it and its port once it listens. */
-async function startStandIn(dir: string, extra: string[]): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, [FLOOR_SERVER, '--cert', join(dir, 'tls.crt'), '--key', join(dir, 'tls.key'), ...extra], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /listening (\d+)/.exec(out);
-      if (m) resolve(Number(m[1]));
+/**
+ * Runs the stand-in with `extra` flags for the enclosing describe: before its tests, a CA and a
+ * serving pair for 127.0.0.1 in a temporary directory and the stand-in listening on them; after,
+ * the stand-in stopped and the directory removed. The returned object holds its port and the CA.
+ */
+function useStandIn(extra: string[]): { port: number; ca: string } {
+  const standIn = { port: 0, ca: '' };
+  let dir = '';
+  let child: ChildProcess | undefined;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'floor-server-'));
+    const authority = await generateCA('floor-test-ca');
+    const leaf = await generateLeaf(authority, { usage: 'server', commonName: 'floor', dnsNames: ['localhost'], ips: ['127.0.0.1'] });
+    standIn.ca = authority.cert;
+    writeFileSync(join(dir, 'tls.crt'), leaf.cert);
+    writeFileSync(join(dir, 'tls.key'), leaf.key);
+    const spawned = spawn(process.execPath, [FLOOR_SERVER, '--cert', join(dir, 'tls.crt'), '--key', join(dir, 'tls.key'), ...extra], {
+      stdio: ['ignore', 'pipe', 'inherit'],
     });
-    child.once('exit', (code) => reject(new Error(`floor-server exited ${String(code)}`)));
+    child = spawned;
+    standIn.port = await new Promise<number>((resolve, reject) => {
+      let out = '';
+      spawned.stdout?.on('data', (d: Buffer) => {
+        out += d.toString();
+        const m = /listening (\d+)/.exec(out);
+        if (m) resolve(Number(m[1]));
+      });
+      spawned.once('exit', (code) => reject(new Error(`floor-server exited ${String(code)}`)));
+    });
   });
-  return { child, port };
+  after(async () => {
+    if (child !== undefined && child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child?.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return standIn;
 }
 
 /** Collects the lines of a watch body into `lines`; resolves once there are two, rejects if the body ends first. */
@@ -61,33 +76,12 @@ function twoLines(body: Readable, lines: string[]): Promise<void> {
   });
 }
 
-async function stopStandIn(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-}
-
 describe('bench floor server', () => {
-  let dir: string;
-  let child: ChildProcess;
-  let port: number;
-  let ca: string;
-
-  before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'floor-server-'));
-    ca = await writeServingPair(dir);
-    ({ child, port } = await startStandIn(dir, []));
-  });
-
-  after(async () => {
-    await stopStandIn(child);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const standIn = useStandIn([]);
 
   const call = (method: string, path: string, body?: string): Promise<{ status: number; body: string }> =>
     new Promise((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, method, path, ca, servername: 'localhost' }, (res) => {
+      const req = request({ host: '127.0.0.1', port: standIn.port, method, path, ca: standIn.ca, servername: 'localhost' }, (res) => {
         let text = '';
         res.on('data', (d: Buffer) => (text += d.toString()));
         res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
@@ -105,7 +99,14 @@ describe('bench floor server', () => {
     const lines: string[] = [];
     let watchStatus = 0;
     let gotTwo!: Promise<void>;
-    const watchReq = request({ host: '127.0.0.1', port, method: 'GET', path: `${PATH}?watch=1&resourceVersion=${startVersion}`, ca, servername: 'localhost' });
+    const watchReq = request({
+      host: '127.0.0.1',
+      port: standIn.port,
+      method: 'GET',
+      path: `${PATH}?watch=1&resourceVersion=${startVersion}`,
+      ca: standIn.ca,
+      servername: 'localhost',
+    });
     const opened = new Promise<void>((resolveOpened, rejectOpened) => {
       watchReq.on('error', rejectOpened);
       watchReq.on('response', (res) => {
@@ -146,24 +147,10 @@ describe('bench floor server', () => {
 });
 
 describe('bench floor server over HTTP/2 (--http2)', () => {
-  let dir: string;
-  let child: ChildProcess;
-  let port: number;
-  let ca: string;
-
-  before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'floor-server-h2-'));
-    ca = await writeServingPair(dir);
-    ({ child, port } = await startStandIn(dir, ['--http2']));
-  });
-
-  after(async () => {
-    await stopStandIn(child);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const standIn = useStandIn(['--http2']);
 
   test('watches sharing one connection each get every create as an ADDED line, in order', async () => {
-    const session = http2Connect(`https://127.0.0.1:${port}`, { ca, servername: 'localhost' });
+    const session = http2Connect(`https://127.0.0.1:${standIn.port}`, { ca: standIn.ca, servername: 'localhost' });
     try {
       const call = (method: string, path: string, body?: string): Promise<{ status: number; body: string }> =>
         new Promise((resolve, reject) => {
