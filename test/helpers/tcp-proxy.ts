@@ -3,8 +3,11 @@
  * way networks and load balancers do: `cutAll()` destroys every open connection (watches end
  * mid-stream), `pause()` keeps new connections from reaching the server until `resume()`.
  * It also records the HTTP/1.1 request lines clients send, so tests can tell a LIST from a WATCH.
+ * `cutReplyTo(pattern)` loses the answer to one request: the server gets the request, the client
+ * gets a closed connection instead of the reply (any TCP protocol, e.g. Redis's).
  */
 import { createServer, connect, type Server, type Socket } from 'node:net';
+import { Transform } from 'node:stream';
 
 export type PauseMode = 'hold' | 'refuse';
 
@@ -29,6 +32,12 @@ export interface TcpProxy {
   pause(mode?: PauseMode): void;
   /** Serves again; held connections are forwarded now. */
   resume(): void;
+  /**
+   * The next connection whose client sends bytes matching `pattern` (read as latin1) is cut when
+   * the server's next bytes come back on it: they are dropped, and both sides closed. Resolves once
+   * that happened.
+   */
+  cutReplyTo(pattern: RegExp): Promise<void>;
   /** HTTP request lines seen so far (client to server), in order. */
   requests(): RecordedRequest[];
   /** Open client connections (held ones included). */
@@ -47,6 +56,7 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
   const held: Socket[] = [];
   const recorded: RecordedRequest[] = [];
   let paused: PauseMode | undefined;
+  let armed: { pattern: RegExp; cut: () => void } | undefined;
 
   const track = (s: Socket): void => {
     sockets.add(s);
@@ -60,8 +70,14 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
     track(upstream);
     // Request lines may straddle chunks: keep the tail of the previous chunk for the scan.
     let carry = '';
+    // Set once this connection's next reply is to be lost (cutReplyTo).
+    let cutNextReply: (() => void) | undefined;
     client.on('data', (chunk: Buffer) => {
       const text = carry + chunk.toString('latin1');
+      if (armed !== undefined && armed.pattern.test(text)) {
+        cutNextReply = armed.cut;
+        armed = undefined;
+      }
       REQUEST_LINE.lastIndex = 0;
       let lastEnd = 0;
       for (let m = REQUEST_LINE.exec(text); m !== null; m = REQUEST_LINE.exec(text)) {
@@ -70,12 +86,22 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
       }
       carry = text.slice(Math.max(lastEnd, text.length - 2048));
     });
-    client.pipe(upstream);
-    upstream.pipe(client);
     const both = (): void => {
       client.destroy();
       upstream.destroy();
     };
+    const replies = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        const cut = cutNextReply;
+        if (cut === undefined) return done(null, chunk);
+        cutNextReply = undefined;
+        both();
+        cut();
+        done();
+      },
+    });
+    client.pipe(upstream);
+    upstream.pipe(replies).pipe(client);
     client.on('close', both);
     upstream.on('close', both);
     client.resume();
@@ -119,6 +145,10 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
       paused = undefined;
       for (const s of held.splice(0)) forward(s);
     },
+    cutReplyTo: (pattern) =>
+      new Promise<void>((resolve) => {
+        armed = { pattern, cut: resolve };
+      }),
     requests: () => [...recorded],
     openConnections: () => clients.size,
     close: () =>

@@ -11,6 +11,7 @@ import { createRedisClient } from '../../src/storage/redis/client.js';
 import { RedisCommands } from '../../src/storage/redis/commands.js';
 import { loadScripts } from '../../src/storage/redis/scripts.js';
 import { startRedis, startRedisSentinel, type RedisServer } from '../helpers/redis-process.js';
+import { startTcpProxy } from '../helpers/tcp-proxy.js';
 import { describeStorageConformance, freshType, obj, Recorder, rejectsWith } from './conformance.js';
 
 let server: RedisServer | undefined;
@@ -513,6 +514,57 @@ describe('redis storage specifics', () => {
       onPrimary.disconnect();
       await s.close();
       await patient.close();
+      await replica.stop();
+      await primary.stop();
+    }
+  });
+
+  test('a write whose answer was lost with its connection, re-sent by ioredis and refused, is Timeout (outcome unknown): never a conflict, not-found or 503', async () => {
+    const primary = await startRedis({ args: ['--repl-diskless-sync-delay', '0'] });
+    const replica = await startRedis();
+    const raw = new Redis(replica.url);
+    // Between the backends and Redis: Redis applies the write, its answer is lost with the
+    // connection, and ioredis sends the write again on the next one, where it is refused.
+    const proxy = await startTcpProxy(`http://127.0.0.1:${primary.port}`);
+    const through = `redis://127.0.0.1:${proxy.port}`;
+    await raw.replicaof('127.0.0.1', primary.port);
+    const direct = await connectRedisBackend({ url: primary.url, historyMs: 60_000, onError: quiet });
+    const backends: [string, Storage][] = [
+      ['without replicas', await connectRedisBackend({ url: through, historyMs: 60_000, onError: quiet })],
+      [
+        'with waitReplicas 1',
+        await connectRedisBackend({ url: through, historyMs: 60_000, onError: quiet, waitReplicas: 1, waitTimeoutMs: 60_000, replicaWaitMs: 60_000 }),
+      ],
+    ];
+    try {
+      for (const [label, s] of backends) {
+        const t = freshType();
+        // Redis then has every write script (a first EVALSHA of one is refused NOSCRIPT, then sent as EVAL).
+        const warm = await s.create(t, 'warm', obj('warm'));
+        await s.delete(t, 'warm', (await s.update(t, 'warm', obj('warm'), warm.resourceVersion)).resourceVersion);
+        const a = await s.create(t, 'doomed-a', obj('doomed-a'));
+        const b = await s.create(t, 'doomed-b', obj('doomed-b'));
+        const outcomeUnknown = async (write: Promise<unknown>, name: string): Promise<void> => {
+          const cut = proxy.cutReplyTo(new RegExp(name));
+          const err = await rejectsWith(write, 'Timeout');
+          await cut;
+          assert.match(err.message, /write outcome unknown/, `${label}: ${name}`);
+        };
+        await outcomeUnknown(s.delete(t, 'doomed-a', a.resourceVersion), 'doomed-a');
+        assert.equal(await direct.get(t, 'doomed-a'), undefined, `${label}: the delete was applied`);
+        await outcomeUnknown(s.update(t, 'doomed-b', obj('doomed-b', undefined, { data: { v: 'second' } }), b.resourceVersion), 'doomed-b');
+        assert.deepEqual(JSON.parse((await direct.get(t, 'doomed-b'))?.json ?? '{}').data, { v: 'second' }, `${label}: the update was applied`);
+        await outcomeUnknown(s.create(t, 'doomed-c', obj('doomed-c')), 'doomed-c');
+        assert.ok(await direct.get(t, 'doomed-c'), `${label}: the create was applied`);
+        // The connection that replaced the cut one serves as before; a refusal on it stands.
+        await rejectsWith(s.create(t, 'doomed-c', obj('doomed-c')), 'AlreadyExists');
+        await rejectsWith(s.update(t, 'doomed-b', obj('doomed-b'), b.resourceVersion), 'Conflict');
+      }
+    } finally {
+      for (const [, s] of backends) await s.close();
+      await direct.close();
+      raw.disconnect();
+      await proxy.close();
       await replica.stop();
       await primary.stop();
     }

@@ -1,7 +1,11 @@
 /**
  * How the Redis backend sends scripts and commands on its shared connection, and what a failure
  * means: a refusal before sending or a Redis error reply is `Unavailable` (nothing was done); a write
- * whose reply never came is `Timeout` (it may have been applied).
+ * whose reply never came is `Timeout` (it may have been applied). ioredis re-sends a command left
+ * unanswered by a closed connection (to the same server after a reconnect, to a Cluster slot's new
+ * master after a failover), so a write whose connection changed while it was out has no outcome a
+ * client can trust unless it succeeded: the refusal or error may answer a re-send of a write the
+ * first attempt applied.
  */
 import type { TypeKeys } from './keys.js';
 import { replyArray, unavailable } from './replies.js';
@@ -58,22 +62,30 @@ export class RedisCommands {
    * otherwise it is `Timeout`: it stands on the primary but may be lost in a failover, so its outcome
    * is unknown (never `Unavailable`, which tells a client that nothing was done). Failures: a refusal before sending
    * or a Redis error reply (READONLY, OOM, NOSCRIPT...) is `Unavailable`; a write that was sent
-   * without a reply (timeout, connection lost) is `Timeout`, its outcome unknown.
+   * without a reply (timeout, connection lost) is `Timeout`, its outcome unknown. A write refused
+   * (precondition or error reply) after its connection changed is `Timeout` too (`refusalStands`).
    */
   async script(pick: (s: StorageScripts) => LuaScript, keys: TypeKeys, args: (string | number)[], write: boolean): Promise<unknown[]> {
     if (this.closed) throw new StorageError('Unavailable', 'storage is closed');
     if (write && this.client.status !== 'ready') throw new StorageError('Unavailable', `storage unavailable: connection is ${this.client.status}`);
+    // The connection the write goes out on: if it changes before the answer, ioredis may have sent
+    // the write twice, and only a success is then the write's own outcome.
+    const epoch = this.epoch.current;
     try {
       const s = pick(await this.scripts);
       const keyList = scriptKeys(s.keyCount, keys);
       const replicas = this.acknowledgement.waitReplicas ?? 0;
       if (!write) return await this.confirmed(keys, async () => replyArray(await runScript(this.client, s, keyList, args), s.name));
-      if (replicas <= 0) return replyArray(await runScript(this.client, s, keyList, args), s.name);
+      if (replicas <= 0) {
+        const result = replyArray(await runScript(this.client, s, keyList, args), s.name);
+        if (result[0] !== 'ok') this.refusalStands(epoch);
+        return result;
+      }
       const timeoutMs = this.acknowledgement.waitTimeoutMs ?? 1000;
-      const epoch = this.epoch.current;
       const { reply, acknowledged } = await runScriptAndWait(this.client, s, keyList, args, replicas, timeoutMs);
       const result = replyArray(reply, s.name);
       if (result[0] !== 'ok') {
+        this.refusalStands(epoch);
         // A refused precondition (conflict, not found, exists) reports what the script read: a
         // read, answered only once confirmed; nothing was written either way.
         const problem = (await this.confirmation?.confirm(keys, epoch)) ?? '';
@@ -90,11 +102,26 @@ export class RedisCommands {
       }
       return result;
     } catch (err) {
-      if (write && !(err instanceof StorageError) && !(err instanceof Error && err.name === 'ReplyError')) {
-        const message = err instanceof Error ? err.message : String(err);
-        throw new StorageError('Timeout', `write outcome unknown: ${message}`);
+      if (write && !(err instanceof StorageError)) {
+        // An error reply (READONLY, CLUSTERDOWN...) refused the write only if it answers its only sending.
+        if (err instanceof Error && err.name === 'ReplyError') this.refusalStands(epoch);
+        else {
+          const message = err instanceof Error ? err.message : String(err);
+          throw new StorageError('Timeout', `write outcome unknown: ${message}`);
+        }
       }
       throw unavailable(err);
+    }
+  }
+
+  /**
+   * Lets a write's refusal (a failed precondition or an error reply) stand only when the write went
+   * out on one connection; otherwise it may answer a re-send of a write the first sending applied,
+   * and the write's outcome is unknown (`Timeout`).
+   */
+  private refusalStands(epoch: number): void {
+    if (this.epoch.current !== epoch) {
+      throw new StorageError('Timeout', 'write outcome unknown: the Redis connection changed while the write was out, and a re-sent write was refused');
     }
   }
 
