@@ -1,4 +1,5 @@
 import type { Obj } from '../api/object-util.js';
+import { cloneJson } from '../codec/json-value.js';
 /**
  * Event conversion between core/v1 (the storage version: kube keeps both APIs' events in the one
  * core `events` store) and events.k8s.io/v1, with kube's field mapping
@@ -68,9 +69,9 @@ function renamed(from: Obj, apiVersion: string, rename: ReadonlyMap<string, stri
   for (const key of times) fields[key] = null;
   for (const [key, value] of Object.entries(from)) {
     const target = rename.get(key);
-    if (target !== undefined && value !== undefined) fields[target] = structuredClone(value);
+    if (target !== undefined && value !== undefined) fields[target] = cloneJson(value);
   }
-  const out: Obj = { kind: 'Event', apiVersion, metadata: structuredClone(from.metadata ?? {}) };
+  const out: Obj = { kind: 'Event', apiVersion, metadata: cloneJson(from.metadata ?? {}) };
   for (const key of order) if (key in fields) out[key] = fields[key];
   return out;
 }
