@@ -89,5 +89,5 @@ EXPOSE 6443
 HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "const r = require('node:https').get({ host: '127.0.0.1', port: 6443, path: '/livez', rejectUnauthorized: false, timeout: 4000 }, (res) => process.exit(res.statusCode === 200 ? 0 : 1)); r.on('error', () => process.exit(1)); r.on('timeout', () => process.exit(1));"]
 STOPSIGNAL SIGTERM
-ENTRYPOINT ["/usr/bin/tini", "--", "node", "/app/dist/src/main.js"]
+ENTRYPOINT ["/usr/bin/tini", "--", "node", "--max-semi-space-size=64", "/app/dist/src/main.js"]
 CMD ["--bind-address=0.0.0.0", "--secure-port=6443", "--cert-dir=/tmp/capstan-pki", "--authorization-mode=Node,RBAC", "--enable-admission-plugins=NodeRestriction"]

@@ -102,7 +102,7 @@ export interface BenchOptions {
 
 export const USAGE = `Usage: npm run bench -- [options]
 
-Spawns capstan (node dist/src/main.js) and measures it over HTTP on 127.0.0.1, or measures any
+Spawns capstan (node --max-semi-space-size=64 dist/src/main.js, as npm start runs it) and measures it over HTTP on 127.0.0.1, or measures any
 Kubernetes API server given by URL (for example the reference kube-apiserver).
 
 Side by side with the reference kube-apiserver, every target over HTTPS + token + RBAC, with an HTML

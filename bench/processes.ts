@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { httpGetStatus } from './http-client.js';
+import { SERVER_NODE_FLAGS } from '../src/cluster/node-flags.js';
 
 /** The project root (dist/bench/ -> ../..). */
 export const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -155,7 +156,7 @@ export interface ServerProcess {
 }
 
 /**
- * Spawns `node dist/src/main.js --port P --secure-port 0 --bind-address 127.0.0.1 ...extraArgs` from the project root
+ * Spawns `node <SERVER_NODE_FLAGS> dist/src/main.js --port P --secure-port 0 --bind-address 127.0.0.1 ...extraArgs` from the project root
  * and resolves once `/readyz` answers 200. Rejects with the server's stderr when it exits or does
  * not become ready within `timeoutMs`.
  */
@@ -167,7 +168,19 @@ export async function spawnServer(
   const timeoutMs = options.timeoutMs ?? 30_000;
   const port = await freePort();
   // The plain loopback port is measured; HTTPS takes a free port so runs never collide on 6443.
-  const args = [...(options.nodeArgs ?? []), CAPSTAN_MAIN, '--port', String(port), '--secure-port', '0', '--bind-address', '127.0.0.1', ...extraArgs];
+  // Node's flags as `npm start` and the image give them; `nodeArgs` come after, so they can override.
+  const args = [
+    ...SERVER_NODE_FLAGS,
+    ...(options.nodeArgs ?? []),
+    CAPSTAN_MAIN,
+    '--port',
+    String(port),
+    '--secure-port',
+    '0',
+    '--bind-address',
+    '127.0.0.1',
+    ...extraArgs,
+  ];
   const t0 = performance.now();
   const child = spawnTracked(process.execPath, args, PROJECT_ROOT);
   const err = tail(8192);

@@ -12,9 +12,14 @@ import { Script } from 'node:vm';
 // The bundle's content hash: a cache made for another bundle is never read (V8 only checks the
 // source's length).
 const BUNDLE_ID = '@BUNDLE_ID@';
+// V8 reads a code cache only under the flags it was made with: the build makes one for plain `node`
+// and one for the flags npm start, the image and cluster workers run the server with
+// (src/cluster/node-flags.ts).
+const SERVER_NODE_FLAGS = ['@SERVER_NODE_FLAGS@'];
+const variant = SERVER_NODE_FLAGS.every((f) => process.execArgv.includes(f)) ? 'server' : 'plain';
 const dir = dirname(fileURLToPath(import.meta.url));
 const file = join(dir, 'capstan-bundle.cjs');
-const cacheFile = join(dir, `capstan-bundle.${BUNDLE_ID}.v8cache`);
+const cacheFile = join(dir, `capstan-bundle.${BUNDLE_ID}.${variant}.v8cache`);
 let cachedData;
 try {
   cachedData = readFileSync(cacheFile);

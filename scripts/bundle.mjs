@@ -11,10 +11,12 @@
 //   it. npm start, the image, the chart, cluster workers, envtest's wrappers and the tests run it; the
 //   rest of dist/src stays tsc's output for the unit tests. A later bare `tsc` rewrites main.js as
 //   the unbundled entry, which still works: never a stale bundle.
-// - capstan-bundle.<hash>.v8cache: V8's code cache, taken from a warm-up run of the bundle (start,
-//   a few requests, the CRD, webhook configuration, namespace and custom resource a test suite
-//   starts with, SIGTERM), so it also holds the functions the first requests compile. Skipped,
-//   with a warning, with --no-code-cache.
+// - capstan-bundle.<hash>.<plain|server>.v8cache: V8's code cache, taken from a warm-up run of the
+//   bundle (start, a few requests, the CRD, webhook configuration, namespace and custom resource a
+//   test suite starts with, SIGTERM), so it also holds the functions the first requests compile.
+//   V8 reads a cache only under the flags it was made with: `plain` is made by plain `node`,
+//   `server` under the flags npm start, the image and cluster workers give the server
+//   (src/cluster/node-flags.ts). Skipped, with a warning, with --no-code-cache.
 // - validators/: the built-in kinds' ajv validators as standalone modules, loaded on a kind's first
 //   use instead of compiled then (src/codec/kind-validator-modules.ts).
 // Run-time data (schema/, lua/) is found by walking up from dist/src/. Native addons stay outside.
@@ -122,24 +124,33 @@ const ascii = text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toStrin
 if (ascii !== text) writeFileSync(bundleFile, ascii);
 const bundle = Buffer.from(ascii, 'latin1');
 const id = createHash('sha256').update(bundle).digest('hex').slice(0, 16);
-const entry = readFileSync(join(root, 'scripts', 'bundle-entry.mjs'), 'utf8').replace('@BUNDLE_ID@', id);
+const { SERVER_NODE_FLAGS } = await import(pathToFileURL(join(out, 'cluster', 'node-flags.js')).href);
+const entry = readFileSync(join(root, 'scripts', 'bundle-entry.mjs'), 'utf8')
+  .replace('@BUNDLE_ID@', id)
+  .replace("['@SERVER_NODE_FLAGS@']", JSON.stringify(SERVER_NODE_FLAGS));
 writeFileSync(join(out, 'main.js'), entry, { mode: 0o755 });
 
 if (process.argv.includes('--no-code-cache')) {
   process.stderr.write('bundle: no code cache (--no-code-cache): start-up compiles the bundle\n');
 } else {
-  const cacheFile = join(out, `capstan-bundle.${id}.v8cache`);
-  await warmUp(cacheFile);
-  process.stdout.write(`bundle: ${(bundle.length / 1048576).toFixed(1)} MiB, code cache ${(statSync(cacheFile).size / 1048576).toFixed(1)} MiB\n`);
+  // One after the other: two servers warming up at once would slow each other down, not the build.
+  for (const [variant, nodeFlags] of [['plain', []], ['server', SERVER_NODE_FLAGS]]) {
+    const cacheFile = join(out, `capstan-bundle.${id}.${variant}.v8cache`);
+    await warmUp(cacheFile, nodeFlags);
+    process.stdout.write(`bundle: ${(bundle.length / 1048576).toFixed(1)} MiB, code cache (${variant}) ${(statSync(cacheFile).size / 1048576).toFixed(1)} MiB\n`);
+  }
 }
 
-/** Starts the bundled server, sends the requests every client starts with, stops it: the entry writes the cache on exit. */
-async function warmUp(cacheFile) {
+/**
+ * Starts the bundled server under `nodeFlags`, sends the requests every client starts with, stops
+ * it: the entry writes the cache on exit.
+ */
+async function warmUp(cacheFile, nodeFlags) {
   const port = await freePort();
   // HTTPS on a free port too (its certificates generated in a scratch folder): its code is cached.
   const certDir = mkdtempSync(join(tmpdir(), 'capstan-bundle-'));
   const args = ['--port', String(port), '--secure-port', '0', '--cert-dir', certDir, '--log-level=error', '--shutdown-delay-duration=0s'];
-  const child = spawn(process.execPath, [join(out, 'main.js'), ...args], {
+  const child = spawn(process.execPath, [...nodeFlags, join(out, 'main.js'), ...args], {
     cwd: root,
     env: { ...process.env, CAPSTAN_CODE_CACHE_OUT: cacheFile },
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -149,7 +149,7 @@ start_listening() {
 
 if [[ $kind == capstan ]]; then
   # With --port 0 Capstan binds a free port itself and writes it into the admin kubeconfig.
-  node ${CAPSTAN_NODE_ARGS:-} "$root/dist/src/main.js" --secure-port "$port" --cert-dir "$work/pki" --authorization-mode=Node,RBAC \
+  node --max-semi-space-size=64 ${CAPSTAN_NODE_ARGS:-} "$root/dist/src/main.js" --secure-port "$port" --cert-dir "$work/pki" --authorization-mode=Node,RBAC \
     --controllers= --write-kubeconfig "$admin" "${capstan_flags[@]}" >"$work/capstan.log" 2>&1 &
   server_pid=$!
   pids+=("$server_pid")

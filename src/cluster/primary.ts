@@ -9,6 +9,7 @@ import { isReadyMessage, LISTEN_PORT_ENV, LISTEN_SECURE_PORT_ENV, LISTEN_SECURE_
 import { ensureServingCertDir } from '../tls/serving-setup.js';
 import { RestartPolicy, type RestartPolicyOptions } from './restart-policy.js';
 import { PeerSyncRelay } from './peer-sync-relay.js';
+import { workerExecArgv } from './node-flags.js';
 
 /** Extra time past the shutdown delay a worker gets to drain before the primary kills it. */
 const DRAIN_GRACE_MS = 60_000;
@@ -68,6 +69,7 @@ export async function runPrimary(config: ServerConfig, options: PrimaryOptions):
   const liveWorkers = (): Worker[] => slots.flatMap((s) => (s.worker !== undefined && !s.worker.isDead() ? [s.worker] : []));
   servePrimaryMetrics(liveWorkers);
 
+  cluster.setupPrimary({ execArgv: workerExecArgv(process.execArgv) });
   const fork = (slot: Slot): void => {
     slot.restartTimer = undefined;
     const listener = distributor;

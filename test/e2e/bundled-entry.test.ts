@@ -6,10 +6,12 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { api, CAPSTAN_MAIN, spawnCapstan, uniqueName, type CapstanProcess } from '../helpers/capstan.js';
+import { SERVER_NODE_FLAGS } from '../../src/cluster/node-flags.js';
 
 const distSrc = dirname(CAPSTAN_MAIN);
 
@@ -28,11 +30,26 @@ describe('the bundled entry (dist/src/main.js)', () => {
   test('is the bundle loader, next to the bundle and its code cache (run `npm run build`, not tsc alone)', () => {
     assert.match(readFileSync(CAPSTAN_MAIN, 'utf8'), /capstan-bundle\.cjs/);
     assert.ok(existsSync(join(distSrc, 'capstan-bundle.cjs')));
-    assert.equal(readdirSync(distSrc).filter((f) => f.endsWith('.v8cache')).length, 1);
+    assert.deepEqual(
+      readdirSync(distSrc)
+        .filter((f) => f.endsWith('.v8cache'))
+        .map((f) => f.replace(/^capstan-bundle\.[0-9a-f]+\./, ''))
+        .sort(),
+      ['plain.v8cache', 'server.v8cache'],
+    );
   });
 
   test('compiles from the code cache made at build time', () => {
     assert.match(server.stderr(), /^code cache: accepted$/m);
+  });
+
+  test('compiles from the code cache made for them under the flags npm start, the image and workers use', () => {
+    const run = spawnSync(process.execPath, [...SERVER_NODE_FLAGS, CAPSTAN_MAIN, '--help'], {
+      env: { ...process.env, CAPSTAN_DEBUG_CODE_CACHE: '1' },
+      encoding: 'utf8',
+    });
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(run.stderr, /^code cache: accepted$/m);
   });
 
   test('is ready, generated its certificates and serves writes and reads', async () => {
