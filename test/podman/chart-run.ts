@@ -31,6 +31,7 @@ import { dump, loadAll } from 'js-yaml';
 import { spawnCapstan, type CapstanProcess } from '../helpers/capstan.js';
 import { planPod, probeUrl, type PodPlan, type PodSpec, type Probe, type Sources } from './pod-template.js';
 import { containerIp, https, isRunning, podman, podmanOk, PODMAN_ULIMITS, run, spawnOwned, waitExit, type HttpsReply, type Run } from './podman.js';
+import { SERVER_NODE_FLAGS } from '../../src/cluster/node-flags.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const CHART = join(ROOT, 'deploy', 'helm', 'capstan');
@@ -619,8 +620,8 @@ describe('the installed pod template, run for real: 3 replicas x 2 workers on on
     );
     for (const pod of pods) {
       const top = await podmanOk(['top', pod.plan.name, 'user', 'args']);
-      const servers = top.split('\n').filter((l) => /node \/app\/dist\/src\/main\.js/.test(l) && !l.includes('tini'));
-      assert.equal(servers.length, 3, `a primary and 2 workers in ${pod.plan.name}:\n${top}`);
+      const servers = top.split('\n').filter((l) => l.includes(`node ${SERVER_NODE_FLAGS.join(' ')} /app/dist/src/main.js`) && !l.includes('tini'));
+      assert.equal(servers.length, 3, `a primary and 2 workers, each with the server's Node flags, in ${pod.plan.name}:\n${top}`);
       assert.ok(
         servers.every((l) => l.trim().startsWith('node ')),
         `every server process runs as user node (uid 1000):\n${top}`,

@@ -24,6 +24,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'node:https';
 import { freePort, startRedis, type RedisServer } from '../helpers/redis-process.js';
+import { SERVER_NODE_FLAGS } from '../../src/cluster/node-flags.js';
 import { https, isRunning, podman, podmanOk, PODMAN_GLOBAL, PODMAN_ULIMITS, run, waitExit, waitForOk } from './podman.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -113,7 +114,7 @@ describe('the image, run with podman', { concurrency: false, timeout: 15 * 60_00
 
   test('runs as its CMD says and becomes ready', async (t) => {
     const config = (JSON.parse(await podmanOk(['image', 'inspect', IMAGE])) as { Config: ImageConfig }[])[0].Config;
-    assert.deepEqual(config.Entrypoint, ['/usr/bin/tini', '--', 'node', '/app/dist/src/main.js']);
+    assert.deepEqual(config.Entrypoint, ['/usr/bin/tini', '--', 'node', ...SERVER_NODE_FLAGS, '/app/dist/src/main.js']);
     for (const flag of [
       '--bind-address=0.0.0.0',
       '--secure-port=6443',
@@ -137,9 +138,10 @@ describe('the image, run with podman', { concurrency: false, timeout: 15 * 60_00
     t.diagnostic(`of which the server, from the container's start to its 'serving' line: ${await serverStartMs(name)} ms`);
 
     const procs = await processes(name);
-    assert.match(procs[0]?.args ?? '', /^\/usr\/bin\/tini -- node \/app\/dist\/src\/main\.js --bind-address=0\.0\.0\.0 /, JSON.stringify(procs));
+    const server = `node ${SERVER_NODE_FLAGS.join(' ')} /app/dist/src/main.js`;
+    assert.ok((procs[0]?.args ?? '').startsWith(`/usr/bin/tini -- ${server} --bind-address=0.0.0.0 `), JSON.stringify(procs));
     assert.ok(
-      procs.some((p) => p.args.startsWith('node /app/dist/src/main.js') && p.args.includes('--authorization-mode=Node,RBAC')),
+      procs.some((p) => p.args.startsWith(server) && p.args.includes('--authorization-mode=Node,RBAC')),
       JSON.stringify(procs),
     );
     for (const p of procs) assert.equal(p.user, 'node', `every process runs as node: ${JSON.stringify(procs)}`);
@@ -282,8 +284,10 @@ describe('the image, run with podman', { concurrency: false, timeout: 15 * 60_00
       await waitForOk(`${redisBase}/readyz`, 120_000, () => isRunning(first));
       t.diagnostic(`start to ready with redis and 2 workers: ${Date.now() - started} ms (server: ${await serverStartMs(first)} ms)`);
       const procs = await processes(first);
+      // The primary as the entrypoint starts it, and the workers it forks with the same Node flags.
+      const server = `node ${SERVER_NODE_FLAGS.join(' ')} /app/dist/src/main.js `;
       assert.equal(
-        procs.filter((p) => /^(\/usr\/local\/bin\/)?node \/app\/dist\/src\/main\.js /.test(p.args)).length,
+        procs.filter((p) => p.args.startsWith(server) || p.args.startsWith(`/usr/local/bin/${server}`)).length,
         3,
         `a primary and two workers: ${JSON.stringify(procs)}`,
       );
