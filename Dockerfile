@@ -36,7 +36,8 @@ COPY src ./src
 COPY schema ./schema
 # tsc checks and compiles the tree; esbuild then bundles the server into dist/src/main.js (one file
 # to load, so the server starts in a fraction of the time: scripts/bundle.mjs says why).
-RUN npx tsc -p tsconfig.json && node scripts/bundle.mjs
+# Only the code cache for the server's Node flags: the entrypoint and the workers it forks run with them.
+RUN npx tsc -p tsconfig.json && node scripts/bundle.mjs --server-cache-only
 
 # ---- production dependencies only, without what Node.js never loads ----
 FROM ${NODE_IMAGE} AS deps

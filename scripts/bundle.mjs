@@ -16,7 +16,8 @@
 //   test suite starts with, SIGTERM), so it also holds the functions the first requests compile.
 //   V8 reads a cache only under the flags it was made with: `plain` is made by plain `node`,
 //   `server` under the flags npm start, the image and cluster workers give the server
-//   (src/cluster/node-flags.ts). Skipped, with a warning, with --no-code-cache.
+//   (src/cluster/node-flags.ts). Skipped, with a warning, with --no-code-cache; only `server` with
+//   --server-cache-only (the image, whose every server process has the flags).
 // - validators/: the built-in kinds' ajv validators as standalone modules, loaded on a kind's first
 //   use instead of compiled then (src/codec/kind-validator-modules.ts).
 // Run-time data (schema/, lua/) is found by walking up from dist/src/. Native addons stay outside.
@@ -101,7 +102,9 @@ await build({
   // cbor-extract is a native addon that cbor-x finds at run time; it must stay a package on disk.
   external: ['cbor-extract'],
   // The file is one function expression: bundle-entry.mjs compiles it as a vm.Script and calls it.
-  banner: { js: "(function (exports, require, module, __filename, __dirname) {\nconst __capstanModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
+  banner: {
+    js: "(function (exports, require, module, __filename, __dirname) {\nconst __capstanModuleUrl = require('node:url').pathToFileURL(__filename).href;",
+  },
   footer: { js: '})' },
   // Modules find schema/ and lua/ from their own location: the bundle's, two levels below the root.
   define: { 'import.meta.url': '__capstanModuleUrl' },
@@ -134,10 +137,18 @@ if (process.argv.includes('--no-code-cache')) {
   process.stderr.write('bundle: no code cache (--no-code-cache): start-up compiles the bundle\n');
 } else {
   // One after the other: two servers warming up at once would slow each other down, not the build.
-  for (const [variant, nodeFlags] of [['plain', []], ['server', SERVER_NODE_FLAGS]]) {
+  const variants = process.argv.includes('--server-cache-only')
+    ? [['server', SERVER_NODE_FLAGS]]
+    : [
+        ['plain', []],
+        ['server', SERVER_NODE_FLAGS],
+      ];
+  for (const [variant, nodeFlags] of variants) {
     const cacheFile = join(out, `capstan-bundle.${id}.${variant}.v8cache`);
     await warmUp(cacheFile, nodeFlags);
-    process.stdout.write(`bundle: ${(bundle.length / 1048576).toFixed(1)} MiB, code cache (${variant}) ${(statSync(cacheFile).size / 1048576).toFixed(1)} MiB\n`);
+    process.stdout.write(
+      `bundle: ${(bundle.length / 1048576).toFixed(1)} MiB, code cache (${variant}) ${(statSync(cacheFile).size / 1048576).toFixed(1)} MiB\n`,
+    );
   }
 }
 

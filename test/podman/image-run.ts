@@ -179,6 +179,12 @@ describe('the image, run with podman', { concurrency: false, timeout: 15 * 60_00
     assert.equal(found.npm, false, 'no npm');
   });
 
+  test('its entrypoint compiles the server from the code cache the image was built with', async () => {
+    const r = await podman(['run', '--rm', ...PODMAN_ULIMITS, '--network', 'none', '-e', 'CAPSTAN_DEBUG_CODE_CACHE=1', IMAGE, '--help']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /^code cache: accepted$/m);
+  });
+
   test('its HEALTHCHECK passes', async () => {
     const r = await podman(['healthcheck', 'run', name]);
     assert.equal(r.code, 0, `podman healthcheck run: ${r.stdout}${r.stderr}`);
