@@ -28,9 +28,14 @@ export const ANONYMOUS_USER: User = Object.freeze({ name: ANONYMOUS_USER_NAME, u
 /** kube's service account user name prefix (`system:serviceaccount:NS:NAME`). */
 export const SERVICE_ACCOUNT_PREFIX = 'system:serviceaccount:';
 
+/** kube's user name of a service account (`system:serviceaccount:NS:NAME`). */
+export function serviceAccountUsername(namespace: string, name: string): string {
+  return `${SERVICE_ACCOUNT_PREFIX}${namespace}:${name}`;
+}
+
 /** The user of a service account, with kube's groups (`system:serviceaccounts`, `...:NS`). */
 export function serviceAccountUser(namespace: string, name: string, uid: string, extra: Record<string, string[]> = {}): User {
-  return { name: `${SERVICE_ACCOUNT_PREFIX}${namespace}:${name}`, uid, groups: ['system:serviceaccounts', `system:serviceaccounts:${namespace}`], extra };
+  return { name: serviceAccountUsername(namespace, name), uid, groups: ['system:serviceaccounts', `system:serviceaccounts:${namespace}`], extra };
 }
 
 /** The namespace and name of a service account user name, or undefined for other users. */

@@ -1,7 +1,8 @@
 import { metadataOf, objectKey, stringField, type Obj } from '../../api/object-util.js';
-import { WatchedCollection } from '../../storage/watched-collection.js';
+import { WatchedCollection, type CollectionChange } from '../../storage/watched-collection.js';
+import { BindingsBySubject } from './bindings-by-subject.js';
 import type { Storage } from '../../storage/storage.js';
-import type { User } from '../../api/user.js';
+import { serviceAccountUsername, type User } from '../../api/user.js';
 import { roleRefOf, rulesOf, subjectsOf, type PolicyRule, type RoleRef, type Subject } from './policy-rule.js';
 
 /** Storage types of the RBAC API (resource.group). */
@@ -22,19 +23,26 @@ export type RuleVisitor = (source: RuleSource | undefined, rule: PolicyRule | un
 export interface PolicySource {
   role(namespace: string, name: string): Obj | undefined;
   clusterRole(name: string): Obj | undefined;
-  roleBindings(namespace: string): Iterable<Obj>;
-  clusterRoleBindings(): Iterable<Obj>;
-}
-
-/** kube's username of a service account. */
-export function serviceAccountUsername(namespace: string, name: string): string {
-  return `system:serviceaccount:${namespace}:${name}`;
+  /**
+   * The RoleBindings of `namespace` that may name `user` (every one that does, perhaps some that do
+   * not), in the namespace's listing order.
+   */
+  roleBindingsFor(namespace: string, user: User): Iterable<Obj>;
+  /** The ClusterRoleBindings that may name `user`, as roleBindingsFor. */
+  clusterRoleBindingsFor(user: User): Iterable<Obj>;
 }
 
 function describeSubject(s: Subject, bindingNamespace: string): string {
   if (s.kind === 'ServiceAccount') return `${s.kind} ${JSON.stringify(`${s.name}/${s.namespace || bindingNamespace}`)}`;
   return `${s.kind} ${JSON.stringify(s.name)}`;
 }
+
+/**
+ * How kube's "allowed by" reason describes a binding through one of its subjects, by subject. A
+ * subject object belongs to one version of one binding (subjectsOf parses each version anew), whose
+ * name, namespace and role reference the description is made of.
+ */
+const descriptions = new WeakMap<Subject, string>();
 
 function appliesToUser(user: User, s: Subject, namespace: string): boolean {
   switch (s.kind) {
@@ -73,11 +81,11 @@ export class RuleResolver {
   }
 
   visitRulesFor(user: User, namespace: string, visit: RuleVisitor): void {
-    for (const binding of this.policy.clusterRoleBindings()) {
+    for (const binding of this.policy.clusterRoleBindingsFor(user)) {
       if (!this.visitBinding(user, binding, '', visit)) return;
     }
     if (namespace === '') return;
-    for (const binding of this.policy.roleBindings(namespace)) {
+    for (const binding of this.policy.roleBindingsFor(namespace, user)) {
       if (!this.visitBinding(user, binding, namespace, visit)) return;
     }
   }
@@ -100,11 +108,18 @@ export class RuleResolver {
     const ref = roleRefOf(binding);
     const rules = this.roleReferenceRules(ref, namespace);
     if (typeof rules === 'string') return visit(undefined, undefined, rules);
-    const name = stringField(metadataOf(binding), 'name');
-    const source: RuleSource =
-      namespace === ''
-        ? () => `ClusterRoleBinding ${JSON.stringify(name)} of ${ref.kind} ${JSON.stringify(ref.name)} to ${describeSubject(subject, '')}`
-        : () => `RoleBinding ${JSON.stringify(`${name}/${namespace}`)} of ${ref.kind} ${JSON.stringify(ref.name)} to ${describeSubject(subject, namespace)}`;
+    const source: RuleSource = () => {
+      let described = descriptions.get(subject);
+      if (described === undefined) {
+        const name = stringField(metadataOf(binding), 'name');
+        described =
+          namespace === ''
+            ? `ClusterRoleBinding ${JSON.stringify(name)} of ${ref.kind} ${JSON.stringify(ref.name)} to ${describeSubject(subject, '')}`
+            : `RoleBinding ${JSON.stringify(`${name}/${namespace}`)} of ${ref.kind} ${JSON.stringify(ref.name)} to ${describeSubject(subject, namespace)}`;
+        descriptions.set(subject, described);
+      }
+      return described;
+    };
     for (const rule of rules) if (!visit(source, rule, undefined)) return false;
     return true;
   }
@@ -113,20 +128,27 @@ export class RuleResolver {
 /**
  * The RBAC objects of one storage, kept current by watching the four RBAC types (every process keeps
  * its own copy, fed from the storage's change streams, so a change made through any worker or pod
- * reaches every authorizer). Nothing is derived and cached beyond the objects themselves, so a
+ * reaches every authorizer). Derived from them: the bindings of each scope by subject
+ * (BindingsBySubject), dropped by any change of that scope's bindings as the change is applied, so a
  * decision never outlives the change that revokes it by more than the stream's delivery.
  */
 export class WatchedPolicy implements PolicySource {
   private readonly abort = new AbortController();
   private readonly collections: Record<keyof typeof RBAC_TYPES, WatchedCollection>;
 
+  /** The ClusterRoleBindings by subject; undefined until asked for and after any of them changed. */
+  private clusterIndex: BindingsBySubject | undefined;
+  /** The RoleBindings of each namespace asked about by subject; a namespace's is dropped when one of its bindings changes. */
+  private readonly namespaceIndexes = new Map<string, BindingsBySubject>();
+
   constructor(storage: Storage, onError: (err: unknown) => void) {
-    const watch = (type: string): WatchedCollection => new WatchedCollection(storage, type, () => undefined, this.abort.signal, onError);
+    const watch = (type: string, onChange: (change: CollectionChange) => void = () => undefined): WatchedCollection =>
+      new WatchedCollection(storage, type, onChange, this.abort.signal, onError);
     this.collections = {
       roles: watch(RBAC_TYPES.roles),
       clusterRoles: watch(RBAC_TYPES.clusterRoles),
-      roleBindings: watch(RBAC_TYPES.roleBindings),
-      clusterRoleBindings: watch(RBAC_TYPES.clusterRoleBindings),
+      roleBindings: watch(RBAC_TYPES.roleBindings, (change) => this.namespaceIndexes.delete(change.namespace)),
+      clusterRoleBindings: watch(RBAC_TYPES.clusterRoleBindings, () => (this.clusterIndex = undefined)),
     };
   }
 
@@ -147,11 +169,19 @@ export class WatchedPolicy implements PolicySource {
     return this.collections.clusterRoles.get(objectKey('', name));
   }
 
-  roleBindings(namespace: string): Iterable<Obj> {
-    return this.collections.roleBindings.inNamespace(namespace);
+  roleBindingsFor(namespace: string, user: User): Iterable<Obj> {
+    const bindings = this.collections.roleBindings;
+    if (!bindings.hasNamespace(namespace)) return [];
+    let index = this.namespaceIndexes.get(namespace);
+    if (index === undefined) {
+      index = new BindingsBySubject(bindings.inNamespace(namespace), namespace);
+      this.namespaceIndexes.set(namespace, index);
+    }
+    return index.for(user);
   }
 
-  clusterRoleBindings(): Iterable<Obj> {
-    return this.collections.clusterRoleBindings.inNamespace('');
+  clusterRoleBindingsFor(user: User): Iterable<Obj> {
+    this.clusterIndex ??= new BindingsBySubject(this.collections.clusterRoleBindings.inNamespace(''), '');
+    return this.clusterIndex.for(user);
   }
 }
