@@ -3,6 +3,7 @@ import { X509Certificate } from 'node:crypto';
 import { TLSSocket, type DetailedPeerCertificate } from 'node:tls';
 import type { AuthenticationResult, RequestAuthenticator } from './authenticator.js';
 import { requestConnection } from './request-connection.js';
+import type { User } from '../api/user.js';
 
 /** TLS Web Client Authentication and "any" extended key usages. */
 const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
@@ -102,6 +103,24 @@ export function subjectValues(cert: X509Certificate, key: string): string[] {
     .map((a) => a.slice(key.length + 1));
 }
 
+/** The name and groups each certificate object names, read from its subject once. */
+const usersOfCertificates = new WeakMap<X509Certificate, { name: string; groups: readonly string[] }>();
+
+/**
+ * The user a client certificate names (its first Common Name, its Organizations as groups). The
+ * subject is read once per certificate object: a connection's requests share its chain (peerChain),
+ * and formatting the subject is the costly part. A fresh user object each time, as callers may keep
+ * or change it.
+ */
+function certificateUser(leaf: X509Certificate): User {
+  let named = usersOfCertificates.get(leaf);
+  if (named === undefined) {
+    named = { name: subjectValues(leaf, 'CN')[0] ?? '', groups: subjectValues(leaf, 'O') };
+    usersOfCertificates.set(leaf, named);
+  }
+  return { name: named.name, uid: '', groups: [...named.groups], extra: {} };
+}
+
 /**
  * kube's x509 authenticator (`--client-ca-file`): a client certificate verified against the CA
  * bundle is the user named by its Common Name, in the groups of its Organizations.
@@ -114,7 +133,6 @@ export class ClientCertificateAuthenticator implements RequestAuthenticator {
     if (chain.length === 0) return undefined;
     const error = verifyClientChain(chain, this.roots());
     if (error !== undefined) return { error };
-    const leaf = chain[0];
-    return { user: { name: subjectValues(leaf, 'CN')[0] ?? '', uid: '', groups: subjectValues(leaf, 'O'), extra: {} } };
+    return { user: certificateUser(chain[0]) };
   }
 }
