@@ -17,6 +17,8 @@ export class BindingsBySubject {
   private readonly byUser = new Map<string, number[]>();
   private readonly byGroup = new Map<string, number[]>();
   private readonly bindings: Obj[];
+  /** The answers of `for` by user name and groups, most users asking again and again (bounded). */
+  private readonly answers = new Map<string, Obj[]>();
 
   /** Indexes `bindings` (in their order), which live in `namespace` ('' for ClusterRoleBindings). */
   constructor(bindings: Iterable<Obj>, namespace: string) {
@@ -32,9 +34,6 @@ export class BindingsBySubject {
       }
     });
   }
-
-  /** The answers of `for` by user name and groups, most users asking again and again (bounded). */
-  private readonly answers = new Map<string, Obj[]>();
 
   /** The bindings that may name `user`, in the scope's order. Do not modify the result. */
   for(user: User): Obj[] {
