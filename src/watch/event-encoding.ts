@@ -3,7 +3,8 @@ import { type Obj } from '../api/object-util.js';
 import { servedJsonFor } from '../conversion/version-conversion.js';
 import { needsWebhookConversion, servedJsonForAsync, untilConverted } from '../conversion/converting-io.js';
 import type { Representation } from '../codec/negotiation.js';
-import { encodeProtobufWatchFrame, forgetStoredObject } from '../codec/protobuf/protobuf-codec.js';
+import { encodeProtobufStoredWatchFrame, encodeProtobufWatchFrame, forgetStoredObject } from '../codec/protobuf/protobuf-codec.js';
+import { withResourceVersion } from '../codec/protobuf/version-splice.js';
 import { encodeCborWatchEvent } from '../codec/cbor/cbor-encoder.js';
 import { encodeCborDocument, encodeCborJson } from '../codec/cbor/cbor-response.js';
 import { toPartialObjectMetadata, toTable } from '../codec/representations.js';
@@ -79,7 +80,8 @@ export function encodedEvent(
     // Protobuf, Table and metadata frames are built from the object: when a watch's selector had
     // it parsed already, that parse serves (not kept for this alone: parsed objects are large).
     const parsed = json === event.json ? parsedIfRecent(event) : undefined;
-    const encoded = objectFrame(facts, type, json, apiVersion, encoding, parsed);
+    const shipped = json === event.json ? shippedMessage(event, encoding) : undefined;
+    const encoded = objectFrame(facts, type, json, apiVersion, encoding, parsed, shipped);
     // Encoded to UTF-8 once here rather than by every watcher's socket write.
     frame = typeof encoded === 'string' ? Buffer.from(encoded) : encoded;
     frames[type] = frame;
@@ -91,6 +93,15 @@ export function encodedEvent(
     }
   }
   return frame;
+}
+
+/**
+ * The whole protobuf message of the change's object when its writer shipped one (see
+ * ChangeEvent.protobuf) and a protobuf watch of full objects asks for it; undefined otherwise.
+ */
+function shippedMessage(event: ChangeEvent, encoding: WatchEncoding): Buffer | undefined {
+  if (event.protobuf === undefined || !encoding.protobuf || encoding.representation !== 'object') return undefined;
+  return withResourceVersion(event.protobuf, event.resourceVersion);
 }
 
 /** Each change's object converted by its CRD's webhook, per apiVersion: one ConversionReview per (event, version). */
@@ -179,7 +190,8 @@ export function objectFrameOrConversion(
 /**
  * A frame for one object (synthetic ADDED of initial state, or a change) in the watch's encoding.
  * `parsed`, when given, is what `json` decodes to (shared, so never mutated here): used instead of
- * parsing again when the object is served as stored.
+ * parsing again when the object is served as stored. `message`, when given, is the whole protobuf
+ * message of `json`: a protobuf frame of the object as stored is built from it without parsing.
  */
 export function objectFrame(
   facts: CustomResourceFacts,
@@ -188,10 +200,15 @@ export function objectFrame(
   apiVersion: string,
   encoding: WatchEncoding = JSON_OBJECTS,
   parsed?: Obj,
+  message?: Buffer,
 ): string | Buffer {
   const objectJson = servedJsonFor(facts, json, apiVersion, encoding.representation);
   if (encoding.representation === 'object' && encoding.cbor === true) return encodeCborWatchEvent(type, encodeCborJson(objectJson));
   if (encoding.representation === 'object' && !encoding.protobuf) return `{"type":"${type}","object":${objectJson}}\n`;
+  if (message !== undefined && encoding.representation === 'object' && objectJson === json) {
+    const shipped = encodeProtobufStoredWatchFrame(type, json, message);
+    if (shipped !== undefined) return shipped;
+  }
   const obj = parsed !== undefined && objectJson === json ? parsed : (JSON.parse(objectJson) as Obj);
   // Protobuf (JSON and CBOR objects went out above): the object's message is shared with protobuf
   // LISTs of the same text (see encodeProtobufWatchFrame).

@@ -9,6 +9,11 @@ import assert from 'node:assert/strict';
 import type { V1ConfigMap, V1ConfigMapList } from '@kubernetes/client-node';
 import { createNamespace, eventually, fresh, startRedisWorkers, workersThatServed, type RedisWorkers } from '../helpers/redis-workers.js';
 import { contiguityProblem, ResumingWatch } from '../helpers/resuming-watch.js';
+import { request } from 'node:http';
+import { Redis } from 'ioredis';
+import { decodeProtobufWatchEvent, encodeProtobufWatchFrame } from '../../src/codec/protobuf/protobuf-codec.js';
+import { splitFrames } from '../../src/codec/protobuf/envelope.js';
+import { typeKeys } from '../../src/storage/redis/keys.js';
 
 let env: RedisWorkers;
 
@@ -85,6 +90,85 @@ describe('cross-worker consistency', () => {
       await watch.stop();
     }
     assert.deepEqual(workersThatServed(env.cap.stderr(), `/namespaces/${ns}/configmaps`), [0, 1]);
+  });
+
+  test("a protobuf watch gets, for writes through both workers, the frames of a fresh encoding; the stream carries each write's message", async () => {
+    const ns = 'xw-proto';
+    await createNamespace(env.url, ns);
+    const from = await configmapsRv();
+    const received: Buffer[] = [];
+    const watch = request(`${env.url}/api/v1/namespaces/${ns}/configmaps?watch=1&resourceVersion=${from}`, {
+      headers: { Accept: 'application/vnd.kubernetes.protobuf;stream=watch' },
+    });
+    const opened = new Promise<void>((resolve, reject) => {
+      watch.on('response', (res) => {
+        assert.equal(res.statusCode, 200);
+        res.on('data', (chunk: Buffer) => received.push(chunk));
+        resolve();
+      });
+      watch.on('error', reject);
+    });
+    watch.end();
+    await opened;
+    try {
+      // Stored texts by version, from the write responses (the stored object, as JSON).
+      const texts = new Map<string, string>();
+      const writes: Promise<void>[] = [];
+      for (let c = 0; c < 6; c++) {
+        writes.push(
+          (async () => {
+            const name = `p${c}`;
+            const base = `/api/v1/namespaces/${ns}/configmaps`;
+            const body = {
+              apiVersion: 'v1',
+              kind: 'ConfigMap',
+              metadata: { name, labels: { c: String(c) }, annotations: { note: 'x'.repeat(40 * c) } },
+              data: { v: '1' },
+            };
+            const created = await fresh(env.url, base, { method: 'POST', body });
+            assert.equal(created.status, 201, created.text);
+            texts.set(String(created.body?.metadata?.resourceVersion), created.text);
+            const patched = await fresh(env.url, `${base}/${name}`, {
+              method: 'PATCH',
+              contentType: 'application/merge-patch+json',
+              body: { data: { v: '2' } },
+            });
+            assert.equal(patched.status, 200, patched.text);
+            texts.set(String(patched.body?.metadata?.resourceVersion), patched.text);
+          })(),
+        );
+      }
+      await Promise.all(writes);
+      let frames: Buffer[] = [];
+      await eventually(() => (frames = splitFrames(Buffer.concat(received)).frames).length >= texts.size, `${texts.size} protobuf frames`);
+      assert.equal(frames.length, texts.size);
+      for (const frame of frames) {
+        const event = decodeProtobufWatchEvent(frame);
+        const rv = String((event.object.metadata as { resourceVersion?: unknown }).resourceVersion);
+        const text = texts.get(rv);
+        assert.ok(text !== undefined, `a frame at ${rv}, which no write answered`);
+        const expected = encodeProtobufWatchFrame(event.type, JSON.parse(text) as Record<string, unknown>);
+        assert.deepEqual(frame, expected.subarray(4), `the frame at ${rv} is byte for byte a fresh encoding of the stored object`);
+      }
+      // Every worker wrote some, and each of those changes went into the stream with its message.
+      assert.deepEqual(workersThatServed(env.cap.stderr(), `/namespaces/${ns}/configmaps`), [0, 1]);
+      const redis = new Redis(env.redis.url);
+      try {
+        const entries = (await redis.callBuffer('XRANGE', typeKeys('capstan:', 'configmaps').stream, `(${from}-0`, '+')) as [Buffer, Buffer[]][];
+        const ours = entries.filter(([, fields]) =>
+          texts.has(fields[fields.findIndex((f) => f.toString() === 'o') + 1]?.toString().match(/"resourceVersion":"(\d+)"/)?.[1] ?? ''),
+        );
+        assert.equal(ours.length, texts.size);
+        for (const [id, fields] of ours) {
+          const at = fields.findIndex((f) => f.toString() === 'b');
+          assert.ok(at >= 0 && (fields[at + 1]?.length ?? 0) > 0, `entry ${id.toString()} carries the object's message`);
+        }
+      } finally {
+        redis.disconnect();
+      }
+    } finally {
+      watch.destroy();
+    }
   });
 
   test('a chunked LIST (limit=2) continued on fresh connections is one snapshot', async () => {

@@ -1,8 +1,10 @@
+import cluster from 'node:cluster';
 import type { ServerConfig } from '../../config/server-config.js';
 import { redactUrl, StartupError } from '../../config/startup-error.js';
 import { setTokenKey } from '../continue-token.js';
 import { ListCachingStorage } from '../list-caching-storage.js';
 import { logRedisStorageError, RedisStorage, type RedisStorageOptions } from './redis-storage.js';
+import { versionlessMessage } from '../../codec/protobuf/protobuf-codec.js';
 import type { Storage } from '../storage.js';
 import type { PeerReaders } from './peer-readers.js';
 
@@ -84,6 +86,9 @@ export async function openRedisStorage(config: ServerConfig, peers?: PeerReaders
     maxObjectBytes: config.limits.maxObjectBytes,
     listCache: config.watchCache,
     peers,
+    // A worker's sibling workers read every change too: each gets the object's protobuf message with
+    // it, encoded once by the writer. A single process keeps entries to their JSON.
+    objectMessage: cluster.isWorker ? versionlessMessage : undefined,
   };
   const redis = await RedisStorage.connect(options).catch((err: unknown) => {
     const reason = (err instanceof Error ? err.message : String(err)).replace(/^cannot reach Redis: /, '');

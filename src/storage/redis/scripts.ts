@@ -86,8 +86,11 @@ function isNoScript(err: unknown): boolean {
   return err instanceof Error && err.message.startsWith('NOSCRIPT');
 }
 
+/** One argument of a script: text, a number, or bytes (a protobuf message). */
+export type ScriptArg = string | number | Buffer;
+
 /** Arguments of EVALSHA/EVAL for `script`. */
-export function scriptArgs(script: LuaScript, keys: readonly string[], args: readonly (string | number)[]): (string | number)[] {
+export function scriptArgs(script: LuaScript, keys: readonly string[], args: readonly ScriptArg[]): ScriptArg[] {
   if (keys.length !== script.keyCount) throw new Error(`${script.name} takes ${script.keyCount} keys, got ${keys.length}`);
   return [keys.length, ...keys, ...args];
 }
@@ -96,7 +99,7 @@ export function scriptArgs(script: LuaScript, keys: readonly string[], args: rea
  * Runs `script` by SHA; when the server does not know it yet (new or restarted server, failover),
  * sends the source once with EVAL, which also caches it there.
  */
-export async function runScript(client: RedisClient, script: LuaScript, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+export async function runScript(client: RedisClient, script: LuaScript, keys: readonly string[], args: readonly ScriptArg[]): Promise<unknown> {
   const rest = scriptArgs(script, keys, args);
   const started = performance.now();
   try {
@@ -122,7 +125,7 @@ export async function runScriptAndWait(
   client: RedisClient,
   script: LuaScript,
   keys: readonly string[],
-  args: readonly (string | number)[],
+  args: readonly ScriptArg[],
   replicas: number,
   timeoutMs: number,
 ): Promise<{ reply: unknown; acknowledged: number }> {
