@@ -3,7 +3,7 @@ import { type Obj } from '../api/object-util.js';
 import { servedJsonFor } from '../conversion/version-conversion.js';
 import { needsWebhookConversion, servedJsonForAsync, untilConverted } from '../conversion/converting-io.js';
 import type { Representation } from '../codec/negotiation.js';
-import { encodeProtobufStoredWatchFrame, encodeProtobufWatchFrame, forgetStoredObject } from '../codec/protobuf/protobuf-codec.js';
+import { cachedStoredMessage, encodeProtobufStoredWatchFrame, encodeProtobufWatchFrame, forgetStoredObject } from '../codec/protobuf/protobuf-codec.js';
 import { withResourceVersion } from '../codec/protobuf/version-splice.js';
 import { encodeCborWatchEvent } from '../codec/cbor/cbor-encoder.js';
 import { encodeCborDocument, encodeCborJson } from '../codec/cbor/cbor-response.js';
@@ -80,8 +80,8 @@ export function encodedEvent(
     // Protobuf, Table and metadata frames are built from the object: when a watch's selector had
     // it parsed already, that parse serves (not kept for this alone: parsed objects are large).
     const parsed = json === event.json ? parsedIfRecent(event) : undefined;
-    const shipped = json === event.json ? shippedMessage(event, encoding) : undefined;
-    const encoded = objectFrame(facts, type, json, apiVersion, encoding, parsed, shipped);
+    const known = json === event.json ? knownMessage(event, encoding) : undefined;
+    const encoded = objectFrame(facts, type, json, apiVersion, encoding, parsed, known);
     // Encoded to UTF-8 once here rather than by every watcher's socket write.
     frame = typeof encoded === 'string' ? Buffer.from(encoded) : encoded;
     frames[type] = frame;
@@ -96,12 +96,17 @@ export function encodedEvent(
 }
 
 /**
- * The whole protobuf message of the change's object when its writer shipped one (see
- * ChangeEvent.protobuf) and a protobuf watch of full objects asks for it; undefined otherwise.
+ * The whole protobuf message of the change's object, for a protobuf watch of full objects, when it
+ * is known without encoding: the writer shipped it (ChangeEvent.protobuf), or the change is a
+ * deletion whose removed object a frame or LIST encoded (the deletion's object is that one at the
+ * deletion's version). Undefined otherwise.
  */
-function shippedMessage(event: ChangeEvent, encoding: WatchEncoding): Buffer | undefined {
-  if (event.protobuf === undefined || !encoding.protobuf || encoding.representation !== 'object') return undefined;
-  return withResourceVersion(event.protobuf, event.resourceVersion);
+function knownMessage(event: ChangeEvent, encoding: WatchEncoding): Buffer | undefined {
+  if (!encoding.protobuf || encoding.representation !== 'object') return undefined;
+  if (event.protobuf !== undefined) return withResourceVersion(event.protobuf, event.resourceVersion);
+  if (event.type !== 'DELETED' || event.prevJson === undefined) return undefined;
+  const removed = cachedStoredMessage(event.prevJson);
+  return removed === undefined ? undefined : withResourceVersion(removed, event.resourceVersion);
 }
 
 /** Each change's object converted by its CRD's webhook, per apiVersion: one ConversionReview per (event, version). */

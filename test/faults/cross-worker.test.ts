@@ -11,7 +11,8 @@ import { createNamespace, eventually, fresh, startRedisWorkers, workersThatServe
 import { contiguityProblem, ResumingWatch } from '../helpers/resuming-watch.js';
 import { request } from 'node:http';
 import { Redis } from 'ioredis';
-import { decodeProtobufWatchEvent, encodeProtobufWatchFrame } from '../../src/codec/protobuf/protobuf-codec.js';
+import { decodeProtobufWatchEvent, encodeProtobufStoredWatchFrame, encodeProtobufWatchFrame } from '../../src/codec/protobuf/protobuf-codec.js';
+import { withResourceVersion } from '../../src/codec/protobuf/version-splice.js';
 import { splitFrames } from '../../src/codec/protobuf/envelope.js';
 import { typeKeys } from '../../src/storage/redis/keys.js';
 
@@ -113,6 +114,8 @@ describe('cross-worker consistency', () => {
     try {
       // Stored texts by version, from the write responses (the stored object, as JSON).
       const texts = new Map<string, string>();
+      // The last stored text of each deleted object, by name.
+      const removed = new Map<string, string>();
       const writes: Promise<void>[] = [];
       for (let c = 0; c < 6; c++) {
         writes.push(
@@ -135,20 +138,38 @@ describe('cross-worker consistency', () => {
             });
             assert.equal(patched.status, 200, patched.text);
             texts.set(String(patched.body?.metadata?.resourceVersion), patched.text);
+            if (c % 2 === 0) {
+              const deleted = await fresh(env.url, `${base}/${name}`, { method: 'DELETE' });
+              assert.equal(deleted.status, 200, deleted.text);
+              removed.set(name, patched.text);
+            }
           })(),
         );
       }
       await Promise.all(writes);
       let frames: Buffer[] = [];
-      await eventually(() => (frames = splitFrames(Buffer.concat(received)).frames).length >= texts.size, `${texts.size} protobuf frames`);
-      assert.equal(frames.length, texts.size);
+      const count = texts.size + removed.size;
+      await eventually(() => (frames = splitFrames(Buffer.concat(received)).frames).length >= count, `${count} protobuf frames`);
+      assert.equal(frames.length, count);
       for (const frame of frames) {
         const event = decodeProtobufWatchEvent(frame);
-        const rv = String((event.object.metadata as { resourceVersion?: unknown }).resourceVersion);
-        const text = texts.get(rv);
-        assert.ok(text !== undefined, `a frame at ${rv}, which no write answered`);
-        const expected = encodeProtobufWatchFrame(event.type, JSON.parse(text) as Record<string, unknown>);
-        assert.deepEqual(frame, expected.subarray(4), `the frame at ${rv} is byte for byte a fresh encoding of the stored object`);
+        const metadata = event.object.metadata as { name?: unknown; resourceVersion?: unknown };
+        const rv = String(metadata.resourceVersion);
+        let object: Record<string, unknown>;
+        if (event.type === 'DELETED') {
+          // A deletion's object is the last stored one with the deletion's version.
+          const last = removed.get(String(metadata.name));
+          assert.ok(last !== undefined, `a deletion of ${String(metadata.name)}, which was not deleted`);
+          const parsed = JSON.parse(last) as { metadata: Record<string, unknown> };
+          assert.ok(BigInt(rv) > BigInt(String(parsed.metadata.resourceVersion)), `the deletion of ${String(metadata.name)} carries its own version`);
+          object = { ...parsed, metadata: { ...parsed.metadata, resourceVersion: rv } };
+        } else {
+          const text = texts.get(rv);
+          assert.ok(text !== undefined, `a frame at ${rv}, which no write answered`);
+          object = JSON.parse(text) as Record<string, unknown>;
+        }
+        const expected = encodeProtobufWatchFrame(event.type, object);
+        assert.deepEqual(frame, expected.subarray(4), `the ${event.type} frame at ${rv} is byte for byte a fresh encoding of the object`);
       }
       // Every worker wrote some, and each of those changes went into the stream with its message.
       assert.deepEqual(workersThatServed(env.cap.stderr(), `/namespaces/${ns}/configmaps`), [0, 1]);
@@ -159,10 +180,28 @@ describe('cross-worker consistency', () => {
           texts.has(fields[fields.findIndex((f) => f.toString() === 'o') + 1]?.toString().match(/"resourceVersion":"(\d+)"/)?.[1] ?? ''),
         );
         assert.equal(ours.length, texts.size);
+        // A worker ships the message with a write of a type another worker reads: the writes of the
+        // worker without the watch (that worker reads no ConfigMaps) all do.
+        let shipped = 0;
         for (const [id, fields] of ours) {
-          const at = fields.findIndex((f) => f.toString() === 'b');
-          assert.ok(at >= 0 && (fields[at + 1]?.length ?? 0) > 0, `entry ${id.toString()} carries the object's message`);
+          const field = (name: string): Buffer | undefined => {
+            const at = fields.findIndex((f, i) => i % 2 === 0 && f.toString() === name);
+            return at < 0 ? undefined : fields[at + 1];
+          };
+          const message = field('b');
+          if (message === undefined) continue;
+          shipped++;
+          const json = String(field('o'));
+          const rv = id.toString().replace(/-0$/, '');
+          const spliced = withResourceVersion(message, rv);
+          assert.ok(spliced, `entry ${rv}: its message takes the version`);
+          assert.deepEqual(
+            encodeProtobufStoredWatchFrame('ADDED', json, spliced),
+            encodeProtobufWatchFrame('ADDED', JSON.parse(json) as Record<string, unknown>),
+            `entry ${rv} carries its object's message`,
+          );
         }
+        assert.ok(shipped > 0, "the worker without the watch shipped its writes' messages");
       } finally {
         redis.disconnect();
       }

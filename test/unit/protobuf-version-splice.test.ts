@@ -67,13 +67,30 @@ describe('a shipped versionless message with the version spliced in', () => {
     });
   }
 
+  for (const { name, object } of CORPUS) {
+    test(`${name}: a message's version replaced (a deletion's object) equals a fresh encoding at the new version`, () => {
+      for (const [from, to] of [
+        ['77', '78'],
+        ['9', '10'],
+        ['123456', '7'],
+      ]) {
+        assert.deepEqual(withResourceVersion(freshMessage(withVersion(object, from)), to), freshMessage(withVersion(object, to)), `${name}: ${from} -> ${to}`);
+      }
+    });
+  }
+
   test('ObjectMeta whose length varint grows by a byte once the version is in', () => {
     // Sizes around 127 bytes of ObjectMeta cross the one-byte varint limit when the version is added.
     for (let pad = 80; pad < 140; pad++) {
       const obj: Obj = { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'x'.repeat(pad), namespace: 'ns' }, data: { a: 'b' } };
       const versionless = versionlessMessage(obj);
       assert.ok(versionless);
-      for (const rv of ['5', '12345']) assert.deepEqual(withResourceVersion(versionless, rv), freshMessage(withVersion(obj, rv)), `name of ${pad}, rv ${rv}`);
+      for (const rv of ['5', '12345']) {
+        assert.deepEqual(withResourceVersion(versionless, rv), freshMessage(withVersion(obj, rv)), `name of ${pad}, rv ${rv}`);
+        // Replaced across the limit both ways.
+        assert.deepEqual(withResourceVersion(freshMessage(withVersion(obj, '1')), rv), freshMessage(withVersion(obj, rv)), `name of ${pad}, 1 -> ${rv}`);
+        assert.deepEqual(withResourceVersion(freshMessage(withVersion(obj, rv)), '1'), freshMessage(withVersion(obj, '1')), `name of ${pad}, ${rv} -> 1`);
+      }
     }
   });
 
@@ -112,11 +129,10 @@ describe('a shipped versionless message with the version spliced in', () => {
     }
   });
 
-  test('no message for kinds without one; no splice into what is not a versionless object message', () => {
+  test('no message for kinds without one; no splice into what is not an object message', () => {
     assert.equal(versionlessMessage({ kind: 'Widget', apiVersion: 'example.com/v1', metadata: { name: 'w' } }), undefined);
     const cm: Obj = { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'n', resourceVersion: '3' } };
-    // A message that has a version already, or does not open with ObjectMeta, or is cut short.
-    assert.equal(withResourceVersion(freshMessage(cm), '4'), undefined);
+    // A message that does not open with ObjectMeta, or is cut short.
     assert.equal(withResourceVersion(Buffer.from([0x12, 0x00]), '4'), undefined);
     const versionless = versionlessMessage(cm);
     assert.ok(versionless);

@@ -6,7 +6,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CustomResourceFacts } from '../../src/catalog/custom-resource-facts.js';
-import { objectFrame, type WatchEncoding } from '../../src/watch/event-encoding.js';
+import { encodedEvent, encodingKey, objectFrame, type WatchEncoding } from '../../src/watch/event-encoding.js';
+import { cachedStoredMessage, encodeProtobufWatchFrame } from '../../src/codec/protobuf/protobuf-codec.js';
+import type { ChangeEvent } from '../../src/storage/storage.js';
+import type { Obj } from '../../src/api/object-util.js';
 import { printerOf } from '../../src/strategy/strategies.js';
 
 function deepFreeze<T>(value: T): T {
@@ -80,4 +83,21 @@ test("a Table frame with the kind's own columns leaves the shared object unchang
   const fromShared = objectFrame(new CustomResourceFacts(), 'MODIFIED', json, 'v1', encoding, shared);
   assert.deepEqual(cells(fromShared), cells(objectFrame(new CustomResourceFacts(), 'MODIFIED', json, 'v1', encoding)));
   assert.equal(JSON.stringify(shared), json);
+});
+
+test("a deletion's protobuf frame, built from the removed object's cached message, is the frame of its parsed tombstone", () => {
+  const facts = new CustomResourceFacts();
+  const encoding = encodings.protobuf;
+  const key = encodingKey('v1', encoding);
+  const removed = JSON.stringify({ ...pod, metadata: { ...pod.metadata, resourceVersion: '99' } });
+  const tombstone = JSON.stringify({ ...pod, metadata: { ...pod.metadata, resourceVersion: '1000' } });
+  const modified: ChangeEvent = { type: 'MODIFIED', key: 'default/web-1', resourceVersion: '99', json: removed, prevJson: JSON.stringify(pod) };
+  const deleted: ChangeEvent = { type: 'DELETED', key: 'default/web-1', resourceVersion: '1000', json: tombstone, prevJson: removed };
+  // The update's frame leaves the object's message in the cache; the deletion's frame starts from it.
+  assert.deepEqual(encodedEvent(facts, modified, 'MODIFIED', 'Pod', 'v1', encoding, key), encodeProtobufWatchFrame('MODIFIED', JSON.parse(removed) as Obj));
+  assert.ok(cachedStoredMessage(removed), 'the removed object is cached');
+  assert.deepEqual(encodedEvent(facts, deleted, 'DELETED', 'Pod', 'v1', encoding, key), encodeProtobufWatchFrame('DELETED', JSON.parse(tombstone) as Obj));
+  // Neither the removed version nor the deletion's stays cached: no LIST serves them again.
+  assert.equal(cachedStoredMessage(removed), undefined);
+  assert.equal(cachedStoredMessage(tombstone), undefined);
 });

@@ -272,6 +272,19 @@ export function cachedProtobufObject(json: string): Buffer | undefined {
 }
 
 /**
+ * The message of the stored object whose JSON text is `json` when the list items' cache holds it (a
+ * watch frame or a LIST encoded it); undefined otherwise. Never adds to the cache.
+ */
+export function cachedStoredMessage(json: string): Buffer | undefined {
+  const m = STORED_TYPE_META.exec(json);
+  if (m === null) return undefined;
+  return compiledKinds
+    .get(m[2] ?? m[3] ?? '')
+    ?.get(m[1] ?? m[4] ?? '')
+    ?.items.get(json);
+}
+
+/**
  * The protobuf body of a list: LIST_KIND (e.g. "ConfigMapList") in APIVERSION with ListMeta
  * LIST_METADATA and ITEMS (their kind/apiVersion are not part of the wire form).
  * Throws ProtobufUnsupportedError when the list kind has no message.

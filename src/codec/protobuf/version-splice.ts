@@ -1,11 +1,12 @@
 import { putVarint32, varintSize } from './wire-writer.js';
 
 /**
- * A stored object's protobuf message is known before its write only up to its resourceVersion, which
- * the store allocates as it writes. Every top-level kind carries its ObjectMeta as field 1, and
- * ObjectMeta's resourceVersion is its field 6; the encoder writes fields in field-number order, as
- * Go does. So the message without a version, and the version, give the whole message: the version's
- * field goes before ObjectMeta's first field numbered above 6, and ObjectMeta's length grows by it.
+ * An object's protobuf message at another resourceVersion, without encoding the object again: a
+ * write's message is known before the store allocates its version, and a deletion's object is the
+ * removed one with the deletion's version. Every top-level kind carries its ObjectMeta as field 1,
+ * and ObjectMeta's resourceVersion is its field 6; the encoder writes fields in field-number order,
+ * as Go does. So the version's field goes before ObjectMeta's first field numbered above 6 (in place
+ * of the one there, if any), and ObjectMeta's length changes by the difference.
  */
 
 const METADATA_TAG = 0x0a; // field 1, length-delimited
@@ -43,40 +44,46 @@ function skipValue(buf: Uint8Array, pos: number, end: number, wireType: number):
 }
 
 /**
- * The message `versionless` (an object's message whose ObjectMeta has no resourceVersion) with
- * `resourceVersion` set: byte for byte what the encoder writes for the object with that version.
- * Undefined when `versionless` does not start with ObjectMeta, already has a version, or is malformed.
+ * `message` (an object's message) with its resourceVersion set to `resourceVersion`, added where it
+ * has none and replacing the one it has: byte for byte what the encoder writes for the object with
+ * that version. Undefined when `message` does not start with ObjectMeta or is malformed.
  */
-export function withResourceVersion(versionless: Uint8Array, resourceVersion: string): Buffer | undefined {
-  if (versionless[0] !== METADATA_TAG) return undefined;
-  const length = readVarint(versionless, 1, versionless.length);
+export function withResourceVersion(message: Uint8Array, resourceVersion: string): Buffer | undefined {
+  if (message[0] !== METADATA_TAG) return undefined;
+  const length = readVarint(message, 1, message.length);
   if (length === undefined) return undefined;
   const start = length.next;
   const end = start + length.value;
-  if (end > versionless.length) return undefined;
-  // ObjectMeta's first field numbered above resourceVersion's: the version's field goes before it.
+  if (end > message.length) return undefined;
+  // The version's field goes where ObjectMeta's fields numbered above it begin; [split, resume) is
+  // the version field the message has, if any.
   let split = start;
+  let resume = start;
   while (split < end) {
-    const tag = readVarint(versionless, split, end);
+    const tag = readVarint(message, split, end);
     if (tag === undefined) return undefined;
     const field = Math.floor(tag.value / 8);
-    if (field === RESOURCE_VERSION_FIELD) return undefined;
     if (field > RESOURCE_VERSION_FIELD) break;
-    const next = skipValue(versionless, tag.next, end, tag.value & 7);
+    const next = skipValue(message, tag.next, end, tag.value & 7);
     if (next === undefined) return undefined;
+    if (field === RESOURCE_VERSION_FIELD) {
+      resume = next;
+      break;
+    }
     split = next;
   }
+  if (resume < split) resume = split;
   const rvBytes = Buffer.byteLength(resourceVersion);
   const rvField = 1 + varintSize(rvBytes) + rvBytes;
-  const metaLength = length.value + rvField;
-  const out = Buffer.allocUnsafe(1 + varintSize(metaLength) + metaLength + (versionless.length - end));
+  const metaLength = length.value - (resume - split) + rvField;
+  const out = Buffer.allocUnsafe(1 + varintSize(metaLength) + metaLength + (message.length - end));
   out[0] = METADATA_TAG;
   let pos = putVarint32(out, 1, metaLength);
-  out.set(versionless.subarray(start, split), pos);
+  out.set(message.subarray(start, split), pos);
   pos += split - start;
   out[pos++] = RESOURCE_VERSION_TAG;
   pos = putVarint32(out, pos, rvBytes);
   pos += out.write(resourceVersion, pos, 'utf8');
-  out.set(versionless.subarray(split), pos);
+  out.set(message.subarray(resume), pos);
   return out;
 }

@@ -1,4 +1,3 @@
-import cluster from 'node:cluster';
 import type { ServerConfig } from '../../config/server-config.js';
 import { redactUrl, StartupError } from '../../config/startup-error.js';
 import { setTokenKey } from '../continue-token.js';
@@ -86,9 +85,8 @@ export async function openRedisStorage(config: ServerConfig, peers?: PeerReaders
     maxObjectBytes: config.limits.maxObjectBytes,
     listCache: config.watchCache,
     peers,
-    // A worker's sibling workers read every change too: each gets the object's protobuf message with
-    // it, encoded once by the writer. A single process keeps entries to their JSON.
-    objectMessage: cluster.isWorker ? versionlessMessage : undefined,
+    // Workers that read a type's changes get each object's protobuf message with them, encoded once by the writer.
+    objectMessage: versionlessMessage,
   };
   const redis = await RedisStorage.connect(options).catch((err: unknown) => {
     const reason = (err instanceof Error ? err.message : String(err)).replace(/^cannot reach Redis: /, '');

@@ -49,8 +49,8 @@ export interface RedisStorageOptions extends RedisConnectionOptions, WriteAcknow
   /**
    * The protobuf message of an object about to be written, without its resourceVersion (or undefined
    * when it has none), shipped with the change in its stream entry so that each reader splices the
-   * version in rather than encoding the object again (ChangeEvent.protobuf). Given when several
-   * processes read the streams; absent, entries carry only the JSON.
+   * version in rather than encoding the object again (ChangeEvent.protobuf). Used only for a write of
+   * a type that another worker reads (`peers`): otherwise entries carry only the JSON.
    */
   objectMessage?: (object: Record<string, unknown>) => Uint8Array | undefined;
   /** With `waitReplicas`: how long `connect` waits for that many replicas to be connected (default 30 s). */
@@ -160,8 +160,10 @@ export class RedisStorage implements Storage {
   }
 
   /** The message to ship with a write of `object` (see RedisStorageOptions.objectMessage), as bytes Redis takes. */
-  private shippedMessage(object: Record<string, unknown>): Buffer | undefined {
-    const message = this.options.objectMessage?.(object);
+  private shippedMessage(type: string, object: Record<string, unknown>): Buffer | undefined {
+    const encode = this.options.objectMessage;
+    if (encode === undefined || this.options.peers?.othersReading(this.keys(type).stream) !== true) return undefined;
+    const message = encode(object);
     if (message === undefined || message.length === 0) return undefined;
     return Buffer.isBuffer(message) ? message : Buffer.from(message.buffer, message.byteOffset, message.byteLength);
   }
@@ -181,7 +183,7 @@ export class RedisStorage implements Storage {
 
   async create(type: string, key: string, object: Record<string, unknown>): Promise<StoredObject> {
     const { before, after } = this.serialize(object);
-    const message = this.shippedMessage(object);
+    const message = this.shippedMessage(type, object);
     const reply = await this.commands.script((s) => s.create, this.keys(type), [key, before, after, ...this.history(), message ?? ''], true);
     const failure = scriptFailure(reply, key);
     if (failure) throw failure;
@@ -205,7 +207,7 @@ export class RedisStorage implements Storage {
   async update(type: string, key: string, object: Record<string, unknown>, expectedResourceVersion: string): Promise<StoredObject> {
     const { before, after } = this.serialize(object);
     const followed = this.streams.follows(type);
-    const message = this.shippedMessage(object);
+    const message = this.shippedMessage(type, object);
     const args = [key, expectedResourceVersion, before, after, ...this.history(), followed ? '1' : '0', message ?? ''];
     const reply = await this.commands.script((s) => s.update, this.keys(type), args, true);
     const failure = scriptFailure(reply, key);
