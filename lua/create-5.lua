@@ -13,12 +13,11 @@ ARGV[2]  object JSON up to and including the opening quote of metadata.resourceV
 ARGV[3]  object JSON from the closing quote of metadata.resourceVersion on
 ARGV[4]  history window in milliseconds (events older than now - window are trimmed)
 ARGV[5]  most events kept in the stream
-ARGV[6]  the object's protobuf message without its resourceVersion, or empty (kept as the event's b)
 
 Returns  {"ok", rv}            the object was stored at version rv
          {"AlreadyExists"}     an object with that key exists; nothing was written
 
-Stream entry fields: t (ms, server time), e ("ADDED"), k (key), o (object JSON), b (ARGV[6], when given).
+Stream entry fields: t (ms, server time), e ("ADDED"), k (key), o (object JSON).
 The JSON is never decoded: the new version is spliced between ARGV[2] and ARGV[3].
 ]]
 
@@ -34,11 +33,7 @@ local now = now_ms()
 local json = ARGV[2] .. rv .. ARGV[3]
 -- Trimming first, then XADD: after XADD only plain writes follow, which cannot fail halfway.
 trim_by_age(KEYS[4], KEYS[5], now, tonumber(ARGV[4]))
-if ARGV[6] ~= nil and ARGV[6] ~= '' then
-  redis.call('XADD', KEYS[4], 'MAXLEN', ARGV[5], rv .. '-0', 't', now, 'e', 'ADDED', 'k', key, 'o', json, 'b', ARGV[6])
-else
-  redis.call('XADD', KEYS[4], 'MAXLEN', ARGV[5], rv .. '-0', 't', now, 'e', 'ADDED', 'k', key, 'o', json)
-end
+redis.call('XADD', KEYS[4], 'MAXLEN', ARGV[5], rv .. '-0', 't', now, 'e', 'ADDED', 'k', key, 'o', json)
 redis.call('SET', KEYS[1], rv)
 redis.call('HSET', KEYS[2], key, rv .. ':' .. #ARGV[2] .. ':' .. json)
 redis.call('ZADD', KEYS[3], 0, key)

@@ -15,14 +15,13 @@ ARGV[4]  new object JSON from the closing quote of metadata.resourceVersion on
 ARGV[5]  history window in milliseconds
 ARGV[6]  most events kept in the stream
 ARGV[7]  "1" to have the previous JSON returned too (the writer hands the change to its own watchers)
-ARGV[8]  the new object's protobuf message without its resourceVersion, or empty (kept as the event's b)
 
 Returns  {"ok", rv}              the object was replaced at version rv
          {"ok", rv, previous}    the same, with ARGV[7] "1": previous is the replaced JSON
          {"NotFound"}            no object has that key; nothing was written
          {"Conflict", current}   the object is at version current; nothing was written
 
-Stream entry fields: t, e ("MODIFIED"), k, o (new JSON), p (previous JSON), pr (previous rv), b (ARGV[8], when given).
+Stream entry fields: t, e ("MODIFIED"), k, o (new JSON), p (previous JSON), pr (previous rv).
 ]]
 
 -- @include history.lua
@@ -42,13 +41,8 @@ local now = now_ms()
 local json = ARGV[3] .. rv .. ARGV[4]
 -- Trimming first, then XADD: after XADD only plain writes follow, which cannot fail halfway.
 trim_by_age(KEYS[4], KEYS[5], now, tonumber(ARGV[5]))
-if ARGV[8] ~= nil and ARGV[8] ~= '' then
-  redis.call('XADD', KEYS[4], 'MAXLEN', ARGV[6], rv .. '-0', 't', now, 'e', 'MODIFIED', 'k', key,
-    'o', json, 'p', previous, 'pr', current_rv, 'b', ARGV[8])
-else
-  redis.call('XADD', KEYS[4], 'MAXLEN', ARGV[6], rv .. '-0', 't', now, 'e', 'MODIFIED', 'k', key,
-    'o', json, 'p', previous, 'pr', current_rv)
-end
+redis.call('XADD', KEYS[4], 'MAXLEN', ARGV[6], rv .. '-0', 't', now, 'e', 'MODIFIED', 'k', key,
+  'o', json, 'p', previous, 'pr', current_rv)
 redis.call('SET', KEYS[1], rv)
 redis.call('HSET', KEYS[2], key, rv .. ':' .. #ARGV[3] .. ':' .. json)
 if ARGV[7] == '1' then

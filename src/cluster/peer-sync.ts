@@ -31,8 +31,6 @@ interface Batch {
 export interface WorkerPeerSyncOptions {
   /** This worker's cluster id (`cluster.worker.id`). */
   self: number;
-  /** Whether writes wait for the other readers (`awaitPeers`); when not, only who reads what is followed. */
-  waits: boolean;
   /** Sends a message to the primary; never throws. */
   send: Send;
   /** The longest a write waits when the primary does not answer. */
@@ -65,12 +63,8 @@ export class WorkerPeerSync implements PeerReaders {
     this.options.send({ type: 'capstan:stream-reader', stream, listening });
   }
 
-  othersReading(stream: string): boolean {
-    return (this.peersReading.get(stream) ?? 0) > 0;
-  }
-
   awaitPeers(stream: string, version: string): Promise<void> | undefined {
-    if (!this.options.waits || (this.peersReading.get(stream) ?? 0) === 0) return undefined;
+    if ((this.peersReading.get(stream) ?? 0) === 0) return undefined;
     const batch = this.batches.get(stream);
     if (batch !== undefined) {
       if (compareResourceVersions(version, batch.version) > 0) batch.version = version;

@@ -60,10 +60,12 @@ export async function runPrimary(config: ServerConfig, options: PrimaryOptions):
   /** The listeners' URLs and ports: the main one (plain HTTP when served, else HTTPS), and HTTPS. */
   let listening: { url: string; port: number; secureUrl?: string; securePort?: number } | undefined;
 
-  // Tells each worker which change streams the others read (peer-sync.ts); writes wait for those
-  // readers only with --worker-write-sync-timeout, and not with a replication fence, where every
-  // change reaches watches only once replicas have it (the workers then ask nothing).
-  const peerSync = config.storage === 'redis' && options.workers > 1 ? new PeerSyncRelay(Math.max(config.workerWriteSyncTimeoutMs, 0)) : undefined;
+  // Writes wait for the other workers' watch readers (peer-sync.ts); not with a replication fence,
+  // where every change reaches watches only once replicas have it.
+  const peerSync =
+    config.storage === 'redis' && options.workers > 1 && config.workerWriteSyncTimeoutMs > 0 && config.redisWaitReplicas === 0
+      ? new PeerSyncRelay(config.workerWriteSyncTimeoutMs)
+      : undefined;
   const liveWorkers = (): Worker[] => slots.flatMap((s) => (s.worker !== undefined && !s.worker.isDead() ? [s.worker] : []));
   servePrimaryMetrics(liveWorkers);
 

@@ -22,11 +22,9 @@ export async function openStorage(config: ServerConfig, peers?: PeerReaders): Pr
 /** A worker's link to the other workers' watch readers, through the primary (peer-sync.ts). */
 function workerPeerSync(config: ServerConfig): WorkerPeerSync | undefined {
   const worker = cluster.worker;
-  if (worker === undefined || config.storage !== 'redis') return undefined;
+  if (worker === undefined || config.storage !== 'redis' || config.workerWriteSyncTimeoutMs <= 0) return undefined;
   const sync = new WorkerPeerSync({
     self: worker.id,
-    // Not with a replication fence: every change then reaches watches only once replicas have it.
-    waits: config.workerWriteSyncTimeoutMs > 0 && config.redisWaitReplicas === 0,
     send: (message) => {
       if (process.connected) process.send?.(message, undefined, {}, () => undefined);
     },

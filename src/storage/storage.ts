@@ -34,13 +34,6 @@ export interface ChangeEvent {
   readonly json: string;
   /** The object before the change (MODIFIED and DELETED), for selector transitions and snapshots. */
   readonly prevJson?: string;
-  /**
-   * The object's protobuf message without its `metadata.resourceVersion`, when the writer shipped one
-   * with the change (Redis with several workers: see RedisStorageOptions.objectMessage). Watches
-   * splice the version in (codec/protobuf/version-splice.ts) instead of encoding the object again in
-   * every process. Never on DELETED.
-   */
-  readonly protobuf?: Uint8Array;
 }
 
 /**

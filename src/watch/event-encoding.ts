@@ -96,15 +96,12 @@ export function encodedEvent(
 }
 
 /**
- * The whole protobuf message of the change's object, for a protobuf watch of full objects, when it
- * is known without encoding: the writer shipped it (ChangeEvent.protobuf), or the change is a
- * deletion whose removed object a frame or LIST encoded (the deletion's object is that one at the
- * deletion's version). Undefined otherwise.
+ * The whole protobuf message of a deletion's object, for a protobuf watch of full objects, when it
+ * is known without encoding: the object is the removed one at the deletion's version, and a frame
+ * or LIST encoded the removed one (its message is in the list items' cache). Undefined otherwise.
  */
 function knownMessage(event: ChangeEvent, encoding: WatchEncoding): Buffer | undefined {
-  if (!encoding.protobuf || encoding.representation !== 'object') return undefined;
-  if (event.protobuf !== undefined) return withResourceVersion(event.protobuf, event.resourceVersion);
-  if (event.type !== 'DELETED' || event.prevJson === undefined) return undefined;
+  if (!encoding.protobuf || encoding.representation !== 'object' || event.type !== 'DELETED' || event.prevJson === undefined) return undefined;
   const removed = cachedStoredMessage(event.prevJson);
   return removed === undefined ? undefined : withResourceVersion(removed, event.resourceVersion);
 }

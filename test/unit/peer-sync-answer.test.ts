@@ -12,7 +12,7 @@ type Sent = { type: string; id?: number };
 
 function worker(afterWatchFrames?: (answer: () => void) => void): { sync: WorkerPeerSync; sent: Sent[] } {
   const sent: Sent[] = [];
-  const sync = new WorkerPeerSync({ self: 1, waits: true, send: (m) => sent.push(m), safetyMs: 1000, afterWatchFrames });
+  const sync = new WorkerPeerSync({ self: 1, send: (m) => sent.push(m), safetyMs: 1000, afterWatchFrames });
   return { sync, sent };
 }
 

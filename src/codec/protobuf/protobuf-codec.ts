@@ -203,26 +203,6 @@ function writeStoredObjectBody(w: WireWriter, obj: Obj, json: string): void {
 }
 
 /**
- * The message of `obj` (a built-in kind's object) without its `metadata.resourceVersion`, for a
- * store to keep beside the write it is about to make (see version-splice.ts); undefined for kinds
- * without a message and for objects the encoder refuses.
- */
-export function versionlessMessage(obj: Obj): Buffer | undefined {
-  const { apiVersion, kind } = typeOf(obj);
-  if (messageNameForKind(apiVersion, kind) === undefined) return undefined;
-  const metadata = isObject(obj.metadata) ? { ...obj.metadata } : undefined;
-  if (metadata !== undefined) delete metadata.resourceVersion;
-  try {
-    const { message } = compiledFor(apiVersion, kind);
-    itemWriter.reset();
-    writeMessage(itemWriter, message, metadata === undefined ? obj : { ...obj, metadata });
-    return itemWriter.copy();
-  } catch {
-    return undefined;
-  }
-}
-
-/**
  * Forgets the cached encodings of `json`, a version of an `apiVersion`/`kind` object that no LIST
  * will serve again (it was replaced or deleted), so that watched changes do not fill the cache with
  * dead versions. Kinds without a protobuf message have none.
@@ -433,8 +413,8 @@ const FRAME_LENGTH_PLACEHOLDER = new Uint8Array(4);
 
 /**
  * `encodeProtobufWatchFrame` of the stored object whose JSON text is `json`, given its whole message
- * (`message`, e.g. spliced from the message its writer shipped with the change): neither parses nor
- * encodes the object, and leaves the message in the list items' cache as an encoding would. Undefined
+ * (`message`, e.g. a deletion's: the removed object's message with the deletion's version): neither
+ * parses nor encodes the object, and leaves the message in the list items' cache as an encoding would. Undefined
  * when the text does not open with the object's kind and apiVersion, or the kind has no message.
  */
 export function encodeProtobufStoredWatchFrame(type: string, json: string, message: Buffer): Buffer | undefined {

@@ -112,8 +112,7 @@ export class RedisChangeStreams {
       cacheSize: this.options.watchCacheSize,
       readRange: (after, through, deliver) => this.readRange(keys, after, through, deliver),
       readNewer: async (after) => {
-        // As bytes, like the blocking reader: entries may carry a shipped protobuf message.
-        const reply = await this.options.commands.command(keys, 'XRANGE', [keys.stream, `(${after}-0`, '+', 'COUNT', 1000], true);
+        const reply = await this.options.commands.command(keys, 'XRANGE', [keys.stream, `(${after}-0`, '+', 'COUNT', 1000]);
         return Array.isArray(reply) ? reply.map(parseStreamEntry) : [];
       },
       onError: this.options.onError,

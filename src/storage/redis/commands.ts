@@ -9,7 +9,7 @@
  */
 import type { TypeKeys } from './keys.js';
 import { replyArray, unavailable } from './replies.js';
-import { runScript, runScriptAndWait, type LuaScript, type RedisClient, type ScriptArg, type StorageScripts } from './scripts.js';
+import { runScript, runScriptAndWait, type LuaScript, type RedisClient, type StorageScripts } from './scripts.js';
 import { closeClient } from './client.js';
 import { batchWritesThisTurn } from './write-batching.js';
 import { ConnectionEpoch, ReadConfirmation } from './read-confirmation.js';
@@ -65,7 +65,7 @@ export class RedisCommands {
    * without a reply (timeout, connection lost) is `Timeout`, its outcome unknown. A write refused
    * (precondition or error reply) after its connection changed is `Timeout` too (`refusalStands`).
    */
-  async script(pick: (s: StorageScripts) => LuaScript, keys: TypeKeys, args: ScriptArg[], write: boolean): Promise<unknown[]> {
+  async script(pick: (s: StorageScripts) => LuaScript, keys: TypeKeys, args: (string | number)[], write: boolean): Promise<unknown[]> {
     if (this.closed) throw new StorageError('Unavailable', 'storage is closed');
     if (write && this.client.status !== 'ready') throw new StorageError('Unavailable', `storage unavailable: connection is ${this.client.status}`);
     // The connection the write goes out on: if it changes before the answer, ioredis may have sent
@@ -128,14 +128,13 @@ export class RedisCommands {
   /**
    * Sends one read-only command over the type's keys; any failure rejects with `Unavailable`. With
    * `waitReplicas` its answer waits for the replicas to hold what it saw (read-confirmation.ts).
-   * With `asBytes`, bulk strings in the reply are Buffers rather than decoded text.
    */
-  async command(keys: TypeKeys, name: string, args: (string | number)[], asBytes = false): Promise<unknown> {
+  async command(keys: TypeKeys, name: string, args: (string | number)[]): Promise<unknown> {
     if (this.closed) throw new StorageError('Unavailable', 'storage is closed');
     try {
       return await this.confirmed(keys, () => {
         batchWritesThisTurn(this.client);
-        return asBytes ? this.client.callBuffer(name, args) : this.client.call(name, args);
+        return this.client.call(name, args);
       });
     } catch (err) {
       throw unavailable(err);

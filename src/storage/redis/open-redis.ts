@@ -3,7 +3,6 @@ import { redactUrl, StartupError } from '../../config/startup-error.js';
 import { setTokenKey } from '../continue-token.js';
 import { ListCachingStorage } from '../list-caching-storage.js';
 import { logRedisStorageError, RedisStorage, type RedisStorageOptions } from './redis-storage.js';
-import { versionlessMessage } from '../../codec/protobuf/protobuf-codec.js';
 import type { Storage } from '../storage.js';
 import type { PeerReaders } from './peer-readers.js';
 
@@ -85,8 +84,6 @@ export async function openRedisStorage(config: ServerConfig, peers?: PeerReaders
     maxObjectBytes: config.limits.maxObjectBytes,
     listCache: config.watchCache,
     peers,
-    // Workers that read a type's changes get each object's protobuf message with them, encoded once by the writer.
-    objectMessage: versionlessMessage,
   };
   const redis = await RedisStorage.connect(options).catch((err: unknown) => {
     const reason = (err instanceof Error ? err.message : String(err)).replace(/^cannot reach Redis: /, '');

@@ -1,11 +1,8 @@
 /**
  * The other processes of one server instance (cluster workers) that read the same change streams.
- * Each knows which streams the others read: a write ships its object's protobuf message only when
- * another worker reads its type (RedisStorageOptions.objectMessage). With
- * `--worker-write-sync-timeout`, a write a worker makes also returns once every other worker with
- * watches of the type has handed the change to them (within a bound), so a client whose writes and
- * watches go to different workers sees its write at its watch by the time the response arrives, as
- * on one process.
+ * A write a worker makes returns once every other worker with watches of the type has handed the
+ * change to them (within a bound), so a client whose writes and watches go to different workers
+ * sees its write at its watch by the time the response arrives, as on one process.
  */
 
 /** What this process tells and asks its peers (RedisStorage calls it). */
@@ -17,12 +14,10 @@ export interface PeerReaders {
    * process from now on) or none left (false: they need not).
    */
   reading(stream: string, listening: boolean): void;
-  /** Whether another process's watches of `stream` have listeners now (so it reads every change of it). */
-  othersReading(stream: string): boolean;
   /**
    * Resolves once every peer with listeners of `stream` has handed out its changes through
    * `version`, or a bound passed (a peer that is stalled is not waited for); undefined when no peer
-   * listens to it, or writes do not wait for peers.
+   * listens to it.
    * Never rejects.
    */
   awaitPeers(stream: string, version: string): Promise<void> | undefined;

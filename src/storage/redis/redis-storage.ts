@@ -46,13 +46,6 @@ export interface RedisStorageOptions extends RedisConnectionOptions, WriteAcknow
   onError?: (message: string, err: unknown) => void;
   /** The other workers of this instance: writes wait until their watch readers have the change (see peer-readers.ts). */
   peers?: PeerReaders;
-  /**
-   * The protobuf message of an object about to be written, without its resourceVersion (or undefined
-   * when it has none), shipped with the change in its stream entry so that each reader splices the
-   * version in rather than encoding the object again (ChangeEvent.protobuf). Used only for a write of
-   * a type that another worker reads (`peers`): otherwise entries carry only the JSON.
-   */
-  objectMessage?: (object: Record<string, unknown>) => Uint8Array | undefined;
   /** With `waitReplicas`: how long `connect` waits for that many replicas to be connected (default 30 s). */
   replicaWaitMs?: number;
 }
@@ -159,15 +152,6 @@ export class RedisStorage implements Storage {
     return split;
   }
 
-  /** The message to ship with a write of `object` (see RedisStorageOptions.objectMessage), as bytes Redis takes. */
-  private shippedMessage(type: string, object: Record<string, unknown>): Buffer | undefined {
-    const encode = this.options.objectMessage;
-    if (encode === undefined || this.options.peers?.othersReading(this.keys(type).stream) !== true) return undefined;
-    const message = encode(object);
-    if (message === undefined || message.length === 0) return undefined;
-    return Buffer.isBuffer(message) ? message : Buffer.from(message.buffer, message.byteOffset, message.byteLength);
-  }
-
   /**
    * Hands this process's own write to the type's watch reader, when it has one (see
    * RedisChangeStreams.deliverOwn), and waits until the other workers' readers have it too (see
@@ -183,15 +167,12 @@ export class RedisStorage implements Storage {
 
   async create(type: string, key: string, object: Record<string, unknown>): Promise<StoredObject> {
     const { before, after } = this.serialize(object);
-    const message = this.shippedMessage(type, object);
-    const reply = await this.commands.script((s) => s.create, this.keys(type), [key, before, after, ...this.history(), message ?? ''], true);
+    const reply = await this.commands.script((s) => s.create, this.keys(type), [key, before, after, ...this.history()], true);
     const failure = scriptFailure(reply, key);
     if (failure) throw failure;
     const rv = replyString(reply[1], 'create');
     const json = before + rv + after;
-    const event: ChangeEvent =
-      message === undefined ? { type: 'ADDED', key, resourceVersion: rv, json } : { type: 'ADDED', key, resourceVersion: rv, json, protobuf: message };
-    const handedOut = this.handOut(type, rv, event);
+    const handedOut = this.handOut(type, rv, { type: 'ADDED', key, resourceVersion: rv, json });
     if (handedOut) await handedOut;
     return { key, resourceVersion: rv, json };
   }
@@ -207,22 +188,17 @@ export class RedisStorage implements Storage {
   async update(type: string, key: string, object: Record<string, unknown>, expectedResourceVersion: string): Promise<StoredObject> {
     const { before, after } = this.serialize(object);
     const followed = this.streams.follows(type);
-    const message = this.shippedMessage(type, object);
-    const args = [key, expectedResourceVersion, before, after, ...this.history(), followed ? '1' : '0', message ?? ''];
+    const args = [key, expectedResourceVersion, before, after, ...this.history(), followed ? '1' : '0'];
     const reply = await this.commands.script((s) => s.update, this.keys(type), args, true);
     const failure = scriptFailure(reply, key);
     if (failure) throw failure;
     const rv = replyString(reply[1], 'update');
     const json = before + rv + after;
-    let event: ChangeEvent | undefined;
-    if (followed && reply.length > 2) {
-      const prevJson = replyString(reply[2], 'update');
-      event =
-        message === undefined
-          ? { type: 'MODIFIED', key, resourceVersion: rv, json, prevJson }
-          : { type: 'MODIFIED', key, resourceVersion: rv, json, prevJson, protobuf: message };
-    }
-    const handedOut = this.handOut(type, rv, event);
+    const handedOut = this.handOut(
+      type,
+      rv,
+      followed && reply.length > 2 ? { type: 'MODIFIED', key, resourceVersion: rv, json, prevJson: replyString(reply[2], 'update') } : undefined,
+    );
     if (handedOut) await handedOut;
     return { key, resourceVersion: rv, json };
   }

@@ -86,11 +86,8 @@ function isNoScript(err: unknown): boolean {
   return err instanceof Error && err.message.startsWith('NOSCRIPT');
 }
 
-/** One argument of a script: text, a number, or bytes (a protobuf message). */
-export type ScriptArg = string | number | Buffer;
-
 /** Arguments of EVALSHA/EVAL for `script`. */
-export function scriptArgs(script: LuaScript, keys: readonly string[], args: readonly ScriptArg[]): ScriptArg[] {
+export function scriptArgs(script: LuaScript, keys: readonly string[], args: readonly (string | number)[]): (string | number)[] {
   if (keys.length !== script.keyCount) throw new Error(`${script.name} takes ${script.keyCount} keys, got ${keys.length}`);
   return [keys.length, ...keys, ...args];
 }
@@ -99,7 +96,7 @@ export function scriptArgs(script: LuaScript, keys: readonly string[], args: rea
  * Runs `script` by SHA; when the server does not know it yet (new or restarted server, failover),
  * sends the source once with EVAL, which also caches it there.
  */
-export async function runScript(client: RedisClient, script: LuaScript, keys: readonly string[], args: readonly ScriptArg[]): Promise<unknown> {
+export async function runScript(client: RedisClient, script: LuaScript, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
   const rest = scriptArgs(script, keys, args);
   const started = performance.now();
   try {
@@ -125,7 +122,7 @@ export async function runScriptAndWait(
   client: RedisClient,
   script: LuaScript,
   keys: readonly string[],
-  args: readonly ScriptArg[],
+  args: readonly (string | number)[],
   replicas: number,
   timeoutMs: number,
 ): Promise<{ reply: unknown; acknowledged: number }> {

@@ -12,10 +12,9 @@ function replyArray(value: unknown, what: string): unknown[] {
   return value;
 }
 
-/** A Redis bulk string (or integer) reply as text, read as a string or as bytes; anything else is a protocol error naming WHAT. */
+/** A Redis bulk string (or integer) reply as text; anything else is a protocol error naming WHAT. */
 function replyString(value: unknown, what: string): string {
   if (typeof value === 'string') return value;
-  if (Buffer.isBuffer(value)) return value.toString('utf8');
   if (typeof value === 'number') return String(value);
   throw new Error(`unexpected Redis reply for ${what}`);
 }
@@ -40,11 +39,7 @@ export interface VersionProgress {
 /** What one stream entry holds: a change, or a version the type moved to without one. */
 export type StreamEntry = ChangeEvent | VersionProgress;
 
-/**
- * One stream entry (`[id, [field, value, ...]]`, read as strings or as bytes) as a ChangeEvent or
- * VersionProgress; throws on a malformed entry. The shipped protobuf message (`b`) is kept only
- * from an entry read as bytes: as a string it would not have survived UTF-8 decoding.
- */
+/** One stream entry (`[id, [field, value, ...]]`) as a ChangeEvent or VersionProgress; throws on a malformed entry. */
 export function parseStreamEntry(entry: unknown): StreamEntry {
   const [id, fields] = replyArray(entry, 'stream entry');
   const list = replyArray(fields, 'stream fields');
@@ -55,7 +50,6 @@ export function parseStreamEntry(entry: unknown): StreamEntry {
   let key: string | undefined;
   let json: string | undefined;
   let prevJson: string | undefined;
-  let protobuf: Buffer | undefined;
   for (let i = 0; i + 1 < list.length; i += 2) {
     const field = replyString(list[i], 'field');
     if (field === 'e') {
@@ -65,16 +59,11 @@ export function parseStreamEntry(entry: unknown): StreamEntry {
     } else if (field === 'k') key = replyString(list[i + 1], 'value');
     else if (field === 'o') json = replyString(list[i + 1], 'value');
     else if (field === 'p') prevJson = replyString(list[i + 1], 'value');
-    else if (field === 'b') {
-      const value = list[i + 1];
-      if (Buffer.isBuffer(value) && value.length > 0) protobuf = value;
-    }
   }
   const resourceVersion = versionOfStreamId(replyString(id, 'stream id'));
   if (progress) return { type: 'PROGRESS', key: '', resourceVersion, json: '' };
   if (type === undefined || key === undefined || json === undefined) throw new Error('malformed change event in stream');
-  const event: ChangeEvent = prevJson === undefined ? { type, key, resourceVersion, json } : { type, key, resourceVersion, json, prevJson };
-  return protobuf === undefined || type === 'DELETED' ? event : { ...event, protobuf };
+  return prevJson === undefined ? { type, key, resourceVersion, json } : { type, key, resourceVersion, json, prevJson };
 }
 
 /**
@@ -87,9 +76,7 @@ function parseXread(reply: unknown, after: string): StreamEntry[] {
   for (const stream of replyArray(reply, 'XREAD')) {
     const [, entries] = replyArray(stream, 'XREAD stream');
     for (const entry of replyArray(entries, 'XREAD entries')) {
-      const id: unknown = Array.isArray(entry) ? entry[0] : undefined;
-      const idText = typeof id === 'string' ? id : Buffer.isBuffer(id) ? id.toString('latin1') : undefined;
-      if (idText !== undefined && compareResourceVersions(versionOfStreamId(idText), after) <= 0) continue;
+      if (Array.isArray(entry) && typeof entry[0] === 'string' && compareResourceVersions(versionOfStreamId(entry[0]), after) <= 0) continue;
       events.push(parseStreamEntry(entry));
     }
   }
@@ -479,8 +466,7 @@ export class WatchHub {
     // A command issued while the client is not ready goes out on its next connection (the first
     // one included): only a connection made after that one means the read may have moved.
     const connection = this.options.client.status === 'ready' ? this.connections : this.connections + 1;
-    // As bytes: entries may carry a shipped protobuf message (ChangeEvent.protobuf).
-    const reply = await this.options.client.callBuffer('XREAD', ['COUNT', 1000, 'BLOCK', blockMs, 'STREAMS', this.options.stream, `${this.position}-0`]);
+    const reply = await this.options.client.call('XREAD', ['COUNT', 1000, 'BLOCK', blockMs, 'STREAMS', this.options.stream, `${this.position}-0`]);
     const events = parseXread(reply, this.position);
     if (events.length > 0 && this.options.fence) await this.options.fence(signal);
     if (signal.aborted) return;
