@@ -76,12 +76,14 @@ export function encodedEvent(
   }
   let frame = frames[type];
   if (frame === undefined) {
-    const json = type === 'DELETED' && !eventDecodes(event) ? corruptTombstone(event, kind, apiVersion) : deliveredJson(event, type);
+    // A deletion whose removed object's message is known decodes (that object was parsed to be
+    // encoded): it is neither parsed to tell nor encoded again.
+    const known = type === 'DELETED' ? knownMessage(event, encoding) : undefined;
+    const json = known === undefined && type === 'DELETED' && !eventDecodes(event) ? corruptTombstone(event, kind, apiVersion) : deliveredJson(event, type);
     // Protobuf, Table and metadata frames are built from the object: when a watch's selector had
     // it parsed already, that parse serves (not kept for this alone: parsed objects are large).
-    const parsed = json === event.json ? parsedIfRecent(event) : undefined;
-    const known = json === event.json ? knownMessage(event, encoding) : undefined;
-    const encoded = objectFrame(facts, type, json, apiVersion, encoding, parsed, known);
+    const parsed = known === undefined && json === event.json ? parsedIfRecent(event) : undefined;
+    const encoded = objectFrame(facts, type, json, apiVersion, encoding, parsed, json === event.json ? known : undefined);
     // Encoded to UTF-8 once here rather than by every watcher's socket write.
     frame = typeof encoded === 'string' ? Buffer.from(encoded) : encoded;
     frames[type] = frame;
