@@ -229,6 +229,12 @@ export function encodeProtobufObject(obj: Record<string, unknown>): Buffer {
 /** `{"kind":"K","apiVersion":"V"` (or the reverse) at the start of a stored object's text, without escapes. */
 const STORED_TYPE_META = /^\{(?:"kind":"([^"\\]*)","apiVersion":"([^"\\]*)"|"apiVersion":"([^"\\]*)","kind":"([^"\\]*)")/;
 
+/** The kind and apiVersion a stored object's text opens with; undefined when it opens otherwise. */
+function storedTypeMeta(json: string): { apiVersion: string; kind: string } | undefined {
+  const m = STORED_TYPE_META.exec(json);
+  return m === null ? undefined : { kind: m[1] ?? m[4] ?? '', apiVersion: m[2] ?? m[3] ?? '' };
+}
+
 /**
  * `encodeProtobufObject` of the stored object whose JSON text is `json`, when that text's message is
  * already in the list items' cache (a watch frame or a LIST encoded it); undefined otherwise, and
@@ -237,10 +243,9 @@ const STORED_TYPE_META = /^\{(?:"kind":"([^"\\]*)","apiVersion":"([^"\\]*)"|"api
  * Never adds to the cache: a response alone would leave dead versions there.
  */
 export function cachedProtobufObject(json: string): Buffer | undefined {
-  const m = STORED_TYPE_META.exec(json);
-  if (m === null) return undefined;
-  const kind = m[1] ?? m[4] ?? '';
-  const apiVersion = m[2] ?? m[3] ?? '';
+  const meta = storedTypeMeta(json);
+  if (meta === undefined) return undefined;
+  const { apiVersion, kind } = meta;
   // Only kinds something has encoded already can have entries.
   const hit = compiledKinds.get(apiVersion)?.get(kind)?.items.get(json);
   if (hit === undefined) return undefined;
@@ -256,12 +261,8 @@ export function cachedProtobufObject(json: string): Buffer | undefined {
  * watch frame or a LIST encoded it); undefined otherwise. Never adds to the cache.
  */
 export function cachedStoredMessage(json: string): Buffer | undefined {
-  const m = STORED_TYPE_META.exec(json);
-  if (m === null) return undefined;
-  return compiledKinds
-    .get(m[2] ?? m[3] ?? '')
-    ?.get(m[1] ?? m[4] ?? '')
-    ?.items.get(json);
+  const meta = storedTypeMeta(json);
+  return meta === undefined ? undefined : compiledKinds.get(meta.apiVersion)?.get(meta.kind)?.items.get(json);
 }
 
 /**
@@ -391,6 +392,34 @@ export interface ItemView {
  * Throws ProtobufUnsupportedError when OBJ's kind has no message.
  */
 export function encodeProtobufWatchFrame(type: string, obj: Record<string, unknown>, sourceJson?: string): Buffer {
+  return writeWatchFrame(type, (w) => {
+    if (sourceJson === undefined) writeObjectBody(w, obj);
+    else writeStoredObjectBody(w, obj, sourceJson);
+  });
+}
+
+/**
+ * `encodeProtobufWatchFrame` of the stored object whose JSON text is `json`, given its whole message
+ * (`message`, e.g. a deletion's: the removed object's message with the deletion's version): neither
+ * parses nor encodes the object, and leaves the message in the list items' cache as an encoding
+ * would. Undefined when the text does not open with the object's kind and apiVersion, or the kind
+ * has no message.
+ */
+export function encodeProtobufStoredWatchFrame(type: string, json: string, message: Buffer): Buffer | undefined {
+  const meta = storedTypeMeta(json);
+  if (meta === undefined || messageNameForKind(meta.apiVersion, meta.kind) === undefined) return undefined;
+  const { items: cache } = compiledFor(meta.apiVersion, meta.kind);
+  const bytes = cache.get(json) ?? message;
+  if (bytes === message) cache.set(json, message);
+  return writeWatchFrame(type, (w) => {
+    writeEnvelopeHead(w, meta.apiVersion, meta.kind);
+    w.bytes(bytes);
+    w.raw(ENVELOPE_TAIL);
+  });
+}
+
+/** A watch frame of `type` whose object's body `writeBody` writes (see encodeProtobufWatchFrame). */
+function writeWatchFrame(type: string, writeBody: (w: WireWriter) => void): Buffer {
   const w = scratch;
   w.reset();
   w.raw(FRAME_LENGTH_PLACEHOLDER);
@@ -400,8 +429,7 @@ export function encodeProtobufWatchFrame(type: string, obj: Record<string, unkno
   const object = w.begin();
   w.byte(0x0a);
   const raw = w.begin();
-  if (sourceJson === undefined) writeObjectBody(w, obj);
-  else writeStoredObjectBody(w, obj, sourceJson);
+  writeBody(w);
   w.end(raw);
   w.end(object);
   const frame = w.copy();
@@ -410,40 +438,6 @@ export function encodeProtobufWatchFrame(type: string, obj: Record<string, unkno
 }
 
 const FRAME_LENGTH_PLACEHOLDER = new Uint8Array(4);
-
-/**
- * `encodeProtobufWatchFrame` of the stored object whose JSON text is `json`, given its whole message
- * (`message`, e.g. a deletion's: the removed object's message with the deletion's version): neither
- * parses nor encodes the object, and leaves the message in the list items' cache as an encoding would. Undefined
- * when the text does not open with the object's kind and apiVersion, or the kind has no message.
- */
-export function encodeProtobufStoredWatchFrame(type: string, json: string, message: Buffer): Buffer | undefined {
-  const m = STORED_TYPE_META.exec(json);
-  if (m === null) return undefined;
-  const kind = m[1] ?? m[4] ?? '';
-  const apiVersion = m[2] ?? m[3] ?? '';
-  if (messageNameForKind(apiVersion, kind) === undefined) return undefined;
-  const { items: cache } = compiledFor(apiVersion, kind);
-  const bytes = cache.get(json) ?? message;
-  if (bytes === message) cache.set(json, message);
-  const w = scratch;
-  w.reset();
-  w.raw(FRAME_LENGTH_PLACEHOLDER);
-  w.byte(0x0a);
-  w.string(type);
-  w.byte(0x12);
-  const object = w.begin();
-  w.byte(0x0a);
-  const raw = w.begin();
-  writeEnvelopeHead(w, apiVersion, kind);
-  w.bytes(bytes);
-  w.raw(ENVELOPE_TAIL);
-  w.end(raw);
-  w.end(object);
-  const frame = w.copy();
-  frame.writeUInt32BE(frame.length - 4, 0);
-  return frame;
-}
 
 /** Decodes one watch frame (without its length prefix) into the event type and the object's JSON form. */
 export function decodeProtobufWatchEvent(frame: Uint8Array): { type: string; object: Obj } {
