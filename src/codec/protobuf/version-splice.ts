@@ -1,9 +1,9 @@
 import { putVarint32, varintSize } from './wire-writer.js';
 
 /**
- * An object's protobuf message at another resourceVersion, without encoding the object again: a
- * write's message is known before the store allocates its version, and a deletion's object is the
- * removed one with the deletion's version. Every top-level kind carries its ObjectMeta as field 1,
+ * An object's protobuf message at another resourceVersion, without encoding the object again (a
+ * deletion's object is the removed one with the deletion's version, whose message a watch frame or
+ * LIST usually encoded already). Every top-level kind carries its ObjectMeta as field 1,
  * and ObjectMeta's resourceVersion is its field 6; the encoder writes fields in field-number order,
  * as Go does. So the version's field goes before ObjectMeta's first field numbered above 6 (in place
  * of the one there, if any), and ObjectMeta's length changes by the difference.
